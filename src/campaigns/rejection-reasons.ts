@@ -1,0 +1,14 @@
+/** Stable codes for rows refused before sending; the report and rejects list carry them. */
+export const REJECTION_REASONS = {
+  FIELD_COUNT: 'the row has a different number of fields from the header',
+  PHONE_MISSING: 'the phone column is empty',
+  PHONE_INVALID: 'the phone number is not a valid international number',
+  VALUE_EMPTY: 'a template variable is empty',
+  VALUE_LINE_BREAK: 'a template variable contains a line break (Meta rejects it)',
+  VALUE_TAB: 'a template variable contains a tab (Meta rejects it)',
+  VALUE_SPACES: 'a template variable contains more than 4 consecutive spaces (Meta rejects it)',
+  HEADER_LINK_INVALID: 'the header media link is not an https:// URL',
+  DUPLICATE_PHONE: 'the same phone number appears earlier in this campaign (skipped, first row wins)',
+} as const;
+
+export type RejectionReason = keyof typeof REJECTION_REASONS;

@@ -1,0 +1,124 @@
+import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import type { Secret } from '../config/secret.js';
+import { CloudApiBadResponseError, CloudApiError, CloudApiTransportError } from './cloud-api-errors.js';
+import { messageBody } from './message-body.js';
+import type { OutboundMessage } from './outbound-message.js';
+import { graphErrorSchema, sendResponseSchema } from './response-schemas.js';
+
+export interface SendResult {
+  wamid: string;
+  waId: string;
+  input: string;
+  /** `accepted` or `held_for_quality_assessment`; absent means accepted (reference §1.5). */
+  messageStatus: string;
+}
+
+export interface CloudApiClientOptions {
+  baseUrl: string;
+  apiVersion: string;
+  accessToken: Secret;
+  timeoutMs: number;
+  /** Sockets per origin; enough for the worker's concurrency. */
+  connections?: number;
+  /** For tests (undici MockAgent); by default a pooled keep-alive Agent. */
+  dispatcher?: Dispatcher;
+}
+
+/** Sends messages to the Cloud API and maps every answer to a typed result or a typed error. */
+export class CloudApiClient {
+  readonly #options: CloudApiClientOptions;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+
+  constructor(options: CloudApiClientOptions) {
+    this.#options = options;
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher =
+      options.dispatcher ??
+      new Agent({
+        connections: options.connections ?? 128,
+        keepAliveTimeout: 30_000,
+        connect: { timeout: Math.min(options.timeoutMs, 10_000) },
+      });
+  }
+
+  async send(phoneNumberId: string, message: OutboundMessage): Promise<SendResult> {
+    const { baseUrl, apiVersion, accessToken, timeoutMs } = this.#options;
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(`${baseUrl}/${apiVersion}/${phoneNumberId}/messages`, {
+        method: 'POST',
+        dispatcher: this.#dispatcher,
+        headers: { authorization: `Bearer ${accessToken.reveal()}`, 'content-type': 'application/json' },
+        body: JSON.stringify(messageBody(message)),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+    } catch (error) {
+      throw new CloudApiTransportError(transportFailure(error), error);
+    }
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      throw new CloudApiTransportError(transportFailure(error), error);
+    }
+    if (response.statusCode >= 200 && response.statusCode < 300) {
+      return parseSuccess(response.statusCode, text);
+    }
+    throw parseError(response.statusCode, text);
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+}
+
+function parseSuccess(status: number, text: string): SendResult {
+  const parsed = sendResponseSchema.safeParse(safeJson(text));
+  if (!parsed.success) throw new CloudApiBadResponseError(status, parsed.error.issues[0]?.message ?? 'invalid');
+  const message = parsed.data.messages[0];
+  const contact = parsed.data.contacts[0];
+  if (message === undefined || contact === undefined) throw new CloudApiBadResponseError(status, 'empty arrays');
+  return {
+    wamid: message.id,
+    waId: contact.wa_id,
+    input: contact.input,
+    messageStatus: message.message_status ?? 'accepted',
+  };
+}
+
+function parseError(status: number, text: string): CloudApiError {
+  const parsed = graphErrorSchema.safeParse(safeJson(text));
+  if (!parsed.success) return new CloudApiError({ httpStatus: status });
+  const e = parsed.data.error;
+  return new CloudApiError({
+    httpStatus: status,
+    metaCode: e.code,
+    subcode: e.error_subcode,
+    title: e.message,
+    details: e.error_data?.details,
+    fbtraceId: e.fbtrace_id,
+  });
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Only a refused or never-established connection proves Meta did not see the request. */
+function transportFailure(error: unknown): CloudApiTransportError['failure'] {
+  if (error instanceof undiciErrors.ConnectTimeoutError) return 'connect';
+  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
+    return 'timeout';
+  }
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') {
+    return 'connect';
+  }
+  return 'connection-lost';
+}

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { AppError } from '../errors/app-error.js';
+import { Secret } from './secret.js';
+
+/**
+ * The one reader of process.env. Every setting is parsed here; everything else receives a
+ * typed Config. A bad value stops the process with one message listing every problem.
+ */
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const envSchema = z.object({
+  REDIS_URL: z
+    .string()
+    .default('redis://127.0.0.1:6379')
+    .refine((v) => /^rediss?:\/\/[^\s]+$/.test(v), 'must be a redis:// or rediss:// URL'),
+  WHATSAPP_API_URL: z.url({ protocol: /^https?$/ }).default('https://graph.facebook.com'),
+  WHATSAPP_API_VERSION: z
+    .string()
+    .regex(/^v\d+\.\d+$/, 'must look like v23.0')
+    .default('v23.0'),
+  WHATSAPP_PHONE_NUMBER_ID: z.string().regex(/^\d+$/, 'must be the numeric phone-number ID').optional(),
+  WHATSAPP_ACCESS_TOKEN: z.string().min(1).optional(),
+  SEND_RATE: positiveInt(80).describe('messages per second per phone number'),
+  SEND_CONCURRENCY: positiveInt(50),
+  SEND_ATTEMPTS: positiveInt(6),
+  SEND_BACKOFF_MS: positiveInt(1000),
+  SEND_TIMEOUT_MS: positiveInt(15_000),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only')
+    .default('cw'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  REPORTS_DIR: z.string().min(1).default('reports'),
+});
+
+type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  redisUrl: string;
+  api: { baseUrl: string; version: string; timeoutMs: number };
+  phoneNumberId: string | undefined;
+  accessToken: Secret | undefined;
+  send: { rate: number; concurrency: number; attempts: number; backoffMs: number };
+  queuePrefix: string;
+  logLevel: Env['LOG_LEVEL'];
+  reportsDir: string;
+}
+
+/** Settings a command cannot run without (the worker needs the token, `send` the number). */
+export type RequiredSetting = 'WHATSAPP_PHONE_NUMBER_ID' | 'WHATSAPP_ACCESS_TOKEN';
+
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  required: readonly RequiredSetting[] = [],
+): Config {
+  // Empty strings (VAR= in a .env file) mean "not set", so defaults apply.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(present);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      // The value is never echoed: it may be the token.
+      problems.push(`${issue.path.join('.')}: ${issue.message}`);
+    }
+  }
+  for (const name of required) {
+    if (present[name] === undefined) problems.push(`${name}: required for this command but not set`);
+  }
+  if (!parsed.success || problems.length > 0) {
+    throw new AppError(
+      'CONFIG_INVALID',
+      `Invalid configuration (see .env.example):\n  - ${problems.join('\n  - ')}`,
+    );
+  }
+  const e = parsed.data;
+  return {
+    redisUrl: e.REDIS_URL,
+    api: { baseUrl: e.WHATSAPP_API_URL.replace(/\/+$/, ''), version: e.WHATSAPP_API_VERSION, timeoutMs: e.SEND_TIMEOUT_MS },
+    phoneNumberId: e.WHATSAPP_PHONE_NUMBER_ID,
+    accessToken: e.WHATSAPP_ACCESS_TOKEN === undefined ? undefined : new Secret(e.WHATSAPP_ACCESS_TOKEN),
+    send: {
+      rate: e.SEND_RATE,
+      concurrency: e.SEND_CONCURRENCY,
+      attempts: e.SEND_ATTEMPTS,
+      backoffMs: e.SEND_BACKOFF_MS,
+    },
+    queuePrefix: e.QUEUE_PREFIX,
+    logLevel: e.LOG_LEVEL,
+    reportsDir: e.REPORTS_DIR,
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * Every stable error code the project raises, with the sentence an operator reads.
+ * Decisions branch on these codes, never on message text; docs/errors.md lists them all
+ * (a unit test keeps the two in step).
+ */
+export const ERROR_CODES = {
+  CONFIG_INVALID: 'A setting in the environment is missing or malformed.',
+  REDIS_UNAVAILABLE: 'Redis did not answer at REDIS_URL.',
+  CSV_UNREADABLE: 'The CSV file could not be opened or read.',
+  CSV_HEADER_INVALID: 'The CSV header lacks a column the campaign needs; nothing was enqueued.',
+  TEMPLATES_FILE_INVALID: 'The templates file is not a valid message_templates list.',
+  CAMPAIGN_MISMATCH: 'The campaign ID exists with a different template, number or column mapping.',
+  TEMPLATE_MAPPING_INVALID: 'The columns given do not fit the template (wrong count, unknown template, not approved).',
+  CAMPAIGN_NOT_FOUND: 'No campaign with that ID exists under this QUEUE_PREFIX.',
+  JOB_PAYLOAD_INVALID: 'A queued job does not match the send-job schema.',
+  ENQUEUE_FAILED: 'BullMQ did not accept a chunk of jobs.',
+  CLOUD_API_ERROR: 'The Cloud API answered with a Graph error body (see metaCode).',
+  CLOUD_API_TRANSPORT: 'The request to the Cloud API failed before an answer arrived (timeout, connection).',
+  CLOUD_API_BAD_RESPONSE: 'The Cloud API answered with a body that is not the documented shape.',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

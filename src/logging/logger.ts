@@ -1,0 +1,40 @@
+import { pino, type Logger } from 'pino';
+
+export type { Logger } from 'pino';
+
+/**
+ * The root logger. Logs go to stderr so that stdout stays clean for `--json` output.
+ * Redaction is a second line of defence: the token is a Secret and never a plain string,
+ * and phone numbers are personal data that logs do not need.
+ */
+export function createLogger(level: string): Logger {
+  return pino(
+    {
+      level,
+      base: null,
+      redact: {
+        paths: [
+          'accessToken',
+          '*.accessToken',
+          'token',
+          '*.token',
+          'appSecret',
+          '*.appSecret',
+          'authorization',
+          '*.authorization',
+          'headers.authorization',
+          'phone',
+          '*.phone',
+          'to',
+          '*.to',
+        ],
+        censor: '[redacted]',
+      },
+    },
+    pino.destination({ dest: 2, sync: false }),
+  );
+}
+
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

@@ -1,0 +1,25 @@
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+
+export type PhoneResult = { ok: true; e164: string } | { ok: false; reason: string };
+
+/**
+ * A recipient number in E.164 (`+447700900123`). Meta prepends the sender's own country code
+ * to numbers without `+`, so anything we cannot make international is refused here rather
+ * than sent to the wrong person.
+ */
+export function toE164(raw: string, defaultCountry?: CountryCode): PhoneResult {
+  const trimmed = raw.trim();
+  if (trimmed === '') return { ok: false, reason: 'phone number is empty' };
+  const international = /^00\d/.test(trimmed) ? `+${trimmed.slice(2)}` : trimmed;
+  const parsed = parsePhoneNumberFromString(international, defaultCountry === undefined ? {} : { defaultCountry });
+  if (parsed === undefined) {
+    return {
+      ok: false,
+      reason: international.startsWith('+')
+        ? `"${trimmed}" is not a phone number`
+        : `"${trimmed}" has no country code (write it as +<country><number>)`,
+    };
+  }
+  if (!parsed.isValid()) return { ok: false, reason: `"${trimmed}" is not a valid number for ${parsed.country ?? `+${parsed.countryCallingCode}`}` };
+  return { ok: true, e164: parsed.number };
+}

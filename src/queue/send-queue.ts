@@ -1,0 +1,55 @@
+import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { AppError } from '../errors/app-error.js';
+import { sendJobId, type SendJob, type SendJobQueue } from '../campaigns/send-job.js';
+import type { Logger } from '../logging/logger.js';
+import { sendQueueName } from './queue-names.js';
+
+export interface SendQueueOptions {
+  connection: ConnectionOptions;
+  prefix: string;
+  phoneNumberId: string;
+  attempts: number;
+  backoffMs: number;
+  logger: Logger;
+}
+
+/** The producer's side of a phone number's send queue. */
+export class BullSendQueue implements SendJobQueue {
+  readonly queue: Queue;
+  readonly #jobOptions: JobsOptions;
+
+  constructor(options: SendQueueOptions) {
+    this.queue = new Queue(sendQueueName(options.phoneNumberId), {
+      connection: options.connection,
+      prefix: options.prefix,
+    });
+    this.queue.on('error', (error) => options.logger.error({ err: error }, 'send queue error'));
+    this.#jobOptions = {
+      attempts: options.attempts,
+      backoff: { type: 'exponential', delay: options.backoffMs, jitter: 0.5 },
+      // The ledger keeps every row's answer; finished jobs only need to linger for dashboards.
+      removeOnComplete: { count: 1000 },
+      removeOnFail: { count: 10_000 },
+    };
+  }
+
+  async enqueue(jobs: readonly SendJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const added = await this.queue.addBulk(
+      jobs.map((data) => ({
+        name: 'send',
+        data,
+        opts: { ...this.#jobOptions, jobId: sendJobId(data.campaignId, data.row) },
+      })),
+    );
+    // addBulk resolves even when an entry was refused (its id comes back negative or missing).
+    const refused = added.filter((job) => job.id === undefined || job.id.startsWith('-')).length;
+    if (refused > 0 || added.length !== jobs.length) {
+      throw new AppError('ENQUEUE_FAILED', `BullMQ refused ${refused || jobs.length - added.length} of ${jobs.length} jobs`);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}

@@ -1,0 +1,88 @@
+import { DelayedError, Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import type { CampaignLedger } from '../campaigns/ledger.js';
+import { sendJobSchema } from '../campaigns/send-job.js';
+import type { SendProcessor } from '../campaigns/send-processor.js';
+import type { Logger } from '../logging/logger.js';
+import { sendQueueName } from './queue-names.js';
+import { limiterFor } from './send-rate-limiter.js';
+
+export interface SendWorkerOptions {
+  connection: ConnectionOptions;
+  prefix: string;
+  phoneNumberId: string;
+  /** Messages per second for this phone number, shared by every worker on it; 0 turns the limiter off. */
+  rate: number;
+  concurrency: number;
+  processor: SendProcessor;
+  ledger: CampaignLedger;
+  logger: Logger;
+}
+
+export interface RunningSendWorker {
+  worker: Worker;
+  close(): Promise<void>;
+}
+
+/** The BullMQ side of sending: turns a processor outcome into BullMQ's control flow. */
+export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
+  const name = sendQueueName(options.phoneNumberId);
+  const { logger, processor } = options;
+  // queue.rateLimit is how v6 pauses every worker of a queue (worker.rateLimit is deprecated).
+  const queue = new Queue(name, { connection: options.connection, prefix: options.prefix });
+  queue.on('error', (error) => logger.error({ err: error }, 'send queue error'));
+
+  const process = async (job: Job, token?: string): Promise<string> => {
+    const parsed = sendJobSchema.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError(`job ${job.id ?? '?'} is not a send job: ${parsed.error.issues[0]?.message ?? ''}`);
+    const attempts = job.opts.attempts ?? 1;
+    const outcome = await processor.process(parsed.data, {
+      isLastAttempt: job.attemptsMade + 1 >= attempts,
+      // Starts that used no attempt were throttles or pair-limit delays.
+      pairDelays: Math.max(0, job.attemptsStarted - job.attemptsMade - 1),
+    });
+    switch (outcome.kind) {
+      case 'done':
+        return outcome.status;
+      case 'retry':
+        throw outcome.error;
+      case 'throttle-number':
+        await queue.rateLimit(outcome.ms);
+        throw Worker.RateLimitError();
+      case 'delay-recipient':
+        await job.moveToDelayed(Date.now() + outcome.ms, token);
+        throw new DelayedError();
+    }
+  };
+
+  const worker = new Worker(name, process, {
+    connection: options.connection,
+    prefix: options.prefix,
+    concurrency: options.concurrency,
+    ...(options.rate > 0 ? { limiter: limiterFor(options.rate) } : {}),
+    // A killed worker's jobs are found within seconds; a job stalled once is not run blindly again.
+    lockDuration: 15_000,
+    stalledInterval: 5_000,
+    maxStalledCount: 1,
+    // Endless throttling must end somewhere: the row is then failed with the last code.
+    maxStartedAttempts: 500,
+  });
+  worker.on('error', (error) => logger.error({ err: error }, 'send worker error'));
+  worker.on('failed', (job, error) => {
+    if (job === undefined || job.finishedOn === undefined) return;
+    // BullMQ gave up on a job outside the processor's own decisions (stalled, too many starts,
+    // an unexpected error): the row still gets an answer. A row caught mid-send becomes unknown.
+    const parsed = sendJobSchema.safeParse(job.data);
+    if (!parsed.success) return;
+    options.ledger
+      .settle(parsed.data.campaignId, parsed.data.row, { status: 'abandoned', errorCode: 'WORKER_GAVE_UP', errorDetail: error.message })
+      .catch((settleError: unknown) => logger.error({ err: settleError }, 'could not record an abandoned job'));
+  });
+
+  return {
+    worker,
+    async close() {
+      await worker.close();
+      await queue.close();
+    },
+  };
+}

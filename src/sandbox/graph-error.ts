@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Meta's synchronous error envelope (reference §2.1) and the HTTP status each code comes
+ * with (reference §2.3, the older table that still lists statuses). The sandbox decides
+ * *which* error applies elsewhere; this module only knows how Meta words and wraps it, so
+ * every route answers in exactly one shape.
+ */
+interface CodeInfo {
+  status: number;
+  title: string;
+}
+
+const CODES: Record<number, CodeInfo> = {
+  100: { status: 400, title: 'Invalid parameter' },
+  190: { status: 401, title: 'Invalid OAuth access token.' },
+  2500: { status: 400, title: 'Unknown path components' },
+  130429: { status: 400, title: 'Rate limit hit' },
+  131000: { status: 500, title: 'Something went wrong' },
+  131008: { status: 400, title: 'Required parameter is missing' },
+  131047: { status: 400, title: 'Re-engagement message' },
+  131051: { status: 400, title: 'Unsupported message type' },
+  131056: { status: 400, title: '(Business Account, Consumer Account) pair rate limit hit' },
+  132000: { status: 400, title: 'Number of parameters does not match the expected number of params' },
+  132001: { status: 404, title: 'Template name does not exist in the translation' },
+  132005: { status: 400, title: 'Translated text too long' },
+  132012: { status: 400, title: 'Parameter format does not match format in the created template' },
+  132015: { status: 400, title: 'Template is Paused' },
+  132016: { status: 400, title: 'Template is disabled' },
+  133004: { status: 503, title: 'Server Temporarily Unavailable' },
+};
+
+/** What went wrong, before it is dressed as Meta's body. */
+export interface GraphErrorSpec {
+  code: number;
+  details: string;
+  /** Overrides the table's status (fault injection answers with the configured 5xx). */
+  status?: number;
+}
+
+export interface GraphErrorBody {
+  error: {
+    message: string;
+    type: 'OAuthException';
+    code: number;
+    error_subcode?: number;
+    error_data?: { messaging_product: 'whatsapp'; details: string };
+    fbtrace_id: string;
+  };
+}
+
+export interface GraphErrorReply {
+  status: number;
+  body: GraphErrorBody;
+}
+
+export function graphError(code: number, details: string): GraphErrorSpec {
+  return { code, details };
+}
+
+/**
+ * Thrown inside the validators so deeply nested checks can stop at the first problem, the
+ * way Meta reports only one error per request; the public validators catch it and return
+ * a plain result.
+ */
+export class GraphRejection extends Error {
+  readonly spec: GraphErrorSpec;
+
+  constructor(code: number, details: string) {
+    super(details);
+    this.spec = graphError(code, details);
+  }
+}
+
+/** Meta's trace ids are short opaque base64 strings; fresh per answer so logs can be matched. */
+export function newTraceId(): string {
+  return `A${randomBytes(8).toString('base64url')}`;
+}
+
+export function httpStatusOf(code: number): number {
+  return CODES[code]?.status ?? 400;
+}
+
+export function toGraphError(spec: GraphErrorSpec): GraphErrorReply {
+  const info = CODES[spec.code];
+  const title = info?.title ?? 'Invalid parameter';
+  return {
+    status: spec.status ?? info?.status ?? 400,
+    body: {
+      error: {
+        message: `(#${spec.code}) ${title}`,
+        type: 'OAuthException',
+        code: spec.code,
+        error_data: { messaging_product: 'whatsapp', details: spec.details },
+        fbtrace_id: newTraceId(),
+      },
+    },
+  };
+}
+
+/**
+ * Token failures are generic Graph errors, not WhatsApp ones: no `(#190)` prefix, a
+ * subcode, and no `error_data` (see examples/error.token-expired.json).
+ */
+export function tokenError(subcode: 463 | 467): GraphErrorReply {
+  const message =
+    subcode === 463
+      ? 'Error validating access token: Session has expired.'
+      : 'Invalid OAuth access token.';
+  return {
+    status: 401,
+    body: {
+      error: { message, type: 'OAuthException', code: 190, error_subcode: subcode, fbtrace_id: newTraceId() },
+    },
+  };
+}

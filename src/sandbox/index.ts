@@ -1,0 +1,110 @@
+import type { Logger } from 'pino';
+import type { MessageTemplate } from '../templates/template-schema.js';
+import type { AcceptedMessage } from './accepted-log.js';
+import type { FaultSettings } from './faults.js';
+import { SandboxRuntime, type SandboxStats } from './sandbox-runtime.js';
+import { buildServer } from './server.js';
+
+/**
+ * The sandbox: a local Cloud API exactly as strict as Meta's (templates, validation rules,
+ * error codes, throughput and pair limits, fault injection). It is the embedded default
+ * that lets a new user run a campaign with no Meta account, and the peer the integration
+ * tests and benchmarks run against. This file is its whole public surface.
+ */
+export type { AcceptedMessage } from './accepted-log.js';
+export type { FaultSettings } from './faults.js';
+export type { SandboxStats } from './sandbox-runtime.js';
+export { loadTemplatesFile } from './templates-file.js';
+
+export interface SandboxOptions {
+  /** 0 = any free port (default 0). */
+  port?: number;
+  /** Default '127.0.0.1'. */
+  host?: string;
+  templates: MessageTemplate[];
+  /** The bearer token it accepts. */
+  accessToken: string;
+  /** Per phone-number-id throughput, default 80 (Meta's default); 0 = unlimited (for benchmarks). */
+  messagesPerSecond?: number;
+  /** Default { burst: 45, refillMs: 6000 } (Meta's pair limit); false = off. */
+  pairLimit?: { burst: number; refillMs: number } | false;
+  faults?: FaultSettings;
+  /** Optional; default silent. */
+  logger?: Logger;
+}
+
+export interface Sandbox {
+  /** e.g. http://127.0.0.1:43121 (no trailing slash); clients call `${url}/v23.0/${phoneNumberId}/messages`. */
+  url: string;
+  port: number;
+  accepted(): readonly AcceptedMessage[];
+  /** busiestSecond = max accepted messages in any sliding 1000 ms window (by receivedAt). */
+  stats(): SandboxStats;
+  setFaults(f: FaultSettings): void;
+  setAccessToken(token: string): void;
+  /** Simulates an inbound message from that user, opening a 24 h service window. */
+  openServiceWindow(phone: string, at?: number): void;
+  /** Forgets accepted messages, counters, windows and limiter state. */
+  reset(): void;
+  /** Hook so signed status webhooks can be added without reshaping anything. */
+  onAccepted(listener: (m: AcceptedMessage) => void): () => void;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MESSAGES_PER_SECOND = 80;
+export const DEFAULT_PAIR_LIMIT = { burst: 45, refillMs: 6000 } as const;
+
+export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const messagesPerSecond = options.messagesPerSecond ?? DEFAULT_MESSAGES_PER_SECOND;
+  if (!Number.isInteger(messagesPerSecond) || messagesPerSecond < 0) {
+    throw new RangeError(`messagesPerSecond must be a non-negative integer, got ${messagesPerSecond}`);
+  }
+  const pairLimit = options.pairLimit ?? DEFAULT_PAIR_LIMIT;
+  if (pairLimit !== false && !(Number.isInteger(pairLimit.burst) && pairLimit.burst >= 1 && pairLimit.refillMs > 0)) {
+    throw new RangeError('pairLimit needs an integer burst >= 1 and refillMs > 0');
+  }
+  const logger = options.logger;
+  const runtime = new SandboxRuntime({
+    templates: options.templates,
+    accessToken: options.accessToken,
+    messagesPerSecond,
+    pairLimit,
+    onListenerError: (error) => logger?.error({ err: error }, 'sandbox onAccepted listener failed'),
+  });
+  if (options.faults !== undefined) runtime.faults.set(options.faults);
+
+  const server = buildServer(runtime, logger);
+  const host = options.host ?? '127.0.0.1';
+  await server.app.listen({ port: options.port ?? 0, host });
+  const address = server.app.server.address();
+  if (address === null || typeof address === 'string') {
+    await server.close();
+    throw new Error('The sandbox did not get a TCP address');
+  }
+  const port = address.port;
+  const url = `http://${urlHost(host)}:${port}`;
+  logger?.info({ url, templates: runtime.templates.size, messagesPerSecond }, 'sandbox listening');
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    accepted: () => runtime.log.all,
+    stats: () => runtime.stats(),
+    setFaults: (faults) => runtime.faults.set(faults),
+    setAccessToken: (token) => runtime.tokens.replace(token),
+    openServiceWindow: (phone, at) => {
+      runtime.windows.open(phone, at ?? runtime.now());
+    },
+    reset: () => runtime.reset(),
+    onAccepted: (listener) => runtime.log.subscribe(listener),
+    close: () => (closing ??= server.close()),
+  };
+}
+
+/** A wildcard bind is reached through loopback; IPv6 literals need brackets in a URL. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}

@@ -1,0 +1,21 @@
+import type { FastifyReply } from 'fastify';
+import type { GraphErrorReply } from './graph-error.js';
+
+/** Bits shared by the routes that imitate Meta's paths. */
+
+/** Matches `v23.0`-style version segments; other paths fall through to Meta's 2500 error. */
+export const VERSION_SEGMENT = ':version(^v\\d+\\.\\d+$)';
+
+/** Meta also accepts the token as `?access_token=`; the header wins when both are sent. */
+export function accessTokenParam(query: unknown): string | undefined {
+  if (typeof query !== 'object' || query === null) return undefined;
+  const value = (query as Record<string, unknown>)['access_token'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function sendGraphError(reply: FastifyReply, answer: GraphErrorReply): FastifyReply {
+  return reply.code(answer.status).send(answer.body);
+}
+
+/** Marks a body that was sent but is not JSON, so a route can still check the token first. */
+export const NOT_JSON: unique symbol = Symbol('not-json');

@@ -1,0 +1,100 @@
+import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { registerControlRoutes } from './control-routes.js';
+import { newTraceId, type GraphErrorReply } from './graph-error.js';
+import { NOT_JSON, VERSION_SEGMENT, accessTokenParam } from './route-support.js';
+import type { SandboxRuntime } from './sandbox-runtime.js';
+import { registerTemplateRoutes } from './templates-route.js';
+
+/**
+ * The sandbox's HTTP face: Meta's paths, Meta's answers. Per-request work is kept to the
+ * decision itself (no request logging, no schema compilation, plain JSON.parse), because
+ * benchmarks push thousands of sends a second through it on two cores.
+ */
+export interface SandboxServer {
+  app: FastifyInstance;
+  /** Releases every reply held by the timeout fault, then closes the server. */
+  close(): Promise<void>;
+}
+
+export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined): SandboxServer {
+  // Typed as fastify's base logger so the app is the plain FastifyInstance routes expect.
+  const loggerInstance: FastifyBaseLogger | undefined = logger;
+  const app = Fastify({
+    ...(loggerInstance === undefined ? { logger: false } : { loggerInstance }),
+    // Two info lines per request would cost more than the request at benchmark rates.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  const held = new Set<ServerResponse>();
+
+  // Parse every body ourselves: fastify would answer bad JSON with its own error shape
+  // before the route could check the token, and Meta checks the token first.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(null, NOT_JSON);
+    }
+  });
+
+  app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status >= 500) request.log.error({ err: error }, 'sandbox request failed');
+    const spec = status >= 500 ? { code: 131000, details: 'Internal sandbox error' } : { code: 100, details: error.message };
+    const answer = runtime.reject({ ...spec, status });
+    return reply.code(answer.status).send(answer.body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    return reply.code(400).send({
+      error: { message: `Unknown path components: ${path}`, type: 'OAuthException', code: 2500, fbtrace_id: newTraceId() },
+    });
+  });
+
+  app.post<{ Params: { version: string; phoneNumberId: string } }>(
+    `/${VERSION_SEGMENT}/:phoneNumberId/messages`,
+    async (request, reply) => {
+      const latency = runtime.faults.latencyMs;
+      let answer: GraphErrorReply | ReturnType<SandboxRuntime['send']>;
+      const tokenError = runtime.tokens.check(request.headers.authorization, accessTokenParam(request.query));
+      if (tokenError !== undefined) {
+        answer = runtime.count(tokenError);
+      } else {
+        const fault = runtime.faults.decide();
+        if (fault.kind === 'timeout') {
+          // Never answered: held until the client gives up or close() destroys it.
+          reply.hijack();
+          held.add(reply.raw);
+          reply.raw.once('close', () => held.delete(reply.raw));
+          return;
+        }
+        if (fault.kind === 'error') answer = runtime.reject(fault.error);
+        else if (request.body === NOT_JSON) answer = runtime.reject({ code: 100, details: 'The request body is not valid JSON' });
+        else answer = runtime.send(request.params.phoneNumberId, request.body);
+      }
+      if (latency > 0) await sleep(latency);
+      return reply.code(answer.status).send(answer.body);
+    },
+  );
+
+  registerTemplateRoutes(app, runtime);
+  registerControlRoutes(app, runtime);
+
+  return {
+    app,
+    async close() {
+      for (const response of held) response.destroy();
+      held.clear();
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import { InvalidCursorError, type TemplateListQuery } from './templates-store.js';
+import type { SandboxRuntime } from './sandbox-runtime.js';
+import { VERSION_SEGMENT, accessTokenParam, sendGraphError } from './route-support.js';
+
+/**
+ * `GET /{version}/{waba-id}/message_templates` (reference §5.1): Meta's list shape with
+ * cursor paging. Any WABA id is accepted (the sandbox has one catalogue); `fields` is
+ * accepted and ignored, every template is returned whole.
+ */
+export const DEFAULT_PAGE_SIZE = 25;
+
+type Query = Record<string, unknown>;
+
+export function registerTemplateRoutes(app: FastifyInstance, runtime: SandboxRuntime): void {
+  app.get<{ Params: { version: string; wabaId: string }; Querystring: Query }>(
+    `/${VERSION_SEGMENT}/:wabaId/message_templates`,
+    async (request, reply) => {
+      const tokenError = runtime.tokens.check(request.headers.authorization, accessTokenParam(request.query));
+      if (tokenError !== undefined) {
+        return sendGraphError(reply, runtime.count(tokenError));
+      }
+
+      const parsed = parseQuery(request.query);
+      if (typeof parsed === 'string') {
+        return sendGraphError(reply, runtime.reject({ code: 100, details: parsed }));
+      }
+      let page;
+      try {
+        page = runtime.templates.list(parsed);
+      } catch (error) {
+        if (!(error instanceof InvalidCursorError)) throw error;
+        return sendGraphError(reply, runtime.reject({ code: 100, details: error.message }));
+      }
+      if (page.cursors === undefined) return { data: page.data };
+
+      const paging: { cursors: { before: string; after: string }; next?: string } = { cursors: page.cursors };
+      if (page.nextAfter !== undefined) {
+        // Graph's `next` is an absolute URL that repeats the query with the new cursor.
+        const next = new URL(`${request.protocol}://${request.host}${request.url}`);
+        next.searchParams.set('limit', String(parsed.limit));
+        next.searchParams.set('after', page.nextAfter);
+        paging.next = next.toString();
+      }
+      return { data: page.data, paging };
+    },
+  );
+}
+
+/** The list query, or the reason it is invalid (answered as code 100). */
+function parseQuery(query: Query): TemplateListQuery | string {
+  const result: TemplateListQuery = { limit: DEFAULT_PAGE_SIZE };
+  for (const key of ['limit', 'after', 'name', 'status'] as const) {
+    const value = query[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || value === '') return `Parameter ${key} must be given once, as a non-empty string`;
+    if (key === 'limit') {
+      if (!/^[1-9]\d*$/.test(value)) return 'Parameter limit must be a positive integer';
+      result.limit = Number(value);
+    } else {
+      result[key] = value;
+    }
+  }
+  return result;
+}

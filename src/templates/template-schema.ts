@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/**
+ * A message template as Meta's `GET /{waba-id}/message_templates` lists it
+ * (reference §5.2). Unknown keys are kept out of the way rather than rejected: Meta adds
+ * fields over time and a template list must not stop loading because of one.
+ */
+const headerComponent = z.object({
+  type: z.literal('HEADER'),
+  format: z.enum(['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION', 'GIF']),
+  text: z.string().optional(),
+});
+
+const bodyComponent = z.object({ type: z.literal('BODY'), text: z.string() });
+const footerComponent = z.object({ type: z.literal('FOOTER'), text: z.string() });
+
+const templateButton = z.object({
+  type: z.string(),
+  text: z.string().optional(),
+  url: z.string().optional(),
+  phone_number: z.string().optional(),
+});
+
+const buttonsComponent = z.object({
+  type: z.literal('BUTTONS'),
+  buttons: z.array(templateButton),
+});
+
+export const templateComponentSchema = z.discriminatedUnion('type', [
+  headerComponent,
+  bodyComponent,
+  footerComponent,
+  buttonsComponent,
+]);
+
+export const messageTemplateSchema = z.object({
+  id: z.string().optional(),
+  name: z.string().min(1),
+  language: z.string().min(1),
+  status: z.string(),
+  category: z.string().optional(),
+  parameter_format: z.enum(['POSITIONAL', 'NAMED']).default('POSITIONAL'),
+  components: z.array(templateComponentSchema),
+});
+
+export const templateListSchema = z.object({
+  data: z.array(messageTemplateSchema),
+  paging: z
+    .object({
+      cursors: z.object({ before: z.string().optional(), after: z.string().optional() }).optional(),
+      next: z.string().optional(),
+    })
+    .optional(),
+});
+
+export type MessageTemplate = z.infer<typeof messageTemplateSchema>;
+export type TemplateComponent = z.infer<typeof templateComponentSchema>;
+export type TemplateList = z.infer<typeof templateListSchema>;
