@@ -20,7 +20,8 @@ const envSchema = z.object({
     .default('v23.0'),
   WHATSAPP_PHONE_NUMBER_ID: z.string().regex(/^\d+$/, 'must be the numeric phone-number ID').optional(),
   WHATSAPP_ACCESS_TOKEN: z.string().min(1).optional(),
-  SEND_RATE: positiveInt(80).describe('messages per second per phone number'),
+  // 0 turns the limiter off: only for benchmarks, or an API with no throughput limit.
+  SEND_RATE: z.coerce.number().int().min(0).default(80),
   SEND_CONCURRENCY: positiveInt(50),
   SEND_ATTEMPTS: positiveInt(6),
   SEND_BACKOFF_MS: positiveInt(1000),

@@ -1,0 +1,138 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
+import { CloudApiClient } from '../../src/cloud-api/cloud-api-client.js';
+import { Secret } from '../../src/config/secret.js';
+import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
+import { produceCampaign, type ProduceSummary } from '../../src/campaigns/producer.js';
+import { SendProcessor } from '../../src/campaigns/send-processor.js';
+import { silentLogger } from '../../src/logging/logger.js';
+import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { BullSendQueue } from '../../src/queue/send-queue.js';
+import { startSendWorker, type RunningSendWorker } from '../../src/queue/send-worker.js';
+import { loadTemplatesFile, startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { freshPrefix, removePrefix, testRedis } from './redis.js';
+
+export const SAMPLE_TEMPLATES = fileURLToPath(new URL('../../samples/templates.json', import.meta.url));
+export const PHONE_NUMBER_ID = '106540352242922';
+const TOKEN = 'test-token';
+
+export interface PipelineOptions {
+  label: string;
+  rate?: number;
+  concurrency?: number;
+  attempts?: number;
+  backoffMs?: number;
+  timeoutMs?: number;
+  sandbox?: Partial<Omit<SandboxOptions, 'templates' | 'accessToken'>>;
+}
+
+/**
+ * The whole send path in this process, against a real Redis (fresh prefix) and the real
+ * sandbox on a free port. `completed(id)` resolves when the worker records the campaign's
+ * last answer: tests wait on that event, not on sleeps.
+ */
+export class Pipeline {
+  readonly prefix: string;
+  readonly redis: Redis;
+  readonly ledger: RedisLedger;
+  sandbox!: Sandbox;
+  queue!: BullSendQueue;
+  worker: RunningSendWorker | undefined;
+  #client!: CloudApiClient;
+  readonly #completions = new Map<string, { promise: Promise<void>; resolve: () => void }>();
+
+  private constructor(readonly options: PipelineOptions) {
+    this.prefix = freshPrefix(options.label);
+    this.redis = testRedis();
+    this.ledger = new RedisLedger(this.redis, this.prefix);
+  }
+
+  static async start(options: PipelineOptions): Promise<Pipeline> {
+    const p = new Pipeline(options);
+    const templates = await loadTemplatesFile(SAMPLE_TEMPLATES);
+    p.sandbox = await startSandbox({ templates, accessToken: TOKEN, messagesPerSecond: 0, ...options.sandbox });
+    p.#client = new CloudApiClient({
+      baseUrl: p.sandbox.url,
+      apiVersion: 'v23.0',
+      accessToken: new Secret(TOKEN),
+      timeoutMs: options.timeoutMs ?? 5000,
+    });
+    p.queue = new BullSendQueue({
+      connection: p.redis,
+      prefix: p.prefix,
+      phoneNumberId: PHONE_NUMBER_ID,
+      attempts: options.attempts ?? 6,
+      backoffMs: options.backoffMs ?? 50,
+      logger: silentLogger(),
+    });
+    return p;
+  }
+
+  startWorker(): void {
+    const processor = new SendProcessor({
+      ledger: this.ledger,
+      sender: this.#client,
+      logger: silentLogger(),
+      onCampaignCompleted: (id) => this.#completion(id).resolve(),
+    });
+    this.worker = startSendWorker({
+      connection: this.redis,
+      prefix: this.prefix,
+      phoneNumberId: PHONE_NUMBER_ID,
+      rate: this.options.rate ?? 0,
+      concurrency: this.options.concurrency ?? 50,
+      processor,
+      ledger: this.ledger,
+      logger: silentLogger(),
+    });
+  }
+
+  completed(campaignId: string): Promise<void> {
+    return this.#completion(campaignId).promise;
+  }
+
+  #completion(id: string): { promise: Promise<void>; resolve: () => void } {
+    let entry = this.#completions.get(id);
+    if (entry === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      entry = { promise, resolve };
+      this.#completions.set(id, entry);
+    }
+    return entry;
+  }
+
+  definition(id: string, overrides: Partial<CampaignDefinition['template']> = {}): CampaignDefinition {
+    return {
+      id,
+      createdAt: Date.now(),
+      phoneNumberId: PHONE_NUMBER_ID,
+      template: { name: 'order_update', language: 'en_US', parameterFormat: 'POSITIONAL', bodyVariables: ['1', '2'], ...overrides },
+      source: { file: 'test.csv', phoneColumn: 'phone', paramColumns: ['first_name', 'order_id'] },
+    };
+  }
+
+  produce(file: string, definition: CampaignDefinition): Promise<ProduceSummary> {
+    return produceCampaign({ ledger: this.ledger, queue: this.queue }, { file, definition });
+  }
+
+  async report(campaignId: string) {
+    const rows = [];
+    for await (const page of this.ledger.rows(campaignId)) rows.push(...page);
+    return rows;
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.close();
+    await this.queue.close();
+    await this.#client.close();
+    await this.sandbox.close();
+    await removePrefix(this.redis, this.prefix);
+    await this.redis.quit();
+  }
+}
+
+export function tmpCsv(dir: string, name = 'campaign.csv'): string {
+  return join(dir, name);
+}
