@@ -29,7 +29,6 @@ export async function openContext(
     ledger: new RedisLedger(redis, config.queuePrefix),
     async close() {
       await redis.quit().catch(() => redis.disconnect());
-      logger.flush();
     },
   };
 }

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { writeReport } from '../src/campaigns/report.js';
 import { statusJson, statusText, summaryJson, summaryText } from '../src/cli/format.js';
+import type { RequiredSetting } from '../src/config/config.js';
 import { isAppError } from '../src/errors/app-error.js';
 import { openContext, type AppContext } from './app-context.js';
 import { runDemo } from './demo-command.js';
@@ -14,8 +15,8 @@ const program = new Command('campaign')
   .showHelpAfterError();
 
 /** Runs a command with a context, and always closes it. */
-async function withContext<T>(fn: (context: AppContext) => Promise<T>): Promise<T> {
-  const context = await openContext();
+async function withContext<T>(fn: (context: AppContext) => Promise<T>, required: readonly RequiredSetting[] = []): Promise<T> {
+  const context = await openContext(required);
   try {
     return await fn(context);
   } finally {
@@ -62,7 +63,9 @@ program
   .description('run the rate-limited send worker until SIGTERM')
   .option('--phone-number-id <id>', 'serve this phone-number ID (default WHATSAPP_PHONE_NUMBER_ID)')
   .action(async (o: { phoneNumberId?: string }) => {
-    await withContext((context) => runWorkerUntilSignal(context, { phoneNumberId: o.phoneNumberId }));
+    const required: RequiredSetting[] = ['WHATSAPP_ACCESS_TOKEN'];
+    if (o.phoneNumberId === undefined) required.push('WHATSAPP_PHONE_NUMBER_ID');
+    await withContext((context) => runWorkerUntilSignal(context, { phoneNumberId: o.phoneNumberId }), required);
   });
 
 program

@@ -1,6 +1,7 @@
 import { CloudApiClient } from '../src/cloud-api/cloud-api-client.js';
 import { AppError } from '../src/errors/app-error.js';
 import { SendProcessor } from '../src/campaigns/send-processor.js';
+import { RedisSendPacer } from '../src/queue/send-pacer.js';
 import { startSendWorker, type RunningSendWorker } from '../src/queue/send-worker.js';
 import type { AppContext } from './app-context.js';
 
@@ -29,7 +30,12 @@ export function startWorker(context: AppContext, options: { phoneNumberId?: stri
     phoneNumberId,
     rate: config.send.rate,
     concurrency: config.send.concurrency,
-    processor: new SendProcessor({ ledger, sender: client, logger: logger.child({ phoneNumberId }) }),
+    processor: new SendProcessor({
+      ledger,
+      sender: client,
+      logger: logger.child({ phoneNumberId }),
+      pacer: config.send.rate > 0 ? new RedisSendPacer(redis, { prefix: config.queuePrefix, phoneNumberId, messagesPerSecond: config.send.rate }) : undefined,
+    }),
     ledger,
     logger,
   });

@@ -38,6 +38,7 @@ export function campaignTemplate(
   } else if (columns.headerImageColumn !== undefined) {
     problems.push('it has no media header, so --header-image-column does not apply');
   }
+  if (requirements.header.kind === 'location') problems.push('its header is a LOCATION, which this version does not fill yet');
   if (requirements.header.kind === 'text' && requirements.header.variables.length > 0) {
     problems.push('its text header has a variable, which this version does not fill yet');
   }

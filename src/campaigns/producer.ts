@@ -58,7 +58,7 @@ export async function produceCampaign(
       input.onProgress?.(summary.rows);
     };
 
-    for await (const fields of source.records) {
+    for await (const fields of readRecords(source.records, file, () => summary.rows)) {
       const row = ++summary.rows;
       const verdict = checkRow(fields, mapping);
       if (!verdict.ok) {
@@ -91,6 +91,19 @@ export async function produceCampaign(
     return summary;
   } finally {
     source.close();
+  }
+}
+
+/** csv-parse stops at a record it cannot parse (an unclosed quote): say where, as an AppError. */
+async function* readRecords(records: AsyncIterable<string[]>, file: string, rowsRead: () => number): AsyncIterable<string[]> {
+  try {
+    yield* records;
+  } catch (error) {
+    throw new AppError(
+      'CSV_UNREADABLE',
+      `${file}: cannot read past data row ${rowsRead()}: ${(error as Error).message}. Rows before it are in the campaign; fix the file and send it again with --campaign to add the rest.`,
+      { cause: error },
+    );
   }
 }
 

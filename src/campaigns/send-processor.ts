@@ -14,6 +14,14 @@ export interface MessageSender {
   send(phoneNumberId: string, message: OutboundMessage): Promise<SendResult>;
 }
 
+/** Spaces sends evenly at the phone number's rate; src/queue/send-pacer.ts is the real one. */
+export interface SendPacer {
+  /** Waits for this send's evenly spaced slot. */
+  reserveSlot(): Promise<void>;
+  /** The last gate before the request: never more than the rate in any second. */
+  admit(): Promise<void>;
+}
+
 /** What the queue adapter must do with the job after one pass. */
 export type SendOutcome =
   | { kind: 'done'; status: RowStatus }
@@ -43,17 +51,21 @@ export class SendProcessor {
   readonly #logger: Logger;
   readonly #campaigns = new Map<string, CampaignDefinition>();
   readonly #onCampaignCompleted: (campaignId: string) => void;
+  readonly #pacer: SendPacer | undefined;
 
   constructor(deps: {
     ledger: CampaignLedger;
     sender: MessageSender;
     logger: Logger;
+    /** Absent when the rate is unlimited. */
+    pacer?: SendPacer | undefined;
     /** Called once, by the worker that records a campaign's last answer. */
     onCampaignCompleted?: (campaignId: string) => void;
   }) {
     this.#ledger = deps.ledger;
     this.#sender = deps.sender;
     this.#logger = deps.logger;
+    this.#pacer = deps.pacer;
     this.#onCampaignCompleted =
       deps.onCampaignCompleted ?? ((campaignId) => deps.logger.info({ campaignId }, 'campaign completed'));
   }
@@ -66,6 +78,9 @@ export class SendProcessor {
       return this.#final(job, { status: 'failed', errorCode: 'JOB_PAYLOAD_INVALID', errorDetail: built.detail });
     }
 
+    // The slot wait comes before the claim (a worker that dies while waiting has claimed
+    // nothing); the admission check comes last, so nothing but the request follows it.
+    await this.#pacer?.reserveSlot();
     const claim = await this.#ledger.claim(job.campaignId, job.row);
     if (claim.outcome === 'settled') return { kind: 'done', status: claim.status };
     if (claim.outcome === 'in-doubt') {
@@ -77,6 +92,7 @@ export class SendProcessor {
       });
     }
 
+    await this.#pacer?.admit();
     let result: SendResult;
     try {
       result = await this.#sender.send(definition.phoneNumberId, built.message);

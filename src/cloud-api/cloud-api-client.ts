@@ -110,9 +110,9 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** Only a refused or never-established connection proves Meta did not see the request. */
+/** Only a refused or never-established connection (or a request undici refused to build) proves Meta did not see it. */
 function transportFailure(error: unknown): CloudApiTransportError['failure'] {
-  if (error instanceof undiciErrors.ConnectTimeoutError) return 'connect';
+  if (error instanceof undiciErrors.ConnectTimeoutError || error instanceof undiciErrors.InvalidArgumentError) return 'connect';
   if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
     return 'timeout';
   }

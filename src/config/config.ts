@@ -6,7 +6,9 @@ import { Secret } from './secret.js';
  * The one reader of process.env. Every setting is parsed here; everything else receives a
  * typed Config. A bad value stops the process with one message listing every problem.
  */
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const wholeNumber = (min: number) =>
+  z.coerce.number({ error: `must be a whole number >= ${min}` }).int(`must be a whole number >= ${min}`).min(min, `must be a whole number >= ${min}`);
+const positiveInt = (fallback: number) => wholeNumber(1).default(fallback);
 
 const envSchema = z.object({
   REDIS_URL: z
@@ -19,9 +21,13 @@ const envSchema = z.object({
     .regex(/^v\d+\.\d+$/, 'must look like v23.0')
     .default('v23.0'),
   WHATSAPP_PHONE_NUMBER_ID: z.string().regex(/^\d+$/, 'must be the numeric phone-number ID').optional(),
-  WHATSAPP_ACCESS_TOKEN: z.string().min(1).optional(),
+  // One printable line: a pasted newline or "Bearer " prefix would fail every send later.
+  WHATSAPP_ACCESS_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7E]+$/, 'must be the bare token on one line (no spaces, no "Bearer " prefix)')
+    .optional(),
   // 0 turns the limiter off: only for benchmarks, or an API with no throughput limit.
-  SEND_RATE: z.coerce.number().int().min(0).default(80),
+  SEND_RATE: wholeNumber(0).default(80),
   SEND_CONCURRENCY: positiveInt(50),
   SEND_ATTEMPTS: positiveInt(6),
   SEND_BACKOFF_MS: positiveInt(1000),
@@ -54,8 +60,8 @@ export function loadConfig(
   env: Record<string, string | undefined> = process.env,
   required: readonly RequiredSetting[] = [],
 ): Config {
-  // Empty strings (VAR= in a .env file) mean "not set", so defaults apply.
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  // Empty or blank values (VAR= in a .env file) mean "not set", so defaults apply.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
   const parsed = envSchema.safeParse(present);
   const problems: string[] = [];
   if (!parsed.success) {

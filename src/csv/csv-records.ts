@@ -39,6 +39,9 @@ export async function openCsv(path: string, options: { delimiter?: string | unde
   return {
     header: first.value.map((name) => name.trim()),
     records,
-    close: () => file.destroy(),
+    close: () => {
+      parser.destroy();
+      file.destroy();
+    },
   };
 }

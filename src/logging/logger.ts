@@ -31,7 +31,8 @@ export function createLogger(level: string): Logger {
         censor: '[redacted]',
       },
     },
-    pino.destination({ dest: 2, sync: false }),
+    // Synchronous: logs are sparse at info, and an async destination stalled exit by ~2 s (SonicBoom).
+    pino.destination({ dest: 2, sync: true }),
   );
 }
 

@@ -15,15 +15,12 @@ export interface SendQueueOptions {
 
 /** The producer's side of a phone number's send queue. */
 export class BullSendQueue implements SendJobQueue {
-  readonly queue: Queue;
+  readonly #options: SendQueueOptions;
   readonly #jobOptions: JobsOptions;
+  #queue: Queue | undefined;
 
   constructor(options: SendQueueOptions) {
-    this.queue = new Queue(sendQueueName(options.phoneNumberId), {
-      connection: options.connection,
-      prefix: options.prefix,
-    });
-    this.queue.on('error', (error) => options.logger.error({ err: error }, 'send queue error'));
+    this.#options = options;
     this.#jobOptions = {
       attempts: options.attempts,
       backoff: { type: 'exponential', delay: options.backoffMs, jitter: 0.5 },
@@ -31,6 +28,19 @@ export class BullSendQueue implements SendJobQueue {
       removeOnComplete: { count: 1000 },
       removeOnFail: { count: 10_000 },
     };
+  }
+
+  /**
+   * Opened on first use: a file refused at its header never opens a queue. (BullMQ 6.7 also
+   * stalls ~2 s in close() when a Queue is closed within milliseconds of being created.)
+   */
+  get queue(): Queue {
+    if (this.#queue === undefined) {
+      const { phoneNumberId, connection, prefix, logger } = this.#options;
+      this.#queue = new Queue(sendQueueName(phoneNumberId), { connection, prefix });
+      this.#queue.on('error', (error) => logger.error({ err: error }, 'send queue error'));
+    }
+    return this.#queue;
   }
 
   async enqueue(jobs: readonly SendJob[]): Promise<void> {
@@ -50,6 +60,6 @@ export class BullSendQueue implements SendJobQueue {
   }
 
   async close(): Promise<void> {
-    await this.queue.close();
+    await this.#queue?.close();
   }
 }

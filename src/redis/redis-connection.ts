@@ -10,7 +10,9 @@ export function createRedis(url: string, options: { forWorker?: boolean } = {}):
   return new Redis(url, {
     maxRetriesPerRequest: options.forWorker === true ? null : 20,
     enableReadyCheck: true,
-    lazyConnect: false,
+    // Connects on first command: a command refused before touching Redis (bad CSV header) then quits at
+    // once, instead of racing the ready check (which left a 2 s reconnect timer).
+    lazyConnect: true,
   });
 }
 

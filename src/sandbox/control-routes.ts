@@ -17,8 +17,9 @@ const inboundSchema = z.strictObject({
 });
 
 function badRequest(reply: FastifyReply, body: unknown, schemaError: z.ZodError | undefined): FastifyReply {
-  const problem =
-    body === NOT_JSON ? 'the body is not valid JSON' : schemaError === undefined ? 'invalid body' : z.prettifyError(schemaError);
+  let problem = 'invalid body';
+  if (body === NOT_JSON) problem = 'the body is not valid JSON';
+  else if (schemaError !== undefined) problem = z.prettifyError(schemaError);
   return reply.code(400).send({ error: `Invalid request: ${problem}` });
 }
 

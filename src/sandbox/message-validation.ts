@@ -141,7 +141,10 @@ function checkText(text: JsonObject): void {
   const body = text['body'];
   if (body === undefined) throw new GraphRejection(MISSING, 'Required parameter is missing: text.body');
   if (typeof body !== 'string' || body === '' || body.length > MAX_TEXT_BODY) {
-    throw new GraphRejection(INVALID, `Parameter text.body must be a non-empty string of at most ${MAX_TEXT_BODY} characters`);
+    throw new GraphRejection(
+      INVALID,
+      `Parameter text.body must be a non-empty string of at most ${MAX_TEXT_BODY} characters`,
+    );
   }
   const preview = text['preview_url'];
   if (preview !== undefined && typeof preview !== 'boolean') {

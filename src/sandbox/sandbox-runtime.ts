@@ -80,7 +80,9 @@ export class SandboxRuntime {
     if (!this.throughput.fits(phoneNumberId, now)) {
       return this.reject({
         code: 130429,
-        details: `Message failed to send because there were too many messages sent from this phone number in a short period of time.`,
+        details:
+          'Message failed to send because there were too many messages sent from this phone number ' +
+          'in a short period of time.',
       });
     }
     if (this.pairs !== undefined && !this.pairs.tryTake(phoneNumberId, waId, now)) {

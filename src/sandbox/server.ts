@@ -48,7 +48,8 @@ export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined)
   app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
     const status = error.statusCode ?? 500;
     if (status >= 500) request.log.error({ err: error }, 'sandbox request failed');
-    const spec = status >= 500 ? { code: 131000, details: 'Internal sandbox error' } : { code: 100, details: error.message };
+    const spec =
+      status >= 500 ? { code: 131000, details: 'Internal sandbox error' } : { code: 100, details: error.message };
     const answer = runtime.reject({ ...spec, status });
     return reply.code(answer.status).send(answer.body);
   });
@@ -56,7 +57,12 @@ export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined)
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     return reply.code(400).send({
-      error: { message: `Unknown path components: ${path}`, type: 'OAuthException', code: 2500, fbtrace_id: newTraceId() },
+      error: {
+        message: `Unknown path components: ${path}`,
+        type: 'OAuthException',
+        code: 2500,
+        fbtrace_id: newTraceId(),
+      },
     });
   });
 
@@ -78,7 +84,7 @@ export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined)
           return;
         }
         if (fault.kind === 'error') answer = runtime.reject(fault.error);
-        else if (request.body === NOT_JSON) answer = runtime.reject({ code: 100, details: 'The request body is not valid JSON' });
+        else if (request.body === NOT_JSON) answer = runtime.reject({ code: 100, details: 'The request body is not JSON' });
         else answer = runtime.send(request.params.phoneNumberId, request.body);
       }
       if (latency > 0) await sleep(latency);

@@ -88,7 +88,9 @@ function collect(components: unknown[]): SentComponents {
     }
     rejectUnknownKeys(component, type === 'button' ? BUTTON_KEYS : HEADER_BODY_KEYS, where);
     const parameters = component['parameters'];
-    if (parameters === undefined) throw new GraphRejection(MISSING, `Required parameter is missing: ${where}.parameters`);
+    if (parameters === undefined) {
+      throw new GraphRejection(MISSING, `Required parameter is missing: ${where}.parameters`);
+    }
     if (!Array.isArray(parameters)) throw new GraphRejection(INVALID, `Parameter ${where}.parameters must be an array`);
 
     if (type !== 'button') {
@@ -142,7 +144,10 @@ function checkHeader(sent: unknown[] | undefined, req: TemplateRequirements, nam
   if (header.kind === 'media' || header.kind === 'location') {
     const kind = header.kind === 'media' ? (header.format.toLowerCase() as ParameterKind) : 'location';
     if (sent === undefined || sent.length === 0) {
-      throw new GraphRejection(132012, `header: template header format is ${kind.toUpperCase()}; expected 1 ${kind} parameter, got none`);
+      throw new GraphRejection(
+        132012,
+        `header: template header format is ${kind.toUpperCase()}; expected 1 ${kind} parameter, got none`,
+      );
     }
     sent.forEach((p, i) => readParameter(p, `header.parameters[${i}]`, { allowed: [kind], named }));
     if (sent.length !== 1) {
@@ -152,7 +157,9 @@ function checkHeader(sent: unknown[] | undefined, req: TemplateRequirements, nam
   }
   const variables = header.kind === 'text' ? header.variables : [];
   if (sent === undefined) {
-    if (variables.length > 0) throw new GraphRejection(132000, `header: expected ${variables.length} parameters, got 0`);
+    if (variables.length > 0) {
+      throw new GraphRejection(132000, `header: expected ${variables.length} parameters, got 0`);
+    }
     return;
   }
   if (variables.length === 0) {
@@ -185,7 +192,8 @@ function checkButton(button: SentButton, entry: TemplateEntry, named: boolean): 
   if (button.subType === 'quick_reply') {
     button.parameters.forEach((p, i) => readParameter(p, `${where}.parameters[${i}]`, { allowed: ['payload'], named }));
     if (button.parameters.length !== 1) {
-      throw new GraphRejection(132000, `${where} (quick_reply): expected 1 parameters, got ${button.parameters.length}`);
+      const got = button.parameters.length;
+      throw new GraphRejection(132000, `${where} (quick_reply): expected 1 parameters, got ${got}`);
     }
     return;
   }

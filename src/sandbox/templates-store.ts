@@ -55,10 +55,8 @@ export class TemplatesStore {
       const parsed = messageTemplateSchema.safeParse(given);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        throw new AppError(
-          'TEMPLATES_FILE_INVALID',
-          `Template #${position} is not a valid message template: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim(),
-        );
+        const problem = `${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim();
+        throw new AppError('TEMPLATES_FILE_INVALID', `Template #${position} is not a valid message template: ${problem}`);
       }
       const template = { ...given, parameter_format: parsed.data.parameter_format };
       const key = keyOf(template.name, template.language);

@@ -9,6 +9,7 @@ import { SendProcessor } from '../../src/campaigns/send-processor.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { BullSendQueue } from '../../src/queue/send-queue.js';
+import { RedisSendPacer } from '../../src/queue/send-pacer.js';
 import { startSendWorker, type RunningSendWorker } from '../../src/queue/send-worker.js';
 import { loadTemplatesFile, startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { freshPrefix, removePrefix, testRedis } from './redis.js';
@@ -75,6 +76,10 @@ export class Pipeline {
       sender: this.#client,
       logger: silentLogger(),
       onCampaignCompleted: (id) => this.#completion(id).resolve(),
+      pacer:
+        (this.options.rate ?? 0) > 0
+          ? new RedisSendPacer(this.redis, { prefix: this.prefix, phoneNumberId: PHONE_NUMBER_ID, messagesPerSecond: this.options.rate ?? 0 })
+          : undefined,
     });
     this.worker = startSendWorker({
       connection: this.redis,

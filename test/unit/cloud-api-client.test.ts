@@ -17,9 +17,9 @@ const PHONE_NUMBER_ID = '200000000000002';
 const PATH = `/v23.0/${PHONE_NUMBER_ID}/messages`;
 const TOKEN = 'EAAGtest-token-that-must-never-leak-0123456789';
 
-function example(name: string): unknown {
+function example(name: string): object {
   const url = new URL(`../../../shared/reference/examples/${name}`, import.meta.url);
-  return JSON.parse(readFileSync(url, 'utf8')) as unknown;
+  return JSON.parse(readFileSync(url, 'utf8')) as object;
 }
 
 const message: OutboundMessage = {
@@ -98,7 +98,7 @@ describe('CloudApiClient.send: success', () => {
         method: options.method,
         path: options.path,
         headers: options.headers as Record<string, string>,
-        body: String(options.body),
+        body: typeof options.body === 'string' ? options.body : '<not a string>',
       };
       return { statusCode: 200, data: example('send.response.json') };
     });

@@ -1,0 +1,144 @@
+import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
+import type { Redis } from 'ioredis';
+import { runToExit, startChild, stopChild, waitForLine, type Child } from './support/children.js';
+import { coreShare, cpuSeconds, machineBusySeconds } from './support/cpu.js';
+import { ensureCsv } from './support/data.js';
+import { figure, type SectionResult } from './support/figures.js';
+import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, benchScriptArgs, campaignSend, productEnv } from './support/product.js';
+import { deletePrefix, freshPrefix } from './support/redis.js';
+import type { SandboxChild } from './support/sandbox.js';
+import { medianOf, ratePerSecond } from './support/stats.js';
+import { pct } from './ingest.js';
+
+/**
+ * (b) Drain: 20,000 queued rows sent to the sandbox with the limiter off (SEND_RATE=0), by
+ * `campaign worker` against the bare BullMQ + undici worker (bench/bare-worker.ts), same
+ * sandbox, same concurrency. Enqueueing is setup and not timed. The figure is messages/s as
+ * the sandbox saw them: accepted count over the span from the first to the last accepted
+ * message (start-up of either worker is not in it). The wall time from spawn to completion is
+ * kept beside it, with CPU shares of worker, Redis and sandbox over that interval.
+ */
+export const DRAIN_ROWS = 20_000;
+export const DRAIN_CONCURRENCY = 100;
+
+interface DrainRun {
+  side: 'ours' | 'bare';
+  accepted: number;
+  messagesPerSecond: number;
+  /** Spawn to "campaign completed" (ours) or "drained" (bare), start-up included. */
+  wallMs: number;
+  workerCores: number | undefined;
+  redisCores: number | undefined;
+  sandboxCores: number | undefined;
+  /** Whole machine, in cores (of all of them): includes everyone else's work on this shared machine. */
+  machineCores: number | undefined;
+}
+
+const isJsonLine = (line: string, test: (o: Record<string, unknown>) => boolean): boolean => {
+  if (!line.startsWith('{')) return false;
+  try {
+    return test(JSON.parse(line) as Record<string, unknown>);
+  } catch {
+    return false;
+  }
+};
+
+export async function benchDrain(options: { runs: number; redis: Redis; redisPid: number | undefined; sandbox: SandboxChild }): Promise<SectionResult> {
+  const file = await ensureCsv(DRAIN_ROWS);
+  const { sandbox, redis, redisPid } = options;
+  const measured: DrainRun[] = [];
+  const queueName = `send-${PHONE_NUMBER_ID}`;
+
+  /** Starts the side's worker on a filled queue; resolves when every row is answered. */
+  const once = async (side: 'ours' | 'bare'): Promise<DrainRun> => {
+    const prefix = freshPrefix(`drain-${side}`);
+    let worker: Child | undefined;
+    try {
+      let done: (line: string) => boolean;
+      if (side === 'ours') {
+        const summary = await campaignSend(file, prefix);
+        if (summary.queued !== DRAIN_ROWS) throw new Error(`campaign send queued ${summary.queued} of ${DRAIN_ROWS}`);
+        done = (line) => isJsonLine(line, (o) => o.msg === 'campaign completed' && o.campaignId === summary.id);
+      } else {
+        const campaignId = `bare${randomBytes(3).toString('hex')}`;
+        await runToExit(startChild('bare-ingest', process.execPath, benchScriptArgs('bare-ingest.ts', [file, prefix, queueName, campaignId]), productEnv(prefix), ROOT), 300_000);
+        done = (line) => isJsonLine(line, (o) => o.msg === 'drained');
+      }
+      await sandbox.reset();
+      const env = productEnv(prefix, { WHATSAPP_API_URL: sandbox.url, SEND_RATE: '0', SEND_CONCURRENCY: String(DRAIN_CONCURRENCY) });
+      const redisBefore = cpuSeconds(redisPid);
+      const sandboxBefore = cpuSeconds(sandbox.child.pid);
+      const machineBefore = machineBusySeconds();
+      worker =
+        side === 'ours'
+          ? startChild('campaign worker', process.execPath, [CAMPAIGN_BIN, 'worker'], env, ROOT)
+          : startChild(
+              'bare-worker',
+              process.execPath,
+              benchScriptArgs('bare-worker.ts', [prefix, queueName, sandbox.url, PHONE_NUMBER_ID, String(DRAIN_CONCURRENCY), String(DRAIN_ROWS)]),
+              env,
+              ROOT,
+            );
+      const { at } = await waitForLine(worker, done, 300_000);
+      const wallMs = at - worker.startedAt;
+      const workerCores = coreShare(0, cpuSeconds(worker.pid), wallMs);
+      const redisCores = coreShare(redisBefore, cpuSeconds(redisPid), wallMs);
+      const sandboxCores = coreShare(sandboxBefore, cpuSeconds(sandbox.child.pid), wallMs);
+      const machineCores = coreShare(machineBefore, machineBusySeconds(), wallMs);
+      await stopChild(worker);
+      const times = await sandbox.acceptedTimes();
+      if (times.length !== DRAIN_ROWS) throw new Error(`${side}: the sandbox accepted ${times.length} of ${DRAIN_ROWS} messages`);
+      return { side, accepted: times.length, messagesPerSecond: ratePerSecond(times), wallMs, workerCores, redisCores, sandboxCores, machineCores };
+    } finally {
+      if (worker !== undefined) await stopChild(worker);
+      await deletePrefix(redis, prefix);
+    }
+  };
+
+  for (let i = 0; i < options.runs; i++) {
+    const order: ('ours' | 'bare')[] = i % 2 === 0 ? ['ours', 'bare'] : ['bare', 'ours'];
+    for (const side of order) {
+      const run = await once(side);
+      measured.push(run);
+      console.error(
+        `  drain run ${i + 1}/${options.runs} ${side}: ${Math.round(run.messagesPerSecond)} msg/s (wall ${(run.wallMs / 1000).toFixed(1)} s); ` +
+          `CPU: worker ${pct(run.workerCores)}, redis ${pct(run.redisCores)}, sandbox ${pct(run.sandboxCores)} of a core; ` +
+          `whole machine ${pct(run.machineCores)} (of ${cpus().length * 100}%)`,
+      );
+    }
+  }
+
+  const ours = measured.filter((r) => r.side === 'ours');
+  const bare = measured.filter((r) => r.side === 'bare');
+  const cpu = (runs: DrainRun[]) =>
+    `worker ${pct(medianOf(runs, (r) => r.workerCores))}, redis ${pct(medianOf(runs, (r) => r.redisCores))}, ` +
+    `sandbox ${pct(medianOf(runs, (r) => r.sandboxCores))}, whole machine ${pct(medianOf(runs, (r) => r.machineCores))}; ` +
+    `wall ${(medianOf(runs, (r) => r.wallMs) / 1000).toFixed(2)} s`;
+  return {
+    section: 'drain',
+    figures: [
+      figure({
+        label: `drain ${DRAIN_ROWS.toLocaleString('en-US')} rows, no limiter`,
+        unit: 'msg/s',
+        ours: ours.map((r) => r.messagesPerSecond),
+        baseline: bare.map((r) => r.messagesPerSecond),
+        baselineLabel: 'bare BullMQ+undici worker',
+        judgedOn: 'median',
+        target: '>= 0.7x bare and >= 2,000 msg/s',
+        check: (value, ratio) => [...(ratio >= 0.7 ? [] : ['< 0.7x bare']), ...(value >= 2000 ? [] : ['< 2,000 msg/s'])],
+      }),
+    ],
+    runs: measured.map((r) => ({ ...r })),
+    notes: [
+      `drain CPU, median share of one core from worker spawn to completion (worker start-up included): ours ${cpu(ours)} | bare ${cpu(bare)}`,
+    ],
+    method: [
+      `drain: ${DRAIN_ROWS} rows enqueued first (ours: \`campaign send\`; bare: bench/bare-ingest.ts), not timed; then \`campaign worker\` ` +
+        `(SEND_RATE=0, SEND_CONCURRENCY=${DRAIN_CONCURRENCY}, LOG_LEVEL=info) vs bench/bare-worker.ts (BullMQ Worker, concurrency ${DRAIN_CONCURRENCY}, ` +
+        `no limiter, processor = one undici POST of the same template body, nothing else), both as child processes against one ` +
+        `\`campaign sandbox --mps 0\` child, reset between runs. msg/s = accepted / (last − first receivedAt) in the sandbox; ` +
+        `wall = spawn → "campaign completed" log line (ours, ledger accounting) or → all jobs completed (bare).`,
+    ],
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * `npm run bench`: measures the three figures of the performance issue, each beside a bare
+ * baseline measured in the same invocation, and prints a table (stdout) plus the same as JSON
+ * in bench/out/latest.json. Progress goes to stderr. Exits 0 when a target is missed (this
+ * reports, it is not a test); exits 1 only when a measurement could not be made.
+ *
+ *   npm run bench -- [--runs N] [--only ingest|drain|rate[,...]] [--rows N]
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchDrain } from './drain.js';
+import { benchIngest } from './ingest.js';
+import { benchRate } from './rate.js';
+import { killAllChildrenNow, stopAllChildren } from './support/children.js';
+import { OUT_DIR } from './support/data.js';
+import { renderTable, type SectionError, type SectionResult } from './support/figures.js';
+import { ROOT } from './support/product.js';
+import { deletePendingPrefixes, openRedis, redisServerPid, redisVersion } from './support/redis.js';
+import { startSandboxChild, type SandboxChild } from './support/sandbox.js';
+
+const SECTIONS = ['ingest', 'drain', 'rate'] as const;
+type Section = (typeof SECTIONS)[number];
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    only: { type: 'string' },
+    rows: { type: 'string', default: '100000' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (values.help) {
+  console.log('npm run bench -- [--runs N] [--only ingest|drain|rate[,...]] [--rows N (ingest rows, default 100000)]');
+  process.exit(0);
+}
+const runs = Number(values.runs);
+const rows = Number(values.rows);
+const only = (values.only ?? SECTIONS.join(',')).split(',').map((s) => s.trim());
+if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(rows) || rows < 1 || only.some((s) => !SECTIONS.includes(s as Section))) {
+  console.error('usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate[,...]] [--rows N>=1]');
+  process.exit(2);
+}
+const selected = SECTIONS.filter((s) => only.includes(s));
+
+const redis = openRedis();
+redis.on('error', (error) => console.error(`redis: ${error.message}`));
+let sandbox: SandboxChild | undefined;
+
+/** Stops every child by its PID and deletes every prefix this run created, whatever happened. */
+let cleaning: Promise<void> | undefined;
+const cleanUp = () =>
+  (cleaning ??= (async () => {
+    await stopAllChildren();
+    await deletePendingPrefixes(redis).catch((error: unknown) => console.error(`cleanup: ${String(error)}`));
+    await redis.quit().catch(() => redis.disconnect());
+  })());
+/** Set on Ctrl-C/SIGTERM: a section failing because its children were stopped is not a result. */
+let interrupted = false;
+const onSignal = (signal: NodeJS.Signals) => {
+  interrupted = true;
+  console.error(`\n${signal}: stopping the benchmark's child processes and deleting its keys`);
+  void cleanUp().finally(() => process.exit(130));
+};
+process.once('SIGINT', onSignal);
+process.once('SIGTERM', onSignal);
+process.on('exit', killAllChildrenNow);
+
+const startedAt = new Date();
+const loadBefore = loadavg();
+const codeBefore = gitDescription();
+const results: SectionResult[] = [];
+const errors: SectionError[] = [];
+try {
+  const redisPid = await redisServerPid(redis);
+  console.error(`campaign-worker benchmark: ${selected.join(', ')}; ${runs} run(s) each; medians beside a bare baseline`);
+  for (const section of selected) {
+    console.error(`${section}:`);
+    try {
+      if (section === 'ingest') {
+        results.push(await benchIngest({ runs, rows, redis, redisPid }));
+      } else {
+        sandbox ??= await startSandboxChild();
+        results.push(
+          section === 'drain' ? await benchDrain({ runs, redis, redisPid, sandbox }) : await benchRate({ runs, redis, sandbox }),
+        );
+      }
+    } catch (error) {
+      if (interrupted) break;
+      console.error(error);
+      errors.push({ section, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  await sandbox?.stop();
+  // Interrupted: cleanUp() is running and exits with 130; print and write nothing half-measured.
+  if (interrupted) await new Promise<never>(() => undefined);
+
+  const environment = {
+    startedAt: startedAt.toISOString(),
+    durationSeconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
+    node: process.version,
+    redis: await redisVersion(redis),
+    cpus: cpus().length,
+    loadAverageBefore: loadBefore.map((l) => Number(l.toFixed(2))),
+    loadAverageAfter: loadavg().map((l) => Number(l.toFixed(2))),
+    git: codeBefore,
+    /** Set when the product's code changed while the benchmark ran: the figures then mix two versions. */
+    codeChangedDuringRun: gitDescription() !== codeBefore,
+    runs,
+  };
+  console.log(
+    `campaign-worker benchmark, ${environment.startedAt}, node ${environment.node}, redis ${environment.redis}, ${environment.cpus} CPUs, ` +
+      `load ${environment.loadAverageBefore.join('/')} → ${environment.loadAverageAfter.join('/')}, ${environment.git}, ${runs} run(s) per figure\n`,
+  );
+  if (environment.codeChangedDuringRun) {
+    console.log('WARNING: the code under src/, workers/ or bin/ changed while the benchmark ran; the figures may mix versions.\n');
+  }
+  console.log(renderTable(results, errors));
+  console.log('\nHow:');
+  for (const result of results) for (const line of result.method) console.log(`  - ${line}`);
+  console.log('Notes:');
+  for (const result of results) for (const line of result.notes) console.log(`  - ${line}`);
+  const missed = results.flatMap((r) => r.figures).filter((f) => f.missed.length > 0);
+  console.log(
+    missed.length === 0 && errors.length === 0
+      ? '\nAll targets hold.'
+      : `\n${missed.length > 0 ? `MISSED: ${missed.map((f) => f.label).join('; ')}. ` : ''}${errors.length > 0 ? `ERRORS in: ${errors.map((e) => e.section).join(', ')}.` : ''}`,
+  );
+
+  mkdirSync(OUT_DIR, { recursive: true });
+  const jsonPath = join(OUT_DIR, 'latest.json');
+  writeFileSync(jsonPath, `${JSON.stringify({ environment, results, errors }, null, 2)}\n`);
+  console.log(`JSON: ${jsonPath}`);
+  process.exitCode = errors.length > 0 ? 1 : 0;
+} finally {
+  await cleanUp();
+}
+
+/**
+ * Which code was measured. Others edit the tree while benchmarks run, so "HEAD" is not
+ * enough: a fingerprint of the uncommitted state of the product's code (src, workers, bin,
+ * tracked diff and untracked files) tells two runs of different code apart.
+ */
+function gitDescription(): string {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const head = git('rev-parse', '--short', 'HEAD').trim();
+    const paths = ['src', 'workers', 'bin'];
+    const hash = createHash('sha256').update(git('diff', 'HEAD', '--', ...paths));
+    for (const file of git('ls-files', '--others', '--exclude-standard', '--', ...paths).split('\n').filter((f) => f !== '')) {
+      hash.update(file).update(readFileSync(join(ROOT, file)));
+    }
+    const dirty = git('status', '--porcelain', '--', ...paths).trim() !== '';
+    return `git ${head}${dirty ? ` + uncommitted changes in src/workers/bin (fingerprint ${hash.digest('hex').slice(0, 10)})` : ''}`;
+  } catch {
+    return 'git unknown';
+  }
+}

@@ -1,0 +1,58 @@
+import { request } from 'undici';
+import { startChild, stopChild, waitForLine, type Child } from './children.js';
+import { ACCESS_TOKEN, CAMPAIGN_BIN, ROOT, TEMPLATES_FILE, productEnv } from './product.js';
+
+/**
+ * The sandbox Cloud API as its own process (`campaign sandbox --port 0 --mps 0`), started
+ * once per section and shared by the product and the bare baseline, reset between runs. As a
+ * separate process it does not share the benchmark's event loop, and it costs both sides the
+ * same CPU. --mps 0: it accepts and counts everything, so the counts are the client's own.
+ */
+export interface SandboxChild {
+  url: string;
+  child: Child;
+  reset(): Promise<void>;
+  /** receivedAt (ms since the epoch) of every accepted message, sorted. */
+  acceptedTimes(): Promise<number[]>;
+  stats(): Promise<{ accepted: number; rejectedByCode: Record<string, number>; busiestSecond: number }>;
+  stop(): Promise<void>;
+}
+
+export async function startSandboxChild(): Promise<SandboxChild> {
+  const child = startChild(
+    'campaign sandbox',
+    process.execPath,
+    [CAMPAIGN_BIN, 'sandbox', '--port', '0', '--mps', '0', '--templates', TEMPLATES_FILE],
+    // LOG_LEVEL=warn: the sandbox logs nothing per request either way; this keeps its startup line out.
+    productEnv('bench-sandbox', { LOG_LEVEL: 'warn' }),
+    ROOT,
+  );
+  const { line } = await waitForLine(child, (l) => /listening on http:\/\//.test(l), 30_000);
+  const url = /listening on (http:\/\/[^\s)]+)/.exec(line)?.[1];
+  if (url === undefined) throw new Error(`cannot read the sandbox URL from: ${line}`);
+  const call = async (method: 'GET' | 'POST', path: string): Promise<unknown> => {
+    const response = await request(`${url}${path}`, { method });
+    const text = await response.body.text();
+    if (response.statusCode >= 300) throw new Error(`sandbox ${method} ${path}: HTTP ${response.statusCode} ${text}`);
+    return text === '' ? undefined : (JSON.parse(text) as unknown);
+  };
+  return {
+    url,
+    child,
+    reset: async () => {
+      await call('POST', '/_sandbox/reset');
+    },
+    acceptedTimes: async () => {
+      const all = await call('GET', '/_sandbox/accepted');
+      if (!Array.isArray(all)) throw new Error('sandbox /_sandbox/accepted did not return a list');
+      return all.map((m) => Number((m as { receivedAt?: unknown }).receivedAt)).sort((a, b) => a - b);
+    },
+    stats: async () => (await call('GET', '/_sandbox/stats')) as Awaited<ReturnType<SandboxChild['stats']>>,
+    stop: async () => {
+      await stopChild(child);
+    },
+  };
+}
+
+/** The sandbox accepts the token in WHATSAPP_ACCESS_TOKEN: the bench's own, set in productEnv. */
+export const SANDBOX_TOKEN = ACCESS_TOKEN;

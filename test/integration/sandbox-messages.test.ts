@@ -1,0 +1,151 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AcceptedMessage, Sandbox } from '../../src/sandbox/index.js';
+import { PHONE_NUMBER_ID, getJson, type JsonReply, orderUpdate, postJson, send, startTestSandbox, template, text } from './sandbox-helpers.js';
+
+/** The real sandbox server on port 0, driven over HTTP with undici. */
+let sandbox: Sandbox;
+
+beforeEach(async () => {
+  sandbox = await startTestSandbox();
+});
+afterEach(async () => {
+  await sandbox.close();
+});
+
+function expectGraphError(reply: JsonReply, status: number, code: number): void {
+  expect(reply.status).toBe(status);
+  expect(reply.body.error?.code).toBe(code);
+  expect(reply.body.error?.type).toBe('OAuthException');
+  expect(reply.body.error?.fbtrace_id).toEqual(expect.any(String));
+}
+
+describe('sandbox POST /messages', () => {
+  it('accepts a template send with Meta\'s success shape and records it', async () => {
+    const seen = new Promise<AcceptedMessage>((resolve) => sandbox.onAccepted(resolve));
+    const reply = await send(sandbox, orderUpdate('+44 7700 900123'));
+
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({
+      messaging_product: 'whatsapp',
+      contacts: [{ input: '+44 7700 900123', wa_id: '447700900123' }],
+      messages: [{ id: expect.stringMatching(/^wamid\.[A-Za-z0-9_-]+$/) as unknown, message_status: 'accepted' }],
+    });
+    const accepted = await seen;
+    expect(accepted).toMatchObject({ wamid: reply.body.messages?.[0]?.id, phoneNumberId: PHONE_NUMBER_ID, waId: '447700900123' });
+    expect(accepted.body).toEqual(orderUpdate('+44 7700 900123'));
+    expect(sandbox.accepted()).toHaveLength(1);
+    expect((await getJson(`${sandbox.url}/_sandbox/accepted`, null)).body).toHaveLength(1);
+  });
+
+  it('answers 401 / 190 for a missing, wrong or replaced token', async () => {
+    const missing = await send(sandbox, orderUpdate(), { token: null });
+    expectGraphError(missing, 401, 190);
+    expect(missing.body.error).toMatchObject({ error_subcode: 467, message: 'Invalid OAuth access token.' });
+    expectGraphError(await send(sandbox, orderUpdate(), { token: 'wrong' }), 401, 190);
+
+    sandbox.setAccessToken('rotated');
+    const expired = await send(sandbox, orderUpdate());
+    expectGraphError(expired, 401, 190);
+    expect(expired.body.error?.error_subcode).toBe(463);
+    expect((await send(sandbox, orderUpdate(), { token: 'rotated' })).status).toBe(200);
+  });
+
+  it('checks the token before the body', async () => {
+    expectGraphError(await send(sandbox, '{not json', { token: 'wrong' }), 401, 190);
+    expectGraphError(await send(sandbox, '{not json'), 400, 100);
+  });
+
+  it('answers 404 / 132001 for a template missing in that language', async () => {
+    const body = orderUpdate();
+    (body['template'] as { language: { code: string } }).language.code = 'en_GB';
+    const reply = await send(sandbox, body);
+    expectGraphError(reply, 404, 132001);
+    expect(reply.body.error?.message).toBe('(#132001) Template name does not exist in the translation');
+    expect(reply.body.error?.error_data).toEqual({
+      messaging_product: 'whatsapp',
+      details: 'template name (order_update) does not exist in en_GB',
+    });
+  });
+
+  it('answers 132015 for a paused and 132016 for a disabled template', async () => {
+    const body = [{ type: 'body', parameters: [text('Ana')] }];
+    expectGraphError(await send(sandbox, template('winter_clearance', body)), 400, 132015);
+    expectGraphError(await send(sandbox, template('legacy_welcome', body)), 400, 132016);
+  });
+
+  it('answers 132000 for a parameter count mismatch', async () => {
+    const reply = await send(sandbox, template('order_update', [{ type: 'body', parameters: [text('Ana')] }]));
+    expectGraphError(reply, 400, 132000);
+    expect(reply.body.error?.error_data?.details).toBe('body: expected 2 parameters, got 1');
+  });
+
+  it('answers 132012 for a text parameter in an IMAGE header', async () => {
+    const reply = await send(
+      sandbox,
+      template('spring_promo', [
+        { type: 'header', parameters: [text('banner')] },
+        { type: 'body', parameters: [text('Ana'), text('25%')] },
+      ]),
+    );
+    expectGraphError(reply, 400, 132012);
+    const ok = await send(
+      sandbox,
+      template('spring_promo', [
+        { type: 'header', parameters: [{ type: 'image', image: { link: 'https://cdn.example.com/spring.jpg' } }] },
+        { type: 'body', parameters: [text('Ana'), text('25%')] },
+      ]),
+    );
+    expect(ok.status).toBe(200);
+  });
+
+  it('answers 100 with Meta\'s details for a parameter with a new line', async () => {
+    const reply = await send(sandbox, orderUpdate('+447700900123', 'Ana\nMaria'));
+    expectGraphError(reply, 400, 100);
+    expect(reply.body.error).toMatchObject({
+      message: '(#100) Invalid parameter',
+      error_data: { details: 'Param text cannot have new-line/tab characters or more than 4 consecutive spaces' },
+    });
+  });
+
+  it('accepts a NAMED template with parameter names', async () => {
+    const reply = await send(
+      sandbox,
+      template('appointment_reminder_named', [
+        { type: 'body', parameters: [text('12 June', 'appointment_time'), text('Ana', 'first_name')] },
+      ]),
+    );
+    expect(reply.status).toBe(200);
+  });
+
+  it('answers 131047 to free-form text until the user writes in, then accepts it', async () => {
+    const message = { messaging_product: 'whatsapp', to: '+447700900123', type: 'text', text: { body: 'Hi Ana' } };
+    expectGraphError(await send(sandbox, message), 400, 131047);
+
+    const inbound = await postJson(`${sandbox.url}/_sandbox/inbound`, { from: '447700900123', text: 'hello' });
+    expect(inbound.status).toBe(200);
+    const reply = await send(sandbox, message);
+    expect(reply.status).toBe(200);
+    expect(reply.body.messages?.[0]?.message_status).toBeUndefined();
+
+    sandbox.openServiceWindow('+447700900999', Date.now() - 25 * 60 * 60 * 1000);
+    expectGraphError(await send(sandbox, { ...message, to: '+447700900999' }), 400, 131047);
+  });
+
+  it('answers 400 / 2500 for a path that is not Meta\'s', async () => {
+    const reply = await getJson(`${sandbox.url}/v23/123/messages`);
+    expectGraphError(reply, 400, 2500);
+  });
+
+  it('counts rejections by code and forgets them on reset', async () => {
+    await send(sandbox, orderUpdate());
+    await send(sandbox, orderUpdate(), { token: 'wrong' });
+    expect((await getJson(`${sandbox.url}/_sandbox/stats`, null)).body).toEqual({
+      accepted: 1,
+      rejectedByCode: { '190': 1 },
+      busiestSecond: 1,
+    });
+    expect((await postJson(`${sandbox.url}/_sandbox/reset`, {})).status).toBe(204);
+    expect(sandbox.stats()).toEqual({ accepted: 0, rejectedByCode: {}, busiestSecond: 0 });
+    expect((await getJson(`${sandbox.url}/_sandbox/healthz`, null)).body).toEqual({ status: 'ok' });
+  });
+});

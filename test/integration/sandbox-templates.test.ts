@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { templateListSchema } from '../../src/templates/template-schema.js';
+import { getJson, startTestSandbox, type JsonReply } from './sandbox-helpers.js';
+
+/** `GET /{version}/{waba-id}/message_templates` over real HTTP. */
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+
+const listUrl = (query = '') => `${sandbox.url}/v23.0/102290129340398/message_templates${query}`;
+
+describe('sandbox templates list', () => {
+  it('returns every template in Meta\'s list shape on one default page', async () => {
+    const reply = await getJson(listUrl());
+    expect(reply.status).toBe(200);
+    const list = templateListSchema.parse(reply.body);
+    expect(list.data.map((t) => t.name)).toContain('order_update');
+    expect(list.paging?.next).toBeUndefined();
+    expect(list.paging?.cursors?.after).toEqual(expect.any(String));
+  });
+
+  it('pages by following paging.next until it is absent', async () => {
+    const all = (await getJson(listUrl())).body.data ?? [];
+    const seen: string[] = [];
+    let url: string | undefined = listUrl('?limit=2');
+    let pages = 0;
+    while (url !== undefined) {
+      const reply: JsonReply = await getJson(url);
+      expect(reply.status).toBe(200);
+      const data = reply.body.data ?? [];
+      expect(data.length).toBeLessThanOrEqual(2);
+      seen.push(...data.map((t) => `${t.name}/${t.language}`));
+      url = reply.body.paging?.next;
+      if (url !== undefined) expect(url.startsWith(sandbox.url)).toBe(true);
+      pages++;
+    }
+    expect(seen).toEqual(all.map((t) => `${t.name}/${t.language}`));
+    expect(pages).toBe(Math.ceil(all.length / 2));
+  });
+
+  it('filters by status and name', async () => {
+    const paused = await getJson(listUrl('?status=PAUSED'));
+    expect(paused.body.data?.map((t) => t.status)).toEqual(['PAUSED']);
+    const named = await getJson(listUrl('?name=appointment_reminder_named'));
+    expect(named.body.data?.map((t) => t.name)).toEqual(['appointment_reminder_named']);
+  });
+
+  it('answers 401 / 190 without a token and 400 / 100 for a bad limit or cursor', async () => {
+    expect((await getJson(listUrl(), null)).body.error?.code).toBe(190);
+    const badLimit = await getJson(listUrl('?limit=zero'));
+    expect(badLimit.status).toBe(400);
+    expect(badLimit.body.error?.code).toBe(100);
+    expect((await getJson(listUrl('?after=bogus'))).body.error?.code).toBe(100);
+  });
+});

@@ -1,0 +1,192 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isAppError } from '../../src/errors/app-error.js';
+import { AccessTokens } from '../../src/sandbox/access-token.js';
+import { FaultInjector } from '../../src/sandbox/faults.js';
+import { toGraphError } from '../../src/sandbox/graph-error.js';
+import { newWamid } from '../../src/sandbox/ids.js';
+import { loadTemplatesFile } from '../../src/sandbox/templates-file.js';
+import { InvalidCursorError, TemplatesStore } from '../../src/sandbox/templates-store.js';
+import { FIXTURE_TEMPLATES } from './sandbox-fixtures.js';
+
+/** Error bodies, tokens, faults, ids and the templates catalogue and file loader. */
+describe('Graph error bodies', () => {
+  it.each([
+    [131056, 400, '(#131056) (Business Account, Consumer Account) pair rate limit hit'],
+    [132001, 404, '(#132001) Template name does not exist in the translation'],
+    [130429, 400, '(#130429) Rate limit hit'],
+    [131000, 500, '(#131000) Something went wrong'],
+    [133004, 503, '(#133004) Server Temporarily Unavailable'],
+  ])('code %i answers HTTP %i with message %j', (code, status, message) => {
+    const reply = toGraphError({ code, details: 'why' });
+    expect(reply.status).toBe(status);
+    expect(reply.body.error).toMatchObject({
+      message,
+      type: 'OAuthException',
+      code,
+      error_data: { messaging_product: 'whatsapp', details: 'why' },
+    });
+  });
+
+  it('gives each answer a fresh fbtrace_id', () => {
+    const a = toGraphError({ code: 100, details: 'x' }).body.error.fbtrace_id;
+    const b = toGraphError({ code: 100, details: 'x' }).body.error.fbtrace_id;
+    expect(a).not.toBe(b);
+  });
+});
+
+describe('AccessTokens', () => {
+  it('accepts the bearer token and answers 190/467 for a missing or wrong one', () => {
+    const tokens = new AccessTokens('secret');
+    expect(tokens.check('Bearer secret', undefined)).toBeUndefined();
+    expect(tokens.check(undefined, 'secret')).toBeUndefined();
+    for (const header of [undefined, 'Bearer nope', 'secret', 'Basic secret']) {
+      const reply = tokens.check(header, undefined);
+      expect(reply?.status).toBe(401);
+      expect(reply?.body.error).toMatchObject({ code: 190, error_subcode: 467, message: 'Invalid OAuth access token.' });
+      expect(reply?.body.error.error_data).toBeUndefined();
+    }
+  });
+
+  it('answers 190/463 (expired) for a token that was replaced', () => {
+    const tokens = new AccessTokens('old');
+    tokens.replace('new');
+    expect(tokens.check('Bearer new', undefined)).toBeUndefined();
+    expect(tokens.check('Bearer old', undefined)?.body.error).toMatchObject({ code: 190, error_subcode: 463 });
+  });
+});
+
+describe('FaultInjector', () => {
+  const draws = (...values: number[]) => {
+    let i = 0;
+    return () => values[i++ % values.length] ?? 0;
+  };
+
+  it('decides nothing when no faults are set', () => {
+    expect(new FaultInjector(() => 0).decide()).toEqual({ kind: 'none' });
+  });
+
+  it('splits one draw between errors and timeouts', () => {
+    const faults = new FaultInjector(draws(0.05, 0.9, 0.15, 0.5));
+    faults.set({ errorRate: 0.1, timeoutRate: 0.1, errorStatuses: [503] });
+    expect(faults.decide()).toEqual({
+      kind: 'error',
+      error: expect.objectContaining({ code: 133004, status: 503 }) as unknown,
+    });
+    expect(faults.decide()).toEqual({ kind: 'timeout' });
+    expect(faults.decide()).toEqual({ kind: 'none' });
+  });
+
+  it('maps 500 to 131000 and refuses out-of-range settings', () => {
+    const faults = new FaultInjector(() => 0);
+    faults.set({ errorRate: 1, errorStatuses: [500] });
+    expect(faults.decide()).toMatchObject({ kind: 'error', error: { code: 131000, status: 500 } });
+    expect(() => faults.set({ errorRate: 2 })).toThrow();
+    expect(() => faults.set({ errorStatuses: [404] })).toThrow();
+  });
+});
+
+describe('wamids', () => {
+  it('are unique base64url ids with Meta\'s prefix', () => {
+    const ids = Array.from({ length: 10_000 }, newWamid);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids[0]).toMatch(/^wamid\.[A-Za-z0-9_-]{22}$/);
+  });
+});
+
+describe('TemplatesStore', () => {
+  const store = new TemplatesStore(FIXTURE_TEMPLATES);
+
+  it('finds by exact name and language', () => {
+    expect(store.find('order_update', 'en_US')?.requirements.body.variables).toEqual(['1', '2']);
+    expect(store.find('order_update', 'en_GB')).toBeUndefined();
+  });
+
+  it('pages with cursors and reports a next page only while more remain', () => {
+    const names: string[] = [];
+    let after: string | undefined;
+    let pages = 0;
+    do {
+      const page = store.list({ limit: 4, ...(after === undefined ? {} : { after }) });
+      names.push(...page.data.map((t) => t.name));
+      after = page.nextAfter;
+      pages++;
+    } while (after !== undefined);
+    expect(pages).toBe(3);
+    expect(names).toEqual(FIXTURE_TEMPLATES.map((t) => t.name));
+  });
+
+  it('filters by status and name', () => {
+    expect(store.list({ limit: 25, status: 'paused' }).data.map((t) => t.name)).toEqual(['winter_clearance']);
+    expect(store.list({ limit: 25, name: 'HEADER' }).data.map((t) => t.name)).toEqual([
+      'text_header_url',
+      'document_header',
+      'location_header',
+    ]);
+    expect(store.list({ limit: 25, name: 'nothing' })).toEqual({ data: [] });
+  });
+
+  it('refuses a cursor it did not issue and a duplicated template', () => {
+    expect(() => store.list({ limit: 2, after: 'garbage' })).toThrow(InvalidCursorError);
+    const first = FIXTURE_TEMPLATES[0];
+    if (first === undefined) throw new Error('fixture missing');
+    expect(() => new TemplatesStore([first, first])).toThrow(/listed twice/);
+  });
+});
+
+describe('loadTemplatesFile', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sandbox-templates-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function fileWith(name: string, content: string): Promise<string> {
+    const path = join(dir, name);
+    await writeFile(path, content);
+    return path;
+  }
+
+  it('loads the samples in Meta\'s list shape, keeping fields the schema does not model', async () => {
+    const templates = await loadTemplatesFile('samples/templates.json');
+    const names = templates.map((t) => `${t.name}/${t.language}/${t.status}`);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'order_update/en_US/APPROVED',
+        'appointment_reminder_named/en_US/APPROVED',
+        'spring_promo/en_US/APPROVED',
+      ]),
+    );
+    expect(templates.some((t) => t.status === 'PAUSED')).toBe(true);
+    expect(templates.some((t) => t.status === 'DISABLED')).toBe(true);
+    const body = templates[0]?.components[0] as { example?: unknown } | undefined;
+    expect(body?.example).toBeDefined();
+    expect(new TemplatesStore(templates).size).toBe(templates.length);
+  });
+
+  it('also takes a bare array', async () => {
+    const path = await fileWith('bare.json', JSON.stringify(FIXTURE_TEMPLATES.slice(0, 2)));
+    expect(await loadTemplatesFile(path)).toHaveLength(2);
+  });
+
+  it.each([
+    ['bad.json', '{"data": [', /not valid JSON/],
+    ['shape.json', '{"data": [{"name": "x"}]}', /data\.0\.language/],
+    ['object.json', '{"templates": []}', /data/],
+  ])('refuses %s with TEMPLATES_FILE_INVALID naming the file', async (name, content, problem) => {
+    const path = await fileWith(name, content);
+    const error: unknown = await loadTemplatesFile(path).catch((e: unknown) => e);
+    expect(isAppError(error, 'TEMPLATES_FILE_INVALID')).toBe(true);
+    expect((error as Error).message).toContain(path);
+    expect((error as Error).message).toMatch(problem);
+  });
+
+  it('refuses a missing file with TEMPLATES_FILE_INVALID', async () => {
+    const error: unknown = await loadTemplatesFile(join(dir, 'missing.json')).catch((e: unknown) => e);
+    expect(isAppError(error, 'TEMPLATES_FILE_INVALID')).toBe(true);
+  });
+});
