@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { newCampaignId } from '../src/campaigns/campaign-id.js';
+import { CAMPAIGN_ID_PATTERN, newCampaignId } from '../src/campaigns/campaign-id.js';
 import { campaignTemplate } from '../src/campaigns/campaign-template.js';
 import type { CampaignDefinition } from '../src/campaigns/campaign.js';
 import { produceCampaign, type ProduceSummary } from '../src/campaigns/producer.js';
@@ -29,6 +29,12 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
   const phoneNumberId = options.phoneNumberId ?? config.phoneNumberId;
   if (phoneNumberId === undefined) {
     throw new AppError('CONFIG_INVALID', 'No phone number to send from: set WHATSAPP_PHONE_NUMBER_ID or pass --phone-number-id');
+  }
+  if (options.campaignId !== undefined && !CAMPAIGN_ID_PATTERN.test(options.campaignId)) {
+    throw new AppError(
+      'OPTION_INVALID',
+      `--campaign "${options.campaignId}": a campaign ID starts with a letter and has only letters, digits, _ and - (at most 64)`,
+    );
   }
   let requirements;
   if (options.templatesFile !== undefined) {

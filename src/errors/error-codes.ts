@@ -5,6 +5,7 @@
  */
 export const ERROR_CODES = {
   CONFIG_INVALID: 'A setting in the environment is missing or malformed.',
+  OPTION_INVALID: 'A command-line option has a value the command cannot use.',
   REDIS_UNAVAILABLE: 'Redis did not answer at REDIS_URL.',
   CSV_UNREADABLE: 'The CSV file could not be opened or read.',
   CSV_HEADER_INVALID: 'The CSV header lacks a column the campaign needs; nothing was enqueued.',
