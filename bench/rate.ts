@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { runToExit, startChild, stopChild, type Child } from './support/children.js';
 import { ensureCsv } from './support/data.js';
-import { figure, type SectionResult } from './support/figures.js';
+import { figure, fmt, type SectionResult } from './support/figures.js';
 import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, benchScriptArgs, campaignSend, productEnv } from './support/product.js';
 import { deletePrefix, freshPrefix } from './support/redis.js';
 import type { SandboxChild } from './support/sandbox.js';
@@ -99,7 +99,7 @@ export async function benchRate(options: { runs: number; redis: Redis; sandbox: 
       const run = await once(side);
       measured.push(run);
       console.error(
-        `  rate run ${i + 1}/${options.runs} ${side}: ${run.achievedPerSecond.toFixed(1)} msg/s over ${RATE_WINDOW_MS / 1000} s, ` +
+        `  rate run ${i + 1}/${options.runs} ${side}: ${fmt(run.achievedPerSecond, 1)} msg/s over ${RATE_WINDOW_MS / 1000} s, ` +
           `busiest second ${run.busiestSecond} (sandbox says ${run.sandboxBusiestSecond})`,
       );
     }

@@ -13,11 +13,13 @@ export interface AppContext {
   close(): Promise<void>;
 }
 
+/** `defaults` apply where the environment says nothing; `overrides` win over it. */
 export async function openContext(
   required: readonly RequiredSetting[] = [],
   overrides: Record<string, string | undefined> = {},
+  defaults: Record<string, string> = {},
 ): Promise<AppContext> {
-  const config = loadConfig({ ...process.env, ...overrides }, required);
+  const config = loadConfig({ ...defaults, ...process.env, ...overrides }, required);
   const logger = createLogger(config.logLevel);
   await assertRedisAnswers(config.redisUrl);
   const redis = createRedis(config.redisUrl, { forWorker: true });

@@ -1,14 +1,11 @@
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
-import { writeReport } from '../src/campaigns/report.js';
-import { statusJson, statusText, summaryJson, summaryText } from '../src/cli/format.js';
 import type { RequiredSetting } from '../src/config/config.js';
 import { isAppError } from '../src/errors/app-error.js';
-import { openContext, type AppContext } from './app-context.js';
-import { runDemo } from './demo-command.js';
-import { runSandboxUntilSignal } from './sandbox-command.js';
-import { runSend } from './send-command.js';
-import { runWorkerUntilSignal } from './worker-command.js';
+import type { AppContext } from './app-context.js';
+
+// Each command loads its own code when it runs: `send` does not pay for fastify and the
+// sandbox, which is start-up time and memory on every invocation.
 
 const program = new Command('campaign')
   .description('Send WhatsApp template campaigns from CSV files through the Cloud API.')
@@ -16,6 +13,7 @@ const program = new Command('campaign')
 
 /** Runs a command with a context, and always closes it. */
 async function withContext<T>(fn: (context: AppContext) => Promise<T>, required: readonly RequiredSetting[] = []): Promise<T> {
+  const { openContext } = await import('./app-context.js');
   const context = await openContext(required);
   try {
     return await fn(context);
@@ -41,6 +39,8 @@ program
   .option('--delimiter <char>', 'field delimiter (default ,)')
   .option('--json', 'print a JSON summary')
   .action(async (file: string, o: Record<string, string | string[] | boolean | undefined>) => {
+    const { runSend } = await import('./send-command.js');
+    const { summaryJson, summaryText } = await import('../src/cli/format.js');
     const summary = await withContext((context) =>
       runSend(context, {
         file,
@@ -65,6 +65,7 @@ program
   .action(async (o: { phoneNumberId?: string }) => {
     const required: RequiredSetting[] = ['WHATSAPP_ACCESS_TOKEN'];
     if (o.phoneNumberId === undefined) required.push('WHATSAPP_PHONE_NUMBER_ID');
+    const { runWorkerUntilSignal } = await import('./worker-command.js');
     await withContext((context) => runWorkerUntilSignal(context, { phoneNumberId: o.phoneNumberId }), required);
   });
 
@@ -74,6 +75,7 @@ program
   .argument('<id>', 'campaign ID')
   .option('--json', 'print JSON')
   .action(async (id: string, o: { json?: boolean }) => {
+    const { statusJson, statusText } = await import('../src/cli/format.js');
     await withContext(async ({ ledger }) => {
       const status = await ledger.status(id);
       if (status === undefined) throw notFound(id);
@@ -87,6 +89,7 @@ program
   .argument('<id>', 'campaign ID')
   .option('--out <file>', 'where to write it (default REPORTS_DIR/<id>.csv)')
   .action(async (id: string, o: { out?: string }) => {
+    const { writeReport } = await import('../src/campaigns/report.js');
     await withContext(async ({ ledger, config }) => {
       if ((await ledger.status(id)) === undefined) throw notFound(id);
       const path = o.out ?? join(config.reportsDir, `${id}.csv`);
@@ -100,6 +103,7 @@ program
   .description('list campaigns with their state and counts')
   .option('--json', 'print JSON')
   .action(async (o: { json?: boolean }) => {
+    const { statusJson, statusText } = await import('../src/cli/format.js');
     await withContext(async ({ ledger }) => {
       for (const id of await ledger.listCampaigns()) {
         const status = await ledger.status(id);
@@ -116,6 +120,7 @@ program
   .option('--templates <file>', 'approved templates (Meta list JSON)', 'samples/templates.json')
   .addOption(new Option('--mps <n>', 'messages per second per phone number before 130429 (0 = unlimited)').default('80'))
   .action(async (o: { port: string; host: string; templates: string; mps: string }) => {
+    const { runSandboxUntilSignal } = await import('./sandbox-command.js');
     await runSandboxUntilSignal({ port: Number(o.port), host: o.host, templatesFile: o.templates, messagesPerSecond: Number(o.mps) });
   });
 
@@ -123,6 +128,7 @@ program
   .command('demo')
   .description('send the sample campaign through an in-process sandbox and worker')
   .action(async () => {
+    const { runDemo } = await import('./demo-command.js');
     await runDemo();
   });
 

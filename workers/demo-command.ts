@@ -19,12 +19,12 @@ const DEMO_PHONE_NUMBER_ID = '106540352242922';
 export async function runDemo(): Promise<string> {
   const templates = await loadTemplatesFile(join(SAMPLES, 'templates.json'));
   const sandbox = await startSandbox({ templates, accessToken: DEMO_TOKEN });
-  const context = await openContext([], {
-    WHATSAPP_API_URL: sandbox.url,
-    WHATSAPP_ACCESS_TOKEN: DEMO_TOKEN,
-    WHATSAPP_PHONE_NUMBER_ID: DEMO_PHONE_NUMBER_ID,
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-  }).catch(async (error: unknown) => {
+  const context = await openContext(
+    [],
+    { WHATSAPP_API_URL: sandbox.url, WHATSAPP_ACCESS_TOKEN: DEMO_TOKEN, WHATSAPP_PHONE_NUMBER_ID: DEMO_PHONE_NUMBER_ID },
+    // The progress bar owns the terminal: only warnings unless LOG_LEVEL says otherwise.
+    { LOG_LEVEL: 'warn' },
+  ).catch(async (error: unknown) => {
     await sandbox.close();
     throw error;
   });

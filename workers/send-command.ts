@@ -5,7 +5,7 @@ import type { CampaignDefinition } from '../src/campaigns/campaign.js';
 import { produceCampaign, type ProduceSummary } from '../src/campaigns/producer.js';
 import { AppError } from '../src/errors/app-error.js';
 import { BullSendQueue } from '../src/queue/send-queue.js';
-import { loadTemplatesFile } from '../src/sandbox/index.js';
+import { loadTemplatesFile } from '../src/templates/templates-file.js';
 import { requirementsOf } from '../src/templates/template-requirements.js';
 import type { AppContext } from './app-context.js';
 

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 /**
@@ -56,4 +57,16 @@ export function machineBusySeconds(): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * How fast this machine is right now: milliseconds for a fixed single-threaded hash loop
+ * (~75 ms when idle). Taken before each run; a rising value across runs means the host gave
+ * the machine less CPU (runs then slow down on both sides), not that the code changed.
+ */
+export function speedProbeMs(): number {
+  const start = performance.now();
+  let digest = Buffer.alloc(32);
+  for (let i = 0; i < 50_000; i++) digest = createHash('sha256').update(digest).digest();
+  return performance.now() - start;
 }

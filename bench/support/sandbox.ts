@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { startChild, stopChild, waitForLine, type Child } from './children.js';
-import { ACCESS_TOKEN, CAMPAIGN_BIN, ROOT, TEMPLATES_FILE, productEnv } from './product.js';
+import { CAMPAIGN_BIN, ROOT, TEMPLATES_FILE, productEnv } from './product.js';
 
 /**
  * The sandbox Cloud API as its own process (`campaign sandbox --port 0 --mps 0`), started
@@ -23,7 +23,8 @@ export async function startSandboxChild(): Promise<SandboxChild> {
     'campaign sandbox',
     process.execPath,
     [CAMPAIGN_BIN, 'sandbox', '--port', '0', '--mps', '0', '--templates', TEMPLATES_FILE],
-    // LOG_LEVEL=warn: the sandbox logs nothing per request either way; this keeps its startup line out.
+    // productEnv sets WHATSAPP_ACCESS_TOKEN, so the sandbox accepts the same token the workers send.
+    // LOG_LEVEL=warn: the sandbox logs nothing per request either way; this keeps its info lines out.
     productEnv('bench-sandbox', { LOG_LEVEL: 'warn' }),
     ROOT,
   );
@@ -53,6 +54,3 @@ export async function startSandboxChild(): Promise<SandboxChild> {
     },
   };
 }
-
-/** The sandbox accepts the token in WHATSAPP_ACCESS_TOKEN: the bench's own, set in productEnv. */
-export const SANDBOX_TOKEN = ACCESS_TOKEN;

@@ -7,6 +7,16 @@ import type { RejectionReason } from './rejection-reasons.js';
 import { checkRow } from './row-check.js';
 import type { SendJob, SendJobQueue } from './send-job.js';
 
+/**
+ * Rows per ledger write + addBulk, and chunks written at once. Two in flight keep Redis and
+ * this process busy together; small chunks keep what is alive across those waits small, so
+ * less is promoted to the old heap. Measured with `npm run bench` (100,000 rows, 5 runs):
+ * 1,000 × 1 → 0.77× the bare loop, 232–259 MB; 1,000 × 2 → 1.0×, 249–295 MB;
+ * 500 × 2 → 1.07×, 245–265 MB; 250 × 2 → 1.10×, 224–248 MB.
+ */
+const DEFAULT_CHUNK_SIZE = 250;
+const MAX_CHUNKS_IN_FLIGHT = 2;
+
 export interface ProduceSummary {
   id: string;
   /** Data rows read from the file. */
@@ -22,7 +32,7 @@ export interface ProduceInput {
   file: string;
   definition: CampaignDefinition;
   delimiter?: string | undefined;
-  /** Rows per ledger write and addBulk call. */
+  /** Rows per ledger write and addBulk call (default 250). */
   chunkSize?: number;
   onProgress?: (rowsRead: number) => void;
 }
@@ -37,25 +47,44 @@ export async function produceCampaign(
   input: ProduceInput,
 ): Promise<ProduceSummary> {
   const { definition, file } = input;
-  const chunkSize = input.chunkSize ?? 1000;
+  const chunkSize = input.chunkSize ?? DEFAULT_CHUNK_SIZE;
   const source = await openCsv(file, { delimiter: input.delimiter });
   try {
     const mapping = resolveColumns(source.header, definition.source, file);
-    await createOrVerify(deps.ledger, definition);
+    const isNew = await createOrVerify(deps.ledger, definition);
 
     const summary: ProduceSummary = { id: definition.id, rows: 0, queued: 0, rejected: 0, skipped: 0, byReason: {} };
     /** First row of each number: a later row with the same number is skipped, never sent twice. */
     const firstRowOf = new Map<string, number>();
     let batch: IngestedRow[] = [];
-    let jobs = new Map<number, SendJob>();
-    // One chunk is written to Redis while the next is parsed; a failure surfaces at the next wait.
-    let inFlight: Promise<void> = Promise.resolve();
+    let jobs: SendJob[] = [];
+    // Chunks are written while the next ones are parsed; their failures surface when awaited.
+    const inFlight: Promise<void>[] = [];
 
-    const flush = async (rows: IngestedRow[], rowJobs: Map<number, SendJob>): Promise<void> => {
-      const needJob = await deps.ledger.recordIngested(definition.id, rows);
-      await deps.queue.enqueue(needJob.flatMap((row) => rowJobs.get(row) ?? []));
-      summary.queued += needJob.length;
+    let flushes = 0;
+    const flush = async (rows: IngestedRow[], rowJobs: SendJob[]): Promise<void> => {
+      if (isNew && flushes++ > 0) {
+        // A campaign created by this run has no earlier rows: every queued row needs its job.
+        // Both writes go down one connection in this order, so a worker never sees a job
+        // before its ledger row. (Not the first chunk: its ledger script may not be loaded
+        // yet, and the client's EVALSHA → EVAL retry would arrive after the jobs.)
+        await Promise.all([deps.ledger.recordIngested(definition.id, rows), deps.queue.enqueue(rowJobs)]);
+        summary.queued += rowJobs.length;
+      } else {
+        const needJob = new Set(await deps.ledger.recordIngested(definition.id, rows));
+        const toEnqueue = rowJobs.filter((job) => needJob.has(job.row));
+        await deps.queue.enqueue(toEnqueue);
+        summary.queued += toEnqueue.length;
+      }
       input.onProgress?.(summary.rows);
+    };
+    const dispatch = async (): Promise<void> => {
+      const pending = flush(batch, jobs);
+      pending.catch(() => undefined); // awaited below, in order
+      inFlight.push(pending);
+      batch = [];
+      jobs = [];
+      if (inFlight.length >= MAX_CHUNKS_IN_FLIGHT) await inFlight.shift();
     };
 
     for await (const fields of readRecords(source.records, file, () => summary.rows)) {
@@ -75,18 +104,12 @@ export async function produceCampaign(
         batch.push({ row, phone: verdict.to, status: 'queued' });
         const job: SendJob = { campaignId: definition.id, row, to: verdict.to, values: verdict.values };
         if (verdict.headerLink !== undefined) job.headerLink = verdict.headerLink;
-        jobs.set(row, job);
+        jobs.push(job);
       }
-      if (batch.length >= chunkSize) {
-        await inFlight;
-        inFlight = flush(batch, jobs);
-        inFlight.catch(() => undefined); // awaited before the next chunk or at the end
-        batch = [];
-        jobs = new Map();
-      }
+      if (batch.length >= chunkSize) await dispatch();
     }
-    await inFlight;
-    await flush(batch, jobs);
+    await dispatch();
+    for (const pending of inFlight) await pending;
     await deps.ledger.finishIngest(definition.id);
     return summary;
   } finally {
@@ -107,11 +130,12 @@ async function* readRecords(records: AsyncIterable<string[]>, file: string, rows
   }
 }
 
-async function createOrVerify(ledger: CampaignLedger, definition: CampaignDefinition): Promise<void> {
+/** Creates the campaign, or checks that the existing one has the same definition. True if created now. */
+async function createOrVerify(ledger: CampaignLedger, definition: CampaignDefinition): Promise<boolean> {
   const existing = await ledger.getCampaign(definition.id);
   if (existing === undefined) {
     await ledger.createCampaign(definition);
-    return;
+    return true;
   }
   const same = (d: CampaignDefinition) => JSON.stringify([d.phoneNumberId, d.template, d.source.phoneColumn, d.source.paramColumns, d.source.headerImageColumn]);
   if (same(existing) !== same(definition)) {
@@ -121,4 +145,5 @@ async function createOrVerify(ledger: CampaignLedger, definition: CampaignDefini
         `and columns ${existing.source.paramColumns.join(',')}; use the same options, or a new campaign ID.`,
     );
   }
+  return false;
 }

@@ -11,7 +11,9 @@ export function toE164(raw: string, defaultCountry?: CountryCode): PhoneResult {
   const trimmed = raw.trim();
   if (trimmed === '') return { ok: false, reason: 'phone number is empty' };
   const international = /^00\d/.test(trimmed) ? `+${trimmed.slice(2)}` : trimmed;
-  const parsed = parsePhoneNumberFromString(international, defaultCountry === undefined ? {} : { defaultCountry });
+  // extract: false — the cell must be a number (spaces, dashes and brackets allowed), not
+  // text containing one; it is also a third cheaper, which counts at 100,000 rows.
+  const parsed = parsePhoneNumberFromString(international, defaultCountry === undefined ? { extract: false } : { extract: false, defaultCountry });
   if (parsed === undefined) {
     return {
       ok: false,

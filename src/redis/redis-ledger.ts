@@ -12,7 +12,7 @@ import type { CampaignLedger, ClaimResult, IngestedRow, SettleResult, Settlement
 import { CLAIM, FINISH_INGEST, RECORD_INGESTED, SETTLE } from './ledger-scripts.js';
 
 interface LedgerCommands {
-  cwRecordIngested(campaign: string, rows: string, ...args: (string | number)[]): Promise<string[]>;
+  cwRecordIngested(campaign: string, rows: string, chunkJson: string): Promise<string[]>;
   cwFinishIngest(campaign: string, now: number): Promise<number>;
   cwClaim(campaign: string, rows: string, row: number): Promise<[string, string]>;
   cwSettle(campaign: string, rows: string, wamids: string, ...args: (string | number)[]): Promise<[string, number]>;
@@ -64,13 +64,10 @@ export class RedisLedger implements CampaignLedger {
 
   async recordIngested(campaignId: string, rows: readonly IngestedRow[]): Promise<number[]> {
     if (rows.length === 0) return [];
-    const args: (string | number)[] = [rows.length];
-    for (const r of rows) {
-      const stored: StoredRow =
-        r.status === 'queued' ? { p: r.phone, s: 'queued' } : { p: r.phone, s: r.status, c: r.errorCode, d: r.errorDetail };
-      args.push(r.row, r.status, JSON.stringify(stored));
-    }
-    const needJob = await this.#redis.cwRecordIngested(this.#campaignKey(campaignId), this.#rowsKey(campaignId), ...args);
+    const compact = rows.map((r) =>
+      r.status === 'queued' ? [String(r.row), r.status, r.phone] : [String(r.row), r.status, r.phone, r.errorCode, r.errorDetail],
+    );
+    const needJob = await this.#redis.cwRecordIngested(this.#campaignKey(campaignId), this.#rowsKey(campaignId), JSON.stringify(compact));
     return needJob.map(Number);
   }
 

@@ -14,7 +14,7 @@ import { buildServer } from './server.js';
 export type { AcceptedMessage } from './accepted-log.js';
 export type { FaultSettings } from './faults.js';
 export type { SandboxStats } from './sandbox-runtime.js';
-export { loadTemplatesFile } from './templates-file.js';
+export { loadTemplatesFile } from '../templates/templates-file.js';
 
 export interface SandboxOptions {
   /** 0 = any free port (default 0). */

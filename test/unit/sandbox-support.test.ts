@@ -7,7 +7,7 @@ import { AccessTokens } from '../../src/sandbox/access-token.js';
 import { FaultInjector } from '../../src/sandbox/faults.js';
 import { toGraphError } from '../../src/sandbox/graph-error.js';
 import { newWamid } from '../../src/sandbox/ids.js';
-import { loadTemplatesFile } from '../../src/sandbox/templates-file.js';
+import { loadTemplatesFile } from '../../src/templates/templates-file.js';
 import { InvalidCursorError, TemplatesStore } from '../../src/sandbox/templates-store.js';
 import { FIXTURE_TEMPLATES } from './sandbox-fixtures.js';
 

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { AppError } from '../errors/app-error.js';
-import { templateListSchema, type MessageTemplate } from '../templates/template-schema.js';
+import { templateListSchema, type MessageTemplate } from './template-schema.js';
 
 /**
- * Reads a templates file for the sandbox: Meta's list shape `{data:[…], paging?}` as saved
+ * Reads a templates file (for the sandbox and for checking a campaign's mapping): Meta's list shape `{data:[…], paging?}` as saved
  * from `GET /{waba-id}/message_templates`, or a bare array of templates. Every problem is
  * one AppError naming the file, so a CLI user sees which file and which field to fix.
  */
