@@ -7,7 +7,7 @@ import { requirementsOf, type TemplateRequirements } from '../../src/templates/t
 import { messageTemplateSchema, templateListSchema } from '../../src/templates/template-schema.js';
 
 const list = templateListSchema.parse(
-  JSON.parse(readFileSync(new URL('../../../shared/reference/examples/templates-list.response.json', import.meta.url), 'utf8')),
+  JSON.parse(readFileSync(new URL('../fixtures/reference/examples/templates-list.response.json', import.meta.url), 'utf8')),
 );
 
 function fromExample(name: string): TemplateRequirements {

@@ -18,7 +18,7 @@ const PATH = `/v23.0/${PHONE_NUMBER_ID}/messages`;
 const TOKEN = 'EAAGtest-token-that-must-never-leak-0123456789';
 
 function example(name: string): object {
-  const url = new URL(`../../../shared/reference/examples/${name}`, import.meta.url);
+  const url = new URL(`../fixtures/reference/examples/${name}`, import.meta.url);
   return JSON.parse(readFileSync(url, 'utf8')) as object;
 }
 

@@ -34,7 +34,7 @@ interface Row {
 }
 
 function referenceTable(): Row[] {
-  const text = readFileSync(new URL('../../../shared/reference/cloud-api.md', import.meta.url), 'utf8');
+  const text = readFileSync(new URL('../fixtures/reference/cloud-api.md', import.meta.url), 'utf8');
   const start = text.indexOf('### 2.3');
   const end = text.indexOf('\n---', start);
   if (start < 0) throw new Error('reference §2.3 not found in cloud-api.md');

@@ -8,7 +8,7 @@ import type { OutboundMessage } from '../../src/cloud-api/outbound-message.js';
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
-const reference = (path: string): URL => new URL(`../../../shared/reference/${path}`, import.meta.url);
+const reference = (path: string): URL => new URL(`../fixtures/reference/${path}`, import.meta.url);
 const readJson = (path: string): unknown => JSON.parse(readFileSync(reference(path), 'utf8')) as unknown;
 
 const spec = readJson('openapi/business-messaging-api_v23.0.patched.json') as { components: unknown };

@@ -68,7 +68,7 @@ describe('messageForRow', () => {
     if (!built.ok) return;
 
     const example = JSON.parse(
-      readFileSync(new URL('../../../shared/reference/examples/send-template-named.request.json', import.meta.url), 'utf8'),
+      readFileSync(new URL('../fixtures/reference/examples/send-template-named.request.json', import.meta.url), 'utf8'),
     ) as Record<string, unknown>;
     expect(messageBody(built.message)).toStrictEqual({ ...example, biz_opaque_callback_data: 'spring24/7' });
   });

@@ -8,7 +8,7 @@ function template(fields: Partial<MessageTemplate> & Pick<MessageTemplate, 'comp
 }
 
 const list = templateListSchema.parse(
-  JSON.parse(readFileSync(new URL('../../../shared/reference/examples/templates-list.response.json', import.meta.url), 'utf8')),
+  JSON.parse(readFileSync(new URL('../fixtures/reference/examples/templates-list.response.json', import.meta.url), 'utf8')),
 );
 
 describe('placeholdersIn', () => {
