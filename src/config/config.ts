@@ -28,6 +28,10 @@ const envSchema = z.object({
     .optional(),
   // 0 turns the limiter off: only for benchmarks, or an API with no throughput limit.
   SEND_RATE: wholeNumber(0).default(80),
+  WHATSAPP_BUSINESS_ACCOUNT_ID: z.string().regex(/^\d+$/, 'must be the numeric WhatsApp Business Account ID').optional(),
+  // A local copy of the message_templates list, used instead of the API when set.
+  TEMPLATES_FILE: z.string().min(1).optional(),
+  TEMPLATES_REFRESH_SECONDS: positiveInt(900),
   SEND_CONCURRENCY: positiveInt(50),
   SEND_ATTEMPTS: positiveInt(6),
   SEND_BACKOFF_MS: positiveInt(1000),
@@ -47,6 +51,7 @@ export interface Config {
   api: { baseUrl: string; version: string; timeoutMs: number };
   phoneNumberId: string | undefined;
   accessToken: Secret | undefined;
+  templates: { businessAccountId: string | undefined; file: string | undefined; refreshMs: number };
   send: { rate: number; concurrency: number; attempts: number; backoffMs: number };
   queuePrefix: string;
   logLevel: Env['LOG_LEVEL'];
@@ -84,6 +89,7 @@ export function loadConfig(
     redisUrl: e.REDIS_URL,
     api: { baseUrl: e.WHATSAPP_API_URL.replace(/\/+$/, ''), version: e.WHATSAPP_API_VERSION, timeoutMs: e.SEND_TIMEOUT_MS },
     phoneNumberId: e.WHATSAPP_PHONE_NUMBER_ID,
+    templates: { businessAccountId: e.WHATSAPP_BUSINESS_ACCOUNT_ID, file: e.TEMPLATES_FILE, refreshMs: e.TEMPLATES_REFRESH_SECONDS * 1000 },
     accessToken: e.WHATSAPP_ACCESS_TOKEN === undefined ? undefined : new Secret(e.WHATSAPP_ACCESS_TOKEN),
     send: {
       rate: e.SEND_RATE,
