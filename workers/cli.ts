@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import type { RequiredSetting } from '../src/config/config.js';
 import { isAppError } from '../src/errors/app-error.js';
 import type { AppContext } from './app-context.js';
@@ -24,39 +24,78 @@ async function withContext<T>(fn: (context: AppContext) => Promise<T>, required:
 
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter((s) => s !== '');
 
+const collectParam = (value: string, previous: Record<string, string>): Record<string, string> => {
+  const match = /^([A-Za-z0-9_]+)=(.+)$/.exec(value);
+  if (match === null) throw new InvalidArgumentError('write it as --param name=column, e.g. --param first_name=Name');
+  return { ...previous, [match[1] ?? '']: match[2] ?? '' };
+};
+
 program
   .command('send')
-  .description('read a CSV into a new campaign and queue one job per valid row')
+  .description('check a CSV against an approved template, then queue one job per valid row')
   .argument('<file>', 'CSV file with a header row')
   .requiredOption('--template <name>', 'approved template name')
   .requiredOption('--language <code>', 'template language code, e.g. en_US')
-  .requiredOption('--params <columns>', 'columns for {{1}}..{{n}}, in order, comma-separated', list)
+  .option('--params <columns>', 'positional templates: columns for {{1}}..{{n}}, in order, comma-separated', list)
+  .option('--param <name=column>', 'fill variable <name> from <column> (repeatable); named templates match same-named columns by default', collectParam, {})
   .option('--phone-column <column>', 'column holding the recipient number', 'phone')
-  .option('--header-image-column <column>', 'column holding the https link of an image header')
+  .option('--header-text-column <column>', 'column for the text header variable')
+  .option('--header-image-column <column>', 'column holding the https link of a media (image/video/document) header')
+  .option('--button-url-column <columns>', 'columns for URL-button variables, in button order, comma-separated', list)
+  .option('--default-country <CC>', 'ISO country for numbers written without a country code, e.g. DE')
+  .option('--fix-whitespace', 'collapse line breaks, tabs and runs of spaces in values instead of rejecting the row')
+  .option('--delimiter <char>', 'field delimiter: , ; | or tab (default: detected from the header)')
   .option('--phone-number-id <id>', 'send from this phone-number ID (default WHATSAPP_PHONE_NUMBER_ID)')
   .option('--campaign <id>', 'add to this campaign ID (sending the same file again never duplicates a job)')
-  .option('--templates <file>', 'approved templates (Meta list JSON) to check the mapping against')
-  .option('--delimiter <char>', 'field delimiter (default ,)')
+  .option('--templates <file>', 'approved templates from this Meta list JSON instead of the registry source')
+  .option('--dry-run', 'check everything and print the summary; create no campaign and no job')
   .option('--json', 'print a JSON summary')
-  .action(async (file: string, o: Record<string, string | string[] | boolean | undefined>) => {
+  .action(async (file: string, o: SendFlags) => {
     const { runSend } = await import('./send-command.js');
+    const { parseDelimiterOption } = await import('../src/csv/csv-records.js');
     const { summaryJson, summaryText } = await import('../src/cli/format.js');
-    const summary = await withContext((context) =>
-      runSend(context, {
+    const outcome = await withContext(async (context) => {
+      const result = await runSend(context, {
         file,
-        template: o.template as string,
-        language: o.language as string,
-        params: o.params as string[],
-        phoneColumn: o.phoneColumn as string,
-        headerImageColumn: o.headerImageColumn as string | undefined,
-        phoneNumberId: o.phoneNumberId as string | undefined,
-        campaignId: o.campaign as string | undefined,
-        templatesFile: o.templates as string | undefined,
-        delimiter: o.delimiter as string | undefined,
-      }),
-    );
-    console.log(o.json === true ? JSON.stringify(summaryJson(summary)) : summaryText(summary));
+        template: o.template,
+        language: o.language,
+        params: o.params,
+        paramColumns: o.param,
+        phoneColumn: o.phoneColumn,
+        headerTextColumn: o.headerTextColumn,
+        headerMediaColumn: o.headerImageColumn,
+        buttonUrlColumns: o.buttonUrlColumn,
+        defaultCountry: o.defaultCountry,
+        fixWhitespace: o.fixWhitespace,
+        delimiter: o.delimiter === undefined ? undefined : parseDelimiterOption(o.delimiter),
+        phoneNumberId: o.phoneNumberId,
+        campaignId: o.campaign,
+        templatesFile: o.templates,
+        dryRun: o.dryRun,
+      });
+      return { result, rate: context.config.send.rate };
+    });
+    console.log(o.json === true ? JSON.stringify(summaryJson(outcome.result, outcome.rate)) : summaryText(outcome.result, outcome.rate));
   });
+
+interface SendFlags {
+  template: string;
+  language: string;
+  params?: string[];
+  param: Record<string, string>;
+  phoneColumn: string;
+  headerTextColumn?: string;
+  headerImageColumn?: string;
+  buttonUrlColumn?: string[];
+  defaultCountry?: string;
+  fixWhitespace?: boolean;
+  delimiter?: string;
+  phoneNumberId?: string;
+  campaign?: string;
+  templates?: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
 
 program
   .command('worker')
@@ -130,6 +169,30 @@ program
   .action(async () => {
     const { runDemo } = await import('./demo-command.js');
     await runDemo();
+  });
+
+const templatesCommand = program
+  .command('templates')
+  .description('approved message templates: fetch them into the Redis cache, list them');
+
+templatesCommand
+  .command('sync')
+  .description('fetch every template now (Cloud API, or TEMPLATES_FILE / --templates) and cache it in Redis')
+  .option('--templates <file>', 'read this Meta list JSON instead of the Cloud API')
+  .action(async (o: { templates?: string }) => {
+    const { runTemplatesSync } = await import('./templates-command.js');
+    console.log(await withContext((context) => runTemplatesSync(context, { file: o.templates })));
+  });
+
+templatesCommand
+  .command('list')
+  .description('list approved templates and the variables each needs (cached, refreshed after TEMPLATES_REFRESH_SECONDS)')
+  .option('--templates <file>', 'read this Meta list JSON instead of the Cloud API')
+  .option('--all', 'show every status, not only APPROVED')
+  .option('--json', 'print JSON')
+  .action(async (o: { templates?: string; all?: boolean; json?: boolean }) => {
+    const { runTemplatesList } = await import('./templates-command.js');
+    console.log(await withContext((context) => runTemplatesList(context, { file: o.templates, all: o.all, json: o.json })));
   });
 
 function notFound(id: string): Error {

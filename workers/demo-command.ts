@@ -39,7 +39,7 @@ export async function runDemo(): Promise<string> {
       phoneColumn: 'phone',
       templatesFile: join(SAMPLES, 'templates.json'),
     });
-    console.log(summaryText(summary));
+    console.log(summaryText(summary, context.config.send.rate));
 
     const bar = new SingleBar({ format: 'Sending |{bar}| {value}/{total} rows answered', hideCursor: true }, Presets.shades_classic);
     bar.start(summary.rows, 0);

@@ -23,7 +23,7 @@ export const PRODUCT_JOB_OPTIONS = {
 export function productEnv(prefix: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of Object.keys(env)) {
-    if (/^(WHATSAPP_|SEND_|QUEUE_PREFIX$|LOG_LEVEL$|REPORTS_DIR$)/.test(name)) delete env[name];
+    if (/^(WHATSAPP_|SEND_|TEMPLATES_|QUEUE_PREFIX$|LOG_LEVEL$|REPORTS_DIR$)/.test(name)) delete env[name];
   }
   return {
     ...env,
@@ -31,6 +31,8 @@ export function productEnv(prefix: string, extra: Record<string, string> = {}): 
     QUEUE_PREFIX: prefix,
     WHATSAPP_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
     WHATSAPP_ACCESS_TOKEN: ACCESS_TOKEN,
+    // The approved templates `campaign send` checks the mapping against (the sandbox serves the same file).
+    TEMPLATES_FILE,
     LOG_LEVEL: 'info',
     ...extra,
   };

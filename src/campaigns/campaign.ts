@@ -1,23 +1,19 @@
 import { z } from 'zod';
+import { sendPlanSchema } from './send-plan.js';
 
 /** What a campaign sends, fixed when it is created. Stored in Redis, so parsed on the way back. */
 export const campaignDefinitionSchema = z.object({
   id: z.string(),
   createdAt: z.number(),
   phoneNumberId: z.string(),
-  template: z.object({
-    name: z.string(),
-    language: z.string(),
-    parameterFormat: z.enum(['POSITIONAL', 'NAMED']),
-    /** Placeholder names in send order; the job carries values in the same order. */
-    bodyVariables: z.array(z.string()),
-    headerMedia: z.enum(['image', 'video', 'document']).optional(),
-  }),
+  plan: sendPlanSchema,
   source: z.object({
     file: z.string(),
     phoneColumn: z.string(),
-    paramColumns: z.array(z.string()),
-    headerImageColumn: z.string().optional(),
+    /** ISO country for numbers written without a country code (`--default-country`). */
+    defaultCountry: z.string().length(2).optional(),
+    /** Collapse tabs, line breaks and runs of spaces in values instead of rejecting the row. */
+    fixWhitespace: z.boolean().default(false),
   }),
 });
 export type CampaignDefinition = z.infer<typeof campaignDefinitionSchema>;

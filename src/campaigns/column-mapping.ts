@@ -1,37 +1,35 @@
 import { AppError } from '../errors/app-error.js';
+import type { SendPlan } from './send-plan.js';
 
-export interface ColumnSpec {
-  phoneColumn: string;
-  paramColumns: readonly string[];
-  headerImageColumn?: string | undefined;
-}
-
+/** Where each value of a row is, by field index, for one file's header. */
 export interface ColumnMapping {
   fieldCount: number;
   phone: number;
-  params: { column: string; index: number }[];
-  headerImage: { column: string; index: number } | undefined;
+  /** Field index of each plan slot, in slot order. */
+  slots: { index: number; column: string; component: 'header' | 'body' | 'button' }[];
+  headerMedia: { index: number; column: string } | undefined;
 }
 
-/** Finds every named column in the header, or refuses the whole file naming what is missing. */
-export function resolveColumns(header: readonly string[], spec: ColumnSpec, file: string): ColumnMapping {
-  const missing: string[] = [];
-  const indexOf = (column: string): number => {
-    const index = header.indexOf(column);
-    if (index < 0) missing.push(column);
-    return index;
-  };
-  const phone = indexOf(spec.phoneColumn);
-  const params = spec.paramColumns.map((column) => ({ column, index: indexOf(column) }));
-  const headerImage =
-    spec.headerImageColumn === undefined ? undefined : { column: spec.headerImageColumn, index: indexOf(spec.headerImageColumn) };
-  if (missing.length > 0) {
+/** Indexes of the plan's columns in the header; a file without the phone column is refused whole. */
+export function resolveColumns(header: readonly string[], plan: SendPlan, phoneColumn: string, file: string): ColumnMapping {
+  const phone = header.indexOf(phoneColumn);
+  if (phone < 0) {
     throw new AppError(
       'CSV_HEADER_INVALID',
-      `${file}: the header has no column ${missing.map((c) => `"${c}"`).join(', ')}. ` +
-        `Columns found: ${header.map((c) => `"${c}"`).join(', ')}. ` +
-        'Fix the header or the --phone-column/--params/--header-image-column options; nothing was enqueued.',
+      `${file}: the header has no phone column "${phoneColumn}". Columns found: ${header.map((c) => `"${c}"`).join(', ')}. ` +
+        'Rename the column or pass --phone-column; nothing was enqueued.',
     );
   }
-  return { fieldCount: header.length, phone, params, headerImage };
+  const indexOf = (column: string): number => {
+    const index = header.indexOf(column);
+    // planSend checked every column against this header: a miss here is a bug, not bad input.
+    if (index < 0) throw new Error(`column "${column}" vanished from the header`);
+    return index;
+  };
+  return {
+    fieldCount: header.length,
+    phone,
+    slots: plan.slots.map((slot) => ({ index: indexOf(slot.column), column: slot.column, component: slot.component })),
+    headerMedia: plan.headerMedia === undefined ? undefined : { index: indexOf(plan.headerMedia.column), column: plan.headerMedia.column },
+  };
 }

@@ -7,6 +7,9 @@ export const REJECTION_REASONS = {
   VALUE_LINE_BREAK: 'a template variable contains a line break (Meta rejects it)',
   VALUE_TAB: 'a template variable contains a tab (Meta rejects it)',
   VALUE_SPACES: 'a template variable contains more than 4 consecutive spaces (Meta rejects it)',
+  BODY_TOO_LONG: 'the message body with this row\'s values is longer than Meta\'s 1,024 characters',
+  HEADER_TOO_LONG: 'the text header with this row\'s value is longer than Meta\'s 60 characters',
+  MALFORMED_RECORD: 'the line cannot be read as CSV (for example an unclosed quote)',
   HEADER_LINK_INVALID: 'the header media link is not an https:// URL',
   DUPLICATE_PHONE: 'the same phone number appears earlier in this campaign (skipped, first row wins)',
 } as const;

@@ -1,59 +1,85 @@
+import type { CountryCode } from 'libphonenumber-js';
 import { toE164 } from '../phone/e164.js';
+import { renderPlaceholders } from '../templates/template-requirements.js';
 import type { ColumnMapping } from './column-mapping.js';
+import { MAX_BODY_CHARS, MAX_HEADER_CHARS, VALUE_PROBLEM_TEXT, collapseWhitespace, valueProblem } from './parameter-rules.js';
 import type { RejectionReason } from './rejection-reasons.js';
+import type { SendPlan } from './send-plan.js';
 
 export type RowVerdict =
   | { ok: true; to: string; values: string[]; headerLink: string | undefined }
   | { ok: false; phone: string; reason: RejectionReason; detail: string };
 
-const SPACE_RUN = / {5,}/;
+export interface RowRules {
+  plan: SendPlan;
+  mapping: ColumnMapping;
+  defaultCountry?: CountryCode | undefined;
+  fixWhitespace?: boolean | undefined;
+}
 
 /**
- * Checks one CSV record against the column mapping and Meta's parameter rules, so that no
- * request the API would refuse is ever queued. The detail names the column and the fix.
+ * Checks one CSV record against the campaign's plan and Meta's parameter rules, so that no
+ * request the API would refuse is ever queued. The detail names the column, the rule and
+ * the fix.
  */
-export function checkRow(fields: readonly string[], mapping: ColumnMapping): RowVerdict {
+export function checkRow(fields: readonly string[], rules: RowRules): RowVerdict {
+  const { mapping, plan } = rules;
   const rawPhone = (fields[mapping.phone] ?? '').trim();
   if (fields.length !== mapping.fieldCount) {
     return reject(rawPhone, 'FIELD_COUNT', `expected ${mapping.fieldCount} fields as in the header, found ${fields.length} (check quoting and delimiters)`);
   }
   if (rawPhone === '') return reject(rawPhone, 'PHONE_MISSING', 'the phone column is empty');
-  const phone = toE164(rawPhone);
+  const phone = toE164(rawPhone, rules.defaultCountry);
   if (!phone.ok) return reject(rawPhone, 'PHONE_INVALID', phone.reason);
 
   const values: string[] = [];
-  for (const { column, index } of mapping.params) {
-    const value = (fields[index] ?? '').trim();
+  for (const slot of mapping.slots) {
+    let value = (fields[slot.index] ?? '').trim();
+    if (rules.fixWhitespace === true) value = collapseWhitespace(value);
     const problem = valueProblem(value);
-    if (problem !== undefined) return reject(phone.e164, problem, `column "${column}": ${PROBLEM_TEXT[problem]}`);
-    values.push(value);
+    if (problem !== undefined) return reject(phone.e164, problem, `column "${slot.column}" ${VALUE_PROBLEM_TEXT[problem]}`);
+    // A URL-button value is the end of a URL: Meta wants it percent-encoded.
+    values.push(slot.component === 'button' ? encodeUrlSuffix(value) : value);
   }
 
+  const tooLong = renderedTooLong(plan, values);
+  if (tooLong !== undefined) return reject(phone.e164, tooLong.reason, tooLong.detail);
+
   let headerLink: string | undefined;
-  if (mapping.headerImage !== undefined) {
-    headerLink = (fields[mapping.headerImage.index] ?? '').trim();
+  if (mapping.headerMedia !== undefined) {
+    headerLink = (fields[mapping.headerMedia.index] ?? '').trim();
     if (!isHttpsUrl(headerLink)) {
-      return reject(phone.e164, 'HEADER_LINK_INVALID', `column "${mapping.headerImage.column}": "${headerLink}" is not an https:// URL`);
+      return reject(phone.e164, 'HEADER_LINK_INVALID', `column "${mapping.headerMedia.column}": "${headerLink}" is not an https:// URL`);
     }
   }
   return { ok: true, to: phone.e164, values, headerLink };
 }
 
-type ValueProblem = 'VALUE_EMPTY' | 'VALUE_LINE_BREAK' | 'VALUE_TAB' | 'VALUE_SPACES';
-
-const PROBLEM_TEXT: Record<ValueProblem, string> = {
-  VALUE_EMPTY: 'is empty; every template variable needs a value',
-  VALUE_LINE_BREAK: 'contains a line break; Meta refuses line breaks in variables, put the text on one line',
-  VALUE_TAB: 'contains a tab; Meta refuses tabs in variables, replace it with a space',
-  VALUE_SPACES: 'contains more than 4 spaces in a row; Meta refuses that, collapse them',
-};
-
-function valueProblem(value: string): ValueProblem | undefined {
-  if (value === '') return 'VALUE_EMPTY';
-  if (value.includes('\n') || value.includes('\r')) return 'VALUE_LINE_BREAK';
-  if (value.includes('\t')) return 'VALUE_TAB';
-  if (SPACE_RUN.test(value)) return 'VALUE_SPACES';
+/** The body and text header as Meta will render them must fit its limits (132005 otherwise). */
+export function renderedTooLong(plan: SendPlan, values: readonly string[]): { reason: RejectionReason; detail: string } | undefined {
+  const body = new Map<string, string>();
+  const header = new Map<string, string>();
+  plan.slots.forEach((slot, i) => {
+    if (slot.component === 'body') body.set(slot.variable, values[i] ?? '');
+    else if (slot.component === 'header') header.set(slot.variable, values[i] ?? '');
+  });
+  const bodyLength = renderPlaceholders(plan.bodyText, body).length;
+  if (bodyLength > MAX_BODY_CHARS) {
+    return { reason: 'BODY_TOO_LONG', detail: `the rendered body is ${bodyLength} characters, Meta allows ${MAX_BODY_CHARS}; shorten the values` };
+  }
+  if (plan.headerText !== undefined && header.size > 0) {
+    const headerLength = renderPlaceholders(plan.headerText, header).length;
+    if (headerLength > MAX_HEADER_CHARS) {
+      return { reason: 'HEADER_TOO_LONG', detail: `the rendered header is ${headerLength} characters, Meta allows ${MAX_HEADER_CHARS}` };
+    }
+  }
   return undefined;
+}
+
+/** Percent-encodes what is not already URL-safe, leaving existing %XX escapes alone. */
+function encodeUrlSuffix(value: string): string {
+  // `u`: an emoji is one code point, encoded whole (its UTF-16 halves alone would throw).
+  return value.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]|%(?![0-9A-Fa-f]{2})/gu, (c) => encodeURIComponent(c));
 }
 
 function isHttpsUrl(value: string): boolean {

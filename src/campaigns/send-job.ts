@@ -5,7 +5,7 @@ export const sendJobSchema = z.object({
   campaignId: z.string(),
   row: z.number().int().positive(),
   to: z.string().startsWith('+'),
-  /** Body variable values, in the campaign's `bodyVariables` order. */
+  /** Variable values, in the order of the campaign plan's slots. */
   values: z.array(z.string()),
   headerLink: z.string().optional(),
 });

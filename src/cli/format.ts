@@ -1,5 +1,5 @@
 import type { CampaignStatus } from '../campaigns/campaign.js';
-import type { ProduceSummary } from '../campaigns/producer.js';
+import type { SendOutcome } from '../campaigns/producer.js';
 import { REJECTION_REASONS, type RejectionReason } from '../campaigns/rejection-reasons.js';
 
 export interface StatusView {
@@ -45,21 +45,44 @@ export function statusText(status: CampaignStatus): string {
   ].join('\n');
 }
 
-export function summaryJson(summary: ProduceSummary): Record<string, unknown> {
+/** Seconds the queued rows take at the rate (undefined when pacing is off). */
+function secondsAt(rows: number, rate: number): number | undefined {
+  return rate > 0 ? Math.ceil(rows / rate) : undefined;
+}
+
+export function summaryJson(summary: SendOutcome, rate: number): Record<string, unknown> {
   return {
-    id: summary.id,
+    id: summary.dryRun ? null : summary.id,
+    dryRun: summary.dryRun,
     rows: summary.rows,
-    queued: summary.queued,
+    valid: summary.valid,
+    queued: summary.dryRun ? 0 : summary.queued,
     rejected: summary.rejected,
     skipped: summary.skipped,
     byReason: summary.byReason,
+    delimiter: summary.delimiter,
+    rejectsFile: summary.rejectsFile ?? null,
+    secondsAtSendRate: secondsAt(summary.valid, rate) ?? null,
   };
 }
 
-export function summaryText(summary: ProduceSummary): string {
-  const lines = [`Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} rejected, ${summary.skipped} skipped`];
+export function summaryText(summary: SendOutcome, rate: number): string {
+  const seconds = secondsAt(summary.valid, rate);
+  const lines = summary.dryRun
+    ? [
+        `Dry run (nothing queued): ${summary.rows} rows read, ${summary.valid} valid, ${summary.rejected} rejected, ${summary.skipped} duplicates skipped`,
+        seconds === undefined ? '  pacing is off (SEND_RATE=0)' : `  would take about ${formatDuration(seconds)} at SEND_RATE=${rate}/s`,
+      ]
+    : [`Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} rejected, ${summary.skipped} skipped`];
   for (const [reason, count] of Object.entries(summary.byReason)) {
     lines.push(`  ${String(count).padStart(7)}  ${reason}: ${REJECTION_REASONS[reason as RejectionReason]}`);
   }
+  if (summary.rejectsFile !== undefined) lines.push(`Rejected and skipped rows: ${summary.rejectsFile}`);
   return lines.join('\n');
+}
+
+function formatDuration(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
 }

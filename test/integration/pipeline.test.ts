@@ -107,7 +107,10 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
   });
 
   it('retries timed-out requests and still sends each row once', async () => {
-    pipeline = await Pipeline.start({ label: 'timeouts', timeoutMs: 300, backoffMs: 20, attempts: 12, sandbox: { faults: { timeoutRate: 0.1 } } });
+    // The sandbox never answers (nor accepts) 10% of requests. The client timeout leaves room
+    // for real answers on a loaded machine: a real answer arriving after the timeout would be
+    // a genuine duplicate, which is a different test.
+    pipeline = await Pipeline.start({ label: 'timeouts', timeoutMs: 2000, backoffMs: 20, attempts: 12, sandbox: { faults: { timeoutRate: 0.1 } } });
     const file = tmpCsv(dir.dir);
     await writeCampaignCsv(file, 200);
     const done = pipeline.completed('c-timeouts');

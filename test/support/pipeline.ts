@@ -12,6 +12,9 @@ import { BullSendQueue } from '../../src/queue/send-queue.js';
 import { RedisSendPacer } from '../../src/queue/send-pacer.js';
 import { startSendWorker, type RunningSendWorker } from '../../src/queue/send-worker.js';
 import { loadTemplatesFile, startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { planSend } from '../../src/campaigns/send-plan.js';
+import { requirementsOf } from '../../src/templates/template-requirements.js';
+import type { MessageTemplate } from '../../src/templates/template-schema.js';
 import { freshPrefix, removePrefix, testRedis } from './redis.js';
 
 export const SAMPLE_TEMPLATES = fileURLToPath(new URL('../../samples/templates.json', import.meta.url));
@@ -41,6 +44,7 @@ export class Pipeline {
   queue!: BullSendQueue;
   worker: RunningSendWorker | undefined;
   #client!: CloudApiClient;
+  #orderUpdate!: MessageTemplate;
   readonly #completions = new Map<string, { promise: Promise<void>; resolve: () => void }>();
 
   private constructor(readonly options: PipelineOptions) {
@@ -52,6 +56,9 @@ export class Pipeline {
   static async start(options: PipelineOptions): Promise<Pipeline> {
     const p = new Pipeline(options);
     const templates = await loadTemplatesFile(SAMPLE_TEMPLATES);
+    const orderUpdate = templates.find((t) => t.name === 'order_update' && t.language === 'en_US');
+    if (orderUpdate === undefined) throw new Error('samples/templates.json lost order_update (en_US)');
+    p.#orderUpdate = orderUpdate;
     p.sandbox = await startSandbox({ templates, accessToken: TOKEN, messagesPerSecond: 0, ...options.sandbox });
     p.#client = new CloudApiClient({
       baseUrl: p.sandbox.url,
@@ -108,18 +115,20 @@ export class Pipeline {
     return entry;
   }
 
-  definition(id: string, overrides: Partial<CampaignDefinition['template']> = {}): CampaignDefinition {
+  /** A campaign of the sample `order_update` (en_US) template filled from first_name, order_id. */
+  definition(id: string, overrides: Partial<CampaignDefinition['plan']> = {}): CampaignDefinition {
+    const plan = planSend(requirementsOf(this.#orderUpdate), ['phone', 'first_name', 'order_id'], { params: ['first_name', 'order_id'] });
     return {
       id,
       createdAt: Date.now(),
       phoneNumberId: PHONE_NUMBER_ID,
-      template: { name: 'order_update', language: 'en_US', parameterFormat: 'POSITIONAL', bodyVariables: ['1', '2'], ...overrides },
-      source: { file: 'test.csv', phoneColumn: 'phone', paramColumns: ['first_name', 'order_id'] },
+      plan: { ...plan, ...overrides },
+      source: { file: 'test.csv', phoneColumn: 'phone', fixWhitespace: false },
     };
   }
 
   produce(file: string, definition: CampaignDefinition): Promise<ProduceSummary> {
-    return produceCampaign({ ledger: this.ledger, queue: this.queue }, { file, definition });
+    return produceCampaign({ ledger: this.ledger, queue: this.queue }, { file, define: () => definition });
   }
 
   async report(campaignId: string) {

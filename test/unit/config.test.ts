@@ -30,6 +30,7 @@ describe('loadConfig: defaults', () => {
       api: { baseUrl: 'https://graph.facebook.com', version: 'v23.0', timeoutMs: 15_000 },
       phoneNumberId: undefined,
       accessToken: undefined,
+      templates: { businessAccountId: undefined, file: undefined, refreshMs: 900_000 },
       send: { rate: 80, concurrency: 50, attempts: 6, backoffMs: 1000 },
       queuePrefix: 'cw',
       logLevel: 'info',

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { openCsv, type CsvSource } from '../../src/csv/csv-records.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { openCsv, type CsvRecord, type CsvSource } from '../../src/csv/csv-records.js';
 import { AppError } from '../../src/errors/app-error.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'csv-records-test-'));
@@ -18,8 +19,8 @@ function csvFile(content: string | Buffer): string {
   return path;
 }
 
-async function all(source: CsvSource): Promise<string[][]> {
-  const records: string[][] = [];
+async function all(source: CsvSource): Promise<CsvRecord[]> {
+  const records: CsvRecord[] = [];
   try {
     for await (const record of source.records) records.push(record);
   } finally {
@@ -27,6 +28,12 @@ async function all(source: CsvSource): Promise<string[][]> {
   }
   return records;
 }
+
+async function read(content: string, options: { delimiter?: string } = {}): Promise<CsvRecord[]> {
+  return all(await openCsv(csvFile(content), options));
+}
+
+const row = (line: number, ...fields: string[]): CsvRecord => ({ kind: 'row', fields, line });
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
@@ -37,99 +44,142 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected openCsv to reject, it resolved');
 }
 
-describe('openCsv', () => {
-  it('gives the header, then the records as arrays (header excluded)', async () => {
+describe('openCsv: header and rows', () => {
+  it('gives the header, then the rows with the line each starts on', async () => {
     const source = await openCsv(csvFile('phone,name,code\n+14155550123,Ana,A1\n+5511987654321,João,B2\n'));
 
     expect(source.header).toStrictEqual(['phone', 'name', 'code']);
-    expect(await all(source)).toStrictEqual([
-      ['+14155550123', 'Ana', 'A1'],
-      ['+5511987654321', 'João', 'B2'],
-    ]);
+    expect(source.delimiter).toBe(',');
+    expect(await all(source)).toStrictEqual([row(2, '+14155550123', 'Ana', 'A1'), row(3, '+5511987654321', 'João', 'B2')]);
   });
 
-  it('trims header names but not record values', async () => {
+  it('trims header names; values lose leading spaces only (the row check trims the rest)', async () => {
     const source = await openCsv(csvFile(' phone , name \n +14155550123 , Ana \n'));
 
     expect(source.header).toStrictEqual(['phone', 'name']);
-    expect(await all(source)).toStrictEqual([[' +14155550123 ', ' Ana ']]);
+    expect(await all(source)).toStrictEqual([row(2, '+14155550123 ', 'Ana ')]);
   });
 
-  it('strips a UTF-8 BOM from the first header name', async () => {
-    const path = csvFile(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('phone,name\n+14155550123,Ana\n')]));
-    const source = await openCsv(path);
-
-    expect(source.header).toStrictEqual(['phone', 'name']);
-    expect(source.header[0]?.charCodeAt(0)).toBe('p'.charCodeAt(0));
-    expect(await all(source)).toStrictEqual([['+14155550123', 'Ana']]);
+  it('reads a quoted field after a space ("a, \\"b, c\\"") and keeps the spaces inside quotes', async () => {
+    expect(await read('phone,note\n+14155550123, "Lima, Ana"\n+14155550123," spaced "\n')).toStrictEqual([
+      row(2, '+14155550123', 'Lima, Ana'),
+      row(3, '+14155550123', ' spaced '),
+    ]);
   });
 
   it('reads CRLF line endings without leaving \\r in the last field', async () => {
-    const source = await openCsv(csvFile('phone,name\r\n+14155550123,Ana\r\n+4915112345678,Jonas\r\n'));
-
-    expect(source.header).toStrictEqual(['phone', 'name']);
-    expect(await all(source)).toStrictEqual([
-      ['+14155550123', 'Ana'],
-      ['+4915112345678', 'Jonas'],
+    expect(await read('phone,name\r\n+14155550123,Ana\r\n+4915112345678,Jonas\r\n')).toStrictEqual([
+      row(2, '+14155550123', 'Ana'),
+      row(3, '+4915112345678', 'Jonas'),
     ]);
   });
 
   it('reads a last line without a trailing newline', async () => {
-    const source = await openCsv(csvFile('phone,name\n+14155550123,Ana'));
-
-    expect(await all(source)).toStrictEqual([['+14155550123', 'Ana']]);
+    expect(await read('phone,name\n+14155550123,Ana')).toStrictEqual([row(2, '+14155550123', 'Ana')]);
   });
 
-  it('keeps commas, doubled quotes and line breaks inside quoted fields', async () => {
-    const source = await openCsv(
-      csvFile('phone,note\n+14155550123,"Lima, Ana"\n+14155550123,"she said ""hi"""\n+14155550123,"line one\nline two"\n'),
-    );
-
-    expect(await all(source)).toStrictEqual([
-      ['+14155550123', 'Lima, Ana'],
-      ['+14155550123', 'she said "hi"'],
-      ['+14155550123', 'line one\nline two'],
+  it('keeps delimiters, doubled quotes and line breaks inside quoted fields', async () => {
+    expect(await read('phone,note\n+14155550123,"Lima, Ana"\n+14155550123,"she said ""hi"""\n+14155550123,"line one\nline two"\n')).toStrictEqual([
+      row(2, '+14155550123', 'Lima, Ana'),
+      row(3, '+14155550123', 'she said "hi"'),
+      row(4, '+14155550123', 'line one\nline two'),
     ]);
   });
 
-  it('skips blank lines, including before the header', async () => {
-    const source = await openCsv(csvFile('\n\nphone,name\n\n+14155550123,Ana\n\n\n+4915112345678,Jonas\n\n'));
+  it('numbers physical lines: a record after a multi-line quoted field gets its own line', async () => {
+    const records = await read('phone,note\n+1,"one\ntwo\nthree"\n+2,after\n+3,"a\r\nb"\n+4,end\n');
+
+    expect(records.map((r) => r.line)).toStrictEqual([2, 5, 6, 8]);
+    // csv-parse alone would count the CRLF inside the quotes as two lines; it reaches us as \n.
+    expect(records[2]).toStrictEqual(row(6, '+3', 'a\nb'));
+  });
+
+  it('skips blank lines (also before the header and of only spaces) but counts them', async () => {
+    const source = await openCsv(csvFile('\n  \nphone,name\n\n+14155550123,Ana\n\n \t \n+4915112345678,Jonas\n\n'));
 
     expect(source.header).toStrictEqual(['phone', 'name']);
-    expect(await all(source)).toStrictEqual([
-      ['+14155550123', 'Ana'],
-      ['+4915112345678', 'Jonas'],
+    expect(await all(source)).toStrictEqual([row(5, '+14155550123', 'Ana'), row(8, '+4915112345678', 'Jonas')]);
+  });
+
+  it('skips rows of only delimiters, as Excel writes empty rows, but not a row with any value', async () => {
+    expect(await read('phone,name,code\n,,\n , ,\n,Ana,\n')).toStrictEqual([row(4, '', 'Ana', '')]);
+  });
+
+  it('returns records with the wrong number of fields as they are, with their line (the row check reports them)', async () => {
+    expect(await read('phone,name,code\n+14155550123,Ana\n\n+14155550123,Ana,A1,extra\n')).toStrictEqual([
+      row(2, '+14155550123', 'Ana'),
+      row(4, '+14155550123', 'Ana', 'A1', 'extra'),
     ]);
   });
 
-  it('returns records with the wrong number of fields as they are (row-check reports them)', async () => {
-    const source = await openCsv(csvFile('phone,name,code\n+14155550123,Ana\n+14155550123,Ana,A1,extra\n'));
-
-    expect(await all(source)).toStrictEqual([
-      ['+14155550123', 'Ana'],
-      ['+14155550123', 'Ana', 'A1', 'extra'],
-    ]);
-  });
-
-  it('honours another delimiter', async () => {
-    const source = await openCsv(csvFile('phone;name\n+14155550123;Lima, Ana\n'), { delimiter: ';' });
-
-    expect(source.header).toStrictEqual(['phone', 'name']);
-    expect(await all(source)).toStrictEqual([['+14155550123', 'Lima, Ana']]);
-  });
-
-  it('a header-only file has no records', async () => {
-    const source = await openCsv(csvFile('phone,name\n'));
+  it('a header-only file has no records and no error', async () => {
+    const source = await openCsv(csvFile('phone,name\r\n\r\n'));
 
     expect(source.header).toStrictEqual(['phone', 'name']);
     expect(await all(source)).toStrictEqual([]);
   });
+});
 
+describe('openCsv: malformed records', () => {
+  it('an unclosed quote in the middle: one malformed record at its line, the rows around it intact', async () => {
+    const records = await read('phone,name\n+1,Ana\n+2,"Bob\n+3,Carl\n+4,"Dan"\n\n+5,Eve\n');
+
+    expect(records).toHaveLength(3);
+    expect(records[0]).toStrictEqual(row(2, '+1', 'Ana'));
+    expect(records[1]).toMatchObject({ kind: 'malformed', line: 3 });
+    expect(records[1]).toHaveProperty('problem', expect.stringMatching(/^unclosed quote: .*lines 3–5 were read as this one record; check the quoting on line 3$/));
+    expect(records[2]).toStrictEqual(row(7, '+5', 'Eve'));
+  });
+
+  it('an unclosed quote that swallows the rest of the file is still one malformed record at its start', async () => {
+    const records = await read('phone,name\n+1,Ana\n+2,Ben\n+3,"Carl\n+4,Dan\n+5,Eve\n');
+
+    expect(records.slice(0, 2)).toStrictEqual([row(2, '+1', 'Ana'), row(3, '+2', 'Ben')]);
+    expect(records).toHaveLength(3);
+    expect(records[2]).toMatchObject({ kind: 'malformed', line: 4 });
+    expect(records[2]).toHaveProperty('problem', expect.stringContaining('lines 4–6 (the rest of the file) were read as this one record'));
+  });
+
+  it('a stray quote inside an unquoted field rejects that record only, once, with its line', async () => {
+    const records = await read('phone,name\n+1,12" pizza "large"\n+2,Ana\n+3,5" screen\n\n+4,7" tablet\n+5,Eve');
+
+    expect(records.map((r) => [r.kind, r.line])).toStrictEqual([
+      ['malformed', 2],
+      ['row', 3],
+      ['malformed', 4],
+      ['malformed', 6],
+      ['row', 7],
+    ]);
+    expect(records[0]).toHaveProperty('problem', expect.stringContaining('stray quote in field 2'));
+    expect(records[0]).toHaveProperty('problem', expect.stringContaining('check the quoting on line 2'));
+  });
+
+  it('text after a closing quote is malformed; the open quote it leaves is reported with it', async () => {
+    const records = await read('phone,name\n+1,"Ana" Lima\n+2,Ben\n+3,"Carl"\n+4,Dan\n');
+
+    expect(records[0]).toMatchObject({ kind: 'malformed', line: 2 });
+    expect(records[0]).toHaveProperty('problem', expect.stringMatching(/^text after a closing quote in field 2: .*lines 2–4 were read as this one record/));
+    expect(records.slice(1)).toStrictEqual([row(5, '+4', 'Dan')]);
+  });
+
+  it('a malformed record after multi-line records and blank lines still gets its own start line', async () => {
+    const records = await read('phone,note\r\n+1,"a\r\nb"\r\n\r\n\r\n+2,x "y" z\r\n+3,ok\r\n');
+
+    expect(records.map((r) => [r.kind, r.line])).toStrictEqual([
+      ['row', 2],
+      ['malformed', 6],
+      ['row', 7],
+    ]);
+  });
+});
+
+describe('openCsv: the file and its header', () => {
   it.each([
     ['an empty file', ''],
     ['only blank lines', '\n\n\n'],
-    ['only blank CRLF lines', '\r\n\r\n'],
+    ['only blank CRLF lines and spaces', '\r\n  \r\n\t\r\n'],
     ['only a BOM', '\ufeff'],
+    ['only empty rows', ';;;\r\n;;;\r\n'],
   ])('%s → CSV_HEADER_INVALID', async (_label, content) => {
     const path = csvFile(content);
     const error = await rejection(openCsv(path));
@@ -137,15 +187,38 @@ describe('openCsv', () => {
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'CSV_HEADER_INVALID' });
     expect((error as Error).message).toContain(path);
+    expect((error as Error).message).toContain('no header');
   });
 
-  it('a missing file → AppError CSV_UNREADABLE with the ENOENT cause', async () => {
+  it('duplicate and unnamed header columns → CSV_HEADER_INVALID naming them, the file and the fix', async () => {
+    const path = csvFile('phone,name, phone ,,city,name\n+1,Ana,+2,x,Lima,Ana\n');
+    const error = await rejection(openCsv(path));
+
+    expect(error).toMatchObject({ code: 'CSV_HEADER_INVALID' });
+    const message = (error as Error).message;
+    expect(message).toContain(path);
+    expect(message).toContain('"phone" names columns 1 and 3');
+    expect(message).toContain('"name" names columns 2 and 6');
+    expect(message).toContain('column 4 has no name');
+    expect(message).toContain('Name or remove those columns');
+  });
+
+  it('an unterminated quote in the header → CSV_HEADER_INVALID with the line and the problem', async () => {
+    const error = await rejection(openCsv(csvFile('\nphone,"name\n+14155550123,Ana\n')));
+
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: 'CSV_HEADER_INVALID' });
+    expect((error as Error).message).toMatch(/the header on line 2 cannot be read: unclosed quote/);
+  });
+
+  it('a missing file → CSV_UNREADABLE naming the path, with the ENOENT cause', async () => {
     const path = join(dir, 'no-such-file.csv');
     const error = await rejection(openCsv(path));
 
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'CSV_UNREADABLE' });
     expect((error as Error).message).toContain(path);
+    expect((error as Error).message).toContain('no such file or directory');
     expect((error as Error).cause).toMatchObject({ code: 'ENOENT' });
   });
 
@@ -153,24 +226,77 @@ describe('openCsv', () => {
     const error = await rejection(openCsv(dir));
 
     expect(error).toMatchObject({ code: 'CSV_UNREADABLE' });
+    expect((error as Error).cause).toMatchObject({ code: 'EISDIR' });
   });
 
-  it('an unterminated quote in the header → CSV_UNREADABLE', async () => {
-    const error = await rejection(openCsv(csvFile('phone,"name\n+14155550123,Ana\n')));
+  it('an invalid --delimiter → OPTION_INVALID before the file is opened', async () => {
+    const error = await rejection(openCsv(join(dir, 'not-opened.csv'), { delimiter: ':' }));
 
-    expect(error).toBeInstanceOf(AppError);
-    expect(error).toMatchObject({ code: 'CSV_UNREADABLE' });
+    expect(error).toMatchObject({ code: 'OPTION_INVALID' });
   });
+});
 
-  it('streams: records can be read one at a time and close() stops early', async () => {
-    const lines = Array.from({ length: 5_000 }, (_, i) => `+14155550123,name${i}`);
+describe('openCsv: streaming', () => {
+  const openFds = (): number => readdirSync('/proc/self/fd').length;
+
+  it('reads records one at a time; close() stops early and releases the file', async () => {
+    const before = openFds();
+    const lines = Array.from({ length: 50_000 }, (_, i) => `+14155550123,name${i}`);
     const source = await openCsv(csvFile(`phone,name\n${lines.join('\n')}\n`));
 
     const first = await source.records.next();
     const second = await source.records.next();
+    expect(openFds()).toBeGreaterThan(before);
+    source.close();
     source.close();
 
-    expect(first.value).toStrictEqual(['+14155550123', 'name0']);
-    expect(second.value).toStrictEqual(['+14155550123', 'name1']);
+    expect(first.value).toStrictEqual(row(2, '+14155550123', 'name0'));
+    expect(second.value).toStrictEqual(row(3, '+14155550123', 'name1'));
+    await expect.poll(openFds, { timeout: 2_000, interval: 10 }).toBe(before);
+  });
+
+  it('a read error part-way → the records so far, then AppError CSV_UNREADABLE with the path, line and OS reason', async () => {
+    const lines = Array.from({ length: 20_000 }, (_, i) => `+14155550123,name${i}`); // several 64 KiB reads
+    const path = csvFile(`phone,name\n${lines.join('\n')}\n`);
+    const probe = await open(path);
+    const fileHandle = Object.getPrototypeOf(probe) as { read: (...args: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const realRead = fileHandle.read;
+    let reads = 0;
+    const spy = vi.spyOn(fileHandle, 'read').mockImplementation(function (this: unknown, ...args: unknown[]) {
+      // 1: the head, 2: the first chunk, 3: fails
+      if (++reads === 3) return Promise.reject(Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' }));
+      return realRead.apply(this, args);
+    });
+    const records: CsvRecord[] = [];
+    let caught: unknown;
+    try {
+      const source = await openCsv(path);
+      try {
+        for await (const record of source.records) records.push(record);
+      } finally {
+        source.close();
+      }
+    } catch (error) {
+      caught = error;
+    } finally {
+      spy.mockRestore();
+    }
+
+    expect(reads).toBeGreaterThanOrEqual(3);
+    expect(records.length).toBeGreaterThan(1_000);
+    expect(records.length).toBeLessThan(20_000);
+    expect(records.at(-1)).toMatchObject({ kind: 'row', line: records.length + 1 });
+    expect(caught).toBeInstanceOf(AppError);
+    expect(caught).toMatchObject({ code: 'CSV_UNREADABLE' });
+    expect((caught as Error).message).toContain(path);
+    expect((caught as Error).message).toMatch(/\(reading stopped after line \d+\): EIO: i\/o error/);
+  });
+
+  it('refusing the header releases the file too', async () => {
+    const before = openFds();
+    await rejection(openCsv(csvFile('phone,phone\n+1,+2\n')));
+
+    await expect.poll(openFds, { timeout: 2_000, interval: 10 }).toBe(before);
   });
 });

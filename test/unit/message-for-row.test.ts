@@ -3,112 +3,308 @@ import { describe, expect, it } from 'vitest';
 import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
 import { messageForRow } from '../../src/campaigns/message-for-row.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
+import { planSend, type ColumnOptions, type SendPlan } from '../../src/campaigns/send-plan.js';
 import { messageBody } from '../../src/cloud-api/message-body.js';
+import type { OutboundMessage } from '../../src/cloud-api/outbound-message.js';
+import { requirementsOf } from '../../src/templates/template-requirements.js';
+import { messageTemplateSchema, templateListSchema } from '../../src/templates/template-schema.js';
 
-function definition(template: CampaignDefinition['template']): CampaignDefinition {
-  return {
-    id: 'spring24',
-    createdAt: 0,
-    phoneNumberId: '200000000000002',
-    template,
-    source: { file: 'c.csv', phoneColumn: 'phone', paramColumns: template.bodyVariables.map((v) => `col_${v}`) },
-  };
+function readJson(path: string): unknown {
+  return JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'));
 }
 
-const positional = definition({ name: 'spring_sale', language: 'en_GB', parameterFormat: 'POSITIONAL', bodyVariables: ['1', '2'] });
-const named = definition({
-  name: 'order_ready_named',
-  language: 'pt_BR',
-  parameterFormat: 'NAMED',
-  bodyVariables: ['first_name', 'order_id'],
-  headerMedia: 'image',
-});
+const referenceList = templateListSchema.parse(readJson('../fixtures/reference/examples/templates-list.response.json')).data;
+const samples = templateListSchema.parse(readJson('../../samples/templates.json')).data;
+
+/** The plan of a stored template, as the producer makes it. */
+function planOf(name: string, language: string, header: readonly string[], options: ColumnOptions): SendPlan {
+  const template = [...referenceList, ...samples].find((t) => t.name === name && t.language === language);
+  if (template === undefined) throw new Error(`no template ${name} (${language}) in the fixtures`);
+  return planSend(requirementsOf(template), header, options);
+}
+
+function planOfComponents(components: unknown[], header: readonly string[], options: ColumnOptions, parameterFormat: 'POSITIONAL' | 'NAMED' = 'POSITIONAL'): SendPlan {
+  const template = messageTemplateSchema.parse({ name: 'promo', language: 'en', status: 'APPROVED', parameter_format: parameterFormat, components });
+  return planSend(requirementsOf(template), header, options);
+}
+
+function definition(plan: SendPlan): CampaignDefinition {
+  return { id: 'spring24', createdAt: 0, phoneNumberId: '200000000000002', plan, source: { file: 'c.csv', phoneColumn: 'phone', fixWhitespace: false } };
+}
 
 function job(fields: Partial<SendJob> = {}): SendJob {
   return { campaignId: 'spring24', row: 7, to: '+14155550123', values: ['Ana', 'A-1'], ...fields };
 }
 
-describe('messageForRow', () => {
-  it('positional: values in order, no parameter names, callback data campaign/row', () => {
-    const built = messageForRow(positional, job());
+function built(result: ReturnType<typeof messageForRow>): OutboundMessage {
+  if (!result.ok) throw new Error(`expected a message, got: ${result.detail}`);
+  return result.message;
+}
 
-    expect(built).toStrictEqual({
+/** Components of the request body the client would send. */
+function components(message: OutboundMessage): unknown[] {
+  const body = messageBody(message) as { template?: { components?: unknown[] } };
+  return body.template?.components ?? [];
+}
+
+// order_update: "Hi {{1}}, your order {{2}} has shipped."
+const positional = definition(planOf('order_update', 'en_US', ['phone', 'name', 'order'], { params: ['name', 'order'] }));
+// appointment_reminder_named: {{first_name}} … {{appointment_time}}
+const named = definition(planOf('appointment_reminder_named', 'en_US', ['phone', 'first_name', 'appointment_time'], {}));
+// spring_sale_v2: header "Hello {{1}}", body {{1}} {{2}} {{3}}, URL button 0 "https://shop.example.com/?c={{1}}"
+const spring = definition(
+  planOf('spring_sale_v2', 'en_GB', ['phone', 'name', 'code', 'amount', 'until', 'coupon'], {
+    headerTextColumn: 'name',
+    params: ['code', 'amount', 'until'],
+    buttonUrlColumns: ['coupon'],
+  }),
+);
+// spring_promo: IMAGE header, body {{1}} {{2}}
+const promo = definition(planOf('spring_promo', 'en_US', ['phone', 'name', 'discount', 'banner'], { params: ['name', 'discount'], headerMediaColumn: 'banner' }));
+
+describe('messageForRow: building the message', () => {
+  it('positional: body values in order, without names; callback data campaign/row', () => {
+    expect(messageForRow(positional, job())).toStrictEqual({
       ok: true,
       message: {
         kind: 'template',
         to: '+14155550123',
-        name: 'spring_sale',
-        language: 'en_GB',
+        name: 'order_update',
+        language: 'en_US',
         body: [{ text: 'Ana' }, { text: 'A-1' }],
         callbackData: 'spring24/7',
       },
     });
   });
 
-  it('named: each value carries the parameter name from the campaign’s bodyVariables', () => {
-    const built = messageForRow(named, job({ headerLink: 'https://cdn.example.com/banner.jpg' }));
+  it('positional: the request body parameters carry no parameter_name, in slot order', () => {
+    expect(components(built(messageForRow(positional, job({ values: ['A-1', 'Ana'] }))))).toStrictEqual([
+      {
+        type: 'body',
+        parameters: [
+          { type: 'text', text: 'A-1' },
+          { type: 'text', text: 'Ana' },
+        ],
+      },
+    ]);
+  });
 
-    expect(built.ok).toBe(true);
-    if (!built.ok) return;
-    expect(built.message).toMatchObject({
+  it('NAMED: each body value carries parameter_name from its slot variable', () => {
+    const message = built(messageForRow(named, job({ values: ['Ana', '12 June at 10:30'] })));
+
+    expect(message).toMatchObject({
       body: [
         { text: 'Ana', name: 'first_name' },
-        { text: 'A-1', name: 'order_id' },
+        { text: '12 June at 10:30', name: 'appointment_time' },
       ],
-      header: { type: 'image', link: 'https://cdn.example.com/banner.jpg' },
+    });
+    expect(components(message)).toStrictEqual([
+      {
+        type: 'body',
+        parameters: [
+          { type: 'text', parameter_name: 'first_name', text: 'Ana' },
+          { type: 'text', parameter_name: 'appointment_time', text: '12 June at 10:30' },
+        ],
+      },
+    ]);
+  });
+
+  it('text header + body + URL button → header, body and button components as in the reference example', () => {
+    const message = built(messageForRow(spring, job({ to: '+4915112345678', values: ['Ana', 'SPRING25', '£25.00', '31 May', 'SPRING25'] })));
+
+    expect(messageBody(message)).toStrictEqual({
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: '+4915112345678',
+      type: 'template',
+      biz_opaque_callback_data: 'spring24/7',
+      template: {
+        name: 'spring_sale_v2',
+        language: { code: 'en_GB' },
+        components: [
+          { type: 'header', parameters: [{ type: 'text', text: 'Ana' }] },
+          {
+            type: 'body',
+            parameters: [
+              { type: 'text', text: 'SPRING25' },
+              { type: 'text', text: '£25.00' },
+              { type: 'text', text: '31 May' },
+            ],
+          },
+          { type: 'button', sub_type: 'url', index: '0', parameters: [{ type: 'text', text: 'SPRING25' }] },
+        ],
+      },
+    });
+
+    // The header and URL-button components are exactly those of reference §1.4's positional example.
+    const example = readJson('../fixtures/reference/examples/send-template-positional.request.json') as { template: { components: Record<string, unknown>[] } };
+    const ours = components(message);
+    expect(ours[0]).toStrictEqual(example.template.components.find((c) => c.type === 'header'));
+    expect(ours[2]).toStrictEqual(example.template.components.find((c) => c.type === 'button' && c.sub_type === 'url'));
+  });
+
+  it('a URL button later in the template is sent with its own index', () => {
+    const plan = planOfComponents(
+      [
+        { type: 'BODY', text: 'Your order is on its way.' },
+        {
+          type: 'BUTTONS',
+          buttons: [
+            { type: 'QUICK_REPLY', text: 'Stop' },
+            { type: 'URL', text: 'Track', url: 'https://shop.example.com/t/{{1}}' },
+          ],
+        },
+      ],
+      ['phone', 'tracking'],
+      { buttonUrlColumns: ['tracking'] },
+    );
+
+    expect(components(built(messageForRow(definition(plan), job({ values: ['TRK-9'] }))))).toStrictEqual([
+      { type: 'button', sub_type: 'url', index: '1', parameters: [{ type: 'text', text: 'TRK-9' }] },
+    ]);
+  });
+
+  it('NAMED: the text header and the URL button carry parameter_name too', () => {
+    const plan = planOfComponents(
+      [
+        { type: 'HEADER', format: 'TEXT', text: 'Hi {{first_name}}' },
+        { type: 'BODY', text: 'Order {{order_id}} shipped.' },
+        { type: 'BUTTONS', buttons: [{ type: 'URL', text: 'Track', url: 'https://shop.example.com/t/{{tracking_code}}' }] },
+      ],
+      ['phone', 'first_name', 'order_id', 'tracking_code'],
+      {},
+      'NAMED',
+    );
+
+    expect(components(built(messageForRow(definition(plan), job({ values: ['Ana', 'A-1', 'TRK-9'] }))))).toStrictEqual([
+      { type: 'header', parameters: [{ type: 'text', parameter_name: 'first_name', text: 'Ana' }] },
+      { type: 'body', parameters: [{ type: 'text', parameter_name: 'order_id', text: 'A-1' }] },
+      { type: 'button', sub_type: 'url', index: '0', parameters: [{ type: 'text', parameter_name: 'tracking_code', text: 'TRK-9' }] },
+    ]);
+  });
+
+  it('IMAGE header → {type:"image", image:{link}} from the job’s header link', () => {
+    const message = built(messageForRow(promo, job({ values: ['Ana', '25%'], headerLink: 'https://cdn.example.com/banner.jpg' })));
+
+    expect(message).toMatchObject({ header: { type: 'image', link: 'https://cdn.example.com/banner.jpg' } });
+    expect(components(message)[0]).toStrictEqual({
+      type: 'header',
+      parameters: [{ type: 'image', image: { link: 'https://cdn.example.com/banner.jpg' } }],
     });
   });
 
-  it('named with an image header builds exactly reference examples/send-template-named.request.json (plus callback data)', () => {
-    const built = messageForRow(
-      named,
-      job({ to: '+5511987654321', values: ['João', 'A-99812'], headerLink: 'https://cdn.example.com/banner.jpg' }),
-    );
-    expect(built.ok).toBe(true);
-    if (!built.ok) return;
+  it.each(['video', 'document'] as const)('a %s header → {type: format, [format]: {link}}', (format) => {
+    const plan: SendPlan = { ...promo.plan, headerMedia: { format, column: 'banner' } };
+    const message = built(messageForRow(definition(plan), job({ values: ['Ana', '25%'], headerLink: 'https://cdn.example.com/file' })));
 
-    const example = JSON.parse(
-      readFileSync(new URL('../fixtures/reference/examples/send-template-named.request.json', import.meta.url), 'utf8'),
-    ) as Record<string, unknown>;
-    expect(messageBody(built.message)).toStrictEqual({ ...example, biz_opaque_callback_data: 'spring24/7' });
+    expect(components(message)[0]).toStrictEqual({ type: 'header', parameters: [{ type: format, [format]: { link: 'https://cdn.example.com/file' } }] });
   });
 
-  it.each(['image', 'video', 'document'] as const)('a %s header takes the job’s header link', (headerMedia) => {
-    const built = messageForRow(
-      definition({ ...positional.template, headerMedia }),
-      job({ headerLink: 'https://cdn.example.com/file' }),
+  it('NAMED with an image header builds exactly reference examples/send-template-named.request.json (plus callback data)', () => {
+    // order_ready_named is PAUSED in the fixture list; this is its plan from when it was APPROVED.
+    const plan: SendPlan = {
+      name: 'order_ready_named',
+      language: 'pt_BR',
+      parameterFormat: 'NAMED',
+      slots: [
+        { component: 'body', variable: 'first_name', column: 'first_name' },
+        { component: 'body', variable: 'order_id', column: 'order_id' },
+      ],
+      headerMedia: { format: 'image', column: 'banner' },
+      bodyText: 'Olá {{first_name}}, o pedido {{order_id}} está pronto.',
+    };
+    const message = built(
+      messageForRow(definition(plan), job({ to: '+5511987654321', values: ['João', 'A-99812'], headerLink: 'https://cdn.example.com/banner.jpg' })),
     );
 
-    expect(built).toMatchObject({ ok: true, message: { header: { type: headerMedia, link: 'https://cdn.example.com/file' } } });
+    const example = readJson('../fixtures/reference/examples/send-template-named.request.json') as Record<string, unknown>;
+    expect(messageBody(message)).toStrictEqual({ ...example, biz_opaque_callback_data: 'spring24/7' });
   });
 
-  it('a media header without a link in the job → not ok', () => {
-    const built = messageForRow(named, job());
+  it('callbackData is campaign/row', () => {
+    const message = built(messageForRow(positional, job({ campaignId: 'c-42', row: 123 })));
 
-    expect(built.ok).toBe(false);
-    expect(!built.ok && built.detail).toContain('header image link');
+    expect(message.callbackData).toBe('c-42/123');
+    expect(messageBody(message).biz_opaque_callback_data).toBe('c-42/123');
   });
 
   it('no header is sent when the template has none, even if the job has a link', () => {
-    const built = messageForRow(positional, job({ headerLink: 'https://cdn.example.com/x.jpg' }));
+    const message = built(messageForRow(positional, job({ headerLink: 'https://cdn.example.com/x.jpg' })));
 
-    expect(built.ok && 'header' in built.message).toBe(false);
+    expect(message).not.toHaveProperty('header');
+    expect(message).not.toHaveProperty('urlButtons');
   });
 
+  it('a template without variables and a job without values → no components', () => {
+    const plan = planOfComponents([{ type: 'BODY', text: 'We are open on Sunday.' }], ['phone'], {});
+    const message = built(messageForRow(definition(plan), job({ values: [] })));
+
+    expect(message).toMatchObject({ body: [] });
+    expect(messageBody(message).template).toStrictEqual({ name: 'promo', language: { code: 'en' } });
+  });
+});
+
+describe('messageForRow: the guard', () => {
   it.each([
     ['fewer values', ['Ana']],
     ['more values', ['Ana', 'A-1', 'extra']],
     ['no values', []],
   ])('%s than the template takes → not ok', (_label, values) => {
-    const built = messageForRow(positional, job({ values }));
-
-    expect(built.ok).toBe(false);
-    expect(!built.ok && built.detail).toContain(`job has ${values.length} values, template spring_sale takes 2`);
+    expect(messageForRow(positional, job({ values }))).toStrictEqual({
+      ok: false,
+      detail: `job has ${values.length} values, template order_update takes 2`,
+    });
   });
 
-  it('a template without variables and a job without values → a body with no parameters', () => {
-    const built = messageForRow(definition({ name: 'hello', language: 'en', parameterFormat: 'POSITIONAL', bodyVariables: [] }), job({ values: [] }));
+  it.each([
+    ['a line break', 'A\n1', 'VALUE_LINE_BREAK'],
+    ['a \\r', 'A\r1', 'VALUE_LINE_BREAK'],
+    ['a tab', 'A\t1', 'VALUE_TAB'],
+    ['5 spaces', 'A     1', 'VALUE_SPACES'],
+    ['nothing', '', 'VALUE_EMPTY'],
+  ])('a body value with %s → not ok, naming the variable and the rule', (_label, value, problem) => {
+    expect(messageForRow(positional, job({ values: ['Ana', value] }))).toStrictEqual({
+      ok: false,
+      detail: `value for {{2}} breaks Meta's rules (${problem})`,
+    });
+  });
 
-    expect(built).toMatchObject({ ok: true, message: { body: [] } });
+  it.each([
+    ['header', ['An\na', 'SPRING25', '£25.00', '31 May', 'SPRING25']],
+    ['URL button', ['Ana', 'SPRING25', '£25.00', '31 May', 'SPR\nING25']],
+  ])('a %s value with a line break → not ok', (_label, values) => {
+    const result = messageForRow(spring, job({ values }));
+
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.detail).toContain('VALUE_LINE_BREAK');
+  });
+
+  it('a value with 4 spaces passes the guard', () => {
+    expect(messageForRow(positional, job({ values: ['Ana    Lima', 'A-1'] }))).toMatchObject({ ok: true });
+  });
+
+  it('a rendered body over 1,024 characters → not ok; exactly 1,024 is sent', () => {
+    const fixed = 'Hi , your order  has shipped.'.length;
+    const fits = job({ values: ['Ana', 'x'.repeat(1024 - fixed - 3)] });
+    const over = job({ values: ['Ana', 'x'.repeat(1025 - fixed - 3)] });
+
+    expect(messageForRow(positional, fits)).toMatchObject({ ok: true });
+    const result = messageForRow(positional, over);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.detail).toContain('the rendered body is 1025 characters, Meta allows 1024');
+  });
+
+  it('a rendered text header over 60 characters → not ok', () => {
+    const result = messageForRow(spring, job({ values: ['N'.repeat(55), 'SPRING25', '£25.00', '31 May', 'SPRING25'] }));
+
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.detail).toContain('the rendered header is 61 characters');
+  });
+
+  it('a media header without a link in the job → not ok', () => {
+    expect(messageForRow(promo, job({ values: ['Ana', '25%'] }))).toStrictEqual({
+      ok: false,
+      detail: 'template spring_promo needs a header image link',
+    });
   });
 });

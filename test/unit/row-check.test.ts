@@ -1,45 +1,91 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { resolveColumns, type ColumnMapping } from '../../src/campaigns/column-mapping.js';
-import { checkRow } from '../../src/campaigns/row-check.js';
+import { resolveColumns } from '../../src/campaigns/column-mapping.js';
+import { MAX_BODY_CHARS, MAX_HEADER_CHARS, VALUE_PROBLEM_TEXT, type ValueProblem } from '../../src/campaigns/parameter-rules.js';
+import { checkRow, type RowRules } from '../../src/campaigns/row-check.js';
+import { planSend, type SendPlan } from '../../src/campaigns/send-plan.js';
 import { AppError } from '../../src/errors/app-error.js';
+import { requirementsOf } from '../../src/templates/template-requirements.js';
+import { messageTemplateSchema, templateListSchema } from '../../src/templates/template-schema.js';
 
-const HEADER = ['name', 'phone', 'order_id', 'banner'];
-
-/** phone at 1, params name (0) and order_id (2), header image at 3. */
-const mapping: ColumnMapping = resolveColumns(
-  HEADER,
-  { phoneColumn: 'phone', paramColumns: ['name', 'order_id'], headerImageColumn: 'banner' },
-  'orders.csv',
-);
-
-const noImage: ColumnMapping = resolveColumns(HEADER.slice(0, 3), { phoneColumn: 'phone', paramColumns: ['name', 'order_id'] }, 'orders.csv');
-
-function row(name: string, phone: string, orderId: string, banner = 'https://cdn.example.com/banner.jpg'): string[] {
-  return [name, phone, orderId, banner];
+function stored(path: string, name: string) {
+  const list = templateListSchema.parse(JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')));
+  const found = list.data.find((t) => t.name === name);
+  if (found === undefined) throw new Error(`no template ${name} in ${path}`);
+  return requirementsOf(found);
 }
 
+/**
+ * spring_sale_v2: TEXT header "Hello {{1}}", body "Use code {{1}} to save {{2}} until {{3}}.",
+ * URL button 0 "https://shop.example.com/?c={{1}}". Slots: header name, body code/amount/until, button coupon.
+ */
+const HEADER = ['name', 'phone', 'code', 'amount', 'until', 'coupon'];
+const springPlan = planSend(stored('../fixtures/reference/examples/templates-list.response.json', 'spring_sale_v2'), HEADER, {
+  headerTextColumn: 'name',
+  params: ['code', 'amount', 'until'],
+  buttonUrlColumns: ['coupon'],
+});
+
+/** spring_promo: IMAGE header from `banner`, body "Hi {{1}}, our spring sale is on: {{2}} off everything until Sunday." */
+const PROMO_HEADER = ['phone', 'first', 'discount', 'banner'];
+const promoPlan = planSend(stored('../../samples/templates.json', 'spring_promo'), PROMO_HEADER, {
+  params: ['first', 'discount'],
+  headerMediaColumn: 'banner',
+});
+
+function rulesFor(plan: SendPlan, header: readonly string[], extra: Partial<RowRules> = {}): RowRules {
+  return { plan, mapping: resolveColumns(header, plan, 'phone', 'customers.csv'), ...extra };
+}
+
+const spring = rulesFor(springPlan, HEADER);
+const promo = rulesFor(promoPlan, PROMO_HEADER);
+
+interface SpringRow {
+  name: string;
+  phone: string;
+  code: string;
+  amount: string;
+  until: string;
+  coupon: string;
+}
+
+function row(fields: Partial<SpringRow> = {}): string[] {
+  const r = { name: 'Ana', phone: '+14155550123', code: 'SPRING25', amount: '£25.00', until: '31 May', coupon: 'SPRING25', ...fields };
+  return [r.name, r.phone, r.code, r.amount, r.until, r.coupon];
+}
+
+function promoRow(banner: string, phone = '+14155550123'): string[] {
+  return [phone, 'Ana', '25%', banner];
+}
+
+/** The body's fixed characters: its text without the placeholders. */
+const bodyFixedChars = springPlan.bodyText.replace(/\{\{\d+\}\}/g, '').length;
+
 describe('resolveColumns', () => {
-  it('finds the index of every named column, in the order the params were given', () => {
-    expect(resolveColumns(['order_id', 'phone', 'name'], { phoneColumn: 'phone', paramColumns: ['name', 'order_id'] }, 'f.csv')).toStrictEqual({
-      fieldCount: 3,
-      phone: 1,
-      params: [
-        { column: 'name', index: 2 },
-        { column: 'order_id', index: 0 },
+  it('finds the phone column and each slot’s field index, in slot order', () => {
+    expect(resolveColumns(['until', 'coupon', 'phone', 'amount', 'name', 'code'], springPlan, 'phone', 'f.csv')).toStrictEqual({
+      fieldCount: 6,
+      phone: 2,
+      slots: [
+        { index: 4, column: 'name', component: 'header' },
+        { index: 5, column: 'code', component: 'body' },
+        { index: 3, column: 'amount', component: 'body' },
+        { index: 0, column: 'until', component: 'body' },
+        { index: 1, column: 'coupon', component: 'button' },
       ],
-      headerImage: undefined,
+      headerMedia: undefined,
     });
   });
 
-  it('maps the header image column', () => {
-    expect(mapping.headerImage).toStrictEqual({ column: 'banner', index: 3 });
-    expect(mapping.fieldCount).toBe(4);
+  it('maps the header media column', () => {
+    expect(promo.mapping.headerMedia).toStrictEqual({ index: 3, column: 'banner' });
+    expect(promo.mapping.fieldCount).toBe(4);
   });
 
-  it('a missing column → CSV_HEADER_INVALID naming it and listing the columns found', () => {
+  it('a file without the phone column → CSV_HEADER_INVALID naming it and the columns found', () => {
     let error: unknown;
     try {
-      resolveColumns(['name', 'phone'], { phoneColumn: 'phone', paramColumns: ['name', 'order_id'] }, 'orders.csv');
+      resolveColumns(HEADER, springPlan, 'msisdn', 'customers.csv');
     } catch (caught) {
       error = caught;
     }
@@ -47,77 +93,82 @@ describe('resolveColumns', () => {
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'CSV_HEADER_INVALID' });
     const message = (error as Error).message;
-    expect(message).toContain('orders.csv');
-    expect(message).toContain('no column "order_id"');
-    expect(message).toContain('Columns found: "name", "phone"');
+    expect(message).toContain('customers.csv');
+    expect(message).toContain('no phone column "msisdn"');
+    expect(message).toContain('Columns found: "name", "phone", "code", "amount", "until", "coupon"');
+    expect(message).toContain('nothing was enqueued');
   });
 
-  it('names every missing column at once (phone, param and header image)', () => {
-    let message = '';
-    try {
-      resolveColumns(['name'], { phoneColumn: 'msisdn', paramColumns: ['name', 'code'], headerImageColumn: 'img' }, 'f.csv');
-    } catch (caught) {
-      message = (caught as Error).message;
-    }
-
-    expect(message).toContain('"msisdn", "code", "img"');
-  });
-
-  it('column names are matched exactly (case-sensitive)', () => {
-    expect(() => resolveColumns(['Phone'], { phoneColumn: 'phone', paramColumns: [] }, 'f.csv')).toThrow(/no column "phone"/);
+  it('the phone column is matched exactly (case-sensitive)', () => {
+    expect(() => resolveColumns(['Phone', 'name'], planSend(stored('../../samples/templates.json', 'order_update'), ['Phone', 'name', 'o'], { params: ['name', 'o'] }), 'phone', 'f.csv')).toThrow(
+      /no phone column "phone"/,
+    );
   });
 });
 
 describe('checkRow: valid rows', () => {
+  it('→ E.164 number and the trimmed values in slot order (header, body, button), no header link', () => {
+    expect(checkRow(row({ name: '  Ana Lima ', phone: ' +1 (415) 555-0123 ', amount: '\t£25.00 ', coupon: ' SPRING25\n' }), spring)).toStrictEqual({
+      ok: true,
+      to: '+14155550123',
+      values: ['Ana Lima', 'SPRING25', '£25.00', '31 May', 'SPRING25'],
+      headerLink: undefined,
+    });
+  });
+
   it.each([
     ['+14155550123', '+14155550123'],
     ['+1 (415) 555-0123', '+14155550123'],
     ['  +5511987654321  ', '+5511987654321'],
     ['+49 151 12345678', '+4915112345678'],
     ['0049 151 12345678', '+4915112345678'],
-  ])('%j → E.164 %s', (phone, e164) => {
-    const verdict = checkRow(row('Ana', phone, 'A-1'), mapping);
-
-    expect(verdict).toMatchObject({ ok: true, to: e164 });
+  ])('phone %j → %s', (phone, e164) => {
+    expect(checkRow(row({ phone }), spring)).toMatchObject({ ok: true, to: e164 });
   });
 
-  it('values are trimmed and in param order; the header link is returned', () => {
-    expect(checkRow(row('  Ana Lima ', '+14155550123', '\tA-99812  ', ' https://cdn.example.com/b.jpg '), mapping)).toStrictEqual({
+  it('defaultCountry DE turns a national number into E.164', () => {
+    expect(checkRow(row({ phone: '015112345678' }), { ...spring, defaultCountry: 'DE' })).toMatchObject({ ok: true, to: '+4915112345678' });
+  });
+
+  it('defaultCountry does not change a number that has its own country code', () => {
+    expect(checkRow(row({ phone: '+14155550123' }), { ...spring, defaultCountry: 'DE' })).toMatchObject({ ok: true, to: '+14155550123' });
+  });
+
+  it('without defaultCountry the national number is refused', () => {
+    const verdict = checkRow(row({ phone: '015112345678' }), spring);
+
+    expect(verdict).toMatchObject({ ok: false, reason: 'PHONE_INVALID', phone: '015112345678' });
+    expect(!verdict.ok && verdict.detail).toContain('no country code');
+  });
+
+  it('4 consecutive spaces inside a value are allowed and kept', () => {
+    expect(checkRow(row({ amount: '£25    off' }), spring)).toMatchObject({ ok: true, values: ['Ana', 'SPRING25', '£25    off', '31 May', 'SPRING25'] });
+  });
+
+  it('a header media link is returned trimmed', () => {
+    expect(checkRow(promoRow(' https://cdn.example.com/b.jpg '), promo)).toStrictEqual({
       ok: true,
       to: '+14155550123',
-      values: ['Ana Lima', 'A-99812'],
+      values: ['Ana', '25%'],
       headerLink: 'https://cdn.example.com/b.jpg',
     });
   });
-
-  it('without a header image column the link is undefined', () => {
-    expect(checkRow(['Ana', '+14155550123', 'A-1'], noImage)).toStrictEqual({
-      ok: true,
-      to: '+14155550123',
-      values: ['Ana', 'A-1'],
-      headerLink: undefined,
-    });
-  });
-
-  it('4 consecutive spaces inside a value are allowed', () => {
-    expect(checkRow(row('Ana    Lima', '+14155550123', 'A-1'), mapping)).toMatchObject({ ok: true, values: ['Ana    Lima', 'A-1'] });
-  });
 });
 
-describe('checkRow: rejections', () => {
-  it('a row with fewer fields than the header → FIELD_COUNT', () => {
-    const verdict = checkRow(['Ana', '+14155550123', 'A-1'], mapping);
+describe('checkRow: phone and field count', () => {
+  it('fewer fields than the header → FIELD_COUNT', () => {
+    const verdict = checkRow(row().slice(0, 5), spring);
 
     expect(verdict).toMatchObject({ ok: false, reason: 'FIELD_COUNT', phone: '+14155550123' });
-    expect(verdict.ok === false && verdict.detail).toContain('expected 4 fields');
+    expect(!verdict.ok && verdict.detail).toContain('expected 6 fields as in the header, found 5');
   });
 
-  it('a row with more fields than the header → FIELD_COUNT', () => {
-    expect(checkRow([...row('Ana', '+14155550123', 'A-1'), 'extra'], mapping)).toMatchObject({ ok: false, reason: 'FIELD_COUNT' });
+  it('more fields than the header → FIELD_COUNT', () => {
+    expect(checkRow([...row(), 'extra'], spring)).toMatchObject({ ok: false, reason: 'FIELD_COUNT' });
   });
 
   it.each(['', '   '])('empty phone %j → PHONE_MISSING', (phone) => {
-    expect(checkRow(row('Ana', phone, 'A-1'), mapping)).toMatchObject({ ok: false, reason: 'PHONE_MISSING', phone: '' });
+    expect(checkRow(row({ phone }), spring)).toMatchObject({ ok: false, reason: 'PHONE_MISSING', phone: '' });
   });
 
   it.each([
@@ -126,13 +177,15 @@ describe('checkRow: rejections', () => {
     ['+1415555', 'not a valid number'],
     ['call me', 'no country code'],
   ])('invalid phone %j → PHONE_INVALID', (phone, why) => {
-    const verdict = checkRow(row('Ana', phone, 'A-1'), mapping);
+    const verdict = checkRow(row({ phone }), spring);
 
     expect(verdict).toMatchObject({ ok: false, reason: 'PHONE_INVALID', phone });
-    expect(verdict.ok === false && verdict.detail).toContain(why);
+    expect(!verdict.ok && verdict.detail).toContain(why);
   });
+});
 
-  const badValues: [string, string, string][] = [
+describe('checkRow: value rules', () => {
+  const badValues: [string, string, ValueProblem][] = [
     ['empty', '', 'VALUE_EMPTY'],
     ['only spaces', '   ', 'VALUE_EMPTY'],
     ['\\n', 'Ana\nLima', 'VALUE_LINE_BREAK'],
@@ -143,29 +196,136 @@ describe('checkRow: rejections', () => {
     ['8 spaces', 'Ana        Lima', 'VALUE_SPACES'],
   ];
 
-  it.each(badValues)('%s in the second param → its reason, detail names the column', (_label, value, reason) => {
-    const verdict = checkRow(row('Ana', '+5511987654321', value), mapping);
+  it.each(badValues)('%s in a body value → its reason, the detail names the column', (_label, value, reason) => {
+    const verdict = checkRow(row({ phone: '+5511987654321', amount: value }), spring);
 
-    expect(verdict).toMatchObject({ ok: false, reason, phone: '+5511987654321' });
-    expect(verdict.ok === false && verdict.detail).toMatch(/^column "order_id": /);
+    expect(verdict).toStrictEqual({ ok: false, phone: '+5511987654321', reason, detail: `column "amount" ${VALUE_PROBLEM_TEXT[reason]}` });
   });
 
-  it.each(badValues)('%s in the first param → detail names that column', (_label, value, reason) => {
-    const verdict = checkRow(row(value, '+4915112345678', 'A-1'), mapping);
+  it.each(badValues)('%s in the header value → its reason, the detail names that column', (_label, value, reason) => {
+    const verdict = checkRow(row({ phone: '+4915112345678', name: value }), spring);
+
+    expect(verdict).toMatchObject({ ok: false, reason, phone: '+4915112345678' });
+    expect(!verdict.ok && verdict.detail).toMatch(/^column "name" /);
+  });
+
+  it.each(badValues)('%s in the URL-button value → its reason, the detail names that column', (_label, value, reason) => {
+    const verdict = checkRow(row({ coupon: value }), spring);
 
     expect(verdict).toMatchObject({ ok: false, reason });
-    expect(verdict.ok === false && verdict.detail).toMatch(/^column "name": /);
+    expect(!verdict.ok && verdict.detail).toMatch(/^column "coupon" /);
   });
 
   it.each([
-    ['http://cdn.example.com/b.jpg'],
-    ['ftp://cdn.example.com/b.jpg'],
-    ['cdn.example.com/b.jpg'],
-    [''],
-  ])('header link %j (not https) → HEADER_LINK_INVALID naming the column', (link) => {
-    const verdict = checkRow(row('Ana', '+14155550123', 'A-1', link), mapping);
+    ['Ana\nLima', 'Ana Lima'],
+    ['Ana\r\nLima', 'Ana Lima'],
+    ['Ana\tLima', 'Ana Lima'],
+    ['Ana     Lima', 'Ana Lima'],
+    ['Ana \r\n\t  Lima', 'Ana Lima'],
+  ])('fixWhitespace: %j is collapsed to %j instead of rejected', (value, fixed) => {
+    const verdict = checkRow(row({ amount: value }), { ...spring, fixWhitespace: true });
 
-    expect(verdict).toMatchObject({ ok: false, reason: 'HEADER_LINK_INVALID', phone: '+14155550123' });
-    expect(verdict.ok === false && verdict.detail).toMatch(/^column "banner": /);
+    expect(verdict).toMatchObject({ ok: true, values: ['Ana', 'SPRING25', fixed, '31 May', 'SPRING25'] });
   });
+
+  it('fixWhitespace: false still rejects', () => {
+    expect(checkRow(row({ amount: 'Ana\nLima' }), { ...spring, fixWhitespace: false })).toMatchObject({ ok: false, reason: 'VALUE_LINE_BREAK' });
+  });
+
+  it.each(['', ' \n\t '])('fixWhitespace: an empty value %j is still rejected', (value) => {
+    expect(checkRow(row({ until: value }), { ...spring, fixWhitespace: true })).toMatchObject({ ok: false, reason: 'VALUE_EMPTY' });
+  });
+});
+
+describe('checkRow: URL-button values', () => {
+  it.each([
+    ['SPRING 25', 'SPRING%2025'],
+    ['Müller', 'M%C3%BCller'],
+    ['a#b', 'a%23b'],
+    ['100%', '100%25'],
+    ['50%20off', '50%20off'],
+    ['x%2Fy', 'x%2Fy'],
+    ['SPRING25-a_b.c~', 'SPRING25-a_b.c~'],
+  ])('%j comes back percent-encoded as %j', (coupon, encoded) => {
+    const verdict = checkRow(row({ coupon }), spring);
+
+    expect(verdict).toMatchObject({ ok: true });
+    expect(verdict.ok && verdict.values[4]).toBe(encoded);
+  });
+
+  it('body and header values are not encoded', () => {
+    expect(checkRow(row({ name: 'Zoë M', code: 'A B' }), spring)).toMatchObject({ ok: true, values: ['Zoë M', 'A B', '£25.00', '31 May', 'SPRING25'] });
+  });
+
+  // Characters outside the BMP (emoji) are encoded as whole code points: encoding UTF-16 halves
+  // separately would throw and stop the producer mid-file.
+  it('an emoji in a URL-button value is percent-encoded as UTF-8 (no exception)', () => {
+    let verdict: ReturnType<typeof checkRow> | undefined;
+    expect(() => {
+      verdict = checkRow(row({ coupon: 'party🎉' }), spring);
+    }).not.toThrow();
+    expect(verdict).toMatchObject({ ok: true, values: ['Ana', 'SPRING25', '£25.00', '31 May', 'party%F0%9F%8E%89'] });
+  });
+});
+
+describe('checkRow: rendered lengths', () => {
+  /** Body values whose rendered body is exactly `length` characters. */
+  function bodyOf(length: number): Partial<SpringRow> {
+    return { code: 'C'.repeat(length - bodyFixedChars - '£25.00'.length - '31 May'.length) };
+  }
+
+  it('the fixture body has the text the lengths are computed from', () => {
+    expect(springPlan.bodyText).toBe('Use code {{1}} to save {{2}} until {{3}}.');
+    expect(bodyFixedChars).toBe('Use code  to save  until .'.length);
+  });
+
+  it(`a rendered body of exactly ${MAX_BODY_CHARS} characters is fine`, () => {
+    expect(checkRow(row(bodyOf(1024)), spring)).toMatchObject({ ok: true });
+  });
+
+  it('a rendered body of 1025 characters → BODY_TOO_LONG', () => {
+    const verdict = checkRow(row(bodyOf(1025)), spring);
+
+    expect(verdict).toMatchObject({ ok: false, reason: 'BODY_TOO_LONG', phone: '+14155550123' });
+    expect(!verdict.ok && verdict.detail).toContain('the rendered body is 1025 characters, Meta allows 1024');
+  });
+
+  it('a placeholder used twice counts twice', () => {
+    const twice = planSend(
+      requirementsOf(messageTemplateSchema.parse({ name: 't', language: 'en', status: 'APPROVED', components: [{ type: 'BODY', text: '{{1}}-{{1}}' }] })),
+      ['phone', 'v'],
+      { params: ['v'] },
+    );
+    const rules = rulesFor(twice, ['phone', 'v']);
+
+    expect(checkRow(['+14155550123', 'x'.repeat(511)], rules)).toMatchObject({ ok: true });
+    expect(checkRow(['+14155550123', 'x'.repeat(512)], rules)).toMatchObject({ ok: false, reason: 'BODY_TOO_LONG' });
+  });
+
+  it('the URL-button value does not count towards the body', () => {
+    expect(checkRow(row({ ...bodyOf(1024), coupon: 'X'.repeat(500) }), spring)).toMatchObject({ ok: true });
+  });
+
+  it(`a rendered text header of exactly ${MAX_HEADER_CHARS} characters ("Hello " + 54) is fine`, () => {
+    expect(checkRow(row({ name: 'N'.repeat(54) }), spring)).toMatchObject({ ok: true });
+  });
+
+  it('a rendered text header of 61 characters → HEADER_TOO_LONG', () => {
+    const verdict = checkRow(row({ name: 'N'.repeat(55) }), spring);
+
+    expect(verdict).toMatchObject({ ok: false, reason: 'HEADER_TOO_LONG', phone: '+14155550123' });
+    expect(!verdict.ok && verdict.detail).toContain('the rendered header is 61 characters, Meta allows 60');
+  });
+});
+
+describe('checkRow: header media link', () => {
+  it.each([['http://cdn.example.com/b.jpg'], ['ftp://cdn.example.com/b.jpg'], ['cdn.example.com/b.jpg'], ['https://'], ['']])(
+    'header link %j (not https) → HEADER_LINK_INVALID naming the column',
+    (link) => {
+      const verdict = checkRow(promoRow(link), promo);
+
+      expect(verdict).toMatchObject({ ok: false, reason: 'HEADER_LINK_INVALID', phone: '+14155550123' });
+      expect(!verdict.ok && verdict.detail).toMatch(/^column "banner": /);
+    },
+  );
 });

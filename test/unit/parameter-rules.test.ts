@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_BODY_CHARS,
+  MAX_HEADER_CHARS,
+  VALUE_PROBLEM_TEXT,
+  collapseWhitespace,
+  valueProblem,
+  type ValueProblem,
+} from '../../src/campaigns/parameter-rules.js';
+import { REJECTION_REASONS } from '../../src/campaigns/rejection-reasons.js';
+
+describe('valueProblem', () => {
+  it.each([
+    ['A-99812'],
+    ['Ana Lima'],
+    ['a  b  c  d'],
+    ['4 spaces:    ok'],
+    ['    leading four'],
+    ['trailing four    '],
+    ['Zoë – £25.00 🎉'],
+    ['x'.repeat(5000)],
+  ])('%j → no problem', (value) => {
+    expect(valueProblem(value)).toBeUndefined();
+  });
+
+  it.each([
+    ['', 'VALUE_EMPTY'],
+    ['\n', 'VALUE_LINE_BREAK'],
+    ['Ana\nLima', 'VALUE_LINE_BREAK'],
+    ['Ana\r\nLima', 'VALUE_LINE_BREAK'],
+    ['Ana\rLima', 'VALUE_LINE_BREAK'],
+    ['Ana\n', 'VALUE_LINE_BREAK'],
+    ['\tAna', 'VALUE_TAB'],
+    ['Ana\tLima', 'VALUE_TAB'],
+    ['Ana     Lima', 'VALUE_SPACES'],
+    ['     leading five', 'VALUE_SPACES'],
+    ['trailing five     ', 'VALUE_SPACES'],
+    ['     ', 'VALUE_SPACES'],
+    ['a' + ' '.repeat(20) + 'b', 'VALUE_SPACES'],
+  ] as [string, ValueProblem][])('%j → %s', (value, problem) => {
+    expect(valueProblem(value)).toBe(problem);
+  });
+
+  it('a line break is reported before a tab or a run of spaces', () => {
+    expect(valueProblem('a\t\n     b')).toBe('VALUE_LINE_BREAK');
+  });
+
+  it('a tab is reported before a run of spaces', () => {
+    expect(valueProblem('a     \tb')).toBe('VALUE_TAB');
+  });
+
+  it('4 spaces, a tab-free gap, then 4 more is not a run of 5', () => {
+    expect(valueProblem('a    b    c')).toBeUndefined();
+  });
+});
+
+describe('collapseWhitespace', () => {
+  it.each([
+    ['Ana\nLima', 'Ana Lima'],
+    ['Ana\r\nLima', 'Ana Lima'],
+    ['Ana\rLima', 'Ana Lima'],
+    ['Ana\t\tLima', 'Ana Lima'],
+    ['Ana     Lima', 'Ana Lima'],
+    ['Ana  Lima', 'Ana Lima'],
+    ['Ana \n\t \r\n Lima', 'Ana Lima'],
+    ['a\nb\tc     d', 'a b c d'],
+    ['  Ana  ', 'Ana'],
+    ['\nAna\t', 'Ana'],
+    [' \n\t\r ', ''],
+    ['', ''],
+  ])('%j → %j', (value, collapsed) => {
+    expect(collapseWhitespace(value)).toBe(collapsed);
+  });
+
+  it.each([['Ana Lima'], ['Zoë – 50% off 🎉'], ['A-99812']])('%j is left unchanged', (value) => {
+    expect(collapseWhitespace(value)).toBe(value);
+  });
+
+  it.each([['Ana\nLima'], ['a\tb'], ['a      b'], ['\r\n x \r\n'], ['a \t\n b  c']])('the result of %j passes valueProblem', (value) => {
+    expect(valueProblem(collapseWhitespace(value))).toBeUndefined();
+  });
+});
+
+describe('VALUE_PROBLEM_TEXT and the limits', () => {
+  it('has a text for exactly the four value problems, each a rejection reason', () => {
+    expect(Object.keys(VALUE_PROBLEM_TEXT).sort()).toStrictEqual(['VALUE_EMPTY', 'VALUE_LINE_BREAK', 'VALUE_SPACES', 'VALUE_TAB']);
+    for (const reason of Object.keys(VALUE_PROBLEM_TEXT)) expect(REJECTION_REASONS).toHaveProperty(reason);
+  });
+
+  it('the texts that can be fixed with --fix-whitespace say so', () => {
+    expect(VALUE_PROBLEM_TEXT.VALUE_LINE_BREAK).toContain('--fix-whitespace');
+    expect(VALUE_PROBLEM_TEXT.VALUE_TAB).toContain('--fix-whitespace');
+    expect(VALUE_PROBLEM_TEXT.VALUE_SPACES).toContain('--fix-whitespace');
+    expect(VALUE_PROBLEM_TEXT.VALUE_EMPTY).not.toContain('--fix-whitespace');
+  });
+
+  it('Meta’s limits: body 1,024 characters, text header 60 (reference §4)', () => {
+    expect(MAX_BODY_CHARS).toBe(1024);
+    expect(MAX_HEADER_CHARS).toBe(60);
+  });
+});
