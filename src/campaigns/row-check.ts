@@ -1,6 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { toE164 } from '../phone/e164.js';
-import { renderPlaceholders } from '../templates/template-requirements.js';
 import type { ColumnMapping } from './column-mapping.js';
 import { MAX_BODY_CHARS, MAX_HEADER_CHARS, VALUE_PROBLEM_TEXT, collapseWhitespace, valueProblem } from './parameter-rules.js';
 import type { RejectionReason } from './rejection-reasons.js';
@@ -57,23 +56,61 @@ export function checkRow(fields: readonly string[], rules: RowRules): RowVerdict
 
 /** The body and text header as Meta will render them must fit its limits (132005 otherwise). */
 export function renderedTooLong(plan: SendPlan, values: readonly string[]): { reason: RejectionReason; detail: string } | undefined {
-  const body = new Map<string, string>();
-  const header = new Map<string, string>();
-  plan.slots.forEach((slot, i) => {
-    if (slot.component === 'body') body.set(slot.variable, values[i] ?? '');
-    else if (slot.component === 'header') header.set(slot.variable, values[i] ?? '');
-  });
-  const bodyLength = renderPlaceholders(plan.bodyText, body).length;
+  const model = lengthModelOf(plan);
+  const bodyLength = renderedLength(model.body, values);
   if (bodyLength > MAX_BODY_CHARS) {
     return { reason: 'BODY_TOO_LONG', detail: `the rendered body is ${bodyLength} characters, Meta allows ${MAX_BODY_CHARS}; shorten the values` };
   }
-  if (plan.headerText !== undefined && header.size > 0) {
-    const headerLength = renderPlaceholders(plan.headerText, header).length;
+  if (model.header !== undefined) {
+    const headerLength = renderedLength(model.header, values);
     if (headerLength > MAX_HEADER_CHARS) {
       return { reason: 'HEADER_TOO_LONG', detail: `the rendered header is ${headerLength} characters, Meta allows ${MAX_HEADER_CHARS}` };
     }
   }
   return undefined;
+}
+
+/**
+ * A text's rendered length is its fixed part plus each value times the number of places it
+ * fills. Worked out once per plan, so checking a row allocates nothing (this runs on every
+ * row of every file).
+ */
+interface LengthModel {
+  fixed: number;
+  /** Placeholder occurrences per slot index. */
+  uses: { slot: number; count: number }[];
+}
+
+const lengthModels = new WeakMap<SendPlan, { body: LengthModel; header: LengthModel | undefined }>();
+
+function lengthModelOf(plan: SendPlan): { body: LengthModel; header: LengthModel | undefined } {
+  let model = lengthModels.get(plan);
+  if (model === undefined) {
+    model = {
+      body: textModel(plan.bodyText, plan, 'body'),
+      header: plan.headerText === undefined ? undefined : textModel(plan.headerText, plan, 'header'),
+    };
+    lengthModels.set(plan, model);
+  }
+  return model;
+}
+
+function textModel(text: string, plan: SendPlan, component: 'body' | 'header'): LengthModel {
+  const counts = new Map<number, number>();
+  let fixed = text.length;
+  for (const match of text.matchAll(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g)) {
+    const slot = plan.slots.findIndex((s) => s.component === component && s.variable === match[1]);
+    if (slot < 0) continue; // not filled: it stays in the text as written
+    fixed -= match[0].length;
+    counts.set(slot, (counts.get(slot) ?? 0) + 1);
+  }
+  return { fixed, uses: [...counts].map(([slot, count]) => ({ slot, count })) };
+}
+
+function renderedLength(model: LengthModel, values: readonly string[]): number {
+  let length = model.fixed;
+  for (const use of model.uses) length += use.count * (values[use.slot]?.length ?? 0);
+  return length;
 }
 
 /** Percent-encodes what is not already URL-safe, leaving existing %XX escapes alone. */
