@@ -1,9 +1,10 @@
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import type { Secret } from '../config/secret.js';
-import { CloudApiBadResponseError, CloudApiError, CloudApiTransportError } from './cloud-api-errors.js';
+import { CloudApiBadResponseError, CloudApiTransportError } from './cloud-api-errors.js';
+import { graphError, safeJson, transportFailure } from './graph-answers.js';
 import { messageBody } from './message-body.js';
 import type { OutboundMessage } from './outbound-message.js';
-import { graphErrorSchema, sendResponseSchema } from './response-schemas.js';
+import { sendResponseSchema } from './response-schemas.js';
 
 export interface SendResult {
   wamid: string;
@@ -66,7 +67,7 @@ export class CloudApiClient {
     if (response.statusCode >= 200 && response.statusCode < 300) {
       return parseSuccess(response.statusCode, text);
     }
-    throw parseError(response.statusCode, text);
+    throw graphError(response.statusCode, text);
   }
 
   async close(): Promise<void> {
@@ -86,39 +87,4 @@ function parseSuccess(status: number, text: string): SendResult {
     input: contact.input,
     messageStatus: message.message_status ?? 'accepted',
   };
-}
-
-function parseError(status: number, text: string): CloudApiError {
-  const parsed = graphErrorSchema.safeParse(safeJson(text));
-  if (!parsed.success) return new CloudApiError({ httpStatus: status });
-  const e = parsed.data.error;
-  return new CloudApiError({
-    httpStatus: status,
-    metaCode: e.code,
-    subcode: e.error_subcode,
-    title: e.message,
-    details: e.error_data?.details,
-    fbtraceId: e.fbtrace_id,
-  });
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Only a refused or never-established connection (or a request undici refused to build) proves Meta did not see it. */
-function transportFailure(error: unknown): CloudApiTransportError['failure'] {
-  if (error instanceof undiciErrors.ConnectTimeoutError || error instanceof undiciErrors.InvalidArgumentError) return 'connect';
-  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
-    return 'timeout';
-  }
-  const code = (error as { code?: unknown }).code;
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') {
-    return 'connect';
-  }
-  return 'connection-lost';
 }

@@ -1,11 +1,11 @@
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Secret } from '../config/secret.js';
 import type { TemplateSource } from '../templates/template-source.js';
 import { messageTemplateSchema, templateListSchema, type MessageTemplate } from '../templates/template-schema.js';
 import { CloudApiBadResponseError, CloudApiError, CloudApiTransportError } from './cloud-api-errors.js';
-import { graphErrorSchema } from './response-schemas.js';
+import { graphError, safeJson, transportFailure } from './graph-answers.js';
 
 export const DEFAULT_TEMPLATE_PAGE_SIZE = 100;
 /** At 100 a page this is 100k templates, far above Meta's per-WABA cap; it only stops a server that pages forever. */
@@ -142,17 +142,8 @@ export class CloudApiTemplateSource implements TemplateSource {
   }
 
   #graphError(status: number, text: string): CloudApiError {
-    const parsed = graphErrorSchema.safeParse(safeJson(text));
-    const e = parsed.success ? parsed.data.error : undefined;
-    const error = new CloudApiError({
-      httpStatus: status,
-      metaCode: e?.code,
-      subcode: e?.error_subcode,
-      title: e?.message,
-      details: e?.error_data?.details,
-      fbtraceId: e?.fbtrace_id,
-    });
-    const what = e === undefined ? `HTTP ${status}` : `code ${e.code}`;
+    const error = graphError(status, text);
+    const what = error.metaCode === undefined ? `HTTP ${status}` : `code ${error.metaCode}`;
     error.message = `Cloud API refused the templates list of WABA ${this.#options.businessAccountId} (${what}): ${error.details ?? 'no error body'}`;
     return error;
   }
@@ -173,21 +164,4 @@ function afterOf(next: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** As in CloudApiClient: only a refused or never-made connection proves Meta did not see the request. */
-function transportFailure(error: unknown): CloudApiTransportError['failure'] {
-  if (error instanceof undiciErrors.ConnectTimeoutError || error instanceof undiciErrors.InvalidArgumentError) return 'connect';
-  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) return 'timeout';
-  const code = (error as { code?: unknown }).code;
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') return 'connect';
-  return 'connection-lost';
 }
