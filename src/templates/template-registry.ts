@@ -133,7 +133,7 @@ export class TemplateRegistry {
     const templates = await this.#source.fetchAll();
     const snapshot: TemplateSnapshot = { templates, syncedAt: this.#now(), source: this.#source.describe() };
     await this.#cache.write(snapshot);
-    this.#logger.info(
+    this.#logger.debug(
       { source: snapshot.source, count: templates.length, durationMs: snapshot.syncedAt - started },
       'templates synced',
     );
