@@ -1,5 +1,6 @@
 import type { CampaignStatus } from '../campaigns/campaign.js';
 import type { SendOutcome } from '../campaigns/producer.js';
+import { delimiterLabel } from '../csv/delimiter.js';
 import { REJECTION_REASONS, type RejectionReason } from '../campaigns/rejection-reasons.js';
 
 export interface StatusView {
@@ -74,6 +75,7 @@ export function summaryText(summary: SendOutcome, rate: number): string {
         seconds === undefined ? '  pacing is off (SEND_RATE=0)' : `  would take about ${formatDuration(seconds)} at SEND_RATE=${rate}/s`,
       ]
     : [`Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} rejected, ${summary.skipped} skipped`];
+  if (summary.delimiter !== ',') lines.push(`  fields separated by ${delimiterLabel(summary.delimiter)}`);
   for (const [reason, count] of Object.entries(summary.byReason)) {
     lines.push(`  ${String(count).padStart(7)}  ${reason}: ${REJECTION_REASONS[reason as RejectionReason]}`);
   }
