@@ -1,34 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openCsv, type CsvRecord, type CsvSource } from '../../src/csv/csv-records.js';
+import { openCsv, type CsvRecord } from '../../src/csv/csv-records.js';
+import { csvFiles, readAll } from '../support/csv-reading.js';
 import { HEAD_BYTES } from '../../src/csv/file-head.js';
 
 /** What users upload: Excel (many locales write `;`, CRLF and a BOM), CRM exports, hand edits. */
 const FIXTURE = join(import.meta.dirname, '../fixtures/csv/excel-semicolon-bom-crlf.csv');
-const dir = mkdtempSync(join(tmpdir(), 'csv-excel-test-'));
-let files = 0;
+const files = csvFiles('csv-excel-test');
+const csvFile = files.write;
+const all = readAll;
 
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function csvFile(content: string | Buffer): string {
-  const path = join(dir, `file-${++files}.csv`);
-  writeFileSync(path, content);
-  return path;
-}
-
-async function all(source: CsvSource): Promise<CsvRecord[]> {
-  const records: CsvRecord[] = [];
-  try {
-    for await (const record of source.records) records.push(record);
-  } finally {
-    source.close();
-  }
-  return records;
-}
+afterAll(files.cleanup);
 
 const row = (line: number, ...fields: string[]): CsvRecord => ({ kind: 'row', fields, line });
 

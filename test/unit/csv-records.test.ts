@@ -1,33 +1,17 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { openCsv, type CsvRecord, type CsvSource } from '../../src/csv/csv-records.js';
+import { openCsv, type CsvRecord } from '../../src/csv/csv-records.js';
+import { csvFiles, readAll } from '../support/csv-reading.js';
 import { AppError } from '../../src/errors/app-error.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'csv-records-test-'));
-let files = 0;
+const files = csvFiles('csv-records-test');
+const { dir } = files;
+const csvFile = files.write;
+const all = readAll;
 
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function csvFile(content: string | Buffer): string {
-  const path = join(dir, `file-${++files}.csv`);
-  writeFileSync(path, content);
-  return path;
-}
-
-async function all(source: CsvSource): Promise<CsvRecord[]> {
-  const records: CsvRecord[] = [];
-  try {
-    for await (const record of source.records) records.push(record);
-  } finally {
-    source.close();
-  }
-  return records;
-}
+afterAll(files.cleanup);
 
 async function read(content: string, options: { delimiter?: string } = {}): Promise<CsvRecord[]> {
   return all(await openCsv(csvFile(content), options));
