@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { RequiredSetting } from '../src/config/config.js';
-import { isAppError } from '../src/errors/app-error.js';
+import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { AppContext } from './app-context.js';
 
 // Each command loads its own code when it runs: `send` does not pay for fastify and the
@@ -196,14 +196,14 @@ templatesCommand
   });
 
 function notFound(id: string): Error {
-  return Object.assign(new Error(`No campaign ${id} under this QUEUE_PREFIX (see \`campaign list\`)`), { code: 'CAMPAIGN_NOT_FOUND' });
+  return new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${id} under this QUEUE_PREFIX (see \`campaign list\`)`);
 }
 
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
   // Expected failures print one clear message; anything else is a bug and keeps its stack.
-  if (isAppError(error) || (error as { code?: string }).code === 'CAMPAIGN_NOT_FOUND') {
+  if (isAppError(error)) {
     console.error(`campaign: ${(error as Error).message}`);
   } else {
     console.error(error);

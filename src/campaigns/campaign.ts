@@ -25,7 +25,6 @@ export type CampaignDefinition = z.infer<typeof campaignDefinitionSchema>;
  */
 export const ROW_STATUSES = ['queued', 'sending', 'sent', 'failed', 'rejected', 'skipped', 'unknown'] as const;
 export type RowStatus = (typeof ROW_STATUSES)[number];
-export const FINAL_STATUSES: readonly RowStatus[] = ['sent', 'failed', 'rejected', 'skipped', 'unknown'];
 
 export interface RowRecord {
   row: number;
@@ -47,10 +46,4 @@ export interface CampaignStatus {
   counts: CampaignCounts;
   createdAt: number;
   finishedAt: number | undefined;
-}
-
-/** A row that reached a final state has an answer; a campaign is complete when all have one. */
-export function isComplete(counts: CampaignCounts, ingestDone: boolean): boolean {
-  const answered = FINAL_STATUSES.reduce((sum, status) => sum + counts[status], 0);
-  return ingestDone && answered === counts.total;
 }

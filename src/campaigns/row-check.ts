@@ -1,5 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { toE164 } from '../phone/e164.js';
+import { PLACEHOLDER } from '../templates/template-requirements.js';
 import type { ColumnMapping } from './column-mapping.js';
 import { MAX_BODY_CHARS, MAX_HEADER_CHARS, VALUE_PROBLEM_TEXT, collapseWhitespace, valueProblem } from './parameter-rules.js';
 import type { RejectionReason } from './rejection-reasons.js';
@@ -98,7 +99,7 @@ function lengthModelOf(plan: SendPlan): { body: LengthModel; header: LengthModel
 function textModel(text: string, plan: SendPlan, component: 'body' | 'header'): LengthModel {
   const counts = new Map<number, number>();
   let fixed = text.length;
-  for (const match of text.matchAll(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g)) {
+  for (const match of text.matchAll(PLACEHOLDER)) {
     const slot = plan.slots.findIndex((s) => s.component === component && s.variable === match[1]);
     if (slot < 0) continue; // not filled: it stays in the text as written
     fixed -= match[0].length;

@@ -30,7 +30,8 @@ export interface TemplateRequirements {
   urlButtons: UrlButtonRequirement[];
 }
 
-const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
+/** `{{1}}` or `{{first_name}}`; group 1 is the name. Global: use with matchAll/replace. */
+export const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
 
 /**
  * Placeholder names in a text. Positional templates come back sorted by number
