@@ -1,31 +1,17 @@
-import { z } from 'zod';
 import type { GraphErrorSpec } from './graph-error.js';
+import { faultSettingsSchema, type FaultSettings, type ParsedFaultSettings } from './fault-settings.js';
+import { THROUGHPUT_ERROR } from './limit-errors.js';
+import { RecipientErrors } from './recipient-errors.js';
 
 /**
  * Fault injection: the misbehaviour a real Cloud API shows now and then (5xx answers,
- * answers that never come, slow answers), on demand, so the client's retry and timeout
- * paths can be exercised. Faults are decided after the token check and before validation,
- * so a faulted request is never accepted.
+ * answers that never come, slow answers, bursts of throttling, one recipient that keeps
+ * failing), on demand, so the client's retry, pause and timeout paths can be exercised.
+ * Request-wide faults are decided after the token check and before validation, so a faulted
+ * request is never accepted; per-recipient errors need the validated recipient and are
+ * decided after validation, before the limits, so they use no quota.
  */
-export interface FaultSettings {
-  /** Fraction (0..1) answered with a 5xx Graph error; nothing is accepted. */
-  errorRate?: number;
-  /** Statuses picked from at random for those answers (default [500, 503]). */
-  errorStatuses?: number[];
-  /** Added before every /messages answer. */
-  latencyMs?: number;
-  /** Fraction (0..1) held without an answer until the client gives up or the sandbox closes. */
-  timeoutRate?: number;
-}
-
-export const faultSettingsSchema = z.strictObject({
-  errorRate: z.number().min(0).max(1).optional(),
-  errorStatuses: z.array(z.number().int().min(500).max(599)).min(1).optional(),
-  latencyMs: z.number().int().min(0).max(600_000).optional(),
-  timeoutRate: z.number().min(0).max(1).optional(),
-});
-
-type ParsedFaultSettings = z.infer<typeof faultSettingsSchema>;
+export { faultSettingsSchema, type FaultSettings } from './fault-settings.js';
 
 export type FaultDecision = { kind: 'none' } | { kind: 'timeout' } | { kind: 'error'; error: GraphErrorSpec };
 
@@ -40,16 +26,30 @@ function errorFor(status: number): GraphErrorSpec {
     : { code: 131000, status, details: 'Simulated fault: something went wrong.' };
 }
 
+/** Whether `now` falls in the throttled head of its `everyMs` period (periods start at epoch 0). */
+export function inThrottleBurst(bursts: { everyMs: number; forMs: number }, now: number): boolean {
+  // The double modulo keeps a clock before the epoch (only ever a test's) in range.
+  const phase = ((now % bursts.everyMs) + bursts.everyMs) % bursts.everyMs;
+  return phase < bursts.forMs;
+}
+
 export class FaultInjector {
   private settings: ParsedFaultSettings = {};
+  private readonly recipients = new RecipientErrors();
 
   constructor(private readonly random: () => number = Math.random) {}
 
-  /** Replaces all settings (an empty object turns every fault off). Throws on bad values. */
+  /**
+   * Replaces all settings (an empty object turns every fault off) and restarts the
+   * per-recipient counters. Throws a ZodError on bad values, changing nothing.
+   */
   set(settings: FaultSettings | ParsedFaultSettings): void {
-    this.settings = faultSettingsSchema.parse(settings);
+    const parsed = faultSettingsSchema.parse(settings);
+    this.settings = parsed;
+    this.recipients.replace(parsed.recipientErrors);
   }
 
+  /** The settings as last set (recipient counters as given, not as used up). */
   get current(): ParsedFaultSettings {
     return this.settings;
   }
@@ -59,11 +59,15 @@ export class FaultInjector {
   }
 
   /**
-   * One draw decides both faults, so the rates are exact shares of traffic: with
-   * errorRate 0.1 and timeoutRate 0.2, 10 % fail and another 20 % hang. If they add up to
-   * more than 1, errors take precedence.
+   * The request-wide fault for a request arriving at `now`. A throttle burst wins over the
+   * random faults: while Meta is throttling a number it answers 130429 and nothing else.
+   * Otherwise one draw decides both random faults, so the rates are exact shares of
+   * traffic: with errorRate 0.1 and timeoutRate 0.2, 10 % fail and another 20 % hang. If
+   * they add up to more than 1, errors take precedence.
    */
-  decide(): FaultDecision {
+  decide(now: number): FaultDecision {
+    const bursts = this.settings.throttleBursts;
+    if (bursts !== undefined && inThrottleBurst(bursts, now)) return { kind: 'error', error: { ...THROUGHPUT_ERROR } };
     const errorRate = this.settings.errorRate ?? 0;
     const timeoutRate = this.settings.timeoutRate ?? 0;
     if (errorRate === 0 && timeoutRate === 0) return NONE;
@@ -74,5 +78,10 @@ export class FaultInjector {
       return { kind: 'error', error: errorFor(status) };
     }
     return draw < errorRate + timeoutRate ? TIMEOUT : NONE;
+  }
+
+  /** The forced error for this validated recipient, using one of its `times`; undefined when none is left. */
+  recipientError(waId: string): GraphErrorSpec | undefined {
+    return this.recipients.take(waId);
   }
 }

@@ -16,9 +16,18 @@ const CODES: Record<number, CodeInfo> = {
   190: { status: 401, title: 'Invalid OAuth access token.' },
   2500: { status: 400, title: 'Unknown path components' },
   130429: { status: 400, title: 'Rate limit hit' },
+  130472: { status: 400, title: "User's number is part of an experiment" },
   131000: { status: 500, title: 'Something went wrong' },
   131008: { status: 400, title: 'Required parameter is missing' },
+  131026: { status: 400, title: 'Message Undeliverable' },
   131047: { status: 400, title: 'Re-engagement message' },
+  131048: { status: 400, title: 'Spam rate limit hit' },
+  131049: { status: 400, title: 'This message was not delivered to maintain healthy ecosystem engagement.' },
+  131050: {
+    status: 400,
+    title:
+      'Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business.',
+  },
   131051: { status: 400, title: 'Unsupported message type' },
   131056: { status: 400, title: '(Business Account, Consumer Account) pair rate limit hit' },
   132000: { status: 400, title: 'Number of parameters does not match the expected number of params' },

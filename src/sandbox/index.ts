@@ -38,13 +38,18 @@ export interface Sandbox {
   url: string;
   port: number;
   accepted(): readonly AcceptedMessage[];
-  /** busiestSecond = max accepted messages in any sliding 1000 ms window (by receivedAt). */
+  /**
+   * busiestSecond = max accepted messages in any sliding 1000 ms window (by receivedAt);
+   * requests / busiestRequestSecond count every /messages request past the token check;
+   * duplicates = accepted sends repeating an earlier accepted one.
+   */
   stats(): SandboxStats;
+  /** Replaces every fault (and restarts recipientErrors counters); throws on bad settings, changing nothing. */
   setFaults(f: FaultSettings): void;
   setAccessToken(token: string): void;
   /** Simulates an inbound message from that user, opening a 24 h service window. */
   openServiceWindow(phone: string, at?: number): void;
-  /** Forgets accepted messages, counters, windows and limiter state. */
+  /** Forgets accepted messages, counters and stats, windows and limiter state; keeps faults. */
   reset(): void;
   /** Hook so signed status webhooks can be added without reshaping anything. */
   onAccepted(listener: (m: AcceptedMessage) => void): () => void;

@@ -63,6 +63,8 @@ const UNSIMULATED_TYPES = new Set([
 const TEXT_KEYS = new Set(['body', 'preview_url']);
 const CONTEXT_KEYS = new Set(['message_id']);
 export const MAX_TEXT_BODY = 4096;
+export const REENGAGEMENT_DETAILS =
+  'Message failed to send because more than 24 hours have passed since the customer last replied to this number.';
 export const MAX_CALLBACK_DATA = 512;
 
 export function validateMessage(body: unknown, context: ValidationContext): ValidationResult {
@@ -108,10 +110,7 @@ function check(body: unknown, context: ValidationContext): ValidMessage {
   if (type === 'text') {
     checkText(requireObject(body['text'], 'text'));
     if (!context.isWindowOpen(waId)) {
-      throw new GraphRejection(
-        131047,
-        'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
-      );
+      throw new GraphRejection(131047, REENGAGEMENT_DETAILS);
     }
   } else {
     checkTemplate(requireObject(body['template'], 'template'), context.templates);

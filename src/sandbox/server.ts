@@ -75,7 +75,7 @@ export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined)
       if (tokenError !== undefined) {
         answer = runtime.count(tokenError);
       } else {
-        const fault = runtime.faults.decide();
+        const fault = runtime.admitRequest();
         if (fault.kind === 'timeout') {
           // Never answered: held until the client gives up or close() destroys it.
           reply.hijack();

@@ -1,9 +1,13 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { errors } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { orderUpdate, postJson, send, startTestSandbox } from './sandbox-helpers.js';
+import { getJson, orderUpdate, postJson, send, startTestSandbox, type JsonReply } from './sandbox-helpers.js';
 
-/** Fault injection over real HTTP: 5xx answers, held answers, added latency. */
+/**
+ * Fault injection over real HTTP: 5xx answers, held answers, added latency, throttle bursts,
+ * forced per-recipient errors, and the request and duplicate counts in the stats.
+ */
 let sandbox: Sandbox | undefined;
 
 afterEach(async () => {
@@ -71,5 +75,134 @@ describe('sandbox faults', () => {
     expect(performance.now() - closing).toBeLessThan(1000);
     expect(await heldForever).toBeInstanceOf(Error);
     sandbox = undefined;
+  });
+
+  it('refuses every send with 130429 inside a throttle burst and accepts outside it', async () => {
+    sandbox = await startTestSandbox({ faults: { throttleBursts: { everyMs: 400, forMs: 200 } } });
+    const s = sandbox;
+    // Bursts are aligned on the sandbox clock, which is this process's Date.now(): a send whose
+    // whole round trip lies in one half of one period must have arrived in that half.
+    const period = (t: number) => Math.floor(t / 400);
+    const inBurst = (t: number) => t % 400 < 200;
+    const inside: JsonReply[] = [];
+    const outside: JsonReply[] = [];
+    const deadline = Date.now() + 4000;
+    for (let i = 0; Date.now() < deadline && (inside.length < 10 || outside.length < 10); i++) {
+      const before = Date.now();
+      // Distinct recipients and ~60 sends/s keep the pair and throughput limits out of the picture.
+      const reply = await send(s, orderUpdate(`+4477009${String(i).padStart(5, '0')}`));
+      const after = Date.now();
+      if (period(before) === period(after) && inBurst(before) === inBurst(after)) {
+        (inBurst(before) ? inside : outside).push(reply);
+      }
+      await sleep(15);
+    }
+    expect(inside.length).toBeGreaterThanOrEqual(10);
+    expect(outside.length).toBeGreaterThanOrEqual(10);
+    for (const reply of inside) {
+      expect(reply.status).toBe(400);
+      expect(reply.body.error?.code).toBe(130429);
+    }
+    for (const reply of outside) expect(reply.status).toBe(200);
+    const stats = s.stats();
+    expect(stats.rejectedByCode['130429']).toBeGreaterThanOrEqual(inside.length);
+    expect(stats.accepted).toBe(stats.requests - (stats.rejectedByCode['130429'] ?? 0));
+
+    // The burst's answer is worded exactly as the real throughput limiter's.
+    const burstError = inside[0]?.body.error;
+    s.setFaults({});
+    const flood = await Promise.all(Array.from({ length: 120 }, (_, i) => send(s, orderUpdate(`+4477008${String(i).padStart(5, '0')}`))));
+    const realError = flood.find((reply) => reply.status === 400)?.body.error;
+    expect(realError?.code).toBe(130429);
+    expect(burstError?.message).toBe(realError?.message);
+    expect(burstError?.error_data).toEqual(realError?.error_data);
+  });
+
+  it('answers a recipient\'s forced error exactly `times` times, then accepts', async () => {
+    sandbox = await startTestSandbox();
+    sandbox.setFaults({ recipientErrors: [{ waId: '447700900123', code: 131056, times: 3 }] });
+    const pairLimited = (await send(sandbox, orderUpdate('+44 7700 900123'))).body;
+    expect(pairLimited.error).toMatchObject({
+      code: 131056,
+      message: '(#131056) (Business Account, Consumer Account) pair rate limit hit',
+      error_data: { details: 'Too many messages were sent from this business number to the same recipient in a short time.' },
+    });
+    // Other recipients flow meanwhile, and a malformed send does not use up a forced error.
+    expect((await send(sandbox, orderUpdate('+447700900999'))).status).toBe(200);
+    expect((await send(sandbox, { ...orderUpdate('447700900123'), type: 'bogus' })).body.error?.code).toBe(100);
+    const rest = [await send(sandbox, orderUpdate('447700900123')), await send(sandbox, orderUpdate('+447700900123'))];
+    expect(rest.map((reply) => [reply.status, reply.body.error?.code])).toEqual([
+      [400, 131056],
+      [400, 131056],
+    ]);
+    expect((await send(sandbox, orderUpdate('+447700900123'))).status).toBe(200);
+    expect((await send(sandbox, orderUpdate('+447700900123'))).status).toBe(200);
+    expect(sandbox.stats()).toMatchObject({ accepted: 3, rejectedByCode: { '100': 1, '131056': 3 } });
+
+    // Setting faults over HTTP restarts the counters.
+    const body = { recipientErrors: [{ waId: '447700900123', code: 131026, times: 1 }] };
+    for (let round = 0; round < 2; round++) {
+      expect((await postJson(`${sandbox.url}/_sandbox/faults`, body)).status).toBe(200);
+      const forced = await send(sandbox, orderUpdate());
+      expect([forced.status, forced.body.error?.code]).toEqual([400, 131026]);
+      expect((await send(sandbox, orderUpdate())).status).toBe(200);
+    }
+    expect((await getJson(`${sandbox.url}/_sandbox/faults`, null)).body).toEqual(body);
+  });
+
+  it('refuses bad burst and recipient settings over HTTP with a clear message', async () => {
+    sandbox = await startTestSandbox();
+    const url = `${sandbox.url}/_sandbox/faults`;
+    const longBurst = await postJson(url, { throttleBursts: { everyMs: 100, forMs: 200 } });
+    expect(longBurst.status).toBe(400);
+    expect(longBurst.body?.['error']).toMatch(/forMs must not exceed everyMs/);
+    const plus = await postJson(url, { recipientErrors: [{ waId: '+447700900123', code: 131026, times: 1 }] });
+    expect(plus.status).toBe(400);
+    expect(plus.body?.['error']).toMatch(/waId.*digits only/s);
+    expect((await postJson(url, { recipientErrors: [{ waId: '447700900123', code: 131026 }] })).status).toBe(400);
+    // Nothing was applied by the refused settings.
+    expect((await send(sandbox, orderUpdate())).status).toBe(200);
+  });
+
+  it('counts requests past the token check, their busiest second, and accepted duplicates', async () => {
+    sandbox = await startTestSandbox({ messagesPerSecond: 10 });
+    const s = sandbox;
+    await send(s, orderUpdate(), { token: 'wrong' }); // not a request: refused at the token check
+    await send(s, '{not json'); // 100
+    await send(s, { ...orderUpdate(), type: 'bogus' }); // 100
+    // Three identical sends: two are duplicates. `to` is compared as the sandbox normalises it.
+    await send(s, orderUpdate('+447700900123'));
+    await send(s, orderUpdate('447700900123'));
+    await send(s, orderUpdate('+44 7700 900123'));
+    // Same callback data, different content: the callback data is the send's identity.
+    await send(s, { ...orderUpdate('+447700900124', 'Ana'), biz_opaque_callback_data: 'row-7' });
+    await send(s, { ...orderUpdate('+447700900124', 'Bo'), biz_opaque_callback_data: 'row-7' });
+    await send(s, { ...orderUpdate('+447700900124', 'Cy'), biz_opaque_callback_data: 'row-8' });
+    await send(s, orderUpdate('+447700900125'));
+    const counted = s.stats();
+    expect(counted).toMatchObject({ accepted: 7, requests: 9, duplicates: 3, rejectedByCode: { '100': 2, '190': 1 } });
+
+    // A held request counts at arrival.
+    s.setFaults({ timeoutRate: 1 });
+    await expect(send(s, orderUpdate(), { headersTimeout: 200 })).rejects.toBeInstanceOf(errors.HeadersTimeoutError);
+    expect(s.stats().requests).toBe(10);
+    s.setFaults({});
+
+    // 30 at once after a quiet second: 10 fit the throughput cap (one more is a repeat of an
+    // earlier accepted send), 20 are refused, and all 30 are requests within one second.
+    await sleep(1100);
+    const burst = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => send(s, orderUpdate(i === 0 ? '+447700900125' : `+4477009${String(i).padStart(5, '0')}`))),
+    );
+    expect(burst.filter((reply) => reply.status === 200)).toHaveLength(10);
+    const stats = s.stats();
+    expect(stats).toMatchObject({ requests: 40, busiestRequestSecond: 30, busiestSecond: 10, accepted: 17 });
+    expect(stats.duplicates).toBe(burst[0]?.status === 200 ? 4 : 3);
+    expect((await getJson(`${s.url}/_sandbox/stats`, null)).body).toEqual(stats);
+
+    s.reset();
+    expect(s.stats()).toMatchObject({ requests: 0, busiestRequestSecond: 0, duplicates: 0 });
+    await send(s, orderUpdate('+447700900125'));
+    expect(s.stats()).toMatchObject({ requests: 1, busiestRequestSecond: 1, duplicates: 0 });
   });
 });

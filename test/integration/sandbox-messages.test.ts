@@ -143,9 +143,20 @@ describe('sandbox POST /messages', () => {
       accepted: 1,
       rejectedByCode: { '190': 1 },
       busiestSecond: 1,
+      // The wrong-token send is not a request: it never got past the token check.
+      requests: 1,
+      busiestRequestSecond: 1,
+      duplicates: 0,
     });
     expect((await postJson(`${sandbox.url}/_sandbox/reset`, {})).status).toBe(204);
-    expect(sandbox.stats()).toEqual({ accepted: 0, rejectedByCode: {}, busiestSecond: 0 });
+    expect(sandbox.stats()).toEqual({
+      accepted: 0,
+      rejectedByCode: {},
+      busiestSecond: 0,
+      requests: 0,
+      busiestRequestSecond: 0,
+      duplicates: 0,
+    });
     expect((await getJson(`${sandbox.url}/_sandbox/healthz`, null)).body).toEqual({ status: 'ok' });
   });
 });

@@ -133,7 +133,15 @@ describe('SandboxRuntime.send', () => {
     expect(statuses.map((r) => ('error' in r.body ? r.body.error.code : r.status))).toEqual([200, 200, 200, 200, 200, 130429, 130429]);
     advance(1000);
     expect(rt.send('123', orderUpdate({ to: to(9) })).status).toBe(200);
-    expect(rt.stats()).toEqual({ accepted: 6, rejectedByCode: { '130429': 2 }, busiestSecond: 5 });
+    expect(rt.stats()).toEqual({
+      accepted: 6,
+      rejectedByCode: { '130429': 2 },
+      busiestSecond: 5,
+      // send() alone is not a request: the server counts those in admitRequest().
+      requests: 0,
+      busiestRequestSecond: 0,
+      duplicates: 0,
+    });
   });
 
   it('refuses a pair beyond its burst with 131056 without using throughput quota', () => {
@@ -154,11 +162,24 @@ describe('SandboxRuntime.send', () => {
   });
 
   it('reset forgets messages, counters and limiter state', () => {
-    const { rt } = runtime({ perSecond: 1 });
+    const { rt, advance } = runtime({ perSecond: 1 });
+    rt.admitRequest();
+    rt.send('123', orderUpdate());
+    advance(1000);
+    rt.admitRequest();
     rt.send('123', orderUpdate());
     rt.send('123', orderUpdate({ to: to(1) }));
+    // Guard: there was something to forget.
+    expect(rt.stats()).toMatchObject({ accepted: 2, requests: 2, duplicates: 1, rejectedByCode: { '130429': 1 } });
     rt.reset();
-    expect(rt.stats()).toEqual({ accepted: 0, rejectedByCode: {}, busiestSecond: 0 });
+    expect(rt.stats()).toEqual({
+      accepted: 0,
+      rejectedByCode: {},
+      busiestSecond: 0,
+      requests: 0,
+      busiestRequestSecond: 0,
+      duplicates: 0,
+    });
     expect(rt.send('123', orderUpdate()).status).toBe(200);
   });
 });

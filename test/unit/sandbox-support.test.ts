@@ -4,14 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors/app-error.js';
 import { AccessTokens } from '../../src/sandbox/access-token.js';
-import { FaultInjector } from '../../src/sandbox/faults.js';
 import { toGraphError } from '../../src/sandbox/graph-error.js';
 import { newWamid } from '../../src/sandbox/ids.js';
 import { loadTemplatesFile } from '../../src/templates/templates-file.js';
 import { InvalidCursorError, TemplatesStore } from '../../src/sandbox/templates-store.js';
 import { FIXTURE_TEMPLATES } from './sandbox-fixtures.js';
 
-/** Error bodies, tokens, faults, ids and the templates catalogue and file loader. */
+/** Error bodies, tokens, ids and the templates catalogue and file loader (faults: sandbox-faults.test.ts). */
 describe('Graph error bodies', () => {
   it.each([
     [131056, 400, '(#131056) (Business Account, Consumer Account) pair rate limit hit'],
@@ -55,36 +54,6 @@ describe('AccessTokens', () => {
     tokens.replace('new');
     expect(tokens.check('Bearer new', undefined)).toBeUndefined();
     expect(tokens.check('Bearer old', undefined)?.body.error).toMatchObject({ code: 190, error_subcode: 463 });
-  });
-});
-
-describe('FaultInjector', () => {
-  const draws = (...values: number[]) => {
-    let i = 0;
-    return () => values[i++ % values.length] ?? 0;
-  };
-
-  it('decides nothing when no faults are set', () => {
-    expect(new FaultInjector(() => 0).decide()).toEqual({ kind: 'none' });
-  });
-
-  it('splits one draw between errors and timeouts', () => {
-    const faults = new FaultInjector(draws(0.05, 0.9, 0.15, 0.5));
-    faults.set({ errorRate: 0.1, timeoutRate: 0.1, errorStatuses: [503] });
-    expect(faults.decide()).toEqual({
-      kind: 'error',
-      error: expect.objectContaining({ code: 133004, status: 503 }) as unknown,
-    });
-    expect(faults.decide()).toEqual({ kind: 'timeout' });
-    expect(faults.decide()).toEqual({ kind: 'none' });
-  });
-
-  it('maps 500 to 131000 and refuses out-of-range settings', () => {
-    const faults = new FaultInjector(() => 0);
-    faults.set({ errorRate: 1, errorStatuses: [500] });
-    expect(faults.decide()).toMatchObject({ kind: 'error', error: { code: 131000, status: 500 } });
-    expect(() => faults.set({ errorRate: 2 })).toThrow();
-    expect(() => faults.set({ errorStatuses: [404] })).toThrow();
   });
 });
 

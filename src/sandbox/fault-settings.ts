@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/**
+ * What can be made to go wrong, and the strict schema every way of setting it goes through
+ * (startSandbox's `faults`, setFaults, POST /_sandbox/faults). A typo'd or out-of-range
+ * setting is refused rather than silently ignored: a fault test that injects nothing passes
+ * for the wrong reason.
+ */
+export interface FaultSettings {
+  /** Fraction (0..1) answered with a 5xx Graph error; nothing is accepted. */
+  errorRate?: number;
+  /** Statuses picked from at random for those answers (default [500, 503]). */
+  errorStatuses?: number[];
+  /** Added before every /messages answer. */
+  latencyMs?: number;
+  /** Fraction (0..1) held without an answer until the client gives up or the sandbox closes. */
+  timeoutRate?: number;
+  /**
+   * Bursts of throttling: during the first `forMs` of every `everyMs` (aligned on the
+   * sandbox clock), every /messages request is answered 400 with Graph error code 130429
+   * (Meta's throughput error, same body as the real throughput limiter); nothing is accepted.
+   */
+  throttleBursts?: { everyMs: number; forMs: number };
+  /**
+   * Per-recipient forced errors: the next `times` sends to this recipient (waId = digits
+   * only, as the sandbox normalises `to`) are answered with `code` (HTTP 400, Graph body as
+   * for that code elsewhere in the sandbox; for 131056 the pair-limit error details), not
+   * accepted. Counters start when the faults are set; setFaults replaces them.
+   */
+  recipientErrors?: Array<{ waId: string; code: number; times: number }>;
+}
+
+const DAY_MS = 86_400_000;
+/** Enough for any test or demo; a bound keeps a pasted-in recipient list from growing unchecked. */
+export const MAX_RECIPIENT_ERRORS = 10_000;
+
+const throttleBurstsSchema = z
+  .strictObject({
+    everyMs: z.number().int('everyMs must be a whole number of ms').min(1).max(DAY_MS),
+    forMs: z.number().int('forMs must be a whole number of ms').min(1),
+  })
+  // forMs === everyMs is allowed: "always throttled" is a legitimate scenario.
+  .refine((bursts) => bursts.forMs <= bursts.everyMs, {
+    message: 'forMs must not exceed everyMs',
+    path: ['forMs'],
+  });
+
+const recipientErrorSchema = z.strictObject({
+  waId: z
+    .string()
+    .regex(/^\d{7,15}$/, 'waId must be the recipient\'s 7–15 digits only (no "+", spaces or dashes), as the sandbox normalises `to`'),
+  code: z.number().int('code must be a Graph error code (a whole number)').min(1).max(9_999_999),
+  times: z.number().int('times must be a whole number').min(1).max(1_000_000),
+});
+
+const recipientErrorsSchema = z
+  .array(recipientErrorSchema)
+  .max(MAX_RECIPIENT_ERRORS)
+  // Two entries for one recipient would leave it unclear which applies first.
+  .refine((entries) => new Set(entries.map((entry) => entry.waId)).size === entries.length, {
+    message: 'each waId may appear only once',
+  });
+
+export const faultSettingsSchema = z.strictObject({
+  errorRate: z.number().min(0).max(1).optional(),
+  errorStatuses: z.array(z.number().int().min(500).max(599)).min(1).optional(),
+  latencyMs: z.number().int().min(0).max(600_000).optional(),
+  timeoutRate: z.number().min(0).max(1).optional(),
+  throttleBursts: throttleBurstsSchema.optional(),
+  recipientErrors: recipientErrorsSchema.optional(),
+});
+
+export type ParsedFaultSettings = z.infer<typeof faultSettingsSchema>;
