@@ -28,7 +28,7 @@ export async function openContext(
     config,
     logger,
     redis,
-    ledger: new RedisLedger(redis, config.queuePrefix),
+    ledger: new RedisLedger(redis, config.queuePrefix, { autoPause: config.autoPause }),
     async close() {
       await redis.quit().catch(() => redis.disconnect());
     },

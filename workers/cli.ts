@@ -152,6 +152,57 @@ program
   });
 
 program
+  .command('pause')
+  .description('stop starting sends for a campaign (in-flight ones finish); `resume` continues it')
+  .argument('<id>', 'campaign ID')
+  .option('--reason <text>', 'shown by `campaign status`', 'paused by the operator')
+  .action(async (id: string, o: { reason: string }) => {
+    const { withControls } = await import('./control-command.js');
+    const result = await withContext((context) => withControls(context, (controls) => controls.pause(id, o.reason)));
+    console.log(result.alreadyPaused ? `Campaign ${id} was already paused` : `Campaign ${id} paused: no new send starts; \`campaign resume ${id}\` continues it`);
+  });
+
+program
+  .command('resume')
+  .description('continue a paused campaign: every row it set aside goes back in the queue')
+  .argument('<id>', 'campaign ID')
+  .action(async (id: string) => {
+    const { withControls } = await import('./control-command.js');
+    const result = await withContext((context) => withControls(context, (controls) => controls.resume(id)));
+    console.log(`Campaign ${id} ${result.wasPaused ? 'resumed' : 'was not paused'}: ${result.requeued} rows put back in the queue`);
+  });
+
+program
+  .command('cancel')
+  .description('stop a campaign for good: waiting jobs are removed, rows not yet sent become cancelled')
+  .argument('<id>', 'campaign ID')
+  .action(async (id: string) => {
+    const { withControls } = await import('./control-command.js');
+    const result = await withContext((context) => withControls(context, (controls) => controls.cancel(id)));
+    console.log(`Campaign ${id} cancelled: ${result.cancelled} rows cancelled, ${result.removedJobs} waiting jobs removed`);
+  });
+
+program
+  .command('retry')
+  .description('send chosen failed or unknown rows again (default: every failed row; unknown rows only with --unknown)')
+  .argument('<id>', 'campaign ID')
+  .option('--codes <codes>', 'only failed rows with these error codes, comma-separated, e.g. 131000,131016', list)
+  .option('--unknown', 'also rows whose outcome is unknown (they may have been delivered: check before resending)')
+  .action(async (id: string, o: { codes?: string[]; unknown?: boolean }) => {
+    const { withControls } = await import('./control-command.js');
+    const selection = {
+      codes: o.codes ?? [],
+      // --unknown alone means unknown rows only; --codes picks failed rows.
+      failed: o.unknown !== true || o.codes !== undefined,
+      unknown: o.unknown === true,
+    };
+    const result = await withContext((context) => withControls(context, (controls) => controls.retry(id, selection)));
+    const lines = [`Campaign ${id}: ${result.requeued} rows put back in the queue${result.paused ? ' (the campaign is paused: they go out after `campaign resume`)' : ''}`];
+    if (result.noPayload > 0) lines.push(`  ${result.noPayload} chosen rows were recorded before retry was possible and were left as they are`);
+    console.log(lines.join('\n'));
+  });
+
+program
   .command('sandbox')
   .description('run the local Cloud API sandbox')
   .option('--port <n>', 'port to listen on (0 = any free port)', '8089')

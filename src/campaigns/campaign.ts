@@ -21,9 +21,9 @@ export type CampaignDefinition = z.infer<typeof campaignDefinitionSchema>;
 /**
  * A row's life: `queued → sending → sent | failed`, or `rejected`/`skipped` at ingest.
  * `unknown`: a send may have left but its answer was lost (a worker died mid-request);
- * never resent blindly.
+ * never resent blindly. `cancelled`: the operator cancelled the campaign before it was sent.
  */
-export const ROW_STATUSES = ['queued', 'sending', 'sent', 'failed', 'rejected', 'skipped', 'unknown'] as const;
+export const ROW_STATUSES = ['queued', 'sending', 'sent', 'failed', 'rejected', 'skipped', 'unknown', 'cancelled'] as const;
 export type RowStatus = (typeof ROW_STATUSES)[number];
 
 export interface RowRecord {
@@ -38,7 +38,11 @@ export interface RowRecord {
 
 export type CampaignCounts = Record<RowStatus, number> & { total: number };
 
-export type CampaignState = 'ingesting' | 'running' | 'completed';
+/**
+ * `paused`: no send starts until `campaign resume` (set by the operator, a halting error
+ * code, or the error-spike brake). `cancelled`: the operator stopped it for good.
+ */
+export type CampaignState = 'ingesting' | 'running' | 'paused' | 'cancelled' | 'completed';
 
 export interface CampaignStatus {
   id: string;
@@ -46,4 +50,7 @@ export interface CampaignStatus {
   counts: CampaignCounts;
   createdAt: number;
   finishedAt: number | undefined;
+  /** Why it is paused, e.g. `190: Error validating access token…`; set only while paused. */
+  pausedReason: string | undefined;
+  pausedAt: number | undefined;
 }

@@ -1,4 +1,5 @@
 import type { CampaignDefinition, CampaignStatus, RowRecord, RowStatus } from './campaign.js';
+import type { SendJob } from './send-job.js';
 
 /** A row the producer read: to be sent, or refused before sending with a reason. */
 export type IngestedRow =
@@ -19,6 +20,8 @@ export interface SettleResult {
   status: RowStatus;
   /** This answer was the campaign's last one: the campaign is now complete. */
   completedCampaign: boolean;
+  /** This answer tipped the error-spike brake: the campaign is paused now. */
+  pausedCampaign: boolean;
 }
 
 export type ClaimResult =
@@ -27,7 +30,31 @@ export type ClaimResult =
   /** The row already has an answer (a duplicate job, or a retry after the answer was recorded). */
   | { outcome: 'settled'; status: RowStatus }
   /** An earlier attempt was `sending` and never recorded its answer: it may have reached Meta. */
-  | { outcome: 'in-doubt'; attempts: number };
+  | { outcome: 'in-doubt'; attempts: number }
+  /** The campaign is paused: the row stays queued and is set aside for `resume`; this job ends. */
+  | { outcome: 'parked' }
+  /** A newer job owns this row (it was requeued): this one must do nothing. */
+  | { outcome: 'stale' };
+
+/** Why an operator command could not act on a campaign. */
+export type ControlRefusal = 'missing' | 'cancelled' | 'completed';
+
+export type PauseResult = { outcome: 'paused' | 'already-paused' } | { outcome: ControlRefusal };
+export type ResumeResult = { outcome: 'resumed' | 'not-paused' } | { outcome: 'missing' | 'cancelled' };
+
+/** Which finished rows `campaign retry` puts back in the queue. */
+export interface RetrySelection {
+  /** Failed rows with one of these error codes; empty = every failed row. */
+  codes: readonly string[];
+  failed: boolean;
+  unknown: boolean;
+}
+
+/** A job set aside to be enqueued again (parked by a pause, or chosen by `retry`). */
+export interface RequeueEntry {
+  row: number;
+  job: SendJob;
+}
 
 /**
  * The campaign ledger: per-row state and counters. The campaign logic depends on this
@@ -43,10 +70,35 @@ export interface CampaignLedger {
   recordIngested(campaignId: string, rows: readonly IngestedRow[]): Promise<number[]>;
   /** All rows are read: from now on the campaign can complete. True if it completed now. */
   finishIngest(campaignId: string): Promise<boolean>;
-  /** Marks the row `sending` (and counts the attempt) before the request leaves. */
-  claim(campaignId: string, row: number): Promise<ClaimResult>;
-  /** First final answer wins; later ones are ignored. */
-  settle(campaignId: string, row: number, settlement: Settlement): Promise<SettleResult>;
+  /**
+   * Marks the row `sending` (and counts the attempt) before the request leaves. Only the
+   * row's current job may claim it; a paused campaign parks the job instead.
+   */
+  claim(job: SendJob): Promise<ClaimResult>;
+  /** First final answer wins; later ones, and answers from a job that no longer owns the row, are ignored. */
+  settle(job: SendJob, settlement: Settlement): Promise<SettleResult>;
+  /**
+   * A code that needs a human (expired token, locked account…): the claimed row goes back
+   * to queued, set aside for `resume`, and the campaign pauses with `reason`.
+   */
+  halt(job: SendJob, errorCode: string, errorDetail: string): Promise<void>;
+  /** True while no send of this campaign may start (paused or cancelled). */
+  isHeld(campaignId: string): Promise<boolean>;
+  pause(campaignId: string, reason: string): Promise<PauseResult>;
+  /** Lifts a pause. The jobs it set aside are enqueued with `takeRequeued`/`requeued`. */
+  resume(campaignId: string): Promise<ResumeResult>;
+  /** Stops the campaign for good; its queued rows are then cancelled with `cancelRows`. */
+  cancel(campaignId: string): Promise<{ outcome: 'cancelled' } | { outcome: 'missing' | 'completed' }>;
+  /** Cancels the queued rows among `fromRow..toRow`; returns the job IDs to remove from the queue. */
+  cancelRows(campaignId: string, fromRow: number, toRow: number): Promise<string[]>;
+  /** Puts the chosen finished rows among `fromRow..toRow` back to queued, set aside to be enqueued. */
+  markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<{ requeued: number; noPayload: number }>;
+  /** A page of set-aside jobs, each with the job ID its requeue gets. */
+  takeRequeued(campaignId: string, cursor: string): Promise<{ cursor: string; entries: RequeueEntry[] }>;
+  /** Those jobs are in the queue now: forget them (unless the row was set aside again meanwhile). */
+  requeued(campaignId: string, entries: readonly RequeueEntry[]): Promise<void>;
+  /** Meta said the recipient stopped marketing messages (131050): remember it for this number. */
+  recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void>;
   status(campaignId: string): Promise<CampaignStatus | undefined>;
   /** Rows in row order, in pages, for reports of any size. */
   rows(campaignId: string, pageSize?: number): AsyncIterable<RowRecord[]>;

@@ -8,12 +8,18 @@ export const sendJobSchema = z.object({
   /** Variable values, in the order of the campaign plan's slots. */
   values: z.array(z.string()),
   headerLink: z.string().optional(),
+  /**
+   * Which job of the row this is: 0 (absent) for the one the producer made, then 1, 2, …
+   * for each requeue (resume after a pause, `campaign retry`). The ledger lets only the
+   * row's current job claim it, so a row never has two live jobs.
+   */
+  requeue: z.number().int().positive().optional(),
 });
 export type SendJob = z.infer<typeof sendJobSchema>;
 
 /** Deterministic, so the same row enqueued twice is the same job (BullMQ ignores the second). */
-export function sendJobId(campaignId: string, row: number): string {
-  return `${campaignId}-${row}`;
+export function sendJobId(campaignId: string, row: number, requeue = 0): string {
+  return requeue === 0 ? `${campaignId}-${row}` : `${campaignId}-${row}-r${requeue}`;
 }
 
 /** Where the producer puts jobs; src/queue/send-queue.ts implements it with BullMQ. */

@@ -5,7 +5,7 @@ import { AppError } from '../errors/app-error.js';
 import type { Logger } from '../logging/logger.js';
 import type { CampaignDefinition, RowStatus } from './campaign.js';
 import { actionForMetaCode, TRANSPORT_ACTION, type ErrorAction } from './error-policy.js';
-import type { CampaignLedger } from './ledger.js';
+import type { CampaignLedger, Settlement } from './ledger.js';
 import { messageForRow } from './message-for-row.js';
 import type { SendJob } from './send-job.js';
 
@@ -24,10 +24,13 @@ export interface SendPacer {
 
 /** What the queue adapter must do with the job after one pass. */
 export type SendOutcome =
-  | { kind: 'done'; status: RowStatus }
+  /** The job is finished: the row has an answer, was parked by a pause, or belongs to a newer job. */
+  | { kind: 'done'; status: RowStatus | 'parked' | 'stale' }
   | { kind: 'retry'; error: Error }
   | { kind: 'throttle-number'; ms: number }
-  | { kind: 'delay-recipient'; ms: number };
+  | { kind: 'delay-recipient'; ms: number }
+  /** The worker is shutting down before this job claimed its row: put it back, untouched. */
+  | { kind: 'release' };
 
 export interface AttemptContext {
   /** No retry is left after this attempt: a retryable failure becomes final. */
@@ -39,6 +42,12 @@ export interface AttemptContext {
 const THROTTLE_MS: Readonly<Record<number, number>> = { 130429: 1000, 80007: 60_000, 4: 60_000 };
 const PAIR_DELAY_MS = 6000;
 const PAIR_DELAY_MAX_MS = 10 * 60_000;
+/** How stale a worker's view of "is this campaign paused?" may be before it asks Redis again. */
+const HOLD_CHECK_MS = 250;
+/** Meta: the recipient stopped marketing messages from this business. */
+const OPTED_OUT_CODE = 131050;
+
+type FinalSettlement = Exclude<Settlement, { status: 'queued' }>;
 
 /**
  * One recipient's send: guard the payload, claim the row, send, record the answer. The
@@ -52,6 +61,10 @@ export class SendProcessor {
   readonly #campaigns = new Map<string, CampaignDefinition>();
   readonly #onCampaignCompleted: (campaignId: string) => void;
   readonly #pacer: SendPacer | undefined;
+  readonly #held = new Map<string, { held: boolean; at: number }>();
+  /** Rows whose request is out, so a shutdown that cannot wait for them can still answer them. */
+  readonly #inFlight = new Set<SendJob>();
+  #stopping = false;
 
   constructor(deps: {
     ledger: CampaignLedger;
@@ -71,64 +84,119 @@ export class SendProcessor {
   }
 
   async process(job: SendJob, context: AttemptContext): Promise<SendOutcome> {
+    if (this.#stopping) return { kind: 'release' };
     const definition = await this.#definition(job.campaignId);
     const built = messageForRow(definition, job);
-    if (!built.ok) {
-      await this.#ledger.claim(job.campaignId, job.row);
-      return this.#final(job, { status: 'failed', errorCode: 'JOB_PAYLOAD_INVALID', errorDetail: built.detail });
-    }
 
     // The slot wait comes before the claim (a worker that dies while waiting has claimed
     // nothing); the admission check comes last, so nothing but the request follows it.
-    await this.#pacer?.reserveSlot();
-    const claim = await this.#ledger.claim(job.campaignId, job.row);
-    if (claim.outcome === 'settled') return { kind: 'done', status: claim.status };
-    if (claim.outcome === 'in-doubt') {
-      // An earlier attempt was in flight when its worker died: it may have reached Meta.
-      return this.#final(job, {
-        status: 'unknown',
-        errorCode: 'IN_DOUBT',
-        errorDetail: `attempt ${claim.attempts} may have been sent before its worker stopped; not resent`,
-      });
+    // A paused campaign's jobs skip the slot: they only park, and must not use the rate.
+    if (built.ok && !(await this.#isHeld(job.campaignId))) await this.#pacer?.reserveSlot();
+    if (this.#stopping) return { kind: 'release' };
+    const claim = await this.#ledger.claim(job);
+    switch (claim.outcome) {
+      case 'settled':
+        return { kind: 'done', status: claim.status };
+      case 'parked':
+      case 'stale':
+        return { kind: 'done', status: claim.outcome };
+      case 'in-doubt':
+        // An earlier attempt was in flight when its worker died: it may have reached Meta.
+        return this.#final(job, {
+          status: 'unknown',
+          errorCode: 'IN_DOUBT',
+          errorDetail: `attempt ${claim.attempts} may have been sent before its worker stopped; not resent`,
+        });
+      case 'claimed':
+        break;
     }
+    if (!built.ok) return this.#final(job, { status: 'failed', errorCode: 'JOB_PAYLOAD_INVALID', errorDetail: built.detail });
 
     await this.#pacer?.admit();
     let result: SendResult;
+    this.#inFlight.add(job);
     try {
       result = await this.#sender.send(definition.phoneNumberId, built.message);
     } catch (error) {
-      return this.#onSendError(job, error, context);
+      return await this.#onSendError(job, definition, error, context);
+    } finally {
+      this.#inFlight.delete(job);
     }
     return this.#final(job, { status: 'sent', wamid: result.wamid });
   }
 
-  async #onSendError(job: SendJob, error: unknown, context: AttemptContext): Promise<SendOutcome> {
+  /** Shutdown: jobs that have not claimed their row yet are handed back instead of sent. */
+  stop(): void {
+    this.#stopping = true;
+  }
+
+  /**
+   * Shutdown could not wait for these requests: their rows become `unknown` now (the request
+   * left, its answer will not be recorded by this process). A real answer recorded first wins.
+   */
+  async abandonInFlight(): Promise<number> {
+    const jobs = [...this.#inFlight];
+    await Promise.all(
+      jobs.map((job) =>
+        this.#ledger.settle(job, {
+          status: 'unknown',
+          errorCode: 'SHUTDOWN_IN_FLIGHT',
+          errorDetail: 'the worker shut down while this request was waiting for its answer; not resent',
+        }),
+      ),
+    );
+    return jobs.length;
+  }
+
+  async #onSendError(job: SendJob, definition: CampaignDefinition, error: unknown, context: AttemptContext): Promise<SendOutcome> {
     if (error instanceof CloudApiBadResponseError) {
       return this.#final(job, { status: 'unknown', errorCode: error.code, errorDetail: error.message });
     }
     const { action, code, detail, metaCode } = describe(error);
     this.#logger.debug({ campaignId: job.campaignId, row: job.row, code, action }, 'send failed');
+    const notYet = { status: 'queued', errorCode: code, errorDetail: detail } as const;
     switch (action) {
       case 'retry':
         if (context.isLastAttempt) return this.#final(job, { status: 'failed', errorCode: code, errorDetail: detail });
-        await this.#ledger.settle(job.campaignId, job.row, { status: 'queued', errorCode: code, errorDetail: detail });
+        await this.#ledger.settle(job, notYet);
         return { kind: 'retry', error: error instanceof Error ? error : new Error(detail) };
       case 'throttle-number':
-        await this.#ledger.settle(job.campaignId, job.row, { status: 'queued', errorCode: code, errorDetail: detail });
+        await this.#ledger.settle(job, notYet);
         return { kind: 'throttle-number', ms: THROTTLE_MS[metaCode ?? 130429] ?? 1000 };
       case 'delay-recipient':
-        await this.#ledger.settle(job.campaignId, job.row, { status: 'queued', errorCode: code, errorDetail: detail });
+        await this.#ledger.settle(job, notYet);
         return { kind: 'delay-recipient', ms: Math.min(PAIR_DELAY_MS * 2 ** context.pairDelays, PAIR_DELAY_MAX_MS) };
       case 'fail-row':
-      case 'halt-campaign':
+        if (metaCode === OPTED_OUT_CODE) {
+          await this.#ledger.recordOptOut(definition.phoneNumberId, job.to, { campaignId: job.campaignId, row: job.row });
+        }
         return this.#final(job, { status: 'failed', errorCode: code, errorDetail: detail });
+      case 'halt-campaign':
+        // Nothing of this campaign can succeed until a human acts: the row waits for resume.
+        await this.#ledger.halt(job, code, detail);
+        this.#held.set(job.campaignId, { held: true, at: Date.now() });
+        this.#logger.warn({ campaignId: job.campaignId, code }, `campaign paused: ${code} ${detail} (fix it, then \`campaign resume ${job.campaignId}\`)`);
+        return { kind: 'done', status: 'parked' };
     }
   }
 
-  async #final(job: SendJob, settlement: Parameters<CampaignLedger['settle']>[2]): Promise<SendOutcome> {
-    const result = await this.#ledger.settle(job.campaignId, job.row, settlement);
+  async #final(job: SendJob, settlement: FinalSettlement): Promise<SendOutcome> {
+    const result = await this.#ledger.settle(job, settlement);
     if (result.completedCampaign) this.#onCampaignCompleted(job.campaignId);
+    if (result.pausedCampaign) {
+      this.#held.set(job.campaignId, { held: true, at: Date.now() });
+      this.#logger.warn({ campaignId: job.campaignId }, 'campaign paused: too many sends failed permanently (see `campaign status`)');
+    }
     return { kind: 'done', status: result.status };
+  }
+
+  /** Cached for HOLD_CHECK_MS; the claim itself always checks Redis, so this only saves slots. */
+  async #isHeld(campaignId: string): Promise<boolean> {
+    const cached = this.#held.get(campaignId);
+    if (cached !== undefined && Date.now() - cached.at < HOLD_CHECK_MS) return cached.held;
+    const held = await this.#ledger.isHeld(campaignId);
+    this.#held.set(campaignId, { held, at: Date.now() });
+    return held;
   }
 
   async #definition(id: string): Promise<CampaignDefinition> {

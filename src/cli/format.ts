@@ -15,8 +15,12 @@ export interface StatusView {
   rejected: number;
   skipped: number;
   unknown: number;
+  cancelled: number;
   createdAt: string;
   finishedAt: string | null;
+  /** Why no send starts (operator, a code such as `190: …`, or `ERROR_SPIKE: …`); null unless paused. */
+  pausedReason: string | null;
+  pausedAt: string | null;
 }
 
 /** Status as `campaign status --json` prints it: the state and the counts, flat. */
@@ -33,17 +37,23 @@ export function statusJson(status: CampaignStatus): StatusView {
     rejected: counts.rejected,
     skipped: counts.skipped,
     unknown: counts.unknown,
+    cancelled: counts.cancelled,
     createdAt: new Date(status.createdAt).toISOString(),
     finishedAt: status.finishedAt === undefined ? null : new Date(status.finishedAt).toISOString(),
+    pausedReason: status.pausedReason ?? null,
+    pausedAt: status.pausedAt === undefined ? null : new Date(status.pausedAt).toISOString(),
   };
 }
 
 export function statusText(status: CampaignStatus): string {
   const j = statusJson(status);
-  return [
+  const lines = [
     `Campaign ${status.id}: ${status.state}`,
-    `  total ${j.total}  queued ${j.queued}  sent ${j.sent}  failed ${j.failed}  rejected ${j.rejected}  skipped ${j.skipped}  unknown ${j.unknown}`,
-  ].join('\n');
+    `  total ${j.total}  queued ${j.queued}  sent ${j.sent}  failed ${j.failed}  rejected ${j.rejected}  skipped ${j.skipped}  unknown ${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}`,
+  ];
+  if (j.pausedReason !== null) lines.push(`  paused since ${j.pausedAt ?? '?'}: ${j.pausedReason}`, `  continue with: campaign resume ${status.id}`);
+  if (j.unknown > 0) lines.push(`  ${j.unknown} rows may or may not have been delivered (see the report); \`campaign retry ${status.id} --unknown\` resends them`);
+  return lines.join('\n');
 }
 
 /** Seconds the queued rows take at the rate (undefined when pacing is off). */

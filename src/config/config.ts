@@ -36,6 +36,14 @@ const envSchema = z.object({
   SEND_ATTEMPTS: positiveInt(6),
   SEND_BACKOFF_MS: positiveInt(1000),
   SEND_TIMEOUT_MS: positiveInt(15_000),
+  // Error-spike brake: pause a campaign when more than this share of its last
+  // AUTO_PAUSE_WINDOW sends failed permanently. A window of 0 turns the brake off.
+  AUTO_PAUSE_FAILURE_SHARE: z.coerce
+    .number({ error: 'must be a number between 0 and 1, e.g. 0.2' })
+    .min(0, 'must be a number between 0 and 1, e.g. 0.2')
+    .max(1, 'must be a number between 0 and 1, e.g. 0.2')
+    .default(0.2),
+  AUTO_PAUSE_WINDOW: wholeNumber(0).default(200),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only')
@@ -53,6 +61,8 @@ export interface Config {
   accessToken: Secret | undefined;
   templates: { businessAccountId: string | undefined; file: string | undefined; refreshMs: number };
   send: { rate: number; concurrency: number; attempts: number; backoffMs: number };
+  /** Pause a campaign when more than `failureShare` of its last `window` sends failed permanently; window 0 = off. */
+  autoPause: { failureShare: number; window: number };
   queuePrefix: string;
   logLevel: Env['LOG_LEVEL'];
   reportsDir: string;
@@ -97,6 +107,7 @@ export function loadConfig(
       attempts: e.SEND_ATTEMPTS,
       backoffMs: e.SEND_BACKOFF_MS,
     },
+    autoPause: { failureShare: e.AUTO_PAUSE_FAILURE_SHARE, window: e.AUTO_PAUSE_WINDOW },
     queuePrefix: e.QUEUE_PREFIX,
     logLevel: e.LOG_LEVEL,
     reportsDir: e.REPORTS_DIR,

@@ -1,6 +1,7 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { AppError } from '../errors/app-error.js';
-import { sendJobId, type SendJob, type SendJobQueue } from '../campaigns/send-job.js';
+import type { ControlledQueue } from '../campaigns/campaign-controls.js';
+import { sendJobId, type SendJob } from '../campaigns/send-job.js';
 import type { Logger } from '../logging/logger.js';
 import { sendQueueName } from './queue-names.js';
 
@@ -14,7 +15,7 @@ export interface SendQueueOptions {
 }
 
 /** The producer's side of a phone number's send queue. */
-export class BullSendQueue implements SendJobQueue {
+export class BullSendQueue implements ControlledQueue {
   readonly #options: SendQueueOptions;
   readonly #jobOptions: JobsOptions;
   #queue: Queue | undefined;
@@ -49,7 +50,7 @@ export class BullSendQueue implements SendJobQueue {
       jobs.map((data) => ({
         name: 'send',
         data,
-        opts: { ...this.#jobOptions, jobId: sendJobId(data.campaignId, data.row) },
+        opts: { ...this.#jobOptions, jobId: sendJobId(data.campaignId, data.row, data.requeue) },
       })),
     );
     // addBulk resolves even when an entry was refused (its id comes back negative or missing).
@@ -57,6 +58,16 @@ export class BullSendQueue implements SendJobQueue {
     if (refused > 0 || added.length !== jobs.length) {
       throw new AppError('ENQUEUE_FAILED', `BullMQ refused ${refused || jobs.length - added.length} of ${jobs.length} jobs`);
     }
+  }
+
+  async remove(jobIds: readonly string[]): Promise<number> {
+    let removed = 0;
+    // A few hundred at a time: each is one script; together they share the connection's pipeline.
+    for (let i = 0; i < jobIds.length; i += 200) {
+      const results = await Promise.all(jobIds.slice(i, i + 200).map((id) => this.queue.remove(id)));
+      removed += results.filter((result) => result === 1).length;
+    }
+    return removed;
   }
 
   async close(): Promise<void> {

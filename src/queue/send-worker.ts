@@ -20,6 +20,7 @@ export interface SendWorkerOptions {
 
 export interface RunningSendWorker {
   worker: Worker;
+  /** Stops taking jobs; jobs not yet sending go back to the queue; waits for in-flight sends. */
   close(): Promise<void>;
 }
 
@@ -51,6 +52,10 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
       case 'delay-recipient':
         await job.moveToDelayed(Date.now() + outcome.ms, token);
         throw new DelayedError();
+      case 'release':
+        // Back to the queue for another worker, without using an attempt.
+        await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
     }
   };
 
@@ -59,10 +64,12 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
     prefix: options.prefix,
     concurrency: options.concurrency,
     ...(options.rate > 0 ? { limiter: limiterFor(options.rate) } : {}),
-    // A killed worker's jobs are found within seconds; a job stalled once is not run blindly again.
-    lockDuration: 15_000,
-    stalledInterval: 5_000,
-    maxStalledCount: 1,
+    // A killed worker's jobs are found within seconds (lock 10 s, checked every 3 s). A
+    // stalled job is safe to run again: its claim tells a row that was mid-send (→ unknown)
+    // from one that never left, so several stalls (several crashes) cost nothing.
+    lockDuration: 10_000,
+    stalledInterval: 3_000,
+    maxStalledCount: 5,
     // Endless throttling must end somewhere: the row is then failed with the last code.
     maxStartedAttempts: 500,
   });
@@ -74,13 +81,14 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
     const parsed = sendJobSchema.safeParse(job.data);
     if (!parsed.success) return;
     options.ledger
-      .settle(parsed.data.campaignId, parsed.data.row, { status: 'abandoned', errorCode: 'WORKER_GAVE_UP', errorDetail: error.message })
+      .settle(parsed.data, { status: 'abandoned', errorCode: 'WORKER_GAVE_UP', errorDetail: error.message })
       .catch((settleError: unknown) => logger.error({ err: settleError }, 'could not record an abandoned job'));
   });
 
   return {
     worker,
     async close() {
+      processor.stop();
       await worker.close();
       await queue.close();
     },

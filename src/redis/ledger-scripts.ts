@@ -1,18 +1,21 @@
 /**
  * Lua for the campaign ledger. Each state change and its counters move in one script, so a
  * crash or a duplicate job can never leave the counters out of step with the rows.
- * Row records are JSON: {p: phone, s: status, a: attempts, w: wamid, c: error code, d: detail}.
+ * Row records are JSON: {p: phone, s: status, a: attempts, w: wamid, c: error code, d: detail,
+ * k: requeue number of the job that owns the row (absent = 0, the producer's job)}.
+ * Campaign hash fields besides the counters: paused/pausedReason/pausedAt, cancelled,
+ * recentFails (failures among the sends in the `recent` list, for the error-spike brake).
  */
 
-const FINAL = `local FINAL = { sent = true, failed = true, rejected = true, skipped = true, unknown = true }`;
+const FINAL = `local FINAL = { sent = true, failed = true, rejected = true, skipped = true, unknown = true, cancelled = true }`;
 
 // A campaign is complete when ingest is done and every row has a final status.
 const COMPLETE_IF_DONE = `
 local function completeIfDone(campaignKey, now)
-  local f = redis.call('HMGET', campaignKey, 'ingestDone', 'total', 'n:sent', 'n:failed', 'n:rejected', 'n:skipped', 'n:unknown', 'finishedAt')
-  if f[1] ~= '1' or f[8] then return 0 end
+  local f = redis.call('HMGET', campaignKey, 'ingestDone', 'total', 'n:sent', 'n:failed', 'n:rejected', 'n:skipped', 'n:unknown', 'n:cancelled', 'finishedAt')
+  if f[1] ~= '1' or f[9] then return 0 end
   local answered = 0
-  for i = 3, 7 do answered = answered + tonumber(f[i] or '0') end
+  for i = 3, 8 do answered = answered + tonumber(f[i] or '0') end
   if answered >= tonumber(f[2] or '0') then
     redis.call('HSET', campaignKey, 'finishedAt', now)
     return 1
@@ -63,43 +66,238 @@ ${COMPLETE_IF_DONE}
 redis.call('HSET', KEYS[1], 'ingestDone', '1')
 return completeIfDone(KEYS[1], ARGV[1])`;
 
-/** KEYS: campaign, rows. ARGV: row. Returns {outcome, status-or-attempts}. */
+// Moves a row between statuses, keeping the counters in step.
+const MOVE = `
+local function move(campaignKey, rec, status)
+  redis.call('HINCRBY', campaignKey, 'n:' .. rec.s, -1)
+  redis.call('HINCRBY', campaignKey, 'n:' .. status, 1)
+  rec.s = status
+end`;
+
+// Sets a row aside for the next resume: a new owner number, and the job to enqueue under it.
+const PARK = `
+local function park(rowsKey, requeueKey, row, rec, jobJson)
+  rec.k = (rec.k or 0) + 1
+  redis.call('HSET', rowsKey, row, cjson.encode(rec))
+  redis.call('HSET', requeueKey, row, cjson.encode({ k = rec.k, job = jobJson }))
+end`;
+
+const PAUSE_IF_RUNNING = `
+local function pauseIfRunning(campaignKey, reason, now)
+  local f = redis.call('HMGET', campaignKey, 'paused', 'cancelled')
+  if f[1] == '1' or f[2] == '1' then return 0 end
+  redis.call('HSET', campaignKey, 'paused', '1', 'pausedReason', reason, 'pausedAt', now)
+  return 1
+end`;
+
+/**
+ * KEYS: campaign, rows, requeue. ARGV: row, job's requeue number, job JSON, now.
+ * Returns {outcome, status-or-attempts}. Order matters: a settled row answers first; only
+ * the row's owner goes further; a row left `sending` is in doubt even when paused (the
+ * pause must not hide a possible send); a cancelled or paused campaign starts nothing.
+ */
 export const CLAIM = `
 ${FINAL}
+${COMPLETE_IF_DONE}
+${MOVE}
+${PARK}
 local json = redis.call('HGET', KEYS[2], ARGV[1])
 if not json then return {'missing', ''} end
 local rec = cjson.decode(json)
 if FINAL[rec.s] then return {'settled', rec.s} end
+if (rec.k or 0) ~= tonumber(ARGV[2]) then return {'stale', ''} end
 if rec.s == 'sending' then return {'in-doubt', tostring(rec.a or 0)} end
+local held = redis.call('HMGET', KEYS[1], 'cancelled', 'paused')
+if held[1] == '1' then
+  move(KEYS[1], rec, 'cancelled')
+  redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(rec))
+  completeIfDone(KEYS[1], ARGV[4])
+  return {'settled', 'cancelled'}
+end
+if held[2] == '1' then
+  park(KEYS[2], KEYS[3], ARGV[1], rec, ARGV[3])
+  return {'parked', ''}
+end
 rec.a = (rec.a or 0) + 1
-redis.call('HINCRBY', KEYS[1], 'n:' .. rec.s, -1)
-rec.s = 'sending'
-redis.call('HINCRBY', KEYS[1], 'n:sending', 1)
+move(KEYS[1], rec, 'sending')
 redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(rec))
 return {'claimed', tostring(rec.a)}`;
 
 /**
- * KEYS: campaign, rows, wamid index. ARGV: row, status, wamid, code, detail, campaignId, now.
- * First final answer wins. Returns {status afterwards, 1 if this call completed the campaign}.
+ * KEYS: campaign, rows, wamid index, payloads, recent.
+ * ARGV: row, status, wamid, code, detail, campaignId, now, job's requeue number, job JSON,
+ * brake window, brake share.
+ * First final answer wins; only the row's owner may answer. A failed or unknown row keeps
+ * its job so `campaign retry` can send it again. Every sent/failed answer feeds the
+ * error-spike brake: when more than share × window of the last `window` failed, it pauses.
+ * Returns {status afterwards, 1 if this call completed the campaign, 1 if it paused it}.
  */
 export const SETTLE = `
 ${FINAL}
 ${COMPLETE_IF_DONE}
+${MOVE}
+${PAUSE_IF_RUNNING}
 local json = redis.call('HGET', KEYS[2], ARGV[1])
-if not json then return {'missing', 0} end
+if not json then return {'missing', 0, 0} end
 local rec = cjson.decode(json)
-if FINAL[rec.s] then return {rec.s, 0} end
+if FINAL[rec.s] or (rec.k or 0) ~= tonumber(ARGV[8]) then return {rec.s, 0, 0} end
 local status = ARGV[2]
 if status == 'abandoned' then
   if rec.s == 'sending' then status = 'unknown' else status = 'failed' end
 end
-redis.call('HINCRBY', KEYS[1], 'n:' .. rec.s, -1)
-redis.call('HINCRBY', KEYS[1], 'n:' .. status, 1)
-rec.s = status
+move(KEYS[1], rec, status)
 if ARGV[3] ~= '' then rec.w = ARGV[3] end
 if ARGV[4] ~= '' then rec.c = ARGV[4]; rec.d = ARGV[5] elseif status == 'sent' then rec.c = nil; rec.d = nil end
 redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(rec))
-if status == 'sent' then redis.call('HSET', KEYS[3], ARGV[3], ARGV[6] .. '/' .. ARGV[1]) end
+if status == 'sent' then
+  redis.call('HSET', KEYS[3], ARGV[3], ARGV[6] .. '/' .. ARGV[1])
+  if (rec.k or 0) > 0 then redis.call('HDEL', KEYS[4], ARGV[1]) end
+elseif (status == 'failed' or status == 'unknown') and ARGV[9] ~= '' then
+  redis.call('HSET', KEYS[4], ARGV[1], ARGV[9])
+end
+local paused = 0
+local window = tonumber(ARGV[10])
+if window > 0 and (status == 'sent' or status == 'failed') then
+  local bit = 0
+  if status == 'failed' then bit = 1 end
+  redis.call('RPUSH', KEYS[5], bit)
+  local fails = redis.call('HINCRBY', KEYS[1], 'recentFails', bit)
+  if redis.call('LLEN', KEYS[5]) > window and redis.call('LPOP', KEYS[5]) == '1' then
+    fails = redis.call('HINCRBY', KEYS[1], 'recentFails', -1)
+  end
+  if bit == 1 and fails > window * tonumber(ARGV[11]) then
+    local reason = 'ERROR_SPIKE: ' .. fails .. ' of the last ' .. window .. ' sends failed permanently (latest ' .. ARGV[4] .. ': ' .. ARGV[5] .. ')'
+    paused = pauseIfRunning(KEYS[1], reason, ARGV[7])
+  end
+end
 local completed = 0
 if FINAL[status] then completed = completeIfDone(KEYS[1], ARGV[7]) end
-return {status, completed}`;
+return {status, completed, paused}`;
+
+/**
+ * KEYS: campaign, rows, requeue. ARGV: row, job's requeue number, job JSON, code, detail, now.
+ * The claimed row goes back to queued, set aside for resume; the campaign pauses with the
+ * code as its reason (the first halt's reason stays). On a cancelled campaign the row is cancelled.
+ */
+export const HALT = `
+${MOVE}
+${PARK}
+${PAUSE_IF_RUNNING}
+local json = redis.call('HGET', KEYS[2], ARGV[1])
+if not json then return 'missing' end
+local rec = cjson.decode(json)
+if rec.s ~= 'sending' or (rec.k or 0) ~= tonumber(ARGV[2]) then return rec.s end
+rec.c = ARGV[4]; rec.d = ARGV[5]
+if redis.call('HGET', KEYS[1], 'cancelled') == '1' then
+  move(KEYS[1], rec, 'cancelled')
+  redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(rec))
+  return 'cancelled'
+end
+move(KEYS[1], rec, 'queued')
+park(KEYS[2], KEYS[3], ARGV[1], rec, ARGV[3])
+pauseIfRunning(KEYS[1], ARGV[4] .. ': ' .. ARGV[5], ARGV[6])
+return 'queued'`;
+
+/** KEYS: campaign. ARGV: reason, now. */
+export const PAUSE = `
+${PAUSE_IF_RUNNING}
+local f = redis.call('HMGET', KEYS[1], 'definition', 'cancelled', 'finishedAt', 'paused')
+if not f[1] then return 'missing' end
+if f[2] == '1' then return 'cancelled' end
+if f[3] then return 'completed' end
+if f[4] == '1' then return 'already-paused' end
+pauseIfRunning(KEYS[1], ARGV[1], ARGV[2])
+return 'paused'`;
+
+/** KEYS: campaign, recent. The brake's window starts empty again: old failures must not re-pause at once. */
+export const RESUME = `
+local f = redis.call('HMGET', KEYS[1], 'definition', 'cancelled', 'paused')
+if not f[1] then return 'missing' end
+if f[2] == '1' then return 'cancelled' end
+if f[3] ~= '1' then return 'not-paused' end
+redis.call('HDEL', KEYS[1], 'paused', 'pausedReason', 'pausedAt', 'recentFails')
+redis.call('DEL', KEYS[2])
+return 'resumed'`;
+
+/** KEYS: campaign. ARGV: now. */
+export const CANCEL = `
+local f = redis.call('HMGET', KEYS[1], 'definition', 'finishedAt', 'cancelled')
+if not f[1] then return 'missing' end
+if f[2] and f[3] ~= '1' then return 'completed' end
+redis.call('HSET', KEYS[1], 'cancelled', '1')
+redis.call('HDEL', KEYS[1], 'paused', 'pausedReason', 'pausedAt')
+return 'cancelled'`;
+
+/**
+ * KEYS: campaign, rows, requeue. ARGV: first row, last row, now.
+ * Queued rows in the range become cancelled. Returns {row, owner number} pairs, flat, so the
+ * caller can remove their jobs; rows in flight keep their answer.
+ */
+export const CANCEL_ROWS = `
+${COMPLETE_IF_DONE}
+${MOVE}
+local first, last = tonumber(ARGV[1]), tonumber(ARGV[2])
+local fields = {}
+for row = first, last do fields[#fields + 1] = tostring(row) end
+local values = redis.call('HMGET', KEYS[2], unpack(fields))
+local out = {}
+for i, json in ipairs(values) do
+  if json then
+    local rec = cjson.decode(json)
+    if rec.s == 'queued' then
+      move(KEYS[1], rec, 'cancelled')
+      redis.call('HSET', KEYS[2], fields[i], cjson.encode(rec))
+      redis.call('HDEL', KEYS[3], fields[i])
+      out[#out + 1] = fields[i]
+      out[#out + 1] = tostring(rec.k or 0)
+    end
+  end
+end
+completeIfDone(KEYS[1], ARGV[3])
+return out`;
+
+/**
+ * KEYS: campaign, rows, requeue, payloads. ARGV: first row, last row, codes (comma-joined,
+ * '' = any), failed ('1'), unknown ('1').
+ * Chosen rows go back to queued under a new owner number and are set aside to be enqueued;
+ * the campaign is no longer finished. Returns {requeued, rows without a stored job}.
+ */
+export const MARK_FOR_RETRY = `
+${MOVE}
+local first, last = tonumber(ARGV[1]), tonumber(ARGV[2])
+local codes = {}
+for code in string.gmatch(ARGV[3], '[^,]+') do codes[code] = true end
+local anyCode = ARGV[3] == ''
+local fields = {}
+for row = first, last do fields[#fields + 1] = tostring(row) end
+local values = redis.call('HMGET', KEYS[2], unpack(fields))
+local requeued, noPayload = 0, 0
+for i, json in ipairs(values) do
+  if json then
+    local rec = cjson.decode(json)
+    local chosen = (rec.s == 'failed' and ARGV[4] == '1' and (anyCode or codes[rec.c or ''])) or (rec.s == 'unknown' and ARGV[5] == '1')
+    if chosen then
+      local job = redis.call('HGET', KEYS[4], fields[i])
+      if job then
+        move(KEYS[1], rec, 'queued')
+        rec.k = (rec.k or 0) + 1
+        redis.call('HSET', KEYS[2], fields[i], cjson.encode(rec))
+        redis.call('HSET', KEYS[3], fields[i], cjson.encode({ k = rec.k, job = job }))
+        redis.call('HDEL', KEYS[4], fields[i])
+        requeued = requeued + 1
+      else
+        noPayload = noPayload + 1
+      end
+    end
+  end
+end
+if requeued > 0 then redis.call('HDEL', KEYS[1], 'finishedAt') end
+return {requeued, noPayload}`;
+
+/** KEYS: requeue. ARGV: row, owner number, row, owner number… Forgets entries that were enqueued (unless set aside again since). */
+export const FORGET_REQUEUED = `
+for i = 1, #ARGV, 2 do
+  local json = redis.call('HGET', KEYS[1], ARGV[i])
+  if json and cjson.decode(json).k == tonumber(ARGV[i + 1]) then redis.call('HDEL', KEYS[1], ARGV[i]) end
+end
+return 0`;

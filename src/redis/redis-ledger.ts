@@ -8,20 +8,61 @@ import {
   type RowRecord,
   type RowStatus,
 } from '../campaigns/campaign.js';
-import type { CampaignLedger, ClaimResult, IngestedRow, SettleResult, Settlement } from '../campaigns/ledger.js';
-import { CLAIM, FINISH_INGEST, RECORD_INGESTED, SETTLE } from './ledger-scripts.js';
+import type {
+  CampaignLedger,
+  ClaimResult,
+  IngestedRow,
+  PauseResult,
+  RequeueEntry,
+  ResumeResult,
+  RetrySelection,
+  SettleResult,
+  Settlement,
+} from '../campaigns/ledger.js';
+import { sendJobId, sendJobSchema, type SendJob } from '../campaigns/send-job.js';
+import {
+  CANCEL,
+  CANCEL_ROWS,
+  CLAIM,
+  FINISH_INGEST,
+  FORGET_REQUEUED,
+  HALT,
+  MARK_FOR_RETRY,
+  PAUSE,
+  RECORD_INGESTED,
+  RESUME,
+  SETTLE,
+} from './ledger-scripts.js';
+
+type Arg = string | number;
 
 interface LedgerCommands {
   cwRecordIngested(campaign: string, rows: string, chunkJson: string): Promise<string[]>;
   cwFinishIngest(campaign: string, now: number): Promise<number>;
-  cwClaim(campaign: string, rows: string, row: number): Promise<[string, string]>;
-  cwSettle(campaign: string, rows: string, wamids: string, ...args: (string | number)[]): Promise<[string, number]>;
+  cwClaim(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<[string, string]>;
+  cwSettle(campaign: string, rows: string, wamids: string, payloads: string, recent: string, ...args: Arg[]): Promise<[string, number, number]>;
+  cwHalt(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<string>;
+  cwPause(campaign: string, reason: string, now: number): Promise<string>;
+  cwResume(campaign: string, recent: string): Promise<string>;
+  cwCancel(campaign: string): Promise<string>;
+  cwCancelRows(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<string[]>;
+  cwMarkForRetry(campaign: string, rows: string, requeue: string, payloads: string, ...args: Arg[]): Promise<[number, number]>;
+  cwForgetRequeued(requeue: string, ...args: Arg[]): Promise<number>;
 }
+
+/** The error-spike brake (see Config.autoPause); window 0 = off. */
+export interface AutoPauseSettings {
+  failureShare: number;
+  window: number;
+}
+
+const BRAKE_OFF: AutoPauseSettings = { failureShare: 1, window: 0 };
 
 interface StoredRow {
   p: string;
   s: RowStatus;
   a?: number;
+  k?: number;
   w?: string;
   c?: string;
   d?: string;
@@ -31,11 +72,13 @@ interface StoredRow {
 export class RedisLedger implements CampaignLedger {
   readonly #redis: Redis & LedgerCommands;
   readonly #prefix: string;
+  readonly #brake: AutoPauseSettings;
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(redis: Redis, prefix: string, options: { autoPause?: AutoPauseSettings } = {}) {
     defineScripts(redis);
     this.#redis = redis as Redis & LedgerCommands;
     this.#prefix = prefix;
+    this.#brake = options.autoPause ?? BRAKE_OFF;
   }
 
   #campaignKey(id: string): string {
@@ -46,6 +89,18 @@ export class RedisLedger implements CampaignLedger {
   }
   #wamidsKey(): string {
     return `${this.#prefix}:wamids`;
+  }
+  /** Jobs set aside for the next resume or retry: row → {k, job}. */
+  #requeueKey(id: string): string {
+    return `${this.#prefix}:campaign:${id}:requeue`;
+  }
+  /** The jobs of failed and unknown rows, kept so `campaign retry` can send them again. */
+  #payloadsKey(id: string): string {
+    return `${this.#prefix}:campaign:${id}:payloads`;
+  }
+  /** 1/0 per recent send (failed or not), for the error-spike brake. */
+  #recentKey(id: string): string {
+    return `${this.#prefix}:campaign:${id}:recent`;
   }
 
   async createCampaign(definition: CampaignDefinition): Promise<void> {
@@ -75,8 +130,17 @@ export class RedisLedger implements CampaignLedger {
     return (await this.#redis.cwFinishIngest(this.#campaignKey(campaignId), Date.now())) === 1;
   }
 
-  async claim(campaignId: string, row: number): Promise<ClaimResult> {
-    const [outcome, value] = await this.#redis.cwClaim(this.#campaignKey(campaignId), this.#rowsKey(campaignId), row);
+  async claim(job: SendJob): Promise<ClaimResult> {
+    const id = job.campaignId;
+    const [outcome, value] = await this.#redis.cwClaim(
+      this.#campaignKey(id),
+      this.#rowsKey(id),
+      this.#requeueKey(id),
+      job.row,
+      job.requeue ?? 0,
+      JSON.stringify(job),
+      Date.now(),
+    );
     switch (outcome) {
       case 'claimed':
         return { outcome: 'claimed', attempt: Number(value) };
@@ -84,29 +148,123 @@ export class RedisLedger implements CampaignLedger {
         return { outcome: 'settled', status: value as RowStatus };
       case 'in-doubt':
         return { outcome: 'in-doubt', attempts: Number(value) };
+      case 'parked':
+        return { outcome: 'parked' };
+      case 'stale':
+        return { outcome: 'stale' };
       default:
-        throw new Error(`ledger has no row ${row} in campaign ${campaignId}`);
+        throw new Error(`ledger has no row ${job.row} in campaign ${id}`);
     }
   }
 
-  async settle(campaignId: string, row: number, settlement: Settlement): Promise<SettleResult> {
-    const wamid = settlement.status === 'sent' ? settlement.wamid : '';
-    const code = settlement.status === 'sent' ? '' : settlement.errorCode;
-    const detail = settlement.status === 'sent' ? '' : settlement.errorDetail;
-    const [status, completed] = await this.#redis.cwSettle(
-      this.#campaignKey(campaignId),
-      this.#rowsKey(campaignId),
+  async settle(job: SendJob, settlement: Settlement): Promise<SettleResult> {
+    const id = job.campaignId;
+    const sent = settlement.status === 'sent';
+    const [status, completed, paused] = await this.#redis.cwSettle(
+      this.#campaignKey(id),
+      this.#rowsKey(id),
       this.#wamidsKey(),
-      row,
+      this.#payloadsKey(id),
+      this.#recentKey(id),
+      job.row,
       settlement.status,
-      wamid,
-      code,
-      detail,
-      campaignId,
+      sent ? settlement.wamid : '',
+      sent ? '' : settlement.errorCode,
+      sent ? '' : settlement.errorDetail,
+      id,
+      Date.now(),
+      job.requeue ?? 0,
+      // Only a row that may be retried keeps its job: the hot path (sent) carries nothing extra.
+      sent || settlement.status === 'queued' ? '' : JSON.stringify(job),
+      this.#brake.window,
+      this.#brake.failureShare,
+    );
+    if (status === 'missing') throw new Error(`ledger has no row ${job.row} in campaign ${id}`);
+    return { status: status as RowStatus, completedCampaign: completed === 1, pausedCampaign: paused === 1 };
+  }
+
+  async halt(job: SendJob, errorCode: string, errorDetail: string): Promise<void> {
+    const id = job.campaignId;
+    await this.#redis.cwHalt(
+      this.#campaignKey(id),
+      this.#rowsKey(id),
+      this.#requeueKey(id),
+      job.row,
+      job.requeue ?? 0,
+      JSON.stringify(job),
+      errorCode,
+      errorDetail,
       Date.now(),
     );
-    if (status === 'missing') throw new Error(`ledger has no row ${row} in campaign ${campaignId}`);
-    return { status: status as RowStatus, completedCampaign: completed === 1 };
+  }
+
+  async isHeld(campaignId: string): Promise<boolean> {
+    const [paused, cancelled] = await this.#redis.hmget(this.#campaignKey(campaignId), 'paused', 'cancelled');
+    return paused === '1' || cancelled === '1';
+  }
+
+  async pause(campaignId: string, reason: string): Promise<PauseResult> {
+    const outcome = await this.#redis.cwPause(this.#campaignKey(campaignId), reason, Date.now());
+    return { outcome } as PauseResult;
+  }
+
+  async resume(campaignId: string): Promise<ResumeResult> {
+    const outcome = await this.#redis.cwResume(this.#campaignKey(campaignId), this.#recentKey(campaignId));
+    return { outcome } as ResumeResult;
+  }
+
+  async cancel(campaignId: string): Promise<{ outcome: 'cancelled' } | { outcome: 'missing' | 'completed' }> {
+    const outcome = await this.#redis.cwCancel(this.#campaignKey(campaignId));
+    return { outcome } as { outcome: 'cancelled' } | { outcome: 'missing' | 'completed' };
+  }
+
+  async cancelRows(campaignId: string, fromRow: number, toRow: number): Promise<string[]> {
+    const flat = await this.#redis.cwCancelRows(
+      this.#campaignKey(campaignId),
+      this.#rowsKey(campaignId),
+      this.#requeueKey(campaignId),
+      fromRow,
+      toRow,
+      Date.now(),
+    );
+    const jobIds: string[] = [];
+    for (let i = 0; i < flat.length; i += 2) jobIds.push(sendJobId(campaignId, Number(flat[i]), Number(flat[i + 1])));
+    return jobIds;
+  }
+
+  async markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<{ requeued: number; noPayload: number }> {
+    const [requeued, noPayload] = await this.#redis.cwMarkForRetry(
+      this.#campaignKey(campaignId),
+      this.#rowsKey(campaignId),
+      this.#requeueKey(campaignId),
+      this.#payloadsKey(campaignId),
+      fromRow,
+      toRow,
+      selection.codes.join(','),
+      selection.failed ? '1' : '0',
+      selection.unknown ? '1' : '0',
+    );
+    return { requeued, noPayload };
+  }
+
+  async takeRequeued(campaignId: string, cursor: string): Promise<{ cursor: string; entries: RequeueEntry[] }> {
+    const [next, flat] = await this.#redis.hscan(this.#requeueKey(campaignId), cursor, 'COUNT', 500);
+    const entries: RequeueEntry[] = [];
+    for (let i = 0; i < flat.length; i += 2) {
+      const stored = JSON.parse(flat[i + 1] ?? '{}') as { k: number; job: string };
+      const job = sendJobSchema.parse(JSON.parse(stored.job));
+      entries.push({ row: Number(flat[i]), job: { ...job, requeue: stored.k } });
+    }
+    return { cursor: next, entries };
+  }
+
+  async requeued(campaignId: string, entries: readonly RequeueEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.#redis.cwForgetRequeued(this.#requeueKey(campaignId), ...entries.flatMap((e) => [e.row, e.job.requeue ?? 0]));
+  }
+
+  async recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void> {
+    await this.#redis.hset(`${this.#prefix}:optouts:${phoneNumberId}`, phone, JSON.stringify({ ...source, at: Date.now() }));
   }
 
   async status(campaignId: string): Promise<CampaignStatus | undefined> {
@@ -115,12 +273,24 @@ export class RedisLedger implements CampaignLedger {
     const counts = { total: Number(fields.total ?? 0) } as CampaignCounts;
     for (const status of ROW_STATUSES) counts[status] = Number(fields[`n:${status}`] ?? 0);
     const finishedAt = fields.finishedAt === undefined ? undefined : Number(fields.finishedAt);
+    const paused = fields.paused === '1';
     return {
       id: campaignId,
-      state: fields.ingestDone !== '1' ? 'ingesting' : finishedAt === undefined ? 'running' : 'completed',
+      state:
+        fields.cancelled === '1'
+          ? 'cancelled'
+          : paused
+            ? 'paused'
+            : fields.ingestDone !== '1'
+              ? 'ingesting'
+              : finishedAt === undefined
+                ? 'running'
+                : 'completed',
       counts,
       createdAt: Number(fields.createdAt ?? 0),
       finishedAt,
+      pausedReason: paused ? fields.pausedReason : undefined,
+      pausedAt: paused && fields.pausedAt !== undefined ? Number(fields.pausedAt) : undefined,
     };
   }
 
@@ -154,6 +324,13 @@ function defineScripts(redis: Redis): void {
   if ('cwClaim' in redis) return;
   redis.defineCommand('cwRecordIngested', { numberOfKeys: 2, lua: RECORD_INGESTED });
   redis.defineCommand('cwFinishIngest', { numberOfKeys: 1, lua: FINISH_INGEST });
-  redis.defineCommand('cwClaim', { numberOfKeys: 2, lua: CLAIM });
-  redis.defineCommand('cwSettle', { numberOfKeys: 3, lua: SETTLE });
+  redis.defineCommand('cwClaim', { numberOfKeys: 3, lua: CLAIM });
+  redis.defineCommand('cwSettle', { numberOfKeys: 5, lua: SETTLE });
+  redis.defineCommand('cwHalt', { numberOfKeys: 3, lua: HALT });
+  redis.defineCommand('cwPause', { numberOfKeys: 1, lua: PAUSE });
+  redis.defineCommand('cwResume', { numberOfKeys: 2, lua: RESUME });
+  redis.defineCommand('cwCancel', { numberOfKeys: 1, lua: CANCEL });
+  redis.defineCommand('cwCancelRows', { numberOfKeys: 3, lua: CANCEL_ROWS });
+  redis.defineCommand('cwMarkForRetry', { numberOfKeys: 4, lua: MARK_FOR_RETRY });
+  redis.defineCommand('cwForgetRequeued', { numberOfKeys: 1, lua: FORGET_REQUEUED });
 }

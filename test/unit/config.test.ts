@@ -32,6 +32,7 @@ describe('loadConfig: defaults', () => {
       accessToken: undefined,
       templates: { businessAccountId: undefined, file: undefined, refreshMs: 900_000 },
       send: { rate: 80, concurrency: 50, attempts: 6, backoffMs: 1000 },
+      autoPause: { failureShare: 0.2, window: 200 },
       queuePrefix: 'cw',
       logLevel: 'info',
       reportsDir: 'reports',
@@ -59,6 +60,8 @@ describe('loadConfig: defaults', () => {
       SEND_ATTEMPTS: '3',
       SEND_BACKOFF_MS: '250',
       SEND_TIMEOUT_MS: '5000',
+      AUTO_PAUSE_FAILURE_SHARE: '0.05',
+      AUTO_PAUSE_WINDOW: '0',
       QUEUE_PREFIX: 'cw_test-1',
       LOG_LEVEL: 'debug',
       REPORTS_DIR: '/var/reports',
@@ -70,6 +73,7 @@ describe('loadConfig: defaults', () => {
       api: { baseUrl: 'http://127.0.0.1:8790', version: 'v24.0', timeoutMs: 5000 },
       phoneNumberId: '200000000000002',
       send: { rate: 1000, concurrency: 200, attempts: 3, backoffMs: 250 },
+      autoPause: { failureShare: 0.05, window: 0 },
       queuePrefix: 'cw_test-1',
       logLevel: 'debug',
       reportsDir: '/var/reports',
@@ -98,6 +102,7 @@ describe('loadConfig: problems', () => {
         WHATSAPP_API_VERSION: '23.0',
         QUEUE_PREFIX: 'cw:prod',
         LOG_LEVEL: 'loud',
+        AUTO_PAUSE_FAILURE_SHARE: '20%',
       },
       ['WHATSAPP_PHONE_NUMBER_ID', 'WHATSAPP_ACCESS_TOKEN'],
     );
@@ -111,12 +116,13 @@ describe('loadConfig: problems', () => {
       'WHATSAPP_API_VERSION',
       'QUEUE_PREFIX',
       'LOG_LEVEL',
+      'AUTO_PAUSE_FAILURE_SHARE',
       'WHATSAPP_PHONE_NUMBER_ID',
       'WHATSAPP_ACCESS_TOKEN',
     ]) {
       expect(lines.filter((line) => line.includes(`- ${setting}:`)), setting).toHaveLength(1);
     }
-    expect(lines).toHaveLength(8);
+    expect(lines).toHaveLength(9);
   });
 
   it.each(['-5', '2.5', 'fast', 'Infinity'])('SEND_RATE=%j is refused', (value) => {
