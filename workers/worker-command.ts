@@ -7,8 +7,15 @@ import type { AppContext } from './app-context.js';
 
 export interface RunningWorker {
   sendWorker: RunningSendWorker;
+  processor: SendProcessor;
   close(): Promise<void>;
 }
+
+/**
+ * SIGTERM to exit, at most. Orchestrators (docker, Kubernetes) send SIGKILL 10 s after
+ * SIGTERM; leave time to record the rows that could not wait and to close connections.
+ */
+const SHUTDOWN_GRACE_MS = 8000;
 
 /** Builds the send worker for one phone number from config. */
 export function startWorker(context: AppContext, options: { phoneNumberId?: string | undefined } = {}): RunningWorker {
@@ -24,24 +31,26 @@ export function startWorker(context: AppContext, options: { phoneNumberId?: stri
     timeoutMs: config.api.timeoutMs,
     connections: Math.max(8, config.send.concurrency),
   });
+  const processor = new SendProcessor({
+    ledger,
+    sender: client,
+    logger: logger.child({ phoneNumberId }),
+    pacer: config.send.rate > 0 ? new RedisSendPacer(redis, { prefix: config.queuePrefix, phoneNumberId, messagesPerSecond: config.send.rate }) : undefined,
+  });
   const sendWorker = startSendWorker({
     connection: redis,
     prefix: config.queuePrefix,
     phoneNumberId,
     rate: config.send.rate,
     concurrency: config.send.concurrency,
-    processor: new SendProcessor({
-      ledger,
-      sender: client,
-      logger: logger.child({ phoneNumberId }),
-      pacer: config.send.rate > 0 ? new RedisSendPacer(redis, { prefix: config.queuePrefix, phoneNumberId, messagesPerSecond: config.send.rate }) : undefined,
-    }),
+    processor,
     ledger,
     logger,
   });
   logger.info({ phoneNumberId, rate: config.send.rate, concurrency: config.send.concurrency }, 'send worker started');
   return {
     sendWorker,
+    processor,
     async close() {
       await sendWorker.close();
       await client.close();
@@ -49,20 +58,48 @@ export function startWorker(context: AppContext, options: { phoneNumberId?: stri
   };
 }
 
-/** `campaign worker`: runs until SIGTERM/SIGINT, then lets in-flight sends finish and be recorded. */
+/**
+ * `campaign worker`: runs until SIGTERM/SIGINT. Then no new send starts, jobs that had not
+ * claimed their row go back to the queue, and in-flight sends get until SHUTDOWN_GRACE_MS
+ * to be answered and recorded; any still waiting then are recorded `unknown` (the request
+ * left; its answer will not be seen here). A second signal exits at once: those rows are
+ * found by the next worker (stalled jobs) and marked `unknown` or retried.
+ */
 export async function runWorkerUntilSignal(context: AppContext, options: { phoneNumberId?: string | undefined }): Promise<void> {
   const running = startWorker(context, options);
+  const { logger } = context;
   await new Promise<void>((resolve) => {
     let closing = false;
     const stop = (signal: NodeJS.Signals) => {
       if (closing) {
-        context.logger.warn({ signal }, 'second signal: exiting now; unfinished rows are retried or marked unknown');
+        logger.warn({ signal }, 'second signal: exiting now; unfinished rows are retried or marked unknown by the next worker');
         process.exit(130);
       }
       closing = true;
-      context.logger.info({ signal }, 'closing: finishing in-flight sends');
-      running.close().then(resolve, (error: unknown) => {
-        context.logger.error({ err: error }, 'error while closing');
+      logger.info({ signal }, `closing: finishing in-flight sends (at most ${SHUTDOWN_GRACE_MS / 1000} s)`);
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'late'>((done) => {
+        timer = setTimeout(() => done('late'), SHUTDOWN_GRACE_MS);
+      });
+      const closed = running.close().then(
+        () => 'closed' as const,
+        (error: unknown) => {
+          logger.error({ err: error }, 'error while closing');
+          return 'closed' as const;
+        },
+      );
+      void Promise.race([closed, deadline]).then(async (outcome) => {
+        clearTimeout(timer);
+        if (outcome === 'late') {
+          const abandoned = await running.processor.abandonInFlight().catch((error: unknown) => {
+            logger.error({ err: error }, 'could not record the in-flight rows; the next worker marks them unknown');
+            return 0;
+          });
+          logger.warn({ rows: abandoned }, 'in-flight sends did not answer in time: their rows are recorded unknown');
+          // Leaves BullMQ's close behind: connections close with the process.
+          process.exit(1);
+        }
+        logger.info('worker stopped');
         resolve();
       });
     };

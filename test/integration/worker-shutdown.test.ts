@@ -1,0 +1,75 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { FaultHarness, within } from '../support/fault-harness.js';
+
+/**
+ * Issue 4, part 5: SIGTERM lets in-flight sends finish and be recorded, then the worker exits
+ * within 10 s; what cannot finish in time is recorded `unknown`, never resent; rows that had
+ * not been claimed go back to the queue for the next worker.
+ */
+describe('campaign worker: graceful shutdown', () => {
+  let harness: FaultHarness | undefined;
+
+  afterEach(async () => {
+    await harness?.close();
+    harness = undefined;
+  });
+
+  it('SIGTERM with answers that never come in time: exits within 10 s, in-flight rows unknown, the rest sent once by the next worker', async () => {
+    harness = await FaultHarness.start({
+      label: 'shutdown-slow',
+      rows: 300,
+      sendRate: 50,
+      sandboxMps: 0,
+      // Answers take 20 s, longer than the grace period, shorter than the client's timeout.
+      workerEnv: { SEND_TIMEOUT_MS: '30000', SEND_CONCURRENCY: '20' },
+    });
+    harness.setFaults({ latencyMs: 20_000 });
+    const worker = await harness.startWorker();
+    const { id } = await harness.send();
+    await harness.waitForAccepted(20, 20_000);
+
+    const started = Date.now();
+    const code = await within(12_000, worker.stop('SIGTERM'), () => `worker still running:\n${worker.output.slice(-2000)}`);
+    const tookMs = Date.now() - started;
+    expect(tookMs).toBeLessThan(10_000);
+    expect(code).toBe(1);
+    expect(worker.output).toMatch(/in-flight sends did not answer in time/);
+
+    const afterStop = await harness.status(id);
+    // Every request that left was answered by the ledger (unknown), none was left `sending`.
+    expect(afterStop.sending).toBe(0);
+    expect(afterStop.unknown).toBe(harness.accepted().length);
+    expect(afterStop.sent + afterStop.unknown + afterStop.queued).toBe(300);
+
+    harness.setFaults({});
+    await harness.startWorker();
+    const final = await harness.waitForCompletion(id, 60_000);
+    expect(final).toMatchObject({ state: 'completed', queued: 0, failed: 0, total: 300 });
+    expect(final.sent + final.unknown).toBe(300);
+    // Unknown rows were not sent again: no recipient got two messages.
+    expect(harness.stats().duplicates).toBe(0);
+    expect(harness.accepted()).toHaveLength(300);
+  }, 90_000);
+
+  it('SIGTERM with a healthy API: in-flight sends are recorded, nothing unknown, the next worker finishes the campaign', async () => {
+    harness = await FaultHarness.start({ label: 'shutdown-fast', rows: 600, sendRate: 100, sandboxMps: 0 });
+    harness.setFaults({ latencyMs: 300 });
+    const worker = await harness.startWorker();
+    const { id } = await harness.send();
+    await harness.waitForAccepted(100, 20_000);
+
+    const started = Date.now();
+    expect(await within(12_000, worker.stop('SIGTERM'), () => worker.output.slice(-2000))).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const afterStop = await harness.status(id);
+    expect(afterStop).toMatchObject({ sending: 0, unknown: 0, failed: 0 });
+    // Everything the sandbox took is recorded sent; the rest waits, unclaimed.
+    expect(afterStop.sent).toBe(harness.accepted().length);
+
+    harness.setFaults({});
+    await harness.startWorker();
+    const final = await harness.waitForCompletion(id, 60_000);
+    expect(final).toMatchObject({ state: 'completed', sent: 600, unknown: 0, failed: 0 });
+    expect(harness.stats().duplicates).toBe(0);
+  }, 90_000);
+});
