@@ -44,12 +44,13 @@ export async function runDemo(): Promise<string> {
     const bar = new SingleBar({ format: 'Sending |{bar}| {value}/{total} rows answered', hideCursor: true }, Presets.shades_classic);
     bar.start(summary.rows, 0);
     let status = await context.ledger.status(summary.id);
-    while (status !== undefined && status.state !== 'completed') {
+    // A paused campaign (e.g. the error-spike brake) would never complete: stop and say so.
+    while (status !== undefined && status.state !== 'completed' && status.state !== 'paused' && status.state !== 'cancelled') {
       await new Promise((resolve) => setTimeout(resolve, 100));
       status = await context.ledger.status(summary.id);
       if (status !== undefined) {
         const c = status.counts;
-        bar.update(c.sent + c.failed + c.rejected + c.skipped + c.unknown);
+        bar.update(c.sent + c.failed + c.rejected + c.skipped + c.unknown + c.cancelled);
       }
     }
     bar.stop();
