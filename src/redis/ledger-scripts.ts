@@ -177,9 +177,11 @@ return {status, completed, paused}`;
 /**
  * KEYS: campaign, rows, requeue. ARGV: row, job's requeue number, job JSON, code, detail, now.
  * The claimed row goes back to queued, set aside for resume; the campaign pauses with the
- * code as its reason (the first halt's reason stays). On a cancelled campaign the row is cancelled.
+ * code as its reason (the first halt's reason stays). On a cancelled campaign the row is cancelled
+ * (and, if it was the last open row, the campaign completes).
  */
 export const HALT = `
+${COMPLETE_IF_DONE}
 ${MOVE}
 ${PARK}
 ${PAUSE_IF_RUNNING}
@@ -191,6 +193,7 @@ rec.c = ARGV[4]; rec.d = ARGV[5]
 if redis.call('HGET', KEYS[1], 'cancelled') == '1' then
   move(KEYS[1], rec, 'cancelled')
   redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(rec))
+  completeIfDone(KEYS[1], ARGV[6])
   return 'cancelled'
 end
 move(KEYS[1], rec, 'queued')

@@ -7,7 +7,7 @@ import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
 import { produceCampaign, type ProduceSummary } from '../../src/campaigns/producer.js';
 import { SendProcessor } from '../../src/campaigns/send-processor.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger, type AutoPauseSettings } from '../../src/redis/redis-ledger.js';
 import { BullSendQueue } from '../../src/queue/send-queue.js';
 import { RedisSendPacer } from '../../src/queue/send-pacer.js';
 import { startSendWorker, type RunningSendWorker } from '../../src/queue/send-worker.js';
@@ -20,6 +20,8 @@ import { freshPrefix, removePrefix, testRedis } from './redis.js';
 export const SAMPLE_TEMPLATES = fileURLToPath(new URL('../../samples/templates.json', import.meta.url));
 export const PHONE_NUMBER_ID = '106540352242922';
 const TOKEN = 'test-token';
+/** The access token the pipeline's client sends (and the sandbox accepts unless a test changes it). */
+export const PIPELINE_ACCESS_TOKEN = TOKEN;
 
 export interface PipelineOptions {
   label: string;
@@ -29,6 +31,8 @@ export interface PipelineOptions {
   backoffMs?: number;
   timeoutMs?: number;
   sandbox?: Partial<Omit<SandboxOptions, 'templates' | 'accessToken'>>;
+  /** The ledger's error-spike brake (default off, as before). */
+  autoPause?: AutoPauseSettings;
 }
 
 /**
@@ -50,7 +54,7 @@ export class Pipeline {
   private constructor(readonly options: PipelineOptions) {
     this.prefix = freshPrefix(options.label);
     this.redis = testRedis();
-    this.ledger = new RedisLedger(this.redis, this.prefix);
+    this.ledger = new RedisLedger(this.redis, this.prefix, options.autoPause === undefined ? {} : { autoPause: options.autoPause });
   }
 
   static async start(options: PipelineOptions): Promise<Pipeline> {

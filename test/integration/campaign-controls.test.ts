@@ -1,0 +1,360 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CampaignStatus } from '../../src/campaigns/campaign.js';
+import { CampaignControls } from '../../src/campaigns/campaign-controls.js';
+import { sendJobSchema } from '../../src/campaigns/send-job.js';
+import { isAppError } from '../../src/errors/app-error.js';
+import { phoneNumber, tempDir, writeCampaignCsv } from '../support/csv-files.js';
+import { PHONE_NUMBER_ID, PIPELINE_ACCESS_TOKEN, Pipeline, tmpCsv, type PipelineOptions } from '../support/pipeline.js';
+
+/**
+ * `campaign pause | resume | cancel | retry` and the automatic pauses, end to end: the real
+ * BullMQ worker and queue, the real sandbox, the ledger on a real Redis (fresh prefix).
+ * Waits are on events or polls with deadlines; the only fixed waits are the short quiet
+ * periods that check nothing more is sent (an absence cannot be awaited).
+ */
+
+const waId = (n: number): string => phoneNumber(n).slice(1);
+
+async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined, every = 20): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() >= deadline) throw new Error(`timed out after ${ms} ms: ${what}`);
+    await sleep(every);
+  }
+}
+
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', () => {
+  let pipeline: Pipeline | undefined;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+
+  beforeEach(async () => {
+    dir = await tempDir();
+  });
+  afterEach(async () => {
+    await pipeline?.close();
+    pipeline = undefined;
+    await dir.cleanup();
+  });
+
+  async function start(options: PipelineOptions): Promise<{ p: Pipeline; controls: CampaignControls }> {
+    const p = await Pipeline.start(options);
+    pipeline = p;
+    const controls = new CampaignControls({ ledger: p.ledger, queueFor: () => p.queue });
+    return { p, controls };
+  }
+
+  async function produce(p: Pipeline, id: string, rows: number): Promise<void> {
+    const file = tmpCsv(dir.dir);
+    await writeCampaignCsv(file, rows);
+    const summary = await p.produce(file, p.definition(id));
+    expect(summary).toMatchObject({ rows, queued: rows });
+  }
+
+  /** Resolves once the sandbox has accepted `n` messages (an event, with a deadline). */
+  function acceptedAtLeast(p: Pipeline, n: number, ms: number): Promise<void> {
+    if (p.sandbox.accepted().length >= n) return Promise.resolve();
+    let unsubscribe = (): void => undefined;
+    const reached = new Promise<void>((resolve) => {
+      unsubscribe = p.sandbox.onAccepted(() => {
+        if (p.sandbox.accepted().length >= n) resolve();
+      });
+    });
+    return within(ms, `${n} messages accepted (got ${p.sandbox.accepted().length})`, reached).finally(unsubscribe);
+  }
+
+  async function status(p: Pipeline, id: string): Promise<CampaignStatus> {
+    const s = await p.ledger.status(id);
+    if (s === undefined) throw new Error(`no campaign ${id}`);
+    return s;
+  }
+
+  /** Phones of the rows that were claimed (sending) or answered sent: the only ones that may still reach the API. */
+  async function claimedPhones(p: Pipeline, id: string): Promise<Set<string>> {
+    return new Set((await p.report(id)).filter((r) => r.status === 'sending' || r.status === 'sent').map((r) => r.phone));
+  }
+
+  /** Every row sent, exactly once, and the report's message IDs are the ones the sandbox accepted. */
+  async function expectEveryRowSentOnce(p: Pipeline, id: string, rows: number): Promise<void> {
+    const report = await p.report(id);
+    const notSent = report.filter((r) => r.status !== 'sent');
+    expect(notSent.slice(0, 5), `${notSent.length} rows not sent`).toEqual([]);
+    const accepted = p.sandbox.accepted();
+    expect(accepted).toHaveLength(rows);
+    expect(p.sandbox.stats().duplicates).toBe(0);
+    expect(new Set(accepted.map((m) => m.to)).size).toBe(rows);
+    const toByWamid = new Map(accepted.map((m) => [m.wamid, m.to]));
+    for (const r of report) expect(toByWamid.get(r.wamid ?? ''), `row ${r.row}`).toBe(r.phone);
+  }
+
+  it('pause: only the sends already in flight finish (within 1 s), then nothing; resume completes every row exactly once', async () => {
+    const ROWS = 600;
+    const id = 'c-pause';
+    const { p, controls } = await start({ label: 'ctl-pause', rate: 50 });
+    p.startWorker();
+    await produce(p, id, ROWS);
+    await acceptedAtLeast(p, 100, 20_000);
+
+    expect(await controls.pause(id)).toEqual({ alreadyPaused: false });
+    const pausedAt = Date.now();
+    // No row can be claimed after the pause: whatever reaches the API from now on is among these.
+    const claimed = await claimedPhones(p, id);
+    const drained = await until('sends in flight at the pause answered within 1 s', Math.max(0, pausedAt + 1000 - Date.now()), async () => {
+      const s = await status(p, id);
+      return s.counts.sending === 0 && p.sandbox.accepted().length === s.counts.sent ? s : undefined;
+    });
+    expect(drained.state).toBe('paused');
+    expect(drained.pausedReason).toBe('paused by the operator');
+    const acceptedAtDrain = p.sandbox.accepted().length;
+    const requestsAtDrain = p.sandbox.stats().requests;
+    expect(acceptedAtDrain).toBeLessThan(ROWS - 100);
+    for (const m of p.sandbox.accepted()) expect(claimed.has(m.to), m.to).toBe(true);
+
+    await sleep(2500);
+    const quiet = await status(p, id);
+    const context = JSON.stringify({ quiet, stats: p.sandbox.stats(), acceptedAtDrain });
+    expect(p.sandbox.accepted().length, context).toBe(acceptedAtDrain);
+    expect(p.sandbox.stats().requests, context).toBe(requestsAtDrain);
+    expect(quiet.state).toBe('paused');
+    expect(quiet.counts).toMatchObject({ sent: acceptedAtDrain, sending: 0, queued: ROWS - acceptedAtDrain, failed: 0 });
+    expect(await controls.pause(id)).toEqual({ alreadyPaused: true });
+
+    const done = p.completed(id);
+    const resumed = await controls.resume(id);
+    expect(resumed.wasPaused).toBe(true);
+    // The worker kept taking jobs while paused: they were parked, and resume put them back.
+    expect(resumed.requeued).toBeGreaterThan(0);
+    await within(40_000, 'campaign completed after resume', done);
+
+    const final = await status(p, id);
+    expect(final.state).toBe('completed');
+    expect(final.counts).toMatchObject({ total: ROWS, sent: ROWS, queued: 0, sending: 0, failed: 0, unknown: 0 });
+    await expectEveryRowSentOnce(p, id, ROWS);
+    expect(await p.redis.hlen(`${p.prefix}:campaign:${id}:requeue`)).toBe(0);
+  }, 60_000);
+
+  it('cancel: remaining rows cancelled, their waiting jobs removed, nothing sent afterwards; the campaign stays cancelled', async () => {
+    const ROWS = 400;
+    const id = 'c-cancel';
+    const { p, controls } = await start({ label: 'ctl-cancel', rate: 50 });
+    p.startWorker();
+    await produce(p, id, ROWS);
+    await acceptedAtLeast(p, 50, 20_000);
+
+    const result = await controls.cancel(id);
+    const claimed = await claimedPhones(p, id);
+    expect(result.cancelled).toBeGreaterThan(0);
+    expect(result.removedJobs).toBeGreaterThan(0);
+    expect(result.removedJobs).toBeLessThanOrEqual(result.cancelled);
+
+    // Jobs a worker had already taken (waiting for their slot) cannot be removed: their claim cancels the row.
+    const settled = await until('every row answered and the queue empty after cancel', 10_000, async () => {
+      const s = await status(p, id);
+      const jobs = await p.queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'waiting-children');
+      const left = Object.values(jobs).reduce((a, b) => a + b, 0);
+      return s.counts.sending === 0 && s.counts.queued === 0 && left === 0 && s.finishedAt !== undefined ? s : undefined;
+    }, 50);
+    expect(settled.state).toBe('cancelled');
+    const acceptedAtEnd = p.sandbox.accepted().length;
+    const requestsAtEnd = p.sandbox.stats().requests;
+    await sleep(1500);
+    expect(p.sandbox.accepted().length).toBe(acceptedAtEnd);
+    expect(p.sandbox.stats().requests).toBe(requestsAtEnd);
+
+    const final = await status(p, id);
+    expect(final.state).toBe('cancelled');
+    expect(final.counts.sent + final.counts.cancelled, JSON.stringify(final.counts)).toBe(ROWS);
+    expect(final.counts.cancelled).toBeGreaterThanOrEqual(result.cancelled);
+    expect(final.counts.sent).toBe(acceptedAtEnd);
+    expect(final.counts.sent).toBeLessThan(ROWS - 100);
+    for (const m of p.sandbox.accepted()) expect(claimed.has(m.to), m.to).toBe(true);
+    expect(p.sandbox.stats().duplicates).toBe(0);
+    const report = await p.report(id);
+    expect(report.filter((r) => r.status !== 'sent' && r.status !== 'cancelled')).toEqual([]);
+
+    // A cancelled campaign stays cancelled.
+    for (const command of [() => controls.pause(id), () => controls.resume(id), () => controls.retry(id, { codes: [], failed: true, unknown: true })]) {
+      const error: unknown = await command().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isAppError(error, 'CAMPAIGN_STATE_CONFLICT'), String(error)).toBe(true);
+    }
+    expect(await controls.cancel(id)).toEqual({ cancelled: 0, removedJobs: 0 });
+    const missing: unknown = await controls.pause('no-such-campaign').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isAppError(missing, 'CAMPAIGN_NOT_FOUND'), String(missing)).toBe(true);
+  }, 45_000);
+
+  it('an expired token (190) pauses the campaign with the reason, fails no row; resume with a valid token sends every row once', async () => {
+    const ROWS = 300;
+    const id = 'c-token';
+    const { p, controls } = await start({ label: 'ctl-token', rate: 50 });
+    p.startWorker();
+    await produce(p, id, ROWS);
+    await acceptedAtLeast(p, 60, 20_000);
+
+    p.sandbox.setAccessToken('rotated-elsewhere');
+    const paused = await until('campaign paused after the token expired', 10_000, async () => {
+      const s = await status(p, id);
+      return s.state === 'paused' ? s : undefined;
+    });
+    expect(paused.pausedReason ?? '', JSON.stringify(paused)).toMatch(/^190: /);
+    const drained = await until('no send in flight', 5000, async () => {
+      const s = await status(p, id);
+      return s.counts.sending === 0 ? s : undefined;
+    });
+    expect(drained.state).toBe('paused');
+    expect(drained.counts).toMatchObject({ failed: 0, unknown: 0, sent: p.sandbox.accepted().length });
+    expect(drained.counts.sent + drained.counts.queued).toBe(ROWS);
+    expect(p.sandbox.stats().rejectedByCode['190'] ?? 0).toBeGreaterThan(0);
+    const report = await p.report(id);
+    expect(report.filter((r) => r.errorCode === '190' && r.status !== 'queued')).toEqual([]);
+    expect(report.some((r) => r.errorCode === '190' && r.status === 'queued')).toBe(true);
+
+    p.sandbox.setAccessToken(PIPELINE_ACCESS_TOKEN);
+    const done = p.completed(id);
+    const resumed = await controls.resume(id);
+    expect(resumed.wasPaused).toBe(true);
+    expect(resumed.requeued).toBeGreaterThan(0);
+    await within(30_000, 'campaign completed after resume', done);
+    const final = await status(p, id);
+    expect(final).toMatchObject({ state: 'completed', pausedReason: undefined });
+    expect(final.counts).toMatchObject({ sent: ROWS, failed: 0, queued: 0 });
+    await expectEveryRowSentOnce(p, id, ROWS);
+    expect((await p.report(id)).filter((r) => r.errorCode !== undefined)).toEqual([]);
+  }, 50_000);
+
+  it('error spike: 10 % failing goes on; more than 20 % of the last 50 sends failing permanently pauses it (ERROR_SPIKE) and sending stops', async () => {
+    const ROWS = 300;
+    const id = 'c-spike';
+    const failing = (rows: number[]) => ({ recipientErrors: rows.map((n) => ({ waId: waId(n), code: 132000, times: 1 })) });
+    const allRows = Array.from({ length: ROWS }, (_, i) => i + 1);
+    // First every 10th row is refused with 132000 (a fail-row code): under the brake's 20 %.
+    const { p } = await start({
+      label: 'ctl-spike',
+      rate: 100,
+      autoPause: { window: 50, failureShare: 0.2 },
+      sandbox: { faults: failing(allRows.filter((n) => n % 10 === 0)) },
+    });
+    p.startWorker();
+    await produce(p, id, ROWS);
+    await acceptedAtLeast(p, 150, 20_000);
+    const before = await status(p, id);
+    expect(before.state, JSON.stringify(before)).toBe('running');
+    expect(before.counts.failed).toBeGreaterThan(5);
+
+    // Then every recipient is refused.
+    p.sandbox.setFaults(failing(allRows));
+    const paused = await until('campaign paused by the error-spike brake', 20_000, async () => {
+      const s = await status(p, id);
+      return s.state === 'paused' ? s : undefined;
+    });
+    // The brake trips on the failure that makes it 11 (> 0.2 × 50) in the window.
+    expect(paused.pausedReason ?? '').toMatch(/^ERROR_SPIKE: 11 of the last 50 sends failed permanently \(latest 132000: /);
+    const drained = await until('no send in flight', 5000, async () => {
+      const s = await status(p, id);
+      return s.counts.sending === 0 ? s : undefined;
+    });
+    const requestsAtDrain = p.sandbox.stats().requests;
+    const counts = JSON.stringify(drained.counts);
+    expect(drained.counts.sent, counts).toBeGreaterThanOrEqual(150);
+    expect(drained.counts.failed, counts).toBeGreaterThanOrEqual(11);
+    expect(drained.counts.queued, counts).toBeGreaterThan(50);
+    await sleep(1500);
+    const quiet = await status(p, id);
+    expect(p.sandbox.stats().requests, JSON.stringify({ quiet, stats: p.sandbox.stats() })).toBe(requestsAtDrain);
+    expect(quiet.state).toBe('paused');
+    expect(quiet.counts).toMatchObject({ sent: drained.counts.sent, failed: drained.counts.failed, queued: drained.counts.queued });
+    expect(p.sandbox.stats().rejectedByCode['132000']).toBe(drained.counts.failed);
+  }, 45_000);
+
+  it('retry: only the chosen failed rows are requeued and sent; again requeues none; unknown rows only when asked', async () => {
+    const id = 'c-retry';
+    // Rows 3..5 fail for good (132000); rows 6..20 answer 131000 (retryable) on both of their 2 attempts.
+    const recipientErrors = [
+      ...[3, 4, 5].map((n) => ({ waId: waId(n), code: 132000, times: 1 })),
+      ...Array.from({ length: 15 }, (_, i) => ({ waId: waId(i + 6), code: 131000, times: 2 })),
+    ];
+    const { p, controls } = await start({ label: 'ctl-retry', attempts: 2, backoffMs: 20, sandbox: { faults: { recipientErrors } } });
+    await produce(p, id, 20);
+    // Rows 1 and 2: a worker claimed them and died mid-request; their jobs will find them in doubt.
+    for (const n of [1, 2]) {
+      const job = await p.queue.queue.getJob(`${id}-${n}`);
+      expect(await p.ledger.claim(sendJobSchema.parse(job?.data))).toEqual({ outcome: 'claimed', attempt: 1 });
+    }
+    const done = p.completed(id);
+    p.startWorker();
+    await within(20_000, 'first pass completed', done);
+
+    let report = await p.report(id);
+    expect(report.slice(0, 2).map((r) => [r.status, r.errorCode])).toEqual([
+      ['unknown', 'IN_DOUBT'],
+      ['unknown', 'IN_DOUBT'],
+    ]);
+    expect(report.slice(2, 5).map((r) => [r.status, r.errorCode])).toEqual(Array(3).fill(['failed', '132000']));
+    expect(report.slice(5).map((r) => [r.status, r.errorCode, r.attempts])).toEqual(Array(15).fill(['failed', '131000', 2]));
+    expect(p.sandbox.accepted()).toHaveLength(0);
+
+    p.sandbox.setFaults({});
+    const completedAgain = () =>
+      until('campaign completed again after retry', 20_000, async () => {
+        const s = await status(p, id);
+        return s.state === 'completed' ? s : undefined;
+      });
+
+    expect(await controls.retry(id, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 15, noPayload: 0, paused: false });
+    let s = await completedAgain();
+    expect(s.counts).toMatchObject({ sent: 15, failed: 3, unknown: 2, queued: 0 });
+    report = await p.report(id);
+    expect(report.slice(5).map((r) => [r.status, r.attempts])).toEqual(Array(15).fill(['sent', 3]));
+    expect(report.slice(2, 5).every((r) => r.status === 'failed' && r.errorCode === '132000')).toBe(true);
+    expect(new Set(p.sandbox.accepted().map((m) => m.to))).toEqual(new Set(Array.from({ length: 15 }, (_, i) => phoneNumber(i + 6))));
+
+    // Run again: the retried rows are sent now, nothing is chosen.
+    expect(await controls.retry(id, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 0, noPayload: 0, paused: false });
+    expect((await status(p, id)).state).toBe('completed');
+
+    // Unknown rows are never resent unless asked for.
+    expect(await controls.retry(id, { codes: [], failed: false, unknown: true })).toEqual({ requeued: 2, noPayload: 0, paused: false });
+    s = await completedAgain();
+    expect(s.counts).toMatchObject({ sent: 17, failed: 3, unknown: 0 });
+    expect(p.sandbox.accepted()).toHaveLength(17);
+    expect(p.sandbox.stats().duplicates).toBe(0);
+  }, 45_000);
+
+  it('131050: the row fails with the code and the opt-out is recorded for the phone number', async () => {
+    const id = 'c-optout';
+    const { p } = await start({ label: 'ctl-optout', sandbox: { faults: { recipientErrors: [{ waId: waId(2), code: 131050, times: 1 }] } } });
+    const done = p.completed(id);
+    p.startWorker();
+    await produce(p, id, 5);
+    await within(15_000, 'campaign completed', done);
+
+    const report = await p.report(id);
+    expect(report.map((r) => r.status)).toEqual(['sent', 'failed', 'sent', 'sent', 'sent']);
+    expect(report[1]?.errorCode).toBe('131050');
+    const optouts = await p.redis.hgetall(`${p.prefix}:optouts:${PHONE_NUMBER_ID}`);
+    expect(Object.keys(optouts)).toEqual([phoneNumber(2)]);
+    expect(JSON.parse(optouts[phoneNumber(2)] ?? '{}')).toMatchObject({ campaignId: id, row: 2, at: expect.any(Number) as unknown });
+    expect(p.sandbox.accepted()).toHaveLength(4);
+  }, 30_000);
+});
