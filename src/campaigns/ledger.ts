@@ -79,9 +79,10 @@ export interface CampaignLedger {
   settle(job: SendJob, settlement: Settlement): Promise<SettleResult>;
   /**
    * A code that needs a human (expired token, locked account…): the claimed row goes back
-   * to queued, set aside for `resume`, and the campaign pauses with `reason`.
+   * to queued, set aside for `resume`, and the campaign pauses with `reason`. (On a cancelled
+   * campaign the row is cancelled instead, which may complete the campaign.)
    */
-  halt(job: SendJob, errorCode: string, errorDetail: string): Promise<void>;
+  halt(job: SendJob, errorCode: string, errorDetail: string): Promise<{ completedCampaign: boolean }>;
   /** True while no send of this campaign may start (paused or cancelled). */
   isHeld(campaignId: string): Promise<boolean>;
   pause(campaignId: string, reason: string): Promise<PauseResult>;

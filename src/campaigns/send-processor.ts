@@ -173,7 +173,7 @@ export class SendProcessor {
         return this.#final(job, { status: 'failed', errorCode: code, errorDetail: detail });
       case 'halt-campaign':
         // Nothing of this campaign can succeed until a human acts: the row waits for resume.
-        await this.#ledger.halt(job, code, detail);
+        if ((await this.#ledger.halt(job, code, detail)).completedCampaign) this.#onCampaignCompleted(job.campaignId);
         this.#held.set(job.campaignId, { held: true, at: Date.now() });
         this.#logger.warn({ campaignId: job.campaignId, code }, `campaign paused: ${code} ${detail} (fix it, then \`campaign resume ${job.campaignId}\`)`);
         return { kind: 'done', status: 'parked' };

@@ -18,6 +18,8 @@ local function completeIfDone(campaignKey, now)
   for i = 3, 8 do answered = answered + tonumber(f[i] or '0') end
   if answered >= tonumber(f[2] or '0') then
     redis.call('HSET', campaignKey, 'finishedAt', now)
+    -- Every row has its answer: a pause (say, the brake tripping on the last row) has nothing left to hold.
+    redis.call('HDEL', campaignKey, 'paused', 'pausedReason', 'pausedAt')
     return 1
   end
   return 0
@@ -186,20 +188,19 @@ ${MOVE}
 ${PARK}
 ${PAUSE_IF_RUNNING}
 local json = redis.call('HGET', KEYS[2], ARGV[1])
-if not json then return 'missing' end
+if not json then return {'missing', 0} end
 local rec = cjson.decode(json)
-if rec.s ~= 'sending' or (rec.k or 0) ~= tonumber(ARGV[2]) then return rec.s end
+if rec.s ~= 'sending' or (rec.k or 0) ~= tonumber(ARGV[2]) then return {rec.s, 0} end
 rec.c = ARGV[4]; rec.d = ARGV[5]
 if redis.call('HGET', KEYS[1], 'cancelled') == '1' then
   move(KEYS[1], rec, 'cancelled')
   redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(rec))
-  completeIfDone(KEYS[1], ARGV[6])
-  return 'cancelled'
+  return {'cancelled', completeIfDone(KEYS[1], ARGV[6])}
 end
 move(KEYS[1], rec, 'queued')
 park(KEYS[2], KEYS[3], ARGV[1], rec, ARGV[3])
 pauseIfRunning(KEYS[1], ARGV[4] .. ': ' .. ARGV[5], ARGV[6])
-return 'queued'`;
+return {'queued', 0}`;
 
 /** KEYS: campaign. ARGV: reason, now. */
 export const PAUSE = `

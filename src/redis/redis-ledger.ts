@@ -41,7 +41,7 @@ interface LedgerCommands {
   cwFinishIngest(campaign: string, now: number): Promise<number>;
   cwClaim(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<[string, string]>;
   cwSettle(campaign: string, rows: string, wamids: string, payloads: string, recent: string, ...args: Arg[]): Promise<[string, number, number]>;
-  cwHalt(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<string>;
+  cwHalt(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<[string, number]>;
   cwPause(campaign: string, reason: string, now: number): Promise<string>;
   cwResume(campaign: string, recent: string): Promise<string>;
   cwCancel(campaign: string): Promise<string>;
@@ -183,9 +183,9 @@ export class RedisLedger implements CampaignLedger {
     return { status: status as RowStatus, completedCampaign: completed === 1, pausedCampaign: paused === 1 };
   }
 
-  async halt(job: SendJob, errorCode: string, errorDetail: string): Promise<void> {
+  async halt(job: SendJob, errorCode: string, errorDetail: string): Promise<{ completedCampaign: boolean }> {
     const id = job.campaignId;
-    await this.#redis.cwHalt(
+    const [, completed] = await this.#redis.cwHalt(
       this.#campaignKey(id),
       this.#rowsKey(id),
       this.#requeueKey(id),
@@ -196,6 +196,7 @@ export class RedisLedger implements CampaignLedger {
       errorDetail,
       Date.now(),
     );
+    return { completedCampaign: completed === 1 };
   }
 
   async isHeld(campaignId: string): Promise<boolean> {

@@ -375,6 +375,19 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect((await ledger.status(ID))?.state).toBe('completed');
     });
 
+    it('a campaign paused while its last rows were in flight completes when they answer: the pause is lifted', async () => {
+      await campaign(2);
+      expect((await ledger.claim(job(1))).outcome).toBe('claimed');
+      expect((await ledger.claim(job(2))).outcome).toBe('claimed');
+      expect(await ledger.pause(ID, 'operator')).toEqual({ outcome: 'paused' });
+      await ledger.settle(job(1), { status: 'sent', wamid: 'w1' });
+      expect((await ledger.status(ID))?.state).toBe('paused');
+      const last = await ledger.settle(job(2), { status: 'sent', wamid: 'w2' });
+      expect(last.completedCampaign).toBe(true);
+      expect(await ledger.status(ID)).toMatchObject({ state: 'completed', pausedReason: undefined, pausedAt: undefined });
+      expect(await ledger.isHeld(ID)).toBe(false);
+    });
+
     it('on a cancelled campaign: pause and resume refuse (cancelled), cancel again is cancelled; cancelling a paused campaign lifts the pause', async () => {
       await campaign(1);
       await ledger.pause(ID, 'x');
