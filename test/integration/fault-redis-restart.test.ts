@@ -59,7 +59,7 @@ describe('fault: Redis restarts mid-campaign', () => {
     const report = await rig.report(summary.id);
     const notSent = report.filter((r) => r.status !== 'sent');
     const context = JSON.stringify({ status, accepted: rig.accepted().length, duplicates, notSent: notSent.slice(0, 10) });
-    rig.note('outcome', { status, noticed, acceptedAtCrash, accepted: rig.accepted().length, duplicates, rejectedByCode: stats.rejectedByCode });
+    rig.note('outcome', { status, noticed, acceptedAtCrash, accepted: rig.accepted().length, stats });
 
     expect(status.state, context).toBe('completed');
     expect(status.total, context).toBe(ROWS);

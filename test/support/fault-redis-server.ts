@@ -80,7 +80,17 @@ export class RedisServer {
     ];
     const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.#child = child;
-    this.#exited = new Promise((resolve) => child.on('exit', () => resolve()));
+    // If the test process goes away without afterAll (a crash, a hard timeout), the server goes too.
+    const killOnExit = () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    };
+    process.once('exit', killOnExit);
+    this.#exited = new Promise((resolve) =>
+      child.on('exit', () => {
+        process.off('exit', killOnExit);
+        resolve();
+      }),
+    );
     if (child.pid !== undefined) this.pids.push(child.pid);
     await new Promise<void>((resolve, reject) => {
       let seen = '';
