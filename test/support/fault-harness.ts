@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { Redis } from 'ioredis';
 import {
   loadTemplatesFile,
@@ -11,53 +10,14 @@ import {
   type SandboxStats,
 } from '../../src/sandbox/index.js';
 import { CliProcess, runCli, type CliResult } from './cli-process.js';
+import { byWaId, crossCheck, parseReport, type ReportRow, type SendSummary, type StatusJson } from './fault-report.js';
+import { within } from './fault-waiting.js';
 import { phoneNumber, tempDir, writeCampaignCsv } from './csv-files.js';
 import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from './pipeline.js';
 import { freshPrefix, redisUrl, removePrefix } from './redis.js';
 
-/**
- * The fault-injection suite's rig (issue 4, part 6): the real sandbox in the test process
- * (so the test sees every accepted message the moment it happens), a fresh QUEUE_PREFIX,
- * a CSV of `rows` valid rows, and the product driven only as an operator would: `campaign
- * worker` child processes that the test can SIGKILL, `campaign send/status/report/...`
- * through the CLI. Everything it starts it stops by PID in `close()`.
- */
-
-/** `campaign status ID --json`. */
-export interface StatusJson {
-  id: string;
-  state: string;
-  total: number;
-  queued: number;
-  sending: number;
-  sent: number;
-  failed: number;
-  rejected: number;
-  skipped: number;
-  unknown: number;
-  cancelled?: number;
-  pausedReason?: string | null;
-  finishedAt: string | null;
-}
-
-/** One line of `campaign report ID --out FILE`. */
-export interface ReportRow {
-  row: number;
-  phone: string;
-  status: string;
-  messageId: string;
-  errorCode: string;
-  errorDetail: string;
-  attempts: number;
-}
-
-export interface SendSummary {
-  id: string;
-  rows: number;
-  queued: number;
-  rejected: number;
-  skipped: number;
-}
+export type { ReportRow, SendSummary, StatusJson } from './fault-report.js';
+export { outputAfter, within } from './fault-waiting.js';
 
 export interface HarnessOptions {
   label: string;
@@ -74,58 +34,18 @@ export interface HarnessOptions {
   redisUrl?: string;
 }
 
-/** Resolves `promise`, or rejects after `ms` with what `explain` says about the state then. */
-export async function within<T>(ms: number, promise: Promise<T>, explain: () => string | Promise<string>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      Promise.resolve()
-        .then(explain)
-        .then(
-          (text) => reject(new Error(`not within ${ms} ms: ${text}`)),
-          (error: unknown) => reject(new Error(`not within ${ms} ms (and explaining failed: ${String(error)})`)),
-        );
-    }, ms);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Resolves once `pattern` matches what `process` printed after offset `from` (default: from now on). */
-export function outputAfter(process: CliProcess, pattern: RegExp, from = process.output.length): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      const match = process.output.slice(from).match(pattern);
-      if (match !== null) {
-        cleanup();
-        resolve(match);
-      }
-    };
-    const onExit = (code: number | null) => {
-      cleanup();
-      reject(new Error(`process exited (${code}) before printing ${pattern}`));
-    };
-    const cleanup = () => {
-      process.child.stdout?.off('data', check);
-      process.child.stderr?.off('data', check);
-      process.child.off('exit', onExit);
-    };
-    // Registered after CliProcess's own collectors, so `output` already holds the chunk.
-    process.child.stdout?.on('data', check);
-    process.child.stderr?.on('data', check);
-    process.child.on('exit', onExit);
-    check();
-  });
-}
-
 /** The digits Meta calls the wa_id of the n-th CSV row's phone. */
 export function waIdOfRow(n: number): string {
   return phoneNumber(n).replace(/\D/g, '');
 }
 
+/**
+ * The fault-injection suite's rig (issue 4, part 6): the real sandbox in the test process
+ * (so the test sees every accepted message the moment it happens), a fresh QUEUE_PREFIX,
+ * a CSV of `rows` valid rows, and the product driven only as an operator would: `campaign
+ * worker` child processes that the test can SIGKILL, `campaign send/status/report/...`
+ * through the CLI. Everything it starts it stops by PID in `close()`.
+ */
 export class FaultHarness {
   readonly env: Record<string, string>;
   readonly prefix: string;
@@ -212,16 +132,7 @@ export class FaultHarness {
   async report(id: string): Promise<ReportRow[]> {
     const out = join(this.dir, `${id}.report.csv`);
     await this.cli(['report', id, '--out', out]);
-    const records = parse<Record<string, string>>(await readFile(out, 'utf8'), { columns: true, skip_empty_lines: true });
-    return records.map((r) => ({
-      row: Number(r.row),
-      phone: r.phone ?? '',
-      status: r.status ?? '',
-      messageId: r.message_id ?? '',
-      errorCode: r.error_code ?? '',
-      errorDetail: r.error_detail ?? '',
-      attempts: Number(r.attempts),
-    }));
+    return parseReport(await readFile(out, 'utf8'));
   }
 
   accepted(): readonly AcceptedMessage[] {
@@ -300,13 +211,7 @@ export class FaultHarness {
 
   /** Accepted messages per recipient (wa_id digits). */
   acceptedByWaId(): Map<string, AcceptedMessage[]> {
-    const by = new Map<string, AcceptedMessage[]>();
-    for (const m of this.accepted()) {
-      const list = by.get(m.waId);
-      if (list === undefined) by.set(m.waId, [m]);
-      else list.push(m);
-    }
-    return by;
+    return byWaId(this.accepted());
   }
 
   /** Accepted sends beyond the first per recipient (every CSV row has its own phone). */
@@ -329,29 +234,9 @@ export class FaultHarness {
       .join('\n');
   }
 
-  /**
-   * Checks the report against what the sandbox accepted: a `sent` row carries the wamid the
-   * sandbox returned for that very phone; a row the sandbox never accepted is not `sent`;
-   * a `failed` row was never accepted (else a recipient got a message we say failed).
-   * Returns the problems found, one line each (empty = consistent).
-   */
+  /** What the report says against what the sandbox accepted (see crossCheck); empty = consistent. */
   crossCheck(report: readonly ReportRow[]): string[] {
-    const problems: string[] = [];
-    const byWamid = new Map(this.accepted().map((m) => [m.wamid, m]));
-    const byWaId = this.acceptedByWaId();
-    for (const r of report) {
-      const waId = r.phone.replace(/\D/g, '');
-      const accepted = byWaId.get(waId) ?? [];
-      if (r.status === 'sent') {
-        const m = byWamid.get(r.messageId);
-        if (m === undefined) problems.push(`row ${r.row}: sent with ${r.messageId || 'no wamid'}, which the sandbox never accepted`);
-        else if (m.waId !== waId) problems.push(`row ${r.row}: wamid ${r.messageId} was accepted for ${m.waId}, not ${waId}`);
-      }
-      if (r.status === 'failed' && accepted.length > 0) {
-        problems.push(`row ${r.row}: reported failed (${r.errorCode}: ${r.errorDetail}) but the sandbox accepted it ${accepted.length}×`);
-      }
-    }
-    return problems;
+    return crossCheck(report, this.accepted());
   }
 
   /** Kills every worker still running (by PID), closes the sandbox, removes the prefix and temp files. */
