@@ -16,6 +16,8 @@ export interface RunningWorker {
  * SIGTERM; leave time to record the rows that could not wait and to close connections.
  */
 const SHUTDOWN_GRACE_MS = 8000;
+/** After the grace period: time to record the rows still waiting as unknown. */
+const RECORD_GRACE_MS = 1500;
 
 /** Builds the send worker for one phone number from config. */
 export function startWorker(context: AppContext, options: { phoneNumberId?: string | undefined } = {}): RunningWorker {
@@ -91,9 +93,14 @@ export async function runWorkerUntilSignal(context: AppContext, options: { phone
       void Promise.race([closed, deadline]).then(async (outcome) => {
         clearTimeout(timer);
         if (outcome === 'late') {
-          const abandoned = await running.processor.abandonInFlight().catch((error: unknown) => {
+          // Bounded too: with Redis away the records would wait forever. Rows not recorded
+          // stay `sending`, and the next worker marks them unknown (stalled jobs).
+          const abandoned = await Promise.race([
+            running.processor.abandonInFlight(),
+            new Promise<'unrecorded'>((done) => setTimeout(() => done('unrecorded'), RECORD_GRACE_MS).unref()),
+          ]).catch((error: unknown) => {
             logger.error({ err: error }, 'could not record the in-flight rows; the next worker marks them unknown');
-            return 0;
+            return 'unrecorded' as const;
           });
           logger.warn({ rows: abandoned }, 'in-flight sends did not answer in time: their rows are recorded unknown');
           // Leaves BullMQ's close behind: connections close with the process.

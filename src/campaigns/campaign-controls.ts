@@ -26,7 +26,10 @@ export interface ControlDeps {
 export class CampaignControls {
   constructor(private readonly deps: ControlDeps) {}
 
-  /** No send of the campaign starts once this returns (workers check at every claim). */
+  /**
+   * No row of the campaign is claimed once this returns (workers check at every claim); the
+   * few claimed just before leave within a second (they only wait for their admission).
+   */
   async pause(campaignId: string, reason = 'paused by the operator'): Promise<{ alreadyPaused: boolean }> {
     const { outcome } = await this.deps.ledger.pause(campaignId, reason);
     if (outcome === 'missing') throw notFound(campaignId);

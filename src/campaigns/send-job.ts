@@ -14,6 +14,8 @@ export const sendJobSchema = z.object({
    * row's current job claim it, so a row never has two live jobs.
    */
   requeue: z.number().int().positive().optional(),
+  /** How many times this job was already delayed for the pair rate limit (131056): the next delay doubles. */
+  pairDelays: z.number().int().positive().optional(),
 });
 export type SendJob = z.infer<typeof sendJobSchema>;
 

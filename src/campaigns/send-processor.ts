@@ -157,7 +157,12 @@ export class SendProcessor {
     const notYet = { status: 'queued', errorCode: code, errorDetail: detail } as const;
     switch (action) {
       case 'retry':
-        if (context.isLastAttempt) return this.#final(job, { status: 'failed', errorCode: code, errorDetail: detail });
+        if (context.isLastAttempt) {
+          // No answer to the last attempt (timeout, dropped connection): it may have been
+          // delivered, so the row is unknown, and a plain `campaign retry` will not resend it.
+          const mayHaveLeft = error instanceof CloudApiTransportError && error.requestMayHaveLeft;
+          return this.#final(job, { status: mayHaveLeft ? 'unknown' : 'failed', errorCode: code, errorDetail: detail });
+        }
         await this.#ledger.settle(job, notYet);
         return { kind: 'retry', error: error instanceof Error ? error : new Error(detail) };
       case 'throttle-number':

@@ -38,8 +38,7 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
     const attempts = job.opts.attempts ?? 1;
     const outcome = await processor.process(parsed.data, {
       isLastAttempt: job.attemptsMade + 1 >= attempts,
-      // Starts that used no attempt were throttles or pair-limit delays.
-      pairDelays: Math.max(0, job.attemptsStarted - job.attemptsMade - 1),
+      pairDelays: parsed.data.pairDelays ?? 0,
     });
     switch (outcome.kind) {
       case 'done':
@@ -50,6 +49,8 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
         await queue.rateLimit(outcome.ms);
         throw Worker.RateLimitError();
       case 'delay-recipient':
+        // Counted in the job itself: throttles and restarts of the number must not lengthen this recipient's delay.
+        await job.updateData({ ...parsed.data, pairDelays: (parsed.data.pairDelays ?? 0) + 1 });
         await job.moveToDelayed(Date.now() + outcome.ms, token);
         throw new DelayedError();
       case 'release':

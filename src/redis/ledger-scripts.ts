@@ -268,6 +268,8 @@ return out`;
  */
 export const MARK_FOR_RETRY = `
 ${MOVE}
+-- Checked here, not only by the caller: a cancel may land between its check and this page.
+if redis.call('HGET', KEYS[1], 'cancelled') == '1' then return {0, 0} end
 local first, last = tonumber(ARGV[1]), tonumber(ARGV[2])
 local codes = {}
 for code in string.gmatch(ARGV[3], '[^,]+') do codes[code] = true end

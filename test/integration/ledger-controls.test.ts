@@ -443,6 +443,17 @@ describe('RedisLedger campaign controls (real Redis)', () => {
   });
 
   describe('markForRetry', () => {
+    it('moves nothing on a cancelled campaign (a cancel may land between the command’s check and its pages)', async () => {
+      await campaign(2);
+      await ledger.claim(job(1));
+      await ledger.settle(job(1), { status: 'failed', errorCode: '131000', errorDetail: 'x' });
+      await ledger.cancel(ID);
+      await ledger.cancelRows(ID, 1, 2);
+      expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: true })).toEqual({ requeued: 0, noPayload: 0 });
+      expect((await row(1)).status).toBe('failed');
+      expect((await ledger.status(ID))?.finishedAt).toBeTypeOf('number');
+    });
+
     it('chooses failed rows by code, or any failed, or unknown; counts rows without a stored job; reopens a finished campaign', async () => {
       await campaign(6, { extra: [{ row: 7, phone: phoneNumber(7), status: 'rejected', errorCode: 'PHONE_INVALID', errorDetail: 'x' }] });
       const settle = async (n: number, s: Parameters<RedisLedger['settle']>[1]) => {

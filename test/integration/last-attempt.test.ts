@@ -1,0 +1,59 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir, writeCampaignCsv } from '../support/csv-files.js';
+import { Pipeline, tmpCsv } from '../support/pipeline.js';
+
+/**
+ * What the last attempt's failure leaves: a request that got no answer may have been
+ * delivered, so its row is `unknown` (and a plain `campaign retry` leaves it alone); a
+ * server error answer proves Meta refused it, so the row is `failed`.
+ */
+describe('the last attempt', () => {
+  let pipeline: Pipeline | undefined;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+
+  beforeEach(async () => {
+    dir = await tempDir();
+  });
+  afterEach(async () => {
+    await pipeline?.close();
+    pipeline = undefined;
+    await dir.cleanup();
+  });
+
+  it('timed out: the row is unknown with TRANSPORT_TIMEOUT, not failed', async () => {
+    pipeline = await Pipeline.start({ label: 'last-timeout', attempts: 2, backoffMs: 10, timeoutMs: 200 });
+    pipeline.sandbox.setFaults({ timeoutRate: 1 });
+    const file = tmpCsv(dir.dir);
+    await writeCampaignCsv(file, 3);
+    const done = pipeline.completed('c-timeout');
+    pipeline.startWorker();
+    await pipeline.produce(file, pipeline.definition('c-timeout'));
+    await done;
+
+    const rows = await pipeline.report('c-timeout');
+    expect(rows.map((r) => [r.status, r.errorCode, r.attempts])).toEqual([
+      ['unknown', 'TRANSPORT_TIMEOUT', 2],
+      ['unknown', 'TRANSPORT_TIMEOUT', 2],
+      ['unknown', 'TRANSPORT_TIMEOUT', 2],
+    ]);
+    expect(pipeline.sandbox.stats().requests).toBe(6);
+  }, 30_000);
+
+  it('answered 500: the row is failed with Meta’s code', async () => {
+    pipeline = await Pipeline.start({ label: 'last-500', attempts: 2, backoffMs: 10 });
+    pipeline.sandbox.setFaults({ errorRate: 1, errorStatuses: [500] });
+    const file = tmpCsv(dir.dir);
+    await writeCampaignCsv(file, 3);
+    const done = pipeline.completed('c-500');
+    pipeline.startWorker();
+    await pipeline.produce(file, pipeline.definition('c-500'));
+    await done;
+
+    const rows = await pipeline.report('c-500');
+    expect(rows.map((r) => [r.status, r.errorCode, r.attempts])).toEqual([
+      ['failed', '131000', 2],
+      ['failed', '131000', 2],
+      ['failed', '131000', 2],
+    ]);
+  }, 30_000);
+});
