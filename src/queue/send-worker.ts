@@ -3,6 +3,7 @@ import type { CampaignLedger } from '../campaigns/ledger.js';
 import { sendJobSchema } from '../campaigns/send-job.js';
 import type { SendProcessor } from '../campaigns/send-processor.js';
 import type { Logger } from '../logging/logger.js';
+import { settleAbandoned, settleRecentlyFailed } from './abandoned-jobs.js';
 import { sendQueueName } from './queue-names.js';
 import { limiterFor } from './send-rate-limiter.js';
 
@@ -77,14 +78,14 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
   worker.on('error', (error) => logger.error({ err: error }, 'send worker error'));
   worker.on('failed', (job, error) => {
     if (job === undefined || job.finishedOn === undefined) return;
-    // BullMQ gave up on a job outside the processor's own decisions (stalled, too many starts,
-    // an unexpected error): the row still gets an answer. A row caught mid-send becomes unknown.
-    const parsed = sendJobSchema.safeParse(job.data);
-    if (!parsed.success) return;
-    options.ledger
-      .settle(parsed.data, { status: 'abandoned', errorCode: 'WORKER_GAVE_UP', errorDetail: error.message })
-      .catch((settleError: unknown) => logger.error({ err: settleError }, 'could not record an abandoned job'));
+    // BullMQ gave up on a job outside the processor's own decisions: the row still gets an answer.
+    settleAbandoned(options.ledger, job, error.message, logger).catch((settleError: unknown) =>
+      logger.error({ err: settleError }, 'could not record an abandoned job (the next worker start records it)'),
+    );
   });
+  settleRecentlyFailed(queue, options.ledger, logger).catch((error: unknown) =>
+    logger.error({ err: error }, 'could not check failed jobs against the ledger'),
+  );
 
   return {
     worker,

@@ -1,0 +1,69 @@
+import { UnrecoverableError, Worker } from 'bullmq';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sendQueueName } from '../../src/queue/queue-names.js';
+import { tempDir, writeCampaignCsv } from '../support/csv-files.js';
+import { PHONE_NUMBER_ID, Pipeline, tmpCsv } from '../support/pipeline.js';
+
+/**
+ * A job BullMQ failed while no send worker recorded it (the worker died between BullMQ's
+ * decision and the ledger write) must not leave its row without an answer forever: the next
+ * send worker to start records it.
+ */
+describe('failed jobs nobody recorded', () => {
+  let pipeline: Pipeline | undefined;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+
+  beforeEach(async () => {
+    dir = await tempDir();
+  });
+  afterEach(async () => {
+    await pipeline?.close();
+    pipeline = undefined;
+    await dir.cleanup();
+  });
+
+  it('a starting worker answers them: unknown if the row was mid-send, failed if it was waiting; the campaign completes', async () => {
+    pipeline = await Pipeline.start({ label: 'abandoned' });
+    const file = tmpCsv(dir.dir);
+    await writeCampaignCsv(file, 3);
+    await pipeline.produce(file, pipeline.definition('c-abandoned'));
+    // Row 2 was claimed (its request may have left) before the job was lost.
+    expect((await pipeline.ledger.claim({ campaignId: 'c-abandoned', row: 2, to: '+4915110000002', values: [] })).outcome).toBe('claimed');
+
+    // A bare BullMQ worker fails every job and records nothing, like a worker that died right after.
+    const connection = pipeline.redis.duplicate();
+    const bare = new Worker(
+      sendQueueName(PHONE_NUMBER_ID),
+      () => {
+        throw new UnrecoverableError('simulated: stalled more than allowable limit');
+      },
+      { connection, prefix: pipeline.prefix, autorun: false },
+    );
+    const failedAll = new Promise<void>((resolve) => {
+      let failed = 0;
+      bare.on('failed', () => {
+        if (++failed === 3) resolve();
+      });
+    });
+    void bare.run();
+    await failedAll;
+    await bare.close();
+    await connection.quit();
+    expect((await pipeline.ledger.status('c-abandoned'))?.counts).toMatchObject({ queued: 2, sending: 1 });
+
+    pipeline.startWorker();
+    // The start-up check answers through the ledger, not through a send: poll for the state.
+    const deadline = Date.now() + 20_000;
+    while ((await pipeline.ledger.status('c-abandoned'))?.state !== 'completed') {
+      if (Date.now() > deadline) throw new Error(`not completed: ${JSON.stringify(await pipeline.ledger.status('c-abandoned'))}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const rows = await pipeline.report('c-abandoned');
+    expect(rows.map((r) => [r.row, r.status, r.errorCode])).toEqual([
+      [1, 'failed', 'WORKER_GAVE_UP'],
+      [2, 'unknown', 'WORKER_GAVE_UP'],
+      [3, 'failed', 'WORKER_GAVE_UP'],
+    ]);
+    expect(pipeline.sandbox.accepted()).toHaveLength(0);
+  }, 30_000);
+});
