@@ -159,7 +159,8 @@ program
   .action(async (id: string, o: { reason: string }) => {
     const { withControls } = await import('./control-command.js');
     const result = await withContext((context) => withControls(context, (controls) => controls.pause(id, o.reason)));
-    console.log(result.alreadyPaused ? `Campaign ${id} was already paused` : `Campaign ${id} paused: no new send starts; \`campaign resume ${id}\` continues it`);
+    const head = result.alreadyPaused ? `Campaign ${id} was already paused` : `Campaign ${id} paused: no new send starts`;
+    console.log(`${head}; ${result.setAside} waiting jobs set aside; \`campaign resume ${id}\` continues it`);
   });
 
 program

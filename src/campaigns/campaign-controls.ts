@@ -1,12 +1,14 @@
 import { AppError } from '../errors/app-error.js';
 import type { CampaignLedger, RetrySelection } from './ledger.js';
-import type { SendJobQueue } from './send-job.js';
+import { sendJobId, type SendJob, type SendJobQueue } from './send-job.js';
 
 /** Rows per ledger call when a command walks a whole campaign: one short script per page. */
 const PAGE_ROWS = 1000;
 
 /** A phone number's send queue, as the operator commands need it. */
 export interface ControlledQueue extends SendJobQueue {
+  /** The payloads of these jobs, for those still in the queue (any state). */
+  jobs(jobIds: readonly string[]): Promise<SendJob[]>;
   /** Removes these jobs if they are waiting or delayed (a running job cannot be removed). Returns how many went. */
   remove(jobIds: readonly string[]): Promise<number>;
 }
@@ -30,11 +32,11 @@ export class CampaignControls {
    * No row of the campaign is claimed once this returns (workers check at every claim); the
    * few claimed just before leave within a second (they only wait for their admission).
    */
-  async pause(campaignId: string, reason = 'paused by the operator'): Promise<{ alreadyPaused: boolean }> {
+  async pause(campaignId: string, reason = 'paused by the operator'): Promise<{ alreadyPaused: boolean; setAside: number }> {
     const { outcome } = await this.deps.ledger.pause(campaignId, reason);
     if (outcome === 'missing') throw notFound(campaignId);
     if (outcome === 'cancelled' || outcome === 'completed') throw conflict(campaignId, outcome, 'pause');
-    return { alreadyPaused: outcome === 'already-paused' };
+    return { alreadyPaused: outcome === 'already-paused', setAside: await this.#setAsideWaiting(campaignId) };
   }
 
   /**
@@ -83,6 +85,28 @@ export class CampaignControls {
     const paused = (await this.deps.ledger.isHeld(campaignId));
     if (!paused) await this.#enqueueSetAside(campaignId);
     return { requeued, noPayload, paused };
+  }
+
+  /**
+   * Workers would park a paused campaign's waiting jobs one by one, each taking a turn of the
+   * number's rate limiter: a million of them would hold up every other campaign on the number
+   * for hours. So pause takes them out of the queue itself: parked in the ledger first (a
+   * crash then leaves at worst an old job that finds itself stale), removed from the queue
+   * after. Stops early if the campaign is resumed meanwhile.
+   */
+  async #setAsideWaiting(campaignId: string): Promise<number> {
+    const queue = await this.#queue(campaignId);
+    let setAside = 0;
+    for await (const page of this.deps.ledger.rows(campaignId, PAGE_ROWS)) {
+      const queued = page.filter((row) => row.status === 'queued');
+      if (queued.length === 0) continue;
+      const jobs = await queue.jobs(queued.map((row) => sendJobId(campaignId, row.row, row.requeue ?? 0)));
+      const parked = await this.deps.ledger.parkWaiting(campaignId, jobs);
+      if (parked.length === 0 && !(await this.deps.ledger.isHeld(campaignId))) break;
+      await queue.remove(parked.map((job: SendJob) => sendJobId(campaignId, job.row, job.requeue ?? 0)));
+      setAside += parked.length;
+    }
+    return setAside;
   }
 
   async #enqueueSetAside(campaignId: string): Promise<number> {

@@ -34,6 +34,8 @@ export interface RowRecord {
   errorCode?: string;
   errorDetail?: string;
   attempts: number;
+  /** Which job owns the row (SendJob.requeue); absent = the producer's job. */
+  requeue?: number;
 }
 
 export type CampaignCounts = Record<RowStatus, number> & { total: number };

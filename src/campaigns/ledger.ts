@@ -94,6 +94,12 @@ export interface CampaignLedger {
   cancelRows(campaignId: string, fromRow: number, toRow: number): Promise<string[]>;
   /** Puts the chosen finished rows among `fromRow..toRow` back to queued, set aside to be enqueued. */
   markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<{ requeued: number; noPayload: number }>;
+  /**
+   * While the campaign is paused: sets these waiting jobs aside as a worker's claim would
+   * (new owner number, job kept for resume). Returns the ones set aside; their old jobs can
+   * then leave the queue (any that runs anyway finds itself stale).
+   */
+  parkWaiting(campaignId: string, jobs: readonly SendJob[]): Promise<SendJob[]>;
   /** A page of set-aside jobs, each with the job ID its requeue gets. */
   takeRequeued(campaignId: string, cursor: string): Promise<{ cursor: string; entries: RequeueEntry[] }>;
   /** Those jobs are in the queue now: forget them (unless the row was set aside again meanwhile). */

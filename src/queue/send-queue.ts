@@ -1,7 +1,7 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { AppError } from '../errors/app-error.js';
 import type { ControlledQueue } from '../campaigns/campaign-controls.js';
-import { sendJobId, type SendJob } from '../campaigns/send-job.js';
+import { sendJobId, sendJobSchema, type SendJob } from '../campaigns/send-job.js';
 import type { Logger } from '../logging/logger.js';
 import { sendQueueName } from './queue-names.js';
 
@@ -58,6 +58,18 @@ export class BullSendQueue implements ControlledQueue {
     if (refused > 0 || added.length !== jobs.length) {
       throw new AppError('ENQUEUE_FAILED', `BullMQ refused ${refused || jobs.length - added.length} of ${jobs.length} jobs`);
     }
+  }
+
+  async jobs(jobIds: readonly string[]): Promise<SendJob[]> {
+    const found: SendJob[] = [];
+    for (let i = 0; i < jobIds.length; i += 200) {
+      const jobs = await Promise.all(jobIds.slice(i, i + 200).map((id) => this.queue.getJob(id)));
+      for (const job of jobs) {
+        const parsed = sendJobSchema.safeParse(job?.data);
+        if (parsed.success) found.push(parsed.data);
+      }
+    }
+    return found;
   }
 
   async remove(jobIds: readonly string[]): Promise<number> {

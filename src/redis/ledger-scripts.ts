@@ -300,6 +300,27 @@ end
 if requeued > 0 then redis.call('HDEL', KEYS[1], 'finishedAt') end
 return {requeued, noPayload}`;
 
+/**
+ * KEYS: campaign, rows, requeue. ARGV: row, owner number, job JSON, row, owner number, job JSON…
+ * For a paused campaign only: each row still queued, owned by that job and not yet set
+ * aside is parked as CLAIM would park it. Returns the rows parked.
+ */
+export const PARK_WAITING = `
+${PARK}
+local out = {}
+if redis.call('HGET', KEYS[1], 'paused') ~= '1' then return out end
+for i = 1, #ARGV, 3 do
+  local json = redis.call('HGET', KEYS[2], ARGV[i])
+  if json and redis.call('HEXISTS', KEYS[3], ARGV[i]) == 0 then
+    local rec = cjson.decode(json)
+    if rec.s == 'queued' and (rec.k or 0) == tonumber(ARGV[i + 1]) then
+      park(KEYS[2], KEYS[3], ARGV[i], rec, ARGV[i + 2])
+      out[#out + 1] = ARGV[i]
+    end
+  end
+end
+return out`;
+
 /** KEYS: requeue. ARGV: row, owner number, row, owner number… Forgets entries that were enqueued (unless set aside again since). */
 export const FORGET_REQUEUED = `
 for i = 1, #ARGV, 2 do

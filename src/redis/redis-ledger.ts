@@ -28,6 +28,7 @@ import {
   FORGET_REQUEUED,
   HALT,
   MARK_FOR_RETRY,
+  PARK_WAITING,
   PAUSE,
   RECORD_INGESTED,
   RESUME,
@@ -48,6 +49,7 @@ interface LedgerCommands {
   cwCancelRows(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<string[]>;
   cwMarkForRetry(campaign: string, rows: string, requeue: string, payloads: string, ...args: Arg[]): Promise<[number, number]>;
   cwForgetRequeued(requeue: string, ...args: Arg[]): Promise<number>;
+  cwParkWaiting(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<string[]>;
 }
 
 /** The error-spike brake (see Config.autoPause); window 0 = off. */
@@ -248,6 +250,18 @@ export class RedisLedger implements CampaignLedger {
     return { requeued, noPayload };
   }
 
+  async parkWaiting(campaignId: string, jobs: readonly SendJob[]): Promise<SendJob[]> {
+    if (jobs.length === 0) return [];
+    const parked = await this.#redis.cwParkWaiting(
+      this.#campaignKey(campaignId),
+      this.#rowsKey(campaignId),
+      this.#requeueKey(campaignId),
+      ...jobs.flatMap((job) => [job.row, job.requeue ?? 0, JSON.stringify(job)]),
+    );
+    const rows = new Set(parked.map(Number));
+    return jobs.filter((job) => rows.has(job.row));
+  }
+
   async takeRequeued(campaignId: string, cursor: string): Promise<{ cursor: string; entries: RequeueEntry[] }> {
     const [next, flat] = await this.#redis.hscan(this.#requeueKey(campaignId), cursor, 'COUNT', 500);
     const entries: RequeueEntry[] = [];
@@ -318,6 +332,7 @@ function toRecord(row: number, s: StoredRow): RowRecord {
   if (s.w !== undefined) record.wamid = s.w;
   if (s.c !== undefined) record.errorCode = s.c;
   if (s.d !== undefined) record.errorDetail = s.d;
+  if (s.k !== undefined && s.k > 0) record.requeue = s.k;
   return record;
 }
 
@@ -334,4 +349,5 @@ function defineScripts(redis: Redis): void {
   redis.defineCommand('cwCancelRows', { numberOfKeys: 3, lua: CANCEL_ROWS });
   redis.defineCommand('cwMarkForRetry', { numberOfKeys: 4, lua: MARK_FOR_RETRY });
   redis.defineCommand('cwForgetRequeued', { numberOfKeys: 1, lua: FORGET_REQUEUED });
+  redis.defineCommand('cwParkWaiting', { numberOfKeys: 3, lua: PARK_WAITING });
 }

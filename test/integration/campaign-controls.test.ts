@@ -111,8 +111,12 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     await produce(p, id, ROWS);
     await acceptedAtLeast(p, 100, 20_000);
 
-    expect(await controls.pause(id)).toEqual({ alreadyPaused: false });
+    const pause = await controls.pause(id);
     const pausedAt = Date.now();
+    expect(pause.alreadyPaused).toBe(false);
+    // The waiting jobs left the queue with the pause: they take no turns on the number while it lasts.
+    expect(pause.setAside).toBeGreaterThan(0);
+    expect(await p.queue.queue.getWaitingCount()).toBe(0);
     // No row can be claimed after the pause: whatever reaches the API from now on is among these.
     const claimed = await claimedPhones(p, id);
     const drained = await until('sends in flight at the pause answered within 1 s', Math.max(0, pausedAt + 1000 - Date.now()), async () => {
@@ -133,13 +137,13 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(p.sandbox.stats().requests, context).toBe(requestsAtDrain);
     expect(quiet.state).toBe('paused');
     expect(quiet.counts).toMatchObject({ sent: acceptedAtDrain, sending: 0, queued: ROWS - acceptedAtDrain, failed: 0 });
-    expect(await controls.pause(id)).toEqual({ alreadyPaused: true });
+    expect(await controls.pause(id)).toEqual({ alreadyPaused: true, setAside: 0 });
 
     const done = p.completed(id);
     const resumed = await controls.resume(id);
     expect(resumed.wasPaused).toBe(true);
-    // The worker kept taking jobs while paused: they were parked, and resume put them back.
-    expect(resumed.requeued).toBeGreaterThan(0);
+    // Every row not sent was set aside (by the pause, or parked by a worker) and put back.
+    expect(resumed.requeued).toBe(ROWS - acceptedAtDrain);
     await within(40_000, 'campaign completed after resume', done);
 
     const final = await status(p, id);

@@ -50,25 +50,27 @@ describe('campaign controls through the CLI', () => {
     );
     expect(send.code, send.stderr).toBe(0);
 
+    const waitingBefore = await redis.llen(`${prefix}:send-106540352242922:wait`);
+    expect(waitingBefore).toBeGreaterThanOrEqual(10);
     const pause = await runCli(['pause', 'ctl-1', '--reason', 'waiting for the new price list'], env);
     expect(pause.code, pause.stderr).toBe(0);
-    expect(pause.stdout).toMatch(/Campaign ctl-1 paused/);
+    // Its waiting jobs leave the queue at once, so they take no turns on the number while paused.
+    expect(pause.stdout).toMatch(/Campaign ctl-1 paused: no new send starts; 10 waiting jobs set aside/);
+    expect(await redis.llen(`${prefix}:send-106540352242922:wait`)).toBe(waitingBefore - 10);
     expect(await status('ctl-1')).toMatchObject({ state: 'paused', pausedReason: 'waiting for the new price list', queued: 10 });
     const text = await runCli(['status', 'ctl-1'], env);
     expect(text.stdout).toMatch(/paused since .*: waiting for the new price list/);
     expect(text.stdout).toMatch(/campaign resume ctl-1/);
 
     const again = await runCli(['pause', 'ctl-1'], env);
-    expect(again.stdout).toMatch(/already paused/);
+    expect(again.stdout).toMatch(/already paused; 0 waiting jobs set aside/);
 
     const resume = await runCli(['resume', 'ctl-1'], env);
     expect(resume.code, resume.stderr).toBe(0);
-    // Nothing was parked (no worker ran): the jobs never left the queue.
-    expect(resume.stdout).toMatch(/Campaign ctl-1 resumed: 0 rows put back/);
-    expect(await status('ctl-1')).toMatchObject({ state: 'running', pausedReason: null });
+    expect(resume.stdout).toMatch(/Campaign ctl-1 resumed: 10 rows put back/);
+    expect(await redis.llen(`${prefix}:send-106540352242922:wait`)).toBe(waitingBefore);
+    expect(await status('ctl-1')).toMatchObject({ state: 'running', pausedReason: null, queued: 10 });
 
-    const waitingBefore = await redis.llen(`${prefix}:send-106540352242922:wait`);
-    expect(waitingBefore).toBeGreaterThanOrEqual(10);
     const cancel = await runCli(['cancel', 'ctl-1'], env);
     expect(cancel.code, cancel.stderr).toBe(0);
     expect(cancel.stdout).toMatch(/Campaign ctl-1 cancelled: 10 rows cancelled, 10 waiting jobs removed/);

@@ -516,6 +516,28 @@ describe('RedisLedger campaign controls (real Redis)', () => {
     });
   });
 
+  describe('parkWaiting', () => {
+    it('only on a paused campaign, only rows still queued, owned by the job and not yet set aside', async () => {
+      await campaign(4);
+      expect(await ledger.parkWaiting(ID, [job(1)])).toEqual([]);
+      expect(await owner(1)).toBe(0);
+
+      await ledger.claim(job(2)); // sending: not waiting
+      await ledger.pause(ID, 'x');
+      expect((await ledger.claim(job(3))).outcome).toBe('parked'); // already set aside, owner 1
+      const parked = await ledger.parkWaiting(ID, [job(1), job(2), job(3), job(4, 7)]);
+      expect(parked.map((j) => j.row)).toEqual([1]);
+      expect(await owner(1)).toBe(1);
+      expect((await row(1)).requeue).toBe(1);
+      expect(await owner(4)).toBe(0);
+      const aside = await setAside();
+      expect([...aside.keys()].sort()).toEqual([1, 3]);
+      expect(aside.get(1)).toMatchObject({ row: 1, requeue: 1, values: ['Name1', 'A-1'] });
+      // The old job, if it runs anyway, is stale.
+      expect((await ledger.claim(job(1))).outcome).toBe('stale');
+    });
+  });
+
   describe('takeRequeued / requeued', () => {
     it('forgets the enqueued entries, but not one set aside again under a newer owner meanwhile', async () => {
       await campaign(2);
