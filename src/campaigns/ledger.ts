@@ -82,7 +82,7 @@ export interface CampaignLedger {
    * to queued, set aside for `resume`, and the campaign pauses with `reason`. (On a cancelled
    * campaign the row is cancelled instead, which may complete the campaign.)
    */
-  halt(job: SendJob, errorCode: string, errorDetail: string): Promise<{ completedCampaign: boolean }>;
+  halt(job: SendJob, errorCode: string, errorDetail: string): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }>;
   /** True while no send of this campaign may start (paused or cancelled). */
   isHeld(campaignId: string): Promise<boolean>;
   pause(campaignId: string, reason: string): Promise<PauseResult>;

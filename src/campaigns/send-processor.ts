@@ -60,6 +60,7 @@ export class SendProcessor {
   readonly #logger: Logger;
   readonly #campaigns = new Map<string, CampaignDefinition>();
   readonly #onCampaignCompleted: (campaignId: string) => void;
+  readonly #onCampaignPaused: (campaignId: string) => void;
   readonly #pacer: SendPacer | undefined;
   readonly #held = new Map<string, { held: boolean; at: number }>();
   /** Rows whose request is out, so a shutdown that cannot wait for them can still answer them. */
@@ -74,6 +75,8 @@ export class SendProcessor {
     pacer?: SendPacer | undefined;
     /** Called once, by the worker that records a campaign's last answer. */
     onCampaignCompleted?: (campaignId: string) => void;
+    /** Called once, by the worker whose answer paused the campaign (a halting code, the error-spike brake). */
+    onCampaignPaused?: (campaignId: string) => void;
   }) {
     this.#ledger = deps.ledger;
     this.#sender = deps.sender;
@@ -81,6 +84,7 @@ export class SendProcessor {
     this.#pacer = deps.pacer;
     this.#onCampaignCompleted =
       deps.onCampaignCompleted ?? ((campaignId) => deps.logger.info({ campaignId }, 'campaign completed'));
+    this.#onCampaignPaused = deps.onCampaignPaused ?? (() => undefined);
   }
 
   async process(job: SendJob, context: AttemptContext): Promise<SendOutcome> {
@@ -178,9 +182,13 @@ export class SendProcessor {
         return this.#final(job, { status: 'failed', errorCode: code, errorDetail: detail });
       case 'halt-campaign':
         // Nothing of this campaign can succeed until a human acts: the row waits for resume.
-        if ((await this.#ledger.halt(job, code, detail)).completedCampaign) this.#onCampaignCompleted(job.campaignId);
+        const halted = await this.#ledger.halt(job, code, detail);
+        if (halted.completedCampaign) this.#onCampaignCompleted(job.campaignId);
         this.#held.set(job.campaignId, { held: true, at: Date.now() });
-        this.#logger.warn({ campaignId: job.campaignId, code }, `campaign paused: ${code} ${detail} (fix it, then \`campaign resume ${job.campaignId}\`)`);
+        if (halted.pausedCampaign) {
+          this.#logger.warn({ campaignId: job.campaignId, code }, `campaign paused: ${code} ${detail} (fix it, then \`campaign resume ${job.campaignId}\`)`);
+          this.#onCampaignPaused(job.campaignId);
+        }
         return { kind: 'done', status: 'parked' };
     }
   }
@@ -191,6 +199,7 @@ export class SendProcessor {
     if (result.pausedCampaign) {
       this.#held.set(job.campaignId, { held: true, at: Date.now() });
       this.#logger.warn({ campaignId: job.campaignId }, 'campaign paused: too many sends failed permanently (see `campaign status`)');
+      this.#onCampaignPaused(job.campaignId);
     }
     return { kind: 'done', status: result.status };
   }

@@ -199,8 +199,7 @@ if redis.call('HGET', KEYS[1], 'cancelled') == '1' then
 end
 move(KEYS[1], rec, 'queued')
 park(KEYS[2], KEYS[3], ARGV[1], rec, ARGV[3])
-pauseIfRunning(KEYS[1], ARGV[4] .. ': ' .. ARGV[5], ARGV[6])
-return {'queued', 0}`;
+return {'queued', 0, pauseIfRunning(KEYS[1], ARGV[4] .. ': ' .. ARGV[5], ARGV[6])}`;
 
 /** KEYS: campaign. ARGV: reason, now. */
 export const PAUSE = `

@@ -42,7 +42,7 @@ interface LedgerCommands {
   cwFinishIngest(campaign: string, now: number): Promise<number>;
   cwClaim(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<[string, string]>;
   cwSettle(campaign: string, rows: string, wamids: string, payloads: string, recent: string, ...args: Arg[]): Promise<[string, number, number]>;
-  cwHalt(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<[string, number]>;
+  cwHalt(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<[string, number, number?]>;
   cwPause(campaign: string, reason: string, now: number): Promise<string>;
   cwResume(campaign: string, recent: string): Promise<string>;
   cwCancel(campaign: string): Promise<string>;
@@ -185,9 +185,9 @@ export class RedisLedger implements CampaignLedger {
     return { status: status as RowStatus, completedCampaign: completed === 1, pausedCampaign: paused === 1 };
   }
 
-  async halt(job: SendJob, errorCode: string, errorDetail: string): Promise<{ completedCampaign: boolean }> {
+  async halt(job: SendJob, errorCode: string, errorDetail: string): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }> {
     const id = job.campaignId;
-    const [, completed] = await this.#redis.cwHalt(
+    const [, completed, paused] = await this.#redis.cwHalt(
       this.#campaignKey(id),
       this.#rowsKey(id),
       this.#requeueKey(id),
@@ -198,7 +198,7 @@ export class RedisLedger implements CampaignLedger {
       errorDetail,
       Date.now(),
     );
-    return { completedCampaign: completed === 1 };
+    return { completedCampaign: completed === 1, pausedCampaign: paused === 1 };
   }
 
   async isHeld(campaignId: string): Promise<boolean> {

@@ -63,6 +63,10 @@ describe('fault: access token expires mid-campaign (190)', () => {
     expect(stillPaused.sent + stillPaused.queued, JSON.stringify(stillPaused)).toBe(ROWS); // no row failed for the token
     expect(stillPaused.failed + stillPaused.unknown, JSON.stringify(stillPaused)).toBe(0);
 
+    // The worker that hit the 190 took the campaign's waiting jobs out of the queue, as
+    // `campaign pause` would: they take no turns on the number while it waits.
+    expect(oldWorker.output).toMatch(/"setAside":[1-9][0-9]*,"msg":"paused campaign: waiting jobs set aside"/);
+
     // The operator fixes the token: restart the worker with it (graceful stop within 10 s).
     const exit = await within(15_000, oldWorker.stop('SIGTERM'), () => rig.describeWorkers());
     expect(exit, oldWorker.output).toBe(0);
