@@ -181,16 +181,20 @@ export class SendProcessor {
         }
         return this.#final(job, { status: 'failed', errorCode: code, errorDetail: detail });
       case 'halt-campaign':
-        // Nothing of this campaign can succeed until a human acts: the row waits for resume.
-        const halted = await this.#ledger.halt(job, code, detail);
-        if (halted.completedCampaign) this.#onCampaignCompleted(job.campaignId);
-        this.#held.set(job.campaignId, { held: true, at: Date.now() });
-        if (halted.pausedCampaign) {
-          this.#logger.warn({ campaignId: job.campaignId, code }, `campaign paused: ${code} ${detail} (fix it, then \`campaign resume ${job.campaignId}\`)`);
-          this.#onCampaignPaused(job.campaignId);
-        }
-        return { kind: 'done', status: 'parked' };
+        return this.#halt(job, code, detail);
     }
+  }
+
+  /** Nothing of this campaign can succeed until a human acts: the row waits for resume. */
+  async #halt(job: SendJob, code: string, detail: string): Promise<SendOutcome> {
+    const halted = await this.#ledger.halt(job, code, detail);
+    if (halted.completedCampaign) this.#onCampaignCompleted(job.campaignId);
+    this.#held.set(job.campaignId, { held: true, at: Date.now() });
+    if (halted.pausedCampaign) {
+      this.#logger.warn({ campaignId: job.campaignId, code }, `campaign paused: ${code} ${detail} (fix it, then \`campaign resume ${job.campaignId}\`)`);
+      this.#onCampaignPaused(job.campaignId);
+    }
+    return { kind: 'done', status: 'parked' };
   }
 
   async #final(job: SendJob, settlement: FinalSettlement): Promise<SendOutcome> {
