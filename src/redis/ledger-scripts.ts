@@ -4,7 +4,8 @@
  * Row records are JSON: {p: phone, s: status, a: attempts, w: wamid, c: error code, d: detail,
  * k: requeue number of the job that owns the row (absent = 0, the producer's job)}.
  * Campaign hash fields besides the counters: paused/pausedReason/pausedAt, cancelled,
- * recentFails (failures among the sends in the `recent` list, for the error-spike brake).
+ * recentSends/recentFails (sends so far, and failures among the last `window` of them, whose
+ * bits are a ring in the `recent` key: the error-spike brake).
  */
 
 const FINAL = `local FINAL = { sent = true, failed = true, rejected = true, skipped = true, unknown = true, cancelled = true }`;
@@ -93,16 +94,17 @@ local function pauseIfRunning(campaignKey, reason, now)
 end`;
 
 /**
- * KEYS: campaign, rows, requeue. ARGV: row, job's requeue number, job JSON, now.
+ * KEYS: campaign, rows. ARGV: row, job's requeue number, now.
  * Returns {outcome, status-or-attempts}. Order matters: a settled row answers first; only
  * the row's owner goes further; a row left `sending` is in doubt even when paused (the
- * pause must not hide a possible send); a cancelled or paused campaign starts nothing.
+ * pause must not hide a possible send); a cancelled or paused campaign starts nothing
+ * (`paused`: the caller parks the job with PARK_WAITING, which carries its payload; the
+ * hot path does not).
  */
 export const CLAIM = `
 ${FINAL}
 ${COMPLETE_IF_DONE}
 ${MOVE}
-${PARK}
 local json = redis.call('HGET', KEYS[2], ARGV[1])
 if not json then return {'missing', ''} end
 local rec = cjson.decode(json)
@@ -113,13 +115,10 @@ local held = redis.call('HMGET', KEYS[1], 'cancelled', 'paused')
 if held[1] == '1' then
   move(KEYS[1], rec, 'cancelled')
   redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(rec))
-  completeIfDone(KEYS[1], ARGV[4])
+  completeIfDone(KEYS[1], ARGV[3])
   return {'settled', 'cancelled'}
 end
-if held[2] == '1' then
-  park(KEYS[2], KEYS[3], ARGV[1], rec, ARGV[3])
-  return {'parked', ''}
-end
+if held[2] == '1' then return {'paused', ''} end
 rec.a = (rec.a or 0) + 1
 move(KEYS[1], rec, 'sending')
 redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(rec))
@@ -162,10 +161,14 @@ local window = tonumber(ARGV[10])
 if window > 0 and (status == 'sent' or status == 'failed') then
   local bit = 0
   if status == 'failed' then bit = 1 end
-  redis.call('RPUSH', KEYS[5], bit)
-  local fails = redis.call('HINCRBY', KEYS[1], 'recentFails', bit)
-  if redis.call('LLEN', KEYS[5]) > window and redis.call('LPOP', KEYS[5]) == '1' then
-    fails = redis.call('HINCRBY', KEYS[1], 'recentFails', -1)
+  -- A ring of 'window' bits: this send's bit replaces the one from 'window' sends ago.
+  local pos = redis.call('HINCRBY', KEYS[1], 'recentSends', 1)
+  local old = redis.call('BITFIELD', KEYS[5], 'SET', 'u1', '#' .. ((pos - 1) % window), bit)[1]
+  local fails = 0
+  if bit ~= old then
+    fails = redis.call('HINCRBY', KEYS[1], 'recentFails', bit - old)
+  elseif bit == 1 then
+    fails = tonumber(redis.call('HGET', KEYS[1], 'recentFails') or '0')
   end
   if bit == 1 and fails > window * tonumber(ARGV[11]) then
     local reason = 'ERROR_SPIKE: ' .. fails .. ' of the last ' .. window .. ' sends failed permanently (latest ' .. ARGV[4] .. ': ' .. ARGV[5] .. ')'
@@ -218,7 +221,7 @@ local f = redis.call('HMGET', KEYS[1], 'definition', 'cancelled', 'paused')
 if not f[1] then return 'missing' end
 if f[2] == '1' then return 'cancelled' end
 if f[3] ~= '1' then return 'not-paused' end
-redis.call('HDEL', KEYS[1], 'paused', 'pausedReason', 'pausedAt', 'recentFails')
+redis.call('HDEL', KEYS[1], 'paused', 'pausedReason', 'pausedAt', 'recentFails', 'recentSends')
 redis.call('DEL', KEYS[2])
 return 'resumed'`;
 
@@ -301,8 +304,9 @@ return {requeued, noPayload}`;
 
 /**
  * KEYS: campaign, rows, requeue. ARGV: row, owner number, job JSON, row, owner number, job JSON…
- * For a paused campaign only: each row still queued, owned by that job and not yet set
- * aside is parked as CLAIM would park it. Returns the rows parked.
+ * For a paused campaign only: each row still queued and owned by that job is parked (new
+ * owner number, job set aside for resume). A row already set aside has a newer owner, so
+ * it is not parked twice. Returns the rows parked.
  */
 export const PARK_WAITING = `
 ${PARK}
@@ -310,7 +314,7 @@ local out = {}
 if redis.call('HGET', KEYS[1], 'paused') ~= '1' then return out end
 for i = 1, #ARGV, 3 do
   local json = redis.call('HGET', KEYS[2], ARGV[i])
-  if json and redis.call('HEXISTS', KEYS[3], ARGV[i]) == 0 then
+  if json then
     local rec = cjson.decode(json)
     if rec.s == 'queued' and (rec.k or 0) == tonumber(ARGV[i + 1]) then
       park(KEYS[2], KEYS[3], ARGV[i], rec, ARGV[i + 2])

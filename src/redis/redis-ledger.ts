@@ -40,7 +40,7 @@ type Arg = string | number;
 interface LedgerCommands {
   cwRecordIngested(campaign: string, rows: string, chunkJson: string): Promise<string[]>;
   cwFinishIngest(campaign: string, now: number): Promise<number>;
-  cwClaim(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<[string, string]>;
+  cwClaim(campaign: string, rows: string, ...args: Arg[]): Promise<[string, string]>;
   cwSettle(campaign: string, rows: string, wamids: string, payloads: string, recent: string, ...args: Arg[]): Promise<[string, number, number]>;
   cwHalt(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<[string, number, number?]>;
   cwPause(campaign: string, reason: string, now: number): Promise<string>;
@@ -134,28 +134,25 @@ export class RedisLedger implements CampaignLedger {
 
   async claim(job: SendJob): Promise<ClaimResult> {
     const id = job.campaignId;
-    const [outcome, value] = await this.#redis.cwClaim(
-      this.#campaignKey(id),
-      this.#rowsKey(id),
-      this.#requeueKey(id),
-      job.row,
-      job.requeue ?? 0,
-      JSON.stringify(job),
-      Date.now(),
-    );
-    switch (outcome) {
-      case 'claimed':
-        return { outcome: 'claimed', attempt: Number(value) };
-      case 'settled':
-        return { outcome: 'settled', status: value as RowStatus };
-      case 'in-doubt':
-        return { outcome: 'in-doubt', attempts: Number(value) };
-      case 'parked':
-        return { outcome: 'parked' };
-      case 'stale':
-        return { outcome: 'stale' };
-      default:
-        throw new Error(`ledger has no row ${job.row} in campaign ${id}`);
+    for (;;) {
+      const [outcome, value] = await this.#redis.cwClaim(this.#campaignKey(id), this.#rowsKey(id), job.row, job.requeue ?? 0, Date.now());
+      switch (outcome) {
+        case 'claimed':
+          return { outcome: 'claimed', attempt: Number(value) };
+        case 'settled':
+          return { outcome: 'settled', status: value as RowStatus };
+        case 'in-doubt':
+          return { outcome: 'in-doubt', attempts: Number(value) };
+        case 'paused':
+          // Parked with its payload only now, off the hot path. Not parked means the pause
+          // ended (or the row moved on) in between: ask again.
+          if ((await this.parkWaiting(id, [job])).length > 0) return { outcome: 'parked' };
+          continue;
+        case 'stale':
+          return { outcome: 'stale' };
+        default:
+          throw new Error(`ledger has no row ${job.row} in campaign ${id}`);
+      }
     }
   }
 
@@ -340,7 +337,7 @@ function defineScripts(redis: Redis): void {
   if ('cwClaim' in redis) return;
   redis.defineCommand('cwRecordIngested', { numberOfKeys: 2, lua: RECORD_INGESTED });
   redis.defineCommand('cwFinishIngest', { numberOfKeys: 1, lua: FINISH_INGEST });
-  redis.defineCommand('cwClaim', { numberOfKeys: 3, lua: CLAIM });
+  redis.defineCommand('cwClaim', { numberOfKeys: 2, lua: CLAIM });
   redis.defineCommand('cwSettle', { numberOfKeys: 5, lua: SETTLE });
   redis.defineCommand('cwHalt', { numberOfKeys: 3, lua: HALT });
   redis.defineCommand('cwPause', { numberOfKeys: 1, lua: PAUSE });
