@@ -1,8 +1,8 @@
 import { UnrecoverableError, Worker } from 'bullmq';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendQueueName } from '../../src/queue/queue-names.js';
-import { tempDir, writeCampaignCsv } from '../support/csv-files.js';
-import { PHONE_NUMBER_ID, Pipeline, tmpCsv } from '../support/pipeline.js';
+import { writeCampaignCsv } from '../support/csv-files.js';
+import { PHONE_NUMBER_ID, pipelinePerTest } from '../support/pipeline.js';
 
 /**
  * A job BullMQ failed while no send worker recorded it (the worker died between BullMQ's
@@ -10,21 +10,11 @@ import { PHONE_NUMBER_ID, Pipeline, tmpCsv } from '../support/pipeline.js';
  * send worker to start records it.
  */
 describe('failed jobs nobody recorded', () => {
-  let pipeline: Pipeline | undefined;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-
-  beforeEach(async () => {
-    dir = await tempDir();
-  });
-  afterEach(async () => {
-    await pipeline?.close();
-    pipeline = undefined;
-    await dir.cleanup();
-  });
+  const rig = pipelinePerTest();
 
   it('a starting worker answers them: unknown if the row was mid-send, failed if it was waiting; the campaign completes', async () => {
-    pipeline = await Pipeline.start({ label: 'abandoned' });
-    const file = tmpCsv(dir.dir);
+    const pipeline = await rig.start({ label: 'abandoned' });
+    const file = rig.csvPath();
     await writeCampaignCsv(file, 3);
     await pipeline.produce(file, pipeline.definition('c-abandoned'));
     // Row 2 was claimed (its request may have left) before the job was lost.

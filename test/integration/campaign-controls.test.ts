@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CampaignStatus } from '../../src/campaigns/campaign.js';
 import { CampaignControls } from '../../src/campaigns/campaign-controls.js';
 import { sendJobSchema } from '../../src/campaigns/send-job.js';
 import { isAppError } from '../../src/errors/app-error.js';
-import { phoneNumber, tempDir, writeCampaignCsv } from '../support/csv-files.js';
-import { PHONE_NUMBER_ID, PIPELINE_ACCESS_TOKEN, Pipeline, tmpCsv, type PipelineOptions } from '../support/pipeline.js';
+import { phoneNumber, writeCampaignCsv } from '../support/csv-files.js';
+import { PHONE_NUMBER_ID, PIPELINE_ACCESS_TOKEN, Pipeline, pipelinePerTest, type PipelineOptions } from '../support/pipeline.js';
 
 /**
  * `campaign pause | resume | cancel | retry` and the automatic pauses, end to end: the real
@@ -41,27 +41,16 @@ async function within<T>(ms: number, what: string, promise: Promise<T>): Promise
 }
 
 describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', () => {
-  let pipeline: Pipeline | undefined;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-
-  beforeEach(async () => {
-    dir = await tempDir();
-  });
-  afterEach(async () => {
-    await pipeline?.close();
-    pipeline = undefined;
-    await dir.cleanup();
-  });
+  const rig = pipelinePerTest();
 
   async function start(options: PipelineOptions): Promise<{ p: Pipeline; controls: CampaignControls }> {
-    const p = await Pipeline.start(options);
-    pipeline = p;
+    const p = await rig.start(options);
     const controls = new CampaignControls({ ledger: p.ledger, queueFor: () => p.queue });
     return { p, controls };
   }
 
   async function produce(p: Pipeline, id: string, rows: number): Promise<void> {
-    const file = tmpCsv(dir.dir);
+    const file = rig.csvPath();
     await writeCampaignCsv(file, rows);
     const summary = await p.produce(file, p.definition(id));
     expect(summary).toMatchObject({ rows, queued: rows });

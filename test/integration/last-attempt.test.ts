@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir, writeCampaignCsv } from '../support/csv-files.js';
-import { Pipeline, tmpCsv } from '../support/pipeline.js';
+import { describe, expect, it } from 'vitest';
+import { writeCampaignCsv } from '../support/csv-files.js';
+import { pipelinePerTest } from '../support/pipeline.js';
 
 /**
  * What the last attempt's failure leaves: a request that got no answer may have been
@@ -8,22 +8,12 @@ import { Pipeline, tmpCsv } from '../support/pipeline.js';
  * server error answer proves Meta refused it, so the row is `failed`.
  */
 describe('the last attempt', () => {
-  let pipeline: Pipeline | undefined;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-
-  beforeEach(async () => {
-    dir = await tempDir();
-  });
-  afterEach(async () => {
-    await pipeline?.close();
-    pipeline = undefined;
-    await dir.cleanup();
-  });
+  const rig = pipelinePerTest();
 
   it('timed out: the row is unknown with TRANSPORT_TIMEOUT, not failed', async () => {
-    pipeline = await Pipeline.start({ label: 'last-timeout', attempts: 2, backoffMs: 10, timeoutMs: 200 });
+    const pipeline = await rig.start({ label: 'last-timeout', attempts: 2, backoffMs: 10, timeoutMs: 200 });
     pipeline.sandbox.setFaults({ timeoutRate: 1 });
-    const file = tmpCsv(dir.dir);
+    const file = rig.csvPath();
     await writeCampaignCsv(file, 3);
     const done = pipeline.completed('c-timeout');
     pipeline.startWorker();
@@ -40,9 +30,9 @@ describe('the last attempt', () => {
   }, 30_000);
 
   it('answered 500: the row is failed with Meta’s code', async () => {
-    pipeline = await Pipeline.start({ label: 'last-500', attempts: 2, backoffMs: 10 });
+    const pipeline = await rig.start({ label: 'last-500', attempts: 2, backoffMs: 10 });
     pipeline.sandbox.setFaults({ errorRate: 1, errorStatuses: [500] });
-    const file = tmpCsv(dir.dir);
+    const file = rig.csvPath();
     await writeCampaignCsv(file, 3);
     const done = pipeline.completed('c-500');
     pipeline.startWorker();

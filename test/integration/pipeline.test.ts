@@ -1,26 +1,16 @@
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir, writeCampaignCsv } from '../support/csv-files.js';
-import { Pipeline, tmpCsv } from '../support/pipeline.js';
+import { describe, expect, it } from 'vitest';
+import { writeCampaignCsv } from '../support/csv-files.js';
+import { pipelinePerTest } from '../support/pipeline.js';
 
 const SAMPLE_CSV = fileURLToPath(new URL('../../samples/recipients.csv', import.meta.url));
 
 describe('CSV → queue → worker → sandbox → ledger', () => {
-  let pipeline: Pipeline | undefined;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-
-  beforeEach(async () => {
-    dir = await tempDir();
-  });
-  afterEach(async () => {
-    await pipeline?.close();
-    pipeline = undefined;
-    await dir.cleanup();
-  });
+  const rig = pipelinePerTest();
 
   it('sends a 1,000-row campaign: 1,000 distinct message IDs, and the report is what the sandbox accepted', async () => {
-    pipeline = await Pipeline.start({ label: 'thousand' });
-    const file = tmpCsv(dir.dir);
+    const pipeline = await rig.start({ label: 'thousand' });
+    const file = rig.csvPath();
     await writeCampaignCsv(file, 1000);
     const done = pipeline.completed('c-thousand');
     pipeline.startWorker();
@@ -54,7 +44,7 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
   });
 
   it('reports every rejected row with its reason and sends none of them', async () => {
-    pipeline = await Pipeline.start({ label: 'rejects' });
+    const pipeline = await rig.start({ label: 'rejects' });
     const done = pipeline.completed('c-rejects');
     pipeline.startWorker();
     const summary = await pipeline.produce(SAMPLE_CSV, pipeline.definition('c-rejects'));
@@ -88,8 +78,8 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
   });
 
   it('with 20% of answers 503 every row is still sent exactly once', async () => {
-    pipeline = await Pipeline.start({ label: 'faults', backoffMs: 20, attempts: 12, sandbox: { faults: { errorRate: 0.2, errorStatuses: [503] } } });
-    const file = tmpCsv(dir.dir);
+    const pipeline = await rig.start({ label: 'faults', backoffMs: 20, attempts: 12, sandbox: { faults: { errorRate: 0.2, errorStatuses: [503] } } });
+    const file = rig.csvPath();
     await writeCampaignCsv(file, 500);
     const done = pipeline.completed('c-faults');
     pipeline.startWorker();
@@ -110,8 +100,8 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
     // The sandbox never answers (nor accepts) 10% of requests. The client timeout leaves room
     // for real answers on a loaded machine: a real answer arriving after the timeout would be
     // a genuine duplicate, which is a different test.
-    pipeline = await Pipeline.start({ label: 'timeouts', timeoutMs: 2000, backoffMs: 20, attempts: 12, sandbox: { faults: { timeoutRate: 0.1 } } });
-    const file = tmpCsv(dir.dir);
+    const pipeline = await rig.start({ label: 'timeouts', timeoutMs: 2000, backoffMs: 20, attempts: 12, sandbox: { faults: { timeoutRate: 0.1 } } });
+    const file = rig.csvPath();
     await writeCampaignCsv(file, 200);
     const done = pipeline.completed('c-timeouts');
     pipeline.startWorker();
@@ -125,8 +115,8 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
   });
 
   it('sending the same file twice into the same campaign duplicates no job and no message', async () => {
-    pipeline = await Pipeline.start({ label: 'twice' });
-    const file = tmpCsv(dir.dir);
+    const pipeline = await rig.start({ label: 'twice' });
+    const file = rig.csvPath();
     await writeCampaignCsv(file, 300);
     const first = await pipeline.produce(file, pipeline.definition('c-twice'));
     const second = await pipeline.produce(file, pipeline.definition('c-twice'));
@@ -144,8 +134,8 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
   });
 
   it('fails a row at once, with Meta’s code, when the API refuses it permanently', async () => {
-    pipeline = await Pipeline.start({ label: 'permanent' });
-    const file = tmpCsv(dir.dir);
+    const pipeline = await rig.start({ label: 'permanent' });
+    const file = rig.csvPath();
     await writeCampaignCsv(file, 5);
     const done = pipeline.completed('c-permanent');
     pipeline.startWorker();
@@ -158,8 +148,8 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
   });
 
   it('holds the limiter: no sliding second at the API above SEND_RATE', async () => {
-    pipeline = await Pipeline.start({ label: 'limiter', rate: 40 });
-    const file = tmpCsv(dir.dir);
+    const pipeline = await rig.start({ label: 'limiter', rate: 40 });
+    const file = rig.csvPath();
     await writeCampaignCsv(file, 160);
     const done = pipeline.completed('c-limiter');
     pipeline.startWorker();

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
+import { afterEach, beforeEach } from 'vitest';
 import { CloudApiClient } from '../../src/cloud-api/cloud-api-client.js';
 import { Secret } from '../../src/config/secret.js';
 import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
@@ -15,6 +16,7 @@ import { loadTemplatesFile, startSandbox, type Sandbox, type SandboxOptions } fr
 import { planSend } from '../../src/campaigns/send-plan.js';
 import { requirementsOf } from '../../src/templates/template-requirements.js';
 import type { MessageTemplate } from '../../src/templates/template-schema.js';
+import { tempDir } from './csv-files.js';
 import { freshPrefix, removePrefix, testRedis } from './redis.js';
 
 export const SAMPLE_TEMPLATES = fileURLToPath(new URL('../../samples/templates.json', import.meta.url));
@@ -151,6 +153,29 @@ export class Pipeline {
   }
 }
 
-export function tmpCsv(dir: string, name = 'campaign.csv'): string {
-  return join(dir, name);
+/**
+ * The per-test frame every pipeline test needs, registered in the calling `describe`: a fresh
+ * temp directory for CSVs, and the Pipeline the test started closed (its keys removed) after it.
+ */
+export function pipelinePerTest(): { start(options: PipelineOptions): Promise<Pipeline>; csvPath(name?: string): string } {
+  let pipeline: Pipeline | undefined;
+  let dir: Awaited<ReturnType<typeof tempDir>> | undefined;
+  beforeEach(async () => {
+    dir = await tempDir();
+  });
+  afterEach(async () => {
+    await pipeline?.close();
+    pipeline = undefined;
+    await dir?.cleanup();
+  });
+  return {
+    async start(options) {
+      pipeline = await Pipeline.start(options);
+      return pipeline;
+    },
+    csvPath(name = 'campaign.csv') {
+      if (dir === undefined) throw new Error('csvPath() is for use inside a test');
+      return join(dir.dir, name);
+    },
+  };
 }
