@@ -94,90 +94,124 @@ local function pauseIfRunning(campaignKey, reason, now)
 end`;
 
 /**
- * KEYS: campaign, rows. ARGV: row, job's requeue number, now.
- * Returns {outcome, status-or-attempts}. Order matters: a settled row answers first; only
- * the row's owner goes further; a row left `sending` is in doubt even when paused (the
- * pause must not hide a possible send); a cancelled or paused campaign starts nothing
- * (`paused`: the caller parks the job with PARK_WAITING, which carries its payload; the
- * hot path does not).
+ * KEYS: campaign, rows. ARGV: now, then (row, job's requeue number) for each row claimed.
+ * Returns {outcome, status-or-attempts} per row, flat. Order matters: a settled row answers
+ * first; only the row's owner goes further; a row left `sending` is in doubt even when
+ * paused (the pause must not hide a possible send); a cancelled or paused campaign starts
+ * nothing (`paused`: the caller parks the job with PARK_WAITING, which carries its payload;
+ * the hot path does not). The rows of one call are the claims a worker made in the same
+ * turn of its event loop (src/redis/tick-batch.ts); each is decided on its own.
  */
 export const CLAIM = `
 ${FINAL}
 ${COMPLETE_IF_DONE}
 ${MOVE}
-local json = redis.call('HGET', KEYS[2], ARGV[1])
-if not json then return {'missing', ''} end
-local rec = cjson.decode(json)
-if FINAL[rec.s] then return {'settled', rec.s} end
-if (rec.k or 0) ~= tonumber(ARGV[2]) then return {'stale', ''} end
-if rec.s == 'sending' then return {'in-doubt', tostring(rec.a or 0)} end
-local held = redis.call('HMGET', KEYS[1], 'cancelled', 'paused')
-if held[1] == '1' then
-  move(KEYS[1], rec, 'cancelled')
-  redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(rec))
-  completeIfDone(KEYS[1], ARGV[3])
-  return {'settled', 'cancelled'}
+local function claim(campaignKey, rowsKey, row, owner, now)
+  local json = redis.call('HGET', rowsKey, row)
+  if not json then return 'missing', '' end
+  local rec = cjson.decode(json)
+  if FINAL[rec.s] then return 'settled', rec.s end
+  if (rec.k or 0) ~= tonumber(owner) then return 'stale', '' end
+  if rec.s == 'sending' then return 'in-doubt', tostring(rec.a or 0) end
+  local held = redis.call('HMGET', campaignKey, 'cancelled', 'paused')
+  if held[1] == '1' then
+    move(campaignKey, rec, 'cancelled')
+    redis.call('HSET', rowsKey, row, cjson.encode(rec))
+    completeIfDone(campaignKey, now)
+    return 'settled', 'cancelled'
+  end
+  if held[2] == '1' then return 'paused', '' end
+  rec.a = (rec.a or 0) + 1
+  move(campaignKey, rec, 'sending')
+  redis.call('HSET', rowsKey, row, cjson.encode(rec))
+  return 'claimed', tostring(rec.a)
 end
-if held[2] == '1' then return {'paused', ''} end
-rec.a = (rec.a or 0) + 1
-move(KEYS[1], rec, 'sending')
-redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(rec))
-return {'claimed', tostring(rec.a)}`;
+local out = {}
+for i = 2, #ARGV, 2 do
+  local outcome, value = claim(KEYS[1], KEYS[2], ARGV[i], ARGV[i + 1], ARGV[1])
+  out[#out + 1] = outcome
+  out[#out + 1] = value
+end
+return out`;
+
+/** Arguments per row in a SETTLE call, after the SETTLE_SHARED_ARGS shared ones. */
+export const SETTLE_ROW_ARGS = 7;
+export const SETTLE_SHARED_ARGS = 4;
 
 /**
  * KEYS: campaign, rows, wamid index, payloads, recent.
- * ARGV: row, status, wamid, code, detail, campaignId, now, job's requeue number, job JSON,
- * brake window, brake share.
+ * ARGV: campaignId, now, brake window, brake share; then for each row: row, status, wamid,
+ * code, detail, job's requeue number, job JSON.
  * First final answer wins; only the row's owner may answer. A failed or unknown row keeps
  * its job so `campaign retry` can send it again. Every sent/failed answer feeds the
  * error-spike brake: when more than share × window of the last `window` failed, it pauses.
- * Returns {status afterwards, 1 if this call completed the campaign, 1 if it paused it}.
+ * Returns {status afterwards, 1 if this answer completed the campaign, 1 if it paused it}
+ * per row, flat. The rows of one call are the answers a worker got in the same turn of
+ * its event loop (src/redis/tick-batch.ts); they are applied in order, as separate calls
+ * would be.
  */
 export const SETTLE = `
 ${FINAL}
 ${COMPLETE_IF_DONE}
 ${MOVE}
 ${PAUSE_IF_RUNNING}
-local json = redis.call('HGET', KEYS[2], ARGV[1])
-if not json then return {'missing', 0, 0} end
-local rec = cjson.decode(json)
-if FINAL[rec.s] or (rec.k or 0) ~= tonumber(ARGV[8]) then return {rec.s, 0, 0} end
-local status = ARGV[2]
-if status == 'abandoned' then
-  if rec.s == 'sending' then status = 'unknown' else status = 'failed' end
-end
-move(KEYS[1], rec, status)
-if ARGV[3] ~= '' then rec.w = ARGV[3] end
-if ARGV[4] ~= '' then rec.c = ARGV[4]; rec.d = ARGV[5] elseif status == 'sent' then rec.c = nil; rec.d = nil end
-redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(rec))
-if status == 'sent' then
-  redis.call('HSET', KEYS[3], ARGV[3], ARGV[6] .. '/' .. ARGV[1])
-  if (rec.k or 0) > 0 then redis.call('HDEL', KEYS[4], ARGV[1]) end
-elseif (status == 'failed' or status == 'unknown') and ARGV[9] ~= '' then
-  redis.call('HSET', KEYS[4], ARGV[1], ARGV[9])
-end
-local paused = 0
-local window = tonumber(ARGV[10])
-if window > 0 and (status == 'sent' or status == 'failed') then
+local campaignKey, rowsKey, wamidsKey, payloadsKey, recentKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local campaignId, now, window, share = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+
+local function brake(status, code, detail)
+  if window <= 0 or (status ~= 'sent' and status ~= 'failed') then return 0 end
   local bit = 0
   if status == 'failed' then bit = 1 end
   -- A ring of 'window' bits: this send's bit replaces the one from 'window' sends ago.
-  local pos = redis.call('HINCRBY', KEYS[1], 'recentSends', 1)
-  local old = redis.call('BITFIELD', KEYS[5], 'SET', 'u1', '#' .. ((pos - 1) % window), bit)[1]
+  local pos = redis.call('HINCRBY', campaignKey, 'recentSends', 1)
+  local old = redis.call('BITFIELD', recentKey, 'SET', 'u1', '#' .. ((pos - 1) % window), bit)[1]
   local fails = 0
   if bit ~= old then
-    fails = redis.call('HINCRBY', KEYS[1], 'recentFails', bit - old)
+    fails = redis.call('HINCRBY', campaignKey, 'recentFails', bit - old)
   elseif bit == 1 then
-    fails = tonumber(redis.call('HGET', KEYS[1], 'recentFails') or '0')
+    fails = tonumber(redis.call('HGET', campaignKey, 'recentFails') or '0')
   end
-  if bit == 1 and fails > window * tonumber(ARGV[11]) then
-    local reason = 'ERROR_SPIKE: ' .. fails .. ' of the last ' .. window .. ' sends failed permanently (latest ' .. ARGV[4] .. ': ' .. ARGV[5] .. ')'
-    paused = pauseIfRunning(KEYS[1], reason, ARGV[7])
+  if bit == 1 and fails > window * share then
+    local reason = 'ERROR_SPIKE: ' .. fails .. ' of the last ' .. window .. ' sends failed permanently (latest ' .. code .. ': ' .. detail .. ')'
+    return pauseIfRunning(campaignKey, reason, now)
   end
+  return 0
 end
-local completed = 0
-if FINAL[status] then completed = completeIfDone(KEYS[1], ARGV[7]) end
-return {status, completed, paused}`;
+
+local function settle(row, status, wamid, code, detail, owner, job)
+  local json = redis.call('HGET', rowsKey, row)
+  if not json then return 'missing', 0, false end
+  local rec = cjson.decode(json)
+  if FINAL[rec.s] or (rec.k or 0) ~= tonumber(owner) then return rec.s, 0, false end
+  if status == 'abandoned' then
+    if rec.s == 'sending' then status = 'unknown' else status = 'failed' end
+  end
+  move(campaignKey, rec, status)
+  if wamid ~= '' then rec.w = wamid end
+  if code ~= '' then rec.c = code; rec.d = detail elseif status == 'sent' then rec.c = nil; rec.d = nil end
+  redis.call('HSET', rowsKey, row, cjson.encode(rec))
+  if status == 'sent' then
+    redis.call('HSET', wamidsKey, wamid, campaignId .. '/' .. row)
+    if (rec.k or 0) > 0 then redis.call('HDEL', payloadsKey, row) end
+  elseif (status == 'failed' or status == 'unknown') and job ~= '' then
+    redis.call('HSET', payloadsKey, row, job)
+  end
+  return status, brake(status, code, detail), true
+end
+
+local out = {}
+local lastFinal = 0
+for i = ${SETTLE_SHARED_ARGS + 1}, #ARGV, ${SETTLE_ROW_ARGS} do
+  local status, paused, applied = settle(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6])
+  out[#out + 1] = status
+  out[#out + 1] = 0
+  out[#out + 1] = paused
+  if applied and FINAL[status] then lastFinal = #out - 1 end
+end
+-- Checked once, after every answer of the call is in: the answer that completed the
+-- campaign is the call's last final one.
+if lastFinal > 0 and completeIfDone(campaignKey, now) == 1 then out[lastFinal] = 1 end
+return out`;
 
 /**
  * KEYS: campaign, rows, requeue. ARGV: row, job's requeue number, job JSON, code, detail, now.

@@ -33,15 +33,18 @@ import {
   RECORD_INGESTED,
   RESUME,
   SETTLE,
+  SETTLE_ROW_ARGS,
+  SETTLE_SHARED_ARGS,
 } from './ledger-scripts.js';
+import { TickBatch } from './tick-batch.js';
 
 type Arg = string | number;
 
 interface LedgerCommands {
   cwRecordIngested(campaign: string, rows: string, chunkJson: string): Promise<string[]>;
   cwFinishIngest(campaign: string, now: number): Promise<number>;
-  cwClaim(campaign: string, rows: string, ...args: Arg[]): Promise<[string, string]>;
-  cwSettle(campaign: string, rows: string, wamids: string, payloads: string, recent: string, ...args: Arg[]): Promise<[string, number, number]>;
+  cwClaim(campaign: string, rows: string, ...args: Arg[]): Promise<string[]>;
+  cwSettle(campaign: string, rows: string, wamids: string, payloads: string, recent: string, ...args: Arg[]): Promise<(string | number)[]>;
   cwHalt(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<[string, number, number?]>;
   cwPause(campaign: string, reason: string, now: number): Promise<string>;
   cwResume(campaign: string, recent: string): Promise<string>;
@@ -60,6 +63,15 @@ export interface AutoPauseSettings {
 
 const BRAKE_OFF: AutoPauseSettings = { failureShare: 1, window: 0 };
 
+/** A claim's answer as the script gives it: outcome, then status or attempts. */
+type RawClaim = [string, string];
+/** A settle's answer as the script gives it: status afterwards, completed (1/0), paused (1/0). */
+type RawSettle = [string, number, number];
+interface PendingSettle {
+  job: SendJob;
+  settlement: Settlement;
+}
+
 interface StoredRow {
   p: string;
   s: RowStatus;
@@ -75,6 +87,9 @@ export class RedisLedger implements CampaignLedger {
   readonly #redis: Redis & LedgerCommands;
   readonly #prefix: string;
   readonly #brake: AutoPauseSettings;
+  /** Claims and answers of one event-loop turn go to Redis as one script call per campaign. */
+  readonly #claims = new TickBatch<SendJob, RawClaim>((id, jobs) => this.#claimMany(id, jobs));
+  readonly #settles = new TickBatch<PendingSettle, RawSettle>((id, items) => this.#settleMany(id, items));
 
   constructor(redis: Redis, prefix: string, options: { autoPause?: AutoPauseSettings } = {}) {
     defineScripts(redis);
@@ -135,7 +150,7 @@ export class RedisLedger implements CampaignLedger {
   async claim(job: SendJob): Promise<ClaimResult> {
     const id = job.campaignId;
     for (;;) {
-      const [outcome, value] = await this.#redis.cwClaim(this.#campaignKey(id), this.#rowsKey(id), job.row, job.requeue ?? 0, Date.now());
+      const [outcome, value] = await this.#claims.add(id, job);
       switch (outcome) {
         case 'claimed':
           return { outcome: 'claimed', attempt: Number(value) };
@@ -156,30 +171,47 @@ export class RedisLedger implements CampaignLedger {
     }
   }
 
+  async #claimMany(id: string, jobs: readonly SendJob[]): Promise<RawClaim[]> {
+    const flat = await this.#redis.cwClaim(
+      this.#campaignKey(id),
+      this.#rowsKey(id),
+      Date.now(),
+      ...jobs.flatMap((job) => [job.row, job.requeue ?? 0]),
+    );
+    return jobs.map((_, i) => [flat[2 * i] ?? 'missing', flat[2 * i + 1] ?? '']);
+  }
+
   async settle(job: SendJob, settlement: Settlement): Promise<SettleResult> {
-    const id = job.campaignId;
-    const sent = settlement.status === 'sent';
-    const [status, completed, paused] = await this.#redis.cwSettle(
+    const [status, completed, paused] = await this.#settles.add(job.campaignId, { job, settlement });
+    if (status === 'missing') throw new Error(`ledger has no row ${job.row} in campaign ${job.campaignId}`);
+    return { status: status as RowStatus, completedCampaign: completed === 1, pausedCampaign: paused === 1 };
+  }
+
+  async #settleMany(id: string, items: readonly PendingSettle[]): Promise<RawSettle[]> {
+    const args: Arg[] = [id, Date.now(), this.#brake.window, this.#brake.failureShare];
+    for (const { job, settlement } of items) {
+      const sent = settlement.status === 'sent';
+      args.push(
+        job.row,
+        settlement.status,
+        sent ? settlement.wamid : '',
+        sent ? '' : settlement.errorCode,
+        sent ? '' : settlement.errorDetail,
+        job.requeue ?? 0,
+        // Only a row that may be retried keeps its job: the hot path (sent) carries nothing extra.
+        sent || settlement.status === 'queued' ? '' : JSON.stringify(job),
+      );
+    }
+    if (args.length !== SETTLE_SHARED_ARGS + SETTLE_ROW_ARGS * items.length) throw new Error('settle arguments out of step with the script');
+    const flat = await this.#redis.cwSettle(
       this.#campaignKey(id),
       this.#rowsKey(id),
       this.#wamidsKey(),
       this.#payloadsKey(id),
       this.#recentKey(id),
-      job.row,
-      settlement.status,
-      sent ? settlement.wamid : '',
-      sent ? '' : settlement.errorCode,
-      sent ? '' : settlement.errorDetail,
-      id,
-      Date.now(),
-      job.requeue ?? 0,
-      // Only a row that may be retried keeps its job: the hot path (sent) carries nothing extra.
-      sent || settlement.status === 'queued' ? '' : JSON.stringify(job),
-      this.#brake.window,
-      this.#brake.failureShare,
+      ...args,
     );
-    if (status === 'missing') throw new Error(`ledger has no row ${job.row} in campaign ${id}`);
-    return { status: status as RowStatus, completedCampaign: completed === 1, pausedCampaign: paused === 1 };
+    return items.map((_, i) => [String(flat[3 * i] ?? 'missing'), Number(flat[3 * i + 1] ?? 0), Number(flat[3 * i + 2] ?? 0)]);
   }
 
   async halt(job: SendJob, errorCode: string, errorDetail: string): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }> {

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { TickBatch } from '../../src/redis/tick-batch.js';
+
+/** Records every call the batch makes, and answers each item with `key:item`. */
+function recordingBatch(options: { maxItems?: number; fail?: (key: string) => Error | undefined; short?: boolean } = {}) {
+  const calls: { key: string; items: number[] }[] = [];
+  const batch = new TickBatch<number, string>((key, items) => {
+    calls.push({ key, items: [...items] });
+    const failure = options.fail?.(key);
+    if (failure !== undefined) return Promise.reject(failure);
+    const results = items.map((item) => `${key}:${item}`);
+    return Promise.resolve(options.short === true ? results.slice(1) : results);
+  }, options);
+  return { batch, calls };
+}
+
+describe('TickBatch', () => {
+  it('gathers the calls of one event-loop turn into one call per key, and answers each caller with its own result', async () => {
+    const { batch, calls } = recordingBatch();
+    const answers = await Promise.all([batch.add('a', 1), batch.add('b', 2), batch.add('a', 3), batch.add('a', 4)]);
+    expect(answers).toEqual(['a:1', 'b:2', 'a:3', 'a:4']);
+    expect(calls).toEqual([
+      { key: 'a', items: [1, 3, 4] },
+      { key: 'b', items: [2] },
+    ]);
+  });
+
+  it('calls added after the flush go in the next call', async () => {
+    const { batch, calls } = recordingBatch();
+    expect(await batch.add('a', 1)).toBe('a:1');
+    expect(await batch.add('a', 2)).toBe('a:2');
+    expect(calls.map((c) => c.items)).toEqual([[1], [2]]);
+  });
+
+  it('gathers calls made from separate I/O callbacks of the same turn (flushed by setImmediate, not a microtask)', async () => {
+    const { batch, calls } = recordingBatch();
+    // Two timers due at once run in the same timers phase: both adds land before the flush.
+    const [first, second] = await Promise.all([
+      new Promise<string>((resolve) => setTimeout(() => resolve(batch.add('a', 1)), 1)),
+      new Promise<string>((resolve) => setTimeout(() => resolve(batch.add('a', 2)), 1)),
+    ]);
+    expect([first, second]).toEqual(['a:1', 'a:2']);
+    expect(calls).toEqual([{ key: 'a', items: [1, 2] }]);
+  });
+
+  it('splits a turn with more than maxItems calls into several calls, in order', async () => {
+    const { batch, calls } = recordingBatch({ maxItems: 2 });
+    const answers = await Promise.all([1, 2, 3, 4, 5].map((n) => batch.add('a', n)));
+    expect(answers).toEqual(['a:1', 'a:2', 'a:3', 'a:4', 'a:5']);
+    expect(calls.map((c) => c.items)).toEqual([[1, 2], [3, 4], [5]]);
+  });
+
+  it('a failed call rejects every caller of that call, and only those', async () => {
+    const boom = new Error('redis is down');
+    const { batch } = recordingBatch({ fail: (key) => (key === 'a' ? boom : undefined) });
+    const settled = await Promise.allSettled([batch.add('a', 1), batch.add('a', 2), batch.add('b', 3)]);
+    expect(settled).toEqual([
+      { status: 'rejected', reason: boom },
+      { status: 'rejected', reason: boom },
+      { status: 'fulfilled', value: 'b:3' },
+    ]);
+  });
+
+  it('a call that answers fewer items than it was given rejects them all instead of pairing answers with the wrong callers', async () => {
+    const { batch } = recordingBatch({ short: true });
+    const settled = await Promise.allSettled([batch.add('a', 1), batch.add('a', 2)]);
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
+    expect((settled[0] as PromiseRejectedResult).reason).toBeInstanceOf(Error);
+    expect(String((settled[0] as PromiseRejectedResult).reason)).toMatch(/answered 1 of 2/);
+  });
+});
