@@ -58,7 +58,8 @@ export class SendProcessor {
   readonly #ledger: CampaignLedger;
   readonly #sender: MessageSender;
   readonly #logger: Logger;
-  readonly #campaigns = new Map<string, CampaignDefinition>();
+  /** Definitions by campaign, cached as the promise: the first 100 jobs of a campaign read it once, not 100 times. */
+  readonly #campaigns = new Map<string, Promise<CampaignDefinition>>();
   readonly #onCampaignCompleted: (campaignId: string) => void;
   readonly #onCampaignPaused: (campaignId: string) => void;
   readonly #pacer: SendPacer | undefined;
@@ -217,13 +218,17 @@ export class SendProcessor {
     return held;
   }
 
-  async #definition(id: string): Promise<CampaignDefinition> {
+  #definition(id: string): Promise<CampaignDefinition> {
     const cached = this.#campaigns.get(id);
     if (cached !== undefined) return cached;
-    const definition = await this.#ledger.getCampaign(id);
-    if (definition === undefined) throw new AppError('CAMPAIGN_NOT_FOUND', `campaign ${id} is not in the ledger`);
-    this.#campaigns.set(id, definition);
-    return definition;
+    const loading = this.#ledger.getCampaign(id).then((definition) => {
+      if (definition === undefined) throw new AppError('CAMPAIGN_NOT_FOUND', `campaign ${id} is not in the ledger`);
+      return definition;
+    });
+    this.#campaigns.set(id, loading);
+    // A failed read is not cached: the next job asks again.
+    loading.catch(() => this.#campaigns.delete(id));
+    return loading;
   }
 }
 

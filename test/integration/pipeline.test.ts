@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { writeCampaignCsv } from '../support/csv-files.js';
 import { pipelinePerTest } from '../support/pipeline.js';
 
@@ -13,10 +13,14 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
     const file = rig.csvPath();
     await writeCampaignCsv(file, 1000);
     const done = pipeline.completed('c-thousand');
-    pipeline.startWorker();
     const summary = await pipeline.produce(file, pipeline.definition('c-thousand'));
     expect(summary).toMatchObject({ rows: 1000, queued: 1000, rejected: 0, skipped: 0 });
+    const definitionReads = vi.spyOn(pipeline.ledger, 'getCampaign');
+    pipeline.startWorker();
     await done;
+    // The worker's first jobs all need the campaign's definition at once: read once, not once per job.
+    expect(definitionReads).toHaveBeenCalledTimes(1);
+    definitionReads.mockRestore();
 
     const status = await pipeline.ledger.status('c-thousand');
     expect(status?.state).toBe('completed');
