@@ -158,7 +158,8 @@ program
   .option('--reason <text>', 'shown by `campaign status`', 'paused by the operator')
   .action(async (id: string, o: { reason: string }) => {
     const { withControls } = await import('./control-command.js');
-    const result = await withContext((context) => withControls(context, (controls) => controls.pause(id, o.reason)));
+    const { sweepProgressPrinter } = await import('./sweep-progress.js');
+    const result = await withContext((context) => withControls(context, (controls) => controls.pause(id, o.reason, sweepProgressPrinter())));
     const head = result.alreadyPaused ? `Campaign ${id} was already paused` : `Campaign ${id} paused: no new send starts`;
     console.log(`${head}; ${result.setAside} waiting jobs set aside; \`campaign resume ${id}\` continues it`);
   });
@@ -179,7 +180,8 @@ program
   .argument('<id>', 'campaign ID')
   .action(async (id: string) => {
     const { withControls } = await import('./control-command.js');
-    const result = await withContext((context) => withControls(context, (controls) => controls.cancel(id)));
+    const { sweepProgressPrinter } = await import('./sweep-progress.js');
+    const result = await withContext((context) => withControls(context, (controls) => controls.cancel(id, sweepProgressPrinter())));
     console.log(`Campaign ${id} cancelled: ${result.cancelled} rows cancelled, ${result.removedJobs} waiting jobs removed`);
   });
 

@@ -1,16 +1,29 @@
 import { AppError } from '../errors/app-error.js';
 import type { CampaignLedger, RetrySelection } from './ledger.js';
-import { sendJobId, type SendJob, type SendJobQueue } from './send-job.js';
+import type { SendJobQueue } from './send-job.js';
 
 /** Rows per ledger call when a command walks a whole campaign: one short script per page. */
 const PAGE_ROWS = 1000;
 
+/** How far a sweep of the queue has got (for a progress line). */
+export interface SweepProgress {
+  /** Entries of the queue (waiting and delayed, every campaign's) looked at so far. */
+  scanned: number;
+  /** Entries waiting or delayed when the sweep started. */
+  total: number;
+  setAside: number;
+  removed: number;
+}
+
 /** A phone number's send queue, as the operator commands need it. */
 export interface ControlledQueue extends SendJobQueue {
-  /** The payloads of these jobs, for those still in the queue (any state). */
-  jobs(jobIds: readonly string[]): Promise<SendJob[]>;
-  /** Removes these jobs if they are waiting or delayed (a running job cannot be removed). Returns how many went. */
-  remove(jobIds: readonly string[]): Promise<number>;
+  /**
+   * Takes the campaign's waiting and delayed jobs that have nothing left to do out of the
+   * queue: those whose row has its answer or a newer job, and, while the campaign is paused,
+   * those that own their queued row, each set aside in the ledger (for resume) in the same
+   * atomic step as its removal. Jobs a worker holds are left to their claim.
+   */
+  sweep(campaignId: string, onProgress?: (progress: SweepProgress) => void): Promise<{ setAside: number; removed: number }>;
 }
 
 export interface ControlDeps {
@@ -32,11 +45,20 @@ export class CampaignControls {
    * No row of the campaign is claimed once this returns (workers check at every claim); the
    * few claimed just before leave within a second (they only wait for their admission).
    */
-  async pause(campaignId: string, reason = 'paused by the operator'): Promise<{ alreadyPaused: boolean; setAside: number }> {
+  async pause(
+    campaignId: string,
+    reason = 'paused by the operator',
+    onProgress?: (progress: SweepProgress) => void,
+  ): Promise<{ alreadyPaused: boolean; setAside: number }> {
     const { outcome } = await this.deps.ledger.pause(campaignId, reason);
     if (outcome === 'missing') throw notFound(campaignId);
     if (outcome === 'cancelled' || outcome === 'completed') throw conflict(campaignId, outcome, 'pause');
-    return { alreadyPaused: outcome === 'already-paused', setAside: await this.#setAsideWaiting(campaignId) };
+    // Workers would park a paused campaign's waiting jobs one by one, each taking a turn of
+    // the number's rate limiter: a million of them would hold up every other campaign on the
+    // number for hours. So pause takes them out of the queue itself. A resume meanwhile
+    // stops the parking (the sweep checks the pause in every window).
+    const { setAside } = await (await this.#queue(campaignId)).sweep(campaignId, onProgress);
+    return { alreadyPaused: outcome === 'already-paused', setAside };
   }
 
   /**
@@ -51,19 +73,17 @@ export class CampaignControls {
   }
 
   /** Queued rows become `cancelled` and their jobs leave the queue; rows in flight keep their answer. */
-  async cancel(campaignId: string): Promise<{ cancelled: number; removedJobs: number }> {
+  async cancel(campaignId: string, onProgress?: (progress: SweepProgress) => void): Promise<{ cancelled: number; removedJobs: number }> {
     const { outcome } = await this.deps.ledger.cancel(campaignId);
     if (outcome === 'missing') throw notFound(campaignId);
     if (outcome === 'completed') throw conflict(campaignId, outcome, 'cancel');
-    const queue = await this.#queue(campaignId);
     let cancelled = 0;
-    let removedJobs = 0;
     for (const [from, to] of await this.#pages(campaignId)) {
-      const jobIds = await this.deps.ledger.cancelRows(campaignId, from, to);
-      cancelled += jobIds.length;
-      removedJobs += await queue.remove(jobIds);
+      cancelled += (await this.deps.ledger.cancelRows(campaignId, from, to)).length;
     }
-    return { cancelled, removedJobs };
+    // Every cancelled row's job now has nothing to do: out of the queue, so it takes no turn on the number.
+    const { removed } = await (await this.#queue(campaignId)).sweep(campaignId, onProgress);
+    return { cancelled, removedJobs: removed };
   }
 
   /**
@@ -85,28 +105,6 @@ export class CampaignControls {
     const paused = (await this.deps.ledger.isHeld(campaignId));
     if (!paused) await this.#enqueueSetAside(campaignId);
     return { requeued, noPayload, paused };
-  }
-
-  /**
-   * Workers would park a paused campaign's waiting jobs one by one, each taking a turn of the
-   * number's rate limiter: a million of them would hold up every other campaign on the number
-   * for hours. So pause takes them out of the queue itself: parked in the ledger first (a
-   * crash then leaves at worst an old job that finds itself stale), removed from the queue
-   * after. Stops early if the campaign is resumed meanwhile.
-   */
-  async #setAsideWaiting(campaignId: string): Promise<number> {
-    const queue = await this.#queue(campaignId);
-    let setAside = 0;
-    for await (const page of this.deps.ledger.rows(campaignId, PAGE_ROWS)) {
-      const queued = page.filter((row) => row.status === 'queued');
-      if (queued.length === 0) continue;
-      const jobs = await queue.jobs(queued.map((row) => sendJobId(campaignId, row.row, row.requeue ?? 0)));
-      const parked = await this.deps.ledger.parkWaiting(campaignId, jobs);
-      if (parked.length === 0 && !(await this.deps.ledger.isHeld(campaignId))) break;
-      await queue.remove(parked.map((job: SendJob) => sendJobId(campaignId, job.row, job.requeue ?? 0)));
-      setAside += parked.length;
-    }
-    return setAside;
   }
 
   async #enqueueSetAside(campaignId: string): Promise<number> {

@@ -1,9 +1,12 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { AppError } from '../errors/app-error.js';
-import type { ControlledQueue } from '../campaigns/campaign-controls.js';
-import { sendJobId, sendJobSchema, type SendJob } from '../campaigns/send-job.js';
+import type { ControlledQueue, SweepProgress } from '../campaigns/campaign-controls.js';
+import { sendJobId, type SendJob } from '../campaigns/send-job.js';
 import type { Logger } from '../logging/logger.js';
+import { campaignLedgerKeys } from '../redis/redis-ledger.js';
 import { sendQueueName } from './queue-names.js';
+import { sweepCampaignJobs } from './waiting-sweep.js';
 
 export interface SendQueueOptions {
   connection: ConnectionOptions;
@@ -60,26 +63,22 @@ export class BullSendQueue implements ControlledQueue {
     }
   }
 
-  async jobs(jobIds: readonly string[]): Promise<SendJob[]> {
-    const found: SendJob[] = [];
-    for (let i = 0; i < jobIds.length; i += 200) {
-      const jobs = await Promise.all(jobIds.slice(i, i + 200).map((id) => this.queue.getJob(id)));
-      for (const job of jobs) {
-        const parsed = sendJobSchema.safeParse(job?.data);
-        if (parsed.success) found.push(parsed.data);
-      }
-    }
-    return found;
-  }
-
-  async remove(jobIds: readonly string[]): Promise<number> {
-    let removed = 0;
-    // A few hundred at a time: each is one script; together they share the connection's pipeline.
-    for (let i = 0; i < jobIds.length; i += 200) {
-      const results = await Promise.all(jobIds.slice(i, i + 200).map((id) => this.queue.remove(id)));
-      removed += results.filter((result) => result === 1).length;
-    }
-    return removed;
+  async sweep(campaignId: string, onProgress?: (progress: SweepProgress) => void): Promise<{ setAside: number; removed: number }> {
+    const queue = this.queue;
+    // BullMQ's Redis backend hands out the ioredis client it opened for this queue.
+    const redis = (await queue.getBackend().client) as unknown as Redis;
+    const { setAside, removed } = await sweepCampaignJobs(
+      redis,
+      {
+        ...campaignLedgerKeys(this.#options.prefix, campaignId),
+        wait: queue.keys.wait ?? queue.toKey('wait'),
+        delayed: queue.keys.delayed ?? queue.toKey('delayed'),
+        jobKeyPrefix: queue.toKey(''),
+      },
+      campaignId,
+      onProgress,
+    );
+    return { setAside, removed };
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,7 @@
  * bits are a ring in the `recent` key: the error-spike brake).
  */
 
-const FINAL = `local FINAL = { sent = true, failed = true, rejected = true, skipped = true, unknown = true, cancelled = true }`;
+export const FINAL = `local FINAL = { sent = true, failed = true, rejected = true, skipped = true, unknown = true, cancelled = true }`;
 
 // A campaign is complete when ingest is done and every row has a final status.
 const COMPLETE_IF_DONE = `
@@ -78,7 +78,7 @@ local function move(campaignKey, rec, status)
 end`;
 
 // Sets a row aside for the next resume: a new owner number, and the job to enqueue under it.
-const PARK = `
+export const PARK = `
 local function park(rowsKey, requeueKey, row, rec, jobJson)
   rec.k = (rec.k or 0) + 1
   redis.call('HSET', rowsKey, row, cjson.encode(rec))

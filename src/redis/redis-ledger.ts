@@ -82,6 +82,12 @@ interface StoredRow {
   d?: string;
 }
 
+/** The keys of one campaign's ledger; the queue's sweep (src/queue/waiting-sweep.ts) parks rows in them too. */
+export function campaignLedgerKeys(prefix: string, campaignId: string): { campaign: string; rows: string; requeue: string } {
+  const campaign = `${prefix}:campaign:${campaignId}`;
+  return { campaign, rows: `${campaign}:rows`, requeue: `${campaign}:requeue` };
+}
+
 /** The campaign ledger in Redis: a hash per campaign (definition + counters), a hash of rows. */
 export class RedisLedger implements CampaignLedger {
   readonly #redis: Redis & LedgerCommands;
@@ -99,17 +105,17 @@ export class RedisLedger implements CampaignLedger {
   }
 
   #campaignKey(id: string): string {
-    return `${this.#prefix}:campaign:${id}`;
+    return campaignLedgerKeys(this.#prefix, id).campaign;
   }
   #rowsKey(id: string): string {
-    return `${this.#prefix}:campaign:${id}:rows`;
+    return campaignLedgerKeys(this.#prefix, id).rows;
   }
   #wamidsKey(): string {
     return `${this.#prefix}:wamids`;
   }
   /** Jobs set aside for the next resume or retry: row → {k, job}. */
   #requeueKey(id: string): string {
-    return `${this.#prefix}:campaign:${id}:requeue`;
+    return campaignLedgerKeys(this.#prefix, id).requeue;
   }
   /** The jobs of failed and unknown rows, kept so `campaign retry` can send them again. */
   #payloadsKey(id: string): string {
