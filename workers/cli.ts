@@ -158,7 +158,7 @@ program
   .option('--reason <text>', 'shown by `campaign status`', 'paused by the operator')
   .action(async (id: string, o: { reason: string }) => {
     const { withControls } = await import('./control-command.js');
-    const { sweepProgressPrinter } = await import('./sweep-progress.js');
+    const { sweepProgressPrinter } = await import('./progress-lines.js');
     const result = await withContext((context) => withControls(context, (controls) => controls.pause(id, o.reason, sweepProgressPrinter())));
     const head = result.alreadyPaused ? `Campaign ${id} was already paused` : `Campaign ${id} paused: no new send starts`;
     console.log(`${head}; ${result.setAside} waiting jobs set aside; \`campaign resume ${id}\` continues it`);
@@ -170,7 +170,8 @@ program
   .argument('<id>', 'campaign ID')
   .action(async (id: string) => {
     const { withControls } = await import('./control-command.js');
-    const result = await withContext((context) => withControls(context, (controls) => controls.resume(id)));
+    const { requeueProgressPrinter } = await import('./progress-lines.js');
+    const result = await withContext((context) => withControls(context, (controls) => controls.resume(id, requeueProgressPrinter())));
     console.log(`Campaign ${id} ${result.wasPaused ? 'resumed' : 'was not paused'}: ${result.requeued} rows put back in the queue`);
   });
 
@@ -180,7 +181,7 @@ program
   .argument('<id>', 'campaign ID')
   .action(async (id: string) => {
     const { withControls } = await import('./control-command.js');
-    const { sweepProgressPrinter } = await import('./sweep-progress.js');
+    const { sweepProgressPrinter } = await import('./progress-lines.js');
     const result = await withContext((context) => withControls(context, (controls) => controls.cancel(id, sweepProgressPrinter())));
     console.log(`Campaign ${id} cancelled: ${result.cancelled} rows cancelled, ${result.removedJobs} waiting jobs removed`);
   });
@@ -199,7 +200,8 @@ program
       failed: o.unknown !== true || o.codes !== undefined,
       unknown: o.unknown === true,
     };
-    const result = await withContext((context) => withControls(context, (controls) => controls.retry(id, selection)));
+    const { requeueProgressPrinter } = await import('./progress-lines.js');
+    const result = await withContext((context) => withControls(context, (controls) => controls.retry(id, selection, requeueProgressPrinter())));
     const lines = [`Campaign ${id}: ${result.requeued} rows put back in the queue${result.paused ? ' (the campaign is paused: they go out after `campaign resume`)' : ''}`];
     if (result.noPayload > 0) lines.push(`  ${result.noPayload} chosen rows were recorded before retry was possible and were left as they are`);
     console.log(lines.join('\n'));

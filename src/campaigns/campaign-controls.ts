@@ -15,6 +15,13 @@ export interface SweepProgress {
   removed: number;
 }
 
+/** How far resume or retry has got putting set-aside rows back in the queue. */
+export interface RequeueProgress {
+  enqueued: number;
+  /** Rows set aside when it started. */
+  total: number;
+}
+
 /** A phone number's send queue, as the operator commands need it. */
 export interface ControlledQueue extends SendJobQueue {
   /**
@@ -65,11 +72,11 @@ export class CampaignControls {
    * Lifts the pause and enqueues the jobs it set aside. Also useful on a running campaign:
    * it enqueues anything a crashed `resume` or `retry` had set aside but not enqueued.
    */
-  async resume(campaignId: string): Promise<{ wasPaused: boolean; requeued: number }> {
+  async resume(campaignId: string, onProgress?: (progress: RequeueProgress) => void): Promise<{ wasPaused: boolean; requeued: number }> {
     const { outcome } = await this.deps.ledger.resume(campaignId);
     if (outcome === 'missing') throw notFound(campaignId);
     if (outcome === 'cancelled') throw conflict(campaignId, outcome, 'resume');
-    return { wasPaused: outcome === 'resumed', requeued: await this.#enqueueSetAside(campaignId) };
+    return { wasPaused: outcome === 'resumed', requeued: await this.#enqueueSetAside(campaignId, onProgress) };
   }
 
   /** Queued rows become `cancelled` and their jobs leave the queue; rows in flight keep their answer. */
@@ -91,7 +98,11 @@ export class CampaignControls {
    * does not send twice: a requeued row is `queued`, no longer `failed`, so it is not chosen again.
    * On a paused campaign the rows wait for `resume`.
    */
-  async retry(campaignId: string, selection: RetrySelection): Promise<{ requeued: number; noPayload: number; paused: boolean }> {
+  async retry(
+    campaignId: string,
+    selection: RetrySelection,
+    onProgress?: (progress: RequeueProgress) => void,
+  ): Promise<{ requeued: number; noPayload: number; paused: boolean }> {
     const status = await this.deps.ledger.status(campaignId);
     if (status === undefined) throw notFound(campaignId);
     if (status.state === 'cancelled') throw conflict(campaignId, 'cancelled', 'retry');
@@ -103,12 +114,13 @@ export class CampaignControls {
       noPayload += page.noPayload;
     }
     const paused = (await this.deps.ledger.isHeld(campaignId));
-    if (!paused) await this.#enqueueSetAside(campaignId);
+    if (!paused) await this.#enqueueSetAside(campaignId, onProgress);
     return { requeued, noPayload, paused };
   }
 
-  async #enqueueSetAside(campaignId: string): Promise<number> {
+  async #enqueueSetAside(campaignId: string, onProgress?: (progress: RequeueProgress) => void): Promise<number> {
     const queue = await this.#queue(campaignId);
+    const total = await this.deps.ledger.setAsideCount(campaignId);
     let enqueued = 0;
     let cursor = '0';
     do {
@@ -118,6 +130,7 @@ export class CampaignControls {
       await queue.enqueue(page.entries.map((entry) => entry.job));
       await this.deps.ledger.requeued(campaignId, page.entries);
       enqueued += page.entries.length;
+      onProgress?.({ enqueued, total });
     } while (cursor !== '0');
     return enqueued;
   }

@@ -100,6 +100,8 @@ export interface CampaignLedger {
    * then leave the queue (any that runs anyway finds itself stale).
    */
   parkWaiting(campaignId: string, jobs: readonly SendJob[]): Promise<SendJob[]>;
+  /** How many jobs are set aside, waiting to be enqueued by resume or retry. */
+  setAsideCount(campaignId: string): Promise<number>;
   /** A page of set-aside jobs, each with the job ID its requeue gets. */
   takeRequeued(campaignId: string, cursor: string): Promise<{ cursor: string; entries: RequeueEntry[] }>;
   /** Those jobs are in the queue now: forget them (unless the row was set aside again meanwhile). */

@@ -297,6 +297,10 @@ export class RedisLedger implements CampaignLedger {
     return jobs.filter((job) => rows.has(job.row));
   }
 
+  async setAsideCount(campaignId: string): Promise<number> {
+    return this.#redis.hlen(this.#requeueKey(campaignId));
+  }
+
   async takeRequeued(campaignId: string, cursor: string): Promise<{ cursor: string; entries: RequeueEntry[] }> {
     const [next, flat] = await this.#redis.hscan(this.#requeueKey(campaignId), cursor, 'COUNT', 500);
     const entries: RequeueEntry[] = [];

@@ -106,7 +106,9 @@ describe('queue sweep for pause and cancel (real Redis, real BullMQ)', () => {
     expect((await ledger.status('sw-1'))?.state).toBe('running');
 
     // Resume puts every row back under its new job ID.
-    expect(await controls.resume('sw')).toEqual({ wasPaused: true, requeued: 2510 });
+    const requeueProgress: { enqueued: number; total: number }[] = [];
+    expect(await controls.resume('sw', (p) => requeueProgress.push(p))).toEqual({ wasPaused: true, requeued: 2510 });
+    expect(requeueProgress.at(-1)).toEqual({ enqueued: 2510, total: 2510 });
     const after = await waitingIds();
     expect(after.filter(isOther)).toEqual(othersBefore);
     expect(after.filter((id) => /^sw-\d+-r1$/.test(id))).toHaveLength(2510);

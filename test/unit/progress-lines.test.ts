@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { sweepProgressPrinter } from '../../workers/sweep-progress.js';
+import { requeueProgressPrinter, sweepProgressPrinter } from '../../workers/progress-lines.js';
 
-describe('sweepProgressPrinter', () => {
+describe('progress lines of the operator commands', () => {
   afterEach(() => {
     vi.useRealTimers();
   });
@@ -28,5 +28,14 @@ describe('sweepProgressPrinter', () => {
     vi.setSystemTime(5000);
     print({ scanned: 1200, total: 1000, setAside: 0, removed: 0 });
     expect(lines[0]).toContain('(100 %)');
+  });
+
+  it('resume and retry: rows put back so far, of those set aside', () => {
+    vi.useFakeTimers({ now: 0 });
+    const lines: string[] = [];
+    const print = requeueProgressPrinter((line) => lines.push(line));
+    vi.setSystemTime(2500);
+    print({ enqueued: 250_000, total: 1_000_000 });
+    expect(lines).toEqual(['putting rows back in the queue: 250,000 of 1,000,000 (25 %)']);
   });
 });

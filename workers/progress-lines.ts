@@ -1,0 +1,38 @@
+import type { RequeueProgress, SweepProgress } from '../src/campaigns/campaign-controls.js';
+
+/** How often long work says how far it got; work shorter than this prints nothing. */
+const EVERY_MS = 2000;
+
+type Write = (line: string) => void;
+const toStderr: Write = (line) => process.stderr.write(`${line}\n`);
+const n = (value: number): string => value.toLocaleString('en-US');
+const share = (done: number, total: number): number => (total === 0 ? 100 : Math.min(100, Math.floor((100 * done) / total)));
+
+/**
+ * Progress lines on stderr for the operator commands that walk a whole queue or campaign
+ * (pause, cancel, resume, retry): on a million rows they run for tens of seconds, and an
+ * operator should see them move, not wonder whether to press Ctrl-C. (Pressing it is safe:
+ * each step can be run again, see CampaignControls.)
+ */
+function throttled<T>(format: (progress: T) => string, write: Write): (progress: T) => void {
+  let last = Date.now();
+  return (progress) => {
+    const now = Date.now();
+    if (now - last < EVERY_MS) return;
+    last = now;
+    write(format(progress));
+  };
+}
+
+export function sweepProgressPrinter(write: Write = toStderr): (progress: SweepProgress) => void {
+  return throttled(
+    (p) =>
+      `sweeping the queue: ${n(p.scanned)} of ${n(p.total)} entries looked at (${share(p.scanned, p.total)} %), ` +
+      `${n(p.setAside)} set aside, ${n(p.removed)} removed`,
+    write,
+  );
+}
+
+export function requeueProgressPrinter(write: Write = toStderr): (progress: RequeueProgress) => void {
+  return throttled((p) => `putting rows back in the queue: ${n(p.enqueued)} of ${n(p.total)} (${share(p.enqueued, p.total)} %)`, write);
+}
