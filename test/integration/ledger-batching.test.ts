@@ -1,10 +1,9 @@
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
-import type { IngestedRow } from '../../src/campaigns/ledger.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { phoneNumber } from '../support/csv-files.js';
+import { ingestQueuedCampaign } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
 /**
@@ -13,16 +12,6 @@ import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
  * check that each caller still gets exactly what a call of its own would have given it.
  * The spies only count the real script calls; they do not replace them.
  */
-
-function definition(id: string): CampaignDefinition {
-  return {
-    id,
-    createdAt: Date.now(),
-    phoneNumberId: '106540352242922',
-    plan: { name: 'order_update', language: 'en_US', parameterFormat: 'POSITIONAL', slots: [], bodyText: 'Hi' },
-    source: { file: 'test.csv', phoneColumn: 'phone', fixWhitespace: false },
-  };
-}
 
 function job(id: string, row: number, requeue?: number): SendJob {
   const base: SendJob = { campaignId: id, row, to: phoneNumber(row), values: [`Name${row}`] };
@@ -46,13 +35,6 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
     await redis.quit();
   });
 
-  async function campaign(ledger: RedisLedger, id: string, n: number): Promise<void> {
-    await ledger.createCampaign(definition(id));
-    const rows: IngestedRow[] = range(1, n).map((row) => ({ row, phone: phoneNumber(row), status: 'queued' }));
-    await ledger.recordIngested(id, rows);
-    await ledger.finishIngest(id);
-  }
-
   /** Counts the ledger's claim and settle script calls (the real ones still run). */
   function scriptCalls() {
     const commands = redis as unknown as Record<'cwClaim' | 'cwSettle', (...args: unknown[]) => Promise<unknown>>;
@@ -61,7 +43,7 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
 
   it('50 claims at once: one call; each caller gets its own outcome (claimed, settled, stale, a missing row rejects alone)', async () => {
     const ledger = new RedisLedger(redis, prefix);
-    await campaign(ledger, 'b1', 60);
+    await ingestQueuedCampaign(ledger, 'b1', 60);
     await ledger.claim(job('b1', 51));
     await ledger.settle(job('b1', 51), { status: 'sent', wamid: 'wamid.51' });
     const calls = scriptCalls();
@@ -84,7 +66,7 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
 
   it('the last 40 answers at once: one call, every row recorded, exactly one caller told it completed the campaign', async () => {
     const ledger = new RedisLedger(redis, prefix);
-    await campaign(ledger, 'b2', 40);
+    await ingestQueuedCampaign(ledger, 'b2', 40);
     await Promise.all(range(1, 40).map((row) => ledger.claim(job('b2', row))));
     const calls = scriptCalls();
 
@@ -108,7 +90,7 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
 
   it('a duplicate answer in the same call as the first: the first wins, the second changes nothing', async () => {
     const ledger = new RedisLedger(redis, prefix);
-    await campaign(ledger, 'b3', 2);
+    await ingestQueuedCampaign(ledger, 'b3', 2);
     await ledger.claim(job('b3', 1));
     const [first, second] = await Promise.all([
       ledger.settle(job('b3', 1), { status: 'sent', wamid: 'wamid.first' }),
@@ -121,7 +103,7 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
 
   it('the error-spike brake inside one call: the answer that tips it (3rd failure of 10) is the one told it paused the campaign', async () => {
     const ledger = new RedisLedger(redis, prefix, { autoPause: { window: 10, failureShare: 0.2 } });
-    await campaign(ledger, 'b4', 20);
+    await ingestQueuedCampaign(ledger, 'b4', 20);
     await Promise.all(range(1, 8).map((row) => ledger.claim(job('b4', row))));
     const fail = { status: 'failed', errorCode: '132000', errorDetail: 'Number of parameters does not match' } as const;
 
@@ -140,8 +122,8 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
 
   it('two campaigns in the same turn: one call each, each with its own keys', async () => {
     const ledger = new RedisLedger(redis, prefix);
-    await campaign(ledger, 'x', 3);
-    await campaign(ledger, 'y', 3);
+    await ingestQueuedCampaign(ledger, 'x', 3);
+    await ingestQueuedCampaign(ledger, 'y', 3);
     const calls = scriptCalls();
     const claims = await Promise.all([1, 2, 3].flatMap((row) => [ledger.claim(job('x', row)), ledger.claim(job('y', row))]));
     expect(claims.every((c) => c.outcome === 'claimed')).toBe(true);

@@ -5,6 +5,7 @@ import type { IngestedRow } from '../../src/campaigns/ledger.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
 import { RedisLedger, type AutoPauseSettings } from '../../src/redis/redis-ledger.js';
 import { phoneNumber } from '../support/csv-files.js';
+import { ledgerTestDefinition } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
 /**
@@ -16,15 +17,7 @@ import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 const ID = 'ctl';
 const TOKEN_DETAIL = 'Error validating access token: Session has expired.';
 
-function definition(id = ID): CampaignDefinition {
-  return {
-    id,
-    createdAt: Date.now(),
-    phoneNumberId: '106540352242922',
-    plan: { name: 'order_update', language: 'en_US', parameterFormat: 'POSITIONAL', slots: [], bodyText: 'Hi' },
-    source: { file: 'test.csv', phoneColumn: 'phone', fixWhitespace: false },
-  };
-}
+const definition = (id = ID): CampaignDefinition => ledgerTestDefinition(id);
 
 /** The producer's job for a row (requeue absent), or the job of its n-th requeue. */
 function job(row: number, requeue?: number, id = ID): SendJob {

@@ -1,13 +1,12 @@
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
 import { CampaignControls } from '../../src/campaigns/campaign-controls.js';
-import type { IngestedRow } from '../../src/campaigns/ledger.js';
 import { sendJobId, type SendJob } from '../../src/campaigns/send-job.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { BullSendQueue } from '../../src/queue/send-queue.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { phoneNumber } from '../support/csv-files.js';
+import { ingestQueuedCampaign } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
 /**
@@ -19,16 +18,6 @@ import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
  */
 
 const PHONE_NUMBER_ID = '106540352242922';
-
-function definition(id: string): CampaignDefinition {
-  return {
-    id,
-    createdAt: Date.now(),
-    phoneNumberId: PHONE_NUMBER_ID,
-    plan: { name: 'order_update', language: 'en_US', parameterFormat: 'POSITIONAL', slots: [], bodyText: 'Hi' },
-    source: { file: 'test.csv', phoneColumn: 'phone', fixWhitespace: false },
-  };
-}
 
 const job = (id: string, row: number): SendJob => ({ campaignId: id, row, to: phoneNumber(row), values: [`Name${row}`] });
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -54,11 +43,7 @@ describe('queue sweep for pause and cancel (real Redis, real BullMQ)', () => {
     await redis.quit();
   });
 
-  async function campaign(id: string, rows: number): Promise<void> {
-    await ledger.createCampaign(definition(id));
-    await ledger.recordIngested(id, range(1, rows).map((row): IngestedRow => ({ row, phone: phoneNumber(row), status: 'queued' })));
-    await ledger.finishIngest(id);
-  }
+  const campaign = (id: string, rows: number): Promise<void> => ingestQueuedCampaign(ledger, id, rows);
 
   async function delayed(id: string, rows: number[]): Promise<void> {
     await queue.queue.addBulk(rows.map((row) => ({ name: 'send', data: job(id, row), opts: { jobId: sendJobId(id, row), delay: 60_000 } })));
