@@ -71,6 +71,9 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
     backoffMs: config.send.backoffMs,
     logger,
   });
+  // Meta: on 131050 suppress the recipient for marketing (reference §8). Utility and
+  // authentication templates still reach them.
+  const optedOut = requirements.category === 'MARKETING' ? await ledger.optOuts(phoneNumberId) : undefined;
   try {
     const summary = await produceCampaign(
       { ledger, queue },
@@ -80,6 +83,7 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
         define,
         dryRun: options.dryRun === true,
         onRefused: (refused) => rejects.add(refused),
+        ...(optedOut === undefined ? {} : { optedOut }),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       },
     );

@@ -36,6 +36,14 @@ export type ClaimResult =
   /** A newer job owns this row (it was requeued): this one must do nothing. */
   | { outcome: 'stale' };
 
+/** Where an opt-out was learnt: the send that Meta answered with 131050. */
+export interface OptOutSource {
+  campaignId: string;
+  row: number;
+  /** ms since the epoch. */
+  at: number;
+}
+
 /** Why an operator command could not act on a campaign. */
 export type ControlRefusal = 'missing' | 'cancelled' | 'completed';
 
@@ -108,6 +116,8 @@ export interface CampaignLedger {
   requeued(campaignId: string, entries: readonly RequeueEntry[]): Promise<void>;
   /** Meta said the recipient stopped marketing messages (131050): remember it for this number. */
   recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void>;
+  /** Every recipient recorded as opted out of marketing on this number, with where it was learnt. */
+  optOuts(phoneNumberId: string): Promise<Map<string, OptOutSource>>;
   status(campaignId: string): Promise<CampaignStatus | undefined>;
   /** Rows in row order, in pages, for reports of any size. */
   rows(campaignId: string, pageSize?: number): AsyncIterable<RowRecord[]>;

@@ -3,7 +3,7 @@ import { AppError } from '../errors/app-error.js';
 import { openCsv, type CsvRecord } from '../csv/csv-records.js';
 import type { CampaignDefinition } from './campaign.js';
 import { resolveColumns } from './column-mapping.js';
-import type { CampaignLedger, IngestedRow } from './ledger.js';
+import type { CampaignLedger, IngestedRow, OptOutSource } from './ledger.js';
 import type { RejectionReason } from './rejection-reasons.js';
 import { checkRow, type RowRules } from './row-check.js';
 import type { SendJob, SendJobQueue } from './send-job.js';
@@ -62,6 +62,11 @@ export interface ProduceInput {
   chunkSize?: number;
   onProgress?: (rowsRead: number) => void;
   onRefused?: (refused: RefusedRow) => void;
+  /**
+   * Recipients not to send to (for a MARKETING template: those who stopped marketing
+   * messages, Meta 131050), each with where that was learnt. Their rows are skipped.
+   */
+  optedOut?: ReadonlyMap<string, OptOutSource>;
 }
 
 /**
@@ -150,6 +155,8 @@ export async function produceCampaign(
         } else if (firstRowOf.has(verdict.to)) {
           const detail = `same number as row ${firstRowOf.get(verdict.to) ?? '?'}, which is the one sent`;
           refuse(row, record.line, verdict.to, 'DUPLICATE_PHONE', detail, 'skipped');
+        } else if (input.optedOut?.has(verdict.to) === true) {
+          refuse(row, record.line, verdict.to, 'OPTED_OUT', optedOutDetail(input.optedOut.get(verdict.to)), 'skipped');
         } else {
           firstRowOf.set(verdict.to, row);
           summary.valid++;
@@ -168,6 +175,11 @@ export async function produceCampaign(
   } finally {
     source.close();
   }
+}
+
+function optedOutDetail(source: OptOutSource | undefined): string {
+  const learnt = source === undefined || source.at === 0 ? '' : ` (Meta answered 131050 to campaign ${source.campaignId} row ${source.row} on ${new Date(source.at).toISOString().slice(0, 10)})`;
+  return `the recipient stopped marketing messages from this business${learnt}; this is a MARKETING template, so it is not sent`;
 }
 
 /** Anything the CSV reader still throws (an I/O error mid-file) becomes an AppError saying where. */

@@ -12,6 +12,7 @@ export const REJECTION_REASONS = {
   MALFORMED_RECORD: 'the line cannot be read as CSV (for example an unclosed quote)',
   HEADER_LINK_INVALID: 'the header media link is not an https:// URL',
   DUPLICATE_PHONE: 'the same phone number appears earlier in this campaign (skipped, first row wins)',
+  OPTED_OUT: 'the recipient stopped marketing messages from this business (Meta 131050 on an earlier send); a MARKETING template is not sent to them',
 } as const;
 
 export type RejectionReason = keyof typeof REJECTION_REASONS;

@@ -12,6 +12,7 @@ import type {
   CampaignLedger,
   ClaimResult,
   IngestedRow,
+  OptOutSource,
   PauseResult,
   RequeueEntry,
   ResumeResult,
@@ -37,6 +38,10 @@ import {
   SETTLE_SHARED_ARGS,
 } from './ledger-scripts.js';
 import { TickBatch } from './tick-batch.js';
+import { z } from 'zod';
+import { safeJson } from '../cloud-api/graph-answers.js';
+
+const optOutSourceSchema = z.object({ campaignId: z.string(), row: z.number(), at: z.number() });
 
 type Arg = string | number;
 
@@ -318,7 +323,26 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void> {
-    await this.#redis.hset(`${this.#prefix}:optouts:${phoneNumberId}`, phone, JSON.stringify({ ...source, at: Date.now() }));
+    await this.#redis.hset(this.#optOutsKey(phoneNumberId), phone, JSON.stringify({ ...source, at: Date.now() }));
+  }
+
+  async optOuts(phoneNumberId: string): Promise<Map<string, OptOutSource>> {
+    const found = new Map<string, OptOutSource>();
+    let cursor = '0';
+    do {
+      const [next, flat] = await this.#redis.hscan(this.#optOutsKey(phoneNumberId), cursor, 'COUNT', 1000);
+      cursor = next;
+      for (let i = 0; i < flat.length; i += 2) {
+        const parsed = optOutSourceSchema.safeParse(safeJson(flat[i + 1] ?? ''));
+        // An entry this version cannot read still means the recipient opted out.
+        found.set(flat[i] ?? '', parsed.success ? parsed.data : { campaignId: '?', row: 0, at: 0 });
+      }
+    } while (cursor !== '0');
+    return found;
+  }
+
+  #optOutsKey(phoneNumberId: string): string {
+    return `${this.#prefix}:optouts:${phoneNumberId}`;
   }
 
   async status(campaignId: string): Promise<CampaignStatus | undefined> {
