@@ -86,7 +86,7 @@ export class CampaignControls {
     if (outcome === 'completed') throw conflict(campaignId, outcome, 'cancel');
     let cancelled = 0;
     for (const [from, to] of await this.#pages(campaignId)) {
-      cancelled += (await this.deps.ledger.cancelRows(campaignId, from, to)).length;
+      cancelled += await this.deps.ledger.cancelRows(campaignId, from, to);
     }
     // Every cancelled row's job now has nothing to do: out of the queue, so it takes no turn on the number.
     const { removed } = await (await this.#queue(campaignId)).sweep(campaignId, onProgress);

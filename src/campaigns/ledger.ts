@@ -99,7 +99,7 @@ export interface CampaignLedger {
   /** Stops the campaign for good; its queued rows are then cancelled with `cancelRows`. */
   cancel(campaignId: string): Promise<{ outcome: 'cancelled' } | { outcome: 'missing' | 'completed' }>;
   /** Cancels the queued rows among `fromRow..toRow`; returns the job IDs to remove from the queue. */
-  cancelRows(campaignId: string, fromRow: number, toRow: number): Promise<string[]>;
+  cancelRows(campaignId: string, fromRow: number, toRow: number): Promise<number>;
   /** Puts the chosen finished rows among `fromRow..toRow` back to queued, set aside to be enqueued. */
   markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<{ requeued: number; noPayload: number }>;
   /**

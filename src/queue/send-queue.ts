@@ -71,8 +71,8 @@ export class BullSendQueue implements ControlledQueue {
       redis,
       {
         ...campaignLedgerKeys(this.#options.prefix, campaignId),
-        wait: queue.keys.wait ?? queue.toKey('wait'),
-        delayed: queue.keys.delayed ?? queue.toKey('delayed'),
+        wait: queue.toKey('wait'),
+        delayed: queue.toKey('delayed'),
         jobKeyPrefix: queue.toKey(''),
       },
       campaignId,

@@ -270,8 +270,9 @@ return 'cancelled'`;
 
 /**
  * KEYS: campaign, rows, requeue. ARGV: first row, last row, now.
- * Queued rows in the range become cancelled. Returns {row, owner number} pairs, flat, so the
- * caller can remove their jobs; rows in flight keep their answer.
+ * Queued rows in the range become cancelled (their set-aside jobs are forgotten); rows in
+ * flight keep their answer. Returns how many were cancelled. Their jobs, now stale, leave the
+ * queue by the controls' sweep.
  */
 export const CANCEL_ROWS = `
 ${COMPLETE_IF_DONE}
@@ -280,7 +281,7 @@ local first, last = tonumber(ARGV[1]), tonumber(ARGV[2])
 local fields = {}
 for row = first, last do fields[#fields + 1] = tostring(row) end
 local values = redis.call('HMGET', KEYS[2], unpack(fields))
-local out = {}
+local cancelled = 0
 for i, json in ipairs(values) do
   if json then
     local rec = cjson.decode(json)
@@ -288,13 +289,12 @@ for i, json in ipairs(values) do
       move(KEYS[1], rec, 'cancelled')
       redis.call('HSET', KEYS[2], fields[i], cjson.encode(rec))
       redis.call('HDEL', KEYS[3], fields[i])
-      out[#out + 1] = fields[i]
-      out[#out + 1] = tostring(rec.k or 0)
+      cancelled = cancelled + 1
     end
   end
 end
 completeIfDone(KEYS[1], ARGV[3])
-return out`;
+return cancelled`;
 
 /**
  * KEYS: campaign, rows, requeue, payloads. ARGV: first row, last row, codes (comma-joined,

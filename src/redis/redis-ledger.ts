@@ -20,7 +20,7 @@ import type {
   SettleResult,
   Settlement,
 } from '../campaigns/ledger.js';
-import { sendJobId, sendJobSchema, type SendJob } from '../campaigns/send-job.js';
+import { sendJobSchema, type SendJob } from '../campaigns/send-job.js';
 import {
   CANCEL,
   CANCEL_ROWS,
@@ -54,7 +54,7 @@ interface LedgerCommands {
   cwPause(campaign: string, reason: string, now: number): Promise<string>;
   cwResume(campaign: string, recent: string): Promise<string>;
   cwCancel(campaign: string): Promise<string>;
-  cwCancelRows(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<string[]>;
+  cwCancelRows(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<number>;
   cwMarkForRetry(campaign: string, rows: string, requeue: string, payloads: string, ...args: Arg[]): Promise<[number, number]>;
   cwForgetRequeued(requeue: string, ...args: Arg[]): Promise<number>;
   cwParkWaiting(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<string[]>;
@@ -261,8 +261,8 @@ export class RedisLedger implements CampaignLedger {
     return { outcome } as { outcome: 'cancelled' } | { outcome: 'missing' | 'completed' };
   }
 
-  async cancelRows(campaignId: string, fromRow: number, toRow: number): Promise<string[]> {
-    const flat = await this.#redis.cwCancelRows(
+  async cancelRows(campaignId: string, fromRow: number, toRow: number): Promise<number> {
+    return this.#redis.cwCancelRows(
       this.#campaignKey(campaignId),
       this.#rowsKey(campaignId),
       this.#requeueKey(campaignId),
@@ -270,9 +270,6 @@ export class RedisLedger implements CampaignLedger {
       toRow,
       Date.now(),
     );
-    const jobIds: string[] = [];
-    for (let i = 0; i < flat.length; i += 2) jobIds.push(sendJobId(campaignId, Number(flat[i]), Number(flat[i + 1])));
-    return jobIds;
   }
 
   async markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<{ requeued: number; noPayload: number }> {
