@@ -258,11 +258,18 @@ function notFound(id: string): Error {
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  // Expected failures print one clear message; anything else is a bug and keeps its stack.
-  if (isAppError(error)) {
-    console.error(`campaign: ${(error as Error).message}`);
-  } else {
-    console.error(error);
-  }
+  console.error(describeFailure(error));
   process.exitCode = 1;
+}
+
+/**
+ * One line (or a few) for the operator, always with a stable code and never a stack trace:
+ * an expected failure is an AppError; anything else is a bug, said plainly, and its stack is
+ * printed only with LOG_LEVEL=debug.
+ */
+function describeFailure(error: unknown): string {
+  if (isAppError(error)) return `campaign: ${error.code}: ${error.message}`;
+  const message = error instanceof Error ? error.message : String(error);
+  const stack = process.env.LOG_LEVEL === 'debug' && error instanceof Error && error.stack !== undefined ? `\n${error.stack}` : '';
+  return `campaign: INTERNAL_ERROR: ${message} (a bug: please report it with the command; LOG_LEVEL=debug shows where it failed)${stack}`;
 }

@@ -81,7 +81,7 @@ describe('campaign controls through the CLI', () => {
     for (const args of [['resume', 'ctl-1'], ['pause', 'ctl-1'], ['retry', 'ctl-1']]) {
       const refused = await runCli(args, env);
       expect(refused.code, args.join(' ')).toBe(1);
-      expect(refused.stderr).toMatch(/campaign: Cannot \w+ campaign ctl-1: it is cancelled/);
+      expect(refused.stderr).toMatch(/campaign: CAMPAIGN_STATE_CONFLICT: Cannot \w+ campaign ctl-1: it is cancelled/);
     }
   }, 60_000);
 
@@ -89,7 +89,7 @@ describe('campaign controls through the CLI', () => {
     for (const command of ['pause', 'resume', 'cancel', 'retry']) {
       const result = await runCli([command, 'no-such-campaign'], env);
       expect(result.code, command).toBe(1);
-      expect(result.stderr).toMatch(/campaign: No campaign no-such-campaign under this QUEUE_PREFIX/);
+      expect(result.stderr).toMatch(/campaign: CAMPAIGN_NOT_FOUND: No campaign no-such-campaign under this QUEUE_PREFIX/);
     }
   }, 60_000);
 });
