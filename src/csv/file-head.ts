@@ -1,6 +1,9 @@
 import { isUtf8 } from 'node:buffer';
-import { open, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { AppError } from '../errors/app-error.js';
+import { refuseKnownNonCsv } from './file-format.js';
+import { refuseIfNotRegular } from './file-kind.js';
 
 /** Bytes read before parsing: enough for any real header line, and for the encoding check. */
 export const HEAD_BYTES = 64 * 1024;
@@ -8,22 +11,40 @@ export const HEAD_BYTES = 64 * 1024;
 const SAVE_AS_UTF8 = 'save it as UTF-8 (in Excel: Save As → "CSV UTF-8 (Comma delimited)")';
 
 /**
- * Opens the file and reads its first bytes, refusing what cannot be read as UTF-8 text before
- * a row is taken from it: a UTF-16 file (Excel's "Unicode Text"), or one in a legacy encoding
- * such as Windows-1252 (Excel's plain "CSV" on Windows), whose names would arrive garbled.
+ * Non-blocking open: should the path become a FIFO between our `stat` and `open`, opening it
+ * returns at once instead of waiting for a writer (the `fstat` after it then refuses it).
+ * It changes nothing for a regular file. Windows has no such flag.
+ */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * Opens the file and reads its first bytes, refusing, before a row is taken from it:
+ * - what is not a regular file (a FIFO, /dev/zero, a directory, a socket), checked with
+ *   `stat` before opening, because opening a FIFO blocks and /dev/zero never ends;
+ * - known formats that are not CSV (an image, an xlsx/ZIP, a PDF, an HTML page);
+ * - what cannot be read as UTF-8 text: a UTF-16 file (Excel's "Unicode Text"), or one in a
+ *   legacy encoding such as Windows-1252 (Excel's plain "CSV" on Windows), whose names
+ *   would arrive garbled.
  * The caller owns the handle.
  */
 export async function openWithHead(path: string): Promise<{ handle: FileHandle; head: Buffer }> {
+  try {
+    refuseIfNotRegular(path, await stat(path));
+  } catch (error) {
+    throw error instanceof AppError ? error : unreadable(path, error);
+  }
   let handle: FileHandle;
   try {
-    handle = await open(path, 'r');
+    handle = await open(path, OPEN_FLAGS);
   } catch (error) {
     throw unreadable(path, error);
   }
   try {
+    refuseIfNotRegular(path, await handle.stat());
     const buffer = Buffer.alloc(HEAD_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
     const head = buffer.subarray(0, bytesRead);
+    refuseKnownNonCsv(path, head);
     checkEncoding(path, head, bytesRead < HEAD_BYTES);
     return { handle, head };
   } catch (error) {

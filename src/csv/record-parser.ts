@@ -1,179 +1,196 @@
-import type { TransformCallback } from 'node:stream';
-import { Parser, type CsvError } from 'csv-parse';
-import { malformedProblem, type MalformedStart } from './malformed.js';
+import { LINE_DONE, LINE_OPEN, newBuild, scanLine, type Failure, type FailureKind, type RecordBuild } from './line-fields.js';
+import { LineSplitter, type LineBreak } from './line-splitter.js';
+import { FIELD_LIMIT, RECORD_LIMIT } from './limits.js';
+import { lineProblem, spanProblem, type MalformedReason } from './malformed.js';
+import { Utf8Text } from './utf8-text.js';
 
 /**
- * One record of the file, in file order. `line` is the 1-based physical line where the record
- * starts (blank lines and line breaks inside quoted fields count).
+ * One record of the file, in file order. `line` is the 1-based physical line where the
+ * record starts (the header is line 1 when nothing precedes it; blank lines and line breaks
+ * inside quoted fields count). A malformed record carries the reason the producer records
+ * and a problem text that says what is wrong, where, and how to fix it, with no field value.
  */
-export type CsvRecord = { kind: 'row'; fields: string[]; line: number } | { kind: 'malformed'; line: number; problem: string };
+export type CsvRecord =
+  | { kind: 'row'; fields: string[]; line: number }
+  | { kind: 'malformed'; line: number; problem: string; reason: MalformedReason };
 
-/** What csv-parse pushes with `raw: true`. */
-interface RawRecord {
-  record: string[];
-  raw: string;
+/** A line kept while a record that spans lines is read: it is read again if that record fails. */
+interface HeldLine {
+  text: string;
+  ending: LineBreak;
+  dropped: number;
+  badBytes: boolean;
+  line: number;
 }
 
-const CR = 0x0d;
-const LF = 0x0a;
-const CR_BYTE = Buffer.from([CR]);
-
-/** A record csv-parse refused, until we know where it ends. */
-interface OpenMalformed extends MalformedStart {
-  /** csv-parse's `empty_lines` at the last error: blank lines after that are not part of the record. */
-  emptyLinesAtLastError: number;
+/** A record whose quoted field ran past the end of its first line. */
+interface OpenRecord {
+  build: RecordBuild;
+  start: number;
+  /** The field whose quote is open at the end of the first line. */
+  quoteField: number;
+  /** The lines after the first that the record has taken so far. */
+  held: HeldLine[];
+  chars: number;
+  badBytes: boolean;
 }
 
 /**
- * csv-parse, turned into a stream of {@link CsvRecord}s:
+ * Bytes of a CSV file → records, with a small state machine of our own.
  *
- * - Line numbers without csv-parse's `info`/`on_record` (both copy its info object per record,
- *   ~1.7× the parse time). csv-parse's live `this.info.lines` is read as each record is pushed;
- *   the record started that many line breaks earlier than where it ends (`raw` says how many).
- *   `raw` (~+10% parse time) is the only public way to know where a record csv-parse skips
- *   starts: its `skip` event gives the text read so far.
- *   CRLF is turned into LF before parsing, because csv-parse counts a CRLF inside a quoted
- *   field as two lines (so the values carry `\n` where the file had `\r\n`).
- * - A record csv-parse cannot parse is skipped by csv-parse (`skip_records_with_error`) and
- *   becomes one `malformed` record, in order, with the line where it starts; reading goes on.
- *   csv-parse may report several errors for one record: they share the start line.
- * - Rows whose fields are all empty (blank lines with spaces, `;;;` as Excel writes empty rows)
- *   are skipped like blank lines.
+ * Not csv-parse: with `skip_records_with_error` it drops the records after a stray quote
+ * without a word, lets an unclosed quote swallow the lines after it into one record (the
+ * recipients on them vanish), and with `ltrim` it corrupts fields that start with a no-break
+ * space into "bytes that are not UTF-8". Here every record of the file gets exactly one
+ * answer, in file order.
  *
- * Not `trim`/`rtrim`: with `skip_records_with_error`, text after a closing quote then a space
- * (`"a" b`) makes csv-parse 7 drop the rest of the chunk without a word. `ltrim` is safe and
- * lets `a, "b, c"` parse; values keep trailing spaces (the row check trims).
+ * Recovery: a quoted field may span lines (Excel writes line breaks in cells that way), but
+ * only if the record it is part of then parses cleanly, with as many fields as the header.
+ * When such a record turns out malformed (text after its closing quote, a stray quote later
+ * on, a field or record over the limits, the end of the file), its quote is taken as one that
+ * was never closed: only its FIRST line is a malformed record, and the lines after it are read
+ * again as records of their own. The look-ahead is bounded by RECORD_LIMIT, so memory stays
+ * bounded and a broken quote costs one line, not the rest of the file.
+ *
+ * Feed it with `write(bytes)` and `end()`; each returns the records completed so far.
  */
-export class RecordParser extends Parser {
-  #heldCr = false;
-  #open: OpenMalformed | undefined;
+export class RecordParser {
+  readonly #text = new Utf8Text();
+  readonly #lines: LineSplitter;
+  readonly #delimiter: string;
+  readonly #delimiterCode: number;
+  /** Fields of the first row (the header): a record that spans lines must have as many. */
+  #expected: number | undefined;
+  #lineCount = 0;
+  #out: CsvRecord[] = [];
+  #open: OpenRecord | undefined;
+  /** Lines to read again, in order, after a record that spanned them failed. */
+  #reread: HeldLine[] = [];
 
   constructor(delimiter: string) {
-    super({
-      delimiter,
-      bom: true,
-      ltrim: true,
-      raw: true,
-      relax_column_count: true,
-      skip_empty_lines: true,
-      skip_records_with_error: true,
-    });
-    // csv-parse emits `skip` synchronously, between the pushes of the records around it.
-    this.on('skip', (error: CsvError, raw: string | undefined) => this.#onSkip(error, raw ?? ''));
-  }
-
-  override _transform(chunk: Buffer, encoding: BufferEncoding, callback: TransformCallback): void {
-    super._transform(this.#crlfToLf(chunk), encoding, callback);
-  }
-
-  override _flush(callback: TransformCallback): void {
-    if (!this.#heldCr) {
-      super._flush(callback);
-      return;
-    }
-    this.#heldCr = false;
-    super._transform(CR_BYTE, 'utf8', (error?: Error | null) => (error ? callback(error) : super._flush(callback)));
-  }
-
-  override push(chunk: unknown, encoding?: BufferEncoding): boolean {
-    if (chunk === null) {
-      // As if a record started after csv-parse's last line (a final line break is counted as a blank line).
-      this.#closeMalformed(this.info.lines + 1, this.info.empty_lines);
-      return super.push(null, encoding);
-    }
-    const { record, raw } = chunk as RawRecord;
-    const line = startLine(this.info.lines, raw);
-    if (this.#open !== undefined) this.#closeMalformed(line, this.info.empty_lines);
-    if (raw.includes('\uFFFD')) {
-      const problem = 'contains bytes that are not UTF-8 (they would show as �); save the file as UTF-8, e.g. "CSV UTF-8" in Excel';
-      return super.push({ kind: 'malformed', line, problem } satisfies CsvRecord);
-    }
-    if (isBlank(record)) return true;
-    return super.push({ kind: 'row', fields: record, line } satisfies CsvRecord);
-  }
-
-  #onSkip(error: CsvError, raw: string): void {
-    const line = startLine(this.info.lines, raw);
-    const open = this.#open;
-    if (open !== undefined && open.line === line) {
-      open.lastErrorLine = this.info.lines;
-      open.emptyLinesAtLastError = this.info.empty_lines;
-      open.reachedEnd ||= error.code === 'CSV_QUOTE_NOT_CLOSED';
-      return;
-    }
-    if (open !== undefined) this.#closeMalformed(line, this.info.empty_lines);
-    this.#open = {
-      line,
-      code: error.code,
-      field: typeof error.index === 'number' ? error.index + 1 : undefined,
-      message: error.message,
-      firstErrorLine: this.info.lines,
-      lastErrorLine: this.info.lines,
-      emptyLinesAtLastError: this.info.empty_lines,
-      reachedEnd: error.code === 'CSV_QUOTE_NOT_CLOSED',
-    };
-  }
-
-  /**
-   * Pushes the open malformed record, now that the next record starts at `nextLine`. It ends
-   * before that record and before the blank lines csv-parse counted since its last error.
-   */
-  #closeMalformed(nextLine: number, emptyLines: number): void {
-    const open = this.#open;
-    if (open === undefined) return;
-    this.#open = undefined;
-    const lastLine = open.reachedEnd ? open.lastErrorLine : Math.max(open.lastErrorLine, nextLine - 1 - (emptyLines - open.emptyLinesAtLastError));
-    super.push({ kind: 'malformed', line: open.line, problem: malformedProblem(open, lastLine) } satisfies CsvRecord);
-  }
-
-  /** Drops the CR of every CRLF; a CR that ends a chunk waits for the next one. */
-  #crlfToLf(chunk: Buffer): Buffer {
-    let buf = this.#heldCr ? Buffer.concat([CR_BYTE, chunk]) : chunk;
-    this.#heldCr = buf.length > 0 && buf[buf.length - 1] === CR;
-    if (this.#heldCr) buf = buf.subarray(0, buf.length - 1);
-    let cr = buf.indexOf(CR);
-    if (cr === -1) return buf;
-    const out = Buffer.allocUnsafe(buf.length);
-    let written = 0;
-    let from = 0;
-    while (cr !== -1) {
-      if (buf[cr + 1] === LF) {
-        written += buf.copy(out, written, from, cr);
-        from = cr + 1;
+    this.#delimiter = delimiter;
+    this.#delimiterCode = delimiter.charCodeAt(0);
+    this.#lines = new LineSplitter((text, ending, dropped, badBytes) => {
+      this.#take(text, ending, dropped, badBytes, ++this.#lineCount);
+      while (this.#reread.length > 0) {
+        const held = this.#reread.shift() as HeldLine;
+        this.#take(held.text, held.ending, held.dropped, held.badBytes, held.line);
       }
-      cr = buf.indexOf(CR, cr + 1);
+    });
+  }
+
+  /** Physical lines read so far. */
+  get lines(): number {
+    return this.#lineCount;
+  }
+
+  write(bytes: Uint8Array): CsvRecord[] {
+    this.#lines.push(this.#text.decode(bytes));
+    return this.#drain();
+  }
+
+  end(): CsvRecord[] {
+    this.#lines.push(this.#text.end());
+    this.#lines.end();
+    // The file ended inside a quote: each failure rejects one line and reads the rest again.
+    while (this.#open !== undefined) {
+      const open = this.#open;
+      this.#failOpen(open, this.#failure('unclosed', open.quoteField, true), open.held.at(-1)?.line ?? open.start);
+      while (this.#reread.length > 0) {
+        const held = this.#reread.shift() as HeldLine;
+        this.#take(held.text, held.ending, held.dropped, held.badBytes, held.line);
+      }
     }
-    written += buf.copy(out, written, from);
-    return out.subarray(0, written);
+    return this.#drain();
+  }
+
+  #drain(): CsvRecord[] {
+    const out = this.#out;
+    this.#out = [];
+    return out;
+  }
+
+  #take(text: string, ending: LineBreak, dropped: number, badBytes: boolean, line: number): void {
+    if (this.#open !== undefined) {
+      this.#continue(this.#open, { text, ending, dropped, badBytes, line });
+      return;
+    }
+    if (dropped === 0 && text.indexOf('"') === -1) {
+      // The usual line: no quote, so splitting on the delimiter is the whole parse.
+      if (text.length === 0) return;
+      const fields = text.split(this.#delimiter);
+      if (text.length > FIELD_LIMIT) {
+        const long = fields.findIndex((field) => field.length > FIELD_LIMIT);
+        if (long !== -1) return this.#malformed(line, lineProblem(this.#failure('field-too-long', long + 1, false, fields[long]?.length ?? 0), line));
+      }
+      this.#complete(fields, line, badBytes);
+      return;
+    }
+    const build = newBuild();
+    const outcome = scanLine(build, text, ending, dropped, this.#delimiter, this.#delimiterCode);
+    const wholeLength = dropped > 0 ? text.length + dropped : undefined;
+    if (build.failure !== undefined) return this.#malformed(line, lineProblem(build.failure, line, wholeLength));
+    if (dropped > 0) {
+      return this.#malformed(line, lineProblem(this.#failure('record-too-long', build.fields.length + 1, true, RECORD_LIMIT), line, wholeLength));
+    }
+    if (outcome === LINE_OPEN) {
+      this.#open = { build, start: line, quoteField: build.fields.length + 1, held: [], chars: text.length + 1, badBytes };
+      return;
+    }
+    this.#complete(build.fields, line, badBytes);
+  }
+
+  #continue(open: OpenRecord, held: HeldLine): void {
+    open.held.push(held);
+    open.chars += held.text.length + held.dropped + 1;
+    open.badBytes ||= held.badBytes;
+    if (held.dropped > 0 || open.chars > RECORD_LIMIT) {
+      return this.#failOpen(open, this.#failure('record-too-long', open.build.fields.length + 1, true, open.chars), held.line);
+    }
+    const outcome = scanLine(open.build, held.text, held.ending, 0, this.#delimiter, this.#delimiterCode);
+    if (outcome === LINE_OPEN) return;
+    if (open.build.failure !== undefined) return this.#failOpen(open, open.build.failure, held.line);
+    const { fields } = open.build;
+    if (outcome === LINE_DONE && this.#expected !== undefined && fields.length !== this.#expected) {
+      return this.#failOpen(open, this.#failure('field-count', fields.length, false), held.line, { found: fields.length, expected: this.#expected });
+    }
+    this.#open = undefined;
+    this.#complete(fields, open.start, open.badBytes);
+  }
+
+  /** Rejects the first line of a record that spanned lines, and reads the lines after it again. */
+  #failOpen(open: OpenRecord, failure: Failure, end: number, counts: { found?: number; expected?: number } = {}): void {
+    this.#open = undefined;
+    const problem = open.held.length === 0 ? lineProblem(failure, open.start).problem : spanProblem(failure, { start: open.start, quoteField: open.quoteField, end, ...counts });
+    this.#malformed(open.start, { reason: 'MALFORMED_RECORD', problem });
+    this.#reread.unshift(...open.held);
+  }
+
+  /** A record read cleanly: a row, unless it holds bad bytes or nothing at all. */
+  #complete(fields: string[], line: number, badBytes: boolean): void {
+    if (badBytes) {
+      const field = fields.findIndex((value) => value.includes('\uFFFD'));
+      this.#malformed(line, lineProblem(this.#failure('not-utf8', field === -1 ? 1 : field + 1, false), line));
+      return;
+    }
+    if (isBlank(fields)) return;
+    this.#expected ??= fields.length;
+    this.#out.push({ kind: 'row', fields, line });
+  }
+
+  #malformed(line: number, { reason, problem }: { reason: MalformedReason; problem: string }): void {
+    this.#out.push({ kind: 'malformed', line, problem, reason });
+  }
+
+  #failure(kind: FailureKind, field: number, inQuotes: boolean, length = 0): Failure {
+    return { kind, field, length, atLeast: kind === 'record-too-long', inQuotes };
   }
 }
 
+/** Every field empty or spaces: a blank line, or `;;;` as Excel writes an empty row. */
 function isBlank(fields: readonly string[]): boolean {
-  for (const field of fields) if (field !== '') return false;
-  return true;
-}
-
-/**
- * The line where the record in `raw` starts. `lines` is csv-parse's line counter as it stands
- * at the end of `raw`; it has counted every line break in `raw` except a last one (the record
- * delimiter, or a break just before the end of the file). `raw` may begin with blank lines.
- */
-export function startLine(lines: number, raw: string): number {
-  const lf = raw.indexOf('\n');
-  if ((lf === -1 || lf === raw.length - 1) && !raw.includes('\r')) return lines; // one line: the usual case
-  let end = raw.length;
-  if (end > 0 && isBreak(raw.charCodeAt(end - 1))) end--;
-  let bodyStart = 0;
-  for (let i = 0; i < end; i++) {
-    const char = raw.charCodeAt(i);
-    if (isBreak(char)) bodyStart = i + 1;
-    else if (String.fromCharCode(char).trim() !== '') break;
+  for (const field of fields) {
+    if (field.length > 0 && field.trim() !== '') return false;
   }
-  let breaks = 0;
-  for (let i = bodyStart; i < end; i++) if (isBreak(raw.charCodeAt(i))) breaks++;
-  return lines - breaks;
-}
-
-function isBreak(char: number): boolean {
-  return char === LF || char === CR;
+  return true;
 }

@@ -70,14 +70,17 @@ describe('an Excel export: BOM, CRLF, ";", quoted line breaks, non-Latin names',
     expect(records).toStrictEqual([row(2, '+1', 'a\nb\nc'), row(5, '+2', 'x')]);
   });
 
-  it('an unclosed quote in a CRLF file: one malformed record at its line, later lines numbered right', async () => {
+  it('an unclosed quote in a CRLF file: its line is malformed, the lines after it are rows with the right numbers', async () => {
     const records = await all(await openCsv(csvFile('\ufeffphone;name\r\n+1;"Ana\r\n+2;Bob\r\n+3;"Carl"\r\n+4;Dan\r\n')));
 
     expect(records.map((r) => [r.kind, r.line])).toStrictEqual([
       ['malformed', 2],
+      ['row', 3],
+      ['row', 4],
       ['row', 5],
     ]);
-    expect(records[0]).toHaveProperty('problem', expect.stringContaining('lines 2–4 were read as this one record'));
+    expect(records[0]).toHaveProperty('problem', expect.stringContaining('line 2 is rejected and lines 3–4 are read again as records of their own'));
+    expect(records.slice(1)).toStrictEqual([row(3, '+2', 'Bob'), row(4, '+3', 'Carl'), row(5, '+4', 'Dan')]);
   });
 });
 
@@ -158,11 +161,18 @@ describe('encodings', () => {
   });
 
   it('a multi-byte character cut by the end of the first 64 KiB is not mistaken for a bad encoding', async () => {
-    const prefix = 'phone,name\n+1,';
-    const name = '😀'.repeat(20_000); // 4 bytes each
-    expect((HEAD_BYTES - prefix.length) % 4).not.toBe(0); // the head ends inside an emoji
-    const records = await all(await openCsv(csvFile(`${prefix}${name}\n`)));
+    // Rows of 1,000 emoji (4 bytes, 2 UTF-16 units each: under the 4,096 field limit).
+    const header = 'phone,name\n';
+    const name = '😀'.repeat(1_000);
+    const line = `+1,${name}\n`;
+    const rowBytes = Buffer.byteLength(line);
+    const offsetInRow = (HEAD_BYTES - header.length) % rowBytes;
+    expect(offsetInRow).toBeGreaterThan(3); // the head ends inside the name…
+    expect((offsetInRow - 3) % 4).not.toBe(0); // …and inside an emoji
+    const rows = Math.ceil(HEAD_BYTES / rowBytes) + 2;
+    const records = await all(await openCsv(csvFile(header + line.repeat(rows))));
 
-    expect(records).toStrictEqual([row(2, '+1', name)]);
+    expect(records).toHaveLength(rows);
+    expect(records.every((record, i) => record.kind === 'row' && record.line === i + 2 && record.fields[1] === name)).toBe(true);
   });
 });

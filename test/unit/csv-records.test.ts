@@ -37,11 +37,11 @@ describe('openCsv: header and rows', () => {
     expect(await all(source)).toStrictEqual([row(2, '+14155550123', 'Ana', 'A1'), row(3, '+5511987654321', 'João', 'B2')]);
   });
 
-  it('trims header names; values lose leading spaces only (the row check trims the rest)', async () => {
+  it('trims header names; unquoted values are kept as written (the row check trims them)', async () => {
     const source = await openCsv(csvFile(' phone , name \n +14155550123 , Ana \n'));
 
     expect(source.header).toStrictEqual(['phone', 'name']);
-    expect(await all(source)).toStrictEqual([row(2, '+14155550123 ', 'Ana ')]);
+    expect(await all(source)).toStrictEqual([row(2, ' +14155550123 ', ' Ana ')]);
   });
 
   it('reads a quoted field after a space ("a, \\"b, c\\"") and keeps the spaces inside quotes', async () => {
@@ -105,23 +105,31 @@ describe('openCsv: header and rows', () => {
 });
 
 describe('openCsv: malformed records', () => {
-  it('an unclosed quote in the middle: one malformed record at its line, the rows around it intact', async () => {
+  it('an unclosed quote in the middle: only its line is malformed, the lines it would swallow are read on their own', async () => {
     const records = await read('phone,name\n+1,Ana\n+2,"Bob\n+3,Carl\n+4,"Dan"\n\n+5,Eve\n');
 
-    expect(records).toHaveLength(3);
-    expect(records[0]).toStrictEqual(row(2, '+1', 'Ana'));
-    expect(records[1]).toMatchObject({ kind: 'malformed', line: 3 });
-    expect(records[1]).toHaveProperty('problem', expect.stringMatching(/^unclosed quote: .*lines 3–5 were read as this one record; check the quoting on line 3$/));
-    expect(records[2]).toStrictEqual(row(7, '+5', 'Eve'));
+    expect(records).toStrictEqual([
+      row(2, '+1', 'Ana'),
+      {
+        kind: 'malformed',
+        line: 3,
+        reason: 'MALFORMED_RECORD',
+        problem: expect.stringMatching(/^unclosed quote in field 2: the quote opened on line 3 closes on line 5, .*line 3 is rejected and lines 4–5 are read again as records of their own; check the quoting on line 3/) as string,
+      },
+      row(4, '+3', 'Carl'),
+      row(5, '+4', 'Dan'),
+      row(7, '+5', 'Eve'),
+    ]);
   });
 
-  it('an unclosed quote that swallows the rest of the file is still one malformed record at its start', async () => {
-    const records = await read('phone,name\n+1,Ana\n+2,Ben\n+3,"Carl\n+4,Dan\n+5,Eve\n');
+  it('an unclosed quote that would swallow the rest of the file → the file is refused whole: CSV_UNCLOSED_QUOTE', async () => {
+    const path = csvFile('phone,name\n+1,Ana\n+2,Ben\n+3,"Carl\n+4,Dan\n+5,Eve\n');
+    const error = await rejection(openCsv(path));
 
-    expect(records.slice(0, 2)).toStrictEqual([row(2, '+1', 'Ana'), row(3, '+2', 'Ben')]);
-    expect(records).toHaveLength(3);
-    expect(records[2]).toMatchObject({ kind: 'malformed', line: 4 });
-    expect(records[2]).toHaveProperty('problem', expect.stringContaining('lines 4–6 (the rest of the file) were read as this one record'));
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: 'CSV_UNCLOSED_QUOTE' });
+    expect((error as Error).message).toContain(path);
+    expect((error as Error).message).toContain('a quote opens in field 2 on line 4 and is never closed: lines 4–6 (the rest of the file)');
   });
 
   it('a stray quote inside an unquoted field rejects that record only, once, with its line', async () => {
@@ -138,12 +146,12 @@ describe('openCsv: malformed records', () => {
     expect(records[0]).toHaveProperty('problem', expect.stringContaining('check the quoting on line 2'));
   });
 
-  it('text after a closing quote is malformed; the open quote it leaves is reported with it', async () => {
+  it('text after a closing quote makes that record malformed, and only that one', async () => {
     const records = await read('phone,name\n+1,"Ana" Lima\n+2,Ben\n+3,"Carl"\n+4,Dan\n');
 
-    expect(records[0]).toMatchObject({ kind: 'malformed', line: 2 });
-    expect(records[0]).toHaveProperty('problem', expect.stringMatching(/^text after a closing quote in field 2: .*lines 2–4 were read as this one record/));
-    expect(records.slice(1)).toStrictEqual([row(5, '+4', 'Dan')]);
+    expect(records[0]).toMatchObject({ kind: 'malformed', line: 2, reason: 'MALFORMED_RECORD' });
+    expect(records[0]).toHaveProperty('problem', expect.stringMatching(/^text after a closing quote in field 2: .*check the quoting on line 2$/));
+    expect(records.slice(1)).toStrictEqual([row(3, '+2', 'Ben'), row(4, '+3', 'Carl'), row(5, '+4', 'Dan')]);
   });
 
   it('a malformed record after multi-line records and blank lines still gets its own start line', async () => {
@@ -206,11 +214,11 @@ describe('openCsv: the file and its header', () => {
     expect((error as Error).cause).toMatchObject({ code: 'ENOENT' });
   });
 
-  it('a directory instead of a file → CSV_UNREADABLE', async () => {
+  it('a directory instead of a file → CSV_UNREADABLE, refused before it is opened', async () => {
     const error = await rejection(openCsv(dir));
 
     expect(error).toMatchObject({ code: 'CSV_UNREADABLE' });
-    expect((error as Error).cause).toMatchObject({ code: 'EISDIR' });
+    expect((error as Error).message).toBe(`${dir} is a directory, not a regular file; give the path of the .csv file itself. Nothing was created.`);
   });
 
   it('an invalid --delimiter → OPTION_INVALID before the file is opened', async () => {
@@ -247,15 +255,18 @@ describe('openCsv: streaming', () => {
     await probe.close();
     const realRead = fileHandle.read;
     let reads = 0;
+    let failAt = Infinity;
     const spy = vi.spyOn(fileHandle, 'read').mockImplementation(function (this: unknown, ...args: unknown[]) {
-      // 1: the head, 2: the first chunk, 3: fails
-      if (++reads === 3) return Promise.reject(Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' }));
+      if (++reads === failAt) return Promise.reject(Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' }));
       return realRead.apply(this, args);
     });
     const records: CsvRecord[] = [];
     let caught: unknown;
     try {
+      // openCsv reads the head, pre-scans the whole file, then reads the first chunk for the
+      // header; the chunk after the next one fails.
       const source = await openCsv(path);
+      failAt = reads + 2;
       try {
         for await (const record of source.records) records.push(record);
       } finally {
