@@ -1,8 +1,10 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { RequiredSetting } from '../src/config/config.js';
 import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { AppContext } from './app-context.js';
+import { followNpxParent } from './npx-parent.js';
 
 // Each command loads its own code when it runs: `send` does not pay for fastify and the
 // sandbox, which is start-up time and memory on every invocation.
@@ -46,7 +48,8 @@ program
   .option('--fix-whitespace', 'collapse line breaks, tabs and runs of spaces in values instead of rejecting the row')
   .option('--delimiter <char>', 'field delimiter: , ; | or tab (default: detected from the header)')
   .option('--phone-number-id <id>', 'send from this phone-number ID (default WHATSAPP_PHONE_NUMBER_ID)')
-  .option('--campaign <id>', 'add to this campaign ID (sending the same file again never duplicates a job)')
+  .option('--campaign <id>', 'add to this campaign ID, or continue its interrupted ingest (no row is sent twice; rows rejected before are checked again)')
+  .option('--allow-repeat', 'send even messages this number already sent to the recipient within DUPLICATE_WINDOW_HOURS (skipped as ALREADY_SENT otherwise)')
   .option('--templates <file>', 'approved templates from this Meta list JSON instead of the registry source')
   .option('--dry-run', 'check everything and print the summary; create no campaign and no job')
   .option('--json', 'print a JSON summary')
@@ -54,6 +57,9 @@ program
     const { runSend } = await import('./send-command.js');
     const { parseDelimiterOption } = await import('../src/csv/csv-records.js');
     const { summaryJson, summaryText } = await import('../src/cli/format.js');
+    const { ingestInterruptedError, ingestNotices, stopOnSignals } = await import('./send-notices.js');
+    const stop = stopOnSignals();
+    const notices = ingestNotices(file, process.argv.slice(2));
     const outcome = await withContext(async (context) => {
       const result = await runSend(context, {
         file,
@@ -72,10 +78,23 @@ program
         campaignId: o.campaign,
         templatesFile: o.templates,
         dryRun: o.dryRun,
+        allowRepeat: o.allowRepeat,
+        signal: stop.signal,
+        onStart: notices.onStart,
+        onProgress: notices.onProgress,
       });
       return { result, rate: context.config.send.rate };
-    });
+    }).finally(() => stop.release());
     console.log(o.json === true ? JSON.stringify(summaryJson(outcome.result, outcome.rate)) : summaryText(outcome.result, outcome.rate));
+    const stoppedAt = outcome.result.interruptedAtRow;
+    if (stoppedAt !== undefined) {
+      console.error(
+        outcome.result.dryRun
+          ? `campaign: INGEST_INTERRUPTED: dry run stopped at row ${stoppedAt}; nothing was created`
+          : `campaign: INGEST_INTERRUPTED: ${ingestInterruptedError(outcome.result.id, stoppedAt, file, process.argv.slice(2))}`,
+      );
+      process.exitCode = 130;
+    }
   });
 
 interface SendFlags {
@@ -94,6 +113,7 @@ interface SendFlags {
   campaign?: string;
   templates?: string;
   dryRun?: boolean;
+  allowRepeat?: boolean;
   json?: boolean;
 }
 
@@ -144,10 +164,14 @@ program
   .action(async (o: { json?: boolean }) => {
     const { statusJson, statusText } = await import('../src/cli/format.js');
     await withContext(async ({ ledger }) => {
+      const statuses = [];
       for (const id of await ledger.listCampaigns()) {
         const status = await ledger.status(id);
-        if (status !== undefined) console.log(o.json === true ? JSON.stringify(statusJson(status)) : statusText(status));
+        if (status !== undefined) statuses.push(status);
       }
+      // --json: one JSON array (empty when there are none), so it parses as one document.
+      if (o.json === true) console.log(JSON.stringify(statuses.map(statusJson)));
+      else console.log(statuses.length === 0 ? 'No campaigns under this QUEUE_PREFIX.' : statuses.map(statusText).join('\n'));
     });
   });
 
@@ -191,7 +215,7 @@ program
   .description('send chosen failed or unknown rows again (default: every failed row; unknown rows only with --unknown)')
   .argument('<id>', 'campaign ID')
   .option('--codes <codes>', 'only failed rows with these error codes, comma-separated, e.g. 131000,131016', list)
-  .option('--unknown', 'also rows whose outcome is unknown (they may have been delivered: check before resending)')
+  .option('--unknown', 'rows whose outcome is unknown (they may have been delivered: check before resending); alone: only those; with --codes: those and the failed rows with the codes')
   .action(async (id: string, o: { codes?: string[]; unknown?: boolean }) => {
     const { withControls } = await import('./control-command.js');
     const selection = {
@@ -256,10 +280,25 @@ function notFound(id: string): Error {
 }
 
 try {
+  followNpxParent();
+  loadDotEnv();
   await program.parseAsync(process.argv);
 } catch (error) {
   console.error(describeFailure(error));
   process.exitCode = 1;
+}
+
+/**
+ * Settings from `.env` in the working directory, when there is one; variables already set
+ * in the environment win (process.loadEnvFile does not override them).
+ */
+function loadDotEnv(): void {
+  if (!existsSync('.env')) return;
+  try {
+    process.loadEnvFile('.env');
+  } catch (error) {
+    throw new AppError('CONFIG_INVALID', `.env in ${process.cwd()} cannot be read: ${(error as Error).message}. Fix or remove it (see .env.example).`, { cause: error });
+  }
 }
 
 /**

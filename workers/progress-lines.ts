@@ -14,7 +14,7 @@ const share = (done: number, total: number): number => (total === 0 ? 100 : Math
  * operator should see them move, not wonder whether to press Ctrl-C. (Pressing it is safe:
  * each step can be run again, see CampaignControls.)
  */
-function throttled<T>(format: (progress: T) => string, write: Write): (progress: T) => void {
+export function throttled<T>(format: (progress: T) => string, write: Write): (progress: T) => void {
   let last = Date.now();
   return (progress) => {
     const now = Date.now();
@@ -31,6 +31,14 @@ export function sweepProgressPrinter(write: Write = toStderr): (progress: SweepP
       `${n(p.setAside)} set aside, ${n(p.removed)} removed`,
     write,
   );
+}
+
+/** `campaign send` on a large file: rows read so far, against the pre-scan's estimate. */
+export function ingestProgressPrinter(estimatedRows: () => number, write: Write = toStderr): (rowsRead: number) => void {
+  return throttled((read: number) => {
+    const total = Math.max(estimatedRows(), read);
+    return `reading the file: ${n(read)} of about ${n(total)} rows (${share(read, total)} %)`;
+  }, write);
 }
 
 export function requeueProgressPrinter(write: Write = toStderr): (progress: RequeueProgress) => void {

@@ -1,18 +1,16 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { once } from 'node:events';
 import { basename, join } from 'node:path';
-import { stringify } from 'csv-stringify';
 import { getCountries, type CountryCode } from 'libphonenumber-js';
 import { CAMPAIGN_ID_PATTERN, newCampaignId } from '../src/campaigns/campaign-id.js';
 import type { CampaignDefinition } from '../src/campaigns/campaign.js';
-import { produceCampaign, type RefusedRow, type SendOutcome } from '../src/campaigns/producer.js';
+import { CampaignControls } from '../src/campaigns/campaign-controls.js';
+import { produceCampaign, type SendOutcome } from '../src/campaigns/producer.js';
 import { planSend, type ColumnOptions } from '../src/campaigns/send-plan.js';
 import { AppError } from '../src/errors/app-error.js';
 import { BullSendQueue } from '../src/queue/send-queue.js';
 import { requirementsOf, type TemplateRequirements } from '../src/templates/template-requirements.js';
 import type { AppContext } from './app-context.js';
 import { buildTemplateRegistry } from './templates-command.js';
+import { RejectsFile, checkWritableDir } from './rejects-file.js';
 
 export interface SendOptions extends ColumnOptions {
   file: string;
@@ -26,6 +24,12 @@ export interface SendOptions extends ColumnOptions {
   defaultCountry?: string | undefined;
   fixWhitespace?: boolean | undefined;
   dryRun?: boolean | undefined;
+  /** `--allow-repeat`: send even what this number already sent to the recipient within DUPLICATE_WINDOW_HOURS. */
+  allowRepeat?: boolean | undefined;
+  /** Ctrl-C / SIGTERM: stop reading, keep what was read, pause the campaign. */
+  signal?: AbortSignal | undefined;
+  /** Once the file is accepted: the campaign ID and how many rows to expect (for the operator, on stderr). */
+  onStart?: (start: { id: string; estimatedRows: number; continuing: boolean; dryRun: boolean }) => void;
   onProgress?: (rowsRead: number) => void;
 }
 
@@ -47,6 +51,8 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
     );
   }
   const defaultCountry = checkCountry(options.defaultCountry);
+  // Before anything is created: a campaign whose rejected rows could be written nowhere must not start.
+  await checkWritableDir(config.reportsDir, 'REPORTS_DIR');
   const requirements = await approvedTemplate(context, options);
   const id = options.campaignId ?? newCampaignId();
   const define = (header: readonly string[]): CampaignDefinition => ({
@@ -74,20 +80,27 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
   // Meta: on 131050 suppress the recipient for marketing (reference §8). Utility and
   // authentication templates still reach them.
   const optedOut = requirements.category === 'MARKETING' ? await ledger.optOuts(phoneNumberId) : undefined;
+  const controls = new CampaignControls({ ledger, queueFor: () => queue });
+  const dryRun = options.dryRun === true;
   try {
     const summary = await produceCampaign(
-      { ledger, queue },
+      { ledger, queue, requeueSetAside: (campaignId) => controls.resume(campaignId) },
       {
         file: options.file,
         delimiter: options.delimiter,
         define,
-        dryRun: options.dryRun === true,
+        dryRun,
+        allowRepeat: options.allowRepeat === true,
         onRefused: (refused) => rejects.add(refused),
+        onStart: (start) => options.onStart?.({ id, dryRun, ...start }),
         ...(optedOut === undefined ? {} : { optedOut }),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
       },
     );
-    return { ...summary, dryRun: options.dryRun === true, rejectsFile: await rejects.close() };
+    // Interrupted: the campaign is paused; its waiting jobs leave the queue as `campaign pause` takes them.
+    if (summary.interruptedAtRow !== undefined) await queue.sweep(id);
+    return { ...summary, dryRun, rejectsFile: await rejects.close() };
   } finally {
     await rejects.close();
     await queue.close();
@@ -125,40 +138,3 @@ function checkCountry(code: string | undefined): CountryCode | undefined {
   return upper as CountryCode;
 }
 
-/** Rejected and skipped rows as they are found: `row,phone,reason`, opened on the first one. */
-class RejectsFile {
-  readonly #path: string;
-  #csv: ReturnType<typeof stringify> | undefined;
-  #done: Promise<void> | undefined;
-  #closed: Promise<string | undefined> | undefined;
-  #opening: Promise<void> | undefined;
-
-  constructor(path: string) {
-    this.#path = path;
-  }
-
-  add(refused: RefusedRow): void {
-    if (this.#csv === undefined) {
-      const csv = stringify({ header: true, columns: ['row', 'phone', 'reason'] });
-      this.#csv = csv;
-      this.#opening = mkdir(join(this.#path, '..'), { recursive: true }).then(() => {
-        const out = createWriteStream(this.#path);
-        csv.pipe(out);
-        this.#done = once(out, 'finish').then(() => undefined);
-      });
-    }
-    this.#csv.write([refused.row, refused.phone, `${refused.reason}: ${refused.detail}`]);
-  }
-
-  /** Finishes the file; returns its path, or undefined when no row was refused. */
-  close(): Promise<string | undefined> {
-    this.#closed ??= (async () => {
-      if (this.#csv === undefined) return undefined;
-      await this.#opening;
-      this.#csv.end();
-      await this.#done;
-      return this.#path;
-    })();
-    return this.#closed;
-  }
-}

@@ -154,6 +154,9 @@ function notFound(id: string): AppError {
 }
 
 function conflict(id: string, state: 'cancelled' | 'completed', command: string): AppError {
-  const hint = state === 'cancelled' ? 'a cancelled campaign stays cancelled; send the file again under a new --campaign ID' : 'it has finished; see `campaign report`';
+  const hint =
+    state === 'cancelled'
+      ? 'a cancelled campaign stays cancelled; to send its unsent rows, send the file under a new --campaign ID: recipients this number already sent the same message to within DUPLICATE_WINDOW_HOURS are skipped as ALREADY_SENT'
+      : 'it has finished; see `campaign report`';
   return new AppError('CAMPAIGN_STATE_CONFLICT', `Cannot ${command} campaign ${id}: it is ${state} (${hint})`);
 }

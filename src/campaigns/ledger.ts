@@ -1,10 +1,43 @@
 import type { CampaignDefinition, CampaignStatus, RowRecord, RowStatus } from './campaign.js';
 import type { SendJob } from './send-job.js';
 
-/** A row the producer read: to be sent, or refused before sending with a reason. */
+/**
+ * A row the producer read: to be sent, or refused before sending with a reason. A row to
+ * send carries what the worker will send (recipient, values, header link): the worker takes
+ * them from the ledger, never from the job, so an edited job cannot redirect a message.
+ */
 export type IngestedRow =
-  | { row: number; phone: string; status: 'queued' }
+  | { row: number; phone: string; status: 'queued'; message: RowMessage }
   | { row: number; phone: string; status: 'rejected' | 'skipped'; errorCode: string; errorDetail: string };
+
+/** What one row sends, as checked by the producer and kept in the ledger. */
+export interface RowMessage {
+  values: string[];
+  headerLink: string | undefined;
+  /**
+   * Identifies the message (template, language, recipient, values, header link) without
+   * holding them: the duplicate-send guard (ALREADY_SENT) compares these.
+   */
+  fingerprint: string;
+}
+
+/** What recordIngested did with a chunk. */
+export interface IngestResult {
+  /** Rows that need a job: new and queued, or still queued from an earlier run. */
+  needJob: number[];
+  /** Rows turned into `skipped` ALREADY_SENT: another row sent the same message within the window. */
+  alreadySent: { row: number; detail: string }[];
+  /** Rows that were rejected by an earlier run and are now valid (queued again). */
+  reopened: number;
+}
+
+/** The recipient and values of a claimed row, as the ledger holds them. */
+export interface ClaimedRow {
+  to: string;
+  /** Undefined for a row written by a version that kept values only in the job. */
+  values: string[] | undefined;
+  headerLink: string | undefined;
+}
 
 /** What the worker learned about one send attempt. */
 export type Settlement =
@@ -26,7 +59,7 @@ export interface SettleResult {
 
 export type ClaimResult =
   /** `attempt` counts the requests made for this row, this one included. */
-  | { outcome: 'claimed'; attempt: number }
+  | { outcome: 'claimed'; attempt: number; row: ClaimedRow }
   /** The row already has an answer (a duplicate job, or a retry after the answer was recorded). */
   | { outcome: 'settled'; status: RowStatus }
   /** An earlier attempt was `sending` and never recorded its answer: it may have reached Meta. */
@@ -73,24 +106,47 @@ export interface CampaignLedger {
   getCampaign(id: string): Promise<CampaignDefinition | undefined>;
   /**
    * Records rows read from the CSV. Idempotent per row number: a row already in the ledger
-   * keeps its state. Returns the row numbers that still need a job (new, or still queued).
+   * keeps its state, except a `rejected` or `skipped` one (never sent), which takes the new
+   * verdict (a fixed file sent again). A row to send whose message this number already sent within the duplicate
+   * window (from any campaign) becomes `skipped` ALREADY_SENT. Rows read into a cancelled
+   * campaign are cancelled.
    */
-  recordIngested(campaignId: string, rows: readonly IngestedRow[]): Promise<number[]>;
-  /** All rows are read: from now on the campaign can complete. True if it completed now. */
+  recordIngested(campaignId: string, phoneNumberId: string, rows: readonly IngestedRow[]): Promise<IngestResult>;
+  /** `--allow-repeat`: this campaign's rows are not checked against earlier sends. */
+  allowRepeat(campaignId: string): Promise<void>;
+  /**
+   * Ctrl-C during ingest: the campaign pauses with `reason` and remembers that its file was
+   * not read to the end. Returns false when it is cancelled or finished.
+   */
+  markIngestInterrupted(campaignId: string, reason: string): Promise<boolean>;
+  /**
+   * A `send --campaign` continues an interrupted ingest: lifts the pause the interruption
+   * left (not one set since by an operator or a halting code). True if lifted; the jobs it
+   * set aside are then enqueued as by `resume`.
+   */
+  liftIngestPause(campaignId: string): Promise<boolean>;
+  /** All rows are read (also after an interruption): from now on the campaign can complete. True if it completed now. */
   finishIngest(campaignId: string): Promise<boolean>;
   /**
-   * Marks the row `sending` (and counts the attempt) before the request leaves. Only the
-   * row's current job may claim it; a paused campaign parks the job instead.
+   * Marks the row `sending` (and counts the attempt) before the request leaves, and returns
+   * what to send. Only the row's current job may claim it; a paused campaign parks the job
+   * instead. A row whose message this number already sent within the duplicate window
+   * (another row, any campaign) is settled `skipped` ALREADY_SENT instead. `phoneNumberId`
+   * (the campaign's) saves a read of its definition.
    */
-  claim(job: SendJob): Promise<ClaimResult>;
-  /** First final answer wins; later ones, and answers from a job that no longer owns the row, are ignored. */
-  settle(job: SendJob, settlement: Settlement): Promise<SettleResult>;
+  claim(job: SendJob, phoneNumberId?: string): Promise<ClaimResult>;
+  /**
+   * First final answer wins; later ones, and answers from a job that no longer owns the row,
+   * are ignored. `phoneNumberId` (the campaign's) saves a read when a refused send is taken
+   * out of the duplicate guard.
+   */
+  settle(job: SendJob, settlement: Settlement, phoneNumberId?: string): Promise<SettleResult>;
   /**
    * A code that needs a human (expired token, locked account…): the claimed row goes back
    * to queued, set aside for `resume`, and the campaign pauses with `reason`. (On a cancelled
    * campaign the row is cancelled instead, which may complete the campaign.)
    */
-  halt(job: SendJob, errorCode: string, errorDetail: string): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }>;
+  halt(job: SendJob, errorCode: string, errorDetail: string, phoneNumberId?: string): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }>;
   /** True while no send of this campaign may start (paused or cancelled). */
   isHeld(campaignId: string): Promise<boolean>;
   pause(campaignId: string, reason: string): Promise<PauseResult>;

@@ -4,6 +4,7 @@ import { openCsv, type CsvRecord } from '../csv/csv-records.js';
 import type { CampaignDefinition } from './campaign.js';
 import { resolveColumns } from './column-mapping.js';
 import type { CampaignLedger, IngestedRow, OptOutSource } from './ledger.js';
+import { messageFingerprint } from './message-fingerprint.js';
 import type { RejectionReason } from './rejection-reasons.js';
 import { checkRow, type RowRules } from './row-check.js';
 import type { SendJob, SendJobQueue } from './send-job.js';
@@ -20,7 +21,7 @@ const MAX_CHUNKS_IN_FLIGHT = 2;
 
 export interface ProduceSummary {
   id: string;
-  /** Data rows read from the file. */
+  /** Data records read from the file (every one is in the campaign: queued, rejected or skipped). */
   rows: number;
   /** Rows that passed every check (in a dry run: rows that would be queued). */
   valid: number;
@@ -30,6 +31,10 @@ export interface ProduceSummary {
   skipped: number;
   byReason: Partial<Record<RejectionReason, number>>;
   delimiter: string;
+  /** Rows an earlier run rejected that this run found valid (a fixed file sent again into the campaign). */
+  reopened: number;
+  /** Set when reading stopped early (Ctrl-C, SIGTERM): the last row read. The campaign is paused. */
+  interruptedAtRow: number | undefined;
 }
 
 /** What `campaign send` reports: the summary, and where the refused rows went. */
@@ -60,6 +65,8 @@ export interface ProduceInput {
   dryRun?: boolean;
   /** Rows per ledger write and addBulk call (default 250). */
   chunkSize?: number;
+  /** Called once the file and the mapping are accepted, before the campaign is written or a row read. */
+  onStart?: (start: { estimatedRows: number; continuing: boolean }) => void;
   onProgress?: (rowsRead: number) => void;
   onRefused?: (refused: RefusedRow) => void;
   /**
@@ -67,17 +74,32 @@ export interface ProduceInput {
    * messages, Meta 131050), each with where that was learnt. Their rows are skipped.
    */
   optedOut?: ReadonlyMap<string, OptOutSource>;
+  /** `--allow-repeat`: no ALREADY_SENT check for this campaign. */
+  allowRepeat?: boolean;
+  /**
+   * Aborted by Ctrl-C or SIGTERM: reading stops, what was read is kept (every row read is
+   * recorded and queued), and the campaign pauses with "ingest interrupted at row N".
+   */
+  signal?: AbortSignal;
+}
+
+/** What the producer writes to: the ledger, the queue, and (continuing an interrupted ingest) the controls' resume. */
+export interface ProducerDeps {
+  ledger: CampaignLedger;
+  queue: SendJobQueue;
+  /** Puts the rows an interrupted ingest had set aside back in the queue (CampaignControls.resume). */
+  requeueSetAside?: (campaignId: string) => Promise<unknown>;
 }
 
 /**
- * Streams a CSV into a campaign: every row gets a ledger entry (queued, rejected or skipped)
- * and every queued row a job. The header and the mapping are checked before anything is
- * written, so a file that cannot work leaves no campaign behind.
+ * Streams a CSV into a campaign: every record gets a ledger entry (queued, rejected or
+ * skipped) and every queued row a job. The header, the mapping and the presence of data rows
+ * are checked before anything is written, so a file that cannot work leaves no campaign
+ * behind. Sending into an existing campaign (`--campaign ID`) re-reads the file: rows already
+ * there keep their state (none is sent twice), rows rejected before take the new verdict,
+ * and an interrupted ingest is completed.
  */
-export async function produceCampaign(
-  deps: { ledger: CampaignLedger; queue: SendJobQueue },
-  input: ProduceInput,
-): Promise<ProduceSummary> {
+export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): Promise<ProduceSummary> {
   const { file } = input;
   const chunkSize = input.chunkSize ?? DEFAULT_CHUNK_SIZE;
   const source = await openCsv(file, { delimiter: input.delimiter });
@@ -89,8 +111,19 @@ export async function produceCampaign(
       defaultCountry: definition.source.defaultCountry as CountryCode | undefined,
       fixWhitespace: definition.source.fixWhitespace,
     };
+    const records = readRecords(source.records, file)[Symbol.asyncIterator]();
+    const first = await records.next();
+    if (first.done === true) {
+      throw new AppError('CSV_NO_ROWS', `${file} has a header but no data rows: nothing to send. Check that you exported the right sheet; nothing was created.`);
+    }
     const dryRun = input.dryRun === true;
-    const isNew = dryRun || (await createOrVerify(deps.ledger, definition));
+    const existing = dryRun ? undefined : await deps.ledger.getCampaign(definition.id);
+    if (existing !== undefined) await verifySameCampaign(deps.ledger, existing, definition);
+    input.onStart?.({ estimatedRows: source.estimatedRows, continuing: existing !== undefined });
+    if (!dryRun && existing === undefined) await deps.ledger.createCampaign(definition);
+    if (!dryRun && input.allowRepeat === true) await deps.ledger.allowRepeat(definition.id);
+    // Continuing an interrupted ingest: lift the pause it left, and queue what it set aside.
+    if (existing !== undefined && (await deps.ledger.liftIngestPause(definition.id))) await deps.requeueSetAside?.(definition.id);
 
     const summary: ProduceSummary = {
       id: definition.id,
@@ -101,53 +134,59 @@ export async function produceCampaign(
       skipped: 0,
       byReason: {},
       delimiter: source.delimiter,
+      reopened: 0,
+      interruptedAtRow: undefined,
     };
     /** First row of each number: a later row with the same number is skipped, never sent twice. */
     const firstRowOf = new Map<string, number>();
-    let batch: IngestedRow[] = [];
-    let jobs: SendJob[] = [];
+    let chunk = newChunk();
     // Chunks are written while the next ones are parsed; their failures surface when awaited.
     const inFlight: Promise<void>[] = [];
 
-    let flushes = 0;
-    const flush = async (rows: IngestedRow[], rowJobs: SendJob[]): Promise<void> => {
+    const count = (reason: RejectionReason, status: 'rejected' | 'skipped') => {
+      summary[status]++;
+      summary.byReason[reason] = (summary.byReason[reason] ?? 0) + 1;
+    };
+    const flush = async (pending: Chunk): Promise<void> => {
       if (dryRun) {
-        summary.queued += rowJobs.length;
-      } else if (isNew && flushes++ > 0) {
-        // A campaign created by this run has no earlier rows: every queued row needs its job.
-        // Both writes go down one connection in this order, so a worker never sees a job
-        // before its ledger row. (Not the first chunk: its ledger script may not be loaded
-        // yet, and the client's EVALSHA → EVAL retry would arrive after the jobs.)
-        await Promise.all([deps.ledger.recordIngested(definition.id, rows), deps.queue.enqueue(rowJobs)]);
-        summary.queued += rowJobs.length;
+        summary.queued += pending.jobs.length;
       } else {
-        const needJob = new Set(await deps.ledger.recordIngested(definition.id, rows));
-        const toEnqueue = rowJobs.filter((job) => needJob.has(job.row));
+        const result = await deps.ledger.recordIngested(definition.id, definition.phoneNumberId, pending.rows);
+        // Rows this number already sent the same message to (a re-run): skipped, not queued.
+        for (const { row, detail } of result.alreadySent) {
+          const where = pending.where.get(row);
+          summary.valid--;
+          count('ALREADY_SENT', 'skipped');
+          input.onRefused?.({ row, line: where?.line ?? 0, phone: where?.phone ?? '', reason: 'ALREADY_SENT', detail: `line ${where?.line ?? '?'}: ${detail}` });
+        }
+        summary.reopened += result.reopened;
+        const needJob = new Set(result.needJob);
+        const toEnqueue = pending.jobs.filter((job) => needJob.has(job.row));
         await deps.queue.enqueue(toEnqueue);
         summary.queued += toEnqueue.length;
       }
       input.onProgress?.(summary.rows);
     };
     const dispatch = async (): Promise<void> => {
-      const pending = flush(batch, jobs);
+      const pending = flush(chunk);
       pending.catch(() => undefined); // awaited below, in order
       inFlight.push(pending);
-      batch = [];
-      jobs = [];
+      chunk = newChunk();
       if (inFlight.length >= MAX_CHUNKS_IN_FLIGHT) await inFlight.shift();
     };
     const refuse = (row: number, line: number, phone: string, reason: RejectionReason, detail: string, status: 'rejected' | 'skipped') => {
-      summary[status]++;
-      summary.byReason[reason] = (summary.byReason[reason] ?? 0) + 1;
+      count(reason, status);
       const located = `line ${line}: ${detail}`;
-      batch.push({ row, phone, status, errorCode: reason, errorDetail: located });
+      chunk.rows.push({ row, phone, status, errorCode: reason, errorDetail: located });
       input.onRefused?.({ row, line, phone, reason, detail: located });
     };
 
-    for await (const record of readRecords(source.records, file)) {
+    let next: IteratorResult<CsvRecord> = first;
+    while (next.done !== true) {
+      const record = next.value;
       const row = ++summary.rows;
       if (record.kind === 'malformed') {
-        refuse(row, record.line, '', 'MALFORMED_RECORD', record.problem, 'rejected');
+        refuse(row, record.line, '', record.reason, record.problem, 'rejected');
       } else {
         const verdict = checkRow(record.fields, rules);
         if (!verdict.ok) {
@@ -160,21 +199,44 @@ export async function produceCampaign(
         } else {
           firstRowOf.set(verdict.to, row);
           summary.valid++;
-          batch.push({ row, phone: verdict.to, status: 'queued' });
+          const fingerprint = messageFingerprint(definition.plan, verdict.to, verdict.values, verdict.headerLink);
+          chunk.rows.push({ row, phone: verdict.to, status: 'queued', message: { values: verdict.values, headerLink: verdict.headerLink, fingerprint } });
+          chunk.where.set(row, { line: record.line, phone: verdict.to });
           const job: SendJob = { campaignId: definition.id, row, to: verdict.to, values: verdict.values };
           if (verdict.headerLink !== undefined) job.headerLink = verdict.headerLink;
-          jobs.push(job);
+          chunk.jobs.push(job);
         }
       }
-      if (batch.length >= chunkSize) await dispatch();
+      if (chunk.rows.length >= chunkSize) await dispatch();
+      if (input.signal?.aborted === true) {
+        summary.interruptedAtRow = row;
+        break;
+      }
+      next = await records.next();
     }
     await dispatch();
     for (const pending of inFlight) await pending;
-    if (!dryRun) await deps.ledger.finishIngest(definition.id);
+    if (dryRun) return summary;
+    if (summary.interruptedAtRow !== undefined) {
+      await deps.ledger.markIngestInterrupted(definition.id, `ingest interrupted at row ${summary.interruptedAtRow}`);
+    } else {
+      await deps.ledger.finishIngest(definition.id);
+    }
     return summary;
   } finally {
     source.close();
   }
+}
+
+interface Chunk {
+  rows: IngestedRow[];
+  jobs: SendJob[];
+  /** Line and recipient of each row to send, for the rejects file if the ledger skips it. */
+  where: Map<number, { line: number; phone: string }>;
+}
+
+function newChunk(): Chunk {
+  return { rows: [], jobs: [], where: new Map() };
 }
 
 function optedOutDetail(source: OptOutSource | undefined): string {
@@ -200,13 +262,11 @@ async function* readRecords(records: AsyncIterable<CsvRecord>, file: string): As
   }
 }
 
-/** Creates the campaign, or checks that the existing one has the same definition. True if created now. */
-async function createOrVerify(ledger: CampaignLedger, definition: CampaignDefinition): Promise<boolean> {
-  const existing = await ledger.getCampaign(definition.id);
-  if (existing === undefined) {
-    await ledger.createCampaign(definition);
-    return true;
-  }
+/**
+ * Sending into an existing campaign: it must send the same thing (template, number, columns)
+ * and must not be cancelled (a cancelled campaign stays cancelled).
+ */
+async function verifySameCampaign(ledger: CampaignLedger, existing: CampaignDefinition, definition: CampaignDefinition): Promise<void> {
   const same = (d: CampaignDefinition) => JSON.stringify([d.phoneNumberId, d.plan, d.source.phoneColumn]);
   if (same(existing) !== same(definition)) {
     throw new AppError(
@@ -215,5 +275,11 @@ async function createOrVerify(ledger: CampaignLedger, definition: CampaignDefini
         `and columns ${existing.plan.slots.map((s) => s.column).join(',')}; use the same options, or a new campaign ID.`,
     );
   }
-  return false;
+  if ((await ledger.status(definition.id))?.state === 'cancelled') {
+    throw new AppError(
+      'CAMPAIGN_STATE_CONFLICT',
+      `Campaign ${definition.id} is cancelled and stays cancelled. To send its unsent rows, send the file under a new --campaign ID: ` +
+        'recipients this number already sent the same message to within DUPLICATE_WINDOW_HOURS are skipped as ALREADY_SENT.',
+    );
+  }
 }

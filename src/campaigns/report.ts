@@ -1,27 +1,53 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify';
+import { AppError } from '../errors/app-error.js';
 import type { CampaignLedger } from './ledger.js';
+import { spreadsheetSafe } from './spreadsheet-safe.js';
 
 export const REPORT_COLUMNS = ['row', 'phone', 'status', 'message_id', 'error_code', 'error_detail', 'attempts'] as const;
 
-/** Writes one line per CSV row, in row order, streaming page by page (any campaign size). */
+/**
+ * Writes one line per CSV row, in row order, streaming page by page (any campaign size).
+ * Text cells are spreadsheet-safe: a phone or detail cell may hold what a hostile file put
+ * there (`=HYPERLINK(…)`). A path that cannot be written is OUTPUT_UNWRITABLE, not a crash.
+ */
 export async function writeReport(ledger: CampaignLedger, campaignId: string, path: string): Promise<number> {
-  await mkdir(dirname(path), { recursive: true });
+  await checkWritableFile(path);
   const out = createWriteStream(path);
+  let failure: Error | undefined;
+  out.on('error', (error) => (failure ??= error));
   const csv = stringify({ header: true, columns: [...REPORT_COLUMNS] });
   csv.pipe(out);
   let lines = 0;
   for await (const page of ledger.rows(campaignId)) {
+    if (failure !== undefined) break;
     for (const r of page) {
-      const ok = csv.write([r.row, r.phone, r.status, r.wamid ?? '', r.errorCode ?? '', r.errorDetail ?? '', r.attempts]);
+      const ok = csv.write([r.row, spreadsheetSafe(r.phone), r.status, r.wamid ?? '', spreadsheetSafe(r.errorCode ?? ''), spreadsheetSafe(r.errorDetail ?? ''), r.attempts]);
       lines++;
-      if (!ok) await once(csv, 'drain');
+      if (!ok) await Promise.race([once(csv, 'drain'), once(out, 'error')]).catch(() => undefined);
     }
   }
   csv.end();
-  await once(out, 'finish');
+  if (failure === undefined && !out.writableFinished) await Promise.race([once(out, 'finish'), once(out, 'error')]).catch(() => undefined);
+  if (failure !== undefined) throw unwritable(path, failure.message, failure);
   return lines;
+}
+
+async function checkWritableFile(path: string): Promise<void> {
+  const existing = await stat(path).catch(() => undefined);
+  if (existing?.isDirectory() === true) {
+    throw new AppError('OUTPUT_UNWRITABLE', `${path} is a directory; give a file path, e.g. --out ${path.replace(/\/+$/, '')}/report.csv`);
+  }
+  try {
+    await mkdir(dirname(path), { recursive: true });
+  } catch (error) {
+    throw unwritable(path, (error as Error).message, error);
+  }
+}
+
+function unwritable(path: string, reason: string, cause: unknown): AppError {
+  return new AppError('OUTPUT_UNWRITABLE', `${path} cannot be written (${reason}); choose a writable place with --out or REPORTS_DIR`, { cause });
 }

@@ -2,9 +2,13 @@ import type { CountryCode } from 'libphonenumber-js';
 import { toE164 } from '../phone/e164.js';
 import { PLACEHOLDER } from '../templates/template-requirements.js';
 import type { ColumnMapping } from './column-mapping.js';
-import { MAX_BODY_CHARS, MAX_HEADER_CHARS, VALUE_PROBLEM_TEXT, collapseWhitespace, valueProblem } from './parameter-rules.js';
+import { boundedBadValue } from './bad-value.js';
+import { MAX_BODY_CHARS, MAX_HEADER_CHARS, collapseWhitespace, valueProblem, valueProblemDetail } from './parameter-rules.js';
 import type { RejectionReason } from './rejection-reasons.js';
 import type { SendPlan } from './send-plan.js';
+
+/** Longer than any written phone number, spaces and punctuation included. */
+const MAX_PHONE_CHARS = 64;
 
 export type RowVerdict =
   | { ok: true; to: string; values: string[]; headerLink: string | undefined }
@@ -29,6 +33,10 @@ export function checkRow(fields: readonly string[], rules: RowRules): RowVerdict
     return reject(rawPhone, 'FIELD_COUNT', `expected ${mapping.fieldCount} fields as in the header, found ${fields.length} (check quoting and delimiters)`);
   }
   if (rawPhone === '') return reject(rawPhone, 'PHONE_MISSING', 'the phone column is empty');
+  // Not worth parsing, and its text must not be quoted back whole.
+  if (rawPhone.length > MAX_PHONE_CHARS) {
+    return reject(rawPhone, 'PHONE_INVALID', `the phone column holds ${rawPhone.length.toLocaleString('en-US')} characters; a phone number has at most 15 digits`);
+  }
   const phone = toE164(rawPhone, rules.defaultCountry);
   if (!phone.ok) return reject(rawPhone, 'PHONE_INVALID', phone.reason);
 
@@ -37,7 +45,7 @@ export function checkRow(fields: readonly string[], rules: RowRules): RowVerdict
     let value = (fields[slot.index] ?? '').trim();
     if (rules.fixWhitespace === true) value = collapseWhitespace(value);
     const problem = valueProblem(value);
-    if (problem !== undefined) return reject(phone.e164, problem, `column "${slot.column}" ${VALUE_PROBLEM_TEXT[problem]}`);
+    if (problem !== undefined) return reject(phone.e164, problem, `column "${slot.column}" ${valueProblemDetail(value, problem)}`);
     // A URL-button value is the end of a URL: Meta wants it percent-encoded.
     values.push(slot.component === 'button' ? encodeUrlSuffix(value) : value);
   }
@@ -49,7 +57,7 @@ export function checkRow(fields: readonly string[], rules: RowRules): RowVerdict
   if (mapping.headerMedia !== undefined) {
     headerLink = (fields[mapping.headerMedia.index] ?? '').trim();
     if (!isHttpsUrl(headerLink)) {
-      return reject(phone.e164, 'HEADER_LINK_INVALID', `column "${mapping.headerMedia.column}": "${headerLink}" is not an https:// URL`);
+      return reject(phone.e164, 'HEADER_LINK_INVALID', `column "${mapping.headerMedia.column}": "${boundedBadValue(headerLink)}" is not an https:// URL`);
     }
   }
   return { ok: true, to: phone.e164, values, headerLink };
@@ -128,6 +136,7 @@ function isHttpsUrl(value: string): boolean {
   }
 }
 
+/** The phone cell of a refused row is kept bounded: it may be anything the file held. */
 function reject(phone: string, reason: RejectionReason, detail: string): RowVerdict {
-  return { ok: false, phone, reason, detail };
+  return { ok: false, phone: boundedBadValue(phone), reason, detail };
 }

@@ -5,7 +5,7 @@ import { AppError } from '../errors/app-error.js';
 import type { Logger } from '../logging/logger.js';
 import type { CampaignDefinition, RowStatus } from './campaign.js';
 import { actionForMetaCode, TRANSPORT_ACTION, type ErrorAction } from './error-policy.js';
-import type { CampaignLedger, Settlement } from './ledger.js';
+import type { CampaignLedger, ClaimedRow, SettleResult, Settlement } from './ledger.js';
 import { messageForRow } from './message-for-row.js';
 import type { SendJob } from './send-job.js';
 
@@ -50,9 +50,10 @@ const OPTED_OUT_CODE = 131050;
 type FinalSettlement = Exclude<Settlement, { status: 'queued' }>;
 
 /**
- * One recipient's send: guard the payload, claim the row, send, record the answer. The
+ * One recipient's send: claim the row, guard what it sends, send, record the answer. The
  * row's state is written before the request leaves, so a crash can be told apart from a
- * send that never happened.
+ * send that never happened. The recipient and the values come from the ledger row the claim
+ * returns, never from the job: a job edited in Redis cannot redirect a message.
  */
 export class SendProcessor {
   readonly #ledger: CampaignLedger;
@@ -91,14 +92,14 @@ export class SendProcessor {
   async process(job: SendJob, context: AttemptContext): Promise<SendOutcome> {
     if (this.#stopping) return { kind: 'release' };
     const definition = await this.#definition(job.campaignId);
-    const built = messageForRow(definition, job);
+    const phoneNumberId = definition.phoneNumberId;
 
     // The slot wait comes before the claim (a worker that dies while waiting has claimed
     // nothing); the admission check comes last, so nothing but the request follows it.
     // A paused campaign's jobs skip the slot: they only park, and must not use the rate.
-    if (built.ok && !(await this.#isHeld(job.campaignId))) await this.#pacer?.reserveSlot();
+    if (!(await this.#isHeld(job.campaignId))) await this.#pacer?.reserveSlot();
     if (this.#stopping) return { kind: 'release' };
-    const claim = await this.#ledger.claim(job);
+    const claim = await this.#ledger.claim(job, phoneNumberId);
     switch (claim.outcome) {
       case 'settled':
         return { kind: 'done', status: claim.status };
@@ -115,15 +116,17 @@ export class SendProcessor {
       case 'claimed':
         break;
     }
+    const row = rowToSend(job, claim.row);
+    const built = messageForRow(definition, row);
     if (!built.ok) return this.#final(job, { status: 'failed', errorCode: 'JOB_PAYLOAD_INVALID', errorDetail: built.detail });
 
     await this.#pacer?.admit();
     let result: SendResult;
     this.#inFlight.add(job);
     try {
-      result = await this.#sender.send(definition.phoneNumberId, built.message);
+      result = await this.#sender.send(phoneNumberId, built.message);
     } catch (error) {
-      return await this.#onSendError(job, definition, error, context);
+      return await this.#onSendError(job, row, definition, error, context);
     } finally {
       this.#inFlight.delete(job);
     }
@@ -153,7 +156,7 @@ export class SendProcessor {
     return jobs.length;
   }
 
-  async #onSendError(job: SendJob, definition: CampaignDefinition, error: unknown, context: AttemptContext): Promise<SendOutcome> {
+  async #onSendError(job: SendJob, row: SendJob, definition: CampaignDefinition, error: unknown, context: AttemptContext): Promise<SendOutcome> {
     if (error instanceof CloudApiBadResponseError) {
       return this.#final(job, { status: 'unknown', errorCode: error.code, errorDetail: error.message });
     }
@@ -168,27 +171,27 @@ export class SendProcessor {
           const mayHaveLeft = error instanceof CloudApiTransportError && error.requestMayHaveLeft;
           return this.#final(job, { status: mayHaveLeft ? 'unknown' : 'failed', errorCode: code, errorDetail: detail });
         }
-        await this.#ledger.settle(job, notYet);
+        await this.#settle(job, notYet);
         return { kind: 'retry', error: error instanceof Error ? error : new Error(detail) };
       case 'throttle-number':
-        await this.#ledger.settle(job, notYet);
+        await this.#settle(job, notYet);
         return { kind: 'throttle-number', ms: THROTTLE_MS[metaCode ?? 130429] ?? 1000 };
       case 'delay-recipient':
-        await this.#ledger.settle(job, notYet);
+        await this.#settle(job, notYet);
         return { kind: 'delay-recipient', ms: Math.min(PAIR_DELAY_MS * 2 ** context.pairDelays, PAIR_DELAY_MAX_MS) };
       case 'fail-row':
         if (metaCode === OPTED_OUT_CODE) {
-          await this.#ledger.recordOptOut(definition.phoneNumberId, job.to, { campaignId: job.campaignId, row: job.row });
+          await this.#ledger.recordOptOut(definition.phoneNumberId, row.to, { campaignId: job.campaignId, row: job.row });
         }
         return this.#final(job, { status: 'failed', errorCode: code, errorDetail: detail });
       case 'halt-campaign':
-        return this.#halt(job, code, detail);
+        return this.#halt(job, code, detail, definition.phoneNumberId);
     }
   }
 
   /** Nothing of this campaign can succeed until a human acts: the row waits for resume. */
-  async #halt(job: SendJob, code: string, detail: string): Promise<SendOutcome> {
-    const halted = await this.#ledger.halt(job, code, detail);
+  async #halt(job: SendJob, code: string, detail: string, phoneNumberId: string): Promise<SendOutcome> {
+    const halted = await this.#ledger.halt(job, code, detail, phoneNumberId);
     if (halted.completedCampaign) this.#onCampaignCompleted(job.campaignId);
     this.#held.set(job.campaignId, { held: true, at: Date.now() });
     if (halted.pausedCampaign) {
@@ -199,7 +202,7 @@ export class SendProcessor {
   }
 
   async #final(job: SendJob, settlement: FinalSettlement): Promise<SendOutcome> {
-    const result = await this.#ledger.settle(job, settlement);
+    const result = await this.#settle(job, settlement);
     if (result.completedCampaign) this.#onCampaignCompleted(job.campaignId);
     if (result.pausedCampaign) {
       this.#held.set(job.campaignId, { held: true, at: Date.now() });
@@ -207,6 +210,12 @@ export class SendProcessor {
       this.#onCampaignPaused(job.campaignId);
     }
     return { kind: 'done', status: result.status };
+  }
+
+  /** Settles with the campaign's phone number (its duplicate guard forgets a refused send). */
+  async #settle(job: SendJob, settlement: Settlement): Promise<SettleResult> {
+    const { phoneNumberId } = await this.#definition(job.campaignId);
+    return this.#ledger.settle(job, settlement, phoneNumberId);
   }
 
   /** Cached for HOLD_CHECK_MS; the claim itself always checks Redis, so this only saves slots. */
@@ -230,6 +239,18 @@ export class SendProcessor {
     loading.catch(() => this.#campaigns.delete(id));
     return loading;
   }
+}
+
+/**
+ * The job with what the ledger row holds: recipient, values and header link. (A row written
+ * by a version that kept values only in the job has none: then the job's values are used,
+ * still to the ledger's recipient.)
+ */
+function rowToSend(job: SendJob, claimed: ClaimedRow): SendJob {
+  const row: SendJob = { campaignId: job.campaignId, row: job.row, to: claimed.to, values: claimed.values ?? job.values };
+  const headerLink = claimed.values === undefined ? job.headerLink : claimed.headerLink;
+  if (headerLink !== undefined) row.headerLink = headerLink;
+  return row;
 }
 
 function describe(error: unknown): { action: ErrorAction; code: string; detail: string; metaCode: number | undefined } {

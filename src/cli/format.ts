@@ -72,6 +72,8 @@ export function summaryJson(summary: SendOutcome, rate: number): Record<string, 
     skipped: summary.skipped,
     byReason: summary.byReason,
     delimiter: summary.delimiter,
+    reopened: summary.reopened,
+    interruptedAtRow: summary.interruptedAtRow ?? null,
     rejectsFile: summary.rejectsFile ?? null,
     secondsAtSendRate: secondsAt(summary.valid, rate) ?? null,
   };
@@ -86,6 +88,7 @@ export function summaryText(summary: SendOutcome, rate: number): string {
       ]
     : [`Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} rejected, ${summary.skipped} skipped`];
   if (summary.delimiter !== ',') lines.push(`  fields separated by ${delimiterLabel(summary.delimiter)}`);
+  if (summary.reopened > 0) lines.push(`  ${summary.reopened} rows rejected by an earlier run are valid now and queued`);
   for (const [reason, count] of Object.entries(summary.byReason)) {
     lines.push(`  ${String(count).padStart(7)}  ${reason}: ${REJECTION_REASONS[reason as RejectionReason]}`);
   }

@@ -50,6 +50,16 @@ const envSchema = z.object({
     .default('cw'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   REPORTS_DIR: z.string().min(1).default('reports'),
+  // The same message to the same recipient from the same number within this many hours is
+  // skipped as ALREADY_SENT (a re-run must not double-send). 0 turns the check off.
+  DUPLICATE_WINDOW_HOURS: z.coerce
+    .number({ error: 'must be a number of hours >= 0, e.g. 24' })
+    .min(0, 'must be a number of hours >= 0, e.g. 24')
+    .max(24 * 366, 'must be at most a year (8784 hours)')
+    .default(24),
+  // Finished campaigns' personal data (rows, values, indexes) is purged this many days after
+  // they finish; 0 keeps it until `campaign purge`.
+  RETENTION_DAYS: wholeNumber(0).default(30),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -66,6 +76,10 @@ export interface Config {
   queuePrefix: string;
   logLevel: Env['LOG_LEVEL'];
   reportsDir: string;
+  /** Window of the ALREADY_SENT check, in ms; 0 = off. */
+  duplicateWindowMs: number;
+  /** Finished campaigns are purged this long after they finish, in ms; 0 = never on its own. */
+  retentionMs: number;
 }
 
 /** Settings a command cannot run without (the worker needs the token, `send` the number). */
@@ -111,5 +125,7 @@ export function loadConfig(
     queuePrefix: e.QUEUE_PREFIX,
     logLevel: e.LOG_LEVEL,
     reportsDir: e.REPORTS_DIR,
+    duplicateWindowMs: Math.round(e.DUPLICATE_WINDOW_HOURS * 3_600_000),
+    retentionMs: e.RETENTION_DAYS * 86_400_000,
   };
 }

@@ -2,7 +2,12 @@
  * Lua for the campaign ledger. Each state change and its counters move in one script, so a
  * crash or a duplicate job can never leave the counters out of step with the rows.
  * Row records are JSON: {p: phone, s: status, a: attempts, w: wamid, c: error code, d: detail,
- * k: requeue number of the job that owns the row (absent = 0, the producer's job)}.
+ * k: requeue number of the job that owns the row (absent = 0, the producer's job), v: the
+ * template values, h: the header media link, f: the message's fingerprint}. The worker sends
+ * what the row holds (p, v, h), never what its job says.
+ * The duplicate-send guard of a phone number is two keys: `sent` (fingerprint → "campaign/
+ * row/ms" of the last claim of that message) and `sent-at` (fingerprint → ms, for pruning
+ * entries older than the window). A claim records its row there before the request leaves.
  * Campaign hash fields besides the counters: paused/pausedReason/pausedAt, cancelled,
  * recentSends/recentFails (sends so far, and failures among the last `window` of them, whose
  * bits are a ring in the `recent` key: the error-spike brake).
@@ -27,47 +32,121 @@ local function completeIfDone(campaignKey, now)
 end`;
 
 /**
- * KEYS: campaign, rows. ARGV[1]: JSON array of [row, status, phone, code?, detail?].
- * Returns the rows that need a job. One argument and a handful of commands per chunk, not
- * per row: this runs once per 1,000 rows on the ingest path, where every allocation counts.
+ * The entry of the duplicate-send guard for fingerprint `f` that another row recorded less
+ * than `window` ms before `now`, as a sentence for the row's detail; nil when there is none.
+ */
+const PRIOR_SEND = `
+local function priorSend(sentKey, f, campaignId, row, now, window)
+  if window <= 0 or not f or f == '' then return nil end
+  local entry = redis.call('HGET', sentKey, f)
+  if not entry then return nil end
+  local cid, r, at = string.match(entry, '^(.*)/(%d+)/(%d+)$')
+  if not at or (cid == campaignId and r == tostring(row)) then return nil end
+  local age = tonumber(now) - tonumber(at)
+  if age >= window then return nil end
+  return 'campaign ' .. cid .. ' row ' .. r .. ' sent the same message (template, language, values) to this recipient from this number ' ..
+    string.format('%.1f', age / 3600000) .. ' h ago, within DUPLICATE_WINDOW_HOURS; not sent again (--allow-repeat sends it anyway)'
+end`;
+
+// Forgets the guard's entry for a row whose request was refused: it was not sent, so a later send of the same message is no repeat.
+const FORGET_SEND = `
+local function forgetSend(sentKey, sentAtKey, f, campaignId, row)
+  if not f then return end
+  local entry = redis.call('HGET', sentKey, f)
+  local own = campaignId .. '/' .. row .. '/'
+  if entry and string.sub(entry, 1, #own) == own then
+    redis.call('HDEL', sentKey, f)
+    redis.call('ZREM', sentAtKey, f)
+  end
+end`;
+
+/**
+ * KEYS: campaign, rows, sent, sent-at. ARGV: JSON array of rows, campaign ID, now (ms),
+ * duplicate window (ms). A row is [row, 'queued', phone, values, header link or '',
+ * fingerprint] or [row, 'rejected'|'skipped', phone, code, detail].
+ * Returns {rows that need a job, {row, detail, …} turned ALREADY_SENT, rows reopened}.
+ * A rejected or skipped row (never sent) takes the new verdict: a fixed file sent again, an
+ * opt-out lifted, `--allow-repeat`. Every other existing row keeps its state, so no row is
+ * sent twice. One argument and a handful of commands per chunk, not per row: this runs
+ * once per chunk on the ingest path, where every allocation counts.
  */
 export const RECORD_INGESTED = `
-local campaignKey, rowsKey = KEYS[1], KEYS[2]
+${PRIOR_SEND}
+local campaignKey, rowsKey, sentKey = KEYS[1], KEYS[2], KEYS[3]
 local rows = cjson.decode(ARGV[1])
+local campaignId, now, window = ARGV[2], ARGV[3], tonumber(ARGV[4])
+local flags = redis.call('HMGET', campaignKey, 'cancelled', 'allowRepeat')
+local cancelled = flags[1] == '1'
+if flags[2] == '1' then window = 0 end
 local fields = {}
 for i, r in ipairs(rows) do fields[i] = r[1] end
 local existing = redis.call('HMGET', rowsKey, unpack(fields))
-local needJob, fresh, added = {}, {}, {}
+local needJob, already, fresh, delta = {}, {}, {}, {}
+local added, reopened = 0, 0
 for i, r in ipairs(rows) do
-  local row, status = r[1], r[2]
+  local row = r[1]
   local current = existing[i]
-  if not current then
-    local rec = { p = r[3], s = status }
-    if r[4] then rec.c = r[4]; rec.d = r[5] end
+  local old = nil
+  if current then old = cjson.decode(current) end
+  if old and old.s == 'queued' then
+    needJob[#needJob + 1] = row
+  elseif not old or old.s == 'rejected' or old.s == 'skipped' then
+    local rec
+    if r[2] == 'queued' then
+      rec = { p = r[3], s = 'queued', v = r[4], f = r[6] }
+      if r[5] ~= '' then rec.h = r[5] end
+      local dup = priorSend(sentKey, r[6], campaignId, row, now, window)
+      if dup then
+        rec.s = 'skipped'; rec.c = 'ALREADY_SENT'; rec.d = dup
+        already[#already + 1] = row
+        already[#already + 1] = dup
+      elseif cancelled then
+        rec.s = 'cancelled'
+      end
+    else
+      rec = { p = r[3], s = r[2], c = r[4], d = r[5] }
+    end
     fresh[#fresh + 1] = row
     fresh[#fresh + 1] = cjson.encode(rec)
-    added[status] = (added[status] or 0) + 1
-    if status == 'queued' then needJob[#needJob + 1] = row end
-  elseif cjson.decode(current).s == 'queued' then
-    needJob[#needJob + 1] = row
+    delta[rec.s] = (delta[rec.s] or 0) + 1
+    if old then
+      delta[old.s] = (delta[old.s] or 0) - 1
+      if rec.s == 'queued' then reopened = reopened + 1 end
+    else
+      added = added + 1
+    end
+    if rec.s == 'queued' then needJob[#needJob + 1] = row end
   end
 end
 if #fresh > 0 then
   redis.call('HSET', rowsKey, unpack(fresh))
-  local total = 0
-  for status, count in pairs(added) do
-    redis.call('HINCRBY', campaignKey, 'n:' .. status, count)
-    total = total + count
+  for status, count in pairs(delta) do
+    if count ~= 0 then redis.call('HINCRBY', campaignKey, 'n:' .. status, count) end
   end
-  redis.call('HINCRBY', campaignKey, 'total', total)
+  if added > 0 then redis.call('HINCRBY', campaignKey, 'total', added) end
+  -- A finished campaign with rows to send again is not finished any more.
+  if #needJob > 0 then redis.call('HDEL', campaignKey, 'finishedAt') end
 end
-return needJob`;
+return { needJob, already, reopened }`;
 
-/** KEYS: campaign. ARGV: now. Returns 1 when this call completed the campaign. */
+/** KEYS: campaign. ARGV: now. Returns 1 when this call completed the campaign. The file has been read to its end. */
 export const FINISH_INGEST = `
 ${COMPLETE_IF_DONE}
 redis.call('HSET', KEYS[1], 'ingestDone', '1')
+redis.call('HDEL', KEYS[1], 'ingestInterrupted')
 return completeIfDone(KEYS[1], ARGV[1])`;
+
+/**
+ * KEYS: campaign, recent. A `send --campaign` that continues an interrupted ingest lifts the
+ * pause the interruption left, and only that one (the stored reason is the pause's own: a
+ * pause an operator or a halting code set since then stays). Returns 1 if lifted.
+ */
+export const LIFT_INGEST_PAUSE = `
+local f = redis.call('HMGET', KEYS[1], 'ingestInterrupted', 'paused', 'pausedReason', 'cancelled')
+if not f[1] or f[2] ~= '1' or f[3] ~= f[1] or f[4] == '1' then return 0 end
+redis.call('HDEL', KEYS[1], 'paused', 'pausedReason', 'pausedAt', 'recentFails', 'recentSends')
+redis.call('DEL', KEYS[2])
+return 1`;
 
 // Moves a row between statuses, keeping the counters in step.
 const MOVE = `
@@ -93,27 +172,38 @@ local function pauseIfRunning(campaignKey, reason, now)
   return 1
 end`;
 
+/** Values per row in a CLAIM answer: outcome, status or attempts, then phone, values JSON, header link when claimed. */
+export const CLAIM_ANSWER_WIDTH = 5;
+
 /**
- * KEYS: campaign, rows. ARGV: now, then (row, job's requeue number) for each row claimed.
- * Returns {outcome, status-or-attempts} per row, flat. Order matters: a settled row answers
- * first; only the row's owner goes further; a row left `sending` is in doubt even when
- * paused (the pause must not hide a possible send); a cancelled or paused campaign starts
- * nothing (`paused`: the caller parks the job with PARK_WAITING, which carries its payload;
- * the hot path does not). The rows of one call are the claims a worker made in the same
- * turn of its event loop (src/redis/tick-batch.ts); each is decided on its own.
+ * KEYS: campaign, rows, sent, sent-at. ARGV: now (ms), duplicate window (ms), campaign ID,
+ * then (row, job's requeue number) for each row claimed.
+ * Returns per row, flat: outcome, status-or-attempts, and for a claimed row its phone, its
+ * values as JSON ('' if the row has none: written by an older version) and header link.
+ * Order matters: a settled row answers first; only the row's owner goes further; a row left
+ * `sending` is in doubt even when paused (the pause must not hide a possible send); a
+ * cancelled or paused campaign starts nothing (`paused`: the caller parks the job with
+ * PARK_WAITING, which carries its payload; the hot path does not); a message this number
+ * already sent within the window (another row, any campaign) is skipped; only then is the
+ * row `sending`, and its message recorded in the guard. The rows of one call are the claims
+ * a worker made in the same turn of its event loop (src/redis/tick-batch.ts); each is
+ * decided on its own.
  */
 export const CLAIM = `
 ${FINAL}
 ${COMPLETE_IF_DONE}
 ${MOVE}
-local function claim(campaignKey, rowsKey, row, owner, now)
+${PRIOR_SEND}
+local campaignKey, rowsKey, sentKey, sentAtKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local now, window, campaignId = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local held = redis.call('HMGET', campaignKey, 'cancelled', 'paused', 'allowRepeat')
+local function claim(row, owner)
   local json = redis.call('HGET', rowsKey, row)
   if not json then return 'missing', '' end
   local rec = cjson.decode(json)
   if FINAL[rec.s] then return 'settled', rec.s end
   if (rec.k or 0) ~= tonumber(owner) then return 'stale', '' end
   if rec.s == 'sending' then return 'in-doubt', tostring(rec.a or 0) end
-  local held = redis.call('HMGET', campaignKey, 'cancelled', 'paused')
   if held[1] == '1' then
     move(campaignKey, rec, 'cancelled')
     redis.call('HSET', rowsKey, row, cjson.encode(rec))
@@ -121,16 +211,42 @@ local function claim(campaignKey, rowsKey, row, owner, now)
     return 'settled', 'cancelled'
   end
   if held[2] == '1' then return 'paused', '' end
+  if window > 0 and rec.f then
+    local dup = nil
+    if held[3] ~= '1' then dup = priorSend(sentKey, rec.f, campaignId, row, now, window) end
+    if dup then
+      move(campaignKey, rec, 'skipped')
+      rec.c = 'ALREADY_SENT'; rec.d = dup
+      redis.call('HSET', rowsKey, row, cjson.encode(rec))
+      completeIfDone(campaignKey, now)
+      return 'settled', 'skipped'
+    end
+    redis.call('HSET', sentKey, rec.f, campaignId .. '/' .. row .. '/' .. now)
+    redis.call('ZADD', sentAtKey, now, rec.f)
+  end
   rec.a = (rec.a or 0) + 1
   move(campaignKey, rec, 'sending')
   redis.call('HSET', rowsKey, row, cjson.encode(rec))
-  return 'claimed', tostring(rec.a)
+  local values = ''
+  if rec.v then values = cjson.encode(rec.v) end
+  return 'claimed', tostring(rec.a), rec.p, values, rec.h or ''
 end
 local out = {}
-for i = 2, #ARGV, 2 do
-  local outcome, value = claim(KEYS[1], KEYS[2], ARGV[i], ARGV[i + 1], ARGV[1])
+for i = 4, #ARGV, 2 do
+  local outcome, value, phone, values, header = claim(ARGV[i], ARGV[i + 1])
   out[#out + 1] = outcome
   out[#out + 1] = value
+  out[#out + 1] = phone or ''
+  out[#out + 1] = values or ''
+  out[#out + 1] = header or ''
+end
+-- The guard forgets messages older than the window, a few per call, so it stays the size of the window.
+if window > 0 then
+  local expired = redis.call('ZRANGEBYSCORE', sentAtKey, '-inf', tonumber(now) - window, 'LIMIT', 0, 100)
+  if #expired > 0 then
+    redis.call('ZREM', sentAtKey, unpack(expired))
+    redis.call('HDEL', sentKey, unpack(expired))
+  end
 end
 return out`;
 
@@ -139,7 +255,7 @@ export const SETTLE_ROW_ARGS = 7;
 export const SETTLE_SHARED_ARGS = 4;
 
 /**
- * KEYS: campaign, rows, wamid index, payloads, recent.
+ * KEYS: campaign, rows, wamid index, payloads, recent, sent, sent-at.
  * ARGV: campaignId, now, brake window, brake share; then for each row: row, status, wamid,
  * code, detail, job's requeue number, job JSON.
  * First final answer wins; only the row's owner may answer. A failed or unknown row keeps
@@ -155,7 +271,8 @@ ${FINAL}
 ${COMPLETE_IF_DONE}
 ${MOVE}
 ${PAUSE_IF_RUNNING}
-local campaignKey, rowsKey, wamidsKey, payloadsKey, recentKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+${FORGET_SEND}
+local campaignKey, rowsKey, wamidsKey, payloadsKey, recentKey, sentKey, sentAtKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local campaignId, now, window, share = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 
 local function brake(status, code, detail)
@@ -196,6 +313,9 @@ local function settle(row, status, wamid, code, detail, owner, job)
   elseif (status == 'failed' or status == 'unknown') and job ~= '' then
     redis.call('HSET', payloadsKey, row, job)
   end
+  -- Meta refused it: not sent, so a later send of the same message is not a repeat. (An
+  -- unknown row may have been sent: it keeps its entry.)
+  if status == 'failed' then forgetSend(sentKey, sentAtKey, rec.f, campaignId, row) end
   return status, brake(status, code, detail), true
 end
 
@@ -214,7 +334,8 @@ if lastFinal > 0 and completeIfDone(campaignKey, now) == 1 then out[lastFinal] =
 return out`;
 
 /**
- * KEYS: campaign, rows, requeue. ARGV: row, job's requeue number, job JSON, code, detail, now.
+ * KEYS: campaign, rows, requeue, sent, sent-at. ARGV: row, job's requeue number, job JSON,
+ * code, detail, now, campaign ID. The request was refused, so the duplicate guard forgets it.
  * The claimed row goes back to queued, set aside for resume; the campaign pauses with the
  * code as its reason (the first halt's reason stays). On a cancelled campaign the row is cancelled
  * (and, if it was the last open row, the campaign completes).
@@ -224,10 +345,12 @@ ${COMPLETE_IF_DONE}
 ${MOVE}
 ${PARK}
 ${PAUSE_IF_RUNNING}
+${FORGET_SEND}
 local json = redis.call('HGET', KEYS[2], ARGV[1])
 if not json then return {'missing', 0} end
 local rec = cjson.decode(json)
 if rec.s ~= 'sending' or (rec.k or 0) ~= tonumber(ARGV[2]) then return {rec.s, 0} end
+forgetSend(KEYS[4], KEYS[5], rec.f, ARGV[7], ARGV[1])
 rec.c = ARGV[4]; rec.d = ARGV[5]
 if redis.call('HGET', KEYS[1], 'cancelled') == '1' then
   move(KEYS[1], rec, 'cancelled')
@@ -259,14 +382,35 @@ redis.call('HDEL', KEYS[1], 'paused', 'pausedReason', 'pausedAt', 'recentFails',
 redis.call('DEL', KEYS[2])
 return 'resumed'`;
 
-/** KEYS: campaign. ARGV: now. */
+/**
+ * KEYS: campaign. An ingest that was interrupted will not be continued: the rows read are
+ * all the campaign has, so it can complete once they are answered.
+ */
 export const CANCEL = `
-local f = redis.call('HMGET', KEYS[1], 'definition', 'finishedAt', 'cancelled')
+local f = redis.call('HMGET', KEYS[1], 'definition', 'finishedAt', 'cancelled', 'ingestInterrupted')
 if not f[1] then return 'missing' end
 if f[2] and f[3] ~= '1' then return 'completed' end
 redis.call('HSET', KEYS[1], 'cancelled', '1')
 redis.call('HDEL', KEYS[1], 'paused', 'pausedReason', 'pausedAt')
+if f[4] then
+  redis.call('HSET', KEYS[1], 'ingestDone', '1')
+  redis.call('HDEL', KEYS[1], 'ingestInterrupted')
+end
 return 'cancelled'`;
+
+/**
+ * KEYS: campaign. ARGV: reason, now. Pauses the campaign and keeps the reason as the mark of
+ * an unfinished ingest (LIFT_INGEST_PAUSE compares them). Returns 1 if marked (the campaign
+ * is not cancelled).
+ */
+export const INGEST_INTERRUPTED = `
+${PAUSE_IF_RUNNING}
+local f = redis.call('HMGET', KEYS[1], 'definition', 'cancelled', 'finishedAt')
+if not f[1] or f[2] == '1' then return 0 end
+redis.call('HSET', KEYS[1], 'ingestInterrupted', ARGV[1])
+redis.call('HDEL', KEYS[1], 'ingestDone', 'finishedAt')
+pauseIfRunning(KEYS[1], ARGV[1], ARGV[2])
+return 1`;
 
 /**
  * KEYS: campaign, rows, requeue. ARGV: first row, last row, now.

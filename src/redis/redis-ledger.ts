@@ -10,8 +10,10 @@ import {
 } from '../campaigns/campaign.js';
 import type {
   CampaignLedger,
+  ClaimedRow,
   ClaimResult,
   IngestedRow,
+  IngestResult,
   OptOutSource,
   PauseResult,
   RequeueEntry,
@@ -25,9 +27,12 @@ import {
   CANCEL,
   CANCEL_ROWS,
   CLAIM,
+  CLAIM_ANSWER_WIDTH,
   FINISH_INGEST,
   FORGET_REQUEUED,
   HALT,
+  INGEST_INTERRUPTED,
+  LIFT_INGEST_PAUSE,
   MARK_FOR_RETRY,
   PARK_WAITING,
   PAUSE,
@@ -46,11 +51,13 @@ const optOutSourceSchema = z.object({ campaignId: z.string(), row: z.number(), a
 type Arg = string | number;
 
 interface LedgerCommands {
-  cwRecordIngested(campaign: string, rows: string, chunkJson: string): Promise<string[]>;
+  cwRecordIngested(campaign: string, rows: string, sent: string, sentAt: string, ...args: Arg[]): Promise<[string[], string[], number]>;
+  cwIngestInterrupted(campaign: string, reason: string, now: number): Promise<number>;
+  cwLiftIngestPause(campaign: string, recent: string): Promise<number>;
   cwFinishIngest(campaign: string, now: number): Promise<number>;
-  cwClaim(campaign: string, rows: string, ...args: Arg[]): Promise<string[]>;
-  cwSettle(campaign: string, rows: string, wamids: string, payloads: string, recent: string, ...args: Arg[]): Promise<(string | number)[]>;
-  cwHalt(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<[string, number, number?]>;
+  cwClaim(campaign: string, rows: string, sent: string, sentAt: string, ...args: Arg[]): Promise<string[]>;
+  cwSettle(campaign: string, rows: string, wamids: string, payloads: string, recent: string, sent: string, sentAt: string, ...args: Arg[]): Promise<(string | number)[]>;
+  cwHalt(campaign: string, rows: string, requeue: string, sent: string, sentAt: string, ...args: Arg[]): Promise<[string, number, number?]>;
   cwPause(campaign: string, reason: string, now: number): Promise<string>;
   cwResume(campaign: string, recent: string): Promise<string>;
   cwCancel(campaign: string): Promise<string>;
@@ -68,13 +75,19 @@ export interface AutoPauseSettings {
 
 const BRAKE_OFF: AutoPauseSettings = { failureShare: 1, window: 0 };
 
-/** A claim's answer as the script gives it: outcome, then status or attempts. */
-type RawClaim = [string, string];
+/** A claim's answer as the script gives it: outcome, status or attempts, then phone, values JSON, header link. */
+type RawClaim = string[];
 /** A settle's answer as the script gives it: status afterwards, completed (1/0), paused (1/0). */
 type RawSettle = [string, number, number];
 interface PendingSettle {
   job: SendJob;
   settlement: Settlement;
+  /** Whose duplicate guard forgets a refused send ('' = the campaign's, read from its definition). */
+  phoneNumberId: string;
+}
+interface PendingClaim {
+  job: SendJob;
+  phoneNumberId: string;
 }
 
 interface StoredRow {
@@ -85,6 +98,18 @@ interface StoredRow {
   w?: string;
   c?: string;
   d?: string;
+}
+
+/** Ledger settings from config. */
+export interface LedgerOptions {
+  autoPause?: AutoPauseSettings;
+  /** The duplicate-send guard's window (DUPLICATE_WINDOW_HOURS) in ms; 0 or absent = off. */
+  duplicateWindowMs?: number;
+}
+
+/** The duplicate-send guard of a phone number: fingerprint → "campaign/row/ms", and fingerprint → ms for pruning. */
+export function sentGuardKeys(prefix: string, phoneNumberId: string): { sent: string; sentAt: string } {
+  return { sent: `${prefix}:sent:${phoneNumberId}`, sentAt: `${prefix}:sent-at:${phoneNumberId}` };
 }
 
 /** The keys of one campaign's ledger; the queue's sweep (src/queue/waiting-sweep.ts) parks rows in them too. */
@@ -98,15 +123,17 @@ export class RedisLedger implements CampaignLedger {
   readonly #redis: Redis & LedgerCommands;
   readonly #prefix: string;
   readonly #brake: AutoPauseSettings;
+  readonly #duplicateWindowMs: number;
   /** Claims and answers of one event-loop turn go to Redis as one script call per campaign. */
-  readonly #claims = new TickBatch<SendJob, RawClaim>((id, jobs) => this.#claimMany(id, jobs));
+  readonly #claims = new TickBatch<PendingClaim, RawClaim>((id, items) => this.#claimMany(id, items));
   readonly #settles = new TickBatch<PendingSettle, RawSettle>((id, items) => this.#settleMany(id, items));
 
-  constructor(redis: Redis, prefix: string, options: { autoPause?: AutoPauseSettings } = {}) {
+  constructor(redis: Redis, prefix: string, options: LedgerOptions = {}) {
     defineScripts(redis);
     this.#redis = redis as Redis & LedgerCommands;
     this.#prefix = prefix;
     this.#brake = options.autoPause ?? BRAKE_OFF;
+    this.#duplicateWindowMs = options.duplicateWindowMs ?? 0;
   }
 
   #campaignKey(id: string): string {
@@ -145,26 +172,53 @@ export class RedisLedger implements CampaignLedger {
     return json === null ? undefined : campaignDefinitionSchema.parse(JSON.parse(json));
   }
 
-  async recordIngested(campaignId: string, rows: readonly IngestedRow[]): Promise<number[]> {
-    if (rows.length === 0) return [];
+  async recordIngested(campaignId: string, phoneNumberId: string, rows: readonly IngestedRow[]): Promise<IngestResult> {
+    if (rows.length === 0) return { needJob: [], alreadySent: [], reopened: 0 };
     const compact = rows.map((r) =>
-      r.status === 'queued' ? [String(r.row), r.status, r.phone] : [String(r.row), r.status, r.phone, r.errorCode, r.errorDetail],
+      r.status === 'queued'
+        ? [String(r.row), r.status, r.phone, r.message.values, r.message.headerLink ?? '', r.message.fingerprint]
+        : [String(r.row), r.status, r.phone, r.errorCode, r.errorDetail],
     );
-    const needJob = await this.#redis.cwRecordIngested(this.#campaignKey(campaignId), this.#rowsKey(campaignId), JSON.stringify(compact));
-    return needJob.map(Number);
+    const { sent, sentAt } = sentGuardKeys(this.#prefix, phoneNumberId);
+    const [needJob, already, reopened] = await this.#redis.cwRecordIngested(
+      this.#campaignKey(campaignId),
+      this.#rowsKey(campaignId),
+      sent,
+      sentAt,
+      JSON.stringify(compact),
+      campaignId,
+      Date.now(),
+      this.#duplicateWindowMs,
+    );
+    const alreadySent: { row: number; detail: string }[] = [];
+    for (let i = 0; i < already.length; i += 2) alreadySent.push({ row: Number(already[i]), detail: already[i + 1] ?? '' });
+    return { needJob: needJob.map(Number), alreadySent, reopened: Number(reopened) };
+  }
+
+  async allowRepeat(campaignId: string): Promise<void> {
+    await this.#redis.hset(this.#campaignKey(campaignId), 'allowRepeat', '1');
+  }
+
+  async markIngestInterrupted(campaignId: string, reason: string): Promise<boolean> {
+    return (await this.#redis.cwIngestInterrupted(this.#campaignKey(campaignId), reason, Date.now())) === 1;
+  }
+
+  async liftIngestPause(campaignId: string): Promise<boolean> {
+    return (await this.#redis.cwLiftIngestPause(this.#campaignKey(campaignId), this.#recentKey(campaignId))) === 1;
   }
 
   async finishIngest(campaignId: string): Promise<boolean> {
     return (await this.#redis.cwFinishIngest(this.#campaignKey(campaignId), Date.now())) === 1;
   }
 
-  async claim(job: SendJob): Promise<ClaimResult> {
+  async claim(job: SendJob, phoneNumberId?: string): Promise<ClaimResult> {
     const id = job.campaignId;
+    phoneNumberId = await this.#phoneNumberOf(id, phoneNumberId);
     for (;;) {
-      const [outcome, value] = await this.#claims.add(id, job);
+      const [outcome, value, phone, values, headerLink] = await this.#claims.add(id, { job, phoneNumberId });
       switch (outcome) {
         case 'claimed':
-          return { outcome: 'claimed', attempt: Number(value) };
+          return { outcome: 'claimed', attempt: Number(value), row: claimedRow(phone ?? '', values ?? '', headerLink ?? '') };
         case 'settled':
           return { outcome: 'settled', status: value as RowStatus };
         case 'in-doubt':
@@ -182,18 +236,29 @@ export class RedisLedger implements CampaignLedger {
     }
   }
 
-  async #claimMany(id: string, jobs: readonly SendJob[]): Promise<RawClaim[]> {
+  async #claimMany(id: string, items: readonly PendingClaim[]): Promise<RawClaim[]> {
+    // One campaign per call, so one phone number.
+    const { sent, sentAt } = sentGuardKeys(this.#prefix, items[0]?.phoneNumberId ?? '');
     const flat = await this.#redis.cwClaim(
       this.#campaignKey(id),
       this.#rowsKey(id),
+      sent,
+      sentAt,
       Date.now(),
-      ...jobs.flatMap((job) => [job.row, job.requeue ?? 0]),
+      this.#duplicateWindowMs,
+      id,
+      ...items.flatMap(({ job }) => [job.row, job.requeue ?? 0]),
     );
-    return jobs.map((_, i) => [flat[2 * i] ?? 'missing', flat[2 * i + 1] ?? '']);
+    const width = CLAIM_ANSWER_WIDTH;
+    return items.map((_, i) => {
+      const answer = flat.slice(width * i, width * (i + 1));
+      if (answer.length === 0) answer.push('missing');
+      return answer;
+    });
   }
 
-  async settle(job: SendJob, settlement: Settlement): Promise<SettleResult> {
-    const [status, completed, paused] = await this.#settles.add(job.campaignId, { job, settlement });
+  async settle(job: SendJob, settlement: Settlement, phoneNumberId = ''): Promise<SettleResult> {
+    const [status, completed, paused] = await this.#settles.add(job.campaignId, { job, settlement, phoneNumberId });
     if (status === 'missing') throw new Error(`ledger has no row ${job.row} in campaign ${job.campaignId}`);
     return { status: status as RowStatus, completedCampaign: completed === 1, pausedCampaign: paused === 1 };
   }
@@ -214,31 +279,44 @@ export class RedisLedger implements CampaignLedger {
       );
     }
     if (args.length !== SETTLE_SHARED_ARGS + SETTLE_ROW_ARGS * items.length) throw new Error('settle arguments out of step with the script');
+    const { sent, sentAt } = sentGuardKeys(this.#prefix, await this.#phoneNumberOf(id, items[0]?.phoneNumberId));
     const flat = await this.#redis.cwSettle(
       this.#campaignKey(id),
       this.#rowsKey(id),
       this.#wamidsKey(),
       this.#payloadsKey(id),
       this.#recentKey(id),
+      sent,
+      sentAt,
       ...args,
     );
     return items.map((_, i) => [String(flat[3 * i] ?? 'missing'), Number(flat[3 * i + 1] ?? 0), Number(flat[3 * i + 2] ?? 0)]);
   }
 
-  async halt(job: SendJob, errorCode: string, errorDetail: string): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }> {
+  async halt(job: SendJob, errorCode: string, errorDetail: string, phoneNumberId?: string): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }> {
     const id = job.campaignId;
+    const { sent, sentAt } = sentGuardKeys(this.#prefix, await this.#phoneNumberOf(id, phoneNumberId));
     const [, completed, paused] = await this.#redis.cwHalt(
       this.#campaignKey(id),
       this.#rowsKey(id),
       this.#requeueKey(id),
+      sent,
+      sentAt,
       job.row,
       job.requeue ?? 0,
       JSON.stringify(job),
       errorCode,
       errorDetail,
       Date.now(),
+      id,
     );
     return { completedCampaign: completed === 1, pausedCampaign: paused === 1 };
+  }
+
+  /** The campaign's phone number: given by the caller (the worker knows it), else read from its definition. */
+  async #phoneNumberOf(campaignId: string, given: string | undefined): Promise<string> {
+    if (given !== undefined && given !== '') return given;
+    return (await this.getCampaign(campaignId))?.phoneNumberId ?? '';
   }
 
   async isHeld(campaignId: string): Promise<boolean> {
@@ -387,6 +465,17 @@ export class RedisLedger implements CampaignLedger {
   }
 }
 
+/** The claim script's answer for a claimed row: phone, values JSON ('' = none stored), header link ('' = none). */
+function claimedRow(phone: string, valuesJson: string, headerLink: string): ClaimedRow {
+  let values: string[] | undefined;
+  if (valuesJson !== '') {
+    const parsed = JSON.parse(valuesJson) as unknown;
+    // cjson writes an empty list as {}.
+    values = Array.isArray(parsed) ? parsed.map(String) : [];
+  }
+  return { to: phone, values, headerLink: headerLink === '' ? undefined : headerLink };
+}
+
 function toRecord(row: number, s: StoredRow): RowRecord {
   const record: RowRecord = { row, phone: s.p, status: s.s, attempts: s.a ?? 0 };
   if (s.w !== undefined) record.wamid = s.w;
@@ -398,11 +487,13 @@ function toRecord(row: number, s: StoredRow): RowRecord {
 
 function defineScripts(redis: Redis): void {
   if ('cwClaim' in redis) return;
-  redis.defineCommand('cwRecordIngested', { numberOfKeys: 2, lua: RECORD_INGESTED });
+  redis.defineCommand('cwRecordIngested', { numberOfKeys: 4, lua: RECORD_INGESTED });
+  redis.defineCommand('cwIngestInterrupted', { numberOfKeys: 1, lua: INGEST_INTERRUPTED });
+  redis.defineCommand('cwLiftIngestPause', { numberOfKeys: 2, lua: LIFT_INGEST_PAUSE });
   redis.defineCommand('cwFinishIngest', { numberOfKeys: 1, lua: FINISH_INGEST });
-  redis.defineCommand('cwClaim', { numberOfKeys: 2, lua: CLAIM });
-  redis.defineCommand('cwSettle', { numberOfKeys: 5, lua: SETTLE });
-  redis.defineCommand('cwHalt', { numberOfKeys: 3, lua: HALT });
+  redis.defineCommand('cwClaim', { numberOfKeys: 4, lua: CLAIM });
+  redis.defineCommand('cwSettle', { numberOfKeys: 7, lua: SETTLE });
+  redis.defineCommand('cwHalt', { numberOfKeys: 5, lua: HALT });
   redis.defineCommand('cwPause', { numberOfKeys: 1, lua: PAUSE });
   redis.defineCommand('cwResume', { numberOfKeys: 2, lua: RESUME });
   redis.defineCommand('cwCancel', { numberOfKeys: 1, lua: CANCEL });

@@ -292,7 +292,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     // Rows 1 and 2: a worker claimed them and died mid-request; their jobs will find them in doubt.
     for (const n of [1, 2]) {
       const job = await p.queue.queue.getJob(`${id}-${n}`);
-      expect(await p.ledger.claim(sendJobSchema.parse(job?.data))).toEqual({ outcome: 'claimed', attempt: 1 });
+      expect(await p.ledger.claim(sendJobSchema.parse(job?.data))).toMatchObject({ outcome: 'claimed', attempt: 1 });
     }
     const done = p.completed(id);
     p.startWorker();

@@ -44,19 +44,19 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
   it('50 claims at once: one call; each caller gets its own outcome (claimed, settled, stale, a missing row rejects alone)', async () => {
     const ledger = new RedisLedger(redis, prefix);
     await ingestQueuedCampaign(ledger, 'b1', 60);
-    await ledger.claim(job('b1', 51));
+    await ledger.claim(job('b1', 51), '106540352242922');
     await ledger.settle(job('b1', 51), { status: 'sent', wamid: 'wamid.51' });
     const calls = scriptCalls();
 
     const results = await Promise.allSettled([
-      ...range(1, 50).map((row) => ledger.claim(job('b1', row))),
-      ledger.claim(job('b1', 51)),
-      ledger.claim(job('b1', 52, 3)),
-      ledger.claim(job('b1', 99)),
+      ...range(1, 50).map((row) => ledger.claim(job('b1', row), '106540352242922')),
+      ledger.claim(job('b1', 51), '106540352242922'),
+      ledger.claim(job('b1', 52, 3), '106540352242922'),
+      ledger.claim(job('b1', 99), '106540352242922'),
     ]);
 
     expect(calls.claim).toHaveBeenCalledTimes(1);
-    for (const result of results.slice(0, 50)) expect(result).toEqual({ status: 'fulfilled', value: { outcome: 'claimed', attempt: 1 } });
+    for (const result of results.slice(0, 50)) expect(result).toMatchObject({ status: 'fulfilled', value: { outcome: 'claimed', attempt: 1 } });
     expect(results[50]).toEqual({ status: 'fulfilled', value: { outcome: 'settled', status: 'sent' } });
     expect(results[51]).toEqual({ status: 'fulfilled', value: { outcome: 'stale' } });
     expect(results[52]?.status).toBe('rejected');
@@ -67,7 +67,7 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
   it('the last 40 answers at once: one call, every row recorded, exactly one caller told it completed the campaign', async () => {
     const ledger = new RedisLedger(redis, prefix);
     await ingestQueuedCampaign(ledger, 'b2', 40);
-    await Promise.all(range(1, 40).map((row) => ledger.claim(job('b2', row))));
+    await Promise.all(range(1, 40).map((row) => ledger.claim(job('b2', row), '106540352242922')));
     const calls = scriptCalls();
 
     const answers = await Promise.all(
@@ -91,7 +91,7 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
   it('a duplicate answer in the same call as the first: the first wins, the second changes nothing', async () => {
     const ledger = new RedisLedger(redis, prefix);
     await ingestQueuedCampaign(ledger, 'b3', 2);
-    await ledger.claim(job('b3', 1));
+    await ledger.claim(job('b3', 1), '106540352242922');
     const [first, second] = await Promise.all([
       ledger.settle(job('b3', 1), { status: 'sent', wamid: 'wamid.first' }),
       ledger.settle(job('b3', 1), { status: 'unknown', errorCode: 'SHUTDOWN_IN_FLIGHT', errorDetail: 'late' }),
@@ -104,7 +104,7 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
   it('the error-spike brake inside one call: the answer that tips it (3rd failure of 10) is the one told it paused the campaign', async () => {
     const ledger = new RedisLedger(redis, prefix, { autoPause: { window: 10, failureShare: 0.2 } });
     await ingestQueuedCampaign(ledger, 'b4', 20);
-    await Promise.all(range(1, 8).map((row) => ledger.claim(job('b4', row))));
+    await Promise.all(range(1, 8).map((row) => ledger.claim(job('b4', row), '106540352242922')));
     const fail = { status: 'failed', errorCode: '132000', errorDetail: 'Number of parameters does not match' } as const;
 
     // sent, F, sent, F, F (tips: 3 of the last 10), F, sent, F
@@ -125,7 +125,7 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
     await ingestQueuedCampaign(ledger, 'x', 3);
     await ingestQueuedCampaign(ledger, 'y', 3);
     const calls = scriptCalls();
-    const claims = await Promise.all([1, 2, 3].flatMap((row) => [ledger.claim(job('x', row)), ledger.claim(job('y', row))]));
+    const claims = await Promise.all([1, 2, 3].flatMap((row) => [ledger.claim(job('x', row), '106540352242922'), ledger.claim(job('y', row), '106540352242922')]));
     expect(claims.every((c) => c.outcome === 'claimed')).toBe(true);
     expect(calls.claim).toHaveBeenCalledTimes(2);
     const answers = await Promise.all([1, 2, 3].flatMap((row) => [ledger.settle(job('x', row), { status: 'sent', wamid: `x.${row}` }), ledger.settle(job('y', row), { status: 'sent', wamid: `y.${row}` })]));

@@ -95,7 +95,7 @@ describe('pre-flight validation, end to end', () => {
       '+4915110000001,AnaAgain,A-10', //                      row 10, DUPLICATE_PHONE (skipped)
       '+4915110000011,Only,Three,Extra', //                   row 11, FIELD_COUNT
       '+4915110000012,Eve,A-12', //                           row 12, valid
-      '+4915110000013,"Unclosed,A-13', //                     row 13 (line 15), MALFORMED_RECORD
+      '+4915110000013,"Bruno" Costa,A-13', //                     row 13 (line 15), MALFORMED_RECORD
     ];
     await writeFile(file, lines.join('\n') + '\n');
     const done = completion('c-mixed');

@@ -13,12 +13,14 @@ export function ledgerTestDefinition(id: string): CampaignDefinition {
   };
 }
 
+/** A row to send, as the producer records it (no template values: the fixture's plan has none). */
+export function queuedRow(row: number, phone = phoneNumber(row)): IngestedRow {
+  return { row, phone, status: 'queued', message: { values: [], headerLink: undefined, fingerprint: `fp-${phone}` } };
+}
+
 /** A campaign of `queued` rows 1..rows in the ledger, ingest finished. */
 export async function ingestQueuedCampaign(ledger: CampaignLedger, id: string, rows: number): Promise<void> {
   await ledger.createCampaign(ledgerTestDefinition(id));
-  await ledger.recordIngested(
-    id,
-    Array.from({ length: rows }, (_, i): IngestedRow => ({ row: i + 1, phone: phoneNumber(i + 1), status: 'queued' })),
-  );
+  await ledger.recordIngested(id, '106540352242922', Array.from({ length: rows }, (_, i) => queuedRow(i + 1)));
   await ledger.finishIngest(id);
 }

@@ -35,6 +35,8 @@ export interface PipelineOptions {
   sandbox?: Partial<Omit<SandboxOptions, 'templates' | 'accessToken'>>;
   /** The ledger's error-spike brake (default off, as before). */
   autoPause?: AutoPauseSettings;
+  /** The duplicate-send guard's window (default off, as before). */
+  duplicateWindowMs?: number;
 }
 
 /**
@@ -56,7 +58,10 @@ export class Pipeline {
   private constructor(readonly options: PipelineOptions) {
     this.prefix = freshPrefix(options.label);
     this.redis = testRedis();
-    this.ledger = new RedisLedger(this.redis, this.prefix, options.autoPause === undefined ? {} : { autoPause: options.autoPause });
+    this.ledger = new RedisLedger(this.redis, this.prefix, {
+      ...(options.autoPause === undefined ? {} : { autoPause: options.autoPause }),
+      ...(options.duplicateWindowMs === undefined ? {} : { duplicateWindowMs: options.duplicateWindowMs }),
+    });
   }
 
   static async start(options: PipelineOptions): Promise<Pipeline> {

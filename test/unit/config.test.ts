@@ -36,6 +36,8 @@ describe('loadConfig: defaults', () => {
       queuePrefix: 'cw',
       logLevel: 'info',
       reportsDir: 'reports',
+      duplicateWindowMs: 24 * 3_600_000,
+      retentionMs: 30 * 86_400_000,
     });
   });
 
@@ -65,6 +67,8 @@ describe('loadConfig: defaults', () => {
       QUEUE_PREFIX: 'cw_test-1',
       LOG_LEVEL: 'debug',
       REPORTS_DIR: '/var/reports',
+      DUPLICATE_WINDOW_HOURS: '0.5',
+      RETENTION_DAYS: '0',
     });
 
     expect(config).toMatchObject({
@@ -77,6 +81,8 @@ describe('loadConfig: defaults', () => {
       queuePrefix: 'cw_test-1',
       logLevel: 'debug',
       reportsDir: '/var/reports',
+      duplicateWindowMs: 1_800_000,
+      retentionMs: 0,
     });
     expect(config.accessToken).toBeInstanceOf(Secret);
     expect(config.accessToken?.reveal()).toBe(TOKEN);

@@ -5,6 +5,7 @@ import {
   VALUE_PROBLEM_TEXT,
   collapseWhitespace,
   valueProblem,
+  valueProblemDetail,
   type ValueProblem,
 } from '../../src/campaigns/parameter-rules.js';
 import { REJECTION_REASONS } from '../../src/campaigns/rejection-reasons.js';
@@ -54,6 +55,55 @@ describe('valueProblem', () => {
   });
 });
 
+describe('valueProblem: hostile characters', () => {
+  it.each([
+    ['Ana\u001b[31mred', 'VALUE_CONTROL_CHAR'],
+    ['Ana\u007f', 'VALUE_CONTROL_CHAR'],
+    ['A\u000bB', 'VALUE_CONTROL_CHAR'],
+    ['A\u000cB', 'VALUE_CONTROL_CHAR'],
+    ['\u0001Ana', 'VALUE_CONTROL_CHAR'],
+    ['Ana\u0000', 'VALUE_CONTROL_CHAR'],
+    ['A\u009bB', 'VALUE_CONTROL_CHAR'],
+    ['Ana\u0085Lima', 'VALUE_LINE_BREAK'],
+    ['Ana\u2028Lima', 'VALUE_LINE_BREAK'],
+    ['Ana\u2029Lima', 'VALUE_LINE_BREAK'],
+    ['Invoice \u202egpj.exe', 'VALUE_BIDI_CONTROL'],
+    ['a\u202ab', 'VALUE_BIDI_CONTROL'],
+    ['a\u2066b\u2069', 'VALUE_BIDI_CONTROL'],
+    ['\u200b', 'VALUE_EMPTY'],
+    ['\u200b\u200c\u200d\u2060', 'VALUE_EMPTY'],
+    ['\u3164', 'VALUE_EMPTY'],
+    ['\u115f\u1160', 'VALUE_EMPTY'],
+    ['\u200e\u200f', 'VALUE_EMPTY'],
+    ['\u00ad\ufeff\u2800', 'VALUE_EMPTY'],
+    ['\u00a0\u2003\u3000', 'VALUE_EMPTY'],
+  ] as [string, ValueProblem][])('%j → %s', (value, problem) => {
+    expect(valueProblem(value)).toBe(problem);
+  });
+
+  it.each([
+    ['\u200fשלום עולם'],
+    ['مرحبا\u200f بك'],
+    ['👨‍👩‍👧‍👦 family'],
+    ['❤️ love'],
+    ['Zoë'],
+  ])('%j (visible text, marks and joiners inside) → no problem', (value) => {
+    expect(valueProblem(value)).toBeUndefined();
+  });
+
+  it('the detail names the character and where it is', () => {
+    expect(valueProblemDetail('Ana\u001b[31m', 'VALUE_CONTROL_CHAR')).toMatch(/\(U\+001B ESC at character 4\)$/);
+    expect(valueProblemDetail('x\u202ey', 'VALUE_BIDI_CONTROL')).toMatch(/\(U\+202E RLO at character 2\)$/);
+    expect(valueProblemDetail('', 'VALUE_EMPTY')).toBe(VALUE_PROBLEM_TEXT.VALUE_EMPTY);
+  });
+
+  it('--fix-whitespace collapses NEL and the Unicode separators, never control or bidi characters', () => {
+    expect(collapseWhitespace('Ana\u0085\u2028\u2029Lima')).toBe('Ana Lima');
+    expect(valueProblem(collapseWhitespace('A\u001bB'))).toBe('VALUE_CONTROL_CHAR');
+    expect(valueProblem(collapseWhitespace('A\u202eB'))).toBe('VALUE_BIDI_CONTROL');
+  });
+});
+
 describe('collapseWhitespace', () => {
   it.each([
     ['Ana\nLima', 'Ana Lima'],
@@ -82,8 +132,15 @@ describe('collapseWhitespace', () => {
 });
 
 describe('VALUE_PROBLEM_TEXT and the limits', () => {
-  it('has a text for exactly the four value problems, each a rejection reason', () => {
-    expect(Object.keys(VALUE_PROBLEM_TEXT).sort()).toStrictEqual(['VALUE_EMPTY', 'VALUE_LINE_BREAK', 'VALUE_SPACES', 'VALUE_TAB']);
+  it('has a text for exactly the six value problems, each a rejection reason', () => {
+    expect(Object.keys(VALUE_PROBLEM_TEXT).sort()).toStrictEqual([
+      'VALUE_BIDI_CONTROL',
+      'VALUE_CONTROL_CHAR',
+      'VALUE_EMPTY',
+      'VALUE_LINE_BREAK',
+      'VALUE_SPACES',
+      'VALUE_TAB',
+    ]);
     for (const reason of Object.keys(VALUE_PROBLEM_TEXT)) expect(REJECTION_REASONS).toHaveProperty(reason);
   });
 
@@ -92,6 +149,8 @@ describe('VALUE_PROBLEM_TEXT and the limits', () => {
     expect(VALUE_PROBLEM_TEXT.VALUE_TAB).toContain('--fix-whitespace');
     expect(VALUE_PROBLEM_TEXT.VALUE_SPACES).toContain('--fix-whitespace');
     expect(VALUE_PROBLEM_TEXT.VALUE_EMPTY).not.toContain('--fix-whitespace');
+    expect(VALUE_PROBLEM_TEXT.VALUE_CONTROL_CHAR).not.toContain('--fix-whitespace');
+    expect(VALUE_PROBLEM_TEXT.VALUE_BIDI_CONTROL).not.toContain('--fix-whitespace');
   });
 
   it('Meta’s limits: body 1,024 characters, text header 60 (reference §4)', () => {

@@ -199,7 +199,9 @@ describe('checkRow: value rules', () => {
   it.each(badValues)('%s in a body value → its reason, the detail names the column', (_label, value, reason) => {
     const verdict = checkRow(row({ phone: '+5511987654321', amount: value }), spring);
 
-    expect(verdict).toStrictEqual({ ok: false, phone: '+5511987654321', reason, detail: `column "amount" ${VALUE_PROBLEM_TEXT[reason]}` });
+    expect(verdict).toMatchObject({ ok: false, phone: '+5511987654321', reason });
+    // Line breaks also say which character and where (e.g. "(U+000A at character 4)").
+    expect(!verdict.ok && verdict.detail.startsWith(`column "amount" ${VALUE_PROBLEM_TEXT[reason]}`)).toBe(true);
   });
 
   it.each(badValues)('%s in the header value → its reason, the detail names that column', (_label, value, reason) => {
@@ -328,4 +330,27 @@ describe('checkRow: header media link', () => {
       expect(!verdict.ok && verdict.detail).toMatch(/^column "banner": /);
     },
   );
+});
+
+describe('checkRow: hostile cells', () => {
+  it('a value with an escape sequence, a bidi override or only invisible characters is refused with its reason', () => {
+    const check = checkRow;
+    const rules = spring;
+    expect(check(row({ phone: '+5511987654321', amount: '12\u001b[2J' }), rules)).toMatchObject({ ok: false, reason: 'VALUE_CONTROL_CHAR' });
+    expect(check(row({ phone: '+5511987654321', amount: '12\u202e34' }), rules)).toMatchObject({ ok: false, reason: 'VALUE_BIDI_CONTROL' });
+    expect(check(row({ phone: '+5511987654321', amount: '\u200b\u3164' }), rules)).toMatchObject({ ok: false, reason: 'VALUE_EMPTY' });
+  });
+
+  it('Unicode spaces around values and the phone are trimmed like ASCII ones', () => {
+    const verdict = checkRow(row({ phone: '\u00a0+5511987654321\u3000', amount: '\u2003R$ 10\u00a0' }), spring);
+    expect(verdict).toMatchObject({ ok: true, to: '+5511987654321' });
+    expect(verdict.ok && verdict.values).toContain('R$ 10');
+  });
+
+  it('a huge phone cell is refused by its length and kept at most 200 characters', () => {
+    const verdict = checkRow(row({ phone: '9'.repeat(4000), amount: '10' }), spring);
+    expect(verdict).toMatchObject({ ok: false, reason: 'PHONE_INVALID' });
+    expect(!verdict.ok && verdict.phone.length).toBeLessThanOrEqual(230);
+    expect(!verdict.ok && verdict.detail.length).toBeLessThan(200);
+  });
 });

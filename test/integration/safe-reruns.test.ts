@@ -1,0 +1,209 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sendQueueName } from '../../src/queue/queue-names.js';
+import { sentGuardKeys } from '../../src/redis/redis-ledger.js';
+import { startWorker, type RunningWorker } from '../../workers/worker-command.js';
+import { openContext, type AppContext } from '../../workers/app-context.js';
+import { withControls } from '../../workers/control-command.js';
+import { runSend, type SendOptions } from '../../workers/send-command.js';
+import { phoneNumber, tempDir, writeCampaignCsv } from '../support/csv-files.js';
+import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from '../support/pipeline.js';
+import { freshPrefix, redisUrl, removePrefix } from '../support/redis.js';
+import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+
+/**
+ * Ordinary use must not break the delivery guarantees: a re-run after Ctrl-C, the same file
+ * sent again as a new campaign, a fixed file sent into the same campaign, a job edited in
+ * Redis. Driven through `campaign send`'s own code (runSend) and the real worker, against
+ * the sandbox; "sent twice" is counted where it matters, in what the sandbox accepted.
+ */
+const TOKEN = 'rerun-token';
+
+describe('safe re-runs', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let sandbox: Sandbox;
+  let context: AppContext;
+  let worker: RunningWorker | undefined;
+  const prefix = freshPrefix('rerun');
+
+  beforeEach(async () => {
+    dir = await tempDir();
+    sandbox = await startSandbox({ templates: await loadTemplatesFile(SAMPLE_TEMPLATES), accessToken: TOKEN, messagesPerSecond: 0 });
+    context = await openContext([], {
+      REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: prefix,
+      WHATSAPP_API_URL: sandbox.url,
+      WHATSAPP_ACCESS_TOKEN: TOKEN,
+      WHATSAPP_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
+      SEND_RATE: '0',
+      LOG_LEVEL: 'silent',
+      REPORTS_DIR: join(dir.dir, 'reports'),
+      DUPLICATE_WINDOW_HOURS: '24',
+    });
+  });
+
+  afterEach(async () => {
+    await worker?.close();
+    worker = undefined;
+    await removePrefix(context.redis, prefix);
+    await context.close();
+    await sandbox.close();
+    await dir.cleanup();
+  });
+
+  const options = (file: string, extra: Partial<SendOptions> = {}): SendOptions => ({
+    file,
+    template: 'order_update',
+    language: 'en_US',
+    params: ['first_name', 'order_id'],
+    phoneColumn: 'phone',
+    templatesFile: SAMPLE_TEMPLATES,
+    ...extra,
+  });
+
+  /** Resolves when the campaign's state is `completed` (the worker's event, seen through the ledger). */
+  async function completed(id: string): Promise<void> {
+    for (;;) {
+      const status = await context.ledger.status(id);
+      if (status?.state === 'completed') return;
+      if (status?.state === 'paused' || status?.state === 'cancelled') throw new Error(`campaign ${id} is ${status.state}: ${status.pausedReason ?? ''}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** How often the sandbox accepted a message for each recipient. */
+  function acceptedPerRecipient(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const entry of sandbox.accepted()) counts.set(entry.to, (counts.get(entry.to) ?? 0) + 1);
+    return counts;
+  }
+
+  function repeatedRecipients(): string[] {
+    return [...acceptedPerRecipient()].filter(([, n]) => n > 1).map(([to]) => to);
+  }
+
+  it('Ctrl-C during ingest keeps what was read and pauses; `send --campaign ID` continues: every recipient gets it exactly once', async () => {
+    const file = join(dir.dir, 'big.csv');
+    await writeCampaignCsv(file, 2250);
+    worker = startWorker(context);
+    const stop = new AbortController();
+    const first = await runSend(context, { ...options(file), signal: stop.signal, onProgress: (read) => read >= 500 && stop.abort() });
+
+    expect(first.interruptedAtRow).toBeGreaterThanOrEqual(500);
+    expect(first.interruptedAtRow).toBeLessThan(2250);
+    expect(first.rows).toBe(first.interruptedAtRow);
+    const paused = await context.ledger.status(first.id);
+    expect(paused).toMatchObject({ state: 'paused', pausedReason: `ingest interrupted at row ${first.interruptedAtRow}` });
+    expect(paused?.counts.total).toBe(first.rows);
+
+    const second = await runSend(context, options(file, { campaignId: first.id }));
+    expect(second).toMatchObject({ id: first.id, rows: 2250, interruptedAtRow: undefined });
+    await completed(first.id);
+
+    const status = await context.ledger.status(first.id);
+    expect(status?.counts).toMatchObject({ total: 2250, sent: 2250 });
+    expect(acceptedPerRecipient().size).toBe(2250);
+    expect(repeatedRecipients()).toStrictEqual([]);
+  });
+
+  const ROWS = 1200;
+  it('the same file sent again as a new campaign while the first is paused half-way skips what the first sent as ALREADY_SENT, naming it; resuming the first sends nothing twice', async () => {
+    const file = join(dir.dir, 'again.csv');
+    await writeCampaignCsv(file, ROWS);
+    worker = startWorker(context);
+    const first = await runSend(context, options(file));
+    // Paused once it has sent some of its rows, as Ctrl-C or an operator would leave it.
+    await new Promise<void>((resolve) => {
+      if (sandbox.accepted().length >= 100) resolve();
+      sandbox.onAccepted(() => sandbox.accepted().length >= 100 && resolve());
+    });
+    await withControls(context, (controls) => controls.pause(first.id));
+
+    const rerun = await runSend(context, options(file));
+    await completed(rerun.id);
+    const alreadySent: string[] = [];
+    for await (const page of context.ledger.rows(rerun.id)) {
+      for (const row of page) if (row.errorCode === 'ALREADY_SENT') alreadySent.push(row.errorDetail ?? '');
+    }
+    // Every row the first campaign claimed before it paused (its claim is recorded before the request leaves).
+    const sentByFirst = (await context.ledger.status(first.id))?.counts.sent ?? 0;
+    expect(sentByFirst).toBeGreaterThan(0);
+    expect(alreadySent.length).toBe(sentByFirst);
+    expect(alreadySent[0]).toMatch(new RegExp(`campaign ${first.id} row \\d+ sent the same message`));
+
+    // Resuming the first campaign sends nothing the re-run sent.
+    await withControls(context, (controls) => controls.resume(first.id));
+    await completed(first.id);
+
+    expect(acceptedPerRecipient().size).toBe(ROWS);
+    expect(repeatedRecipients()).toStrictEqual([]);
+    expect((await context.ledger.status(first.id))?.counts).toMatchObject({ sent: sentByFirst, skipped: ROWS - sentByFirst });
+  });
+
+  it('outside the window, with other values, or with --allow-repeat the message is sent again', async () => {
+    const file = join(dir.dir, 'three.csv');
+    await writeCampaignCsv(file, 3);
+    worker = startWorker(context);
+    const first = await runSend(context, options(file));
+    await completed(first.id);
+
+    // Row 1's earlier send is older than the window (its guard entry says it was sent 25 h ago).
+    const { sent } = sentGuardKeys(prefix, PHONE_NUMBER_ID);
+    const entries = await context.redis.hgetall(sent);
+    const row1 = Object.entries(entries).find(([, owner]) => owner.startsWith(`${first.id}/1/`));
+    expect(row1).toBeDefined();
+    await context.redis.hset(sent, row1?.[0] ?? '', `${first.id}/1/${Date.now() - 25 * 3_600_000}`);
+    // Row 2 gets another order ID: another message.
+    await writeFile(file, `phone,first_name,order_id\n${phoneNumber(1)},Name1,A-1\n${phoneNumber(2)},Name2,B-2\n${phoneNumber(3)},Name3,A-3\n`);
+
+    const again = await runSend(context, options(file));
+    await completed(again.id);
+    expect(again.byReason).toStrictEqual({ ALREADY_SENT: 1 });
+    const repeat = await runSend(context, options(file, { allowRepeat: true }));
+    await completed(repeat.id);
+    expect(repeat.byReason).toStrictEqual({});
+
+    const perRecipient = acceptedPerRecipient();
+    expect([perRecipient.get(phoneNumber(1)), perRecipient.get(phoneNumber(2)), perRecipient.get(phoneNumber(3))]).toStrictEqual([3, 3, 2]);
+  });
+
+  it('a fixed file sent again into the same campaign sends the rows that were rejected and never a sent row again', async () => {
+    const file = join(dir.dir, 'fix.csv');
+    const good = (n: number) => `${phoneNumber(n)},Name${n},A-${n}`;
+    await writeFile(file, ['phone,first_name,order_id', good(1), `${phoneNumber(2)},"Bruno" Costa,A-2`, good(3), `${phoneNumber(4)},Esc\u001b[31m,A-4`, good(5)].join('\n') + '\n');
+    worker = startWorker(context);
+    const first = await runSend(context, options(file));
+    expect(first).toMatchObject({ rows: 5, queued: 3, rejected: 2 });
+    await completed(first.id);
+
+    await writeFile(file, ['phone,first_name,order_id', good(1), `${phoneNumber(2)},Bruno Costa,A-2`, good(3), `${phoneNumber(4)},Esc,A-4`, good(5)].join('\n') + '\n');
+    const fixed = await runSend(context, options(file, { campaignId: first.id }));
+    expect(fixed).toMatchObject({ rows: 5, queued: 2, rejected: 0, reopened: 2 });
+    await completed(first.id);
+
+    expect((await context.ledger.status(first.id))?.counts).toMatchObject({ total: 5, sent: 5, rejected: 0 });
+    expect(acceptedPerRecipient().size).toBe(5);
+    expect(repeatedRecipients()).toStrictEqual([]);
+  });
+
+  it('a job edited in Redis cannot redirect a message: the worker sends the ledger row’s recipient and values', async () => {
+    const file = join(dir.dir, 'edited.csv');
+    await writeCampaignCsv(file, 2);
+    const sent = await runSend(context, options(file));
+    const queue = new Queue(sendQueueName(PHONE_NUMBER_ID), { connection: context.redis, prefix });
+    const job = await queue.getJob(`${sent.id}-1`);
+    expect(job).toBeDefined();
+    await job?.updateData({ ...job.data, to: '+4915199999999', values: ['Mallory', 'X-1'] });
+    await queue.close();
+
+    worker = startWorker(context);
+    await completed(sent.id);
+    const accepted = sandbox.accepted().find((entry) => entry.to.endsWith(phoneNumber(1).slice(1)));
+    expect(accepted).toBeDefined();
+    expect(sandbox.accepted().some((entry) => entry.to.endsWith('4915199999999'))).toBe(false);
+    expect(JSON.stringify(accepted)).toContain('Name1');
+    expect(JSON.stringify(accepted)).not.toContain('Mallory');
+  });
+});

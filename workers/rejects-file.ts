@@ -1,0 +1,78 @@
+import { constants, createWriteStream, type WriteStream } from 'node:fs';
+import { access, mkdir, stat } from 'node:fs/promises';
+import { once } from 'node:events';
+import { stringify } from 'csv-stringify';
+import type { RefusedRow } from '../src/campaigns/producer.js';
+import { spreadsheetSafe } from '../src/campaigns/spreadsheet-safe.js';
+import { AppError } from '../src/errors/app-error.js';
+
+/**
+ * A directory we will write into, created if missing, or OUTPUT_UNWRITABLE saying why not.
+ * `send` calls it before anything is created: rejected rows that can be written nowhere
+ * would be lost.
+ */
+export async function checkWritableDir(dir: string, setting: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+    if (!(await stat(dir)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    await access(dir, constants.W_OK | constants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'it (or a part of its path) is a file, not a directory' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (error as Error).message;
+    throw new AppError(
+      'OUTPUT_UNWRITABLE',
+      `${setting} "${dir}" cannot be written: ${why}. Point ${setting} at a writable directory (it is created if missing); nothing was created.`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Rejected and skipped rows as they are found: `row,phone,reason`, opened on the first one.
+ * Every cell is made spreadsheet-safe (a cell from the file may hold a formula).
+ */
+export class RejectsFile {
+  readonly #path: string;
+  #csv: ReturnType<typeof stringify> | undefined;
+  #out: WriteStream | undefined;
+  #failure: Error | undefined;
+  #closed: Promise<string | undefined> | undefined;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  add(refused: RefusedRow): void {
+    if (this.#csv === undefined) {
+      const csv = stringify({ header: true, columns: ['row', 'phone', 'reason'] });
+      const out = createWriteStream(this.#path);
+      // A write that fails later (disk full, directory removed) must not crash ingest: close() reports it.
+      out.on('error', (error) => (this.#failure ??= error));
+      csv.pipe(out);
+      this.#csv = csv;
+      this.#out = out;
+    }
+    this.#csv.write([refused.row, spreadsheetSafe(refused.phone), spreadsheetSafe(`${refused.reason}: ${refused.detail}`)]);
+  }
+
+  /** Finishes the file; returns its path, or undefined when no row was refused. */
+  close(): Promise<string | undefined> {
+    this.#closed ??= (async () => {
+      const { csv, out } = { csv: this.#csv, out: this.#out };
+      if (csv === undefined || out === undefined) return undefined;
+      csv.end();
+      if (this.#failure === undefined && !out.writableFinished) {
+        await Promise.race([once(out, 'finish'), once(out, 'error')]).catch(() => undefined);
+      }
+      if (this.#failure !== undefined) {
+        throw new AppError(
+          'OUTPUT_UNWRITABLE',
+          `The rejects file ${this.#path} could not be written (${this.#failure.message}); every refused row is also in the ledger: \`campaign report ID\` lists them.`,
+          { cause: this.#failure },
+        );
+      }
+      return this.#path;
+    })();
+    return this.#closed;
+  }
+}
