@@ -38,6 +38,8 @@ export async function runDemo(): Promise<string> {
       params: ['first_name', 'order_id'],
       phoneColumn: 'phone',
       templatesFile: join(SAMPLES, 'templates.json'),
+      // Each demo has a fresh sandbox: sending the samples again must not be ALREADY_SENT.
+      allowRepeat: true,
     });
     console.log(summaryText(summary, context.config.send.rate));
 
