@@ -55,4 +55,8 @@ export interface CampaignStatus {
   /** Why it is paused, e.g. `190: Error validating access token…`; set only while paused. */
   pausedReason: string | undefined;
   pausedAt: number | undefined;
+  /** `campaign send` was stopped before the end of its file: `send --campaign ID` continues it. */
+  ingestInterrupted: boolean;
+  /** When its personal data was purged (`campaign purge`, RETENTION_DAYS); its counts stay. */
+  purgedAt: number | undefined;
 }

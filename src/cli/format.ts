@@ -21,6 +21,10 @@ export interface StatusView {
   /** Why no send starts (operator, a code such as `190: …`, or `ERROR_SPIKE: …`); null unless paused. */
   pausedReason: string | null;
   pausedAt: string | null;
+  /** The file was not read to the end (Ctrl-C): `send FILE --campaign ID` continues it. */
+  ingestInterrupted: boolean;
+  /** When its rows (phone numbers, values) were purged; null while they are kept. */
+  purgedAt: string | null;
 }
 
 /** Status as `campaign status --json` prints it: the state and the counts, flat. */
@@ -42,6 +46,8 @@ export function statusJson(status: CampaignStatus): StatusView {
     finishedAt: status.finishedAt === undefined ? null : new Date(status.finishedAt).toISOString(),
     pausedReason: status.pausedReason ?? null,
     pausedAt: status.pausedAt === undefined ? null : new Date(status.pausedAt).toISOString(),
+    ingestInterrupted: status.ingestInterrupted,
+    purgedAt: status.purgedAt === undefined ? null : new Date(status.purgedAt).toISOString(),
   };
 }
 
@@ -51,7 +57,13 @@ export function statusText(status: CampaignStatus): string {
     `Campaign ${status.id}: ${status.state}`,
     `  total ${j.total}  queued ${j.queued}  sent ${j.sent}  failed ${j.failed}  rejected ${j.rejected}  skipped ${j.skipped}  unknown ${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}`,
   ];
-  if (j.pausedReason !== null) lines.push(`  paused since ${j.pausedAt ?? '?'}: ${j.pausedReason}`, `  continue with: campaign resume ${status.id}`);
+  if (j.pausedReason !== null) lines.push(`  paused since ${j.pausedAt ?? '?'}: ${j.pausedReason}`);
+  if (j.ingestInterrupted) {
+    lines.push(`  its file was not read to the end: send the same file with the same options and --campaign ${status.id} to continue, or \`campaign cancel ${status.id}\``);
+  } else if (j.pausedReason !== null) {
+    lines.push(`  continue with: campaign resume ${status.id}`);
+  }
+  if (j.purgedAt !== null) lines.push(`  personal data purged at ${j.purgedAt} (counts kept)`);
   if (j.unknown > 0) lines.push(`  ${j.unknown} rows may or may not have been delivered (see the report); \`campaign retry ${status.id} --unknown\` resends them`);
   return lines.join('\n');
 }

@@ -444,6 +444,8 @@ export class RedisLedger implements CampaignLedger {
       finishedAt,
       pausedReason: paused ? fields.pausedReason : undefined,
       pausedAt: paused && fields.pausedAt !== undefined ? Number(fields.pausedAt) : undefined,
+      ingestInterrupted: fields.ingestInterrupted !== undefined,
+      purgedAt: fields.purgedAt === undefined ? undefined : Number(fields.purgedAt),
     };
   }
 
