@@ -25,14 +25,26 @@ export async function assertRedisAnswers(url: string, timeoutMs = 2000): Promise
     connectTimeout: timeoutMs,
     enableOfflineQueue: false,
   });
-  probe.on('error', () => undefined);
+  // The reason (say, NOAUTH) arrives as an 'error' event; the failed command only says the connection closed.
+  let lastError: unknown;
+  probe.on('error', (error) => (lastError = error));
   try {
     await probe.connect();
     await probe.ping();
   } catch (error) {
+    // Redis error replies start with their code (NOAUTH, WRONGPASS): it answered, but not to us.
+    const reason = lastError ?? error;
+    const reply = reason instanceof Error ? (/^[A-Z]+/.exec(reason.message)?.[0] ?? '') : '';
+    if (reply === 'NOAUTH' || reply === 'WRONGPASS') {
+      throw new AppError(
+        'REDIS_UNAVAILABLE',
+        `Redis at ${redactUrl(url)} refused us: ${reply === 'NOAUTH' ? 'it needs a password' : 'wrong password'}. Put the password in REDIS_URL: redis://:PASSWORD@host:6379.`,
+        { cause: error },
+      );
+    }
     throw new AppError(
       'REDIS_UNAVAILABLE',
-      `Redis is not answering at ${redactUrl(url)}. Start one with \`docker compose up -d redis\`, or point REDIS_URL at yours.`,
+      `Redis is not answering at ${redactUrl(url)}. Start one (with Docker: \`REDIS_PASSWORD=… docker compose up -d redis\`), or point REDIS_URL at yours.`,
       { cause: error },
     );
   } finally {
