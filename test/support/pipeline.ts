@@ -96,7 +96,7 @@ export class Pipeline {
       onCampaignCompleted: (id) => this.#completion(id).resolve(),
       pacer:
         (this.options.rate ?? 0) > 0
-          ? new RedisSendPacer(this.redis, { prefix: this.prefix, phoneNumberId: PHONE_NUMBER_ID, messagesPerSecond: this.options.rate ?? 0 })
+          ? new RedisSendPacer(this.redis, { prefix: this.prefix, phoneNumberId: PHONE_NUMBER_ID, messagesPerSecond: this.options.rate ?? 0, auditKey: this.pacerAuditKey })
           : undefined,
     });
     this.worker = startSendWorker({
@@ -109,6 +109,11 @@ export class Pipeline {
       ledger: this.ledger,
       logger: silentLogger(),
     });
+  }
+
+  /** Every admission of the worker's pacer, on Redis's clock (src/queue/send-pacer.ts `auditKey`). */
+  get pacerAuditKey(): string {
+    return `${this.prefix}:pacer-audit`;
   }
 
   completed(campaignId: string): Promise<void> {
