@@ -232,6 +232,15 @@ program
   });
 
 program
+  .command('purge')
+  .description("delete a finished campaign's personal data (rows, values, indexes, kept jobs); its counts stay")
+  .argument('<id>', 'campaign ID')
+  .action(async (id: string) => {
+    const { purgeText, runPurge } = await import('./purge-runner.js');
+    console.log(purgeText(await withContext((context) => runPurge(context, id))));
+  });
+
+program
   .command('sandbox')
   .description('run the local Cloud API sandbox')
   .option('--port <n>', 'port to listen on (0 = any free port)', '8089')

@@ -6,6 +6,7 @@ import { BullSendQueue } from '../src/queue/send-queue.js';
 import { RedisSendPacer } from '../src/queue/send-pacer.js';
 import { startSendWorker, type RunningSendWorker } from '../src/queue/send-worker.js';
 import type { AppContext } from './app-context.js';
+import { startRetention } from './purge-runner.js';
 
 export interface RunningWorker {
   sendWorker: RunningSendWorker;
@@ -63,10 +64,13 @@ export function startWorker(context: AppContext, options: { phoneNumberId?: stri
     logger,
   });
   logger.info({ phoneNumberId, rate: config.send.rate, concurrency: config.send.concurrency }, 'send worker started');
+  // RETENTION_DAYS: finished campaigns' personal data is purged by whichever worker gets to it.
+  const retention = startRetention(context);
   return {
     sendWorker,
     processor,
     async close() {
+      retention.stop();
       await sendWorker.close();
       await queue.close();
       await client.close();

@@ -1,0 +1,135 @@
+import { Queue, Worker } from 'bullmq';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SendJob } from '../../src/campaigns/send-job.js';
+import { BullSendQueue } from '../../src/queue/send-queue.js';
+import { sendQueueName } from '../../src/queue/queue-names.js';
+import { silentLogger } from '../../src/logging/logger.js';
+import { openContext, type AppContext } from '../../workers/app-context.js';
+import { purgeExpired, runPurge } from '../../workers/purge-runner.js';
+import { ingestQueuedCampaign } from '../support/ledger-fixtures.js';
+import { freshPrefix, redisUrl, removePrefix } from '../support/redis.js';
+
+const NUMBER = '106540352242922';
+const DAY = 86_400_000;
+
+/**
+ * `campaign purge` and RETENTION_DAYS on a real Redis and real BullMQ jobs: a finished
+ * campaign's personal data goes (rows, kept jobs, index entries, finished jobs in the queue),
+ * its counts stay, and nothing of another campaign is touched.
+ */
+describe('purge and retention (real Redis, BullMQ)', () => {
+  let prefix: string;
+  let context: AppContext;
+
+  beforeEach(async () => {
+    prefix = freshPrefix('purge');
+    context = await openContext([], { REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', RETENTION_DAYS: '30', DUPLICATE_WINDOW_HOURS: '0' });
+  });
+
+  afterEach(async () => {
+    await removePrefix(context.redis, prefix);
+    await context.close();
+  });
+
+  const job = (campaignId: string, row: number): SendJob => ({ campaignId, row, to: `+4915110000${String(row).padStart(3, '0')}`, values: [] });
+
+  /** A campaign of `rows` rows: the first sent (with a wamid), the second failed (its job kept for retry), the rest cancelled. */
+  async function finishedCampaign(id: string, rows = 4): Promise<void> {
+    const { ledger } = context;
+    await ingestQueuedCampaign(ledger, id, rows);
+    await ledger.claim(job(id, 1), NUMBER);
+    await ledger.settle(job(id, 1), { status: 'sent', wamid: `wamid.${id}.1` }, NUMBER);
+    await ledger.claim(job(id, 2), NUMBER);
+    await ledger.settle(job(id, 2), { status: 'failed', errorCode: '131026', errorDetail: 'undeliverable' }, NUMBER);
+    await ledger.cancel(id);
+    await ledger.cancelRows(id, 1, rows);
+  }
+
+  /** Jobs of both campaigns through a real BullMQ worker: completed ones, and one failed. */
+  async function finishedJobs(ids: string[]): Promise<void> {
+    const queue = new BullSendQueue({ connection: context.redis, prefix, phoneNumberId: NUMBER, attempts: 1, backoffMs: 1, logger: silentLogger() });
+    await queue.enqueue(ids.flatMap((id) => [job(id, 1), job(id, 2)]));
+    await queue.close();
+    let finished = 0;
+    await new Promise<void>((resolve) => {
+      const worker = new Worker(
+        sendQueueName(NUMBER),
+        async (j) => {
+          if ((j.data as SendJob).row === 2) throw new Error('refused');
+          return 'ok';
+        },
+        { connection: context.redis.duplicate({ maxRetriesPerRequest: null }), prefix },
+      );
+      const done = () => {
+        if (++finished === ids.length * 2) void worker.close().then(resolve);
+      };
+      worker.on('completed', done);
+      worker.on('failed', done);
+    });
+  }
+
+  async function jobsOf(id: string): Promise<number> {
+    const queue = new Queue(sendQueueName(NUMBER), { connection: context.redis, prefix });
+    const jobs = await queue.getJobs(['completed', 'failed', 'waiting', 'delayed']);
+    await queue.close();
+    return jobs.filter((j) => (j.data as SendJob).campaignId === id).length;
+  }
+
+  it('deletes the rows, kept jobs, index entries and finished jobs of that campaign only; the counts stay', async () => {
+    await finishedCampaign('gone');
+    await finishedCampaign('kept');
+    await finishedJobs(['gone', 'kept']);
+    const before = await context.ledger.status('gone');
+    expect(before?.state).toBe('cancelled');
+    expect(await context.redis.exists(`${prefix}:campaign:gone:payloads`)).toBe(1);
+    expect(await jobsOf('gone')).toBe(2);
+
+    const summary = await runPurge(context, 'gone');
+    expect(summary).toMatchObject({ id: 'gone', rows: 4, wamids: 1, jobs: 2, alreadyPurged: false });
+
+    for (const suffix of ['rows', 'payloads', 'requeue', 'recent']) expect(await context.redis.exists(`${prefix}:campaign:gone:${suffix}`), suffix).toBe(0);
+    expect(await context.redis.hget(`${prefix}:wamids`, 'wamid.gone.1')).toBeNull();
+    expect(await context.redis.hget(`${prefix}:wamids`, 'wamid.kept.1')).toBe('kept/1');
+    expect(await jobsOf('gone')).toBe(0);
+    expect(await jobsOf('kept')).toBe(2);
+    const after = await context.ledger.status('gone');
+    expect(after?.counts).toStrictEqual(before?.counts);
+    expect(after?.purgedAt).toBe(summary.purgedAt);
+    expect(await context.redis.hlen(`${prefix}:campaign:kept:rows`)).toBe(4);
+
+    // Again: harmless, and says when it was done.
+    expect(await runPurge(context, 'gone')).toMatchObject({ rows: 0, wamids: 0, jobs: 0, alreadyPurged: true, purgedAt: summary.purgedAt });
+  });
+
+  it('refuses a campaign that has not finished, and an unknown one', async () => {
+    await ingestQueuedCampaign(context.ledger, 'live', 2);
+    await expect(runPurge(context, 'live')).rejects.toMatchObject({ code: 'CAMPAIGN_STATE_CONFLICT', message: expect.stringMatching(/it is running.*campaign cancel live/) as unknown });
+    expect(await context.redis.hlen(`${prefix}:campaign:live:rows`)).toBe(2);
+    await expect(runPurge(context, 'nope')).rejects.toMatchObject({ code: 'CAMPAIGN_NOT_FOUND' });
+  });
+
+  it('an interrupted purge run again finishes (the rows go last, purgedAt after them)', async () => {
+    await finishedCampaign('half');
+    // As if a purge had removed the index entry and died before deleting the rows.
+    await context.redis.hdel(`${prefix}:wamids`, 'wamid.half.1');
+    expect(await runPurge(context, 'half')).toMatchObject({ rows: 4, wamids: 0, alreadyPurged: false });
+    expect(await context.redis.exists(`${prefix}:campaign:half:rows`)).toBe(0);
+  });
+
+  it('RETENTION_DAYS purges only what finished longer ago than the retention, once', async () => {
+    await finishedCampaign('old');
+    await finishedCampaign('recent');
+    await ingestQueuedCampaign(context.ledger, 'running', 2);
+    const finishedAt = (await context.ledger.status('old'))?.finishedAt ?? 0;
+    await context.redis.hset(`${prefix}:campaign:old`, 'finishedAt', String(finishedAt - 31 * DAY));
+
+    expect(await purgeExpired(context)).toStrictEqual(['old']);
+    expect((await context.ledger.status('old'))?.purgedAt).toBeDefined();
+    expect((await context.ledger.status('recent'))?.purgedAt).toBeUndefined();
+    expect(await context.redis.hlen(`${prefix}:campaign:recent:rows`)).toBe(4);
+    expect(await purgeExpired(context)).toStrictEqual([]);
+    // 40 days on, the other finished one is due too; the running one never is.
+    expect(await purgeExpired(context, Date.now() + 40 * DAY)).toStrictEqual(['recent']);
+    expect(await context.redis.hlen(`${prefix}:campaign:running:rows`)).toBe(2);
+  });
+});

@@ -1,0 +1,74 @@
+import { Queue } from 'bullmq';
+import { dueForPurge } from '../src/campaigns/retention-policy.js';
+import { removeCampaignJobs } from '../src/queue/campaign-jobs-cleanup.js';
+import { sendQueueName } from '../src/queue/queue-names.js';
+import { purgeLedger } from '../src/redis/ledger-purge.js';
+import type { AppContext } from './app-context.js';
+
+export interface PurgeSummary {
+  id: string;
+  rows: number;
+  wamids: number;
+  jobs: number;
+  purgedAt: number;
+  alreadyPurged: boolean;
+}
+
+/** `campaign purge ID`: the ledger's personal data, then the campaign's jobs kept in its number's queue. */
+export async function runPurge(context: AppContext, campaignId: string, now = Date.now()): Promise<PurgeSummary> {
+  const { config, redis } = context;
+  const ledger = await purgeLedger(redis, config.queuePrefix, campaignId, now);
+  const queue = new Queue(sendQueueName(ledger.phoneNumberId), { connection: redis, prefix: config.queuePrefix });
+  queue.on('error', (error) => context.logger.warn({ err: error }, 'send queue error'));
+  try {
+    const jobs = await removeCampaignJobs(queue, campaignId);
+    return { id: campaignId, rows: ledger.rows, wamids: ledger.wamids, jobs, purgedAt: ledger.purgedAt, alreadyPurged: ledger.alreadyPurged };
+  } finally {
+    await queue.close();
+  }
+}
+
+export function purgeText(summary: PurgeSummary): string {
+  const jobs = summary.jobs > 0 ? `, ${summary.jobs} finished jobs removed from the queue` : '';
+  if (summary.alreadyPurged) return `Campaign ${summary.id} was already purged at ${new Date(summary.purgedAt).toISOString()}${jobs}; its counts are kept.`;
+  return `Campaign ${summary.id} purged: ${summary.rows} rows (phone numbers, values, details) and ${summary.wamids} message-ID index entries deleted${jobs}; its counts are kept.`;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * RETENTION_DAYS, run by every worker: once at start and then hourly, purges the campaigns
+ * that finished longer ago than the retention. With several workers, a lock in Redis lets
+ * one of them do it at a time.
+ */
+export async function purgeExpired(context: AppContext, now = Date.now()): Promise<string[]> {
+  const { config, ledger, redis, logger } = context;
+  if (config.retentionMs <= 0) return [];
+  const lock = `${config.queuePrefix}:retention-lock`;
+  if ((await redis.set(lock, String(process.pid), 'PX', 10 * 60_000, 'NX')) !== 'OK') return [];
+  try {
+    const statuses = [];
+    for (const id of await ledger.listCampaigns()) {
+      const status = await ledger.status(id);
+      if (status !== undefined) statuses.push(status);
+    }
+    const purged: string[] = [];
+    for (const id of dueForPurge(statuses, now, config.retentionMs)) {
+      const summary = await runPurge(context, id, now);
+      logger.info({ campaignId: id, rows: summary.rows }, 'purged campaign (retention)');
+      purged.push(id);
+    }
+    return purged;
+  } finally {
+    await redis.del(lock);
+  }
+}
+
+export function startRetention(context: AppContext): { stop(): void } {
+  const run = () =>
+    purgeExpired(context).catch((error: unknown) => context.logger.error({ err: error }, 'retention purge failed; it runs again within the hour'));
+  void run();
+  const timer = setInterval(() => void run(), HOUR_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
