@@ -54,10 +54,7 @@ describe('purge and retention (real Redis, BullMQ)', () => {
     await new Promise<void>((resolve) => {
       const worker = new Worker(
         sendQueueName(NUMBER),
-        async (j) => {
-          if ((j.data as SendJob).row === 2) throw new Error('refused');
-          return 'ok';
-        },
+        (j) => ((j.data as SendJob).row === 2 ? Promise.reject(new Error('refused')) : Promise.resolve('ok')),
         { connection: context.redis.duplicate({ maxRetriesPerRequest: null }), prefix },
       );
       const done = () => {
