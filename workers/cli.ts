@@ -249,7 +249,9 @@ program
   .addOption(new Option('--mps <n>', 'messages per second per phone number before 130429 (0 = unlimited)').default('80'))
   .action(async (o: { port: string; host: string; templates: string; mps: string }) => {
     const { runSandboxUntilSignal } = await import('./sandbox-command.js');
-    await runSandboxUntilSignal({ port: Number(o.port), host: o.host, templatesFile: o.templates, messagesPerSecond: Number(o.mps) });
+    const port = wholeNumberOption('--port', o.port, 65535);
+    const messagesPerSecond = wholeNumberOption('--mps', o.mps, 1_000_000);
+    await runSandboxUntilSignal({ port, host: o.host, templatesFile: o.templates, messagesPerSecond });
   });
 
 program
@@ -283,6 +285,12 @@ templatesCommand
     const { runTemplatesList } = await import('./templates-command.js');
     console.log(await withContext((context) => runTemplatesList(context, { file: o.templates, all: o.all, json: o.json })));
   });
+
+function wholeNumberOption(name: string, value: string, max: number): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number > max) throw new AppError('OPTION_INVALID', `${name} "${value}": give a whole number from 0 to ${max}`);
+  return number;
+}
 
 function notFound(id: string): Error {
   return new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${id} under this QUEUE_PREFIX (see \`campaign list\`)`);
