@@ -53,7 +53,7 @@ describe('every command with bad paths and arguments', () => {
     await dir.cleanup();
   });
 
-  async function expectClearFailure(result: CliResult, code: string | RegExp): Promise<void> {
+  function expectClearFailure(result: CliResult, code: string | RegExp): void {
     expect(result.code, result.stderr).not.toBe(0);
     expect(result.stderr).not.toMatch(STACK);
     if (typeof code === 'string') expect(result.stderr).toMatch(new RegExp(`^campaign: ${code}: \\S`, 'm'));
@@ -78,7 +78,7 @@ describe('every command with bad paths and arguments', () => {
       ['a header-only file', () => path('header-only.csv'), 'CSV_NO_ROWS'],
       ['a quote never closed', () => path('unclosed.csv'), 'CSV_UNCLOSED_QUOTE'],
     ])('%s → %s, nothing created', async (_label, file, code) => {
-      await expectClearFailure(await runCli(['send', file(), ...SEND], env), code);
+      expectClearFailure(await runCli(['send', file(), ...SEND], env), code);
     });
 
     it.each([
@@ -88,7 +88,7 @@ describe('every command with bad paths and arguments', () => {
       ['a bad --delimiter', ['--delimiter', 'ab'], /^campaign: [A-Z_]+: |error: /m],
       ['a missing templates file', ['--templates', '/no/such/templates.json'], 'TEMPLATES_FILE_INVALID'],
     ])('%s → %s', async (_label, extra, code) => {
-      await expectClearFailure(await runCli(['send', path('ok.csv'), ...SEND, ...(extra as string[])], env), code as string | RegExp);
+      expectClearFailure(await runCli(['send', path('ok.csv'), ...SEND, ...(extra)], env), code);
     });
 
     it.each([
@@ -97,7 +97,7 @@ describe('every command with bad paths and arguments', () => {
       ['SEND_RATE=abc', () => ({ SEND_RATE: 'abc' }), 'CONFIG_INVALID'],
       ['Redis not answering', () => ({ REDIS_URL: 'redis://127.0.0.1:1' }), 'REDIS_UNAVAILABLE'],
     ])('%s → %s', async (_label, settings, code) => {
-      await expectClearFailure(await runCli(['send', path('ok.csv'), ...SEND], { ...env, ...settings() }), code);
+      expectClearFailure(await runCli(['send', path('ok.csv'), ...SEND], { ...env, ...settings() }), code);
     });
   });
 
@@ -107,21 +107,21 @@ describe('every command with bad paths and arguments', () => {
 
   describe.concurrent('campaign commands on an unknown ID', () => {
     it.each([['status'], ['report'], ['pause'], ['resume'], ['cancel'], ['retry'], ['purge']])('%s → CAMPAIGN_NOT_FOUND', async (command) => {
-      await expectClearFailure(await runCli([command, 'no-such-campaign'], env), 'CAMPAIGN_NOT_FOUND');
+      expectClearFailure(await runCli([command, 'no-such-campaign'], env), 'CAMPAIGN_NOT_FOUND');
     });
   });
 
   describe.concurrent('other commands', () => {
     it('report --out a directory → OUTPUT_UNWRITABLE', async () => {
-      await expectClearFailure(await runCli(['report', campaignId, '--out', path('a-dir')], env), 'OUTPUT_UNWRITABLE');
+      expectClearFailure(await runCli(['report', campaignId, '--out', path('a-dir')], env), 'OUTPUT_UNWRITABLE');
     });
 
     it('purge of a campaign still running → CAMPAIGN_STATE_CONFLICT', async () => {
-      await expectClearFailure(await runCli(['purge', campaignId], env), 'CAMPAIGN_STATE_CONFLICT');
+      expectClearFailure(await runCli(['purge', campaignId], env), 'CAMPAIGN_STATE_CONFLICT');
     });
 
     it('sandbox on a busy port → PORT_IN_USE', async () => {
-      await expectClearFailure(await runCli(['sandbox', '--port', String(busyPort)], env), 'PORT_IN_USE');
+      expectClearFailure(await runCli(['sandbox', '--port', String(busyPort)], env), 'PORT_IN_USE');
     });
 
     it.each([
@@ -130,12 +130,12 @@ describe('every command with bad paths and arguments', () => {
       [['templates', 'list', '--templates', '/no/such.json'], 'TEMPLATES_FILE_INVALID'],
       [['templates', 'sync', '--templates', 'NOT_JSON'], 'TEMPLATES_FILE_INVALID'],
     ])('%j → %s', async (args, code) => {
-      const resolved = (args as string[]).map((arg) => (arg === 'NOT_JSON' ? path('not-json.json') : arg));
-      await expectClearFailure(await runCli(resolved, env), code as string);
+      const resolved = (args).map((arg) => (arg === 'NOT_JSON' ? path('not-json.json') : arg));
+      expectClearFailure(await runCli(resolved, env), code);
     });
 
     it('worker without an access token → CONFIG_INVALID', async () => {
-      await expectClearFailure(await runCli(['worker'], { ...env, WHATSAPP_ACCESS_TOKEN: '' }), 'CONFIG_INVALID');
+      expectClearFailure(await runCli(['worker'], { ...env, WHATSAPP_ACCESS_TOKEN: '' }), 'CONFIG_INVALID');
     });
 
     it.each([
@@ -144,7 +144,7 @@ describe('every command with bad paths and arguments', () => {
       [['send', 'x.csv'], /error: required option/],
       [['status'], /error: missing required argument/],
     ])('%j → commander’s usage error', async (args, said) => {
-      await expectClearFailure(await runCli(args, env), said);
+      expectClearFailure(await runCli(args, env), said);
     });
   });
 });
