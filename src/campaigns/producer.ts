@@ -181,41 +181,51 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
       input.onRefused?.({ row, line, phone, reason, detail: located });
     };
 
-    let next: IteratorResult<CsvRecord> = first;
-    while (next.done !== true) {
-      const record = next.value;
-      const row = ++summary.rows;
-      if (record.kind === 'malformed') {
-        refuse(row, record.line, '', record.reason, record.problem, 'rejected');
-      } else {
-        const verdict = checkRow(record.fields, rules);
-        if (!verdict.ok) {
-          refuse(row, record.line, verdict.phone, verdict.reason, verdict.detail, 'rejected');
-        } else if (firstRowOf.has(verdict.to)) {
-          const detail = `same number as row ${firstRowOf.get(verdict.to) ?? '?'}, which is the one sent`;
-          refuse(row, record.line, verdict.to, 'DUPLICATE_PHONE', detail, 'skipped');
-        } else if (input.optedOut?.has(verdict.to) === true) {
-          refuse(row, record.line, verdict.to, 'OPTED_OUT', optedOutDetail(input.optedOut.get(verdict.to)), 'skipped');
+    try {
+      let next: IteratorResult<CsvRecord> = first;
+      while (next.done !== true) {
+        const record = next.value;
+        const row = ++summary.rows;
+        if (record.kind === 'malformed') {
+          refuse(row, record.line, '', record.reason, record.problem, 'rejected');
         } else {
-          firstRowOf.set(verdict.to, row);
-          summary.valid++;
-          const fingerprint = messageFingerprint(definition.plan, verdict.to, verdict.values, verdict.headerLink);
-          chunk.rows.push({ row, phone: verdict.to, status: 'queued', message: { values: verdict.values, headerLink: verdict.headerLink, fingerprint } });
-          chunk.where.set(row, { line: record.line, phone: verdict.to });
-          const job: SendJob = { campaignId: definition.id, row, to: verdict.to, values: verdict.values };
-          if (verdict.headerLink !== undefined) job.headerLink = verdict.headerLink;
-          chunk.jobs.push(job);
+          const verdict = checkRow(record.fields, rules);
+          if (!verdict.ok) {
+            refuse(row, record.line, verdict.phone, verdict.reason, verdict.detail, 'rejected');
+          } else if (firstRowOf.has(verdict.to)) {
+            const detail = `same number as row ${firstRowOf.get(verdict.to) ?? '?'}, which is the one sent`;
+            refuse(row, record.line, verdict.to, 'DUPLICATE_PHONE', detail, 'skipped');
+          } else if (input.optedOut?.has(verdict.to) === true) {
+            refuse(row, record.line, verdict.to, 'OPTED_OUT', optedOutDetail(input.optedOut.get(verdict.to)), 'skipped');
+          } else {
+            firstRowOf.set(verdict.to, row);
+            summary.valid++;
+            const fingerprint = messageFingerprint(definition.plan, verdict.to, verdict.values, verdict.headerLink);
+            chunk.rows.push({ row, phone: verdict.to, status: 'queued', message: { values: verdict.values, headerLink: verdict.headerLink, fingerprint } });
+            chunk.where.set(row, { line: record.line, phone: verdict.to });
+            const job: SendJob = { campaignId: definition.id, row, to: verdict.to, values: verdict.values };
+            if (verdict.headerLink !== undefined) job.headerLink = verdict.headerLink;
+            chunk.jobs.push(job);
+          }
         }
+        if (chunk.rows.length >= chunkSize) await dispatch();
+        if (input.signal?.aborted === true) {
+          summary.interruptedAtRow = row;
+          break;
+        }
+        next = await records.next();
       }
-      if (chunk.rows.length >= chunkSize) await dispatch();
-      if (input.signal?.aborted === true) {
-        summary.interruptedAtRow = row;
-        break;
+      await dispatch();
+      for (const pending of inFlight) await pending;
+    } catch (error) {
+      // A read or write failure part-way: the campaign must not stay `ingesting` and half-sent
+      // with nobody told. It pauses like an interruption, and `send --campaign ID` continues it.
+      if (!dryRun) {
+        const code = error instanceof AppError ? error.code : 'INTERNAL_ERROR';
+        await deps.ledger.markIngestInterrupted(definition.id, `ingest stopped at row ${summary.rows} (${code})`).catch(() => undefined);
       }
-      next = await records.next();
+      throw error;
     }
-    await dispatch();
-    for (const pending of inFlight) await pending;
     if (dryRun) return summary;
     if (summary.interruptedAtRow !== undefined) {
       await deps.ledger.markIngestInterrupted(definition.id, `ingest interrupted at row ${summary.interruptedAtRow}`);
