@@ -129,6 +129,9 @@ describe('every command with bad paths and arguments', () => {
       [['sandbox', '--port', '0', '--templates', '/no/such.json'], 'TEMPLATES_FILE_INVALID'],
       [['templates', 'list', '--templates', '/no/such.json'], 'TEMPLATES_FILE_INVALID'],
       [['templates', 'sync', '--templates', 'NOT_JSON'], 'TEMPLATES_FILE_INVALID'],
+      [['templates', 'list', '--templates', 'PIPE'], 'TEMPLATES_FILE_INVALID'],
+      [['sandbox', '--port', '0', '--templates', '/dev/zero'], 'TEMPLATES_FILE_INVALID'],
+      [['sandbox', '--host', '', '--port', '0'], 'OPTION_INVALID'],
     ])('%j → %s', async (args, code) => {
       const resolved = (args).map((arg) => (arg === 'NOT_JSON' ? path('not-json.json') : arg));
       expectClearFailure(await runCli(resolved, env), code);

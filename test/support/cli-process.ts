@@ -22,6 +22,34 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
   });
 }
 
+/**
+ * Runs `campaign ARGS` like runCli, but gives it `timeoutMs`: a command that hangs (reading a
+ * named pipe, a sandbox that started after all) is killed by its own PID with SIGKILL and
+ * resolves with `timedOut: true` and `code: null`, so a test fails with what it printed.
+ */
+export function runCliWithin(args: string[], env: Record<string, string>, timeoutMs: number): Promise<CliResult & { timedOut: boolean }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, timedOut });
+    });
+  });
+}
+
 /** A long-running `campaign` process (worker, sandbox) that the test stops by its own PID. */
 export class CliProcess {
   readonly child: ChildProcess;
