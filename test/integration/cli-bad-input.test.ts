@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../support/cli-process.js';
+import { runCli, runCliWithin, type CliResult } from '../support/cli-process.js';
 import { tempDir, writeCampaignCsv } from '../support/csv-files.js';
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
@@ -78,7 +78,10 @@ describe('every command with bad paths and arguments', () => {
       ['a header-only file', () => path('header-only.csv'), 'CSV_NO_ROWS'],
       ['a quote never closed', () => path('unclosed.csv'), 'CSV_UNCLOSED_QUOTE'],
     ])('%s → %s, nothing created', async (_label, file, code) => {
-      expectClearFailure(await runCli(['send', file(), ...SEND], env), code);
+      // A pipe or a device read without care would hang: such a run is killed and fails here.
+      const result = await runCliWithin(['send', file(), ...SEND], env, 30_000);
+      expect(result.timedOut, result.stderr).toBe(false);
+      expectClearFailure(result, code);
     });
 
     it.each([

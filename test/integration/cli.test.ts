@@ -86,7 +86,9 @@ describe('campaign CLI, end to end', () => {
     // `npm run bench`'s figure. The pacer's own ceiling is tested in send-pacer.test.ts.
     // The token never reaches any output.
     expect(worker.output + send.stdout + send.stderr).not.toContain('cli-test-token');
-  }, 60_000);
+    // Four processes (worker, send, status, report) and a 13 s campaign: 20 s on an idle machine,
+    // minutes when two suites share two cores. The limit catches a hang, not a slow machine.
+  }, 240_000);
 
   it('refuses a campaign whose columns are not in the file, and enqueues nothing', async () => {
     const file = join(dir.dir, 'bad-header.csv');

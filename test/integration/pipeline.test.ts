@@ -1,7 +1,7 @@
-import { admissions, busiestWindow } from '../support/pacer-audit.js';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { writeCampaignCsv } from '../support/csv-files.js';
+import { admissions, busiestWindow } from '../support/pacer-audit.js';
 import { pipelinePerTest } from '../support/pipeline.js';
 
 const SAMPLE_CSV = fileURLToPath(new URL('../../samples/recipients.csv', import.meta.url));

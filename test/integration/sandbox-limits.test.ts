@@ -16,16 +16,25 @@ describe('sandbox limits', () => {
   it('refuses sends beyond messagesPerSecond in a sliding second with 400 / 130429', async () => {
     sandbox = await startTestSandbox({ messagesPerSecond: 5 });
     const s = sandbox;
-    // Twenty concurrent sends to different users arrive well within one second.
+    // Twenty concurrent sends to different users. They usually all arrive within one second,
+    // but a loaded machine can stretch that: the bound below holds however long they took.
+    // The sandbox's clock is this process's Date.now(), so every arrival lies in [started, ended].
+    const started = Date.now();
     const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => send(s, orderUpdate(recipient(i)))));
+    const ended = Date.now();
 
     const accepted = replies.filter((r) => r.status === 200);
     const throttled = replies.filter((r) => r.status === 400 && r.body.error?.code === 130429);
-    expect(accepted.length).toBeLessThanOrEqual(5);
-    expect(accepted.length).toBeGreaterThan(0);
-    expect(accepted.length + throttled.length).toBe(20);
-    expect(throttled[0]?.body.error?.message).toBe('(#130429) Rate limit hit');
-    expect(s.stats().busiestSecond).toBeLessThanOrEqual(5);
+    // At most 5 in any sliding second: 5 per started second of the time the sends took.
+    const ceiling = 5 * (Math.floor((ended - started) / 1000) + 1);
+    const context = JSON.stringify({ tookMs: ended - started, accepted: accepted.length, stats: s.stats() });
+    expect(accepted.length, context).toBeGreaterThan(0);
+    expect(accepted.length, context).toBeLessThanOrEqual(Math.min(ceiling, 20));
+    expect(accepted.length + throttled.length, context).toBe(20);
+    expect(throttled.length, context).toBeGreaterThanOrEqual(20 - ceiling);
+    for (const reply of throttled) expect(reply.body.error?.message).toBe('(#130429) Rate limit hit');
+    // The sandbox's own measure of what it let through, on the clock that decided it.
+    expect(s.stats().busiestSecond, context).toBeLessThanOrEqual(5);
     expect(s.stats().accepted).toBe(accepted.length);
     expect(s.accepted()).toHaveLength(accepted.length);
   });

@@ -59,4 +59,26 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     expect(stamps).toHaveLength(25);
     expect(busiestWindow(stamps)).toBeLessThanOrEqual(rate);
   });
+
+  it('keeps no admission record unless asked: only the slot and the self-trimming log', async () => {
+    const redis = testRedis();
+    connections.push(redis);
+    const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '3', messagesPerSecond: 50 });
+    for (let i = 0; i < 5; i++) {
+      await pacer.reserveSlot();
+      await pacer.admit();
+    }
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      keys.push(...found);
+    } while (cursor !== '0');
+    // The slot (60 s TTL) and at most the log (2 s TTL, so it may be gone already on a slow
+    // machine): no admission record, nothing that grows with the sends.
+    expect(keys).toContain(`${prefix}:pacer:3:slot`);
+    expect(keys.filter((k) => k !== `${prefix}:pacer:3:slot` && k !== `${prefix}:pacer:3:sent`)).toStrictEqual([]);
+    for (const key of keys) expect(await redis.pttl(key)).not.toBe(-1);
+  });
 });

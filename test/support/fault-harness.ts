@@ -34,6 +34,9 @@ export interface HarnessOptions {
   redisUrl?: string;
 }
 
+/** How long `startWorker` waits for `send worker started`. */
+const WORKER_START_MS = 120_000;
+
 /** The digits Meta calls the wa_id of the n-th CSV row's phone. */
 export function waIdOfRow(n: number): string {
   return phoneNumber(n).replace(/\D/g, '');
@@ -101,7 +104,9 @@ export class FaultHarness {
     const notify = () => this.#outputListeners.forEach((listener) => listener());
     worker.child.stdout?.on('data', notify);
     worker.child.stderr?.on('data', notify);
-    await within(30_000, worker.waitFor(/send worker started/), () => `worker ${worker.child.pid ?? '?'} output:\n${worker.output}`);
+    // Catches a worker that never starts, not a slow one: a node + tsx start-up takes about a
+    // second alone, and tens of seconds on a 2-core machine running two suites and more.
+    await within(WORKER_START_MS, worker.waitFor(/send worker started/), () => `worker ${worker.child.pid ?? '?'} output:\n${worker.output}`);
     return worker;
   }
 

@@ -4,6 +4,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** How many free ports RedisServer.start() tries before it gives up. */
+const PORT_ATTEMPTS = 5;
+
 /** A TCP port nobody listens on right now (the OS picks it; we close it again at once). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -42,14 +45,21 @@ export class RedisServer {
 
   static async start(): Promise<RedisServer> {
     const dir = await mkdtemp(join(tmpdir(), 'cw-fault-redis-'));
-    const server = new RedisServer(await freePort(), dir);
-    try {
-      await server.launch();
-    } catch (error) {
-      await rm(dir, { recursive: true, force: true });
-      throw error;
+    // The port is free when freePort() answers, but another process (a second test suite
+    // beside this one, any outgoing connection) can take it before redis-server binds it:
+    // then try another one.
+    for (let attempt = 1; ; attempt++) {
+      const server = new RedisServer(await freePort(), dir);
+      try {
+        await server.launch();
+        return server;
+      } catch (error) {
+        if (server.pid !== undefined) await server.stop('SIGKILL'); // one that never got ready (by its own PID)
+        if (attempt < PORT_ATTEMPTS && /Address already in use/i.test(server.log)) continue;
+        await rm(dir, { recursive: true, force: true });
+        throw error;
+      }
     }
-    return server;
   }
 
   get url(): string {
@@ -119,7 +129,7 @@ export class RedisServer {
         clearTimeout(timer);
         child.stdout?.off('data', onData);
         child.stderr?.off('data', onData);
-        child.off('exit', onExit);
+        child.off('close', onExit);
         child.off('error', onError);
         // Keep collecting the log for diagnostics.
         child.stdout?.on('data', (more: Buffer) => (this.log += more.toString()));
@@ -127,7 +137,8 @@ export class RedisServer {
       };
       child.stdout?.on('data', onData);
       child.stderr?.on('data', onData);
-      child.on('exit', onExit);
+      // 'close', not 'exit': its output (why it stopped) has been read by then.
+      child.on('close', onExit);
       child.on('error', onError);
     });
   }
