@@ -285,7 +285,14 @@ async function verifySameCampaign(ledger: CampaignLedger, existing: CampaignDefi
         `and columns ${existing.plan.slots.map((s) => s.column).join(',')}; use the same options, or a new campaign ID.`,
     );
   }
-  if ((await ledger.status(definition.id))?.state === 'cancelled') {
+  const status = await ledger.status(definition.id);
+  if (status?.purgedAt !== undefined) {
+    throw new AppError(
+      'CAMPAIGN_STATE_CONFLICT',
+      `Campaign ${definition.id} was purged (its rows are gone, so rows sent before could not be told apart); send the file under a new --campaign ID.`,
+    );
+  }
+  if (status?.state === 'cancelled') {
     throw new AppError(
       'CAMPAIGN_STATE_CONFLICT',
       `Campaign ${definition.id} is cancelled and stays cancelled. To send its unsent rows, send the file under a new --campaign ID: ` +

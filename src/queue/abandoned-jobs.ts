@@ -24,6 +24,11 @@ export async function settleAbandoned(ledger: CampaignLedger, job: Job, reason: 
  */
 export async function settleRecentlyFailed(queue: Queue, ledger: CampaignLedger, logger: Logger): Promise<void> {
   const jobs = await queue.getFailed(0, RECENT_FAILED - 1);
-  for (const job of jobs) await settleAbandoned(ledger, job, job.failedReason || 'failed while no worker recorded it', logger);
+  for (const job of jobs) {
+    // One job whose row is gone (its campaign purged) must not stop the check of the others.
+    await settleAbandoned(ledger, job, job.failedReason || 'failed while no worker recorded it', logger).catch((error: unknown) =>
+      logger.warn({ err: error, jobId: job.id }, 'failed job not recorded (its row is gone)'),
+    );
+  }
   if (jobs.length > 0) logger.debug({ failedJobs: jobs.length }, 'failed jobs checked against the ledger');
 }

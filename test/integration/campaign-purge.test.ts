@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Queue, Worker } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SendJob } from '../../src/campaigns/send-job.js';
@@ -6,7 +9,8 @@ import { sendQueueName } from '../../src/queue/queue-names.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { openContext, type AppContext } from '../../workers/app-context.js';
 import { purgeExpired, runPurge } from '../../workers/purge-runner.js';
-import { ingestQueuedCampaign } from '../support/ledger-fixtures.js';
+import { ingestQueuedCampaign, ledgerTestDefinition } from '../support/ledger-fixtures.js';
+import { produceCampaign } from '../../src/campaigns/producer.js';
 import { freshPrefix, redisUrl, removePrefix } from '../support/redis.js';
 
 const NUMBER = '106540352242922';
@@ -96,6 +100,22 @@ describe('purge and retention (real Redis, BullMQ)', () => {
 
     // Again: harmless, and says when it was done.
     expect(await runPurge(context, 'gone')).toMatchObject({ rows: 0, wamids: 0, jobs: 0, alreadyPurged: true, purgedAt: summary.purgedAt });
+  });
+
+  it('a purged campaign takes no more rows: send --campaign into it is refused', async () => {
+    await finishedCampaign('purged');
+    await runPurge(context, 'purged');
+    const dir = await mkdtemp(join(tmpdir(), 'cw-purge-'));
+    try {
+      const file = join(dir, 'again.csv');
+      await writeFile(file, 'phone\n+4915110000001\n');
+      const queue = new BullSendQueue({ connection: context.redis, prefix, phoneNumberId: NUMBER, attempts: 1, backoffMs: 1, logger: silentLogger() });
+      await expect(produceCampaign({ ledger: context.ledger, queue }, { file, define: () => ledgerTestDefinition('purged') })).rejects.toMatchObject({ code: 'CAMPAIGN_STATE_CONFLICT' });
+      await queue.close();
+      expect((await context.ledger.status('purged'))?.counts.total).toBe(4);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a campaign that has not finished, and an unknown one', async () => {
