@@ -1,10 +1,11 @@
 import { constants, createWriteStream, type WriteStream } from 'node:fs';
-import { access, mkdir, stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify';
 import type { RefusedRow } from '../src/campaigns/producer.js';
 import { spreadsheetSafe } from '../src/campaigns/spreadsheet-safe.js';
 import { AppError } from '../src/errors/app-error.js';
+import { makeDirectory } from '../src/files/make-directory.js';
 
 /**
  * A directory we will write into, created if missing, or OUTPUT_UNWRITABLE saying why not.
@@ -13,7 +14,7 @@ import { AppError } from '../src/errors/app-error.js';
  */
 export async function checkWritableDir(dir: string, setting: string): Promise<void> {
   try {
-    await mkdir(dir, { recursive: true });
+    await makeDirectory(dir);
     if (!(await stat(dir)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     await access(dir, constants.W_OK | constants.X_OK);
   } catch (error) {

@@ -1,9 +1,10 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify';
 import { AppError } from '../errors/app-error.js';
+import { makeDirectory } from '../files/make-directory.js';
 import type { CampaignLedger } from './ledger.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
 
@@ -42,7 +43,7 @@ async function checkWritableFile(path: string): Promise<void> {
     throw new AppError('OUTPUT_UNWRITABLE', `${path} is a directory; give a file path, e.g. --out ${path.replace(/\/+$/, '')}/report.csv`);
   }
   try {
-    await mkdir(dirname(path), { recursive: true });
+    await makeDirectory(dirname(path));
   } catch (error) {
     throw unwritable(path, (error as Error).message, error);
   }

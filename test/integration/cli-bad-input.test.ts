@@ -97,6 +97,8 @@ describe('every command with bad paths and arguments', () => {
     it.each([
       ['REPORTS_DIR is a file', () => ({ REPORTS_DIR: path('a-file') }), 'OUTPUT_UNWRITABLE'],
       ['REPORTS_DIR is under a file', () => ({ REPORTS_DIR: join(path('a-file'), 'sub') }), 'OUTPUT_UNWRITABLE'],
+      // Node's recursive mkdir never returned there: the check must answer, not hang.
+      ['REPORTS_DIR is under /proc', () => ({ REPORTS_DIR: '/proc/cw-no-such/reports' }), 'OUTPUT_UNWRITABLE'],
       ['SEND_RATE=abc', () => ({ SEND_RATE: 'abc' }), 'CONFIG_INVALID'],
       ['Redis not answering', () => ({ REDIS_URL: 'redis://127.0.0.1:1' }), 'REDIS_UNAVAILABLE'],
     ])('%s → %s', async (_label, settings, code) => {
@@ -117,6 +119,12 @@ describe('every command with bad paths and arguments', () => {
   describe.concurrent('other commands', () => {
     it('report --out a directory → OUTPUT_UNWRITABLE', async () => {
       expectClearFailure(await runCli(['report', campaignId, '--out', path('a-dir')], env), 'OUTPUT_UNWRITABLE');
+    });
+
+    it('report --out under /proc → OUTPUT_UNWRITABLE, without hanging', async () => {
+      const result = await runCliWithin(['report', campaignId, '--out', '/proc/cw-no-such/report.csv'], env, 30_000);
+      expect(result.timedOut, result.stderr).toBe(false);
+      expectClearFailure(result, 'OUTPUT_UNWRITABLE');
     });
 
     it('purge of a campaign still running → CAMPAIGN_STATE_CONFLICT', async () => {
