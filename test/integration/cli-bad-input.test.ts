@@ -14,6 +14,8 @@ import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis
  * commander's own usage error) and never a stack trace; none may hang or create a campaign.
  */
 const STACK = /^\s+at |node:internal/m;
+/** A command still running after this has hung (a refusal takes seconds even on a machine running two suites). */
+const HANG_MS = 90_000;
 const SEND = ['--template', 'order_update', '--language', 'en_US', '--params', 'first_name,order_id', '--templates', SAMPLE_TEMPLATES];
 
 describe('every command with bad paths and arguments', () => {
@@ -79,7 +81,7 @@ describe('every command with bad paths and arguments', () => {
       ['a quote never closed', () => path('unclosed.csv'), 'CSV_UNCLOSED_QUOTE'],
     ])('%s → %s, nothing created', async (_label, file, code) => {
       // A pipe or a device read without care would hang: such a run is killed and fails here.
-      const result = await runCliWithin(['send', file(), ...SEND], env, 30_000);
+      const result = await runCliWithin(['send', file(), ...SEND], env, HANG_MS);
       expect(result.timedOut, result.stderr).toBe(false);
       expectClearFailure(result, code);
     });
@@ -122,7 +124,7 @@ describe('every command with bad paths and arguments', () => {
     });
 
     it('report --out under /proc → OUTPUT_UNWRITABLE, without hanging', async () => {
-      const result = await runCliWithin(['report', campaignId, '--out', '/proc/cw-no-such/report.csv'], env, 30_000);
+      const result = await runCliWithin(['report', campaignId, '--out', '/proc/cw-no-such/report.csv'], env, HANG_MS);
       expect(result.timedOut, result.stderr).toBe(false);
       expectClearFailure(result, 'OUTPUT_UNWRITABLE');
     });
