@@ -44,6 +44,9 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
   if (phoneNumberId === undefined) {
     throw new AppError('CONFIG_INVALID', 'No phone number to send from: set WHATSAPP_PHONE_NUMBER_ID or pass --phone-number-id');
   }
+  if (!/^\d+$/.test(phoneNumberId)) {
+    throw new AppError('OPTION_INVALID', `--phone-number-id "${phoneNumberId}": give the numeric phone-number ID from WhatsApp Manager`);
+  }
   if (options.campaignId !== undefined && !CAMPAIGN_ID_PATTERN.test(options.campaignId)) {
     throw new AppError(
       'OPTION_INVALID',

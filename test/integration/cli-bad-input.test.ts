@@ -89,6 +89,7 @@ describe('every command with bad paths and arguments', () => {
     it.each([
       ['an unknown template', ['--template', 'no_such_template'], 'TEMPLATE_MAPPING_INVALID'],
       ['a bad --campaign ID', ['--campaign', 'a:b'], 'OPTION_INVALID'],
+      ['an empty --phone-number-id', ['--phone-number-id', ''], 'OPTION_INVALID'],
       ['a bad --default-country', ['--default-country', 'XX1'], 'OPTION_INVALID'],
       ['a bad --delimiter', ['--delimiter', 'ab'], /^campaign: [A-Z_]+: |error: /m],
       ['a missing templates file', ['--templates', '/no/such/templates.json'], 'TEMPLATES_FILE_INVALID'],
