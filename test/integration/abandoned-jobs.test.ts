@@ -55,5 +55,5 @@ describe('failed jobs nobody recorded', () => {
       [3, 'failed', 'WORKER_GAVE_UP'],
     ]);
     expect(pipeline.sandbox.accepted()).toHaveLength(0);
-  }, 30_000);
+  }, 180_000);
 });

@@ -98,7 +98,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     const { p, controls } = await start({ label: 'ctl-pause', rate: 50 });
     p.startWorker();
     await produce(p, id, ROWS);
-    await acceptedAtLeast(p, 100, 20_000);
+    await acceptedAtLeast(p, 100, 90_000);
 
     const pause = await controls.pause(id);
     const pausedAt = Date.now();
@@ -140,7 +140,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(final.counts).toMatchObject({ total: ROWS, sent: ROWS, queued: 0, sending: 0, failed: 0, unknown: 0 });
     await expectEveryRowSentOnce(p, id, ROWS);
     expect(await p.redis.hlen(`${p.prefix}:campaign:${id}:requeue`)).toBe(0);
-  }, 60_000);
+  }, 240_000);
 
   it('cancel: remaining rows cancelled, their waiting jobs removed, nothing sent afterwards; the campaign stays cancelled', async () => {
     const ROWS = 400;
@@ -148,7 +148,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     const { p, controls } = await start({ label: 'ctl-cancel', rate: 50 });
     p.startWorker();
     await produce(p, id, ROWS);
-    await acceptedAtLeast(p, 50, 20_000);
+    await acceptedAtLeast(p, 50, 90_000);
 
     const result = await controls.cancel(id);
     const claimed = await claimedPhones(p, id);
@@ -195,7 +195,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       (e: unknown) => e,
     );
     expect(isAppError(missing, 'CAMPAIGN_NOT_FOUND'), String(missing)).toBe(true);
-  }, 45_000);
+  }, 180_000);
 
   it('an expired token (190) pauses the campaign with the reason, fails no row; resume with a valid token sends every row once', async () => {
     const ROWS = 300;
@@ -203,7 +203,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     const { p, controls } = await start({ label: 'ctl-token', rate: 50 });
     p.startWorker();
     await produce(p, id, ROWS);
-    await acceptedAtLeast(p, 60, 20_000);
+    await acceptedAtLeast(p, 60, 90_000);
 
     p.sandbox.setAccessToken('rotated-elsewhere');
     const paused = await until('campaign paused after the token expired', 10_000, async () => {
@@ -234,7 +234,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(final.counts).toMatchObject({ sent: ROWS, failed: 0, queued: 0 });
     await expectEveryRowSentOnce(p, id, ROWS);
     expect((await p.report(id)).filter((r) => r.errorCode !== undefined)).toEqual([]);
-  }, 50_000);
+  }, 180_000);
 
   it('error spike: 10 % failing goes on; more than 20 % of the last 50 sends failing permanently pauses it (ERROR_SPIKE) and sending stops', async () => {
     const ROWS = 300;
@@ -250,7 +250,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     });
     p.startWorker();
     await produce(p, id, ROWS);
-    await acceptedAtLeast(p, 150, 20_000);
+    await acceptedAtLeast(p, 150, 90_000);
     const before = await status(p, id);
     expect(before.state, JSON.stringify(before)).toBe('running');
     expect(before.counts.failed).toBeGreaterThan(5);
@@ -278,7 +278,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(quiet.state).toBe('paused');
     expect(quiet.counts).toMatchObject({ sent: drained.counts.sent, failed: drained.counts.failed, queued: drained.counts.queued });
     expect(p.sandbox.stats().rejectedByCode['132000']).toBe(drained.counts.failed);
-  }, 45_000);
+  }, 180_000);
 
   it('retry: only the chosen failed rows are requeued and sent; again requeues none; unknown rows only when asked', async () => {
     const id = 'c-retry';
@@ -332,7 +332,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(s.counts).toMatchObject({ sent: 17, failed: 3, unknown: 0 });
     expect(p.sandbox.accepted()).toHaveLength(17);
     expect(p.sandbox.stats().duplicates).toBe(0);
-  }, 45_000);
+  }, 180_000);
 
   it('131050: the row fails with the code and the opt-out is recorded for the phone number', async () => {
     const id = 'c-optout';
@@ -349,5 +349,5 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(Object.keys(optouts)).toEqual([phoneNumber(2)]);
     expect(JSON.parse(optouts[phoneNumber(2)] ?? '{}')).toMatchObject({ campaignId: id, row: 2, at: expect.any(Number) as unknown });
     expect(p.sandbox.accepted()).toHaveLength(4);
-  }, 30_000);
+  }, 180_000);
 });

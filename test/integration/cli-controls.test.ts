@@ -83,7 +83,7 @@ describe('campaign controls through the CLI', () => {
       expect(refused.code, args.join(' ')).toBe(1);
       expect(refused.stderr).toMatch(/campaign: CAMPAIGN_STATE_CONFLICT: Cannot \w+ campaign ctl-1: it is cancelled/);
     }
-  }, 60_000);
+  }, 240_000);
 
   it('every control names a missing campaign and exits 1', async () => {
     for (const command of ['pause', 'resume', 'cancel', 'retry']) {
@@ -91,5 +91,5 @@ describe('campaign controls through the CLI', () => {
       expect(result.code, command).toBe(1);
       expect(result.stderr).toMatch(/campaign: CAMPAIGN_NOT_FOUND: No campaign no-such-campaign under this QUEUE_PREFIX/);
     }
-  }, 60_000);
+  }, 240_000);
 });

@@ -31,7 +31,7 @@ describe('fault: worker SIGKILLed mid-campaign', () => {
 
     const killedPids: number[] = [];
     for (let kill = 1; kill <= KILLS; kill++) {
-      await rig.waitForAccepted(rig.accepted().length + ACCEPTED_BETWEEN_KILLS, 30_000);
+      await rig.waitForAccepted(rig.accepted().length + ACCEPTED_BETWEEN_KILLS, 90_000);
       killedPids.push(worker.child.pid ?? -1);
       const signalled = await worker.stop('SIGKILL');
       expect(signalled).toBeNull(); // it died of the signal, it did not exit by itself
@@ -41,7 +41,7 @@ describe('fault: worker SIGKILLed mid-campaign', () => {
     // Every kill landed mid-campaign: rows were still left to send after the last one.
     expect(rig.accepted().length).toBeLessThan(ROWS);
 
-    const status = await rig.waitForCompletion(summary.id, 60_000);
+    const status = await rig.waitForCompletion(summary.id, 180_000);
     const stats = rig.stats();
     const duplicates = stats.duplicates;
     const report = await rig.report(summary.id);
@@ -77,5 +77,5 @@ describe('fault: worker SIGKILLed mid-campaign', () => {
     // What the report says matches what the API saw.
     expect(rig.crossCheck(report), context).toEqual([]);
     expect(new Set(killedPids).size).toBe(KILLS);
-  }, 90_000);
+  }, 300_000);
 });

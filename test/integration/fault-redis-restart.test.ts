@@ -33,7 +33,7 @@ describe('fault: Redis restarts mid-campaign', () => {
     const summary = await rig.send();
     expect(summary).toMatchObject({ rows: ROWS, queued: ROWS });
 
-    await rig.waitForAccepted(CRASH_AFTER, 30_000);
+    await rig.waitForAccepted(CRASH_AFTER, 90_000);
     const firstPid = redis.pid;
     const from = worker.output.length;
     await redis.stop('SIGKILL');
@@ -49,8 +49,8 @@ describe('fault: Redis restarts mid-campaign', () => {
     expect(acceptedAtCrash).toBeLessThan(ROWS);
 
     // Rows keep flowing after the restart: the same worker process reconnected by itself.
-    await rig.waitForAccepted(acceptedAtCrash + 100, 30_000);
-    const status = await rig.waitForCompletion(summary.id, 60_000);
+    await rig.waitForAccepted(acceptedAtCrash + 100, 90_000);
+    const status = await rig.waitForCompletion(summary.id, 180_000);
     expect(worker.child.exitCode, rig.describeWorkers()).toBeNull();
     expect(rig.workers).toHaveLength(1);
 
@@ -76,5 +76,5 @@ describe('fault: Redis restarts mid-campaign', () => {
     const byWaId = rig.acceptedByWaId();
     const sentTwice = report.filter((r) => r.status === 'sent' && (byWaId.get(r.phone.replace(/\D/g, ''))?.length ?? 0) !== 1);
     expect(sentTwice, context).toEqual([]);
-  }, 90_000);
+  }, 300_000);
 });

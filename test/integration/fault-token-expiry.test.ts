@@ -37,7 +37,7 @@ describe('fault: access token expires mid-campaign (190)', () => {
     const summary = await rig.send();
     expect(summary).toMatchObject({ rows: ROWS, queued: ROWS });
 
-    await rig.waitForAccepted(EXPIRE_AFTER, 30_000);
+    await rig.waitForAccepted(EXPIRE_AFTER, 90_000);
     rig.sandbox.setAccessToken(NEW_TOKEN);
     const acceptedAtExpiry = rig.accepted().length;
     expect(acceptedAtExpiry).toBeLessThan(ROWS);
@@ -76,7 +76,7 @@ describe('fault: access token expires mid-campaign (190)', () => {
     expect((await rig.status(summary.id)).state).toBe('paused');
 
     await rig.cli(['resume', summary.id]);
-    const status = await rig.waitForCompletion(summary.id, 60_000);
+    const status = await rig.waitForCompletion(summary.id, 180_000);
     const stats = rig.stats();
     const report = await rig.report(summary.id);
     const notSent = report.filter((r) => r.status !== 'sent');
@@ -92,5 +92,5 @@ describe('fault: access token expires mid-campaign (190)', () => {
     expect(rig.crossCheck(report), done).toEqual([]);
     // The token never reaches any output.
     expect(rig.workers.map((w) => w.output).join('\n')).not.toMatch(/old-token|new-token/);
-  }, 90_000);
+  }, 300_000);
 });

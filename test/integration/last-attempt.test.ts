@@ -27,7 +27,7 @@ describe('the last attempt', () => {
       ['unknown', 'TRANSPORT_TIMEOUT', 2],
     ]);
     expect(pipeline.sandbox.stats().requests).toBe(6);
-  }, 30_000);
+  }, 180_000);
 
   it('answered 500: the row is failed with Meta’s code', async () => {
     const pipeline = await rig.start({ label: 'last-500', attempts: 2, backoffMs: 10 });
@@ -45,5 +45,5 @@ describe('the last attempt', () => {
       ['failed', '131000', 2],
       ['failed', '131000', 2],
     ]);
-  }, 30_000);
+  }, 180_000);
 });

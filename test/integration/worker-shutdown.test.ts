@@ -26,7 +26,7 @@ describe('campaign worker: graceful shutdown', () => {
     harness.setFaults({ latencyMs: 20_000 });
     const worker = await harness.startWorker();
     const { id } = await harness.send();
-    await harness.waitForAccepted(20, 20_000);
+    await harness.waitForAccepted(20, 90_000);
 
     const started = Date.now();
     const code = await within(12_000, worker.stop('SIGTERM'), () => `worker still running:\n${worker.output.slice(-2000)}`);
@@ -43,20 +43,20 @@ describe('campaign worker: graceful shutdown', () => {
 
     harness.setFaults({});
     await harness.startWorker();
-    const final = await harness.waitForCompletion(id, 60_000);
+    const final = await harness.waitForCompletion(id, 180_000);
     expect(final).toMatchObject({ state: 'completed', queued: 0, failed: 0, total: 300 });
     expect(final.sent + final.unknown).toBe(300);
     // Unknown rows were not sent again: no recipient got two messages.
     expect(harness.stats().duplicates).toBe(0);
     expect(harness.accepted()).toHaveLength(300);
-  }, 90_000);
+  }, 300_000);
 
   it('SIGTERM with a healthy API: in-flight sends are recorded, nothing unknown, the next worker finishes the campaign', async () => {
     harness = await FaultHarness.start({ label: 'shutdown-fast', rows: 600, sendRate: 100, sandboxMps: 0 });
     harness.setFaults({ latencyMs: 300 });
     const worker = await harness.startWorker();
     const { id } = await harness.send();
-    await harness.waitForAccepted(100, 20_000);
+    await harness.waitForAccepted(100, 90_000);
 
     const started = Date.now();
     expect(await within(12_000, worker.stop('SIGTERM'), () => worker.output.slice(-2000))).toBe(0);
@@ -68,8 +68,8 @@ describe('campaign worker: graceful shutdown', () => {
 
     harness.setFaults({});
     await harness.startWorker();
-    const final = await harness.waitForCompletion(id, 60_000);
+    const final = await harness.waitForCompletion(id, 180_000);
     expect(final).toMatchObject({ state: 'completed', sent: 600, unknown: 0, failed: 0 });
     expect(harness.stats().duplicates).toBe(0);
-  }, 90_000);
+  }, 300_000);
 });
