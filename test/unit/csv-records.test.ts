@@ -244,7 +244,8 @@ describe('openCsv: streaming', () => {
 
     expect(first.value).toStrictEqual(row(2, '+14155550123', 'name0'));
     expect(second.value).toStrictEqual(row(3, '+14155550123', 'name1'));
-    await expect.poll(openFds, { timeout: 2_000, interval: 10 }).toBe(before);
+    // At most as many as before: a leak shows as one more; another handle of this process may close meanwhile.
+    await expect.poll(openFds, { timeout: 10_000, interval: 10 }).toBeLessThanOrEqual(before);
   });
 
   it('a read error part-way → the records so far, then AppError CSV_UNREADABLE with the path, line and OS reason', async () => {
@@ -292,6 +293,7 @@ describe('openCsv: streaming', () => {
     const before = openFds();
     await rejection(openCsv(csvFile('phone,phone\n+1,+2\n')));
 
-    await expect.poll(openFds, { timeout: 2_000, interval: 10 }).toBe(before);
+    // At most as many as before: a leak shows as one more; another handle of this process may close meanwhile.
+    await expect.poll(openFds, { timeout: 10_000, interval: 10 }).toBeLessThanOrEqual(before);
   });
 });
