@@ -44,7 +44,7 @@ describe('fault: access token expires mid-campaign (190)', () => {
 
     // The sandbox refuses the old token (190); nothing announces that, so look in-process.
     await rig.pollUntil('no 190 answer from the sandbox', 10_000, 20, () => ((rig.stats().rejectedByCode['190'] ?? 0) > 0 ? true : undefined));
-    const paused = await rig.pollUntil<StatusJson>('campaign did not pause', 15_000, 500, async () => {
+    const paused = await rig.pollUntil<StatusJson>('campaign did not pause', 90_000, 500, async () => {
       const s = await rig.status(summary.id);
       return s.state === 'paused' ? s : undefined;
     });
