@@ -50,6 +50,7 @@ program
   .option('--phone-number-id <id>', 'send from this phone-number ID (default WHATSAPP_PHONE_NUMBER_ID)')
   .option('--campaign <id>', 'add to this campaign ID, or continue its interrupted ingest (no row is sent twice; rows rejected before are checked again)')
   .option('--allow-repeat', 'send even messages this number already sent to the recipient within DUPLICATE_WINDOW_HOURS (skipped as ALREADY_SENT otherwise)')
+  .option('--priority <level>', 'high, normal or low: a higher campaign is fed to the workers first; campaigns of one level share the number (default normal)')
   .option('--templates <file>', 'approved templates from this Meta list JSON instead of the registry source')
   .option('--dry-run', 'check everything and print the summary; create no campaign and no job')
   .option('--json', 'print a JSON summary')
@@ -79,6 +80,7 @@ program
         templatesFile: o.templates,
         dryRun: o.dryRun,
         allowRepeat: o.allowRepeat,
+        priority: o.priority,
         signal: stop.signal,
         onStart: notices.onStart,
         onProgress: notices.onProgress,
@@ -114,6 +116,7 @@ interface SendFlags {
   templates?: string;
   dryRun?: boolean;
   allowRepeat?: boolean;
+  priority?: string;
   json?: boolean;
 }
 
@@ -177,37 +180,34 @@ program
 
 program
   .command('pause')
-  .description('stop starting sends for a campaign (in-flight ones finish); `resume` continues it')
+  .description('stop feeding a campaign (sends in flight finish; jobs already fed park at once); `resume` continues it')
   .argument('<id>', 'campaign ID')
   .option('--reason <text>', 'shown by `campaign status`', 'paused by the operator')
   .action(async (id: string, o: { reason: string }) => {
     const { withControls } = await import('./control-command.js');
-    const { sweepProgressPrinter } = await import('./progress-lines.js');
-    const result = await withContext((context) => withControls(context, (controls) => controls.pause(id, o.reason, sweepProgressPrinter())));
+    const result = await withContext((context) => withControls(context, (controls) => controls.pause(id, o.reason)));
     const head = result.alreadyPaused ? `Campaign ${id} was already paused` : `Campaign ${id} paused: no new send starts`;
-    console.log(`${head}; ${result.setAside} waiting jobs set aside; \`campaign resume ${id}\` continues it`);
+    console.log(`${head}; \`campaign resume ${id}\` continues it`);
   });
 
 program
   .command('resume')
-  .description('continue a paused campaign: every row it set aside goes back in the queue')
+  .description('continue a paused campaign: its rows are fed again, the parked ones first')
   .argument('<id>', 'campaign ID')
   .action(async (id: string) => {
     const { withControls } = await import('./control-command.js');
-    const { requeueProgressPrinter } = await import('./progress-lines.js');
-    const result = await withContext((context) => withControls(context, (controls) => controls.resume(id, requeueProgressPrinter())));
-    console.log(`Campaign ${id} ${result.wasPaused ? 'resumed' : 'was not paused'}: ${result.requeued} rows put back in the queue`);
+    const result = await withContext((context) => withControls(context, (controls) => controls.resume(id)));
+    console.log(`Campaign ${id} ${result.wasPaused ? 'resumed: its rows are fed to the workers again' : 'was not paused'}`);
   });
 
 program
   .command('cancel')
-  .description('stop a campaign for good: waiting jobs are removed, rows not yet sent become cancelled')
+  .description('stop a campaign for good: rows not yet sent become cancelled')
   .argument('<id>', 'campaign ID')
   .action(async (id: string) => {
     const { withControls } = await import('./control-command.js');
-    const { sweepProgressPrinter } = await import('./progress-lines.js');
-    const result = await withContext((context) => withControls(context, (controls) => controls.cancel(id, sweepProgressPrinter())));
-    console.log(`Campaign ${id} cancelled: ${result.cancelled} rows cancelled, ${result.removedJobs} waiting jobs removed`);
+    const result = await withContext((context) => withControls(context, (controls) => controls.cancel(id)));
+    console.log(`Campaign ${id} cancelled: ${result.cancelled} rows not yet fed cancelled; rows already fed are cancelled as workers reach them`);
   });
 
 program
@@ -224,10 +224,10 @@ program
       failed: o.unknown !== true || o.codes !== undefined,
       unknown: o.unknown === true,
     };
-    const { requeueProgressPrinter } = await import('./progress-lines.js');
-    const result = await withContext((context) => withControls(context, (controls) => controls.retry(id, selection, requeueProgressPrinter())));
+    const { retryProgressPrinter } = await import('./progress-lines.js');
+    const result = await withContext((context) => withControls(context, (controls) => controls.retry(id, selection, retryProgressPrinter())));
     const lines = [`Campaign ${id}: ${result.requeued} rows put back in the queue${result.paused ? ' (the campaign is paused: they go out after `campaign resume`)' : ''}`];
-    if (result.noPayload > 0) lines.push(`  ${result.noPayload} chosen rows were recorded before retry was possible and were left as they are`);
+    if (result.noPayload > 0) lines.push(`  ${result.noPayload} chosen rows were recorded by a version that kept their values only in the job; they were left as they are`);
     console.log(lines.join('\n'));
   });
 

@@ -1,4 +1,4 @@
-import type { RequeueProgress, SweepProgress } from '../src/campaigns/campaign-controls.js';
+import type { RetryProgress } from '../src/campaigns/campaign-controls.js';
 
 /** How often long work says how far it got; work shorter than this prints nothing. */
 const EVERY_MS = 2000;
@@ -9,8 +9,8 @@ const n = (value: number): string => value.toLocaleString('en-US');
 const share = (done: number, total: number): number => (total === 0 ? 100 : Math.min(100, Math.floor((100 * done) / total)));
 
 /**
- * Progress lines on stderr for the operator commands that walk a whole queue or campaign
- * (pause, cancel, resume, retry): on a million rows they run for tens of seconds, and an
+ * Progress lines on stderr for the commands that walk a whole file or campaign (send,
+ * retry): on a million rows they run for tens of seconds, and an
  * operator should see them move, not wonder whether to press Ctrl-C. (Pressing it is safe:
  * each step can be run again, see CampaignControls.)
  */
@@ -24,15 +24,6 @@ export function throttled<T>(format: (progress: T) => string, write: Write): (pr
   };
 }
 
-export function sweepProgressPrinter(write: Write = toStderr): (progress: SweepProgress) => void {
-  return throttled(
-    (p) =>
-      `sweeping the queue: ${n(p.scanned)} of ${n(p.total)} entries looked at (${share(p.scanned, p.total)} %), ` +
-      `${n(p.setAside)} set aside, ${n(p.removed)} removed`,
-    write,
-  );
-}
-
 /** `campaign send` on a large file: rows read so far, against the pre-scan's estimate. */
 export function ingestProgressPrinter(estimatedRows: () => number, write: Write = toStderr): (rowsRead: number) => void {
   return throttled((read: number) => {
@@ -41,6 +32,6 @@ export function ingestProgressPrinter(estimatedRows: () => number, write: Write 
   }, write);
 }
 
-export function requeueProgressPrinter(write: Write = toStderr): (progress: RequeueProgress) => void {
-  return throttled((p) => `putting rows back in the queue: ${n(p.enqueued)} of ${n(p.total)} (${share(p.enqueued, p.total)} %)`, write);
+export function retryProgressPrinter(write: Write = toStderr): (progress: RetryProgress) => void {
+  return throttled((p) => `choosing rows to retry: ${n(p.scanned)} of ${n(p.total)} looked at (${share(p.scanned, p.total)} %), ${n(p.requeued)} put back`, write);
 }

@@ -2,11 +2,9 @@ import { basename, join } from 'node:path';
 import { getCountries, type CountryCode } from 'libphonenumber-js';
 import { CAMPAIGN_ID_PATTERN, newCampaignId } from '../src/campaigns/campaign-id.js';
 import type { CampaignDefinition } from '../src/campaigns/campaign.js';
-import { CampaignControls } from '../src/campaigns/campaign-controls.js';
 import { produceCampaign, type SendOutcome } from '../src/campaigns/producer.js';
 import { planSend, type ColumnOptions } from '../src/campaigns/send-plan.js';
 import { AppError } from '../src/errors/app-error.js';
-import { BullSendQueue } from '../src/queue/send-queue.js';
 import { requirementsOf, type TemplateRequirements } from '../src/templates/template-requirements.js';
 import type { AppContext } from './app-context.js';
 import { buildTemplateRegistry } from './templates-command.js';
@@ -26,6 +24,8 @@ export interface SendOptions extends ColumnOptions {
   dryRun?: boolean | undefined;
   /** `--allow-repeat`: send even what this number already sent to the recipient within DUPLICATE_WINDOW_HOURS. */
   allowRepeat?: boolean | undefined;
+  /** `--priority high|normal|low` (default normal). */
+  priority?: string | undefined;
   /** Ctrl-C / SIGTERM: stop reading, keep what was read, pause the campaign. */
   signal?: AbortSignal | undefined;
   /** Once the file is accepted: the campaign ID and how many rows to expect (for the operator, on stderr). */
@@ -35,11 +35,11 @@ export interface SendOptions extends ColumnOptions {
 
 /**
  * `campaign send`: checks the mapping against the approved template, then reads the CSV into
- * a campaign and its jobs (no worker needed). `--dry-run` does every check and writes nothing
+ * a campaign (no worker needed; workers feed its rows to the queue as the number drains). `--dry-run` does every check and writes nothing
  * but the rejects file.
  */
 export async function runSend(context: AppContext, options: SendOptions): Promise<SendOutcome> {
-  const { config, ledger, redis, logger } = context;
+  const { config, ledger } = context;
   const phoneNumberId = options.phoneNumberId ?? config.phoneNumberId;
   if (phoneNumberId === undefined) {
     throw new AppError('CONFIG_INVALID', 'No phone number to send from: set WHATSAPP_PHONE_NUMBER_ID or pass --phone-number-id');
@@ -54,6 +54,7 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
     );
   }
   const defaultCountry = checkCountry(options.defaultCountry);
+  const priority = checkPriority(options.priority);
   // Before anything is created: a campaign whose rejected rows could be written nowhere must not start.
   await checkWritableDir(config.reportsDir, 'REPORTS_DIR');
   const requirements = await approvedTemplate(context, options);
@@ -62,6 +63,7 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
     id,
     createdAt: Date.now(),
     phoneNumberId,
+    ...(priority === 'normal' ? {} : { priority }),
     plan: planSend(requirements, header, options),
     source: {
       file: basename(options.file),
@@ -72,22 +74,13 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
   });
 
   const rejects = new RejectsFile(join(config.reportsDir, `${id}${options.dryRun === true ? '.dry-run' : ''}.rejects.csv`));
-  const queue = new BullSendQueue({
-    connection: redis,
-    prefix: config.queuePrefix,
-    phoneNumberId,
-    attempts: config.send.attempts,
-    backoffMs: config.send.backoffMs,
-    logger,
-  });
   // Meta: on 131050 suppress the recipient for marketing (reference §8). Utility and
   // authentication templates still reach them.
   const optedOut = requirements.category === 'MARKETING' ? await ledger.optOuts(phoneNumberId) : undefined;
-  const controls = new CampaignControls({ ledger, queueFor: () => queue });
   const dryRun = options.dryRun === true;
   try {
     const summary = await produceCampaign(
-      { ledger, queue, requeueSetAside: (campaignId) => controls.resume(campaignId) },
+      { ledger },
       {
         file: options.file,
         delimiter: options.delimiter,
@@ -101,12 +94,9 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
         ...(options.signal ? { signal: options.signal } : {}),
       },
     );
-    // Interrupted: the campaign is paused; its waiting jobs leave the queue as `campaign pause` takes them.
-    if (summary.interruptedAtRow !== undefined) await queue.sweep(id);
     return { ...summary, dryRun, rejectsFile: await rejects.close() };
   } finally {
     await rejects.close();
-    await queue.close();
   }
 }
 
@@ -130,6 +120,15 @@ async function approvedTemplate(context: AppContext, options: SendOptions): Prom
     );
   }
   return requirementsOf(template);
+}
+
+const PRIORITIES = ['high', 'normal', 'low'] as const;
+
+function checkPriority(level: string | undefined): (typeof PRIORITIES)[number] {
+  if (level === undefined) return 'normal';
+  const found = PRIORITIES.find((p) => p === level.toLowerCase());
+  if (found === undefined) throw new AppError('OPTION_INVALID', `--priority "${level}": use high, normal or low`);
+  return found;
 }
 
 function checkCountry(code: string | undefined): CountryCode | undefined {

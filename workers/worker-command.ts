@@ -1,8 +1,6 @@
 import { CloudApiClient } from '../src/cloud-api/cloud-api-client.js';
 import { AppError } from '../src/errors/app-error.js';
-import { CampaignControls } from '../src/campaigns/campaign-controls.js';
 import { SendProcessor } from '../src/campaigns/send-processor.js';
-import { BullSendQueue } from '../src/queue/send-queue.js';
 import { RedisSendPacer } from '../src/queue/send-pacer.js';
 import { startSendWorker, type RunningSendWorker } from '../src/queue/send-worker.js';
 import type { AppContext } from './app-context.js';
@@ -36,21 +34,10 @@ export function startWorker(context: AppContext, options: { phoneNumberId?: stri
     timeoutMs: config.api.timeoutMs,
     connections: Math.max(8, config.send.concurrency),
   });
-  // The number's own queue, for the pause sweep below (a paused campaign's jobs are on it).
-  const queue = new BullSendQueue({ connection: redis, prefix: config.queuePrefix, phoneNumberId, attempts: config.send.attempts, backoffMs: config.send.backoffMs, logger });
-  const controls = new CampaignControls({ ledger, queueFor: () => queue });
   const processor = new SendProcessor({
     ledger,
     sender: client,
     logger: logger.child({ phoneNumberId }),
-    // As `campaign pause` does: the paused campaign's waiting jobs leave the queue, so they
-    // take no turns on the number while it waits for a human.
-    onCampaignPaused: (campaignId) => {
-      controls.pause(campaignId).then(
-        ({ setAside }) => logger.info({ campaignId, setAside }, 'paused campaign: waiting jobs set aside'),
-        (error: unknown) => logger.error({ err: error, campaignId }, 'could not set the paused campaign’s waiting jobs aside; workers park them as they reach them'),
-      );
-    },
     pacer: config.send.rate > 0 ? new RedisSendPacer(redis, { prefix: config.queuePrefix, phoneNumberId, messagesPerSecond: config.send.rate }) : undefined,
   });
   const sendWorker = startSendWorker({
@@ -62,8 +49,10 @@ export function startWorker(context: AppContext, options: { phoneNumberId?: stri
     processor,
     ledger,
     logger,
+    attempts: config.send.attempts,
+    backoffMs: config.send.backoffMs,
   });
-  logger.info({ phoneNumberId, rate: config.send.rate, concurrency: config.send.concurrency }, 'send worker started');
+  logger.info({ phoneNumberId, rate: config.send.rate, concurrency: config.send.concurrency, window: sendWorker.feeder.windowSize }, 'send worker started');
   // RETENTION_DAYS: finished campaigns' personal data is purged by whichever worker gets to it.
   const retention = startRetention(context);
   return {
@@ -72,7 +61,6 @@ export function startWorker(context: AppContext, options: { phoneNumberId?: stri
     async close() {
       retention.stop();
       await sendWorker.close();
-      await queue.close();
       await client.close();
     },
   };

@@ -6,6 +6,8 @@ export const campaignDefinitionSchema = z.object({
   id: z.string(),
   createdAt: z.number(),
   phoneNumberId: z.string(),
+  /** `--priority` (absent = normal): a high campaign's rows are fed before normal ones, normal before low; equals share the number. */
+  priority: z.enum(['high', 'normal', 'low']).optional(),
   plan: sendPlanSchema,
   source: z.object({
     file: z.string(),
@@ -34,7 +36,7 @@ export interface RowRecord {
   errorCode?: string;
   errorDetail?: string;
   attempts: number;
-  /** Which job owns the row (SendJob.requeue); absent = the producer's job. */
+  /** Which job owns the row (SendJob.requeue); absent = its first job. */
   requeue?: number;
 }
 
@@ -49,6 +51,8 @@ export type CampaignState = 'ingesting' | 'running' | 'paused' | 'cancelled' | '
 export interface CampaignStatus {
   id: string;
   state: CampaignState;
+  /** `--priority`: how the feeder ranks it against the number's other campaigns. */
+  priority: 'high' | 'normal' | 'low';
   counts: CampaignCounts;
   createdAt: number;
   finishedAt: number | undefined;

@@ -23,8 +23,8 @@ export interface RowMessage {
 
 /** What recordIngested did with a chunk. */
 export interface IngestResult {
-  /** Rows that need a job: new and queued, or still queued from an earlier run. */
-  needJob: number[];
+  /** Rows queued by this call (new, or reopened): they are in the backlog now, to be fed. */
+  queued: number[];
   /** Rows turned into `skipped` ALREADY_SENT: another row sent the same message within the window. */
   alreadySent: { row: number; detail: string }[];
   /** Rows that were rejected by an earlier run and are now valid (queued again). */
@@ -64,7 +64,7 @@ export type ClaimResult =
   | { outcome: 'settled'; status: RowStatus }
   /** An earlier attempt was `sending` and never recorded its answer: it may have reached Meta. */
   | { outcome: 'in-doubt'; attempts: number }
-  /** The campaign is paused: the row stays queued and is set aside for `resume`; this job ends. */
+  /** The campaign is paused: the row stays queued, back in the backlog under a new job number, for `resume`; this job ends. */
   | { outcome: 'parked' }
   /** A newer job owns this row (it was requeued): this one must do nothing. */
   | { outcome: 'stale' };
@@ -91,10 +91,24 @@ export interface RetrySelection {
   unknown: boolean;
 }
 
-/** A job set aside to be enqueued again (parked by a pause, or chosen by `retry`). */
-export interface RequeueEntry {
-  row: number;
-  job: SendJob;
+export type CancelResult = { outcome: 'cancelled'; cancelled: number } | { outcome: 'missing' | 'completed' };
+
+/** How a phone number's feeder tops up its window of jobs. */
+export interface FeedOptions {
+  /** Jobs fed and not done, at most: BullMQ holds no more than this for the number. */
+  windowSize: number;
+  /** Feed only when at least this much room is free (fewer, larger feeds). */
+  minBatch: number;
+  /** A job fed this long ago and not done is handed out again (its enqueue may have been lost). */
+  refreshAfterMs: number;
+  refreshMost: number;
+}
+
+export interface FeedResult {
+  /** New jobs, in the order to enqueue them (campaigns interleaved). */
+  jobs: SendJob[];
+  /** Jobs fed before whose enqueue may have been lost: enqueue again (BullMQ ignores one that exists). */
+  refresh: SendJob[];
 }
 
 /**
@@ -121,8 +135,7 @@ export interface CampaignLedger {
   markIngestInterrupted(campaignId: string, reason: string): Promise<boolean>;
   /**
    * A `send --campaign` continues an interrupted ingest: lifts the pause the interruption
-   * left (not one set since by an operator or a halting code). True if lifted; the jobs it
-   * set aside are then enqueued as by `resume`.
+   * left (not one set since by an operator or a halting code). True if lifted.
    */
   liftIngestPause(campaignId: string): Promise<boolean>;
   /** All rows are read (also after an interruption): from now on the campaign can complete. True if it completed now. */
@@ -143,33 +156,27 @@ export interface CampaignLedger {
   settle(job: SendJob, settlement: Settlement, phoneNumberId?: string): Promise<SettleResult>;
   /**
    * A code that needs a human (expired token, locked account…): the claimed row goes back
-   * to queued, set aside for `resume`, and the campaign pauses with `reason`. (On a cancelled
+   * to queued, parked in the backlog for `resume`, and the campaign pauses with `reason`. (On a cancelled
    * campaign the row is cancelled instead, which may complete the campaign.)
    */
   halt(job: SendJob, errorCode: string, errorDetail: string, phoneNumberId?: string): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }>;
   /** True while no send of this campaign may start (paused or cancelled). */
   isHeld(campaignId: string): Promise<boolean>;
+  /** No row of the campaign is fed or claimed any more; rows already fed park at their claim. */
   pause(campaignId: string, reason: string): Promise<PauseResult>;
-  /** Lifts a pause. The jobs it set aside are enqueued with `takeRequeued`/`requeued`. */
+  /** Lifts a pause: the parked rows are in the backlog, and the feeder feeds them again. */
   resume(campaignId: string): Promise<ResumeResult>;
-  /** Stops the campaign for good; its queued rows are then cancelled with `cancelRows`. */
-  cancel(campaignId: string): Promise<{ outcome: 'cancelled' } | { outcome: 'missing' | 'completed' }>;
-  /** Cancels the queued rows among `fromRow..toRow`; returns the job IDs to remove from the queue. */
-  cancelRows(campaignId: string, fromRow: number, toRow: number): Promise<number>;
-  /** Puts the chosen finished rows among `fromRow..toRow` back to queued, set aside to be enqueued. */
+  /** Stops the campaign for good: its backlog is cancelled at once, rows already fed at their claim. */
+  cancel(campaignId: string): Promise<CancelResult>;
+  /** Puts the chosen finished rows among `fromRow..toRow` back in the backlog, under new job numbers. */
   markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<{ requeued: number; noPayload: number }>;
   /**
-   * While the campaign is paused: sets these waiting jobs aside as a worker's claim would
-   * (new owner number, job kept for resume). Returns the ones set aside; their old jobs can
-   * then leave the queue (any that runs anyway finds itself stale).
+   * Tops up the phone number's window from its campaigns' backlogs, atomically (see
+   * FeedOptions): the jobs to enqueue, fairly shared between campaigns, high priority first.
    */
-  parkWaiting(campaignId: string, jobs: readonly SendJob[]): Promise<SendJob[]>;
-  /** How many jobs are set aside, waiting to be enqueued by resume or retry. */
-  setAsideCount(campaignId: string): Promise<number>;
-  /** A page of set-aside jobs, each with the job ID its requeue gets. */
-  takeRequeued(campaignId: string, cursor: string): Promise<{ cursor: string; entries: RequeueEntry[] }>;
-  /** Those jobs are in the queue now: forget them (unless the row was set aside again meanwhile). */
-  requeued(campaignId: string, entries: readonly RequeueEntry[]): Promise<void>;
+  feed(phoneNumberId: string, options: FeedOptions): Promise<FeedResult>;
+  /** Jobs fed to the number and not done yet. */
+  windowSize(phoneNumberId: string): Promise<number>;
   /** Meta said the recipient stopped marketing messages (131050): remember it for this number. */
   recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void>;
   /** Every recipient recorded as opted out of marketing on this number, with where it was learnt. */

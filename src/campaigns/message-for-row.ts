@@ -2,20 +2,20 @@ import type { OutboundMessage, TemplateMessage, TextParameter, UrlButtonParamete
 import type { CampaignDefinition } from './campaign.js';
 import { valueProblem } from './parameter-rules.js';
 import { renderedTooLong } from './row-check.js';
-import type { SendJob } from './send-job.js';
+import type { RowToSend } from './send-job.js';
 
 /**
- * The template message for one job, or why the job cannot be a valid send. The worker's
- * guard: the producer already checked the row, but a job may come from an older version or
- * a hand-made enqueue, and a malformed request must never reach Meta.
+ * The template message for one row, or why the row cannot be a valid send. The worker's
+ * guard: the producer already checked the row, but a row may come from an older version or
+ * a hand edit in Redis, and a malformed request must never reach Meta.
  */
 export function messageForRow(
   definition: CampaignDefinition,
-  job: SendJob,
+  job: RowToSend,
 ): { ok: true; message: OutboundMessage } | { ok: false; detail: string } {
   const { plan } = definition;
   if (job.values.length !== plan.slots.length) {
-    return { ok: false, detail: `job has ${job.values.length} values, template ${plan.name} takes ${plan.slots.length}` };
+    return { ok: false, detail: `row has ${job.values.length} values, template ${plan.name} takes ${plan.slots.length}` };
   }
   const named = plan.parameterFormat === 'NAMED';
   const body: TextParameter[] = [];

@@ -5,16 +5,15 @@ import type { CampaignDefinition } from './campaign.js';
 import { resolveColumns } from './column-mapping.js';
 import type { CampaignLedger, IngestedRow, OptOutSource } from './ledger.js';
 import { messageFingerprint } from './message-fingerprint.js';
+import { PhoneRowIndex } from './phone-row-index.js';
 import type { RejectionReason } from './rejection-reasons.js';
 import { checkRow, type RowRules } from './row-check.js';
-import type { SendJob, SendJobQueue } from './send-job.js';
 
 /**
- * Rows per ledger write + addBulk, and chunks written at once. Two in flight keep Redis and
- * this process busy together; small chunks keep what is alive across those waits small, so
- * less is promoted to the old heap. Measured with `npm run bench` (100,000 rows, 5 runs):
- * 1,000 × 1 → 0.77× the bare loop, 232–259 MB; 1,000 × 2 → 1.0×, 249–295 MB;
- * 500 × 2 → 1.07×, 245–265 MB; 250 × 2 → 1.10×, 224–248 MB.
+ * Rows per ledger write, and chunks written at once. Two in flight keep Redis and this
+ * process busy together; small chunks keep what is alive across those waits small, so less
+ * is promoted to the old heap. (Measured with `npm run bench` when each chunk also wrote its
+ * jobs, 100,000 rows, 5 runs: 1,000 × 1 → 0.77× the bare loop; 250 × 2 → 1.10×.)
  */
 const DEFAULT_CHUNK_SIZE = 250;
 const MAX_CHUNKS_IN_FLIGHT = 2;
@@ -25,7 +24,7 @@ export interface ProduceSummary {
   rows: number;
   /** Rows that passed every check (in a dry run: rows that would be queued). */
   valid: number;
-  /** Rows given a job by this run (a row already sent or queued by an earlier run is not counted again). */
+  /** Rows queued for sending by this run (a row already sent or queued by an earlier run is not counted again). */
   queued: number;
   rejected: number;
   skipped: number;
@@ -63,7 +62,7 @@ export interface ProduceInput {
   define: (header: readonly string[]) => CampaignDefinition;
   /** Check every row, write nothing: no campaign, no job. */
   dryRun?: boolean;
-  /** Rows per ledger write and addBulk call (default 250). */
+  /** Rows per ledger write (default 250). */
   chunkSize?: number;
   /** Called once the file and the mapping are accepted, before the campaign is written or a row read. */
   onStart?: (start: { estimatedRows: number; continuing: boolean }) => void;
@@ -83,17 +82,14 @@ export interface ProduceInput {
   signal?: AbortSignal;
 }
 
-/** What the producer writes to: the ledger, the queue, and (continuing an interrupted ingest) the controls' resume. */
+/** What the producer writes to: the ledger only. Jobs are made by the workers' feeder, as the number drains. */
 export interface ProducerDeps {
   ledger: CampaignLedger;
-  queue: SendJobQueue;
-  /** Puts the rows an interrupted ingest had set aside back in the queue (CampaignControls.resume). */
-  requeueSetAside?: (campaignId: string) => Promise<unknown>;
 }
 
 /**
  * Streams a CSV into a campaign: every record gets a ledger entry (queued, rejected or
- * skipped) and every queued row a job. The header, the mapping and the presence of data rows
+ * skipped), and queued rows join the campaign's backlog. The header, the mapping and the presence of data rows
  * are checked before anything is written, so a file that cannot work leaves no campaign
  * behind. Sending into an existing campaign (`--campaign ID`) re-reads the file: rows already
  * there keep their state (none is sent twice), rows rejected before take the new verdict,
@@ -122,8 +118,8 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
     input.onStart?.({ estimatedRows: source.estimatedRows, continuing: existing !== undefined });
     if (!dryRun && existing === undefined) await deps.ledger.createCampaign(definition);
     if (!dryRun && input.allowRepeat === true) await deps.ledger.allowRepeat(definition.id);
-    // Continuing an interrupted ingest: lift the pause it left, and queue what it set aside.
-    if (existing !== undefined && (await deps.ledger.liftIngestPause(definition.id))) await deps.requeueSetAside?.(definition.id);
+    // Continuing an interrupted ingest: lift the pause it left (its parked rows are in the backlog).
+    if (existing !== undefined) await deps.ledger.liftIngestPause(definition.id);
 
     const summary: ProduceSummary = {
       id: definition.id,
@@ -138,7 +134,7 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
       interruptedAtRow: undefined,
     };
     /** First row of each number: a later row with the same number is skipped, never sent twice. */
-    const firstRowOf = new Map<string, number>();
+    const firstRowOf = new PhoneRowIndex(source.estimatedRows);
     let chunk = newChunk();
     // Chunks are written while the next ones are parsed; their failures surface when awaited.
     const inFlight: Promise<void>[] = [];
@@ -149,7 +145,7 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
     };
     const flush = async (pending: Chunk): Promise<void> => {
       if (dryRun) {
-        summary.queued += pending.jobs.length;
+        summary.queued += pending.toSend;
       } else {
         const result = await deps.ledger.recordIngested(definition.id, definition.phoneNumberId, pending.rows);
         // Rows this number already sent the same message to (a re-run): skipped, not queued.
@@ -160,10 +156,7 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
           input.onRefused?.({ row, line: where?.line ?? 0, phone: where?.phone ?? '', reason: 'ALREADY_SENT', detail: `line ${where?.line ?? '?'}: ${detail}` });
         }
         summary.reopened += result.reopened;
-        const needJob = new Set(result.needJob);
-        const toEnqueue = pending.jobs.filter((job) => needJob.has(job.row));
-        await deps.queue.enqueue(toEnqueue);
-        summary.queued += toEnqueue.length;
+        summary.queued += result.queued.length;
       }
       input.onProgress?.(summary.rows);
     };
@@ -192,20 +185,18 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
           const verdict = checkRow(record.fields, rules);
           if (!verdict.ok) {
             refuse(row, record.line, verdict.phone, verdict.reason, verdict.detail, 'rejected');
-          } else if (firstRowOf.has(verdict.to)) {
+          } else if (firstRowOf.get(verdict.to) !== undefined) {
             const detail = `same number as row ${firstRowOf.get(verdict.to) ?? '?'}, which is the one sent`;
             refuse(row, record.line, verdict.to, 'DUPLICATE_PHONE', detail, 'skipped');
           } else if (input.optedOut?.has(verdict.to) === true) {
             refuse(row, record.line, verdict.to, 'OPTED_OUT', optedOutDetail(input.optedOut.get(verdict.to)), 'skipped');
           } else {
-            firstRowOf.set(verdict.to, row);
+            firstRowOf.setIfAbsent(verdict.to, row);
             summary.valid++;
             const fingerprint = messageFingerprint(definition.plan, verdict.to, verdict.values, verdict.headerLink);
             chunk.rows.push({ row, phone: verdict.to, status: 'queued', message: { values: verdict.values, headerLink: verdict.headerLink, fingerprint } });
             chunk.where.set(row, { line: record.line, phone: verdict.to });
-            const job: SendJob = { campaignId: definition.id, row, to: verdict.to, values: verdict.values };
-            if (verdict.headerLink !== undefined) job.headerLink = verdict.headerLink;
-            chunk.jobs.push(job);
+            chunk.toSend++;
           }
         }
         if (chunk.rows.length >= chunkSize) await dispatch();
@@ -240,13 +231,14 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
 
 interface Chunk {
   rows: IngestedRow[];
-  jobs: SendJob[];
+  /** Rows of the chunk that passed every check. */
+  toSend: number;
   /** Line and recipient of each row to send, for the rejects file if the ledger skips it. */
   where: Map<number, { line: number; phone: string }>;
 }
 
 function newChunk(): Chunk {
-  return { rows: [], jobs: [], where: new Map() };
+  return { rows: [], toSend: 0, where: new Map() };
 }
 
 function optedOutDetail(source: OptOutSource | undefined): string {

@@ -7,7 +7,7 @@ import type { CampaignDefinition, RowStatus } from './campaign.js';
 import { actionForMetaCode, TRANSPORT_ACTION, type ErrorAction } from './error-policy.js';
 import type { CampaignLedger, ClaimedRow, SettleResult, Settlement } from './ledger.js';
 import { messageForRow } from './message-for-row.js';
-import type { SendJob } from './send-job.js';
+import type { RowToSend, SendJob } from './send-job.js';
 
 /** Anything that can send a message; CloudApiClient is the real one. */
 export interface MessageSender {
@@ -117,6 +117,9 @@ export class SendProcessor {
         break;
     }
     const row = rowToSend(job, claim.row);
+    if (row === undefined) {
+      return this.#final(job, { status: 'failed', errorCode: 'JOB_PAYLOAD_INVALID', errorDetail: 'the ledger row has no template values (written by a version that kept them only in the job)' });
+    }
     const built = messageForRow(definition, row);
     if (!built.ok) return this.#final(job, { status: 'failed', errorCode: 'JOB_PAYLOAD_INVALID', errorDetail: built.detail });
 
@@ -156,7 +159,7 @@ export class SendProcessor {
     return jobs.length;
   }
 
-  async #onSendError(job: SendJob, row: SendJob, definition: CampaignDefinition, error: unknown, context: AttemptContext): Promise<SendOutcome> {
+  async #onSendError(job: SendJob, row: RowToSend, definition: CampaignDefinition, error: unknown, context: AttemptContext): Promise<SendOutcome> {
     if (error instanceof CloudApiBadResponseError) {
       return this.#final(job, { status: 'unknown', errorCode: error.code, errorDetail: error.message });
     }
@@ -242,15 +245,15 @@ export class SendProcessor {
 }
 
 /**
- * The job with what the ledger row holds: recipient, values and header link. (A row written
- * by a version that kept values only in the job has none: then the job's values are used,
- * still to the ledger's recipient.)
+ * What the ledger row holds: recipient, values and header link. (A row written by a version
+ * that kept values only in the job has none: then that job's values are used, still to the
+ * ledger's recipient; with neither, nothing can be sent.)
  */
-function rowToSend(job: SendJob, claimed: ClaimedRow): SendJob {
-  const row: SendJob = { campaignId: job.campaignId, row: job.row, to: claimed.to, values: claimed.values ?? job.values };
+function rowToSend(job: SendJob, claimed: ClaimedRow): RowToSend | undefined {
+  const values = claimed.values ?? job.values;
+  if (values === undefined) return undefined;
   const headerLink = claimed.values === undefined ? job.headerLink : claimed.headerLink;
-  if (headerLink !== undefined) row.headerLink = headerLink;
-  return row;
+  return { campaignId: job.campaignId, row: job.row, to: claimed.to, values, ...(headerLink === undefined ? {} : { headerLink }) };
 }
 
 function describe(error: unknown): { action: ErrorAction; code: string; detail: string; metaCode: number | undefined } {

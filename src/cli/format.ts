@@ -6,6 +6,7 @@ import { REJECTION_REASONS, type RejectionReason } from '../campaigns/rejection-
 export interface StatusView {
   id: string;
   state: CampaignStatus['state'];
+  priority: 'high' | 'normal' | 'low';
   total: number;
   /** Waiting or in flight. */
   queued: number;
@@ -33,6 +34,7 @@ export function statusJson(status: CampaignStatus): StatusView {
   return {
     id: status.id,
     state: status.state,
+    priority: status.priority,
     total: counts.total,
     queued: counts.queued + counts.sending,
     sending: counts.sending,
@@ -54,7 +56,7 @@ export function statusJson(status: CampaignStatus): StatusView {
 export function statusText(status: CampaignStatus): string {
   const j = statusJson(status);
   const lines = [
-    `Campaign ${status.id}: ${status.state}`,
+    `Campaign ${status.id}: ${status.state}${status.priority === 'normal' ? '' : ` (priority ${status.priority})`}`,
     `  total ${j.total}  queued ${j.queued}  sent ${j.sent}  failed ${j.failed}  rejected ${j.rejected}  skipped ${j.skipped}  unknown ${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}`,
   ];
   if (j.pausedReason !== null) lines.push(`  paused since ${j.pausedAt ?? '?'}: ${j.pausedReason}`);

@@ -1,12 +1,8 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { AppError } from '../errors/app-error.js';
-import type { ControlledQueue, SweepProgress } from '../campaigns/campaign-controls.js';
-import { sendJobId, type SendJob } from '../campaigns/send-job.js';
+import { sendJobId, type SendJob, type SendJobQueue } from '../campaigns/send-job.js';
 import type { Logger } from '../logging/logger.js';
-import { campaignLedgerKeys } from '../redis/redis-ledger.js';
 import { sendQueueName } from './queue-names.js';
-import { sweepCampaignJobs } from './waiting-sweep.js';
 
 export interface SendQueueOptions {
   connection: ConnectionOptions;
@@ -17,8 +13,8 @@ export interface SendQueueOptions {
   logger: Logger;
 }
 
-/** The producer's side of a phone number's send queue. */
-export class BullSendQueue implements ControlledQueue {
+/** The feeder's side of a phone number's send queue. */
+export class BullSendQueue implements SendJobQueue {
   readonly #options: SendQueueOptions;
   readonly #jobOptions: JobsOptions;
   #queue: Queue | undefined;
@@ -28,7 +24,8 @@ export class BullSendQueue implements ControlledQueue {
     this.#jobOptions = {
       attempts: options.attempts,
       backoff: { type: 'exponential', delay: options.backoffMs, jitter: 0.5 },
-      // The ledger keeps every row's answer; finished jobs only need to linger for dashboards.
+      // The ledger keeps every row's answer; finished jobs only need to linger for dashboards
+      // (they hold nothing personal: a job names its campaign and row).
       removeOnComplete: { count: 1000 },
       removeOnFail: { count: 10_000 },
     };
@@ -61,24 +58,6 @@ export class BullSendQueue implements ControlledQueue {
     if (refused > 0 || added.length !== jobs.length) {
       throw new AppError('ENQUEUE_FAILED', `BullMQ refused ${refused || jobs.length - added.length} of ${jobs.length} jobs`);
     }
-  }
-
-  async sweep(campaignId: string, onProgress?: (progress: SweepProgress) => void): Promise<{ setAside: number; removed: number }> {
-    const queue = this.queue;
-    // BullMQ's Redis backend hands out the ioredis client it opened for this queue.
-    const redis = (await queue.getBackend().client) as unknown as Redis;
-    const { setAside, removed } = await sweepCampaignJobs(
-      redis,
-      {
-        ...campaignLedgerKeys(this.#options.prefix, campaignId),
-        wait: queue.toKey('wait'),
-        delayed: queue.toKey('delayed'),
-        jobKeyPrefix: queue.toKey(''),
-      },
-      campaignId,
-      onProgress,
-    );
-    return { setAside, removed };
   }
 
   async close(): Promise<void> {

@@ -5,6 +5,8 @@ import type { SendProcessor } from '../campaigns/send-processor.js';
 import type { Logger } from '../logging/logger.js';
 import { settleAbandoned, settleRecentlyFailed } from './abandoned-jobs.js';
 import { sendQueueName } from './queue-names.js';
+import { SendFeeder } from './send-feeder.js';
+import { BullSendQueue } from './send-queue.js';
 import { limiterFor } from './send-rate-limiter.js';
 
 export interface SendWorkerOptions {
@@ -17,10 +19,16 @@ export interface SendWorkerOptions {
   processor: SendProcessor;
   ledger: CampaignLedger;
   logger: Logger;
+  /** BullMQ attempts and first backoff of the jobs this worker's feeder makes. */
+  attempts: number;
+  backoffMs: number;
+  /** Overrides the feeder's window size (tests); see feedWindowSize. */
+  feedWindow?: number;
 }
 
 export interface RunningSendWorker {
   worker: Worker;
+  feeder: SendFeeder;
   /** Stops taking jobs; jobs not yet sending go back to the queue; waits for in-flight sends. */
   close(): Promise<void>;
 }
@@ -87,11 +95,33 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
     logger.error({ err: error }, 'could not check failed jobs against the ledger'),
   );
 
+  // Every worker of the number tops its window up from the campaigns' backlogs.
+  const feedQueue = new BullSendQueue({
+    connection: options.connection,
+    prefix: options.prefix,
+    phoneNumberId: options.phoneNumberId,
+    attempts: options.attempts,
+    backoffMs: options.backoffMs,
+    logger,
+  });
+  const feeder = new SendFeeder({
+    ledger: options.ledger,
+    queue: feedQueue,
+    phoneNumberId: options.phoneNumberId,
+    messagesPerSecond: options.rate,
+    logger,
+    ...(options.feedWindow === undefined ? {} : { windowSize: options.feedWindow }),
+  });
+  feeder.start();
+
   return {
     worker,
+    feeder,
     async close() {
       processor.stop();
+      await feeder.stop();
       await worker.close();
+      await feedQueue.close();
       await queue.close();
     },
   };

@@ -73,8 +73,9 @@ export async function purgeLedger(redis: Redis, prefix: string, campaignId: stri
     if (pairs.length > 0) wamids += await commands.cwForgetWamids(`${prefix}:wamids`, campaignId, ...pairs);
   } while (cursor !== '0');
 
-  // UNLINK frees a large hash in the background instead of blocking Redis.
-  await redis.unlink(keys.rows, keys.requeue, `${keys.campaign}:payloads`, `${keys.campaign}:recent`);
+  // UNLINK frees a large hash in the background instead of blocking Redis. (`requeue` and
+  // `payloads` held jobs with values in versions before the feeder.)
+  await redis.unlink(keys.rows, keys.pending, `${keys.campaign}:requeue`, `${keys.campaign}:payloads`, `${keys.campaign}:recent`);
   await redis.hset(keys.campaign, 'purgedAt', String(now));
   return { rows, wamids, purgedAt: now, alreadyPurged: false, phoneNumberId };
 }

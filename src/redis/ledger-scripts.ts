@@ -2,7 +2,7 @@
  * Lua for the campaign ledger. Each state change and its counters move in one script, so a
  * crash or a duplicate job can never leave the counters out of step with the rows.
  * Row records are JSON: {p: phone, s: status, a: attempts, w: wamid, c: error code, d: detail,
- * k: requeue number of the job that owns the row (absent = 0, the producer's job), v: the
+ * k: number of the job that owns the row (absent = 0, its first job), v: the
  * template values, h: the header media link, f: the message's fingerprint}. The worker sends
  * what the row holds (p, v, h), never what its job says.
  * The duplicate-send guard of a phone number is two keys: `sent` (fingerprint → "campaign/
@@ -10,10 +10,38 @@
  * entries older than the window). A claim records its row there before the request leaves.
  * Campaign hash fields besides the counters: paused/pausedReason/pausedAt, cancelled,
  * recentSends/recentFails (sends so far, and failures among the last `window` of them, whose
- * bits are a ring in the `recent` key: the error-spike brake).
+ * bits are a ring in the `recent` key: the error-spike brake), priority (0 high, 1 normal, 2 low).
+ *
+ * The backlog (src/queue/send-feeder.ts feeds from it): a campaign's `pending` list holds the
+ * rows still to be given a job, as "row" (its first job) or "row:k" (its job number k); the
+ * phone number's `active` set holds its campaigns that may have rows to feed (score: priority);
+ * its `window` set holds the jobs fed and not yet done (job ID → ms fed). Every script that
+ * ends a job's work takes its ID out of the window, in the same step as the row's change, so
+ * the window counts exactly the jobs still to run; a row that needs a new job (parked,
+ * retried, reopened) goes back to `pending` under a new job number.
  */
 
 export const FINAL = `local FINAL = { sent = true, failed = true, rejected = true, skipped = true, unknown = true, cancelled = true }`;
+
+/**
+ * The job ID of a row's job number k, exactly as sendJobId (src/campaigns/send-job.ts) makes
+ * it; backlog entries ("row" or "row:k"); and the pushes that put a row back in the backlog
+ * (the campaign joins its number's active set, at its priority).
+ */
+const BACKLOG = `
+local function jobIdOf(campaignId, row, k)
+  k = tonumber(k) or 0
+  if k == 0 then return campaignId .. '-' .. row end
+  return campaignId .. '-' .. row .. '-r' .. k
+end
+local function entryOf(row, k)
+  k = tonumber(k) or 0
+  if k == 0 then return tostring(row) end
+  return row .. ':' .. k
+end
+local function activate(campaignKey, activeKey, campaignId)
+  redis.call('ZADD', activeKey, tonumber(redis.call('HGET', campaignKey, 'priority') or '1'), campaignId)
+end`;
 
 // A campaign is complete when ingest is done and every row has a final status.
 const COMPLETE_IF_DONE = `
@@ -61,18 +89,21 @@ local function forgetSend(sentKey, sentAtKey, f, campaignId, row)
 end`;
 
 /**
- * KEYS: campaign, rows, sent, sent-at. ARGV: JSON array of rows, campaign ID, now (ms),
- * duplicate window (ms). A row is [row, 'queued', phone, values, header link or '',
- * fingerprint] or [row, 'rejected'|'skipped', phone, code, detail].
- * Returns {rows that need a job, {row, detail, …} turned ALREADY_SENT, rows reopened}.
- * A rejected or skipped row (never sent) takes the new verdict: a fixed file sent again, an
- * opt-out lifted, `--allow-repeat`. Every other existing row keeps its state, so no row is
- * sent twice. One argument and a handful of commands per chunk, not per row: this runs
- * once per chunk on the ingest path, where every allocation counts.
+ * KEYS: campaign, rows, sent, sent-at (unused: kept so the guard's keys travel together),
+ * pending, active. ARGV: JSON array of rows, campaign ID, now (ms), duplicate window (ms).
+ * A row is [row, 'queued', phone, values, header link or '', fingerprint] or
+ * [row, 'rejected'|'skipped', phone, code, detail].
+ * Returns {rows queued by this call, {row, detail, …} turned ALREADY_SENT, rows reopened}.
+ * A row queued here joins the backlog (pending), to be fed when its turn comes. A rejected
+ * or skipped row (never sent) takes the new verdict: a fixed file sent again, an opt-out
+ * lifted, `--allow-repeat`; reopened, it gets a job number no earlier job used. Every other
+ * existing row keeps its state, so no row is sent twice. One argument and a handful of
+ * commands per chunk, not per row: this runs once per chunk on the ingest path.
  */
 export const RECORD_INGESTED = `
 ${PRIOR_SEND}
-local campaignKey, rowsKey, sentKey = KEYS[1], KEYS[2], KEYS[3]
+${BACKLOG}
+local campaignKey, rowsKey, sentKey, pendingKey, activeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[6]
 local rows = cjson.decode(ARGV[1])
 local campaignId, now, window = ARGV[2], ARGV[3], tonumber(ARGV[4])
 local flags = redis.call('HMGET', campaignKey, 'cancelled', 'allowRepeat')
@@ -81,16 +112,14 @@ if flags[2] == '1' then window = 0 end
 local fields = {}
 for i, r in ipairs(rows) do fields[i] = r[1] end
 local existing = redis.call('HMGET', rowsKey, unpack(fields))
-local needJob, already, fresh, delta = {}, {}, {}, {}
+local queuedNow, entries, already, fresh, delta = {}, {}, {}, {}, {}
 local added, reopened = 0, 0
 for i, r in ipairs(rows) do
   local row = r[1]
   local current = existing[i]
   local old = nil
   if current then old = cjson.decode(current) end
-  if old and old.s == 'queued' then
-    needJob[#needJob + 1] = row
-  elseif not old or old.s == 'rejected' or old.s == 'skipped' then
+  if not old or old.s == 'rejected' or old.s == 'skipped' then
     local rec
     if r[2] == 'queued' then
       rec = { p = r[3], s = 'queued', v = r[4], f = r[6] }
@@ -106,6 +135,9 @@ for i, r in ipairs(rows) do
     else
       rec = { p = r[3], s = r[2], c = r[4], d = r[5] }
     end
+    -- Reopened: a job number no earlier job of this row had (BullMQ may still keep that job,
+    -- completed, and would take a new one under its ID for a duplicate).
+    if old then rec.k = (old.k or 0) + 1 end
     fresh[#fresh + 1] = row
     fresh[#fresh + 1] = cjson.encode(rec)
     delta[rec.s] = (delta[rec.s] or 0) + 1
@@ -115,7 +147,10 @@ for i, r in ipairs(rows) do
     else
       added = added + 1
     end
-    if rec.s == 'queued' then needJob[#needJob + 1] = row end
+    if rec.s == 'queued' then
+      queuedNow[#queuedNow + 1] = row
+      entries[#entries + 1] = entryOf(row, rec.k)
+    end
   end
 end
 if #fresh > 0 then
@@ -124,10 +159,14 @@ if #fresh > 0 then
     if count ~= 0 then redis.call('HINCRBY', campaignKey, 'n:' .. status, count) end
   end
   if added > 0 then redis.call('HINCRBY', campaignKey, 'total', added) end
-  -- A finished campaign with rows to send again is not finished any more.
-  if #needJob > 0 then redis.call('HDEL', campaignKey, 'finishedAt') end
+  if #entries > 0 then
+    redis.call('RPUSH', pendingKey, unpack(entries))
+    activate(campaignKey, activeKey, campaignId)
+    -- A finished campaign with rows to send again is not finished any more.
+    redis.call('HDEL', campaignKey, 'finishedAt')
+  end
 end
-return { needJob, already, reopened }`;
+return { queuedNow, already, reopened }`;
 
 /** KEYS: campaign. ARGV: now. Returns 1 when this call completed the campaign. The file has been read to its end. */
 export const FINISH_INGEST = `
@@ -156,12 +195,13 @@ local function move(campaignKey, rec, status)
   rec.s = status
 end`;
 
-// Sets a row aside for the next resume: a new owner number, and the job to enqueue under it.
-export const PARK = `
-local function park(rowsKey, requeueKey, row, rec, jobJson)
+// Parks a row for the next resume: a new job number, and back to the front of the backlog.
+const PARK = `
+local function park(campaignKey, rowsKey, pendingKey, activeKey, campaignId, row, rec)
   rec.k = (rec.k or 0) + 1
   redis.call('HSET', rowsKey, row, cjson.encode(rec))
-  redis.call('HSET', requeueKey, row, cjson.encode({ k = rec.k, job = jobJson }))
+  redis.call('LPUSH', pendingKey, entryOf(row, rec.k))
+  activate(campaignKey, activeKey, campaignId)
 end`;
 
 const PAUSE_IF_RUNNING = `
@@ -176,25 +216,27 @@ end`;
 export const CLAIM_ANSWER_WIDTH = 5;
 
 /**
- * KEYS: campaign, rows, sent, sent-at. ARGV: now (ms), duplicate window (ms), campaign ID,
- * then (row, job's requeue number) for each row claimed.
+ * KEYS: campaign, rows, sent, sent-at, window, active, pending. ARGV: now (ms), duplicate
+ * window (ms), campaign ID, then (row, job's number) for each row claimed.
  * Returns per row, flat: outcome, status-or-attempts, and for a claimed row its phone, its
  * values as JSON ('' if the row has none: written by an older version) and header link.
  * Order matters: a settled row answers first; only the row's owner goes further; a row left
  * `sending` is in doubt even when paused (the pause must not hide a possible send); a
- * cancelled or paused campaign starts nothing (`paused`: the caller parks the job with
- * PARK_WAITING, which carries its payload; the hot path does not); a message this number
- * already sent within the window (another row, any campaign) is skipped; only then is the
- * row `sending`, and its message recorded in the guard. The rows of one call are the claims
- * a worker made in the same turn of its event loop (src/redis/tick-batch.ts); each is
- * decided on its own.
+ * cancelled campaign starts nothing; a paused one parks the row (back to the backlog under
+ * a new job number, for resume); a message this number already sent within the window
+ * (another row, any campaign) is skipped; only then is the row `sending`, and its message
+ * recorded in the guard. Every outcome but `claimed` and `in-doubt` ends the job's work, so
+ * its ID leaves the window here. The rows of one call are the claims a worker made in the
+ * same turn of its event loop (src/redis/tick-batch.ts); each is decided on its own.
  */
 export const CLAIM = `
 ${FINAL}
 ${COMPLETE_IF_DONE}
 ${MOVE}
 ${PRIOR_SEND}
-local campaignKey, rowsKey, sentKey, sentAtKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+${BACKLOG}
+${PARK}
+local campaignKey, rowsKey, sentKey, sentAtKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local now, window, campaignId = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 local held = redis.call('HMGET', campaignKey, 'cancelled', 'paused', 'allowRepeat')
 local function claim(row, owner)
@@ -210,7 +252,10 @@ local function claim(row, owner)
     completeIfDone(campaignKey, now)
     return 'settled', 'cancelled'
   end
-  if held[2] == '1' then return 'paused', '' end
+  if held[2] == '1' then
+    park(campaignKey, rowsKey, pendingKey, activeKey, campaignId, row, rec)
+    return 'parked', ''
+  end
   if window > 0 and rec.f then
     local dup = nil
     if held[3] ~= '1' then dup = priorSend(sentKey, rec.f, campaignId, row, now, window) end
@@ -234,6 +279,7 @@ end
 local out = {}
 for i = 4, #ARGV, 2 do
   local outcome, value, phone, values, header = claim(ARGV[i], ARGV[i + 1])
+  if outcome ~= 'claimed' and outcome ~= 'in-doubt' then redis.call('ZREM', windowKey, jobIdOf(campaignId, ARGV[i], ARGV[i + 1])) end
   out[#out + 1] = outcome
   out[#out + 1] = value
   out[#out + 1] = phone or ''
@@ -251,16 +297,17 @@ end
 return out`;
 
 /** Arguments per row in a SETTLE call, after the SETTLE_SHARED_ARGS shared ones. */
-export const SETTLE_ROW_ARGS = 7;
+export const SETTLE_ROW_ARGS = 6;
 export const SETTLE_SHARED_ARGS = 4;
 
 /**
- * KEYS: campaign, rows, wamid index, payloads, recent, sent, sent-at.
+ * KEYS: campaign, rows, wamid index, recent, sent, sent-at, window.
  * ARGV: campaignId, now, brake window, brake share; then for each row: row, status, wamid,
- * code, detail, job's requeue number, job JSON.
- * First final answer wins; only the row's owner may answer. A failed or unknown row keeps
- * its job so `campaign retry` can send it again. Every sent/failed answer feeds the
- * error-spike brake: when more than share × window of the last `window` failed, it pauses.
+ * code, detail, job's number.
+ * First final answer wins; only the row's owner may answer. A final answer ends the job's
+ * work (its ID leaves the window); `queued` does not (BullMQ runs the job again). Every
+ * sent/failed answer feeds the error-spike brake: when more than share × window of the last
+ * `window` failed, it pauses.
  * Returns {status afterwards, 1 if this answer completed the campaign, 1 if it paused it}
  * per row, flat. The rows of one call are the answers a worker got in the same turn of
  * its event loop (src/redis/tick-batch.ts); they are applied in order, as separate calls
@@ -272,7 +319,8 @@ ${COMPLETE_IF_DONE}
 ${MOVE}
 ${PAUSE_IF_RUNNING}
 ${FORGET_SEND}
-local campaignKey, rowsKey, wamidsKey, payloadsKey, recentKey, sentKey, sentAtKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+${BACKLOG}
+local campaignKey, rowsKey, wamidsKey, recentKey, sentKey, sentAtKey, windowKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local campaignId, now, window, share = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 
 local function brake(status, code, detail)
@@ -295,7 +343,8 @@ local function brake(status, code, detail)
   return 0
 end
 
-local function settle(row, status, wamid, code, detail, owner, job)
+local function settle(row, status, wamid, code, detail, owner)
+  if status ~= 'queued' then redis.call('ZREM', windowKey, jobIdOf(campaignId, row, owner)) end
   local json = redis.call('HGET', rowsKey, row)
   if not json then return 'missing', 0, false end
   local rec = cjson.decode(json)
@@ -307,12 +356,7 @@ local function settle(row, status, wamid, code, detail, owner, job)
   if wamid ~= '' then rec.w = wamid end
   if code ~= '' then rec.c = code; rec.d = detail elseif status == 'sent' then rec.c = nil; rec.d = nil end
   redis.call('HSET', rowsKey, row, cjson.encode(rec))
-  if status == 'sent' then
-    redis.call('HSET', wamidsKey, wamid, campaignId .. '/' .. row)
-    if (rec.k or 0) > 0 then redis.call('HDEL', payloadsKey, row) end
-  elseif (status == 'failed' or status == 'unknown') and job ~= '' then
-    redis.call('HSET', payloadsKey, row, job)
-  end
+  if status == 'sent' then redis.call('HSET', wamidsKey, wamid, campaignId .. '/' .. row) end
   -- Meta refused it: not sent, so a later send of the same message is not a repeat. (An
   -- unknown row may have been sent: it keeps its entry.)
   if status == 'failed' then forgetSend(sentKey, sentAtKey, rec.f, campaignId, row) end
@@ -322,7 +366,7 @@ end
 local out = {}
 local lastFinal = 0
 for i = ${SETTLE_SHARED_ARGS + 1}, #ARGV, ${SETTLE_ROW_ARGS} do
-  local status, paused, applied = settle(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6])
+  local status, paused, applied = settle(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5])
   out[#out + 1] = status
   out[#out + 1] = 0
   out[#out + 1] = paused
@@ -334,32 +378,37 @@ if lastFinal > 0 and completeIfDone(campaignKey, now) == 1 then out[lastFinal] =
 return out`;
 
 /**
- * KEYS: campaign, rows, requeue, sent, sent-at. ARGV: row, job's requeue number, job JSON,
+ * KEYS: campaign, rows, sent, sent-at, window, active, pending. ARGV: row, job's number,
  * code, detail, now, campaign ID. The request was refused, so the duplicate guard forgets it.
- * The claimed row goes back to queued, set aside for resume; the campaign pauses with the
- * code as its reason (the first halt's reason stays). On a cancelled campaign the row is cancelled
- * (and, if it was the last open row, the campaign completes).
+ * The claimed row goes back to queued, parked for resume (a new job number, the front of the
+ * backlog); the campaign pauses with the code as its reason (the first halt's reason stays).
+ * On a cancelled campaign the row is cancelled (and, if it was the last open row, the
+ * campaign completes). Either way the job's work ends: its ID leaves the window.
  */
 export const HALT = `
 ${COMPLETE_IF_DONE}
 ${MOVE}
+${BACKLOG}
 ${PARK}
 ${PAUSE_IF_RUNNING}
 ${FORGET_SEND}
-local json = redis.call('HGET', KEYS[2], ARGV[1])
+local campaignKey, rowsKey, sentKey, sentAtKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local row, owner, code, detail, now, campaignId = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+redis.call('ZREM', windowKey, jobIdOf(campaignId, row, owner))
+local json = redis.call('HGET', rowsKey, row)
 if not json then return {'missing', 0} end
 local rec = cjson.decode(json)
-if rec.s ~= 'sending' or (rec.k or 0) ~= tonumber(ARGV[2]) then return {rec.s, 0} end
-forgetSend(KEYS[4], KEYS[5], rec.f, ARGV[7], ARGV[1])
-rec.c = ARGV[4]; rec.d = ARGV[5]
-if redis.call('HGET', KEYS[1], 'cancelled') == '1' then
-  move(KEYS[1], rec, 'cancelled')
-  redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(rec))
-  return {'cancelled', completeIfDone(KEYS[1], ARGV[6])}
+if rec.s ~= 'sending' or (rec.k or 0) ~= tonumber(owner) then return {rec.s, 0} end
+forgetSend(sentKey, sentAtKey, rec.f, campaignId, row)
+rec.c = code; rec.d = detail
+if redis.call('HGET', campaignKey, 'cancelled') == '1' then
+  move(campaignKey, rec, 'cancelled')
+  redis.call('HSET', rowsKey, row, cjson.encode(rec))
+  return {'cancelled', completeIfDone(campaignKey, now)}
 end
-move(KEYS[1], rec, 'queued')
-park(KEYS[2], KEYS[3], ARGV[1], rec, ARGV[3])
-return {'queued', 0, pauseIfRunning(KEYS[1], ARGV[4] .. ': ' .. ARGV[5], ARGV[6])}`;
+move(campaignKey, rec, 'queued')
+park(campaignKey, rowsKey, pendingKey, activeKey, campaignId, row, rec)
+return {'queued', 0, pauseIfRunning(campaignKey, code .. ': ' .. detail, now)}`;
 
 /** KEYS: campaign. ARGV: reason, now. */
 export const PAUSE = `
@@ -383,20 +432,35 @@ redis.call('DEL', KEYS[2])
 return 'resumed'`;
 
 /**
- * KEYS: campaign. An ingest that was interrupted will not be continued: the rows read are
- * all the campaign has, so it can complete once they are answered.
+ * KEYS: campaign, pending, active. ARGV: campaign ID, now. Returns {outcome, rows cancelled}.
+ * The rows still in the backlog are cancelled as a block: their counts move to `cancelled`
+ * and the backlog goes, so cancel costs the same for ten rows or a million (their records
+ * still say queued, which in a cancelled campaign reads as cancelled: RedisLedger.rows).
+ * Rows already fed are cancelled by their claim; rows in flight keep their answer. An
+ * ingest that was interrupted will not be continued: the rows read are all the campaign
+ * has, so it can complete once they are answered.
  */
 export const CANCEL = `
-local f = redis.call('HMGET', KEYS[1], 'definition', 'finishedAt', 'cancelled', 'ingestInterrupted')
-if not f[1] then return 'missing' end
-if f[2] and f[3] ~= '1' then return 'completed' end
-redis.call('HSET', KEYS[1], 'cancelled', '1')
-redis.call('HDEL', KEYS[1], 'paused', 'pausedReason', 'pausedAt')
+${COMPLETE_IF_DONE}
+local campaignKey, pendingKey, activeKey = KEYS[1], KEYS[2], KEYS[3]
+local f = redis.call('HMGET', campaignKey, 'definition', 'finishedAt', 'cancelled', 'ingestInterrupted')
+if not f[1] then return {'missing', 0} end
+if f[2] and f[3] ~= '1' then return {'completed', 0} end
+redis.call('HSET', campaignKey, 'cancelled', '1')
+redis.call('HDEL', campaignKey, 'paused', 'pausedReason', 'pausedAt')
 if f[4] then
-  redis.call('HSET', KEYS[1], 'ingestDone', '1')
-  redis.call('HDEL', KEYS[1], 'ingestInterrupted')
+  redis.call('HSET', campaignKey, 'ingestDone', '1')
+  redis.call('HDEL', campaignKey, 'ingestInterrupted')
 end
-return 'cancelled'`;
+local unfed = redis.call('LLEN', pendingKey)
+if unfed > 0 then
+  redis.call('HINCRBY', campaignKey, 'n:queued', -unfed)
+  redis.call('HINCRBY', campaignKey, 'n:cancelled', unfed)
+  redis.call('UNLINK', pendingKey)
+end
+redis.call('ZREM', activeKey, ARGV[1])
+completeIfDone(campaignKey, ARGV[2])
+return {'cancelled', unfed}`;
 
 /**
  * KEYS: campaign. ARGV: reason, now. Pauses the campaign and keeps the reason as the mark of
@@ -413,99 +477,155 @@ pauseIfRunning(KEYS[1], ARGV[1], ARGV[2])
 return 1`;
 
 /**
- * KEYS: campaign, rows, requeue. ARGV: first row, last row, now.
- * Queued rows in the range become cancelled (their set-aside jobs are forgotten); rows in
- * flight keep their answer. Returns how many were cancelled. Their jobs, now stale, leave the
- * queue by the controls' sweep.
- */
-export const CANCEL_ROWS = `
-${COMPLETE_IF_DONE}
-${MOVE}
-local first, last = tonumber(ARGV[1]), tonumber(ARGV[2])
-local fields = {}
-for row = first, last do fields[#fields + 1] = tostring(row) end
-local values = redis.call('HMGET', KEYS[2], unpack(fields))
-local cancelled = 0
-for i, json in ipairs(values) do
-  if json then
-    local rec = cjson.decode(json)
-    if rec.s == 'queued' then
-      move(KEYS[1], rec, 'cancelled')
-      redis.call('HSET', KEYS[2], fields[i], cjson.encode(rec))
-      redis.call('HDEL', KEYS[3], fields[i])
-      cancelled = cancelled + 1
-    end
-  end
-end
-completeIfDone(KEYS[1], ARGV[3])
-return cancelled`;
-
-/**
- * KEYS: campaign, rows, requeue, payloads. ARGV: first row, last row, codes (comma-joined,
- * '' = any), failed ('1'), unknown ('1').
- * Chosen rows go back to queued under a new owner number and are set aside to be enqueued;
- * the campaign is no longer finished. Returns {requeued, rows without a stored job}.
+ * KEYS: campaign, rows, pending, active. ARGV: first row, last row, codes (comma-joined,
+ * '' = any), failed ('1'), unknown ('1'), campaign ID.
+ * Chosen rows go back to queued under a new job number, at the end of the backlog; the
+ * campaign is no longer finished. Returns {requeued, rows without their values (written by
+ * a version that kept them only in the job)}.
  */
 export const MARK_FOR_RETRY = `
 ${MOVE}
+${BACKLOG}
+local campaignKey, rowsKey, pendingKey, activeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 -- Checked here, not only by the caller: a cancel may land between its check and this page.
-if redis.call('HGET', KEYS[1], 'cancelled') == '1' then return {0, 0} end
+if redis.call('HGET', campaignKey, 'cancelled') == '1' then return {0, 0} end
 local first, last = tonumber(ARGV[1]), tonumber(ARGV[2])
 local codes = {}
 for code in string.gmatch(ARGV[3], '[^,]+') do codes[code] = true end
 local anyCode = ARGV[3] == ''
 local fields = {}
 for row = first, last do fields[#fields + 1] = tostring(row) end
-local values = redis.call('HMGET', KEYS[2], unpack(fields))
-local requeued, noPayload = 0, 0
+local values = redis.call('HMGET', rowsKey, unpack(fields))
+local entries = {}
+local noPayload = 0
 for i, json in ipairs(values) do
   if json then
     local rec = cjson.decode(json)
     local chosen = (rec.s == 'failed' and ARGV[4] == '1' and (anyCode or codes[rec.c or ''])) or (rec.s == 'unknown' and ARGV[5] == '1')
     if chosen then
-      local job = redis.call('HGET', KEYS[4], fields[i])
-      if job then
-        move(KEYS[1], rec, 'queued')
+      if rec.v then
+        move(campaignKey, rec, 'queued')
         rec.k = (rec.k or 0) + 1
-        redis.call('HSET', KEYS[2], fields[i], cjson.encode(rec))
-        redis.call('HSET', KEYS[3], fields[i], cjson.encode({ k = rec.k, job = job }))
-        redis.call('HDEL', KEYS[4], fields[i])
-        requeued = requeued + 1
+        redis.call('HSET', rowsKey, fields[i], cjson.encode(rec))
+        entries[#entries + 1] = entryOf(fields[i], rec.k)
       else
         noPayload = noPayload + 1
       end
     end
   end
 end
-if requeued > 0 then redis.call('HDEL', KEYS[1], 'finishedAt') end
-return {requeued, noPayload}`;
+if #entries > 0 then
+  redis.call('RPUSH', pendingKey, unpack(entries))
+  activate(campaignKey, activeKey, ARGV[6])
+  redis.call('HDEL', campaignKey, 'finishedAt')
+end
+return {#entries, noPayload}`;
 
 /**
- * KEYS: campaign, rows, requeue. ARGV: row, owner number, job JSON, row, owner number, job JSON…
- * For a paused campaign only: each row still queued and owned by that job is parked (new
- * owner number, job set aside for resume). A row already set aside has a newer owner, so
- * it is not parked twice. Returns the rows parked.
+ * KEYS: active, window (of one phone number). ARGV: key prefix, now (ms), window size, least
+ * rows worth a feed, age (ms) after which a job of the window is handed out again, most such
+ * jobs per call.
+ * The feeder's atomic cursor: pops rows off the backlogs of the number's campaigns into the
+ * window, never more than the window has room for, and records each as fed (job ID → now)
+ * in the same step, so no row is fed twice or skipped, whatever crashes. Priority classes
+ * are strict (a high campaign's rows go first); within a class the room is shared evenly,
+ * round-robin, so a small campaign finishes while a big one is still sending. Paused and
+ * cancelled campaigns get nothing. A job fed long ago and not done (its enqueue may have
+ * been lost in a crash) is handed out again: its ID is fixed, so BullMQ ignores it when it
+ * exists. Campaign keys are built here from the prefix (the active set names them).
+ * Returns {campaign, row, job number, … for the rows fed, interleaved; job IDs to enqueue again}.
  */
-export const PARK_WAITING = `
-${PARK}
-local out = {}
-if redis.call('HGET', KEYS[1], 'paused') ~= '1' then return out end
-for i = 1, #ARGV, 3 do
-  local json = redis.call('HGET', KEYS[2], ARGV[i])
-  if json then
-    local rec = cjson.decode(json)
-    if rec.s == 'queued' and (rec.k or 0) == tonumber(ARGV[i + 1]) then
-      park(KEYS[2], KEYS[3], ARGV[i], rec, ARGV[i + 2])
-      out[#out + 1] = ARGV[i]
+export const FEED = `
+local activeKey, windowKey = KEYS[1], KEYS[2]
+local prefix, now, size, minBatch = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local refreshAge, refreshMost = tonumber(ARGV[5]), tonumber(ARGV[6])
+local again = redis.call('ZRANGEBYSCORE', windowKey, '-inf', now - refreshAge, 'LIMIT', 0, refreshMost)
+for _, id in ipairs(again) do redis.call('ZADD', windowKey, now, id) end
+local room = size - redis.call('ZCARD', windowKey)
+local fed = {}
+if room < minBatch then return { fed, again } end
+local listed = redis.call('ZRANGE', activeKey, 0, -1, 'WITHSCORES')
+local classes, order = {}, {}
+for i = 1, #listed, 2 do
+  local score = listed[i + 1]
+  if not classes[score] then classes[score] = {}; order[#order + 1] = score end
+  local class = classes[score]
+  class[#class + 1] = listed[i]
+end
+table.sort(order, function(a, b) return tonumber(a) < tonumber(b) end)
+-- Rows of one class interleaved, one of each campaign in turn: the queue runs them in this order.
+local function interleave(taken)
+  local i = 1
+  local more = true
+  while more do
+    more = false
+    for _, c in ipairs(taken) do
+      if c.rows[i] then
+        fed[#fed + 1] = c.id
+        fed[#fed + 1] = c.rows[i]
+        fed[#fed + 1] = c.rows[i + 1]
+        more = true
+      end
     end
+    i = i + 2
   end
 end
-return out`;
-
-/** KEYS: requeue. ARGV: row, owner number, row, owner number… Forgets entries that were enqueued (unless set aside again since). */
-export const FORGET_REQUEUED = `
-for i = 1, #ARGV, 2 do
-  local json = redis.call('HGET', KEYS[1], ARGV[i])
-  if json and cjson.decode(json).k == tonumber(ARGV[i + 1]) then redis.call('HDEL', KEYS[1], ARGV[i]) end
+for _, score in ipairs(order) do
+  if room <= 0 then break end
+  local eligible = {}
+  for _, id in ipairs(classes[score]) do
+    local campaignKey = prefix .. ':campaign:' .. id
+    local pendingKey = campaignKey .. ':pending'
+    local f = redis.call('HMGET', campaignKey, 'definition', 'cancelled', 'paused', 'ingestDone')
+    if not f[1] or f[2] == '1' then
+      redis.call('ZREM', activeKey, id)
+    elseif f[3] ~= '1' then
+      if redis.call('LLEN', pendingKey) > 0 then
+        eligible[#eligible + 1] = { id = id, key = pendingKey, rows = {} }
+      elseif f[4] == '1' then
+        -- Nothing left to feed; a park, retry or reopened row puts it back.
+        redis.call('ZREM', activeKey, id)
+      end
+    end
+  end
+  local taken = {}
+  for _, c in ipairs(eligible) do taken[#taken + 1] = c end
+  -- Where the round starts moves with the clock, so the room's remainder (room not a
+  -- multiple of the campaigns) falls on a different campaign each feed, not always the last.
+  local turn = now % math.max(1, #eligible)
+  while room > 0 and #eligible > 0 do
+    local n = #eligible
+    local share, extra = math.floor(room / n), room % n
+    local still = {}
+    for j = 0, n - 1 do
+      local c = eligible[((turn + j) % n) + 1]
+      local want = share
+      if j < extra then want = want + 1 end
+      if want > 0 then
+        local got = redis.call('LPOP', c.key, want)
+        if got then
+          for _, entry in ipairs(got) do
+            local row, k = string.match(entry, '^(%d+):?(%d*)$')
+            if row then
+              if k == '' then k = '0' end
+              local jobId = c.id .. '-' .. row
+              if k ~= '0' then jobId = jobId .. '-r' .. k end
+              redis.call('ZADD', windowKey, now, jobId)
+              c.rows[#c.rows + 1] = row
+              c.rows[#c.rows + 1] = k
+            end
+          end
+          room = room - #got
+          if #got == want then still[#still + 1] = c end
+        end
+      else
+        still[#still + 1] = c
+      end
+    end
+    -- Everyone still eligible got a full share: the room is used up.
+    if #still == n then break end
+    eligible = still
+  end
+  interleave(taken)
 end
-return 0`;
+return { fed, again }`;

@@ -10,31 +10,31 @@ import {
 } from '../campaigns/campaign.js';
 import type {
   CampaignLedger,
+  CancelResult,
   ClaimedRow,
   ClaimResult,
+  FeedOptions,
+  FeedResult,
   IngestedRow,
   IngestResult,
   OptOutSource,
   PauseResult,
-  RequeueEntry,
   ResumeResult,
   RetrySelection,
   SettleResult,
   Settlement,
 } from '../campaigns/ledger.js';
-import { sendJobSchema, type SendJob } from '../campaigns/send-job.js';
+import { parseSendJobId, type SendJob } from '../campaigns/send-job.js';
 import {
   CANCEL,
-  CANCEL_ROWS,
   CLAIM,
   CLAIM_ANSWER_WIDTH,
+  FEED,
   FINISH_INGEST,
-  FORGET_REQUEUED,
   HALT,
   INGEST_INTERRUPTED,
   LIFT_INGEST_PAUSE,
   MARK_FOR_RETRY,
-  PARK_WAITING,
   PAUSE,
   RECORD_INGESTED,
   RESUME,
@@ -51,20 +51,18 @@ const optOutSourceSchema = z.object({ campaignId: z.string(), row: z.number(), a
 type Arg = string | number;
 
 interface LedgerCommands {
-  cwRecordIngested(campaign: string, rows: string, sent: string, sentAt: string, ...args: Arg[]): Promise<[string[], string[], number]>;
+  cwRecordIngested(campaign: string, rows: string, sent: string, sentAt: string, pending: string, active: string, ...args: Arg[]): Promise<[string[], string[], number]>;
   cwIngestInterrupted(campaign: string, reason: string, now: number): Promise<number>;
   cwLiftIngestPause(campaign: string, recent: string): Promise<number>;
   cwFinishIngest(campaign: string, now: number): Promise<number>;
-  cwClaim(campaign: string, rows: string, sent: string, sentAt: string, ...args: Arg[]): Promise<string[]>;
-  cwSettle(campaign: string, rows: string, wamids: string, payloads: string, recent: string, sent: string, sentAt: string, ...args: Arg[]): Promise<(string | number)[]>;
-  cwHalt(campaign: string, rows: string, requeue: string, sent: string, sentAt: string, ...args: Arg[]): Promise<[string, number, number?]>;
+  cwClaim(campaign: string, rows: string, sent: string, sentAt: string, window: string, active: string, pending: string, ...args: Arg[]): Promise<string[]>;
+  cwSettle(campaign: string, rows: string, wamids: string, recent: string, sent: string, sentAt: string, window: string, ...args: Arg[]): Promise<(string | number)[]>;
+  cwHalt(campaign: string, rows: string, sent: string, sentAt: string, window: string, active: string, pending: string, ...args: Arg[]): Promise<[string, number, number?]>;
   cwPause(campaign: string, reason: string, now: number): Promise<string>;
   cwResume(campaign: string, recent: string): Promise<string>;
-  cwCancel(campaign: string): Promise<string>;
-  cwCancelRows(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<number>;
-  cwMarkForRetry(campaign: string, rows: string, requeue: string, payloads: string, ...args: Arg[]): Promise<[number, number]>;
-  cwForgetRequeued(requeue: string, ...args: Arg[]): Promise<number>;
-  cwParkWaiting(campaign: string, rows: string, requeue: string, ...args: Arg[]): Promise<string[]>;
+  cwCancel(campaign: string, pending: string, active: string, campaignId: string, now: number): Promise<[string, number]>;
+  cwMarkForRetry(campaign: string, rows: string, pending: string, active: string, ...args: Arg[]): Promise<[number, number]>;
+  cwFeed(active: string, window: string, ...args: Arg[]): Promise<[string[], string[]]>;
 }
 
 /** The error-spike brake (see Config.autoPause); window 0 = off. */
@@ -112,11 +110,22 @@ export function sentGuardKeys(prefix: string, phoneNumberId: string): { sent: st
   return { sent: `${prefix}:sent:${phoneNumberId}`, sentAt: `${prefix}:sent-at:${phoneNumberId}` };
 }
 
-/** The keys of one campaign's ledger; the queue's sweep (src/queue/waiting-sweep.ts) parks rows in them too. */
-export function campaignLedgerKeys(prefix: string, campaignId: string): { campaign: string; rows: string; requeue: string } {
+/**
+ * The keys of one campaign's ledger: its hash, its rows, and its backlog (rows still to be
+ * fed a job; the feed script builds this name from the prefix too).
+ */
+export function campaignLedgerKeys(prefix: string, campaignId: string): { campaign: string; rows: string; pending: string } {
   const campaign = `${prefix}:campaign:${campaignId}`;
-  return { campaign, rows: `${campaign}:rows`, requeue: `${campaign}:requeue` };
+  return { campaign, rows: `${campaign}:rows`, pending: `${campaign}:pending` };
 }
+
+/** A phone number's feed: its campaigns that may have rows to feed (→ priority), and the jobs fed and not done (→ ms fed). */
+export function feedKeys(prefix: string, phoneNumberId: string): { active: string; window: string } {
+  return { active: `${prefix}:feed:${phoneNumberId}:campaigns`, window: `${prefix}:feed:${phoneNumberId}:window` };
+}
+
+/** How the feed script ranks priorities: lower first. */
+export const PRIORITY_SCORE = { high: 0, normal: 1, low: 2 } as const;
 
 /** The campaign ledger in Redis: a hash per campaign (definition + counters), a hash of rows. */
 export class RedisLedger implements CampaignLedger {
@@ -145,13 +154,8 @@ export class RedisLedger implements CampaignLedger {
   #wamidsKey(): string {
     return `${this.#prefix}:wamids`;
   }
-  /** Jobs set aside for the next resume or retry: row → {k, job}. */
-  #requeueKey(id: string): string {
-    return campaignLedgerKeys(this.#prefix, id).requeue;
-  }
-  /** The jobs of failed and unknown rows, kept so `campaign retry` can send them again. */
-  #payloadsKey(id: string): string {
-    return `${this.#prefix}:campaign:${id}:payloads`;
+  #pendingKey(id: string): string {
+    return campaignLedgerKeys(this.#prefix, id).pending;
   }
   /** 1/0 per recent send (failed or not), for the error-spike brake. */
   #recentKey(id: string): string {
@@ -163,6 +167,7 @@ export class RedisLedger implements CampaignLedger {
       .multi()
       .hsetnx(this.#campaignKey(definition.id), 'definition', JSON.stringify(definition))
       .hsetnx(this.#campaignKey(definition.id), 'createdAt', String(definition.createdAt))
+      .hsetnx(this.#campaignKey(definition.id), 'priority', String(PRIORITY_SCORE[definition.priority ?? 'normal']))
       .zadd(`${this.#prefix}:campaigns`, 'NX', definition.createdAt, definition.id)
       .exec();
   }
@@ -173,18 +178,20 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async recordIngested(campaignId: string, phoneNumberId: string, rows: readonly IngestedRow[]): Promise<IngestResult> {
-    if (rows.length === 0) return { needJob: [], alreadySent: [], reopened: 0 };
+    if (rows.length === 0) return { queued: [], alreadySent: [], reopened: 0 };
     const compact = rows.map((r) =>
       r.status === 'queued'
         ? [String(r.row), r.status, r.phone, r.message.values, r.message.headerLink ?? '', r.message.fingerprint]
         : [String(r.row), r.status, r.phone, r.errorCode, r.errorDetail],
     );
     const { sent, sentAt } = sentGuardKeys(this.#prefix, phoneNumberId);
-    const [needJob, already, reopened] = await this.#redis.cwRecordIngested(
+    const [queued, already, reopened] = await this.#redis.cwRecordIngested(
       this.#campaignKey(campaignId),
       this.#rowsKey(campaignId),
       sent,
       sentAt,
+      this.#pendingKey(campaignId),
+      feedKeys(this.#prefix, phoneNumberId).active,
       JSON.stringify(compact),
       campaignId,
       Date.now(),
@@ -192,7 +199,7 @@ export class RedisLedger implements CampaignLedger {
     );
     const alreadySent: { row: number; detail: string }[] = [];
     for (let i = 0; i < already.length; i += 2) alreadySent.push({ row: Number(already[i]), detail: already[i + 1] ?? '' });
-    return { needJob: needJob.map(Number), alreadySent, reopened: Number(reopened) };
+    return { queued: queued.map(Number), alreadySent, reopened: Number(reopened) };
   }
 
   async allowRepeat(campaignId: string): Promise<void> {
@@ -214,7 +221,7 @@ export class RedisLedger implements CampaignLedger {
   async claim(job: SendJob, phoneNumberId?: string): Promise<ClaimResult> {
     const id = job.campaignId;
     phoneNumberId = await this.#phoneNumberOf(id, phoneNumberId);
-    for (;;) {
+    {
       const [outcome, value, phone, values, headerLink] = await this.#claims.add(id, { job, phoneNumberId });
       switch (outcome) {
         case 'claimed':
@@ -223,11 +230,8 @@ export class RedisLedger implements CampaignLedger {
           return { outcome: 'settled', status: value as RowStatus };
         case 'in-doubt':
           return { outcome: 'in-doubt', attempts: Number(value) };
-        case 'paused':
-          // Parked with its payload only now, off the hot path. Not parked means the pause
-          // ended (or the row moved on) in between: ask again.
-          if ((await this.parkWaiting(id, [job])).length > 0) return { outcome: 'parked' };
-          continue;
+        case 'parked':
+          return { outcome: 'parked' };
         case 'stale':
           return { outcome: 'stale' };
         default:
@@ -238,12 +242,17 @@ export class RedisLedger implements CampaignLedger {
 
   async #claimMany(id: string, items: readonly PendingClaim[]): Promise<RawClaim[]> {
     // One campaign per call, so one phone number.
-    const { sent, sentAt } = sentGuardKeys(this.#prefix, items[0]?.phoneNumberId ?? '');
+    const phoneNumberId = items[0]?.phoneNumberId ?? '';
+    const { sent, sentAt } = sentGuardKeys(this.#prefix, phoneNumberId);
+    const { window, active } = feedKeys(this.#prefix, phoneNumberId);
     const flat = await this.#redis.cwClaim(
       this.#campaignKey(id),
       this.#rowsKey(id),
       sent,
       sentAt,
+      window,
+      active,
+      this.#pendingKey(id),
       Date.now(),
       this.#duplicateWindowMs,
       id,
@@ -274,20 +283,19 @@ export class RedisLedger implements CampaignLedger {
         sent ? '' : settlement.errorCode,
         sent ? '' : settlement.errorDetail,
         job.requeue ?? 0,
-        // Only a row that may be retried keeps its job: the hot path (sent) carries nothing extra.
-        sent || settlement.status === 'queued' ? '' : JSON.stringify(job),
       );
     }
     if (args.length !== SETTLE_SHARED_ARGS + SETTLE_ROW_ARGS * items.length) throw new Error('settle arguments out of step with the script');
-    const { sent, sentAt } = sentGuardKeys(this.#prefix, await this.#phoneNumberOf(id, items[0]?.phoneNumberId));
+    const phoneNumberId = await this.#phoneNumberOf(id, items[0]?.phoneNumberId);
+    const { sent, sentAt } = sentGuardKeys(this.#prefix, phoneNumberId);
     const flat = await this.#redis.cwSettle(
       this.#campaignKey(id),
       this.#rowsKey(id),
       this.#wamidsKey(),
-      this.#payloadsKey(id),
       this.#recentKey(id),
       sent,
       sentAt,
+      feedKeys(this.#prefix, phoneNumberId).window,
       ...args,
     );
     return items.map((_, i) => [String(flat[3 * i] ?? 'missing'), Number(flat[3 * i + 1] ?? 0), Number(flat[3 * i + 2] ?? 0)]);
@@ -295,16 +303,19 @@ export class RedisLedger implements CampaignLedger {
 
   async halt(job: SendJob, errorCode: string, errorDetail: string, phoneNumberId?: string): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }> {
     const id = job.campaignId;
-    const { sent, sentAt } = sentGuardKeys(this.#prefix, await this.#phoneNumberOf(id, phoneNumberId));
+    const number = await this.#phoneNumberOf(id, phoneNumberId);
+    const { sent, sentAt } = sentGuardKeys(this.#prefix, number);
+    const { window, active } = feedKeys(this.#prefix, number);
     const [, completed, paused] = await this.#redis.cwHalt(
       this.#campaignKey(id),
       this.#rowsKey(id),
-      this.#requeueKey(id),
       sent,
       sentAt,
+      window,
+      active,
+      this.#pendingKey(id),
       job.row,
       job.requeue ?? 0,
-      JSON.stringify(job),
       errorCode,
       errorDetail,
       Date.now(),
@@ -334,67 +345,64 @@ export class RedisLedger implements CampaignLedger {
     return { outcome } as ResumeResult;
   }
 
-  async cancel(campaignId: string): Promise<{ outcome: 'cancelled' } | { outcome: 'missing' | 'completed' }> {
-    const outcome = await this.#redis.cwCancel(this.#campaignKey(campaignId));
-    return { outcome } as { outcome: 'cancelled' } | { outcome: 'missing' | 'completed' };
-  }
-
-  async cancelRows(campaignId: string, fromRow: number, toRow: number): Promise<number> {
-    return this.#redis.cwCancelRows(
+  async cancel(campaignId: string): Promise<CancelResult> {
+    const phoneNumberId = (await this.getCampaign(campaignId))?.phoneNumberId ?? '';
+    const [outcome, cancelled] = await this.#redis.cwCancel(
       this.#campaignKey(campaignId),
-      this.#rowsKey(campaignId),
-      this.#requeueKey(campaignId),
-      fromRow,
-      toRow,
+      this.#pendingKey(campaignId),
+      feedKeys(this.#prefix, phoneNumberId).active,
+      campaignId,
       Date.now(),
     );
+    return outcome === 'cancelled' ? { outcome, cancelled: Number(cancelled) } : ({ outcome } as CancelResult);
   }
 
   async markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<{ requeued: number; noPayload: number }> {
+    const phoneNumberId = (await this.getCampaign(campaignId))?.phoneNumberId ?? '';
     const [requeued, noPayload] = await this.#redis.cwMarkForRetry(
       this.#campaignKey(campaignId),
       this.#rowsKey(campaignId),
-      this.#requeueKey(campaignId),
-      this.#payloadsKey(campaignId),
+      this.#pendingKey(campaignId),
+      feedKeys(this.#prefix, phoneNumberId).active,
       fromRow,
       toRow,
       selection.codes.join(','),
       selection.failed ? '1' : '0',
       selection.unknown ? '1' : '0',
+      campaignId,
     );
     return { requeued, noPayload };
   }
 
-  async parkWaiting(campaignId: string, jobs: readonly SendJob[]): Promise<SendJob[]> {
-    if (jobs.length === 0) return [];
-    const parked = await this.#redis.cwParkWaiting(
-      this.#campaignKey(campaignId),
-      this.#rowsKey(campaignId),
-      this.#requeueKey(campaignId),
-      ...jobs.flatMap((job) => [job.row, job.requeue ?? 0, JSON.stringify(job)]),
+  async feed(phoneNumberId: string, options: FeedOptions): Promise<FeedResult> {
+    const { active, window } = feedKeys(this.#prefix, phoneNumberId);
+    // Redis's clock, as every other time in the ledger's scripts is the caller's: one clock
+    // for every worker of the number, whichever host it runs on.
+    const [seconds, micros] = await this.#redis.time();
+    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const [flat, again] = await this.#redis.cwFeed(
+      active,
+      window,
+      this.#prefix,
+      now,
+      options.windowSize,
+      options.minBatch,
+      options.refreshAfterMs,
+      options.refreshMost,
     );
-    const rows = new Set(parked.map(Number));
-    return jobs.filter((job) => rows.has(job.row));
-  }
-
-  async setAsideCount(campaignId: string): Promise<number> {
-    return this.#redis.hlen(this.#requeueKey(campaignId));
-  }
-
-  async takeRequeued(campaignId: string, cursor: string): Promise<{ cursor: string; entries: RequeueEntry[] }> {
-    const [next, flat] = await this.#redis.hscan(this.#requeueKey(campaignId), cursor, 'COUNT', 500);
-    const entries: RequeueEntry[] = [];
-    for (let i = 0; i < flat.length; i += 2) {
-      const stored = JSON.parse(flat[i + 1] ?? '{}') as { k: number; job: string };
-      const job = sendJobSchema.parse(JSON.parse(stored.job));
-      entries.push({ row: Number(flat[i]), job: { ...job, requeue: stored.k } });
+    const jobs: SendJob[] = [];
+    for (let i = 0; i + 2 < flat.length; i += 3) {
+      const job: SendJob = { campaignId: flat[i] ?? '', row: Number(flat[i + 1]) };
+      const k = Number(flat[i + 2] ?? 0);
+      if (k > 0) job.requeue = k;
+      jobs.push(job);
     }
-    return { cursor: next, entries };
+    const refresh = again.map(parseSendJobId).filter((job): job is SendJob => job !== undefined);
+    return { jobs, refresh };
   }
 
-  async requeued(campaignId: string, entries: readonly RequeueEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    await this.#redis.cwForgetRequeued(this.#requeueKey(campaignId), ...entries.flatMap((e) => [e.row, e.job.requeue ?? 0]));
+  async windowSize(phoneNumberId: string): Promise<number> {
+    return this.#redis.zcard(feedKeys(this.#prefix, phoneNumberId).window);
   }
 
   async recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void> {
@@ -429,6 +437,7 @@ export class RedisLedger implements CampaignLedger {
     const paused = fields.paused === '1';
     return {
       id: campaignId,
+      priority: fields.priority === '0' ? 'high' : fields.priority === '2' ? 'low' : 'normal',
       state:
         fields.cancelled === '1'
           ? 'cancelled'
@@ -450,13 +459,20 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async *rows(campaignId: string, pageSize = 1000): AsyncIterable<RowRecord[]> {
-    const total = Number((await this.#redis.hget(this.#campaignKey(campaignId), 'total')) ?? 0);
+    const [totalField, cancelledField] = await this.#redis.hmget(this.#campaignKey(campaignId), 'total', 'cancelled');
+    const total = Number(totalField ?? 0);
+    // Cancel moves the backlog's rows to `cancelled` as a block, without rewriting each record;
+    // every row still queued in a cancelled campaign is one of them or is cancelled at its claim.
+    const cancelled = cancelledField === '1';
     for (let start = 1; start <= total; start += pageSize) {
       const rowNumbers = Array.from({ length: Math.min(pageSize, total - start + 1) }, (_, i) => String(start + i));
       const values = await this.#redis.hmget(this.#rowsKey(campaignId), ...rowNumbers);
       const page: RowRecord[] = [];
       values.forEach((json, i) => {
-        if (json !== null) page.push(toRecord(start + i, JSON.parse(json) as StoredRow));
+        if (json === null) return;
+        const record = toRecord(start + i, JSON.parse(json) as StoredRow);
+        if (cancelled && record.status === 'queued') record.status = 'cancelled';
+        page.push(record);
       });
       yield page;
     }
@@ -488,19 +504,17 @@ function toRecord(row: number, s: StoredRow): RowRecord {
 }
 
 function defineScripts(redis: Redis): void {
-  if ('cwClaim' in redis) return;
-  redis.defineCommand('cwRecordIngested', { numberOfKeys: 4, lua: RECORD_INGESTED });
+  if ('cwFeed' in redis) return;
+  redis.defineCommand('cwRecordIngested', { numberOfKeys: 6, lua: RECORD_INGESTED });
   redis.defineCommand('cwIngestInterrupted', { numberOfKeys: 1, lua: INGEST_INTERRUPTED });
   redis.defineCommand('cwLiftIngestPause', { numberOfKeys: 2, lua: LIFT_INGEST_PAUSE });
   redis.defineCommand('cwFinishIngest', { numberOfKeys: 1, lua: FINISH_INGEST });
-  redis.defineCommand('cwClaim', { numberOfKeys: 4, lua: CLAIM });
+  redis.defineCommand('cwClaim', { numberOfKeys: 7, lua: CLAIM });
   redis.defineCommand('cwSettle', { numberOfKeys: 7, lua: SETTLE });
-  redis.defineCommand('cwHalt', { numberOfKeys: 5, lua: HALT });
+  redis.defineCommand('cwHalt', { numberOfKeys: 7, lua: HALT });
   redis.defineCommand('cwPause', { numberOfKeys: 1, lua: PAUSE });
   redis.defineCommand('cwResume', { numberOfKeys: 2, lua: RESUME });
-  redis.defineCommand('cwCancel', { numberOfKeys: 1, lua: CANCEL });
-  redis.defineCommand('cwCancelRows', { numberOfKeys: 3, lua: CANCEL_ROWS });
+  redis.defineCommand('cwCancel', { numberOfKeys: 3, lua: CANCEL });
   redis.defineCommand('cwMarkForRetry', { numberOfKeys: 4, lua: MARK_FOR_RETRY });
-  redis.defineCommand('cwForgetRequeued', { numberOfKeys: 1, lua: FORGET_REQUEUED });
-  redis.defineCommand('cwParkWaiting', { numberOfKeys: 3, lua: PARK_WAITING });
+  redis.defineCommand('cwFeed', { numberOfKeys: 2, lua: FEED });
 }

@@ -17,8 +17,12 @@ describe('failed jobs nobody recorded', () => {
     const file = rig.csvPath();
     await writeCampaignCsv(file, 3);
     await pipeline.produce(file, pipeline.definition('c-abandoned'));
+    // Fed as a worker's feeder would.
+    const { jobs } = await pipeline.ledger.feed(PHONE_NUMBER_ID, { windowSize: 10, minBatch: 1, refreshAfterMs: 60_000, refreshMost: 0 });
+    expect(jobs).toHaveLength(3);
+    await pipeline.queue.enqueue(jobs);
     // Row 2 was claimed (its request may have left) before the job was lost.
-    expect((await pipeline.ledger.claim({ campaignId: 'c-abandoned', row: 2, to: '+4915110000002', values: [] })).outcome).toBe('claimed');
+    expect((await pipeline.ledger.claim({ campaignId: 'c-abandoned', row: 2 })).outcome).toBe('claimed');
 
     // A bare BullMQ worker fails every job and records nothing, like a worker that died right after.
     const connection = pipeline.redis.duplicate();
@@ -55,5 +59,7 @@ describe('failed jobs nobody recorded', () => {
       [3, 'failed', 'WORKER_GAVE_UP'],
     ]);
     expect(pipeline.sandbox.accepted()).toHaveLength(0);
+    // Answered rows leave the number's window: nothing is held for them.
+    expect(await pipeline.ledger.windowSize(PHONE_NUMBER_ID)).toBe(0);
   }, 180_000);
 });

@@ -35,18 +35,19 @@ describe('purge and retention (real Redis, BullMQ)', () => {
     await context.close();
   });
 
-  const job = (campaignId: string, row: number): SendJob => ({ campaignId, row, to: `+4915110000${String(row).padStart(3, '0')}`, values: [] });
+  const job = (campaignId: string, row: number): SendJob => ({ campaignId, row });
 
-  /** A campaign of `rows` rows: the first sent (with a wamid), the second failed (its job kept for retry), the rest cancelled. */
+  /** A campaign of `rows` rows: the first sent (with a wamid), the second failed, the rest cancelled. */
   async function finishedCampaign(id: string, rows = 4): Promise<void> {
     const { ledger } = context;
     await ingestQueuedCampaign(ledger, id, rows);
+    // Rows are fed before they are claimed, as a worker's feeder does.
+    await ledger.feed(NUMBER, { windowSize: 2, minBatch: 1, refreshAfterMs: 60_000, refreshMost: 0 });
     await ledger.claim(job(id, 1), NUMBER);
     await ledger.settle(job(id, 1), { status: 'sent', wamid: `wamid.${id}.1` }, NUMBER);
     await ledger.claim(job(id, 2), NUMBER);
     await ledger.settle(job(id, 2), { status: 'failed', errorCode: '131026', errorDetail: 'undeliverable' }, NUMBER);
     await ledger.cancel(id);
-    await ledger.cancelRows(id, 1, rows);
   }
 
   /** Jobs of both campaigns through a real BullMQ worker: completed ones, and one failed. */
@@ -76,19 +77,18 @@ describe('purge and retention (real Redis, BullMQ)', () => {
     return jobs.filter((j) => (j.data as SendJob).campaignId === id).length;
   }
 
-  it('deletes the rows, kept jobs, index entries and finished jobs of that campaign only; the counts stay', async () => {
+  it('deletes the rows, backlog, index entries and finished jobs of that campaign only; the counts stay', async () => {
     await finishedCampaign('gone');
     await finishedCampaign('kept');
     await finishedJobs(['gone', 'kept']);
     const before = await context.ledger.status('gone');
     expect(before?.state).toBe('cancelled');
-    expect(await context.redis.exists(`${prefix}:campaign:gone:payloads`)).toBe(1);
     expect(await jobsOf('gone')).toBe(2);
 
     const summary = await runPurge(context, 'gone');
     expect(summary).toMatchObject({ id: 'gone', rows: 4, wamids: 1, jobs: 2, alreadyPurged: false });
 
-    for (const suffix of ['rows', 'payloads', 'requeue', 'recent']) expect(await context.redis.exists(`${prefix}:campaign:gone:${suffix}`), suffix).toBe(0);
+    for (const suffix of ['rows', 'pending', 'payloads', 'requeue', 'recent']) expect(await context.redis.exists(`${prefix}:campaign:gone:${suffix}`), suffix).toBe(0);
     expect(await context.redis.hget(`${prefix}:wamids`, 'wamid.gone.1')).toBeNull();
     expect(await context.redis.hget(`${prefix}:wamids`, 'wamid.kept.1')).toBe('kept/1');
     expect(await jobsOf('gone')).toBe(0);
@@ -109,9 +109,7 @@ describe('purge and retention (real Redis, BullMQ)', () => {
     try {
       const file = join(dir, 'again.csv');
       await writeFile(file, 'phone\n+4915110000001\n');
-      const queue = new BullSendQueue({ connection: context.redis, prefix, phoneNumberId: NUMBER, attempts: 1, backoffMs: 1, logger: silentLogger() });
-      await expect(produceCampaign({ ledger: context.ledger, queue }, { file, define: () => ledgerTestDefinition('purged') })).rejects.toMatchObject({ code: 'CAMPAIGN_STATE_CONFLICT' });
-      await queue.close();
+      await expect(produceCampaign({ ledger: context.ledger }, { file, define: () => ledgerTestDefinition('purged') })).rejects.toMatchObject({ code: 'CAMPAIGN_STATE_CONFLICT' });
       expect((await context.ledger.status('purged'))?.counts.total).toBe(4);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultHarness, within, type StatusJson } from '../support/fault-harness.js';
+import { PHONE_NUMBER_ID } from '../support/pipeline.js';
 
 /**
  * Issue 4, fault injection: the access token expires mid-campaign (the API answers 190).
@@ -63,9 +64,15 @@ describe('fault: access token expires mid-campaign (190)', () => {
     expect(stillPaused.sent + stillPaused.queued, JSON.stringify(stillPaused)).toBe(ROWS); // no row failed for the token
     expect(stillPaused.failed + stillPaused.unknown, JSON.stringify(stillPaused)).toBe(0);
 
-    // The worker that hit the 190 took the campaign's waiting jobs out of the queue, as
-    // `campaign pause` would: they take no turns on the number while it waits.
-    expect(oldWorker.output).toMatch(/"setAside":[1-9][0-9]*,"msg":"paused campaign: waiting jobs set aside"/);
+    // The jobs already fed parked at their claim: every unsent row is back in the campaign's
+    // backlog, and the number's window is empty, so the paused campaign takes no turns.
+    const backlog = await rig.pollUntil('the fed jobs did not park', 90_000, 200, () =>
+      rig.inRedis(async (redis) => {
+        const [waiting, fed] = await Promise.all([redis.llen(`${rig.prefix}:campaign:${summary.id}:pending`), redis.zcard(`${rig.prefix}:feed:${PHONE_NUMBER_ID}:window`)]);
+        return fed === 0 ? waiting : undefined;
+      }),
+    );
+    expect(backlog, JSON.stringify(stillPaused)).toBe(stillPaused.queued);
 
     // The operator fixes the token: restart the worker with it (graceful stop within 10 s).
     const exit = await within(90_000, oldWorker.stop('SIGTERM'), () => rig.describeWorkers());

@@ -2,8 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SendJob } from '../../src/campaigns/send-job.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
-import { phoneNumber } from '../support/csv-files.js';
-import { ingestQueuedCampaign } from '../support/ledger-fixtures.js';
+import { LEDGER_TEST_NUMBER, feedAll, ingestQueuedCampaign } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
 /**
@@ -14,8 +13,14 @@ import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
  */
 
 function job(id: string, row: number, requeue?: number): SendJob {
-  const base: SendJob = { campaignId: id, row, to: phoneNumber(row), values: [`Name${row}`] };
+  const base: SendJob = { campaignId: id, row };
   return requeue === undefined ? base : { ...base, requeue };
+}
+
+/** A campaign of `rows` queued rows, ingest finished, every row fed (in production a row is fed before it is claimed). */
+async function fedCampaign(ledger: RedisLedger, id: string, rows: number): Promise<void> {
+  await ingestQueuedCampaign(ledger, id, rows);
+  await feedAll(ledger);
 }
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -43,7 +48,7 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
 
   it('50 claims at once: one call; each caller gets its own outcome (claimed, settled, stale, a missing row rejects alone)', async () => {
     const ledger = new RedisLedger(redis, prefix);
-    await ingestQueuedCampaign(ledger, 'b1', 60);
+    await fedCampaign(ledger, 'b1', 60);
     await ledger.claim(job('b1', 51), '106540352242922');
     await ledger.settle(job('b1', 51), { status: 'sent', wamid: 'wamid.51' });
     const calls = scriptCalls();
@@ -62,11 +67,13 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
     expect(results[52]?.status).toBe('rejected');
     expect(String((results[52] as PromiseRejectedResult).reason)).toMatch(/no row 99/);
     expect((await ledger.status('b1'))?.counts).toMatchObject({ queued: 9, sending: 50, sent: 1 });
+    // The claimed jobs still run and the unclaimed ones wait: only the settled row's job left the window.
+    expect(await ledger.windowSize(LEDGER_TEST_NUMBER)).toBe(59);
   });
 
   it('the last 40 answers at once: one call, every row recorded, exactly one caller told it completed the campaign', async () => {
     const ledger = new RedisLedger(redis, prefix);
-    await ingestQueuedCampaign(ledger, 'b2', 40);
+    await fedCampaign(ledger, 'b2', 40);
     await Promise.all(range(1, 40).map((row) => ledger.claim(job('b2', row), '106540352242922')));
     const calls = scriptCalls();
 
@@ -85,12 +92,13 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
     expect(status?.state).toBe('completed');
     expect(status?.counts).toMatchObject({ total: 40, sent: 36, failed: 4, sending: 0 });
     expect(await redis.hlen(`${prefix}:wamids`)).toBe(36);
-    expect(await redis.hlen(`${prefix}:campaign:b2:payloads`)).toBe(4);
+    // Every answer was final: every job's ID left the number's window in the same call.
+    expect(await ledger.windowSize(LEDGER_TEST_NUMBER)).toBe(0);
   });
 
   it('a duplicate answer in the same call as the first: the first wins, the second changes nothing', async () => {
     const ledger = new RedisLedger(redis, prefix);
-    await ingestQueuedCampaign(ledger, 'b3', 2);
+    await fedCampaign(ledger, 'b3', 2);
     await ledger.claim(job('b3', 1), '106540352242922');
     const [first, second] = await Promise.all([
       ledger.settle(job('b3', 1), { status: 'sent', wamid: 'wamid.first' }),
@@ -103,7 +111,7 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
 
   it('the error-spike brake inside one call: the answer that tips it (3rd failure of 10) is the one told it paused the campaign', async () => {
     const ledger = new RedisLedger(redis, prefix, { autoPause: { window: 10, failureShare: 0.2 } });
-    await ingestQueuedCampaign(ledger, 'b4', 20);
+    await fedCampaign(ledger, 'b4', 20);
     await Promise.all(range(1, 8).map((row) => ledger.claim(job('b4', row), '106540352242922')));
     const fail = { status: 'failed', errorCode: '132000', errorDetail: 'Number of parameters does not match' } as const;
 
@@ -122,8 +130,8 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
 
   it('two campaigns in the same turn: one call each, each with its own keys', async () => {
     const ledger = new RedisLedger(redis, prefix);
-    await ingestQueuedCampaign(ledger, 'x', 3);
-    await ingestQueuedCampaign(ledger, 'y', 3);
+    await fedCampaign(ledger, 'x', 3);
+    await fedCampaign(ledger, 'y', 3);
     const calls = scriptCalls();
     const claims = await Promise.all([1, 2, 3].flatMap((row) => [ledger.claim(job('x', row), '106540352242922'), ledger.claim(job('y', row), '106540352242922')]));
     expect(claims.every((c) => c.outcome === 'claimed')).toBe(true);

@@ -1,27 +1,31 @@
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CampaignDefinition, RowRecord } from '../../src/campaigns/campaign.js';
-import type { IngestedRow } from '../../src/campaigns/ledger.js';
-import type { SendJob } from '../../src/campaigns/send-job.js';
-import { RedisLedger, type AutoPauseSettings } from '../../src/redis/redis-ledger.js';
+import type { FeedResult, IngestedRow } from '../../src/campaigns/ledger.js';
+import { sendJobId, type SendJob } from '../../src/campaigns/send-job.js';
+import { RedisLedger, campaignLedgerKeys, feedKeys, type AutoPauseSettings } from '../../src/redis/redis-ledger.js';
 import { phoneNumber } from '../support/csv-files.js';
-import { ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
+import { LEDGER_TEST_NUMBER, feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
 /**
  * The campaign controls as the ledger decides them (src/redis/ledger-scripts.ts), on a real
  * Redis under a fresh prefix: which job may claim a row and what it gets, which answers
- * count, what a halt, a pause, a cancel and a retry move, and the error-spike brake.
+ * count, what a halt, a pause, a cancel and a retry move (rows go back to the backlog under a
+ * new job number; cancel takes the backlog as a block), and the error-spike brake.
+ * As in production, a row is fed (popped off the backlog into the number's window) before
+ * its job claims it.
  */
 
 const ID = 'ctl';
+const NUMBER = LEDGER_TEST_NUMBER;
 const TOKEN_DETAIL = 'Error validating access token: Session has expired.';
 
 const definition = (id = ID): CampaignDefinition => ledgerTestDefinition(id);
 
-/** The producer's job for a row (requeue absent), or the job of its n-th requeue. */
+/** The first job of a row (requeue absent), or its job number `requeue`; as the feeder makes them. */
 function job(row: number, requeue?: number, id = ID): SendJob {
-  const base: SendJob = { campaignId: id, row, to: phoneNumber(row), values: [`Name${row}`, `A-${row}`] };
+  const base: SendJob = { campaignId: id, row };
   return requeue === undefined ? base : { ...base, requeue };
 }
 
@@ -41,15 +45,22 @@ describe('RedisLedger campaign controls (real Redis)', () => {
     await redis.quit();
   });
 
-  /** A campaign of `queued` rows 1..n (plus any extra ingested rows), ingest finished unless told otherwise. */
-  async function campaign(n: number, options: { extra?: IngestedRow[]; finish?: boolean; on?: RedisLedger; id?: string } = {}): Promise<void> {
+  /**
+   * A campaign of `queued` rows 1..n (plus any extra ingested rows), ingest finished unless
+   * told otherwise, and fed (all of its rows, or `fed` of them; `fed: 0` leaves the backlog whole).
+   */
+  async function campaign(n: number, options: { extra?: IngestedRow[]; finish?: boolean; on?: RedisLedger; id?: string; fed?: number } = {}): Promise<void> {
     const l = options.on ?? ledger;
     const id = options.id ?? ID;
     await l.createCampaign(definition(id));
     const rows: IngestedRow[] = Array.from({ length: n }, (_, i) => queuedRow(i + 1));
-    await l.recordIngested(id, '106540352242922', [...rows, ...(options.extra ?? [])]);
+    await l.recordIngested(id, NUMBER, [...rows, ...(options.extra ?? [])]);
     if (options.finish !== false) await l.finishIngest(id);
+    if (options.fed !== 0) await feed(options.fed === undefined ? 1000 : (await l.windowSize(NUMBER)) + options.fed, l);
   }
+
+  /** One feed of the number, the window `size` jobs at most. */
+  const feed = async (size = 1000, l: RedisLedger = ledger): Promise<FeedResult> => feedAll(l, NUMBER, size);
 
   async function row(n: number, id = ID): Promise<RowRecord> {
     for await (const page of ledger.rows(id)) {
@@ -59,25 +70,29 @@ describe('RedisLedger campaign controls (real Redis)', () => {
     throw new Error(`no row ${n}`);
   }
 
-  /** The row's owner number as stored (k); 0 = the producer's job. */
+  async function statuses(id = ID): Promise<string[]> {
+    const out: string[] = [];
+    for await (const page of ledger.rows(id)) out.push(...page.map((r) => r.status));
+    return out;
+  }
+
+  /** The row's owner number as stored (k); 0 = its first job. */
   async function owner(n: number, id = ID): Promise<number> {
-    const json = await redis.hget(`${prefix}:campaign:${id}:rows`, String(n));
+    const json = await redis.hget(campaignLedgerKeys(prefix, id).rows, String(n));
     if (json === null) throw new Error(`no row ${n}`);
     return (JSON.parse(json) as { k?: number }).k ?? 0;
   }
 
-  async function setAside(id = ID): Promise<Map<number, SendJob>> {
-    const out = new Map<number, SendJob>();
-    let cursor = '0';
-    do {
-      const page = await ledger.takeRequeued(id, cursor);
-      cursor = page.cursor;
-      for (const entry of page.entries) out.set(entry.row, entry.job);
-    } while (cursor !== '0');
-    return out;
-  }
-
-  const payload = async (n: number, id = ID): Promise<string | null> => redis.hget(`${prefix}:campaign:${id}:payloads`, String(n));
+  /** The campaign's backlog, front first: "row" (its first job) or "row:k". */
+  const backlog = async (id = ID): Promise<string[]> => redis.lrange(campaignLedgerKeys(prefix, id).pending, 0, -1);
+  /** The backlog with its first `parked` entries sorted: parked rows wait at the front, in no promised order among themselves. */
+  const backlogParkedFirst = async (parked: number, id = ID): Promise<string[]> => {
+    const entries = await backlog(id);
+    return [...entries.slice(0, parked).sort(), ...entries.slice(parked)];
+  };
+  /** The job IDs fed to the number and not done. */
+  const windowIds = async (): Promise<string[]> => (await redis.zrange(feedKeys(prefix, NUMBER).window, 0, -1)).sort();
+  const inWindow = async (j: SendJob): Promise<boolean> => (await redis.zscore(feedKeys(prefix, NUMBER).window, sendJobId(j.campaignId, j.row, j.requeue ?? 0))) !== null;
   const counts = async (id = ID) => (await ledger.status(id))?.counts;
 
   describe('claim', () => {
@@ -87,7 +102,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       await ledger.settle(job(1), { status: 'sent', wamid: 'wamid.1' });
       expect(await ledger.claim(job(1))).toEqual({ outcome: 'settled', status: 'sent' });
       expect(await ledger.claim(job(1, 7))).toEqual({ outcome: 'settled', status: 'sent' });
-      await ledger.cancel(ID);
+      expect(await ledger.cancel(ID)).toEqual({ outcome: 'completed' });
       expect(await ledger.claim(job(1))).toEqual({ outcome: 'settled', status: 'sent' });
     });
 
@@ -97,13 +112,16 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(await ledger.claim(job(1))).toEqual({ outcome: 'parked' });
       expect(await owner(1)).toBe(1);
       await ledger.resume(ID);
+      expect((await feed()).jobs).toEqual([job(1, 1)]);
       expect(await ledger.claim(job(1, 1))).toMatchObject({ outcome: 'claimed', attempt: 1 });
-      // The producer's job (k 0) comes back, e.g. a duplicate or a re-run `campaign send`.
+      // The first job (k 0) comes back, e.g. a duplicate in BullMQ.
       expect(await ledger.claim(job(1))).toEqual({ outcome: 'stale' });
       expect(await ledger.claim(job(1, 2))).toEqual({ outcome: 'stale' });
       // The owner itself sees its own earlier attempt in doubt.
       expect(await ledger.claim(job(1, 1))).toEqual({ outcome: 'in-doubt', attempts: 1 });
       expect(await counts()).toMatchObject({ sending: 1, queued: 0 });
+      // The stale jobs ended; the owner's job is still running (in doubt, not done).
+      expect(await windowIds()).toEqual([sendJobId(ID, 1, 1)]);
     });
 
     it('a row left sending is in doubt even when the campaign is paused or cancelled (never parked, never cancelled)', async () => {
@@ -112,15 +130,19 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       await ledger.claim(job(2));
       await ledger.pause(ID, 'test');
       expect(await ledger.claim(job(1))).toEqual({ outcome: 'in-doubt', attempts: 1 });
-      expect(await redis.hlen(`${prefix}:campaign:${ID}:requeue`)).toBe(0);
-      await ledger.cancel(ID);
+      expect(await backlog()).toEqual([]);
+      expect(await owner(1)).toBe(0);
+      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
       expect(await ledger.claim(job(2))).toEqual({ outcome: 'in-doubt', attempts: 1 });
       expect(await counts()).toMatchObject({ sending: 2, cancelled: 0 });
+      expect(await statuses()).toEqual(['sending', 'sending']);
     });
 
-    it('on a cancelled campaign the owner’s claim cancels the row; the last one completes the campaign', async () => {
+    it('on a cancelled campaign the owner’s claim cancels the fed row and ends its job; the last one completes the campaign', async () => {
       await campaign(2);
-      await ledger.cancel(ID);
+      // Both rows were fed: none is in the backlog, so cancel leaves them to their claims.
+      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
+      expect(await counts()).toMatchObject({ queued: 2, cancelled: 0 });
       expect(await ledger.claim(job(1))).toEqual({ outcome: 'settled', status: 'cancelled' });
       expect((await ledger.status(ID))?.finishedAt).toBeUndefined();
       expect(await ledger.claim(job(2))).toEqual({ outcome: 'settled', status: 'cancelled' });
@@ -129,22 +151,31 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(status?.counts).toMatchObject({ total: 2, queued: 0, cancelled: 2 });
       expect(status?.finishedAt).toBeTypeOf('number');
       expect((await row(1)).status).toBe('cancelled');
+      expect(await windowIds()).toEqual([]);
     });
 
-    it('on a paused campaign the row stays queued, gets owner k+1, and its job is set aside for resume', async () => {
-      await campaign(2);
+    it('on a paused campaign the row stays queued, gets owner k+1 and goes back to the front of the backlog; its job ends', async () => {
+      await campaign(3, { fed: 1 });
+      expect(await backlog()).toEqual(['2', '3']);
       await ledger.pause(ID, 'test');
       expect(await ledger.claim(job(1))).toEqual({ outcome: 'parked' });
       expect(await owner(1)).toBe(1);
-      expect((await row(1)).status).toBe('queued');
-      expect((await row(1)).attempts).toBe(0);
-      expect(await setAside()).toEqual(new Map([[1, job(1, 1)]]));
-      // Parked again (its k-1 job is stale now; the k 1 job, on a still-paused campaign, parks again).
+      expect(await row(1)).toMatchObject({ status: 'queued', attempts: 0, requeue: 1 });
+      expect(await backlog()).toEqual(['1:1', '2', '3']);
+      expect(await windowIds()).toEqual([]);
+      expect(await counts()).toMatchObject({ queued: 3, sending: 0 });
+      // The old job is stale now, whatever happens.
       expect(await ledger.claim(job(1))).toEqual({ outcome: 'stale' });
+      expect(await backlog()).toEqual(['1:1', '2', '3']);
+
+      // Fed again after a resume, and parked again by a second pause: k 2, and only k 2 in the backlog.
+      await ledger.resume(ID);
+      expect((await feed(1)).jobs).toEqual([job(1, 1)]);
+      await ledger.pause(ID, 'again');
       expect(await ledger.claim(job(1, 1))).toEqual({ outcome: 'parked' });
       expect(await owner(1)).toBe(2);
-      expect(await setAside()).toEqual(new Map([[1, job(1, 2)]]));
-      expect(await counts()).toMatchObject({ queued: 2, sending: 0 });
+      expect(await backlog()).toEqual(['1:2', '2', '3']);
+      expect(await counts()).toMatchObject({ queued: 3, sending: 0 });
     });
 
     it('a running campaign’s owner claims: sending, attempts counted across retries', async () => {
@@ -153,6 +184,9 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(await counts()).toMatchObject({ queued: 0, sending: 1 });
       await ledger.settle(job(1), { status: 'queued', errorCode: '131000', errorDetail: 'try again' });
       expect(await counts()).toMatchObject({ queued: 1, sending: 0 });
+      // BullMQ runs the same job again: it stays in the window, and nothing goes back to the backlog.
+      expect(await inWindow(job(1))).toBe(true);
+      expect(await backlog()).toEqual([]);
       expect(await ledger.claim(job(1))).toMatchObject({ outcome: 'claimed', attempt: 2 });
       await expect(ledger.claim(job(9))).rejects.toThrow(/no row 9/);
     });
@@ -169,6 +203,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       });
       expect(await counts()).toMatchObject({ sending: 1, sent: 0 });
       expect(await redis.hlen(`${prefix}:wamids`)).toBe(0);
+      expect(await inWindow(job(1))).toBe(true);
     });
 
     it('keeps the first final answer: later ones (a shutdown’s unknown included) change nothing', async () => {
@@ -185,7 +220,8 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(await row(1)).toMatchObject({ status: 'sent', wamid: 'wamid.first' });
       expect((await row(1)).errorCode).toBeUndefined();
       expect(await counts()).toMatchObject({ sent: 1, failed: 0, unknown: 0 });
-      expect(await payload(1)).toBeNull();
+      expect(await windowIds()).toEqual([]);
+      expect(await backlog()).toEqual([]);
     });
 
     it('abandoned: unknown when the row was sending, failed when it was waiting', async () => {
@@ -199,35 +235,36 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(await row(1)).toMatchObject({ status: 'unknown', errorCode: 'WORKER_GAVE_UP' });
       expect(await row(2)).toMatchObject({ status: 'failed', errorCode: 'WORKER_GAVE_UP' });
       expect(await counts()).toMatchObject({ unknown: 1, failed: 1, queued: 0, sending: 0 });
+      expect(await windowIds()).toEqual([]);
     });
 
-    it('keeps the job of a failed or unknown row (for retry), not of a sent or retrying one; a requeued row sent leaves none', async () => {
-      await campaign(4);
+    it('retry puts failed and unknown rows (not sent or retrying ones) at the end of the backlog as row:k+1; the new job’s answer is final', async () => {
+      await campaign(6, { fed: 4 });
       for (const n of [1, 2, 3, 4]) await ledger.claim(job(n));
       await ledger.settle(job(1), { status: 'failed', errorCode: '132000', errorDetail: 'params' });
       await ledger.settle(job(2), { status: 'unknown', errorCode: 'IN_DOUBT', errorDetail: 'maybe' });
       await ledger.settle(job(3), { status: 'sent', wamid: 'wamid.3' });
       await ledger.settle(job(4), { status: 'queued', errorCode: '131000', errorDetail: 'again' });
-      expect(JSON.parse((await payload(1)) ?? 'null')).toEqual(job(1));
-      expect(JSON.parse((await payload(2)) ?? 'null')).toEqual(job(2));
-      expect(await payload(3)).toBeNull();
-      expect(await payload(4)).toBeNull();
+      expect(await backlog()).toEqual(['5', '6']);
 
       expect(await ledger.markForRetry(ID, 1, 4, { codes: [], failed: true, unknown: true })).toEqual({ requeued: 2, noPayload: 0 });
-      const jobs = await setAside();
-      expect(jobs.get(1)).toEqual(job(1, 1));
+      expect(await backlog()).toEqual(['5', '6', '1:1', '2:1']);
+      expect(await owner(1)).toBe(1);
+      expect(await owner(4)).toBe(0);
+      // The rows waiting first go first; the retried ones follow, under their new job numbers.
+      expect((await feed()).jobs).toEqual([job(5), job(6), job(1, 1), job(2, 1)]);
       expect(await ledger.claim(job(1, 1))).toMatchObject({ outcome: 'claimed', attempt: 2 });
       await ledger.settle(job(1, 1), { status: 'sent', wamid: 'wamid.1b' });
-      expect(await payload(1)).toBeNull();
-      expect(await row(1)).toMatchObject({ status: 'sent', wamid: 'wamid.1b' });
+      expect(await row(1)).toMatchObject({ status: 'sent', wamid: 'wamid.1b', requeue: 1 });
       expect((await row(1)).errorCode).toBeUndefined();
       expect(await redis.hget(`${prefix}:wamids`, 'wamid.1b')).toBe(`${ID}/1`);
+      expect(await inWindow(job(1, 1))).toBe(false);
     });
   });
 
   describe('halt', () => {
-    it('puts the claimed row back to queued under a new owner, sets its job aside, pauses with `code: detail` (the first reason stays)', async () => {
-      await campaign(3);
+    it('puts the claimed row back to queued under a new owner at the front of the backlog, ends its job, pauses with `code: detail` (the first reason stays)', async () => {
+      await campaign(3, { fed: 2 });
       await ledger.claim(job(1));
       await ledger.claim(job(2));
       await ledger.halt(job(1), '190', TOKEN_DETAIL);
@@ -238,13 +275,19 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(status?.counts).toMatchObject({ queued: 2, sending: 1, failed: 0 });
       expect(await row(1)).toMatchObject({ status: 'queued', errorCode: '190' });
       expect(await owner(1)).toBe(1);
-      expect(await setAside()).toEqual(new Map([[1, job(1, 1)]]));
+      expect(await backlog()).toEqual(['1:1', '3']);
+      expect(await windowIds()).toEqual([sendJobId(ID, 2)]);
 
       await ledger.halt(job(2), '131031', 'Business account locked');
       expect((await ledger.status(ID))?.pausedReason).toBe(`190: ${TOKEN_DETAIL}`);
-      expect([...(await setAside()).keys()].sort()).toEqual([1, 2]);
-      // Row 3 never started: its producer's job parks it now.
-      expect(await ledger.claim(job(3))).toEqual({ outcome: 'parked' });
+      expect(await backlogParkedFirst(2)).toEqual(['1:1', '2:1', '3']);
+      expect(await windowIds()).toEqual([]);
+      // Paused: nothing is fed. Resumed: the halted rows first, then row 3, which never started.
+      expect((await feed()).jobs).toEqual([]);
+      await ledger.resume(ID);
+      const { jobs } = await feed();
+      expect(jobs.slice(0, 2).sort((a, b) => a.row - b.row)).toEqual([job(1, 1), job(2, 1)]);
+      expect(jobs.slice(2)).toEqual([job(3)]);
     });
 
     it('does nothing to a row that is not sending or not owned by the job', async () => {
@@ -255,7 +298,9 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       const status = await ledger.status(ID);
       expect(status?.state).toBe('running');
       expect(status?.counts).toMatchObject({ queued: 1, sending: 1 });
-      expect(await redis.hlen(`${prefix}:campaign:${ID}:requeue`)).toBe(0);
+      expect(await backlog()).toEqual([]);
+      expect([await owner(1), await owner(2)]).toEqual([0, 0]);
+      expect(await inWindow(job(2))).toBe(true);
     });
 
     it('on a cancelled campaign cancels the row, and completes the campaign when it was the last open row', async () => {
@@ -263,13 +308,14 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       await ledger.claim(job(1));
       await ledger.claim(job(2));
       await ledger.settle(job(2), { status: 'sent', wamid: 'wamid.2' });
-      await ledger.cancel(ID);
-      expect(await ledger.cancelRows(ID, 1, 2)).toBe(0);
+      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
       await ledger.halt(job(1), '190', TOKEN_DETAIL);
       const status = await ledger.status(ID);
       expect(status?.state).toBe('cancelled');
       expect(status?.counts).toMatchObject({ sent: 1, cancelled: 1, sending: 0, queued: 0 });
-      expect(await redis.hlen(`${prefix}:campaign:${ID}:requeue`)).toBe(0);
+      expect(await backlog()).toEqual([]);
+      expect(await owner(1)).toBe(0);
+      expect(await windowIds()).toEqual([]);
       // Every row has its final answer: the campaign is finished, as when a send or a claim answers last.
       expect(status?.finishedAt).toBeTypeOf('number');
     });
@@ -381,58 +427,76 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(await ledger.isHeld(ID)).toBe(false);
     });
 
-    it('on a cancelled campaign: pause and resume refuse (cancelled), cancel again is cancelled; cancelling a paused campaign lifts the pause', async () => {
-      await campaign(1);
+    it('on a cancelled campaign: pause and resume refuse (cancelled), cancel again cancels nothing more; cancelling a paused campaign lifts the pause', async () => {
+      // Row 1 fed (its job runs later), row 2 still in the backlog.
+      await campaign(2, { fed: 1 });
       await ledger.pause(ID, 'x');
-      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled' });
-      expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', pausedReason: undefined });
+      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 1 });
+      expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', pausedReason: undefined, finishedAt: undefined });
       expect(await ledger.pause(ID, 'y')).toEqual({ outcome: 'cancelled' });
       expect(await ledger.resume(ID)).toEqual({ outcome: 'cancelled' });
-      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled' });
+      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
+      expect(await counts()).toMatchObject({ queued: 1, cancelled: 1 });
       expect(await ledger.isHeld(ID)).toBe(true);
       // Even once every row is cancelled (finished), it stays `cancelled` for these commands.
-      await ledger.cancelRows(ID, 1, 1);
+      expect(await ledger.claim(job(1))).toEqual({ outcome: 'settled', status: 'cancelled' });
       expect((await ledger.status(ID))?.finishedAt).toBeTypeOf('number');
-      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled' });
+      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
       expect(await ledger.pause(ID, 'y')).toEqual({ outcome: 'cancelled' });
+      expect(await counts()).toMatchObject({ total: 2, queued: 0, cancelled: 2 });
     });
   });
 
-  describe('cancelRows', () => {
-    it('cancels the queued rows of the range (parked ones too, forgetting their set-aside job), leaves rows in flight and answered rows alone', async () => {
-      await campaign(5);
+  describe('cancel', () => {
+    it('cancels the backlog as a block (parked rows too): counts move at once, rows() reports those rows cancelled; fed rows wait for their claim; rows in flight and answered rows keep their answer', async () => {
+      await campaign(6, { fed: 3 });
       await ledger.claim(job(1));
       await ledger.settle(job(1), { status: 'sent', wamid: 'w1' });
       await ledger.claim(job(2));
       await ledger.pause(ID, 'x');
       expect(await ledger.claim(job(3))).toEqual({ outcome: 'parked' });
-      await ledger.cancel(ID);
-      expect(await ledger.cancelRows(ID, 1, 5)).toBe(3);
-      expect(await Promise.all([1, 2, 3, 4, 5].map(async (n) => (await row(n)).status))).toEqual(['sent', 'sending', 'cancelled', 'cancelled', 'cancelled']);
-      expect(await redis.hlen(`${prefix}:campaign:${ID}:requeue`)).toBe(0);
+      expect(await backlog()).toEqual(['3:1', '4', '5', '6']);
+
+      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 4 });
+      expect(await redis.exists(campaignLedgerKeys(prefix, ID).pending)).toBe(0);
+      expect(await redis.zscore(feedKeys(prefix, NUMBER).active, ID)).toBeNull();
       let status = await ledger.status(ID);
-      expect(status?.counts).toMatchObject({ sent: 1, sending: 1, cancelled: 3, queued: 0 });
+      expect(status?.counts).toMatchObject({ sent: 1, sending: 1, cancelled: 4, queued: 0 });
       expect(status?.finishedAt).toBeUndefined();
-      // Run again (a crashed `cancel` re-run): nothing more.
-      expect(await ledger.cancelRows(ID, 1, 5)).toBe(0);
+      expect(await statuses()).toEqual(['sent', 'sending', 'cancelled', 'cancelled', 'cancelled', 'cancelled']);
+      // One step for the block: the records themselves were not rewritten.
+      expect(JSON.parse((await redis.hget(campaignLedgerKeys(prefix, ID).rows, '4')) ?? '{}')).toMatchObject({ s: 'queued' });
+
+      // Run again (a crashed `cancel` re-run): nothing more, counted once.
+      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
+      expect(await counts()).toMatchObject({ sent: 1, sending: 1, cancelled: 4, queued: 0 });
+      expect((await feed()).jobs).toEqual([]);
       // The send in flight keeps its answer and is the last one: the campaign completes.
       expect(await ledger.settle(job(2), { status: 'sent', wamid: 'w2' })).toEqual({ status: 'sent', completedCampaign: true, pausedCampaign: false });
       status = await ledger.status(ID);
       expect(status?.state).toBe('cancelled');
       expect(status?.finishedAt).toBeTypeOf('number');
+      expect(status?.counts).toMatchObject({ total: 6, sent: 2, cancelled: 4, queued: 0, sending: 0 });
     });
 
-    it('completes the campaign when its page cancels the last open row', async () => {
-      await campaign(3);
-      await ledger.claim(job(1));
-      await ledger.settle(job(1), { status: 'sent', wamid: 'w1' });
-      await ledger.cancel(ID);
-      expect(await ledger.cancelRows(ID, 1, 2)).toBe(1);
-      expect((await ledger.status(ID))?.finishedAt).toBeUndefined();
-      expect(await ledger.cancelRows(ID, 3, 3)).toBe(1);
-      const status = await ledger.status(ID);
+    it('completes the campaign at once when nothing was fed; a fed row completes it at its claim', async () => {
+      await campaign(3, { fed: 0 });
+      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 3 });
+      let status = await ledger.status(ID);
+      expect(status).toMatchObject({ state: 'cancelled', counts: { total: 3, queued: 0, cancelled: 3 } });
       expect(status?.finishedAt).toBeTypeOf('number');
-      expect(status?.counts).toMatchObject({ total: 3, sent: 1, cancelled: 2 });
+      expect(await statuses()).toEqual(['cancelled', 'cancelled', 'cancelled']);
+
+      await campaign(3, { id: 'fed' });
+      await ledger.claim(job(1, undefined, 'fed'));
+      await ledger.settle(job(1, undefined, 'fed'), { status: 'sent', wamid: 'w1' });
+      expect(await ledger.cancel('fed')).toEqual({ outcome: 'cancelled', cancelled: 0 });
+      expect(await ledger.claim(job(2, undefined, 'fed'))).toEqual({ outcome: 'settled', status: 'cancelled' });
+      expect((await ledger.status('fed'))?.finishedAt).toBeUndefined();
+      expect(await ledger.claim(job(3, undefined, 'fed'))).toEqual({ outcome: 'settled', status: 'cancelled' });
+      status = await ledger.status('fed');
+      expect(status?.finishedAt).toBeTypeOf('number');
+      expect(status?.counts).toMatchObject({ total: 3, sent: 1, cancelled: 2, queued: 0 });
     });
   });
 
@@ -442,13 +506,14 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       await ledger.claim(job(1));
       await ledger.settle(job(1), { status: 'failed', errorCode: '131000', errorDetail: 'x' });
       await ledger.cancel(ID);
-      await ledger.cancelRows(ID, 1, 2);
+      await ledger.claim(job(2));
       expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: true })).toEqual({ requeued: 0, noPayload: 0 });
       expect((await row(1)).status).toBe('failed');
+      expect(await backlog()).toEqual([]);
       expect((await ledger.status(ID))?.finishedAt).toBeTypeOf('number');
     });
 
-    it('chooses failed rows by code, or any failed, or unknown; counts rows without a stored job; reopens a finished campaign', async () => {
+    it('chooses failed rows by code, or any failed, or unknown; counts rows without stored values; reopens a finished campaign and feeds it again', async () => {
       await campaign(6, { extra: [{ row: 7, phone: phoneNumber(7), status: 'rejected', errorCode: 'PHONE_INVALID', errorDetail: 'x' }] });
       const settle = async (n: number, s: Parameters<RedisLedger['settle']>[1]) => {
         await ledger.claim(job(n));
@@ -460,9 +525,15 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       await settle(4, { status: 'sent', wamid: 'w4' });
       await settle(5, { status: 'failed', errorCode: '131000', errorDetail: 'Something went wrong' });
       await settle(6, { status: 'failed', errorCode: '131000', errorDetail: 'Something went wrong' });
-      // Row 5 failed before jobs were kept (a ledger from an earlier version).
-      await redis.hdel(`${prefix}:campaign:${ID}:payloads`, '5');
+      // Row 5 was written by a version that kept its values only in the job: it has none to send again.
+      const rowsKey = campaignLedgerKeys(prefix, ID).rows;
+      const five = JSON.parse((await redis.hget(rowsKey, '5')) ?? '{}') as Record<string, unknown>;
+      delete five.v;
+      await redis.hset(rowsKey, '5', JSON.stringify(five));
       expect((await ledger.status(ID))?.state).toBe('completed');
+      // Nothing left to feed: the feed drops the campaign from the number's active set.
+      expect((await feed()).jobs).toEqual([]);
+      expect(await redis.zscore(feedKeys(prefix, NUMBER).active, ID)).toBeNull();
 
       expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: false, unknown: false })).toEqual({ requeued: 0, noPayload: 0 });
       expect((await ledger.status(ID))?.state).toBe('completed');
@@ -474,23 +545,20 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(status?.finishedAt).toBeUndefined();
       expect(status?.counts).toMatchObject({ queued: 1, failed: 3, unknown: 1, sent: 1, rejected: 1 });
       expect(await owner(1)).toBe(1);
-      expect(await setAside()).toEqual(new Map([[1, job(1, 1)]]));
-      expect(await payload(1)).toBeNull();
-      // Again: row 1 is queued now, not failed; row 5 still has no job.
+      expect(await backlog()).toEqual(['1:1']);
+      expect(await redis.zscore(feedKeys(prefix, NUMBER).active, ID)).toBe('1');
+      // Again: row 1 is queued now, not failed; row 5 still has no values.
       expect(await ledger.markForRetry(ID, 1, 5, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 0, noPayload: 1 });
       // Unknown rows only when asked for.
       expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({ requeued: 1, noPayload: 0 });
       expect((await row(3)).status).toBe('queued');
-      // Any failed row: 2 and 6 (5 has no job).
+      // Any failed row: 2 and 6 (5 has no values).
       expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 2, noPayload: 1 });
       status = await ledger.status(ID);
       expect(status?.counts).toMatchObject({ queued: 4, failed: 1, unknown: 0, sent: 1, rejected: 1, total: 7 });
-      expect([...(await setAside()).entries()].sort(([a], [b]) => a - b)).toEqual([
-        [1, job(1, 1)],
-        [2, job(2, 1)],
-        [3, job(3, 1)],
-        [6, job(6, 1)],
-      ]);
+      // Each page appends to the end of the backlog, in row order within the page.
+      expect(await backlog()).toEqual(['1:1', '3:1', '2:1', '6:1']);
+      expect((await feed()).jobs).toEqual([job(1, 1), job(3, 1), job(2, 1), job(6, 1)]);
       // The old jobs are stale now.
       expect(await ledger.claim(job(2))).toEqual({ outcome: 'stale' });
     });
@@ -500,58 +568,55 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       await ledger.claim(job(1));
       await ledger.settle(job(1), { status: 'failed', errorCode: '131000', errorDetail: 'x' });
       await ledger.markForRetry(ID, 1, 1, { codes: [], failed: true, unknown: false });
+      expect((await feed()).jobs).toEqual([job(1, 1)]);
       await ledger.claim(job(1, 1));
       await ledger.settle(job(1, 1), { status: 'failed', errorCode: '131000', errorDetail: 'x' });
-      expect(JSON.parse((await payload(1)) ?? 'null')).toEqual(job(1, 1));
       expect(await ledger.markForRetry(ID, 1, 1, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0 });
-      expect(await setAside()).toEqual(new Map([[1, job(1, 2)]]));
+      expect(await backlog()).toEqual(['1:2']);
       expect(await ledger.claim(job(1, 1))).toEqual({ outcome: 'stale' });
+      expect((await feed()).jobs).toEqual([job(1, 2)]);
       expect(await ledger.claim(job(1, 2))).toMatchObject({ outcome: 'claimed', attempt: 3 });
     });
   });
 
-  describe('parkWaiting', () => {
-    it('only on a paused campaign, only rows still queued, owned by the job and not yet set aside', async () => {
-      await campaign(4);
-      expect(await ledger.parkWaiting(ID, [job(1)])).toEqual([]);
-      expect(await owner(1)).toBe(0);
-
-      await ledger.claim(job(2)); // sending: not waiting
+  describe('parking at the claim', () => {
+    it('only a queued row owned by the job parks, and only while paused; parked rows leave the window and wait at the front of the backlog', async () => {
+      await campaign(6, { fed: 4 });
+      // Running: the owner claims.
+      expect((await ledger.claim(job(1))).outcome).toBe('claimed');
       await ledger.pause(ID, 'x');
-      expect((await ledger.claim(job(3))).outcome).toBe('parked'); // already set aside, owner 1
-      const parked = await ledger.parkWaiting(ID, [job(1), job(2), job(3), job(4, 7)]);
-      expect(parked.map((j) => j.row)).toEqual([1]);
-      expect(await owner(1)).toBe(1);
-      expect((await row(1)).requeue).toBe(1);
+      // Sending: in doubt, not parked. Another owner's job: stale.
+      expect(await ledger.claim(job(1))).toEqual({ outcome: 'in-doubt', attempts: 1 });
+      expect(await ledger.claim(job(4, 7))).toEqual({ outcome: 'stale' });
       expect(await owner(4)).toBe(0);
-      const aside = await setAside();
-      expect([...aside.keys()].sort()).toEqual([1, 3]);
-      expect(aside.get(1)).toMatchObject({ row: 1, requeue: 1, values: ['Name1', 'A-1'] });
-      // The old job, if it runs anyway, is stale.
-      expect((await ledger.claim(job(1))).outcome).toBe('stale');
+      expect(await ledger.claim(job(2))).toEqual({ outcome: 'parked' });
+      expect(await ledger.claim(job(3))).toEqual({ outcome: 'parked' });
+      expect(await row(2)).toMatchObject({ status: 'queued', requeue: 1, attempts: 0 });
+      expect(await backlogParkedFirst(2)).toEqual(['2:1', '3:1', '5', '6']);
+      expect(await windowIds()).toEqual([sendJobId(ID, 1), sendJobId(ID, 4)]);
+      expect(await counts()).toMatchObject({ queued: 5, sending: 1 });
+      // The parked jobs, if they run anyway, are stale.
+      expect(await ledger.claim(job(2))).toEqual({ outcome: 'stale' });
+      expect(await backlogParkedFirst(2)).toEqual(['2:1', '3:1', '5', '6']);
     });
   });
 
-  describe('takeRequeued / requeued', () => {
-    it('forgets the enqueued entries, but not one set aside again under a newer owner meanwhile', async () => {
-      await campaign(2);
+  describe('resume', () => {
+    it('enqueues nothing itself: the feeder feeds the parked rows first, under their new job numbers, then the rest of the backlog', async () => {
+      await campaign(4, { fed: 2 });
       await ledger.pause(ID, 'x');
-      await ledger.claim(job(1));
-      await ledger.claim(job(2));
-      const page = await ledger.takeRequeued(ID, '0');
-      expect(page.cursor).toBe('0');
-      const taken = [...page.entries].sort((a, b) => a.row - b.row);
-      expect(taken).toEqual([
-        { row: 1, job: job(1, 1) },
-        { row: 2, job: job(2, 1) },
-      ]);
-      // Row 1's new job runs before `requeued` is recorded, on a campaign paused again: parked under k 2.
-      expect(await ledger.claim(job(1, 1))).toEqual({ outcome: 'parked' });
-      await ledger.requeued(ID, taken);
-      expect(await setAside()).toEqual(new Map([[1, job(1, 2)]]));
-      await ledger.requeued(ID, [{ row: 1, job: job(1, 2) }]);
-      expect(await setAside()).toEqual(new Map());
-      await ledger.requeued(ID, []);
+      expect(await ledger.claim(job(1))).toEqual({ outcome: 'parked' });
+      expect(await ledger.claim(job(2))).toEqual({ outcome: 'parked' });
+      // Paused: the feed gives nothing, and the campaign keeps its place in the active set.
+      expect(await feed()).toEqual({ jobs: [], refresh: [] });
+      expect(await redis.zscore(feedKeys(prefix, NUMBER).active, ID)).toBe('1');
+      expect(await ledger.resume(ID)).toEqual({ outcome: 'resumed' });
+      expect(await backlogParkedFirst(2)).toEqual(['1:1', '2:1', '3', '4']);
+      const { jobs } = await feed();
+      expect(jobs.slice(0, 2).sort((a, b) => a.row - b.row)).toEqual([job(1, 1), job(2, 1)]);
+      expect(jobs.slice(2)).toEqual([job(3), job(4)]);
+      expect(await backlog()).toEqual([]);
+      for (const j of jobs) expect(await ledger.claim(j)).toMatchObject({ outcome: 'claimed', attempt: 1 });
     });
   });
 
@@ -573,6 +638,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(done?.state).toBe('completed');
       expect(done?.finishedAt).toBeTypeOf('number');
 
+      // Its row fed (its job still to run): cancelled, not finished until the claim.
       await campaign(1, { id: 'other' });
       await ledger.cancel('other');
       expect(await ledger.status('other')).toMatchObject({ state: 'cancelled', finishedAt: undefined });

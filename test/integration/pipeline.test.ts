@@ -119,15 +119,16 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
     expect(rows.filter((r) => r.attempts > 1).length).toBeGreaterThan(0);
   });
 
-  it('sending the same file twice into the same campaign duplicates no job and no message', async () => {
+  it('sending the same file twice into the same campaign duplicates no backlog entry and no message', async () => {
     const pipeline = await rig.start({ label: 'twice' });
     const file = rig.csvPath();
     await writeCampaignCsv(file, 300);
     const first = await pipeline.produce(file, pipeline.definition('c-twice'));
     const second = await pipeline.produce(file, pipeline.definition('c-twice'));
     expect(first.queued).toBe(300);
-    // Still queued rows are offered again, and BullMQ keeps one job per deterministic ID.
-    expect(await pipeline.queue.queue.getWaitingCount()).toBe(300);
+    // Rows still queued keep their one place in the backlog: nothing is added for them again.
+    expect(second.queued).toBe(0);
+    expect(await pipeline.redis.llen(`${pipeline.prefix}:campaign:c-twice:pending`)).toBe(300);
     expect(second.rows).toBe(300);
     const done = pipeline.completed('c-twice');
     pipeline.startWorker();

@@ -192,10 +192,11 @@ describe('safe re-runs', () => {
     const file = join(dir.dir, 'edited.csv');
     await writeCampaignCsv(file, 2);
     const sent = await runSend(context, options(file));
+    // A job for row 1 under the ID the feeder will use, carrying another recipient and values
+    // (as an edit in Redis would): BullMQ keeps this one, and the worker runs it.
     const queue = new Queue(sendQueueName(PHONE_NUMBER_ID), { connection: context.redis, prefix });
-    const job = await queue.getJob(`${sent.id}-1`);
-    expect(job).toBeDefined();
-    await job?.updateData({ ...job.data, to: '+4915199999999', values: ['Mallory', 'X-1'] });
+    await queue.add('send', { campaignId: sent.id, row: 1, to: '+4915199999999', values: ['Mallory', 'X-1'] }, { jobId: `${sent.id}-1` });
+    expect((await queue.getJob(`${sent.id}-1`))?.data).toMatchObject({ to: '+4915199999999' });
     await queue.close();
 
     worker = startWorker(context);

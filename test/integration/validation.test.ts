@@ -69,6 +69,8 @@ describe('pre-flight validation, end to end', () => {
       processor,
       ledger: context.ledger,
       logger: silentLogger(),
+      attempts: 3,
+      backoffMs: 50,
     });
   }
 

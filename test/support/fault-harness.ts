@@ -244,6 +244,17 @@ export class FaultHarness {
     return crossCheck(report, this.accepted());
   }
 
+  /** Runs `fn` on a short-lived connection to the harness's Redis (to read what no CLI command shows). */
+  async inRedis<T>(fn: (redis: Redis) => Promise<T>): Promise<T> {
+    const redis = new Redis(this.env.REDIS_URL ?? redisUrl(), { maxRetriesPerRequest: 1, connectTimeout: 2000 });
+    redis.on('error', () => undefined);
+    try {
+      return await fn(redis);
+    } finally {
+      redis.disconnect();
+    }
+  }
+
   /** Kills every worker still running (by PID), closes the sandbox, removes the prefix and temp files. */
   async close(options: { removeKeys?: boolean } = {}): Promise<void> {
     await Promise.all(this.workers.map((w) => w.stop('SIGKILL')));

@@ -1,5 +1,5 @@
 import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
-import type { CampaignLedger, IngestedRow } from '../../src/campaigns/ledger.js';
+import type { CampaignLedger, FeedResult, IngestedRow } from '../../src/campaigns/ledger.js';
 import { phoneNumber } from './csv-files.js';
 
 /** A minimal campaign definition for ledger-level tests (no template text is needed there). */
@@ -23,4 +23,15 @@ export async function ingestQueuedCampaign(ledger: CampaignLedger, id: string, r
   await ledger.createCampaign(ledgerTestDefinition(id));
   await ledger.recordIngested(id, '106540352242922', Array.from({ length: rows }, (_, i) => queuedRow(i + 1)));
   await ledger.finishIngest(id);
+}
+
+/** The phone number of ledgerTestDefinition's campaigns. */
+export const LEDGER_TEST_NUMBER = '106540352242922';
+
+/**
+ * Feeds every row waiting in the number's backlogs (room for 1,000 jobs, no refresh), as the
+ * worker's feeder does before any claim: in production a row is always fed before it is claimed.
+ */
+export async function feedAll(ledger: CampaignLedger, number = LEDGER_TEST_NUMBER, windowSize = 1000): Promise<FeedResult> {
+  return ledger.feed(number, { windowSize, minBatch: 1, refreshAfterMs: 60_000, refreshMost: 0 });
 }

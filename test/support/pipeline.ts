@@ -37,6 +37,8 @@ export interface PipelineOptions {
   autoPause?: AutoPauseSettings;
   /** The duplicate-send guard's window (default off, as before). */
   duplicateWindowMs?: number;
+  /** The feeder's window (default: feedWindowSize of the rate). */
+  feedWindow?: number;
 }
 
 /**
@@ -49,6 +51,7 @@ export class Pipeline {
   readonly redis: Redis;
   readonly ledger: RedisLedger;
   sandbox!: Sandbox;
+  /** The number's send queue (the worker's feeder fills it; tests read it). */
   queue!: BullSendQueue;
   worker: RunningSendWorker | undefined;
   #client!: CloudApiClient;
@@ -108,6 +111,9 @@ export class Pipeline {
       processor,
       ledger: this.ledger,
       logger: silentLogger(),
+      attempts: this.options.attempts ?? 6,
+      backoffMs: this.options.backoffMs ?? 50,
+      ...(this.options.feedWindow === undefined ? {} : { feedWindow: this.options.feedWindow }),
     });
   }
 
@@ -144,7 +150,7 @@ export class Pipeline {
   }
 
   produce(file: string, definition: CampaignDefinition): Promise<ProduceSummary> {
-    return produceCampaign({ ledger: this.ledger, queue: this.queue }, { file, define: () => definition });
+    return produceCampaign({ ledger: this.ledger }, { file, define: () => definition });
   }
 
   async report(campaignId: string) {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
 import { messageForRow } from '../../src/campaigns/message-for-row.js';
-import type { SendJob } from '../../src/campaigns/send-job.js';
+import type { RowToSend } from '../../src/campaigns/send-job.js';
 import { planSend, type ColumnOptions, type SendPlan } from '../../src/campaigns/send-plan.js';
 import { messageBody } from '../../src/cloud-api/message-body.js';
 import type { OutboundMessage } from '../../src/cloud-api/outbound-message.js';
@@ -32,7 +32,7 @@ function definition(plan: SendPlan): CampaignDefinition {
   return { id: 'spring24', createdAt: 0, phoneNumberId: '200000000000002', plan, source: { file: 'c.csv', phoneColumn: 'phone', fixWhitespace: false } };
 }
 
-function job(fields: Partial<SendJob> = {}): SendJob {
+function job(fields: Partial<RowToSend> = {}): RowToSend {
   return { campaignId: 'spring24', row: 7, to: '+14155550123', values: ['Ana', 'A-1'], ...fields };
 }
 
@@ -228,7 +228,7 @@ describe('messageForRow: building the message', () => {
     expect(messageBody(message).biz_opaque_callback_data).toBe('c-42/123');
   });
 
-  it('no header is sent when the template has none, even if the job has a link', () => {
+  it('no header is sent when the template has none, even if the row has a link', () => {
     const message = built(messageForRow(positional, job({ headerLink: 'https://cdn.example.com/x.jpg' })));
 
     expect(message).not.toHaveProperty('header');
@@ -252,7 +252,7 @@ describe('messageForRow: the guard', () => {
   ])('%s than the template takes → not ok', (_label, values) => {
     expect(messageForRow(positional, job({ values }))).toStrictEqual({
       ok: false,
-      detail: `job has ${values.length} values, template order_update takes 2`,
+      detail: `row has ${values.length} values, template order_update takes 2`,
     });
   });
 

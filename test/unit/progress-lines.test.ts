@@ -1,41 +1,32 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { requeueProgressPrinter, sweepProgressPrinter } from '../../workers/progress-lines.js';
+import { ingestProgressPrinter, retryProgressPrinter } from '../../workers/progress-lines.js';
 
-describe('progress lines of the operator commands', () => {
+describe('progress lines of the long commands', () => {
   afterEach(() => {
     vi.useRealTimers();
   });
 
-  it('says nothing for a short sweep, then one line every 2 s with counts and share', () => {
+  it('retry: says nothing for a short walk, then one line every 2 s with counts and share', () => {
     vi.useFakeTimers({ now: 0 });
     const lines: string[] = [];
-    const print = sweepProgressPrinter((line) => lines.push(line));
-    print({ scanned: 1000, total: 1_000_000, setAside: 1000, removed: 1000 });
+    const print = retryProgressPrinter((line) => lines.push(line));
+    print({ scanned: 1000, total: 1_000_000, requeued: 10 });
     vi.setSystemTime(1999);
-    print({ scanned: 2000, total: 1_000_000, setAside: 2000, removed: 2000 });
+    print({ scanned: 2000, total: 1_000_000, requeued: 20 });
     expect(lines).toEqual([]);
     vi.setSystemTime(2000);
-    print({ scanned: 450_000, total: 1_000_000, setAside: 300_000, removed: 300_500 });
+    print({ scanned: 450_000, total: 1_000_000, requeued: 3_000 });
     vi.setSystemTime(3000);
-    print({ scanned: 460_000, total: 1_000_000, setAside: 310_000, removed: 310_500 });
-    expect(lines).toEqual(['sweeping the queue: 450,000 of 1,000,000 entries looked at (45 %), 300,000 set aside, 300,500 removed']);
+    print({ scanned: 460_000, total: 1_000_000, requeued: 3_100 });
+    expect(lines).toEqual(['choosing rows to retry: 450,000 of 1,000,000 looked at (45 %), 3,000 put back']);
   });
 
-  it('never claims more than 100 % when jobs were added during the sweep', () => {
+  it('send: never claims more than 100 % when the file has more rows than estimated', () => {
     vi.useFakeTimers({ now: 0 });
     const lines: string[] = [];
-    const print = sweepProgressPrinter((line) => lines.push(line));
+    const print = ingestProgressPrinter(() => 1000, (line) => lines.push(line));
     vi.setSystemTime(5000);
-    print({ scanned: 1200, total: 1000, setAside: 0, removed: 0 });
-    expect(lines[0]).toContain('(100 %)');
-  });
-
-  it('resume and retry: rows put back so far, of those set aside', () => {
-    vi.useFakeTimers({ now: 0 });
-    const lines: string[] = [];
-    const print = requeueProgressPrinter((line) => lines.push(line));
-    vi.setSystemTime(2500);
-    print({ enqueued: 250_000, total: 1_000_000 });
-    expect(lines).toEqual(['putting rows back in the queue: 250,000 of 1,000,000 (25 %)']);
+    print(1200);
+    expect(lines).toEqual(['reading the file: 1,200 of about 1,200 rows (100 %)']);
   });
 });

@@ -1,0 +1,102 @@
+import type { CampaignLedger } from '../campaigns/ledger.js';
+import type { SendJobQueue } from '../campaigns/send-job.js';
+import type { Logger } from '../logging/logger.js';
+
+/** How often a worker looks whether its number's window has room (and whether a campaign became feedable). */
+const FEED_EVERY_MS = 250;
+/** A job fed this long ago and still not done is enqueued again, in case a crash lost its enqueue. */
+const REFRESH_AFTER_MS = 30_000;
+const REFRESH_MOST = 500;
+/** Errors are logged at most this often: Redis away would otherwise log four lines a second. */
+const ERROR_LOG_EVERY_MS = 10_000;
+
+/**
+ * Jobs a phone number keeps in BullMQ: five seconds of sending at its rate, and never fewer
+ * than 2,000 (so an unlimited or slow number still has work queued ahead of its workers).
+ */
+export function feedWindowSize(messagesPerSecond: number): number {
+  return Math.max(2000, Math.ceil(5 * messagesPerSecond));
+}
+
+export interface SendFeederOptions {
+  ledger: Pick<CampaignLedger, 'feed'>;
+  queue: SendJobQueue;
+  phoneNumberId: string;
+  /** The number's SEND_RATE (0 = unlimited): sizes the window. */
+  messagesPerSecond: number;
+  logger: Logger;
+  /** Overrides feedWindowSize (tests). */
+  windowSize?: number;
+}
+
+/**
+ * Keeps a phone number's BullMQ queue topped up from its campaigns' backlogs in the ledger.
+ * Every worker of the number runs one; the ledger's feed script is the atomic cursor, so
+ * several feeders never feed a row twice, and a feeder that dies between the script and the
+ * enqueue loses nothing (the ledger hands those jobs out again after REFRESH_AFTER_MS).
+ */
+export class SendFeeder {
+  readonly #options: SendFeederOptions;
+  readonly #windowSize: number;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #lastErrorLog = 0;
+
+  constructor(options: SendFeederOptions) {
+    this.#options = options;
+    this.#windowSize = options.windowSize ?? feedWindowSize(options.messagesPerSecond);
+  }
+
+  get windowSize(): number {
+    return this.#windowSize;
+  }
+
+  start(): void {
+    if (this.#timer !== undefined) return;
+    void this.nudge();
+    this.#timer = setInterval(() => void this.nudge(), FEED_EVERY_MS);
+  }
+
+  /** One feed now, unless one is already running (then that one is the answer). Never rejects. */
+  nudge(): Promise<void> {
+    this.#running ??= this.feedOnce().then(
+      () => {
+        this.#running = undefined;
+      },
+      (error: unknown) => {
+        this.#running = undefined;
+        const now = Date.now();
+        if (now - this.#lastErrorLog >= ERROR_LOG_EVERY_MS) {
+          this.#lastErrorLog = now;
+          this.#options.logger.error({ err: error, phoneNumberId: this.#options.phoneNumberId }, 'could not feed the send queue (retrying)');
+        }
+      },
+    );
+    return this.#running;
+  }
+
+  /** Tops the window up once; returns how many new jobs it enqueued. */
+  async feedOnce(): Promise<number> {
+    const { ledger, queue, phoneNumberId } = this.#options;
+    const { jobs, refresh } = await ledger.feed(phoneNumberId, {
+      windowSize: this.#windowSize,
+      // Fewer, larger feeds: wait until a quarter of the window has drained.
+      minBatch: Math.max(1, Math.floor(this.#windowSize / 4)),
+      refreshAfterMs: REFRESH_AFTER_MS,
+      refreshMost: REFRESH_MOST,
+    });
+    await queue.enqueue(jobs);
+    if (refresh.length > 0) {
+      await queue.enqueue(refresh);
+      this.#options.logger.debug({ phoneNumberId, jobs: refresh.length }, 'jobs fed long ago enqueued again (BullMQ ignores those it has)');
+    }
+    return jobs.length;
+  }
+
+  /** Stops feeding; waits for a feed in progress, so its jobs are enqueued before the connection closes. */
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+  }
+}
