@@ -51,6 +51,10 @@ program
   .option('--campaign <id>', 'add to this campaign ID, or continue its interrupted ingest (no row is sent twice; rows rejected before are checked again)')
   .option('--allow-repeat', 'send even messages this number already sent to the recipient within DUPLICATE_WINDOW_HOURS (skipped as ALREADY_SENT otherwise)')
   .option('--priority <level>', 'high, normal or low: a higher campaign is fed to the workers first; campaigns of one level share the number (default normal)')
+  .option('--at <time>', 'start sending then (ISO 8601 with offset, e.g. 2026-12-01T09:00:00+01:00); the file is read and checked now')
+  .option('--start-deadline <time>', 'if it has not started by then (no worker ran), cancel it instead (ISO 8601 with offset)')
+  .option('--expires-at <time>', 'rows not sent by then become expired and are never sent (ISO 8601 with offset)')
+  .option('--valid-for <duration>', 'rows expire this long after the start, e.g. 6h, 90m, 2d (instead of --expires-at)')
   .option('--templates <file>', 'approved templates from this Meta list JSON instead of the registry source')
   .option('--dry-run', 'check everything and print the summary; create no campaign and no job')
   .option('--json', 'print a JSON summary')
@@ -81,6 +85,7 @@ program
         dryRun: o.dryRun,
         allowRepeat: o.allowRepeat,
         priority: o.priority,
+        schedule: { at: o.at, startDeadline: o.startDeadline, expiresAt: o.expiresAt, validFor: o.validFor },
         signal: stop.signal,
         onStart: notices.onStart,
         onProgress: notices.onProgress,
@@ -117,6 +122,10 @@ interface SendFlags {
   dryRun?: boolean;
   allowRepeat?: boolean;
   priority?: string;
+  at?: string;
+  startDeadline?: string;
+  expiresAt?: string;
+  validFor?: string;
   json?: boolean;
 }
 
@@ -208,6 +217,19 @@ program
     const { withControls } = await import('./control-command.js');
     const result = await withContext((context) => withControls(context, (controls) => controls.cancel(id)));
     console.log(`Campaign ${id} cancelled: ${result.cancelled} rows not yet fed cancelled; rows already fed are cancelled as workers reach them`);
+  });
+
+program
+  .command('reschedule')
+  .description('move the start of a campaign that has not started yet')
+  .argument('<id>', 'campaign ID')
+  .requiredOption('--at <time>', 'the new start (ISO 8601 with offset, e.g. 2026-12-01T09:00:00+01:00)')
+  .action(async (id: string, o: { at: string }) => {
+    const { withControls } = await import('./control-command.js');
+    const { parseSchedule } = await import('../src/cli/time-options.js');
+    const startsAt = parseSchedule({ at: o.at }, Date.now()).startsAt ?? Date.now();
+    await withContext((context) => withControls(context, (controls) => controls.reschedule(id, startsAt)));
+    console.log(`Campaign ${id} now starts at ${new Date(startsAt).toISOString()}`);
   });
 
 program

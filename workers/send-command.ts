@@ -5,6 +5,7 @@ import type { CampaignDefinition } from '../src/campaigns/campaign.js';
 import { produceCampaign, type SendOutcome } from '../src/campaigns/producer.js';
 import { planSend, type ColumnOptions } from '../src/campaigns/send-plan.js';
 import { AppError } from '../src/errors/app-error.js';
+import { parseSchedule, type ScheduleOptions } from '../src/cli/time-options.js';
 import { requirementsOf, type TemplateRequirements } from '../src/templates/template-requirements.js';
 import type { AppContext } from './app-context.js';
 import { buildTemplateRegistry } from './templates-command.js';
@@ -26,6 +27,8 @@ export interface SendOptions extends ColumnOptions {
   allowRepeat?: boolean | undefined;
   /** `--priority high|normal|low` (default normal). */
   priority?: string | undefined;
+  /** `--at`, `--start-deadline`, `--expires-at`, `--valid-for`, as given. */
+  schedule?: ScheduleOptions | undefined;
   /** Ctrl-C / SIGTERM: stop reading, keep what was read, pause the campaign. */
   signal?: AbortSignal | undefined;
   /** Once the file is accepted: the campaign ID and how many rows to expect (for the operator, on stderr). */
@@ -55,6 +58,7 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
   }
   const defaultCountry = checkCountry(options.defaultCountry);
   const priority = checkPriority(options.priority);
+  const schedule = parseSchedule(options.schedule ?? {}, Date.now());
   // Before anything is created: a campaign whose rejected rows could be written nowhere must not start.
   await checkWritableDir(config.reportsDir, 'REPORTS_DIR');
   const requirements = await approvedTemplate(context, options);
@@ -64,6 +68,7 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
     createdAt: Date.now(),
     phoneNumberId,
     ...(priority === 'normal' ? {} : { priority }),
+    ...schedule,
     plan: planSend(requirements, header, options),
     source: {
       file: basename(options.file),

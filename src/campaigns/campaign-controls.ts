@@ -52,6 +52,17 @@ export class CampaignControls {
     throw conflict(campaignId, result.outcome, 'cancel');
   }
 
+  /** Moves the start of a campaign that has not started yet (`campaign reschedule ID --at …`). */
+  async reschedule(campaignId: string, startsAt: number): Promise<void> {
+    const { outcome } = await this.deps.ledger.reschedule(campaignId, startsAt);
+    if (outcome === 'rescheduled') return;
+    if (outcome === 'missing') throw notFound(campaignId);
+    if (outcome === 'started') {
+      throw new AppError('CAMPAIGN_STATE_CONFLICT', `Cannot reschedule campaign ${campaignId}: it has started sending; \`campaign pause ${campaignId}\` stops it for now`);
+    }
+    throw conflict(campaignId, outcome, 'reschedule');
+  }
+
   /**
    * Puts the chosen failed / unknown rows back in the backlog under new job numbers. Run
    * twice, it does not send twice: a requeued row is `queued`, no longer `failed`, so it is not

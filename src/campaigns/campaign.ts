@@ -8,6 +8,12 @@ export const campaignDefinitionSchema = z.object({
   phoneNumberId: z.string(),
   /** `--priority` (absent = normal): a high campaign's rows are fed before normal ones, normal before low; equals share the number. */
   priority: z.enum(['high', 'normal', 'low']).optional(),
+  /** `--at` (ms): nothing is fed before; absent = at once. */
+  startsAt: z.number().optional(),
+  /** `--start-deadline` (ms): not started by then (no worker ran), it is cancelled instead. */
+  startDeadline: z.number().optional(),
+  /** `--expires-at` / `--valid-for` (ms): rows not sent by then become `expired`. */
+  expiresAt: z.number().optional(),
   plan: sendPlanSchema,
   source: z.object({
     file: z.string(),
@@ -24,8 +30,9 @@ export type CampaignDefinition = z.infer<typeof campaignDefinitionSchema>;
  * A row's life: `queued → sending → sent | failed`, or `rejected`/`skipped` at ingest.
  * `unknown`: a send may have left but its answer was lost (a worker died mid-request);
  * never resent blindly. `cancelled`: the operator cancelled the campaign before it was sent.
+ * `expired`: the campaign's `--expires-at` passed before it was sent; never sent.
  */
-export const ROW_STATUSES = ['queued', 'sending', 'sent', 'failed', 'rejected', 'skipped', 'unknown', 'cancelled'] as const;
+export const ROW_STATUSES = ['queued', 'sending', 'sent', 'failed', 'rejected', 'skipped', 'unknown', 'cancelled', 'expired'] as const;
 export type RowStatus = (typeof ROW_STATUSES)[number];
 
 export interface RowRecord {
@@ -43,10 +50,12 @@ export interface RowRecord {
 export type CampaignCounts = Record<RowStatus, number> & { total: number };
 
 /**
+ * `scheduled`: its `--at` start has not come (rows are read and checked, nothing is fed).
  * `paused`: no send starts until `campaign resume` (set by the operator, a halting error
- * code, or the error-spike brake). `cancelled`: the operator stopped it for good.
+ * code, or the error-spike brake). `cancelled`: stopped for good (by the operator, or its
+ * `--start-deadline` passed before it started).
  */
-export type CampaignState = 'ingesting' | 'running' | 'paused' | 'cancelled' | 'completed';
+export type CampaignState = 'scheduled' | 'ingesting' | 'running' | 'paused' | 'cancelled' | 'completed';
 
 export interface CampaignStatus {
   id: string;
@@ -63,4 +72,11 @@ export interface CampaignStatus {
   ingestInterrupted: boolean;
   /** When its personal data was purged (`campaign purge`, RETENTION_DAYS); its counts stay. */
   purgedAt: number | undefined;
+  startsAt: number | undefined;
+  startDeadline: number | undefined;
+  expiresAt: number | undefined;
+  /** When its first rows were fed to the workers. */
+  startedAt: number | undefined;
+  /** Why it was cancelled when not by the operator (START_DEADLINE: …). */
+  cancelReason: string | undefined;
 }

@@ -60,8 +60,12 @@ export interface SettleResult {
 export type ClaimResult =
   /** `attempt` counts the requests made for this row, this one included. */
   | { outcome: 'claimed'; attempt: number; row: ClaimedRow }
-  /** The row already has an answer (a duplicate job, or a retry after the answer was recorded). */
-  | { outcome: 'settled'; status: RowStatus }
+  /**
+   * The row already has an answer (a duplicate job, a retry after the answer was recorded),
+   * or got one here (cancelled, expired, ALREADY_SENT): `completedCampaign` when that was the
+   * campaign's last one.
+   */
+  | { outcome: 'settled'; status: RowStatus; completedCampaign?: boolean }
   /** An earlier attempt was `sending` and never recorded its answer: it may have reached Meta. */
   | { outcome: 'in-doubt'; attempts: number }
   /** The campaign is paused: the row stays queued, back in the backlog under a new job number, for `resume`; this job ends. */
@@ -102,6 +106,8 @@ export interface FeedOptions {
   /** A job fed this long ago and not done is handed out again (its enqueue may have been lost). */
   refreshAfterMs: number;
   refreshMost: number;
+  /** The feed's clock (tests: a fake one); absent = Redis's clock. */
+  now?: number;
 }
 
 export interface FeedResult {
@@ -109,7 +115,21 @@ export interface FeedResult {
   jobs: SendJob[];
   /** Jobs fed before whose enqueue may have been lost: enqueue again (BullMQ ignores one that exists). */
   refresh: SendJob[];
+  /** What this feed decided about whole campaigns, for the log. */
+  events: FeedEvent[];
 }
+
+export type FeedEvent =
+  /** Its first rows were fed at `at`; `startsAt` is its scheduled start, if it had one. */
+  | { kind: 'started'; campaignId: string; startsAt: number | undefined; at: number }
+  /** Its `expiresAt` passed: `rows` not fed expired. */
+  | { kind: 'expired'; campaignId: string; rows: number }
+  /** Its `startDeadline` passed before it started: cancelled, `rows` with it. */
+  | { kind: 'deadline'; campaignId: string; rows: number }
+  /** The expiry or the deadline gave its last rows their answer: it is complete. */
+  | { kind: 'completed'; campaignId: string };
+
+export type RescheduleResult = { outcome: 'rescheduled' } | { outcome: 'missing' | 'cancelled' | 'completed' | 'started' };
 
 /**
  * The campaign ledger: per-row state and counters. The campaign logic depends on this
@@ -177,6 +197,8 @@ export interface CampaignLedger {
   feed(phoneNumberId: string, options: FeedOptions): Promise<FeedResult>;
   /** Jobs fed to the number and not done yet. */
   windowSize(phoneNumberId: string): Promise<number>;
+  /** Moves the start (ms) of a campaign that has not started. */
+  reschedule(campaignId: string, startsAt: number): Promise<RescheduleResult>;
   /** Meta said the recipient stopped marketing messages (131050): remember it for this number. */
   recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void>;
   /** Every recipient recorded as opted out of marketing on this number, with where it was learnt. */

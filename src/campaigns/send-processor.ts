@@ -102,6 +102,8 @@ export class SendProcessor {
     const claim = await this.#ledger.claim(job, phoneNumberId);
     switch (claim.outcome) {
       case 'settled':
+        // A cancel or an expiry answered the campaign's last row at this claim.
+        if (claim.completedCampaign === true) this.#onCampaignCompleted(job.campaignId);
         return { kind: 'done', status: claim.status };
       case 'parked':
       case 'stale':

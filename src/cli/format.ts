@@ -26,6 +26,15 @@ export interface StatusView {
   ingestInterrupted: boolean;
   /** When its rows (phone numbers, values) were purged; null while they are kept. */
   purgedAt: string | null;
+  expired: number;
+  /** `--at`: nothing is fed before (state `scheduled` until then). */
+  startsAt: string | null;
+  startDeadline: string | null;
+  expiresAt: string | null;
+  /** When its first rows were fed to the workers. */
+  startedAt: string | null;
+  /** Why it was cancelled when not by the operator (`START_DEADLINE: …`). */
+  cancelReason: string | null;
 }
 
 /** Status as `campaign status --json` prints it: the state and the counts, flat. */
@@ -50,15 +59,28 @@ export function statusJson(status: CampaignStatus): StatusView {
     pausedAt: status.pausedAt === undefined ? null : new Date(status.pausedAt).toISOString(),
     ingestInterrupted: status.ingestInterrupted,
     purgedAt: status.purgedAt === undefined ? null : new Date(status.purgedAt).toISOString(),
+    expired: counts.expired,
+    startsAt: iso(status.startsAt),
+    startDeadline: iso(status.startDeadline),
+    expiresAt: iso(status.expiresAt),
+    startedAt: iso(status.startedAt),
+    cancelReason: status.cancelReason ?? null,
   };
+}
+
+function iso(ms: number | undefined): string | null {
+  return ms === undefined ? null : new Date(ms).toISOString();
 }
 
 export function statusText(status: CampaignStatus): string {
   const j = statusJson(status);
   const lines = [
     `Campaign ${status.id}: ${status.state}${status.priority === 'normal' ? '' : ` (priority ${status.priority})`}`,
-    `  total ${j.total}  queued ${j.queued}  sent ${j.sent}  failed ${j.failed}  rejected ${j.rejected}  skipped ${j.skipped}  unknown ${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}`,
+    `  total ${j.total}  queued ${j.queued}  sent ${j.sent}  failed ${j.failed}  rejected ${j.rejected}  skipped ${j.skipped}  unknown ${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}${j.expired > 0 ? `  expired ${j.expired}` : ''}`,
   ];
+  if (j.startsAt !== null && j.startedAt === null && status.state !== 'cancelled') lines.push(`  starts at ${j.startsAt}${j.startDeadline === null ? '' : ` (cancelled if not started by ${j.startDeadline})`}`);
+  if (j.expiresAt !== null) lines.push(`  rows not sent by ${j.expiresAt} expire`);
+  if (j.cancelReason !== null) lines.push(`  cancelled: ${j.cancelReason}`);
   if (j.pausedReason !== null) lines.push(`  paused since ${j.pausedAt ?? '?'}: ${j.pausedReason}`);
   if (j.ingestInterrupted) {
     lines.push(`  its file was not read to the end: send the same file with the same options and --campaign ${status.id} to continue, or \`campaign cancel ${status.id}\``);

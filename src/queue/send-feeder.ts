@@ -1,4 +1,4 @@
-import type { CampaignLedger } from '../campaigns/ledger.js';
+import type { CampaignLedger, FeedEvent } from '../campaigns/ledger.js';
 import type { SendJobQueue } from '../campaigns/send-job.js';
 import type { Logger } from '../logging/logger.js';
 
@@ -9,6 +9,8 @@ const REFRESH_AFTER_MS = 30_000;
 const REFRESH_MOST = 500;
 /** Errors are logged at most this often: Redis away would otherwise log four lines a second. */
 const ERROR_LOG_EVERY_MS = 10_000;
+/** A scheduled campaign whose first feed comes this much after its start is logged as late (no worker ran at its start). */
+const LATE_START_MS = 60_000;
 
 /**
  * Jobs a phone number keeps in BullMQ: five seconds of sending at its rate, and never fewer
@@ -27,6 +29,8 @@ export interface SendFeederOptions {
   logger: Logger;
   /** Overrides feedWindowSize (tests). */
   windowSize?: number;
+  /** A feed completed a campaign (its expiry or start deadline answered its last rows). */
+  onCampaignCompleted?: (campaignId: string) => void;
 }
 
 /**
@@ -78,7 +82,7 @@ export class SendFeeder {
   /** Tops the window up once; returns how many new jobs it enqueued. */
   async feedOnce(): Promise<number> {
     const { ledger, queue, phoneNumberId } = this.#options;
-    const { jobs, refresh } = await ledger.feed(phoneNumberId, {
+    const { jobs, refresh, events } = await ledger.feed(phoneNumberId, {
       windowSize: this.#windowSize,
       // Fewer, larger feeds: wait until a quarter of the window has drained.
       minBatch: Math.max(1, Math.floor(this.#windowSize / 4)),
@@ -86,11 +90,41 @@ export class SendFeeder {
       refreshMost: REFRESH_MOST,
     });
     await queue.enqueue(jobs);
+    for (const event of events) this.#log(event);
     if (refresh.length > 0) {
       await queue.enqueue(refresh);
       this.#options.logger.debug({ phoneNumberId, jobs: refresh.length }, 'jobs fed long ago enqueued again (BullMQ ignores those it has)');
     }
     return jobs.length;
+  }
+
+  #log(event: FeedEvent): void {
+    const { logger, phoneNumberId } = this.#options;
+    const { campaignId } = event;
+    switch (event.kind) {
+      case 'started': {
+        const late = event.startsAt === undefined ? 0 : event.at - event.startsAt;
+        if (late >= LATE_START_MS) {
+          logger.warn(
+            { phoneNumberId, campaignId, startsAt: new Date(event.startsAt ?? 0).toISOString(), lateSeconds: Math.round(late / 1000) },
+            `campaign ${campaignId} starts now, ${Math.round(late / 60_000)} min after its start time (no worker was feeding its number then)`,
+          );
+        } else {
+          logger.info({ phoneNumberId, campaignId }, `campaign ${campaignId}: first rows fed to the queue`);
+        }
+        return;
+      }
+      case 'expired':
+        logger.info({ phoneNumberId, campaignId, rows: event.rows }, `campaign ${campaignId} expired: ${event.rows} rows not sent became expired`);
+        return;
+      case 'deadline':
+        logger.warn({ phoneNumberId, campaignId, rows: event.rows }, `campaign ${campaignId} cancelled: not started by its --start-deadline (${event.rows} rows cancelled)`);
+        return;
+      case 'completed':
+        if (this.#options.onCampaignCompleted !== undefined) this.#options.onCampaignCompleted(campaignId);
+        else logger.info({ campaignId }, 'campaign completed');
+        return;
+    }
   }
 
   /** Stops feeding; waits for a feed in progress, so its jobs are enqueued before the connection closes. */

@@ -24,6 +24,8 @@ export interface SendWorkerOptions {
   backoffMs: number;
   /** Overrides the feeder's window size (tests); see feedWindowSize. */
   feedWindow?: number;
+  /** A feed completed a campaign (its expiry or start deadline answered its last rows); default: logged. */
+  onCampaignCompleted?: (campaignId: string) => void;
 }
 
 export interface RunningSendWorker {
@@ -111,6 +113,7 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
     messagesPerSecond: options.rate,
     logger,
     ...(options.feedWindow === undefined ? {} : { windowSize: options.feedWindow }),
+    ...(options.onCampaignCompleted === undefined ? {} : { onCampaignCompleted: options.onCampaignCompleted }),
   });
   feeder.start();
 

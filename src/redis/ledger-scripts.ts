@@ -21,7 +21,7 @@
  * retried, reopened) goes back to `pending` under a new job number.
  */
 
-export const FINAL = `local FINAL = { sent = true, failed = true, rejected = true, skipped = true, unknown = true, cancelled = true }`;
+export const FINAL = `local FINAL = { sent = true, failed = true, rejected = true, skipped = true, unknown = true, cancelled = true, expired = true }`;
 
 /**
  * The job ID of a row's job number k, exactly as sendJobId (src/campaigns/send-job.ts) makes
@@ -46,10 +46,10 @@ end`;
 // A campaign is complete when ingest is done and every row has a final status.
 const COMPLETE_IF_DONE = `
 local function completeIfDone(campaignKey, now)
-  local f = redis.call('HMGET', campaignKey, 'ingestDone', 'total', 'n:sent', 'n:failed', 'n:rejected', 'n:skipped', 'n:unknown', 'n:cancelled', 'finishedAt')
-  if f[1] ~= '1' or f[9] then return 0 end
+  local f = redis.call('HMGET', campaignKey, 'ingestDone', 'total', 'n:sent', 'n:failed', 'n:rejected', 'n:skipped', 'n:unknown', 'n:cancelled', 'n:expired', 'finishedAt')
+  if f[1] ~= '1' or f[10] then return 0 end
   local answered = 0
-  for i = 3, 8 do answered = answered + tonumber(f[i] or '0') end
+  for i = 3, 9 do answered = answered + tonumber(f[i] or '0') end
   if answered >= tonumber(f[2] or '0') then
     redis.call('HSET', campaignKey, 'finishedAt', now)
     -- Every row has its answer: a pause (say, the brake tripping on the last row) has nothing left to hold.
@@ -57,6 +57,23 @@ local function completeIfDone(campaignKey, now)
     return 1
   end
   return 0
+end`;
+
+/**
+ * Ends a campaign's backlog as a block: its rows' counts move from queued to `status`
+ * (cancelled or expired) and the list goes, so this costs the same for ten rows or a
+ * million. Their records still say queued, which such a campaign reports as `status`
+ * (RedisLedger.rows). Returns how many rows it ended.
+ */
+const END_BACKLOG = `
+local function endBacklog(campaignKey, pendingKey, status)
+  local unfed = redis.call('LLEN', pendingKey)
+  if unfed > 0 then
+    redis.call('HINCRBY', campaignKey, 'n:queued', -unfed)
+    redis.call('HINCRBY', campaignKey, 'n:' .. status, unfed)
+    redis.call('UNLINK', pendingKey)
+  end
+  return unfed
 end`;
 
 /**
@@ -106,8 +123,9 @@ ${BACKLOG}
 local campaignKey, rowsKey, sentKey, pendingKey, activeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[6]
 local rows = cjson.decode(ARGV[1])
 local campaignId, now, window = ARGV[2], ARGV[3], tonumber(ARGV[4])
-local flags = redis.call('HMGET', campaignKey, 'cancelled', 'allowRepeat')
+local flags = redis.call('HMGET', campaignKey, 'cancelled', 'allowRepeat', 'expired')
 local cancelled = flags[1] == '1'
+local expired = flags[3] == '1'
 if flags[2] == '1' then window = 0 end
 local fields = {}
 for i, r in ipairs(rows) do fields[i] = r[1] end
@@ -131,6 +149,8 @@ for i, r in ipairs(rows) do
         already[#already + 1] = dup
       elseif cancelled then
         rec.s = 'cancelled'
+      elseif expired then
+        rec.s = 'expired'
       end
     else
       rec = { p = r[3], s = r[2], c = r[4], d = r[5] }
@@ -219,7 +239,9 @@ export const CLAIM_ANSWER_WIDTH = 5;
  * KEYS: campaign, rows, sent, sent-at, window, active, pending. ARGV: now (ms), duplicate
  * window (ms), campaign ID, then (row, job's number) for each row claimed.
  * Returns per row, flat: outcome, status-or-attempts, and for a claimed row its phone, its
- * values as JSON ('' if the row has none: written by an older version) and header link.
+ * values as JSON ('' if the row has none: written by an older version) and header link; for
+ * a row settled here ('settled' by a cancel, an expiry or ALREADY_SENT) '1' in the third
+ * place when that completed the campaign.
  * Order matters: a settled row answers first; only the row's owner goes further; a row left
  * `sending` is in doubt even when paused (the pause must not hide a possible send); a
  * cancelled campaign starts nothing; a paused one parks the row (back to the backlog under
@@ -238,7 +260,13 @@ ${BACKLOG}
 ${PARK}
 local campaignKey, rowsKey, sentKey, sentAtKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local now, window, campaignId = ARGV[1], tonumber(ARGV[2]), ARGV[3]
-local held = redis.call('HMGET', campaignKey, 'cancelled', 'paused', 'allowRepeat')
+local held = redis.call('HMGET', campaignKey, 'cancelled', 'paused', 'allowRepeat', 'expiresAt')
+-- Expiry is judged on Redis's clock, the one every worker shares.
+local expired = false
+if held[4] then
+  local t = redis.call('TIME')
+  expired = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) >= tonumber(held[4])
+end
 local function claim(row, owner)
   local json = redis.call('HGET', rowsKey, row)
   if not json then return 'missing', '' end
@@ -246,11 +274,12 @@ local function claim(row, owner)
   if FINAL[rec.s] then return 'settled', rec.s end
   if (rec.k or 0) ~= tonumber(owner) then return 'stale', '' end
   if rec.s == 'sending' then return 'in-doubt', tostring(rec.a or 0) end
-  if held[1] == '1' then
-    move(campaignKey, rec, 'cancelled')
+  if held[1] == '1' or expired then
+    local final = 'cancelled'
+    if held[1] ~= '1' then final = 'expired' end
+    move(campaignKey, rec, final)
     redis.call('HSET', rowsKey, row, cjson.encode(rec))
-    completeIfDone(campaignKey, now)
-    return 'settled', 'cancelled'
+    return 'settled', final, tostring(completeIfDone(campaignKey, now))
   end
   if held[2] == '1' then
     park(campaignKey, rowsKey, pendingKey, activeKey, campaignId, row, rec)
@@ -263,8 +292,7 @@ local function claim(row, owner)
       move(campaignKey, rec, 'skipped')
       rec.c = 'ALREADY_SENT'; rec.d = dup
       redis.call('HSET', rowsKey, row, cjson.encode(rec))
-      completeIfDone(campaignKey, now)
-      return 'settled', 'skipped'
+      return 'settled', 'skipped', tostring(completeIfDone(campaignKey, now))
     end
     redis.call('HSET', sentKey, rec.f, campaignId .. '/' .. row .. '/' .. now)
     redis.call('ZADD', sentAtKey, now, rec.f)
@@ -432,7 +460,8 @@ redis.call('DEL', KEYS[2])
 return 'resumed'`;
 
 /**
- * KEYS: campaign, pending, active. ARGV: campaign ID, now. Returns {outcome, rows cancelled}.
+ * KEYS: campaign, pending, active. ARGV: campaign ID, now, reason ('' = by the operator).
+ * Returns {outcome, rows cancelled}.
  * The rows still in the backlog are cancelled as a block: their counts move to `cancelled`
  * and the backlog goes, so cancel costs the same for ten rows or a million (their records
  * still say queued, which in a cancelled campaign reads as cancelled: RedisLedger.rows).
@@ -442,6 +471,7 @@ return 'resumed'`;
  */
 export const CANCEL = `
 ${COMPLETE_IF_DONE}
+${END_BACKLOG}
 local campaignKey, pendingKey, activeKey = KEYS[1], KEYS[2], KEYS[3]
 local f = redis.call('HMGET', campaignKey, 'definition', 'finishedAt', 'cancelled', 'ingestInterrupted')
 if not f[1] then return {'missing', 0} end
@@ -452,12 +482,8 @@ if f[4] then
   redis.call('HSET', campaignKey, 'ingestDone', '1')
   redis.call('HDEL', campaignKey, 'ingestInterrupted')
 end
-local unfed = redis.call('LLEN', pendingKey)
-if unfed > 0 then
-  redis.call('HINCRBY', campaignKey, 'n:queued', -unfed)
-  redis.call('HINCRBY', campaignKey, 'n:cancelled', unfed)
-  redis.call('UNLINK', pendingKey)
-end
+if ARGV[3] and ARGV[3] ~= '' then redis.call('HSET', campaignKey, 'cancelReason', ARGV[3]) end
+local unfed = endBacklog(campaignKey, pendingKey, 'cancelled')
 redis.call('ZREM', activeKey, ARGV[1])
 completeIfDone(campaignKey, ARGV[2])
 return {'cancelled', unfed}`;
@@ -533,17 +559,23 @@ return {#entries, noPayload}`;
  * cancelled campaigns get nothing. A job fed long ago and not done (its enqueue may have
  * been lost in a crash) is handed out again: its ID is fixed, so BullMQ ignores it when it
  * exists. Campaign keys are built here from the prefix (the active set names them).
- * Returns {campaign, row, job number, … for the rows fed, interleaved; job IDs to enqueue again}.
+ * A campaign is fed from its start (`startsAt`) on; one not started by its `startDeadline`
+ * is cancelled with that reason; at `expiresAt` its backlog expires as a block.
+ * Returns {campaign, row, job number, … for the rows fed, interleaved; job IDs to enqueue
+ * again; events: kind ('started' | 'expired' | 'deadline' | 'completed'), campaign, detail
+ * (start ms, rows, ''), …}.
  */
 export const FEED = `
+${COMPLETE_IF_DONE}
+${END_BACKLOG}
 local activeKey, windowKey = KEYS[1], KEYS[2]
 local prefix, now, size, minBatch = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local refreshAge, refreshMost = tonumber(ARGV[5]), tonumber(ARGV[6])
 local again = redis.call('ZRANGEBYSCORE', windowKey, '-inf', now - refreshAge, 'LIMIT', 0, refreshMost)
 for _, id in ipairs(again) do redis.call('ZADD', windowKey, now, id) end
 local room = size - redis.call('ZCARD', windowKey)
-local fed = {}
-if room < minBatch then return { fed, again } end
+local fed, events = {}, {}
+if room < minBatch then return { fed, again, events } end
 local listed = redis.call('ZRANGE', activeKey, 0, -1, 'WITHSCORES')
 local classes, order = {}, {}
 for i = 1, #listed, 2 do
@@ -576,12 +608,30 @@ for _, score in ipairs(order) do
   for _, id in ipairs(classes[score]) do
     local campaignKey = prefix .. ':campaign:' .. id
     local pendingKey = campaignKey .. ':pending'
-    local f = redis.call('HMGET', campaignKey, 'definition', 'cancelled', 'paused', 'ingestDone')
+    local f = redis.call('HMGET', campaignKey, 'definition', 'cancelled', 'paused', 'ingestDone', 'startsAt', 'startDeadline', 'expiresAt', 'startedAt')
     if not f[1] or f[2] == '1' then
       redis.call('ZREM', activeKey, id)
+    elseif f[7] and now >= tonumber(f[7]) then
+      -- Expired: what was not fed never will be.
+      redis.call('HSET', campaignKey, 'expired', '1')
+      local n = endBacklog(campaignKey, pendingKey, 'expired')
+      redis.call('ZREM', activeKey, id)
+      if n > 0 then events[#events + 1] = 'expired'; events[#events + 1] = id; events[#events + 1] = tostring(n) end
+      if completeIfDone(campaignKey, now) == 1 then events[#events + 1] = 'completed'; events[#events + 1] = id; events[#events + 1] = '' end
+    elseif not f[8] and f[6] and now > tonumber(f[6]) then
+      -- Not started by its deadline (no worker ran, or it stayed paused): cancelled with that reason.
+      local reason = 'START_DEADLINE: not started by ' .. f[6]
+      redis.call('HSET', campaignKey, 'cancelled', '1', 'cancelReason', reason)
+      redis.call('HDEL', campaignKey, 'paused', 'pausedReason', 'pausedAt')
+      local n = endBacklog(campaignKey, pendingKey, 'cancelled')
+      redis.call('ZREM', activeKey, id)
+      events[#events + 1] = 'deadline'; events[#events + 1] = id; events[#events + 1] = tostring(n)
+      if completeIfDone(campaignKey, now) == 1 then events[#events + 1] = 'completed'; events[#events + 1] = id; events[#events + 1] = '' end
+    elseif f[5] and now < tonumber(f[5]) then
+      -- Scheduled: nothing is fed before its start.
     elseif f[3] ~= '1' then
       if redis.call('LLEN', pendingKey) > 0 then
-        eligible[#eligible + 1] = { id = id, key = pendingKey, rows = {} }
+        eligible[#eligible + 1] = { id = id, key = pendingKey, rows = {}, started = f[8], startsAt = f[5], campaignKey = campaignKey }
       elseif f[4] == '1' then
         -- Nothing left to feed; a park, retry or reopened row puts it back.
         redis.call('ZREM', activeKey, id)
@@ -626,6 +676,26 @@ for _, score in ipairs(order) do
     if #still == n then break end
     eligible = still
   end
+  for _, c in ipairs(taken) do
+    if not c.started and #c.rows > 0 then
+      redis.call('HSET', c.campaignKey, 'startedAt', now)
+      events[#events + 1] = 'started'; events[#events + 1] = c.id; events[#events + 1] = c.startsAt or ''
+    end
+  end
   interleave(taken)
 end
-return { fed, again }`;
+return { fed, again, events }`;
+
+
+/**
+ * KEYS: campaign. ARGV: new start (ms). Moves the start of a campaign that has not started.
+ * Returns 'rescheduled', or why not: 'missing', 'cancelled', 'completed', 'started'.
+ */
+export const RESCHEDULE = `
+local f = redis.call('HMGET', KEYS[1], 'definition', 'cancelled', 'finishedAt', 'startedAt')
+if not f[1] then return 'missing' end
+if f[2] == '1' then return 'cancelled' end
+if f[3] then return 'completed' end
+if f[4] then return 'started' end
+redis.call('HSET', KEYS[1], 'startsAt', ARGV[1])
+return 'rescheduled'`;

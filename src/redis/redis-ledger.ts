@@ -11,6 +11,8 @@ import {
 import type {
   CampaignLedger,
   CancelResult,
+  FeedEvent,
+  RescheduleResult,
   ClaimedRow,
   ClaimResult,
   FeedOptions,
@@ -37,6 +39,7 @@ import {
   MARK_FOR_RETRY,
   PAUSE,
   RECORD_INGESTED,
+  RESCHEDULE,
   RESUME,
   SETTLE,
   SETTLE_ROW_ARGS,
@@ -60,9 +63,10 @@ interface LedgerCommands {
   cwHalt(campaign: string, rows: string, sent: string, sentAt: string, window: string, active: string, pending: string, ...args: Arg[]): Promise<[string, number, number?]>;
   cwPause(campaign: string, reason: string, now: number): Promise<string>;
   cwResume(campaign: string, recent: string): Promise<string>;
-  cwCancel(campaign: string, pending: string, active: string, campaignId: string, now: number): Promise<[string, number]>;
+  cwCancel(campaign: string, pending: string, active: string, campaignId: string, now: number, reason: string): Promise<[string, number]>;
+  cwReschedule(campaign: string, startsAt: number): Promise<string>;
   cwMarkForRetry(campaign: string, rows: string, pending: string, active: string, ...args: Arg[]): Promise<[number, number]>;
-  cwFeed(active: string, window: string, ...args: Arg[]): Promise<[string[], string[]]>;
+  cwFeed(active: string, window: string, ...args: Arg[]): Promise<[string[], string[], string[]]>;
 }
 
 /** The error-spike brake (see Config.autoPause); window 0 = off. */
@@ -163,6 +167,14 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async createCampaign(definition: CampaignDefinition): Promise<void> {
+    const key = this.#campaignKey(definition.id);
+    // The feed script reads the schedule from the hash, not from the definition's JSON.
+    const schedule: string[] = [];
+    for (const field of ['startsAt', 'startDeadline', 'expiresAt'] as const) {
+      const value = definition[field];
+      if (value !== undefined) schedule.push(field, String(value));
+    }
+    if (schedule.length > 0) await this.#redis.hset(key, ...schedule);
     await this.#redis
       .multi()
       .hsetnx(this.#campaignKey(definition.id), 'definition', JSON.stringify(definition))
@@ -227,7 +239,7 @@ export class RedisLedger implements CampaignLedger {
         case 'claimed':
           return { outcome: 'claimed', attempt: Number(value), row: claimedRow(phone ?? '', values ?? '', headerLink ?? '') };
         case 'settled':
-          return { outcome: 'settled', status: value as RowStatus };
+          return phone === '1' ? { outcome: 'settled', status: value as RowStatus, completedCampaign: true } : { outcome: 'settled', status: value as RowStatus };
         case 'in-doubt':
           return { outcome: 'in-doubt', attempts: Number(value) };
         case 'parked':
@@ -353,8 +365,13 @@ export class RedisLedger implements CampaignLedger {
       feedKeys(this.#prefix, phoneNumberId).active,
       campaignId,
       Date.now(),
+      '',
     );
     return outcome === 'cancelled' ? { outcome, cancelled: Number(cancelled) } : ({ outcome } as CancelResult);
+  }
+
+  async reschedule(campaignId: string, startsAt: number): Promise<RescheduleResult> {
+    return { outcome: (await this.#redis.cwReschedule(this.#campaignKey(campaignId), startsAt)) as RescheduleResult['outcome'] };
   }
 
   async markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<{ requeued: number; noPayload: number }> {
@@ -378,9 +395,8 @@ export class RedisLedger implements CampaignLedger {
     const { active, window } = feedKeys(this.#prefix, phoneNumberId);
     // Redis's clock, as every other time in the ledger's scripts is the caller's: one clock
     // for every worker of the number, whichever host it runs on.
-    const [seconds, micros] = await this.#redis.time();
-    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-    const [flat, again] = await this.#redis.cwFeed(
+    const now = options.now ?? (await this.#redisNow());
+    const [flat, again, happened] = await this.#redis.cwFeed(
       active,
       window,
       this.#prefix,
@@ -398,7 +414,20 @@ export class RedisLedger implements CampaignLedger {
       jobs.push(job);
     }
     const refresh = again.map(parseSendJobId).filter((job): job is SendJob => job !== undefined);
-    return { jobs, refresh };
+    const events: FeedEvent[] = [];
+    for (let i = 0; i + 2 < happened.length; i += 3) {
+      const [kind, campaignId = '', detail = ''] = happened.slice(i, i + 3);
+      if (kind === 'started') events.push({ kind, campaignId, startsAt: detail === '' ? undefined : Number(detail), at: now });
+      else if (kind === 'expired' || kind === 'deadline') events.push({ kind, campaignId, rows: Number(detail) });
+      else if (kind === 'completed') events.push({ kind, campaignId });
+    }
+    return { jobs, refresh, events };
+  }
+
+  /** Redis's clock in ms: the one clock of every worker and command, whatever host it runs on. */
+  async #redisNow(): Promise<number> {
+    const [seconds, micros] = await this.#redis.time();
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
   }
 
   async windowSize(phoneNumberId: string): Promise<number> {
@@ -435,6 +464,9 @@ export class RedisLedger implements CampaignLedger {
     for (const status of ROW_STATUSES) counts[status] = Number(fields[`n:${status}`] ?? 0);
     const finishedAt = fields.finishedAt === undefined ? undefined : Number(fields.finishedAt);
     const paused = fields.paused === '1';
+    const ms = (field: string | undefined) => (field === undefined ? undefined : Number(field));
+    const startsAt = ms(fields.startsAt);
+    const scheduled = startsAt !== undefined && fields.startedAt === undefined && finishedAt === undefined && startsAt > (await this.#redisNow());
     return {
       id: campaignId,
       priority: fields.priority === '0' ? 'high' : fields.priority === '2' ? 'low' : 'normal',
@@ -443,6 +475,8 @@ export class RedisLedger implements CampaignLedger {
           ? 'cancelled'
           : paused
             ? 'paused'
+            : scheduled
+              ? 'scheduled'
             : fields.ingestDone !== '1'
               ? 'ingesting'
               : finishedAt === undefined
@@ -455,15 +489,21 @@ export class RedisLedger implements CampaignLedger {
       pausedAt: paused && fields.pausedAt !== undefined ? Number(fields.pausedAt) : undefined,
       ingestInterrupted: fields.ingestInterrupted !== undefined,
       purgedAt: fields.purgedAt === undefined ? undefined : Number(fields.purgedAt),
+      startsAt,
+      startDeadline: ms(fields.startDeadline),
+      expiresAt: ms(fields.expiresAt),
+      startedAt: ms(fields.startedAt),
+      cancelReason: fields.cancelReason,
     };
   }
 
   async *rows(campaignId: string, pageSize = 1000): AsyncIterable<RowRecord[]> {
-    const [totalField, cancelledField] = await this.#redis.hmget(this.#campaignKey(campaignId), 'total', 'cancelled');
+    const [totalField, cancelledField, expiredField] = await this.#redis.hmget(this.#campaignKey(campaignId), 'total', 'cancelled', 'expired');
     const total = Number(totalField ?? 0);
-    // Cancel moves the backlog's rows to `cancelled` as a block, without rewriting each record;
-    // every row still queued in a cancelled campaign is one of them or is cancelled at its claim.
-    const cancelled = cancelledField === '1';
+    // Cancel and expiry move the backlog's rows to `cancelled` / `expired` as a block, without
+    // rewriting each record; every row still queued in such a campaign is one of them or ends
+    // so at its claim.
+    const endedAs = cancelledField === '1' ? 'cancelled' : expiredField === '1' ? 'expired' : undefined;
     for (let start = 1; start <= total; start += pageSize) {
       const rowNumbers = Array.from({ length: Math.min(pageSize, total - start + 1) }, (_, i) => String(start + i));
       const values = await this.#redis.hmget(this.#rowsKey(campaignId), ...rowNumbers);
@@ -471,7 +511,7 @@ export class RedisLedger implements CampaignLedger {
       values.forEach((json, i) => {
         if (json === null) return;
         const record = toRecord(start + i, JSON.parse(json) as StoredRow);
-        if (cancelled && record.status === 'queued') record.status = 'cancelled';
+        if (endedAs !== undefined && record.status === 'queued') record.status = endedAs;
         page.push(record);
       });
       yield page;
@@ -517,4 +557,5 @@ function defineScripts(redis: Redis): void {
   redis.defineCommand('cwCancel', { numberOfKeys: 3, lua: CANCEL });
   redis.defineCommand('cwMarkForRetry', { numberOfKeys: 4, lua: MARK_FOR_RETRY });
   redis.defineCommand('cwFeed', { numberOfKeys: 2, lua: FEED });
+  redis.defineCommand('cwReschedule', { numberOfKeys: 1, lua: RESCHEDULE });
 }

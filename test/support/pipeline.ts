@@ -114,6 +114,7 @@ export class Pipeline {
       attempts: this.options.attempts ?? 6,
       backoffMs: this.options.backoffMs ?? 50,
       ...(this.options.feedWindow === undefined ? {} : { feedWindow: this.options.feedWindow }),
+      onCampaignCompleted: (id) => this.#completion(id).resolve(),
     });
   }
 
