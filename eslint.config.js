@@ -18,6 +18,24 @@ export default tseslint.config(
     },
   },
   {
+    // Campaign logic (ingest, send, controls) depends on ports, not on the engines behind them:
+    // src/redis and src/queue adapt Redis and BullMQ, src/cloud-api the HTTP client.
+    files: ['src/campaigns/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'bullmq', message: 'campaign logic talks to the queue through a port (src/queue adapts BullMQ)' },
+            { name: 'ioredis', message: 'campaign logic talks to Redis through the ledger port (src/redis implements it)' },
+            { name: 'undici', message: 'campaign logic sends through MessageSender (src/cloud-api implements it)' },
+          ],
+          patterns: [{ group: ['../redis/*', '../queue/*'], message: 'campaign logic must not reach into the adapters; depend on its ports' }],
+        },
+      ],
+    },
+  },
+  {
     files: ['eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,
   },
