@@ -54,6 +54,10 @@ export class CampaignControls {
 
   /** Moves the start of a campaign that has not started yet (`campaign reschedule ID --at …`). */
   async reschedule(campaignId: string, startsAt: number): Promise<void> {
+    const expiresAt = (await this.deps.ledger.status(campaignId))?.expiresAt;
+    if (expiresAt !== undefined && startsAt >= expiresAt) {
+      throw new AppError('OPTION_INVALID', `--at ${new Date(startsAt).toISOString()} is not before the campaign's expiry (${new Date(expiresAt).toISOString()}): every row would expire unsent`);
+    }
     const { outcome } = await this.deps.ledger.reschedule(campaignId, startsAt);
     if (outcome === 'rescheduled') return;
     if (outcome === 'missing') throw notFound(campaignId);

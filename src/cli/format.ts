@@ -79,7 +79,7 @@ export function statusText(status: CampaignStatus): string {
     `  total ${j.total}  queued ${j.queued}  sent ${j.sent}  failed ${j.failed}  rejected ${j.rejected}  skipped ${j.skipped}  unknown ${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}${j.expired > 0 ? `  expired ${j.expired}` : ''}`,
   ];
   if (j.startsAt !== null && j.startedAt === null && status.state !== 'cancelled') lines.push(`  starts at ${j.startsAt}${j.startDeadline === null ? '' : ` (cancelled if not started by ${j.startDeadline})`}`);
-  if (j.expiresAt !== null) lines.push(`  rows not sent by ${j.expiresAt} expire`);
+  if (j.expiresAt !== null && status.state !== 'cancelled' && status.state !== 'completed') lines.push(`  rows not sent by ${j.expiresAt} expire`);
   if (j.cancelReason !== null) lines.push(`  cancelled: ${j.cancelReason}`);
   if (j.pausedReason !== null) lines.push(`  paused since ${j.pausedAt ?? '?'}: ${j.pausedReason}`);
   if (j.ingestInterrupted) {
