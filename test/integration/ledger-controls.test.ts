@@ -145,7 +145,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(await counts()).toMatchObject({ queued: 2, cancelled: 0 });
       expect(await ledger.claim(job(1))).toEqual({ outcome: 'settled', status: 'cancelled' });
       expect((await ledger.status(ID))?.finishedAt).toBeUndefined();
-      expect(await ledger.claim(job(2))).toEqual({ outcome: 'settled', status: 'cancelled' });
+      expect(await ledger.claim(job(2))).toEqual({ outcome: 'settled', status: 'cancelled', completedCampaign: true });
       const status = await ledger.status(ID);
       expect(status?.state).toBe('cancelled');
       expect(status?.counts).toMatchObject({ total: 2, queued: 0, cancelled: 2 });
@@ -439,7 +439,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(await counts()).toMatchObject({ queued: 1, cancelled: 1 });
       expect(await ledger.isHeld(ID)).toBe(true);
       // Even once every row is cancelled (finished), it stays `cancelled` for these commands.
-      expect(await ledger.claim(job(1))).toEqual({ outcome: 'settled', status: 'cancelled' });
+      expect(await ledger.claim(job(1))).toEqual({ outcome: 'settled', status: 'cancelled', completedCampaign: true });
       expect((await ledger.status(ID))?.finishedAt).toBeTypeOf('number');
       expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
       expect(await ledger.pause(ID, 'y')).toEqual({ outcome: 'cancelled' });
@@ -493,7 +493,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(await ledger.cancel('fed')).toEqual({ outcome: 'cancelled', cancelled: 0 });
       expect(await ledger.claim(job(2, undefined, 'fed'))).toEqual({ outcome: 'settled', status: 'cancelled' });
       expect((await ledger.status('fed'))?.finishedAt).toBeUndefined();
-      expect(await ledger.claim(job(3, undefined, 'fed'))).toEqual({ outcome: 'settled', status: 'cancelled' });
+      expect(await ledger.claim(job(3, undefined, 'fed'))).toEqual({ outcome: 'settled', status: 'cancelled', completedCampaign: true });
       status = await ledger.status('fed');
       expect(status?.finishedAt).toBeTypeOf('number');
       expect(status?.counts).toMatchObject({ total: 3, sent: 1, cancelled: 2, queued: 0 });
@@ -608,7 +608,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(await ledger.claim(job(1))).toEqual({ outcome: 'parked' });
       expect(await ledger.claim(job(2))).toEqual({ outcome: 'parked' });
       // Paused: the feed gives nothing, and the campaign keeps its place in the active set.
-      expect(await feed()).toEqual({ jobs: [], refresh: [] });
+      expect(await feed()).toEqual({ jobs: [], refresh: [], events: [] });
       expect(await redis.zscore(feedKeys(prefix, NUMBER).active, ID)).toBe('1');
       expect(await ledger.resume(ID)).toEqual({ outcome: 'resumed' });
       expect(await backlogParkedFirst(2)).toEqual(['1:1', '2:1', '3', '4']);

@@ -71,7 +71,7 @@ describe('RedisLedger.feed (real Redis)', () => {
       await campaign('a', 100);
       expect((await feed(10)).jobs).toEqual(range(1, 10).map((n) => job('a', n)));
       expect(await ledger.windowSize(NUMBER)).toBe(10);
-      expect(await feed(10)).toEqual({ jobs: [], refresh: [] });
+      expect(await feed(10)).toEqual({ jobs: [], refresh: [], events: [] });
 
       for (const n of [1, 2, 3]) {
         await ledger.claim(job('a', n), NUMBER);
@@ -113,7 +113,7 @@ describe('RedisLedger.feed (real Redis)', () => {
       expect(await windowIds()).toEqual([...every].sort());
       expect(await backlog('big-1')).toEqual([]);
       expect(await backlog('big-2')).toEqual([]);
-      expect(await feed(10_000)).toEqual({ jobs: [], refresh: [] });
+      expect(await feed(10_000)).toEqual({ jobs: [], refresh: [], events: [] });
     });
   });
 
@@ -315,8 +315,8 @@ describe('RedisLedger.feed (real Redis)', () => {
       await redis.zrem(windowKey(), sendJobId('a', 4));
       await redis.zadd(windowKey(), now - 100_000, sendJobId('a', 2), now - 90_000, sendJobId('a', 4, 2), now - 80_000, sendJobId('a', 1));
 
-      expect(await feed(4, { refreshMost: 1 })).toEqual({ jobs: [], refresh: [job('a', 2)] });
-      expect(await feed(4, { refreshMost: 5 })).toEqual({ jobs: [], refresh: [job('a', 4, 2), job('a', 1)] });
+      expect(await feed(4, { refreshMost: 1 })).toEqual({ jobs: [], refresh: [job('a', 2)], events: [] });
+      expect(await feed(4, { refreshMost: 5 })).toEqual({ jobs: [], refresh: [job('a', 4, 2), job('a', 1)], events: [] });
       // Each was stamped anew when handed out: none is 60 s old any more.
       expect((await feed(4, { refreshMost: 5 })).refresh).toEqual([]);
       expect(Number(await redis.zscore(windowKey(), sendJobId('a', 2)))).toBeGreaterThanOrEqual(now);

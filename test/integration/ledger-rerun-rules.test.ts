@@ -67,7 +67,7 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
     await redis.hset(`${prefix}:campaign:c2:rows`, '1', JSON.stringify({ p: phoneNumber(1), s: 'queued', v: [], f: `fp-${phoneNumber(1)}` }));
 
     expect(await ledger.claim(job('c1', 1), NUMBER)).toMatchObject({ outcome: 'claimed' });
-    expect(await ledger.claim(job('c2', 1), NUMBER)).toStrictEqual({ outcome: 'settled', status: 'skipped' });
+    expect(await ledger.claim(job('c2', 1), NUMBER)).toStrictEqual({ outcome: 'settled', status: 'skipped', completedCampaign: true });
     const [row] = await rowsOf('c2');
     expect(row).toMatchObject({ status: 'skipped', errorCode: 'ALREADY_SENT' });
     expect(row?.errorDetail).toMatch(/^campaign c1 row 1 sent the same message .* 0\.0 h ago, within DUPLICATE_WINDOW_HOURS/);
