@@ -13,11 +13,14 @@ const ERROR_LOG_EVERY_MS = 10_000;
 const LATE_START_MS = 60_000;
 
 /**
- * Jobs a phone number keeps in BullMQ: five seconds of sending at its rate, and never fewer
- * than 2,000 (so an unlimited or slow number still has work queued ahead of its workers).
+ * Jobs a phone number keeps in BullMQ: five seconds of sending at its rate (at least 200, so
+ * slow numbers still have work queued ahead of their workers); 2,000 when the rate is off.
+ * Not more: after a pause, each job already fed takes a turn of BullMQ's rate limiter to
+ * park, so the window is also how long a pause holds up the number's other campaigns
+ * (5 s, not 2,000 jobs = 25 s at 80 msg/s).
  */
 export function feedWindowSize(messagesPerSecond: number): number {
-  return Math.max(2000, Math.ceil(5 * messagesPerSecond));
+  return messagesPerSecond > 0 ? Math.max(200, Math.ceil(5 * messagesPerSecond)) : 2000;
 }
 
 export interface SendFeederOptions {

@@ -2,7 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { CampaignStatus } from '../../src/campaigns/campaign.js';
 import { CampaignControls } from '../../src/campaigns/campaign-controls.js';
-import { sendJobSchema } from '../../src/campaigns/send-job.js';
 import { isAppError } from '../../src/errors/app-error.js';
 import { phoneNumber, writeCampaignCsv } from '../support/csv-files.js';
 import { PHONE_NUMBER_ID, PIPELINE_ACCESS_TOKEN, Pipeline, pipelinePerTest, type PipelineOptions } from '../support/pipeline.js';
@@ -45,7 +44,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
 
   async function start(options: PipelineOptions): Promise<{ p: Pipeline; controls: CampaignControls }> {
     const p = await rig.start(options);
-    const controls = new CampaignControls({ ledger: p.ledger, queueFor: () => p.queue });
+    const controls = new CampaignControls({ ledger: p.ledger });
     return { p, controls };
   }
 
@@ -72,6 +71,11 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     const s = await p.ledger.status(id);
     if (s === undefined) throw new Error(`no campaign ${id}`);
     return s;
+  }
+
+  /** The campaign's rows still in its backlog, and the number's jobs fed and not done (one campaign per test). */
+  async function backlogAndWindow(p: Pipeline, id: string): Promise<{ backlog: number; window: number }> {
+    return { backlog: await p.redis.llen(`${p.prefix}:campaign:${id}:pending`), window: await p.ledger.windowSize(PHONE_NUMBER_ID) };
   }
 
   /** Phones of the rows that were claimed (sending) or answered sent: the only ones that may still reach the API. */
@@ -103,9 +107,6 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     const pause = await controls.pause(id);
     const pausedAt = Date.now();
     expect(pause.alreadyPaused).toBe(false);
-    // The waiting jobs left the queue with the pause: they take no turns on the number while it lasts.
-    expect(pause.setAside).toBeGreaterThan(0);
-    expect(await p.queue.queue.getWaitingCount()).toBe(0);
     // No row can be claimed after the pause: whatever reaches the API from now on is among these.
     const claimed = await claimedPhones(p, id);
     const drained = await until('sends in flight at the pause answered within 1 s', Math.max(0, pausedAt + 1000 - Date.now()), async () => {
@@ -126,23 +127,29 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(p.sandbox.stats().requests, context).toBe(requestsAtDrain);
     expect(quiet.state).toBe('paused');
     expect(quiet.counts).toMatchObject({ sent: acceptedAtDrain, sending: 0, queued: ROWS - acceptedAtDrain, failed: 0 });
-    expect(await controls.pause(id)).toEqual({ alreadyPaused: true, setAside: 0 });
+    expect(await controls.pause(id)).toEqual({ alreadyPaused: true });
+    // The jobs fed before the pause park at their claim: every unsent row ends up back in the
+    // backlog and the number's window empties, so the paused campaign holds no turns.
+    const parked = await until('the fed jobs parked', 60_000, async () => {
+      const left = await backlogAndWindow(p, id);
+      return left.window === 0 ? left : undefined;
+    }, 100);
+    expect(parked.backlog).toBe(ROWS - acceptedAtDrain);
+    expect(p.sandbox.accepted().length).toBe(acceptedAtDrain);
 
     const done = p.completed(id);
     const resumed = await controls.resume(id);
     expect(resumed.wasPaused).toBe(true);
-    // Every row not sent was set aside (by the pause, or parked by a worker) and put back.
-    expect(resumed.requeued).toBe(ROWS - acceptedAtDrain);
     await within(40_000, 'campaign completed after resume', done);
 
     const final = await status(p, id);
     expect(final.state).toBe('completed');
     expect(final.counts).toMatchObject({ total: ROWS, sent: ROWS, queued: 0, sending: 0, failed: 0, unknown: 0 });
     await expectEveryRowSentOnce(p, id, ROWS);
-    expect(await p.redis.hlen(`${p.prefix}:campaign:${id}:requeue`)).toBe(0);
+    expect(await backlogAndWindow(p, id)).toEqual({ backlog: 0, window: 0 });
   }, 240_000);
 
-  it('cancel: remaining rows cancelled, their waiting jobs removed, nothing sent afterwards; the campaign stays cancelled', async () => {
+  it('cancel: the backlog cancelled at once, fed jobs cancelled at their claim, nothing sent afterwards; the campaign stays cancelled', async () => {
     const ROWS = 400;
     const id = 'c-cancel';
     const { p, controls } = await start({ label: 'ctl-cancel', rate: 50 });
@@ -152,12 +159,12 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
 
     const result = await controls.cancel(id);
     const claimed = await claimedPhones(p, id);
+    // The window (5 s at 50/s) holds far fewer than the 350 rows left: most were still in the backlog.
     expect(result.cancelled).toBeGreaterThan(0);
-    expect(result.removedJobs).toBeGreaterThan(0);
-    expect(result.removedJobs).toBeLessThanOrEqual(result.cancelled);
+    expect(await p.redis.exists(`${p.prefix}:campaign:${id}:pending`)).toBe(0);
 
-    // Jobs a worker had already taken (waiting for their slot) cannot be removed: their claim cancels the row.
-    const settled = await until('every row answered and the queue empty after cancel', 10_000, async () => {
+    // Jobs already fed cannot be taken back: their claim cancels the row.
+    const settled = await until('every row answered and the queue empty after cancel', 60_000, async () => {
       const s = await status(p, id);
       const jobs = await p.queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'waiting-children');
       const left = Object.values(jobs).reduce((a, b) => a + b, 0);
@@ -189,7 +196,8 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       );
       expect(isAppError(error, 'CAMPAIGN_STATE_CONFLICT'), String(error)).toBe(true);
     }
-    expect(await controls.cancel(id)).toEqual({ cancelled: 0, removedJobs: 0 });
+    expect(await controls.cancel(id)).toEqual({ cancelled: 0 });
+    expect(await p.ledger.windowSize(PHONE_NUMBER_ID)).toBe(0);
     const missing: unknown = await controls.pause('no-such-campaign').then(
       () => undefined,
       (e: unknown) => e,
@@ -227,7 +235,6 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     const done = p.completed(id);
     const resumed = await controls.resume(id);
     expect(resumed.wasPaused).toBe(true);
-    expect(resumed.requeued).toBeGreaterThan(0);
     await within(30_000, 'campaign completed after resume', done);
     const final = await status(p, id);
     expect(final).toMatchObject({ state: 'completed', pausedReason: undefined });
@@ -289,11 +296,12 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     ];
     const { p, controls } = await start({ label: 'ctl-retry', attempts: 2, backoffMs: 20, sandbox: { faults: { recipientErrors } } });
     await produce(p, id, 20);
-    // Rows 1 and 2: a worker claimed them and died mid-request; their jobs will find them in doubt.
-    for (const n of [1, 2]) {
-      const job = await p.queue.queue.getJob(`${id}-${n}`);
-      expect(await p.ledger.claim(sendJobSchema.parse(job?.data))).toMatchObject({ outcome: 'claimed', attempt: 1 });
-    }
+    // Rows 1 and 2: a worker's feeder fed them, the worker claimed them and died mid-request;
+    // their jobs (enqueued again, as the feed hands out jobs fed long ago) find them in doubt.
+    const fed = await p.ledger.feed(PHONE_NUMBER_ID, { windowSize: 2, minBatch: 1, refreshAfterMs: 60_000, refreshMost: 0 });
+    expect(fed.jobs).toEqual([{ campaignId: id, row: 1 }, { campaignId: id, row: 2 }]);
+    await p.queue.enqueue(fed.jobs);
+    for (const job of fed.jobs) expect(await p.ledger.claim(job)).toMatchObject({ outcome: 'claimed', attempt: 1 });
     const done = p.completed(id);
     p.startWorker();
     await within(20_000, 'first pass completed', done);
