@@ -135,7 +135,9 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       return left.window === 0 ? left : undefined;
     }, 100);
     expect(parked.backlog).toBe(ROWS - acceptedAtDrain);
+    // Parking sent nothing, not even a request the API refused.
     expect(p.sandbox.accepted().length).toBe(acceptedAtDrain);
+    expect(p.sandbox.stats().requests).toBe(requestsAtDrain);
 
     const done = p.completed(id);
     const resumed = await controls.resume(id);
