@@ -30,7 +30,7 @@ export default tseslint.config(
             { name: 'ioredis', message: 'campaign logic talks to Redis through the ledger port (src/redis implements it)' },
             { name: 'undici', message: 'campaign logic sends through MessageSender (src/cloud-api implements it)' },
           ],
-          patterns: [{ group: ['../redis/*', '../queue/*'], message: 'campaign logic must not reach into the adapters; depend on its ports' }],
+          patterns: [{ group: ['**/redis/*', '**/queue/*'], message: 'campaign logic must not reach into the adapters; depend on its ports' }],
         },
       ],
     },

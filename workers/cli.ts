@@ -160,7 +160,7 @@ program
   .argument('<id>', 'campaign ID')
   .option('--out <file>', 'where to write it (default REPORTS_DIR/<id>.csv)')
   .action(async (id: string, o: { out?: string }) => {
-    const { writeReport } = await import('../src/campaigns/report.js');
+    const { writeReport } = await import('../src/campaigns/report/report.js');
     await withContext(async ({ ledger, config }) => {
       if ((await ledger.status(id)) === undefined) throw notFound(id);
       const path = o.out ?? join(config.reportsDir, `${id}.csv`);

@@ -1,4 +1,4 @@
-import { CampaignControls } from '../src/campaigns/campaign-controls.js';
+import { CampaignControls } from '../src/campaigns/control/campaign-controls.js';
 import type { AppContext } from './app-context.js';
 
 /** Runs one operator command on the ledger. (No queue: the feeder keeps BullMQ in step.) */

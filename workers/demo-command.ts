@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SingleBar, Presets } from 'cli-progress';
-import { writeReport } from '../src/campaigns/report.js';
+import { writeReport } from '../src/campaigns/report/report.js';
 import { summaryText, statusText } from '../src/cli/format.js';
 import { loadTemplatesFile, startSandbox } from '../src/sandbox/index.js';
 import { openContext } from './app-context.js';

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { dueForPurge } from '../src/campaigns/retention-policy.js';
+import { dueForPurge } from '../src/campaigns/control/retention-policy.js';
 import { removeCampaignJobs } from '../src/queue/campaign-jobs-cleanup.js';
 import { sendQueueName } from '../src/queue/queue-names.js';
 import { purgeLedger } from '../src/redis/ledger-purge.js';

@@ -2,8 +2,8 @@ import { constants, createWriteStream, type WriteStream } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify';
-import type { RefusedRow } from '../src/campaigns/producer.js';
-import { spreadsheetSafe } from '../src/campaigns/spreadsheet-safe.js';
+import type { RefusedRow } from '../src/campaigns/ingest/producer.js';
+import { spreadsheetSafe } from '../src/campaigns/report/spreadsheet-safe.js';
 import { AppError } from '../src/errors/app-error.js';
 import { makeDirectory } from '../src/files/make-directory.js';
 

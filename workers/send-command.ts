@@ -2,7 +2,7 @@ import { basename, join } from 'node:path';
 import { getCountries, type CountryCode } from 'libphonenumber-js';
 import { CAMPAIGN_ID_PATTERN, newCampaignId } from '../src/campaigns/campaign-id.js';
 import type { CampaignDefinition } from '../src/campaigns/campaign.js';
-import { produceCampaign, type SendOutcome } from '../src/campaigns/producer.js';
+import { produceCampaign, type SendOutcome } from '../src/campaigns/ingest/producer.js';
 import { planSend, type ColumnOptions } from '../src/campaigns/send-plan.js';
 import { AppError } from '../src/errors/app-error.js';
 import { parseSchedule, type ScheduleOptions } from '../src/cli/time-options.js';

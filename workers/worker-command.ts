@@ -1,6 +1,6 @@
 import { CloudApiClient } from '../src/cloud-api/cloud-api-client.js';
 import { AppError } from '../src/errors/app-error.js';
-import { SendProcessor } from '../src/campaigns/send-processor.js';
+import { SendProcessor } from '../src/campaigns/send/send-processor.js';
 import { RedisSendPacer } from '../src/queue/send-pacer.js';
 import { startSendWorker, type RunningSendWorker } from '../src/queue/send-worker.js';
 import type { AppContext } from './app-context.js';

@@ -1,5 +1,5 @@
 import type { CampaignStatus } from '../campaigns/campaign.js';
-import type { SendOutcome } from '../campaigns/producer.js';
+import type { SendOutcome } from '../campaigns/ingest/producer.js';
 import { delimiterLabel } from '../csv/delimiter.js';
 import { REJECTION_REASONS, type RejectionReason } from '../campaigns/rejection-reasons.js';
 

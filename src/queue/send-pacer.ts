@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { SendPacer } from '../campaigns/send-processor.js';
+import type { SendPacer } from '../campaigns/send/send-processor.js';
 
 /**
  * Step 1, spacing. GCRA (generic cell rate algorithm) on Redis's clock: each send reserves

@@ -1,7 +1,7 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { CampaignLedger } from '../campaigns/ledger.js';
 import { sendJobSchema } from '../campaigns/send-job.js';
-import type { SendProcessor } from '../campaigns/send-processor.js';
+import type { SendProcessor } from '../campaigns/send/send-processor.js';
 import type { Logger } from '../logging/logger.js';
 import { settleAbandoned, settleRecentlyFailed } from './abandoned-jobs.js';
 import { sendQueueName } from './queue-names.js';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { CampaignStatus } from '../../src/campaigns/campaign.js';
-import { CampaignControls } from '../../src/campaigns/campaign-controls.js';
+import { CampaignControls } from '../../src/campaigns/control/campaign-controls.js';
 import { isAppError } from '../../src/errors/app-error.js';
 import { phoneNumber, writeCampaignCsv } from '../support/csv-files.js';
 import { PHONE_NUMBER_ID, PIPELINE_ACCESS_TOKEN, Pipeline, pipelinePerTest, type PipelineOptions } from '../support/pipeline.js';

@@ -10,7 +10,7 @@ import { silentLogger } from '../../src/logging/logger.js';
 import { openContext, type AppContext } from '../../workers/app-context.js';
 import { purgeExpired, runPurge } from '../../workers/purge-runner.js';
 import { ingestQueuedCampaign, ledgerTestDefinition } from '../support/ledger-fixtures.js';
-import { produceCampaign } from '../../src/campaigns/producer.js';
+import { produceCampaign } from '../../src/campaigns/ingest/producer.js';
 import { freshPrefix, redisUrl, removePrefix } from '../support/redis.js';
 
 const NUMBER = '106540352242922';

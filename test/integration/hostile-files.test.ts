@@ -2,7 +2,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeReport } from '../../src/campaigns/report.js';
+import { writeReport } from '../../src/campaigns/report/report.js';
 import { openContext, type AppContext } from '../../workers/app-context.js';
 import { runSend } from '../../workers/send-command.js';
 import { phoneNumber, tempDir } from '../support/csv-files.js';

@@ -4,7 +4,7 @@ import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CloudApiClient } from '../../src/cloud-api/cloud-api-client.js';
 import { Secret } from '../../src/config/secret.js';
-import { SendProcessor } from '../../src/campaigns/send-processor.js';
+import { SendProcessor } from '../../src/campaigns/send/send-processor.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { startSendWorker, type RunningSendWorker } from '../../src/queue/send-worker.js';
 import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox/index.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { actionForMetaCode, TRANSPORT_ACTION, type ErrorAction } from '../../src/campaigns/error-policy.js';
+import { actionForMetaCode, TRANSPORT_ACTION, type ErrorAction } from '../../src/campaigns/send/error-policy.js';
 
 /**
  * The expected action for each Class cell of reference §2.3 (R / P / N / H). Read from the

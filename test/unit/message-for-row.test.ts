@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
-import { messageForRow } from '../../src/campaigns/message-for-row.js';
+import { messageForRow } from '../../src/campaigns/send/message-for-row.js';
 import type { RowToSend } from '../../src/campaigns/send-job.js';
 import { planSend, type ColumnOptions, type SendPlan } from '../../src/campaigns/send-plan.js';
 import { messageBody } from '../../src/cloud-api/message-body.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PhoneRowIndex } from '../../src/campaigns/phone-row-index.js';
+import { PhoneRowIndex } from '../../src/campaigns/ingest/phone-row-index.js';
 
 describe('PhoneRowIndex: the first row of each recipient', () => {
   it('keeps the first row of a number; later rows of it do not replace it', () => {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { resolveColumns } from '../../src/campaigns/column-mapping.js';
+import { resolveColumns } from '../../src/campaigns/ingest/column-mapping.js';
 import { MAX_BODY_CHARS, MAX_HEADER_CHARS, VALUE_PROBLEM_TEXT, type ValueProblem } from '../../src/campaigns/parameter-rules.js';
-import { checkRow, type RowRules } from '../../src/campaigns/row-check.js';
+import { checkRow, type RowRules } from '../../src/campaigns/ingest/row-check.js';
 import { planSend, type SendPlan } from '../../src/campaigns/send-plan.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { requirementsOf } from '../../src/templates/template-requirements.js';

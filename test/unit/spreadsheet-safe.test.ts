@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BAD_VALUE_MAX_CHARS, boundedBadValue } from '../../src/campaigns/bad-value.js';
-import { spreadsheetSafe } from '../../src/campaigns/spreadsheet-safe.js';
+import { BAD_VALUE_MAX_CHARS, boundedBadValue } from '../../src/campaigns/ingest/bad-value.js';
+import { spreadsheetSafe } from '../../src/campaigns/report/spreadsheet-safe.js';
 
 describe('spreadsheetSafe (OWASP CSV injection)', () => {
   it.each([

@@ -1,4 +1,4 @@
-import type { CampaignStatus } from './campaign.js';
+import type { CampaignStatus } from '../campaign.js';
 
 /**
  * RETENTION_DAYS: a finished campaign's personal data is purged `retentionMs` after it

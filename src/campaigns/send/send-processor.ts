@@ -1,13 +1,13 @@
-import { CloudApiBadResponseError, CloudApiError, CloudApiTransportError } from '../cloud-api/cloud-api-errors.js';
-import type { SendResult } from '../cloud-api/cloud-api-client.js';
-import type { OutboundMessage } from '../cloud-api/outbound-message.js';
-import { AppError } from '../errors/app-error.js';
-import type { Logger } from '../logging/logger.js';
-import type { CampaignDefinition, RowStatus } from './campaign.js';
+import { CloudApiBadResponseError, CloudApiError, CloudApiTransportError } from '../../cloud-api/cloud-api-errors.js';
+import type { SendResult } from '../../cloud-api/cloud-api-client.js';
+import type { OutboundMessage } from '../../cloud-api/outbound-message.js';
+import { AppError } from '../../errors/app-error.js';
+import type { Logger } from '../../logging/logger.js';
+import type { CampaignDefinition, RowStatus } from '../campaign.js';
 import { actionForMetaCode, TRANSPORT_ACTION, type ErrorAction } from './error-policy.js';
-import type { CampaignLedger, ClaimedRow, SettleResult, Settlement } from './ledger.js';
+import type { CampaignLedger, ClaimedRow, SettleResult, Settlement } from '../ledger.js';
 import { messageForRow } from './message-for-row.js';
-import type { RowToSend, SendJob } from './send-job.js';
+import type { RowToSend, SendJob } from '../send-job.js';
 
 /** Anything that can send a message; CloudApiClient is the real one. */
 export interface MessageSender {

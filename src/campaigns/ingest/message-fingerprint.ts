@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SendPlan } from './send-plan.js';
+import type { SendPlan } from '../send-plan.js';
 
 /**
  * Identifies one message (template, language, recipient, values, header link) by a hash, so

@@ -1,12 +1,12 @@
 import type { CountryCode } from 'libphonenumber-js';
-import { AppError } from '../errors/app-error.js';
-import { openCsv, type CsvRecord } from '../csv/csv-records.js';
-import type { CampaignDefinition } from './campaign.js';
+import { AppError } from '../../errors/app-error.js';
+import { openCsv, type CsvRecord } from '../../csv/csv-records.js';
+import type { CampaignDefinition } from '../campaign.js';
 import { resolveColumns } from './column-mapping.js';
-import type { CampaignLedger, IngestedRow, OptOutSource } from './ledger.js';
+import type { CampaignLedger, IngestedRow, OptOutSource } from '../ledger.js';
 import { messageFingerprint } from './message-fingerprint.js';
 import { PhoneRowIndex } from './phone-row-index.js';
-import type { RejectionReason } from './rejection-reasons.js';
+import type { RejectionReason } from '../rejection-reasons.js';
 import { checkRow, type RowRules } from './row-check.js';
 
 /**

@@ -3,9 +3,9 @@ import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify';
-import { AppError } from '../errors/app-error.js';
-import { makeDirectory } from '../files/make-directory.js';
-import type { CampaignLedger } from './ledger.js';
+import { AppError } from '../../errors/app-error.js';
+import { makeDirectory } from '../../files/make-directory.js';
+import type { CampaignLedger } from '../ledger.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
 
 export const REPORT_COLUMNS = ['row', 'phone', 'status', 'message_id', 'error_code', 'error_detail', 'attempts'] as const;

@@ -1,8 +1,8 @@
-import type { OutboundMessage, TemplateMessage, TextParameter, UrlButtonParameter } from '../cloud-api/outbound-message.js';
-import type { CampaignDefinition } from './campaign.js';
-import { valueProblem } from './parameter-rules.js';
-import { renderedTooLong } from './row-check.js';
-import type { RowToSend } from './send-job.js';
+import type { OutboundMessage, TemplateMessage, TextParameter, UrlButtonParameter } from '../../cloud-api/outbound-message.js';
+import type { CampaignDefinition } from '../campaign.js';
+import { valueProblem } from '../parameter-rules.js';
+import { renderedTooLong } from '../ingest/row-check.js';
+import type { RowToSend } from '../send-job.js';
 
 /**
  * The template message for one row, or why the row cannot be a valid send. The worker's

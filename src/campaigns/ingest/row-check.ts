@@ -1,11 +1,11 @@
 import type { CountryCode } from 'libphonenumber-js';
-import { toE164 } from '../phone/e164.js';
-import { PLACEHOLDER } from '../templates/template-requirements.js';
+import { toE164 } from '../../phone/e164.js';
+import { PLACEHOLDER } from '../../templates/template-requirements.js';
 import type { ColumnMapping } from './column-mapping.js';
 import { boundedBadValue } from './bad-value.js';
-import { MAX_BODY_CHARS, MAX_HEADER_CHARS, collapseWhitespace, valueProblem, valueProblemDetail } from './parameter-rules.js';
-import type { RejectionReason } from './rejection-reasons.js';
-import type { SendPlan } from './send-plan.js';
+import { MAX_BODY_CHARS, MAX_HEADER_CHARS, collapseWhitespace, valueProblem, valueProblemDetail } from '../parameter-rules.js';
+import type { RejectionReason } from '../rejection-reasons.js';
+import type { SendPlan } from '../send-plan.js';
 
 /** Longer than any written phone number, spaces and punctuation included. */
 const MAX_PHONE_CHARS = 64;

@@ -1,5 +1,5 @@
-import { AppError } from '../errors/app-error.js';
-import type { SendPlan } from './send-plan.js';
+import { AppError } from '../../errors/app-error.js';
+import type { SendPlan } from '../send-plan.js';
 
 /** Where each value of a row is, by field index, for one file's header. */
 export interface ColumnMapping {
