@@ -55,6 +55,9 @@ program
   .option('--start-deadline <time>', 'if it has not started by then (no worker ran), cancel it instead (ISO 8601 with offset)')
   .option('--expires-at <time>', 'rows not sent by then become expired and are never sent (ISO 8601 with offset)')
   .option('--valid-for <duration>', 'rows expire this long after the start, e.g. 6h, 90m, 2d (instead of --expires-at)')
+  .option('--window <HH:MM-HH:MM>', "send only inside these hours of each recipient's local day, e.g. 09:00-20:00 (the zone comes from the number)")
+  .option('--days <days>', 'with --window: the local weekdays to send on, e.g. mon-fri or mon,wed,sat (default every day)')
+  .option('--timezone-column <column>', "with --window: column with each recipient's IANA time zone, e.g. Europe/Berlin (an empty cell: the number's)")
   .option('--templates <file>', 'approved templates from this Meta list JSON instead of the registry source')
   .option('--dry-run', 'check everything and print the summary; create no campaign and no job')
   .option('--json', 'print a JSON summary')
@@ -85,6 +88,9 @@ program
         dryRun: o.dryRun,
         allowRepeat: o.allowRepeat,
         priority: o.priority,
+        window: o.window,
+        days: o.days,
+        timezoneColumn: o.timezoneColumn,
         schedule: { at: o.at, startDeadline: o.startDeadline, expiresAt: o.expiresAt, validFor: o.validFor },
         signal: stop.signal,
         onStart: notices.onStart,
@@ -126,6 +132,9 @@ interface SendFlags {
   startDeadline?: string;
   expiresAt?: string;
   validFor?: string;
+  window?: string;
+  days?: string;
+  timezoneColumn?: string;
   json?: boolean;
 }
 
@@ -147,10 +156,13 @@ program
   .option('--json', 'print JSON')
   .action(async (id: string, o: { json?: boolean }) => {
     const { statusJson, statusText } = await import('../src/cli/format.js');
+    const { windowStatus } = await import('../src/campaigns/report/window-status.js');
     await withContext(async ({ ledger }) => {
       const status = await ledger.status(id);
       if (status === undefined) throw notFound(id);
-      console.log(o.json === true ? JSON.stringify(statusJson(status)) : statusText(status));
+      const window = (await ledger.getCampaign(id))?.window;
+      const windowed = window === undefined ? undefined : windowStatus(window, await ledger.laneBacklogs(id), Date.now());
+      console.log(o.json === true ? JSON.stringify(statusJson(status, windowed)) : statusText(status, windowed));
     });
   });
 
@@ -182,8 +194,8 @@ program
         if (status !== undefined) statuses.push(status);
       }
       // --json: one JSON array (empty when there are none), so it parses as one document.
-      if (o.json === true) console.log(JSON.stringify(statuses.map(statusJson)));
-      else console.log(statuses.length === 0 ? 'No campaigns under this QUEUE_PREFIX.' : statuses.map(statusText).join('\n'));
+      if (o.json === true) console.log(JSON.stringify(statuses.map((status) => statusJson(status))));
+      else console.log(statuses.length === 0 ? 'No campaigns under this QUEUE_PREFIX.' : statuses.map((status) => statusText(status)).join('\n'));
     });
   });
 

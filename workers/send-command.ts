@@ -6,6 +6,8 @@ import { produceCampaign, type SendOutcome } from '../src/campaigns/ingest/produ
 import { planSend, type ColumnOptions } from '../src/campaigns/send-plan.js';
 import { AppError } from '../src/errors/app-error.js';
 import { parseSchedule, type ScheduleOptions } from '../src/cli/time-options.js';
+import { estimateSending } from '../src/campaigns/ingest/send-estimate.js';
+import { parseSendWindow } from '../src/campaigns/send-window.js';
 import { requirementsOf, type TemplateRequirements } from '../src/templates/template-requirements.js';
 import type { AppContext } from './app-context.js';
 import { buildTemplateRegistry } from './templates-command.js';
@@ -27,6 +29,10 @@ export interface SendOptions extends ColumnOptions {
   allowRepeat?: boolean | undefined;
   /** `--priority high|normal|low` (default normal). */
   priority?: string | undefined;
+  /** `--window 09:00-20:00` in each recipient's local time, `--days mon-fri`, `--timezone-column COL`. */
+  window?: string | undefined;
+  days?: string | undefined;
+  timezoneColumn?: string | undefined;
   /** `--at`, `--start-deadline`, `--expires-at`, `--valid-for`, as given. */
   schedule?: ScheduleOptions | undefined;
   /** Ctrl-C / SIGTERM: stop reading, keep what was read, pause the campaign. */
@@ -58,7 +64,9 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
   }
   const defaultCountry = checkCountry(options.defaultCountry);
   const priority = checkPriority(options.priority);
-  const schedule = parseSchedule(options.schedule ?? {}, Date.now());
+  const now = Date.now();
+  const schedule = parseSchedule(options.schedule ?? {}, now);
+  const window = sendWindowOf(options);
   // Before anything is created: a campaign whose rejected rows could be written nowhere must not start.
   await checkWritableDir(config.reportsDir, 'REPORTS_DIR');
   const requirements = await approvedTemplate(context, options);
@@ -69,12 +77,14 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
     phoneNumberId,
     ...(priority === 'normal' ? {} : { priority }),
     ...schedule,
+    ...(window === undefined ? {} : { window }),
     plan: planSend(requirements, header, options),
     source: {
       file: basename(options.file),
       phoneColumn: options.phoneColumn,
       fixWhitespace: options.fixWhitespace === true,
       ...(defaultCountry === undefined ? {} : { defaultCountry }),
+      ...(options.timezoneColumn === undefined ? {} : { timezoneColumn: options.timezoneColumn }),
     },
   });
 
@@ -99,7 +109,15 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
         ...(options.signal ? { signal: options.signal } : {}),
       },
     );
-    return { ...summary, dryRun, rejectsFile: await rejects.close() };
+    const estimate = estimateSending({
+      startsAt: schedule.startsAt ?? now,
+      expiresAt: schedule.expiresAt,
+      messagesPerSecond: config.send.rate,
+      window,
+      rows: dryRun ? summary.valid : summary.queued,
+      lanes: summary.lanes,
+    });
+    return { ...summary, dryRun, rejectsFile: await rejects.close(), estimate };
   } finally {
     await rejects.close();
   }
@@ -125,6 +143,16 @@ async function approvedTemplate(context: AppContext, options: SendOptions): Prom
     );
   }
   return requirementsOf(template);
+}
+
+/** `--window` and `--days`; `--days` or `--timezone-column` alone would do nothing, so they are refused. */
+function sendWindowOf(options: SendOptions): ReturnType<typeof parseSendWindow> | undefined {
+  if (options.window === undefined) {
+    const alone = options.days !== undefined ? '--days' : options.timezoneColumn !== undefined ? '--timezone-column' : undefined;
+    if (alone !== undefined) throw new AppError('OPTION_INVALID', `${alone} needs --window HH:MM-HH:MM (the hours of the recipient's local day to send in)`);
+    return undefined;
+  }
+  return parseSendWindow(options.window, options.days);
 }
 
 const PRIORITIES = ['high', 'normal', 'low'] as const;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sendPlanSchema } from './send-plan.js';
+import { sendWindowSchema } from './send-window.js';
 
 /** What a campaign sends, fixed when it is created. Stored in Redis, so parsed on the way back. */
 export const campaignDefinitionSchema = z.object({
@@ -14,6 +15,8 @@ export const campaignDefinitionSchema = z.object({
   startDeadline: z.number().optional(),
   /** `--expires-at` / `--valid-for` (ms): rows not sent by then become `expired`. */
   expiresAt: z.number().optional(),
+  /** `--window` / `--days`: rows are fed only inside this window of their recipient's local day. */
+  window: sendWindowSchema.optional(),
   plan: sendPlanSchema,
   source: z.object({
     file: z.string(),
@@ -22,6 +25,8 @@ export const campaignDefinitionSchema = z.object({
     defaultCountry: z.string().length(2).optional(),
     /** Collapse tabs, line breaks and runs of spaces in values instead of rejecting the row. */
     fixWhitespace: z.boolean().default(false),
+    /** `--timezone-column`: an IANA zone per row (an empty cell: the number's). */
+    timezoneColumn: z.string().optional(),
   }),
 });
 export type CampaignDefinition = z.infer<typeof campaignDefinitionSchema>;

@@ -1,5 +1,6 @@
 import type { CampaignDefinition, CampaignStatus, RowRecord, RowStatus } from './campaign.js';
 import type { SendJob } from './send-job.js';
+import type { SendWindow } from './send-window.js';
 
 /**
  * A row the producer read: to be sent, or refused before sending with a reason. A row to
@@ -7,7 +8,8 @@ import type { SendJob } from './send-job.js';
  * them from the ledger, never from the job, so an edited job cannot redirect a message.
  */
 export type IngestedRow =
-  | { row: number; phone: string; status: 'queued'; message: RowMessage }
+  /** `lane`: the row's send-window lane (recordLanes), for a campaign with `--window`. */
+  | { row: number; phone: string; status: 'queued'; message: RowMessage; lane?: number }
   | { row: number; phone: string; status: 'rejected' | 'skipped'; errorCode: string; errorDetail: string };
 
 /** What one row sends, as checked by the producer and kept in the ledger. */
@@ -108,6 +110,25 @@ export interface FeedOptions {
   refreshMost: number;
   /** The feed's clock (tests: a fake one); absent = Redis's clock. */
   now?: number;
+  /**
+   * Campaigns with a send window: the lanes (recordLanes) open now. Such a campaign feeds
+   * only from these; one not in the map feeds nothing. Campaigns without a window ignore it.
+   */
+  openLanes?: ReadonlyMap<string, readonly number[]>;
+}
+
+/** A phone number's campaigns with a send window, and their lanes, as the feeder needs them. */
+export interface WindowedCampaigns {
+  /** The ledger's clock (Redis's) when read: the one the feed uses. */
+  now: number;
+  campaigns: { campaignId: string; window: SendWindow; lanes: string[][] }[];
+}
+
+/** A send-window lane's rows not fed yet. */
+export interface LaneBacklog {
+  lane: number;
+  zones: string[];
+  pending: number;
 }
 
 export interface FeedResult {
@@ -131,13 +152,19 @@ export type FeedEvent =
 
 export type RescheduleResult = { outcome: 'rescheduled' } | { outcome: 'missing' | 'cancelled' | 'completed' | 'started' };
 
-/**
- * The campaign ledger: per-row state and counters. The campaign logic depends on this
- * interface only; src/redis/redis-ledger.ts implements it.
+/*
+ * The ledger's port, split by its consumers: each piece of campaign logic names the part it
+ * uses (IngestLedger, SendLedger, ControlLedger, ReportLedger); CampaignLedger is all of
+ * them. The reads several consumers share (getCampaign, status, isHeld) are declared once,
+ * where they belong, and picked by the others.
  */
-export interface CampaignLedger {
+
+/**
+ * Reading a CSV into a campaign (src/campaigns/ingest/producer.ts, workers/send-command.ts):
+ * the campaign, its rows, the end of its ingest, and the opt-outs that skip rows.
+ */
+export interface IngestLedger extends Pick<ReportLedger, 'getCampaign' | 'status'> {
   createCampaign(definition: CampaignDefinition): Promise<void>;
-  getCampaign(id: string): Promise<CampaignDefinition | undefined>;
   /**
    * Records rows read from the CSV. Idempotent per row number: a row already in the ledger
    * keeps its state, except a `rejected` or `skipped` one (never sent), which takes the new
@@ -146,6 +173,13 @@ export interface CampaignLedger {
    * campaign are cancelled.
    */
   recordIngested(campaignId: string, phoneNumberId: string, rows: readonly IngestedRow[]): Promise<IngestResult>;
+  /**
+   * A campaign with a send window keeps its rows in lanes, one per set of time zones: lane
+   * `index` holds rows whose recipients are in `zones`. Written before rows name the lane.
+   */
+  recordLanes(campaignId: string, lanes: readonly { index: number; zones: readonly string[] }[]): Promise<void>;
+  /** The campaign's lanes (index → zones); empty without a send window. */
+  lanes(campaignId: string): Promise<string[][]>;
   /** `--allow-repeat`: this campaign's rows are not checked against earlier sends. */
   allowRepeat(campaignId: string): Promise<void>;
   /**
@@ -160,6 +194,15 @@ export interface CampaignLedger {
   liftIngestPause(campaignId: string): Promise<boolean>;
   /** All rows are read (also after an interruption): from now on the campaign can complete. True if it completed now. */
   finishIngest(campaignId: string): Promise<boolean>;
+  /** Every recipient recorded as opted out of marketing on this number, with where it was learnt. */
+  optOuts(phoneNumberId: string): Promise<Map<string, OptOutSource>>;
+}
+
+/**
+ * Sending (src/campaigns/send/send-processor.ts, src/queue/send-worker.ts, send-feeder.ts,
+ * abandoned-jobs.ts): the feed that tops up a number's window, and each job's claim and answer.
+ */
+export interface SendLedger extends Pick<ReportLedger, 'getCampaign'> {
   /**
    * Marks the row `sending` (and counts the attempt) before the request leaves, and returns
    * what to send. Only the row's current job may claim it; a paused campaign parks the job
@@ -182,6 +225,24 @@ export interface CampaignLedger {
   halt(job: SendJob, errorCode: string, errorDetail: string, phoneNumberId?: string): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }>;
   /** True while no send of this campaign may start (paused or cancelled). */
   isHeld(campaignId: string): Promise<boolean>;
+  /**
+   * Tops up the phone number's window from its campaigns' backlogs, atomically (see
+   * FeedOptions): the jobs to enqueue, fairly shared between campaigns, high priority first.
+   */
+  feed(phoneNumberId: string, options: FeedOptions): Promise<FeedResult>;
+  /** The number's campaigns (those that may have rows to feed) that have a send window, with their lanes. */
+  windowedCampaigns(phoneNumberId: string): Promise<WindowedCampaigns>;
+  /** Jobs fed to the number and not done yet. */
+  windowSize(phoneNumberId: string): Promise<number>;
+  /** Meta said the recipient stopped marketing messages (131050): remember it for this number. */
+  recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void>;
+}
+
+/**
+ * Operator commands (src/campaigns/control/campaign-controls.ts): pause, resume, cancel,
+ * retry and reschedule, each decided by the ledger in one atomic step.
+ */
+export interface ControlLedger extends Pick<ReportLedger, 'status'>, Pick<SendLedger, 'isHeld'> {
   /** No row of the campaign is fed or claimed any more; rows already fed park at their claim. */
   pause(campaignId: string, reason: string): Promise<PauseResult>;
   /** Lifts a pause: the parked rows are in the backlog, and the feeder feeds them again. */
@@ -190,21 +251,27 @@ export interface CampaignLedger {
   cancel(campaignId: string): Promise<CancelResult>;
   /** Puts the chosen finished rows among `fromRow..toRow` back in the backlog, under new job numbers. */
   markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<{ requeued: number; noPayload: number }>;
-  /**
-   * Tops up the phone number's window from its campaigns' backlogs, atomically (see
-   * FeedOptions): the jobs to enqueue, fairly shared between campaigns, high priority first.
-   */
-  feed(phoneNumberId: string, options: FeedOptions): Promise<FeedResult>;
-  /** Jobs fed to the number and not done yet. */
-  windowSize(phoneNumberId: string): Promise<number>;
   /** Moves the start (ms) of a campaign that has not started. */
   reschedule(campaignId: string, startsAt: number): Promise<RescheduleResult>;
-  /** Meta said the recipient stopped marketing messages (131050): remember it for this number. */
-  recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void>;
-  /** Every recipient recorded as opted out of marketing on this number, with where it was learnt. */
-  optOuts(phoneNumberId: string): Promise<Map<string, OptOutSource>>;
+}
+
+/**
+ * Reading campaigns back (src/campaigns/report/report.ts, `campaign status | list | report`
+ * in workers/*): definitions, states and counts, rows.
+ */
+export interface ReportLedger {
+  getCampaign(id: string): Promise<CampaignDefinition | undefined>;
   status(campaignId: string): Promise<CampaignStatus | undefined>;
   /** Rows in row order, in pages, for reports of any size. */
   rows(campaignId: string, pageSize?: number): AsyncIterable<RowRecord[]>;
   listCampaigns(): Promise<string[]>;
+  /** Rows of each lane not fed yet. */
+  laneBacklogs(campaignId: string): Promise<LaneBacklog[]>;
 }
+
+/**
+ * The campaign ledger: per-row state and counters, every consumer's part. The campaign logic
+ * depends on these interfaces only; src/redis/redis-ledger.ts implements it, and
+ * src/campaigns/memory-ledger.ts mirrors it in memory for unit tests.
+ */
+export interface CampaignLedger extends IngestLedger, SendLedger, ControlLedger, ReportLedger {}

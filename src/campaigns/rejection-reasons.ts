@@ -16,6 +16,8 @@ export const REJECTION_REASONS = {
   HEADER_LINK_INVALID: 'the header media link is not an https:// URL',
   DUPLICATE_PHONE: 'the same phone number appears earlier in this campaign (skipped, first row wins)',
   ALREADY_SENT: 'this number already sent the same message (template, language and values) to this recipient within DUPLICATE_WINDOW_HOURS',
+  TIMEZONE_INVALID: 'the time-zone column (--timezone-column) holds no IANA time zone such as Europe/Berlin',
+  TIMEZONE_UNKNOWN: 'the campaign has a send window, and no time zone is known for this number (a non-geographic code such as +800); give one in --timezone-column',
   OPTED_OUT: 'the recipient stopped marketing messages from this business (Meta 131050 on an earlier send); a MARKETING template is not sent to them',
 } as const;
 

@@ -1,6 +1,8 @@
 import type { CampaignStatus } from '../campaigns/campaign.js';
 import type { SendOutcome } from '../campaigns/ingest/producer.js';
 import { delimiterLabel } from '../csv/delimiter.js';
+import type { SendEstimate } from '../campaigns/ingest/send-estimate.js';
+import type { WindowStatus } from '../campaigns/report/window-status.js';
 import { REJECTION_REASONS, type RejectionReason } from '../campaigns/rejection-reasons.js';
 
 export interface StatusView {
@@ -35,10 +37,16 @@ export interface StatusView {
   startedAt: string | null;
   /** Why it was cancelled when not by the operator (`START_DEADLINE: …`). */
   cancelReason: string | null;
+  /** `--window`/`--days` as given; null without a send window. */
+  window: string | null;
+  /** Rows whose recipients' window is closed now (they wait, they do not fail); null without a window. */
+  waiting: number | null;
+  /** When the next of those windows opens; null when none waits. */
+  nextWindowAt: string | null;
 }
 
 /** Status as `campaign status --json` prints it: the state and the counts, flat. */
-export function statusJson(status: CampaignStatus): StatusView {
+export function statusJson(status: CampaignStatus, windowed?: WindowStatus): StatusView {
   const { counts } = status;
   return {
     id: status.id,
@@ -65,6 +73,9 @@ export function statusJson(status: CampaignStatus): StatusView {
     expiresAt: iso(status.expiresAt),
     startedAt: iso(status.startedAt),
     cancelReason: status.cancelReason ?? null,
+    window: windowed?.window ?? null,
+    waiting: windowed?.waiting ?? null,
+    nextWindowAt: iso(windowed?.nextWindowAt),
   };
 }
 
@@ -72,14 +83,18 @@ function iso(ms: number | undefined): string | null {
   return ms === undefined ? null : new Date(ms).toISOString();
 }
 
-export function statusText(status: CampaignStatus): string {
-  const j = statusJson(status);
+export function statusText(status: CampaignStatus, windowed?: WindowStatus): string {
+  const j = statusJson(status, windowed);
   const lines = [
     `Campaign ${status.id}: ${status.state}${status.priority === 'normal' ? '' : ` (priority ${status.priority})`}`,
     `  total ${j.total}  queued ${j.queued}  sent ${j.sent}  failed ${j.failed}  rejected ${j.rejected}  skipped ${j.skipped}  unknown ${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}${j.expired > 0 ? `  expired ${j.expired}` : ''}`,
   ];
   if (j.startsAt !== null && j.startedAt === null && status.state !== 'cancelled') lines.push(`  starts at ${j.startsAt}${j.startDeadline === null ? '' : ` (cancelled if not started by ${j.startDeadline})`}`);
   if (j.expiresAt !== null && status.state !== 'cancelled' && status.state !== 'completed') lines.push(`  rows not sent by ${j.expiresAt} expire`);
+  if (j.window !== null && status.state !== 'cancelled' && status.state !== 'completed') {
+    const waits = j.waiting === null || j.waiting === 0 ? '' : `; ${j.waiting} rows wait for their window${j.nextWindowAt === null ? ' (it never opens: zones too far apart)' : `, the next opens ${j.nextWindowAt}`}`;
+    lines.push(`  sends ${j.window} of each recipient${waits}`);
+  }
   if (j.cancelReason !== null) lines.push(`  cancelled: ${j.cancelReason}`);
   if (j.pausedReason !== null) lines.push(`  paused since ${j.pausedAt ?? '?'}: ${j.pausedReason}`);
   if (j.ingestInterrupted) {
@@ -112,7 +127,45 @@ export function summaryJson(summary: SendOutcome, rate: number): Record<string, 
     interruptedAtRow: summary.interruptedAtRow ?? null,
     rejectsFile: summary.rejectsFile ?? null,
     secondsAtSendRate: secondsAt(summary.valid, rate) ?? null,
+    plan: planJson(summary.estimate),
   };
+}
+
+/** The plan: start, estimated finish (null: some rows would never be sent), rows per time zone, rows that would expire. */
+function planJson(estimate: SendEstimate): Record<string, unknown> {
+  return {
+    startsAt: new Date(estimate.startsAt).toISOString(),
+    window: estimate.window ?? null,
+    finishesAt: iso(estimate.finishesAt),
+    wouldExpire: estimate.wouldExpire,
+    neverOpen: estimate.neverOpen,
+    timeZones: estimate.lanes.map((lane) => ({ zones: lane.zones, rows: lane.rows, opensAt: iso(lane.opensAt) })),
+  };
+}
+
+/** Lines of the plan for the operator: when it starts and ends at SEND_RATE, and where its rows are. */
+function planLines(summary: SendOutcome, rate: number): string[] {
+  const { estimate } = summary;
+  const pace = rate > 0 ? `at SEND_RATE=${rate}/s` : 'with pacing off (SEND_RATE=0)';
+  const lines = [`  starts ${isoMinute(estimate.startsAt)}${estimate.startsAt > Date.now() + 60_000 ? '' : ' (at once)'}`];
+  if (estimate.window !== undefined) lines.push(`  sends ${estimate.window} of each recipient`);
+  if (estimate.finishesAt !== undefined) lines.push(`  finishes about ${isoMinute(estimate.finishesAt)} ${pace}, if it has the number to itself`);
+  if (estimate.wouldExpire > 0) lines.push(`  ${estimate.wouldExpire} rows would expire before their turn ${pace}`);
+  if (estimate.neverOpen > 0) lines.push(`  ${estimate.neverOpen} rows are in zones whose windows never overlap: they wait until the campaign expires or is cancelled`);
+  if (estimate.lanes.length > 0) {
+    lines.push('  rows per time zone:');
+    const shown = [...estimate.lanes].sort((a, b) => b.rows - a.rows);
+    for (const lane of shown.slice(0, 20)) {
+      const opens = lane.opensAt === undefined ? 'window never opens' : lane.opensAt <= estimate.startsAt ? 'window open at the start' : `window opens ${isoMinute(lane.opensAt)}`;
+      lines.push(`  ${String(lane.rows).padStart(9)}  ${lane.zones.join(' & ')} (${opens})`);
+    }
+    if (shown.length > 20) lines.push(`  ${String(shown.slice(20).reduce((n, l) => n + l.rows, 0)).padStart(9)}  in ${shown.length - 20} more zones (--json lists them all)`);
+  }
+  return lines;
+}
+
+function isoMinute(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16)}Z`;
 }
 
 export function summaryText(summary: SendOutcome, rate: number): string {
@@ -120,9 +173,10 @@ export function summaryText(summary: SendOutcome, rate: number): string {
   const lines = summary.dryRun
     ? [
         `Dry run (nothing queued): ${summary.rows} rows read, ${summary.valid} valid, ${summary.rejected} rejected, ${summary.skipped} duplicates skipped`,
-        seconds === undefined ? '  pacing is off (SEND_RATE=0)' : `  would take about ${formatDuration(seconds)} at SEND_RATE=${rate}/s`,
+        seconds === undefined ? '  pacing is off (SEND_RATE=0)' : `  sending takes about ${formatDuration(seconds)} at SEND_RATE=${rate}/s`,
+        ...planLines(summary, rate),
       ]
-    : [`Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} rejected, ${summary.skipped} skipped`];
+    : [`Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} rejected, ${summary.skipped} skipped`, ...planLines(summary, rate)];
   if (summary.delimiter !== ',') lines.push(`  fields separated by ${delimiterLabel(summary.delimiter)}`);
   if (summary.reopened > 0) lines.push(`  ${summary.reopened} rows rejected by an earlier run are valid now and queued`);
   for (const [reason, count] of Object.entries(summary.byReason)) {

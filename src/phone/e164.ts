@@ -1,6 +1,7 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 
-export type PhoneResult = { ok: true; e164: string } | { ok: false; reason: string };
+/** `country`: the ISO country the number belongs to, when it has one (not for +800 and other non-geographic codes). */
+export type PhoneResult = { ok: true; e164: string; country: CountryCode | undefined } | { ok: false; reason: string };
 
 /**
  * A recipient number in E.164 (`+447700900123`). Meta prepends the sender's own country code
@@ -23,5 +24,5 @@ export function toE164(raw: string, defaultCountry?: CountryCode): PhoneResult {
     };
   }
   if (!parsed.isValid()) return { ok: false, reason: `"${trimmed}" is not a valid number for ${parsed.country ?? `+${parsed.countryCallingCode}`}` };
-  return { ok: true, e164: parsed.number };
+  return { ok: true, e164: parsed.number, country: parsed.country };
 }

@@ -1,5 +1,6 @@
 import type { CampaignLedger, FeedEvent } from '../campaigns/ledger.js';
 import type { SendJobQueue } from '../campaigns/send-job.js';
+import { openLanes } from '../campaigns/send-window.js';
 import type { Logger } from '../logging/logger.js';
 
 /** How often a worker looks whether its number's window has room (and whether a campaign became feedable). */
@@ -24,7 +25,7 @@ export function feedWindowSize(messagesPerSecond: number): number {
 }
 
 export interface SendFeederOptions {
-  ledger: Pick<CampaignLedger, 'feed'>;
+  ledger: Pick<CampaignLedger, 'feed' | 'windowedCampaigns'>;
   queue: SendJobQueue;
   phoneNumberId: string;
   /** The number's SEND_RATE (0 = unlimited): sizes the window. */
@@ -85,7 +86,12 @@ export class SendFeeder {
   /** Tops the window up once; returns how many new jobs it enqueued. */
   async feedOnce(): Promise<number> {
     const { ledger, queue, phoneNumberId } = this.#options;
+    // Campaigns with a send window feed only the lanes whose recipients' local time is inside it, by Redis's clock.
+    const windowed = await ledger.windowedCampaigns(phoneNumberId);
+    const lanes = new Map(windowed.campaigns.map((c) => [c.campaignId, openLanes(c.window, c.lanes, windowed.now)] as const));
     const { jobs, refresh, events } = await ledger.feed(phoneNumberId, {
+      now: windowed.now,
+      openLanes: lanes,
       windowSize: this.#windowSize,
       // Fewer, larger feeds: wait until a quarter of the window has drained.
       minBatch: Math.max(1, Math.floor(this.#windowSize / 4)),

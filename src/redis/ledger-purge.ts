@@ -1,23 +1,13 @@
 import type { Redis } from 'ioredis';
 import { AppError } from '../errors/app-error.js';
-import { campaignLedgerKeys } from './redis-ledger.js';
+import { campaignLedgerKeys, laneBacklogKey } from './redis-ledger.js';
+import { loadLuaScript } from './lua-scripts.js';
 
 /** Rows read per step: each step is one short HSCAN and one short script, so Redis never stalls on a 1M-row campaign. */
 const PAGE = 500;
 
-/**
- * KEYS: wamid index. ARGV: campaign ID, then (wamid, row) pairs. Removes each wamid whose
- * entry still points at this campaign's row (an entry another campaign owns stays).
- */
-const FORGET_WAMIDS = `
-local removed = 0
-for i = 2, #ARGV, 2 do
-  if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[1] .. '/' .. ARGV[i + 1] then
-    redis.call('HDEL', KEYS[1], ARGV[i])
-    removed = removed + 1
-  end
-end
-return removed`;
+/** forget-wamids.lua: removes the message-ID index entries that still point at this campaign's rows. */
+const FORGET_WAMIDS = loadLuaScript('forget-wamids');
 
 export interface LedgerPurge {
   /** Rows whose personal data was deleted now (0 when it was purged before). */
@@ -75,7 +65,9 @@ export async function purgeLedger(redis: Redis, prefix: string, campaignId: stri
 
   // UNLINK frees a large hash in the background instead of blocking Redis. (`requeue` and
   // `payloads` held jobs with values in versions before the feeder.)
-  await redis.unlink(keys.rows, keys.pending, `${keys.campaign}:requeue`, `${keys.campaign}:payloads`, `${keys.campaign}:recent`);
+  // A send window's lanes (their lists are empty by now: the campaign finished).
+  const laneLists = Array.from({ length: await redis.hlen(keys.lanes) }, (_, lane) => laneBacklogKey(keys.pending, lane));
+  await redis.unlink(keys.rows, keys.pending, keys.lanes, ...laneLists, `${keys.campaign}:requeue`, `${keys.campaign}:payloads`, `${keys.campaign}:recent`);
   await redis.hset(keys.campaign, 'purgedAt', String(now));
   return { rows, wamids, purgedAt: now, alreadyPurged: false, phoneNumberId };
 }

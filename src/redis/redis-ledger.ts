@@ -18,6 +18,8 @@ import type {
   FeedOptions,
   FeedResult,
   IngestedRow,
+  LaneBacklog,
+  WindowedCampaigns,
   IngestResult,
   OptOutSource,
   PauseResult,
@@ -118,9 +120,17 @@ export function sentGuardKeys(prefix: string, phoneNumberId: string): { sent: st
  * The keys of one campaign's ledger: its hash, its rows, and its backlog (rows still to be
  * fed a job; the feed script builds this name from the prefix too).
  */
-export function campaignLedgerKeys(prefix: string, campaignId: string): { campaign: string; rows: string; pending: string } {
+export function campaignLedgerKeys(prefix: string, campaignId: string): { campaign: string; rows: string; pending: string; lanes: string } {
   const campaign = `${prefix}:campaign:${campaignId}`;
-  return { campaign, rows: `${campaign}:rows`, pending: `${campaign}:pending` };
+  return { campaign, rows: `${campaign}:rows`, pending: `${campaign}:pending`, lanes: `${campaign}:lanes` };
+}
+
+/**
+ * The backlog of a send-window lane: `pending:<lane>` (the scripts build it the same way).
+ * A campaign without a window keeps its backlog in `pending` itself.
+ */
+export function laneBacklogKey(pendingKey: string, lane: number): string {
+  return `${pendingKey}:${lane}`;
 }
 
 /** A phone number's feed: its campaigns that may have rows to feed (→ priority), and the jobs fed and not done (→ ms fed). */
@@ -174,6 +184,8 @@ export class RedisLedger implements CampaignLedger {
       const value = definition[field];
       if (value !== undefined) schedule.push(field, String(value));
     }
+    // `window`: the scripts keep this campaign's backlog in lanes (pending:<lane>).
+    if (definition.window !== undefined) schedule.push('window', '1');
     if (schedule.length > 0) await this.#redis.hset(key, ...schedule);
     await this.#redis
       .multi()
@@ -193,7 +205,7 @@ export class RedisLedger implements CampaignLedger {
     if (rows.length === 0) return { queued: [], alreadySent: [], reopened: 0 };
     const compact = rows.map((r) =>
       r.status === 'queued'
-        ? [String(r.row), r.status, r.phone, r.message.values, r.message.headerLink ?? '', r.message.fingerprint]
+        ? [String(r.row), r.status, r.phone, r.message.values, r.message.headerLink ?? '', r.message.fingerprint, ...(r.lane === undefined ? [] : [r.lane])]
         : [String(r.row), r.status, r.phone, r.errorCode, r.errorDetail],
     );
     const { sent, sentAt } = sentGuardKeys(this.#prefix, phoneNumberId);
@@ -405,6 +417,7 @@ export class RedisLedger implements CampaignLedger {
       options.minBatch,
       options.refreshAfterMs,
       options.refreshMost,
+      JSON.stringify(Object.fromEntries(options.openLanes ?? [])),
     );
     const jobs: SendJob[] = [];
     for (let i = 0; i + 2 < flat.length; i += 3) {
@@ -428,6 +441,46 @@ export class RedisLedger implements CampaignLedger {
   async #redisNow(): Promise<number> {
     const [seconds, micros] = await this.#redis.time();
     return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  }
+
+  async recordLanes(campaignId: string, lanes: readonly { index: number; zones: readonly string[] }[]): Promise<void> {
+    if (lanes.length === 0) return;
+    await this.#redis.hset(campaignLedgerKeys(this.#prefix, campaignId).lanes, ...lanes.flatMap((lane) => [String(lane.index), lane.zones.join('&')]));
+  }
+
+  async lanes(campaignId: string): Promise<string[][]> {
+    return lanesOf(await this.#redis.hgetall(campaignLedgerKeys(this.#prefix, campaignId).lanes));
+  }
+
+  async laneBacklogs(campaignId: string): Promise<LaneBacklog[]> {
+    const lanes = await this.lanes(campaignId);
+    if (lanes.length === 0) return [];
+    const pending = this.#pendingKey(campaignId);
+    const pipeline = this.#redis.pipeline();
+    lanes.forEach((_, lane) => pipeline.llen(laneBacklogKey(pending, lane)));
+    const lengths = (await pipeline.exec()) ?? [];
+    return lanes.map((zones, lane) => ({ lane, zones, pending: Number(lengths[lane]?.[1] ?? 0) }));
+  }
+
+  async windowedCampaigns(phoneNumberId: string): Promise<WindowedCampaigns> {
+    const now = await this.#redisNow();
+    const ids = await this.#redis.zrange(feedKeys(this.#prefix, phoneNumberId).active, 0, -1);
+    if (ids.length === 0) return { now, campaigns: [] };
+    const flags = this.#redis.pipeline();
+    for (const id of ids) flags.hget(this.#campaignKey(id), 'window');
+    const answers = (await flags.exec()) ?? [];
+    const withWindow = ids.filter((_, i) => answers[i]?.[1] === '1');
+    if (withWindow.length === 0) return { now, campaigns: [] };
+    const reads = this.#redis.pipeline();
+    for (const id of withWindow) reads.hget(this.#campaignKey(id), 'definition').hgetall(campaignLedgerKeys(this.#prefix, id).lanes);
+    const read = (await reads.exec()) ?? [];
+    const campaigns: WindowedCampaigns['campaigns'] = [];
+    withWindow.forEach((campaignId, i) => {
+      const json = read[2 * i]?.[1];
+      const window = typeof json === 'string' ? campaignDefinitionSchema.parse(JSON.parse(json)).window : undefined;
+      if (window !== undefined) campaigns.push({ campaignId, window, lanes: lanesOf((read[2 * i + 1]?.[1] ?? {}) as Record<string, string>) });
+    });
+    return { now, campaigns };
   }
 
   async windowSize(phoneNumberId: string): Promise<number> {
@@ -558,4 +611,11 @@ function defineScripts(redis: Redis): void {
   redis.defineCommand('cwMarkForRetry', { numberOfKeys: 4, lua: MARK_FOR_RETRY });
   redis.defineCommand('cwFeed', { numberOfKeys: 2, lua: FEED });
   redis.defineCommand('cwReschedule', { numberOfKeys: 1, lua: RESCHEDULE });
+}
+
+/** A lanes hash (index → zones joined by &) as an array by index. */
+function lanesOf(hash: Record<string, string>): string[][] {
+  const lanes: string[][] = [];
+  for (const [index, zones] of Object.entries(hash)) lanes[Number(index)] = zones === '' ? [] : zones.split('&');
+  return Array.from(lanes, (zones) => zones ?? []);
 }

@@ -111,6 +111,7 @@ describe('checkRow: valid rows', () => {
     expect(checkRow(row({ name: '  Ana Lima ', phone: ' +1 (415) 555-0123 ', amount: '\t£25.00 ', coupon: ' SPRING25\n' }), spring)).toStrictEqual({
       ok: true,
       to: '+14155550123',
+      country: 'US',
       values: ['Ana Lima', 'SPRING25', '£25.00', '31 May', 'SPRING25'],
       headerLink: undefined,
     });
@@ -149,6 +150,7 @@ describe('checkRow: valid rows', () => {
     expect(checkRow(promoRow(' https://cdn.example.com/b.jpg '), promo)).toStrictEqual({
       ok: true,
       to: '+14155550123',
+      country: 'US',
       values: ['Ana', '25%'],
       headerLink: 'https://cdn.example.com/b.jpg',
     });

@@ -3,11 +3,13 @@ import { AppError } from '../../errors/app-error.js';
 import { openCsv, type CsvRecord } from '../../csv/csv-records.js';
 import type { CampaignDefinition } from '../campaign.js';
 import { resolveColumns } from './column-mapping.js';
-import type { CampaignLedger, IngestedRow, OptOutSource } from '../ledger.js';
+import type { IngestedRow, IngestLedger, OptOutSource } from '../ledger.js';
 import { messageFingerprint } from './message-fingerprint.js';
 import { PhoneRowIndex } from './phone-row-index.js';
 import type { RejectionReason } from '../rejection-reasons.js';
 import { checkRow, type RowRules } from './row-check.js';
+import { SendLanes } from './send-lanes.js';
+import type { SendEstimate } from './send-estimate.js';
 
 /**
  * Rows per ledger write, and chunks written at once. Two in flight keep Redis and this
@@ -34,11 +36,14 @@ export interface ProduceSummary {
   reopened: number;
   /** Set when reading stopped early (Ctrl-C, SIGTERM): the last row read. The campaign is paused. */
   interruptedAtRow: number | undefined;
+  /** With a send window: rows to send per lane (the time zones they wait for), in lane order. */
+  lanes: { zones: string[]; rows: number }[];
 }
 
-/** What `campaign send` reports: the summary, and where the refused rows went. */
+/** What `campaign send` reports: the summary, where the refused rows went, and when it would send. */
 export interface SendOutcome extends ProduceSummary {
   dryRun: boolean;
+  estimate: SendEstimate;
   /** Where rejected and skipped rows were written (`row,phone,reason`); undefined when none. */
   rejectsFile: string | undefined;
 }
@@ -84,7 +89,7 @@ export interface ProduceInput {
 
 /** What the producer writes to: the ledger only. Jobs are made by the workers' feeder, as the number drains. */
 export interface ProducerDeps {
-  ledger: CampaignLedger;
+  ledger: IngestLedger;
 }
 
 /**
@@ -132,7 +137,10 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
       delimiter: source.delimiter,
       reopened: 0,
       interruptedAtRow: undefined,
+      lanes: [],
     };
+    // A send window: each row joins the lane of its recipient's time zones.
+    const lanes = definition.window === undefined ? undefined : await SendLanes.open(deps.ledger, definition, source.header, file, dryRun);
     /** First row of each number: a later row with the same number is skipped, never sent twice. */
     const firstRowOf = new PhoneRowIndex(source.estimatedRows);
     let chunk = newChunk();
@@ -147,6 +155,7 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
       if (dryRun) {
         summary.queued += pending.toSend;
       } else {
+        if (lanes !== undefined) await lanes.recordNew();
         const result = await deps.ledger.recordIngested(definition.id, definition.phoneNumberId, pending.rows);
         // Rows this number already sent the same message to (a re-run): skipped, not queued.
         for (const { row, detail } of result.alreadySent) {
@@ -191,12 +200,23 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
           } else if (input.optedOut?.has(verdict.to) === true) {
             refuse(row, record.line, verdict.to, 'OPTED_OUT', optedOutDetail(input.optedOut.get(verdict.to)), 'skipped');
           } else {
-            firstRowOf.setIfAbsent(verdict.to, row);
-            summary.valid++;
-            const fingerprint = messageFingerprint(definition.plan, verdict.to, verdict.values, verdict.headerLink);
-            chunk.rows.push({ row, phone: verdict.to, status: 'queued', message: { values: verdict.values, headerLink: verdict.headerLink, fingerprint } });
-            chunk.where.set(row, { line: record.line, phone: verdict.to });
-            chunk.toSend++;
+            const placed = lanes?.place(record.fields, verdict.to, verdict.country);
+            if (placed !== undefined && !placed.ok) {
+              refuse(row, record.line, verdict.to, placed.reason, placed.detail, 'rejected');
+            } else {
+              firstRowOf.setIfAbsent(verdict.to, row);
+              summary.valid++;
+              const fingerprint = messageFingerprint(definition.plan, verdict.to, verdict.values, verdict.headerLink);
+              chunk.rows.push({
+                row,
+                phone: verdict.to,
+                status: 'queued',
+                message: { values: verdict.values, headerLink: verdict.headerLink, fingerprint },
+                ...(placed === undefined ? {} : { lane: placed.lane }),
+              });
+              chunk.where.set(row, { line: record.line, phone: verdict.to });
+              chunk.toSend++;
+            }
           }
         }
         if (chunk.rows.length >= chunkSize) await dispatch();
@@ -217,6 +237,7 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
       }
       throw error;
     }
+    summary.lanes = lanes?.rowsPerLane() ?? [];
     if (dryRun) return summary;
     if (summary.interruptedAtRow !== undefined) {
       await deps.ledger.markIngestInterrupted(definition.id, `ingest interrupted at row ${summary.interruptedAtRow}`);
@@ -268,8 +289,8 @@ async function* readRecords(records: AsyncIterable<CsvRecord>, file: string): As
  * Sending into an existing campaign: it must send the same thing (template, number, columns)
  * and must not be cancelled (a cancelled campaign stays cancelled).
  */
-async function verifySameCampaign(ledger: CampaignLedger, existing: CampaignDefinition, definition: CampaignDefinition): Promise<void> {
-  const same = (d: CampaignDefinition) => JSON.stringify([d.phoneNumberId, d.plan, d.source.phoneColumn]);
+async function verifySameCampaign(ledger: IngestLedger, existing: CampaignDefinition, definition: CampaignDefinition): Promise<void> {
+  const same = (d: CampaignDefinition) => JSON.stringify([d.phoneNumberId, d.plan, d.source.phoneColumn, d.window ?? null, d.source.timezoneColumn ?? null]);
   if (same(existing) !== same(definition)) {
     throw new AppError(
       'CAMPAIGN_MISMATCH',

@@ -11,7 +11,7 @@ import type { SendPlan } from '../send-plan.js';
 const MAX_PHONE_CHARS = 64;
 
 export type RowVerdict =
-  | { ok: true; to: string; values: string[]; headerLink: string | undefined }
+  | { ok: true; to: string; country: CountryCode | undefined; values: string[]; headerLink: string | undefined }
   | { ok: false; phone: string; reason: RejectionReason; detail: string };
 
 export interface RowRules {
@@ -60,7 +60,7 @@ export function checkRow(fields: readonly string[], rules: RowRules): RowVerdict
       return reject(phone.e164, 'HEADER_LINK_INVALID', `column "${mapping.headerMedia.column}": "${boundedBadValue(headerLink)}" is not an https:// URL`);
     }
   }
-  return { ok: true, to: phone.e164, values, headerLink };
+  return { ok: true, to: phone.e164, country: phone.country, values, headerLink };
 }
 
 /** The body and text header as Meta will render them must fit its limits (132005 otherwise). */

@@ -1,0 +1,111 @@
+--[[
+  Claims rows for sending: the claims a worker made in the same turn of its event loop
+  (src/redis/tick-batch.ts), all of one campaign; each is decided on its own.
+
+  Order matters: a settled row answers first; only the row's owner goes further; a row left
+  `sending` is in doubt even when paused (the pause must not hide a possible send); a
+  cancelled campaign starts nothing; a paused one parks the row (back to the backlog under
+  a new job number, for resume); a message this number already sent within the window
+  (another row, any campaign) is skipped; only then is the row `sending`, and its message
+  recorded in the guard. Every outcome but `claimed` and `in-doubt` ends the job's work, so
+  its ID leaves the window here. Expiry (`expiresAt`) is judged on Redis's clock.
+
+  Input:
+    KEYS[1] campaign   hash     {prefix}:campaign:{id}
+    KEYS[2] rows       hash     {prefix}:campaign:{id}:rows
+    KEYS[3] sent       hash     {prefix}:sent:{phoneNumberId}
+    KEYS[4] sent-at    zset     {prefix}:sent-at:{phoneNumberId}
+    KEYS[5] window     zset     {prefix}:feed:{phoneNumberId}:window
+    KEYS[6] active     zset     {prefix}:feed:{phoneNumberId}:campaigns
+    KEYS[7] pending    list     {prefix}:campaign:{id}:pending
+
+    ARGV[1] now (ms)
+    ARGV[2] duplicate window (ms; 0 = off)
+    ARGV[3] campaign ID
+    (then a pair per row claimed, from ARGV[4] on:)
+    ARGV[4] row
+    ARGV[5] job number
+
+  Output:
+    Per row, flat, CLAIM_ANSWER_WIDTH (5) values each:
+      outcome ('claimed' | 'in-doubt' | 'settled' | 'parked' | 'stale' | 'missing'),
+      status-or-attempts (attempts when claimed or in doubt, the final status when settled),
+      then for a claimed row its phone, its values as JSON ('' if the row has none: written
+      by an older version) and header link; for a row settled here (by a cancel, an expiry
+      or ALREADY_SENT) '1' in the third place when that completed the campaign ('0' when
+      not); the places a row does not use are ''.
+]]
+
+-- Includes
+--- @include "final"
+--- @include "complete-if-done"
+--- @include "move"
+--- @include "prior-send"
+--- @include "backlog"
+--- @include "park"
+
+local campaignKey, rowsKey, sentKey, sentAtKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local now, window, campaignId = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local held = redis.call('HMGET', campaignKey, 'cancelled', 'paused', 'allowRepeat', 'expiresAt')
+-- Expiry is judged on Redis's clock, the one every worker shares.
+local expired = false
+if held[4] then
+  local t = redis.call('TIME')
+  expired = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) >= tonumber(held[4])
+end
+local function claim(row, owner)
+  local json = redis.call('HGET', rowsKey, row)
+  if not json then return 'missing', '' end
+  local rec = cjson.decode(json)
+  if FINAL[rec.s] then return 'settled', rec.s end
+  if (rec.k or 0) ~= tonumber(owner) then return 'stale', '' end
+  if rec.s == 'sending' then return 'in-doubt', tostring(rec.a or 0) end
+  if held[1] == '1' or expired then
+    local final = 'cancelled'
+    if held[1] ~= '1' then final = 'expired' end
+    move(campaignKey, rec, final)
+    redis.call('HSET', rowsKey, row, cjson.encode(rec))
+    return 'settled', final, tostring(completeIfDone(campaignKey, now))
+  end
+  if held[2] == '1' then
+    park(campaignKey, rowsKey, pendingKey, activeKey, campaignId, row, rec)
+    return 'parked', ''
+  end
+  if window > 0 and rec.f then
+    local dup = nil
+    if held[3] ~= '1' then dup = priorSend(sentKey, rec.f, campaignId, row, now, window) end
+    if dup then
+      move(campaignKey, rec, 'skipped')
+      rec.c = 'ALREADY_SENT'; rec.d = dup
+      redis.call('HSET', rowsKey, row, cjson.encode(rec))
+      return 'settled', 'skipped', tostring(completeIfDone(campaignKey, now))
+    end
+    redis.call('HSET', sentKey, rec.f, campaignId .. '/' .. row .. '/' .. now)
+    redis.call('ZADD', sentAtKey, now, rec.f)
+  end
+  rec.a = (rec.a or 0) + 1
+  move(campaignKey, rec, 'sending')
+  redis.call('HSET', rowsKey, row, cjson.encode(rec))
+  local values = ''
+  if rec.v then values = cjson.encode(rec.v) end
+  return 'claimed', tostring(rec.a), rec.p, values, rec.h or ''
+end
+local out = {}
+for i = 4, #ARGV, 2 do
+  local outcome, value, phone, values, header = claim(ARGV[i], ARGV[i + 1])
+  if outcome ~= 'claimed' and outcome ~= 'in-doubt' then redis.call('ZREM', windowKey, jobIdOf(campaignId, ARGV[i], ARGV[i + 1])) end
+  out[#out + 1] = outcome
+  out[#out + 1] = value
+  out[#out + 1] = phone or ''
+  out[#out + 1] = values or ''
+  out[#out + 1] = header or ''
+end
+-- The guard forgets messages older than the window, a few per call, so it stays the size of the window.
+if window > 0 then
+  local expired = redis.call('ZRANGEBYSCORE', sentAtKey, '-inf', tonumber(now) - window, 'LIMIT', 0, 100)
+  if #expired > 0 then
+    redis.call('ZREM', sentAtKey, unpack(expired))
+    redis.call('HDEL', sentKey, unpack(expired))
+  end
+end
+return out

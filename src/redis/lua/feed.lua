@@ -1,0 +1,199 @@
+--[[
+  The feeder's atomic cursor (src/queue/send-feeder.ts): pops rows off the backlogs of one
+  phone number's campaigns into its window, never more than the window has room for, and
+  records each as fed (job ID → now) in the same step, so no row is fed twice or skipped,
+  whatever crashes.
+
+  Priority classes are strict (a high campaign's rows go first); within a class the room is
+  shared evenly, round-robin, so a small campaign finishes while a big one is still
+  sending. Paused and cancelled campaigns get nothing. A job fed long ago and not done (its
+  enqueue may have been lost in a crash) is handed out again: its ID is fixed, so BullMQ
+  ignores it when it exists. Campaign keys are built here from the prefix (the active set
+  names them: {prefix}:campaign:{id} and its :pending list).
+  A campaign is fed from its start (`startsAt`) on; one not started by its `startDeadline`
+  is cancelled with that reason; at `expiresAt` its backlog expires as a block.
+  A campaign with a send window (`window` = 1) keeps its backlog in lanes, one list per set
+  of time zones (pending:<lane>); it is fed only from the lanes the caller says are open
+  now (ARGV[7]: the feeder works that out from each lane's local time), its room shared
+  evenly between them. Rows in closed lanes wait: they take no room and no rate.
+
+  Input:
+    KEYS[1] active     zset     {prefix}:feed:{phoneNumberId}:campaigns (campaign ID → priority)
+    KEYS[2] window     zset     {prefix}:feed:{phoneNumberId}:window (job ID → ms fed)
+
+    ARGV[1] key prefix
+    ARGV[2] now (ms, Redis's clock)
+    ARGV[3] window size
+    ARGV[4] least rows worth a feed (less room than this: nothing is fed)
+    ARGV[5] age (ms) after which a job of the window is handed out again
+    ARGV[6] most such jobs per call
+    ARGV[7] JSON object: campaign ID → [lane numbers open now], for campaigns with a send
+            window (one not named feeds nothing)
+
+  Output:
+    { {campaign, row, job number, …} for the rows fed, interleaved in the order to run,
+      {job IDs to enqueue again},
+      {kind, campaign, detail, …} events: 'started' (detail: startsAt ms or ''),
+        'expired' (rows), 'deadline' (rows), 'completed' ('') }
+]]
+
+-- Includes
+--- @include "complete-if-done"
+--- @include "end-backlog"
+
+local activeKey, windowKey = KEYS[1], KEYS[2]
+local prefix, now, size, minBatch = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local refreshAge, refreshMost = tonumber(ARGV[5]), tonumber(ARGV[6])
+local openLanes = cjson.decode(ARGV[7] or '{}')
+local again = redis.call('ZRANGEBYSCORE', windowKey, '-inf', now - refreshAge, 'LIMIT', 0, refreshMost)
+for _, id in ipairs(again) do redis.call('ZADD', windowKey, now, id) end
+local room = size - redis.call('ZCARD', windowKey)
+local fed, events = {}, {}
+if room < minBatch then return { fed, again, events } end
+local listed = redis.call('ZRANGE', activeKey, 0, -1, 'WITHSCORES')
+local classes, order = {}, {}
+for i = 1, #listed, 2 do
+  local score = listed[i + 1]
+  if not classes[score] then classes[score] = {}; order[#order + 1] = score end
+  local class = classes[score]
+  class[#class + 1] = listed[i]
+end
+table.sort(order, function(a, b) return tonumber(a) < tonumber(b) end)
+-- Pops up to `want` entries off the campaign's lists, shared evenly between them (its open
+-- lanes); a list found short is dropped from c.lists, so an empty c.lists means exhausted.
+local function popRows(c, want)
+  local got = {}
+  while want > 0 and #c.lists > 0 do
+    local share = math.max(1, math.floor(want / #c.lists))
+    local still = {}
+    for _, list in ipairs(c.lists) do
+      local ask = math.min(share, want)
+      if ask > 0 then
+        local part = redis.call('LPOP', list, ask)
+        if part then
+          for _, entry in ipairs(part) do got[#got + 1] = entry end
+          want = want - #part
+          if #part == ask then still[#still + 1] = list end
+        end
+      else
+        still[#still + 1] = list
+      end
+    end
+    c.lists = still
+  end
+  return got
+end
+-- Rows of one class interleaved, one of each campaign in turn: the queue runs them in this order.
+local function interleave(taken)
+  local i = 1
+  local more = true
+  while more do
+    more = false
+    for _, c in ipairs(taken) do
+      if c.rows[i] then
+        fed[#fed + 1] = c.id
+        fed[#fed + 1] = c.rows[i]
+        fed[#fed + 1] = c.rows[i + 1]
+        more = true
+      end
+    end
+    i = i + 2
+  end
+end
+for _, score in ipairs(order) do
+  if room <= 0 then break end
+  local eligible = {}
+  for _, id in ipairs(classes[score]) do
+    local campaignKey = prefix .. ':campaign:' .. id
+    local pendingKey = campaignKey .. ':pending'
+    local f = redis.call('HMGET', campaignKey, 'definition', 'cancelled', 'paused', 'ingestDone', 'startsAt', 'startDeadline', 'expiresAt', 'startedAt', 'window')
+    if not f[1] or f[2] == '1' then
+      redis.call('ZREM', activeKey, id)
+    elseif f[7] and now >= tonumber(f[7]) then
+      -- Expired: what was not fed never will be.
+      redis.call('HSET', campaignKey, 'expired', '1')
+      local n = endBacklog(campaignKey, pendingKey, 'expired')
+      redis.call('ZREM', activeKey, id)
+      if n > 0 then events[#events + 1] = 'expired'; events[#events + 1] = id; events[#events + 1] = tostring(n) end
+      if completeIfDone(campaignKey, now) == 1 then events[#events + 1] = 'completed'; events[#events + 1] = id; events[#events + 1] = '' end
+    elseif not f[8] and f[6] and now > tonumber(f[6]) then
+      -- Not started by its deadline (no worker ran, or it stayed paused): cancelled with that reason.
+      local reason = 'START_DEADLINE: not started by ' .. f[6]
+      redis.call('HSET', campaignKey, 'cancelled', '1', 'cancelReason', reason)
+      redis.call('HDEL', campaignKey, 'paused', 'pausedReason', 'pausedAt')
+      local n = endBacklog(campaignKey, pendingKey, 'cancelled')
+      redis.call('ZREM', activeKey, id)
+      events[#events + 1] = 'deadline'; events[#events + 1] = id; events[#events + 1] = tostring(n)
+      if completeIfDone(campaignKey, now) == 1 then events[#events + 1] = 'completed'; events[#events + 1] = id; events[#events + 1] = '' end
+    elseif f[5] and now < tonumber(f[5]) then
+      -- Scheduled: nothing is fed before its start.
+    elseif f[3] ~= '1' then
+      -- The lists it may feed from now: its backlog, and with a send window its open lanes.
+      local lists, waiting = {}, 0
+      if redis.call('LLEN', pendingKey) > 0 then lists[1] = pendingKey end
+      if f[9] == '1' then
+        local openNow = {}
+        for _, lane in ipairs(openLanes[id] or {}) do openNow[tostring(lane)] = true end
+        for lane = 0, redis.call('HLEN', campaignKey .. ':lanes') - 1 do
+          local list = pendingKey .. ':' .. lane
+          local n = redis.call('LLEN', list)
+          if n > 0 then
+            if openNow[tostring(lane)] then lists[#lists + 1] = list else waiting = waiting + n end
+          end
+        end
+      end
+      if #lists > 0 then
+        eligible[#eligible + 1] = { id = id, lists = lists, rows = {}, started = f[8], startsAt = f[5], campaignKey = campaignKey }
+      elseif waiting == 0 and f[4] == '1' then
+        -- Nothing left to feed; a park, retry or reopened row puts it back.
+        redis.call('ZREM', activeKey, id)
+      end
+    end
+  end
+  local taken = {}
+  for _, c in ipairs(eligible) do taken[#taken + 1] = c end
+  -- Where the round starts moves with the clock, so the room's remainder (room not a
+  -- multiple of the campaigns) falls on a different campaign each feed, not always the last.
+  local turn = now % math.max(1, #eligible)
+  while room > 0 and #eligible > 0 do
+    local n = #eligible
+    local share, extra = math.floor(room / n), room % n
+    local still = {}
+    for j = 0, n - 1 do
+      local c = eligible[((turn + j) % n) + 1]
+      local want = share
+      if j < extra then want = want + 1 end
+      if want > 0 then
+        local got = popRows(c, want)
+        if #got > 0 then
+          for _, entry in ipairs(got) do
+            local row, k = string.match(entry, '^(%d+):?(%d*)$')
+            if row then
+              if k == '' then k = '0' end
+              local jobId = c.id .. '-' .. row
+              if k ~= '0' then jobId = jobId .. '-r' .. k end
+              redis.call('ZADD', windowKey, now, jobId)
+              c.rows[#c.rows + 1] = row
+              c.rows[#c.rows + 1] = k
+            end
+          end
+          room = room - #got
+          if #got == want then still[#still + 1] = c end
+        end
+      else
+        still[#still + 1] = c
+      end
+    end
+    -- Everyone still eligible got a full share: the room is used up.
+    if #still == n then break end
+    eligible = still
+  end
+  for _, c in ipairs(taken) do
+    if not c.started and #c.rows > 0 then
+      redis.call('HSET', c.campaignKey, 'startedAt', now)
+      events[#events + 1] = 'started'; events[#events + 1] = c.id; events[#events + 1] = c.startsAt or ''
+    end
+  end
+  interleave(taken)
+end
+return { fed, again, events }

@@ -1,0 +1,56 @@
+--[[
+  A code that needs a human (expired token, locked account…) halted a claimed row. The
+  request was refused, so the duplicate guard forgets it. The row goes back to queued,
+  parked for resume (a new job number, the front of the backlog); the campaign pauses with
+  the code as its reason (the first halt's reason stays). On a cancelled campaign the row
+  is cancelled instead (and, if it was the last open row, the campaign completes). Either
+  way the job's work ends: its ID leaves the window.
+
+  Input:
+    KEYS[1] campaign   hash     {prefix}:campaign:{id}
+    KEYS[2] rows       hash     {prefix}:campaign:{id}:rows
+    KEYS[3] sent       hash     {prefix}:sent:{phoneNumberId}
+    KEYS[4] sent-at    zset     {prefix}:sent-at:{phoneNumberId}
+    KEYS[5] window     zset     {prefix}:feed:{phoneNumberId}:window
+    KEYS[6] active     zset     {prefix}:feed:{phoneNumberId}:campaigns
+    KEYS[7] pending    list     {prefix}:campaign:{id}:pending
+
+    ARGV[1] row
+    ARGV[2] job number
+    ARGV[3] error code
+    ARGV[4] error detail
+    ARGV[5] now (ms)
+    ARGV[6] campaign ID
+
+  Output:
+    {'missing', 0} when there is no such row;
+    {status, 0} when the row is not `sending` under this job number (nothing changes);
+    {'cancelled', 1 if that completed the campaign else 0};
+    {'queued', 0, 1 if this call paused the campaign else 0}
+]]
+
+-- Includes
+--- @include "complete-if-done"
+--- @include "move"
+--- @include "backlog"
+--- @include "park"
+--- @include "pause-if-running"
+--- @include "forget-send"
+
+local campaignKey, rowsKey, sentKey, sentAtKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local row, owner, code, detail, now, campaignId = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+redis.call('ZREM', windowKey, jobIdOf(campaignId, row, owner))
+local json = redis.call('HGET', rowsKey, row)
+if not json then return {'missing', 0} end
+local rec = cjson.decode(json)
+if rec.s ~= 'sending' or (rec.k or 0) ~= tonumber(owner) then return {rec.s, 0} end
+forgetSend(sentKey, sentAtKey, rec.f, campaignId, row)
+rec.c = code; rec.d = detail
+if redis.call('HGET', campaignKey, 'cancelled') == '1' then
+  move(campaignKey, rec, 'cancelled')
+  redis.call('HSET', rowsKey, row, cjson.encode(rec))
+  return {'cancelled', completeIfDone(campaignKey, now)}
+end
+move(campaignKey, rec, 'queued')
+park(campaignKey, rowsKey, pendingKey, activeKey, campaignId, row, rec)
+return {'queued', 0, pauseIfRunning(campaignKey, code .. ': ' .. detail, now)}

@@ -1,0 +1,16 @@
+--[[
+  Parks a row for the next resume: a new job number, the record written, and back to the
+  front of the backlog (the campaign joins its number's active set again).
+
+  Defines: park(campaignKey, rowsKey, pendingKey, activeKey, campaignId, row, rec)
+]]
+
+-- Includes
+--- @include "backlog"
+
+local function park(campaignKey, rowsKey, pendingKey, activeKey, campaignId, row, rec)
+  rec.k = (rec.k or 0) + 1
+  redis.call('HSET', rowsKey, row, cjson.encode(rec))
+  redis.call('LPUSH', laneKeyOf(pendingKey, rec), entryOf(row, rec.k))
+  activate(campaignKey, activeKey, campaignId)
+end

@@ -1,0 +1,17 @@
+--[[
+  The duplicate-send guard's check: the entry for fingerprint `f` that another row
+  recorded less than `window` ms before `now`, as a sentence for the row's detail.
+
+  Defines: priorSend(sentKey, f, campaignId, row, now, window) → the sentence, or nil when there is none
+]]
+local function priorSend(sentKey, f, campaignId, row, now, window)
+  if window <= 0 or not f or f == '' then return nil end
+  local entry = redis.call('HGET', sentKey, f)
+  if not entry then return nil end
+  local cid, r, at = string.match(entry, '^(.*)/(%d+)/(%d+)$')
+  if not at or (cid == campaignId and r == tostring(row)) then return nil end
+  local age = tonumber(now) - tonumber(at)
+  if age >= window then return nil end
+  return 'campaign ' .. cid .. ' row ' .. r .. ' sent the same message (template, language, values) to this recipient from this number ' ..
+    string.format('%.1f', age / 3600000) .. ' h ago, within DUPLICATE_WINDOW_HOURS; not sent again (--allow-repeat sends it anyway)'
+end

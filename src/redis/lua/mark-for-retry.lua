@@ -1,0 +1,67 @@
+--[[
+  Marks one page of rows (first..last) for retry. Chosen rows (failed, with one of the
+  codes, and/or unknown) go back to queued under a new job number, at the end of the
+  backlog; the campaign is no longer finished. A row without its values (written by a
+  version that kept them only in the job) cannot be sent again: it is counted, not moved.
+
+  Input:
+    KEYS[1] campaign   hash     {prefix}:campaign:{id}
+    KEYS[2] rows       hash     {prefix}:campaign:{id}:rows
+    KEYS[3] pending    list     {prefix}:campaign:{id}:pending
+    KEYS[4] active     zset     {prefix}:feed:{phoneNumberId}:campaigns
+
+    ARGV[1] first row
+    ARGV[2] last row
+    ARGV[3] error codes, comma-joined ('' = any)
+    ARGV[4] '1' = choose failed rows (with one of the codes)
+    ARGV[5] '1' = choose unknown rows
+    ARGV[6] campaign ID
+
+  Output:
+    {rows requeued, rows chosen but without their values}; {0, 0} on a cancelled campaign
+]]
+
+-- Includes
+--- @include "move"
+--- @include "backlog"
+
+local campaignKey, rowsKey, pendingKey, activeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+-- Checked here, not only by the caller: a cancel may land between its check and this page.
+if redis.call('HGET', campaignKey, 'cancelled') == '1' then return {0, 0} end
+local first, last = tonumber(ARGV[1]), tonumber(ARGV[2])
+local codes = {}
+for code in string.gmatch(ARGV[3], '[^,]+') do codes[code] = true end
+local anyCode = ARGV[3] == ''
+local fields = {}
+for row = first, last do fields[#fields + 1] = tostring(row) end
+local values = redis.call('HMGET', rowsKey, unpack(fields))
+local entries = {}
+local anyEntry = false
+local requeued = 0
+local noPayload = 0
+for i, json in ipairs(values) do
+  if json then
+    local rec = cjson.decode(json)
+    local chosen = (rec.s == 'failed' and ARGV[4] == '1' and (anyCode or codes[rec.c or ''])) or (rec.s == 'unknown' and ARGV[5] == '1')
+    if chosen then
+      if rec.v then
+        move(campaignKey, rec, 'queued')
+        rec.k = (rec.k or 0) + 1
+        redis.call('HSET', rowsKey, fields[i], cjson.encode(rec))
+        local list = laneKeyOf(pendingKey, rec)
+        entries[list] = entries[list] or {}
+        table.insert(entries[list], entryOf(fields[i], rec.k))
+        anyEntry = true
+        requeued = requeued + 1
+      else
+        noPayload = noPayload + 1
+      end
+    end
+  end
+end
+if anyEntry then
+  pushTo(entries, 'RPUSH')
+  activate(campaignKey, activeKey, ARGV[6])
+  redis.call('HDEL', campaignKey, 'finishedAt')
+end
+return {requeued, noPayload}

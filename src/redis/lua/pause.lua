@@ -1,0 +1,24 @@
+--[[
+  Pauses a campaign (the operator's pause). No row is fed or claimed any more; rows
+  already fed park at their claim.
+
+  Input:
+    KEYS[1] campaign   hash     {prefix}:campaign:{id}
+
+    ARGV[1] reason
+    ARGV[2] now (ms)
+
+  Output:
+    'paused', or why not: 'missing', 'cancelled', 'completed', 'already-paused'
+]]
+
+-- Includes
+--- @include "pause-if-running"
+
+local f = redis.call('HMGET', KEYS[1], 'definition', 'cancelled', 'finishedAt', 'paused')
+if not f[1] then return 'missing' end
+if f[2] == '1' then return 'cancelled' end
+if f[3] then return 'completed' end
+if f[4] == '1' then return 'already-paused' end
+pauseIfRunning(KEYS[1], ARGV[1], ARGV[2])
+return 'paused'

@@ -1,0 +1,113 @@
+--[[
+  Records one chunk of ingested rows. This runs once per chunk on the ingest path: one
+  argument and a handful of commands per chunk, not per row.
+
+  A row queued here joins the backlog (pending), to be fed when its turn comes; one whose
+  message this number already sent within the duplicate window (another row, any
+  campaign) is skipped as ALREADY_SENT instead, and in a cancelled or expired campaign it
+  is cancelled or expired at once. A rejected or skipped row (never sent) takes the new
+  verdict: a fixed file sent again, an opt-out lifted, `--allow-repeat`; reopened, it gets
+  a job number no earlier job used. Every other existing row keeps its state, so no row is
+  sent twice. Rows queued here make a finished campaign unfinished.
+
+  Input:
+    KEYS[1] campaign   hash     {prefix}:campaign:{id}
+    KEYS[2] rows       hash     {prefix}:campaign:{id}:rows (row → record JSON)
+    KEYS[3] sent       hash     {prefix}:sent:{phoneNumberId} (duplicate-send guard)
+    KEYS[4] sent-at    zset     {prefix}:sent-at:{phoneNumberId} (unused: kept so the
+                                guard's keys travel together)
+    KEYS[5] pending    list     {prefix}:campaign:{id}:pending (the backlog)
+    KEYS[6] active     zset     {prefix}:feed:{phoneNumberId}:campaigns
+
+    ARGV[1] rows: JSON array, each row one of
+              [row, 'queued', phone, values, header link or '', fingerprint, lane?]
+              (lane: its send-window lane, when the campaign has --window; the row then
+              waits in pending:<lane>)
+              [row, 'rejected' | 'skipped', phone, code, detail]
+    ARGV[2] campaign ID
+    ARGV[3] now (ms)
+    ARGV[4] duplicate window (ms; 0 = off, as is an `allowRepeat` campaign)
+
+  Output:
+    { rows queued by this call,
+      {row, detail, row, detail, …} of the rows turned ALREADY_SENT,
+      number of rows reopened }
+]]
+
+-- Includes
+--- @include "prior-send"
+--- @include "backlog"
+
+local campaignKey, rowsKey, sentKey, pendingKey, activeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[6]
+local rows = cjson.decode(ARGV[1])
+local campaignId, now, window = ARGV[2], ARGV[3], tonumber(ARGV[4])
+local flags = redis.call('HMGET', campaignKey, 'cancelled', 'allowRepeat', 'expired')
+local cancelled = flags[1] == '1'
+local expired = flags[3] == '1'
+if flags[2] == '1' then window = 0 end
+local fields = {}
+for i, r in ipairs(rows) do fields[i] = r[1] end
+local existing = redis.call('HMGET', rowsKey, unpack(fields))
+local queuedNow, entries, already, fresh, delta = {}, {}, {}, {}, {}
+local anyEntry = false
+local added, reopened = 0, 0
+for i, r in ipairs(rows) do
+  local row = r[1]
+  local current = existing[i]
+  local old = nil
+  if current then old = cjson.decode(current) end
+  if not old or old.s == 'rejected' or old.s == 'skipped' then
+    local rec
+    if r[2] == 'queued' then
+      rec = { p = r[3], s = 'queued', v = r[4], f = r[6] }
+      if r[5] ~= '' then rec.h = r[5] end
+      -- Its send-window lane (a campaign with --window).
+      if r[7] ~= nil then rec.z = r[7] end
+      local dup = priorSend(sentKey, r[6], campaignId, row, now, window)
+      if dup then
+        rec.s = 'skipped'; rec.c = 'ALREADY_SENT'; rec.d = dup
+        already[#already + 1] = row
+        already[#already + 1] = dup
+      elseif cancelled then
+        rec.s = 'cancelled'
+      elseif expired then
+        rec.s = 'expired'
+      end
+    else
+      rec = { p = r[3], s = r[2], c = r[4], d = r[5] }
+    end
+    -- Reopened: a job number no earlier job of this row had (BullMQ may still keep that job,
+    -- completed, and would take a new one under its ID for a duplicate).
+    if old then rec.k = (old.k or 0) + 1 end
+    fresh[#fresh + 1] = row
+    fresh[#fresh + 1] = cjson.encode(rec)
+    delta[rec.s] = (delta[rec.s] or 0) + 1
+    if old then
+      delta[old.s] = (delta[old.s] or 0) - 1
+      if rec.s == 'queued' then reopened = reopened + 1 end
+    else
+      added = added + 1
+    end
+    if rec.s == 'queued' then
+      queuedNow[#queuedNow + 1] = row
+      local list = laneKeyOf(pendingKey, rec)
+      entries[list] = entries[list] or {}
+      table.insert(entries[list], entryOf(row, rec.k))
+      anyEntry = true
+    end
+  end
+end
+if #fresh > 0 then
+  redis.call('HSET', rowsKey, unpack(fresh))
+  for status, count in pairs(delta) do
+    if count ~= 0 then redis.call('HINCRBY', campaignKey, 'n:' .. status, count) end
+  end
+  if added > 0 then redis.call('HINCRBY', campaignKey, 'total', added) end
+  if anyEntry then
+    pushTo(entries, 'RPUSH')
+    activate(campaignKey, activeKey, campaignId)
+    -- A finished campaign with rows to send again is not finished any more.
+    redis.call('HDEL', campaignKey, 'finishedAt')
+  end
+end
+return { queuedNow, already, reopened }

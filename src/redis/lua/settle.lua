@@ -1,0 +1,103 @@
+--[[
+  Settles rows with their answers: the answers a worker got in the same turn of its event
+  loop (src/redis/tick-batch.ts), applied in order, as separate calls would be.
+
+  First final answer wins; only the row's owner may answer. A final answer ends the job's
+  work (its ID leaves the window); `queued` does not (BullMQ runs the job again).
+  `abandoned` (BullMQ gave up on the job) becomes `unknown` for a row caught mid-send,
+  else `failed`. A `failed` answer makes the duplicate guard forget the message. Every
+  sent/failed answer feeds the error-spike brake: when more than share × window of the
+  last `window` failed, it pauses the campaign.
+
+  Input:
+    KEYS[1] campaign   hash     {prefix}:campaign:{id}
+    KEYS[2] rows       hash     {prefix}:campaign:{id}:rows
+    KEYS[3] wamids     hash     {prefix}:wamids (message ID → "campaign/row")
+    KEYS[4] recent     string   {prefix}:campaign:{id}:recent (the brake's bit ring)
+    KEYS[5] sent       hash     {prefix}:sent:{phoneNumberId}
+    KEYS[6] sent-at    zset     {prefix}:sent-at:{phoneNumberId}
+    KEYS[7] window     zset     {prefix}:feed:{phoneNumberId}:window
+
+    ARGV[1]  campaign ID
+    ARGV[2]  now (ms)
+    ARGV[3]  brake window (sends; 0 = off)
+    ARGV[4]  brake share (0..1)
+    (SETTLE_SHARED_ARGS = 4 so far; then SETTLE_ROW_ARGS = 6 per row, from ARGV[5] on:)
+    ARGV[5]  row
+    ARGV[6]  status: 'sent' | 'failed' | 'unknown' | 'abandoned' | 'queued'
+    ARGV[7]  wamid ('' unless sent)
+    ARGV[8]  error code ('' when sent)
+    ARGV[9]  error detail ('' when sent)
+    ARGV[10] job number
+
+  Output:
+    Per row, flat, 3 values each: the row's status afterwards ('missing' for no such row),
+    1 if this answer completed the campaign (else 0), 1 if it paused the campaign (else 0).
+]]
+
+-- Includes
+--- @include "final"
+--- @include "complete-if-done"
+--- @include "move"
+--- @include "pause-if-running"
+--- @include "forget-send"
+--- @include "backlog"
+
+local campaignKey, rowsKey, wamidsKey, recentKey, sentKey, sentAtKey, windowKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local campaignId, now, window, share = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+
+local function brake(status, code, detail)
+  if window <= 0 or (status ~= 'sent' and status ~= 'failed') then return 0 end
+  local bit = 0
+  if status == 'failed' then bit = 1 end
+  -- A ring of 'window' bits: this send's bit replaces the one from 'window' sends ago.
+  local pos = redis.call('HINCRBY', campaignKey, 'recentSends', 1)
+  local old = redis.call('BITFIELD', recentKey, 'SET', 'u1', '#' .. ((pos - 1) % window), bit)[1]
+  local fails = 0
+  if bit ~= old then
+    fails = redis.call('HINCRBY', campaignKey, 'recentFails', bit - old)
+  elseif bit == 1 then
+    fails = tonumber(redis.call('HGET', campaignKey, 'recentFails') or '0')
+  end
+  if bit == 1 and fails > window * share then
+    local reason = 'ERROR_SPIKE: ' .. fails .. ' of the last ' .. window .. ' sends failed permanently (latest ' .. code .. ': ' .. detail .. ')'
+    return pauseIfRunning(campaignKey, reason, now)
+  end
+  return 0
+end
+
+local function settle(row, status, wamid, code, detail, owner)
+  if status ~= 'queued' then redis.call('ZREM', windowKey, jobIdOf(campaignId, row, owner)) end
+  local json = redis.call('HGET', rowsKey, row)
+  if not json then return 'missing', 0, false end
+  local rec = cjson.decode(json)
+  if FINAL[rec.s] or (rec.k or 0) ~= tonumber(owner) then return rec.s, 0, false end
+  if status == 'abandoned' then
+    if rec.s == 'sending' then status = 'unknown' else status = 'failed' end
+  end
+  move(campaignKey, rec, status)
+  if wamid ~= '' then rec.w = wamid end
+  if code ~= '' then rec.c = code; rec.d = detail elseif status == 'sent' then rec.c = nil; rec.d = nil end
+  redis.call('HSET', rowsKey, row, cjson.encode(rec))
+  if status == 'sent' then redis.call('HSET', wamidsKey, wamid, campaignId .. '/' .. row) end
+  -- Meta refused it: not sent, so a later send of the same message is not a repeat. (An
+  -- unknown row may have been sent: it keeps its entry.)
+  if status == 'failed' then forgetSend(sentKey, sentAtKey, rec.f, campaignId, row) end
+  return status, brake(status, code, detail), true
+end
+
+local out = {}
+local lastFinal = 0
+-- From ARGV[SETTLE_SHARED_ARGS + 1], SETTLE_ROW_ARGS at a time (src/redis/ledger-scripts.ts
+-- checks at load time that this line matches those constants).
+for i = 5, #ARGV, 6 do
+  local status, paused, applied = settle(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5])
+  out[#out + 1] = status
+  out[#out + 1] = 0
+  out[#out + 1] = paused
+  if applied and FINAL[status] then lastFinal = #out - 1 end
+end
+-- Checked once, after every answer of the call is in: the answer that completed the
+-- campaign is the call's last final one.
+if lastFinal > 0 and completeIfDone(campaignKey, now) == 1 then out[lastFinal] = 1 end
+return out

@@ -1,0 +1,234 @@
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LUA_DIR, loadLuaInclude, loadLuaScript } from '../../src/redis/lua-scripts.js';
+
+/**
+ * The Lua of src/redis/lua as files: each script documents its KEYS and ARGV in a header
+ * (BullMQ's style), its `--- @include` lines resolve, every include is used, the loader
+ * leaves no include line behind and puts each include in once, and the keys a script
+ * documents are the keys its command is defined with.
+ */
+
+const luaDir = fileURLToPath(LUA_DIR);
+const redisDir = fileURLToPath(new URL('..', LUA_DIR));
+const luaFiles = (dir: string): string[] =>
+  readdirSync(dir)
+    .filter((file) => file.endsWith('.lua'))
+    .map((file) => file.slice(0, -'.lua'.length))
+    .sort();
+const scripts = luaFiles(luaDir);
+const includes = luaFiles(join(luaDir, 'includes'));
+const scriptSource = (name: string): string => readFileSync(join(luaDir, `${name}.lua`), 'utf8');
+const includeSource = (name: string): string => readFileSync(join(luaDir, 'includes', `${name}.lua`), 'utf8');
+
+const INCLUDE = /^--- @include "([^"]*)"\s*$/gm;
+const includedBy = (source: string): string[] => [...source.matchAll(INCLUDE)].map((m) => m[1] ?? '');
+
+/** The header: a `--[[ … ]]` comment the file starts with. */
+function headerOf(source: string): string | undefined {
+  return /^--\[\[\n([\s\S]*?)\n\]\]\n/.exec(source)?.[1];
+}
+
+/** The code: comments (the header, `--[[ ]]` blocks, `--` lines and tails) left out. */
+function codeOf(source: string): string {
+  return source
+    .replace(/--\[\[[\s\S]*?\]\]/g, '')
+    .split('\n')
+    .map((line) => line.replace(/--(?!\[\[).*$/, ''))
+    .join('\n');
+}
+
+/** How many KEYS (or ARGV) the header documents: `KEYS[1] …` … `KEYS[n] …` lines, or `KEYS: none` (0). */
+function documented(header: string, kind: 'KEYS' | 'ARGV'): number {
+  const indices = [...header.matchAll(new RegExp(`^\\s*${kind}\\[(\\d+)\\]\\s+\\S`, 'gm'))].map((m) => Number(m[1]));
+  const none = new RegExp(`^\\s*${kind}: none\\s*$`, 'm').test(header);
+  if (none && indices.length > 0) throw new Error(`documents ${kind} and says it takes none`);
+  if (none) return 0;
+  if (indices.length === 0) throw new Error(`documents no ${kind} (list ${kind}[1] … or write "${kind}: none")`);
+  // Each entry once, in order, none skipped.
+  expect(indices, `${kind} entries`).toEqual(indices.map((_, i) => i + 1));
+  return indices.length;
+}
+
+/** The highest literal KEYS[n] (or ARGV[n]) the code reads. */
+function highestUsed(code: string, kind: 'KEYS' | 'ARGV'): number {
+  return Math.max(0, ...[...code.matchAll(new RegExp(`\\b${kind}\\[(\\d+)\\]`, 'g'))].map((m) => Number(m[1])));
+}
+
+/** Names an include defines at its top level: `local function name(` and `local NAME =`. */
+function definedBy(source: string): string[] {
+  return [...codeOf(source).matchAll(/^local (?:function )?(\w+)\s*[(=]/gm)].map((m) => m[1] ?? '');
+}
+
+/** The includes a file pulls in, directly or through its includes. */
+function closure(source: string, seen = new Set<string>()): Set<string> {
+  for (const name of includedBy(source)) {
+    if (seen.has(name) || !includes.includes(name)) continue;
+    seen.add(name);
+    closure(includeSource(name), seen);
+  }
+  return seen;
+}
+
+/** `redis.defineCommand('name', { numberOfKeys: n, lua: IDENT })` calls and `IDENT = loadLuaScript('file')` bindings in src/redis/*.ts. */
+function commandsAndBindings(): { commands: { command: string; numberOfKeys: number | undefined; lua: string; file: string }[]; bindings: Map<string, string> } {
+  const commands: { command: string; numberOfKeys: number | undefined; lua: string; file: string }[] = [];
+  const bindings = new Map<string, string>();
+  for (const file of readdirSync(redisDir).filter((f) => f.endsWith('.ts'))) {
+    const source = readFileSync(join(redisDir, file), 'utf8');
+    for (const m of source.matchAll(/defineCommand\(\s*'(\w+)'\s*,\s*\{([^}]*)\}\s*\)/g)) {
+      const options = m[2] ?? '';
+      const keys = /numberOfKeys:\s*(\d+)/.exec(options)?.[1];
+      commands.push({ command: m[1] ?? '', numberOfKeys: keys === undefined ? undefined : Number(keys), lua: /lua:\s*(\w+)/.exec(options)?.[1] ?? '', file });
+    }
+    for (const m of source.matchAll(/const (\w+) = loadLuaScript\('([\w-]+)'\)/g)) bindings.set(m[1] ?? '', m[2] ?? '');
+  }
+  return { commands, bindings };
+}
+
+describe('the Lua files', () => {
+  it('are there: the ledger scripts and their includes', () => {
+    expect(scripts).toEqual(expect.arrayContaining(['claim', 'feed', 'record-ingested', 'settle', 'forget-wamids']));
+    expect(includes).toEqual(expect.arrayContaining(['backlog', 'complete-if-done', 'park']));
+  });
+
+  it.each(scripts)('%s.lua starts with a header documenting its KEYS, ARGV and answer', (name) => {
+    const header = headerOf(scriptSource(name));
+    expect(header, 'a --[[ … ]] header as the first lines').toBeDefined();
+    expect(header).toMatch(/^\s*Input:\s*$/m);
+    expect(header).toMatch(/^\s*Output:\s*$/m);
+    documented(header ?? '', 'KEYS');
+    documented(header ?? '', 'ARGV');
+  });
+
+  it.each(scripts)('%s.lua reads no KEYS or ARGV its header leaves out', (name) => {
+    const source = scriptSource(name);
+    const header = headerOf(source) ?? '';
+    const code = codeOf(source);
+    expect(highestUsed(code, 'KEYS')).toBeLessThanOrEqual(documented(header, 'KEYS'));
+    expect(highestUsed(code, 'ARGV')).toBeLessThanOrEqual(documented(header, 'ARGV'));
+  });
+
+  it.each(includes)('includes/%s.lua starts with a header saying what it defines', (name) => {
+    const source = includeSource(name);
+    // "Defines: …" to the end of the header (it may wrap).
+    const defines = /^\s*Defines:([\s\S]*)$/m.exec(headerOf(source) ?? '')?.[1];
+    expect(defines, 'a header ending in "Defines: …"').toBeDefined();
+    for (const defined of definedBy(source)) expect(defines).toMatch(new RegExp(`\\b${defined}\\b`));
+  });
+
+  it('include lines are all well formed and name an existing file', () => {
+    const files = [...scripts.map((name) => [`${name}.lua`, scriptSource(name)]), ...includes.map((name) => [`includes/${name}.lua`, includeSource(name)])];
+    for (const [file, source] of files) {
+      for (const line of (source ?? '').split('\n').filter((l) => l.includes('@include'))) {
+        expect(line, `${file}: ${line}`).toMatch(/^--- @include "[a-z0-9-]+"$/);
+      }
+      for (const name of includedBy(source ?? '')) expect(includes, `${file} includes "${name}"`).toContain(name);
+    }
+  });
+
+  it('every include resolves, and the loader leaves no @include line', async () => {
+    // Imported here, not above: a script that does not load then fails this test, not the file.
+    const ledgerScripts = await import('../../src/redis/ledger-scripts.js');
+    for (const name of scripts) expect(loadLuaScript(name), `${name}.lua`).not.toMatch(/@include/);
+    for (const name of includes) expect(loadLuaInclude(name), `includes/${name}.lua`).not.toMatch(/@include/);
+    for (const [name, value] of Object.entries(ledgerScripts)) if (typeof value === 'string') expect(value, name).not.toMatch(/@include/);
+  });
+
+  it('every include is used by some script', () => {
+    const used = new Set<string>();
+    for (const name of scripts) for (const include of closure(scriptSource(name))) used.add(include);
+    expect(includes.filter((name) => !used.has(name))).toEqual([]);
+  });
+
+  it('a file that calls what an include defines includes it (directly or through another include)', () => {
+    const definers = new Map<string, string>();
+    for (const name of includes) for (const defined of definedBy(includeSource(name))) definers.set(defined, name);
+    const files = [...scripts.map((name) => [`${name}.lua`, scriptSource(name), '']), ...includes.map((name) => [`includes/${name}.lua`, includeSource(name), name])];
+    for (const [file = '', source = '', self] of files) {
+      const code = codeOf(source);
+      const reachable = closure(source);
+      for (const [defined, include] of definers) {
+        if (include === self || definedBy(source).includes(defined)) continue;
+        if (new RegExp(`\\b${defined}\\b`).test(code)) expect(reachable.has(include), `${file} uses ${defined} from includes/${include}.lua`).toBe(true);
+      }
+    }
+  });
+
+  it('the loader puts each include in a script once, before the code that uses it', () => {
+    for (const name of scripts) {
+      const loaded = loadLuaScript(name);
+      for (const include of closure(scriptSource(name))) {
+        const defined = definedBy(includeSource(include));
+        for (const fn of defined) {
+          const definition = new RegExp(`^local (?:function )?${fn}\\s*[(=]`, 'gm');
+          expect(loaded.match(definition)?.length, `${name}.lua defines ${fn} (includes/${include}.lua) once`).toBe(1);
+          // The name's first appearance in the code is its definition.
+          const code = codeOf(loaded);
+          const before = code.slice(0, code.search(new RegExp(`\\b${fn}\\b`)));
+          expect(/^local (function )?$/.test(before.slice(before.lastIndexOf('\n') + 1)), `${name}.lua: ${fn} defined before its first use`).toBe(true);
+        }
+      }
+    }
+  });
+});
+
+describe('the commands defined from the Lua files', () => {
+  const { commands, bindings } = commandsAndBindings();
+
+  it('are found: each defineCommand of src/redis uses a script loaded from src/redis/lua', () => {
+    expect(commands.length).toBeGreaterThanOrEqual(14);
+    for (const { command, lua, file } of commands) expect(bindings.get(lua), `${file}: ${command} (lua: ${lua})`).toBeDefined();
+  });
+
+  it('every script is defined as a command', () => {
+    const defined = new Set(commands.map(({ lua }) => bindings.get(lua)));
+    expect(scripts.filter((name) => !defined.has(name))).toEqual([]);
+  });
+
+  it.each(commands.map((c) => [c.command, c] as const))('%s is defined with as many keys as its script documents', (_, { lua, numberOfKeys, file }) => {
+    const script = bindings.get(lua) ?? '';
+    expect(numberOfKeys, `${file}: numberOfKeys of ${lua}`).toBe(documented(headerOf(scriptSource(script)) ?? '', 'KEYS'));
+  });
+
+  it('ledger-scripts.ts exports each script as the loader makes it', async () => {
+    const ledgerScripts = await import('../../src/redis/ledger-scripts.js');
+    const exported: Record<string, unknown> = { ...ledgerScripts };
+    for (const [ident, script] of bindings) if (ident in exported) expect(exported[ident], ident).toBe(loadLuaScript(script));
+    expect(ledgerScripts.SETTLE).toContain(`for i = ${ledgerScripts.SETTLE_SHARED_ARGS + 1}, #ARGV, ${ledgerScripts.SETTLE_ROW_ARGS} do`);
+  });
+});
+
+describe('the loader', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lua-scripts-'));
+  mkdirSync(join(dir, 'includes'));
+  const url = pathToFileURL(`${dir}/`);
+  const write = (file: string, text: string): void => writeFileSync(join(dir, file), text);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('puts an include in once, at its first line, an include’s includes before it', () => {
+    write('includes/base.lua', 'local function base() return 1 end\n');
+    write('includes/top.lua', '--- @include "base"\nlocal function top() return base() end\n');
+    write('both.lua', '--- @include "top"\n--- @include "base"\n--- @include "top"\nreturn top()\n');
+    expect(loadLuaScript('both', url)).toBe('local function base() return 1 end\nlocal function top() return base() end\nreturn top()\n');
+  });
+
+  it('names the file for a missing include', () => {
+    write('broken.lua', '-- a script\n--- @include "nowhere"\nreturn 1\n');
+    expect(() => loadLuaScript('broken', url)).toThrow(/includes\/nowhere\.lua: no such file/);
+    expect(() => loadLuaScript('broken', url)).toThrow(/broken\.lua:2/);
+    expect(() => loadLuaScript('absent', url)).toThrow(/Lua script .*absent\.lua: no such file/);
+  });
+
+  it('refuses a malformed include line and an include that includes itself', () => {
+    write('typo.lua', "--- @include 'base'\nreturn 1\n");
+    expect(() => loadLuaScript('typo', url)).toThrow(/typo\.lua:1: malformed include line/);
+    write('includes/loop-a.lua', '--- @include "loop-b"\n');
+    write('includes/loop-b.lua', '--- @include "loop-a"\n');
+    write('loop.lua', '--- @include "loop-a"\nreturn 1\n');
+    expect(() => loadLuaScript('loop', url)).toThrow(/includes itself \(loop-a → loop-b → loop-a\)/);
+  });
+});
