@@ -1,5 +1,5 @@
 import type { Job, Queue } from 'bullmq';
-import type { CampaignLedger } from '../campaigns/ledger.js';
+import type { SendLedger } from '../campaigns/ledger.js';
 import { sendJobSchema } from '../campaigns/send-job.js';
 import type { Logger } from '../logging/logger.js';
 
@@ -7,7 +7,7 @@ import type { Logger } from '../logging/logger.js';
 const RECENT_FAILED = 1000;
 
 /** BullMQ gave up on this job outside the processor (stalled, too many starts, an unexpected error). */
-export async function settleAbandoned(ledger: CampaignLedger, job: Job, reason: string, logger: Logger): Promise<void> {
+export async function settleAbandoned(ledger: SendLedger, job: Job, reason: string, logger: Logger): Promise<void> {
   const parsed = sendJobSchema.safeParse(job.data);
   if (!parsed.success) return;
   // A row caught mid-send becomes unknown, a waiting one failed. The ledger ignores a row that
@@ -22,7 +22,7 @@ export async function settleAbandoned(ledger: CampaignLedger, job: Job, reason: 
  * never completes. So every worker, when it starts, records the newest failed jobs again
  * (a no-op for rows already answered).
  */
-export async function settleRecentlyFailed(queue: Queue, ledger: CampaignLedger, logger: Logger): Promise<void> {
+export async function settleRecentlyFailed(queue: Queue, ledger: SendLedger, logger: Logger): Promise<void> {
   const jobs = await queue.getFailed(0, RECENT_FAILED - 1);
   for (const job of jobs) {
     // One job whose row is gone (its campaign purged) must not stop the check of the others.

@@ -1,5 +1,5 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
-import type { CampaignLedger } from '../campaigns/ledger.js';
+import type { SendLedger } from '../campaigns/ledger.js';
 import { sendJobSchema } from '../campaigns/send-job.js';
 import type { SendProcessor } from '../campaigns/send/send-processor.js';
 import type { Logger } from '../logging/logger.js';
@@ -17,7 +17,7 @@ export interface SendWorkerOptions {
   rate: number;
   concurrency: number;
   processor: SendProcessor;
-  ledger: CampaignLedger;
+  ledger: SendLedger;
   logger: Logger;
   /** BullMQ attempts and first backoff of the jobs this worker's feeder makes. */
   attempts: number;

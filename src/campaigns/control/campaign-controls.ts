@@ -1,5 +1,5 @@
 import { AppError } from '../../errors/app-error.js';
-import type { CampaignLedger, RetrySelection } from '../ledger.js';
+import type { ControlLedger, RetrySelection } from '../ledger.js';
 
 /** Rows per ledger call when retry walks a whole campaign: one short script per page. */
 const PAGE_ROWS = 1000;
@@ -13,7 +13,7 @@ export interface RetryProgress {
 }
 
 export interface ControlDeps {
-  ledger: CampaignLedger;
+  ledger: ControlLedger;
 }
 
 /**

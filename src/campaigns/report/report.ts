@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { stringify } from 'csv-stringify';
 import { AppError } from '../../errors/app-error.js';
 import { makeDirectory } from '../../files/make-directory.js';
-import type { CampaignLedger } from '../ledger.js';
+import type { ReportLedger } from '../ledger.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
 
 export const REPORT_COLUMNS = ['row', 'phone', 'status', 'message_id', 'error_code', 'error_detail', 'attempts'] as const;
@@ -15,7 +15,7 @@ export const REPORT_COLUMNS = ['row', 'phone', 'status', 'message_id', 'error_co
  * Text cells are spreadsheet-safe: a phone or detail cell may hold what a hostile file put
  * there (`=HYPERLINK(…)`). A path that cannot be written is OUTPUT_UNWRITABLE, not a crash.
  */
-export async function writeReport(ledger: CampaignLedger, campaignId: string, path: string): Promise<number> {
+export async function writeReport(ledger: ReportLedger, campaignId: string, path: string): Promise<number> {
   await checkWritableFile(path);
   const out = createWriteStream(path);
   let failure: Error | undefined;

@@ -5,7 +5,7 @@ import { AppError } from '../../errors/app-error.js';
 import type { Logger } from '../../logging/logger.js';
 import type { CampaignDefinition, RowStatus } from '../campaign.js';
 import { actionForMetaCode, TRANSPORT_ACTION, type ErrorAction } from './error-policy.js';
-import type { CampaignLedger, ClaimedRow, SettleResult, Settlement } from '../ledger.js';
+import type { ClaimedRow, SendLedger, SettleResult, Settlement } from '../ledger.js';
 import { messageForRow } from './message-for-row.js';
 import type { RowToSend, SendJob } from '../send-job.js';
 
@@ -56,7 +56,7 @@ type FinalSettlement = Exclude<Settlement, { status: 'queued' }>;
  * returns, never from the job: a job edited in Redis cannot redirect a message.
  */
 export class SendProcessor {
-  readonly #ledger: CampaignLedger;
+  readonly #ledger: SendLedger;
   readonly #sender: MessageSender;
   readonly #logger: Logger;
   /** Definitions by campaign, cached as the promise: the first 100 jobs of a campaign read it once, not 100 times. */
@@ -70,7 +70,7 @@ export class SendProcessor {
   #stopping = false;
 
   constructor(deps: {
-    ledger: CampaignLedger;
+    ledger: SendLedger;
     sender: MessageSender;
     logger: Logger;
     /** Absent when the rate is unlimited. */
