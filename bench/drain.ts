@@ -14,7 +14,10 @@ import { pct } from './ingest.js';
 /**
  * (b) Drain: 20,000 queued rows sent to the sandbox with the limiter off (SEND_RATE=0), by
  * `campaign worker` against the bare BullMQ + undici worker (bench/bare-worker.ts), same
- * sandbox, same concurrency. Enqueueing is setup and not timed. The figure is messages/s as
+ * sandbox, same concurrency. Loading the rows is setup and not timed (ours: `campaign send`
+ * puts them in the ledger's backlog, and since the feeder (issue 10) the worker feeds them to
+ * BullMQ while it drains, inside the timing; bare: bench/bare-ingest.ts writes every job
+ * up front). The figure is messages/s as
  * the sandbox saw them: accepted count over the span from the first to the last accepted
  * message (start-up of either worker is not in it). The wall time from spawn to completion is
  * kept beside it, with CPU shares of worker, Redis and sandbox over that interval.
@@ -153,7 +156,7 @@ export async function benchDrain(options: { runs: number; redis: Redis; redisPid
       `drain CPU, median share of one core from worker spawn to completion (worker start-up included): ours ${cpu(ours)} | bare ${cpu(bare)}`,
     ],
     method: [
-      `drain: after one untimed warm-up drain of ${WARMUP_ROWS} rows per side, ${DRAIN_ROWS} rows enqueued first (ours: \`campaign send\`; bare: bench/bare-ingest.ts), not timed; then \`campaign worker\` ` +
+      `drain: after one untimed warm-up drain of ${WARMUP_ROWS} rows per side, ${DRAIN_ROWS} rows loaded first, not timed (ours: \`campaign send\` into the ledger's backlog, which the worker feeds to BullMQ as it drains, inside the timing; bare: every job written by bench/bare-ingest.ts); then \`campaign worker\` ` +
         `(SEND_RATE=0, SEND_CONCURRENCY=${DRAIN_CONCURRENCY}, LOG_LEVEL=info) vs bench/bare-worker.ts (BullMQ Worker, concurrency ${DRAIN_CONCURRENCY}, ` +
         `no limiter, processor = one undici POST of the same template body, nothing else), both as child processes against one ` +
         `\`campaign sandbox --mps 0\` child, reset between runs. msg/s = accepted / (last − first receivedAt) in the sandbox; ` +

@@ -1,10 +1,11 @@
 /**
  * `npm run bench`: measures the three figures of the performance issue, each beside a bare
- * baseline measured in the same invocation, and prints a table (stdout) plus the same as JSON
+ * baseline measured in the same invocation, and the feeder's 1M-row figures (issue 10), each
+ * beside the figure measured before the feeder; prints a table (stdout) plus the same as JSON
  * in bench/out/latest.json. Progress goes to stderr. Exits 0 when a target is missed (this
  * reports, it is not a test); exits 1 only when a measurement could not be made.
  *
- *   npm run bench -- [--runs N] [--only ingest|drain|rate[,...]] [--rows N]
+ *   npm run bench -- [--runs N] [--only ingest|drain|rate|feeder[,...]] [--rows N] [--feeder-rows N]
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -13,6 +14,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchDrain } from './drain.js';
+import { FEEDER_ROWS, benchFeeder } from './feeder.js';
 import { benchIngest } from './ingest.js';
 import { benchRate } from './rate.js';
 import { killAllChildrenNow, stopAllChildren } from './support/children.js';
@@ -22,7 +24,7 @@ import { ROOT } from './support/product.js';
 import { deletePendingPrefixes, openRedis, redisServerPid, redisVersion } from './support/redis.js';
 import { startSandboxChild, type SandboxChild } from './support/sandbox.js';
 
-const SECTIONS = ['ingest', 'drain', 'rate'] as const;
+const SECTIONS = ['ingest', 'drain', 'rate', 'feeder'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -30,18 +32,31 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     only: { type: 'string' },
     rows: { type: 'string', default: '100000' },
+    'feeder-rows': { type: 'string', default: String(FEEDER_ROWS) },
     help: { type: 'boolean', default: false },
   },
 });
 if (values.help) {
-  console.log('npm run bench -- [--runs N] [--only ingest|drain|rate[,...]] [--rows N (ingest rows, default 100000)]');
+  console.log(
+    'npm run bench -- [--runs N] [--only ingest|drain|rate|feeder[,...]] [--rows N (ingest rows, default 100000)] ' +
+      `[--feeder-rows N (the feeder's campaign, default ${FEEDER_ROWS}; RSS is also measured at N/10)]`,
+  );
   process.exit(0);
 }
 const runs = Number(values.runs);
 const rows = Number(values.rows);
+const feederRows = Number(values['feeder-rows']);
 const only = (values.only ?? SECTIONS.join(',')).split(',').map((s) => s.trim());
-if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(rows) || rows < 1 || only.some((s) => !SECTIONS.includes(s as Section))) {
-  console.error('usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate[,...]] [--rows N>=1]');
+if (
+  !Number.isInteger(runs) ||
+  runs < 1 ||
+  !Number.isInteger(rows) ||
+  rows < 1 ||
+  !Number.isInteger(feederRows) ||
+  feederRows < 10 ||
+  only.some((s) => !SECTIONS.includes(s as Section))
+) {
+  console.error('usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate|feeder[,...]] [--rows N>=1] [--feeder-rows N>=10]');
   process.exit(2);
 }
 const selected = SECTIONS.filter((s) => only.includes(s));
@@ -76,7 +91,7 @@ const results: SectionResult[] = [];
 const errors: SectionError[] = [];
 try {
   const redisPid = await redisServerPid(redis);
-  console.error(`campaign-worker benchmark: ${selected.join(', ')}; ${runs} run(s) each; medians beside a bare baseline`);
+  console.error(`campaign-worker benchmark: ${selected.join(', ')}; ${runs} run(s) each; medians beside a bare baseline (feeder: beside issue 10's figures from before the feeder)`);
   for (const section of selected) {
     console.error(`${section}:`);
     try {
@@ -85,7 +100,11 @@ try {
       } else {
         sandbox ??= await startSandboxChild();
         results.push(
-          section === 'drain' ? await benchDrain({ runs, redis, redisPid, sandbox }) : await benchRate({ runs, redis, sandbox }),
+          section === 'drain'
+            ? await benchDrain({ runs, redis, redisPid, sandbox })
+            : section === 'rate'
+              ? await benchRate({ runs, redis, sandbox })
+              : await benchFeeder({ runs, rows: feederRows, redis, redisPid, sandbox }),
         );
       }
     } catch (error) {

@@ -20,6 +20,10 @@ export interface Figure {
   target: string;
   /** Empty when every part of the target holds. */
   missed: string[];
+  /** Decimal places in the table (default: 1 for msg/s under 1,000, else 0). */
+  digits?: number;
+  /** Shown for context, with no target of its own: the result column stays empty. */
+  informational?: boolean;
 }
 
 export interface FigureSpec {
@@ -32,6 +36,8 @@ export interface FigureSpec {
   target: string;
   /** Returns the parts of the target that do not hold, given the judged value and the ratio. */
   check: (value: number, ratio: number) => string[];
+  digits?: number;
+  informational?: boolean;
 }
 
 export function figure(spec: FigureSpec): Figure {
@@ -41,6 +47,8 @@ export function figure(spec: FigureSpec): Figure {
   const ratio = oursValue / baselineValue;
   const missed = Number.isFinite(oursValue) ? spec.check(oursValue, ratio) : ['no valid run'];
   return {
+    ...(spec.digits === undefined ? {} : { digits: spec.digits }),
+    ...(spec.informational === true ? { informational: true } : {}),
     label: spec.label,
     unit: spec.unit,
     ours: spec.ours,
@@ -62,7 +70,12 @@ export interface SectionError {
 }
 
 export interface SectionResult {
-  section: 'ingest' | 'drain' | 'rate';
+  section: 'ingest' | 'drain' | 'rate' | 'feeder';
+  /**
+   * Headers of the value columns, when they are not "ours / baseline / ratio" (the feeder
+   * section compares with the figures measured before it, not with a bare baseline).
+   */
+  columns?: Columns;
   figures: Figure[];
   /** Per-run measurements beyond the figures (CPU shares, counts), for the JSON and the notes. */
   runs: Record<string, unknown>[];
@@ -82,17 +95,42 @@ const pad = (s: string, n: number) => s.padEnd(n);
 const W = 40;
 const padLeft = (s: string, n: number) => s.padStart(n);
 
+export interface Columns {
+  ours: string;
+  baseline: string;
+  ratio: string;
+}
+const DEFAULT_COLUMNS: Columns = { ours: 'ours', baseline: 'baseline', ratio: 'ratio' };
+
+const digitsOf = (f: Figure) => f.digits ?? (f.unit === 'msg/s' && f.oursValue < 1000 ? 1 : 0);
+
 export function renderTable(sections: readonly SectionResult[], errors: readonly SectionError[]): string {
   const lines: string[] = [];
-  const header = `${pad('figure', W)} ${padLeft('ours', 10)} ${padLeft('baseline', 10)} ${padLeft('ratio', 7)}  ${pad('target', 34)} result`;
-  lines.push(header, '-'.repeat(header.length + 12));
+  let current: Columns | undefined;
+  let width = { label: W, ours: 10, baseline: 10 };
   for (const section of sections) {
+    const columns = section.columns ?? DEFAULT_COLUMNS;
+    if (current === undefined || JSON.stringify(current) !== JSON.stringify(columns)) {
+      // A new header wherever the columns change (a blank line before all but the first).
+      if (current !== undefined) lines.push('');
+      current = columns;
+      width = {
+        label: Math.max(W, ...section.figures.map((f) => f.label.length + f.unit.length + 4)),
+        ours: Math.max(10, columns.ours.length),
+        baseline: Math.max(10, columns.baseline.length),
+      };
+      const header =
+        `${pad('figure', width.label)} ${padLeft(columns.ours, width.ours)} ${padLeft(columns.baseline, width.baseline)} ` +
+        `${padLeft(columns.ratio, 7)}  ${pad('target', 34)} result`;
+      lines.push(header, '-'.repeat(header.length + 12));
+    }
     for (const f of section.figures) {
-      const digits = f.unit === 'msg/s' && f.oursValue < 1000 ? 1 : 0;
-      const result = f.missed.length === 0 ? 'PASS' : `MISSED (${f.missed.join('; ')})`;
+      const digits = digitsOf(f);
+      const result = f.informational === true ? '' : f.missed.length === 0 ? 'PASS' : `MISSED (${f.missed.join('; ')})`;
+      const ratio = Number.isFinite(f.ratio) && f.ratio >= 0 ? `${fmt(f.ratio, 2)}x` : '';
       lines.push(
-        `${pad(`${f.label} [${f.unit}]`, W)} ${padLeft(fmt(f.oursValue, digits), 10)} ${padLeft(fmt(f.baselineValue, digits), 10)} ` +
-          `${padLeft(`${fmt(f.ratio, 2)}x`, 7)}  ${pad(f.target, 34)} ${result}`,
+        `${pad(`${f.label} [${f.unit}]`, width.label)} ${padLeft(fmt(f.oursValue, digits), width.ours)} ` +
+          `${padLeft(fmt(f.baselineValue, digits), width.baseline)} ${padLeft(ratio, 7)}  ${pad(f.target, 34)} ${result}`.trimEnd(),
       );
     }
   }
@@ -101,7 +139,7 @@ export function renderTable(sections: readonly SectionResult[], errors: readonly
   lines.push('Per run (ours | baseline), then the judged statistic:');
   for (const section of sections) {
     for (const f of section.figures) {
-      const digits = f.unit === 'msg/s' && f.oursValue < 1000 ? 1 : 0;
+      const digits = digitsOf(f);
       const list = (values: number[]) => values.map((v) => fmt(v, digits)).join(', ');
       lines.push(
         `  ${pad(f.label, W - 2)} ours [${list(f.ours)}] ${f.judgedOn} ${fmt(f.oursValue, digits)} | ` +
