@@ -184,7 +184,9 @@ export interface IngestLedger extends Pick<ReportLedger, 'getCampaign' | 'status
   allowRepeat(campaignId: string): Promise<void>;
   /**
    * Ctrl-C during ingest: the campaign pauses with `reason` and remembers that its file was
-   * not read to the end. Returns false when it is cancelled or finished.
+   * not read to the end. Returns false when it is missing or cancelled. A finished campaign
+   * (a `send --campaign` into it, interrupted) is unfinished again: its file is not read to
+   * the end.
    */
   markIngestInterrupted(campaignId: string, reason: string): Promise<boolean>;
   /**

@@ -482,10 +482,14 @@ export class MemoryLedger implements CampaignLedger {
           if (completeIfDone(c, now)) events.push({ kind: 'completed', campaignId: id });
         } else if (c.startedAt === undefined && c.startDeadline !== undefined && now > c.startDeadline) {
           // Not started by its deadline (no worker ran, or it stayed paused): cancelled with
-          // that reason. As in Redis, unlike CANCEL this leaves an interrupted ingest marked.
+          // that reason. As a cancel does, it ends an interrupted ingest (it will not be continued).
           c.cancelled = true;
           c.cancelReason = `START_DEADLINE: not started by ${c.startDeadline}`;
           clearPause(c);
+          if (c.ingestInterrupted !== undefined) {
+            c.ingestDone = true;
+            delete c.ingestInterrupted;
+          }
           const ended = endBacklog(c, 'cancelled');
           n.active.delete(id);
           events.push({ kind: 'deadline', campaignId: id, rows: ended });

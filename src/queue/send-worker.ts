@@ -116,6 +116,7 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
     ...(options.onCampaignCompleted === undefined ? {} : { onCampaignCompleted: options.onCampaignCompleted }),
   });
   feeder.start();
+  worker.on('completed', () => feeder.jobDone());
 
   return {
     worker,

@@ -387,6 +387,8 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<{ requeued: number; noPayload: number }> {
+    // An empty range: nothing to look at (the script's HMGET would get no fields).
+    if (fromRow > toRow) return { requeued: 0, noPayload: 0 };
     const phoneNumberId = (await this.getCampaign(campaignId))?.phoneNumberId ?? '';
     const [requeued, noPayload] = await this.#redis.cwMarkForRetry(
       this.#campaignKey(campaignId),

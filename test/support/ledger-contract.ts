@@ -860,6 +860,17 @@ export function describeLedgerContract(label: string, factory: ContractLedgerFac
         expect(await ledger.finishIngest(ID)).toBe(true);
       });
 
+      it('a deadline that cancels an interrupted ingest ends the ingest too, as a cancel does: the campaign is finished', async () => {
+        const t = clock.now();
+        await campaign(2, { define: { startDeadline: t + MINUTE }, fed: 0, finish: false });
+        expect(await ledger.markIngestInterrupted(ID, 'ingest interrupted at row 2')).toBe(true);
+        expect((await feed(100, { now: t + MINUTE + 1 })).events).toEqual([
+          { kind: 'deadline', campaignId: ID, rows: 2 },
+          { kind: 'completed', campaignId: ID },
+        ]);
+        expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', ingestInterrupted: false, finishedAt: t + MINUTE + 1 });
+      });
+
       it('at expiry the rows not fed expire as a block; rows fed before expire at their claim; the campaign completes', async () => {
         const t = clock.now();
         // Long enough for the first claim to come before it on a loaded machine (RedisLedger's claim reads the real clock).

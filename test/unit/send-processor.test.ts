@@ -243,6 +243,15 @@ describe('SendProcessor (in-memory ledger, fake sender)', () => {
       expect(await processor.process(job(5), FIRST)).toEqual({ kind: 'done', status: 'parked' });
       expect(sender.sent).toHaveLength(4);
     });
+
+    it('the brake tripping on the last answer: the campaign is complete, not reported paused', async () => {
+      await setUp(4, { ledger: { autoPause: { window: 4, failureShare: 0.5 } } });
+      sender.answerNext(meta(132000), accepted('w2'), meta(132000), meta(132000));
+      for (const n of [1, 2, 3, 4]) await processor.process(job(n), FIRST);
+      expect(completed).toEqual([ID]);
+      expect(paused).toEqual([]);
+      expect((await ledger.status(ID))?.state).toBe('completed');
+    });
   });
 
   describe('what the claim decides', () => {

@@ -209,7 +209,8 @@ export class SendProcessor {
   async #final(job: SendJob, settlement: FinalSettlement): Promise<SendOutcome> {
     const result = await this.#settle(job, settlement);
     if (result.completedCampaign) this.#onCampaignCompleted(job.campaignId);
-    if (result.pausedCampaign) {
+    // The brake may trip on the last answer: the campaign is complete then, not paused.
+    if (result.pausedCampaign && !result.completedCampaign) {
       this.#held.set(job.campaignId, { held: true, at: Date.now() });
       this.#logger.warn({ campaignId: job.campaignId }, 'campaign paused: too many sends failed permanently (see `campaign status`)');
       this.#onCampaignPaused(job.campaignId);

@@ -121,6 +121,11 @@ for _, score in ipairs(order) do
       local reason = 'START_DEADLINE: not started by ' .. f[6]
       redis.call('HSET', campaignKey, 'cancelled', '1', 'cancelReason', reason)
       redis.call('HDEL', campaignKey, 'paused', 'pausedReason', 'pausedAt')
+      -- As a cancel does: an interrupted ingest will not be continued, so the rows read are all it has.
+      if redis.call('HEXISTS', campaignKey, 'ingestInterrupted') == 1 then
+        redis.call('HSET', campaignKey, 'ingestDone', '1')
+        redis.call('HDEL', campaignKey, 'ingestInterrupted')
+      end
       local n = endBacklog(campaignKey, pendingKey, 'cancelled')
       redis.call('ZREM', activeKey, id)
       events[#events + 1] = 'deadline'; events[#events + 1] = id; events[#events + 1] = tostring(n)
