@@ -50,9 +50,16 @@ export interface RowRecord {
   attempts: number;
   /** Which job owns the row (SendJob.requeue); absent = its first job. */
   requeue?: number;
+  /** Meta's status webhooks (ms): the first delivered (or read) and the first read seen. */
+  deliveredAt?: number;
+  readAt?: number;
 }
 
-export type CampaignCounts = Record<RowStatus, number> & { total: number };
+/**
+ * Rows by status, and `delivered` / `read`: rows Meta reported delivered (a read row counts
+ * in both) and read, by status webhook. A failed row may have been delivered to one device.
+ */
+export type CampaignCounts = Record<RowStatus, number> & { total: number; delivered: number; read: number };
 
 /**
  * `scheduled`: its `--at` start has not come (rows are read and checked, nothing is fed).

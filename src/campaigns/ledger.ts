@@ -1,6 +1,7 @@
 import type { CampaignDefinition, CampaignStatus, RowRecord, RowStatus } from './campaign.js';
 import type { SendJob } from './send-job.js';
 import type { SendWindow } from './send-window.js';
+import type { StatusKind } from './delivery-state.js';
 
 /**
  * A row the producer read: to be sent, or refused before sending with a reason. A row to
@@ -122,6 +123,31 @@ export interface WindowedCampaigns {
   /** The ledger's clock (Redis's) when read: the one the feed uses. */
   now: number;
   campaigns: { campaignId: string; window: SendWindow; lanes: string[][] }[];
+}
+
+/** One status webhook (reference §3.3), as the ledger applies it. */
+export interface StatusUpdate {
+  /** The phone number ID the webhook was for (`metadata.phone_number_id`). */
+  phoneNumberId: string;
+  wamid: string;
+  kind: StatusKind;
+  /** Meta's timestamp, ms. */
+  at: number;
+  /** `biz_opaque_callback_data`: "campaign/row" on our sends. */
+  callbackData?: string;
+  /** failed: Meta's code and detail. */
+  code?: string;
+  detail?: string;
+}
+
+export interface StatusOutcome {
+  /**
+   * `applied`: the row changed; `same`: nothing new (a duplicate, a later delivered after a
+   * read); `unmatched`: no row has this message yet (another tool's message, or our send not
+   * recorded yet); `other`: its row is one no send answered (rejected, skipped, cancelled…).
+   */
+  outcome: 'applied' | 'same' | 'unmatched' | 'other';
+  completedCampaign: boolean;
 }
 
 /** A send-window lane's rows not fed yet. */
@@ -276,4 +302,13 @@ export interface ReportLedger {
  * depends on these interfaces only; src/redis/redis-ledger.ts implements it, and
  * src/campaigns/memory-ledger.ts mirrors it in memory for unit tests.
  */
-export interface CampaignLedger extends IngestLedger, SendLedger, ControlLedger, ReportLedger {}
+/** What Meta's webhooks change (src/webhooks): rows settled by status, opt-outs. */
+export interface DeliveryLedger {
+  /**
+   * Applies status webhooks to their rows, in one step per call, by the first time each kind
+   * was seen (src/campaigns/delivery-state.ts): any order and any duplicates give one result.
+   */
+  applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]>;
+}
+
+export interface CampaignLedger extends IngestLedger, SendLedger, ControlLedger, ReportLedger, DeliveryLedger {}

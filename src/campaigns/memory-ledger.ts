@@ -23,6 +23,8 @@ import type {
   ResumeResult,
   RetrySelection,
   SettleResult,
+  StatusOutcome,
+  StatusUpdate,
   Settlement,
   WindowedCampaigns,
 } from './ledger.js';
@@ -91,6 +93,10 @@ interface StoredRow {
   f?: string;
   /** its send-window lane: the row waits in that lane's backlog (`pending:<z>`) */
   z?: number;
+  /** status webhooks: first delivered, read and failed seen (ms) */
+  dt?: number;
+  rt?: number;
+  ft?: number;
 }
 
 /** A campaign's hash in Redis (`campaign:ID`), its rows (`:rows`), backlog (`:pending`) and brake ring (`:recent`). */
@@ -109,6 +115,9 @@ interface CampaignRecord {
   total: number;
   /** The `n:<status>` counters. */
   counts: Record<RowStatus, number>;
+  /** `n:delivered`, `n:read`: rows Meta reported delivered (read ones included) and read. */
+  delivered: number;
+  read: number;
   paused: boolean;
   pausedReason?: string;
   pausedAt?: number;
@@ -590,6 +599,66 @@ export class MemoryLedger implements CampaignLedger {
     return Promise.resolve({ now, campaigns });
   }
 
+  /** As apply-statuses.lua: by message ID, else by callback data; the first time of each kind counts. */
+  applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]> {
+    const now = this.#now();
+    const answerable = new Set<RowStatus>(['sending', 'unknown', 'queued']);
+    return Promise.resolve(
+      updates.map((u): StatusOutcome => {
+        const where = this.#wamids.get(u.wamid) ?? (u.callbackData !== undefined && u.callbackData !== '' ? u.callbackData : undefined);
+        const match = where === undefined ? null : /^(.+)\/(\d+)$/.exec(where);
+        const c = match === null ? undefined : this.#campaigns.get(match[1] ?? '');
+        const row = Number(match?.[2]);
+        const rec = c?.rows.get(row);
+        if (c === undefined || rec === undefined) return { outcome: 'unmatched', completedCampaign: false };
+        if (!answerable.has(rec.s) && rec.s !== 'sent' && rec.s !== 'failed') return { outcome: 'other', completedCampaign: false };
+        let changed = false;
+        if (answerable.has(rec.s)) {
+          move(c, rec, 'sent');
+          delete rec.c;
+          delete rec.d;
+          changed = true;
+        }
+        if (rec.w === undefined || rec.w === '') {
+          rec.w = u.wamid;
+          this.#wamids.set(u.wamid, `${match?.[1] ?? ''}/${row}`);
+          changed = true;
+        }
+        if (u.kind === 'delivered' || u.kind === 'read') {
+          if (rec.dt === undefined) c.delivered++;
+          if (rec.dt === undefined || u.at < rec.dt) {
+            rec.dt = u.at;
+            changed = true;
+          }
+        }
+        if (u.kind === 'read') {
+          if (rec.rt === undefined) c.read++;
+          if (rec.rt === undefined || u.at < rec.rt) {
+            rec.rt = u.at;
+            changed = true;
+          }
+        }
+        if (u.kind === 'failed') {
+          const code = u.code ?? '';
+          if (rec.ft === undefined || u.at < rec.ft || (u.at === rec.ft && code < (rec.c ?? ''))) {
+            rec.ft = u.at;
+            rec.c = code;
+            rec.d = u.detail ?? '';
+            changed = true;
+          }
+          if (rec.s !== 'failed') {
+            move(c, rec, 'failed');
+            changed = true;
+          }
+          const optOuts = this.#number(u.phoneNumberId).optOuts;
+          if (code === '131050' && !optOuts.has(rec.p)) optOuts.set(rec.p, { campaignId: match?.[1] ?? '', row, at: now });
+        }
+        if (!changed) return { outcome: 'same', completedCampaign: false };
+        return { outcome: 'applied', completedCampaign: completeIfDone(c, now) };
+      }),
+    );
+  }
+
   async windowSize(phoneNumberId: string): Promise<number> {
     return Promise.resolve(this.#numbers.get(phoneNumberId)?.window.size ?? 0);
   }
@@ -692,7 +761,7 @@ export class MemoryLedger implements CampaignLedger {
   async status(campaignId: string): Promise<CampaignStatus | undefined> {
     const c = this.#campaigns.get(campaignId);
     if (c?.definition === undefined) return Promise.resolve(undefined);
-    const counts = { total: c.total } as CampaignCounts;
+    const counts = { total: c.total, delivered: c.delivered, read: c.read } as CampaignCounts;
     for (const status of ROW_STATUSES) counts[status] = c.counts[status];
     const scheduled = c.startsAt !== undefined && c.startedAt === undefined && c.finishedAt === undefined && c.startsAt > this.#now();
     return Promise.resolve({
@@ -771,6 +840,8 @@ export class MemoryLedger implements CampaignLedger {
       c = {
         total: 0,
         counts: Object.fromEntries(ROW_STATUSES.map((s) => [s, 0])) as Record<RowStatus, number>,
+        delivered: 0,
+        read: 0,
         window: false,
         paused: false,
         cancelled: false,
@@ -1027,5 +1098,7 @@ function toRecord(row: number, s: StoredRow): RowRecord {
   if (s.c !== undefined) record.errorCode = s.c;
   if (s.d !== undefined) record.errorDetail = s.d;
   if (s.k !== undefined && s.k > 0) record.requeue = s.k;
+  if (s.dt !== undefined) record.deliveredAt = s.dt;
+  if (s.rt !== undefined) record.readAt = s.rt;
   return record;
 }

@@ -19,6 +19,9 @@ export interface StatusView {
   skipped: number;
   unknown: number;
   cancelled: number;
+  /** Rows Meta reported delivered by status webhook (a read row counts here too), and read. */
+  delivered: number;
+  read: number;
   createdAt: string;
   finishedAt: string | null;
   /** Why no send starts (operator, a code such as `190: …`, or `ERROR_SPIKE: …`); null unless paused. */
@@ -61,6 +64,8 @@ export function statusJson(status: CampaignStatus, windowed?: WindowStatus): Sta
     skipped: counts.skipped,
     unknown: counts.unknown,
     cancelled: counts.cancelled,
+    delivered: counts.delivered,
+    read: counts.read,
     createdAt: new Date(status.createdAt).toISOString(),
     finishedAt: status.finishedAt === undefined ? null : new Date(status.finishedAt).toISOString(),
     pausedReason: status.pausedReason ?? null,
@@ -87,7 +92,7 @@ export function statusText(status: CampaignStatus, windowed?: WindowStatus): str
   const j = statusJson(status, windowed);
   const lines = [
     `Campaign ${status.id}: ${status.state}${status.priority === 'normal' ? '' : ` (priority ${status.priority})`}`,
-    `  total ${j.total}  queued ${j.queued}  sent ${j.sent}  failed ${j.failed}  rejected ${j.rejected}  skipped ${j.skipped}  unknown ${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}${j.expired > 0 ? `  expired ${j.expired}` : ''}`,
+    `  total ${j.total}  queued ${j.queued}  sent ${j.sent}${j.delivered > 0 || j.read > 0 ? ` (delivered ${j.delivered}, read ${j.read})` : ''}  failed ${j.failed}  rejected ${j.rejected}  skipped ${j.skipped}  unknown ${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}${j.expired > 0 ? `  expired ${j.expired}` : ''}`,
   ];
   if (j.startsAt !== null && j.startedAt === null && status.state !== 'cancelled') lines.push(`  starts at ${j.startsAt}${j.startDeadline === null ? '' : ` (cancelled if not started by ${j.startDeadline})`}`);
   if (j.expiresAt !== null && status.state !== 'cancelled' && status.state !== 'completed') lines.push(`  rows not sent by ${j.expiresAt} expire`);

@@ -62,5 +62,8 @@ export const MARK_FOR_RETRY = loadLuaScript('mark-for-retry');
 /** feed.lua: the feeder's atomic cursor, from a phone number's backlogs into its window. */
 export const FEED = loadLuaScript('feed');
 
+/** apply-statuses.lua: Meta's status webhooks (sent, delivered, read, failed) onto their rows. */
+export const APPLY_STATUSES = loadLuaScript('apply-statuses');
+
 /** reschedule.lua: moves the start of a campaign that has not started. */
 export const RESCHEDULE = loadLuaScript('reschedule');

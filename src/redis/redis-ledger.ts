@@ -19,6 +19,8 @@ import type {
   FeedResult,
   IngestedRow,
   LaneBacklog,
+  StatusOutcome,
+  StatusUpdate,
   WindowedCampaigns,
   IngestResult,
   OptOutSource,
@@ -33,6 +35,7 @@ import {
   CANCEL,
   CLAIM,
   CLAIM_ANSWER_WIDTH,
+  APPLY_STATUSES,
   FEED,
   FINISH_INGEST,
   HALT,
@@ -67,6 +70,7 @@ interface LedgerCommands {
   cwResume(campaign: string, recent: string): Promise<string>;
   cwCancel(campaign: string, pending: string, active: string, campaignId: string, now: number, reason: string): Promise<[string, number]>;
   cwReschedule(campaign: string, startsAt: number): Promise<string>;
+  cwApplyStatuses(wamids: string, ...args: Arg[]): Promise<(string | number)[]>;
   cwMarkForRetry(campaign: string, rows: string, pending: string, active: string, ...args: Arg[]): Promise<[number, number]>;
   cwFeed(active: string, window: string, ...args: Arg[]): Promise<[string[], string[], string[]]>;
 }
@@ -102,6 +106,9 @@ interface StoredRow {
   w?: string;
   c?: string;
   d?: string;
+  /** First delivered / read seen by status webhook (ms). */
+  dt?: number;
+  rt?: number;
 }
 
 /** Ledger settings from config. */
@@ -485,6 +492,18 @@ export class RedisLedger implements CampaignLedger {
     return { now, campaigns };
   }
 
+  async applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]> {
+    if (updates.length === 0) return [];
+    const args: Arg[] = [this.#prefix, Date.now()];
+    for (const u of updates) args.push(u.wamid, u.kind, u.at, u.callbackData ?? '', u.code ?? '', u.detail ?? '', u.phoneNumberId);
+    const flat = await this.#redis.cwApplyStatuses(this.#wamidsKey(), ...args);
+    const outcomes: StatusOutcome[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      outcomes.push({ outcome: String(flat[i]) as StatusOutcome['outcome'], completedCampaign: Number(flat[i + 1]) === 1 });
+    }
+    return outcomes;
+  }
+
   async windowSize(phoneNumberId: string): Promise<number> {
     return this.#redis.zcard(feedKeys(this.#prefix, phoneNumberId).window);
   }
@@ -515,7 +534,7 @@ export class RedisLedger implements CampaignLedger {
   async status(campaignId: string): Promise<CampaignStatus | undefined> {
     const fields = await this.#redis.hgetall(this.#campaignKey(campaignId));
     if (fields.definition === undefined) return undefined;
-    const counts = { total: Number(fields.total ?? 0) } as CampaignCounts;
+    const counts = { total: Number(fields.total ?? 0), delivered: Number(fields['n:delivered'] ?? 0), read: Number(fields['n:read'] ?? 0) } as CampaignCounts;
     for (const status of ROW_STATUSES) counts[status] = Number(fields[`n:${status}`] ?? 0);
     const finishedAt = fields.finishedAt === undefined ? undefined : Number(fields.finishedAt);
     const paused = fields.paused === '1';
@@ -595,6 +614,8 @@ function toRecord(row: number, s: StoredRow): RowRecord {
   if (s.c !== undefined) record.errorCode = s.c;
   if (s.d !== undefined) record.errorDetail = s.d;
   if (s.k !== undefined && s.k > 0) record.requeue = s.k;
+  if (s.dt !== undefined) record.deliveredAt = s.dt;
+  if (s.rt !== undefined) record.readAt = s.rt;
   return record;
 }
 
@@ -613,6 +634,7 @@ function defineScripts(redis: Redis): void {
   redis.defineCommand('cwMarkForRetry', { numberOfKeys: 4, lua: MARK_FOR_RETRY });
   redis.defineCommand('cwFeed', { numberOfKeys: 2, lua: FEED });
   redis.defineCommand('cwReschedule', { numberOfKeys: 1, lua: RESCHEDULE });
+  redis.defineCommand('cwApplyStatuses', { numberOfKeys: 1, lua: APPLY_STATUSES });
 }
 
 /** A lanes hash (index → zones joined by &) as an array by index. */

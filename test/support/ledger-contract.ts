@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StatusUpdate } from '../../src/campaigns/ledger.js';
 import type { CampaignDefinition, RowRecord } from '../../src/campaigns/campaign.js';
 import type { CampaignLedger, FeedOptions, FeedResult, IngestedRow, Settlement } from '../../src/campaigns/ledger.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
@@ -1052,14 +1053,14 @@ export function describeLedgerContract(label: string, factory: ContractLedgerFac
         expect(await ledger.finishIngest(ID)).toBe(false);
         expect((await ledger.status(ID))?.state).toBe('running');
         await ledger.claim(job(1), NUMBER);
-        expect(await counts()).toEqual({ total: 2, queued: 1, sending: 1, sent: 0, failed: 0, rejected: 0, skipped: 0, unknown: 0, cancelled: 0, expired: 0 });
+        expect(await counts()).toEqual({ total: 2, queued: 1, sending: 1, sent: 0, failed: 0, rejected: 0, skipped: 0, unknown: 0, cancelled: 0, expired: 0, delivered: 0, read: 0 });
         await ledger.settle(job(1), sentAs('w1'), NUMBER);
         const before = clock.now();
         expect((await answer(job(2), failedWith('131026'))).completedCampaign).toBe(true);
         const done = await ledger.status(ID);
         expect(done?.state).toBe('completed');
         expect(done?.finishedAt).toBeGreaterThanOrEqual(before);
-        expect(done?.counts).toEqual({ total: 2, queued: 0, sending: 0, sent: 1, failed: 1, rejected: 0, skipped: 0, unknown: 0, cancelled: 0, expired: 0 });
+        expect(done?.counts).toEqual({ total: 2, queued: 0, sending: 0, sent: 1, failed: 1, rejected: 0, skipped: 0, unknown: 0, cancelled: 0, expired: 0, delivered: 0, read: 0 });
       });
 
       it('rows() gives every row in row order, in pages of the size asked for', async () => {
@@ -1076,6 +1077,76 @@ export function describeLedgerContract(label: string, factory: ContractLedgerFac
           { row: 4, phone: phoneNumber(4), status: 'queued', attempts: 0 },
           { row: 5, phone: 'bad', status: 'rejected', attempts: 0, errorCode: 'PHONE_INVALID', errorDetail: 'line 6: bad' },
         ]);
+      });
+    });
+
+    describe('status webhooks', () => {
+      const status = (wamid: string, kind: StatusUpdate['kind'], at: number, more: Partial<StatusUpdate> = {}): StatusUpdate => ({ phoneNumberId: NUMBER, wamid, kind, at, ...more });
+
+      it('delivered and read by first-seen time, counted once per row; a read alone counts as delivered; duplicates and late ones change nothing', async () => {
+        await campaign(3);
+        await answer(job(1), sentAs('w1'));
+        await answer(job(2), sentAs('w2'));
+        await answer(job(3), sentAs('w3'));
+        const outcomes = await ledger.applyStatuses([
+          status('w1', 'delivered', 2000),
+          status('w1', 'read', 5000),
+          status('w2', 'read', 4000),
+          status('w1', 'delivered', 2000),
+          status('w2', 'delivered', 3000),
+          status('w1', 'sent', 1000),
+        ]);
+        expect(outcomes.map((o) => o.outcome)).toEqual(['applied', 'applied', 'applied', 'same', 'applied', 'same']);
+        expect(await counts()).toMatchObject({ sent: 3, delivered: 2, read: 2 });
+        expect(await row(1)).toMatchObject({ status: 'sent', deliveredAt: 2000, readAt: 5000 });
+        // The read came first; the earlier delivered then moves deliveredAt back: order does not matter.
+        expect(await row(2)).toMatchObject({ status: 'sent', deliveredAt: 3000, readAt: 4000 });
+        expect((await row(3)).deliveredAt).toBeUndefined();
+      });
+
+      it('failed makes the row failed with Meta\'s code; 131050 also records the opt-out for the number', async () => {
+        await campaign(2);
+        await answer(job(1), sentAs('w1'));
+        await answer(job(2), sentAs('w2'));
+        await ledger.applyStatuses([
+          status('w1', 'failed', 2000, { code: '131026', detail: 'Message undeliverable' }),
+          status('w2', 'failed', 2000, { code: '131050', detail: 'stopped marketing' }),
+          status('w1', 'delivered', 2500),
+        ]);
+        expect(await row(1)).toMatchObject({ status: 'failed', errorCode: '131026', errorDetail: 'Message undeliverable', deliveredAt: 2500 });
+        expect(await counts()).toMatchObject({ sent: 0, failed: 2, delivered: 1 });
+        expect([...(await ledger.optOuts(NUMBER)).keys()]).toEqual([phoneNumber(2)]);
+      });
+
+      it('a status settles a row whose answer was lost (unknown) or not yet recorded (sending), found by its callback data; the late answer then changes nothing', async () => {
+        await campaign(2);
+        await ledger.claim(job(1), NUMBER);
+        await ledger.settle(job(1), { status: 'unknown', errorCode: 'TIMEOUT', errorDetail: 'no answer' }, NUMBER);
+        await ledger.claim(job(2), NUMBER);
+        const outcomes = await ledger.applyStatuses([
+          status('w1', 'delivered', 2000, { callbackData: `${ID}/1` }),
+          status('w2', 'sent', 1000, { callbackData: `${ID}/2` }),
+        ]);
+        expect(outcomes).toEqual([
+          { outcome: 'applied', completedCampaign: false },
+          { outcome: 'applied', completedCampaign: true },
+        ]);
+        expect(await row(1)).toMatchObject({ status: 'sent', wamid: 'w1', deliveredAt: 2000 });
+        expect(await row(1)).not.toHaveProperty('errorCode');
+        expect((await ledger.settle(job(2), sentAs('w2'), NUMBER)).status).toBe('sent');
+        expect(await counts()).toMatchObject({ sent: 2, unknown: 0, sending: 0, delivered: 1 });
+        // Found by its message ID now, with no callback data.
+        expect((await ledger.applyStatuses([status('w2', 'read', 3000)]))[0]?.outcome).toBe('applied');
+      });
+
+      it('statuses for messages no row has are unmatched; a row no send answered is left alone', async () => {
+        await campaign(1, { extra: [rejected(2)] });
+        expect(await ledger.applyStatuses([status('w-other', 'delivered', 1000), status('w-x', 'read', 1000, { callbackData: `${ID}/2` }), status('w-y', 'sent', 1, { callbackData: 'nope' })])).toEqual([
+          { outcome: 'unmatched', completedCampaign: false },
+          { outcome: 'other', completedCampaign: false },
+          { outcome: 'unmatched', completedCampaign: false },
+        ]);
+        expect((await row(2)).status).toBe('rejected');
       });
     });
   });

@@ -1,0 +1,110 @@
+--[[
+  Applies Meta's status webhooks (sent, delivered, read, failed) to the rows they are about,
+  by the first time each kind was seen, so any order and any duplicates give the same row
+  (src/campaigns/delivery-state.ts is the same rule, property-tested):
+    - a status proves the send was accepted: a row still `sending` (its own answer not yet
+      recorded), `unknown` (its answer lost) or `queued` (a retry pending after an attempt
+      that did reach Meta) becomes `sent`, with the message ID;
+    - `delivered` and `read` keep their earliest timestamp (`dt`, `rt`; a read is also a
+      delivery); the campaign's `n:delivered` and `n:read` count rows, once each;
+    - `failed` makes the row `failed` with Meta's code and detail (the earliest failure);
+      131050 also records the opt-out for the number's MARKETING campaigns.
+  The row is found by message ID (the `wamids` index), else by `biz_opaque_callback_data`
+  ("campaign/row", set on every send). Campaign keys are built here from the prefix.
+
+  Input:
+    KEYS[1] wamids     hash     {prefix}:wamids (message ID → "campaign/row")
+
+    ARGV[1] key prefix
+    ARGV[2] now (ms)
+    then 7 per status, from ARGV[3] on:
+    ARGV[3] message ID (wamid)
+    ARGV[4] kind: 'sent' | 'delivered' | 'read' | 'failed'
+    ARGV[5] Meta's timestamp (ms)
+    ARGV[6] biz_opaque_callback_data ('' when absent)
+    ARGV[7] error code ('' unless failed)
+    ARGV[8] error detail ('' unless failed)
+    ARGV[9] phone number ID the webhook was for
+
+  Output:
+    Per status, flat, 2 values each: 'applied' | 'same' (nothing new) | 'unmatched' (no row
+    has this message ID or callback data yet) | 'other' (the row is not one a send answered:
+    rejected, skipped, cancelled, expired), then 1 if this status completed its campaign.
+]]
+
+-- Includes
+--- @include "complete-if-done"
+--- @include "move"
+
+local wamidsKey = KEYS[1]
+local prefix, now = ARGV[1], ARGV[2]
+local ANSWERABLE = { sending = true, unknown = true, queued = true }
+local SENT_ON = { sent = true, failed = true }
+
+local function locate(wamid, callback)
+  local where = redis.call('HGET', wamidsKey, wamid)
+  if not where and callback ~= '' then where = callback end
+  if not where then return nil end
+  local campaignId, row = string.match(where, '^(.+)/(%d+)$')
+  if not campaignId then return nil end
+  local rowsKey = prefix .. ':campaign:' .. campaignId .. ':rows'
+  local json = redis.call('HGET', rowsKey, row)
+  if not json then return nil end
+  return campaignId, row, rowsKey, cjson.decode(json)
+end
+
+local out = {}
+for i = 3, #ARGV, 7 do
+  local wamid, kind, at, callback, code, detail, numberId = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6]
+  local campaignId, row, rowsKey, rec = locate(wamid, callback)
+  local outcome, completed = 'unmatched', 0
+  if rec then
+    local campaignKey = prefix .. ':campaign:' .. campaignId
+    if not ANSWERABLE[rec.s] and not SENT_ON[rec.s] then
+      outcome = 'other'
+    else
+      local changed = false
+      if ANSWERABLE[rec.s] then
+        move(campaignKey, rec, 'sent')
+        rec.c = nil; rec.d = nil
+        changed = true
+      end
+      if not rec.w or rec.w == '' then
+        rec.w = wamid
+        redis.call('HSET', wamidsKey, wamid, campaignId .. '/' .. row)
+        changed = true
+      end
+      if kind == 'delivered' or kind == 'read' then
+        if not rec.dt then redis.call('HINCRBY', campaignKey, 'n:delivered', 1) end
+        if not rec.dt or at < rec.dt then rec.dt = at; changed = true end
+      end
+      if kind == 'read' then
+        if not rec.rt then redis.call('HINCRBY', campaignKey, 'n:read', 1) end
+        if not rec.rt or at < rec.rt then rec.rt = at; changed = true end
+      end
+      if kind == 'failed' then
+        if not rec.ft or at < rec.ft or (at == rec.ft and code < (rec.c or '')) then
+          rec.ft = at; rec.c = code; rec.d = detail
+          changed = true
+        end
+        if rec.s ~= 'failed' then move(campaignKey, rec, 'failed'); changed = true end
+        if code == '131050' then
+          local optouts = prefix .. ':optouts:' .. numberId
+          if redis.call('HEXISTS', optouts, rec.p) == 0 then
+            redis.call('HSET', optouts, rec.p, cjson.encode({ campaignId = campaignId, row = tonumber(row), at = tonumber(now) }))
+          end
+        end
+      end
+      if changed then
+        redis.call('HSET', rowsKey, row, cjson.encode(rec))
+        outcome = 'applied'
+        completed = completeIfDone(campaignKey, now)
+      else
+        outcome = 'same'
+      end
+    end
+  end
+  out[#out + 1] = outcome
+  out[#out + 1] = completed
+end
+return out

@@ -1,0 +1,177 @@
+import type { Redis } from 'ioredis';
+import type { DeliveryLedger, StatusUpdate } from '../campaigns/ledger.js';
+import type { Logger } from '../logging/logger.js';
+import { parseWebhook } from './webhook-events.js';
+import { webhookKeys } from './webhook-keys.js';
+
+const GROUP = 'appliers';
+/** Entries a consumer read and did not acknowledge for this long (it died) are taken over. */
+const CLAIM_IDLE_MS = 30_000;
+/** Statuses per ledger call: one script call each, kept short so Redis stays responsive. */
+const STATUSES_PER_CALL = 500;
+/** How often parked statuses (their send not recorded yet) are tried again. */
+const PARKED_RETRY_MS = 1000;
+
+export interface WebhookConsumerOptions {
+  /** Its own connection: the consumer blocks on it (XREADGROUP … BLOCK). */
+  redis: Redis;
+  prefix: string;
+  ledger: DeliveryLedger;
+  logger: Logger;
+  /** This process's name in the consumer group (host:pid). */
+  consumer: string;
+  /**
+   * A status for a message no row has yet is kept this long (default 10 min): at 1,000
+   * msg/s Meta's `sent` can arrive before the worker has recorded the send's answer.
+   */
+  parkMs?: number;
+  /** Tests: how long one read blocks (default 1 s), and how often parked statuses are tried again (default 1 s). */
+  blockMs?: number;
+  parkedRetryMs?: number;
+}
+
+/**
+ * Works off the webhook inbox (a Redis stream the service appends each signed POST to before
+ * answering 200): parses each body, applies its statuses to their rows, then acknowledges
+ * and deletes the entry. A crash between applying and acknowledging only means the entry is
+ * applied again (by another consumer after CLAIM_IDLE_MS), which changes nothing: statuses
+ * apply by first-seen time. Any number of consumers may run (one per `campaign serve`).
+ */
+export class WebhookConsumer {
+  readonly #o: Required<WebhookConsumerOptions>;
+  readonly #keys: ReturnType<typeof webhookKeys>;
+  #running: Promise<void> | undefined;
+  #stopping = false;
+  #lastParkedRetry = 0;
+
+  constructor(options: WebhookConsumerOptions) {
+    this.#o = { ...options, parkMs: options.parkMs ?? 600_000, blockMs: options.blockMs ?? 1000, parkedRetryMs: options.parkedRetryMs ?? PARKED_RETRY_MS };
+    this.#keys = webhookKeys(options.prefix);
+  }
+
+  start(): void {
+    this.#running ??= this.#loop();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    await this.#running;
+  }
+
+  async #loop(): Promise<void> {
+    let lastError = 0;
+    while (!this.#stopping) {
+      try {
+        await this.processOnce();
+      } catch (error) {
+        if (this.#stopping) break;
+        // Redis away: wait and try again; nothing is acknowledged that was not applied.
+        if (Date.now() - lastError > 10_000) this.#o.logger.error({ err: error }, 'could not work off the webhook inbox (retrying)');
+        lastError = Date.now();
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
+  /** One round: entries a dead consumer left, then new ones (waiting up to blockMs), then parked statuses. Returns entries handled. */
+  async processOnce(): Promise<number> {
+    const { redis, consumer } = this.#o;
+    await this.#ensureGroup();
+    const [, claimed] = (await redis.xautoclaim(this.#keys.inbox, GROUP, consumer, CLAIM_IDLE_MS, '0-0', 'COUNT', 100)) as [string, [string, string[]][]];
+    let entries = claimed.filter((e) => e[1] !== null && e[1] !== undefined);
+    if (entries.length === 0) {
+      const read = (await redis.xreadgroup('GROUP', GROUP, consumer, 'COUNT', 100, 'BLOCK', this.#o.blockMs, 'STREAMS', this.#keys.inbox, '>')) as
+        | [string, [string, string[]][]][]
+        | null;
+      entries = read?.[0]?.[1] ?? [];
+    }
+    if (entries.length > 0) await this.#handle(entries);
+    if (Date.now() - this.#lastParkedRetry >= this.#o.parkedRetryMs) {
+      this.#lastParkedRetry = Date.now();
+      await this.#retryParked();
+    }
+    return entries.length;
+  }
+
+  async #ensureGroup(): Promise<void> {
+    try {
+      // From the stream's start: entries appended before any consumer ran are work too.
+      await this.#o.redis.xgroup('CREATE', this.#keys.inbox, GROUP, '0', 'MKSTREAM');
+    } catch (error) {
+      if (!String((error as Error).message).includes('BUSYGROUP')) throw error;
+    }
+  }
+
+  async #handle(entries: [string, string[]][]): Promise<void> {
+    const statuses: StatusUpdate[] = [];
+    const stats: Record<string, number> = { posts: entries.length };
+    for (const [, fields] of entries) {
+      const body = fieldOf(fields, 'body');
+      const parsed = parseWebhook(body ?? '');
+      if (!parsed.ok) {
+        stats.unreadable = (stats.unreadable ?? 0) + 1;
+        this.#o.logger.warn({ problem: parsed.problem }, 'a signed webhook that cannot be read was dropped');
+        continue;
+      }
+      statuses.push(...parsed.events.statuses);
+      stats.ignored = (stats.ignored ?? 0) + parsed.events.ignored;
+      stats.malformed = (stats.malformed ?? 0) + parsed.events.malformed;
+    }
+    const counted = await this.#apply(statuses, Date.now());
+    for (const [key, n] of Object.entries(counted)) stats[key] = (stats[key] ?? 0) + n;
+    const ids = entries.map((e) => e[0]);
+    const tx = this.#o.redis.multi().xack(this.#keys.inbox, GROUP, ...ids).xdel(this.#keys.inbox, ...ids);
+    for (const [key, n] of Object.entries(stats)) if (n > 0) tx.hincrby(this.#keys.stats, key, n);
+    await tx.exec();
+  }
+
+  /** Applies statuses; parks those whose row is not known yet. Returns counts by outcome. */
+  async #apply(statuses: readonly StatusUpdate[], firstSeen: number): Promise<Record<string, number>> {
+    const counted: Record<string, number> = { statuses: statuses.length };
+    for (let i = 0; i < statuses.length; i += STATUSES_PER_CALL) {
+      const chunk = statuses.slice(i, i + STATUSES_PER_CALL);
+      const outcomes = await this.#o.ledger.applyStatuses(chunk);
+      const parked: (string | number)[] = [];
+      outcomes.forEach((o, j) => {
+        counted[o.outcome] = (counted[o.outcome] ?? 0) + 1;
+        if (o.completedCampaign) counted.completed = (counted.completed ?? 0) + 1;
+        if (o.outcome === 'unmatched') parked.push(firstSeen, JSON.stringify(chunk[j]));
+      });
+      if (parked.length > 0) await this.#o.redis.zadd(this.#keys.parked, 'NX', ...parked);
+    }
+    return counted;
+  }
+
+  /** Parked statuses whose send is recorded now are applied; those older than parkMs are another tool's messages. */
+  async #retryParked(): Promise<void> {
+    const { redis } = this.#o;
+    const members = await redis.zrange(this.#keys.parked, 0, 499, 'WITHSCORES');
+    if (members.length === 0) return;
+    const now = Date.now();
+    const updates: StatusUpdate[] = [];
+    const since: number[] = [];
+    for (let i = 0; i < members.length; i += 2) {
+      updates.push(JSON.parse(members[i] ?? '{}') as StatusUpdate);
+      since.push(Number(members[i + 1]));
+    }
+    const outcomes = await this.#o.ledger.applyStatuses(updates);
+    const done: string[] = [];
+    let foreign = 0;
+    outcomes.forEach((o, i) => {
+      if (o.outcome !== 'unmatched') done.push(members[2 * i] ?? '');
+      else if (now - (since[i] ?? now) >= this.#o.parkMs) {
+        done.push(members[2 * i] ?? '');
+        foreign++;
+      }
+    });
+    if (done.length === 0) return;
+    const tx = redis.multi().zrem(this.#keys.parked, ...done);
+    if (foreign > 0) tx.hincrby(this.#keys.stats, 'foreign', foreign);
+    await tx.exec();
+  }
+}
+
+function fieldOf(fields: string[], name: string): string | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
+}
