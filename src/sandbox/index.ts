@@ -5,6 +5,7 @@ import type { AcceptedMessage } from './accepted-log.js';
 import type { FaultSettings } from './faults.js';
 import { SandboxRuntime, type SandboxStats } from './sandbox-runtime.js';
 import { buildServer } from './server.js';
+import { StatusWebhookSender, type StatusWebhookSettings } from './status-webhooks.js';
 
 /**
  * The sandbox: a local Cloud API exactly as strict as Meta's (templates, validation rules,
@@ -15,6 +16,7 @@ import { buildServer } from './server.js';
 export type { AcceptedMessage } from './accepted-log.js';
 export type { FaultSettings } from './faults.js';
 export type { SandboxStats } from './sandbox-runtime.js';
+export type { StatusWebhookSettings } from './status-webhooks.js';
 export { loadTemplatesFile } from '../templates/templates-file.js';
 
 export interface SandboxOptions {
@@ -30,6 +32,8 @@ export interface SandboxOptions {
   /** Default { burst: 45, refillMs: 6000 } (Meta's pair limit); false = off. */
   pairLimit?: { burst: number; refillMs: number } | false;
   faults?: FaultSettings;
+  /** Post signed status webhooks (sent, delivered, read) for accepted sends to this receiver. */
+  webhooks?: StatusWebhookSettings;
   /** Optional; default silent. */
   logger?: Logger;
 }
@@ -78,6 +82,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     onListenerError: (error) => logger?.error({ err: error }, 'sandbox onAccepted listener failed'),
   });
   if (options.faults !== undefined) runtime.faults.set(options.faults);
+  const webhooks = options.webhooks === undefined ? undefined : new StatusWebhookSender(options.webhooks, logger);
+  if (webhooks !== undefined) runtime.log.subscribe((message) => webhooks.accepted(message));
 
   const server = buildServer(runtime, logger);
   const host = options.host ?? '127.0.0.1';
@@ -109,7 +115,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
     reset: () => runtime.reset(),
     onAccepted: (listener) => runtime.log.subscribe(listener),
-    close: () => (closing ??= server.close()),
+    close: () => (closing ??= Promise.all([webhooks?.close(), server.close()]).then(() => undefined)),
   };
 }
 
