@@ -53,6 +53,8 @@ export interface RowRecord {
   /** Meta's status webhooks (ms): the first delivered (or read) and the first read seen. */
   deliveredAt?: number;
   readAt?: number;
+  /** The user's quick-reply to this row's message (the button's payload), the earliest. */
+  reply?: string;
 }
 
 /**

@@ -76,12 +76,16 @@ export type ClaimResult =
   /** A newer job owns this row (it was requeued): this one must do nothing. */
   | { outcome: 'stale' };
 
-/** Where an opt-out was learnt: the send that Meta answered with 131050. */
+/**
+ * Where an opt-out was learnt: the send that Meta answered with 131050 (campaign and row), or
+ * the user's own message: an opt-out keyword or a `user_preferences` stop (campaign '', row 0).
+ */
 export interface OptOutSource {
   campaignId: string;
   row: number;
   /** ms since the epoch. */
   at: number;
+  via?: 'keyword' | 'user_preferences' | undefined;
 }
 
 /** Why an operator command could not act on a campaign. */
@@ -148,6 +152,33 @@ export interface StatusOutcome {
    */
   outcome: 'applied' | 'same' | 'unmatched' | 'other';
   completedCampaign: boolean;
+}
+
+/** Meta's customer-service window: 24 hours from the user's last message (reference §4). */
+export const SERVICE_WINDOW_MS = 24 * 3_600_000;
+
+/** A user's message (reference §3.4), as the ledger records it. */
+export interface InboundUpdate {
+  phoneNumberId: string;
+  /** The user's WhatsApp ID (digits, no +). */
+  waId: string;
+  wamid: string;
+  /** Meta's timestamp, ms: the 24-hour customer-service window runs from here. */
+  at: number;
+  /** `context.id`: the message it answers (a template's quick-reply button). */
+  replyTo?: string;
+  /** The button's payload (or label), or the interactive reply's ID. */
+  reply?: string;
+  /** Its text or button is one of OPT_OUT_KEYWORDS. */
+  optOut: boolean;
+}
+
+/** A `user_preferences` event (reference §3.5). */
+export interface PreferenceUpdate {
+  phoneNumberId: string;
+  waId: string;
+  value: 'stop' | 'resume';
+  at: number;
 }
 
 /** A send-window lane's rows not fed yet. */
@@ -309,6 +340,16 @@ export interface DeliveryLedger {
    * was seen (src/campaigns/delivery-state.ts): any order and any duplicates give one result.
    */
   applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]>;
+  /**
+   * Records users' messages: each opens (or extends) that user's 24-hour window on the
+   * number; a reply to one of our messages is kept on its row (the earliest); an opt-out
+   * keyword records the opt-out. Returns, per message, whether it answered a row.
+   */
+  applyInbound(updates: readonly InboundUpdate[]): Promise<{ answeredRow: boolean }[]>;
+  /** Marketing stop adds the user to the number's opt-outs, resume removes them; the newest event wins. */
+  applyPreferences(updates: readonly PreferenceUpdate[]): Promise<void>;
+  /** Whether the user's 24-hour customer-service window on the number is open now. */
+  serviceWindowOpen(phoneNumberId: string, waId: string): Promise<boolean>;
 }
 
 export interface CampaignLedger extends IngestLedger, SendLedger, ControlLedger, ReportLedger, DeliveryLedger {}

@@ -23,11 +23,14 @@ import type {
   ResumeResult,
   RetrySelection,
   SettleResult,
+  InboundUpdate,
+  PreferenceUpdate,
   StatusOutcome,
   StatusUpdate,
   Settlement,
   WindowedCampaigns,
 } from './ledger.js';
+import { SERVICE_WINDOW_MS } from './ledger.js';
 import { parseSendJobId, type SendJob } from './send-job.js';
 
 /**
@@ -97,6 +100,9 @@ interface StoredRow {
   dt?: number;
   rt?: number;
   ft?: number;
+  /** the user's reply to this row's message (button payload) and its time */
+  q?: string;
+  qt?: number;
 }
 
 /** A campaign's hash in Redis (`campaign:ID`), its rows (`:rows`), backlog (`:pending`) and brake ring (`:recent`). */
@@ -153,6 +159,10 @@ interface NumberRecord {
   sentAt: Map<string, number>;
   /** phone → where its opt-out was learnt. */
   optOuts: Map<string, OptOutSource>;
+  /** phone → the newest `user_preferences` event's time (the `optout-prefs` hash). */
+  preferenceAt: Map<string, number>;
+  /** wa_id → when the user's 24-hour customer-service window closes (the `service-window:*` keys). */
+  serviceWindows: Map<string, number>;
 }
 
 export class MemoryLedger implements CampaignLedger {
@@ -659,6 +669,49 @@ export class MemoryLedger implements CampaignLedger {
     );
   }
 
+  /** As apply-inbound.lua. */
+  applyInbound(updates: readonly InboundUpdate[]): Promise<{ answeredRow: boolean }[]> {
+    const now = this.#now();
+    return Promise.resolve(
+      updates.map((u) => {
+        const n = this.#number(u.phoneNumberId);
+        const closes = u.at + SERVICE_WINDOW_MS;
+        if (closes > now && closes > (n.serviceWindows.get(u.waId) ?? 0)) n.serviceWindows.set(u.waId, closes);
+        const where = u.replyTo === undefined ? undefined : this.#wamids.get(u.replyTo);
+        const match = where === undefined ? null : /^(.+)\/(\d+)$/.exec(where);
+        const rec = match === null ? undefined : this.#campaigns.get(match[1] ?? '')?.rows.get(Number(match[2]));
+        let answeredRow = false;
+        if (rec !== undefined && u.reply !== undefined && u.reply !== '') {
+          if (rec.qt === undefined || u.at < rec.qt) {
+            rec.q = u.reply;
+            rec.qt = u.at;
+          }
+          answeredRow = true;
+        }
+        const phone = `+${u.waId}`;
+        if (u.optOut && !n.optOuts.has(phone)) n.optOuts.set(phone, { campaignId: match?.[1] ?? '', row: Number(match?.[2] ?? 0), at: u.at, via: 'keyword' });
+        return { answeredRow };
+      }),
+    );
+  }
+
+  /** As apply-preferences.lua: the newest event per user wins. */
+  applyPreferences(updates: readonly PreferenceUpdate[]): Promise<void> {
+    for (const u of updates) {
+      const n = this.#number(u.phoneNumberId);
+      const phone = `+${u.waId}`;
+      if (u.at <= (n.preferenceAt.get(phone) ?? -1)) continue;
+      n.preferenceAt.set(phone, u.at);
+      if (u.value === 'stop') n.optOuts.set(phone, { campaignId: '', row: 0, at: u.at, via: 'user_preferences' });
+      else n.optOuts.delete(phone);
+    }
+    return Promise.resolve();
+  }
+
+  serviceWindowOpen(phoneNumberId: string, waId: string): Promise<boolean> {
+    return Promise.resolve((this.#number(phoneNumberId).serviceWindows.get(waId.replace(/^\+/, '')) ?? 0) > this.#now());
+  }
+
   async windowSize(phoneNumberId: string): Promise<number> {
     return Promise.resolve(this.#numbers.get(phoneNumberId)?.window.size ?? 0);
   }
@@ -862,7 +915,7 @@ export class MemoryLedger implements CampaignLedger {
   #number(phoneNumberId: string): NumberRecord {
     let n = this.#numbers.get(phoneNumberId);
     if (n === undefined) {
-      n = { active: new Map(), window: new Map(), sent: new Map(), sentAt: new Map(), optOuts: new Map() };
+      n = { active: new Map(), window: new Map(), sent: new Map(), sentAt: new Map(), optOuts: new Map(), preferenceAt: new Map(), serviceWindows: new Map() };
       this.#numbers.set(phoneNumberId, n);
     }
     return n;
@@ -1100,5 +1153,6 @@ function toRecord(row: number, s: StoredRow): RowRecord {
   if (s.k !== undefined && s.k > 0) record.requeue = s.k;
   if (s.dt !== undefined) record.deliveredAt = s.dt;
   if (s.rt !== undefined) record.readAt = s.rt;
+  if (s.q !== undefined) record.reply = s.q;
   return record;
 }

@@ -65,5 +65,11 @@ export const FEED = loadLuaScript('feed');
 /** apply-statuses.lua: Meta's status webhooks (sent, delivered, read, failed) onto their rows. */
 export const APPLY_STATUSES = loadLuaScript('apply-statuses');
 
+/** apply-inbound.lua: users' messages: their 24-hour windows, replies on rows, opt-out keywords. */
+export const APPLY_INBOUND = loadLuaScript('apply-inbound');
+
+/** apply-preferences.lua: marketing stop / resume, the newest event per user winning. */
+export const APPLY_PREFERENCES = loadLuaScript('apply-preferences');
+
 /** reschedule.lua: moves the start of a campaign that has not started. */
 export const RESCHEDULE = loadLuaScript('reschedule');

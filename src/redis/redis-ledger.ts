@@ -19,6 +19,8 @@ import type {
   FeedResult,
   IngestedRow,
   LaneBacklog,
+  InboundUpdate,
+  PreferenceUpdate,
   StatusOutcome,
   StatusUpdate,
   WindowedCampaigns,
@@ -30,11 +32,14 @@ import type {
   SettleResult,
   Settlement,
 } from '../campaigns/ledger.js';
+import { SERVICE_WINDOW_MS } from '../campaigns/ledger.js';
 import { parseSendJobId, type SendJob } from '../campaigns/send-job.js';
 import {
   CANCEL,
   CLAIM,
   CLAIM_ANSWER_WIDTH,
+  APPLY_INBOUND,
+  APPLY_PREFERENCES,
   APPLY_STATUSES,
   FEED,
   FINISH_INGEST,
@@ -54,7 +59,7 @@ import { TickBatch } from './tick-batch.js';
 import { z } from 'zod';
 import { safeJson } from '../cloud-api/graph-answers.js';
 
-const optOutSourceSchema = z.object({ campaignId: z.string(), row: z.number(), at: z.number() });
+const optOutSourceSchema = z.object({ campaignId: z.string(), row: z.number(), at: z.number(), via: z.enum(['keyword', 'user_preferences']).optional() });
 
 type Arg = string | number;
 
@@ -71,6 +76,8 @@ interface LedgerCommands {
   cwCancel(campaign: string, pending: string, active: string, campaignId: string, now: number, reason: string): Promise<[string, number]>;
   cwReschedule(campaign: string, startsAt: number): Promise<string>;
   cwApplyStatuses(wamids: string, ...args: Arg[]): Promise<(string | number)[]>;
+  cwApplyInbound(wamids: string, ...args: Arg[]): Promise<number[]>;
+  cwApplyPreferences(...args: Arg[]): Promise<number>;
   cwMarkForRetry(campaign: string, rows: string, pending: string, active: string, ...args: Arg[]): Promise<[number, number]>;
   cwFeed(active: string, window: string, ...args: Arg[]): Promise<[string[], string[], string[]]>;
 }
@@ -109,6 +116,8 @@ interface StoredRow {
   /** First delivered / read seen by status webhook (ms). */
   dt?: number;
   rt?: number;
+  /** The user's quick-reply to the row's message. */
+  q?: string;
 }
 
 /** Ledger settings from config. */
@@ -504,6 +513,25 @@ export class RedisLedger implements CampaignLedger {
     return outcomes;
   }
 
+  async applyInbound(updates: readonly InboundUpdate[]): Promise<{ answeredRow: boolean }[]> {
+    if (updates.length === 0) return [];
+    const args: Arg[] = [this.#prefix, Date.now(), SERVICE_WINDOW_MS];
+    for (const u of updates) args.push(u.phoneNumberId, u.waId, u.at, u.replyTo ?? '', u.reply ?? '', u.optOut ? '1' : '0');
+    const answered = await this.#redis.cwApplyInbound(this.#wamidsKey(), ...args);
+    return answered.map((n) => ({ answeredRow: Number(n) === 1 }));
+  }
+
+  async applyPreferences(updates: readonly PreferenceUpdate[]): Promise<void> {
+    if (updates.length === 0) return;
+    const args: Arg[] = [this.#prefix];
+    for (const u of updates) args.push(u.phoneNumberId, u.waId, u.value, u.at);
+    await this.#redis.cwApplyPreferences(...args);
+  }
+
+  async serviceWindowOpen(phoneNumberId: string, waId: string): Promise<boolean> {
+    return (await this.#redis.exists(`${this.#prefix}:service-window:${phoneNumberId}:${waId.replace(/^\+/, '')}`)) === 1;
+  }
+
   async windowSize(phoneNumberId: string): Promise<number> {
     return this.#redis.zcard(feedKeys(this.#prefix, phoneNumberId).window);
   }
@@ -616,6 +644,7 @@ function toRecord(row: number, s: StoredRow): RowRecord {
   if (s.k !== undefined && s.k > 0) record.requeue = s.k;
   if (s.dt !== undefined) record.deliveredAt = s.dt;
   if (s.rt !== undefined) record.readAt = s.rt;
+  if (s.q !== undefined) record.reply = s.q;
   return record;
 }
 
@@ -635,6 +664,8 @@ function defineScripts(redis: Redis): void {
   redis.defineCommand('cwFeed', { numberOfKeys: 2, lua: FEED });
   redis.defineCommand('cwReschedule', { numberOfKeys: 1, lua: RESCHEDULE });
   redis.defineCommand('cwApplyStatuses', { numberOfKeys: 1, lua: APPLY_STATUSES });
+  redis.defineCommand('cwApplyInbound', { numberOfKeys: 1, lua: APPLY_INBOUND });
+  redis.defineCommand('cwApplyPreferences', { numberOfKeys: 0, lua: APPLY_PREFERENCES });
 }
 
 /** A lanes hash (index → zones joined by &) as an array by index. */

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import type { DeliveryLedger, StatusUpdate } from '../campaigns/ledger.js';
+import type { DeliveryLedger, InboundUpdate, PreferenceUpdate, StatusUpdate } from '../campaigns/ledger.js';
 import type { Logger } from '../logging/logger.js';
-import { parseWebhook } from './webhook-events.js';
+import { parseWebhook, type OptOutMatcher } from './webhook-events.js';
 import { webhookKeys } from './webhook-keys.js';
 
 const GROUP = 'appliers';
@@ -25,6 +25,8 @@ export interface WebhookConsumerOptions {
    * msg/s Meta's `sent` can arrive before the worker has recorded the send's answer.
    */
   parkMs?: number;
+  /** OPT_OUT_KEYWORDS: a user's message that is one of them records an opt-out. */
+  isOptOut?: OptOutMatcher;
   /** Tests: how long one read blocks (default 1 s), and how often parked statuses are tried again (default 1 s). */
   blockMs?: number;
   parkedRetryMs?: number;
@@ -45,7 +47,7 @@ export class WebhookConsumer {
   #lastParkedRetry = 0;
 
   constructor(options: WebhookConsumerOptions) {
-    this.#o = { ...options, parkMs: options.parkMs ?? 600_000, blockMs: options.blockMs ?? 1000, parkedRetryMs: options.parkedRetryMs ?? PARKED_RETRY_MS };
+    this.#o = { ...options, isOptOut: options.isOptOut ?? (() => false), parkMs: options.parkMs ?? 600_000, blockMs: options.blockMs ?? 1000, parkedRetryMs: options.parkedRetryMs ?? PARKED_RETRY_MS };
     this.#keys = webhookKeys(options.prefix);
   }
 
@@ -104,20 +106,34 @@ export class WebhookConsumer {
 
   async #handle(entries: [string, string[]][]): Promise<void> {
     const statuses: StatusUpdate[] = [];
+    const inbound: InboundUpdate[] = [];
+    const preferences: PreferenceUpdate[] = [];
     const stats: Record<string, number> = { posts: entries.length };
     for (const [, fields] of entries) {
       const body = fieldOf(fields, 'body');
-      const parsed = parseWebhook(body ?? '');
+      const parsed = parseWebhook(body ?? '', this.#o.isOptOut);
       if (!parsed.ok) {
         stats.unreadable = (stats.unreadable ?? 0) + 1;
         this.#o.logger.warn({ problem: parsed.problem }, 'a signed webhook that cannot be read was dropped');
         continue;
       }
       statuses.push(...parsed.events.statuses);
+      inbound.push(...parsed.events.inbound);
+      preferences.push(...parsed.events.preferences);
       stats.ignored = (stats.ignored ?? 0) + parsed.events.ignored;
       stats.malformed = (stats.malformed ?? 0) + parsed.events.malformed;
     }
     const counted = await this.#apply(statuses, Date.now());
+    if (inbound.length > 0) {
+      const answered = await this.#o.ledger.applyInbound(inbound);
+      stats.inbound = inbound.length;
+      stats.replies = answered.filter((a) => a.answeredRow).length;
+      stats.optOutKeywords = inbound.filter((m) => m.optOut).length;
+    }
+    if (preferences.length > 0) {
+      await this.#o.ledger.applyPreferences(preferences);
+      stats.preferences = preferences.length;
+    }
     for (const [key, n] of Object.entries(counted)) stats[key] = (stats[key] ?? 0) + n;
     const ids = entries.map((e) => e[0]);
     const tx = this.#o.redis.multi().xack(this.#keys.inbox, GROUP, ...ids).xdel(this.#keys.inbox, ...ids);

@@ -1,4 +1,4 @@
-import type { StatusUpdate } from '../campaigns/ledger.js';
+import type { InboundUpdate, PreferenceUpdate, StatusUpdate } from '../campaigns/ledger.js';
 
 /**
  * The events of one webhook POST (reference §3.2): every entry, every change, every item,
@@ -8,6 +8,10 @@ import type { StatusUpdate } from '../campaigns/ledger.js';
  */
 export interface WebhookEvents {
   statuses: StatusUpdate[];
+  /** Messages from users: each opens a 24-hour window; a button reply answers a campaign row; a keyword opts out. */
+  inbound: InboundUpdate[];
+  /** `user_preferences`: marketing stop / resume. */
+  preferences: PreferenceUpdate[];
   /** Items of kinds this version does not act on (inbound messages, preferences, template updates…). */
   ignored: number;
   /** Status items without the fields a status needs (id, status, timestamp): counted, not applied. */
@@ -18,7 +22,17 @@ const KINDS = new Set(['sent', 'delivered', 'read', 'failed']);
 
 export type ParseResult = { ok: true; events: WebhookEvents } | { ok: false; problem: string };
 
-export function parseWebhook(raw: Buffer | string): ParseResult {
+/** Is this text an opt-out keyword (OPT_OUT_KEYWORDS)? */
+export type OptOutMatcher = (text: string) => boolean;
+
+/** OPT_OUT_KEYWORDS as a matcher: case and spacing ignored ("stop  promotions" is STOP PROMOTIONS). */
+export function optOutMatcher(keywords: readonly string[]): OptOutMatcher {
+  const normal = (text: string) => text.trim().replace(/\s+/g, ' ').toUpperCase();
+  const set = new Set(keywords.map(normal).filter((k) => k !== ''));
+  return (text) => set.has(normal(text));
+}
+
+export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () => false): ParseResult {
   let payload: unknown;
   try {
     payload = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
@@ -26,24 +40,37 @@ export function parseWebhook(raw: Buffer | string): ParseResult {
     return { ok: false, problem: `not JSON: ${(error as Error).message}` };
   }
   if (!isObject(payload) || !Array.isArray(payload.entry)) return { ok: false, problem: 'no entry[] array (not a WhatsApp Business Account webhook)' };
-  const events: WebhookEvents = { statuses: [], ignored: 0, malformed: 0 };
+  const events: WebhookEvents = { statuses: [], inbound: [], preferences: [], ignored: 0, malformed: 0 };
   for (const entry of payload.entry) {
     if (!isObject(entry) || !Array.isArray(entry.changes)) continue;
     for (const change of entry.changes) {
       if (!isObject(change) || !isObject(change.value)) continue;
       const value = change.value;
       const phoneNumberId = isObject(value.metadata) && typeof value.metadata.phone_number_id === 'string' ? value.metadata.phone_number_id : '';
-      if (change.field !== 'messages' || !Array.isArray(value.statuses)) {
+      if (change.field === 'user_preferences' && Array.isArray(value.user_preferences)) {
+        for (const item of value.user_preferences) {
+          const preference = toPreference(item, phoneNumberId);
+          if (preference === undefined) events.malformed++;
+          else events.preferences.push(preference);
+        }
+        continue;
+      }
+      if (change.field !== 'messages') {
         events.ignored += countItems(value);
         continue;
       }
-      for (const item of value.statuses) {
+      for (const item of Array.isArray(value.statuses) ? value.statuses : []) {
         const status = toStatus(item, phoneNumberId);
         if (status === undefined) events.malformed++;
         else if (status === 'other') events.ignored++;
         else events.statuses.push(status);
       }
-      events.ignored += countItems({ ...value, statuses: undefined });
+      for (const item of Array.isArray(value.messages) ? value.messages : []) {
+        const inbound = toInbound(item, phoneNumberId, isOptOut);
+        if (inbound === undefined) events.malformed++;
+        else events.inbound.push(inbound);
+      }
+      events.ignored += Array.isArray(value.errors) ? value.errors.length : 0;
     }
   }
   return { ok: true, events };
@@ -66,6 +93,42 @@ function toStatus(item: unknown, phoneNumberId: string): StatusUpdate | 'other' 
     update.detail = (details ?? title ?? 'failed, by status webhook').slice(0, 500);
   }
   return update;
+}
+
+function seconds(value: unknown): number {
+  const n = typeof value === 'string' ? Number(value) : typeof value === 'number' ? value : Number.NaN;
+  return Number.isFinite(n) && n > 0 ? n : Number.NaN;
+}
+
+/** A user's message (reference §3.4): who, when, what it answers, and whether it is an opt-out keyword. */
+function toInbound(item: unknown, phoneNumberId: string, isOptOut: OptOutMatcher): InboundUpdate | undefined {
+  if (!isObject(item) || typeof item.from !== 'string' || item.from === '' || typeof item.id !== 'string') return undefined;
+  const at = seconds(item.timestamp);
+  if (Number.isNaN(at) || phoneNumberId === '') return undefined;
+  const update: InboundUpdate = { phoneNumberId, waId: item.from.replace(/^\+/, ''), wamid: item.id, at: Math.round(at * 1000), optOut: false };
+  if (isObject(item.context) && typeof item.context.id === 'string') update.replyTo = item.context.id;
+  let words: string | undefined;
+  if (item.type === 'button' && isObject(item.button)) {
+    const payload = typeof item.button.payload === 'string' ? item.button.payload : undefined;
+    const label = typeof item.button.text === 'string' ? item.button.text : undefined;
+    update.reply = (payload ?? label ?? '').slice(0, 256);
+    update.optOut = (payload !== undefined && isOptOut(payload)) || (label !== undefined && isOptOut(label));
+  } else if (item.type === 'interactive' && isObject(item.interactive)) {
+    const reply = isObject(item.interactive.button_reply) ? item.interactive.button_reply : isObject(item.interactive.list_reply) ? item.interactive.list_reply : undefined;
+    if (reply !== undefined && typeof reply.id === 'string') update.reply = reply.id.slice(0, 256);
+  } else if (item.type === 'text' && isObject(item.text) && typeof item.text.body === 'string') {
+    words = item.text.body;
+  }
+  if (words !== undefined && isOptOut(words)) update.optOut = true;
+  return update;
+}
+
+/** A marketing stop / resume (reference §3.5); its timestamp is a number of seconds. */
+function toPreference(item: unknown, phoneNumberId: string): PreferenceUpdate | undefined {
+  if (!isObject(item) || typeof item.wa_id !== 'string' || (item.value !== 'stop' && item.value !== 'resume')) return undefined;
+  const at = seconds(item.timestamp);
+  if (Number.isNaN(at) || phoneNumberId === '') return undefined;
+  return { phoneNumberId, waId: item.wa_id.replace(/^\+/, ''), value: item.value, at: Math.round(at * 1000) };
 }
 
 /** Items of a change we do not apply (inbound messages, contacts are not counted: they come with their messages). */

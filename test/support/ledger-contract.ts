@@ -1139,6 +1139,35 @@ export function describeLedgerContract(label: string, factory: ContractLedgerFac
         expect((await ledger.applyStatuses([status('w2', 'read', 3000)]))[0]?.outcome).toBe('applied');
       });
 
+      it('a user message opens their 24-hour window; a button reply is kept on the row it answers (the earliest); a keyword records the opt-out', async () => {
+        await campaign(2);
+        await answer(job(1), sentAs('w1'));
+        const t = clock.now();
+        const waId = phoneNumber(1).slice(1);
+        expect(await ledger.serviceWindowOpen(NUMBER, waId)).toBe(false);
+        const answered = await ledger.applyInbound([
+          { phoneNumberId: NUMBER, waId, wamid: 'in-2', at: t + 2000, replyTo: 'w1', reply: 'LATER', optOut: false },
+          { phoneNumberId: NUMBER, waId, wamid: 'in-1', at: t + 1000, replyTo: 'w1', reply: 'YES', optOut: false },
+          { phoneNumberId: NUMBER, waId: phoneNumber(2).slice(1), wamid: 'in-3', at: t, replyTo: 'w-unknown', reply: 'X', optOut: true },
+        ]);
+        expect(answered).toEqual([{ answeredRow: true }, { answeredRow: true }, { answeredRow: false }]);
+        expect((await row(1)).reply).toBe('YES');
+        expect(await ledger.serviceWindowOpen(NUMBER, waId)).toBe(true);
+        expect(await ledger.serviceWindowOpen(NUMBER, `+${waId}`)).toBe(true);
+        expect((await ledger.optOuts(NUMBER)).get(phoneNumber(2))).toMatchObject({ via: 'keyword', at: t });
+      });
+
+      it('user_preferences: stop opts the user out, resume opts them in again; the newest event wins, so a late older stop changes nothing', async () => {
+        const waId = phoneNumber(5).slice(1);
+        const pref = (value: 'stop' | 'resume', at: number) => ({ phoneNumberId: NUMBER, waId, value, at });
+        await ledger.applyPreferences([pref('stop', 1000)]);
+        expect((await ledger.optOuts(NUMBER)).get(phoneNumber(5))).toMatchObject({ via: 'user_preferences', at: 1000 });
+        await ledger.applyPreferences([pref('resume', 3000), pref('stop', 2000), pref('stop', 1000)]);
+        expect((await ledger.optOuts(NUMBER)).has(phoneNumber(5))).toBe(false);
+        await ledger.applyPreferences([pref('stop', 4000)]);
+        expect((await ledger.optOuts(NUMBER)).has(phoneNumber(5))).toBe(true);
+      });
+
       it('statuses for messages no row has are unmatched; a row no send answered is left alone', async () => {
         await campaign(1, { extra: [rejected(2)] });
         expect(await ledger.applyStatuses([status('w-other', 'delivered', 1000), status('w-x', 'read', 1000, { callbackData: `${ID}/2` }), status('w-y', 'sent', 1, { callbackData: 'nope' })])).toEqual([

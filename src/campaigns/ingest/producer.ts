@@ -263,7 +263,15 @@ function newChunk(): Chunk {
 }
 
 function optedOutDetail(source: OptOutSource | undefined): string {
-  const learnt = source === undefined || source.at === 0 ? '' : ` (Meta answered 131050 to campaign ${source.campaignId} row ${source.row} on ${new Date(source.at).toISOString().slice(0, 10)})`;
+  const day = source === undefined ? '' : new Date(source.at).toISOString().slice(0, 10);
+  const learnt =
+    source === undefined || source.at === 0
+      ? ''
+      : source.via === 'keyword'
+        ? ` (they answered with an opt-out keyword on ${day})`
+        : source.via === 'user_preferences'
+          ? ` (they stopped marketing messages in WhatsApp on ${day})`
+          : ` (Meta answered 131050 to campaign ${source.campaignId} row ${source.row} on ${day})`;
   return `the recipient stopped marketing messages from this business${learnt}; this is a MARKETING template, so it is not sent`;
 }
 

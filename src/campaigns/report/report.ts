@@ -8,8 +8,11 @@ import { makeDirectory } from '../../files/make-directory.js';
 import type { ReportLedger } from '../ledger.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
 
-/** `delivered_at`, `read_at`: Meta's timestamps from status webhooks (ISO 8601), empty until one arrives. */
-export const REPORT_COLUMNS = ['row', 'phone', 'status', 'message_id', 'error_code', 'error_detail', 'attempts', 'delivered_at', 'read_at'] as const;
+/**
+ * `delivered_at`, `read_at`: Meta's timestamps from status webhooks (ISO 8601), empty until
+ * one arrives; `reply`: the payload of the quick-reply button the recipient tapped.
+ */
+export const REPORT_COLUMNS = ['row', 'phone', 'status', 'message_id', 'error_code', 'error_detail', 'attempts', 'delivered_at', 'read_at', 'reply'] as const;
 
 const iso = (ms: number | undefined): string => (ms === undefined ? '' : new Date(ms).toISOString());
 
@@ -29,7 +32,7 @@ export async function writeReport(ledger: ReportLedger, campaignId: string, path
   for await (const page of ledger.rows(campaignId)) {
     if (failure !== undefined) break;
     for (const r of page) {
-      const ok = csv.write([r.row, spreadsheetSafe(r.phone), r.status, r.wamid ?? '', spreadsheetSafe(r.errorCode ?? ''), spreadsheetSafe(r.errorDetail ?? ''), r.attempts, iso(r.deliveredAt), iso(r.readAt)]);
+      const ok = csv.write([r.row, spreadsheetSafe(r.phone), r.status, r.wamid ?? '', spreadsheetSafe(r.errorCode ?? ''), spreadsheetSafe(r.errorDetail ?? ''), r.attempts, iso(r.deliveredAt), iso(r.readAt), spreadsheetSafe(r.reply ?? '')]);
       lines++;
       if (!ok) await Promise.race([once(csv, 'drain'), once(out, 'error')]).catch(() => undefined);
     }

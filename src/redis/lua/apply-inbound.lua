@@ -1,0 +1,61 @@
+--[[
+  Records users' messages (reference §3.4): each opens that user's 24-hour customer-service
+  window on the number (a key that expires when the window closes; a later message extends
+  it, an earlier one never shortens it); a reply to one of our messages (`context.id`, found
+  through the `wamids` index) is kept on its row as `q` with its time `qt`, the earliest
+  reply winning; an opt-out keyword records the user in the number's opt-outs.
+
+  Input:
+    KEYS[1] wamids     hash     {prefix}:wamids (message ID → "campaign/row")
+
+    ARGV[1] key prefix
+    ARGV[2] now (ms)
+    ARGV[3] window length (ms; 24 h)
+    then 6 per message, from ARGV[4] on:
+    ARGV[4] phone number ID
+    ARGV[5] the user's WhatsApp ID (digits)
+    ARGV[6] Meta's timestamp (ms)
+    ARGV[7] the message it answers ('' if none)
+    ARGV[8] the reply (button payload, interactive reply ID; '' if none)
+    ARGV[9] '1' when it is an opt-out keyword
+
+  Output:
+    Per message, 1 if its reply was recorded on a row (else 0).
+]]
+
+local wamidsKey = KEYS[1]
+local prefix, now, windowMs = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local out = {}
+for i = 4, #ARGV, 6 do
+  local numberId, waId, at, replyTo, reply, optOut = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
+  local windowKey = prefix .. ':service-window:' .. numberId .. ':' .. waId
+  local closes = at + windowMs
+  local current = tonumber(redis.call('GET', windowKey) or '0')
+  if closes > now and closes > current then redis.call('SET', windowKey, closes, 'PX', closes - now) end
+  local answered = 0
+  local where = nil
+  if replyTo ~= '' then where = redis.call('HGET', wamidsKey, replyTo) end
+  local campaignId, row = nil, nil
+  if where then campaignId, row = string.match(where, '^(.+)/(%d+)$') end
+  if campaignId and reply ~= '' then
+    local rowsKey = prefix .. ':campaign:' .. campaignId .. ':rows'
+    local json = redis.call('HGET', rowsKey, row)
+    if json then
+      local rec = cjson.decode(json)
+      if not rec.qt or at < rec.qt then
+        rec.q = reply; rec.qt = at
+        redis.call('HSET', rowsKey, row, cjson.encode(rec))
+      end
+      answered = 1
+    end
+  end
+  if optOut == '1' then
+    local optouts = prefix .. ':optouts:' .. numberId
+    local phone = '+' .. waId
+    if redis.call('HEXISTS', optouts, phone) == 0 then
+      redis.call('HSET', optouts, phone, cjson.encode({ campaignId = campaignId or '', row = tonumber(row or '0'), at = at, via = 'keyword' }))
+    end
+  end
+  out[#out + 1] = answered
+end
+return out

@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { optOutMatcher, parseWebhook } from '../../src/webhooks/webhook-events.js';
+
+const example = (name: string) => readFileSync(new URL(`../fixtures/reference/examples/${name}`, import.meta.url));
+const stop = optOutMatcher(['STOP', 'UNSUBSCRIBE', 'STOP PROMOTIONS']);
+
+function envelope(changes: object[]): string {
+  return JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: '1', changes }] });
+}
+const change = (phoneNumberId: string, value: object, field = 'messages') => ({ field, value: { messaging_product: 'whatsapp', metadata: { phone_number_id: phoneNumberId }, ...value } });
+
+describe('parseWebhook', () => {
+  it("reads Meta's failed-status example: code and detail, timestamp in ms, routed by its phone number ID", () => {
+    const parsed = parseWebhook(example('webhook.status-failed.json'));
+    expect(parsed).toEqual({
+      ok: true,
+      events: {
+        statuses: [
+          {
+            phoneNumberId: '200000000000002',
+            wamid: 'wamid.SIMULATED000000000000000002',
+            kind: 'failed',
+            at: 1735689700000,
+            code: '131049',
+            detail: 'In order to maintain a healthy ecosystem engagement, the message failed to be delivered.',
+          },
+        ],
+        inbound: [],
+        preferences: [],
+        ignored: 0,
+        malformed: 0,
+      },
+    });
+  });
+
+  it("reads Meta's button example as a reply to the template it answers; its label is an opt-out keyword", () => {
+    const parsed = parseWebhook(example('webhook.inbound-button.json'), stop);
+    expect(parsed.ok && parsed.events.inbound).toEqual([
+      { phoneNumberId: '200000000000002', waId: '447700900123', wamid: 'wamid.SIMULATEDINBOUND0002', at: 1735689900000, replyTo: 'wamid.SIMULATED000000000000000001', reply: 'STOP_PROMOS:row=000123', optOut: true },
+    ]);
+  });
+
+  it('every entry, change and item of a batch, each change by its own phone number', () => {
+    const statuses = (n: number, from: number) => Array.from({ length: n }, (_, i) => ({ id: `w${from + i}`, status: 'delivered', timestamp: '1700000000' }));
+    const raw = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [
+        { id: '1', changes: [change('111', { statuses: statuses(600, 0) }), change('222', { statuses: statuses(400, 600) })] },
+        { id: '2', changes: [change('111', { statuses: statuses(3, 1000) })] },
+      ],
+    });
+    const parsed = parseWebhook(raw);
+    expect(parsed.ok && parsed.events.statuses.length).toBe(1003);
+    expect(parsed.ok && parsed.events.statuses.filter((s) => s.phoneNumberId === '222').length).toBe(400);
+  });
+
+  it('opt-out keywords by text or button, case and spacing ignored; user_preferences stop and resume', () => {
+    const raw = envelope([
+      change('111', {
+        messages: [
+          { from: '4915100000001', id: 'in1', timestamp: '1700000000', type: 'text', text: { body: '  stop   promotions ' } },
+          { from: '4915100000002', id: 'in2', timestamp: '1700000000', type: 'text', text: { body: 'stop sending me promotions please' } },
+          { from: '4915100000003', id: 'in3', timestamp: '1700000000', type: 'button', button: { payload: 'UNSUBSCRIBE', text: 'Unsubscribe' }, context: { id: 'w9' } },
+        ],
+      }),
+      change('111', { user_preferences: [{ wa_id: '4915100000004', value: 'stop', category: 'marketing_messages', timestamp: 1700000001 }] }, 'user_preferences'),
+    ]);
+    const parsed = parseWebhook(raw, stop);
+    if (!parsed.ok) throw new Error(parsed.problem);
+    expect(parsed.events.inbound.map((m) => m.optOut)).toEqual([true, false, true]);
+    expect(parsed.events.preferences).toEqual([{ phoneNumberId: '111', waId: '4915100000004', value: 'stop', at: 1700000001000 }]);
+  });
+
+  it('counts what it cannot use instead of refusing the POST: malformed statuses, other kinds', () => {
+    const raw = envelope([
+      change('111', { statuses: [{ id: 'w1', status: 'delivered' }, { id: 'w2', status: 'played', timestamp: '1' }, { status: 'read', timestamp: '1' }] }),
+      change('111', { event: 'APPROVED' }, 'message_template_status_update'),
+    ]);
+    expect(parseWebhook(raw)).toMatchObject({ ok: true, events: { statuses: [], malformed: 2, ignored: 2 } });
+    expect(parseWebhook('not json')).toMatchObject({ ok: false });
+    expect(parseWebhook('{"object":"page"}')).toMatchObject({ ok: false });
+  });
+});
