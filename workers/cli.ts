@@ -281,11 +281,23 @@ program
   .option('--host <host>', 'address to bind', '127.0.0.1')
   .option('--templates <file>', 'approved templates (Meta list JSON)', 'samples/templates.json')
   .addOption(new Option('--mps <n>', 'messages per second per phone number before 130429 (0 = unlimited)').default('80'))
-  .action(async (o: { port: string; host: string; templates: string; mps: string }) => {
+  .option('--webhook-url <url>', 'post signed status webhooks (sent, delivered, read) for accepted sends to this URL, signed with WHATSAPP_APP_SECRET')
+  .action(async (o: { port: string; host: string; templates: string; mps: string; webhookUrl?: string }) => {
     const { runSandboxUntilSignal } = await import('./sandbox-command.js');
     const port = wholeNumberOption('--port', o.port, 65535);
     const messagesPerSecond = wholeNumberOption('--mps', o.mps, 1_000_000);
-    await runSandboxUntilSignal({ port, host: o.host, templatesFile: o.templates, messagesPerSecond });
+    await runSandboxUntilSignal({ port, host: o.host, templatesFile: o.templates, messagesPerSecond, webhookUrl: o.webhookUrl });
+  });
+
+program
+  .command('serve')
+  .description('run the webhook service Meta posts delivery statuses and messages to (needs WHATSAPP_APP_SECRET and WEBHOOK_VERIFY_TOKEN)')
+  .option('--port <n>', 'port to listen on (0 = any free port)', '8080')
+  .option('--host <host>', 'address to bind', '127.0.0.1')
+  .action(async (o: { port: string; host: string }) => {
+    // Not withContext: the service must start (and say it is not ready) while Redis is down.
+    const { runServeUntilSignal } = await import('./serve-command.js');
+    await runServeUntilSignal({ port: wholeNumberOption('--port', o.port, 65535), host: o.host });
   });
 
 program

@@ -4,21 +4,40 @@ import { SingleBar, Presets } from 'cli-progress';
 import { writeReport } from '../src/campaigns/report/report.js';
 import { summaryText, statusText } from '../src/cli/format.js';
 import { loadTemplatesFile, startSandbox } from '../src/sandbox/index.js';
-import { openContext } from './app-context.js';
+import { openContext, type AppContext } from './app-context.js';
+import type { CampaignStatus } from '../src/campaigns/campaign.js';
 import { runSend } from './send-command.js';
 import { startWorker } from './worker-command.js';
+import { startService } from './serve-command.js';
 
 const SAMPLES = fileURLToPath(new URL('../samples/', import.meta.url));
 const DEMO_TOKEN = 'sandbox-demo-token';
 const DEMO_PHONE_NUMBER_ID = '106540352242922';
+/** The demo's own webhook secret and verify token: the sandbox signs with it, the service checks it. */
+const DEMO_APP_SECRET = 'sandbox-demo-app-secret';
+/** Share of delivered messages the sandbox reports read (its default). */
+const DEMO_READ_SHARE = 0.5;
 
 /**
- * `npm run demo`: the whole product in one process. A sandbox Cloud API on a free port, a
- * worker at SEND_RATE, the sample CSV sent through both, a progress bar, then the report.
+ * `npm run demo`: the whole product in one process. The webhook service (`campaign serve`) and
+ * a sandbox Cloud API that posts its status webhooks to it, on free ports; a worker at
+ * SEND_RATE; the sample CSV sent through them, a progress bar, the delivered and read counts
+ * as the webhooks come in, then the report.
  */
 export async function runDemo(): Promise<string> {
   const templates = await loadTemplatesFile(join(SAMPLES, 'templates.json'));
-  const sandbox = await startSandbox({ templates, accessToken: DEMO_TOKEN });
+  const service = await startService(
+    { port: 0, host: '127.0.0.1' },
+    { LOG_LEVEL: 'warn', ...process.env, WHATSAPP_APP_SECRET: DEMO_APP_SECRET, WEBHOOK_VERIFY_TOKEN: 'sandbox-demo-verify-token' },
+  );
+  const sandbox = await startSandbox({
+    templates,
+    accessToken: DEMO_TOKEN,
+    webhooks: { url: `${service.url}/webhook`, appSecret: DEMO_APP_SECRET, readShare: DEMO_READ_SHARE },
+  }).catch(async (error: unknown) => {
+    await service.close();
+    throw error;
+  });
   const context = await openContext(
     [],
     { WHATSAPP_API_URL: sandbox.url, WHATSAPP_ACCESS_TOKEN: DEMO_TOKEN, WHATSAPP_PHONE_NUMBER_ID: DEMO_PHONE_NUMBER_ID },
@@ -26,6 +45,7 @@ export async function runDemo(): Promise<string> {
     { LOG_LEVEL: 'warn' },
   ).catch(async (error: unknown) => {
     await sandbox.close();
+    await service.close();
     throw error;
   });
   const worker = startWorker(context);
@@ -56,6 +76,8 @@ export async function runDemo(): Promise<string> {
       }
     }
     bar.stop();
+    // Delivered and read come by webhook, up to a couple of seconds after the last send.
+    if (status?.state === 'completed') status = await awaitStatusWebhooks(context.ledger, summary.id, status);
     if (status !== undefined) console.log(statusText(status));
     const reportPath = join(context.config.reportsDir, `${summary.id}.csv`);
     await writeReport(context.ledger, summary.id, reportPath);
@@ -64,7 +86,20 @@ export async function runDemo(): Promise<string> {
     return summary.id;
   } finally {
     await worker.close();
-    await context.close();
     await sandbox.close();
+    await service.close();
+    await context.close();
   }
+}
+
+/** Waits (at most 10 s) until every sent row is reported delivered and the sandbox's share read. */
+async function awaitStatusWebhooks(ledger: AppContext['ledger'], id: string, status: CampaignStatus): Promise<CampaignStatus> {
+  const deadline = Date.now() + 10_000;
+  let current = status;
+  const expected = (s: CampaignStatus) => s.counts.delivered >= s.counts.sent && s.counts.read >= Math.floor(s.counts.sent * DEMO_READ_SHARE);
+  while (!expected(current) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    current = (await ledger.status(id)) ?? current;
+  }
+  return current;
 }

@@ -12,9 +12,12 @@ export async function runSandboxUntilSignal(options: {
   host: string;
   templatesFile: string;
   messagesPerSecond: number;
+  /** `--webhook-url`: where to post signed status webhooks (needs WHATSAPP_APP_SECRET). */
+  webhookUrl?: string | undefined;
 }): Promise<void> {
   checkListenOptions(options);
-  const config = loadConfig();
+  const webhookUrl = checkWebhookUrl(options.webhookUrl);
+  const config = loadConfig(process.env, webhookUrl === undefined ? [] : ['WHATSAPP_APP_SECRET']);
   const logger = createLogger(config.logLevel);
   const templates = await loadTemplatesFile(options.templatesFile);
   const accessToken = config.accessToken?.reveal() ?? DEFAULT_SANDBOX_TOKEN;
@@ -28,14 +31,32 @@ export async function runSandboxUntilSignal(options: {
     accessToken,
     messagesPerSecond: options.messagesPerSecond,
     logger,
+    // Signed with the last secret of the list: in a rotation (OLD,NEW) the new one, as Meta would.
+    ...(webhookUrl === undefined ? {} : { webhooks: { url: webhookUrl, appSecret: config.webhook.appSecrets.at(-1)?.reveal() ?? '' } }),
   });
   const tokenNote = config.accessToken === undefined ? `token "${DEFAULT_SANDBOX_TOKEN}"` : 'the token in WHATSAPP_ACCESS_TOKEN';
   console.log(`Sandbox Cloud API listening on ${sandbox.url} (${templates.length} templates, accepts ${tokenNote})`);
+  if (webhookUrl !== undefined) console.log(`Status webhooks (sent, delivered, read) go to ${webhookUrl}, signed with WHATSAPP_APP_SECRET`);
   await new Promise<void>((resolve) => {
     const stop = () => void sandbox.close().then(resolve);
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+}
+
+/** `--webhook-url` must be an http(s) URL: a typo would otherwise only show as webhooks that never arrive. */
+function checkWebhookUrl(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    throw new AppError('OPTION_INVALID', `--webhook-url "${url}": give the receiver's http(s) URL, e.g. http://127.0.0.1:8080/webhook (campaign serve)`);
+  }
+  return url;
 }
 
 /**

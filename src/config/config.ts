@@ -9,6 +9,9 @@ import { Secret } from './secret.js';
 const wholeNumber = (min: number) =>
   z.coerce.number({ error: `must be a whole number >= ${min}` }).int(`must be a whole number >= ${min}`).min(min, `must be a whole number >= ${min}`);
 const positiveInt = (fallback: number) => wholeNumber(1).default(fallback);
+// A value pasted with its line break or a stray space would fail every webhook later (401 or
+// 403 to Meta, which retries for days): refuse it at start-up, without echoing it.
+const ONE_LINE = /^[\x21-\x7E]+$/;
 
 const envSchema = z.object({
   REDIS_URL: z
@@ -60,6 +63,29 @@ const envSchema = z.object({
   // Finished campaigns' personal data (rows, values, indexes) is purged this many days after
   // they finish; 0 keeps it until `campaign purge`.
   RETENTION_DAYS: wholeNumber(0).default(30),
+  // The app secret(s) webhook signatures are checked with; a comma list allows rotation
+  // (the old and the new secret are both accepted while Meta switches).
+  WHATSAPP_APP_SECRET: z
+    .string()
+    .transform((v) => v.split(',').map((s) => s.trim()))
+    .superRefine((secrets, ctx) => {
+      const empty = secrets.findIndex((s) => s === '');
+      if (empty >= 0) {
+        ctx.addIssue({ code: 'custom', message: `entry ${empty + 1} of ${secrets.length} is empty: give the app secret, or several separated by commas to rotate (OLD,NEW)` });
+      } else if (!secrets.every((s) => ONE_LINE.test(s))) {
+        ctx.addIssue({ code: 'custom', message: 'each app secret must be one word of printable characters (no spaces or line breaks inside)' });
+      }
+    })
+    .optional(),
+  // What Meta's handshake (GET /webhook) must present as hub.verify_token.
+  WEBHOOK_VERIFY_TOKEN: z.string().regex(ONE_LINE, 'must be one word of printable characters (no spaces or line breaks)').optional(),
+  // A user's message (or button) that is one of these, case and spacing ignored, is an opt-out.
+  OPT_OUT_KEYWORDS: z
+    .string()
+    .transform((v) => v.split(',').map((s) => s.trim()).filter((s) => s !== ''))
+    .default(['STOP', 'UNSUBSCRIBE', 'STOP PROMOTIONS']),
+  // A status webhook whose message no row has yet waits this long before it is taken for another tool's.
+  WEBHOOK_PARK_SECONDS: wholeNumber(0).default(600),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -80,10 +106,12 @@ export interface Config {
   duplicateWindowMs: number;
   /** Finished campaigns are purged this long after they finish, in ms; 0 = never on its own. */
   retentionMs: number;
+  /** `campaign serve`: app secrets signatures are checked with (any one may match: rotation), and the handshake token. */
+  webhook: { appSecrets: Secret[]; verifyToken: Secret | undefined; optOutKeywords: string[]; parkMs: number };
 }
 
-/** Settings a command cannot run without (the worker needs the token, `send` the number). */
-export type RequiredSetting = 'WHATSAPP_PHONE_NUMBER_ID' | 'WHATSAPP_ACCESS_TOKEN';
+/** Settings a command cannot run without (the worker needs the token, `send` the number, `serve` the webhook secrets). */
+export type RequiredSetting = 'WHATSAPP_PHONE_NUMBER_ID' | 'WHATSAPP_ACCESS_TOKEN' | 'WHATSAPP_APP_SECRET' | 'WEBHOOK_VERIFY_TOKEN';
 
 export function loadConfig(
   env: Record<string, string | undefined> = process.env,
@@ -127,5 +155,11 @@ export function loadConfig(
     reportsDir: e.REPORTS_DIR,
     duplicateWindowMs: Math.round(e.DUPLICATE_WINDOW_HOURS * 3_600_000),
     retentionMs: e.RETENTION_DAYS * 86_400_000,
+    webhook: {
+      appSecrets: (e.WHATSAPP_APP_SECRET ?? []).map((secret) => new Secret(secret)),
+      verifyToken: e.WEBHOOK_VERIFY_TOKEN === undefined ? undefined : new Secret(e.WEBHOOK_VERIFY_TOKEN),
+      optOutKeywords: e.OPT_OUT_KEYWORDS,
+      parkMs: e.WEBHOOK_PARK_SECONDS * 1000,
+    },
   };
 }

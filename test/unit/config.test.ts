@@ -5,6 +5,9 @@ import { Secret } from '../../src/config/secret.js';
 import { AppError } from '../../src/errors/app-error.js';
 
 const TOKEN = 'EAAGsecret-token-value-0123456789abcdef';
+const APP_SECRET = '0123456789abcdef0123456789abcdef';
+const VERIFY_TOKEN = 'verify-me-4f1c9a';
+const SERVE_REQUIRES: readonly RequiredSetting[] = ['WHATSAPP_APP_SECRET', 'WEBHOOK_VERIFY_TOKEN'];
 
 /** loadConfig must throw; returns the AppError it threw. */
 function configError(env: Record<string, string | undefined>, required: readonly RequiredSetting[] = []): AppError {
@@ -38,6 +41,7 @@ describe('loadConfig: defaults', () => {
       reportsDir: 'reports',
       duplicateWindowMs: 24 * 3_600_000,
       retentionMs: 30 * 86_400_000,
+      webhook: { appSecrets: [], verifyToken: undefined, optOutKeywords: ['STOP', 'UNSUBSCRIBE', 'STOP PROMOTIONS'], parkMs: 600_000 },
     });
   });
 
@@ -86,6 +90,28 @@ describe('loadConfig: defaults', () => {
     });
     expect(config.accessToken).toBeInstanceOf(Secret);
     expect(config.accessToken?.reveal()).toBe(TOKEN);
+  });
+
+  it('WHATSAPP_APP_SECRET: one secret, or a comma list for rotation (spaces around commas ignored), each a Secret', () => {
+    expect(loadConfig({ WHATSAPP_APP_SECRET: APP_SECRET }).webhook.appSecrets.map((s) => s.reveal())).toStrictEqual([APP_SECRET]);
+
+    const rotating = loadConfig({ WHATSAPP_APP_SECRET: ` old-secret , ${APP_SECRET}` }).webhook.appSecrets;
+
+    expect(rotating.every((s) => s instanceof Secret)).toBe(true);
+    expect(rotating.map((s) => s.reveal())).toStrictEqual(['old-secret', APP_SECRET]);
+  });
+
+  it('WEBHOOK_VERIFY_TOKEN is read into a Secret', () => {
+    const config = loadConfig({ WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN });
+
+    expect(config.webhook.verifyToken).toBeInstanceOf(Secret);
+    expect(config.webhook.verifyToken?.reveal()).toBe(VERIFY_TOKEN);
+  });
+
+  it('serve requires WHATSAPP_APP_SECRET and WEBHOOK_VERIFY_TOKEN: present, they pass', () => {
+    const config = loadConfig({ WHATSAPP_APP_SECRET: APP_SECRET, WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN }, SERVE_REQUIRES);
+
+    expect(config.webhook.appSecrets).toHaveLength(1);
   });
 
   it('required settings that are present pass', () => {
@@ -168,6 +194,69 @@ describe('loadConfig: problems', () => {
     const error = configError({ WHATSAPP_ACCESS_TOKEN: '' }, ['WHATSAPP_ACCESS_TOKEN']);
 
     expect(error.message).toContain('WHATSAPP_ACCESS_TOKEN: required');
+  });
+});
+
+describe('loadConfig: webhook settings', () => {
+  it.each([
+    ['WHATSAPP_APP_SECRET', { WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN }],
+    ['WEBHOOK_VERIFY_TOKEN', { WHATSAPP_APP_SECRET: APP_SECRET }],
+  ])('serve without %s is CONFIG_INVALID naming only it', (missing, env) => {
+    const error = configError(env, SERVE_REQUIRES);
+
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toContain(`${missing}: required`);
+    expect(error.message.split('\n').filter((line) => line.trim().startsWith('- '))).toHaveLength(1);
+  });
+
+  it('serve with neither names both', () => {
+    const error = configError({}, SERVE_REQUIRES);
+
+    expect(error.message).toContain('WHATSAPP_APP_SECRET: required');
+    expect(error.message).toContain('WEBHOOK_VERIFY_TOKEN: required');
+  });
+
+  it('other commands do not need them', () => {
+    expect(() => loadConfig({})).not.toThrow();
+  });
+
+  it.each([
+    [`${APP_SECRET},`, 'entry 2 of 2 is empty'],
+    [`,${APP_SECRET}`, 'entry 1 of 2 is empty'],
+    [`old-secret,,${APP_SECRET}`, 'entry 2 of 3 is empty'],
+    [`old-secret, ,${APP_SECRET}`, 'entry 2 of 3 is empty'],
+    [',', 'entry 1 of 2 is empty'],
+  ])('WHATSAPP_APP_SECRET=%j (an empty entry) is refused with a clear message', (value, says) => {
+    const error = configError({ WHATSAPP_APP_SECRET: value });
+
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toContain(`WHATSAPP_APP_SECRET: ${says}`);
+    expect(error.message).not.toContain(APP_SECRET);
+  });
+
+  it.each([`${APP_SECRET} x`, `old\nsecret,${APP_SECRET}`, `${APP_SECRET}\u00a0x`])('WHATSAPP_APP_SECRET=%j (whitespace inside a secret) is refused, not echoed', (value) => {
+    const error = configError({ WHATSAPP_APP_SECRET: value });
+
+    expect(error.message).toContain('WHATSAPP_APP_SECRET: each app secret must be one word');
+    expect(error.message).not.toContain(APP_SECRET);
+  });
+
+  it('a secret pasted with its line break is accepted: the break is outside it', () => {
+    expect(loadConfig({ WHATSAPP_APP_SECRET: `${APP_SECRET}\n` }).webhook.appSecrets.map((s) => s.reveal())).toStrictEqual([APP_SECRET]);
+  });
+
+  it.each([`${VERIFY_TOKEN}\n`, `my ${VERIFY_TOKEN}`])('WEBHOOK_VERIFY_TOKEN=%j is refused, not echoed', (value) => {
+    const error = configError({ WEBHOOK_VERIFY_TOKEN: value });
+
+    expect(error.message).toContain('WEBHOOK_VERIFY_TOKEN:');
+    expect(error.message).not.toContain(VERIFY_TOKEN);
+  });
+
+  it('a loaded config hides the app secrets and the verify token', () => {
+    const config = loadConfig({ WHATSAPP_APP_SECRET: `old-secret,${APP_SECRET}`, WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN });
+    const shown = `${JSON.stringify(config)} ${inspect(config, { depth: Infinity, showHidden: true })}`;
+
+    for (const secret of ['old-secret', APP_SECRET, VERIFY_TOKEN]) expect(shown).not.toContain(secret);
   });
 });
 

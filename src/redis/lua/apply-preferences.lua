@@ -2,10 +2,11 @@
   Marketing stop / resume from `user_preferences` webhooks (reference §3.5): stop adds the
   user to the number's opt-outs, resume removes them. The newest event per user wins (its
   time is kept in `optout-prefs`), so a late, older `stop` cannot undo a newer `resume`, and
-  duplicates change nothing.
+  duplicates change nothing. Keys are built here from the prefix and each event's phone
+  number ID.
 
   Input:
-    KEYS: none (keys are built from the prefix and each event's phone number ID)
+    KEYS: none
 
     ARGV[1] key prefix
     then 4 per event, from ARGV[2] on:

@@ -1,0 +1,86 @@
+import { Redis } from 'ioredis';
+import type { Logger } from '../logging/logger.js';
+import { redactUrl } from '../redis/redis-connection.js';
+import { webhookKeys } from './webhook-keys.js';
+
+/**
+ * The stream every signed webhook POST is appended to before it is answered 200: entries
+ * `body` (the raw bytes as received) and `at` (ms received). Consumers read it with
+ * XREADGROUP and remove what they applied (XACK + XDEL); nothing here trims it, so an entry
+ * the service acknowledged to Meta is never dropped for space.
+ */
+export function webhookInboxKey(prefix: string): string {
+  return webhookKeys(prefix).inbox;
+}
+
+/** Where the webhook service puts what it accepted. */
+export interface WebhookInbox {
+  /** Resolves once the body is in Redis (then, and only then, Meta gets its 200); rejects fast when Redis is away. */
+  append(raw: Buffer, receivedAt: number): Promise<void>;
+}
+
+export class RedisWebhookInbox implements WebhookInbox {
+  readonly #redis: Redis;
+  readonly #key: string;
+
+  constructor(redis: Redis, prefix: string) {
+    this.#redis = redis;
+    this.#key = webhookInboxKey(prefix);
+  }
+
+  async append(raw: Buffer, receivedAt: number): Promise<void> {
+    // `*`: Redis numbers the entry; no MAXLEN: trimming is the consumers' (after they applied it).
+    await this.#redis.xadd(this.#key, '*', 'body', raw, 'at', String(receivedAt));
+  }
+
+  /** Whether Redis answers PING within `timeoutMs` (for /readyz). Never throws. */
+  async ready(timeoutMs = 1000): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.#redis.ping().then((answer) => answer === 'PONG'), late]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/**
+ * The webhook service's own connection, built to fail fast rather than wait: Meta is better
+ * served by a quick 503 (it retries) than by a request held while Redis is away. No offline
+ * queue (a command while disconnected is refused at once), no resend of a command in flight
+ * when the connection drops (maxRetriesPerRequest 0 rejects it), and a command timeout for a
+ * Redis that accepts the connection but does not answer. It keeps reconnecting in the
+ * background, so the service recovers on its own when Redis is back.
+ */
+export function createWebhookRedis(url: string, logger: Logger, options: { commandTimeoutMs?: number } = {}): Redis {
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: options.commandTimeoutMs ?? 5000,
+    connectTimeout: 2000,
+    // disconnect() while reconnecting leaves a timer this long on a socket already closed: it held SIGTERM's exit 2 s.
+    disconnectTimeout: 200,
+    // At most one attempt a second while Redis is away, so it is back in use within a second.
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+  });
+  // One line when the connection is lost and one when it is back, not one per reconnect attempt.
+  let down = false;
+  redis.on('error', (error: Error) => {
+    if (down) return;
+    down = true;
+    logger.warn({ redis: redactUrl(url), reason: error.message }, 'Redis is not answering: /readyz and POST /webhook answer 503 (Meta retries) until it does');
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    logger.info({ redis: redactUrl(url) }, 'Redis answers again: webhooks are taken in');
+  });
+  return redis;
+}
+

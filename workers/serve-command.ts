@@ -1,0 +1,161 @@
+import type { FastifyInstance } from 'fastify';
+import { hostname } from 'node:os';
+import type { Redis } from 'ioredis';
+import { loadConfig } from '../src/config/config.js';
+import { AppError } from '../src/errors/app-error.js';
+import { createLogger, type Logger } from '../src/logging/logger.js';
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+}
+
+/** A running webhook service. */
+export interface RunningService {
+  /** e.g. http://127.0.0.1:8080 (no trailing slash); Meta's callback URL is `${url}/webhook` behind your HTTPS proxy. */
+  url: string;
+  port: number;
+  app: FastifyInstance;
+  /** Stops taking requests (those in flight finish), then closes Redis. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `campaign serve`: the webhook intake. Unlike the other commands it starts whether or
+ * not Redis answers right now (it is a long-lived service behind a load balancer, and Redis
+ * may come up after it): until Redis answers, /readyz says 503 and POST /webhook answers 503,
+ * which Meta retries. Its settings are checked first, so a missing secret stops it at once.
+ */
+export async function startService(options: ServeOptions, env: Record<string, string | undefined> = process.env, logger?: Logger): Promise<RunningService> {
+  checkListenOptions(options);
+  const config = loadConfig(env, ['WHATSAPP_APP_SECRET', 'WEBHOOK_VERIFY_TOKEN']);
+  const log = logger ?? createLogger(config.logLevel);
+  const verifyToken = config.webhook.verifyToken;
+  if (verifyToken === undefined) throw new AppError('CONFIG_INVALID', 'WEBHOOK_VERIFY_TOKEN: required for this command but not set');
+  // Loaded once the settings are known good: a mistake in them is reported without paying for fastify.
+  const { buildWebhookServer } = await import('../src/webhooks/webhook-server.js');
+  const { RedisWebhookInbox, createWebhookRedis } = await import('../src/webhooks/webhook-inbox.js');
+  const redis = createWebhookRedis(config.redisUrl, log);
+  // The consumer that applies what the inbox holds: its own connections (one blocks on the stream, one is the ledger's).
+  const { WebhookConsumer } = await import('../src/webhooks/webhook-consumer.js');
+  const { optOutMatcher } = await import('../src/webhooks/webhook-events.js');
+  const { RedisLedger } = await import('../src/redis/redis-ledger.js');
+  // Fail-fast connections like the inbox's: with Redis away the consumer's commands fail at once and its loop retries.
+  // (They stay quiet about Redis coming and going: the inbox's connection says it once for the service.)
+  const { silentLogger } = await import('../src/logging/logger.js');
+  const readerRedis = createWebhookRedis(config.redisUrl, silentLogger());
+  const ledgerRedis = createWebhookRedis(config.redisUrl, silentLogger());
+  const consumer = new WebhookConsumer({
+    redis: readerRedis,
+    prefix: config.queuePrefix,
+    ledger: new RedisLedger(ledgerRedis, config.queuePrefix, { autoPause: config.autoPause, duplicateWindowMs: config.duplicateWindowMs }),
+    logger: log,
+    consumer: `${hostname()}:${process.pid}`,
+    isOptOut: optOutMatcher(config.webhook.optOutKeywords),
+    parkMs: config.webhook.parkMs,
+  });
+  const closeConsumer = async () => {
+    // A read blocks up to 1 s; with Redis away a command waits for it: then the disconnect below ends it.
+    await Promise.race([consumer.stop(), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    for (const connection of [readerRedis, ledgerRedis]) {
+      if (connection.status === 'ready') await connection.quit().catch(() => undefined);
+      closeRedis(connection);
+    }
+  };
+  let app: FastifyInstance | undefined;
+  let port: number;
+  try {
+    const inbox = new RedisWebhookInbox(redis, config.queuePrefix);
+    app = buildWebhookServer({
+      inbox,
+      verifyToken,
+      appSecrets: config.webhook.appSecrets,
+      logger: log,
+      redisReady: () => inbox.ready(),
+    });
+    port = await listenOn(app, options);
+    consumer.start();
+  } catch (error) {
+    // Whatever failed, the connection must not keep the process alive (it reconnects forever).
+    await app?.close().catch(() => undefined);
+    closeRedis(redis);
+    await closeConsumer();
+    throw error;
+  }
+  const server = app;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost(options.host)}:${port}`,
+    port,
+    app: server,
+    close: () =>
+      (closing ??= (async () => {
+        // First the server (requests in flight finish their XADD; new ones get 503), then Redis.
+        await server.close();
+        await closeConsumer();
+        await redis.quit().catch(() => undefined);
+        closeRedis(redis);
+      })()),
+  };
+}
+
+/** `campaign serve`: the webhook service until SIGTERM/SIGINT. */
+export async function runServeUntilSignal(options: ServeOptions): Promise<void> {
+  // The handlers come first: a supervisor may signal the moment it reads the "listening" line.
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
+  const service = await startService(options);
+  console.error(`Webhook service listening on ${service.url}: Meta posts to ${service.url}/webhook (GET /healthz, GET /readyz)`);
+  await stopped;
+  await service.close();
+  // Everything is closed; an ioredis connect attempt under way when Redis is down keeps its
+  // connect-timeout timer (up to 2 s) after disconnect(): it must not hold the exit.
+  setTimeout(() => process.exit(process.exitCode ?? 0), 100).unref();
+}
+
+/** Listens as asked; answers the port it got. */
+async function listenOn(app: FastifyInstance, options: ServeOptions): Promise<number> {
+  try {
+    await app.listen({ port: options.port, host: options.host });
+  } catch (error) {
+    throw listenFailure(error, options.host, options.port);
+  }
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('The webhook service did not get a TCP address');
+  return address.port;
+}
+
+/** Drops the connection (and its reconnect timer) whatever state it is in. */
+function closeRedis(redis: Redis): void {
+  if (redis.status !== 'end') redis.disconnect();
+}
+
+function checkListenOptions(options: ServeOptions): void {
+  if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
+    throw new AppError('OPTION_INVALID', `--port ${options.port}: give a whole number from 0 to 65535 (0 picks a free one)`);
+  }
+  if (options.host.trim() === '') {
+    throw new AppError('OPTION_INVALID', '--host is empty: give an address of this host, e.g. 127.0.0.1 (0.0.0.0 listens on every one)');
+  }
+}
+
+/** Why the service could not listen, for the operator, or the error as it was. */
+function listenFailure(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    return new AppError('PORT_IN_USE', `port ${port} on ${host} is in use by another process; stop it or choose another --port (0 picks a free one)`, { cause: error });
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'EACCES' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new AppError('PORT_IN_USE', `cannot listen on ${host}:${port} (${code}): the address is not on this host, or the port needs privileges; choose another --host or --port`, { cause: error });
+  }
+  return error;
+}
+
+/** A wildcard bind is reached through loopback; IPv6 literals need brackets in a URL. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
