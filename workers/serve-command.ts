@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { loadConfig } from '../src/config/config.js';
 import { AppError } from '../src/errors/app-error.js';
+import { listenFailure, urlHost } from '../src/http/listen.js';
 import { createLogger, type Logger } from '../src/logging/logger.js';
 
 export interface ServeOptions {
@@ -139,23 +140,4 @@ function checkListenOptions(options: ServeOptions): void {
   if (options.host.trim() === '') {
     throw new AppError('OPTION_INVALID', '--host is empty: give an address of this host, e.g. 127.0.0.1 (0.0.0.0 listens on every one)');
   }
-}
-
-/** Why the service could not listen, for the operator, or the error as it was. */
-function listenFailure(error: unknown, host: string, port: number): unknown {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') {
-    return new AppError('PORT_IN_USE', `port ${port} on ${host} is in use by another process; stop it or choose another --port (0 picks a free one)`, { cause: error });
-  }
-  if (code === 'EADDRNOTAVAIL' || code === 'EACCES' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return new AppError('PORT_IN_USE', `cannot listen on ${host}:${port} (${code}): the address is not on this host, or the port needs privileges; choose another --host or --port`, { cause: error });
-  }
-  return error;
-}
-
-/** A wildcard bind is reached through loopback; IPv6 literals need brackets in a URL. */
-function urlHost(host: string): string {
-  if (host === '0.0.0.0') return '127.0.0.1';
-  if (host === '::') return '[::1]';
-  return host.includes(':') ? `[${host}]` : host;
 }

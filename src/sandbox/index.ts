@@ -1,4 +1,4 @@
-import { AppError } from '../errors/app-error.js';
+import { listenFailure, urlHost } from '../http/listen.js';
 import type { Logger } from 'pino';
 import type { MessageTemplate } from '../templates/template-schema.js';
 import type { AcceptedMessage } from './accepted-log.js';
@@ -117,23 +117,4 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     onAccepted: (listener) => runtime.log.subscribe(listener),
     close: () => (closing ??= Promise.all([webhooks?.close(), server.close()]).then(() => undefined)),
   };
-}
-
-/** Why the sandbox could not listen, for the operator (a taken port is the usual reason), or the error as it was. */
-function listenFailure(error: unknown, host: string, port: number): unknown {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') {
-    return new AppError('PORT_IN_USE', `port ${port} on ${host} is in use by another process; stop it or choose another --port (0 picks a free one)`, { cause: error });
-  }
-  if (code === 'EADDRNOTAVAIL' || code === 'EACCES' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return new AppError('PORT_IN_USE', `cannot listen on ${host}:${port} (${code}): the address is not on this host, or the port needs privileges; choose another --host or --port`, { cause: error });
-  }
-  return error;
-}
-
-/** A wildcard bind is reached through loopback; IPv6 literals need brackets in a URL. */
-function urlHost(host: string): string {
-  if (host === '0.0.0.0') return '127.0.0.1';
-  if (host === '::') return '[::1]';
-  return host.includes(':') ? `[${host}]` : host;
 }
