@@ -85,7 +85,7 @@ export interface OptOutSource {
   row: number;
   /** ms since the epoch. */
   at: number;
-  via?: 'keyword' | 'user_preferences' | undefined;
+  via?: 'keyword' | 'user_preferences' | 'operator' | undefined;
 }
 
 /** Why an operator command could not act on a campaign. */
@@ -295,6 +295,10 @@ export interface SendLedger extends Pick<ReportLedger, 'getCampaign'> {
   windowSize(phoneNumberId: string): Promise<number>;
   /** Meta said the recipient stopped marketing messages (131050): remember it for this number. */
   recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void>;
+  /** `campaign optouts add`: the operator opts a recipient out (true), or they were already (false, entry kept). */
+  addOptOut(phoneNumberId: string, phone: string): Promise<boolean>;
+  /** `campaign optouts remove`: true if the recipient was opted out and no longer is. */
+  removeOptOut(phoneNumberId: string, phone: string): Promise<boolean>;
 }
 
 /**

@@ -716,6 +716,17 @@ export class MemoryLedger implements CampaignLedger {
     return Promise.resolve(this.#numbers.get(phoneNumberId)?.window.size ?? 0);
   }
 
+  addOptOut(phoneNumberId: string, phone: string): Promise<boolean> {
+    const optOuts = this.#number(phoneNumberId).optOuts;
+    if (optOuts.has(phone)) return Promise.resolve(false);
+    optOuts.set(phone, { campaignId: '', row: 0, at: this.#now(), via: 'operator' });
+    return Promise.resolve(true);
+  }
+
+  removeOptOut(phoneNumberId: string, phone: string): Promise<boolean> {
+    return Promise.resolve(this.#number(phoneNumberId).optOuts.delete(phone));
+  }
+
   async recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void> {
     this.#number(phoneNumberId).optOuts.set(phone, { campaignId: source.campaignId, row: source.row, at: this.#now() });
     return Promise.resolve();

@@ -59,7 +59,7 @@ import { TickBatch } from './tick-batch.js';
 import { z } from 'zod';
 import { safeJson } from '../cloud-api/graph-answers.js';
 
-const optOutSourceSchema = z.object({ campaignId: z.string(), row: z.number(), at: z.number(), via: z.enum(['keyword', 'user_preferences']).optional() });
+const optOutSourceSchema = z.object({ campaignId: z.string(), row: z.number(), at: z.number(), via: z.enum(['keyword', 'user_preferences', 'operator']).optional() });
 
 type Arg = string | number;
 
@@ -534,6 +534,15 @@ export class RedisLedger implements CampaignLedger {
 
   async windowSize(phoneNumberId: string): Promise<number> {
     return this.#redis.zcard(feedKeys(this.#prefix, phoneNumberId).window);
+  }
+
+  async addOptOut(phoneNumberId: string, phone: string): Promise<boolean> {
+    const source: OptOutSource = { campaignId: '', row: 0, at: Date.now(), via: 'operator' };
+    return (await this.#redis.hsetnx(this.#optOutsKey(phoneNumberId), phone, JSON.stringify(source))) === 1;
+  }
+
+  async removeOptOut(phoneNumberId: string, phone: string): Promise<boolean> {
+    return (await this.#redis.hdel(this.#optOutsKey(phoneNumberId), phone)) === 1;
   }
 
   async recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void> {

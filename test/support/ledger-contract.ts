@@ -1157,6 +1157,17 @@ export function describeLedgerContract(label: string, factory: ContractLedgerFac
         expect((await ledger.optOuts(NUMBER)).get(phoneNumber(2))).toMatchObject({ via: 'keyword', at: t });
       });
 
+      it('the operator adds and removes opt-outs; adding keeps an existing entry', async () => {
+        expect(await ledger.addOptOut(NUMBER, phoneNumber(7))).toBe(true);
+        expect((await ledger.optOuts(NUMBER)).get(phoneNumber(7))).toMatchObject({ via: 'operator', campaignId: '', row: 0 });
+        await ledger.recordOptOut(NUMBER, phoneNumber(8), { campaignId: 'c', row: 3 });
+        expect(await ledger.addOptOut(NUMBER, phoneNumber(8))).toBe(false);
+        expect((await ledger.optOuts(NUMBER)).get(phoneNumber(8))).toMatchObject({ campaignId: 'c', row: 3 });
+        expect(await ledger.removeOptOut(NUMBER, phoneNumber(7))).toBe(true);
+        expect(await ledger.removeOptOut(NUMBER, phoneNumber(7))).toBe(false);
+        expect([...(await ledger.optOuts(NUMBER)).keys()]).toEqual([phoneNumber(8)]);
+      });
+
       it('user_preferences: stop opts the user out, resume opts them in again; the newest event wins, so a late older stop changes nothing', async () => {
         const waId = phoneNumber(5).slice(1);
         const pref = (value: 'stop' | 'resume', at: number) => ({ phoneNumberId: NUMBER, waId, value, at });

@@ -271,6 +271,8 @@ function optedOutDetail(source: OptOutSource | undefined): string {
         ? ` (they answered with an opt-out keyword on ${day})`
         : source.via === 'user_preferences'
           ? ` (they stopped marketing messages in WhatsApp on ${day})`
+          : source.via === 'operator'
+            ? ` (added by \`campaign optouts add\` on ${day})`
           : ` (Meta answered 131050 to campaign ${source.campaignId} row ${source.row} on ${day})`;
   return `the recipient stopped marketing messages from this business${learnt}; this is a MARKETING template, so it is not sent`;
 }

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli-process.js';
+import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
+
+/** `campaign optouts list|add|remove`: the opt-out store without redis-cli. */
+describe('campaign optouts', () => {
+  it('add, list (text and JSON), remove; a bad number is OPTION_INVALID with exit 1', async () => {
+    const prefix = freshPrefix('optouts');
+    const env = { REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, WHATSAPP_PHONE_NUMBER_ID: '106540352242922' };
+    const redis = testRedis();
+    try {
+      expect((await runCli(['optouts', 'add', '+49 151 12345678'], env)).stdout).toContain('+4915112345678 is opted out');
+      expect((await runCli(['optouts', 'add', '+4915112345678'], env)).stdout).toContain('already opted out');
+      expect(await redis.hexists(`${prefix}:optouts:106540352242922`, '+4915112345678')).toBe(1);
+      const listed = await runCli(['optouts', 'list', '--json'], env);
+      expect(JSON.parse(listed.stdout)).toMatchObject([{ phone: '+4915112345678', via: 'operator' }]);
+      expect((await runCli(['optouts', 'list'], env)).stdout).toMatch(/\+4915112345678 .* campaign optouts add/);
+      expect((await runCli(['optouts', 'remove', '+4915112345678'], env)).stdout).toContain('no longer opted out');
+      expect((await runCli(['optouts', 'list'], env)).stdout).toContain('No opt-outs');
+      const bad = await runCli(['optouts', 'add', '12345'], env);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/^campaign: OPTION_INVALID: .*12345/m);
+      expect(bad.stderr).not.toMatch(/at .*\.ts:\d+/);
+    } finally {
+      await removePrefix(redis, prefix);
+      await redis.quit();
+    }
+  });
+});
