@@ -659,6 +659,7 @@ export class MemoryLedger implements CampaignLedger {
           if (rec.s !== 'failed') {
             move(c, rec, 'failed');
             changed = true;
+            forgetSend(this.#number(u.phoneNumberId), rec.f, match?.[1] ?? '', row);
           }
           const optOuts = this.#number(u.phoneNumberId).optOuts;
           if (code === '131050' && !optOuts.has(rec.p)) optOuts.set(rec.p, { campaignId: match?.[1] ?? '', row, at: now });

@@ -42,6 +42,7 @@ export class StatusWebhookSender {
   readonly #posting = new Set<Promise<void>>();
   readonly #wakers = new Set<() => void>();
   #closed = false;
+  #lastWarning = 0;
   #read = 0;
   #delivered = 0;
 
@@ -110,7 +111,11 @@ export class StatusWebhookSender {
       status = 0;
     }
     if (status === 200 || this.#closed) return;
-    this.#logger?.warn({ status, retryMs }, 'status webhook not accepted; retrying');
+    // One line per 10 s at most: a receiver that is down would otherwise log every retry of every POST.
+    if (Date.now() - this.#lastWarning >= 10_000) {
+      this.#lastWarning = Date.now();
+      this.#logger?.warn({ status, url: this.#s.url }, 'status webhooks not accepted by the receiver; retrying with backoff');
+    }
     // close() wakes a waiting retry, which then gives up.
     await new Promise<void>((resolve) => {
       this.#wakers.add(resolve);

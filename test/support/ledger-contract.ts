@@ -1118,6 +1118,17 @@ export function describeLedgerContract(label: string, factory: ContractLedgerFac
         expect([...(await ledger.optOuts(NUMBER)).keys()]).toEqual([phoneNumber(2)]);
       });
 
+      it('a failed status makes the duplicate guard forget the message: the same message can be sent again', async () => {
+        const guarded = await open({ duplicateWindowMs: HOUR });
+        const l = guarded.ledger;
+        await campaign(1, { on: l });
+        await answer(job(1), sentAs('w1'), l);
+        await l.applyStatuses([status('w1', 'failed', 2000, { code: '131026', detail: 'undeliverable' })]);
+        await campaign(1, { id: 'again', on: l });
+        expect((await l.status('again'))?.counts).toMatchObject({ queued: 1, skipped: 0 });
+        expect((await l.claim(jobOf('again', 1), NUMBER)).outcome).toBe('claimed');
+      });
+
       it('a status settles a row whose answer was lost (unknown) or not yet recorded (sending), found by its callback data; the late answer then changes nothing', async () => {
         await campaign(2);
         await ledger.claim(job(1), NUMBER);

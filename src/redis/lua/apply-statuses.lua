@@ -7,8 +7,9 @@
       that did reach Meta) becomes `sent`, with the message ID;
     - `delivered` and `read` keep their earliest timestamp (`dt`, `rt`; a read is also a
       delivery); the campaign's `n:delivered` and `n:read` count rows, once each;
-    - `failed` makes the row `failed` with Meta's code and detail (the earliest failure);
-      131050 also records the opt-out for the number's MARKETING campaigns.
+    - `failed` makes the row `failed` with Meta's code and detail (the earliest failure),
+      and the duplicate-send guard forgets its message (it was not delivered); 131050 also
+      records the opt-out for the number's MARKETING campaigns.
   The row is found by message ID (the `wamids` index), else by `biz_opaque_callback_data`
   ("campaign/row", set on every send). Campaign keys are built here from the prefix.
 
@@ -35,6 +36,7 @@
 -- Includes
 --- @include "complete-if-done"
 --- @include "move"
+--- @include "forget-send"
 
 local wamidsKey = KEYS[1]
 local prefix, now = ARGV[1], ARGV[2]
@@ -87,7 +89,11 @@ for i = 3, #ARGV, 7 do
           rec.ft = at; rec.c = code; rec.d = detail
           changed = true
         end
-        if rec.s ~= 'failed' then move(campaignKey, rec, 'failed'); changed = true end
+        if rec.s ~= 'failed' then
+          move(campaignKey, rec, 'failed'); changed = true
+          -- Not delivered: a later send of the same message is no repeat (as a refused send).
+          forgetSend(prefix .. ':sent:' .. numberId, prefix .. ':sent-at:' .. numberId, rec.f, campaignId, row)
+        end
         if code == '131050' then
           local optouts = prefix .. ':optouts:' .. numberId
           if redis.call('HEXISTS', optouts, rec.p) == 0 then
