@@ -29,6 +29,8 @@ export interface WebhookConsumerOptions {
   isOptOut?: OptOutMatcher;
   /** Tests: how long one read blocks (default 1 s), and how often parked statuses are tried again (default 1 s). */
   blockMs?: number;
+  /** Entries another consumer read and left unacknowledged this long are taken over (default 30 s). */
+  claimIdleMs?: number;
   parkedRetryMs?: number;
 }
 
@@ -47,7 +49,7 @@ export class WebhookConsumer {
   #lastParkedRetry = 0;
 
   constructor(options: WebhookConsumerOptions) {
-    this.#o = { ...options, isOptOut: options.isOptOut ?? (() => false), parkMs: options.parkMs ?? 600_000, blockMs: options.blockMs ?? 1000, parkedRetryMs: options.parkedRetryMs ?? PARKED_RETRY_MS };
+    this.#o = { ...options, isOptOut: options.isOptOut ?? (() => false), parkMs: options.parkMs ?? 600_000, blockMs: options.blockMs ?? 1000, parkedRetryMs: options.parkedRetryMs ?? PARKED_RETRY_MS, claimIdleMs: options.claimIdleMs ?? CLAIM_IDLE_MS };
     this.#keys = webhookKeys(options.prefix);
   }
 
@@ -79,7 +81,7 @@ export class WebhookConsumer {
   async processOnce(): Promise<number> {
     const { redis, consumer } = this.#o;
     await this.#ensureGroup();
-    const [, claimed] = (await redis.xautoclaim(this.#keys.inbox, GROUP, consumer, CLAIM_IDLE_MS, '0-0', 'COUNT', 100)) as [string, [string, string[]][]];
+    const [, claimed] = (await redis.xautoclaim(this.#keys.inbox, GROUP, consumer, this.#o.claimIdleMs, '0-0', 'COUNT', 100)) as [string, [string, string[]][]];
     let entries = claimed.filter((e) => e[1] !== null && e[1] !== undefined);
     if (entries.length === 0) {
       const read = (await redis.xreadgroup('GROUP', GROUP, consumer, 'COUNT', 100, 'BLOCK', this.#o.blockMs, 'STREAMS', this.#keys.inbox, '>')) as

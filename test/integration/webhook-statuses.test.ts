@@ -138,6 +138,24 @@ describe('status webhooks applied to rows (real Redis)', () => {
     expect(await redis.hget(webhookKeys(prefix).stats, 'foreign')).toBe('1');
   });
 
+  it('a consumer that died after reading entries (before applying them) loses nothing: another takes them over and applies them', async () => {
+    await sentCampaign(3);
+    const { inbox } = webhookKeys(prefix);
+    await redis.xadd(inbox, '*', 'body', body([item(1, 'delivered', 1000), item(2, 'read', 1000)]), 'at', Date.now());
+    // The dead consumer: it joined the group and read the entry, then vanished without an acknowledgement.
+    await redis.xgroup('CREATE', inbox, 'appliers', '0', 'MKSTREAM');
+    const read = (await redis.xreadgroup('GROUP', 'appliers', 'dead', 'COUNT', 10, 'STREAMS', inbox, '>')) as [string, unknown[]][];
+    expect(read[0]?.[1]).toHaveLength(1);
+    expect((await ledger.status(ID))?.counts).toMatchObject({ delivered: 0 });
+
+    const live = new WebhookConsumer({ redis: reader, prefix, ledger, logger: silentLogger(), consumer: 'live', blockMs: 50, parkedRetryMs: 0, claimIdleMs: 0 });
+    expect(await live.processOnce()).toBe(1);
+    expect((await ledger.status(ID))?.counts).toMatchObject({ delivered: 2, read: 1 });
+    expect(await redis.xlen(inbox)).toBe(0);
+    const pending = (await redis.xpending(inbox, 'appliers')) as [number, ...unknown[]];
+    expect(pending[0]).toBe(0);
+  });
+
   it('a body that is not a webhook is acknowledged and counted, not retried forever', async () => {
     await redis.xadd(webhookKeys(prefix).inbox, '*', 'body', 'not json', 'at', Date.now());
     const c = consumer();
