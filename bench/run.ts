@@ -5,7 +5,7 @@
  * in bench/out/latest.json. Progress goes to stderr. Exits 0 when a target is missed (this
  * reports, it is not a test); exits 1 only when a measurement could not be made.
  *
- *   npm run bench -- [--runs N] [--only ingest|drain|rate|feeder[,...]] [--rows N] [--feeder-rows N]
+ *   npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks[,...]] [--rows N] [--feeder-rows N]
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -17,6 +17,7 @@ import { benchDrain } from './drain.js';
 import { FEEDER_ROWS, benchFeeder } from './feeder.js';
 import { benchIngest } from './ingest.js';
 import { benchRate } from './rate.js';
+import { benchWebhooks } from './webhooks.js';
 import { killAllChildrenNow, stopAllChildren } from './support/children.js';
 import { OUT_DIR } from './support/data.js';
 import { renderTable, type SectionError, type SectionResult } from './support/figures.js';
@@ -24,7 +25,7 @@ import { ROOT } from './support/product.js';
 import { deletePendingPrefixes, openRedis, redisServerPid, redisVersion } from './support/redis.js';
 import { startSandboxChild, type SandboxChild } from './support/sandbox.js';
 
-const SECTIONS = ['ingest', 'drain', 'rate', 'feeder'] as const;
+const SECTIONS = ['ingest', 'drain', 'rate', 'feeder', 'webhooks'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -38,7 +39,7 @@ const { values } = parseArgs({
 });
 if (values.help) {
   console.log(
-    'npm run bench -- [--runs N] [--only ingest|drain|rate|feeder[,...]] [--rows N (ingest rows, default 100000)] ' +
+    'npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks[,...]] [--rows N (ingest rows, default 100000)] ' +
       `[--feeder-rows N (the feeder's campaign, default ${FEEDER_ROWS}; RSS is also measured at N/10)]`,
   );
   process.exit(0);
@@ -56,7 +57,7 @@ if (
   feederRows < 10 ||
   only.some((s) => !SECTIONS.includes(s as Section))
 ) {
-  console.error('usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate|feeder[,...]] [--rows N>=1] [--feeder-rows N>=10]');
+  console.error('usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate|feeder|webhooks[,...]] [--rows N>=1] [--feeder-rows N>=10]');
   process.exit(2);
 }
 const selected = SECTIONS.filter((s) => only.includes(s));
@@ -97,6 +98,8 @@ try {
     try {
       if (section === 'ingest') {
         results.push(await benchIngest({ runs, rows, redis, redisPid }));
+      } else if (section === 'webhooks') {
+        results.push(await benchWebhooks({ runs, redis }));
       } else {
         sandbox ??= await startSandboxChild();
         results.push(
