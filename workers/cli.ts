@@ -261,6 +261,9 @@ program
     const { retryProgressPrinter } = await import('./progress-lines.js');
     const result = await withContext((context) => withControls(context, (controls) => controls.retry(id, selection, retryProgressPrinter())));
     const lines = [`Campaign ${id}: ${result.requeued} rows put back in the queue${result.paused ? ' (the campaign is paused: they go out after `campaign resume`)' : ''}`];
+    if (result.held > 0) {
+      lines.push(`  ${result.held} rows failed with 131049 (Meta's ecosystem limit) less than 24 h ago and were left failed: a resend now only fails again; retry them from ${new Date(result.heldUntil).toISOString()}`);
+    }
     if (result.noPayload > 0) lines.push(`  ${result.noPayload} chosen rows were recorded by a version that kept their values only in the job; they were left as they are`);
     console.log(lines.join('\n'));
   });

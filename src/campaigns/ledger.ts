@@ -154,6 +154,23 @@ export interface StatusOutcome {
   completedCampaign: boolean;
 }
 
+/**
+ * Meta's ecosystem limit (131049): a message sent again within 24 h only fails again, so
+ * `campaign retry` holds such rows back until 24 h after they failed.
+ */
+export const RETRY_HOLD_131049_MS = 24 * 3_600_000;
+
+/** What one page of `markForRetry` did. */
+export interface RetryPage {
+  requeued: number;
+  /** Chosen, but recorded without their values (an old version): left as they are. */
+  noPayload: number;
+  /** Failed with 131049 less than 24 h ago: not chosen yet. */
+  held: number;
+  /** The earliest time (ms) one of those may be retried; 0 when none is held. */
+  heldUntil: number;
+}
+
 /** Meta's customer-service window: 24 hours from the user's last message (reference §4). */
 export const SERVICE_WINDOW_MS = 24 * 3_600_000;
 
@@ -313,7 +330,7 @@ export interface ControlLedger extends Pick<ReportLedger, 'status'>, Pick<SendLe
   /** Stops the campaign for good: its backlog is cancelled at once, rows already fed at their claim. */
   cancel(campaignId: string): Promise<CancelResult>;
   /** Puts the chosen finished rows among `fromRow..toRow` back in the backlog, under new job numbers. */
-  markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<{ requeued: number; noPayload: number }>;
+  markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<RetryPage>;
   /** Moves the start (ms) of a campaign that has not started. */
   reschedule(campaignId: string, startsAt: number): Promise<RescheduleResult>;
 }

@@ -30,7 +30,7 @@ import type {
   Settlement,
   WindowedCampaigns,
 } from './ledger.js';
-import { SERVICE_WINDOW_MS } from './ledger.js';
+import { RETRY_HOLD_131049_MS, SERVICE_WINDOW_MS, type RetryPage } from './ledger.js';
 import { parseSendJobId, type SendJob } from './send-job.js';
 
 /**
@@ -424,6 +424,8 @@ export class MemoryLedger implements CampaignLedger {
     // Meta refused it: not sent, so a later send of the same message is no repeat. (An
     // unknown row may have been sent: it keeps its entry.)
     if (status === 'failed') forgetSend(n, rec.f, id, job.row);
+    // When it failed: `campaign retry` holds back 131049 rows for 24 h after it.
+    if (status === 'failed') rec.ft = now;
     const paused = this.#applyBrake(c, status, code, detail, now);
     // As in Redis, completion is checked after the brake: a brake tripped by the campaign's
     // last answer is lifted again at once, and that answer reports both.
@@ -776,13 +778,16 @@ export class MemoryLedger implements CampaignLedger {
   }
 
   /** MARK_FOR_RETRY: the chosen rows go to the end of the backlog under new job numbers. */
-  async markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<{ requeued: number; noPayload: number }> {
+  async markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<RetryPage> {
     const c = this.#campaigns.get(campaignId);
     const number = this.#phoneNumberOf(c, undefined);
     // Checked here, not only by the caller: a cancel may land between its check and this page.
-    if (c?.cancelled === true) return Promise.resolve({ requeued: 0, noPayload: 0 });
-    // As in Redis: the script reads the page with one HMGET, which Redis refuses without a field.
-    if (fromRow > toRow) throw new Error('ERR Wrong number of args calling Redis command from script (HMGET of an empty page)');
+    if (c?.cancelled === true) return Promise.resolve({ requeued: 0, noPayload: 0, held: 0, heldUntil: 0 });
+    // As RedisLedger: an empty range looks at nothing.
+    if (fromRow > toRow) return Promise.resolve({ requeued: 0, noPayload: 0, held: 0, heldUntil: 0 });
+    const now = this.#now();
+    let held = 0;
+    let heldUntil = 0;
     // The codes travel comma-joined, as to the script: an empty join means any code.
     const joined = selection.codes.join(',');
     const codes = new Set(joined.split(',').filter((code) => code !== ''));
@@ -794,6 +799,12 @@ export class MemoryLedger implements CampaignLedger {
       if (c === undefined || rec === undefined) continue;
       const chosen = (rec.s === 'failed' && selection.failed && (anyCode || codes.has(rec.c ?? ''))) || (rec.s === 'unknown' && selection.unknown);
       if (!chosen) continue;
+      // As mark-for-retry.lua: 131049 rows wait 24 h after they failed.
+      if (rec.s === 'failed' && rec.c === '131049' && rec.ft !== undefined && now - rec.ft < RETRY_HOLD_131049_MS) {
+        held++;
+        if (heldUntil === 0 || rec.ft + RETRY_HOLD_131049_MS < heldUntil) heldUntil = rec.ft + RETRY_HOLD_131049_MS;
+        continue;
+      }
       if (rec.v === undefined) {
         noPayload++;
         continue;
@@ -807,7 +818,7 @@ export class MemoryLedger implements CampaignLedger {
       this.#activate(c, this.#number(number), campaignId);
       delete c.finishedAt;
     }
-    return Promise.resolve({ requeued: entries.length, noPayload });
+    return Promise.resolve({ requeued: entries.length, noPayload, held, heldUntil });
   }
 
   /** RESCHEDULE. */

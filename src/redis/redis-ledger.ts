@@ -32,7 +32,7 @@ import type {
   SettleResult,
   Settlement,
 } from '../campaigns/ledger.js';
-import { SERVICE_WINDOW_MS } from '../campaigns/ledger.js';
+import { RETRY_HOLD_131049_MS, SERVICE_WINDOW_MS, type RetryPage } from '../campaigns/ledger.js';
 import { parseSendJobId, type SendJob } from '../campaigns/send-job.js';
 import {
   CANCEL,
@@ -78,7 +78,7 @@ interface LedgerCommands {
   cwApplyStatuses(wamids: string, ...args: Arg[]): Promise<(string | number)[]>;
   cwApplyInbound(wamids: string, ...args: Arg[]): Promise<number[]>;
   cwApplyPreferences(...args: Arg[]): Promise<number>;
-  cwMarkForRetry(campaign: string, rows: string, pending: string, active: string, ...args: Arg[]): Promise<[number, number]>;
+  cwMarkForRetry(campaign: string, rows: string, pending: string, active: string, ...args: Arg[]): Promise<[number, number, number?, number?]>;
   cwFeed(active: string, window: string, ...args: Arg[]): Promise<[string[], string[], string[]]>;
 }
 
@@ -402,11 +402,11 @@ export class RedisLedger implements CampaignLedger {
     return { outcome: (await this.#redis.cwReschedule(this.#campaignKey(campaignId), startsAt)) as RescheduleResult['outcome'] };
   }
 
-  async markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<{ requeued: number; noPayload: number }> {
+  async markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<RetryPage> {
     // An empty range: nothing to look at (the script's HMGET would get no fields).
-    if (fromRow > toRow) return { requeued: 0, noPayload: 0 };
+    if (fromRow > toRow) return { requeued: 0, noPayload: 0, held: 0, heldUntil: 0 };
     const phoneNumberId = (await this.getCampaign(campaignId))?.phoneNumberId ?? '';
-    const [requeued, noPayload] = await this.#redis.cwMarkForRetry(
+    const [requeued, noPayload, held, heldUntil] = await this.#redis.cwMarkForRetry(
       this.#campaignKey(campaignId),
       this.#rowsKey(campaignId),
       this.#pendingKey(campaignId),
@@ -417,8 +417,10 @@ export class RedisLedger implements CampaignLedger {
       selection.failed ? '1' : '0',
       selection.unknown ? '1' : '0',
       campaignId,
+      Date.now(),
+      RETRY_HOLD_131049_MS,
     );
-    return { requeued, noPayload };
+    return { requeued, noPayload, held: Number(held ?? 0), heldUntil: Number(heldUntil ?? 0) };
   }
 
   async feed(phoneNumberId: string, options: FeedOptions): Promise<FeedResult> {

@@ -324,7 +324,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
         return s.state === 'completed' ? s : undefined;
       });
 
-    expect(await controls.retry(id, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 15, noPayload: 0, paused: false });
+    expect(await controls.retry(id, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 15, noPayload: 0, held: 0, heldUntil: 0, paused: false });
     let s = await completedAgain();
     expect(s.counts).toMatchObject({ sent: 15, failed: 3, unknown: 2, queued: 0 });
     report = await p.report(id);
@@ -333,11 +333,11 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(new Set(p.sandbox.accepted().map((m) => m.to))).toEqual(new Set(Array.from({ length: 15 }, (_, i) => phoneNumber(i + 6))));
 
     // Run again: the retried rows are sent now, nothing is chosen.
-    expect(await controls.retry(id, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 0, noPayload: 0, paused: false });
+    expect(await controls.retry(id, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 0, noPayload: 0, held: 0, heldUntil: 0, paused: false });
     expect((await status(p, id)).state).toBe('completed');
 
     // Unknown rows are never resent unless asked for.
-    expect(await controls.retry(id, { codes: [], failed: false, unknown: true })).toEqual({ requeued: 2, noPayload: 0, paused: false });
+    expect(await controls.retry(id, { codes: [], failed: false, unknown: true })).toEqual({ requeued: 2, noPayload: 0, held: 0, heldUntil: 0, paused: false });
     s = await completedAgain();
     expect(s.counts).toMatchObject({ sent: 17, failed: 3, unknown: 0 });
     expect(p.sandbox.accepted()).toHaveLength(17);

@@ -247,7 +247,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       await ledger.settle(job(4), { status: 'queued', errorCode: '131000', errorDetail: 'again' });
       expect(await backlog()).toEqual(['5', '6']);
 
-      expect(await ledger.markForRetry(ID, 1, 4, { codes: [], failed: true, unknown: true })).toEqual({ requeued: 2, noPayload: 0 });
+      expect(await ledger.markForRetry(ID, 1, 4, { codes: [], failed: true, unknown: true })).toEqual({ requeued: 2, noPayload: 0, held: 0, heldUntil: 0 });
       expect(await backlog()).toEqual(['5', '6', '1:1', '2:1']);
       expect(await owner(1)).toBe(1);
       expect(await owner(4)).toBe(0);
@@ -507,7 +507,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       await ledger.settle(job(1), { status: 'failed', errorCode: '131000', errorDetail: 'x' });
       await ledger.cancel(ID);
       await ledger.claim(job(2));
-      expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: true })).toEqual({ requeued: 0, noPayload: 0 });
+      expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: true })).toEqual({ requeued: 0, noPayload: 0, held: 0, heldUntil: 0 });
       expect((await row(1)).status).toBe('failed');
       expect(await backlog()).toEqual([]);
       expect((await ledger.status(ID))?.finishedAt).toBeTypeOf('number');
@@ -535,11 +535,11 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect((await feed()).jobs).toEqual([]);
       expect(await redis.zscore(feedKeys(prefix, NUMBER).active, ID)).toBeNull();
 
-      expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: false, unknown: false })).toEqual({ requeued: 0, noPayload: 0 });
+      expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: false, unknown: false })).toEqual({ requeued: 0, noPayload: 0, held: 0, heldUntil: 0 });
       expect((await ledger.status(ID))?.state).toBe('completed');
 
       // Only rows 1..5 in this page: row 6 stays failed.
-      expect(await ledger.markForRetry(ID, 1, 5, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 1 });
+      expect(await ledger.markForRetry(ID, 1, 5, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 1, held: 0, heldUntil: 0 });
       let status = await ledger.status(ID);
       expect(status?.state).toBe('running');
       expect(status?.finishedAt).toBeUndefined();
@@ -548,12 +548,12 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(await backlog()).toEqual(['1:1']);
       expect(await redis.zscore(feedKeys(prefix, NUMBER).active, ID)).toBe('1');
       // Again: row 1 is queued now, not failed; row 5 still has no values.
-      expect(await ledger.markForRetry(ID, 1, 5, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 0, noPayload: 1 });
+      expect(await ledger.markForRetry(ID, 1, 5, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 0, noPayload: 1, held: 0, heldUntil: 0 });
       // Unknown rows only when asked for.
-      expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({ requeued: 1, noPayload: 0 });
+      expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
       expect((await row(3)).status).toBe('queued');
       // Any failed row: 2 and 6 (5 has no values).
-      expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 2, noPayload: 1 });
+      expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 2, noPayload: 1, held: 0, heldUntil: 0 });
       status = await ledger.status(ID);
       expect(status?.counts).toMatchObject({ queued: 4, failed: 1, unknown: 0, sent: 1, rejected: 1, total: 7 });
       // Each page appends to the end of the backlog, in row order within the page.
@@ -571,7 +571,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect((await feed()).jobs).toEqual([job(1, 1)]);
       await ledger.claim(job(1, 1));
       await ledger.settle(job(1, 1), { status: 'failed', errorCode: '131000', errorDetail: 'x' });
-      expect(await ledger.markForRetry(ID, 1, 1, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0 });
+      expect(await ledger.markForRetry(ID, 1, 1, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
       expect(await backlog()).toEqual(['1:2']);
       expect(await ledger.claim(job(1, 1))).toEqual({ outcome: 'stale' });
       expect((await feed()).jobs).toEqual([job(1, 2)]);

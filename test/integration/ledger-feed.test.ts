@@ -340,7 +340,7 @@ describe('RedisLedger.feed (real Redis)', () => {
       await ledger.resume('c-7');
       await ledger.claim(job('c-7', 2), NUMBER);
       await ledger.settle(job('c-7', 2), { status: 'failed', errorCode: '131000', errorDetail: 'x' }, NUMBER);
-      expect(await ledger.markForRetry('c-7', 1, 3, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0 });
+      expect(await ledger.markForRetry('c-7', 1, 3, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
       fed.push(...(await feed(100)).jobs);
 
       expect(fed).toContainEqual(job('c-7', 1, 2));

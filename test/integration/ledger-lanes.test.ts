@@ -79,7 +79,7 @@ describe('send-window lanes in the ledger (real Redis, fake clock)', () => {
     const claimed = await ledger.claim(fed.jobs[1] ?? { campaignId: 'p', row: 0 });
     expect(claimed.outcome).toBe('claimed');
     await ledger.settle(fed.jobs[1] ?? { campaignId: 'p', row: 0 }, { status: 'failed', errorCode: '131000', errorDetail: 'x' });
-    expect(await ledger.markForRetry('p', 1, 6, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0 });
+    expect(await ledger.markForRetry('p', 1, 6, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
     expect((await ledger.laneBacklogs('p')).map((l) => l.pending)).toEqual([2, 1, 2]);
     expect((await feedAt(T0 + 2, { p: [1] })).jobs).toEqual([{ campaignId: 'p', row: 5, requeue: 1 }]);
   });

@@ -772,15 +772,15 @@ export function describeLedgerContract(label: string, factory: ContractLedgerFac
         await answer(job(5), failedWith('131000', 'Something went wrong'));
         await answer(job(6), failedWith('131026', 'undeliverable'));
         expect((await ledger.status(ID))?.state).toBe('completed');
-        expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: false, unknown: false })).toEqual({ requeued: 0, noPayload: 0 });
+        expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: false, unknown: false })).toEqual({ requeued: 0, noPayload: 0, held: 0, heldUntil: 0 });
 
         // Rows 1..4 only in this page.
-        expect(await ledger.markForRetry(ID, 1, 4, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0 });
+        expect(await ledger.markForRetry(ID, 1, 4, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
         expect(await ledger.status(ID)).toMatchObject({ state: 'running', finishedAt: undefined, counts: { queued: 1, failed: 3, unknown: 1, sent: 1, rejected: 1 } });
-        expect(await ledger.markForRetry(ID, 1, 4, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 0, noPayload: 0 });
-        expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({ requeued: 1, noPayload: 0 });
-        expect(await ledger.markForRetry(ID, 1, 7, { codes: ['132000', '131026'], failed: true, unknown: false })).toEqual({ requeued: 2, noPayload: 0 });
-        expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0 });
+        expect(await ledger.markForRetry(ID, 1, 4, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 0, noPayload: 0, held: 0, heldUntil: 0 });
+        expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
+        expect(await ledger.markForRetry(ID, 1, 7, { codes: ['132000', '131026'], failed: true, unknown: false })).toEqual({ requeued: 2, noPayload: 0, held: 0, heldUntil: 0 });
+        expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
         expect(await counts()).toMatchObject({ queued: 5, failed: 0, unknown: 0, sent: 1, rejected: 1, total: 7 });
         expect((await feed()).jobs).toEqual([job(1, 1), job(3, 1), job(2, 1), job(6, 1), job(5, 1)]);
         expect(await ledger.claim(job(2), NUMBER)).toEqual({ outcome: 'stale' });
@@ -794,7 +794,7 @@ export function describeLedgerContract(label: string, factory: ContractLedgerFac
         await campaign(2);
         await answer(job(1), failedWith('131000'));
         await ledger.pause(ID, 'x');
-        expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: true })).toEqual({ requeued: 1, noPayload: 0 });
+        expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: true })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
         expect((await feed()).jobs).toEqual([]);
         await ledger.resume(ID);
         expect((await feed()).jobs).toEqual([job(1, 1)]);
@@ -802,7 +802,7 @@ export function describeLedgerContract(label: string, factory: ContractLedgerFac
 
         await ledger.cancel(ID);
         await ledger.claim(job(2), NUMBER);
-        expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: true })).toEqual({ requeued: 0, noPayload: 0 });
+        expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: true })).toEqual({ requeued: 0, noPayload: 0, held: 0, heldUntil: 0 });
         expect((await row(1)).status).toBe('failed');
         expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', counts: { failed: 1, cancelled: 1 } });
       });
@@ -911,7 +911,7 @@ export function describeLedgerContract(label: string, factory: ContractLedgerFac
           { kind: 'completed', campaignId: ID },
         ]);
         expect(await ledger.status(ID)).toMatchObject({ state: 'completed', pausedReason: undefined, finishedAt: t + HOUR });
-        expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0 });
+        expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
         expect((await ledger.status(ID))?.state).toBe('running');
         expect((await feed(100, { now: t + HOUR + 1 })).events).toEqual([
           { kind: 'expired', campaignId: ID, rows: 1 },
@@ -1016,7 +1016,7 @@ export function describeLedgerContract(label: string, factory: ContractLedgerFac
         expect(await pendingPerLane('p')).toEqual([2, 1, 2]);
         expect((await feedOpen({ p: [1] })).jobs).toEqual([jobOf('p', 2, 1)]);
         await answer(jobOf('p', 5), failedWith('131000'));
-        expect(await ledger.markForRetry('p', 1, 6, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0 });
+        expect(await ledger.markForRetry('p', 1, 6, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
         expect(await pendingPerLane('p')).toEqual([2, 1, 2]);
         expect((await feedOpen({ p: [1] })).jobs).toEqual([jobOf('p', 5, 1)]);
         // A halted row too.
@@ -1077,6 +1077,22 @@ export function describeLedgerContract(label: string, factory: ContractLedgerFac
           { row: 4, phone: phoneNumber(4), status: 'queued', attempts: 0 },
           { row: 5, phone: 'bad', status: 'rejected', attempts: 0, errorCode: 'PHONE_INVALID', errorDetail: 'line 6: bad' },
         ]);
+      });
+    });
+
+    describe('retry and Meta\'s ecosystem limit (131049)', () => {
+      it('a row that failed with 131049 is held back from retry for 24 h and says until when; other failures are retried', async () => {
+        await campaign(2);
+        const before = clock.now();
+        await answer(job(1), failedWith('131049', 'ecosystem'));
+        await answer(job(2), failedWith('131026', 'undeliverable'));
+        const after = clock.now();
+        const page = await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: false });
+        expect(page).toMatchObject({ requeued: 1, noPayload: 0, held: 1 });
+        expect(page.heldUntil).toBeGreaterThanOrEqual(before + 24 * HOUR);
+        expect(page.heldUntil).toBeLessThanOrEqual(after + 24 * HOUR + 1000);
+        expect((await row(1)).status).toBe('failed');
+        expect((await row(2)).status).toBe('queued');
       });
     });
 

@@ -143,7 +143,7 @@ describe('CampaignControls (in-memory ledger)', () => {
       await campaign(2500);
       await answerAll(2500, (row) => (row % 500 === 0 ? 'failed' : row % 700 === 0 ? 'unknown' : 'sent'));
       const progress: RetryProgress[] = [];
-      expect(await controls.retry(ID, { codes: [], failed: true, unknown: false }, (p) => progress.push(p))).toEqual({ requeued: 5, noPayload: 0, paused: false });
+      expect(await controls.retry(ID, { codes: [], failed: true, unknown: false }, (p) => progress.push(p))).toEqual({ requeued: 5, noPayload: 0, held: 0, heldUntil: 0, paused: false });
       expect(progress).toEqual([
         { scanned: 1000, total: 2500, requeued: 2 },
         { scanned: 2000, total: 2500, requeued: 4 },
@@ -159,7 +159,7 @@ describe('CampaignControls (in-memory ledger)', () => {
     it('chooses failed rows by their code', async () => {
       await campaign(4);
       await answerAll(4, () => 'failed');
-      expect(await controls.retry(ID, { codes: ['131026'], failed: true, unknown: false })).toEqual({ requeued: 2, noPayload: 0, paused: false });
+      expect(await controls.retry(ID, { codes: ['131026'], failed: true, unknown: false })).toEqual({ requeued: 2, noPayload: 0, held: 0, heldUntil: 0, paused: false });
       expect((await feed(10)).jobs).toEqual([job(2, 1), job(4, 1)]);
     });
 
@@ -167,7 +167,7 @@ describe('CampaignControls (in-memory ledger)', () => {
       await campaign(2);
       await answerAll(1, () => 'failed');
       await controls.pause(ID);
-      expect(await controls.retry(ID, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, paused: true });
+      expect(await controls.retry(ID, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0, paused: true });
       expect((await feed(10)).jobs).toEqual([]);
     });
 

@@ -76,21 +76,25 @@ export class CampaignControls {
     campaignId: string,
     selection: RetrySelection,
     onProgress?: (progress: RetryProgress) => void,
-  ): Promise<{ requeued: number; noPayload: number; paused: boolean }> {
+  ): Promise<{ requeued: number; noPayload: number; held: number; heldUntil: number; paused: boolean }> {
     const status = await this.deps.ledger.status(campaignId);
     if (status === undefined) throw notFound(campaignId);
     if (status.state === 'cancelled') throw conflict(campaignId, 'cancelled', 'retry');
     const total = status.counts.total;
     let requeued = 0;
     let noPayload = 0;
+    let held = 0;
+    let heldUntil = 0;
     for (let from = 1; from <= total; from += PAGE_ROWS) {
       const to = Math.min(total, from + PAGE_ROWS - 1);
       const page = await this.deps.ledger.markForRetry(campaignId, from, to, selection);
       requeued += page.requeued;
       noPayload += page.noPayload;
+      held += page.held;
+      if (page.heldUntil > 0 && (heldUntil === 0 || page.heldUntil < heldUntil)) heldUntil = page.heldUntil;
       onProgress?.({ scanned: to, total, requeued });
     }
-    return { requeued, noPayload, paused: await this.deps.ledger.isHeld(campaignId) };
+    return { requeued, noPayload, held, heldUntil, paused: await this.deps.ledger.isHeld(campaignId) };
   }
 }
 

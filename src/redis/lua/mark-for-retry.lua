@@ -16,9 +16,12 @@
     ARGV[4] '1' = choose failed rows (with one of the codes)
     ARGV[5] '1' = choose unknown rows
     ARGV[6] campaign ID
+    ARGV[7] now (ms)
+    ARGV[8] hold for 131049 (ms): a row that failed with it less than this long ago is not chosen
 
   Output:
-    {rows requeued, rows chosen but without their values}; {0, 0} on a cancelled campaign
+    {rows requeued, rows chosen but without their values, 131049 rows held back, the earliest
+    time (ms) one of them may be retried (0 if none)}; {0, 0, 0, 0} on a cancelled campaign
 ]]
 
 -- Includes
@@ -27,7 +30,9 @@
 
 local campaignKey, rowsKey, pendingKey, activeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 -- Checked here, not only by the caller: a cancel may land between its check and this page.
-if redis.call('HGET', campaignKey, 'cancelled') == '1' then return {0, 0} end
+if redis.call('HGET', campaignKey, 'cancelled') == '1' then return {0, 0, 0, 0} end
+local now, hold = tonumber(ARGV[7] or '0'), tonumber(ARGV[8] or '0')
+local held, heldUntil = 0, 0
 local first, last = tonumber(ARGV[1]), tonumber(ARGV[2])
 local codes = {}
 for code in string.gmatch(ARGV[3], '[^,]+') do codes[code] = true end
@@ -43,6 +48,12 @@ for i, json in ipairs(values) do
   if json then
     local rec = cjson.decode(json)
     local chosen = (rec.s == 'failed' and ARGV[4] == '1' and (anyCode or codes[rec.c or ''])) or (rec.s == 'unknown' and ARGV[5] == '1')
+    -- Meta's ecosystem limit (131049): sending again within 24 h only fails again.
+    if chosen and rec.s == 'failed' and rec.c == '131049' and rec.ft and now - rec.ft < hold then
+      chosen = false
+      held = held + 1
+      if heldUntil == 0 or rec.ft + hold < heldUntil then heldUntil = rec.ft + hold end
+    end
     if chosen then
       if rec.v then
         move(campaignKey, rec, 'queued')
@@ -64,4 +75,4 @@ if anyEntry then
   activate(campaignKey, activeKey, ARGV[6])
   redis.call('HDEL', campaignKey, 'finishedAt')
 end
-return {requeued, noPayload}
+return {requeued, noPayload, held, heldUntil}

@@ -78,6 +78,8 @@ local function settle(row, status, wamid, code, detail, owner)
   move(campaignKey, rec, status)
   if wamid ~= '' then rec.w = wamid end
   if code ~= '' then rec.c = code; rec.d = detail elseif status == 'sent' then rec.c = nil; rec.d = nil end
+  -- When it failed: `campaign retry` holds back 131049 rows for 24 h after it.
+  if status == 'failed' then rec.ft = tonumber(now) end
   redis.call('HSET', rowsKey, row, cjson.encode(rec))
   if status == 'sent' then redis.call('HSET', wamidsKey, wamid, campaignId .. '/' .. row) end
   -- Meta refused it: not sent, so a later send of the same message is not a repeat. (An
