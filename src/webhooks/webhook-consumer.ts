@@ -47,6 +47,8 @@ export class WebhookConsumer {
   #running: Promise<void> | undefined;
   #stopping = false;
   #lastParkedRetry = 0;
+  /** The consumer group exists (created once; again after an error, e.g. the stream was deleted). */
+  #groupReady = false;
 
   constructor(options: WebhookConsumerOptions) {
     this.#o = { ...options, isOptOut: options.isOptOut ?? (() => false), parkMs: options.parkMs ?? 600_000, blockMs: options.blockMs ?? 1000, parkedRetryMs: options.parkedRetryMs ?? PARKED_RETRY_MS, claimIdleMs: options.claimIdleMs ?? CLAIM_IDLE_MS };
@@ -69,6 +71,7 @@ export class WebhookConsumer {
         await this.processOnce();
       } catch (error) {
         if (this.#stopping) break;
+        this.#groupReady = false;
         // Redis away: wait and try again; nothing is acknowledged that was not applied.
         if (Date.now() - lastError > 10_000) this.#o.logger.error({ err: error }, 'could not work off the webhook inbox (retrying)');
         lastError = Date.now();
@@ -98,12 +101,15 @@ export class WebhookConsumer {
   }
 
   async #ensureGroup(): Promise<void> {
+    if (this.#groupReady) return;
     try {
       // From the stream's start: entries appended before any consumer ran are work too.
       await this.#o.redis.xgroup('CREATE', this.#keys.inbox, GROUP, '0', 'MKSTREAM');
     } catch (error) {
-      if (!String((error as Error).message).includes('BUSYGROUP')) throw error;
+      // BUSYGROUP is Redis's error code (the reply's first word) for a group that exists.
+      if (!String((error as Error).message).startsWith('BUSYGROUP')) throw error;
     }
+    this.#groupReady = true;
   }
 
   async #handle(entries: [string, string[]][]): Promise<void> {
