@@ -16,8 +16,18 @@ import { median } from './support/stats.js';
  * p99 answer < 100 ms, p99 lag < 1 s.
  */
 export const WEBHOOK_ROWS = 10_000;
-/** Statuses per POST: Meta batches up to 1,000 but does not promise to; one per POST is the worst case. */
-const BATCH_SIZES = [100, 1] as const;
+/**
+ * Statuses per POST (Meta batches up to 1,000 but does not promise to; one per POST is the
+ * worst case), and whether badly signed POSTs flood the service at the same time (they must
+ * not slow the good ones: they are refused before their body is read).
+ */
+const MODES = [
+  { perPost: 100, flood: false },
+  { perPost: 1, flood: false },
+  { perPost: 1, flood: true },
+] as const;
+/** Senders of badly signed POSTs in the flood mode, beside the CONCURRENCY good ones. */
+const FLOOD_SENDERS = 8;
 const CONCURRENCY = 16;
 const SECRET = 'bench-app-secret';
 
@@ -27,34 +37,54 @@ interface WebhookRun {
   medianAnswerMs: number;
   tailLagMs: number;
   posts: number;
+  /** Badly signed POSTs answered 401 during the run (flood mode). */
+  badPosts: number;
 }
 
 export async function benchWebhooks(options: { runs: number; redis: Redis; rows?: number }): Promise<SectionResult> {
   const rows = options.rows ?? WEBHOOK_ROWS;
   const results = [];
-  for (const perPost of BATCH_SIZES) {
+  let quiet: WebhookRun[] = [];
+  for (const { perPost, flood } of MODES) {
     const measured: WebhookRun[] = [];
     for (let i = 0; i < options.runs; i++) {
-      const run = await once(options.redis, rows, perPost);
+      const run = await once(options.redis, rows, perPost, flood);
       measured.push(run);
       console.error(
-        `  webhooks run ${i + 1}/${options.runs}, ${perPost} per POST: ${Math.round(run.eventsPerSecond)} statuses/s applied; answer p50 ${run.medianAnswerMs.toFixed(1)} ms, p99 ${run.p99AnswerMs.toFixed(1)} ms; last answer → all applied ${Math.round(run.tailLagMs)} ms`,
+        `  webhooks run ${i + 1}/${options.runs}, ${perPost} per POST${flood ? `, ${run.badPosts} badly signed POSTs beside them` : ''}: ${Math.round(run.eventsPerSecond)} statuses/s applied; answer p50 ${run.medianAnswerMs.toFixed(1)} ms, p99 ${run.p99AnswerMs.toFixed(1)} ms; last answer → all applied ${Math.round(run.tailLagMs)} ms`,
       );
     }
-    results.push({ perPost, measured, figures: figuresOf(rows, perPost, measured) });
+    results.push({ perPost, measured, figures: flood ? [floodFigure(measured, quiet)] : figuresOf(rows, perPost, measured) });
+    if (perPost === 1 && !flood) quiet = measured;
   }
   return {
     section: 'webhooks',
     figures: results.flatMap((r) => r.figures),
     runs: results.flatMap((r) => r.measured.map((m) => ({ perPost: r.perPost, ...m }))),
-    notes: results.map((r) => `webhooks, ${r.perPost} per POST: answer p50 per run [${r.measured.map((m) => m.medianAnswerMs.toFixed(1)).join(', ')}] ms; POSTs per run ${r.measured[0]?.posts ?? 0}`),
+    notes: results.map((r) => `webhooks, ${r.perPost} per POST${r.measured[0]?.badPosts ? ` with a flood (${r.measured.map((m) => m.badPosts).join(', ')} bad POSTs per run)` : ''}: answer p50 per run [${r.measured.map((m) => m.medianAnswerMs.toFixed(1)).join(', ')}] ms; POSTs per run ${r.measured[0]?.posts ?? 0}`),
     method: [
       `webhooks: per run a fresh QUEUE_PREFIX with a campaign of ${rows} rows recorded as sent (message IDs w1…w${rows}, written through the ledger before the clock starts); ` +
-        `\`campaign serve --port 0\` as a child process (its consumer applies what it stores); then ${rows * 3} statuses (sent, delivered, read per row, shuffled) in POSTs of ${BATCH_SIZES.join(' or ')}, ` +
+        `\`campaign serve --port 0\` as a child process (its consumer applies what it stores); then ${rows * 3} statuses (sent, delivered, read per row, shuffled) in POSTs of 100 or 1, ` +
         `each signed with the app secret, from ${CONCURRENCY} concurrent senders in this process. Rate = statuses / (first POST sent → the ledger counts every row read, polled every 20 ms); ` +
-        'answer = POST sent → 200 received; lag = last 200 → every row read (an upper bound of the last status\'s lag).',
+        'answer = POST sent → 200 received; lag = last 200 → every row read (an upper bound of the last status\'s lag). ' +
+        `Flood: the 1-per-POST run again while ${FLOOD_SENDERS} more senders post 3 KB bodies with a wrong signature (each answered 401) until the good ones are done; judged beside the same run without them.`,
     ],
   };
+}
+
+/** The good POSTs' p99 answer with the flood, beside the same without it. */
+function floodFigure(flooded: readonly WebhookRun[], quiet: readonly WebhookRun[]) {
+  return figure({
+    label: 'POST of 1 beside a flood of badly signed POSTs: time to the 200, p99',
+    unit: 'ms',
+    ours: flooded.map((r) => r.p99AnswerMs),
+    baseline: quiet.map((r) => r.p99AnswerMs),
+    baselineLabel: 'same, no flood',
+    judgedOn: 'worst run',
+    target: '< 100 ms',
+    check: (value) => (value < 100 ? [] : ['>= 100 ms']),
+    digits: 1,
+  });
 }
 
 function figuresOf(rows: number, perPost: number, measured: readonly WebhookRun[]) {
@@ -94,7 +124,7 @@ function figuresOf(rows: number, perPost: number, measured: readonly WebhookRun[
   ];
 }
 
-async function once(redis: Redis, rows: number, perPost: number): Promise<WebhookRun> {
+async function once(redis: Redis, rows: number, perPost: number, flood: boolean): Promise<WebhookRun> {
   const prefix = freshPrefix('webhooks');
   const ledger = new RedisLedger(redis, prefix);
   const campaignId = 'bench-wh';
@@ -124,7 +154,22 @@ async function once(redis: Redis, rows: number, perPost: number): Promise<Webhoo
         answers.push(lastAnswer - t0);
       }
     };
+    // Badly signed POSTs (a wrong signature over a 3 KB body) until the good ones are done.
+    let flooding = flood;
+    let badPosts = 0;
+    const junk = JSON.stringify({ object: 'whatsapp_business_account', entry: [], padding: 'x'.repeat(3000) });
+    const badSender = async () => {
+      while (flooding) {
+        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` }, body: junk });
+        await response.arrayBuffer();
+        if (response.status !== 401) throw new Error(`a badly signed POST was answered ${response.status}, not 401`);
+        badPosts++;
+      }
+    };
+    const bad = flood ? Array.from({ length: FLOOD_SENDERS }, badSender) : [];
     await Promise.all(Array.from({ length: CONCURRENCY }, sender));
+    flooding = false;
+    await Promise.all(bad);
     const deadline = Date.now() + 120_000;
     while (((await ledger.status(campaignId))?.counts.read ?? 0) < rows) {
       if (Date.now() > deadline) throw new Error('the statuses were not all applied within 2 minutes');
@@ -138,6 +183,7 @@ async function once(redis: Redis, rows: number, perPost: number): Promise<Webhoo
       medianAnswerMs: median(answers),
       tailLagMs: applied - lastAnswer,
       posts: bodies.length,
+      badPosts,
     };
   } finally {
     if (serve !== undefined) await stopChild(serve);
