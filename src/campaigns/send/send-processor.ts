@@ -39,7 +39,8 @@ export interface AttemptContext {
   pairDelays: number;
 }
 
-const THROTTLE_MS: Readonly<Record<number, number>> = { 130429: 1000, 80007: 60_000, 4: 60_000 };
+// 131057 and 2494100: the account is in maintenance for about a minute (reference §2.3).
+const THROTTLE_MS: Readonly<Record<number, number>> = { 130429: 1000, 80007: 60_000, 4: 60_000, 131057: 60_000, 2494100: 60_000 };
 const PAIR_DELAY_MS = 6000;
 const PAIR_DELAY_MAX_MS = 10 * 60_000;
 /** How stale a worker's view of "is this campaign paused?" may be before it asks Redis again. */
@@ -262,7 +263,7 @@ function rowToSend(job: SendJob, claimed: ClaimedRow): RowToSend | undefined {
 function describe(error: unknown): { action: ErrorAction; code: string; detail: string; metaCode: number | undefined } {
   if (error instanceof CloudApiError) {
     return {
-      action: actionForMetaCode(error.metaCode, error.httpStatus),
+      action: actionForMetaCode(error.metaCode, error.httpStatus, error.subcode),
       code: error.metaCode === undefined ? `HTTP_${error.httpStatus}` : String(error.metaCode),
       detail: error.details ?? error.message,
       metaCode: error.metaCode,
