@@ -31,6 +31,7 @@ import type {
   WindowedCampaigns,
 } from './ledger.js';
 import { RETRY_HOLD_131049_MS, SERVICE_WINDOW_MS, type RetryPage } from './ledger.js';
+import { toRecord, type StoredRow } from './stored-row.js';
 import { parseSendJobId, type SendJob } from './send-job.js';
 
 /**
@@ -76,34 +77,6 @@ const ANSWERED: readonly RowStatus[] = ['sent', 'failed', 'rejected', 'skipped',
 /** How many expired entries of the duplicate guard one claim call prunes (the CLAIM script's LIMIT). */
 const GUARD_PRUNE_MOST = 100;
 
-/** A row's record: the Lua's JSON fields, same names. */
-interface StoredRow {
-  /** phone */
-  p: string;
-  s: RowStatus;
-  /** attempts */
-  a?: number;
-  /** the number of the job that owns the row; absent = 0, its first job */
-  k?: number;
-  /** wamid */
-  w?: string;
-  /** error code, detail */
-  c?: string;
-  d?: string;
-  /** template values, header link, message fingerprint */
-  v?: string[];
-  h?: string;
-  f?: string;
-  /** its send-window lane: the row waits in that lane's backlog (`pending:<z>`) */
-  z?: number;
-  /** status webhooks: first delivered, read and failed seen (ms) */
-  dt?: number;
-  rt?: number;
-  ft?: number;
-  /** the user's reply to this row's message (button payload) and its time */
-  q?: string;
-  qt?: number;
-}
 
 /** A campaign's hash in Redis (`campaign:ID`), its rows (`:rows`), backlog (`:pending`) and brake ring (`:recent`). */
 interface CampaignRecord {
@@ -1168,14 +1141,3 @@ function lanesOf(hash: ReadonlyMap<number, string> | undefined): string[][] {
   return Array.from(lanes, (zones) => zones ?? []);
 }
 
-function toRecord(row: number, s: StoredRow): RowRecord {
-  const record: RowRecord = { row, phone: s.p, status: s.s, attempts: s.a ?? 0 };
-  if (s.w !== undefined) record.wamid = s.w;
-  if (s.c !== undefined) record.errorCode = s.c;
-  if (s.d !== undefined) record.errorDetail = s.d;
-  if (s.k !== undefined && s.k > 0) record.requeue = s.k;
-  if (s.dt !== undefined) record.deliveredAt = s.dt;
-  if (s.rt !== undefined) record.readAt = s.rt;
-  if (s.q !== undefined) record.reply = s.q;
-  return record;
-}

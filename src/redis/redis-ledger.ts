@@ -33,6 +33,7 @@ import type {
   Settlement,
 } from '../campaigns/ledger.js';
 import { RETRY_HOLD_131049_MS, SERVICE_WINDOW_MS, type RetryPage } from '../campaigns/ledger.js';
+import { toRecord, type StoredRow } from '../campaigns/stored-row.js';
 import { parseSendJobId, type SendJob } from '../campaigns/send-job.js';
 import {
   CANCEL,
@@ -105,20 +106,6 @@ interface PendingClaim {
   phoneNumberId: string;
 }
 
-interface StoredRow {
-  p: string;
-  s: RowStatus;
-  a?: number;
-  k?: number;
-  w?: string;
-  c?: string;
-  d?: string;
-  /** First delivered / read seen by status webhook (ms). */
-  dt?: number;
-  rt?: number;
-  /** The user's quick-reply to the row's message. */
-  q?: string;
-}
 
 /** Ledger settings from config. */
 export interface LedgerOptions {
@@ -647,17 +634,6 @@ function claimedRow(phone: string, valuesJson: string, headerLink: string): Clai
   return { to: phone, values, headerLink: headerLink === '' ? undefined : headerLink };
 }
 
-function toRecord(row: number, s: StoredRow): RowRecord {
-  const record: RowRecord = { row, phone: s.p, status: s.s, attempts: s.a ?? 0 };
-  if (s.w !== undefined) record.wamid = s.w;
-  if (s.c !== undefined) record.errorCode = s.c;
-  if (s.d !== undefined) record.errorDetail = s.d;
-  if (s.k !== undefined && s.k > 0) record.requeue = s.k;
-  if (s.dt !== undefined) record.deliveredAt = s.dt;
-  if (s.rt !== undefined) record.readAt = s.rt;
-  if (s.q !== undefined) record.reply = s.q;
-  return record;
-}
 
 function defineScripts(redis: Redis): void {
   if ('cwFeed' in redis) return;

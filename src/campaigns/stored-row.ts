@@ -1,0 +1,43 @@
+import type { RowRecord, RowStatus } from './campaign.js';
+
+/** A row's record in the ledger: the Lua's JSON fields, same names (src/redis/lua/README.md). */
+export interface StoredRow {
+  /** phone */
+  p: string;
+  s: RowStatus;
+  /** attempts */
+  a?: number;
+  /** the number of the job that owns the row; absent = 0, its first job */
+  k?: number;
+  /** wamid */
+  w?: string;
+  /** error code, detail */
+  c?: string;
+  d?: string;
+  /** template values, header link, message fingerprint */
+  v?: string[];
+  h?: string;
+  f?: string;
+  /** its send-window lane: the row waits in that lane's backlog (`pending:<z>`) */
+  z?: number;
+  /** status webhooks: first delivered, read and failed seen (ms) */
+  dt?: number;
+  rt?: number;
+  ft?: number;
+  /** the user's reply to this row's message (button payload) and its time */
+  q?: string;
+  qt?: number;
+}
+
+/** The record as the report and `rows()` show it. */
+export function toRecord(row: number, s: StoredRow): RowRecord {
+  const record: RowRecord = { row, phone: s.p, status: s.s, attempts: s.a ?? 0 };
+  if (s.w !== undefined) record.wamid = s.w;
+  if (s.c !== undefined) record.errorCode = s.c;
+  if (s.d !== undefined) record.errorDetail = s.d;
+  if (s.k !== undefined && s.k > 0) record.requeue = s.k;
+  if (s.dt !== undefined) record.deliveredAt = s.dt;
+  if (s.rt !== undefined) record.readAt = s.rt;
+  if (s.q !== undefined) record.reply = s.q;
+  return record;
+}
