@@ -248,9 +248,9 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
   it('error spike: 10 % failing goes on; more than 20 % of the last 50 sends failing permanently pauses it (ERROR_SPIKE) and sending stops', async () => {
     const ROWS = 300;
     const id = 'c-spike';
-    const failing = (rows: number[]) => ({ recipientErrors: rows.map((n) => ({ waId: waId(n), code: 132000, times: 1 })) });
+    const failing = (rows: number[]) => ({ recipientErrors: rows.map((n) => ({ waId: waId(n), code: 131026, times: 1 })) });
     const allRows = Array.from({ length: ROWS }, (_, i) => i + 1);
-    // First every 10th row is refused with 132000 (a fail-row code): under the brake's 20 %.
+    // First every 10th row is refused with 131026 (a fail-row code): under the brake's 20 %.
     const { p } = await start({
       label: 'ctl-spike',
       rate: 100,
@@ -271,7 +271,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       return s.state === 'paused' ? s : undefined;
     });
     // The brake trips on the failure that makes it 11 (> 0.2 × 50) in the window.
-    expect(paused.pausedReason ?? '').toMatch(/^ERROR_SPIKE: 11 of the last 50 sends failed permanently \(latest 132000: /);
+    expect(paused.pausedReason ?? '').toMatch(/^ERROR_SPIKE: 11 of the last 50 sends failed permanently \(latest 131026: /);
     const drained = await until('no send in flight', 5000, async () => {
       const s = await status(p, id);
       return s.counts.sending === 0 ? s : undefined;
@@ -286,14 +286,14 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(p.sandbox.stats().requests, JSON.stringify({ quiet, stats: p.sandbox.stats() })).toBe(requestsAtDrain);
     expect(quiet.state).toBe('paused');
     expect(quiet.counts).toMatchObject({ sent: drained.counts.sent, failed: drained.counts.failed, queued: drained.counts.queued });
-    expect(p.sandbox.stats().rejectedByCode['132000']).toBe(drained.counts.failed);
+    expect(p.sandbox.stats().rejectedByCode['131026']).toBe(drained.counts.failed);
   }, 180_000);
 
   it('retry: only the chosen failed rows are requeued and sent; again requeues none; unknown rows only when asked', async () => {
     const id = 'c-retry';
-    // Rows 3..5 fail for good (132000); rows 6..20 answer 131000 (retryable) on both of their 2 attempts.
+    // Rows 3..5 fail for good (131026); rows 6..20 answer 131000 (retryable) on both of their 2 attempts.
     const recipientErrors = [
-      ...[3, 4, 5].map((n) => ({ waId: waId(n), code: 132000, times: 1 })),
+      ...[3, 4, 5].map((n) => ({ waId: waId(n), code: 131026, times: 1 })),
       ...Array.from({ length: 15 }, (_, i) => ({ waId: waId(i + 6), code: 131000, times: 2 })),
     ];
     const { p, controls } = await start({ label: 'ctl-retry', attempts: 2, backoffMs: 20, sandbox: { faults: { recipientErrors } } });
@@ -313,7 +313,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       ['unknown', 'IN_DOUBT'],
       ['unknown', 'IN_DOUBT'],
     ]);
-    expect(report.slice(2, 5).map((r) => [r.status, r.errorCode])).toEqual(Array(3).fill(['failed', '132000']));
+    expect(report.slice(2, 5).map((r) => [r.status, r.errorCode])).toEqual(Array(3).fill(['failed', '131026']));
     expect(report.slice(5).map((r) => [r.status, r.errorCode, r.attempts])).toEqual(Array(15).fill(['failed', '131000', 2]));
     expect(p.sandbox.accepted()).toHaveLength(0);
 
@@ -329,7 +329,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(s.counts).toMatchObject({ sent: 15, failed: 3, unknown: 2, queued: 0 });
     report = await p.report(id);
     expect(report.slice(5).map((r) => [r.status, r.attempts])).toEqual(Array(15).fill(['sent', 3]));
-    expect(report.slice(2, 5).every((r) => r.status === 'failed' && r.errorCode === '132000')).toBe(true);
+    expect(report.slice(2, 5).every((r) => r.status === 'failed' && r.errorCode === '131026')).toBe(true);
     expect(new Set(p.sandbox.accepted().map((m) => m.to))).toEqual(new Set(Array.from({ length: 15 }, (_, i) => phoneNumber(i + 6))));
 
     // Run again: the retried rows are sent now, nothing is chosen.

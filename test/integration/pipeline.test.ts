@@ -139,17 +139,22 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
     expect(pipeline.sandbox.accepted()).toHaveLength(300);
   });
 
-  it('fails a row at once, with Meta’s code, when the API refuses it permanently', async () => {
+  it('a template gone since the check (132001, it would fail every row) halts the campaign at its first answer: paused with the code, no row burnt', async () => {
     const pipeline = await rig.start({ label: 'permanent' });
     const file = rig.csvPath();
     await writeCampaignCsv(file, 5);
-    const done = pipeline.completed('c-permanent');
     pipeline.startWorker();
     // The ledger is told the template takes 2 variables, but the language is one Meta has no translation for.
     await pipeline.produce(file, pipeline.definition('c-permanent', { language: 'xx_XX' }));
-    await done;
-    const rows = await pipeline.report('c-permanent');
-    expect(rows.map((r) => [r.status, r.errorCode, r.attempts])).toEqual(Array(5).fill(['failed', '132001', 1]));
+    const deadline = Date.now() + 30_000;
+    let status = await pipeline.ledger.status('c-permanent');
+    while (status?.state !== 'paused') {
+      if (Date.now() > deadline) throw new Error(`the campaign did not pause (state ${status?.state ?? '?'})`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      status = await pipeline.ledger.status('c-permanent');
+    }
+    expect(status.pausedReason).toMatch(/^132001: /);
+    expect(status.counts).toMatchObject({ failed: 0, sent: 0 });
     expect(pipeline.sandbox.accepted()).toHaveLength(0);
   });
 

@@ -234,7 +234,7 @@ describe('SendProcessor (in-memory ledger, fake sender)', () => {
 
     it('the error-spike brake: the failure that trips it pauses the campaign and is reported', async () => {
       await setUp(6, { ledger: { autoPause: { window: 4, failureShare: 0.5 } } });
-      sender.answerNext(meta(132000), accepted('w2'), meta(132000), meta(132000));
+      sender.answerNext(meta(131026), accepted('w2'), meta(131026), meta(131026));
       for (const n of [1, 2, 3]) await processor.process(job(n), FIRST);
       expect(paused).toEqual([]);
       expect(await processor.process(job(4), FIRST)).toEqual({ kind: 'done', status: 'failed' });
@@ -246,7 +246,7 @@ describe('SendProcessor (in-memory ledger, fake sender)', () => {
 
     it('the brake tripping on the last answer: the campaign is complete, not reported paused', async () => {
       await setUp(4, { ledger: { autoPause: { window: 4, failureShare: 0.5 } } });
-      sender.answerNext(meta(132000), accepted('w2'), meta(132000), meta(132000));
+      sender.answerNext(meta(131026), accepted('w2'), meta(131026), meta(131026));
       for (const n of [1, 2, 3, 4]) await processor.process(job(n), FIRST);
       expect(completed).toEqual([ID]);
       expect(paused).toEqual([]);
