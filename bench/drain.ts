@@ -7,7 +7,7 @@ import { ensureCsv } from './support/data.js';
 import { figure, type SectionResult } from './support/figures.js';
 import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, benchScriptArgs, campaignSend, productEnv } from './support/product.js';
 import { deletePrefix, freshPrefix } from './support/redis.js';
-import type { SandboxChild } from './support/sandbox.js';
+import { startSandboxChild, type SandboxChild } from './support/sandbox.js';
 import { medianOf, ratePerSecond } from './support/stats.js';
 import { pct } from './ingest.js';
 
@@ -31,8 +31,17 @@ export const DRAIN_CONCURRENCY = 100;
  */
 export const WARMUP_ROWS = 5_000;
 
+/**
+ * The third side (issue 11): ours with webhooks flowing. A `campaign serve` child takes the
+ * status webhooks (sent, delivered, read for half: about 2.5 per message) that a sandbox child
+ * of its own posts for every accepted message, and applies them to the rows while the worker
+ * drains: the same machine, the same Redis.
+ */
+type Side = 'ours' | 'bare' | 'webhooks';
+const WEBHOOK_SECRET = 'bench-drain-app-secret';
+
 interface DrainRun {
-  side: 'ours' | 'bare';
+  side: Side;
   accepted: number;
   messagesPerSecond: number;
   /** Spawn to "campaign completed" (ours) or "drained" (bare), start-up included. */
@@ -44,6 +53,9 @@ interface DrainRun {
   machineCores: number | undefined;
   /** speedProbeMs() just before the run: the machine's speed at the time. */
   probeMs: number;
+  /** Webhooks side: the service's CPU, and rows Meta had reported delivered when the campaign completed. */
+  serveCores?: number | undefined;
+  deliveredAtCompletion?: number;
 }
 
 const isJsonLine = (line: string, test: (o: Record<string, unknown>) => boolean): boolean => {
@@ -65,26 +77,39 @@ export async function benchDrain(options: { runs: number; redis: Redis; redisPid
   const queueName = `send-${PHONE_NUMBER_ID}`;
 
   /** Starts the side's worker on a filled queue; resolves when every row is answered. */
-  const once = async (side: 'ours' | 'bare', rows = DRAIN_ROWS): Promise<DrainRun> => {
+  const once = async (side: Side, rows = DRAIN_ROWS): Promise<DrainRun> => {
     const file = files.get(rows) ?? (await ensureCsv(rows));
     const prefix = freshPrefix(`drain-${side}`);
     let worker: Child | undefined;
+    let serve: Child | undefined;
+    let own: SandboxChild | undefined;
+    let campaignId = '';
     try {
       let done: (line: string) => boolean;
-      if (side === 'ours') {
+      if (side !== 'bare') {
         const summary = await campaignSend(file, prefix);
         if (summary.queued !== rows) throw new Error(`campaign send queued ${summary.queued} of ${rows}`);
+        campaignId = summary.id;
         done = (line) => isJsonLine(line, (o) => o.msg === 'campaign completed' && o.campaignId === summary.id);
       } else {
         const campaignId = `bare${randomBytes(3).toString('hex')}`;
         await runToExit(startChild('bare-ingest', process.execPath, benchScriptArgs('bare-ingest.ts', [file, prefix, queueName, campaignId]), productEnv(prefix), ROOT), 300_000);
         done = (line) => isJsonLine(line, (o) => o.msg === 'drained');
       }
-      await sandbox.reset();
-      const env = productEnv(prefix, { WHATSAPP_API_URL: sandbox.url, SEND_RATE: '0', SEND_CONCURRENCY: String(DRAIN_CONCURRENCY) });
+      if (side === 'webhooks') {
+        serve = startChild('campaign serve', process.execPath, [CAMPAIGN_BIN, 'serve', '--port', '0'], productEnv(prefix, { WHATSAPP_APP_SECRET: WEBHOOK_SECRET, WEBHOOK_VERIFY_TOKEN: 'bench-verify', LOG_LEVEL: 'warn' }), ROOT);
+        const { line } = await waitForLine(serve, (l) => /Webhook service listening on http:\/\//.test(l), 60_000);
+        const url = /listening on (http:\/\/[^\s:]+:\d+)/.exec(line)?.[1];
+        if (url === undefined) throw new Error(`cannot read the service URL from: ${line}`);
+        own = await startSandboxChild({ url: `${url}/webhook`, appSecret: WEBHOOK_SECRET });
+      }
+      const api = own ?? sandbox;
+      await api.reset();
+      const env = productEnv(prefix, { WHATSAPP_API_URL: api.url, SEND_RATE: '0', SEND_CONCURRENCY: String(DRAIN_CONCURRENCY) });
       const probeMs = speedProbeMs();
       const redisBefore = cpuSeconds(redisPid);
-      const sandboxBefore = cpuSeconds(sandbox.child.pid);
+      const sandboxBefore = cpuSeconds(api.child.pid);
+      const serveBefore = serve === undefined ? undefined : cpuSeconds(serve.pid);
       const machineBefore = machineBusySeconds();
       worker =
         side === 'ours'
@@ -100,37 +125,56 @@ export async function benchDrain(options: { runs: number; redis: Redis; redisPid
       const wallMs = at - worker.startedAt;
       const workerCores = coreShare(0, cpuSeconds(worker.pid), wallMs);
       const redisCores = coreShare(redisBefore, cpuSeconds(redisPid), wallMs);
-      const sandboxCores = coreShare(sandboxBefore, cpuSeconds(sandbox.child.pid), wallMs);
+      const sandboxCores = coreShare(sandboxBefore, cpuSeconds(api.child.pid), wallMs);
       const machineCores = coreShare(machineBefore, machineBusySeconds(), wallMs);
+      const serveCores = serve === undefined ? undefined : coreShare(serveBefore ?? 0, cpuSeconds(serve.pid), wallMs);
+      const delivered = side === 'webhooks' ? Number((await redis.hget(`${prefix}:campaign:${campaignId}`, 'n:delivered')) ?? 0) : undefined;
       await stopChild(worker);
-      const times = await sandbox.acceptedTimes();
+      const times = await api.acceptedTimes();
       if (times.length !== rows) throw new Error(`${side}: the sandbox accepted ${times.length} of ${rows} messages`);
-      return { side, accepted: times.length, messagesPerSecond: ratePerSecond(times), wallMs, workerCores, redisCores, sandboxCores, machineCores, probeMs };
+      return {
+        side,
+        accepted: times.length,
+        messagesPerSecond: ratePerSecond(times),
+        wallMs,
+        workerCores,
+        redisCores,
+        sandboxCores,
+        machineCores,
+        probeMs,
+        ...(delivered === undefined ? {} : { serveCores, deliveredAtCompletion: delivered }),
+      };
     } finally {
       if (worker !== undefined) await stopChild(worker);
+      await own?.stop();
+      if (serve !== undefined) await stopChild(serve);
       await deletePrefix(redis, prefix);
     }
   };
 
-  for (const side of ['ours', 'bare'] as const) {
+  const sides: Side[] = ['ours', 'bare', 'webhooks'];
+  for (const side of sides) {
     const warm = await once(side, WARMUP_ROWS);
     console.error(`  drain warm-up ${side} (${WARMUP_ROWS} rows, not counted): ${Math.round(warm.messagesPerSecond)} msg/s`);
   }
   for (let i = 0; i < options.runs; i++) {
-    const order: ('ours' | 'bare')[] = i % 2 === 0 ? ['ours', 'bare'] : ['bare', 'ours'];
+    // Each run starts with another side, so no side always runs first (or last) on a warming machine.
+    const order = sides.map((_, k) => sides[(i + k) % sides.length] as Side);
     for (const side of order) {
       const run = await once(side);
       measured.push(run);
       console.error(
         `  drain run ${i + 1}/${options.runs} ${side}: ${Math.round(run.messagesPerSecond)} msg/s (wall ${(run.wallMs / 1000).toFixed(1)} s); ` +
           `CPU: worker ${pct(run.workerCores)}, redis ${pct(run.redisCores)}, sandbox ${pct(run.sandboxCores)} of a core; ` +
-          `whole machine ${pct(run.machineCores)} (of ${cpus().length * 100}%)`,
+          `whole machine ${pct(run.machineCores)} (of ${cpus().length * 100}%)` +
+          (run.side === 'webhooks' ? `; serve ${pct(run.serveCores)}; ${run.deliveredAtCompletion ?? 0} rows delivered by completion` : ''),
       );
     }
   }
 
   const ours = measured.filter((r) => r.side === 'ours');
   const bare = measured.filter((r) => r.side === 'bare');
+  const flowing = measured.filter((r) => r.side === 'webhooks');
   const cpu = (runs: DrainRun[]) =>
     `worker ${pct(medianOf(runs, (r) => r.workerCores))}, redis ${pct(medianOf(runs, (r) => r.redisCores))}, ` +
     `sandbox ${pct(medianOf(runs, (r) => r.sandboxCores))}, whole machine ${pct(medianOf(runs, (r) => r.machineCores))}; ` +
@@ -148,12 +192,24 @@ export async function benchDrain(options: { runs: number; redis: Redis; redisPid
         target: '>= 0.7x bare and >= 2,000 msg/s',
         check: (value, ratio) => [...(ratio >= 0.7 ? [] : ['< 0.7x bare']), ...(value >= 2000 ? [] : ['< 2,000 msg/s'])],
       }),
+      figure({
+        label: `drain ${DRAIN_ROWS.toLocaleString('en-US')} rows, webhooks flowing`,
+        unit: 'msg/s',
+        ours: flowing.map((r) => r.messagesPerSecond),
+        baseline: bare.map((r) => r.messagesPerSecond),
+        baselineLabel: 'bare BullMQ+undici worker',
+        judgedOn: 'median',
+        target: '>= 0.7x bare',
+        check: (_value, ratio) => (ratio >= 0.7 ? [] : ['< 0.7x bare']),
+      }),
     ],
     runs: measured.map((r) => ({ ...r })),
     notes: [
       `drain: machine speed probe before each run (ms for a fixed hash loop, lower = faster): ` +
         `ours [${ours.map((r) => Math.round(r.probeMs)).join(', ')}], bare [${bare.map((r) => Math.round(r.probeMs)).join(', ')}]`,
-      `drain CPU, median share of one core from worker spawn to completion (worker start-up included): ours ${cpu(ours)} | bare ${cpu(bare)}`,
+      `drain CPU, median share of one core from worker spawn to completion (worker start-up included): ours ${cpu(ours)} | bare ${cpu(bare)} | ` +
+        `webhooks flowing ${cpu(flowing)}, serve ${pct(medianOf(flowing, (r) => r.serveCores))}`,
+      `drain with webhooks flowing: rows already reported delivered when the campaign completed, per run: [${flowing.map((r) => r.deliveredAtCompletion ?? 0).join(', ')}] of ${DRAIN_ROWS}`,
     ],
     method: [
       `drain: after one untimed warm-up drain of ${WARMUP_ROWS} rows per side, ${DRAIN_ROWS} rows loaded first, not timed (ours: \`campaign send\` into the ledger's backlog, which the worker feeds to BullMQ as it drains, inside the timing; bare: every job written by bench/bare-ingest.ts); then \`campaign worker\` ` +
@@ -161,6 +217,9 @@ export async function benchDrain(options: { runs: number; redis: Redis; redisPid
         `no limiter, processor = one undici POST of the same template body, nothing else), both as child processes against one ` +
         `\`campaign sandbox --mps 0\` child, reset between runs. msg/s = accepted / (last − first receivedAt) in the sandbox; ` +
         `wall = spawn → "campaign completed" log line (ours, ledger accounting) or → all jobs completed (bare).`,
+      `drain, webhooks flowing: as ours, plus a \`campaign serve\` child on the run's prefix and a sandbox child of its own started with ` +
+        `\`--webhook-url\` (sent 0.1 s, delivered 0.5 s, read 2 s after each accepted message, for half of them), both started before the timing; ` +
+        `the service applies the statuses to the rows while the worker drains.`,
     ],
   };
 }

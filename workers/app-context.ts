@@ -28,7 +28,7 @@ export async function openContext(
     config,
     logger,
     redis,
-    ledger: new RedisLedger(redis, config.queuePrefix, { autoPause: config.autoPause, duplicateWindowMs: config.duplicateWindowMs }),
+    ledger: new RedisLedger(redis, config.queuePrefix, { autoPause: config.autoPause, duplicateWindowMs: config.duplicateWindowMs, confirmWindowMs: config.confirmWindowMs }),
     async close() {
       await redis.quit().catch(() => redis.disconnect());
     },

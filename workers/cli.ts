@@ -34,10 +34,15 @@ const collectParam = (value: string, previous: Record<string, string>): Record<s
 
 program
   .command('send')
-  .description('check a CSV against an approved template, then queue one job per valid row')
+  .description('check a CSV against an approved template (or fill a --text), then queue one job per valid row')
   .argument('<file>', 'CSV file with a header row')
-  .requiredOption('--template <name>', 'approved template name')
-  .requiredOption('--language <code>', 'template language code, e.g. en_US')
+  .option('--template <name>', 'approved template name (with --language; or use --text)')
+  .option('--language <code>', 'template language code, e.g. en_US')
+  .option(
+    '--text <body>',
+    'send this free-form text instead of a template; {{column}} is filled from that CSV column. Only recipients who wrote to the number in the last 24 hours get it (others: WINDOW_CLOSED); at most 4,096 characters',
+  )
+  .option('--preview-url', 'with --text: show a preview of the first http(s) link in the text')
   .option('--params <columns>', 'positional templates: columns for {{1}}..{{n}}, in order, comma-separated', list)
   .option('--param <name=column>', 'fill variable <name> from <column> (repeatable); named templates match same-named columns by default', collectParam, {})
   .option('--phone-column <column>', 'column holding the recipient number', 'phone')
@@ -73,6 +78,8 @@ program
         file,
         template: o.template,
         language: o.language,
+        text: o.text,
+        previewUrl: o.previewUrl,
         params: o.params,
         paramColumns: o.param,
         phoneColumn: o.phoneColumn,
@@ -111,8 +118,10 @@ program
   });
 
 interface SendFlags {
-  template: string;
-  language: string;
+  template?: string;
+  language?: string;
+  text?: string;
+  previewUrl?: boolean;
   params?: string[];
   param: Record<string, string>;
   phoneColumn: string;
@@ -160,9 +169,10 @@ program
     await withContext(async ({ ledger }) => {
       const status = await ledger.status(id);
       if (status === undefined) throw notFound(id);
-      const window = (await ledger.getCampaign(id))?.window;
+      const definition = await ledger.getCampaign(id);
+      const window = definition?.window;
       const windowed = window === undefined ? undefined : windowStatus(window, await ledger.laneBacklogs(id), Date.now());
-      console.log(o.json === true ? JSON.stringify(statusJson(status, windowed)) : statusText(status, windowed));
+      console.log(o.json === true ? JSON.stringify(statusJson(status, windowed, definition)) : statusText(status, windowed, definition));
     });
   });
 
@@ -191,11 +201,11 @@ program
       const statuses = [];
       for (const id of await ledger.listCampaigns()) {
         const status = await ledger.status(id);
-        if (status !== undefined) statuses.push(status);
+        if (status !== undefined) statuses.push({ status, definition: await ledger.getCampaign(id) });
       }
       // --json: one JSON array (empty when there are none), so it parses as one document.
-      if (o.json === true) console.log(JSON.stringify(statuses.map((status) => statusJson(status))));
-      else console.log(statuses.length === 0 ? 'No campaigns under this QUEUE_PREFIX.' : statuses.map((status) => statusText(status)).join('\n'));
+      if (o.json === true) console.log(JSON.stringify(statuses.map(({ status, definition }) => statusJson(status, undefined, definition))));
+      else console.log(statuses.length === 0 ? 'No campaigns under this QUEUE_PREFIX.' : statuses.map(({ status, definition }) => statusText(status, undefined, definition)).join('\n'));
     });
   });
 

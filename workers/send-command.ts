@@ -4,6 +4,7 @@ import { CAMPAIGN_ID_PATTERN, newCampaignId } from '../src/campaigns/campaign-id
 import type { CampaignDefinition } from '../src/campaigns/campaign.js';
 import { produceCampaign, type SendOutcome } from '../src/campaigns/ingest/producer.js';
 import { planSend, type ColumnOptions } from '../src/campaigns/send-plan.js';
+import { parseTextBody, planText } from '../src/campaigns/text-plan.js';
 import { AppError } from '../src/errors/app-error.js';
 import { parseSchedule, type ScheduleOptions } from '../src/cli/time-options.js';
 import { estimateSending } from '../src/campaigns/ingest/send-estimate.js';
@@ -15,8 +16,13 @@ import { RejectsFile, checkWritableDir } from './rejects-file.js';
 
 export interface SendOptions extends ColumnOptions {
   file: string;
-  template: string;
-  language: string;
+  /** An approved template and its language, or `text`: exactly one of the two. */
+  template?: string | undefined;
+  language?: string | undefined;
+  /** `--text "Hi {{name}}…"`: a free-form text whose placeholders name columns (only inside 24-hour windows). */
+  text?: string | undefined;
+  /** `--preview-url` (with --text): a preview of the first link is shown. */
+  previewUrl?: boolean | undefined;
   phoneColumn: string;
   phoneNumberId?: string | undefined;
   campaignId?: string | undefined;
@@ -43,12 +49,14 @@ export interface SendOptions extends ColumnOptions {
 }
 
 /**
- * `campaign send`: checks the mapping against the approved template, then reads the CSV into
+ * `campaign send`: checks the mapping against the approved template (or the `--text` against
+ * the header), then reads the CSV into
  * a campaign (no worker needed; workers feed its rows to the queue as the number drains). `--dry-run` does every check and writes nothing
  * but the rejects file.
  */
 export async function runSend(context: AppContext, options: SendOptions): Promise<SendOutcome> {
   const { config, ledger } = context;
+  const message = messageOptions(options);
   const phoneNumberId = options.phoneNumberId ?? config.phoneNumberId;
   if (phoneNumberId === undefined) {
     throw new AppError('CONFIG_INVALID', 'No phone number to send from: set WHATSAPP_PHONE_NUMBER_ID or pass --phone-number-id');
@@ -69,7 +77,8 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
   const window = sendWindowOf(options);
   // Before anything is created: a campaign whose rejected rows could be written nowhere must not start.
   await checkWritableDir(config.reportsDir, 'REPORTS_DIR');
-  const requirements = await approvedTemplate(context, options);
+  // A text needs no template: no registry lookup, no approval check.
+  const requirements = message.kind === 'template' ? await approvedTemplate(context, message.template, message.language, options.templatesFile) : undefined;
   const id = options.campaignId ?? newCampaignId();
   const define = (header: readonly string[]): CampaignDefinition => ({
     id,
@@ -78,7 +87,9 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
     ...(priority === 'normal' ? {} : { priority }),
     ...schedule,
     ...(window === undefined ? {} : { window }),
-    plan: planSend(requirements, header, options),
+    ...(requirements === undefined
+      ? { text: planText(options.text ?? '', options.previewUrl === true, header, options.file) }
+      : { plan: planSend(requirements, header, options) }),
     source: {
       file: basename(options.file),
       phoneColumn: options.phoneColumn,
@@ -90,8 +101,9 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
 
   const rejects = new RejectsFile(join(config.reportsDir, `${id}${options.dryRun === true ? '.dry-run' : ''}.rejects.csv`));
   // Meta: on 131050 suppress the recipient for marketing (reference §8). Utility and
-  // authentication templates still reach them.
-  const optedOut = requirements.category === 'MARKETING' ? await ledger.optOuts(phoneNumberId) : undefined;
+  // authentication templates still reach them. A text is skipped for them too: nothing says
+  // what its words are, and the opt-out keyword itself opened the window it would go through.
+  const optedOut = requirements === undefined || requirements.category === 'MARKETING' ? await ledger.optOuts(phoneNumberId) : undefined;
   const dryRun = options.dryRun === true;
   try {
     const summary = await produceCampaign(
@@ -123,12 +135,51 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
   }
 }
 
+/**
+ * What to send: `--template NAME --language CODE`, or `--text "…"`: exactly one of them, and
+ * the options of the other kind refused, each saying how to fix the command. The text's own
+ * syntax is checked here too, before any file is opened.
+ */
+function messageOptions(options: SendOptions): { kind: 'template'; template: string; language: string } | { kind: 'text' } {
+  const refuse = (problem: string) => new AppError('OPTION_INVALID', problem);
+  if (options.text !== undefined) {
+    const both = [options.template === undefined ? '' : '--template', options.language === undefined ? '' : '--language'].filter((o) => o !== '');
+    if (both.length > 0) {
+      throw refuse(`--text sends a free-form text, ${both.join(' and ')} an approved template: give one or the other (drop ${both.join(' and ')}, or drop --text)`);
+    }
+    const templateOnly: [string, boolean][] = [
+      ['--params', options.params !== undefined],
+      ['--param', Object.keys(options.paramColumns ?? {}).length > 0],
+      ['--header-text-column', options.headerTextColumn !== undefined],
+      ['--header-image-column', options.headerMediaColumn !== undefined],
+      ['--button-url-column', options.buttonUrlColumns !== undefined],
+      ['--templates', options.templatesFile !== undefined],
+    ];
+    const given = templateOnly.filter(([, set]) => set).map(([name]) => name);
+    if (given.length > 0) {
+      throw refuse(`${given.join(', ')} ${given.length > 1 ? 'are' : 'is'} for templates; with --text, name each column in the text itself as {{column}} (e.g. --text "Hi {{first_name}}")`);
+    }
+    parseTextBody(options.text);
+    return { kind: 'text' };
+  }
+  if (options.previewUrl === true) throw refuse('--preview-url applies to --text only (a template shows the link preview its approved form has)');
+  if (options.template === undefined && options.language === undefined) {
+    throw refuse(
+      'say what to send: --template NAME --language CODE for an approved template (see `campaign templates list`), ' +
+        'or --text "Hi {{name}}, …" for a free-form text to recipients who wrote to the number in the last 24 hours',
+    );
+  }
+  if (options.template === undefined) throw refuse(`--language ${options.language ?? ''} needs --template NAME (see \`campaign templates list\`), or use --text without --language`);
+  if (options.language === undefined) throw refuse(`--template ${options.template} needs --language CODE, e.g. en_US (see \`campaign templates list\`)`);
+  return { kind: 'template', template: options.template, language: options.language };
+}
+
 /** The approved template for (name, language), or a refusal that says what exists instead. */
-async function approvedTemplate(context: AppContext, options: SendOptions): Promise<TemplateRequirements> {
-  const registry = buildTemplateRegistry(context, { file: options.templatesFile });
+async function approvedTemplate(context: AppContext, name: string, language: string, templatesFile: string | undefined): Promise<TemplateRequirements> {
+  const registry = buildTemplateRegistry(context, { file: templatesFile });
   let found: Awaited<ReturnType<typeof registry.find>>;
   try {
-    found = await registry.find(options.template, options.language);
+    found = await registry.find(name, language);
   } finally {
     await registry.close();
   }
@@ -137,7 +188,7 @@ async function approvedTemplate(context: AppContext, options: SendOptions): Prom
     const elsewhere = sameName.map((t) => `${t.language} (${t.status})`).join(', ');
     throw new AppError(
       'TEMPLATE_MAPPING_INVALID',
-      `Template ${options.template} has no ${options.language} translation` +
+      `Template ${name} has no ${language} translation` +
         (elsewhere === '' ? ' and no other language either' : `; it exists in ${elsewhere}`) +
         ' (see `campaign templates list`). Nothing was enqueued.',
     );

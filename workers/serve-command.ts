@@ -49,7 +49,7 @@ export async function startService(options: ServeOptions, env: Record<string, st
   const consumer = new WebhookConsumer({
     redis: readerRedis,
     prefix: config.queuePrefix,
-    ledger: new RedisLedger(ledgerRedis, config.queuePrefix, { autoPause: config.autoPause, duplicateWindowMs: config.duplicateWindowMs }),
+    ledger: new RedisLedger(ledgerRedis, config.queuePrefix, { autoPause: config.autoPause, duplicateWindowMs: config.duplicateWindowMs, confirmWindowMs: config.confirmWindowMs }),
     logger: log,
     consumer: `${hostname()}:${process.pid}`,
     isOptOut: optOutMatcher(config.webhook.optOutKeywords),

@@ -39,6 +39,7 @@ export function startWorker(context: AppContext, options: { phoneNumberId?: stri
     sender: client,
     logger: logger.child({ phoneNumberId }),
     pacer: config.send.rate > 0 ? new RedisSendPacer(redis, { prefix: config.queuePrefix, phoneNumberId, messagesPerSecond: config.send.rate }) : undefined,
+    confirmInDoubt: config.confirmWindowMs > 0,
   });
   const sendWorker = startSendWorker({
     connection: redis,
@@ -108,7 +109,7 @@ export async function runWorkerUntilSignal(context: AppContext, options: { phone
             logger.error({ err: error }, 'could not record the in-flight rows; the next worker marks them unknown');
             return 'unrecorded' as const;
           });
-          logger.warn({ rows: abandoned }, 'in-flight sends did not answer in time: their rows are recorded unknown');
+          logger.warn({ rows: abandoned }, 'in-flight sends did not answer in time: their rows are recorded in doubt (confirming, or unknown with CONFIRM_WINDOW_SECONDS=0)');
           // Leaves BullMQ's close behind: connections close with the process.
           process.exit(1);
         }

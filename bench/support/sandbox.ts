@@ -18,14 +18,15 @@ export interface SandboxChild {
   stop(): Promise<void>;
 }
 
-export async function startSandboxChild(): Promise<SandboxChild> {
+/** `webhooks`: the sandbox also posts signed status webhooks (sent, delivered, read) to that receiver. */
+export async function startSandboxChild(webhooks?: { url: string; appSecret: string }): Promise<SandboxChild> {
   const child = startChild(
     'campaign sandbox',
     process.execPath,
-    [CAMPAIGN_BIN, 'sandbox', '--port', '0', '--mps', '0', '--templates', TEMPLATES_FILE],
+    [CAMPAIGN_BIN, 'sandbox', '--port', '0', '--mps', '0', '--templates', TEMPLATES_FILE, ...(webhooks === undefined ? [] : ['--webhook-url', webhooks.url])],
     // productEnv sets WHATSAPP_ACCESS_TOKEN, so the sandbox accepts the same token the workers send.
     // LOG_LEVEL=warn: the sandbox logs nothing per request either way; this keeps its info lines out.
-    productEnv('bench-sandbox', { LOG_LEVEL: 'warn' }),
+    productEnv('bench-sandbox', { LOG_LEVEL: 'warn', ...(webhooks === undefined ? {} : { WHATSAPP_APP_SECRET: webhooks.appSecret }) }),
     ROOT,
   );
   const { line } = await waitForLine(child, (l) => /listening on http:\/\//.test(l), 30_000);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { sendPlanSchema } from './send-plan.js';
+import { sendPlanSchema, type SendPlan } from './send-plan.js';
 import { sendWindowSchema } from './send-window.js';
+import { textPlanSchema, type TextPlan } from './text-plan.js';
 
 /** What a campaign sends, fixed when it is created. Stored in Redis, so parsed on the way back. */
 export const campaignDefinitionSchema = z.object({
@@ -17,7 +18,10 @@ export const campaignDefinitionSchema = z.object({
   expiresAt: z.number().optional(),
   /** `--window` / `--days`: rows are fed only inside this window of their recipient's local day. */
   window: sendWindowSchema.optional(),
-  plan: sendPlanSchema,
+  /** A template campaign: the approved template and which column fills each variable. */
+  plan: sendPlanSchema.optional(),
+  /** `--text`: a free-form text campaign (absent in campaigns stored before text campaigns existed). */
+  text: textPlanSchema.optional(),
   source: z.object({
     file: z.string(),
     phoneColumn: z.string(),
@@ -28,16 +32,34 @@ export const campaignDefinitionSchema = z.object({
     /** `--timezone-column`: an IANA zone per row (an empty cell: the number's). */
     timezoneColumn: z.string().optional(),
   }),
-});
+}).refine((d) => (d.plan === undefined) !== (d.text === undefined), { message: 'a campaign sends either a template (plan) or a text, exactly one' });
 export type CampaignDefinition = z.infer<typeof campaignDefinitionSchema>;
+
+/** What a campaign sends: an approved template filled per row, or a free-form text filled per row. */
+export type CampaignMessage = { kind: 'template'; plan: SendPlan } | { kind: 'text'; text: TextPlan };
+
+export function campaignMessage(definition: CampaignDefinition): CampaignMessage {
+  if (definition.text !== undefined) return { kind: 'text', text: definition.text };
+  if (definition.plan !== undefined) return { kind: 'template', plan: definition.plan };
+  throw new Error(`campaign ${definition.id} has neither a template plan nor a text`);
+}
+
+/** For the operator: `template order_update (en_US)` or `text "Hi {{name}}, your…"`. */
+export function describeMessage(message: CampaignMessage): string {
+  if (message.kind === 'template') return `template ${message.plan.name} (${message.plan.language})`;
+  const flat = message.text.body.replace(/\s+/g, ' ').trim();
+  return `text "${flat.length > 60 ? `${flat.slice(0, 59)}…` : flat}"`;
+}
 
 /**
  * A row's life: `queued → sending → sent | failed`, or `rejected`/`skipped` at ingest.
- * `unknown`: a send may have left but its answer was lost (a worker died mid-request);
- * never resent blindly. `cancelled`: the operator cancelled the campaign before it was sent.
+ * `confirming`: its request got no answer (timeout, killed worker); it waits up to
+ * CONFIRM_WINDOW_SECONDS for a status webhook, then is sent again once (when later sends got
+ * their statuses, so it never reached Meta) or becomes `unknown`.
+ * `unknown`: a send may have left but its answer was lost; never resent blindly. `cancelled`: the operator cancelled the campaign before it was sent.
  * `expired`: the campaign's `--expires-at` passed before it was sent; never sent.
  */
-export const ROW_STATUSES = ['queued', 'sending', 'sent', 'failed', 'rejected', 'skipped', 'unknown', 'cancelled', 'expired'] as const;
+export const ROW_STATUSES = ['queued', 'sending', 'confirming', 'sent', 'failed', 'rejected', 'skipped', 'unknown', 'cancelled', 'expired'] as const;
 export type RowStatus = (typeof ROW_STATUSES)[number];
 
 export interface RowRecord {

@@ -88,6 +88,18 @@ export interface OptOutSource {
   via?: 'keyword' | 'user_preferences' | 'operator' | undefined;
 }
 
+/** What one confirmInDoubt call decided. */
+export interface InDoubtDecisions {
+  /** Back in the backlog, to be sent once more. */
+  resent: number;
+  /** Left `unknown`: they may have been delivered. */
+  unknown: number;
+  /** `cancelled` or `expired`: they never went out, and their campaign ended meanwhile. */
+  ended: number;
+  /** Campaigns whose last row this call answered. */
+  completedCampaigns: string[];
+}
+
 /** Why an operator command could not act on a campaign. */
 export type ControlRefusal = 'missing' | 'cancelled' | 'completed';
 
@@ -237,7 +249,7 @@ export type RescheduleResult = { outcome: 'rescheduled' } | { outcome: 'missing'
  * Reading a CSV into a campaign (src/campaigns/ingest/producer.ts, workers/send-command.ts):
  * the campaign, its rows, the end of its ingest, and the opt-outs that skip rows.
  */
-export interface IngestLedger extends Pick<ReportLedger, 'getCampaign' | 'status'> {
+export interface IngestLedger extends Pick<ReportLedger, 'getCampaign' | 'status'>, Pick<DeliveryLedger, 'serviceWindowsOpen'> {
   createCampaign(definition: CampaignDefinition): Promise<void>;
   /**
    * Records rows read from the CSV. Idempotent per row number: a row already in the ledger
@@ -310,6 +322,12 @@ export interface SendLedger extends Pick<ReportLedger, 'getCampaign'> {
   windowedCampaigns(phoneNumberId: string): Promise<WindowedCampaigns>;
   /** Jobs fed to the number and not done yet. */
   windowSize(phoneNumberId: string): Promise<number>;
+  /**
+   * The in-doubt rule, for the number's `confirming` rows whose confirm window passed with no
+   * status webhook: sent again once when statuses came for later sends of the number (it
+   * never reached Meta), else `unknown`. At most `limit` rows per call.
+   */
+  confirmInDoubt(phoneNumberId: string, limit: number): Promise<InDoubtDecisions>;
   /** Meta said the recipient stopped marketing messages (131050): remember it for this number. */
   recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void>;
   /** `campaign optouts add`: the operator opts a recipient out (true), or they were already (false, entry kept). */
@@ -371,6 +389,12 @@ export interface DeliveryLedger {
   applyPreferences(updates: readonly PreferenceUpdate[]): Promise<void>;
   /** Whether the user's 24-hour customer-service window on the number is open now. */
   serviceWindowOpen(phoneNumberId: string, waId: string): Promise<boolean>;
+  /**
+   * The same for many users at once, in their order, in one round trip: a text campaign's
+   * ingest asks it per chunk of rows (WINDOW_CLOSED), never per row. `+` before the digits
+   * is ignored.
+   */
+  serviceWindowsOpen(phoneNumberId: string, waIds: readonly string[]): Promise<boolean[]>;
 }
 
 export interface CampaignLedger extends IngestLedger, SendLedger, ControlLedger, ReportLedger, DeliveryLedger {}

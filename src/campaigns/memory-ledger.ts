@@ -24,6 +24,7 @@ import type {
   RetrySelection,
   SettleResult,
   InboundUpdate,
+  InDoubtDecisions,
   PreferenceUpdate,
   StatusOutcome,
   StatusUpdate,
@@ -61,6 +62,8 @@ export interface MemoryLedgerOptions {
   autoPause?: MemoryBrakeSettings;
   /** The duplicate-send guard's window (DUPLICATE_WINDOW_HOURS) in ms; 0 or absent = off. */
   duplicateWindowMs?: number;
+  /** How long an in-doubt row waits for a status webhook (RedisLedger's confirmWindowMs); 0 or absent = off. */
+  confirmWindowMs?: number;
   /**
    * The one clock (ms): where RedisLedger takes the host's Date.now() or Redis's TIME, this
    * ledger asks `now`. A feed given `FeedOptions.now` uses that, as RedisLedger does.
@@ -136,12 +139,17 @@ interface NumberRecord {
   preferenceAt: Map<string, number>;
   /** wa_id → when the user's 24-hour customer-service window closes (the `service-window:*` keys). */
   serviceWindows: Map<string, number>;
+  /** In-doubt rows: "campaign/row" → confirm deadline (the `confirm` sorted set). */
+  confirm: Map<string, number>;
+  /** The latest claim time a status webhook came for (the `status-seen` key); 0 = none yet. */
+  statusSeen: number;
 }
 
 export class MemoryLedger implements CampaignLedger {
   readonly #now: () => number;
   readonly #brake: MemoryBrakeSettings;
   readonly #duplicateWindowMs: number;
+  readonly #confirmWindowMs: number;
   readonly #campaigns = new Map<string, CampaignRecord>();
   readonly #numbers = new Map<string, NumberRecord>();
   /** campaign ID → createdAt (the `campaigns` sorted set). */
@@ -153,6 +161,7 @@ export class MemoryLedger implements CampaignLedger {
     this.#now = options.now ?? (() => Date.now());
     this.#brake = options.autoPause ?? { failureShare: 1, window: 0 };
     this.#duplicateWindowMs = options.duplicateWindowMs ?? 0;
+    this.#confirmWindowMs = options.confirmWindowMs ?? 0;
   }
 
   // ---- ingest -------------------------------------------------------------------------
@@ -318,7 +327,8 @@ export class MemoryLedger implements CampaignLedger {
       // Order matters (see CLAIM): a settled row answers first; only the row's owner goes
       // further; a row left `sending` is in doubt even when paused or cancelled (the hold
       // must not hide a possible send).
-      if (FINAL.has(rec.s)) return { outcome: 'settled', status: rec.s };
+      // A `confirming` row waits for a status webhook or the confirm sweep, never for a job.
+      if (FINAL.has(rec.s) || rec.s === 'confirming') return { outcome: 'settled', status: rec.s };
       if ((rec.k ?? 0) !== owner) return { outcome: 'stale' };
       if (rec.s === 'sending') return { outcome: 'in-doubt', attempts: rec.a ?? 0 };
       if (c.cancelled || expired) {
@@ -343,6 +353,7 @@ export class MemoryLedger implements CampaignLedger {
         n.sentAt.set(rec.f, now);
       }
       rec.a = (rec.a ?? 0) + 1;
+      rec.ct = now;
       move(c, rec, 'sending');
       // Values as stored; absent for a row written by a version that kept them only in the job.
       return { outcome: 'claimed', attempt: rec.a, row: { to: rec.p, values: rec.v === undefined ? undefined : [...rec.v], headerLink: rec.h } };
@@ -380,10 +391,18 @@ export class MemoryLedger implements CampaignLedger {
     const rec = c?.rows.get(job.row);
     if (c === undefined || rec === undefined) throw new Error(`ledger has no row ${job.row} in campaign ${id}`);
     // First final answer wins; only the row's owner may answer.
-    if (FINAL.has(rec.s) || (rec.k ?? 0) !== owner) return Promise.resolve({ status: rec.s, completedCampaign: false, pausedCampaign: false });
+    // A `confirming` row's job is done: only a status webhook or the confirm sweep moves it.
+    if (FINAL.has(rec.s) || rec.s === 'confirming' || (rec.k ?? 0) !== owner) {
+      return Promise.resolve({ status: rec.s, completedCampaign: false, pausedCampaign: false });
+    }
     let status: RowStatus;
     if (settlement.status === 'abandoned') status = rec.s === 'sending' ? 'unknown' : 'failed';
     else status = settlement.status;
+    if (status === 'unknown' && this.#confirmWindowMs > 0) {
+      status = 'confirming';
+      rec.cu = now + this.#confirmWindowMs;
+      n.confirm.set(`${id}/${job.row}`, rec.cu);
+    }
     move(c, rec, status);
     if (wamid !== '') rec.w = wamid;
     if (code !== '') {
@@ -404,6 +423,53 @@ export class MemoryLedger implements CampaignLedger {
     // last answer is lifted again at once, and that answer reports both.
     const completed = FINAL.has(status) && completeIfDone(c, now);
     return Promise.resolve({ status, completedCampaign: completed, pausedCampaign: paused });
+  }
+
+  /** CONFIRM_IN_DOUBT: the in-doubt rule for the number's rows whose confirm window has passed. */
+  async confirmInDoubt(phoneNumberId: string, limit: number): Promise<InDoubtDecisions> {
+    const now = this.#now();
+    const n = this.#number(phoneNumberId);
+    const decisions: InDoubtDecisions = { resent: 0, unknown: 0, ended: 0, completedCampaigns: [] };
+    for (const member of rangeByScore(n.confirm, now, limit)) {
+      n.confirm.delete(member);
+      const match = /^(.+)\/(\d+)$/.exec(member);
+      const campaignId = match?.[1] ?? '';
+      const row = Number(match?.[2]);
+      const c = this.#campaigns.get(campaignId);
+      const rec = c?.rows.get(row);
+      // Gone (purged) or already answered by a status: nothing to decide.
+      if (c === undefined || rec === undefined || rec.s !== 'confirming') continue;
+      const neverReached = rec.ct !== undefined && n.statusSeen > rec.ct;
+      delete rec.cu;
+      let final: RowStatus | undefined;
+      if (neverReached && rec.rs === undefined && rec.v !== undefined) {
+        if (c.cancelled || (c.expiresAt !== undefined && now >= c.expiresAt)) {
+          final = c.cancelled ? 'cancelled' : 'expired';
+          forgetSend(n, rec.f, campaignId, row);
+        } else {
+          move(c, rec, 'queued');
+          rec.rs = 1;
+          rec.d = `${rec.d ?? ''}; no status webhook came for it while later sends from this number had theirs, so it never reached Meta: sent again (once)`;
+          this.#park(c, n, campaignId, row, rec);
+          decisions.resent++;
+        }
+      } else {
+        final = 'unknown';
+        rec.d =
+          rec.rs !== undefined
+            ? `${rec.d ?? ''}; resent once already and again no answer: not sent a third time`
+            : neverReached
+              ? `${rec.d ?? ''}; the row has no values to send again`
+              : `${rec.d ?? ''}; no status webhook within CONFIRM_WINDOW_SECONDS, and none for later sends from this number either: it may have been delivered, so it is not resent`;
+      }
+      if (final !== undefined) {
+        move(c, rec, final);
+        if (final === 'unknown') decisions.unknown++;
+        else decisions.ended++;
+        if (completeIfDone(c, now)) decisions.completedCampaigns.push(campaignId);
+      }
+    }
+    return Promise.resolve(decisions);
   }
 
   /** HALT. */
@@ -587,7 +653,7 @@ export class MemoryLedger implements CampaignLedger {
   /** As apply-statuses.lua: by message ID, else by callback data; the first time of each kind counts. */
   applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]> {
     const now = this.#now();
-    const answerable = new Set<RowStatus>(['sending', 'unknown', 'queued']);
+    const answerable = new Set<RowStatus>(['sending', 'confirming', 'unknown', 'queued']);
     return Promise.resolve(
       updates.map((u): StatusOutcome => {
         const where = this.#wamids.get(u.wamid) ?? (u.callbackData !== undefined && u.callbackData !== '' ? u.callbackData : undefined);
@@ -598,7 +664,13 @@ export class MemoryLedger implements CampaignLedger {
         if (c === undefined || rec === undefined) return { outcome: 'unmatched', completedCampaign: false };
         if (!answerable.has(rec.s) && rec.s !== 'sent' && rec.s !== 'failed') return { outcome: 'other', completedCampaign: false };
         let changed = false;
+        const number = this.#number(u.phoneNumberId);
+        if (rec.ct !== undefined && rec.ct > number.statusSeen) number.statusSeen = rec.ct;
         if (answerable.has(rec.s)) {
+          if (rec.s === 'confirming') {
+            number.confirm.delete(`${match?.[1] ?? ''}/${row}`);
+            delete rec.cu;
+          }
           move(c, rec, 'sent');
           delete rec.c;
           delete rec.d;
@@ -686,6 +758,12 @@ export class MemoryLedger implements CampaignLedger {
 
   serviceWindowOpen(phoneNumberId: string, waId: string): Promise<boolean> {
     return Promise.resolve((this.#number(phoneNumberId).serviceWindows.get(waId.replace(/^\+/, '')) ?? 0) > this.#now());
+  }
+
+  serviceWindowsOpen(phoneNumberId: string, waIds: readonly string[]): Promise<boolean[]> {
+    const windows = this.#number(phoneNumberId).serviceWindows;
+    const now = this.#now();
+    return Promise.resolve(waIds.map((waId) => (windows.get(waId.replace(/^\+/, '')) ?? 0) > now));
   }
 
   async windowSize(phoneNumberId: string): Promise<number> {
@@ -911,7 +989,7 @@ export class MemoryLedger implements CampaignLedger {
   #number(phoneNumberId: string): NumberRecord {
     let n = this.#numbers.get(phoneNumberId);
     if (n === undefined) {
-      n = { active: new Map(), window: new Map(), sent: new Map(), sentAt: new Map(), optOuts: new Map(), preferenceAt: new Map(), serviceWindows: new Map() };
+      n = { active: new Map(), window: new Map(), sent: new Map(), sentAt: new Map(), optOuts: new Map(), preferenceAt: new Map(), serviceWindows: new Map(), confirm: new Map(), statusSeen: 0 };
       this.#numbers.set(phoneNumberId, n);
     }
     return n;

@@ -44,6 +44,32 @@ export function valueProblem(value: string): ValueProblem | undefined {
   return undefined;
 }
 
+/**
+ * The rules for a value filled into a free-form text body (`campaign send --text`), decided
+ * rule by rule against valueProblem's:
+ * - VALUE_EMPTY stays: an empty placeholder leaves a hole in the sentence ("Hi , your order…"),
+ *   almost always a missing cell, and an invisible-only value is the same hole.
+ * - VALUE_LINE_BREAK goes: a text body may span lines (reference §1.3 sets no such rule; it
+ *   is a template-parameter rule). Every break valueProblem knows (LF, CR, NEL, U+2028,
+ *   U+2029) is allowed, so a multi-line cell from a spreadsheet is sent as written.
+ * - VALUE_TAB and VALUE_SPACES go: they too are Meta's template-parameter rules (error 100 on
+ *   a parameter), not text-body rules; a tab or a run of spaces is shown as written.
+ * - VALUE_CONTROL_CHAR stays (C0 other than tab and line breaks, DEL, C1 other than NEL):
+ *   invisible, never meant, and an ESC or NUL has no place in a chat message.
+ * - VALUE_BIDI_CONTROL stays: overrides and isolates can disguise text (`Invoice\u202Etxt.exe`)
+ *   in free text exactly as in a template.
+ * `--fix-whitespace` still collapses whitespace when asked (the producer applies it first).
+ */
+export function textValueProblem(value: string): ValueProblem | undefined {
+  if (value === '') return 'VALUE_EMPTY';
+  if (SUSPECT.test(value)) {
+    if (CONTROL.test(value)) return 'VALUE_CONTROL_CHAR';
+    if (BIDI_CONTROL.test(value)) return 'VALUE_BIDI_CONTROL';
+  }
+  if (INVISIBLE_ONLY.test(value)) return 'VALUE_EMPTY';
+  return undefined;
+}
+
 /** `--fix-whitespace`: line breaks (NEL, U+2028, U+2029 too), tabs and runs of spaces become one space. Control and bidi characters stay refused. */
 export function collapseWhitespace(value: string): string {
   return value.replace(/[\r\n\t \u0085\u2028\u2029]+/g, ' ').trim();
@@ -73,3 +99,11 @@ export function valueProblemDetail(value: string, problem: ValueProblem): string
 /** Meta's limits on the rendered texts (reference §4): body 1,024 characters, text header 60. */
 export const MAX_BODY_CHARS = 1024;
 export const MAX_HEADER_CHARS = 60;
+/**
+ * A text message's body (reference §1.3: `text.body` ≤ 4096, the OpenAPI `maxLength`). Counted
+ * as JavaScript's `length`, in UTF-16 code units, as every other limit here and the sandbox
+ * are: an emoji outside the BMP counts 2. JSON Schema's maxLength counts code points, so this
+ * never sends a body Meta could find too long; at worst it refuses one of 4,096 code points
+ * made of more than 4,096 units.
+ */
+export const MAX_TEXT_CHARS = 4096;

@@ -24,6 +24,10 @@ export interface StoredRow {
   dt?: number;
   rt?: number;
   ft?: number;
+  /** in-doubt rule: claim time (Redis's clock, ms), confirm deadline (ms), 1 once resent by it */
+  ct?: number;
+  cu?: number;
+  rs?: number;
   /** the user's reply to this row's message (button payload) and its time */
   q?: string;
   qt?: number;

@@ -1,4 +1,4 @@
-import type { CampaignStatus } from '../campaigns/campaign.js';
+import { campaignMessage, describeMessage, type CampaignDefinition, type CampaignStatus } from '../campaigns/campaign.js';
 import type { SendOutcome } from '../campaigns/ingest/producer.js';
 import { delimiterLabel } from '../csv/delimiter.js';
 import type { SendEstimate } from '../campaigns/ingest/send-estimate.js';
@@ -8,6 +8,11 @@ import { REJECTION_REASONS, type RejectionReason } from '../campaigns/rejection-
 export interface StatusView {
   id: string;
   state: CampaignStatus['state'];
+  /** What it sends: an approved `template`, or a free-form `text` (`--text`); null when its definition was not read. */
+  kind: 'template' | 'text' | null;
+  /** The template's name and language; null for a text campaign. */
+  template: string | null;
+  language: string | null;
   priority: 'high' | 'normal' | 'low';
   total: number;
   /** Waiting or in flight. */
@@ -17,6 +22,8 @@ export interface StatusView {
   failed: number;
   rejected: number;
   skipped: number;
+  /** In doubt: their request got no answer; they wait for a status webhook (CONFIRM_WINDOW_SECONDS). */
+  confirming: number;
   unknown: number;
   cancelled: number;
   /** Rows Meta reported delivered by status webhook (a read row counts here too), and read. */
@@ -49,11 +56,15 @@ export interface StatusView {
 }
 
 /** Status as `campaign status --json` prints it: the state and the counts, flat. */
-export function statusJson(status: CampaignStatus, windowed?: WindowStatus): StatusView {
+export function statusJson(status: CampaignStatus, windowed?: WindowStatus, definition?: CampaignDefinition): StatusView {
   const { counts } = status;
+  const message = definition === undefined ? undefined : campaignMessage(definition);
   return {
     id: status.id,
     state: status.state,
+    kind: message?.kind ?? null,
+    template: message?.kind === 'template' ? message.plan.name : null,
+    language: message?.kind === 'template' ? message.plan.language : null,
     priority: status.priority,
     total: counts.total,
     queued: counts.queued + counts.sending,
@@ -62,6 +73,7 @@ export function statusJson(status: CampaignStatus, windowed?: WindowStatus): Sta
     failed: counts.failed,
     rejected: counts.rejected,
     skipped: counts.skipped,
+    confirming: counts.confirming,
     unknown: counts.unknown,
     cancelled: counts.cancelled,
     delivered: counts.delivered,
@@ -88,11 +100,12 @@ function iso(ms: number | undefined): string | null {
   return ms === undefined ? null : new Date(ms).toISOString();
 }
 
-export function statusText(status: CampaignStatus, windowed?: WindowStatus): string {
-  const j = statusJson(status, windowed);
+export function statusText(status: CampaignStatus, windowed?: WindowStatus, definition?: CampaignDefinition): string {
+  const j = statusJson(status, windowed, definition);
   const lines = [
     `Campaign ${status.id}: ${status.state}${status.priority === 'normal' ? '' : ` (priority ${status.priority})`}`,
-    `  total ${j.total}  queued ${j.queued}  sent ${j.sent}${j.delivered > 0 || j.read > 0 ? ` (delivered ${j.delivered}, read ${j.read})` : ''}  failed ${j.failed}  rejected ${j.rejected}  skipped ${j.skipped}  unknown ${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}${j.expired > 0 ? `  expired ${j.expired}` : ''}`,
+    ...(definition === undefined ? [] : [`  sends ${describeMessage(campaignMessage(definition))}`]),
+    `  total ${j.total}  queued ${j.queued}  sent ${j.sent}${j.delivered > 0 || j.read > 0 ? ` (delivered ${j.delivered}, read ${j.read})` : ''}  failed ${j.failed}  rejected ${j.rejected}  skipped ${j.skipped}${j.confirming > 0 ? `  confirming ${j.confirming}` : ''}  unknown ${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}${j.expired > 0 ? `  expired ${j.expired}` : ''}`,
   ];
   if (j.startsAt !== null && j.startedAt === null && status.state !== 'cancelled') lines.push(`  starts at ${j.startsAt}${j.startDeadline === null ? '' : ` (cancelled if not started by ${j.startDeadline})`}`);
   if (j.expiresAt !== null && status.state !== 'cancelled' && status.state !== 'completed') lines.push(`  rows not sent by ${j.expiresAt} expire`);
@@ -108,6 +121,7 @@ export function statusText(status: CampaignStatus, windowed?: WindowStatus): str
     lines.push(`  continue with: campaign resume ${status.id}`);
   }
   if (j.purgedAt !== null) lines.push(`  personal data purged at ${j.purgedAt} (counts kept)`);
+  if (j.confirming > 0) lines.push(`  ${j.confirming} rows got no answer and wait for a status webhook (CONFIRM_WINDOW_SECONDS); the workers then send them again once, or mark them unknown`);
   if (j.unknown > 0) lines.push(`  ${j.unknown} rows may or may not have been delivered (see the report); \`campaign retry ${status.id} --unknown\` resends them`);
   return lines.join('\n');
 }
@@ -177,7 +191,7 @@ export function summaryText(summary: SendOutcome, rate: number): string {
   const seconds = secondsAt(summary.valid, rate);
   const lines = summary.dryRun
     ? [
-        `Dry run (nothing queued): ${summary.rows} rows read, ${summary.valid} valid, ${summary.rejected} rejected, ${summary.skipped} duplicates skipped`,
+        `Dry run (nothing queued): ${summary.rows} rows read, ${summary.valid} valid, ${summary.rejected} rejected, ${summary.skipped} skipped`,
         seconds === undefined ? '  pacing is off (SEND_RATE=0)' : `  sending takes about ${formatDuration(seconds)} at SEND_RATE=${rate}/s`,
         ...planLines(summary, rate),
       ]

@@ -60,6 +60,10 @@ const envSchema = z.object({
     .min(0, 'must be a number of hours >= 0, e.g. 24')
     .max(24 * 366, 'must be at most a year (8784 hours)')
     .default(24),
+  // A row whose request got no answer (timeout, killed worker) waits this long for a status
+  // webhook before it is resent once (only when later sends got statuses) or left unknown;
+  // 0 keeps the old rule (timeouts retried, in-doubt rows unknown at once).
+  CONFIRM_WINDOW_SECONDS: wholeNumber(0).default(600),
   // Finished campaigns' personal data (rows, values, indexes) is purged this many days after
   // they finish; 0 keeps it until `campaign purge`.
   RETENTION_DAYS: wholeNumber(0).default(30),
@@ -106,6 +110,8 @@ export interface Config {
   duplicateWindowMs: number;
   /** Finished campaigns are purged this long after they finish, in ms; 0 = never on its own. */
   retentionMs: number;
+  /** How long an in-doubt row waits for a status webhook before the resend rule decides it, in ms; 0 = off. */
+  confirmWindowMs: number;
   /** `campaign serve`: app secrets signatures are checked with (any one may match: rotation), and the handshake token. */
   webhook: { appSecrets: Secret[]; verifyToken: Secret | undefined; optOutKeywords: string[]; parkMs: number };
 }
@@ -155,6 +161,7 @@ export function loadConfig(
     reportsDir: e.REPORTS_DIR,
     duplicateWindowMs: Math.round(e.DUPLICATE_WINDOW_HOURS * 3_600_000),
     retentionMs: e.RETENTION_DAYS * 86_400_000,
+    confirmWindowMs: e.CONFIRM_WINDOW_SECONDS * 1000,
     webhook: {
       appSecrets: (e.WHATSAPP_APP_SECRET ?? []).map((secret) => new Secret(secret)),
       verifyToken: e.WEBHOOK_VERIFY_TOKEN === undefined ? undefined : new Secret(e.WEBHOOK_VERIFY_TOKEN),

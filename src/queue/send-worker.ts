@@ -5,6 +5,7 @@ import type { SendProcessor } from '../campaigns/send/send-processor.js';
 import type { Logger } from '../logging/logger.js';
 import { settleAbandoned, settleRecentlyFailed } from './abandoned-jobs.js';
 import { sendQueueName } from './queue-names.js';
+import { InDoubtSweep } from './in-doubt-sweep.js';
 import { SendFeeder } from './send-feeder.js';
 import { BullSendQueue } from './send-queue.js';
 import { limiterFor } from './send-rate-limiter.js';
@@ -31,6 +32,7 @@ export interface SendWorkerOptions {
 export interface RunningSendWorker {
   worker: Worker;
   feeder: SendFeeder;
+  inDoubt: InDoubtSweep;
   /** Stops taking jobs; jobs not yet sending go back to the queue; waits for in-flight sends. */
   close(): Promise<void>;
 }
@@ -117,12 +119,22 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
   });
   feeder.start();
   worker.on('completed', () => feeder.jobDone());
+  // In-doubt rows (CONFIRM_WINDOW_SECONDS) are decided by whichever worker of the number looks first.
+  const inDoubt = new InDoubtSweep({
+    ledger: options.ledger,
+    phoneNumberId: options.phoneNumberId,
+    logger,
+    ...(options.onCampaignCompleted === undefined ? {} : { onCampaignCompleted: options.onCampaignCompleted }),
+  });
+  inDoubt.start();
 
   return {
     worker,
     feeder,
+    inDoubt,
     async close() {
       processor.stop();
+      await inDoubt.stop();
       await feeder.stop();
       await worker.close();
       await feedQueue.close();

@@ -30,7 +30,7 @@ export const CLAIM = loadLuaScript('claim');
 
 /** Arguments per row in a SETTLE call, after the SETTLE_SHARED_ARGS shared ones. */
 export const SETTLE_ROW_ARGS = 6;
-export const SETTLE_SHARED_ARGS = 4;
+export const SETTLE_SHARED_ARGS = 5;
 
 /** settle.lua: applies a worker's answers, in order; feeds the error-spike brake. */
 export const SETTLE = loadLuaScript('settle');
@@ -40,6 +40,9 @@ const SETTLE_LOOP = `for i = ${SETTLE_SHARED_ARGS + 1}, #ARGV, ${SETTLE_ROW_ARGS
 if (!SETTLE.split('\n').includes(SETTLE_LOOP)) {
   throw new Error(`src/redis/lua/settle.lua has no line "${SETTLE_LOOP}": its row loop is out of step with SETTLE_SHARED_ARGS and SETTLE_ROW_ARGS`);
 }
+
+/** confirm-in-doubt.lua: the in-doubt rule for rows whose confirm window passed (resend once, or unknown). */
+export const CONFIRM_IN_DOUBT = loadLuaScript('confirm-in-doubt');
 
 /** halt.lua: a code that needs a human parks the claimed row and pauses the campaign. */
 export const HALT = loadLuaScript('halt');

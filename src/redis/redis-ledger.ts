@@ -20,6 +20,7 @@ import type {
   IngestedRow,
   LaneBacklog,
   InboundUpdate,
+  InDoubtDecisions,
   PreferenceUpdate,
   StatusOutcome,
   StatusUpdate,
@@ -53,6 +54,7 @@ import {
   RESCHEDULE,
   RESUME,
   SETTLE,
+  CONFIRM_IN_DOUBT,
   SETTLE_ROW_ARGS,
   SETTLE_SHARED_ARGS,
 } from './ledger-scripts.js';
@@ -70,7 +72,8 @@ interface LedgerCommands {
   cwLiftIngestPause(campaign: string, recent: string): Promise<number>;
   cwFinishIngest(campaign: string, now: number): Promise<number>;
   cwClaim(campaign: string, rows: string, sent: string, sentAt: string, window: string, active: string, pending: string, ...args: Arg[]): Promise<string[]>;
-  cwSettle(campaign: string, rows: string, wamids: string, recent: string, sent: string, sentAt: string, window: string, ...args: Arg[]): Promise<(string | number)[]>;
+  cwSettle(campaign: string, rows: string, wamids: string, recent: string, sent: string, sentAt: string, window: string, confirm: string, ...args: Arg[]): Promise<(string | number)[]>;
+  cwConfirmInDoubt(confirm: string, seen: string, active: string, sent: string, sentAt: string, prefix: string, now: number, limit: number): Promise<(string | number)[]>;
   cwHalt(campaign: string, rows: string, sent: string, sentAt: string, window: string, active: string, pending: string, ...args: Arg[]): Promise<[string, number, number?]>;
   cwPause(campaign: string, reason: string, now: number): Promise<string>;
   cwResume(campaign: string, recent: string): Promise<string>;
@@ -112,6 +115,8 @@ export interface LedgerOptions {
   autoPause?: AutoPauseSettings;
   /** The duplicate-send guard's window (DUPLICATE_WINDOW_HOURS) in ms; 0 or absent = off. */
   duplicateWindowMs?: number;
+  /** How long an in-doubt row waits for a status webhook (Config.confirmWindowMs); 0 = off: `unknown` at once. */
+  confirmWindowMs?: number;
 }
 
 /** The duplicate-send guard of a phone number: fingerprint → "campaign/row/ms", and fingerprint → ms for pruning. */
@@ -141,6 +146,11 @@ export function feedKeys(prefix: string, phoneNumberId: string): { active: strin
   return { active: `${prefix}:feed:${phoneNumberId}:campaigns`, window: `${prefix}:feed:${phoneNumberId}:window` };
 }
 
+/** A phone number's in-doubt rows (→ confirm deadline) and the latest claim time a status webhook came for. */
+export function confirmKeys(prefix: string, phoneNumberId: string): { confirm: string; statusSeen: string } {
+  return { confirm: `${prefix}:confirm:${phoneNumberId}`, statusSeen: `${prefix}:status-seen:${phoneNumberId}` };
+}
+
 /** How the feed script ranks priorities: lower first. */
 export const PRIORITY_SCORE = { high: 0, normal: 1, low: 2 } as const;
 
@@ -150,6 +160,7 @@ export class RedisLedger implements CampaignLedger {
   readonly #prefix: string;
   readonly #brake: AutoPauseSettings;
   readonly #duplicateWindowMs: number;
+  readonly #confirmWindowMs: number;
   /** Claims and answers of one event-loop turn go to Redis as one script call per campaign. */
   readonly #claims = new TickBatch<PendingClaim, RawClaim>((id, items) => this.#claimMany(id, items));
   readonly #settles = new TickBatch<PendingSettle, RawSettle>((id, items) => this.#settleMany(id, items));
@@ -160,6 +171,7 @@ export class RedisLedger implements CampaignLedger {
     this.#prefix = prefix;
     this.#brake = options.autoPause ?? BRAKE_OFF;
     this.#duplicateWindowMs = options.duplicateWindowMs ?? 0;
+    this.#confirmWindowMs = options.confirmWindowMs ?? 0;
   }
 
   #campaignKey(id: string): string {
@@ -300,7 +312,7 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async #settleMany(id: string, items: readonly PendingSettle[]): Promise<RawSettle[]> {
-    const args: Arg[] = [id, Date.now(), this.#brake.window, this.#brake.failureShare];
+    const args: Arg[] = [id, Date.now(), this.#brake.window, this.#brake.failureShare, this.#confirmWindowMs];
     for (const { job, settlement } of items) {
       const sent = settlement.status === 'sent';
       args.push(
@@ -323,9 +335,26 @@ export class RedisLedger implements CampaignLedger {
       sent,
       sentAt,
       feedKeys(this.#prefix, phoneNumberId).window,
+      confirmKeys(this.#prefix, phoneNumberId).confirm,
       ...args,
     );
     return items.map((_, i) => [String(flat[3 * i] ?? 'missing'), Number(flat[3 * i + 1] ?? 0), Number(flat[3 * i + 2] ?? 0)]);
+  }
+
+  async confirmInDoubt(phoneNumberId: string, limit: number): Promise<InDoubtDecisions> {
+    const { confirm, statusSeen } = confirmKeys(this.#prefix, phoneNumberId);
+    const { sent, sentAt } = sentGuardKeys(this.#prefix, phoneNumberId);
+    const [resent, unknown, ended, ...completed] = await this.#redis.cwConfirmInDoubt(
+      confirm,
+      statusSeen,
+      feedKeys(this.#prefix, phoneNumberId).active,
+      sent,
+      sentAt,
+      this.#prefix,
+      Date.now(),
+      limit,
+    );
+    return { resent: Number(resent), unknown: Number(unknown), ended: Number(ended), completedCampaigns: completed.map(String) };
   }
 
   async halt(job: SendJob, errorCode: string, errorDetail: string, phoneNumberId?: string): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }> {
@@ -518,7 +547,18 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async serviceWindowOpen(phoneNumberId: string, waId: string): Promise<boolean> {
-    return (await this.#redis.exists(`${this.#prefix}:service-window:${phoneNumberId}:${waId.replace(/^\+/, '')}`)) === 1;
+    return (await this.#redis.exists(this.#serviceWindowKey(phoneNumberId, waId))) === 1;
+  }
+
+  async serviceWindowsOpen(phoneNumberId: string, waIds: readonly string[]): Promise<boolean[]> {
+    if (waIds.length === 0) return [];
+    // One MGET for the lot: a key exists exactly while its window is open (apply-inbound.lua sets it with PX).
+    const closes = await this.#redis.mget(...waIds.map((waId) => this.#serviceWindowKey(phoneNumberId, waId)));
+    return closes.map((value) => value !== null);
+  }
+
+  #serviceWindowKey(phoneNumberId: string, waId: string): string {
+    return `${this.#prefix}:service-window:${phoneNumberId}:${waId.replace(/^\+/, '')}`;
   }
 
   async windowSize(phoneNumberId: string): Promise<number> {
@@ -642,7 +682,8 @@ function defineScripts(redis: Redis): void {
   redis.defineCommand('cwLiftIngestPause', { numberOfKeys: 2, lua: LIFT_INGEST_PAUSE });
   redis.defineCommand('cwFinishIngest', { numberOfKeys: 1, lua: FINISH_INGEST });
   redis.defineCommand('cwClaim', { numberOfKeys: 7, lua: CLAIM });
-  redis.defineCommand('cwSettle', { numberOfKeys: 7, lua: SETTLE });
+  redis.defineCommand('cwSettle', { numberOfKeys: 8, lua: SETTLE });
+  redis.defineCommand('cwConfirmInDoubt', { numberOfKeys: 5, lua: CONFIRM_IN_DOUBT });
   redis.defineCommand('cwHalt', { numberOfKeys: 7, lua: HALT });
   redis.defineCommand('cwPause', { numberOfKeys: 1, lua: PAUSE });
   redis.defineCommand('cwResume', { numberOfKeys: 2, lua: RESUME });

@@ -158,7 +158,7 @@ describe('every command with bad paths and arguments', () => {
     it.each([
       [['no-such-command'], /error: unknown command/],
       [['status', campaignId, '--no-such-option'], /error: unknown option/],
-      [['send', 'x.csv'], /error: required option/],
+      [['reschedule', 'some-campaign'], /error: required option/],
       [['status'], /error: missing required argument/],
     ])('%j → commander’s usage error', async (args, said) => {
       expectClearFailure(await runCli(args, env), said);

@@ -15,6 +15,8 @@ import { within } from './fault-waiting.js';
 import { phoneNumber, tempDir, writeCampaignCsv } from './csv-files.js';
 import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from './pipeline.js';
 import { freshPrefix, redisUrl, removePrefix } from './redis.js';
+import { silentLogger } from '../../src/logging/logger.js';
+import { startService, type RunningService } from '../../workers/serve-command.js';
 
 export type { ReportRow, SendSummary, StatusJson } from './fault-report.js';
 export { outputAfter, within } from './fault-waiting.js';
@@ -32,7 +34,15 @@ export interface HarnessOptions {
   workerEnv?: Record<string, string>;
   /** Redis for everything (default: the suite's shared one). */
   redisUrl?: string;
+  /**
+   * Run the webhook service (`campaign serve`, in this process) and have the sandbox post its
+   * status webhooks to it. Without it no status ever arrives, so the workers run with
+   * CONFIRM_WINDOW_SECONDS=0 (the rule without webhooks) unless workerEnv says otherwise.
+   */
+  webhooks?: boolean;
 }
+
+const HARNESS_APP_SECRET = 'fault-app-secret';
 
 /** How long `startWorker` waits for `send worker started`. */
 const WORKER_START_MS = 120_000;
@@ -63,8 +73,10 @@ export class FaultHarness {
     readonly sandbox: Sandbox,
     readonly dir: string,
     cleanupDir: () => Promise<void>,
+    prefix: string,
+    readonly service: RunningService | undefined,
   ) {
-    this.prefix = freshPrefix(options.label);
+    this.prefix = prefix;
     this.csvFile = join(dir, `${options.label}.csv`);
     this.#cleanupDir = cleanupDir;
     this.env = {
@@ -76,6 +88,7 @@ export class FaultHarness {
       SEND_RATE: String(options.sendRate),
       LOG_LEVEL: 'info',
       REPORTS_DIR: join(dir, 'reports'),
+      ...(options.webhooks === true ? {} : { CONFIRM_WINDOW_SECONDS: '0' }),
       ...options.workerEnv,
     };
   }
@@ -83,8 +96,22 @@ export class FaultHarness {
   static async start(options: HarnessOptions): Promise<FaultHarness> {
     const dir = await tempDir();
     const templates = await loadTemplatesFile(SAMPLE_TEMPLATES);
-    const sandbox = await startSandbox({ templates, accessToken: options.token ?? 'fault-token', messagesPerSecond: options.sandboxMps });
-    const harness = new FaultHarness(options, sandbox, dir.dir, dir.cleanup);
+    const prefix = freshPrefix(options.label);
+    const service =
+      options.webhooks === true
+        ? await startService(
+            { port: 0, host: '127.0.0.1' },
+            { REDIS_URL: options.redisUrl ?? redisUrl(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', WHATSAPP_APP_SECRET: HARNESS_APP_SECRET, WEBHOOK_VERIFY_TOKEN: 'fault-verify-token', ...options.workerEnv },
+            silentLogger(),
+          )
+        : undefined;
+    const sandbox = await startSandbox({
+      templates,
+      accessToken: options.token ?? 'fault-token',
+      messagesPerSecond: options.sandboxMps,
+      ...(service === undefined ? {} : { webhooks: { url: `${service.url}/webhook`, appSecret: HARNESS_APP_SECRET } }),
+    });
+    const harness = new FaultHarness(options, sandbox, dir.dir, dir.cleanup, prefix, service);
     await writeCampaignCsv(harness.csvFile, options.rows);
     return harness;
   }
@@ -259,6 +286,7 @@ export class FaultHarness {
   async close(options: { removeKeys?: boolean } = {}): Promise<void> {
     await Promise.all(this.workers.map((w) => w.stop('SIGKILL')));
     await this.sandbox.close();
+    await this.service?.close();
     if (options.removeKeys !== false) {
       const redis = new Redis(this.env.REDIS_URL ?? redisUrl(), { maxRetriesPerRequest: 1, connectTimeout: 2000 });
       redis.on('error', () => undefined);

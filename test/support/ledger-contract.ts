@@ -33,6 +33,7 @@ export interface ContractClock {
 export interface ContractLedgerOptions {
   autoPause?: { failureShare: number; window: number };
   duplicateWindowMs?: number;
+  confirmWindowMs?: number;
 }
 
 export interface ContractLedger {
@@ -1053,14 +1054,14 @@ export function describeLedgerContract(label: string, factory: ContractLedgerFac
         expect(await ledger.finishIngest(ID)).toBe(false);
         expect((await ledger.status(ID))?.state).toBe('running');
         await ledger.claim(job(1), NUMBER);
-        expect(await counts()).toEqual({ total: 2, queued: 1, sending: 1, sent: 0, failed: 0, rejected: 0, skipped: 0, unknown: 0, cancelled: 0, expired: 0, delivered: 0, read: 0 });
+        expect(await counts()).toEqual({ total: 2, queued: 1, sending: 1, confirming: 0, sent: 0, failed: 0, rejected: 0, skipped: 0, unknown: 0, cancelled: 0, expired: 0, delivered: 0, read: 0 });
         await ledger.settle(job(1), sentAs('w1'), NUMBER);
         const before = clock.now();
         expect((await answer(job(2), failedWith('131026'))).completedCampaign).toBe(true);
         const done = await ledger.status(ID);
         expect(done?.state).toBe('completed');
         expect(done?.finishedAt).toBeGreaterThanOrEqual(before);
-        expect(done?.counts).toEqual({ total: 2, queued: 0, sending: 0, sent: 1, failed: 1, rejected: 0, skipped: 0, unknown: 0, cancelled: 0, expired: 0, delivered: 0, read: 0 });
+        expect(done?.counts).toEqual({ total: 2, queued: 0, sending: 0, confirming: 0, sent: 1, failed: 1, rejected: 0, skipped: 0, unknown: 0, cancelled: 0, expired: 0, delivered: 0, read: 0 });
       });
 
       it('rows() gives every row in row order, in pages of the size asked for', async () => {
@@ -1093,6 +1094,95 @@ export function describeLedgerContract(label: string, factory: ContractLedgerFac
         expect(page.heldUntil).toBeLessThanOrEqual(after + 24 * HOUR + 1000);
         expect((await row(1)).status).toBe('failed');
         expect((await row(2)).status).toBe('queued');
+      });
+    });
+
+    describe('the in-doubt rule (CONFIRM_WINDOW_SECONDS)', () => {
+      const CONFIRM_MS = 200;
+      const lost = (code = 'TIMEOUT'): Settlement => ({ status: 'unknown', errorCode: code, errorDetail: 'no answer' });
+      const statusOf = (wamid: string, kind: StatusUpdate['kind'], more: Partial<StatusUpdate> = {}): StatusUpdate => ({ phoneNumberId: NUMBER, wamid, kind, at: clock.now(), ...more });
+      const nothing = { resent: 0, unknown: 0, ended: 0, completedCampaigns: [] };
+
+      beforeEach(async () => {
+        ({ ledger, clock } = await open({ confirmWindowMs: CONFIRM_MS }));
+      });
+
+      it('a row whose answer was lost waits `confirming` (no job may send it, no late answer moves it); a status settles it, and then nothing is left to decide', async () => {
+        await campaign(2);
+        await answer(job(1), lost());
+        expect(await row(1)).toMatchObject({ status: 'confirming', errorCode: 'TIMEOUT' });
+        expect(await counts()).toMatchObject({ confirming: 1, unknown: 0, sending: 0 });
+        expect(await ledger.claim(job(1), NUMBER)).toEqual({ outcome: 'settled', status: 'confirming' });
+        expect((await ledger.settle(job(1), failedWith('131000'), NUMBER)).status).toBe('confirming');
+        await answer(job(2), sentAs('w2'));
+        expect((await ledger.status(ID))?.finishedAt).toBeUndefined();
+        const [outcome] = await ledger.applyStatuses([statusOf('w1', 'delivered', { callbackData: `${ID}/1` })]);
+        expect(outcome).toEqual({ outcome: 'applied', completedCampaign: true });
+        expect(await row(1)).toMatchObject({ status: 'sent', wamid: 'w1' });
+        expect(await counts()).toMatchObject({ confirming: 0, sent: 2, delivered: 1 });
+        await clock.advance(CONFIRM_MS + 50);
+        expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual(nothing);
+      });
+
+      it('no status for it while a later send got one: it never reached Meta, so it is sent again once; in doubt a second time, it stays unknown', async () => {
+        await campaign(2);
+        await answer(job(1), lost());
+        await clock.advance(5);
+        await answer(job(2), sentAs('w2'));
+        await ledger.applyStatuses([statusOf('w2', 'sent')]);
+        expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual(nothing);
+        await clock.advance(CONFIRM_MS + 50);
+        expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual({ ...nothing, resent: 1 });
+        expect(await row(1)).toMatchObject({ status: 'queued', requeue: 1 });
+        expect((await row(1)).errorDetail).toMatch(/never reached Meta: sent again \(once\)/);
+        const { jobs } = await feed();
+        expect(jobs).toEqual([job(1, 1)]);
+        expect((await ledger.claim(job(1, 1), NUMBER)).outcome).toBe('claimed');
+        expect((await ledger.settle(job(1, 1), lost(), NUMBER)).status).toBe('confirming');
+        await clock.advance(CONFIRM_MS + 50);
+        expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual({ ...nothing, unknown: 1, completedCampaigns: [ID] });
+        expect(await row(1)).toMatchObject({ status: 'unknown', attempts: 2 });
+        expect((await row(1)).errorDetail).toMatch(/resent once already/);
+        expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual(nothing);
+      });
+
+      it('no status for it and none for later sends either: it may have been delivered, so it becomes unknown, not resent', async () => {
+        await campaign(2);
+        await answer(job(2), sentAs('w2'));
+        await ledger.applyStatuses([statusOf('w2', 'sent')]);
+        await clock.advance(5);
+        await answer(job(1), lost('IN_DOUBT'));
+        await clock.advance(CONFIRM_MS + 50);
+        expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual({ ...nothing, unknown: 1, completedCampaigns: [ID] });
+        expect(await row(1)).toMatchObject({ status: 'unknown', errorCode: 'IN_DOUBT' });
+        expect((await row(1)).errorDetail).toMatch(/may have been delivered, so it is not resent/);
+        expect((await feed()).jobs).toEqual([]);
+      });
+
+      it('a row caught mid-send when BullMQ gave up waits too; in a campaign cancelled meanwhile, a row that never reached Meta is cancelled, not resent', async () => {
+        await campaign(3);
+        await ledger.claim(job(1), NUMBER);
+        expect((await ledger.settle(job(1), { status: 'abandoned', errorCode: 'WORKER_GAVE_UP', errorDetail: 'stalled' }, NUMBER)).status).toBe('confirming');
+        await clock.advance(5);
+        await answer(job(2), sentAs('w2'));
+        await ledger.applyStatuses([statusOf('w2', 'delivered')]);
+        expect(await ledger.cancel(ID)).toMatchObject({ outcome: 'cancelled' });
+        await clock.advance(CONFIRM_MS + 50);
+        expect((await ledger.claim(job(3), NUMBER)).outcome).toBe('settled');
+        expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual({ ...nothing, ended: 1, completedCampaigns: [ID] });
+        expect(await statuses()).toEqual(['cancelled', 'sent', 'cancelled']);
+      });
+
+      it('decides at most `limit` rows per call, earliest deadline first', async () => {
+        await campaign(4);
+        for (const r of [3, 1, 2]) {
+          await answer(job(r), lost());
+          await clock.advance(2);
+        }
+        await clock.advance(CONFIRM_MS + 50);
+        expect(await ledger.confirmInDoubt(NUMBER, 2)).toMatchObject({ unknown: 2 });
+        expect(await statuses()).toEqual(['unknown', 'confirming', 'unknown', 'queued']);
+        expect(await ledger.confirmInDoubt(NUMBER, 2)).toMatchObject({ unknown: 1 });
       });
     });
 

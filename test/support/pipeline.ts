@@ -39,6 +39,8 @@ export interface PipelineOptions {
   duplicateWindowMs?: number;
   /** The feeder's window (default: feedWindowSize of the rate). */
   feedWindow?: number;
+  /** CONFIRM_WINDOW_SECONDS in ms (default 0: in-doubt rows are unknown at once, timeouts retried). */
+  confirmWindowMs?: number;
 }
 
 /**
@@ -64,6 +66,7 @@ export class Pipeline {
     this.ledger = new RedisLedger(this.redis, this.prefix, {
       ...(options.autoPause === undefined ? {} : { autoPause: options.autoPause }),
       ...(options.duplicateWindowMs === undefined ? {} : { duplicateWindowMs: options.duplicateWindowMs }),
+      ...(options.confirmWindowMs === undefined ? {} : { confirmWindowMs: options.confirmWindowMs }),
     });
   }
 
@@ -97,6 +100,7 @@ export class Pipeline {
       sender: this.#client,
       logger: silentLogger(),
       onCampaignCompleted: (id) => this.#completion(id).resolve(),
+      confirmInDoubt: (this.options.confirmWindowMs ?? 0) > 0,
       pacer:
         (this.options.rate ?? 0) > 0
           ? new RedisSendPacer(this.redis, { prefix: this.prefix, phoneNumberId: PHONE_NUMBER_ID, messagesPerSecond: this.options.rate ?? 0, auditKey: this.pacerAuditKey })

@@ -41,6 +41,7 @@ describe('loadConfig: defaults', () => {
       reportsDir: 'reports',
       duplicateWindowMs: 24 * 3_600_000,
       retentionMs: 30 * 86_400_000,
+      confirmWindowMs: 600_000,
       webhook: { appSecrets: [], verifyToken: undefined, optOutKeywords: ['STOP', 'UNSUBSCRIBE', 'STOP PROMOTIONS'], parkMs: 600_000 },
     });
   });
@@ -73,6 +74,7 @@ describe('loadConfig: defaults', () => {
       REPORTS_DIR: '/var/reports',
       DUPLICATE_WINDOW_HOURS: '0.5',
       RETENTION_DAYS: '0',
+      CONFIRM_WINDOW_SECONDS: '0',
     });
 
     expect(config).toMatchObject({
@@ -87,6 +89,7 @@ describe('loadConfig: defaults', () => {
       reportsDir: '/var/reports',
       duplicateWindowMs: 1_800_000,
       retentionMs: 0,
+      confirmWindowMs: 0,
     });
     expect(config.accessToken).toBeInstanceOf(Secret);
     expect(config.accessToken?.reveal()).toBe(TOKEN);
@@ -99,6 +102,13 @@ describe('loadConfig: defaults', () => {
 
     expect(rotating.every((s) => s instanceof Secret)).toBe(true);
     expect(rotating.map((s) => s.reveal())).toStrictEqual(['old-secret', APP_SECRET]);
+  });
+
+  it('CONFIRM_WINDOW_SECONDS: whole seconds >= 0, in ms; a fraction or a negative is refused, naming it', () => {
+    expect(loadConfig({ CONFIRM_WINDOW_SECONDS: '30' }).confirmWindowMs).toBe(30_000);
+    for (const bad of ['-1', '1.5', 'ten']) {
+      expect(() => loadConfig({ CONFIRM_WINDOW_SECONDS: bad })).toThrow(/CONFIRM_WINDOW_SECONDS: must be a whole number >= 0/);
+    }
   });
 
   it('WEBHOOK_VERIFY_TOKEN is read into a Secret', () => {

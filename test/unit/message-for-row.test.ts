@@ -194,7 +194,7 @@ describe('messageForRow: building the message', () => {
   });
 
   it.each(['video', 'document'] as const)('a %s header → {type: format, [format]: {link}}', (format) => {
-    const plan: SendPlan = { ...promo.plan, headerMedia: { format, column: 'banner' } };
+    const plan: SendPlan = { ...(promo.plan as SendPlan), headerMedia: { format, column: 'banner' } };
     const message = built(messageForRow(definition(plan), job({ values: ['Ana', '25%'], headerLink: 'https://cdn.example.com/file' })));
 
     expect(components(message)[0]).toStrictEqual({ type: 'header', parameters: [{ type: format, [format]: { link: 'https://cdn.example.com/file' } }] });

@@ -56,7 +56,7 @@ describe('SendProcessor (in-memory ledger, fake sender)', () => {
   let paused: string[];
 
   /** A campaign of `rows` rows (values NameN, A-N), ingest finished, every row fed; and a processor on it. */
-  async function setUp(rows: number, options: { ledger?: MemoryLedgerOptions; pacer?: SendPacer; extra?: IngestedRow[] } = {}): Promise<void> {
+  async function setUp(rows: number, options: { ledger?: MemoryLedgerOptions; pacer?: SendPacer; extra?: IngestedRow[]; confirmInDoubt?: boolean } = {}): Promise<void> {
     const clock = fakeClock();
     ledger = new MemoryLedger({ now: clock.now, ...options.ledger });
     sender = new FakeSender();
@@ -79,6 +79,7 @@ describe('SendProcessor (in-memory ledger, fake sender)', () => {
       pacer: options.pacer,
       onCampaignCompleted: (id) => completed.push(id),
       onCampaignPaused: (id) => paused.push(id),
+      confirmInDoubt: options.confirmInDoubt === true,
     });
   }
 
@@ -162,6 +163,22 @@ describe('SendProcessor (in-memory ledger, fake sender)', () => {
       expect(await row(1)).toMatchObject({ status: 'unknown', errorCode: 'TRANSPORT_TIMEOUT' });
       expect(await processor.process(job(2), LAST)).toEqual({ kind: 'done', status: 'failed' });
       expect(await row(2)).toMatchObject({ status: 'failed', errorCode: 'TRANSPORT_CONNECT' });
+    });
+
+    it('with the in-doubt rule on, no answer is never retried blindly: on any attempt the row waits `confirming` for a status; a refused connection is still retried', async () => {
+      await setUp(3, { ledger: { confirmWindowMs: 600_000 }, confirmInDoubt: true });
+      sender.answerNext(new CloudApiTransportError('timeout', undefined), new CloudApiTransportError('connect', undefined));
+      expect(await processor.process(job(1), FIRST)).toEqual({ kind: 'done', status: 'confirming' });
+      expect(await row(1)).toMatchObject({ status: 'confirming', errorCode: 'TRANSPORT_TIMEOUT' });
+      expect((await row(1))?.errorDetail).toMatch(/waiting for a status webhook/);
+      expect((await processor.process(job(2), FIRST)).kind).toBe('retry');
+      expect(await row(2)).toMatchObject({ status: 'queued', errorCode: 'TRANSPORT_CONNECT' });
+      // A row its dead worker left `sending` waits the same way.
+      await ledger.claim(job(3), UNIT_NUMBER);
+      expect(await processor.process(job(3), FIRST)).toEqual({ kind: 'done', status: 'confirming' });
+      expect(await row(3)).toMatchObject({ status: 'confirming', errorCode: 'IN_DOUBT' });
+      // The two requests that got no answer; none for the in-doubt row.
+      expect(sender.sent.map((s) => s.message.to)).toEqual([phoneNumber(1), phoneNumber(2)]);
     });
 
     it('throughput (130429, 80007): the number backs off, the row waits without using an attempt', async () => {

@@ -1,5 +1,6 @@
 import { AppError } from '../../errors/app-error.js';
 import type { SendPlan } from '../send-plan.js';
+import type { TextPlan } from '../text-plan.js';
 
 /** Where each value of a row is, by field index, for one file's header. */
 export interface ColumnMapping {
@@ -11,7 +12,7 @@ export interface ColumnMapping {
 }
 
 /** Indexes of the plan's columns in the header; a file without the phone column is refused whole. */
-export function resolveColumns(header: readonly string[], plan: SendPlan, phoneColumn: string, file: string): ColumnMapping {
+export function resolveColumns(header: readonly string[], plan: Pick<SendPlan, 'slots' | 'headerMedia'>, phoneColumn: string, file: string): ColumnMapping {
   const phone = header.indexOf(phoneColumn);
   if (phone < 0) {
     throw new AppError(
@@ -32,4 +33,9 @@ export function resolveColumns(header: readonly string[], plan: SendPlan, phoneC
     slots: plan.slots.map((slot) => ({ index: indexOf(slot.column), column: slot.column, component: slot.component })),
     headerMedia: plan.headerMedia === undefined ? undefined : { index: indexOf(plan.headerMedia.column), column: plan.headerMedia.column },
   };
+}
+
+/** A text campaign's columns as slots, in its values' order: each fills body placeholders. */
+export function textColumns(text: TextPlan): Pick<SendPlan, 'slots'> {
+  return { slots: text.columns.map((column) => ({ component: 'body', variable: column, column })) };
 }

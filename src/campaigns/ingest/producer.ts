@@ -1,13 +1,13 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { AppError } from '../../errors/app-error.js';
 import { openCsv, type CsvRecord } from '../../csv/csv-records.js';
-import type { CampaignDefinition } from '../campaign.js';
-import { resolveColumns } from './column-mapping.js';
+import { campaignMessage, describeMessage, type CampaignDefinition } from '../campaign.js';
+import { resolveColumns, textColumns } from './column-mapping.js';
 import type { IngestedRow, IngestLedger, OptOutSource } from '../ledger.js';
-import { messageFingerprint } from './message-fingerprint.js';
+import { messageFingerprint, textMessageFingerprint } from './message-fingerprint.js';
 import { PhoneRowIndex } from './phone-row-index.js';
 import type { RejectionReason } from '../rejection-reasons.js';
-import { checkRow, type RowRules } from './row-check.js';
+import { checkRow, checkTextRow, type RowVerdict } from './row-check.js';
 import { SendLanes } from './send-lanes.js';
 import type { SendEstimate } from './send-estimate.js';
 
@@ -74,8 +74,8 @@ export interface ProduceInput {
   onProgress?: (rowsRead: number) => void;
   onRefused?: (refused: RefusedRow) => void;
   /**
-   * Recipients not to send to (for a MARKETING template: those who stopped marketing
-   * messages, Meta 131050), each with where that was learnt. Their rows are skipped.
+   * Recipients not to send to (for a MARKETING template or a text: those who stopped
+   * marketing messages, Meta 131050), each with where that was learnt. Their rows are skipped.
    */
   optedOut?: ReadonlyMap<string, OptOutSource>;
   /** `--allow-repeat`: no ALREADY_SENT check for this campaign. */
@@ -106,12 +106,16 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
   const source = await openCsv(file, { delimiter: input.delimiter });
   try {
     const definition = input.define(source.header);
-    const rules: RowRules = {
-      plan: definition.plan,
-      mapping: resolveColumns(source.header, definition.plan, definition.source.phoneColumn, file),
-      defaultCountry: definition.source.defaultCountry as CountryCode | undefined,
-      fixWhitespace: definition.source.fixWhitespace,
-    };
+    const message = campaignMessage(definition);
+    const mapping = resolveColumns(source.header, message.kind === 'text' ? textColumns(message.text) : message.plan, definition.source.phoneColumn, file);
+    const defaultCountry = definition.source.defaultCountry as CountryCode | undefined;
+    const { fixWhitespace } = definition.source;
+    const check: (fields: readonly string[]) => RowVerdict =
+      message.kind === 'text'
+        ? (fields) => checkTextRow(fields, { text: message.text, mapping, defaultCountry, fixWhitespace })
+        : (fields) => checkRow(fields, { plan: message.plan, mapping, defaultCountry, fixWhitespace });
+    const fingerprintOf = (to: string, values: readonly string[], headerLink: string | undefined): string =>
+      message.kind === 'text' ? textMessageFingerprint(message.text, to, values) : messageFingerprint(message.plan, to, values, headerLink);
     const records = readRecords(source.records, file)[Symbol.asyncIterator]();
     const first = await records.next();
     if (first.done === true) {
@@ -151,7 +155,32 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
       summary[status]++;
       summary.byReason[reason] = (summary.byReason[reason] ?? 0) + 1;
     };
+    /**
+     * A text reaches only users who wrote to the number in the last 24 hours (reference §1.3;
+     * Meta answers 131047 otherwise): rows of the chunk whose recipient has no open window
+     * are skipped as WINDOW_CLOSED. One ledger call per chunk, never one per row; a dry run
+     * asks too, so its counts are the real ones.
+     */
+    const skipClosedWindows = async (pending: Chunk): Promise<void> => {
+      const asked = pending.rows.flatMap((r, i) => (r.status === 'queued' ? [i] : []));
+      if (asked.length === 0) return;
+      const open = await deps.ledger.serviceWindowsOpen(definition.phoneNumberId, asked.map((i) => pending.rows[i]?.phone ?? ''));
+      asked.forEach((index, k) => {
+        const r = pending.rows[index];
+        if (open[k] === true || r?.status !== 'queued') return;
+        const where = pending.where.get(r.row);
+        const detail = `line ${where?.line ?? '?'}: ${WINDOW_CLOSED_DETAIL}`;
+        pending.rows[index] = { row: r.row, phone: r.phone, status: 'skipped', errorCode: 'WINDOW_CLOSED', errorDetail: detail };
+        pending.where.delete(r.row);
+        pending.toSend--;
+        summary.valid--;
+        count('WINDOW_CLOSED', 'skipped');
+        if (r.lane !== undefined) lanes?.release(r.lane);
+        input.onRefused?.({ row: r.row, line: where?.line ?? 0, phone: r.phone, reason: 'WINDOW_CLOSED', detail });
+      });
+    };
     const flush = async (pending: Chunk): Promise<void> => {
+      if (message.kind === 'text') await skipClosedWindows(pending);
       if (dryRun) {
         summary.queued += pending.toSend;
       } else {
@@ -191,14 +220,14 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
         if (record.kind === 'malformed') {
           refuse(row, record.line, '', record.reason, record.problem, 'rejected');
         } else {
-          const verdict = checkRow(record.fields, rules);
+          const verdict = check(record.fields);
           if (!verdict.ok) {
             refuse(row, record.line, verdict.phone, verdict.reason, verdict.detail, 'rejected');
           } else if (firstRowOf.get(verdict.to) !== undefined) {
             const detail = `same number as row ${firstRowOf.get(verdict.to) ?? '?'}, which is the one sent`;
             refuse(row, record.line, verdict.to, 'DUPLICATE_PHONE', detail, 'skipped');
           } else if (input.optedOut?.has(verdict.to) === true) {
-            refuse(row, record.line, verdict.to, 'OPTED_OUT', optedOutDetail(input.optedOut.get(verdict.to)), 'skipped');
+            refuse(row, record.line, verdict.to, 'OPTED_OUT', optedOutDetail(input.optedOut.get(verdict.to), message.kind), 'skipped');
           } else {
             const placed = lanes?.place(record.fields, verdict.to, verdict.country);
             if (placed !== undefined && !placed.ok) {
@@ -206,7 +235,7 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
             } else {
               firstRowOf.setIfAbsent(verdict.to, row);
               summary.valid++;
-              const fingerprint = messageFingerprint(definition.plan, verdict.to, verdict.values, verdict.headerLink);
+              const fingerprint = fingerprintOf(verdict.to, verdict.values, verdict.headerLink);
               chunk.rows.push({
                 row,
                 phone: verdict.to,
@@ -262,7 +291,10 @@ function newChunk(): Chunk {
   return { rows: [], toSend: 0, where: new Map() };
 }
 
-function optedOutDetail(source: OptOutSource | undefined): string {
+/** Short: it is stored on every such row, and most rows of a large text campaign may be such rows. */
+const WINDOW_CLOSED_DETAIL = 'the recipient has not written to this number in the last 24 hours (no open window: Meta would answer 131047)';
+
+function optedOutDetail(source: OptOutSource | undefined, kind: 'template' | 'text'): string {
   const day = source === undefined ? '' : new Date(source.at).toISOString().slice(0, 10);
   const learnt =
     source === undefined || source.at === 0
@@ -274,7 +306,8 @@ function optedOutDetail(source: OptOutSource | undefined): string {
           : source.via === 'operator'
             ? ` (added by \`campaign optouts add\` on ${day})`
           : ` (Meta answered 131050 to campaign ${source.campaignId} row ${source.row} on ${day})`;
-  return `the recipient stopped marketing messages from this business${learnt}; this is a MARKETING template, so it is not sent`;
+  const what = kind === 'text' ? 'a text campaign (its words could be marketing, and an opt-out keyword itself opens a 24-hour window)' : 'a MARKETING template';
+  return `the recipient stopped marketing messages from this business${learnt}; this is ${what}, so it is not sent`;
 }
 
 /** Anything the CSV reader still throws (an I/O error mid-file) becomes an AppError saying where. */
@@ -300,12 +333,15 @@ async function* readRecords(records: AsyncIterable<CsvRecord>, file: string): As
  * and must not be cancelled (a cancelled campaign stays cancelled).
  */
 async function verifySameCampaign(ledger: IngestLedger, existing: CampaignDefinition, definition: CampaignDefinition): Promise<void> {
-  const same = (d: CampaignDefinition) => JSON.stringify([d.phoneNumberId, d.plan, d.source.phoneColumn, d.window ?? null, d.source.timezoneColumn ?? null]);
+  const same = (d: CampaignDefinition) =>
+    JSON.stringify([d.phoneNumberId, d.plan ?? null, d.text ?? null, d.source.phoneColumn, d.window ?? null, d.source.timezoneColumn ?? null]);
   if (same(existing) !== same(definition)) {
+    const sent = campaignMessage(existing);
+    const columns = sent.kind === 'text' ? sent.text.columns : sent.plan.slots.map((s) => s.column);
     throw new AppError(
       'CAMPAIGN_MISMATCH',
-      `Campaign ${definition.id} already exists with template ${existing.plan.name}/${existing.plan.language} ` +
-        `and columns ${existing.plan.slots.map((s) => s.column).join(',')}; use the same options, or a new campaign ID.`,
+      `Campaign ${definition.id} already exists with ${describeMessage(sent)}${sent.kind === 'text' && sent.text.previewUrl ? ' (--preview-url)' : ''} ` +
+        `and columns ${columns.join(',')}; use the same options, or a new campaign ID.`,
     );
   }
   const status = await ledger.status(definition.id);

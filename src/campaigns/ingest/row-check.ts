@@ -3,9 +3,10 @@ import { toE164 } from '../../phone/e164.js';
 import { PLACEHOLDER } from '../../templates/template-requirements.js';
 import type { ColumnMapping } from './column-mapping.js';
 import { boundedBadValue } from './bad-value.js';
-import { MAX_BODY_CHARS, MAX_HEADER_CHARS, collapseWhitespace, valueProblem, valueProblemDetail } from '../parameter-rules.js';
+import { MAX_BODY_CHARS, MAX_HEADER_CHARS, collapseWhitespace, textValueProblem, valueProblem, valueProblemDetail } from '../parameter-rules.js';
 import type { RejectionReason } from '../rejection-reasons.js';
 import type { SendPlan } from '../send-plan.js';
+import { textTooLong, type TextPlan } from '../text-plan.js';
 
 /** Longer than any written phone number, spaces and punctuation included. */
 const MAX_PHONE_CHARS = 64;
@@ -28,17 +29,8 @@ export interface RowRules {
  */
 export function checkRow(fields: readonly string[], rules: RowRules): RowVerdict {
   const { mapping, plan } = rules;
-  const rawPhone = (fields[mapping.phone] ?? '').trim();
-  if (fields.length !== mapping.fieldCount) {
-    return reject(rawPhone, 'FIELD_COUNT', `expected ${mapping.fieldCount} fields as in the header, found ${fields.length} (check quoting and delimiters)`);
-  }
-  if (rawPhone === '') return reject(rawPhone, 'PHONE_MISSING', 'the phone column is empty');
-  // Not worth parsing, and its text must not be quoted back whole.
-  if (rawPhone.length > MAX_PHONE_CHARS) {
-    return reject(rawPhone, 'PHONE_INVALID', `the phone column holds ${rawPhone.length.toLocaleString('en-US')} characters; a phone number has at most 15 digits`);
-  }
-  const phone = toE164(rawPhone, rules.defaultCountry);
-  if (!phone.ok) return reject(rawPhone, 'PHONE_INVALID', phone.reason);
+  const phone = checkRecipient(fields, mapping, rules.defaultCountry);
+  if (!phone.ok) return phone;
 
   const values: string[] = [];
   for (const slot of mapping.slots) {
@@ -61,6 +53,60 @@ export function checkRow(fields: readonly string[], rules: RowRules): RowVerdict
     }
   }
   return { ok: true, to: phone.e164, country: phone.country, values, headerLink };
+}
+
+/** The field count and the recipient, the same for template and text rows. */
+function checkRecipient(
+  fields: readonly string[],
+  mapping: ColumnMapping,
+  defaultCountry: CountryCode | undefined,
+): { ok: true; e164: string; country: CountryCode | undefined } | Extract<RowVerdict, { ok: false }> {
+  const rawPhone = (fields[mapping.phone] ?? '').trim();
+  if (fields.length !== mapping.fieldCount) {
+    return reject(rawPhone, 'FIELD_COUNT', `expected ${mapping.fieldCount} fields as in the header, found ${fields.length} (check quoting and delimiters)`);
+  }
+  if (rawPhone === '') return reject(rawPhone, 'PHONE_MISSING', 'the phone column is empty');
+  // Not worth parsing, and its text must not be quoted back whole.
+  if (rawPhone.length > MAX_PHONE_CHARS) {
+    return reject(rawPhone, 'PHONE_INVALID', `the phone column holds ${rawPhone.length.toLocaleString('en-US')} characters; a phone number has at most 15 digits`);
+  }
+  const phone = toE164(rawPhone, defaultCountry);
+  if (!phone.ok) return reject(rawPhone, 'PHONE_INVALID', phone.reason);
+  return { ok: true, e164: phone.e164, country: phone.country };
+}
+
+export interface TextRowRules {
+  text: TextPlan;
+  /** The mapping of the text's columns (resolveColumns with textColumns(text)). */
+  mapping: ColumnMapping;
+  defaultCountry?: CountryCode | undefined;
+  fixWhitespace?: boolean | undefined;
+}
+
+/**
+ * Checks one CSV record of a text campaign (`--text`): the recipient as for a template, each
+ * placeholder's value by the text rules (textValueProblem: line breaks, tabs and spaces are
+ * fine in free text, empty values and control or bidi characters are not), and the filled
+ * body against Meta's 4,096 characters (TEXT_TOO_LONG).
+ */
+export function checkTextRow(fields: readonly string[], rules: TextRowRules): RowVerdict {
+  const { mapping } = rules;
+  const phone = checkRecipient(fields, mapping, rules.defaultCountry);
+  if (!phone.ok) return phone;
+  const values: string[] = [];
+  for (const slot of mapping.slots) {
+    let value = (fields[slot.index] ?? '').trim();
+    if (rules.fixWhitespace === true) value = collapseWhitespace(value);
+    const problem = textValueProblem(value);
+    if (problem !== undefined) {
+      const detail = problem === 'VALUE_EMPTY' ? 'is empty or only spaces and invisible characters; every placeholder of the text needs a visible value' : valueProblemDetail(value, problem);
+      return reject(phone.e164, problem, `column "${slot.column}" ({{${slot.column}}} in the text) ${detail}`);
+    }
+    values.push(value);
+  }
+  const tooLong = textTooLong(rules.text, values);
+  if (tooLong !== undefined) return reject(phone.e164, tooLong.reason, tooLong.detail);
+  return { ok: true, to: phone.e164, country: phone.country, values, headerLink: undefined };
 }
 
 /** The body and text header as Meta will render them must fit its limits (132005 otherwise). */
@@ -137,6 +183,6 @@ function isHttpsUrl(value: string): boolean {
 }
 
 /** The phone cell of a refused row is kept bounded: it may be anything the file held. */
-function reject(phone: string, reason: RejectionReason, detail: string): RowVerdict {
+function reject(phone: string, reason: RejectionReason, detail: string): Extract<RowVerdict, { ok: false }> {
   return { ok: false, phone: boundedBadValue(phone), reason, detail };
 }

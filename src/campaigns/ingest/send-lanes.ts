@@ -80,6 +80,11 @@ export class SendLanes {
     return { ok: true, lane };
   }
 
+  /** A placed row that is not sent after all (WINDOW_CLOSED): it no longer counts in its lane. */
+  release(lane: number): void {
+    this.#rows[lane] = Math.max(0, (this.#rows[lane] ?? 0) - 1);
+  }
+
   /** Writes the lanes numbered since the last call, before the rows that name them. */
   async recordNew(): Promise<void> {
     if (this.#unrecorded.length === 0) return;

@@ -1,19 +1,48 @@
 import type { OutboundMessage, TemplateMessage, TextParameter, UrlButtonParameter } from '../../cloud-api/outbound-message.js';
-import type { CampaignDefinition } from '../campaign.js';
-import { valueProblem } from '../parameter-rules.js';
+import { campaignMessage, type CampaignDefinition } from '../campaign.js';
+import { textValueProblem, valueProblem } from '../parameter-rules.js';
 import { renderedTooLong } from '../ingest/row-check.js';
 import type { RowToSend } from '../send-job.js';
+import type { SendPlan } from '../send-plan.js';
+import { fillText, textTooLong, type TextPlan } from '../text-plan.js';
+
+type Built = { ok: true; message: OutboundMessage } | { ok: false; detail: string };
 
 /**
- * The template message for one row, or why the row cannot be a valid send. The worker's
- * guard: the producer already checked the row, but a row may come from an older version or
- * a hand edit in Redis, and a malformed request must never reach Meta.
+ * The message for one row (the campaign's template, or its text), or why the row cannot be a
+ * valid send. The worker's guard: the producer already checked the row, but a row may come
+ * from an older version or a hand edit in Redis, and a malformed request must never reach Meta.
  */
-export function messageForRow(
-  definition: CampaignDefinition,
-  job: RowToSend,
-): { ok: true; message: OutboundMessage } | { ok: false; detail: string } {
-  const { plan } = definition;
+export function messageForRow(definition: CampaignDefinition, job: RowToSend): Built {
+  const message = campaignMessage(definition);
+  return message.kind === 'text' ? textForRow(message.text, job) : templateForRow(message.plan, job);
+}
+
+/** A free-form text (reference §1.3), filled with the row's values and checked again by the text rules. */
+function textForRow(text: TextPlan, job: RowToSend): Built {
+  if (job.values.length !== text.columns.length) {
+    return { ok: false, detail: `row has ${job.values.length} values, the text takes ${text.columns.length} (${text.columns.map((c) => `{{${c}}}`).join(' ')})` };
+  }
+  for (const [i, column] of text.columns.entries()) {
+    const problem = textValueProblem(job.values[i] ?? '');
+    if (problem !== undefined) return { ok: false, detail: `value for {{${column}}} breaks the text rules (${problem})` };
+  }
+  const tooLong = textTooLong(text, job.values);
+  if (tooLong !== undefined) return { ok: false, detail: tooLong.detail };
+  return {
+    ok: true,
+    message: {
+      kind: 'text',
+      to: job.to,
+      body: fillText(text, job.values),
+      previewUrl: text.previewUrl,
+      // Lets a status webhook (131047 among them) find the row even without the wamid index.
+      callbackData: `${job.campaignId}/${job.row}`,
+    },
+  };
+}
+
+function templateForRow(plan: SendPlan, job: RowToSend): Built {
   if (job.values.length !== plan.slots.length) {
     return { ok: false, detail: `row has ${job.values.length} values, template ${plan.name} takes ${plan.slots.length}` };
   }

@@ -48,6 +48,9 @@ const HOLD_CHECK_MS = 250;
 /** Meta: the recipient stopped marketing messages from this business. */
 const OPTED_OUT_CODE = 131050;
 
+/** Why a `confirming` row waits (the ledger turns `unknown` into `confirming` when the rule is on). */
+const AWAITING_STATUS = 'waiting for a status webhook before deciding whether to send it again';
+
 type FinalSettlement = Exclude<Settlement, { status: 'queued' }>;
 
 /**
@@ -68,6 +71,7 @@ export class SendProcessor {
   readonly #held = new Map<string, { held: boolean; at: number }>();
   /** Rows whose request is out, so a shutdown that cannot wait for them can still answer them. */
   readonly #inFlight = new Set<SendJob>();
+  readonly #confirmInDoubt: boolean;
   #stopping = false;
 
   constructor(deps: {
@@ -80,6 +84,11 @@ export class SendProcessor {
     onCampaignCompleted?: (campaignId: string) => void;
     /** Called once, by the worker whose answer paused the campaign (a halting code, the error-spike brake). */
     onCampaignPaused?: (campaignId: string) => void;
+    /**
+     * CONFIRM_WINDOW_SECONDS > 0: a request that may have reached Meta is never retried
+     * blindly; its row waits for a status webhook (the ledger's `confirming`) instead.
+     */
+    confirmInDoubt?: boolean;
   }) {
     this.#ledger = deps.ledger;
     this.#sender = deps.sender;
@@ -88,6 +97,7 @@ export class SendProcessor {
     this.#onCampaignCompleted =
       deps.onCampaignCompleted ?? ((campaignId) => deps.logger.info({ campaignId }, 'campaign completed'));
     this.#onCampaignPaused = deps.onCampaignPaused ?? (() => undefined);
+    this.#confirmInDoubt = deps.confirmInDoubt === true;
   }
 
   async process(job: SendJob, context: AttemptContext): Promise<SendOutcome> {
@@ -114,7 +124,7 @@ export class SendProcessor {
         return this.#final(job, {
           status: 'unknown',
           errorCode: 'IN_DOUBT',
-          errorDetail: `attempt ${claim.attempts} may have been sent before its worker stopped; not resent`,
+          errorDetail: `attempt ${claim.attempts} may have been sent before its worker stopped; ${this.#confirmInDoubt ? AWAITING_STATUS : 'not resent'}`,
         });
       case 'claimed':
         break;
@@ -145,8 +155,9 @@ export class SendProcessor {
   }
 
   /**
-   * Shutdown could not wait for these requests: their rows become `unknown` now (the request
-   * left, its answer will not be recorded by this process). A real answer recorded first wins.
+   * Shutdown could not wait for these requests: their rows become `unknown` now, or
+   * `confirming` under the in-doubt rule (the request left, its answer will not be recorded by
+   * this process). A real answer recorded first wins.
    */
   async abandonInFlight(): Promise<number> {
     const jobs = [...this.#inFlight];
@@ -155,7 +166,7 @@ export class SendProcessor {
         this.#ledger.settle(job, {
           status: 'unknown',
           errorCode: 'SHUTDOWN_IN_FLIGHT',
-          errorDetail: 'the worker shut down while this request was waiting for its answer; not resent',
+          errorDetail: `the worker shut down while this request was waiting for its answer; ${this.#confirmInDoubt ? AWAITING_STATUS : 'not resent'}`,
         }),
       ),
     );
@@ -169,12 +180,18 @@ export class SendProcessor {
     const { action, code, detail, metaCode } = describe(error);
     this.#logger.debug({ campaignId: job.campaignId, row: job.row, code, action }, 'send failed');
     const notYet = { status: 'queued', errorCode: code, errorDetail: detail } as const;
+    const mayHaveLeft = error instanceof CloudApiTransportError && error.requestMayHaveLeft;
     switch (action) {
       case 'retry':
+        if (mayHaveLeft && this.#confirmInDoubt) {
+          // No answer (timeout, dropped connection), but it may have reached Meta: a status
+          // webhook will tell. The ledger keeps the row `confirming` until one comes, and
+          // its in-doubt rule resends it once only if it never reached Meta.
+          return this.#final(job, { status: 'unknown', errorCode: code, errorDetail: `${detail}; ${AWAITING_STATUS}` });
+        }
         if (context.isLastAttempt) {
           // No answer to the last attempt (timeout, dropped connection): it may have been
           // delivered, so the row is unknown, and a plain `campaign retry` will not resend it.
-          const mayHaveLeft = error instanceof CloudApiTransportError && error.requestMayHaveLeft;
           return this.#final(job, { status: mayHaveLeft ? 'unknown' : 'failed', errorCode: code, errorDetail: detail });
         }
         await this.#settle(job, notYet);

@@ -3,8 +3,11 @@
   by the first time each kind was seen, so any order and any duplicates give the same row
   (src/campaigns/delivery-state.ts is the same rule, property-tested):
     - a status proves the send was accepted: a row still `sending` (its own answer not yet
-      recorded), `unknown` (its answer lost) or `queued` (a retry pending after an attempt
-      that did reach Meta) becomes `sent`, with the message ID;
+      recorded), `confirming` (in doubt, waiting for this), `unknown` (its answer lost) or
+      `queued` (a retry pending after an attempt that did reach Meta) becomes `sent`, with
+      the message ID, and leaves the number's `confirm` set;
+    - the number's `status-seen` keeps the latest claim time (`ct`) of a row any status was
+      seen for: the in-doubt rule's evidence that later sends reached Meta;
     - `delivered` and `read` keep their earliest timestamp (`dt`, `rt`; a read is also a
       delivery); the campaign's `n:delivered` and `n:read` count rows, once each;
     - `failed` makes the row `failed` with Meta's code and detail (the earliest failure),
@@ -40,7 +43,9 @@
 
 local wamidsKey = KEYS[1]
 local prefix, now = ARGV[1], ARGV[2]
-local ANSWERABLE = { sending = true, unknown = true, queued = true }
+local ANSWERABLE = { sending = true, confirming = true, unknown = true, queued = true }
+-- Per phone number ID: the latest claim time a status was seen for (written once, at the end).
+local seen = {}
 local SENT_ON = { sent = true, failed = true }
 
 local function locate(wamid, callback)
@@ -66,7 +71,12 @@ for i = 3, #ARGV, 7 do
       outcome = 'other'
     else
       local changed = false
+      if rec.ct and rec.ct > (seen[numberId] or 0) then seen[numberId] = rec.ct end
       if ANSWERABLE[rec.s] then
+        if rec.s == 'confirming' then
+          redis.call('ZREM', prefix .. ':confirm:' .. numberId, campaignId .. '/' .. row)
+          rec.cu = nil
+        end
         move(campaignKey, rec, 'sent')
         rec.c = nil; rec.d = nil
         changed = true
@@ -112,5 +122,9 @@ for i = 3, #ARGV, 7 do
   end
   out[#out + 1] = outcome
   out[#out + 1] = completed
+end
+for numberId, ct in pairs(seen) do
+  local key = prefix .. ':status-seen:' .. numberId
+  if ct > tonumber(redis.call('GET', key) or '0') then redis.call('SET', key, ct) end
 end
 return out

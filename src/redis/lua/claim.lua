@@ -47,17 +47,18 @@
 local campaignKey, rowsKey, sentKey, sentAtKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local now, window, campaignId = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 local held = redis.call('HMGET', campaignKey, 'cancelled', 'paused', 'allowRepeat', 'expiresAt')
--- Expiry is judged on Redis's clock, the one every worker shares.
+-- Redis's clock, the one every worker shares: expiry is judged on it, and a claim's time
+-- (`ct`) is kept on it, so the in-doubt rule can tell which sends came after which.
+local t = redis.call('TIME')
+local redisNow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = false
-if held[4] then
-  local t = redis.call('TIME')
-  expired = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) >= tonumber(held[4])
-end
+if held[4] then expired = redisNow >= tonumber(held[4]) end
 local function claim(row, owner)
   local json = redis.call('HGET', rowsKey, row)
   if not json then return 'missing', '' end
   local rec = cjson.decode(json)
-  if FINAL[rec.s] then return 'settled', rec.s end
+  -- A `confirming` row waits for a status webhook or the confirm sweep, never for a job.
+  if FINAL[rec.s] or rec.s == 'confirming' then return 'settled', rec.s end
   if (rec.k or 0) ~= tonumber(owner) then return 'stale', '' end
   if rec.s == 'sending' then return 'in-doubt', tostring(rec.a or 0) end
   if held[1] == '1' or expired then
@@ -84,6 +85,7 @@ local function claim(row, owner)
     redis.call('ZADD', sentAtKey, now, rec.f)
   end
   rec.a = (rec.a or 0) + 1
+  rec.ct = redisNow
   move(campaignKey, rec, 'sending')
   redis.call('HSET', rowsKey, row, cjson.encode(rec))
   local values = ''

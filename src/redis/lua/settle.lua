@@ -5,7 +5,9 @@
   First final answer wins; only the row's owner may answer. A final answer ends the job's
   work (its ID leaves the window); `queued` does not (BullMQ runs the job again).
   `abandoned` (BullMQ gave up on the job) becomes `unknown` for a row caught mid-send,
-  else `failed`. A `failed` answer makes the duplicate guard forget the message. Every
+  else `failed`. With a confirm window, `unknown` becomes `confirming` instead: the row waits
+  that long for a status webhook (confirm-in-doubt.lua decides it after), and is indexed in
+  the number's `confirm` set by its deadline (`cu`, on Redis's clock). A `failed` answer makes the duplicate guard forget the message. Every
   sent/failed answer feeds the error-spike brake: when more than share × window of the
   last `window` failed, it pauses the campaign.
 
@@ -17,18 +19,20 @@
     KEYS[5] sent       hash     {prefix}:sent:{phoneNumberId}
     KEYS[6] sent-at    zset     {prefix}:sent-at:{phoneNumberId}
     KEYS[7] window     zset     {prefix}:feed:{phoneNumberId}:window
+    KEYS[8] confirm    zset     {prefix}:confirm:{phoneNumberId} ("campaign/row" → deadline ms)
 
     ARGV[1]  campaign ID
     ARGV[2]  now (ms)
     ARGV[3]  brake window (sends; 0 = off)
     ARGV[4]  brake share (0..1)
-    (SETTLE_SHARED_ARGS = 4 so far; then SETTLE_ROW_ARGS = 6 per row, from ARGV[5] on:)
-    ARGV[5]  row
-    ARGV[6]  status: 'sent' | 'failed' | 'unknown' | 'abandoned' | 'queued'
-    ARGV[7]  wamid ('' unless sent)
-    ARGV[8]  error code ('' when sent)
-    ARGV[9]  error detail ('' when sent)
-    ARGV[10] job number
+    ARGV[5]  confirm window (ms; 0 = off: in-doubt rows are `unknown` at once)
+    (SETTLE_SHARED_ARGS = 5 so far; then SETTLE_ROW_ARGS = 6 per row, from ARGV[6] on:)
+    ARGV[6]  row
+    ARGV[7]  status: 'sent' | 'failed' | 'unknown' | 'abandoned' | 'queued'
+    ARGV[8]  wamid ('' unless sent)
+    ARGV[9]  error code ('' when sent)
+    ARGV[10] error detail ('' when sent)
+    ARGV[11] job number
 
   Output:
     Per row, flat, 3 values each: the row's status afterwards ('missing' for no such row),
@@ -43,8 +47,13 @@
 --- @include "forget-send"
 --- @include "backlog"
 
-local campaignKey, rowsKey, wamidsKey, recentKey, sentKey, sentAtKey, windowKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
-local campaignId, now, window, share = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local campaignKey, rowsKey, wamidsKey, recentKey, sentKey, sentAtKey, windowKey, confirmKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
+local campaignId, now, window, share, confirmMs = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local confirmUntil = nil
+if confirmMs > 0 then
+  local t = redis.call('TIME')
+  confirmUntil = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + confirmMs
+end
 
 local function brake(status, code, detail)
   if window <= 0 or (status ~= 'sent' and status ~= 'failed') then return 0 end
@@ -71,9 +80,15 @@ local function settle(row, status, wamid, code, detail, owner)
   local json = redis.call('HGET', rowsKey, row)
   if not json then return 'missing', 0, false end
   local rec = cjson.decode(json)
-  if FINAL[rec.s] or (rec.k or 0) ~= tonumber(owner) then return rec.s, 0, false end
+  -- A `confirming` row's job is done: only a status webhook or the confirm sweep moves it.
+  if FINAL[rec.s] or rec.s == 'confirming' or (rec.k or 0) ~= tonumber(owner) then return rec.s, 0, false end
   if status == 'abandoned' then
     if rec.s == 'sending' then status = 'unknown' else status = 'failed' end
+  end
+  if status == 'unknown' and confirmUntil then
+    status = 'confirming'
+    rec.cu = confirmUntil
+    redis.call('ZADD', confirmKey, confirmUntil, campaignId .. '/' .. row)
   end
   move(campaignKey, rec, status)
   if wamid ~= '' then rec.w = wamid end
@@ -92,7 +107,7 @@ local out = {}
 local lastFinal = 0
 -- From ARGV[SETTLE_SHARED_ARGS + 1], SETTLE_ROW_ARGS at a time (src/redis/ledger-scripts.ts
 -- checks at load time that this line matches those constants).
-for i = 5, #ARGV, 6 do
+for i = 6, #ARGV, 6 do
   local status, paused, applied = settle(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5])
   out[#out + 1] = status
   out[#out + 1] = 0

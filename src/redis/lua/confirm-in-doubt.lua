@@ -1,0 +1,95 @@
+--[[
+  The in-doubt rule's decision, for one phone number's `confirming` rows whose confirm
+  window has passed with no status webhook (a status would have made them `sent` or
+  `failed` and taken them out of the set):
+    - the evidence says the request never reached Meta (statuses did arrive for a send of
+      this number claimed after it: `status-seen` > the row's claim time `ct`) and the row
+      was not resent before → back to the front of its backlog under a new job number,
+      `queued`, marked resent (`rs`), so it is sent again once; a cancelled campaign's row
+      becomes `cancelled` and an expired one's `expired` instead (it never went out);
+    - otherwise → `unknown` (it may have been delivered; only `campaign retry --unknown`
+      resends it).
+  Due is judged on Redis's clock, as the deadlines were set (settle.lua).
+
+  Input:
+    KEYS[1] confirm    zset     {prefix}:confirm:{phoneNumberId} ("campaign/row" → deadline ms)
+    KEYS[2] seen       string   {prefix}:status-seen:{phoneNumberId} (latest claim time a status came for)
+    KEYS[3] active     zset     {prefix}:feed:{phoneNumberId}:campaigns
+    KEYS[4] sent       hash     {prefix}:sent:{phoneNumberId}
+    KEYS[5] sent-at    zset     {prefix}:sent-at:{phoneNumberId}
+
+    ARGV[1] key prefix
+    ARGV[2] now (ms)
+    ARGV[3] most rows to decide in this call
+
+  Output:
+    {rows resent, rows left unknown, rows cancelled or expired, then the IDs of the campaigns
+    this call completed}
+]]
+
+-- Includes
+--- @include "move"
+--- @include "backlog"
+--- @include "complete-if-done"
+--- @include "forget-send"
+
+local confirmKey, seenKey, activeKey, sentKey, sentAtKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local prefix, now, limit = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local t = redis.call('TIME')
+local redisNow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local due = redis.call('ZRANGEBYSCORE', confirmKey, '-inf', redisNow, 'LIMIT', 0, limit)
+local seen = tonumber(redis.call('GET', seenKey) or '0')
+local resent, unknown, ended = 0, 0, 0
+local completed = {}
+for _, member in ipairs(due) do
+  redis.call('ZREM', confirmKey, member)
+  local campaignId, row = string.match(member, '^(.+)/(%d+)$')
+  local rowsKey = prefix .. ':campaign:' .. (campaignId or '') .. ':rows'
+  local json = campaignId and redis.call('HGET', rowsKey, row)
+  -- Gone (purged) or already answered by a status: nothing to decide.
+  if json then
+    local rec = cjson.decode(json)
+    if rec.s == 'confirming' then
+      local campaignKey = prefix .. ':campaign:' .. campaignId
+      local held = redis.call('HMGET', campaignKey, 'cancelled', 'expiresAt')
+      local neverReached = rec.ct ~= nil and seen > rec.ct
+      rec.cu = nil
+      local final = nil
+      if neverReached and not rec.rs and rec.v then
+        if held[1] == '1' or (held[2] and redisNow >= tonumber(held[2])) then
+          final = 'expired'
+          if held[1] == '1' then final = 'cancelled' end
+          -- It never went out: a later send of the same message is no repeat.
+          forgetSend(sentKey, sentAtKey, rec.f, campaignId, row)
+        else
+          move(campaignKey, rec, 'queued')
+          rec.rs = 1
+          rec.d = (rec.d or '') .. '; no status webhook came for it while later sends from this number had theirs, so it never reached Meta: sent again (once)'
+          rec.k = (rec.k or 0) + 1
+          redis.call('HSET', rowsKey, row, cjson.encode(rec))
+          redis.call('LPUSH', laneKeyOf(prefix .. ':campaign:' .. campaignId .. ':pending', rec), entryOf(row, rec.k))
+          activate(campaignKey, activeKey, campaignId)
+          resent = resent + 1
+        end
+      else
+        final = 'unknown'
+        if rec.rs then
+          rec.d = (rec.d or '') .. '; resent once already and again no answer: not sent a third time'
+        elseif neverReached then
+          rec.d = (rec.d or '') .. '; the row has no values to send again'
+        else
+          rec.d = (rec.d or '') .. '; no status webhook within CONFIRM_WINDOW_SECONDS, and none for later sends from this number either: it may have been delivered, so it is not resent'
+        end
+      end
+      if final then
+        move(campaignKey, rec, final)
+        redis.call('HSET', rowsKey, row, cjson.encode(rec))
+        if final == 'unknown' then unknown = unknown + 1 else ended = ended + 1 end
+        if completeIfDone(campaignKey, now) == 1 then completed[#completed + 1] = campaignId end
+      end
+    end
+  end
+end
+local out = { resent, unknown, ended }
+for _, id in ipairs(completed) do out[#out + 1] = id end
+return out
