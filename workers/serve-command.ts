@@ -46,6 +46,11 @@ export async function startService(options: ServeOptions, env: Record<string, st
   const { silentLogger } = await import('../src/logging/logger.js');
   const readerRedis = createWebhookRedis(config.redisUrl, silentLogger());
   const ledgerRedis = createWebhookRedis(config.redisUrl, silentLogger());
+  // GET /metrics (issue 12): read from Redis at each scrape, on its own fail-fast connection.
+  const { createServiceMetrics } = await import('../src/metrics/service-metrics.js');
+  const { WebhookMetrics } = await import('../src/metrics/webhook-metrics.js');
+  const metricsRedis = createWebhookRedis(config.redisUrl, silentLogger());
+  const metrics = createServiceMetrics({ redis: metricsRedis, prefix: config.queuePrefix, retentionMs: config.metricsRetentionMs });
   const consumer = new WebhookConsumer({
     redis: readerRedis,
     prefix: config.queuePrefix,
@@ -54,11 +59,13 @@ export async function startService(options: ServeOptions, env: Record<string, st
     consumer: `${hostname()}:${process.pid}`,
     isOptOut: optOutMatcher(config.webhook.optOutKeywords),
     parkMs: config.webhook.parkMs,
+    metrics: new WebhookMetrics(config.queuePrefix),
   });
   const closeConsumer = async () => {
     // A read blocks up to 1 s; with Redis away a command waits for it: then the disconnect below ends it.
     await Promise.race([consumer.stop(), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-    for (const connection of [readerRedis, ledgerRedis]) {
+    await metrics.close();
+    for (const connection of [readerRedis, ledgerRedis, metricsRedis]) {
       if (connection.status === 'ready') await connection.quit().catch(() => undefined);
       closeRedis(connection);
     }
@@ -73,6 +80,7 @@ export async function startService(options: ServeOptions, env: Record<string, st
       appSecrets: config.webhook.appSecrets,
       logger: log,
       redisReady: () => inbox.ready(),
+      metrics,
     });
     port = await listenOn(app, options);
     consumer.start();
@@ -108,7 +116,7 @@ export async function runServeUntilSignal(options: ServeOptions): Promise<void> 
     process.once('SIGINT', () => resolve());
   });
   const service = await startService(options);
-  console.error(`Webhook service listening on ${service.url}: Meta posts to ${service.url}/webhook (GET /healthz, GET /readyz)`);
+  console.error(`Webhook service listening on ${service.url}: Meta posts to ${service.url}/webhook (GET /healthz, GET /readyz, GET /metrics)`);
   await stopped;
   await service.close();
   // Everything is closed; an ioredis connect attempt under way when Redis is down keeps its

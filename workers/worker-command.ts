@@ -1,6 +1,7 @@
 import { CloudApiClient } from '../src/cloud-api/cloud-api-client.js';
 import { AppError } from '../src/errors/app-error.js';
 import { SendProcessor } from '../src/campaigns/send/send-processor.js';
+import { RedisSendRecorder } from '../src/metrics/redis-send-recorder.js';
 import { RedisSendPacer } from '../src/queue/send-pacer.js';
 import { startSendWorker, type RunningSendWorker } from '../src/queue/send-worker.js';
 import type { AppContext } from './app-context.js';
@@ -34,8 +35,12 @@ export function startWorker(context: AppContext, options: { phoneNumberId?: stri
     timeoutMs: config.api.timeoutMs,
     connections: Math.max(8, config.send.concurrency),
   });
+  // /metrics (issue 12): sends counted in memory, added to Redis once a second for `campaign serve` to read.
+  const metrics = new RedisSendRecorder(redis, config.queuePrefix, { logger });
+  metrics.start();
   const processor = new SendProcessor({
     ledger,
+    metrics,
     sender: client,
     logger: logger.child({ phoneNumberId }),
     pacer: config.send.rate > 0 ? new RedisSendPacer(redis, { prefix: config.queuePrefix, phoneNumberId, messagesPerSecond: config.send.rate }) : undefined,
@@ -62,6 +67,7 @@ export function startWorker(context: AppContext, options: { phoneNumberId?: stri
     async close() {
       retention.stop();
       await sendWorker.close();
+      await metrics.close();
       await client.close();
     },
   };

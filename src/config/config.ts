@@ -67,6 +67,13 @@ const envSchema = z.object({
   // Finished campaigns' personal data (rows, values, indexes) is purged this many days after
   // they finish; 0 keeps it until `campaign purge`.
   RETENTION_DAYS: wholeNumber(0).default(30),
+  // /metrics: a finished campaign's series are shown this many hours after it finishes, then
+  // dropped (bounded cardinality); fractions allowed.
+  METRICS_RETENTION_HOURS: z.coerce
+    .number({ error: 'must be a number of hours >= 0, e.g. 24' })
+    .min(0, 'must be a number of hours >= 0, e.g. 24')
+    .max(24 * 366, 'must be at most a year (8784 hours)')
+    .default(24),
   // The app secret(s) webhook signatures are checked with; a comma list allows rotation
   // (the old and the new secret are both accepted while Meta switches).
   WHATSAPP_APP_SECRET: z
@@ -110,6 +117,8 @@ export interface Config {
   duplicateWindowMs: number;
   /** Finished campaigns are purged this long after they finish, in ms; 0 = never on its own. */
   retentionMs: number;
+  /** /metrics: a finished campaign's series are dropped this long after it finishes, in ms. */
+  metricsRetentionMs: number;
   /** How long an in-doubt row waits for a status webhook before the resend rule decides it, in ms; 0 = off. */
   confirmWindowMs: number;
   /** `campaign serve`: app secrets signatures are checked with (any one may match: rotation), and the handshake token. */
@@ -161,6 +170,7 @@ export function loadConfig(
     reportsDir: e.REPORTS_DIR,
     duplicateWindowMs: Math.round(e.DUPLICATE_WINDOW_HOURS * 3_600_000),
     retentionMs: e.RETENTION_DAYS * 86_400_000,
+    metricsRetentionMs: Math.round(e.METRICS_RETENTION_HOURS * 3_600_000),
     confirmWindowMs: e.CONFIRM_WINDOW_SECONDS * 1000,
     webhook: {
       appSecrets: (e.WHATSAPP_APP_SECRET ?? []).map((secret) => new Secret(secret)),

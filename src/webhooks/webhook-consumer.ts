@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { DeliveryLedger, InboundUpdate, PreferenceUpdate, StatusUpdate } from '../campaigns/ledger.js';
 import type { Logger } from '../logging/logger.js';
-import { parseWebhook, type OptOutMatcher } from './webhook-events.js';
+import type { WebhookMetrics } from '../metrics/webhook-metrics.js';
+import { parseWebhook, type OptOutMatcher, type WebhookEvents } from './webhook-events.js';
 import { webhookKeys } from './webhook-keys.js';
 
 const GROUP = 'appliers';
@@ -32,6 +33,8 @@ export interface WebhookConsumerOptions {
   /** Entries another consumer read and left unacknowledged this long are taken over (default 30 s). */
   claimIdleMs?: number;
   parkedRetryMs?: number;
+  /** /metrics (issue 12): events by kind and status lag, written in the MULTI that acknowledges their batch. */
+  metrics?: WebhookMetrics;
 }
 
 /**
@@ -42,7 +45,8 @@ export interface WebhookConsumerOptions {
  * apply by first-seen time. Any number of consumers may run (one per `campaign serve`).
  */
 export class WebhookConsumer {
-  readonly #o: Required<WebhookConsumerOptions>;
+  readonly #o: Required<Omit<WebhookConsumerOptions, 'metrics'>>;
+  readonly #metrics: WebhookMetrics | undefined;
   readonly #keys: ReturnType<typeof webhookKeys>;
   #running: Promise<void> | undefined;
   #stopping = false;
@@ -53,6 +57,7 @@ export class WebhookConsumer {
   constructor(options: WebhookConsumerOptions) {
     this.#o = { ...options, isOptOut: options.isOptOut ?? (() => false), parkMs: options.parkMs ?? 600_000, blockMs: options.blockMs ?? 1000, parkedRetryMs: options.parkedRetryMs ?? PARKED_RETRY_MS, claimIdleMs: options.claimIdleMs ?? CLAIM_IDLE_MS };
     this.#keys = webhookKeys(options.prefix);
+    this.#metrics = options.metrics;
   }
 
   start(): void {
@@ -117,11 +122,15 @@ export class WebhookConsumer {
     const inbound: InboundUpdate[] = [];
     const preferences: PreferenceUpdate[] = [];
     const stats: Record<string, number> = { posts: entries.length };
+    const metrics = this.#metrics;
+    // Metrics hook: what an earlier batch counted before it failed is counted again when it is read again.
+    metrics?.discard();
     for (const [, fields] of entries) {
       const body = fieldOf(fields, 'body');
       const parsed = parseWebhook(body ?? '', this.#o.isOptOut);
       if (!parsed.ok) {
         stats.unreadable = (stats.unreadable ?? 0) + 1;
+        metrics?.count('unreadable');
         this.#o.logger.warn({ problem: parsed.problem }, 'a signed webhook that cannot be read was dropped');
         continue;
       }
@@ -130,6 +139,7 @@ export class WebhookConsumer {
       preferences.push(...parsed.events.preferences);
       stats.ignored = (stats.ignored ?? 0) + parsed.events.ignored;
       stats.malformed = (stats.malformed ?? 0) + parsed.events.malformed;
+      if (metrics !== undefined) countKinds(metrics, parsed.events);
     }
     const counted = await this.#apply(statuses, Date.now());
     if (inbound.length > 0) {
@@ -146,6 +156,7 @@ export class WebhookConsumer {
     const ids = entries.map((e) => e[0]);
     const tx = this.#o.redis.multi().xack(this.#keys.inbox, GROUP, ...ids).xdel(this.#keys.inbox, ...ids);
     for (const [key, n] of Object.entries(stats)) if (n > 0) tx.hincrby(this.#keys.stats, key, n);
+    metrics?.drainInto(tx);
     await tx.exec();
   }
 
@@ -155,8 +166,10 @@ export class WebhookConsumer {
     for (let i = 0; i < statuses.length; i += STATUSES_PER_CALL) {
       const chunk = statuses.slice(i, i + STATUSES_PER_CALL);
       const outcomes = await this.#o.ledger.applyStatuses(chunk);
+      const appliedAt = Date.now();
       const parked: (string | number)[] = [];
       outcomes.forEach((o, j) => {
+        if (o.outcome !== 'unmatched' && chunk[j] !== undefined) this.#metrics?.observeLag(chunk[j].at, appliedAt);
         counted[o.outcome] = (counted[o.outcome] ?? 0) + 1;
         if (o.completedCampaign) counted.completed = (counted.completed ?? 0) + 1;
         if (o.outcome === 'unmatched') parked.push(firstSeen, JSON.stringify(chunk[j]));
@@ -178,12 +191,17 @@ export class WebhookConsumer {
       updates.push(JSON.parse(members[i] ?? '{}') as StatusUpdate);
       since.push(Number(members[i + 1]));
     }
+    this.#metrics?.discard();
     const outcomes = await this.#o.ledger.applyStatuses(updates);
+    const appliedAt = Date.now();
     const done: string[] = [];
     let foreign = 0;
     outcomes.forEach((o, i) => {
-      if (o.outcome !== 'unmatched') done.push(members[2 * i] ?? '');
-      else if (now - (since[i] ?? now) >= this.#o.parkMs) {
+      if (o.outcome !== 'unmatched') {
+        done.push(members[2 * i] ?? '');
+        // Metrics hook: a status parked until its send was recorded, applied now.
+        if (updates[i] !== undefined) this.#metrics?.observeLag(updates[i].at, appliedAt);
+      } else if (now - (since[i] ?? now) >= this.#o.parkMs) {
         done.push(members[2 * i] ?? '');
         foreign++;
       }
@@ -191,8 +209,18 @@ export class WebhookConsumer {
     if (done.length === 0) return;
     const tx = redis.multi().zrem(this.#keys.parked, ...done);
     if (foreign > 0) tx.hincrby(this.#keys.stats, 'foreign', foreign);
+    this.#metrics?.drainInto(tx);
     await tx.exec();
   }
+}
+
+/** Metrics hook: a body's events by kind (cw_webhook_events_total). */
+function countKinds(metrics: WebhookMetrics, events: WebhookEvents): void {
+  for (const status of events.statuses) metrics.count(status.kind);
+  metrics.count('message', events.inbound.length);
+  metrics.count('user_preferences', events.preferences.length);
+  metrics.count('ignored', events.ignored);
+  metrics.count('malformed', events.malformed);
 }
 
 function fieldOf(fields: string[], name: string): string | undefined {

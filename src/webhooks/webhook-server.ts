@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Secret } from '../config/secret.js';
 import type { Logger } from '../logging/logger.js';
+import type { ScrapeResult } from '../metrics/service-metrics.js';
 import { SIGNATURE_HEADER, parseSignatureHeader, verifySignature } from './signature.js';
 import type { WebhookInbox } from './webhook-inbox.js';
 
@@ -24,6 +25,8 @@ export interface WebhookServerOptions {
   redisReady: () => Promise<boolean>;
   /** Tests: the clock of the log throttle (default Date.now). */
   now?: () => number;
+  /** GET /metrics (Prometheus, issue 12): reads the figures from Redis at each scrape. Absent: no route. */
+  metrics?: { scrape(): Promise<ScrapeResult> };
 }
 
 /**
@@ -120,6 +123,22 @@ export function buildWebhookServer(options: WebhookServerOptions): FastifyInstan
   });
 
   app.get('/healthz', async (_request, reply) => reply.code(200).send({ ok: true }));
+
+  // GET /metrics: open like /healthz (issue 12); 503 while Redis does not answer, so Prometheus records a failed scrape.
+  const metrics = options.metrics;
+  if (metrics !== undefined) {
+    const notScraped = new Throttle(REJECTION_LOG_INTERVAL_MS, now);
+    app.get('/metrics', async (_request, reply) => {
+      try {
+        const scraped = await metrics.scrape();
+        return reply.code(200).type(scraped.contentType).send(scraped.body);
+      } catch (error) {
+        const suppressed = notScraped.take();
+        if (suppressed !== undefined) logger.warn({ reason: error instanceof Error ? error.message : String(error), suppressed }, 'metrics scrape failed (Redis): answered 503');
+        return reply.code(503).type('text/plain; charset=utf-8').send('metrics unavailable: Redis is not answering\n');
+      }
+    });
+  }
 
   app.get('/readyz', async (_request, reply) => {
     const ready = await withTimeout(redisReady(), READY_TIMEOUT_MS);

@@ -42,6 +42,7 @@ describe('loadConfig: defaults', () => {
       duplicateWindowMs: 24 * 3_600_000,
       retentionMs: 30 * 86_400_000,
       confirmWindowMs: 600_000,
+      metricsRetentionMs: 24 * 3_600_000,
       webhook: { appSecrets: [], verifyToken: undefined, optOutKeywords: ['STOP', 'UNSUBSCRIBE', 'STOP PROMOTIONS'], parkMs: 600_000 },
     });
   });

@@ -8,6 +8,7 @@ import { actionForMetaCode, TRANSPORT_ACTION, type ErrorAction } from './error-p
 import type { ClaimedRow, SendLedger, SettleResult, Settlement } from '../ledger.js';
 import { messageForRow } from './message-for-row.js';
 import type { RowToSend, SendJob } from '../send-job.js';
+import { SEND_ACCEPTED, sendResultOf, type SendObserver } from '../../metrics/send-observer.js';
 
 /** Anything that can send a message; CloudApiClient is the real one. */
 export interface MessageSender {
@@ -72,6 +73,8 @@ export class SendProcessor {
   /** Rows whose request is out, so a shutdown that cannot wait for them can still answer them. */
   readonly #inFlight = new Set<SendJob>();
   readonly #confirmInDoubt: boolean;
+  /** Metrics (issue 12): each request's result and latency; absent = not measured. */
+  readonly #metrics: SendObserver | undefined;
   #stopping = false;
 
   constructor(deps: {
@@ -89,6 +92,8 @@ export class SendProcessor {
      * blindly; its row waits for a status webhook (the ledger's `confirming`) instead.
      */
     confirmInDoubt?: boolean;
+    /** Told each request's result and latency (`campaign worker`: RedisSendRecorder, for /metrics). */
+    metrics?: SendObserver | undefined;
   }) {
     this.#ledger = deps.ledger;
     this.#sender = deps.sender;
@@ -98,6 +103,7 @@ export class SendProcessor {
       deps.onCampaignCompleted ?? ((campaignId) => deps.logger.info({ campaignId }, 'campaign completed'));
     this.#onCampaignPaused = deps.onCampaignPaused ?? (() => undefined);
     this.#confirmInDoubt = deps.confirmInDoubt === true;
+    this.#metrics = deps.metrics;
   }
 
   async process(job: SendJob, context: AttemptContext): Promise<SendOutcome> {
@@ -139,9 +145,13 @@ export class SendProcessor {
     await this.#pacer?.admit();
     let result: SendResult;
     this.#inFlight.add(job);
+    // Metrics hook (issue 12): the request alone, from leaving to its answer; counted in memory.
+    const requestedAt = performance.now();
     try {
       result = await this.#sender.send(phoneNumberId, built.message);
+      this.#metrics?.recordSend(phoneNumberId, SEND_ACCEPTED, (performance.now() - requestedAt) / 1000);
     } catch (error) {
+      this.#metrics?.recordSend(phoneNumberId, sendResultOf(error), (performance.now() - requestedAt) / 1000);
       return await this.#onSendError(job, row, definition, error, context);
     } finally {
       this.#inFlight.delete(job);

@@ -1,0 +1,160 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { sendQueueName } from '../queue/queue-names.js';
+import { SEND_LATENCY_BUCKETS, WEBHOOK_LAG_BUCKETS } from './buckets.js';
+import { CAMPAIGN_FIELDS, campaignFigures, type CampaignFigures } from './campaign-figures.js';
+import { metricsKeys, type MetricsKeys } from './metric-keys.js';
+import { histogramTotals, rateOf, rateWindow, sendTotals, type HistogramTotals } from './stored-totals.js';
+
+export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
+export type QueueState = (typeof QUEUE_STATES)[number];
+
+/** Everything one scrape shows, read from Redis at that moment. */
+export interface MetricsSnapshot {
+  campaigns: { id: string; phoneNumberId: string; figures: CampaignFigures }[];
+  /** By phone number: its BullMQ queue's jobs, and its requests per second over the last 10 s. */
+  numbers: { phoneNumberId: string; jobs: Record<QueueState, number>; rate: number }[];
+  sends: [phoneNumberId: string, result: string, total: number][];
+  sendLatency: HistogramTotals;
+  webhookEvents: [kind: string, total: number][];
+  webhookLag: HistogramTotals;
+}
+
+const definitionSchema = z.object({ phoneNumberId: z.string() });
+
+/**
+ * Reads a MetricsSnapshot in three pipelined round trips (plus BullMQ's job counts, one per
+ * number, in parallel): the campaign list and the metric hashes; every listed campaign's
+ * counters; the numbers' queues and per-second counts. Only campaign hashes are read, never
+ * rows or backlogs: a scrape takes the same time at 1M queued rows as at 10.
+ */
+export class ScrapeReader {
+  readonly #redis: Redis;
+  readonly #prefix: string;
+  readonly #keys: MetricsKeys;
+  readonly #retentionMs: number;
+  readonly #now: () => number;
+  /** A campaign's number never changes: read once from its definition. */
+  readonly #numbers = new Map<string, string>();
+  readonly #queues = new Map<string, Queue>();
+
+  constructor(options: { redis: Redis; prefix: string; retentionMs: number; now?: () => number }) {
+    this.#redis = options.redis;
+    this.#prefix = options.prefix;
+    this.#keys = metricsKeys(options.prefix);
+    this.#retentionMs = options.retentionMs;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async read(): Promise<MetricsSnapshot> {
+    const keys = this.#keys;
+    const [ids, sends, latency, events, lag] = await exec<[string[], Record<string, string>, Record<string, string>, Record<string, string>, Record<string, string>]>(
+      this.#redis
+        .pipeline()
+        .zrange(`${this.#prefix}:campaigns`, 0, -1)
+        .hgetall(keys.sends)
+        .hgetall(keys.sendLatency)
+        .hgetall(keys.webhookEvents)
+        .hgetall(keys.webhookLag),
+    );
+    const campaigns = await this.#campaigns(ids);
+    const numbers = [...new Set(campaigns.map((c) => c.phoneNumberId))].sort();
+    return {
+      campaigns,
+      numbers: await this.#numbersFigures(numbers),
+      sends: sendTotals(sends),
+      sendLatency: histogramTotals(latency, SEND_LATENCY_BUCKETS),
+      webhookEvents: Object.entries(events).map(([kind, n]) => [kind, Number(n) || 0]),
+      webhookLag: histogramTotals(lag, WEBHOOK_LAG_BUCKETS),
+    };
+  }
+
+  /** Closes the BullMQ queues it opened (not the connection: the caller's). */
+  async close(): Promise<void> {
+    const queues = [...this.#queues.values()];
+    this.#queues.clear();
+    await Promise.all(queues.map((q) => q.close().catch(() => undefined)));
+  }
+
+  async #campaigns(ids: readonly string[]): Promise<MetricsSnapshot['campaigns']> {
+    const pipeline = this.#redis.pipeline();
+    for (const id of ids) {
+      const key = `${this.#prefix}:campaign:${id}`;
+      pipeline.hmget(key, ...CAMPAIGN_FIELDS);
+      if (!this.#numbers.has(id)) pipeline.hget(key, 'definition');
+    }
+    const replies = await exec<unknown[]>(pipeline);
+    const now = this.#now();
+    const campaigns: MetricsSnapshot['campaigns'] = [];
+    let at = 0;
+    for (const id of ids) {
+      const values = replies[at++] as (string | null)[];
+      if (!this.#numbers.has(id)) {
+        const definition = replies[at++] as string | null;
+        const parsed = definition === null ? undefined : definitionSchema.safeParse(safeJson(definition));
+        if (parsed?.success === true) this.#numbers.set(id, parsed.data.phoneNumberId);
+      }
+      const phoneNumberId = this.#numbers.get(id);
+      const figures = campaignFigures(values, now, this.#retentionMs);
+      if (phoneNumberId !== undefined && figures !== undefined) campaigns.push({ id, phoneNumberId, figures });
+    }
+    return campaigns;
+  }
+
+  async #numbersFigures(numbers: readonly string[]): Promise<MetricsSnapshot['numbers']> {
+    const seconds = rateWindow(this.#now());
+    const pipeline = this.#redis.pipeline();
+    for (const phoneNumberId of numbers) pipeline.mget(...seconds.map((s) => this.#keys.rate(phoneNumberId, s)));
+    const [perSecond, jobs] = await Promise.all([exec<(string | null)[][]>(pipeline), Promise.all(numbers.map((n) => this.#jobCounts(n)))]);
+    return numbers.map((phoneNumberId, i) => ({ phoneNumberId, jobs: jobs[i] ?? zeroJobs(), rate: rateOf(perSecond[i] ?? []) }));
+  }
+
+  /** BullMQ's counts for the number's send queue (src/queue/queue-names.ts). */
+  async #jobCounts(phoneNumberId: string): Promise<Record<QueueState, number>> {
+    let queue = this.#queues.get(phoneNumberId);
+    if (queue === undefined) {
+      queue = new Queue(sendQueueName(phoneNumberId), { connection: this.#redis, prefix: this.#prefix });
+      // A failed count fails the scrape; the queue's own errors say nothing more.
+      queue.on('error', () => undefined);
+      this.#queues.set(phoneNumberId, queue);
+    }
+    try {
+      // `prioritized` jobs wait too (BullMQ keeps them apart from `wait`).
+      const counts = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
+      return {
+        waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
+        active: counts.active ?? 0,
+        delayed: counts.delayed ?? 0,
+        failed: counts.failed ?? 0,
+      };
+    } catch (error) {
+      // A queue made while Redis was away stays broken (BullMQ initialises it once): the next scrape makes a new one.
+      this.#queues.delete(phoneNumberId);
+      void queue.close().catch(() => undefined);
+      throw error;
+    }
+  }
+}
+
+function zeroJobs(): Record<QueueState, number> {
+  return { waiting: 0, active: 0, delayed: 0, failed: 0 };
+}
+
+/** Runs a pipeline; any command's error fails the whole read. */
+async function exec<T extends unknown[]>(pipeline: ReturnType<Redis['pipeline']>): Promise<T> {
+  const replies = await pipeline.exec();
+  if (replies === null) throw new Error('Redis pipeline aborted');
+  return replies.map(([error, value]) => {
+    if (error !== null) throw error;
+    return value;
+  }) as T;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,87 @@
+import type { Redis } from 'ioredis';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { SEND_LATENCY_BUCKETS, WEBHOOK_LAG_BUCKETS } from './buckets.js';
+import { QUEUE_STATES, ScrapeReader, type MetricsSnapshot } from './scrape-reader.js';
+import { StoredHistogram } from './stored-histogram.js';
+
+/** What GET /metrics answers. */
+export interface ScrapeResult {
+  contentType: string;
+  body: string;
+}
+
+export interface ServiceMetrics {
+  /** Reads every figure from Redis now and renders the exposition text; rejects when Redis does not answer. */
+  scrape(): Promise<ScrapeResult>;
+  close(): Promise<void>;
+}
+
+/** How long a scrape waits for the connection to come up (the service starts before Redis may answer). */
+const CONNECT_WAIT_MS = 1000;
+
+/**
+ * `campaign serve`'s /metrics: prom-client's default process metrics and the cw_* metrics
+ * (README, "Metrics"). Workers are other processes, so nothing here counts anything: each
+ * scrape reads the totals every process keeps in Redis and sets the metrics from them. The
+ * counters are Redis totals, so they only grow from one scrape to the next whichever
+ * service instance is scraped; a campaign's series go METRICS_RETENTION_HOURS after it ends.
+ */
+export function createServiceMetrics(options: { redis: Redis; prefix: string; retentionMs: number; now?: () => number }): ServiceMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const rows = new Gauge({ name: 'cw_campaign_rows', help: 'Rows of a campaign by status (delivered and read: rows Meta reported so; a read row counts in both)', labelNames: ['campaign_id', 'status'], registers });
+  const eta = new Gauge({ name: 'cw_campaign_eta_seconds', help: 'Seconds until the campaign ends at the rate achieved since it started (0 once finished; absent while paused or before its first answer)', labelNames: ['campaign_id'], registers });
+  const jobs = new Gauge({ name: 'cw_queue_jobs', help: 'Jobs in the phone number\'s BullMQ send queue by state', labelNames: ['phone_number_id', 'state'], registers });
+  const rate = new Gauge({ name: 'cw_send_rate', help: 'Requests to the Cloud API per second over the last 10 s, every worker together', labelNames: ['phone_number_id'], registers });
+  const sends = new Counter({ name: 'cw_sends_total', help: 'Requests to the Cloud API by result: accepted, Meta\'s error code, HTTP_<status>, or TRANSPORT_<failure>', labelNames: ['phone_number_id', 'result'], registers });
+  const latency = new StoredHistogram({ name: 'cw_send_latency_seconds', help: 'Cloud API request to answer, in seconds', buckets: SEND_LATENCY_BUCKETS, registry });
+  const events = new Counter({ name: 'cw_webhook_events_total', help: 'Webhook events taken in, by kind', labelNames: ['kind'], registers });
+  const lag = new StoredHistogram({ name: 'cw_webhook_lag_seconds', help: 'Meta\'s status timestamp (whole seconds) to the row updated, in seconds', buckets: WEBHOOK_LAG_BUCKETS, registry });
+
+  const reader = new ScrapeReader(options);
+  const apply = (s: MetricsSnapshot) => {
+    // Everything is set afresh: a campaign past its retention, or a number without campaigns, simply has no series.
+    for (const metric of [rows, eta, jobs, rate, sends, events]) metric.reset();
+    for (const { id, figures } of s.campaigns) {
+      for (const [status, n] of figures.rows) rows.set({ campaign_id: id, status }, n);
+      if (figures.etaSeconds !== undefined) eta.set({ campaign_id: id }, figures.etaSeconds);
+    }
+    for (const number of s.numbers) {
+      for (const state of QUEUE_STATES) jobs.set({ phone_number_id: number.phoneNumberId, state }, number.jobs[state]);
+      rate.set({ phone_number_id: number.phoneNumberId }, number.rate);
+    }
+    // Counters from their Redis totals: monotonic across scrapes (a reset then one inc of the total).
+    for (const [phoneNumberId, result, n] of s.sends) sends.inc({ phone_number_id: phoneNumberId, result }, n);
+    for (const [kind, n] of s.webhookEvents) events.inc({ kind }, n);
+    latency.setTotals(s.sendLatency);
+    lag.setTotals(s.webhookLag);
+  };
+
+  // Scrapes that overlap share one read, so two never interleave their resets and sets.
+  let scraping: Promise<ScrapeResult> | undefined;
+  const scrapeOnce = async (): Promise<ScrapeResult> => {
+    await connected(options.redis);
+    apply(await reader.read());
+    return { contentType: registry.contentType, body: await registry.metrics() };
+  };
+  return {
+    scrape: () => (scraping ??= scrapeOnce().finally(() => (scraping = undefined))),
+    // Bounded: with Redis away a queue still initialising would hold the service's exit.
+    close: () => Promise.race([reader.close(), new Promise<void>((resolve) => setTimeout(resolve, CONNECT_WAIT_MS).unref())]),
+  };
+}
+
+/** Waits (briefly) for a connection that is still coming up; with Redis away the read then fails fast. */
+async function connected(redis: Redis): Promise<void> {
+  if (redis.status === 'ready' || redis.status === 'end') return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, CONNECT_WAIT_MS);
+    redis.on('ready', done);
+  });
+}

@@ -1,0 +1,50 @@
+import type { ChainableCommander } from 'ioredis';
+import { WEBHOOK_LAG_BUCKETS } from './buckets.js';
+import { metricsKeys, type MetricsKeys } from './metric-keys.js';
+import { CounterTally, HistogramTally } from './tallies.js';
+
+/**
+ * The `kind` label of cw_webhook_events_total: a status by Meta's name (`sent`, `delivered`,
+ * `read`, `failed`), a user's `message`, a `user_preferences` change, or what was not applied:
+ * `ignored` (fields and statuses we do not act on), `malformed` (an item we could not read),
+ * `unreadable` (a signed POST that is not a webhook body).
+ */
+export type WebhookEventKind = 'sent' | 'delivered' | 'read' | 'failed' | 'message' | 'user_preferences' | 'ignored' | 'malformed' | 'unreadable';
+
+/**
+ * The webhook consumer's metrics. It already ends each batch with one MULTI (ack, delete,
+ * its stats): what it counted goes into that same MULTI, so metrics cost no extra round
+ * trip, and they count exactly what was acknowledged (a batch that failed is read again, and
+ * counted then).
+ */
+export class WebhookMetrics {
+  readonly #keys: MetricsKeys;
+  #events = new CounterTally();
+  #lag = new HistogramTally(WEBHOOK_LAG_BUCKETS);
+
+  constructor(prefix: string) {
+    this.#keys = metricsKeys(prefix);
+  }
+
+  count(kind: WebhookEventKind, n = 1): void {
+    if (n > 0) this.#events.add(kind, n);
+  }
+
+  /** A status applied to its row: `metaAt` is Meta's timestamp (ms, whole seconds), `appliedAt` when the row was updated. */
+  observeLag(metaAt: number, appliedAt: number): void {
+    this.#lag.observe((appliedAt - metaAt) / 1000);
+  }
+
+  /** Forgets what a batch counted before it failed (it is read again, and counted then). */
+  discard(): void {
+    this.#events = new CounterTally();
+    this.#lag = new HistogramTally(WEBHOOK_LAG_BUCKETS);
+  }
+
+  /** Adds what was counted since the last call to `tx` and starts again from zero. */
+  drainInto(tx: ChainableCommander): void {
+    this.#events.writeTo(tx, this.#keys.webhookEvents);
+    this.#lag.writeTo(tx, this.#keys.webhookLag);
+    this.discard();
+  }
+}
