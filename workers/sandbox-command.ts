@@ -14,21 +14,28 @@ export async function runSandboxUntilSignal(options: {
   messagesPerSecond: number;
   /** `--webhook-url`: where to post signed status webhooks (needs WHATSAPP_APP_SECRET). */
   webhookUrl?: string | undefined;
+  /** `--phone-number-id ID[,ID…]`: numbers the sandbox has besides WHATSAPP_PHONE_NUMBER_ID. */
+  phoneNumberIds?: string | undefined;
 }): Promise<void> {
   checkListenOptions(options);
   const webhookUrl = checkWebhookUrl(options.webhookUrl);
+  const extraIds = checkPhoneNumberIds(options.phoneNumberIds);
   const config = loadConfig(process.env, webhookUrl === undefined ? [] : ['WHATSAPP_APP_SECRET']);
   const logger = createLogger(config.logLevel);
   const templates = await loadTemplatesFile(options.templatesFile);
   const accessToken = config.accessToken?.reveal() ?? DEFAULT_SANDBOX_TOKEN;
   // Loaded only once the options, settings and templates are known good: a mistake in
   // any of them is reported without paying for fastify.
-  const { startSandbox } = await import('../src/sandbox/index.js');
+  const { startSandbox, DEFAULT_PHONE_NUMBER_IDS } = await import('../src/sandbox/index.js');
+  // The number the worker sends from (same env) and any named on the command line; with
+  // neither, the samples' number, so `campaign sandbox` alone still runs the README's walk-through.
+  const configured = [...new Set([...(config.phoneNumberId === undefined ? [] : [config.phoneNumberId]), ...extraIds])];
   const sandbox = await startSandbox({
     port: options.port,
     host: options.host,
     templates,
     accessToken,
+    phoneNumberIds: configured.length > 0 ? configured : DEFAULT_PHONE_NUMBER_IDS,
     messagesPerSecond: options.messagesPerSecond,
     logger,
     // Signed with the last secret of the list: in a rotation (OLD,NEW) the new one, as Meta would.
@@ -36,7 +43,8 @@ export async function runSandboxUntilSignal(options: {
   });
   const tokenNote = config.accessToken === undefined ? `token "${DEFAULT_SANDBOX_TOKEN}"` : 'the token in WHATSAPP_ACCESS_TOKEN';
   console.log(`Sandbox Cloud API listening on ${sandbox.url} (${templates.length} templates, accepts ${tokenNote})`);
-  if (webhookUrl !== undefined) console.log(`Status webhooks (sent, delivered, read) go to ${webhookUrl}, signed with WHATSAPP_APP_SECRET`);
+  console.log(`Phone-number IDs: ${sandbox.phoneNumberIds.join(', ')}`);
+  if (webhookUrl !== undefined) console.log(`Webhooks (statuses, inbound messages) go to ${webhookUrl}, signed with WHATSAPP_APP_SECRET`);
   await new Promise<void>((resolve) => {
     const stop = () => void sandbox.close().then(resolve);
     process.once('SIGTERM', stop);
@@ -57,6 +65,17 @@ function checkWebhookUrl(url: string | undefined): string | undefined {
     throw new AppError('OPTION_INVALID', `--webhook-url "${url}": give the receiver's http(s) URL, e.g. http://127.0.0.1:8080/webhook (campaign serve)`);
   }
   return url;
+}
+
+/** `--phone-number-id`: comma-separated numeric IDs (Meta's form); a typo would only show as 100/33 answers later. */
+function checkPhoneNumberIds(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const ids = value.split(',').map((id) => id.trim());
+  const bad = ids.find((id) => !/^\d{1,20}$/.test(id));
+  if (bad !== undefined) {
+    throw new AppError('OPTION_INVALID', `--phone-number-id "${bad}": give numeric phone-number IDs, comma-separated (e.g. 106540352242922,106540352242923)`);
+  }
+  return ids;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { AsyncFailure } from './async-failures.js';
 import { WINDOW_MS } from './throughput-limiter.js';
 
 /**
@@ -15,6 +16,8 @@ export interface AcceptedMessage {
   receivedAt: number;
   /** The parsed request JSON as received. */
   body: unknown;
+  /** Set when Meta would report this accepted send `failed` by webhook (and with which code). */
+  failure?: AsyncFailure;
 }
 
 export type AcceptedListener = (message: AcceptedMessage) => void;

@@ -1,21 +1,18 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { faultSettingsSchema } from './faults.js';
+import { inboundMessage, inboundRequestSchema } from './inbound-messages.js';
 import { NOT_JSON } from './route-support.js';
 import type { SandboxRuntime } from './sandbox-runtime.js';
 import { SERVICE_WINDOW_MS } from './service-window.js';
-import { phoneDigits } from './phone-digits.js';
+import { inboundPayload } from './webhook-payloads.js';
+import type { WebhookSink } from './webhook-poster.js';
 
 /**
  * The sandbox's own control routes under `/_sandbox/`: NOT part of Meta's API. They let
  * tests, the demo and people poking with curl inspect and steer the simulator, so they
  * need no token and answer in plain JSON rather than Graph errors.
  */
-const inboundSchema = z.strictObject({
-  from: z.string().refine((value) => phoneDigits(value) !== undefined, 'must be a phone number (7–15 digits)'),
-  text: z.string().optional(),
-});
-
 function badRequest(reply: FastifyReply, body: unknown, schemaError: z.ZodError | undefined): FastifyReply {
   let problem = 'invalid body';
   if (body === NOT_JSON) problem = 'the body is not valid JSON';
@@ -23,7 +20,7 @@ function badRequest(reply: FastifyReply, body: unknown, schemaError: z.ZodError 
   return reply.code(400).send({ error: `Invalid request: ${problem}` });
 }
 
-export function registerControlRoutes(app: FastifyInstance, runtime: SandboxRuntime): void {
+export function registerControlRoutes(app: FastifyInstance, runtime: SandboxRuntime, webhooks: WebhookSink | undefined): void {
   app.get('/_sandbox/healthz', () => ({ status: 'ok' }));
 
   app.get('/_sandbox/accepted', () => runtime.log.all);
@@ -35,16 +32,33 @@ export function registerControlRoutes(app: FastifyInstance, runtime: SandboxRunt
   app.post('/_sandbox/faults', (request, reply) => {
     const parsed = faultSettingsSchema.safeParse(request.body ?? {});
     if (!parsed.success) return badRequest(reply, request.body, parsed.error);
-    runtime.faults.set(parsed.data);
+    runtime.setFaults(parsed.data);
     return runtime.faults.current;
   });
 
   app.post('/_sandbox/inbound', (request, reply) => {
-    const parsed = inboundSchema.safeParse(request.body);
+    const parsed = inboundRequestSchema.safeParse(request.body);
     if (!parsed.success) return badRequest(reply, request.body, parsed.error);
+    const phoneNumberId = parsed.data.phoneNumberId ?? runtime.numbers.first;
+    if (!runtime.numbers.has(phoneNumberId)) {
+      return reply.code(400).send({
+        error: `Invalid request: phoneNumberId ${phoneNumberId} is not one of the sandbox's numbers (${runtime.numbers.all.join(', ')})`,
+      });
+    }
+    // Checked before anything changes: a message nobody receives should not open a window either.
+    if (webhooks === undefined) {
+      return reply.code(409).send({
+        error:
+          'No webhook URL is configured, so an inbound message has nowhere to go: start the sandbox with ' +
+          'webhooks (`campaign sandbox --webhook-url URL`, or startSandbox({ webhooks })). ' +
+          'To open a service window without a webhook, use sandbox.openServiceWindow().',
+      });
+    }
     const at = runtime.now();
-    const waId = runtime.windows.open(parsed.data.from, at);
-    return { wa_id: waId, window_open_until: new Date(at + SERVICE_WINDOW_MS).toISOString() };
+    const message = inboundMessage(parsed.data, phoneNumberId, at);
+    runtime.windows.open(message.waId, at);
+    webhooks.post(inboundPayload(message));
+    return { id: message.id, wa_id: message.waId, window_open_until: new Date(at + SERVICE_WINDOW_MS).toISOString() };
   });
 
   app.post('/_sandbox/reset', (_request, reply) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ASYNC_FAILURE_CODES } from './async-failures.js';
 
 /**
  * What can be made to go wrong, and the strict schema every way of setting it goes through
@@ -23,11 +24,31 @@ export interface FaultSettings {
   throttleBursts?: { everyMs: number; forMs: number };
   /**
    * Per-recipient forced errors: the next `times` sends to this recipient (waId = digits
-   * only, as the sandbox normalises `to`) are answered with `code` (HTTP 400, Graph body as
-   * for that code elsewhere in the sandbox; for 131056 the pair-limit error details), not
-   * accepted. Counters start when the faults are set; setFaults replaces them.
+   * only, as the sandbox normalises `to`) fail with `code`. A code Meta answers synchronously
+   * is answered with it (HTTP 400, Graph body as for that code elsewhere in the sandbox; for
+   * 131056 the pair-limit error details), not accepted. A code Meta reports only by webhook
+   * (131026, 131047, 131049, 131050) is accepted (200 + wamid) and reported `failed` with
+   * that code by status webhook. Counters start when the faults are set; setFaults replaces them.
    */
   recipientErrors?: Array<{ waId: string; code: number; times: number }>;
+  /**
+   * Recipients (waIds) who stopped marketing messages from the business: a MARKETING
+   * template sent to them is accepted and reported `failed` 131050 by webhook; other
+   * templates (utility …) and text still reach them.
+   */
+  optedOut?: string[];
+  /**
+   * A share (`rate`, 0..1) of accepted sends is reported `failed` by webhook with one of
+   * `codes` (webhook-only codes: 131026, 131047, 131049, 131050), drawn from the sandbox's
+   * random source (fixed in tests).
+   */
+  failureShare?: { rate: number; codes: number[] };
+  /**
+   * For `forMs` from when the faults are set, every send from `phoneNumberId` (every number
+   * when left out) is answered 500 / 131057 (account in maintenance mode, e.g. Meta's
+   * minute-long throughput upgrade); nothing is accepted.
+   */
+  maintenance?: { forMs: number; phoneNumberId?: string };
 }
 
 const DAY_MS = 86_400_000;
@@ -45,10 +66,12 @@ const throttleBurstsSchema = z
     path: ['forMs'],
   });
 
+const waIdSchema = z
+  .string()
+  .regex(/^\d{7,15}$/, 'waId must be the recipient\'s 7–15 digits only (no "+", spaces or dashes), as the sandbox normalises `to`');
+
 const recipientErrorSchema = z.strictObject({
-  waId: z
-    .string()
-    .regex(/^\d{7,15}$/, 'waId must be the recipient\'s 7–15 digits only (no "+", spaces or dashes), as the sandbox normalises `to`'),
+  waId: waIdSchema,
   code: z.number().int('code must be a Graph error code (a whole number)').min(1).max(9_999_999),
   times: z.number().int('times must be a whole number').min(1).max(1_000_000),
 });
@@ -61,6 +84,28 @@ const recipientErrorsSchema = z
     message: 'each waId may appear only once',
   });
 
+const optedOutSchema = z
+  .array(waIdSchema)
+  .max(MAX_RECIPIENT_ERRORS)
+  .refine((waIds) => new Set(waIds).size === waIds.length, { message: 'each waId may appear only once' });
+
+const asyncCodeSchema = z
+  .number()
+  .int()
+  .refine((code) => ASYNC_FAILURE_CODES.has(code), {
+    message: `codes must be ones Meta reports only by webhook: ${[...ASYNC_FAILURE_CODES].join(', ')}`,
+  });
+
+const failureShareSchema = z.strictObject({
+  rate: z.number().min(0).max(1),
+  codes: z.array(asyncCodeSchema).min(1, 'codes needs at least one code'),
+});
+
+const maintenanceSchema = z.strictObject({
+  forMs: z.number().int('forMs must be a whole number of ms').min(1).max(DAY_MS),
+  phoneNumberId: z.string().regex(/^\d+$/, 'phoneNumberId must be the numeric phone-number ID').optional(),
+});
+
 export const faultSettingsSchema = z.strictObject({
   errorRate: z.number().min(0).max(1).optional(),
   errorStatuses: z.array(z.number().int().min(500).max(599)).min(1).optional(),
@@ -68,6 +113,9 @@ export const faultSettingsSchema = z.strictObject({
   timeoutRate: z.number().min(0).max(1).optional(),
   throttleBursts: throttleBurstsSchema.optional(),
   recipientErrors: recipientErrorsSchema.optional(),
+  optedOut: optedOutSchema.optional(),
+  failureShare: failureShareSchema.optional(),
+  maintenance: maintenanceSchema.optional(),
 });
 
 export type ParsedFaultSettings = z.infer<typeof faultSettingsSchema>;

@@ -1,3 +1,4 @@
+import { asyncFailure, type AsyncFailure } from './async-failures.js';
 import type { GraphErrorSpec } from './graph-error.js';
 import { faultSettingsSchema, type FaultSettings, type ParsedFaultSettings } from './fault-settings.js';
 import { THROUGHPUT_ERROR } from './limit-errors.js';
@@ -5,11 +6,13 @@ import { RecipientErrors } from './recipient-errors.js';
 
 /**
  * Fault injection: the misbehaviour a real Cloud API shows now and then (5xx answers,
- * answers that never come, slow answers, bursts of throttling, one recipient that keeps
- * failing), on demand, so the client's retry, pause and timeout paths can be exercised.
- * Request-wide faults are decided after the token check and before validation, so a faulted
- * request is never accepted; per-recipient errors need the validated recipient and are
- * decided after validation, before the limits, so they use no quota.
+ * answers that never come, slow answers, bursts of throttling, maintenance, one recipient
+ * that keeps failing, failures reported only by webhook), on demand, so the client's retry,
+ * pause, timeout and webhook paths can be exercised. Request-wide faults are decided after
+ * the token check and before validation, so a faulted request is never accepted; forced
+ * synchronous per-recipient errors need the validated recipient and are decided after
+ * validation, before the limits, so they use no quota; webhook-only failures are decided
+ * once a send is accepted.
  */
 export { faultSettingsSchema, type FaultSettings } from './fault-settings.js';
 
@@ -18,6 +21,12 @@ export type FaultDecision = { kind: 'none' } | { kind: 'timeout' } | { kind: 'er
 const NONE: FaultDecision = { kind: 'none' };
 const TIMEOUT: FaultDecision = { kind: 'timeout' };
 const DEFAULT_STATUSES = [500, 503];
+
+export const MAINTENANCE_ERROR: Readonly<GraphErrorSpec> = Object.freeze({
+  code: 131057,
+  status: 500,
+  details: 'Simulated fault: the business account is in maintenance mode (e.g. a throughput upgrade); try again in about a minute.',
+});
 
 /** 503 is Meta's "Server Temporarily Unavailable"; any other 5xx reads as "Something went wrong". */
 function errorFor(status: number): GraphErrorSpec {
@@ -36,17 +45,22 @@ export function inThrottleBurst(bursts: { everyMs: number; forMs: number }, now:
 export class FaultInjector {
   private settings: ParsedFaultSettings = {};
   private readonly recipients = new RecipientErrors();
+  private optedOut: ReadonlySet<string> = new Set();
+  private maintenanceUntil = 0;
 
   constructor(private readonly random: () => number = Math.random) {}
 
   /**
    * Replaces all settings (an empty object turns every fault off) and restarts the
-   * per-recipient counters. Throws a ZodError on bad values, changing nothing.
+   * per-recipient counters and the maintenance period (which starts at `now`). Throws a
+   * ZodError on bad values, changing nothing.
    */
-  set(settings: FaultSettings | ParsedFaultSettings): void {
+  set(settings: FaultSettings | ParsedFaultSettings, now: number): void {
     const parsed = faultSettingsSchema.parse(settings);
     this.settings = parsed;
     this.recipients.replace(parsed.recipientErrors);
+    this.optedOut = new Set(parsed.optedOut);
+    this.maintenanceUntil = parsed.maintenance === undefined ? 0 : now + parsed.maintenance.forMs;
   }
 
   /** The settings as last set (recipient counters as given, not as used up). */
@@ -65,7 +79,11 @@ export class FaultInjector {
    * traffic: with errorRate 0.1 and timeoutRate 0.2, 10 % fail and another 20 % hang. If
    * they add up to more than 1, errors take precedence.
    */
-  decide(now: number): FaultDecision {
+  decide(now: number, phoneNumberId: string): FaultDecision {
+    if (now < this.maintenanceUntil) {
+      const only = this.settings.maintenance?.phoneNumberId;
+      if (only === undefined || only === phoneNumberId) return { kind: 'error', error: { ...MAINTENANCE_ERROR } };
+    }
     const bursts = this.settings.throttleBursts;
     if (bursts !== undefined && inThrottleBurst(bursts, now)) return { kind: 'error', error: { ...THROUGHPUT_ERROR } };
     const errorRate = this.settings.errorRate ?? 0;
@@ -80,8 +98,30 @@ export class FaultInjector {
     return draw < errorRate + timeoutRate ? TIMEOUT : NONE;
   }
 
-  /** The forced error for this validated recipient, using one of its `times`; undefined when none is left. */
+  /**
+   * The forced synchronous error for this validated recipient, using one of its `times`;
+   * undefined when none is left or its code is one Meta reports by webhook.
+   */
   recipientError(waId: string): GraphErrorSpec | undefined {
-    return this.recipients.take(waId);
+    return this.recipients.takeSync(waId);
+  }
+
+  /** A forced webhook-only failure for this accepted send (recipientErrors), using one of its `times`. */
+  forcedFailure(waId: string): AsyncFailure | undefined {
+    return this.recipients.takeAsync(waId);
+  }
+
+  /**
+   * Whether this accepted send is to be reported failed by webhook for a reason other than a
+   * forced one: the recipient opted out of marketing (MARKETING templates only), else the
+   * failureShare draw. The draw is taken only when a failureShare is set, so the random
+   * sequence of the other faults does not shift when it is not.
+   */
+  laterFailure(waId: string, category: string | undefined): AsyncFailure | undefined {
+    if (category === 'MARKETING' && this.optedOut.has(waId)) return asyncFailure(131050, 'optedOut');
+    const share = this.settings.failureShare;
+    if (share === undefined || share.rate === 0 || this.random() >= share.rate) return undefined;
+    const code = share.codes[Math.floor(this.random() * share.codes.length)] ?? share.codes[0] ?? 131026;
+    return asyncFailure(code, 'failureShare');
   }
 }

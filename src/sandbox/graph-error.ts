@@ -20,6 +20,7 @@ const CODES: Record<number, CodeInfo> = {
   131000: { status: 500, title: 'Something went wrong' },
   131008: { status: 400, title: 'Required parameter is missing' },
   131026: { status: 400, title: 'Message Undeliverable' },
+  131030: { status: 400, title: 'Recipient phone number not in allowed list' },
   131047: { status: 400, title: 'Re-engagement message' },
   131048: { status: 400, title: 'Spam rate limit hit' },
   131049: { status: 400, title: 'This message was not delivered to maintain healthy ecosystem engagement.' },
@@ -30,27 +31,40 @@ const CODES: Record<number, CodeInfo> = {
   },
   131051: { status: 400, title: 'Unsupported message type' },
   131056: { status: 400, title: '(Business Account, Consumer Account) pair rate limit hit' },
+  131057: { status: 500, title: 'Account in maintenance mode' },
   132000: { status: 400, title: 'Number of parameters does not match the expected number of params' },
   132001: { status: 404, title: 'Template name does not exist in the translation' },
   132005: { status: 400, title: 'Translated text too long' },
   132012: { status: 400, title: 'Parameter format does not match format in the created template' },
   132015: { status: 400, title: 'Template is Paused' },
   132016: { status: 400, title: 'Template is disabled' },
+  132018: { status: 400, title: 'There was an issue with the parameters in your template.' },
   133004: { status: 503, title: 'Server Temporarily Unavailable' },
 };
 
 /** What went wrong, before it is dressed as Meta's body. */
 export interface GraphErrorSpec {
   code: number;
-  details: string;
+  /**
+   * `error_data.details`. Absent for the generic Graph answers that carry none (a missing
+   * required field, an unknown object ID: reference §2.1).
+   */
+  details?: string;
   /** Overrides the table's status (fault injection answers with the configured 5xx). */
   status?: number;
+  /** Overrides `(#code) title`: generic Graph errors word their message themselves. */
+  message?: string;
+  subcode?: number;
+  /** Default OAuthException; object and path errors are GraphMethodException (reference §2.1). */
+  type?: GraphErrorType;
 }
+
+export type GraphErrorType = 'OAuthException' | 'GraphMethodException';
 
 export interface GraphErrorBody {
   error: {
     message: string;
-    type: 'OAuthException';
+    type: GraphErrorType;
     code: number;
     error_subcode?: number;
     error_data?: { messaging_product: 'whatsapp'; details: string };
@@ -68,6 +82,15 @@ export function graphError(code: number, details: string): GraphErrorSpec {
 }
 
 /**
+ * A required field that is absent: Meta answers the generic Graph 100 worded
+ * `(#100) The parameter … is required.` with no error_data (reference §2.1, §7 item 1), not
+ * 131008, which is for a field that is there with no value in it.
+ */
+export function missingParameter(path: string): GraphErrorSpec {
+  return { code: 100, message: `(#100) The parameter ${path} is required.` };
+}
+
+/**
  * Thrown inside the validators so deeply nested checks can stop at the first problem, the
  * way Meta reports only one error per request; the public validators catch it and return
  * a plain result.
@@ -75,9 +98,17 @@ export function graphError(code: number, details: string): GraphErrorSpec {
 export class GraphRejection extends Error {
   readonly spec: GraphErrorSpec;
 
-  constructor(code: number, details: string) {
-    super(details);
-    this.spec = graphError(code, details);
+  constructor(code: number, details: string);
+  constructor(spec: GraphErrorSpec);
+  constructor(codeOrSpec: number | GraphErrorSpec, details = '') {
+    const spec = typeof codeOrSpec === 'number' ? graphError(codeOrSpec, details) : codeOrSpec;
+    super(spec.details ?? spec.message ?? `Graph error ${spec.code}`);
+    this.spec = spec;
+  }
+
+  /** The rejection for an absent required field (see missingParameter). */
+  static missing(path: string): GraphRejection {
+    return new GraphRejection(missingParameter(path));
   }
 }
 
@@ -97,14 +128,20 @@ export function toGraphError(spec: GraphErrorSpec): GraphErrorReply {
     status: spec.status ?? info?.status ?? 400,
     body: {
       error: {
-        message: `(#${spec.code}) ${title}`,
-        type: 'OAuthException',
+        message: spec.message ?? `(#${spec.code}) ${title}`,
+        type: spec.type ?? 'OAuthException',
         code: spec.code,
-        error_data: { messaging_product: 'whatsapp', details: spec.details },
+        ...(spec.subcode === undefined ? {} : { error_subcode: spec.subcode }),
+        ...(spec.details === undefined ? {} : { error_data: { messaging_product: 'whatsapp', details: spec.details } }),
         fbtrace_id: newTraceId(),
       },
     },
   };
+}
+
+/** The title Meta gives a code (also the `title`/`message` of a webhook error object). */
+export function titleOf(code: number): string | undefined {
+  return CODES[code]?.title;
 }
 
 /**

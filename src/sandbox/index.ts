@@ -3,9 +3,11 @@ import type { Logger } from 'pino';
 import type { MessageTemplate } from '../templates/template-schema.js';
 import type { AcceptedMessage } from './accepted-log.js';
 import type { FaultSettings } from './faults.js';
+import { DEFAULT_PHONE_NUMBER_IDS } from './phone-numbers.js';
 import { SandboxRuntime, type SandboxStats } from './sandbox-runtime.js';
 import { buildServer } from './server.js';
 import { StatusWebhookSender, type StatusWebhookSettings } from './status-webhooks.js';
+import { WebhookPoster } from './webhook-poster.js';
 
 /**
  * The sandbox: a local Cloud API exactly as strict as Meta's (templates, validation rules,
@@ -14,7 +16,10 @@ import { StatusWebhookSender, type StatusWebhookSettings } from './status-webhoo
  * tests and benchmarks run against. This file is its whole public surface.
  */
 export type { AcceptedMessage } from './accepted-log.js';
+export type { AsyncFailure } from './async-failures.js';
 export type { FaultSettings } from './faults.js';
+export { DEFAULT_PHONE_NUMBER_IDS } from './phone-numbers.js';
+export { SUPPORTED_API_VERSIONS } from './api-versions.js';
 export type { SandboxStats } from './sandbox-runtime.js';
 export type { StatusWebhookSettings } from './status-webhooks.js';
 export { loadTemplatesFile } from '../templates/templates-file.js';
@@ -27,12 +32,21 @@ export interface SandboxOptions {
   templates: MessageTemplate[];
   /** The bearer token it accepts. */
   accessToken: string;
+  /**
+   * Its business numbers (phone-number IDs, digits). A send to any other ID is refused as Meta
+   * refuses it (400 / 100, subcode 33); inbound messages go to the first unless told. Default
+   * DEFAULT_PHONE_NUMBER_IDS (the ID the samples, demo and tests use).
+   */
+  phoneNumberIds?: readonly string[];
   /** Per phone-number-id throughput, default 80 (Meta's default); 0 = unlimited (for benchmarks). */
   messagesPerSecond?: number;
   /** Default { burst: 45, refillMs: 6000 } (Meta's pair limit); false = off. */
   pairLimit?: { burst: number; refillMs: number } | false;
   faults?: FaultSettings;
-  /** Post signed status webhooks (sent, delivered, read) for accepted sends to this receiver. */
+  /**
+   * Post signed webhooks to this receiver: statuses (sent, delivered, read, or failed) for
+   * accepted sends, and the inbound messages POST /_sandbox/inbound plays.
+   */
   webhooks?: StatusWebhookSettings;
   /** Optional; default silent. */
   logger?: Logger;
@@ -42,6 +56,8 @@ export interface Sandbox {
   /** e.g. http://127.0.0.1:43121 (no trailing slash); clients call `${url}/v23.0/${phoneNumberId}/messages`. */
   url: string;
   port: number;
+  /** The phone-number IDs it answers for, the first being where inbound messages go by default. */
+  phoneNumberIds: readonly string[];
   accepted(): readonly AcceptedMessage[];
   /**
    * busiestSecond = max accepted messages in any sliding 1000 ms window (by receivedAt);
@@ -49,10 +65,10 @@ export interface Sandbox {
    * duplicates = accepted sends repeating an earlier accepted one.
    */
   stats(): SandboxStats;
-  /** Replaces every fault (and restarts recipientErrors counters); throws on bad settings, changing nothing. */
+  /** Replaces every fault (restarts recipientErrors counters and maintenance); throws on bad settings, changing nothing. */
   setFaults(f: FaultSettings): void;
   setAccessToken(token: string): void;
-  /** Simulates an inbound message from that user, opening a 24 h service window. */
+  /** Opens that user's 24 h service window as an inbound message would, without posting a webhook. */
   openServiceWindow(phone: string, at?: number): void;
   /** Forgets accepted messages, counters and stats, windows and limiter state; keeps faults. */
   reset(): void;
@@ -77,44 +93,51 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const runtime = new SandboxRuntime({
     templates: options.templates,
     accessToken: options.accessToken,
+    phoneNumberIds: options.phoneNumberIds ?? DEFAULT_PHONE_NUMBER_IDS,
     messagesPerSecond,
     pairLimit,
     onListenerError: (error) => logger?.error({ err: error }, 'sandbox onAccepted listener failed'),
   });
-  if (options.faults !== undefined) runtime.faults.set(options.faults);
-  const webhooks = options.webhooks === undefined ? undefined : new StatusWebhookSender(options.webhooks, logger);
-  if (webhooks !== undefined) runtime.log.subscribe((message) => webhooks.accepted(message));
+  if (options.faults !== undefined) runtime.setFaults(options.faults);
+  const poster = options.webhooks === undefined ? undefined : new WebhookPoster(options.webhooks, logger);
+  const statuses = options.webhooks === undefined || poster === undefined ? undefined : new StatusWebhookSender(options.webhooks, poster);
+  if (statuses !== undefined) runtime.log.subscribe((message) => statuses.accepted(message));
+  const closeWebhooks = async (): Promise<void> => {
+    statuses?.close();
+    await poster?.close();
+  };
 
-  const server = buildServer(runtime, logger);
+  const server = buildServer(runtime, logger, poster);
   const host = options.host ?? '127.0.0.1';
   try {
     await server.app.listen({ port: options.port ?? 0, host });
   } catch (error) {
-    await server.close().catch(() => undefined);
+    await Promise.all([server.close().catch(() => undefined), closeWebhooks()]);
     throw listenFailure(error, host, options.port ?? 0);
   }
   const address = server.app.server.address();
   if (address === null || typeof address === 'string') {
-    await server.close();
+    await Promise.all([server.close(), closeWebhooks()]);
     throw new Error('The sandbox did not get a TCP address');
   }
   const port = address.port;
   const url = `http://${urlHost(host)}:${port}`;
-  logger?.info({ url, templates: runtime.templates.size, messagesPerSecond }, 'sandbox listening');
+  logger?.info({ url, templates: runtime.templates.size, messagesPerSecond, phoneNumberIds: runtime.numbers.all }, 'sandbox listening');
 
   let closing: Promise<void> | undefined;
   return {
     url,
     port,
+    phoneNumberIds: runtime.numbers.all,
     accepted: () => runtime.log.all,
     stats: () => runtime.stats(),
-    setFaults: (faults) => runtime.faults.set(faults),
+    setFaults: (faults) => runtime.setFaults(faults),
     setAccessToken: (token) => runtime.tokens.replace(token),
     openServiceWindow: (phone, at) => {
       runtime.windows.open(phone, at ?? runtime.now());
     },
     reset: () => runtime.reset(),
     onAccepted: (listener) => runtime.log.subscribe(listener),
-    close: () => (closing ??= Promise.all([webhooks?.close(), server.close()]).then(() => undefined)),
+    close: () => (closing ??= Promise.all([closeWebhooks(), server.close()]).then(() => undefined)),
   };
 }

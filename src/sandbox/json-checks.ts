@@ -2,11 +2,13 @@ import { GraphRejection } from './graph-error.js';
 
 /**
  * The few field checks every validator repeats, each failing with the code Meta uses for
- * that kind of mistake: a missing required field is 131008, a field that is present but
- * wrong (bad value, wrong type, unknown or misspelled key) is 100. Hand-written rather than
- * zod because the code depends on *which* rule failed and this runs on every send.
+ * that kind of mistake (reference §7 item 1): a required field that is absent is the generic
+ * Graph 100 `(#100) The parameter … is required.` without error_data; a field that is present
+ * but wrong (bad value, wrong type, unknown or misspelled key) is 100 with details; 131008 is
+ * kept for a field that is there with no value in it (an empty text parameter). Hand-written
+ * rather than zod because the code depends on *which* rule failed and this runs on every send.
  */
-export const MISSING = 131008;
+export const MISSING_VALUE = 131008;
 export const INVALID = 100;
 
 export type JsonObject = Record<string, unknown>;
@@ -16,7 +18,7 @@ export function isObject(value: unknown): value is JsonObject {
 }
 
 export function requireObject(value: unknown, where: string): JsonObject {
-  if (value === undefined) throw new GraphRejection(MISSING, `Required parameter is missing: ${where}`);
+  if (value === undefined) throw GraphRejection.missing(where);
   if (!isObject(value)) throw new GraphRejection(INVALID, `Parameter ${where} must be a JSON object`);
   return value;
 }
@@ -34,7 +36,7 @@ export function rejectUnknownKeys(object: JsonObject, allowed: ReadonlySet<strin
 export function requireString(object: JsonObject, key: string, where: string): string {
   const value = object[key];
   const path = pathOf(where, key);
-  if (value === undefined) throw new GraphRejection(MISSING, `Required parameter is missing: ${path}`);
+  if (value === undefined) throw GraphRejection.missing(path);
   if (typeof value !== 'string') throw new GraphRejection(INVALID, `Parameter ${path} must be a string`);
   return value;
 }

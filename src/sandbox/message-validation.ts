@@ -1,7 +1,6 @@
 import { GraphRejection, type GraphErrorSpec } from './graph-error.js';
 import {
   INVALID,
-  MISSING,
   isObject,
   rejectUnknownKeys,
   requireObject,
@@ -14,13 +13,12 @@ import { checkTemplate, type TemplateLookup } from './template-validation.js';
 /**
  * Whether a `POST /{phone-number-id}/messages` body is one Meta would accept (reference
  * §1.2–1.4, checklist §7): envelope first, then the content object its `type` names.
- * Pure apart from the two lookups it is handed, so it is tested without a server; limits
- * and acceptance are the caller's business.
+ * Pure apart from the template lookup it is handed, so it is tested without a server;
+ * limits, acceptance and what Meta reports later by webhook (a text outside the service
+ * window, §1.3) are the caller's business.
  */
 export interface ValidationContext {
   templates: TemplateLookup;
-  /** Whether the recipient (bare digits) has an open 24 h customer-service window. */
-  isWindowOpen(waId: string): boolean;
 }
 
 export interface ValidMessage {
@@ -28,6 +26,8 @@ export interface ValidMessage {
   to: string;
   waId: string;
   type: 'text' | 'template';
+  /** The template's category as the catalogue has it (MARKETING, UTILITY …); templates only, when known. */
+  category?: string;
 }
 
 export type ValidationResult = { ok: true; message: ValidMessage } | { ok: false; error: GraphErrorSpec };
@@ -63,8 +63,6 @@ const UNSIMULATED_TYPES = new Set([
 const TEXT_KEYS = new Set(['body', 'preview_url']);
 const CONTEXT_KEYS = new Set(['message_id']);
 export const MAX_TEXT_BODY = 4096;
-export const REENGAGEMENT_DETAILS =
-  'Message failed to send because more than 24 hours have passed since the customer last replied to this number.';
 export const MAX_CALLBACK_DATA = 512;
 
 export function validateMessage(body: unknown, context: ValidationContext): ValidationResult {
@@ -109,13 +107,10 @@ function check(body: unknown, context: ValidationContext): ValidMessage {
 
   if (type === 'text') {
     checkText(requireObject(body['text'], 'text'));
-    if (!context.isWindowOpen(waId)) {
-      throw new GraphRejection(131047, REENGAGEMENT_DETAILS);
-    }
-  } else {
-    checkTemplate(requireObject(body['template'], 'template'), context.templates);
+    return { to, waId, type };
   }
-  return { to, waId, type };
+  const { category } = checkTemplate(requireObject(body['template'], 'template'), context.templates).template;
+  return category === undefined ? { to, waId, type } : { to, waId, type, category };
 }
 
 function checkOptionalEnvelope(body: JsonObject): void {
@@ -138,7 +133,7 @@ function checkOptionalEnvelope(body: JsonObject): void {
 function checkText(text: JsonObject): void {
   rejectUnknownKeys(text, TEXT_KEYS, 'text');
   const body = text['body'];
-  if (body === undefined) throw new GraphRejection(MISSING, 'Required parameter is missing: text.body');
+  if (body === undefined) throw GraphRejection.missing('text.body');
   if (typeof body !== 'string' || body === '' || body.length > MAX_TEXT_BODY) {
     throw new GraphRejection(
       INVALID,

@@ -1,7 +1,7 @@
 import { GraphRejection } from './graph-error.js';
 import {
   INVALID,
-  MISSING,
+  MISSING_VALUE,
   rejectUnknownKeys,
   requireObject,
   requireString,
@@ -46,6 +46,8 @@ const VARIABLE_KINDS = new Set<string>(['text', 'currency', 'date_time']);
 
 export const WHITESPACE_DETAILS =
   'Param text cannot have new-line/tab characters or more than 4 consecutive spaces';
+/** Meta's details for a NAMED template's parameter sent without its name (reference §2.3, code 100). */
+export const NAME_MISSING_DETAILS = 'Parameter name is missing or empty';
 const FORBIDDEN_WHITESPACE = /[\n\r\t]| {5}/;
 
 export interface ParameterValue {
@@ -92,9 +94,7 @@ export function readParameter(param: unknown, where: string, rules: ParameterRul
   if (VARIABLE_KINDS.has(kind)) {
     const name = object['parameter_name'];
     if (rules.named) {
-      if (typeof name !== 'string' || name === '') {
-        throw new GraphRejection(132000, `${where}: parameter_name is required for templates with NAMED parameters`);
-      }
+      if (typeof name !== 'string' || name === '') throw new GraphRejection(INVALID, NAME_MISSING_DETAILS);
       value.name = name;
     } else if (name !== undefined) {
       // Meta leaves positional templates without names; a name here means the client
@@ -128,10 +128,17 @@ export function readParameter(param: unknown, where: string, rules: ParameterRul
   return value;
 }
 
-/** A string that ends up in the rendered message: non-empty, no layout whitespace. */
+/**
+ * A string that ends up in the rendered message: non-empty, no layout whitespace. Absent is
+ * a missing field (100); present but empty is a missing value (131008, worded as Meta does
+ * for text parameters).
+ */
 function readText(object: JsonObject, key: string, where: string): string {
   const text = requireString(object, key, where);
-  if (text === '') throw new GraphRejection(MISSING, `Required parameter is missing: ${where}.${key} is empty`);
+  if (text === '') {
+    const what = key === 'text' ? 'Parameter of type text is missing text value' : `Parameter ${key} is missing its value`;
+    throw new GraphRejection(MISSING_VALUE, `${what} (${where}.${key})`);
+  }
   if (FORBIDDEN_WHITESPACE.test(text)) throw new GraphRejection(INVALID, WHITESPACE_DETAILS);
   return text;
 }
@@ -146,7 +153,7 @@ function readCurrency(currency: JsonObject, where: string): string {
     throw new GraphRejection(INVALID, `Parameter ${where}.code must be an ISO 4217 currency code`);
   }
   const amount = currency['amount_1000'];
-  if (amount === undefined) throw new GraphRejection(MISSING, `Required parameter is missing: ${where}.amount_1000`);
+  if (amount === undefined) throw GraphRejection.missing(`${where}.amount_1000`);
   if (typeof amount !== 'number' || !Number.isInteger(amount)) {
     throw new GraphRejection(INVALID, `Parameter ${where}.amount_1000 must be an integer`);
   }
@@ -177,9 +184,7 @@ const DOCUMENT_KEYS = new Set(['link', 'id', 'filename']);
 function readMedia(media: JsonObject, where: string, kind: 'image' | 'video' | 'document'): void {
   rejectUnknownKeys(media, kind === 'document' ? DOCUMENT_KEYS : MEDIA_KEYS, where);
   const { link, id } = media;
-  if (link === undefined && id === undefined) {
-    throw new GraphRejection(MISSING, `Required parameter is missing: ${where}.link or ${where}.id`);
-  }
+  if (link === undefined && id === undefined) throw GraphRejection.missing(`${where}.link or ${where}.id`);
   if (link !== undefined && id !== undefined) {
     throw new GraphRejection(INVALID, `Parameter ${where} must have either link or id, not both`);
   }
@@ -216,7 +221,7 @@ function readLocation(location: JsonObject, where: string): void {
 /** Meta's examples send coordinates as numbers and as numeric strings; both are taken. */
 function readCoordinate(location: JsonObject, key: string, where: string, limit: number): void {
   const raw = location[key];
-  if (raw === undefined) throw new GraphRejection(MISSING, `Required parameter is missing: ${where}.${key}`);
+  if (raw === undefined) throw GraphRejection.missing(`${where}.${key}`);
   const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isFinite(value) || Math.abs(value) > limit) {
     throw new GraphRejection(INVALID, `Parameter ${where}.${key} must be a number between -${limit} and ${limit}`);

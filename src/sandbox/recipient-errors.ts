@@ -1,12 +1,14 @@
+import { asyncFailure, isAsyncFailureCode, type AsyncFailure } from './async-failures.js';
 import type { GraphErrorSpec } from './graph-error.js';
 import { PAIR_LIMIT_ERROR, THROUGHPUT_ERROR } from './limit-errors.js';
-import { REENGAGEMENT_DETAILS } from './message-validation.js';
 
 /**
  * Forced per-recipient errors (FaultSettings.recipientErrors): the next N sends to one user
- * are refused with a chosen code, so a test can drive one row through "retry, then succeed"
- * or "fail for good" while the rest of the campaign flows. Counters live here, not in the
- * settings, so GET /_sandbox/faults still shows what was asked for.
+ * fail with a chosen code, so a test can drive one row through "retry, then succeed" or
+ * "fail for good" while the rest of the campaign flows. A code Meta answers synchronously is
+ * refused with a 400; a code Meta reports only by webhook (async-failures.ts) is accepted and
+ * reported `failed` later, as Meta does. Counters live here, not in the settings, so
+ * GET /_sandbox/faults still shows what was asked for.
  */
 export interface RecipientError {
   waId: string;
@@ -19,9 +21,8 @@ export interface RecipientError {
  * client cannot tell them apart; other codes get a plain note saying where they came from.
  */
 const KNOWN_DETAILS: Readonly<Record<number, string>> = {
-  [THROUGHPUT_ERROR.code]: THROUGHPUT_ERROR.details,
-  [PAIR_LIMIT_ERROR.code]: PAIR_LIMIT_ERROR.details,
-  131047: REENGAGEMENT_DETAILS,
+  [THROUGHPUT_ERROR.code]: THROUGHPUT_ERROR.details ?? '',
+  [PAIR_LIMIT_ERROR.code]: PAIR_LIMIT_ERROR.details ?? '',
 };
 
 /** Meta sends these synchronously as 400s (reference §2.3), whatever the code's usual status. */
@@ -33,24 +34,41 @@ export function forcedError(code: number): GraphErrorSpec {
 }
 
 export class RecipientErrors {
-  private readonly remaining = new Map<string, { code: number; left: number }>();
+  private readonly remaining = new Map<string, { code: number; async: boolean; left: number }>();
 
   /** Replaces every counter: each entry starts again at its full `times`. */
   replace(entries: readonly RecipientError[] = []): void {
     this.remaining.clear();
-    for (const { waId, code, times } of entries) this.remaining.set(waId, { code, left: times });
+    for (const { waId, code, times } of entries) {
+      this.remaining.set(waId, { code, async: isAsyncFailureCode(code), left: times });
+    }
   }
 
   /**
-   * Uses up one forced error for this recipient, if any is left. Called only for sends that
-   * passed validation, so a malformed request does not eat a forced error.
+   * Uses up one forced synchronous error for this recipient, if its entry has one left.
+   * Called only for sends that passed validation, so a malformed request does not eat one;
+   * an entry with an async code is left for takeAsync.
    */
-  take(waId: string): GraphErrorSpec | undefined {
+  takeSync(waId: string): GraphErrorSpec | undefined {
+    const entry = this.take(waId, false);
+    return entry === undefined ? undefined : forcedError(entry);
+  }
+
+  /**
+   * Uses up one forced async failure: called once the send is accepted (past the limits),
+   * so a send the limits refused does not eat one either.
+   */
+  takeAsync(waId: string): AsyncFailure | undefined {
+    const entry = this.take(waId, true);
+    return entry === undefined ? undefined : asyncFailure(entry, 'recipientErrors');
+  }
+
+  private take(waId: string, async: boolean): number | undefined {
     const entry = this.remaining.get(waId);
-    if (entry === undefined) return undefined;
+    if (entry === undefined || entry.async !== async) return undefined;
     entry.left -= 1;
     // Spent entries are dropped so the common case (no entry) stays one failed map lookup.
     if (entry.left <= 0) this.remaining.delete(waId);
-    return forcedError(entry.code);
+    return entry.code;
   }
 }

@@ -3,7 +3,10 @@ import type { GraphErrorReply } from './graph-error.js';
 
 /** Bits shared by the routes that imitate Meta's paths. */
 
-/** Matches `v23.0`-style version segments; other paths fall through to Meta's 2500 error. */
+/**
+ * Matches `v23.0`-style version segments; other paths fall through to Meta's 2500 error, and
+ * the routes answer the same for a well-formed version the sandbox does not serve (api-versions.ts).
+ */
 export const VERSION_SEGMENT = ':version(^v\\d+\\.\\d+$)';
 
 /** Meta also accepts the token as `?access_token=`; the header wins when both are sent. */
@@ -11,6 +14,11 @@ export function accessTokenParam(query: unknown): string | undefined {
   if (typeof query !== 'object' || query === null) return undefined;
   const value = (query as Record<string, unknown>)['access_token'];
   return typeof value === 'string' ? value : undefined;
+}
+
+/** The request's path without its query, as Graph quotes it in 2500 errors. */
+export function urlPath(url: string): string {
+  return url.split('?')[0] ?? '';
 }
 
 export function sendGraphError(reply: FastifyReply, answer: GraphErrorReply): FastifyReply {

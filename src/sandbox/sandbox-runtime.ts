@@ -1,13 +1,16 @@
 import type { MessageTemplate } from '../templates/template-schema.js';
 import { AcceptedLog } from './accepted-log.js';
 import { AccessTokens } from './access-token.js';
+import { asyncFailure, type AsyncFailure } from './async-failures.js';
 import { DuplicateSends } from './duplicate-sends.js';
-import { FaultInjector, type FaultDecision } from './faults.js';
+import { FaultInjector, type FaultDecision, type FaultSettings } from './faults.js';
+import type { ParsedFaultSettings } from './fault-settings.js';
 import { toGraphError, type GraphErrorReply, type GraphErrorSpec } from './graph-error.js';
 import { newWamid } from './ids.js';
 import { validateMessage, type ValidationContext } from './message-validation.js';
 import { PairLimiter, type PairLimitSettings } from './pair-limiter.js';
 import { PAIR_LIMIT_ERROR, THROUGHPUT_ERROR } from './limit-errors.js';
+import { PhoneNumbers, unknownNumberError } from './phone-numbers.js';
 import { RequestStats } from './request-stats.js';
 import { ServiceWindows } from './service-window.js';
 import { TemplatesStore } from './templates-store.js';
@@ -21,6 +24,8 @@ import { ThroughputLimiter } from './throughput-limiter.js';
 export interface RuntimeOptions {
   templates: readonly MessageTemplate[];
   accessToken: string;
+  /** The business numbers it has (phone-number IDs); a send to any other is refused (100/33). */
+  phoneNumberIds: readonly string[];
   messagesPerSecond: number;
   pairLimit: PairLimitSettings | false;
   onListenerError: (error: unknown) => void;
@@ -48,6 +53,8 @@ export interface SandboxStats {
   busiestRequestSecond: number;
   /** Accepted sends that repeat an earlier accepted one (see DuplicateSends for what "same" means). */
   duplicates: number;
+  /** Accepted sends to be reported `failed` by webhook, by code (they count in `accepted` too). */
+  failedByCode: Record<string, number>;
 }
 
 export class SandboxRuntime {
@@ -56,53 +63,60 @@ export class SandboxRuntime {
   readonly faults: FaultInjector;
   readonly windows = new ServiceWindows();
   readonly log: AcceptedLog;
+  readonly numbers: PhoneNumbers;
   readonly now: () => number;
   private readonly throughput: ThroughputLimiter;
   private readonly pairs: PairLimiter | undefined;
   private readonly rejected = new Map<number, number>();
+  private readonly failed = new Map<number, number>();
   private readonly requestStats = new RequestStats();
   private readonly duplicates = new DuplicateSends();
   private readonly context: ValidationContext;
-  private sendTime = 0;
 
   constructor(options: RuntimeOptions) {
     this.templates = new TemplatesStore(options.templates);
+    this.numbers = new PhoneNumbers(options.phoneNumberIds);
     this.tokens = new AccessTokens(options.accessToken);
     this.throughput = new ThroughputLimiter(options.messagesPerSecond);
     this.pairs = options.pairLimit === false ? undefined : new PairLimiter(options.pairLimit);
     this.log = new AcceptedLog(options.onListenerError);
     this.now = options.clock ?? Date.now;
     this.faults = new FaultInjector(options.random);
-    // Windows are judged at the instant the send arrived, the same one it is logged with.
-    this.context = {
-      templates: this.templates,
-      isWindowOpen: (waId) => this.windows.isOpen(waId, this.sendTime),
-    };
+    this.context = { templates: this.templates };
+  }
+
+  /** Replaces every fault (see FaultInjector.set); a maintenance period starts now. */
+  setFaults(settings: FaultSettings | ParsedFaultSettings): void {
+    this.faults.set(settings, this.now());
   }
 
   /**
    * Counts a /messages request that passed the token check and decides its request-wide
    * fault. Counting here, before anything can refuse or hold it, is what makes `requests`
-   * include every faulted request, and a held one at the moment it arrived.
+   * include every faulted request, and a held one at the moment it arrived. A number the
+   * sandbox does not have is refused before any fault: Meta resolves the path's object first.
    */
-  admitRequest(): FaultDecision {
+  admitRequest(phoneNumberId: string): FaultDecision {
     const now = this.now();
     this.requestStats.record(now);
-    return this.faults.decide(now);
+    if (!this.numbers.has(phoneNumberId)) return { kind: 'error', error: unknownNumberError(phoneNumberId) };
+    return this.faults.decide(now, phoneNumberId);
   }
 
   /**
-   * Decides one send that passed the token and fault checks: validation (§7 items 1–5),
-   * then any forced error for the recipient, then the number's throughput, then the
-   * recipient pair's bucket, and only then records it. A send refused by a forced error or
-   * the pair limit has not used any throughput or pair quota.
+   * Decides one send that passed the token and fault checks: the number, validation (§7
+   * items 1–5), then any forced synchronous error for the recipient, then the number's
+   * throughput, then the recipient pair's bucket, and only then records it. A send refused
+   * by a forced error or the pair limit has not used any throughput or pair quota. An
+   * accepted send may still be one Meta reports `failed` later (laterFailure): it is
+   * answered 200 like any other and the failure travels with it to the status webhooks.
    */
   send(phoneNumberId: string, body: unknown): SendReply {
+    if (!this.numbers.has(phoneNumberId)) return this.reject(unknownNumberError(phoneNumberId));
     const now = this.now();
-    this.sendTime = now;
     const result = validateMessage(body, this.context);
     if (!result.ok) return this.reject(result.error);
-    const { to, waId, type } = result.message;
+    const { to, waId, type, category } = result.message;
 
     const forced = this.faults.recipientError(waId);
     if (forced !== undefined) return this.reject(forced);
@@ -114,7 +128,13 @@ export class SandboxRuntime {
     this.duplicates.record(phoneNumberId, waId, type, body);
 
     const wamid = newWamid();
-    this.log.record({ wamid, phoneNumberId, to, waId, receivedAt: now, body });
+    const failure = this.laterFailure(waId, type, category, now);
+    if (failure === undefined) {
+      this.log.record({ wamid, phoneNumberId, to, waId, receivedAt: now, body });
+    } else {
+      this.failed.set(failure.code, (this.failed.get(failure.code) ?? 0) + 1);
+      this.log.record({ wamid, phoneNumberId, to, waId, receivedAt: now, body, failure });
+    }
     return {
       status: 200,
       body: {
@@ -124,6 +144,18 @@ export class SandboxRuntime {
         messages: [type === 'template' ? { id: wamid, message_status: 'accepted' } : { id: wamid }],
       },
     };
+  }
+
+  /**
+   * What Meta would report `failed` by webhook for an accepted send, first reason first: a
+   * forced failure (recipientErrors), free-form text outside the service window (131047,
+   * reference §1.3; judged at the instant the send arrived), then opt-outs and failureShare.
+   */
+  private laterFailure(waId: string, type: 'text' | 'template', category: string | undefined, now: number): AsyncFailure | undefined {
+    const forced = this.faults.forcedFailure(waId);
+    if (forced !== undefined) return forced;
+    if (type === 'text' && !this.windows.isOpen(waId, now)) return asyncFailure(131047, 'window');
+    return this.faults.laterFailure(waId, category);
   }
 
   /** Builds Meta's error reply and counts it under its code for stats(). */
@@ -145,6 +177,7 @@ export class SandboxRuntime {
       requests: this.requestStats.requests,
       busiestRequestSecond: this.requestStats.busiestSecond,
       duplicates: this.duplicates.duplicates,
+      failedByCode: Object.fromEntries([...this.failed].map(([code, n]) => [String(code), n])),
     };
   }
 
@@ -155,6 +188,7 @@ export class SandboxRuntime {
   reset(): void {
     this.log.reset();
     this.rejected.clear();
+    this.failed.clear();
     this.requestStats.reset();
     this.duplicates.reset();
     this.windows.reset();

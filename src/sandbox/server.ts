@@ -2,11 +2,13 @@ import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { isSupportedVersion, unknownPathError } from './api-versions.js';
 import { registerControlRoutes } from './control-routes.js';
-import { newTraceId, type GraphErrorReply } from './graph-error.js';
-import { NOT_JSON, VERSION_SEGMENT, accessTokenParam } from './route-support.js';
+import type { GraphErrorReply } from './graph-error.js';
+import { NOT_JSON, VERSION_SEGMENT, accessTokenParam, urlPath } from './route-support.js';
 import type { SandboxRuntime } from './sandbox-runtime.js';
 import { registerTemplateRoutes } from './templates-route.js';
+import type { WebhookSink } from './webhook-poster.js';
 
 /**
  * The sandbox's HTTP face: Meta's paths, Meta's answers. Per-request work is kept to the
@@ -19,7 +21,7 @@ export interface SandboxServer {
   close(): Promise<void>;
 }
 
-export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined): SandboxServer {
+export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined, webhooks?: WebhookSink): SandboxServer {
   // Typed as fastify's base logger so the app is the plain FastifyInstance routes expect.
   const loggerInstance: FastifyBaseLogger | undefined = logger;
   const app = Fastify({
@@ -55,27 +57,25 @@ export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined)
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    return reply.code(400).send({
-      error: {
-        message: `Unknown path components: ${path}`,
-        type: 'OAuthException',
-        code: 2500,
-        fbtrace_id: newTraceId(),
-      },
-    });
+    const answer = unknownPathError(urlPath(request.url));
+    return reply.code(answer.status).send(answer.body);
   });
 
   app.post<{ Params: { version: string; phoneNumberId: string } }>(
     `/${VERSION_SEGMENT}/:phoneNumberId/messages`,
     async (request, reply) => {
+      // A version Graph does not serve is a path it cannot route: answered before the token, as unknown paths are.
+      if (!isSupportedVersion(request.params.version)) {
+        const unknown = unknownPathError(urlPath(request.url));
+        return reply.code(unknown.status).send(unknown.body);
+      }
       const latency = runtime.faults.latencyMs;
       let answer: GraphErrorReply | ReturnType<SandboxRuntime['send']>;
       const tokenError = runtime.tokens.check(request.headers.authorization, accessTokenParam(request.query));
       if (tokenError !== undefined) {
         answer = runtime.count(tokenError);
       } else {
-        const fault = runtime.admitRequest();
+        const fault = runtime.admitRequest(request.params.phoneNumberId);
         if (fault.kind === 'timeout') {
           // Never answered: held until the client gives up or close() destroys it.
           reply.hijack();
@@ -93,7 +93,7 @@ export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined)
   );
 
   registerTemplateRoutes(app, runtime);
-  registerControlRoutes(app, runtime);
+  registerControlRoutes(app, runtime, webhooks);
 
   return {
     app,

@@ -1,14 +1,11 @@
-import { createHmac } from 'node:crypto';
-import type { Logger } from 'pino';
 import type { AcceptedMessage } from './accepted-log.js';
+import { webhookError } from './async-failures.js';
+import { statusesPayload } from './webhook-payloads.js';
+import type { WebhookSink, WebhookTarget } from './webhook-poster.js';
 
-/** When each status follows the accepted send, and how many messages get read. */
-export interface StatusWebhookSettings {
-  /** The receiver's callback URL (`campaign serve`'s /webhook). */
-  url: string;
-  /** Signs each POST (X-Hub-Signature-256), as Meta does with the app secret. */
-  appSecret: string;
-  /** ms after the send (defaults: sent 100, delivered 500, read 2000). */
+/** When each status follows the accepted send, how many messages get read, and how untidy delivery is. */
+export interface StatusWebhookSettings extends WebhookTarget {
+  /** ms after the send (defaults: sent 100, delivered 500, read 2000); a `failed` comes when `delivered` would. */
   sentAfterMs?: number;
   deliveredAfterMs?: number;
   readAfterMs?: number;
@@ -16,7 +13,22 @@ export interface StatusWebhookSettings {
   readShare?: number;
   /** Statuses due within this many ms go out in one POST (default 50); at most 1,000 per POST, as Meta. */
   batchMs?: number;
+  /**
+   * Share (0..1, default 0) of statuses delivered twice: the copy goes in a later POST, as
+   * Meta's retries and multi-app deliveries do (reference §3.1: dedupe).
+   */
+  duplicateShare?: number;
+  /**
+   * Share (0..1, default 0) of messages whose statuses arrive in reverse order (read before
+   * delivered before sent, or failed before sent) while keeping their true timestamps:
+   * arrival order is not event order (reference §3.1 Ordering).
+   */
+  reorderShare?: number;
+  /** Whether a failed message gets `sent` before its `failed` (default true; Meta does both). */
+  sentBeforeFailed?: boolean;
 }
+
+type Resolved = Required<Omit<StatusWebhookSettings, keyof WebhookTarget>>;
 
 interface DueStatus {
   phoneNumberId: string;
@@ -24,51 +36,94 @@ interface DueStatus {
 }
 
 const MAX_PER_POST = 1000;
-const RETRY_FIRST_MS = 200;
-const RETRY_MOST_MS = 30_000;
 
 /**
  * The sandbox's status webhooks, as Meta sends them (reference §3): after an accepted send,
- * `sent`, then `delivered`, then (for a share) `read`, each as a signed POST to the callback
- * URL, several statuses per POST when they fall due together, retried with backoff until the
- * receiver answers 200 (Meta retries for days; the sandbox until it stops).
+ * `sent`, then `delivered`, then (for a share) `read`; or, for a send Meta reports failed
+ * only by webhook, `sent` then `failed` with the error object (§2.2). Statuses due together
+ * go in one POST (at most 1,000); the poster signs and retries each POST. Shares (read,
+ * duplicated, reordered) are spread evenly, not drawn, so a run is the same every time.
  */
 export class StatusWebhookSender {
-  readonly #s: Required<StatusWebhookSettings>;
-  readonly #logger: Logger | undefined;
+  readonly #s: Resolved;
+  readonly #poster: WebhookSink;
   readonly #timers = new Set<NodeJS.Timeout>();
   #due: DueStatus[] = [];
   #flushTimer: NodeJS.Timeout | undefined;
-  readonly #posting = new Set<Promise<void>>();
-  readonly #wakers = new Set<() => void>();
-  #closed = false;
-  #lastWarning = 0;
-  #read = 0;
   #delivered = 0;
+  #read = 0;
+  #messages = 0;
+  #reordered = 0;
+  #statuses = 0;
+  #duplicated = 0;
 
-  constructor(settings: StatusWebhookSettings, logger?: Logger) {
-    this.#s = { sentAfterMs: 100, deliveredAfterMs: 500, readAfterMs: 2000, readShare: 0.5, batchMs: 50, ...settings };
-    this.#logger = logger;
+  constructor(settings: StatusWebhookSettings, poster: WebhookSink) {
+    this.#s = {
+      sentAfterMs: settings.sentAfterMs ?? 100,
+      deliveredAfterMs: settings.deliveredAfterMs ?? 500,
+      readAfterMs: settings.readAfterMs ?? 2000,
+      readShare: settings.readShare ?? 0.5,
+      batchMs: settings.batchMs ?? 50,
+      duplicateShare: settings.duplicateShare ?? 0,
+      reorderShare: settings.reorderShare ?? 0,
+      sentBeforeFailed: settings.sentBeforeFailed ?? true,
+    };
+    for (const key of ['readShare', 'duplicateShare', 'reorderShare'] as const) {
+      const share = this.#s[key];
+      if (!(share >= 0 && share <= 1)) throw new RangeError(`webhooks.${key} must be between 0 and 1, got ${share}`);
+    }
+    this.#poster = poster;
   }
 
   /** An accepted send: its statuses are scheduled. */
   accepted(message: AcceptedMessage): void {
-    if (this.#closed) return;
+    if (this.#poster.closed) return;
+    const timeline = this.#timeline(message);
     const body = message.body as { biz_opaque_callback_data?: unknown };
     const base = {
       id: message.wamid,
       recipient_id: message.waId,
       ...(typeof body.biz_opaque_callback_data === 'string' ? { biz_opaque_callback_data: body.biz_opaque_callback_data } : {}),
     };
-    const at = (delay: number, status: string) => this.#later(delay, () => this.#enqueue(message.phoneNumberId, { ...base, status, timestamp: String(Math.floor(Date.now() / 1000)) }));
-    at(this.#s.sentAfterMs, 'sent');
-    at(this.#s.deliveredAfterMs, 'delivered');
-    // An even spread, not a coin toss: the same share every run.
-    this.#delivered++;
-    if (this.#read < Math.floor(this.#delivered * this.#s.readShare)) {
-      this.#read++;
-      at(this.#s.readAfterMs, 'read');
+    // Reordered: the last status is sent first, each keeping the timestamp of when it happened.
+    const reorder = timeline.length > 1 && this.#evenly('reorder');
+    timeline.forEach(({ status, afterMs, extra }, i) => {
+      const item = { ...base, status, timestamp: String(Math.floor((message.receivedAt + afterMs) / 1000)), ...extra };
+      const sendAfter = reorder ? (timeline[timeline.length - 1 - i]?.afterMs ?? afterMs) : afterMs;
+      this.#later(sendAfter, () => this.#enqueue(message.phoneNumberId, item));
+    });
+  }
+
+  #timeline(message: AcceptedMessage): { status: string; afterMs: number; extra?: Record<string, unknown> }[] {
+    const s = this.#s;
+    if (message.failure !== undefined) {
+      const failed = { status: 'failed', afterMs: s.deliveredAfterMs, extra: { errors: [webhookError(message.failure)] } };
+      return s.sentBeforeFailed ? [{ status: 'sent', afterMs: s.sentAfterMs }, failed] : [{ ...failed, afterMs: s.sentAfterMs }];
     }
+    const timeline = [
+      { status: 'sent', afterMs: s.sentAfterMs },
+      { status: 'delivered', afterMs: s.deliveredAfterMs },
+    ];
+    this.#delivered++;
+    if (this.#read < Math.floor(this.#delivered * s.readShare)) {
+      this.#read++;
+      timeline.push({ status: 'read', afterMs: s.readAfterMs });
+    }
+    return timeline;
+  }
+
+  /** Whether this message (reorder) or status (duplicate) is one of the share: an even spread. */
+  #evenly(what: 'reorder' | 'duplicate'): boolean {
+    if (what === 'reorder') {
+      this.#messages++;
+      if (this.#reordered >= Math.floor(this.#messages * this.#s.reorderShare)) return false;
+      this.#reordered++;
+      return true;
+    }
+    this.#statuses++;
+    if (this.#duplicated >= Math.floor(this.#statuses * this.#s.duplicateShare)) return false;
+    this.#duplicated++;
+    return true;
   }
 
   #later(ms: number, run: () => void): void {
@@ -79,8 +134,10 @@ export class StatusWebhookSender {
     this.#timers.add(timer);
   }
 
-  #enqueue(phoneNumberId: string, item: Record<string, unknown>): void {
+  #enqueue(phoneNumberId: string, item: Record<string, unknown>, copy = false): void {
     this.#due.push({ phoneNumberId, item });
+    // The copy goes out past the next batch, as a separate delivery of the same status.
+    if (!copy && this.#evenly('duplicate')) this.#later(2 * this.#s.batchMs + 1, () => this.#enqueue(phoneNumberId, item, true));
     if (this.#due.length >= MAX_PER_POST) this.#flush();
     else this.#flushTimer ??= setTimeout(() => this.#flush(), this.#s.batchMs);
   }
@@ -88,75 +145,14 @@ export class StatusWebhookSender {
   #flush(): void {
     clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
-    while (this.#due.length > 0) {
-      const batch = this.#due.splice(0, MAX_PER_POST);
-      const posting = this.#post(payloadOf(batch), RETRY_FIRST_MS).finally(() => this.#posting.delete(posting));
-      this.#posting.add(posting);
-    }
+    while (this.#due.length > 0) this.#poster.post(statusesPayload(this.#due.splice(0, MAX_PER_POST)));
   }
 
-  async #post(payload: string, retryMs: number): Promise<void> {
-    if (this.#closed) return;
-    const signature = createHmac('sha256', this.#s.appSecret).update(payload).digest('hex');
-    let status = 0;
-    try {
-      const response = await fetch(this.#s.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${signature}` },
-        body: payload,
-      });
-      status = response.status;
-      await response.arrayBuffer().catch(() => undefined);
-    } catch {
-      status = 0;
-    }
-    if (status === 200 || this.#closed) return;
-    // One line per 10 s at most: a receiver that is down would otherwise log every retry of every POST.
-    if (Date.now() - this.#lastWarning >= 10_000) {
-      this.#lastWarning = Date.now();
-      this.#logger?.warn({ status, url: this.#s.url }, 'status webhooks not accepted by the receiver; retrying with backoff');
-    }
-    // close() wakes a waiting retry, which then gives up.
-    await new Promise<void>((resolve) => {
-      this.#wakers.add(resolve);
-      this.#later(retryMs, () => {
-        this.#wakers.delete(resolve);
-        resolve();
-      });
-    });
-    await this.#post(payload, Math.min(RETRY_MOST_MS, retryMs * 2));
-  }
-
-  /** Statuses not yet due are dropped; POSTs under way end at their next retry. */
-  async close(): Promise<void> {
-    this.#closed = true;
+  /** Statuses not yet due are dropped (the poster's close ends POSTs under way). */
+  close(): void {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
     clearTimeout(this.#flushTimer);
-    for (const wake of this.#wakers) wake();
-    this.#wakers.clear();
-    await Promise.allSettled([...this.#posting]);
+    this.#flushTimer = undefined;
   }
-}
-
-/** One POST as Meta sends it: one entry, one change per phone number. */
-function payloadOf(batch: readonly DueStatus[]): string {
-  const byNumber = new Map<string, Record<string, unknown>[]>();
-  for (const { phoneNumberId, item } of batch) {
-    const items = byNumber.get(phoneNumberId) ?? [];
-    items.push(item);
-    byNumber.set(phoneNumberId, items);
-  }
-  return JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '100000000000001',
-        changes: [...byNumber].map(([phoneNumberId, statuses]) => ({
-          field: 'messages',
-          value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550000000', phone_number_id: phoneNumberId }, statuses },
-        })),
-      },
-    ],
-  });
 }

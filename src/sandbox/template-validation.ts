@@ -2,7 +2,7 @@ import { renderPlaceholders, type TemplateRequirements } from '../templates/temp
 import { GraphRejection } from './graph-error.js';
 import {
   INVALID,
-  MISSING,
+  MISSING_VALUE,
   rejectUnknownKeys,
   requireObject,
   requireString,
@@ -14,7 +14,8 @@ import type { TemplateEntry } from './templates-store.js';
 /**
  * The `template` object of a send (reference §1.4, checklist §7 items 2–5): which approved
  * template it names and whether its components supply exactly the variables that template
- * has. Throws GraphRejection with Meta's code for the first problem found.
+ * has. Throws GraphRejection with Meta's code for the first problem found; returns the
+ * catalogue entry (its category decides what the sandbox reports later, e.g. opt-outs).
  */
 export interface TemplateLookup {
   find(name: string, language: string): TemplateEntry | undefined;
@@ -42,7 +43,7 @@ interface SentComponents {
   buttons: SentButton[];
 }
 
-export function checkTemplate(value: unknown, templates: TemplateLookup): void {
+export function checkTemplate(value: unknown, templates: TemplateLookup): TemplateEntry {
   const template = requireObject(value, 'template');
   rejectUnknownKeys(template, TEMPLATE_KEYS, 'template');
   const name = requireString(template, 'name', 'template');
@@ -74,6 +75,7 @@ export function checkTemplate(value: unknown, templates: TemplateLookup): void {
   }
 
   checkComponents(collect((components ?? []) as unknown[]), entry);
+  return entry;
 }
 
 /** Shape of each sent component; what it must contain is checked against the template after. */
@@ -88,9 +90,7 @@ function collect(components: unknown[]): SentComponents {
     }
     rejectUnknownKeys(component, type === 'button' ? BUTTON_KEYS : HEADER_BODY_KEYS, where);
     const parameters = component['parameters'];
-    if (parameters === undefined) {
-      throw new GraphRejection(MISSING, `Required parameter is missing: ${where}.parameters`);
-    }
+    if (parameters === undefined) throw GraphRejection.missing(`${where}.parameters`);
     if (!Array.isArray(parameters)) throw new GraphRejection(INVALID, `Parameter ${where}.parameters must be an array`);
 
     if (type !== 'button') {
@@ -129,15 +129,17 @@ function checkComponents(sent: SentComponents, entry: TemplateEntry): void {
   }
 
   for (const button of sent.buttons) checkButton(button, entry, named);
+  // An omitted URL-button component is a missing value, worded as Meta words it (reference
+  // §2.3, 131008): the template's URL has a variable the send never filled.
   for (const url of req.urlButtons) {
     if (!sent.buttons.some((b) => b.index === url.index)) {
-      throw new GraphRejection(
-        132000,
-        `button ${url.index} (url): expected ${url.variables.length} parameters, got 0`,
-      );
+      throw new GraphRejection(MISSING_VALUE, `buttons: Button at index ${url.index} of type Url requires a parameter`);
     }
   }
 }
+
+/** Meta's names for button types in its 132018 wording ("must be of type QuickReply"). */
+const META_BUTTON_TYPE: Readonly<Record<string, string>> = { URL: 'Url', QUICK_REPLY: 'QuickReply' };
 
 function checkHeader(sent: unknown[] | undefined, req: TemplateRequirements, named: boolean): void {
   const header = req.header;
@@ -186,7 +188,9 @@ function checkButton(button: SentButton, entry: TemplateEntry, named: boolean): 
     throw new GraphRejection(132000, `${where}: template has no button at index ${button.index}`);
   }
   if (actualType !== expectedType) {
-    throw new GraphRejection(132000, `${where}: template button is ${actualType}, not ${button.subType}`);
+    // A sub_type that contradicts the template's button is 132018 (reference §7 item 3).
+    const metaType = META_BUTTON_TYPE[actualType] ?? actualType;
+    throw new GraphRejection(132018, `buttons: Button at index ${button.index} must be of type ${metaType}`);
   }
 
   if (button.subType === 'quick_reply') {

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { CampaignStatus } from '../../src/campaigns/campaign.js';
@@ -5,6 +7,9 @@ import { CampaignControls } from '../../src/campaigns/control/campaign-controls.
 import { isAppError } from '../../src/errors/app-error.js';
 import { phoneNumber, writeCampaignCsv } from '../support/csv-files.js';
 import { PHONE_NUMBER_ID, PIPELINE_ACCESS_TOKEN, Pipeline, pipelinePerTest, type PipelineOptions } from '../support/pipeline.js';
+import { redisUrl } from '../support/redis.js';
+import { silentLogger } from '../../src/logging/logger.js';
+import { startService } from '../../workers/serve-command.js';
 
 /**
  * `campaign pause | resume | cancel | retry` and the automatic pauses, end to end: the real
@@ -37,6 +42,42 @@ async function within<T>(ms: number, what: string, promise: Promise<T>): Promise
   } finally {
     clearTimeout(timer);
   }
+}
+
+const OPTOUT_SECRET = 'ctl-optout-secret';
+
+/**
+ * Passes each POST on to `target` byte for byte (the signature is over those bytes), 503
+ * while there is no target yet. Only the 131050 test needs it (see there).
+ */
+async function startRelay(): Promise<{ url: string; target: string | undefined; close(): Promise<void> }> {
+  const relay = {
+    url: '',
+    target: undefined as string | undefined,
+    close: (): Promise<void> => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const target = relay.target;
+      if (target === undefined) {
+        res.writeHead(503).end();
+        return;
+      }
+      const headers = { 'content-type': 'application/json', 'x-hub-signature-256': String(req.headers['x-hub-signature-256'] ?? '') };
+      fetch(target, { method: 'POST', headers, body: Buffer.concat(chunks) }).then(
+        async (answer) => {
+          await answer.arrayBuffer();
+          res.writeHead(answer.status).end();
+        },
+        () => res.writeHead(502).end(),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  relay.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`;
+  return relay;
 }
 
 describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', () => {
@@ -248,9 +289,11 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
   it('error spike: 10 % failing goes on; more than 20 % of the last 50 sends failing permanently pauses it (ERROR_SPIKE) and sending stops', async () => {
     const ROWS = 300;
     const id = 'c-spike';
-    const failing = (rows: number[]) => ({ recipientErrors: rows.map((n) => ({ waId: waId(n), code: 131026, times: 1 })) });
+    // 131030 (recipient not in the allowed list): a fail-row code Meta answers synchronously. (131026
+    // would be accepted and fail later by webhook, which this pipeline does not receive.)
+    const failing = (rows: number[]) => ({ recipientErrors: rows.map((n) => ({ waId: waId(n), code: 131030, times: 1 })) });
     const allRows = Array.from({ length: ROWS }, (_, i) => i + 1);
-    // First every 10th row is refused with 131026 (a fail-row code): under the brake's 20 %.
+    // First every 10th row is refused with 131030 (a fail-row code): under the brake's 20 %.
     const { p } = await start({
       label: 'ctl-spike',
       rate: 100,
@@ -271,7 +314,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       return s.state === 'paused' ? s : undefined;
     });
     // The brake trips on the failure that makes it 11 (> 0.2 × 50) in the window.
-    expect(paused.pausedReason ?? '').toMatch(/^ERROR_SPIKE: 11 of the last 50 sends failed permanently \(latest 131026: /);
+    expect(paused.pausedReason ?? '').toMatch(/^ERROR_SPIKE: 11 of the last 50 sends failed permanently \(latest 131030: /);
     const drained = await until('no send in flight', 5000, async () => {
       const s = await status(p, id);
       return s.counts.sending === 0 ? s : undefined;
@@ -286,14 +329,14 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(p.sandbox.stats().requests, JSON.stringify({ quiet, stats: p.sandbox.stats() })).toBe(requestsAtDrain);
     expect(quiet.state).toBe('paused');
     expect(quiet.counts).toMatchObject({ sent: drained.counts.sent, failed: drained.counts.failed, queued: drained.counts.queued });
-    expect(p.sandbox.stats().rejectedByCode['131026']).toBe(drained.counts.failed);
+    expect(p.sandbox.stats().rejectedByCode['131030']).toBe(drained.counts.failed);
   }, 180_000);
 
   it('retry: only the chosen failed rows are requeued and sent; again requeues none; unknown rows only when asked', async () => {
     const id = 'c-retry';
-    // Rows 3..5 fail for good (131026); rows 6..20 answer 131000 (retryable) on both of their 2 attempts.
+    // Rows 3..5 fail for good (131030, answered at once); rows 6..20 answer 131000 (retryable) on both of their 2 attempts.
     const recipientErrors = [
-      ...[3, 4, 5].map((n) => ({ waId: waId(n), code: 131026, times: 1 })),
+      ...[3, 4, 5].map((n) => ({ waId: waId(n), code: 131030, times: 1 })),
       ...Array.from({ length: 15 }, (_, i) => ({ waId: waId(i + 6), code: 131000, times: 2 })),
     ];
     const { p, controls } = await start({ label: 'ctl-retry', attempts: 2, backoffMs: 20, sandbox: { faults: { recipientErrors } } });
@@ -313,7 +356,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       ['unknown', 'IN_DOUBT'],
       ['unknown', 'IN_DOUBT'],
     ]);
-    expect(report.slice(2, 5).map((r) => [r.status, r.errorCode])).toEqual(Array(3).fill(['failed', '131026']));
+    expect(report.slice(2, 5).map((r) => [r.status, r.errorCode])).toEqual(Array(3).fill(['failed', '131030']));
     expect(report.slice(5).map((r) => [r.status, r.errorCode, r.attempts])).toEqual(Array(15).fill(['failed', '131000', 2]));
     expect(p.sandbox.accepted()).toHaveLength(0);
 
@@ -329,7 +372,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(s.counts).toMatchObject({ sent: 15, failed: 3, unknown: 2, queued: 0 });
     report = await p.report(id);
     expect(report.slice(5).map((r) => [r.status, r.attempts])).toEqual(Array(15).fill(['sent', 3]));
-    expect(report.slice(2, 5).every((r) => r.status === 'failed' && r.errorCode === '131026')).toBe(true);
+    expect(report.slice(2, 5).every((r) => r.status === 'failed' && r.errorCode === '131030')).toBe(true);
     expect(new Set(p.sandbox.accepted().map((m) => m.to))).toEqual(new Set(Array.from({ length: 15 }, (_, i) => phoneNumber(i + 6))));
 
     // Run again: the retried rows are sent now, nothing is chosen.
@@ -344,20 +387,48 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(p.sandbox.stats().duplicates).toBe(0);
   }, 180_000);
 
-  it('131050: the row fails with the code and the opt-out is recorded for the phone number', async () => {
+  it('131050 by signed webhook: Meta accepts the send, its failed status fails the row with the code and records the opt-out', async () => {
     const id = 'c-optout';
-    const { p } = await start({ label: 'ctl-optout', sandbox: { faults: { recipientErrors: [{ waId: waId(2), code: 131050, times: 1 }] } } });
-    const done = p.completed(id);
-    p.startWorker();
-    await produce(p, id, 5);
-    await within(15_000, 'campaign completed', done);
+    // The sandbox posts its webhooks through this relay: `campaign serve` can only start once
+    // the pipeline has its prefix, and until then the relay answers 503, which the sandbox retries.
+    const relay = await startRelay();
+    const { p } = await start({
+      label: 'ctl-optout',
+      sandbox: {
+        faults: { recipientErrors: [{ waId: waId(2), code: 131050, times: 1 }] },
+        webhooks: { url: relay.url, appSecret: OPTOUT_SECRET, sentAfterMs: 10, deliveredAfterMs: 30, readShare: 0, batchMs: 10 },
+      },
+    });
+    const service = await startService(
+      { port: 0, host: '127.0.0.1' },
+      { REDIS_URL: redisUrl(), QUEUE_PREFIX: p.prefix, LOG_LEVEL: 'silent', WHATSAPP_APP_SECRET: OPTOUT_SECRET, WEBHOOK_VERIFY_TOKEN: 'ctl-verify' },
+      silentLogger(),
+    );
+    try {
+      relay.target = `${service.url}/webhook`;
+      const done = p.completed(id);
+      p.startWorker();
+      await produce(p, id, 5);
+      await within(15_000, 'campaign completed', done);
+      // Every send was answered 200: Meta reports 131050 only by webhook.
+      expect(p.sandbox.accepted()).toHaveLength(5);
+      expect(p.sandbox.stats().rejectedByCode).toEqual({});
 
-    const report = await p.report(id);
-    expect(report.map((r) => r.status)).toEqual(['sent', 'failed', 'sent', 'sent', 'sent']);
-    expect(report[1]?.errorCode).toBe('131050');
-    const optouts = await p.redis.hgetall(`${p.prefix}:optouts:${PHONE_NUMBER_ID}`);
-    expect(Object.keys(optouts)).toEqual([phoneNumber(2)]);
-    expect(JSON.parse(optouts[phoneNumber(2)] ?? '{}')).toMatchObject({ campaignId: id, row: 2, at: expect.any(Number) as unknown });
-    expect(p.sandbox.accepted()).toHaveLength(4);
+      const report = await until('row 2 failed by the webhook', 15_000, async () => {
+        const rows = await p.report(id);
+        return rows[1]?.status === 'failed' ? rows : undefined;
+      });
+      expect(report.map((r) => r.status)).toEqual(['sent', 'failed', 'sent', 'sent', 'sent']);
+      expect(report[1]?.errorCode).toBe('131050');
+      const optouts = await until('the opt-out recorded', 5000, async () => {
+        const found = await p.redis.hgetall(`${p.prefix}:optouts:${PHONE_NUMBER_ID}`);
+        return Object.keys(found).length > 0 ? found : undefined;
+      });
+      expect(Object.keys(optouts)).toEqual([phoneNumber(2)]);
+      expect(JSON.parse(optouts[phoneNumber(2)] ?? '{}')).toMatchObject({ campaignId: id, row: 2, at: expect.any(Number) as unknown });
+    } finally {
+      await service.close();
+      await relay.close();
+    }
   }, 180_000);
 });

@@ -140,14 +140,39 @@ describe('sandbox faults', () => {
     expect(sandbox.stats()).toMatchObject({ accepted: 3, rejectedByCode: { '100': 1, '131056': 3 } });
 
     // Setting faults over HTTP restarts the counters.
-    const body = { recipientErrors: [{ waId: '447700900123', code: 131026, times: 1 }] };
+    const body = { recipientErrors: [{ waId: '447700900123', code: 131030, times: 1 }] };
     for (let round = 0; round < 2; round++) {
       expect((await postJson(`${sandbox.url}/_sandbox/faults`, body)).status).toBe(200);
       const forced = await send(sandbox, orderUpdate());
-      expect([forced.status, forced.body.error?.code]).toEqual([400, 131026]);
+      expect([forced.status, forced.body.error?.code]).toEqual([400, 131030]);
       expect((await send(sandbox, orderUpdate())).status).toBe(200);
     }
     expect((await getJson(`${sandbox.url}/_sandbox/faults`, null)).body).toEqual(body);
+  });
+
+  it('answers every send from the number 500 / 131057 during maintenance, then accepts again', async () => {
+    sandbox = await startTestSandbox({ phoneNumberIds: ['106540352242922', '106540352242923'] });
+    const set = await postJson(`${sandbox.url}/_sandbox/faults`, { maintenance: { forMs: 60_000, phoneNumberId: '106540352242922' } });
+    expect(set.status).toBe(200);
+    const during = await send(sandbox, orderUpdate());
+    expect(during.status).toBe(500);
+    expect(during.body.error).toMatchObject({ code: 131057, message: '(#131057) Account in maintenance mode' });
+    expect((await send(sandbox, orderUpdate('+447700900999'), { phoneNumberId: '106540352242923' })).status).toBe(200);
+    sandbox.setFaults({});
+    expect((await send(sandbox, orderUpdate())).status).toBe(200);
+    expect(sandbox.stats()).toMatchObject({ accepted: 2, rejectedByCode: { '131057': 1 } });
+  });
+
+  it('accepts every send at failureShare rate 1 and marks each to fail by webhook with a chosen code', async () => {
+    sandbox = await startTestSandbox();
+    expect((await postJson(`${sandbox.url}/_sandbox/faults`, { failureShare: { rate: 1, codes: [131049] } })).status).toBe(200);
+    const s = sandbox;
+    const replies = await Promise.all([1, 2, 3].map((n) => send(s, orderUpdate(`+44770090012${n}`))));
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(s.accepted().map((m) => m.failure?.code)).toEqual([131049, 131049, 131049]);
+    const refused = await postJson(`${s.url}/_sandbox/faults`, { failureShare: { rate: 1, codes: [131056] } });
+    expect(refused.status).toBe(400);
+    expect(refused.body?.['error']).toMatch(/only by webhook/);
   });
 
   it('refuses bad burst and recipient settings over HTTP with a clear message', async () => {

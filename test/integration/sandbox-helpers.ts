@@ -34,12 +34,12 @@ export interface JsonReply<T = ReplyBody> {
 export async function send(
   sandbox: Sandbox,
   body: unknown,
-  options: { token?: string | null; phoneNumberId?: string; headersTimeout?: number } = {},
+  options: { token?: string | null; phoneNumberId?: string; version?: string; headersTimeout?: number } = {},
 ): Promise<JsonReply> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   const token = options.token === undefined ? TOKEN : options.token;
   if (token !== null) headers['authorization'] = `Bearer ${token}`;
-  const response = await request(`${sandbox.url}/v23.0/${options.phoneNumberId ?? PHONE_NUMBER_ID}/messages`, {
+  const response = await request(`${sandbox.url}/${options.version ?? 'v23.0'}/${options.phoneNumberId ?? PHONE_NUMBER_ID}/messages`, {
     method: 'POST',
     headers,
     body: typeof body === 'string' ? body : JSON.stringify(body),

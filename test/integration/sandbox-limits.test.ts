@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { orderUpdate, send, startTestSandbox } from './sandbox-helpers.js';
+import { PHONE_NUMBER_ID, orderUpdate, send, startTestSandbox } from './sandbox-helpers.js';
 
 /** Throughput (130429) and pair (131056) limits over real HTTP. */
 let sandbox: Sandbox | undefined;
@@ -40,7 +40,7 @@ describe('sandbox limits', () => {
   });
 
   it('answers 400 / 131056 when one recipient gets more than the burst', async () => {
-    sandbox = await startTestSandbox({ pairLimit: { burst: 2, refillMs: 60_000 } });
+    sandbox = await startTestSandbox({ pairLimit: { burst: 2, refillMs: 60_000 }, phoneNumberIds: [PHONE_NUMBER_ID, '999'] });
     expect((await send(sandbox, orderUpdate(recipient(1)))).status).toBe(200);
     expect((await send(sandbox, orderUpdate(recipient(1)))).status).toBe(200);
     const third = await send(sandbox, orderUpdate(recipient(1)));

@@ -117,23 +117,63 @@ describe('sandbox POST /messages', () => {
     expect(reply.status).toBe(200);
   });
 
-  it('answers 131047 to free-form text until the user writes in, then accepts it', async () => {
+  it('accepts free-form text outside the service window (200 + wamid) and marks it to fail 131047 by webhook, not by a 400', async () => {
     const message = { messaging_product: 'whatsapp', to: '+447700900123', type: 'text', text: { body: 'Hi Ana' } };
-    expectGraphError(await send(sandbox, message), 400, 131047);
+    const outside = await send(sandbox, message);
+    expect(outside.status).toBe(200);
+    expect(outside.body.messages?.[0]?.id).toMatch(/^wamid\./);
+    expect(sandbox.accepted()[0]).toMatchObject({ wamid: outside.body.messages?.[0]?.id, failure: { code: 131047, cause: 'window' } });
 
-    const inbound = await postJson(`${sandbox.url}/_sandbox/inbound`, { from: '447700900123', text: 'hello' });
-    expect(inbound.status).toBe(200);
-    const reply = await send(sandbox, message);
-    expect(reply.status).toBe(200);
-    expect(reply.body.messages?.[0]?.message_status).toBeUndefined();
+    sandbox.openServiceWindow('+447700900123');
+    const inside = await send(sandbox, message);
+    expect(inside.status).toBe(200);
+    expect(inside.body.messages?.[0]?.message_status).toBeUndefined();
+    expect(sandbox.accepted()[1]?.failure).toBeUndefined();
 
     sandbox.openServiceWindow('+447700900999', Date.now() - 25 * 60 * 60 * 1000);
-    expectGraphError(await send(sandbox, { ...message, to: '+447700900999' }), 400, 131047);
+    expect((await send(sandbox, { ...message, to: '+447700900999' })).status).toBe(200);
+    expect(sandbox.accepted()[2]?.failure?.code).toBe(131047);
+    expect(sandbox.stats()).toMatchObject({ accepted: 3, rejectedByCode: {}, failedByCode: { '131047': 2 } });
   });
 
-  it('answers 400 / 2500 for a path that is not Meta\'s', async () => {
-    const reply = await getJson(`${sandbox.url}/v23/123/messages`);
-    expectGraphError(reply, 400, 2500);
+  it('answers a missing required field with 100 "The parameter … is required." and no error_data', async () => {
+    const body = orderUpdate();
+    delete (body['template'] as Record<string, unknown>)['language'];
+    const reply = await send(sandbox, body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toEqual({
+      message: '(#100) The parameter template.language is required.',
+      type: 'OAuthException',
+      code: 100,
+      fbtrace_id: expect.any(String) as unknown,
+    });
+  });
+
+  it('refuses a phone-number ID it does not have with 400 / 100, subcode 33, GraphMethodException, after the token check', async () => {
+    const reply = await send(sandbox, orderUpdate(), { phoneNumberId: '106540352242999' });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toEqual({
+      message: expect.stringMatching(/^Unsupported post request\. Object with ID '106540352242999' does not exist/) as unknown,
+      type: 'GraphMethodException',
+      code: 100,
+      error_subcode: 33,
+      fbtrace_id: expect.any(String) as unknown,
+    });
+    expectGraphError(await send(sandbox, orderUpdate(), { phoneNumberId: '106540352242999', token: 'wrong' }), 401, 190);
+    expect(sandbox.accepted()).toHaveLength(0);
+    expect(sandbox.phoneNumberIds).toEqual([PHONE_NUMBER_ID]);
+  });
+
+  it('answers 400 / 2500 for a path that is not Meta\'s, and for an API version it does not serve', async () => {
+    expectGraphError(await getJson(`${sandbox.url}/v23/123/messages`), 400, 2500);
+    for (const version of ['v17.0', 'v26.0', 'v23.1']) {
+      const reply = await send(sandbox, orderUpdate(), { version });
+      expectGraphError(reply, 400, 2500);
+      expect(reply.body.error?.message).toBe(`Unknown path components: /${version}/${PHONE_NUMBER_ID}/messages`);
+      expectGraphError(await getJson(`${sandbox.url}/${version}/102290129340398/message_templates`), 400, 2500);
+    }
+    for (const version of ['v18.0', 'v25.0']) expect((await send(sandbox, orderUpdate(`+4477009001${version.slice(1, 3)}`), { version })).status).toBe(200);
+    expect(sandbox.accepted()).toHaveLength(2);
   });
 
   it('counts rejections by code and forgets them on reset', async () => {
@@ -147,6 +187,7 @@ describe('sandbox POST /messages', () => {
       requests: 1,
       busiestRequestSecond: 1,
       duplicates: 0,
+      failedByCode: {},
     });
     expect((await postJson(`${sandbox.url}/_sandbox/reset`, {})).status).toBe(204);
     expect(sandbox.stats()).toEqual({
@@ -156,6 +197,7 @@ describe('sandbox POST /messages', () => {
       requests: 0,
       busiestRequestSecond: 0,
       duplicates: 0,
+      failedByCode: {},
     });
     expect((await getJson(`${sandbox.url}/_sandbox/healthz`, null)).body).toEqual({ status: 'ok' });
   });

@@ -15,29 +15,30 @@ const draws = (...values: number[]) => {
 };
 
 const codeOf = (reply: SendReply): number => ('error' in reply.body ? reply.body.error.code : reply.status);
+const NUMBER = '106540352242922';
 
 describe('FaultInjector: random faults', () => {
   it('decides nothing when no faults are set', () => {
-    expect(new FaultInjector(() => 0).decide(0)).toEqual({ kind: 'none' });
+    expect(new FaultInjector(() => 0).decide(0, NUMBER)).toEqual({ kind: 'none' });
   });
 
   it('splits one draw between errors and timeouts', () => {
     const faults = new FaultInjector(draws(0.05, 0.9, 0.15, 0.5));
-    faults.set({ errorRate: 0.1, timeoutRate: 0.1, errorStatuses: [503] });
-    expect(faults.decide(0)).toEqual({
+    faults.set({ errorRate: 0.1, timeoutRate: 0.1, errorStatuses: [503] }, 0);
+    expect(faults.decide(0, NUMBER)).toEqual({
       kind: 'error',
       error: expect.objectContaining({ code: 133004, status: 503 }) as unknown,
     });
-    expect(faults.decide(0)).toEqual({ kind: 'timeout' });
-    expect(faults.decide(0)).toEqual({ kind: 'none' });
+    expect(faults.decide(0, NUMBER)).toEqual({ kind: 'timeout' });
+    expect(faults.decide(0, NUMBER)).toEqual({ kind: 'none' });
   });
 
   it('maps 500 to 131000 and refuses out-of-range settings', () => {
     const faults = new FaultInjector(() => 0);
-    faults.set({ errorRate: 1, errorStatuses: [500] });
-    expect(faults.decide(0)).toMatchObject({ kind: 'error', error: { code: 131000, status: 500 } });
-    expect(() => faults.set({ errorRate: 2 })).toThrow();
-    expect(() => faults.set({ errorStatuses: [404] })).toThrow();
+    faults.set({ errorRate: 1, errorStatuses: [500] }, 0);
+    expect(faults.decide(0, NUMBER)).toMatchObject({ kind: 'error', error: { code: 131000, status: 500 } });
+    expect(() => faults.set({ errorRate: 2 }, 0)).toThrow();
+    expect(() => faults.set({ errorStatuses: [404] }, 0)).toThrow();
   });
 });
 
@@ -54,34 +55,45 @@ describe('FaultInjector: throttle bursts', () => {
 
   it('answers the throughput limiter\'s own 130429 inside a burst and nothing outside it', () => {
     const faults = new FaultInjector(() => 0.99);
-    faults.set({ throttleBursts: bursts });
-    const inside = faults.decide(10_050);
+    faults.set({ throttleBursts: bursts }, 0);
+    const inside = faults.decide(10_050, NUMBER);
     expect(inside).toEqual({ kind: 'error', error: { ...THROUGHPUT_ERROR } });
     if (inside.kind !== 'error') throw new Error('expected an error');
     const reply = toGraphError(inside.error);
     expect(reply.status).toBe(400);
     expect(reply.body.error).toMatchObject({ code: 130429, message: '(#130429) Rate limit hit' });
-    expect(faults.decide(10_500)).toEqual({ kind: 'none' });
+    expect(faults.decide(10_500, NUMBER)).toEqual({ kind: 'none' });
   });
 
   it('wins over the random faults inside a burst and leaves them alone outside it', () => {
     const faults = new FaultInjector(() => 0);
-    faults.set({ throttleBursts: bursts, timeoutRate: 1 });
-    expect(faults.decide(100)).toMatchObject({ kind: 'error', error: { code: 130429 } });
-    expect(faults.decide(300)).toEqual({ kind: 'timeout' });
+    faults.set({ throttleBursts: bursts, timeoutRate: 1 }, 0);
+    expect(faults.decide(100, NUMBER)).toMatchObject({ kind: 'error', error: { code: 130429 } });
+    expect(faults.decide(300, NUMBER)).toEqual({ kind: 'timeout' });
   });
 });
 
 describe('FaultInjector: recipient errors', () => {
-  it('forces the code exactly `times` times for that recipient only, as HTTP 400', () => {
+  it('forces a synchronous code exactly `times` times for that recipient only, as HTTP 400', () => {
     const faults = new FaultInjector();
-    faults.set({ recipientErrors: [{ waId: '447700900123', code: 131026, times: 2 }] });
+    faults.set({ recipientErrors: [{ waId: '447700900123', code: 131030, times: 2 }] }, 0);
     expect(faults.recipientError('447700900999')).toBeUndefined();
     const first = faults.recipientError('447700900123');
-    expect(first).toMatchObject({ code: 131026, status: 400 });
-    expect(toGraphError(first ?? THROUGHPUT_ERROR).body.error.message).toBe('(#131026) Message Undeliverable');
-    expect(faults.recipientError('447700900123')).toMatchObject({ code: 131026 });
+    expect(first).toMatchObject({ code: 131030, status: 400 });
+    expect(toGraphError(first ?? THROUGHPUT_ERROR).body.error.message).toBe('(#131030) Recipient phone number not in allowed list');
+    expect(faults.forcedFailure('447700900123')).toBeUndefined();
+    expect(faults.recipientError('447700900123')).toMatchObject({ code: 131030 });
     expect(faults.recipientError('447700900123')).toBeUndefined();
+  });
+
+  it.each([131026, 131047, 131049, 131050])('never answers the webhook-only code %i synchronously: it is a later failure, `times` times', (code) => {
+    const faults = new FaultInjector();
+    faults.set({ recipientErrors: [{ waId: '447700900123', code, times: 2 }] }, 0);
+    expect(faults.recipientError('447700900123')).toBeUndefined();
+    expect(faults.forcedFailure('447700900999')).toBeUndefined();
+    expect(faults.forcedFailure('447700900123')).toMatchObject({ code, cause: 'recipientErrors', details: expect.any(String) as unknown });
+    expect(faults.forcedFailure('447700900123')).toMatchObject({ code });
+    expect(faults.forcedFailure('447700900123')).toBeUndefined();
   });
 
   it('reuses the pair-limit details for 131056 and answers 400 even for a 5xx code', () => {
@@ -91,24 +103,24 @@ describe('FaultInjector: recipient errors', () => {
         { waId: '4915110000001', code: 131056, times: 1 },
         { waId: '4915110000002', code: 131000, times: 1 },
       ],
-    });
+    }, 0);
     expect(faults.recipientError('4915110000001')).toEqual({ ...PAIR_LIMIT_ERROR, status: 400 });
     expect(toGraphError(faults.recipientError('4915110000002') ?? THROUGHPUT_ERROR).status).toBe(400);
   });
 
   it('restarts the counters when faults are set again, and drops them when left out', () => {
     const faults = new FaultInjector();
-    const settings = { recipientErrors: [{ waId: '447700900123', code: 131049, times: 1 }] };
-    faults.set(settings);
+    const settings = { recipientErrors: [{ waId: '447700900123', code: 131030, times: 1 }] };
+    faults.set(settings, 0);
     expect(faults.recipientError('447700900123')).toBeDefined();
     expect(faults.recipientError('447700900123')).toBeUndefined();
-    faults.set(settings);
+    faults.set(settings, 0);
     expect(faults.recipientError('447700900123')).toBeDefined();
-    faults.set(settings);
-    faults.set({});
+    faults.set(settings, 0);
+    faults.set({}, 0);
     expect(faults.recipientError('447700900123')).toBeUndefined();
     // The settings as given stay visible (GET /_sandbox/faults), not the used-up counters.
-    faults.set(settings);
+    faults.set(settings, 0);
     faults.recipientError('447700900123');
     expect(faults.current).toEqual(settings);
   });
@@ -206,6 +218,7 @@ describe('SandboxRuntime with faults', () => {
     const rt = new SandboxRuntime({
       templates: FIXTURE_TEMPLATES,
       accessToken: 't',
+      phoneNumberIds: ['123'],
       messagesPerSecond: options.perSecond ?? 80,
       pairLimit: options.burst === undefined ? false : { burst: options.burst, refillMs: 6000 },
       onListenerError: () => undefined,
@@ -217,25 +230,25 @@ describe('SandboxRuntime with faults', () => {
 
   it('applies a forced recipient error after validation and before the limits, using no quota', () => {
     const { rt } = runtime({ perSecond: 1, burst: 1 });
-    rt.faults.set({ recipientErrors: [{ waId: '447700900123', code: 131049, times: 2 }] });
+    rt.setFaults({ recipientErrors: [{ waId: '447700900123', code: 131030, times: 2 }] });
     // An invalid send to that recipient is refused by validation and does not use a forced error.
     expect(codeOf(rt.send('123', orderUpdate({ messaging_product: 'sms' })))).toBe(100);
-    expect(codeOf(rt.send('123', orderUpdate()))).toBe(131049);
-    expect(codeOf(rt.send('123', orderUpdate()))).toBe(131049);
+    expect(codeOf(rt.send('123', orderUpdate()))).toBe(131030);
+    expect(codeOf(rt.send('123', orderUpdate()))).toBe(131030);
     // Neither forced error took the one throughput slot or the pair's single token.
     expect(codeOf(rt.send('123', orderUpdate()))).toBe(200);
-    expect(rt.stats()).toMatchObject({ accepted: 1, rejectedByCode: { '100': 1, '131049': 2 } });
+    expect(rt.stats()).toMatchObject({ accepted: 1, rejectedByCode: { '100': 1, '131030': 2 }, failedByCode: {} });
   });
 
   it('counts admitted requests and their busiest second, and duplicates only among accepted sends', () => {
     const { rt, advance } = runtime({ perSecond: 2 });
     for (let i = 0; i < 3; i++) {
-      rt.admitRequest();
+      rt.admitRequest('123');
       rt.send('123', orderUpdate());
       advance(100);
     }
     advance(2000);
-    rt.admitRequest();
+    rt.admitRequest('123');
     rt.send('123', orderUpdate());
     // Accepted: 1st, 2nd (a duplicate) and the last (another); the 3rd was refused with 130429.
     expect(rt.stats()).toEqual({
@@ -245,16 +258,17 @@ describe('SandboxRuntime with faults', () => {
       requests: 4,
       busiestRequestSecond: 3,
       duplicates: 2,
+      failedByCode: {},
     });
   });
 
   it('decides a throttle burst on the runtime clock', () => {
     const { rt, advance } = runtime();
-    rt.faults.set({ throttleBursts: { everyMs: 10_000, forMs: 1000 } });
+    rt.setFaults({ throttleBursts: { everyMs: 10_000, forMs: 1000 } });
     // The clock starts at 1_000_000: the first ms of a 10 s period.
-    expect(rt.admitRequest()).toMatchObject({ kind: 'error', error: { code: 130429 } });
+    expect(rt.admitRequest('123')).toMatchObject({ kind: 'error', error: { code: 130429 } });
     advance(1000);
-    expect(rt.admitRequest()).toEqual({ kind: 'none' });
+    expect(rt.admitRequest('123')).toEqual({ kind: 'none' });
     expect(rt.stats().requests).toBe(2);
   });
 });

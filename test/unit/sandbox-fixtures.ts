@@ -139,3 +139,19 @@ export function expectGraphError(
   else if (details !== undefined) expect(result.error.details).toMatch(details);
   return result.error;
 }
+
+/**
+ * Asserts the result is Meta's answer to an absent required field (reference §7 item 1):
+ * 400 / 100 worded `(#100) The parameter <path> is required.` with no error_data.
+ */
+export function expectMissingField(result: ValidationResult, path: string): void {
+  if (result.ok) throw new Error(`expected missing ${path}, got success ${JSON.stringify(result.message)}`);
+  const reply = toGraphError(result.error);
+  expect(reply.status).toBe(400);
+  expect(reply.body.error).toEqual({
+    message: `(#100) The parameter ${path} is required.`,
+    type: 'OAuthException',
+    code: 100,
+    fbtrace_id: expect.any(String) as unknown,
+  });
+}

@@ -107,6 +107,7 @@ describe('SandboxRuntime.send', () => {
     const rt = new SandboxRuntime({
       templates: FIXTURE_TEMPLATES,
       accessToken: 't',
+      phoneNumberIds: ['123'],
       messagesPerSecond: options.perSecond ?? 80,
       pairLimit: options.burst === undefined ? false : { burst: options.burst, refillMs: 6000 },
       onListenerError: () => undefined,
@@ -141,6 +142,7 @@ describe('SandboxRuntime.send', () => {
       requests: 0,
       busiestRequestSecond: 0,
       duplicates: 0,
+      failedByCode: {},
     });
   });
 
@@ -163,10 +165,10 @@ describe('SandboxRuntime.send', () => {
 
   it('reset forgets messages, counters and limiter state', () => {
     const { rt, advance } = runtime({ perSecond: 1 });
-    rt.admitRequest();
+    rt.admitRequest('123');
     rt.send('123', orderUpdate());
     advance(1000);
-    rt.admitRequest();
+    rt.admitRequest('123');
     rt.send('123', orderUpdate());
     rt.send('123', orderUpdate({ to: to(1) }));
     // Guard: there was something to forget.
@@ -179,6 +181,7 @@ describe('SandboxRuntime.send', () => {
       requests: 0,
       busiestRequestSecond: 0,
       duplicates: 0,
+      failedByCode: {},
     });
     expect(rt.send('123', orderUpdate()).status).toBe(200);
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors/app-error.js';
 import { AccessTokens } from '../../src/sandbox/access-token.js';
-import { toGraphError } from '../../src/sandbox/graph-error.js';
+import { missingParameter, toGraphError } from '../../src/sandbox/graph-error.js';
 import { newWamid } from '../../src/sandbox/ids.js';
 import { loadTemplatesFile } from '../../src/templates/templates-file.js';
 import { InvalidCursorError, TemplatesStore } from '../../src/sandbox/templates-store.js';
@@ -18,6 +18,8 @@ describe('Graph error bodies', () => {
     [130429, 400, '(#130429) Rate limit hit'],
     [131000, 500, '(#131000) Something went wrong'],
     [133004, 503, '(#133004) Server Temporarily Unavailable'],
+    [131057, 500, '(#131057) Account in maintenance mode'],
+    [132018, 400, '(#132018) There was an issue with the parameters in your template.'],
   ])('code %i answers HTTP %i with message %j', (code, status, message) => {
     const reply = toGraphError({ code, details: 'why' });
     expect(reply.status).toBe(status);
@@ -26,6 +28,13 @@ describe('Graph error bodies', () => {
       type: 'OAuthException',
       code,
       error_data: { messaging_product: 'whatsapp', details: 'why' },
+    });
+  });
+
+  it('words a missing required field as Graph does: 100, "(#100) The parameter … is required.", no error_data', () => {
+    expect(toGraphError(missingParameter('template.name'))).toEqual({
+      status: 400,
+      body: { error: { message: '(#100) The parameter template.name is required.', type: 'OAuthException', code: 100, fbtrace_id: expect.any(String) as unknown } },
     });
   });
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { validateMessage } from '../../src/sandbox/message-validation.js';
-import { WHITESPACE_DETAILS } from '../../src/sandbox/parameter-validation.js';
-import { expectGraphError, fixtureStore, orderUpdate, templateSend, textParam } from './sandbox-fixtures.js';
+import { NAME_MISSING_DETAILS, WHITESPACE_DETAILS } from '../../src/sandbox/parameter-validation.js';
+import { expectGraphError, expectMissingField, fixtureStore, orderUpdate, templateSend, textParam } from './sandbox-fixtures.js';
 
 /** The `template` rules of a send (reference §1.4, checklist §7 items 2–5), without a server. */
 const store = fixtureStore();
-const validate = (body: unknown) => validateMessage(body, { templates: store, isWindowOpen: () => false });
+const validate = (body: unknown) => validateMessage(body, { templates: store });
 const bodyOf = (...parameters: unknown[]) => ({ type: 'body', parameters });
 const image = (media: Record<string, unknown> = { link: 'https://cdn.example.com/a.jpg' }) => ({
   type: 'image',
@@ -16,15 +16,10 @@ const promoBody = bodyOf(textParam('Ana'), textParam('25%'));
 const named = (...parameters: unknown[]) => templateSend('appointment_reminder_named', [bodyOf(...parameters)]);
 
 describe('sandbox template lookup', () => {
-  it('requires template.name and template.language.code (131008)', () => {
-    expectGraphError(validate(orderUpdate({ template: { language: { code: 'en_US' } } })), 131008, 400, /template.name/);
-    expectGraphError(validate(orderUpdate({ template: { name: 'order_update' } })), 131008, 400, /template.language/);
-    expectGraphError(
-      validate(orderUpdate({ template: { name: 'order_update', language: {} } })),
-      131008,
-      400,
-      'Required parameter is missing: template.language.code',
-    );
+  it('requires template.name and template.language.code (100 "The parameter … is required.", not 131008)', () => {
+    expectMissingField(validate(orderUpdate({ template: { language: { code: 'en_US' } } })), 'template.name');
+    expectMissingField(validate(orderUpdate({ template: { name: 'order_update' } })), 'template.language');
+    expectMissingField(validate(orderUpdate({ template: { name: 'order_update', language: {} } })), 'template.language.code');
   });
 
   it('refuses unknown keys in template and language with 100', () => {
@@ -81,8 +76,9 @@ describe('sandbox template components', () => {
     expectGraphError(validate(templateSend('order_update', [{ type: 'BODY', parameters: [] }])), 100, 400, /BODY/);
   });
 
-  it('refuses a component without parameters with 131008', () => {
-    expectGraphError(validate(templateSend('order_update', [{ type: 'body' }])), 131008, 400, /parameters/);
+  it('refuses a component without parameters, or without its type, as a missing field (100)', () => {
+    expectMissingField(validate(templateSend('order_update', [{ type: 'body' }])), 'template.components[0].parameters');
+    expectMissingField(validate(templateSend('order_update', [{ parameters: [] }])), 'template.components[0].type');
   });
 
   it.each([
@@ -118,7 +114,9 @@ describe('sandbox template components', () => {
         'en_GB',
       );
     expect(validate(send(currency)).ok).toBe(true);
-    expectGraphError(validate(send({ type: 'currency', currency: { code: 'GBP', amount_1000: 1 } })), 131008, 400, /fallback_value/);
+    expectMissingField(validate(send({ type: 'currency', currency: { code: 'GBP', amount_1000: 1 } })), 'body.parameters[1].currency.fallback_value');
+    expectMissingField(validate(send({ type: 'currency', currency: { code: 'GBP', fallback_value: '£1' } })), 'body.parameters[1].currency.amount_1000');
+    expectGraphError(validate(send({ type: 'currency', currency: { ...currency.currency, fallback_value: '' } })), 131008, 400, /fallback_value/);
     expectGraphError(validate(send({ ...currency, currency: { ...currency.currency, code: 'pounds' } })), 100, 400, /code/);
     expectGraphError(validate(send({ ...currency, currency: { ...currency.currency, amount_1000: 2.5 } })), 100, 400);
   });
@@ -129,9 +127,17 @@ describe('sandbox template components', () => {
     const send = (...buttons: unknown[]) => templateSend('text_header_url', [header, body, ...buttons], 'en_GB');
     const url = (index: string, ...parameters: unknown[]) => ({ type: 'button', sub_type: 'url', index, parameters });
     expect(validate(send(url('0', textParam('X1')))).ok).toBe(true);
-    expectGraphError(validate(send()), 132000, 400, 'button 0 (url): expected 1 parameters, got 0');
+    // Omitting the URL-button component is a missing value, in Meta's words (reference §7 item 3).
+    expectGraphError(validate(send()), 131008, 400, 'buttons: Button at index 0 of type Url requires a parameter');
     expectGraphError(validate(send(url('0'))), 132000, 400, /expected 1 parameters, got 0/);
-    expectGraphError(validate(send(url('1', textParam('X1')))), 132000, 400, /QUICK_REPLY/);
+    // A sub_type contradicting the template's button is 132018, also in Meta's words.
+    expectGraphError(validate(send(url('1', textParam('X1')))), 132018, 400, 'buttons: Button at index 1 must be of type QuickReply');
+    expectGraphError(
+      validate(send({ type: 'button', sub_type: 'quick_reply', index: '0', parameters: [{ type: 'payload', payload: 'P' }] })),
+      132018,
+      400,
+      'buttons: Button at index 0 must be of type Url',
+    );
     expectGraphError(validate(send(url('0', textParam('X1')), url('5', textParam('X')))), 132000, 400, /no button at index 5/);
     expectGraphError(validate(send(url('00', textParam('X1')))), 100, 400, /index/);
     expectGraphError(validate(send({ ...url('0', textParam('X1')), index: 0 })), 100, 400, /index/);
@@ -172,7 +178,7 @@ describe('sandbox media headers', () => {
 
   it('needs exactly one of link (https) or id', () => {
     const send = (media: Record<string, unknown>) => promo({ type: 'header', parameters: [image(media)] }, promoBody);
-    expectGraphError(validate(send({})), 131008, 400, /link or/);
+    expectMissingField(validate(send({})), 'header.parameters[0].image.link or header.parameters[0].image.id');
     expectGraphError(validate(send({ link: 'https://x.example/a.jpg', id: '1' })), 100, 400, /not both/);
     expectGraphError(validate(send({ link: 'http://x.example/a.jpg' })), 100, 400, /https/);
     expectGraphError(validate(send({ link: 'https://x.example/a.jpg', caption: 'hi' })), 100, 400, /caption/);
@@ -197,13 +203,22 @@ describe('sandbox text parameters', () => {
     expect(validate(templateSend('order_update', [bodyOf(textParam('a    b'), textParam('x'))])).ok).toBe(true);
   });
 
-  it('refuses an empty text parameter with 131008 naming it', () => {
-    expectGraphError(validate(templateSend('order_update', [bodyOf(textParam(''), textParam('x'))])), 131008, 400, /body.parameters\[0\].text/);
+  it('refuses an empty text parameter with 131008 (a missing value) in Meta\'s words, naming it', () => {
+    expectGraphError(
+      validate(templateSend('order_update', [bodyOf(textParam(''), textParam('x'))])),
+      131008,
+      400,
+      'Parameter of type text is missing text value (body.parameters[0].text)',
+    );
   });
 
-  it('refuses a parameter without a known type with 100', () => {
+  it('refuses a text parameter without its text key as a missing field (100), not 131008', () => {
+    expectMissingField(validate(templateSend('order_update', [bodyOf({ type: 'text' }, textParam('x'))])), 'body.parameters[0].text');
+  });
+
+  it('refuses a parameter without a known type with 100, and one without a type as a missing field', () => {
     expectGraphError(validate(templateSend('order_update', [bodyOf({ type: 'txt', text: 'a' }, textParam('x'))])), 100, 400, /txt/);
-    expectGraphError(validate(templateSend('order_update', [bodyOf({ text: 'a' }, textParam('x'))])), 131008, 400, /type/);
+    expectMissingField(validate(templateSend('order_update', [bodyOf({ text: 'a' }, textParam('x'))])), 'body.parameters[0].type');
   });
 
   it('refuses parameter_name on a POSITIONAL template with 100', () => {
@@ -225,8 +240,11 @@ describe('sandbox NAMED templates', () => {
     expect(validate(named(time, first)).ok).toBe(true);
   });
 
+  it.each([[textParam('Ana')], [textParam('Ana', '')]])('answers 100 "%j: Parameter name is missing or empty" for a parameter without its name', (parameter) => {
+    expectGraphError(validate(named(parameter, time)), 100, 400, NAME_MISSING_DETAILS);
+  });
+
   it.each([
-    ['a missing parameter_name', [textParam('Ana'), time], /parameter_name is required/],
     ['an unknown parameter_name', [first, textParam('x', 'appointment_date')], /unknown parameter_name appointment_date/],
     ['a duplicated parameter_name', [first, first], /given twice/],
     ['a missing variable', [first], /missing appointment_time/],

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { newWamid } from './ids.js';
+import { phoneDigits } from './phone-digits.js';
+import type { InboundMessage } from './webhook-payloads.js';
+
+/**
+ * `POST /_sandbox/inbound`: a user writing to a business number, as the sandbox plays it. The
+ * body says who wrote what (a text, or a tap on a template's quick-reply button replying to
+ * one of the business's messages); the sandbox opens that user's service window and posts
+ * the signed `messages` webhook Meta would (reference §3.4), so an opt-out keyword or a
+ * button reply can be driven end to end without a phone.
+ */
+export const MAX_INBOUND_TEXT = 4096;
+
+export const inboundRequestSchema = z
+  .strictObject({
+    from: z.string().refine((value) => phoneDigits(value) !== undefined, 'must be a phone number (7–15 digits)'),
+    text: z.string().min(1, 'text must not be empty').max(MAX_INBOUND_TEXT).optional(),
+    button: z.strictObject({ payload: z.string(), text: z.string().min(1, 'button.text (the label) must not be empty') }).optional(),
+    /** The wamid of the business message replied to (context.id). */
+    contextId: z.string().min(1).optional(),
+    /** Default: the sandbox's first number. */
+    phoneNumberId: z.string().optional(),
+    /** contacts[].profile.name (default "Sandbox user"). */
+    name: z.string().min(1).max(256).optional(),
+  })
+  .refine((body) => (body.text === undefined) !== (body.button === undefined), {
+    message: 'give either text (a message) or button ({ payload, text }: a quick-reply tap), not both or neither',
+  })
+  .refine((body) => body.button === undefined || body.contextId !== undefined, {
+    message: 'a button tap replies to a template message: give contextId (its wamid)',
+    path: ['contextId'],
+  });
+
+export type InboundRequest = z.infer<typeof inboundRequestSchema>;
+
+const DEFAULT_NAME = 'Sandbox user';
+
+/** The message the request describes, with a fresh inbound wamid; `phoneNumberId` already resolved. */
+export function inboundMessage(request: InboundRequest, phoneNumberId: string, at: number): InboundMessage {
+  const waId = phoneDigits(request.from) ?? '';
+  const content = request.button === undefined
+    ? { kind: 'text' as const, body: request.text ?? '' }
+    : { kind: 'button' as const, payload: request.button.payload, text: request.button.text };
+  return {
+    phoneNumberId,
+    waId,
+    name: request.name ?? DEFAULT_NAME,
+    id: newWamid(),
+    at,
+    content,
+    ...(request.contextId === undefined ? {} : { contextId: request.contextId }),
+  };
+}

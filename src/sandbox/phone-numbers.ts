@@ -1,0 +1,49 @@
+import type { GraphErrorSpec } from './graph-error.js';
+
+/**
+ * The business phone numbers the sandbox has, by phone-number ID: a send to any other ID in
+ * the path is refused as Meta refuses it (reference §2.1, §7 item 1: 400 / 100 with
+ * error_subcode 33, GraphMethodException, no error_data), so a mistyped
+ * WHATSAPP_PHONE_NUMBER_ID shows up against the sandbox, not first in production.
+ */
+
+/** The ID the samples, README, demo, docker-compose and tests use. */
+export const DEFAULT_PHONE_NUMBER_IDS: readonly string[] = Object.freeze(['106540352242922']);
+
+const ID_PATTERN = /^\d{1,20}$/;
+
+export function unknownNumberError(phoneNumberId: string): GraphErrorSpec {
+  return {
+    code: 100,
+    subcode: 33,
+    type: 'GraphMethodException',
+    message:
+      `Unsupported post request. Object with ID '${phoneNumberId}' does not exist, cannot be loaded due to ` +
+      'missing permissions, or does not support this operation. Please read the Graph API documentation at ' +
+      'https://developers.facebook.com/docs/graph-api',
+  };
+}
+
+export class PhoneNumbers {
+  private readonly ids: ReadonlySet<string>;
+  /** Where inbound messages go when no number is named. */
+  readonly first: string;
+
+  /** Throws RangeError for an empty list or an ID that is not Meta's all-digits form. */
+  constructor(ids: readonly string[]) {
+    const bad = ids.find((id) => !ID_PATTERN.test(id));
+    if (bad !== undefined) throw new RangeError(`phoneNumberIds: "${bad}" is not a phone-number ID (digits only)`);
+    const first = ids[0];
+    if (first === undefined) throw new RangeError('phoneNumberIds needs at least one phone-number ID');
+    this.ids = new Set(ids);
+    this.first = first;
+  }
+
+  has(phoneNumberId: string): boolean {
+    return this.ids.has(phoneNumberId);
+  }
+
+  get all(): string[] {
+    return [...this.ids];
+  }
+}
