@@ -163,7 +163,14 @@ program
   .description('show a campaign state and counts')
   .argument('<id>', 'campaign ID')
   .option('--json', 'print JSON')
-  .action(async (id: string, o: { json?: boolean }) => {
+  .option('--watch', 'a live view, read once a second, until the campaign is completed or cancelled: progress bar, rate, ETA, counts (with --json: one JSON object per line, with rate and etaSeconds; Ctrl-C leaves it, exit 130)')
+  .action(async (id: string, o: { json?: boolean; watch?: boolean }) => {
+    if (o.watch === true) {
+      const { watchStatus } = await import('./status-watch.js');
+      const outcome = await withContext((context) => watchStatus(context, id, { json: o.json === true, notFound: () => notFound(id) }));
+      if (outcome === 'interrupted') process.exitCode = 130;
+      return;
+    }
     const { statusJson, statusText } = await import('../src/cli/format.js');
     const { windowStatus } = await import('../src/campaigns/report/window-status.js');
     await withContext(async ({ ledger }) => {
@@ -325,11 +332,12 @@ program
   .option('--templates <file>', 'approved templates (Meta list JSON)', 'samples/templates.json')
   .addOption(new Option('--mps <n>', 'messages per second per phone number before 130429 (0 = unlimited)').default('80'))
   .option('--webhook-url <url>', 'post signed status webhooks (sent, delivered, read) for accepted sends to this URL, signed with WHATSAPP_APP_SECRET')
-  .action(async (o: { port: string; host: string; templates: string; mps: string; webhookUrl?: string }) => {
+  .option('--phone-number-id <ids>', 'phone-number IDs the sandbox has besides WHATSAPP_PHONE_NUMBER_ID, comma-separated (others are refused: 100, subcode 33)')
+  .action(async (o: { port: string; host: string; templates: string; mps: string; webhookUrl?: string; phoneNumberId?: string }) => {
     const { runSandboxUntilSignal } = await import('./sandbox-command.js');
     const port = wholeNumberOption('--port', o.port, 65535);
     const messagesPerSecond = wholeNumberOption('--mps', o.mps, 1_000_000);
-    await runSandboxUntilSignal({ port, host: o.host, templatesFile: o.templates, messagesPerSecond, webhookUrl: o.webhookUrl });
+    await runSandboxUntilSignal({ port, host: o.host, templatesFile: o.templates, messagesPerSecond, webhookUrl: o.webhookUrl, phoneNumberIds: o.phoneNumberId });
   });
 
 program

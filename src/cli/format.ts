@@ -210,3 +210,57 @@ function formatDuration(seconds: number): string {
   if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
   return `${(seconds / 3600).toFixed(1)} h`;
 }
+
+/** `campaign status --watch --json`: the object `status --json` prints, plus what the watch measures. */
+export interface WatchView extends StatusView {
+  /** Rows answered (sent, failed, unknown) per second over the last few seconds; null until two reads a second apart. */
+  rate: number | null;
+  /** Seconds until no row is left at that rate: 0 once finished; null when it cannot be said (no rate yet or 0, paused, scheduled, cancelled). */
+  etaSeconds: number | null;
+}
+
+/** Rows a request answered: what the rate counts (rejected, skipped, cancelled and expired rows take no sending time). */
+export function answeredRows(view: StatusView): number {
+  return view.sent + view.failed + view.unknown;
+}
+
+/** Rows still to go: waiting, in flight, or in doubt (`queued` includes `sending`). */
+export function rowsLeft(view: StatusView): number {
+  return view.queued + view.confirming;
+}
+
+export function watchJson(view: StatusView, rate: number | null): WatchView {
+  const left = rowsLeft(view);
+  const etaSeconds =
+    view.state === 'completed' ? 0 : view.state !== 'running' && view.state !== 'ingesting' ? null : left === 0 ? 0 : rate === null || rate <= 0 ? null : Math.ceil(left / rate);
+  return { ...view, rate: rate === null ? null : Math.round(rate * 10) / 10, etaSeconds };
+}
+
+/** The parts of a watch line: progress, rate and ETA; the rows answered; the rows still to go; what the operator should know (paused, window). */
+export function watchParts(view: WatchView): { progress: string; answered: string; pending: string; note: string } {
+  const done = Math.max(0, view.total - rowsLeft(view));
+  const share = view.total === 0 ? 100 : Math.floor((100 * done) / view.total);
+  const rate = view.rate === null ? 'rate -' : `${view.rate}/s`;
+  const eta = view.etaSeconds === null ? 'ETA -' : `ETA ${formatDuration(view.etaSeconds)}`;
+  const answered = `sent ${view.sent} (delivered ${view.delivered}, read ${view.read})  failed ${view.failed}  unknown ${view.unknown}`;
+  const pending = [
+    `queued ${view.queued}`,
+    `confirming ${view.confirming}`,
+    `rejected ${view.rejected}`,
+    `skipped ${view.skipped}`,
+    ...(view.cancelled > 0 ? [`cancelled ${view.cancelled}`] : []),
+    ...(view.expired > 0 ? [`expired ${view.expired}`] : []),
+  ].join('  ');
+  const notes: string[] = [];
+  if (view.pausedReason !== null) notes.push(`paused: ${view.pausedReason} (\`campaign resume ${view.id}\` continues it)`);
+  if (view.state === 'scheduled' && view.startsAt !== null) notes.push(`starts at ${view.startsAt}`);
+  if (view.waiting !== null && view.waiting > 0) notes.push(`${view.waiting} rows wait for their send window${view.nextWindowAt === null ? '' : ` (next opens ${view.nextWindowAt})`}`);
+  if (view.cancelReason !== null) notes.push(`cancelled: ${view.cancelReason}`);
+  return { progress: `${share}% ${done}/${view.total} rows done  ${rate}  ${eta}`, answered, pending, note: notes.join('; ') };
+}
+
+/** One line of `status --watch` where the output is not a terminal: the time, then what a redraw would show. */
+export function watchLine(view: WatchView, at: number): string {
+  const { progress, answered, pending, note } = watchParts(view);
+  return `${new Date(at).toISOString()} ${view.id} ${view.state}  ${progress}  ${answered}  ${pending}${note === '' ? '' : `  ${note}`}`;
+}
