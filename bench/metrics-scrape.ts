@@ -104,6 +104,13 @@ async function main(): Promise<void> {
       const warm = await scrapeMs();
       const times: number[] = [];
       for (let i = 0; i < SCRAPES; i++) times.push((await scrapeMs()).ms);
+      // The bare baseline: the same HTTP round trip to the same service, answering from memory.
+      const healthz: number[] = [];
+      for (let i = 0; i < SCRAPES; i++) {
+        const t = performance.now();
+        await (await fetch(`${service.url}/healthz`)).text();
+        healthz.push(performance.now() - t);
+      }
       const memory = /^used_memory_human:(\S+)/m.exec(await redis.info('memory'))?.[1] ?? '?';
       console.log(
         JSON.stringify({
@@ -114,6 +121,7 @@ async function main(): Promise<void> {
           medianMs: Number(median(times).toFixed(1)),
           minMs: Number(Math.min(...times).toFixed(1)),
           maxMs: Number(Math.max(...times).toFixed(1)),
+          healthzMedianMs: Number(median(healthz).toFixed(1)),
           firstScrapeMs: Number(warm.ms.toFixed(1)),
           bodyBytes: warm.bytes,
           campaignRowSeries: warm.series,

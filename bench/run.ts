@@ -5,7 +5,7 @@
  * in bench/out/latest.json. Progress goes to stderr. Exits 0 when a target is missed (this
  * reports, it is not a test); exits 1 only when a measurement could not be made.
  *
- *   npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks[,...]] [--rows N] [--feeder-rows N]
+ *   npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics[,...]] [--rows N] [--feeder-rows N]
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { benchDrain } from './drain.js';
 import { FEEDER_ROWS, benchFeeder } from './feeder.js';
 import { benchIngest } from './ingest.js';
+import { benchMetrics } from './metrics.js';
 import { benchRate } from './rate.js';
 import { benchWebhooks } from './webhooks.js';
 import { killAllChildrenNow, stopAllChildren } from './support/children.js';
@@ -25,7 +26,7 @@ import { ROOT } from './support/product.js';
 import { deletePendingPrefixes, openRedis, redisServerPid, redisVersion } from './support/redis.js';
 import { startSandboxChild, type SandboxChild } from './support/sandbox.js';
 
-const SECTIONS = ['ingest', 'drain', 'rate', 'feeder', 'webhooks'] as const;
+const SECTIONS = ['ingest', 'drain', 'rate', 'feeder', 'webhooks', 'metrics'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -39,7 +40,7 @@ const { values } = parseArgs({
 });
 if (values.help) {
   console.log(
-    'npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks[,...]] [--rows N (ingest rows, default 100000)] ' +
+    'npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics[,...]] [--rows N (ingest rows, default 100000)] ' +
       `[--feeder-rows N (the feeder's campaign, default ${FEEDER_ROWS}; RSS is also measured at N/10)]`,
   );
   process.exit(0);
@@ -57,7 +58,7 @@ if (
   feederRows < 10 ||
   only.some((s) => !SECTIONS.includes(s as Section))
 ) {
-  console.error('usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate|feeder|webhooks[,...]] [--rows N>=1] [--feeder-rows N>=10]');
+  console.error('usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate|feeder|webhooks|metrics[,...]] [--rows N>=1] [--feeder-rows N>=10]');
   process.exit(2);
 }
 const selected = SECTIONS.filter((s) => only.includes(s));
@@ -100,6 +101,8 @@ try {
         results.push(await benchIngest({ runs, rows, redis, redisPid }));
       } else if (section === 'webhooks') {
         results.push(await benchWebhooks({ runs, redis }));
+      } else if (section === 'metrics') {
+        results.push(await benchMetrics({ runs }));
       } else {
         sandbox ??= await startSandboxChild();
         results.push(
