@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { loadConfig } from '../src/config/config.js';
+import { checkDashboardExposure } from '../src/dashboard/exposure.js';
 import { AppError } from '../src/errors/app-error.js';
 import { listenFailure, urlHost } from '../src/http/listen.js';
 import { createLogger, type Logger } from '../src/logging/logger.js';
@@ -33,6 +34,8 @@ export async function startService(options: ServeOptions, env: Record<string, st
   const log = logger ?? createLogger(config.logLevel);
   const verifyToken = config.webhook.verifyToken;
   if (verifyToken === undefined) throw new AppError('CONFIG_INVALID', 'WEBHOOK_VERIFY_TOKEN: required for this command but not set');
+  // The campaigns page can pause and cancel campaigns: beyond loopback only behind a password.
+  checkDashboardExposure(options.host, config.dashboard.password);
   // Loaded once the settings are known good: a mistake in them is reported without paying for fastify.
   const { buildWebhookServer } = await import('../src/webhooks/webhook-server.js');
   const { RedisWebhookInbox, createWebhookRedis } = await import('../src/webhooks/webhook-inbox.js');
@@ -51,6 +54,17 @@ export async function startService(options: ServeOptions, env: Record<string, st
   const { WebhookMetrics } = await import('../src/metrics/webhook-metrics.js');
   const metricsRedis = createWebhookRedis(config.redisUrl, silentLogger());
   const metrics = createServiceMetrics({ redis: metricsRedis, prefix: config.queuePrefix, retentionMs: config.metricsRetentionMs });
+  // The campaigns page (/) and bull-board (/queues), issue 12: their own fail-fast connection and ledger.
+  const { createDashboard } = await import('../src/dashboard/dashboard.js');
+  const dashboardRedis = createWebhookRedis(config.redisUrl, silentLogger());
+  const { password } = config.dashboard;
+  const dashboard = createDashboard({
+    redis: dashboardRedis,
+    prefix: config.queuePrefix,
+    ledger: new RedisLedger(dashboardRedis, config.queuePrefix, { autoPause: config.autoPause, duplicateWindowMs: config.duplicateWindowMs, confirmWindowMs: config.confirmWindowMs }),
+    credentials: password === undefined ? undefined : { user: config.dashboard.user, password },
+    logger: log,
+  });
   const consumer = new WebhookConsumer({
     redis: readerRedis,
     prefix: config.queuePrefix,
@@ -65,7 +79,8 @@ export async function startService(options: ServeOptions, env: Record<string, st
     // A read blocks up to 1 s; with Redis away a command waits for it: then the disconnect below ends it.
     await Promise.race([consumer.stop(), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
     await metrics.close();
-    for (const connection of [readerRedis, ledgerRedis, metricsRedis]) {
+    await Promise.race([dashboard.close(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    for (const connection of [readerRedis, ledgerRedis, metricsRedis, dashboardRedis]) {
       if (connection.status === 'ready') await connection.quit().catch(() => undefined);
       closeRedis(connection);
     }
@@ -82,6 +97,7 @@ export async function startService(options: ServeOptions, env: Record<string, st
       redisReady: () => inbox.ready(),
       metrics,
     });
+    await dashboard.register(app);
     port = await listenOn(app, options);
     consumer.start();
   } catch (error) {
@@ -116,7 +132,10 @@ export async function runServeUntilSignal(options: ServeOptions): Promise<void> 
     process.once('SIGINT', () => resolve());
   });
   const service = await startService(options);
-  console.error(`Webhook service listening on ${service.url}: Meta posts to ${service.url}/webhook (GET /healthz, GET /readyz, GET /metrics)`);
+  console.error(
+    `Webhook service listening on ${service.url}: Meta posts to ${service.url}/webhook (GET /healthz, GET /readyz, GET /metrics); ` +
+      `campaigns page ${service.url}/, queue dashboard ${service.url}/queues`,
+  );
   await stopped;
   await service.close();
   // Everything is closed; an ioredis connect attempt under way when Redis is down keeps its

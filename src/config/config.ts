@@ -97,6 +97,10 @@ const envSchema = z.object({
     .default(['STOP', 'UNSUBSCRIBE', 'STOP PROMOTIONS']),
   // A status webhook whose message no row has yet waits this long before it is taken for another tool's.
   WEBHOOK_PARK_SECONDS: wholeNumber(0).default(600),
+  // `serve`'s campaigns page and /queues: HTTP basic auth when a password is set (required to
+  // bind a non-loopback --host). The user name cannot hold ':' (basic auth splits there).
+  DASHBOARD_USER: z.string().regex(/^[\x21-\x39\x3B-\x7E]+$/, 'must be one word of printable characters without ":"').default('admin'),
+  DASHBOARD_PASSWORD: z.string().regex(/^[^\r\n]+$/, 'must be one line (no line breaks)').optional(),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -123,6 +127,8 @@ export interface Config {
   confirmWindowMs: number;
   /** `campaign serve`: app secrets signatures are checked with (any one may match: rotation), and the handshake token. */
   webhook: { appSecrets: Secret[]; verifyToken: Secret | undefined; optOutKeywords: string[]; parkMs: number };
+  /** `campaign serve`'s campaigns page and /queues: basic auth with these when `password` is set. */
+  dashboard: { user: string; password: Secret | undefined };
 }
 
 /** Settings a command cannot run without (the worker needs the token, `send` the number, `serve` the webhook secrets). */
@@ -178,5 +184,6 @@ export function loadConfig(
       optOutKeywords: e.OPT_OUT_KEYWORDS,
       parkMs: e.WEBHOOK_PARK_SECONDS * 1000,
     },
+    dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD === undefined ? undefined : new Secret(e.DASHBOARD_PASSWORD) },
   };
 }

@@ -44,6 +44,7 @@ describe('loadConfig: defaults', () => {
       confirmWindowMs: 600_000,
       metricsRetentionMs: 24 * 3_600_000,
       webhook: { appSecrets: [], verifyToken: undefined, optOutKeywords: ['STOP', 'UNSUBSCRIBE', 'STOP PROMOTIONS'], parkMs: 600_000 },
+      dashboard: { user: 'admin', password: undefined },
     });
   });
 

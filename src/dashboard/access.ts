@@ -1,0 +1,87 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from '../logging/logger.js';
+import { BASIC_AUTH_CHALLENGE, basicAuthMatches, type DashboardCredentials } from './basic-auth.js';
+import { CSRF_FIELD, crossSite, type CsrfTokens } from './csrf.js';
+import { html } from './html.js';
+import { PAGE_HEADERS, page } from './layout.js';
+
+/** A flood of refused requests costs one log line per this long. */
+const REFUSAL_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * Who may use the dashboard, and which POSTs it obeys: HTTP basic auth on every dashboard
+ * route when DASHBOARD_PASSWORD is set (nothing when it is not: `serve` then listens on
+ * loopback only, see exposure.ts), and on control POSTs a CSRF token and no cross-site
+ * origin, with or without a password (a page on another site could otherwise post to a
+ * dashboard on the operator's own 127.0.0.1).
+ */
+export class DashboardAccess {
+  readonly #credentials: DashboardCredentials | undefined;
+  readonly #csrf: CsrfTokens;
+  readonly #logger: Logger;
+  #lastRefusalLog = Number.NEGATIVE_INFINITY;
+  #refusals = 0;
+
+  constructor(options: { credentials: DashboardCredentials | undefined; csrf: CsrfTokens; logger: Logger }) {
+    this.#credentials = options.credentials;
+    this.#csrf = options.csrf;
+    this.#logger = options.logger;
+  }
+
+  /** The user a form's token is bound to ('' without a password). */
+  get user(): string {
+    return this.#credentials?.user ?? '';
+  }
+
+  /** A token for the forms of a page served now. */
+  formToken(): Promise<string> {
+    return this.#csrf.issue(this.user);
+  }
+
+  /** onRequest: 401 with a basic-auth challenge unless the credentials match (or none are set). */
+  readonly authenticate = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (this.#credentials === undefined || basicAuthMatches(request.headers.authorization, this.#credentials)) return;
+    // Only whether a header came: never its content.
+    this.#noteRefusal(request, request.headers.authorization === undefined ? 'no credentials' : 'wrong credentials', 401);
+    await reply
+      .code(401)
+      .header('www-authenticate', BASIC_AUTH_CHALLENGE)
+      .header('cache-control', 'no-store')
+      .type('text/plain; charset=utf-8')
+      .send('The campaigns page needs the dashboard user and password (DASHBOARD_USER, DASHBOARD_PASSWORD).\n');
+  };
+
+  /** preHandler of a control POST: 403 when it came from another site or lacks a valid form token. */
+  readonly checkForm = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    let why: string | undefined;
+    if (crossSite(request.headers)) why = 'it came from another site';
+    else {
+      const body = request.body;
+      const token = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[CSRF_FIELD] : undefined;
+      if (!(await this.#csrf.verify(token, this.user))) why = token === undefined ? 'the form token is missing' : 'the form token is not valid (or is older than 12 hours)';
+    }
+    if (why === undefined) return;
+    this.#noteRefusal(request, why, 403);
+    const body = page({ title: 'Refused', body: html`<h1>Refused</h1><p class="error">This control was not run: ${why}. Open the campaign's page again and use its buttons.</p><p><a href="/">Campaigns</a></p>` });
+    await reply.code(403).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body.value);
+  };
+
+  /** onRequest of bull-board's routes: a POST, PUT or DELETE from another site is refused (bull-board's own page sends them from this one). */
+  readonly refuseUnsafeCrossSite = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (request.method === 'GET' || request.method === 'HEAD' || !crossSite(request.headers)) return;
+    this.#noteRefusal(request, 'it came from another site', 403);
+    await reply.code(403).send({ error: 'cross-site request refused' });
+  };
+
+  /** One log line per interval, with how many refusals were held back since the last. */
+  #noteRefusal(request: FastifyRequest, why: string, status: number): void {
+    const now = Date.now();
+    if (now - this.#lastRefusalLog < REFUSAL_LOG_INTERVAL_MS) {
+      this.#refusals++;
+      return;
+    }
+    this.#logger.warn({ ip: request.ip, method: request.method, url: request.url.split('?')[0], why, status, suppressed: this.#refusals }, 'dashboard request refused');
+    this.#lastRefusalLog = now;
+    this.#refusals = 0;
+  }
+}

@@ -1,0 +1,55 @@
+import { ZodError } from 'zod';
+import { campaignMessage, describeMessage } from '../campaigns/campaign.js';
+import type { ReportLedger } from '../campaigns/ledger.js';
+
+/** What a campaign's definition says that the dashboard shows: fixed when it was created. */
+export interface CampaignIdentity {
+  /** '' when its definition could not be read. */
+  phoneNumberId: string;
+  /** `template order_update (en_US)` or `text "…"`. */
+  message: string;
+}
+
+/**
+ * The campaigns under this prefix (the ledger's list) and, for each, its phone number and
+ * message, read from its definition once: a definition never changes, so a page view or a
+ * poll reads only the list and the campaigns' counters, never the definitions again.
+ */
+export class CampaignDirectory {
+  readonly #ledger: Pick<ReportLedger, 'listCampaigns' | 'getCampaign'>;
+  readonly #known = new Map<string, CampaignIdentity>();
+
+  constructor(ledger: Pick<ReportLedger, 'listCampaigns' | 'getCampaign'>) {
+    this.#ledger = ledger;
+  }
+
+  async ids(): Promise<string[]> {
+    return this.#ledger.listCampaigns();
+  }
+
+  async identity(campaignId: string): Promise<CampaignIdentity> {
+    const known = this.#known.get(campaignId);
+    if (known !== undefined) return known;
+    const definition = await this.#ledger.getCampaign(campaignId).catch((error: unknown) => {
+      // A definition the schema refuses (another version's) is shown without its details; Redis away is an error.
+      if (error instanceof ZodError || error instanceof SyntaxError) return undefined;
+      throw error;
+    });
+    if (definition === undefined) return { phoneNumberId: '', message: '' };
+    let message = '';
+    try {
+      message = describeMessage(campaignMessage(definition));
+    } catch {
+      // Neither a template nor a text: shown without one.
+    }
+    const identity = { phoneNumberId: definition.phoneNumberId, message };
+    this.#known.set(campaignId, identity);
+    return identity;
+  }
+
+  /** Every phone number that has a campaign here, sorted. */
+  async numbers(): Promise<string[]> {
+    const identities = await Promise.all((await this.ids()).map((id) => this.identity(id)));
+    return [...new Set(identities.map((i) => i.phoneNumberId).filter((n) => n !== ''))].sort();
+  }
+}

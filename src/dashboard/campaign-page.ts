@@ -1,0 +1,117 @@
+import { ROW_STATUSES } from '../campaigns/campaign.js';
+import { sendQueueName } from '../queue/queue-names.js';
+import { campaignPath, field, progressBar } from './campaigns-page.js';
+import { CSRF_FIELD } from './csrf.js';
+import type { CampaignDetail } from './dashboard-reader.js';
+import { clip, count, time } from './display-format.js';
+import { ERROR_SCAN_CAP, type ErrorTally } from './error-scan.js';
+import { html, type SafeHtml } from './html.js';
+import { page } from './layout.js';
+
+export const CONTROL_ACTIONS = ['pause', 'resume', 'cancel', 'reschedule'] as const;
+export type ControlAction = (typeof CONTROL_ACTIONS)[number];
+
+/** What the page says after a control worked (the POST redirects here with `?done=<action>`). */
+export const DONE_NOTICES: Record<ControlAction, string> = {
+  pause: 'Paused: no new send starts; jobs already fed park at their claim. Resume continues it.',
+  resume: 'Resumed: its rows are fed to the workers again, the parked ones first.',
+  cancel: 'Cancelled: rows not yet sent are cancelled; rows already fed are cancelled as workers reach them.',
+  reschedule: 'Rescheduled: nothing is fed before the new start.',
+};
+
+export function liveJsonPath(id: string): string {
+  return `/api/campaigns/${encodeURIComponent(id)}`;
+}
+
+export function reportPath(id: string): string {
+  return `${campaignPath(id)}/report.csv`;
+}
+
+export interface CampaignPageOptions {
+  detail: CampaignDetail;
+  /** For the control forms. */
+  csrfToken: string;
+  /** A control that just worked. */
+  done?: ControlAction | undefined;
+  /** Why a control did not (its AppError's message). */
+  error?: string | undefined;
+}
+
+/** `GET /campaigns/:id`: rows by status, errors by code, the report download and the controls. */
+export function campaignPage(options: CampaignPageOptions): SafeHtml {
+  const { view, status, identity, tally } = options.detail;
+  const id = view.id;
+  const statusRows = [...ROW_STATUSES, 'delivered', 'read'] as const;
+  return page({
+    title: `Campaign ${id}`,
+    live: liveJsonPath(id),
+    body: html`<p class="crumbs"><a href="/">Campaigns</a> › ${id}</p>
+<section data-campaign="${id}" data-state="${view.state}" data-reload-on-state="1">
+<h1>${id} <span class="state">${field(view, 'state')}</span></h1>
+${options.done === undefined ? '' : html`<p class="notice" role="status">${DONE_NOTICES[options.done]}</p>`}
+${options.error === undefined ? '' : html`<p class="error" role="alert">${options.error}</p>`}
+<p class="note">${field(view, 'stateNote')}</p>
+<dl class="facts">
+<dt>Sends</dt><dd>${field(view, 'message')}</dd>
+<dt>From number</dt><dd>${identity.phoneNumberId || '?'} (<a href="/queues/queue/${encodeURIComponent(sendQueueName(identity.phoneNumberId))}">its queue</a>)</dd>
+<dt>Priority</dt><dd>${status.priority}</dd>
+<dt>Created</dt><dd>${field(view, 'createdAt')}</dd>
+<dt>Starts</dt><dd>${time(status.startsAt)}</dd>
+<dt>Started</dt><dd>${field(view, 'startedAt')}</dd>
+<dt>Finished</dt><dd>${field(view, 'finishedAt')}</dd>
+<dt>Expires</dt><dd>${time(status.expiresAt)}</dd>
+</dl>
+<p class="progress big">${progressBar(view)} ${field(view, 'progress')} · ${field(view, 'toSend')} to send of ${field(view, 'total')} · rate of its number ${field(view, 'rate')} · ETA ${field(view, 'eta')}</p>
+${controls(options)}
+<h2>Rows by status</h2>
+<table class="statuses">
+<thead><tr>${statusRows.map((s) => html`<th>${s}</th>`)}</tr></thead>
+<tbody><tr>${statusRows.map((s) => html`<td class="n">${field(view, s)}</td>`)}</tr></tbody>
+</table>
+<p class="footnote">delivered and read: rows Meta reported so by status webhook (a read row counts in both; they are sent rows).</p>
+<h2>Errors by code</h2>
+${errorsTable(tally, status.counts.total)}
+<h2>Report</h2>
+<p><a class="button" href="${reportPath(id)}" download>Download the report (CSV)</a> one line per row, as <code>campaign report ${id}</code> writes it.</p>
+</section>`,
+  });
+}
+
+function controls(options: CampaignPageOptions): SafeHtml {
+  const { view, status } = options.detail;
+  const state = view.state;
+  const open = state !== 'cancelled' && state !== 'completed';
+  const form = (action: ControlAction, inner: SafeHtml, confirm?: string) =>
+    html`<form method="post" action="${campaignPath(view.id)}/${action}"${confirm === undefined ? '' : html` data-confirm="${confirm}"`}>
+<input type="hidden" name="${CSRF_FIELD}" value="${options.csrfToken}">
+${inner}
+</form>`;
+  const forms: SafeHtml[] = [];
+  if (state === 'running' || state === 'ingesting' || state === 'scheduled') forms.push(form('pause', html`<button type="submit" name="action" value="pause">Pause</button>`));
+  if (state === 'paused') forms.push(form('resume', html`<button type="submit" name="action" value="resume">Resume</button>`));
+  if (open) forms.push(form('cancel', html`<button type="submit" class="danger" name="action" value="cancel">Cancel</button>`, `Cancel campaign ${view.id} for good? Rows not yet sent will never be sent.`));
+  if (open && status.startedAt === undefined) {
+    forms.push(
+      form(
+        'reschedule',
+        html`<label>New start <input type="text" name="at" required placeholder="2026-12-01T09:00:00+01:00" pattern="\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}.*" title="ISO 8601 with its offset, e.g. 2026-12-01T09:00:00+01:00"></label> <button type="submit" name="action" value="reschedule">Reschedule</button>`,
+      ),
+    );
+  }
+  if (forms.length === 0) return html`<p class="controls none">No control applies to a ${state} campaign.</p>`;
+  return html`<div class="controls">${forms}</div>`;
+}
+
+function errorsTable(tally: ErrorTally, total: number): SafeHtml {
+  const scope = tally.complete
+    ? html`Counted over all ${count(tally.scanned)} rows at ${time(tally.at)}.`
+    : html`Counted over the first ${count(tally.scanned)} rows read (of ${count(total)}; the count stops at ${count(ERROR_SCAN_CAP)} rows, so these are a sample) at ${time(tally.at)}.`;
+  if (tally.codes.length === 0) return html`<p>No failed, unknown, rejected or skipped row. ${tally.scanned > 0 ? scope : ''}</p>`;
+  return html`<table class="errors">
+<thead><tr><th>Status</th><th>Code</th><th>Rows</th><th>Detail (one of them)</th></tr></thead>
+<tbody>
+${tally.codes.map((e) => html`<tr><td>${e.status}</td><td><code>${e.code}</code></td><td class="n">${count(e.rows)}</td><td class="detail">${clip(e.example, 300)}</td></tr>`)}
+</tbody>
+</table>
+<p class="footnote">${scope} Rows are counted from the ledger's rows (the ledger keeps no count per code); a campaign's count is reused until its failed, unknown, rejected or skipped counts change.</p>`;
+}

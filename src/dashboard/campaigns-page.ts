@@ -1,0 +1,57 @@
+import type { CampaignView, ViewField } from './campaign-view.js';
+import { html, type SafeHtml } from './html.js';
+import { page } from './layout.js';
+
+/** The JSON the campaigns list polls. */
+export const LIST_JSON_PATH = '/api/campaigns';
+
+export function campaignPath(id: string): string {
+  return `/campaigns/${encodeURIComponent(id)}`;
+}
+
+/** A figure the page's script keeps up to date. */
+export function field(view: CampaignView, name: ViewField): SafeHtml {
+  return html`<span data-field="${name}">${view.fields[name]}</span>`;
+}
+
+export function progressBar(view: CampaignView): SafeHtml {
+  return html`<progress max="100" value="${view.progress}">${view.fields.progress}</progress>`;
+}
+
+/**
+ * `GET /`: every campaign with its state, progress, the rate of its number, ETA, counts and
+ * errors by code. The figures are refreshed every 2 s by the page's script from LIST_JSON_PATH.
+ */
+export function campaignsPage(views: readonly CampaignView[], now: number): SafeHtml {
+  const rows = views.map(
+    (v) => html`<tr data-campaign="${v.id}" data-state="${v.state}">
+<td class="id"><a href="${campaignPath(v.id)}">${v.id}</a><div class="sub">${field(v, 'message')}</div><div class="sub">from ${v.phoneNumberId || '?'}</div></td>
+<td><span class="state">${field(v, 'state')}</span><div class="sub note">${field(v, 'stateNote')}</div></td>
+<td class="progress">${progressBar(v)} ${field(v, 'progress')}<div class="sub">${field(v, 'toSend')} to send of ${field(v, 'total')}</div></td>
+<td class="n">${field(v, 'sent')}</td>
+<td class="n">${field(v, 'delivered')}</td>
+<td class="n">${field(v, 'read')}</td>
+<td class="n">${field(v, 'failed')}</td>
+<td class="n">${field(v, 'rejected')} / ${field(v, 'skipped')}</td>
+<td class="n">${field(v, 'rate')}</td>
+<td class="n">${field(v, 'eta')}</td>
+<td class="errors">${field(v, 'errors')}</td>
+</tr>`,
+  );
+  const table =
+    views.length === 0
+      ? html`<p class="empty">No campaigns under this QUEUE_PREFIX yet: <code>campaign send FILE …</code> creates one.</p>`
+      : html`<table class="campaigns">
+<thead><tr><th>Campaign</th><th>State</th><th>Progress</th><th>Sent</th><th>Delivered</th><th>Read</th><th>Failed</th><th>Rejected / skipped</th><th>Rate (its number)</th><th>ETA</th><th>Errors by code</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>`;
+  return page({
+    title: 'Campaigns',
+    live: LIST_JSON_PATH,
+    body: html`<h1>Campaigns</h1>
+${table}
+<p class="footnote">Rate: requests per second of the campaign's phone number over the last 10 s, every worker together. ETA: at the rate achieved since the campaign started. Errors by code: failed and unknown rows, counted from the rows (see a campaign's page). Read at <span id="updated">${new Date(now).toISOString()}</span>.</p>`,
+  });
+}

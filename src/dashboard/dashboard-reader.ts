@@ -1,0 +1,72 @@
+import type { CampaignStatus } from '../campaigns/campaign.js';
+import type { ReportLedger } from '../campaigns/ledger.js';
+import type { MetricsSnapshot } from '../metrics/scrape-reader.js';
+import type { CampaignDirectory, CampaignIdentity } from './campaign-directory.js';
+import { campaignView, type CampaignView } from './campaign-view.js';
+import type { ErrorTally } from './error-scan.js';
+import type { ErrorTallies } from './error-tallies.js';
+
+export interface DashboardReaderDeps {
+  /** States and counts: the ledger's status(), as `campaign status` shows them. */
+  ledger: Pick<ReportLedger, 'status'>;
+  directory: CampaignDirectory;
+  /** The metrics figures (src/metrics/scrape-reader.ts, kept without retention): ETA per campaign, rate per number. */
+  snapshot: () => Promise<Pick<MetricsSnapshot, 'campaigns' | 'numbers'>>;
+  tallies: ErrorTallies;
+}
+
+export interface CampaignDetail {
+  view: CampaignView;
+  status: CampaignStatus;
+  identity: CampaignIdentity;
+  tally: ErrorTally;
+}
+
+/**
+ * What the pages show, read at each request: the ledger's status of every campaign (one
+ * HGETALL each, in parallel) and the metrics snapshot (counters and per-second rates, no row
+ * is read). Errors by code come from the tallies' cache; only a campaign's own page waits for
+ * a count.
+ */
+export class DashboardReader {
+  constructor(private readonly deps: DashboardReaderDeps) {}
+
+  /** Every campaign, newest first. */
+  async list(): Promise<CampaignView[]> {
+    const { directory, ledger, tallies } = this.deps;
+    const [ids, snapshot] = await Promise.all([directory.ids(), this.deps.snapshot()]);
+    const found = await Promise.all(
+      ids.map(async (id) => {
+        const [status, identity] = await Promise.all([ledger.status(id), directory.identity(id)]);
+        return status === undefined ? undefined : { status, identity };
+      }),
+    );
+    tallies.retain(ids);
+    return found
+      .filter((f) => f !== undefined)
+      .sort((a, b) => b.status.createdAt - a.status.createdAt || a.status.id.localeCompare(b.status.id))
+      .map(({ status, identity }) => campaignView(status, extras(identity, status, snapshot, tallies.peek(status.id, status.counts))));
+  }
+
+  /** One campaign for its page, with its errors counted (waits for a count when the cached one is stale). */
+  async detail(campaignId: string): Promise<CampaignDetail | undefined> {
+    const status = await this.deps.ledger.status(campaignId);
+    if (status === undefined) return undefined;
+    const [identity, snapshot, tally] = await Promise.all([this.deps.directory.identity(campaignId), this.deps.snapshot(), this.deps.tallies.fresh(campaignId, status.counts)]);
+    return { view: campaignView(status, extras(identity, status, snapshot, tally)), status, identity, tally };
+  }
+
+  /** One campaign for its page's live updates (never waits for a count). */
+  async live(campaignId: string): Promise<CampaignView | undefined> {
+    const status = await this.deps.ledger.status(campaignId);
+    if (status === undefined) return undefined;
+    const [identity, snapshot] = await Promise.all([this.deps.directory.identity(campaignId), this.deps.snapshot()]);
+    return campaignView(status, extras(identity, status, snapshot, this.deps.tallies.peek(campaignId, status.counts)));
+  }
+}
+
+function extras(identity: CampaignIdentity, status: CampaignStatus, snapshot: Pick<MetricsSnapshot, 'campaigns' | 'numbers'>, tally: ErrorTally | undefined) {
+  const figures = snapshot.campaigns.find((c) => c.id === status.id)?.figures;
+  const number = snapshot.numbers.find((n) => n.phoneNumberId === identity.phoneNumberId);
+  return { ...identity, etaSeconds: figures?.etaSeconds, numberRate: number?.rate, tally };
+}

@@ -1,0 +1,123 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import { CampaignControls } from '../campaigns/control/campaign-controls.js';
+import type { ControlLedger, ReportLedger } from '../campaigns/ledger.js';
+import type { Logger } from '../logging/logger.js';
+import { ScrapeReader } from '../metrics/scrape-reader.js';
+import { campaignLedgerKeys } from '../redis/redis-ledger.js';
+import { DashboardAccess } from './access.js';
+import type { DashboardCredentials } from './basic-auth.js';
+import { CampaignDirectory } from './campaign-directory.js';
+import { registerControlRoutes } from './control-routes.js';
+import { CsrfTokens, redisCsrfKey } from './csrf.js';
+import { DashboardReader } from './dashboard-reader.js';
+import { scanErrorCodes } from './error-scan.js';
+import { ErrorTallies } from './error-tallies.js';
+import { html } from './html.js';
+import { page } from './layout.js';
+import { registerPageRoutes, sendPage } from './page-routes.js';
+import { QUEUES_PATH, QueueBoard } from './queue-board.js';
+
+export interface DashboardOptions {
+  /** The dashboard's own connection (fail-fast, like the service's others). */
+  redis: Redis;
+  /** QUEUE_PREFIX. */
+  prefix: string;
+  ledger: ReportLedger & ControlLedger;
+  /** DASHBOARD_USER and DASHBOARD_PASSWORD; undefined: no password (serve listens on loopback only). */
+  credentials: DashboardCredentials | undefined;
+  logger: Logger;
+  now?: () => number;
+}
+
+export interface Dashboard {
+  /** Adds `/`, `/campaigns/…`, `/api/campaigns…`, `/dashboard/…` and `/queues` to the service, behind basic auth when a password is set. */
+  register(app: FastifyInstance): Promise<void>;
+  /** The queues bull-board shows now (tests). */
+  queueNames(): string[];
+  close(): Promise<void>;
+}
+
+/** A failed page load costs one log line per this long. */
+const FAILURE_LOG_INTERVAL_MS = 10_000;
+/** How long a request waits for a connection still coming up (then it fails fast: 503). */
+const CONNECT_WAIT_MS = 1000;
+
+/**
+ * `campaign serve`'s campaigns page and queue dashboard (issue 12): built from the ledger, the
+ * metrics figures and bull-board; every request reads Redis afresh, so the service stays
+ * stateless and any instance behind a load balancer shows the same.
+ */
+export function createDashboard(options: DashboardOptions): Dashboard {
+  const { redis, prefix, ledger, logger } = options;
+  const now = options.now ?? Date.now;
+  const directory = new CampaignDirectory(ledger);
+  // Every campaign keeps its figures here (no retention: the page lists finished campaigns too).
+  const scrapeReader = new ScrapeReader({ redis, prefix, retentionMs: Number.POSITIVE_INFINITY, now });
+  const tallies = new ErrorTallies({ scan: (id) => scanErrorCodes(redis, campaignLedgerKeys(prefix, id).rows), now });
+  const reader = new DashboardReader({ ledger, directory, snapshot: () => scrapeReader.read(), tallies });
+  const access = new DashboardAccess({ credentials: options.credentials, csrf: new CsrfTokens({ key: redisCsrfKey(redis, prefix), now }), logger });
+  const board = new QueueBoard({ redis, prefix, numbers: () => directory.numbers(), now });
+  let lastFailureLog = Number.NEGATIVE_INFINITY;
+
+  const register = async (app: FastifyInstance): Promise<void> => {
+    await app.register(async (scope) => {
+      // The service keeps request bodies as bytes (webhook signatures); these routes take forms and bull-board's JSON.
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(String(body))));
+      });
+      scope.addContentTypeParser('application/json', { parseAs: 'string' }, scope.getDefaultJsonParser('error', 'error'));
+      scope.addHook('onRequest', access.authenticate);
+      // The service starts before Redis may answer, and the connection refuses commands until it is up.
+      scope.addHook('preHandler', async () => connected(redis));
+      scope.setErrorHandler((error: FastifyError, request, reply) => {
+        const status = error.statusCode ?? 500;
+        if (status < 500) return reply.code(status).type('text/plain; charset=utf-8').send(`${error.message}\n`);
+        const redisDown = redis.status !== 'ready';
+        if (Date.now() - lastFailureLog >= FAILURE_LOG_INTERVAL_MS) {
+          lastFailureLog = Date.now();
+          if (redisDown) logger.warn({ url: request.url.split('?')[0], reason: error.message }, 'dashboard page not served: Redis is not answering (503)');
+          else logger.error({ err: error, url: request.url.split('?')[0] }, 'dashboard page failed');
+        }
+        const message = redisDown ? 'Redis is not answering: the campaigns cannot be read now; this page works again once it does.' : 'This page failed (a bug): the service log says why.';
+        const code = redisDown ? 503 : 500;
+        if (request.url.startsWith('/api/')) return reply.code(code).send({ error: message });
+        return sendPage(reply, page({ title: 'Unavailable', body: html`<h1>Unavailable</h1><p class="error">${message}</p>` }), code);
+      });
+      registerPageRoutes(scope, { reader, ledger, access, now, onReportError: (campaignId, error) => logger.warn({ campaignId, reason: error.message }, 'report download ended early') });
+      registerControlRoutes(scope, { controls: new CampaignControls({ ledger }), reader, access, logger, now });
+      await scope.register(
+        async (queues) => {
+          queues.addHook('onRequest', access.refuseUnsafeCrossSite);
+          // Numbers that got their first campaign since the last look get their queue (errors: shown as they were).
+          queues.addHook('onRequest', async () => board.refresh().catch(() => undefined));
+          await queues.register(board.plugin());
+        },
+        { prefix: QUEUES_PATH },
+      );
+    });
+  };
+
+  return {
+    register,
+    queueNames: () => board.queueNames(),
+    close: async () => {
+      await Promise.all([board.close(), scrapeReader.close()]);
+    },
+  };
+}
+
+/** Waits (briefly) for a connection that is still coming up; with Redis away the read then fails fast. */
+async function connected(redis: Redis): Promise<void> {
+  if (redis.status === 'ready' || redis.status === 'end') return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, CONNECT_WAIT_MS);
+    redis.on('ready', done);
+  });
+}

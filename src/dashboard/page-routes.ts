@@ -1,0 +1,67 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ReportLedger } from '../campaigns/ledger.js';
+import type { DashboardAccess } from './access.js';
+import { LIVE_SCRIPT, STYLESHEET } from './assets.js';
+import { CONTROL_ACTIONS, campaignPage, type ControlAction } from './campaign-page.js';
+import { LIST_JSON_PATH, campaignsPage } from './campaigns-page.js';
+import type { DashboardReader } from './dashboard-reader.js';
+import { html, type SafeHtml } from './html.js';
+import { ASSET_PATHS, PAGE_HEADERS, page } from './layout.js';
+import { reportDisposition, reportStream } from './report-download.js';
+
+export interface PageRoutesDeps {
+  reader: DashboardReader;
+  ledger: Pick<ReportLedger, 'rows' | 'status'>;
+  access: DashboardAccess;
+  onReportError: (campaignId: string, error: Error) => void;
+  now: () => number;
+}
+
+type IdParams = { id: string };
+
+export function sendPage(reply: FastifyReply, body: SafeHtml, status = 200): FastifyReply {
+  return reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body.value);
+}
+
+export function notFoundPage(reply: FastifyReply, id: string): FastifyReply {
+  const body = page({ title: 'Not found', body: html`<h1>No campaign ${id}</h1><p>There is no campaign with this ID under this QUEUE_PREFIX. <a href="/">All campaigns</a></p>` });
+  return sendPage(reply, body, 404);
+}
+
+/** The pages, their live JSON, the report download and the page assets (all GET). */
+export function registerPageRoutes(app: FastifyInstance, deps: PageRoutesDeps): void {
+  const { reader, access, now } = deps;
+
+  app.get('/', async (_request, reply) => sendPage(reply, campaignsPage(await reader.list(), now())));
+
+  app.get(LIST_JSON_PATH, async (_request, reply) => reply.header('cache-control', 'no-store').send({ at: new Date(now()).toISOString(), campaigns: await reader.list() }));
+
+  app.get<{ Params: IdParams; Querystring: { done?: string } }>('/campaigns/:id', async (request, reply) => {
+    const { id } = request.params;
+    const detail = await reader.detail(id);
+    if (detail === undefined) return notFoundPage(reply, id);
+    const done = CONTROL_ACTIONS.find((a): a is ControlAction => a === request.query.done);
+    return sendPage(reply, campaignPage({ detail, csrfToken: await access.formToken(), done }));
+  });
+
+  app.get<{ Params: IdParams }>('/api/campaigns/:id', async (request, reply) => {
+    const view = await reader.live(request.params.id);
+    if (view === undefined) return reply.code(404).send({ error: 'no such campaign' });
+    return reply.header('cache-control', 'no-store').send({ at: new Date(now()).toISOString(), campaigns: [view] });
+  });
+
+  app.get<{ Params: IdParams }>('/campaigns/:id/report.csv', async (request, reply) => {
+    const { id } = request.params;
+    if ((await deps.ledger.status(id)) === undefined) return notFoundPage(reply, id);
+    const stream = reportStream(deps.ledger, id, (error) => deps.onReportError(id, error));
+    return reply
+      .header('content-disposition', reportDisposition(id))
+      .header('cache-control', 'no-store')
+      .header('x-content-type-options', 'nosniff')
+      .type('text/csv; charset=utf-8')
+      .send(stream);
+  });
+
+  app.get(ASSET_PATHS.script, async (_request, reply) => reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').type('text/javascript; charset=utf-8').send(LIVE_SCRIPT));
+  app.get(ASSET_PATHS.style, async (_request, reply) => reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').type('text/css; charset=utf-8').send(STYLESHEET));
+}

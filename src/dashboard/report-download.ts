@@ -1,0 +1,39 @@
+import { Readable, pipeline } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import type { RowRecord } from '../campaigns/campaign.js';
+import type { ReportLedger } from '../campaigns/ledger.js';
+import { REPORT_COLUMNS } from '../campaigns/report/report.js';
+import { spreadsheetSafe } from '../campaigns/report/spreadsheet-safe.js';
+
+const iso = (ms: number | undefined): string => (ms === undefined ? '' : new Date(ms).toISOString());
+
+/**
+ * A row's line of the report, cell for cell as `campaign report` writes it
+ * (src/campaigns/report/report.ts; a unit test compares the two files): text cells
+ * spreadsheet-safe, times ISO 8601.
+ */
+export function reportLine(r: RowRecord): (string | number)[] {
+  return [r.row, spreadsheetSafe(r.phone), r.status, r.wamid ?? '', spreadsheetSafe(r.errorCode ?? ''), spreadsheetSafe(r.errorDetail ?? ''), r.attempts, iso(r.deliveredAt), iso(r.readAt), spreadsheetSafe(r.reply ?? '')];
+}
+
+/**
+ * The report as a stream, read from the ledger page by page while the client takes it
+ * (backpressure: a slow download holds the reading, it is never buffered whole). A client
+ * that goes away ends the reading.
+ */
+export function reportStream(ledger: Pick<ReportLedger, 'rows'>, campaignId: string, onError: (error: Error) => void): Readable {
+  async function* lines(): AsyncGenerator<(string | number)[]> {
+    for await (const page of ledger.rows(campaignId)) {
+      for (const r of page) yield reportLine(r);
+    }
+  }
+  const csv = stringify({ header: true, columns: [...REPORT_COLUMNS] });
+  return pipeline(Readable.from(lines()), csv, (error) => {
+    if (error !== null && error !== undefined && error.code !== 'ERR_STREAM_PREMATURE_CLOSE') onError(error);
+  });
+}
+
+/** `attachment; filename="<id>.csv"` with anything but letters, digits, _ and - replaced. */
+export function reportDisposition(campaignId: string): string {
+  return `attachment; filename="${campaignId.replace(/[^A-Za-z0-9_-]/g, '_')}.csv"`;
+}

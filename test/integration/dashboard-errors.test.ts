@@ -1,0 +1,64 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IngestedRow } from '../../src/campaigns/ledger.js';
+import { scanErrorCodes } from '../../src/dashboard/error-scan.js';
+import { RedisLedger, campaignLedgerKeys } from '../../src/redis/redis-ledger.js';
+import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
+import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
+
+/**
+ * Errors by code (issue 12, item 3) on a real Redis: the campaign's rows hash read with HSCAN,
+ * counted by status and code, stopping at a cap on large campaigns.
+ */
+const ROWS = 5000;
+
+function rowOf(n: number): IngestedRow {
+  if (n % 10 === 1) return { row: n, phone: `+4915100${String(n).padStart(5, '0')}`, status: 'rejected', errorCode: 'PHONE_INVALID', errorDetail: `row ${n}: not a phone number` };
+  if (n % 50 === 2) return { row: n, phone: `+4915100${String(n).padStart(5, '0')}`, status: 'skipped', errorCode: 'OPTED_OUT', errorDetail: 'the recipient opted out' };
+  return queuedRow(n);
+}
+
+describe('scanErrorCodes', () => {
+  const prefix = freshPrefix('dashboard-errors');
+  let redis: Redis;
+  const id = 'dash-errors';
+
+  beforeAll(async () => {
+    redis = testRedis();
+    const ledger = new RedisLedger(redis, prefix);
+    await ledger.createCampaign(ledgerTestDefinition(id));
+    for (let from = 1; from <= ROWS; from += 1000) {
+      await ledger.recordIngested(id, LEDGER_TEST_NUMBER, Array.from({ length: 1000 }, (_, i) => rowOf(from + i)));
+    }
+    await ledger.finishIngest(id);
+  });
+
+  afterAll(async () => {
+    await removePrefix(redis, prefix);
+    redis.disconnect();
+  });
+
+  it('counts every row by status and code when the campaign is under the cap', async () => {
+    const tally = await scanErrorCodes(redis, campaignLedgerKeys(prefix, id).rows);
+    expect(tally.complete).toBe(true);
+    expect(tally.scanned).toBe(ROWS);
+    expect(tally.codes).toEqual([
+      { status: 'rejected', code: 'PHONE_INVALID', rows: ROWS / 10, example: expect.stringMatching(/^row \d+: not a phone number$/) as unknown },
+      { status: 'skipped', code: 'OPTED_OUT', rows: ROWS / 50, example: 'the recipient opted out' },
+    ]);
+  });
+
+  it('stops at the cap and says the counts are a sample', async () => {
+    const tally = await scanErrorCodes(redis, campaignLedgerKeys(prefix, id).rows, 1500);
+    expect(tally.complete).toBe(false);
+    expect(tally.scanned).toBeGreaterThanOrEqual(1500);
+    expect(tally.scanned).toBeLessThan(ROWS);
+    const rejected = tally.codes.find((c) => c.code === 'PHONE_INVALID')?.rows ?? 0;
+    expect(rejected).toBeGreaterThan(0);
+    expect(rejected).toBeLessThan(ROWS / 10);
+  });
+
+  it('an empty or missing rows hash counts nothing', async () => {
+    expect(await scanErrorCodes(redis, `${prefix}:campaign:none:rows`)).toMatchObject({ codes: [], scanned: 0, complete: true });
+  });
+});

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { campaignView } from '../../src/dashboard/campaign-view.js';
+import { duration, percent } from '../../src/dashboard/display-format.js';
+import { extrasOf, statusOf, tallyOf } from './dashboard-fixtures.js';
+
+describe('campaignView', () => {
+  it('a running campaign: progress of the answered rows, its number’s rate, ETA, counts with delivered and read', () => {
+    const status = statusOf('c1', { state: 'running', startedAt: 1 }, { total: 2000, queued: 1490, sending: 10, sent: 450, delivered: 400, read: 120, failed: 30, rejected: 15, skipped: 5 });
+    const view = campaignView(status, extrasOf({ etaSeconds: 75.4, numberRate: 19.96, tally: tallyOf([{ status: 'failed', code: '131026', rows: 30, example: '' }]) }));
+    expect(view.progress).toBe(25);
+    expect(view.fields).toMatchObject({
+      state: 'running',
+      progress: '25%',
+      total: '2,000',
+      toSend: '1,500',
+      sent: '450',
+      delivered: '400',
+      read: '120',
+      failed: '30',
+      rejected: '15',
+      skipped: '5',
+      rate: '20.0/s',
+      eta: '1m 15s',
+      errors: '131026 ×30',
+    });
+  });
+
+  it('no rate or ETA unless it is running; `done` once completed; the pause reason as its note', () => {
+    const paused = campaignView(statusOf('c', { state: 'paused', pausedReason: '190: token expired' }, { total: 10, queued: 5 }), extrasOf({ etaSeconds: 10, numberRate: 5 }));
+    expect(paused.fields).toMatchObject({ rate: '–', eta: '–', stateNote: '190: token expired' });
+    const completed = campaignView(statusOf('c', { state: 'completed', finishedAt: 5 }, { total: 10, sent: 10 }), extrasOf({ etaSeconds: 0, numberRate: 3 }));
+    expect(completed.fields).toMatchObject({ rate: '–', eta: 'done', progress: '100%' });
+    const scheduled = campaignView(statusOf('c', { state: 'scheduled', startsAt: Date.UTC(2027, 0, 2, 9) }, { total: 10, queued: 10 }), extrasOf());
+    expect(scheduled.fields.stateNote).toBe('starts 2027-01-02 09:00:00 UTC');
+  });
+
+  it('errors by code: counting… until counted, the three largest then how many more, and "sample" for a capped count', () => {
+    const status = statusOf('c', {}, { total: 10, failed: 6, unknown: 1, rejected: 3 });
+    expect(campaignView(status, extrasOf()).fields.errors).toBe('counting…');
+    const codes = [
+      { status: 'failed' as const, code: '131026', rows: 3, example: '' },
+      { status: 'rejected' as const, code: 'PHONE_INVALID', rows: 3, example: '' },
+      { status: 'failed' as const, code: '131047', rows: 2, example: '' },
+      { status: 'unknown' as const, code: 'TRANSPORT_timeout', rows: 1, example: '' },
+      { status: 'failed' as const, code: '131000', rows: 1, example: '' },
+    ];
+    expect(campaignView(status, extrasOf({ tally: tallyOf(codes) })).fields.errors).toBe('131026 ×3 · 131047 ×2 · TRANSPORT_timeout ×1 · +1 more');
+    expect(campaignView(status, extrasOf({ tally: tallyOf(codes.slice(0, 1), false) })).fields.errors).toBe('131026 ×3 (sample)');
+    expect(campaignView(statusOf('c', {}, { total: 10, rejected: 3 }), extrasOf({ tally: tallyOf(codes.slice(1, 2)) })).fields.errors).toBe('–');
+  });
+});
+
+describe('display formats', () => {
+  it('durations and percentages', () => {
+    expect([duration(4), duration(65), duration(3725), duration(-3)]).toEqual(['4s', '1m 05s', '1h 02m 05s', '0s']);
+    expect([percent(0, 0), percent(1, 3), percent(9999, 10000), percent(10, 10)]).toEqual([0, 33.3, 99.9, 100]);
+  });
+});
