@@ -47,6 +47,9 @@ describe('text campaigns (real Redis, webhook service, sandbox)', () => {
   async function startService(p: Pipeline): Promise<Service> {
     const inboxRedis = createWebhookRedis(redisUrl(), silentLogger());
     closers.push(() => inboxRedis.quit());
+    // The intake's connection queues nothing while it connects (a POST then gets 503, which Meta
+    // retries): the test's first POST waits until it is up.
+    if (inboxRedis.status !== 'ready') await new Promise((resolve) => inboxRedis.once('ready', resolve));
     const inbox = new RedisWebhookInbox(inboxRedis, p.prefix);
     const app: FastifyInstance = buildWebhookServer({
       inbox,
