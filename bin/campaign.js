@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// The `campaign` command. The sources are TypeScript run through tsx's loader, so a fresh
-// clone works after `npm install` with no build step and no stale output to go wrong.
-import { register } from 'tsx/esm/api';
+// The `campaign` command: the compiled CLI (`npm run build`, run by `npm install` through
+// `prepare`). Compiled, it starts without a TypeScript loader (issue 13: `--help` in well
+// under 200 ms). A checkout whose build is missing says how to make it.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../workers/cli.ts');
+const cli = new URL('../dist/workers/cli.js', import.meta.url);
+if (!existsSync(cli)) {
+  console.error('campaign: BUILD_MISSING: dist/ is not built; run `npm run build` (npm install runs it) and try again');
+  process.exit(1);
+}
+await import(cli.href);

@@ -10,7 +10,8 @@ import { runSend } from './send-command.js';
 import { startWorker } from './worker-command.js';
 import { startService } from './serve-command.js';
 
-const SAMPLES = fileURLToPath(new URL('../samples/', import.meta.url));
+// workers/ in a checkout, dist/workers/ once built: the samples are at the package root either way.
+const SAMPLES = fileURLToPath(new URL(import.meta.url.includes('/dist/workers/') ? '../../samples/' : '../samples/', import.meta.url));
 const DEMO_TOKEN = 'sandbox-demo-token';
 const DEMO_PHONE_NUMBER_ID = '106540352242922';
 /** The demo's own webhook secret and verify token: the sandbox signs with it, the service checks it. */
