@@ -5,6 +5,7 @@ import type { ControlLedger, ReportLedger } from '../campaigns/ledger.js';
 import type { Logger } from '../logging/logger.js';
 import { ScrapeReader } from '../metrics/scrape-reader.js';
 import { campaignLedgerKeys } from '../redis/redis-ledger.js';
+import { readyWithin } from '../redis/redis-connection.js';
 import { DashboardAccess } from './access.js';
 import type { DashboardCredentials } from './basic-auth.js';
 import { CampaignDirectory } from './campaign-directory.js';
@@ -70,7 +71,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       scope.addContentTypeParser('application/json', { parseAs: 'string' }, scope.getDefaultJsonParser('error', 'error'));
       scope.addHook('onRequest', access.authenticate);
       // The service starts before Redis may answer, and the connection refuses commands until it is up.
-      scope.addHook('preHandler', async () => connected(redis));
+      scope.addHook('preHandler', async () => readyWithin(redis, CONNECT_WAIT_MS));
       scope.setErrorHandler((error: FastifyError, request, reply) => {
         const status = error.statusCode ?? 500;
         if (status < 500) return reply.code(status).type('text/plain; charset=utf-8').send(`${error.message}\n`);
@@ -106,18 +107,4 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       await Promise.all([board.close(), scrapeReader.close()]);
     },
   };
-}
-
-/** Waits (briefly) for a connection that is still coming up; with Redis away the read then fails fast. */
-async function connected(redis: Redis): Promise<void> {
-  if (redis.status === 'ready' || redis.status === 'end') return;
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      redis.off('ready', done);
-      resolve();
-    };
-    const timer = setTimeout(done, CONNECT_WAIT_MS);
-    redis.on('ready', done);
-  });
 }

@@ -1,20 +1,7 @@
 import { Readable, pipeline } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import type { RowRecord } from '../campaigns/campaign.js';
 import type { ReportLedger } from '../campaigns/ledger.js';
-import { REPORT_COLUMNS } from '../campaigns/report/report.js';
-import { spreadsheetSafe } from '../campaigns/report/spreadsheet-safe.js';
-
-const iso = (ms: number | undefined): string => (ms === undefined ? '' : new Date(ms).toISOString());
-
-/**
- * A row's line of the report, cell for cell as `campaign report` writes it
- * (src/campaigns/report/report.ts; a unit test compares the two files): text cells
- * spreadsheet-safe, times ISO 8601.
- */
-export function reportLine(r: RowRecord): (string | number)[] {
-  return [r.row, spreadsheetSafe(r.phone), r.status, r.wamid ?? '', spreadsheetSafe(r.errorCode ?? ''), spreadsheetSafe(r.errorDetail ?? ''), r.attempts, iso(r.deliveredAt), iso(r.readAt), spreadsheetSafe(r.reply ?? '')];
-}
+import { REPORT_COLUMNS, reportLine } from '../campaigns/report/report.js';
 
 /**
  * The report as a stream, read from the ledger page by page while the client takes it

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { readyWithin } from '../redis/redis-connection.js';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { SEND_LATENCY_BUCKETS, WEBHOOK_LAG_BUCKETS } from './buckets.js';
 import { QUEUE_STATES, ScrapeReader, type MetricsSnapshot } from './scrape-reader.js';
@@ -61,7 +62,7 @@ export function createServiceMetrics(options: { redis: Redis; prefix: string; re
   // Scrapes that overlap share one read, so two never interleave their resets and sets.
   let scraping: Promise<ScrapeResult> | undefined;
   const scrapeOnce = async (): Promise<ScrapeResult> => {
-    await connected(options.redis);
+    await readyWithin(options.redis, CONNECT_WAIT_MS);
     apply(await reader.read());
     return { contentType: registry.contentType, body: await registry.metrics() };
   };
@@ -70,18 +71,4 @@ export function createServiceMetrics(options: { redis: Redis; prefix: string; re
     // Bounded: with Redis away a queue still initialising would hold the service's exit.
     close: () => Promise.race([reader.close(), new Promise<void>((resolve) => setTimeout(resolve, CONNECT_WAIT_MS).unref())]),
   };
-}
-
-/** Waits (briefly) for a connection that is still coming up; with Redis away the read then fails fast. */
-async function connected(redis: Redis): Promise<void> {
-  if (redis.status === 'ready' || redis.status === 'end') return;
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      redis.off('ready', done);
-      resolve();
-    };
-    const timer = setTimeout(done, CONNECT_WAIT_MS);
-    redis.on('ready', done);
-  });
 }

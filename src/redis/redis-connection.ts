@@ -56,3 +56,21 @@ export async function assertRedisAnswers(url: string, timeoutMs = 2000): Promise
 export function redactUrl(url: string): string {
   return url.replace(/\/\/([^@/]*)@/, '//***@');
 }
+
+/**
+ * Waits at most `ms` for a connection that is still coming up (one that queues nothing while
+ * connecting would fail the first command at once); with Redis away the caller's read then
+ * fails fast instead of waiting longer.
+ */
+export async function readyWithin(redis: Redis, ms: number): Promise<void> {
+  if (redis.status === 'ready' || redis.status === 'end') return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    redis.on('ready', done);
+  });
+}

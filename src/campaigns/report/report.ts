@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { stringify } from 'csv-stringify';
 import { AppError } from '../../errors/app-error.js';
 import { makeDirectory } from '../../files/make-directory.js';
+import type { RowRecord } from '../campaign.js';
 import type { ReportLedger } from '../ledger.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
 
@@ -17,9 +18,17 @@ export const REPORT_COLUMNS = ['row', 'phone', 'status', 'message_id', 'error_co
 const iso = (ms: number | undefined): string => (ms === undefined ? '' : new Date(ms).toISOString());
 
 /**
- * Writes one line per CSV row, in row order, streaming page by page (any campaign size).
- * Text cells are spreadsheet-safe: a phone or detail cell may hold what a hostile file put
- * there (`=HYPERLINK(…)`). A path that cannot be written is OUTPUT_UNWRITABLE, not a crash.
+ * A row's line of the report (`campaign report`, and the campaigns page's download): text
+ * cells spreadsheet-safe, since a phone or detail cell may hold what a hostile file put there
+ * (`=HYPERLINK(…)`); times ISO 8601.
+ */
+export function reportLine(r: RowRecord): (string | number)[] {
+  return [r.row, spreadsheetSafe(r.phone), r.status, r.wamid ?? '', spreadsheetSafe(r.errorCode ?? ''), spreadsheetSafe(r.errorDetail ?? ''), r.attempts, iso(r.deliveredAt), iso(r.readAt), spreadsheetSafe(r.reply ?? '')];
+}
+
+/**
+ * Writes one line per CSV row (reportLine), in row order, streaming page by page (any
+ * campaign size). A path that cannot be written is OUTPUT_UNWRITABLE, not a crash.
  */
 export async function writeReport(ledger: ReportLedger, campaignId: string, path: string): Promise<number> {
   await checkWritableFile(path);
@@ -32,7 +41,7 @@ export async function writeReport(ledger: ReportLedger, campaignId: string, path
   for await (const page of ledger.rows(campaignId)) {
     if (failure !== undefined) break;
     for (const r of page) {
-      const ok = csv.write([r.row, spreadsheetSafe(r.phone), r.status, r.wamid ?? '', spreadsheetSafe(r.errorCode ?? ''), spreadsheetSafe(r.errorDetail ?? ''), r.attempts, iso(r.deliveredAt), iso(r.readAt), spreadsheetSafe(r.reply ?? '')]);
+      const ok = csv.write(reportLine(r));
       lines++;
       if (!ok) await Promise.race([once(csv, 'drain'), once(out, 'error')]).catch(() => undefined);
     }
