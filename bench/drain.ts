@@ -10,6 +10,7 @@ import { deletePrefix, freshPrefix } from './support/redis.js';
 import { startSandboxChild, type SandboxChild } from './support/sandbox.js';
 import { medianOf, ratePerSecond } from './support/stats.js';
 import { pct } from './ingest.js';
+import { campaignLedgerKeys } from '../src/redis/ledger-keys.js';
 
 /**
  * (b) Drain: 20,000 queued rows sent to the sandbox with the limiter off (SEND_RATE=0), by
@@ -160,7 +161,7 @@ export async function benchDrain(options: { runs: number; redis: Redis; redisPid
       const sandboxCores = coreShare(sandboxBefore, cpuSeconds(api.child.pid), wallMs);
       const machineCores = coreShare(machineBefore, machineBusySeconds(), wallMs);
       const serveCores = serve === undefined ? undefined : coreShare(serveBefore ?? 0, cpuSeconds(serve.pid), wallMs);
-      const delivered = side === 'webhooks' ? Number((await redis.hget(`${prefix}:campaign:${campaignId}`, 'n:delivered')) ?? 0) : undefined;
+      const delivered = side === 'webhooks' ? Number((await redis.hget(campaignLedgerKeys(prefix, PHONE_NUMBER_ID, campaignId).campaign, 'n:delivered')) ?? 0) : undefined;
       await stopChild(worker);
       const times = await api.acceptedTimes();
       if (times.length !== rows) throw new Error(`${side}: the sandbox accepted ${times.length} of ${rows} messages`);

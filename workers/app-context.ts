@@ -1,14 +1,17 @@
-import type { Redis } from 'ioredis';
 import { loadConfig, type Config, type RequiredSetting } from '../src/config/config.js';
 import { createLogger, type Logger } from '../src/logging/logger.js';
+import type { RedisClient } from '../src/redis/key-scope.js';
 import { RedisLedger } from '../src/redis/redis-ledger.js';
+import { hasOldLayout } from '../src/redis/key-migration.js';
+import { AppError } from '../src/errors/app-error.js';
+import { ledgerOptionsOf } from './ledger-options.js';
 import { assertRedisAnswers, createRedis } from '../src/redis/redis-connection.js';
 
 /** What every command needs: config, a logger, Redis and the ledger. */
 export interface AppContext {
   config: Config;
   logger: Logger;
-  redis: Redis;
+  redis: RedisClient;
   ledger: RedisLedger;
   close(): Promise<void>;
 }
@@ -18,17 +21,27 @@ export async function openContext(
   required: readonly RequiredSetting[] = [],
   overrides: Record<string, string | undefined> = {},
   defaults: Record<string, string> = {},
+  checks: { keyLayout?: boolean } = {},
 ): Promise<AppContext> {
   const config = loadConfig({ ...defaults, ...process.env, ...overrides }, required);
   const logger = createLogger(config.logLevel);
-  await assertRedisAnswers(config.redisUrl);
-  const redis = createRedis(config.redisUrl, { forWorker: true });
+  await assertRedisAnswers(config);
+  const redis = createRedis(config, { forWorker: true });
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
+  // Campaigns of a version before the cluster layout would be invisible to this one: say so, once, before anything runs.
+  if (checks.keyLayout !== false && (await hasOldLayout(redis, config.queuePrefix))) {
+    redis.disconnect();
+    throw new AppError(
+      'KEY_LAYOUT_OLD',
+      `Redis holds campaigns under QUEUE_PREFIX ${config.queuePrefix} in the key layout of an earlier version. Stop every \`campaign worker\` and \`campaign serve\`, ` +
+        'then run `campaign migrate-keys` once (`--dry-run` shows what it would move).',
+    );
+  }
   return {
     config,
     logger,
     redis,
-    ledger: new RedisLedger(redis, config.queuePrefix, { autoPause: config.autoPause, duplicateWindowMs: config.duplicateWindowMs, confirmWindowMs: config.confirmWindowMs }),
+    ledger: new RedisLedger(redis, config.queuePrefix, ledgerOptionsOf(config, logger)),
     async close() {
       await redis.quit().catch(() => redis.disconnect());
     },

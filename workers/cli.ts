@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -292,6 +293,23 @@ program
   .action(async (id: string) => {
     const { purgeText, runPurge } = await import('./purge-runner.js');
     console.log(purgeText(await withContext((context) => runPurge(context, id))));
+  });
+
+program
+  .command('migrate-keys')
+  .description("move the Redis keys of a version before the cluster layout to today's names (stop every worker and serve first)")
+  .option('--dry-run', 'say what would move; move nothing', false)
+  .option('--json', 'print the summary as JSON', false)
+  .action(async (o: { dryRun: boolean; json: boolean }) => {
+    const { runMigrateKeys, migrationText } = await import('./migrate-command.js');
+    const { openContext } = await import('./app-context.js');
+    const context = await openContext([], {}, {}, { keyLayout: false });
+    try {
+      const summary = await runMigrateKeys(context, { dryRun: o.dryRun });
+      console.log(o.json ? JSON.stringify({ dryRun: o.dryRun, ...summary }) : migrationText(summary, o.dryRun));
+    } finally {
+      await context.close();
+    }
   });
 
 const optouts = program.command('optouts').description('the recipients who opted out of marketing on a number (MARKETING campaigns skip them as OPTED_OUT)');

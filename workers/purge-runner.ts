@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { dueForPurge } from '../src/campaigns/control/retention-policy.js';
 import { removeCampaignJobs } from '../src/queue/campaign-jobs-cleanup.js';
-import { sendQueueName } from '../src/queue/queue-names.js';
+import { sendQueueName, sendQueuePrefix } from '../src/queue/queue-names.js';
 import { purgeLedger } from '../src/redis/ledger-purge.js';
 import type { AppContext } from './app-context.js';
 
@@ -18,7 +18,7 @@ export interface PurgeSummary {
 export async function runPurge(context: AppContext, campaignId: string, now = Date.now()): Promise<PurgeSummary> {
   const { config, redis } = context;
   const ledger = await purgeLedger(redis, config.queuePrefix, campaignId, now);
-  const queue = new Queue(sendQueueName(ledger.phoneNumberId), { connection: redis, prefix: config.queuePrefix });
+  const queue = new Queue(sendQueueName(ledger.phoneNumberId), { connection: redis, prefix: sendQueuePrefix(config.queuePrefix, ledger.phoneNumberId) });
   queue.on('error', (error) => context.logger.warn({ err: error }, 'send queue error'));
   try {
     const jobs = await removeCampaignJobs(queue, campaignId);

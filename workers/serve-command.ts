@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/redis/key-scope.js';
+import { ledgerOptionsOf } from './ledger-options.js';
 import { loadConfig } from '../src/config/config.js';
 import { checkDashboardExposure } from '../src/dashboard/exposure.js';
 import { AppError } from '../src/errors/app-error.js';
@@ -39,7 +40,8 @@ export async function startService(options: ServeOptions, env: Record<string, st
   // Loaded once the settings are known good: a mistake in them is reported without paying for fastify.
   const { buildWebhookServer } = await import('../src/webhooks/webhook-server.js');
   const { RedisWebhookInbox, createWebhookRedis } = await import('../src/webhooks/webhook-inbox.js');
-  const redis = createWebhookRedis(config.redisUrl, log);
+  const redis = createWebhookRedis(config, log);
+  await refuseOldLayout(redis, config.queuePrefix);
   // The consumer that applies what the inbox holds: its own connections (one blocks on the stream, one is the ledger's).
   const { WebhookConsumer } = await import('../src/webhooks/webhook-consumer.js');
   const { optOutMatcher } = await import('../src/webhooks/webhook-events.js');
@@ -47,28 +49,28 @@ export async function startService(options: ServeOptions, env: Record<string, st
   // Fail-fast connections like the inbox's: with Redis away the consumer's commands fail at once and its loop retries.
   // (They stay quiet about Redis coming and going: the inbox's connection says it once for the service.)
   const { silentLogger } = await import('../src/logging/logger.js');
-  const readerRedis = createWebhookRedis(config.redisUrl, silentLogger());
-  const ledgerRedis = createWebhookRedis(config.redisUrl, silentLogger());
+  const readerRedis = createWebhookRedis(config, silentLogger());
+  const ledgerRedis = createWebhookRedis(config, silentLogger());
   // GET /metrics (issue 12): read from Redis at each scrape, on its own fail-fast connection.
   const { createServiceMetrics } = await import('../src/metrics/service-metrics.js');
   const { WebhookMetrics } = await import('../src/metrics/webhook-metrics.js');
-  const metricsRedis = createWebhookRedis(config.redisUrl, silentLogger());
+  const metricsRedis = createWebhookRedis(config, silentLogger());
   const metrics = createServiceMetrics({ redis: metricsRedis, prefix: config.queuePrefix, retentionMs: config.metricsRetentionMs });
   // The campaigns page (/) and bull-board (/queues), issue 12: their own fail-fast connection and ledger.
   const { createDashboard } = await import('../src/dashboard/dashboard.js');
-  const dashboardRedis = createWebhookRedis(config.redisUrl, silentLogger());
+  const dashboardRedis = createWebhookRedis(config, silentLogger());
   const { password } = config.dashboard;
   const dashboard = createDashboard({
     redis: dashboardRedis,
     prefix: config.queuePrefix,
-    ledger: new RedisLedger(dashboardRedis, config.queuePrefix, { autoPause: config.autoPause, duplicateWindowMs: config.duplicateWindowMs, confirmWindowMs: config.confirmWindowMs }),
+    ledger: new RedisLedger(dashboardRedis, config.queuePrefix, ledgerOptionsOf(config, log)),
     credentials: password === undefined ? undefined : { user: config.dashboard.user, password },
     logger: log,
   });
   const consumer = new WebhookConsumer({
     redis: readerRedis,
     prefix: config.queuePrefix,
-    ledger: new RedisLedger(ledgerRedis, config.queuePrefix, { autoPause: config.autoPause, duplicateWindowMs: config.duplicateWindowMs, confirmWindowMs: config.confirmWindowMs }),
+    ledger: new RedisLedger(ledgerRedis, config.queuePrefix, ledgerOptionsOf(config, log)),
     logger: log,
     consumer: `${hostname()}:${process.pid}`,
     isOptOut: optOutMatcher(config.webhook.optOutKeywords),
@@ -155,8 +157,24 @@ async function listenOn(app: FastifyInstance, options: ServeOptions): Promise<nu
   return address.port;
 }
 
+/**
+ * Campaigns of a version before the cluster layout would be invisible to the service: say so
+ * at start. With Redis away the check is skipped (the service starts and answers 503 until
+ * Redis is back, as before).
+ */
+async function refuseOldLayout(redis: RedisClient, prefix: string): Promise<void> {
+  const { hasOldLayout } = await import('../src/redis/key-migration.js');
+  const { readyWithin } = await import('../src/redis/redis-connection.js');
+  await readyWithin(redis, 1000);
+  const old = await hasOldLayout(redis, prefix).catch(() => false);
+  if (old) {
+    closeRedis(redis);
+    throw new AppError('KEY_LAYOUT_OLD', `Redis holds campaigns under QUEUE_PREFIX ${prefix} in the key layout of an earlier version. Stop every \`campaign worker\`, then run \`campaign migrate-keys\` once.`);
+  }
+}
+
 /** Drops the connection (and its reconnect timer) whatever state it is in. */
-function closeRedis(redis: Redis): void {
+function closeRedis(redis: RedisClient): void {
   if (redis.status !== 'end') redis.disconnect();
 }
 

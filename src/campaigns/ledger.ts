@@ -363,6 +363,8 @@ export interface ReportLedger {
   /** Rows in row order, in pages, for reports of any size. */
   rows(campaignId: string, pageSize?: number): AsyncIterable<RowRecord[]>;
   listCampaigns(): Promise<string[]>;
+  /** Every phone number that has had a campaign, in ID order (a worker serving all numbers discovers them here). */
+  phoneNumbers(): Promise<string[]>;
   /** Rows of each lane not fed yet. */
   laneBacklogs(campaignId: string): Promise<LaneBacklog[]>;
 }

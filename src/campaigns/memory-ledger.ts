@@ -936,6 +936,14 @@ export class MemoryLedger implements CampaignLedger {
     return Promise.resolve(sortedMembers(this.#listed));
   }
 
+  async phoneNumbers(): Promise<string[]> {
+    const numbers = new Set<string>();
+    for (const c of this.#campaigns.values()) {
+      if (c.definition !== undefined) numbers.add((JSON.parse(c.definition) as CampaignDefinition).phoneNumberId);
+    }
+    return Promise.resolve([...numbers].sort());
+  }
+
   async laneBacklogs(campaignId: string): Promise<LaneBacklog[]> {
     const c = this.#campaigns.get(campaignId);
     return Promise.resolve(lanesOf(c?.lanes).map((zones, lane) => ({ lane, zones, pending: c?.lanePending.get(lane)?.length ?? 0 })));

@@ -18,6 +18,20 @@ const envSchema = z.object({
     .string()
     .default('redis://127.0.0.1:6379')
     .refine((v) => /^rediss?:\/\/[^\s]+$/.test(v), 'must be a redis:// or rediss:// URL'),
+  // Seed nodes of a Redis Cluster; REDIS_URL then gives only the password and TLS (rediss://).
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .transform((v, ctx) => {
+      const nodes = parseClusterNodes(v);
+      if (typeof nodes === 'string') {
+        ctx.addIssue({ code: 'custom', message: nodes });
+        return z.NEVER;
+      }
+      return nodes;
+    })
+    .optional(),
+  // On a cluster with replicas: claims wait until this many replicas have them (WAIT) before the send.
+  REDIS_WAIT_REPLICAS: wholeNumber(0).default(0),
   WHATSAPP_API_URL: z.url({ protocol: /^https?$/ }).default('https://graph.facebook.com'),
   WHATSAPP_API_VERSION: z
     .string()
@@ -107,6 +121,10 @@ type Env = z.infer<typeof envSchema>;
 
 export interface Config {
   redisUrl: string;
+  /** REDIS_CLUSTER_NODES: the cluster's seed nodes; undefined = one Redis at redisUrl. */
+  redisClusterNodes: ClusterNode[] | undefined;
+  /** REDIS_WAIT_REPLICAS: replicas a claim must reach before its send leaves; 0 = off. */
+  redisWaitReplicas: number;
   api: { baseUrl: string; version: string; timeoutMs: number };
   phoneNumberId: string | undefined;
   accessToken: Secret | undefined;
@@ -160,6 +178,8 @@ export function loadConfig(
   const e = parsed.data;
   return {
     redisUrl: e.REDIS_URL,
+    redisClusterNodes: e.REDIS_CLUSTER_NODES,
+    redisWaitReplicas: e.REDIS_WAIT_REPLICAS,
     api: { baseUrl: e.WHATSAPP_API_URL.replace(/\/+$/, ''), version: e.WHATSAPP_API_VERSION, timeoutMs: e.SEND_TIMEOUT_MS },
     phoneNumberId: e.WHATSAPP_PHONE_NUMBER_ID,
     templates: { businessAccountId: e.WHATSAPP_BUSINESS_ACCOUNT_ID, file: e.TEMPLATES_FILE, refreshMs: e.TEMPLATES_REFRESH_SECONDS * 1000 },
@@ -186,4 +206,25 @@ export function loadConfig(
     },
     dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD === undefined ? undefined : new Secret(e.DASHBOARD_PASSWORD) },
   };
+}
+
+export interface ClusterNode {
+  host: string;
+  port: number;
+}
+
+/** `host:port,host:port` (an IPv6 host in brackets: `[::1]:7000`) → nodes, or what is wrong with it. */
+export function parseClusterNodes(value: string): ClusterNode[] | string {
+  const nodes: ClusterNode[] = [];
+  for (const entry of value.split(',').map((part) => part.trim())) {
+    if (entry === '') continue;
+    const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(entry);
+    const port = Number(match?.[2]);
+    if (match === null || port < 1 || port > 65535) {
+      return `"${entry.slice(0, 80)}" is not host:port; list the cluster's nodes as host:port,host:port (e.g. 10.0.0.1:6379,10.0.0.2:6379)`;
+    }
+    nodes.push({ host: (match[1] ?? '').replace(/^\[|\]$/g, ''), port });
+  }
+  if (nodes.length === 0) return 'names no node; list the cluster\'s nodes as host:port,host:port';
+  return nodes;
 }

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/key-scope.js';
 
 /** A form's token is accepted this long after the page that holds it was served. */
 export const CSRF_TOKEN_MAX_AGE_MS = 12 * 3_600_000;
@@ -52,7 +52,7 @@ function mac(key: Buffer, issued: string, user: string): string {
  * 32 random bytes, written once with SET NX): a form served by one instance is accepted by
  * another. Read once, then kept in memory.
  */
-export function redisCsrfKey(redis: Redis, prefix: string): () => Promise<Buffer> {
+export function redisCsrfKey(redis: RedisClient, prefix: string): () => Promise<Buffer> {
   const name = `${prefix}:dashboard:csrf-key`;
   let key: Promise<Buffer> | undefined;
   const read = async (): Promise<Buffer> => {

@@ -1,10 +1,10 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/key-scope.js';
 import { CampaignControls } from '../campaigns/control/campaign-controls.js';
 import type { ControlLedger, ReportLedger } from '../campaigns/ledger.js';
 import type { Logger } from '../logging/logger.js';
 import { ScrapeReader } from '../metrics/scrape-reader.js';
-import { campaignLedgerKeys } from '../redis/redis-ledger.js';
+import { campaignKeysById } from '../redis/ledger-keys.js';
 import { readyWithin } from '../redis/redis-connection.js';
 import { DashboardAccess } from './access.js';
 import type { DashboardCredentials } from './basic-auth.js';
@@ -21,7 +21,7 @@ import { QUEUES_PATH, QueueBoard } from './queue-board.js';
 
 export interface DashboardOptions {
   /** The dashboard's own connection (fail-fast, like the service's others). */
-  redis: Redis;
+  redis: RedisClient;
   /** QUEUE_PREFIX. */
   prefix: string;
   ledger: ReportLedger & ControlLedger;
@@ -55,7 +55,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const directory = new CampaignDirectory(ledger);
   // Every campaign keeps its figures here (no retention: the page lists finished campaigns too).
   const scrapeReader = new ScrapeReader({ redis, prefix, retentionMs: Number.POSITIVE_INFINITY, now });
-  const tallies = new ErrorTallies({ scan: (id) => scanErrorCodes(redis, campaignLedgerKeys(prefix, id).rows), now });
+  const tallies = new ErrorTallies({ scan: async (id) => scanErrorCodes(redis, (await campaignKeysById(redis, prefix, id)).rows), now });
   const reader = new DashboardReader({ ledger, directory, snapshot: () => scrapeReader.read(), tallies });
   const access = new DashboardAccess({ credentials: options.credentials, csrf: new CsrfTokens({ key: redisCsrfKey(redis, prefix), now }), logger });
   const board = new QueueBoard({ redis, prefix, numbers: () => directory.numbers(), now });

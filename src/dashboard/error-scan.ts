@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/key-scope.js';
 import type { RowStatus } from '../campaigns/campaign.js';
 
 /** At most this many rows are read for one campaign's errors by code (the page says when it stopped there). */
@@ -38,7 +38,7 @@ const CODED = new Set<string>(CODED_STATUSES);
  * request path. HSCAN may return a row twice while Redis resizes the hash: the counts are
  * then off by those rows, never by more.
  */
-export async function scanErrorCodes(redis: Redis, rowsKey: string, cap = ERROR_SCAN_CAP, now = Date.now): Promise<ErrorTally> {
+export async function scanErrorCodes(redis: RedisClient, rowsKey: string, cap = ERROR_SCAN_CAP, now = Date.now): Promise<ErrorTally> {
   const counts = new Map<string, CodeCount>();
   let cursor = '0';
   let scanned = 0;

@@ -3,8 +3,8 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import { Queue } from 'bullmq';
 import type { FastifyPluginCallback } from 'fastify';
-import type { Redis } from 'ioredis';
-import { sendQueueName } from '../queue/queue-names.js';
+import type { RedisClient } from '../redis/key-scope.js';
+import { sendQueueName, sendQueuePrefix } from '../queue/queue-names.js';
 
 /** Where bull-board is served. */
 export const QUEUES_PATH = '/queues';
@@ -13,7 +13,7 @@ export const QUEUES_PATH = '/queues';
 export const QUEUE_DISCOVERY_INTERVAL_MS = 1000;
 
 export interface QueueBoardOptions {
-  redis: Redis;
+  redis: RedisClient;
   /** QUEUE_PREFIX: BullMQ's key prefix, as the workers use it. */
   prefix: string;
   /** Every phone number that has a campaign (src/dashboard/campaign-directory.ts). */
@@ -82,7 +82,7 @@ export class QueueBoard {
     this.#lastLook = this.#now();
     for (const number of numbers) {
       if (this.#queues.has(number)) continue;
-      const queue = new Queue(sendQueueName(number), { connection: this.#options.redis, prefix: this.#options.prefix });
+      const queue = new Queue(sendQueueName(number), { connection: this.#options.redis, prefix: sendQueuePrefix(this.#options.prefix, number) });
       // bull-board answers a failed read with an error of its own; the queue's events add nothing.
       queue.on('error', () => undefined);
       this.#queues.set(number, queue);

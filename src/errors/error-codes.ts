@@ -7,6 +7,7 @@ export const ERROR_CODES = {
   CONFIG_INVALID: 'A setting in the environment is missing or malformed.',
   OPTION_INVALID: 'A command-line option has a value the command cannot use.',
   REDIS_UNAVAILABLE: 'Redis did not answer at REDIS_URL.',
+  KEY_LAYOUT_OLD: 'Redis holds campaigns in the key layout of a version before the cluster one; `campaign migrate-keys` moves them.',
   CSV_UNREADABLE: 'The CSV file could not be opened or read.',
   CSV_HEADER_INVALID: 'The CSV header lacks a column the campaign needs; nothing was enqueued.',
   CSV_NOT_CSV: 'The file is not CSV text (an image, a ZIP/xlsx workbook, an HTML page, a PDF); nothing was created.',

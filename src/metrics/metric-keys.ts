@@ -1,3 +1,5 @@
+import { sharedScope } from '../redis/key-scope.js';
+
 /**
  * Where the metrics live in Redis, under the queue prefix. Workers and the webhook consumer
  * add to these (once a second, or in the transaction they already run); `campaign serve`
@@ -18,7 +20,8 @@ export interface MetricsKeys {
 }
 
 export function metricsKeys(prefix: string): MetricsKeys {
-  const base = `${prefix}:metrics`;
+  // In the shared scope: a worker's flush and the webhook consumer's MULTI each stay in one slot.
+  const base = `${sharedScope(prefix)}:metrics`;
   return {
     sends: `${base}:sends`,
     sendLatency: `${base}:send-latency`,

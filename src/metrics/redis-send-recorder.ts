@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/key-scope.js';
 import type { Logger } from '../logging/logger.js';
 import { SEND_LATENCY_BUCKETS } from './buckets.js';
 import { RATE_KEY_TTL_SECONDS, SENDS_FIELD_SEPARATOR, metricsKeys, type MetricsKeys } from './metric-keys.js';
@@ -31,7 +31,7 @@ class SendTallies {
  * over every worker. A flush Redis did not take keeps its counts for the next one.
  */
 export class RedisSendRecorder implements SendObserver {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keys: MetricsKeys;
   readonly #logger: Logger | undefined;
   readonly #now: () => number;
@@ -40,7 +40,7 @@ export class RedisSendRecorder implements SendObserver {
   #flushing: Promise<void> | undefined;
   #lastWarning = 0;
 
-  constructor(redis: Redis, prefix: string, options: { logger?: Logger; now?: () => number } = {}) {
+  constructor(redis: RedisClient, prefix: string, options: { logger?: Logger; now?: () => number } = {}) {
     this.#redis = redis;
     this.#keys = metricsKeys(prefix);
     this.#logger = options.logger;

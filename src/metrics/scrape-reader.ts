@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { z } from 'zod';
-import { sendQueueName } from '../queue/queue-names.js';
+import { sendQueueName, sendQueuePrefix } from '../queue/queue-names.js';
+import type { RedisClient } from '../redis/key-scope.js';
+import { campaignIndexKey, campaignLedgerKeys, campaignNumbersKey } from '../redis/ledger-keys.js';
 import { SEND_LATENCY_BUCKETS, WEBHOOK_LAG_BUCKETS } from './buckets.js';
 import { CAMPAIGN_FIELDS, campaignFigures, type CampaignFigures } from './campaign-figures.js';
 import { metricsKeys, type MetricsKeys } from './metric-keys.js';
@@ -21,25 +21,24 @@ export interface MetricsSnapshot {
   webhookLag: HistogramTotals;
 }
 
-const definitionSchema = z.object({ phoneNumberId: z.string() });
-
 /**
- * Reads a MetricsSnapshot in three pipelined round trips (plus BullMQ's job counts, one per
- * number, in parallel): the campaign list and the metric hashes; every listed campaign's
- * counters; the numbers' queues and per-second counts. Only campaign hashes are read, never
+ * Reads a MetricsSnapshot in a few round trips, each in one cluster slot (plus BullMQ's job
+ * counts, one per number, in parallel): the campaign list beside the metric hashes; new
+ * campaigns' numbers; every listed campaign's counters, one pipeline per number; the numbers'
+ * queues and per-second counts. Only campaign hashes are read, never
  * rows or backlogs: a scrape takes the same time at 1M queued rows as at 10.
  */
 export class ScrapeReader {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #prefix: string;
   readonly #keys: MetricsKeys;
   readonly #retentionMs: number;
   readonly #now: () => number;
-  /** A campaign's number never changes: read once from its definition. */
+  /** A campaign's number never changes: read once from the campaign index. */
   readonly #numbers = new Map<string, string>();
   readonly #queues = new Map<string, Queue>();
 
-  constructor(options: { redis: Redis; prefix: string; retentionMs: number; now?: () => number }) {
+  constructor(options: { redis: RedisClient; prefix: string; retentionMs: number; now?: () => number }) {
     this.#redis = options.redis;
     this.#prefix = options.prefix;
     this.#keys = metricsKeys(options.prefix);
@@ -49,15 +48,18 @@ export class ScrapeReader {
 
   async read(): Promise<MetricsSnapshot> {
     const keys = this.#keys;
-    const [ids, sends, latency, events, lag] = await exec<[string[], Record<string, string>, Record<string, string>, Record<string, string>, Record<string, string>]>(
-      this.#redis
-        .pipeline()
-        .zrange(`${this.#prefix}:campaigns`, 0, -1)
-        .hgetall(keys.sends)
+    // The metrics share one slot (metric-keys.ts): one pipeline. The campaign index is a key of its own.
+    const [ids, [sends, latency, events, lag]] = await Promise.all([
+      this.#redis.zrange(campaignIndexKey(this.#prefix), 0, -1),
+      exec<[Record<string, string>, Record<string, string>, Record<string, string>, Record<string, string>]>(
+        this.#redis
+          .pipeline()
+          .hgetall(keys.sends)
         .hgetall(keys.sendLatency)
-        .hgetall(keys.webhookEvents)
-        .hgetall(keys.webhookLag),
-    );
+          .hgetall(keys.webhookEvents)
+          .hgetall(keys.webhookLag),
+      ),
+    ]);
     const campaigns = await this.#campaigns(ids);
     const numbers = [...new Set(campaigns.map((c) => c.phoneNumberId))].sort();
     return {
@@ -78,25 +80,38 @@ export class ScrapeReader {
   }
 
   async #campaigns(ids: readonly string[]): Promise<MetricsSnapshot['campaigns']> {
-    const pipeline = this.#redis.pipeline();
-    for (const id of ids) {
-      const key = `${this.#prefix}:campaign:${id}`;
-      pipeline.hmget(key, ...CAMPAIGN_FIELDS);
-      if (!this.#numbers.has(id)) pipeline.hget(key, 'definition');
+    const unknown = ids.filter((id) => !this.#numbers.has(id));
+    if (unknown.length > 0) {
+      const numbers = await this.#redis.hmget(campaignNumbersKey(this.#prefix), ...unknown);
+      unknown.forEach((id, i) => {
+        const number = numbers[i];
+        if (number !== null && number !== undefined) this.#numbers.set(id, number);
+      });
     }
-    const replies = await exec<unknown[]>(pipeline);
+    // A number's campaigns share its slot: one pipeline per number, all at once.
+    const byNumber = new Map<string, string[]>();
+    for (const id of ids) {
+      const number = this.#numbers.get(id);
+      if (number === undefined) continue;
+      const group = byNumber.get(number);
+      if (group === undefined) byNumber.set(number, [id]);
+      else group.push(id);
+    }
+    const read = new Map<string, (string | null)[]>();
+    await Promise.all(
+      [...byNumber].map(async ([number, group]) => {
+        const pipeline = this.#redis.pipeline();
+        for (const id of group) pipeline.hmget(campaignLedgerKeys(this.#prefix, number, id).campaign, ...CAMPAIGN_FIELDS);
+        const replies = await exec<(string | null)[][]>(pipeline);
+        group.forEach((id, i) => read.set(id, replies[i] ?? []));
+      }),
+    );
     const now = this.#now();
     const campaigns: MetricsSnapshot['campaigns'] = [];
-    let at = 0;
     for (const id of ids) {
-      const values = replies[at++] as (string | null)[];
-      if (!this.#numbers.has(id)) {
-        const definition = replies[at++] as string | null;
-        const parsed = definition === null ? undefined : definitionSchema.safeParse(safeJson(definition));
-        if (parsed?.success === true) this.#numbers.set(id, parsed.data.phoneNumberId);
-      }
       const phoneNumberId = this.#numbers.get(id);
-      const figures = campaignFigures(values, now, this.#retentionMs);
+      const values = read.get(id);
+      const figures = values === undefined ? undefined : campaignFigures(values, now, this.#retentionMs);
       if (phoneNumberId !== undefined && figures !== undefined) campaigns.push({ id, phoneNumberId, figures });
     }
     return campaigns;
@@ -114,7 +129,7 @@ export class ScrapeReader {
   async #jobCounts(phoneNumberId: string): Promise<Record<QueueState, number>> {
     let queue = this.#queues.get(phoneNumberId);
     if (queue === undefined) {
-      queue = new Queue(sendQueueName(phoneNumberId), { connection: this.#redis, prefix: this.#prefix });
+      queue = new Queue(sendQueueName(phoneNumberId), { connection: this.#redis, prefix: sendQueuePrefix(this.#prefix, phoneNumberId) });
       // A failed count fails the scrape; the queue's own errors say nothing more.
       queue.on('error', () => undefined);
       this.#queues.set(phoneNumberId, queue);
@@ -142,19 +157,11 @@ function zeroJobs(): Record<QueueState, number> {
 }
 
 /** Runs a pipeline; any command's error fails the whole read. */
-async function exec<T extends unknown[]>(pipeline: ReturnType<Redis['pipeline']>): Promise<T> {
+async function exec<T extends unknown[]>(pipeline: ReturnType<RedisClient['pipeline']>): Promise<T> {
   const replies = await pipeline.exec();
   if (replies === null) throw new Error('Redis pipeline aborted');
   return replies.map(([error, value]) => {
     if (error !== null) throw error;
     return value;
   }) as T;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }

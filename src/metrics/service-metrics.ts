@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/key-scope.js';
 import { readyWithin } from '../redis/redis-connection.js';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { SEND_LATENCY_BUCKETS, WEBHOOK_LAG_BUCKETS } from './buckets.js';
@@ -27,7 +27,7 @@ const CONNECT_WAIT_MS = 1000;
  * counters are Redis totals, so they only grow from one scrape to the next whichever
  * service instance is scraped; a campaign's series go METRICS_RETENTION_HOURS after it ends.
  */
-export function createServiceMetrics(options: { redis: Redis; prefix: string; retentionMs: number; now?: () => number }): ServiceMetrics {
+export function createServiceMetrics(options: { redis: RedisClient; prefix: string; retentionMs: number; now?: () => number }): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];

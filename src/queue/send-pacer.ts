@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { numberScope, type RedisClient } from '../redis/key-scope.js';
 import type { SendPacer } from '../campaigns/send/send-processor.js';
 
 /**
@@ -46,7 +46,7 @@ interface PacerCommands {
 
 /** Evenly spaced sends, never more than `messagesPerSecond` in any second, across all workers. */
 export class RedisSendPacer implements SendPacer {
-  readonly #redis: Redis & PacerCommands;
+  readonly #redis: RedisClient & PacerCommands;
   readonly #slotKey: string;
   readonly #logKey: string;
   readonly #rate: number;
@@ -62,15 +62,17 @@ export class RedisSendPacer implements SendPacer {
    * never trimmed. For tests: what the pacer let through is then checked where it is decided,
    * whatever delays a loaded machine adds on the way to the receiver.
    */
-  constructor(redis: Redis, options: { prefix: string; phoneNumberId: string; messagesPerSecond: number; auditKey?: string }) {
+  constructor(redis: RedisClient, options: { prefix: string; phoneNumberId: string; messagesPerSecond: number; auditKey?: string }) {
     if (!('cwReserveSlot' in redis)) {
       redis.defineCommand('cwReserveSlot', { numberOfKeys: 1, lua: RESERVE_SLOT });
       // One key (the log), or two with an admission record for tests (see `auditKey`).
       redis.defineCommand('cwAdmit', { lua: ADMIT });
     }
-    this.#redis = redis as Redis & PacerCommands;
-    this.#slotKey = `${options.prefix}:pacer:${options.phoneNumberId}:slot`;
-    this.#logKey = `${options.prefix}:pacer:${options.phoneNumberId}:sent`;
+    this.#redis = redis as RedisClient & PacerCommands;
+    // In the number's scope: both scripts stay in its cluster slot.
+    const scope = numberScope(options.prefix, options.phoneNumberId);
+    this.#slotKey = `${scope}:pacer:${options.phoneNumberId}:slot`;
+    this.#logKey = `${scope}:pacer:${options.phoneNumberId}:sent`;
     this.#rate = options.messagesPerSecond;
     this.#auditKey = options.auditKey;
     this.#windowMicros = 1_000_000 + GUARD_INTERVALS * Math.round(1_000_000 / options.messagesPerSecond);

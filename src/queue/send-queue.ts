@@ -2,7 +2,7 @@ import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { AppError } from '../errors/app-error.js';
 import { sendJobId, type SendJob, type SendJobQueue } from '../campaigns/send-job.js';
 import type { Logger } from '../logging/logger.js';
-import { sendQueueName } from './queue-names.js';
+import { sendQueueName, sendQueuePrefix } from './queue-names.js';
 
 export interface SendQueueOptions {
   connection: ConnectionOptions;
@@ -38,7 +38,7 @@ export class BullSendQueue implements SendJobQueue {
   get queue(): Queue {
     if (this.#queue === undefined) {
       const { phoneNumberId, connection, prefix, logger } = this.#options;
-      this.#queue = new Queue(sendQueueName(phoneNumberId), { connection, prefix });
+      this.#queue = new Queue(sendQueueName(phoneNumberId), { connection, prefix: sendQueuePrefix(prefix, phoneNumberId) });
       this.#queue.on('error', (error) => logger.error({ err: error }, 'send queue error'));
     }
     return this.#queue;

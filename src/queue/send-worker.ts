@@ -4,7 +4,7 @@ import { sendJobSchema } from '../campaigns/send-job.js';
 import type { SendProcessor } from '../campaigns/send/send-processor.js';
 import type { Logger } from '../logging/logger.js';
 import { settleAbandoned, settleRecentlyFailed } from './abandoned-jobs.js';
-import { sendQueueName } from './queue-names.js';
+import { sendQueueName, sendQueuePrefix } from './queue-names.js';
 import { InDoubtSweep } from './in-doubt-sweep.js';
 import { SendFeeder } from './send-feeder.js';
 import { BullSendQueue } from './send-queue.js';
@@ -42,7 +42,8 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
   const name = sendQueueName(options.phoneNumberId);
   const { logger, processor } = options;
   // queue.rateLimit is how v6 pauses every worker of a queue (worker.rateLimit is deprecated).
-  const queue = new Queue(name, { connection: options.connection, prefix: options.prefix });
+  const queuePrefix = sendQueuePrefix(options.prefix, options.phoneNumberId);
+  const queue = new Queue(name, { connection: options.connection, prefix: queuePrefix });
   queue.on('error', (error) => logger.error({ err: error }, 'send queue error'));
 
   const process = async (job: Job, token?: string): Promise<string> => {
@@ -75,7 +76,7 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
 
   const worker = new Worker(name, process, {
     connection: options.connection,
-    prefix: options.prefix,
+    prefix: queuePrefix,
     concurrency: options.concurrency,
     ...(options.rate > 0 ? { limiter: limiterFor(options.rate) } : {}),
     // A killed worker's jobs are found within seconds (lock 10 s, checked every 3 s). A

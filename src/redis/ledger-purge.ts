@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis';
 import { AppError } from '../errors/app-error.js';
-import { campaignLedgerKeys, laneBacklogKey } from './redis-ledger.js';
+import { campaignKeysById, laneBacklogKey, wamidsKey } from './ledger-keys.js';
+import type { RedisClient } from './key-scope.js';
 import { loadLuaScript } from './lua-scripts.js';
 
 /** Rows read per step: each step is one short HSCAN and one short script, so Redis never stalls on a 1M-row campaign. */
@@ -31,10 +31,10 @@ interface PurgeCommands {
  * Crash-safe by its order: the rows are read for their wamids first and deleted last, and
  * `purgedAt` is written only after, so an interrupted purge run again finds what it still has to do.
  */
-export async function purgeLedger(redis: Redis, prefix: string, campaignId: string, now = Date.now()): Promise<LedgerPurge> {
+export async function purgeLedger(redis: RedisClient, prefix: string, campaignId: string, now = Date.now()): Promise<LedgerPurge> {
   if (!('cwForgetWamids' in redis)) redis.defineCommand('cwForgetWamids', { numberOfKeys: 1, lua: FORGET_WAMIDS });
-  const commands = redis as Redis & PurgeCommands;
-  const keys = campaignLedgerKeys(prefix, campaignId);
+  const commands = redis as RedisClient & PurgeCommands;
+  const keys = await campaignKeysById(redis, prefix, campaignId);
   const fields = await redis.hmget(keys.campaign, 'definition', 'finishedAt', 'purgedAt', 'cancelled', 'paused', 'ingestDone');
   const [definition, finishedAt, purgedAt, cancelled, paused, ingestDone] = fields.map((value) => value ?? null);
   if (definition === null || definition === undefined) throw new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${campaignId} under this QUEUE_PREFIX (see \`campaign list\`)`);
@@ -60,14 +60,14 @@ export async function purgeLedger(redis: Redis, prefix: string, campaignId: stri
       const wamid = (JSON.parse(flat[i + 1] ?? '{}') as { w?: string }).w;
       if (wamid !== undefined) pairs.push(wamid, flat[i] ?? '');
     }
-    if (pairs.length > 0) wamids += await commands.cwForgetWamids(`${prefix}:wamids`, campaignId, ...pairs);
+    if (pairs.length > 0) wamids += await commands.cwForgetWamids(wamidsKey(prefix, keys.phoneNumberId), campaignId, ...pairs);
   } while (cursor !== '0');
 
   // UNLINK frees a large hash in the background instead of blocking Redis. (`requeue` and
   // `payloads` held jobs with values in versions before the feeder.)
   // A send window's lanes (their lists are empty by now: the campaign finished).
   const laneLists = Array.from({ length: await redis.hlen(keys.lanes) }, (_, lane) => laneBacklogKey(keys.pending, lane));
-  await redis.unlink(keys.rows, keys.pending, keys.lanes, ...laneLists, `${keys.campaign}:requeue`, `${keys.campaign}:payloads`, `${keys.campaign}:recent`);
+  await redis.unlink(keys.rows, keys.pending, keys.lanes, ...laneLists, `${keys.campaign}:requeue`, `${keys.campaign}:payloads`, keys.recent);
   await redis.hset(keys.campaign, 'purgedAt', String(now));
   return { rows, wamids, purgedAt: now, alreadyPurged: false, phoneNumberId };
 }

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import {
   ROW_STATUSES,
   campaignDefinitionSchema,
@@ -59,6 +58,20 @@ import {
   SETTLE_SHARED_ARGS,
 } from './ledger-scripts.js';
 import { TickBatch } from './tick-batch.js';
+import { numberScope, type RedisClient } from './key-scope.js';
+import {
+  campaignIndexKey,
+  campaignLedgerKeys,
+  campaignNumbersKey,
+  confirmKeys,
+  feedKeys,
+  laneBacklogKey,
+  optOutsKey,
+  phoneNumbersKey,
+  sentGuardKeys,
+  serviceWindowKey,
+  wamidsKey,
+} from './ledger-keys.js';
 import { z } from 'zod';
 import { safeJson } from '../cloud-api/graph-answers.js';
 
@@ -81,7 +94,7 @@ interface LedgerCommands {
   cwReschedule(campaign: string, startsAt: number): Promise<string>;
   cwApplyStatuses(wamids: string, ...args: Arg[]): Promise<(string | number)[]>;
   cwApplyInbound(wamids: string, ...args: Arg[]): Promise<number[]>;
-  cwApplyPreferences(...args: Arg[]): Promise<number>;
+  cwApplyPreferences(optouts: string, ...args: Arg[]): Promise<number>;
   cwMarkForRetry(campaign: string, rows: string, pending: string, active: string, ...args: Arg[]): Promise<[number, number, number?, number?]>;
   cwFeed(active: string, window: string, ...args: Arg[]): Promise<[string[], string[], string[]]>;
 }
@@ -117,82 +130,112 @@ export interface LedgerOptions {
   duplicateWindowMs?: number;
   /** How long an in-doubt row waits for a status webhook (Config.confirmWindowMs); 0 = off: `unknown` at once. */
   confirmWindowMs?: number;
+  /**
+   * REDIS_WAIT_REPLICAS: claims and ingested rows are on this many replicas before a send may
+   * leave (WAIT), so a master lost in a failover cannot take a claim with it and let the row be
+   * sent twice. 0 = off (a single Redis, or a cluster without replicas).
+   */
+  waitReplicas?: number;
+  /** A warning when replicas did not acknowledge in time (the send goes ahead). */
+  onReplicasBehind?: (acknowledged: number, wanted: number) => void;
 }
 
-/** The duplicate-send guard of a phone number: fingerprint → "campaign/row/ms", and fingerprint → ms for pruning. */
-export function sentGuardKeys(prefix: string, phoneNumberId: string): { sent: string; sentAt: string } {
-  return { sent: `${prefix}:sent:${phoneNumberId}`, sentAt: `${prefix}:sent-at:${phoneNumberId}` };
-}
+/** How long a claim waits for its replicas (REDIS_WAIT_REPLICAS) before the send goes ahead anyway. */
+const REPLICA_WAIT_MS = 1000;
+/** How long a node's count of connected replicas is trusted (a failover changes it). */
+const REPLICA_COUNT_MS = 3000;
 
-/**
- * The keys of one campaign's ledger: its hash, its rows, and its backlog (rows still to be
- * fed a job; the feed script builds this name from the prefix too).
- */
-export function campaignLedgerKeys(prefix: string, campaignId: string): { campaign: string; rows: string; pending: string; lanes: string } {
-  const campaign = `${prefix}:campaign:${campaignId}`;
-  return { campaign, rows: `${campaign}:rows`, pending: `${campaign}:pending`, lanes: `${campaign}:lanes` };
-}
-
-/**
- * The backlog of a send-window lane: `pending:<lane>` (the scripts build it the same way).
- * A campaign without a window keeps its backlog in `pending` itself.
- */
-export function laneBacklogKey(pendingKey: string, lane: number): string {
-  return `${pendingKey}:${lane}`;
-}
-
-/** A phone number's feed: its campaigns that may have rows to feed (→ priority), and the jobs fed and not done (→ ms fed). */
-export function feedKeys(prefix: string, phoneNumberId: string): { active: string; window: string } {
-  return { active: `${prefix}:feed:${phoneNumberId}:campaigns`, window: `${prefix}:feed:${phoneNumberId}:window` };
-}
-
-/** A phone number's in-doubt rows (→ confirm deadline) and the latest claim time a status webhook came for. */
-export function confirmKeys(prefix: string, phoneNumberId: string): { confirm: string; statusSeen: string } {
-  return { confirm: `${prefix}:confirm:${phoneNumberId}`, statusSeen: `${prefix}:status-seen:${phoneNumberId}` };
-}
+export { campaignLedgerKeys, confirmKeys, feedKeys, laneBacklogKey, sentGuardKeys, wamidsKey } from './ledger-keys.js';
 
 /** How the feed script ranks priorities: lower first. */
 export const PRIORITY_SCORE = { high: 0, normal: 1, low: 2 } as const;
 
 /** The campaign ledger in Redis: a hash per campaign (definition + counters), a hash of rows. */
 export class RedisLedger implements CampaignLedger {
-  readonly #redis: Redis & LedgerCommands;
+  readonly #redis: RedisClient & LedgerCommands;
   readonly #prefix: string;
   readonly #brake: AutoPauseSettings;
   readonly #duplicateWindowMs: number;
   readonly #confirmWindowMs: number;
+  readonly #waitReplicas: number;
+  readonly #onReplicasBehind: ((acknowledged: number, wanted: number) => void) | undefined;
+  readonly #replicaCounts = new Map<string, { count: number; at: number }>();
   /** Claims and answers of one event-loop turn go to Redis as one script call per campaign. */
   readonly #claims = new TickBatch<PendingClaim, RawClaim>((id, items) => this.#claimMany(id, items));
   readonly #settles = new TickBatch<PendingSettle, RawSettle>((id, items) => this.#settleMany(id, items));
 
-  constructor(redis: Redis, prefix: string, options: LedgerOptions = {}) {
+  /** Campaign ID → phone number ID: fixed at creation, so read once per process. */
+  readonly #numbers = new Map<string, string>();
+
+  constructor(redis: RedisClient, prefix: string, options: LedgerOptions = {}) {
     defineScripts(redis);
-    this.#redis = redis as Redis & LedgerCommands;
+    this.#redis = redis as RedisClient & LedgerCommands;
     this.#prefix = prefix;
     this.#brake = options.autoPause ?? BRAKE_OFF;
     this.#duplicateWindowMs = options.duplicateWindowMs ?? 0;
     this.#confirmWindowMs = options.confirmWindowMs ?? 0;
+    this.#waitReplicas = options.waitReplicas ?? 0;
+    this.#onReplicasBehind = options.onReplicasBehind;
   }
 
-  #campaignKey(id: string): string {
-    return campaignLedgerKeys(this.#prefix, id).campaign;
+  /**
+   * With REDIS_WAIT_REPLICAS: waits until the writes made so far on the connection to `key`'s
+   * node are on that many replicas. WAIT names no key, so on a cluster it rides in a pipeline
+   * behind a read of `key`, which takes it to that node (the one that ran the script). It
+   * waits for no more replicas than the node has connected (read every few seconds): a
+   * replica promoted in a failover has none until one is added, and waiting for one that
+   * does not exist would stall every claim for the whole timeout.
+   */
+  async #replicated(key: string): Promise<void> {
+    if (this.#waitReplicas === 0) return;
+    const replicas = await this.#connectedReplicas(key);
+    const wanted = Math.min(this.#waitReplicas, replicas);
+    if (wanted < this.#waitReplicas) this.#onReplicasBehind?.(replicas, this.#waitReplicas);
+    if (wanted === 0) return;
+    const replies = await this.#redis.pipeline().exists(key).wait(wanted, REPLICA_WAIT_MS).exec();
+    const acknowledged = Number(replies?.[1]?.[1] ?? 0);
+    if (acknowledged < wanted) this.#onReplicasBehind?.(acknowledged, this.#waitReplicas);
   }
-  #rowsKey(id: string): string {
-    return campaignLedgerKeys(this.#prefix, id).rows;
+
+  /** Replicas connected to the node holding `key` (its slot's tag keyed, kept REPLICA_COUNT_MS). */
+  async #connectedReplicas(key: string): Promise<number> {
+    const tag = /\{([^}]*)\}/.exec(key)?.[1] ?? '';
+    const known = this.#replicaCounts.get(tag);
+    if (known !== undefined && known.at > Date.now() - REPLICA_COUNT_MS) return known.count;
+    const replies = await this.#redis.pipeline().exists(key).info('replication').exec();
+    const info = replies?.[1]?.[1];
+    const count = Number(/connected_slaves:(\d+)/.exec(typeof info === 'string' ? info : '')?.[1] ?? 0);
+    this.#replicaCounts.set(tag, { count, at: Date.now() });
+    return count;
   }
-  #wamidsKey(): string {
-    return `${this.#prefix}:wamids`;
+
+  /**
+   * Where a campaign's keys live: under its phone number's scope. The number is given by the
+   * caller where it knows it (a worker), else read from the campaign index once; a campaign
+   * that does not exist gets '' (its keys then name nothing).
+   */
+  async #numberOf(campaignId: string, given?: string): Promise<string> {
+    if (given !== undefined && given !== '') return given;
+    const known = this.#numbers.get(campaignId);
+    if (known !== undefined) return known;
+    const read = await this.#redis.hget(campaignNumbersKey(this.#prefix), campaignId);
+    if (read === null) return '';
+    this.#numbers.set(campaignId, read);
+    return read;
   }
-  #pendingKey(id: string): string {
-    return campaignLedgerKeys(this.#prefix, id).pending;
-  }
-  /** 1/0 per recent send (failed or not), for the error-spike brake. */
-  #recentKey(id: string): string {
-    return `${this.#prefix}:campaign:${id}:recent`;
+
+  async #keys(campaignId: string, phoneNumberId?: string): Promise<ReturnType<typeof campaignLedgerKeys> & { phoneNumberId: string }> {
+    const number = await this.#numberOf(campaignId, phoneNumberId);
+    return { ...campaignLedgerKeys(this.#prefix, number, campaignId), phoneNumberId: number };
   }
 
   async createCampaign(definition: CampaignDefinition): Promise<void> {
-    const key = this.#campaignKey(definition.id);
+    const number = definition.phoneNumberId;
+    // The index first: every later read finds the campaign's keys through it. HSETNX: a
+    // campaign created again keeps its first number (its keys are there).
+    await this.#redis.hsetnx(campaignNumbersKey(this.#prefix), definition.id, number);
+    const keys = await this.#keys(definition.id);
+    const key = keys.campaign;
     // The feed script reads the schedule from the hash, not from the definition's JSON.
     const schedule: string[] = [];
     for (const field of ['startsAt', 'startDeadline', 'expiresAt'] as const) {
@@ -202,17 +245,19 @@ export class RedisLedger implements CampaignLedger {
     // `window`: the scripts keep this campaign's backlog in lanes (pending:<lane>).
     if (definition.window !== undefined) schedule.push('window', '1');
     if (schedule.length > 0) await this.#redis.hset(key, ...schedule);
+    // One transaction on the campaign's own keys (one slot); the shared indexes after it.
     await this.#redis
       .multi()
-      .hsetnx(this.#campaignKey(definition.id), 'definition', JSON.stringify(definition))
-      .hsetnx(this.#campaignKey(definition.id), 'createdAt', String(definition.createdAt))
-      .hsetnx(this.#campaignKey(definition.id), 'priority', String(PRIORITY_SCORE[definition.priority ?? 'normal']))
-      .zadd(`${this.#prefix}:campaigns`, 'NX', definition.createdAt, definition.id)
+      .hsetnx(key, 'definition', JSON.stringify(definition))
+      .hsetnx(key, 'createdAt', String(definition.createdAt))
+      .hsetnx(key, 'priority', String(PRIORITY_SCORE[definition.priority ?? 'normal']))
       .exec();
+    await this.#redis.zadd(campaignIndexKey(this.#prefix), 'NX', definition.createdAt, definition.id);
+    await this.#redis.sadd(phoneNumbersKey(this.#prefix), keys.phoneNumberId);
   }
 
   async getCampaign(id: string): Promise<CampaignDefinition | undefined> {
-    const json = await this.#redis.hget(this.#campaignKey(id), 'definition');
+    const json = await this.#redis.hget((await this.#keys(id)).campaign, 'definition');
     return json === null ? undefined : campaignDefinitionSchema.parse(JSON.parse(json));
   }
 
@@ -224,42 +269,45 @@ export class RedisLedger implements CampaignLedger {
         : [String(r.row), r.status, r.phone, r.errorCode, r.errorDetail],
     );
     const { sent, sentAt } = sentGuardKeys(this.#prefix, phoneNumberId);
+    const keys = await this.#keys(campaignId, phoneNumberId);
     const [queued, already, reopened] = await this.#redis.cwRecordIngested(
-      this.#campaignKey(campaignId),
-      this.#rowsKey(campaignId),
+      keys.campaign,
+      keys.rows,
       sent,
       sentAt,
-      this.#pendingKey(campaignId),
+      keys.pending,
       feedKeys(this.#prefix, phoneNumberId).active,
       JSON.stringify(compact),
       campaignId,
       Date.now(),
       this.#duplicateWindowMs,
     );
+    await this.#replicated(keys.campaign);
     const alreadySent: { row: number; detail: string }[] = [];
     for (let i = 0; i < already.length; i += 2) alreadySent.push({ row: Number(already[i]), detail: already[i + 1] ?? '' });
     return { queued: queued.map(Number), alreadySent, reopened: Number(reopened) };
   }
 
   async allowRepeat(campaignId: string): Promise<void> {
-    await this.#redis.hset(this.#campaignKey(campaignId), 'allowRepeat', '1');
+    await this.#redis.hset((await this.#keys(campaignId)).campaign, 'allowRepeat', '1');
   }
 
   async markIngestInterrupted(campaignId: string, reason: string): Promise<boolean> {
-    return (await this.#redis.cwIngestInterrupted(this.#campaignKey(campaignId), reason, Date.now())) === 1;
+    return (await this.#redis.cwIngestInterrupted((await this.#keys(campaignId)).campaign, reason, Date.now())) === 1;
   }
 
   async liftIngestPause(campaignId: string): Promise<boolean> {
-    return (await this.#redis.cwLiftIngestPause(this.#campaignKey(campaignId), this.#recentKey(campaignId))) === 1;
+    const keys = await this.#keys(campaignId);
+    return (await this.#redis.cwLiftIngestPause(keys.campaign, keys.recent)) === 1;
   }
 
   async finishIngest(campaignId: string): Promise<boolean> {
-    return (await this.#redis.cwFinishIngest(this.#campaignKey(campaignId), Date.now())) === 1;
+    return (await this.#redis.cwFinishIngest((await this.#keys(campaignId)).campaign, Date.now())) === 1;
   }
 
   async claim(job: SendJob, phoneNumberId?: string): Promise<ClaimResult> {
     const id = job.campaignId;
-    phoneNumberId = await this.#phoneNumberOf(id, phoneNumberId);
+    phoneNumberId = await this.#numberOf(id, phoneNumberId);
     {
       const [outcome, value, phone, values, headerLink] = await this.#claims.add(id, { job, phoneNumberId });
       switch (outcome) {
@@ -284,19 +332,23 @@ export class RedisLedger implements CampaignLedger {
     const phoneNumberId = items[0]?.phoneNumberId ?? '';
     const { sent, sentAt } = sentGuardKeys(this.#prefix, phoneNumberId);
     const { window, active } = feedKeys(this.#prefix, phoneNumberId);
+    const keys = campaignLedgerKeys(this.#prefix, phoneNumberId, id);
     const flat = await this.#redis.cwClaim(
-      this.#campaignKey(id),
-      this.#rowsKey(id),
+      keys.campaign,
+      keys.rows,
       sent,
       sentAt,
       window,
       active,
-      this.#pendingKey(id),
+      keys.pending,
       Date.now(),
       this.#duplicateWindowMs,
       id,
       ...items.flatMap(({ job }) => [job.row, job.requeue ?? 0]),
     );
+    // A claimed row's send must not leave before its claim is on the replicas (a failover
+    // that lost it would let the row be claimed and sent again).
+    await this.#replicated(keys.campaign);
     const width = CLAIM_ANSWER_WIDTH;
     return items.map((_, i) => {
       const answer = flat.slice(width * i, width * (i + 1));
@@ -325,13 +377,14 @@ export class RedisLedger implements CampaignLedger {
       );
     }
     if (args.length !== SETTLE_SHARED_ARGS + SETTLE_ROW_ARGS * items.length) throw new Error('settle arguments out of step with the script');
-    const phoneNumberId = await this.#phoneNumberOf(id, items[0]?.phoneNumberId);
+    const keys = await this.#keys(id, items[0]?.phoneNumberId);
+    const { phoneNumberId } = keys;
     const { sent, sentAt } = sentGuardKeys(this.#prefix, phoneNumberId);
     const flat = await this.#redis.cwSettle(
-      this.#campaignKey(id),
-      this.#rowsKey(id),
-      this.#wamidsKey(),
-      this.#recentKey(id),
+      keys.campaign,
+      keys.rows,
+      wamidsKey(this.#prefix, phoneNumberId),
+      keys.recent,
       sent,
       sentAt,
       feedKeys(this.#prefix, phoneNumberId).window,
@@ -350,7 +403,7 @@ export class RedisLedger implements CampaignLedger {
       feedKeys(this.#prefix, phoneNumberId).active,
       sent,
       sentAt,
-      this.#prefix,
+      numberScope(this.#prefix, phoneNumberId),
       Date.now(),
       limit,
     );
@@ -359,17 +412,17 @@ export class RedisLedger implements CampaignLedger {
 
   async halt(job: SendJob, errorCode: string, errorDetail: string, phoneNumberId?: string): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }> {
     const id = job.campaignId;
-    const number = await this.#phoneNumberOf(id, phoneNumberId);
-    const { sent, sentAt } = sentGuardKeys(this.#prefix, number);
-    const { window, active } = feedKeys(this.#prefix, number);
+    const keys = await this.#keys(id, phoneNumberId);
+    const { sent, sentAt } = sentGuardKeys(this.#prefix, keys.phoneNumberId);
+    const { window, active } = feedKeys(this.#prefix, keys.phoneNumberId);
     const [, completed, paused] = await this.#redis.cwHalt(
-      this.#campaignKey(id),
-      this.#rowsKey(id),
+      keys.campaign,
+      keys.rows,
       sent,
       sentAt,
       window,
       active,
-      this.#pendingKey(id),
+      keys.pending,
       job.row,
       job.requeue ?? 0,
       errorCode,
@@ -380,33 +433,28 @@ export class RedisLedger implements CampaignLedger {
     return { completedCampaign: completed === 1, pausedCampaign: paused === 1 };
   }
 
-  /** The campaign's phone number: given by the caller (the worker knows it), else read from its definition. */
-  async #phoneNumberOf(campaignId: string, given: string | undefined): Promise<string> {
-    if (given !== undefined && given !== '') return given;
-    return (await this.getCampaign(campaignId))?.phoneNumberId ?? '';
-  }
-
   async isHeld(campaignId: string): Promise<boolean> {
-    const [paused, cancelled] = await this.#redis.hmget(this.#campaignKey(campaignId), 'paused', 'cancelled');
+    const [paused, cancelled] = await this.#redis.hmget((await this.#keys(campaignId)).campaign, 'paused', 'cancelled');
     return paused === '1' || cancelled === '1';
   }
 
   async pause(campaignId: string, reason: string): Promise<PauseResult> {
-    const outcome = await this.#redis.cwPause(this.#campaignKey(campaignId), reason, Date.now());
+    const outcome = await this.#redis.cwPause((await this.#keys(campaignId)).campaign, reason, Date.now());
     return { outcome } as PauseResult;
   }
 
   async resume(campaignId: string): Promise<ResumeResult> {
-    const outcome = await this.#redis.cwResume(this.#campaignKey(campaignId), this.#recentKey(campaignId));
+    const keys = await this.#keys(campaignId);
+    const outcome = await this.#redis.cwResume(keys.campaign, keys.recent);
     return { outcome } as ResumeResult;
   }
 
   async cancel(campaignId: string): Promise<CancelResult> {
-    const phoneNumberId = (await this.getCampaign(campaignId))?.phoneNumberId ?? '';
+    const keys = await this.#keys(campaignId);
     const [outcome, cancelled] = await this.#redis.cwCancel(
-      this.#campaignKey(campaignId),
-      this.#pendingKey(campaignId),
-      feedKeys(this.#prefix, phoneNumberId).active,
+      keys.campaign,
+      keys.pending,
+      feedKeys(this.#prefix, keys.phoneNumberId).active,
       campaignId,
       Date.now(),
       '',
@@ -415,18 +463,18 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async reschedule(campaignId: string, startsAt: number): Promise<RescheduleResult> {
-    return { outcome: (await this.#redis.cwReschedule(this.#campaignKey(campaignId), startsAt)) as RescheduleResult['outcome'] };
+    return { outcome: (await this.#redis.cwReschedule((await this.#keys(campaignId)).campaign, startsAt)) as RescheduleResult['outcome'] };
   }
 
   async markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<RetryPage> {
     // An empty range: nothing to look at (the script's HMGET would get no fields).
     if (fromRow > toRow) return { requeued: 0, noPayload: 0, held: 0, heldUntil: 0 };
-    const phoneNumberId = (await this.getCampaign(campaignId))?.phoneNumberId ?? '';
+    const keys = await this.#keys(campaignId);
     const [requeued, noPayload, held, heldUntil] = await this.#redis.cwMarkForRetry(
-      this.#campaignKey(campaignId),
-      this.#rowsKey(campaignId),
-      this.#pendingKey(campaignId),
-      feedKeys(this.#prefix, phoneNumberId).active,
+      keys.campaign,
+      keys.rows,
+      keys.pending,
+      feedKeys(this.#prefix, keys.phoneNumberId).active,
       fromRow,
       toRow,
       selection.codes.join(','),
@@ -447,7 +495,7 @@ export class RedisLedger implements CampaignLedger {
     const [flat, again, happened] = await this.#redis.cwFeed(
       active,
       window,
-      this.#prefix,
+      numberScope(this.#prefix, phoneNumberId),
       now,
       options.windowSize,
       options.minBatch,
@@ -481,17 +529,18 @@ export class RedisLedger implements CampaignLedger {
 
   async recordLanes(campaignId: string, lanes: readonly { index: number; zones: readonly string[] }[]): Promise<void> {
     if (lanes.length === 0) return;
-    await this.#redis.hset(campaignLedgerKeys(this.#prefix, campaignId).lanes, ...lanes.flatMap((lane) => [String(lane.index), lane.zones.join('&')]));
+    await this.#redis.hset((await this.#keys(campaignId)).lanes, ...lanes.flatMap((lane) => [String(lane.index), lane.zones.join('&')]));
   }
 
   async lanes(campaignId: string): Promise<string[][]> {
-    return lanesOf(await this.#redis.hgetall(campaignLedgerKeys(this.#prefix, campaignId).lanes));
+    return lanesOf(await this.#redis.hgetall((await this.#keys(campaignId)).lanes));
   }
 
   async laneBacklogs(campaignId: string): Promise<LaneBacklog[]> {
     const lanes = await this.lanes(campaignId);
     if (lanes.length === 0) return [];
-    const pending = this.#pendingKey(campaignId);
+    const { pending } = await this.#keys(campaignId);
+    // One campaign's keys: one slot, so one pipeline even on a cluster.
     const pipeline = this.#redis.pipeline();
     lanes.forEach((_, lane) => pipeline.llen(laneBacklogKey(pending, lane)));
     const lengths = (await pipeline.exec()) ?? [];
@@ -503,12 +552,14 @@ export class RedisLedger implements CampaignLedger {
     const ids = await this.#redis.zrange(feedKeys(this.#prefix, phoneNumberId).active, 0, -1);
     if (ids.length === 0) return { now, campaigns: [] };
     const flags = this.#redis.pipeline();
-    for (const id of ids) flags.hget(this.#campaignKey(id), 'window');
+    // The number's campaigns share its slot: one pipeline even on a cluster.
+    const keysOf = (id: string) => campaignLedgerKeys(this.#prefix, phoneNumberId, id);
+    for (const id of ids) flags.hget(keysOf(id).campaign, 'window');
     const answers = (await flags.exec()) ?? [];
     const withWindow = ids.filter((_, i) => answers[i]?.[1] === '1');
     if (withWindow.length === 0) return { now, campaigns: [] };
     const reads = this.#redis.pipeline();
-    for (const id of withWindow) reads.hget(this.#campaignKey(id), 'definition').hgetall(campaignLedgerKeys(this.#prefix, id).lanes);
+    for (const id of withWindow) reads.hget(keysOf(id).campaign, 'definition').hgetall(keysOf(id).lanes);
     const read = (await reads.exec()) ?? [];
     const campaigns: WindowedCampaigns['campaigns'] = [];
     withWindow.forEach((campaignId, i) => {
@@ -519,46 +570,49 @@ export class RedisLedger implements CampaignLedger {
     return { now, campaigns };
   }
 
+  // Webhooks name the phone number they are for; each number's events go in one script call
+  // in its own slot (a webhook batch may mix numbers), answers back in the caller's order.
+
   async applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]> {
-    if (updates.length === 0) return [];
-    const args: Arg[] = [this.#prefix, Date.now()];
-    for (const u of updates) args.push(u.wamid, u.kind, u.at, u.callbackData ?? '', u.code ?? '', u.detail ?? '', u.phoneNumberId);
-    const flat = await this.#redis.cwApplyStatuses(this.#wamidsKey(), ...args);
-    const outcomes: StatusOutcome[] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) {
-      outcomes.push({ outcome: String(flat[i]) as StatusOutcome['outcome'], completedCampaign: Number(flat[i + 1]) === 1 });
-    }
-    return outcomes;
+    return perNumber(updates, async (number, group) => {
+      const args: Arg[] = [numberScope(this.#prefix, number), Date.now()];
+      for (const u of group) args.push(u.wamid, u.kind, u.at, u.callbackData ?? '', u.code ?? '', u.detail ?? '', u.phoneNumberId);
+      const flat = await this.#redis.cwApplyStatuses(wamidsKey(this.#prefix, number), ...args);
+      const outcomes: StatusOutcome[] = [];
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        outcomes.push({ outcome: String(flat[i]) as StatusOutcome['outcome'], completedCampaign: Number(flat[i + 1]) === 1 });
+      }
+      return outcomes;
+    });
   }
 
   async applyInbound(updates: readonly InboundUpdate[]): Promise<{ answeredRow: boolean }[]> {
-    if (updates.length === 0) return [];
-    const args: Arg[] = [this.#prefix, Date.now(), SERVICE_WINDOW_MS];
-    for (const u of updates) args.push(u.phoneNumberId, u.waId, u.at, u.replyTo ?? '', u.reply ?? '', u.optOut ? '1' : '0');
-    const answered = await this.#redis.cwApplyInbound(this.#wamidsKey(), ...args);
-    return answered.map((n) => ({ answeredRow: Number(n) === 1 }));
+    return perNumber(updates, async (number, group) => {
+      const args: Arg[] = [numberScope(this.#prefix, number), Date.now(), SERVICE_WINDOW_MS];
+      for (const u of group) args.push(u.phoneNumberId, u.waId, u.at, u.replyTo ?? '', u.reply ?? '', u.optOut ? '1' : '0');
+      const answered = await this.#redis.cwApplyInbound(wamidsKey(this.#prefix, number), ...args);
+      return answered.map((n) => ({ answeredRow: Number(n) === 1 }));
+    });
   }
 
   async applyPreferences(updates: readonly PreferenceUpdate[]): Promise<void> {
-    if (updates.length === 0) return;
-    const args: Arg[] = [this.#prefix];
-    for (const u of updates) args.push(u.phoneNumberId, u.waId, u.value, u.at);
-    await this.#redis.cwApplyPreferences(...args);
+    await perNumber(updates, async (number, group) => {
+      const args: Arg[] = [numberScope(this.#prefix, number)];
+      for (const u of group) args.push(u.phoneNumberId, u.waId, u.value, u.at);
+      await this.#redis.cwApplyPreferences(optOutsKey(this.#prefix, number), ...args);
+      return group.map(() => undefined);
+    });
   }
 
   async serviceWindowOpen(phoneNumberId: string, waId: string): Promise<boolean> {
-    return (await this.#redis.exists(this.#serviceWindowKey(phoneNumberId, waId))) === 1;
+    return (await this.#redis.exists(serviceWindowKey(this.#prefix, phoneNumberId, waId))) === 1;
   }
 
   async serviceWindowsOpen(phoneNumberId: string, waIds: readonly string[]): Promise<boolean[]> {
     if (waIds.length === 0) return [];
     // One MGET for the lot: a key exists exactly while its window is open (apply-inbound.lua sets it with PX).
-    const closes = await this.#redis.mget(...waIds.map((waId) => this.#serviceWindowKey(phoneNumberId, waId)));
+    const closes = await this.#redis.mget(...waIds.map((waId) => serviceWindowKey(this.#prefix, phoneNumberId, waId)));
     return closes.map((value) => value !== null);
-  }
-
-  #serviceWindowKey(phoneNumberId: string, waId: string): string {
-    return `${this.#prefix}:service-window:${phoneNumberId}:${waId.replace(/^\+/, '')}`;
   }
 
   async windowSize(phoneNumberId: string): Promise<number> {
@@ -567,22 +621,22 @@ export class RedisLedger implements CampaignLedger {
 
   async addOptOut(phoneNumberId: string, phone: string): Promise<boolean> {
     const source: OptOutSource = { campaignId: '', row: 0, at: Date.now(), via: 'operator' };
-    return (await this.#redis.hsetnx(this.#optOutsKey(phoneNumberId), phone, JSON.stringify(source))) === 1;
+    return (await this.#redis.hsetnx(optOutsKey(this.#prefix, phoneNumberId), phone, JSON.stringify(source))) === 1;
   }
 
   async removeOptOut(phoneNumberId: string, phone: string): Promise<boolean> {
-    return (await this.#redis.hdel(this.#optOutsKey(phoneNumberId), phone)) === 1;
+    return (await this.#redis.hdel(optOutsKey(this.#prefix, phoneNumberId), phone)) === 1;
   }
 
   async recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void> {
-    await this.#redis.hset(this.#optOutsKey(phoneNumberId), phone, JSON.stringify({ ...source, at: Date.now() }));
+    await this.#redis.hset(optOutsKey(this.#prefix, phoneNumberId), phone, JSON.stringify({ ...source, at: Date.now() }));
   }
 
   async optOuts(phoneNumberId: string): Promise<Map<string, OptOutSource>> {
     const found = new Map<string, OptOutSource>();
     let cursor = '0';
     do {
-      const [next, flat] = await this.#redis.hscan(this.#optOutsKey(phoneNumberId), cursor, 'COUNT', 1000);
+      const [next, flat] = await this.#redis.hscan(optOutsKey(this.#prefix, phoneNumberId), cursor, 'COUNT', 1000);
       cursor = next;
       for (let i = 0; i < flat.length; i += 2) {
         const parsed = optOutSourceSchema.safeParse(safeJson(flat[i + 1] ?? ''));
@@ -593,12 +647,8 @@ export class RedisLedger implements CampaignLedger {
     return found;
   }
 
-  #optOutsKey(phoneNumberId: string): string {
-    return `${this.#prefix}:optouts:${phoneNumberId}`;
-  }
-
   async status(campaignId: string): Promise<CampaignStatus | undefined> {
-    const fields = await this.#redis.hgetall(this.#campaignKey(campaignId));
+    const fields = await this.#redis.hgetall((await this.#keys(campaignId)).campaign);
     if (fields.definition === undefined) return undefined;
     const counts = { total: Number(fields.total ?? 0), delivered: Number(fields['n:delivered'] ?? 0), read: Number(fields['n:read'] ?? 0) } as CampaignCounts;
     for (const status of ROW_STATUSES) counts[status] = Number(fields[`n:${status}`] ?? 0);
@@ -638,7 +688,8 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async *rows(campaignId: string, pageSize = 1000): AsyncIterable<RowRecord[]> {
-    const [totalField, cancelledField, expiredField] = await this.#redis.hmget(this.#campaignKey(campaignId), 'total', 'cancelled', 'expired');
+    const keys = await this.#keys(campaignId);
+    const [totalField, cancelledField, expiredField] = await this.#redis.hmget(keys.campaign, 'total', 'cancelled', 'expired');
     const total = Number(totalField ?? 0);
     // Cancel and expiry move the backlog's rows to `cancelled` / `expired` as a block, without
     // rewriting each record; every row still queued in such a campaign is one of them or ends
@@ -646,7 +697,7 @@ export class RedisLedger implements CampaignLedger {
     const endedAs = cancelledField === '1' ? 'cancelled' : expiredField === '1' ? 'expired' : undefined;
     for (let start = 1; start <= total; start += pageSize) {
       const rowNumbers = Array.from({ length: Math.min(pageSize, total - start + 1) }, (_, i) => String(start + i));
-      const values = await this.#redis.hmget(this.#rowsKey(campaignId), ...rowNumbers);
+      const values = await this.#redis.hmget(keys.rows, ...rowNumbers);
       const page: RowRecord[] = [];
       values.forEach((json, i) => {
         if (json === null) return;
@@ -659,7 +710,11 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async listCampaigns(): Promise<string[]> {
-    return this.#redis.zrange(`${this.#prefix}:campaigns`, 0, -1);
+    return this.#redis.zrange(campaignIndexKey(this.#prefix), 0, -1);
+  }
+
+  async phoneNumbers(): Promise<string[]> {
+    return (await this.#redis.smembers(phoneNumbersKey(this.#prefix))).sort();
   }
 }
 
@@ -675,7 +730,24 @@ function claimedRow(phone: string, valuesJson: string, headerLink: string): Clai
 }
 
 
-function defineScripts(redis: Redis): void {
+/** Runs `apply` once per phone number over that number's updates; answers come back in the updates' order. */
+async function perNumber<U extends { phoneNumberId: string }, A>(updates: readonly U[], apply: (number: string, group: U[]) => Promise<A[]>): Promise<A[]> {
+  const groups = new Map<string, number[]>();
+  updates.forEach((u, i) => {
+    const indexes = groups.get(u.phoneNumberId);
+    if (indexes === undefined) groups.set(u.phoneNumberId, [i]);
+    else indexes.push(i);
+  });
+  const answers = new Array<A>(updates.length);
+  for (const [number, indexes] of groups) {
+    const group = indexes.map((i) => updates[i] as U);
+    const got = await apply(number, group);
+    indexes.forEach((at, j) => (answers[at] = got[j] as A));
+  }
+  return answers;
+}
+
+function defineScripts(redis: RedisClient): void {
   if ('cwFeed' in redis) return;
   redis.defineCommand('cwRecordIngested', { numberOfKeys: 6, lua: RECORD_INGESTED });
   redis.defineCommand('cwIngestInterrupted', { numberOfKeys: 1, lua: INGEST_INTERRUPTED });
@@ -693,7 +765,7 @@ function defineScripts(redis: Redis): void {
   redis.defineCommand('cwReschedule', { numberOfKeys: 1, lua: RESCHEDULE });
   redis.defineCommand('cwApplyStatuses', { numberOfKeys: 1, lua: APPLY_STATUSES });
   redis.defineCommand('cwApplyInbound', { numberOfKeys: 1, lua: APPLY_INBOUND });
-  redis.defineCommand('cwApplyPreferences', { numberOfKeys: 0, lua: APPLY_PREFERENCES });
+  redis.defineCommand('cwApplyPreferences', { numberOfKeys: 1, lua: APPLY_PREFERENCES });
 }
 
 /** A lanes hash (index → zones joined by &) as an array by index. */

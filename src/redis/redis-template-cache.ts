@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './key-scope.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { TemplateCache, TemplateSnapshot } from '../templates/template-registry.js';
@@ -16,12 +16,12 @@ const snapshotSchema = z.object({
  * No TTL: an old copy is what the registry falls back on when the source is down.
  */
 export class RedisTemplateCache implements TemplateCache {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #logger: Logger;
   readonly key: string;
 
   /** `scope` keeps sources apart: `waba:<id>` for the API, `file:<hash>` for a local file. */
-  constructor(redis: Redis, options: { prefix: string; scope: string; logger: Logger }) {
+  constructor(redis: RedisClient, options: { prefix: string; scope: string; logger: Logger }) {
     this.#redis = redis;
     this.#logger = options.logger;
     this.key = `${options.prefix}:templates:${options.scope}`;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/key-scope.js';
 import type { DeliveryLedger, InboundUpdate, PreferenceUpdate, StatusUpdate } from '../campaigns/ledger.js';
 import type { Logger } from '../logging/logger.js';
 import type { WebhookMetrics } from '../metrics/webhook-metrics.js';
@@ -15,7 +15,7 @@ const PARKED_RETRY_MS = 1000;
 
 export interface WebhookConsumerOptions {
   /** Its own connection: the consumer blocks on it (XREADGROUP … BLOCK). */
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   ledger: DeliveryLedger;
   logger: Logger;

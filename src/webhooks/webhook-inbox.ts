@@ -1,6 +1,7 @@
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../logging/logger.js';
-import { redactUrl } from '../redis/redis-connection.js';
+import type { RedisClient } from '../redis/key-scope.js';
+import { createCluster, redactUrl, type RedisTarget } from '../redis/redis-connection.js';
 import { webhookKeys } from './webhook-keys.js';
 
 /**
@@ -20,10 +21,10 @@ export interface WebhookInbox {
 }
 
 export class RedisWebhookInbox implements WebhookInbox {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #key: string;
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(redis: RedisClient, prefix: string) {
     this.#redis = redis;
     this.#key = webhookInboxKey(prefix);
   }
@@ -57,8 +58,9 @@ export class RedisWebhookInbox implements WebhookInbox {
  * Redis that accepts the connection but does not answer. It keeps reconnecting in the
  * background, so the service recovers on its own when Redis is back.
  */
-export function createWebhookRedis(url: string, logger: Logger, options: { commandTimeoutMs?: number } = {}): Redis {
-  const redis = new Redis(url, {
+export function createWebhookRedis(target: RedisTarget | string, logger: Logger, options: { commandTimeoutMs?: number } = {}): RedisClient {
+  const url = typeof target === 'string' ? target : target.redisUrl;
+  const settings: RedisOptions = {
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
@@ -68,7 +70,9 @@ export function createWebhookRedis(url: string, logger: Logger, options: { comma
     disconnectTimeout: 200,
     // At most one attempt a second while Redis is away, so it is back in use within a second.
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
-  });
+  };
+  const nodes = typeof target === 'string' ? undefined : target.redisClusterNodes;
+  const redis: RedisClient = nodes === undefined ? new Redis(url, settings) : createCluster(url, nodes, settings);
   // One line when the connection is lost and one when it is back, not one per reconnect attempt.
   let down = false;
   redis.on('error', (error: Error) => {

@@ -1,8 +1,12 @@
+import { sharedScope } from '../redis/key-scope.js';
+
 /**
  * The webhook service's keys: `inbox`, the stream every signed POST is appended to before
  * the 200 (fields `body`: the raw bytes, `at`: ms received); `parked`, statuses whose message
  * no row has yet (→ ms first seen); `stats`, counters of what the consumers did.
  */
 export function webhookKeys(prefix: string): { inbox: string; parked: string; stats: string } {
-  return { inbox: `${prefix}:webhooks:inbox`, parked: `${prefix}:webhooks:parked`, stats: `${prefix}:webhooks:stats` };
+  // In the shared scope, with the metrics: the consumer's MULTI (ack, stats, metrics) is one slot.
+  const base = `${sharedScope(prefix)}:webhooks`;
+  return { inbox: `${base}:inbox`, parked: `${base}:parked`, stats: `${base}:stats` };
 }

@@ -1,6 +1,6 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { sendQueueName } from '../../src/queue/queue-names.js';
+import { sendQueueName, sendQueuePrefix } from '../../src/queue/queue-names.js';
 import { writeCampaignCsv } from '../support/csv-files.js';
 import { PHONE_NUMBER_ID, pipelinePerTest } from '../support/pipeline.js';
 
@@ -31,7 +31,7 @@ describe('failed jobs nobody recorded', () => {
       () => {
         throw new UnrecoverableError('simulated: stalled more than allowable limit');
       },
-      { connection, prefix: pipeline.prefix, autorun: false },
+      { connection, prefix: sendQueuePrefix(pipeline.prefix, PHONE_NUMBER_ID), autorun: false },
     );
     const failedAll = new Promise<void>((resolve) => {
       let failed = 0;

@@ -10,6 +10,7 @@ import { PHONE_NUMBER_ID, PIPELINE_ACCESS_TOKEN, Pipeline, pipelinePerTest, type
 import { redisUrl } from '../support/redis.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { startService } from '../../workers/serve-command.js';
+import { campaignLedgerKeys, optOutsKey } from '../../src/redis/ledger-keys.js';
 
 /**
  * `campaign pause | resume | cancel | retry` and the automatic pauses, end to end: the real
@@ -116,7 +117,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
 
   /** The campaign's rows still in its backlog, and the number's jobs fed and not done (one campaign per test). */
   async function backlogAndWindow(p: Pipeline, id: string): Promise<{ backlog: number; window: number }> {
-    return { backlog: await p.redis.llen(`${p.prefix}:campaign:${id}:pending`), window: await p.ledger.windowSize(PHONE_NUMBER_ID) };
+    return { backlog: await p.redis.llen(campaignLedgerKeys(p.prefix, PHONE_NUMBER_ID, id).pending), window: await p.ledger.windowSize(PHONE_NUMBER_ID) };
   }
 
   /** Phones of the rows that were claimed (sending) or answered sent: the only ones that may still reach the API. */
@@ -204,7 +205,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     const claimed = await claimedPhones(p, id);
     // The window (5 s at 50/s) holds far fewer than the 350 rows left: most were still in the backlog.
     expect(result.cancelled).toBeGreaterThan(0);
-    expect(await p.redis.exists(`${p.prefix}:campaign:${id}:pending`)).toBe(0);
+    expect(await p.redis.exists(campaignLedgerKeys(p.prefix, PHONE_NUMBER_ID, id).pending)).toBe(0);
 
     // Jobs already fed cannot be taken back: their claim cancels the row.
     const settled = await until('every row answered and the queue empty after cancel', 60_000, async () => {
@@ -421,7 +422,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       expect(report.map((r) => r.status)).toEqual(['sent', 'failed', 'sent', 'sent', 'sent']);
       expect(report[1]?.errorCode).toBe('131050');
       const optouts = await until('the opt-out recorded', 5000, async () => {
-        const found = await p.redis.hgetall(`${p.prefix}:optouts:${PHONE_NUMBER_ID}`);
+        const found = await p.redis.hgetall(optOutsKey(p.prefix, PHONE_NUMBER_ID));
         return Object.keys(found).length > 0 ? found : undefined;
       });
       expect(Object.keys(optouts)).toEqual([phoneNumber(2)]);

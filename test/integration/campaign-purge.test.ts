@@ -2,16 +2,18 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SendJob } from '../../src/campaigns/send-job.js';
 import { BullSendQueue } from '../../src/queue/send-queue.js';
-import { sendQueueName } from '../../src/queue/queue-names.js';
+import { sendQueueName, sendQueuePrefix } from '../../src/queue/queue-names.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { openContext, type AppContext } from '../../workers/app-context.js';
 import { purgeExpired, runPurge } from '../../workers/purge-runner.js';
 import { ingestQueuedCampaign, ledgerTestDefinition } from '../support/ledger-fixtures.js';
 import { produceCampaign } from '../../src/campaigns/ingest/producer.js';
 import { freshPrefix, redisUrl, removePrefix } from '../support/redis.js';
+import { wamidsKey } from '../../src/redis/ledger-keys.js';
 
 const NUMBER = '106540352242922';
 const DAY = 86_400_000;
@@ -60,7 +62,7 @@ describe('purge and retention (real Redis, BullMQ)', () => {
       const worker = new Worker(
         sendQueueName(NUMBER),
         (j) => ((j.data as SendJob).row === 2 ? Promise.reject(new Error('refused')) : Promise.resolve('ok')),
-        { connection: context.redis.duplicate({ maxRetriesPerRequest: null }), prefix },
+        { connection: (context.redis as Redis).duplicate({ maxRetriesPerRequest: null }), prefix: sendQueuePrefix(prefix, NUMBER) },
       );
       const done = () => {
         if (++finished === ids.length * 2) void worker.close().then(resolve);
@@ -71,7 +73,7 @@ describe('purge and retention (real Redis, BullMQ)', () => {
   }
 
   async function jobsOf(id: string): Promise<number> {
-    const queue = new Queue(sendQueueName(NUMBER), { connection: context.redis, prefix });
+    const queue = new Queue(sendQueueName(NUMBER), { connection: context.redis, prefix: sendQueuePrefix(prefix, NUMBER) });
     const jobs = await queue.getJobs(['completed', 'failed', 'waiting', 'delayed']);
     await queue.close();
     return jobs.filter((j) => (j.data as SendJob).campaignId === id).length;
@@ -88,15 +90,15 @@ describe('purge and retention (real Redis, BullMQ)', () => {
     const summary = await runPurge(context, 'gone');
     expect(summary).toMatchObject({ id: 'gone', rows: 4, wamids: 1, jobs: 2, alreadyPurged: false });
 
-    for (const suffix of ['rows', 'pending', 'payloads', 'requeue', 'recent']) expect(await context.redis.exists(`${prefix}:campaign:gone:${suffix}`), suffix).toBe(0);
-    expect(await context.redis.hget(`${prefix}:wamids`, 'wamid.gone.1')).toBeNull();
-    expect(await context.redis.hget(`${prefix}:wamids`, 'wamid.kept.1')).toBe('kept/1');
+    for (const suffix of ['rows', 'pending', 'payloads', 'requeue', 'recent']) expect(await context.redis.exists(`${prefix}:{${NUMBER}}:campaign:gone:${suffix}`), suffix).toBe(0);
+    expect(await context.redis.hget(wamidsKey(prefix, NUMBER), 'wamid.gone.1')).toBeNull();
+    expect(await context.redis.hget(wamidsKey(prefix, NUMBER), 'wamid.kept.1')).toBe('kept/1');
     expect(await jobsOf('gone')).toBe(0);
     expect(await jobsOf('kept')).toBe(2);
     const after = await context.ledger.status('gone');
     expect(after?.counts).toStrictEqual(before?.counts);
     expect(after?.purgedAt).toBe(summary.purgedAt);
-    expect(await context.redis.hlen(`${prefix}:campaign:kept:rows`)).toBe(4);
+    expect(await context.redis.hlen(`${prefix}:{${NUMBER}}:campaign:kept:rows`)).toBe(4);
 
     // Again: harmless, and says when it was done.
     expect(await runPurge(context, 'gone')).toMatchObject({ rows: 0, wamids: 0, jobs: 0, alreadyPurged: true, purgedAt: summary.purgedAt });
@@ -119,16 +121,16 @@ describe('purge and retention (real Redis, BullMQ)', () => {
   it('refuses a campaign that has not finished, and an unknown one', async () => {
     await ingestQueuedCampaign(context.ledger, 'live', 2);
     await expect(runPurge(context, 'live')).rejects.toMatchObject({ code: 'CAMPAIGN_STATE_CONFLICT', message: expect.stringMatching(/it is running.*campaign cancel live/) as unknown });
-    expect(await context.redis.hlen(`${prefix}:campaign:live:rows`)).toBe(2);
+    expect(await context.redis.hlen(`${prefix}:{${NUMBER}}:campaign:live:rows`)).toBe(2);
     await expect(runPurge(context, 'nope')).rejects.toMatchObject({ code: 'CAMPAIGN_NOT_FOUND' });
   });
 
   it('an interrupted purge run again finishes (the rows go last, purgedAt after them)', async () => {
     await finishedCampaign('half');
     // As if a purge had removed the index entry and died before deleting the rows.
-    await context.redis.hdel(`${prefix}:wamids`, 'wamid.half.1');
+    await context.redis.hdel(wamidsKey(prefix, NUMBER), 'wamid.half.1');
     expect(await runPurge(context, 'half')).toMatchObject({ rows: 4, wamids: 0, alreadyPurged: false });
-    expect(await context.redis.exists(`${prefix}:campaign:half:rows`)).toBe(0);
+    expect(await context.redis.exists(`${prefix}:{${NUMBER}}:campaign:half:rows`)).toBe(0);
   });
 
   it('RETENTION_DAYS purges only what finished longer ago than the retention, once', async () => {
@@ -136,15 +138,15 @@ describe('purge and retention (real Redis, BullMQ)', () => {
     await finishedCampaign('recent');
     await ingestQueuedCampaign(context.ledger, 'running', 2);
     const finishedAt = (await context.ledger.status('old'))?.finishedAt ?? 0;
-    await context.redis.hset(`${prefix}:campaign:old`, 'finishedAt', String(finishedAt - 31 * DAY));
+    await context.redis.hset(`${prefix}:{${NUMBER}}:campaign:old`, 'finishedAt', String(finishedAt - 31 * DAY));
 
     expect(await purgeExpired(context)).toStrictEqual(['old']);
     expect((await context.ledger.status('old'))?.purgedAt).toBeDefined();
     expect((await context.ledger.status('recent'))?.purgedAt).toBeUndefined();
-    expect(await context.redis.hlen(`${prefix}:campaign:recent:rows`)).toBe(4);
+    expect(await context.redis.hlen(`${prefix}:{${NUMBER}}:campaign:recent:rows`)).toBe(4);
     expect(await purgeExpired(context)).toStrictEqual([]);
     // 40 days on, the other finished one is due too; the running one never is.
     expect(await purgeExpired(context, Date.now() + 40 * DAY)).toStrictEqual(['recent']);
-    expect(await context.redis.hlen(`${prefix}:campaign:running:rows`)).toBe(2);
+    expect(await context.redis.hlen(`${prefix}:{${NUMBER}}:campaign:running:rows`)).toBe(2);
   });
 });

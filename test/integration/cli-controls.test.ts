@@ -51,9 +51,9 @@ describe('campaign controls through the CLI', () => {
     expect(send.code, send.stderr).toBe(0);
 
     // No worker runs: the rows wait in the campaign's backlog, and BullMQ holds none of them.
-    const backlog = `${prefix}:campaign:ctl-1:pending`;
+    const backlog = `${prefix}:{106540352242922}:campaign:ctl-1:pending`;
     expect(await redis.llen(backlog)).toBe(10);
-    expect(await redis.llen(`${prefix}:send-106540352242922:wait`)).toBe(0);
+    expect(await redis.llen(`${prefix}:{106540352242922}:send-106540352242922:wait`)).toBe(0);
     const pause = await runCli(['pause', 'ctl-1', '--reason', 'waiting for the new price list'], env);
     expect(pause.code, pause.stderr).toBe(0);
     expect(pause.stdout).toMatch(/Campaign ctl-1 paused: no new send starts; `campaign resume ctl-1` continues it/);

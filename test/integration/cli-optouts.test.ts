@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli-process.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
+import { optOutsKey } from '../../src/redis/ledger-keys.js';
 
 /** `campaign optouts list|add|remove`: the opt-out store without redis-cli. */
 describe('campaign optouts', () => {
@@ -11,7 +12,7 @@ describe('campaign optouts', () => {
     try {
       expect((await runCli(['optouts', 'add', '+49 151 12345678'], env)).stdout).toContain('+4915112345678 is opted out');
       expect((await runCli(['optouts', 'add', '+4915112345678'], env)).stdout).toContain('already opted out');
-      expect(await redis.hexists(`${prefix}:optouts:106540352242922`, '+4915112345678')).toBe(1);
+      expect(await redis.hexists(optOutsKey(prefix, '106540352242922'), '+4915112345678')).toBe(1);
       const listed = await runCli(['optouts', 'list', '--json'], env);
       expect(JSON.parse(listed.stdout)).toMatchObject([{ phone: '+4915112345678', via: 'operator' }]);
       expect((await runCli(['optouts', 'list'], env)).stdout).toMatch(/\+4915112345678 .* campaign optouts add/);

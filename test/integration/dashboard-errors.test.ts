@@ -39,7 +39,7 @@ describe('scanErrorCodes', () => {
   });
 
   it('counts every row by status and code when the campaign is under the cap', async () => {
-    const tally = await scanErrorCodes(redis, campaignLedgerKeys(prefix, id).rows);
+    const tally = await scanErrorCodes(redis, campaignLedgerKeys(prefix, LEDGER_TEST_NUMBER, id).rows);
     expect(tally.complete).toBe(true);
     expect(tally.scanned).toBe(ROWS);
     expect(tally.codes).toEqual([
@@ -49,7 +49,7 @@ describe('scanErrorCodes', () => {
   });
 
   it('stops at the cap and says the counts are a sample', async () => {
-    const tally = await scanErrorCodes(redis, campaignLedgerKeys(prefix, id).rows, 1500);
+    const tally = await scanErrorCodes(redis, campaignLedgerKeys(prefix, LEDGER_TEST_NUMBER, id).rows, 1500);
     expect(tally.complete).toBe(false);
     expect(tally.scanned).toBeGreaterThanOrEqual(1500);
     expect(tally.scanned).toBeLessThan(ROWS);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli-process.js';
 import { tempDir } from '../support/csv-files.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
+import { webhookKeys } from '../../src/webhooks/webhook-keys.js';
 
 /**
  * `npm run demo` (campaign demo): the sandbox, a worker and the webhook service in one
@@ -18,7 +19,7 @@ describe('campaign demo', () => {
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toMatch(/completed/);
       expect(result.stdout).toContain('sent 190 (delivered 190, read 95)');
-      expect(await redis.hget(`${prefix}:webhooks:stats`, 'statuses')).not.toBeNull();
+      expect(await redis.hget(webhookKeys(prefix).stats, 'statuses')).not.toBeNull();
     } finally {
       await removePrefix(redis, prefix);
       await redis.quit();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultHarness, within, type StatusJson } from '../support/fault-harness.js';
 import { PHONE_NUMBER_ID } from '../support/pipeline.js';
+import { campaignLedgerKeys, feedKeys } from '../../src/redis/ledger-keys.js';
 
 /**
  * Issue 4, fault injection: the access token expires mid-campaign (the API answers 190).
@@ -68,7 +69,7 @@ describe('fault: access token expires mid-campaign (190)', () => {
     // backlog, and the number's window is empty, so the paused campaign takes no turns.
     const backlog = await rig.pollUntil('the fed jobs did not park', 90_000, 200, () =>
       rig.inRedis(async (redis) => {
-        const [waiting, fed] = await Promise.all([redis.llen(`${rig.prefix}:campaign:${summary.id}:pending`), redis.zcard(`${rig.prefix}:feed:${PHONE_NUMBER_ID}:window`)]);
+        const [waiting, fed] = await Promise.all([redis.llen(campaignLedgerKeys(rig.prefix, PHONE_NUMBER_ID, summary.id).pending), redis.zcard(feedKeys(rig.prefix, PHONE_NUMBER_ID).window)]);
         return fed === 0 ? waiting : undefined;
       }),
     );

@@ -89,7 +89,7 @@ describe('campaigns sharing a number (feeder)', () => {
     expect(big?.state, JSON.stringify(big)).toBe('running');
     expect(big?.finishedAt).toBeUndefined();
     expect(big?.counts.queued ?? 0, JSON.stringify(big?.counts)).toBeGreaterThan(15_000);
-    expect(await p.redis.llen(`${p.prefix}:campaign:big:pending`)).toBeGreaterThan(15_000);
+    expect(await p.redis.llen(`${p.prefix}:{${PHONE_NUMBER_ID}}:campaign:big:pending`)).toBeGreaterThan(15_000);
     expect(p.sandbox.stats().duplicates).toBe(0);
     // The big campaign is left sending: closing the pipeline (after the test) stops it.
   }, 180_000);

@@ -7,6 +7,7 @@ import { RedisLedger, campaignLedgerKeys, feedKeys, type AutoPauseSettings } fro
 import { phoneNumber } from '../support/csv-files.js';
 import { LEDGER_TEST_NUMBER, feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
+import { wamidsKey } from '../../src/redis/ledger-keys.js';
 
 /**
  * The campaign controls as the ledger decides them (src/redis/ledger-scripts.ts), on a real
@@ -78,13 +79,13 @@ describe('RedisLedger campaign controls (real Redis)', () => {
 
   /** The row's owner number as stored (k); 0 = its first job. */
   async function owner(n: number, id = ID): Promise<number> {
-    const json = await redis.hget(campaignLedgerKeys(prefix, id).rows, String(n));
+    const json = await redis.hget(campaignLedgerKeys(prefix, NUMBER, id).rows, String(n));
     if (json === null) throw new Error(`no row ${n}`);
     return (JSON.parse(json) as { k?: number }).k ?? 0;
   }
 
   /** The campaign's backlog, front first: "row" (its first job) or "row:k". */
-  const backlog = async (id = ID): Promise<string[]> => redis.lrange(campaignLedgerKeys(prefix, id).pending, 0, -1);
+  const backlog = async (id = ID): Promise<string[]> => redis.lrange(campaignLedgerKeys(prefix, NUMBER, id).pending, 0, -1);
   /** The backlog with its first `parked` entries sorted: parked rows wait at the front, in no promised order among themselves. */
   const backlogParkedFirst = async (parked: number, id = ID): Promise<string[]> => {
     const entries = await backlog(id);
@@ -202,7 +203,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
         pausedCampaign: false,
       });
       expect(await counts()).toMatchObject({ sending: 1, sent: 0 });
-      expect(await redis.hlen(`${prefix}:wamids`)).toBe(0);
+      expect(await redis.hlen(wamidsKey(prefix, NUMBER))).toBe(0);
       expect(await inWindow(job(1))).toBe(true);
     });
 
@@ -257,7 +258,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       await ledger.settle(job(1, 1), { status: 'sent', wamid: 'wamid.1b' });
       expect(await row(1)).toMatchObject({ status: 'sent', wamid: 'wamid.1b', requeue: 1 });
       expect((await row(1)).errorCode).toBeUndefined();
-      expect(await redis.hget(`${prefix}:wamids`, 'wamid.1b')).toBe(`${ID}/1`);
+      expect(await redis.hget(wamidsKey(prefix, NUMBER), 'wamid.1b')).toBe(`${ID}/1`);
       expect(await inWindow(job(1, 1))).toBe(false);
     });
   });
@@ -353,7 +354,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect((await braked.status(ID))?.pausedReason).toMatch(/^ERROR_SPIKE: 3 of/);
 
       expect((await braked.resume(ID)).outcome).toBe('resumed');
-      expect(await redis.exists(`${prefix}:campaign:${ID}:recent`)).toBe(0);
+      expect(await redis.exists(campaignLedgerKeys(prefix, NUMBER, ID).recent)).toBe(0);
       // Without the reset, 4 failures would still be in the window and row 16 would pause at once.
       expect((await answer(braked, 16, true)).pausedCampaign).toBe(false);
       expect((await answer(braked, 17, true)).pausedCampaign).toBe(false);
@@ -458,14 +459,14 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(await backlog()).toEqual(['3:1', '4', '5', '6']);
 
       expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 4 });
-      expect(await redis.exists(campaignLedgerKeys(prefix, ID).pending)).toBe(0);
+      expect(await redis.exists(campaignLedgerKeys(prefix, NUMBER, ID).pending)).toBe(0);
       expect(await redis.zscore(feedKeys(prefix, NUMBER).active, ID)).toBeNull();
       let status = await ledger.status(ID);
       expect(status?.counts).toMatchObject({ sent: 1, sending: 1, cancelled: 4, queued: 0 });
       expect(status?.finishedAt).toBeUndefined();
       expect(await statuses()).toEqual(['sent', 'sending', 'cancelled', 'cancelled', 'cancelled', 'cancelled']);
       // One step for the block: the records themselves were not rewritten.
-      expect(JSON.parse((await redis.hget(campaignLedgerKeys(prefix, ID).rows, '4')) ?? '{}')).toMatchObject({ s: 'queued' });
+      expect(JSON.parse((await redis.hget(campaignLedgerKeys(prefix, NUMBER, ID).rows, '4')) ?? '{}')).toMatchObject({ s: 'queued' });
 
       // Run again (a crashed `cancel` re-run): nothing more, counted once.
       expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
@@ -526,7 +527,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       await settle(5, { status: 'failed', errorCode: '131000', errorDetail: 'Something went wrong' });
       await settle(6, { status: 'failed', errorCode: '131000', errorDetail: 'Something went wrong' });
       // Row 5 was written by a version that kept its values only in the job: it has none to send again.
-      const rowsKey = campaignLedgerKeys(prefix, ID).rows;
+      const rowsKey = campaignLedgerKeys(prefix, NUMBER, ID).rows;
       const five = JSON.parse((await redis.hget(rowsKey, '5')) ?? '{}') as Record<string, unknown>;
       delete five.v;
       await redis.hset(rowsKey, '5', JSON.stringify(five));

@@ -59,7 +59,7 @@ describe('RedisLedger.feed (real Redis)', () => {
   const activeKey = (): string => feedKeys(prefix, NUMBER).active;
   const windowIds = async (): Promise<string[]> => (await redis.zrange(windowKey(), 0, -1)).sort();
   const inWindow = async (j: SendJob): Promise<boolean> => (await redis.zscore(windowKey(), sendJobId(j.campaignId, j.row, j.requeue ?? 0))) !== null;
-  const backlog = async (id: string): Promise<string[]> => redis.lrange(campaignLedgerKeys(prefix, id).pending, 0, -1);
+  const backlog = async (id: string): Promise<string[]> => redis.lrange(campaignLedgerKeys(prefix, NUMBER, id).pending, 0, -1);
   /** Redis's clock in ms, the clock the feed stamps the window with. */
   const redisNow = async (): Promise<number> => {
     const [seconds, micros] = await redis.time();
@@ -207,7 +207,7 @@ describe('RedisLedger.feed (real Redis)', () => {
       await campaign('a', 2);
       // The feed reads the campaign's own flags, not only the active set: a cancelled campaign still
       // listed there (here the flag is set by hand, leaving its backlog) gets nothing and is dropped.
-      await redis.hset(campaignLedgerKeys(prefix, 'a').campaign, 'cancelled', '1');
+      await redis.hset(campaignLedgerKeys(prefix, NUMBER, 'a').campaign, 'cancelled', '1');
       expect((await feed(100)).jobs).toEqual([]);
       expect(await redis.zscore(activeKey(), 'a')).toBeNull();
       expect(await backlog('a')).toEqual(['1', '2']);

@@ -89,7 +89,7 @@ describe('send-window lanes in the ledger (real Redis, fake clock)', () => {
     await feedAt(T0, { c: [0] });
     expect(await ledger.cancel('c')).toEqual({ outcome: 'cancelled', cancelled: 6 });
     expect((await ledger.laneBacklogs('c')).map((l) => l.pending)).toEqual([0, 0, 0]);
-    const { pending } = campaignLedgerKeys(prefix, 'c');
+    const { pending } = campaignLedgerKeys(prefix, NUMBER, 'c');
     expect(await redis.exists(`${pending}:1`, `${pending}:2`)).toBe(0);
     expect((await ledger.status('c'))?.counts).toMatchObject({ queued: 3, cancelled: 6 });
   });

@@ -48,7 +48,7 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
     return result;
   }
 
-  const backlog = async (id: string): Promise<string[]> => redis.lrange(campaignLedgerKeys(prefix, id).pending, 0, -1);
+  const backlog = async (id: string): Promise<string[]> => redis.lrange(campaignLedgerKeys(prefix, NUMBER, id).pending, 0, -1);
 
   it('a claim hands over the row’s recipient, values and header link, not the job’s', async () => {
     const row: IngestedRow = { row: 1, phone: phoneNumber(1), status: 'queued', message: { values: ['Ana', 'A-1'], headerLink: 'https://x.test/a.png', fingerprint: 'fp-a' } };
@@ -64,7 +64,7 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
   it('a message another row claimed within the window is skipped ALREADY_SENT at the claim, naming that campaign and row', async () => {
     await campaign('c1', [queuedRow(1)]);
     await campaign('c2', [queuedRow(1, phoneNumber(9))]);
-    await redis.hset(`${prefix}:campaign:c2:rows`, '1', JSON.stringify({ p: phoneNumber(1), s: 'queued', v: [], f: `fp-${phoneNumber(1)}` }));
+    await redis.hset(`${prefix}:{${NUMBER}}:campaign:c2:rows`, '1', JSON.stringify({ p: phoneNumber(1), s: 'queued', v: [], f: `fp-${phoneNumber(1)}` }));
 
     expect(await ledger.claim(job('c1', 1), NUMBER)).toMatchObject({ outcome: 'claimed' });
     expect(await ledger.claim(job('c2', 1), NUMBER)).toStrictEqual({ outcome: 'settled', status: 'skipped', completedCampaign: true });

@@ -67,7 +67,7 @@ describe('scheduled campaigns in the ledger (real Redis, fake clock)', () => {
     expect(status).toMatchObject({ state: 'cancelled', cancelReason: expect.stringMatching(/^START_DEADLINE: not started by /) as unknown });
     expect(status?.counts).toMatchObject({ total: 4, queued: 0, cancelled: 4 });
     expect(status?.finishedAt).toBe(T0 + 10 * MINUTE + 1);
-    expect(await redis.exists(campaignLedgerKeys(prefix, 'deadline').pending)).toBe(0);
+    expect(await redis.exists(campaignLedgerKeys(prefix, NUMBER, 'deadline').pending)).toBe(0);
     // Started in time, a deadline no longer applies.
     await campaign('in-time', 2, { startsAt: T0, startDeadline: T0 + 10 * MINUTE });
     await ledger.pause('in-time', 'x');
@@ -87,7 +87,7 @@ describe('scheduled campaigns in the ledger (real Redis, fake clock)', () => {
     expect((await feedAt(T0 + 60 * MINUTE)).events).toEqual([{ kind: 'expired', campaignId: 'sale', rows: 3 }]);
     expect((await ledger.status('sale'))?.counts).toMatchObject({ queued: 1, sent: 1, expired: 3 });
     // Row 2 was fed before the expiry; its claim (on Redis's clock) finds the campaign expired.
-    await redis.hset(campaignLedgerKeys(prefix, 'sale').campaign, 'expiresAt', String(Date.now() - 1000));
+    await redis.hset(campaignLedgerKeys(prefix, NUMBER, 'sale').campaign, 'expiresAt', String(Date.now() - 1000));
     // Its last open row: the claim says it completed the campaign (the worker announces it).
     expect(await ledger.claim({ campaignId: 'sale', row: 2 }, NUMBER)).toEqual({ outcome: 'settled', status: 'expired', completedCampaign: true });
     const status = await ledger.status('sale');

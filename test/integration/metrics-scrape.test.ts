@@ -6,7 +6,7 @@ import { RedisSendRecorder } from '../../src/metrics/redis-send-recorder.js';
 import { createServiceMetrics } from '../../src/metrics/service-metrics.js';
 import { WebhookMetrics } from '../../src/metrics/webhook-metrics.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { sendQueueName } from '../../src/queue/queue-names.js';
+import { sendQueueName, sendQueuePrefix } from '../../src/queue/queue-names.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { startService } from '../../workers/serve-command.js';
 import { phoneNumber } from '../support/csv-files.js';
@@ -15,6 +15,7 @@ import { within } from '../support/fault-waiting.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 import { UNIT_NUMBER, orderUpdateDefinition } from '../support/unit-campaigns.js';
 import { parseExposition, samplesOf, scrape, sumOf, valueOf, type Exposition } from './metrics-exposition.js';
+import { metricsKeys } from '../../src/metrics/metric-keys.js';
 
 /**
  * The metrics' Redis side on a real Redis: what workers' recorders and the webhook consumer
@@ -96,7 +97,7 @@ describe('metrics in Redis, read at scrape time', () => {
     const later = await scrapeAt(NOW + 1000);
     expect(valueOf(later, 'cw_sends_total', { phone_number_id: UNIT_NUMBER, result: 'accepted' })).toBe(101);
     // Per-second counts expire (they are only read for the last few seconds).
-    const ttl = await redis.ttl(`${prefix}:metrics:rate:${UNIT_NUMBER}:${SECOND - 5}`);
+    const ttl = await redis.ttl(metricsKeys(prefix).rate(UNIT_NUMBER, SECOND - 5));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(60);
   });
@@ -148,7 +149,7 @@ describe('metrics in Redis, read at scrape time', () => {
   it('queue gauges are BullMQ\'s counts for the number\'s queue; webhook kinds and lag go in the MULTI given', async () => {
     const ledger = new RedisLedger(redis, prefix);
     await ledger.createCampaign(orderUpdateDefinition('q', { createdAt: NOW }));
-    const queue = new Queue(sendQueueName(UNIT_NUMBER), { connection: redis, prefix });
+    const queue = new Queue(sendQueueName(UNIT_NUMBER), { connection: redis, prefix: sendQueuePrefix(prefix, UNIT_NUMBER) });
     closers.push(() => queue.close());
     await queue.addBulk([{ name: 'send', data: {} }, { name: 'send', data: {} }, { name: 'send', data: {}, opts: { delay: 60_000 } }]);
 
@@ -208,8 +209,8 @@ describe('GET /metrics while Redis is away', () => {
       await ready();
       recorder.recordSend(UNIT_NUMBER, 'accepted', 0.1);
       await recorder.close();
-      expect(await connection.hgetall(`${prefix}:metrics:sends`)).toEqual({ [`${UNIT_NUMBER}|accepted`]: '3', [`${UNIT_NUMBER}|131049`]: '1' });
-      expect(await connection.hget(`${prefix}:metrics:send-latency`, 'count')).toBe('4');
+      expect(await connection.hgetall(metricsKeys(prefix).sends)).toEqual({ [`${UNIT_NUMBER}|accepted`]: '3', [`${UNIT_NUMBER}|131049`]: '1' });
+      expect(await connection.hget(metricsKeys(prefix).sendLatency, 'count')).toBe('4');
     } finally {
       connection.disconnect();
     }

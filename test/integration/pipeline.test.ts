@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { writeCampaignCsv } from '../support/csv-files.js';
 import { admissions, busiestWindow } from '../support/pacer-audit.js';
-import { pipelinePerTest } from '../support/pipeline.js';
+import { PHONE_NUMBER_ID, pipelinePerTest } from '../support/pipeline.js';
 
 const SAMPLE_CSV = fileURLToPath(new URL('../../samples/recipients.csv', import.meta.url));
 
@@ -128,7 +128,7 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
     expect(first.queued).toBe(300);
     // Rows still queued keep their one place in the backlog: nothing is added for them again.
     expect(second.queued).toBe(0);
-    expect(await pipeline.redis.llen(`${pipeline.prefix}:campaign:c-twice:pending`)).toBe(300);
+    expect(await pipeline.redis.llen(`${pipeline.prefix}:{${PHONE_NUMBER_ID}}:campaign:c-twice:pending`)).toBe(300);
     expect(second.rows).toBe(300);
     const done = pipeline.completed('c-twice');
     pipeline.startWorker();

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sendQueueName } from '../../src/queue/queue-names.js';
+import { sendQueueName, sendQueuePrefix } from '../../src/queue/queue-names.js';
 import { sentGuardKeys } from '../../src/redis/redis-ledger.js';
 import { startWorker, type RunningWorker } from '../../workers/worker-command.js';
 import { openContext, type AppContext } from '../../workers/app-context.js';
@@ -194,7 +194,7 @@ describe('safe re-runs', () => {
     const sent = await runSend(context, options(file));
     // A job for row 1 under the ID the feeder will use, carrying another recipient and values
     // (as an edit in Redis would): BullMQ keeps this one, and the worker runs it.
-    const queue = new Queue(sendQueueName(PHONE_NUMBER_ID), { connection: context.redis, prefix });
+    const queue = new Queue(sendQueueName(PHONE_NUMBER_ID), { connection: context.redis, prefix: sendQueuePrefix(prefix, PHONE_NUMBER_ID) });
     await queue.add('send', { campaignId: sent.id, row: 1, to: '+4915199999999', values: ['Mallory', 'X-1'] }, { jobId: `${sent.id}-1` });
     expect((await queue.getJob(`${sent.id}-1`))?.data).toMatchObject({ to: '+4915199999999' });
     await queue.close();

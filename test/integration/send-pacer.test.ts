@@ -77,8 +77,8 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     } while (cursor !== '0');
     // The slot (60 s TTL) and at most the log (2 s TTL, so it may be gone already on a slow
     // machine): no admission record, nothing that grows with the sends.
-    expect(keys).toContain(`${prefix}:pacer:3:slot`);
-    expect(keys.filter((k) => k !== `${prefix}:pacer:3:slot` && k !== `${prefix}:pacer:3:sent`)).toStrictEqual([]);
+    expect(keys).toContain(`${prefix}:{3}:pacer:3:slot`);
+    expect(keys.filter((k) => k !== `${prefix}:{3}:pacer:3:slot` && k !== `${prefix}:{3}:pacer:3:sent`)).toStrictEqual([]);
     for (const key of keys) expect(await redis.pttl(key)).not.toBe(-1);
   });
 });

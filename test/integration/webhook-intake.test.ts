@@ -84,7 +84,7 @@ describe('webhook intake against the shared Redis', () => {
   beforeEach(async () => {
     prefix = freshPrefix('webhook-intake');
     reader = testRedis();
-    inboxRedis = createWebhookRedis(redisUrl(), silentLogger());
+    inboxRedis = createWebhookRedis(redisUrl(), silentLogger()) as Redis;
     await next(inboxRedis, 'ready');
     inbox = new RedisWebhookInbox(inboxRedis, prefix);
     log = capturingLogger();
@@ -351,7 +351,7 @@ describe('Redis down: 503 so Meta retries, and back by itself', () => {
   beforeEach(async () => {
     server = await RedisServer.start();
     log = capturingLogger();
-    inboxRedis = createWebhookRedis(server.url, log.logger, { commandTimeoutMs: 500 });
+    inboxRedis = createWebhookRedis(server.url, log.logger, { commandTimeoutMs: 500 }) as Redis;
     await next(inboxRedis, 'ready');
     const inbox = new RedisWebhookInbox(inboxRedis, prefix);
     service = await listen(

@@ -4,6 +4,7 @@ import { webhookInboxKey } from '../../src/webhooks/webhook-inbox.js';
 import { CliProcess, runCliWithin } from '../support/cli-process.js';
 import { RedisServer, freePort } from '../support/fault-redis-server.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
+import { webhookKeys } from '../../src/webhooks/webhook-keys.js';
 
 /**
  * `campaign serve` as an operator runs it: a real process, stopped by its own PID. It refuses
@@ -63,7 +64,7 @@ describe('campaign serve', () => {
       expect(await signedPost(url, body)).toBe(200);
       // The service's own consumer takes the entry in (counted) and removes it from the inbox.
       const deadline = Date.now() + 10_000;
-      while ((await reader.hget(`${prefix}:webhooks:stats`, 'posts')) !== '1') {
+      while ((await reader.hget(webhookKeys(prefix).stats, 'posts')) !== '1') {
         if (Date.now() > deadline) throw new Error('the consumer did not work the POST off within 10 s');
         await new Promise((resolve) => setTimeout(resolve, 50));
       }

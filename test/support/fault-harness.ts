@@ -17,6 +17,9 @@ import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from './pipeline.js';
 import { freshPrefix, redisUrl, removePrefix } from './redis.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { startService, type RunningService } from '../../workers/serve-command.js';
+import type { RedisClient } from '../../src/redis/key-scope.js';
+import { createCluster } from '../../src/redis/redis-connection.js';
+import type { RedisClusterUnderTest } from './redis-cluster.js';
 
 export type { ReportRow, SendSummary, StatusJson } from './fault-report.js';
 export { outputAfter, within } from './fault-waiting.js';
@@ -40,6 +43,10 @@ export interface HarnessOptions {
    * CONFIRM_WINDOW_SECONDS=0 (the rule without webhooks) unless workerEnv says otherwise.
    */
   webhooks?: boolean;
+  /** A Redis Cluster of the test's own instead of one Redis (REDIS_CLUSTER_NODES for every process). */
+  cluster?: RedisClusterUnderTest;
+  /** The phone numbers the sandbox knows (default: PHONE_NUMBER_ID only). */
+  phoneNumberIds?: readonly string[];
 }
 
 const HARNESS_APP_SECRET = 'fault-app-secret';
@@ -81,6 +88,7 @@ export class FaultHarness {
     this.#cleanupDir = cleanupDir;
     this.env = {
       REDIS_URL: options.redisUrl ?? redisUrl(),
+      ...(options.cluster === undefined ? {} : options.cluster.env()),
       QUEUE_PREFIX: this.prefix,
       WHATSAPP_API_URL: sandbox.url,
       WHATSAPP_ACCESS_TOKEN: options.token ?? 'fault-token',
@@ -101,7 +109,7 @@ export class FaultHarness {
       options.webhooks === true
         ? await startService(
             { port: 0, host: '127.0.0.1' },
-            { REDIS_URL: options.redisUrl ?? redisUrl(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', WHATSAPP_APP_SECRET: HARNESS_APP_SECRET, WEBHOOK_VERIFY_TOKEN: 'fault-verify-token', ...options.workerEnv },
+            { REDIS_URL: options.redisUrl ?? redisUrl(), ...(options.cluster === undefined ? {} : options.cluster.env()), QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', WHATSAPP_APP_SECRET: HARNESS_APP_SECRET, WEBHOOK_VERIFY_TOKEN: 'fault-verify-token', ...options.workerEnv },
             silentLogger(),
           )
         : undefined;
@@ -109,6 +117,7 @@ export class FaultHarness {
       templates,
       accessToken: options.token ?? 'fault-token',
       messagesPerSecond: options.sandboxMps,
+      ...(options.phoneNumberIds === undefined ? {} : { phoneNumberIds: options.phoneNumberIds }),
       ...(service === undefined ? {} : { webhooks: { url: `${service.url}/webhook`, appSecret: HARNESS_APP_SECRET } }),
     });
     const harness = new FaultHarness(options, sandbox, dir.dir, dir.cleanup, prefix, service);
@@ -145,7 +154,7 @@ export class FaultHarness {
   }
 
   /** `campaign send` of the rig's CSV (sample `order_update` template) with `--json`. */
-  async send(): Promise<SendSummary> {
+  async send(extraEnv: Record<string, string> = {}): Promise<SendSummary> {
     const result = await this.cli([
       'send', this.csvFile,
       '--template', 'order_update',
@@ -153,7 +162,7 @@ export class FaultHarness {
       '--params', 'first_name,order_id',
       '--templates', SAMPLE_TEMPLATES,
       '--json',
-    ]);
+    ], extraEnv);
     return JSON.parse(result.stdout) as SendSummary;
   }
 
@@ -272,8 +281,8 @@ export class FaultHarness {
   }
 
   /** Runs `fn` on a short-lived connection to the harness's Redis (to read what no CLI command shows). */
-  async inRedis<T>(fn: (redis: Redis) => Promise<T>): Promise<T> {
-    const redis = new Redis(this.env.REDIS_URL ?? redisUrl(), { maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  async inRedis<T>(fn: (redis: RedisClient) => Promise<T>): Promise<T> {
+    const redis = this.#connect();
     redis.on('error', () => undefined);
     try {
       return await fn(redis);
@@ -282,13 +291,19 @@ export class FaultHarness {
     }
   }
 
+  #connect(): RedisClient {
+    const cluster = this.options.cluster;
+    if (cluster !== undefined) return createCluster(cluster.env().REDIS_URL ?? '', cluster.seeds, { maxRetriesPerRequest: 1 });
+    return new Redis(this.env.REDIS_URL ?? redisUrl(), { maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  }
+
   /** Kills every worker still running (by PID), closes the sandbox, removes the prefix and temp files. */
   async close(options: { removeKeys?: boolean } = {}): Promise<void> {
     await Promise.all(this.workers.map((w) => w.stop('SIGKILL')));
     await this.sandbox.close();
     await this.service?.close();
     if (options.removeKeys !== false) {
-      const redis = new Redis(this.env.REDIS_URL ?? redisUrl(), { maxRetriesPerRequest: 1, connectTimeout: 2000 });
+      const redis = this.#connect();
       redis.on('error', () => undefined);
       try {
         await removePrefix(redis, this.prefix);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { afterEach, beforeEach } from 'vitest';
 import { CloudApiClient } from '../../src/cloud-api/cloud-api-client.js';
 import { Secret } from '../../src/config/secret.js';
@@ -11,6 +11,7 @@ import { silentLogger } from '../../src/logging/logger.js';
 import { RedisLedger, type AutoPauseSettings } from '../../src/redis/redis-ledger.js';
 import { BullSendQueue } from '../../src/queue/send-queue.js';
 import { RedisSendPacer } from '../../src/queue/send-pacer.js';
+import { numberScope } from '../../src/redis/key-scope.js';
 import { startSendWorker, type RunningSendWorker } from '../../src/queue/send-worker.js';
 import { loadTemplatesFile, startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { planSend } from '../../src/campaigns/send-plan.js';
@@ -41,6 +42,8 @@ export interface PipelineOptions {
   feedWindow?: number;
   /** CONFIRM_WINDOW_SECONDS in ms (default 0: in-doubt rows are unknown at once, timeouts retried). */
   confirmWindowMs?: number;
+  /** A Redis of the test's own (default: the shared one, testRedis()). */
+  redisUrl?: string;
 }
 
 /**
@@ -62,7 +65,7 @@ export class Pipeline {
 
   private constructor(readonly options: PipelineOptions) {
     this.prefix = freshPrefix(options.label);
-    this.redis = testRedis();
+    this.redis = options.redisUrl === undefined ? testRedis() : new Redis(options.redisUrl, { maxRetriesPerRequest: null });
     this.ledger = new RedisLedger(this.redis, this.prefix, {
       ...(options.autoPause === undefined ? {} : { autoPause: options.autoPause }),
       ...(options.duplicateWindowMs === undefined ? {} : { duplicateWindowMs: options.duplicateWindowMs }),
@@ -124,7 +127,8 @@ export class Pipeline {
 
   /** Every admission of the worker's pacer, on Redis's clock (src/queue/send-pacer.ts `auditKey`). */
   get pacerAuditKey(): string {
-    return `${this.prefix}:pacer-audit`;
+    // In the number's scope, as the pacer's own keys: its script stays in one slot.
+    return `${numberScope(this.prefix, PHONE_NUMBER_ID)}:pacer-audit`;
   }
 
   completed(campaignId: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import type { RedisClient } from '../../src/redis/key-scope.js';
 import { inject } from 'vitest';
 
 export function redisUrl(): string {
@@ -16,12 +17,16 @@ export function testRedis(): Redis {
   return new Redis(redisUrl(), { maxRetriesPerRequest: null });
 }
 
-/** Deletes every key under the prefix (BullMQ's and the ledger's). */
-export async function removePrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
+/** Deletes every key under the prefix (BullMQ's and the ledger's); on a cluster, on every master. */
+export async function removePrefix(redis: RedisClient, prefix: string): Promise<void> {
+  const servers = redis instanceof Cluster ? redis.nodes('master') : [redis];
+  for (const server of servers) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await server.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      // One key per command: on a cluster a multi-key DEL must stay in one slot.
+      if (keys.length > 0) await Promise.all(keys.map((key) => server.del(key)));
+    } while (cursor !== '0');
+  }
 }

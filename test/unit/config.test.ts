@@ -30,6 +30,8 @@ describe('loadConfig: defaults', () => {
   it('an empty environment gives every default', () => {
     expect(loadConfig({})).toStrictEqual({
       redisUrl: 'redis://127.0.0.1:6379',
+      redisClusterNodes: undefined,
+      redisWaitReplicas: 0,
       api: { baseUrl: 'https://graph.facebook.com', version: 'v23.0', timeoutMs: 15_000 },
       phoneNumberId: undefined,
       accessToken: undefined,

@@ -6,9 +6,9 @@
   reply winning; an opt-out keyword records the user in the number's opt-outs.
 
   Input:
-    KEYS[1] wamids     hash     {prefix}:wamids (message ID → "campaign/row")
+    KEYS[1] wamids     hash     <scope>:wamids (message ID → "campaign/row")
 
-    ARGV[1] key prefix
+    ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
     ARGV[2] now (ms)
     ARGV[3] window length (ms; 24 h)
     then 6 per message, from ARGV[4] on:

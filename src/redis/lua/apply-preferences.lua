@@ -6,9 +6,9 @@
   number ID.
 
   Input:
-    KEYS: none
+    KEYS[1] optouts    hash     <scope>:optouts:<number> (names the slot; every event of a call is for this number)
 
-    ARGV[1] key prefix
+    ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
     then 4 per event, from ARGV[2] on:
     ARGV[2] phone number ID
     ARGV[3] the user's WhatsApp ID (digits)

@@ -17,9 +17,9 @@
   ("campaign/row", set on every send). Campaign keys are built here from the prefix.
 
   Input:
-    KEYS[1] wamids     hash     {prefix}:wamids (message ID → "campaign/row")
+    KEYS[1] wamids     hash     <scope>:wamids (message ID → "campaign/row")
 
-    ARGV[1] key prefix
+    ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
     ARGV[2] now (ms)
     then 7 per status, from ARGV[3] on:
     ARGV[3] message ID (wamid)

@@ -7,9 +7,9 @@
   read are all the campaign has, so it can complete once they are answered.
 
   Input:
-    KEYS[1] campaign   hash     {prefix}:campaign:{id}
-    KEYS[2] pending    list     {prefix}:campaign:{id}:pending
-    KEYS[3] active     zset     {prefix}:feed:{phoneNumberId}:campaigns
+    KEYS[1] campaign   hash     <scope>:campaign:<id>
+    KEYS[2] pending    list     <scope>:campaign:<id>:pending
+    KEYS[3] active     zset     <scope>:feed:<number>:campaigns
 
     ARGV[1] campaign ID
     ARGV[2] now (ms)

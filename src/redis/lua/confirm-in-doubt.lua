@@ -12,13 +12,13 @@
   Due is judged on Redis's clock, as the deadlines were set (settle.lua).
 
   Input:
-    KEYS[1] confirm    zset     {prefix}:confirm:{phoneNumberId} ("campaign/row" → deadline ms)
-    KEYS[2] seen       string   {prefix}:status-seen:{phoneNumberId} (latest claim time a status came for)
-    KEYS[3] active     zset     {prefix}:feed:{phoneNumberId}:campaigns
-    KEYS[4] sent       hash     {prefix}:sent:{phoneNumberId}
-    KEYS[5] sent-at    zset     {prefix}:sent-at:{phoneNumberId}
+    KEYS[1] confirm    zset     <scope>:confirm:<number> ("campaign/row" → deadline ms)
+    KEYS[2] seen       string   <scope>:status-seen:<number> (latest claim time a status came for)
+    KEYS[3] active     zset     <scope>:feed:<number>:campaigns
+    KEYS[4] sent       hash     <scope>:sent:<number>
+    KEYS[5] sent-at    zset     <scope>:sent-at:<number>
 
-    ARGV[1] key prefix
+    ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
     ARGV[2] now (ms)
     ARGV[3] most rows to decide in this call
 

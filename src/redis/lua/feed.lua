@@ -9,7 +9,7 @@
   sending. Paused and cancelled campaigns get nothing. A job fed long ago and not done (its
   enqueue may have been lost in a crash) is handed out again: its ID is fixed, so BullMQ
   ignores it when it exists. Campaign keys are built here from the prefix (the active set
-  names them: {prefix}:campaign:{id} and its :pending list).
+  names them: <scope>:campaign:<id> and its :pending list).
   A campaign is fed from its start (`startsAt`) on; one not started by its `startDeadline`
   is cancelled with that reason; at `expiresAt` its backlog expires as a block.
   A campaign with a send window (`window` = 1) keeps its backlog in lanes, one list per set
@@ -18,10 +18,10 @@
   evenly between them. Rows in closed lanes wait: they take no room and no rate.
 
   Input:
-    KEYS[1] active     zset     {prefix}:feed:{phoneNumberId}:campaigns (campaign ID → priority)
-    KEYS[2] window     zset     {prefix}:feed:{phoneNumberId}:window (job ID → ms fed)
+    KEYS[1] active     zset     <scope>:feed:<number>:campaigns (campaign ID → priority)
+    KEYS[2] window     zset     <scope>:feed:<number>:window (job ID → ms fed)
 
-    ARGV[1] key prefix
+    ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
     ARGV[2] now (ms, Redis's clock)
     ARGV[3] window size
     ARGV[4] least rows worth a feed (less room than this: nothing is fed)

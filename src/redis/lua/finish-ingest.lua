@@ -3,7 +3,7 @@
   campaign can complete once every row has its answer.
 
   Input:
-    KEYS[1] campaign   hash     {prefix}:campaign:{id}
+    KEYS[1] campaign   hash     <scope>:campaign:<id>
 
     ARGV[1] now (ms)
 

@@ -3,7 +3,7 @@
   this campaign's row (an entry another campaign owns stays).
 
   Input:
-    KEYS[1] wamids     hash     {prefix}:wamids (message ID → "campaign/row")
+    KEYS[1] wamids     hash     <scope>:wamids (message ID → "campaign/row")
 
     ARGV[1] campaign ID
     (then a pair per row with a wamid, from ARGV[2] on:)

@@ -7,13 +7,13 @@
   way the job's work ends: its ID leaves the window.
 
   Input:
-    KEYS[1] campaign   hash     {prefix}:campaign:{id}
-    KEYS[2] rows       hash     {prefix}:campaign:{id}:rows
-    KEYS[3] sent       hash     {prefix}:sent:{phoneNumberId}
-    KEYS[4] sent-at    zset     {prefix}:sent-at:{phoneNumberId}
-    KEYS[5] window     zset     {prefix}:feed:{phoneNumberId}:window
-    KEYS[6] active     zset     {prefix}:feed:{phoneNumberId}:campaigns
-    KEYS[7] pending    list     {prefix}:campaign:{id}:pending
+    KEYS[1] campaign   hash     <scope>:campaign:<id>
+    KEYS[2] rows       hash     <scope>:campaign:<id>:rows
+    KEYS[3] sent       hash     <scope>:sent:<number>
+    KEYS[4] sent-at    zset     <scope>:sent-at:<number>
+    KEYS[5] window     zset     <scope>:feed:<number>:window
+    KEYS[6] active     zset     <scope>:feed:<number>:campaigns
+    KEYS[7] pending    list     <scope>:campaign:<id>:pending
 
     ARGV[1] row
     ARGV[2] job number

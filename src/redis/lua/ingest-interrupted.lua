@@ -4,7 +4,7 @@
   finished.
 
   Input:
-    KEYS[1] campaign   hash     {prefix}:campaign:{id}
+    KEYS[1] campaign   hash     <scope>:campaign:<id>
 
     ARGV[1] reason
     ARGV[2] now (ms)

@@ -4,8 +4,8 @@
   operator or a halting code set since then stays). The brake's window starts empty again.
 
   Input:
-    KEYS[1] campaign   hash     {prefix}:campaign:{id}
-    KEYS[2] recent     string   {prefix}:campaign:{id}:recent (the brake's bit ring)
+    KEYS[1] campaign   hash     <scope>:campaign:<id>
+    KEYS[2] recent     string   <scope>:campaign:<id>:recent (the brake's bit ring)
 
     ARGV: none
 

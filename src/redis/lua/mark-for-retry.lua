@@ -5,10 +5,10 @@
   version that kept them only in the job) cannot be sent again: it is counted, not moved.
 
   Input:
-    KEYS[1] campaign   hash     {prefix}:campaign:{id}
-    KEYS[2] rows       hash     {prefix}:campaign:{id}:rows
-    KEYS[3] pending    list     {prefix}:campaign:{id}:pending
-    KEYS[4] active     zset     {prefix}:feed:{phoneNumberId}:campaigns
+    KEYS[1] campaign   hash     <scope>:campaign:<id>
+    KEYS[2] rows       hash     <scope>:campaign:<id>:rows
+    KEYS[3] pending    list     <scope>:campaign:<id>:pending
+    KEYS[4] active     zset     <scope>:feed:<number>:campaigns
 
     ARGV[1] first row
     ARGV[2] last row

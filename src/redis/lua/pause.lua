@@ -3,7 +3,7 @@
   already fed park at their claim.
 
   Input:
-    KEYS[1] campaign   hash     {prefix}:campaign:{id}
+    KEYS[1] campaign   hash     <scope>:campaign:<id>
 
     ARGV[1] reason
     ARGV[2] now (ms)

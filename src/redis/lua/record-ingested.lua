@@ -11,13 +11,13 @@
   sent twice. Rows queued here make a finished campaign unfinished.
 
   Input:
-    KEYS[1] campaign   hash     {prefix}:campaign:{id}
-    KEYS[2] rows       hash     {prefix}:campaign:{id}:rows (row → record JSON)
-    KEYS[3] sent       hash     {prefix}:sent:{phoneNumberId} (duplicate-send guard)
-    KEYS[4] sent-at    zset     {prefix}:sent-at:{phoneNumberId} (unused: kept so the
+    KEYS[1] campaign   hash     <scope>:campaign:<id>
+    KEYS[2] rows       hash     <scope>:campaign:<id>:rows (row → record JSON)
+    KEYS[3] sent       hash     <scope>:sent:<number> (duplicate-send guard)
+    KEYS[4] sent-at    zset     <scope>:sent-at:<number> (unused: kept so the
                                 guard's keys travel together)
-    KEYS[5] pending    list     {prefix}:campaign:{id}:pending (the backlog)
-    KEYS[6] active     zset     {prefix}:feed:{phoneNumberId}:campaigns
+    KEYS[5] pending    list     <scope>:campaign:<id>:pending (the backlog)
+    KEYS[6] active     zset     <scope>:feed:<number>:campaigns
 
     ARGV[1] rows: JSON array, each row one of
               [row, 'queued', phone, values, header link or '', fingerprint, lane?]

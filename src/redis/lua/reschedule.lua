@@ -2,7 +2,7 @@
   Moves the start of a campaign that has not started.
 
   Input:
-    KEYS[1] campaign   hash     {prefix}:campaign:{id}
+    KEYS[1] campaign   hash     <scope>:campaign:<id>
 
     ARGV[1] new start (ms)
 

@@ -3,8 +3,8 @@
   brake's window starts empty again: old failures must not re-pause at once.
 
   Input:
-    KEYS[1] campaign   hash     {prefix}:campaign:{id}
-    KEYS[2] recent     string   {prefix}:campaign:{id}:recent (the brake's bit ring)
+    KEYS[1] campaign   hash     <scope>:campaign:<id>
+    KEYS[2] recent     string   <scope>:campaign:<id>:recent (the brake's bit ring)
 
     ARGV: none
 

@@ -12,14 +12,14 @@
   last `window` failed, it pauses the campaign.
 
   Input:
-    KEYS[1] campaign   hash     {prefix}:campaign:{id}
-    KEYS[2] rows       hash     {prefix}:campaign:{id}:rows
-    KEYS[3] wamids     hash     {prefix}:wamids (message ID → "campaign/row")
-    KEYS[4] recent     string   {prefix}:campaign:{id}:recent (the brake's bit ring)
-    KEYS[5] sent       hash     {prefix}:sent:{phoneNumberId}
-    KEYS[6] sent-at    zset     {prefix}:sent-at:{phoneNumberId}
-    KEYS[7] window     zset     {prefix}:feed:{phoneNumberId}:window
-    KEYS[8] confirm    zset     {prefix}:confirm:{phoneNumberId} ("campaign/row" → deadline ms)
+    KEYS[1] campaign   hash     <scope>:campaign:<id>
+    KEYS[2] rows       hash     <scope>:campaign:<id>:rows
+    KEYS[3] wamids     hash     <scope>:wamids (message ID → "campaign/row")
+    KEYS[4] recent     string   <scope>:campaign:<id>:recent (the brake's bit ring)
+    KEYS[5] sent       hash     <scope>:sent:<number>
+    KEYS[6] sent-at    zset     <scope>:sent-at:<number>
+    KEYS[7] window     zset     <scope>:feed:<number>:window
+    KEYS[8] confirm    zset     <scope>:confirm:<number> ("campaign/row" → deadline ms)
 
     ARGV[1]  campaign ID
     ARGV[2]  now (ms)

@@ -1,0 +1,20 @@
+import type { Config } from '../src/config/config.js';
+import type { Logger } from '../src/logging/logger.js';
+import type { LedgerOptions } from '../src/redis/redis-ledger.js';
+
+/** The ledger's settings from config, the same for every command and the service. */
+export function ledgerOptionsOf(config: Config, logger: Logger): LedgerOptions {
+  let lastWarning = Number.NEGATIVE_INFINITY;
+  return {
+    autoPause: config.autoPause,
+    duplicateWindowMs: config.duplicateWindowMs,
+    confirmWindowMs: config.confirmWindowMs,
+    waitReplicas: config.redisWaitReplicas,
+    onReplicasBehind: (acknowledged, wanted) => {
+      // Once a minute at most: a replica that is down would otherwise log every claim.
+      if (Date.now() - lastWarning < 60_000) return;
+      lastWarning = Date.now();
+      logger.warn({ acknowledged, wanted }, 'REDIS_WAIT_REPLICAS: fewer replicas than asked have this number\'s claims (none connected, or not within 1 s); sending goes on, and a failover now could lose a claim');
+    },
+  };
+}
