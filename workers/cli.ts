@@ -150,13 +150,12 @@ interface SendFlags {
 
 program
   .command('worker')
-  .description('run the rate-limited send worker until SIGTERM')
-  .option('--phone-number-id <id>', 'serve this phone-number ID (default WHATSAPP_PHONE_NUMBER_ID)')
+  .description('run the rate-limited send workers until SIGTERM: one per phone number with campaigns (new numbers are picked up as their first campaign arrives), each at SEND_RATES or SEND_RATE')
+  .option('--phone-number-id <ids>', 'serve only these phone-number IDs, comma-separated (default: every number that has campaigns)')
   .action(async (o: { phoneNumberId?: string }) => {
-    const required: RequiredSetting[] = ['WHATSAPP_ACCESS_TOKEN'];
-    if (o.phoneNumberId === undefined) required.push('WHATSAPP_PHONE_NUMBER_ID');
+    const phoneNumberIds = o.phoneNumberId === undefined ? undefined : phoneNumberIdList(o.phoneNumberId);
     const { runWorkerUntilSignal } = await import('./worker-command.js');
-    await withContext((context) => runWorkerUntilSignal(context, { phoneNumberId: o.phoneNumberId }), required);
+    await withContext((context) => runWorkerUntilSignal(context, { phoneNumberIds }), ['WHATSAPP_ACCESS_TOKEN']);
   });
 
 program
@@ -410,6 +409,16 @@ function wholeNumberOption(name: string, value: string, max: number): number {
   return number;
 }
 
+/** `--phone-number-id A,B` → the IDs, each Meta's all-digits form. */
+function phoneNumberIdList(value: string): string[] {
+  const ids = [...new Set(value.split(',').map((id) => id.trim()).filter((id) => id !== ''))];
+  const bad = ids.find((id) => !/^\d{1,20}$/.test(id));
+  if (ids.length === 0 || bad !== undefined) {
+    throw new AppError('OPTION_INVALID', `--phone-number-id "${(bad ?? value).slice(0, 40)}": give numeric phone-number IDs from WhatsApp Manager, comma-separated (e.g. 106540352242922,106540352242923)`);
+  }
+  return ids;
+}
+
 function notFound(id: string): Error {
   return new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${id} under this QUEUE_PREFIX (see \`campaign list\`)`);
 }
@@ -447,3 +456,4 @@ function describeFailure(error: unknown): string {
   const stack = process.env.LOG_LEVEL === 'debug' && error instanceof Error && error.stack !== undefined ? `\n${error.stack}` : '';
   return `campaign: INTERNAL_ERROR: ${message} (a bug: please report it with the command; LOG_LEVEL=debug shows where it failed)${stack}`;
 }
+

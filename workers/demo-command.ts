@@ -49,7 +49,7 @@ export async function runDemo(): Promise<string> {
     await service.close();
     throw error;
   });
-  const worker = startWorker(context);
+  const worker = await startWorker(context, { phoneNumberIds: [DEMO_PHONE_NUMBER_ID] });
   try {
     console.log(`Sandbox Cloud API on ${sandbox.url}; sending at ${context.config.send.rate} messages/s.`);
     const summary = await runSend(context, {

@@ -3,13 +3,18 @@ import { AppError } from '../src/errors/app-error.js';
 import { SendProcessor } from '../src/campaigns/send/send-processor.js';
 import { RedisSendRecorder } from '../src/metrics/redis-send-recorder.js';
 import { RedisSendPacer } from '../src/queue/send-pacer.js';
-import { startSendWorker, type RunningSendWorker } from '../src/queue/send-worker.js';
+import { startSendWorker } from '../src/queue/send-worker.js';
 import type { AppContext } from './app-context.js';
 import { startRetention } from './purge-runner.js';
+import { sendRateOf } from '../src/config/config.js';
+import type { Secret } from '../src/config/secret.js';
+import { PhoneNumberDiscovery, type ServedNumber } from '../src/queue/phone-number-discovery.js';
 
 export interface RunningWorker {
-  sendWorker: RunningSendWorker;
-  processor: SendProcessor;
+  /** The numbers this process serves, and the look for new ones. */
+  numbers: PhoneNumberDiscovery;
+  /** Shutdown could not wait: the rows whose requests are still out become in doubt. Returns how many. */
+  abandonInFlight(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -21,36 +26,74 @@ const SHUTDOWN_GRACE_MS = 8000;
 /** After the grace period: time to record the rows still waiting as unknown. */
 const RECORD_GRACE_MS = 1500;
 
-/** Builds the send worker for one phone number from config. */
-export function startWorker(context: AppContext, options: { phoneNumberId?: string | undefined } = {}): RunningWorker {
-  const { config, ledger, redis, logger } = context;
-  const phoneNumberId = options.phoneNumberId ?? config.phoneNumberId;
-  if (phoneNumberId === undefined || config.accessToken === undefined) {
-    throw new AppError('CONFIG_INVALID', 'The worker needs WHATSAPP_ACCESS_TOKEN and WHATSAPP_PHONE_NUMBER_ID (or --phone-number-id)');
-  }
-  const client = new CloudApiClient({
-    baseUrl: config.api.baseUrl,
-    apiVersion: config.api.version,
-    accessToken: config.accessToken,
-    timeoutMs: config.api.timeoutMs,
-    connections: Math.max(8, config.send.concurrency),
-  });
+/**
+ * The send workers of one process: one per phone number, for the numbers in `phoneNumberIds`
+ * (`--phone-number-id A,B`), or else for every number that has campaigns, found as they appear.
+ * Each number runs at its own rate (SEND_RATES, else SEND_RATE), shared with every other
+ * process serving it. Resolves once the numbers known now are served.
+ */
+export async function startWorker(context: AppContext, options: { phoneNumberIds?: readonly string[] | undefined } = {}): Promise<RunningWorker> {
+  const { config, redis, logger } = context;
+  if (config.accessToken === undefined) throw new AppError('CONFIG_INVALID', 'The worker needs WHATSAPP_ACCESS_TOKEN');
+  const accessToken = config.accessToken;
   // /metrics (issue 12): sends counted in memory, added to Redis once a second for `campaign serve` to read.
   const metrics = new RedisSendRecorder(redis, config.queuePrefix, { logger });
   metrics.start();
+  const processors = new Set<SendProcessor>();
+  const numbers = new PhoneNumberDiscovery({
+    only: options.phoneNumberIds,
+    known: () => context.ledger.phoneNumbers(),
+    serve: (phoneNumberId) => {
+      const served = serveNumber(context, phoneNumberId, accessToken, metrics);
+      processors.add(served.processor);
+      return served;
+    },
+    logger,
+  });
+  await numbers.start();
+  logger.info(
+    { phoneNumbers: numbers.numbers, discovering: options.phoneNumberIds === undefined, concurrency: config.send.concurrency },
+    options.phoneNumberIds === undefined
+      ? 'send worker started: serving every phone number with campaigns, and new ones as their first campaign arrives'
+      : 'send worker started',
+  );
+  // RETENTION_DAYS: finished campaigns' personal data is purged by whichever worker gets to it.
+  const retention = startRetention(context);
+  return {
+    numbers,
+    abandonInFlight: async () => (await Promise.all([...processors].map((processor) => processor.abandonInFlight()))).reduce((a, b) => a + b, 0),
+    async close() {
+      retention.stop();
+      await numbers.close();
+      await metrics.close();
+    },
+  };
+}
+
+/** One phone number's sending: its API client, pacer, processor and queue worker (with feeder and in-doubt sweep). */
+function serveNumber(context: AppContext, phoneNumberId: string, accessToken: Secret, metrics: RedisSendRecorder): ServedNumber & { processor: SendProcessor } {
+  const { config, ledger, redis, logger } = context;
+  const rate = sendRateOf(config.send, phoneNumberId);
+  const client = new CloudApiClient({
+    baseUrl: config.api.baseUrl,
+    apiVersion: config.api.version,
+    accessToken,
+    timeoutMs: config.api.timeoutMs,
+    connections: Math.max(8, config.send.concurrency),
+  });
   const processor = new SendProcessor({
     ledger,
     metrics,
     sender: client,
     logger: logger.child({ phoneNumberId }),
-    pacer: config.send.rate > 0 ? new RedisSendPacer(redis, { prefix: config.queuePrefix, phoneNumberId, messagesPerSecond: config.send.rate }) : undefined,
+    pacer: rate > 0 ? new RedisSendPacer(redis, { prefix: config.queuePrefix, phoneNumberId, messagesPerSecond: rate }) : undefined,
     confirmInDoubt: config.confirmWindowMs > 0,
   });
   const sendWorker = startSendWorker({
     connection: redis,
     prefix: config.queuePrefix,
     phoneNumberId,
-    rate: config.send.rate,
+    rate,
     concurrency: config.send.concurrency,
     processor,
     ledger,
@@ -58,16 +101,11 @@ export function startWorker(context: AppContext, options: { phoneNumberId?: stri
     attempts: config.send.attempts,
     backoffMs: config.send.backoffMs,
   });
-  logger.info({ phoneNumberId, rate: config.send.rate, concurrency: config.send.concurrency, window: sendWorker.feeder.windowSize }, 'send worker started');
-  // RETENTION_DAYS: finished campaigns' personal data is purged by whichever worker gets to it.
-  const retention = startRetention(context);
+  logger.info({ phoneNumberId, rate, concurrency: config.send.concurrency, window: sendWorker.feeder.windowSize }, 'serving phone number');
   return {
-    sendWorker,
     processor,
     async close() {
-      retention.stop();
       await sendWorker.close();
-      await metrics.close();
       await client.close();
     },
   };
@@ -80,8 +118,8 @@ export function startWorker(context: AppContext, options: { phoneNumberId?: stri
  * left; its answer will not be seen here). A second signal exits at once: those rows are
  * found by the next worker (stalled jobs) and marked `unknown` or retried.
  */
-export async function runWorkerUntilSignal(context: AppContext, options: { phoneNumberId?: string | undefined }): Promise<void> {
-  const running = startWorker(context, options);
+export async function runWorkerUntilSignal(context: AppContext, options: { phoneNumberIds?: readonly string[] | undefined }): Promise<void> {
+  const running = await startWorker(context, options);
   const { logger } = context;
   await new Promise<void>((resolve) => {
     let closing = false;
@@ -109,7 +147,7 @@ export async function runWorkerUntilSignal(context: AppContext, options: { phone
           // Bounded too: with Redis away the records would wait forever. Rows not recorded
           // stay `sending`, and the next worker marks them unknown (stalled jobs).
           const abandoned = await Promise.race([
-            running.processor.abandonInFlight(),
+            running.abandonInFlight(),
             new Promise<'unrecorded'>((done) => setTimeout(() => done('unrecorded'), RECORD_GRACE_MS).unref()),
           ]).catch((error: unknown) => {
             logger.error({ err: error }, 'could not record the in-flight rows; the next worker marks them unknown');

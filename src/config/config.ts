@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import { Secret } from './secret.js';
+import { parseNumberSettings, wholeNumberText } from './number-settings.js';
 
 /**
  * The one reader of process.env. Every setting is parsed here; everything else receives a
@@ -45,6 +46,18 @@ const envSchema = z.object({
     .optional(),
   // 0 turns the limiter off: only for benchmarks, or an API with no throughput limit.
   SEND_RATE: wholeNumber(0).default(80),
+  // Per number, over SEND_RATE: `ID:1000,ID2:80` (0 = unlimited for that number).
+  SEND_RATES: z
+    .string()
+    .transform((v, ctx) => {
+      const rates = parseNumberSettings(v, wholeNumberText, '106540352242922:1000,106540352242923:80');
+      if (typeof rates === 'string') {
+        ctx.addIssue({ code: 'custom', message: rates });
+        return z.NEVER;
+      }
+      return rates;
+    })
+    .optional(),
   WHATSAPP_BUSINESS_ACCOUNT_ID: z.string().regex(/^\d+$/, 'must be the numeric WhatsApp Business Account ID').optional(),
   // A local copy of the message_templates list, used instead of the API when set.
   TEMPLATES_FILE: z.string().min(1).optional(),
@@ -129,7 +142,8 @@ export interface Config {
   phoneNumberId: string | undefined;
   accessToken: Secret | undefined;
   templates: { businessAccountId: string | undefined; file: string | undefined; refreshMs: number };
-  send: { rate: number; concurrency: number; attempts: number; backoffMs: number };
+  /** `rate`: SEND_RATE, every number's default; `rates`: SEND_RATES, a number's own rate (see sendRateOf). */
+  send: { rate: number; rates: ReadonlyMap<string, number>; concurrency: number; attempts: number; backoffMs: number };
   /** Pause a campaign when more than `failureShare` of its last `window` sends failed permanently; window 0 = off. */
   autoPause: { failureShare: number; window: number };
   queuePrefix: string;
@@ -186,6 +200,7 @@ export function loadConfig(
     accessToken: e.WHATSAPP_ACCESS_TOKEN === undefined ? undefined : new Secret(e.WHATSAPP_ACCESS_TOKEN),
     send: {
       rate: e.SEND_RATE,
+      rates: e.SEND_RATES ?? new Map(),
       concurrency: e.SEND_CONCURRENCY,
       attempts: e.SEND_ATTEMPTS,
       backoffMs: e.SEND_BACKOFF_MS,
@@ -227,4 +242,9 @@ export function parseClusterNodes(value: string): ClusterNode[] | string {
   }
   if (nodes.length === 0) return 'names no node; list the cluster\'s nodes as host:port,host:port';
   return nodes;
+}
+
+/** A phone number's messages per second: its SEND_RATES entry, else SEND_RATE (0 = unlimited). */
+export function sendRateOf(send: Config['send'], phoneNumberId: string): number {
+  return send.rates.get(phoneNumberId) ?? send.rate;
 }

@@ -54,7 +54,7 @@ describe('campaign send: Ctrl-C and the printed command to continue', () => {
   it('SIGINT while reading: exit 130, the campaign paused with the row it stopped at; the printed command finishes it with 0 duplicate recipients', async () => {
     const file = join(dir.dir, 'big.csv');
     await writeCampaignCsv(file, ROWS);
-    worker = startWorker(context);
+    worker = await startWorker(context);
     const args = ['send', file, '--template', 'order_update', '--language', 'en_US', '--params', 'first_name,order_id', '--templates', SAMPLE_TEMPLATES];
 
     const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -87,7 +87,7 @@ describe('safe re-runs', () => {
   it('Ctrl-C during ingest keeps what was read and pauses; `send --campaign ID` continues: every recipient gets it exactly once', async () => {
     const file = join(dir.dir, 'big.csv');
     await writeCampaignCsv(file, 2250);
-    worker = startWorker(context);
+    worker = await startWorker(context);
     const stop = new AbortController();
     const first = await runSend(context, { ...options(file), signal: stop.signal, onProgress: (read) => read >= 500 && stop.abort() });
 
@@ -112,7 +112,7 @@ describe('safe re-runs', () => {
   it('the same file sent again as a new campaign while the first is paused half-way skips what the first sent as ALREADY_SENT, naming it; resuming the first sends nothing twice', async () => {
     const file = join(dir.dir, 'again.csv');
     await writeCampaignCsv(file, ROWS);
-    worker = startWorker(context);
+    worker = await startWorker(context);
     const first = await runSend(context, options(file));
     // Paused once it has sent some of its rows, as Ctrl-C or an operator would leave it.
     await new Promise<void>((resolve) => {
@@ -145,7 +145,7 @@ describe('safe re-runs', () => {
   it('outside the window, with other values, or with --allow-repeat the message is sent again', async () => {
     const file = join(dir.dir, 'three.csv');
     await writeCampaignCsv(file, 3);
-    worker = startWorker(context);
+    worker = await startWorker(context);
     const first = await runSend(context, options(file));
     await completed(first.id);
 
@@ -173,7 +173,7 @@ describe('safe re-runs', () => {
     const file = join(dir.dir, 'fix.csv');
     const good = (n: number) => `${phoneNumber(n)},Name${n},A-${n}`;
     await writeFile(file, ['phone,first_name,order_id', good(1), `${phoneNumber(2)},"Bruno" Costa,A-2`, good(3), `${phoneNumber(4)},Esc\u001b[31m,A-4`, good(5)].join('\n') + '\n');
-    worker = startWorker(context);
+    worker = await startWorker(context);
     const first = await runSend(context, options(file));
     expect(first).toMatchObject({ rows: 5, queued: 3, rejected: 2 });
     await completed(first.id);
@@ -199,7 +199,7 @@ describe('safe re-runs', () => {
     expect((await queue.getJob(`${sent.id}-1`))?.data).toMatchObject({ to: '+4915199999999' });
     await queue.close();
 
-    worker = startWorker(context);
+    worker = await startWorker(context);
     await completed(sent.id);
     const accepted = sandbox.accepted().find((entry) => entry.to.endsWith(phoneNumber(1).slice(1)));
     expect(accepted).toBeDefined();

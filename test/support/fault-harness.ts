@@ -133,9 +133,9 @@ export class FaultHarness {
     return this.sandbox.stats();
   }
 
-  /** Starts `campaign worker` and resolves once it logged `send worker started`. */
-  async startWorker(extraEnv: Record<string, string> = {}): Promise<CliProcess> {
-    const worker = new CliProcess(['worker'], { ...this.env, ...extraEnv });
+  /** Starts `campaign worker [args]` and resolves once it logged `send worker started`. */
+  async startWorker(extraEnv: Record<string, string> = {}, args: readonly string[] = []): Promise<CliProcess> {
+    const worker = new CliProcess(['worker', ...args], { ...this.env, ...extraEnv });
     this.workers.push(worker);
     const notify = () => this.#outputListeners.forEach((listener) => listener());
     worker.child.stdout?.on('data', notify);

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, type RequiredSetting } from '../../src/config/config.js';
+import { loadConfig, sendRateOf, type RequiredSetting } from '../../src/config/config.js';
 import { Secret } from '../../src/config/secret.js';
 import { AppError } from '../../src/errors/app-error.js';
 
@@ -36,7 +36,7 @@ describe('loadConfig: defaults', () => {
       phoneNumberId: undefined,
       accessToken: undefined,
       templates: { businessAccountId: undefined, file: undefined, refreshMs: 900_000 },
-      send: { rate: 80, concurrency: 50, attempts: 6, backoffMs: 1000 },
+      send: { rate: 80, rates: new Map(), concurrency: 50, attempts: 6, backoffMs: 1000 },
       autoPause: { failureShare: 0.2, window: 200 },
       queuePrefix: 'cw',
       logLevel: 'info',
@@ -86,7 +86,7 @@ describe('loadConfig: defaults', () => {
       // trailing slash removed so `${baseUrl}/${version}` has no double slash
       api: { baseUrl: 'http://127.0.0.1:8790', version: 'v24.0', timeoutMs: 5000 },
       phoneNumberId: '200000000000002',
-      send: { rate: 1000, concurrency: 200, attempts: 3, backoffMs: 250 },
+      send: { rate: 1000, rates: new Map(), concurrency: 200, attempts: 3, backoffMs: 250 },
       autoPause: { failureShare: 0.05, window: 0 },
       queuePrefix: 'cw_test-1',
       logLevel: 'debug',
@@ -112,6 +112,27 @@ describe('loadConfig: defaults', () => {
     expect(loadConfig({ CONFIRM_WINDOW_SECONDS: '30' }).confirmWindowMs).toBe(30_000);
     for (const bad of ['-1', '1.5', 'ten']) {
       expect(() => loadConfig({ CONFIRM_WINDOW_SECONDS: bad })).toThrow(/CONFIRM_WINDOW_SECONDS: must be a whole number >= 0/);
+    }
+  });
+
+  it('SEND_RATES: a rate per phone-number ID over SEND_RATE; numbers not listed keep SEND_RATE', () => {
+    const config = loadConfig({ SEND_RATE: '80', SEND_RATES: ' 111:1000 , 222:0,333:20' });
+
+    expect([...config.send.rates]).toStrictEqual([['111', 1000], ['222', 0], ['333', 20]]);
+    expect(sendRateOf(config.send, '111')).toBe(1000);
+    expect(sendRateOf(config.send, '222')).toBe(0);
+    expect(sendRateOf(config.send, '999')).toBe(80);
+  });
+
+  it('SEND_RATES: a malformed entry or a number named twice is refused, naming the entry and the form', () => {
+    for (const [bad, says] of [
+      ['111=1000', /SEND_RATES: "111=1000" is not phone-number-ID:value; write it as \d+:1000,\d+:80/],
+      ['111:fast', /"111:fast" is not phone-number-ID:value/],
+      ['abc:80', /"abc:80" is not phone-number-ID:value/],
+      ['111:-5', /"111:-5" is not/],
+      ['111:80,111:90', /names 111 twice/],
+    ] as const) {
+      expect(() => loadConfig({ SEND_RATES: bad }), bad).toThrow(says);
     }
   });
 
