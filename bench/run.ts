@@ -5,7 +5,7 @@
  * in bench/out/latest.json. Progress goes to stderr. Exits 0 when a target is missed (this
  * reports, it is not a test); exits 1 only when a measurement could not be made.
  *
- *   npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics[,...]] [--rows N] [--feeder-rows N]
+ *   npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier[,...]] [--rows N] [--feeder-rows N]
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -18,6 +18,7 @@ import { FEEDER_ROWS, benchFeeder } from './feeder.js';
 import { benchIngest } from './ingest.js';
 import { benchMetrics } from './metrics.js';
 import { benchRate } from './rate.js';
+import { SCALE_NUMBERS, benchScale, benchTopTier } from './scale.js';
 import { benchWebhooks } from './webhooks.js';
 import { killAllChildrenNow, stopAllChildren } from './support/children.js';
 import { OUT_DIR } from './support/data.js';
@@ -26,7 +27,7 @@ import { ROOT } from './support/product.js';
 import { deletePendingPrefixes, openRedis, redisServerPid, redisVersion } from './support/redis.js';
 import { startSandboxChild, type SandboxChild } from './support/sandbox.js';
 
-const SECTIONS = ['ingest', 'drain', 'rate', 'feeder', 'webhooks', 'metrics'] as const;
+const SECTIONS = ['ingest', 'drain', 'rate', 'feeder', 'webhooks', 'metrics', 'scale', 'toptier'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -40,7 +41,7 @@ const { values } = parseArgs({
 });
 if (values.help) {
   console.log(
-    'npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics[,...]] [--rows N (ingest rows, default 100000)] ' +
+    'npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier[,...]] [--rows N (ingest rows, default 100000)] ' +
       `[--feeder-rows N (the feeder's campaign, default ${FEEDER_ROWS}; RSS is also measured at N/10)]`,
   );
   process.exit(0);
@@ -58,7 +59,7 @@ if (
   feederRows < 10 ||
   only.some((s) => !SECTIONS.includes(s as Section))
 ) {
-  console.error('usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate|feeder|webhooks|metrics[,...]] [--rows N>=1] [--feeder-rows N>=10]');
+  console.error('usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier[,...]] [--rows N>=1] [--feeder-rows N>=10]');
   process.exit(2);
 }
 const selected = SECTIONS.filter((s) => only.includes(s));
@@ -103,8 +104,11 @@ try {
         results.push(await benchWebhooks({ runs, redis }));
       } else if (section === 'metrics') {
         results.push(await benchMetrics({ runs }));
+      } else if (section === 'scale' || section === 'toptier') {
+        sandbox ??= await startSandboxChild(undefined, SCALE_NUMBERS);
+        results.push(section === 'scale' ? await benchScale({ runs, redis, sandbox }) : await benchTopTier({ runs, redis, sandbox }));
       } else {
-        sandbox ??= await startSandboxChild();
+        sandbox ??= await startSandboxChild(undefined, SCALE_NUMBERS);
         results.push(
           section === 'drain'
             ? await benchDrain({ runs, redis, redisPid, sandbox })

@@ -6,7 +6,7 @@ import { RedisSendPacer } from '../src/queue/send-pacer.js';
 import { startSendWorker } from '../src/queue/send-worker.js';
 import type { AppContext } from './app-context.js';
 import { startRetention } from './purge-runner.js';
-import { sendRateOf } from '../src/config/config.js';
+import { sendConcurrencyOf, sendRateOf } from '../src/config/config.js';
 import type { Secret } from '../src/config/secret.js';
 import { PhoneNumberDiscovery, type ServedNumber } from '../src/queue/phone-number-discovery.js';
 
@@ -52,7 +52,7 @@ export async function startWorker(context: AppContext, options: { phoneNumberIds
   });
   await numbers.start();
   logger.info(
-    { phoneNumbers: numbers.numbers, discovering: options.phoneNumberIds === undefined, concurrency: config.send.concurrency },
+    { phoneNumbers: numbers.numbers, discovering: options.phoneNumberIds === undefined },
     options.phoneNumberIds === undefined
       ? 'send worker started: serving every phone number with campaigns, and new ones as their first campaign arrives'
       : 'send worker started',
@@ -74,12 +74,13 @@ export async function startWorker(context: AppContext, options: { phoneNumberIds
 function serveNumber(context: AppContext, phoneNumberId: string, accessToken: Secret, metrics: RedisSendRecorder): ServedNumber & { processor: SendProcessor } {
   const { config, ledger, redis, logger } = context;
   const rate = sendRateOf(config.send, phoneNumberId);
+  const concurrency = sendConcurrencyOf(config.send, phoneNumberId);
   const client = new CloudApiClient({
     baseUrl: config.api.baseUrl,
     apiVersion: config.api.version,
     accessToken,
     timeoutMs: config.api.timeoutMs,
-    connections: Math.max(8, config.send.concurrency),
+    connections: Math.max(8, concurrency),
   });
   const processor = new SendProcessor({
     ledger,
@@ -94,14 +95,14 @@ function serveNumber(context: AppContext, phoneNumberId: string, accessToken: Se
     prefix: config.queuePrefix,
     phoneNumberId,
     rate,
-    concurrency: config.send.concurrency,
+    concurrency,
     processor,
     ledger,
     logger,
     attempts: config.send.attempts,
     backoffMs: config.send.backoffMs,
   });
-  logger.info({ phoneNumberId, rate, concurrency: config.send.concurrency, window: sendWorker.feeder.windowSize }, 'serving phone number');
+  logger.info({ phoneNumberId, rate, concurrency, window: sendWorker.feeder.windowSize }, 'serving phone number');
   return {
     processor,
     async close() {

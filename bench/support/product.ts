@@ -39,7 +39,7 @@ export function productEnv(prefix: string, extra: Record<string, string> = {}): 
 }
 
 /** The `campaign send` command line of the issue, as a user types it. */
-export function sendArgs(file: string): string[] {
+export function sendArgs(file: string, phoneNumberId: string = PHONE_NUMBER_ID): string[] {
   return [
     CAMPAIGN_BIN,
     'send',
@@ -51,7 +51,7 @@ export function sendArgs(file: string): string[] {
     '--params',
     TEMPLATE.params.join(','),
     '--phone-number-id',
-    PHONE_NUMBER_ID,
+    phoneNumberId,
     '--json',
   ];
 }
@@ -72,8 +72,8 @@ export function parseSendSummary(child: Child): SendSummary {
 }
 
 /** `campaign send` run to completion (untimed setup for drain and rate). */
-export async function campaignSend(file: string, prefix: string): Promise<SendSummary> {
-  const child = startChild('campaign send', process.execPath, sendArgs(file), productEnv(prefix), ROOT);
+export async function campaignSend(file: string, prefix: string, phoneNumberId: string = PHONE_NUMBER_ID): Promise<SendSummary> {
+  const child = startChild('campaign send', process.execPath, sendArgs(file, phoneNumberId), productEnv(prefix), ROOT);
   await runToExit(child, 300_000);
   return parseSendSummary(child);
 }

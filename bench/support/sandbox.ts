@@ -14,16 +14,23 @@ export interface SandboxChild {
   reset(): Promise<void>;
   /** receivedAt (ms since the epoch) of every accepted message, sorted. */
   acceptedTimes(): Promise<number[]>;
+  /** receivedAt of every accepted message by phone-number ID, each list sorted. */
+  acceptedTimesByNumber(): Promise<Map<string, number[]>>;
   stats(): Promise<{ accepted: number; rejectedByCode: Record<string, number>; busiestSecond: number }>;
   stop(): Promise<void>;
 }
 
 /** `webhooks`: the sandbox also posts signed status webhooks (sent, delivered, read) to that receiver. */
-export async function startSandboxChild(webhooks?: { url: string; appSecret: string }): Promise<SandboxChild> {
+/** `phoneNumberIds`: numbers it answers for besides the default one (the scale section sends from four). */
+export async function startSandboxChild(webhooks?: { url: string; appSecret: string }, phoneNumberIds: readonly string[] = []): Promise<SandboxChild> {
   const child = startChild(
     'campaign sandbox',
     process.execPath,
-    [CAMPAIGN_BIN, 'sandbox', '--port', '0', '--mps', '0', '--templates', TEMPLATES_FILE, ...(webhooks === undefined ? [] : ['--webhook-url', webhooks.url])],
+    [
+      CAMPAIGN_BIN, 'sandbox', '--port', '0', '--mps', '0', '--templates', TEMPLATES_FILE,
+      ...(webhooks === undefined ? [] : ['--webhook-url', webhooks.url]),
+      ...(phoneNumberIds.length === 0 ? [] : ['--phone-number-id', phoneNumberIds.join(',')]),
+    ],
     // productEnv sets WHATSAPP_ACCESS_TOKEN, so the sandbox accepts the same token the workers send.
     // LOG_LEVEL=warn: the sandbox logs nothing per request either way; this keeps its info lines out.
     productEnv('bench-sandbox', { LOG_LEVEL: 'warn', ...(webhooks === undefined ? {} : { WHATSAPP_APP_SECRET: webhooks.appSecret }) }),
@@ -48,6 +55,19 @@ export async function startSandboxChild(webhooks?: { url: string; appSecret: str
       const all = await call('GET', '/_sandbox/accepted');
       if (!Array.isArray(all)) throw new Error('sandbox /_sandbox/accepted did not return a list');
       return all.map((m) => Number((m as { receivedAt?: unknown }).receivedAt)).sort((a, b) => a - b);
+    },
+    acceptedTimesByNumber: async () => {
+      const all = await call('GET', '/_sandbox/accepted');
+      if (!Array.isArray(all)) throw new Error('sandbox /_sandbox/accepted did not return a list');
+      const byNumber = new Map<string, number[]>();
+      for (const m of all as { receivedAt?: unknown; phoneNumberId?: unknown }[]) {
+        const id = String(m.phoneNumberId);
+        const times = byNumber.get(id) ?? [];
+        times.push(Number(m.receivedAt));
+        byNumber.set(id, times);
+      }
+      for (const times of byNumber.values()) times.sort((a, b) => a - b);
+      return byNumber;
     },
     stats: async () => (await call('GET', '/_sandbox/stats')) as Awaited<ReturnType<SandboxChild['stats']>>,
     stop: async () => {

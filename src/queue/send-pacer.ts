@@ -75,7 +75,7 @@ export class RedisSendPacer implements SendPacer {
     this.#logKey = `${scope}:pacer:${options.phoneNumberId}:sent`;
     this.#rate = options.messagesPerSecond;
     this.#auditKey = options.auditKey;
-    this.#windowMicros = 1_000_000 + GUARD_INTERVALS * Math.round(1_000_000 / options.messagesPerSecond);
+    this.#windowMicros = 1_000_000 + Math.max(GUARD_MIN_MICROS, GUARD_INTERVALS * Math.round(1_000_000 / options.messagesPerSecond));
     this.#intervalMicros = Math.round(this.#windowMicros / options.messagesPerSecond);
   }
 
@@ -115,6 +115,14 @@ export class RedisSendPacer implements SendPacer {
  * run on this 2-core machine. It costs about 3.6% of the rate (77.1/s for SEND_RATE=80).
  */
 const GUARD_INTERVALS = 3;
+/**
+ * And never less than 25 ms: at high rates three intervals are only milliseconds (3 ms at
+ * 1,000/s), less than the jitter between stamping and arrival. At SEND_RATE=1000 a 3 ms guard
+ * let 1,011–1,027 arrive in a sliding second at the sandbox, 20 ms let 996–1,000 through, and
+ * 25 ms 992–994, at 975/s (`npm run bench -- --only toptier`, 2 runs each). Below 120 msg/s
+ * three intervals are longer, so the default 80/s is unchanged.
+ */
+const GUARD_MIN_MICROS = 25_000;
 
 /** An admission answered this much later than the usual round trip is stamped again. */
 const LATE_ADMISSION_MS = 5;

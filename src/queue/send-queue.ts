@@ -13,6 +13,9 @@ export interface SendQueueOptions {
   logger: Logger;
 }
 
+/** Jobs per addBulk (one MULTI each). */
+const ENQUEUE_CHUNK = 100;
+
 /** The feeder's side of a phone number's send queue. */
 export class BullSendQueue implements SendJobQueue {
   readonly #options: SendQueueOptions;
@@ -45,7 +48,13 @@ export class BullSendQueue implements SendJobQueue {
   }
 
   async enqueue(jobs: readonly SendJob[]): Promise<void> {
-    if (jobs.length === 0) return;
+    // addBulk is one MULTI: Redis runs all of it before anything else. 1,250 jobs (a quarter of
+    // the window at 1,000 msg/s) held every other command of every number for about 70 ms, and
+    // the sends that waited then left together. Chunks keep each hold to a few milliseconds.
+    for (let i = 0; i < jobs.length; i += ENQUEUE_CHUNK) await this.#enqueueChunk(jobs.slice(i, i + ENQUEUE_CHUNK));
+  }
+
+  async #enqueueChunk(jobs: readonly SendJob[]): Promise<void> {
     const added = await this.queue.addBulk(
       jobs.map((data) => ({
         name: 'send',

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, sendRateOf, type RequiredSetting } from '../../src/config/config.js';
+import { loadConfig, sendConcurrencyOf, sendRateOf, type RequiredSetting } from '../../src/config/config.js';
 import { Secret } from '../../src/config/secret.js';
 import { AppError } from '../../src/errors/app-error.js';
 
@@ -36,7 +36,7 @@ describe('loadConfig: defaults', () => {
       phoneNumberId: undefined,
       accessToken: undefined,
       templates: { businessAccountId: undefined, file: undefined, refreshMs: 900_000 },
-      send: { rate: 80, rates: new Map(), concurrency: 50, attempts: 6, backoffMs: 1000 },
+      send: { rate: 80, rates: new Map(), concurrency: undefined, attempts: 6, backoffMs: 1000 },
       autoPause: { failureShare: 0.2, window: 200 },
       queuePrefix: 'cw',
       logLevel: 'info',
@@ -122,6 +122,17 @@ describe('loadConfig: defaults', () => {
     expect(sendRateOf(config.send, '111')).toBe(1000);
     expect(sendRateOf(config.send, '222')).toBe(0);
     expect(sendRateOf(config.send, '999')).toBe(80);
+  });
+
+  it('SEND_CONCURRENCY: when unset, 50 per number, or a fifth of its rate when that is more; when set, that for every number', () => {
+    const byRate = loadConfig({ SEND_RATE: '80', SEND_RATES: '111:1000,222:0' });
+    expect(sendConcurrencyOf(byRate.send, '999')).toBe(50);
+    expect(sendConcurrencyOf(byRate.send, '111')).toBe(200);
+    expect(sendConcurrencyOf(byRate.send, '222')).toBe(50);
+
+    const fixed = loadConfig({ SEND_RATES: '111:1000', SEND_CONCURRENCY: '30' });
+    expect(sendConcurrencyOf(fixed.send, '111')).toBe(30);
+    expect(sendConcurrencyOf(fixed.send, '999')).toBe(30);
   });
 
   it('SEND_RATES: a malformed entry or a number named twice is refused, naming the entry and the form', () => {

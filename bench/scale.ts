@@ -1,0 +1,244 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
+import { runToExit, startChild, stopChild, waitForLine, type Child } from './support/children.js';
+import { ensureCsv } from './support/data.js';
+import { figure, fmt, type Figure, type SectionResult } from './support/figures.js';
+import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, benchScriptArgs, campaignSend, productEnv } from './support/product.js';
+import { deletePrefix, freshPrefix } from './support/redis.js';
+import type { SandboxChild } from './support/sandbox.js';
+import { busiestWindow } from './support/stats.js';
+import { DEFAULT_SEND_CONCURRENCY } from '../src/config/config.js';
+
+/**
+ * Issue 13 items 2, 3 and 5, measured at the receiver (the sandbox at --mps 0 accepts and
+ * timestamps everything):
+ * - scale: 1, 2 and 4 `campaign worker` processes, each serving every number, on one number
+ *   and on four, every number at SEND_RATE=80. Each number must get its rate, no more, however
+ *   many processes share it. On one number the baseline is the same number of bare BullMQ
+ *   workers sharing BullMQ's own limiter; on four numbers, our own one-number figure.
+ * - toptier: one `campaign worker` at SEND_RATE=1000 (Meta's highest per-number throughput)
+ *   beside a bare BullMQ worker with the limiter { max: 1000, duration: 1000 }.
+ */
+export const SCALE_RATE = 80;
+export const TOP_RATE = 1000;
+/** Every number the scale section sends from (the sandbox child is started with them). */
+export const SCALE_NUMBERS = [0, 1, 2, 3].map((i) => String(BigInt(PHONE_NUMBER_ID) + BigInt(i)));
+const PROCESSES = [1, 2, 4] as const;
+const WINDOW_MS = 10_000;
+/** After the last process is up and the first message arrived: processes settle into sharing. */
+const WARMUP_MS = 1000;
+
+interface Setup {
+  numbers: number;
+  processes: number;
+  side: 'ours' | 'bare';
+  rate: number;
+}
+
+interface SetupRun extends Setup {
+  /** Per number: accepted in the window / its seconds. */
+  perNumberRate: number[];
+  /** Per number: most accepted in any sliding second of the whole run. */
+  perNumberBusiest: number[];
+  /**
+   * Per number: the longest silence between two arrivals inside the window. A stall of the
+   * sender or the receiver (a GC pause, a starved core) shows here, and its arrivals are then
+   * timestamped together: one stall of d ms adds about d × rate / 1000 to a sliding second.
+   */
+  perNumberLongestGapMs: number[];
+  accepted: number;
+}
+
+const label = (s: Setup) => `${s.numbers} number${s.numbers > 1 ? 's' : ''} × ${s.processes} process${s.processes > 1 ? 'es' : ''}`;
+
+export async function benchScale(options: { runs: number; redis: Redis; sandbox: SandboxChild }): Promise<SectionResult> {
+  const setups: Setup[] = [];
+  for (const processes of PROCESSES) {
+    setups.push({ numbers: 1, processes, side: 'ours', rate: SCALE_RATE }, { numbers: 1, processes, side: 'bare', rate: SCALE_RATE });
+    setups.push({ numbers: 4, processes, side: 'ours', rate: SCALE_RATE });
+  }
+  const measured: SetupRun[] = [];
+  for (let i = 0; i < options.runs; i++) {
+    // Alternate the order between runs, so a drift of the machine does not favour one side.
+    for (const setup of i % 2 === 0 ? setups : [...setups].reverse()) {
+      const run = await measureSetup(setup, options);
+      measured.push(run);
+      console.error(
+        `  scale run ${i + 1}/${options.runs} ${setup.side} ${label(setup)}: per number ${run.perNumberRate.map((r) => fmt(r, 1)).join(' / ')} msg/s, busiest second ${run.perNumberBusiest.join(' / ')}`,
+      );
+    }
+  }
+  const of = (numbers: number, processes: number, side: 'ours' | 'bare') => measured.filter((r) => r.numbers === numbers && r.processes === processes && r.side === side);
+  const figures: Figure[] = [];
+  for (const numbers of [1, 4]) {
+    for (const processes of PROCESSES) {
+      const ours = of(numbers, processes, 'ours');
+      const base = numbers === 1 ? of(1, processes, 'bare') : of(1, processes, 'ours');
+      const baselineLabel = numbers === 1 ? `${processes} bare BullMQ worker(s), limiter {max:${SCALE_RATE},duration:1000}` : `ours, 1 number × ${processes}`;
+      const setup = { numbers, processes, side: 'ours', rate: SCALE_RATE } as const;
+      figures.push(
+        figure({
+          label: `${label(setup)}: msg/s per number`,
+          unit: 'msg/s',
+          // One value per number and run: every number must hold its rate, not just their average.
+          ours: ours.flatMap((r) => r.perNumberRate),
+          baseline: base.flatMap((r) => r.perNumberRate),
+          baselineLabel,
+          judgedOn: 'median',
+          target: `${SCALE_RATE} ± 3, every number`,
+          check: () => {
+            const off = ours.flatMap((r) => r.perNumberRate).filter((v) => Math.abs(v - SCALE_RATE) > 3);
+            return off.length === 0 ? [] : [`${off.length} number-runs off: ${off.map((v) => fmt(v, 1)).join(', ')}`];
+          },
+        }),
+        figure({
+          label: `${label(setup)}: busiest second per number`,
+          unit: 'msgs',
+          ours: ours.flatMap((r) => r.perNumberBusiest),
+          baseline: base.flatMap((r) => r.perNumberBusiest),
+          baselineLabel,
+          judgedOn: 'worst run',
+          target: `no window above ${SCALE_RATE + 1}`,
+          check: (value) => (value <= SCALE_RATE + 1 ? [] : [`${value} in one second`]),
+        }),
+      );
+    }
+  }
+  return {
+    section: 'scale',
+    figures,
+    runs: measured.map((r) => ({ ...r })),
+    method: [
+      `scale: per setup, ${SCALE_RATE} msg/s × ${(WARMUP_MS + WINDOW_MS) / 1000 + 6} s of rows per number loaded with \`campaign send --phone-number-id\` (bare: bench/bare-ingest.ts), ` +
+        `then N \`campaign worker\` processes with no --phone-number-id (each serves every number with campaigns; SEND_RATE=${SCALE_RATE}, SEND_CONCURRENCY unset: ${DEFAULT_SEND_CONCURRENCY}) ` +
+        `against \`campaign sandbox --mps 0\`. The ${WINDOW_MS / 1000} s window opens ${WARMUP_MS / 1000} s after the later of the last process logging \`send worker started\` and the first accepted message; ` +
+        `rate = a number's accepted messages in the window / ${WINDOW_MS / 1000}; busiest = max accepted in any sliding second of the whole run, per number.`,
+    ],
+    notes: [`scale: the bare workers share BullMQ's own limiter across processes; it spaces nothing, so each second's quota leaves as a burst.`],
+  };
+}
+
+export async function benchTopTier(options: { runs: number; redis: Redis; sandbox: SandboxChild }): Promise<SectionResult> {
+  const measured: SetupRun[] = [];
+  for (let i = 0; i < options.runs; i++) {
+    for (const side of i % 2 === 0 ? (['ours', 'bare'] as const) : (['bare', 'ours'] as const)) {
+      const run = await measureSetup({ numbers: 1, processes: 1, side, rate: TOP_RATE }, options);
+      measured.push(run);
+      console.error(
+        `  toptier run ${i + 1}/${options.runs} ${side}: ${fmt(run.perNumberRate[0] ?? Number.NaN, 1)} msg/s, busiest second ${run.perNumberBusiest[0] ?? '?'}, longest silence ${run.perNumberLongestGapMs[0] ?? '?'} ms`,
+      );
+    }
+  }
+  const ours = measured.filter((r) => r.side === 'ours');
+  const bare = measured.filter((r) => r.side === 'bare');
+  const baselineLabel = `bare BullMQ worker, limiter {max:${TOP_RATE},duration:1000}`;
+  return {
+    section: 'toptier',
+    figures: [
+      figure({
+        label: `top tier: SEND_RATE=${TOP_RATE}, one worker`,
+        unit: 'msg/s',
+        ours: ours.flatMap((r) => r.perNumberRate),
+        baseline: bare.flatMap((r) => r.perNumberRate),
+        baselineLabel,
+        judgedOn: 'median',
+        target: `>= ${TOP_RATE * 0.97}`,
+        check: (value) => (value >= TOP_RATE * 0.97 ? [] : [`${fmt(value, 1)} msg/s`]),
+      }),
+      figure({
+        label: 'top tier: busiest second',
+        unit: 'msgs',
+        ours: ours.flatMap((r) => r.perNumberBusiest),
+        baseline: bare.flatMap((r) => r.perNumberBusiest),
+        baselineLabel,
+        judgedOn: 'worst run',
+        target: `no window above ${TOP_RATE}`,
+        check: (value) => (value <= TOP_RATE ? [] : [`${value} in one second`]),
+      }),
+    ],
+    runs: measured.map((r) => ({ ...r })),
+    method: [
+      `toptier: ${TOP_RATE} msg/s × ${(WARMUP_MS + WINDOW_MS) / 1000 + 6} s of rows, one \`campaign worker\` (SEND_RATE=${TOP_RATE}, SEND_CONCURRENCY unset: ${Math.ceil(TOP_RATE / 5)} by the rate) vs bench/bare-worker.ts ` +
+        `(limiter {max:${TOP_RATE},duration:1000}, same concurrency) against \`campaign sandbox --mps 0\`; window and busiest second as in scale.`,
+    ],
+    notes: [],
+  };
+}
+
+async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: SandboxChild }): Promise<SetupRun> {
+  const { sandbox, redis } = options;
+  const numbers = SCALE_NUMBERS.slice(0, setup.numbers);
+  const rowsPerNumber = Math.ceil((setup.rate * ((WARMUP_MS + WINDOW_MS) / 1000 + 6)) / 100) * 100;
+  const file = await ensureCsv(rowsPerNumber);
+  const prefix = freshPrefix(`scale-${setup.side}-${setup.numbers}n${setup.processes}p-${setup.rate}`);
+  const workers: Child[] = [];
+  try {
+    for (const number of numbers) {
+      if (setup.side === 'ours') {
+        const summary = await campaignSend(file, prefix, number);
+        if (summary.queued !== rowsPerNumber) throw new Error(`campaign send queued ${summary.queued} of ${rowsPerNumber} for ${number}`);
+      } else {
+        const campaignId = `bare${randomBytes(3).toString('hex')}`;
+        await runToExit(startChild('bare-ingest', process.execPath, benchScriptArgs('bare-ingest.ts', [file, prefix, `send-${number}`, campaignId]), productEnv(prefix), ROOT), 300_000);
+      }
+    }
+    await sandbox.reset();
+    // The product's own default (SEND_CONCURRENCY unset); the bare worker gets the same.
+    const concurrency = Math.max(DEFAULT_SEND_CONCURRENCY, Math.ceil(setup.rate / 5));
+    // No WHATSAPP_PHONE_NUMBER_ID: each worker serves every number that has campaigns.
+    const env = productEnv(prefix, { WHATSAPP_API_URL: sandbox.url, SEND_RATE: String(setup.rate), WHATSAPP_PHONE_NUMBER_ID: '' });
+    const started: Promise<unknown>[] = [];
+    for (let i = 0; i < setup.processes; i++) {
+      const worker =
+        setup.side === 'ours'
+          ? startChild(`campaign worker ${i + 1}`, process.execPath, [CAMPAIGN_BIN, 'worker'], env, ROOT)
+          : startChild(
+              `bare-worker ${i + 1}`,
+              process.execPath,
+              benchScriptArgs('bare-worker.ts', [prefix, `send-${numbers[0] ?? ''}`, sandbox.url, numbers[0] ?? '', String(concurrency), '0', String(setup.rate)]),
+              env,
+              ROOT,
+            );
+      workers.push(worker);
+      started.push(waitForLine(worker, (line) => /send worker started|"msg":"ready"|worker ready/.test(line), 60_000).catch(() => undefined));
+    }
+    await Promise.all(started);
+    const allUp = Date.now();
+    const first = await firstAccepted(sandbox, workers);
+    const windowStart = Math.max(allUp, first) + WARMUP_MS;
+    await sleep(Math.max(0, windowStart + WINDOW_MS + 250 - Date.now()));
+    await Promise.all(workers.map((w) => stopChild(w)));
+    const byNumber = await sandbox.acceptedTimesByNumber();
+    const perNumberRate: number[] = [];
+    const perNumberBusiest: number[] = [];
+    const perNumberLongestGapMs: number[] = [];
+    for (const number of numbers) {
+      const times = byNumber.get(number) ?? [];
+      const inWindow = times.filter((t) => t >= windowStart && t < windowStart + WINDOW_MS);
+      perNumberLongestGapMs.push(inWindow.reduce((gap, t, i) => Math.max(gap, t - (inWindow[i - 1] ?? t)), 0));
+      perNumberRate.push(inWindow.length / (WINDOW_MS / 1000));
+      perNumberBusiest.push(busiestWindow(times, 1000));
+    }
+    return { ...setup, perNumberRate, perNumberBusiest, perNumberLongestGapMs, accepted: [...byNumber.values()].reduce((n, t) => n + t.length, 0) };
+  } finally {
+    await Promise.all(workers.map((w) => stopChild(w)));
+    await deletePrefix(redis, prefix);
+  }
+}
+
+/** Polls the sandbox until the first message arrives; returns its receivedAt. */
+async function firstAccepted(sandbox: SandboxChild, workers: readonly Child[]): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  let exited: string | undefined;
+  for (const w of workers) void w.exited.then(() => (exited ??= w.name));
+  while (Date.now() < deadline && exited === undefined) {
+    if ((await sandbox.stats()).accepted > 0) {
+      const first = (await sandbox.acceptedTimes())[0];
+      if (first !== undefined) return first;
+    }
+    await sleep(20);
+  }
+  throw new Error(`no message reached the sandbox${exited === undefined ? ' within 60 s' : ` (${exited} exited)`}\n${workers.map((w) => w.tail()).join('\n')}`);
+}
+
