@@ -86,9 +86,11 @@ export async function benchScale(options: { runs: number; redis: Redis; sandbox:
           baseline: base.flatMap((r) => r.perNumberRate),
           baselineLabel,
           judgedOn: 'median',
-          target: `${SCALE_RATE} ± 3, every number`,
+          // The pacer's guard keeps a number 3.6% under its rate by design (77.1/s at 80): each
+          // number of each run must be in [95%, 100%] of the rate, however many processes share it.
+          target: `${SCALE_RATE * 0.95}–${SCALE_RATE}, every number`,
           check: () => {
-            const off = ours.flatMap((r) => r.perNumberRate).filter((v) => Math.abs(v - SCALE_RATE) > 3);
+            const off = ours.flatMap((r) => r.perNumberRate).filter((v) => v < SCALE_RATE * 0.95 || v > SCALE_RATE);
             return off.length === 0 ? [] : [`${off.length} number-runs off: ${off.map((v) => fmt(v, 1)).join(', ')}`];
           },
         }),

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { RequiredSetting } from '../src/config/config.js';
+import { sendRateOf, type RequiredSetting } from '../src/config/config.js';
 import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { AppContext } from './app-context.js';
 import { followNpxParent } from './npx-parent.js';
@@ -104,7 +104,8 @@ program
         onStart: notices.onStart,
         onProgress: notices.onProgress,
       });
-      return { result, rate: context.config.send.rate };
+      // The plan's pace is the number's own rate (SEND_RATES), as its workers send.
+      return { result, rate: sendRateOf(context.config.send, o.phoneNumberId ?? context.config.phoneNumberId ?? '') };
     }).finally(() => stop.release());
     console.log(o.json === true ? JSON.stringify(summaryJson(outcome.result, outcome.rate)) : summaryText(outcome.result, outcome.rate));
     const stoppedAt = outcome.result.interruptedAtRow;
@@ -350,11 +351,20 @@ program
   .addOption(new Option('--mps <n>', 'messages per second per phone number before 130429 (0 = unlimited)').default('80'))
   .option('--webhook-url <url>', 'post signed status webhooks (sent, delivered, read) for accepted sends to this URL, signed with WHATSAPP_APP_SECRET')
   .option('--phone-number-id <ids>', 'phone-number IDs the sandbox has besides WHATSAPP_PHONE_NUMBER_ID, comma-separated (others are refused: 100, subcode 33)')
-  .action(async (o: { port: string; host: string; templates: string; mps: string; webhookUrl?: string; phoneNumberId?: string }) => {
+  .option('--messaging-limit-tier <tier>', "the messaging limit its numbers report (TIER_50, TIER_250, TIER_1K, TIER_2K, TIER_10K, TIER_100K, TIER_UNLIMITED); reported, not enforced", 'TIER_UNLIMITED')
+  .action(async (o: { port: string; host: string; templates: string; mps: string; webhookUrl?: string; phoneNumberId?: string; messagingLimitTier: string }) => {
     const { runSandboxUntilSignal } = await import('./sandbox-command.js');
     const port = wholeNumberOption('--port', o.port, 65535);
     const messagesPerSecond = wholeNumberOption('--mps', o.mps, 1_000_000);
-    await runSandboxUntilSignal({ port, host: o.host, templatesFile: o.templates, messagesPerSecond, webhookUrl: o.webhookUrl, phoneNumberIds: o.phoneNumberId });
+    await runSandboxUntilSignal({
+      port,
+      host: o.host,
+      templatesFile: o.templates,
+      messagesPerSecond,
+      webhookUrl: o.webhookUrl,
+      phoneNumberIds: o.phoneNumberId,
+      messagingLimitTier: o.messagingLimitTier,
+    });
   });
 
 program

@@ -2,6 +2,7 @@ import { loadConfig } from '../src/config/config.js';
 import { AppError } from '../src/errors/app-error.js';
 import { createLogger } from '../src/logging/logger.js';
 import { loadTemplatesFile } from '../src/templates/templates-file.js';
+import { MESSAGING_LIMIT_TIERS, type MessagingLimitTier } from '../src/sandbox/phone-number-route.js';
 
 /** The token the sandbox accepts when WHATSAPP_ACCESS_TOKEN is not set: it guards nothing real. */
 export const DEFAULT_SANDBOX_TOKEN = 'sandbox-token';
@@ -16,8 +17,11 @@ export async function runSandboxUntilSignal(options: {
   webhookUrl?: string | undefined;
   /** `--phone-number-id ID[,ID…]`: numbers the sandbox has besides WHATSAPP_PHONE_NUMBER_ID. */
   phoneNumberIds?: string | undefined;
+  /** `--messaging-limit-tier TIER_1K`: what the numbers report as their messaging limit. */
+  messagingLimitTier?: string | undefined;
 }): Promise<void> {
   checkListenOptions(options);
+  const messagingLimitTier = checkTier(options.messagingLimitTier);
   const webhookUrl = checkWebhookUrl(options.webhookUrl);
   const extraIds = checkPhoneNumberIds(options.phoneNumberIds);
   const config = loadConfig(process.env, webhookUrl === undefined ? [] : ['WHATSAPP_APP_SECRET']);
@@ -37,6 +41,7 @@ export async function runSandboxUntilSignal(options: {
     accessToken,
     phoneNumberIds: configured.length > 0 ? configured : DEFAULT_PHONE_NUMBER_IDS,
     messagesPerSecond: options.messagesPerSecond,
+    ...(messagingLimitTier === undefined ? {} : { messagingLimitTier }),
     logger,
     // Signed with the last secret of the list: in a rotation (OLD,NEW) the new one, as Meta would.
     ...(webhookUrl === undefined ? {} : { webhooks: { url: webhookUrl, appSecret: config.webhook.appSecrets.at(-1)?.reveal() ?? '' } }),
@@ -50,6 +55,14 @@ export async function runSandboxUntilSignal(options: {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+}
+
+/** `--messaging-limit-tier`: one of Meta's tier names. */
+function checkTier(tier: string | undefined): MessagingLimitTier | undefined {
+  if (tier === undefined) return undefined;
+  const found = MESSAGING_LIMIT_TIERS.find((t) => t === tier.toUpperCase());
+  if (found === undefined) throw new AppError('OPTION_INVALID', `--messaging-limit-tier "${tier.slice(0, 40)}": use one of ${MESSAGING_LIMIT_TIERS.join(', ')}`);
+  return found;
 }
 
 /** `--webhook-url` must be an http(s) URL: a typo would otherwise only show as webhooks that never arrive. */

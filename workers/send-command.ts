@@ -13,6 +13,9 @@ import { requirementsOf, type TemplateRequirements } from '../src/templates/temp
 import type { AppContext } from './app-context.js';
 import { buildTemplateRegistry } from './templates-command.js';
 import { RejectsFile, checkWritableDir } from './rejects-file.js';
+import { sendRateOf } from '../src/config/config.js';
+import { checkMessagingLimit, type MessagingLimitCheck } from '../src/campaigns/ingest/messaging-limit-check.js';
+import { readMessagingReach } from '../src/redis/messaging-reach-read.js';
 
 export interface SendOptions extends ColumnOptions {
   file: string;
@@ -121,18 +124,28 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
         ...(options.signal ? { signal: options.signal } : {}),
       },
     );
+    const startsAt = schedule.startsAt ?? now;
     const estimate = estimateSending({
-      startsAt: schedule.startsAt ?? now,
+      startsAt,
       expiresAt: schedule.expiresAt,
-      messagesPerSecond: config.send.rate,
+      messagesPerSecond: sendRateOf(config.send, phoneNumberId),
       window,
       rows: dryRun ? summary.valid : summary.queued,
       lanes: summary.lanes,
     });
-    return { ...summary, dryRun, rejectsFile: await rejects.close(), estimate };
+    // A text goes only to users whose service window is open: they take no place under the limit.
+    const messagingLimit = requirements === undefined ? undefined : await limitCheck(context, phoneNumberId, dryRun ? summary.valid : summary.queued, startsAt);
+    return { ...summary, dryRun, rejectsFile: await rejects.close(), estimate, ...(messagingLimit === undefined ? {} : { messagingLimit }) };
   } finally {
     await rejects.close();
   }
+}
+
+/** The number's messaging limit (MESSAGING_LIMITS, else what a worker read from the API) against this campaign's recipients. */
+async function limitCheck(context: AppContext, phoneNumberId: string, recipients: number, startsAt: number): Promise<MessagingLimitCheck> {
+  const read = await readMessagingReach(context.redis, context.config.queuePrefix, phoneNumberId);
+  const limit = context.config.messagingLimits.get(phoneNumberId) ?? read.storedLimit;
+  return checkMessagingLimit({ limit, reached: read.reached, oldestReachedAt: read.oldestReachedAt, recipients, startsAt: Math.max(startsAt, read.now) });
 }
 
 /**

@@ -9,6 +9,9 @@ import { startRetention } from './purge-runner.js';
 import { sendConcurrencyOf, sendRateOf } from '../src/config/config.js';
 import type { Secret } from '../src/config/secret.js';
 import { PhoneNumberDiscovery, type ServedNumber } from '../src/queue/phone-number-discovery.js';
+import { MessagingLimitSource } from '../src/queue/messaging-limit-source.js';
+import { fetchMessagingLimit } from '../src/cloud-api/messaging-limit-client.js';
+import { messagingLimitKey } from '../src/redis/ledger-keys.js';
 
 export interface RunningWorker {
   /** The numbers this process serves, and the look for new ones. */
@@ -25,6 +28,8 @@ export interface RunningWorker {
 const SHUTDOWN_GRACE_MS = 8000;
 /** After the grace period: time to record the rows still waiting as unknown. */
 const RECORD_GRACE_MS = 1500;
+/** The first feed of a number waits this long at most for its messaging limit to be read. */
+const FIRST_LIMIT_READ_MS = 5000;
 
 /**
  * The send workers of one process: one per phone number, for the numbers in `phoneNumberIds`
@@ -90,7 +95,20 @@ function serveNumber(context: AppContext, phoneNumberId: string, accessToken: Se
     pacer: rate > 0 ? new RedisSendPacer(redis, { prefix: config.queuePrefix, phoneNumberId, messagesPerSecond: rate }) : undefined,
     confirmInDoubt: config.confirmWindowMs > 0,
   });
+  // Meta's messaging limit: MESSAGING_LIMITS, else the tier the API reports (read before the first feed).
+  const limits = new MessagingLimitSource({
+    phoneNumberId,
+    fixed: config.messagingLimits.get(phoneNumberId),
+    fetch: () => fetchMessagingLimit({ baseUrl: config.api.baseUrl, apiVersion: config.api.version, phoneNumberId, accessToken, timeoutMs: config.api.timeoutMs }),
+    store: async (limit) => {
+      await redis.set(messagingLimitKey(config.queuePrefix, phoneNumberId), String(limit), 'EX', 2 * 86_400);
+    },
+    logger,
+  });
   const sendWorker = startSendWorker({
+    messagingLimit: () => limits.current(),
+    // A slow Graph API holds the first feed back 5 s at most; the limit then applies from when it is known.
+    feedReady: Promise.race([limits.start(), new Promise((resolve) => setTimeout(resolve, FIRST_LIMIT_READ_MS).unref())]),
     connection: redis,
     prefix: config.queuePrefix,
     phoneNumberId,
@@ -102,10 +120,11 @@ function serveNumber(context: AppContext, phoneNumberId: string, accessToken: Se
     attempts: config.send.attempts,
     backoffMs: config.send.backoffMs,
   });
-  logger.info({ phoneNumberId, rate, concurrency, window: sendWorker.feeder.windowSize }, 'serving phone number');
+  logger.info({ phoneNumberId, rate, concurrency, window: sendWorker.feeder.windowSize, messagingLimit: config.messagingLimits.get(phoneNumberId) ?? 'from the Cloud API' }, 'serving phone number');
   return {
     processor,
     async close() {
+      limits.stop();
       await sendWorker.close();
       await client.close();
     },

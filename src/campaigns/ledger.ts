@@ -1,3 +1,4 @@
+import type { LimitHeld } from './send/messaging-reach.js';
 import type { CampaignDefinition, CampaignStatus, RowRecord, RowStatus } from './campaign.js';
 import type { SendJob } from './send-job.js';
 import type { SendWindow } from './send-window.js';
@@ -132,6 +133,12 @@ export interface FeedOptions {
    * only from these; one not in the map feeds nothing. Campaigns without a window ignore it.
    */
   openLanes?: ReadonlyMap<string, readonly number[]>;
+  /**
+   * Meta's messaging limit of the number: unique users per moving 24 h (MESSAGING_LIMITS or
+   * the API's tier). Recipients fed are counted; a new one with no place left waits in its
+   * backlog. Absent or 0: no limit, nothing counted.
+   */
+  messagingLimit?: number;
 }
 
 /** A phone number's campaigns with a send window, and their lanes, as the feeder needs them. */
@@ -224,6 +231,8 @@ export interface FeedResult {
   refresh: SendJob[];
   /** What this feed decided about whole campaigns, for the log. */
   events: FeedEvent[];
+  /** Set when the messaging limit held a new recipient back in this feed. */
+  limitHeld?: LimitHeld;
 }
 
 export type FeedEvent =

@@ -1,3 +1,4 @@
+import { MessagingReach } from './send/messaging-reach.js';
 import {
   ROW_STATUSES,
   campaignDefinitionSchema,
@@ -143,6 +144,8 @@ interface NumberRecord {
   confirm: Map<string, number>;
   /** The latest claim time a status webhook came for (the `status-seen` key); 0 = none yet. */
   statusSeen: number;
+  /** Recipients of the last 24 h for the messaging limit: wa_id → ms last fed (the `reach` sorted set). */
+  reach: Map<string, number>;
 }
 
 export class MemoryLedger implements CampaignLedger {
@@ -517,6 +520,10 @@ export class MemoryLedger implements CampaignLedger {
     const jobs: SendJob[] = [];
     const events: FeedEvent[] = [];
     if (room < options.minBatch) return Promise.resolve({ jobs, refresh, events });
+    // As the feed script: under a messaging limit, each row's recipient is checked as it is popped.
+    const limit = options.messagingLimit ?? 0;
+    const reach = limit > 0 ? new MessagingReach(n.reach, limit, now) : undefined;
+    const windowOpen = (waId: string) => (n.serviceWindows.get(waId) ?? 0) > now;
 
     // The active set in ZRANGE order (score, then ID), grouped by score.
     const classes = new Map<number, string[]>();
@@ -528,7 +535,7 @@ export class MemoryLedger implements CampaignLedger {
     }
     for (const score of [...classes.keys()].sort((a, b) => a - b)) {
       if (room <= 0) break;
-      const eligible: { id: string; c: CampaignRecord; lists: string[][]; rows: [string, string][] }[] = [];
+      const eligible: { id: string; c: CampaignRecord; lists: string[][]; rows: [string, string][]; held?: boolean }[] = [];
       for (const id of classes.get(score) ?? []) {
         const c = this.#campaigns.get(id);
         if (c?.definition === undefined || c.cancelled) {
@@ -592,7 +599,8 @@ export class MemoryLedger implements CampaignLedger {
           if (e === undefined) continue;
           const want = share + (j < extra ? 1 : 0);
           if (want > 0) {
-            const got = popRows(e, want);
+            const mayFeed = reach === undefined ? undefined : (entry: string) => reach.mayFeed(e.c.rows.get(Number(/^\d+/.exec(entry)?.[0]))?.p ?? '', windowOpen);
+            const got = popRows(e, want, mayFeed);
             if (got.length > 0) {
               for (const entry of got) {
                 const match = /^(\d+):?(\d*)$/.exec(entry);
@@ -604,7 +612,7 @@ export class MemoryLedger implements CampaignLedger {
               }
               // As in Redis, an entry that is not a row still used its room.
               room -= got.length;
-              if (got.length === want) still.push(e);
+              if (got.length === want && e.held !== true) still.push(e);
             }
           } else {
             still.push(e);
@@ -634,7 +642,8 @@ export class MemoryLedger implements CampaignLedger {
         }
       }
     }
-    return Promise.resolve({ jobs, refresh, events });
+    const limitHeld = reach?.held();
+    return Promise.resolve(limitHeld === undefined ? { jobs, refresh, events } : { jobs, refresh, events, limitHeld });
   }
 
   /** The number's campaigns in its active set (ZRANGE order) that have a send window, with their lanes. */
@@ -997,7 +1006,7 @@ export class MemoryLedger implements CampaignLedger {
   #number(phoneNumberId: string): NumberRecord {
     let n = this.#numbers.get(phoneNumberId);
     if (n === undefined) {
-      n = { active: new Map(), window: new Map(), sent: new Map(), sentAt: new Map(), optOuts: new Map(), preferenceAt: new Map(), serviceWindows: new Map(), confirm: new Map(), statusSeen: 0 };
+      n = { active: new Map(), window: new Map(), sent: new Map(), sentAt: new Map(), optOuts: new Map(), preferenceAt: new Map(), serviceWindows: new Map(), confirm: new Map(), statusSeen: 0, reach: new Map() };
       this.#numbers.set(phoneNumberId, n);
     }
     return n;
@@ -1135,9 +1144,9 @@ function listOf(c: CampaignRecord, rec: StoredRow): string[] {
  * Pops up to `want` entries off a campaign's lists (its backlog and its open lanes), shared
  * evenly between them; a list found short is dropped, so no lists left means exhausted.
  */
-function popRows(e: { lists: string[][] }, want: number): string[] {
+function popRows(e: { lists: string[][]; held?: boolean }, want: number, mayFeed?: (entry: string) => boolean): string[] {
   const got: string[] = [];
-  while (want > 0 && e.lists.length > 0) {
+  while (want > 0 && e.lists.length > 0 && e.held !== true) {
     const share = Math.max(1, Math.floor(want / e.lists.length));
     const still: string[][] = [];
     for (const list of e.lists) {
@@ -1146,8 +1155,20 @@ function popRows(e: { lists: string[][] }, want: number): string[] {
         // LPOP with a count: nothing (nil) once the list is empty.
         const part = list.length === 0 ? undefined : list.splice(0, ask);
         if (part !== undefined) {
-          got.push(...part);
-          want -= part.length;
+          // Under the messaging limit a recipient with no place goes back to the front, in order, and the campaign waits.
+          const back: string[] = [];
+          for (const entry of part) {
+            if (mayFeed === undefined || mayFeed(entry)) {
+              got.push(entry);
+              want--;
+            } else {
+              back.push(entry);
+            }
+          }
+          if (back.length > 0) {
+            list.unshift(...back);
+            e.held = true;
+          }
           if (part.length === ask) still.push(list);
         }
       } else {

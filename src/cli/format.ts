@@ -2,6 +2,7 @@ import { campaignMessage, describeMessage, type CampaignDefinition, type Campaig
 import type { SendOutcome } from '../campaigns/ingest/producer.js';
 import { delimiterLabel } from '../csv/delimiter.js';
 import type { SendEstimate } from '../campaigns/ingest/send-estimate.js';
+import type { MessagingLimitCheck } from '../campaigns/ingest/messaging-limit-check.js';
 import type { WindowStatus } from '../campaigns/report/window-status.js';
 import { REJECTION_REASONS, type RejectionReason } from '../campaigns/rejection-reasons.js';
 
@@ -146,8 +147,26 @@ export function summaryJson(summary: SendOutcome, rate: number): Record<string, 
     interruptedAtRow: summary.interruptedAtRow ?? null,
     rejectsFile: summary.rejectsFile ?? null,
     secondsAtSendRate: secondsAt(summary.valid, rate) ?? null,
-    plan: planJson(summary.estimate),
+    plan: { ...planJson(summary.estimate), messagingLimit: limitJson(summary.messagingLimit) },
   };
+}
+
+/** The messaging limit against the campaign: null for a text campaign; `limit` null when not known, "unlimited" when none. */
+function limitJson(check: MessagingLimitCheck | undefined): Record<string, unknown> | null {
+  if (check === undefined) return null;
+  return { limit: check.limit ?? null, reached: check.reached, recipients: check.recipients, over: check.over, freesAt: iso(check.freesAt) };
+}
+
+/** The operator's line about the messaging limit: over it, within it, or not known. */
+function limitLines(check: MessagingLimitCheck | undefined): string[] {
+  if (check === undefined || check.limit === 'unlimited') return [];
+  if (check.limit === undefined) {
+    return ["  messaging limit of the number: not known yet (a worker reads it from the Cloud API; MESSAGING_LIMITS sets it): rows past it wait in the backlog once it is"];
+  }
+  const per24h = `${check.limit} unique users per 24 h, ${check.reached} reached in the last 24 h`;
+  if (check.over === 0) return [`  messaging limit: within it (${per24h})`];
+  const when = check.freesAt === undefined ? '' : `; places start to free at ${isoMinute(check.freesAt)}`;
+  return [`  messaging limit: up to ${check.over} of its ${check.recipients} recipients are past the number's limit (${per24h}): they wait in the backlog until the rolling 24 h frees places${when}`];
 }
 
 /** The plan: start, estimated finish (null: some rows would never be sent), rows per time zone, rows that would expire. */
@@ -168,7 +187,8 @@ function planLines(summary: SendOutcome, rate: number): string[] {
   const pace = rate > 0 ? `at SEND_RATE=${rate}/s` : 'with pacing off (SEND_RATE=0)';
   const lines = [`  starts ${isoMinute(estimate.startsAt)}${estimate.startsAt > Date.now() + 60_000 ? '' : ' (at once)'}`];
   if (estimate.window !== undefined) lines.push(`  sends ${estimate.window} of each recipient`);
-  if (estimate.finishesAt !== undefined) lines.push(`  finishes about ${isoMinute(estimate.finishesAt)} ${pace}, if it has the number to itself`);
+  const heldBack = (summary.messagingLimit?.over ?? 0) > 0 ? ' (the rows past the messaging limit later: see below)' : '';
+  if (estimate.finishesAt !== undefined) lines.push(`  finishes about ${isoMinute(estimate.finishesAt)} ${pace}, if it has the number to itself${heldBack}`);
   if (estimate.wouldExpire > 0) lines.push(`  ${estimate.wouldExpire} rows would expire before their turn ${pace}`);
   if (estimate.neverOpen > 0) lines.push(`  ${estimate.neverOpen} rows are in zones whose windows never overlap: they wait until the campaign expires or is cancelled`);
   if (estimate.lanes.length > 0) {
@@ -180,6 +200,7 @@ function planLines(summary: SendOutcome, rate: number): string[] {
     }
     if (shown.length > 20) lines.push(`  ${String(shown.slice(20).reduce((n, l) => n + l.rows, 0)).padStart(9)}  in ${shown.length - 20} more zones (--json lists them all)`);
   }
+  lines.push(...limitLines(summary.messagingLimit));
   return lines;
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import { Secret } from './secret.js';
-import { parseNumberSettings, wholeNumberText } from './number-settings.js';
+import { messagingLimitText, parseNumberSettings, wholeNumberText, type MessagingLimit } from './number-settings.js';
 
 /**
  * The one reader of process.env. Every setting is parsed here; everything else receives a
@@ -66,6 +66,19 @@ const envSchema = z.object({
   SEND_CONCURRENCY: wholeNumber(1).optional(),
   SEND_ATTEMPTS: positiveInt(6),
   SEND_BACKOFF_MS: positiveInt(1000),
+  // Meta's messaging limit per number (unique users per moving 24 h): `ID:10000,ID2:unlimited`.
+  // A number not named here gets its tier from the API.
+  MESSAGING_LIMITS: z
+    .string()
+    .transform((v, ctx) => {
+      const limits = parseNumberSettings(v, messagingLimitText, '106540352242922:10000,106540352242923:unlimited');
+      if (typeof limits === 'string') {
+        ctx.addIssue({ code: 'custom', message: limits });
+        return z.NEVER;
+      }
+      return limits;
+    })
+    .optional(),
   SEND_TIMEOUT_MS: positiveInt(15_000),
   // Error-spike brake: pause a campaign when more than this share of its last
   // AUTO_PAUSE_WINDOW sends failed permanently. A window of 0 turns the brake off.
@@ -161,6 +174,8 @@ export interface Config {
   metricsRetentionMs: number;
   /** How long an in-doubt row waits for a status webhook before the resend rule decides it, in ms; 0 = off. */
   confirmWindowMs: number;
+  /** MESSAGING_LIMITS: a number's unique users per moving 24 h, or 'unlimited'; a number not named reads its tier from the API. */
+  messagingLimits: ReadonlyMap<string, MessagingLimit>;
   /** `campaign serve`: app secrets signatures are checked with (any one may match: rotation), and the handshake token. */
   webhook: { appSecrets: Secret[]; verifyToken: Secret | undefined; optOutKeywords: string[]; parkMs: number };
   /** `campaign serve`'s campaigns page and /queues: basic auth with these when `password` is set. */
@@ -211,6 +226,7 @@ export function loadConfig(
     },
     autoPause: { failureShare: e.AUTO_PAUSE_FAILURE_SHARE, window: e.AUTO_PAUSE_WINDOW },
     queuePrefix: e.QUEUE_PREFIX,
+    messagingLimits: e.MESSAGING_LIMITS ?? new Map(),
     logLevel: e.LOG_LEVEL,
     reportsDir: e.REPORTS_DIR,
     duplicateWindowMs: Math.round(e.DUPLICATE_WINDOW_HOURS * 3_600_000),

@@ -26,3 +26,13 @@ export function parseNumberSettings<T>(
 export function wholeNumberText(value: string): number | undefined {
   return /^\d{1,9}$/.test(value) ? Number(value) : undefined;
 }
+
+/** Meta's messaging limit of a number: unique users per moving 24 h, or none. */
+export type MessagingLimit = number | 'unlimited';
+
+/** `10000` or `unlimited` (any case), or undefined. */
+export function messagingLimitText(value: string): MessagingLimit | undefined {
+  if (/^unlimited$/i.test(value)) return 'unlimited';
+  const limit = wholeNumberText(value);
+  return limit === undefined || limit === 0 ? undefined : limit;
+}

@@ -35,7 +35,14 @@ export interface SendFeederOptions {
   windowSize?: number;
   /** A feed completed a campaign (its expiry or start deadline answered its last rows). */
   onCampaignCompleted?: (campaignId: string) => void;
+  /** The number's messaging limit now (unique users per 24 h); undefined = none. */
+  messagingLimit?: () => number | undefined;
+  /** Nothing is fed before this settles (the messaging limit's first read). */
+  ready?: Promise<unknown>;
 }
+
+/** While the messaging limit holds recipients back, this is logged at most this often. */
+const LIMIT_LOG_EVERY_MS = 10 * 60_000;
 
 /**
  * Keeps a phone number's BullMQ queue topped up from its campaigns' backlogs in the ledger.
@@ -52,6 +59,7 @@ export class SendFeeder {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #lastErrorLog = 0;
+  #lastLimitLog = Number.NEGATIVE_INFINITY;
 
   constructor(options: SendFeederOptions) {
     this.#options = options;
@@ -105,15 +113,27 @@ export class SendFeeder {
     // Campaigns with a send window feed only the lanes whose recipients' local time is inside it, by Redis's clock.
     const windowed = await ledger.windowedCampaigns(phoneNumberId);
     const lanes = new Map(windowed.campaigns.map((c) => [c.campaignId, openLanes(c.window, c.lanes, windowed.now)] as const));
-    const { jobs, refresh, events } = await ledger.feed(phoneNumberId, {
+    await this.#options.ready;
+    const messagingLimit = this.#options.messagingLimit?.();
+    const { jobs, refresh, events, limitHeld } = await ledger.feed(phoneNumberId, {
       now: windowed.now,
       openLanes: lanes,
       windowSize: this.#windowSize,
       minBatch: this.#minBatch,
       refreshAfterMs: REFRESH_AFTER_MS,
       refreshMost: REFRESH_MOST,
+      ...(messagingLimit === undefined ? {} : { messagingLimit }),
     });
     await queue.enqueue(jobs);
+    if (limitHeld !== undefined && Date.now() - this.#lastLimitLog >= LIMIT_LOG_EVERY_MS) {
+      this.#lastLimitLog = Date.now();
+      this.#options.logger.warn(
+        { phoneNumberId, messagingLimit: limitHeld.limit, reached: limitHeld.reached, freesAt: new Date(limitHeld.freesAt).toISOString() },
+        `messaging limit reached: ${limitHeld.reached} unique users in the last 24 h (limit ${limitHeld.limit}); new recipients wait, the first place frees at ${new Date(limitHeld.freesAt).toISOString()}`,
+      );
+    } else if (limitHeld === undefined) {
+      this.#lastLimitLog = Number.NEGATIVE_INFINITY;
+    }
     for (const event of events) this.#log(event);
     if (refresh.length > 0) {
       await queue.enqueue(refresh);

@@ -27,6 +27,10 @@ export interface SendWorkerOptions {
   feedWindow?: number;
   /** A feed completed a campaign (its expiry or start deadline answered its last rows); default: logged. */
   onCampaignCompleted?: (campaignId: string) => void;
+  /** The number's messaging limit now (MessagingLimitSource.current); absent = none. */
+  messagingLimit?: () => number | undefined;
+  /** The feeder feeds nothing before this settles. */
+  feedReady?: Promise<unknown>;
 }
 
 export interface RunningSendWorker {
@@ -117,6 +121,8 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
     logger,
     ...(options.feedWindow === undefined ? {} : { windowSize: options.feedWindow }),
     ...(options.onCampaignCompleted === undefined ? {} : { onCampaignCompleted: options.onCampaignCompleted }),
+    ...(options.messagingLimit === undefined ? {} : { messagingLimit: options.messagingLimit }),
+    ...(options.feedReady === undefined ? {} : { ready: options.feedReady }),
   });
   feeder.start();
   worker.on('completed', () => feeder.jobDone());

@@ -68,6 +68,16 @@ export function wamidsKey(prefix: string, phoneNumberId: string): string {
   return `${numberScope(prefix, phoneNumberId)}:wamids`;
 }
 
+/** A phone number's recipients of the last 24 h for Meta's messaging limit: wa_id → ms last fed (src/redis/lua/feed.lua). */
+export function reachKey(prefix: string, phoneNumberId: string): string {
+  return `${numberScope(prefix, phoneNumberId)}:reach:${phoneNumberId}`;
+}
+
+/** A phone number's messaging limit as a worker last learnt it ('10000' or 'unlimited'), for `campaign send`'s plan. */
+export function messagingLimitKey(prefix: string, phoneNumberId: string): string {
+  return `${numberScope(prefix, phoneNumberId)}:messaging-limit:${phoneNumberId}`;
+}
+
 /** A phone number's opt-outs: phone → source JSON. */
 export function optOutsKey(prefix: string, phoneNumberId: string): string {
   return `${numberScope(prefix, phoneNumberId)}:optouts:${phoneNumberId}`;

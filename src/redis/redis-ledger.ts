@@ -68,6 +68,7 @@ import {
   laneBacklogKey,
   optOutsKey,
   phoneNumbersKey,
+  reachKey,
   sentGuardKeys,
   serviceWindowKey,
   wamidsKey,
@@ -96,7 +97,7 @@ interface LedgerCommands {
   cwApplyInbound(wamids: string, ...args: Arg[]): Promise<number[]>;
   cwApplyPreferences(optouts: string, ...args: Arg[]): Promise<number>;
   cwMarkForRetry(campaign: string, rows: string, pending: string, active: string, ...args: Arg[]): Promise<[number, number, number?, number?]>;
-  cwFeed(active: string, window: string, ...args: Arg[]): Promise<[string[], string[], string[]]>;
+  cwFeed(active: string, window: string, reach: string, ...args: Arg[]): Promise<[string[], string[], string[], (string | number)[]]>;
 }
 
 /** The error-spike brake (see Config.autoPause); window 0 = off. */
@@ -492,9 +493,10 @@ export class RedisLedger implements CampaignLedger {
     // Redis's clock, as every other time in the ledger's scripts is the caller's: one clock
     // for every worker of the number, whichever host it runs on.
     const now = options.now ?? (await this.#redisNow());
-    const [flat, again, happened] = await this.#redis.cwFeed(
+    const [flat, again, happened, held] = await this.#redis.cwFeed(
       active,
       window,
+      reachKey(this.#prefix, phoneNumberId),
       numberScope(this.#prefix, phoneNumberId),
       now,
       options.windowSize,
@@ -502,6 +504,8 @@ export class RedisLedger implements CampaignLedger {
       options.refreshAfterMs,
       options.refreshMost,
       JSON.stringify(Object.fromEntries(options.openLanes ?? [])),
+      options.messagingLimit ?? 0,
+      phoneNumberId,
     );
     const jobs: SendJob[] = [];
     for (let i = 0; i + 2 < flat.length; i += 3) {
@@ -518,7 +522,9 @@ export class RedisLedger implements CampaignLedger {
       else if (kind === 'expired' || kind === 'deadline') events.push({ kind, campaignId, rows: Number(detail) });
       else if (kind === 'completed') events.push({ kind, campaignId });
     }
-    return { jobs, refresh, events };
+    const [limit, reached, freesAt] = held.map(Number);
+    if (limit === undefined || reached === undefined || freesAt === undefined) return { jobs, refresh, events };
+    return { jobs, refresh, events, limitHeld: { limit, reached, freesAt } };
   }
 
   /** Redis's clock in ms: the one clock of every worker and command, whatever host it runs on. */
@@ -761,7 +767,7 @@ function defineScripts(redis: RedisClient): void {
   redis.defineCommand('cwResume', { numberOfKeys: 2, lua: RESUME });
   redis.defineCommand('cwCancel', { numberOfKeys: 3, lua: CANCEL });
   redis.defineCommand('cwMarkForRetry', { numberOfKeys: 4, lua: MARK_FOR_RETRY });
-  redis.defineCommand('cwFeed', { numberOfKeys: 2, lua: FEED });
+  redis.defineCommand('cwFeed', { numberOfKeys: 3, lua: FEED });
   redis.defineCommand('cwReschedule', { numberOfKeys: 1, lua: RESCHEDULE });
   redis.defineCommand('cwApplyStatuses', { numberOfKeys: 1, lua: APPLY_STATUSES });
   redis.defineCommand('cwApplyInbound', { numberOfKeys: 1, lua: APPLY_INBOUND });

@@ -23,6 +23,8 @@ export { SUPPORTED_API_VERSIONS } from './api-versions.js';
 export type { SandboxStats } from './sandbox-runtime.js';
 export type { StatusWebhookSettings } from './status-webhooks.js';
 export { loadTemplatesFile } from '../templates/templates-file.js';
+export { MESSAGING_LIMIT_TIERS, type MessagingLimitTier } from './phone-number-route.js';
+import type { MessagingLimitTier } from './phone-number-route.js';
 
 export interface SandboxOptions {
   /** 0 = any free port (default 0). */
@@ -40,6 +42,8 @@ export interface SandboxOptions {
   phoneNumberIds?: readonly string[];
   /** Per phone-number-id throughput, default 80 (Meta's default); 0 = unlimited (for benchmarks). */
   messagesPerSecond?: number;
+  /** The messaging limit GET /{phone-number-id} reports for every number; default TIER_UNLIMITED. */
+  messagingLimitTier?: MessagingLimitTier;
   /** Default { burst: 45, refillMs: 6000 } (Meta's pair limit); false = off. */
   pairLimit?: { burst: number; refillMs: number } | false;
   faults?: FaultSettings;
@@ -96,6 +100,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     phoneNumberIds: options.phoneNumberIds ?? DEFAULT_PHONE_NUMBER_IDS,
     messagesPerSecond,
     pairLimit,
+    ...(options.messagingLimitTier === undefined ? {} : { messagingLimitTier: options.messagingLimitTier }),
     onListenerError: (error) => logger?.error({ err: error }, 'sandbox onAccepted listener failed'),
   });
   if (options.faults !== undefined) runtime.setFaults(options.faults);

@@ -15,6 +15,7 @@ import { RequestStats } from './request-stats.js';
 import { ServiceWindows } from './service-window.js';
 import { TemplatesStore } from './templates-store.js';
 import { ThroughputLimiter } from './throughput-limiter.js';
+import type { MessagingLimitTier } from './phone-number-route.js';
 
 /**
  * Everything the sandbox knows and decides, without HTTP: the routes translate requests
@@ -28,6 +29,8 @@ export interface RuntimeOptions {
   phoneNumberIds: readonly string[];
   messagesPerSecond: number;
   pairLimit: PairLimitSettings | false;
+  /** What GET /{phone-number-id} says of the numbers' messaging limit (default TIER_UNLIMITED). */
+  messagingLimitTier?: MessagingLimitTier;
   onListenerError: (error: unknown) => void;
   clock?: () => number;
   /** Draws for the random faults; tests pass a fixed sequence. Default Math.random. */
@@ -65,6 +68,9 @@ export class SandboxRuntime {
   readonly log: AcceptedLog;
   readonly numbers: PhoneNumbers;
   readonly now: () => number;
+  readonly messagesPerSecond: number;
+  /** Reported, not enforced: Meta documents no error for a number past its messaging limit (reference §4). */
+  messagingLimitTier: MessagingLimitTier;
   private readonly throughput: ThroughputLimiter;
   private readonly pairs: PairLimiter | undefined;
   private readonly rejected = new Map<number, number>();
@@ -78,6 +84,8 @@ export class SandboxRuntime {
     this.numbers = new PhoneNumbers(options.phoneNumberIds);
     this.tokens = new AccessTokens(options.accessToken);
     this.throughput = new ThroughputLimiter(options.messagesPerSecond);
+    this.messagesPerSecond = options.messagesPerSecond;
+    this.messagingLimitTier = options.messagingLimitTier ?? 'TIER_UNLIMITED';
     this.pairs = options.pairLimit === false ? undefined : new PairLimiter(options.pairLimit);
     this.log = new AcceptedLog(options.onListenerError);
     this.now = options.clock ?? Date.now;

@@ -8,6 +8,7 @@ import type { GraphErrorReply } from './graph-error.js';
 import { NOT_JSON, VERSION_SEGMENT, accessTokenParam, urlPath } from './route-support.js';
 import type { SandboxRuntime } from './sandbox-runtime.js';
 import { registerTemplateRoutes } from './templates-route.js';
+import { registerPhoneNumberRoutes } from './phone-number-route.js';
 import type { WebhookSink } from './webhook-poster.js';
 
 /**
@@ -93,6 +94,7 @@ export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined,
   );
 
   registerTemplateRoutes(app, runtime);
+  registerPhoneNumberRoutes(app, runtime);
   registerControlRoutes(app, runtime, webhooks);
 
   return {

@@ -6,6 +6,7 @@ import {
   startSandbox,
   type AcceptedMessage,
   type FaultSettings,
+  type MessagingLimitTier,
   type Sandbox,
   type SandboxStats,
 } from '../../src/sandbox/index.js';
@@ -47,6 +48,8 @@ export interface HarnessOptions {
   cluster?: RedisClusterUnderTest;
   /** The phone numbers the sandbox knows (default: PHONE_NUMBER_ID only). */
   phoneNumberIds?: readonly string[];
+  /** What the sandbox reports as the numbers' messaging limit (default TIER_UNLIMITED). */
+  messagingLimitTier?: MessagingLimitTier;
 }
 
 const HARNESS_APP_SECRET = 'fault-app-secret';
@@ -118,6 +121,7 @@ export class FaultHarness {
       accessToken: options.token ?? 'fault-token',
       messagesPerSecond: options.sandboxMps,
       ...(options.phoneNumberIds === undefined ? {} : { phoneNumberIds: options.phoneNumberIds }),
+      ...(options.messagingLimitTier === undefined ? {} : { messagingLimitTier: options.messagingLimitTier }),
       ...(service === undefined ? {} : { webhooks: { url: `${service.url}/webhook`, appSecret: HARNESS_APP_SECRET } }),
     });
     const harness = new FaultHarness(options, sandbox, dir.dir, dir.cleanup, prefix, service);

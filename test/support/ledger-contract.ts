@@ -1043,6 +1043,52 @@ export function describeLedgerContract(label: string, factory: ContractLedgerFac
       });
     });
 
+    describe('the messaging limit (unique users in a rolling 24 h)', () => {
+      const DAY = 24 * HOUR;
+
+      it('new recipients beyond the limit wait in the backlog, in order, until the rolling 24 h frees their places', async () => {
+        await campaign(5, { fed: 0 });
+        const t = clock.now();
+        const first = await feed(100, { now: t, messagingLimit: 3 });
+        expect(first.jobs).toEqual([job(1), job(2), job(3)]);
+        expect(first.limitHeld).toEqual({ limit: 3, reached: 3, freesAt: t + DAY });
+        // An hour later nobody has left the 24 h: nothing for new recipients, and nothing lost.
+        const later = await feed(100, { now: t + HOUR, messagingLimit: 3 });
+        expect(later.jobs).toEqual([]);
+        expect(later.limitHeld).toEqual({ limit: 3, reached: 3, freesAt: t + DAY });
+        expect(await counts()).toMatchObject({ queued: 5, sent: 0 });
+        // 24 h after the first sends, their places are free again.
+        const next = await feed(100, { now: t + DAY + 1, messagingLimit: 3 });
+        expect(next.jobs).toEqual([job(4), job(5)]);
+        expect(next.limitHeld).toBeUndefined();
+      });
+
+      it('a recipient reached in the last 24 h takes no new place, nor one whose service window is open; a raised limit frees places at once', async () => {
+        const t = clock.now();
+        await campaign(2, { id: 'a', fed: 0 });
+        expect((await feed(100, { now: t, messagingLimit: 2 })).jobs).toEqual([jobOf('a', 1), jobOf('a', 2)]);
+        // b: row 1 is someone new, rows 2 and 4 are a's recipients again, row 3 wrote to the business (window open).
+        await ledger.applyInbound([{ phoneNumberId: NUMBER, waId: phoneNumber(4).slice(1), wamid: 'in-1', at: clock.now(), optOut: false }]);
+        await ledger.createCampaign(ledgerTestDefinition('b'));
+        await ledger.recordIngested('b', NUMBER, [queuedRow(1, phoneNumber(3)), queuedRow(2, phoneNumber(1)), queuedRow(3, phoneNumber(4)), queuedRow(4, phoneNumber(2))]);
+        await ledger.finishIngest('b');
+        const atLimit = await feed(100, { now: t + 1000, messagingLimit: 2 });
+        expect(atLimit.jobs).toEqual([jobOf('b', 2), jobOf('b', 3), jobOf('b', 4)]);
+        // Reached again at t + 1000: their places are kept a day from then.
+        expect(atLimit.limitHeld).toEqual({ limit: 2, reached: 2, freesAt: t + 1000 + DAY });
+        expect((await feed(100, { now: t + 2000, messagingLimit: 3 })).jobs).toEqual([jobOf('b', 1)]);
+      });
+
+      it('without a limit nothing is counted: a limit set later starts from nobody reached', async () => {
+        await campaign(3, { fed: 0 });
+        const t = clock.now();
+        expect((await feed(2, { now: t })).jobs).toEqual([job(1), job(2)]);
+        const limited = await feed(100, { now: t + 1000, messagingLimit: 1 });
+        expect(limited.jobs).toEqual([job(3)]);
+        expect(limited.limitHeld).toBeUndefined();
+      });
+    });
+
     describe('status and rows', () => {
       it('ingesting, paused (while ingesting too), running, completed; counts follow every move', async () => {
         await campaign(2, { finish: false });

@@ -39,6 +39,7 @@ describe('loadConfig: defaults', () => {
       send: { rate: 80, rates: new Map(), concurrency: undefined, attempts: 6, backoffMs: 1000 },
       autoPause: { failureShare: 0.2, window: 200 },
       queuePrefix: 'cw',
+      messagingLimits: new Map(),
       logLevel: 'info',
       reportsDir: 'reports',
       duplicateWindowMs: 24 * 3_600_000,
@@ -133,6 +134,14 @@ describe('loadConfig: defaults', () => {
     const fixed = loadConfig({ SEND_RATES: '111:1000', SEND_CONCURRENCY: '30' });
     expect(sendConcurrencyOf(fixed.send, '111')).toBe(30);
     expect(sendConcurrencyOf(fixed.send, '999')).toBe(30);
+  });
+
+  it('MESSAGING_LIMITS: users per 24 h or unlimited, per phone-number ID; 0, a word or a fraction is refused', () => {
+    expect([...loadConfig({ MESSAGING_LIMITS: '111:10000, 222:UNLIMITED' }).messagingLimits]).toStrictEqual([['111', 10_000], ['222', 'unlimited']]);
+    expect(loadConfig({}).messagingLimits.size).toBe(0);
+    for (const bad of ['111:0', '111:lots', '111:1.5', '111']) {
+      expect(() => loadConfig({ MESSAGING_LIMITS: bad }), bad).toThrow(/MESSAGING_LIMITS: ".*" is not phone-number-ID:value; write it as \d+:10000,\d+:unlimited/);
+    }
   });
 
   it('SEND_RATES: a malformed entry or a number named twice is refused, naming the entry and the form', () => {

@@ -10,6 +10,7 @@ import type { RejectionReason } from '../rejection-reasons.js';
 import { checkRow, checkTextRow, type RowVerdict } from './row-check.js';
 import { SendLanes } from './send-lanes.js';
 import type { SendEstimate } from './send-estimate.js';
+import type { MessagingLimitCheck } from './messaging-limit-check.js';
 
 /**
  * Rows per ledger write, and chunks written at once. Two in flight keep Redis and this
@@ -46,6 +47,8 @@ export interface SendOutcome extends ProduceSummary {
   estimate: SendEstimate;
   /** Where rejected and skipped rows were written (`row,phone,reason`); undefined when none. */
   rejectsFile: string | undefined;
+  /** The number's messaging limit against this campaign (template campaigns; a text goes only to open windows). */
+  messagingLimit?: MessagingLimitCheck;
 }
 
 /** A row refused before sending, for the rejects file. */

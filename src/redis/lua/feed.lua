@@ -17,9 +17,16 @@
   now (ARGV[7]: the feeder works that out from each lane's local time), its room shared
   evenly between them. Rows in closed lanes wait: they take no room and no rate.
 
+  Meta's messaging limit (ARGV[8] > 0): the number may reach only so many unique users in a
+  moving 24 h. Each fed row's recipient goes into the reach set (wa_id → ms last fed); one
+  already in it, or whose customer-service window is open (they wrote to the business), takes
+  no new place. A new recipient with no place left is put back at the front of its list, in
+  order, and its campaign gets nothing more in this feed: it waits until places free up.
+
   Input:
     KEYS[1] active     zset     <scope>:feed:<number>:campaigns (campaign ID → priority)
     KEYS[2] window     zset     <scope>:feed:<number>:window (job ID → ms fed)
+    KEYS[3] reach      zset     <scope>:reach:<number> (wa_id → ms last fed): the messaging limit's 24 h
 
     ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
     ARGV[2] now (ms, Redis's clock)
@@ -29,12 +36,16 @@
     ARGV[6] most such jobs per call
     ARGV[7] JSON object: campaign ID → [lane numbers open now], for campaigns with a send
             window (one not named feeds nothing)
+    ARGV[8] messaging limit: unique users per moving 24 h; 0 = none (nothing is counted)
+    ARGV[9] the phone-number ID (names its service-window keys)
 
   Output:
     { {campaign, row, job number, …} for the rows fed, interleaved in the order to run,
       {job IDs to enqueue again},
       {kind, campaign, detail, …} events: 'started' (detail: startsAt ms or ''),
-        'expired' (rows), 'deadline' (rows), 'completed' ('') }
+        'expired' (rows), 'deadline' (rows), 'completed' ('') },
+    {limit, reached, ms the oldest place frees} when a recipient was held back by the
+      limit, else {} }
 ]]
 
 -- Includes
@@ -45,11 +56,35 @@ local activeKey, windowKey = KEYS[1], KEYS[2]
 local prefix, now, size, minBatch = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local refreshAge, refreshMost = tonumber(ARGV[5]), tonumber(ARGV[6])
 local openLanes = cjson.decode(ARGV[7] or '{}')
+local reachKey, limit, numberId = KEYS[3], tonumber(ARGV[8]) or 0, ARGV[9]
+local DAY = 86400000
 local again = redis.call('ZRANGEBYSCORE', windowKey, '-inf', now - refreshAge, 'LIMIT', 0, refreshMost)
 for _, id in ipairs(again) do redis.call('ZADD', windowKey, now, id) end
 local room = size - redis.call('ZCARD', windowKey)
-local fed, events = {}, {}
-if room < minBatch then return { fed, again, events } end
+local fed, events, held = {}, {}, {}
+if room < minBatch then return { fed, again, events, held } end
+-- The limit's places left now: those reached more than 24 h ago leave the set first.
+local places
+if limit > 0 then
+  redis.call('ZREMRANGEBYSCORE', reachKey, '-inf', now - DAY)
+  places = limit - redis.call('ZCARD', reachKey)
+end
+local heldAny = false
+-- Whether a popped row may be fed under the limit (and its recipient counted if so).
+local function mayFeed(campaignKey, row)
+  local json = redis.call('HGET', campaignKey .. ':rows', row)
+  if not json then return true end
+  local waId = string.gsub(cjson.decode(json).p or '', '^%+', '')
+  if redis.call('ZSCORE', reachKey, waId) then
+    redis.call('ZADD', reachKey, now, waId)
+    return true
+  end
+  if redis.call('EXISTS', prefix .. ':service-window:' .. numberId .. ':' .. waId) == 1 then return true end
+  if places <= 0 then return false end
+  places = places - 1
+  redis.call('ZADD', reachKey, now, waId)
+  return true
+end
 local listed = redis.call('ZRANGE', activeKey, 0, -1, 'WITHSCORES')
 local classes, order = {}, {}
 for i = 1, #listed, 2 do
@@ -61,9 +96,11 @@ end
 table.sort(order, function(a, b) return tonumber(a) < tonumber(b) end)
 -- Pops up to `want` entries off the campaign's lists, shared evenly between them (its open
 -- lanes); a list found short is dropped from c.lists, so an empty c.lists means exhausted.
+-- Under the messaging limit, entries whose new recipient has no place go back to the front
+-- of their list, in order, and the campaign is marked held (c.held): it waits.
 local function popRows(c, want)
   local got = {}
-  while want > 0 and #c.lists > 0 do
+  while want > 0 and #c.lists > 0 and not c.held do
     local share = math.max(1, math.floor(want / #c.lists))
     local still = {}
     for _, list in ipairs(c.lists) do
@@ -71,8 +108,22 @@ local function popRows(c, want)
       if ask > 0 then
         local part = redis.call('LPOP', list, ask)
         if part then
-          for _, entry in ipairs(part) do got[#got + 1] = entry end
-          want = want - #part
+          local back = {}
+          for _, entry in ipairs(part) do
+            if places == nil or mayFeed(c.campaignKey, string.match(entry, '^(%d+)')) then
+              got[#got + 1] = entry
+              want = want - 1
+            else
+              back[#back + 1] = entry
+            end
+          end
+          if #back > 0 then
+            -- One at a time from the last: the list's front is then as it was, and no call
+            -- gets more arguments than Lua's stack holds, whatever the window size.
+            for i = #back, 1, -1 do redis.call('LPUSH', list, back[i]) end
+            c.held = true
+            heldAny = true
+          end
           if #part == ask then still[#still + 1] = list end
         end
       else
@@ -183,7 +234,7 @@ for _, score in ipairs(order) do
             end
           end
           room = room - #got
-          if #got == want then still[#still + 1] = c end
+          if #got == want and not c.held then still[#still + 1] = c end
         end
       else
         still[#still + 1] = c
@@ -201,4 +252,10 @@ for _, score in ipairs(order) do
   end
   interleave(taken)
 end
-return { fed, again, events }
+-- Personal data kept no longer than it counts: the set goes a day after its last change.
+if places ~= nil and redis.call('EXISTS', reachKey) == 1 then redis.call('PEXPIRE', reachKey, DAY) end
+if heldAny then
+  local oldest = redis.call('ZRANGE', reachKey, 0, 0, 'WITHSCORES')[2]
+  held = { limit, limit - places, (tonumber(oldest) or now) + DAY }
+end
+return { fed, again, events, held }

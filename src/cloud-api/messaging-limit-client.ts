@@ -1,0 +1,80 @@
+import { request } from 'undici';
+import type { MessagingLimit } from '../config/number-settings.js';
+import type { Secret } from '../config/secret.js';
+import { CloudApiBadResponseError, CloudApiTransportError, type CloudApiError } from './cloud-api-errors.js';
+import { graphError, safeJson, transportFailure } from './graph-answers.js';
+
+/**
+ * The phone number's messaging-limit fields (reference §4): `whatsapp_business_manager_messaging_limit`
+ * is the current one, `messaging_limit_tier` the deprecated one that Meta's OpenAPI file still
+ * lists. Both are asked for in one request; a Graph version that no longer knows one of them
+ * refuses the whole request (100), and the other is then asked for alone.
+ */
+const FIELDS = ['whatsapp_business_manager_messaging_limit', 'messaging_limit_tier'] as const;
+
+export interface MessagingLimitRequest {
+  baseUrl: string;
+  apiVersion: string;
+  phoneNumberId: string;
+  accessToken: Secret;
+  timeoutMs: number;
+}
+
+/** `TIER_250`, `TIER_2K`, `TIER_100K`, `TIER_UNLIMITED` → 250, 2000, 100000, 'unlimited'; anything else undefined. */
+export function parseMessagingTier(tier: unknown): MessagingLimit | undefined {
+  if (typeof tier !== 'string') return undefined;
+  if (tier === 'TIER_UNLIMITED') return 'unlimited';
+  const match = /^TIER_(\d+)(K?)$/.exec(tier);
+  if (match === null) return undefined;
+  return Number(match[1]) * (match[2] === 'K' ? 1000 : 1);
+}
+
+/** `GET /{version}/{phone-number-id}?fields=…`: the number's messaging limit. Throws a CloudApiError when it cannot be read. */
+export async function fetchMessagingLimit(options: MessagingLimitRequest): Promise<MessagingLimit> {
+  let lastError: CloudApiError | undefined;
+  for (const fields of [FIELDS.join(','), ...FIELDS]) {
+    const answer = await get(options, fields);
+    if ('error' in answer) {
+      lastError = answer.error;
+      // Only "no such field" is worth asking again with fewer fields; a token or number problem is not.
+      if (answer.error.metaCode !== 100 || answer.error.subcode !== undefined) throw answer.error;
+      continue;
+    }
+    for (const field of FIELDS) {
+      const limit = parseMessagingTier(answer.body[field]);
+      if (limit !== undefined) return limit;
+    }
+    throw new CloudApiBadResponseError(200, `phone number ${options.phoneNumberId}: no messaging limit tier in the answer (asked for ${fields})`);
+  }
+  throw lastError ?? new CloudApiBadResponseError(200, `phone number ${options.phoneNumberId}: no messaging limit tier`);
+}
+
+async function get(options: MessagingLimitRequest, fields: string): Promise<{ body: Record<string, unknown> } | { error: CloudApiError }> {
+  const { baseUrl, apiVersion, phoneNumberId, accessToken, timeoutMs } = options;
+  const url = new URL(`${baseUrl}/${apiVersion}/${encodeURIComponent(phoneNumberId)}`);
+  url.searchParams.set('fields', fields);
+  let status: number;
+  let text: string;
+  try {
+    const response = await request(url, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${accessToken.reveal()}`, accept: 'application/json' },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    status = response.statusCode;
+    text = await response.body.text();
+  } catch (error) {
+    const failure = new CloudApiTransportError(transportFailure(error), error);
+    failure.message = `No answer from the Cloud API reading the messaging limit of phone number ${phoneNumberId} (${failure.failure})`;
+    throw failure;
+  }
+  if (status < 200 || status >= 300) {
+    const error = graphError(status, text);
+    error.message = `Cloud API refused to read the messaging limit of phone number ${phoneNumberId} (${error.metaCode === undefined ? `HTTP ${status}` : `code ${error.metaCode}`}): ${error.details ?? 'no error body'}`;
+    return { error };
+  }
+  const body = safeJson(text);
+  if (typeof body !== 'object' || body === null) throw new CloudApiBadResponseError(status, `phone number ${phoneNumberId}: the answer is not a JSON object`);
+  return { body: body as Record<string, unknown> };
+}
