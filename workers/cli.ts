@@ -352,7 +352,8 @@ program
   .option('--webhook-url <url>', 'post signed status webhooks (sent, delivered, read) for accepted sends to this URL, signed with WHATSAPP_APP_SECRET')
   .option('--phone-number-id <ids>', 'phone-number IDs the sandbox has besides WHATSAPP_PHONE_NUMBER_ID, comma-separated (others are refused: 100, subcode 33)')
   .option('--messaging-limit-tier <tier>', "the messaging limit its numbers report (TIER_50, TIER_250, TIER_1K, TIER_2K, TIER_10K, TIER_100K, TIER_UNLIMITED); reported, not enforced", 'TIER_UNLIMITED')
-  .action(async (o: { port: string; host: string; templates: string; mps: string; webhookUrl?: string; phoneNumberId?: string; messagingLimitTier: string }) => {
+  .option('--retain-accepted <n>', 'keep only the newest N accepted messages in memory (GET /_sandbox/accepted); stats still count every one (default: all)')
+  .action(async (o: { port: string; host: string; templates: string; mps: string; webhookUrl?: string; phoneNumberId?: string; messagingLimitTier: string; retainAccepted?: string }) => {
     const { runSandboxUntilSignal } = await import('./sandbox-command.js');
     const port = wholeNumberOption('--port', o.port, 65535);
     const messagesPerSecond = wholeNumberOption('--mps', o.mps, 1_000_000);
@@ -364,6 +365,7 @@ program
       webhookUrl: o.webhookUrl,
       phoneNumberIds: o.phoneNumberId,
       messagingLimitTier: o.messagingLimitTier,
+      retainAccepted: o.retainAccepted === undefined ? undefined : Math.max(1, wholeNumberOption('--retain-accepted', o.retainAccepted, 100_000_000)),
     });
   });
 

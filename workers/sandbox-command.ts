@@ -19,6 +19,8 @@ export async function runSandboxUntilSignal(options: {
   phoneNumberIds?: string | undefined;
   /** `--messaging-limit-tier TIER_1K`: what the numbers report as their messaging limit. */
   messagingLimitTier?: string | undefined;
+  /** `--retain-accepted N`: keep only the newest N accepted messages in memory. */
+  retainAccepted?: number | undefined;
 }): Promise<void> {
   checkListenOptions(options);
   const messagingLimitTier = checkTier(options.messagingLimitTier);
@@ -42,6 +44,7 @@ export async function runSandboxUntilSignal(options: {
     phoneNumberIds: configured.length > 0 ? configured : DEFAULT_PHONE_NUMBER_IDS,
     messagesPerSecond: options.messagesPerSecond,
     ...(messagingLimitTier === undefined ? {} : { messagingLimitTier }),
+    ...(options.retainAccepted === undefined ? {} : { retainAccepted: options.retainAccepted }),
     logger,
     // Signed with the last secret of the list: in a rotation (OLD,NEW) the new one, as Meta would.
     ...(webhookUrl === undefined ? {} : { webhooks: { url: webhookUrl, appSecret: config.webhook.appSecrets.at(-1)?.reveal() ?? '' } }),

@@ -22,7 +22,7 @@ export interface SandboxChild {
 
 /** `webhooks`: the sandbox also posts signed status webhooks (sent, delivered, read) to that receiver. */
 /** `phoneNumberIds`: numbers it answers for besides the default one (the scale section sends from four). */
-export async function startSandboxChild(webhooks?: { url: string; appSecret: string }, phoneNumberIds: readonly string[] = []): Promise<SandboxChild> {
+export async function startSandboxChild(webhooks?: { url: string; appSecret: string }, phoneNumberIds: readonly string[] = [], extraArgs: readonly string[] = []): Promise<SandboxChild> {
   const child = startChild(
     'campaign sandbox',
     process.execPath,
@@ -30,6 +30,7 @@ export async function startSandboxChild(webhooks?: { url: string; appSecret: str
       CAMPAIGN_BIN, 'sandbox', '--port', '0', '--mps', '0', '--templates', TEMPLATES_FILE,
       ...(webhooks === undefined ? [] : ['--webhook-url', webhooks.url]),
       ...(phoneNumberIds.length === 0 ? [] : ['--phone-number-id', phoneNumberIds.join(',')]),
+      ...extraArgs,
     ],
     // productEnv sets WHATSAPP_ACCESS_TOKEN, so the sandbox accepts the same token the workers send.
     // LOG_LEVEL=warn: the sandbox logs nothing per request either way; this keeps its info lines out.

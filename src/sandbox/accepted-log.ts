@@ -26,12 +26,27 @@ export class AcceptedLog {
   private messages: AcceptedMessage[] = [];
   private windowStart = 0;
   private busiest = 0;
+  private total = 0;
   private readonly listeners = new Set<AcceptedListener>();
 
-  constructor(private readonly onListenerError: (error: unknown) => void) {}
+  /**
+   * `retain`: keep only about this many of the newest messages (between `retain` and twice
+   * that), so a sandbox running for days or a soak of millions of sends does not grow without
+   * end; counts and the busiest second still cover every message. Default: keep all.
+   */
+  constructor(
+    private readonly onListenerError: (error: unknown) => void,
+    private readonly retain = Number.POSITIVE_INFINITY,
+  ) {}
 
+  /** The messages kept (all of them unless `retain` was given), oldest first. */
   get all(): readonly AcceptedMessage[] {
     return this.messages;
+  }
+
+  /** Every message accepted since the last reset, kept or not. */
+  get count(): number {
+    return this.total;
   }
 
   /** Max accepted messages in any 1000 ms window, across all phone numbers. */
@@ -41,9 +56,16 @@ export class AcceptedLog {
 
   record(message: AcceptedMessage): void {
     this.messages.push(message);
+    this.total++;
     const cutoff = message.receivedAt - WINDOW_MS;
     while ((this.messages[this.windowStart]?.receivedAt ?? Infinity) <= cutoff) this.windowStart++;
     this.busiest = Math.max(this.busiest, this.messages.length - this.windowStart);
+    if (this.messages.length >= 2 * this.retain) {
+      // Never past the sliding second's start: the busiest second still counts those.
+      const dropped = Math.min(this.messages.length - this.retain, this.windowStart);
+      this.messages.splice(0, dropped);
+      this.windowStart -= dropped;
+    }
     for (const listener of this.listeners) {
       // A failing listener (e.g. a webhook sender) must not turn an accepted send into a 500.
       try {
@@ -67,5 +89,6 @@ export class AcceptedLog {
     this.messages = [];
     this.windowStart = 0;
     this.busiest = 0;
+    this.total = 0;
   }
 }

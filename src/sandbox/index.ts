@@ -44,6 +44,8 @@ export interface SandboxOptions {
   messagesPerSecond?: number;
   /** The messaging limit GET /{phone-number-id} reports for every number; default TIER_UNLIMITED. */
   messagingLimitTier?: MessagingLimitTier;
+  /** Keep only about this many of the newest accepted messages (GET /_sandbox/accepted); default all. Stats count every one. */
+  retainAccepted?: number;
   /** Default { burst: 45, refillMs: 6000 } (Meta's pair limit); false = off. */
   pairLimit?: { burst: number; refillMs: number } | false;
   faults?: FaultSettings;
@@ -101,6 +103,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     messagesPerSecond,
     pairLimit,
     ...(options.messagingLimitTier === undefined ? {} : { messagingLimitTier: options.messagingLimitTier }),
+    ...(options.retainAccepted === undefined ? {} : { retainAccepted: options.retainAccepted }),
     onListenerError: (error) => logger?.error({ err: error }, 'sandbox onAccepted listener failed'),
   });
   if (options.faults !== undefined) runtime.setFaults(options.faults);

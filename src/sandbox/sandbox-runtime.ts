@@ -31,6 +31,8 @@ export interface RuntimeOptions {
   pairLimit: PairLimitSettings | false;
   /** What GET /{phone-number-id} says of the numbers' messaging limit (default TIER_UNLIMITED). */
   messagingLimitTier?: MessagingLimitTier;
+  /** Keep only about this many of the newest accepted messages in memory (AcceptedLog); default all. */
+  retainAccepted?: number;
   onListenerError: (error: unknown) => void;
   clock?: () => number;
   /** Draws for the random faults; tests pass a fixed sequence. Default Math.random. */
@@ -87,7 +89,7 @@ export class SandboxRuntime {
     this.messagesPerSecond = options.messagesPerSecond;
     this.messagingLimitTier = options.messagingLimitTier ?? 'TIER_UNLIMITED';
     this.pairs = options.pairLimit === false ? undefined : new PairLimiter(options.pairLimit);
-    this.log = new AcceptedLog(options.onListenerError);
+    this.log = new AcceptedLog(options.onListenerError, options.retainAccepted);
     this.now = options.clock ?? Date.now;
     this.faults = new FaultInjector(options.random);
     this.context = { templates: this.templates };
@@ -179,7 +181,7 @@ export class SandboxRuntime {
 
   stats(): SandboxStats {
     return {
-      accepted: this.log.all.length,
+      accepted: this.log.count,
       rejectedByCode: Object.fromEntries([...this.rejected].map(([code, n]) => [String(code), n])),
       busiestSecond: this.log.busiestSecond,
       requests: this.requestStats.requests,
