@@ -112,7 +112,7 @@ try {
       } else if (section === 'metrics') {
         results.push(await benchMetrics({ runs }));
       } else if (section === 'soak') {
-        results.push(await benchSoak({ rows: soakRows, redis }));
+        results.push(await benchSoak({ rows: soakRows, redis, redisPid }));
       } else if (section === 'scale' || section === 'toptier') {
         sandbox ??= await startSandboxChild(undefined, SCALE_NUMBERS);
         results.push(section === 'scale' ? await benchScale({ runs, redis, sandbox }) : await benchTopTier({ runs, redis, sandbox }));

@@ -7,6 +7,7 @@ import { figure, fmt, type SectionResult } from './support/figures.js';
 import { CAMPAIGN_BIN, ROOT, campaignSend, productEnv } from './support/product.js';
 import { deletePrefix, freshPrefix } from './support/redis.js';
 import { startSandboxChild } from './support/sandbox.js';
+import { coreShare, cpuSeconds } from './support/cpu.js';
 
 /**
  * Issue 13 item 7, the soak: one campaign of `rows` rows ingested with `campaign send`, then
@@ -26,9 +27,11 @@ interface Sample {
   accepted: number;
   redisBytes: number;
   workerRssBytes: number;
+  /** Share of one core each used since the previous sample: which one holds the pace back. */
+  cpu: { worker?: number | undefined; sandbox?: number | undefined; redis?: number | undefined };
 }
 
-export async function benchSoak(options: { rows: number; redis: Redis }): Promise<SectionResult> {
+export async function benchSoak(options: { rows: number; redis: Redis; redisPid: number | undefined }): Promise<SectionResult> {
   const { rows, redis } = options;
   console.error(`  soak: generating ${rows} rows (reused when it exists)`);
   const file = await ensureCsv(rows);
@@ -49,14 +52,23 @@ export async function benchSoak(options: { rows: number; redis: Redis }): Promis
     worker = startChild('campaign worker (soak)', process.execPath, [CAMPAIGN_BIN, 'worker'], env, ROOT);
     const started = performance.now();
     const samples: Sample[] = [];
+    const pids = { worker: worker.pid, sandbox: sandbox.child.pid, redis: options.redisPid };
+    let cpuBefore = { worker: cpuSeconds(pids.worker), sandbox: cpuSeconds(pids.sandbox), redis: cpuSeconds(pids.redis), at: performance.now() };
     let lastProgress = performance.now();
     let last = 0;
     for (;;) {
       await sleep(SAMPLE_EVERY_MS);
       const accepted = (await sandbox.stats()).accepted;
-      const sample = { seconds: (performance.now() - started) / 1000, accepted, redisBytes: await usedMemory(redis), workerRssBytes: rssOf(worker.pid) };
+      const cpuNow = { worker: cpuSeconds(pids.worker), sandbox: cpuSeconds(pids.sandbox), redis: cpuSeconds(pids.redis), at: performance.now() };
+      const wall = cpuNow.at - cpuBefore.at;
+      const cpu = { worker: coreShare(cpuBefore.worker, cpuNow.worker, wall), sandbox: coreShare(cpuBefore.sandbox, cpuNow.sandbox, wall), redis: coreShare(cpuBefore.redis, cpuNow.redis, wall) };
+      cpuBefore = cpuNow;
+      const sample = { seconds: (performance.now() - started) / 1000, accepted, redisBytes: await usedMemory(redis), workerRssBytes: rssOf(worker.pid), cpu };
       samples.push(sample);
-      console.error(`  soak ${fmt(sample.seconds)} s: ${accepted} sent, Redis ${fmt(sample.redisBytes / 1e6)} MB, worker RSS ${fmt(sample.workerRssBytes / 1e6)} MB`);
+      console.error(
+        `  soak ${fmt(sample.seconds)} s: ${accepted} sent, Redis ${fmt(sample.redisBytes / 1e6)} MB, worker RSS ${fmt(sample.workerRssBytes / 1e6)} MB, ` +
+          `CPU worker/sandbox/redis ${[cpu.worker, cpu.sandbox, cpu.redis].map((c) => (c === undefined ? '?' : c.toFixed(2))).join('/')}`,
+      );
       if (accepted >= rows) break;
       if (accepted > last) lastProgress = performance.now();
       else if (performance.now() - lastProgress > STALL_MS) throw new Error(`soak stalled at ${accepted} of ${rows}\n${worker.tail()}`);
@@ -111,6 +123,8 @@ export async function benchSoak(options: { rows: number; redis: Redis }): Promis
         `soak: ${rows} sent in ${fmt(totalSeconds)} s (${fmt(rows / totalSeconds)} msg/s overall); sandbox duplicates ${String(duplicates.duplicates ?? '?')}`,
         `soak: Redis used_memory ${fmt(before / 1e6)} MB before, ${fmt(afterIngest / 1e6)} MB after ingest (${fmt((afterIngest - before) / rows)} B/row), ` +
           `${fmt((end?.redisBytes ?? Number.NaN) / 1e6)} MB when every row was sent (${fmt(((end?.redisBytes ?? Number.NaN) - before) / rows)} B/row)`,
+        `soak: CPU, share of a core, first tenth → last tenth: worker ${meanCpu(head, 'worker')} → ${meanCpu(tail, 'worker')}, ` +
+          `sandbox ${meanCpu(head, 'sandbox')} → ${meanCpu(tail, 'sandbox')}, redis-server ${meanCpu(head, 'redis')} → ${meanCpu(tail, 'redis')}`,
         `soak: per minute (s: sent, Redis MB, worker RSS MB): ${samples
           .filter((_, i) => i % 6 === 5 || i === samples.length - 1)
           .map((s) => `${fmt(s.seconds)}: ${s.accepted}, ${fmt(s.redisBytes / 1e6)}, ${fmt(s.workerRssBytes / 1e6)}`)
@@ -134,4 +148,9 @@ function rssOf(pid: number): number {
   } catch {
     return Number.NaN;
   }
+}
+
+function meanCpu(samples: readonly Sample[], who: keyof Sample['cpu']): string {
+  const values = samples.map((s) => s.cpu[who]).filter((v): v is number => v !== undefined);
+  return values.length === 0 ? '?' : (values.reduce((a, b) => a + b, 0) / values.length).toFixed(2);
 }

@@ -1,5 +1,6 @@
-import { errors as undiciErrors } from 'undici';
-import { CloudApiError, type TransportFailure } from './cloud-api-errors.js';
+import { errors as undiciErrors, request, type Dispatcher } from 'undici';
+import type { Secret } from '../config/secret.js';
+import { CloudApiError, CloudApiTransportError, type TransportFailure } from './cloud-api-errors.js';
 import { graphErrorSchema } from './response-schemas.js';
 
 /** How every Cloud API call reads an error answer or a failed request; one place for all clients. */
@@ -32,4 +33,26 @@ export function transportFailure(error: unknown): TransportFailure {
   const code = (error as { code?: unknown }).code;
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') return 'connect';
   return 'connection-lost';
+}
+
+/**
+ * A Graph GET with the token in the Authorization header only (never in the URL): the status
+ * and body text of whatever answer came, or a CloudApiTransportError saying what was being
+ * read (`what`, e.g. "listing templates, page 2") when none did.
+ */
+export async function graphGet(url: URL, options: { accessToken: Secret; timeoutMs: number; dispatcher?: Dispatcher; what: string }): Promise<{ status: number; text: string }> {
+  try {
+    const response = await request(url, {
+      method: 'GET',
+      ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+      headers: { authorization: `Bearer ${options.accessToken.reveal()}`, accept: 'application/json' },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    return { status: response.statusCode, text: await response.body.text() };
+  } catch (error) {
+    const failure = new CloudApiTransportError(transportFailure(error), error);
+    failure.message = `No answer from the Cloud API ${options.what} (${failure.failure})`;
+    throw failure;
+  }
 }

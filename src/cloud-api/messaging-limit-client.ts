@@ -1,8 +1,7 @@
-import { request } from 'undici';
 import type { MessagingLimit } from '../config/number-settings.js';
 import type { Secret } from '../config/secret.js';
-import { CloudApiBadResponseError, CloudApiTransportError, type CloudApiError } from './cloud-api-errors.js';
-import { graphError, safeJson, transportFailure } from './graph-answers.js';
+import { CloudApiBadResponseError, type CloudApiError } from './cloud-api-errors.js';
+import { graphError, graphGet, safeJson } from './graph-answers.js';
 
 /**
  * The phone number's messaging-limit fields (reference §4): `whatsapp_business_manager_messaging_limit`
@@ -53,22 +52,7 @@ async function get(options: MessagingLimitRequest, fields: string): Promise<{ bo
   const { baseUrl, apiVersion, phoneNumberId, accessToken, timeoutMs } = options;
   const url = new URL(`${baseUrl}/${apiVersion}/${encodeURIComponent(phoneNumberId)}`);
   url.searchParams.set('fields', fields);
-  let status: number;
-  let text: string;
-  try {
-    const response = await request(url, {
-      method: 'GET',
-      headers: { authorization: `Bearer ${accessToken.reveal()}`, accept: 'application/json' },
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
-    status = response.statusCode;
-    text = await response.body.text();
-  } catch (error) {
-    const failure = new CloudApiTransportError(transportFailure(error), error);
-    failure.message = `No answer from the Cloud API reading the messaging limit of phone number ${phoneNumberId} (${failure.failure})`;
-    throw failure;
-  }
+  const { status, text } = await graphGet(url, { accessToken, timeoutMs, what: `reading the messaging limit of phone number ${phoneNumberId}` });
   if (status < 200 || status >= 300) {
     const error = graphError(status, text);
     error.message = `Cloud API refused to read the messaging limit of phone number ${phoneNumberId} (${error.metaCode === undefined ? `HTTP ${status}` : `code ${error.metaCode}`}): ${error.details ?? 'no error body'}`;

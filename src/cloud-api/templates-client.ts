@@ -1,11 +1,11 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Secret } from '../config/secret.js';
 import type { TemplateSource } from '../templates/template-source.js';
 import { messageTemplateSchema, templateListSchema, type MessageTemplate } from '../templates/template-schema.js';
-import { CloudApiBadResponseError, CloudApiError, CloudApiTransportError } from './cloud-api-errors.js';
-import { graphError, safeJson, transportFailure } from './graph-answers.js';
+import { CloudApiBadResponseError, type CloudApiError } from './cloud-api-errors.js';
+import { graphError, graphGet, safeJson } from './graph-answers.js';
 
 export const DEFAULT_TEMPLATE_PAGE_SIZE = 100;
 /** At 100 a page this is 100k templates, far above Meta's per-WABA cap; it only stops a server that pages forever. */
@@ -100,23 +100,7 @@ export class CloudApiTemplateSource implements TemplateSource {
     url.searchParams.set('fields', FIELDS);
     url.searchParams.set('limit', String(pageSize));
     if (after !== undefined) url.searchParams.set('after', after);
-    let text: string;
-    let status: number;
-    try {
-      const response = await request(url, {
-        method: 'GET',
-        dispatcher: this.#dispatcher,
-        headers: { authorization: `Bearer ${accessToken.reveal()}`, accept: 'application/json' },
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      status = response.statusCode;
-      text = await response.body.text();
-    } catch (error) {
-      const failure = new CloudApiTransportError(transportFailure(error), error);
-      failure.message = `No answer from the Cloud API listing templates, page ${page} (${failure.failure})`;
-      throw failure;
-    }
+    const { status, text } = await graphGet(url, { accessToken, timeoutMs, dispatcher: this.#dispatcher, what: `listing templates, page ${page}` });
     if (status < 200 || status >= 300) throw this.#graphError(status, text);
     return { status, text };
   }

@@ -10,6 +10,19 @@ import { messagingLimitText, parseNumberSettings, wholeNumberText, type Messagin
 const wholeNumber = (min: number) =>
   z.coerce.number({ error: `must be a whole number >= ${min}` }).int(`must be a whole number >= ${min}`).min(min, `must be a whole number >= ${min}`);
 const positiveInt = (fallback: number) => wholeNumber(1).default(fallback);
+/** A setting per phone number, `ID:value,…` (number-settings.ts); a bad entry is named, with the form to write. */
+const perNumber = <T>(allowed: (value: string) => T | undefined, example: string) =>
+  z
+    .string()
+    .transform((v, ctx) => {
+      const settings = parseNumberSettings(v, allowed, example);
+      if (typeof settings === 'string') {
+        ctx.addIssue({ code: 'custom', message: settings });
+        return z.NEVER;
+      }
+      return settings;
+    })
+    .optional();
 // A value pasted with its line break or a stray space would fail every webhook later (401 or
 // 403 to Meta, which retries for days): refuse it at start-up, without echoing it.
 const ONE_LINE = /^[\x21-\x7E]+$/;
@@ -47,17 +60,7 @@ const envSchema = z.object({
   // 0 turns the limiter off: only for benchmarks, or an API with no throughput limit.
   SEND_RATE: wholeNumber(0).default(80),
   // Per number, over SEND_RATE: `ID:1000,ID2:80` (0 = unlimited for that number).
-  SEND_RATES: z
-    .string()
-    .transform((v, ctx) => {
-      const rates = parseNumberSettings(v, wholeNumberText, '106540352242922:1000,106540352242923:80');
-      if (typeof rates === 'string') {
-        ctx.addIssue({ code: 'custom', message: rates });
-        return z.NEVER;
-      }
-      return rates;
-    })
-    .optional(),
+  SEND_RATES: perNumber(wholeNumberText, '106540352242922:1000,106540352242923:80'),
   WHATSAPP_BUSINESS_ACCOUNT_ID: z.string().regex(/^\d+$/, 'must be the numeric WhatsApp Business Account ID').optional(),
   // A local copy of the message_templates list, used instead of the API when set.
   TEMPLATES_FILE: z.string().min(1).optional(),
@@ -68,17 +71,7 @@ const envSchema = z.object({
   SEND_BACKOFF_MS: positiveInt(1000),
   // Meta's messaging limit per number (unique users per moving 24 h): `ID:10000,ID2:unlimited`.
   // A number not named here gets its tier from the API.
-  MESSAGING_LIMITS: z
-    .string()
-    .transform((v, ctx) => {
-      const limits = parseNumberSettings(v, messagingLimitText, '106540352242922:10000,106540352242923:unlimited');
-      if (typeof limits === 'string') {
-        ctx.addIssue({ code: 'custom', message: limits });
-        return z.NEVER;
-      }
-      return limits;
-    })
-    .optional(),
+  MESSAGING_LIMITS: perNumber(messagingLimitText, '106540352242922:10000,106540352242923:unlimited'),
   SEND_TIMEOUT_MS: positiveInt(15_000),
   // Error-spike brake: pause a campaign when more than this share of its last
   // AUTO_PAUSE_WINDOW sends failed permanently. A window of 0 turns the brake off.
