@@ -599,7 +599,14 @@ export class MemoryLedger implements CampaignLedger {
           if (e === undefined) continue;
           const want = share + (j < extra ? 1 : 0);
           if (want > 0) {
-            const mayFeed = reach === undefined ? undefined : (entry: string) => reach.mayFeed(e.c.rows.get(Number(/^\d+/.exec(entry)?.[0]))?.p ?? '', windowOpen);
+            // A row with no record (the script finds none) is fed without being counted, as in Redis.
+            const mayFeed =
+              reach === undefined
+                ? undefined
+                : (entry: string) => {
+                    const phone = e.c.rows.get(Number(/^\d+/.exec(entry)?.[0]))?.p;
+                    return phone === undefined || reach.mayFeed(phone, windowOpen);
+                  };
             const got = popRows(e, want, mayFeed);
             if (got.length > 0) {
               for (const entry of got) {

@@ -131,7 +131,8 @@ export class SendFeeder {
         { phoneNumberId, messagingLimit: limitHeld.limit, reached: limitHeld.reached, freesAt: new Date(limitHeld.freesAt).toISOString() },
         `messaging limit reached: ${limitHeld.reached} unique users in the last 24 h (limit ${limitHeld.limit}); new recipients wait, the first place frees at ${new Date(limitHeld.freesAt).toISOString()}`,
       );
-    } else if (limitHeld === undefined) {
+    } else if (limitHeld === undefined && jobs.length > 0) {
+      // Rows went out with none held: the next hold is news again (a full window feeds nothing and says nothing).
       this.#lastLimitLog = Number.NEGATIVE_INFINITY;
     }
     for (const event of events) this.#log(event);
