@@ -6,7 +6,7 @@ import { ensureCsv } from './support/data.js';
 import { figure, fmt, type SectionResult } from './support/figures.js';
 import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, benchScriptArgs, campaignSend, productEnv } from './support/product.js';
 import { deletePrefix, freshPrefix } from './support/redis.js';
-import type { SandboxChild } from './support/sandbox.js';
+import { firstAccepted, type SandboxChild } from './support/sandbox.js';
 import { busiestWindow } from './support/stats.js';
 
 /**
@@ -70,7 +70,7 @@ export async function benchRate(options: { runs: number; redis: Redis; sandbox: 
               env,
               ROOT,
             );
-      const first = await firstAccepted(sandbox, worker);
+      const first = await firstAccepted(sandbox, [worker]);
       // A little past the window's end, so the window is complete when the worker stops.
       await sleep(Math.max(0, first + RATE_WINDOW_MS + 250 - Date.now()));
       await stopChild(worker);
@@ -147,19 +147,4 @@ export async function benchRate(options: { runs: number; redis: Redis; sandbox: 
         `receivedAt in any [t, t+1000 ms) over the whole run (cross-checked with the sandbox's stats.busiestSecond).`,
     ],
   };
-}
-
-/** Polls the sandbox until the first message arrives; returns its receivedAt. */
-async function firstAccepted(sandbox: SandboxChild, worker: Child): Promise<number> {
-  const deadline = Date.now() + 60_000;
-  let exited = false;
-  void worker.exited.then(() => (exited = true));
-  while (Date.now() < deadline && !exited) {
-    if ((await sandbox.stats()).accepted > 0) {
-      const first = (await sandbox.acceptedTimes())[0];
-      if (first !== undefined) return first;
-    }
-    await sleep(20);
-  }
-  throw new Error(`${worker.name}: no message reached the sandbox${exited ? ' (it exited)' : ' within 60 s'}\n${worker.tail()}`);
 }

@@ -6,7 +6,7 @@ import { ensureCsv } from './support/data.js';
 import { figure, fmt, type Figure, type SectionResult } from './support/figures.js';
 import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, benchScriptArgs, campaignSend, productEnv } from './support/product.js';
 import { deletePrefix, freshPrefix } from './support/redis.js';
-import type { SandboxChild } from './support/sandbox.js';
+import { firstAccepted, type SandboxChild } from './support/sandbox.js';
 import { busiestWindow } from './support/stats.js';
 import { DEFAULT_SEND_CONCURRENCY } from '../src/config/config.js';
 
@@ -227,20 +227,5 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
     await Promise.all(workers.map((w) => stopChild(w)));
     await deletePrefix(redis, prefix);
   }
-}
-
-/** Polls the sandbox until the first message arrives; returns its receivedAt. */
-async function firstAccepted(sandbox: SandboxChild, workers: readonly Child[]): Promise<number> {
-  const deadline = Date.now() + 60_000;
-  let exited: string | undefined;
-  for (const w of workers) void w.exited.then(() => (exited ??= w.name));
-  while (Date.now() < deadline && exited === undefined) {
-    if ((await sandbox.stats()).accepted > 0) {
-      const first = (await sandbox.acceptedTimes())[0];
-      if (first !== undefined) return first;
-    }
-    await sleep(20);
-  }
-  throw new Error(`no message reached the sandbox${exited === undefined ? ' within 60 s' : ` (${exited} exited)`}\n${workers.map((w) => w.tail()).join('\n')}`);
 }
 

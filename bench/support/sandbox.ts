@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { startChild, stopChild, waitForLine, type Child } from './children.js';
 import { CAMPAIGN_BIN, ROOT, TEMPLATES_FILE, productEnv } from './product.js';
@@ -75,4 +76,19 @@ export async function startSandboxChild(webhooks?: { url: string; appSecret: str
       await stopChild(child);
     },
   };
+}
+
+/** Polls the sandbox until the first message arrives; returns its receivedAt. Fails when a sender exits first or after 60 s. */
+export async function firstAccepted(sandbox: SandboxChild, senders: readonly Child[]): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  let exited: string | undefined;
+  for (const sender of senders) void sender.exited.then(() => (exited ??= sender.name));
+  while (Date.now() < deadline && exited === undefined) {
+    if ((await sandbox.stats()).accepted > 0) {
+      const first = (await sandbox.acceptedTimes())[0];
+      if (first !== undefined) return first;
+    }
+    await sleep(20);
+  }
+  throw new Error(`no message reached the sandbox${exited === undefined ? ' within 60 s' : ` (${exited} exited)`}\n${senders.map((s) => s.tail()).join('\n')}`);
 }
