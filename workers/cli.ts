@@ -54,7 +54,10 @@ program
   .option('--fix-whitespace', 'collapse line breaks, tabs and runs of spaces in values instead of rejecting the row')
   .option('--delimiter <char>', 'field delimiter: , ; | or tab (default: detected from the header)')
   .option('--phone-number-id <id>', 'send from this phone-number ID (default WHATSAPP_PHONE_NUMBER_ID)')
-  .option('--campaign <id>', 'add to this campaign ID, or continue its interrupted ingest (no row is sent twice; rows rejected before are checked again)')
+  .option(
+    '--campaign <id>',
+    "continue campaign ID with its own file: the file read again (an interrupted ingest finished), fixed (rows rejected or skipped before are checked again) or with rows added after its last one. Rows are matched by row number: a row the campaign queued or sent must name the same recipient (else CAMPAIGN_FILE_MISMATCH, nothing written); none is sent twice",
+  )
   .option('--allow-repeat', 'send even messages this number already sent to the recipient within DUPLICATE_WINDOW_HOURS (skipped as ALREADY_SENT otherwise)')
   .option('--priority <level>', 'high, normal or low: a higher campaign is fed to the workers first; campaigns of one level share the number (default normal)')
   .option('--at <time>', 'start sending then (ISO 8601 with offset, e.g. 2026-12-01T09:00:00+01:00); the file is read and checked now')
@@ -64,6 +67,7 @@ program
   .option('--window <HH:MM-HH:MM>', "send only inside these hours of each recipient's local day, e.g. 09:00-20:00 (the zone comes from the number)")
   .option('--days <days>', 'with --window: the local weekdays to send on, e.g. mon-fri or mon,wed,sat (default every day)')
   .option('--timezone-column <column>', "with --window: column with each recipient's IANA time zone, e.g. Europe/Berlin (an empty cell: the number's)")
+  .option('--default-timezone <zone>', "with --window: the IANA zone of rows whose number gives none, or whose number's zones never share an open hour of the window (else skipped as WINDOW_NEVER_OPEN), e.g. America/New_York")
   .option('--templates <file>', 'approved templates from this Meta list JSON instead of the registry source')
   .option('--dry-run', 'check everything and print the summary; create no campaign and no job')
   .option('--json', 'print a JSON summary')
@@ -99,6 +103,7 @@ program
         window: o.window,
         days: o.days,
         timezoneColumn: o.timezoneColumn,
+        defaultTimezone: o.defaultTimezone,
         schedule: { at: o.at, startDeadline: o.startDeadline, expiresAt: o.expiresAt, validFor: o.validFor },
         signal: stop.signal,
         onStart: notices.onStart,
@@ -146,6 +151,7 @@ interface SendFlags {
   window?: string;
   days?: string;
   timezoneColumn?: string;
+  defaultTimezone?: string;
   json?: boolean;
 }
 

@@ -9,6 +9,7 @@ import { AppError } from '../src/errors/app-error.js';
 import { parseSchedule, type ScheduleOptions } from '../src/cli/time-options.js';
 import { estimateSending } from '../src/campaigns/ingest/send-estimate.js';
 import { parseSendWindow } from '../src/campaigns/send-window.js';
+import { canonicalZone } from '../src/phone/recipient-zones.js';
 import { requirementsOf, type TemplateRequirements } from '../src/templates/template-requirements.js';
 import type { AppContext } from './app-context.js';
 import { buildTemplateRegistry } from './templates-command.js';
@@ -42,6 +43,8 @@ export interface SendOptions extends ColumnOptions {
   window?: string | undefined;
   days?: string | undefined;
   timezoneColumn?: string | undefined;
+  /** `--default-timezone ZONE`: the zone of rows whose number gives none, or zones that never share an open hour. */
+  defaultTimezone?: string | undefined;
   /** `--at`, `--start-deadline`, `--expires-at`, `--valid-for`, as given. */
   schedule?: ScheduleOptions | undefined;
   /** Ctrl-C / SIGTERM: stop reading, keep what was read, pause the campaign. */
@@ -78,6 +81,7 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
   const now = Date.now();
   const schedule = parseSchedule(options.schedule ?? {}, now);
   const window = sendWindowOf(options);
+  const defaultTimezone = checkZone('--default-timezone', options.defaultTimezone);
   // Before anything is created: a campaign whose rejected rows could be written nowhere must not start.
   await checkWritableDir(config.reportsDir, 'REPORTS_DIR');
   // A text needs no template: no registry lookup, no approval check.
@@ -99,6 +103,7 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
       fixWhitespace: options.fixWhitespace === true,
       ...(defaultCountry === undefined ? {} : { defaultCountry }),
       ...(options.timezoneColumn === undefined ? {} : { timezoneColumn: options.timezoneColumn }),
+      ...(defaultTimezone === undefined ? {} : { defaultTimezone }),
     },
   });
 
@@ -212,11 +217,26 @@ async function approvedTemplate(context: AppContext, name: string, language: str
 /** `--window` and `--days`; `--days` or `--timezone-column` alone would do nothing, so they are refused. */
 function sendWindowOf(options: SendOptions): ReturnType<typeof parseSendWindow> | undefined {
   if (options.window === undefined) {
-    const alone = options.days !== undefined ? '--days' : options.timezoneColumn !== undefined ? '--timezone-column' : undefined;
+    const alone =
+      options.days !== undefined
+        ? '--days'
+        : options.timezoneColumn !== undefined
+          ? '--timezone-column'
+          : options.defaultTimezone !== undefined
+            ? '--default-timezone'
+            : undefined;
     if (alone !== undefined) throw new AppError('OPTION_INVALID', `${alone} needs --window HH:MM-HH:MM (the hours of the recipient's local day to send in)`);
     return undefined;
   }
   return parseSendWindow(options.window, options.days);
+}
+
+/** An IANA zone option, by its canonical name (an alias resolved). */
+function checkZone(flag: string, zone: string | undefined): string | undefined {
+  if (zone === undefined) return undefined;
+  const canonical = canonicalZone(zone.trim());
+  if (canonical === undefined) throw new AppError('OPTION_INVALID', `${flag} "${zone.slice(0, 64)}": give an IANA time zone as Area/City, e.g. Europe/Berlin or America/New_York`);
+  return canonical;
 }
 
 const PRIORITIES = ['high', 'normal', 'low'] as const;

@@ -31,6 +31,8 @@ export const campaignDefinitionSchema = z.object({
     fixWhitespace: z.boolean().default(false),
     /** `--timezone-column`: an IANA zone per row (an empty cell: the number's). */
     timezoneColumn: z.string().optional(),
+    /** `--default-timezone`: the zone of a row whose own zones are unknown or never share an open hour of the window. */
+    defaultTimezone: z.string().optional(),
   }),
 }).refine((d) => (d.plan === undefined) !== (d.text === undefined), { message: 'a campaign sends either a template (plan) or a text, exactly one' });
 export type CampaignDefinition = z.infer<typeof campaignDefinitionSchema>;

@@ -25,12 +25,18 @@ export interface RowMessage {
   fingerprint: string;
 }
 
+/** A row skipped as ALREADY_SENT: another row sent the same message within the window (`detail` says which). */
+export interface AlreadySent {
+  row: number;
+  detail: string;
+}
+
 /** What recordIngested did with a chunk. */
 export interface IngestResult {
   /** Rows queued by this call (new, or reopened): they are in the backlog now, to be fed. */
   queued: number[];
   /** Rows turned into `skipped` ALREADY_SENT: another row sent the same message within the window. */
-  alreadySent: { row: number; detail: string }[];
+  alreadySent: AlreadySent[];
   /** Rows that were rejected by an earlier run and are now valid (queued again). */
   reopened: number;
 }
@@ -258,7 +264,7 @@ export type RescheduleResult = { outcome: 'rescheduled' } | { outcome: 'missing'
  * Reading a CSV into a campaign (src/campaigns/ingest/producer.ts, workers/send-command.ts):
  * the campaign, its rows, the end of its ingest, and the opt-outs that skip rows.
  */
-export interface IngestLedger extends Pick<ReportLedger, 'getCampaign' | 'status'>, Pick<DeliveryLedger, 'serviceWindowsOpen'> {
+export interface IngestLedger extends Pick<ReportLedger, 'getCampaign' | 'status' | 'rows'>, Pick<DeliveryLedger, 'serviceWindowsOpen'> {
   createCampaign(definition: CampaignDefinition): Promise<void>;
   /**
    * Records rows read from the CSV. Idempotent per row number: a row already in the ledger
@@ -268,6 +274,12 @@ export interface IngestLedger extends Pick<ReportLedger, 'getCampaign' | 'status
    * campaign are cancelled.
    */
   recordIngested(campaignId: string, phoneNumberId: string, rows: readonly IngestedRow[]): Promise<IngestResult>;
+  /**
+   * The duplicate-send guard, read only: the rows whose message this number already sent
+   * within the duplicate window (another row, any campaign), as recordIngested would skip
+   * them. A dry run asks it per chunk; nothing is written. None for an `allowRepeat` campaign.
+   */
+  priorSends(campaignId: string, phoneNumberId: string, rows: readonly { row: number; fingerprint: string }[]): Promise<AlreadySent[]>;
   /**
    * A campaign with a send window keeps its rows in lanes, one per set of time zones: lane
    * `index` holds rows whose recipients are in `zones`. Written before rows name the lane.

@@ -17,6 +17,7 @@ import type {
   FeedResult,
   IngestedRow,
   IngestResult,
+  AlreadySent,
   LaneBacklog,
   OptOutSource,
   PauseResult,
@@ -255,6 +256,20 @@ export class MemoryLedger implements CampaignLedger {
       delete c.finishedAt;
     }
     return Promise.resolve({ queued: queuedNow, alreadySent, reopened });
+  }
+
+  /** PRIOR_SENDS. */
+  async priorSends(campaignId: string, phoneNumberId: string, rows: readonly { row: number; fingerprint: string }[]): Promise<AlreadySent[]> {
+    const window = this.#campaigns.get(campaignId)?.allowRepeat === true ? 0 : this.#duplicateWindowMs;
+    if (window <= 0) return Promise.resolve([]);
+    const now = this.#now();
+    const n = this.#number(phoneNumberId);
+    const already: AlreadySent[] = [];
+    for (const { row, fingerprint } of rows) {
+      const detail = priorSend(n, fingerprint, campaignId, row, now, window);
+      if (detail !== undefined) already.push({ row, detail });
+    }
+    return Promise.resolve(already);
   }
 
   async recordLanes(campaignId: string, lanes: readonly { index: number; zones: readonly string[] }[]): Promise<void> {

@@ -19,7 +19,8 @@ export const REJECTION_REASONS = {
   ALREADY_SENT: 'this number already sent the same message (template, language and values) to this recipient within DUPLICATE_WINDOW_HOURS',
   TIMEZONE_INVALID: 'the time-zone column (--timezone-column) holds no IANA time zone such as Europe/Berlin',
   TIMEZONE_UNKNOWN: 'the campaign has a send window, and no time zone is known for this number (a non-geographic code such as +800); give one in --timezone-column',
-  OPTED_OUT: 'the recipient stopped marketing messages from this business (Meta 131050 on an earlier send); a MARKETING template or a --text message is not sent to them',
+  WINDOW_NEVER_OPEN: 'the campaign has a send window, and the recipient\'s number only says its country, whose time zones never share an open hour of the window (the row would wait forever); give its zone in --timezone-column, pass --default-timezone, or widen --window',
+  OPTED_OUT: 'the recipient stopped marketing messages from this business (Meta answered 131050 to an earlier send, they sent an opt-out keyword or stopped marketing in WhatsApp, or an operator added them); a MARKETING template or a --text message is not sent to them',
   WINDOW_CLOSED: 'a --text message: the recipient has not written to this number in the last 24 hours (no open customer-service window), so Meta would refuse free-form text (131047)',
 } as const;
 

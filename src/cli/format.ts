@@ -1,5 +1,5 @@
 import { campaignMessage, describeMessage, type CampaignDefinition, type CampaignStatus } from '../campaigns/campaign.js';
-import type { SendOutcome } from '../campaigns/ingest/producer.js';
+import type { OptOutOrigin, SendOutcome } from '../campaigns/ingest/producer.js';
 import { delimiterLabel } from '../csv/delimiter.js';
 import type { SendEstimate } from '../campaigns/ingest/send-estimate.js';
 import type { MessagingLimitCheck } from '../campaigns/ingest/messaging-limit-check.js';
@@ -144,6 +144,9 @@ export function summaryJson(summary: SendOutcome, rate: number): Record<string, 
     byReason: summary.byReason,
     delimiter: summary.delimiter,
     reopened: summary.reopened,
+    kept: summary.kept,
+    keptByStatus: summary.keptByStatus,
+    optedOutBy: summary.optedOutBy,
     interruptedAtRow: summary.interruptedAtRow ?? null,
     rejectsFile: summary.rejectsFile ?? null,
     secondsAtSendRate: secondsAt(summary.valid, rate) ?? null,
@@ -212,18 +215,39 @@ export function summaryText(summary: SendOutcome, rate: number): string {
   const seconds = secondsAt(summary.valid, rate);
   const lines = summary.dryRun
     ? [
-        `Dry run (nothing queued): ${summary.rows} rows read, ${summary.valid} valid, ${summary.rejected} rejected, ${summary.skipped} skipped`,
+        `Dry run (nothing queued): ${summary.rows} rows read, ${summary.valid} valid, ${summary.rejected} rejected, ${summary.skipped} skipped${keptPart(summary)}`,
         seconds === undefined ? '  pacing is off (SEND_RATE=0)' : `  sending takes about ${formatDuration(seconds)} at SEND_RATE=${rate}/s`,
         ...planLines(summary, rate),
       ]
-    : [`Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} rejected, ${summary.skipped} skipped`, ...planLines(summary, rate)];
+    : [`Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} rejected, ${summary.skipped} skipped${keptPart(summary)}`, ...planLines(summary, rate)];
   if (summary.delimiter !== ',') lines.push(`  fields separated by ${delimiterLabel(summary.delimiter)}`);
   if (summary.reopened > 0) lines.push(`  ${summary.reopened} rows rejected by an earlier run are valid now and queued`);
   for (const [reason, count] of Object.entries(summary.byReason)) {
-    lines.push(`  ${String(count).padStart(7)}  ${reason}: ${REJECTION_REASONS[reason as RejectionReason]}`);
+    const why = reason === 'OPTED_OUT' ? optedOutWhy(summary.optedOutBy) : REJECTION_REASONS[reason as RejectionReason];
+    lines.push(`  ${String(count).padStart(7)}  ${reason}: ${why}`);
   }
   if (summary.rejectsFile !== undefined) lines.push(`Rejected and skipped rows: ${summary.rejectsFile}`);
   return lines.join('\n');
+}
+
+/** Rows a continued send left as the campaign had them, by status: every row of the file is accounted for. */
+function keptPart(summary: SendOutcome): string {
+  if (summary.kept === 0) return '';
+  const statuses = Object.entries(summary.keptByStatus).map(([status, n]) => `${n} ${status}`);
+  return `, ${summary.kept} already in the campaign and kept as they were (${statuses.join(', ')})`;
+}
+
+const OPT_OUT_ORIGINS: Record<OptOutOrigin, string> = {
+  '131050': "Meta answered 131050 to an earlier send",
+  keyword: 'they answered with an opt-out keyword',
+  user_preferences: 'they stopped marketing messages in WhatsApp (user_preferences)',
+  operator: 'an operator added them (`campaign optouts add`)',
+};
+
+/** The OPTED_OUT line names where each opt-out came from, not only Meta's 131050. */
+function optedOutWhy(by: SendOutcome['optedOutBy']): string {
+  const origins = (Object.keys(OPT_OUT_ORIGINS) as OptOutOrigin[]).filter((origin) => (by[origin] ?? 0) > 0).map((origin) => `${by[origin] ?? 0}: ${OPT_OUT_ORIGINS[origin]}`);
+  return `the recipient stopped marketing messages from this business (${origins.join('; ')}); a MARKETING template or a --text message is not sent to them`;
 }
 
 function formatDuration(seconds: number): string {

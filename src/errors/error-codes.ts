@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   INTERNAL_ERROR: 'Something failed that the program did not expect (a bug); the message says what.',
   TEMPLATES_FILE_INVALID: 'The templates file is not a valid message_templates list.',
   CAMPAIGN_MISMATCH: 'The campaign ID exists with a different template, number or column mapping.',
+  CAMPAIGN_FILE_MISMATCH: 'A continued send (`--campaign ID`) names another recipient at a row the campaign already queued or sent; nothing was written.',
   TEMPLATE_MAPPING_INVALID: 'The columns given do not fit the template (wrong count, unknown template, not approved).',
   CAMPAIGN_NOT_FOUND: 'No campaign with that ID exists under this QUEUE_PREFIX.',
   CAMPAIGN_STATE_CONFLICT: 'The campaign is in a state where this command cannot act (cancelled, or already completed).',

@@ -16,6 +16,9 @@ export const FINAL = loadLuaInclude('final');
 /** record-ingested.lua: one chunk of ingested rows into the ledger and the backlog. */
 export const RECORD_INGESTED = loadLuaScript('record-ingested');
 
+/** prior-sends.lua: the duplicate-send guard, read only (a dry run's ALREADY_SENT rows). */
+export const PRIOR_SENDS = loadLuaScript('prior-sends');
+
 /** finish-ingest.lua: the file has been read to its end; 1 when that completed the campaign. */
 export const FINISH_INGEST = loadLuaScript('finish-ingest');
 

@@ -25,6 +25,7 @@ import type {
   StatusUpdate,
   WindowedCampaigns,
   IngestResult,
+  AlreadySent,
   OptOutSource,
   PauseResult,
   ResumeResult,
@@ -50,6 +51,7 @@ import {
   MARK_FOR_RETRY,
   PAUSE,
   RECORD_INGESTED,
+  PRIOR_SENDS,
   RESCHEDULE,
   RESUME,
   SETTLE,
@@ -80,8 +82,16 @@ const optOutSourceSchema = z.object({ campaignId: z.string(), row: z.number(), a
 
 type Arg = string | number;
 
+/** `{row, detail, row, detail, …}` as the ingest scripts answer → the rows skipped as ALREADY_SENT. */
+function pairsOf(flat: readonly string[]): AlreadySent[] {
+  const rows: AlreadySent[] = [];
+  for (let i = 0; i < flat.length; i += 2) rows.push({ row: Number(flat[i]), detail: flat[i + 1] ?? '' });
+  return rows;
+}
+
 interface LedgerCommands {
   cwRecordIngested(campaign: string, rows: string, sent: string, sentAt: string, pending: string, active: string, ...args: Arg[]): Promise<[string[], string[], number]>;
+  cwPriorSends(campaign: string, sent: string, ...args: Arg[]): Promise<string[]>;
   cwIngestInterrupted(campaign: string, reason: string, now: number): Promise<number>;
   cwLiftIngestPause(campaign: string, recent: string): Promise<number>;
   cwFinishIngest(campaign: string, now: number): Promise<number>;
@@ -284,9 +294,15 @@ export class RedisLedger implements CampaignLedger {
       this.#duplicateWindowMs,
     );
     await this.#replicated(keys.campaign);
-    const alreadySent: { row: number; detail: string }[] = [];
-    for (let i = 0; i < already.length; i += 2) alreadySent.push({ row: Number(already[i]), detail: already[i + 1] ?? '' });
-    return { queued: queued.map(Number), alreadySent, reopened: Number(reopened) };
+    return { queued: queued.map(Number), alreadySent: pairsOf(already), reopened: Number(reopened) };
+  }
+
+  async priorSends(campaignId: string, phoneNumberId: string, rows: readonly { row: number; fingerprint: string }[]): Promise<AlreadySent[]> {
+    if (rows.length === 0 || this.#duplicateWindowMs <= 0) return [];
+    const keys = await this.#keys(campaignId, phoneNumberId);
+    const args = rows.flatMap((r) => [String(r.row), r.fingerprint]);
+    const already = await this.#redis.cwPriorSends(keys.campaign, sentGuardKeys(this.#prefix, phoneNumberId).sent, campaignId, Date.now(), this.#duplicateWindowMs, ...args);
+    return pairsOf(already);
   }
 
   async allowRepeat(campaignId: string): Promise<void> {
@@ -756,6 +772,7 @@ async function perNumber<U extends { phoneNumberId: string }, A>(updates: readon
 function defineScripts(redis: RedisClient): void {
   if ('cwFeed' in redis) return;
   redis.defineCommand('cwRecordIngested', { numberOfKeys: 6, lua: RECORD_INGESTED });
+  redis.defineCommand('cwPriorSends', { numberOfKeys: 2, lua: PRIOR_SENDS });
   redis.defineCommand('cwIngestInterrupted', { numberOfKeys: 1, lua: INGEST_INTERRUPTED });
   redis.defineCommand('cwLiftIngestPause', { numberOfKeys: 2, lua: LIFT_INGEST_PAUSE });
   redis.defineCommand('cwFinishIngest', { numberOfKeys: 1, lua: FINISH_INGEST });

@@ -10,6 +10,7 @@ import { startSendWorker, type RunningSendWorker } from '../../src/queue/send-wo
 import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { AppContext } from '../../workers/app-context.js';
 import { runSend, type SendOptions } from '../../workers/send-command.js';
+import { summaryText } from '../../src/cli/format.js';
 import { testContext } from '../support/app-context.js';
 import { tempDir } from '../support/csv-files.js';
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';
@@ -232,6 +233,24 @@ describe('pre-flight validation, end to end', () => {
     const utility = join(dir.dir, 'utility.csv');
     await writeFile(utility, 'phone,first_name,order_id\n+4915110000002,Bruno,A-2\n');
     expect(await send(utility, { campaignId: 'c-utility', dryRun: true })).toMatchObject({ rows: 1, valid: 1, skipped: 0 });
+  });
+
+  it('the OPTED_OUT summary names where each opt-out came from: 131050, a keyword, user_preferences, an operator', async () => {
+    const now = Date.now();
+    await context.ledger.recordOptOut(PHONE_NUMBER_ID, '+4915110000001', { campaignId: 'c-earlier', row: 7 });
+    await context.ledger.applyInbound([{ phoneNumberId: PHONE_NUMBER_ID, waId: '4915110000002', wamid: 'wamid.in-stop', at: now, optOut: true }]);
+    await context.ledger.applyPreferences([{ phoneNumberId: PHONE_NUMBER_ID, waId: '4915110000003', value: 'stop', at: now }]);
+    await context.ledger.addOptOut(PHONE_NUMBER_ID, '+4915110000004');
+    const promo = join(dir.dir, 'origins.csv');
+    const rows = [1, 2, 3, 4, 5].map((n) => `+491511000000${n},Name${n},25%,https://example.com/${n}.jpg`);
+    await writeFile(promo, ['phone,name,discount,banner', ...rows].join('\n') + '\n');
+    const outcome = await send(promo, { campaignId: 'c-origins', template: 'spring_promo', params: ['name', 'discount'], headerMediaColumn: 'banner', dryRun: true });
+    expect(outcome).toMatchObject({ valid: 1, skipped: 4, byReason: { OPTED_OUT: 4 }, optedOutBy: { '131050': 1, keyword: 1, user_preferences: 1, operator: 1 } });
+    const line = summaryText(outcome, 0).split('\n').find((l) => l.includes('OPTED_OUT')) ?? '';
+    expect(line).toContain('1: Meta answered 131050 to an earlier send');
+    expect(line).toContain('1: they answered with an opt-out keyword');
+    expect(line).toContain('1: they stopped marketing messages in WhatsApp (user_preferences)');
+    expect(line).toContain('1: an operator added them');
   });
 
   it('a dry run checks every row and writes no campaign and no job', async () => {

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { scanKeys } from '../../src/redis/key-migration.js';
+import type { RedisClient } from '../../src/redis/key-scope.js';
 
 /**
  * Every key under a prefix as JSON, and back: how test/fixtures/layout-v1 keeps what an
@@ -16,7 +17,7 @@ export interface DumpedKey {
 
 const PLACEHOLDER = '<prefix>';
 
-export async function dumpKeys(redis: Redis, prefix: string): Promise<DumpedKey[]> {
+export async function dumpKeys(redis: RedisClient, prefix: string): Promise<DumpedKey[]> {
   const keys = await scanKeys(redis, `${prefix}:*`);
   const dumped: DumpedKey[] = [];
   for (const key of keys.sort()) {

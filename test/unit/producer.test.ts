@@ -160,7 +160,7 @@ describe('produceCampaign (in-memory ledger)', () => {
     expect((await ledger.status('fix'))?.state).toBe('completed');
 
     const fixed = await csv([good(1), `${phoneNumber(2)},Bruno Costa,A-2`, good(3)], 'fixed.csv');
-    expect(await produce(fixed, orderUpdateDefinition('fix'))).toMatchObject({ rows: 3, valid: 3, queued: 1, rejected: 0, reopened: 1 });
+    expect(await produce(fixed, orderUpdateDefinition('fix'))).toMatchObject({ rows: 3, valid: 1, queued: 1, rejected: 0, reopened: 1, kept: 2, keptByStatus: { sent: 2 } });
     expect(await sendAll()).toEqual([{ campaignId: 'fix', row: 2, requeue: 1 }]);
     expect((await ledger.status('fix'))?.counts).toMatchObject({ total: 3, sent: 3, rejected: 0 });
   });

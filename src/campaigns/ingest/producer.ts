@@ -1,9 +1,11 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { AppError } from '../../errors/app-error.js';
 import { openCsv, type CsvRecord } from '../../csv/csv-records.js';
-import { campaignMessage, describeMessage, type CampaignDefinition } from '../campaign.js';
+import { campaignMessage, describeMessage, type CampaignDefinition, type CampaignStatus } from '../campaign.js';
 import { resolveColumns, textColumns } from './column-mapping.js';
-import type { IngestedRow, IngestLedger, OptOutSource } from '../ledger.js';
+import type { AlreadySent, IngestedRow, IngestLedger, OptOutSource } from '../ledger.js';
+import type { RowStatus } from '../campaign.js';
+import { checkContinuedFile, type KeptRows } from './continued-file.js';
 import { messageFingerprint, textMessageFingerprint } from './message-fingerprint.js';
 import { PhoneRowIndex } from './phone-row-index.js';
 import type { RejectionReason } from '../rejection-reasons.js';
@@ -35,6 +37,14 @@ export interface ProduceSummary {
   delimiter: string;
   /** Rows an earlier run rejected that this run found valid (a fixed file sent again into the campaign). */
   reopened: number;
+  /**
+   * A continued campaign (`--campaign ID`): rows it had already queued or sent, matched to the
+   * same recipient at the same row number and left as they are (none is sent twice).
+   */
+  kept: number;
+  keptByStatus: Partial<Record<RowStatus, number>>;
+  /** OPTED_OUT rows by where the opt-out was learnt (Meta's 131050, a keyword, WhatsApp's settings, an operator). */
+  optedOutBy: Partial<Record<OptOutOrigin, number>>;
   /** Set when reading stopped early (Ctrl-C, SIGTERM): the last row read. The campaign is paused. */
   interruptedAtRow: number | undefined;
   /** With a send window: rows to send per lane (the time zones they wait for), in lane order. */
@@ -125,13 +135,28 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
       throw new AppError('CSV_NO_ROWS', `${file} has a header but no data rows: nothing to send. Check that you exported the right sheet; nothing was created.`);
     }
     const dryRun = input.dryRun === true;
-    const existing = dryRun ? undefined : await deps.ledger.getCampaign(definition.id);
-    if (existing !== undefined) await verifySameCampaign(deps.ledger, existing, definition);
+    /** First row of each number: a later row with the same number is skipped, never sent twice. */
+    const firstRowOf = new PhoneRowIndex(source.estimatedRows);
+    // A dry run reads the campaign too: its answer must be the one the real send would give.
+    const existing = await deps.ledger.getCampaign(definition.id);
+    const kept =
+      existing === undefined
+        ? undefined
+        : await continuedRows(deps.ledger, await verifySameCampaign(deps.ledger, existing, definition), {
+            file,
+            delimiter: source.delimiter,
+            recipientOf: (fields) => {
+              const verdict = check(fields);
+              return verdict.ok ? verdict.to : verdict.phone;
+            },
+            recipients: firstRowOf,
+            signal: input.signal,
+          });
     input.onStart?.({ estimatedRows: source.estimatedRows, continuing: existing !== undefined });
     if (!dryRun && existing === undefined) await deps.ledger.createCampaign(definition);
     if (!dryRun && input.allowRepeat === true) await deps.ledger.allowRepeat(definition.id);
     // Continuing an interrupted ingest: lift the pause it left (its parked rows are in the backlog).
-    if (existing !== undefined) await deps.ledger.liftIngestPause(definition.id);
+    if (!dryRun && existing !== undefined) await deps.ledger.liftIngestPause(definition.id);
 
     const summary: ProduceSummary = {
       id: definition.id,
@@ -143,13 +168,15 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
       byReason: {},
       delimiter: source.delimiter,
       reopened: 0,
+      kept: kept?.count ?? 0,
+      keptByStatus: { ...kept?.byStatus },
+      optedOutBy: {},
       interruptedAtRow: undefined,
       lanes: [],
     };
     // A send window: each row joins the lane of its recipient's time zones.
-    const lanes = definition.window === undefined ? undefined : await SendLanes.open(deps.ledger, definition, source.header, file, dryRun);
-    /** First row of each number: a later row with the same number is skipped, never sent twice. */
-    const firstRowOf = new PhoneRowIndex(source.estimatedRows);
+    const { window } = definition;
+    const lanes = window === undefined ? undefined : await SendLanes.open(deps.ledger, { ...definition, window }, source.header, file, dryRun);
     let chunk = newChunk();
     // Chunks are written while the next ones are parsed; their failures surface when awaited.
     const inFlight: Promise<void>[] = [];
@@ -182,20 +209,28 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
         input.onRefused?.({ row: r.row, line: where?.line ?? 0, phone: r.phone, reason: 'WINDOW_CLOSED', detail });
       });
     };
+    /** Rows this number already sent the same message to (a re-run, another campaign): skipped, not queued. */
+    const skipAlreadySent = (pending: Chunk, already: readonly AlreadySent[]): void => {
+      for (const { row, detail } of already) {
+        const where = pending.where.get(row);
+        if (where?.lane !== undefined) lanes?.release(where.lane);
+        summary.valid--;
+        count('ALREADY_SENT', 'skipped');
+        input.onRefused?.({ row, line: where?.line ?? 0, phone: where?.phone ?? '', reason: 'ALREADY_SENT', detail: `line ${where?.line ?? '?'}: ${detail}` });
+      }
+    };
     const flush = async (pending: Chunk): Promise<void> => {
       if (message.kind === 'text') await skipClosedWindows(pending);
       if (dryRun) {
-        summary.queued += pending.toSend;
+        // The guard is read, not written: the rows the real send would skip as ALREADY_SENT.
+        const toSend = pending.rows.flatMap((r) => (r.status === 'queued' ? [{ row: r.row, fingerprint: r.message.fingerprint }] : []));
+        const already = input.allowRepeat === true ? [] : await deps.ledger.priorSends(definition.id, definition.phoneNumberId, toSend);
+        skipAlreadySent(pending, already);
+        summary.queued += toSend.length - already.length;
       } else {
         if (lanes !== undefined) await lanes.recordNew();
         const result = await deps.ledger.recordIngested(definition.id, definition.phoneNumberId, pending.rows);
-        // Rows this number already sent the same message to (a re-run): skipped, not queued.
-        for (const { row, detail } of result.alreadySent) {
-          const where = pending.where.get(row);
-          summary.valid--;
-          count('ALREADY_SENT', 'skipped');
-          input.onRefused?.({ row, line: where?.line ?? 0, phone: where?.phone ?? '', reason: 'ALREADY_SENT', detail: `line ${where?.line ?? '?'}: ${detail}` });
-        }
+        skipAlreadySent(pending, result.alreadySent);
         summary.reopened += result.reopened;
         summary.queued += result.queued.length;
       }
@@ -220,7 +255,9 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
       while (next.done !== true) {
         const record = next.value;
         const row = ++summary.rows;
-        if (record.kind === 'malformed') {
+        if (kept?.has(row) === true) {
+          // Already in the campaign with the same recipient: it keeps its state.
+        } else if (record.kind === 'malformed') {
           refuse(row, record.line, '', record.reason, record.problem, 'rejected');
         } else {
           const verdict = check(record.fields);
@@ -230,11 +267,13 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
             const detail = `same number as row ${firstRowOf.get(verdict.to) ?? '?'}, which is the one sent`;
             refuse(row, record.line, verdict.to, 'DUPLICATE_PHONE', detail, 'skipped');
           } else if (input.optedOut?.has(verdict.to) === true) {
+            const origin = optOutOrigin(input.optedOut.get(verdict.to));
+            summary.optedOutBy[origin] = (summary.optedOutBy[origin] ?? 0) + 1;
             refuse(row, record.line, verdict.to, 'OPTED_OUT', optedOutDetail(input.optedOut.get(verdict.to), message.kind), 'skipped');
           } else {
             const placed = lanes?.place(record.fields, verdict.to, verdict.country);
             if (placed !== undefined && !placed.ok) {
-              refuse(row, record.line, verdict.to, placed.reason, placed.detail, 'rejected');
+              refuse(row, record.line, verdict.to, placed.reason, placed.detail, placed.status);
             } else {
               firstRowOf.setIfAbsent(verdict.to, row);
               summary.valid++;
@@ -246,7 +285,7 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
                 message: { values: verdict.values, headerLink: verdict.headerLink, fingerprint },
                 ...(placed === undefined ? {} : { lane: placed.lane }),
               });
-              chunk.where.set(row, { line: record.line, phone: verdict.to });
+              chunk.where.set(row, { line: record.line, phone: verdict.to, ...(placed === undefined ? {} : { lane: placed.lane }) });
               chunk.toSend++;
             }
           }
@@ -286,8 +325,8 @@ interface Chunk {
   rows: IngestedRow[];
   /** Rows of the chunk that passed every check. */
   toSend: number;
-  /** Line and recipient of each row to send, for the rejects file if the ledger skips it. */
-  where: Map<number, { line: number; phone: string }>;
+  /** Line, recipient and lane of each row to send, for the rejects file and the plan if it is skipped. */
+  where: Map<number, { line: number; phone: string; lane?: number }>;
 }
 
 function newChunk(): Chunk {
@@ -296,6 +335,13 @@ function newChunk(): Chunk {
 
 /** Short: it is stored on every such row, and most rows of a large text campaign may be such rows. */
 const WINDOW_CLOSED_DETAIL = 'the recipient has not written to this number in the last 24 hours (no open window: Meta would answer 131047)';
+
+/** Where an opt-out came from, as the summary counts them: Meta's answer 131050 unless the user or an operator said it. */
+export type OptOutOrigin = '131050' | 'keyword' | 'user_preferences' | 'operator';
+
+function optOutOrigin(source: OptOutSource | undefined): OptOutOrigin {
+  return source?.via ?? '131050';
+}
 
 function optedOutDetail(source: OptOutSource | undefined, kind: 'template' | 'text'): string {
   const day = source === undefined ? '' : new Date(source.at).toISOString().slice(0, 10);
@@ -335,7 +381,7 @@ async function* readRecords(records: AsyncIterable<CsvRecord>, file: string): As
  * Sending into an existing campaign: it must send the same thing (template, number, columns)
  * and must not be cancelled (a cancelled campaign stays cancelled).
  */
-async function verifySameCampaign(ledger: IngestLedger, existing: CampaignDefinition, definition: CampaignDefinition): Promise<void> {
+async function verifySameCampaign(ledger: IngestLedger, existing: CampaignDefinition, definition: CampaignDefinition): Promise<CampaignStatus | undefined> {
   const same = (d: CampaignDefinition) =>
     JSON.stringify([d.phoneNumberId, d.plan ?? null, d.text ?? null, d.source.phoneColumn, d.window ?? null, d.source.timezoneColumn ?? null]);
   if (same(existing) !== same(definition)) {
@@ -360,5 +406,22 @@ async function verifySameCampaign(ledger: IngestLedger, existing: CampaignDefini
       `Campaign ${definition.id} is cancelled and stays cancelled. To send its unsent rows, send the file under a new --campaign ID: ` +
         'recipients this number already sent the same message to within DUPLICATE_WINDOW_HOURS are skipped as ALREADY_SENT.',
     );
+  }
+  return status;
+}
+
+/** The rows of the campaign this run keeps (checkContinuedFile), from a second read of the file. */
+async function continuedRows(
+  ledger: IngestLedger,
+  status: CampaignStatus | undefined,
+  input: { file: string; delimiter: string; recipientOf: (fields: readonly string[]) => string; recipients: PhoneRowIndex; signal: AbortSignal | undefined },
+): Promise<KeptRows | undefined> {
+  const campaignRows = status?.counts.total ?? 0;
+  if (campaignRows === 0) return undefined;
+  const again = await openCsv(input.file, { delimiter: input.delimiter });
+  try {
+    return await checkContinuedFile({ ledger, campaignId: status?.id ?? '', campaignRows, records: readRecords(again.records, input.file), ...input });
+  } finally {
+    again.close();
   }
 }

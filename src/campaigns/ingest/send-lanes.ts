@@ -1,5 +1,6 @@
 import { AppError } from '../../errors/app-error.js';
 import { canonicalZone, zonesOfNumber } from '../../phone/recipient-zones.js';
+import { describeWindow, nextOpening, type SendWindow } from '../send-window.js';
 import { boundedBadValue } from './bad-value.js';
 import type { CampaignDefinition } from '../campaign.js';
 import type { CampaignLedger } from '../ledger.js';
@@ -8,7 +9,13 @@ import type { CampaignLedger } from '../ledger.js';
 type LaneLedger = Pick<CampaignLedger, 'lanes' | 'recordLanes'>;
 import type { RejectionReason } from '../rejection-reasons.js';
 
-export type Placement = { ok: true; lane: number } | { ok: false; reason: RejectionReason; detail: string };
+export type Placement = { ok: true; lane: number } | { ok: false; reason: RejectionReason; detail: string; status: 'rejected' | 'skipped' };
+
+/**
+ * A lane whose window does not open within this long of the start never opens: a week covers
+ * every weekday of `--days`, and a day more every offset between the zones.
+ */
+const NEVER_OPEN_HORIZON_MS = 8 * 86_400_000;
 
 /**
  * Ingest of a campaign with a send window: puts each row in the lane of its recipient's time
@@ -20,21 +27,29 @@ export class SendLanes {
   readonly #ledger: LaneLedger;
   readonly #campaignId: string;
   readonly #column: { index: number; name: string } | undefined;
+  readonly #window: SendWindow;
+  readonly #startsAt: number;
+  readonly #defaultZone: string | undefined;
+  /** Per set of zones (joined with &): whether the window opens in all of them at once. */
+  readonly #opens = new Map<string, boolean>();
   readonly #indexOf = new Map<string, number>();
   readonly #zones: string[][] = [];
   readonly #rows: number[] = [];
   /** Lanes numbered since the last recordNew. */
   #unrecorded: number[] = [];
 
-  private constructor(ledger: LaneLedger, campaignId: string, column: { index: number; name: string } | undefined, known: string[][]) {
+  private constructor(ledger: LaneLedger, definition: CampaignDefinition & { window: SendWindow }, column: { index: number; name: string } | undefined, known: string[][], now: number) {
     this.#ledger = ledger;
-    this.#campaignId = campaignId;
+    this.#campaignId = definition.id;
     this.#column = column;
+    this.#window = definition.window;
+    this.#startsAt = Math.max(definition.startsAt ?? now, now);
+    this.#defaultZone = definition.source.defaultTimezone;
     for (const zones of known) this.#add(zones);
   }
 
   /** The lanes of `definition` (those of an existing campaign included); a missing time-zone column refuses the file. */
-  static async open(ledger: LaneLedger, definition: CampaignDefinition, header: readonly string[], file: string, dryRun: boolean): Promise<SendLanes> {
+  static async open(ledger: LaneLedger, definition: CampaignDefinition & { window: SendWindow }, header: readonly string[], file: string, dryRun: boolean, now = Date.now()): Promise<SendLanes> {
     const name = definition.source.timezoneColumn;
     let column: { index: number; name: string } | undefined;
     if (name !== undefined) {
@@ -48,7 +63,7 @@ export class SendLanes {
       column = { index, name };
     }
     const known = dryRun ? [] : await ledger.lanes(definition.id);
-    const lanes = new SendLanes(ledger, definition.id, column, known);
+    const lanes = new SendLanes(ledger, definition, column, known, now);
     lanes.#unrecorded = [];
     return lanes;
   }
@@ -64,16 +79,32 @@ export class SendLanes {
           ok: false,
           reason: 'TIMEZONE_INVALID',
           detail: `column "${this.#column?.name ?? ''}": "${boundedBadValue(cell)}" is not an IANA time zone; write it as Area/City, e.g. Europe/Berlin or America/New_York`,
+          status: 'rejected',
         };
       }
       zones = [zone];
     } else {
       zones = zonesOfNumber(phone, country);
       if (zones.length === 0) {
+        if (this.#defaultZone !== undefined) return this.#placeIn([this.#defaultZone]);
         const where = this.#column === undefined ? 'pass --timezone-column with' : `fill column "${this.#column.name}" with`;
-        return { ok: false, reason: 'TIMEZONE_UNKNOWN', detail: `no time zone is known for ${phone} (a number of no country); ${where} the recipient's zone, e.g. Europe/Berlin` };
+        return {
+          ok: false,
+          reason: 'TIMEZONE_UNKNOWN',
+          detail: `no time zone is known for ${phone} (a number of no country); ${where} the recipient's zone, e.g. Europe/Berlin, or give --default-timezone`,
+          status: 'rejected',
+        };
+      }
+      // The number says only the country: if its zones never share an open hour, the row would wait forever.
+      if (!this.#opensIn(zones)) {
+        if (this.#defaultZone !== undefined) return this.#placeIn([this.#defaultZone]);
+        return { ok: false, reason: 'WINDOW_NEVER_OPEN', detail: neverOpenDetail(phone, zones, this.#window, this.#column?.name), status: 'skipped' };
       }
     }
+    return this.#placeIn(zones);
+  }
+
+  #placeIn(zones: readonly string[]): Placement {
     const key = zones.join('&');
     const lane = this.#indexOf.get(key) ?? this.#add(zones);
     this.#rows[lane] = (this.#rows[lane] ?? 0) + 1;
@@ -98,6 +129,16 @@ export class SendLanes {
     return this.#zones.map((zones, i) => ({ zones, rows: this.#rows[i] ?? 0 })).filter((lane) => lane.rows > 0);
   }
 
+  #opensIn(zones: readonly string[]): boolean {
+    const key = zones.join('&');
+    let opens = this.#opens.get(key);
+    if (opens === undefined) {
+      opens = nextOpening(this.#window, zones, this.#startsAt, NEVER_OPEN_HORIZON_MS) !== undefined;
+      this.#opens.set(key, opens);
+    }
+    return opens;
+  }
+
   #add(zones: readonly string[]): number {
     const index = this.#zones.length;
     this.#zones.push([...zones]);
@@ -106,4 +147,14 @@ export class SendLanes {
     this.#unrecorded.push(index);
     return index;
   }
+}
+
+/** Short: it is stored on every such row. */
+function neverOpenDetail(phone: string, zones: readonly string[], window: SendWindow, column: string | undefined): string {
+  const span = zones.length > 2 ? `${zones[0] ?? ''} … ${zones[zones.length - 1] ?? ''}` : zones.join(' and ');
+  const fix = column === undefined ? '--timezone-column' : `column "${column}" (--timezone-column)`;
+  return (
+    `${phone} may be in any of ${zones.length} time zones (${span}), and the window ${describeWindow(window)} is never open in all of them at once; ` +
+    `give its zone in ${fix}, pass --default-timezone ZONE, or widen --window`
+  );
 }
