@@ -261,8 +261,8 @@ export class SendProcessor {
   }
 
   /** A failed or in-doubt answer, if the ledger took it (a webhook may have answered the row first). */
-  async #reportAnswer(job: SendJob, settlement: { status: 'failed' | 'unknown'; errorCode: string }, now: RowStatus): Promise<void> {
-    const took = now === settlement.status || (settlement.status === 'unknown' && now === 'confirming');
+  async #reportAnswer(job: SendJob, settlement: { status: 'failed' | 'unknown'; errorCode: string }, rowStatus: RowStatus): Promise<void> {
+    const took = rowStatus === settlement.status || (settlement.status === 'unknown' && rowStatus === 'confirming');
     if (!took) return;
     const { phoneNumberId } = await this.#definition(job.campaignId);
     this.#trouble?.record({ kind: settlement.status, campaignId: job.campaignId, phoneNumberId, code: settlement.errorCode });
