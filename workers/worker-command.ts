@@ -12,12 +12,15 @@ import { PhoneNumberDiscovery, type ServedNumber } from '../src/queue/phone-numb
 import { MessagingLimitSource } from '../src/queue/messaging-limit-source.js';
 import { fetchMessagingLimit } from '../src/cloud-api/messaging-limit-client.js';
 import { messagingLimitKey } from '../src/redis/ledger-keys.js';
+import { SendTroubleLog } from '../src/logging/send-trouble-log.js';
 
 export interface RunningWorker {
   /** The numbers this process serves, and the look for new ones. */
   numbers: PhoneNumberDiscovery;
   /** Shutdown could not wait: the rows whose requests are still out become in doubt. Returns how many. */
   abandonInFlight(): Promise<number>;
+  /** Logs the send problems counted and not yet logged (an exit that cannot wait for close). */
+  flushTroubleLog(): void;
   close(): Promise<void>;
 }
 
@@ -44,12 +47,15 @@ export async function startWorker(context: AppContext, options: { phoneNumberIds
   // /metrics (issue 12): sends counted in memory, added to Redis once a second for `campaign serve` to read.
   const metrics = new RedisSendRecorder(redis, config.queuePrefix, { logger });
   metrics.start();
+  // Throttles, retries and failed rows, for the operator: a few lines, not one per row.
+  const trouble = new SendTroubleLog({ logger });
+  trouble.start();
   const processors = new Set<SendProcessor>();
   const numbers = new PhoneNumberDiscovery({
     only: options.phoneNumberIds,
     known: () => context.ledger.phoneNumbers(),
     serve: (phoneNumberId) => {
-      const served = serveNumber(context, phoneNumberId, accessToken, metrics);
+      const served = serveNumber(context, phoneNumberId, accessToken, metrics, trouble);
       processors.add(served.processor);
       return served;
     },
@@ -67,17 +73,32 @@ export async function startWorker(context: AppContext, options: { phoneNumberIds
   return {
     numbers,
     abandonInFlight: async () => (await Promise.all([...processors].map((processor) => processor.abandonInFlight()))).reduce((a, b) => a + b, 0),
+    flushTroubleLog: () => trouble.flush(),
     async close() {
       retention.stop();
       await numbers.close();
       await metrics.close();
+      // After the numbers closed: the answers of the last in-flight sends are counted too.
+      trouble.stop();
     },
   };
 }
 
 /** One phone number's sending: its API client, pacer, processor and queue worker (with feeder and in-doubt sweep). */
-function serveNumber(context: AppContext, phoneNumberId: string, accessToken: Secret, metrics: RedisSendRecorder): ServedNumber & { processor: SendProcessor } {
+function serveNumber(
+  context: AppContext,
+  phoneNumberId: string,
+  accessToken: Secret,
+  metrics: RedisSendRecorder,
+  trouble: SendTroubleLog,
+): ServedNumber & { processor: SendProcessor } {
   const { config, ledger, redis, logger } = context;
+  const numberLogger = logger.child({ phoneNumberId });
+  // The campaign's pending send problems are logged before the line that says it is done.
+  const onCampaignCompleted = (campaignId: string) => {
+    trouble.campaignCompleted(campaignId);
+    numberLogger.info({ campaignId }, 'campaign completed');
+  };
   const rate = sendRateOf(config.send, phoneNumberId);
   const concurrency = sendConcurrencyOf(config.send, phoneNumberId);
   const client = new CloudApiClient({
@@ -90,8 +111,10 @@ function serveNumber(context: AppContext, phoneNumberId: string, accessToken: Se
   const processor = new SendProcessor({
     ledger,
     metrics,
+    trouble,
+    onCampaignCompleted,
     sender: client,
-    logger: logger.child({ phoneNumberId }),
+    logger: numberLogger,
     pacer: rate > 0 ? new RedisSendPacer(redis, { prefix: config.queuePrefix, phoneNumberId, messagesPerSecond: rate }) : undefined,
     confirmInDoubt: config.confirmWindowMs > 0,
   });
@@ -119,6 +142,8 @@ function serveNumber(context: AppContext, phoneNumberId: string, accessToken: Se
     logger,
     attempts: config.send.attempts,
     backoffMs: config.send.backoffMs,
+    trouble,
+    onCampaignCompleted,
   });
   logger.info({ phoneNumberId, rate, concurrency, window: sendWorker.feeder.windowSize, messagingLimit: config.messagingLimits.get(phoneNumberId) ?? 'from the Cloud API' }, 'serving phone number');
   return {
@@ -173,6 +198,7 @@ export async function runWorkerUntilSignal(context: AppContext, options: { phone
             logger.error({ err: error }, 'could not record the in-flight rows; the next worker marks them unknown');
             return 'unrecorded' as const;
           });
+          running.flushTroubleLog();
           logger.warn({ rows: abandoned }, 'in-flight sends did not answer in time: their rows are recorded in doubt (confirming, or unknown with CONFIRM_WINDOW_SECONDS=0)');
           // Leaves BullMQ's close behind: connections close with the process.
           process.exit(1);

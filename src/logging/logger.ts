@@ -1,13 +1,14 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger } from 'pino';
 
 /**
  * The root logger. Logs go to stderr so that stdout stays clean for `--json` output.
  * Redaction is a second line of defence: the token is a Secret and never a plain string,
- * and phone numbers are personal data that logs do not need.
+ * and phone numbers are personal data that logs do not need. `destination` replaces stderr
+ * (tests read through it what an operator would see).
  */
-export function createLogger(level: string): Logger {
+export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     {
       level,
@@ -32,7 +33,7 @@ export function createLogger(level: string): Logger {
       },
     },
     // Synchronous: logs are sparse at info, and an async destination stalled exit by ~2 s (SonicBoom).
-    pino.destination({ dest: 2, sync: true }),
+    destination ?? pino.destination({ dest: 2, sync: true }),
   );
 }
 

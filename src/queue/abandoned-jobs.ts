@@ -1,19 +1,38 @@
 import type { Job, Queue } from 'bullmq';
 import type { SendLedger } from '../campaigns/ledger.js';
 import { sendJobSchema } from '../campaigns/send-job.js';
+import type { SendTroubleObserver } from '../campaigns/send/send-trouble.js';
 import type { Logger } from '../logging/logger.js';
 
 /** How many of the newest failed jobs a starting worker looks at. */
 const RECENT_FAILED = 1000;
+/** The code such a row is recorded with. */
+const GAVE_UP_CODE = 'WORKER_GAVE_UP';
+
+/** Who hears of a row answered this way. */
+export interface AbandonedReport {
+  logger: Logger;
+  phoneNumberId: string;
+  /** Default: logged. */
+  onCampaignCompleted?: ((campaignId: string) => void) | undefined;
+  /**
+   * Counts the row for the operator's log (SendTroubleLog). Only where BullMQ has just given
+   * up on the job: the check at start repeats rows answered long ago, and would count them again.
+   */
+  trouble?: SendTroubleObserver | undefined;
+}
 
 /** BullMQ gave up on this job outside the processor (stalled, too many starts, an unexpected error). */
-export async function settleAbandoned(ledger: SendLedger, job: Job, reason: string, logger: Logger): Promise<void> {
+export async function settleAbandoned(ledger: SendLedger, job: Job, reason: string, report: AbandonedReport): Promise<void> {
   const parsed = sendJobSchema.safeParse(job.data);
   if (!parsed.success) return;
+  const { campaignId } = parsed.data;
   // A row caught mid-send becomes unknown, a waiting one failed. The ledger ignores a row that
   // already has its answer or now belongs to a newer job, so this is safe to repeat.
-  const result = await ledger.settle(parsed.data, { status: 'abandoned', errorCode: 'WORKER_GAVE_UP', errorDetail: reason });
-  if (result.completedCampaign) logger.info({ campaignId: parsed.data.campaignId }, 'campaign completed');
+  const result = await ledger.settle(parsed.data, { status: 'abandoned', errorCode: GAVE_UP_CODE, errorDetail: reason });
+  const answered = result.status === 'failed' ? 'failed' : result.status === 'unknown' || result.status === 'confirming' ? 'unknown' : undefined;
+  if (answered !== undefined) report.trouble?.record({ kind: answered, campaignId, phoneNumberId: report.phoneNumberId, code: GAVE_UP_CODE });
+  if (result.completedCampaign) (report.onCampaignCompleted ?? ((id: string) => report.logger.info({ campaignId: id }, 'campaign completed')))(campaignId);
 }
 
 /**
@@ -22,13 +41,13 @@ export async function settleAbandoned(ledger: SendLedger, job: Job, reason: stri
  * never completes. So every worker, when it starts, records the newest failed jobs again
  * (a no-op for rows already answered).
  */
-export async function settleRecentlyFailed(queue: Queue, ledger: SendLedger, logger: Logger): Promise<void> {
+export async function settleRecentlyFailed(queue: Queue, ledger: SendLedger, report: AbandonedReport): Promise<void> {
   const jobs = await queue.getFailed(0, RECENT_FAILED - 1);
   for (const job of jobs) {
     // One job whose row is gone (its campaign purged) must not stop the check of the others.
-    await settleAbandoned(ledger, job, job.failedReason || 'failed while no worker recorded it', logger).catch((error: unknown) =>
-      logger.warn({ err: error, jobId: job.id }, 'failed job not recorded (its row is gone)'),
+    await settleAbandoned(ledger, job, job.failedReason || 'failed while no worker recorded it', report).catch((error: unknown) =>
+      report.logger.warn({ err: error, jobId: job.id }, 'failed job not recorded (its row is gone)'),
     );
   }
-  if (jobs.length > 0) logger.debug({ failedJobs: jobs.length }, 'failed jobs checked against the ledger');
+  if (jobs.length > 0) report.logger.debug({ failedJobs: jobs.length }, 'failed jobs checked against the ledger');
 }

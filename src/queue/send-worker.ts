@@ -2,6 +2,7 @@ import { DelayedError, Queue, UnrecoverableError, Worker, type ConnectionOptions
 import type { SendLedger } from '../campaigns/ledger.js';
 import { sendJobSchema } from '../campaigns/send-job.js';
 import type { SendProcessor } from '../campaigns/send/send-processor.js';
+import type { SendTroubleObserver } from '../campaigns/send/send-trouble.js';
 import type { Logger } from '../logging/logger.js';
 import { settleAbandoned, settleRecentlyFailed } from './abandoned-jobs.js';
 import { sendQueueName, sendQueuePrefix } from './queue-names.js';
@@ -31,6 +32,8 @@ export interface SendWorkerOptions {
   messagingLimit?: () => number | undefined;
   /** The feeder feeds nothing before this settles. */
   feedReady?: Promise<unknown>;
+  /** Told of rows BullMQ gave up on (the processor reports its own answers). */
+  trouble?: SendTroubleObserver;
 }
 
 export interface RunningSendWorker {
@@ -93,14 +96,15 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
     maxStartedAttempts: 500,
   });
   worker.on('error', (error) => logger.error({ err: error }, 'send worker error'));
+  const report = { logger, phoneNumberId: options.phoneNumberId, onCampaignCompleted: options.onCampaignCompleted };
   worker.on('failed', (job, error) => {
     if (job === undefined || job.finishedOn === undefined) return;
     // BullMQ gave up on a job outside the processor's own decisions: the row still gets an answer.
-    settleAbandoned(options.ledger, job, error.message, logger).catch((settleError: unknown) =>
+    settleAbandoned(options.ledger, job, error.message, { ...report, trouble: options.trouble }).catch((settleError: unknown) =>
       logger.error({ err: settleError }, 'could not record an abandoned job (the next worker start records it)'),
     );
   });
-  settleRecentlyFailed(queue, options.ledger, logger).catch((error: unknown) =>
+  settleRecentlyFailed(queue, options.ledger, report).catch((error: unknown) =>
     logger.error({ err: error }, 'could not check failed jobs against the ledger'),
   );
 

@@ -8,6 +8,7 @@ import type { SendResult } from '../../src/cloud-api/cloud-api-client.js';
 import { CloudApiBadResponseError, CloudApiError, CloudApiTransportError } from '../../src/cloud-api/cloud-api-errors.js';
 import type { OutboundMessage, TemplateMessage } from '../../src/cloud-api/outbound-message.js';
 import { silentLogger } from '../../src/logging/logger.js';
+import type { SendTrouble } from '../../src/campaigns/send/send-trouble.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { fakeClock } from '../support/ledger-contract.js';
 import { UNIT_NUMBER, orderUpdateDefinition } from '../support/unit-campaigns.js';
@@ -54,6 +55,7 @@ describe('SendProcessor (in-memory ledger, fake sender)', () => {
   let processor: SendProcessor;
   let completed: string[];
   let paused: string[];
+  let troubles: SendTrouble[];
 
   /** A campaign of `rows` rows (values NameN, A-N), ingest finished, every row fed; and a processor on it. */
   async function setUp(rows: number, options: { ledger?: MemoryLedgerOptions; pacer?: SendPacer; extra?: IngestedRow[]; confirmInDoubt?: boolean } = {}): Promise<void> {
@@ -62,6 +64,7 @@ describe('SendProcessor (in-memory ledger, fake sender)', () => {
     sender = new FakeSender();
     completed = [];
     paused = [];
+    troubles = [];
     await ledger.createCampaign(orderUpdateDefinition(ID));
     const ingested: IngestedRow[] = Array.from({ length: rows }, (_, i) => ({
       row: i + 1,
@@ -80,6 +83,7 @@ describe('SendProcessor (in-memory ledger, fake sender)', () => {
       onCampaignCompleted: (id) => completed.push(id),
       onCampaignPaused: (id) => paused.push(id),
       confirmInDoubt: options.confirmInDoubt === true,
+      trouble: { record: (trouble) => troubles.push(trouble) },
     });
   }
 
@@ -227,6 +231,51 @@ describe('SendProcessor (in-memory ledger, fake sender)', () => {
       const fresh = new SendProcessor({ ledger, sender, logger: silentLogger(), onCampaignCompleted: (id) => completed.push(id) });
       for (const next of [...jobs, job(3)]) expect(await fresh.process(next, FIRST)).toEqual({ kind: 'done', status: 'sent' });
       expect(completed).toEqual([ID]);
+    });
+
+    it('each trouble is reported once, with its campaign, number and code: throttles with their pause; a halt is not (the pause is logged)', async () => {
+      await setUp(8);
+      sender.answerNext(
+        meta(130429),
+        meta(131057, 500),
+        meta(131056),
+        meta(131000, 500),
+        meta(131000, 500),
+        meta(131009),
+        new CloudApiTransportError('timeout', undefined),
+        meta(190, 401),
+      );
+      await processor.process(job(1), FIRST);
+      await processor.process(job(2), FIRST);
+      await processor.process(job(3), FIRST);
+      await processor.process(job(4), FIRST);
+      await processor.process(job(4), LAST);
+      await processor.process(job(5), FIRST);
+      await processor.process(job(6), LAST);
+      await processor.process(job(7), FIRST);
+      const about = { campaignId: ID, phoneNumberId: UNIT_NUMBER };
+      expect(troubles).toEqual([
+        { kind: 'throttled', ...about, code: '130429', pauseMs: 1000 },
+        { kind: 'throttled', ...about, code: '131057', pauseMs: 60_000 },
+        { kind: 'delayed', ...about, code: '131056' },
+        { kind: 'retried', ...about, code: '131000' },
+        { kind: 'failed', ...about, code: '131000' },
+        { kind: 'failed', ...about, code: '131009' },
+        { kind: 'unknown', ...about, code: 'TRANSPORT_TIMEOUT' },
+      ]);
+      expect(paused).toEqual([ID]);
+    });
+
+    it('a failure the ledger did not take (the row already had its answer) is not reported', async () => {
+      let refuse!: (error: Error) => void;
+      sender.answerNext(new Promise<SendResult>((_, reject) => (refuse = reject)));
+      const running = processor.process(job(1), FIRST);
+      while (sender.sent.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      // Shutdown recorded the row in doubt before Meta's late refusal came back.
+      await processor.abandonInFlight();
+      refuse(meta(131009));
+      expect(await running).toEqual({ kind: 'done', status: 'unknown' });
+      expect(troubles).toEqual([]);
     });
 
     it('an unknown 4xx without a Meta code fails the row; 401/403 halt the campaign', async () => {

@@ -9,6 +9,7 @@ import type { ClaimedRow, SendLedger, SettleResult, Settlement } from '../ledger
 import { messageForRow } from './message-for-row.js';
 import type { RowToSend, SendJob } from '../send-job.js';
 import { SEND_ACCEPTED, sendResultOf, type SendObserver } from '../../metrics/send-observer.js';
+import type { SendTroubleObserver } from './send-trouble.js';
 
 /** Anything that can send a message; CloudApiClient is the real one. */
 export interface MessageSender {
@@ -75,6 +76,7 @@ export class SendProcessor {
   readonly #confirmInDoubt: boolean;
   /** Metrics (issue 12): each request's result and latency; absent = not measured. */
   readonly #metrics: SendObserver | undefined;
+  readonly #trouble: SendTroubleObserver | undefined;
   #stopping = false;
 
   constructor(deps: {
@@ -94,6 +96,8 @@ export class SendProcessor {
     confirmInDoubt?: boolean;
     /** Told each request's result and latency (`campaign worker`: RedisSendRecorder, for /metrics). */
     metrics?: SendObserver | undefined;
+    /** Told every throttle, retry, delay and failed or in-doubt row (`campaign worker`: SendTroubleLog, for the operator's log). */
+    trouble?: SendTroubleObserver | undefined;
   }) {
     this.#ledger = deps.ledger;
     this.#sender = deps.sender;
@@ -104,6 +108,7 @@ export class SendProcessor {
     this.#onCampaignPaused = deps.onCampaignPaused ?? (() => undefined);
     this.#confirmInDoubt = deps.confirmInDoubt === true;
     this.#metrics = deps.metrics;
+    this.#trouble = deps.trouble;
   }
 
   async process(job: SendJob, context: AttemptContext): Promise<SendOutcome> {
@@ -189,6 +194,7 @@ export class SendProcessor {
     }
     const { action, code, detail, metaCode } = describe(error);
     this.#logger.debug({ campaignId: job.campaignId, row: job.row, code, action }, 'send failed');
+    const about = { campaignId: job.campaignId, phoneNumberId: definition.phoneNumberId, code };
     const notYet = { status: 'queued', errorCode: code, errorDetail: detail } as const;
     const mayHaveLeft = error instanceof CloudApiTransportError && error.requestMayHaveLeft;
     switch (action) {
@@ -205,12 +211,17 @@ export class SendProcessor {
           return this.#final(job, { status: mayHaveLeft ? 'unknown' : 'failed', errorCode: code, errorDetail: detail });
         }
         await this.#settle(job, notYet);
+        this.#trouble?.record({ kind: 'retried', ...about });
         return { kind: 'retry', error: error instanceof Error ? error : new Error(detail) };
-      case 'throttle-number':
+      case 'throttle-number': {
         await this.#settle(job, notYet);
-        return { kind: 'throttle-number', ms: THROTTLE_MS[metaCode ?? 130429] ?? 1000 };
+        const ms = THROTTLE_MS[metaCode ?? 130429] ?? 1000;
+        this.#trouble?.record({ kind: 'throttled', ...about, pauseMs: ms });
+        return { kind: 'throttle-number', ms };
+      }
       case 'delay-recipient':
         await this.#settle(job, notYet);
+        this.#trouble?.record({ kind: 'delayed', ...about });
         return { kind: 'delay-recipient', ms: Math.min(PAIR_DELAY_MS * 2 ** context.pairDelays, PAIR_DELAY_MAX_MS) };
       case 'fail-row':
         if (metaCode === OPTED_OUT_CODE) {
@@ -236,6 +247,9 @@ export class SendProcessor {
 
   async #final(job: SendJob, settlement: FinalSettlement): Promise<SendOutcome> {
     const result = await this.#settle(job, settlement);
+    if (this.#trouble !== undefined && (settlement.status === 'failed' || settlement.status === 'unknown')) {
+      await this.#reportAnswer(job, settlement, result.status);
+    }
     if (result.completedCampaign) this.#onCampaignCompleted(job.campaignId);
     // The brake may trip on the last answer: the campaign is complete then, not paused.
     if (result.pausedCampaign && !result.completedCampaign) {
@@ -244,6 +258,14 @@ export class SendProcessor {
       this.#onCampaignPaused(job.campaignId);
     }
     return { kind: 'done', status: result.status };
+  }
+
+  /** A failed or in-doubt answer, if the ledger took it (a webhook may have answered the row first). */
+  async #reportAnswer(job: SendJob, settlement: { status: 'failed' | 'unknown'; errorCode: string }, rowStatus: RowStatus): Promise<void> {
+    const took = rowStatus === settlement.status || (settlement.status === 'unknown' && rowStatus === 'confirming');
+    if (!took) return;
+    const { phoneNumberId } = await this.#definition(job.campaignId);
+    this.#trouble?.record({ kind: settlement.status, campaignId: job.campaignId, phoneNumberId, code: settlement.errorCode });
   }
 
   /** Settles with the campaign's phone number (its duplicate guard forgets a refused send). */
