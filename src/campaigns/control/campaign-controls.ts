@@ -79,6 +79,12 @@ export class CampaignControls {
   ): Promise<{ requeued: number; noPayload: number; held: number; heldUntil: number; paused: boolean }> {
     const status = await this.deps.ledger.status(campaignId);
     if (status === undefined) throw notFound(campaignId);
+    if (status.purgedAt !== undefined) {
+      throw new AppError(
+        'CAMPAIGN_PURGED',
+        `Cannot retry campaign ${campaignId}: it was purged at ${new Date(status.purgedAt).toISOString()}, so its rows (numbers and values) are gone and there is nothing to send again; send the file under a new --campaign ID`,
+      );
+    }
     if (status.state === 'cancelled') throw conflict(campaignId, 'cancelled', 'retry');
     const total = status.counts.total;
     let requeued = 0;
