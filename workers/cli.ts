@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { ArgumentError, exitCodeOf, isHelpShown, oneLineUsageErrors } from '../src/cli/usage-errors.js';
 import { sendRateOf, type RequiredSetting } from '../src/config/config.js';
 import { AppError, isAppError } from '../src/errors/app-error.js';
+import { packageRoot } from '../src/files/package-root.js';
 import type { AppContext } from './app-context.js';
 import { followNpxParent } from './npx-parent.js';
 
@@ -12,7 +14,7 @@ import { followNpxParent } from './npx-parent.js';
 
 const program = new Command('campaign')
   .description('Send WhatsApp template campaigns from CSV files through the Cloud API.')
-  .showHelpAfterError();
+  .version(packageVersion(), '-V, --version', 'print the version');
 
 /** Runs a command with a context, and always closes it. */
 async function withContext<T>(fn: (context: AppContext) => Promise<T>, required: readonly RequiredSetting[] = []): Promise<T> {
@@ -435,13 +437,24 @@ function notFound(id: string): Error {
   return new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${id} under this QUEUE_PREFIX (see \`campaign list\`)`);
 }
 
+oneLineUsageErrors(program);
+
 try {
   followNpxParent();
   loadDotEnv();
   await program.parseAsync(process.argv);
 } catch (error) {
-  console.error(describeFailure(error));
-  process.exitCode = 1;
+  if (isHelpShown(error)) {
+    process.exitCode = error.exitCode;
+  } else {
+    console.error(describeFailure(error));
+    process.exitCode = exitCodeOf(error);
+  }
+}
+
+/** package.json's version, for `campaign --version`. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 /**
@@ -458,11 +471,12 @@ function loadDotEnv(): void {
 }
 
 /**
- * One line (or a few) for the operator, always with a stable code and never a stack trace:
- * an expected failure is an AppError; anything else is a bug, said plainly, and its stack is
- * printed only with LOG_LEVEL=debug.
+ * One line for the operator (a usage error adds one hint line), always with a stable code and
+ * never a stack trace: an expected failure is an AppError; anything else is a bug, said
+ * plainly, and its stack is printed only with LOG_LEVEL=debug.
  */
 function describeFailure(error: unknown): string {
+  if (error instanceof ArgumentError) return `campaign: ${error.code}: ${error.message}\n${error.hint}`;
   if (isAppError(error)) return `campaign: ${error.code}: ${error.message}`;
   const message = error instanceof Error ? error.message : String(error);
   const stack = process.env.LOG_LEVEL === 'debug' && error instanceof Error && error.stack !== undefined ? `\n${error.stack}` : '';
