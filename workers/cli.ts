@@ -248,7 +248,13 @@ program
   .action(async (id: string) => {
     const { withControls } = await import('./control-command.js');
     const result = await withContext((context) => withControls(context, (controls) => controls.cancel(id)));
-    console.log(`Campaign ${id} cancelled: ${result.cancelled} rows not yet fed cancelled; rows already fed are cancelled as workers reach them`);
+    if (result.alreadyCancelled) {
+      const why = result.reason === undefined ? '' : ` (${result.reason})`;
+      const ended = result.finishedAt === undefined ? '' : `; it ended at ${new Date(result.finishedAt).toISOString()}`;
+      console.log(`Campaign ${id} was already cancelled${why}${ended}; nothing changed`);
+    } else {
+      console.log(`Campaign ${id} cancelled: ${result.cancelled} rows not yet fed cancelled; rows already fed are cancelled as workers reach them`);
+    }
   });
 
 program
@@ -268,12 +274,13 @@ program
   .command('retry')
   .description('send chosen failed or unknown rows again (default: every failed row; unknown rows only with --unknown)')
   .argument('<id>', 'campaign ID')
-  .option('--codes <codes>', 'only failed rows with these error codes, comma-separated, e.g. 131000,131016', list)
+  .option('--codes <codes>', "only failed rows with these error codes, comma-separated: Meta's numeric codes, e.g. 131000,131016 (or ours from the report's error_code: WORKER_GAVE_UP, HTTP_502, TRANSPORT_CONNECT, JOB_PAYLOAD_INVALID)")
   .option('--unknown', 'rows whose outcome is unknown (they may have been delivered: check before resending); alone: only those; with --codes: those and the failed rows with the codes')
-  .action(async (id: string, o: { codes?: string[]; unknown?: boolean }) => {
+  .action(async (id: string, o: { codes?: string; unknown?: boolean }) => {
     const { withControls } = await import('./control-command.js');
+    const { parseRetryCodes } = await import('../src/campaigns/control/retry-codes.js');
     const selection = {
-      codes: o.codes ?? [],
+      codes: o.codes === undefined ? [] : parseRetryCodes(o.codes),
       // --unknown alone means unknown rows only; --codes picks failed rows.
       failed: o.unknown !== true || o.codes !== undefined,
       unknown: o.unknown === true,
@@ -349,13 +356,13 @@ program
   .description('run the local Cloud API sandbox')
   .option('--port <n>', 'port to listen on (0 = any free port)', '8089')
   .option('--host <host>', 'address to bind', '127.0.0.1')
-  .option('--templates <file>', 'approved templates (Meta list JSON)', 'samples/templates.json')
+  .option('--templates <file>', "approved templates (Meta list JSON; default TEMPLATES_FILE, else the package's samples/templates.json)")
   .addOption(new Option('--mps <n>', 'messages per second per phone number before 130429 (0 = unlimited)').default('80'))
   .option('--webhook-url <url>', 'post signed status webhooks (sent, delivered, read) for accepted sends to this URL, signed with WHATSAPP_APP_SECRET')
   .option('--phone-number-id <ids>', 'phone-number IDs the sandbox has besides WHATSAPP_PHONE_NUMBER_ID, comma-separated (others are refused: 100, subcode 33)')
   .option('--messaging-limit-tier <tier>', "the messaging limit its numbers report (TIER_50, TIER_250, TIER_1K, TIER_2K, TIER_10K, TIER_100K, TIER_UNLIMITED); reported, not enforced", 'TIER_UNLIMITED')
   .option('--retain-accepted <n>', 'keep only the newest N accepted messages in memory (GET /_sandbox/accepted); stats still count every one (default: all)')
-  .action(async (o: { port: string; host: string; templates: string; mps: string; webhookUrl?: string; phoneNumberId?: string; messagingLimitTier: string; retainAccepted?: string }) => {
+  .action(async (o: { port: string; host: string; templates?: string; mps: string; webhookUrl?: string; phoneNumberId?: string; messagingLimitTier: string; retainAccepted?: string }) => {
     const { runSandboxUntilSignal } = await import('./sandbox-command.js');
     const port = wholeNumberOption('--port', o.port, 65535);
     const messagesPerSecond = wholeNumberOption('--mps', o.mps, 1_000_000);

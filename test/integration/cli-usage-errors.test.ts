@@ -36,6 +36,9 @@ describe('usage errors through the CLI', () => {
     it.each([
       [['sandbox', '--port', 'abc'], 2, 'campaign: OPTION_INVALID: --port "abc": give a whole number from 0 to 65535\n'],
       [['worker', '--phone-number-id', '12ab'], 2, /^campaign: OPTION_INVALID: --phone-number-id "12ab": /],
+      [['retry', 'c1', '--codes', 'abc'], 2, /^campaign: OPTION_INVALID: --codes "ABC" is not an error code: codes are Meta's numeric error codes, e\.g\. 131026 /],
+      [['retry', 'c1', '--codes', ','], 2, /^campaign: OPTION_INVALID: --codes "," names no code: give the error codes of the failed rows to send again, comma-separated, e\.g\. --codes 131026,131000\n$/],
+      [['retry', 'c1', '--codes', '131026,x-1'], 2, /^campaign: OPTION_INVALID: --codes "X-1" is not an error code/],
     ])('%j → exit %i', async (args, code, said) => {
       const result = await runCli(args, env);
       expect(result.code, result.stderr).toBe(code);

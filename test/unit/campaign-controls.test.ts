@@ -98,9 +98,18 @@ describe('CampaignControls (in-memory ledger)', () => {
   describe('cancel', () => {
     it('cancels the backlog at once and says how many rows; rows fed are cancelled at their claim', async () => {
       await campaign(5, { fed: 2 });
-      expect(await controls.cancel(ID)).toEqual({ cancelled: 3 });
+      expect(await controls.cancel(ID)).toEqual({ cancelled: 3, alreadyCancelled: false, reason: undefined, finishedAt: undefined });
       expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', counts: { cancelled: 3, queued: 2 } });
-      expect(await controls.cancel(ID)).toEqual({ cancelled: 0 });
+    });
+
+    it('a second cancel changes nothing and says the campaign was already cancelled, with why and when it ended when known', async () => {
+      await campaign(3, { fed: 0 });
+      await controls.cancel(ID);
+      const ended = (await ledger.status(ID))?.finishedAt;
+      expect(ended).toBe(clock.now());
+      await clock.advance(HOUR);
+      expect(await controls.cancel(ID)).toEqual({ cancelled: 0, alreadyCancelled: true, reason: undefined, finishedAt: ended });
+      expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', counts: { cancelled: 3 }, finishedAt: ended });
     });
 
     it('refuses a missing or finished campaign', async () => {
