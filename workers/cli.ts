@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { ArgumentError, exitCodeOf, isHelpShown, oneLineUsageErrors } from '../src/cli/usage-errors.js';
 import { sendRateOf, type RequiredSetting } from '../src/config/config.js';
 import { AppError, isAppError } from '../src/errors/app-error.js';
+import { packageRoot } from '../src/files/package-root.js';
 import type { AppContext } from './app-context.js';
 import { followNpxParent } from './npx-parent.js';
 
@@ -12,7 +14,7 @@ import { followNpxParent } from './npx-parent.js';
 
 const program = new Command('campaign')
   .description('Send WhatsApp template campaigns from CSV files through the Cloud API.')
-  .showHelpAfterError();
+  .version(packageVersion(), '-V, --version', 'print the version');
 
 /** Runs a command with a context, and always closes it. */
 async function withContext<T>(fn: (context: AppContext) => Promise<T>, required: readonly RequiredSetting[] = []): Promise<T> {
@@ -194,15 +196,15 @@ program
   .command('report')
   .description('write the per-row CSV report of a campaign')
   .argument('<id>', 'campaign ID')
-  .option('--out <file>', 'where to write it (default REPORTS_DIR/<id>.csv)')
+  .option('--out <file>', 'where to write it (default REPORTS_DIR/<id>.csv; - writes it to stdout); a file is replaced only once the new report is complete')
   .action(async (id: string, o: { out?: string }) => {
-    const { writeReport } = await import('../src/campaigns/report/report.js');
-    await withContext(async ({ ledger, config }) => {
-      if ((await ledger.status(id)) === undefined) throw notFound(id);
-      const path = o.out ?? join(config.reportsDir, `${id}.csv`);
-      const lines = await writeReport(ledger, id, path);
-      console.log(`${path} (${lines} rows)`);
-    });
+    const { runReport } = await import('./report-command.js');
+    const outcome = await withContext((context) => runReport(context, id, o.out));
+    if (outcome.kind === 'file') console.log(`${outcome.path} (${outcome.lines} rows)`);
+    if (outcome.kind === 'stopped') {
+      console.error(`Report stopped; ${outcome.path === 'stdout' ? 'stdout has part of it' : `${outcome.path} was left as it was`}`);
+      process.exitCode = 130;
+    }
   });
 
 program
@@ -252,7 +254,13 @@ program
   .action(async (id: string) => {
     const { withControls } = await import('./control-command.js');
     const result = await withContext((context) => withControls(context, (controls) => controls.cancel(id)));
-    console.log(`Campaign ${id} cancelled: ${result.cancelled} rows not yet fed cancelled; rows already fed are cancelled as workers reach them`);
+    if (result.alreadyCancelled) {
+      const why = result.reason === undefined ? '' : ` (${result.reason})`;
+      const ended = result.finishedAt === undefined ? '' : `; it ended at ${new Date(result.finishedAt).toISOString()}`;
+      console.log(`Campaign ${id} was already cancelled${why}${ended}; nothing changed`);
+    } else {
+      console.log(`Campaign ${id} cancelled: ${result.cancelled} rows not yet fed cancelled; rows already fed are cancelled as workers reach them`);
+    }
   });
 
 program
@@ -272,12 +280,13 @@ program
   .command('retry')
   .description('send chosen failed or unknown rows again (default: every failed row; unknown rows only with --unknown)')
   .argument('<id>', 'campaign ID')
-  .option('--codes <codes>', 'only failed rows with these error codes, comma-separated, e.g. 131000,131016', list)
+  .option('--codes <codes>', "only failed rows with these error codes, comma-separated: Meta's numeric codes, e.g. 131000,131016 (or ours from the report's error_code: WORKER_GAVE_UP, HTTP_502, TRANSPORT_CONNECT, JOB_PAYLOAD_INVALID)")
   .option('--unknown', 'rows whose outcome is unknown (they may have been delivered: check before resending); alone: only those; with --codes: those and the failed rows with the codes')
-  .action(async (id: string, o: { codes?: string[]; unknown?: boolean }) => {
+  .action(async (id: string, o: { codes?: string; unknown?: boolean }) => {
     const { withControls } = await import('./control-command.js');
+    const { parseRetryCodes } = await import('../src/campaigns/control/retry-codes.js');
     const selection = {
-      codes: o.codes ?? [],
+      codes: o.codes === undefined ? [] : parseRetryCodes(o.codes),
       // --unknown alone means unknown rows only; --codes picks failed rows.
       failed: o.unknown !== true || o.codes !== undefined,
       unknown: o.unknown === true,
@@ -353,13 +362,13 @@ program
   .description('run the local Cloud API sandbox')
   .option('--port <n>', 'port to listen on (0 = any free port)', '8089')
   .option('--host <host>', 'address to bind', '127.0.0.1')
-  .option('--templates <file>', 'approved templates (Meta list JSON)', 'samples/templates.json')
+  .option('--templates <file>', "approved templates (Meta list JSON; default TEMPLATES_FILE, else the package's samples/templates.json)")
   .addOption(new Option('--mps <n>', 'messages per second per phone number before 130429 (0 = unlimited)').default('80'))
   .option('--webhook-url <url>', 'post signed status webhooks (sent, delivered, read) for accepted sends to this URL, signed with WHATSAPP_APP_SECRET')
   .option('--phone-number-id <ids>', 'phone-number IDs the sandbox has besides WHATSAPP_PHONE_NUMBER_ID, comma-separated (others are refused: 100, subcode 33)')
   .option('--messaging-limit-tier <tier>', "the messaging limit its numbers report (TIER_50, TIER_250, TIER_1K, TIER_2K, TIER_10K, TIER_100K, TIER_UNLIMITED); reported, not enforced", 'TIER_UNLIMITED')
   .option('--retain-accepted <n>', 'keep only the newest N accepted messages in memory (GET /_sandbox/accepted); stats still count every one (default: all)')
-  .action(async (o: { port: string; host: string; templates: string; mps: string; webhookUrl?: string; phoneNumberId?: string; messagingLimitTier: string; retainAccepted?: string }) => {
+  .action(async (o: { port: string; host: string; templates?: string; mps: string; webhookUrl?: string; phoneNumberId?: string; messagingLimitTier: string; retainAccepted?: string }) => {
     const { runSandboxUntilSignal } = await import('./sandbox-command.js');
     const port = wholeNumberOption('--port', o.port, 65535);
     const messagesPerSecond = wholeNumberOption('--mps', o.mps, 1_000_000);
@@ -441,13 +450,24 @@ function notFound(id: string): Error {
   return new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${id} under this QUEUE_PREFIX (see \`campaign list\`)`);
 }
 
+oneLineUsageErrors(program);
+
 try {
   followNpxParent();
   loadDotEnv();
   await program.parseAsync(process.argv);
 } catch (error) {
-  console.error(describeFailure(error));
-  process.exitCode = 1;
+  if (isHelpShown(error)) {
+    process.exitCode = error.exitCode;
+  } else {
+    console.error(describeFailure(error));
+    process.exitCode = exitCodeOf(error);
+  }
+}
+
+/** package.json's version, for `campaign --version`. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 /**
@@ -464,11 +484,12 @@ function loadDotEnv(): void {
 }
 
 /**
- * One line (or a few) for the operator, always with a stable code and never a stack trace:
- * an expected failure is an AppError; anything else is a bug, said plainly, and its stack is
- * printed only with LOG_LEVEL=debug.
+ * One line for the operator (a usage error adds one hint line), always with a stable code and
+ * never a stack trace: an expected failure is an AppError; anything else is a bug, said
+ * plainly, and its stack is printed only with LOG_LEVEL=debug.
  */
 function describeFailure(error: unknown): string {
+  if (error instanceof ArgumentError) return `campaign: ${error.code}: ${error.message}\n${error.hint}`;
   if (isAppError(error)) return `campaign: ${error.code}: ${error.message}`;
   const message = error instanceof Error ? error.message : String(error);
   const stack = process.env.LOG_LEVEL === 'debug' && error instanceof Error && error.stack !== undefined ? `\n${error.stack}` : '';

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SingleBar, Presets } from 'cli-progress';
 import { writeReport } from '../src/campaigns/report/report.js';
 import { summaryText, statusText } from '../src/cli/format.js';
+import { packageRoot } from '../src/files/package-root.js';
 import { loadTemplatesFile, startSandbox } from '../src/sandbox/index.js';
 import { openContext, type AppContext } from './app-context.js';
 import type { CampaignStatus } from '../src/campaigns/campaign.js';
@@ -10,8 +10,7 @@ import { runSend } from './send-command.js';
 import { startWorker } from './worker-command.js';
 import { startService } from './serve-command.js';
 
-// workers/ in a checkout, dist/workers/ once built: the samples are at the package root either way.
-const SAMPLES = fileURLToPath(new URL(import.meta.url.includes('/dist/workers/') ? '../../samples/' : '../samples/', import.meta.url));
+const SAMPLES = join(packageRoot(), 'samples');
 const DEMO_TOKEN = 'sandbox-demo-token';
 const DEMO_PHONE_NUMBER_ID = '106540352242922';
 /** The demo's own webhook secret and verify token: the sandbox signs with it, the service checks it. */

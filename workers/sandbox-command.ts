@@ -1,5 +1,6 @@
 import { loadConfig } from '../src/config/config.js';
 import { AppError } from '../src/errors/app-error.js';
+import { sampleTemplatesFile } from '../src/files/package-root.js';
 import { createLogger } from '../src/logging/logger.js';
 import { loadTemplatesFile } from '../src/templates/templates-file.js';
 import { MESSAGING_LIMIT_TIERS, type MessagingLimitTier } from '../src/sandbox/phone-number-route.js';
@@ -11,7 +12,8 @@ export const DEFAULT_SANDBOX_TOKEN = 'sandbox-token';
 export async function runSandboxUntilSignal(options: {
   port: number;
   host: string;
-  templatesFile: string;
+  /** `--templates FILE`; else TEMPLATES_FILE, else the package's samples/templates.json. */
+  templatesFile?: string | undefined;
   messagesPerSecond: number;
   /** `--webhook-url`: where to post signed status webhooks (needs WHATSAPP_APP_SECRET). */
   webhookUrl?: string | undefined;
@@ -28,7 +30,8 @@ export async function runSandboxUntilSignal(options: {
   const extraIds = checkPhoneNumberIds(options.phoneNumberIds);
   const config = loadConfig(process.env, webhookUrl === undefined ? [] : ['WHATSAPP_APP_SECRET']);
   const logger = createLogger(config.logLevel);
-  const templates = await loadTemplatesFile(options.templatesFile);
+  const templatesFile = options.templatesFile ?? config.templates.file ?? sampleTemplatesFile();
+  const templates = await loadTemplatesFile(templatesFile);
   const accessToken = config.accessToken?.reveal() ?? DEFAULT_SANDBOX_TOKEN;
   // Loaded only once the options, settings and templates are known good: a mistake in
   // any of them is reported without paying for fastify.
@@ -50,7 +53,7 @@ export async function runSandboxUntilSignal(options: {
     ...(webhookUrl === undefined ? {} : { webhooks: { url: webhookUrl, appSecret: config.webhook.appSecrets.at(-1)?.reveal() ?? '' } }),
   });
   const tokenNote = config.accessToken === undefined ? `token "${DEFAULT_SANDBOX_TOKEN}"` : 'the token in WHATSAPP_ACCESS_TOKEN';
-  console.log(`Sandbox Cloud API listening on ${sandbox.url} (${templates.length} templates, accepts ${tokenNote})`);
+  console.log(`Sandbox Cloud API listening on ${sandbox.url} (${templates.length} templates from ${templatesFile}, accepts ${tokenNote})`);
   console.log(`Phone-number IDs: ${sandbox.phoneNumberIds.join(', ')}`);
   if (webhookUrl !== undefined) console.log(`Webhooks (statuses, inbound messages) go to ${webhookUrl}, signed with WHATSAPP_APP_SECRET`);
   await new Promise<void>((resolve) => {

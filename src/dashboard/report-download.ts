@@ -1,7 +1,6 @@
 import { Readable, pipeline } from 'node:stream';
-import { stringify } from 'csv-stringify';
 import type { ReportLedger } from '../campaigns/ledger.js';
-import { REPORT_COLUMNS, reportLine } from '../campaigns/report/report.js';
+import { reportCsv, reportLines } from '../campaigns/report/report.js';
 
 /**
  * The report as a stream, read from the ledger page by page while the client takes it
@@ -9,13 +8,7 @@ import { REPORT_COLUMNS, reportLine } from '../campaigns/report/report.js';
  * that goes away ends the reading.
  */
 export function reportStream(ledger: Pick<ReportLedger, 'rows'>, campaignId: string, onError: (error: Error) => void): Readable {
-  async function* lines(): AsyncGenerator<(string | number)[]> {
-    for await (const page of ledger.rows(campaignId)) {
-      for (const r of page) yield reportLine(r);
-    }
-  }
-  const csv = stringify({ header: true, columns: [...REPORT_COLUMNS] });
-  return pipeline(Readable.from(lines()), csv, (error) => {
+  return pipeline(Readable.from(reportLines(ledger, campaignId)), reportCsv(), (error) => {
     if (error !== null && error !== undefined && error.code !== 'ERR_STREAM_PREMATURE_CLOSE') onError(error);
   });
 }

@@ -6,6 +6,7 @@
 export const ERROR_CODES = {
   CONFIG_INVALID: 'A setting in the environment is missing or malformed.',
   OPTION_INVALID: 'A command-line option has a value the command cannot use.',
+  ARGUMENT_INVALID: 'The command line does not parse: an unknown command or option, a missing argument or required option, or a value the option refuses.',
   REDIS_UNAVAILABLE: 'Redis did not answer at REDIS_URL.',
   KEY_LAYOUT_OLD: 'Redis holds campaigns in the key layout of a version before the cluster one; `campaign migrate-keys` moves them.',
   CSV_UNREADABLE: 'The CSV file could not be opened or read.',
@@ -24,6 +25,7 @@ export const ERROR_CODES = {
   TEMPLATE_MAPPING_INVALID: 'The columns given do not fit the template (wrong count, unknown template, not approved).',
   CAMPAIGN_NOT_FOUND: 'No campaign with that ID exists under this QUEUE_PREFIX.',
   CAMPAIGN_STATE_CONFLICT: 'The campaign is in a state where this command cannot act (cancelled, or already completed).',
+  CAMPAIGN_PURGED: "The campaign's rows were purged, so a command that needs them (report, retry) has nothing to work on.",
   JOB_PAYLOAD_INVALID: 'A queued job does not match the send-job schema.',
   ENQUEUE_FAILED: 'BullMQ did not accept a chunk of jobs.',
   CLOUD_API_ERROR: 'The Cloud API answered with a Graph error body (see metaCode).',

@@ -76,6 +76,11 @@ describe('campaign controls through the CLI', () => {
     expect(cancel.stdout).toMatch(/Campaign ctl-1 cancelled: 10 rows not yet fed cancelled/);
     expect(await redis.exists(backlog)).toBe(0);
     expect(await status('ctl-1')).toMatchObject({ state: 'cancelled', cancelled: 10, queued: 0, total: 10 });
+    // A second cancel changes nothing and says so; it is not an error.
+    const cancelledAt = (await status('ctl-1')).finishedAt as string;
+    const cancelAgain = await runCli(['cancel', 'ctl-1'], env);
+    expect(cancelAgain.code, cancelAgain.stderr).toBe(0);
+    expect(cancelAgain.stdout).toBe(`Campaign ctl-1 was already cancelled; it ended at ${cancelledAt}; nothing changed\n`);
     const report = await runCli(['report', 'ctl-1', '--out', join(dir.dir, 'ctl-1.csv')], env);
     expect(report.code, report.stderr).toBe(0);
 

@@ -5,7 +5,7 @@ import { optOutsKey } from '../../src/redis/ledger-keys.js';
 
 /** `campaign optouts list|add|remove`: the opt-out store without redis-cli. */
 describe('campaign optouts', () => {
-  it('add, list (text and JSON), remove; a bad number is OPTION_INVALID with exit 1', async () => {
+  it('add, list (text and JSON), remove; a bad number is OPTION_INVALID with exit 2', async () => {
     const prefix = freshPrefix('optouts');
     const env = { REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, WHATSAPP_PHONE_NUMBER_ID: '106540352242922' };
     const redis = testRedis();
@@ -19,9 +19,14 @@ describe('campaign optouts', () => {
       expect((await runCli(['optouts', 'remove', '+4915112345678'], env)).stdout).toContain('no longer opted out');
       expect((await runCli(['optouts', 'list'], env)).stdout).toContain('No opt-outs');
       const bad = await runCli(['optouts', 'add', '12345'], env);
-      expect(bad.code).toBe(1);
-      expect(bad.stderr).toMatch(/^campaign: OPTION_INVALID: .*12345/m);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/^campaign: OPTION_INVALID: "12345" has no country code: write it as \+<country code><number>, e\.g\. \+4915112345678$/m);
       expect(bad.stderr).not.toMatch(/at .*\.ts:\d+/);
+      // Letters are not a number that lacks its country code: said as such.
+      const word = await runCli(['optouts', 'add', 'notaphone'], env);
+      expect(word.code).toBe(2);
+      expect(word.stderr).toBe('campaign: OPTION_INVALID: "notaphone" is not a phone number: write it as +<country code><number>, e.g. +4915112345678\n');
+      expect(await redis.hlen(optOutsKey(prefix, '106540352242922'))).toBe(0);
     } finally {
       await removePrefix(redis, prefix);
       await redis.quit();

@@ -82,7 +82,7 @@ describe('one worker process, every phone number', () => {
     expect(rig.accepted().slice(before).filter((m) => m.phoneNumberId === B)).toHaveLength(ROWS);
 
     const bad = await runCli(['worker', '--phone-number-id', `${A},12ab`], rig.env);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('OPTION_INVALID');
     expect(bad.stderr).toContain('--phone-number-id "12ab"');
     expect(bad.stderr).not.toMatch(/\n\s+at /);

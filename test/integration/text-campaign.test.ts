@@ -264,7 +264,7 @@ describe('text campaigns (real Redis, webhook service, sandbox)', () => {
 
     // Neither --text nor --template (commander's required option before there was --text).
     const neither = await runCli(['send', file], env);
-    expect(neither.code).toBe(1);
+    expect(neither.code).toBe(2);
     expect(neither.stderr).toMatch(/^campaign: OPTION_INVALID: say what to send: --template NAME --language CODE .* or --text "Hi \{\{name\}\}, …"/m);
 
     const send = await runCli(['send', file, '--text', 'Hi {{name}}', '--campaign', 'txt-cli', '--json'], env);

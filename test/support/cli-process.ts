@@ -56,8 +56,9 @@ export class CliProcess {
   output = '';
   readonly #exited: Promise<number | null>;
 
-  constructor(args: string[], env: Record<string, string>) {
-    this.child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  /** `cwd`: where it runs (default: the test's own working directory). */
+  constructor(args: string[], env: Record<string, string>, options: { cwd?: string } = {}) {
+    this.child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], ...options });
     const collect = (d: Buffer) => (this.output += d.toString());
     this.child.stdout?.on('data', collect);
     this.child.stderr?.on('data', collect);

@@ -98,9 +98,18 @@ describe('CampaignControls (in-memory ledger)', () => {
   describe('cancel', () => {
     it('cancels the backlog at once and says how many rows; rows fed are cancelled at their claim', async () => {
       await campaign(5, { fed: 2 });
-      expect(await controls.cancel(ID)).toEqual({ cancelled: 3 });
+      expect(await controls.cancel(ID)).toEqual({ cancelled: 3, alreadyCancelled: false, reason: undefined, finishedAt: undefined });
       expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', counts: { cancelled: 3, queued: 2 } });
-      expect(await controls.cancel(ID)).toEqual({ cancelled: 0 });
+    });
+
+    it('a second cancel changes nothing and says the campaign was already cancelled, with why and when it ended when known', async () => {
+      await campaign(3, { fed: 0 });
+      await controls.cancel(ID);
+      const ended = (await ledger.status(ID))?.finishedAt;
+      expect(ended).toBe(clock.now());
+      await clock.advance(HOUR);
+      expect(await controls.cancel(ID)).toEqual({ cancelled: 0, alreadyCancelled: true, reason: undefined, finishedAt: ended });
+      expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', counts: { cancelled: 3 }, finishedAt: ended });
     });
 
     it('refuses a missing or finished campaign', async () => {
@@ -139,6 +148,24 @@ describe('CampaignControls (in-memory ledger)', () => {
   });
 
   describe('retry', () => {
+    it('refuses a purged campaign (CAMPAIGN_PURGED): its rows are gone, there is nothing to send again', async () => {
+      await campaign(2);
+      await answerAll(2, () => 'failed');
+      const purgedAt = clock.now();
+      // The in-memory ledger has no purge: its status is read as the Redis ledger's is after one.
+      const purged = new Proxy(ledger, {
+        get(target, key) {
+          if (key === 'status') return async (id: string) => ({ ...(await target.status(id)), purgedAt });
+          const value: unknown = Reflect.get(target, key, target);
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      await expect(new CampaignControls({ ledger: purged }).retry(ID, { codes: [], failed: true, unknown: false })).rejects.toMatchObject({
+        code: 'CAMPAIGN_PURGED',
+        message: expect.stringMatching(/^Cannot retry campaign c1: it was purged at 2026-12-01T08:00:00\.000Z, so its rows \(numbers and values\) are gone/) as unknown,
+      });
+    });
+
     it('walks the campaign in pages of 1,000 rows, reporting progress, and requeues the chosen rows once', async () => {
       await campaign(2500);
       await answerAll(2500, (row) => (row % 500 === 0 ? 'failed' : row % 700 === 0 ? 'unknown' : 'sent'));

@@ -177,7 +177,9 @@ describe('checkRow: phone and field count', () => {
     ['+447700900123', 'not a valid number'],
     ['4155550123', 'no country code'],
     ['+1415555', 'not a valid number'],
-    ['call me', 'no country code'],
+    ['call me', 'is not a phone number'],
+    ['+49 abc', 'is not a phone number'],
+    ['(415) 555-0123', 'no country code'],
   ])('invalid phone %j → PHONE_INVALID', (phone, why) => {
     const verdict = checkRow(row({ phone }), spring);
 

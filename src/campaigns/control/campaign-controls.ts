@@ -12,6 +12,14 @@ export interface RetryProgress {
   requeued: number;
 }
 
+/** What `cancel` did: `cancelled` rows of the backlog, or nothing, as it was cancelled before (`reason`: why, when not by the operator). */
+export interface CancelAnswer {
+  cancelled: number;
+  alreadyCancelled: boolean;
+  reason: string | undefined;
+  finishedAt: number | undefined;
+}
+
 export interface ControlDeps {
   ledger: ControlLedger;
 }
@@ -44,10 +52,16 @@ export class CampaignControls {
     return { wasPaused: outcome === 'resumed' };
   }
 
-  /** The backlog's rows become `cancelled` at once; rows already fed are cancelled at their claim; rows in flight keep their answer. */
-  async cancel(campaignId: string): Promise<{ cancelled: number }> {
+  /**
+   * The backlog's rows become `cancelled` at once; rows already fed are cancelled at their
+   * claim; rows in flight keep their answer. A campaign cancelled before is left as it is and
+   * said to be (with why, and when it ended, when known).
+   */
+  async cancel(campaignId: string): Promise<CancelAnswer> {
+    const before = await this.deps.ledger.status(campaignId);
+    if (before?.state === 'cancelled') return { cancelled: 0, alreadyCancelled: true, reason: before.cancelReason, finishedAt: before.finishedAt };
     const result = await this.deps.ledger.cancel(campaignId);
-    if (result.outcome === 'cancelled') return { cancelled: result.cancelled };
+    if (result.outcome === 'cancelled') return { cancelled: result.cancelled, alreadyCancelled: false, reason: undefined, finishedAt: undefined };
     if (result.outcome === 'missing') throw notFound(campaignId);
     throw conflict(campaignId, result.outcome, 'cancel');
   }
@@ -79,6 +93,12 @@ export class CampaignControls {
   ): Promise<{ requeued: number; noPayload: number; held: number; heldUntil: number; paused: boolean }> {
     const status = await this.deps.ledger.status(campaignId);
     if (status === undefined) throw notFound(campaignId);
+    if (status.purgedAt !== undefined) {
+      throw new AppError(
+        'CAMPAIGN_PURGED',
+        `Cannot retry campaign ${campaignId}: it was purged at ${new Date(status.purgedAt).toISOString()}, so its rows (numbers and values) are gone and there is nothing to send again; send the file under a new --campaign ID`,
+      );
+    }
     if (status.state === 'cancelled') throw conflict(campaignId, 'cancelled', 'retry');
     const total = status.counts.total;
     let requeued = 0;

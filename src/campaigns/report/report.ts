@@ -1,10 +1,12 @@
 import { createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { once } from 'node:events';
-import { stringify } from 'csv-stringify';
+import { Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { stringify, type Stringifier } from 'csv-stringify';
 import { AppError } from '../../errors/app-error.js';
 import { makeDirectory } from '../../files/make-directory.js';
+import { replaceFile } from '../../files/replace-file.js';
 import type { RowRecord } from '../campaign.js';
 import type { ReportLedger } from '../ledger.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
@@ -26,30 +28,77 @@ export function reportLine(r: RowRecord): (string | number)[] {
   return [r.row, spreadsheetSafe(r.phone), r.status, r.wamid ?? '', spreadsheetSafe(r.errorCode ?? ''), spreadsheetSafe(r.errorDetail ?? ''), r.attempts, iso(r.deliveredAt), iso(r.readAt), spreadsheetSafe(r.reply ?? '')];
 }
 
-/**
- * Writes one line per CSV row (reportLine), in row order, streaming page by page (any
- * campaign size). A path that cannot be written is OUTPUT_UNWRITABLE, not a crash.
- */
-export async function writeReport(ledger: ReportLedger, campaignId: string, path: string): Promise<number> {
-  await checkWritableFile(path);
-  const out = createWriteStream(path);
-  let failure: Error | undefined;
-  out.on('error', (error) => (failure ??= error));
-  const csv = stringify({ header: true, columns: [...REPORT_COLUMNS] });
-  csv.pipe(out);
-  let lines = 0;
+/** Every row's line, in row order, read from the ledger a page at a time as the consumer asks for them. */
+export async function* reportLines(ledger: Pick<ReportLedger, 'rows'>, campaignId: string): AsyncGenerator<(string | number)[]> {
   for await (const page of ledger.rows(campaignId)) {
-    if (failure !== undefined) break;
-    for (const r of page) {
-      const ok = csv.write(reportLine(r));
-      lines++;
-      if (!ok) await Promise.race([once(csv, 'drain'), once(out, 'error')]).catch(() => undefined);
+    for (const r of page) yield reportLine(r);
+  }
+}
+
+/** Lines in, CSV text out: the header first, then one record per line. */
+export function reportCsv(): Stringifier {
+  return stringify({ header: true, columns: [...REPORT_COLUMNS] });
+}
+
+export interface ReportOptions {
+  /** Aborted (Ctrl-C): the writing stops, and the rejection is the AbortError. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Writes one line per CSV row, in row order, streaming page by page (any campaign size, flat
+ * memory: stream.pipeline carries the backpressure and its error listeners once for the
+ * whole file). The report goes to a temporary file renamed over `path` only when complete, so
+ * a failure or a stop leaves the report there before as it was. A path that cannot be written
+ * is OUTPUT_UNWRITABLE; a failed read of the ledger is rethrown as it is.
+ */
+export async function writeReport(ledger: Pick<ReportLedger, 'rows'>, campaignId: string, path: string, options: ReportOptions = {}): Promise<number> {
+  await checkWritableFile(path);
+  const source = countedLines(ledger, campaignId);
+  try {
+    await replaceFile(path, (temporary) => pipeline(Readable.from(source.lines), reportCsv(), createWriteStream(temporary, { flags: 'wx' }), { signal: options.signal }));
+  } catch (error) {
+    throw source.isOwnFailure(error) ? error : unwritable(path, (error as Error).message, error);
+  }
+  return source.count();
+}
+
+/**
+ * `report --out -`: the CSV to `out` (stdout), which stays open. A reader that goes away
+ * (`| head`) ends the writing quietly: it has what it asked for.
+ */
+export async function writeReportTo(ledger: Pick<ReportLedger, 'rows'>, campaignId: string, out: Writable, options: ReportOptions = {}): Promise<number> {
+  const source = countedLines(ledger, campaignId);
+  try {
+    await pipeline(Readable.from(source.lines), reportCsv(), out, { end: false, signal: options.signal });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EPIPE') return source.count();
+    if (source.isOwnFailure(error)) throw error;
+    throw new AppError('OUTPUT_UNWRITABLE', `stdout cannot be written (${(error as Error).message}); write the report to a file with --out FILE`, { cause: error });
+  }
+  return source.count();
+}
+
+/** The lines, counted, and which failures are not the output's: the ledger's own, or a stop. */
+function countedLines(ledger: Pick<ReportLedger, 'rows'>, campaignId: string) {
+  let count = 0;
+  let readFailure: unknown;
+  async function* lines(): AsyncGenerator<(string | number)[]> {
+    try {
+      for await (const line of reportLines(ledger, campaignId)) {
+        count++;
+        yield line;
+      }
+    } catch (error) {
+      readFailure = error;
+      throw error;
     }
   }
-  csv.end();
-  if (failure === undefined && !out.writableFinished) await Promise.race([once(out, 'finish'), once(out, 'error')]).catch(() => undefined);
-  if (failure !== undefined) throw unwritable(path, failure.message, failure);
-  return lines;
+  return {
+    lines: lines(),
+    count: () => count,
+    isOwnFailure: (error: unknown) => (readFailure !== undefined && error === readFailure) || (error instanceof Error && error.name === 'AbortError'),
+  };
 }
 
 async function checkWritableFile(path: string): Promise<void> {
