@@ -111,7 +111,7 @@ describe('purge and retention (real Redis, BullMQ)', () => {
     try {
       const file = join(dir, 'again.csv');
       await writeFile(file, 'phone\n+4915110000001\n');
-      await expect(produceCampaign({ ledger: context.ledger }, { file, define: () => ledgerTestDefinition('purged') })).rejects.toMatchObject({ code: 'CAMPAIGN_STATE_CONFLICT' });
+      await expect(produceCampaign({ ledger: context.ledger }, { file, define: () => ledgerTestDefinition('purged') })).rejects.toMatchObject({ code: 'CAMPAIGN_PURGED' });
       expect((await context.ledger.status('purged'))?.counts.total).toBe(4);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -396,7 +396,7 @@ async function verifySameCampaign(ledger: IngestLedger, existing: CampaignDefini
   const status = await ledger.status(definition.id);
   if (status?.purgedAt !== undefined) {
     throw new AppError(
-      'CAMPAIGN_STATE_CONFLICT',
+      'CAMPAIGN_PURGED',
       `Campaign ${definition.id} was purged (its rows are gone, so rows sent before could not be told apart); send the file under a new --campaign ID.`,
     );
   }
