@@ -246,7 +246,7 @@ function formatDuration(seconds: number): string {
 export interface WatchView extends StatusView {
   /** Rows answered (sent, failed, unknown) per second over the last few seconds; null until two reads a second apart. */
   rate: number | null;
-  /** Seconds until no row is left at that rate: 0 once finished; null when it cannot be said (no rate yet or 0, paused, scheduled, cancelled). */
+  /** Seconds until the campaign ends, with its window, days and expiry (as `send` plans it): 0 once finished; null when it cannot be said (paused, cancelled, no rate known, rows whose window never opens). */
   etaSeconds: number | null;
 }
 
@@ -260,11 +260,9 @@ export function rowsLeft(view: StatusView): number {
   return view.queued + view.confirming;
 }
 
-export function watchJson(view: StatusView, rate: number | null): WatchView {
-  const left = rowsLeft(view);
-  const etaSeconds =
-    view.state === 'completed' ? 0 : view.state !== 'running' && view.state !== 'ingesting' ? null : left === 0 ? 0 : rate === null || rate <= 0 ? null : Math.ceil(left / rate);
-  return { ...view, rate: rate === null ? null : Math.round(rate * 10) / 10, etaSeconds };
+/** `etaSeconds`: campaignEtaSeconds (src/campaigns/report/campaign-eta.ts) from what is left now. */
+export function watchJson(view: StatusView, rate: number | null, etaSeconds: number | undefined): WatchView {
+  return { ...view, rate: rate === null ? null : Math.round(rate * 10) / 10, etaSeconds: etaSeconds ?? null };
 }
 
 /** The parts of a watch line: progress, rate and ETA; the rows answered; the rows still to go; what the operator should know (paused, window). */
