@@ -71,13 +71,18 @@ program
   .option('--timezone-column <column>', "with --window: column with each recipient's IANA time zone, e.g. Europe/Berlin (an empty cell: the number's)")
   .option('--default-timezone <zone>', "with --window: the IANA zone of rows whose number gives none, or whose number's zones never share an open hour of the window (else skipped as WINDOW_NEVER_OPEN), e.g. America/New_York")
   .option('--templates <file>', 'approved templates from this Meta list JSON instead of the registry source')
+  .option('--display-timezone <zone>', 'show the plan\'s times in this IANA zone, e.g. Europe/Berlin (default: the offset typed in --at, else this machine\'s zone)')
   .option('--dry-run', 'check everything and print the summary; create no campaign and no job')
   .option('--json', 'print a JSON summary')
   .action(async (file: string, o: SendFlags) => {
     const { runSend } = await import('./send-command.js');
     const { parseDelimiterOption } = await import('../src/csv/csv-records.js');
     const { summaryJson, summaryText } = await import('../src/cli/format.js');
+    const { displayZoneOf } = await import('../src/cli/display-zone.js');
     const { ingestInterruptedError, ingestNotices, stopOnSignals } = await import('./send-notices.js');
+    // Checked before anything is created; the plan shows its times where the operator reads them.
+    const zone = displayZoneOf({ displayTimezone: o.displayTimezone, typed: [o.at, o.expiresAt, o.startDeadline] });
+    const sentAt = Date.now();
     const stop = stopOnSignals();
     const notices = ingestNotices(file, process.argv.slice(2));
     const outcome = await withContext(async (context) => {
@@ -114,7 +119,8 @@ program
       // The plan's pace is the number's own rate (SEND_RATES), as its workers send.
       return { result, rate: sendRateOf(context.config.send, o.phoneNumberId ?? context.config.phoneNumberId ?? '') };
     }).finally(() => stop.release());
-    console.log(o.json === true ? JSON.stringify(summaryJson(outcome.result, outcome.rate)) : summaryText(outcome.result, outcome.rate));
+    const startsNow = o.at === undefined || outcome.result.estimate.startsAt <= sentAt;
+    console.log(o.json === true ? JSON.stringify(summaryJson(outcome.result, outcome.rate)) : summaryText(outcome.result, outcome.rate, { zone, startsNow }));
     const stoppedAt = outcome.result.interruptedAtRow;
     if (stoppedAt !== undefined) {
       console.error(
@@ -154,6 +160,7 @@ interface SendFlags {
   days?: string;
   timezoneColumn?: string;
   defaultTimezone?: string;
+  displayTimezone?: string;
   json?: boolean;
 }
 
@@ -270,8 +277,8 @@ program
   .requiredOption('--at <time>', 'the new start (ISO 8601 with offset, e.g. 2026-12-01T09:00:00+01:00)')
   .action(async (id: string, o: { at: string }) => {
     const { withControls } = await import('./control-command.js');
-    const { parseSchedule } = await import('../src/cli/time-options.js');
-    const startsAt = parseSchedule({ at: o.at }, Date.now()).startsAt ?? Date.now();
+    const { parseStart } = await import('../src/cli/time-options.js');
+    const startsAt = parseStart('--at', o.at, Date.now());
     await withContext((context) => withControls(context, (controls) => controls.reschedule(id, startsAt)));
     console.log(`Campaign ${id} now starts at ${new Date(startsAt).toISOString()}`);
   });

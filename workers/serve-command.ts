@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { hostname } from 'node:os';
 import type { RedisClient } from '../src/redis/key-scope.js';
 import { ledgerOptionsOf } from './ledger-options.js';
-import { loadConfig } from '../src/config/config.js';
+import { loadConfig, sendRateOf } from '../src/config/config.js';
 import { checkDashboardExposure } from '../src/dashboard/exposure.js';
 import { AppError } from '../src/errors/app-error.js';
 import { listenFailure, urlHost } from '../src/http/listen.js';
@@ -55,7 +55,14 @@ export async function startService(options: ServeOptions, env: Record<string, st
   const { createServiceMetrics } = await import('../src/metrics/service-metrics.js');
   const { WebhookMetrics } = await import('../src/metrics/webhook-metrics.js');
   const metricsRedis = createWebhookRedis(config, silentLogger());
-  const metrics = createServiceMetrics({ redis: metricsRedis, prefix: config.queuePrefix, retentionMs: config.metricsRetentionMs });
+  const sendRate = (phoneNumberId: string) => sendRateOf(config.send, phoneNumberId);
+  const metrics = createServiceMetrics({
+    redis: metricsRedis,
+    prefix: config.queuePrefix,
+    retentionMs: config.metricsRetentionMs,
+    sendRate,
+    ledger: new RedisLedger(metricsRedis, config.queuePrefix, ledgerOptionsOf(config, log)),
+  });
   // The campaigns page (/) and bull-board (/queues), issue 12: their own fail-fast connection and ledger.
   const { createDashboard } = await import('../src/dashboard/dashboard.js');
   const dashboardRedis = createWebhookRedis(config, silentLogger());
@@ -66,6 +73,7 @@ export async function startService(options: ServeOptions, env: Record<string, st
     ledger: new RedisLedger(dashboardRedis, config.queuePrefix, ledgerOptionsOf(config, log)),
     credentials: password === undefined ? undefined : { user: config.dashboard.user, password },
     logger: log,
+    sendRate,
   });
   const consumer = new WebhookConsumer({
     redis: readerRedis,

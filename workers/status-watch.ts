@@ -1,6 +1,8 @@
 import { MultiBar, Presets } from 'cli-progress';
 import { answeredRows, rowsLeft, statusJson, watchJson, watchLine, watchParts, type StatusView, type WatchView } from '../src/cli/format.js';
 import { windowStatus } from '../src/campaigns/report/window-status.js';
+import { campaignEtaSeconds } from '../src/campaigns/report/campaign-eta.js';
+import { sendRateOf } from '../src/config/config.js';
 import type { AppContext } from './app-context.js';
 
 /**
@@ -71,23 +73,41 @@ export async function watchStatus(context: AppContext, id: string, options: Watc
   try {
     const first = await ledger.status(id);
     if (first === undefined) throw options.notFound();
-    // What it sends and its window never change: read them once.
+    // What it sends, its window and its times never change: read them once.
     const definition = await ledger.getCampaign(id);
-    const read = async (): Promise<StatusView> => {
+    const configuredRate = definition === undefined ? 0 : sendRateOf(context.config.send, definition.phoneNumberId);
+    const read = async (): Promise<{ view: StatusView; eta: (measuredRate: number | null) => number | undefined }> => {
       const status = await ledger.status(id);
       if (status === undefined) throw options.notFound();
       const window = definition?.window;
-      const windowed = window === undefined ? undefined : windowStatus(window, await ledger.laneBacklogs(id), Date.now());
-      return statusJson(status, windowed, definition);
+      const now = Date.now();
+      const backlogs = window === undefined ? [] : await ledger.laneBacklogs(id);
+      const view = statusJson(status, window === undefined ? undefined : windowStatus(window, backlogs, now), definition);
+      // The plan `send` printed, from what is left now (src/campaigns/report/campaign-eta.ts).
+      const eta = (measuredRate: number | null) =>
+        campaignEtaSeconds({
+          now,
+          state: status.state,
+          startsAt: status.startsAt,
+          expiresAt: status.expiresAt,
+          window,
+          rowsLeft: rowsLeft(view),
+          backlogs,
+          measuredRate: measuredRate ?? undefined,
+          configuredRate,
+        });
+      return { view, eta };
     };
     display = options.json ? jsonDisplay(out) : out.isTTY ? barDisplay(out) : lineDisplay(out);
     const rates = new AnsweredRate();
     let next = Date.now();
     for (;;) {
-      const view = await Promise.race([read(), aborted]);
-      if (view === undefined) return 'interrupted';
+      const reading = await Promise.race([read(), aborted]);
+      if (reading === undefined) return 'interrupted';
+      const { view } = reading;
       const at = Date.now();
-      display.show(watchJson(view, rates.add(at, answeredRows(view))), at);
+      const rate = rates.add(at, answeredRows(view));
+      display.show(watchJson(view, rate, reading.eta(rate)), at);
       if (view.state === 'completed' || view.state === 'cancelled') return 'ended';
       next += everyMs;
       if (!(await pause(Math.max(0, next - Date.now()), stop.signal))) return 'interrupted';

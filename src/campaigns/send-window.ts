@@ -22,8 +22,14 @@ export function parseSendWindow(window: string, days: string | undefined): SendW
   const match = /^\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s*$/.exec(window);
   const start = match === null ? Number.NaN : minutesOf(match[1], match[2]);
   const end = match === null ? Number.NaN : minutesOf(match[3], match[4]);
-  if (!(start >= 0 && start < 1440 && end >= 0 && end <= 1440) || start === end) {
+  if (!(start >= 0 && start < 1440 && end >= 0 && end <= 1440)) {
     throw new AppError('OPTION_INVALID', `--window "${window}": give the local hours as HH:MM-HH:MM on a 24-hour clock, e.g. 09:00-20:00 (22:00-06:00 spans midnight)`);
+  }
+  if (start === end) {
+    throw new AppError(
+      'OPTION_INVALID',
+      `--window "${window}" is empty: it starts and ends at ${hhmm(start)}, so no row would ever be sent; give an end after the start, e.g. ${hhmm(start)}-${hhmm((start + 11 * 60) % 1440)}, or 00:00-24:00 for the whole day`,
+    );
   }
   return { start, end, days: days === undefined ? EVERY_DAY : parseDays(days) };
 }
@@ -54,11 +60,34 @@ function parseDays(days: string): number[] {
   return [...chosen].sort((x, y) => x - y);
 }
 
+function hhmm(minutes: number): string {
+  return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+}
+
 /** The window as the operator wrote it, for status and the plan. */
 export function describeWindow(window: SendWindow): string {
-  const hhmm = (m: number) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
-  const days = window.days.length === 7 ? 'every day' : window.days.map((d) => DAY_NAMES[d]).join(',');
-  return `${hhmm(window.start)}-${hhmm(window.end)} local, ${days}`;
+  return `${hhmm(window.start)}-${hhmm(window.end)} local, ${describeDays(window.days)}`;
+}
+
+/**
+ * Weekdays as the operator writes them: runs of two or more days as ranges, wrapping around
+ * the week (`sat-sun`, `fri-mon`, `mon-fri`), single days by name (`mon,wed,sat`), Monday
+ * first; all seven as `every day`.
+ */
+export function describeDays(days: readonly number[]): string {
+  const chosen = new Set(days);
+  if (chosen.size >= 7) return 'every day';
+  // A run starts at a chosen day whose day before is not chosen.
+  const starts = [...chosen].filter((d) => !chosen.has((d + 6) % 7));
+  const mondayFirst = (d: number) => (d + 6) % 7;
+  return starts
+    .sort((a, b) => mondayFirst(a) - mondayFirst(b))
+    .map((first) => {
+      let last = first;
+      while (chosen.has((last + 1) % 7)) last = (last + 1) % 7;
+      return last === first ? DAY_NAMES[first] : `${DAY_NAMES[first]}-${DAY_NAMES[last]}`;
+    })
+    .join(',');
 }
 
 /**

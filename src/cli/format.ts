@@ -5,6 +5,7 @@ import type { SendEstimate } from '../campaigns/ingest/send-estimate.js';
 import type { MessagingLimitCheck } from '../campaigns/ingest/messaging-limit-check.js';
 import type { WindowStatus } from '../campaigns/report/window-status.js';
 import { REJECTION_REASONS, type RejectionReason } from '../campaigns/rejection-reasons.js';
+import { formatInstant, machineZone, type DisplayZone } from './display-zone.js';
 
 export interface StatusView {
   id: string;
@@ -161,14 +162,14 @@ function limitJson(check: MessagingLimitCheck | undefined): Record<string, unkno
 }
 
 /** The operator's line about the messaging limit: over it, within it, or not known. */
-function limitLines(check: MessagingLimitCheck | undefined): string[] {
+function limitLines(check: MessagingLimitCheck | undefined, zone: DisplayZone): string[] {
   if (check === undefined || check.limit === 'unlimited') return [];
   if (check.limit === undefined) {
     return ["  messaging limit of the number: not known yet (a worker reads it from the Cloud API; MESSAGING_LIMITS sets it): rows past it wait in the backlog once it is"];
   }
   const per24h = `${check.limit} unique users per 24 h, ${check.reached} reached in the last 24 h`;
   if (check.over === 0) return [`  messaging limit: within it (${per24h})`];
-  const when = check.freesAt === undefined ? '' : `; places start to free at ${isoMinute(check.freesAt)}`;
+  const when = check.freesAt === undefined ? '' : `; places start to free at ${formatInstant(check.freesAt, zone)}`;
   return [`  messaging limit: up to ${check.over} of its ${check.recipients} recipients are past the number's limit (${per24h}): they wait in the backlog until the rolling 24 h frees places${when}`];
 }
 
@@ -184,42 +185,51 @@ function planJson(estimate: SendEstimate): Record<string, unknown> {
   };
 }
 
+/**
+ * How the plan shows its times: in `zone` (displayZoneOf: the offset the operator typed,
+ * `--display-timezone`, or this machine's), and whether the campaign starts now (no `--at`, or
+ * one not in the future) rather than at a scheduled start, however near.
+ */
+export interface PlanDisplay {
+  zone: DisplayZone;
+  startsNow: boolean;
+}
+
 /** Lines of the plan for the operator: when it starts and ends at SEND_RATE, and where its rows are. */
-function planLines(summary: SendOutcome, rate: number): string[] {
+function planLines(summary: SendOutcome, rate: number, display: PlanDisplay): string[] {
   const { estimate } = summary;
+  const at = (ms: number) => formatInstant(ms, display.zone);
   const pace = rate > 0 ? `at SEND_RATE=${rate}/s` : 'with pacing off (SEND_RATE=0)';
-  const lines = [`  starts ${isoMinute(estimate.startsAt)}${estimate.startsAt > Date.now() + 60_000 ? '' : ' (at once)'}`];
+  const lines = [`  starts ${at(estimate.startsAt)}${display.startsNow ? ' (at once)' : ' (scheduled)'}`];
   if (estimate.window !== undefined) lines.push(`  sends ${estimate.window} of each recipient`);
   const heldBack = (summary.messagingLimit?.over ?? 0) > 0 ? ' (the rows past the messaging limit later: see below)' : '';
-  if (estimate.finishesAt !== undefined) lines.push(`  finishes about ${isoMinute(estimate.finishesAt)} ${pace}, if it has the number to itself${heldBack}`);
+  if (estimate.finishesAt !== undefined) lines.push(`  finishes about ${at(estimate.finishesAt)} ${pace}, if it has the number to itself${heldBack}`);
   if (estimate.wouldExpire > 0) lines.push(`  ${estimate.wouldExpire} rows would expire before their turn ${pace}`);
   if (estimate.neverOpen > 0) lines.push(`  ${estimate.neverOpen} rows are in zones whose windows never overlap: they wait until the campaign expires or is cancelled`);
   if (estimate.lanes.length > 0) {
     lines.push('  rows per time zone:');
     const shown = [...estimate.lanes].sort((a, b) => b.rows - a.rows);
     for (const lane of shown.slice(0, 20)) {
-      const opens = lane.opensAt === undefined ? 'window never opens' : lane.opensAt <= estimate.startsAt ? 'window open at the start' : `window opens ${isoMinute(lane.opensAt)}`;
+      const opens = lane.opensAt === undefined ? 'window never opens' : lane.opensAt <= estimate.startsAt ? 'window open at the start' : `window opens ${at(lane.opensAt)}`;
       lines.push(`  ${String(lane.rows).padStart(9)}  ${lane.zones.join(' & ')} (${opens})`);
     }
     if (shown.length > 20) lines.push(`  ${String(shown.slice(20).reduce((n, l) => n + l.rows, 0)).padStart(9)}  in ${shown.length - 20} more zones (--json lists them all)`);
   }
-  lines.push(...limitLines(summary.messagingLimit));
+  lines.push(...limitLines(summary.messagingLimit, display.zone));
   return lines;
 }
 
-function isoMinute(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 16)}Z`;
-}
-
-export function summaryText(summary: SendOutcome, rate: number): string {
+/** `display`: by default this machine's zone, and "at once" when the start is not ahead. */
+export function summaryText(summary: SendOutcome, rate: number, display?: PlanDisplay): string {
+  const shown = display ?? { zone: machineZone(), startsNow: summary.estimate.startsAt <= Date.now() };
   const seconds = secondsAt(summary.valid, rate);
   const lines = summary.dryRun
     ? [
         `Dry run (nothing queued): ${summary.rows} rows read, ${summary.valid} valid, ${summary.rejected} rejected, ${summary.skipped} skipped${keptPart(summary)}`,
         seconds === undefined ? '  pacing is off (SEND_RATE=0)' : `  sending takes about ${formatDuration(seconds)} at SEND_RATE=${rate}/s`,
-        ...planLines(summary, rate),
+        ...planLines(summary, rate, shown),
       ]
-    : [`Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} rejected, ${summary.skipped} skipped${keptPart(summary)}`, ...planLines(summary, rate)];
+    : [`Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} rejected, ${summary.skipped} skipped${keptPart(summary)}`, ...planLines(summary, rate, shown)];
   if (summary.delimiter !== ',') lines.push(`  fields separated by ${delimiterLabel(summary.delimiter)}`);
   if (summary.reopened > 0) lines.push(`  ${summary.reopened} rows rejected by an earlier run are valid now and queued`);
   for (const [reason, count] of Object.entries(summary.byReason)) {
@@ -260,7 +270,7 @@ function formatDuration(seconds: number): string {
 export interface WatchView extends StatusView {
   /** Rows answered (sent, failed, unknown) per second over the last few seconds; null until two reads a second apart. */
   rate: number | null;
-  /** Seconds until no row is left at that rate: 0 once finished; null when it cannot be said (no rate yet or 0, paused, scheduled, cancelled). */
+  /** Seconds until the campaign ends, with its window, days and expiry (as `send` plans it): 0 once finished; null when it cannot be said (paused, cancelled, no rate known, rows whose window never opens). */
   etaSeconds: number | null;
 }
 
@@ -274,11 +284,9 @@ export function rowsLeft(view: StatusView): number {
   return view.queued + view.confirming;
 }
 
-export function watchJson(view: StatusView, rate: number | null): WatchView {
-  const left = rowsLeft(view);
-  const etaSeconds =
-    view.state === 'completed' ? 0 : view.state !== 'running' && view.state !== 'ingesting' ? null : left === 0 ? 0 : rate === null || rate <= 0 ? null : Math.ceil(left / rate);
-  return { ...view, rate: rate === null ? null : Math.round(rate * 10) / 10, etaSeconds };
+/** `etaSeconds`: campaignEtaSeconds (src/campaigns/report/campaign-eta.ts) from what is left now. */
+export function watchJson(view: StatusView, rate: number | null, etaSeconds: number | undefined): WatchView {
+  return { ...view, rate: rate === null ? null : Math.round(rate * 10) / 10, etaSeconds: etaSeconds ?? null };
 }
 
 /** The parts of a watch line: progress, rate and ETA; the rows answered; the rows still to go; what the operator should know (paused, window). */

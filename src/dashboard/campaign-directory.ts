@@ -1,6 +1,7 @@
 import { ZodError } from 'zod';
 import { campaignMessage, describeMessage } from '../campaigns/campaign.js';
 import type { ReportLedger } from '../campaigns/ledger.js';
+import type { SendWindow } from '../campaigns/send-window.js';
 
 /** What a campaign's definition says that the dashboard shows: fixed when it was created. */
 export interface CampaignIdentity {
@@ -8,6 +9,8 @@ export interface CampaignIdentity {
   phoneNumberId: string;
   /** `template order_update (en_US)` or `text "…"`. */
   message: string;
+  /** `--window` / `--days`; undefined without one (or when its definition could not be read). */
+  window?: SendWindow | undefined;
 }
 
 /**
@@ -42,7 +45,7 @@ export class CampaignDirectory {
     } catch {
       // Neither a template nor a text: shown without one.
     }
-    const identity = { phoneNumberId: definition.phoneNumberId, message };
+    const identity = { phoneNumberId: definition.phoneNumberId, message, window: definition.window };
     this.#known.set(campaignId, identity);
     return identity;
   }

@@ -60,6 +60,8 @@ ${options.error === undefined ? '' : html`<p class="error" role="alert">${option
 <dt>Started</dt><dd>${field(view, 'startedAt')}</dd>
 <dt>Finished</dt><dd>${field(view, 'finishedAt')}</dd>
 <dt>Expires</dt><dd>${time(status.expiresAt)}</dd>
+${identity.window === undefined ? '' : html`<dt>Send window</dt><dd>${field(view, 'window')}</dd>
+<dt>Waiting for their window</dt><dd>${field(view, 'waiting')} rows · next opening ${field(view, 'nextWindow')}</dd>`}
 </dl>
 <p class="progress big">${progressBar(view)} ${field(view, 'progress')} · ${field(view, 'toSend')} to send of ${field(view, 'total')} · rate of its number ${field(view, 'rate')} · ETA ${field(view, 'eta')}</p>
 ${controls(options)}

@@ -1,4 +1,6 @@
 import type { CampaignState, CampaignStatus } from '../campaigns/campaign.js';
+import type { WindowStatus } from '../campaigns/report/window-status.js';
+import { describeWindow, type SendWindow } from '../campaigns/send-window.js';
 import { DASH, clip, count, duration, percent, rate, time } from './display-format.js';
 import type { ErrorTally } from './error-scan.js';
 
@@ -8,8 +10,12 @@ export interface CampaignExtras {
   phoneNumberId: string;
   /** `template order_update (en_US)` or `text "…"`. */
   message: string;
-  /** Seconds to the end at the rate achieved (src/metrics/campaign-figures.ts); undefined when there is none. */
+  /** Seconds to the end with its window, days and expiry (src/campaigns/report/campaign-eta.ts); undefined when it cannot be said. */
   etaSeconds: number | undefined;
+  /** `--window` / `--days`; undefined without one. */
+  window?: SendWindow | undefined;
+  /** Rows waiting for their window and the next opening: read for a campaign's own page only. */
+  windowStatus?: WindowStatus | undefined;
   /** Requests per second of its phone number over the last 10 s (cw_send_rate), every worker together. */
   numberRate: number | undefined;
   /** Errors by code, when counted. */
@@ -33,6 +39,7 @@ export interface CampaignView {
 export const VIEW_FIELDS = [
   'state', 'stateNote', 'message', 'progress', 'total', 'toSend', 'queued', 'sending', 'confirming', 'sent', 'delivered', 'read',
   'failed', 'unknown', 'rejected', 'skipped', 'cancelled', 'expired', 'rate', 'eta', 'errors', 'createdAt', 'startedAt', 'finishedAt',
+  'window', 'waiting', 'nextWindow',
 ] as const;
 export type ViewField = (typeof VIEW_FIELDS)[number];
 
@@ -44,6 +51,9 @@ export function campaignView(status: CampaignStatus, extras: CampaignExtras): Ca
   const toSend = c.queued + c.sending + c.confirming;
   const progress = percent(c.total - toSend, c.total);
   const running = status.state === 'running' || status.state === 'ingesting';
+  // A scheduled campaign's ETA counts from its start.
+  const timed = running || status.state === 'scheduled';
+  const waiting = extras.windowStatus;
   return {
     id: status.id,
     phoneNumberId: extras.phoneNumberId,
@@ -69,11 +79,14 @@ export function campaignView(status: CampaignStatus, extras: CampaignExtras): Ca
       cancelled: count(c.cancelled),
       expired: count(c.expired),
       rate: running && extras.numberRate !== undefined ? rate(extras.numberRate) : DASH,
-      eta: status.state === 'completed' ? 'done' : running && extras.etaSeconds !== undefined ? duration(extras.etaSeconds) : DASH,
+      eta: status.state === 'completed' ? 'done' : timed && extras.etaSeconds !== undefined ? duration(extras.etaSeconds) : DASH,
       errors: errorsSummary(c.failed + c.unknown, extras.tally),
       createdAt: time(status.createdAt),
       startedAt: time(status.startedAt),
       finishedAt: time(status.finishedAt),
+      window: extras.window === undefined ? DASH : `${describeWindow(extras.window)} of each recipient`,
+      waiting: waiting === undefined ? DASH : count(waiting.waiting),
+      nextWindow: waiting === undefined || waiting.waiting === 0 ? DASH : waiting.nextWindowAt === undefined ? 'never (their zones are too far apart)' : time(waiting.nextWindowAt),
     },
   };
 }

@@ -52,6 +52,6 @@ ${rows}
     live: LIST_JSON_PATH,
     body: html`<h1>Campaigns</h1>
 ${table}
-<p class="footnote">Rate: requests per second of the campaign's phone number over the last 10 s, every worker together. ETA: at the rate achieved since the campaign started. Errors by code: failed and unknown rows, counted from the rows (see a campaign's page). Read at <span id="updated">${new Date(now).toISOString()}</span>.</p>`,
+<p class="footnote">Rate: requests per second of the campaign's phone number over the last 10 s, every worker together. ETA: with the campaign's send window, days and expiry, as <code>campaign send</code> plans it, at the rate achieved since it started (a windowed campaign, or one with no answer yet: its number's SEND_RATE). Errors by code: failed and unknown rows, counted from the rows (see a campaign's page). Read at <span id="updated">${new Date(now).toISOString()}</span>.</p>`,
   });
 }

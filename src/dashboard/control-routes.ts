@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { parseSchedule } from '../cli/time-options.js';
+import { parseStart } from '../cli/time-options.js';
 import type { CampaignControls } from '../campaigns/control/campaign-controls.js';
 import { AppError, isAppError } from '../errors/app-error.js';
 import type { Logger } from '../logging/logger.js';
@@ -66,8 +66,8 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlRoutesD
       case 'reschedule': {
         const at = typeof body.at === 'string' ? body.at.trim() : '';
         if (at === '') throw new AppError('OPTION_INVALID', 'Give the new start, e.g. 2026-12-01T09:00:00+01:00');
-        const now = deps.now();
-        await controls.reschedule(id, parseSchedule({ at }, now).startsAt ?? now);
+        // The same checks as `campaign reschedule --at`, naming the form's field.
+        await controls.reschedule(id, parseStart('New start', at, deps.now()));
         return;
       }
     }

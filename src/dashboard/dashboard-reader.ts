@@ -1,5 +1,6 @@
 import type { CampaignStatus } from '../campaigns/campaign.js';
 import type { ReportLedger } from '../campaigns/ledger.js';
+import { windowStatus, type WindowStatus } from '../campaigns/report/window-status.js';
 import type { MetricsSnapshot } from '../metrics/scrape-reader.js';
 import type { CampaignDirectory, CampaignIdentity } from './campaign-directory.js';
 import { campaignView, type CampaignView } from './campaign-view.js';
@@ -7,12 +8,13 @@ import type { ErrorTally } from './error-scan.js';
 import type { ErrorTallies } from './error-tallies.js';
 
 export interface DashboardReaderDeps {
-  /** States and counts: the ledger's status(), as `campaign status` shows them. */
-  ledger: Pick<ReportLedger, 'status'>;
+  /** States and counts: the ledger's status(), as `campaign status` shows them; a windowed campaign's lanes' backlogs for its page. */
+  ledger: Pick<ReportLedger, 'status' | 'laneBacklogs'>;
   directory: CampaignDirectory;
   /** The metrics figures (src/metrics/scrape-reader.ts, kept without retention): ETA per campaign, rate per number. */
   snapshot: () => Promise<Pick<MetricsSnapshot, 'campaigns' | 'numbers'>>;
   tallies: ErrorTallies;
+  now?: () => number;
 }
 
 export interface CampaignDetail {
@@ -53,7 +55,8 @@ export class DashboardReader {
     const status = await this.deps.ledger.status(campaignId);
     if (status === undefined) return undefined;
     const [identity, snapshot, tally] = await Promise.all([this.deps.directory.identity(campaignId), this.deps.snapshot(), this.deps.tallies.fresh(campaignId, status.counts)]);
-    return { view: campaignView(status, extras(identity, status, snapshot, tally)), status, identity, tally };
+    const windowed = await this.#windowStatus(identity, status);
+    return { view: campaignView(status, { ...extras(identity, status, snapshot, tally), windowStatus: windowed }), status, identity, tally };
   }
 
   /** One campaign for its page's live updates (never waits for a count). */
@@ -61,12 +64,19 @@ export class DashboardReader {
     const status = await this.deps.ledger.status(campaignId);
     if (status === undefined) return undefined;
     const [identity, snapshot] = await Promise.all([this.deps.directory.identity(campaignId), this.deps.snapshot()]);
-    return campaignView(status, extras(identity, status, snapshot, this.deps.tallies.peek(campaignId, status.counts)));
+    const windowed = await this.#windowStatus(identity, status);
+    return campaignView(status, { ...extras(identity, status, snapshot, this.deps.tallies.peek(campaignId, status.counts)), windowStatus: windowed });
+  }
+
+  /** As `campaign status` says it: the rows waiting for their window now and when the next opens (one campaign's lanes: its page only). */
+  async #windowStatus(identity: CampaignIdentity, status: CampaignStatus): Promise<WindowStatus | undefined> {
+    if (identity.window === undefined || status.state === 'cancelled' || status.state === 'completed') return undefined;
+    return windowStatus(identity.window, await this.deps.ledger.laneBacklogs(status.id), (this.deps.now ?? Date.now)());
   }
 }
 
 function extras(identity: CampaignIdentity, status: CampaignStatus, snapshot: Pick<MetricsSnapshot, 'campaigns' | 'numbers'>, tally: ErrorTally | undefined) {
   const figures = snapshot.campaigns.find((c) => c.id === status.id)?.figures;
   const number = snapshot.numbers.find((n) => n.phoneNumberId === identity.phoneNumberId);
-  return { ...identity, etaSeconds: figures?.etaSeconds, numberRate: number?.rate, tally };
+  return { phoneNumberId: identity.phoneNumberId, message: identity.message, window: identity.window, etaSeconds: figures?.etaSeconds, numberRate: number?.rate, tally };
 }

@@ -28,6 +28,8 @@ export interface DashboardOptions {
   /** DASHBOARD_USER and DASHBOARD_PASSWORD; undefined: no password (serve listens on loopback only). */
   credentials: DashboardCredentials | undefined;
   logger: Logger;
+  /** The number's configured rate (sendRateOf), for the ETA of windowed campaigns and of those with no answer yet. */
+  sendRate: (phoneNumberId: string) => number;
   now?: () => number;
 }
 
@@ -54,9 +56,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const now = options.now ?? Date.now;
   const directory = new CampaignDirectory(ledger);
   // Every campaign keeps its figures here (no retention: the page lists finished campaigns too).
-  const scrapeReader = new ScrapeReader({ redis, prefix, retentionMs: Number.POSITIVE_INFINITY, now });
+  const scrapeReader = new ScrapeReader({ redis, prefix, retentionMs: Number.POSITIVE_INFINITY, now, sendRate: options.sendRate, ledger });
   const tallies = new ErrorTallies({ scan: async (id) => scanErrorCodes(redis, (await campaignKeysById(redis, prefix, id)).rows), now });
-  const reader = new DashboardReader({ ledger, directory, snapshot: () => scrapeReader.read(), tallies });
+  const reader = new DashboardReader({ ledger, directory, snapshot: () => scrapeReader.read(), tallies, now });
   const access = new DashboardAccess({ credentials: options.credentials, csrf: new CsrfTokens({ key: redisCsrfKey(redis, prefix), now }), logger });
   const board = new QueueBoard({ redis, prefix, numbers: () => directory.numbers(), now });
   let lastFailureLog = Number.NEGATIVE_INFINITY;

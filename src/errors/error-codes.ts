@@ -7,6 +7,7 @@ export const ERROR_CODES = {
   CONFIG_INVALID: 'A setting in the environment is missing or malformed.',
   OPTION_INVALID: 'A command-line option has a value the command cannot use.',
   ARGUMENT_INVALID: 'The command line does not parse: an unknown command or option, a missing argument or required option, or a value the option refuses.',
+  TIME_INVALID: 'A time option names a moment that does not exist (30 February, 24:00, an offset beyond ±14:00), or a start more than a year ahead.',
   REDIS_UNAVAILABLE: 'Redis did not answer at REDIS_URL.',
   KEY_LAYOUT_OLD: 'Redis holds campaigns in the key layout of a version before the cluster one; `campaign migrate-keys` moves them.',
   CSV_UNREADABLE: 'The CSV file could not be opened or read.',

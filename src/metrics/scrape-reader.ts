@@ -1,9 +1,12 @@
 import { Queue } from 'bullmq';
+import { ZodError } from 'zod';
+import type { ReportLedger } from '../campaigns/ledger.js';
+import type { SendWindow } from '../campaigns/send-window.js';
 import { sendQueueName, sendQueuePrefix } from '../queue/queue-names.js';
 import type { RedisClient } from '../redis/key-scope.js';
 import { campaignIndexKey, campaignLedgerKeys, campaignNumbersKey } from '../redis/ledger-keys.js';
 import { SEND_LATENCY_BUCKETS, WEBHOOK_LAG_BUCKETS } from './buckets.js';
-import { CAMPAIGN_FIELDS, campaignFigures, type CampaignFigures } from './campaign-figures.js';
+import { CAMPAIGN_FIELDS, campaignFigures, needsWindow, type CampaignFigures, type EtaContext } from './campaign-figures.js';
 import { metricsKeys, type MetricsKeys } from './metric-keys.js';
 import { histogramTotals, rateOf, rateWindow, sendTotals, type HistogramTotals } from './stored-totals.js';
 
@@ -21,12 +24,30 @@ export interface MetricsSnapshot {
   webhookLag: HistogramTotals;
 }
 
+export interface ScrapeReaderOptions {
+  redis: RedisClient;
+  prefix: string;
+  retentionMs: number;
+  now?: () => number;
+  /** The number's configured rate (sendRateOf: SEND_RATES, else SEND_RATE), for the ETA. */
+  sendRate: (phoneNumberId: string) => number;
+  /** A windowed campaign's window and lanes' backlogs, for its ETA. */
+  ledger: Pick<ReportLedger, 'getCampaign' | 'laneBacklogs'>;
+}
+
+/**
+ * How long a windowed campaign's ETA is reused (as the instant it ends): scrapes and the
+ * campaigns page's polls come every few seconds, and the plan walks its lanes minute by minute.
+ */
+const WINDOWED_ETA_REUSE_MS = 5000;
+
 /**
  * Reads a MetricsSnapshot in a few round trips, each in one cluster slot (plus BullMQ's job
  * counts, one per number, in parallel): the campaign list beside the metric hashes; new
  * campaigns' numbers; every listed campaign's counters, one pipeline per number; the numbers'
- * queues and per-second counts. Only campaign hashes are read, never
- * rows or backlogs: a scrape takes the same time at 1M queued rows as at 10.
+ * queues and per-second counts. Rows are never read; lane backlogs (one length per lane)
+ * only for campaigns with a send window that may still send, reused for a few seconds: a
+ * scrape takes the same time at 1M queued rows as at 10.
  */
 export class ScrapeReader {
   readonly #redis: RedisClient;
@@ -37,13 +58,21 @@ export class ScrapeReader {
   /** A campaign's number never changes: read once from the campaign index. */
   readonly #numbers = new Map<string, string>();
   readonly #queues = new Map<string, Queue>();
+  readonly #sendRate: (phoneNumberId: string) => number;
+  readonly #ledger: Pick<ReportLedger, 'getCampaign' | 'laneBacklogs'>;
+  /** A campaign's window never changes: read once from its definition (null: none could be read). */
+  readonly #windows = new Map<string, SendWindow | null>();
+  /** A windowed campaign's last ETA: when it was computed and the instant it ends (undefined: it could not be said). */
+  readonly #windowedEtas = new Map<string, { at: number; endsAt: number | undefined }>();
 
-  constructor(options: { redis: RedisClient; prefix: string; retentionMs: number; now?: () => number }) {
+  constructor(options: ScrapeReaderOptions) {
     this.#redis = options.redis;
     this.#prefix = options.prefix;
     this.#keys = metricsKeys(options.prefix);
     this.#retentionMs = options.retentionMs;
     this.#now = options.now ?? Date.now;
+    this.#sendRate = options.sendRate;
+    this.#ledger = options.ledger;
   }
 
   async read(): Promise<MetricsSnapshot> {
@@ -107,14 +136,47 @@ export class ScrapeReader {
       }),
     );
     const now = this.#now();
+    const windowedIds = new Set([...read].filter(([, values]) => needsWindow(values)).map(([id]) => id));
+    // Those of campaigns that no longer send are not needed again.
+    for (const id of this.#windowedEtas.keys()) if (!windowedIds.has(id)) this.#windowedEtas.delete(id);
+    const fresh = (id: string) => {
+      const reused = this.#windowedEtas.get(id);
+      return reused !== undefined && now >= reused.at && now - reused.at < WINDOWED_ETA_REUSE_MS ? reused : undefined;
+    };
+    const windowed = new Map(await Promise.all([...windowedIds].filter((id) => fresh(id) === undefined).map(async (id) => [id, await this.#windowed(id)] as const)));
     const campaigns: MetricsSnapshot['campaigns'] = [];
     for (const id of ids) {
       const phoneNumberId = this.#numbers.get(id);
       const values = read.get(id);
-      const figures = values === undefined ? undefined : campaignFigures(values, now, this.#retentionMs);
-      if (phoneNumberId !== undefined && figures !== undefined) campaigns.push({ id, phoneNumberId, figures });
+      if (phoneNumberId === undefined || values === undefined) continue;
+      const context: EtaContext = { configuredRate: this.#sendRate(phoneNumberId), windowed: windowed.get(id) };
+      const figures = campaignFigures(values, now, this.#retentionMs, context);
+      if (figures === undefined) continue;
+      const reused = fresh(id);
+      if (reused !== undefined) {
+        figures.etaSeconds = reused.endsAt === undefined ? undefined : Math.max(0, Math.ceil((reused.endsAt - now) / 1000));
+      } else if (windowed.has(id)) {
+        this.#windowedEtas.set(id, { at: now, endsAt: figures.etaSeconds === undefined ? undefined : now + figures.etaSeconds * 1000 });
+      }
+      campaigns.push({ id, phoneNumberId, figures });
     }
     return campaigns;
+  }
+
+  /** A windowed campaign's window (read once from its definition) and its lanes' backlogs now. */
+  async #windowed(id: string): Promise<EtaContext['windowed']> {
+    let window = this.#windows.get(id);
+    if (window === undefined) {
+      const definition = await this.#ledger.getCampaign(id).catch((error: unknown) => {
+        // A definition the schema refuses (another version's) gets no ETA; Redis away fails the scrape.
+        if (error instanceof ZodError || error instanceof SyntaxError) return undefined;
+        throw error;
+      });
+      window = definition?.window ?? null;
+      this.#windows.set(id, window);
+    }
+    if (window === null) return undefined;
+    return { window, backlogs: await this.#ledger.laneBacklogs(id) };
   }
 
   async #numbersFigures(numbers: readonly string[]): Promise<MetricsSnapshot['numbers']> {

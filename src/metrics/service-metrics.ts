@@ -1,8 +1,7 @@
-import type { RedisClient } from '../redis/key-scope.js';
 import { readyWithin } from '../redis/redis-connection.js';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { SEND_LATENCY_BUCKETS, WEBHOOK_LAG_BUCKETS } from './buckets.js';
-import { QUEUE_STATES, ScrapeReader, type MetricsSnapshot } from './scrape-reader.js';
+import { QUEUE_STATES, ScrapeReader, type MetricsSnapshot, type ScrapeReaderOptions } from './scrape-reader.js';
 import { StoredHistogram } from './stored-histogram.js';
 
 /** What GET /metrics answers. */
@@ -27,12 +26,12 @@ const CONNECT_WAIT_MS = 1000;
  * counters are Redis totals, so they only grow from one scrape to the next whichever
  * service instance is scraped; a campaign's series go METRICS_RETENTION_HOURS after it ends.
  */
-export function createServiceMetrics(options: { redis: RedisClient; prefix: string; retentionMs: number; now?: () => number }): ServiceMetrics {
+export function createServiceMetrics(options: ScrapeReaderOptions): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
   const rows = new Gauge({ name: 'cw_campaign_rows', help: 'Rows of a campaign by status (delivered and read: rows Meta reported so; a read row counts in both)', labelNames: ['campaign_id', 'status'], registers });
-  const eta = new Gauge({ name: 'cw_campaign_eta_seconds', help: 'Seconds until the campaign ends at the rate achieved since it started (0 once finished; absent while paused or before its first answer)', labelNames: ['campaign_id'], registers });
+  const eta = new Gauge({ name: 'cw_campaign_eta_seconds', help: 'Seconds until the campaign ends, with its send window, days and expiry, at the rate it achieved (a windowed campaign, or one with no answer yet: its number\'s SEND_RATE); 0 once finished; absent while paused or cancelled', labelNames: ['campaign_id'], registers });
   const jobs = new Gauge({ name: 'cw_queue_jobs', help: 'Jobs in the phone number\'s BullMQ send queue by state', labelNames: ['phone_number_id', 'state'], registers });
   const rate = new Gauge({ name: 'cw_send_rate', help: 'Requests to the Cloud API per second over the last 10 s, every worker together', labelNames: ['phone_number_id'], registers });
   const sends = new Counter({ name: 'cw_sends_total', help: 'Requests to the Cloud API by result: accepted, Meta\'s error code, HTTP_<status>, or TRANSPORT_<failure>', labelNames: ['phone_number_id', 'result'], registers });

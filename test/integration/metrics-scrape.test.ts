@@ -46,7 +46,8 @@ describe('metrics in Redis, read at scrape time', () => {
   });
 
   async function scrapeAt(now: number, retentionMs = 3_600_000): Promise<Exposition> {
-    const metrics = createServiceMetrics({ redis, prefix, retentionMs, now: () => now });
+    // SEND_RATE 2/s: the ETA of a campaign with no answer yet.
+    const metrics = createServiceMetrics({ redis, prefix, retentionMs, now: () => now, sendRate: () => 2, ledger: new RedisLedger(redis, prefix) });
     try {
       return parseExposition((await metrics.scrape()).body);
     } finally {
@@ -102,7 +103,7 @@ describe('metrics in Redis, read at scrape time', () => {
     expect(ttl).toBeLessThanOrEqual(60);
   });
 
-  it('campaign rows by status come from the campaign hash, ETA from the achieved rate; a finished campaign goes after retention', async () => {
+  it('campaign rows by status come from the campaign hash, ETA from SEND_RATE then the achieved rate; a finished campaign goes after retention', async () => {
     const ledger = new RedisLedger(redis, prefix);
     // Running: 6 queued rows (2 fed and answered below), 2 rejected.
     await ledger.createCampaign(orderUpdateDefinition('run', { createdAt: NOW }));
@@ -116,8 +117,8 @@ describe('metrics in Redis, read at scrape time', () => {
     const before = await scrapeAt(Date.now());
     const rows = (id: string, e: Exposition): Record<string, number> => Object.fromEntries(samplesOf(e, 'cw_campaign_rows', { campaign_id: id }).map((s) => [s.labels.status ?? '', s.value]));
     expect(rows('run', before)).toEqual({ queued: 6, sending: 0, confirming: 0, sent: 0, failed: 0, rejected: 2, skipped: 0, unknown: 0, cancelled: 0, expired: 0, delivered: 0, read: 0 });
-    // Not started (nothing fed): no rate achieved, so no ETA.
-    expect(samplesOf(before, 'cw_campaign_eta_seconds', { campaign_id: 'run' })).toEqual([]);
+    // Not started (nothing fed): no rate achieved, so 6 rows at the number's SEND_RATE (2/s) → 3 s.
+    expect(valueOf(before, 'cw_campaign_eta_seconds', { campaign_id: 'run' })).toBe(3);
     expect(valueOf(before, 'cw_campaign_eta_seconds', { campaign_id: 'done' })).toBe(0);
     // The number's queue, by state (empty here).
     expect(samplesOf(before, 'cw_queue_jobs', { phone_number_id: UNIT_NUMBER }).map((s) => s.labels.state).sort()).toEqual(['active', 'delayed', 'failed', 'waiting']);

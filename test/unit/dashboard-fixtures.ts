@@ -37,5 +37,5 @@ export function tallyOf(codes: ErrorTally['codes'], complete = true, scanned = 1
 }
 
 export function detailOf(status: CampaignStatus, extras: CampaignExtras, tally: ErrorTally): CampaignDetail {
-  return { view: campaignView(status, { ...extras, tally }), status, identity: { phoneNumberId: extras.phoneNumberId, message: extras.message }, tally };
+  return { view: campaignView(status, { ...extras, tally }), status, identity: { phoneNumberId: extras.phoneNumberId, message: extras.message, window: extras.window }, tally };
 }

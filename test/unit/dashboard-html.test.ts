@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseSendWindow } from '../../src/campaigns/send-window.js';
 import { campaignPage } from '../../src/dashboard/campaign-page.js';
 import { campaignsPage } from '../../src/dashboard/campaigns-page.js';
 import { campaignView } from '../../src/dashboard/campaign-view.js';
@@ -85,6 +86,15 @@ describe("the campaign's page: controls by state", () => {
     const running = pageFor({ state: 'running', startedAt: 1 });
     expect(running.match(/<input type="hidden" name="csrf" value="t">/g)).toHaveLength(2);
     expect(running).toContain('data-confirm="Cancel campaign c1 for good?');
+  });
+
+  it('shows a windowed campaign\'s window, the rows waiting for it and the next opening; nothing of the kind without a window', () => {
+    const status = statusOf('c1', { state: 'running' }, { total: 4, queued: 4 });
+    const extras = extrasOf({ window: parseSendWindow('09:00-20:00', 'mon-fri'), windowStatus: { window: '', waiting: 4, nextWindowAt: Date.UTC(2026, 11, 7, 8) } });
+    const page = campaignPage({ detail: detailOf(status, extras, tallyOf([])), csrfToken: 't' }).value;
+    expect(page).toContain('<dt>Send window</dt><dd><span data-field="window">09:00-20:00 local, mon-fri of each recipient</span></dd>');
+    expect(page).toContain('<dt>Waiting for their window</dt><dd><span data-field="waiting">4</span> rows · next opening <span data-field="nextWindow">2026-12-07 08:00:00 UTC</span></dd>');
+    expect(campaignPage({ detail: detailOf(status, extrasOf(), tallyOf([])), csrfToken: 't' }).value).not.toContain('Send window');
   });
 
   it('says when errors by code are a sample of the rows', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseSendWindow } from '../../src/campaigns/send-window.js';
 import { campaignView } from '../../src/dashboard/campaign-view.js';
 import { duration, percent } from '../../src/dashboard/display-format.js';
 import { extrasOf, statusOf, tallyOf } from './dashboard-fixtures.js';
@@ -32,6 +33,20 @@ describe('campaignView', () => {
     expect(completed.fields).toMatchObject({ rate: '–', eta: 'done', progress: '100%' });
     const scheduled = campaignView(statusOf('c', { state: 'scheduled', startsAt: Date.UTC(2027, 0, 2, 9) }, { total: 10, queued: 10 }), extrasOf());
     expect(scheduled.fields.stateNote).toBe('starts 2027-01-02 09:00:00 UTC');
+    // A scheduled campaign's ETA counts from its start.
+    expect(campaignView(statusOf('c', { state: 'scheduled', startsAt: Date.UTC(2027, 0, 2, 9) }, { total: 10, queued: 10 }), extrasOf({ etaSeconds: 3605 })).fields.eta).toBe('1h 00m 05s');
+  });
+
+  it('a windowed campaign: its window always, the rows waiting for it and the next opening when they were read', () => {
+    const window = parseSendWindow('09:00-20:00', 'sat-sun');
+    const status = statusOf('w', { state: 'running' }, { total: 30, queued: 30 });
+    const waiting = campaignView(status, extrasOf({ window, windowStatus: { window: 'x', waiting: 25, nextWindowAt: Date.UTC(2026, 11, 5, 9) } }));
+    expect(waiting.fields).toMatchObject({ window: '09:00-20:00 local, sat-sun of each recipient', waiting: '25', nextWindow: '2026-12-05 09:00:00 UTC' });
+    expect(campaignView(status, extrasOf({ window, windowStatus: { window: 'x', waiting: 5, nextWindowAt: undefined } })).fields.nextWindow).toBe('never (their zones are too far apart)');
+    expect(campaignView(status, extrasOf({ window, windowStatus: { window: 'x', waiting: 0, nextWindowAt: undefined } })).fields).toMatchObject({ waiting: '0', nextWindow: '–' });
+    // The list reads no lanes; a campaign without a window shows none.
+    expect(campaignView(status, extrasOf({ window })).fields).toMatchObject({ waiting: '–', nextWindow: '–' });
+    expect(campaignView(status, extrasOf()).fields).toMatchObject({ window: '–', waiting: '–', nextWindow: '–' });
   });
 
   it('errors by code: counting… until counted, the three largest then how many more, and "sample" for a capped count', () => {

@@ -29,7 +29,13 @@ const PROMETHEUS_SERIES = ['up'];
 export async function exposedSeries(): Promise<Set<string>> {
   const registries = new Set<Registry>();
   const spy = vi.spyOn(Registry.prototype, 'registerMetric');
-  const metrics = createServiceMetrics({ redis: {} as Redis, prefix: 'monitoring-test', retentionMs: 60_000 });
+  const metrics = createServiceMetrics({
+    redis: {} as Redis,
+    prefix: 'monitoring-test',
+    retentionMs: 60_000,
+    sendRate: () => 80,
+    ledger: { getCampaign: () => Promise.resolve(undefined), laneBacklogs: () => Promise.resolve([]) },
+  });
   for (const context of spy.mock.contexts) registries.add(context as Registry);
   spy.mockRestore();
   await metrics.close();

@@ -54,18 +54,14 @@ describe('status --watch figures', () => {
     expect(rate.add(12_000, 100)).toBe(0);
   });
 
-  it('ETA: rows left (queued, sending, confirming) at the rate; 0 once completed; null without a rate or while paused', () => {
-    expect(watchJson(view(), 10)).toMatchObject({ rate: 10, etaSeconds: 7 });
-    expect(watchJson(view({ confirming: 40 }), 10).etaSeconds).toBe(11);
-    expect(watchJson(view(), 3.333).rate).toBe(3.3);
-    expect(watchJson(view(), null).etaSeconds).toBeNull();
-    expect(watchJson(view(), 0).etaSeconds).toBeNull();
-    expect(watchJson(view({ state: 'paused', pausedReason: 'x' }), 10).etaSeconds).toBeNull();
-    expect(watchJson(view({ state: 'completed', queued: 0, sending: 0 }), null).etaSeconds).toBe(0);
+  it('carries the ETA it is given (src/campaigns/report/campaign-eta.ts), null when none; the rate to one decimal', () => {
+    expect(watchJson(view(), 10, 7)).toMatchObject({ rate: 10, etaSeconds: 7 });
+    expect(watchJson(view(), 3.333, 7).rate).toBe(3.3);
+    expect(watchJson(view(), null, undefined)).toMatchObject({ rate: null, etaSeconds: null });
   });
 
   it('the plain line: time, state, progress, rate, ETA, counts, and why it is paused', () => {
-    const line = watchLine(watchJson(view({ state: 'paused', pausedReason: '190: token expired' }), 12.5), Date.parse('2026-12-01T08:01:00Z'));
+    const line = watchLine(watchJson(view({ state: 'paused', pausedReason: '190: token expired' }), 12.5, undefined), Date.parse('2026-12-01T08:01:00Z'));
     expect(line).toBe(
       '2026-12-01T08:01:00.000Z c1 paused  38% 38/100 rows done  12.5/s  ETA -  sent 35 (delivered 20, read 5)  failed 3  unknown 0  queued 62  confirming 0  rejected 1  skipped 1  paused: 190: token expired (`campaign resume c1` continues it)',
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeWindow, laneOpen, nextOpening, openLanes, parseSendWindow } from '../../src/campaigns/send-window.js';
+import { describeDays, describeWindow, laneOpen, nextOpening, openLanes, parseSendWindow } from '../../src/campaigns/send-window.js';
 import { AppError } from '../../src/errors/app-error.js';
 
 const at = (iso: string) => Date.parse(iso);
@@ -35,9 +35,39 @@ describe('parseSendWindow', () => {
     expect((error as AppError).message).toMatch(days === undefined ? /--window/ : /--days/);
   });
 
-  it('describes itself as given', () => {
-    expect(describeWindow(parseSendWindow('09:00-20:00', 'mon-fri'))).toBe('09:00-20:00 local, mon,tue,wed,thu,fri');
+  it('names an empty window as such (start equals end), not as a format mistake', () => {
+    for (const window of ['09:00-09:00', '00:00-00:00', '9:00-09:00']) {
+      expect(() => parseSendWindow(window, undefined), window).toThrow(
+        expect.objectContaining({ code: 'OPTION_INVALID', message: expect.stringMatching(/^--window "[^"]+" is empty: it starts and ends at \d\d:\d\d, so no row would ever be sent/) as unknown }),
+      );
+    }
+    expect(() => parseSendWindow('09:00-09:00', undefined)).toThrow(/give an end after the start, e\.g\. 09:00-20:00, or 00:00-24:00 for the whole day/);
+    // A malformed window still gets the format message.
+    expect(() => parseSendWindow('9-17', undefined)).toThrow(/give the local hours as HH:MM-HH:MM/);
+    expect(() => parseSendWindow('9-17', undefined)).not.toThrow(/is empty/);
+  });
+
+  it('describes itself as given, its days normalised into runs around the week', () => {
+    expect(describeWindow(parseSendWindow('09:00-20:00', 'mon-fri'))).toBe('09:00-20:00 local, mon-fri');
     expect(describeWindow(nineToEight)).toBe('09:00-20:00 local, every day');
+    expect(describeWindow(parseSendWindow('22:00-06:00', 'sat-sun'))).toBe('22:00-06:00 local, sat-sun');
+  });
+
+  it.each([
+    ['sat-sun', 'sat-sun'],
+    ['sun,sat', 'sat-sun'],
+    ['fri-mon', 'fri-mon'],
+    ['mon-fri', 'mon-fri'],
+    ['mon,wed,sat', 'mon,wed,sat'],
+    ['sat,wed,mon', 'mon,wed,sat'],
+    ['mon,tue,wed', 'mon-wed'],
+    ['sun', 'sun'],
+    ['wed,sun', 'wed,sun'],
+    ['thu-tue', 'thu-tue'],
+    ['mon-sun', 'every day'],
+    ['fri-mon,wed', 'wed,fri-mon'],
+  ])('--days %s is shown as %s', (days, shown) => {
+    expect(describeDays(parseSendWindow('09:00-20:00', days).days)).toBe(shown);
   });
 });
 

@@ -37,6 +37,7 @@ const HORIZON_MS = 366 * 86_400_000;
  */
 export function estimateSending(input: EstimateInput): SendEstimate {
   const { startsAt, expiresAt, window } = input;
+  if (window === undefined) return estimateWithoutWindow(input);
   const perMinute = input.messagesPerSecond > 0 ? input.messagesPerSecond * 60 : Number.POSITIVE_INFINITY;
   const lanes = window === undefined ? [{ zones: [] as string[], rows: input.rows }] : input.lanes.map((l) => ({ zones: [...l.zones], rows: l.rows }));
   const opensAt = lanes.map((lane) => (window === undefined ? startsAt : nextOpening(window, lane.zones, startsAt)));
@@ -90,4 +91,18 @@ export function estimateSending(input: EstimateInput): SendEstimate {
     neverOpen,
     lanes: window === undefined ? [] : lanes.map((lane, i) => ({ zones: lane.zones, rows: lane.rows, opensAt: opensAt[i] })),
   };
+}
+
+/**
+ * Without a window the rate is never shared out or paused, so the minute-by-minute walk comes
+ * to rows ÷ rate, up to the expiry (or the plan's horizon): said at once, as the ETAs of
+ * status and the metrics ask for it every few seconds.
+ */
+function estimateWithoutWindow(input: EstimateInput): SendEstimate {
+  const { startsAt, expiresAt, rows } = input;
+  const end = Math.min(expiresAt ?? Number.POSITIVE_INFINITY, startsAt + HORIZON_MS);
+  const sendsAt = input.messagesPerSecond > 0 ? startsAt + Math.ceil((rows / input.messagesPerSecond) * 1000) : startsAt;
+  const done = rows <= 0 || sendsAt <= end;
+  const wouldExpire = done ? 0 : Math.round(rows - (Math.max(0, end - startsAt) / 1000) * input.messagesPerSecond);
+  return { startsAt, window: undefined, finishesAt: done ? sendsAt : undefined, wouldExpire, neverOpen: 0, lanes: [] };
 }
