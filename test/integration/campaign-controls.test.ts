@@ -240,7 +240,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       );
       expect(isAppError(error, 'CAMPAIGN_STATE_CONFLICT'), String(error)).toBe(true);
     }
-    expect(await controls.cancel(id)).toEqual({ cancelled: 0 });
+    expect(await controls.cancel(id)).toMatchObject({ cancelled: 0, alreadyCancelled: true });
     expect(await p.ledger.windowSize(PHONE_NUMBER_ID)).toBe(0);
     const missing: unknown = await controls.pause('no-such-campaign').then(
       () => undefined,

@@ -41,7 +41,7 @@ describe('campaign send and reschedule: times are real times', () => {
 
   it('send --at 2027-02-30T09:00:00+01:00 is refused with TIME_INVALID, naming the value and the month\'s days; nothing is created', async () => {
     const result = await send(['--at', '2027-02-30T09:00:00+01:00']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim()).toBe(
       'campaign: TIME_INVALID: --at "2027-02-30T09:00:00+01:00": 2027-02-30 has no such day: February 2027 has 28 days; give a real date and time, e.g. 2026-12-01T09:00:00+01:00',
@@ -61,7 +61,7 @@ describe('campaign send and reschedule: times are real times', () => {
     ];
     for (const [extra, message] of cases) {
       const result = await send(extra);
-      expect(result.code, extra.join(' ')).toBe(1);
+      expect(result.code, extra.join(' ')).toBe(2);
       expect(result.stderr.trim(), extra.join(' ')).toMatch(message);
     }
     expect(await keys()).toEqual([]);
@@ -69,7 +69,7 @@ describe('campaign send and reschedule: times are real times', () => {
 
   it('reschedule --at refuses 31 November with TIME_INVALID', async () => {
     const result = await runCli(['reschedule', 'any-campaign', '--at', '2026-11-31T09:00:00+01:00'], env);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^campaign: TIME_INVALID: --at "2026-11-31T09:00:00\+01:00": 2026-11-31 has no such day: November 2026 has 30 days/);
   });
 
