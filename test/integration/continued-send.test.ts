@@ -1,16 +1,13 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startWorker, type RunningWorker } from '../../workers/worker-command.js';
-import { openContext, type AppContext } from '../../workers/app-context.js';
+import type { AppContext } from '../../workers/app-context.js';
 import { runSend, type SendOptions } from '../../workers/send-command.js';
 import { summaryText } from '../../src/cli/format.js';
 import { isAppError } from '../../src/errors/app-error.js';
-import { phoneNumber, tempDir } from '../support/csv-files.js';
+import { phoneNumber } from '../support/csv-files.js';
 import { dumpKeys } from '../support/key-dump.js';
-import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from '../support/pipeline.js';
-import { freshPrefix, redisUrl, removePrefix } from '../support/redis.js';
-import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { startSendRig, type SendRig } from '../support/send-rig.js';
 
 /**
  * `send FILE --campaign ID` continues a campaign with its own file: rows are matched by row
@@ -19,55 +16,26 @@ import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox
  * ledger: its ALREADY_SENT rows are the real send's. Driven through `campaign send`'s own
  * code (runSend), the real worker and the sandbox.
  */
-const TOKEN = 'continued-token';
 const HEADER = 'phone,first_name,order_id';
 const good = (n: number, order = `A-${n}`) => `${phoneNumber(n)},Name${n},${order}`;
 
 describe('a continued send', () => {
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let sandbox: Sandbox;
+  let rig: SendRig;
   let context: AppContext;
-  let worker: RunningWorker | undefined;
-  let prefix: string;
 
   beforeEach(async () => {
-    prefix = freshPrefix('continued');
-    dir = await tempDir();
-    sandbox = await startSandbox({ templates: await loadTemplatesFile(SAMPLE_TEMPLATES), accessToken: TOKEN, messagesPerSecond: 0 });
-    context = await openContext([], {
-      REDIS_URL: redisUrl(),
-      QUEUE_PREFIX: prefix,
-      WHATSAPP_API_URL: sandbox.url,
-      WHATSAPP_ACCESS_TOKEN: TOKEN,
-      WHATSAPP_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
-      SEND_RATE: '0',
-      LOG_LEVEL: 'silent',
-      REPORTS_DIR: join(dir.dir, 'reports'),
-      DUPLICATE_WINDOW_HOURS: '24',
-    });
+    rig = await startSendRig('continued', { DUPLICATE_WINDOW_HOURS: '24' });
+    context = rig.context;
   });
 
   afterEach(async () => {
-    await worker?.close();
-    worker = undefined;
-    await removePrefix(context.redis, prefix);
-    await context.close();
-    await sandbox.close();
-    await dir.cleanup();
+    await rig.close();
   });
 
-  const options = (file: string, extra: Partial<SendOptions> = {}): SendOptions => ({
-    file,
-    template: 'order_update',
-    language: 'en_US',
-    params: ['first_name', 'order_id'],
-    phoneColumn: 'phone',
-    templatesFile: SAMPLE_TEMPLATES,
-    ...extra,
-  });
+  const options = (file: string, extra: Partial<SendOptions> = {}): SendOptions => rig.options(file, extra);
 
   async function csv(name: string, lines: string[]): Promise<string> {
-    const file = join(dir.dir, name);
+    const file = join(rig.dir, name);
     await writeFile(file, [HEADER, ...lines].join('\n') + '\n');
     return file;
   }
@@ -85,14 +53,10 @@ describe('a continued send', () => {
 
   /** Every key under the prefix and its value, but the templates cache (a send refreshes it) and the times to live. */
   async function ledgerState(): Promise<{ key: string; value: unknown }[]> {
-    return (await dumpKeys(context.redis, prefix)).filter((k) => !k.key.includes(':templates:')).map(({ key, value }) => ({ key, value }));
+    return (await dumpKeys(context.redis, rig.prefix)).filter((k) => !k.key.includes(':templates:')).map(({ key, value }) => ({ key, value }));
   }
 
-  function acceptedPerRecipient(): Map<string, number> {
-    const counts = new Map<string, number>();
-    for (const entry of sandbox.accepted()) counts.set(entry.to, (counts.get(entry.to) ?? 0) + 1);
-    return counts;
-  }
+  const acceptedPerRecipient = () => rig.acceptedPerRecipient();
 
   async function refusal(run: Promise<unknown>): Promise<{ code: string; message: string }> {
     const error = await run.then(
@@ -105,12 +69,11 @@ describe('a continued send', () => {
 
   it('another file with other recipients is refused with CAMPAIGN_FILE_MISMATCH naming the first row that differs; nothing is written', async () => {
     const first = await runSend(context, options(await csv('twelve.csv', Array.from({ length: 12 }, (_, i) => good(i + 1)))));
-    worker = await startWorker(context);
+    await rig.startWorker();
     await completed(first.id);
-    await worker.close();
-    worker = undefined;
+    await rig.stopWorker();
     const before = await ledgerState();
-    const reportsBefore = await readdir(join(dir.dir, 'reports'));
+    const reportsBefore = await readdir(join(rig.dir, 'reports'));
 
     // Five other recipients: rows 1–5 were sent to phoneNumber(1..5).
     const other = await csv('other.csv', [good(1), good(2), good(103), good(104), good(105)]);
@@ -124,13 +87,13 @@ describe('a continued send', () => {
     expect((await refusal(runSend(context, options(other, { campaignId: first.id, dryRun: true })))).code).toBe('CAMPAIGN_FILE_MISMATCH');
 
     expect(await ledgerState()).toStrictEqual(before);
-    expect(await readdir(join(dir.dir, 'reports'))).toStrictEqual(reportsBefore);
-    expect(sandbox.accepted()).toHaveLength(12);
+    expect(await readdir(join(rig.dir, 'reports'))).toStrictEqual(reportsBefore);
+    expect(rig.sandbox.accepted()).toHaveLength(12);
   });
 
   it('a row the campaign sent that now has no readable recipient is a mismatch too; one with the same recipient and other values is kept, not sent again', async () => {
     const first = await runSend(context, options(await csv('three.csv', [good(1), good(2), good(3)])));
-    worker = await startWorker(context);
+    await rig.startWorker();
     await completed(first.id);
 
     const unreadable = await csv('unreadable.csv', [good(1), 'not-a-phone,Name2,A-2', good(3)]);
@@ -150,7 +113,7 @@ describe('a continued send', () => {
     const original = await csv('original.csv', [good(1), good(2), good(3), `${phoneNumber(4)},,A-4`, good(1, 'A-5'), good(6)]);
     const first = await runSend(context, options(original));
     expect(first).toMatchObject({ rows: 6, queued: 4, rejected: 1, skipped: 1, byReason: { VALUE_EMPTY: 1, DUPLICATE_PHONE: 1 } });
-    worker = await startWorker(context);
+    await rig.startWorker();
     await completed(first.id);
 
     // Row 4 fixed, row 5 now another recipient, rows 7–8 new; row 8 names row 2's recipient.
@@ -172,10 +135,9 @@ describe('a continued send', () => {
   it('the dry run counts ALREADY_SENT as the real send does, and writes nothing to the ledger', async () => {
     const file = await csv('nineteen.csv', Array.from({ length: 19 }, (_, i) => good(i + 1)));
     const first = await runSend(context, options(file));
-    worker = await startWorker(context);
+    await rig.startWorker();
     await completed(first.id);
-    await worker.close();
-    worker = undefined;
+    await rig.stopWorker();
     const before = await ledgerState();
 
     const dry = await runSend(context, options(file, { dryRun: true }));

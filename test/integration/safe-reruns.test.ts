@@ -4,14 +4,13 @@ import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendQueueName, sendQueuePrefix } from '../../src/queue/queue-names.js';
 import { sentGuardKeys } from '../../src/redis/redis-ledger.js';
-import { startWorker, type RunningWorker } from '../../workers/worker-command.js';
-import { openContext, type AppContext } from '../../workers/app-context.js';
+import type { AppContext } from '../../workers/app-context.js';
 import { withControls } from '../../workers/control-command.js';
 import { runSend, type SendOptions } from '../../workers/send-command.js';
-import { phoneNumber, tempDir, writeCampaignCsv } from '../support/csv-files.js';
-import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from '../support/pipeline.js';
-import { freshPrefix, redisUrl, removePrefix } from '../support/redis.js';
-import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { phoneNumber, writeCampaignCsv } from '../support/csv-files.js';
+import { PHONE_NUMBER_ID } from '../support/pipeline.js';
+import { startSendRig, type SendRig } from '../support/send-rig.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
 
 /**
  * Ordinary use must not break the delivery guarantees: a re-run after Ctrl-C, the same file
@@ -19,49 +18,22 @@ import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox
  * Redis. Driven through `campaign send`'s own code (runSend) and the real worker, against
  * the sandbox; "sent twice" is counted where it matters, in what the sandbox accepted.
  */
-const TOKEN = 'rerun-token';
-
 describe('safe re-runs', () => {
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let rig: SendRig;
   let sandbox: Sandbox;
   let context: AppContext;
-  let worker: RunningWorker | undefined;
-  const prefix = freshPrefix('rerun');
+  let prefix: string;
 
   beforeEach(async () => {
-    dir = await tempDir();
-    sandbox = await startSandbox({ templates: await loadTemplatesFile(SAMPLE_TEMPLATES), accessToken: TOKEN, messagesPerSecond: 0 });
-    context = await openContext([], {
-      REDIS_URL: redisUrl(),
-      QUEUE_PREFIX: prefix,
-      WHATSAPP_API_URL: sandbox.url,
-      WHATSAPP_ACCESS_TOKEN: TOKEN,
-      WHATSAPP_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
-      SEND_RATE: '0',
-      LOG_LEVEL: 'silent',
-      REPORTS_DIR: join(dir.dir, 'reports'),
-      DUPLICATE_WINDOW_HOURS: '24',
-    });
+    rig = await startSendRig('rerun', { DUPLICATE_WINDOW_HOURS: '24' });
+    ({ sandbox, context, prefix } = rig);
   });
 
   afterEach(async () => {
-    await worker?.close();
-    worker = undefined;
-    await removePrefix(context.redis, prefix);
-    await context.close();
-    await sandbox.close();
-    await dir.cleanup();
+    await rig.close();
   });
 
-  const options = (file: string, extra: Partial<SendOptions> = {}): SendOptions => ({
-    file,
-    template: 'order_update',
-    language: 'en_US',
-    params: ['first_name', 'order_id'],
-    phoneColumn: 'phone',
-    templatesFile: SAMPLE_TEMPLATES,
-    ...extra,
-  });
+  const options = (file: string, extra: Partial<SendOptions> = {}): SendOptions => rig.options(file, extra);
 
   /** Resolves when the campaign's state is `completed` (the worker's event, seen through the ledger). */
   async function completed(id: string): Promise<void> {
@@ -85,9 +57,9 @@ describe('safe re-runs', () => {
   }
 
   it('Ctrl-C during ingest keeps what was read and pauses; `send --campaign ID` continues: every recipient gets it exactly once', async () => {
-    const file = join(dir.dir, 'big.csv');
+    const file = join(rig.dir, 'big.csv');
     await writeCampaignCsv(file, 2250);
-    worker = await startWorker(context);
+    await rig.startWorker();
     const stop = new AbortController();
     const first = await runSend(context, { ...options(file), signal: stop.signal, onProgress: (read) => read >= 500 && stop.abort() });
 
@@ -110,9 +82,9 @@ describe('safe re-runs', () => {
 
   const ROWS = 1200;
   it('the same file sent again as a new campaign while the first is paused half-way skips what the first sent as ALREADY_SENT, naming it; resuming the first sends nothing twice', async () => {
-    const file = join(dir.dir, 'again.csv');
+    const file = join(rig.dir, 'again.csv');
     await writeCampaignCsv(file, ROWS);
-    worker = await startWorker(context);
+    await rig.startWorker();
     const first = await runSend(context, options(file));
     // Paused once it has sent some of its rows, as Ctrl-C or an operator would leave it.
     await new Promise<void>((resolve) => {
@@ -143,9 +115,9 @@ describe('safe re-runs', () => {
   });
 
   it('outside the window, with other values, or with --allow-repeat the message is sent again', async () => {
-    const file = join(dir.dir, 'three.csv');
+    const file = join(rig.dir, 'three.csv');
     await writeCampaignCsv(file, 3);
-    worker = await startWorker(context);
+    await rig.startWorker();
     const first = await runSend(context, options(file));
     await completed(first.id);
 
@@ -170,10 +142,10 @@ describe('safe re-runs', () => {
   });
 
   it('a fixed file sent again into the same campaign sends the rows that were rejected and never a sent row again', async () => {
-    const file = join(dir.dir, 'fix.csv');
+    const file = join(rig.dir, 'fix.csv');
     const good = (n: number) => `${phoneNumber(n)},Name${n},A-${n}`;
     await writeFile(file, ['phone,first_name,order_id', good(1), `${phoneNumber(2)},"Bruno" Costa,A-2`, good(3), `${phoneNumber(4)},Esc\u001b[31m,A-4`, good(5)].join('\n') + '\n');
-    worker = await startWorker(context);
+    await rig.startWorker();
     const first = await runSend(context, options(file));
     expect(first).toMatchObject({ rows: 5, queued: 3, rejected: 2 });
     await completed(first.id);
@@ -189,7 +161,7 @@ describe('safe re-runs', () => {
   });
 
   it('a job edited in Redis cannot redirect a message: the worker sends the ledger row’s recipient and values', async () => {
-    const file = join(dir.dir, 'edited.csv');
+    const file = join(rig.dir, 'edited.csv');
     await writeCampaignCsv(file, 2);
     const sent = await runSend(context, options(file));
     // A job for row 1 under the ID the feeder will use, carrying another recipient and values
@@ -199,7 +171,7 @@ describe('safe re-runs', () => {
     expect((await queue.getJob(`${sent.id}-1`))?.data).toMatchObject({ to: '+4915199999999' });
     await queue.close();
 
-    worker = await startWorker(context);
+    await rig.startWorker();
     await completed(sent.id);
     const accepted = sandbox.accepted().find((entry) => entry.to.endsWith(phoneNumber(1).slice(1)));
     expect(accepted).toBeDefined();

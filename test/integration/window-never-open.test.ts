@@ -1,15 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startWorker, type RunningWorker } from '../../workers/worker-command.js';
-import { openContext, type AppContext } from '../../workers/app-context.js';
+import type { AppContext } from '../../workers/app-context.js';
 import { runSend, type SendOptions } from '../../workers/send-command.js';
 import { summaryText } from '../../src/cli/format.js';
 import { isAppError } from '../../src/errors/app-error.js';
-import { phoneNumber, tempDir } from '../support/csv-files.js';
-import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from '../support/pipeline.js';
-import { freshPrefix, redisUrl, removePrefix } from '../support/redis.js';
-import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { phoneNumber } from '../support/csv-files.js';
+import { startSendRig, type SendRig } from '../support/send-rig.js';
 
 /**
  * A row whose possible time zones never share an open hour of the window would wait forever
@@ -17,7 +14,6 @@ import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox
  * Hawaii to New York, and 09:00-13:00 is never open in all of them at once. Such rows are
  * skipped at ingest as WINDOW_NEVER_OPEN, unless --default-timezone gives them a zone.
  */
-const TOKEN = 'never-open-token';
 const TOLL_FREE = '+18002255288';
 const WINDOW = '09:00-13:00';
 
@@ -28,51 +24,22 @@ function zoneAtEleven(now = new Date()): string {
 }
 
 describe('rows whose window never opens', () => {
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let sandbox: Sandbox;
+  let rig: SendRig;
   let context: AppContext;
-  let worker: RunningWorker | undefined;
-  let prefix: string;
   let file: string;
 
   beforeEach(async () => {
-    prefix = freshPrefix('never-open');
-    dir = await tempDir();
-    sandbox = await startSandbox({ templates: await loadTemplatesFile(SAMPLE_TEMPLATES), accessToken: TOKEN, messagesPerSecond: 0 });
-    context = await openContext([], {
-      REDIS_URL: redisUrl(),
-      QUEUE_PREFIX: prefix,
-      WHATSAPP_API_URL: sandbox.url,
-      WHATSAPP_ACCESS_TOKEN: TOKEN,
-      WHATSAPP_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
-      SEND_RATE: '0',
-      LOG_LEVEL: 'silent',
-      REPORTS_DIR: join(dir.dir, 'reports'),
-    });
-    file = join(dir.dir, 'toll-free.csv');
+    rig = await startSendRig('never-open');
+    context = rig.context;
+    file = join(rig.dir, 'toll-free.csv');
     await writeFile(file, ['phone,first_name,order_id,zone', `${TOLL_FREE},Tess,A-1,`, `${phoneNumber(2)},Name2,A-2,${zoneAtEleven()}`].join('\n') + '\n');
   });
 
   afterEach(async () => {
-    await worker?.close();
-    worker = undefined;
-    await removePrefix(context.redis, prefix);
-    await context.close();
-    await sandbox.close();
-    await dir.cleanup();
+    await rig.close();
   });
 
-  const options = (extra: Partial<SendOptions> = {}): SendOptions => ({
-    file,
-    template: 'order_update',
-    language: 'en_US',
-    params: ['first_name', 'order_id'],
-    phoneColumn: 'phone',
-    templatesFile: SAMPLE_TEMPLATES,
-    window: WINDOW,
-    timezoneColumn: 'zone',
-    ...extra,
-  });
+  const options = (extra: Partial<SendOptions> = {}): SendOptions => rig.options(file, { window: WINDOW, timezoneColumn: 'zone', ...extra });
 
   it('a +1 800 row is skipped as WINDOW_NEVER_OPEN, in the dry run and the send, and its campaign completes', async () => {
     const dry = await runSend(context, options({ dryRun: true }));
@@ -82,7 +49,7 @@ describe('rows whose window never opens', () => {
 
     const sent = await runSend(context, options());
     expect(sent).toMatchObject({ rows: 2, queued: 1, skipped: 1, byReason: { WINDOW_NEVER_OPEN: 1 } });
-    worker = await startWorker(context);
+    await rig.startWorker();
     await expect.poll(async () => (await context.ledger.status(sent.id))?.state, { timeout: 60_000, interval: 50 }).toBe('completed');
 
     const rows = [];
@@ -90,7 +57,7 @@ describe('rows whose window never opens', () => {
     expect(rows[0]).toMatchObject({ row: 1, phone: TOLL_FREE, status: 'skipped', errorCode: 'WINDOW_NEVER_OPEN' });
     expect(rows[0]?.errorDetail).toMatch(/any of 11 time zones .*--timezone-column.*--default-timezone.*--window/);
     expect(rows[1]).toMatchObject({ row: 2, status: 'sent' });
-    expect(sandbox.accepted().map((m) => m.to)).toStrictEqual([phoneNumber(2)]);
+    expect(rig.sandbox.accepted().map((m) => m.to)).toStrictEqual([phoneNumber(2)]);
   });
 
   it('--default-timezone gives such rows a zone: they are queued and wait for it', async () => {
