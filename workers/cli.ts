@@ -82,7 +82,6 @@ program
     const { ingestInterruptedError, ingestNotices, stopOnSignals } = await import('./send-notices.js');
     // Checked before anything is created; the plan shows its times where the operator reads them.
     const zone = displayZoneOf({ displayTimezone: o.displayTimezone, typed: [o.at, o.expiresAt, o.startDeadline] });
-    const sentAt = Date.now();
     const stop = stopOnSignals();
     const notices = ingestNotices(file, process.argv.slice(2));
     const outcome = await withContext(async (context) => {
@@ -119,7 +118,8 @@ program
       // The plan's pace is the number's own rate (SEND_RATES), as its workers send.
       return { result, rate: sendRateOf(context.config.send, o.phoneNumberId ?? context.config.phoneNumberId ?? '') };
     }).finally(() => stop.release());
-    const startsNow = o.at === undefined || outcome.result.estimate.startsAt <= sentAt;
+    // The plan's start is now for a campaign that starts at once (a continued one: the start it was created with).
+    const startsNow = outcome.result.estimate.startsAt <= Date.now();
     console.log(o.json === true ? JSON.stringify(summaryJson(outcome.result, outcome.rate)) : summaryText(outcome.result, outcome.rate, { zone, startsNow }));
     const stoppedAt = outcome.result.interruptedAtRow;
     if (stoppedAt !== undefined) {

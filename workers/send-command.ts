@@ -129,10 +129,11 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
         ...(options.signal ? { signal: options.signal } : {}),
       },
     );
-    const startsAt = schedule.startsAt ?? now;
+    // A continued campaign keeps the times it was created with: its plan is from those.
+    const startsAt = Math.max(summary.schedule.startsAt ?? now, now);
     const estimate = estimateSending({
       startsAt,
-      expiresAt: schedule.expiresAt,
+      expiresAt: summary.schedule.expiresAt,
       messagesPerSecond: sendRateOf(config.send, phoneNumberId),
       window,
       rows: dryRun ? summary.valid : summary.queued,

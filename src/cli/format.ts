@@ -231,7 +231,7 @@ export function summaryText(summary: SendOutcome, rate: number, display?: PlanDi
       ]
     : [`Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} rejected, ${summary.skipped} skipped${keptPart(summary)}`, ...planLines(summary, rate, shown)];
   if (summary.delimiter !== ',') lines.push(`  fields separated by ${delimiterLabel(summary.delimiter)}`);
-  if (summary.reopened > 0) lines.push(`  ${summary.reopened} rows rejected by an earlier run are valid now and queued`);
+  if (summary.reopened > 0) lines.push(`  ${summary.reopened} rows rejected or skipped by an earlier run are valid now and queued`);
   for (const [reason, count] of Object.entries(summary.byReason)) {
     const why = reason === 'OPTED_OUT' ? optedOutWhy(summary.optedOutBy) : REJECTION_REASONS[reason as RejectionReason];
     lines.push(`  ${String(count).padStart(7)}  ${reason}: ${why}`);

@@ -132,6 +132,16 @@ describe('a continued send', () => {
     expect([...perRecipient.values()].every((n) => n === 1)).toBe(true);
   });
 
+  it('its plan keeps the start and expiry the campaign was created with', async () => {
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    const expires = new Date(Date.now() + 7_200_000).toISOString();
+    const first = await runSend(context, options(await csv('two.csv', [good(1), good(2)]), { schedule: { at, expiresAt: expires } }));
+    const continued = await runSend(context, options(await csv('three.csv', [good(1), good(2), good(3)]), { campaignId: first.id }));
+    expect(continued.schedule).toStrictEqual({ startsAt: Date.parse(at), expiresAt: Date.parse(expires) });
+    expect(continued.estimate.startsAt).toBe(Date.parse(at));
+    expect(summaryText(continued, 80)).toContain('(scheduled)');
+  });
+
   it('the dry run counts ALREADY_SENT as the real send does, and writes nothing to the ledger', async () => {
     const file = await csv('nineteen.csv', Array.from({ length: 19 }, (_, i) => good(i + 1)));
     const first = await runSend(context, options(file));

@@ -43,6 +43,8 @@ export interface ProduceSummary {
    */
   kept: number;
   keptByStatus: Partial<Record<RowStatus, number>>;
+  /** The campaign's start and expiry: this run's, or those a continued campaign was created with. */
+  schedule: Pick<CampaignDefinition, 'startsAt' | 'expiresAt'>;
   /** OPTED_OUT rows by where the opt-out was learnt (Meta's 131050, a keyword, WhatsApp's settings, an operator). */
   optedOutBy: Partial<Record<OptOutOrigin, number>>;
   /** Set when reading stopped early (Ctrl-C, SIGTERM): the last row read. The campaign is paused. */
@@ -170,6 +172,7 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
       reopened: 0,
       kept: kept?.count ?? 0,
       keptByStatus: { ...kept?.byStatus },
+      schedule: { startsAt: (existing ?? definition).startsAt, expiresAt: (existing ?? definition).expiresAt },
       optedOutBy: {},
       interruptedAtRow: undefined,
       lanes: [],
