@@ -139,6 +139,9 @@ const envSchema = z.object({
 
 type Env = z.infer<typeof envSchema>;
 
+/** Every environment variable the schema reads, in its order (docs/configuration.md and .env.example list the same). */
+export const ENV_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 export interface Config {
   redisUrl: string;
   /** REDIS_CLUSTER_NODES: the cluster's seed nodes; undefined = one Redis at redisUrl. */
