@@ -57,7 +57,9 @@ function disagreements(markdown: string, commands: CommandHelp[]): string[] {
       continue;
     }
     for (const option of options) if (!listed.includes(option)) problems.push(`\`${name}\`'s synopsis lacks ${option}`);
-    for (const option of listed) if (!options.includes(option)) problems.push(`\`${name}\`'s synopsis names ${option}, which the command does not have`);
+    for (const option of listed) {
+      if (!options.includes(option)) problems.push(`\`${name}\`'s synopsis names ${option}, which the command does not have`);
+    }
   }
   const known = new Set(commands.map((c) => ['campaign', ...c.path].join(' ')));
   for (const command of sections.keys()) if (!known.has(command)) problems.push(`heading \`${command}\` names no command`);
@@ -73,7 +75,8 @@ describe('docs/cli.md', () => {
   it('finds the commands through --help, subcommands included', () => {
     const names = commands.map((c) => c.path.join(' '));
     expect(names).toEqual(expect.arrayContaining(['', 'send', 'worker', 'optouts', 'optouts add', 'templates list']));
-    expect(commands.find((c) => c.path.join(' ') === 'send')?.options).toEqual(expect.arrayContaining(['--template', '--dry-run', '--json']));
+    const send = commands.find((c) => c.path.join(' ') === 'send');
+    expect(send?.options).toEqual(expect.arrayContaining(['--template', '--dry-run', '--json']));
   });
 
   it('has a section for every command whose synopsis names exactly its options', () => {
