@@ -16,8 +16,8 @@ import { campaignLedgerKeys } from '../src/redis/ledger-keys.js';
  * (b) Drain: 20,000 queued rows sent to the sandbox with the limiter off (SEND_RATE=0), by
  * `campaign worker` against the bare BullMQ + undici worker (bench/bare-worker.ts), same
  * sandbox, same concurrency. Loading the rows is setup and not timed (ours: `campaign send`
- * puts them in the ledger's backlog, and since the feeder (issue 10) the worker feeds them to
- * BullMQ while it drains, inside the timing; bare: bench/bare-ingest.ts writes every job
+ * puts them in the ledger's backlog, and the worker's feeder writes them to BullMQ while it
+ * drains, inside the timing; bare: bench/bare-ingest.ts writes every job
  * up front). The figure is messages/s as
  * the sandbox saw them: accepted count over the span from the first to the last accepted
  * message (start-up of either worker is not in it). The wall time from spawn to completion is
@@ -33,7 +33,7 @@ export const DRAIN_CONCURRENCY = 100;
 export const WARMUP_ROWS = 5_000;
 
 /**
- * The third side (issue 11): ours with webhooks flowing. A `campaign serve` child takes the
+ * The third side: ours with webhooks flowing. A `campaign serve` child takes the
  * status webhooks (sent, delivered, read for half: about 2.5 per message) that a sandbox child
  * of its own posts for every accepted message, and applies them to the rows while the worker
  * drains: the same machine, the same Redis.
@@ -45,7 +45,7 @@ type Side = 'ours' | 'bare' | 'webhooks' | 'bare-webhooks' | 'scraped';
  * and applies nothing. Our webhooks side is judged against it: the difference is then what
  * taking in and applying the webhooks costs us, not what simulating Meta costs the machine.
  */
-/** The scraped side (issue 12): ours while a scraper GETs the service's /metrics this often. */
+/** The scraped side: ours while a scraper GETs the service's /metrics this often. */
 const SCRAPE_EVERY_MS = 1000;
 const WEBHOOK_SECRET = 'bench-drain-app-secret';
 

@@ -137,7 +137,7 @@ export async function benchIngest(options: { runs: number; rows: number; redis: 
     method: [
       `ingest: \`campaign send FILE --template order_update --language en_US --params first_name,order_id --phone-number-id ID --json\` ` +
         `vs bench/bare-ingest.ts (csv-parse stream, one job per row with the product's data fields, the same jobId \`\${campaignId}-\${row}\` ` +
-        `and job options, addBulk per 1000 rows, each awaited; no validation, no ledger; since the feeder (issue 10) the product writes no jobs at ingest, ` +
+        `and job options, addBulk per 1000 rows, each awaited; no validation, no ledger; the product writes no jobs at ingest (its feeder writes them while the worker drains), ` +
         `only the ledger's rows and backlog, so the two sides no longer write the same data). Both are child processes timed spawn→exit ` +
         `(node + tsx start-up included on both sides); peak RSS and CPU from GNU time; no worker running; a fresh QUEUE_PREFIX per run, deleted after.`,
     ],

@@ -1,5 +1,5 @@
 /**
- * Issue 12: the time of one GET /metrics with 50 campaigns and 1,000,000 queued rows.
+ * The time of one GET /metrics with 50 campaigns and 1,000,000 queued rows.
  *
  *   node --import tsx bench/metrics-scrape.ts [--campaigns 50] [--rows 1000000] [--numbers 5] [--scrapes 20]
  *

@@ -3,7 +3,7 @@ import { figure, type SectionResult } from './support/figures.js';
 import { ROOT, benchScriptArgs, productEnv } from './support/product.js';
 
 /**
- * Issue 12, the cost of /metrics: one GET /metrics with 50 campaigns and 1,000,000 queued rows
+ * The cost of /metrics: one GET /metrics with 50 campaigns and 1,000,000 queued rows
  * (bench/metrics-scrape.ts, run as a child per run: it records the rows on a fresh prefix,
  * scrapes an in-process `campaign serve` 20 times and deletes the prefix), beside a GET
  * /healthz of the same service (the bare HTTP round trip). The drain ratio with a scraper

@@ -1,7 +1,7 @@
 /**
- * `npm run bench`: measures the three figures of the performance issue, each beside a bare
- * baseline measured in the same invocation, and the feeder's 1M-row figures (issue 10), each
- * beside the figure measured before the feeder; prints a table (stdout) plus the same as JSON
+ * `npm run bench`: measures ingest, drain and rate, each beside a bare baseline measured in
+ * the same invocation, and the feeder's 1M-row figures, each beside the figure measured with
+ * one BullMQ job per row written at ingest (the design the feeder replaced); prints a table (stdout) plus the same as JSON
  * in bench/out/latest.json. Progress goes to stderr. Exits 0 when a target is missed (this
  * reports, it is not a test); exits 1 only when a measurement could not be made.
  *
@@ -101,7 +101,7 @@ const results: SectionResult[] = [];
 const errors: SectionError[] = [];
 try {
   const redisPid = await redisServerPid(redis);
-  console.error(`campaign-worker benchmark: ${selected.join(', ')}; ${runs} run(s) each; medians beside a bare baseline (feeder: beside issue 10's figures from before the feeder)`);
+  console.error(`campaign-worker benchmark: ${selected.join(', ')}; ${runs} run(s) each; medians beside a bare baseline (feeder: beside the figures of one job per row at ingest)`);
   for (const section of selected) {
     console.error(`${section}:`);
     try {

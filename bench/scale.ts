@@ -11,7 +11,7 @@ import { busiestWindow } from './support/stats.js';
 import { DEFAULT_SEND_CONCURRENCY } from '../src/config/config.js';
 
 /**
- * Issue 13 items 2, 3 and 5, measured at the receiver (the sandbox at --mps 0 accepts and
+ * Many processes and numbers, and Meta's top tier, measured at the receiver (the sandbox at --mps 0 accepts and
  * timestamps everything):
  * - scale: 1, 2 and 4 `campaign worker` processes, each serving every number, on one number
  *   and on four, every number at SEND_RATE=80. Each number must get its rate, no more, however

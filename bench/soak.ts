@@ -10,7 +10,7 @@ import { startSandboxChild } from './support/sandbox.js';
 import { coreShare, cpuSeconds } from './support/cpu.js';
 
 /**
- * Issue 13 item 7, the soak: one campaign of `rows` rows ingested with `campaign send`, then
+ * The soak: one campaign of `rows` rows ingested with `campaign send`, then
  * sent by one `campaign worker` with pacing off (SEND_RATE=0) to a sandbox of its own that
  * keeps only its newest 100,000 messages (it would otherwise hold every body sent). Every 10 s:
  * messages accepted, Redis's used_memory and the worker's RSS. Steady means the last tenth of

@@ -12,7 +12,7 @@ import { median } from './support/stats.js';
  * to `campaign serve` as fast as 16 concurrent senders can, 100 statuses per POST, for the
  * rows of a campaign already sent. Measured: statuses applied per second (first POST → every
  * row read in the ledger), the p99 time to the 200 answer, and the lag from the last answer
- * to the last status applied. Issue 11's targets on this 2-core machine: ≥ 3,000 events/s,
+ * to the last status applied. The targets on a 2-core machine: ≥ 3,000 events/s,
  * p99 answer < 100 ms, p99 lag < 1 s.
  */
 export const WEBHOOK_ROWS = 10_000;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `campaign` command: the compiled CLI (`npm run build`, run by `npm install` through
-// `prepare`). Compiled, it starts without a TypeScript loader (issue 13: `--help` in well
-// under 200 ms). A checkout whose build is missing says how to make it.
+// `prepare`). Compiled, it starts without a TypeScript loader (docs/performance.md, "Start-up
+// and memory of the CLI"). A checkout whose build is missing says how to make it.
 import { existsSync } from 'node:fs';
 
 const cli = new URL('../dist/workers/cli.js', import.meta.url);

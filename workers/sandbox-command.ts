@@ -37,7 +37,7 @@ export async function runSandboxUntilSignal(options: {
   // any of them is reported without paying for fastify.
   const { startSandbox, DEFAULT_PHONE_NUMBER_IDS } = await import('../src/sandbox/index.js');
   // The number the worker sends from (same env) and any named on the command line; with
-  // neither, the samples' number, so `campaign sandbox` alone still runs the README's walk-through.
+  // neither, the samples' number, so `campaign sandbox` alone still runs the walk-through in docs/cli.md.
   const configured = [...new Set([...(config.phoneNumberId === undefined ? [] : [config.phoneNumberId]), ...extraIds])];
   const sandbox = await startSandbox({
     port: options.port,

@@ -51,7 +51,7 @@ export async function startService(options: ServeOptions, env: Record<string, st
   const { silentLogger } = await import('../src/logging/logger.js');
   const readerRedis = createWebhookRedis(config, silentLogger());
   const ledgerRedis = createWebhookRedis(config, silentLogger());
-  // GET /metrics (issue 12): read from Redis at each scrape, on its own fail-fast connection.
+  // GET /metrics: read from Redis at each scrape, on its own fail-fast connection.
   const { createServiceMetrics } = await import('../src/metrics/service-metrics.js');
   const { WebhookMetrics } = await import('../src/metrics/webhook-metrics.js');
   const metricsRedis = createWebhookRedis(config, silentLogger());
@@ -63,7 +63,7 @@ export async function startService(options: ServeOptions, env: Record<string, st
     sendRate,
     ledger: new RedisLedger(metricsRedis, config.queuePrefix, ledgerOptionsOf(config, log)),
   });
-  // The campaigns page (/) and bull-board (/queues), issue 12: their own fail-fast connection and ledger.
+  // The campaigns page (/) and bull-board (/queues): their own fail-fast connection and ledger.
   const { createDashboard } = await import('../src/dashboard/dashboard.js');
   const dashboardRedis = createWebhookRedis(config, silentLogger());
   const { password } = config.dashboard;

@@ -44,7 +44,7 @@ export async function startWorker(context: AppContext, options: { phoneNumberIds
   const { config, redis, logger } = context;
   if (config.accessToken === undefined) throw new AppError('CONFIG_INVALID', 'The worker needs WHATSAPP_ACCESS_TOKEN');
   const accessToken = config.accessToken;
-  // /metrics (issue 12): sends counted in memory, added to Redis once a second for `campaign serve` to read.
+  // /metrics: sends counted in memory, added to Redis once a second for `campaign serve` to read.
   const metrics = new RedisSendRecorder(redis, config.queuePrefix, { logger });
   metrics.start();
   // Throttles, retries and failed rows, for the operator: a few lines, not one per row.

@@ -38,7 +38,7 @@ export function productEnv(prefix: string, extra: Record<string, string> = {}): 
   };
 }
 
-/** The `campaign send` command line of the issue, as a user types it. */
+/** The `campaign send` command line, as a user types it. */
 export function sendArgs(file: string, phoneNumberId: string = PHONE_NUMBER_ID): string[] {
   return [
     CAMPAIGN_BIN,

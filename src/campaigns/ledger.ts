@@ -188,7 +188,7 @@ export const RETRY_HOLD_131049_MS = 24 * 3_600_000;
 /** What one page of `markForRetry` did. */
 export interface RetryPage {
   requeued: number;
-  /** Chosen, but recorded without their values (an old version): left as they are. */
+  /** Chosen, but recorded without their values (by a build before 0.1.0): left as they are. */
   noPayload: number;
   /** Failed with 131049 less than 24 h ago: not chosen yet. */
   held: number;

@@ -16,7 +16,7 @@ export const sendJobSchema = z.object({
   requeue: z.number().int().positive().optional(),
   /** How many times this job was already delayed for the pair rate limit (131056): the next delay doubles. */
   pairDelays: z.number().int().positive().optional(),
-  /** Jobs of versions before the feeder carried these; they are ignored (the ledger row is what is sent). */
+  /** Jobs written by builds before 0.1.0 carry these; they are ignored (the ledger row is what is sent). */
   to: z.string().optional(),
   values: z.array(z.string()).optional(),
   headerLink: z.string().optional(),

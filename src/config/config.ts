@@ -96,7 +96,8 @@ const envSchema = z.object({
     .default(24),
   // A row whose request got no answer (timeout, killed worker) waits this long for a status
   // webhook before it is resent once (only when later sends got statuses) or left unknown;
-  // 0 keeps the old rule (timeouts retried, in-doubt rows unknown at once).
+  // 0 turns the rule off (timeouts retried, in-doubt rows unknown at once): for a setup
+  // without `campaign serve`, where no status would ever come.
   CONFIRM_WINDOW_SECONDS: wholeNumber(0).default(600),
   // Finished campaigns' personal data (rows, values, indexes) is purged this many days after
   // they finish; 0 keeps it until `campaign purge`.

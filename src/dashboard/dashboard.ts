@@ -47,7 +47,7 @@ const FAILURE_LOG_INTERVAL_MS = 10_000;
 const CONNECT_WAIT_MS = 1000;
 
 /**
- * `campaign serve`'s campaigns page and queue dashboard (issue 12): built from the ledger, the
+ * `campaign serve`'s campaigns page and queue dashboard: built from the ledger, the
  * metrics figures and bull-board; every request reads Redis afresh, so the service stays
  * stateless and any instance behind a load balancer shows the same.
  */

@@ -21,7 +21,7 @@ const CONNECT_WAIT_MS = 1000;
 
 /**
  * `campaign serve`'s /metrics: prom-client's default process metrics and the cw_* metrics
- * (README, "Metrics"). Workers are other processes, so nothing here counts anything: each
+ * (docs/monitoring.md, "Metrics"). Workers are other processes, so nothing here counts anything: each
  * scrape reads the totals every process keeps in Redis and sets the metrics from them. The
  * counters are Redis totals, so they only grow from one scrape to the next whichever
  * service instance is scraped; a campaign's series go METRICS_RETENTION_HOURS after it ends.

@@ -4,14 +4,14 @@ import { numberScope, sharedScope, type RedisClient } from './key-scope.js';
 import { campaignIndexKey, campaignNumbersKey, phoneNumbersKey, wamidsKey } from './ledger-keys.js';
 
 /**
- * `campaign migrate-keys`: moves what versions before the cluster layout (issue 13) left in
- * Redis to today's names, in place, on a single Redis. Before, keys were `<prefix>:<name>`;
- * now every key of a phone number lives under `<prefix>:{<number>}` (its queue, its
- * campaigns' ledgers, its guard, feed, opt-outs, service windows and message-ID index) and
- * the metrics and webhook inbox under `<prefix>:{<prefix>}`. Each key is RENAMEd (atomic, its
- * TTL kept; RENAMENX, so a key already there is never overwritten), the one global message-ID
- * index is split by number, and the pacer's few-second keys are dropped. Safe to run again:
- * a run that stopped half-way continues; a finished one finds nothing left.
+ * `campaign migrate-keys`: moves what builds before 0.1.0 left in Redis to today's names, in
+ * place, on a single Redis. Their keys are `<prefix>:<name>`; this layout puts every key of
+ * a phone number under `<prefix>:{<number>}` (its queue, its campaigns' ledgers, its guard,
+ * feed, opt-outs, service windows and message-ID index) and the metrics and webhook inbox
+ * under `<prefix>:{<prefix>}`, so that each sits in one cluster slot. Each key is RENAMEd
+ * (atomic, its TTL kept; RENAMENX, so a key already there is never overwritten), the one
+ * global message-ID index is split by number, and the pacer's few-second keys are dropped.
+ * Safe to run again: a run that stopped half-way continues; a finished one finds nothing left.
  */
 export interface MigrationSummary {
   /** Keys renamed (or that would be, with dryRun). */

@@ -64,7 +64,7 @@ export async function purgeLedger(redis: RedisClient, prefix: string, campaignId
   } while (cursor !== '0');
 
   // UNLINK frees a large hash in the background instead of blocking Redis. (`requeue` and
-  // `payloads` held jobs with values in versions before the feeder.)
+  // `payloads` are where builds before 0.1.0 keep jobs with values: purged too.)
   // A send window's lanes (their lists are empty by now: the campaign finished).
   const laneLists = Array.from({ length: await redis.hlen(keys.lanes) }, (_, lane) => laneBacklogKey(keys.pending, lane));
   await redis.unlink(keys.rows, keys.pending, keys.lanes, ...laneLists, `${keys.campaign}:requeue`, `${keys.campaign}:payloads`, keys.recent);

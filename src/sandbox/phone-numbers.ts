@@ -7,7 +7,7 @@ import type { GraphErrorSpec } from './graph-error.js';
  * WHATSAPP_PHONE_NUMBER_ID shows up against the sandbox, not first in production.
  */
 
-/** The ID the samples, README, demo, docker-compose and tests use. */
+/** The ID the samples, docs, demo, docker-compose and tests use. */
 export const DEFAULT_PHONE_NUMBER_IDS: readonly string[] = Object.freeze(['106540352242922']);
 
 const ID_PATTERN = /^\d{1,20}$/;

@@ -33,7 +33,7 @@ export interface WebhookConsumerOptions {
   /** Entries another consumer read and left unacknowledged this long are taken over (default 30 s). */
   claimIdleMs?: number;
   parkedRetryMs?: number;
-  /** /metrics (issue 12): events by kind and status lag, written in the MULTI that acknowledges their batch. */
+  /** /metrics: events by kind and status lag, written in the MULTI that acknowledges their batch. */
   metrics?: WebhookMetrics;
 }
 

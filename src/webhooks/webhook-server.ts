@@ -25,7 +25,7 @@ export interface WebhookServerOptions {
   redisReady: () => Promise<boolean>;
   /** Tests: the clock of the log throttle (default Date.now). */
   now?: () => number;
-  /** GET /metrics (Prometheus, issue 12): reads the figures from Redis at each scrape. Absent: no route. */
+  /** GET /metrics (Prometheus): reads the figures from Redis at each scrape. Absent: no route. */
   metrics?: { scrape(): Promise<ScrapeResult> };
 }
 
@@ -124,7 +124,7 @@ export function buildWebhookServer(options: WebhookServerOptions): FastifyInstan
 
   app.get('/healthz', async (_request, reply) => reply.code(200).send({ ok: true }));
 
-  // GET /metrics: open like /healthz (issue 12); 503 while Redis does not answer, so Prometheus records a failed scrape.
+  // GET /metrics: open like /healthz; 503 while Redis does not answer, so Prometheus records a failed scrape.
   const metrics = options.metrics;
   if (metrics !== undefined) {
     const notScraped = new Throttle(REJECTION_LOG_INTERVAL_MS, now);

@@ -4,7 +4,7 @@ import { FaultHarness, waIdOfRow } from '../support/fault-harness.js';
 import { RedisClusterUnderTest } from '../support/redis-cluster.js';
 
 /**
- * Issue 13: campaigns on three phone numbers through a 3-master Redis Cluster the test starts
+ * Campaigns on three phone numbers through a 3-master Redis Cluster the test starts
  * itself, each number's keys on a different master, served by two worker processes that each
  * serve every number, one of them SIGKILLed mid-campaign.
  * Every row of every campaign is sent exactly once (the killed worker's in-flight rows are
@@ -37,7 +37,7 @@ describe('Redis Cluster: three numbers, three masters, a worker killed', () => {
   it('sends every row of every number once, though a worker was SIGKILLed mid-campaign', async () => {
     const campaigns = new Map<string, string>();
     for (const number of numbers) campaigns.set(number, (await rig.send({ WHATSAPP_PHONE_NUMBER_ID: number })).id);
-    // Two worker processes, each serving every number that has campaigns (issue 13 item 2).
+    // Two worker processes, each serving every number that has campaigns.
     const victim = await rig.startWorker({ WHATSAPP_PHONE_NUMBER_ID: '' });
     await rig.startWorker({ WHATSAPP_PHONE_NUMBER_ID: '' });
     for (const number of numbers) expect(victim.output).toContain(`"phoneNumberId":"${number}"`);

@@ -5,7 +5,7 @@ import { PHONE_NUMBER_ID } from '../support/pipeline.js';
 import { RedisClusterUnderTest } from '../support/redis-cluster.js';
 
 /**
- * Issue 13: the master holding a number's keys is SIGKILLed mid-campaign on a cluster with a
+ * The master holding a number's keys is SIGKILLed mid-campaign on a cluster with a
  * replica per master. Its replica takes over (cluster-node-timeout 1 s); the workers' commands
  * refused meanwhile are retried; sending resumes within 5 s and no row is lost or sent twice.
  */

@@ -13,10 +13,11 @@ import { LEDGER_TEST_NUMBER, ingestQueuedCampaign, ledgerTestDefinition, queuedR
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
 
 /**
- * Issue 12, item 3, over real HTTP against `campaign serve` on a real Redis: who may see the
- * campaigns page and /queues (basic auth), which control POSTs are obeyed (CSRF token, same
- * origin), that /metrics, /healthz and the webhook stay open, the report download, hostile
- * values escaped, and the refusal to listen beyond loopback without a password.
+ * The campaigns page and queue dashboard over real HTTP against `campaign serve` on a real
+ * Redis: who may see the campaigns page and /queues (basic auth), which control POSTs are
+ * obeyed (CSRF token, same origin), that /metrics, /healthz and the webhook stay open, the
+ * report download, hostile values escaped, and the refusal to listen beyond loopback
+ * without a password.
  */
 const USER = 'ops';
 const PASSWORD = 'a long passphrase';

@@ -10,17 +10,17 @@ import { FaultHarness, waIdOfRow, within, type SendSummary } from '../support/fa
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';
 
 /**
- * Issue 12, item 3, in a real browser: Chromium from Debian's packages (never downloaded:
+ * The campaigns page in a real browser: Chromium from Debian's packages (never downloaded:
  * puppeteer-core has no browser of its own), driven against `campaign serve` (in this
  * process, with a dashboard password) while `campaign worker` (another process) sends a
  * campaign to the sandbox at SEND_RATE=20, so it runs for about a minute. The test loads the
  * campaigns page with basic auth, watches the campaign's counts move without a reload (the
- * page's own script), saves the screenshot the README shows, opens the campaign's page,
+ * page's own script), saves the screenshot docs/monitoring.md shows, opens the campaign's page,
  * clicks Pause and checks the ledger says paused.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /**
- * The README's screenshot is rewritten only when asked (UPDATE_SCREENSHOTS=1 npm test), so a
+ * The docs' screenshot is rewritten only when asked (UPDATE_SCREENSHOTS=1 npm test), so a
  * test run leaves the working tree clean; otherwise the same screenshot goes to a temp file.
  */
 const SCREENSHOT =

@@ -7,7 +7,7 @@ import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
 /**
- * Errors by code (issue 12, item 3) on a real Redis: the campaign's rows hash read with HSCAN,
+ * Errors by code on a real Redis: the campaign's rows hash read with HSCAN,
  * counted by status and code, stopping at a cap on large campaigns.
  */
 const ROWS = 5000;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultHarness } from '../support/fault-harness.js';
 
 /**
- * Issue 4, fault injection: a Cloud API that answers 20 % of sends with 503, holds 5 %
+ * Fault injection: a Cloud API that answers 20 % of sends with 503, holds 5 %
  * without an answer, and throttles the number (130429) for 300 ms every 3 s. With enough
  * attempts every row is still sent exactly once. (The rate at the receiver is measured by
  * `npm run bench`; the pacer's ceiling is tested on Redis's clock in send-pacer.test.ts.)

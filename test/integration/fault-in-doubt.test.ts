@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultHarness } from '../support/fault-harness.js';
 
 /**
- * Issue 11, the in-doubt rule with webhooks flowing: two `campaign worker` processes, the
+ * The in-doubt rule with webhooks flowing: two `campaign worker` processes, the
  * webhook service, and a sandbox that posts status webhooks. Early on a share of requests
  * is never answered (the sandbox holds them: they never reached "Meta"), and each worker is
  * SIGKILLed once mid-campaign and restarted. Every row must end `sent`: a status settles

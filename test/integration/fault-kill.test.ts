@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultHarness } from '../support/fault-harness.js';
 
 /**
- * Issue 4, fault injection: the worker is SIGKILLed three times during a 5,000-row campaign
+ * Fault injection: the worker is SIGKILLed three times during a 5,000-row campaign
  * and restarted each time. Every row must end with an answer (sent, failed or unknown), and
  * a recipient may have got a message twice only where the ledger admits it does not know
  * (`unknown`): duplicates ≤ unknown.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultHarness, waIdOfRow } from '../support/fault-harness.js';
 
 /**
- * Issue 4, fault injection: Meta's pair rate limit (131056) for one recipient delays that
+ * Fault injection: Meta's pair rate limit (131056) for one recipient delays that
  * recipient only. Its first two sends are refused; the worker puts that one job back for a
  * growing delay, never throttles the number for it, and the recipient gets its message
  * exactly once, after the delays.

@@ -3,7 +3,7 @@ import { FaultHarness, outputAfter, within } from '../support/fault-harness.js';
 import { RedisServer } from '../support/fault-redis-server.js';
 
 /**
- * Issue 4, fault injection: Redis (its own `redis-server`, AOF with fsync on every write, as
+ * Fault injection: Redis (its own `redis-server`, AOF with fsync on every write, as
  * in production) crashes and comes back mid-campaign. The worker, a child process, must
  * reconnect by itself, and the campaign must complete with every row answered: nothing lost,
  * nothing sent twice unless the ledger says it cannot know (`unknown`).

@@ -4,7 +4,7 @@ import { PHONE_NUMBER_ID } from '../support/pipeline.js';
 import { campaignLedgerKeys, feedKeys } from '../../src/redis/ledger-keys.js';
 
 /**
- * Issue 4, fault injection: the access token expires mid-campaign (the API answers 190).
+ * Fault injection: the access token expires mid-campaign (the API answers 190).
  * The campaign pauses with the reason in `campaign status`, no further send starts, and
  * after the worker is restarted with the new token `campaign resume` finishes it: every row
  * sent exactly once.

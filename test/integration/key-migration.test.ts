@@ -12,8 +12,8 @@ import { silentLogger } from '../../src/logging/logger.js';
 import { startService } from '../../workers/serve-command.js';
 
 /**
- * Issue 13: the move from the untagged key layout to the cluster one. The fixture is what the
- * version before it (commit bc67dd6) left in Redis after a real run: campaign A on number …922
+ * The move from the untagged key layout of builds before 0.1.0 to the cluster one. The
+ * fixture is what such a build left in Redis after a real run: campaign A on number …922
  * sent (20 rows, webhooks applied, an opt-out, inbound messages that opened service windows),
  * campaign B on number …923 stopped with 13 of 40 rows sent and jobs waiting in its queue.
  * `campaign migrate-keys` moves it; this version then reads it all and finishes B without

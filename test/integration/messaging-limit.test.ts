@@ -3,7 +3,7 @@ import { FaultHarness } from '../support/fault-harness.js';
 import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from '../support/pipeline.js';
 
 /**
- * Issue 13 item 6: Meta's messaging limit (unique users per moving 24 h). The sandbox's
+ * Meta's messaging limit (unique users per moving 24 h). The sandbox's
  * number reports TIER_50; a worker reads it from the API, the dry run says a 60-row campaign
  * goes past it, and the feeder holds the 10 rows past it back instead of sending them. A
  * limit given in MESSAGING_LIMITS wins over the API's, and the held rows then go out.

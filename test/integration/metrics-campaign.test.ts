@@ -9,7 +9,7 @@ import { redisUrl } from '../support/redis.js';
 import { samplesOf, scrape, sumOf, valueOf, type Exposition } from './metrics-exposition.js';
 
 /**
- * Issue 12, item 1: GET /metrics of `campaign serve` (in this process) while `campaign worker`
+ * GET /metrics of `campaign serve` (in this process) while `campaign worker`
  * (another process) sends a campaign to the sandbox at SEND_RATE=100, and the sandbox posts
  * signed status webhooks back. Every figure comes from Redis at scrape time, so the worker's
  * sends show in this process's scrape. A second service on the same prefix, with a tiny

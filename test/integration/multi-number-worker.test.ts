@@ -6,7 +6,7 @@ import { busiestWindow } from '../support/pacer-audit.js';
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';
 
 /**
- * Issue 13 item 2: one `campaign worker` process serves every phone number that has
+ * One `campaign worker` process serves every phone number that has
  * campaigns, picks up a number whose first campaign comes after it started, and runs each
  * number at its own rate (SEND_RATES over SEND_RATE); `--phone-number-id A,B` limits it.
  */

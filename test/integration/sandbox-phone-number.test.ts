@@ -8,7 +8,7 @@ import { PHONE_NUMBER_ID, TOKEN, startTestSandbox } from './sandbox-helpers.js';
 
 /**
  * GET /{version}/{phone-number-id} on the sandbox (Meta's "Get WhatsApp Account Number"), and
- * the client that reads the messaging limit from it (issue 13 item 6).
+ * the client that reads the messaging limit from it.
  */
 describe('the phone number node and its messaging limit', () => {
   let sandbox: Sandbox;

@@ -20,7 +20,7 @@ const PHONE_NUMBER_ID = '106540352242922';
 const TOKEN = 'validation-token';
 
 /**
- * Issue 3's acceptance: every kind of bad row is caught by the producer with a reason naming
+ * Every kind of bad row is caught by the producer with a reason naming
  * the row, the column and the rule; none of them reaches the API; Excel exports read right;
  * a mapping that does not fit the template is refused before any job exists.
  */

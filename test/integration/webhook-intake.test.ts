@@ -13,7 +13,7 @@ import { RedisServer } from '../support/fault-redis-server.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
 
 /**
- * The intake half of the webhook service (issue 11 item 1), over real HTTP and real Redis:
+ * The intake half of the webhook service, over real HTTP and real Redis:
  * Meta's handshake, the signature checked over the bytes as received before anything else,
  * the body in the inbox stream byte for byte before the 200, 401 and 413 writing nothing, and
  * 503 (never 200) while Redis is away, recovering by itself when it is back.

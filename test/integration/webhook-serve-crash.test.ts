@@ -10,7 +10,7 @@ import { LEDGER_TEST_NUMBER, feedAll, ledgerTestDefinition, queuedRow } from '..
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
 
 /**
- * Issue 11, "the service killed between its answer and the processing (nothing lost)", with
+ * The service killed between its answer and the processing, and nothing lost, with
  * real processes: `campaign serve` A answers 200 to every signed POST (so Meta will never send
  * them again) and is SIGKILLed at once, while its consumer still has statuses to apply. A
  * second service B, started afterwards, must apply every one of them exactly as if A had

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FaultHarness, within } from '../support/fault-harness.js';
 
 /**
- * Issue 4, part 5: SIGTERM lets in-flight sends finish and be recorded, then the worker exits
+ * SIGTERM lets in-flight sends finish and be recorded, then the worker exits
  * within 10 s; what cannot finish in time is recorded `unknown`, never resent; rows that had
  * not been claimed go back to the queue for the next worker.
  */

@@ -63,7 +63,7 @@ export function waIdOfRow(n: number): string {
 }
 
 /**
- * The fault-injection suite's rig (issue 4, part 6): the real sandbox in the test process
+ * The fault-injection suite's rig: the real sandbox in the test process
  * (so the test sees every accepted message the moment it happens), a fresh QUEUE_PREFIX,
  * a CSV of `rows` valid rows, and the product driven only as an operator would: `campaign
  * worker` child processes that the test can SIGKILL, `campaign send/status/report/...`

@@ -3,7 +3,7 @@ import { allPanels, dashboardQueries, exposedSeries, metricNames, readRepoFile, 
 
 /**
  * The Grafana dashboard kept in the repo (monitoring/grafana/dashboards/campaign-worker.json):
- * it loads, it has the panels issue 12 asks for, and every query names only series that
+ * it loads, it has the panels an operator needs, and every query names only series that
  * `campaign serve`'s /metrics exposes (from the service's own registry), so a renamed
  * metric breaks this test rather than a panel at 3 a.m.
  */

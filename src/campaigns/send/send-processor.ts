@@ -74,7 +74,7 @@ export class SendProcessor {
   /** Rows whose request is out, so a shutdown that cannot wait for them can still answer them. */
   readonly #inFlight = new Set<SendJob>();
   readonly #confirmInDoubt: boolean;
-  /** Metrics (issue 12): each request's result and latency; absent = not measured. */
+  /** Metrics: each request's result and latency; absent = not measured. */
   readonly #metrics: SendObserver | undefined;
   readonly #trouble: SendTroubleObserver | undefined;
   #stopping = false;
@@ -150,7 +150,7 @@ export class SendProcessor {
     await this.#pacer?.admit();
     let result: SendResult;
     this.#inFlight.add(job);
-    // Metrics hook (issue 12): the request alone, from leaving to its answer; counted in memory.
+    // Metrics hook: the request alone, from leaving to its answer; counted in memory.
     const requestedAt = performance.now();
     try {
       result = await this.#sender.send(phoneNumberId, built.message);

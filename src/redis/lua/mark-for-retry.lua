@@ -2,7 +2,8 @@
   Marks one page of rows (first..last) for retry. Chosen rows (failed, with one of the
   codes, and/or unknown) go back to queued under a new job number, at the end of the
   backlog; the campaign is no longer finished. A row without its values (written by a
-  version that kept them only in the job) cannot be sent again: it is counted, not moved.
+  build before 0.1.0, which kept them only in the job) cannot be sent again: it is counted,
+  not moved.
 
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
