@@ -16,8 +16,12 @@ export default defineConfig({
     // not results.
     maxWorkers: 2,
     projects: [
-      // Threads start faster than forks, and no unit test needs a process of its own.
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], pool: 'threads' } },
+      // Threads start faster than forks, and no unit test needs a process of its own. Unit tests
+      // keep no state between files (fake timers are restored, nothing global is stubbed), so each
+      // worker imports the modules once instead of once per file: a third of the CPU time, which
+      // keeps the tier well under 30 s on a busy 2-core machine. A test that stubs something
+      // global must restore it.
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], pool: 'threads', isolate: false } },
       {
         extends: true,
         test: { name: 'integration', include: ['test/integration/**/*.test.ts'], globalSetup: ['test/support/global-setup.ts'] },
