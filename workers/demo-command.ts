@@ -9,6 +9,10 @@ import type { CampaignStatus } from '../src/campaigns/campaign.js';
 import { runSend } from './send-command.js';
 import { startWorker } from './worker-command.js';
 import { startService } from './serve-command.js';
+import { DEFAULT_REDIS_URL } from '../src/config/config.js';
+import { startPrivateRedis } from '../src/redis/private/private-redis.js';
+import { privateRedisStarters } from '../src/redis/private/private-redis-starters.js';
+import { redisForRun, somethingListens, type RedisForRun } from '../src/redis/private/redis-for-run.js';
 
 const SAMPLES = join(packageRoot(), 'samples');
 const DEMO_TOKEN = 'sandbox-demo-token';
@@ -18,17 +22,57 @@ const DEMO_APP_SECRET = 'sandbox-demo-app-secret';
 /** Share of delivered messages the sandbox reports read (its default). */
 const DEMO_READ_SHARE = 0.5;
 
+export interface DemoOptions {
+  /** Where to look for a Redis when the environment names none (tests point it at a closed port). */
+  defaultRedisUrl?: string | undefined;
+}
+
 /**
- * `npm run demo`: the whole product in one process. The webhook service (`campaign serve`) and
- * a sandbox Cloud API that posts its status webhooks to it, on free ports; a worker at
- * SEND_RATE; the sample CSV sent through them, a progress bar, the delivered and read counts
- * as the webhooks come in, then the report.
+ * `npm run demo`: the whole product in one process, on the Redis the environment names, else
+ * the one at 127.0.0.1:6379, else a private Redis it starts (and says which) and stops when it
+ * ends, Ctrl-C included: a first try needs nothing installed but Node.
  */
-export async function runDemo(): Promise<string> {
+export async function runDemo(options: DemoOptions = {}): Promise<string> {
+  const redis = await redisForRun({
+    env: process.env,
+    defaultUrl: options.defaultRedisUrl ?? DEFAULT_REDIS_URL,
+    listens: (url) => somethingListens(url),
+    startPrivate: () => startPrivateRedis(privateRedisStarters(process.env.PATH ?? '', (line) => console.log(line))),
+  });
+  console.log(redis.line);
+  const release = stopOnSignals(redis);
+  try {
+    return await sendSamples(redis.url === undefined ? {} : { REDIS_URL: redis.url });
+  } finally {
+    release();
+    await redis.stop();
+  }
+}
+
+/** On SIGINT or SIGTERM: stop the private Redis, then exit as the signal would (130, 143). */
+function stopOnSignals(redis: RedisForRun): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    void redis.stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
+/**
+ * The webhook service (`campaign serve`) and a sandbox Cloud API that posts its status
+ * webhooks to it, on free ports; a worker at SEND_RATE; the sample CSV sent through them, a
+ * progress bar, the delivered and read counts as the webhooks come in, then the report.
+ * `redisEnv` overrides the environment's Redis (the private one).
+ */
+async function sendSamples(redisEnv: Record<string, string>): Promise<string> {
   const templates = await loadTemplatesFile(join(SAMPLES, 'templates.json'));
   const service = await startService(
     { port: 0, host: '127.0.0.1' },
-    { LOG_LEVEL: 'warn', ...process.env, WHATSAPP_APP_SECRET: DEMO_APP_SECRET, WEBHOOK_VERIFY_TOKEN: 'sandbox-demo-verify-token' },
+    { LOG_LEVEL: 'warn', ...process.env, ...redisEnv, WHATSAPP_APP_SECRET: DEMO_APP_SECRET, WEBHOOK_VERIFY_TOKEN: 'sandbox-demo-verify-token' },
   );
   const sandbox = await startSandbox({
     templates,
@@ -40,7 +84,7 @@ export async function runDemo(): Promise<string> {
   });
   const context = await openContext(
     [],
-    { WHATSAPP_API_URL: sandbox.url, WHATSAPP_ACCESS_TOKEN: DEMO_TOKEN, WHATSAPP_PHONE_NUMBER_ID: DEMO_PHONE_NUMBER_ID },
+    { ...redisEnv, WHATSAPP_API_URL: sandbox.url, WHATSAPP_ACCESS_TOKEN: DEMO_TOKEN, WHATSAPP_PHONE_NUMBER_ID: DEMO_PHONE_NUMBER_ID },
     // The progress bar owns the terminal: only warnings unless LOG_LEVEL says otherwise.
     { LOG_LEVEL: 'warn' },
   ).catch(async (error: unknown) => {

@@ -27,10 +27,13 @@ const perNumber = <T>(allowed: (value: string) => T | undefined, example: string
 // 403 to Meta, which retries for days): refuse it at start-up, without echoing it.
 const ONE_LINE = /^[\x21-\x7E]+$/;
 
+/** Where Redis is when REDIS_URL is not set. */
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
 const envSchema = z.object({
   REDIS_URL: z
     .string()
-    .default('redis://127.0.0.1:6379')
+    .default(DEFAULT_REDIS_URL)
     .refine((v) => /^rediss?:\/\/[^\s]+$/.test(v), 'must be a redis:// or rediss:// URL'),
   // Seed nodes of a Redis Cluster; REDIS_URL then gives only the password and TLS (rediss://).
   REDIS_CLUSTER_NODES: z

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,17 +7,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { FaultHarness, waIdOfRow, within, type SendSummary } from '../support/fault-harness.js';
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';
+import { findBrowser } from '../support/browser-finder.js';
 
 /**
- * The campaigns page in a real browser: Chromium from Debian's packages (never downloaded:
- * puppeteer-core has no browser of its own), driven against `campaign serve` (in this
+ * The campaigns page in a real browser: the Chromium or Chrome findBrowser finds (CHROMIUM_PATH,
+ * one installed, else one fetched once into a cache), driven against `campaign serve` (in this
  * process, with a dashboard password) while `campaign worker` (another process) sends a
  * campaign to the sandbox at SEND_RATE=20, so it runs for about a minute. The test loads the
  * campaigns page with basic auth, watches the campaign's counts move without a reload (the
  * page's own script), saves the screenshot docs/monitoring.md shows, opens the campaign's page,
  * clicks Pause and checks the ledger says paused.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /**
  * The docs' screenshot is rewritten only when asked (UPDATE_SCREENSHOTS=1 npm test), so a
  * test run leaves the working tree clean; otherwise the same screenshot goes to a temp file.
@@ -39,10 +38,8 @@ describe('the campaigns page in headless Chromium', () => {
   let browser: Browser | undefined;
 
   beforeAll(async () => {
-    // Not a skip: the issue wants this test in `npm test` (.ci/run installs Chromium when it is missing).
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is not installed at ${CHROMIUM}: install it from Debian's packages (apt-get install -y chromium, as .ci/run does) or set CHROMIUM_PATH`);
-    }
+    // Not a skip: with no browser to be found or fetched, the test fails and says how to provide one.
+    const chromium = await findBrowser();
     rig = await FaultHarness.start({
       label: 'dashboard-browser',
       rows: ROWS,
@@ -54,7 +51,7 @@ describe('the campaigns page in headless Chromium', () => {
     });
     rig.setFaults({ recipientErrors: FAILING_ROWS.map((row) => ({ waId: waIdOfRow(row), code: 131026, times: 1 })) });
     browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
+      executablePath: chromium.path,
       headless: true,
       // Root in a container: no user namespace for Chromium's sandbox; small /dev/shm.
       args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--no-first-run', '--no-default-browser-check'],

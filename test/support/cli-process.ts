@@ -9,10 +9,13 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `campaign ARGS` to completion, exactly as a user would. */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/**
+ * Runs `campaign ARGS` to completion, exactly as a user would. A variable given as undefined
+ * is removed from the environment; `cwd`: where it runs (default: the test's own directory).
+ */
+export function runCli(args: string[], env: Record<string, string | undefined>, options: { cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], ...options });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
