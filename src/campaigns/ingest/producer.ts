@@ -53,6 +53,8 @@ export interface ProduceSummary {
 export interface SendOutcome extends ProduceSummary {
   dryRun: boolean;
   estimate: SendEstimate;
+  /** The number's own send rate (SEND_RATES, else SEND_RATE) the plan is paced at, in messages per second; 0 = unlimited. */
+  sendRate: number;
   /** Where rejected and skipped rows were written (`row,phone,reason`); undefined when none. */
   rejectsFile: string | undefined;
   /** The number's messaging limit against this campaign (template campaigns; a text goes only to open windows). */
