@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ArgumentError, exitCodeOf, isHelpShown, oneLineUsageErrors } from '../src/cli/usage-errors.js';
-import { sendRateOf, type RequiredSetting } from '../src/config/config.js';
+import type { RequiredSetting } from '../src/config/config.js';
 import { AppError, isAppError } from '../src/errors/app-error.js';
 import { packageRoot } from '../src/files/package-root.js';
 import type { AppContext } from './app-context.js';
@@ -76,7 +76,6 @@ program
   .option('--json', 'print a JSON summary')
   .action(async (file: string, o: SendFlags) => {
     const { runSend } = await import('./send-command.js');
-    const { parseDelimiterOption } = await import('../src/csv/csv-records.js');
     const { summaryJson, summaryText } = await import('../src/cli/format.js');
     const { displayZoneOf } = await import('../src/cli/display-zone.js');
     const { ingestInterruptedError, ingestNotices, stopOnSignals } = await import('./send-notices.js');
@@ -84,8 +83,8 @@ program
     const zone = displayZoneOf({ displayTimezone: o.displayTimezone, typed: [o.at, o.expiresAt, o.startDeadline] });
     const stop = stopOnSignals();
     const notices = ingestNotices(file, process.argv.slice(2));
-    const outcome = await withContext(async (context) => {
-      const result = await runSend(context, {
+    const result = await withContext((context) =>
+      runSend(context, {
         file,
         template: o.template,
         language: o.language,
@@ -99,7 +98,7 @@ program
         buttonUrlColumns: o.buttonUrlColumn,
         defaultCountry: o.defaultCountry,
         fixWhitespace: o.fixWhitespace,
-        delimiter: o.delimiter === undefined ? undefined : parseDelimiterOption(o.delimiter),
+        delimiter: o.delimiter,
         phoneNumberId: o.phoneNumberId,
         campaignId: o.campaign,
         templatesFile: o.templates,
@@ -111,22 +110,22 @@ program
         timezoneColumn: o.timezoneColumn,
         defaultTimezone: o.defaultTimezone,
         schedule: { at: o.at, startDeadline: o.startDeadline, expiresAt: o.expiresAt, validFor: o.validFor },
+        displayTimezone: o.displayTimezone,
         signal: stop.signal,
         onStart: notices.onStart,
         onProgress: notices.onProgress,
-      });
-      // The plan's pace is the number's own rate (SEND_RATES), as its workers send.
-      return { result, rate: sendRateOf(context.config.send, o.phoneNumberId ?? context.config.phoneNumberId ?? '') };
-    }).finally(() => stop.release());
+      }),
+    ).finally(() => stop.release());
     // The plan's start is now for a campaign that starts at once (a continued one: the start it was created with).
-    const startsNow = outcome.result.estimate.startsAt <= Date.now();
-    console.log(o.json === true ? JSON.stringify(summaryJson(outcome.result, outcome.rate)) : summaryText(outcome.result, outcome.rate, { zone, startsNow }));
-    const stoppedAt = outcome.result.interruptedAtRow;
+    const startsNow = result.estimate.startsAt <= Date.now();
+    // The plan's pace is the number's own rate (SEND_RATES), as its workers send.
+    console.log(o.json === true ? JSON.stringify(summaryJson(result, result.sendRate)) : summaryText(result, result.sendRate, { zone, startsNow }));
+    const stoppedAt = result.interruptedAtRow;
     if (stoppedAt !== undefined) {
       console.error(
-        outcome.result.dryRun
+        result.dryRun
           ? `campaign: INGEST_INTERRUPTED: dry run stopped at row ${stoppedAt}; nothing was created`
-          : `campaign: INGEST_INTERRUPTED: ${ingestInterruptedError(outcome.result.id, stoppedAt, file, process.argv.slice(2))}`,
+          : `campaign: INGEST_INTERRUPTED: ${ingestInterruptedError(result.id, stoppedAt, file, process.argv.slice(2))}`,
       );
       process.exitCode = 130;
     }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import type { TemplateRequirements } from '../templates/template-requirements.js';
+import { CLI_FIELD_NAMES, type FieldNames } from './spec/field-names.js';
 
 /**
  * Which CSV column fills which template variable, decided once per campaign from the
@@ -40,44 +41,77 @@ export interface ColumnOptions {
   buttonUrlColumns?: readonly string[] | undefined;
 }
 
+/** How the column options are named where they came from (flags by default). */
+export type ColumnNames = Pick<FieldNames, 'csv.params' | 'csv.paramColumns' | 'csv.headerTextColumn' | 'csv.headerMediaColumn' | 'csv.buttonUrlColumns'>;
+
 /**
  * The plan for a template and the CSV header, or one error listing every problem: a variable
  * with no column, a column the file lacks, a template that cannot be sent. Nothing is
  * enqueued for a campaign whose plan fails.
  */
-export function planSend(requirements: TemplateRequirements, header: readonly string[], options: ColumnOptions): SendPlan {
+export function planSend(requirements: TemplateRequirements, header: readonly string[], options: ColumnOptions, names: ColumnNames = CLI_FIELD_NAMES): SendPlan {
+  const slots = placeSlots(requirements, header, options, names);
+  const media = headerMediaOf(requirements, header, options, names);
+  const problems = [...optionProblems(requirements, options, names), ...slots.problems, ...media.problems];
+  if (requirements.header.kind === 'location') problems.push('its header is a LOCATION, which this version cannot fill');
+  if (problems.length > 0) {
+    throw new AppError(
+      'TEMPLATE_MAPPING_INVALID',
+      `Template ${requirements.name} (${requirements.language}) cannot be sent from this file:\n  - ${problems.join('\n  - ')}\n` +
+        `Columns in the file: ${header.map((c) => `"${c}"`).join(', ')}. Nothing was enqueued.`,
+    );
+  }
+  return {
+    name: requirements.name,
+    language: requirements.language,
+    parameterFormat: requirements.parameterFormat,
+    slots: slots.slots,
+    ...(media.headerMedia === undefined ? {} : { headerMedia: media.headerMedia }),
+    bodyText: requirements.body.text,
+    ...(requirements.header.kind === 'text' ? { headerText: requirements.header.text } : {}),
+  };
+}
+
+/** What is wrong with the template itself, `--params` and `--param`, before any column is placed. */
+function optionProblems(requirements: TemplateRequirements, options: ColumnOptions, names: ColumnNames): string[] {
+  const { 'csv.params': params, 'csv.paramColumns': param } = names;
   const problems: string[] = [];
   const named = requirements.parameterFormat === 'NAMED';
-  const columns = new Set(header);
-  const overrides = options.paramColumns ?? {};
-  const label = `${requirements.name} (${requirements.language})`;
-
   if (requirements.status !== 'APPROVED') problems.push(`its status is ${requirements.status}; only APPROVED templates can be sent`);
   if (named && options.params !== undefined) {
-    problems.push('it uses named parameters, matched to columns by name: drop --params and use --param name=column where a column is named differently');
+    problems.push(`it uses named parameters, matched to columns by name: drop ${params} and use ${param} name=column where a column is named differently`);
   }
   if (!named && options.params !== undefined && options.params.length !== requirements.body.variables.length) {
     problems.push(
-      `its body takes ${requirements.body.variables.length} variable(s) (${braces(requirements.body.variables)}) but --params names ${options.params.length} column(s)`,
+      `its body takes ${requirements.body.variables.length} variable(s) (${braces(requirements.body.variables)}) but ${params} names ${options.params.length} column(s)`,
     );
   }
-
   // --param names a variable. Positional names (1, 2…) repeat across header, body and
   // buttons, so there it means a body variable; header and buttons have their own options.
   const overridable = new Set(named ? allVariables(requirements) : requirements.body.variables);
-  for (const name of Object.keys(overrides)) {
+  for (const name of Object.keys(options.paramColumns ?? {})) {
     if (!overridable.has(name)) {
-      problems.push(`--param ${name}=… names no ${named ? '' : 'body '}variable of this template (it has ${braces([...overridable])})`);
+      problems.push(`${param} ${name}=… names no ${named ? '' : 'body '}variable of this template (it has ${braces([...overridable])})`);
     }
   }
+  return problems;
+}
 
+/** The column of every header, body and URL-button variable, in that order, and what stops one being placed. */
+function placeSlots(requirements: TemplateRequirements, header: readonly string[], options: ColumnOptions, names: ColumnNames): { slots: Slot[]; problems: string[] } {
+  const { 'csv.params': params, 'csv.paramColumns': param, 'csv.headerTextColumn': headerTextColumn, 'csv.buttonUrlColumns': buttonUrlColumn } = names;
+  const named = requirements.parameterFormat === 'NAMED';
+  const columns = new Set(header);
+  const overrides = options.paramColumns ?? {};
   const slots: Slot[] = [];
+  const problems: string[] = [];
   const place = (component: Slot['component'], variable: string, fallback: string | undefined, buttonIndex?: number) => {
     const override = named || component === 'body' ? overrides[variable] : undefined;
     const column = override ?? fallback ?? (named ? variable : undefined);
     const where = component === 'button' ? `URL button ${buttonIndex ?? 0} variable {{${variable}}}` : `${component} variable {{${variable}}}`;
     if (column === undefined) {
-      problems.push(`${where} has no column (${component === 'body' ? 'add it to --params' : `use --${component === 'header' ? 'header-text-column' : 'button-url-column'}`} or --param ${variable}=COLUMN)`);
+      const fix = component === 'body' ? `add it to ${params}` : `use ${component === 'header' ? headerTextColumn : buttonUrlColumn}`;
+      problems.push(`${where} has no column (${fix} or ${param} ${variable}=COLUMN)`);
       return;
     }
     if (!columns.has(column)) {
@@ -91,43 +125,34 @@ export function planSend(requirements: TemplateRequirements, header: readonly st
     requirements.header.variables.forEach((variable) => place('header', variable, options.headerTextColumn));
   }
   if (options.headerTextColumn !== undefined && !(requirements.header.kind === 'text' && requirements.header.variables.length > 0)) {
-    problems.push('it has no text-header variable, so --header-text-column does not apply');
+    problems.push(`it has no text-header variable, so ${headerTextColumn} does not apply`);
   }
   requirements.body.variables.forEach((variable, i) => place('body', variable, named ? undefined : options.params?.[i]));
   requirements.urlButtons.forEach((button, i) =>
     button.variables.forEach((variable) => place('button', variable, options.buttonUrlColumns?.[i], button.index)),
   );
   if ((options.buttonUrlColumns?.length ?? 0) > requirements.urlButtons.length) {
-    problems.push(`it has ${requirements.urlButtons.length} URL button(s) with a variable, but --button-url-column names ${options.buttonUrlColumns?.length}`);
+    problems.push(`it has ${requirements.urlButtons.length} URL button(s) with a variable, but ${buttonUrlColumn} names ${options.buttonUrlColumns?.length}`);
   }
+  return { slots, problems };
+}
 
-  let headerMedia: SendPlan['headerMedia'];
-  if (requirements.header.kind === 'media') {
-    const format = requirements.header.format.toLowerCase() as 'image' | 'video' | 'document';
-    const column = options.headerMediaColumn;
-    if (column === undefined) problems.push(`its ${format} header needs a link: pass --header-image-column COLUMN (used for image, video and document headers)`);
-    else if (!columns.has(column)) problems.push(`--header-image-column "${column}" is not a column of the file`);
-    else headerMedia = { format, column };
-  } else if (options.headerMediaColumn !== undefined) {
-    problems.push('it has no media header, so --header-image-column does not apply');
+/** The column of a media header's link, or why there is none. */
+function headerMediaOf(
+  requirements: TemplateRequirements,
+  header: readonly string[],
+  options: ColumnOptions,
+  names: ColumnNames,
+): { headerMedia: SendPlan['headerMedia']; problems: string[] } {
+  const name = names['csv.headerMediaColumn'];
+  const column = options.headerMediaColumn;
+  if (requirements.header.kind !== 'media') {
+    return { headerMedia: undefined, problems: column === undefined ? [] : [`it has no media header, so ${name} does not apply`] };
   }
-  if (requirements.header.kind === 'location') problems.push('its header is a LOCATION, which this version cannot fill');
-
-  if (problems.length > 0) {
-    throw new AppError(
-      'TEMPLATE_MAPPING_INVALID',
-      `Template ${label} cannot be sent from this file:\n  - ${problems.join('\n  - ')}\nColumns in the file: ${header.map((c) => `"${c}"`).join(', ')}. Nothing was enqueued.`,
-    );
-  }
-  return {
-    name: requirements.name,
-    language: requirements.language,
-    parameterFormat: requirements.parameterFormat,
-    slots,
-    ...(headerMedia === undefined ? {} : { headerMedia }),
-    bodyText: requirements.body.text,
-    ...(requirements.header.kind === 'text' ? { headerText: requirements.header.text } : {}),
-  };
+  const format = requirements.header.format.toLowerCase() as 'image' | 'video' | 'document';
+  if (column === undefined) return { headerMedia: undefined, problems: [`its ${format} header needs a link: pass ${name} COLUMN (used for image, video and document headers)`] };
+  if (!header.includes(column)) return { headerMedia: undefined, problems: [`${name} "${column}" is not a column of the file`] };
+  return { headerMedia: { format, column }, problems: [] };
 }
 
 function allVariables(r: TemplateRequirements): string[] {

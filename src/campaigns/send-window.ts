@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
+import { CLI_FIELD_NAMES, type FieldNames } from './spec/field-names.js';
 
 /**
  * `--window 09:00-20:00 [--days mon-fri]`: the hours of the recipient's local day in which a
@@ -17,21 +18,21 @@ const DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6];
 const MINUTE_MS = 60_000;
 
-/** `09:00-20:00` (24-hour clock; `24:00` ends at midnight) and `mon-fri` / `mon,wed,sat` / `sat-sun`. */
-export function parseSendWindow(window: string, days: string | undefined): SendWindow {
+/** `09:00-20:00` (24-hour clock; `24:00` ends at midnight) and `mon-fri` / `mon,wed,sat` / `sat-sun`; errors name the fields as `names` says. */
+export function parseSendWindow(window: string, days: string | undefined, names: Pick<FieldNames, 'window.hours' | 'window.days'> = CLI_FIELD_NAMES): SendWindow {
   const match = /^\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s*$/.exec(window);
   const start = match === null ? Number.NaN : minutesOf(match[1], match[2]);
   const end = match === null ? Number.NaN : minutesOf(match[3], match[4]);
   if (!(start >= 0 && start < 1440 && end >= 0 && end <= 1440)) {
-    throw new AppError('OPTION_INVALID', `--window "${window}": give the local hours as HH:MM-HH:MM on a 24-hour clock, e.g. 09:00-20:00 (22:00-06:00 spans midnight)`);
+    throw new AppError('OPTION_INVALID', `${names['window.hours']} "${window}": give the local hours as HH:MM-HH:MM on a 24-hour clock, e.g. 09:00-20:00 (22:00-06:00 spans midnight)`);
   }
   if (start === end) {
     throw new AppError(
       'OPTION_INVALID',
-      `--window "${window}" is empty: it starts and ends at ${hhmm(start)}, so no row would ever be sent; give an end after the start, e.g. ${hhmm(start)}-${hhmm((start + 11 * 60) % 1440)}, or 00:00-24:00 for the whole day`,
+      `${names['window.hours']} "${window}" is empty: it starts and ends at ${hhmm(start)}, so no row would ever be sent; give an end after the start, e.g. ${hhmm(start)}-${hhmm((start + 11 * 60) % 1440)}, or 00:00-24:00 for the whole day`,
     );
   }
-  return { start, end, days: days === undefined ? EVERY_DAY : parseDays(days) };
+  return { start, end, days: days === undefined ? EVERY_DAY : parseDays(days, names['window.days']) };
 }
 
 function minutesOf(hours: string | undefined, minutes: string | undefined): number {
@@ -41,7 +42,7 @@ function minutesOf(hours: string | undefined, minutes: string | undefined): numb
   return h * 60 + m;
 }
 
-function parseDays(days: string): number[] {
+function parseDays(days: string, name: string): number[] {
   const dayOf = (name: string): number => DAY_NAMES.indexOf(name.trim().toLowerCase().slice(0, 3) as (typeof DAY_NAMES)[number]);
   const chosen = new Set<number>();
   for (const part of days.split(',')) {
@@ -49,7 +50,7 @@ function parseDays(days: string): number[] {
     const a = dayOf(from ?? '');
     const b = to === undefined ? a : dayOf(to);
     if (a < 0 || b < 0 || extra !== undefined || (from ?? '').trim().length < 3 || (to !== undefined && to.trim().length < 3)) {
-      throw new AppError('OPTION_INVALID', `--days "${days}": give weekdays as mon-fri, sat-sun or mon,wed,fri (sun mon tue wed thu fri sat)`);
+      throw new AppError('OPTION_INVALID', `${name} "${days}": give weekdays as mon-fri, sat-sun or mon,wed,fri (sun mon tue wed thu fri sat)`);
     }
     // A range wraps around the week: fri-mon is fri, sat, sun, mon.
     for (let d = a; ; d = (d + 1) % 7) {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import { MAX_TEXT_CHARS, textValueProblem, valueProblemDetail } from './parameter-rules.js';
 import type { RejectionReason } from './rejection-reasons.js';
+import { CLI_FIELD_NAMES } from './spec/field-names.js';
 
 /**
  * A text campaign (`campaign send FILE --text "Hi {{name}}, your order {{order_id}} …"`): a
@@ -56,9 +57,9 @@ function split(body: string): SplitBody {
  * column, no stray `{{` or `}}`, no control or bidi character, and the fixed part alone fits
  * Meta's 4,096 characters. Returns the columns it names, each once, in order of first use.
  */
-export function parseTextBody(body: string): string[] {
-  const refuse = (problem: string) => new AppError('OPTION_INVALID', `--text ${problem}`);
-  if (body.trim() === '') throw refuse('is empty: give the message, e.g. --text "Hi {{name}}, your order {{order_id}} has shipped."');
+export function parseTextBody(body: string, name = CLI_FIELD_NAMES['text.body']): string[] {
+  const refuse = (problem: string) => new AppError('OPTION_INVALID', `${name} ${problem}`);
+  if (body.trim() === '') throw refuse(`is empty: give the message, e.g. ${name} "Hi {{name}}, your order {{order_id}} has shipped."`);
   const { literals, starts, names, at } = split(body);
   const unnamed = names.findIndex((name) => name === '');
   if (unnamed >= 0) throw refuse(`has a placeholder with no column name at character ${(at[unnamed] ?? 0) + 1}: write {{column}} with a column of the file`);
@@ -85,8 +86,8 @@ export function parseTextBody(body: string): string[] {
  * otherwise the file is refused before any row is read, naming the placeholders and the
  * columns the file has.
  */
-export function planText(body: string, previewUrl: boolean, header: readonly string[], file: string): TextPlan {
-  const columns = parseTextBody(body);
+export function planText(body: string, previewUrl: boolean, header: readonly string[], file: string, name = CLI_FIELD_NAMES['text.body']): TextPlan {
+  const columns = parseTextBody(body, name);
   const missing = columns.filter((column) => !header.includes(column));
   if (missing.length > 0) {
     const hints = missing.map((name) => {

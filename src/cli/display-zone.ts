@@ -1,5 +1,6 @@
 import { zoneOffsetMs } from '../campaigns/send-window.js';
 import { AppError } from '../errors/app-error.js';
+import { CLI_FIELD_NAMES } from '../campaigns/spec/field-names.js';
 
 /**
  * Where the operator reads a plan's times: the fixed offset they typed in a time option, or
@@ -9,15 +10,15 @@ export type DisplayZone = { kind: 'offset'; minutes: number } | { kind: 'zone'; 
 
 const TYPED_OFFSET = /(Z|([+-])(\d{2}):(\d{2}))$/;
 
-/** `--display-timezone Europe/Berlin`: an IANA zone Intl knows, in its canonical spelling; OPTION_INVALID otherwise. */
-export function checkDisplayTimezone(value: string): string {
+/** `--display-timezone Europe/Berlin`: an IANA zone Intl knows, in its canonical spelling; OPTION_INVALID (naming the field as `name`) otherwise. */
+export function checkDisplayTimezone(value: string, name = CLI_FIELD_NAMES.displayTimezone): string {
   try {
-    const name = new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
-    if (name !== undefined && name !== '') return name;
+    const canonical = new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
+    if (canonical !== undefined && canonical !== '') return canonical;
   } catch {
     // Refused below with what to give instead.
   }
-  throw new AppError('OPTION_INVALID', `--display-timezone "${value}": give an IANA time zone such as Europe/Berlin, America/New_York or UTC`);
+  throw new AppError('OPTION_INVALID', `${name} "${value}": give an IANA time zone such as Europe/Berlin, America/New_York or UTC`);
 }
 
 /**

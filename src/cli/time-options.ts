@@ -1,4 +1,5 @@
 import { AppError } from '../errors/app-error.js';
+import { CLI_FIELD_NAMES, type FieldNames } from '../campaigns/spec/field-names.js';
 
 /** ISO 8601 with a date, a time and an offset: a start time must not depend on the host's zone. */
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(?:Z|([+-])(\d{2}):(\d{2}))$/;
@@ -96,34 +97,38 @@ export interface Schedule {
   expiresAt?: number;
 }
 
+/** How the schedule's fields are named where they came from (flags by default). */
+export type ScheduleNames = Pick<FieldNames, 'schedule.at' | 'schedule.startDeadline' | 'schedule.expiresAt' | 'schedule.validFor'>;
+
 /**
  * The times of `campaign send`, checked against each other and against `now` (this host's
  * clock). Every instant is read first, so a typo in one is named as such before any rule
  * about how they relate.
  */
-export function parseSchedule(options: ScheduleOptions, now: number): Schedule {
+export function parseSchedule(options: ScheduleOptions, now: number, names: ScheduleNames = CLI_FIELD_NAMES): Schedule {
+  const { 'schedule.at': atName, 'schedule.startDeadline': deadlineName, 'schedule.expiresAt': expiresName, 'schedule.validFor': validForName } = names;
   const schedule: Schedule = {};
-  const deadline = options.startDeadline === undefined ? undefined : parseInstant('--start-deadline', options.startDeadline);
-  const expiry = options.expiresAt === undefined ? undefined : parseInstant('--expires-at', options.expiresAt);
-  if (options.at !== undefined) schedule.startsAt = parseStart('--at', options.at, now, 'leave --at out to start at once');
+  const deadline = options.startDeadline === undefined ? undefined : parseInstant(deadlineName, options.startDeadline);
+  const expiry = options.expiresAt === undefined ? undefined : parseInstant(expiresName, options.expiresAt);
+  if (options.at !== undefined) schedule.startsAt = parseStart(atName, options.at, now, `leave ${atName} out to start at once`);
   const start = schedule.startsAt ?? now;
   if (options.startDeadline !== undefined && deadline !== undefined) {
     if (options.at === undefined) {
       throw new AppError(
         'OPTION_INVALID',
-        `--start-deadline ${options.startDeadline} needs --at: a deadline only cancels a scheduled campaign that has not started, and without --at the campaign starts at once`,
+        `${deadlineName} ${options.startDeadline} needs ${atName}: a deadline only cancels a scheduled campaign that has not started, and without ${atName} the campaign starts at once`,
       );
     }
-    if (deadline <= start) throw new AppError('OPTION_INVALID', `--start-deadline ${options.startDeadline} is not after the start (${new Date(start).toISOString()})`);
+    if (deadline <= start) throw new AppError('OPTION_INVALID', `${deadlineName} ${options.startDeadline} is not after the start (${new Date(start).toISOString()})`);
     schedule.startDeadline = deadline;
   }
   if (options.expiresAt !== undefined && options.validFor !== undefined) {
-    throw new AppError('OPTION_INVALID', '--expires-at and --valid-for both say when rows expire: give one of them');
+    throw new AppError('OPTION_INVALID', `${expiresName} and ${validForName} both say when rows expire: give one of them`);
   }
   if (options.expiresAt !== undefined || options.validFor !== undefined) {
-    const expiresAt = expiry ?? start + parseDuration('--valid-for', options.validFor ?? '');
+    const expiresAt = expiry ?? start + parseDuration(validForName, options.validFor ?? '');
     if (expiresAt <= start) {
-      throw new AppError('OPTION_INVALID', `--expires-at ${options.expiresAt ?? ''} is not after the start (${new Date(start).toISOString()}): every row would expire unsent`);
+      throw new AppError('OPTION_INVALID', `${expiresName} ${options.expiresAt ?? ''} is not after the start (${new Date(start).toISOString()}): every row would expire unsent`);
     }
     schedule.expiresAt = expiresAt;
   }

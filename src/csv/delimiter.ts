@@ -7,12 +7,12 @@ const OPTION_VALUES: Readonly<Record<string, string>> = { ',': ',', ';': ';', '|
 
 /**
  * The `--delimiter` value as the character to split on: `,` `;` `|`, or `tab` / `\t` for a
- * tab. Anything else is refused with OPTION_INVALID, before any file is read.
+ * tab. Anything else is refused with OPTION_INVALID (naming the field as `name`), before any file is read.
  */
-export function parseDelimiterOption(value: string): string {
+export function parseDelimiterOption(value: string, name = '--delimiter'): string {
   const delimiter = OPTION_VALUES[value] ?? OPTION_VALUES[value.toLowerCase()];
   if (delimiter === undefined) {
-    throw new AppError('OPTION_INVALID', `--delimiter ${JSON.stringify(value)}: use one of , ; | or tab (without it, the delimiter is detected from the header)`);
+    throw new AppError('OPTION_INVALID', `${name} ${JSON.stringify(value)}: use one of , ; | or tab (without it, the delimiter is detected from the header)`);
   }
   return delimiter;
 }

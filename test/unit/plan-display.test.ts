@@ -9,7 +9,7 @@ import { summaryText } from '../../src/cli/format.js';
 const START = Date.parse('2026-12-01T08:00:00Z');
 
 function outcome(estimate: SendOutcome['estimate']): SendOutcome {
-  return { id: 'p1', rows: 2, valid: 2, queued: 2, rejected: 0, skipped: 0, byReason: {}, delimiter: ',', reopened: 0, kept: 0, keptByStatus: {}, optedOutBy: {}, schedule: {}, interruptedAtRow: undefined, lanes: [], dryRun: false, estimate, rejectsFile: undefined };
+  return { id: 'p1', rows: 2, valid: 2, queued: 2, rejected: 0, skipped: 0, byReason: {}, delimiter: ',', reopened: 0, kept: 0, keptByStatus: {}, optedOutBy: {}, schedule: {}, interruptedAtRow: undefined, lanes: [], dryRun: false, estimate, sendRate: 80, rejectsFile: undefined };
 }
 
 describe('the zone a plan is shown in', () => {

@@ -1,6 +1,7 @@
 import { AppError } from '../../errors/app-error.js';
 import type { SendPlan } from '../send-plan.js';
 import type { TextPlan } from '../text-plan.js';
+import { CLI_FIELD_NAMES } from '../spec/field-names.js';
 
 /** Where each value of a row is, by field index, for one file's header. */
 export interface ColumnMapping {
@@ -11,14 +12,20 @@ export interface ColumnMapping {
   headerMedia: { index: number; column: string } | undefined;
 }
 
-/** Indexes of the plan's columns in the header; a file without the phone column is refused whole. */
-export function resolveColumns(header: readonly string[], plan: Pick<SendPlan, 'slots' | 'headerMedia'>, phoneColumn: string, file: string): ColumnMapping {
+/** Indexes of the plan's columns in the header; a file without the phone column is refused whole, naming the option that sets it (`phoneOption`). */
+export function resolveColumns(
+  header: readonly string[],
+  plan: Pick<SendPlan, 'slots' | 'headerMedia'>,
+  phoneColumn: string,
+  file: string,
+  phoneOption = CLI_FIELD_NAMES['csv.phoneColumn'],
+): ColumnMapping {
   const phone = header.indexOf(phoneColumn);
   if (phone < 0) {
     throw new AppError(
       'CSV_HEADER_INVALID',
       `${file}: the header has no phone column "${phoneColumn}". Columns found: ${header.map((c) => `"${c}"`).join(', ')}. ` +
-        'Rename the column or pass --phone-column; nothing was enqueued.',
+        `Rename the column or pass ${phoneOption}; nothing was enqueued.`,
     );
   }
   const indexOf = (column: string): number => {

@@ -1,27 +1,23 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { AppError } from '../../errors/app-error.js';
-import { openCsv, type CsvRecord } from '../../csv/csv-records.js';
+import { openCsv, type CsvRecord, type CsvSource } from '../../csv/csv-records.js';
 import { campaignMessage, describeMessage, type CampaignDefinition, type CampaignStatus } from '../campaign.js';
 import { resolveColumns, textColumns } from './column-mapping.js';
-import type { AlreadySent, IngestedRow, IngestLedger, OptOutSource } from '../ledger.js';
+import type { IngestLedger, OptOutSource } from '../ledger.js';
 import type { RowStatus } from '../campaign.js';
 import { checkContinuedFile, type KeptRows } from './continued-file.js';
+import { IngestRun, type RowCheck } from './ingest-run.js';
 import { messageFingerprint, textMessageFingerprint } from './message-fingerprint.js';
+import type { OptOutOrigin } from './opted-out.js';
 import { PhoneRowIndex } from './phone-row-index.js';
 import type { RejectionReason } from '../rejection-reasons.js';
-import { checkRow, checkTextRow, type RowVerdict } from './row-check.js';
+import { checkRow, checkTextRow } from './row-check.js';
 import { SendLanes } from './send-lanes.js';
 import type { SendEstimate } from './send-estimate.js';
 import type { MessagingLimitCheck } from './messaging-limit-check.js';
+import { CLI_FIELD_NAMES, type FieldNames } from '../spec/field-names.js';
 
-/**
- * Rows per ledger write, and chunks written at once. Two in flight keep Redis and this
- * process busy together; small chunks keep what is alive across those waits small, so less
- * is promoted to the old heap. (Measured with `npm run bench` when each chunk also wrote its
- * jobs, 100,000 rows, 5 runs: 1,000 × 1 → 0.77× the bare loop; 250 × 2 → 1.10×.)
- */
-const DEFAULT_CHUNK_SIZE = 250;
-const MAX_CHUNKS_IN_FLIGHT = 2;
+export type { OptOutOrigin } from './opted-out.js';
 
 export interface ProduceSummary {
   id: string;
@@ -57,6 +53,8 @@ export interface ProduceSummary {
 export interface SendOutcome extends ProduceSummary {
   dryRun: boolean;
   estimate: SendEstimate;
+  /** The number's own send rate (SEND_RATES, else SEND_RATE) the plan is paced at, in messages per second; 0 = unlimited. */
+  sendRate: number;
   /** Where rejected and skipped rows were written (`row,phone,reason`); undefined when none. */
   rejectsFile: string | undefined;
   /** The number's messaging limit against this campaign (template campaigns; a text goes only to open windows). */
@@ -95,6 +93,8 @@ export interface ProduceInput {
   optedOut?: ReadonlyMap<string, OptOutSource>;
   /** `--allow-repeat`: no ALREADY_SENT check for this campaign. */
   allowRepeat?: boolean;
+  /** How the spec's fields are named where it came from, for refusals that say which to change (the CLI's flags by default). */
+  names?: FieldNames;
   /**
    * Aborted by Ctrl-C or SIGTERM: reading stops, what was read is kept (every row read is
    * recorded and queued), and the campaign pauses with "ingest interrupted at row N".
@@ -117,253 +117,87 @@ export interface ProducerDeps {
  */
 export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): Promise<ProduceSummary> {
   const { file } = input;
-  const chunkSize = input.chunkSize ?? DEFAULT_CHUNK_SIZE;
+  const names = input.names ?? CLI_FIELD_NAMES;
   const source = await openCsv(file, { delimiter: input.delimiter });
   try {
     const definition = input.define(source.header);
-    const message = campaignMessage(definition);
-    const mapping = resolveColumns(source.header, message.kind === 'text' ? textColumns(message.text) : message.plan, definition.source.phoneColumn, file);
-    const defaultCountry = definition.source.defaultCountry as CountryCode | undefined;
-    const { fixWhitespace } = definition.source;
-    const check: (fields: readonly string[]) => RowVerdict =
-      message.kind === 'text'
-        ? (fields) => checkTextRow(fields, { text: message.text, mapping, defaultCountry, fixWhitespace })
-        : (fields) => checkRow(fields, { plan: message.plan, mapping, defaultCountry, fixWhitespace });
-    const fingerprintOf = (to: string, values: readonly string[], headerLink: string | undefined): string =>
-      message.kind === 'text' ? textMessageFingerprint(message.text, to, values) : messageFingerprint(message.plan, to, values, headerLink);
-    const records = readRecords(source.records, file)[Symbol.asyncIterator]();
+    const rows = rowCheck(definition, source.header, file, names);
+    const records = readRecords(source.records, file, names)[Symbol.asyncIterator]();
     const first = await records.next();
     if (first.done === true) {
       throw new AppError('CSV_NO_ROWS', `${file} has a header but no data rows: nothing to send. Check that you exported the right sheet; nothing was created.`);
     }
-    const dryRun = input.dryRun === true;
-    /** First row of each number: a later row with the same number is skipped, never sent twice. */
-    const firstRowOf = new PhoneRowIndex(source.estimatedRows);
-    // A dry run reads the campaign too: its answer must be the one the real send would give.
-    const existing = await deps.ledger.getCampaign(definition.id);
-    const kept =
-      existing === undefined
-        ? undefined
-        : await continuedRows(deps.ledger, await verifySameCampaign(deps.ledger, existing, definition), {
-            file,
-            delimiter: source.delimiter,
-            recipientOf: (fields) => {
-              const verdict = check(fields);
-              return verdict.ok ? verdict.to : verdict.phone;
-            },
-            recipients: firstRowOf,
-            signal: input.signal,
-          });
-    input.onStart?.({ estimatedRows: source.estimatedRows, continuing: existing !== undefined });
-    if (!dryRun && existing === undefined) await deps.ledger.createCampaign(definition);
-    if (!dryRun && input.allowRepeat === true) await deps.ledger.allowRepeat(definition.id);
-    // Continuing an interrupted ingest: lift the pause it left (its parked rows are in the backlog).
-    if (!dryRun && existing !== undefined) await deps.ledger.liftIngestPause(definition.id);
-
-    const summary: ProduceSummary = {
-      id: definition.id,
-      rows: 0,
-      valid: 0,
-      queued: 0,
-      rejected: 0,
-      skipped: 0,
-      byReason: {},
-      delimiter: source.delimiter,
-      reopened: 0,
-      kept: kept?.count ?? 0,
-      keptByStatus: { ...kept?.byStatus },
-      schedule: { startsAt: (existing ?? definition).startsAt, expiresAt: (existing ?? definition).expiresAt },
-      optedOutBy: {},
-      interruptedAtRow: undefined,
-      lanes: [],
-    };
+    const opened = await openCampaign(deps.ledger, input, { definition, rows, source, names });
     // A send window: each row joins the lane of its recipient's time zones.
     const { window } = definition;
-    const lanes = window === undefined ? undefined : await SendLanes.open(deps.ledger, { ...definition, window }, source.header, file, dryRun);
-    let chunk = newChunk();
-    // Chunks are written while the next ones are parsed; their failures surface when awaited.
-    const inFlight: Promise<void>[] = [];
-
-    const count = (reason: RejectionReason, status: 'rejected' | 'skipped') => {
-      summary[status]++;
-      summary.byReason[reason] = (summary.byReason[reason] ?? 0) + 1;
-    };
-    /**
-     * A text reaches only users who wrote to the number in the last 24 hours (reference §1.3;
-     * Meta answers 131047 otherwise): rows of the chunk whose recipient has no open window
-     * are skipped as WINDOW_CLOSED. One ledger call per chunk, never one per row; a dry run
-     * asks too, so its counts are the real ones.
-     */
-    const skipClosedWindows = async (pending: Chunk): Promise<void> => {
-      const asked = pending.rows.flatMap((r, i) => (r.status === 'queued' ? [i] : []));
-      if (asked.length === 0) return;
-      const open = await deps.ledger.serviceWindowsOpen(definition.phoneNumberId, asked.map((i) => pending.rows[i]?.phone ?? ''));
-      asked.forEach((index, k) => {
-        const r = pending.rows[index];
-        if (open[k] === true || r?.status !== 'queued') return;
-        const where = pending.where.get(r.row);
-        const detail = `line ${where?.line ?? '?'}: ${WINDOW_CLOSED_DETAIL}`;
-        pending.rows[index] = { row: r.row, phone: r.phone, status: 'skipped', errorCode: 'WINDOW_CLOSED', errorDetail: detail };
-        pending.where.delete(r.row);
-        pending.toSend--;
-        summary.valid--;
-        count('WINDOW_CLOSED', 'skipped');
-        if (r.lane !== undefined) lanes?.release(r.lane);
-        input.onRefused?.({ row: r.row, line: where?.line ?? 0, phone: r.phone, reason: 'WINDOW_CLOSED', detail });
-      });
-    };
-    /** Rows this number already sent the same message to (a re-run, another campaign): skipped, not queued. */
-    const skipAlreadySent = (pending: Chunk, already: readonly AlreadySent[]): void => {
-      for (const { row, detail } of already) {
-        const where = pending.where.get(row);
-        if (where?.lane !== undefined) lanes?.release(where.lane);
-        summary.valid--;
-        count('ALREADY_SENT', 'skipped');
-        input.onRefused?.({ row, line: where?.line ?? 0, phone: where?.phone ?? '', reason: 'ALREADY_SENT', detail: `line ${where?.line ?? '?'}: ${detail}` });
-      }
-    };
-    const flush = async (pending: Chunk): Promise<void> => {
-      if (message.kind === 'text') await skipClosedWindows(pending);
-      if (dryRun) {
-        // The guard is read, not written: the rows the real send would skip as ALREADY_SENT.
-        const toSend = pending.rows.flatMap((r) => (r.status === 'queued' ? [{ row: r.row, fingerprint: r.message.fingerprint }] : []));
-        const already = input.allowRepeat === true ? [] : await deps.ledger.priorSends(definition.id, definition.phoneNumberId, toSend);
-        skipAlreadySent(pending, already);
-        summary.queued += toSend.length - already.length;
-      } else {
-        if (lanes !== undefined) await lanes.recordNew();
-        const result = await deps.ledger.recordIngested(definition.id, definition.phoneNumberId, pending.rows);
-        skipAlreadySent(pending, result.alreadySent);
-        summary.reopened += result.reopened;
-        summary.queued += result.queued.length;
-      }
-      input.onProgress?.(summary.rows);
-    };
-    const dispatch = async (): Promise<void> => {
-      const pending = flush(chunk);
-      pending.catch(() => undefined); // awaited below, in order
-      inFlight.push(pending);
-      chunk = newChunk();
-      if (inFlight.length >= MAX_CHUNKS_IN_FLIGHT) await inFlight.shift();
-    };
-    const refuse = (row: number, line: number, phone: string, reason: RejectionReason, detail: string, status: 'rejected' | 'skipped') => {
-      count(reason, status);
-      const located = `line ${line}: ${detail}`;
-      chunk.rows.push({ row, phone, status, errorCode: reason, errorDetail: located });
-      input.onRefused?.({ row, line, phone, reason, detail: located });
-    };
-
-    try {
-      let next: IteratorResult<CsvRecord> = first;
-      while (next.done !== true) {
-        const record = next.value;
-        const row = ++summary.rows;
-        if (kept?.has(row) === true) {
-          // Already in the campaign with the same recipient: it keeps its state.
-        } else if (record.kind === 'malformed') {
-          refuse(row, record.line, '', record.reason, record.problem, 'rejected');
-        } else {
-          const verdict = check(record.fields);
-          if (!verdict.ok) {
-            refuse(row, record.line, verdict.phone, verdict.reason, verdict.detail, 'rejected');
-          } else if (firstRowOf.get(verdict.to) !== undefined) {
-            const detail = `same number as row ${firstRowOf.get(verdict.to) ?? '?'}, which is the one sent`;
-            refuse(row, record.line, verdict.to, 'DUPLICATE_PHONE', detail, 'skipped');
-          } else if (input.optedOut?.has(verdict.to) === true) {
-            const origin = optOutOrigin(input.optedOut.get(verdict.to));
-            summary.optedOutBy[origin] = (summary.optedOutBy[origin] ?? 0) + 1;
-            refuse(row, record.line, verdict.to, 'OPTED_OUT', optedOutDetail(input.optedOut.get(verdict.to), message.kind), 'skipped');
-          } else {
-            const placed = lanes?.place(record.fields, verdict.to, verdict.country);
-            if (placed !== undefined && !placed.ok) {
-              refuse(row, record.line, verdict.to, placed.reason, placed.detail, placed.status);
-            } else {
-              firstRowOf.setIfAbsent(verdict.to, row);
-              summary.valid++;
-              const fingerprint = fingerprintOf(verdict.to, verdict.values, verdict.headerLink);
-              chunk.rows.push({
-                row,
-                phone: verdict.to,
-                status: 'queued',
-                message: { values: verdict.values, headerLink: verdict.headerLink, fingerprint },
-                ...(placed === undefined ? {} : { lane: placed.lane }),
-              });
-              chunk.where.set(row, { line: record.line, phone: verdict.to, ...(placed === undefined ? {} : { lane: placed.lane }) });
-              chunk.toSend++;
-            }
-          }
-        }
-        if (chunk.rows.length >= chunkSize) await dispatch();
-        if (input.signal?.aborted === true) {
-          summary.interruptedAtRow = row;
-          break;
-        }
-        next = await records.next();
-      }
-      await dispatch();
-      for (const pending of inFlight) await pending;
-    } catch (error) {
-      // A read or write failure part-way: the campaign must not stay `ingesting` and half-sent
-      // with nobody told. It pauses like an interruption, and `send --campaign ID` continues it.
-      if (!dryRun) {
-        const code = error instanceof AppError ? error.code : 'INTERNAL_ERROR';
-        await deps.ledger.markIngestInterrupted(definition.id, `ingest stopped at row ${summary.rows} (${code})`).catch(() => undefined);
-      }
-      throw error;
-    }
-    summary.lanes = lanes?.rowsPerLane() ?? [];
-    if (dryRun) return summary;
-    if (summary.interruptedAtRow !== undefined) {
-      await deps.ledger.markIngestInterrupted(definition.id, `ingest interrupted at row ${summary.interruptedAtRow}`);
-    } else {
-      await deps.ledger.finishIngest(definition.id);
-    }
-    return summary;
+    const lanes = window === undefined ? undefined : await SendLanes.open(deps.ledger, { ...definition, window }, source.header, file, input.dryRun === true, names);
+    const run = new IngestRun(deps.ledger, input, { definition, rows, lanes, ...opened, delimiter: source.delimiter });
+    await run.readAll(first, records);
+    return await run.finish();
   } finally {
     source.close();
   }
 }
 
-interface Chunk {
-  rows: IngestedRow[];
-  /** Rows of the chunk that passed every check. */
-  toSend: number;
-  /** Line, recipient and lane of each row to send, for the rejects file and the plan if it is skipped. */
-  where: Map<number, { line: number; phone: string; lane?: number }>;
+/** How each row of this file is checked and fingerprinted, from the campaign's message and the header. */
+function rowCheck(definition: CampaignDefinition, header: readonly string[], file: string, names: FieldNames): RowCheck {
+  const message = campaignMessage(definition);
+  const mapping = resolveColumns(header, message.kind === 'text' ? textColumns(message.text) : message.plan, definition.source.phoneColumn, file, names['csv.phoneColumn']);
+  const defaultCountry = definition.source.defaultCountry as CountryCode | undefined;
+  const { fixWhitespace } = definition.source;
+  if (message.kind === 'text') {
+    return {
+      kind: 'text',
+      check: (fields) => checkTextRow(fields, { text: message.text, mapping, defaultCountry, fixWhitespace }),
+      fingerprintOf: (to, values) => textMessageFingerprint(message.text, to, values),
+    };
+  }
+  return {
+    kind: 'template',
+    check: (fields) => checkRow(fields, { plan: message.plan, mapping, defaultCountry, fixWhitespace }),
+    fingerprintOf: (to, values, headerLink) => messageFingerprint(message.plan, to, values, headerLink),
+  };
 }
 
-function newChunk(): Chunk {
-  return { rows: [], toSend: 0, where: new Map() };
-}
-
-/** Short: it is stored on every such row, and most rows of a large text campaign may be such rows. */
-const WINDOW_CLOSED_DETAIL = 'the recipient has not written to this number in the last 24 hours (no open window: Meta would answer 131047)';
-
-/** Where an opt-out came from, as the summary counts them: Meta's answer 131050 unless the user or an operator said it. */
-export type OptOutOrigin = '131050' | 'keyword' | 'user_preferences' | 'operator';
-
-function optOutOrigin(source: OptOutSource | undefined): OptOutOrigin {
-  return source?.via ?? '131050';
-}
-
-function optedOutDetail(source: OptOutSource | undefined, kind: 'template' | 'text'): string {
-  const day = source === undefined ? '' : new Date(source.at).toISOString().slice(0, 10);
-  const learnt =
-    source === undefined || source.at === 0
-      ? ''
-      : source.via === 'keyword'
-        ? ` (they answered with an opt-out keyword on ${day})`
-        : source.via === 'user_preferences'
-          ? ` (they stopped marketing messages in WhatsApp on ${day})`
-          : source.via === 'operator'
-            ? ` (added by \`campaign optouts add\` on ${day})`
-          : ` (Meta answered 131050 to campaign ${source.campaignId} row ${source.row} on ${day})`;
-  const what = kind === 'text' ? 'a text campaign (its words could be marketing, and an opt-out keyword itself opens a 24-hour window)' : 'a MARKETING template';
-  return `the recipient stopped marketing messages from this business${learnt}; this is ${what}, so it is not sent`;
+/**
+ * The campaign this run writes into, before a row is read: an existing one is checked (same
+ * message, not cancelled or purged) and the rows it keeps are read from a second pass over
+ * the file; a new one is created. A dry run reads the campaign too (its answer must be the
+ * one the real send would give) and writes nothing.
+ */
+async function openCampaign(
+  ledger: IngestLedger,
+  input: ProduceInput,
+  opening: { definition: CampaignDefinition; rows: RowCheck; source: CsvSource; names: FieldNames },
+): Promise<{ existing: CampaignDefinition | undefined; kept: KeptRows | undefined; firstRowOf: PhoneRowIndex }> {
+  const { definition, rows, source, names } = opening;
+  const dryRun = input.dryRun === true;
+  const firstRowOf = new PhoneRowIndex(source.estimatedRows);
+  const existing = await ledger.getCampaign(definition.id);
+  const kept =
+    existing === undefined
+      ? undefined
+      : await continuedRows(ledger, await verifySameCampaign(ledger, existing, definition, names), {
+          file: input.file,
+          delimiter: source.delimiter,
+          recipientOf: (fields) => {
+            const verdict = rows.check(fields);
+            return verdict.ok ? verdict.to : verdict.phone;
+          },
+          recipients: firstRowOf,
+          signal: input.signal,
+          names,
+        });
+  input.onStart?.({ estimatedRows: source.estimatedRows, continuing: existing !== undefined });
+  if (!dryRun && existing === undefined) await ledger.createCampaign(definition);
+  if (!dryRun && input.allowRepeat === true) await ledger.allowRepeat(definition.id);
+  // Continuing an interrupted ingest: lift the pause it left (its parked rows are in the backlog).
+  if (!dryRun && existing !== undefined) await ledger.liftIngestPause(definition.id);
+  return { existing, kept, firstRowOf };
 }
 
 /** Anything the CSV reader still throws (an I/O error mid-file) becomes an AppError saying where. */
-async function* readRecords(records: AsyncIterable<CsvRecord>, file: string): AsyncIterable<CsvRecord> {
+async function* readRecords(records: AsyncIterable<CsvRecord>, file: string, names: FieldNames): AsyncIterable<CsvRecord> {
   let line = 1;
   try {
     for await (const record of records) {
@@ -374,7 +208,7 @@ async function* readRecords(records: AsyncIterable<CsvRecord>, file: string): As
     if (error instanceof AppError) throw error;
     throw new AppError(
       'CSV_UNREADABLE',
-      `${file}: reading stopped after line ${line}: ${(error as Error).message}. Rows before it are in the campaign; fix the file and send it again with --campaign to add the rest.`,
+      `${file}: reading stopped after line ${line}: ${(error as Error).message}. Rows before it are in the campaign; fix the file and send it again with ${names.campaignId} to add the rest.`,
       { cause: error },
     );
   }
@@ -384,7 +218,7 @@ async function* readRecords(records: AsyncIterable<CsvRecord>, file: string): As
  * Sending into an existing campaign: it must send the same thing (template, number, columns)
  * and must not be cancelled (a cancelled campaign stays cancelled).
  */
-async function verifySameCampaign(ledger: IngestLedger, existing: CampaignDefinition, definition: CampaignDefinition): Promise<CampaignStatus | undefined> {
+async function verifySameCampaign(ledger: IngestLedger, existing: CampaignDefinition, definition: CampaignDefinition, names: FieldNames): Promise<CampaignStatus | undefined> {
   const same = (d: CampaignDefinition) =>
     JSON.stringify([d.phoneNumberId, d.plan ?? null, d.text ?? null, d.source.phoneColumn, d.window ?? null, d.source.timezoneColumn ?? null]);
   if (same(existing) !== same(definition)) {
@@ -392,7 +226,7 @@ async function verifySameCampaign(ledger: IngestLedger, existing: CampaignDefini
     const columns = sent.kind === 'text' ? sent.text.columns : sent.plan.slots.map((s) => s.column);
     throw new AppError(
       'CAMPAIGN_MISMATCH',
-      `Campaign ${definition.id} already exists with ${describeMessage(sent)}${sent.kind === 'text' && sent.text.previewUrl ? ' (--preview-url)' : ''} ` +
+      `Campaign ${definition.id} already exists with ${describeMessage(sent)}${sent.kind === 'text' && sent.text.previewUrl ? ` (${names['text.previewUrl']})` : ''} ` +
         `and columns ${columns.join(',')}; use the same options, or a new campaign ID.`,
     );
   }
@@ -400,13 +234,13 @@ async function verifySameCampaign(ledger: IngestLedger, existing: CampaignDefini
   if (status?.purgedAt !== undefined) {
     throw new AppError(
       'CAMPAIGN_PURGED',
-      `Campaign ${definition.id} was purged (its rows are gone, so rows sent before could not be told apart); send the file under a new --campaign ID.`,
+      `Campaign ${definition.id} was purged (its rows are gone, so rows sent before could not be told apart); send the file under a new ${names.campaignId} ID.`,
     );
   }
   if (status?.state === 'cancelled') {
     throw new AppError(
       'CAMPAIGN_STATE_CONFLICT',
-      `Campaign ${definition.id} is cancelled and stays cancelled. To send its unsent rows, send the file under a new --campaign ID: ` +
+      `Campaign ${definition.id} is cancelled and stays cancelled. To send its unsent rows, send the file under a new ${names.campaignId} ID: ` +
         'recipients this number already sent the same message to within DUPLICATE_WINDOW_HOURS are skipped as ALREADY_SENT.',
     );
   }
@@ -417,13 +251,28 @@ async function verifySameCampaign(ledger: IngestLedger, existing: CampaignDefini
 async function continuedRows(
   ledger: IngestLedger,
   status: CampaignStatus | undefined,
-  input: { file: string; delimiter: string; recipientOf: (fields: readonly string[]) => string; recipients: PhoneRowIndex; signal: AbortSignal | undefined },
+  input: {
+    file: string;
+    delimiter: string;
+    recipientOf: (fields: readonly string[]) => string;
+    recipients: PhoneRowIndex;
+    signal: AbortSignal | undefined;
+    names: FieldNames;
+  },
 ): Promise<KeptRows | undefined> {
   const campaignRows = status?.counts.total ?? 0;
   if (campaignRows === 0) return undefined;
+  const { names, ...rest } = input;
   const again = await openCsv(input.file, { delimiter: input.delimiter });
   try {
-    return await checkContinuedFile({ ledger, campaignId: status?.id ?? '', campaignRows, records: readRecords(again.records, input.file), ...input });
+    return await checkContinuedFile({
+      ledger,
+      campaignId: status?.id ?? '',
+      campaignRows,
+      records: readRecords(again.records, input.file, names),
+      campaignOption: names.campaignId,
+      ...rest,
+    });
   } finally {
     again.close();
   }

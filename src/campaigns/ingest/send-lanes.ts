@@ -4,6 +4,7 @@ import { describeWindow, nextOpening, type SendWindow } from '../send-window.js'
 import { boundedBadValue } from './bad-value.js';
 import type { CampaignDefinition } from '../campaign.js';
 import type { CampaignLedger } from '../ledger.js';
+import { CLI_FIELD_NAMES, type FieldNames } from '../spec/field-names.js';
 
 /** What placing rows in lanes needs of the ledger. */
 type LaneLedger = Pick<CampaignLedger, 'lanes' | 'recordLanes'>;
@@ -48,8 +49,16 @@ export class SendLanes {
     for (const zones of known) this.#add(zones);
   }
 
-  /** The lanes of `definition` (those of an existing campaign included); a missing time-zone column refuses the file. */
-  static async open(ledger: LaneLedger, definition: CampaignDefinition & { window: SendWindow }, header: readonly string[], file: string, dryRun: boolean, now = Date.now()): Promise<SendLanes> {
+  /** The lanes of `definition` (those of an existing campaign included); a missing time-zone column refuses the file, naming the option as `names` says. */
+  static async open(
+    ledger: LaneLedger,
+    definition: CampaignDefinition & { window: SendWindow },
+    header: readonly string[],
+    file: string,
+    dryRun: boolean,
+    names: Pick<FieldNames, 'csv.timezoneColumn'> = CLI_FIELD_NAMES,
+    now = Date.now(),
+  ): Promise<SendLanes> {
     const name = definition.source.timezoneColumn;
     let column: { index: number; name: string } | undefined;
     if (name !== undefined) {
@@ -57,7 +66,7 @@ export class SendLanes {
       if (index < 0) {
         throw new AppError(
           'CSV_HEADER_INVALID',
-          `${file}: the header has no time-zone column "${name}" (--timezone-column). Columns found: ${header.map((c) => `"${c}"`).join(', ')}; nothing was enqueued.`,
+          `${file}: the header has no time-zone column "${name}" (${names['csv.timezoneColumn']}). Columns found: ${header.map((c) => `"${c}"`).join(', ')}; nothing was enqueued.`,
         );
       }
       column = { index, name };

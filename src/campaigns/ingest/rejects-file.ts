@@ -2,10 +2,10 @@ import { constants, createWriteStream, type WriteStream } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify';
-import type { RefusedRow } from '../src/campaigns/ingest/producer.js';
-import { spreadsheetSafe } from '../src/campaigns/report/spreadsheet-safe.js';
-import { AppError } from '../src/errors/app-error.js';
-import { makeDirectory } from '../src/files/make-directory.js';
+import type { RefusedRow } from './producer.js';
+import { spreadsheetSafe } from '../report/spreadsheet-safe.js';
+import { AppError } from '../../errors/app-error.js';
+import { makeDirectory } from '../../files/make-directory.js';
 
 /**
  * A directory we will write into, created if missing, or OUTPUT_UNWRITABLE saying why not.

@@ -1,0 +1,167 @@
+import { join } from 'node:path';
+import type { MessagingLimit } from '../config/number-settings.js';
+import { AppError } from '../errors/app-error.js';
+import type { TemplateLookup } from '../templates/template-registry.js';
+import { requirementsOf, type TemplateRequirements } from '../templates/template-requirements.js';
+import { campaignDefinition, type ResolvedMessage } from './campaign-definition.js';
+import { newCampaignId } from './campaign-id.js';
+import { checkMessagingLimit, type MessagingLimitCheck } from './ingest/messaging-limit-check.js';
+import { produceCampaign, type ProduceSummary, type SendOutcome } from './ingest/producer.js';
+import { RejectsFile, checkWritableDir } from './ingest/rejects-file.js';
+import { estimateSending } from './ingest/send-estimate.js';
+import type { IngestLedger } from './ledger.js';
+import type { CampaignSpec } from './spec/campaign-spec.js';
+import { checkCampaignSpec, type CheckedSpec } from './spec/check-spec.js';
+import type { FieldNames } from './spec/field-names.js';
+import type { MessageChoice } from './spec/message-choice.js';
+
+/** The approved templates, as the template registry serves them. */
+export interface TemplateFinder {
+  find(name: string, language: string): Promise<TemplateLookup>;
+  close(): Promise<void>;
+}
+
+/** The number's messaging limit (configured, else as its workers last read it) and who it reached in the last 24 h, by Redis's clock. */
+export interface MessagingReach {
+  limit: MessagingLimit | undefined;
+  reached: number;
+  oldestReachedAt: number | undefined;
+  now: number;
+}
+
+/** What creating a campaign needs of the world; the process that runs it builds them from its configuration. */
+export interface CreateCampaignDeps {
+  ledger: IngestLedger;
+  /** REPORTS_DIR: the rejects file is written there. */
+  reportsDir: string;
+  /** WHATSAPP_PHONE_NUMBER_ID: the number when the spec names none. */
+  defaultPhoneNumberId: string | undefined;
+  /** The number's send rate in messages per second (0 = unlimited), for the plan. */
+  sendRate(phoneNumberId: string): number;
+  /** The approved templates, from `file` when given, else the configured source. Opened for a template campaign only. */
+  openTemplates(file: string | undefined): TemplateFinder;
+  messagingReach(phoneNumberId: string): Promise<MessagingReach>;
+}
+
+export interface CampaignRequest {
+  spec: CampaignSpec;
+  /** How the spec's fields are named where it came from (flags, JSON paths): every message about a field uses them. */
+  names: FieldNames;
+  /** The CSV of recipients. */
+  file: string;
+  /** The CLI's `--templates FILE`: a list of approved templates to use instead of the configured source, and the option's name. */
+  templatesFile?: { path: string; name: string };
+}
+
+/** Output while the file is read; none of it steers the campaign. */
+export interface CreateNotices {
+  /** Ctrl-C / SIGTERM: stop reading, keep what was read, pause the campaign. */
+  signal?: AbortSignal | undefined;
+  /** Once the file is accepted: the campaign ID and how many rows to expect. */
+  onStart?: ((start: { id: string; estimatedRows: number; continuing: boolean; dryRun: boolean }) => void) | undefined;
+  onProgress?: ((rowsRead: number) => void) | undefined;
+}
+
+/**
+ * Creates a campaign from a spec and a CSV (or continues one, `campaignId`): checks the spec,
+ * finds the approved template (a text needs none), reads the file into the ledger (no worker
+ * needed; workers feed its rows as the number drains) and plans the sending. A dry run does
+ * every check and writes nothing but the rejects file.
+ */
+export async function createCampaign(deps: CreateCampaignDeps, request: CampaignRequest, notices: CreateNotices = {}): Promise<SendOutcome> {
+  const now = Date.now();
+  const spec = checkCampaignSpec(request.spec, request.names, {
+    now,
+    defaultPhoneNumberId: deps.defaultPhoneNumberId,
+    templateOnly: request.templatesFile === undefined ? [] : [request.templatesFile.name],
+  });
+  // Before anything is created: a campaign whose rejected rows could be written nowhere must not start.
+  await checkWritableDir(deps.reportsDir, 'REPORTS_DIR');
+  const message = await resolveMessage(deps, spec.message, request.templatesFile?.path);
+  const id = spec.campaignId ?? newCampaignId();
+  const rejects = new RejectsFile(join(deps.reportsDir, `${id}${spec.dryRun ? '.dry-run' : ''}.rejects.csv`));
+  // Meta: on 131050 suppress the recipient for marketing (reference §8). Utility and
+  // authentication templates still reach them. A text is skipped for them too: nothing says
+  // what its words are, and the opt-out keyword itself opened the window it would go through.
+  const optedOut = message.kind === 'text' || message.requirements.category === 'MARKETING' ? await deps.ledger.optOuts(spec.phoneNumberId) : undefined;
+  try {
+    const summary = await produceCampaign(
+      { ledger: deps.ledger },
+      {
+        file: request.file,
+        delimiter: spec.delimiter,
+        define: (header) => campaignDefinition({ id, spec, message, file: request.file, names: request.names }, header),
+        dryRun: spec.dryRun,
+        allowRepeat: spec.allowRepeat,
+        names: request.names,
+        onRefused: (refused) => rejects.add(refused),
+        onStart: (start) => notices.onStart?.({ id, dryRun: spec.dryRun, ...start }),
+        ...(optedOut === undefined ? {} : { optedOut }),
+        ...(notices.onProgress ? { onProgress: notices.onProgress } : {}),
+        ...(notices.signal ? { signal: notices.signal } : {}),
+      },
+    );
+    const plan = await planSending(deps, spec, message, summary, now);
+    return { ...summary, dryRun: spec.dryRun, rejectsFile: await rejects.close(), ...plan };
+  } finally {
+    await rejects.close();
+  }
+}
+
+/** A template campaign's approved template; a text as it is. */
+async function resolveMessage(deps: CreateCampaignDeps, choice: MessageChoice, templatesFile: string | undefined): Promise<ResolvedMessage> {
+  if (choice.kind === 'text') return choice;
+  return { kind: 'template', requirements: await approvedTemplate(deps.openTemplates(templatesFile), choice.name, choice.language) };
+}
+
+/** The approved template for (name, language), or a refusal that says what exists instead. */
+async function approvedTemplate(templates: TemplateFinder, name: string, language: string): Promise<TemplateRequirements> {
+  let found: TemplateLookup;
+  try {
+    found = await templates.find(name, language);
+  } finally {
+    await templates.close();
+  }
+  const { template, sameName } = found;
+  if (template === undefined) {
+    const elsewhere = sameName.map((t) => `${t.language} (${t.status})`).join(', ');
+    throw new AppError(
+      'TEMPLATE_MAPPING_INVALID',
+      `Template ${name} has no ${language} translation` +
+        (elsewhere === '' ? ' and no other language either' : `; it exists in ${elsewhere}`) +
+        ' (see `campaign templates list`). Nothing was enqueued.',
+    );
+  }
+  return requirementsOf(template);
+}
+
+/** When it would send, and (a template campaign) how it fits the number's messaging limit. */
+async function planSending(
+  deps: CreateCampaignDeps,
+  spec: CheckedSpec,
+  message: ResolvedMessage,
+  summary: ProduceSummary,
+  now: number,
+): Promise<Pick<SendOutcome, 'estimate' | 'sendRate' | 'messagingLimit'>> {
+  const recipients = spec.dryRun ? summary.valid : summary.queued;
+  // A continued campaign keeps the times it was created with: its plan is from those.
+  const startsAt = Math.max(summary.schedule.startsAt ?? now, now);
+  const sendRate = deps.sendRate(spec.phoneNumberId);
+  const estimate = estimateSending({
+    startsAt,
+    expiresAt: summary.schedule.expiresAt,
+    messagesPerSecond: sendRate,
+    window: spec.window,
+    rows: recipients,
+    lanes: summary.lanes,
+  });
+  // A text goes only to users whose service window is open: they take no place under the limit.
+  if (message.kind === 'text') return { estimate, sendRate };
+  return { estimate, sendRate, messagingLimit: await limitCheck(deps, spec.phoneNumberId, recipients, startsAt) };
+}
+
+/** The number's messaging limit against this campaign's recipients. */
+async function limitCheck(deps: CreateCampaignDeps, phoneNumberId: string, recipients: number, startsAt: number): Promise<MessagingLimitCheck> {
+  const reach = await deps.messagingReach(phoneNumberId);
+  return checkMessagingLimit({ limit: reach.limit, reached: reach.reached, oldestReachedAt: reach.oldestReachedAt, recipients, startsAt: Math.max(startsAt, reach.now) });
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/**
+ * Everything `campaign send` accepts, as one object: the CLI maps its flags onto it and the
+ * HTTP API takes it as JSON. It holds values as the operator gave them (times, windows and
+ * zones as text); checkCampaignSpec reads them, naming each field as its caller knows it.
+ * Objects are strict: a misspelt field is refused, not ignored.
+ */
+export const campaignSpecSchema = z.strictObject({
+  /** An approved template (`--template`, `--language`); exactly one of `template` and `text`. */
+  template: z.strictObject({ name: z.string().optional(), language: z.string().optional() }).optional(),
+  /** A free-form text whose `{{column}}` placeholders are filled per row (`--text`, `--preview-url`). */
+  text: z.strictObject({ body: z.string().optional(), previewUrl: z.boolean().optional() }).optional(),
+  /** How the file is read: which column holds what, and how its values are taken. */
+  csv: z
+    .strictObject({
+      phoneColumn: z.string().default('phone'),
+      /** Positional templates: the columns for {{1}}..{{n}}, in order. */
+      params: z.array(z.string()).optional(),
+      /** A variable (by name) filled from a column. */
+      paramColumns: z.record(z.string(), z.string()).optional(),
+      headerTextColumn: z.string().optional(),
+      /** The https link of an image, video or document header. */
+      headerMediaColumn: z.string().optional(),
+      /** One column per URL button with a variable, in button order. */
+      buttonUrlColumns: z.array(z.string()).optional(),
+      /** With a window: each recipient's IANA zone (an empty cell: the number's). */
+      timezoneColumn: z.string().optional(),
+      /** ISO country of numbers written without a country code. */
+      defaultCountry: z.string().optional(),
+      /** With a window: the zone of rows whose number gives none, or whose zones never share an open hour. */
+      defaultTimezone: z.string().optional(),
+      /** Collapse line breaks, tabs and runs of spaces in values instead of rejecting the row. */
+      fixWhitespace: z.boolean().optional(),
+      /** `,` `;` `|` or `tab`; detected from the header when absent. */
+      delimiter: z.string().optional(),
+    })
+    .default({ phoneColumn: 'phone' }),
+  /** When to send: a start (ISO 8601 with offset), a deadline to start by, and when unsent rows expire (an instant or a duration after the start). */
+  schedule: z
+    .strictObject({
+      at: z.string().optional(),
+      startDeadline: z.string().optional(),
+      expiresAt: z.string().optional(),
+      validFor: z.string().optional(),
+    })
+    .optional(),
+  /** Send only inside these hours (`09:00-20:00`) of each recipient's local day, on these days (`mon-fri`). */
+  window: z.strictObject({ hours: z.string().optional(), days: z.string().optional() }).optional(),
+  /** `high`, `normal` (the default) or `low`. */
+  priority: z.string().optional(),
+  /** The number to send from (default WHATSAPP_PHONE_NUMBER_ID). */
+  phoneNumberId: z.string().optional(),
+  /** Continue this campaign with its own file (fixed, completed or with rows added). */
+  campaignId: z.string().optional(),
+  /** Send even what the number already sent the recipient within DUPLICATE_WINDOW_HOURS. */
+  allowRepeat: z.boolean().optional(),
+  /** The IANA zone the plan's times are shown in. */
+  displayTimezone: z.string().optional(),
+  /** Check everything, create nothing but the rejects file. */
+  dryRun: z.boolean().optional(),
+});
+
+/** A spec as given (JSON), before defaults. */
+export type CampaignSpecInput = z.input<typeof campaignSpecSchema>;
+/** A spec read by the schema (defaults filled in), not yet checked against the rules. */
+export type CampaignSpec = z.output<typeof campaignSpecSchema>;

@@ -1,0 +1,145 @@
+import { getCountries, type CountryCode } from 'libphonenumber-js';
+import { parseDelimiterOption } from '../../csv/delimiter.js';
+import { checkDisplayTimezone } from '../../cli/display-zone.js';
+import { parseSchedule, type Schedule } from '../../cli/time-options.js';
+import { AppError } from '../../errors/app-error.js';
+import { canonicalZone } from '../../phone/recipient-zones.js';
+import { CAMPAIGN_ID_PATTERN } from '../campaign-id.js';
+import type { ColumnOptions } from '../send-plan.js';
+import { parseSendWindow, type SendWindow } from '../send-window.js';
+import type { CampaignSpec } from './campaign-spec.js';
+import type { FieldNames } from './field-names.js';
+import { checkMessage, type MessageChoice } from './message-choice.js';
+
+const PRIORITIES = ['high', 'normal', 'low'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+/** A spec whose every rule holds, its values read: what a campaign is created from. */
+export interface CheckedSpec {
+  message: MessageChoice;
+  phoneNumberId: string;
+  /** Continue this campaign; undefined: a new one. */
+  campaignId: string | undefined;
+  columns: ColumnOptions;
+  phoneColumn: string;
+  defaultCountry: CountryCode | undefined;
+  fixWhitespace: boolean;
+  /** The character to split on; undefined: detected from the header. */
+  delimiter: string | undefined;
+  timezoneColumn: string | undefined;
+  /** Canonical IANA name. */
+  defaultTimezone: string | undefined;
+  priority: Priority;
+  schedule: Schedule;
+  window: SendWindow | undefined;
+  allowRepeat: boolean;
+  dryRun: boolean;
+  /** Canonical IANA name. */
+  displayTimezone: string | undefined;
+}
+
+export interface SpecCheckContext {
+  /** This host's clock: a start in the past or more than a year ahead is refused. */
+  now: number;
+  /** The number to send from when the spec names none (WHATSAPP_PHONE_NUMBER_ID). */
+  defaultPhoneNumberId: string | undefined;
+  /** The caller's own options that only a template campaign uses (the CLI's `--templates`), by name, when given. */
+  templateOnly?: readonly string[];
+}
+
+/**
+ * Every rule of a campaign spec that needs no file and no template, in the order an operator
+ * fixes them: what to send, from which number, then the campaign, the columns' options, the
+ * times and the window. The first broken rule is thrown (OPTION_INVALID, TIME_INVALID, or
+ * CONFIG_INVALID when no number is set anywhere), naming fields as `names` says.
+ */
+export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context: SpecCheckContext): CheckedSpec {
+  const { csv } = spec;
+  const displayTimezone = spec.displayTimezone === undefined ? undefined : checkDisplayTimezone(spec.displayTimezone, names.displayTimezone);
+  const delimiter = csv.delimiter === undefined ? undefined : parseDelimiterOption(csv.delimiter, names['csv.delimiter']);
+  const message = checkMessage(spec, names, context.templateOnly);
+  const phoneNumberId = checkPhoneNumberId(spec.phoneNumberId ?? context.defaultPhoneNumberId, names.phoneNumberId);
+  const campaignId = checkCampaignId(spec.campaignId, names.campaignId);
+  const defaultCountry = checkCountry(csv.defaultCountry, names['csv.defaultCountry']);
+  const priority = checkPriority(spec.priority, names.priority);
+  const schedule = parseSchedule(spec.schedule ?? {}, context.now, names);
+  const window = checkWindow(spec, names);
+  const defaultTimezone = checkZone(csv.defaultTimezone, names['csv.defaultTimezone']);
+  return {
+    message,
+    phoneNumberId,
+    campaignId,
+    columns: {
+      params: csv.params,
+      paramColumns: csv.paramColumns,
+      headerTextColumn: csv.headerTextColumn,
+      headerMediaColumn: csv.headerMediaColumn,
+      buttonUrlColumns: csv.buttonUrlColumns,
+    },
+    phoneColumn: csv.phoneColumn,
+    defaultCountry,
+    fixWhitespace: csv.fixWhitespace === true,
+    delimiter,
+    timezoneColumn: csv.timezoneColumn,
+    defaultTimezone,
+    priority,
+    schedule,
+    window,
+    allowRepeat: spec.allowRepeat === true,
+    dryRun: spec.dryRun === true,
+    displayTimezone,
+  };
+}
+
+function checkPhoneNumberId(id: string | undefined, name: string): string {
+  if (id === undefined) throw new AppError('CONFIG_INVALID', `No phone number to send from: set WHATSAPP_PHONE_NUMBER_ID or pass ${name}`);
+  if (!/^\d+$/.test(id)) throw new AppError('OPTION_INVALID', `${name} "${id}": give the numeric phone-number ID from WhatsApp Manager`);
+  return id;
+}
+
+function checkCampaignId(id: string | undefined, name: string): string | undefined {
+  if (id !== undefined && !CAMPAIGN_ID_PATTERN.test(id)) {
+    throw new AppError('OPTION_INVALID', `${name} "${id}": a campaign ID starts with a letter and has only letters, digits, _ and - (at most 64)`);
+  }
+  return id;
+}
+
+function checkCountry(code: string | undefined, name: string): CountryCode | undefined {
+  if (code === undefined) return undefined;
+  const upper = code.toUpperCase();
+  if (!(getCountries() as string[]).includes(upper)) {
+    throw new AppError('OPTION_INVALID', `${name} "${code}": use a two-letter ISO country code such as DE, BR or US`);
+  }
+  return upper as CountryCode;
+}
+
+function checkPriority(level: string | undefined, name: string): Priority {
+  if (level === undefined) return 'normal';
+  const found = PRIORITIES.find((p) => p === level.toLowerCase());
+  if (found === undefined) throw new AppError('OPTION_INVALID', `${name} "${level}": use high, normal or low`);
+  return found;
+}
+
+/** The window's hours and days; the days, a time-zone column or a default zone alone would do nothing, so they are refused. */
+function checkWindow(spec: CampaignSpec, names: FieldNames): SendWindow | undefined {
+  const hours = spec.window?.hours;
+  if (hours !== undefined) return parseSendWindow(hours, spec.window?.days, names);
+  const alone =
+    spec.window?.days !== undefined
+      ? names['window.days']
+      : spec.csv.timezoneColumn !== undefined
+        ? names['csv.timezoneColumn']
+        : spec.csv.defaultTimezone !== undefined
+          ? names['csv.defaultTimezone']
+          : undefined;
+  if (alone !== undefined) throw new AppError('OPTION_INVALID', `${alone} needs ${names['window.hours']} HH:MM-HH:MM (the hours of the recipient's local day to send in)`);
+  return undefined;
+}
+
+/** An IANA zone, by its canonical name (an alias resolved). */
+function checkZone(zone: string | undefined, name: string): string | undefined {
+  if (zone === undefined) return undefined;
+  const canonical = canonicalZone(zone.trim());
+  if (canonical === undefined) throw new AppError('OPTION_INVALID', `${name} "${zone.slice(0, 64)}": give an IANA time zone as Area/City, e.g. Europe/Berlin or America/New_York`);
+  return canonical;
+}

@@ -1,0 +1,73 @@
+/**
+ * The fields of a campaign spec, by their path in its JSON form. A check names a field
+ * through a FieldNames map, never by a literal, so one rule says `--at` to an operator at the
+ * command line and `schedule.at` to a caller of the HTTP API.
+ */
+export const SPEC_FIELDS = [
+  'template.name',
+  'template.language',
+  'text.body',
+  'text.previewUrl',
+  'csv.phoneColumn',
+  'csv.params',
+  'csv.paramColumns',
+  'csv.headerTextColumn',
+  'csv.headerMediaColumn',
+  'csv.buttonUrlColumns',
+  'csv.timezoneColumn',
+  'csv.defaultCountry',
+  'csv.defaultTimezone',
+  'csv.fixWhitespace',
+  'csv.delimiter',
+  'schedule.at',
+  'schedule.startDeadline',
+  'schedule.expiresAt',
+  'schedule.validFor',
+  'window.hours',
+  'window.days',
+  'priority',
+  'phoneNumberId',
+  'campaignId',
+  'allowRepeat',
+  'displayTimezone',
+  'dryRun',
+] as const;
+
+export type SpecField = (typeof SPEC_FIELDS)[number];
+
+/** What each field is called where the spec came from. */
+export type FieldNames = Readonly<Record<SpecField, string>>;
+
+/** The HTTP API: a field is named by its JSON path. */
+export const JSON_FIELD_NAMES: FieldNames = Object.fromEntries(SPEC_FIELDS.map((field) => [field, field])) as Record<SpecField, string>;
+
+/** `campaign send`: a field is named by the flag that sets it. */
+export const CLI_FIELD_NAMES: FieldNames = {
+  'template.name': '--template',
+  'template.language': '--language',
+  'text.body': '--text',
+  'text.previewUrl': '--preview-url',
+  'csv.phoneColumn': '--phone-column',
+  'csv.params': '--params',
+  'csv.paramColumns': '--param',
+  'csv.headerTextColumn': '--header-text-column',
+  'csv.headerMediaColumn': '--header-image-column',
+  'csv.buttonUrlColumns': '--button-url-column',
+  'csv.timezoneColumn': '--timezone-column',
+  'csv.defaultCountry': '--default-country',
+  'csv.defaultTimezone': '--default-timezone',
+  'csv.fixWhitespace': '--fix-whitespace',
+  'csv.delimiter': '--delimiter',
+  'schedule.at': '--at',
+  'schedule.startDeadline': '--start-deadline',
+  'schedule.expiresAt': '--expires-at',
+  'schedule.validFor': '--valid-for',
+  'window.hours': '--window',
+  'window.days': '--days',
+  priority: '--priority',
+  phoneNumberId: '--phone-number-id',
+  campaignId: '--campaign',
+  allowRepeat: '--allow-repeat',
+  displayTimezone: '--display-timezone',
+  dryRun: '--dry-run',
+};
