@@ -66,6 +66,15 @@ describe('rows whose window never opens', () => {
     expect(dry.estimate.lanes.map((lane) => lane.zones)).toContainEqual(['America/New_York']);
   });
 
+  it('a --timezone-column the header lacks refuses the file before the campaign is created', async () => {
+    const refused = await runSend(context, options({ timezoneColumn: 'tz', campaignId: 'no-tz-column' })).then(
+      () => undefined,
+      (error: unknown) => (isAppError(error) ? error.code : String(error)),
+    );
+    expect(refused).toBe('CSV_HEADER_INVALID');
+    expect(await context.ledger.status('no-tz-column')).toBeUndefined();
+  });
+
   it('--default-timezone is checked: an unknown zone, or no --window, is refused', async () => {
     const refused = async (extra: Partial<SendOptions>) =>
       runSend(context, options(extra)).then(

@@ -127,10 +127,11 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
     if (first.done === true) {
       throw new AppError('CSV_NO_ROWS', `${file} has a header but no data rows: nothing to send. Check that you exported the right sheet; nothing was created.`);
     }
-    const opened = await openCampaign(deps.ledger, input, { definition, rows, source, names });
-    // A send window: each row joins the lane of its recipient's time zones.
+    // A send window: each row joins the lane of its recipient's time zones. Opened before the
+    // campaign is, so a missing time-zone column refuses the file with nothing created.
     const { window } = definition;
     const lanes = window === undefined ? undefined : await SendLanes.open(deps.ledger, { ...definition, window }, source.header, file, input.dryRun === true, names);
+    const opened = await openCampaign(deps.ledger, input, { definition, rows, source, names });
     const run = new IngestRun(deps.ledger, input, { definition, rows, lanes, ...opened, delimiter: source.delimiter });
     await run.readAll(first, records);
     return await run.finish();
