@@ -132,8 +132,6 @@ export interface FeedOptions {
   /** A job fed this long ago and not done is handed out again (its enqueue may have been lost). */
   refreshAfterMs: number;
   refreshMost: number;
-  /** The feed's clock (tests: a fake one); absent = Redis's clock. */
-  now?: number;
   /**
    * Campaigns with a send window: the lanes (recordLanes) open now. Such a campaign feeds
    * only from these; one not in the map feeds nothing. Campaigns without a window ignore it.
@@ -149,7 +147,7 @@ export interface FeedOptions {
 
 /** A phone number's campaigns with a send window, and their lanes, as the feeder needs them. */
 export interface WindowedCampaigns {
-  /** The ledger's clock (Redis's) when read: the one the feed uses. */
+  /** The ledger's clock when read (Redis's, src/redis/ledger-clock.ts): the one the feed judges by. */
   now: number;
   campaigns: { campaignId: string; window: SendWindow; lanes: string[][] }[];
 }
@@ -390,11 +388,6 @@ export interface ReportLedger {
   laneBacklogs(campaignId: string): Promise<LaneBacklog[]>;
 }
 
-/**
- * The campaign ledger: per-row state and counters, every consumer's part. The campaign logic
- * depends on these interfaces only; src/redis/redis-ledger.ts implements it, and
- * src/campaigns/memory-ledger.ts mirrors it in memory for unit tests.
- */
 /** What Meta's webhooks change (src/webhooks): rows settled by status, opt-outs. */
 export interface DeliveryLedger {
   /**
@@ -420,4 +413,9 @@ export interface DeliveryLedger {
   serviceWindowsOpen(phoneNumberId: string, waIds: readonly string[]): Promise<boolean[]>;
 }
 
+/**
+ * The campaign ledger: per-row state and counters, every consumer's part. The campaign logic
+ * depends on these interfaces only; src/redis/redis-ledger.ts implements it, its rules in the
+ * Lua scripts of src/redis/lua.
+ */
 export interface CampaignLedger extends IngestLedger, SendLedger, ControlLedger, ReportLedger, DeliveryLedger {}

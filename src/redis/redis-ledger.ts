@@ -60,6 +60,7 @@ import {
   SETTLE_SHARED_ARGS,
 } from './ledger-scripts.js';
 import { TickBatch } from './tick-batch.js';
+import { LedgerClock, type LedgerClockSetting } from './ledger-clock.js';
 import { numberScope, type RedisClient } from './key-scope.js';
 import {
   campaignIndexKey,
@@ -92,22 +93,22 @@ function pairsOf(flat: readonly string[]): AlreadySent[] {
 interface LedgerCommands {
   cwRecordIngested(campaign: string, rows: string, sent: string, sentAt: string, pending: string, active: string, ...args: Arg[]): Promise<[string[], string[], number]>;
   cwPriorSends(campaign: string, sent: string, ...args: Arg[]): Promise<string[]>;
-  cwIngestInterrupted(campaign: string, reason: string, now: number): Promise<number>;
+  cwIngestInterrupted(campaign: string, reason: string, clock: string): Promise<number>;
   cwLiftIngestPause(campaign: string, recent: string): Promise<number>;
-  cwFinishIngest(campaign: string, now: number): Promise<number>;
+  cwFinishIngest(campaign: string, clock: string): Promise<number>;
   cwClaim(campaign: string, rows: string, sent: string, sentAt: string, window: string, active: string, pending: string, ...args: Arg[]): Promise<string[]>;
   cwSettle(campaign: string, rows: string, wamids: string, recent: string, sent: string, sentAt: string, window: string, confirm: string, ...args: Arg[]): Promise<(string | number)[]>;
-  cwConfirmInDoubt(confirm: string, seen: string, active: string, sent: string, sentAt: string, prefix: string, now: number, limit: number): Promise<(string | number)[]>;
+  cwConfirmInDoubt(confirm: string, seen: string, active: string, sent: string, sentAt: string, prefix: string, clock: string, limit: number): Promise<(string | number)[]>;
   cwHalt(campaign: string, rows: string, sent: string, sentAt: string, window: string, active: string, pending: string, ...args: Arg[]): Promise<[string, number, number?]>;
-  cwPause(campaign: string, reason: string, now: number): Promise<string>;
+  cwPause(campaign: string, reason: string, clock: string): Promise<string>;
   cwResume(campaign: string, recent: string): Promise<string>;
-  cwCancel(campaign: string, pending: string, active: string, campaignId: string, now: number, reason: string): Promise<[string, number]>;
+  cwCancel(campaign: string, pending: string, active: string, campaignId: string, clock: string, reason: string): Promise<[string, number]>;
   cwReschedule(campaign: string, startsAt: number): Promise<string>;
   cwApplyStatuses(wamids: string, ...args: Arg[]): Promise<(string | number)[]>;
   cwApplyInbound(wamids: string, ...args: Arg[]): Promise<number[]>;
   cwApplyPreferences(optouts: string, ...args: Arg[]): Promise<number>;
   cwMarkForRetry(campaign: string, rows: string, pending: string, active: string, ...args: Arg[]): Promise<[number, number, number?, number?]>;
-  cwFeed(active: string, window: string, reach: string, ...args: Arg[]): Promise<[string[], string[], string[], (string | number)[]]>;
+  cwFeed(active: string, window: string, reach: string, ...args: Arg[]): Promise<[string[], string[], string[], (string | number)[], number]>;
 }
 
 /** The error-spike brake (see Config.autoPause); window 0 = off. */
@@ -149,6 +150,8 @@ export interface LedgerOptions {
   waitReplicas?: number;
   /** A warning when replicas did not acknowledge in time (the send goes ahead). */
   onReplicasBehind?: (acknowledged: number, wanted: number) => void;
+  /** Tests only (never from config): a clock they move instead of waiting; absent = Redis's clock. */
+  clock?: LedgerClockSetting;
 }
 
 /** How long a claim waits for its replicas (REDIS_WAIT_REPLICAS) before the send goes ahead anyway. */
@@ -171,6 +174,7 @@ export class RedisLedger implements CampaignLedger {
   readonly #waitReplicas: number;
   readonly #onReplicasBehind: ((acknowledged: number, wanted: number) => void) | undefined;
   readonly #replicaCounts = new Map<string, { count: number; at: number }>();
+  readonly #clock: LedgerClock;
   /** Claims and answers of one event-loop turn go to Redis as one script call per campaign. */
   readonly #claims = new TickBatch<PendingClaim, RawClaim>((id, items) => this.#claimMany(id, items));
   readonly #settles = new TickBatch<PendingSettle, RawSettle>((id, items) => this.#settleMany(id, items));
@@ -187,6 +191,12 @@ export class RedisLedger implements CampaignLedger {
     this.#confirmWindowMs = options.confirmWindowMs ?? 0;
     this.#waitReplicas = options.waitReplicas ?? 0;
     this.#onReplicasBehind = options.onReplicasBehind;
+    this.#clock = new LedgerClock(redis, options.clock);
+  }
+
+  /** The ledger's clock now (ms): Redis's, or the one a test set. */
+  now(): Promise<number> {
+    return this.#clock.now();
   }
 
   /**
@@ -290,7 +300,7 @@ export class RedisLedger implements CampaignLedger {
       feedKeys(this.#prefix, phoneNumberId).active,
       JSON.stringify(compact),
       campaignId,
-      Date.now(),
+      this.#clock.arg(),
       this.#duplicateWindowMs,
     );
     await this.#replicated(keys.campaign);
@@ -301,7 +311,7 @@ export class RedisLedger implements CampaignLedger {
     if (rows.length === 0 || this.#duplicateWindowMs <= 0) return [];
     const keys = await this.#keys(campaignId, phoneNumberId);
     const args = rows.flatMap((r) => [String(r.row), r.fingerprint]);
-    const already = await this.#redis.cwPriorSends(keys.campaign, sentGuardKeys(this.#prefix, phoneNumberId).sent, campaignId, Date.now(), this.#duplicateWindowMs, ...args);
+    const already = await this.#redis.cwPriorSends(keys.campaign, sentGuardKeys(this.#prefix, phoneNumberId).sent, campaignId, this.#clock.arg(), this.#duplicateWindowMs, ...args);
     return pairsOf(already);
   }
 
@@ -310,7 +320,7 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async markIngestInterrupted(campaignId: string, reason: string): Promise<boolean> {
-    return (await this.#redis.cwIngestInterrupted((await this.#keys(campaignId)).campaign, reason, Date.now())) === 1;
+    return (await this.#redis.cwIngestInterrupted((await this.#keys(campaignId)).campaign, reason, this.#clock.arg())) === 1;
   }
 
   async liftIngestPause(campaignId: string): Promise<boolean> {
@@ -319,7 +329,7 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async finishIngest(campaignId: string): Promise<boolean> {
-    return (await this.#redis.cwFinishIngest((await this.#keys(campaignId)).campaign, Date.now())) === 1;
+    return (await this.#redis.cwFinishIngest((await this.#keys(campaignId)).campaign, this.#clock.arg())) === 1;
   }
 
   async claim(job: SendJob, phoneNumberId?: string): Promise<ClaimResult> {
@@ -358,7 +368,7 @@ export class RedisLedger implements CampaignLedger {
       window,
       active,
       keys.pending,
-      Date.now(),
+      this.#clock.arg(),
       this.#duplicateWindowMs,
       id,
       ...items.flatMap(({ job }) => [job.row, job.requeue ?? 0]),
@@ -381,7 +391,7 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async #settleMany(id: string, items: readonly PendingSettle[]): Promise<RawSettle[]> {
-    const args: Arg[] = [id, Date.now(), this.#brake.window, this.#brake.failureShare, this.#confirmWindowMs];
+    const args: Arg[] = [id, this.#clock.arg(), this.#brake.window, this.#brake.failureShare, this.#confirmWindowMs];
     for (const { job, settlement } of items) {
       const sent = settlement.status === 'sent';
       args.push(
@@ -421,7 +431,7 @@ export class RedisLedger implements CampaignLedger {
       sent,
       sentAt,
       numberScope(this.#prefix, phoneNumberId),
-      Date.now(),
+      this.#clock.arg(),
       limit,
     );
     return { resent: Number(resent), unknown: Number(unknown), ended: Number(ended), completedCampaigns: completed.map(String) };
@@ -444,7 +454,7 @@ export class RedisLedger implements CampaignLedger {
       job.requeue ?? 0,
       errorCode,
       errorDetail,
-      Date.now(),
+      this.#clock.arg(),
       id,
     );
     return { completedCampaign: completed === 1, pausedCampaign: paused === 1 };
@@ -456,7 +466,7 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async pause(campaignId: string, reason: string): Promise<PauseResult> {
-    const outcome = await this.#redis.cwPause((await this.#keys(campaignId)).campaign, reason, Date.now());
+    const outcome = await this.#redis.cwPause((await this.#keys(campaignId)).campaign, reason, this.#clock.arg());
     return { outcome } as PauseResult;
   }
 
@@ -473,7 +483,7 @@ export class RedisLedger implements CampaignLedger {
       keys.pending,
       feedKeys(this.#prefix, keys.phoneNumberId).active,
       campaignId,
-      Date.now(),
+      this.#clock.arg(),
       '',
     );
     return outcome === 'cancelled' ? { outcome, cancelled: Number(cancelled) } : ({ outcome } as CancelResult);
@@ -498,7 +508,7 @@ export class RedisLedger implements CampaignLedger {
       selection.failed ? '1' : '0',
       selection.unknown ? '1' : '0',
       campaignId,
-      Date.now(),
+      this.#clock.arg(),
       RETRY_HOLD_131049_MS,
     );
     return { requeued, noPayload, held: Number(held ?? 0), heldUntil: Number(heldUntil ?? 0) };
@@ -506,15 +516,12 @@ export class RedisLedger implements CampaignLedger {
 
   async feed(phoneNumberId: string, options: FeedOptions): Promise<FeedResult> {
     const { active, window } = feedKeys(this.#prefix, phoneNumberId);
-    // Redis's clock, as every other time in the ledger's scripts is the caller's: one clock
-    // for every worker of the number, whichever host it runs on.
-    const now = options.now ?? (await this.#redisNow());
-    const [flat, again, happened, held] = await this.#redis.cwFeed(
+    const [flat, again, happened, held, fedAt] = await this.#redis.cwFeed(
       active,
       window,
       reachKey(this.#prefix, phoneNumberId),
       numberScope(this.#prefix, phoneNumberId),
-      now,
+      this.#clock.arg(),
       options.windowSize,
       options.minBatch,
       options.refreshAfterMs,
@@ -534,19 +541,13 @@ export class RedisLedger implements CampaignLedger {
     const events: FeedEvent[] = [];
     for (let i = 0; i + 2 < happened.length; i += 3) {
       const [kind, campaignId = '', detail = ''] = happened.slice(i, i + 3);
-      if (kind === 'started') events.push({ kind, campaignId, startsAt: detail === '' ? undefined : Number(detail), at: now });
+      if (kind === 'started') events.push({ kind, campaignId, startsAt: detail === '' ? undefined : Number(detail), at: Number(fedAt) });
       else if (kind === 'expired' || kind === 'deadline') events.push({ kind, campaignId, rows: Number(detail) });
       else if (kind === 'completed') events.push({ kind, campaignId });
     }
     const [limit, reached, freesAt] = held.map(Number);
     if (limit === undefined || reached === undefined || freesAt === undefined) return { jobs, refresh, events };
     return { jobs, refresh, events, limitHeld: { limit, reached, freesAt } };
-  }
-
-  /** Redis's clock in ms: the one clock of every worker and command, whatever host it runs on. */
-  async #redisNow(): Promise<number> {
-    const [seconds, micros] = await this.#redis.time();
-    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
   }
 
   async recordLanes(campaignId: string, lanes: readonly { index: number; zones: readonly string[] }[]): Promise<void> {
@@ -570,7 +571,7 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async windowedCampaigns(phoneNumberId: string): Promise<WindowedCampaigns> {
-    const now = await this.#redisNow();
+    const now = await this.#clock.now();
     const ids = await this.#redis.zrange(feedKeys(this.#prefix, phoneNumberId).active, 0, -1);
     if (ids.length === 0) return { now, campaigns: [] };
     const flags = this.#redis.pipeline();
@@ -597,7 +598,7 @@ export class RedisLedger implements CampaignLedger {
 
   async applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]> {
     return perNumber(updates, async (number, group) => {
-      const args: Arg[] = [numberScope(this.#prefix, number), Date.now()];
+      const args: Arg[] = [numberScope(this.#prefix, number), this.#clock.arg()];
       for (const u of group) args.push(u.wamid, u.kind, u.at, u.callbackData ?? '', u.code ?? '', u.detail ?? '', u.phoneNumberId);
       const flat = await this.#redis.cwApplyStatuses(wamidsKey(this.#prefix, number), ...args);
       const outcomes: StatusOutcome[] = [];
@@ -610,7 +611,7 @@ export class RedisLedger implements CampaignLedger {
 
   async applyInbound(updates: readonly InboundUpdate[]): Promise<{ answeredRow: boolean }[]> {
     return perNumber(updates, async (number, group) => {
-      const args: Arg[] = [numberScope(this.#prefix, number), Date.now(), SERVICE_WINDOW_MS];
+      const args: Arg[] = [numberScope(this.#prefix, number), this.#clock.arg(), SERVICE_WINDOW_MS];
       for (const u of group) args.push(u.phoneNumberId, u.waId, u.at, u.replyTo ?? '', u.reply ?? '', u.optOut ? '1' : '0');
       const answered = await this.#redis.cwApplyInbound(wamidsKey(this.#prefix, number), ...args);
       return answered.map((n) => ({ answeredRow: Number(n) === 1 }));
@@ -627,14 +628,15 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async serviceWindowOpen(phoneNumberId: string, waId: string): Promise<boolean> {
-    return (await this.#redis.exists(serviceWindowKey(this.#prefix, phoneNumberId, waId))) === 1;
+    return (await this.serviceWindowsOpen(phoneNumberId, [waId]))[0] ?? false;
   }
 
   async serviceWindowsOpen(phoneNumberId: string, waIds: readonly string[]): Promise<boolean[]> {
     if (waIds.length === 0) return [];
-    // One MGET for the lot: a key exists exactly while its window is open (apply-inbound.lua sets it with PX).
-    const closes = await this.#redis.mget(...waIds.map((waId) => serviceWindowKey(this.#prefix, phoneNumberId, waId)));
-    return closes.map((value) => value !== null);
+    // One MGET for the lot: a window is open while the closing time its key holds is ahead
+    // on the ledger's clock (apply-inbound.lua; the key also expires then).
+    const [closes, now] = await Promise.all([this.#redis.mget(...waIds.map((waId) => serviceWindowKey(this.#prefix, phoneNumberId, waId))), this.#clock.now()]);
+    return closes.map((value) => value !== null && Number(value) > now);
   }
 
   async windowSize(phoneNumberId: string): Promise<number> {
@@ -642,7 +644,7 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async addOptOut(phoneNumberId: string, phone: string): Promise<boolean> {
-    const source: OptOutSource = { campaignId: '', row: 0, at: Date.now(), via: 'operator' };
+    const source: OptOutSource = { campaignId: '', row: 0, at: await this.#clock.now(), via: 'operator' };
     return (await this.#redis.hsetnx(optOutsKey(this.#prefix, phoneNumberId), phone, JSON.stringify(source))) === 1;
   }
 
@@ -651,7 +653,7 @@ export class RedisLedger implements CampaignLedger {
   }
 
   async recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void> {
-    await this.#redis.hset(optOutsKey(this.#prefix, phoneNumberId), phone, JSON.stringify({ ...source, at: Date.now() }));
+    await this.#redis.hset(optOutsKey(this.#prefix, phoneNumberId), phone, JSON.stringify({ ...source, at: await this.#clock.now() }));
   }
 
   async optOuts(phoneNumberId: string): Promise<Map<string, OptOutSource>> {
@@ -678,7 +680,7 @@ export class RedisLedger implements CampaignLedger {
     const paused = fields.paused === '1';
     const ms = (field: string | undefined) => (field === undefined ? undefined : Number(field));
     const startsAt = ms(fields.startsAt);
-    const scheduled = startsAt !== undefined && fields.startedAt === undefined && finishedAt === undefined && startsAt > (await this.#redisNow());
+    const scheduled = startsAt !== undefined && fields.startedAt === undefined && finishedAt === undefined && startsAt > (await this.#clock.now());
     return {
       id: campaignId,
       priority: fields.priority === '0' ? 'high' : fields.priority === '2' ? 'low' : 'normal',

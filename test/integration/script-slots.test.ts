@@ -1,12 +1,10 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { purgeLedger } from '../../src/redis/ledger-purge.js';
 import { keySlot } from '../support/key-slot.js';
-import { describeLedgerContract, realClock } from '../support/ledger-contract.js';
+import { describeLedgerContract } from '../support/ledger-contract.js';
 import { RedisServer } from '../support/fault-redis-server.js';
 import { Pipeline } from '../support/pipeline.js';
-import { freshPrefix, removePrefix } from '../support/redis.js';
 import { tempDir, writeCampaignCsv } from '../support/csv-files.js';
 import { join } from 'node:path';
 
@@ -56,18 +54,7 @@ describe('the key slot of a name', () => {
   });
 });
 
-describeLedgerContract('RedisLedger, every script call watched', (options = {}) => {
-  const redis = new Redis(server.url, { maxRetriesPerRequest: null });
-  const prefix = freshPrefix('slots');
-  return Promise.resolve({
-    ledger: new RedisLedger(redis, prefix, options),
-    clock: realClock(),
-    async cleanup() {
-      await removePrefix(redis, prefix);
-      await redis.quit();
-    },
-  });
-});
+describeLedgerContract('RedisLedger, every script call watched', () => new Redis(server.url, { maxRetriesPerRequest: null }));
 
 describe('the send path and a purge, every script call watched', () => {
   it('sends a campaign through feeder, BullMQ, pacer, claims and settles; then purges it', async () => {
