@@ -19,6 +19,11 @@ export function campaignNumbersKey(prefix: string): string {
   return `${prefix}:campaign-numbers`;
 }
 
+/** The retention run's lock: held by the one worker purging expired campaigns. */
+export function retentionLockKey(prefix: string): string {
+  return `${prefix}:retention-lock`;
+}
+
 /** Every phone number that has had a campaign (workers serving all numbers discover them here). */
 export function phoneNumbersKey(prefix: string): string {
   return `${prefix}:numbers`;

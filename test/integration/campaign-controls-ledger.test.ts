@@ -1,7 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CampaignControls, type RetryProgress } from '../../src/campaigns/control/campaign-controls.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
-import { purgeLedger } from '../../src/redis/ledger-purge.js';
 import type { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { TestClock } from '../support/test-clock.js';
@@ -156,7 +155,7 @@ describe('CampaignControls (ledger on a real Redis)', () => {
     it('refuses a purged campaign (CAMPAIGN_PURGED): its rows are gone, there is nothing to send again', async () => {
       await campaign(2);
       await answerAll(2, () => 'failed');
-      await purgeLedger(opened.redis, opened.prefix, ID, clock.now());
+      await ledger.purge(ID);
       await expect(controls.retry(ID, { codes: [], failed: true, unknown: false })).rejects.toMatchObject({
         code: 'CAMPAIGN_PURGED',
         message: expect.stringMatching(/^Cannot retry campaign c1: it was purged at 2026-12-01T08:00:00\.000Z, so its rows \(numbers and values\) are gone/) as unknown,

@@ -1,6 +1,5 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeLedger } from '../../src/redis/ledger-purge.js';
 import { keySlot } from '../support/key-slot.js';
 import { describeLedgerContract } from '../support/ledger-contract.js';
 import { RedisServer } from '../support/fault-redis-server.js';
@@ -68,7 +67,7 @@ describe('the send path and a purge, every script call watched', () => {
       p.startWorker();
       await done;
       expect((await p.ledger.status('c-slots'))?.counts).toMatchObject({ total: 60, sent: 60 });
-      expect((await purgeLedger(p.redis, p.prefix, 'c-slots')).rows).toBe(60);
+      expect((await p.ledger.purge('c-slots')).rows).toBe(60);
     } finally {
       await p.close();
       await dir.cleanup();
