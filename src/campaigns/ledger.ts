@@ -1,3 +1,4 @@
+import type { MessagingLimit } from '../config/number-settings.js';
 import type { LimitHeld } from './send/messaging-reach.js';
 import type { CampaignDefinition, CampaignStatus, RowRecord, RowStatus } from './campaign.js';
 import type { SendJob } from './send-job.js';
@@ -341,6 +342,8 @@ export interface SendLedger extends Pick<ReportLedger, 'getCampaign'> {
   windowedCampaigns(phoneNumberId: string): Promise<WindowedCampaigns>;
   /** Jobs fed to the number and not done yet. */
   windowSize(phoneNumberId: string): Promise<number>;
+  /** The number's messaging limit as its worker learnt it, kept two days for `campaign send`'s plan. */
+  recordMessagingLimit(phoneNumberId: string, limit: MessagingLimit): Promise<void>;
   /**
    * The in-doubt rule, for the number's `confirming` rows whose confirm window passed with no
    * status webhook: sent again once when statuses came for later sends of the number (it

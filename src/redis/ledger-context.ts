@@ -81,6 +81,24 @@ export class LedgerContext {
     return read;
   }
 
+  /** The numbers of many campaigns at once (one HMGET for those not known yet); a campaign that does not exist is left out. */
+  async numbersOf(campaignIds: readonly string[]): Promise<Map<string, string>> {
+    const unknown = campaignIds.filter((id) => !this.#numbers.has(id));
+    if (unknown.length > 0) {
+      const read = await this.redis.hmget(campaignNumbersKey(this.prefix), ...unknown);
+      unknown.forEach((id, i) => {
+        const number = read[i];
+        if (number !== null && number !== undefined) this.#numbers.set(id, number);
+      });
+    }
+    const found = new Map<string, string>();
+    for (const id of campaignIds) {
+      const number = this.#numbers.get(id);
+      if (number !== undefined) found.set(id, number);
+    }
+    return found;
+  }
+
   async keys(campaignId: string, phoneNumberId?: string): Promise<CampaignKeys> {
     const number = await this.numberOf(campaignId, phoneNumberId);
     return { ...campaignLedgerKeys(this.prefix, number, campaignId), phoneNumberId: number };

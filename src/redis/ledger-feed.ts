@@ -3,14 +3,18 @@ import type { FeedEvent, FeedOptions, FeedResult, SendLedger, WindowedCampaigns 
 import { parseSendJobId, type SendJob } from '../campaigns/send-job.js';
 import { numberScope } from './key-scope.js';
 import { lanesOf, type LedgerContext } from './ledger-context.js';
-import { campaignLedgerKeys, feedKeys, reachKey } from './ledger-keys.js';
+import type { MessagingLimit } from '../config/number-settings.js';
+import { campaignLedgerKeys, feedKeys, messagingLimitKey, reachKey } from './ledger-keys.js';
 
 /**
  * The feed of a phone number's window (feed.lua, the atomic cursor from its campaigns'
  * backlogs), and what the feeder reads before it: the windowed campaigns and their lanes, on
  * the ledger's clock.
  */
-export class LedgerFeed implements Pick<SendLedger, 'feed' | 'windowedCampaigns' | 'windowSize'> {
+/** How long a number's messaging limit is kept after its worker last said it: the plan of a send with no worker running still shows it. */
+const MESSAGING_LIMIT_KEPT_SECONDS = 2 * 86_400;
+
+export class LedgerFeed implements Pick<SendLedger, 'feed' | 'windowedCampaigns' | 'windowSize' | 'recordMessagingLimit'> {
   constructor(private readonly context: LedgerContext) {}
 
   async feed(phoneNumberId: string, options: FeedOptions): Promise<FeedResult> {
@@ -72,6 +76,10 @@ export class LedgerFeed implements Pick<SendLedger, 'feed' | 'windowedCampaigns'
       if (window !== undefined) campaigns.push({ campaignId, window, lanes: lanesOf((read[2 * i + 1]?.[1] ?? {}) as Record<string, string>) });
     });
     return { now, campaigns };
+  }
+
+  async recordMessagingLimit(phoneNumberId: string, limit: MessagingLimit): Promise<void> {
+    await this.context.redis.set(messagingLimitKey(this.context.prefix, phoneNumberId), String(limit), 'EX', MESSAGING_LIMIT_KEPT_SECONDS);
   }
 
   async windowSize(phoneNumberId: string): Promise<number> {

@@ -25,12 +25,17 @@ import type {
   WindowedCampaigns,
 } from '../campaigns/ledger.js';
 import type { PurgeLedger, PurgeResult } from '../campaigns/control/purge-ledger.js';
+import type { CampaignCounters, CampaignCountersReader } from '../campaigns/report/campaign-counters.js';
+import type { ErrorCodeCount, ErrorCodeLedger } from '../campaigns/report/error-codes.js';
 import type { SendJob } from '../campaigns/send-job.js';
+import type { MessagingLimit } from '../config/number-settings.js';
 import type { RedisClient } from './key-scope.js';
 import { LedgerClaims } from './ledger-claims.js';
 import { LedgerContext, type LedgerOptions } from './ledger-context.js';
 import { LedgerControls } from './ledger-controls.js';
+import { LedgerCounters } from './ledger-counters.js';
 import { LedgerDelivery } from './ledger-delivery.js';
+import { LedgerErrorCodes } from './ledger-error-codes.js';
 import { LedgerFeed } from './ledger-feed.js';
 import { LedgerIngest } from './ledger-ingest.js';
 import { LedgerPurge } from './ledger-purge.js';
@@ -46,9 +51,9 @@ export { campaignLedgerKeys, confirmKeys, feedKeys, laneBacklogKey, sentGuardKey
  * in-doubt rows (src/redis/lua/README.md). Each role is a part of its own: ingest
  * (ledger-ingest.ts), feed (ledger-feed.ts), claim and settle (ledger-claims.ts), delivery and
  * webhooks (ledger-delivery.ts), controls (ledger-controls.ts, ledger-purge.ts), reads
- * (ledger-reads.ts), * sharing one LedgerContext (the connection, prefix, clock and settings).
+ * (ledger-reads.ts, ledger-error-codes.ts, ledger-counters.ts), * sharing one LedgerContext (the connection, prefix, clock and settings).
  */
-export class RedisLedger implements CampaignLedger, PurgeLedger {
+export class RedisLedger implements CampaignLedger, PurgeLedger, ErrorCodeLedger, CampaignCountersReader {
   readonly #context: LedgerContext;
   readonly #ingest: LedgerIngest;
   readonly #feed: LedgerFeed;
@@ -57,6 +62,8 @@ export class RedisLedger implements CampaignLedger, PurgeLedger {
   readonly #controls: LedgerControls;
   readonly #reads: LedgerReads;
   readonly #purge: LedgerPurge;
+  readonly #errorCodes: LedgerErrorCodes;
+  readonly #counters: LedgerCounters;
 
   constructor(redis: RedisClient, prefix: string, options: LedgerOptions = {}) {
     this.#context = new LedgerContext(redis, prefix, options);
@@ -67,6 +74,8 @@ export class RedisLedger implements CampaignLedger, PurgeLedger {
     this.#controls = new LedgerControls(this.#context);
     this.#reads = new LedgerReads(this.#context);
     this.#purge = new LedgerPurge(this.#context);
+    this.#errorCodes = new LedgerErrorCodes(this.#context);
+    this.#counters = new LedgerCounters(this.#context);
   }
 
   /** The ledger's clock now (ms): Redis's, or the one a test set. */
@@ -115,6 +124,9 @@ export class RedisLedger implements CampaignLedger, PurgeLedger {
   }
   windowSize(phoneNumberId: string): Promise<number> {
     return this.#feed.windowSize(phoneNumberId);
+  }
+  recordMessagingLimit(phoneNumberId: string, limit: MessagingLimit): Promise<void> {
+    return this.#feed.recordMessagingLimit(phoneNumberId, limit);
   }
   claim(job: SendJob, phoneNumberId?: string): Promise<ClaimResult> {
     return this.#claims.claim(job, phoneNumberId);
@@ -199,5 +211,11 @@ export class RedisLedger implements CampaignLedger, PurgeLedger {
   }
   laneBacklogs(campaignId: string): Promise<LaneBacklog[]> {
     return this.#reads.laneBacklogs(campaignId);
+  }
+  errorCodes(campaignId: string, cap?: number): Promise<ErrorCodeCount> {
+    return this.#errorCodes.errorCodes(campaignId, cap);
+  }
+  campaignCounters(): Promise<CampaignCounters[]> {
+    return this.#counters.campaignCounters();
   }
 }

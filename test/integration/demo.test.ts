@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli-process.js';
 import { tempDir } from '../support/csv-files.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
-import { webhookKeys } from '../../src/webhooks/webhook-keys.js';
+import { webhookKeys } from '../../src/redis/webhook-keys.js';
 
 /**
  * `npm run demo` (campaign demo): the sandbox, a worker and the webhook service in one

@@ -5,7 +5,7 @@ import type { StatusUpdate } from '../../src/campaigns/ledger.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { WebhookConsumer } from '../../src/webhooks/webhook-consumer.js';
-import { webhookKeys } from '../../src/webhooks/webhook-keys.js';
+import { webhookKeys } from '../../src/redis/webhook-keys.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow, feedAll } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
