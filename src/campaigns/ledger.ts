@@ -3,7 +3,6 @@ import type { LimitHeld } from './send/messaging-reach.js';
 import type { CampaignDefinition, CampaignStatus, RowRecord, RowStatus } from './campaign.js';
 import type { SendJob } from './send-job.js';
 import type { SendWindow } from './send-window.js';
-import type { StatusKind } from './delivery-state.js';
 
 /**
  * A row the producer read: to be sent, or refused before sending with a reason. A row to
@@ -152,6 +151,9 @@ export interface WindowedCampaigns {
   now: number;
   campaigns: { campaignId: string; window: SendWindow; lanes: string[][] }[];
 }
+
+/** A status webhook's kind (reference §3.3). */
+export type StatusKind = 'sent' | 'delivered' | 'read' | 'failed';
 
 /** One status webhook (reference §3.3), as the ledger applies it. */
 export interface StatusUpdate {
@@ -395,7 +397,7 @@ export interface ReportLedger {
 export interface DeliveryLedger {
   /**
    * Applies status webhooks to their rows, in one step per call, by the first time each kind
-   * was seen (src/campaigns/delivery-state.ts): any order and any duplicates give one result.
+   * was seen (apply-statuses.lua): any order and any duplicates give one result.
    */
   applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]>;
   /**
@@ -406,12 +408,10 @@ export interface DeliveryLedger {
   applyInbound(updates: readonly InboundUpdate[]): Promise<{ answeredRow: boolean }[]>;
   /** Marketing stop adds the user to the number's opt-outs, resume removes them; the newest event wins. */
   applyPreferences(updates: readonly PreferenceUpdate[]): Promise<void>;
-  /** Whether the user's 24-hour customer-service window on the number is open now. */
-  serviceWindowOpen(phoneNumberId: string, waId: string): Promise<boolean>;
   /**
-   * The same for many users at once, in their order, in one round trip: a text campaign's
-   * ingest asks it per chunk of rows (WINDOW_CLOSED), never per row. `+` before the digits
-   * is ignored.
+   * Whether each user's 24-hour customer-service window on the number is open now, in their
+   * order, in one round trip: a text campaign's ingest asks it per chunk of rows
+   * (WINDOW_CLOSED), never per row. `+` before the digits is ignored.
    */
   serviceWindowsOpen(phoneNumberId: string, waIds: readonly string[]): Promise<boolean[]>;
 }

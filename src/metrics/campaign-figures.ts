@@ -1,11 +1,11 @@
 import { ROW_STATUSES, type CampaignState } from '../campaigns/campaign.js';
 import type { LaneBacklog } from '../campaigns/ledger.js';
-import type { CampaignCounters, CounterLabel } from '../campaigns/report/campaign-counters.js';
+import type { CampaignCounters } from '../campaigns/report/campaign-counters.js';
 import { campaignEtaSeconds } from '../campaigns/report/campaign-eta.js';
 import type { SendWindow } from '../campaigns/send-window.js';
 
 /** The label values of cw_campaign_rows: every row status, and Meta's `delivered` and `read` (a read row counts in both). */
-export const CAMPAIGN_ROW_LABELS: readonly CounterLabel[] = [...ROW_STATUSES, 'delivered', 'read'];
+export const CAMPAIGN_ROW_LABELS = [...ROW_STATUSES, 'delivered', 'read'] as const;
 
 export interface CampaignFigures {
   rows: Map<string, number>;
@@ -26,28 +26,30 @@ export interface EtaContext {
  * backlogs for its ETA (no other campaign costs more than its counters).
  */
 export function needsWindow(c: CampaignCounters): boolean {
-  return c.windowed && c.finishedAt === undefined && !c.paused && !c.cancelled;
+  return c.windowed && c.status.finishedAt === undefined && c.status.state !== 'paused' && c.status.state !== 'cancelled';
 }
 
 /**
- * What a campaign's counters say for the metrics at `now` (ms), or undefined when its series
+ * What a campaign's status says for the metrics at `now` (ms), or undefined when its series
  * are gone: it finished more than `retentionMs` ago (METRICS_RETENTION_HOURS).
  */
 export function campaignFigures(c: CampaignCounters, now: number, retentionMs: number, context: EtaContext): CampaignFigures | undefined {
-  if (c.finishedAt !== undefined && now - c.finishedAt >= retentionMs) return undefined;
-  const rows = new Map(CAMPAIGN_ROW_LABELS.map((label) => [label, c.rows[label]]));
-  return { rows, total: c.total, etaSeconds: eta() };
+  const { counts, finishedAt, startedAt } = c.status;
+  if (finishedAt !== undefined && now - finishedAt >= retentionMs) return undefined;
+  const rows = new Map(CAMPAIGN_ROW_LABELS.map((label) => [label, counts[label]]));
+  return { rows, total: counts.total, etaSeconds: eta() };
 
   function eta(): number | undefined {
-    const state: CampaignState = c.finishedAt !== undefined ? 'completed' : c.cancelled ? 'cancelled' : c.paused ? 'paused' : 'running';
-    if (c.windowed && state === 'running' && context.windowed === undefined) return undefined;
+    // Finished is finished (a cancelled campaign too, once its last row has its answer).
+    const state: CampaignState = finishedAt !== undefined ? 'completed' : c.status.state;
+    if (c.windowed && state !== 'paused' && state !== 'cancelled' && state !== 'completed' && context.windowed === undefined) return undefined;
     return campaignEtaSeconds({
       now,
       state,
-      startsAt: c.startsAt,
-      expiresAt: c.expiresAt,
+      startsAt: c.status.startsAt,
+      expiresAt: c.status.expiresAt,
       window: c.windowed ? context.windowed?.window : undefined,
-      rowsLeft: c.rows.queued + c.rows.sending + c.rows.confirming,
+      rowsLeft: counts.queued + counts.sending + counts.confirming,
       backlogs: context.windowed?.backlogs ?? [],
       measuredRate: measuredRate(),
       configuredRate: context.configuredRate,
@@ -56,8 +58,8 @@ export function campaignFigures(c: CampaignCounters, now: number, retentionMs: n
 
   /** Rows a request answered per second since the first feed (rejected, skipped, cancelled and expired rows took no sending time). */
   function measuredRate(): number | undefined {
-    const answered = c.rows.sent + c.rows.failed + c.rows.unknown;
-    const elapsed = c.startedAt === undefined ? 0 : (now - c.startedAt) / 1000;
+    const answered = counts.sent + counts.failed + counts.unknown;
+    const elapsed = startedAt === undefined ? 0 : (now - startedAt) / 1000;
     return answered > 0 && elapsed > 0 ? answered / elapsed : undefined;
   }
 }

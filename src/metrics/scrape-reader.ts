@@ -85,7 +85,7 @@ export class ScrapeReader {
 
   async #campaigns(counters: Awaited<ReturnType<CampaignCountersReader['campaignCounters']>>): Promise<MetricsSnapshot['campaigns']> {
     const now = this.#now();
-    const windowedIds = new Set(counters.filter(needsWindow).map((c) => c.id));
+    const windowedIds = new Set(counters.filter(needsWindow).map((c) => c.status.id));
     // Those of campaigns that no longer send are not needed again.
     for (const id of this.#windowedEtas.keys()) if (!windowedIds.has(id)) this.#windowedEtas.delete(id);
     const fresh = (id: string) => {
@@ -95,7 +95,8 @@ export class ScrapeReader {
     const windowed = new Map(await Promise.all([...windowedIds].filter((id) => fresh(id) === undefined).map(async (id) => [id, await this.#windowed(id)] as const)));
     const campaigns: MetricsSnapshot['campaigns'] = [];
     for (const c of counters) {
-      const { id, phoneNumberId } = c;
+      const { phoneNumberId } = c;
+      const { id } = c.status;
       const context: EtaContext = { configuredRate: this.#sendRate(phoneNumberId), windowed: windowed.get(id) };
       const figures = campaignFigures(c, now, this.#retentionMs, context);
       if (figures === undefined) continue;

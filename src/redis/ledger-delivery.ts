@@ -52,10 +52,6 @@ export class LedgerDelivery implements DeliveryLedger, Pick<SendLedger, 'recordO
     });
   }
 
-  async serviceWindowOpen(phoneNumberId: string, waId: string): Promise<boolean> {
-    return (await this.serviceWindowsOpen(phoneNumberId, [waId]))[0] ?? false;
-  }
-
   async serviceWindowsOpen(phoneNumberId: string, waIds: readonly string[]): Promise<boolean[]> {
     if (waIds.length === 0) return [];
     const { redis, prefix, clock } = this.context;

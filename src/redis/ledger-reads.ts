@@ -4,48 +4,70 @@ import { lanesOf, type LedgerContext } from './ledger-context.js';
 import { campaignIndexKey, laneBacklogKey, phoneNumbersKey } from './ledger-keys.js';
 import { toRecord, type StoredRow } from './stored-row.js';
 
+/**
+ * The campaign hash's fields a status is read from (never `definition`, its largest): times,
+ * flags, and the counters `n:<label>` its scripts move with each row.
+ */
+export const STATUS_FIELDS = [
+  'createdAt', 'priority', 'total', ...[...ROW_STATUSES, 'delivered', 'read'].map((label) => `n:${label}`), 'ingestDone', 'finishedAt', 'paused', 'pausedReason',
+  'pausedAt', 'ingestInterrupted', 'purgedAt', 'cancelled', 'cancelReason', 'startsAt', 'startDeadline', 'expiresAt', 'startedAt', 'window',
+];
+
+/** HMGET's answer for STATUS_FIELDS as a lookup by field; undefined when the campaign has no hash (createdAt is written with it). */
+export function statusFields(values: readonly (string | null)[]): Record<string, string | undefined> | undefined {
+  const fields = Object.fromEntries(STATUS_FIELDS.map((name, i) => [name, values[i] ?? undefined]));
+  return fields.createdAt === undefined ? undefined : fields;
+}
+
+/**
+ * A campaign's status from its fields. `now` (the ledger's clock) decides whether a start
+ * still lies ahead: only asked for when the campaign has one and has not started.
+ */
+export async function statusOf(campaignId: string, fields: Record<string, string | undefined>, now: () => Promise<number>): Promise<CampaignStatus> {
+  const ms = (field: string | undefined) => (field === undefined ? undefined : Number(field));
+  const counts = { total: Number(fields.total ?? 0) } as CampaignCounts;
+  for (const label of [...ROW_STATUSES, 'delivered', 'read'] as const) counts[label] = Number(fields[`n:${label}`] ?? 0);
+  const finishedAt = ms(fields.finishedAt);
+  const paused = fields.paused === '1';
+  const startsAt = ms(fields.startsAt);
+  const scheduled = startsAt !== undefined && fields.startedAt === undefined && finishedAt === undefined && startsAt > (await now());
+  return {
+    id: campaignId,
+    priority: fields.priority === '0' ? 'high' : fields.priority === '2' ? 'low' : 'normal',
+    state:
+      fields.cancelled === '1'
+        ? 'cancelled'
+        : paused
+          ? 'paused'
+          : scheduled
+            ? 'scheduled'
+          : fields.ingestDone !== '1'
+            ? 'ingesting'
+            : finishedAt === undefined
+              ? 'running'
+              : 'completed',
+    counts,
+    createdAt: Number(fields.createdAt ?? 0),
+    finishedAt,
+    pausedReason: paused ? fields.pausedReason : undefined,
+    pausedAt: paused ? ms(fields.pausedAt) : undefined,
+    ingestInterrupted: fields.ingestInterrupted !== undefined,
+    purgedAt: ms(fields.purgedAt),
+    startsAt,
+    startDeadline: ms(fields.startDeadline),
+    expiresAt: ms(fields.expiresAt),
+    startedAt: ms(fields.startedAt),
+    cancelReason: fields.cancelReason,
+  };
+}
+
 /** Reading campaigns back: states and counts (the campaign hash), rows (the rows hash), the lists of campaigns and numbers, lane backlogs. */
 export class LedgerReads implements Omit<ReportLedger, 'getCampaign'> {
   constructor(private readonly context: LedgerContext) {}
 
   async status(campaignId: string): Promise<CampaignStatus | undefined> {
-    const fields = await this.context.redis.hgetall((await this.context.keys(campaignId)).campaign);
-    if (fields.definition === undefined) return undefined;
-    const counts = { total: Number(fields.total ?? 0), delivered: Number(fields['n:delivered'] ?? 0), read: Number(fields['n:read'] ?? 0) } as CampaignCounts;
-    for (const status of ROW_STATUSES) counts[status] = Number(fields[`n:${status}`] ?? 0);
-    const finishedAt = fields.finishedAt === undefined ? undefined : Number(fields.finishedAt);
-    const paused = fields.paused === '1';
-    const ms = (field: string | undefined) => (field === undefined ? undefined : Number(field));
-    const startsAt = ms(fields.startsAt);
-    const scheduled = startsAt !== undefined && fields.startedAt === undefined && finishedAt === undefined && startsAt > (await this.context.clock.now());
-    return {
-      id: campaignId,
-      priority: fields.priority === '0' ? 'high' : fields.priority === '2' ? 'low' : 'normal',
-      state:
-        fields.cancelled === '1'
-          ? 'cancelled'
-          : paused
-            ? 'paused'
-            : scheduled
-              ? 'scheduled'
-            : fields.ingestDone !== '1'
-              ? 'ingesting'
-              : finishedAt === undefined
-                ? 'running'
-                : 'completed',
-      counts,
-      createdAt: Number(fields.createdAt ?? 0),
-      finishedAt,
-      pausedReason: paused ? fields.pausedReason : undefined,
-      pausedAt: paused && fields.pausedAt !== undefined ? Number(fields.pausedAt) : undefined,
-      ingestInterrupted: fields.ingestInterrupted !== undefined,
-      purgedAt: fields.purgedAt === undefined ? undefined : Number(fields.purgedAt),
-      startsAt,
-      startDeadline: ms(fields.startDeadline),
-      expiresAt: ms(fields.expiresAt),
-      startedAt: ms(fields.startedAt),
-      cancelReason: fields.cancelReason,
-    };
+    const fields = statusFields(await this.context.redis.hmget((await this.context.keys(campaignId)).campaign, ...STATUS_FIELDS));
+    return fields === undefined ? undefined : statusOf(campaignId, fields, () => this.context.clock.now());
   }
 
   async *rows(campaignId: string, pageSize = 1000): AsyncIterable<RowRecord[]> {

@@ -11,44 +11,13 @@ import type { RedisClient } from './key-scope.js';
  * uses.
  */
 export const LEDGER_SCRIPTS = {
-  /** One chunk of ingested rows into the ledger and the backlog. */
-  cwRecordIngested: 'record-ingested',
-  /** The duplicate-send guard, read only (a dry run's ALREADY_SENT rows). */
-  cwPriorSends: 'prior-sends',
-  /** Pauses the campaign with the reason as the mark of an unfinished ingest. */
-  cwIngestInterrupted: 'ingest-interrupted',
-  /** A continued ingest lifts the pause its interruption left (only that one). */
-  cwLiftIngestPause: 'lift-ingest-pause',
-  /** The file has been read to its end; 1 when that completed the campaign. */
-  cwFinishIngest: 'finish-ingest',
-  /** Claims a worker's rows of one campaign for sending, each decided on its own. */
-  cwClaim: 'claim',
-  /** Applies a worker's answers, in order; feeds the error-spike brake. */
-  cwSettle: 'settle',
-  /** The in-doubt rule for rows whose confirm window passed (resend once, or unknown). */
-  cwConfirmInDoubt: 'confirm-in-doubt',
-  /** A code that needs a human parks the claimed row and pauses the campaign. */
-  cwHalt: 'halt',
-  /** The operator's pause. */
-  cwPause: 'pause',
-  /** Lifts a pause; the brake's window starts empty again. */
-  cwResume: 'resume',
-  /** Cancels a campaign, its backlog as a block. */
-  cwCancel: 'cancel',
-  /** A page of failed/unknown rows back to the backlog under new job numbers. */
-  cwMarkForRetry: 'mark-for-retry',
-  /** The feeder's atomic cursor, from a phone number's backlogs into its window. */
-  cwFeed: 'feed',
-  /** Moves the start of a campaign that has not started. */
-  cwReschedule: 'reschedule',
-  /** Meta's status webhooks (sent, delivered, read, failed) onto their rows. */
-  cwApplyStatuses: 'apply-statuses',
-  /** Users' messages: their 24-hour windows, replies on rows, opt-out keywords. */
-  cwApplyInbound: 'apply-inbound',
-  /** Marketing stop / resume, the newest event per user winning. */
-  cwApplyPreferences: 'apply-preferences',
-  /** Purge: the message-ID index entries that still point at a campaign's rows. */
-  cwForgetWamids: 'forget-wamids',
+  cwRecordIngested: 'record-ingested', cwPriorSends: 'prior-sends',
+  cwIngestInterrupted: 'ingest-interrupted', cwLiftIngestPause: 'lift-ingest-pause',
+  cwFinishIngest: 'finish-ingest', cwClaim: 'claim', cwSettle: 'settle',
+  cwConfirmInDoubt: 'confirm-in-doubt', cwHalt: 'halt', cwPause: 'pause', cwResume: 'resume',
+  cwCancel: 'cancel', cwMarkForRetry: 'mark-for-retry', cwFeed: 'feed', cwReschedule: 'reschedule',
+  cwApplyStatuses: 'apply-statuses', cwApplyInbound: 'apply-inbound',
+  cwApplyPreferences: 'apply-preferences', cwForgetWamids: 'forget-wamids',
 } as const;
 
 /** Each script loaded as a command, its number of keys read from its header. */

@@ -1300,7 +1300,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         await answer(job(1), sentAs('w1'));
         const t = clock.now();
         const waId = phoneNumber(1).slice(1);
-        expect(await ledger.serviceWindowOpen(NUMBER, waId)).toBe(false);
+        expect(await ledger.serviceWindowsOpen(NUMBER, [waId])).toEqual([false]);
         const answered = await ledger.applyInbound([
           { phoneNumberId: NUMBER, waId, wamid: 'in-2', at: t + 2000, replyTo: 'w1', reply: 'LATER', optOut: false },
           { phoneNumberId: NUMBER, waId, wamid: 'in-1', at: t + 1000, replyTo: 'w1', reply: 'YES', optOut: false },
@@ -1308,8 +1308,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         ]);
         expect(answered).toEqual([{ answeredRow: true }, { answeredRow: true }, { answeredRow: false }]);
         expect((await row(1)).reply).toBe('YES');
-        expect(await ledger.serviceWindowOpen(NUMBER, waId)).toBe(true);
-        expect(await ledger.serviceWindowOpen(NUMBER, `+${waId}`)).toBe(true);
+        expect(await ledger.serviceWindowsOpen(NUMBER, [waId, `+${waId}`])).toEqual([true, true]);
         expect((await ledger.optOuts(NUMBER)).get(phoneNumber(2))).toMatchObject({ via: 'keyword', at: t });
         // A window closes 24 h after the user's last message, on the ledger's clock (user 2 wrote at t, user 1 last at t + 2000).
         const both = [waId, phoneNumber(2).slice(1)];
@@ -1319,7 +1318,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect(await ledger.serviceWindowsOpen(NUMBER, both)).toEqual([true, false]);
         clock.set(t + 2000 + 24 * HOUR);
         expect(await ledger.serviceWindowsOpen(NUMBER, both)).toEqual([false, false]);
-        expect(await ledger.serviceWindowOpen(NUMBER, waId)).toBe(false);
+        expect(await ledger.serviceWindowsOpen(NUMBER, [waId])).toEqual([false]);
       });
 
       it('the operator adds and removes opt-outs; adding keeps an existing entry', async () => {

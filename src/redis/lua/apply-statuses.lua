@@ -1,7 +1,7 @@
 --[[
   Applies Meta's status webhooks (sent, delivered, read, failed) to the rows they are about,
   by the first time each kind was seen, so any order and any duplicates give the same row
-  (src/campaigns/delivery-state.ts is the same rule, property-tested):
+  (test/support/delivery-state.ts states the same rule; webhook-statuses.test.ts checks the two agree):
     - a status proves the send was accepted: a row still `sending` (its own answer not yet
       recorded), `confirming` (in doubt, waiting for this), `unknown` (its answer lost) or
       `queued` (a retry pending after an attempt that did reach Meta) becomes `sent`, with
