@@ -14,10 +14,7 @@ export interface MetricsTotals {
   webhookLag: HistogramTotals;
 }
 
-/**
- * Where workers and the webhook consumer keep their counts for `campaign serve` to read at
- * each scrape (src/redis/redis-metrics-store.ts): the totals, and each number's recent rate.
- */
+/** Where workers and the webhook consumer keep their counts, read at each scrape (src/redis/redis-metrics-store.ts). */
 export interface MetricsTotalsReader {
   totals(): Promise<MetricsTotals>;
   /** Requests per second of each number (in their order) over the last few complete seconds before `now` (ms). */

@@ -1,10 +1,6 @@
 import type { RedisClient } from './key-scope.js';
 
-/**
- * A clock a test can move (LedgerOptions.clock). Production sets none: the ledger then keeps
- * Redis's clock, one for every worker and command whatever host they run on. The ledger reads
- * the setting at each call, so a test moves time by changing it.
- */
+/** A clock a test moves (LedgerOptions.clock), read at each call; production sets none: Redis's clock. */
 export interface LedgerClockSetting {
   /** ms added to Redis's TIME. */
   offsetMs: number;
@@ -13,10 +9,8 @@ export interface LedgerClockSetting {
 }
 
 /**
- * The ledger's time: every script that decides by time computes "now" from its `clock`
- * argument (src/redis/lua/includes/clock.lua: Redis's TIME plus an offset, or a stopped
- * time), and what the ledger decides in TypeScript (a campaign's `scheduled` state, the
- * feeder's open lanes, an opt-out's time) reads the same clock here.
+ * The ledger's time: the scripts compute it from their `clock` argument (lua/includes/clock.lua),
+ * and what the ledger decides in TypeScript reads the same clock here.
  */
 export class LedgerClock {
   readonly #redis: RedisClient;

@@ -28,18 +28,12 @@ export interface LedgerOptions {
   clock?: LedgerClockSetting;
 }
 
-/** A campaign's keys, with the phone number whose scope they are in. */
-export type CampaignKeys = ReturnType<typeof campaignLedgerKeys> & { phoneNumberId: string };
-
 /** How long a claim waits for its replicas (REDIS_WAIT_REPLICAS) before the send goes ahead anyway. */
 const REPLICA_WAIT_MS = 1000;
 /** How long a node's count of connected replicas is trusted (a failover changes it). */
 const REPLICA_COUNT_MS = 3000;
 
-/**
- * What every part of RedisLedger shares: the connection with the ledger's commands, the
- * prefix, the clock, the settings, where each campaign's keys are, and the wait for replicas.
- */
+/** What every part of RedisLedger shares: the connection, prefix, clock, settings, campaign keys, the wait for replicas. */
 export class LedgerContext {
   readonly redis: RedisClient & LedgerCommands;
   readonly clock: LedgerClock;
@@ -73,12 +67,7 @@ export class LedgerContext {
    */
   async numberOf(campaignId: string, given?: string): Promise<string> {
     if (given !== undefined && given !== '') return given;
-    const known = this.#numbers.get(campaignId);
-    if (known !== undefined) return known;
-    const read = await this.redis.hget(campaignNumbersKey(this.prefix), campaignId);
-    if (read === null) return '';
-    this.#numbers.set(campaignId, read);
-    return read;
+    return (await this.numbersOf([campaignId])).get(campaignId) ?? '';
   }
 
   /** The numbers of many campaigns at once (one HMGET for those not known yet); a campaign that does not exist is left out. */
@@ -99,7 +88,7 @@ export class LedgerContext {
     return found;
   }
 
-  async keys(campaignId: string, phoneNumberId?: string): Promise<CampaignKeys> {
+  async keys(campaignId: string, phoneNumberId?: string): Promise<ReturnType<typeof campaignLedgerKeys> & { phoneNumberId: string }> {
     const number = await this.numberOf(campaignId, phoneNumberId);
     return { ...campaignLedgerKeys(this.prefix, number, campaignId), phoneNumberId: number };
   }
@@ -138,16 +127,10 @@ export class LedgerContext {
 
 /** Runs `apply` once per phone number over that number's updates; answers come back in the updates' order. */
 export async function perNumber<U extends { phoneNumberId: string }, A>(updates: readonly U[], apply: (number: string, group: U[]) => Promise<A[]>): Promise<A[]> {
-  const groups = new Map<string, number[]>();
-  updates.forEach((u, i) => {
-    const indexes = groups.get(u.phoneNumberId);
-    if (indexes === undefined) groups.set(u.phoneNumberId, [i]);
-    else indexes.push(i);
-  });
   const answers = new Array<A>(updates.length);
-  for (const [number, indexes] of groups) {
-    const group = indexes.map((i) => updates[i] as U);
-    const got = await apply(number, group);
+  for (const number of new Set(updates.map((u) => u.phoneNumberId))) {
+    const indexes = updates.flatMap((u, i) => (u.phoneNumberId === number ? [i] : []));
+    const got = await apply(number, indexes.map((i) => updates[i] as U));
     indexes.forEach((at, j) => (answers[at] = got[j] as A));
   }
   return answers;

@@ -1,10 +1,24 @@
+import type { PurgeLedger, PurgeResult } from '../campaigns/control/purge-ledger.js';
 import type { CancelResult, ControlLedger, PauseResult, RescheduleResult, ResumeResult, RetryPage, RetrySelection } from '../campaigns/ledger.js';
 import { RETRY_HOLD_131049_MS } from '../campaigns/ledger.js';
+import { AppError } from '../errors/app-error.js';
 import type { LedgerContext } from './ledger-context.js';
-import { feedKeys } from './ledger-keys.js';
+import { feedKeys, laneBacklogKey, retentionLockKey, wamidsKey } from './ledger-keys.js';
+import type { StoredRow } from './stored-row.js';
 
-/** The operator's commands, each one script: pause.lua, resume.lua, cancel.lua, reschedule.lua, mark-for-retry.lua. */
-export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld'> {
+/** How long the retention lock lasts when its holder dies before releasing it. */
+const RETENTION_LOCK_MS = 10 * 60_000;
+
+/** Rows read per step: each step is one short HSCAN and one short script, so Redis never stalls on a 1M-row campaign. */
+const PAGE = 500;
+
+/**
+ * The operator's commands, each one script (pause, resume, cancel, reschedule, mark-for-retry),
+ * and purge: a finished campaign's rows, backlog, brake bits and message-ID index entries
+ * (forget-wamids.lua) go; its hash stays, with `purgedAt`. Crash-safe by its order: rows are
+ * read for their wamids first, deleted last, and `purgedAt` written after.
+ */
+export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld'>, PurgeLedger {
   constructor(private readonly context: LedgerContext) {}
 
   async pause(campaignId: string, reason: string): Promise<PauseResult> {
@@ -49,5 +63,55 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld'> 
       RETRY_HOLD_131049_MS,
     );
     return { requeued, noPayload, held: Number(held ?? 0), heldUntil: Number(heldUntil ?? 0) };
+  }
+
+  async purge(campaignId: string): Promise<PurgeResult> {
+    const { redis, prefix } = this.context;
+    const keys = await this.context.keys(campaignId);
+    const fields = await redis.hmget(keys.campaign, 'definition', 'finishedAt', 'purgedAt', 'cancelled', 'paused', 'ingestDone');
+    const [definition, finishedAt, purgedAt, cancelled, paused, ingestDone] = fields.map((value) => value ?? null);
+    if (definition === null || definition === undefined) throw new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${campaignId} under this QUEUE_PREFIX (see \`campaign list\`)`);
+    const phoneNumberId = (JSON.parse(definition) as { phoneNumberId?: string }).phoneNumberId ?? '';
+    if (finishedAt === null || finishedAt === undefined) {
+      const state = cancelled === '1' ? 'cancelled with sends still in flight' : paused === '1' ? 'paused' : ingestDone === '1' ? 'running' : 'still reading its file';
+      throw new AppError(
+        'CAMPAIGN_STATE_CONFLICT',
+        `Cannot purge campaign ${campaignId}: it is ${state}. Purge deletes a finished campaign's personal data; ` +
+          `cancel it first with \`campaign cancel ${campaignId}\`, or wait until it completes.`,
+      );
+    }
+    const rows = await redis.hlen(keys.rows);
+    if (purgedAt !== null && purgedAt !== undefined && rows === 0) return { rows: 0, wamids: 0, purgedAt: Number(purgedAt), alreadyPurged: true, phoneNumberId };
+
+    let wamids = 0;
+    let cursor = '0';
+    do {
+      const [next, flat] = await redis.hscan(keys.rows, cursor, 'COUNT', PAGE);
+      cursor = next;
+      const pairs: string[] = [];
+      for (let i = 0; i < flat.length; i += 2) {
+        const wamid = (JSON.parse(flat[i + 1] ?? '{}') as Partial<StoredRow>).w;
+        if (wamid !== undefined) pairs.push(wamid, flat[i] ?? '');
+      }
+      if (pairs.length > 0) wamids += await redis.cwForgetWamids(wamidsKey(prefix, keys.phoneNumberId), campaignId, ...pairs);
+    } while (cursor !== '0');
+
+    // UNLINK frees a large hash in the background instead of blocking Redis. (`requeue` and
+    // `payloads` held jobs with values in versions before the feeder.)
+    // A send window's lanes (their lists are empty by now: the campaign finished).
+    const laneLists = Array.from({ length: await redis.hlen(keys.lanes) }, (_, lane) => laneBacklogKey(keys.pending, lane));
+    await redis.unlink(keys.rows, keys.pending, keys.lanes, ...laneLists, `${keys.campaign}:requeue`, `${keys.campaign}:payloads`, keys.recent);
+    const now = await this.context.clock.now();
+    await redis.hset(keys.campaign, 'purgedAt', String(now));
+    return { rows, wamids, purgedAt: now, alreadyPurged: false, phoneNumberId };
+  }
+
+  async lockRetention(): Promise<(() => Promise<void>) | undefined> {
+    const { redis, prefix } = this.context;
+    const lock = retentionLockKey(prefix);
+    if ((await redis.set(lock, String(process.pid), 'PX', RETENTION_LOCK_MS, 'NX')) !== 'OK') return undefined;
+    return async () => {
+      await redis.del(lock);
+    };
   }
 }

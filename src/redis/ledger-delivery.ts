@@ -8,10 +8,7 @@ import { optOutsKey, serviceWindowKey, wamidsKey } from './ledger-keys.js';
 
 const optOutSourceSchema = z.object({ campaignId: z.string(), row: z.number(), at: z.number(), via: z.enum(['keyword', 'user_preferences', 'operator']).optional() });
 
-/**
- * What Meta's webhooks change (apply-statuses.lua, apply-inbound.lua, apply-preferences.lua),
- * the customer-service windows they open, and the opt-outs a number keeps.
- */
+/** What Meta's webhooks change (apply-*.lua), the customer-service windows they open, a number's opt-outs. */
 export class LedgerDelivery implements DeliveryLedger, Pick<SendLedger, 'recordOptOut' | 'addOptOut' | 'removeOptOut'> {
   constructor(private readonly context: LedgerContext) {}
 

@@ -14,11 +14,7 @@ function pairsOf(flat: readonly string[]): AlreadySent[] {
   return rows;
 }
 
-/**
- * Reading a CSV into a campaign: the campaign and its definition, its rows in chunks (the
- * record-ingested script), its lanes, and the ends of an ingest (finished, interrupted,
- * continued).
- */
+/** Reading a CSV into a campaign: its definition, its rows in chunks, its lanes, the ends of its ingest. */
 export class LedgerIngest implements Omit<IngestLedger, 'status' | 'rows' | 'serviceWindowsOpen' | 'optOuts'> {
   constructor(private readonly context: LedgerContext) {}
 

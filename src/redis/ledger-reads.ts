@@ -1,7 +1,10 @@
 import { ROW_STATUSES, type CampaignCounts, type CampaignStatus, type RowRecord } from '../campaigns/campaign.js';
 import type { LaneBacklog, ReportLedger } from '../campaigns/ledger.js';
+import type { CampaignCounters, CampaignCountersReader } from '../campaigns/report/campaign-counters.js';
+import { CODED_STATUSES, ERROR_SCAN_CAP, type CodeCount, type CodedStatus, type ErrorCodeCount, type ErrorCodeLedger } from '../campaigns/report/error-codes.js';
 import { lanesOf, type LedgerContext } from './ledger-context.js';
-import { campaignIndexKey, laneBacklogKey, phoneNumbersKey } from './ledger-keys.js';
+import { campaignIndexKey, campaignLedgerKeys, laneBacklogKey, phoneNumbersKey } from './ledger-keys.js';
+import { execPipeline } from './redis-connection.js';
 import { toRecord, type StoredRow } from './stored-row.js';
 
 /**
@@ -61,8 +64,15 @@ export async function statusOf(campaignId: string, fields: Record<string, string
   };
 }
 
-/** Reading campaigns back: states and counts (the campaign hash), rows (the rows hash), the lists of campaigns and numbers, lane backlogs. */
-export class LedgerReads implements Omit<ReportLedger, 'getCampaign'> {
+const CODED = new Set<string>(CODED_STATUSES);
+
+/**
+ * Reading campaigns back: states and counts (one campaign's, or every campaign's in one
+ * pipeline per number), rows in pages, the lists of campaigns and numbers, lane backlogs, and
+ * errors by code (HSCAN, 1,000 rows a call up to a cap; a row HSCAN returns twice while Redis
+ * resizes the hash is counted twice).
+ */
+export class LedgerReads implements Omit<ReportLedger, 'getCampaign'>, ErrorCodeLedger, CampaignCountersReader {
   constructor(private readonly context: LedgerContext) {}
 
   async status(campaignId: string): Promise<CampaignStatus | undefined> {
@@ -112,4 +122,67 @@ export class LedgerReads implements Omit<ReportLedger, 'getCampaign'> {
     const lengths = (await pipeline.exec()) ?? [];
     return lanes.map((zones, lane) => ({ lane, zones, pending: Number(lengths[lane]?.[1] ?? 0) }));
   }
+
+  async errorCodes(campaignId: string, cap = ERROR_SCAN_CAP): Promise<ErrorCodeCount> {
+    const { redis } = this.context;
+    const rowsKey = (await this.context.keys(campaignId)).rows;
+    const counts = new Map<string, CodeCount>();
+    let cursor = '0';
+    let scanned = 0;
+    do {
+      const [next, flat] = await redis.hscan(rowsKey, cursor, 'COUNT', 1000);
+      cursor = next;
+      for (let i = 1; i < flat.length; i += 2) {
+        scanned++;
+        const row = codedRow(flat[i] ?? '');
+        if (row === undefined) continue;
+        const key = `${row.status}\u0000${row.code}`;
+        const entry = counts.get(key);
+        if (entry === undefined) counts.set(key, { status: row.status, code: row.code, rows: 1, example: row.detail });
+        else entry.rows++;
+      }
+    } while (cursor !== '0' && scanned < cap);
+    const codes = [...counts.values()].sort((a, b) => b.rows - a.rows || a.status.localeCompare(b.status) || a.code.localeCompare(b.code));
+    return { codes, scanned, complete: cursor === '0' };
+  }
+
+  async campaignCounters(): Promise<CampaignCounters[]> {
+    const { redis, prefix, clock } = this.context;
+    const ids = await redis.zrange(campaignIndexKey(prefix), 0, -1);
+    const numbers = await this.context.numbersOf(ids);
+    const byNumber = new Map<string, string[]>();
+    for (const [id, number] of numbers) byNumber.set(number, [...(byNumber.get(number) ?? []), id]);
+    const read = new Map<string, (string | null)[]>();
+    await Promise.all(
+      [...byNumber].map(async ([number, group]) => {
+        const pipeline = redis.pipeline();
+        for (const id of group) pipeline.hmget(campaignLedgerKeys(prefix, number, id).campaign, ...STATUS_FIELDS);
+        const replies = await execPipeline<(string | null)[][]>(pipeline);
+        group.forEach((id, i) => read.set(id, replies[i] ?? []));
+      }),
+    );
+    let now: Promise<number> | undefined;
+    const counters: CampaignCounters[] = [];
+    for (const id of ids) {
+      const fields = statusFields(read.get(id) ?? []);
+      if (fields === undefined) continue;
+      const status = await statusOf(id, fields, () => (now ??= clock.now()));
+      counters.push({ status, phoneNumberId: numbers.get(id) ?? '', windowed: fields.window === '1' });
+    }
+    return counters;
+  }
+}
+
+/** A stored row's status, code and detail when it is a coded one (StoredRow's `s`, `c`, `d`). */
+function codedRow(json: string): { status: CodedStatus; code: string; detail: string } | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { s, c, d } = value as { [K in keyof Pick<StoredRow, 's' | 'c' | 'd'>]?: unknown };
+  if (typeof s !== 'string' || !CODED.has(s)) return undefined;
+  return { status: s as CodedStatus, code: typeof c === 'string' && c !== '' ? c : '(none)', detail: typeof d === 'string' ? d : '' };
 }

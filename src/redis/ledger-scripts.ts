@@ -2,13 +2,9 @@ import { defineLuaCommands, loadLuaCommand, type LuaCommand } from './lua-script
 import type { RedisClient } from './key-scope.js';
 
 /**
- * The campaign ledger's Lua as commands: command name → its script (src/redis/lua/<name>.lua).
- * Each state change and its counters move in one script, so a crash or a duplicate job can
- * never leave the counters out of step with the rows. Each script's header gives its KEYS,
- * ARGV and answer (the loader takes the command's number of keys from there); shared
- * fragments are in src/redis/lua/includes; src/redis/lua/README.md maps the data model they
- * keep. They are read once, when this module loads, and defined on each connection the ledger
- * uses.
+ * The ledger's Lua as commands: command → its script (lua/<name>.lua, its header giving KEYS,
+ * ARGV and answer; lua/README.md maps the data model). Each state change and its counters
+ * move in one script, so no crash leaves them out of step. Read once, when this module loads.
  */
 export const LEDGER_SCRIPTS = {
   cwRecordIngested: 'record-ingested', cwPriorSends: 'prior-sends',

@@ -35,10 +35,8 @@ export interface LuaCommand {
 }
 
 /**
- * The script `name` as a command. Its number of keys comes from its file name when that ends
- * in `-N` (`name-2.lua`, as BullMQ names its commands), else from its header: the count of
- * its `KEYS[n]` lines, or 0 for `KEYS: none` (src/redis/lua/README.md). So the count is
- * written once, where the keys are documented; a header that says neither fails the load.
+ * The script `name` as a command, its number of keys from its file name (`name-2.lua`, as
+ * BullMQ names its commands) or else its header's `KEYS[n]` lines (`KEYS: none`: 0).
  */
 export function loadLuaCommand(name: string, dir: URL = LUA_DIR): LuaCommand {
   const lua = loadLuaScript(name, dir);

@@ -2,13 +2,10 @@ import { SEND_LATENCY_BUCKETS, WEBHOOK_LAG_BUCKETS } from '../metrics/buckets.js
 import type { MetricsTotals, MetricsTotalsReader } from '../metrics/metrics-totals.js';
 import type { RedisClient } from './key-scope.js';
 import { metricsKeys, type MetricsKeys } from './metric-keys.js';
+import { execPipeline } from './redis-connection.js';
 import { histogramTotals, rateOf, rateWindow, sendTotals } from './stored-totals.js';
 
-/**
- * The metrics' totals as workers (RedisSendRecorder) and the webhook consumer (WebhookMetrics)
- * keep them in Redis, read for a scrape: the hashes in one pipeline (they share one slot), the
- * per-second counts in another.
- */
+/** The metrics' totals as RedisSendRecorder and WebhookMetrics keep them, read for a scrape: a pipeline each. */
 export class RedisMetricsStore implements MetricsTotalsReader {
   readonly #redis: RedisClient;
   readonly #keys: MetricsKeys;
@@ -20,7 +17,7 @@ export class RedisMetricsStore implements MetricsTotalsReader {
 
   async totals(): Promise<MetricsTotals> {
     const keys = this.#keys;
-    const [sends, latency, events, lag] = await exec<[Record<string, string>, Record<string, string>, Record<string, string>, Record<string, string>]>(
+    const [sends, latency, events, lag] = await execPipeline<[Record<string, string>, Record<string, string>, Record<string, string>, Record<string, string>]>(
       this.#redis.pipeline().hgetall(keys.sends).hgetall(keys.sendLatency).hgetall(keys.webhookEvents).hgetall(keys.webhookLag),
     );
     return {
@@ -36,17 +33,7 @@ export class RedisMetricsStore implements MetricsTotalsReader {
     const seconds = rateWindow(now);
     const pipeline = this.#redis.pipeline();
     for (const phoneNumberId of phoneNumberIds) pipeline.mget(...seconds.map((s) => this.#keys.rate(phoneNumberId, s)));
-    const perSecond = await exec<(string | null)[][]>(pipeline);
+    const perSecond = await execPipeline<(string | null)[][]>(pipeline);
     return phoneNumberIds.map((_, i) => rateOf(perSecond[i] ?? []));
   }
-}
-
-/** Runs a pipeline; any command's error fails the whole read. */
-export async function exec<T extends unknown[]>(pipeline: ReturnType<RedisClient['pipeline']>): Promise<T> {
-  const replies = await pipeline.exec();
-  if (replies === null) throw new Error('Redis pipeline aborted');
-  return replies.map(([error, value]) => {
-    if (error !== null) throw error;
-    return value;
-  }) as T;
 }

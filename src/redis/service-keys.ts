@@ -1,15 +1,8 @@
 import { numberScope } from './key-scope.js';
 
-/*
- * The names of the keys kept beside the ledger and the metrics: BullMQ's send queues, the
- * pacer's, the dashboard's CSRF key (the webhook inbox's are in webhook-keys.ts). Named here,
- * with the ledger's (ledger-keys.ts), so that nothing outside src/redis builds a key name.
- */
+// Keys beside the ledger's and the metrics': named here so nothing outside src/redis builds one.
 
-/**
- * BullMQ's prefix for a number's send queue: the number's scope (key-scope.ts), so the queue's
- * keys share the cluster slot of the number's ledger keys.
- */
+/** BullMQ's prefix for a number's send queue: the number's scope, so its keys share the slot of the number's ledger keys. */
 export function sendQueuePrefix(prefix: string, phoneNumberId: string): string {
   return numberScope(prefix, phoneNumberId);
 }

@@ -2,10 +2,7 @@ import { INF_BUCKET } from '../metrics/buckets.js';
 import type { HistogramTotals } from '../metrics/metrics-totals.js';
 import { SENDS_FIELD_SEPARATOR } from './metric-keys.js';
 
-/*
- * The metrics' hashes as stored (src/redis/metric-keys.ts) turned into totals, and the
- * per-second counts the rate adds up.
- */
+// The metrics' hashes as stored (metric-keys.ts) as totals, and the seconds the rate adds up.
 
 /** cw_send_rate: requests per second over this many seconds. */
 export const RATE_WINDOW_SECONDS = 10;

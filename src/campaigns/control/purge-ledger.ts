@@ -14,15 +14,10 @@ export interface PurgeResult {
 /** `campaign purge` and RETENTION_DAYS: the ledger's part of deleting a finished campaign's personal data. */
 export interface PurgeLedger {
   /**
-   * Deletes a finished campaign's rows (phone numbers, values, details), its backlog and its
-   * entries in the message-ID index; its definition, counts and state stay, with `purgedAt`.
-   * Refuses a campaign that is not there (CAMPAIGN_NOT_FOUND) or not finished
-   * (CAMPAIGN_STATE_CONFLICT). Safe to run again after an interruption.
+   * Deletes a finished campaign's personal data (its rows); its counts and state stay, with
+   * `purgedAt`. CAMPAIGN_NOT_FOUND, or CAMPAIGN_STATE_CONFLICT when it has not finished.
    */
   purge(campaignId: string): Promise<PurgeResult>;
-  /**
-   * The retention run's lock, so one worker at a time purges: a release when this process got
-   * it, undefined when another holds it (it lapses after 10 minutes if its holder died).
-   */
+  /** The retention run's lock (one worker at a time purges): its release, or undefined when another holds it. */
   lockRetention(): Promise<(() => Promise<void>) | undefined>;
 }

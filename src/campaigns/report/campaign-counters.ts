@@ -1,15 +1,13 @@
 import type { CampaignStatus } from '../campaign.js';
 
-/** A campaign as the metrics read it: its status and counts (never its rows), its number, whether it has a send window. */
+/** A campaign as the metrics read it (never its rows): status and counts, number, whether it has a send window (`--window`). */
 export interface CampaignCounters {
   status: CampaignStatus;
   phoneNumberId: string;
-  /** It has a send window (`--window`): its rows wait in lanes. */
   windowed: boolean;
 }
 
-/** The metrics' read of every campaign at once (src/redis/ledger-counters.ts): a scrape costs the same at 10 rows or 1M. */
+/** The metrics' read of every campaign under the prefix at once, in order of creation (src/redis/ledger-reads.ts). */
 export interface CampaignCountersReader {
-  /** Every campaign under the prefix, in the order campaigns were created. */
   campaignCounters(): Promise<CampaignCounters[]>;
 }

@@ -7,12 +7,11 @@ export const ERROR_SCAN_CAP = 100_000;
 export const CODED_STATUSES = ['failed', 'unknown', 'rejected', 'skipped'] as const satisfies readonly RowStatus[];
 export type CodedStatus = (typeof CODED_STATUSES)[number];
 
+/** `code`: '(none)' for a coded row without one; `example`: the detail of one such row, as stored. */
 export interface CodeCount {
   status: CodedStatus;
-  /** '(none)' for a coded row without a code. */
   code: string;
   rows: number;
-  /** The detail of one such row (Meta's message, the rejection reason), as stored. */
   example: string;
 }
 
@@ -26,11 +25,7 @@ export interface ErrorCodeCount {
   complete: boolean;
 }
 
-/**
- * The dashboard's errors by code. The ledger keeps counts by status only (its scripts move
- * them with each row), so this reads the rows themselves, a page at a time so the store is
- * never blocked, and stops after `cap` rows: the caller caches it and keeps it off any hot path.
- */
+/** The dashboard's errors by code: read from the rows themselves (the ledger counts by status only), so cached by the caller. */
 export interface ErrorCodeLedger {
   errorCodes(campaignId: string, cap?: number): Promise<ErrorCodeCount>;
 }

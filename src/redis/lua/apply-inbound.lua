@@ -1,8 +1,7 @@
 --[[
   Records users' messages (reference §3.4): each opens that user's 24-hour customer-service
-  window on the number (a key holding when the window closes, open while that is ahead on
-  the ledger's clock, and expiring then; a later message extends it, an earlier one never
-  shortens it); a reply to one of our messages (`context.id`, found
+  window on the number (a key holding when it closes, by the ledger's clock; a later message
+  extends it, an earlier one never shortens it); a reply to one of our messages (`context.id`, found
   through the `wamids` index) is kept on its row as `q` with its time `qt`, the earliest
   reply winning; an opt-out keyword records the user in the number's opt-outs.
 
@@ -26,7 +25,6 @@
 
 -- Includes
 --- @include "clock"
-
 
 local wamidsKey = KEYS[1]
 local prefix, now, windowMs = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3])

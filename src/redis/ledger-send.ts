@@ -1,11 +1,16 @@
 import type { RowStatus } from '../campaigns/campaign.js';
-import type { ClaimedRow, ClaimResult, InDoubtDecisions, SendLedger, Settlement, SettleResult } from '../campaigns/ledger.js';
-import type { SendJob } from '../campaigns/send-job.js';
+import type { ClaimedRow, ClaimResult, FeedEvent, FeedOptions, FeedResult, InDoubtDecisions, SendLedger, Settlement, SettleResult, WindowedCampaigns } from '../campaigns/ledger.js';
+import { campaignDefinitionSchema } from '../campaigns/campaign.js';
+import { parseSendJobId, type SendJob } from '../campaigns/send-job.js';
+import type { MessagingLimit } from '../config/number-settings.js';
 import { numberScope } from './key-scope.js';
-import type { LedgerContext } from './ledger-context.js';
-import { campaignLedgerKeys, confirmKeys, feedKeys, sentGuardKeys, wamidsKey } from './ledger-keys.js';
+import { lanesOf, type LedgerContext } from './ledger-context.js';
+import { campaignLedgerKeys, confirmKeys, feedKeys, messagingLimitKey, reachKey, sentGuardKeys, wamidsKey } from './ledger-keys.js';
 import { CLAIM_ANSWER_WIDTH, SETTLE_ROW_ARGS, SETTLE_SHARED_ARGS } from './ledger-scripts.js';
 import { TickBatch } from './tick-batch.js';
+
+/** How long a number's messaging limit is kept after its worker last said it: the plan of a send with no worker running still shows it. */
+const MESSAGING_LIMIT_KEPT_SECONDS = 2 * 86_400;
 
 /** A claim's answer as the script gives it: outcome, status or attempts, then phone, values JSON, header link. */
 type RawClaim = string[];
@@ -23,15 +28,84 @@ interface PendingClaim {
 }
 
 /**
- * Each job's claim and answer: claims and answers of one event-loop turn go to Redis as one
- * script call per campaign (claim.lua, settle.lua); a halting code (halt.lua); the in-doubt
- * rule's decisions (confirm-in-doubt.lua).
+ * Sending: the number's feed (feed.lua) and what the feeder reads first; each job's claim and
+ * answer, one script call per campaign for those of one event-loop turn (claim.lua,
+ * settle.lua); halts (halt.lua); the in-doubt rule (confirm-in-doubt.lua).
  */
-export class LedgerClaims implements Pick<SendLedger, 'claim' | 'settle' | 'halt' | 'isHeld' | 'confirmInDoubt'> {
+export class LedgerSend implements Pick<SendLedger, 'feed' | 'windowedCampaigns' | 'windowSize' | 'recordMessagingLimit' | 'claim' | 'settle' | 'halt' | 'isHeld' | 'confirmInDoubt'> {
   readonly #claims = new TickBatch<PendingClaim, RawClaim>((id, items) => this.#claimMany(id, items));
   readonly #settles = new TickBatch<PendingSettle, RawSettle>((id, items) => this.#settleMany(id, items));
 
   constructor(private readonly context: LedgerContext) {}
+
+  async feed(phoneNumberId: string, options: FeedOptions): Promise<FeedResult> {
+    const { redis, prefix, clock } = this.context;
+    const { active, window } = feedKeys(prefix, phoneNumberId);
+    const [flat, again, happened, held, fedAt] = await redis.cwFeed(
+      active,
+      window,
+      reachKey(prefix, phoneNumberId),
+      numberScope(prefix, phoneNumberId),
+      clock.arg(),
+      options.windowSize,
+      options.minBatch,
+      options.refreshAfterMs,
+      options.refreshMost,
+      JSON.stringify(Object.fromEntries(options.openLanes ?? [])),
+      options.messagingLimit ?? 0,
+      phoneNumberId,
+    );
+    const jobs: SendJob[] = [];
+    for (let i = 0; i + 2 < flat.length; i += 3) {
+      const job: SendJob = { campaignId: flat[i] ?? '', row: Number(flat[i + 1]) };
+      const k = Number(flat[i + 2] ?? 0);
+      if (k > 0) job.requeue = k;
+      jobs.push(job);
+    }
+    const refresh = again.map(parseSendJobId).filter((job): job is SendJob => job !== undefined);
+    const events: FeedEvent[] = [];
+    for (let i = 0; i + 2 < happened.length; i += 3) {
+      const [kind, campaignId = '', detail = ''] = happened.slice(i, i + 3);
+      if (kind === 'started') events.push({ kind, campaignId, startsAt: detail === '' ? undefined : Number(detail), at: Number(fedAt) });
+      else if (kind === 'expired' || kind === 'deadline') events.push({ kind, campaignId, rows: Number(detail) });
+      else if (kind === 'completed') events.push({ kind, campaignId });
+    }
+    const [limit, reached, freesAt] = held.map(Number);
+    if (limit === undefined || reached === undefined || freesAt === undefined) return { jobs, refresh, events };
+    return { jobs, refresh, events, limitHeld: { limit, reached, freesAt } };
+  }
+
+  async windowedCampaigns(phoneNumberId: string): Promise<WindowedCampaigns> {
+    const { redis, prefix, clock } = this.context;
+    const now = await clock.now();
+    const ids = await redis.zrange(feedKeys(prefix, phoneNumberId).active, 0, -1);
+    if (ids.length === 0) return { now, campaigns: [] };
+    const flags = redis.pipeline();
+    // The number's campaigns share its slot: one pipeline even on a cluster.
+    const keysOf = (id: string) => campaignLedgerKeys(prefix, phoneNumberId, id);
+    for (const id of ids) flags.hget(keysOf(id).campaign, 'window');
+    const answers = (await flags.exec()) ?? [];
+    const withWindow = ids.filter((_, i) => answers[i]?.[1] === '1');
+    if (withWindow.length === 0) return { now, campaigns: [] };
+    const reads = redis.pipeline();
+    for (const id of withWindow) reads.hget(keysOf(id).campaign, 'definition').hgetall(keysOf(id).lanes);
+    const read = (await reads.exec()) ?? [];
+    const campaigns: WindowedCampaigns['campaigns'] = [];
+    withWindow.forEach((campaignId, i) => {
+      const json = read[2 * i]?.[1];
+      const window = typeof json === 'string' ? campaignDefinitionSchema.parse(JSON.parse(json)).window : undefined;
+      if (window !== undefined) campaigns.push({ campaignId, window, lanes: lanesOf((read[2 * i + 1]?.[1] ?? {}) as Record<string, string>) });
+    });
+    return { now, campaigns };
+  }
+
+  async recordMessagingLimit(phoneNumberId: string, limit: MessagingLimit): Promise<void> {
+    await this.context.redis.set(messagingLimitKey(this.context.prefix, phoneNumberId), String(limit), 'EX', MESSAGING_LIMIT_KEPT_SECONDS);
+  }
+
+  async windowSize(phoneNumberId: string): Promise<number> {
+    return this.context.redis.zcard(feedKeys(this.context.prefix, phoneNumberId).window);
+  }
 
   async claim(job: SendJob, phoneNumberId?: string): Promise<ClaimResult> {
     const id = job.campaignId;
