@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { AppError } from '../src/errors/app-error.js';
-import { migrateKeyLayout, scanKeys, type MigrationSummary } from '../src/redis/key-migration.js';
+import { migrateKeyLayout, oldLayoutQueues, type MigrationSummary } from '../src/redis/key-migration.js';
 import type { AppContext } from './app-context.js';
 
 /**
@@ -10,15 +10,15 @@ import type { AppContext } from './app-context.js';
  */
 export async function runMigrateKeys(context: AppContext, options: { dryRun: boolean }): Promise<MigrationSummary> {
   const { redis, config } = context;
-  for (const number of await oldQueueNumbers(context)) {
-    const queue = new Queue(`send-${number}`, { connection: redis, prefix: config.queuePrefix });
+  for (const { number, name, prefix } of await oldLayoutQueues(redis, config.queuePrefix)) {
+    const queue = new Queue(name, { connection: redis, prefix });
     queue.on('error', () => undefined);
     try {
       const workers = await queue.getWorkersCount();
       if (workers > 0) {
         throw new AppError(
           'CAMPAIGN_STATE_CONFLICT',
-          `${workers} worker(s) of an earlier version still serve number ${number} (queue ${config.queuePrefix}:send-${number}). Stop every \`campaign worker\` and \`campaign serve\`, then run migrate-keys again.`,
+          `${workers} worker(s) of an earlier version still serve number ${number} (its send queue of the earlier layout). Stop every \`campaign worker\` and \`campaign serve\`, then run migrate-keys again.`,
         );
       }
     } finally {
@@ -28,21 +28,10 @@ export async function runMigrateKeys(context: AppContext, options: { dryRun: boo
   return migrateKeyLayout(redis, config.queuePrefix, options);
 }
 
-/** Numbers whose send queue is still under the old names (`<prefix>:send-<number>:meta`). */
-async function oldQueueNumbers(context: AppContext): Promise<string[]> {
-  const { redis, config } = context;
-  const numbers = new Set<string>();
-  for (const key of await scanKeys(redis, `${config.queuePrefix}:send-*:meta`)) {
-    const number = /:send-(\d+):meta$/.exec(key)?.[1];
-    if (number !== undefined) numbers.add(number);
-  }
-  return [...numbers];
-}
-
 export function migrationText(summary: MigrationSummary, dryRun: boolean): string {
   const verb = dryRun ? 'would move' : 'moved';
   const lines = [
-    `${verb} ${summary.moved} keys to the cluster layout (<prefix>:{<number>}); ${summary.wamids} message-ID index entries ${dryRun ? 'would go' : 'went'} to their number's index; ${summary.campaigns} campaigns indexed by number`,
+    `${verb} ${summary.moved} keys to the cluster layout (each number's keys in one cluster slot); ${summary.wamids} message-ID index entries ${dryRun ? 'would go' : 'went'} to their number's index; ${summary.campaigns} campaigns indexed by number`,
   ];
   if (summary.dropped > 0) lines.push(`  ${summary.dropped} pacer keys ${dryRun ? 'would be' : 'were'} dropped (they only live a few seconds)`);
   if (summary.orphanWamids > 0) lines.push(`  ${summary.orphanWamids} message-ID entries of campaigns no longer in the ledger ${dryRun ? 'would be' : 'were'} dropped`);

@@ -2,7 +2,6 @@ import { Queue } from 'bullmq';
 import { dueForPurge } from '../src/campaigns/control/retention-policy.js';
 import { removeCampaignJobs } from '../src/queue/campaign-jobs-cleanup.js';
 import { sendQueueName, sendQueuePrefix } from '../src/queue/queue-names.js';
-import { purgeLedger } from '../src/redis/ledger-purge.js';
 import type { AppContext } from './app-context.js';
 
 export interface PurgeSummary {
@@ -15,9 +14,9 @@ export interface PurgeSummary {
 }
 
 /** `campaign purge ID`: the ledger's personal data, then the campaign's jobs kept in its number's queue. */
-export async function runPurge(context: AppContext, campaignId: string, now = Date.now()): Promise<PurgeSummary> {
+export async function runPurge(context: AppContext, campaignId: string): Promise<PurgeSummary> {
   const { config, redis } = context;
-  const ledger = await purgeLedger(redis, config.queuePrefix, campaignId, now);
+  const ledger = await context.ledger.purge(campaignId);
   const queue = new Queue(sendQueueName(ledger.phoneNumberId), { connection: redis, prefix: sendQueuePrefix(config.queuePrefix, ledger.phoneNumberId) });
   queue.on('error', (error) => context.logger.warn({ err: error }, 'send queue error'));
   try {
@@ -41,26 +40,28 @@ const HOUR_MS = 3_600_000;
  * that finished longer ago than the retention. With several workers, a lock in Redis lets
  * one of them do it at a time.
  */
-export async function purgeExpired(context: AppContext, now = Date.now()): Promise<string[]> {
-  const { config, ledger, redis, logger } = context;
+export async function purgeExpired(context: AppContext, now?: number): Promise<string[]> {
+  const { config, ledger, logger } = context;
   if (config.retentionMs <= 0) return [];
-  const lock = `${config.queuePrefix}:retention-lock`;
-  if ((await redis.set(lock, String(process.pid), 'PX', 10 * 60_000, 'NX')) !== 'OK') return [];
+  const release = await ledger.lockRetention();
+  if (release === undefined) return [];
   try {
+    // Finish times are on the ledger's clock: retention is judged by it too.
+    const at = now ?? (await ledger.now());
     const statuses = [];
     for (const id of await ledger.listCampaigns()) {
       const status = await ledger.status(id);
       if (status !== undefined) statuses.push(status);
     }
     const purged: string[] = [];
-    for (const id of dueForPurge(statuses, now, config.retentionMs)) {
-      const summary = await runPurge(context, id, now);
+    for (const id of dueForPurge(statuses, at, config.retentionMs)) {
+      const summary = await runPurge(context, id);
       logger.info({ campaignId: id, rows: summary.rows }, 'purged campaign (retention)');
       purged.push(id);
     }
     return purged;
   } finally {
-    await redis.del(lock);
+    await release();
   }
 }
 

@@ -53,7 +53,7 @@ export async function startService(options: ServeOptions, env: Record<string, st
   const ledgerRedis = createWebhookRedis(config, silentLogger());
   // GET /metrics: read from Redis at each scrape, on its own fail-fast connection.
   const { createServiceMetrics } = await import('../src/metrics/service-metrics.js');
-  const { WebhookMetrics } = await import('../src/metrics/webhook-metrics.js');
+  const { WebhookMetrics } = await import('../src/redis/webhook-metrics.js');
   const metricsRedis = createWebhookRedis(config, silentLogger());
   const sendRate = (phoneNumberId: string) => sendRateOf(config.send, phoneNumberId);
   const metrics = createServiceMetrics({

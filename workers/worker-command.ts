@@ -1,7 +1,7 @@
 import { CloudApiClient } from '../src/cloud-api/cloud-api-client.js';
 import { AppError } from '../src/errors/app-error.js';
 import { SendProcessor } from '../src/campaigns/send/send-processor.js';
-import { RedisSendRecorder } from '../src/metrics/redis-send-recorder.js';
+import { RedisSendRecorder } from '../src/redis/redis-send-recorder.js';
 import { RedisSendPacer } from '../src/queue/send-pacer.js';
 import { startSendWorker } from '../src/queue/send-worker.js';
 import type { AppContext } from './app-context.js';
@@ -11,7 +11,6 @@ import type { Secret } from '../src/config/secret.js';
 import { PhoneNumberDiscovery, type ServedNumber } from '../src/queue/phone-number-discovery.js';
 import { MessagingLimitSource } from '../src/queue/messaging-limit-source.js';
 import { fetchMessagingLimit } from '../src/cloud-api/messaging-limit-client.js';
-import { messagingLimitKey } from '../src/redis/ledger-keys.js';
 import { SendTroubleLog } from '../src/logging/send-trouble-log.js';
 
 export interface RunningWorker {
@@ -123,9 +122,7 @@ function serveNumber(
     phoneNumberId,
     fixed: config.messagingLimits.get(phoneNumberId),
     fetch: () => fetchMessagingLimit({ baseUrl: config.api.baseUrl, apiVersion: config.api.version, phoneNumberId, accessToken, timeoutMs: config.api.timeoutMs }),
-    store: async (limit) => {
-      await redis.set(messagingLimitKey(config.queuePrefix, phoneNumberId), String(limit), 'EX', 2 * 86_400);
-    },
+    store: (limit) => ledger.recordMessagingLimit(phoneNumberId, limit),
     logger,
   });
   const sendWorker = startSendWorker({

@@ -1,8 +1,8 @@
+import type { MessagingLimit } from '../config/number-settings.js';
 import type { LimitHeld } from './send/messaging-reach.js';
 import type { CampaignDefinition, CampaignStatus, RowRecord, RowStatus } from './campaign.js';
 import type { SendJob } from './send-job.js';
 import type { SendWindow } from './send-window.js';
-import type { StatusKind } from './delivery-state.js';
 
 /**
  * A row the producer read: to be sent, or refused before sending with a reason. A row to
@@ -132,27 +132,21 @@ export interface FeedOptions {
   /** A job fed this long ago and not done is handed out again (its enqueue may have been lost). */
   refreshAfterMs: number;
   refreshMost: number;
-  /** The feed's clock (tests: a fake one); absent = Redis's clock. */
-  now?: number;
-  /**
-   * Campaigns with a send window: the lanes (recordLanes) open now. Such a campaign feeds
-   * only from these; one not in the map feeds nothing. Campaigns without a window ignore it.
-   */
+  /** Campaigns with a send window: their lanes open now (one not in the map feeds nothing). */
   openLanes?: ReadonlyMap<string, readonly number[]>;
-  /**
-   * Meta's messaging limit of the number: unique users per moving 24 h (MESSAGING_LIMITS or
-   * the API's tier). Recipients fed are counted; a new one with no place left waits in its
-   * backlog. Absent or 0: no limit, nothing counted.
-   */
+  /** Meta's messaging limit of the number (unique users per moving 24 h); absent or 0: none, nothing counted. */
   messagingLimit?: number;
 }
 
 /** A phone number's campaigns with a send window, and their lanes, as the feeder needs them. */
 export interface WindowedCampaigns {
-  /** The ledger's clock (Redis's) when read: the one the feed uses. */
+  /** The ledger's clock when read (Redis's, src/redis/ledger-clock.ts): the one the feed judges by. */
   now: number;
   campaigns: { campaignId: string; window: SendWindow; lanes: string[][] }[];
 }
+
+/** A status webhook's kind (reference §3.3). */
+export type StatusKind = 'sent' | 'delivered' | 'read' | 'failed';
 
 /** One status webhook (reference §3.3), as the ledger applies it. */
 export interface StatusUpdate {
@@ -266,19 +260,9 @@ export type RescheduleResult = { outcome: 'rescheduled' } | { outcome: 'missing'
  */
 export interface IngestLedger extends Pick<ReportLedger, 'getCampaign' | 'status' | 'rows'>, Pick<DeliveryLedger, 'serviceWindowsOpen'> {
   createCampaign(definition: CampaignDefinition): Promise<void>;
-  /**
-   * Records rows read from the CSV. Idempotent per row number: a row already in the ledger
-   * keeps its state, except a `rejected` or `skipped` one (never sent), which takes the new
-   * verdict (a fixed file sent again). A row to send whose message this number already sent within the duplicate
-   * window (from any campaign) becomes `skipped` ALREADY_SENT. Rows read into a cancelled
-   * campaign are cancelled.
-   */
+  /** Records rows read from the CSV, idempotent per row number (record-ingested.lua says what each row becomes). */
   recordIngested(campaignId: string, phoneNumberId: string, rows: readonly IngestedRow[]): Promise<IngestResult>;
-  /**
-   * The duplicate-send guard, read only: the rows whose message this number already sent
-   * within the duplicate window (another row, any campaign), as recordIngested would skip
-   * them. A dry run asks it per chunk; nothing is written. None for an `allowRepeat` campaign.
-   */
+  /** The rows recordIngested would skip as ALREADY_SENT, written nowhere (a dry run's; prior-sends.lua). */
   priorSends(campaignId: string, phoneNumberId: string, rows: readonly { row: number; fingerprint: string }[]): Promise<AlreadySent[]>;
   /**
    * A campaign with a send window keeps its rows in lanes, one per set of time zones: lane
@@ -289,17 +273,9 @@ export interface IngestLedger extends Pick<ReportLedger, 'getCampaign' | 'status
   lanes(campaignId: string): Promise<string[][]>;
   /** `--allow-repeat`: this campaign's rows are not checked against earlier sends. */
   allowRepeat(campaignId: string): Promise<void>;
-  /**
-   * Ctrl-C during ingest: the campaign pauses with `reason` and remembers that its file was
-   * not read to the end. Returns false when it is missing or cancelled. A finished campaign
-   * (a `send --campaign` into it, interrupted) is unfinished again: its file is not read to
-   * the end.
-   */
+  /** Ctrl-C during ingest: the campaign pauses with `reason`, its file not read to the end (ingest-interrupted.lua); false when missing or cancelled. */
   markIngestInterrupted(campaignId: string, reason: string): Promise<boolean>;
-  /**
-   * A `send --campaign` continues an interrupted ingest: lifts the pause the interruption
-   * left (not one set since by an operator or a halting code). True if lifted.
-   */
+  /** A `send --campaign` continues an interrupted ingest: lifts that pause, and only that one (lift-ingest-pause.lua). True if lifted. */
   liftIngestPause(campaignId: string): Promise<boolean>;
   /** All rows are read (also after an interruption): from now on the campaign can complete. True if it completed now. */
   finishIngest(campaignId: string): Promise<boolean>;
@@ -313,41 +289,25 @@ export interface IngestLedger extends Pick<ReportLedger, 'getCampaign' | 'status
  */
 export interface SendLedger extends Pick<ReportLedger, 'getCampaign'> {
   /**
-   * Marks the row `sending` (and counts the attempt) before the request leaves, and returns
-   * what to send. Only the row's current job may claim it; a paused campaign parks the job
-   * instead. A row whose message this number already sent within the duplicate window
-   * (another row, any campaign) is settled `skipped` ALREADY_SENT instead. `phoneNumberId`
-   * (the campaign's) saves a read of its definition.
+   * Marks the row `sending` before the request leaves and returns what to send, or why not
+   * (claim.lua). `phoneNumberId` (the campaign's) saves a read of its definition.
    */
   claim(job: SendJob, phoneNumberId?: string): Promise<ClaimResult>;
-  /**
-   * First final answer wins; later ones, and answers from a job that no longer owns the row,
-   * are ignored. `phoneNumberId` (the campaign's) saves a read when a refused send is taken
-   * out of the duplicate guard.
-   */
+  /** Records a job's answer; the first final one wins (settle.lua). `phoneNumberId`: the campaign's, saves a read. */
   settle(job: SendJob, settlement: Settlement, phoneNumberId?: string): Promise<SettleResult>;
-  /**
-   * A code that needs a human (expired token, locked account…): the claimed row goes back
-   * to queued, parked in the backlog for `resume`, and the campaign pauses with `reason`. (On a cancelled
-   * campaign the row is cancelled instead, which may complete the campaign.)
-   */
+  /** A code that needs a human (expired token, locked account…): the row is parked for `resume` and the campaign pauses (halt.lua). */
   halt(job: SendJob, errorCode: string, errorDetail: string, phoneNumberId?: string): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }>;
   /** True while no send of this campaign may start (paused or cancelled). */
   isHeld(campaignId: string): Promise<boolean>;
-  /**
-   * Tops up the phone number's window from its campaigns' backlogs, atomically (see
-   * FeedOptions): the jobs to enqueue, fairly shared between campaigns, high priority first.
-   */
+  /** Tops up the number's window from its campaigns' backlogs, atomically (feed.lua): the jobs to enqueue. */
   feed(phoneNumberId: string, options: FeedOptions): Promise<FeedResult>;
   /** The number's campaigns (those that may have rows to feed) that have a send window, with their lanes. */
   windowedCampaigns(phoneNumberId: string): Promise<WindowedCampaigns>;
   /** Jobs fed to the number and not done yet. */
   windowSize(phoneNumberId: string): Promise<number>;
-  /**
-   * The in-doubt rule, for the number's `confirming` rows whose confirm window passed with no
-   * status webhook: sent again once when statuses came for later sends of the number (it
-   * never reached Meta), else `unknown`. At most `limit` rows per call.
-   */
+  /** The number's messaging limit as its worker learnt it, kept two days for `campaign send`'s plan. */
+  recordMessagingLimit(phoneNumberId: string, limit: MessagingLimit): Promise<void>;
+  /** The in-doubt rule for the number's `confirming` rows whose window passed, at most `limit` (confirm-in-doubt.lua). */
   confirmInDoubt(phoneNumberId: string, limit: number): Promise<InDoubtDecisions>;
   /** Meta said the recipient stopped marketing messages (131050): remember it for this number. */
   recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void>;
@@ -390,34 +350,25 @@ export interface ReportLedger {
   laneBacklogs(campaignId: string): Promise<LaneBacklog[]>;
 }
 
-/**
- * The campaign ledger: per-row state and counters, every consumer's part. The campaign logic
- * depends on these interfaces only; src/redis/redis-ledger.ts implements it, and
- * src/campaigns/memory-ledger.ts mirrors it in memory for unit tests.
- */
 /** What Meta's webhooks change (src/webhooks): rows settled by status, opt-outs. */
 export interface DeliveryLedger {
-  /**
-   * Applies status webhooks to their rows, in one step per call, by the first time each kind
-   * was seen (src/campaigns/delivery-state.ts): any order and any duplicates give one result.
-   */
+  /** Applies status webhooks to their rows, in any order and with any duplicates to one result (apply-statuses.lua). */
   applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]>;
-  /**
-   * Records users' messages: each opens (or extends) that user's 24-hour window on the
-   * number; a reply to one of our messages is kept on its row (the earliest); an opt-out
-   * keyword records the opt-out. Returns, per message, whether it answered a row.
-   */
+  /** Records users' messages: their 24-hour windows, replies on rows, opt-out keywords (apply-inbound.lua). Per message: whether it answered a row. */
   applyInbound(updates: readonly InboundUpdate[]): Promise<{ answeredRow: boolean }[]>;
   /** Marketing stop adds the user to the number's opt-outs, resume removes them; the newest event wins. */
   applyPreferences(updates: readonly PreferenceUpdate[]): Promise<void>;
-  /** Whether the user's 24-hour customer-service window on the number is open now. */
-  serviceWindowOpen(phoneNumberId: string, waId: string): Promise<boolean>;
   /**
-   * The same for many users at once, in their order, in one round trip: a text campaign's
-   * ingest asks it per chunk of rows (WINDOW_CLOSED), never per row. `+` before the digits
-   * is ignored.
+   * Whether each user's 24-hour customer-service window on the number is open now, in their
+   * order, in one round trip: a text campaign's ingest asks it per chunk of rows
+   * (WINDOW_CLOSED), never per row. `+` before the digits is ignored.
    */
   serviceWindowsOpen(phoneNumberId: string, waIds: readonly string[]): Promise<boolean[]>;
 }
 
+/**
+ * The campaign ledger: per-row state and counters, every consumer's part. The campaign logic
+ * depends on these interfaces only; src/redis/redis-ledger.ts implements it, its rules in the
+ * Lua scripts of src/redis/lua.
+ */
 export interface CampaignLedger extends IngestLedger, SendLedger, ControlLedger, ReportLedger, DeliveryLedger {}

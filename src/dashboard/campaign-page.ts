@@ -4,7 +4,8 @@ import { campaignPath, field, progressBar } from './campaigns-page.js';
 import { CSRF_FIELD } from './csrf.js';
 import type { CampaignDetail } from './dashboard-reader.js';
 import { clip, count, time } from './display-format.js';
-import { ERROR_SCAN_CAP, type ErrorTally } from './error-scan.js';
+import { ERROR_SCAN_CAP } from '../campaigns/report/error-codes.js';
+import type { ErrorTally } from './error-tallies.js';
 import { html, type SafeHtml } from './html.js';
 import { page } from './layout.js';
 

@@ -2,7 +2,7 @@ import type { CampaignState, CampaignStatus } from '../campaigns/campaign.js';
 import type { WindowStatus } from '../campaigns/report/window-status.js';
 import { describeWindow, type SendWindow } from '../campaigns/send-window.js';
 import { DASH, clip, count, duration, percent, rate, time } from './display-format.js';
-import type { ErrorTally } from './error-scan.js';
+import type { ErrorTally } from './error-tallies.js';
 
 /** What the dashboard knows of a campaign besides its status: from its definition and the metrics snapshot. */
 export interface CampaignExtras {

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RedisClient } from '../redis/key-scope.js';
+import { csrfKeyName } from '../redis/service-keys.js';
 
 /** A form's token is accepted this long after the page that holds it was served. */
 export const CSRF_TOKEN_MAX_AGE_MS = 12 * 3_600_000;
@@ -48,12 +49,12 @@ function mac(key: Buffer, issued: string, user: string): string {
 }
 
 /**
- * The HMAC key, one for every service on this Redis and prefix (`<prefix>:dashboard:csrf-key`,
+ * The HMAC key, one for every service on this Redis and prefix (csrfKeyName,
  * 32 random bytes, written once with SET NX): a form served by one instance is accepted by
  * another. Read once, then kept in memory.
  */
 export function redisCsrfKey(redis: RedisClient, prefix: string): () => Promise<Buffer> {
-  const name = `${prefix}:dashboard:csrf-key`;
+  const name = csrfKeyName(prefix);
   let key: Promise<Buffer> | undefined;
   const read = async (): Promise<Buffer> => {
     await redis.set(name, randomBytes(32).toString('hex'), 'NX');

@@ -4,8 +4,7 @@ import { windowStatus, type WindowStatus } from '../campaigns/report/window-stat
 import type { MetricsSnapshot } from '../metrics/scrape-reader.js';
 import type { CampaignDirectory, CampaignIdentity } from './campaign-directory.js';
 import { campaignView, type CampaignView } from './campaign-view.js';
-import type { ErrorTally } from './error-scan.js';
-import type { ErrorTallies } from './error-tallies.js';
+import type { ErrorTallies, ErrorTally } from './error-tallies.js';
 
 export interface DashboardReaderDeps {
   /** States and counts: the ledger's status(), as `campaign status` shows them; a windowed campaign's lanes' backlogs for its page. */

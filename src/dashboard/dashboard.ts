@@ -2,9 +2,10 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import type { RedisClient } from '../redis/key-scope.js';
 import { CampaignControls } from '../campaigns/control/campaign-controls.js';
 import type { ControlLedger, ReportLedger } from '../campaigns/ledger.js';
+import type { CampaignCountersReader } from '../campaigns/report/campaign-counters.js';
+import type { ErrorCodeLedger } from '../campaigns/report/error-codes.js';
 import type { Logger } from '../logging/logger.js';
 import { ScrapeReader } from '../metrics/scrape-reader.js';
-import { campaignKeysById } from '../redis/ledger-keys.js';
 import { readyWithin } from '../redis/redis-connection.js';
 import { DashboardAccess } from './access.js';
 import type { DashboardCredentials } from './basic-auth.js';
@@ -12,7 +13,6 @@ import { CampaignDirectory } from './campaign-directory.js';
 import { registerControlRoutes } from './control-routes.js';
 import { CsrfTokens, redisCsrfKey } from './csrf.js';
 import { DashboardReader } from './dashboard-reader.js';
-import { scanErrorCodes } from './error-scan.js';
 import { ErrorTallies } from './error-tallies.js';
 import { html } from './html.js';
 import { page } from './layout.js';
@@ -24,7 +24,7 @@ export interface DashboardOptions {
   redis: RedisClient;
   /** QUEUE_PREFIX. */
   prefix: string;
-  ledger: ReportLedger & ControlLedger;
+  ledger: ReportLedger & ControlLedger & ErrorCodeLedger & CampaignCountersReader;
   /** DASHBOARD_USER and DASHBOARD_PASSWORD; undefined: no password (serve listens on loopback only). */
   credentials: DashboardCredentials | undefined;
   logger: Logger;
@@ -57,7 +57,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const directory = new CampaignDirectory(ledger);
   // Every campaign keeps its figures here (no retention: the page lists finished campaigns too).
   const scrapeReader = new ScrapeReader({ redis, prefix, retentionMs: Number.POSITIVE_INFINITY, now, sendRate: options.sendRate, ledger });
-  const tallies = new ErrorTallies({ scan: async (id) => scanErrorCodes(redis, (await campaignKeysById(redis, prefix, id)).rows), now });
+  const tallies = new ErrorTallies({ scan: async (id) => ({ ...(await ledger.errorCodes(id)), at: now() }), now });
   const reader = new DashboardReader({ ledger, directory, snapshot: () => scrapeReader.read(), tallies, now });
   const access = new DashboardAccess({ credentials: options.credentials, csrf: new CsrfTokens({ key: redisCsrfKey(redis, prefix), now }), logger });
   const board = new QueueBoard({ redis, prefix, numbers: () => directory.numbers(), now });

@@ -1,5 +1,8 @@
 import type { CampaignCounts } from '../campaigns/campaign.js';
-import { CODED_STATUSES, type ErrorTally } from './error-scan.js';
+import { CODED_STATUSES, type ErrorCodeCount } from '../campaigns/report/error-codes.js';
+
+/** A campaign's errors by code, and when they were counted (ms). */
+export type ErrorTally = ErrorCodeCount & { at: number };
 
 /** A tally whose campaign's coded counts moved is counted again once it is this old. */
 export const ERROR_TALLY_MIN_AGE_MS = 10_000;

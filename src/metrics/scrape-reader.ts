@@ -1,27 +1,22 @@
 import { Queue } from 'bullmq';
 import { ZodError } from 'zod';
 import type { ReportLedger } from '../campaigns/ledger.js';
+import type { CampaignCountersReader } from '../campaigns/report/campaign-counters.js';
 import type { SendWindow } from '../campaigns/send-window.js';
 import { sendQueueName, sendQueuePrefix } from '../queue/queue-names.js';
 import type { RedisClient } from '../redis/key-scope.js';
-import { campaignIndexKey, campaignLedgerKeys, campaignNumbersKey } from '../redis/ledger-keys.js';
-import { SEND_LATENCY_BUCKETS, WEBHOOK_LAG_BUCKETS } from './buckets.js';
-import { CAMPAIGN_FIELDS, campaignFigures, needsWindow, type CampaignFigures, type EtaContext } from './campaign-figures.js';
-import { metricsKeys, type MetricsKeys } from './metric-keys.js';
-import { histogramTotals, rateOf, rateWindow, sendTotals, type HistogramTotals } from './stored-totals.js';
+import { RedisMetricsStore } from '../redis/redis-metrics-store.js';
+import { campaignFigures, needsWindow, type CampaignFigures, type EtaContext } from './campaign-figures.js';
+import type { MetricsTotals, MetricsTotalsReader } from './metrics-totals.js';
 
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 export type QueueState = (typeof QUEUE_STATES)[number];
 
 /** Everything one scrape shows, read from Redis at that moment. */
-export interface MetricsSnapshot {
+export interface MetricsSnapshot extends MetricsTotals {
   campaigns: { id: string; phoneNumberId: string; figures: CampaignFigures }[];
   /** By phone number: its BullMQ queue's jobs, and its requests per second over the last 10 s. */
   numbers: { phoneNumberId: string; jobs: Record<QueueState, number>; rate: number }[];
-  sends: [phoneNumberId: string, result: string, total: number][];
-  sendLatency: HistogramTotals;
-  webhookEvents: [kind: string, total: number][];
-  webhookLag: HistogramTotals;
 }
 
 export interface ScrapeReaderOptions {
@@ -31,8 +26,10 @@ export interface ScrapeReaderOptions {
   now?: () => number;
   /** The number's configured rate (sendRateOf: SEND_RATES, else SEND_RATE), for the ETA. */
   sendRate: (phoneNumberId: string) => number;
-  /** A windowed campaign's window and lanes' backlogs, for its ETA. */
-  ledger: Pick<ReportLedger, 'getCampaign' | 'laneBacklogs'>;
+  /** Every campaign's counters; a windowed campaign's window and lanes' backlogs, for its ETA. */
+  ledger: Pick<ReportLedger, 'getCampaign' | 'laneBacklogs'> & CampaignCountersReader;
+  /** Where the processes' counts are kept (default: in Redis, under the prefix). */
+  totals?: MetricsTotalsReader;
 }
 
 /**
@@ -42,24 +39,21 @@ export interface ScrapeReaderOptions {
 const WINDOWED_ETA_REUSE_MS = 5000;
 
 /**
- * Reads a MetricsSnapshot in a few round trips, each in one cluster slot (plus BullMQ's job
- * counts, one per number, in parallel): the campaign list beside the metric hashes; new
- * campaigns' numbers; every listed campaign's counters, one pipeline per number; the numbers'
- * queues and per-second counts. Rows are never read; lane backlogs (one length per lane)
- * only for campaigns with a send window that may still send, reused for a few seconds: a
- * scrape takes the same time at 1M queued rows as at 10.
+ * Reads a MetricsSnapshot in a few round trips (plus BullMQ's job counts, one per number, in
+ * parallel): every campaign's counters (the ledger's) beside the metrics' totals; the numbers'
+ * queues and rates. Rows are never read; lane backlogs (one length per lane) only for
+ * campaigns with a send window that may still send, reused for a few seconds: a scrape takes
+ * the same time at 1M queued rows as at 10.
  */
 export class ScrapeReader {
   readonly #redis: RedisClient;
   readonly #prefix: string;
-  readonly #keys: MetricsKeys;
+  readonly #totals: MetricsTotalsReader;
   readonly #retentionMs: number;
   readonly #now: () => number;
-  /** A campaign's number never changes: read once from the campaign index. */
-  readonly #numbers = new Map<string, string>();
   readonly #queues = new Map<string, Queue>();
   readonly #sendRate: (phoneNumberId: string) => number;
-  readonly #ledger: Pick<ReportLedger, 'getCampaign' | 'laneBacklogs'>;
+  readonly #ledger: ScrapeReaderOptions['ledger'];
   /** A campaign's window never changes: read once from its definition (null: none could be read). */
   readonly #windows = new Map<string, SendWindow | null>();
   /** A windowed campaign's last ETA: when it was computed and the instant it ends (undefined: it could not be said). */
@@ -68,7 +62,7 @@ export class ScrapeReader {
   constructor(options: ScrapeReaderOptions) {
     this.#redis = options.redis;
     this.#prefix = options.prefix;
-    this.#keys = metricsKeys(options.prefix);
+    this.#totals = options.totals ?? new RedisMetricsStore(options.redis, options.prefix);
     this.#retentionMs = options.retentionMs;
     this.#now = options.now ?? Date.now;
     this.#sendRate = options.sendRate;
@@ -76,29 +70,10 @@ export class ScrapeReader {
   }
 
   async read(): Promise<MetricsSnapshot> {
-    const keys = this.#keys;
-    // The metrics share one slot (metric-keys.ts): one pipeline. The campaign index is a key of its own.
-    const [ids, [sends, latency, events, lag]] = await Promise.all([
-      this.#redis.zrange(campaignIndexKey(this.#prefix), 0, -1),
-      exec<[Record<string, string>, Record<string, string>, Record<string, string>, Record<string, string>]>(
-        this.#redis
-          .pipeline()
-          .hgetall(keys.sends)
-        .hgetall(keys.sendLatency)
-          .hgetall(keys.webhookEvents)
-          .hgetall(keys.webhookLag),
-      ),
-    ]);
-    const campaigns = await this.#campaigns(ids);
+    const [counters, totals] = await Promise.all([this.#ledger.campaignCounters(), this.#totals.totals()]);
+    const campaigns = await this.#campaigns(counters);
     const numbers = [...new Set(campaigns.map((c) => c.phoneNumberId))].sort();
-    return {
-      campaigns,
-      numbers: await this.#numbersFigures(numbers),
-      sends: sendTotals(sends),
-      sendLatency: histogramTotals(latency, SEND_LATENCY_BUCKETS),
-      webhookEvents: Object.entries(events).map(([kind, n]) => [kind, Number(n) || 0]),
-      webhookLag: histogramTotals(lag, WEBHOOK_LAG_BUCKETS),
-    };
+    return { campaigns, numbers: await this.#numbersFigures(numbers), ...totals };
   }
 
   /** Closes the BullMQ queues it opened (not the connection: the caller's). */
@@ -108,35 +83,9 @@ export class ScrapeReader {
     await Promise.all(queues.map((q) => q.close().catch(() => undefined)));
   }
 
-  async #campaigns(ids: readonly string[]): Promise<MetricsSnapshot['campaigns']> {
-    const unknown = ids.filter((id) => !this.#numbers.has(id));
-    if (unknown.length > 0) {
-      const numbers = await this.#redis.hmget(campaignNumbersKey(this.#prefix), ...unknown);
-      unknown.forEach((id, i) => {
-        const number = numbers[i];
-        if (number !== null && number !== undefined) this.#numbers.set(id, number);
-      });
-    }
-    // A number's campaigns share its slot: one pipeline per number, all at once.
-    const byNumber = new Map<string, string[]>();
-    for (const id of ids) {
-      const number = this.#numbers.get(id);
-      if (number === undefined) continue;
-      const group = byNumber.get(number);
-      if (group === undefined) byNumber.set(number, [id]);
-      else group.push(id);
-    }
-    const read = new Map<string, (string | null)[]>();
-    await Promise.all(
-      [...byNumber].map(async ([number, group]) => {
-        const pipeline = this.#redis.pipeline();
-        for (const id of group) pipeline.hmget(campaignLedgerKeys(this.#prefix, number, id).campaign, ...CAMPAIGN_FIELDS);
-        const replies = await exec<(string | null)[][]>(pipeline);
-        group.forEach((id, i) => read.set(id, replies[i] ?? []));
-      }),
-    );
+  async #campaigns(counters: Awaited<ReturnType<CampaignCountersReader['campaignCounters']>>): Promise<MetricsSnapshot['campaigns']> {
     const now = this.#now();
-    const windowedIds = new Set([...read].filter(([, values]) => needsWindow(values)).map(([id]) => id));
+    const windowedIds = new Set(counters.filter(needsWindow).map((c) => c.status.id));
     // Those of campaigns that no longer send are not needed again.
     for (const id of this.#windowedEtas.keys()) if (!windowedIds.has(id)) this.#windowedEtas.delete(id);
     const fresh = (id: string) => {
@@ -145,12 +94,11 @@ export class ScrapeReader {
     };
     const windowed = new Map(await Promise.all([...windowedIds].filter((id) => fresh(id) === undefined).map(async (id) => [id, await this.#windowed(id)] as const)));
     const campaigns: MetricsSnapshot['campaigns'] = [];
-    for (const id of ids) {
-      const phoneNumberId = this.#numbers.get(id);
-      const values = read.get(id);
-      if (phoneNumberId === undefined || values === undefined) continue;
+    for (const c of counters) {
+      const { phoneNumberId } = c;
+      const { id } = c.status;
       const context: EtaContext = { configuredRate: this.#sendRate(phoneNumberId), windowed: windowed.get(id) };
-      const figures = campaignFigures(values, now, this.#retentionMs, context);
+      const figures = campaignFigures(c, now, this.#retentionMs, context);
       if (figures === undefined) continue;
       const reused = fresh(id);
       if (reused !== undefined) {
@@ -180,11 +128,8 @@ export class ScrapeReader {
   }
 
   async #numbersFigures(numbers: readonly string[]): Promise<MetricsSnapshot['numbers']> {
-    const seconds = rateWindow(this.#now());
-    const pipeline = this.#redis.pipeline();
-    for (const phoneNumberId of numbers) pipeline.mget(...seconds.map((s) => this.#keys.rate(phoneNumberId, s)));
-    const [perSecond, jobs] = await Promise.all([exec<(string | null)[][]>(pipeline), Promise.all(numbers.map((n) => this.#jobCounts(n)))]);
-    return numbers.map((phoneNumberId, i) => ({ phoneNumberId, jobs: jobs[i] ?? zeroJobs(), rate: rateOf(perSecond[i] ?? []) }));
+    const [rates, jobs] = await Promise.all([this.#totals.rates(numbers, this.#now()), Promise.all(numbers.map((n) => this.#jobCounts(n)))]);
+    return numbers.map((phoneNumberId, i) => ({ phoneNumberId, jobs: jobs[i] ?? zeroJobs(), rate: rates[i] ?? 0 }));
   }
 
   /** BullMQ's counts for the number's send queue (src/queue/queue-names.ts). */
@@ -216,14 +161,4 @@ export class ScrapeReader {
 
 function zeroJobs(): Record<QueueState, number> {
   return { waiting: 0, active: 0, delayed: 0, failed: 0 };
-}
-
-/** Runs a pipeline; any command's error fails the whole read. */
-async function exec<T extends unknown[]>(pipeline: ReturnType<RedisClient['pipeline']>): Promise<T> {
-  const replies = await pipeline.exec();
-  if (replies === null) throw new Error('Redis pipeline aborted');
-  return replies.map(([error, value]) => {
-    if (error !== null) throw error;
-    return value;
-  }) as T;
 }

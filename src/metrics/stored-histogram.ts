@@ -1,5 +1,5 @@
 import { Histogram, type Registry } from 'prom-client';
-import type { HistogramTotals } from './stored-totals.js';
+import type { HistogramTotals } from './metrics-totals.js';
 
 type HistogramData = Awaited<ReturnType<Histogram['get']>>;
 

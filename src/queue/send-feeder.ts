@@ -110,13 +110,12 @@ export class SendFeeder {
   /** Tops the window up once; returns how many new jobs it enqueued. */
   async feedOnce(): Promise<number> {
     const { ledger, queue, phoneNumberId } = this.#options;
-    // Campaigns with a send window feed only the lanes whose recipients' local time is inside it, by Redis's clock.
+    // Campaigns with a send window feed only the lanes whose recipients' local time is inside it, by the ledger's clock.
     const windowed = await ledger.windowedCampaigns(phoneNumberId);
     const lanes = new Map(windowed.campaigns.map((c) => [c.campaignId, openLanes(c.window, c.lanes, windowed.now)] as const));
     await this.#options.ready;
     const messagingLimit = this.#options.messagingLimit?.();
     const { jobs, refresh, events, limitHeld } = await ledger.feed(phoneNumberId, {
-      now: windowed.now,
       openLanes: lanes,
       windowSize: this.#windowSize,
       minBatch: this.#minBatch,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { numberScope, type RedisClient } from '../redis/key-scope.js';
+import type { RedisClient } from '../redis/key-scope.js';
+import { pacerKeys } from '../redis/service-keys.js';
 import type { SendPacer } from '../campaigns/send/send-processor.js';
 
 /**
@@ -70,9 +71,9 @@ export class RedisSendPacer implements SendPacer {
     }
     this.#redis = redis as RedisClient & PacerCommands;
     // In the number's scope: both scripts stay in its cluster slot.
-    const scope = numberScope(options.prefix, options.phoneNumberId);
-    this.#slotKey = `${scope}:pacer:${options.phoneNumberId}:slot`;
-    this.#logKey = `${scope}:pacer:${options.phoneNumberId}:sent`;
+    const keys = pacerKeys(options.prefix, options.phoneNumberId);
+    this.#slotKey = keys.slot;
+    this.#logKey = keys.sent;
     this.#rate = options.messagesPerSecond;
     this.#auditKey = options.auditKey;
     this.#windowMicros = 1_000_000 + Math.max(GUARD_MIN_MICROS, GUARD_INTERVALS * Math.round(1_000_000 / options.messagesPerSecond));

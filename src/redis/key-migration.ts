@@ -148,6 +148,16 @@ async function splitWamids(redis: RedisClient, prefix: string, numberOf: Readonl
   } while (cursor !== '0');
 }
 
+/** The send queues of the earlier layout (`<prefix>:send-<number>`): each number, and the name and prefix BullMQ opens it by. */
+export async function oldLayoutQueues(redis: RedisClient, prefix: string): Promise<{ number: string; name: string; prefix: string }[]> {
+  const numbers = new Set<string>();
+  for (const key of await scanKeys(redis, `${prefix}:send-*:meta`)) {
+    const number = /:send-(\d+):meta$/.exec(key)?.[1];
+    if (number !== undefined) numbers.add(number);
+  }
+  return [...numbers].map((number) => ({ number, name: `send-${number}`, prefix }));
+}
+
 /** Every key matching `pattern` on a single Redis (SCAN, in pages). */
 export async function scanKeys(redis: RedisClient, pattern: string): Promise<string[]> {
   const keys: string[] = [];

@@ -1,4 +1,4 @@
-import { numberScope, type RedisClient } from './key-scope.js';
+import { numberScope } from './key-scope.js';
 
 /*
  * The ledger's key names. Everything of one phone number lives under its scope
@@ -17,6 +17,11 @@ export function campaignIndexKey(prefix: string): string {
 /** Campaign ID → phone number ID: where a campaign's keys live (written before its keys). */
 export function campaignNumbersKey(prefix: string): string {
   return `${prefix}:campaign-numbers`;
+}
+
+/** The retention run's lock: held by the one worker purging expired campaigns. */
+export function retentionLockKey(prefix: string): string {
+  return `${prefix}:retention-lock`;
 }
 
 /** Every phone number that has had a campaign (workers serving all numbers discover them here). */
@@ -86,13 +91,4 @@ export function optOutsKey(prefix: string, phoneNumberId: string): string {
 /** Open customer service window of a user with a number: exists (→ closing ms) while open. */
 export function serviceWindowKey(prefix: string, phoneNumberId: string, waId: string): string {
   return `${numberScope(prefix, phoneNumberId)}:service-window:${phoneNumberId}:${waId.replace(/^\+/, '')}`;
-}
-
-/**
- * A campaign's keys for code that has only its ID (purge, the dashboard's error scan): its
- * number is read from the campaign index. An unknown campaign's keys name nothing.
- */
-export async function campaignKeysById(redis: RedisClient, prefix: string, campaignId: string): Promise<ReturnType<typeof campaignLedgerKeys> & { phoneNumberId: string }> {
-  const phoneNumberId = (await redis.hget(campaignNumbersKey(prefix), campaignId)) ?? '';
-  return { ...campaignLedgerKeys(prefix, phoneNumberId, campaignId), phoneNumberId };
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { RedisClient } from './key-scope.js';
 
 /**
  * Loads the Lua scripts of src/redis/lua, one script per file, as BullMQ keeps its commands.
@@ -25,6 +26,43 @@ const INCLUDE_LIKE = /^\s*--.*@include\b/;
 export function loadLuaScript(name: string, dir: URL = LUA_DIR): string {
   const url = new URL(`${name}.lua`, dir);
   return resolveIncludes(readLua(url, undefined), url, new URL('includes/', dir), new Set(), []);
+}
+
+/** A script ready to define as a command (ioredis's defineCommand): its text and how many of its arguments are keys. */
+export interface LuaCommand {
+  lua: string;
+  numberOfKeys: number;
+}
+
+/**
+ * The script `name` as a command, its number of keys from its file name (`name-2.lua`, as
+ * BullMQ names its commands) or else its header's `KEYS[n]` lines (`KEYS: none`: 0).
+ */
+export function loadLuaCommand(name: string, dir: URL = LUA_DIR): LuaCommand {
+  const lua = loadLuaScript(name, dir);
+  const named = /-(\d+)$/.exec(name)?.[1];
+  return { lua, numberOfKeys: named === undefined ? documentedKeys(lua, fileURLToPath(new URL(`${name}.lua`, dir))) : Number(named) };
+}
+
+/** Defines each command (name → script) on the connection, once: the first ledger made on it defines them all. */
+export function defineLuaCommands(redis: RedisClient, commands: Readonly<Record<string, LuaCommand>>): void {
+  for (const [command, definition] of Object.entries(commands)) if (!(command in redis)) redis.defineCommand(command, definition);
+}
+
+/** The KEYS a script's header documents: its `KEYS[1]` … `KEYS[n]` lines, in order, or `KEYS: none`. */
+function documentedKeys(source: string, file: string): number {
+  const header = /^--\[\[\n([\s\S]*?)\n\]\]/.exec(source)?.[1];
+  if (header === undefined) throw new Error(`${file}: no --[[ … ]] header to read its KEYS from`);
+  const indices = [...header.matchAll(/^\s*KEYS\[(\d+)\]\s+\S/gm)].map((m) => Number(m[1]));
+  if (/^\s*KEYS: none\s*$/m.test(header)) {
+    if (indices.length > 0) throw new Error(`${file}: its header lists KEYS and says "KEYS: none"`);
+    return 0;
+  }
+  if (indices.length === 0) throw new Error(`${file}: its header lists no KEYS[n] (write "KEYS: none" for a script without keys)`);
+  indices.forEach((n, i) => {
+    if (n !== i + 1) throw new Error(`${file}: its header lists KEYS[${n}] where KEYS[${i + 1}] belongs (one line per key, in order)`);
+  });
+  return indices.length;
 }
 
 /** The fragment src/redis/lua/includes/<name>.lua (or in `dir`/includes) with its own includes resolved. */

@@ -166,3 +166,13 @@ export async function readyWithin(redis: RedisClient, ms: number): Promise<void>
     redis.on('ready', done);
   });
 }
+
+/** Runs a pipeline; any command's error fails the whole read. */
+export async function execPipeline<T extends unknown[]>(pipeline: ReturnType<RedisClient['pipeline']>): Promise<T> {
+  const replies = await pipeline.exec();
+  if (replies === null) throw new Error('Redis pipeline aborted');
+  return replies.map(([error, value]) => {
+    if (error !== null) throw error;
+    return value;
+  }) as T;
+}

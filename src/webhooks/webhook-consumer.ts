@@ -1,9 +1,9 @@
 import type { RedisClient } from '../redis/key-scope.js';
 import type { DeliveryLedger, InboundUpdate, PreferenceUpdate, StatusUpdate } from '../campaigns/ledger.js';
 import type { Logger } from '../logging/logger.js';
-import type { WebhookMetrics } from '../metrics/webhook-metrics.js';
+import type { WebhookMetrics } from '../redis/webhook-metrics.js';
 import { parseWebhook, type OptOutMatcher, type WebhookEvents } from './webhook-events.js';
-import { webhookKeys } from './webhook-keys.js';
+import { webhookKeys } from '../redis/webhook-keys.js';
 
 const GROUP = 'appliers';
 /** Entries a consumer read and did not acknowledge for this long (it died) are taken over. */

@@ -2,7 +2,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../logging/logger.js';
 import type { RedisClient } from '../redis/key-scope.js';
 import { createCluster, redactUrl, type RedisTarget } from '../redis/redis-connection.js';
-import { webhookKeys } from './webhook-keys.js';
+import { webhookKeys } from '../redis/webhook-keys.js';
 
 /**
  * The stream every signed webhook POST is appended to before it is answered 200: entries

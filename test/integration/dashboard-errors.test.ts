@@ -1,14 +1,13 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestedRow } from '../../src/campaigns/ledger.js';
-import { scanErrorCodes } from '../../src/dashboard/error-scan.js';
-import { RedisLedger, campaignLedgerKeys } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
 /**
- * Errors by code on a real Redis: the campaign's rows hash read with HSCAN,
- * counted by status and code, stopping at a cap on large campaigns.
+ * Errors by code (the ledger's errorCodes) on a real Redis: the campaign's rows read a page
+ * at a time, counted by status and code, stopping at a cap on large campaigns.
  */
 const ROWS = 5000;
 
@@ -18,14 +17,15 @@ function rowOf(n: number): IngestedRow {
   return queuedRow(n);
 }
 
-describe('scanErrorCodes', () => {
+describe('the ledger’s errors by code', () => {
   const prefix = freshPrefix('dashboard-errors');
   let redis: Redis;
+  let ledger: RedisLedger;
   const id = 'dash-errors';
 
   beforeAll(async () => {
     redis = testRedis();
-    const ledger = new RedisLedger(redis, prefix);
+    ledger = new RedisLedger(redis, prefix);
     await ledger.createCampaign(ledgerTestDefinition(id));
     for (let from = 1; from <= ROWS; from += 1000) {
       await ledger.recordIngested(id, LEDGER_TEST_NUMBER, Array.from({ length: 1000 }, (_, i) => rowOf(from + i)));
@@ -39,7 +39,7 @@ describe('scanErrorCodes', () => {
   });
 
   it('counts every row by status and code when the campaign is under the cap', async () => {
-    const tally = await scanErrorCodes(redis, campaignLedgerKeys(prefix, LEDGER_TEST_NUMBER, id).rows);
+    const tally = await ledger.errorCodes(id);
     expect(tally.complete).toBe(true);
     expect(tally.scanned).toBe(ROWS);
     expect(tally.codes).toEqual([
@@ -49,7 +49,7 @@ describe('scanErrorCodes', () => {
   });
 
   it('stops at the cap and says the counts are a sample', async () => {
-    const tally = await scanErrorCodes(redis, campaignLedgerKeys(prefix, LEDGER_TEST_NUMBER, id).rows, 1500);
+    const tally = await ledger.errorCodes(id, 1500);
     expect(tally.complete).toBe(false);
     expect(tally.scanned).toBeGreaterThanOrEqual(1500);
     expect(tally.scanned).toBeLessThan(ROWS);
@@ -58,7 +58,7 @@ describe('scanErrorCodes', () => {
     expect(rejected).toBeLessThan(ROWS / 10);
   });
 
-  it('an empty or missing rows hash counts nothing', async () => {
-    expect(await scanErrorCodes(redis, `${prefix}:campaign:none:rows`)).toMatchObject({ codes: [], scanned: 0, complete: true });
+  it('a campaign that is not there counts nothing', async () => {
+    expect(await ledger.errorCodes('none')).toMatchObject({ codes: [], scanned: 0, complete: true });
   });
 });

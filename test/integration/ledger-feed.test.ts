@@ -6,6 +6,7 @@ import { parseSendJobId, sendJobId, type SendJob } from '../../src/campaigns/sen
 import { RedisLedger, campaignLedgerKeys, feedKeys } from '../../src/redis/redis-ledger.js';
 import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
+import { TestClock } from '../support/test-clock.js';
 
 /**
  * The feeder's atomic cursor (ledger.feed, the FEED script in src/redis/ledger-scripts.ts) on
@@ -27,12 +28,14 @@ describe('RedisLedger.feed (real Redis)', () => {
   let redis: Redis;
   let prefix: string;
   let ledger: RedisLedger;
+  let clock: TestClock;
   const extraConnections: Redis[] = [];
 
   beforeEach(() => {
     redis = testRedis();
     prefix = freshPrefix('ledger-feed');
-    ledger = new RedisLedger(redis, prefix);
+    clock = TestClock.stopped();
+    ledger = new RedisLedger(redis, prefix, { clock });
   });
 
   afterEach(async () => {
@@ -60,11 +63,6 @@ describe('RedisLedger.feed (real Redis)', () => {
   const windowIds = async (): Promise<string[]> => (await redis.zrange(windowKey(), 0, -1)).sort();
   const inWindow = async (j: SendJob): Promise<boolean> => (await redis.zscore(windowKey(), sendJobId(j.campaignId, j.row, j.requeue ?? 0))) !== null;
   const backlog = async (id: string): Promise<string[]> => redis.lrange(campaignLedgerKeys(prefix, NUMBER, id).pending, 0, -1);
-  /** Redis's clock in ms, the clock the feed stamps the window with. */
-  const redisNow = async (): Promise<number> => {
-    const [seconds, micros] = await redis.time();
-    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-  };
 
   describe('room', () => {
     it('never feeds past the window size, and nothing while the room is smaller than minBatch', async () => {
@@ -159,9 +157,8 @@ describe('RedisLedger.feed (real Redis)', () => {
           await ledger.claim(j, NUMBER);
           await ledger.settle(j, { status: 'sent', wamid: `w-${j.campaignId}-${j.row}` }, NUMBER);
         }
-        // Redis's clock decides where the round starts: let it move on between feeds.
-        const at = await redisNow();
-        while ((await redisNow()) === at) await new Promise((resolve) => setImmediate(resolve));
+        // The ledger's clock decides where the round starts: it moves on between feeds.
+        clock.advance(1);
       }
       expect([...fedTo.values()].reduce((sum, n) => sum + n, 0)).toBe(120);
       // Each of the three had its turns (with a fixed start one of them got none).
@@ -253,7 +250,7 @@ describe('RedisLedger.feed (real Redis)', () => {
       await ledger.resume('a');
 
       // A stale job (a newer one owns its row) and a job of a row the ledger lacks end too.
-      const now = await redisNow();
+      const now = clock.now();
       await redis.zadd(windowKey(), now, sendJobId('a', 3, 4), now, sendJobId('a', 99));
       expect(await ledger.claim(job('a', 3, 4), NUMBER)).toEqual({ outcome: 'stale' });
       expect(await inWindow(job('a', 3, 4))).toBe(false);
@@ -296,8 +293,8 @@ describe('RedisLedger.feed (real Redis)', () => {
       await ledger.claim(job('a', 3), NUMBER);
       await ledger.settle(job('a', 3), { status: 'sent', wamid: 'w3' }, NUMBER);
       const fedAt = Number(await redis.zscore(windowKey(), sendJobId('a', 1)));
-      // Let the window's stamps age 30 ms on Redis's clock.
-      while ((await redisNow()) < fedAt + 30) await new Promise((resolve) => setTimeout(resolve, 5));
+      // The window's stamps age 30 ms on the ledger's clock.
+      clock.advance(30);
 
       const again = await feed(3, { refreshAfterMs: 25, refreshMost: 10 });
       expect(again.jobs).toEqual([]);
@@ -310,7 +307,7 @@ describe('RedisLedger.feed (real Redis)', () => {
     it('refresh hands out the oldest first, at most refreshMost per feed, also when the window is full', async () => {
       await campaign('a', 4);
       await feed(4);
-      const now = await redisNow();
+      const now = clock.now();
       // Stamps as if fed long ago (row 4's job under its job number 2, as after a park and a resume).
       await redis.zrem(windowKey(), sendJobId('a', 4));
       await redis.zadd(windowKey(), now - 100_000, sendJobId('a', 2), now - 90_000, sendJobId('a', 4, 2), now - 80_000, sendJobId('a', 1));

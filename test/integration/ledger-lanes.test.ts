@@ -5,9 +5,10 @@ import { parseSendWindow } from '../../src/campaigns/send-window.js';
 import { RedisLedger, campaignLedgerKeys } from '../../src/redis/redis-ledger.js';
 import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
+import { TestClock } from '../support/test-clock.js';
 
 /**
- * Send-window lanes in the ledger (real Redis, a fake clock and the open lanes given to feed,
+ * Send-window lanes in the ledger (real Redis, the ledger's clock set by the test, and the open lanes given to feed
  * as the feeder works them out): rows of closed lanes wait without taking room, rows that go
  * back to the backlog (parked, retried) go back to their own lane, and cancel and expiry end
  * every lane as a block.
@@ -17,15 +18,17 @@ const T0 = Date.parse('2026-12-01T08:00:00Z');
 const WINDOW = parseSendWindow('09:00-20:00', undefined);
 const LANES = [['Europe/Berlin'], ['America/New_York'], ['Asia/Tokyo']];
 
-describe('send-window lanes in the ledger (real Redis, fake clock)', () => {
+describe('send-window lanes in the ledger (real Redis, a clock the test moves)', () => {
   let redis: Redis;
   let prefix: string;
   let ledger: RedisLedger;
+  let clock: TestClock;
 
   beforeEach(() => {
     redis = testRedis();
     prefix = freshPrefix('ledger-lanes');
-    ledger = new RedisLedger(redis, prefix);
+    clock = TestClock.stopped(T0);
+    ledger = new RedisLedger(redis, prefix, { clock });
   });
 
   afterEach(async () => {
@@ -42,8 +45,11 @@ describe('send-window lanes in the ledger (real Redis, fake clock)', () => {
     await ledger.finishIngest(id);
   }
 
-  const feedAt = (now: number, open: Record<string, number[]>, windowSize = 100): Promise<FeedResult> =>
-    ledger.feed(NUMBER, { windowSize, minBatch: 1, refreshAfterMs: 3_600_000, refreshMost: 0, now, openLanes: new Map(Object.entries(open)) });
+  /** A feed at `at` on the ledger's clock (the clock stays there), with these lanes open. */
+  const feedAt = (at: number, open: Record<string, number[]>, windowSize = 100): Promise<FeedResult> => {
+    clock.set(at);
+    return ledger.feed(NUMBER, { windowSize, minBatch: 1, refreshAfterMs: 3_600_000, refreshMost: 0, openLanes: new Map(Object.entries(open)) });
+  };
 
   it('feeds only the open lanes; closed lanes wait and take no room; the campaign stays active until they are fed', async () => {
     await windowed('w', 9);

@@ -5,25 +5,28 @@ import type { FeedResult } from '../../src/campaigns/ledger.js';
 import { RedisLedger, campaignLedgerKeys } from '../../src/redis/redis-ledger.js';
 import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
+import { TestClock } from '../support/test-clock.js';
 
 /**
- * Start times, start deadlines and expiry as the feed script applies them (real Redis, a
- * fake clock passed to feed): nothing is fed before the start, a campaign not started by its
+ * Start times, start deadlines and expiry as the feed script applies them (real Redis, the
+ * ledger's clock stopped and moved by the test): nothing is fed before the start, a campaign not started by its
  * deadline is cancelled with that reason, and at expiry the rows not sent become `expired`.
  */
 const NUMBER = LEDGER_TEST_NUMBER;
 const T0 = Date.parse('2026-12-01T08:00:00Z');
 const MINUTE = 60_000;
 
-describe('scheduled campaigns in the ledger (real Redis, fake clock)', () => {
+describe('scheduled campaigns in the ledger (real Redis, a clock the test moves)', () => {
   let redis: Redis;
   let prefix: string;
   let ledger: RedisLedger;
+  let clock: TestClock;
 
   beforeEach(() => {
     redis = testRedis();
     prefix = freshPrefix('ledger-schedule');
-    ledger = new RedisLedger(redis, prefix);
+    clock = TestClock.stopped(T0 - MINUTE);
+    ledger = new RedisLedger(redis, prefix, { clock });
   });
 
   afterEach(async () => {
@@ -37,7 +40,11 @@ describe('scheduled campaigns in the ledger (real Redis, fake clock)', () => {
     await ledger.finishIngest(id);
   }
 
-  const feedAt = (now: number): Promise<FeedResult> => ledger.feed(NUMBER, { windowSize: 100, minBatch: 1, refreshAfterMs: 3_600_000, refreshMost: 0, now });
+  /** A feed at `at` on the ledger's clock (the clock stays there). */
+  const feedAt = (at: number): Promise<FeedResult> => {
+    clock.set(at);
+    return ledger.feed(NUMBER, { windowSize: 100, minBatch: 1, refreshAfterMs: 3_600_000, refreshMost: 0 });
+  };
 
   it('nothing is fed before the start; at the start the rows are fed and the start is reported once', async () => {
     await campaign('later', 3, { startsAt: T0 });
@@ -79,15 +86,15 @@ describe('scheduled campaigns in the ledger (real Redis, fake clock)', () => {
 
   it('at expiry the rows not fed become expired as a block; rows fed before expire at their claim; the campaign completes', async () => {
     await campaign('sale', 5, { expiresAt: T0 + 60 * MINUTE });
-    const fed = await ledger.feed(NUMBER, { windowSize: 2, minBatch: 1, refreshAfterMs: 3_600_000, refreshMost: 0, now: T0 });
+    clock.set(T0);
+    const fed = await ledger.feed(NUMBER, { windowSize: 2, minBatch: 1, refreshAfterMs: 3_600_000, refreshMost: 0 });
     expect(fed.jobs.map((j) => j.row)).toEqual([1, 2]);
     await ledger.claim(fed.jobs[0] ?? { campaignId: 'sale', row: 1 }, NUMBER);
     await ledger.settle({ campaignId: 'sale', row: 1 }, { status: 'sent', wamid: 'w1' }, NUMBER);
 
     expect((await feedAt(T0 + 60 * MINUTE)).events).toEqual([{ kind: 'expired', campaignId: 'sale', rows: 3 }]);
     expect((await ledger.status('sale'))?.counts).toMatchObject({ queued: 1, sent: 1, expired: 3 });
-    // Row 2 was fed before the expiry; its claim (on Redis's clock) finds the campaign expired.
-    await redis.hset(campaignLedgerKeys(prefix, NUMBER, 'sale').campaign, 'expiresAt', String(Date.now() - 1000));
+    // Row 2 was fed before the expiry; its claim (on the ledger's clock, past the expiry) finds the campaign expired.
     // Its last open row: the claim says it completed the campaign (the worker announces it).
     expect(await ledger.claim({ campaignId: 'sale', row: 2 }, NUMBER)).toEqual({ outcome: 'settled', status: 'expired', completedCampaign: true });
     const status = await ledger.status('sale');
@@ -119,11 +126,12 @@ describe('scheduled campaigns in the ledger (real Redis, fake clock)', () => {
     expect(await ledger.reschedule('nope', T0)).toEqual({ outcome: 'missing' });
   });
 
-  it('status says scheduled until the start (Redis clock), and cancel before the start cancels every row', async () => {
-    const [seconds] = await redis.time();
-    const redisNow = Number(seconds) * 1000;
-    await campaign('soon', 3, { startsAt: redisNow + 3_600_000 });
+  it('status says scheduled until the start (the ledger\'s clock), and cancel before the start cancels every row', async () => {
+    await campaign('soon', 3, { startsAt: T0 + 3_600_000 });
     expect((await ledger.status('soon'))?.state).toBe('scheduled');
+    clock.set(T0 + 3_600_000);
+    expect((await ledger.status('soon'))?.state).toBe('running');
+    clock.set(T0);
     expect(await ledger.cancel('soon')).toEqual({ outcome: 'cancelled', cancelled: 3 });
     expect(await ledger.status('soon')).toMatchObject({ state: 'cancelled', counts: expect.objectContaining({ cancelled: 3, queued: 0 }) as unknown });
     expect((await ledger.status('soon'))?.finishedAt).toBeDefined();

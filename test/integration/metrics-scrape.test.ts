@@ -2,12 +2,12 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IngestedRow } from '../../src/campaigns/ledger.js';
-import { RedisSendRecorder } from '../../src/metrics/redis-send-recorder.js';
+import { RedisSendRecorder } from '../../src/redis/redis-send-recorder.js';
 import { createServiceMetrics } from '../../src/metrics/service-metrics.js';
-import { WebhookMetrics } from '../../src/metrics/webhook-metrics.js';
+import { WebhookMetrics } from '../../src/redis/webhook-metrics.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { sendQueueName, sendQueuePrefix } from '../../src/queue/queue-names.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger, campaignLedgerKeys } from '../../src/redis/redis-ledger.js';
 import { startService } from '../../workers/serve-command.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { RedisServer } from '../support/fault-redis-server.js';
@@ -15,7 +15,7 @@ import { within } from '../support/fault-waiting.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 import { UNIT_NUMBER, orderUpdateDefinition } from '../support/unit-campaigns.js';
 import { parseExposition, samplesOf, scrape, sumOf, valueOf, type Exposition } from './metrics-exposition.js';
-import { metricsKeys } from '../../src/metrics/metric-keys.js';
+import { metricsKeys } from '../../src/redis/metric-keys.js';
 
 /**
  * The metrics' Redis side on a real Redis: what workers' recorders and the webhook consumer
@@ -145,6 +145,12 @@ describe('metrics in Redis, read at scrape time', () => {
     expect(samplesOf(gone, 'cw_campaign_rows', { campaign_id: 'done' })).toEqual([]);
     expect(samplesOf(gone, 'cw_campaign_eta_seconds', { campaign_id: 'done' })).toEqual([]);
     expect(sumOf(gone, 'cw_campaign_rows', { campaign_id: 'run' })).toBe(8);
+
+    // A campaign listed whose hash is gone has no series (and the others still have theirs).
+    await redis.del(campaignLedgerKeys(prefix, UNIT_NUMBER, 'run').campaign);
+    const hashless = await scrapeAt(finishedAt);
+    expect(samplesOf(hashless, 'cw_campaign_rows', { campaign_id: 'run' })).toEqual([]);
+    expect(samplesOf(hashless, 'cw_campaign_rows', { campaign_id: 'done' })).toHaveLength(12);
   });
 
   it('queue gauges are BullMQ\'s counts for the number\'s queue; webhook kinds and lag go in the MULTI given', async () => {

@@ -1,12 +1,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
-import { purgeLedger } from '../../src/redis/ledger-purge.js';
 import { keySlot } from '../support/key-slot.js';
-import { describeLedgerContract, realClock } from '../support/ledger-contract.js';
+import { describeLedgerContract } from '../support/ledger-contract.js';
 import { RedisServer } from '../support/fault-redis-server.js';
 import { Pipeline } from '../support/pipeline.js';
-import { freshPrefix, removePrefix } from '../support/redis.js';
 import { tempDir, writeCampaignCsv } from '../support/csv-files.js';
 import { join } from 'node:path';
 
@@ -56,18 +53,7 @@ describe('the key slot of a name', () => {
   });
 });
 
-describeLedgerContract('RedisLedger, every script call watched', (options = {}) => {
-  const redis = new Redis(server.url, { maxRetriesPerRequest: null });
-  const prefix = freshPrefix('slots');
-  return Promise.resolve({
-    ledger: new RedisLedger(redis, prefix, options),
-    clock: realClock(),
-    async cleanup() {
-      await removePrefix(redis, prefix);
-      await redis.quit();
-    },
-  });
-});
+describeLedgerContract('RedisLedger, every script call watched', () => new Redis(server.url, { maxRetriesPerRequest: null }));
 
 describe('the send path and a purge, every script call watched', () => {
   it('sends a campaign through feeder, BullMQ, pacer, claims and settles; then purges it', async () => {
@@ -81,7 +67,7 @@ describe('the send path and a purge, every script call watched', () => {
       p.startWorker();
       await done;
       expect((await p.ledger.status('c-slots'))?.counts).toMatchObject({ total: 60, sent: 60 });
-      expect((await purgeLedger(p.redis, p.prefix, 'c-slots')).rows).toBe(60);
+      expect((await p.ledger.purge('c-slots')).rows).toBe(60);
     } finally {
       await p.close();
       await dir.cleanup();

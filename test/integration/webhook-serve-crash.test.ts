@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RowRecord } from '../../src/campaigns/campaign.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
-import { webhookKeys } from '../../src/webhooks/webhook-keys.js';
+import { webhookKeys } from '../../src/redis/webhook-keys.js';
 import { CliProcess } from '../support/cli-process.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { LEDGER_TEST_NUMBER, feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';

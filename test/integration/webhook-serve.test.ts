@@ -4,7 +4,7 @@ import { webhookInboxKey } from '../../src/webhooks/webhook-inbox.js';
 import { CliProcess, runCliWithin } from '../support/cli-process.js';
 import { RedisServer, freePort } from '../support/fault-redis-server.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
-import { webhookKeys } from '../../src/webhooks/webhook-keys.js';
+import { webhookKeys } from '../../src/redis/webhook-keys.js';
 
 /**
  * `campaign serve` as an operator runs it: a real process, stopped by its own PID. It refuses

@@ -1,18 +1,18 @@
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyDeliveryEvent, type DeliveryEvent, type DeliveryState } from '../../src/campaigns/delivery-state.js';
+import { applyDeliveryEvent, type DeliveryEvent, type DeliveryState } from '../support/delivery-state.js';
 import type { StatusUpdate } from '../../src/campaigns/ledger.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { WebhookConsumer } from '../../src/webhooks/webhook-consumer.js';
-import { webhookKeys } from '../../src/webhooks/webhook-keys.js';
+import { webhookKeys } from '../../src/redis/webhook-keys.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow, feedAll } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
 /**
  * Status webhooks from the inbox stream to the rows (real Redis): the Lua applies exactly the
- * rule of src/campaigns/delivery-state.ts whatever the order; a POST of 1,000 statuses is
+ * rule stated in test/support/delivery-state.ts whatever the order; a POST of 1,000 statuses is
  * applied whole; a status that comes before its send is recorded waits and is applied then;
  * one for a message of another tool is counted and dropped after the park time.
  */

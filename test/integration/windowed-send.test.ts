@@ -5,22 +5,25 @@ import { windowStatus } from '../../src/campaigns/report/window-status.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { pipelinePerTest } from '../support/pipeline.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import { TestClock } from '../support/test-clock.js';
 
 const MINUTE = 60_000;
 const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
 
 /**
  * Recipient-local send windows through the whole pipeline (ledger, feeder, BullMQ worker,
- * sandbox). The window opens at the next whole minute in UTC (a few seconds ahead; windows
- * are whole minutes), so three lanes behave three ways at once: Berlin's local time is
- * already inside it, UTC's window opens in a moment, and UTC+6's is hours away.
+ * sandbox). The window opens at a whole minute about ten minutes ahead in UTC (windows are
+ * whole minutes), so three lanes behave three ways at once: Berlin's local time is already
+ * inside it, UTC's window opens when the test moves the ledger's clock there, and UTC+6's is
+ * hours away.
  */
 describe('send windows through the pipeline', () => {
   const rig = pipelinePerTest();
 
   it('rows are fed only inside their local window: open lanes now, the next at its opening, the rest wait without failing', async () => {
-    const pipeline = await rig.start({ label: 'windows' });
-    const opensAt = Math.ceil((Date.now() + 3000) / MINUTE) * MINUTE;
+    const clock = TestClock.running();
+    const pipeline = await rig.start({ label: 'windows', clock });
+    const opensAt = Math.ceil((clock.now() + 10 * MINUTE) / MINUTE) * MINUTE;
     const window = parseSendWindow(`${hhmm(opensAt)}-${hhmm(opensAt + 2 * 60 * MINUTE)}`, undefined);
     const lines = ['phone,first_name,order_id,tz'];
     // Rows 1-5: no zone given, German numbers → Europe/Berlin (UTC+1/+2: inside the window now).
@@ -38,20 +41,26 @@ describe('send windows through the pipeline', () => {
       { zones: ['Etc/UTC'], rows: 5 },
       { zones: ['Etc/GMT-6'], rows: 5 },
     ]);
-    const before = windowStatus(window, await pipeline.ledger.laneBacklogs('c-win'), Date.now());
+    const before = windowStatus(window, await pipeline.ledger.laneBacklogs('c-win'), clock.now());
     expect(before.waiting).toBe(10);
     expect(before.nextWindowAt).toBe(opensAt);
 
-    const tenAccepted = acceptedCount(pipeline.sandbox, 10, opensAt + 30_000);
+    const byName = (prefix: string) => pipeline.sandbox.accepted().filter((m) => JSON.stringify(m.body).includes(prefix));
+    const fiveAccepted = acceptedCount(pipeline.sandbox, 5, Date.now() + 30_000);
     pipeline.startWorker();
-    // The sandbox has accepted the Berlin and the UTC rows: the UTC lane opened.
-    await tenAccepted;
-    const accepted = pipeline.sandbox.accepted();
-    const byName = (prefix: string) => accepted.filter((m) => JSON.stringify(m.body).includes(prefix));
+    // The Berlin lane is open: its rows go out; the UTC lane waits for its window.
+    await fiveAccepted;
     expect(byName('Berlin')).toHaveLength(5);
+    await settled(async () => (await pipeline.ledger.status('c-win'))?.counts.sent === 5);
+    expect(byName('Utc')).toHaveLength(0);
+
+    // The clock comes to the UTC window's opening: its lane opens.
+    const tenAccepted = acceptedCount(pipeline.sandbox, 10, Date.now() + 30_000);
+    const movedAt = Date.now();
+    clock.set(opensAt);
+    await tenAccepted;
     expect(byName('Utc')).toHaveLength(5);
-    expect(Math.min(...byName('Berlin').map((m) => m.receivedAt))).toBeLessThan(opensAt);
-    expect(Math.min(...byName('Utc').map((m) => m.receivedAt))).toBeGreaterThanOrEqual(opensAt - 50);
+    expect(Math.min(...byName('Utc').map((m) => m.receivedAt))).toBeGreaterThanOrEqual(movedAt);
     expect(byName('East')).toHaveLength(0);
 
     // UTC+6's window is hours away: its rows wait (queued, not failed), and the campaign is not done.
@@ -59,7 +68,7 @@ describe('send windows through the pipeline', () => {
     const status = await pipeline.ledger.status('c-win');
     expect(status?.state).toBe('running');
     expect(status?.counts).toMatchObject({ sent: 10, queued: 5, failed: 0, rejected: 1 });
-    const waiting = windowStatus(window, await pipeline.ledger.laneBacklogs('c-win'), Date.now());
+    const waiting = windowStatus(window, await pipeline.ledger.laneBacklogs('c-win'), clock.now());
     expect(waiting.waiting).toBe(5);
     expect(waiting.nextWindowAt).toBe(opensAt - 6 * 60 * MINUTE + 24 * 60 * MINUTE);
 

@@ -19,6 +19,7 @@ import { requirementsOf } from '../../src/templates/template-requirements.js';
 import type { MessageTemplate } from '../../src/templates/template-schema.js';
 import { tempDir } from './csv-files.js';
 import { freshPrefix, removePrefix, testRedis } from './redis.js';
+import type { TestClock } from './test-clock.js';
 
 export const SAMPLE_TEMPLATES = fileURLToPath(new URL('../../samples/templates.json', import.meta.url));
 export const PHONE_NUMBER_ID = '106540352242922';
@@ -44,6 +45,8 @@ export interface PipelineOptions {
   confirmWindowMs?: number;
   /** A Redis of the test's own (default: the shared one, testRedis()). */
   redisUrl?: string;
+  /** The ledger's clock, for tests that move time (default: Redis's). */
+  clock?: TestClock;
 }
 
 /**
@@ -70,6 +73,7 @@ export class Pipeline {
       ...(options.autoPause === undefined ? {} : { autoPause: options.autoPause }),
       ...(options.duplicateWindowMs === undefined ? {} : { duplicateWindowMs: options.duplicateWindowMs }),
       ...(options.confirmWindowMs === undefined ? {} : { confirmWindowMs: options.confirmWindowMs }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
   }
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ErrorTally } from '../../src/dashboard/error-scan.js';
-import { ERROR_TALLY_MIN_AGE_MS, ErrorTallies } from '../../src/dashboard/error-tallies.js';
+import { ERROR_TALLY_MIN_AGE_MS, ErrorTallies, type ErrorTally } from '../../src/dashboard/error-tallies.js';
 import { statusOf } from './dashboard-fixtures.js';
 
 /** A scan that the test finishes by hand, counting how often it was asked. */

@@ -1,7 +1,7 @@
 import type { CampaignStatus } from '../../src/campaigns/campaign.js';
 import type { CampaignDetail } from '../../src/dashboard/dashboard-reader.js';
 import { campaignView, type CampaignExtras } from '../../src/dashboard/campaign-view.js';
-import type { ErrorTally } from '../../src/dashboard/error-scan.js';
+import type { ErrorTally } from '../../src/dashboard/error-tallies.js';
 
 /** A campaign status as the ledger's status() answers it, zero counts unless given. */
 export function statusOf(id: string, overrides: Partial<CampaignStatus> = {}, counts: Partial<CampaignStatus['counts']> = {}): CampaignStatus {

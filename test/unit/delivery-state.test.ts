@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyDeliveryEvent, type DeliveryEvent, type DeliveryState } from '../../src/campaigns/delivery-state.js';
+import { applyDeliveryEvent, type DeliveryEvent, type DeliveryState } from '../support/delivery-state.js';
 
 /** A small seeded generator (mulberry32): the same orders every run, so a failure can be replayed. */
 function random(seed: number): () => number {

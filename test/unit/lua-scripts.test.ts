@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LUA_DIR, loadLuaInclude, loadLuaScript } from '../../src/redis/lua-scripts.js';
+import { LUA_DIR, loadLuaCommand, loadLuaInclude, loadLuaScript } from '../../src/redis/lua-scripts.js';
 
 /**
  * The Lua of src/redis/lua as files: each script documents its KEYS and ARGV in a header
  * (BullMQ's style), its `--- @include` lines resolve, every include is used, the loader
  * leaves no include line behind and puts each include in once, and the keys a script
- * documents are the keys its command is defined with.
+ * documents are the keys its command is defined with (the loader reads them from there).
  */
 
 const luaDir = fileURLToPath(LUA_DIR);
@@ -73,22 +73,6 @@ function closure(source: string, seen = new Set<string>()): Set<string> {
   return seen;
 }
 
-/** `redis.defineCommand('name', { numberOfKeys: n, lua: IDENT })` calls and `IDENT = loadLuaScript('file')` bindings in src/redis/*.ts. */
-function commandsAndBindings(): { commands: { command: string; numberOfKeys: number | undefined; lua: string; file: string }[]; bindings: Map<string, string> } {
-  const commands: { command: string; numberOfKeys: number | undefined; lua: string; file: string }[] = [];
-  const bindings = new Map<string, string>();
-  for (const file of readdirSync(redisDir).filter((f) => f.endsWith('.ts'))) {
-    const source = readFileSync(join(redisDir, file), 'utf8');
-    for (const m of source.matchAll(/defineCommand\(\s*'(\w+)'\s*,\s*\{([^}]*)\}\s*\)/g)) {
-      const options = m[2] ?? '';
-      const keys = /numberOfKeys:\s*(\d+)/.exec(options)?.[1];
-      commands.push({ command: m[1] ?? '', numberOfKeys: keys === undefined ? undefined : Number(keys), lua: /lua:\s*(\w+)/.exec(options)?.[1] ?? '', file });
-    }
-    for (const m of source.matchAll(/const (\w+) = loadLuaScript\('([\w-]+)'\)/g)) bindings.set(m[1] ?? '', m[2] ?? '');
-  }
-  return { commands, bindings };
-}
-
 describe('the Lua files', () => {
   it('are there: the ledger scripts and their includes', () => {
     expect(scripts).toEqual(expect.arrayContaining(['claim', 'feed', 'record-ingested', 'settle', 'forget-wamids']));
@@ -132,10 +116,9 @@ describe('the Lua files', () => {
 
   it('every include resolves, and the loader leaves no @include line', async () => {
     // Imported here, not above: a script that does not load then fails this test, not the file.
-    const ledgerScripts = await import('../../src/redis/ledger-scripts.js');
+    await import('../../src/redis/ledger-scripts.js');
     for (const name of scripts) expect(loadLuaScript(name), `${name}.lua`).not.toMatch(/@include/);
     for (const name of includes) expect(loadLuaInclude(name), `includes/${name}.lua`).not.toMatch(/@include/);
-    for (const [name, value] of Object.entries(ledgerScripts)) if (typeof value === 'string') expect(value, name).not.toMatch(/@include/);
   });
 
   it('every include is used by some script', () => {
@@ -177,28 +160,28 @@ describe('the Lua files', () => {
 });
 
 describe('the commands defined from the Lua files', () => {
-  const { commands, bindings } = commandsAndBindings();
-
-  it('are found: each defineCommand of src/redis uses a script loaded from src/redis/lua', () => {
-    expect(commands.length).toBeGreaterThanOrEqual(14);
-    for (const { command, lua, file } of commands) expect(bindings.get(lua), `${file}: ${command} (lua: ${lua})`).toBeDefined();
+  it('every script is a ledger command, and every command runs a script of src/redis/lua', async () => {
+    const { LEDGER_SCRIPTS } = await import('../../src/redis/ledger-scripts.js');
+    expect(Object.values(LEDGER_SCRIPTS).sort()).toEqual(scripts);
   });
 
-  it('every script is defined as a command', () => {
-    const defined = new Set(commands.map(({ lua }) => bindings.get(lua)));
-    expect(scripts.filter((name) => !defined.has(name))).toEqual([]);
+  it.each(scripts)('%s.lua is defined with as many keys as its header documents, none fewer than its code reads', (name) => {
+    const source = scriptSource(name);
+    const { numberOfKeys, lua } = loadLuaCommand(name);
+    expect(lua).toBe(loadLuaScript(name));
+    expect(numberOfKeys).toBe(documented(headerOf(source) ?? '', 'KEYS'));
+    expect(highestUsed(codeOf(source), 'KEYS')).toBeLessThanOrEqual(numberOfKeys);
   });
 
-  it.each(commands.map((c) => [c.command, c] as const))('%s is defined with as many keys as its script documents', (_, { lua, numberOfKeys, file }) => {
-    const script = bindings.get(lua) ?? '';
-    expect(numberOfKeys, `${file}: numberOfKeys of ${lua}`).toBe(documented(headerOf(scriptSource(script)) ?? '', 'KEYS'));
+  it('no command of src/redis gives its number of keys by hand: the loader reads it', () => {
+    for (const file of readdirSync(redisDir).filter((f) => f.endsWith('.ts'))) {
+      expect(readFileSync(join(redisDir, file), 'utf8'), file).not.toMatch(/numberOfKeys:\s*\d/);
+    }
   });
 
-  it('ledger-scripts.ts exports each script as the loader makes it', async () => {
-    const ledgerScripts = await import('../../src/redis/ledger-scripts.js');
-    const exported: Record<string, unknown> = { ...ledgerScripts };
-    for (const [ident, script] of bindings) if (ident in exported) expect(exported[ident], ident).toBe(loadLuaScript(script));
-    expect(ledgerScripts.SETTLE).toContain(`for i = ${ledgerScripts.SETTLE_SHARED_ARGS + 1}, #ARGV, ${ledgerScripts.SETTLE_ROW_ARGS} do`);
+  it('settle.lua walks its rows with the numbers its callers use', async () => {
+    const { SETTLE_ROW_ARGS, SETTLE_SHARED_ARGS } = await import('../../src/redis/ledger-scripts.js');
+    expect(loadLuaScript('settle')).toContain(`for i = ${SETTLE_SHARED_ARGS + 1}, #ARGV, ${SETTLE_ROW_ARGS} do`);
   });
 });
 
@@ -221,6 +204,24 @@ describe('the loader', () => {
     expect(() => loadLuaScript('broken', url)).toThrow(/includes\/nowhere\.lua: no such file/);
     expect(() => loadLuaScript('broken', url)).toThrow(/broken\.lua:2/);
     expect(() => loadLuaScript('absent', url)).toThrow(/Lua script .*absent\.lua: no such file/);
+  });
+
+  it('reads a command’s number of keys from its file name (name-N.lua), else from its header', () => {
+    write('two-keys.lua', '--[[\n  Input:\n    KEYS[1] a\n    KEYS[2] b\n    ARGV: none\n  Output: 1\n]]\nreturn 1\n');
+    expect(loadLuaCommand('two-keys', url).numberOfKeys).toBe(2);
+    write('none.lua', '--[[\n  KEYS: none\n  ARGV: none\n]]\nreturn 1\n');
+    expect(loadLuaCommand('none', url).numberOfKeys).toBe(0);
+    write('named-3.lua', 'return KEYS[3]\n');
+    expect(loadLuaCommand('named-3', url)).toEqual({ lua: 'return KEYS[3]\n', numberOfKeys: 3 });
+  });
+
+  it('refuses a command whose keys neither its name nor its header says, or says out of order', () => {
+    write('bare.lua', 'return 1\n');
+    expect(() => loadLuaCommand('bare', url)).toThrow(/bare\.lua: no --\[\[ … \]\] header to read its KEYS from/);
+    write('silent.lua', '--[[\n  ARGV: none\n]]\nreturn 1\n');
+    expect(() => loadLuaCommand('silent', url)).toThrow(/silent\.lua: its header lists no KEYS\[n\]/);
+    write('skips.lua', '--[[\n  KEYS[1] a\n  KEYS[3] c\n]]\nreturn 1\n');
+    expect(() => loadLuaCommand('skips', url)).toThrow(/skips\.lua: its header lists KEYS\[3\] where KEYS\[2\] belongs/);
   });
 
   it('refuses a malformed include line and an include that includes itself', () => {

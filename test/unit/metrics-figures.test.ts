@@ -6,12 +6,14 @@ import { CloudApiBadResponseError, CloudApiError, CloudApiTransportError } from 
 import { loadConfig } from '../../src/config/config.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { SEND_LATENCY_BUCKETS, bucketOf } from '../../src/metrics/buckets.js';
-import { CAMPAIGN_FIELDS, CAMPAIGN_ROW_LABELS, campaignFigures, needsWindow, type EtaContext } from '../../src/metrics/campaign-figures.js';
+import type { CampaignCounters } from '../../src/campaigns/report/campaign-counters.js';
+import { STATUS_FIELDS, statusFields, statusOf } from '../../src/redis/ledger-reads.js';
+import { CAMPAIGN_ROW_LABELS, campaignFigures, needsWindow, type EtaContext } from '../../src/metrics/campaign-figures.js';
 import { parseSendWindow } from '../../src/campaigns/send-window.js';
 import { sendResultOf } from '../../src/metrics/send-observer.js';
 import { StoredHistogram } from '../../src/metrics/stored-histogram.js';
-import { histogramTotals, rateOf, rateWindow, sendTotals } from '../../src/metrics/stored-totals.js';
-import { CounterTally, HistogramTally } from '../../src/metrics/tallies.js';
+import { CounterTally, HistogramTally } from '../../src/redis/metric-tallies.js';
+import { histogramTotals, rateOf, rateWindow, sendTotals } from '../../src/redis/stored-totals.js';
 
 /** The pure parts of /metrics: no Redis (see test/integration/metrics-*.test.ts for that). */
 
@@ -20,9 +22,11 @@ const HOUR = 3_600_000;
 /** SEND_RATE 10/s, no window. */
 const AT_10: EtaContext = { configuredRate: 10 };
 
-/** HMGET's answer for CAMPAIGN_FIELDS from a hash given as an object. */
-function hmget(hash: Record<string, string | number>): (string | null)[] {
-  return CAMPAIGN_FIELDS.map((f) => (hash[f] === undefined ? null : String(hash[f])));
+/** A campaign as the ledger reads it from its hash's fields (`n:<label>`, `paused: '1'`, `window: '1'`, times in ms), at NOW. */
+async function hmget(hash: Record<string, string | number | undefined>): Promise<CampaignCounters> {
+  const fields = statusFields(STATUS_FIELDS.map((f) => (hash[f] === undefined ? null : String(hash[f]))));
+  if (fields === undefined) throw new Error('a campaign hash has createdAt');
+  return { status: await statusOf('c', fields, () => Promise.resolve(NOW)), phoneNumberId: '106540352242922', windowed: fields.window === '1' };
 }
 
 /** Records the commands a tally adds to a MULTI. */
@@ -36,54 +40,53 @@ function recordingTx(): { tx: ChainableCommander; calls: [string, ...(string | n
 }
 
 describe('campaignFigures', () => {
-  it('rows by every status, delivered and read, from the n:<status> counters', () => {
-    const figures = campaignFigures(hmget({ createdAt: NOW, total: 10, 'n:queued': 3, 'n:sent': 5, 'n:confirming': 1, 'n:rejected': 1, 'n:delivered': 4, 'n:read': 2 }), NOW, HOUR, AT_10);
+  it('rows by every status, delivered and read, from the n:<status> counters', async () => {
+    const figures = campaignFigures(await hmget({ createdAt: NOW, total: 10, 'n:queued': 3, 'n:sent': 5, 'n:confirming': 1, 'n:rejected': 1, 'n:delivered': 4, 'n:read': 2 }), NOW, HOUR, AT_10);
     expect([...(figures?.rows.keys() ?? [])]).toEqual([...ROW_STATUSES, 'delivered', 'read']);
     expect(Object.fromEntries(figures?.rows ?? [])).toMatchObject({ queued: 3, sent: 5, confirming: 1, rejected: 1, delivered: 4, read: 2, failed: 0, expired: 0 });
     expect(ROW_STATUSES.reduce((sum, s) => sum + (figures?.rows.get(s) ?? 0), 0)).toBe(10);
     expect(CAMPAIGN_ROW_LABELS).toContain('confirming');
   });
 
-  it('a campaign just created (no rows read yet) shows zeros; a hash that is gone shows nothing', () => {
-    expect(campaignFigures(hmget({ createdAt: NOW }), NOW, HOUR, AT_10)?.rows.get('queued')).toBe(0);
-    expect(campaignFigures(hmget({}), NOW, HOUR, AT_10)).toBeUndefined();
+  it('a campaign just created (no rows read yet) shows zeros', async () => {
+    expect(campaignFigures(await hmget({ createdAt: NOW }), NOW, HOUR, AT_10)?.rows.get('queued')).toBe(0);
   });
 
-  it('ETA without a window: rows left over the rate achieved since the first feed, else at SEND_RATE; 0 once finished; none while paused or cancelled', () => {
+  it('ETA without a window: rows left over the rate achieved since the first feed, else at SEND_RATE; 0 once finished; none while paused or cancelled', async () => {
     const running = { createdAt: NOW, total: 100, 'n:sent': 30, 'n:failed': 5, 'n:unknown': 5, 'n:rejected': 10, 'n:queued': 45, 'n:sending': 5, startedAt: NOW - 20_000 };
     // 40 answered by a request in 20 s = 2/s; 50 left (queued + sending) → 25 s. Rejected rows took no sending time.
-    expect(campaignFigures(hmget(running), NOW, HOUR, AT_10)?.etaSeconds).toBe(25);
-    expect(campaignFigures(hmget({ ...running, finishedAt: NOW - 1000 }), NOW, HOUR, AT_10)?.etaSeconds).toBe(0);
-    expect(campaignFigures(hmget({ ...running, paused: '1' }), NOW, HOUR, AT_10)?.etaSeconds).toBeUndefined();
-    expect(campaignFigures(hmget({ ...running, cancelled: '1' }), NOW, HOUR, AT_10)?.etaSeconds).toBeUndefined();
+    expect(campaignFigures(await hmget(running), NOW, HOUR, AT_10)?.etaSeconds).toBe(25);
+    expect(campaignFigures(await hmget({ ...running, finishedAt: NOW - 1000 }), NOW, HOUR, AT_10)?.etaSeconds).toBe(0);
+    expect(campaignFigures(await hmget({ ...running, paused: '1' }), NOW, HOUR, AT_10)?.etaSeconds).toBeUndefined();
+    expect(campaignFigures(await hmget({ ...running, cancelled: '1' }), NOW, HOUR, AT_10)?.etaSeconds).toBeUndefined();
     // Not started, or nothing answered yet: 50 rows at SEND_RATE 10/s; none with pacing off.
-    expect(campaignFigures(hmget({ ...running, startedAt: undefined as unknown as number }), NOW, HOUR, AT_10)?.etaSeconds).toBe(5);
-    expect(campaignFigures(hmget({ ...running, 'n:sent': 0, 'n:failed': 0, 'n:unknown': 0 }), NOW, HOUR, AT_10)?.etaSeconds).toBe(5);
-    expect(campaignFigures(hmget({ ...running, startedAt: undefined as unknown as number }), NOW, HOUR, { configuredRate: 0 })?.etaSeconds).toBeUndefined();
+    expect(campaignFigures(await hmget({ ...running, startedAt: undefined }), NOW, HOUR, AT_10)?.etaSeconds).toBe(5);
+    expect(campaignFigures(await hmget({ ...running, 'n:sent': 0, 'n:failed': 0, 'n:unknown': 0 }), NOW, HOUR, AT_10)?.etaSeconds).toBe(5);
+    expect(campaignFigures(await hmget({ ...running, startedAt: undefined }), NOW, HOUR, { configuredRate: 0 })?.etaSeconds).toBeUndefined();
     // Scheduled an hour ahead: from its start.
-    expect(campaignFigures(hmget({ ...running, startedAt: undefined as unknown as number, startsAt: NOW + HOUR }), NOW, HOUR, AT_10)?.etaSeconds).toBe(3600 + 5);
+    expect(campaignFigures(await hmget({ ...running, startedAt: undefined, startsAt: NOW + HOUR }), NOW, HOUR, AT_10)?.etaSeconds).toBe(3600 + 5);
     // An expiry before the end: the campaign ends then.
-    expect(campaignFigures(hmget({ ...running, expiresAt: NOW + 10_000 }), NOW, HOUR, AT_10)?.etaSeconds).toBe(10);
+    expect(campaignFigures(await hmget({ ...running, expiresAt: NOW + 10_000 }), NOW, HOUR, AT_10)?.etaSeconds).toBe(10);
   });
 
-  it('ETA with a window: from its window and lanes at SEND_RATE, at least the time to the next opening; none when they were not read', () => {
+  it('ETA with a window: from its window and lanes at SEND_RATE, at least the time to the next opening; none when they were not read', async () => {
     // 08:00 UTC: a 12:00-13:00 window in UTC opens in 4 hours.
     const window = parseSendWindow('12:00-13:00', undefined);
     const hash = { createdAt: NOW, total: 20, 'n:queued': 20, startedAt: NOW - 60_000, 'n:sent': 0, window: '1' };
-    expect(needsWindow(hmget(hash))).toBe(true);
-    expect(needsWindow(hmget({ ...hash, paused: '1' }))).toBe(false);
-    expect(needsWindow(hmget({ ...hash, window: undefined as unknown as string }))).toBe(false);
-    const eta = campaignFigures(hmget(hash), NOW, HOUR, { configuredRate: 10, windowed: { window, backlogs: [{ lane: 0, zones: ['Etc/UTC'], pending: 20 }] } })?.etaSeconds;
+    expect(needsWindow(await hmget(hash))).toBe(true);
+    expect(needsWindow(await hmget({ ...hash, paused: '1' }))).toBe(false);
+    expect(needsWindow(await hmget({ ...hash, window: undefined }))).toBe(false);
+    const eta = campaignFigures(await hmget(hash), NOW, HOUR, { configuredRate: 10, windowed: { window, backlogs: [{ lane: 0, zones: ['Etc/UTC'], pending: 20 }] } })?.etaSeconds;
     expect(eta).toBe(4 * 3600 + 2);
-    expect(campaignFigures(hmget(hash), NOW, HOUR, AT_10)?.etaSeconds).toBeUndefined();
+    expect(campaignFigures(await hmget(hash), NOW, HOUR, AT_10)?.etaSeconds).toBeUndefined();
   });
 
-  it('retention: a finished campaign is shown until METRICS_RETENTION_HOURS after it finished', () => {
-    const finished = hmget({ createdAt: NOW - 2 * HOUR, total: 1, 'n:sent': 1, finishedAt: NOW - HOUR });
+  it('retention: a finished campaign is shown until METRICS_RETENTION_HOURS after it finished', async () => {
+    const finished = await hmget({ createdAt: NOW - 2 * HOUR, total: 1, 'n:sent': 1, finishedAt: NOW - HOUR });
     expect(campaignFigures(finished, NOW - 1, HOUR, AT_10)).toBeDefined();
     expect(campaignFigures(finished, NOW, HOUR, AT_10)).toBeUndefined();
     // A running campaign is never dropped, however old.
-    expect(campaignFigures(hmget({ createdAt: NOW - 1000 * HOUR, total: 1, 'n:queued': 1 }), NOW, HOUR, AT_10)).toBeDefined();
+    expect(campaignFigures(await hmget({ createdAt: NOW - 1000 * HOUR, total: 1, 'n:queued': 1 }), NOW, HOUR, AT_10)).toBeDefined();
   });
 });
 

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { IngestedRow } from '../../src/campaigns/ledger.js';
-import { MemoryLedger } from '../../src/campaigns/memory-ledger.js';
-import { SendProcessor, type MessageSender } from '../../src/campaigns/send/send-processor.js';
+import type { RowStatus } from '../../src/campaigns/campaign.js';
+import type { SendJob } from '../../src/campaigns/send-job.js';
+import { SendProcessor, type MessageSender, type SendProcessorLedger } from '../../src/campaigns/send/send-processor.js';
 import type { SendResult } from '../../src/cloud-api/cloud-api-client.js';
 import { CloudApiError, CloudApiTransportError } from '../../src/cloud-api/cloud-api-errors.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import type { SendObserver } from '../../src/metrics/send-observer.js';
 import { phoneNumber } from '../support/csv-files.js';
-import { fakeClock } from '../support/ledger-contract.js';
 import { UNIT_NUMBER, orderUpdateDefinition } from '../support/unit-campaigns.js';
 
 /** The send path's metrics hook: one record per request to the Cloud API, with its result and latency. */
@@ -32,24 +31,37 @@ class RecordingObserver implements SendObserver {
   }
 }
 
-async function campaign(rows: number): Promise<{ ledger: MemoryLedger; jobs: { campaignId: string; row: number }[] }> {
-  const ledger = new MemoryLedger({ now: fakeClock().now });
-  await ledger.createCampaign(orderUpdateDefinition(ID));
-  const ingested: IngestedRow[] = Array.from({ length: rows }, (_, i) => ({
-    row: i + 1,
-    phone: phoneNumber(i + 1),
-    status: 'queued',
-    message: { values: [`Name${i + 1}`, `A-${i + 1}`], headerLink: undefined, fingerprint: `fp-${i + 1}` },
-  }));
-  await ledger.recordIngested(ID, UNIT_NUMBER, ingested);
-  await ledger.finishIngest(ID);
-  const fed = await ledger.feed(UNIT_NUMBER, { windowSize: 100, minBatch: 1, refreshAfterMs: 60_000, refreshMost: 0 });
-  return { ledger, jobs: fed.jobs };
+/**
+ * The ledger's part of a send, kept in a map: a row is claimed until it has its final answer,
+ * then every claim says it is settled (as the ledger's claim does for an answered row).
+ */
+function stubLedger(): SendProcessorLedger {
+  const answered = new Map<number, RowStatus>();
+  const FINAL: Partial<Record<string, RowStatus>> = { sent: 'sent', failed: 'failed', unknown: 'unknown', abandoned: 'unknown' };
+  return {
+    getCampaign: () => Promise.resolve(orderUpdateDefinition(ID)),
+    isHeld: () => Promise.resolve(false),
+    claim: (job) => {
+      const status = answered.get(job.row);
+      if (status !== undefined) return Promise.resolve({ outcome: 'settled', status });
+      return Promise.resolve({ outcome: 'claimed', attempt: 1, row: { to: phoneNumber(job.row), values: [`Name${job.row}`, `A-${job.row}`], headerLink: undefined } });
+    },
+    settle: (job, settlement) => {
+      const status = FINAL[settlement.status] ?? 'queued';
+      if (status !== 'queued') answered.set(job.row, status);
+      return Promise.resolve({ status, completedCampaign: false, pausedCampaign: false });
+    },
+    halt: () => Promise.reject(new Error('no halting code in these tests')),
+    recordOptOut: () => Promise.resolve(),
+  };
 }
+
+const jobsOf = (rows: number): SendJob[] => Array.from({ length: rows }, (_, i) => ({ campaignId: ID, row: i + 1 }));
 
 describe('SendProcessor metrics hook', () => {
   it('records accepted, Meta\'s code and the transport failure, each with the request\'s latency; nothing for a row that is not sent', async () => {
-    const { ledger, jobs } = await campaign(4);
+    const ledger = stubLedger();
+    const jobs = jobsOf(4);
     const sender = new ScriptedSender([
       { wamid: 'wamid.1', waId: '1', input: '+1', messageStatus: 'accepted' },
       new CloudApiError({ httpStatus: 400, metaCode: 131026, details: 'undeliverable' }),
@@ -76,7 +88,8 @@ describe('SendProcessor metrics hook', () => {
   });
 
   it('without a metrics dependency, sends as before', async () => {
-    const { ledger, jobs } = await campaign(1);
+    const ledger = stubLedger();
+    const jobs = jobsOf(1);
     const processor = new SendProcessor({ ledger, sender: new ScriptedSender([{ wamid: 'wamid.9', waId: '1', input: '+1', messageStatus: 'accepted' }]), logger: silentLogger() });
     const first = jobs[0];
     if (first === undefined) throw new Error('nothing fed');

@@ -34,7 +34,7 @@ export async function exposedSeries(): Promise<Set<string>> {
     prefix: 'monitoring-test',
     retentionMs: 60_000,
     sendRate: () => 80,
-    ledger: { getCampaign: () => Promise.resolve(undefined), laneBacklogs: () => Promise.resolve([]) },
+    ledger: { getCampaign: () => Promise.resolve(undefined), laneBacklogs: () => Promise.resolve([]), campaignCounters: () => Promise.resolve([]) },
   });
   for (const context of spy.mock.contexts) registries.add(context as Registry);
   spy.mockRestore();

@@ -55,6 +55,9 @@ const AWAITING_STATUS = 'waiting for a status webhook before deciding whether to
 
 type FinalSettlement = Exclude<Settlement, { status: 'queued' }>;
 
+/** The part of the ledger one send uses: the row's claim and answer, the campaign's hold and definition, an opt-out. */
+export type SendProcessorLedger = Pick<SendLedger, 'claim' | 'settle' | 'halt' | 'isHeld' | 'getCampaign' | 'recordOptOut'>;
+
 /**
  * One recipient's send: claim the row, guard what it sends, send, record the answer. The
  * row's state is written before the request leaves, so a crash can be told apart from a
@@ -62,7 +65,7 @@ type FinalSettlement = Exclude<Settlement, { status: 'queued' }>;
  * returns, never from the job: a job edited in Redis cannot redirect a message.
  */
 export class SendProcessor {
-  readonly #ledger: SendLedger;
+  readonly #ledger: SendProcessorLedger;
   readonly #sender: MessageSender;
   readonly #logger: Logger;
   /** Definitions by campaign, cached as the promise: the first 100 jobs of a campaign read it once, not 100 times. */
@@ -80,7 +83,7 @@ export class SendProcessor {
   #stopping = false;
 
   constructor(deps: {
-    ledger: SendLedger;
+    ledger: SendProcessorLedger;
     sender: MessageSender;
     logger: Logger;
     /** Absent when the rate is unlimited. */

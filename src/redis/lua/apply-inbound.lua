@@ -1,7 +1,7 @@
 --[[
   Records users' messages (reference §3.4): each opens that user's 24-hour customer-service
-  window on the number (a key that expires when the window closes; a later message extends
-  it, an earlier one never shortens it); a reply to one of our messages (`context.id`, found
+  window on the number (a key holding when it closes, by the ledger's clock; a later message
+  extends it, an earlier one never shortens it); a reply to one of our messages (`context.id`, found
   through the `wamids` index) is kept on its row as `q` with its time `qt`, the earliest
   reply winning; an opt-out keyword records the user in the number's opt-outs.
 
@@ -9,7 +9,7 @@
     KEYS[1] wamids     hash     <scope>:wamids (message ID → "campaign/row")
 
     ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
-    ARGV[2] now (ms)
+    ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[3] window length (ms; 24 h)
     then 6 per message, from ARGV[4] on:
     ARGV[4] phone number ID
@@ -23,8 +23,11 @@
     Per message, 1 if its reply was recorded on a row (else 0).
 ]]
 
+-- Includes
+--- @include "clock"
+
 local wamidsKey = KEYS[1]
-local prefix, now, windowMs = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local prefix, now, windowMs = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3])
 local out = {}
 for i = 4, #ARGV, 6 do
   local numberId, waId, at, replyTo, reply, optOut = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]

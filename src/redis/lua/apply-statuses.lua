@@ -1,7 +1,7 @@
 --[[
   Applies Meta's status webhooks (sent, delivered, read, failed) to the rows they are about,
   by the first time each kind was seen, so any order and any duplicates give the same row
-  (src/campaigns/delivery-state.ts is the same rule, property-tested):
+  (test/support/delivery-state.ts states the same rule; webhook-statuses.test.ts checks the two agree):
     - a status proves the send was accepted: a row still `sending` (its own answer not yet
       recorded), `confirming` (in doubt, waiting for this), `unknown` (its answer lost) or
       `queued` (a retry pending after an attempt that did reach Meta) becomes `sent`, with
@@ -20,7 +20,7 @@
     KEYS[1] wamids     hash     <scope>:wamids (message ID → "campaign/row")
 
     ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
-    ARGV[2] now (ms)
+    ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     then 7 per status, from ARGV[3] on:
     ARGV[3] message ID (wamid)
     ARGV[4] kind: 'sent' | 'delivered' | 'read' | 'failed'
@@ -37,12 +37,13 @@
 ]]
 
 -- Includes
+--- @include "clock"
 --- @include "complete-if-done"
 --- @include "move"
 --- @include "forget-send"
 
 local wamidsKey = KEYS[1]
-local prefix, now = ARGV[1], ARGV[2]
+local prefix, now = ARGV[1], ledgerNow(ARGV[2])
 local ANSWERABLE = { sending = true, confirming = true, unknown = true, queued = true }
 -- Per phone number ID: the latest claim time a status was seen for (written once, at the end).
 local seen = {}

@@ -12,7 +12,7 @@
     KEYS[3] active     zset     <scope>:feed:<number>:campaigns
 
     ARGV[1] campaign ID
-    ARGV[2] now (ms)
+    ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[3] reason, kept as cancelReason ('' = by the operator: none kept)
 
   Output:
@@ -21,6 +21,7 @@
 ]]
 
 -- Includes
+--- @include "clock"
 --- @include "complete-if-done"
 --- @include "end-backlog"
 
@@ -37,5 +38,5 @@ end
 if ARGV[3] and ARGV[3] ~= '' then redis.call('HSET', campaignKey, 'cancelReason', ARGV[3]) end
 local unfed = endBacklog(campaignKey, pendingKey, 'cancelled')
 redis.call('ZREM', activeKey, ARGV[1])
-completeIfDone(campaignKey, ARGV[2])
+completeIfDone(campaignKey, ledgerNow(ARGV[2]))
 return {'cancelled', unfed}

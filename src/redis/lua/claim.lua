@@ -8,7 +8,8 @@
   a new job number, for resume); a message this number already sent within the window
   (another row, any campaign) is skipped; only then is the row `sending`, and its message
   recorded in the guard. Every outcome but `claimed` and `in-doubt` ends the job's work, so
-  its ID leaves the window here. Expiry (`expiresAt`) is judged on Redis's clock.
+  its ID leaves the window here. Expiry (`expiresAt`) is judged on the ledger's clock, and a
+  claim's time (`ct`) is kept on it, so the in-doubt rule can tell which sends came after which.
 
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
@@ -19,7 +20,7 @@
     KEYS[6] active     zset     <scope>:feed:<number>:campaigns
     KEYS[7] pending    list     <scope>:campaign:<id>:pending
 
-    ARGV[1] now (ms)
+    ARGV[1] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[2] duplicate window (ms; 0 = off)
     ARGV[3] campaign ID
     (then a pair per row claimed, from ARGV[4] on:)
@@ -37,6 +38,7 @@
 ]]
 
 -- Includes
+--- @include "clock"
 --- @include "final"
 --- @include "complete-if-done"
 --- @include "move"
@@ -45,14 +47,10 @@
 --- @include "park"
 
 local campaignKey, rowsKey, sentKey, sentAtKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
-local now, window, campaignId = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local now, window, campaignId = ledgerNow(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local held = redis.call('HMGET', campaignKey, 'cancelled', 'paused', 'allowRepeat', 'expiresAt')
--- Redis's clock, the one every worker shares: expiry is judged on it, and a claim's time
--- (`ct`) is kept on it, so the in-doubt rule can tell which sends came after which.
-local t = redis.call('TIME')
-local redisNow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = false
-if held[4] then expired = redisNow >= tonumber(held[4]) end
+if held[4] then expired = now >= tonumber(held[4]) end
 local function claim(row, owner)
   local json = redis.call('HGET', rowsKey, row)
   if not json then return 'missing', '' end
@@ -85,7 +83,7 @@ local function claim(row, owner)
     redis.call('ZADD', sentAtKey, now, rec.f)
   end
   rec.a = (rec.a or 0) + 1
-  rec.ct = redisNow
+  rec.ct = now
   move(campaignKey, rec, 'sending')
   redis.call('HSET', rowsKey, row, cjson.encode(rec))
   local values = ''
@@ -104,7 +102,7 @@ for i = 4, #ARGV, 2 do
 end
 -- The guard forgets messages older than the window, a few per call, so it stays the size of the window.
 if window > 0 then
-  local expired = redis.call('ZRANGEBYSCORE', sentAtKey, '-inf', tonumber(now) - window, 'LIMIT', 0, 100)
+  local expired = redis.call('ZRANGEBYSCORE', sentAtKey, '-inf', now - window, 'LIMIT', 0, 100)
   if #expired > 0 then
     redis.call('ZREM', sentAtKey, unpack(expired))
     redis.call('HDEL', sentKey, unpack(expired))

@@ -9,7 +9,7 @@
       becomes `cancelled` and an expired one's `expired` instead (it never went out);
     - otherwise → `unknown` (it may have been delivered; only `campaign retry --unknown`
       resends it).
-  Due is judged on Redis's clock, as the deadlines were set (settle.lua).
+  Due is judged on the ledger's clock, as the deadlines were set (settle.lua).
 
   Input:
     KEYS[1] confirm    zset     <scope>:confirm:<number> ("campaign/row" → deadline ms)
@@ -19,7 +19,7 @@
     KEYS[5] sent-at    zset     <scope>:sent-at:<number>
 
     ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
-    ARGV[2] now (ms)
+    ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[3] most rows to decide in this call
 
   Output:
@@ -28,16 +28,15 @@
 ]]
 
 -- Includes
+--- @include "clock"
 --- @include "move"
 --- @include "backlog"
 --- @include "complete-if-done"
 --- @include "forget-send"
 
 local confirmKey, seenKey, activeKey, sentKey, sentAtKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local prefix, now, limit = ARGV[1], ARGV[2], tonumber(ARGV[3])
-local t = redis.call('TIME')
-local redisNow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local due = redis.call('ZRANGEBYSCORE', confirmKey, '-inf', redisNow, 'LIMIT', 0, limit)
+local prefix, now, limit = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3])
+local due = redis.call('ZRANGEBYSCORE', confirmKey, '-inf', now, 'LIMIT', 0, limit)
 local seen = tonumber(redis.call('GET', seenKey) or '0')
 local resent, unknown, ended = 0, 0, 0
 local completed = {}
@@ -56,7 +55,7 @@ for _, member in ipairs(due) do
       rec.cu = nil
       local final = nil
       if neverReached and not rec.rs and rec.v then
-        if held[1] == '1' or (held[2] and redisNow >= tonumber(held[2])) then
+        if held[1] == '1' or (held[2] and now >= tonumber(held[2])) then
           final = 'expired'
           if held[1] == '1' then final = 'cancelled' end
           -- It never went out: a later send of the same message is no repeat.

@@ -29,7 +29,7 @@
     KEYS[3] reach      zset     <scope>:reach:<number> (wa_id → ms last fed): the messaging limit's 24 h
 
     ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
-    ARGV[2] now (ms, Redis's clock)
+    ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[3] window size
     ARGV[4] least rows worth a feed (less room than this: nothing is fed)
     ARGV[5] age (ms) after which a job of the window is handed out again
@@ -45,15 +45,17 @@
       {kind, campaign, detail, …} events: 'started' (detail: startsAt ms or ''),
         'expired' (rows), 'deadline' (rows), 'completed' ('') },
     {limit, reached, ms the oldest place frees} when a recipient was held back by the
-      limit, else {} }
+      limit, else {},
+    now: the ledger's time this feed judged by (ms) }
 ]]
 
 -- Includes
+--- @include "clock"
 --- @include "complete-if-done"
 --- @include "end-backlog"
 
 local activeKey, windowKey = KEYS[1], KEYS[2]
-local prefix, now, size, minBatch = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local prefix, now, size, minBatch = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local refreshAge, refreshMost = tonumber(ARGV[5]), tonumber(ARGV[6])
 local openLanes = cjson.decode(ARGV[7] or '{}')
 local reachKey, limit, numberId = KEYS[3], tonumber(ARGV[8]) or 0, ARGV[9]
@@ -62,7 +64,7 @@ local again = redis.call('ZRANGEBYSCORE', windowKey, '-inf', now - refreshAge, '
 for _, id in ipairs(again) do redis.call('ZADD', windowKey, now, id) end
 local room = size - redis.call('ZCARD', windowKey)
 local fed, events, held = {}, {}, {}
-if room < minBatch then return { fed, again, events, held } end
+if room < minBatch then return { fed, again, events, held, now } end
 -- The limit's places left now: those reached more than 24 h ago leave the set first.
 local places
 if limit > 0 then
@@ -79,7 +81,8 @@ local function mayFeed(campaignKey, row)
     redis.call('ZADD', reachKey, now, waId)
     return true
   end
-  if redis.call('EXISTS', prefix .. ':service-window:' .. numberId .. ':' .. waId) == 1 then return true end
+  -- Open while the closing time it holds is ahead on the ledger's clock (apply-inbound.lua).
+  if tonumber(redis.call('GET', prefix .. ':service-window:' .. numberId .. ':' .. waId) or '0') > now then return true end
   if places <= 0 then return false end
   places = places - 1
   redis.call('ZADD', reachKey, now, waId)
@@ -258,4 +261,4 @@ if heldAny then
   local oldest = redis.call('ZRANGE', reachKey, 0, 0, 'WITHSCORES')[2]
   held = { limit, limit - places, (tonumber(oldest) or now) + DAY }
 end
-return { fed, again, events, held }
+return { fed, again, events, held, now }

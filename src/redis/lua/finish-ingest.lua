@@ -5,15 +5,16 @@
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
 
-    ARGV[1] now (ms)
+    ARGV[1] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
 
   Output:
     1 when this call completed the campaign, else 0
 ]]
 
 -- Includes
+--- @include "clock"
 --- @include "complete-if-done"
 
 redis.call('HSET', KEYS[1], 'ingestDone', '1')
 redis.call('HDEL', KEYS[1], 'ingestInterrupted')
-return completeIfDone(KEYS[1], ARGV[1])
+return completeIfDone(KEYS[1], ledgerNow(ARGV[1]))

@@ -19,7 +19,7 @@
     ARGV[2] job number
     ARGV[3] error code
     ARGV[4] error detail
-    ARGV[5] now (ms)
+    ARGV[5] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[6] campaign ID
 
   Output:
@@ -30,6 +30,7 @@
 ]]
 
 -- Includes
+--- @include "clock"
 --- @include "complete-if-done"
 --- @include "move"
 --- @include "backlog"
@@ -38,7 +39,7 @@
 --- @include "forget-send"
 
 local campaignKey, rowsKey, sentKey, sentAtKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
-local row, owner, code, detail, now, campaignId = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local row, owner, code, detail, now, campaignId = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ledgerNow(ARGV[5]), ARGV[6]
 redis.call('ZREM', windowKey, jobIdOf(campaignId, row, owner))
 local json = redis.call('HGET', rowsKey, row)
 if not json then return {'missing', 0} end

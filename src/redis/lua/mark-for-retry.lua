@@ -17,7 +17,7 @@
     ARGV[4] '1' = choose failed rows (with one of the codes)
     ARGV[5] '1' = choose unknown rows
     ARGV[6] campaign ID
-    ARGV[7] now (ms)
+    ARGV[7] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[8] hold for 131049 (ms): a row that failed with it less than this long ago is not chosen
 
   Output:
@@ -26,13 +26,14 @@
 ]]
 
 -- Includes
+--- @include "clock"
 --- @include "move"
 --- @include "backlog"
 
 local campaignKey, rowsKey, pendingKey, activeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 -- Checked here, not only by the caller: a cancel may land between its check and this page.
 if redis.call('HGET', campaignKey, 'cancelled') == '1' then return {0, 0, 0, 0} end
-local now, hold = tonumber(ARGV[7] or '0'), tonumber(ARGV[8] or '0')
+local now, hold = ledgerNow(ARGV[7]), tonumber(ARGV[8] or '0')
 local held, heldUntil = 0, 0
 local first, last = tonumber(ARGV[1]), tonumber(ARGV[2])
 local codes = {}

@@ -6,13 +6,14 @@
     KEYS[1] campaign   hash     <scope>:campaign:<id>
 
     ARGV[1] reason
-    ARGV[2] now (ms)
+    ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
 
   Output:
     'paused', or why not: 'missing', 'cancelled', 'completed', 'already-paused'
 ]]
 
 -- Includes
+--- @include "clock"
 --- @include "pause-if-running"
 
 local f = redis.call('HMGET', KEYS[1], 'definition', 'cancelled', 'finishedAt', 'paused')
@@ -20,5 +21,5 @@ if not f[1] then return 'missing' end
 if f[2] == '1' then return 'cancelled' end
 if f[3] then return 'completed' end
 if f[4] == '1' then return 'already-paused' end
-pauseIfRunning(KEYS[1], ARGV[1], ARGV[2])
+pauseIfRunning(KEYS[1], ARGV[1], ledgerNow(ARGV[2]))
 return 'paused'

@@ -8,7 +8,7 @@
     KEYS[2] sent       hash     <scope>:sent:<number> (duplicate-send guard)
 
     ARGV[1] campaign ID
-    ARGV[2] now (ms)
+    ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[3] duplicate window (ms; 0 = off, as is an `allowRepeat` campaign)
     (then a pair per row, from ARGV[4] on:)
     ARGV[4] row
@@ -19,10 +19,11 @@
 ]]
 
 -- Includes
+--- @include "clock"
 --- @include "prior-send"
 
 local campaignKey, sentKey = KEYS[1], KEYS[2]
-local campaignId, now, window = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local campaignId, now, window = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3])
 if redis.call('HGET', campaignKey, 'allowRepeat') == '1' then window = 0 end
 local already = {}
 if window > 0 then

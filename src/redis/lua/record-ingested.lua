@@ -25,7 +25,7 @@
               waits in pending:<lane>)
               [row, 'rejected' | 'skipped', phone, code, detail]
     ARGV[2] campaign ID
-    ARGV[3] now (ms)
+    ARGV[3] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[4] duplicate window (ms; 0 = off, as is an `allowRepeat` campaign)
 
   Output:
@@ -35,12 +35,13 @@
 ]]
 
 -- Includes
+--- @include "clock"
 --- @include "prior-send"
 --- @include "backlog"
 
 local campaignKey, rowsKey, sentKey, pendingKey, activeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[6]
 local rows = cjson.decode(ARGV[1])
-local campaignId, now, window = ARGV[2], ARGV[3], tonumber(ARGV[4])
+local campaignId, now, window = ARGV[2], ledgerNow(ARGV[3]), tonumber(ARGV[4])
 local flags = redis.call('HMGET', campaignKey, 'cancelled', 'allowRepeat', 'expired')
 local cancelled = flags[1] == '1'
 local expired = flags[3] == '1'

@@ -7,7 +7,7 @@
   `abandoned` (BullMQ gave up on the job) becomes `unknown` for a row caught mid-send,
   else `failed`. With a confirm window, `unknown` becomes `confirming` instead: the row waits
   that long for a status webhook (confirm-in-doubt.lua decides it after), and is indexed in
-  the number's `confirm` set by its deadline (`cu`, on Redis's clock). A `failed` answer makes the duplicate guard forget the message. Every
+  the number's `confirm` set by its deadline (`cu`, on the ledger's clock). A `failed` answer makes the duplicate guard forget the message. Every
   sent/failed answer feeds the error-spike brake: when more than share × window of the
   last `window` failed, it pauses the campaign.
 
@@ -22,7 +22,7 @@
     KEYS[8] confirm    zset     <scope>:confirm:<number> ("campaign/row" → deadline ms)
 
     ARGV[1]  campaign ID
-    ARGV[2]  now (ms)
+    ARGV[2]  clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[3]  brake window (sends; 0 = off)
     ARGV[4]  brake share (0..1)
     ARGV[5]  confirm window (ms; 0 = off: in-doubt rows are `unknown` at once)
@@ -40,6 +40,7 @@
 ]]
 
 -- Includes
+--- @include "clock"
 --- @include "final"
 --- @include "complete-if-done"
 --- @include "move"
@@ -48,12 +49,9 @@
 --- @include "backlog"
 
 local campaignKey, rowsKey, wamidsKey, recentKey, sentKey, sentAtKey, windowKey, confirmKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
-local campaignId, now, window, share, confirmMs = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local campaignId, now, window, share, confirmMs = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local confirmUntil = nil
-if confirmMs > 0 then
-  local t = redis.call('TIME')
-  confirmUntil = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + confirmMs
-end
+if confirmMs > 0 then confirmUntil = now + confirmMs end
 
 local function brake(status, code, detail)
   if window <= 0 or (status ~= 'sent' and status ~= 'failed') then return 0 end
@@ -94,7 +92,7 @@ local function settle(row, status, wamid, code, detail, owner)
   if wamid ~= '' then rec.w = wamid end
   if code ~= '' then rec.c = code; rec.d = detail elseif status == 'sent' then rec.c = nil; rec.d = nil end
   -- When it failed: `campaign retry` holds back 131049 rows for 24 h after it.
-  if status == 'failed' then rec.ft = tonumber(now) end
+  if status == 'failed' then rec.ft = now end
   redis.call('HSET', rowsKey, row, cjson.encode(rec))
   if status == 'sent' then redis.call('HSET', wamidsKey, wamid, campaignId .. '/' .. row) end
   -- Meta refused it: not sent, so a later send of the same message is not a repeat. (An

@@ -1,5 +1,5 @@
 import type { ChainableCommander } from 'ioredis';
-import { bucketOf } from './buckets.js';
+import { bucketOf } from '../metrics/buckets.js';
 
 /**
  * What a process counted since its last flush, kept in memory: recording costs no Redis

@@ -1,28 +1,32 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CampaignControls, type RetryProgress } from '../../src/campaigns/control/campaign-controls.js';
-import { MemoryLedger } from '../../src/campaigns/memory-ledger.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
-import { fakeClock } from '../support/ledger-contract.js';
+import type { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
+import { TestClock } from '../support/test-clock.js';
+import { ledgersPerTest, type TestLedger } from '../support/test-ledger.js';
 import { UNIT_NUMBER } from '../support/unit-campaigns.js';
 
 /**
  * `campaign pause | resume | cancel | reschedule | retry` (src/campaigns/control/campaign-controls.ts)
- * on the in-memory ledger: what each command refuses, with which error, and what it reports.
+ * on the ledger (a real Redis, its clock stopped): what each command refuses, with which
+ * error, and what it reports.
  */
 
 const ID = 'c1';
 const HOUR = 3_600_000;
 const job = (row: number, requeue?: number): SendJob => (requeue === undefined ? { campaignId: ID, row } : { campaignId: ID, row, requeue });
 
-describe('CampaignControls (in-memory ledger)', () => {
-  let clock: ReturnType<typeof fakeClock>;
-  let ledger: MemoryLedger;
+describe('CampaignControls (ledger on a real Redis)', () => {
+  const openLedger = ledgersPerTest('controls');
+  let opened: TestLedger;
+  let clock: TestClock;
+  let ledger: RedisLedger;
   let controls: CampaignControls;
 
   beforeEach(() => {
-    clock = fakeClock();
-    ledger = new MemoryLedger({ now: clock.now });
+    opened = openLedger({}, TestClock.stopped(Date.parse('2026-12-01T08:00:00Z')));
+    ({ ledger, clock } = opened);
     controls = new CampaignControls({ ledger });
   });
 
@@ -65,7 +69,7 @@ describe('CampaignControls (in-memory ledger)', () => {
       await campaign(1);
       await answerAll(1, () => 'sent');
       await expect(controls.pause(ID)).rejects.toMatchObject({ code: 'CAMPAIGN_STATE_CONFLICT', message: expect.stringMatching(/^Cannot pause campaign c1: it is completed \(it has finished; see `campaign report`\)$/) as unknown });
-      const other = new CampaignControls({ ledger: new MemoryLedger() });
+      const other = new CampaignControls({ ledger: openLedger().ledger });
       await expect(other.pause(ID)).rejects.toMatchObject({ code: 'CAMPAIGN_NOT_FOUND' });
     });
 
@@ -107,7 +111,7 @@ describe('CampaignControls (in-memory ledger)', () => {
       await controls.cancel(ID);
       const ended = (await ledger.status(ID))?.finishedAt;
       expect(ended).toBe(clock.now());
-      await clock.advance(HOUR);
+      clock.advance(HOUR);
       expect(await controls.cancel(ID)).toEqual({ cancelled: 0, alreadyCancelled: true, reason: undefined, finishedAt: ended });
       expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', counts: { cancelled: 3 }, finishedAt: ended });
     });
@@ -151,16 +155,8 @@ describe('CampaignControls (in-memory ledger)', () => {
     it('refuses a purged campaign (CAMPAIGN_PURGED): its rows are gone, there is nothing to send again', async () => {
       await campaign(2);
       await answerAll(2, () => 'failed');
-      const purgedAt = clock.now();
-      // The in-memory ledger has no purge: its status is read as the Redis ledger's is after one.
-      const purged = new Proxy(ledger, {
-        get(target, key) {
-          if (key === 'status') return async (id: string) => ({ ...(await target.status(id)), purgedAt });
-          const value: unknown = Reflect.get(target, key, target);
-          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-        },
-      });
-      await expect(new CampaignControls({ ledger: purged }).retry(ID, { codes: [], failed: true, unknown: false })).rejects.toMatchObject({
+      await ledger.purge(ID);
+      await expect(controls.retry(ID, { codes: [], failed: true, unknown: false })).rejects.toMatchObject({
         code: 'CAMPAIGN_PURGED',
         message: expect.stringMatching(/^Cannot retry campaign c1: it was purged at 2026-12-01T08:00:00\.000Z, so its rows \(numbers and values\) are gone/) as unknown,
       });

@@ -5,30 +5,33 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CampaignDefinition, RowRecord } from '../../src/campaigns/campaign.js';
 import { produceCampaign, type ProduceInput, type RefusedRow } from '../../src/campaigns/ingest/producer.js';
 import type { IngestedRow, IngestResult } from '../../src/campaigns/ledger.js';
-import { MemoryLedger } from '../../src/campaigns/memory-ledger.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
+import type { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { phoneNumber, tempDir, writeCampaignCsv } from '../support/csv-files.js';
-import { fakeClock } from '../support/ledger-contract.js';
+import type { LedgerPeek } from '../support/ledger-peek.js';
+import type { TestClock } from '../support/test-clock.js';
+import { ledgersPerTest } from '../support/test-ledger.js';
 import { UNIT_NUMBER, orderUpdateDefinition } from '../support/unit-campaigns.js';
 
 /**
- * The producer (src/campaigns/ingest/producer.ts) on the in-memory ledger: CSV rows in,
- * ledger rows, rejects and duplicates out, as the pipeline tests check through Redis.
+ * The producer (src/campaigns/ingest/producer.ts) on the ledger (a real Redis, its clock set
+ * by the test): CSV rows in, ledger rows, rejects and duplicates out.
  */
 
 const SAMPLE_CSV = fileURLToPath(new URL('../../samples/recipients.csv', import.meta.url));
 const HOUR = 3_600_000;
 const good = (n: number): string => `${phoneNumber(n)},Name${n},A-${n}`;
 
-describe('produceCampaign (in-memory ledger)', () => {
+describe('produceCampaign (ledger on a real Redis)', () => {
+  const openLedger = ledgersPerTest('producer');
   let dir: Awaited<ReturnType<typeof tempDir>>;
-  let clock: ReturnType<typeof fakeClock>;
-  let ledger: MemoryLedger;
+  let clock: TestClock;
+  let ledger: RedisLedger;
+  let peek: LedgerPeek;
 
   beforeEach(async () => {
     dir = await tempDir();
-    clock = fakeClock();
-    ledger = new MemoryLedger({ now: clock.now });
+    ({ ledger, clock, peek } = openLedger());
   });
 
   afterEach(async () => {
@@ -41,18 +44,18 @@ describe('produceCampaign (in-memory ledger)', () => {
     return path;
   }
 
-  function produce(file: string, definition: CampaignDefinition, more: Partial<ProduceInput> = {}, on: MemoryLedger = ledger) {
+  function produce(file: string, definition: CampaignDefinition, more: Partial<ProduceInput> = {}, on: RedisLedger = ledger) {
     return produceCampaign({ ledger: on }, { file, define: () => definition, ...more });
   }
 
-  async function rowsOf(id: string, on: MemoryLedger = ledger): Promise<RowRecord[]> {
+  async function rowsOf(id: string, on: RedisLedger = ledger): Promise<RowRecord[]> {
     const rows: RowRecord[] = [];
     for await (const page of on.rows(id)) rows.push(...page);
     return rows;
   }
 
   /** Feeds every waiting row and answers each claim `sent`, as a worker would. */
-  async function sendAll(on: MemoryLedger = ledger): Promise<SendJob[]> {
+  async function sendAll(on: RedisLedger = ledger): Promise<SendJob[]> {
     const { jobs } = await on.feed(UNIT_NUMBER, { windowSize: 100_000, minBatch: 1, refreshAfterMs: HOUR, refreshMost: 0 });
     for (const job of jobs) {
       const claim = await on.claim(job, UNIT_NUMBER);
@@ -70,7 +73,7 @@ describe('produceCampaign (in-memory ledger)', () => {
     expect(progress.at(-1)).toBe(3);
     expect(await ledger.getCampaign('c1')).toEqual(orderUpdateDefinition('c1'));
     expect(await ledger.status('c1')).toMatchObject({ state: 'running', counts: { total: 3, queued: 3 } });
-    expect(ledger.backlog('c1')).toEqual(['1', '2', '3']);
+    expect(await peek.backlog('c1')).toEqual(['1', '2', '3']);
     const { jobs } = await ledger.feed(UNIT_NUMBER, { windowSize: 10, minBatch: 1, refreshAfterMs: HOUR, refreshMost: 0 });
     expect(await ledger.claim(jobs[1] ?? { campaignId: 'c1', row: 2 }, UNIT_NUMBER)).toEqual({
       outcome: 'claimed',
@@ -108,8 +111,8 @@ describe('produceCampaign (in-memory ledger)', () => {
     expect(rows.find((r) => r.row === 140)?.errorDetail).toMatch(/same number as row \d+, which is the one sent/);
     expect(refused.map((r) => [r.row, r.reason])).toEqual(notQueued.map((r) => [r.row, r.errorCode]));
     expect(refused.every((r) => r.detail.startsWith(`line ${r.line}: `))).toBe(true);
-    expect(ledger.backlog('c-rejects')).toHaveLength(190);
-    expect(ledger.backlog('c-rejects')).not.toContain('20');
+    expect(await peek.backlog('c-rejects')).toHaveLength(190);
+    expect(await peek.backlog('c-rejects')).not.toContain('20');
   });
 
   it('a later row with the same number is skipped DUPLICATE_PHONE, naming the row that is sent', async () => {
@@ -129,11 +132,11 @@ describe('produceCampaign (in-memory ledger)', () => {
   });
 
   it('the same file as a new campaign: rows whose message was sent within the window are skipped ALREADY_SENT, counted as such, and reported', async () => {
-    const guarded = new MemoryLedger({ now: clock.now, duplicateWindowMs: 24 * HOUR });
+    const { ledger: guarded } = openLedger({ duplicateWindowMs: 24 * HOUR }, clock);
     const file = await csv([good(1), good(2), good(3)]);
     await produce(file, orderUpdateDefinition('first'), {}, guarded);
     await sendAll(guarded);
-    await clock.advance(HOUR);
+    clock.advance(HOUR);
     // Row 2 gets another order: another message.
     const again = await csv([good(1), `${phoneNumber(2)},Name2,B-2`, good(3)], 'again.csv');
     const refused: RefusedRow[] = [];
@@ -189,7 +192,7 @@ describe('produceCampaign (in-memory ledger)', () => {
   it('a ledger write that fails part-way pauses the campaign as an interruption and rethrows', async () => {
     const file = join(dir.dir, 'ten.csv');
     await writeCampaignCsv(file, 10);
-    const failing = new MemoryLedger({ now: clock.now });
+    const { ledger: failing } = openLedger();
     const record = failing.recordIngested.bind(failing);
     let calls = 0;
     failing.recordIngested = (campaignId: string, number: string, rows: readonly IngestedRow[]): Promise<IngestResult> =>

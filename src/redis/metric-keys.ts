@@ -1,4 +1,4 @@
-import { sharedScope } from '../redis/key-scope.js';
+import { sharedScope } from './key-scope.js';
 
 /**
  * Where the metrics live in Redis, under the queue prefix. Workers and the webhook consumer

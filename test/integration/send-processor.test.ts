@@ -1,21 +1,23 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RowRecord } from '../../src/campaigns/campaign.js';
 import type { IngestedRow } from '../../src/campaigns/ledger.js';
-import { MemoryLedger, type MemoryLedgerOptions } from '../../src/campaigns/memory-ledger.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
 import { SendProcessor, type AttemptContext, type MessageSender, type SendPacer } from '../../src/campaigns/send/send-processor.js';
 import type { SendResult } from '../../src/cloud-api/cloud-api-client.js';
 import { CloudApiBadResponseError, CloudApiError, CloudApiTransportError } from '../../src/cloud-api/cloud-api-errors.js';
 import type { OutboundMessage, TemplateMessage } from '../../src/cloud-api/outbound-message.js';
 import { silentLogger } from '../../src/logging/logger.js';
+import type { LedgerOptions, RedisLedger } from '../../src/redis/redis-ledger.js';
 import type { SendTrouble } from '../../src/campaigns/send/send-trouble.js';
 import { phoneNumber } from '../support/csv-files.js';
-import { fakeClock } from '../support/ledger-contract.js';
+import type { LedgerPeek } from '../support/ledger-peek.js';
+import type { TestClock } from '../support/test-clock.js';
+import { ledgersPerTest } from '../support/test-ledger.js';
 import { UNIT_NUMBER, orderUpdateDefinition } from '../support/unit-campaigns.js';
 
 /**
- * One recipient's send (src/campaigns/send/send-processor.ts) on the in-memory ledger and a
- * fake MessageSender: what each answer of the Cloud API does to the row, the campaign and
+ * One recipient's send (src/campaigns/send/send-processor.ts) on the ledger (a real Redis,
+ * its clock stopped) and a fake MessageSender: what each answer of the Cloud API does to the row, the campaign and
  * the job, per the error policy (src/campaigns/send/error-policy.ts).
  */
 
@@ -49,8 +51,11 @@ function accepted(wamid: string): SendResult {
 const meta = (metaCode: number, httpStatus = 400, details = `meta ${metaCode}`) => new CloudApiError({ httpStatus, metaCode, details });
 const job = (row: number, requeue?: number): SendJob => (requeue === undefined ? { campaignId: ID, row } : { campaignId: ID, row, requeue });
 
-describe('SendProcessor (in-memory ledger, fake sender)', () => {
-  let ledger: MemoryLedger;
+describe('SendProcessor (ledger on a real Redis, fake sender)', () => {
+  const openLedger = ledgersPerTest('send-processor');
+  let ledger: RedisLedger;
+  let clock: TestClock;
+  let peek: LedgerPeek;
   let sender: FakeSender;
   let processor: SendProcessor;
   let completed: string[];
@@ -58,9 +63,8 @@ describe('SendProcessor (in-memory ledger, fake sender)', () => {
   let troubles: SendTrouble[];
 
   /** A campaign of `rows` rows (values NameN, A-N), ingest finished, every row fed; and a processor on it. */
-  async function setUp(rows: number, options: { ledger?: MemoryLedgerOptions; pacer?: SendPacer; extra?: IngestedRow[]; confirmInDoubt?: boolean } = {}): Promise<void> {
-    const clock = fakeClock();
-    ledger = new MemoryLedger({ now: clock.now, ...options.ledger });
+  async function setUp(rows: number, options: { ledger?: Omit<LedgerOptions, 'clock'>; pacer?: SendPacer; extra?: IngestedRow[]; confirmInDoubt?: boolean } = {}): Promise<void> {
+    ({ ledger, clock, peek } = openLedger(options.ledger));
     sender = new FakeSender();
     completed = [];
     paused = [];
@@ -108,7 +112,7 @@ describe('SendProcessor (in-memory ledger, fake sender)', () => {
       expect(message).toMatchObject({ kind: 'template', to: phoneNumber(1), name: 'order_update', language: 'en_US', callbackData: `${ID}/1` });
       expect((message as TemplateMessage).body).toEqual([{ text: 'Name1' }, { text: 'A-1' }]);
       expect(await row(1)).toEqual({ row: 1, phone: phoneNumber(1), status: 'sent', attempts: 1, wamid: 'wamid.1' });
-      expect(ledger.wamidOwner('wamid.1')).toBe(`${ID}/1`);
+      expect(await peek.wamidOwner('wamid.1')).toBe(`${ID}/1`);
       expect(completed).toEqual([]);
     });
 
@@ -153,12 +157,12 @@ describe('SendProcessor (in-memory ledger, fake sender)', () => {
       expect(outcome.kind).toBe('retry');
       expect(await row(1)).toMatchObject({ status: 'queued', attempts: 1, errorCode: '131000', errorDetail: 'Something went wrong' });
       // The job stays in the window: BullMQ runs it again.
-      expect(ledger.windowJobIds(UNIT_NUMBER)).toContain(`${ID}-1`);
+      expect(await peek.windowJobIds(UNIT_NUMBER)).toContain(`${ID}-1`);
 
       sender.answerNext(meta(131000, 500, 'Something went wrong'));
       expect(await processor.process(job(1), LAST)).toEqual({ kind: 'done', status: 'failed' });
       expect(await row(1)).toMatchObject({ status: 'failed', attempts: 2, errorCode: '131000' });
-      expect(ledger.windowJobIds(UNIT_NUMBER)).not.toContain(`${ID}-1`);
+      expect(await peek.windowJobIds(UNIT_NUMBER)).not.toContain(`${ID}-1`);
     });
 
     it('no answer on the last attempt: unknown when the request may have left, failed when it never did', async () => {
@@ -207,7 +211,7 @@ describe('SendProcessor (in-memory ledger, fake sender)', () => {
       expect(await row(1)).toMatchObject({ status: 'failed', errorCode: '131026', errorDetail: 'Message undeliverable' });
       expect(await ledger.optOuts(UNIT_NUMBER)).toEqual(new Map());
       expect(await processor.process(job(2), FIRST)).toEqual({ kind: 'done', status: 'failed' });
-      expect([...(await ledger.optOuts(UNIT_NUMBER)).entries()]).toEqual([[phoneNumber(2), { campaignId: ID, row: 2, at: fakeClock().now() }]]);
+      expect([...(await ledger.optOuts(UNIT_NUMBER)).entries()]).toEqual([[phoneNumber(2), { campaignId: ID, row: 2, at: clock.now() }]]);
       expect(completed).toEqual([ID]);
     });
 
@@ -218,11 +222,11 @@ describe('SendProcessor (in-memory ledger, fake sender)', () => {
       expect(paused).toEqual([ID]);
       expect(await ledger.status(ID)).toMatchObject({ state: 'paused', pausedReason: '190: Error validating access token' });
       expect(await row(1)).toMatchObject({ status: 'queued', requeue: 1, errorCode: '190' });
-      expect(ledger.backlog(ID)).toEqual(['1:1']);
+      expect(await peek.backlog(ID)).toEqual(['1:1']);
 
       expect(await processor.process(job(2), FIRST)).toEqual({ kind: 'done', status: 'parked' });
       expect(sender.sent).toHaveLength(1);
-      expect(ledger.backlog(ID)).toEqual(['2:1', '1:1']);
+      expect(await peek.backlog(ID)).toEqual(['2:1', '1:1']);
 
       // Resumed: the parked rows are fed again under their new job numbers, and sent.
       await ledger.resume(ID);

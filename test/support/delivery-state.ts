@@ -1,3 +1,5 @@
+import type { StatusKind } from '../../src/campaigns/ledger.js';
+
 /**
  * What Meta's status webhooks say of one sent row, derived from the first time each kind was
  * seen, so that any order and any duplicates give the same result (Meta guarantees neither,
@@ -5,10 +7,10 @@
  * `failed` ends the row as failed with Meta's code, whatever else arrives; a status for a
  * row whose answer was lost (`unknown`), not yet recorded (`sending`) or that waits for a
  * retry after an attempt that did reach Meta (`queued`) proves it was accepted: it becomes
- * `sent`, and the retry finds it answered. The Lua in src/redis/lua/apply-statuses.lua applies the same
- * rule to the stored row; a property test checks this function against every shuffle.
+ * `sent`, and the retry finds it answered. The rule itself is src/redis/lua/apply-statuses.lua's;
+ * this is the tests' statement of it: test/unit/delivery-state.test.ts checks it against every
+ * shuffle, test/integration/webhook-statuses.test.ts checks the script against it.
  */
-export type StatusKind = 'sent' | 'delivered' | 'read' | 'failed';
 
 export interface DeliveryEvent {
   kind: StatusKind;

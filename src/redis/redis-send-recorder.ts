@@ -1,9 +1,9 @@
-import type { RedisClient } from '../redis/key-scope.js';
 import type { Logger } from '../logging/logger.js';
-import { SEND_LATENCY_BUCKETS } from './buckets.js';
+import { SEND_LATENCY_BUCKETS } from '../metrics/buckets.js';
+import type { SendObserver } from '../metrics/send-observer.js';
+import type { RedisClient } from './key-scope.js';
 import { RATE_KEY_TTL_SECONDS, SENDS_FIELD_SEPARATOR, metricsKeys, type MetricsKeys } from './metric-keys.js';
-import type { SendObserver } from './send-observer.js';
-import { CounterTally, HistogramTally } from './tallies.js';
+import { CounterTally, HistogramTally } from './metric-tallies.js';
 
 /** How often a worker adds what it counted to Redis. */
 export const FLUSH_INTERVAL_MS = 1000;

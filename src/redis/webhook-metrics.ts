@@ -1,7 +1,7 @@
 import type { ChainableCommander } from 'ioredis';
-import { WEBHOOK_LAG_BUCKETS } from './buckets.js';
+import { WEBHOOK_LAG_BUCKETS } from '../metrics/buckets.js';
 import { metricsKeys, type MetricsKeys } from './metric-keys.js';
-import { CounterTally, HistogramTally } from './tallies.js';
+import { CounterTally, HistogramTally } from './metric-tallies.js';
 
 /**
  * The `kind` label of cw_webhook_events_total: a status by Meta's name (`sent`, `delivered`,

@@ -1,4 +1,4 @@
-import type { RowRecord, RowStatus } from './campaign.js';
+import type { RowRecord, RowStatus } from '../campaigns/campaign.js';
 
 /** A row's record in the ledger: the Lua's JSON fields, same names (src/redis/lua/README.md). */
 export interface StoredRow {
@@ -24,7 +24,7 @@ export interface StoredRow {
   dt?: number;
   rt?: number;
   ft?: number;
-  /** in-doubt rule: claim time (Redis's clock, ms), confirm deadline (ms), 1 once resent by it */
+  /** in-doubt rule: claim time (the ledger's clock, ms), confirm deadline (ms), 1 once resent by it */
   ct?: number;
   cu?: number;
   rs?: number;

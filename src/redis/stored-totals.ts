@@ -1,12 +1,8 @@
-import { INF_BUCKET } from './buckets.js';
+import { INF_BUCKET } from '../metrics/buckets.js';
+import type { HistogramTotals } from '../metrics/metrics-totals.js';
 import { SENDS_FIELD_SEPARATOR } from './metric-keys.js';
 
-/** A histogram as stored: cumulative counts at each bound (Prometheus's `le`), sum and count. */
-export interface HistogramTotals {
-  buckets: { le: number; count: number }[];
-  sum: number;
-  count: number;
-}
+// The metrics' hashes as stored (metric-keys.ts) as totals, and the seconds the rate adds up.
 
 /** cw_send_rate: requests per second over this many seconds. */
 export const RATE_WINDOW_SECONDS = 10;

@@ -1,4 +1,4 @@
-import { sharedScope } from '../redis/key-scope.js';
+import { sharedScope } from './key-scope.js';
 
 /**
  * The webhook service's keys: `inbox`, the stream every signed POST is appended to before

@@ -1,0 +1,19 @@
+import { numberScope } from './key-scope.js';
+
+// Keys beside the ledger's and the metrics': named here so nothing outside src/redis builds one.
+
+/** BullMQ's prefix for a number's send queue: the number's scope, so its keys share the slot of the number's ledger keys. */
+export function sendQueuePrefix(prefix: string, phoneNumberId: string): string {
+  return numberScope(prefix, phoneNumberId);
+}
+
+/** The pacer's keys of a number (src/queue/send-pacer.ts): its next slot, and the sends of its last second. In the number's scope: both scripts stay in its slot. */
+export function pacerKeys(prefix: string, phoneNumberId: string): { slot: string; sent: string } {
+  const scope = numberScope(prefix, phoneNumberId);
+  return { slot: `${scope}:pacer:${phoneNumberId}:slot`, sent: `${scope}:pacer:${phoneNumberId}:sent` };
+}
+
+/** The dashboard's CSRF HMAC key, one for every service on this Redis and prefix (src/dashboard/csrf.ts). */
+export function csrfKeyName(prefix: string): string {
+  return `${prefix}:dashboard:csrf-key`;
+}

@@ -1,0 +1,21 @@
+import type { RedisClient } from '../../src/redis/key-scope.js';
+import { campaignLedgerKeys, feedKeys, wamidsKey } from '../../src/redis/ledger-keys.js';
+import { LEDGER_TEST_NUMBER } from './ledger-fixtures.js';
+
+/** What some of the ledger's keys hold, for tests that check what the interface does not show. */
+export interface LedgerPeek {
+  /** A campaign's backlog (the pending list): "row" for a row's first job, "row:k" for its job number k, in feed order. */
+  backlog(campaignId: string, phoneNumberId?: string): Promise<string[]>;
+  /** The job IDs in the number's window (fed and not done), oldest first. */
+  windowJobIds(phoneNumberId?: string): Promise<string[]>;
+  /** "campaign/row" of the row a message ID was sent for (the message-ID index), or null. */
+  wamidOwner(wamid: string, phoneNumberId?: string): Promise<string | null>;
+}
+
+export function ledgerPeek(redis: RedisClient, prefix: string): LedgerPeek {
+  return {
+    backlog: (campaignId, phoneNumberId = LEDGER_TEST_NUMBER) => redis.lrange(campaignLedgerKeys(prefix, phoneNumberId, campaignId).pending, 0, -1),
+    windowJobIds: (phoneNumberId = LEDGER_TEST_NUMBER) => redis.zrange(feedKeys(prefix, phoneNumberId).window, 0, -1),
+    wamidOwner: (wamid, phoneNumberId = LEDGER_TEST_NUMBER) => redis.hget(wamidsKey(prefix, phoneNumberId), wamid),
+  };
+}
