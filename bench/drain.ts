@@ -78,7 +78,12 @@ const isJsonLine = (line: string, test: (o: Record<string, unknown>) => boolean)
   }
 };
 
-export async function benchDrain(options: { runs: number; redis: Redis; redisPid: number | undefined; sandbox: SandboxChild }): Promise<SectionResult> {
+export async function benchDrain(options: {
+  runs: number;
+  redis: Redis;
+  redisPid: number | undefined;
+  sandbox: SandboxChild;
+}): Promise<SectionResult> {
   const files = new Map<number, string>([
     [DRAIN_ROWS, await ensureCsv(DRAIN_ROWS)],
     [WARMUP_ROWS, await ensureCsv(WARMUP_ROWS)],
@@ -107,11 +112,26 @@ export async function benchDrain(options: { runs: number; redis: Redis; redisPid
         done = (line) => isJsonLine(line, (o) => o.msg === 'campaign completed' && o.campaignId === summary.id);
       } else {
         const campaignId = `bare${randomBytes(3).toString('hex')}`;
-        await runToExit(startChild('bare-ingest', process.execPath, benchScriptArgs('bare-ingest.ts', [file, prefix, queueName, campaignId]), productEnv(prefix), ROOT), 300_000);
+        await runToExit(
+          startChild(
+            'bare-ingest',
+            process.execPath,
+            benchScriptArgs('bare-ingest.ts', [file, prefix, queueName, campaignId]),
+            productEnv(prefix),
+            ROOT,
+          ),
+          300_000,
+        );
         done = (line) => isJsonLine(line, (o) => o.msg === 'drained');
       }
       if (side === 'webhooks' || side === 'scraped') {
-        serve = startChild('campaign serve', process.execPath, [CAMPAIGN_BIN, 'serve', '--port', '0'], productEnv(prefix, { WHATSAPP_APP_SECRET: WEBHOOK_SECRET, WEBHOOK_VERIFY_TOKEN: 'bench-verify', LOG_LEVEL: 'warn' }), ROOT);
+        serve = startChild(
+          'campaign serve',
+          process.execPath,
+          [CAMPAIGN_BIN, 'serve', '--port', '0'],
+          productEnv(prefix, { WHATSAPP_APP_SECRET: WEBHOOK_SECRET, WEBHOOK_VERIFY_TOKEN: 'bench-verify', LOG_LEVEL: 'warn' }),
+          ROOT,
+        );
         const { line } = await waitForLine(serve, (l) => /Webhook service listening on http:\/\//.test(l), 60_000);
         const url = /listening on (http:\/\/[^\s:]+:\d+)/.exec(line)?.[1];
         if (url === undefined) throw new Error(`cannot read the service URL from: ${line}`);
@@ -161,7 +181,10 @@ export async function benchDrain(options: { runs: number; redis: Redis; redisPid
       const sandboxCores = coreShare(sandboxBefore, cpuSeconds(api.child.pid), wallMs);
       const machineCores = coreShare(machineBefore, machineBusySeconds(), wallMs);
       const serveCores = serve === undefined ? undefined : coreShare(serveBefore ?? 0, cpuSeconds(serve.pid), wallMs);
-      const delivered = side === 'webhooks' ? Number((await redis.hget(campaignLedgerKeys(prefix, PHONE_NUMBER_ID, campaignId).campaign, 'n:delivered')) ?? 0) : undefined;
+      const delivered =
+        side === 'webhooks'
+          ? Number((await redis.hget(campaignLedgerKeys(prefix, PHONE_NUMBER_ID, campaignId).campaign, 'n:delivered')) ?? 0)
+          : undefined;
       await stopChild(worker);
       const times = await api.acceptedTimes();
       if (times.length !== rows) throw new Error(`${side}: the sandbox accepted ${times.length} of ${rows} messages`);

@@ -197,7 +197,8 @@ export async function benchFeeder(options: {
       const usedMemoryAfter = await usedMemory(redis);
       const keysAfter = await redis.dbsize();
       const summary = parseSendSummary(child);
-      if (summary.rows !== rows || summary.queued !== rows) throw new Error(`campaign send: ${summary.queued} of ${summary.rows} rows queued, expected ${rows}`);
+      if (summary.rows !== rows || summary.queued !== rows)
+        throw new Error(`campaign send: ${summary.queued} of ${summary.rows} rows queued, expected ${rows}`);
       const keys = await keyBytes(redis, prefix, summary.id);
       const keyTotal = Object.values(keys.bytes).reduce((sum, b) => sum + b, 0);
       const [rssKb, user, sys] = useTime ? (readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '').split(' ').map(Number) : [];
@@ -231,7 +232,13 @@ export async function benchFeeder(options: {
 
   /** Runs a CLI command to completion on `prefix`; seconds spawn → exit, its stdout, Date.now() at exit. */
   const cli = async (args: string[], prefix: string, okCodes: readonly number[] = [0]) => {
-    const child = startChild(`campaign ${args[0] ?? ''}`, process.execPath, ['--import', TIMING_PRELOAD, CAMPAIGN_BIN, ...args], productEnv(prefix), ROOT);
+    const child = startChild(
+      `campaign ${args[0] ?? ''}`,
+      process.execPath,
+      ['--import', TIMING_PRELOAD, CAMPAIGN_BIN, ...args],
+      productEnv(prefix),
+      ROOT,
+    );
     let inProcessSeconds = Number.NaN;
     child.onLine((line, stream) => {
       if (stream !== 'stderr' || !line.startsWith('bench-timing ')) return;
@@ -299,7 +306,11 @@ export async function benchFeeder(options: {
 
       // A worker drains it into the sandbox at the product's default rate.
       await sandbox.reset();
-      const env = productEnv(large.prefix, { WHATSAPP_API_URL: sandbox.url, SEND_RATE: String(DRAIN_SEND_RATE), SEND_CONCURRENCY: String(DRAIN_CONCURRENCY) });
+      const env = productEnv(large.prefix, {
+        WHATSAPP_API_URL: sandbox.url,
+        SEND_RATE: String(DRAIN_SEND_RATE),
+        SEND_CONCURRENCY: String(DRAIN_CONCURRENCY),
+      });
       worker = startChild('campaign worker', process.execPath, [CAMPAIGN_BIN, 'worker'], env, ROOT);
       await waitForAccepted(sandbox, worker, DRAIN_SEND_RATE, 120_000);
 
@@ -333,7 +344,8 @@ export async function benchFeeder(options: {
         firstSendAfterResumeSeconds: (firstAfterResume - resumeDraining.returnedAt) / 1000,
         acceptedAfterCancelReturned: afterCancel.length,
         cancelledAtOnce: Number(/cancelled: (\d+) rows/.exec(cancelDraining.output)?.[1] ?? Number.NaN),
-        answeredAfterCancelSeconds: status.queued === 0 && status.sending === 0 ? (answeredAt - cancelDraining.returnedAt) / 1000 : Number.NaN,
+        answeredAfterCancelSeconds:
+          status.queued === 0 && status.sending === 0 ? (answeredAt - cancelDraining.returnedAt) / 1000 : Number.NaN,
         statusAfterCancel: status,
       };
       console.error(
@@ -542,7 +554,10 @@ export async function benchFeeder(options: {
       `feeder: wall time of \`campaign send\`, median: ${nSmall} rows ${median2((r) => r.small.wallMs / 1000)} s, ${n} rows ${median2((r) => r.large.wallMs / 1000)} s; ` +
         `CPU over spawn → exit: ${nSmall}: ${sendCpu((r) => r.small)} | ${n}: ${sendCpu((r) => r.large)}`,
       `feeder: peak RSS per run, GNU time | polled VmHWM (MB): ${measured
-        .map((r) => `${nSmall}: ${fmt(r.small.peakRssMb)} | ${fmtOpt(r.small.polledHwmMb)}, ${n}: ${fmt(r.large.peakRssMb)} | ${fmtOpt(r.large.polledHwmMb)}`)
+        .map(
+          (r) =>
+            `${nSmall}: ${fmt(r.small.peakRssMb)} | ${fmtOpt(r.small.polledHwmMb)}, ${n}: ${fmt(r.large.peakRssMb)} | ${fmtOpt(r.large.polledHwmMb)}`,
+        )
         .join('; ')}`,
       `feeder: Redis per pending row at ${nSmall} rows (used_memory Δ | keys): ${measured.map((r) => `${fmt(r.small.bytesPerRow)} | ${fmt(r.small.keyBytesPerRow)} B`).join(', ')}; ` +
         `at ${n}, bytes per row by key: ${measured.map((r) => JSON.stringify(perRow(r.large.keyBytes, r.large.rows))).join(', ')}; ` +
@@ -610,7 +625,10 @@ async function keyBytes(redis: Redis, prefix: string, campaignId: string): Promi
     cursor = next;
     for (const key of keys) {
       const usage = Number(await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
-      const pattern = key.slice(prefix.length + 1).split(campaignId).join('*');
+      const pattern = key
+        .slice(prefix.length + 1)
+        .split(campaignId)
+        .join('*');
       bytes[pattern] = (bytes[pattern] ?? 0) + (Number.isFinite(usage) ? usage : 0);
       count++;
     }
@@ -656,7 +674,9 @@ async function waitForAccepted(sandbox: SandboxChild, worker: Child, count: numb
     if ((await sandbox.stats()).accepted >= count) return;
     await sleep(50);
   }
-  throw new Error(`${worker.name}: fewer than ${count} messages reached the sandbox${exited ? ' (it exited)' : ` within ${timeoutMs} ms`}\n${worker.tail()}`);
+  throw new Error(
+    `${worker.name}: fewer than ${count} messages reached the sandbox${exited ? ' (it exited)' : ` within ${timeoutMs} ms`}\n${worker.tail()}`,
+  );
 }
 
 /** Waits for the first message accepted after `since` (ms since the epoch); returns its receivedAt. */
@@ -669,5 +689,7 @@ async function waitForAcceptedAfter(sandbox: SandboxChild, worker: Child, since:
     if (first !== undefined) return first;
     await sleep(20);
   }
-  throw new Error(`${worker.name}: no message reached the sandbox after resume${exited ? ' (it exited)' : ` within ${timeoutMs} ms`}\n${worker.tail()}`);
+  throw new Error(
+    `${worker.name}: no message reached the sandbox after resume${exited ? ' (it exited)' : ` within ${timeoutMs} ms`}\n${worker.tail()}`,
+  );
 }

@@ -35,7 +35,12 @@ interface IngestRun {
   probeMs: number;
 }
 
-export async function benchIngest(options: { runs: number; rows: number; redis: Redis; redisPid: number | undefined }): Promise<SectionResult> {
+export async function benchIngest(options: {
+  runs: number;
+  rows: number;
+  redis: Redis;
+  redisPid: number | undefined;
+}): Promise<SectionResult> {
   const file = await ensureCsv(options.rows);
   const tmp = join(OUT_DIR, 'tmp');
   mkdirSync(tmp, { recursive: true });
@@ -47,19 +52,31 @@ export async function benchIngest(options: { runs: number; rows: number; redis: 
     const args =
       side === 'ours'
         ? [process.execPath, ...sendArgs(file)]
-        : [process.execPath, ...benchScriptArgs('bare-ingest.ts', [file, prefix, `send-${PHONE_NUMBER_ID}`, `bare${randomBytes(3).toString('hex')}`])];
+        : [
+            process.execPath,
+            ...benchScriptArgs('bare-ingest.ts', [file, prefix, `send-${PHONE_NUMBER_ID}`, `bare${randomBytes(3).toString('hex')}`]),
+          ];
     const useTime = existsSync(GNU_TIME);
     const [command, ...rest] = useTime ? [GNU_TIME, '-f', '%M %U %S', '-o', timeFile, ...args] : args;
     const probeMs = speedProbeMs();
     const redisBefore = cpuSeconds(options.redisPid);
     const machineBefore = machineBusySeconds();
-    const child = startChild(side === 'ours' ? 'campaign send' : 'bare-ingest', command ?? process.execPath, rest, productEnv(prefix), ROOT);
+    const child = startChild(
+      side === 'ours' ? 'campaign send' : 'bare-ingest',
+      command ?? process.execPath,
+      rest,
+      productEnv(prefix),
+      ROOT,
+    );
     try {
       const exit = await runToExit(child, 600_000);
       const wallMs = exit.at - child.startedAt;
       const redisCores = coreShare(redisBefore, cpuSeconds(options.redisPid), wallMs);
       const machineCores = coreShare(machineBefore, machineBusySeconds(), wallMs);
-      const summary = side === 'ours' ? parseSendSummary(child) : (JSON.parse(child.stdout().trim().split('\n').pop() ?? '{}') as { rows: number; queued: number });
+      const summary =
+        side === 'ours'
+          ? parseSendSummary(child)
+          : (JSON.parse(child.stdout().trim().split('\n').pop() ?? '{}') as { rows: number; queued: number });
       if (summary.queued !== options.rows) throw new Error(`${side}: queued ${summary.queued} of ${options.rows} rows`);
       // GNU time's last line: max RSS in KiB, user and system CPU seconds.
       const [rssKb, user, sys] = useTime ? (readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '').split(' ').map(Number) : [];

@@ -57,7 +57,13 @@ async function main(): Promise<void> {
     const started = Date.now();
     const ids: string[] = [];
     for (let c = 0; c < CAMPAIGNS; c++) {
-      const definition: CampaignDefinition = { id: `bench${c}`, createdAt: Date.now(), phoneNumberId: numberOf(c), plan, source: { file: 'bench.csv', phoneColumn: 'phone', fixWhitespace: false } };
+      const definition: CampaignDefinition = {
+        id: `bench${c}`,
+        createdAt: Date.now(),
+        phoneNumberId: numberOf(c),
+        plan,
+        source: { file: 'bench.csv', phoneColumn: 'phone', fixWhitespace: false },
+      };
       await ledger.createCampaign(definition);
       ids.push(definition.id);
     }
@@ -71,7 +77,12 @@ async function main(): Promise<void> {
             const rows: IngestedRow[] = [];
             for (let row = first; row < Math.min(first + CHUNK, perCampaign + 1); row++) {
               const n = (c + i) * perCampaign + row;
-              rows.push({ row, phone: phoneOf(n), status: 'queued', message: { values: [`Name${n}`, `A-${n}`], headerLink: undefined, fingerprint: `fp-${n}` } });
+              rows.push({
+                row,
+                phone: phoneOf(n),
+                status: 'queued',
+                message: { values: [`Name${n}`, `A-${n}`], headerLink: undefined, fingerprint: `fp-${n}` },
+              });
             }
             await ledger.recordIngested(id, phoneNumberId, rows);
             recorded += rows.length;
@@ -91,7 +102,11 @@ async function main(): Promise<void> {
       await queue.close();
     }
 
-    const service = await startService({ port: 0, host: '127.0.0.1' }, { REDIS_URL, QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', WHATSAPP_APP_SECRET: 'bench', WEBHOOK_VERIFY_TOKEN: 'bench' }, silentLogger());
+    const service = await startService(
+      { port: 0, host: '127.0.0.1' },
+      { REDIS_URL, QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', WHATSAPP_APP_SECRET: 'bench', WEBHOOK_VERIFY_TOKEN: 'bench' },
+      silentLogger(),
+    );
     try {
       const scrapeMs = async (): Promise<{ ms: number; bytes: number; series: number }> => {
         const t = performance.now();

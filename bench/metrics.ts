@@ -31,11 +31,16 @@ export async function benchMetrics(options: { runs: number }): Promise<SectionRe
       ROOT,
     );
     await runToExit(child, 600_000);
-    const line = child.stdout().split('\n').find((l) => l.startsWith('{'));
+    const line = child
+      .stdout()
+      .split('\n')
+      .find((l) => l.startsWith('{'));
     if (line === undefined) throw new Error(`metrics-scrape printed no result:\n${child.tail()}`);
     const run = JSON.parse(line) as ScrapeRun;
     measured.push(run);
-    console.error(`  metrics run ${i + 1}/${options.runs}: scrape median ${run.medianMs} ms (max ${run.maxMs}), /healthz ${run.healthzMedianMs} ms, ${run.queuedRows} queued rows`);
+    console.error(
+      `  metrics run ${i + 1}/${options.runs}: scrape median ${run.medianMs} ms (max ${run.maxMs}), /healthz ${run.healthzMedianMs} ms, ${run.queuedRows} queued rows`,
+    );
   }
   return {
     section: 'metrics',

@@ -56,17 +56,38 @@ export async function benchRate(options: { runs: number; redis: Redis; sandbox: 
         if (summary.queued !== RATE_ROWS) throw new Error(`campaign send queued ${summary.queued} of ${RATE_ROWS}`);
       } else {
         const campaignId = `bare${randomBytes(3).toString('hex')}`;
-        await runToExit(startChild('bare-ingest', process.execPath, benchScriptArgs('bare-ingest.ts', [file, prefix, queueName, campaignId]), productEnv(prefix), ROOT), 300_000);
+        await runToExit(
+          startChild(
+            'bare-ingest',
+            process.execPath,
+            benchScriptArgs('bare-ingest.ts', [file, prefix, queueName, campaignId]),
+            productEnv(prefix),
+            ROOT,
+          ),
+          300_000,
+        );
       }
       await sandbox.reset();
-      const env = productEnv(prefix, { WHATSAPP_API_URL: sandbox.url, SEND_RATE: String(RATE), SEND_CONCURRENCY: String(RATE_CONCURRENCY) });
+      const env = productEnv(prefix, {
+        WHATSAPP_API_URL: sandbox.url,
+        SEND_RATE: String(RATE),
+        SEND_CONCURRENCY: String(RATE_CONCURRENCY),
+      });
       worker =
         side === 'ours'
           ? startChild('campaign worker', process.execPath, [CAMPAIGN_BIN, 'worker'], env, ROOT)
           : startChild(
               'bare-worker',
               process.execPath,
-              benchScriptArgs('bare-worker.ts', [prefix, queueName, sandbox.url, PHONE_NUMBER_ID, String(RATE_CONCURRENCY), '0', String(RATE)]),
+              benchScriptArgs('bare-worker.ts', [
+                prefix,
+                queueName,
+                sandbox.url,
+                PHONE_NUMBER_ID,
+                String(RATE_CONCURRENCY),
+                '0',
+                String(RATE),
+              ]),
               env,
               ROOT,
             );

@@ -66,7 +66,9 @@ if (
   soakRows < 1000 ||
   only.some((s) => !SECTIONS.includes(s as Section))
 ) {
-  console.error('usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak[,...]] [--rows N>=1] [--feeder-rows N>=10] [--soak-rows N>=1000]');
+  console.error(
+    'usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak[,...]] [--rows N>=1] [--feeder-rows N>=10] [--soak-rows N>=1000]',
+  );
   process.exit(2);
 }
 const selected = SECTIONS.filter((s) => only.includes(s));
@@ -101,7 +103,9 @@ const results: SectionResult[] = [];
 const errors: SectionError[] = [];
 try {
   const redisPid = await redisServerPid(redis);
-  console.error(`campaign-worker benchmark: ${selected.join(', ')}; ${runs} run(s) each; medians beside a bare baseline (feeder: beside the figures of one job per row at ingest)`);
+  console.error(
+    `campaign-worker benchmark: ${selected.join(', ')}; ${runs} run(s) each; medians beside a bare baseline (feeder: beside the figures of one job per row at ingest)`,
+  );
   for (const section of selected) {
     console.error(`${section}:`);
     try {
@@ -188,7 +192,9 @@ function gitDescription(): string {
     const head = git('rev-parse', '--short', 'HEAD').trim();
     const paths = ['src', 'workers', 'bin'];
     const hash = createHash('sha256').update(git('diff', 'HEAD', '--', ...paths));
-    for (const file of git('ls-files', '--others', '--exclude-standard', '--', ...paths).split('\n').filter((f) => f !== '')) {
+    for (const file of git('ls-files', '--others', '--exclude-standard', '--', ...paths)
+      .split('\n')
+      .filter((f) => f !== '')) {
       hash.update(file).update(readFileSync(join(ROOT, file)));
     }
     const dirty = git('status', '--porcelain', '--', ...paths).trim() !== '';

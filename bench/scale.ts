@@ -69,13 +69,15 @@ export async function benchScale(options: { runs: number; redis: Redis; sandbox:
       );
     }
   }
-  const of = (numbers: number, processes: number, side: 'ours' | 'bare') => measured.filter((r) => r.numbers === numbers && r.processes === processes && r.side === side);
+  const of = (numbers: number, processes: number, side: 'ours' | 'bare') =>
+    measured.filter((r) => r.numbers === numbers && r.processes === processes && r.side === side);
   const figures: Figure[] = [];
   for (const numbers of [1, 4]) {
     for (const processes of PROCESSES) {
       const ours = of(numbers, processes, 'ours');
       const base = numbers === 1 ? of(1, processes, 'bare') : of(1, processes, 'ours');
-      const baselineLabel = numbers === 1 ? `${processes} bare BullMQ worker(s), limiter {max:${SCALE_RATE},duration:1000}` : `ours, 1 number × ${processes}`;
+      const baselineLabel =
+        numbers === 1 ? `${processes} bare BullMQ worker(s), limiter {max:${SCALE_RATE},duration:1000}` : `ours, 1 number × ${processes}`;
       const setup = { numbers, processes, side: 'ours', rate: SCALE_RATE } as const;
       figures.push(
         figure({
@@ -117,7 +119,9 @@ export async function benchScale(options: { runs: number; redis: Redis; sandbox:
         `against \`campaign sandbox --mps 0\`. The ${WINDOW_MS / 1000} s window opens ${WARMUP_MS / 1000} s after the later of the last process logging \`send worker started\` and the first accepted message; ` +
         `rate = a number's accepted messages in the window / ${WINDOW_MS / 1000}; busiest = max accepted in any sliding second of the whole run, per number.`,
     ],
-    notes: [`scale: the bare workers share BullMQ's own limiter across processes; it spaces nothing, so each second's quota leaves as a burst.`],
+    notes: [
+      `scale: the bare workers share BullMQ's own limiter across processes; it spaces nothing, so each second's quota leaves as a burst.`,
+    ],
   };
 }
 
@@ -182,7 +186,16 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
         if (summary.queued !== rowsPerNumber) throw new Error(`campaign send queued ${summary.queued} of ${rowsPerNumber} for ${number}`);
       } else {
         const campaignId = `bare${randomBytes(3).toString('hex')}`;
-        await runToExit(startChild('bare-ingest', process.execPath, benchScriptArgs('bare-ingest.ts', [file, prefix, `send-${number}`, campaignId]), productEnv(prefix), ROOT), 300_000);
+        await runToExit(
+          startChild(
+            'bare-ingest',
+            process.execPath,
+            benchScriptArgs('bare-ingest.ts', [file, prefix, `send-${number}`, campaignId]),
+            productEnv(prefix),
+            ROOT,
+          ),
+          300_000,
+        );
       }
     }
     await sandbox.reset();
@@ -198,12 +211,22 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
           : startChild(
               `bare-worker ${i + 1}`,
               process.execPath,
-              benchScriptArgs('bare-worker.ts', [prefix, `send-${numbers[0] ?? ''}`, sandbox.url, numbers[0] ?? '', String(concurrency), '0', String(setup.rate)]),
+              benchScriptArgs('bare-worker.ts', [
+                prefix,
+                `send-${numbers[0] ?? ''}`,
+                sandbox.url,
+                numbers[0] ?? '',
+                String(concurrency),
+                '0',
+                String(setup.rate),
+              ]),
               env,
               ROOT,
             );
       workers.push(worker);
-      started.push(waitForLine(worker, (line) => /send worker started|"msg":"ready"|worker ready/.test(line), 60_000).catch(() => undefined));
+      started.push(
+        waitForLine(worker, (line) => /send worker started|"msg":"ready"|worker ready/.test(line), 60_000).catch(() => undefined),
+      );
     }
     await Promise.all(started);
     const allUp = Date.now();
@@ -222,10 +245,15 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
       perNumberRate.push(inWindow.length / (WINDOW_MS / 1000));
       perNumberBusiest.push(busiestWindow(times, 1000));
     }
-    return { ...setup, perNumberRate, perNumberBusiest, perNumberLongestGapMs, accepted: [...byNumber.values()].reduce((n, t) => n + t.length, 0) };
+    return {
+      ...setup,
+      perNumberRate,
+      perNumberBusiest,
+      perNumberLongestGapMs,
+      accepted: [...byNumber.values()].reduce((n, t) => n + t.length, 0),
+    };
   } finally {
     await Promise.all(workers.map((w) => stopChild(w)));
     await deletePrefix(redis, prefix);
   }
 }
-

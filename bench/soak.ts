@@ -53,17 +53,37 @@ export async function benchSoak(options: { rows: number; redis: Redis; redisPid:
     const started = performance.now();
     const samples: Sample[] = [];
     const pids = { worker: worker.pid, sandbox: sandbox.child.pid, redis: options.redisPid };
-    let cpuBefore = { worker: cpuSeconds(pids.worker), sandbox: cpuSeconds(pids.sandbox), redis: cpuSeconds(pids.redis), at: performance.now() };
+    let cpuBefore = {
+      worker: cpuSeconds(pids.worker),
+      sandbox: cpuSeconds(pids.sandbox),
+      redis: cpuSeconds(pids.redis),
+      at: performance.now(),
+    };
     let lastProgress = performance.now();
     let last = 0;
     for (;;) {
       await sleep(SAMPLE_EVERY_MS);
       const accepted = (await sandbox.stats()).accepted;
-      const cpuNow = { worker: cpuSeconds(pids.worker), sandbox: cpuSeconds(pids.sandbox), redis: cpuSeconds(pids.redis), at: performance.now() };
+      const cpuNow = {
+        worker: cpuSeconds(pids.worker),
+        sandbox: cpuSeconds(pids.sandbox),
+        redis: cpuSeconds(pids.redis),
+        at: performance.now(),
+      };
       const wall = cpuNow.at - cpuBefore.at;
-      const cpu = { worker: coreShare(cpuBefore.worker, cpuNow.worker, wall), sandbox: coreShare(cpuBefore.sandbox, cpuNow.sandbox, wall), redis: coreShare(cpuBefore.redis, cpuNow.redis, wall) };
+      const cpu = {
+        worker: coreShare(cpuBefore.worker, cpuNow.worker, wall),
+        sandbox: coreShare(cpuBefore.sandbox, cpuNow.sandbox, wall),
+        redis: coreShare(cpuBefore.redis, cpuNow.redis, wall),
+      };
       cpuBefore = cpuNow;
-      const sample = { seconds: (performance.now() - started) / 1000, accepted, redisBytes: await usedMemory(redis), workerRssBytes: rssOf(worker.pid), cpu };
+      const sample = {
+        seconds: (performance.now() - started) / 1000,
+        accepted,
+        redisBytes: await usedMemory(redis),
+        workerRssBytes: rssOf(worker.pid),
+        cpu,
+      };
       samples.push(sample);
       console.error(
         `  soak ${fmt(sample.seconds)} s: ${accepted} sent, Redis ${fmt(sample.redisBytes / 1e6)} MB, worker RSS ${fmt(sample.workerRssBytes / 1e6)} MB, ` +
@@ -79,7 +99,9 @@ export async function benchSoak(options: { rows: number; redis: Redis; redisPid:
     const rateOf = (part: Sample[]) => {
       const first = part[0];
       const end = part.at(-1);
-      return first === undefined || end === undefined || end.seconds === first.seconds ? Number.NaN : (end.accepted - first.accepted) / (end.seconds - first.seconds);
+      return first === undefined || end === undefined || end.seconds === first.seconds
+        ? Number.NaN
+        : (end.accepted - first.accepted) / (end.seconds - first.seconds);
     };
     // The first and last tenth of the samples (the very last one may include the drained end).
     const head = samples.slice(0, tenth + 1);

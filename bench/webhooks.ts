@@ -61,12 +61,15 @@ export async function benchWebhooks(options: { runs: number; redis: Redis; rows?
     section: 'webhooks',
     figures: results.flatMap((r) => r.figures),
     runs: results.flatMap((r) => r.measured.map((m) => ({ perPost: r.perPost, ...m }))),
-    notes: results.map((r) => `webhooks, ${r.perPost} per POST${r.measured[0]?.badPosts ? ` with a flood (${r.measured.map((m) => m.badPosts).join(', ')} bad POSTs per run)` : ''}: answer p50 per run [${r.measured.map((m) => m.medianAnswerMs.toFixed(1)).join(', ')}] ms; POSTs per run ${r.measured[0]?.posts ?? 0}`),
+    notes: results.map(
+      (r) =>
+        `webhooks, ${r.perPost} per POST${r.measured[0]?.badPosts ? ` with a flood (${r.measured.map((m) => m.badPosts).join(', ')} bad POSTs per run)` : ''}: answer p50 per run [${r.measured.map((m) => m.medianAnswerMs.toFixed(1)).join(', ')}] ms; POSTs per run ${r.measured[0]?.posts ?? 0}`,
+    ),
     method: [
       `webhooks: per run a fresh QUEUE_PREFIX with a campaign of ${rows} rows recorded as sent (message IDs w1…w${rows}, written through the ledger before the clock starts); ` +
         `\`campaign serve --port 0\` as a child process (its consumer applies what it stores); then ${rows * 3} statuses (sent, delivered, read per row, shuffled) in POSTs of 100 or 1, ` +
         `each signed with the app secret, from ${CONCURRENCY} concurrent senders in this process. Rate = statuses / (first POST sent → the ledger counts every row read, polled every 20 ms); ` +
-        'answer = POST sent → 200 received; lag = last 200 → every row read (an upper bound of the last status\'s lag). ' +
+        "answer = POST sent → 200 received; lag = last 200 → every row read (an upper bound of the last status's lag). " +
         `Flood: the 1-per-POST run again while ${FLOOD_SENDERS} more senders post 3 KB bodies with a wrong signature (each answered 401) until the good ones are done; judged beside the same run without them.`,
     ],
   };
@@ -90,37 +93,37 @@ function floodFigure(flooded: readonly WebhookRun[], quiet: readonly WebhookRun[
 function figuresOf(rows: number, perPost: number, measured: readonly WebhookRun[]) {
   const none: number[] = [];
   return [
-      figure({
-        label: `status webhooks applied (${(rows * 3).toLocaleString('en-US')}, ${perPost} per POST)`,
-        unit: 'statuses/s',
-        ours: measured.map((r) => r.eventsPerSecond),
-        baseline: none,
-        baselineLabel: 'target only',
-        judgedOn: 'median',
-        target: '>= 3,000 statuses/s',
-        check: (value) => (value >= 3000 ? [] : ['< 3,000/s']),
-      }),
-      figure({
-        label: `webhook POST of ${perPost}: time to the 200, p99`,
-        unit: 'ms',
-        ours: measured.map((r) => r.p99AnswerMs),
-        baseline: none,
-        baselineLabel: 'target only',
-        judgedOn: 'worst run',
-        target: '< 100 ms',
-        check: (value) => (value < 100 ? [] : ['>= 100 ms']),
-        digits: 1,
-      }),
-      figure({
-        label: `${perPost} per POST: last 200 → last status applied`,
-        unit: 'ms',
-        ours: measured.map((r) => r.tailLagMs),
-        baseline: none,
-        baselineLabel: 'target only',
-        judgedOn: 'worst run',
-        target: '< 1,000 ms',
-        check: (value) => (value < 1000 ? [] : ['>= 1 s']),
-      }),
+    figure({
+      label: `status webhooks applied (${(rows * 3).toLocaleString('en-US')}, ${perPost} per POST)`,
+      unit: 'statuses/s',
+      ours: measured.map((r) => r.eventsPerSecond),
+      baseline: none,
+      baselineLabel: 'target only',
+      judgedOn: 'median',
+      target: '>= 3,000 statuses/s',
+      check: (value) => (value >= 3000 ? [] : ['< 3,000/s']),
+    }),
+    figure({
+      label: `webhook POST of ${perPost}: time to the 200, p99`,
+      unit: 'ms',
+      ours: measured.map((r) => r.p99AnswerMs),
+      baseline: none,
+      baselineLabel: 'target only',
+      judgedOn: 'worst run',
+      target: '< 100 ms',
+      check: (value) => (value < 100 ? [] : ['>= 100 ms']),
+      digits: 1,
+    }),
+    figure({
+      label: `${perPost} per POST: last 200 → last status applied`,
+      unit: 'ms',
+      ours: measured.map((r) => r.tailLagMs),
+      baseline: none,
+      baselineLabel: 'target only',
+      judgedOn: 'worst run',
+      target: '< 1,000 ms',
+      check: (value) => (value < 1000 ? [] : ['>= 1 s']),
+    }),
   ];
 }
 
@@ -131,7 +134,13 @@ async function once(redis: Redis, rows: number, perPost: number, flood: boolean)
   let serve: ReturnType<typeof startChild> | undefined;
   try {
     await sentCampaign(ledger, campaignId, rows);
-    serve = startChild('campaign serve', process.execPath, [CAMPAIGN_BIN, 'serve', '--port', '0'], productEnv(prefix, { WHATSAPP_APP_SECRET: SECRET, WEBHOOK_VERIFY_TOKEN: 'bench-token', LOG_LEVEL: 'warn' }), ROOT);
+    serve = startChild(
+      'campaign serve',
+      process.execPath,
+      [CAMPAIGN_BIN, 'serve', '--port', '0'],
+      productEnv(prefix, { WHATSAPP_APP_SECRET: SECRET, WEBHOOK_VERIFY_TOKEN: 'bench-token', LOG_LEVEL: 'warn' }),
+      ROOT,
+    );
     const { line } = await waitForLine(serve, (l) => /Webhook service listening on (http:\/\/\S+):/.test(l), 60_000);
     const url = `${/Webhook service listening on (http:\/\/[^\s:]+:\d+)/.exec(line)?.[1] ?? ''}/webhook`;
     const bodies = postsOf(rows, perPost);
@@ -145,7 +154,10 @@ async function once(redis: Redis, rows: number, perPost: number, flood: boolean)
         const t0 = performance.now();
         const response = await fetch(url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` },
+          headers: {
+            'content-type': 'application/json',
+            'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+          },
           body,
         });
         await response.arrayBuffer();
@@ -160,7 +172,11 @@ async function once(redis: Redis, rows: number, perPost: number, flood: boolean)
     const junk = JSON.stringify({ object: 'whatsapp_business_account', entry: [], padding: 'x'.repeat(3000) });
     const badSender = async () => {
       while (flooding) {
-        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` }, body: junk });
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` },
+          body: junk,
+        });
         await response.arrayBuffer();
         if (response.status !== 401) throw new Error(`a badly signed POST was answered ${response.status}, not 401`);
         badPosts++;
@@ -205,7 +221,12 @@ async function sentCampaign(ledger: RedisLedger, id: string, n: number): Promise
     await ledger.recordIngested(
       id,
       PHONE_NUMBER_ID,
-      chunk.map((row) => ({ row, phone: `+4915${String(100000000 + row)}`, status: 'queued' as const, message: { values: [], headerLink: undefined, fingerprint: `fp${row}` } })),
+      chunk.map((row) => ({
+        row,
+        phone: `+4915${String(100000000 + row)}`,
+        status: 'queued' as const,
+        message: { values: [], headerLink: undefined, fingerprint: `fp${row}` },
+      })),
     );
   }
   await ledger.finishIngest(id);
@@ -222,7 +243,11 @@ function postsOf(rows: number, perPost: number): string[] {
   const now = Math.floor(Date.now() / 1000);
   const items: object[] = [];
   for (let row = 1; row <= rows; row++) {
-    for (const [status, offset] of [['sent', 0], ['delivered', 1], ['read', 2]] as const) {
+    for (const [status, offset] of [
+      ['sent', 0],
+      ['delivered', 1],
+      ['read', 2],
+    ] as const) {
       items.push({ id: `w${row}`, status, timestamp: String(now + offset), recipient_id: `4915${100000000 + row}` });
     }
   }
@@ -237,7 +262,21 @@ function postsOf(rows: number, perPost: number): string[] {
     bodies.push(
       JSON.stringify({
         object: 'whatsapp_business_account',
-        entry: [{ id: '1', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '1', phone_number_id: PHONE_NUMBER_ID }, statuses: items.slice(i, i + perPost) } }] }],
+        entry: [
+          {
+            id: '1',
+            changes: [
+              {
+                field: 'messages',
+                value: {
+                  messaging_product: 'whatsapp',
+                  metadata: { display_phone_number: '1', phone_number_id: PHONE_NUMBER_ID },
+                  statuses: items.slice(i, i + perPost),
+                },
+              },
+            ],
+          },
+        ],
       }),
     );
   }

@@ -27,7 +27,11 @@ async function withContext<T>(fn: (context: AppContext) => Promise<T>, required:
   }
 }
 
-const list = (value: string) => value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 
 const collectParam = (value: string, previous: Record<string, string>): Record<string, string> => {
   const match = /^([A-Za-z0-9_]+)=(.+)$/.exec(value);
@@ -47,7 +51,12 @@ program
   )
   .option('--preview-url', 'with --text: show a preview of the first http(s) link in the text')
   .option('--params <columns>', 'positional templates: columns for {{1}}..{{n}}, in order, comma-separated', list)
-  .option('--param <name=column>', 'fill variable <name> from <column> (repeatable); named templates match same-named columns by default', collectParam, {})
+  .option(
+    '--param <name=column>',
+    'fill variable <name> from <column> (repeatable); named templates match same-named columns by default',
+    collectParam,
+    {},
+  )
   .option('--phone-column <column>', 'column holding the recipient number', 'phone')
   .option('--header-text-column <column>', 'column for the text header variable')
   .option('--header-image-column <column>', 'column holding the https link of a media (image/video/document) header')
@@ -58,20 +67,38 @@ program
   .option('--phone-number-id <id>', 'send from this phone-number ID (default WHATSAPP_PHONE_NUMBER_ID)')
   .option(
     '--campaign <id>',
-    "continue campaign ID with its own file: the file read again (an interrupted ingest finished), fixed (rows rejected or skipped before are checked again) or with rows added after its last one. Rows are matched by row number: a row the campaign queued or sent must name the same recipient (else CAMPAIGN_FILE_MISMATCH, nothing written); none is sent twice",
+    'continue campaign ID with its own file: the file read again (an interrupted ingest finished), fixed (rows rejected or skipped before are checked again) or with rows added after its last one. Rows are matched by row number: a row the campaign queued or sent must name the same recipient (else CAMPAIGN_FILE_MISMATCH, nothing written); none is sent twice',
   )
-  .option('--allow-repeat', 'send even messages this number already sent to the recipient within DUPLICATE_WINDOW_HOURS (skipped as ALREADY_SENT otherwise)')
-  .option('--priority <level>', 'high, normal or low: a higher campaign is fed to the workers first; campaigns of one level share the number (default normal)')
+  .option(
+    '--allow-repeat',
+    'send even messages this number already sent to the recipient within DUPLICATE_WINDOW_HOURS (skipped as ALREADY_SENT otherwise)',
+  )
+  .option(
+    '--priority <level>',
+    'high, normal or low: a higher campaign is fed to the workers first; campaigns of one level share the number (default normal)',
+  )
   .option('--at <time>', 'start sending then (ISO 8601 with offset, e.g. 2026-12-01T09:00:00+01:00); the file is read and checked now')
   .option('--start-deadline <time>', 'if it has not started by then (no worker ran), cancel it instead (ISO 8601 with offset)')
   .option('--expires-at <time>', 'rows not sent by then become expired and are never sent (ISO 8601 with offset)')
   .option('--valid-for <duration>', 'rows expire this long after the start, e.g. 6h, 90m, 2d (instead of --expires-at)')
-  .option('--window <HH:MM-HH:MM>', "send only inside these hours of each recipient's local day, e.g. 09:00-20:00 (the zone comes from the number)")
+  .option(
+    '--window <HH:MM-HH:MM>',
+    "send only inside these hours of each recipient's local day, e.g. 09:00-20:00 (the zone comes from the number)",
+  )
   .option('--days <days>', 'with --window: the local weekdays to send on, e.g. mon-fri or mon,wed,sat (default every day)')
-  .option('--timezone-column <column>', "with --window: column with each recipient's IANA time zone, e.g. Europe/Berlin (an empty cell: the number's)")
-  .option('--default-timezone <zone>', "with --window: the IANA zone of rows whose number gives none, or whose number's zones never share an open hour of the window (else skipped as WINDOW_NEVER_OPEN), e.g. America/New_York")
+  .option(
+    '--timezone-column <column>',
+    "with --window: column with each recipient's IANA time zone, e.g. Europe/Berlin (an empty cell: the number's)",
+  )
+  .option(
+    '--default-timezone <zone>',
+    "with --window: the IANA zone of rows whose number gives none, or whose number's zones never share an open hour of the window (else skipped as WINDOW_NEVER_OPEN), e.g. America/New_York",
+  )
   .option('--templates <file>', 'approved templates from this Meta list JSON instead of the registry source')
-  .option('--display-timezone <zone>', 'show the plan\'s times in this IANA zone, e.g. Europe/Berlin (default: the offset typed in --at, else this machine\'s zone)')
+  .option(
+    '--display-timezone <zone>',
+    "show the plan's times in this IANA zone, e.g. Europe/Berlin (default: the offset typed in --at, else this machine's zone)",
+  )
   .option('--dry-run', 'check everything and print the summary; create no campaign and no job')
   .option('--json', 'print a JSON summary')
   .action(async (file: string, o: SendFlags) => {
@@ -119,7 +146,9 @@ program
     // The plan's start is now for a campaign that starts at once (a continued one: the start it was created with).
     const startsNow = result.estimate.startsAt <= Date.now();
     // The plan's pace is the number's own rate (SEND_RATES), as its workers send.
-    console.log(o.json === true ? JSON.stringify(summaryJson(result, result.sendRate)) : summaryText(result, result.sendRate, { zone, startsNow }));
+    console.log(
+      o.json === true ? JSON.stringify(summaryJson(result, result.sendRate)) : summaryText(result, result.sendRate, { zone, startsNow }),
+    );
     const stoppedAt = result.interruptedAtRow;
     if (stoppedAt !== undefined) {
       console.error(
@@ -165,7 +194,9 @@ interface SendFlags {
 
 program
   .command('worker')
-  .description('run the rate-limited send workers until SIGTERM: one per phone number with campaigns (new numbers are picked up as their first campaign arrives), each at SEND_RATES or SEND_RATE')
+  .description(
+    'run the rate-limited send workers until SIGTERM: one per phone number with campaigns (new numbers are picked up as their first campaign arrives), each at SEND_RATES or SEND_RATE',
+  )
   .option('--phone-number-id <ids>', 'serve only these phone-number IDs, comma-separated (default: every number that has campaigns)')
   .action(async (o: { phoneNumberId?: string }) => {
     const phoneNumberIds = o.phoneNumberId === undefined ? undefined : phoneNumberIdList(o.phoneNumberId);
@@ -178,7 +209,10 @@ program
   .description('show a campaign state and counts')
   .argument('<id>', 'campaign ID')
   .option('--json', 'print JSON')
-  .option('--watch', 'a live view, read once a second, until the campaign is completed or cancelled: progress bar, rate, ETA, counts (with --json: one JSON object per line, with rate and etaSeconds; Ctrl-C leaves it, exit 130)')
+  .option(
+    '--watch',
+    'a live view, read once a second, until the campaign is completed or cancelled: progress bar, rate, ETA, counts (with --json: one JSON object per line, with rate and etaSeconds; Ctrl-C leaves it, exit 130)',
+  )
   .action(async (id: string, o: { json?: boolean; watch?: boolean }) => {
     if (o.watch === true) {
       const { watchStatus } = await import('./status-watch.js');
@@ -202,7 +236,10 @@ program
   .command('report')
   .description('write the per-row CSV report of a campaign')
   .argument('<id>', 'campaign ID')
-  .option('--out <file>', 'where to write it (default REPORTS_DIR/<id>.csv; - writes it to stdout); a file is replaced only once the new report is complete')
+  .option(
+    '--out <file>',
+    'where to write it (default REPORTS_DIR/<id>.csv; - writes it to stdout); a file is replaced only once the new report is complete',
+  )
   .action(async (id: string, o: { out?: string }) => {
     const { runReport } = await import('./report-command.js');
     const outcome = await withContext((context) => runReport(context, id, o.out));
@@ -227,7 +264,12 @@ program
       }
       // --json: one JSON array (empty when there are none), so it parses as one document.
       if (o.json === true) console.log(JSON.stringify(statuses.map(({ status, definition }) => statusJson(status, undefined, definition))));
-      else console.log(statuses.length === 0 ? 'No campaigns under this QUEUE_PREFIX.' : statuses.map(({ status, definition }) => statusText(status, undefined, definition)).join('\n'));
+      else
+        console.log(
+          statuses.length === 0
+            ? 'No campaigns under this QUEUE_PREFIX.'
+            : statuses.map(({ status, definition }) => statusText(status, undefined, definition)).join('\n'),
+        );
     });
   });
 
@@ -265,7 +307,9 @@ program
       const ended = result.finishedAt === undefined ? '' : `; it ended at ${new Date(result.finishedAt).toISOString()}`;
       console.log(`Campaign ${id} was already cancelled${why}${ended}; nothing changed`);
     } else {
-      console.log(`Campaign ${id} cancelled: ${result.cancelled} rows not yet fed cancelled; rows already fed are cancelled as workers reach them`);
+      console.log(
+        `Campaign ${id} cancelled: ${result.cancelled} rows not yet fed cancelled; rows already fed are cancelled as workers reach them`,
+      );
     }
   });
 
@@ -286,8 +330,14 @@ program
   .command('retry')
   .description('send chosen failed or unknown rows again (default: every failed row; unknown rows only with --unknown)')
   .argument('<id>', 'campaign ID')
-  .option('--codes <codes>', "only failed rows with these error codes, comma-separated: Meta's numeric codes, e.g. 131000,131016 (or ours from the report's error_code: WORKER_GAVE_UP, HTTP_502, TRANSPORT_CONNECT, JOB_PAYLOAD_INVALID)")
-  .option('--unknown', 'rows whose outcome is unknown (they may have been delivered: check before resending); alone: only those; with --codes: those and the failed rows with the codes')
+  .option(
+    '--codes <codes>',
+    "only failed rows with these error codes, comma-separated: Meta's numeric codes, e.g. 131000,131016 (or ours from the report's error_code: WORKER_GAVE_UP, HTTP_502, TRANSPORT_CONNECT, JOB_PAYLOAD_INVALID)",
+  )
+  .option(
+    '--unknown',
+    'rows whose outcome is unknown (they may have been delivered: check before resending); alone: only those; with --codes: those and the failed rows with the codes',
+  )
   .action(async (id: string, o: { codes?: string; unknown?: boolean }) => {
     const { withControls } = await import('./control-command.js');
     const { parseRetryCodes } = await import('../src/campaigns/control/retry-codes.js');
@@ -298,12 +348,21 @@ program
       unknown: o.unknown === true,
     };
     const { retryProgressPrinter } = await import('./progress-lines.js');
-    const result = await withContext((context) => withControls(context, (controls) => controls.retry(id, selection, retryProgressPrinter())));
-    const lines = [`Campaign ${id}: ${result.requeued} rows put back in the queue${result.paused ? ' (the campaign is paused: they go out after `campaign resume`)' : ''}`];
+    const result = await withContext((context) =>
+      withControls(context, (controls) => controls.retry(id, selection, retryProgressPrinter())),
+    );
+    const lines = [
+      `Campaign ${id}: ${result.requeued} rows put back in the queue${result.paused ? ' (the campaign is paused: they go out after `campaign resume`)' : ''}`,
+    ];
     if (result.held > 0) {
-      lines.push(`  ${result.held} rows failed with 131049 (Meta's ecosystem limit) less than 24 h ago and were left failed: a resend now only fails again; retry them from ${new Date(result.heldUntil).toISOString()}`);
+      lines.push(
+        `  ${result.held} rows failed with 131049 (Meta's ecosystem limit) less than 24 h ago and were left failed: a resend now only fails again; retry them from ${new Date(result.heldUntil).toISOString()}`,
+      );
     }
-    if (result.noPayload > 0) lines.push(`  ${result.noPayload} chosen rows were recorded by a version that kept their values only in the job; they were left as they are`);
+    if (result.noPayload > 0)
+      lines.push(
+        `  ${result.noPayload} chosen rows were recorded by a version that kept their values only in the job; they were left as they are`,
+      );
     console.log(lines.join('\n'));
   });
 
@@ -333,7 +392,9 @@ program
     }
   });
 
-const optouts = program.command('optouts').description('the recipients who opted out of marketing on a number (MARKETING campaigns skip them as OPTED_OUT)');
+const optouts = program
+  .command('optouts')
+  .description('the recipients who opted out of marketing on a number (MARKETING campaigns skip them as OPTED_OUT)');
 optouts
   .command('list')
   .description('every opt-out of the number, with when and how it was learnt')
@@ -342,7 +403,19 @@ optouts
   .action(async (o: { phoneNumberId?: string; json?: boolean }) => {
     const { listOptOuts, optOutsText } = await import('./optouts-command.js');
     const list = await withContext((context) => listOptOuts(context, o));
-    console.log(o.json === true ? JSON.stringify(list.optOuts.map((x) => ({ phone: x.phone, at: new Date(x.source.at).toISOString(), via: x.source.via ?? '131050', campaignId: x.source.campaignId || null, row: x.source.row || null }))) : optOutsText(list));
+    console.log(
+      o.json === true
+        ? JSON.stringify(
+            list.optOuts.map((x) => ({
+              phone: x.phone,
+              at: new Date(x.source.at).toISOString(),
+              via: x.source.via ?? '131050',
+              campaignId: x.source.campaignId || null,
+              row: x.source.row || null,
+            })),
+          )
+        : optOutsText(list),
+    );
   });
 optouts
   .command('add')
@@ -370,25 +443,50 @@ program
   .option('--host <host>', 'address to bind', '127.0.0.1')
   .option('--templates <file>', "approved templates (Meta list JSON; default TEMPLATES_FILE, else the package's samples/templates.json)")
   .addOption(new Option('--mps <n>', 'messages per second per phone number before 130429 (0 = unlimited)').default('80'))
-  .option('--webhook-url <url>', 'post signed status webhooks (sent, delivered, read) for accepted sends to this URL, signed with WHATSAPP_APP_SECRET')
-  .option('--phone-number-id <ids>', 'phone-number IDs the sandbox has besides WHATSAPP_PHONE_NUMBER_ID, comma-separated (others are refused: 100, subcode 33)')
-  .option('--messaging-limit-tier <tier>', "the messaging limit its numbers report (TIER_50, TIER_250, TIER_1K, TIER_2K, TIER_10K, TIER_100K, TIER_UNLIMITED); reported, not enforced", 'TIER_UNLIMITED')
-  .option('--retain-accepted <n>', 'keep only the newest N accepted messages in memory (GET /_sandbox/accepted); stats still count every one (default: all)')
-  .action(async (o: { port: string; host: string; templates?: string; mps: string; webhookUrl?: string; phoneNumberId?: string; messagingLimitTier: string; retainAccepted?: string }) => {
-    const { runSandboxUntilSignal } = await import('./sandbox-command.js');
-    const port = wholeNumberOption('--port', o.port, 65535);
-    const messagesPerSecond = wholeNumberOption('--mps', o.mps, 1_000_000);
-    await runSandboxUntilSignal({
-      port,
-      host: o.host,
-      templatesFile: o.templates,
-      messagesPerSecond,
-      webhookUrl: o.webhookUrl,
-      phoneNumberIds: o.phoneNumberId,
-      messagingLimitTier: o.messagingLimitTier,
-      retainAccepted: o.retainAccepted === undefined ? undefined : Math.max(1, wholeNumberOption('--retain-accepted', o.retainAccepted, 100_000_000)),
-    });
-  });
+  .option(
+    '--webhook-url <url>',
+    'post signed status webhooks (sent, delivered, read) for accepted sends to this URL, signed with WHATSAPP_APP_SECRET',
+  )
+  .option(
+    '--phone-number-id <ids>',
+    'phone-number IDs the sandbox has besides WHATSAPP_PHONE_NUMBER_ID, comma-separated (others are refused: 100, subcode 33)',
+  )
+  .option(
+    '--messaging-limit-tier <tier>',
+    'the messaging limit its numbers report (TIER_50, TIER_250, TIER_1K, TIER_2K, TIER_10K, TIER_100K, TIER_UNLIMITED); reported, not enforced',
+    'TIER_UNLIMITED',
+  )
+  .option(
+    '--retain-accepted <n>',
+    'keep only the newest N accepted messages in memory (GET /_sandbox/accepted); stats still count every one (default: all)',
+  )
+  .action(
+    async (o: {
+      port: string;
+      host: string;
+      templates?: string;
+      mps: string;
+      webhookUrl?: string;
+      phoneNumberId?: string;
+      messagingLimitTier: string;
+      retainAccepted?: string;
+    }) => {
+      const { runSandboxUntilSignal } = await import('./sandbox-command.js');
+      const port = wholeNumberOption('--port', o.port, 65535);
+      const messagesPerSecond = wholeNumberOption('--mps', o.mps, 1_000_000);
+      await runSandboxUntilSignal({
+        port,
+        host: o.host,
+        templatesFile: o.templates,
+        messagesPerSecond,
+        webhookUrl: o.webhookUrl,
+        phoneNumberIds: o.phoneNumberId,
+        messagingLimitTier: o.messagingLimitTier,
+        retainAccepted:
+          o.retainAccepted === undefined ? undefined : Math.max(1, wholeNumberOption('--retain-accepted', o.retainAccepted, 100_000_000)),
+      });
+    },
+  );
 
 program
   .command('serve')
@@ -411,15 +509,16 @@ program
   .addOption(new Option('--default-redis-url <url>', 'where to look for Redis when REDIS_URL is unset').hideHelp())
   .action(async (o: { defaultRedisUrl?: string }) => {
     if (o.defaultRedisUrl !== undefined && !/^rediss?:\/\/\S+$/.test(o.defaultRedisUrl)) {
-      throw new AppError('OPTION_INVALID', `--default-redis-url "${o.defaultRedisUrl.slice(0, 80)}": give a redis:// URL, e.g. redis://127.0.0.1:6379`);
+      throw new AppError(
+        'OPTION_INVALID',
+        `--default-redis-url "${o.defaultRedisUrl.slice(0, 80)}": give a redis:// URL, e.g. redis://127.0.0.1:6379`,
+      );
     }
     const { runDemo } = await import('./demo-command.js');
     await runDemo({ defaultRedisUrl: o.defaultRedisUrl });
   });
 
-const templatesCommand = program
-  .command('templates')
-  .description('approved message templates: fetch them into the Redis cache, list them');
+const templatesCommand = program.command('templates').description('approved message templates: fetch them into the Redis cache, list them');
 
 templatesCommand
   .command('sync')
@@ -443,16 +542,27 @@ templatesCommand
 
 function wholeNumberOption(name: string, value: string, max: number): number {
   const number = Number(value);
-  if (!/^\d+$/.test(value) || number > max) throw new AppError('OPTION_INVALID', `${name} "${value}": give a whole number from 0 to ${max}`);
+  if (!/^\d+$/.test(value) || number > max)
+    throw new AppError('OPTION_INVALID', `${name} "${value}": give a whole number from 0 to ${max}`);
   return number;
 }
 
 /** `--phone-number-id A,B` → the IDs, each Meta's all-digits form. */
 function phoneNumberIdList(value: string): string[] {
-  const ids = [...new Set(value.split(',').map((id) => id.trim()).filter((id) => id !== ''))];
+  const ids = [
+    ...new Set(
+      value
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id !== ''),
+    ),
+  ];
   const bad = ids.find((id) => !/^\d{1,20}$/.test(id));
   if (ids.length === 0 || bad !== undefined) {
-    throw new AppError('OPTION_INVALID', `--phone-number-id "${(bad ?? value).slice(0, 40)}": give numeric phone-number IDs from WhatsApp Manager, comma-separated (e.g. 106540352242922,106540352242923)`);
+    throw new AppError(
+      'OPTION_INVALID',
+      `--phone-number-id "${(bad ?? value).slice(0, 40)}": give numeric phone-number IDs from WhatsApp Manager, comma-separated (e.g. 106540352242922,106540352242923)`,
+    );
   }
   return ids;
 }
@@ -490,7 +600,11 @@ function loadDotEnv(): void {
   try {
     process.loadEnvFile('.env');
   } catch (error) {
-    throw new AppError('CONFIG_INVALID', `.env in ${process.cwd()} cannot be read: ${(error as Error).message}. Fix or remove it (see .env.example).`, { cause: error });
+    throw new AppError(
+      'CONFIG_INVALID',
+      `.env in ${process.cwd()} cannot be read: ${(error as Error).message}. Fix or remove it (see .env.example).`,
+      { cause: error },
+    );
   }
 }
 
@@ -506,4 +620,3 @@ function describeFailure(error: unknown): string {
   const stack = process.env.LOG_LEVEL === 'debug' && error instanceof Error && error.stack !== undefined ? `\n${error.stack}` : '';
   return `campaign: INTERNAL_ERROR: ${message} (a bug: please report it with the command; LOG_LEVEL=debug shows where it failed)${stack}`;
 }
-

@@ -72,7 +72,13 @@ async function sendSamples(redisEnv: Record<string, string>): Promise<string> {
   const templates = await loadTemplatesFile(join(SAMPLES, 'templates.json'));
   const service = await startService(
     { port: 0, host: '127.0.0.1' },
-    { LOG_LEVEL: 'warn', ...process.env, ...redisEnv, WHATSAPP_APP_SECRET: DEMO_APP_SECRET, WEBHOOK_VERIFY_TOKEN: 'sandbox-demo-verify-token' },
+    {
+      LOG_LEVEL: 'warn',
+      ...process.env,
+      ...redisEnv,
+      WHATSAPP_APP_SECRET: DEMO_APP_SECRET,
+      WEBHOOK_VERIFY_TOKEN: 'sandbox-demo-verify-token',
+    },
   );
   const sandbox = await startSandbox({
     templates,
@@ -140,7 +146,8 @@ async function sendSamples(redisEnv: Record<string, string>): Promise<string> {
 async function awaitStatusWebhooks(ledger: AppContext['ledger'], id: string, status: CampaignStatus): Promise<CampaignStatus> {
   const deadline = Date.now() + 10_000;
   let current = status;
-  const expected = (s: CampaignStatus) => s.counts.delivered >= s.counts.sent && s.counts.read >= Math.floor(s.counts.sent * DEMO_READ_SHARE);
+  const expected = (s: CampaignStatus) =>
+    s.counts.delivered >= s.counts.sent && s.counts.read >= Math.floor(s.counts.sent * DEMO_READ_SHARE);
   while (!expected(current) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 200));
     current = (await ledger.status(id)) ?? current;

@@ -14,7 +14,10 @@ export function ledgerOptionsOf(config: Config, logger: Logger): LedgerOptions {
       // Once a minute at most: a replica that is down would otherwise log every claim.
       if (Date.now() - lastWarning < 60_000) return;
       lastWarning = Date.now();
-      logger.warn({ acknowledged, wanted }, 'REDIS_WAIT_REPLICAS: fewer replicas than asked have this number\'s claims (none connected, or not within 1 s); sending goes on, and a failover now could lose a claim');
+      logger.warn(
+        { acknowledged, wanted },
+        "REDIS_WAIT_REPLICAS: fewer replicas than asked have this number's claims (none connected, or not within 1 s); sending goes on, and a failover now could lose a claim",
+      );
     },
   };
 }

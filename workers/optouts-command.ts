@@ -8,7 +8,10 @@ export interface OptOutsOptions {
   phoneNumberId?: string | undefined;
 }
 
-export async function listOptOuts(context: AppContext, options: OptOutsOptions): Promise<{ phoneNumberId: string; optOuts: { phone: string; source: OptOutSource }[] }> {
+export async function listOptOuts(
+  context: AppContext,
+  options: OptOutsOptions,
+): Promise<{ phoneNumberId: string; optOuts: { phone: string; source: OptOutSource }[] }> {
   const phoneNumberId = numberOf(context, options);
   const found = await context.ledger.optOuts(phoneNumberId);
   const optOuts = [...found].map(([phone, source]) => ({ phone, source })).sort((a, b) => a.source.at - b.source.at);
@@ -28,7 +31,9 @@ export async function removeOptOut(context: AppContext, raw: string, options: Op
   const phoneNumberId = numberOf(context, options);
   const phone = e164Of(raw);
   const removed = await context.ledger.removeOptOut(phoneNumberId, phone);
-  return removed ? `${phone} is no longer opted out on ${phoneNumberId}` : `${phone} was not opted out on ${phoneNumberId}: nothing changed`;
+  return removed
+    ? `${phone} is no longer opted out on ${phoneNumberId}`
+    : `${phone} was not opted out on ${phoneNumberId}: nothing changed`;
 }
 
 /** One line per opt-out: phone, when, and how it was learnt. */
@@ -42,13 +47,18 @@ export function optOutsText(list: Awaited<ReturnType<typeof listOptOuts>>): stri
         : s.via === 'operator'
           ? 'campaign optouts add'
           : `Meta 131050 (campaign ${s.campaignId} row ${s.row})`;
-  return [`${list.optOuts.length} opted out on ${list.phoneNumberId}:`, ...list.optOuts.map((o) => `  ${o.phone}  ${o.source.at === 0 ? '?' : new Date(o.source.at).toISOString()}  ${how(o.source)}`)].join('\n');
+  return [
+    `${list.optOuts.length} opted out on ${list.phoneNumberId}:`,
+    ...list.optOuts.map((o) => `  ${o.phone}  ${o.source.at === 0 ? '?' : new Date(o.source.at).toISOString()}  ${how(o.source)}`),
+  ].join('\n');
 }
 
 function numberOf(context: AppContext, options: OptOutsOptions): string {
   const phoneNumberId = options.phoneNumberId ?? context.config.phoneNumberId;
-  if (phoneNumberId === undefined) throw new AppError('CONFIG_INVALID', 'Which number? Set WHATSAPP_PHONE_NUMBER_ID or pass --phone-number-id');
-  if (!/^\d+$/.test(phoneNumberId)) throw new AppError('OPTION_INVALID', `--phone-number-id "${phoneNumberId}": give the numeric phone-number ID from WhatsApp Manager`);
+  if (phoneNumberId === undefined)
+    throw new AppError('CONFIG_INVALID', 'Which number? Set WHATSAPP_PHONE_NUMBER_ID or pass --phone-number-id');
+  if (!/^\d+$/.test(phoneNumberId))
+    throw new AppError('OPTION_INVALID', `--phone-number-id "${phoneNumberId}": give the numeric phone-number ID from WhatsApp Manager`);
   return phoneNumberId;
 }
 

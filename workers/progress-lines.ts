@@ -33,5 +33,8 @@ export function ingestProgressPrinter(estimatedRows: () => number, write: Write 
 }
 
 export function retryProgressPrinter(write: Write = toStderr): (progress: RetryProgress) => void {
-  return throttled((p) => `choosing rows to retry: ${n(p.scanned)} of ${n(p.total)} looked at (${share(p.scanned, p.total)} %), ${n(p.requeued)} put back`, write);
+  return throttled(
+    (p) => `choosing rows to retry: ${n(p.scanned)} of ${n(p.total)} looked at (${share(p.scanned, p.total)} %), ${n(p.requeued)} put back`,
+    write,
+  );
 }

@@ -17,11 +17,21 @@ export interface PurgeSummary {
 export async function runPurge(context: AppContext, campaignId: string): Promise<PurgeSummary> {
   const { config, redis } = context;
   const ledger = await context.ledger.purge(campaignId);
-  const queue = new Queue(sendQueueName(ledger.phoneNumberId), { connection: redis, prefix: sendQueuePrefix(config.queuePrefix, ledger.phoneNumberId) });
+  const queue = new Queue(sendQueueName(ledger.phoneNumberId), {
+    connection: redis,
+    prefix: sendQueuePrefix(config.queuePrefix, ledger.phoneNumberId),
+  });
   queue.on('error', (error) => context.logger.warn({ err: error }, 'send queue error'));
   try {
     const jobs = await removeCampaignJobs(queue, campaignId);
-    return { id: campaignId, rows: ledger.rows, wamids: ledger.wamids, jobs, purgedAt: ledger.purgedAt, alreadyPurged: ledger.alreadyPurged };
+    return {
+      id: campaignId,
+      rows: ledger.rows,
+      wamids: ledger.wamids,
+      jobs,
+      purgedAt: ledger.purgedAt,
+      alreadyPurged: ledger.alreadyPurged,
+    };
   } finally {
     await queue.close();
   }
@@ -29,7 +39,8 @@ export async function runPurge(context: AppContext, campaignId: string): Promise
 
 export function purgeText(summary: PurgeSummary): string {
   const jobs = summary.jobs > 0 ? `, ${summary.jobs} finished jobs removed from the queue` : '';
-  if (summary.alreadyPurged) return `Campaign ${summary.id} was already purged at ${new Date(summary.purgedAt).toISOString()}${jobs}; its counts are kept.`;
+  if (summary.alreadyPurged)
+    return `Campaign ${summary.id} was already purged at ${new Date(summary.purgedAt).toISOString()}${jobs}; its counts are kept.`;
   return `Campaign ${summary.id} purged: ${summary.rows} rows (phone numbers, values, details) and ${summary.wamids} message-ID index entries deleted${jobs}; its counts are kept.`;
 }
 
@@ -67,7 +78,9 @@ export async function purgeExpired(context: AppContext, now?: number): Promise<s
 
 export function startRetention(context: AppContext): { stop(): void } {
   const run = () =>
-    purgeExpired(context).catch((error: unknown) => context.logger.error({ err: error }, 'retention purge failed; it runs again within the hour'));
+    purgeExpired(context).catch((error: unknown) =>
+      context.logger.error({ err: error }, 'retention purge failed; it runs again within the hour'),
+    );
   void run();
   const timer = setInterval(() => void run(), HOUR_MS);
   timer.unref();

@@ -5,7 +5,8 @@ import { AppError } from '../src/errors/app-error.js';
 import type { AppContext } from './app-context.js';
 
 /** What `campaign report` did: wrote a file, wrote stdout, or was stopped (Ctrl-C; a file there before is kept). */
-export type ReportOutcome = { kind: 'file'; path: string; lines: number } | { kind: 'stdout'; lines: number } | { kind: 'stopped'; path: string };
+export type ReportOutcome =
+  { kind: 'file'; path: string; lines: number } | { kind: 'stdout'; lines: number } | { kind: 'stopped'; path: string };
 
 /** `--out -`: the report goes to stdout. */
 export const STDOUT = '-';
@@ -18,7 +19,8 @@ export const STDOUT = '-';
 export async function runReport(context: AppContext, campaignId: string, out: string | undefined): Promise<ReportOutcome> {
   const { ledger, config } = context;
   const status = await ledger.status(campaignId);
-  if (status === undefined) throw new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${campaignId} under this QUEUE_PREFIX (see \`campaign list\`)`);
+  if (status === undefined)
+    throw new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${campaignId} under this QUEUE_PREFIX (see \`campaign list\`)`);
   const savedPath = join(config.reportsDir, `${campaignId}.csv`);
   if (status.purgedAt !== undefined) throw purged(campaignId, status.purgedAt, savedPath, await isFile(savedPath));
   const path = out === STDOUT ? 'stdout' : (out ?? savedPath);

@@ -67,7 +67,8 @@ export async function runSandboxUntilSignal(options: {
 function checkTier(tier: string | undefined): MessagingLimitTier | undefined {
   if (tier === undefined) return undefined;
   const found = MESSAGING_LIMIT_TIERS.find((t) => t === tier.toUpperCase());
-  if (found === undefined) throw new AppError('OPTION_INVALID', `--messaging-limit-tier "${tier.slice(0, 40)}": use one of ${MESSAGING_LIMIT_TIERS.join(', ')}`);
+  if (found === undefined)
+    throw new AppError('OPTION_INVALID', `--messaging-limit-tier "${tier.slice(0, 40)}": use one of ${MESSAGING_LIMIT_TIERS.join(', ')}`);
   return found;
 }
 
@@ -81,7 +82,10 @@ function checkWebhookUrl(url: string | undefined): string | undefined {
     parsed = undefined;
   }
   if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-    throw new AppError('OPTION_INVALID', `--webhook-url "${url}": give the receiver's http(s) URL, e.g. http://127.0.0.1:8080/webhook (campaign serve)`);
+    throw new AppError(
+      'OPTION_INVALID',
+      `--webhook-url "${url}": give the receiver's http(s) URL, e.g. http://127.0.0.1:8080/webhook (campaign serve)`,
+    );
   }
   return url;
 }
@@ -92,7 +96,10 @@ function checkPhoneNumberIds(value: string | undefined): string[] {
   const ids = value.split(',').map((id) => id.trim());
   const bad = ids.find((id) => !/^\d{1,20}$/.test(id));
   if (bad !== undefined) {
-    throw new AppError('OPTION_INVALID', `--phone-number-id "${bad}": give numeric phone-number IDs, comma-separated (e.g. 106540352242922,106540352242923)`);
+    throw new AppError(
+      'OPTION_INVALID',
+      `--phone-number-id "${bad}": give numeric phone-number IDs, comma-separated (e.g. 106540352242922,106540352242923)`,
+    );
   }
   return ids;
 }

@@ -41,7 +41,12 @@ export function campaignDeps(context: AppContext): CreateCampaignDeps {
     // MESSAGING_LIMITS wins over what a worker last read from the API.
     messagingReach: async (phoneNumberId) => {
       const read = await readMessagingReach(redis, config.queuePrefix, phoneNumberId);
-      return { limit: config.messagingLimits.get(phoneNumberId) ?? read.storedLimit, reached: read.reached, oldestReachedAt: read.oldestReachedAt, now: read.now };
+      return {
+        limit: config.messagingLimits.get(phoneNumberId) ?? read.storedLimit,
+        reached: read.reached,
+        oldestReachedAt: read.oldestReachedAt,
+        now: read.now,
+      };
     },
   };
 }

@@ -29,7 +29,11 @@ export interface RunningService {
  * may come up after it): until Redis answers, /readyz says 503 and POST /webhook answers 503,
  * which Meta retries. Its settings are checked first, so a missing secret stops it at once.
  */
-export async function startService(options: ServeOptions, env: Record<string, string | undefined> = process.env, logger?: Logger): Promise<RunningService> {
+export async function startService(
+  options: ServeOptions,
+  env: Record<string, string | undefined> = process.env,
+  logger?: Logger,
+): Promise<RunningService> {
   checkListenOptions(options);
   const config = loadConfig(env, ['WHATSAPP_APP_SECRET', 'WEBHOOK_VERIFY_TOKEN']);
   const log = logger ?? createLogger(config.logLevel);
@@ -177,7 +181,10 @@ async function refuseOldLayout(redis: RedisClient, prefix: string): Promise<void
   const old = await hasOldLayout(redis, prefix).catch(() => false);
   if (old) {
     closeRedis(redis);
-    throw new AppError('KEY_LAYOUT_OLD', `Redis holds campaigns under QUEUE_PREFIX ${prefix} in the key layout of an earlier version. Stop every \`campaign worker\`, then run \`campaign migrate-keys\` once.`);
+    throw new AppError(
+      'KEY_LAYOUT_OLD',
+      `Redis holds campaigns under QUEUE_PREFIX ${prefix} in the key layout of an earlier version. Stop every \`campaign worker\`, then run \`campaign migrate-keys\` once.`,
+    );
   }
 }
 

@@ -1,5 +1,14 @@
 import { MultiBar, Presets } from 'cli-progress';
-import { answeredRows, rowsLeft, statusJson, watchJson, watchLine, watchParts, type StatusView, type WatchView } from '../src/cli/format.js';
+import {
+  answeredRows,
+  rowsLeft,
+  statusJson,
+  watchJson,
+  watchLine,
+  watchParts,
+  type StatusView,
+  type WatchView,
+} from '../src/cli/format.js';
 import { windowStatus } from '../src/campaigns/report/window-status.js';
 import { campaignEtaSeconds } from '../src/campaigns/report/campaign-eta.js';
 import { sendRateOf } from '../src/config/config.js';
@@ -151,7 +160,10 @@ function lineDisplay(out: NodeJS.WriteStream): Display {
 
 /** Four lines redrawn in place: the state (and why it is paused, or waits), the bar with the rate and the ETA, the rows answered, the rows to go. */
 function barDisplay(out: NodeJS.WriteStream): Display {
-  const bars = new MultiBar({ stream: out, hideCursor: true, clearOnComplete: false, forceRedraw: true, barsize: 30 }, Presets.shades_classic);
+  const bars = new MultiBar(
+    { stream: out, hideCursor: true, clearOnComplete: false, forceRedraw: true, barsize: 30 },
+    Presets.shades_classic,
+  );
   const line = () => bars.create(1, 0, { text: '' }, { format: '{text}' });
   const head = line();
   const progress = bars.create(1, 0, { progress: '' }, { format: '  |{bar}| {progress}' });

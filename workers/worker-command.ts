@@ -39,7 +39,10 @@ const FIRST_LIMIT_READ_MS = 5000;
  * Each number runs at its own rate (SEND_RATES, else SEND_RATE), shared with every other
  * process serving it. Resolves once the numbers known now are served.
  */
-export async function startWorker(context: AppContext, options: { phoneNumberIds?: readonly string[] | undefined } = {}): Promise<RunningWorker> {
+export async function startWorker(
+  context: AppContext,
+  options: { phoneNumberIds?: readonly string[] | undefined } = {},
+): Promise<RunningWorker> {
   const { config, redis, logger } = context;
   if (config.accessToken === undefined) throw new AppError('CONFIG_INVALID', 'The worker needs WHATSAPP_ACCESS_TOKEN');
   const accessToken = config.accessToken;
@@ -71,7 +74,8 @@ export async function startWorker(context: AppContext, options: { phoneNumberIds
   const retention = startRetention(context);
   return {
     numbers,
-    abandonInFlight: async () => (await Promise.all([...processors].map((processor) => processor.abandonInFlight()))).reduce((a, b) => a + b, 0),
+    abandonInFlight: async () =>
+      (await Promise.all([...processors].map((processor) => processor.abandonInFlight()))).reduce((a, b) => a + b, 0),
     flushTroubleLog: () => trouble.flush(),
     async close() {
       retention.stop();
@@ -121,7 +125,14 @@ function serveNumber(
   const limits = new MessagingLimitSource({
     phoneNumberId,
     fixed: config.messagingLimits.get(phoneNumberId),
-    fetch: () => fetchMessagingLimit({ baseUrl: config.api.baseUrl, apiVersion: config.api.version, phoneNumberId, accessToken, timeoutMs: config.api.timeoutMs }),
+    fetch: () =>
+      fetchMessagingLimit({
+        baseUrl: config.api.baseUrl,
+        apiVersion: config.api.version,
+        phoneNumberId,
+        accessToken,
+        timeoutMs: config.api.timeoutMs,
+      }),
     store: (limit) => ledger.recordMessagingLimit(phoneNumberId, limit),
     logger,
   });
@@ -142,7 +153,16 @@ function serveNumber(
     trouble,
     onCampaignCompleted,
   });
-  logger.info({ phoneNumberId, rate, concurrency, window: sendWorker.feeder.windowSize, messagingLimit: config.messagingLimits.get(phoneNumberId) ?? 'from the Cloud API' }, 'serving phone number');
+  logger.info(
+    {
+      phoneNumberId,
+      rate,
+      concurrency,
+      window: sendWorker.feeder.windowSize,
+      messagingLimit: config.messagingLimits.get(phoneNumberId) ?? 'from the Cloud API',
+    },
+    'serving phone number',
+  );
   return {
     processor,
     async close() {
@@ -160,7 +180,10 @@ function serveNumber(
  * left; its answer will not be seen here). A second signal exits at once: those rows are
  * found by the next worker (stalled jobs) and marked `unknown` or retried.
  */
-export async function runWorkerUntilSignal(context: AppContext, options: { phoneNumberIds?: readonly string[] | undefined }): Promise<void> {
+export async function runWorkerUntilSignal(
+  context: AppContext,
+  options: { phoneNumberIds?: readonly string[] | undefined },
+): Promise<void> {
   const running = await startWorker(context, options);
   const { logger } = context;
   await new Promise<void>((resolve) => {
@@ -196,7 +219,10 @@ export async function runWorkerUntilSignal(context: AppContext, options: { phone
             return 'unrecorded' as const;
           });
           running.flushTroubleLog();
-          logger.warn({ rows: abandoned }, 'in-flight sends did not answer in time: their rows are recorded in doubt (confirming, or unknown with CONFIRM_WINDOW_SECONDS=0)');
+          logger.warn(
+            { rows: abandoned },
+            'in-flight sends did not answer in time: their rows are recorded in doubt (confirming, or unknown with CONFIRM_WINDOW_SECONDS=0)',
+          );
           // Leaves BullMQ's close behind: connections close with the process.
           process.exit(1);
         }

@@ -81,7 +81,10 @@ export function startChild(
 export function waitForLine(child: Child, test: (line: string) => boolean, timeoutMs: number): Promise<{ line: string; at: number }> {
   return new Promise((resolve, reject) => {
     let done = false;
-    const timer = setTimeout(() => finish(new Error(`${child.name}: no expected output within ${timeoutMs} ms\n${child.tail()}`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`${child.name}: no expected output within ${timeoutMs} ms\n${child.tail()}`)),
+      timeoutMs,
+    );
     const finish = (result: Error | { line: string; at: number }) => {
       if (done) return;
       done = true;
@@ -93,7 +96,11 @@ export function waitForLine(child: Child, test: (line: string) => boolean, timeo
       if (test(line)) finish({ line, at: performance.now() });
     });
     void child.exited.then((exit) =>
-      finish(new Error(`${child.name} exited (code ${String(exit.code)}, signal ${String(exit.signal)}) before the expected output\n${child.tail()}`)),
+      finish(
+        new Error(
+          `${child.name} exited (code ${String(exit.code)}, signal ${String(exit.signal)}) before the expected output\n${child.tail()}`,
+        ),
+      ),
     );
   });
 }

@@ -23,12 +23,23 @@ export interface SandboxChild {
 
 /** `webhooks`: the sandbox also posts signed status webhooks (sent, delivered, read) to that receiver. */
 /** `phoneNumberIds`: numbers it answers for besides the default one (the scale section sends from four). */
-export async function startSandboxChild(webhooks?: { url: string; appSecret: string }, phoneNumberIds: readonly string[] = [], extraArgs: readonly string[] = []): Promise<SandboxChild> {
+export async function startSandboxChild(
+  webhooks?: { url: string; appSecret: string },
+  phoneNumberIds: readonly string[] = [],
+  extraArgs: readonly string[] = [],
+): Promise<SandboxChild> {
   const child = startChild(
     'campaign sandbox',
     process.execPath,
     [
-      CAMPAIGN_BIN, 'sandbox', '--port', '0', '--mps', '0', '--templates', TEMPLATES_FILE,
+      CAMPAIGN_BIN,
+      'sandbox',
+      '--port',
+      '0',
+      '--mps',
+      '0',
+      '--templates',
+      TEMPLATES_FILE,
       ...(webhooks === undefined ? [] : ['--webhook-url', webhooks.url]),
       ...(phoneNumberIds.length === 0 ? [] : ['--phone-number-id', phoneNumberIds.join(',')]),
       ...extraArgs,
@@ -90,5 +101,7 @@ export async function firstAccepted(sandbox: SandboxChild, senders: readonly Chi
     }
     await sleep(20);
   }
-  throw new Error(`no message reached the sandbox${exited === undefined ? ' within 60 s' : ` (${exited} exited)`}\n${senders.map((s) => s.tail()).join('\n')}`);
+  throw new Error(
+    `no message reached the sandbox${exited === undefined ? ' within 60 s' : ` (${exited} exited)`}\n${senders.map((s) => s.tail()).join('\n')}`,
+  );
 }

@@ -4,37 +4,41 @@ import { sendWindowSchema } from './send-window.js';
 import { textPlanSchema, type TextPlan } from './text-plan.js';
 
 /** What a campaign sends, fixed when it is created. Stored in Redis, so parsed on the way back. */
-export const campaignDefinitionSchema = z.object({
-  id: z.string(),
-  createdAt: z.number(),
-  phoneNumberId: z.string(),
-  /** `--priority` (absent = normal): a high campaign's rows are fed before normal ones, normal before low; equals share the number. */
-  priority: z.enum(['high', 'normal', 'low']).optional(),
-  /** `--at` (ms): nothing is fed before; absent = at once. */
-  startsAt: z.number().optional(),
-  /** `--start-deadline` (ms): not started by then (no worker ran), it is cancelled instead. */
-  startDeadline: z.number().optional(),
-  /** `--expires-at` / `--valid-for` (ms): rows not sent by then become `expired`. */
-  expiresAt: z.number().optional(),
-  /** `--window` / `--days`: rows are fed only inside this window of their recipient's local day. */
-  window: sendWindowSchema.optional(),
-  /** A template campaign: the approved template and which column fills each variable. */
-  plan: sendPlanSchema.optional(),
-  /** `--text`: a free-form text campaign (absent in campaigns stored before text campaigns existed). */
-  text: textPlanSchema.optional(),
-  source: z.object({
-    file: z.string(),
-    phoneColumn: z.string(),
-    /** ISO country for numbers written without a country code (`--default-country`). */
-    defaultCountry: z.string().length(2).optional(),
-    /** Collapse tabs, line breaks and runs of spaces in values instead of rejecting the row. */
-    fixWhitespace: z.boolean().default(false),
-    /** `--timezone-column`: an IANA zone per row (an empty cell: the number's). */
-    timezoneColumn: z.string().optional(),
-    /** `--default-timezone`: the zone of a row whose own zones are unknown or never share an open hour of the window. */
-    defaultTimezone: z.string().optional(),
-  }),
-}).refine((d) => (d.plan === undefined) !== (d.text === undefined), { message: 'a campaign sends either a template (plan) or a text, exactly one' });
+export const campaignDefinitionSchema = z
+  .object({
+    id: z.string(),
+    createdAt: z.number(),
+    phoneNumberId: z.string(),
+    /** `--priority` (absent = normal): a high campaign's rows are fed before normal ones, normal before low; equals share the number. */
+    priority: z.enum(['high', 'normal', 'low']).optional(),
+    /** `--at` (ms): nothing is fed before; absent = at once. */
+    startsAt: z.number().optional(),
+    /** `--start-deadline` (ms): not started by then (no worker ran), it is cancelled instead. */
+    startDeadline: z.number().optional(),
+    /** `--expires-at` / `--valid-for` (ms): rows not sent by then become `expired`. */
+    expiresAt: z.number().optional(),
+    /** `--window` / `--days`: rows are fed only inside this window of their recipient's local day. */
+    window: sendWindowSchema.optional(),
+    /** A template campaign: the approved template and which column fills each variable. */
+    plan: sendPlanSchema.optional(),
+    /** `--text`: a free-form text campaign (absent in campaigns stored before text campaigns existed). */
+    text: textPlanSchema.optional(),
+    source: z.object({
+      file: z.string(),
+      phoneColumn: z.string(),
+      /** ISO country for numbers written without a country code (`--default-country`). */
+      defaultCountry: z.string().length(2).optional(),
+      /** Collapse tabs, line breaks and runs of spaces in values instead of rejecting the row. */
+      fixWhitespace: z.boolean().default(false),
+      /** `--timezone-column`: an IANA zone per row (an empty cell: the number's). */
+      timezoneColumn: z.string().optional(),
+      /** `--default-timezone`: the zone of a row whose own zones are unknown or never share an open hour of the window. */
+      defaultTimezone: z.string().optional(),
+    }),
+  })
+  .refine((d) => (d.plan === undefined) !== (d.text === undefined), {
+    message: 'a campaign sends either a template (plan) or a text, exactly one',
+  });
 export type CampaignDefinition = z.infer<typeof campaignDefinitionSchema>;
 
 /** What a campaign sends: an approved template filled per row, or a free-form text filled per row. */
@@ -61,7 +65,18 @@ export function describeMessage(message: CampaignMessage): string {
  * `unknown`: a send may have left but its answer was lost; never resent blindly. `cancelled`: the operator cancelled the campaign before it was sent.
  * `expired`: the campaign's `--expires-at` passed before it was sent; never sent.
  */
-export const ROW_STATUSES = ['queued', 'sending', 'confirming', 'sent', 'failed', 'rejected', 'skipped', 'unknown', 'cancelled', 'expired'] as const;
+export const ROW_STATUSES = [
+  'queued',
+  'sending',
+  'confirming',
+  'sent',
+  'failed',
+  'rejected',
+  'skipped',
+  'unknown',
+  'cancelled',
+  'expired',
+] as const;
 export type RowStatus = (typeof ROW_STATUSES)[number];
 
 export interface RowRecord {

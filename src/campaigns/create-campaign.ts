@@ -68,7 +68,11 @@ export interface CreateNotices {
  * needed; workers feed its rows as the number drains) and plans the sending. A dry run does
  * every check and writes nothing but the rejects file.
  */
-export async function createCampaign(deps: CreateCampaignDeps, request: CampaignRequest, notices: CreateNotices = {}): Promise<SendOutcome> {
+export async function createCampaign(
+  deps: CreateCampaignDeps,
+  request: CampaignRequest,
+  notices: CreateNotices = {},
+): Promise<SendOutcome> {
   const now = Date.now();
   const spec = checkCampaignSpec(request.spec, request.names, {
     now,
@@ -83,7 +87,8 @@ export async function createCampaign(deps: CreateCampaignDeps, request: Campaign
   // Meta: on 131050 suppress the recipient for marketing (reference §8). Utility and
   // authentication templates still reach them. A text is skipped for them too: nothing says
   // what its words are, and the opt-out keyword itself opened the window it would go through.
-  const optedOut = message.kind === 'text' || message.requirements.category === 'MARKETING' ? await deps.ledger.optOuts(spec.phoneNumberId) : undefined;
+  const optedOut =
+    message.kind === 'text' || message.requirements.category === 'MARKETING' ? await deps.ledger.optOuts(spec.phoneNumberId) : undefined;
   try {
     const summary = await produceCampaign(
       { ledger: deps.ledger },
@@ -109,7 +114,11 @@ export async function createCampaign(deps: CreateCampaignDeps, request: Campaign
 }
 
 /** A template campaign's approved template; a text as it is. */
-async function resolveMessage(deps: CreateCampaignDeps, choice: MessageChoice, templatesFile: string | undefined): Promise<ResolvedMessage> {
+async function resolveMessage(
+  deps: CreateCampaignDeps,
+  choice: MessageChoice,
+  templatesFile: string | undefined,
+): Promise<ResolvedMessage> {
   if (choice.kind === 'text') return choice;
   return { kind: 'template', requirements: await approvedTemplate(deps.openTemplates(templatesFile), choice.name, choice.language) };
 }
@@ -161,7 +170,18 @@ async function planSending(
 }
 
 /** The number's messaging limit against this campaign's recipients. */
-async function limitCheck(deps: CreateCampaignDeps, phoneNumberId: string, recipients: number, startsAt: number): Promise<MessagingLimitCheck> {
+async function limitCheck(
+  deps: CreateCampaignDeps,
+  phoneNumberId: string,
+  recipients: number,
+  startsAt: number,
+): Promise<MessagingLimitCheck> {
   const reach = await deps.messagingReach(phoneNumberId);
-  return checkMessagingLimit({ limit: reach.limit, reached: reach.reached, oldestReachedAt: reach.oldestReachedAt, recipients, startsAt: Math.max(startsAt, reach.now) });
+  return checkMessagingLimit({
+    limit: reach.limit,
+    reached: reach.reached,
+    oldestReachedAt: reach.oldestReachedAt,
+    recipients,
+    startsAt: Math.max(startsAt, reach.now),
+  });
 }

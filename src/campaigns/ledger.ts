@@ -296,7 +296,12 @@ export interface SendLedger extends Pick<ReportLedger, 'getCampaign'> {
   /** Records a job's answer; the first final one wins (settle.lua). `phoneNumberId`: the campaign's, saves a read. */
   settle(job: SendJob, settlement: Settlement, phoneNumberId?: string): Promise<SettleResult>;
   /** A code that needs a human (expired token, locked account…): the row is parked for `resume` and the campaign pauses (halt.lua). */
-  halt(job: SendJob, errorCode: string, errorDetail: string, phoneNumberId?: string): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }>;
+  halt(
+    job: SendJob,
+    errorCode: string,
+    errorDetail: string,
+    phoneNumberId?: string,
+  ): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }>;
   /** True while no send of this campaign may start (paused or cancelled). */
   isHeld(campaignId: string): Promise<boolean>;
   /** Tops up the number's window from its campaigns' backlogs, atomically (feed.lua): the jobs to enqueue. */

@@ -84,11 +84,38 @@ export const VALUE_PROBLEM_TEXT: Record<ValueProblem, string> = {
   VALUE_BIDI_CONTROL: 'contains a bidirectional override or isolate, which can disguise text; remove it',
 };
 
-const NAMES: Record<number, string> = { 0: 'NUL', 0x1b: 'ESC', 0x7f: 'DEL', 0x0b: 'VT', 0x0c: 'FF', 0x01: 'SOH', 0x08: 'BS', 0x85: 'NEL', 0x2028: 'LINE SEPARATOR', 0x2029: 'PARAGRAPH SEPARATOR', 0x202e: 'RLO', 0x202d: 'LRO', 0x202a: 'LRE', 0x202b: 'RLE', 0x202c: 'PDF', 0x2066: 'LRI', 0x2067: 'RLI', 0x2068: 'FSI', 0x2069: 'PDI' };
+const NAMES: Record<number, string> = {
+  0: 'NUL',
+  0x1b: 'ESC',
+  0x7f: 'DEL',
+  0x0b: 'VT',
+  0x0c: 'FF',
+  0x01: 'SOH',
+  0x08: 'BS',
+  0x85: 'NEL',
+  0x2028: 'LINE SEPARATOR',
+  0x2029: 'PARAGRAPH SEPARATOR',
+  0x202e: 'RLO',
+  0x202d: 'LRO',
+  0x202a: 'LRE',
+  0x202b: 'RLE',
+  0x202c: 'PDF',
+  0x2066: 'LRI',
+  0x2067: 'RLI',
+  0x2068: 'FSI',
+  0x2069: 'PDI',
+};
 
 /** The rule's text, and for a character rule which character and where (1-based), e.g. "(U+001B ESC at character 4)". */
 export function valueProblemDetail(value: string, problem: ValueProblem): string {
-  const pattern = problem === 'VALUE_CONTROL_CHAR' ? CONTROL : problem === 'VALUE_BIDI_CONTROL' ? BIDI_CONTROL : problem === 'VALUE_LINE_BREAK' ? LINE_BREAK : undefined;
+  const pattern =
+    problem === 'VALUE_CONTROL_CHAR'
+      ? CONTROL
+      : problem === 'VALUE_BIDI_CONTROL'
+        ? BIDI_CONTROL
+        : problem === 'VALUE_LINE_BREAK'
+          ? LINE_BREAK
+          : undefined;
   const match = pattern?.exec(value);
   if (match === null || match === undefined) return VALUE_PROBLEM_TEXT[problem];
   const code = match[0].charCodeAt(0);

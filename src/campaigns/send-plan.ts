@@ -42,14 +42,22 @@ export interface ColumnOptions {
 }
 
 /** How the column options are named where they came from (flags by default). */
-export type ColumnNames = Pick<FieldNames, 'csv.params' | 'csv.paramColumns' | 'csv.headerTextColumn' | 'csv.headerMediaColumn' | 'csv.buttonUrlColumns'>;
+export type ColumnNames = Pick<
+  FieldNames,
+  'csv.params' | 'csv.paramColumns' | 'csv.headerTextColumn' | 'csv.headerMediaColumn' | 'csv.buttonUrlColumns'
+>;
 
 /**
  * The plan for a template and the CSV header, or one error listing every problem: a variable
  * with no column, a column the file lacks, a template that cannot be sent. Nothing is
  * enqueued for a campaign whose plan fails.
  */
-export function planSend(requirements: TemplateRequirements, header: readonly string[], options: ColumnOptions, names: ColumnNames = CLI_FIELD_NAMES): SendPlan {
+export function planSend(
+  requirements: TemplateRequirements,
+  header: readonly string[],
+  options: ColumnOptions,
+  names: ColumnNames = CLI_FIELD_NAMES,
+): SendPlan {
   const slots = placeSlots(requirements, header, options, names);
   const media = headerMediaOf(requirements, header, options, names);
   const problems = [...optionProblems(requirements, options, names), ...slots.problems, ...media.problems];
@@ -79,7 +87,9 @@ function optionProblems(requirements: TemplateRequirements, options: ColumnOptio
   const named = requirements.parameterFormat === 'NAMED';
   if (requirements.status !== 'APPROVED') problems.push(`its status is ${requirements.status}; only APPROVED templates can be sent`);
   if (named && options.params !== undefined) {
-    problems.push(`it uses named parameters, matched to columns by name: drop ${params} and use ${param} name=column where a column is named differently`);
+    problems.push(
+      `it uses named parameters, matched to columns by name: drop ${params} and use ${param} name=column where a column is named differently`,
+    );
   }
   if (!named && options.params !== undefined && options.params.length !== requirements.body.variables.length) {
     problems.push(
@@ -98,8 +108,18 @@ function optionProblems(requirements: TemplateRequirements, options: ColumnOptio
 }
 
 /** The column of every header, body and URL-button variable, in that order, and what stops one being placed. */
-function placeSlots(requirements: TemplateRequirements, header: readonly string[], options: ColumnOptions, names: ColumnNames): { slots: Slot[]; problems: string[] } {
-  const { 'csv.params': params, 'csv.paramColumns': param, 'csv.headerTextColumn': headerTextColumn, 'csv.buttonUrlColumns': buttonUrlColumn } = names;
+function placeSlots(
+  requirements: TemplateRequirements,
+  header: readonly string[],
+  options: ColumnOptions,
+  names: ColumnNames,
+): { slots: Slot[]; problems: string[] } {
+  const {
+    'csv.params': params,
+    'csv.paramColumns': param,
+    'csv.headerTextColumn': headerTextColumn,
+    'csv.buttonUrlColumns': buttonUrlColumn,
+  } = names;
   const named = requirements.parameterFormat === 'NAMED';
   const columns = new Set(header);
   const overrides = options.paramColumns ?? {};
@@ -108,7 +128,8 @@ function placeSlots(requirements: TemplateRequirements, header: readonly string[
   const place = (component: Slot['component'], variable: string, fallback: string | undefined, buttonIndex?: number) => {
     const override = named || component === 'body' ? overrides[variable] : undefined;
     const column = override ?? fallback ?? (named ? variable : undefined);
-    const where = component === 'button' ? `URL button ${buttonIndex ?? 0} variable {{${variable}}}` : `${component} variable {{${variable}}}`;
+    const where =
+      component === 'button' ? `URL button ${buttonIndex ?? 0} variable {{${variable}}}` : `${component} variable {{${variable}}}`;
     if (column === undefined) {
       const fix = component === 'body' ? `add it to ${params}` : `use ${component === 'header' ? headerTextColumn : buttonUrlColumn}`;
       problems.push(`${where} has no column (${fix} or ${param} ${variable}=COLUMN)`);
@@ -132,7 +153,9 @@ function placeSlots(requirements: TemplateRequirements, header: readonly string[
     button.variables.forEach((variable) => place('button', variable, options.buttonUrlColumns?.[i], button.index)),
   );
   if ((options.buttonUrlColumns?.length ?? 0) > requirements.urlButtons.length) {
-    problems.push(`it has ${requirements.urlButtons.length} URL button(s) with a variable, but ${buttonUrlColumn} names ${options.buttonUrlColumns?.length}`);
+    problems.push(
+      `it has ${requirements.urlButtons.length} URL button(s) with a variable, but ${buttonUrlColumn} names ${options.buttonUrlColumns?.length}`,
+    );
   }
   return { slots, problems };
 }
@@ -150,7 +173,11 @@ function headerMediaOf(
     return { headerMedia: undefined, problems: column === undefined ? [] : [`it has no media header, so ${name} does not apply`] };
   }
   const format = requirements.header.format.toLowerCase() as 'image' | 'video' | 'document';
-  if (column === undefined) return { headerMedia: undefined, problems: [`its ${format} header needs a link: pass ${name} COLUMN (used for image, video and document headers)`] };
+  if (column === undefined)
+    return {
+      headerMedia: undefined,
+      problems: [`its ${format} header needs a link: pass ${name} COLUMN (used for image, video and document headers)`],
+    };
   if (!header.includes(column)) return { headerMedia: undefined, problems: [`${name} "${column}" is not a column of the file`] };
   return { headerMedia: { format, column }, problems: [] };
 }

@@ -19,12 +19,19 @@ const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6];
 const MINUTE_MS = 60_000;
 
 /** `09:00-20:00` (24-hour clock; `24:00` ends at midnight) and `mon-fri` / `mon,wed,sat` / `sat-sun`; errors name the fields as `names` says. */
-export function parseSendWindow(window: string, days: string | undefined, names: Pick<FieldNames, 'window.hours' | 'window.days'> = CLI_FIELD_NAMES): SendWindow {
+export function parseSendWindow(
+  window: string,
+  days: string | undefined,
+  names: Pick<FieldNames, 'window.hours' | 'window.days'> = CLI_FIELD_NAMES,
+): SendWindow {
   const match = /^\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s*$/.exec(window);
   const start = match === null ? Number.NaN : minutesOf(match[1], match[2]);
   const end = match === null ? Number.NaN : minutesOf(match[3], match[4]);
   if (!(start >= 0 && start < 1440 && end >= 0 && end <= 1440)) {
-    throw new AppError('OPTION_INVALID', `${names['window.hours']} "${window}": give the local hours as HH:MM-HH:MM on a 24-hour clock, e.g. 09:00-20:00 (22:00-06:00 spans midnight)`);
+    throw new AppError(
+      'OPTION_INVALID',
+      `${names['window.hours']} "${window}": give the local hours as HH:MM-HH:MM on a 24-hour clock, e.g. 09:00-20:00 (22:00-06:00 spans midnight)`,
+    );
   }
   if (start === end) {
     throw new AppError(
@@ -50,7 +57,10 @@ function parseDays(days: string, name: string): number[] {
     const a = dayOf(from ?? '');
     const b = to === undefined ? a : dayOf(to);
     if (a < 0 || b < 0 || extra !== undefined || (from ?? '').trim().length < 3 || (to !== undefined && to.trim().length < 3)) {
-      throw new AppError('OPTION_INVALID', `${name} "${days}": give weekdays as mon-fri, sat-sun or mon,wed,fri (sun mon tue wed thu fri sat)`);
+      throw new AppError(
+        'OPTION_INVALID',
+        `${name} "${days}": give weekdays as mon-fri, sat-sun or mon,wed,fri (sun mon tue wed thu fri sat)`,
+      );
     }
     // A range wraps around the week: fri-mon is fri, sat, sun, mon.
     for (let d = a; ; d = (d + 1) % 7) {
@@ -102,7 +112,15 @@ const QUARTER_MS = 15 * MINUTE_MS;
 function formatterOf(zone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(zone);
   if (formatter === undefined) {
-    formatter = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' });
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    });
     formatters.set(zone, formatter);
   }
   return formatter;

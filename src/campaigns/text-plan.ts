@@ -62,7 +62,10 @@ export function parseTextBody(body: string, name = CLI_FIELD_NAMES['text.body'])
   if (body.trim() === '') throw refuse(`is empty: give the message, e.g. ${name} "Hi {{name}}, your order {{order_id}} has shipped."`);
   const { literals, starts, names, at } = split(body);
   const unnamed = names.findIndex((name) => name === '');
-  if (unnamed >= 0) throw refuse(`has a placeholder with no column name at character ${(at[unnamed] ?? 0) + 1}: write {{column}} with a column of the file`);
+  if (unnamed >= 0)
+    throw refuse(
+      `has a placeholder with no column name at character ${(at[unnamed] ?? 0) + 1}: write {{column}} with a column of the file`,
+    );
   for (const [i, literal] of literals.entries()) {
     const stray = /\{\{|\}\}/.exec(literal);
     if (stray !== null) {
@@ -76,7 +79,9 @@ export function parseTextBody(body: string, name = CLI_FIELD_NAMES['text.body'])
   if (problem !== undefined) throw refuse(valueProblemDetail(body, problem).replace('from the cell', 'from the text'));
   const fixed = literals.reduce((n, literal) => n + literal.length, 0);
   if (fixed > MAX_TEXT_CHARS) {
-    throw refuse(`is ${fixed.toLocaleString('en-US')} characters without its placeholders; Meta allows ${MAX_TEXT_CHARS.toLocaleString('en-US')} for the whole message`);
+    throw refuse(
+      `is ${fixed.toLocaleString('en-US')} characters without its placeholders; Meta allows ${MAX_TEXT_CHARS.toLocaleString('en-US')} for the whole message`,
+    );
   }
   return [...new Set(names)];
 }
@@ -86,7 +91,13 @@ export function parseTextBody(body: string, name = CLI_FIELD_NAMES['text.body'])
  * otherwise the file is refused before any row is read, naming the placeholders and the
  * columns the file has.
  */
-export function planText(body: string, previewUrl: boolean, header: readonly string[], file: string, name = CLI_FIELD_NAMES['text.body']): TextPlan {
+export function planText(
+  body: string,
+  previewUrl: boolean,
+  header: readonly string[],
+  file: string,
+  name = CLI_FIELD_NAMES['text.body'],
+): TextPlan {
   const columns = parseTextBody(body, name);
   const missing = columns.filter((column) => !header.includes(column));
   if (missing.length > 0) {

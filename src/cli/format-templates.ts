@@ -69,9 +69,7 @@ export function templatesText(listing: TemplateListing): string {
   ];
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
   const lines = rows.map((row) =>
-    row
-      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
-      .join('  '),
+    row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  '),
   );
   const noun = shown.length === 1 ? 'template' : 'templates';
   lines.push('', `${shown.length} ${all ? '' : 'approved '}${noun}${notShown}`);

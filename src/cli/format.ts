@@ -109,22 +109,35 @@ export function statusText(status: CampaignStatus, windowed?: WindowStatus, defi
     ...(definition === undefined ? [] : [`  sends ${describeMessage(campaignMessage(definition))}`]),
     `  total ${j.total}  queued ${j.queued}  sent ${j.sent}${j.delivered > 0 || j.read > 0 ? ` (delivered ${j.delivered}, read ${j.read})` : ''}  failed ${j.failed}  rejected ${j.rejected}  skipped ${j.skipped}${j.confirming > 0 ? `  confirming ${j.confirming}` : ''}  unknown ${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}${j.expired > 0 ? `  expired ${j.expired}` : ''}`,
   ];
-  if (j.startsAt !== null && j.startedAt === null && status.state !== 'cancelled') lines.push(`  starts at ${j.startsAt}${j.startDeadline === null ? '' : ` (cancelled if not started by ${j.startDeadline})`}`);
-  if (j.expiresAt !== null && status.state !== 'cancelled' && status.state !== 'completed') lines.push(`  rows not sent by ${j.expiresAt} expire`);
+  if (j.startsAt !== null && j.startedAt === null && status.state !== 'cancelled')
+    lines.push(`  starts at ${j.startsAt}${j.startDeadline === null ? '' : ` (cancelled if not started by ${j.startDeadline})`}`);
+  if (j.expiresAt !== null && status.state !== 'cancelled' && status.state !== 'completed')
+    lines.push(`  rows not sent by ${j.expiresAt} expire`);
   if (j.window !== null && status.state !== 'cancelled' && status.state !== 'completed') {
-    const waits = j.waiting === null || j.waiting === 0 ? '' : `; ${j.waiting} rows wait for their window${j.nextWindowAt === null ? ' (it never opens: zones too far apart)' : `, the next opens ${j.nextWindowAt}`}`;
+    const waits =
+      j.waiting === null || j.waiting === 0
+        ? ''
+        : `; ${j.waiting} rows wait for their window${j.nextWindowAt === null ? ' (it never opens: zones too far apart)' : `, the next opens ${j.nextWindowAt}`}`;
     lines.push(`  sends ${j.window} of each recipient${waits}`);
   }
   if (j.cancelReason !== null) lines.push(`  cancelled: ${j.cancelReason}`);
   if (j.pausedReason !== null) lines.push(`  paused since ${j.pausedAt ?? '?'}: ${j.pausedReason}`);
   if (j.ingestInterrupted) {
-    lines.push(`  its file was not read to the end: send the same file with the same options and --campaign ${status.id} to continue, or \`campaign cancel ${status.id}\``);
+    lines.push(
+      `  its file was not read to the end: send the same file with the same options and --campaign ${status.id} to continue, or \`campaign cancel ${status.id}\``,
+    );
   } else if (j.pausedReason !== null) {
     lines.push(`  continue with: campaign resume ${status.id}`);
   }
   if (j.purgedAt !== null) lines.push(`  personal data purged at ${j.purgedAt} (counts kept)`);
-  if (j.confirming > 0) lines.push(`  ${j.confirming} rows got no answer and wait for a status webhook (CONFIRM_WINDOW_SECONDS); the workers then send them again once, or mark them unknown`);
-  if (j.unknown > 0) lines.push(`  ${j.unknown} rows may or may not have been delivered (see the report); \`campaign retry ${status.id} --unknown\` resends them`);
+  if (j.confirming > 0)
+    lines.push(
+      `  ${j.confirming} rows got no answer and wait for a status webhook (CONFIRM_WINDOW_SECONDS); the workers then send them again once, or mark them unknown`,
+    );
+  if (j.unknown > 0)
+    lines.push(
+      `  ${j.unknown} rows may or may not have been delivered (see the report); \`campaign retry ${status.id} --unknown\` resends them`,
+    );
   return lines.join('\n');
 }
 
@@ -158,19 +171,29 @@ export function summaryJson(summary: SendOutcome, rate: number): Record<string, 
 /** The messaging limit against the campaign: null for a text campaign; `limit` null when not known, "unlimited" when none. */
 function limitJson(check: MessagingLimitCheck | undefined): Record<string, unknown> | null {
   if (check === undefined) return null;
-  return { limit: check.limit ?? null, reached: check.reached, recipients: check.recipients, over: check.over, freesAt: iso(check.freesAt) };
+  return {
+    limit: check.limit ?? null,
+    reached: check.reached,
+    recipients: check.recipients,
+    over: check.over,
+    freesAt: iso(check.freesAt),
+  };
 }
 
 /** The operator's line about the messaging limit: over it, within it, or not known. */
 function limitLines(check: MessagingLimitCheck | undefined, zone: DisplayZone): string[] {
   if (check === undefined || check.limit === 'unlimited') return [];
   if (check.limit === undefined) {
-    return ["  messaging limit of the number: not known yet (a worker reads it from the Cloud API; MESSAGING_LIMITS sets it): rows past it wait in the backlog once it is"];
+    return [
+      '  messaging limit of the number: not known yet (a worker reads it from the Cloud API; MESSAGING_LIMITS sets it): rows past it wait in the backlog once it is',
+    ];
   }
   const per24h = `${check.limit} unique users per 24 h, ${check.reached} reached in the last 24 h`;
   if (check.over === 0) return [`  messaging limit: within it (${per24h})`];
   const when = check.freesAt === undefined ? '' : `; places start to free at ${formatInstant(check.freesAt, zone)}`;
-  return [`  messaging limit: up to ${check.over} of its ${check.recipients} recipients are past the number's limit (${per24h}): they wait in the backlog until the rolling 24 h frees places${when}`];
+  return [
+    `  messaging limit: up to ${check.over} of its ${check.recipients} recipients are past the number's limit (${per24h}): they wait in the backlog until the rolling 24 h frees places${when}`,
+  ];
 }
 
 /** The plan: start, estimated finish (null: some rows would never be sent), rows per time zone, rows that would expire. */
@@ -203,17 +226,29 @@ function planLines(summary: SendOutcome, rate: number, display: PlanDisplay): st
   const lines = [`  starts ${at(estimate.startsAt)}${display.startsNow ? ' (at once)' : ' (scheduled)'}`];
   if (estimate.window !== undefined) lines.push(`  sends ${estimate.window} of each recipient`);
   const heldBack = (summary.messagingLimit?.over ?? 0) > 0 ? ' (the rows past the messaging limit later: see below)' : '';
-  if (estimate.finishesAt !== undefined) lines.push(`  finishes about ${at(estimate.finishesAt)} ${pace}, if it has the number to itself${heldBack}`);
+  if (estimate.finishesAt !== undefined)
+    lines.push(`  finishes about ${at(estimate.finishesAt)} ${pace}, if it has the number to itself${heldBack}`);
   if (estimate.wouldExpire > 0) lines.push(`  ${estimate.wouldExpire} rows would expire before their turn ${pace}`);
-  if (estimate.neverOpen > 0) lines.push(`  ${estimate.neverOpen} rows are in zones whose windows never overlap: they wait until the campaign expires or is cancelled`);
+  if (estimate.neverOpen > 0)
+    lines.push(
+      `  ${estimate.neverOpen} rows are in zones whose windows never overlap: they wait until the campaign expires or is cancelled`,
+    );
   if (estimate.lanes.length > 0) {
     lines.push('  rows per time zone:');
     const shown = [...estimate.lanes].sort((a, b) => b.rows - a.rows);
     for (const lane of shown.slice(0, 20)) {
-      const opens = lane.opensAt === undefined ? 'window never opens' : lane.opensAt <= estimate.startsAt ? 'window open at the start' : `window opens ${at(lane.opensAt)}`;
+      const opens =
+        lane.opensAt === undefined
+          ? 'window never opens'
+          : lane.opensAt <= estimate.startsAt
+            ? 'window open at the start'
+            : `window opens ${at(lane.opensAt)}`;
       lines.push(`  ${String(lane.rows).padStart(9)}  ${lane.zones.join(' & ')} (${opens})`);
     }
-    if (shown.length > 20) lines.push(`  ${String(shown.slice(20).reduce((n, l) => n + l.rows, 0)).padStart(9)}  in ${shown.length - 20} more zones (--json lists them all)`);
+    if (shown.length > 20)
+      lines.push(
+        `  ${String(shown.slice(20).reduce((n, l) => n + l.rows, 0)).padStart(9)}  in ${shown.length - 20} more zones (--json lists them all)`,
+      );
   }
   lines.push(...limitLines(summary.messagingLimit, display.zone));
   return lines;
@@ -229,7 +264,10 @@ export function summaryText(summary: SendOutcome, rate: number, display?: PlanDi
         seconds === undefined ? '  pacing is off (SEND_RATE=0)' : `  sending takes about ${formatDuration(seconds)} at SEND_RATE=${rate}/s`,
         ...planLines(summary, rate, shown),
       ]
-    : [`Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} rejected, ${summary.skipped} skipped${keptPart(summary)}`, ...planLines(summary, rate, shown)];
+    : [
+        `Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} rejected, ${summary.skipped} skipped${keptPart(summary)}`,
+        ...planLines(summary, rate, shown),
+      ];
   if (summary.delimiter !== ',') lines.push(`  fields separated by ${delimiterLabel(summary.delimiter)}`);
   if (summary.reopened > 0) lines.push(`  ${summary.reopened} rows rejected or skipped by an earlier run are valid now and queued`);
   for (const [reason, count] of Object.entries(summary.byReason)) {
@@ -248,7 +286,7 @@ function keptPart(summary: SendOutcome): string {
 }
 
 const OPT_OUT_ORIGINS: Record<OptOutOrigin, string> = {
-  '131050': "Meta answered 131050 to an earlier send",
+  '131050': 'Meta answered 131050 to an earlier send',
   keyword: 'they answered with an opt-out keyword',
   user_preferences: 'they stopped marketing messages in WhatsApp (user_preferences)',
   operator: 'an operator added them (`campaign optouts add`)',
@@ -256,7 +294,9 @@ const OPT_OUT_ORIGINS: Record<OptOutOrigin, string> = {
 
 /** The OPTED_OUT line names where each opt-out came from, not only Meta's 131050. */
 function optedOutWhy(by: SendOutcome['optedOutBy']): string {
-  const origins = (Object.keys(OPT_OUT_ORIGINS) as OptOutOrigin[]).filter((origin) => (by[origin] ?? 0) > 0).map((origin) => `${by[origin] ?? 0}: ${OPT_OUT_ORIGINS[origin]}`);
+  const origins = (Object.keys(OPT_OUT_ORIGINS) as OptOutOrigin[])
+    .filter((origin) => (by[origin] ?? 0) > 0)
+    .map((origin) => `${by[origin] ?? 0}: ${OPT_OUT_ORIGINS[origin]}`);
   return `the recipient stopped marketing messages from this business (${origins.join('; ')}); a MARKETING template or a --text message is not sent to them`;
 }
 
@@ -307,7 +347,8 @@ export function watchParts(view: WatchView): { progress: string; answered: strin
   const notes: string[] = [];
   if (view.pausedReason !== null) notes.push(`paused: ${view.pausedReason} (\`campaign resume ${view.id}\` continues it)`);
   if (view.state === 'scheduled' && view.startsAt !== null) notes.push(`starts at ${view.startsAt}`);
-  if (view.waiting !== null && view.waiting > 0) notes.push(`${view.waiting} rows wait for their send window${view.nextWindowAt === null ? '' : ` (next opens ${view.nextWindowAt})`}`);
+  if (view.waiting !== null && view.waiting > 0)
+    notes.push(`${view.waiting} rows wait for their send window${view.nextWindowAt === null ? '' : ` (next opens ${view.nextWindowAt})`}`);
   if (view.cancelReason !== null) notes.push(`cancelled: ${view.cancelReason}`);
   return { progress: `${share}% ${done}/${view.total} rows done  ${rate}  ${eta}`, answered, pending, note: notes.join('; ') };
 }

@@ -8,7 +8,20 @@ const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const DAY_MS = 86_400_000;
 /** A start further ahead than this is taken for a typo in the year (3026 for 2026). */
 const START_HORIZON_MS = 366 * DAY_MS;
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'] as const;
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+] as const;
 
 /**
  * `--at 2026-12-01T09:00:00+01:00` → ms since the epoch. A value not in that form is refused
@@ -20,11 +33,17 @@ export function parseInstant(flag: string, value: string): number {
   const match = INSTANT.exec(value);
   const ms = match === null ? Number.NaN : Date.parse(value);
   if (match === null) {
-    throw new AppError('OPTION_INVALID', `${flag} "${value}": give a date and time with its offset, e.g. 2026-12-01T09:00:00+01:00 or 2026-12-01T08:00:00Z`);
+    throw new AppError(
+      'OPTION_INVALID',
+      `${flag} "${value}": give a date and time with its offset, e.g. 2026-12-01T09:00:00+01:00 or 2026-12-01T08:00:00Z`,
+    );
   }
   const problem = impossiblePart(match);
   if (problem !== undefined || Number.isNaN(ms)) {
-    throw new AppError('TIME_INVALID', `${flag} "${value}": ${problem ?? 'no such time'}; give a real date and time, e.g. 2026-12-01T09:00:00+01:00`);
+    throw new AppError(
+      'TIME_INVALID',
+      `${flag} "${value}": ${problem ?? 'no such time'}; give a real date and time, e.g. 2026-12-01T09:00:00+01:00`,
+    );
   }
   return ms;
 }
@@ -106,7 +125,12 @@ export type ScheduleNames = Pick<FieldNames, 'schedule.at' | 'schedule.startDead
  * about how they relate.
  */
 export function parseSchedule(options: ScheduleOptions, now: number, names: ScheduleNames = CLI_FIELD_NAMES): Schedule {
-  const { 'schedule.at': atName, 'schedule.startDeadline': deadlineName, 'schedule.expiresAt': expiresName, 'schedule.validFor': validForName } = names;
+  const {
+    'schedule.at': atName,
+    'schedule.startDeadline': deadlineName,
+    'schedule.expiresAt': expiresName,
+    'schedule.validFor': validForName,
+  } = names;
   const schedule: Schedule = {};
   const deadline = options.startDeadline === undefined ? undefined : parseInstant(deadlineName, options.startDeadline);
   const expiry = options.expiresAt === undefined ? undefined : parseInstant(expiresName, options.expiresAt);
@@ -119,7 +143,11 @@ export function parseSchedule(options: ScheduleOptions, now: number, names: Sche
         `${deadlineName} ${options.startDeadline} needs ${atName}: a deadline only cancels a scheduled campaign that has not started, and without ${atName} the campaign starts at once`,
       );
     }
-    if (deadline <= start) throw new AppError('OPTION_INVALID', `${deadlineName} ${options.startDeadline} is not after the start (${new Date(start).toISOString()})`);
+    if (deadline <= start)
+      throw new AppError(
+        'OPTION_INVALID',
+        `${deadlineName} ${options.startDeadline} is not after the start (${new Date(start).toISOString()})`,
+      );
     schedule.startDeadline = deadline;
   }
   if (options.expiresAt !== undefined && options.validFor !== undefined) {
@@ -128,7 +156,10 @@ export function parseSchedule(options: ScheduleOptions, now: number, names: Sche
   if (options.expiresAt !== undefined || options.validFor !== undefined) {
     const expiresAt = expiry ?? start + parseDuration(validForName, options.validFor ?? '');
     if (expiresAt <= start) {
-      throw new AppError('OPTION_INVALID', `${expiresName} ${options.expiresAt ?? ''} is not after the start (${new Date(start).toISOString()}): every row would expire unsent`);
+      throw new AppError(
+        'OPTION_INVALID',
+        `${expiresName} ${options.expiresAt ?? ''} is not after the start (${new Date(start).toISOString()}): every row would expire unsent`,
+      );
     }
     schedule.expiresAt = expiresAt;
   }

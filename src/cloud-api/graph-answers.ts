@@ -40,7 +40,10 @@ export function transportFailure(error: unknown): TransportFailure {
  * and body text of whatever answer came, or a CloudApiTransportError saying what was being
  * read (`what`, e.g. "listing templates, page 2") when none did.
  */
-export async function graphGet(url: URL, options: { accessToken: Secret; timeoutMs: number; dispatcher?: Dispatcher; what: string }): Promise<{ status: number; text: string }> {
+export async function graphGet(
+  url: URL,
+  options: { accessToken: Secret; timeoutMs: number; dispatcher?: Dispatcher; what: string },
+): Promise<{ status: number; text: string }> {
   try {
     const response = await request(url, {
       method: 'GET',

@@ -43,7 +43,10 @@ export async function fetchMessagingLimit(options: MessagingLimitRequest): Promi
       const limit = parseMessagingTier(answer.body[field]);
       if (limit !== undefined) return limit;
     }
-    throw new CloudApiBadResponseError(200, `phone number ${options.phoneNumberId}: no messaging limit tier in the answer (asked for ${fields})`);
+    throw new CloudApiBadResponseError(
+      200,
+      `phone number ${options.phoneNumberId}: no messaging limit tier in the answer (asked for ${fields})`,
+    );
   }
   throw lastError ?? new CloudApiBadResponseError(200, `phone number ${options.phoneNumberId}: no messaging limit tier`);
 }
@@ -52,13 +55,18 @@ async function get(options: MessagingLimitRequest, fields: string): Promise<{ bo
   const { baseUrl, apiVersion, phoneNumberId, accessToken, timeoutMs } = options;
   const url = new URL(`${baseUrl}/${apiVersion}/${encodeURIComponent(phoneNumberId)}`);
   url.searchParams.set('fields', fields);
-  const { status, text } = await graphGet(url, { accessToken, timeoutMs, what: `reading the messaging limit of phone number ${phoneNumberId}` });
+  const { status, text } = await graphGet(url, {
+    accessToken,
+    timeoutMs,
+    what: `reading the messaging limit of phone number ${phoneNumberId}`,
+  });
   if (status < 200 || status >= 300) {
     const error = graphError(status, text);
     error.message = `Cloud API refused to read the messaging limit of phone number ${phoneNumberId} (${error.metaCode === undefined ? `HTTP ${status}` : `code ${error.metaCode}`}): ${error.details ?? 'no error body'}`;
     return { error };
   }
   const body = safeJson(text);
-  if (typeof body !== 'object' || body === null) throw new CloudApiBadResponseError(status, `phone number ${phoneNumberId}: the answer is not a JSON object`);
+  if (typeof body !== 'object' || body === null)
+    throw new CloudApiBadResponseError(status, `phone number ${phoneNumberId}: the answer is not a JSON object`);
   return { body: body as Record<string, unknown> };
 }

@@ -8,9 +8,7 @@ export interface TextParameter {
   name?: string;
 }
 
-export type HeaderParameter =
-  | { type: 'text'; text: string; name?: string }
-  | { type: 'image' | 'video' | 'document'; link: string };
+export type HeaderParameter = { type: 'text'; text: string; name?: string } | { type: 'image' | 'video' | 'document'; link: string };
 
 export interface UrlButtonParameter {
   index: number;

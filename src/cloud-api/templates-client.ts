@@ -100,7 +100,12 @@ export class CloudApiTemplateSource implements TemplateSource {
     url.searchParams.set('fields', FIELDS);
     url.searchParams.set('limit', String(pageSize));
     if (after !== undefined) url.searchParams.set('after', after);
-    const { status, text } = await graphGet(url, { accessToken, timeoutMs, dispatcher: this.#dispatcher, what: `listing templates, page ${page}` });
+    const { status, text } = await graphGet(url, {
+      accessToken,
+      timeoutMs,
+      dispatcher: this.#dispatcher,
+      what: `listing templates, page ${page}`,
+    });
     if (status < 200 || status >= 300) throw this.#graphError(status, text);
     return { status, text };
   }

@@ -8,7 +8,10 @@ import { messagingLimitText, parseNumberSettings, wholeNumberText, type Messagin
  * typed Config. A bad value stops the process with one message listing every problem.
  */
 const wholeNumber = (min: number) =>
-  z.coerce.number({ error: `must be a whole number >= ${min}` }).int(`must be a whole number >= ${min}`).min(min, `must be a whole number >= ${min}`);
+  z.coerce
+    .number({ error: `must be a whole number >= ${min}` })
+    .int(`must be a whole number >= ${min}`)
+    .min(min, `must be a whole number >= ${min}`);
 const positiveInt = (fallback: number) => wholeNumber(1).default(fallback);
 /** A setting per phone number, `ID:value,…` (number-settings.ts); a bad entry is named, with the form to write. */
 const perNumber = <T>(allowed: (value: string) => T | undefined, example: string) =>
@@ -120,9 +123,15 @@ const envSchema = z.object({
     .superRefine((secrets, ctx) => {
       const empty = secrets.findIndex((s) => s === '');
       if (empty >= 0) {
-        ctx.addIssue({ code: 'custom', message: `entry ${empty + 1} of ${secrets.length} is empty: give the app secret, or several separated by commas to rotate (OLD,NEW)` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `entry ${empty + 1} of ${secrets.length} is empty: give the app secret, or several separated by commas to rotate (OLD,NEW)`,
+        });
       } else if (!secrets.every((s) => ONE_LINE.test(s))) {
-        ctx.addIssue({ code: 'custom', message: 'each app secret must be one word of printable characters (no spaces or line breaks inside)' });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'each app secret must be one word of printable characters (no spaces or line breaks inside)',
+        });
       }
     })
     .optional(),
@@ -131,14 +140,25 @@ const envSchema = z.object({
   // A user's message (or button) that is one of these, case and spacing ignored, is an opt-out.
   OPT_OUT_KEYWORDS: z
     .string()
-    .transform((v) => v.split(',').map((s) => s.trim()).filter((s) => s !== ''))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    )
     .default(['STOP', 'UNSUBSCRIBE', 'STOP PROMOTIONS']),
   // A status webhook whose message no row has yet waits this long before it is taken for another tool's.
   WEBHOOK_PARK_SECONDS: wholeNumber(0).default(600),
   // `serve`'s campaigns page and /queues: HTTP basic auth when a password is set (required to
   // bind a non-loopback --host). The user name cannot hold ':' (basic auth splits there).
-  DASHBOARD_USER: z.string().regex(/^[\x21-\x39\x3B-\x7E]+$/, 'must be one word of printable characters without ":"').default('admin'),
-  DASHBOARD_PASSWORD: z.string().regex(/^[^\r\n]+$/, 'must be one line (no line breaks)').optional(),
+  DASHBOARD_USER: z
+    .string()
+    .regex(/^[\x21-\x39\x3B-\x7E]+$/, 'must be one word of printable characters without ":"')
+    .default('admin'),
+  DASHBOARD_PASSWORD: z
+    .string()
+    .regex(/^[^\r\n]+$/, 'must be one line (no line breaks)')
+    .optional(),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -185,10 +205,7 @@ export interface Config {
 /** Settings a command cannot run without (the worker needs the token, `send` the number, `serve` the webhook secrets). */
 export type RequiredSetting = 'WHATSAPP_PHONE_NUMBER_ID' | 'WHATSAPP_ACCESS_TOKEN' | 'WHATSAPP_APP_SECRET' | 'WEBHOOK_VERIFY_TOKEN';
 
-export function loadConfig(
-  env: Record<string, string | undefined> = process.env,
-  required: readonly RequiredSetting[] = [],
-): Config {
+export function loadConfig(env: Record<string, string | undefined> = process.env, required: readonly RequiredSetting[] = []): Config {
   // Empty or blank values (VAR= in a .env file) mean "not set", so defaults apply.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
   const parsed = envSchema.safeParse(present);
@@ -203,10 +220,7 @@ export function loadConfig(
     if (present[name] === undefined) problems.push(`${name}: required for this command but not set`);
   }
   if (!parsed.success || problems.length > 0) {
-    throw new AppError(
-      'CONFIG_INVALID',
-      `Invalid configuration (see .env.example):\n  - ${problems.join('\n  - ')}`,
-    );
+    throw new AppError('CONFIG_INVALID', `Invalid configuration (see .env.example):\n  - ${problems.join('\n  - ')}`);
   }
   const e = parsed.data;
   return {
@@ -260,7 +274,7 @@ export function parseClusterNodes(value: string): ClusterNode[] | string {
     }
     nodes.push({ host: (match[1] ?? '').replace(/^\[|\]$/g, ''), port });
   }
-  if (nodes.length === 0) return 'names no node; list the cluster\'s nodes as host:port,host:port';
+  if (nodes.length === 0) return "names no node; list the cluster's nodes as host:port,host:port";
   return nodes;
 }
 

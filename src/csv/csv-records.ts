@@ -80,7 +80,13 @@ export async function openCsv(path: string, options: { delimiter?: string | unde
  * Reads the file chunk by chunk into the parser; the records of each chunk are yielded before
  * the next read, so memory holds one chunk and its records.
  */
-async function* readRecords(handle: FileHandle, parser: RecordParser, path: string, isReleased: () => boolean, release: () => void): AsyncGenerator<CsvRecord, undefined> {
+async function* readRecords(
+  handle: FileHandle,
+  parser: RecordParser,
+  path: string,
+  isReleased: () => boolean,
+  release: () => void,
+): AsyncGenerator<CsvRecord, undefined> {
   const buffer = Buffer.allocUnsafe(READ_BYTES);
   let position = 0;
   try {
@@ -112,7 +118,10 @@ function refuseUnclosedQuote(path: string, scan: PrescanResult): void {
   if (open.inHeader) {
     throw new AppError('CSV_HEADER_INVALID', `${path}: the header on line ${open.line} cannot be read: unclosed quote: ${what}. ${FIX}`);
   }
-  throw new AppError('CSV_UNCLOSED_QUOTE', `${path}: ${what}, so the file is refused whole. Fix line ${open.line}: ${UNCLOSED_QUOTE_FIX}. Nothing was created.`);
+  throw new AppError(
+    'CSV_UNCLOSED_QUOTE',
+    `${path}: ${what}, so the file is refused whole. Fix line ${open.line}: ${UNCLOSED_QUOTE_FIX}. Nothing was created.`,
+  );
 }
 
 const FIX = 'Fix the header line; nothing was enqueued.';
@@ -120,7 +129,10 @@ const FIX = 'Fix the header line; nothing was enqueued.';
 /** Header names, or CSV_HEADER_INVALID naming every problem with it. */
 function checkHeader(path: string, first: CsvRecord | undefined): string[] {
   if (first === undefined) {
-    throw new AppError('CSV_HEADER_INVALID', `${path} has no header: the file is empty or has only blank lines. The first line must name the columns; nothing was enqueued.`);
+    throw new AppError(
+      'CSV_HEADER_INVALID',
+      `${path} has no header: the file is empty or has only blank lines. The first line must name the columns; nothing was enqueued.`,
+    );
   }
   if (first.kind === 'malformed') {
     throw new AppError('CSV_HEADER_INVALID', `${path}: the header on line ${first.line} cannot be read: ${first.problem}. ${FIX}`);
@@ -129,7 +141,8 @@ function checkHeader(path: string, first: CsvRecord | undefined): string[] {
   const header = first.fields.map((name) => name.trim());
   const problems: string[] = [];
   const unnamed = header.flatMap((name, index) => (name === '' ? [index + 1] : []));
-  if (unnamed.length > 0) problems.push(`column${unnamed.length > 1 ? 's' : ''} ${unnamed.join(', ')} ha${unnamed.length > 1 ? 've' : 's'} no name`);
+  if (unnamed.length > 0)
+    problems.push(`column${unnamed.length > 1 ? 's' : ''} ${unnamed.join(', ')} ha${unnamed.length > 1 ? 've' : 's'} no name`);
   const seen = new Map<string, number[]>();
   header.forEach((name, index) => {
     if (name !== '') seen.set(name, [...(seen.get(name) ?? []), index + 1]);

@@ -12,7 +12,10 @@ const OPTION_VALUES: Readonly<Record<string, string>> = { ',': ',', ';': ';', '|
 export function parseDelimiterOption(value: string, name = '--delimiter'): string {
   const delimiter = OPTION_VALUES[value] ?? OPTION_VALUES[value.toLowerCase()];
   if (delimiter === undefined) {
-    throw new AppError('OPTION_INVALID', `${name} ${JSON.stringify(value)}: use one of , ; | or tab (without it, the delimiter is detected from the header)`);
+    throw new AppError(
+      'OPTION_INVALID',
+      `${name} ${JSON.stringify(value)}: use one of , ; | or tab (without it, the delimiter is detected from the header)`,
+    );
   }
   return delimiter;
 }

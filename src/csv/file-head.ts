@@ -57,7 +57,9 @@ export async function openWithHead(path: string): Promise<{ handle: FileHandle; 
 export function unreadable(path: string, error: unknown, afterLine?: number): AppError {
   const reason = error instanceof Error ? error.message : String(error);
   const where = afterLine === undefined ? '' : ` (reading stopped after line ${afterLine})`;
-  return new AppError('CSV_UNREADABLE', `Cannot read ${path}${where}: ${reason}. Check the path and that the file is readable.`, { cause: error });
+  return new AppError('CSV_UNREADABLE', `Cannot read ${path}${where}: ${reason}. Check the path and that the file is readable.`, {
+    cause: error,
+  });
 }
 
 function checkEncoding(path: string, head: Buffer, wholeFile: boolean): void {

@@ -59,7 +59,14 @@ function fail(build: RecordBuild, kind: FailureKind, field: number, length = 0, 
  * joined from at most FIELD_LIMIT characters. `dropped` is the length the line splitter cut
  * off the end of this line (counted in sizes, never read).
  */
-export function scanLine(build: RecordBuild, text: string, ending: LineBreak, dropped: number, delimiter: string, delimiterCode: number): LineOutcome {
+export function scanLine(
+  build: RecordBuild,
+  text: string,
+  ending: LineBreak,
+  dropped: number,
+  delimiter: string,
+  delimiterCode: number,
+): LineOutcome {
   const { fields } = build;
   const length = text.length;
   let i = 0;

@@ -99,9 +99,10 @@ export function spanProblem(failure: Failure, span: Span): string {
       how = `closes on line ${end}, and a stray quote follows in field ${failure.field}`;
       break;
     case 'field-too-long':
-      how = failure.inQuotes && failure.field === span.quoteField
-        ? `is still open after ${formatCount(FIELD_LIMIT)} characters (line ${end}), longer than any template value`
-        : `closes, and by line ${end} field ${failure.field} is over ${formatCount(FIELD_LIMIT)} characters`;
+      how =
+        failure.inQuotes && failure.field === span.quoteField
+          ? `is still open after ${formatCount(FIELD_LIMIT)} characters (line ${end}), longer than any template value`
+          : `closes, and by line ${end} field ${failure.field} is over ${formatCount(FIELD_LIMIT)} characters`;
       break;
     case 'record-too-long':
       how = `is still open after ${formatCount(RECORD_LIMIT)} characters (line ${end})`;
@@ -116,7 +117,10 @@ export function spanProblem(failure: Failure, span: Span): string {
       how = `spans to line ${end}, which has bytes that are not UTF-8`;
       break;
   }
-  const reread = end === start + 1 ? `line ${end} is read again as a record of its own` : `lines ${start + 1}–${end} are read again as records of their own`;
+  const reread =
+    end === start + 1
+      ? `line ${end} is read again as a record of its own`
+      : `lines ${start + 1}–${end} are read again as records of their own`;
   return (
     `unclosed quote in field ${span.quoteField}: the quote opened on line ${start} ${how}, so it is taken as a quote ` +
     `that was never closed: line ${start} is rejected and ${reread}; check the quoting on line ${start} (close the quote, or ${QUOTE_TWICE})`
@@ -125,7 +129,10 @@ export function spanProblem(failure: Failure, span: Span): string {
 
 /** For CSV_UNCLOSED_QUOTE and the header: a quote the whole file cannot close. */
 export function unclosedQuoteText(quoteLine: number, field: number, lastLine: number): string {
-  const extent = lastLine > quoteLine ? `lines ${quoteLine}–${lastLine} (the rest of the file) would be read as one value` : 'it is on the last line of the file';
+  const extent =
+    lastLine > quoteLine
+      ? `lines ${quoteLine}–${lastLine} (the rest of the file) would be read as one value`
+      : 'it is on the last line of the file';
   return `a quote opens in field ${field} on line ${quoteLine} and is never closed: ${extent}`;
 }
 

@@ -168,7 +168,12 @@ class QuoteScan {
     const lines = endsWithBreak ? this.#line - 1 : this.#line;
     const result: PrescanResult = { lines, records: this.#records };
     if (this.#state === QUOTED) {
-      result.unclosed = { line: this.#quoteLine, field: this.#quoteField, inHeader: this.#quoteInHeader, lastLine: Math.max(lines, this.#quoteLine) };
+      result.unclosed = {
+        line: this.#quoteLine,
+        field: this.#quoteField,
+        inHeader: this.#quoteInHeader,
+        lastLine: Math.max(lines, this.#quoteLine),
+      };
     }
     return result;
   }

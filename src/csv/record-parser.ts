@@ -11,8 +11,7 @@ import { Utf8Text } from './utf8-text.js';
  * and a problem text that says what is wrong, where, and how to fix it, with no field value.
  */
 export type CsvRecord =
-  | { kind: 'row'; fields: string[]; line: number }
-  | { kind: 'malformed'; line: number; problem: string; reason: MalformedReason };
+  { kind: 'row'; fields: string[]; line: number } | { kind: 'malformed'; line: number; problem: string; reason: MalformedReason };
 
 /** A line kept while a record that spans lines is read: it is read again if that record fails. */
 interface HeldLine {
@@ -121,7 +120,8 @@ export class RecordParser {
       const fields = text.split(this.#delimiter);
       if (text.length > FIELD_LIMIT) {
         const long = fields.findIndex((field) => field.length > FIELD_LIMIT);
-        if (long !== -1) return this.#malformed(line, lineProblem(this.#failure('field-too-long', long + 1, false, fields[long]?.length ?? 0), line));
+        if (long !== -1)
+          return this.#malformed(line, lineProblem(this.#failure('field-too-long', long + 1, false, fields[long]?.length ?? 0), line));
       }
       this.#complete(fields, line, badBytes);
       return;
@@ -131,7 +131,10 @@ export class RecordParser {
     const wholeLength = dropped > 0 ? text.length + dropped : undefined;
     if (build.failure !== undefined) return this.#malformed(line, lineProblem(build.failure, line, wholeLength));
     if (dropped > 0) {
-      return this.#malformed(line, lineProblem(this.#failure('record-too-long', build.fields.length + 1, true, RECORD_LIMIT), line, wholeLength));
+      return this.#malformed(
+        line,
+        lineProblem(this.#failure('record-too-long', build.fields.length + 1, true, RECORD_LIMIT), line, wholeLength),
+      );
     }
     if (outcome === LINE_OPEN) {
       this.#open = { build, start: line, quoteField: build.fields.length + 1, held: [], chars: text.length + 1, badBytes };
@@ -152,7 +155,10 @@ export class RecordParser {
     if (open.build.failure !== undefined) return this.#failOpen(open, open.build.failure, held.line);
     const { fields } = open.build;
     if (outcome === LINE_DONE && this.#expected !== undefined && fields.length !== this.#expected) {
-      return this.#failOpen(open, this.#failure('field-count', fields.length, false), held.line, { found: fields.length, expected: this.#expected });
+      return this.#failOpen(open, this.#failure('field-count', fields.length, false), held.line, {
+        found: fields.length,
+        expected: this.#expected,
+      });
     }
     this.#open = undefined;
     this.#complete(fields, open.start, open.badBytes);
@@ -161,7 +167,10 @@ export class RecordParser {
   /** Rejects the first line of a record that spanned lines, and reads the lines after it again. */
   #failOpen(open: OpenRecord, failure: Failure, end: number, counts: { found?: number; expected?: number } = {}): void {
     this.#open = undefined;
-    const problem = open.held.length === 0 ? lineProblem(failure, open.start).problem : spanProblem(failure, { start: open.start, quoteField: open.quoteField, end, ...counts });
+    const problem =
+      open.held.length === 0
+        ? lineProblem(failure, open.start).problem
+        : spanProblem(failure, { start: open.start, quoteField: open.quoteField, end, ...counts });
     this.#malformed(open.start, { reason: 'MALFORMED_RECORD', problem });
     this.#reread.unshift(...open.held);
   }

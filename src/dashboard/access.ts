@@ -58,11 +58,15 @@ export class DashboardAccess {
     else {
       const body = request.body;
       const token = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[CSRF_FIELD] : undefined;
-      if (!(await this.#csrf.verify(token, this.user))) why = token === undefined ? 'the form token is missing' : 'the form token is not valid (or is older than 12 hours)';
+      if (!(await this.#csrf.verify(token, this.user)))
+        why = token === undefined ? 'the form token is missing' : 'the form token is not valid (or is older than 12 hours)';
     }
     if (why === undefined) return;
     this.#noteRefusal(request, why, 403);
-    const body = page({ title: 'Refused', body: html`<h1>Refused</h1><p class="error">This control was not run: ${why}. Open the campaign's page again and use its buttons.</p><p><a href="/">Campaigns</a></p>` });
+    const body = page({
+      title: 'Refused',
+      body: html`<h1>Refused</h1><p class="error">This control was not run: ${why}. Open the campaign's page again and use its buttons.</p><p><a href="/">Campaigns</a></p>`,
+    });
     await reply.code(403).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body.value);
   };
 
@@ -80,7 +84,10 @@ export class DashboardAccess {
       this.#refusals++;
       return;
     }
-    this.#logger.warn({ ip: request.ip, method: request.method, url: request.url.split('?')[0], why, status, suppressed: this.#refusals }, 'dashboard request refused');
+    this.#logger.warn(
+      { ip: request.ip, method: request.method, url: request.url.split('?')[0], why, status, suppressed: this.#refusals },
+      'dashboard request refused',
+    );
     this.#lastRefusalLog = now;
     this.#refusals = 0;
   }

@@ -61,8 +61,12 @@ ${options.error === undefined ? '' : html`<p class="error" role="alert">${option
 <dt>Started</dt><dd>${field(view, 'startedAt')}</dd>
 <dt>Finished</dt><dd>${field(view, 'finishedAt')}</dd>
 <dt>Expires</dt><dd>${time(status.expiresAt)}</dd>
-${identity.window === undefined ? '' : html`<dt>Send window</dt><dd>${field(view, 'window')}</dd>
-<dt>Waiting for their window</dt><dd>${field(view, 'waiting')} rows · next opening ${field(view, 'nextWindow')}</dd>`}
+${
+  identity.window === undefined
+    ? ''
+    : html`<dt>Send window</dt><dd>${field(view, 'window')}</dd>
+<dt>Waiting for their window</dt><dd>${field(view, 'waiting')} rows · next opening ${field(view, 'nextWindow')}</dd>`
+}
 </dl>
 <p class="progress big">${progressBar(view)} ${field(view, 'progress')} · ${field(view, 'toSend')} to send of ${field(view, 'total')} · rate of its number ${field(view, 'rate')} · ETA ${field(view, 'eta')}</p>
 ${controls(options)}
@@ -90,9 +94,17 @@ function controls(options: CampaignPageOptions): SafeHtml {
 ${inner}
 </form>`;
   const forms: SafeHtml[] = [];
-  if (state === 'running' || state === 'ingesting' || state === 'scheduled') forms.push(form('pause', html`<button type="submit" name="action" value="pause">Pause</button>`));
+  if (state === 'running' || state === 'ingesting' || state === 'scheduled')
+    forms.push(form('pause', html`<button type="submit" name="action" value="pause">Pause</button>`));
   if (state === 'paused') forms.push(form('resume', html`<button type="submit" name="action" value="resume">Resume</button>`));
-  if (open) forms.push(form('cancel', html`<button type="submit" class="danger" name="action" value="cancel">Cancel</button>`, `Cancel campaign ${view.id} for good? Rows not yet sent will never be sent.`));
+  if (open)
+    forms.push(
+      form(
+        'cancel',
+        html`<button type="submit" class="danger" name="action" value="cancel">Cancel</button>`,
+        `Cancel campaign ${view.id} for good? Rows not yet sent will never be sent.`,
+      ),
+    );
   if (open && status.startedAt === undefined) {
     forms.push(
       form(

@@ -37,9 +37,33 @@ export interface CampaignView {
 }
 
 export const VIEW_FIELDS = [
-  'state', 'stateNote', 'message', 'progress', 'total', 'toSend', 'queued', 'sending', 'confirming', 'sent', 'delivered', 'read',
-  'failed', 'unknown', 'rejected', 'skipped', 'cancelled', 'expired', 'rate', 'eta', 'errors', 'createdAt', 'startedAt', 'finishedAt',
-  'window', 'waiting', 'nextWindow',
+  'state',
+  'stateNote',
+  'message',
+  'progress',
+  'total',
+  'toSend',
+  'queued',
+  'sending',
+  'confirming',
+  'sent',
+  'delivered',
+  'read',
+  'failed',
+  'unknown',
+  'rejected',
+  'skipped',
+  'cancelled',
+  'expired',
+  'rate',
+  'eta',
+  'errors',
+  'createdAt',
+  'startedAt',
+  'finishedAt',
+  'window',
+  'waiting',
+  'nextWindow',
 ] as const;
 export type ViewField = (typeof VIEW_FIELDS)[number];
 
@@ -86,7 +110,12 @@ export function campaignView(status: CampaignStatus, extras: CampaignExtras): Ca
       finishedAt: time(status.finishedAt),
       window: extras.window === undefined ? DASH : `${describeWindow(extras.window)} of each recipient`,
       waiting: waiting === undefined ? DASH : count(waiting.waiting),
-      nextWindow: waiting === undefined || waiting.waiting === 0 ? DASH : waiting.nextWindowAt === undefined ? 'never (their zones are too far apart)' : time(waiting.nextWindowAt),
+      nextWindow:
+        waiting === undefined || waiting.waiting === 0
+          ? DASH
+          : waiting.nextWindowAt === undefined
+            ? 'never (their zones are too far apart)'
+            : time(waiting.nextWindowAt),
     },
   };
 }

@@ -48,14 +48,20 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlRoutesD
         return sendPage(reply, campaignPage({ detail, csrfToken: await access.formToken(), error: error.message }), status);
       }
       logger.info({ campaignId: id, action, user: user === '' ? undefined : user }, 'campaign control run from the campaigns page');
-      return reply.code(303).header('location', `${campaignPath(id)}?done=${action}`).send();
+      return reply
+        .code(303)
+        .header('location', `${campaignPath(id)}?done=${action}`)
+        .send();
     },
   );
 
   async function run(action: ControlAction, id: string, body: Record<string, unknown>): Promise<void> {
     switch (action) {
       case 'pause':
-        await controls.pause(id, access.user === '' ? 'paused from the campaigns page' : `paused from the campaigns page by ${access.user}`);
+        await controls.pause(
+          id,
+          access.user === '' ? 'paused from the campaigns page' : `paused from the campaigns page by ${access.user}`,
+        );
         return;
       case 'resume':
         await controls.resume(id);

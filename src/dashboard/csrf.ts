@@ -62,10 +62,11 @@ export function redisCsrfKey(redis: RedisClient, prefix: string): () => Promise<
     if (stored === null || !/^[0-9a-f]{64}$/.test(stored)) throw new Error(`${name} is missing or malformed`);
     return Buffer.from(stored, 'hex');
   };
-  return () => (key ??= read().catch((error: unknown) => {
-    key = undefined;
-    throw error;
-  }));
+  return () =>
+    (key ??= read().catch((error: unknown) => {
+      key = undefined;
+      throw error;
+    }));
 }
 
 /**

@@ -53,9 +53,18 @@ export class DashboardReader {
   async detail(campaignId: string): Promise<CampaignDetail | undefined> {
     const status = await this.deps.ledger.status(campaignId);
     if (status === undefined) return undefined;
-    const [identity, snapshot, tally] = await Promise.all([this.deps.directory.identity(campaignId), this.deps.snapshot(), this.deps.tallies.fresh(campaignId, status.counts)]);
+    const [identity, snapshot, tally] = await Promise.all([
+      this.deps.directory.identity(campaignId),
+      this.deps.snapshot(),
+      this.deps.tallies.fresh(campaignId, status.counts),
+    ]);
     const windowed = await this.#windowStatus(identity, status);
-    return { view: campaignView(status, { ...extras(identity, status, snapshot, tally), windowStatus: windowed }), status, identity, tally };
+    return {
+      view: campaignView(status, { ...extras(identity, status, snapshot, tally), windowStatus: windowed }),
+      status,
+      identity,
+      tally,
+    };
   }
 
   /** One campaign for its page's live updates (never waits for a count). */
@@ -64,7 +73,10 @@ export class DashboardReader {
     if (status === undefined) return undefined;
     const [identity, snapshot] = await Promise.all([this.deps.directory.identity(campaignId), this.deps.snapshot()]);
     const windowed = await this.#windowStatus(identity, status);
-    return campaignView(status, { ...extras(identity, status, snapshot, this.deps.tallies.peek(campaignId, status.counts)), windowStatus: windowed });
+    return campaignView(status, {
+      ...extras(identity, status, snapshot, this.deps.tallies.peek(campaignId, status.counts)),
+      windowStatus: windowed,
+    });
   }
 
   /** As `campaign status` says it: the rows waiting for their window now and when the next opens (one campaign's lanes: its page only). */
@@ -74,8 +86,20 @@ export class DashboardReader {
   }
 }
 
-function extras(identity: CampaignIdentity, status: CampaignStatus, snapshot: Pick<MetricsSnapshot, 'campaigns' | 'numbers'>, tally: ErrorTally | undefined) {
+function extras(
+  identity: CampaignIdentity,
+  status: CampaignStatus,
+  snapshot: Pick<MetricsSnapshot, 'campaigns' | 'numbers'>,
+  tally: ErrorTally | undefined,
+) {
   const figures = snapshot.campaigns.find((c) => c.id === status.id)?.figures;
   const number = snapshot.numbers.find((n) => n.phoneNumberId === identity.phoneNumberId);
-  return { phoneNumberId: identity.phoneNumberId, message: identity.message, window: identity.window, etaSeconds: figures?.etaSeconds, numberRate: number?.rate, tally };
+  return {
+    phoneNumberId: identity.phoneNumberId,
+    message: identity.message,
+    window: identity.window,
+    etaSeconds: figures?.etaSeconds,
+    numberRate: number?.rate,
+    tally,
+  };
 }

@@ -59,7 +59,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const scrapeReader = new ScrapeReader({ redis, prefix, retentionMs: Number.POSITIVE_INFINITY, now, sendRate: options.sendRate, ledger });
   const tallies = new ErrorTallies({ scan: async (id) => ({ ...(await ledger.errorCodes(id)), at: now() }), now });
   const reader = new DashboardReader({ ledger, directory, snapshot: () => scrapeReader.read(), tallies, now });
-  const access = new DashboardAccess({ credentials: options.credentials, csrf: new CsrfTokens({ key: redisCsrfKey(redis, prefix), now }), logger });
+  const access = new DashboardAccess({
+    credentials: options.credentials,
+    csrf: new CsrfTokens({ key: redisCsrfKey(redis, prefix), now }),
+    logger,
+  });
   const board = new QueueBoard({ redis, prefix, numbers: () => directory.numbers(), now });
   let lastFailureLog = Number.NEGATIVE_INFINITY;
 
@@ -80,15 +84,27 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         const redisDown = redis.status !== 'ready';
         if (Date.now() - lastFailureLog >= FAILURE_LOG_INTERVAL_MS) {
           lastFailureLog = Date.now();
-          if (redisDown) logger.warn({ url: request.url.split('?')[0], reason: error.message }, 'dashboard page not served: Redis is not answering (503)');
+          if (redisDown)
+            logger.warn(
+              { url: request.url.split('?')[0], reason: error.message },
+              'dashboard page not served: Redis is not answering (503)',
+            );
           else logger.error({ err: error, url: request.url.split('?')[0] }, 'dashboard page failed');
         }
-        const message = redisDown ? 'Redis is not answering: the campaigns cannot be read now; this page works again once it does.' : 'This page failed (a bug): the service log says why.';
+        const message = redisDown
+          ? 'Redis is not answering: the campaigns cannot be read now; this page works again once it does.'
+          : 'This page failed (a bug): the service log says why.';
         const code = redisDown ? 503 : 500;
         if (request.url.startsWith('/api/')) return reply.code(code).send({ error: message });
         return sendPage(reply, page({ title: 'Unavailable', body: html`<h1>Unavailable</h1><p class="error">${message}</p>` }), code);
       });
-      registerPageRoutes(scope, { reader, ledger, access, now, onReportError: (campaignId, error) => logger.warn({ campaignId, reason: error.message }, 'report download ended early') });
+      registerPageRoutes(scope, {
+        reader,
+        ledger,
+        access,
+        now,
+        onReportError: (campaignId, error) => logger.warn({ campaignId, reason: error.message }, 'report download ended early'),
+      });
       registerControlRoutes(scope, { controls: new CampaignControls({ ledger }), reader, access, logger, now });
       await scope.register(
         async (queues) => {

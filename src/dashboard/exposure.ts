@@ -4,7 +4,10 @@ import { AppError } from '../errors/app-error.js';
 
 /** 127.0.0.0/8, ::1 (also as ::ffff:127.x.y.z) and `localhost`: addresses only this host reaches. */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   if (h === 'localhost') return true;
   if (isIP(h) === 4) return h.startsWith('127.');
   if (isIP(h) !== 6) return false;

@@ -24,7 +24,10 @@ export function sendPage(reply: FastifyReply, body: SafeHtml, status = 200): Fas
 }
 
 export function notFoundPage(reply: FastifyReply, id: string): FastifyReply {
-  const body = page({ title: 'Not found', body: html`<h1>No campaign ${id}</h1><p>There is no campaign with this ID under this QUEUE_PREFIX. <a href="/">All campaigns</a></p>` });
+  const body = page({
+    title: 'Not found',
+    body: html`<h1>No campaign ${id}</h1><p>There is no campaign with this ID under this QUEUE_PREFIX. <a href="/">All campaigns</a></p>`,
+  });
   return sendPage(reply, body, 404);
 }
 
@@ -34,7 +37,9 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
 
   app.get('/', async (_request, reply) => sendPage(reply, campaignsPage(await reader.list(), now())));
 
-  app.get(LIST_JSON_PATH, async (_request, reply) => reply.header('cache-control', 'no-store').send({ at: new Date(now()).toISOString(), campaigns: await reader.list() }));
+  app.get(LIST_JSON_PATH, async (_request, reply) =>
+    reply.header('cache-control', 'no-store').send({ at: new Date(now()).toISOString(), campaigns: await reader.list() }),
+  );
 
   app.get<{ Params: IdParams; Querystring: { done?: string } }>('/campaigns/:id', async (request, reply) => {
     const { id } = request.params;
@@ -62,6 +67,14 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
       .send(stream);
   });
 
-  app.get(ASSET_PATHS.script, async (_request, reply) => reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').type('text/javascript; charset=utf-8').send(LIVE_SCRIPT));
-  app.get(ASSET_PATHS.style, async (_request, reply) => reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').type('text/css; charset=utf-8').send(STYLESHEET));
+  app.get(ASSET_PATHS.script, async (_request, reply) =>
+    reply
+      .header('cache-control', 'no-cache')
+      .header('x-content-type-options', 'nosniff')
+      .type('text/javascript; charset=utf-8')
+      .send(LIVE_SCRIPT),
+  );
+  app.get(ASSET_PATHS.style, async (_request, reply) =>
+    reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').type('text/css; charset=utf-8').send(STYLESHEET),
+  );
 }

@@ -82,7 +82,10 @@ export class QueueBoard {
     this.#lastLook = this.#now();
     for (const number of numbers) {
       if (this.#queues.has(number)) continue;
-      const queue = new Queue(sendQueueName(number), { connection: this.#options.redis, prefix: sendQueuePrefix(this.#options.prefix, number) });
+      const queue = new Queue(sendQueueName(number), {
+        connection: this.#options.redis,
+        prefix: sendQueuePrefix(this.#options.prefix, number),
+      });
       // bull-board answers a failed read with an error of its own; the queue's events add nothing.
       queue.on('error', () => undefined);
       this.#queues.set(number, queue);

@@ -6,8 +6,10 @@
 export const ERROR_CODES = {
   CONFIG_INVALID: 'A setting in the environment is missing or malformed.',
   OPTION_INVALID: 'A command-line option has a value the command cannot use.',
-  ARGUMENT_INVALID: 'The command line does not parse: an unknown command or option, a missing argument or required option, or a value the option refuses.',
-  TIME_INVALID: 'A time option names a moment that does not exist (30 February, 24:00, an offset beyond ±14:00), or a start more than a year ahead.',
+  ARGUMENT_INVALID:
+    'The command line does not parse: an unknown command or option, a missing argument or required option, or a value the option refuses.',
+  TIME_INVALID:
+    'A time option names a moment that does not exist (30 February, 24:00, an offset beyond ±14:00), or a start more than a year ahead.',
   REDIS_UNAVAILABLE: 'Redis did not answer at REDIS_URL.',
   KEY_LAYOUT_OLD: 'Redis holds campaigns in the key layout of a version before the cluster one; `campaign migrate-keys` moves them.',
   CSV_UNREADABLE: 'The CSV file could not be opened or read.',
@@ -17,12 +19,14 @@ export const ERROR_CODES = {
   CSV_NO_ROWS: 'The CSV has a header but no data rows; nothing was created.',
   OUTPUT_UNWRITABLE: 'A report, rejects file or REPORTS_DIR cannot be written.',
   PORT_IN_USE: 'The port a server was asked to listen on is taken, or the address cannot be bound.',
-  DASHBOARD_PASSWORD_REQUIRED: '`campaign serve` was asked to listen beyond loopback with no DASHBOARD_PASSWORD: the campaigns page and its controls would be open to the network.',
+  DASHBOARD_PASSWORD_REQUIRED:
+    '`campaign serve` was asked to listen beyond loopback with no DASHBOARD_PASSWORD: the campaigns page and its controls would be open to the network.',
   INGEST_INTERRUPTED: 'campaign send was stopped (Ctrl-C, SIGTERM) while reading the file; the campaign is paused and can be continued.',
   INTERNAL_ERROR: 'Something failed that the program did not expect (a bug); the message says what.',
   TEMPLATES_FILE_INVALID: 'The templates file is not a valid message_templates list.',
   CAMPAIGN_MISMATCH: 'The campaign ID exists with a different template, number or column mapping.',
-  CAMPAIGN_FILE_MISMATCH: 'A continued send (`--campaign ID`) names another recipient at a row the campaign already queued or sent; nothing was written.',
+  CAMPAIGN_FILE_MISMATCH:
+    'A continued send (`--campaign ID`) names another recipient at a row the campaign already queued or sent; nothing was written.',
   TEMPLATE_MAPPING_INVALID: 'The columns given do not fit the template (wrong count, unknown template, not approved).',
   CAMPAIGN_NOT_FOUND: 'No campaign with that ID exists under this QUEUE_PREFIX.',
   CAMPAIGN_STATE_CONFLICT: 'The campaign is in a state where this command cannot act (cancelled, or already completed).',

@@ -4,10 +4,18 @@ import { AppError } from '../errors/app-error.js';
 export function listenFailure(error: unknown, host: string, port: number): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') {
-    return new AppError('PORT_IN_USE', `port ${port} on ${host} is in use by another process; stop it or choose another --port (0 picks a free one)`, { cause: error });
+    return new AppError(
+      'PORT_IN_USE',
+      `port ${port} on ${host} is in use by another process; stop it or choose another --port (0 picks a free one)`,
+      { cause: error },
+    );
   }
   if (code === 'EADDRNOTAVAIL' || code === 'EACCES' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return new AppError('PORT_IN_USE', `cannot listen on ${host}:${port} (${code}): the address is not on this host, or the port needs privileges; choose another --host or --port`, { cause: error });
+    return new AppError(
+      'PORT_IN_USE',
+      `cannot listen on ${host}:${port} (${code}): the address is not on this host, or the port needs privileges; choose another --host or --port`,
+      { cause: error },
+    );
   }
   return error;
 }

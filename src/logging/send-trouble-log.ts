@@ -88,7 +88,10 @@ export class SendTroubleLog implements SendTroubleObserver {
     const now = this.#now();
     for (const [campaignId, campaign] of this.#campaigns) {
       if (this.#due(campaign, now)) this.#summarise(campaignId, campaign, now);
-      else if (campaign.pendingSince === undefined && (campaign.lastLineAt === undefined || now - campaign.lastLineAt >= SUMMARY_EVERY_MS)) {
+      else if (
+        campaign.pendingSince === undefined &&
+        (campaign.lastLineAt === undefined || now - campaign.lastLineAt >= SUMMARY_EVERY_MS)
+      ) {
         // Its next problem is news again and is logged at once.
         this.#campaigns.delete(campaignId);
       }
@@ -116,7 +119,11 @@ export class SendTroubleLog implements SendTroubleObserver {
 
   #throttled(trouble: Extract<SendTrouble, { kind: 'throttled' }>, now: number): void {
     const { phoneNumberId, code, pauseMs, campaignId } = trouble;
-    const pause: NumberPause = this.#numbers.get(phoneNumberId) ?? { until: Number.NEGATIVE_INFINITY, pauseMs: 0, lines: new Map<string, { at: number; unlogged: number }>() };
+    const pause: NumberPause = this.#numbers.get(phoneNumberId) ?? {
+      until: Number.NEGATIVE_INFINITY,
+      pauseMs: 0,
+      lines: new Map<string, { at: number; unlogged: number }>(),
+    };
     this.#numbers.set(phoneNumberId, pause);
     // The sends that were in flight when the pause began are refused too: the same pause,
     // unless this one is longer (maintenance after a throughput error).
@@ -155,7 +162,11 @@ export class SendTroubleLog implements SendTroubleObserver {
 
   #summarise(campaignId: string, campaign: CampaignTrouble, now: number): void {
     const since = campaign.lastLineAt ?? campaign.pendingSince ?? now;
-    const fields: Record<string, unknown> = { campaignId, phoneNumberId: campaign.phoneNumberId, seconds: Math.round((now - since) / 1000) };
+    const fields: Record<string, unknown> = {
+      campaignId,
+      phoneNumberId: campaign.phoneNumberId,
+      seconds: Math.round((now - since) / 1000),
+    };
     const parts: string[] = [];
     for (const { kind, what, plural, verb } of KINDS) {
       const byCode = campaign.counts.get(kind);
@@ -166,7 +177,10 @@ export class SendTroubleLog implements SendTroubleObserver {
       parts.push(`${total} ${total === 1 ? what : plural} ${verb} (${ordered.map(([code, n]) => `${code} ×${n}`).join(', ')})`);
     }
     const period = now - since >= 1000 ? ` in the last ${seconds(now - since)}` : '';
-    this.#logger.warn(fields, `campaign ${campaignId}: send problems${period}: ${parts.join('; ')} (\`campaign report ${campaignId}\` has every row)`);
+    this.#logger.warn(
+      fields,
+      `campaign ${campaignId}: send problems${period}: ${parts.join('; ')} (\`campaign report ${campaignId}\` has every row)`,
+    );
     campaign.counts.clear();
     campaign.pendingSince = undefined;
     campaign.urgent = false;

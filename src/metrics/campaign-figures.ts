@@ -42,7 +42,8 @@ export function campaignFigures(c: CampaignCounters, now: number, retentionMs: n
   function eta(): number | undefined {
     // Finished is finished (a cancelled campaign too, once its last row has its answer).
     const state: CampaignState = finishedAt !== undefined ? 'completed' : c.status.state;
-    if (c.windowed && state !== 'paused' && state !== 'cancelled' && state !== 'completed' && context.windowed === undefined) return undefined;
+    if (c.windowed && state !== 'paused' && state !== 'cancelled' && state !== 'completed' && context.windowed === undefined)
+      return undefined;
     return campaignEtaSeconds({
       now,
       state,

@@ -92,7 +92,11 @@ export class ScrapeReader {
       const reused = this.#windowedEtas.get(id);
       return reused !== undefined && now >= reused.at && now - reused.at < WINDOWED_ETA_REUSE_MS ? reused : undefined;
     };
-    const windowed = new Map(await Promise.all([...windowedIds].filter((id) => fresh(id) === undefined).map(async (id) => [id, await this.#windowed(id)] as const)));
+    const windowed = new Map(
+      await Promise.all(
+        [...windowedIds].filter((id) => fresh(id) === undefined).map(async (id) => [id, await this.#windowed(id)] as const),
+      ),
+    );
     const campaigns: MetricsSnapshot['campaigns'] = [];
     for (const c of counters) {
       const { phoneNumberId } = c;
@@ -128,7 +132,10 @@ export class ScrapeReader {
   }
 
   async #numbersFigures(numbers: readonly string[]): Promise<MetricsSnapshot['numbers']> {
-    const [rates, jobs] = await Promise.all([this.#totals.rates(numbers, this.#now()), Promise.all(numbers.map((n) => this.#jobCounts(n)))]);
+    const [rates, jobs] = await Promise.all([
+      this.#totals.rates(numbers, this.#now()),
+      Promise.all(numbers.map((n) => this.#jobCounts(n))),
+    ]);
     return numbers.map((phoneNumberId, i) => ({ phoneNumberId, jobs: jobs[i] ?? zeroJobs(), rate: rates[i] ?? 0 }));
   }
 

@@ -30,14 +30,54 @@ export function createServiceMetrics(options: ScrapeReaderOptions): ServiceMetri
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  const rows = new Gauge({ name: 'cw_campaign_rows', help: 'Rows of a campaign by status (delivered and read: rows Meta reported so; a read row counts in both)', labelNames: ['campaign_id', 'status'], registers });
-  const eta = new Gauge({ name: 'cw_campaign_eta_seconds', help: 'Seconds until the campaign ends, with its send window, days and expiry, at the rate it achieved (a windowed campaign, or one with no answer yet: its number\'s SEND_RATE); 0 once finished; absent while paused or cancelled', labelNames: ['campaign_id'], registers });
-  const jobs = new Gauge({ name: 'cw_queue_jobs', help: 'Jobs in the phone number\'s BullMQ send queue by state', labelNames: ['phone_number_id', 'state'], registers });
-  const rate = new Gauge({ name: 'cw_send_rate', help: 'Requests to the Cloud API per second over the last 10 s, every worker together', labelNames: ['phone_number_id'], registers });
-  const sends = new Counter({ name: 'cw_sends_total', help: 'Requests to the Cloud API by result: accepted, Meta\'s error code, HTTP_<status>, or TRANSPORT_<failure>', labelNames: ['phone_number_id', 'result'], registers });
-  const latency = new StoredHistogram({ name: 'cw_send_latency_seconds', help: 'Cloud API request to answer, in seconds', buckets: SEND_LATENCY_BUCKETS, registry });
-  const events = new Counter({ name: 'cw_webhook_events_total', help: 'Webhook events taken in, by kind', labelNames: ['kind'], registers });
-  const lag = new StoredHistogram({ name: 'cw_webhook_lag_seconds', help: 'Meta\'s status timestamp (whole seconds) to the row updated, in seconds', buckets: WEBHOOK_LAG_BUCKETS, registry });
+  const rows = new Gauge({
+    name: 'cw_campaign_rows',
+    help: 'Rows of a campaign by status (delivered and read: rows Meta reported so; a read row counts in both)',
+    labelNames: ['campaign_id', 'status'],
+    registers,
+  });
+  const eta = new Gauge({
+    name: 'cw_campaign_eta_seconds',
+    help: "Seconds until the campaign ends, with its send window, days and expiry, at the rate it achieved (a windowed campaign, or one with no answer yet: its number's SEND_RATE); 0 once finished; absent while paused or cancelled",
+    labelNames: ['campaign_id'],
+    registers,
+  });
+  const jobs = new Gauge({
+    name: 'cw_queue_jobs',
+    help: "Jobs in the phone number's BullMQ send queue by state",
+    labelNames: ['phone_number_id', 'state'],
+    registers,
+  });
+  const rate = new Gauge({
+    name: 'cw_send_rate',
+    help: 'Requests to the Cloud API per second over the last 10 s, every worker together',
+    labelNames: ['phone_number_id'],
+    registers,
+  });
+  const sends = new Counter({
+    name: 'cw_sends_total',
+    help: "Requests to the Cloud API by result: accepted, Meta's error code, HTTP_<status>, or TRANSPORT_<failure>",
+    labelNames: ['phone_number_id', 'result'],
+    registers,
+  });
+  const latency = new StoredHistogram({
+    name: 'cw_send_latency_seconds',
+    help: 'Cloud API request to answer, in seconds',
+    buckets: SEND_LATENCY_BUCKETS,
+    registry,
+  });
+  const events = new Counter({
+    name: 'cw_webhook_events_total',
+    help: 'Webhook events taken in, by kind',
+    labelNames: ['kind'],
+    registers,
+  });
+  const lag = new StoredHistogram({
+    name: 'cw_webhook_lag_seconds',
+    help: "Meta's status timestamp (whole seconds) to the row updated, in seconds",
+    buckets: WEBHOOK_LAG_BUCKETS,
+    registry,
+  });
 
   const reader = new ScrapeReader(options);
   const apply = (s: MetricsSnapshot) => {

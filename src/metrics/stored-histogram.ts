@@ -40,6 +40,12 @@ export class StoredHistogram extends Histogram {
       { labels: {}, value: count, metricName: `${this.#name}_count` },
     ];
     // `type` is the exposition's word; prom-client's typings call it an enum.
-    return Promise.resolve({ name: this.#name, help: this.#help, type: 'histogram', aggregator: 'sum', values } as unknown as HistogramData);
+    return Promise.resolve({
+      name: this.#name,
+      help: this.#help,
+      type: 'histogram',
+      aggregator: 'sum',
+      values,
+    } as unknown as HistogramData);
   }
 }

@@ -14,18 +14,23 @@ export function toE164(raw: string, defaultCountry?: CountryCode): PhoneResult {
   const international = /^00\d/.test(trimmed) ? `+${trimmed.slice(2)}` : trimmed;
   // extract: false — the cell must be a number (spaces, dashes and brackets allowed), not
   // text containing one; it is also a third cheaper, which counts at 100,000 rows.
-  const parsed = parsePhoneNumberFromString(international, defaultCountry === undefined ? { extract: false } : { extract: false, defaultCountry });
+  const parsed = parsePhoneNumberFromString(
+    international,
+    defaultCountry === undefined ? { extract: false } : { extract: false, defaultCountry },
+  );
   if (parsed === undefined) {
     // Only digits (and the separators people write) lack just the country code; letters or
     // other signs are not a number at all, and saying "no country code" would mislead.
     const digitsOnly = /^[\d\s().\-/]+$/.test(trimmed) && /\d/.test(trimmed);
     return {
       ok: false,
-      reason: !international.startsWith('+') && digitsOnly
-        ? `"${trimmed}" has no country code: write it as +<country code><number>`
-        : `"${trimmed}" is not a phone number: write it as +<country code><number>`,
+      reason:
+        !international.startsWith('+') && digitsOnly
+          ? `"${trimmed}" has no country code: write it as +<country code><number>`
+          : `"${trimmed}" is not a phone number: write it as +<country code><number>`,
     };
   }
-  if (!parsed.isValid()) return { ok: false, reason: `"${trimmed}" is not a valid number for ${parsed.country ?? `+${parsed.countryCallingCode}`}` };
+  if (!parsed.isValid())
+    return { ok: false, reason: `"${trimmed}" is not a valid number for ${parsed.country ?? `+${parsed.countryCallingCode}`}` };
   return { ok: true, e164: parsed.number, country: parsed.country };
 }

@@ -73,7 +73,10 @@ export function zonesOfNumber(e164: string, country: string | undefined): readon
 }
 
 function narrow(found: string | undefined, country: string | undefined): readonly string[] {
-  const countryZones = country === undefined ? [] : (getCountry(country)?.timezones ?? []).map((z) => canonicalZone(z)).filter((z): z is string => z !== undefined);
+  const countryZones =
+    country === undefined
+      ? []
+      : (getCountry(country)?.timezones ?? []).map((z) => canonicalZone(z)).filter((z): z is string => z !== undefined);
   const listed = (found ?? '')
     .split('&')
     .filter((z) => z !== '' && z !== UNKNOWN)

@@ -30,9 +30,12 @@ export async function settleAbandoned(ledger: SendLedger, job: Job, reason: stri
   // A row caught mid-send becomes unknown, a waiting one failed. The ledger ignores a row that
   // already has its answer or now belongs to a newer job, so this is safe to repeat.
   const result = await ledger.settle(parsed.data, { status: 'abandoned', errorCode: GAVE_UP_CODE, errorDetail: reason });
-  const answered = result.status === 'failed' ? 'failed' : result.status === 'unknown' || result.status === 'confirming' ? 'unknown' : undefined;
-  if (answered !== undefined) report.trouble?.record({ kind: answered, campaignId, phoneNumberId: report.phoneNumberId, code: GAVE_UP_CODE });
-  if (result.completedCampaign) (report.onCampaignCompleted ?? ((id: string) => report.logger.info({ campaignId: id }, 'campaign completed')))(campaignId);
+  const answered =
+    result.status === 'failed' ? 'failed' : result.status === 'unknown' || result.status === 'confirming' ? 'unknown' : undefined;
+  if (answered !== undefined)
+    report.trouble?.record({ kind: answered, campaignId, phoneNumberId: report.phoneNumberId, code: GAVE_UP_CODE });
+  if (result.completedCampaign)
+    (report.onCampaignCompleted ?? ((id: string) => report.logger.info({ campaignId: id }, 'campaign completed')))(campaignId);
 }
 
 /**

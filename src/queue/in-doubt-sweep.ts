@@ -51,7 +51,11 @@ export class InDoubtSweep {
       const page = await ledger.confirmInDoubt(phoneNumberId, SWEEP_PAGE);
       const count = page.resent + page.unknown + page.ended;
       decided += count;
-      if (count > 0) logger.info({ phoneNumberId, resent: page.resent, unknown: page.unknown, ended: page.ended }, 'in-doubt rows decided (no status webhook within CONFIRM_WINDOW_SECONDS)');
+      if (count > 0)
+        logger.info(
+          { phoneNumberId, resent: page.resent, unknown: page.unknown, ended: page.ended },
+          'in-doubt rows decided (no status webhook within CONFIRM_WINDOW_SECONDS)',
+        );
       for (const campaignId of page.completedCampaigns) {
         (this.#options.onCampaignCompleted ?? ((id: string) => logger.info({ campaignId: id }, 'campaign completed')))(campaignId);
       }

@@ -62,14 +62,18 @@ export class MessagingLimitSource {
     let next = this.#options.refreshMs ?? MESSAGING_LIMIT_REFRESH_MS;
     try {
       const limit = await fetch();
-      if (limit !== this.#limit) logger.info({ phoneNumberId, messagingLimit: limit }, 'messaging limit of the number (unique users per 24 h, from the Cloud API)');
+      if (limit !== this.#limit)
+        logger.info({ phoneNumberId, messagingLimit: limit }, 'messaging limit of the number (unique users per 24 h, from the Cloud API)');
       this.#limit = limit;
       await store(limit);
     } catch (error) {
       next = Math.min(next, RETRY_MS);
-      this.#warn(error, this.#limit === undefined
-        ? 'could not read the messaging limit from the Cloud API; nothing is held back for it until it is known (set MESSAGING_LIMITS to give it)'
-        : 'could not read the messaging limit again; keeping the last one');
+      this.#warn(
+        error,
+        this.#limit === undefined
+          ? 'could not read the messaging limit from the Cloud API; nothing is held back for it until it is known (set MESSAGING_LIMITS to give it)'
+          : 'could not read the messaging limit again; keeping the last one',
+      );
     }
     if (this.#stopped) return;
     this.#timer = setTimeout(() => void this.#read(), next);

@@ -100,7 +100,10 @@ export class SendFeeder {
         const now = Date.now();
         if (now - this.#lastErrorLog >= ERROR_LOG_EVERY_MS) {
           this.#lastErrorLog = now;
-          this.#options.logger.error({ err: error, phoneNumberId: this.#options.phoneNumberId }, 'could not feed the send queue (retrying)');
+          this.#options.logger.error(
+            { err: error, phoneNumberId: this.#options.phoneNumberId },
+            'could not feed the send queue (retrying)',
+          );
         }
       },
     );
@@ -159,10 +162,16 @@ export class SendFeeder {
         return;
       }
       case 'expired':
-        logger.info({ phoneNumberId, campaignId, rows: event.rows }, `campaign ${campaignId} expired: ${event.rows} rows not sent became expired`);
+        logger.info(
+          { phoneNumberId, campaignId, rows: event.rows },
+          `campaign ${campaignId} expired: ${event.rows} rows not sent became expired`,
+        );
         return;
       case 'deadline':
-        logger.warn({ phoneNumberId, campaignId, rows: event.rows }, `campaign ${campaignId} cancelled: not started by its --start-deadline (${event.rows} rows cancelled)`);
+        logger.warn(
+          { phoneNumberId, campaignId, rows: event.rows },
+          `campaign ${campaignId} cancelled: not started by its --start-deadline (${event.rows} rows cancelled)`,
+        );
         return;
       case 'completed':
         if (this.#options.onCampaignCompleted !== undefined) this.#options.onCampaignCompleted(campaignId);

@@ -119,7 +119,13 @@ async function campaignNumbers(redis: RedisClient, prefix: string, keys: readonl
 }
 
 /** The one message-ID index (wamid → "campaign/row") becomes one per number; its entries move in pages. */
-async function splitWamids(redis: RedisClient, prefix: string, numberOf: ReadonlyMap<string, string>, dryRun: boolean, summary: MigrationSummary): Promise<void> {
+async function splitWamids(
+  redis: RedisClient,
+  prefix: string,
+  numberOf: ReadonlyMap<string, string>,
+  dryRun: boolean,
+  summary: MigrationSummary,
+): Promise<void> {
   const old = `${prefix}:wamids`;
   let cursor = '0';
   do {

@@ -126,11 +126,17 @@ export class LedgerContext {
 }
 
 /** Runs `apply` once per phone number over that number's updates; answers come back in the updates' order. */
-export async function perNumber<U extends { phoneNumberId: string }, A>(updates: readonly U[], apply: (number: string, group: U[]) => Promise<A[]>): Promise<A[]> {
+export async function perNumber<U extends { phoneNumberId: string }, A>(
+  updates: readonly U[],
+  apply: (number: string, group: U[]) => Promise<A[]>,
+): Promise<A[]> {
   const answers = new Array<A>(updates.length);
   for (const number of new Set(updates.map((u) => u.phoneNumberId))) {
     const indexes = updates.flatMap((u, i) => (u.phoneNumberId === number ? [i] : []));
-    const got = await apply(number, indexes.map((i) => updates[i] as U));
+    const got = await apply(
+      number,
+      indexes.map((i) => updates[i] as U),
+    );
     indexes.forEach((at, j) => (answers[at] = got[j] as A));
   }
   return answers;

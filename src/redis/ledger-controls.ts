@@ -1,5 +1,13 @@
 import type { PurgeLedger, PurgeResult } from '../campaigns/control/purge-ledger.js';
-import type { CancelResult, ControlLedger, PauseResult, RescheduleResult, ResumeResult, RetryPage, RetrySelection } from '../campaigns/ledger.js';
+import type {
+  CancelResult,
+  ControlLedger,
+  PauseResult,
+  RescheduleResult,
+  ResumeResult,
+  RetryPage,
+  RetrySelection,
+} from '../campaigns/ledger.js';
 import { RETRY_HOLD_131049_MS } from '../campaigns/ledger.js';
 import { AppError } from '../errors/app-error.js';
 import type { LedgerContext } from './ledger-context.js';
@@ -35,12 +43,24 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld'>,
   async cancel(campaignId: string): Promise<CancelResult> {
     const { redis, prefix, clock } = this.context;
     const keys = await this.context.keys(campaignId);
-    const [outcome, cancelled] = await redis.cwCancel(keys.campaign, keys.pending, feedKeys(prefix, keys.phoneNumberId).active, campaignId, clock.arg(), '');
+    const [outcome, cancelled] = await redis.cwCancel(
+      keys.campaign,
+      keys.pending,
+      feedKeys(prefix, keys.phoneNumberId).active,
+      campaignId,
+      clock.arg(),
+      '',
+    );
     return outcome === 'cancelled' ? { outcome, cancelled: Number(cancelled) } : ({ outcome } as CancelResult);
   }
 
   async reschedule(campaignId: string, startsAt: number): Promise<RescheduleResult> {
-    return { outcome: (await this.context.redis.cwReschedule((await this.context.keys(campaignId)).campaign, startsAt)) as RescheduleResult['outcome'] };
+    return {
+      outcome: (await this.context.redis.cwReschedule(
+        (await this.context.keys(campaignId)).campaign,
+        startsAt,
+      )) as RescheduleResult['outcome'],
+    };
   }
 
   async markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<RetryPage> {
@@ -70,10 +90,18 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld'>,
     const keys = await this.context.keys(campaignId);
     const fields = await redis.hmget(keys.campaign, 'definition', 'finishedAt', 'purgedAt', 'cancelled', 'paused', 'ingestDone');
     const [definition, finishedAt, purgedAt, cancelled, paused, ingestDone] = fields.map((value) => value ?? null);
-    if (definition === null || definition === undefined) throw new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${campaignId} under this QUEUE_PREFIX (see \`campaign list\`)`);
+    if (definition === null || definition === undefined)
+      throw new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${campaignId} under this QUEUE_PREFIX (see \`campaign list\`)`);
     const phoneNumberId = (JSON.parse(definition) as { phoneNumberId?: string }).phoneNumberId ?? '';
     if (finishedAt === null || finishedAt === undefined) {
-      const state = cancelled === '1' ? 'cancelled with sends still in flight' : paused === '1' ? 'paused' : ingestDone === '1' ? 'running' : 'still reading its file';
+      const state =
+        cancelled === '1'
+          ? 'cancelled with sends still in flight'
+          : paused === '1'
+            ? 'paused'
+            : ingestDone === '1'
+              ? 'running'
+              : 'still reading its file';
       throw new AppError(
         'CAMPAIGN_STATE_CONFLICT',
         `Cannot purge campaign ${campaignId}: it is ${state}. Purge deletes a finished campaign's personal data; ` +
@@ -81,7 +109,8 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld'>,
       );
     }
     const rows = await redis.hlen(keys.rows);
-    if (purgedAt !== null && purgedAt !== undefined && rows === 0) return { rows: 0, wamids: 0, purgedAt: Number(purgedAt), alreadyPurged: true, phoneNumberId };
+    if (purgedAt !== null && purgedAt !== undefined && rows === 0)
+      return { rows: 0, wamids: 0, purgedAt: Number(purgedAt), alreadyPurged: true, phoneNumberId };
 
     let wamids = 0;
     let cursor = '0';
@@ -100,7 +129,15 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld'>,
     // `payloads` held jobs with values in versions before the feeder.)
     // A send window's lanes (their lists are empty by now: the campaign finished).
     const laneLists = Array.from({ length: await redis.hlen(keys.lanes) }, (_, lane) => laneBacklogKey(keys.pending, lane));
-    await redis.unlink(keys.rows, keys.pending, keys.lanes, ...laneLists, `${keys.campaign}:requeue`, `${keys.campaign}:payloads`, keys.recent);
+    await redis.unlink(
+      keys.rows,
+      keys.pending,
+      keys.lanes,
+      ...laneLists,
+      `${keys.campaign}:requeue`,
+      `${keys.campaign}:payloads`,
+      keys.recent,
+    );
     const now = await this.context.clock.now();
     await redis.hset(keys.campaign, 'purgedAt', String(now));
     return { rows, wamids, purgedAt: now, alreadyPurged: false, phoneNumberId };

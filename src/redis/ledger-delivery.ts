@@ -1,12 +1,25 @@
 import { z } from 'zod';
 import { safeJson } from '../cloud-api/graph-answers.js';
-import type { DeliveryLedger, InboundUpdate, OptOutSource, PreferenceUpdate, SendLedger, StatusOutcome, StatusUpdate } from '../campaigns/ledger.js';
+import type {
+  DeliveryLedger,
+  InboundUpdate,
+  OptOutSource,
+  PreferenceUpdate,
+  SendLedger,
+  StatusOutcome,
+  StatusUpdate,
+} from '../campaigns/ledger.js';
 import { SERVICE_WINDOW_MS } from '../campaigns/ledger.js';
 import { numberScope } from './key-scope.js';
 import { perNumber, type LedgerContext } from './ledger-context.js';
 import { optOutsKey, serviceWindowKey, wamidsKey } from './ledger-keys.js';
 
-const optOutSourceSchema = z.object({ campaignId: z.string(), row: z.number(), at: z.number(), via: z.enum(['keyword', 'user_preferences', 'operator']).optional() });
+const optOutSourceSchema = z.object({
+  campaignId: z.string(),
+  row: z.number(),
+  at: z.number(),
+  via: z.enum(['keyword', 'user_preferences', 'operator']).optional(),
+});
 
 /** What Meta's webhooks change (apply-*.lua), the customer-service windows they open, a number's opt-outs. */
 export class LedgerDelivery implements DeliveryLedger, Pick<SendLedger, 'recordOptOut' | 'addOptOut' | 'removeOptOut'> {
@@ -54,7 +67,10 @@ export class LedgerDelivery implements DeliveryLedger, Pick<SendLedger, 'recordO
     const { redis, prefix, clock } = this.context;
     // One MGET for the lot: a window is open while the closing time its key holds is ahead
     // on the ledger's clock (apply-inbound.lua; the key also expires then).
-    const [closes, now] = await Promise.all([redis.mget(...waIds.map((waId) => serviceWindowKey(prefix, phoneNumberId, waId))), clock.now()]);
+    const [closes, now] = await Promise.all([
+      redis.mget(...waIds.map((waId) => serviceWindowKey(prefix, phoneNumberId, waId))),
+      clock.now(),
+    ]);
     return closes.map((value) => value !== null && Number(value) > now);
   }
 
@@ -68,7 +84,11 @@ export class LedgerDelivery implements DeliveryLedger, Pick<SendLedger, 'recordO
   }
 
   async recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void> {
-    await this.context.redis.hset(optOutsKey(this.context.prefix, phoneNumberId), phone, JSON.stringify({ ...source, at: await this.context.clock.now() }));
+    await this.context.redis.hset(
+      optOutsKey(this.context.prefix, phoneNumberId),
+      phone,
+      JSON.stringify({ ...source, at: await this.context.clock.now() }),
+    );
   }
 
   async optOuts(phoneNumberId: string): Promise<Map<string, OptOutSource>> {

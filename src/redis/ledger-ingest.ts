@@ -55,7 +55,15 @@ export class LedgerIngest implements Omit<IngestLedger, 'status' | 'rows' | 'ser
     const { redis, prefix, clock } = this.context;
     const compact = rows.map((r) =>
       r.status === 'queued'
-        ? [String(r.row), r.status, r.phone, r.message.values, r.message.headerLink ?? '', r.message.fingerprint, ...(r.lane === undefined ? [] : [r.lane])]
+        ? [
+            String(r.row),
+            r.status,
+            r.phone,
+            r.message.values,
+            r.message.headerLink ?? '',
+            r.message.fingerprint,
+            ...(r.lane === undefined ? [] : [r.lane]),
+          ]
         : [String(r.row), r.status, r.phone, r.errorCode, r.errorDetail],
     );
     const { sent, sentAt } = sentGuardKeys(prefix, phoneNumberId);
@@ -76,12 +84,25 @@ export class LedgerIngest implements Omit<IngestLedger, 'status' | 'rows' | 'ser
     return { queued: queued.map(Number), alreadySent: pairsOf(already), reopened: Number(reopened) };
   }
 
-  async priorSends(campaignId: string, phoneNumberId: string, rows: readonly { row: number; fingerprint: string }[]): Promise<AlreadySent[]> {
+  async priorSends(
+    campaignId: string,
+    phoneNumberId: string,
+    rows: readonly { row: number; fingerprint: string }[],
+  ): Promise<AlreadySent[]> {
     const { redis, prefix, clock, duplicateWindowMs } = this.context;
     if (rows.length === 0 || duplicateWindowMs <= 0) return [];
     const keys = await this.context.keys(campaignId, phoneNumberId);
     const args = rows.flatMap((r) => [String(r.row), r.fingerprint]);
-    return pairsOf(await redis.cwPriorSends(keys.campaign, sentGuardKeys(prefix, phoneNumberId).sent, campaignId, clock.arg(), duplicateWindowMs, ...args));
+    return pairsOf(
+      await redis.cwPriorSends(
+        keys.campaign,
+        sentGuardKeys(prefix, phoneNumberId).sent,
+        campaignId,
+        clock.arg(),
+        duplicateWindowMs,
+        ...args,
+      ),
+    );
   }
 
   async allowRepeat(campaignId: string): Promise<void> {
@@ -89,7 +110,9 @@ export class LedgerIngest implements Omit<IngestLedger, 'status' | 'rows' | 'ser
   }
 
   async markIngestInterrupted(campaignId: string, reason: string): Promise<boolean> {
-    return (await this.context.redis.cwIngestInterrupted((await this.context.keys(campaignId)).campaign, reason, this.context.clock.arg())) === 1;
+    return (
+      (await this.context.redis.cwIngestInterrupted((await this.context.keys(campaignId)).campaign, reason, this.context.clock.arg())) === 1
+    );
   }
 
   async liftIngestPause(campaignId: string): Promise<boolean> {
@@ -103,7 +126,10 @@ export class LedgerIngest implements Omit<IngestLedger, 'status' | 'rows' | 'ser
 
   async recordLanes(campaignId: string, lanes: readonly { index: number; zones: readonly string[] }[]): Promise<void> {
     if (lanes.length === 0) return;
-    await this.context.redis.hset((await this.context.keys(campaignId)).lanes, ...lanes.flatMap((lane) => [String(lane.index), lane.zones.join('&')]));
+    await this.context.redis.hset(
+      (await this.context.keys(campaignId)).lanes,
+      ...lanes.flatMap((lane) => [String(lane.index), lane.zones.join('&')]),
+    );
   }
 
   async lanes(campaignId: string): Promise<string[][]> {

@@ -1,7 +1,14 @@
 import { ROW_STATUSES, type CampaignCounts, type CampaignStatus, type RowRecord } from '../campaigns/campaign.js';
 import type { LaneBacklog, ReportLedger } from '../campaigns/ledger.js';
 import type { CampaignCounters, CampaignCountersReader } from '../campaigns/report/campaign-counters.js';
-import { CODED_STATUSES, ERROR_SCAN_CAP, type CodeCount, type CodedStatus, type ErrorCodeCount, type ErrorCodeLedger } from '../campaigns/report/error-codes.js';
+import {
+  CODED_STATUSES,
+  ERROR_SCAN_CAP,
+  type CodeCount,
+  type CodedStatus,
+  type ErrorCodeCount,
+  type ErrorCodeLedger,
+} from '../campaigns/report/error-codes.js';
 import { lanesOf, type LedgerContext } from './ledger-context.js';
 import { campaignIndexKey, campaignLedgerKeys, laneBacklogKey, phoneNumbersKey } from './ledger-keys.js';
 import { execPipeline } from './redis-connection.js';
@@ -12,8 +19,24 @@ import { toRecord, type StoredRow } from './stored-row.js';
  * flags, and the counters `n:<label>` its scripts move with each row.
  */
 export const STATUS_FIELDS = [
-  'createdAt', 'priority', 'total', ...[...ROW_STATUSES, 'delivered', 'read'].map((label) => `n:${label}`), 'ingestDone', 'finishedAt', 'paused', 'pausedReason',
-  'pausedAt', 'ingestInterrupted', 'purgedAt', 'cancelled', 'cancelReason', 'startsAt', 'startDeadline', 'expiresAt', 'startedAt', 'window',
+  'createdAt',
+  'priority',
+  'total',
+  ...[...ROW_STATUSES, 'delivered', 'read'].map((label) => `n:${label}`),
+  'ingestDone',
+  'finishedAt',
+  'paused',
+  'pausedReason',
+  'pausedAt',
+  'ingestInterrupted',
+  'purgedAt',
+  'cancelled',
+  'cancelReason',
+  'startsAt',
+  'startDeadline',
+  'expiresAt',
+  'startedAt',
+  'window',
 ];
 
 /** HMGET's answer for STATUS_FIELDS as a lookup by field; undefined when the campaign has no hash (createdAt is written with it). */
@@ -26,7 +49,11 @@ export function statusFields(values: readonly (string | null)[]): Record<string,
  * A campaign's status from its fields. `now` (the ledger's clock) decides whether a start
  * still lies ahead: only asked for when the campaign has one and has not started.
  */
-export async function statusOf(campaignId: string, fields: Record<string, string | undefined>, now: () => Promise<number>): Promise<CampaignStatus> {
+export async function statusOf(
+  campaignId: string,
+  fields: Record<string, string | undefined>,
+  now: () => Promise<number>,
+): Promise<CampaignStatus> {
   const ms = (field: string | undefined) => (field === undefined ? undefined : Number(field));
   const counts = { total: Number(fields.total ?? 0) } as CampaignCounts;
   for (const label of [...ROW_STATUSES, 'delivered', 'read'] as const) counts[label] = Number(fields[`n:${label}`] ?? 0);
@@ -44,11 +71,11 @@ export async function statusOf(campaignId: string, fields: Record<string, string
           ? 'paused'
           : scheduled
             ? 'scheduled'
-          : fields.ingestDone !== '1'
-            ? 'ingesting'
-            : finishedAt === undefined
-              ? 'running'
-              : 'completed',
+            : fields.ingestDone !== '1'
+              ? 'ingesting'
+              : finishedAt === undefined
+                ? 'running'
+                : 'completed',
     counts,
     createdAt: Number(fields.createdAt ?? 0),
     finishedAt,

@@ -7,31 +7,90 @@ import type { RedisClient } from './key-scope.js';
  * move in one script, so no crash leaves them out of step. Read once, when this module loads.
  */
 export const LEDGER_SCRIPTS = {
-  cwRecordIngested: 'record-ingested', cwPriorSends: 'prior-sends',
-  cwIngestInterrupted: 'ingest-interrupted', cwLiftIngestPause: 'lift-ingest-pause',
-  cwFinishIngest: 'finish-ingest', cwClaim: 'claim', cwSettle: 'settle',
-  cwConfirmInDoubt: 'confirm-in-doubt', cwHalt: 'halt', cwPause: 'pause', cwResume: 'resume',
-  cwCancel: 'cancel', cwMarkForRetry: 'mark-for-retry', cwFeed: 'feed', cwReschedule: 'reschedule',
-  cwApplyStatuses: 'apply-statuses', cwApplyInbound: 'apply-inbound',
-  cwApplyPreferences: 'apply-preferences', cwForgetWamids: 'forget-wamids',
+  cwRecordIngested: 'record-ingested',
+  cwPriorSends: 'prior-sends',
+  cwIngestInterrupted: 'ingest-interrupted',
+  cwLiftIngestPause: 'lift-ingest-pause',
+  cwFinishIngest: 'finish-ingest',
+  cwClaim: 'claim',
+  cwSettle: 'settle',
+  cwConfirmInDoubt: 'confirm-in-doubt',
+  cwHalt: 'halt',
+  cwPause: 'pause',
+  cwResume: 'resume',
+  cwCancel: 'cancel',
+  cwMarkForRetry: 'mark-for-retry',
+  cwFeed: 'feed',
+  cwReschedule: 'reschedule',
+  cwApplyStatuses: 'apply-statuses',
+  cwApplyInbound: 'apply-inbound',
+  cwApplyPreferences: 'apply-preferences',
+  cwForgetWamids: 'forget-wamids',
 } as const;
 
 /** Each script loaded as a command, its number of keys read from its header. */
-const LEDGER_COMMANDS: Readonly<Record<string, LuaCommand>> = Object.fromEntries(Object.entries(LEDGER_SCRIPTS).map(([command, script]) => [command, loadLuaCommand(script)]));
+const LEDGER_COMMANDS: Readonly<Record<string, LuaCommand>> = Object.fromEntries(
+  Object.entries(LEDGER_SCRIPTS).map(([command, script]) => [command, loadLuaCommand(script)]),
+);
 
 type Arg = string | number;
 
 /** The ledger's commands as ioredis gives them once defined: KEYS first, then ARGV (each script's header). */
 export interface LedgerCommands {
-  cwRecordIngested(campaign: string, rows: string, sent: string, sentAt: string, pending: string, active: string, ...args: Arg[]): Promise<[string[], string[], number]>;
+  cwRecordIngested(
+    campaign: string,
+    rows: string,
+    sent: string,
+    sentAt: string,
+    pending: string,
+    active: string,
+    ...args: Arg[]
+  ): Promise<[string[], string[], number]>;
   cwPriorSends(campaign: string, sent: string, ...args: Arg[]): Promise<string[]>;
   cwIngestInterrupted(campaign: string, reason: string, clock: string): Promise<number>;
   cwLiftIngestPause(campaign: string, recent: string): Promise<number>;
   cwFinishIngest(campaign: string, clock: string): Promise<number>;
-  cwClaim(campaign: string, rows: string, sent: string, sentAt: string, window: string, active: string, pending: string, ...args: Arg[]): Promise<string[]>;
-  cwSettle(campaign: string, rows: string, wamids: string, recent: string, sent: string, sentAt: string, window: string, confirm: string, ...args: Arg[]): Promise<(string | number)[]>;
-  cwConfirmInDoubt(confirm: string, seen: string, active: string, sent: string, sentAt: string, prefix: string, clock: string, limit: number): Promise<(string | number)[]>;
-  cwHalt(campaign: string, rows: string, sent: string, sentAt: string, window: string, active: string, pending: string, ...args: Arg[]): Promise<[string, number, number?]>;
+  cwClaim(
+    campaign: string,
+    rows: string,
+    sent: string,
+    sentAt: string,
+    window: string,
+    active: string,
+    pending: string,
+    ...args: Arg[]
+  ): Promise<string[]>;
+  cwSettle(
+    campaign: string,
+    rows: string,
+    wamids: string,
+    recent: string,
+    sent: string,
+    sentAt: string,
+    window: string,
+    confirm: string,
+    ...args: Arg[]
+  ): Promise<(string | number)[]>;
+  cwConfirmInDoubt(
+    confirm: string,
+    seen: string,
+    active: string,
+    sent: string,
+    sentAt: string,
+    prefix: string,
+    clock: string,
+    limit: number,
+  ): Promise<(string | number)[]>;
+  cwHalt(
+    campaign: string,
+    rows: string,
+    sent: string,
+    sentAt: string,
+    window: string,
+    active: string,
+    pending: string,
+    ...args: Arg[]
+  ): Promise<[string, number, number?]>;
   cwPause(campaign: string, reason: string, clock: string): Promise<string>;
   cwResume(campaign: string, recent: string): Promise<string>;
   cwCancel(campaign: string, pending: string, active: string, campaignId: string, clock: string, reason: string): Promise<[string, number]>;
@@ -39,8 +98,19 @@ export interface LedgerCommands {
   cwApplyStatuses(wamids: string, ...args: Arg[]): Promise<(string | number)[]>;
   cwApplyInbound(wamids: string, ...args: Arg[]): Promise<number[]>;
   cwApplyPreferences(optouts: string, ...args: Arg[]): Promise<number>;
-  cwMarkForRetry(campaign: string, rows: string, pending: string, active: string, ...args: Arg[]): Promise<[number, number, number?, number?]>;
-  cwFeed(active: string, window: string, reach: string, ...args: Arg[]): Promise<[string[], string[], string[], (string | number)[], number]>;
+  cwMarkForRetry(
+    campaign: string,
+    rows: string,
+    pending: string,
+    active: string,
+    ...args: Arg[]
+  ): Promise<[number, number, number?, number?]>;
+  cwFeed(
+    active: string,
+    window: string,
+    reach: string,
+    ...args: Arg[]
+  ): Promise<[string[], string[], string[], (string | number)[], number]>;
   cwForgetWamids(wamids: string, ...args: Arg[]): Promise<number>;
 }
 
@@ -60,5 +130,7 @@ export const SETTLE_SHARED_ARGS = 5;
 // settle.lua walks its rows with these numbers as literals: they must agree with the callers'.
 const SETTLE_LOOP = `for i = ${SETTLE_SHARED_ARGS + 1}, #ARGV, ${SETTLE_ROW_ARGS} do`;
 if (!(LEDGER_COMMANDS.cwSettle?.lua ?? '').split('\n').includes(SETTLE_LOOP)) {
-  throw new Error(`src/redis/lua/settle.lua has no line "${SETTLE_LOOP}": its row loop is out of step with SETTLE_SHARED_ARGS and SETTLE_ROW_ARGS`);
+  throw new Error(
+    `src/redis/lua/settle.lua has no line "${SETTLE_LOOP}": its row loop is out of step with SETTLE_SHARED_ARGS and SETTLE_ROW_ARGS`,
+  );
 }

@@ -1,5 +1,16 @@
 import type { RowStatus } from '../campaigns/campaign.js';
-import type { ClaimedRow, ClaimResult, FeedEvent, FeedOptions, FeedResult, InDoubtDecisions, SendLedger, Settlement, SettleResult, WindowedCampaigns } from '../campaigns/ledger.js';
+import type {
+  ClaimedRow,
+  ClaimResult,
+  FeedEvent,
+  FeedOptions,
+  FeedResult,
+  InDoubtDecisions,
+  SendLedger,
+  Settlement,
+  SettleResult,
+  WindowedCampaigns,
+} from '../campaigns/ledger.js';
 import { campaignDefinitionSchema } from '../campaigns/campaign.js';
 import { parseSendJobId, type SendJob } from '../campaigns/send-job.js';
 import type { MessagingLimit } from '../config/number-settings.js';
@@ -32,7 +43,10 @@ interface PendingClaim {
  * answer, one script call per campaign for those of one event-loop turn (claim.lua,
  * settle.lua); halts (halt.lua); the in-doubt rule (confirm-in-doubt.lua).
  */
-export class LedgerSend implements Pick<SendLedger, 'feed' | 'windowedCampaigns' | 'windowSize' | 'recordMessagingLimit' | 'claim' | 'settle' | 'halt' | 'isHeld' | 'confirmInDoubt'> {
+export class LedgerSend implements Pick<
+  SendLedger,
+  'feed' | 'windowedCampaigns' | 'windowSize' | 'recordMessagingLimit' | 'claim' | 'settle' | 'halt' | 'isHeld' | 'confirmInDoubt'
+> {
   readonly #claims = new TickBatch<PendingClaim, RawClaim>((id, items) => this.#claimMany(id, items));
   readonly #settles = new TickBatch<PendingSettle, RawSettle>((id, items) => this.#settleMany(id, items));
 
@@ -94,7 +108,8 @@ export class LedgerSend implements Pick<SendLedger, 'feed' | 'windowedCampaigns'
     withWindow.forEach((campaignId, i) => {
       const json = read[2 * i]?.[1];
       const window = typeof json === 'string' ? campaignDefinitionSchema.parse(JSON.parse(json)).window : undefined;
-      if (window !== undefined) campaigns.push({ campaignId, window, lanes: lanesOf((read[2 * i + 1]?.[1] ?? {}) as Record<string, string>) });
+      if (window !== undefined)
+        campaigns.push({ campaignId, window, lanes: lanesOf((read[2 * i + 1]?.[1] ?? {}) as Record<string, string>) });
     });
     return { now, campaigns };
   }
@@ -115,7 +130,9 @@ export class LedgerSend implements Pick<SendLedger, 'feed' | 'windowedCampaigns'
       case 'claimed':
         return { outcome: 'claimed', attempt: Number(value), row: claimedRow(phone ?? '', values ?? '', headerLink ?? '') };
       case 'settled':
-        return phone === '1' ? { outcome: 'settled', status: value as RowStatus, completedCampaign: true } : { outcome: 'settled', status: value as RowStatus };
+        return phone === '1'
+          ? { outcome: 'settled', status: value as RowStatus, completedCampaign: true }
+          : { outcome: 'settled', status: value as RowStatus };
       case 'in-doubt':
         return { outcome: 'in-doubt', attempts: Number(value) };
       case 'parked':
@@ -169,9 +186,17 @@ export class LedgerSend implements Pick<SendLedger, 'feed' | 'windowedCampaigns'
     const args: (string | number)[] = [id, clock.arg(), brake.window, brake.failureShare, this.context.confirmWindowMs];
     for (const { job, settlement } of items) {
       const sent = settlement.status === 'sent';
-      args.push(job.row, settlement.status, sent ? settlement.wamid : '', sent ? '' : settlement.errorCode, sent ? '' : settlement.errorDetail, job.requeue ?? 0);
+      args.push(
+        job.row,
+        settlement.status,
+        sent ? settlement.wamid : '',
+        sent ? '' : settlement.errorCode,
+        sent ? '' : settlement.errorDetail,
+        job.requeue ?? 0,
+      );
     }
-    if (args.length !== SETTLE_SHARED_ARGS + SETTLE_ROW_ARGS * items.length) throw new Error('settle arguments out of step with the script');
+    if (args.length !== SETTLE_SHARED_ARGS + SETTLE_ROW_ARGS * items.length)
+      throw new Error('settle arguments out of step with the script');
     const keys = await this.context.keys(id, items[0]?.phoneNumberId);
     const { phoneNumberId } = keys;
     const { sent, sentAt } = sentGuardKeys(prefix, phoneNumberId);
@@ -206,13 +231,32 @@ export class LedgerSend implements Pick<SendLedger, 'feed' | 'windowedCampaigns'
     return { resent: Number(resent), unknown: Number(unknown), ended: Number(ended), completedCampaigns: completed.map(String) };
   }
 
-  async halt(job: SendJob, errorCode: string, errorDetail: string, phoneNumberId?: string): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }> {
+  async halt(
+    job: SendJob,
+    errorCode: string,
+    errorDetail: string,
+    phoneNumberId?: string,
+  ): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }> {
     const { redis, prefix, clock } = this.context;
     const id = job.campaignId;
     const keys = await this.context.keys(id, phoneNumberId);
     const { sent, sentAt } = sentGuardKeys(prefix, keys.phoneNumberId);
     const { window, active } = feedKeys(prefix, keys.phoneNumberId);
-    const [, completed, paused] = await redis.cwHalt(keys.campaign, keys.rows, sent, sentAt, window, active, keys.pending, job.row, job.requeue ?? 0, errorCode, errorDetail, clock.arg(), id);
+    const [, completed, paused] = await redis.cwHalt(
+      keys.campaign,
+      keys.rows,
+      sent,
+      sentAt,
+      window,
+      active,
+      keys.pending,
+      job.row,
+      job.requeue ?? 0,
+      errorCode,
+      errorDetail,
+      clock.arg(),
+      id,
+    );
     return { completedCampaign: completed === 1, pausedCampaign: paused === 1 };
   }
 

@@ -77,7 +77,9 @@ function resolveIncludes(source: string, file: URL, includesDir: URL, included: 
     const match = INCLUDE_LINE.exec(line);
     if (match === null) {
       if (INCLUDE_LIKE.test(line)) {
-        throw new Error(`${where(file, index)}: malformed include line ${JSON.stringify(line)}; write --- @include "<name>" for includes/<name>.lua`);
+        throw new Error(
+          `${where(file, index)}: malformed include line ${JSON.stringify(line)}; write --- @include "<name>" for includes/<name>.lua`,
+        );
       }
       out.push(line);
       return;

@@ -21,5 +21,10 @@ export async function readMessagingReach(
     redis.zcount(key, `(${since}`, '+inf'),
     redis.zrangebyscore(key, `(${since}`, '+inf', 'WITHSCORES', 'LIMIT', 0, 1),
   ]);
-  return { storedLimit: stored === null ? undefined : messagingLimitText(stored), reached, oldestReachedAt: oldest[1] === undefined ? undefined : Number(oldest[1]), now };
+  return {
+    storedLimit: stored === null ? undefined : messagingLimitText(stored),
+    reached,
+    oldestReachedAt: oldest[1] === undefined ? undefined : Number(oldest[1]),
+    now,
+  };
 }

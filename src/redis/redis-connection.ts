@@ -22,7 +22,9 @@ export function createRedis(target: RedisTarget | string, options: { forWorker?:
     lazyConnect: true,
   };
   if (typeof target === 'string') return new Redis(target, settings);
-  return target.redisClusterNodes === undefined ? new Redis(target.redisUrl, settings) : createCluster(target.redisUrl, target.redisClusterNodes, settings);
+  return target.redisClusterNodes === undefined
+    ? new Redis(target.redisUrl, settings)
+    : createCluster(target.redisUrl, target.redisClusterNodes, settings);
 }
 
 /**
@@ -53,7 +55,10 @@ export function createCluster(url: string, nodes: readonly { host: string; port:
     // Reconnect to the cluster forever (as a single connection does), at most once a second.
     clusterRetryStrategy: (attempt) => Math.min(100 * attempt, 1000),
   };
-  return new Cluster(nodes.map((node) => ({ host: node.host, port: node.port })), options);
+  return new Cluster(
+    nodes.map((node) => ({ host: node.host, port: node.port })),
+    options,
+  );
 }
 
 /** Fails fast with a sentence that says how to get a Redis, instead of retrying forever. */
@@ -92,12 +97,15 @@ async function assertClusterAnswers(url: string, nodes: readonly { host: string;
         throw new AppError(
           'REDIS_UNAVAILABLE',
           `REDIS_CLUSTER_NODES names ${node.host}:${node.port}, which is not a cluster node (${error instanceof Error ? error.message : String(error)}). ` +
-            'Unset REDIS_CLUSTER_NODES to use a single Redis at REDIS_URL, or list the cluster\'s nodes.',
+            "Unset REDIS_CLUSTER_NODES to use a single Redis at REDIS_URL, or list the cluster's nodes.",
         );
       });
       const state = /cluster_state:(\w+)/.exec(String(info))?.[1];
       if (state !== 'ok') {
-        throw new AppError('REDIS_UNAVAILABLE', `The Redis Cluster at ${node.host}:${node.port} says cluster_state:${state ?? '?'}; it cannot take commands until every slot is served.`);
+        throw new AppError(
+          'REDIS_UNAVAILABLE',
+          `The Redis Cluster at ${node.host}:${node.port} says cluster_state:${state ?? '?'}; it cannot take commands until every slot is served.`,
+        );
       }
       return;
     } finally {
@@ -105,7 +113,11 @@ async function assertClusterAnswers(url: string, nodes: readonly { host: string;
     }
   }
   if (lastError instanceof AppError && nodes.length === 1) throw lastError;
-  throw new AppError('REDIS_UNAVAILABLE', `No node of REDIS_CLUSTER_NODES answers (${nodes.map((n) => `${n.host}:${n.port}`).join(', ')}).`, { cause: lastError });
+  throw new AppError(
+    'REDIS_UNAVAILABLE',
+    `No node of REDIS_CLUSTER_NODES answers (${nodes.map((n) => `${n.host}:${n.port}`).join(', ')}).`,
+    { cause: lastError },
+  );
 }
 
 /** A connected probe of one server, or the reason it cannot be used, in a sentence. */

@@ -17,7 +17,13 @@ export { campaignLedgerKeys, confirmKeys, feedKeys, laneBacklogKey, sentGuardKey
 /** A part's public methods. The constructor binds them onto each ledger; the interface below says so to the type. */
 type PartMethods<P> = Pick<P, keyof P>;
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
-export interface RedisLedger extends PartMethods<LedgerIngest>, PartMethods<LedgerSend>, PartMethods<LedgerDelivery>, PartMethods<LedgerControls>, PartMethods<LedgerReads> {}
+export interface RedisLedger
+  extends
+    PartMethods<LedgerIngest>,
+    PartMethods<LedgerSend>,
+    PartMethods<LedgerDelivery>,
+    PartMethods<LedgerControls>,
+    PartMethods<LedgerReads> {}
 
 /**
  * The campaign ledger in Redis: a hash per campaign (definition, counters, state), a hash of

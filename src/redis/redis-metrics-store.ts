@@ -17,9 +17,9 @@ export class RedisMetricsStore implements MetricsTotalsReader {
 
   async totals(): Promise<MetricsTotals> {
     const keys = this.#keys;
-    const [sends, latency, events, lag] = await execPipeline<[Record<string, string>, Record<string, string>, Record<string, string>, Record<string, string>]>(
-      this.#redis.pipeline().hgetall(keys.sends).hgetall(keys.sendLatency).hgetall(keys.webhookEvents).hgetall(keys.webhookLag),
-    );
+    const [sends, latency, events, lag] = await execPipeline<
+      [Record<string, string>, Record<string, string>, Record<string, string>, Record<string, string>]
+    >(this.#redis.pipeline().hgetall(keys.sends).hgetall(keys.sendLatency).hgetall(keys.webhookEvents).hgetall(keys.webhookLag));
     return {
       sends: sendTotals(sends),
       sendLatency: histogramTotals(latency, SEND_LATENCY_BUCKETS),

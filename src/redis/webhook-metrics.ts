@@ -9,7 +9,8 @@ import { CounterTally, HistogramTally } from './metric-tallies.js';
  * `ignored` (fields and statuses we do not act on), `malformed` (an item we could not read),
  * `unreadable` (a signed POST that is not a webhook body).
  */
-export type WebhookEventKind = 'sent' | 'delivered' | 'read' | 'failed' | 'message' | 'user_preferences' | 'ignored' | 'malformed' | 'unreadable';
+export type WebhookEventKind =
+  'sent' | 'delivered' | 'read' | 'failed' | 'message' | 'user_preferences' | 'ignored' | 'malformed' | 'unreadable';
 
 /**
  * The webhook consumer's metrics. It already ends each batch with one MULTI (ack, delete,

@@ -7,9 +7,7 @@ import { newTraceId } from './graph-error.js';
  * What Meta answers for such a version on this endpoint is not established (reference §2.3,
  * code 2500, UNCONFIRMED): the sandbox answers as for any unknown path.
  */
-export const SUPPORTED_API_VERSIONS: ReadonlySet<string> = new Set(
-  Array.from({ length: 8 }, (_, i) => `v${18 + i}.0`),
-);
+export const SUPPORTED_API_VERSIONS: ReadonlySet<string> = new Set(Array.from({ length: 8 }, (_, i) => `v${18 + i}.0`));
 
 export function isSupportedVersion(version: string): boolean {
   return SUPPORTED_API_VERSIONS.has(version);

@@ -40,8 +40,7 @@ function identity(phoneNumberId: string, waId: string, type: string, body: unkno
   const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const callbackData = fields['biz_opaque_callback_data'];
   // The tags keep a callback string from colliding with a content JSON that spells the same.
-  const content =
-    typeof callbackData === 'string' ? `cb:${callbackData}` : `${type}:${canonicalJson(fields[type])}`;
+  const content = typeof callbackData === 'string' ? `cb:${callbackData}` : `${type}:${canonicalJson(fields[type])}`;
   return JSON.stringify([phoneNumberId, waId, content]);
 }
 

@@ -26,8 +26,7 @@ const CODES: Record<number, CodeInfo> = {
   131049: { status: 400, title: 'This message was not delivered to maintain healthy ecosystem engagement.' },
   131050: {
     status: 400,
-    title:
-      'Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business.',
+    title: 'Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business.',
   },
   131051: { status: 400, title: 'Unsupported message type' },
   131056: { status: 400, title: '(Business Account, Consumer Account) pair rate limit hit' },
@@ -149,10 +148,7 @@ export function titleOf(code: number): string | undefined {
  * subcode, and no `error_data` (see examples/error.token-expired.json).
  */
 export function tokenError(subcode: 463 | 467): GraphErrorReply {
-  const message =
-    subcode === 463
-      ? 'Error validating access token: Session has expired.'
-      : 'Invalid OAuth access token.';
+  const message = subcode === 463 ? 'Error validating access token: Session has expired.' : 'Invalid OAuth access token.';
   return {
     status: 401,
     body: {

@@ -39,9 +39,10 @@ const DEFAULT_NAME = 'Sandbox user';
 /** The message the request describes, with a fresh inbound wamid; `phoneNumberId` already resolved. */
 export function inboundMessage(request: InboundRequest, phoneNumberId: string, at: number): InboundMessage {
   const waId = phoneDigits(request.from) ?? '';
-  const content = request.button === undefined
-    ? { kind: 'text' as const, body: request.text ?? '' }
-    : { kind: 'button' as const, payload: request.button.payload, text: request.button.text };
+  const content =
+    request.button === undefined
+      ? { kind: 'text' as const, body: request.text ?? '' }
+      : { kind: 'button' as const, payload: request.button.payload, text: request.button.text };
   return {
     phoneNumberId,
     waId,

@@ -7,9 +7,7 @@ import type { GraphErrorSpec } from './graph-error.js';
  */
 export const THROUGHPUT_ERROR: Readonly<GraphErrorSpec> = Object.freeze({
   code: 130429,
-  details:
-    'Message failed to send because there were too many messages sent from this phone number ' +
-    'in a short period of time.',
+  details: 'Message failed to send because there were too many messages sent from this phone number ' + 'in a short period of time.',
 });
 
 export const PAIR_LIMIT_ERROR: Readonly<GraphErrorSpec> = Object.freeze({

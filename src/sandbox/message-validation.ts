@@ -1,12 +1,5 @@
 import { GraphRejection, type GraphErrorSpec } from './graph-error.js';
-import {
-  INVALID,
-  isObject,
-  rejectUnknownKeys,
-  requireObject,
-  requireString,
-  type JsonObject,
-} from './json-checks.js';
+import { INVALID, isObject, rejectUnknownKeys, requireObject, requireString, type JsonObject } from './json-checks.js';
 import { phoneDigits } from './phone-digits.js';
 import { checkTemplate, type TemplateLookup } from './template-validation.js';
 
@@ -48,17 +41,7 @@ const ENVELOPE_KEYS = new Set([
  * template campaign never sends them, so they are refused with 131051 rather than waved
  * through unchecked.
  */
-const UNSIMULATED_TYPES = new Set([
-  'image',
-  'audio',
-  'video',
-  'document',
-  'sticker',
-  'location',
-  'contacts',
-  'interactive',
-  'reaction',
-]);
+const UNSIMULATED_TYPES = new Set(['image', 'audio', 'video', 'document', 'sticker', 'location', 'contacts', 'interactive', 'reaction']);
 
 const TEXT_KEYS = new Set(['body', 'preview_url']);
 const CONTEXT_KEYS = new Set(['message_id']);
@@ -117,10 +100,7 @@ function checkOptionalEnvelope(body: JsonObject): void {
   const callbackData = body['biz_opaque_callback_data'];
   if (callbackData !== undefined) {
     if (typeof callbackData !== 'string' || callbackData.length > MAX_CALLBACK_DATA) {
-      throw new GraphRejection(
-        INVALID,
-        `Parameter biz_opaque_callback_data must be a string of at most ${MAX_CALLBACK_DATA} characters`,
-      );
+      throw new GraphRejection(INVALID, `Parameter biz_opaque_callback_data must be a string of at most ${MAX_CALLBACK_DATA} characters`);
     }
   }
   if (body['context'] !== undefined) {
@@ -135,10 +115,7 @@ function checkText(text: JsonObject): void {
   const body = text['body'];
   if (body === undefined) throw GraphRejection.missing('text.body');
   if (typeof body !== 'string' || body === '' || body.length > MAX_TEXT_BODY) {
-    throw new GraphRejection(
-      INVALID,
-      `Parameter text.body must be a non-empty string of at most ${MAX_TEXT_BODY} characters`,
-    );
+    throw new GraphRejection(INVALID, `Parameter text.body must be a non-empty string of at most ${MAX_TEXT_BODY} characters`);
   }
   const preview = text['preview_url'];
   if (preview !== undefined && typeof preview !== 'boolean') {

@@ -1,12 +1,5 @@
 import { GraphRejection } from './graph-error.js';
-import {
-  INVALID,
-  MISSING_VALUE,
-  rejectUnknownKeys,
-  requireObject,
-  requireString,
-  type JsonObject,
-} from './json-checks.js';
+import { INVALID, MISSING_VALUE, rejectUnknownKeys, requireObject, requireString, type JsonObject } from './json-checks.js';
 
 /**
  * One entry of a component's `parameters[]` (reference §1.4, parameter objects). The caller
@@ -14,15 +7,7 @@ import {
  * currency or date_time …); a kind Meta knows but that does not fit is a format mismatch
  * (132012), a kind Meta does not know at all is an invalid parameter (100).
  */
-export type ParameterKind =
-  | 'text'
-  | 'currency'
-  | 'date_time'
-  | 'image'
-  | 'video'
-  | 'document'
-  | 'location'
-  | 'payload';
+export type ParameterKind = 'text' | 'currency' | 'date_time' | 'image' | 'video' | 'document' | 'location' | 'payload';
 
 /** Parameter types Meta's API defines, including ones no simulated component accepts. */
 const KNOWN_KINDS = new Set<string>([
@@ -44,8 +29,7 @@ const KNOWN_KINDS = new Set<string>([
 /** Kinds whose value is substituted into a `{{placeholder}}` and may carry a name. */
 const VARIABLE_KINDS = new Set<string>(['text', 'currency', 'date_time']);
 
-export const WHITESPACE_DETAILS =
-  'Param text cannot have new-line/tab characters or more than 4 consecutive spaces';
+export const WHITESPACE_DETAILS = 'Param text cannot have new-line/tab characters or more than 4 consecutive spaces';
 /** Meta's details for a NAMED template's parameter sent without its name (reference §2.3, code 100). */
 export const NAME_MISSING_DETAILS = 'Parameter name is missing or empty';
 const FORBIDDEN_WHITESPACE = /[\n\r\t]| {5}/;
@@ -83,10 +67,7 @@ export function readParameter(param: unknown, where: string, rules: ParameterRul
   }
   const kind = type as ParameterKind;
   if (!rules.allowed.includes(kind)) {
-    throw new GraphRejection(
-      132012,
-      `${where}: expected ${rules.allowed.join(' or ')}, got ${type}`,
-    );
+    throw new GraphRejection(132012, `${where}: expected ${rules.allowed.join(' or ')}, got ${type}`);
   }
   rejectUnknownKeys(object, KEYS[kind], where);
 

@@ -17,27 +17,43 @@ type Query = Record<string, unknown>;
  * refuses it, so a client asking for a misspelt or retired field finds out here.
  */
 export function registerPhoneNumberRoutes(app: FastifyInstance, runtime: SandboxRuntime): void {
-  app.get<{ Params: { version: string; phoneNumberId: string }; Querystring: Query }>(`/${VERSION_SEGMENT}/:phoneNumberId`, async (request, reply) => {
-    if (!isSupportedVersion(request.params.version)) return sendGraphError(reply, unknownPathError(urlPath(request.url)));
-    const tokenError = runtime.tokens.check(request.headers.authorization, accessTokenParam(request.query));
-    if (tokenError !== undefined) return sendGraphError(reply, runtime.count(tokenError));
-    const { phoneNumberId } = request.params;
-    if (!runtime.numbers.has(phoneNumberId)) return sendGraphError(reply, runtime.reject(unknownNumberError(phoneNumberId)));
-    const known: Record<string, unknown> = {
-      id: phoneNumberId,
-      display_phone_number: `+1 555-${phoneNumberId.slice(-7, -4)}-${phoneNumberId.slice(-4)}`,
-      verified_name: 'Sandbox Business',
-      status: 'CONNECTED',
-      quality_rating: 'GREEN',
-      messaging_limit_tier: runtime.messagingLimitTier,
-      whatsapp_business_manager_messaging_limit: runtime.messagingLimitTier,
-      throughput: { level: runtime.messagesPerSecond > 80 || runtime.messagesPerSecond === 0 ? 'HIGH' : 'STANDARD' },
-    };
-    const asked = typeof request.query.fields === 'string' ? request.query.fields.split(',').map((f) => f.trim()).filter((f) => f !== '') : ['id', 'display_phone_number', 'status'];
-    const unknown = asked.find((field) => !(field in known));
-    if (unknown !== undefined) {
-      return sendGraphError(reply, runtime.reject({ code: 100, type: 'OAuthException', message: `(#100) Tried accessing nonexisting field (${unknown}) on node type (WhatsAppBusinessPhoneNumber)` }));
-    }
-    return Object.fromEntries([['id', phoneNumberId], ...asked.map((field) => [field, known[field]])]);
-  });
+  app.get<{ Params: { version: string; phoneNumberId: string }; Querystring: Query }>(
+    `/${VERSION_SEGMENT}/:phoneNumberId`,
+    async (request, reply) => {
+      if (!isSupportedVersion(request.params.version)) return sendGraphError(reply, unknownPathError(urlPath(request.url)));
+      const tokenError = runtime.tokens.check(request.headers.authorization, accessTokenParam(request.query));
+      if (tokenError !== undefined) return sendGraphError(reply, runtime.count(tokenError));
+      const { phoneNumberId } = request.params;
+      if (!runtime.numbers.has(phoneNumberId)) return sendGraphError(reply, runtime.reject(unknownNumberError(phoneNumberId)));
+      const known: Record<string, unknown> = {
+        id: phoneNumberId,
+        display_phone_number: `+1 555-${phoneNumberId.slice(-7, -4)}-${phoneNumberId.slice(-4)}`,
+        verified_name: 'Sandbox Business',
+        status: 'CONNECTED',
+        quality_rating: 'GREEN',
+        messaging_limit_tier: runtime.messagingLimitTier,
+        whatsapp_business_manager_messaging_limit: runtime.messagingLimitTier,
+        throughput: { level: runtime.messagesPerSecond > 80 || runtime.messagesPerSecond === 0 ? 'HIGH' : 'STANDARD' },
+      };
+      const asked =
+        typeof request.query.fields === 'string'
+          ? request.query.fields
+              .split(',')
+              .map((f) => f.trim())
+              .filter((f) => f !== '')
+          : ['id', 'display_phone_number', 'status'];
+      const unknown = asked.find((field) => !(field in known));
+      if (unknown !== undefined) {
+        return sendGraphError(
+          reply,
+          runtime.reject({
+            code: 100,
+            type: 'OAuthException',
+            message: `(#100) Tried accessing nonexisting field (${unknown}) on node type (WhatsAppBusinessPhoneNumber)`,
+          }),
+        );
+      }
+      return Object.fromEntries([['id', phoneNumberId], ...asked.map((field) => [field, known[field]])]);
+    },
+  );
 }

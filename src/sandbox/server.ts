@@ -51,8 +51,7 @@ export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined,
   app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
     const status = error.statusCode ?? 500;
     if (status >= 500) request.log.error({ err: error }, 'sandbox request failed');
-    const spec =
-      status >= 500 ? { code: 131000, details: 'Internal sandbox error' } : { code: 100, details: error.message };
+    const spec = status >= 500 ? { code: 131000, details: 'Internal sandbox error' } : { code: 100, details: error.message };
     const answer = runtime.reject({ ...spec, status });
     return reply.code(answer.status).send(answer.body);
   });

@@ -142,11 +142,14 @@ export class StatusWebhookSender {
       const due: (() => void)[] = [];
       bucket = due;
       this.#slots.set(slot, due);
-      const timer = setTimeout(() => {
-        this.#timers.delete(timer);
-        this.#slots.delete(slot);
-        for (const later of due) later();
-      }, Math.max(0, slot * SLOT_MS - Date.now()));
+      const timer = setTimeout(
+        () => {
+          this.#timers.delete(timer);
+          this.#slots.delete(slot);
+          for (const later of due) later();
+        },
+        Math.max(0, slot * SLOT_MS - Date.now()),
+      );
       this.#timers.add(timer);
     }
     bucket.push(run);

@@ -1,13 +1,6 @@
 import { renderPlaceholders, type TemplateRequirements } from '../templates/template-requirements.js';
 import { GraphRejection } from './graph-error.js';
-import {
-  INVALID,
-  MISSING_VALUE,
-  rejectUnknownKeys,
-  requireObject,
-  requireString,
-  optionalString,
-} from './json-checks.js';
+import { INVALID, MISSING_VALUE, rejectUnknownKeys, requireObject, requireString, optionalString } from './json-checks.js';
 import { readParameter, type ParameterKind, type ParameterValue } from './parameter-validation.js';
 import type { TemplateEntry } from './templates-store.js';
 
@@ -116,9 +109,7 @@ function checkComponents(sent: SentComponents, entry: TemplateEntry): void {
   const named = req.parameterFormat === 'NAMED';
   checkHeader(sent.header, req, named);
 
-  const bodyValues = (sent.body ?? []).map((p, i) =>
-    readParameter(p, `body.parameters[${i}]`, { allowed: BODY_KINDS, named }),
-  );
+  const bodyValues = (sent.body ?? []).map((p, i) => readParameter(p, `body.parameters[${i}]`, { allowed: BODY_KINDS, named }));
   const values = matchVariables('body', req.body.variables, bodyValues, named);
   const rendered = renderPlaceholders(req.body.text, values);
   if (rendered.length > MAX_RENDERED_BODY) {
@@ -146,10 +137,7 @@ function checkHeader(sent: unknown[] | undefined, req: TemplateRequirements, nam
   if (header.kind === 'media' || header.kind === 'location') {
     const kind = header.kind === 'media' ? (header.format.toLowerCase() as ParameterKind) : 'location';
     if (sent === undefined || sent.length === 0) {
-      throw new GraphRejection(
-        132012,
-        `header: template header format is ${kind.toUpperCase()}; expected 1 ${kind} parameter, got none`,
-      );
+      throw new GraphRejection(132012, `header: template header format is ${kind.toUpperCase()}; expected 1 ${kind} parameter, got none`);
     }
     sent.forEach((p, i) => readParameter(p, `header.parameters[${i}]`, { allowed: [kind], named }));
     if (sent.length !== 1) {
@@ -202,9 +190,7 @@ function checkButton(button: SentButton, entry: TemplateEntry, named: boolean): 
     return;
   }
   const variables = entry.requirements.urlButtons.find((u) => u.index === button.index)?.variables ?? [];
-  const values = button.parameters.map((p, i) =>
-    readParameter(p, `${where}.parameters[${i}]`, { allowed: ['text'], named }),
-  );
+  const values = button.parameters.map((p, i) => readParameter(p, `${where}.parameters[${i}]`, { allowed: ['text'], named }));
   matchVariables(`${where} (url)`, variables, values, named);
 }
 
@@ -229,10 +215,7 @@ export function matchVariables(
   for (const value of values) {
     const name = value.name ?? '';
     if (!variables.includes(name)) {
-      throw new GraphRejection(
-        132000,
-        `${where}: unknown parameter_name ${name}; expected ${variables.join(', ') || 'no parameters'}`,
-      );
+      throw new GraphRejection(132000, `${where}: unknown parameter_name ${name}; expected ${variables.join(', ') || 'no parameters'}`);
     }
     if (byName.has(name)) throw new GraphRejection(132000, `${where}: parameter_name ${name} is given twice`);
     byName.set(name, value.text ?? '');

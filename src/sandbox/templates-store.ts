@@ -66,9 +66,7 @@ export class TemplatesStore {
           `Template ${template.name} (${template.language}) is listed twice; Meta keeps one per name and language.`,
         );
       }
-      const buttonTypes = parsed.data.components.flatMap((c) =>
-        c.type === 'BUTTONS' ? c.buttons.map((b) => b.type) : [],
-      );
+      const buttonTypes = parsed.data.components.flatMap((c) => (c.type === 'BUTTONS' ? c.buttons.map((b) => b.type) : []));
       const entry: TemplateEntry = { template, requirements: requirementsOf(parsed.data), buttonTypes };
       this.entries.push(entry);
       this.byKey.set(key, entry);

@@ -101,9 +101,7 @@ export class TemplateRegistry {
   }
 
   async find(name: string, language: string): Promise<TemplateLookup> {
-    const sameName = (await this.list())
-      .filter((t) => t.name === name)
-      .sort((a, b) => compare(a.language, b.language));
+    const sameName = (await this.list()).filter((t) => t.name === name).sort((a, b) => compare(a.language, b.language));
     const template = sameName.find((t) => t.language === language);
     return template === undefined ? { sameName } : { template, sameName };
   }
@@ -117,7 +115,10 @@ export class TemplateRegistry {
   async #cachedFromThisSource(): Promise<TemplateSnapshot | undefined> {
     const cached = await this.#cache.read();
     if (cached === undefined || cached.source === this.#source.describe()) return cached;
-    this.#logger.info({ source: this.#source.describe(), cachedSource: cached.source }, 'cached templates are from another source, ignoring them');
+    this.#logger.info(
+      { source: this.#source.describe(), cachedSource: cached.source },
+      'cached templates are from another source, ignoring them',
+    );
     return undefined;
   }
 
@@ -133,10 +134,7 @@ export class TemplateRegistry {
     const templates = await this.#source.fetchAll();
     const snapshot: TemplateSnapshot = { templates, syncedAt: this.#now(), source: this.#source.describe() };
     await this.#cache.write(snapshot);
-    this.#logger.debug(
-      { source: snapshot.source, count: templates.length, durationMs: snapshot.syncedAt - started },
-      'templates synced',
-    );
+    this.#logger.debug({ source: snapshot.source, count: templates.length, durationMs: snapshot.syncedAt - started }, 'templates synced');
     return snapshot;
   }
 }

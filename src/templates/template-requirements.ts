@@ -8,10 +8,7 @@ import type { MessageTemplate } from './template-schema.js';
 export type MediaFormat = 'IMAGE' | 'VIDEO' | 'DOCUMENT';
 
 export type HeaderRequirement =
-  | { kind: 'none' }
-  | { kind: 'text'; text: string; variables: string[] }
-  | { kind: 'media'; format: MediaFormat }
-  | { kind: 'location' };
+  { kind: 'none' } | { kind: 'text'; text: string; variables: string[] } | { kind: 'media'; format: MediaFormat } | { kind: 'location' };
 
 export interface UrlButtonRequirement {
   /** Position of the button in the template, sent as the string `index`. */

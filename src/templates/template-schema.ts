@@ -26,12 +26,7 @@ const buttonsComponent = z.object({
   buttons: z.array(templateButton),
 });
 
-export const templateComponentSchema = z.discriminatedUnion('type', [
-  headerComponent,
-  bodyComponent,
-  footerComponent,
-  buttonsComponent,
-]);
+export const templateComponentSchema = z.discriminatedUnion('type', [headerComponent, bodyComponent, footerComponent, buttonsComponent]);
 
 export const messageTemplateSchema = z.object({
   id: z.string().optional(),

@@ -16,10 +16,16 @@ export async function loadTemplatesFile(path: string): Promise<MessageTemplate[]
     // A named pipe or a device (/dev/zero) would be read forever: refuse it before opening.
     const info = await stat(path);
     if (!info.isFile()) {
-      throw new AppError('TEMPLATES_FILE_INVALID', `Templates file ${path} is not a regular file (a directory, a pipe or a device); give the path of the saved JSON list`);
+      throw new AppError(
+        'TEMPLATES_FILE_INVALID',
+        `Templates file ${path} is not a regular file (a directory, a pipe or a device); give the path of the saved JSON list`,
+      );
     }
     if (info.size > MAX_TEMPLATES_FILE_BYTES) {
-      throw new AppError('TEMPLATES_FILE_INVALID', `Templates file ${path} is ${info.size} bytes, too large for a message_templates list; check the path`);
+      throw new AppError(
+        'TEMPLATES_FILE_INVALID',
+        `Templates file ${path} is ${info.size} bytes, too large for a message_templates list; check the path`,
+      );
     }
     text = await readFile(path, 'utf8');
   } catch (cause) {

@@ -55,7 +55,14 @@ export class WebhookConsumer {
   #groupReady = false;
 
   constructor(options: WebhookConsumerOptions) {
-    this.#o = { ...options, isOptOut: options.isOptOut ?? (() => false), parkMs: options.parkMs ?? 600_000, blockMs: options.blockMs ?? 1000, parkedRetryMs: options.parkedRetryMs ?? PARKED_RETRY_MS, claimIdleMs: options.claimIdleMs ?? CLAIM_IDLE_MS };
+    this.#o = {
+      ...options,
+      isOptOut: options.isOptOut ?? (() => false),
+      parkMs: options.parkMs ?? 600_000,
+      blockMs: options.blockMs ?? 1000,
+      parkedRetryMs: options.parkedRetryMs ?? PARKED_RETRY_MS,
+      claimIdleMs: options.claimIdleMs ?? CLAIM_IDLE_MS,
+    };
     this.#keys = webhookKeys(options.prefix);
     this.#metrics = options.metrics;
   }
@@ -89,12 +96,24 @@ export class WebhookConsumer {
   async processOnce(): Promise<number> {
     const { redis, consumer } = this.#o;
     await this.#ensureGroup();
-    const [, claimed] = (await redis.xautoclaim(this.#keys.inbox, GROUP, consumer, this.#o.claimIdleMs, '0-0', 'COUNT', 100)) as [string, [string, string[]][]];
+    const [, claimed] = (await redis.xautoclaim(this.#keys.inbox, GROUP, consumer, this.#o.claimIdleMs, '0-0', 'COUNT', 100)) as [
+      string,
+      [string, string[]][],
+    ];
     let entries = claimed.filter((e) => e[1] !== null && e[1] !== undefined);
     if (entries.length === 0) {
-      const read = (await redis.xreadgroup('GROUP', GROUP, consumer, 'COUNT', 100, 'BLOCK', this.#o.blockMs, 'STREAMS', this.#keys.inbox, '>')) as
-        | [string, [string, string[]][]][]
-        | null;
+      const read = (await redis.xreadgroup(
+        'GROUP',
+        GROUP,
+        consumer,
+        'COUNT',
+        100,
+        'BLOCK',
+        this.#o.blockMs,
+        'STREAMS',
+        this.#keys.inbox,
+        '>',
+      )) as [string, [string, string[]][]][] | null;
       entries = read?.[0]?.[1] ?? [];
     }
     if (entries.length > 0) await this.#handle(entries);
@@ -154,7 +173,10 @@ export class WebhookConsumer {
     }
     for (const [key, n] of Object.entries(counted)) stats[key] = (stats[key] ?? 0) + n;
     const ids = entries.map((e) => e[0]);
-    const tx = this.#o.redis.multi().xack(this.#keys.inbox, GROUP, ...ids).xdel(this.#keys.inbox, ...ids);
+    const tx = this.#o.redis
+      .multi()
+      .xack(this.#keys.inbox, GROUP, ...ids)
+      .xdel(this.#keys.inbox, ...ids);
     for (const [key, n] of Object.entries(stats)) if (n > 0) tx.hincrby(this.#keys.stats, key, n);
     metrics?.drainInto(tx);
     await tx.exec();

@@ -39,14 +39,16 @@ export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () 
   } catch (error) {
     return { ok: false, problem: `not JSON: ${(error as Error).message}` };
   }
-  if (!isObject(payload) || !Array.isArray(payload.entry)) return { ok: false, problem: 'no entry[] array (not a WhatsApp Business Account webhook)' };
+  if (!isObject(payload) || !Array.isArray(payload.entry))
+    return { ok: false, problem: 'no entry[] array (not a WhatsApp Business Account webhook)' };
   const events: WebhookEvents = { statuses: [], inbound: [], preferences: [], ignored: 0, malformed: 0 };
   for (const entry of payload.entry) {
     if (!isObject(entry) || !Array.isArray(entry.changes)) continue;
     for (const change of entry.changes) {
       if (!isObject(change) || !isObject(change.value)) continue;
       const value = change.value;
-      const phoneNumberId = isObject(value.metadata) && typeof value.metadata.phone_number_id === 'string' ? value.metadata.phone_number_id : '';
+      const phoneNumberId =
+        isObject(value.metadata) && typeof value.metadata.phone_number_id === 'string' ? value.metadata.phone_number_id : '';
       if (change.field === 'user_preferences' && Array.isArray(value.user_preferences)) {
         for (const item of value.user_preferences) {
           const preference = toPreference(item, phoneNumberId);
@@ -79,16 +81,22 @@ export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () 
 function toStatus(item: unknown, phoneNumberId: string): StatusUpdate | 'other' | undefined {
   if (!isObject(item) || typeof item.id !== 'string' || item.id === '' || typeof item.status !== 'string') return undefined;
   // Unix seconds as a string (a number is accepted too).
-  const seconds = typeof item.timestamp === 'string' ? Number(item.timestamp) : typeof item.timestamp === 'number' ? item.timestamp : Number.NaN;
+  const seconds =
+    typeof item.timestamp === 'string' ? Number(item.timestamp) : typeof item.timestamp === 'number' ? item.timestamp : Number.NaN;
   if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
   // `played` (voice) and kinds Meta may add: not a delivery state of ours.
   if (!KINDS.has(item.status) || phoneNumberId === '') return 'other';
   const update: StatusUpdate = { phoneNumberId, wamid: item.id, kind: item.status as StatusUpdate['kind'], at: Math.round(seconds * 1000) };
-  if (typeof item.biz_opaque_callback_data === 'string' && item.biz_opaque_callback_data !== '') update.callbackData = item.biz_opaque_callback_data;
+  if (typeof item.biz_opaque_callback_data === 'string' && item.biz_opaque_callback_data !== '')
+    update.callbackData = item.biz_opaque_callback_data;
   if (update.kind === 'failed') {
     const error = Array.isArray(item.errors) && isObject(item.errors[0]) ? item.errors[0] : undefined;
-    update.code = error !== undefined && (typeof error.code === 'number' || typeof error.code === 'string') ? String(error.code) : 'UNKNOWN';
-    const details = error !== undefined && isObject(error.error_data) && typeof error.error_data.details === 'string' ? error.error_data.details : undefined;
+    update.code =
+      error !== undefined && (typeof error.code === 'number' || typeof error.code === 'string') ? String(error.code) : 'UNKNOWN';
+    const details =
+      error !== undefined && isObject(error.error_data) && typeof error.error_data.details === 'string'
+        ? error.error_data.details
+        : undefined;
     const title = error !== undefined && typeof error.title === 'string' ? error.title : undefined;
     update.detail = (details ?? title ?? 'failed, by status webhook').slice(0, 500);
   }
@@ -105,7 +113,13 @@ function toInbound(item: unknown, phoneNumberId: string, isOptOut: OptOutMatcher
   if (!isObject(item) || typeof item.from !== 'string' || item.from === '' || typeof item.id !== 'string') return undefined;
   const at = seconds(item.timestamp);
   if (Number.isNaN(at) || phoneNumberId === '') return undefined;
-  const update: InboundUpdate = { phoneNumberId, waId: item.from.replace(/^\+/, ''), wamid: item.id, at: Math.round(at * 1000), optOut: false };
+  const update: InboundUpdate = {
+    phoneNumberId,
+    waId: item.from.replace(/^\+/, ''),
+    wamid: item.id,
+    at: Math.round(at * 1000),
+    optOut: false,
+  };
   if (isObject(item.context) && typeof item.context.id === 'string') update.replyTo = item.context.id;
   let words: string | undefined;
   if (item.type === 'button' && isObject(item.button)) {
@@ -114,7 +128,11 @@ function toInbound(item: unknown, phoneNumberId: string, isOptOut: OptOutMatcher
     update.reply = (payload ?? label ?? '').slice(0, 256);
     update.optOut = (payload !== undefined && isOptOut(payload)) || (label !== undefined && isOptOut(label));
   } else if (item.type === 'interactive' && isObject(item.interactive)) {
-    const reply = isObject(item.interactive.button_reply) ? item.interactive.button_reply : isObject(item.interactive.list_reply) ? item.interactive.list_reply : undefined;
+    const reply = isObject(item.interactive.button_reply)
+      ? item.interactive.button_reply
+      : isObject(item.interactive.list_reply)
+        ? item.interactive.list_reply
+        : undefined;
     if (reply !== undefined && typeof reply.id === 'string') update.reply = reply.id.slice(0, 256);
   } else if (item.type === 'text' && isObject(item.text) && typeof item.text.body === 'string') {
     words = item.text.body;

@@ -78,7 +78,10 @@ export function createWebhookRedis(target: RedisTarget | string, logger: Logger,
   redis.on('error', (error: Error) => {
     if (down) return;
     down = true;
-    logger.warn({ redis: redactUrl(url), reason: error.message }, 'Redis is not answering: /readyz and POST /webhook answer 503 (Meta retries) until it does');
+    logger.warn(
+      { redis: redactUrl(url), reason: error.message },
+      'Redis is not answering: /readyz and POST /webhook answer 503 (Meta retries) until it does',
+    );
   });
   redis.on('ready', () => {
     if (!down) return;
@@ -87,4 +90,3 @@ export function createWebhookRedis(target: RedisTarget | string, logger: Logger,
   });
   return redis;
 }
-

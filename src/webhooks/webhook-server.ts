@@ -66,7 +66,10 @@ export function buildWebhookServer(options: WebhookServerOptions): FastifyInstan
     if (status === 413) {
       const suppressed = tooLarge.take();
       if (suppressed !== undefined) {
-        logger.warn({ ip: request.ip, contentLength: request.headers['content-length'], limit: WEBHOOK_BODY_LIMIT, suppressed }, 'webhook POST over the size limit refused (413)');
+        logger.warn(
+          { ip: request.ip, contentLength: request.headers['content-length'], limit: WEBHOOK_BODY_LIMIT, suppressed },
+          'webhook POST over the size limit refused (413)',
+        );
       }
     } else if (status >= 500) {
       request.log.error({ err: error }, 'webhook request failed');
@@ -86,7 +89,12 @@ export function buildWebhookServer(options: WebhookServerOptions): FastifyInstan
     }
     const suppressed = badHandshake.take();
     if (suppressed !== undefined) {
-      const why = mode !== 'subscribe' ? 'hub.mode is not subscribe' : !tokenMatches ? 'hub.verify_token is not WEBHOOK_VERIFY_TOKEN' : 'no hub.challenge';
+      const why =
+        mode !== 'subscribe'
+          ? 'hub.mode is not subscribe'
+          : !tokenMatches
+            ? 'hub.verify_token is not WEBHOOK_VERIFY_TOKEN'
+            : 'no hub.challenge';
       logger.warn({ ip: request.ip, why, suppressed }, 'webhook handshake refused (403)');
     }
     return reply.code(403).send({ error: 'verification failed' });
@@ -103,19 +111,25 @@ export function buildWebhookServer(options: WebhookServerOptions): FastifyInstan
     // A POST without a well-formed signature header is refused before its body is read.
     onRequest: async (request, reply) => {
       if (parseSignatureHeader(signatureOf(request)) !== undefined) return;
-      const why = request.headers[SIGNATURE_HEADER] === undefined ? 'no X-Hub-Signature-256 header' : 'malformed X-Hub-Signature-256 header';
+      const why =
+        request.headers[SIGNATURE_HEADER] === undefined ? 'no X-Hub-Signature-256 header' : 'malformed X-Hub-Signature-256 header';
       return refuseSignature(request, reply, why);
     },
     handler: async (request, reply) => {
       // When the request came in (before its body was read), on the wall clock: consumers measure their lag from it.
       const receivedAt = Math.round(Date.now() - reply.elapsedTime);
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      if (!verifySignature(raw, signatureOf(request), appSecrets)) return refuseSignature(request, reply, 'signature does not match the body');
+      if (!verifySignature(raw, signatureOf(request), appSecrets))
+        return refuseSignature(request, reply, 'signature does not match the body');
       try {
         await inbox.append(raw, receivedAt);
       } catch (error) {
         const suppressed = notStored.take();
-        if (suppressed !== undefined) logger.error({ reason: error instanceof Error ? error.message : String(error), suppressed }, 'webhook POST not stored (Redis): answered 503, Meta retries');
+        if (suppressed !== undefined)
+          logger.error(
+            { reason: error instanceof Error ? error.message : String(error), suppressed },
+            'webhook POST not stored (Redis): answered 503, Meta retries',
+          );
         return reply.code(503).header('retry-after', '5').send({ error: 'not stored, try again' });
       }
       return reply.code(200).send({ ok: true });
@@ -134,7 +148,11 @@ export function buildWebhookServer(options: WebhookServerOptions): FastifyInstan
         return reply.code(200).type(scraped.contentType).send(scraped.body);
       } catch (error) {
         const suppressed = notScraped.take();
-        if (suppressed !== undefined) logger.warn({ reason: error instanceof Error ? error.message : String(error), suppressed }, 'metrics scrape failed (Redis): answered 503');
+        if (suppressed !== undefined)
+          logger.warn(
+            { reason: error instanceof Error ? error.message : String(error), suppressed },
+            'metrics scrape failed (Redis): answered 503',
+          );
         return reply.code(503).type('text/plain; charset=utf-8').send('metrics unavailable: Redis is not answering\n');
       }
     });

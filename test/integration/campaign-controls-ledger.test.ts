@@ -15,7 +15,8 @@ import { UNIT_NUMBER } from '../support/unit-campaigns.js';
 
 const ID = 'c1';
 const HOUR = 3_600_000;
-const job = (row: number, requeue?: number): SendJob => (requeue === undefined ? { campaignId: ID, row } : { campaignId: ID, row, requeue });
+const job = (row: number, requeue?: number): SendJob =>
+  requeue === undefined ? { campaignId: ID, row } : { campaignId: ID, row, requeue };
 
 describe('CampaignControls (ledger on a real Redis)', () => {
   const openLedger = ledgersPerTest('controls');
@@ -37,7 +38,11 @@ describe('CampaignControls (ledger on a real Redis)', () => {
     if (options.expiresAt !== undefined) definition.expiresAt = options.expiresAt;
     await ledger.createCampaign(definition);
     for (let from = 1; from <= rows; from += 500) {
-      await ledger.recordIngested(ID, UNIT_NUMBER, Array.from({ length: Math.min(500, rows - from + 1) }, (_, i) => queuedRow(from + i)));
+      await ledger.recordIngested(
+        ID,
+        UNIT_NUMBER,
+        Array.from({ length: Math.min(500, rows - from + 1) }, (_, i) => queuedRow(from + i)),
+      );
     }
     await ledger.finishIngest(ID);
     if (options.fed !== 0) await feed(options.fed ?? rows);
@@ -49,7 +54,11 @@ describe('CampaignControls (ledger on a real Redis)', () => {
     for (let row = 1; row <= rows; row++) {
       await ledger.claim(job(row), UNIT_NUMBER);
       const status = answer(row);
-      await ledger.settle(job(row), status === 'sent' ? { status, wamid: `w${row}` } : { status, errorCode: row % 2 === 0 ? '131026' : '131000', errorDetail: 'x' }, UNIT_NUMBER);
+      await ledger.settle(
+        job(row),
+        status === 'sent' ? { status, wamid: `w${row}` } : { status, errorCode: row % 2 === 0 ? '131026' : '131000', errorDetail: 'x' },
+        UNIT_NUMBER,
+      );
     }
   }
 
@@ -65,10 +74,16 @@ describe('CampaignControls (ledger on a real Redis)', () => {
     });
 
     it('refuses a campaign that does not exist (CAMPAIGN_NOT_FOUND), is cancelled or has finished (CAMPAIGN_STATE_CONFLICT)', async () => {
-      await expect(controls.pause('nope')).rejects.toMatchObject({ code: 'CAMPAIGN_NOT_FOUND', message: expect.stringContaining('No campaign nope') as unknown });
+      await expect(controls.pause('nope')).rejects.toMatchObject({
+        code: 'CAMPAIGN_NOT_FOUND',
+        message: expect.stringContaining('No campaign nope') as unknown,
+      });
       await campaign(1);
       await answerAll(1, () => 'sent');
-      await expect(controls.pause(ID)).rejects.toMatchObject({ code: 'CAMPAIGN_STATE_CONFLICT', message: expect.stringMatching(/^Cannot pause campaign c1: it is completed \(it has finished; see `campaign report`\)$/) as unknown });
+      await expect(controls.pause(ID)).rejects.toMatchObject({
+        code: 'CAMPAIGN_STATE_CONFLICT',
+        message: expect.stringMatching(/^Cannot pause campaign c1: it is completed \(it has finished; see `campaign report`\)$/) as unknown,
+      });
       const other = new CampaignControls({ ledger: openLedger().ledger });
       await expect(other.pause(ID)).rejects.toMatchObject({ code: 'CAMPAIGN_NOT_FOUND' });
     });
@@ -76,7 +91,12 @@ describe('CampaignControls (ledger on a real Redis)', () => {
     it('refuses a cancelled campaign, saying how to send its unsent rows', async () => {
       await campaign(1, { fed: 0 });
       await controls.cancel(ID);
-      await expect(controls.pause(ID)).rejects.toMatchObject({ code: 'CAMPAIGN_STATE_CONFLICT', message: expect.stringContaining('it is cancelled (a cancelled campaign stays cancelled; to send its unsent rows, send the file under a new --campaign ID') as unknown });
+      await expect(controls.pause(ID)).rejects.toMatchObject({
+        code: 'CAMPAIGN_STATE_CONFLICT',
+        message: expect.stringContaining(
+          'it is cancelled (a cancelled campaign stays cancelled; to send its unsent rows, send the file under a new --campaign ID',
+        ) as unknown,
+      });
     });
   });
 
@@ -95,7 +115,10 @@ describe('CampaignControls (ledger on a real Redis)', () => {
       await expect(controls.resume('nope')).rejects.toMatchObject({ code: 'CAMPAIGN_NOT_FOUND' });
       await campaign(1, { fed: 0 });
       await controls.cancel(ID);
-      await expect(controls.resume(ID)).rejects.toMatchObject({ code: 'CAMPAIGN_STATE_CONFLICT', message: expect.stringMatching(/^Cannot resume campaign c1: it is cancelled/) as unknown });
+      await expect(controls.resume(ID)).rejects.toMatchObject({
+        code: 'CAMPAIGN_STATE_CONFLICT',
+        message: expect.stringMatching(/^Cannot resume campaign c1: it is cancelled/) as unknown,
+      });
     });
   });
 
@@ -120,7 +143,10 @@ describe('CampaignControls (ledger on a real Redis)', () => {
       await expect(controls.cancel('nope')).rejects.toMatchObject({ code: 'CAMPAIGN_NOT_FOUND' });
       await campaign(1);
       await answerAll(1, () => 'failed');
-      await expect(controls.cancel(ID)).rejects.toMatchObject({ code: 'CAMPAIGN_STATE_CONFLICT', message: expect.stringMatching(/^Cannot cancel campaign c1: it is completed/) as unknown });
+      await expect(controls.cancel(ID)).rejects.toMatchObject({
+        code: 'CAMPAIGN_STATE_CONFLICT',
+        message: expect.stringMatching(/^Cannot cancel campaign c1: it is completed/) as unknown,
+      });
     });
   });
 
@@ -133,7 +159,10 @@ describe('CampaignControls (ledger on a real Redis)', () => {
 
     it('refuses a start at or after the expiry (every row would expire unsent), before asking the ledger', async () => {
       await campaign(1, { fed: 0, startsAt: clock.now() + HOUR, expiresAt: clock.now() + 3 * HOUR });
-      await expect(controls.reschedule(ID, clock.now() + 3 * HOUR)).rejects.toMatchObject({ code: 'OPTION_INVALID', message: expect.stringContaining("is not before the campaign's expiry") as unknown });
+      await expect(controls.reschedule(ID, clock.now() + 3 * HOUR)).rejects.toMatchObject({
+        code: 'OPTION_INVALID',
+        message: expect.stringContaining("is not before the campaign's expiry") as unknown,
+      });
       expect((await ledger.status(ID))?.startsAt).toBe(clock.now() + HOUR);
       await controls.reschedule(ID, clock.now() + 3 * HOUR - 1);
       expect((await ledger.status(ID))?.startsAt).toBe(clock.now() + 3 * HOUR - 1);
@@ -147,7 +176,10 @@ describe('CampaignControls (ledger on a real Redis)', () => {
         message: 'Cannot reschedule campaign c1: it has started sending; `campaign pause c1` stops it for now',
       });
       await controls.cancel(ID);
-      await expect(controls.reschedule(ID, clock.now() + HOUR)).rejects.toMatchObject({ code: 'CAMPAIGN_STATE_CONFLICT', message: expect.stringMatching(/it is cancelled/) as unknown });
+      await expect(controls.reschedule(ID, clock.now() + HOUR)).rejects.toMatchObject({
+        code: 'CAMPAIGN_STATE_CONFLICT',
+        message: expect.stringMatching(/it is cancelled/) as unknown,
+      });
     });
   });
 
@@ -158,7 +190,9 @@ describe('CampaignControls (ledger on a real Redis)', () => {
       await ledger.purge(ID);
       await expect(controls.retry(ID, { codes: [], failed: true, unknown: false })).rejects.toMatchObject({
         code: 'CAMPAIGN_PURGED',
-        message: expect.stringMatching(/^Cannot retry campaign c1: it was purged at 2026-12-01T08:00:00\.000Z, so its rows \(numbers and values\) are gone/) as unknown,
+        message: expect.stringMatching(
+          /^Cannot retry campaign c1: it was purged at 2026-12-01T08:00:00\.000Z, so its rows \(numbers and values\) are gone/,
+        ) as unknown,
       });
     });
 
@@ -166,7 +200,13 @@ describe('CampaignControls (ledger on a real Redis)', () => {
       await campaign(2500);
       await answerAll(2500, (row) => (row % 500 === 0 ? 'failed' : row % 700 === 0 ? 'unknown' : 'sent'));
       const progress: RetryProgress[] = [];
-      expect(await controls.retry(ID, { codes: [], failed: true, unknown: false }, (p) => progress.push(p))).toEqual({ requeued: 5, noPayload: 0, held: 0, heldUntil: 0, paused: false });
+      expect(await controls.retry(ID, { codes: [], failed: true, unknown: false }, (p) => progress.push(p))).toEqual({
+        requeued: 5,
+        noPayload: 0,
+        held: 0,
+        heldUntil: 0,
+        paused: false,
+      });
       expect(progress).toEqual([
         { scanned: 1000, total: 2500, requeued: 2 },
         { scanned: 2000, total: 2500, requeued: 4 },
@@ -175,14 +215,25 @@ describe('CampaignControls (ledger on a real Redis)', () => {
       // Run again: the requeued rows are queued now, not failed.
       expect(await controls.retry(ID, { codes: [], failed: true, unknown: false })).toMatchObject({ requeued: 0 });
       expect(await controls.retry(ID, { codes: [], failed: false, unknown: true })).toMatchObject({ requeued: 3 });
-      expect((await feed(10_000)).jobs).toEqual([...[500, 1000, 1500, 2000, 2500].map((row) => job(row, 1)), job(700, 1), job(1400, 1), job(2100, 1)]);
+      expect((await feed(10_000)).jobs).toEqual([
+        ...[500, 1000, 1500, 2000, 2500].map((row) => job(row, 1)),
+        job(700, 1),
+        job(1400, 1),
+        job(2100, 1),
+      ]);
       expect((await ledger.status(ID))?.state).toBe('running');
     });
 
     it('chooses failed rows by their code', async () => {
       await campaign(4);
       await answerAll(4, () => 'failed');
-      expect(await controls.retry(ID, { codes: ['131026'], failed: true, unknown: false })).toEqual({ requeued: 2, noPayload: 0, held: 0, heldUntil: 0, paused: false });
+      expect(await controls.retry(ID, { codes: ['131026'], failed: true, unknown: false })).toEqual({
+        requeued: 2,
+        noPayload: 0,
+        held: 0,
+        heldUntil: 0,
+        paused: false,
+      });
       expect((await feed(10)).jobs).toEqual([job(2, 1), job(4, 1)]);
     });
 
@@ -190,15 +241,26 @@ describe('CampaignControls (ledger on a real Redis)', () => {
       await campaign(2);
       await answerAll(1, () => 'failed');
       await controls.pause(ID);
-      expect(await controls.retry(ID, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0, paused: true });
+      expect(await controls.retry(ID, { codes: [], failed: true, unknown: false })).toEqual({
+        requeued: 1,
+        noPayload: 0,
+        held: 0,
+        heldUntil: 0,
+        paused: true,
+      });
       expect((await feed(10)).jobs).toEqual([]);
     });
 
     it('refuses a missing or cancelled campaign', async () => {
-      await expect(controls.retry('nope', { codes: [], failed: true, unknown: true })).rejects.toMatchObject({ code: 'CAMPAIGN_NOT_FOUND' });
+      await expect(controls.retry('nope', { codes: [], failed: true, unknown: true })).rejects.toMatchObject({
+        code: 'CAMPAIGN_NOT_FOUND',
+      });
       await campaign(1, { fed: 0 });
       await controls.cancel(ID);
-      await expect(controls.retry(ID, { codes: [], failed: true, unknown: true })).rejects.toMatchObject({ code: 'CAMPAIGN_STATE_CONFLICT', message: expect.stringMatching(/^Cannot retry campaign c1: it is cancelled/) as unknown });
+      await expect(controls.retry(ID, { codes: [], failed: true, unknown: true })).rejects.toMatchObject({
+        code: 'CAMPAIGN_STATE_CONFLICT',
+        message: expect.stringMatching(/^Cannot retry campaign c1: it is cancelled/) as unknown,
+      });
     });
   });
 });

@@ -117,7 +117,10 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
 
   /** The campaign's rows still in its backlog, and the number's jobs fed and not done (one campaign per test). */
   async function backlogAndWindow(p: Pipeline, id: string): Promise<{ backlog: number; window: number }> {
-    return { backlog: await p.redis.llen(campaignLedgerKeys(p.prefix, PHONE_NUMBER_ID, id).pending), window: await p.ledger.windowSize(PHONE_NUMBER_ID) };
+    return {
+      backlog: await p.redis.llen(campaignLedgerKeys(p.prefix, PHONE_NUMBER_ID, id).pending),
+      window: await p.ledger.windowSize(PHONE_NUMBER_ID),
+    };
   }
 
   /** Phones of the rows that were claimed (sending) or answered sent: the only ones that may still reach the API. */
@@ -172,10 +175,15 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(await controls.pause(id)).toEqual({ alreadyPaused: true });
     // The jobs fed before the pause park at their claim: every unsent row ends up back in the
     // backlog and the number's window empties, so the paused campaign holds no turns.
-    const parked = await until('the fed jobs parked', 60_000, async () => {
-      const left = await backlogAndWindow(p, id);
-      return left.window === 0 ? left : undefined;
-    }, 100);
+    const parked = await until(
+      'the fed jobs parked',
+      60_000,
+      async () => {
+        const left = await backlogAndWindow(p, id);
+        return left.window === 0 ? left : undefined;
+      },
+      100,
+    );
     expect(parked.backlog).toBe(ROWS - acceptedAtDrain);
     // Parking sent nothing, not even a request the API refused.
     expect(p.sandbox.accepted().length).toBe(acceptedAtDrain);
@@ -208,12 +216,17 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(await p.redis.exists(campaignLedgerKeys(p.prefix, PHONE_NUMBER_ID, id).pending)).toBe(0);
 
     // Jobs already fed cannot be taken back: their claim cancels the row.
-    const settled = await until('every row answered and the queue empty after cancel', 60_000, async () => {
-      const s = await status(p, id);
-      const jobs = await p.queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'waiting-children');
-      const left = Object.values(jobs).reduce((a, b) => a + b, 0);
-      return s.counts.sending === 0 && s.counts.queued === 0 && left === 0 && s.finishedAt !== undefined ? s : undefined;
-    }, 50);
+    const settled = await until(
+      'every row answered and the queue empty after cancel',
+      60_000,
+      async () => {
+        const s = await status(p, id);
+        const jobs = await p.queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'waiting-children');
+        const left = Object.values(jobs).reduce((a, b) => a + b, 0);
+        return s.counts.sending === 0 && s.counts.queued === 0 && left === 0 && s.finishedAt !== undefined ? s : undefined;
+      },
+      50,
+    );
     expect(settled.state).toBe('cancelled');
     const acceptedAtEnd = p.sandbox.accepted().length;
     const requestsAtEnd = p.sandbox.stats().requests;
@@ -233,7 +246,11 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(report.filter((r) => r.status !== 'sent' && r.status !== 'cancelled')).toEqual([]);
 
     // A cancelled campaign stays cancelled.
-    for (const command of [() => controls.pause(id), () => controls.resume(id), () => controls.retry(id, { codes: [], failed: true, unknown: true })]) {
+    for (const command of [
+      () => controls.pause(id),
+      () => controls.resume(id),
+      () => controls.retry(id, { codes: [], failed: true, unknown: true }),
+    ]) {
       const error: unknown = await command().then(
         () => undefined,
         (e: unknown) => e,
@@ -345,7 +362,10 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     // Rows 1 and 2: a worker's feeder fed them, the worker claimed them and died mid-request;
     // their jobs (enqueued again, as the feed hands out jobs fed long ago) find them in doubt.
     const fed = await p.ledger.feed(PHONE_NUMBER_ID, { windowSize: 2, minBatch: 1, refreshAfterMs: 60_000, refreshMost: 0 });
-    expect(fed.jobs).toEqual([{ campaignId: id, row: 1 }, { campaignId: id, row: 2 }]);
+    expect(fed.jobs).toEqual([
+      { campaignId: id, row: 1 },
+      { campaignId: id, row: 2 },
+    ]);
     await p.queue.enqueue(fed.jobs);
     for (const job of fed.jobs) expect(await p.ledger.claim(job)).toMatchObject({ outcome: 'claimed', attempt: 1 });
     const done = p.completed(id);
@@ -368,7 +388,13 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
         return s.state === 'completed' ? s : undefined;
       });
 
-    expect(await controls.retry(id, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 15, noPayload: 0, held: 0, heldUntil: 0, paused: false });
+    expect(await controls.retry(id, { codes: ['131000'], failed: true, unknown: false })).toEqual({
+      requeued: 15,
+      noPayload: 0,
+      held: 0,
+      heldUntil: 0,
+      paused: false,
+    });
     let s = await completedAgain();
     expect(s.counts).toMatchObject({ sent: 15, failed: 3, unknown: 2, queued: 0 });
     report = await p.report(id);
@@ -377,11 +403,23 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(new Set(p.sandbox.accepted().map((m) => m.to))).toEqual(new Set(Array.from({ length: 15 }, (_, i) => phoneNumber(i + 6))));
 
     // Run again: the retried rows are sent now, nothing is chosen.
-    expect(await controls.retry(id, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 0, noPayload: 0, held: 0, heldUntil: 0, paused: false });
+    expect(await controls.retry(id, { codes: ['131000'], failed: true, unknown: false })).toEqual({
+      requeued: 0,
+      noPayload: 0,
+      held: 0,
+      heldUntil: 0,
+      paused: false,
+    });
     expect((await status(p, id)).state).toBe('completed');
 
     // Unknown rows are never resent unless asked for.
-    expect(await controls.retry(id, { codes: [], failed: false, unknown: true })).toEqual({ requeued: 2, noPayload: 0, held: 0, heldUntil: 0, paused: false });
+    expect(await controls.retry(id, { codes: [], failed: false, unknown: true })).toEqual({
+      requeued: 2,
+      noPayload: 0,
+      held: 0,
+      heldUntil: 0,
+      paused: false,
+    });
     s = await completedAgain();
     expect(s.counts).toMatchObject({ sent: 17, failed: 3, unknown: 0 });
     expect(p.sandbox.accepted()).toHaveLength(17);
@@ -402,7 +440,13 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     });
     const service = await startService(
       { port: 0, host: '127.0.0.1' },
-      { REDIS_URL: redisUrl(), QUEUE_PREFIX: p.prefix, LOG_LEVEL: 'silent', WHATSAPP_APP_SECRET: OPTOUT_SECRET, WEBHOOK_VERIFY_TOKEN: 'ctl-verify' },
+      {
+        REDIS_URL: redisUrl(),
+        QUEUE_PREFIX: p.prefix,
+        LOG_LEVEL: 'silent',
+        WHATSAPP_APP_SECRET: OPTOUT_SECRET,
+        WEBHOOK_VERIFY_TOKEN: 'ctl-verify',
+      },
       silentLogger(),
     );
     try {

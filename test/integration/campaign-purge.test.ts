@@ -29,7 +29,13 @@ describe('purge and retention (real Redis, BullMQ)', () => {
 
   beforeEach(async () => {
     prefix = freshPrefix('purge');
-    context = await openContext([], { REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', RETENTION_DAYS: '30', DUPLICATE_WINDOW_HOURS: '0' });
+    context = await openContext([], {
+      REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: prefix,
+      LOG_LEVEL: 'silent',
+      RETENTION_DAYS: '30',
+      DUPLICATE_WINDOW_HOURS: '0',
+    });
   });
 
   afterEach(async () => {
@@ -54,7 +60,14 @@ describe('purge and retention (real Redis, BullMQ)', () => {
 
   /** Jobs of both campaigns through a real BullMQ worker: completed ones, and one failed. */
   async function finishedJobs(ids: string[]): Promise<void> {
-    const queue = new BullSendQueue({ connection: context.redis, prefix, phoneNumberId: NUMBER, attempts: 1, backoffMs: 1, logger: silentLogger() });
+    const queue = new BullSendQueue({
+      connection: context.redis,
+      prefix,
+      phoneNumberId: NUMBER,
+      attempts: 1,
+      backoffMs: 1,
+      logger: silentLogger(),
+    });
     await queue.enqueue(ids.flatMap((id) => [job(id, 1), job(id, 2)]));
     await queue.close();
     let finished = 0;
@@ -90,7 +103,8 @@ describe('purge and retention (real Redis, BullMQ)', () => {
     const summary = await runPurge(context, 'gone');
     expect(summary).toMatchObject({ id: 'gone', rows: 4, wamids: 1, jobs: 2, alreadyPurged: false });
 
-    for (const suffix of ['rows', 'pending', 'payloads', 'requeue', 'recent']) expect(await context.redis.exists(`${prefix}:{${NUMBER}}:campaign:gone:${suffix}`), suffix).toBe(0);
+    for (const suffix of ['rows', 'pending', 'payloads', 'requeue', 'recent'])
+      expect(await context.redis.exists(`${prefix}:{${NUMBER}}:campaign:gone:${suffix}`), suffix).toBe(0);
     expect(await context.redis.hget(wamidsKey(prefix, NUMBER), 'wamid.gone.1')).toBeNull();
     expect(await context.redis.hget(wamidsKey(prefix, NUMBER), 'wamid.kept.1')).toBe('kept/1');
     expect(await jobsOf('gone')).toBe(0);
@@ -111,7 +125,9 @@ describe('purge and retention (real Redis, BullMQ)', () => {
     try {
       const file = join(dir, 'again.csv');
       await writeFile(file, 'phone\n+4915110000001\n');
-      await expect(produceCampaign({ ledger: context.ledger }, { file, define: () => ledgerTestDefinition('purged') })).rejects.toMatchObject({ code: 'CAMPAIGN_PURGED' });
+      await expect(
+        produceCampaign({ ledger: context.ledger }, { file, define: () => ledgerTestDefinition('purged') }),
+      ).rejects.toMatchObject({ code: 'CAMPAIGN_PURGED' });
       expect((await context.ledger.status('purged'))?.counts.total).toBe(4);
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -120,7 +136,10 @@ describe('purge and retention (real Redis, BullMQ)', () => {
 
   it('refuses a campaign that has not finished, and an unknown one', async () => {
     await ingestQueuedCampaign(context.ledger, 'live', 2);
-    await expect(runPurge(context, 'live')).rejects.toMatchObject({ code: 'CAMPAIGN_STATE_CONFLICT', message: expect.stringMatching(/it is running.*campaign cancel live/) as unknown });
+    await expect(runPurge(context, 'live')).rejects.toMatchObject({
+      code: 'CAMPAIGN_STATE_CONFLICT',
+      message: expect.stringMatching(/it is running.*campaign cancel live/) as unknown,
+    });
     expect(await context.redis.hlen(`${prefix}:{${NUMBER}}:campaign:live:rows`)).toBe(2);
     await expect(runPurge(context, 'nope')).rejects.toMatchObject({ code: 'CAMPAIGN_NOT_FOUND' });
   });

@@ -29,7 +29,13 @@ describe('every command with bad paths and arguments', () => {
 
   beforeAll(async () => {
     dir = await tempDir();
-    env = { REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, WHATSAPP_PHONE_NUMBER_ID: '106540352242922', LOG_LEVEL: 'warn', REPORTS_DIR: path('reports') };
+    env = {
+      REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: prefix,
+      WHATSAPP_PHONE_NUMBER_ID: '106540352242922',
+      LOG_LEVEL: 'warn',
+      REPORTS_DIR: path('reports'),
+    };
     await writeFile(path('image.csv'), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 7)]));
     await writeFile(path('book.xlsx'), Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(64, 1)]));
     await writeFile(path('page.csv'), '<!DOCTYPE html><html><body>phone,first_name</body></html>');
@@ -94,7 +100,7 @@ describe('every command with bad paths and arguments', () => {
       ['a bad --delimiter', ['--delimiter', 'ab'], /^campaign: [A-Z_]+: |error: /m],
       ['a missing templates file', ['--templates', '/no/such/templates.json'], 'TEMPLATES_FILE_INVALID'],
     ])('%s → %s', async (_label, extra, code) => {
-      expectClearFailure(await runCli(['send', path('ok.csv'), ...SEND, ...(extra)], env), code);
+      expectClearFailure(await runCli(['send', path('ok.csv'), ...SEND, ...extra], env), code);
     });
 
     it.each([
@@ -114,9 +120,12 @@ describe('every command with bad paths and arguments', () => {
   });
 
   describe.concurrent('campaign commands on an unknown ID', () => {
-    it.each([['status'], ['report'], ['pause'], ['resume'], ['cancel'], ['retry'], ['purge']])('%s → CAMPAIGN_NOT_FOUND', async (command) => {
-      expectClearFailure(await runCli([command, 'no-such-campaign'], env), 'CAMPAIGN_NOT_FOUND');
-    });
+    it.each([['status'], ['report'], ['pause'], ['resume'], ['cancel'], ['retry'], ['purge']])(
+      '%s → CAMPAIGN_NOT_FOUND',
+      async (command) => {
+        expectClearFailure(await runCli([command, 'no-such-campaign'], env), 'CAMPAIGN_NOT_FOUND');
+      },
+    );
   });
 
   describe.concurrent('other commands', () => {
@@ -147,7 +156,7 @@ describe('every command with bad paths and arguments', () => {
       [['sandbox', '--port', '0', '--templates', '/dev/zero'], 'TEMPLATES_FILE_INVALID'],
       [['sandbox', '--host', '', '--port', '0'], 'OPTION_INVALID'],
     ])('%j → %s', async (args, code) => {
-      const resolved = (args).map((arg) => (arg === 'NOT_JSON' ? path('not-json.json') : arg));
+      const resolved = args.map((arg) => (arg === 'NOT_JSON' ? path('not-json.json') : arg));
       expectClearFailure(await runCli(resolved, env), code);
     });
 

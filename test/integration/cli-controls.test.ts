@@ -45,7 +45,21 @@ describe('campaign controls through the CLI', () => {
     const file = join(dir.dir, 'ten.csv');
     await writeCampaignCsv(file, 10);
     const send = await runCli(
-      ['send', file, '--template', 'order_update', '--language', 'en_US', '--params', 'first_name,order_id', '--templates', SAMPLE_TEMPLATES, '--campaign', 'ctl-1', '--json'],
+      [
+        'send',
+        file,
+        '--template',
+        'order_update',
+        '--language',
+        'en_US',
+        '--params',
+        'first_name,order_id',
+        '--templates',
+        SAMPLE_TEMPLATES,
+        '--campaign',
+        'ctl-1',
+        '--json',
+      ],
       env,
     );
     expect(send.code, send.stderr).toBe(0);
@@ -85,7 +99,11 @@ describe('campaign controls through the CLI', () => {
     expect(report.code, report.stderr).toBe(0);
 
     // A cancelled campaign stays cancelled.
-    for (const args of [['resume', 'ctl-1'], ['pause', 'ctl-1'], ['retry', 'ctl-1']]) {
+    for (const args of [
+      ['resume', 'ctl-1'],
+      ['pause', 'ctl-1'],
+      ['retry', 'ctl-1'],
+    ]) {
       const refused = await runCli(args, env);
       expect(refused.code, args.join(' ')).toBe(1);
       expect(refused.stderr).toMatch(/campaign: CAMPAIGN_STATE_CONFLICT: Cannot \w+ campaign ctl-1: it is cancelled/);

@@ -55,7 +55,18 @@ describe('campaign send: Ctrl-C and the printed command to continue', () => {
     const file = join(dir.dir, 'big.csv');
     await writeCampaignCsv(file, ROWS);
     worker = await startWorker(context);
-    const args = ['send', file, '--template', 'order_update', '--language', 'en_US', '--params', 'first_name,order_id', '--templates', SAMPLE_TEMPLATES];
+    const args = [
+      'send',
+      file,
+      '--template',
+      'order_update',
+      '--language',
+      'en_US',
+      '--params',
+      'first_name,order_id',
+      '--templates',
+      SAMPLE_TEMPLATES,
+    ];
 
     const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
@@ -74,7 +85,9 @@ describe('campaign send: Ctrl-C and the printed command to continue', () => {
     child.kill('SIGINT');
     expect(await exited, stderr).toBe(130);
 
-    const stopped = /campaign: INGEST_INTERRUPTED: reading .* stopped at row (\d+);[\s\S]*\n {2}(campaign send .*--campaign \S+)\n/.exec(stderr);
+    const stopped = /campaign: INGEST_INTERRUPTED: reading .* stopped at row (\d+);[\s\S]*\n {2}(campaign send .*--campaign \S+)\n/.exec(
+      stderr,
+    );
     expect(stopped, stderr).not.toBeNull();
     const row = Number(stopped?.[1]);
     expect(row).toBeGreaterThan(0);
@@ -83,7 +96,10 @@ describe('campaign send: Ctrl-C and the printed command to continue', () => {
     expect(await context.ledger.status(id)).toMatchObject({ state: 'paused', pausedReason: `ingest interrupted at row ${row}` });
 
     // The command it printed, as the operator would paste it.
-    const printed = (stopped?.[2] ?? '').split(' ').slice(1).map((arg) => arg.replace(/^'(.*)'$/, '$1'));
+    const printed = (stopped?.[2] ?? '')
+      .split(' ')
+      .slice(1)
+      .map((arg) => arg.replace(/^'(.*)'$/, '$1'));
     expect(printed).toStrictEqual([...args, '--campaign', id]);
     const continued = await runCli(printed, env);
     expect(continued.code, continued.stderr).toBe(0);

@@ -20,12 +20,16 @@ describe('campaign optouts', () => {
       expect((await runCli(['optouts', 'list'], env)).stdout).toContain('No opt-outs');
       const bad = await runCli(['optouts', 'add', '12345'], env);
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toMatch(/^campaign: OPTION_INVALID: "12345" has no country code: write it as \+<country code><number>, e\.g\. \+4915112345678$/m);
+      expect(bad.stderr).toMatch(
+        /^campaign: OPTION_INVALID: "12345" has no country code: write it as \+<country code><number>, e\.g\. \+4915112345678$/m,
+      );
       expect(bad.stderr).not.toMatch(/at .*\.ts:\d+/);
       // Letters are not a number that lacks its country code: said as such.
       const word = await runCli(['optouts', 'add', 'notaphone'], env);
       expect(word.code).toBe(2);
-      expect(word.stderr).toBe('campaign: OPTION_INVALID: "notaphone" is not a phone number: write it as +<country code><number>, e.g. +4915112345678\n');
+      expect(word.stderr).toBe(
+        'campaign: OPTION_INVALID: "notaphone" is not a phone number: write it as +<country code><number>, e.g. +4915112345678\n',
+      );
       expect(await redis.hlen(optOutsKey(prefix, '106540352242922'))).toBe(0);
     } finally {
       await removePrefix(redis, prefix);

@@ -23,7 +23,13 @@ describe('campaign report', () => {
 
   beforeAll(async () => {
     dir = await tempDir();
-    env = { REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, WHATSAPP_PHONE_NUMBER_ID: '106540352242922', LOG_LEVEL: 'warn', REPORTS_DIR: reports() };
+    env = {
+      REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: prefix,
+      WHATSAPP_PHONE_NUMBER_ID: '106540352242922',
+      LOG_LEVEL: 'warn',
+      REPORTS_DIR: reports(),
+    };
   });
 
   afterAll(async () => {
@@ -79,7 +85,11 @@ describe('campaign report', () => {
     expect(purge.code, purge.stderr).toBe(0);
     const purgedAt = (JSON.parse((await runCli(['status', 'rep-purged', '--json'], env)).stdout) as { purgedAt: string }).purgedAt;
 
-    for (const args of [['report', 'rep-purged'], ['report', 'rep-purged', '--out', '-'], ['report', 'rep-purged', '--out', saved]]) {
+    for (const args of [
+      ['report', 'rep-purged'],
+      ['report', 'rep-purged', '--out', '-'],
+      ['report', 'rep-purged', '--out', saved],
+    ]) {
       const refused = await runCli(args, env);
       expect(refused.code, args.join(' ')).toBe(1);
       expect(refused.stdout).toBe('');
@@ -93,7 +103,9 @@ describe('campaign report', () => {
 
     const retry = await runCli(['retry', 'rep-purged'], env);
     expect(retry.code).toBe(1);
-    expect(retry.stderr).toMatch(/^campaign: CAMPAIGN_PURGED: Cannot retry campaign rep-purged: it was purged at .*, so its rows \(numbers and values\) are gone and there is nothing to send again/);
+    expect(retry.stderr).toMatch(
+      /^campaign: CAMPAIGN_PURGED: Cannot retry campaign rep-purged: it was purged at .*, so its rows \(numbers and values\) are gone and there is nothing to send again/,
+    );
     expect(retry.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 
@@ -102,7 +114,9 @@ describe('campaign report', () => {
     expect((await runCli(['purge', 'rep-unsaved'], env)).code).toBe(0);
     const refused = await runCli(['report', 'rep-unsaved'], env);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^campaign: CAMPAIGN_PURGED: Campaign rep-unsaved was purged at .*: its rows are gone, so a report now would be empty and none is written\. No report of it was saved at .*rep-unsaved\.csv; `campaign status rep-unsaved` still shows its counts\.\n$/);
+    expect(refused.stderr).toMatch(
+      /^campaign: CAMPAIGN_PURGED: Campaign rep-unsaved was purged at .*: its rows are gone, so a report now would be empty and none is written\. No report of it was saved at .*rep-unsaved\.csv; `campaign status rep-unsaved` still shows its counts\.\n$/,
+    );
     expect(existsSync(join(reports(), 'rep-unsaved.csv'))).toBe(false);
   });
 });

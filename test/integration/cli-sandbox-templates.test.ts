@@ -24,14 +24,20 @@ describe('campaign sandbox templates, run outside the repository', () => {
 
   /** The names the sandbox's template list answers with. */
   async function servedNames(url: string): Promise<string[]> {
-    const response = await fetch(`${url}/v23.0/102290129340398/message_templates?limit=100`, { headers: { authorization: 'Bearer sandbox-token' } });
+    const response = await fetch(`${url}/v23.0/102290129340398/message_templates?limit=100`, {
+      headers: { authorization: 'Bearer sandbox-token' },
+    });
     expect(response.status).toBe(200);
     return ((await response.json()) as { data: { name: string; language: string }[] }).data.map((t) => `${t.name}/${t.language}`).sort();
   }
 
   async function start(env: Record<string, string>): Promise<{ url: string; count: number; file: string }> {
     dir = await tempDir();
-    sandbox = new CliProcess(['sandbox', '--port', '0'], { WHATSAPP_ACCESS_TOKEN: '', WHATSAPP_PHONE_NUMBER_ID: '', LOG_LEVEL: 'warn', TEMPLATES_FILE: '', ...env }, { cwd: dir.dir });
+    sandbox = new CliProcess(
+      ['sandbox', '--port', '0'],
+      { WHATSAPP_ACCESS_TOKEN: '', WHATSAPP_PHONE_NUMBER_ID: '', LOG_LEVEL: 'warn', TEMPLATES_FILE: '', ...env },
+      { cwd: dir.dir },
+    );
     const [, url = '', count = '', file = ''] = await sandbox.waitFor(LISTENING);
     return { url, count: Number(count), file };
   }
@@ -51,7 +57,17 @@ describe('campaign sandbox templates, run outside the repository', () => {
     await writeFile(
       own,
       JSON.stringify({
-        data: [{ name: 'own_greeting', language: 'de', status: 'APPROVED', category: 'UTILITY', id: '9001', parameter_format: 'POSITIONAL', components: [{ type: 'BODY', text: 'Hallo {{1}}', example: { body_text: [['Ana']] } }] }],
+        data: [
+          {
+            name: 'own_greeting',
+            language: 'de',
+            status: 'APPROVED',
+            category: 'UTILITY',
+            id: '9001',
+            parameter_format: 'POSITIONAL',
+            components: [{ type: 'BODY', text: 'Hallo {{1}}', example: { body_text: [['Ana']] } }],
+          },
+        ],
       }),
     );
     const { url, count, file } = await start({ TEMPLATES_FILE: own });

@@ -19,7 +19,22 @@ describe('campaign send and reschedule: times are real times', () => {
   let env: Record<string, string>;
   let file: string;
   const send = (extra: string[]) =>
-    runCli(['send', file, '--template', 'order_update', '--language', 'en_US', '--params', 'first_name,order_id', '--templates', SAMPLE_TEMPLATES, ...extra], env);
+    runCli(
+      [
+        'send',
+        file,
+        '--template',
+        'order_update',
+        '--language',
+        'en_US',
+        '--params',
+        'first_name,order_id',
+        '--templates',
+        SAMPLE_TEMPLATES,
+        ...extra,
+      ],
+      env,
+    );
   /** Every key under the test's prefix: none while nothing was created. */
   const keys = () => redis.keys(`${prefix}*`);
   /** `ms` written as an operator in +01:00 would type it. */
@@ -30,7 +45,14 @@ describe('campaign send and reschedule: times are real times', () => {
     dir = await tempDir();
     file = join(dir.dir, 'times.csv');
     await writeCampaignCsv(file, 3);
-    env = { REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, WHATSAPP_PHONE_NUMBER_ID: '106540352242922', SEND_RATE: '80', LOG_LEVEL: 'warn', REPORTS_DIR: join(dir.dir, 'reports') };
+    env = {
+      REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: prefix,
+      WHATSAPP_PHONE_NUMBER_ID: '106540352242922',
+      SEND_RATE: '80',
+      LOG_LEVEL: 'warn',
+      REPORTS_DIR: join(dir.dir, 'reports'),
+    };
   });
 
   afterAll(async () => {
@@ -39,7 +61,7 @@ describe('campaign send and reschedule: times are real times', () => {
     await dir.cleanup();
   });
 
-  it('send --at 2027-02-30T09:00:00+01:00 is refused with TIME_INVALID, naming the value and the month\'s days; nothing is created', async () => {
+  it("send --at 2027-02-30T09:00:00+01:00 is refused with TIME_INVALID, naming the value and the month's days; nothing is created", async () => {
     const result = await send(['--at', '2027-02-30T09:00:00+01:00']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
@@ -52,10 +74,22 @@ describe('campaign send and reschedule: times are real times', () => {
 
   it('the other time options, and a year that is a typo, the same way; --start-deadline without --at says why', async () => {
     const cases: [string[], RegExp][] = [
-      [['--expires-at', '2026-11-31T09:00:00Z'], /^campaign: TIME_INVALID: --expires-at "2026-11-31T09:00:00Z": 2026-11-31 has no such day: November 2026 has 30 days/],
-      [['--at', '2027-12-01T09:00:00+01:00', '--start-deadline', '2027-02-29T09:00:00Z'], /^campaign: TIME_INVALID: --start-deadline .*2027 is not a leap year/],
-      [['--at', '3026-12-01T09:00:00+01:00'], /^campaign: TIME_INVALID: --at 3026-12-01T09:00:00\+01:00 is more than a year ahead .*a typo in the year\?/],
-      [['--start-deadline', plusOne(Date.now() + 3_600_000)], /^campaign: OPTION_INVALID: --start-deadline \S+ needs --at: a deadline only cancels a scheduled campaign that has not started/],
+      [
+        ['--expires-at', '2026-11-31T09:00:00Z'],
+        /^campaign: TIME_INVALID: --expires-at "2026-11-31T09:00:00Z": 2026-11-31 has no such day: November 2026 has 30 days/,
+      ],
+      [
+        ['--at', '2027-12-01T09:00:00+01:00', '--start-deadline', '2027-02-29T09:00:00Z'],
+        /^campaign: TIME_INVALID: --start-deadline .*2027 is not a leap year/,
+      ],
+      [
+        ['--at', '3026-12-01T09:00:00+01:00'],
+        /^campaign: TIME_INVALID: --at 3026-12-01T09:00:00\+01:00 is more than a year ahead .*a typo in the year\?/,
+      ],
+      [
+        ['--start-deadline', plusOne(Date.now() + 3_600_000)],
+        /^campaign: OPTION_INVALID: --start-deadline \S+ needs --at: a deadline only cancels a scheduled campaign that has not started/,
+      ],
       [['--display-timezone', 'Mars/Base'], /^campaign: OPTION_INVALID: --display-timezone "Mars\/Base": give an IANA time zone/],
       [['--window', '09:00-09:00'], /^campaign: OPTION_INVALID: --window "09:00-09:00" is empty/],
     ];
@@ -70,7 +104,9 @@ describe('campaign send and reschedule: times are real times', () => {
   it('reschedule --at refuses 31 November with TIME_INVALID', async () => {
     const result = await runCli(['reschedule', 'any-campaign', '--at', '2026-11-31T09:00:00+01:00'], env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^campaign: TIME_INVALID: --at "2026-11-31T09:00:00\+01:00": 2026-11-31 has no such day: November 2026 has 30 days/);
+    expect(result.stderr).toMatch(
+      /^campaign: TIME_INVALID: --at "2026-11-31T09:00:00\+01:00": 2026-11-31 has no such day: November 2026 has 30 days/,
+    );
   });
 
   it('the plan speaks the zone typed in --at, to the second, UTC beside; a start 45 s ahead is scheduled, not "at once"', async () => {
@@ -79,12 +115,16 @@ describe('campaign send and reschedule: times are real times', () => {
     expect(result.code, result.stderr).toBe(0);
     const utc = new Date(startsAt).toISOString();
     const local = plusOne(startsAt);
-    expect(result.stdout).toContain(`\n  starts ${local.slice(0, 10)} ${local.slice(11, 19)} +01:00 (${local.slice(0, 10) === utc.slice(0, 10) ? '' : `${utc.slice(0, 10)} `}${utc.slice(11, 19)} UTC) (scheduled)\n`);
+    expect(result.stdout).toContain(
+      `\n  starts ${local.slice(0, 10)} ${local.slice(11, 19)} +01:00 (${local.slice(0, 10) === utc.slice(0, 10) ? '' : `${utc.slice(0, 10)} `}${utc.slice(11, 19)} UTC) (scheduled)\n`,
+    );
     expect(result.stdout).not.toContain('at once');
     // --display-timezone chooses another zone; without --at the campaign starts at once.
     const shown = await send(['--display-timezone', 'Asia/Kolkata', '--dry-run']);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toMatch(/\n {2}starts \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+05:30 \((\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d UTC\) \(at once\)\n/);
+    expect(shown.stdout).toMatch(
+      /\n {2}starts \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+05:30 \((\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d UTC\) \(at once\)\n/,
+    );
     // A dry run creates no campaign (it caches the templates it read, nothing else).
     expect((await keys()).filter((key) => !key.includes(':templates:'))).toEqual([]);
   });

@@ -18,7 +18,11 @@ describe('usage errors through the CLI', () => {
       [['send'], "missing required argument 'file'", 'campaign send'],
       [['reschedule', 'c1'], "required option '--at <time>' not specified", 'campaign reschedule'],
       [['sned', 'file.csv'], "unknown command 'sned' (did you mean send?)", 'campaign'],
-      [['send', 'file.csv', '--param', 'first_name'], "option '--param <name=column>' argument 'first_name' is invalid. write it as --param name=column, e.g. --param first_name=Name", 'campaign send'],
+      [
+        ['send', 'file.csv', '--param', 'first_name'],
+        "option '--param <name=column>' argument 'first_name' is invalid. write it as --param name=column, e.g. --param first_name=Name",
+        'campaign send',
+      ],
       [['sandbox', '--port'], "option '--port <n>' argument missing", 'campaign sandbox'],
       [['status', 'c1', 'c2'], "too many arguments for 'status'. Expected 1 argument but got 2.", 'campaign status'],
       [['optouts', 'add'], "missing required argument 'phone'", 'campaign optouts add'],
@@ -36,8 +40,16 @@ describe('usage errors through the CLI', () => {
     it.each([
       [['sandbox', '--port', 'abc'], 2, 'campaign: OPTION_INVALID: --port "abc": give a whole number from 0 to 65535\n'],
       [['worker', '--phone-number-id', '12ab'], 2, /^campaign: OPTION_INVALID: --phone-number-id "12ab": /],
-      [['retry', 'c1', '--codes', 'abc'], 2, /^campaign: OPTION_INVALID: --codes "ABC" is not an error code: codes are Meta's numeric error codes, e\.g\. 131026 /],
-      [['retry', 'c1', '--codes', ','], 2, /^campaign: OPTION_INVALID: --codes "," names no code: give the error codes of the failed rows to send again, comma-separated, e\.g\. --codes 131026,131000\n$/],
+      [
+        ['retry', 'c1', '--codes', 'abc'],
+        2,
+        /^campaign: OPTION_INVALID: --codes "ABC" is not an error code: codes are Meta's numeric error codes, e\.g\. 131026 /,
+      ],
+      [
+        ['retry', 'c1', '--codes', ','],
+        2,
+        /^campaign: OPTION_INVALID: --codes "," names no code: give the error codes of the failed rows to send again, comma-separated, e\.g\. --codes 131026,131000\n$/,
+      ],
       [['retry', 'c1', '--codes', '131026,x-1'], 2, /^campaign: OPTION_INVALID: --codes "X-1" is not an error code/],
     ])('%j → exit %i', async (args, code, said) => {
       const result = await runCli(args, env);
@@ -62,12 +74,15 @@ describe('usage errors through the CLI', () => {
   });
 
   describe.concurrent('help and version are not errors', () => {
-    it.each([[['--help']], [['send', '--help']], [['optouts', 'add', '--help']], [['help', 'status']]])('%j → the usage on stdout, exit 0', async (args) => {
-      const result = await runCli(args, env);
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toMatch(/^Usage: campaign /);
-      expect(result.stderr).toBe('');
-    });
+    it.each([[['--help']], [['send', '--help']], [['optouts', 'add', '--help']], [['help', 'status']]])(
+      '%j → the usage on stdout, exit 0',
+      async (args) => {
+        const result = await runCli(args, env);
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout).toMatch(/^Usage: campaign /);
+        expect(result.stderr).toBe('');
+      },
+    );
 
     it('--version prints the package version, exit 0', async () => {
       const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -52,7 +52,19 @@ describe('campaign CLI, end to end', () => {
     await worker.waitFor(/send worker started/);
 
     const send = await runCli(
-      ['send', file, '--template', 'order_update', '--language', 'en_US', '--params', 'first_name,order_id', '--templates', SAMPLE_TEMPLATES, '--json'],
+      [
+        'send',
+        file,
+        '--template',
+        'order_update',
+        '--language',
+        'en_US',
+        '--params',
+        'first_name,order_id',
+        '--templates',
+        SAMPLE_TEMPLATES,
+        '--json',
+      ],
       env,
     );
     expect(send.code, send.stderr).toBe(0);
@@ -63,7 +75,15 @@ describe('campaign CLI, end to end', () => {
 
     const status = await runCli(['status', summary.id, '--json'], env);
     expect(status.code, status.stderr).toBe(0);
-    expect(JSON.parse(status.stdout)).toMatchObject({ state: 'completed', total: 1002, queued: 0, sent: 1000, failed: 0, rejected: 1, skipped: 1 });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      state: 'completed',
+      total: 1002,
+      queued: 0,
+      sent: 1000,
+      failed: 0,
+      rejected: 1,
+      skipped: 1,
+    });
 
     const out = join(dir.dir, 'report.csv');
     const report = await runCli(['report', summary.id, '--out', out], env);
@@ -94,7 +114,19 @@ describe('campaign CLI, end to end', () => {
     const file = join(dir.dir, 'bad-header.csv');
     await writeCampaignCsv(file, 3);
     const send = await runCli(
-      ['send', file, '--template', 'order_update', '--language', 'en_US', '--params', 'first_name,order_number', '--templates', SAMPLE_TEMPLATES, '--json'],
+      [
+        'send',
+        file,
+        '--template',
+        'order_update',
+        '--language',
+        'en_US',
+        '--params',
+        'first_name,order_number',
+        '--templates',
+        SAMPLE_TEMPLATES,
+        '--json',
+      ],
       env,
     );
     expect(send.code).toBe(1);

@@ -26,7 +26,16 @@ describe('Redis Cluster: three numbers, three masters, a worker killed', () => {
   beforeAll(async () => {
     cluster = await RedisClusterUnderTest.start({ masters: 3 });
     numbers = await oneNumberPerMaster(cluster);
-    rig = await FaultHarness.start({ label: 'cluster', rows: ROWS, sendRate: RATE, sandboxMps: 0, cluster, phoneNumberIds: numbers, webhooks: true, workerEnv: { CONFIRM_WINDOW_SECONDS: String(CONFIRM_SECONDS) } });
+    rig = await FaultHarness.start({
+      label: 'cluster',
+      rows: ROWS,
+      sendRate: RATE,
+      sandboxMps: 0,
+      cluster,
+      phoneNumberIds: numbers,
+      webhooks: true,
+      workerEnv: { CONFIRM_WINDOW_SECONDS: String(CONFIRM_SECONDS) },
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -43,7 +52,7 @@ describe('Redis Cluster: three numbers, three masters, a worker killed', () => {
     for (const number of numbers) expect(victim.output).toContain(`"phoneNumberId":"${number}"`);
 
     // Mid-campaign: a third of all rows accepted; then one worker dies, and a new one joins the other.
-    await rig.waitForAccepted(numbers.length * ROWS / 3, 60_000);
+    await rig.waitForAccepted((numbers.length * ROWS) / 3, 60_000);
     expect(await victim.stop('SIGKILL')).toBeNull();
     expect(rig.accepted().length).toBeLessThan(numbers.length * ROWS);
     await rig.startWorker({ WHATSAPP_PHONE_NUMBER_ID: '' });
@@ -63,7 +72,10 @@ describe('Redis Cluster: three numbers, three masters, a worker killed', () => {
       const seen = new Map<string, number>();
       for (const m of rig.accepted()) if (m.phoneNumberId === number) seen.set(m.waId, (seen.get(m.waId) ?? 0) + 1);
       expect(seen.size, `number ${number}`).toBe(ROWS);
-      expect([...seen.values()].filter((n) => n !== 1), `number ${number}: recipients messaged more than once`).toStrictEqual([]);
+      expect(
+        [...seen.values()].filter((n) => n !== 1),
+        `number ${number}: recipients messaged more than once`,
+      ).toStrictEqual([]);
       expect(seen.has(waIdOfRow(ROWS))).toBe(true);
     }
   }, 240_000);

@@ -54,7 +54,10 @@ describe('Redis Cluster failover mid-campaign', () => {
     // The promoted replica has no replica of its own: the workers said so, and did not stall on WAIT.
     expect(rig.workers.some((w) => behind.test(w.output))).toBe(true);
 
-    const times = rig.accepted().map((m) => m.receivedAt).sort((a, b) => a - b);
+    const times = rig
+      .accepted()
+      .map((m) => m.receivedAt)
+      .sort((a, b) => a - b);
     const after = times.filter((t) => t >= killedAt - 1000);
     let longestGap = 0;
     for (let i = 1; i < after.length; i++) longestGap = Math.max(longestGap, (after[i] ?? 0) - (after[i - 1] ?? 0));

@@ -47,13 +47,16 @@ describe('a continued send', () => {
 
   async function rowsOf(id: string): Promise<{ row: number; phone: string; status: string; errorCode?: string | undefined }[]> {
     const rows = [];
-    for await (const page of context.ledger.rows(id)) for (const r of page) rows.push({ row: r.row, phone: r.phone, status: r.status, errorCode: r.errorCode });
+    for await (const page of context.ledger.rows(id))
+      for (const r of page) rows.push({ row: r.row, phone: r.phone, status: r.status, errorCode: r.errorCode });
     return rows;
   }
 
   /** Every key under the prefix and its value, but the templates cache (a send refreshes it) and the times to live. */
   async function ledgerState(): Promise<{ key: string; value: unknown }[]> {
-    return (await dumpKeys(context.redis, rig.prefix)).filter((k) => !k.key.includes(':templates:')).map(({ key, value }) => ({ key, value }));
+    return (await dumpKeys(context.redis, rig.prefix))
+      .filter((k) => !k.key.includes(':templates:'))
+      .map(({ key, value }) => ({ key, value }));
   }
 
   const acceptedPerRecipient = () => rig.acceptedPerRecipient();
@@ -68,7 +71,15 @@ describe('a continued send', () => {
   }
 
   it('another file with other recipients is refused with CAMPAIGN_FILE_MISMATCH naming the first row that differs; nothing is written', async () => {
-    const first = await runSend(context, options(await csv('twelve.csv', Array.from({ length: 12 }, (_, i) => good(i + 1)))));
+    const first = await runSend(
+      context,
+      options(
+        await csv(
+          'twelve.csv',
+          Array.from({ length: 12 }, (_, i) => good(i + 1)),
+        ),
+      ),
+    );
     await rig.startWorker();
     await completed(first.id);
     await rig.stopWorker();
@@ -119,7 +130,16 @@ describe('a continued send', () => {
     // Row 4 fixed, row 5 now another recipient, rows 7–8 new; row 8 names row 2's recipient.
     const fixed = await csv('fixed.csv', [good(1), good(2), good(3), good(4), good(5), good(6), good(7), good(2, 'A-8')]);
     const continued = await runSend(context, options(fixed, { campaignId: first.id }));
-    expect(continued).toMatchObject({ rows: 8, queued: 3, rejected: 0, skipped: 1, reopened: 2, kept: 4, keptByStatus: { sent: 4 }, byReason: { DUPLICATE_PHONE: 1 } });
+    expect(continued).toMatchObject({
+      rows: 8,
+      queued: 3,
+      rejected: 0,
+      skipped: 1,
+      reopened: 2,
+      kept: 4,
+      keptByStatus: { sent: 4 },
+      byReason: { DUPLICATE_PHONE: 1 },
+    });
     expect(summaryText(continued, 0)).toContain('4 already in the campaign and kept as they were (4 sent)');
     await completed(first.id);
 
@@ -143,7 +163,10 @@ describe('a continued send', () => {
   });
 
   it('the dry run counts ALREADY_SENT as the real send does, and writes nothing to the ledger', async () => {
-    const file = await csv('nineteen.csv', Array.from({ length: 19 }, (_, i) => good(i + 1)));
+    const file = await csv(
+      'nineteen.csv',
+      Array.from({ length: 19 }, (_, i) => good(i + 1)),
+    );
     const first = await runSend(context, options(file));
     await rig.startWorker();
     await completed(first.id);

@@ -34,7 +34,10 @@ describe('createCampaign: a spec from the CLI or from JSON', () => {
   });
 
   /** The process's dependencies, with the sample templates as the configured source (a JSON caller names no templates file). */
-  const deps = (): CreateCampaignDeps => ({ ...campaignDeps(rig.context), openTemplates: () => buildTemplateRegistry(rig.context, { file: SAMPLE_TEMPLATES }) });
+  const deps = (): CreateCampaignDeps => ({
+    ...campaignDeps(rig.context),
+    openTemplates: () => buildTemplateRegistry(rig.context, { file: SAMPLE_TEMPLATES }),
+  });
 
   async function csv(name: string, lines: string[]): Promise<string> {
     const file = join(rig.dir, name);
@@ -59,7 +62,13 @@ describe('createCampaign: a spec from the CLI or from JSON', () => {
     const at = new Date(Date.now() + 3_600_000).toISOString();
     const flags = await runSend(
       rig.context,
-      rig.options(file, { campaignId: 'from-flags', priority: 'high', schedule: { at, validFor: '6h' }, window: '00:00-24:00', days: 'mon-sun' }),
+      rig.options(file, {
+        campaignId: 'from-flags',
+        priority: 'high',
+        schedule: { at, validFor: '6h' },
+        window: '00:00-24:00',
+        days: 'mon-sun',
+      }),
     );
     const json = await fromJson(
       {
@@ -73,7 +82,15 @@ describe('createCampaign: a spec from the CLI or from JSON', () => {
       file,
     );
 
-    expect(json).toMatchObject({ id: 'from-json', rows: 6, valid: 4, queued: 4, rejected: 1, skipped: 1, byReason: { PHONE_INVALID: 1, DUPLICATE_PHONE: 1 } });
+    expect(json).toMatchObject({
+      id: 'from-json',
+      rows: 6,
+      valid: 4,
+      queued: 4,
+      rejected: 1,
+      skipped: 1,
+      byReason: { PHONE_INVALID: 1, DUPLICATE_PHONE: 1 },
+    });
     expect(json.rejectsFile).toBe(join(rig.context.config.reportsDir, 'from-json.rejects.csv'));
     expect({ ...json, id: '', rejectsFile: '' }).toStrictEqual({ ...flags, id: '', rejectsFile: '' });
     /** The stored definition, but its ID and creation time. */
@@ -83,7 +100,11 @@ describe('createCampaign: a spec from the CLI or from JSON', () => {
       return { ...definition, id: '', createdAt: 0 };
     };
     expect(await stored('from-json')).toStrictEqual(await stored('from-flags'));
-    expect(await stored('from-json')).toMatchObject({ priority: 'high', startsAt: Date.parse(at), expiresAt: Date.parse(at) + 6 * 3_600_000 });
+    expect(await stored('from-json')).toMatchObject({
+      priority: 'high',
+      startsAt: Date.parse(at),
+      expiresAt: Date.parse(at) + 6 * 3_600_000,
+    });
   });
 
   it('refusals of a JSON spec name its fields, not the flags, and create nothing', async () => {
@@ -96,13 +117,24 @@ describe('createCampaign: a spec from the CLI or from JSON', () => {
     expect(mapping.message).not.toContain('--');
 
     const phone = await refusal(fromJson({ template, csv: { phoneColumn: 'mobile', params: ['first_name', 'order_id'] } }, file));
-    expect(phone).toMatchObject({ code: 'CSV_HEADER_INVALID', message: expect.stringContaining('Rename the column or pass csv.phoneColumn;') as unknown });
+    expect(phone).toMatchObject({
+      code: 'CSV_HEADER_INVALID',
+      message: expect.stringContaining('Rename the column or pass csv.phoneColumn;') as unknown,
+    });
 
     const text = await refusal(fromJson({ text: { body: 'Hi {{name}}' } }, file));
-    expect(text).toMatchObject({ code: 'CSV_HEADER_INVALID', message: expect.stringContaining("the text's placeholder {{name}} names no column") as unknown });
+    expect(text).toMatchObject({
+      code: 'CSV_HEADER_INVALID',
+      message: expect.stringContaining("the text's placeholder {{name}} names no column") as unknown,
+    });
 
-    const start = await refusal(fromJson({ template, csv: { params: ['first_name', 'order_id'] }, schedule: { at: '2027-02-30T09:00:00+01:00' } }, file));
-    expect(start).toMatchObject({ code: 'TIME_INVALID', message: expect.stringMatching(/^schedule\.at "2027-02-30T09:00:00\+01:00": 2027-02-30 has no such day/) as unknown });
+    const start = await refusal(
+      fromJson({ template, csv: { params: ['first_name', 'order_id'] }, schedule: { at: '2027-02-30T09:00:00+01:00' } }, file),
+    );
+    expect(start).toMatchObject({
+      code: 'TIME_INVALID',
+      message: expect.stringMatching(/^schedule\.at "2027-02-30T09:00:00\+01:00": 2027-02-30 has no such day/) as unknown,
+    });
 
     expect(await rig.context.ledger.listCampaigns()).toStrictEqual([]);
   });

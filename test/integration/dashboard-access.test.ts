@@ -30,7 +30,14 @@ const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:
 const GOOD = { authorization: basic(USER, PASSWORD) };
 
 function serviceEnv(prefix: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', WHATSAPP_APP_SECRET: 'dashboard-secret', WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN, ...extra };
+  return {
+    REDIS_URL: redisUrl(),
+    QUEUE_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    WHATSAPP_APP_SECRET: 'dashboard-secret',
+    WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN,
+    ...extra,
+  };
 }
 
 describe('campaign serve: the dashboard behind basic auth and CSRF checks', () => {
@@ -46,7 +53,15 @@ describe('campaign serve: the dashboard behind basic auth and CSRF checks', () =
 
   const request = (path: string, init: RequestInit = {}, base = service.url) => fetch(`${base}${path}`, { redirect: 'manual', ...init });
   const post = (path: string, form: Record<string, string>, headers: Record<string, string> = {}, base = service.url) =>
-    request(path, { method: 'POST', body: new URLSearchParams(form).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } }, base);
+    request(
+      path,
+      {
+        method: 'POST',
+        body: new URLSearchParams(form).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      },
+      base,
+    );
   /** The form token a campaign page hands out (as a browser would read it). */
   const formToken = async (id: string, headers: Record<string, string> = GOOD, base = service.url): Promise<string> => {
     const page = await (await request(`/campaigns/${id}`, { headers }, base)).text();
@@ -61,10 +76,17 @@ describe('campaign serve: the dashboard behind basic auth and CSRF checks', () =
     ledger = new RedisLedger(redis, prefix);
     await ingestQueuedCampaign(ledger, running, 5);
     await ledger.createCampaign(ledgerTestDefinition(hostile));
-    await ledger.recordIngested(hostile, LEDGER_TEST_NUMBER, [queuedRow(1), { row: 2, phone: '+4915100000002', status: 'rejected', errorCode: HOSTILE_CODE, errorDetail: HOSTILE_DETAIL }]);
+    await ledger.recordIngested(hostile, LEDGER_TEST_NUMBER, [
+      queuedRow(1),
+      { row: 2, phone: '+4915100000002', status: 'rejected', errorCode: HOSTILE_CODE, errorDetail: HOSTILE_DETAIL },
+    ]);
     await ledger.finishIngest(hostile);
     await ledger.pause(hostile, HOSTILE_REASON);
-    service = await startService({ port: 0, host: '127.0.0.1' }, serviceEnv(prefix, { DASHBOARD_USER: USER, DASHBOARD_PASSWORD: PASSWORD }), silentLogger());
+    service = await startService(
+      { port: 0, host: '127.0.0.1' },
+      serviceEnv(prefix, { DASHBOARD_USER: USER, DASHBOARD_PASSWORD: PASSWORD }),
+      silentLogger(),
+    );
     open = await startService({ port: 0, host: '127.0.0.1' }, serviceEnv(prefix), silentLogger());
   });
 
@@ -76,7 +98,16 @@ describe('campaign serve: the dashboard behind basic auth and CSRF checks', () =
   });
 
   it('answers 401 with a basic-auth challenge without credentials, with wrong ones, or a malformed header', async () => {
-    const paths = ['/', '/api/campaigns', `/campaigns/${running}`, `/api/campaigns/${running}`, `/campaigns/${running}/report.csv`, '/dashboard/live.js', '/queues', '/queues/api/queues'];
+    const paths = [
+      '/',
+      '/api/campaigns',
+      `/campaigns/${running}`,
+      `/api/campaigns/${running}`,
+      `/campaigns/${running}/report.csv`,
+      '/dashboard/live.js',
+      '/queues',
+      '/queues/api/queues',
+    ];
     const refused: Record<string, string>[] = [
       {},
       { authorization: basic(USER, 'wrong') },
@@ -128,7 +159,9 @@ describe('campaign serve: the dashboard behind basic auth and CSRF checks', () =
     const otherUsers = await formToken(running, {}, open.url);
     expect((await post(`/campaigns/${running}/pause`, { csrf: otherUsers }, GOOD)).status).toBe(403);
     // Bull-board's API refuses another site's writes too.
-    expect((await request('/queues/api/queues/pause', { method: 'PUT', headers: { ...GOOD, 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
+    expect(
+      (await request('/queues/api/queues/pause', { method: 'PUT', headers: { ...GOOD, 'sec-fetch-site': 'cross-site' } })).status,
+    ).toBe(403);
     expect(await state(running)).toBe('running');
   });
 
@@ -189,7 +222,9 @@ describe('campaign serve: the dashboard behind basic auth and CSRF checks', () =
     expect(page).toContain('<td>rejected</td><td><code>&lt;img src=x onerror=alert(1)&gt;</code></td><td class="n">1</td>');
     expect(page).toContain('&lt;script&gt;alert(&quot;detail&quot;)&lt;/script&gt; &amp; &quot;quoted&quot;');
     expect(page).toContain('Counted over all 2 rows');
-    const live = (await (await request(`/api/campaigns/${hostile}`, { headers: GOOD })).json()) as { campaigns: { fields: { stateNote: string } }[] };
+    const live = (await (await request(`/api/campaigns/${hostile}`, { headers: GOOD })).json()) as {
+      campaigns: { fields: { stateNote: string } }[];
+    };
     expect(live.campaigns[0]?.fields.stateNote).toBe(HOSTILE_REASON);
   });
 
@@ -210,7 +245,10 @@ describe('campaign serve: the dashboard behind basic auth and CSRF checks', () =
   });
 
   it('shows in /queues the send queue of every number with campaigns, including one that appears later', async () => {
-    const names = async () => ((await (await request('/queues/api/queues', { headers: GOOD })).json()) as { queues: { name: string }[] }).queues.map((q) => q.name).sort();
+    const names = async () =>
+      ((await (await request('/queues/api/queues', { headers: GOOD })).json()) as { queues: { name: string }[] }).queues
+        .map((q) => q.name)
+        .sort();
     expect(await names()).toEqual([`send-${LEDGER_TEST_NUMBER}`]);
     await ledger.createCampaign({ ...ledgerTestDefinition('dash-other-number'), phoneNumberId: '222333444' });
     // bull-board's page asks every few seconds; the board looks for new numbers at most once a second.

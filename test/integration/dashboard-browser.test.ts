@@ -73,7 +73,21 @@ describe('the campaigns page in headless Chromium', () => {
     await rig.startWorker();
     // A second campaign, scheduled for tomorrow: the list shows both, each in its state.
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
-    const scheduled = await rig.cli(['send', rig.csvFile, '--template', 'order_update', '--language', 'en_US', '--params', 'first_name,order_id', '--templates', SAMPLE_TEMPLATES, '--at', tomorrow, '--json']);
+    const scheduled = await rig.cli([
+      'send',
+      rig.csvFile,
+      '--template',
+      'order_update',
+      '--language',
+      'en_US',
+      '--params',
+      'first_name,order_id',
+      '--templates',
+      SAMPLE_TEMPLATES,
+      '--at',
+      tomorrow,
+      '--json',
+    ]);
     const scheduledId = (JSON.parse(scheduled.stdout) as SendSummary).id;
     const summary = await rig.send();
     const id = summary.id;
@@ -100,7 +114,14 @@ describe('the campaigns page in headless Chromium', () => {
 
     // The failed rows show as errors by code once the tally has counted them (webhooks fail them within a second or so).
     await waitForField(page, row, 'delivered', 0, 60_000);
-    await within(60_000, page.waitForFunction(`document.querySelector('${row} [data-field="errors"]').textContent.includes('131026')`, { polling: 250, timeout: 0 }), async () => `errors cell: ${await text(page, `${row} [data-field="errors"]`)}`);
+    await within(
+      60_000,
+      page.waitForFunction(`document.querySelector('${row} [data-field="errors"]').textContent.includes('131026')`, {
+        polling: 250,
+        timeout: 0,
+      }),
+      async () => `errors cell: ${await text(page, `${row} [data-field="errors"]`)}`,
+    );
     // Long enough at 20/s for the rate's 10 s window to be full, so the screenshot reads about 20/s.
     await waitForField(page, row, 'sent', 250, 90_000);
     expect(await text(page, `${row} [data-field="rate"]`)).toMatch(/^\d+\.\d\/s$/);
@@ -136,7 +157,9 @@ async function text(page: Page, selector: string): Promise<string> {
 }
 
 async function attribute(page: Page, selector: string, name: string): Promise<string | null> {
-  const value: unknown = await page.evaluate(`document.querySelector(${JSON.stringify(selector)})?.getAttribute(${JSON.stringify(name)}) ?? null`);
+  const value: unknown = await page.evaluate(
+    `document.querySelector(${JSON.stringify(selector)})?.getAttribute(${JSON.stringify(name)}) ?? null`,
+  );
   return typeof value === 'string' ? value : null;
 }
 
@@ -148,5 +171,9 @@ async function fieldNumber(page: Page, row: string, field: string): Promise<numb
 async function waitForField(page: Page, row: string, field: string, above: number, ms: number): Promise<void> {
   const selector = JSON.stringify(`${row} [data-field="${field}"]`);
   const expression = `Number((document.querySelector(${selector})?.textContent ?? '').replace(/,/g, '')) > ${above}`;
-  await within(ms, page.waitForFunction(expression, { polling: 250, timeout: 0 }), async () => `${field} is ${await text(page, `${row} [data-field="${field}"]`)}, not above ${above}`);
+  await within(
+    ms,
+    page.waitForFunction(expression, { polling: 250, timeout: 0 }),
+    async () => `${field} is ${await text(page, `${row} [data-field="${field}"]`)}, not above ${above}`,
+  );
 }

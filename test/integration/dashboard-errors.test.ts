@@ -12,8 +12,22 @@ import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 const ROWS = 5000;
 
 function rowOf(n: number): IngestedRow {
-  if (n % 10 === 1) return { row: n, phone: `+4915100${String(n).padStart(5, '0')}`, status: 'rejected', errorCode: 'PHONE_INVALID', errorDetail: `row ${n}: not a phone number` };
-  if (n % 50 === 2) return { row: n, phone: `+4915100${String(n).padStart(5, '0')}`, status: 'skipped', errorCode: 'OPTED_OUT', errorDetail: 'the recipient opted out' };
+  if (n % 10 === 1)
+    return {
+      row: n,
+      phone: `+4915100${String(n).padStart(5, '0')}`,
+      status: 'rejected',
+      errorCode: 'PHONE_INVALID',
+      errorDetail: `row ${n}: not a phone number`,
+    };
+  if (n % 50 === 2)
+    return {
+      row: n,
+      phone: `+4915100${String(n).padStart(5, '0')}`,
+      status: 'skipped',
+      errorCode: 'OPTED_OUT',
+      errorDetail: 'the recipient opted out',
+    };
   return queuedRow(n);
 }
 
@@ -28,7 +42,11 @@ describe('the ledger’s errors by code', () => {
     ledger = new RedisLedger(redis, prefix);
     await ledger.createCampaign(ledgerTestDefinition(id));
     for (let from = 1; from <= ROWS; from += 1000) {
-      await ledger.recordIngested(id, LEDGER_TEST_NUMBER, Array.from({ length: 1000 }, (_, i) => rowOf(from + i)));
+      await ledger.recordIngested(
+        id,
+        LEDGER_TEST_NUMBER,
+        Array.from({ length: 1000 }, (_, i) => rowOf(from + i)),
+      );
     }
     await ledger.finishIngest(id);
   });
@@ -43,7 +61,12 @@ describe('the ledger’s errors by code', () => {
     expect(tally.complete).toBe(true);
     expect(tally.scanned).toBe(ROWS);
     expect(tally.codes).toEqual([
-      { status: 'rejected', code: 'PHONE_INVALID', rows: ROWS / 10, example: expect.stringMatching(/^row \d+: not a phone number$/) as unknown },
+      {
+        status: 'rejected',
+        code: 'PHONE_INVALID',
+        rows: ROWS / 10,
+        example: expect.stringMatching(/^row \d+: not a phone number$/) as unknown,
+      },
       { status: 'skipped', code: 'OPTED_OUT', rows: ROWS / 50, example: 'the recipient opted out' },
     ]);
   });

@@ -19,7 +19,13 @@ describe('campaign demo', () => {
     const dir = await tempDir();
     const redis = testRedis();
     try {
-      const result = await runCli(['demo'], { REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, REPORTS_DIR: dir.dir, SEND_RATE: '0', LOG_LEVEL: 'warn' });
+      const result = await runCli(['demo'], {
+        REDIS_URL: redisUrl(),
+        QUEUE_PREFIX: prefix,
+        REPORTS_DIR: dir.dir,
+        SEND_RATE: '0',
+        LOG_LEVEL: 'warn',
+      });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toMatch(/completed/);
       expect(result.stdout).toContain('sent 190 (delivered 190, read 95)');
@@ -48,7 +54,9 @@ describe('campaign demo', () => {
       );
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toContain('sent 190 (delivered 190, read 95)');
-      const line = /^Redis: nothing answers at (\S+), so this run started its own: (.+); it is stopped when the run ends\.$/m.exec(result.stdout);
+      const line = /^Redis: nothing answers at (\S+), so this run started its own: (.+); it is stopped when the run ends\.$/m.exec(
+        result.stdout,
+      );
       expect(line, result.stdout).not.toBeNull();
       expect(line?.[1]).toBe(closed);
       const description = line?.[2] ?? '';

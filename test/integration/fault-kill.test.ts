@@ -72,7 +72,10 @@ describe('fault: worker SIGKILLed mid-campaign', () => {
     // Recipients who got a message twice are among the unknown rows.
     const unknownPhones = new Set(report.filter((r) => r.status === 'unknown').map((r) => r.phone.replace(/\D/g, '')));
     const twice = [...rig.acceptedByWaId()].filter(([, list]) => list.length > 1).map(([waId]) => waId);
-    expect(twice.filter((waId) => !unknownPhones.has(waId)), context).toEqual([]);
+    expect(
+      twice.filter((waId) => !unknownPhones.has(waId)),
+      context,
+    ).toEqual([]);
 
     // What the report says matches what the API saw.
     expect(rig.crossCheck(report), context).toEqual([]);

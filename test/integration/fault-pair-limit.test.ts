@@ -46,7 +46,13 @@ describe('fault: pair rate limit (131056) for one recipient', () => {
   const waId = waIdOfRow(DELAYED_ROW);
 
   beforeAll(async () => {
-    rig = await FaultHarness.start({ label: 'fault-pair', rows: ROWS, sendRate: RATE, sandboxMps: RATE, workerEnv: { LOG_LEVEL: 'debug' } });
+    rig = await FaultHarness.start({
+      label: 'fault-pair',
+      rows: ROWS,
+      sendRate: RATE,
+      sandboxMps: RATE,
+      workerEnv: { LOG_LEVEL: 'debug' },
+    });
     rig.setFaults({ recipientErrors: [{ waId, code: 131056, times: 2 }] });
   });
 
@@ -82,11 +88,20 @@ describe('fault: pair rate limit (131056) for one recipient', () => {
     // Each refusal delayed that recipient's job: the worker saw both, and took the
     // recipient-only action for them, never the number-wide throttle.
     const pairRefusals = myFailures.filter((f) => f.code === '131056');
-    expect(pairRefusals.map((f) => f.action), context).toEqual(['delay-recipient', 'delay-recipient']);
-    expect(failures.filter((f) => f.code === '131056'), context).toHaveLength(2);
+    expect(
+      pairRefusals.map((f) => f.action),
+      context,
+    ).toEqual(['delay-recipient', 'delay-recipient']);
+    expect(
+      failures.filter((f) => f.code === '131056'),
+      context,
+    ).toHaveLength(2);
     // Nothing else was delayed, retried or failed: any other failure is the sandbox's own
     // throughput answer (130429), which throttles the number as it should.
-    expect(failures.filter((f) => f.code !== '131056' && !(f.code === '130429' && f.action === 'throttle-number')), context).toEqual([]);
+    expect(
+      failures.filter((f) => f.code !== '131056' && !(f.code === '130429' && f.action === 'throttle-number')),
+      context,
+    ).toEqual([]);
     // The worker saw every answer the sandbox gave: one log line per refused request.
     expect(failures, context).toHaveLength((stats.rejectedByCode['131056'] ?? 0) + (stats.rejectedByCode['130429'] ?? 0));
 

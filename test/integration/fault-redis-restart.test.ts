@@ -40,7 +40,11 @@ describe('fault: Redis restarts mid-campaign', () => {
     const acceptedAtCrash = rig.accepted().length;
     // The worker notices (its connection logs an error) before Redis is back; if it logs
     // nothing within 3 s, Redis comes back anyway: the outage is the fault, not the log line.
-    const noticed = await within(3000, outputAfter(worker, /redis connection error|ECONNREFUSED|Connection is closed/i, from), () => 'no error logged').then(
+    const noticed = await within(
+      3000,
+      outputAfter(worker, /redis connection error|ECONNREFUSED|Connection is closed/i, from),
+      () => 'no error logged',
+    ).then(
       () => true,
       () => false,
     );
@@ -68,7 +72,10 @@ describe('fault: Redis restarts mid-campaign', () => {
     expect(status.sent + status.unknown, context).toBe(ROWS);
     expect(report).toHaveLength(ROWS);
     // Every row is sent, except those the ledger itself reports unknown.
-    expect(notSent.filter((r) => r.status !== 'unknown'), context).toEqual([]);
+    expect(
+      notSent.filter((r) => r.status !== 'unknown'),
+      context,
+    ).toEqual([]);
     expect(duplicates, context).toBeLessThanOrEqual(status.unknown);
     expect(duplicates, context).toBe(rig.duplicatesSeen());
     expect(rig.crossCheck(report), context).toEqual([]);

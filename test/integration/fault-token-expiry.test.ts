@@ -45,7 +45,9 @@ describe('fault: access token expires mid-campaign (190)', () => {
     expect(acceptedAtExpiry).toBeLessThan(ROWS);
 
     // The sandbox refuses the old token (190); nothing announces that, so look in-process.
-    await rig.pollUntil('no 190 answer from the sandbox', 10_000, 20, () => ((rig.stats().rejectedByCode['190'] ?? 0) > 0 ? true : undefined));
+    await rig.pollUntil('no 190 answer from the sandbox', 10_000, 20, () =>
+      (rig.stats().rejectedByCode['190'] ?? 0) > 0 ? true : undefined,
+    );
     const paused = await rig.pollUntil<StatusJson>('campaign did not pause', 90_000, 500, async () => {
       const s = await rig.status(summary.id);
       return s.state === 'paused' ? s : undefined;
@@ -69,7 +71,10 @@ describe('fault: access token expires mid-campaign (190)', () => {
     // backlog, and the number's window is empty, so the paused campaign takes no turns.
     const backlog = await rig.pollUntil('the fed jobs did not park', 90_000, 200, () =>
       rig.inRedis(async (redis) => {
-        const [waiting, fed] = await Promise.all([redis.llen(campaignLedgerKeys(rig.prefix, PHONE_NUMBER_ID, summary.id).pending), redis.zcard(feedKeys(rig.prefix, PHONE_NUMBER_ID).window)]);
+        const [waiting, fed] = await Promise.all([
+          redis.llen(campaignLedgerKeys(rig.prefix, PHONE_NUMBER_ID, summary.id).pending),
+          redis.zcard(feedKeys(rig.prefix, PHONE_NUMBER_ID).window),
+        ]);
         return fed === 0 ? waiting : undefined;
       }),
     );

@@ -39,7 +39,14 @@ describe('hostile files through campaign send', () => {
   });
 
   const send = (file: string) =>
-    runSend(context, { file, template: 'order_update', language: 'en_US', params: ['first_name', 'order_id'], phoneColumn: 'phone', templatesFile: SAMPLE_TEMPLATES });
+    runSend(context, {
+      file,
+      template: 'order_update',
+      language: 'en_US',
+      params: ['first_name', 'order_id'],
+      phoneColumn: 'phone',
+      templatesFile: SAMPLE_TEMPLATES,
+    });
 
   it('every record answered, each hostile value refused with its reason, formulas neutralised in the rejects file and the report, a 5 MB cell kept as 200 characters', async () => {
     const huge = '9'.repeat(5 * 1024 * 1024);
@@ -110,12 +117,25 @@ describe('hostile files through campaign send', () => {
   it('refuses an unwritable REPORTS_DIR before it creates anything', async () => {
     const blocker = join(dir.dir, 'not-a-dir');
     await writeFile(blocker, 'x');
-    const blocked = await openContext([], { REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, WHATSAPP_PHONE_NUMBER_ID: PHONE_NUMBER_ID, LOG_LEVEL: 'silent', REPORTS_DIR: join(blocker, 'reports') });
+    const blocked = await openContext([], {
+      REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: prefix,
+      WHATSAPP_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
+      LOG_LEVEL: 'silent',
+      REPORTS_DIR: join(blocker, 'reports'),
+    });
     try {
       const file = join(dir.dir, 'ok.csv');
       await writeFile(file, `phone,first_name,order_id\n${phoneNumber(1)},Ana,A-1\n`);
       await expect(
-        runSend(blocked, { file, template: 'order_update', language: 'en_US', params: ['first_name', 'order_id'], phoneColumn: 'phone', templatesFile: SAMPLE_TEMPLATES }),
+        runSend(blocked, {
+          file,
+          template: 'order_update',
+          language: 'en_US',
+          params: ['first_name', 'order_id'],
+          phoneColumn: 'phone',
+          templatesFile: SAMPLE_TEMPLATES,
+        }),
       ).rejects.toMatchObject({ code: 'OUTPUT_UNWRITABLE' });
       expect(await context.ledger.listCampaigns()).toStrictEqual([]);
     } finally {

@@ -62,7 +62,9 @@ describe('campaign migrate-keys: from the untagged layout to the cluster one', (
     const again = JSON.parse((await rig.cli(['migrate-keys', '--json'])).stdout) as Record<string, unknown>;
     expect(again).toMatchObject({ moved: 0, wamids: 0, campaigns: 0, dropped: 0 });
     // Every key is now in a number's scope or the shared one, or one of the few global indexes.
-    const left = (await keys()).filter((k) => !k.startsWith(`${rig.prefix}:{`) && !/:(campaigns|campaign-numbers|numbers|templates:.+)$/.test(k));
+    const left = (await keys()).filter(
+      (k) => !k.startsWith(`${rig.prefix}:{`) && !/:(campaigns|campaign-numbers|numbers|templates:.+)$/.test(k),
+    );
     expect(left).toStrictEqual([]);
   });
 

@@ -62,7 +62,8 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
     ]);
 
     expect(calls.claim).toHaveBeenCalledTimes(1);
-    for (const result of results.slice(0, 50)) expect(result).toMatchObject({ status: 'fulfilled', value: { outcome: 'claimed', attempt: 1 } });
+    for (const result of results.slice(0, 50))
+      expect(result).toMatchObject({ status: 'fulfilled', value: { outcome: 'claimed', attempt: 1 } });
     expect(results[50]).toEqual({ status: 'fulfilled', value: { outcome: 'settled', status: 'sent' } });
     expect(results[51]).toEqual({ status: 'fulfilled', value: { outcome: 'stale' } });
     expect(results[52]?.status).toBe('rejected');
@@ -134,10 +135,17 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
     await fedCampaign(ledger, 'x', 3);
     await fedCampaign(ledger, 'y', 3);
     const calls = scriptCalls();
-    const claims = await Promise.all([1, 2, 3].flatMap((row) => [ledger.claim(job('x', row), '106540352242922'), ledger.claim(job('y', row), '106540352242922')]));
+    const claims = await Promise.all(
+      [1, 2, 3].flatMap((row) => [ledger.claim(job('x', row), '106540352242922'), ledger.claim(job('y', row), '106540352242922')]),
+    );
     expect(claims.every((c) => c.outcome === 'claimed')).toBe(true);
     expect(calls.claim).toHaveBeenCalledTimes(2);
-    const answers = await Promise.all([1, 2, 3].flatMap((row) => [ledger.settle(job('x', row), { status: 'sent', wamid: `x.${row}` }), ledger.settle(job('y', row), { status: 'sent', wamid: `y.${row}` })]));
+    const answers = await Promise.all(
+      [1, 2, 3].flatMap((row) => [
+        ledger.settle(job('x', row), { status: 'sent', wamid: `x.${row}` }),
+        ledger.settle(job('y', row), { status: 'sent', wamid: `y.${row}` }),
+      ]),
+    );
     expect(calls.settle).toHaveBeenCalledTimes(2);
     expect(answers.filter((a) => a.completedCampaign)).toHaveLength(2);
     expect((await ledger.status('x'))?.state).toBe('completed');

@@ -50,7 +50,10 @@ describe('RedisLedger campaign controls (real Redis)', () => {
    * A campaign of `queued` rows 1..n (plus any extra ingested rows), ingest finished unless
    * told otherwise, and fed (all of its rows, or `fed` of them; `fed: 0` leaves the backlog whole).
    */
-  async function campaign(n: number, options: { extra?: IngestedRow[]; finish?: boolean; on?: RedisLedger; id?: string; fed?: number } = {}): Promise<void> {
+  async function campaign(
+    n: number,
+    options: { extra?: IngestedRow[]; finish?: boolean; on?: RedisLedger; id?: string; fed?: number } = {},
+  ): Promise<void> {
     const l = options.on ?? ledger;
     const id = options.id ?? ID;
     await l.createCampaign(definition(id));
@@ -93,7 +96,8 @@ describe('RedisLedger campaign controls (real Redis)', () => {
   };
   /** The job IDs fed to the number and not done. */
   const windowIds = async (): Promise<string[]> => (await redis.zrange(feedKeys(prefix, NUMBER).window, 0, -1)).sort();
-  const inWindow = async (j: SendJob): Promise<boolean> => (await redis.zscore(feedKeys(prefix, NUMBER).window, sendJobId(j.campaignId, j.row, j.requeue ?? 0))) !== null;
+  const inWindow = async (j: SendJob): Promise<boolean> =>
+    (await redis.zscore(feedKeys(prefix, NUMBER).window, sendJobId(j.campaignId, j.row, j.requeue ?? 0))) !== null;
   const counts = async (id = ID) => (await ledger.status(id))?.counts;
 
   describe('claim', () => {
@@ -210,14 +214,23 @@ describe('RedisLedger campaign controls (real Redis)', () => {
     it('keeps the first final answer: later ones (a shutdown’s unknown included) change nothing', async () => {
       await campaign(1);
       await ledger.claim(job(1));
-      expect(await ledger.settle(job(1), { status: 'sent', wamid: 'wamid.first' })).toEqual({ status: 'sent', completedCampaign: true, pausedCampaign: false });
+      expect(await ledger.settle(job(1), { status: 'sent', wamid: 'wamid.first' })).toEqual({
+        status: 'sent',
+        completedCampaign: true,
+        pausedCampaign: false,
+      });
       expect(await ledger.settle(job(1), { status: 'failed', errorCode: '131000', errorDetail: 'late' })).toEqual({
         status: 'sent',
         completedCampaign: false,
         pausedCampaign: false,
       });
-      expect(await ledger.settle(job(1), { status: 'unknown', errorCode: 'SHUTDOWN_IN_FLIGHT', errorDetail: 'late' })).toMatchObject({ status: 'sent' });
-      expect(await ledger.settle(job(1), { status: 'sent', wamid: 'wamid.second' })).toMatchObject({ status: 'sent', completedCampaign: false });
+      expect(await ledger.settle(job(1), { status: 'unknown', errorCode: 'SHUTDOWN_IN_FLIGHT', errorDetail: 'late' })).toMatchObject({
+        status: 'sent',
+      });
+      expect(await ledger.settle(job(1), { status: 'sent', wamid: 'wamid.second' })).toMatchObject({
+        status: 'sent',
+        completedCampaign: false,
+      });
       expect(await row(1)).toMatchObject({ status: 'sent', wamid: 'wamid.first' });
       expect((await row(1)).errorCode).toBeUndefined();
       expect(await counts()).toMatchObject({ sent: 1, failed: 0, unknown: 0 });
@@ -248,7 +261,12 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       await ledger.settle(job(4), { status: 'queued', errorCode: '131000', errorDetail: 'again' });
       expect(await backlog()).toEqual(['5', '6']);
 
-      expect(await ledger.markForRetry(ID, 1, 4, { codes: [], failed: true, unknown: true })).toEqual({ requeued: 2, noPayload: 0, held: 0, heldUntil: 0 });
+      expect(await ledger.markForRetry(ID, 1, 4, { codes: [], failed: true, unknown: true })).toEqual({
+        requeued: 2,
+        noPayload: 0,
+        held: 0,
+        heldUntil: 0,
+      });
       expect(await backlog()).toEqual(['5', '6', '1:1', '2:1']);
       expect(await owner(1)).toBe(1);
       expect(await owner(4)).toBe(0);
@@ -473,7 +491,11 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(await counts()).toMatchObject({ sent: 1, sending: 1, cancelled: 4, queued: 0 });
       expect((await feed()).jobs).toEqual([]);
       // The send in flight keeps its answer and is the last one: the campaign completes.
-      expect(await ledger.settle(job(2), { status: 'sent', wamid: 'w2' })).toEqual({ status: 'sent', completedCampaign: true, pausedCampaign: false });
+      expect(await ledger.settle(job(2), { status: 'sent', wamid: 'w2' })).toEqual({
+        status: 'sent',
+        completedCampaign: true,
+        pausedCampaign: false,
+      });
       status = await ledger.status(ID);
       expect(status?.state).toBe('cancelled');
       expect(status?.finishedAt).toBeTypeOf('number');
@@ -508,7 +530,12 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       await ledger.settle(job(1), { status: 'failed', errorCode: '131000', errorDetail: 'x' });
       await ledger.cancel(ID);
       await ledger.claim(job(2));
-      expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: true })).toEqual({ requeued: 0, noPayload: 0, held: 0, heldUntil: 0 });
+      expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: true })).toEqual({
+        requeued: 0,
+        noPayload: 0,
+        held: 0,
+        heldUntil: 0,
+      });
       expect((await row(1)).status).toBe('failed');
       expect(await backlog()).toEqual([]);
       expect((await ledger.status(ID))?.finishedAt).toBeTypeOf('number');
@@ -536,11 +563,21 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect((await feed()).jobs).toEqual([]);
       expect(await redis.zscore(feedKeys(prefix, NUMBER).active, ID)).toBeNull();
 
-      expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: false, unknown: false })).toEqual({ requeued: 0, noPayload: 0, held: 0, heldUntil: 0 });
+      expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: false, unknown: false })).toEqual({
+        requeued: 0,
+        noPayload: 0,
+        held: 0,
+        heldUntil: 0,
+      });
       expect((await ledger.status(ID))?.state).toBe('completed');
 
       // Only rows 1..5 in this page: row 6 stays failed.
-      expect(await ledger.markForRetry(ID, 1, 5, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 1, held: 0, heldUntil: 0 });
+      expect(await ledger.markForRetry(ID, 1, 5, { codes: ['131000'], failed: true, unknown: false })).toEqual({
+        requeued: 1,
+        noPayload: 1,
+        held: 0,
+        heldUntil: 0,
+      });
       let status = await ledger.status(ID);
       expect(status?.state).toBe('running');
       expect(status?.finishedAt).toBeUndefined();
@@ -549,12 +586,27 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(await backlog()).toEqual(['1:1']);
       expect(await redis.zscore(feedKeys(prefix, NUMBER).active, ID)).toBe('1');
       // Again: row 1 is queued now, not failed; row 5 still has no values.
-      expect(await ledger.markForRetry(ID, 1, 5, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 0, noPayload: 1, held: 0, heldUntil: 0 });
+      expect(await ledger.markForRetry(ID, 1, 5, { codes: ['131000'], failed: true, unknown: false })).toEqual({
+        requeued: 0,
+        noPayload: 1,
+        held: 0,
+        heldUntil: 0,
+      });
       // Unknown rows only when asked for.
-      expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
+      expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({
+        requeued: 1,
+        noPayload: 0,
+        held: 0,
+        heldUntil: 0,
+      });
       expect((await row(3)).status).toBe('queued');
       // Any failed row: 2 and 6 (5 has no values).
-      expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 2, noPayload: 1, held: 0, heldUntil: 0 });
+      expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({
+        requeued: 2,
+        noPayload: 1,
+        held: 0,
+        heldUntil: 0,
+      });
       status = await ledger.status(ID);
       expect(status?.counts).toMatchObject({ queued: 4, failed: 1, unknown: 0, sent: 1, rejected: 1, total: 7 });
       // Each page appends to the end of the backlog, in row order within the page.
@@ -572,7 +624,12 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect((await feed()).jobs).toEqual([job(1, 1)]);
       await ledger.claim(job(1, 1));
       await ledger.settle(job(1, 1), { status: 'failed', errorCode: '131000', errorDetail: 'x' });
-      expect(await ledger.markForRetry(ID, 1, 1, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
+      expect(await ledger.markForRetry(ID, 1, 1, { codes: [], failed: true, unknown: false })).toEqual({
+        requeued: 1,
+        noPayload: 0,
+        held: 0,
+        heldUntil: 0,
+      });
       expect(await backlog()).toEqual(['1:2']);
       expect(await ledger.claim(job(1, 1))).toEqual({ outcome: 'stale' });
       expect((await feed()).jobs).toEqual([job(1, 2)]);

@@ -45,12 +45,20 @@ describe('RedisLedger.feed (real Redis)', () => {
   });
 
   /** A campaign of `rows` queued rows on NUMBER, ingest finished unless told otherwise; nothing fed. */
-  async function campaign(id: string, rows: number, options: { priority?: CampaignDefinition['priority']; finish?: boolean } = {}): Promise<void> {
+  async function campaign(
+    id: string,
+    rows: number,
+    options: { priority?: CampaignDefinition['priority']; finish?: boolean } = {},
+  ): Promise<void> {
     const definition: CampaignDefinition = { ...ledgerTestDefinition(id) };
     if (options.priority !== undefined) definition.priority = options.priority;
     await ledger.createCampaign(definition);
     for (let from = 1; from <= rows; from += 500) {
-      await ledger.recordIngested(id, NUMBER, range(from, Math.min(rows, from + 499)).map((n) => queuedRow(n)));
+      await ledger.recordIngested(
+        id,
+        NUMBER,
+        range(from, Math.min(rows, from + 499)).map((n) => queuedRow(n)),
+      );
     }
     if (options.finish !== false) await ledger.finishIngest(id);
   }
@@ -61,7 +69,8 @@ describe('RedisLedger.feed (real Redis)', () => {
   const windowKey = (): string => feedKeys(prefix, NUMBER).window;
   const activeKey = (): string => feedKeys(prefix, NUMBER).active;
   const windowIds = async (): Promise<string[]> => (await redis.zrange(windowKey(), 0, -1)).sort();
-  const inWindow = async (j: SendJob): Promise<boolean> => (await redis.zscore(windowKey(), sendJobId(j.campaignId, j.row, j.requeue ?? 0))) !== null;
+  const inWindow = async (j: SendJob): Promise<boolean> =>
+    (await redis.zscore(windowKey(), sendJobId(j.campaignId, j.row, j.requeue ?? 0))) !== null;
   const backlog = async (id: string): Promise<string[]> => redis.lrange(campaignLedgerKeys(prefix, NUMBER, id).pending, 0, -1);
 
   describe('room', () => {
@@ -175,7 +184,16 @@ describe('RedisLedger.feed (real Redis)', () => {
       await campaign('a', 10);
       await campaign('b', 3);
       // Shares of 4: b has only 3, so a takes 5.
-      expect((await feed(8)).jobs).toEqual([job('a', 1), job('b', 1), job('a', 2), job('b', 2), job('a', 3), job('b', 3), job('a', 4), job('a', 5)]);
+      expect((await feed(8)).jobs).toEqual([
+        job('a', 1),
+        job('b', 1),
+        job('a', 2),
+        job('b', 2),
+        job('a', 3),
+        job('b', 3),
+        job('a', 4),
+        job('a', 5),
+      ]);
       expect(await ledger.windowSize(NUMBER)).toBe(8);
       expect(await backlog('b')).toEqual([]);
       // b is done (ingest finished, nothing left): the next feed drops it from the active set, a takes all the room.
@@ -233,7 +251,9 @@ describe('RedisLedger.feed (real Redis)', () => {
       expect((await feed(10)).jobs).toEqual([]);
       await ledger.resume('a');
       expect((await feed(10)).jobs).toEqual([job('a', 2, 1), job('a', 3), job('a', 4), job('a', 5)]);
-      expect(await windowIds()).toEqual([sendJobId('a', 1), sendJobId('a', 2, 1), sendJobId('a', 3), sendJobId('a', 4), sendJobId('a', 5)].sort());
+      expect(await windowIds()).toEqual(
+        [sendJobId('a', 1), sendJobId('a', 2, 1), sendJobId('a', 3), sendJobId('a', 4), sendJobId('a', 5)].sort(),
+      );
     });
 
     it('claim: claimed and in-doubt keep the job in the window; parked, settled, stale and missing take it out', async () => {
@@ -276,7 +296,9 @@ describe('RedisLedger.feed (real Redis)', () => {
       await ledger.settle(job('a', 3), { status: 'unknown', errorCode: 'IN_DOUBT', errorDetail: 'x' }, NUMBER);
       await ledger.settle(job('a', 4), { status: 'abandoned', errorCode: 'WORKER_GAVE_UP', errorDetail: 'stalled' }, NUMBER);
       // BullMQ gave up on a job that never ran its claim.
-      expect((await ledger.settle(job('a', 5), { status: 'abandoned', errorCode: 'WORKER_GAVE_UP', errorDetail: 'stalled' }, NUMBER)).status).toBe('failed');
+      expect(
+        (await ledger.settle(job('a', 5), { status: 'abandoned', errorCode: 'WORKER_GAVE_UP', errorDetail: 'stalled' }, NUMBER)).status,
+      ).toBe('failed');
       await ledger.halt(job('a', 6), '190', 'token expired', NUMBER);
       // An answer from a job that does not own row 7 takes out only that job's ID.
       await ledger.settle(job('a', 7, 2), { status: 'sent', wamid: 'w7' }, NUMBER);
@@ -337,7 +359,12 @@ describe('RedisLedger.feed (real Redis)', () => {
       await ledger.resume('c-7');
       await ledger.claim(job('c-7', 2), NUMBER);
       await ledger.settle(job('c-7', 2), { status: 'failed', errorCode: '131000', errorDetail: 'x' }, NUMBER);
-      expect(await ledger.markForRetry('c-7', 1, 3, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
+      expect(await ledger.markForRetry('c-7', 1, 3, { codes: [], failed: true, unknown: false })).toEqual({
+        requeued: 1,
+        noPayload: 0,
+        held: 0,
+        heldUntil: 0,
+      });
       fed.push(...(await feed(100)).jobs);
 
       expect(fed).toContainEqual(job('c-7', 1, 2));
@@ -347,7 +374,9 @@ describe('RedisLedger.feed (real Redis)', () => {
       expect(ids).toContain('c-7-1-r2');
       expect(ids).toContain('spring-sale-2024-12');
       // Every job still in the window is one of those fed, under sendJobId's ID, and reads back the same.
-      const live = fed.filter((j) => !(j.campaignId === 'c-7' && ((j.row === 1 && j.requeue !== 2) || (j.row === 2 && j.requeue === undefined))));
+      const live = fed.filter(
+        (j) => !(j.campaignId === 'c-7' && ((j.row === 1 && j.requeue !== 2) || (j.row === 2 && j.requeue === undefined))),
+      );
       expect(ids).toEqual(live.map((j) => sendJobId(j.campaignId, j.row, j.requeue ?? 0)).sort());
       for (const id of ids) {
         const parsed = parseSendJobId(id);

@@ -39,8 +39,14 @@ describe('send-window lanes in the ledger (real Redis, a clock the test moves)',
   /** Rows 1..n in lane (row - 1) % 3: Berlin, New York, Tokyo, Berlin, … */
   async function windowed(id: string, rows: number, extra: { expiresAt?: number } = {}): Promise<void> {
     await ledger.createCampaign({ ...ledgerTestDefinition(id), window: WINDOW, ...extra });
-    await ledger.recordLanes(id, LANES.map((zones, index) => ({ index, zones })));
-    const laned: IngestedRow[] = Array.from({ length: rows }, (_, i) => ({ ...(queuedRow(i + 1) as Extract<IngestedRow, { status: 'queued' }>), lane: i % 3 }));
+    await ledger.recordLanes(
+      id,
+      LANES.map((zones, index) => ({ index, zones })),
+    );
+    const laned: IngestedRow[] = Array.from({ length: rows }, (_, i) => ({
+      ...(queuedRow(i + 1) as Extract<IngestedRow, { status: 'queued' }>),
+      lane: i % 3,
+    }));
     await ledger.recordIngested(id, NUMBER, laned);
     await ledger.finishIngest(id);
   }
@@ -48,7 +54,13 @@ describe('send-window lanes in the ledger (real Redis, a clock the test moves)',
   /** A feed at `at` on the ledger's clock (the clock stays there), with these lanes open. */
   const feedAt = (at: number, open: Record<string, number[]>, windowSize = 100): Promise<FeedResult> => {
     clock.set(at);
-    return ledger.feed(NUMBER, { windowSize, minBatch: 1, refreshAfterMs: 3_600_000, refreshMost: 0, openLanes: new Map(Object.entries(open)) });
+    return ledger.feed(NUMBER, {
+      windowSize,
+      minBatch: 1,
+      refreshAfterMs: 3_600_000,
+      refreshMost: 0,
+      openLanes: new Map(Object.entries(open)),
+    });
   };
 
   it('feeds only the open lanes; closed lanes wait and take no room; the campaign stays active until they are fed', async () => {
@@ -85,7 +97,12 @@ describe('send-window lanes in the ledger (real Redis, a clock the test moves)',
     const claimed = await ledger.claim(fed.jobs[1] ?? { campaignId: 'p', row: 0 });
     expect(claimed.outcome).toBe('claimed');
     await ledger.settle(fed.jobs[1] ?? { campaignId: 'p', row: 0 }, { status: 'failed', errorCode: '131000', errorDetail: 'x' });
-    expect(await ledger.markForRetry('p', 1, 6, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
+    expect(await ledger.markForRetry('p', 1, 6, { codes: [], failed: true, unknown: false })).toEqual({
+      requeued: 1,
+      noPayload: 0,
+      held: 0,
+      heldUntil: 0,
+    });
     expect((await ledger.laneBacklogs('p')).map((l) => l.pending)).toEqual([2, 1, 2]);
     expect((await feedAt(T0 + 2, { p: [1] })).jobs).toEqual([{ campaignId: 'p', row: 5, requeue: 1 }]);
   });

@@ -51,7 +51,12 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
   const backlog = async (id: string): Promise<string[]> => redis.lrange(campaignLedgerKeys(prefix, NUMBER, id).pending, 0, -1);
 
   it('a claim hands over the row’s recipient, values and header link, not the job’s', async () => {
-    const row: IngestedRow = { row: 1, phone: phoneNumber(1), status: 'queued', message: { values: ['Ana', 'A-1'], headerLink: 'https://x.test/a.png', fingerprint: 'fp-a' } };
+    const row: IngestedRow = {
+      row: 1,
+      phone: phoneNumber(1),
+      status: 'queued',
+      message: { values: ['Ana', 'A-1'], headerLink: 'https://x.test/a.png', fingerprint: 'fp-a' },
+    };
     await campaign('c1', [row]);
     // A job of an older version still carries a recipient and values: they are ignored.
     expect(await ledger.claim({ ...job('c1', 1), to: '+10000000000', values: ['from the job'] }, NUMBER)).toStrictEqual({
@@ -64,7 +69,11 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
   it('a message another row claimed within the window is skipped ALREADY_SENT at the claim, naming that campaign and row', async () => {
     await campaign('c1', [queuedRow(1)]);
     await campaign('c2', [queuedRow(1, phoneNumber(9))]);
-    await redis.hset(`${prefix}:{${NUMBER}}:campaign:c2:rows`, '1', JSON.stringify({ p: phoneNumber(1), s: 'queued', v: [], f: `fp-${phoneNumber(1)}` }));
+    await redis.hset(
+      `${prefix}:{${NUMBER}}:campaign:c2:rows`,
+      '1',
+      JSON.stringify({ p: phoneNumber(1), s: 'queued', v: [], f: `fp-${phoneNumber(1)}` }),
+    );
 
     expect(await ledger.claim(job('c1', 1), NUMBER)).toMatchObject({ outcome: 'claimed' });
     expect(await ledger.claim(job('c2', 1), NUMBER)).toStrictEqual({ outcome: 'settled', status: 'skipped', completedCampaign: true });
@@ -88,7 +97,9 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
     await ledger.halt(job('c1', 2), '190', 'token expired', NUMBER);
     await ledger.settle(job('c1', 3), { status: 'sent', wamid: 'wamid.3' }, NUMBER);
     await ledger.settle(job('c1', 4), { status: 'unknown', errorCode: 'IN_DOUBT', errorDetail: 'x' }, NUMBER);
-    const owners = Object.values(await redis.hgetall(sentGuardKeys(prefix, NUMBER).sent)).map((owner) => owner.split('/').slice(0, 2).join('/'));
+    const owners = Object.values(await redis.hgetall(sentGuardKeys(prefix, NUMBER).sent)).map((owner) =>
+      owner.split('/').slice(0, 2).join('/'),
+    );
     expect(owners.sort()).toStrictEqual(['c1/3', 'c1/4']);
   });
 
@@ -99,9 +110,16 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
     const { sent } = sentGuardKeys(prefix, NUMBER);
     await redis.hset(sent, `fp-${phoneNumber(2)}`, `c1/2/${Date.now() - 25 * HOUR}`);
 
-    const other: IngestedRow = { row: 3, phone: phoneNumber(1), status: 'queued', message: { values: [], headerLink: undefined, fingerprint: 'fp-other-values' } };
+    const other: IngestedRow = {
+      row: 3,
+      phone: phoneNumber(1),
+      status: 'queued',
+      message: { values: [], headerLink: undefined, fingerprint: 'fp-other-values' },
+    };
     const result = await campaign('c2', [queuedRow(1), queuedRow(2), other]);
-    expect(result.alreadySent).toStrictEqual([{ row: 1, detail: expect.stringMatching(/^campaign c1 row 1 sent the same message/) as unknown }]);
+    expect(result.alreadySent).toStrictEqual([
+      { row: 1, detail: expect.stringMatching(/^campaign c1 row 1 sent the same message/) as unknown },
+    ]);
     expect(result.queued).toStrictEqual([2, 3]);
     // Only the queued rows join the backlog (the feed above took them); the skipped one never does.
     expect((await rowsOf('c2')).map((r) => r.status)).toStrictEqual(['skipped', 'queued', 'queued']);
@@ -115,7 +133,13 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
   });
 
   it('a fixed file sent again: rejected and skipped rows take the new verdict, other rows keep theirs, counters follow, a finished campaign reopens', async () => {
-    const rejected = (row: number): IngestedRow => ({ row, phone: 'bad', status: 'rejected', errorCode: 'PHONE_INVALID', errorDetail: 'line 2: bad' });
+    const rejected = (row: number): IngestedRow => ({
+      row,
+      phone: 'bad',
+      status: 'rejected',
+      errorCode: 'PHONE_INVALID',
+      errorDetail: 'line 2: bad',
+    });
     await campaign('c1', [queuedRow(1), rejected(2), rejected(3)]);
     await ledger.claim(job('c1', 1), NUMBER);
     await ledger.settle(job('c1', 1), { status: 'sent', wamid: 'wamid.1' }, NUMBER);
@@ -161,7 +185,11 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
 
     // The backlog is cancelled as a block; the ingest will not be continued, so the campaign completes.
     expect(await ledger.cancel('c1')).toStrictEqual({ outcome: 'cancelled', cancelled: 2 });
-    expect(await ledger.status('c1')).toMatchObject({ state: 'cancelled', ingestInterrupted: false, counts: { total: 2, queued: 0, cancelled: 2 } });
+    expect(await ledger.status('c1')).toMatchObject({
+      state: 'cancelled',
+      ingestInterrupted: false,
+      counts: { total: 2, queued: 0, cancelled: 2 },
+    });
     expect((await ledger.status('c1'))?.finishedAt).toBeDefined();
     // Rows read into a cancelled campaign afterwards are cancelled, never queued.
     expect((await ledger.recordIngested('c1', NUMBER, [queuedRow(3)])).queued).toStrictEqual([]);

@@ -34,9 +34,17 @@ describe('scheduled campaigns in the ledger (real Redis, a clock the test moves)
     await redis.quit();
   });
 
-  async function campaign(id: string, rows: number, schedule: Pick<CampaignDefinition, 'startsAt' | 'startDeadline' | 'expiresAt'>): Promise<void> {
+  async function campaign(
+    id: string,
+    rows: number,
+    schedule: Pick<CampaignDefinition, 'startsAt' | 'startDeadline' | 'expiresAt'>,
+  ): Promise<void> {
     await ledger.createCampaign({ ...ledgerTestDefinition(id), ...schedule });
-    await ledger.recordIngested(id, NUMBER, Array.from({ length: rows }, (_, i) => queuedRow(i + 1)));
+    await ledger.recordIngested(
+      id,
+      NUMBER,
+      Array.from({ length: rows }, (_, i) => queuedRow(i + 1)),
+    );
     await ledger.finishIngest(id);
   }
 
@@ -71,7 +79,10 @@ describe('scheduled campaigns in the ledger (real Redis, a clock the test moves)
       { kind: 'completed', campaignId: 'deadline' },
     ]);
     const status = await ledger.status('deadline');
-    expect(status).toMatchObject({ state: 'cancelled', cancelReason: expect.stringMatching(/^START_DEADLINE: not started by /) as unknown });
+    expect(status).toMatchObject({
+      state: 'cancelled',
+      cancelReason: expect.stringMatching(/^START_DEADLINE: not started by /) as unknown,
+    });
     expect(status?.counts).toMatchObject({ total: 4, queued: 0, cancelled: 4 });
     expect(status?.finishedAt).toBe(T0 + 10 * MINUTE + 1);
     expect(await redis.exists(campaignLedgerKeys(prefix, NUMBER, 'deadline').pending)).toBe(0);
@@ -96,7 +107,11 @@ describe('scheduled campaigns in the ledger (real Redis, a clock the test moves)
     expect((await ledger.status('sale'))?.counts).toMatchObject({ queued: 1, sent: 1, expired: 3 });
     // Row 2 was fed before the expiry; its claim (on the ledger's clock, past the expiry) finds the campaign expired.
     // Its last open row: the claim says it completed the campaign (the worker announces it).
-    expect(await ledger.claim({ campaignId: 'sale', row: 2 }, NUMBER)).toEqual({ outcome: 'settled', status: 'expired', completedCampaign: true });
+    expect(await ledger.claim({ campaignId: 'sale', row: 2 }, NUMBER)).toEqual({
+      outcome: 'settled',
+      status: 'expired',
+      completedCampaign: true,
+    });
     const status = await ledger.status('sale');
     expect(status?.state).toBe('completed');
     expect(status?.counts).toMatchObject({ total: 5, queued: 0, sent: 1, expired: 4 });
@@ -126,14 +141,17 @@ describe('scheduled campaigns in the ledger (real Redis, a clock the test moves)
     expect(await ledger.reschedule('nope', T0)).toEqual({ outcome: 'missing' });
   });
 
-  it('status says scheduled until the start (the ledger\'s clock), and cancel before the start cancels every row', async () => {
+  it("status says scheduled until the start (the ledger's clock), and cancel before the start cancels every row", async () => {
     await campaign('soon', 3, { startsAt: T0 + 3_600_000 });
     expect((await ledger.status('soon'))?.state).toBe('scheduled');
     clock.set(T0 + 3_600_000);
     expect((await ledger.status('soon'))?.state).toBe('running');
     clock.set(T0);
     expect(await ledger.cancel('soon')).toEqual({ outcome: 'cancelled', cancelled: 3 });
-    expect(await ledger.status('soon')).toMatchObject({ state: 'cancelled', counts: expect.objectContaining({ cancelled: 3, queued: 0 }) as unknown });
+    expect(await ledger.status('soon')).toMatchObject({
+      state: 'cancelled',
+      counts: expect.objectContaining({ cancelled: 3, queued: 0 }) as unknown,
+    });
     expect((await ledger.status('soon'))?.finishedAt).toBeDefined();
   });
 });

@@ -12,7 +12,9 @@ const ROWS = 60;
 const TIER = 50;
 
 interface Plan {
-  plan: { messagingLimit: { limit: number | string | null; reached: number; recipients: number; over: number; freesAt: string | null } | null };
+  plan: {
+    messagingLimit: { limit: number | string | null; reached: number; recipients: number; over: number; freesAt: string | null } | null;
+  };
   byReason: Record<string, number>;
 }
 
@@ -29,7 +31,22 @@ describe('the messaging limit', () => {
 
   const dryRun = async (): Promise<Plan> =>
     JSON.parse(
-      (await rig.cli(['send', rig.csvFile, '--template', 'order_update', '--language', 'en_US', '--params', 'first_name,order_id', '--templates', SAMPLE_TEMPLATES, '--dry-run', '--json'])).stdout,
+      (
+        await rig.cli([
+          'send',
+          rig.csvFile,
+          '--template',
+          'order_update',
+          '--language',
+          'en_US',
+          '--params',
+          'first_name,order_id',
+          '--templates',
+          SAMPLE_TEMPLATES,
+          '--dry-run',
+          '--json',
+        ])
+      ).stdout,
     ) as Plan;
 
   it('the dry run says when it is not known, then how far a campaign goes past it; the worker holds those rows back until the limit allows them', async () => {
@@ -37,7 +54,13 @@ describe('the messaging limit', () => {
 
     const worker = await rig.startWorker({}, ['--phone-number-id', PHONE_NUMBER_ID]);
     await worker.waitFor(/"messagingLimit":50[^\n]*messaging limit of the number/);
-    expect((await dryRun()).plan.messagingLimit).toEqual({ limit: TIER, reached: 0, recipients: ROWS, over: ROWS - TIER, freesAt: expect.any(String) as string });
+    expect((await dryRun()).plan.messagingLimit).toEqual({
+      limit: TIER,
+      reached: 0,
+      recipients: ROWS,
+      over: ROWS - TIER,
+      freesAt: expect.any(String) as string,
+    });
 
     const { id } = await rig.send();
     await worker.waitFor(/messaging limit reached: 50 unique users in the last 24 h \(limit 50\)/);

@@ -38,14 +38,28 @@ function accepted(e: Exposition): number {
 
 async function signedPost(url: string, body: string): Promise<number> {
   const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
-  const response = await fetch(`${url}/webhook`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature } });
+  const response = await fetch(`${url}/webhook`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+  });
   return response.status;
 }
 
 /** A user's text message to the number (reference §3.4), timestamped now. */
 function inboundText(wamid: string): string {
-  const message = { from: '4915199999999', id: wamid, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'hello' } };
-  const value = { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550000000', phone_number_id: PHONE_NUMBER_ID }, messages: [message] };
+  const message = {
+    from: '4915199999999',
+    id: wamid,
+    timestamp: String(Math.floor(Date.now() / 1000)),
+    type: 'text',
+    text: { body: 'hello' },
+  };
+  const value = {
+    messaging_product: 'whatsapp',
+    metadata: { display_phone_number: '15550000000', phone_number_id: PHONE_NUMBER_ID },
+    messages: [message],
+  };
   return JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: '1', changes: [{ field: 'messages', value }] }] });
 }
 
@@ -58,7 +72,14 @@ describe('GET /metrics: a campaign sent by `campaign worker` in another process'
     rig = await FaultHarness.start({ label: 'metrics', rows: ROWS, sendRate: RATE, sandboxMps: 0, webhooks: true });
     shortLived = await startService(
       { port: 0, host: '127.0.0.1' },
-      { REDIS_URL: redisUrl(), QUEUE_PREFIX: rig.prefix, LOG_LEVEL: 'warn', WHATSAPP_APP_SECRET: SECRET, WEBHOOK_VERIFY_TOKEN: 'metrics-verify', METRICS_RETENTION_HOURS: '0.0003' },
+      {
+        REDIS_URL: redisUrl(),
+        QUEUE_PREFIX: rig.prefix,
+        LOG_LEVEL: 'warn',
+        WHATSAPP_APP_SECRET: SECRET,
+        WEBHOOK_VERIFY_TOKEN: 'metrics-verify',
+        METRICS_RETENTION_HOURS: '0.0003',
+      },
       silentLogger(),
     );
   });
@@ -99,7 +120,8 @@ describe('GET /metrics: a campaign sent by `campaign worker` in another process'
     const mid = await rig.pollUntil(`${MID_SENT} rows sent, by /metrics`, 180_000, 250, async () => {
       const e = await scrape(url);
       const rows = rowsOf(e, id);
-      if (Object.keys(rows).length > 0 && rowsByStatusTotal(rows) !== ROWS) problems.push(`rows add up to ${rowsByStatusTotal(rows)}: ${JSON.stringify(rows)}`);
+      if (Object.keys(rows).length > 0 && rowsByStatusTotal(rows) !== ROWS)
+        problems.push(`rows add up to ${rowsByStatusTotal(rows)}: ${JSON.stringify(rows)}`);
       if (accepted(e) < lastAccepted) problems.push(`cw_sends_total went from ${lastAccepted} to ${accepted(e)}`);
       lastAccepted = accepted(e);
       if (!otherShowedIt) otherShowedIt = samplesOf(await scrape(other), 'cw_campaign_rows', { campaign_id: id }).length > 0;
@@ -122,7 +144,9 @@ describe('GET /metrics: a campaign sent by `campaign worker` in another process'
     expect(eta, context).toBeLessThan(600);
     // The number's queue, by state; jobs are in it mid-way (the feeder's window).
     rig.note('mid-way', { rate, eta, midRows });
-    const jobs: Record<string, number> = Object.fromEntries(samplesOf(mid, 'cw_queue_jobs', { phone_number_id: PHONE_NUMBER_ID }).map((s) => [s.labels.state ?? '', s.value]));
+    const jobs: Record<string, number> = Object.fromEntries(
+      samplesOf(mid, 'cw_queue_jobs', { phone_number_id: PHONE_NUMBER_ID }).map((s) => [s.labels.state ?? '', s.value]),
+    );
     expect(Object.keys(jobs).sort()).toEqual(['active', 'delayed', 'failed', 'waiting']);
     expect((jobs.waiting ?? 0) + (jobs.active ?? 0) + (jobs.delayed ?? 0), context).toBeGreaterThan(0);
     expect(accepted(mid)).toBeGreaterThan(0);
@@ -150,7 +174,10 @@ describe('GET /metrics: a campaign sent by `campaign worker` in another process'
     // The sandbox's status webhooks: every row's `sent` and `delivered` counted, and applied to the rows.
     const delivered = await rig.pollUntil('every status webhook counted and applied', 60_000, 250, async () => {
       const e = await scrape(url);
-      const done = sumOf(e, 'cw_webhook_events_total', { kind: 'sent' }) >= ROWS && sumOf(e, 'cw_webhook_events_total', { kind: 'delivered' }) >= ROWS && rowsOf(e, id).delivered === ROWS;
+      const done =
+        sumOf(e, 'cw_webhook_events_total', { kind: 'sent' }) >= ROWS &&
+        sumOf(e, 'cw_webhook_events_total', { kind: 'delivered' }) >= ROWS &&
+        rowsOf(e, id).delivered === ROWS;
       return done ? e : undefined;
     });
     expect(sumOf(delivered, 'cw_webhook_events_total', { kind: 'read' })).toBeGreaterThan(0);

@@ -25,8 +25,19 @@ import { metricsKeys } from '../../src/redis/metric-keys.js';
 const NOW = Date.parse('2026-12-01T08:00:00Z');
 const SECOND = Math.floor(NOW / 1000);
 
-const queued = (row: number): IngestedRow => ({ row, phone: phoneNumber(row), status: 'queued', message: { values: [`N${row}`, `A-${row}`], headerLink: undefined, fingerprint: `fp-${row}` } });
-const rejected = (row: number): IngestedRow => ({ row, phone: phoneNumber(row), status: 'rejected', errorCode: 'PHONE_INVALID', errorDetail: 'bad' });
+const queued = (row: number): IngestedRow => ({
+  row,
+  phone: phoneNumber(row),
+  status: 'queued',
+  message: { values: [`N${row}`, `A-${row}`], headerLink: undefined, fingerprint: `fp-${row}` },
+});
+const rejected = (row: number): IngestedRow => ({
+  row,
+  phone: phoneNumber(row),
+  status: 'rejected',
+  errorCode: 'PHONE_INVALID',
+  errorDetail: 'bad',
+});
 
 describe('metrics in Redis, read at scrape time', () => {
   let redis: Redis;
@@ -47,7 +58,14 @@ describe('metrics in Redis, read at scrape time', () => {
 
   async function scrapeAt(now: number, retentionMs = 3_600_000): Promise<Exposition> {
     // SEND_RATE 2/s: the ETA of a campaign with no answer yet.
-    const metrics = createServiceMetrics({ redis, prefix, retentionMs, now: () => now, sendRate: () => 2, ledger: new RedisLedger(redis, prefix) });
+    const metrics = createServiceMetrics({
+      redis,
+      prefix,
+      retentionMs,
+      now: () => now,
+      sendRate: () => 2,
+      ledger: new RedisLedger(redis, prefix),
+    });
     try {
       return parseExposition((await metrics.scrape()).body);
     } finally {
@@ -55,7 +73,7 @@ describe('metrics in Redis, read at scrape time', () => {
     }
   }
 
-  it('two workers\' sends add up: counters, latency histogram, and the rate over the 10 complete seconds before the last', async () => {
+  it("two workers' sends add up: counters, latency histogram, and the rate over the 10 complete seconds before the last", async () => {
     let clock = NOW;
     const workerA = new RedisSendRecorder(redis, prefix, { now: () => clock });
     const workerB = new RedisSendRecorder(redis, prefix, { now: () => clock });
@@ -115,13 +133,31 @@ describe('metrics in Redis, read at scrape time', () => {
     await ledger.finishIngest('done');
 
     const before = await scrapeAt(Date.now());
-    const rows = (id: string, e: Exposition): Record<string, number> => Object.fromEntries(samplesOf(e, 'cw_campaign_rows', { campaign_id: id }).map((s) => [s.labels.status ?? '', s.value]));
-    expect(rows('run', before)).toEqual({ queued: 6, sending: 0, confirming: 0, sent: 0, failed: 0, rejected: 2, skipped: 0, unknown: 0, cancelled: 0, expired: 0, delivered: 0, read: 0 });
+    const rows = (id: string, e: Exposition): Record<string, number> =>
+      Object.fromEntries(samplesOf(e, 'cw_campaign_rows', { campaign_id: id }).map((s) => [s.labels.status ?? '', s.value]));
+    expect(rows('run', before)).toEqual({
+      queued: 6,
+      sending: 0,
+      confirming: 0,
+      sent: 0,
+      failed: 0,
+      rejected: 2,
+      skipped: 0,
+      unknown: 0,
+      cancelled: 0,
+      expired: 0,
+      delivered: 0,
+      read: 0,
+    });
     // Not started (nothing fed): no rate achieved, so 6 rows at the number's SEND_RATE (2/s) → 3 s.
     expect(valueOf(before, 'cw_campaign_eta_seconds', { campaign_id: 'run' })).toBe(3);
     expect(valueOf(before, 'cw_campaign_eta_seconds', { campaign_id: 'done' })).toBe(0);
     // The number's queue, by state (empty here).
-    expect(samplesOf(before, 'cw_queue_jobs', { phone_number_id: UNIT_NUMBER }).map((s) => s.labels.state).sort()).toEqual(['active', 'delayed', 'failed', 'waiting']);
+    expect(
+      samplesOf(before, 'cw_queue_jobs', { phone_number_id: UNIT_NUMBER })
+        .map((s) => s.labels.state)
+        .sort(),
+    ).toEqual(['active', 'delayed', 'failed', 'waiting']);
 
     // Fed and two rows answered: 2 answered in the 10 s since the first feed, 4 to go → 20 s.
     const fed = await ledger.feed(UNIT_NUMBER, { windowSize: 2, minBatch: 1, refreshAfterMs: 60_000, refreshMost: 0 });
@@ -153,12 +189,16 @@ describe('metrics in Redis, read at scrape time', () => {
     expect(samplesOf(hashless, 'cw_campaign_rows', { campaign_id: 'done' })).toHaveLength(12);
   });
 
-  it('queue gauges are BullMQ\'s counts for the number\'s queue; webhook kinds and lag go in the MULTI given', async () => {
+  it("queue gauges are BullMQ's counts for the number's queue; webhook kinds and lag go in the MULTI given", async () => {
     const ledger = new RedisLedger(redis, prefix);
     await ledger.createCampaign(orderUpdateDefinition('q', { createdAt: NOW }));
     const queue = new Queue(sendQueueName(UNIT_NUMBER), { connection: redis, prefix: sendQueuePrefix(prefix, UNIT_NUMBER) });
     closers.push(() => queue.close());
-    await queue.addBulk([{ name: 'send', data: {} }, { name: 'send', data: {} }, { name: 'send', data: {}, opts: { delay: 60_000 } }]);
+    await queue.addBulk([
+      { name: 'send', data: {} },
+      { name: 'send', data: {} },
+      { name: 'send', data: {}, opts: { delay: 60_000 } },
+    ]);
 
     const webhooks = new WebhookMetrics(prefix);
     webhooks.count('delivered', 3);
@@ -195,14 +235,19 @@ describe('GET /metrics while Redis is away', () => {
     server = undefined;
   });
 
-  it('a worker\'s flush that Redis did not take keeps its counts for the next one', async () => {
+  it("a worker's flush that Redis did not take keeps its counts for the next one", async () => {
     server = await RedisServer.start();
     const prefix = freshPrefix('metrics-flush');
     const { Redis } = await import('ioredis');
     // Fail-fast, so the failed flush is seen here (a worker's connection would instead wait for Redis).
     const connection = new Redis(server.url, { maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => 100 });
     connection.on('error', () => undefined);
-    const ready = () => within(10_000, new Promise((resolve) => (connection.status === 'ready' ? resolve(undefined) : connection.once('ready', resolve))), () => `connection ${connection.status}`);
+    const ready = () =>
+      within(
+        10_000,
+        new Promise((resolve) => (connection.status === 'ready' ? resolve(undefined) : connection.once('ready', resolve))),
+        () => `connection ${connection.status}`,
+      );
     try {
       await ready();
       const recorder = new RedisSendRecorder(connection, prefix);
@@ -216,7 +261,10 @@ describe('GET /metrics while Redis is away', () => {
       await ready();
       recorder.recordSend(UNIT_NUMBER, 'accepted', 0.1);
       await recorder.close();
-      expect(await connection.hgetall(metricsKeys(prefix).sends)).toEqual({ [`${UNIT_NUMBER}|accepted`]: '3', [`${UNIT_NUMBER}|131049`]: '1' });
+      expect(await connection.hgetall(metricsKeys(prefix).sends)).toEqual({
+        [`${UNIT_NUMBER}|accepted`]: '3',
+        [`${UNIT_NUMBER}|131049`]: '1',
+      });
       expect(await connection.hget(metricsKeys(prefix).sendLatency, 'count')).toBe('4');
     } finally {
       connection.disconnect();
@@ -228,7 +276,13 @@ describe('GET /metrics while Redis is away', () => {
     const prefix = freshPrefix('metrics-away');
     const service = await startService(
       { port: 0, host: '127.0.0.1' },
-      { REDIS_URL: server.url, QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', WHATSAPP_APP_SECRET: 'away-secret', WEBHOOK_VERIFY_TOKEN: 'away-token' },
+      {
+        REDIS_URL: server.url,
+        QUEUE_PREFIX: prefix,
+        LOG_LEVEL: 'silent',
+        WHATSAPP_APP_SECRET: 'away-secret',
+        WEBHOOK_VERIFY_TOKEN: 'away-token',
+      },
       silentLogger(),
     );
     try {
@@ -256,10 +310,12 @@ describe('GET /metrics while Redis is away', () => {
         }
         throw new Error('stopped');
       })();
-      const back = await within(30_000, polled, () => 'GET /metrics did not answer 200 again within 30 s of Redis coming back').finally(() => {
-        stop = true;
-        polled.catch(() => undefined);
-      });
+      const back = await within(30_000, polled, () => 'GET /metrics did not answer 200 again within 30 s of Redis coming back').finally(
+        () => {
+          stop = true;
+          polled.catch(() => undefined);
+        },
+      );
       expect(samplesOf(back, 'cw_campaign_rows', { campaign_id: 'away' })).toHaveLength(12);
       expect(samplesOf(back, 'cw_queue_jobs', { phone_number_id: UNIT_NUMBER })).toHaveLength(4);
     } finally {

@@ -67,19 +67,51 @@ describe('one worker process, every phone number', () => {
     const before = rig.accepted().length;
     // The same recipients again, on purpose: --allow-repeat lifts the duplicate window.
     const again = async (number: string) =>
-      (JSON.parse((await rig.cli(['send', rig.csvFile, '--template', 'order_update', '--language', 'en_US', '--params', 'first_name,order_id', '--templates', SAMPLE_TEMPLATES, '--allow-repeat', '--json'], { WHATSAPP_PHONE_NUMBER_ID: number })).stdout) as { id: string }).id;
+      (
+        JSON.parse(
+          (
+            await rig.cli(
+              [
+                'send',
+                rig.csvFile,
+                '--template',
+                'order_update',
+                '--language',
+                'en_US',
+                '--params',
+                'first_name,order_id',
+                '--templates',
+                SAMPLE_TEMPLATES,
+                '--allow-repeat',
+                '--json',
+              ],
+              { WHATSAPP_PHONE_NUMBER_ID: number },
+            )
+          ).stdout,
+        ) as { id: string }
+      ).id;
     const onA = await again(A);
     const onB = await again(B);
     const onlyA = await rig.startWorker({}, ['--phone-number-id', A]);
     await rig.waitForCompletion(onA, 60_000);
     // B's campaign waits for a worker that serves B: nothing of it was sent.
-    expect(rig.accepted().slice(before).filter((m) => m.phoneNumberId === B)).toHaveLength(0);
+    expect(
+      rig
+        .accepted()
+        .slice(before)
+        .filter((m) => m.phoneNumberId === B),
+    ).toHaveLength(0);
     expect(await rig.status(onB)).toMatchObject({ state: 'running', sent: 0 });
     expect(onlyA.output).not.toMatch(new RegExp(`"phoneNumberId":"${B}"[^\\n]*serving phone number`));
 
     await rig.startWorker({}, ['--phone-number-id', `${B},${C}`]);
     expect(await rig.waitForCompletion(onB, 60_000)).toMatchObject({ state: 'completed', sent: ROWS });
-    expect(rig.accepted().slice(before).filter((m) => m.phoneNumberId === B)).toHaveLength(ROWS);
+    expect(
+      rig
+        .accepted()
+        .slice(before)
+        .filter((m) => m.phoneNumberId === B),
+    ).toHaveLength(ROWS);
 
     const bad = await runCli(['worker', '--phone-number-id', `${A},12ab`], rig.env);
     expect(bad.code).toBe(2);

@@ -83,7 +83,12 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
   });
 
   it('with 20% of answers 503 every row is still sent exactly once', async () => {
-    const pipeline = await rig.start({ label: 'faults', backoffMs: 20, attempts: 12, sandbox: { faults: { errorRate: 0.2, errorStatuses: [503] } } });
+    const pipeline = await rig.start({
+      label: 'faults',
+      backoffMs: 20,
+      attempts: 12,
+      sandbox: { faults: { errorRate: 0.2, errorStatuses: [503] } },
+    });
     const file = rig.csvPath();
     await writeCampaignCsv(file, 500);
     const done = pipeline.completed('c-faults');
@@ -105,7 +110,13 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
     // The sandbox never answers (nor accepts) 10% of requests. The client timeout leaves room
     // for real answers on a loaded machine: a real answer arriving after the timeout would be
     // a genuine duplicate, which is a different test.
-    const pipeline = await rig.start({ label: 'timeouts', timeoutMs: 2000, backoffMs: 20, attempts: 12, sandbox: { faults: { timeoutRate: 0.1 } } });
+    const pipeline = await rig.start({
+      label: 'timeouts',
+      timeoutMs: 2000,
+      backoffMs: 20,
+      attempts: 12,
+      sandbox: { faults: { timeoutRate: 0.1 } },
+    });
     const file = rig.csvPath();
     await writeCampaignCsv(file, 200);
     const done = pipeline.completed('c-timeouts');

@@ -8,7 +8,8 @@ import { somethingListens } from '../../src/redis/private/redis-for-run.js';
 describe('startRedisServer', () => {
   it('starts one on a free loopback port that answers and persists nothing, and stop() ends its PID', async () => {
     const binary = findOnPath('redis-server', process.env.PATH ?? '');
-    if (binary === undefined) throw new Error('redis-server is not on the PATH: install it (apt-get install redis-server), as .ci/run does');
+    if (binary === undefined)
+      throw new Error('redis-server is not on the PATH: install it (apt-get install redis-server), as .ci/run does');
     const redis = await startRedisServer(binary);
     const client = new Redis(redis.url, { maxRetriesPerRequest: 0 });
     try {

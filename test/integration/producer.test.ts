@@ -69,7 +69,17 @@ describe('produceCampaign (ledger on a real Redis)', () => {
     await writeCampaignCsv(file, 3);
     const progress: number[] = [];
     const summary = await produce(file, orderUpdateDefinition('c1'), { chunkSize: 2, onProgress: (n) => progress.push(n) });
-    expect(summary).toMatchObject({ id: 'c1', rows: 3, valid: 3, queued: 3, rejected: 0, skipped: 0, reopened: 0, interruptedAtRow: undefined, delimiter: ',' });
+    expect(summary).toMatchObject({
+      id: 'c1',
+      rows: 3,
+      valid: 3,
+      queued: 3,
+      rejected: 0,
+      skipped: 0,
+      reopened: 0,
+      interruptedAtRow: undefined,
+      delimiter: ',',
+    });
     expect(progress.at(-1)).toBe(3);
     expect(await ledger.getCampaign('c1')).toEqual(orderUpdateDefinition('c1'));
     expect(await ledger.status('c1')).toMatchObject({ state: 'running', counts: { total: 3, queued: 3 } });
@@ -119,7 +129,12 @@ describe('produceCampaign (ledger on a real Redis)', () => {
     const file = await csv([good(1), good(2), `${phoneNumber(1)},Other,A-9`]);
     const summary = await produce(file, orderUpdateDefinition('dup'));
     expect(summary).toMatchObject({ rows: 3, valid: 2, queued: 2, skipped: 1, byReason: { DUPLICATE_PHONE: 1 } });
-    expect((await rowsOf('dup'))[2]).toMatchObject({ row: 3, status: 'skipped', errorCode: 'DUPLICATE_PHONE', errorDetail: 'line 4: same number as row 1, which is the one sent' });
+    expect((await rowsOf('dup'))[2]).toMatchObject({
+      row: 3,
+      status: 'skipped',
+      errorCode: 'DUPLICATE_PHONE',
+      errorDetail: 'line 4: same number as row 1, which is the one sent',
+    });
   });
 
   it('recipients who opted out of marketing are skipped OPTED_OUT, saying where that was learnt', async () => {
@@ -163,7 +178,15 @@ describe('produceCampaign (ledger on a real Redis)', () => {
     expect((await ledger.status('fix'))?.state).toBe('completed');
 
     const fixed = await csv([good(1), `${phoneNumber(2)},Bruno Costa,A-2`, good(3)], 'fixed.csv');
-    expect(await produce(fixed, orderUpdateDefinition('fix'))).toMatchObject({ rows: 3, valid: 1, queued: 1, rejected: 0, reopened: 1, kept: 2, keptByStatus: { sent: 2 } });
+    expect(await produce(fixed, orderUpdateDefinition('fix'))).toMatchObject({
+      rows: 3,
+      valid: 1,
+      queued: 1,
+      rejected: 0,
+      reopened: 1,
+      kept: 2,
+      keptByStatus: { sent: 2 },
+    });
     expect(await sendAll()).toEqual([{ campaignId: 'fix', row: 2, requeue: 1 }]);
     expect((await ledger.status('fix'))?.counts).toMatchObject({ total: 3, sent: 3, rejected: 0 });
   });
@@ -172,7 +195,11 @@ describe('produceCampaign (ledger on a real Redis)', () => {
     const file = join(dir.dir, 'big.csv');
     await writeCampaignCsv(file, 600);
     const stop = new AbortController();
-    const first = await produce(file, orderUpdateDefinition('big'), { chunkSize: 50, signal: stop.signal, onProgress: (read) => read >= 100 && stop.abort() });
+    const first = await produce(file, orderUpdateDefinition('big'), {
+      chunkSize: 50,
+      signal: stop.signal,
+      onProgress: (read) => read >= 100 && stop.abort(),
+    });
     expect(first.interruptedAtRow).toBeGreaterThanOrEqual(100);
     expect(first.interruptedAtRow).toBeLessThan(600);
     expect(first.rows).toBe(first.interruptedAtRow);
@@ -210,7 +237,9 @@ describe('produceCampaign (ledger on a real Redis)', () => {
     await expect(produce(file, orderUpdateDefinition('gone'))).rejects.toMatchObject({ code: 'CAMPAIGN_STATE_CONFLICT' });
     expect((await ledger.status('gone'))?.counts.total).toBe(1);
 
-    await expect(produce(file, orderUpdateDefinition('gone', { phoneNumberId: '999' }))).rejects.toMatchObject({ code: 'CAMPAIGN_MISMATCH' });
+    await expect(produce(file, orderUpdateDefinition('gone', { phoneNumberId: '999' }))).rejects.toMatchObject({
+      code: 'CAMPAIGN_MISMATCH',
+    });
 
     const empty = await csv([], 'empty.csv');
     await expect(produce(empty, orderUpdateDefinition('nothing'))).rejects.toMatchObject({ code: 'CSV_NO_ROWS' });

@@ -16,7 +16,11 @@ describe('a password-protected Redis', () => {
 
   beforeAll(async () => {
     port = await freePort();
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', PASSWORD], { stdio: ['ignore', 'pipe', 'pipe'] });
+    server = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', PASSWORD],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let output = '';
     await new Promise<void>((resolve, reject) => {
       server.stdout?.on('data', (d: Buffer) => {

@@ -40,7 +40,8 @@ describe('safe re-runs', () => {
     for (;;) {
       const status = await context.ledger.status(id);
       if (status?.state === 'completed') return;
-      if (status?.state === 'paused' || status?.state === 'cancelled') throw new Error(`campaign ${id} is ${status.state}: ${status.pausedReason ?? ''}`);
+      if (status?.state === 'paused' || status?.state === 'cancelled')
+        throw new Error(`campaign ${id} is ${status.state}: ${status.pausedReason ?? ''}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
@@ -128,7 +129,10 @@ describe('safe re-runs', () => {
     expect(row1).toBeDefined();
     await context.redis.hset(sent, row1?.[0] ?? '', `${first.id}/1/${Date.now() - 25 * 3_600_000}`);
     // Row 2 gets another order ID: another message.
-    await writeFile(file, `phone,first_name,order_id\n${phoneNumber(1)},Name1,A-1\n${phoneNumber(2)},Name2,B-2\n${phoneNumber(3)},Name3,A-3\n`);
+    await writeFile(
+      file,
+      `phone,first_name,order_id\n${phoneNumber(1)},Name1,A-1\n${phoneNumber(2)},Name2,B-2\n${phoneNumber(3)},Name3,A-3\n`,
+    );
 
     const again = await runSend(context, options(file));
     await completed(again.id);
@@ -144,13 +148,28 @@ describe('safe re-runs', () => {
   it('a fixed file sent again into the same campaign sends the rows that were rejected and never a sent row again', async () => {
     const file = join(rig.dir, 'fix.csv');
     const good = (n: number) => `${phoneNumber(n)},Name${n},A-${n}`;
-    await writeFile(file, ['phone,first_name,order_id', good(1), `${phoneNumber(2)},"Bruno" Costa,A-2`, good(3), `${phoneNumber(4)},Esc\u001b[31m,A-4`, good(5)].join('\n') + '\n');
+    await writeFile(
+      file,
+      [
+        'phone,first_name,order_id',
+        good(1),
+        `${phoneNumber(2)},"Bruno" Costa,A-2`,
+        good(3),
+        `${phoneNumber(4)},Esc\u001b[31m,A-4`,
+        good(5),
+      ].join('\n') + '\n',
+    );
     await rig.startWorker();
     const first = await runSend(context, options(file));
     expect(first).toMatchObject({ rows: 5, queued: 3, rejected: 2 });
     await completed(first.id);
 
-    await writeFile(file, ['phone,first_name,order_id', good(1), `${phoneNumber(2)},Bruno Costa,A-2`, good(3), `${phoneNumber(4)},Esc,A-4`, good(5)].join('\n') + '\n');
+    await writeFile(
+      file,
+      ['phone,first_name,order_id', good(1), `${phoneNumber(2)},Bruno Costa,A-2`, good(3), `${phoneNumber(4)},Esc,A-4`, good(5)].join(
+        '\n',
+      ) + '\n',
+    );
     const fixed = await runSend(context, options(file, { campaignId: first.id }));
     expect(fixed).toMatchObject({ rows: 5, queued: 2, rejected: 0, reopened: 2 });
     await completed(first.id);
@@ -166,7 +185,10 @@ describe('safe re-runs', () => {
     const sent = await runSend(context, options(file));
     // A job for row 1 under the ID the feeder will use, carrying another recipient and values
     // (as an edit in Redis would): BullMQ keeps this one, and the worker runs it.
-    const queue = new Queue(sendQueueName(PHONE_NUMBER_ID), { connection: context.redis, prefix: sendQueuePrefix(prefix, PHONE_NUMBER_ID) });
+    const queue = new Queue(sendQueueName(PHONE_NUMBER_ID), {
+      connection: context.redis,
+      prefix: sendQueuePrefix(prefix, PHONE_NUMBER_ID),
+    });
     await queue.add('send', { campaignId: sent.id, row: 1, to: '+4915199999999', values: ['Mallory', 'X-1'] }, { jobId: `${sent.id}-1` });
     expect((await queue.getJob(`${sent.id}-1`))?.data).toMatchObject({ to: '+4915199999999' });
     await queue.close();

@@ -118,7 +118,7 @@ describe('sandbox faults', () => {
     expect(burstError?.error_data).toEqual(realError?.error_data);
   });
 
-  it('answers a recipient\'s forced error exactly `times` times, then accepts', async () => {
+  it("answers a recipient's forced error exactly `times` times, then accepts", async () => {
     sandbox = await startTestSandbox();
     sandbox.setFaults({ recipientErrors: [{ waId: '447700900123', code: 131056, times: 3 }] });
     const pairLimited = (await send(sandbox, orderUpdate('+44 7700 900123'))).body;

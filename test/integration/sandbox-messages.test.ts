@@ -1,6 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AcceptedMessage, Sandbox } from '../../src/sandbox/index.js';
-import { PHONE_NUMBER_ID, getJson, type JsonReply, orderUpdate, postJson, send, startTestSandbox, template, text } from './sandbox-helpers.js';
+import {
+  PHONE_NUMBER_ID,
+  getJson,
+  type JsonReply,
+  orderUpdate,
+  postJson,
+  send,
+  startTestSandbox,
+  template,
+  text,
+} from './sandbox-helpers.js';
 
 /** The real sandbox server on port 0, driven over HTTP with undici. */
 let sandbox: Sandbox;
@@ -20,7 +30,7 @@ function expectGraphError(reply: JsonReply, status: number, code: number): void 
 }
 
 describe('sandbox POST /messages', () => {
-  it('accepts a template send with Meta\'s success shape and records it', async () => {
+  it("accepts a template send with Meta's success shape and records it", async () => {
     const seen = new Promise<AcceptedMessage>((resolve) => sandbox.onAccepted(resolve));
     const reply = await send(sandbox, orderUpdate('+44 7700 900123'));
 
@@ -98,7 +108,7 @@ describe('sandbox POST /messages', () => {
     expect(ok.status).toBe(200);
   });
 
-  it('answers 100 with Meta\'s details for a parameter with a new line', async () => {
+  it("answers 100 with Meta's details for a parameter with a new line", async () => {
     const reply = await send(sandbox, orderUpdate('+447700900123', 'Ana\nMaria'));
     expectGraphError(reply, 400, 100);
     expect(reply.body.error).toMatchObject({
@@ -164,7 +174,7 @@ describe('sandbox POST /messages', () => {
     expect(sandbox.phoneNumberIds).toEqual([PHONE_NUMBER_ID]);
   });
 
-  it('answers 400 / 2500 for a path that is not Meta\'s, and for an API version it does not serve', async () => {
+  it("answers 400 / 2500 for a path that is not Meta's, and for an API version it does not serve", async () => {
     expectGraphError(await getJson(`${sandbox.url}/v23/123/messages`), 400, 2500);
     for (const version of ['v17.0', 'v26.0', 'v23.1']) {
       const reply = await send(sandbox, orderUpdate(), { version });
@@ -172,7 +182,8 @@ describe('sandbox POST /messages', () => {
       expect(reply.body.error?.message).toBe(`Unknown path components: /${version}/${PHONE_NUMBER_ID}/messages`);
       expectGraphError(await getJson(`${sandbox.url}/${version}/102290129340398/message_templates`), 400, 2500);
     }
-    for (const version of ['v18.0', 'v25.0']) expect((await send(sandbox, orderUpdate(`+4477009001${version.slice(1, 3)}`), { version })).status).toBe(200);
+    for (const version of ['v18.0', 'v25.0'])
+      expect((await send(sandbox, orderUpdate(`+4477009001${version.slice(1, 3)}`), { version })).status).toBe(200);
     expect(sandbox.accepted()).toHaveLength(2);
   });
 

@@ -16,7 +16,7 @@ afterAll(async () => {
 const listUrl = (query = '') => `${sandbox.url}/v23.0/102290129340398/message_templates${query}`;
 
 describe('sandbox templates list', () => {
-  it('returns every template in Meta\'s list shape on one default page', async () => {
+  it("returns every template in Meta's list shape on one default page", async () => {
     const reply = await getJson(listUrl());
     expect(reply.status).toBe(200);
     const list = templateListSchema.parse(reply.body);

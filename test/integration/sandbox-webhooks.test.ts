@@ -44,7 +44,10 @@ describe('sandbox status webhooks', () => {
         const raw = Buffer.concat(chunks);
         const expected = `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`;
         const payload = JSON.parse(raw.toString('utf8')) as { entry: { changes: { value: { statuses: Received['statuses'] } }[] }[] };
-        onPost({ statuses: payload.entry.flatMap((e) => e.changes.flatMap((c) => c.value.statuses)), signedOk: req.headers['x-hub-signature-256'] === expected });
+        onPost({
+          statuses: payload.entry.flatMap((e) => e.changes.flatMap((c) => c.value.statuses)),
+          signedOk: req.headers['x-hub-signature-256'] === expected,
+        });
         res.writeHead(200).end();
       });
     });
@@ -62,7 +65,10 @@ describe('sandbox status webhooks', () => {
         all.push(...r.statuses);
         if (all.length >= 10) resolve();
       }).then(async (url) => {
-        sandbox = await startTestSandbox({ messagesPerSecond: 0, webhooks: { url, appSecret: SECRET, sentAfterMs: 10, deliveredAfterMs: 30, readAfterMs: 60, readShare: 0.5, batchMs: 20 } });
+        sandbox = await startTestSandbox({
+          messagesPerSecond: 0,
+          webhooks: { url, appSecret: SECRET, sentAfterMs: 10, deliveredAfterMs: 30, readAfterMs: 60, readShare: 0.5, batchMs: 20 },
+        });
         for (let i = 0; i < 4; i++) {
           const reply = await send(sandbox, { ...orderUpdate(`+4477009001${20 + i}`), biz_opaque_callback_data: `c/${i + 1}` });
           expect(reply.status).toBe(200);
@@ -82,7 +88,11 @@ describe('sandbox status webhooks', () => {
   });
 
   /** Every POST's parsed body, whether it was signed right; `until` resolves once the predicate holds (checked on each POST). */
-  async function recorder(): Promise<{ url: string; bodies: WebhookBody[]; until(what: string, done: (bodies: WebhookBody[]) => boolean): Promise<void> }> {
+  async function recorder(): Promise<{
+    url: string;
+    bodies: WebhookBody[];
+    until(what: string, done: (bodies: WebhookBody[]) => boolean): Promise<void>;
+  }> {
     const bodies: WebhookBody[] = [];
     const waiters = new Set<() => void>();
     receiver = createServer((req, res) => {
@@ -114,7 +124,8 @@ describe('sandbox status webhooks', () => {
   }
 
   const fast = { sentAfterMs: 5, deliveredAfterMs: 20, readAfterMs: 40, readShare: 0, batchMs: 10 };
-  const statusesOf = (bodies: WebhookBody[]) => bodies.flatMap((b) => b.entry.flatMap((e) => e.changes.flatMap((c) => c.value.statuses ?? [])));
+  const statusesOf = (bodies: WebhookBody[]) =>
+    bodies.flatMap((b) => b.entry.flatMap((e) => e.changes.flatMap((c) => c.value.statuses ?? [])));
   const spring = (to: string) =>
     template(
       'spring_promo',
@@ -145,25 +156,51 @@ describe('sandbox status webhooks', () => {
       wamids[name] = reply.body.messages?.[0]?.id ?? '';
     }
     const ofMessage = (name: string) => statusesOf(r.bodies).filter((s) => s.id === wamids[name]);
-    await r.until('a final status for every send', () => Object.keys(sends).every((name) => ofMessage(name).some((s) => s.status !== 'sent')));
+    await r.until('a final status for every send', () =>
+      Object.keys(sends).every((name) => ofMessage(name).some((s) => s.status !== 'sent')),
+    );
     expect(r.bodies.every((b) => b.signedOk)).toBe(true);
     // Sorted by status: two POSTs 15 ms apart may land in either order on a loaded machine.
-    const outcome = (name: string) => ofMessage(name).map((s) => [s.status, s.errors?.[0]?.code]).sort((a, b) => String(b[0]).localeCompare(String(a[0])));
-    expect(outcome('window')).toEqual([['sent', undefined], ['failed', 131047]]);
-    expect(outcome('forced')).toEqual([['sent', undefined], ['failed', 131026]]);
-    expect(outcome('optedOutMarketing')).toEqual([['sent', undefined], ['failed', 131050]]);
-    expect(outcome('optedOutUtility')).toEqual([['sent', undefined], ['delivered', undefined]]);
-    expect(ofMessage('window').find((s) => s.status === 'failed')?.errors?.[0]).toMatchObject({ title: 'Re-engagement message', message: 'Re-engagement message', error_data: { details: expect.stringMatching(/24 hours/) as unknown } });
+    const outcome = (name: string) =>
+      ofMessage(name)
+        .map((s) => [s.status, s.errors?.[0]?.code])
+        .sort((a, b) => String(b[0]).localeCompare(String(a[0])));
+    expect(outcome('window')).toEqual([
+      ['sent', undefined],
+      ['failed', 131047],
+    ]);
+    expect(outcome('forced')).toEqual([
+      ['sent', undefined],
+      ['failed', 131026],
+    ]);
+    expect(outcome('optedOutMarketing')).toEqual([
+      ['sent', undefined],
+      ['failed', 131050],
+    ]);
+    expect(outcome('optedOutUtility')).toEqual([
+      ['sent', undefined],
+      ['delivered', undefined],
+    ]);
+    expect(ofMessage('window').find((s) => s.status === 'failed')?.errors?.[0]).toMatchObject({
+      title: 'Re-engagement message',
+      message: 'Re-engagement message',
+      error_data: { details: expect.stringMatching(/24 hours/) as unknown },
+    });
     expect(sandbox.stats()).toMatchObject({ accepted: 4, rejectedByCode: {}, failedByCode: { '131026': 1, '131047': 1, '131050': 1 } });
   });
 
   it('delivers every status twice at duplicateShare 1 and reverses arrival at reorderShare 1', async () => {
     const r = await recorder();
     // delivered and sent 300 ms apart, so reversed arrival cannot be a race between two POSTs.
-    sandbox = await startTestSandbox({ messagesPerSecond: 0, webhooks: { url: r.url, appSecret: SECRET, ...fast, deliveredAfterMs: 300, duplicateShare: 1, reorderShare: 1 } });
+    sandbox = await startTestSandbox({
+      messagesPerSecond: 0,
+      webhooks: { url: r.url, appSecret: SECRET, ...fast, deliveredAfterMs: 300, duplicateShare: 1, reorderShare: 1 },
+    });
     const wamid = (await send(sandbox, orderUpdate())).body.messages?.[0]?.id ?? '';
     await r.until('two copies of sent and delivered', () => statusesOf(r.bodies).length >= 4);
-    const arrived = statusesOf(r.bodies).filter((s) => s.id === wamid).map((s) => s.status);
+    const arrived = statusesOf(r.bodies)
+      .filter((s) => s.id === wamid)
+      .map((s) => s.status);
     expect(arrived).toHaveLength(4);
     expect(arrived.filter((s) => s === 'sent')).toHaveLength(2);
     expect(arrived[0]).toBe('delivered');
@@ -171,8 +208,14 @@ describe('sandbox status webhooks', () => {
 
   it('POST /_sandbox/inbound opens the window and posts a signed inbound message: text, or a button reply with its context', async () => {
     const r = await recorder();
-    sandbox = await startTestSandbox({ webhooks: { url: r.url, appSecret: SECRET, ...fast }, phoneNumberIds: [PHONE_NUMBER_ID, '106540352242923'] });
-    const stop = await postJson<{ id: string; wa_id: string; window_open_until: string }>(`${sandbox.url}/_sandbox/inbound`, { from: '+44 7700 900123', text: 'STOP' });
+    sandbox = await startTestSandbox({
+      webhooks: { url: r.url, appSecret: SECRET, ...fast },
+      phoneNumberIds: [PHONE_NUMBER_ID, '106540352242923'],
+    });
+    const stop = await postJson<{ id: string; wa_id: string; window_open_until: string }>(`${sandbox.url}/_sandbox/inbound`, {
+      from: '+44 7700 900123',
+      text: 'STOP',
+    });
     expect(stop.status).toBe(200);
     expect(stop.body).toMatchObject({ id: expect.stringMatching(/^wamid\./) as unknown, wa_id: '447700900123' });
     const tap = await postJson<{ id: string }>(`${sandbox.url}/_sandbox/inbound`, {
@@ -195,10 +238,20 @@ describe('sandbox status webhooks', () => {
     expect(byId(tap.body.id)).toMatchObject({
       metadata: { phone_number_id: '106540352242923' },
       contacts: [{ profile: { name: 'Bo' }, wa_id: '447700900124' }],
-      messages: [{ from: '447700900124', type: 'button', button: { payload: 'STOP_PROMOS', text: 'Stop promotions' }, context: { id: 'wamid.TEMPLATE1' } }],
+      messages: [
+        {
+          from: '447700900124',
+          type: 'button',
+          button: { payload: 'STOP_PROMOS', text: 'Stop promotions' },
+          context: { id: 'wamid.TEMPLATE1' },
+        },
+      ],
     });
     // The window is open now: a text to that user is not marked to fail.
-    expect((await send(sandbox, { messaging_product: 'whatsapp', to: '+447700900123', type: 'text', text: { body: 'Sorry to see you go' } })).status).toBe(200);
+    expect(
+      (await send(sandbox, { messaging_product: 'whatsapp', to: '+447700900123', type: 'text', text: { body: 'Sorry to see you go' } }))
+        .status,
+    ).toBe(200);
     expect(sandbox.accepted()[0]?.failure).toBeUndefined();
   });
 
@@ -212,7 +265,10 @@ describe('sandbox status webhooks', () => {
       [{ from: '+447700900123', button: { payload: 'P', text: 'T' } }, /contextId/],
       [{ from: 'nobody', text: 'hi' }, /from/],
       [{ from: '+447700900123', text: '' }, /text must not be empty/],
-      [{ from: '+447700900123', text: 'hi', phoneNumberId: '999' }, /phoneNumberId 999 is not one of the sandbox's numbers \(106540352242922\)/],
+      [
+        { from: '+447700900123', text: 'hi', phoneNumberId: '999' },
+        /phoneNumberId 999 is not one of the sandbox's numbers \(106540352242922\)/,
+      ],
       [{ from: '+447700900123', txt: 'hi' }, /txt/],
     ];
     for (const [body, why] of cases) {

@@ -83,7 +83,10 @@ describe('what was watched', () => {
     const crossing = calls
       .map((call) => ({ call, slots: new Set([...call.declared, ...call.touched.flat()].map(keySlot)) }))
       .filter(({ slots }) => slots.size > 1);
-    expect(crossing.slice(0, 3).map(({ call }) => call), `${crossing.length} script calls crossed slots`).toStrictEqual([]);
+    expect(
+      crossing.slice(0, 3).map(({ call }) => call),
+      `${crossing.length} script calls crossed slots`,
+    ).toStrictEqual([]);
   });
 });
 

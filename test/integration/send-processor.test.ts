@@ -49,7 +49,8 @@ function accepted(wamid: string): SendResult {
 }
 
 const meta = (metaCode: number, httpStatus = 400, details = `meta ${metaCode}`) => new CloudApiError({ httpStatus, metaCode, details });
-const job = (row: number, requeue?: number): SendJob => (requeue === undefined ? { campaignId: ID, row } : { campaignId: ID, row, requeue });
+const job = (row: number, requeue?: number): SendJob =>
+  requeue === undefined ? { campaignId: ID, row } : { campaignId: ID, row, requeue };
 
 describe('SendProcessor (ledger on a real Redis, fake sender)', () => {
   const openLedger = ledgersPerTest('send-processor');
@@ -63,7 +64,10 @@ describe('SendProcessor (ledger on a real Redis, fake sender)', () => {
   let troubles: SendTrouble[];
 
   /** A campaign of `rows` rows (values NameN, A-N), ingest finished, every row fed; and a processor on it. */
-  async function setUp(rows: number, options: { ledger?: Omit<LedgerOptions, 'clock'>; pacer?: SendPacer; extra?: IngestedRow[]; confirmInDoubt?: boolean } = {}): Promise<void> {
+  async function setUp(
+    rows: number,
+    options: { ledger?: Omit<LedgerOptions, 'clock'>; pacer?: SendPacer; extra?: IngestedRow[]; confirmInDoubt?: boolean } = {},
+  ): Promise<void> {
     ({ ledger, clock, peek } = openLedger(options.ledger));
     sender = new FakeSender();
     completed = [];
@@ -105,11 +109,20 @@ describe('SendProcessor (ledger on a real Redis, fake sender)', () => {
 
   describe('accepted', () => {
     it('sends what the ledger row holds (not what the job carries) from the campaign’s number, and records the message ID', async () => {
-      expect(await processor.process({ ...job(1), to: '+10000000000', values: ['Mallory', 'X'] }, FIRST)).toEqual({ kind: 'done', status: 'sent' });
+      expect(await processor.process({ ...job(1), to: '+10000000000', values: ['Mallory', 'X'] }, FIRST)).toEqual({
+        kind: 'done',
+        status: 'sent',
+      });
       expect(sender.sent).toHaveLength(1);
       const { phoneNumberId, message } = sender.sent[0] ?? {};
       expect(phoneNumberId).toBe(UNIT_NUMBER);
-      expect(message).toMatchObject({ kind: 'template', to: phoneNumber(1), name: 'order_update', language: 'en_US', callbackData: `${ID}/1` });
+      expect(message).toMatchObject({
+        kind: 'template',
+        to: phoneNumber(1),
+        name: 'order_update',
+        language: 'en_US',
+        callbackData: `${ID}/1`,
+      });
       expect((message as TemplateMessage).body).toEqual([{ text: 'Name1' }, { text: 'A-1' }]);
       expect(await row(1)).toEqual({ row: 1, phone: phoneNumber(1), status: 'sent', attempts: 1, wamid: 'wamid.1' });
       expect(await peek.wamidOwner('wamid.1')).toBe(`${ID}/1`);
@@ -328,7 +341,11 @@ describe('SendProcessor (ledger on a real Redis, fake sender)', () => {
     it('a row left sending by a worker that died is in doubt: unknown IN_DOUBT, never resent', async () => {
       expect((await ledger.claim(job(1), UNIT_NUMBER)).outcome).toBe('claimed');
       expect(await processor.process(job(1), FIRST)).toEqual({ kind: 'done', status: 'unknown' });
-      expect(await row(1)).toMatchObject({ status: 'unknown', errorCode: 'IN_DOUBT', errorDetail: 'attempt 1 may have been sent before its worker stopped; not resent' });
+      expect(await row(1)).toMatchObject({
+        status: 'unknown',
+        errorCode: 'IN_DOUBT',
+        errorDetail: 'attempt 1 may have been sent before its worker stopped; not resent',
+      });
       expect(sender.sent).toEqual([]);
     });
 
@@ -351,9 +368,17 @@ describe('SendProcessor (ledger on a real Redis, fake sender)', () => {
     });
 
     it('a row whose values do not fit the template fails JOB_PAYLOAD_INVALID without a request', async () => {
-      await setUp(0, { extra: [{ row: 1, phone: phoneNumber(1), status: 'queued', message: { values: ['only one'], headerLink: undefined, fingerprint: 'fp' } }] });
+      await setUp(0, {
+        extra: [
+          { row: 1, phone: phoneNumber(1), status: 'queued', message: { values: ['only one'], headerLink: undefined, fingerprint: 'fp' } },
+        ],
+      });
       expect(await processor.process(job(1), FIRST)).toEqual({ kind: 'done', status: 'failed' });
-      expect(await row(1)).toMatchObject({ status: 'failed', errorCode: 'JOB_PAYLOAD_INVALID', errorDetail: 'row has 1 values, template order_update takes 2' });
+      expect(await row(1)).toMatchObject({
+        status: 'failed',
+        errorCode: 'JOB_PAYLOAD_INVALID',
+        errorDetail: 'row has 1 values, template order_update takes 2',
+      });
       expect(sender.sent).toEqual([]);
     });
   });

@@ -92,7 +92,9 @@ describe('campaign status --watch', () => {
       expect((await ledger.claim(job, NUMBER)).outcome).toBe('claimed');
       await ledger.settle(job, { status: 'sent', wamid: `w${job.row}` }, NUMBER);
     }
-    await ledger.applyStatuses(jobs.map((job) => ({ phoneNumberId: NUMBER, wamid: `w${job.row}`, kind: 'delivered' as const, at: Date.now() })));
+    await ledger.applyStatuses(
+      jobs.map((job) => ({ phoneNumberId: NUMBER, wamid: `w${job.row}`, kind: 'delivered' as const, at: Date.now() })),
+    );
   }
 
   it('--json: a status object per line while the campaign is sent, counts growing, rate and ETA; exit 0 when it completes', async () => {
@@ -122,7 +124,17 @@ describe('campaign status --watch', () => {
     // A rate once two reads are apart, and with it an ETA while rows are left.
     expect(seen.some((v) => typeof v.rate === 'number' && v.rate > 0)).toBe(true);
     expect(seen.some((v) => v.state === 'running' && typeof v.etaSeconds === 'number' && v.etaSeconds > 0)).toBe(true);
-    expect(seen.at(-1)).toMatchObject({ id: 'w1', state: 'completed', total: 40, sent: 40, delivered: 40, queued: 0, confirming: 0, unknown: 0, etaSeconds: 0 });
+    expect(seen.at(-1)).toMatchObject({
+      id: 'w1',
+      state: 'completed',
+      total: 40,
+      sent: 40,
+      delivered: 40,
+      queued: 0,
+      confirming: 0,
+      unknown: 0,
+      etaSeconds: 0,
+    });
   });
 
   it('Ctrl-C (SIGINT) leaves the watch cleanly with exit 130; the campaign is untouched', async () => {
@@ -140,7 +152,9 @@ describe('campaign status --watch', () => {
     const { process, lines } = watch(['w3', '--watch']);
     const first = (await lines.next()) ?? '';
     // No rate measured yet: the 6 rows left at the number's SEND_RATE (80/s).
-    expect(first).toMatch(/^\d{4}-\d\d-\d\dT\S+Z w3 running {2}40% 4\/10 rows done {2}rate - {2}ETA 1 s {2}sent 4 \(delivered 4, read 0\) {2}failed 0 {2}unknown 0 {2}queued 6 {2}confirming 0/);
+    expect(first).toMatch(
+      /^\d{4}-\d\d-\d\dT\S+Z w3 running {2}40% 4\/10 rows done {2}rate - {2}ETA 1 s {2}sent 4 \(delivered 4, read 0\) {2}failed 0 {2}unknown 0 {2}queued 6 {2}confirming 0/,
+    );
     expect(first.includes('\u001b')).toBe(false);
     await ledger.cancel('w3');
     let last = first;

@@ -47,7 +47,9 @@ describe('produceCampaign of a text (ledger on a real Redis): WINDOW_CLOSED', ()
 
   /** The user of row n wrote to the number `hoursAgo` hours ago. */
   async function wroteIn(n: number, hoursAgo = 1): Promise<void> {
-    await ledger.applyInbound([{ phoneNumberId: UNIT_NUMBER, waId: phoneNumber(n).slice(1), wamid: `in-${n}`, at: clock.now() - hoursAgo * HOUR, optOut: false }]);
+    await ledger.applyInbound([
+      { phoneNumberId: UNIT_NUMBER, waId: phoneNumber(n).slice(1), wamid: `in-${n}`, at: clock.now() - hoursAgo * HOUR, optOut: false },
+    ]);
   }
 
   async function rowsOf(id: string): Promise<RowRecord[]> {
@@ -64,7 +66,10 @@ describe('produceCampaign of a text (ledger on a real Redis): WINDOW_CLOSED', ()
     await wroteIn(6);
     const refused: RefusedRow[] = [];
     const text = planText('Hi {{name}}', false, HEADER, file);
-    const summary = await produceCampaign({ ledger }, { file, define: () => textDefinition('t1', text), chunkSize: 4, onRefused: (r) => refused.push(r) });
+    const summary = await produceCampaign(
+      { ledger },
+      { file, define: () => textDefinition('t1', text), chunkSize: 4, onRefused: (r) => refused.push(r) },
+    );
 
     expect(summary).toMatchObject({ rows: 6, valid: 3, queued: 3, skipped: 3, rejected: 0, byReason: { WINDOW_CLOSED: 3 } });
     expect(refused.map((r) => [r.row, r.line, r.reason])).toStrictEqual([
@@ -88,7 +93,10 @@ describe('produceCampaign of a text (ledger on a real Redis): WINDOW_CLOSED', ()
   it('a dry run counts them the same and writes nothing', async () => {
     const file = await csv(4);
     await wroteIn(2);
-    const summary = await produceCampaign({ ledger }, { file, define: () => textDefinition('t2', planText('Hi {{name}}', false, HEADER, file)), dryRun: true });
+    const summary = await produceCampaign(
+      { ledger },
+      { file, define: () => textDefinition('t2', planText('Hi {{name}}', false, HEADER, file)), dryRun: true },
+    );
     expect(summary).toMatchObject({ rows: 4, valid: 1, queued: 1, skipped: 3, byReason: { WINDOW_CLOSED: 3 } });
     expect(await ledger.getCampaign('t2')).toBeUndefined();
   });
@@ -102,7 +110,10 @@ describe('produceCampaign of a text (ledger on a real Redis): WINDOW_CLOSED', ()
       calls.push(waIds.length);
       return lookup(number, waIds);
     };
-    const summary = await produceCampaign({ ledger }, { file, define: () => textDefinition('t3', planText('Hi {{name}}', false, HEADER, file)), chunkSize: 250 });
+    const summary = await produceCampaign(
+      { ledger },
+      { file, define: () => textDefinition('t3', planText('Hi {{name}}', false, HEADER, file)), chunkSize: 250 },
+    );
     expect(summary).toMatchObject({ queued: 500, skipped: 500, byReason: { WINDOW_CLOSED: 500 } });
     expect(calls).toStrictEqual([250, 250, 250, 250]);
   });
@@ -122,7 +133,12 @@ describe('produceCampaign of a text (ledger on a real Redis): WINDOW_CLOSED', ()
     const refused: RefusedRow[] = [];
     const summary = await produceCampaign(
       { ledger },
-      { file, define: () => textDefinition('t5', planText('Hi {{name}}', false, HEADER, file)), optedOut: await ledger.optOuts(UNIT_NUMBER), onRefused: (r) => refused.push(r) },
+      {
+        file,
+        define: () => textDefinition('t5', planText('Hi {{name}}', false, HEADER, file)),
+        optedOut: await ledger.optOuts(UNIT_NUMBER),
+        onRefused: (r) => refused.push(r),
+      },
     );
     expect(summary).toMatchObject({ queued: 1, skipped: 1, byReason: { OPTED_OUT: 1 } });
     expect(refused[0]?.detail).toMatch(/this is a text campaign/);

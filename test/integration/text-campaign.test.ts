@@ -62,7 +62,16 @@ describe('text campaigns (real Redis, webhook service, sandbox)', () => {
     closers.push(() => app.close());
     const reader: Redis = testRedis();
     closers.push(() => reader.quit());
-    const consumer = new WebhookConsumer({ redis: reader, prefix: p.prefix, ledger: p.ledger, logger: silentLogger(), consumer: 'text-test', isOptOut: optOutMatcher(['STOP']), blockMs: 200, parkedRetryMs: 0 });
+    const consumer = new WebhookConsumer({
+      redis: reader,
+      prefix: p.prefix,
+      ledger: p.ledger,
+      logger: silentLogger(),
+      consumer: 'text-test',
+      isOptOut: optOutMatcher(['STOP']),
+      blockMs: 200,
+      parkedRetryMs: 0,
+    });
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no TCP address');
     return {
@@ -77,7 +86,11 @@ describe('text campaigns (real Redis, webhook service, sandbox)', () => {
   async function post(service: Service, body: object): Promise<void> {
     const raw = JSON.stringify(body);
     const signature = `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`;
-    const response = await fetch(`${service.url}/webhook`, { method: 'POST', body: raw, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature } });
+    const response = await fetch(`${service.url}/webhook`, {
+      method: 'POST',
+      body: raw,
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+    });
     expect(response.status).toBe(200);
     await service.applied();
   }
@@ -85,7 +98,21 @@ describe('text campaigns (real Redis, webhook service, sandbox)', () => {
   function envelope(value: object): object {
     return {
       object: 'whatsapp_business_account',
-      entry: [{ id: '100000000000001', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550783881', phone_number_id: PHONE_NUMBER_ID }, ...value } }] }],
+      entry: [
+        {
+          id: '100000000000001',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '15550783881', phone_number_id: PHONE_NUMBER_ID },
+                ...value,
+              },
+            },
+          ],
+        },
+      ],
     };
   }
 
@@ -96,14 +123,26 @@ describe('text campaigns (real Redis, webhook service, sandbox)', () => {
       service,
       envelope({
         contacts: rows.map((n) => ({ profile: { name: `User ${n}` }, wa_id: phoneNumber(n).slice(1) })),
-        messages: rows.map((n) => ({ from: phoneNumber(n).slice(1), id: `wamid.inbound.${n}.${at}`, timestamp: at, type: 'text', text: { body: words } })),
+        messages: rows.map((n) => ({
+          from: phoneNumber(n).slice(1),
+          id: `wamid.inbound.${n}.${at}`,
+          timestamp: at,
+          type: 'text',
+          text: { body: words },
+        })),
       }),
     );
   }
 
   /** What `campaign send` gets from its composition root, on the pipeline's Redis and prefix. */
   function context(p: Pipeline): AppContext {
-    const config = loadConfig({ REDIS_URL: redisUrl(), QUEUE_PREFIX: p.prefix, LOG_LEVEL: 'silent', REPORTS_DIR: frame.csvPath('reports'), WHATSAPP_PHONE_NUMBER_ID: PHONE_NUMBER_ID });
+    const config = loadConfig({
+      REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: p.prefix,
+      LOG_LEVEL: 'silent',
+      REPORTS_DIR: frame.csvPath('reports'),
+      WHATSAPP_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
+    });
     return { config, logger: silentLogger(), redis: p.redis, ledger: p.ledger, close: () => Promise.resolve() };
   }
 
@@ -117,7 +156,8 @@ describe('text campaigns (real Redis, webhook service, sandbox)', () => {
   }
 
   const TEXT = 'Hi {{name}}, your order {{order_id}} has shipped: https://shop.example.com/t/{{order_id}}\n{{note}}';
-  const filled = (i: number) => `Hi Name${i} 🎉, your order A-${i} has shipped: https://shop.example.com/t/A-${i}\n${i === 2 ? 'two\nlines' : `note ${i}`}`;
+  const filled = (i: number) =>
+    `Hi Name${i} 🎉, your order A-${i} has shipped: https://shop.example.com/t/A-${i}\n${i === 2 ? 'two\nlines' : `note ${i}`}`;
 
   async function reportRows(p: Pipeline, id: string): Promise<Record<string, string>[]> {
     const path = frame.csvPath(`${id}.report.csv`);
@@ -159,7 +199,9 @@ describe('text campaigns (real Redis, webhook service, sandbox)', () => {
       ['6', phoneNumber(6)],
     ]);
     expect(rejects[0]?.reason).toMatch(/^WINDOW_CLOSED: line 3: the recipient has not written to this number in the last 24 hours/);
-    expect(await p.ledger.getCampaign('txt-ingest')).toMatchObject({ text: { body: TEXT, previewUrl: false, columns: ['name', 'order_id', 'note'] } });
+    expect(await p.ledger.getCampaign('txt-ingest')).toMatchObject({
+      text: { body: TEXT, previewUrl: false, columns: ['name', 'order_id', 'note'] },
+    });
     expect(await p.ledger.getCampaign('txt-ingest')).not.toHaveProperty('plan');
   });
 
@@ -214,7 +256,9 @@ describe('text campaigns (real Redis, webhook service, sandbox)', () => {
             timestamp: String(Math.floor(Date.now() / 1000)),
             recipient_id: phoneNumber(2).slice(1),
             biz_opaque_callback_data: 'txt-fail/2',
-            errors: [{ code: 131047, title: 'Re-engagement message', message: 'Re-engagement message', error_data: { details: REENGAGEMENT } }],
+            errors: [
+              { code: 131047, title: 'Re-engagement message', message: 'Re-engagement message', error_data: { details: REENGAGEMENT } },
+            ],
           },
         ],
       }),
@@ -230,13 +274,43 @@ describe('text campaigns (real Redis, webhook service, sandbox)', () => {
   });
 
   it.each<[string, Partial<SendOptions>, string, RegExp]>([
-    ['--text with --template', { template: 'order_update', language: 'en_US' }, 'OPTION_INVALID', /--text sends a free-form text, --template and --language an approved template: give one or the other/],
-    ['--text with --params', { params: ['name'] }, 'OPTION_INVALID', /--params is for templates; with --text, name each column in the text itself as \{\{column\}\}/],
+    [
+      '--text with --template',
+      { template: 'order_update', language: 'en_US' },
+      'OPTION_INVALID',
+      /--text sends a free-form text, --template and --language an approved template: give one or the other/,
+    ],
+    [
+      '--text with --params',
+      { params: ['name'] },
+      'OPTION_INVALID',
+      /--params is for templates; with --text, name each column in the text itself as \{\{column\}\}/,
+    ],
     ['--text with a stray brace', { text: 'Hi {{name' }, 'OPTION_INVALID', /stray "\{\{"/],
-    ['--text naming a column the file lacks', { text: 'Hi {{first_name}}' }, 'CSV_HEADER_INVALID', /\{\{first_name\}\} names no column of the file\. Columns found: "phone", "name", "order_id", "note"/],
-    ['neither --text nor --template', { text: undefined }, 'OPTION_INVALID', /say what to send: --template NAME --language CODE .* or --text/],
-    ['--preview-url without --text', { text: undefined, template: 'order_update', language: 'en_US', previewUrl: true }, 'OPTION_INVALID', /--preview-url applies to --text only/],
-    ['--template without --language', { text: undefined, template: 'order_update' }, 'OPTION_INVALID', /--template order_update needs --language CODE/],
+    [
+      '--text naming a column the file lacks',
+      { text: 'Hi {{first_name}}' },
+      'CSV_HEADER_INVALID',
+      /\{\{first_name\}\} names no column of the file\. Columns found: "phone", "name", "order_id", "note"/,
+    ],
+    [
+      'neither --text nor --template',
+      { text: undefined },
+      'OPTION_INVALID',
+      /say what to send: --template NAME --language CODE .* or --text/,
+    ],
+    [
+      '--preview-url without --text',
+      { text: undefined, template: 'order_update', language: 'en_US', previewUrl: true },
+      'OPTION_INVALID',
+      /--preview-url applies to --text only/,
+    ],
+    [
+      '--template without --language',
+      { text: undefined, template: 'order_update' },
+      'OPTION_INVALID',
+      /--template order_update needs --language CODE/,
+    ],
   ])('%s is refused with %s saying how to fix it, and creates nothing', async (_label, options, code, said) => {
     const p = await frame.start({ label: 'text-options' });
     const file = await csv(1);
@@ -255,7 +329,13 @@ describe('text campaigns (real Redis, webhook service, sandbox)', () => {
     const service = await startService(p);
     const file = await csv(2);
     await wroteIn(service, [2]);
-    const env = { REDIS_URL: redisUrl(), QUEUE_PREFIX: p.prefix, WHATSAPP_PHONE_NUMBER_ID: PHONE_NUMBER_ID, LOG_LEVEL: 'warn', REPORTS_DIR: frame.csvPath('reports') };
+    const env = {
+      REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: p.prefix,
+      WHATSAPP_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
+      LOG_LEVEL: 'warn',
+      REPORTS_DIR: frame.csvPath('reports'),
+    };
 
     const help = await runCli(['send', '--help'], env);
     const words = help.stdout.replace(/\s+/g, ' ');
@@ -265,7 +345,9 @@ describe('text campaigns (real Redis, webhook service, sandbox)', () => {
     // Neither --text nor --template (commander's required option before there was --text).
     const neither = await runCli(['send', file], env);
     expect(neither.code).toBe(2);
-    expect(neither.stderr).toMatch(/^campaign: OPTION_INVALID: say what to send: --template NAME --language CODE .* or --text "Hi \{\{name\}\}, …"/m);
+    expect(neither.stderr).toMatch(
+      /^campaign: OPTION_INVALID: say what to send: --template NAME --language CODE .* or --text "Hi \{\{name\}\}, …"/m,
+    );
 
     const send = await runCli(['send', file, '--text', 'Hi {{name}}', '--campaign', 'txt-cli', '--json'], env);
     expect(send.code, send.stderr).toBe(0);

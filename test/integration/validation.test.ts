@@ -80,7 +80,14 @@ describe('pre-flight validation, end to end', () => {
   }
 
   const send = (file: string, options: Partial<SendOptions> & { campaignId: string }) =>
-    runSend(context, { file, template: 'order_update', language: 'en_US', phoneColumn: 'phone', params: ['first_name', 'order_id'], ...options });
+    runSend(context, {
+      file,
+      template: 'order_update',
+      language: 'en_US',
+      phoneColumn: 'phone',
+      params: ['first_name', 'order_id'],
+      ...options,
+    });
 
   it('rejects one row of each kind with its row, column and rule, and sends none of them', async () => {
     const file = join(dir.dir, 'mixed.csv');
@@ -140,7 +147,15 @@ describe('pre-flight validation, end to end', () => {
     const accepted = sandbox.accepted();
     expect(accepted.map((m) => m.to).sort()).toEqual(['+4915110000001', '+4915110000002', '+4915110000012']);
     const first = accepted.find((m) => m.to === '+4915110000001')?.body as { template: { components: unknown[] } };
-    expect(first.template.components).toEqual([{ type: 'body', parameters: [{ type: 'text', text: 'Ana' }, { type: 'text', text: 'A-1' }] }]);
+    expect(first.template.components).toEqual([
+      {
+        type: 'body',
+        parameters: [
+          { type: 'text', text: 'Ana' },
+          { type: 'text', text: 'A-1' },
+        ],
+      },
+    ]);
     expect((await context.ledger.status('c-mixed'))?.state).toBe('completed');
   });
 
@@ -179,11 +194,15 @@ describe('pre-flight validation, end to end', () => {
     await writeFile(file, 'phone,first_name,order_id\n+4915110000001,Ana,A-1\n');
     // order_update takes two variables; shipping_update needs a header and a button column; winter_clearance is paused.
     await expect(send(file, { campaignId: 'c-bad1', params: ['first_name'] })).rejects.toMatchObject({ code: 'TEMPLATE_MAPPING_INVALID' });
-    await expect(send(file, { campaignId: 'c-bad2', template: 'shipping_update', params: ['first_name', 'order_id', 'order_id'] })).rejects.toThrow(
+    await expect(
+      send(file, { campaignId: 'c-bad2', template: 'shipping_update', params: ['first_name', 'order_id', 'order_id'] }),
+    ).rejects.toThrow(
       /header variable \{\{1\}\} has no column[\s\S]*URL button 0 variable \{\{1\}\} has no column[\s\S]*Nothing was enqueued/,
     );
     await expect(send(file, { campaignId: 'c-bad3', template: 'winter_clearance', params: ['first_name'] })).rejects.toThrow(/PAUSED/);
-    await expect(send(file, { campaignId: 'c-bad4', language: 'de' })).rejects.toThrow(/no de translation; it exists in en_US \(APPROVED\), pt_BR \(APPROVED\)/);
+    await expect(send(file, { campaignId: 'c-bad4', language: 'de' })).rejects.toThrow(
+      /no de translation; it exists in en_US \(APPROVED\), pt_BR \(APPROVED\)/,
+    );
     expect(await context.ledger.listCampaigns()).toEqual([]);
     const keys = await context.redis.keys(`${context.config.queuePrefix}:send-*`);
     expect(keys).toEqual([]);
@@ -205,7 +224,14 @@ describe('pre-flight validation, end to end', () => {
     const body = sandbox.accepted()[0]?.body as { template: { components: unknown[] } };
     expect(body.template.components).toEqual([
       { type: 'header', parameters: [{ type: 'text', text: 'A-7' }] },
-      { type: 'body', parameters: [{ type: 'text', text: 'Ana' }, { type: 'text', text: 'DHL' }, { type: 'text', text: 'tomorrow' }] },
+      {
+        type: 'body',
+        parameters: [
+          { type: 'text', text: 'Ana' },
+          { type: 'text', text: 'DHL' },
+          { type: 'text', text: 'tomorrow' },
+        ],
+      },
       { type: 'button', sub_type: 'url', index: '0', parameters: [{ type: 'text', text: 'AB%2012/%C3%BC' }] },
     ]);
   });
@@ -228,7 +254,9 @@ describe('pre-flight validation, end to end', () => {
     expect(outcome).toMatchObject({ rows: 3, valid: 1, queued: 1, skipped: 2, byReason: { OPTED_OUT: 2 } });
     const rejects = parse<{ row: string; reason: string }>(await readFile(outcome.rejectsFile ?? '', 'utf8'), { columns: true });
     expect(rejects.map((r) => r.row)).toEqual(['2', '3']);
-    expect(rejects[0]?.reason).toMatch(/^OPTED_OUT: line 3: the recipient stopped marketing messages .*campaign c-earlier row 7 on \d{4}-\d\d-\d\d.*MARKETING/);
+    expect(rejects[0]?.reason).toMatch(
+      /^OPTED_OUT: line 3: the recipient stopped marketing messages .*campaign c-earlier row 7 on \d{4}-\d\d-\d\d.*MARKETING/,
+    );
 
     const utility = join(dir.dir, 'utility.csv');
     await writeFile(utility, 'phone,first_name,order_id\n+4915110000002,Bruno,A-2\n');
@@ -238,15 +266,31 @@ describe('pre-flight validation, end to end', () => {
   it('the OPTED_OUT summary names where each opt-out came from: 131050, a keyword, user_preferences, an operator', async () => {
     const now = Date.now();
     await context.ledger.recordOptOut(PHONE_NUMBER_ID, '+4915110000001', { campaignId: 'c-earlier', row: 7 });
-    await context.ledger.applyInbound([{ phoneNumberId: PHONE_NUMBER_ID, waId: '4915110000002', wamid: 'wamid.in-stop', at: now, optOut: true }]);
+    await context.ledger.applyInbound([
+      { phoneNumberId: PHONE_NUMBER_ID, waId: '4915110000002', wamid: 'wamid.in-stop', at: now, optOut: true },
+    ]);
     await context.ledger.applyPreferences([{ phoneNumberId: PHONE_NUMBER_ID, waId: '4915110000003', value: 'stop', at: now }]);
     await context.ledger.addOptOut(PHONE_NUMBER_ID, '+4915110000004');
     const promo = join(dir.dir, 'origins.csv');
     const rows = [1, 2, 3, 4, 5].map((n) => `+491511000000${n},Name${n},25%,https://example.com/${n}.jpg`);
     await writeFile(promo, ['phone,name,discount,banner', ...rows].join('\n') + '\n');
-    const outcome = await send(promo, { campaignId: 'c-origins', template: 'spring_promo', params: ['name', 'discount'], headerMediaColumn: 'banner', dryRun: true });
-    expect(outcome).toMatchObject({ valid: 1, skipped: 4, byReason: { OPTED_OUT: 4 }, optedOutBy: { '131050': 1, keyword: 1, user_preferences: 1, operator: 1 } });
-    const line = summaryText(outcome, 0).split('\n').find((l) => l.includes('OPTED_OUT')) ?? '';
+    const outcome = await send(promo, {
+      campaignId: 'c-origins',
+      template: 'spring_promo',
+      params: ['name', 'discount'],
+      headerMediaColumn: 'banner',
+      dryRun: true,
+    });
+    expect(outcome).toMatchObject({
+      valid: 1,
+      skipped: 4,
+      byReason: { OPTED_OUT: 4 },
+      optedOutBy: { '131050': 1, keyword: 1, user_preferences: 1, operator: 1 },
+    });
+    const line =
+      summaryText(outcome, 0)
+        .split('\n')
+        .find((l) => l.includes('OPTED_OUT')) ?? '';
     expect(line).toContain('1: Meta answered 131050 to an earlier send');
     expect(line).toContain('1: they answered with an opt-out keyword');
     expect(line).toContain('1: they stopped marketing messages in WhatsApp (user_preferences)');
@@ -257,7 +301,14 @@ describe('pre-flight validation, end to end', () => {
     const file = join(dir.dir, 'dry.csv');
     await writeFile(file, 'phone,first_name,order_id\n+4915110000001,Ana,A-1\n+4915110000002,,A-2\n+4915110000001,Ana,A-3\n');
     const outcome = await send(file, { campaignId: 'c-dry', dryRun: true });
-    expect(outcome).toMatchObject({ dryRun: true, rows: 3, valid: 1, rejected: 1, skipped: 1, byReason: { VALUE_EMPTY: 1, DUPLICATE_PHONE: 1 } });
+    expect(outcome).toMatchObject({
+      dryRun: true,
+      rows: 3,
+      valid: 1,
+      rejected: 1,
+      skipped: 1,
+      byReason: { VALUE_EMPTY: 1, DUPLICATE_PHONE: 1 },
+    });
     expect(await context.ledger.listCampaigns()).toEqual([]);
     expect(await context.redis.keys(`${context.config.queuePrefix}:send-*`)).toEqual([]);
   });

@@ -120,7 +120,11 @@ describe('webhook intake against the shared Redis', () => {
 
   describe('GET /webhook: the handshake', () => {
     it('subscribe with the right token: 200, text/plain, the challenge as the whole body', async () => {
-      const response = await handshake(service.url, { 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '1158201444' });
+      const response = await handshake(service.url, {
+        'hub.mode': 'subscribe',
+        'hub.verify_token': VERIFY_TOKEN,
+        'hub.challenge': '1158201444',
+      });
 
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
@@ -144,7 +148,9 @@ describe('webhook intake against the shared Redis', () => {
     });
 
     it('the token given twice (an array) is refused', async () => {
-      const response = await fetch(`${service.url}/webhook?hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=1`);
+      const response = await fetch(
+        `${service.url}/webhook?hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=1`,
+      );
 
       expect(response.status).toBe(403);
     });
@@ -248,7 +254,9 @@ describe('webhook intake against the shared Redis', () => {
       // Announces 3 MB and sends none of it: only an answer that does not wait for the body can come back.
       const head = await new Promise<string>((resolve, reject) => {
         const socket = connect(port, '127.0.0.1', () => {
-          socket.write(`POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${WEBHOOK_MAX_BYTES}\r\nX-Hub-Signature-256: sha256=short\r\n\r\n`);
+          socket.write(
+            `POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${WEBHOOK_MAX_BYTES}\r\nX-Hub-Signature-256: sha256=short\r\n\r\n`,
+          );
         });
         let seen = '';
         socket.on('data', (chunk: Buffer) => {
@@ -310,7 +318,13 @@ describe('the answer waits for the inbox', () => {
       append: () => new Promise((_resolve, reject) => setImmediate(() => reject(new Error('XADD failed')))),
     };
     const service = await listen(
-      buildWebhookServer({ inbox, verifyToken: new Secret(VERIFY_TOKEN), appSecrets: [new Secret(SECRET)], logger: silentLogger(), redisReady: () => Promise.resolve(true) }),
+      buildWebhookServer({
+        inbox,
+        verifyToken: new Secret(VERIFY_TOKEN),
+        appSecrets: [new Secret(SECRET)],
+        logger: silentLogger(),
+        redisReady: () => Promise.resolve(true),
+      }),
     );
     try {
       const body = statusBody();
@@ -355,7 +369,13 @@ describe('Redis down: 503 so Meta retries, and back by itself', () => {
     await next(inboxRedis, 'ready');
     const inbox = new RedisWebhookInbox(inboxRedis, prefix);
     service = await listen(
-      buildWebhookServer({ inbox, verifyToken: new Secret(VERIFY_TOKEN), appSecrets: [new Secret(SECRET)], logger: log.logger, redisReady: () => inbox.ready() }),
+      buildWebhookServer({
+        inbox,
+        verifyToken: new Secret(VERIFY_TOKEN),
+        appSecrets: [new Secret(SECRET)],
+        logger: log.logger,
+        redisReady: () => inbox.ready(),
+      }),
     );
   });
 
@@ -405,25 +425,29 @@ describe('Redis down: 503 so Meta retries, and back by itself', () => {
     expect(await storedIds()).toStrictEqual(['wamid.before', 'wamid.after']);
   });
 
-  it('redis-server frozen (SIGSTOP): POST 503 after the command timeout, not a hang; /readyz 503; thawed: 200', { timeout: 20_000 }, async () => {
-    const pid = server.pid;
-    if (pid === undefined) throw new Error('no redis-server PID');
-    expect(await signedPost('wamid.before')).toBe(200);
+  it(
+    'redis-server frozen (SIGSTOP): POST 503 after the command timeout, not a hang; /readyz 503; thawed: 200',
+    { timeout: 20_000 },
+    async () => {
+      const pid = server.pid;
+      if (pid === undefined) throw new Error('no redis-server PID');
+      expect(await signedPost('wamid.before')).toBe(200);
 
-    process.kill(pid, 'SIGSTOP');
-    try {
-      // After the 500 ms command timeout; a hang would end in this test's own timeout.
-      expect(await signedPost('wamid.frozen')).toBe(503);
-      expect((await fetch(`${service.url}/readyz`)).status).toBe(503);
-    } finally {
-      process.kill(pid, 'SIGCONT');
-    }
+      process.kill(pid, 'SIGSTOP');
+      try {
+        // After the 500 ms command timeout; a hang would end in this test's own timeout.
+        expect(await signedPost('wamid.frozen')).toBe(503);
+        expect((await fetch(`${service.url}/readyz`)).status).toBe(503);
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
 
-    expect(await signedPost('wamid.thawed')).toBe(200);
-    // A 503 does not promise that nothing was written: the frozen XADD ran once Redis woke up.
-    // Meta sends it again, and the consumers apply statuses idempotently.
-    expect(await storedIds()).toStrictEqual(['wamid.before', 'wamid.frozen', 'wamid.thawed']);
-  });
+      expect(await signedPost('wamid.thawed')).toBe(200);
+      // A 503 does not promise that nothing was written: the frozen XADD ran once Redis woke up.
+      // Meta sends it again, and the consumers apply statuses idempotently.
+      expect(await storedIds()).toStrictEqual(['wamid.before', 'wamid.frozen', 'wamid.thawed']);
+    },
+  );
 });
 
 /** A signed-looking JSON body of exactly `bytes` bytes. */

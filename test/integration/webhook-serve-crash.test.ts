@@ -35,21 +35,46 @@ const deliveredAt = (row: number) => (T0 + row) * 1000;
 const readAt = (row: number) => (T0 + row + 60) * 1000;
 
 function env(prefix: string): Record<string, string> {
-  return { REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, WHATSAPP_APP_SECRET: SECRET, WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN, LOG_LEVEL: 'info' };
+  return {
+    REDIS_URL: redisUrl(),
+    QUEUE_PREFIX: prefix,
+    WHATSAPP_APP_SECRET: SECRET,
+    WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN,
+    LOG_LEVEL: 'info',
+  };
 }
 
 /** A webhook body as Meta sends it: one entry, one change, these statuses. */
 function body(statuses: object[]): string {
   return JSON.stringify({
     object: 'whatsapp_business_account',
-    entry: [{ id: '1', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '1', phone_number_id: NUMBER }, statuses } }] }],
+    entry: [
+      {
+        id: '1',
+        changes: [
+          {
+            field: 'messages',
+            value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '1', phone_number_id: NUMBER }, statuses },
+          },
+        ],
+      },
+    ],
   });
 }
-const item = (row: number, status: string, seconds: number) => ({ id: `w${row}`, status, timestamp: String(seconds), recipient_id: phoneNumber(row).slice(1) });
+const item = (row: number, status: string, seconds: number) => ({
+  id: `w${row}`,
+  status,
+  timestamp: String(seconds),
+  recipient_id: phoneNumber(row).slice(1),
+});
 
 async function signedPost(url: string, raw: string): Promise<number> {
   const signature = `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`;
-  const response = await fetch(`${url}/webhook`, { method: 'POST', body: raw, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature } });
+  const response = await fetch(`${url}/webhook`, {
+    method: 'POST',
+    body: raw,
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+  });
   await response.arrayBuffer();
   return response.status;
 }
@@ -78,7 +103,11 @@ describe('campaign serve killed between its 200 and the processing (real process
     await ledger.createCampaign(ledgerTestDefinition(ID));
     // In chunks, as the producer does: one script call cannot take 10,000 rows' arguments.
     for (let start = 1; start <= ROWS; start += SEED_CHUNK) {
-      await ledger.recordIngested(ID, NUMBER, Array.from({ length: Math.min(SEED_CHUNK, ROWS - start + 1) }, (_, i) => queuedRow(start + i)));
+      await ledger.recordIngested(
+        ID,
+        NUMBER,
+        Array.from({ length: Math.min(SEED_CHUNK, ROWS - start + 1) }, (_, i) => queuedRow(start + i)),
+      );
     }
     await ledger.finishIngest(ID);
     const { jobs } = await feedAll(ledger, NUMBER, ROWS);
@@ -161,7 +190,9 @@ describe('campaign serve killed between its 200 and the processing (real process
     // The precondition that makes this test mean something: A died with work left undone.
     const killedAt = (await ledger.status(ID))?.counts;
     const leftAtKill = await inboxState();
-    console.info(`at the kill: delivered ${killedAt?.delivered}, read ${killedAt?.read} of ${ROWS}; inbox ${leftAtKill.length} entries, ${leftAtKill.pending} pending`);
+    console.info(
+      `at the kill: delivered ${killedAt?.delivered}, read ${killedAt?.read} of ${ROWS}; inbox ${leftAtKill.length} entries, ${leftAtKill.pending} pending`,
+    );
     expect((killedAt?.delivered ?? 0) < ROWS || (killedAt?.read ?? 0) < ROWS).toBe(true);
     expect(leftAtKill.length).toBeGreaterThan(0);
 
@@ -175,7 +206,8 @@ describe('campaign serve killed between its 200 and the processing (real process
     let left = await inboxState();
     while ((counts?.delivered ?? 0) < ROWS || (counts?.read ?? 0) < ROWS || left.length > 0 || left.pending > 0) {
       if (b.child.exitCode !== null || b.child.signalCode !== null) throw new Error(`service B exited:\n${b.output}`);
-      if (Date.now() > guard) throw new Error(`not worked off: delivered ${counts?.delivered}, read ${counts?.read}, inbox ${JSON.stringify(left)}`);
+      if (Date.now() > guard)
+        throw new Error(`not worked off: delivered ${counts?.delivered}, read ${counts?.read}, inbox ${JSON.stringify(left)}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
       counts = await ledger.status(ID).then((s) => s?.counts);
       left = await inboxState();

@@ -16,12 +16,23 @@ const VERIFY_TOKEN = 'serve-verify-token';
 const LISTENING = /Webhook service listening on (http:\/\/127\.0\.0\.1:\d+)/;
 
 function env(redis: string, prefix: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { REDIS_URL: redis, QUEUE_PREFIX: prefix, WHATSAPP_APP_SECRET: SECRET, WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN, LOG_LEVEL: 'info', ...extra };
+  return {
+    REDIS_URL: redis,
+    QUEUE_PREFIX: prefix,
+    WHATSAPP_APP_SECRET: SECRET,
+    WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN,
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
 }
 
 async function signedPost(url: string, body: string): Promise<number> {
   const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
-  const response = await fetch(`${url}/webhook`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature } });
+  const response = await fetch(`${url}/webhook`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+  });
   return response.status;
 }
 
@@ -50,7 +61,7 @@ describe('campaign serve', () => {
     expect(result.stderr).not.toContain(SECRET);
   });
 
-  it('with Redis up: the handshake, and a signed POST stored under QUEUE_PREFIX and worked off by the service\'s consumer; SIGTERM exits 0', async () => {
+  it("with Redis up: the handshake, and a signed POST stored under QUEUE_PREFIX and worked off by the service's consumer; SIGTERM exits 0", async () => {
     const prefix = freshPrefix('serve');
     const reader = testRedis();
     try {

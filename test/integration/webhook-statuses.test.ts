@@ -41,7 +41,11 @@ describe('status webhooks applied to rows (real Redis)', () => {
   /** A campaign of n rows, each sent with message ID w<row>. */
   async function sentCampaign(n: number, sentRows = n): Promise<void> {
     await ledger.createCampaign(ledgerTestDefinition(ID));
-    await ledger.recordIngested(ID, NUMBER, Array.from({ length: n }, (_, i) => queuedRow(i + 1)));
+    await ledger.recordIngested(
+      ID,
+      NUMBER,
+      Array.from({ length: n }, (_, i) => queuedRow(i + 1)),
+    );
     await ledger.finishIngest(ID);
     const { jobs } = await feedAll(ledger);
     for (const job of jobs.slice(0, sentRows)) {
@@ -51,22 +55,47 @@ describe('status webhooks applied to rows (real Redis)', () => {
   }
 
   function consumer(options: { parkMs?: number } = {}): WebhookConsumer {
-    return new WebhookConsumer({ redis: reader, prefix, ledger, logger: silentLogger(), consumer: 'test', blockMs: 50, parkedRetryMs: 0, ...options });
+    return new WebhookConsumer({
+      redis: reader,
+      prefix,
+      ledger,
+      logger: silentLogger(),
+      consumer: 'test',
+      blockMs: 50,
+      parkedRetryMs: 0,
+      ...options,
+    });
   }
 
   /** A webhook body as Meta sends it: one entry, one change, these statuses. */
   function body(statuses: object[]): string {
     return JSON.stringify({
       object: 'whatsapp_business_account',
-      entry: [{ id: '1', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '1', phone_number_id: NUMBER }, statuses } }] }],
+      entry: [
+        {
+          id: '1',
+          changes: [
+            {
+              field: 'messages',
+              value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '1', phone_number_id: NUMBER }, statuses },
+            },
+          ],
+        },
+      ],
     });
   }
-  const item = (row: number, status: string, seconds: number, extra: object = {}) => ({ id: `w${row}`, status, timestamp: String(seconds), recipient_id: phoneNumber(row).slice(1), ...extra });
+  const item = (row: number, status: string, seconds: number, extra: object = {}) => ({
+    id: `w${row}`,
+    status,
+    timestamp: String(seconds),
+    recipient_id: phoneNumber(row).slice(1),
+    ...extra,
+  });
 
   it('the script applies the same rule as delivery-state.ts, in any order and split over calls (60 rows, random event sets)', async () => {
     await sentCampaign(60);
     let seed = 7;
-    const next = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const kinds = ['sent', 'delivered', 'read', 'failed'] as const;
     const expected = new Map<number, DeliveryState>();
     const all: StatusUpdate[] = [];
@@ -74,11 +103,22 @@ describe('status webhooks applied to rows (real Redis)', () => {
       const events: DeliveryEvent[] = [];
       for (let i = 0; i < 2 + Math.floor(next() * 5); i++) {
         const kind = kinds[Math.floor(next() * 4)] ?? 'sent';
-        const event: DeliveryEvent = { kind, at: (1 + Math.floor(next() * 4)) * 1000, ...(kind === 'failed' ? { code: next() < 0.5 ? '131026' : '131049', detail: 'd' } : {}) };
+        const event: DeliveryEvent = {
+          kind,
+          at: (1 + Math.floor(next() * 4)) * 1000,
+          ...(kind === 'failed' ? { code: next() < 0.5 ? '131026' : '131049', detail: 'd' } : {}),
+        };
         events.push(event, ...(next() < 0.3 ? [event] : []));
       }
       expected.set(row, events.reduce(applyDeliveryEvent, { status: 'sent' } as DeliveryState));
-      for (const e of events) all.push({ phoneNumberId: NUMBER, wamid: `w${row}`, kind: e.kind, at: e.at, ...(e.code === undefined ? {} : { code: e.code, detail: e.detail ?? '' }) });
+      for (const e of events)
+        all.push({
+          phoneNumberId: NUMBER,
+          wamid: `w${row}`,
+          kind: e.kind,
+          at: e.at,
+          ...(e.code === undefined ? {} : { code: e.code, detail: e.detail ?? '' }),
+        });
     }
     // Shuffled across rows and kinds, applied in calls of 37.
     for (let i = all.length - 1; i > 0; i--) {
@@ -121,7 +161,14 @@ describe('status webhooks applied to rows (real Redis)', () => {
   it('a status that comes before its send is recorded waits, and is applied once the send is; another tool’s message is counted and dropped after the park time', async () => {
     await sentCampaign(2, 1);
     // Row 2 was fed but not answered yet; its status names only its message ID (no callback data).
-    await redis.xadd(webhookKeys(prefix).inbox, '*', 'body', body([item(2, 'delivered', 1500), item(99, 'delivered', 1500)]), 'at', Date.now());
+    await redis.xadd(
+      webhookKeys(prefix).inbox,
+      '*',
+      'body',
+      body([item(2, 'delivered', 1500), item(99, 'delivered', 1500)]),
+      'at',
+      Date.now(),
+    );
     const c = consumer({ parkMs: 60_000 });
     while ((await c.processOnce()) === 0);
     expect(await redis.zcard(webhookKeys(prefix).parked)).toBe(2);
@@ -148,7 +195,16 @@ describe('status webhooks applied to rows (real Redis)', () => {
     expect(read[0]?.[1]).toHaveLength(1);
     expect((await ledger.status(ID))?.counts).toMatchObject({ delivered: 0 });
 
-    const live = new WebhookConsumer({ redis: reader, prefix, ledger, logger: silentLogger(), consumer: 'live', blockMs: 50, parkedRetryMs: 0, claimIdleMs: 0 });
+    const live = new WebhookConsumer({
+      redis: reader,
+      prefix,
+      ledger,
+      logger: silentLogger(),
+      consumer: 'live',
+      blockMs: 50,
+      parkedRetryMs: 0,
+      claimIdleMs: 0,
+    });
     expect(await live.processOnce()).toBe(1);
     expect((await ledger.status(ID))?.counts).toMatchObject({ delivered: 2, read: 1 });
     expect(await redis.xlen(inbox)).toBe(0);

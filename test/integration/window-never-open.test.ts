@@ -32,14 +32,18 @@ describe('rows whose window never opens', () => {
     rig = await startSendRig('never-open');
     context = rig.context;
     file = join(rig.dir, 'toll-free.csv');
-    await writeFile(file, ['phone,first_name,order_id,zone', `${TOLL_FREE},Tess,A-1,`, `${phoneNumber(2)},Name2,A-2,${zoneAtEleven()}`].join('\n') + '\n');
+    await writeFile(
+      file,
+      ['phone,first_name,order_id,zone', `${TOLL_FREE},Tess,A-1,`, `${phoneNumber(2)},Name2,A-2,${zoneAtEleven()}`].join('\n') + '\n',
+    );
   });
 
   afterEach(async () => {
     await rig.close();
   });
 
-  const options = (extra: Partial<SendOptions> = {}): SendOptions => rig.options(file, { window: WINDOW, timezoneColumn: 'zone', ...extra });
+  const options = (extra: Partial<SendOptions> = {}): SendOptions =>
+    rig.options(file, { window: WINDOW, timezoneColumn: 'zone', ...extra });
 
   it('a +1 800 row is skipped as WINDOW_NEVER_OPEN, in the dry run and the send, and its campaign completes', async () => {
     const dry = await runSend(context, options({ dryRun: true }));

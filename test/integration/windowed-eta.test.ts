@@ -61,11 +61,30 @@ describe('the ETA of a windowed campaign whose window is closed now', () => {
     };
     opensAt = Math.ceil((Date.now() + 3 * 60 * MINUTE) / MINUTE) * MINUTE;
     const file = join(dir.dir, 'windowed.csv');
-    const lines = ['phone,first_name,order_id,tz', ...Array.from({ length: ROWS }, (_, i) => `${phoneNumber(i + 1)},Ann${i + 1},A-${i + 1},Etc/UTC`)];
+    const lines = [
+      'phone,first_name,order_id,tz',
+      ...Array.from({ length: ROWS }, (_, i) => `${phoneNumber(i + 1)},Ann${i + 1},A-${i + 1},Etc/UTC`),
+    ];
     await writeFile(file, `${lines.join('\n')}\n`);
     const window = `${hhmm(opensAt)}-${hhmm(opensAt + 60 * MINUTE)}`;
     const send = await runCli(
-      ['send', file, '--template', 'order_update', '--language', 'en_US', '--params', 'first_name,order_id', '--templates', SAMPLE_TEMPLATES, '--window', window, '--timezone-column', 'tz', '--json'],
+      [
+        'send',
+        file,
+        '--template',
+        'order_update',
+        '--language',
+        'en_US',
+        '--params',
+        'first_name,order_id',
+        '--templates',
+        SAMPLE_TEMPLATES,
+        '--window',
+        window,
+        '--timezone-column',
+        'tz',
+        '--json',
+      ],
       env,
     );
     expect(send.code, send.stderr).toBe(0);
@@ -83,7 +102,10 @@ describe('the ETA of a windowed campaign whose window is closed now', () => {
   });
 
   /** Seconds from `at` to the opening, and the most an ETA read between `before` and `after` may say: the opening, then 20 rows at 10/s. */
-  const bounds = (before: number, after: number) => ({ least: (opensAt - after) / 1000, most: (opensAt - before) / 1000 + ROWS / RATE + 1 });
+  const bounds = (before: number, after: number) => ({
+    least: (opensAt - after) / 1000,
+    most: (opensAt - before) / 1000 + ROWS / RATE + 1,
+  });
 
   it('cw_campaign_eta_seconds is at least the time to the opening', async () => {
     const before = Date.now();
@@ -96,7 +118,7 @@ describe('the ETA of a windowed campaign whose window is closed now', () => {
     expect(eta).toBeGreaterThan(2 * 3600);
   });
 
-  it('the campaigns list and the campaign\'s page: the ETA at least the time to the opening; the window, the waiting rows and the next opening', async () => {
+  it("the campaigns list and the campaign's page: the ETA at least the time to the opening; the window, the waiting rows and the next opening", async () => {
     const before = Date.now();
     const [list, live, page] = await Promise.all([
       fetch(`${service.url}/api/campaigns`).then(async (r) => (await r.json()) as { campaigns: LiveView[] }),
@@ -113,9 +135,17 @@ describe('the ETA of a windowed campaign whose window is closed now', () => {
       expect(eta).toBeLessThanOrEqual(most);
     }
     const nextOpening = `${new Date(opensAt).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
-    expect(shown).toMatchObject({ window: `${hhmm(opensAt)}-${hhmm(opensAt + 60 * MINUTE)} local, every day of each recipient`, waiting: String(ROWS), nextWindow: nextOpening });
-    expect(page).toContain(`<dt>Send window</dt><dd><span data-field="window">${hhmm(opensAt)}-${hhmm(opensAt + 60 * MINUTE)} local, every day of each recipient</span></dd>`);
-    expect(page).toContain(`<span data-field="waiting">${ROWS}</span> rows · next opening <span data-field="nextWindow">${nextOpening}</span>`);
+    expect(shown).toMatchObject({
+      window: `${hhmm(opensAt)}-${hhmm(opensAt + 60 * MINUTE)} local, every day of each recipient`,
+      waiting: String(ROWS),
+      nextWindow: nextOpening,
+    });
+    expect(page).toContain(
+      `<dt>Send window</dt><dd><span data-field="window">${hhmm(opensAt)}-${hhmm(opensAt + 60 * MINUTE)} local, every day of each recipient</span></dd>`,
+    );
+    expect(page).toContain(
+      `<span data-field="waiting">${ROWS}</span> rows · next opening <span data-field="nextWindow">${nextOpening}</span>`,
+    );
     expect(seconds(/<span data-field="eta">([^<]+)<\/span>/.exec(page)?.[1] ?? '')).toBeGreaterThanOrEqual(Math.floor(least));
   });
 
@@ -134,7 +164,7 @@ describe('the ETA of a windowed campaign whose window is closed now', () => {
     }
   });
 
-  it('the page\'s reschedule form refuses 30 February with TIME_INVALID, naming the field and the value; the start is unchanged', async () => {
+  it("the page's reschedule form refuses 30 February with TIME_INVALID, naming the field and the value; the start is unchanged", async () => {
     const page = await (await fetch(`${service.url}/campaigns/${id}`)).text();
     const token = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
     const response = await fetch(`${service.url}/campaigns/${id}/reschedule`, {

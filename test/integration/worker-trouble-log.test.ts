@@ -50,7 +50,13 @@ describe('campaign worker: trouble at the default log level', () => {
 
   it('a number throttled by the sandbox, failed and retried rows: throttle lines naming code, number and pause, and a summary of failures by code; no line per row', async () => {
     // SEND_RATE 20/s against a sandbox that takes 5/s: it answers 130429 again and again.
-    rig = await FaultHarness.start({ label: 'trouble-log', rows: 40, sendRate: 20, sandboxMps: 5, workerEnv: { ...DEFAULT_LEVEL, SEND_BACKOFF_MS: '200' } });
+    rig = await FaultHarness.start({
+      label: 'trouble-log',
+      rows: 40,
+      sendRate: 20,
+      sandboxMps: 5,
+      workerEnv: { ...DEFAULT_LEVEL, SEND_BACKOFF_MS: '200' },
+    });
     const failing = [5, 10, 15];
     const retrying = [7, 14];
     rig.setFaults({
@@ -88,13 +94,19 @@ describe('campaign worker: trouble at the default log level', () => {
     expect(summed(summaries, 'failed'), context).toEqual({ '131009': 3 });
     expect(summed(summaries, 'retried'), context).toEqual({ '131000': 2 });
     expect(summed(summaries, 'throttled'), context).toEqual({ '130429': refusals });
-    expect(summaries.some((l) => /\d+ rows? failed \(131009 ×\d+\)/.test(l.msg)), context).toBe(true);
+    expect(
+      summaries.some((l) => /\d+ rows? failed \(131009 ×\d+\)/.test(l.msg)),
+      context,
+    ).toBe(true);
     const completedAt = lines.findIndex((l) => l.campaignId === id && l.msg === 'campaign completed');
     expect(lines.lastIndexOf(summaries.at(-1) as LogLine), context).toBeLessThan(completedAt);
 
     // No line per row: nothing logged names a row, and the lines are few for 40 rows and
     // 5 + `refusals` refused sends.
-    expect(lines.filter((l) => l.row !== undefined), context).toEqual([]);
+    expect(
+      lines.filter((l) => l.row !== undefined),
+      context,
+    ).toEqual([]);
     expect(throttles.length + summaries.length, context).toBeLessThan(5 + refusals);
   }, 180_000);
 

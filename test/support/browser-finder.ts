@@ -44,7 +44,9 @@ export const BROWSER_PATHS = [
 export async function findBrowser(lookups: BrowserLookups = machineLookups()): Promise<FoundBrowser> {
   if (lookups.chromiumPath !== undefined && lookups.chromiumPath !== '') {
     if (lookups.isExecutable(lookups.chromiumPath)) return { path: lookups.chromiumPath, source: 'CHROMIUM_PATH' };
-    throw new Error(`CHROMIUM_PATH=${lookups.chromiumPath} is not an executable file: point it at a Chromium or Chrome, or unset it to let the tests look for one`);
+    throw new Error(
+      `CHROMIUM_PATH=${lookups.chromiumPath} is not an executable file: point it at a Chromium or Chrome, or unset it to let the tests look for one`,
+    );
   }
   for (const name of BROWSER_NAMES) {
     const path = lookups.onPath(name);

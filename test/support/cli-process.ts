@@ -15,7 +15,11 @@ export interface CliResult {
  */
 export function runCli(args: string[], env: Record<string, string | undefined>, options: { cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], ...options });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...options,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -61,7 +65,11 @@ export class CliProcess {
 
   /** `cwd`: where it runs (default: the test's own working directory). */
   constructor(args: string[], env: Record<string, string>, options: { cwd?: string } = {}) {
-    this.child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], ...options });
+    this.child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...options,
+    });
     const collect = (d: Buffer) => (this.output += d.toString());
     this.child.stdout?.on('data', collect);
     this.child.stderr?.on('data', collect);

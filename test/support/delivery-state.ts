@@ -48,7 +48,11 @@ export function applyDeliveryEvent(state: DeliveryState, event: DeliveryEvent): 
       break;
     case 'failed':
       // The earliest failure names the row (ties: the lower code), so duplicates and order do not matter.
-      if (next.failedAt === undefined || event.at < next.failedAt || (event.at === next.failedAt && (event.code ?? '') < (next.code ?? ''))) {
+      if (
+        next.failedAt === undefined ||
+        event.at < next.failedAt ||
+        (event.at === next.failedAt && (event.code ?? '') < (next.code ?? ''))
+      ) {
         next.failedAt = event.at;
         if (event.code !== undefined) next.code = event.code;
         if (event.detail !== undefined) next.detail = event.detail;

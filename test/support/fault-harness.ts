@@ -112,7 +112,15 @@ export class FaultHarness {
       options.webhooks === true
         ? await startService(
             { port: 0, host: '127.0.0.1' },
-            { REDIS_URL: options.redisUrl ?? redisUrl(), ...(options.cluster === undefined ? {} : options.cluster.env()), QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', WHATSAPP_APP_SECRET: HARNESS_APP_SECRET, WEBHOOK_VERIFY_TOKEN: 'fault-verify-token', ...options.workerEnv },
+            {
+              REDIS_URL: options.redisUrl ?? redisUrl(),
+              ...(options.cluster === undefined ? {} : options.cluster.env()),
+              QUEUE_PREFIX: prefix,
+              LOG_LEVEL: 'warn',
+              WHATSAPP_APP_SECRET: HARNESS_APP_SECRET,
+              WEBHOOK_VERIFY_TOKEN: 'fault-verify-token',
+              ...options.workerEnv,
+            },
             silentLogger(),
           )
         : undefined;
@@ -146,7 +154,11 @@ export class FaultHarness {
     worker.child.stderr?.on('data', notify);
     // Catches a worker that never starts, not a slow one: a node + tsx start-up takes about a
     // second alone, and tens of seconds on a 2-core machine running two suites and more.
-    await within(WORKER_START_MS, worker.waitFor(/send worker started/), () => `worker ${worker.child.pid ?? '?'} output:\n${worker.output}`);
+    await within(
+      WORKER_START_MS,
+      worker.waitFor(/send worker started/),
+      () => `worker ${worker.child.pid ?? '?'} output:\n${worker.output}`,
+    );
     return worker;
   }
 
@@ -159,14 +171,22 @@ export class FaultHarness {
 
   /** `campaign send` of the rig's CSV (sample `order_update` template) with `--json`. */
   async send(extraEnv: Record<string, string> = {}): Promise<SendSummary> {
-    const result = await this.cli([
-      'send', this.csvFile,
-      '--template', 'order_update',
-      '--language', 'en_US',
-      '--params', 'first_name,order_id',
-      '--templates', SAMPLE_TEMPLATES,
-      '--json',
-    ], extraEnv);
+    const result = await this.cli(
+      [
+        'send',
+        this.csvFile,
+        '--template',
+        'order_update',
+        '--language',
+        'en_US',
+        '--params',
+        'first_name,order_id',
+        '--templates',
+        SAMPLE_TEMPLATES,
+        '--json',
+      ],
+      extraEnv,
+    );
     return JSON.parse(result.stdout) as SendSummary;
   }
 
@@ -193,7 +213,9 @@ export class FaultHarness {
         if (this.accepted().length >= count) resolve();
       });
     });
-    return within(ms, reached, () => `sandbox accepted ${this.accepted().length} of ${count}; ${this.describeWorkers()}`).finally(unsubscribe);
+    return within(ms, reached, () => `sandbox accepted ${this.accepted().length} of ${count}; ${this.describeWorkers()}`).finally(
+      unsubscribe,
+    );
   }
 
   /**
@@ -272,8 +294,13 @@ export class FaultHarness {
   describeWorkers(): string {
     return this.workers
       .map((w) => {
-        const state = w.child.exitCode !== null || w.child.signalCode !== null ? `exited ${w.child.exitCode ?? w.child.signalCode}` : 'running';
-        const tail = w.output.split('\n').filter((l) => l !== '').slice(-5).join('\n    ');
+        const state =
+          w.child.exitCode !== null || w.child.signalCode !== null ? `exited ${w.child.exitCode ?? w.child.signalCode}` : 'running';
+        const tail = w.output
+          .split('\n')
+          .filter((l) => l !== '')
+          .slice(-5)
+          .join('\n    ');
         return `worker ${w.child.pid ?? '?'} (${state}), last lines:\n    ${tail}`;
       })
       .join('\n');

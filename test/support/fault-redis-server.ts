@@ -78,15 +78,24 @@ export class RedisServer {
   async launch(): Promise<void> {
     if (this.running) throw new Error(`redis-server ${this.pid ?? '?'} is still running on ${this.port}`);
     const args = [
-      '--port', String(this.port),
-      '--bind', '127.0.0.1',
-      '--dir', this.dir,
-      '--appendonly', 'yes',
-      '--appendfsync', 'always',
-      '--save', '',
-      '--daemonize', 'no',
-      '--maxmemory-policy', 'noeviction',
-      '--logfile', '',
+      '--port',
+      String(this.port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      this.dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--save',
+      '',
+      '--daemonize',
+      'no',
+      '--maxmemory-policy',
+      'noeviction',
+      '--logfile',
+      '',
     ];
     const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.#child = child;

@@ -63,6 +63,7 @@ export async function restoreKeys(redis: Redis, dumped: readonly DumpedKey[], pr
 function replaceDeep(value: unknown, from: string, to: string): unknown {
   if (typeof value === 'string') return value.split(from).join(to);
   if (Array.isArray(value)) return value.map((v) => replaceDeep(v, from, to));
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [replaceDeep(k, from, to), replaceDeep(v, from, to)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [replaceDeep(k, from, to), replaceDeep(v, from, to)]));
   return value;
 }

@@ -46,7 +46,13 @@ function job(row: number, requeue?: number, id = ID): SendJob {
 }
 const jobOf = (id: string, row: number, requeue?: number): SendJob => job(row, requeue, id);
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-const rejected = (row: number, code = 'PHONE_INVALID'): IngestedRow => ({ row, phone: 'bad', status: 'rejected', errorCode: code, errorDetail: `line ${row + 1}: bad` });
+const rejected = (row: number, code = 'PHONE_INVALID'): IngestedRow => ({
+  row,
+  phone: 'bad',
+  status: 'rejected',
+  errorCode: code,
+  errorDetail: `line ${row + 1}: bad`,
+});
 const sentAs = (wamid: string): Settlement => ({ status: 'sent', wamid });
 const failedWith = (code: string, detail = 'x'): Settlement => ({ status: 'failed', errorCode: code, errorDetail: detail });
 
@@ -90,7 +96,14 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
      */
     async function campaign(
       n: number,
-      options: { id?: string; extra?: IngestedRow[]; finish?: boolean; fed?: number; on?: CampaignLedger; define?: Partial<CampaignDefinition> } = {},
+      options: {
+        id?: string;
+        extra?: IngestedRow[];
+        finish?: boolean;
+        fed?: number;
+        on?: CampaignLedger;
+        define?: Partial<CampaignDefinition>;
+      } = {},
     ): Promise<FeedResult | undefined> {
       const l = options.on ?? ledger;
       const id = options.id ?? ID;
@@ -132,14 +145,30 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
     describe('ingest', () => {
       it('records queued, rejected and skipped rows with their counts; only queued rows join the backlog, in row order', async () => {
         await ledger.createCampaign(ledgerTestDefinition(ID));
-        const skipped: IngestedRow = { row: 3, phone: phoneNumber(1), status: 'skipped', errorCode: 'DUPLICATE_PHONE', errorDetail: 'line 4: same number as row 1' };
+        const skipped: IngestedRow = {
+          row: 3,
+          phone: phoneNumber(1),
+          status: 'skipped',
+          errorCode: 'DUPLICATE_PHONE',
+          errorDetail: 'line 4: same number as row 1',
+        };
         const result = await ledger.recordIngested(ID, NUMBER, [queuedRow(1), rejected(2), skipped, queuedRow(4)]);
         expect(result).toEqual({ queued: [1, 4], alreadySent: [], reopened: 0 });
-        expect(await ledger.status(ID)).toMatchObject({ state: 'ingesting', counts: { total: 4, queued: 2, rejected: 1, skipped: 1, sent: 0 } });
+        expect(await ledger.status(ID)).toMatchObject({
+          state: 'ingesting',
+          counts: { total: 4, queued: 2, rejected: 1, skipped: 1, sent: 0 },
+        });
         expect(await rowsOf()).toEqual([
           { row: 1, phone: phoneNumber(1), status: 'queued', attempts: 0 },
           { row: 2, phone: 'bad', status: 'rejected', attempts: 0, errorCode: 'PHONE_INVALID', errorDetail: 'line 3: bad' },
-          { row: 3, phone: phoneNumber(1), status: 'skipped', attempts: 0, errorCode: 'DUPLICATE_PHONE', errorDetail: 'line 4: same number as row 1' },
+          {
+            row: 3,
+            phone: phoneNumber(1),
+            status: 'skipped',
+            attempts: 0,
+            errorCode: 'DUPLICATE_PHONE',
+            errorDetail: 'line 4: same number as row 1',
+          },
           { row: 4, phone: phoneNumber(4), status: 'queued', attempts: 0 },
         ]);
         expect((await feed()).jobs).toEqual([job(1), job(4)]);
@@ -153,7 +182,12 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
       it('a claim hands over what the row holds (recipient, values, header link), not what the job carries', async () => {
         await ledger.createCampaign(ledgerTestDefinition(ID));
         await ledger.recordIngested(ID, NUMBER, [
-          { row: 1, phone: phoneNumber(1), status: 'queued', message: { values: ['Ana', 'A-1'], headerLink: 'https://x.test/a.png', fingerprint: 'fp-a' } },
+          {
+            row: 1,
+            phone: phoneNumber(1),
+            status: 'queued',
+            message: { values: ['Ana', 'A-1'], headerLink: 'https://x.test/a.png', fingerprint: 'fp-a' },
+          },
           { row: 2, phone: phoneNumber(2), status: 'queued', message: { values: [], headerLink: '', fingerprint: 'fp-b' } },
         ]);
         await feed();
@@ -163,19 +197,38 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           row: { to: phoneNumber(1), values: ['Ana', 'A-1'], headerLink: 'https://x.test/a.png' },
         });
         // No values: an empty list; an empty header link: none.
-        expect(await ledger.claim(job(2), NUMBER)).toStrictEqual({ outcome: 'claimed', attempt: 1, row: { to: phoneNumber(2), values: [], headerLink: undefined } });
+        expect(await ledger.claim(job(2), NUMBER)).toStrictEqual({
+          outcome: 'claimed',
+          attempt: 1,
+          row: { to: phoneNumber(2), values: [], headerLink: undefined },
+        });
       });
 
       it('a fixed file sent again: rejected and skipped rows take the new verdict under a new job number, other rows keep theirs, a finished campaign reopens', async () => {
-        const optedOut: IngestedRow = { row: 4, phone: phoneNumber(4), status: 'skipped', errorCode: 'OPTED_OUT', errorDetail: 'line 5: opted out' };
+        const optedOut: IngestedRow = {
+          row: 4,
+          phone: phoneNumber(4),
+          status: 'skipped',
+          errorCode: 'OPTED_OUT',
+          errorDetail: 'line 5: opted out',
+        };
         await campaign(1, { extra: [rejected(2), rejected(3), optedOut] });
         await answer(job(1), sentAs('wamid.1'));
         expect((await ledger.status(ID))?.state).toBe('completed');
 
-        const again = await ledger.recordIngested(ID, NUMBER, [queuedRow(1, phoneNumber(5)), queuedRow(2), rejected(3, 'VALUE_CONTROL_CHAR'), queuedRow(4)]);
+        const again = await ledger.recordIngested(ID, NUMBER, [
+          queuedRow(1, phoneNumber(5)),
+          queuedRow(2),
+          rejected(3, 'VALUE_CONTROL_CHAR'),
+          queuedRow(4),
+        ]);
         expect(again).toEqual({ queued: [2, 4], alreadySent: [], reopened: 2 });
         const status = await ledger.status(ID);
-        expect(status).toMatchObject({ state: 'running', finishedAt: undefined, counts: { total: 4, sent: 1, queued: 2, rejected: 1, skipped: 0 } });
+        expect(status).toMatchObject({
+          state: 'running',
+          finishedAt: undefined,
+          counts: { total: 4, sent: 1, queued: 2, rejected: 1, skipped: 0 },
+        });
         expect((await rowsOf()).map((r) => [r.row, r.status, r.phone, r.errorCode, r.requeue])).toEqual([
           [1, 'sent', phoneNumber(1), undefined, undefined],
           [2, 'queued', phoneNumber(2), undefined, 1],
@@ -213,7 +266,11 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
       it('an interrupted ingest pauses the campaign; continuing lifts only that pause; cancel ends the ingest so the campaign completes', async () => {
         await campaign(2, { finish: false, fed: 0 });
         expect(await ledger.markIngestInterrupted(ID, 'ingest interrupted at row 2')).toBe(true);
-        expect(await ledger.status(ID)).toMatchObject({ state: 'paused', pausedReason: 'ingest interrupted at row 2', ingestInterrupted: true });
+        expect(await ledger.status(ID)).toMatchObject({
+          state: 'paused',
+          pausedReason: 'ingest interrupted at row 2',
+          ingestInterrupted: true,
+        });
         expect((await feed()).jobs).toEqual([]);
         expect(await ledger.liftIngestPause(ID)).toBe(true);
         expect(await ledger.status(ID)).toMatchObject({ state: 'ingesting', ingestInterrupted: true });
@@ -252,7 +309,12 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         await ledger.createCampaign({ ...ledgerTestDefinition('a'), createdAt: at + 3 });
         await ledger.createCampaign({ ...ledgerTestDefinition('c'), createdAt: at + 1, priority: 'high', startsAt: at + 2 * HOUR });
         await ledger.createCampaign({ ...ledgerTestDefinition('c'), createdAt: at + 9, phoneNumberId: 'other', startsAt: at + HOUR });
-        expect(await ledger.getCampaign('c')).toEqual({ ...ledgerTestDefinition('c'), createdAt: at + 1, priority: 'high', startsAt: at + 2 * HOUR });
+        expect(await ledger.getCampaign('c')).toEqual({
+          ...ledgerTestDefinition('c'),
+          createdAt: at + 1,
+          priority: 'high',
+          startsAt: at + 2 * HOUR,
+        });
         // Only the schedule fields are written again (the feed reads them from there): the
         // definition keeps its start, the campaign has the new one.
         expect((await ledger.status('c'))?.startsAt).toBe(at + HOUR);
@@ -279,10 +341,16 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         await campaign(1, { id: 'c1', on: guarded });
         await campaign(1, { id: 'c2', on: guarded });
         expect(await guarded.claim(jobOf('c1', 1), NUMBER)).toMatchObject({ outcome: 'claimed' });
-        expect(await guarded.claim(jobOf('c2', 1), NUMBER)).toStrictEqual({ outcome: 'settled', status: 'skipped', completedCampaign: true });
+        expect(await guarded.claim(jobOf('c2', 1), NUMBER)).toStrictEqual({
+          outcome: 'settled',
+          status: 'skipped',
+          completedCampaign: true,
+        });
         const [skipped] = await rowsOf('c2', guarded);
         expect(skipped).toMatchObject({ status: 'skipped', errorCode: 'ALREADY_SENT', attempts: 0 });
-        expect(skipped?.errorDetail).toMatch(/^campaign c1 row 1 sent the same message \(template, language, values\) to this recipient from this number 0\.0 h ago, within DUPLICATE_WINDOW_HOURS/);
+        expect(skipped?.errorDetail).toMatch(
+          /^campaign c1 row 1 sent the same message \(template, language, values\) to this recipient from this number 0\.0 h ago, within DUPLICATE_WINDOW_HOURS/,
+        );
         expect((await guarded.status('c2'))?.state).toBe('completed');
 
         await guarded.settle(jobOf('c1', 1), { status: 'queued', errorCode: '131000', errorDetail: 'again' }, NUMBER);
@@ -304,9 +372,16 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         await guarded.halt(jobOf('c1', 3), '190', TOKEN_DETAIL, NUMBER);
 
         await guarded.createCampaign(ledgerTestDefinition('c2'));
-        const other: IngestedRow = { row: 4, phone: phoneNumber(1), status: 'queued', message: { values: [], headerLink: undefined, fingerprint: 'fp-other-values' } };
+        const other: IngestedRow = {
+          row: 4,
+          phone: phoneNumber(1),
+          status: 'queued',
+          message: { values: [], headerLink: undefined, fingerprint: 'fp-other-values' },
+        };
         const result = await guarded.recordIngested('c2', NUMBER, [queuedRow(1), queuedRow(2), queuedRow(3), other]);
-        expect(result.alreadySent).toStrictEqual([{ row: 1, detail: expect.stringMatching(/^campaign c1 row 1 sent the same message/) as unknown }]);
+        expect(result.alreadySent).toStrictEqual([
+          { row: 1, detail: expect.stringMatching(/^campaign c1 row 1 sent the same message/) as unknown },
+        ]);
         expect(result.queued).toStrictEqual([2, 3, 4]);
         expect((await rowsOf('c2', guarded)).map((r) => [r.status, r.errorCode])).toEqual([
           ['skipped', 'ALREADY_SENT'],
@@ -467,7 +542,9 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         await ledger.settle(job(2), failedWith('131026', 'undeliverable'), NUMBER);
         await ledger.settle(job(3), { status: 'unknown', errorCode: 'IN_DOUBT', errorDetail: 'x' }, NUMBER);
         await ledger.settle(job(4), { status: 'abandoned', errorCode: 'WORKER_GAVE_UP', errorDetail: 'stalled' }, NUMBER);
-        expect((await ledger.settle(job(5), { status: 'abandoned', errorCode: 'WORKER_GAVE_UP', errorDetail: 'stalled' }, NUMBER)).status).toBe('failed');
+        expect(
+          (await ledger.settle(job(5), { status: 'abandoned', errorCode: 'WORKER_GAVE_UP', errorDetail: 'stalled' }, NUMBER)).status,
+        ).toBe('failed');
         await ledger.halt(job(6), '190', 'token expired', NUMBER);
         // An answer from a job that does not own row 7 leaves row 7's job in place.
         await ledger.settle(job(7, 2), sentAs('w7'), NUMBER);
@@ -498,10 +575,24 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
       it('keeps the first final answer; an answer from a job that does not own the row changes nothing', async () => {
         await campaign(1);
         await ledger.claim(job(1), NUMBER);
-        expect(await ledger.settle(job(1, 1), sentAs('wamid.x'), NUMBER)).toEqual({ status: 'sending', completedCampaign: false, pausedCampaign: false });
-        expect(await ledger.settle(job(1), sentAs('wamid.first'), NUMBER)).toEqual({ status: 'sent', completedCampaign: true, pausedCampaign: false });
-        expect(await ledger.settle(job(1), failedWith('131000', 'late'), NUMBER)).toEqual({ status: 'sent', completedCampaign: false, pausedCampaign: false });
-        expect(await ledger.settle(job(1), { status: 'unknown', errorCode: 'SHUTDOWN_IN_FLIGHT', errorDetail: 'late' }, NUMBER)).toMatchObject({ status: 'sent' });
+        expect(await ledger.settle(job(1, 1), sentAs('wamid.x'), NUMBER)).toEqual({
+          status: 'sending',
+          completedCampaign: false,
+          pausedCampaign: false,
+        });
+        expect(await ledger.settle(job(1), sentAs('wamid.first'), NUMBER)).toEqual({
+          status: 'sent',
+          completedCampaign: true,
+          pausedCampaign: false,
+        });
+        expect(await ledger.settle(job(1), failedWith('131000', 'late'), NUMBER)).toEqual({
+          status: 'sent',
+          completedCampaign: false,
+          pausedCampaign: false,
+        });
+        expect(
+          await ledger.settle(job(1), { status: 'unknown', errorCode: 'SHUTDOWN_IN_FLIGHT', errorDetail: 'late' }, NUMBER),
+        ).toMatchObject({ status: 'sent' });
         expect(await ledger.settle(job(1), sentAs('wamid.second'), NUMBER)).toMatchObject({ status: 'sent', completedCampaign: false });
         expect(await row(1)).toEqual({ row: 1, phone: phoneNumber(1), status: 'sent', attempts: 1, wamid: 'wamid.first' });
         expect(await counts()).toMatchObject({ sent: 1, failed: 0, unknown: 0 });
@@ -534,10 +625,25 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         const before = clock.now();
         expect(await ledger.halt(job(1), '190', TOKEN_DETAIL, NUMBER)).toEqual({ completedCampaign: false, pausedCampaign: true });
         const status = await ledger.status(ID);
-        expect(status).toMatchObject({ state: 'paused', pausedReason: `190: ${TOKEN_DETAIL}`, counts: { queued: 2, sending: 1, failed: 0 } });
+        expect(status).toMatchObject({
+          state: 'paused',
+          pausedReason: `190: ${TOKEN_DETAIL}`,
+          counts: { queued: 2, sending: 1, failed: 0 },
+        });
         expect(status?.pausedAt).toBeGreaterThanOrEqual(before);
-        expect(await row(1)).toEqual({ row: 1, phone: phoneNumber(1), status: 'queued', attempts: 1, errorCode: '190', errorDetail: TOKEN_DETAIL, requeue: 1 });
-        expect(await ledger.halt(job(2), '131031', 'Business account locked', NUMBER)).toEqual({ completedCampaign: false, pausedCampaign: false });
+        expect(await row(1)).toEqual({
+          row: 1,
+          phone: phoneNumber(1),
+          status: 'queued',
+          attempts: 1,
+          errorCode: '190',
+          errorDetail: TOKEN_DETAIL,
+          requeue: 1,
+        });
+        expect(await ledger.halt(job(2), '131031', 'Business account locked', NUMBER)).toEqual({
+          completedCampaign: false,
+          pausedCampaign: false,
+        });
         expect((await ledger.status(ID))?.pausedReason).toBe(`190: ${TOKEN_DETAIL}`);
         expect(await ledger.windowSize(NUMBER)).toBe(0);
         expect((await feed()).jobs).toEqual([]);
@@ -622,7 +728,9 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         // Row 15's request is out when row 14's failure trips the brake.
         expect(await braked.claim(job(15), NUMBER)).toMatchObject({ outcome: 'claimed' });
         expect((await send(14, true)).pausedCampaign).toBe(true);
-        expect((await braked.status(ID))?.pausedReason).toMatch(/^ERROR_SPIKE: 3 of the last 10 sends failed permanently \(latest 132000: Number of parameters does not match\)$/);
+        expect((await braked.status(ID))?.pausedReason).toMatch(
+          /^ERROR_SPIKE: 3 of the last 10 sends failed permanently \(latest 132000: Number of parameters does not match\)$/,
+        );
 
         // The send in flight failing afterwards does not pause it again or change the reason.
         expect(await braked.pause(ID, 'x')).toEqual({ outcome: 'already-paused' });
@@ -701,7 +809,12 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         await campaign(2, { fed: 1 });
         await ledger.pause(ID, 'x');
         expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 1 });
-        expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', pausedReason: undefined, finishedAt: undefined, counts: { queued: 1, cancelled: 1 } });
+        expect(await ledger.status(ID)).toMatchObject({
+          state: 'cancelled',
+          pausedReason: undefined,
+          finishedAt: undefined,
+          counts: { queued: 1, cancelled: 1 },
+        });
         expect(await ledger.pause(ID, 'y')).toEqual({ outcome: 'cancelled' });
         expect(await ledger.resume(ID)).toEqual({ outcome: 'cancelled' });
         expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
@@ -725,8 +838,15 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect(await statuses()).toEqual(['sent', 'sending', 'cancelled', 'cancelled', 'cancelled', 'cancelled']);
         expect((await feed()).jobs).toEqual([]);
         // The send in flight keeps its answer, and it is the last one: the campaign completes.
-        expect(await ledger.settle(job(2), sentAs('w2'), NUMBER)).toEqual({ status: 'sent', completedCampaign: true, pausedCampaign: false });
-        expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', counts: { total: 6, sent: 2, cancelled: 4, queued: 0, sending: 0 } });
+        expect(await ledger.settle(job(2), sentAs('w2'), NUMBER)).toEqual({
+          status: 'sent',
+          completedCampaign: true,
+          pausedCampaign: false,
+        });
+        expect(await ledger.status(ID)).toMatchObject({
+          state: 'cancelled',
+          counts: { total: 6, sent: 2, cancelled: 4, queued: 0, sending: 0 },
+        });
       });
 
       it('cancel completes the campaign at once when nothing was fed; a fed row completes it at its claim', async () => {
@@ -758,15 +878,49 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         await answer(job(5), failedWith('131000', 'Something went wrong'));
         await answer(job(6), failedWith('131026', 'undeliverable'));
         expect((await ledger.status(ID))?.state).toBe('completed');
-        expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: false, unknown: false })).toEqual({ requeued: 0, noPayload: 0, held: 0, heldUntil: 0 });
+        expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: false, unknown: false })).toEqual({
+          requeued: 0,
+          noPayload: 0,
+          held: 0,
+          heldUntil: 0,
+        });
 
         // Rows 1..4 only in this page.
-        expect(await ledger.markForRetry(ID, 1, 4, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
-        expect(await ledger.status(ID)).toMatchObject({ state: 'running', finishedAt: undefined, counts: { queued: 1, failed: 3, unknown: 1, sent: 1, rejected: 1 } });
-        expect(await ledger.markForRetry(ID, 1, 4, { codes: ['131000'], failed: true, unknown: false })).toEqual({ requeued: 0, noPayload: 0, held: 0, heldUntil: 0 });
-        expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
-        expect(await ledger.markForRetry(ID, 1, 7, { codes: ['132000', '131026'], failed: true, unknown: false })).toEqual({ requeued: 2, noPayload: 0, held: 0, heldUntil: 0 });
-        expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
+        expect(await ledger.markForRetry(ID, 1, 4, { codes: ['131000'], failed: true, unknown: false })).toEqual({
+          requeued: 1,
+          noPayload: 0,
+          held: 0,
+          heldUntil: 0,
+        });
+        expect(await ledger.status(ID)).toMatchObject({
+          state: 'running',
+          finishedAt: undefined,
+          counts: { queued: 1, failed: 3, unknown: 1, sent: 1, rejected: 1 },
+        });
+        expect(await ledger.markForRetry(ID, 1, 4, { codes: ['131000'], failed: true, unknown: false })).toEqual({
+          requeued: 0,
+          noPayload: 0,
+          held: 0,
+          heldUntil: 0,
+        });
+        expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({
+          requeued: 1,
+          noPayload: 0,
+          held: 0,
+          heldUntil: 0,
+        });
+        expect(await ledger.markForRetry(ID, 1, 7, { codes: ['132000', '131026'], failed: true, unknown: false })).toEqual({
+          requeued: 2,
+          noPayload: 0,
+          held: 0,
+          heldUntil: 0,
+        });
+        expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({
+          requeued: 1,
+          noPayload: 0,
+          held: 0,
+          heldUntil: 0,
+        });
         expect(await counts()).toMatchObject({ queued: 5, failed: 0, unknown: 0, sent: 1, rejected: 1, total: 7 });
         expect((await feed()).jobs).toEqual([job(1, 1), job(3, 1), job(2, 1), job(6, 1), job(5, 1)]);
         expect(await ledger.claim(job(2), NUMBER)).toEqual({ outcome: 'stale' });
@@ -780,7 +934,12 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         await campaign(2);
         await answer(job(1), failedWith('131000'));
         await ledger.pause(ID, 'x');
-        expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: true })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
+        expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: true })).toEqual({
+          requeued: 1,
+          noPayload: 0,
+          held: 0,
+          heldUntil: 0,
+        });
         expect((await feed()).jobs).toEqual([]);
         await ledger.resume(ID);
         expect((await feed()).jobs).toEqual([job(1, 1)]);
@@ -788,7 +947,12 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
 
         await ledger.cancel(ID);
         await ledger.claim(job(2), NUMBER);
-        expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: true })).toEqual({ requeued: 0, noPayload: 0, held: 0, heldUntil: 0 });
+        expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: true })).toEqual({
+          requeued: 0,
+          noPayload: 0,
+          held: 0,
+          heldUntil: 0,
+        });
         expect((await row(1)).status).toBe('failed');
         expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', counts: { failed: 1, cancelled: 1 } });
       });
@@ -805,7 +969,9 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect(first.events).toEqual([{ kind: 'started', campaignId: 'later', startsAt: t + HOUR, at: t + HOUR }]);
         expect(await ledger.status('later')).toMatchObject({ state: 'running', startedAt: t + HOUR });
         await campaign(1, { id: 'more', fed: 0 });
-        expect((await feed(100, { at: t + HOUR + 1 })).events).toEqual([{ kind: 'started', campaignId: 'more', startsAt: undefined, at: t + HOUR + 1 }]);
+        expect((await feed(100, { at: t + HOUR + 1 })).events).toEqual([
+          { kind: 'started', campaignId: 'more', startsAt: undefined, at: t + HOUR + 1 },
+        ]);
       });
 
       it('a start that passed while nothing fed is fed late; the event carries both times', async () => {
@@ -825,7 +991,11 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           { kind: 'completed', campaignId: 'deadline' },
         ]);
         const status = await ledger.status('deadline');
-        expect(status).toMatchObject({ state: 'cancelled', cancelReason: `START_DEADLINE: not started by ${t + HOUR + 10 * MINUTE}`, finishedAt: t + HOUR + 10 * MINUTE + 1 });
+        expect(status).toMatchObject({
+          state: 'cancelled',
+          cancelReason: `START_DEADLINE: not started by ${t + HOUR + 10 * MINUTE}`,
+          finishedAt: t + HOUR + 10 * MINUTE + 1,
+        });
         expect(status?.counts).toMatchObject({ total: 4, queued: 0, cancelled: 4 });
         expect(await statuses('deadline')).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled']);
 
@@ -842,7 +1012,12 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect((await feed(100, { at: t + MINUTE })).events).toEqual([]);
         expect((await feed(100, { at: t + MINUTE + 1 })).events).toEqual([{ kind: 'deadline', campaignId: ID, rows: 1 }]);
         // Still ingesting, so not complete: the pause is lifted by the cancel itself.
-        expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', pausedReason: undefined, pausedAt: undefined, finishedAt: undefined });
+        expect(await ledger.status(ID)).toMatchObject({
+          state: 'cancelled',
+          pausedReason: undefined,
+          pausedAt: undefined,
+          finishedAt: undefined,
+        });
         expect(await ledger.resume(ID)).toEqual({ outcome: 'cancelled' });
         expect(await ledger.finishIngest(ID)).toBe(true);
       });
@@ -900,7 +1075,12 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           { kind: 'completed', campaignId: ID },
         ]);
         expect(await ledger.status(ID)).toMatchObject({ state: 'completed', pausedReason: undefined, finishedAt: t + HOUR });
-        expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
+        expect(await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: false })).toEqual({
+          requeued: 1,
+          noPayload: 0,
+          held: 0,
+          heldUntil: 0,
+        });
         expect((await ledger.status(ID))?.state).toBe('running');
         expect((await feed(100, { at: t + HOUR + 1 })).events).toEqual([
           { kind: 'expired', campaignId: ID, rows: 1 },
@@ -941,7 +1121,10 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
       /** A campaign with a send window: rows 1..n in lane (row - 1) % 3 (Berlin, New York, Tokyo, Berlin, …); nothing fed. */
       async function windowed(id: string, rows: number, more: Partial<CampaignDefinition> = {}): Promise<void> {
         await ledger.createCampaign({ ...ledgerTestDefinition(id), window: WINDOW, ...more });
-        await ledger.recordLanes(id, LANES.map((zones, index) => ({ index, zones })));
+        await ledger.recordLanes(
+          id,
+          LANES.map((zones, index) => ({ index, zones })),
+        );
         await ledger.recordIngested(
           id,
           NUMBER,
@@ -949,7 +1132,8 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         );
         await ledger.finishIngest(id);
       }
-      const feedOpen = (open: Record<string, number[]>, size = 100, more: Partial<FeedOptions> & { at?: number } = {}) => feed(size, { openLanes: new Map(Object.entries(open)), ...more });
+      const feedOpen = (open: Record<string, number[]>, size = 100, more: Partial<FeedOptions> & { at?: number } = {}) =>
+        feed(size, { openLanes: new Map(Object.entries(open)), ...more });
       const pendingPerLane = async (id: string) => (await ledger.laneBacklogs(id)).map((l) => l.pending);
 
       it('feeds only the open lanes, their room shared between them; closed lanes wait, take no room, and keep the campaign in its number’s feed', async () => {
@@ -1005,7 +1189,12 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect(await pendingPerLane('p')).toEqual([2, 1, 2]);
         expect((await feedOpen({ p: [1] })).jobs).toEqual([jobOf('p', 2, 1)]);
         await answer(jobOf('p', 5), failedWith('131000'));
-        expect(await ledger.markForRetry('p', 1, 6, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
+        expect(await ledger.markForRetry('p', 1, 6, { codes: [], failed: true, unknown: false })).toEqual({
+          requeued: 1,
+          noPayload: 0,
+          held: 0,
+          heldUntil: 0,
+        });
         expect(await pendingPerLane('p')).toEqual([2, 1, 2]);
         expect((await feedOpen({ p: [1] })).jobs).toEqual([jobOf('p', 5, 1)]);
         // A halted row too.
@@ -1056,9 +1245,16 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         await campaign(2, { id: 'a', fed: 0 });
         expect((await feed(100, { at: t, messagingLimit: 2 })).jobs).toEqual([jobOf('a', 1), jobOf('a', 2)]);
         // b: row 1 is someone new, rows 2 and 4 are a's recipients again, row 3 wrote to the business (window open).
-        await ledger.applyInbound([{ phoneNumberId: NUMBER, waId: phoneNumber(4).slice(1), wamid: 'in-1', at: clock.now(), optOut: false }]);
+        await ledger.applyInbound([
+          { phoneNumberId: NUMBER, waId: phoneNumber(4).slice(1), wamid: 'in-1', at: clock.now(), optOut: false },
+        ]);
         await ledger.createCampaign(ledgerTestDefinition('b'));
-        await ledger.recordIngested('b', NUMBER, [queuedRow(1, phoneNumber(3)), queuedRow(2, phoneNumber(1)), queuedRow(3, phoneNumber(4)), queuedRow(4, phoneNumber(2))]);
+        await ledger.recordIngested('b', NUMBER, [
+          queuedRow(1, phoneNumber(3)),
+          queuedRow(2, phoneNumber(1)),
+          queuedRow(3, phoneNumber(4)),
+          queuedRow(4, phoneNumber(2)),
+        ]);
         await ledger.finishIngest('b');
         const atLimit = await feed(100, { at: t + 1000, messagingLimit: 2 });
         expect(atLimit.jobs).toEqual([jobOf('b', 2), jobOf('b', 3), jobOf('b', 4)]);
@@ -1080,7 +1276,15 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
     describe('status and rows', () => {
       it('ingesting, paused (while ingesting too), running, completed; counts follow every move', async () => {
         await campaign(2, { finish: false });
-        expect(await ledger.status(ID)).toMatchObject({ id: ID, state: 'ingesting', priority: 'normal', finishedAt: undefined, ingestInterrupted: false, purgedAt: undefined, cancelReason: undefined });
+        expect(await ledger.status(ID)).toMatchObject({
+          id: ID,
+          state: 'ingesting',
+          priority: 'normal',
+          finishedAt: undefined,
+          ingestInterrupted: false,
+          purgedAt: undefined,
+          cancelReason: undefined,
+        });
         await ledger.pause(ID, 'hold on');
         expect(await ledger.status(ID)).toMatchObject({ state: 'paused', pausedReason: 'hold on' });
         await ledger.resume(ID);
@@ -1088,14 +1292,42 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect(await ledger.finishIngest(ID)).toBe(false);
         expect((await ledger.status(ID))?.state).toBe('running');
         await ledger.claim(job(1), NUMBER);
-        expect(await counts()).toEqual({ total: 2, queued: 1, sending: 1, confirming: 0, sent: 0, failed: 0, rejected: 0, skipped: 0, unknown: 0, cancelled: 0, expired: 0, delivered: 0, read: 0 });
+        expect(await counts()).toEqual({
+          total: 2,
+          queued: 1,
+          sending: 1,
+          confirming: 0,
+          sent: 0,
+          failed: 0,
+          rejected: 0,
+          skipped: 0,
+          unknown: 0,
+          cancelled: 0,
+          expired: 0,
+          delivered: 0,
+          read: 0,
+        });
         await ledger.settle(job(1), sentAs('w1'), NUMBER);
         const before = clock.now();
         expect((await answer(job(2), failedWith('131026'))).completedCampaign).toBe(true);
         const done = await ledger.status(ID);
         expect(done?.state).toBe('completed');
         expect(done?.finishedAt).toBeGreaterThanOrEqual(before);
-        expect(done?.counts).toEqual({ total: 2, queued: 0, sending: 0, confirming: 0, sent: 1, failed: 1, rejected: 0, skipped: 0, unknown: 0, cancelled: 0, expired: 0, delivered: 0, read: 0 });
+        expect(done?.counts).toEqual({
+          total: 2,
+          queued: 0,
+          sending: 0,
+          confirming: 0,
+          sent: 1,
+          failed: 1,
+          rejected: 0,
+          skipped: 0,
+          unknown: 0,
+          cancelled: 0,
+          expired: 0,
+          delivered: 0,
+          read: 0,
+        });
       });
 
       it('rows() gives every row in row order, in pages of the size asked for', async () => {
@@ -1115,7 +1347,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
       });
     });
 
-    describe('retry and Meta\'s ecosystem limit (131049)', () => {
+    describe("retry and Meta's ecosystem limit (131049)", () => {
       it('a row that failed with 131049 is held back from retry for 24 h and says until when; other failures are retried', async () => {
         await campaign(2);
         const failedAt = clock.now();
@@ -1131,7 +1363,12 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         clock.set(failedAt + 24 * HOUR - 1);
         expect(await ledger.markForRetry(ID, 1, 1, { codes: [], failed: true, unknown: false })).toMatchObject({ requeued: 0, held: 1 });
         clock.set(failedAt + 24 * HOUR);
-        expect(await ledger.markForRetry(ID, 1, 1, { codes: [], failed: true, unknown: false })).toEqual({ requeued: 1, noPayload: 0, held: 0, heldUntil: 0 });
+        expect(await ledger.markForRetry(ID, 1, 1, { codes: [], failed: true, unknown: false })).toEqual({
+          requeued: 1,
+          noPayload: 0,
+          held: 0,
+          heldUntil: 0,
+        });
         expect((await row(1)).status).toBe('queued');
       });
     });
@@ -1139,7 +1376,13 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
     describe('the in-doubt rule (CONFIRM_WINDOW_SECONDS)', () => {
       const CONFIRM_MS = 10 * MINUTE;
       const lost = (code = 'TIMEOUT'): Settlement => ({ status: 'unknown', errorCode: code, errorDetail: 'no answer' });
-      const statusOf = (wamid: string, kind: StatusUpdate['kind'], more: Partial<StatusUpdate> = {}): StatusUpdate => ({ phoneNumberId: NUMBER, wamid, kind, at: clock.now(), ...more });
+      const statusOf = (wamid: string, kind: StatusUpdate['kind'], more: Partial<StatusUpdate> = {}): StatusUpdate => ({
+        phoneNumberId: NUMBER,
+        wamid,
+        kind,
+        at: clock.now(),
+        ...more,
+      });
       const nothing = { resent: 0, unknown: 0, ended: 0, completedCampaigns: [] };
 
       beforeEach(() => {
@@ -1201,7 +1444,9 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
       it('a row caught mid-send when BullMQ gave up waits too; in a campaign cancelled meanwhile, a row that never reached Meta is cancelled, not resent', async () => {
         await campaign(3);
         await ledger.claim(job(1), NUMBER);
-        expect((await ledger.settle(job(1), { status: 'abandoned', errorCode: 'WORKER_GAVE_UP', errorDetail: 'stalled' }, NUMBER)).status).toBe('confirming');
+        expect(
+          (await ledger.settle(job(1), { status: 'abandoned', errorCode: 'WORKER_GAVE_UP', errorDetail: 'stalled' }, NUMBER)).status,
+        ).toBe('confirming');
         clock.advance(5);
         await answer(job(2), sentAs('w2'));
         await ledger.applyStatuses([statusOf('w2', 'delivered')]);
@@ -1226,7 +1471,13 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
     });
 
     describe('status webhooks', () => {
-      const status = (wamid: string, kind: StatusUpdate['kind'], at: number, more: Partial<StatusUpdate> = {}): StatusUpdate => ({ phoneNumberId: NUMBER, wamid, kind, at, ...more });
+      const status = (wamid: string, kind: StatusUpdate['kind'], at: number, more: Partial<StatusUpdate> = {}): StatusUpdate => ({
+        phoneNumberId: NUMBER,
+        wamid,
+        kind,
+        at,
+        ...more,
+      });
 
       it('delivered and read by first-seen time, counted once per row; a read alone counts as delivered; duplicates and late ones change nothing', async () => {
         await campaign(3);
@@ -1249,7 +1500,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect((await row(3)).deliveredAt).toBeUndefined();
       });
 
-      it('failed makes the row failed with Meta\'s code; 131050 also records the opt-out for the number', async () => {
+      it("failed makes the row failed with Meta's code; 131050 also records the opt-out for the number", async () => {
         await campaign(2);
         await answer(job(1), sentAs('w1'));
         await answer(job(2), sentAs('w2'));
@@ -1258,7 +1509,12 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           status('w2', 'failed', 2000, { code: '131050', detail: 'stopped marketing' }),
           status('w1', 'delivered', 2500),
         ]);
-        expect(await row(1)).toMatchObject({ status: 'failed', errorCode: '131026', errorDetail: 'Message undeliverable', deliveredAt: 2500 });
+        expect(await row(1)).toMatchObject({
+          status: 'failed',
+          errorCode: '131026',
+          errorDetail: 'Message undeliverable',
+          deliveredAt: 2500,
+        });
         expect(await counts()).toMatchObject({ sent: 0, failed: 2, delivered: 1 });
         expect([...(await ledger.optOuts(NUMBER)).keys()]).toEqual([phoneNumber(2)]);
       });
@@ -1345,7 +1601,13 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
 
       it('statuses for messages no row has are unmatched; a row no send answered is left alone', async () => {
         await campaign(1, { extra: [rejected(2)] });
-        expect(await ledger.applyStatuses([status('w-other', 'delivered', 1000), status('w-x', 'read', 1000, { callbackData: `${ID}/2` }), status('w-y', 'sent', 1, { callbackData: 'nope' })])).toEqual([
+        expect(
+          await ledger.applyStatuses([
+            status('w-other', 'delivered', 1000),
+            status('w-x', 'read', 1000, { callbackData: `${ID}/2` }),
+            status('w-y', 'sent', 1, { callbackData: 'nope' }),
+          ]),
+        ).toEqual([
           { outcome: 'unmatched', completedCampaign: false },
           { outcome: 'other', completedCampaign: false },
           { outcome: 'unmatched', completedCampaign: false },

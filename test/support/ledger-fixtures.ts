@@ -21,7 +21,11 @@ export function queuedRow(row: number, phone = phoneNumber(row)): IngestedRow {
 /** A campaign of `queued` rows 1..rows in the ledger, ingest finished. */
 export async function ingestQueuedCampaign(ledger: CampaignLedger, id: string, rows: number): Promise<void> {
   await ledger.createCampaign(ledgerTestDefinition(id));
-  await ledger.recordIngested(id, '106540352242922', Array.from({ length: rows }, (_, i) => queuedRow(i + 1)));
+  await ledger.recordIngested(
+    id,
+    '106540352242922',
+    Array.from({ length: rows }, (_, i) => queuedRow(i + 1)),
+  );
   await ledger.finishIngest(id);
 }
 

@@ -14,7 +14,8 @@ export interface LedgerPeek {
 
 export function ledgerPeek(redis: RedisClient, prefix: string): LedgerPeek {
   return {
-    backlog: (campaignId, phoneNumberId = LEDGER_TEST_NUMBER) => redis.lrange(campaignLedgerKeys(prefix, phoneNumberId, campaignId).pending, 0, -1),
+    backlog: (campaignId, phoneNumberId = LEDGER_TEST_NUMBER) =>
+      redis.lrange(campaignLedgerKeys(prefix, phoneNumberId, campaignId).pending, 0, -1),
     windowJobIds: (phoneNumberId = LEDGER_TEST_NUMBER) => redis.zrange(feedKeys(prefix, phoneNumberId).window, 0, -1),
     wamidOwner: (wamid, phoneNumberId = LEDGER_TEST_NUMBER) => redis.hget(wamidsKey(prefix, phoneNumberId), wamid),
   };

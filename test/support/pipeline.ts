@@ -110,7 +110,12 @@ export class Pipeline {
       confirmInDoubt: (this.options.confirmWindowMs ?? 0) > 0,
       pacer:
         (this.options.rate ?? 0) > 0
-          ? new RedisSendPacer(this.redis, { prefix: this.prefix, phoneNumberId: PHONE_NUMBER_ID, messagesPerSecond: this.options.rate ?? 0, auditKey: this.pacerAuditKey })
+          ? new RedisSendPacer(this.redis, {
+              prefix: this.prefix,
+              phoneNumberId: PHONE_NUMBER_ID,
+              messagesPerSecond: this.options.rate ?? 0,
+              auditKey: this.pacerAuditKey,
+            })
           : undefined,
     });
     this.worker = startSendWorker({

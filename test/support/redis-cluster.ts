@@ -41,7 +41,9 @@ export class RedisClusterUnderTest {
     try {
       for (let i = 0; i < masters * (1 + replicas); i++) await cluster.#launch();
       const addresses = cluster.#nodes.map((node) => `127.0.0.1:${node.port}`);
-      await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], { timeout: 30_000 });
+      await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], {
+        timeout: 30_000,
+      });
       await cluster.waitUntilOk();
       return cluster;
     } catch (error) {
@@ -110,20 +112,23 @@ export class RedisClusterUnderTest {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const states = await Promise.all(
-        this.#nodes.filter((node) => this.#running(node.port)).map(async (node) => {
-          const redis = new Redis(node.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-          try {
-            await redis.connect();
-            return /cluster_state:ok/.test(String(await redis.cluster('INFO')));
-          } catch {
-            return false;
-          } finally {
-            redis.disconnect();
-          }
-        }),
+        this.#nodes
+          .filter((node) => this.#running(node.port))
+          .map(async (node) => {
+            const redis = new Redis(node.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+            try {
+              await redis.connect();
+              return /cluster_state:ok/.test(String(await redis.cluster('INFO')));
+            } catch {
+              return false;
+            } finally {
+              redis.disconnect();
+            }
+          }),
       );
       if (states.every(Boolean)) return;
-      if (Date.now() > deadline) throw new Error(`cluster not ok within ${timeoutMs} ms:\n${this.#nodes.map((n) => n.log.slice(-500)).join('\n')}`);
+      if (Date.now() > deadline)
+        throw new Error(`cluster not ok within ${timeoutMs} ms:\n${this.#nodes.map((n) => n.log.slice(-500)).join('\n')}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -163,16 +168,26 @@ export class RedisClusterUnderTest {
       const dir = join(this.#root, String(port));
       await mkdir(dir, { recursive: true });
       const args = [
-        '--port', String(port),
-        '--bind', '127.0.0.1',
-        '--dir', dir,
-        '--cluster-enabled', 'yes',
-        '--cluster-config-file', 'nodes.conf',
-        '--cluster-node-timeout', String(NODE_TIMEOUT_MS),
-        '--appendonly', 'no',
-        '--save', '',
-        '--daemonize', 'no',
-        '--logfile', '',
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        'nodes.conf',
+        '--cluster-node-timeout',
+        String(NODE_TIMEOUT_MS),
+        '--appendonly',
+        'no',
+        '--save',
+        '',
+        '--daemonize',
+        'no',
+        '--logfile',
+        '',
       ];
       const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
       const killOnExit = () => {

@@ -25,7 +25,11 @@ function machine(options: { chromiumPath?: string; executables?: string[]; onPat
 
 describe('findBrowser', () => {
   it('CHROMIUM_PATH first, before anything on the machine', async () => {
-    const { lookups, asked } = machine({ chromiumPath: '/opt/mine/chrome', executables: ['/opt/mine/chrome', '/usr/bin/chromium'], onPath: { chromium: '/usr/bin/chromium' } });
+    const { lookups, asked } = machine({
+      chromiumPath: '/opt/mine/chrome',
+      executables: ['/opt/mine/chrome', '/usr/bin/chromium'],
+      onPath: { chromium: '/usr/bin/chromium' },
+    });
     expect(await findBrowser(lookups)).toStrictEqual({ path: '/opt/mine/chrome', source: 'CHROMIUM_PATH' });
     expect(asked.fetched).toBe(0);
   });
@@ -36,10 +40,16 @@ describe('findBrowser', () => {
   });
 
   it('then the PATH, in the order chromium, chromium-browser, google-chrome, google-chrome-stable', async () => {
-    const onPath = { 'google-chrome-stable': '/x/google-chrome-stable', 'chromium-browser': '/x/chromium-browser', 'google-chrome': '/x/google-chrome' };
+    const onPath = {
+      'google-chrome-stable': '/x/google-chrome-stable',
+      'chromium-browser': '/x/chromium-browser',
+      'google-chrome': '/x/google-chrome',
+    };
     expect((await findBrowser(machine({ onPath }).lookups)).path).toBe('/x/chromium-browser');
     expect((await findBrowser(machine({ onPath: { ...onPath, chromium: '/x/chromium' } }).lookups)).path).toBe('/x/chromium');
-    expect((await findBrowser(machine({ onPath: { 'google-chrome-stable': '/x/gcs' } }).lookups)).source).toBe('google-chrome-stable on the PATH');
+    expect((await findBrowser(machine({ onPath: { 'google-chrome-stable': '/x/gcs' } }).lookups)).source).toBe(
+      'google-chrome-stable on the PATH',
+    );
   });
 
   it('then the usual install places, when their directory is not on the PATH', async () => {

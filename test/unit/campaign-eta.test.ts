@@ -58,9 +58,13 @@ describe('campaignEtaSeconds: the plan `send` prints, from what is left now', ()
 
   it('rows already fed go out now, whatever the windows; waiting lanes follow them', () => {
     // 100 rows left, none in a backlog: all fed, 10 s at 10/s.
-    expect(campaignEtaSeconds(input({ window: nineToEight, rowsLeft: 100, backlogs: [{ lane: 0, zones: ['Etc/UTC'], pending: 0 }] }))).toBe(10);
+    expect(campaignEtaSeconds(input({ window: nineToEight, rowsLeft: 100, backlogs: [{ lane: 0, zones: ['Etc/UTC'], pending: 0 }] }))).toBe(
+      10,
+    );
     // Honolulu's window is open (11:00 local): its rows follow the 100 fed ones.
-    const open = campaignEtaSeconds(input({ window: nineToEight, rowsLeft: 700, backlogs: [{ lane: 0, zones: ['Pacific/Honolulu'], pending: 600 }] }));
+    const open = campaignEtaSeconds(
+      input({ window: nineToEight, rowsLeft: 700, backlogs: [{ lane: 0, zones: ['Pacific/Honolulu'], pending: 600 }] }),
+    );
     expect(open).toBe(10 + 60);
   });
 

@@ -97,13 +97,22 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
   it('reads a valid JSON spec, defaults filled in, and checks it into the values a campaign is made of', () => {
     const spec = parseCampaignSpec(JSON_SPEC, JSON_FIELD_NAMES);
     expect(spec).toStrictEqual(JSON_SPEC);
-    expect(parseCampaignSpec({ text: { body: 'Hi {{name}}' } }, JSON_FIELD_NAMES)).toStrictEqual({ text: { body: 'Hi {{name}}' }, csv: { phoneColumn: 'phone' } });
+    expect(parseCampaignSpec({ text: { body: 'Hi {{name}}' } }, JSON_FIELD_NAMES)).toStrictEqual({
+      text: { body: 'Hi {{name}}' },
+      csv: { phoneColumn: 'phone' },
+    });
     const checked = checkCampaignSpec(spec, JSON_FIELD_NAMES, CONTEXT);
     expect(checked).toStrictEqual({
       message: { kind: 'template', name: 'order_update', language: 'en_US' },
       phoneNumberId: '123456',
       campaignId: 'winter-sale',
-      columns: { params: ['first_name', 'order_id'], paramColumns: { '1': 'Vorname' }, headerTextColumn: undefined, headerMediaColumn: undefined, buttonUrlColumns: ['track'] },
+      columns: {
+        params: ['first_name', 'order_id'],
+        paramColumns: { '1': 'Vorname' },
+        headerTextColumn: undefined,
+        headerMediaColumn: undefined,
+        buttonUrlColumns: ['track'],
+      },
       phoneColumn: 'mobile',
       defaultCountry: 'DE',
       fixWhitespace: true,
@@ -111,7 +120,11 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
       timezoneColumn: 'zone',
       defaultTimezone: 'Europe/Berlin',
       priority: 'high',
-      schedule: { startsAt: Date.parse('2026-11-23T08:00:00Z'), startDeadline: Date.parse('2026-11-23T09:00:00Z'), expiresAt: Date.parse('2026-11-23T14:00:00Z') },
+      schedule: {
+        startsAt: Date.parse('2026-11-23T08:00:00Z'),
+        startDeadline: Date.parse('2026-11-23T09:00:00Z'),
+        expiresAt: Date.parse('2026-11-23T14:00:00Z'),
+      },
       window: { start: 540, end: 1200, days: [1, 2, 3, 4, 5] },
       allowRepeat: true,
       dryRun: true,
@@ -122,7 +135,9 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
   it("the CLI's flags and the JSON object give the same spec, and the same checked campaign", () => {
     const fromFlags = parseCampaignSpec(sendSpecOf(SEND_OPTIONS), CLI_FIELD_NAMES);
     expect(fromFlags).toStrictEqual(parseCampaignSpec(JSON_SPEC, JSON_FIELD_NAMES));
-    expect(checkCampaignSpec(fromFlags, CLI_FIELD_NAMES, CONTEXT)).toStrictEqual(checkCampaignSpec(parseCampaignSpec(JSON_SPEC, JSON_FIELD_NAMES), JSON_FIELD_NAMES, CONTEXT));
+    expect(checkCampaignSpec(fromFlags, CLI_FIELD_NAMES, CONTEXT)).toStrictEqual(
+      checkCampaignSpec(parseCampaignSpec(JSON_SPEC, JSON_FIELD_NAMES), JSON_FIELD_NAMES, CONTEXT),
+    );
     // Options not given are left out, as a JSON caller leaves them out (commander's `--param` default is {}).
     const text = sendSpecOf({ text: 'Hi {{name}}', previewUrl: true, phoneColumn: 'phone', paramColumns: {}, schedule: {} });
     expect(text).toStrictEqual({ text: { body: 'Hi {{name}}', previewUrl: true }, csv: { phoneColumn: 'phone' } });
@@ -130,21 +145,52 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
 
   it('maps every flag of send onto its own field', () => {
     const spec = parseCampaignSpec(
-      sendSpecOf({ ...SEND_OPTIONS, text: 'Hi', previewUrl: true, headerTextColumn: 'h', headerMediaColumn: 'img', schedule: { at: 'a', startDeadline: 'b', expiresAt: 'c', validFor: 'd' } }),
+      sendSpecOf({
+        ...SEND_OPTIONS,
+        text: 'Hi',
+        previewUrl: true,
+        headerTextColumn: 'h',
+        headerMediaColumn: 'img',
+        schedule: { at: 'a', startDeadline: 'b', expiresAt: 'c', validFor: 'd' },
+      }),
       CLI_FIELD_NAMES,
     );
-    const valueAt = (path: string): unknown => path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], spec);
+    const valueAt = (path: string): unknown =>
+      path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], spec);
     for (const field of SPEC_FIELDS) expect(valueAt(field), field).toBeDefined();
   });
 
   it.each<[string, unknown, string, string]>([
-    ['a wrong type', { schedule: { at: 1_700_000_000 } }, '--at: expected string, received number', 'schedule.at: expected string, received number'],
-    ['a list item of a wrong type', { csv: { params: ['a', 2] } }, '--params[1]: expected string, received number', 'csv.params[1]: expected string, received number'],
+    [
+      'a wrong type',
+      { schedule: { at: 1_700_000_000 } },
+      '--at: expected string, received number',
+      'schedule.at: expected string, received number',
+    ],
+    [
+      'a list item of a wrong type',
+      { csv: { params: ['a', 2] } },
+      '--params[1]: expected string, received number',
+      'csv.params[1]: expected string, received number',
+    ],
     // No flag sets a group as a whole: it is named by its JSON path either way.
-    ['a group that is not an object', { template: 'order_update' }, 'template: expected object, received string', 'template: expected object, received string'],
-    ['a flag given a value it takes none', { dryRun: 'yes' }, '--dry-run: expected boolean, received string', 'dryRun: expected boolean, received string'],
+    [
+      'a group that is not an object',
+      { template: 'order_update' },
+      'template: expected object, received string',
+      'template: expected object, received string',
+    ],
+    [
+      'a flag given a value it takes none',
+      { dryRun: 'yes' },
+      '--dry-run: expected boolean, received string',
+      'dryRun: expected boolean, received string',
+    ],
   ])('refuses %s with OPTION_INVALID naming the flag or the JSON field', (_label, input, cli, json) => {
-    for (const [names, expected] of [[CLI_FIELD_NAMES, cli], [JSON_FIELD_NAMES, json]] as [FieldNames, string][]) {
+    for (const [names, expected] of [
+      [CLI_FIELD_NAMES, cli],
+      [JSON_FIELD_NAMES, json],
+    ] as [FieldNames, string][]) {
       const error = refusal(() => parseCampaignSpec(input, names));
       expect(error.code).toBe('OPTION_INVALID');
       expect(error.message).toBe(expected);
@@ -154,7 +200,9 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
   it('refuses a field the spec does not have, naming it and listing the fields', () => {
     const error = refusal(() => parseCampaignSpec({ csv: { phone: 'mobile' }, tempalte: {} }, JSON_FIELD_NAMES));
     expect(error.code).toBe('OPTION_INVALID');
-    expect(error.message).toMatch(/^(csv\.phone|tempalte): no such field in a campaign spec; check the spelling \(fields: template\.name, /);
+    expect(error.message).toMatch(
+      /^(csv\.phone|tempalte): no such field in a campaign spec; check the spelling \(fields: template\.name, /,
+    );
     expect(refusal(() => parseCampaignSpec([], JSON_FIELD_NAMES)).message).toMatch(/^the campaign spec: expected object/);
   });
 });
@@ -165,32 +213,179 @@ const windowed = (csv: Record<string, unknown>): unknown => template({ window: {
 
 describe('the rules of a spec name the flag for the CLI and the JSON field for the API', () => {
   it.each<[string, unknown, string, string, string]>([
-    ['priority', template({ priority: 'urgent' }), 'OPTION_INVALID', '--priority "urgent": use high, normal or low', 'priority "urgent": use high, normal or low'],
-    ['phoneNumberId', template({ phoneNumberId: '12ab' }), 'OPTION_INVALID', '--phone-number-id "12ab": give the numeric', 'phoneNumberId "12ab": give the numeric'],
-    ['campaignId', template({ campaignId: 'a:b' }), 'OPTION_INVALID', '--campaign "a:b": a campaign ID starts with a letter', 'campaignId "a:b": a campaign ID starts with a letter'],
-    ['csv.defaultCountry', template({ csv: { defaultCountry: 'XX1' } }), 'OPTION_INVALID', '--default-country "XX1": use a two-letter', 'csv.defaultCountry "XX1": use a two-letter'],
-    ['csv.delimiter', template({ csv: { delimiter: 'ab' } }), 'OPTION_INVALID', '--delimiter "ab": use one of , ; | or tab', 'csv.delimiter "ab": use one of , ; | or tab'],
-    ['csv.defaultTimezone', windowed({ defaultTimezone: 'Mars/Olympus' }), 'OPTION_INVALID', '--default-timezone "Mars/Olympus": give an IANA', 'csv.defaultTimezone "Mars/Olympus": give an IANA'],
-    ['csv.timezoneColumn', template({ csv: { timezoneColumn: 'zone' } }), 'OPTION_INVALID', '--timezone-column needs --window HH:MM-HH:MM', 'csv.timezoneColumn needs window.hours HH:MM-HH:MM'],
-    ['window.days alone', template({ window: { days: 'mon-fri' } }), 'OPTION_INVALID', '--days needs --window HH:MM-HH:MM', 'window.days needs window.hours HH:MM-HH:MM'],
-    ['window.hours', template({ window: { hours: '09:00-09:00' } }), 'OPTION_INVALID', '--window "09:00-09:00" is empty', 'window.hours "09:00-09:00" is empty'],
-    ['window.days', template({ window: { hours: '09:00-20:00', days: 'funday' } }), 'OPTION_INVALID', '--days "funday": give weekdays', 'window.days "funday": give weekdays'],
-    ['schedule.at malformed', template({ schedule: { at: 'tomorrow' } }), 'OPTION_INVALID', '--at "tomorrow": give a date and time', 'schedule.at "tomorrow": give a date and time'],
-    ['schedule.at impossible', template({ schedule: { at: '2027-02-30T09:00:00+01:00' } }), 'TIME_INVALID', '--at "2027-02-30T09:00:00+01:00": 2027-02-30 has no such day', 'schedule.at "2027-02-30T09:00:00+01:00": 2027-02-30 has no such day'],
-    ['schedule.at past', template({ schedule: { at: '2026-11-01T09:00:00Z' } }), 'OPTION_INVALID', '--at 2026-11-01T09:00:00Z is in the past (now is 2026-11-22T12:00:00.000Z); leave --at out', 'schedule.at 2026-11-01T09:00:00Z is in the past (now is 2026-11-22T12:00:00.000Z); leave schedule.at out'],
-    ['schedule.startDeadline', template({ schedule: { startDeadline: '2026-11-23T09:00:00Z' } }), 'OPTION_INVALID', '--start-deadline 2026-11-23T09:00:00Z needs --at: a deadline', 'schedule.startDeadline 2026-11-23T09:00:00Z needs schedule.at: a deadline'],
-    ['schedule.expiresAt', template({ schedule: { expiresAt: '2026-11-23T09:00:00Z', validFor: '2h' } }), 'OPTION_INVALID', '--expires-at and --valid-for both say when rows expire', 'schedule.expiresAt and schedule.validFor both say when rows expire'],
-    ['schedule.validFor', template({ schedule: { validFor: 'soon' } }), 'OPTION_INVALID', '--valid-for "soon": give a duration', 'schedule.validFor "soon": give a duration'],
-    ['displayTimezone', template({ displayTimezone: 'Mars/Base' }), 'OPTION_INVALID', '--display-timezone "Mars/Base": give an IANA time zone', 'displayTimezone "Mars/Base": give an IANA time zone'],
-    ['template.language', { template: { name: 'order_update' } }, 'OPTION_INVALID', '--template order_update needs --language CODE', 'template.name order_update needs template.language CODE'],
-    ['template.name', { template: { language: 'en_US' } }, 'OPTION_INVALID', '--language en_US needs --template NAME', 'template.language en_US needs template.name NAME'],
-    ['neither', {}, 'OPTION_INVALID', 'say what to send: --template NAME --language CODE', 'say what to send: template.name NAME template.language CODE'],
-    ['text and template', template({ text: { body: 'Hi' } }), 'OPTION_INVALID', '--text sends a free-form text, --template and --language an approved template', 'text.body sends a free-form text, template.name and template.language an approved template'],
-    ['text and csv.params', { text: { body: 'Hi' }, csv: { params: ['a'], headerMediaColumn: 'img' } }, 'OPTION_INVALID', '--params, --header-image-column are for templates; with --text,', 'csv.params, csv.headerMediaColumn are for templates; with text.body,'],
-    ['text.previewUrl', template({ text: { previewUrl: true } }), 'OPTION_INVALID', '--preview-url applies to --text only', 'text.previewUrl applies to text.body only'],
-    ['text.body', { text: { body: 'Hi {{name' } }, 'OPTION_INVALID', '--text has a stray "{{" at character 4', 'text.body has a stray "{{" at character 4'],
+    [
+      'priority',
+      template({ priority: 'urgent' }),
+      'OPTION_INVALID',
+      '--priority "urgent": use high, normal or low',
+      'priority "urgent": use high, normal or low',
+    ],
+    [
+      'phoneNumberId',
+      template({ phoneNumberId: '12ab' }),
+      'OPTION_INVALID',
+      '--phone-number-id "12ab": give the numeric',
+      'phoneNumberId "12ab": give the numeric',
+    ],
+    [
+      'campaignId',
+      template({ campaignId: 'a:b' }),
+      'OPTION_INVALID',
+      '--campaign "a:b": a campaign ID starts with a letter',
+      'campaignId "a:b": a campaign ID starts with a letter',
+    ],
+    [
+      'csv.defaultCountry',
+      template({ csv: { defaultCountry: 'XX1' } }),
+      'OPTION_INVALID',
+      '--default-country "XX1": use a two-letter',
+      'csv.defaultCountry "XX1": use a two-letter',
+    ],
+    [
+      'csv.delimiter',
+      template({ csv: { delimiter: 'ab' } }),
+      'OPTION_INVALID',
+      '--delimiter "ab": use one of , ; | or tab',
+      'csv.delimiter "ab": use one of , ; | or tab',
+    ],
+    [
+      'csv.defaultTimezone',
+      windowed({ defaultTimezone: 'Mars/Olympus' }),
+      'OPTION_INVALID',
+      '--default-timezone "Mars/Olympus": give an IANA',
+      'csv.defaultTimezone "Mars/Olympus": give an IANA',
+    ],
+    [
+      'csv.timezoneColumn',
+      template({ csv: { timezoneColumn: 'zone' } }),
+      'OPTION_INVALID',
+      '--timezone-column needs --window HH:MM-HH:MM',
+      'csv.timezoneColumn needs window.hours HH:MM-HH:MM',
+    ],
+    [
+      'window.days alone',
+      template({ window: { days: 'mon-fri' } }),
+      'OPTION_INVALID',
+      '--days needs --window HH:MM-HH:MM',
+      'window.days needs window.hours HH:MM-HH:MM',
+    ],
+    [
+      'window.hours',
+      template({ window: { hours: '09:00-09:00' } }),
+      'OPTION_INVALID',
+      '--window "09:00-09:00" is empty',
+      'window.hours "09:00-09:00" is empty',
+    ],
+    [
+      'window.days',
+      template({ window: { hours: '09:00-20:00', days: 'funday' } }),
+      'OPTION_INVALID',
+      '--days "funday": give weekdays',
+      'window.days "funday": give weekdays',
+    ],
+    [
+      'schedule.at malformed',
+      template({ schedule: { at: 'tomorrow' } }),
+      'OPTION_INVALID',
+      '--at "tomorrow": give a date and time',
+      'schedule.at "tomorrow": give a date and time',
+    ],
+    [
+      'schedule.at impossible',
+      template({ schedule: { at: '2027-02-30T09:00:00+01:00' } }),
+      'TIME_INVALID',
+      '--at "2027-02-30T09:00:00+01:00": 2027-02-30 has no such day',
+      'schedule.at "2027-02-30T09:00:00+01:00": 2027-02-30 has no such day',
+    ],
+    [
+      'schedule.at past',
+      template({ schedule: { at: '2026-11-01T09:00:00Z' } }),
+      'OPTION_INVALID',
+      '--at 2026-11-01T09:00:00Z is in the past (now is 2026-11-22T12:00:00.000Z); leave --at out',
+      'schedule.at 2026-11-01T09:00:00Z is in the past (now is 2026-11-22T12:00:00.000Z); leave schedule.at out',
+    ],
+    [
+      'schedule.startDeadline',
+      template({ schedule: { startDeadline: '2026-11-23T09:00:00Z' } }),
+      'OPTION_INVALID',
+      '--start-deadline 2026-11-23T09:00:00Z needs --at: a deadline',
+      'schedule.startDeadline 2026-11-23T09:00:00Z needs schedule.at: a deadline',
+    ],
+    [
+      'schedule.expiresAt',
+      template({ schedule: { expiresAt: '2026-11-23T09:00:00Z', validFor: '2h' } }),
+      'OPTION_INVALID',
+      '--expires-at and --valid-for both say when rows expire',
+      'schedule.expiresAt and schedule.validFor both say when rows expire',
+    ],
+    [
+      'schedule.validFor',
+      template({ schedule: { validFor: 'soon' } }),
+      'OPTION_INVALID',
+      '--valid-for "soon": give a duration',
+      'schedule.validFor "soon": give a duration',
+    ],
+    [
+      'displayTimezone',
+      template({ displayTimezone: 'Mars/Base' }),
+      'OPTION_INVALID',
+      '--display-timezone "Mars/Base": give an IANA time zone',
+      'displayTimezone "Mars/Base": give an IANA time zone',
+    ],
+    [
+      'template.language',
+      { template: { name: 'order_update' } },
+      'OPTION_INVALID',
+      '--template order_update needs --language CODE',
+      'template.name order_update needs template.language CODE',
+    ],
+    [
+      'template.name',
+      { template: { language: 'en_US' } },
+      'OPTION_INVALID',
+      '--language en_US needs --template NAME',
+      'template.language en_US needs template.name NAME',
+    ],
+    [
+      'neither',
+      {},
+      'OPTION_INVALID',
+      'say what to send: --template NAME --language CODE',
+      'say what to send: template.name NAME template.language CODE',
+    ],
+    [
+      'text and template',
+      template({ text: { body: 'Hi' } }),
+      'OPTION_INVALID',
+      '--text sends a free-form text, --template and --language an approved template',
+      'text.body sends a free-form text, template.name and template.language an approved template',
+    ],
+    [
+      'text and csv.params',
+      { text: { body: 'Hi' }, csv: { params: ['a'], headerMediaColumn: 'img' } },
+      'OPTION_INVALID',
+      '--params, --header-image-column are for templates; with --text,',
+      'csv.params, csv.headerMediaColumn are for templates; with text.body,',
+    ],
+    [
+      'text.previewUrl',
+      template({ text: { previewUrl: true } }),
+      'OPTION_INVALID',
+      '--preview-url applies to --text only',
+      'text.previewUrl applies to text.body only',
+    ],
+    [
+      'text.body',
+      { text: { body: 'Hi {{name' } },
+      'OPTION_INVALID',
+      '--text has a stray "{{" at character 4',
+      'text.body has a stray "{{" at character 4',
+    ],
   ])('%s', (_field, input, code, cli, json) => {
-    for (const [names, expected] of [[CLI_FIELD_NAMES, cli], [JSON_FIELD_NAMES, json]] as [FieldNames, string][]) {
+    for (const [names, expected] of [
+      [CLI_FIELD_NAMES, cli],
+      [JSON_FIELD_NAMES, json],
+    ] as [FieldNames, string][]) {
       const error = refusal(() => checkCampaignSpec(parseCampaignSpec(input, names), names, CONTEXT));
       expect(error.code).toBe(code);
       // The message starts with the field's name as the caller knows it.
@@ -205,7 +400,9 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
       code: 'CONFIG_INVALID',
       message: 'No phone number to send from: set WHATSAPP_PHONE_NUMBER_ID or pass --phone-number-id',
     });
-    expect(refusal(() => checkCampaignSpec(spec, JSON_FIELD_NAMES, context)).message).toBe('No phone number to send from: set WHATSAPP_PHONE_NUMBER_ID or pass phoneNumberId');
+    expect(refusal(() => checkCampaignSpec(spec, JSON_FIELD_NAMES, context)).message).toBe(
+      'No phone number to send from: set WHATSAPP_PHONE_NUMBER_ID or pass phoneNumberId',
+    );
   });
 
   it("a text with the caller's own template-only option (the CLI's --templates) is refused with the others", () => {

@@ -3,11 +3,7 @@ import { inspect } from 'node:util';
 import { MockAgent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CloudApiClient } from '../../src/cloud-api/cloud-api-client.js';
-import {
-  CloudApiBadResponseError,
-  CloudApiError,
-  CloudApiTransportError,
-} from '../../src/cloud-api/cloud-api-errors.js';
+import { CloudApiBadResponseError, CloudApiError, CloudApiTransportError } from '../../src/cloud-api/cloud-api-errors.js';
 import type { OutboundMessage } from '../../src/cloud-api/outbound-message.js';
 import { Secret } from '../../src/config/secret.js';
 import { AppError } from '../../src/errors/app-error.js';
@@ -250,10 +246,7 @@ describe('CloudApiClient.send: 200 with a body that is not MessageResponsePayloa
     ['an empty object', {}],
     ['empty messages', { messaging_product: 'whatsapp', contacts: [{ input: '+1', wa_id: '1' }], messages: [] }],
     ['empty contacts', { messaging_product: 'whatsapp', contacts: [], messages: [{ id: 'wamid.X' }] }],
-    [
-      'an id that is not a wamid',
-      { messaging_product: 'whatsapp', contacts: [{ input: '+1', wa_id: '1' }], messages: [{ id: '12345' }] },
-    ],
+    ['an id that is not a wamid', { messaging_product: 'whatsapp', contacts: [{ input: '+1', wa_id: '1' }], messages: [{ id: '12345' }] }],
   ];
 
   it.each(badBodies)('%s → CloudApiBadResponseError', async (_label, body) => {

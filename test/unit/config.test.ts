@@ -119,7 +119,11 @@ describe('loadConfig: defaults', () => {
   it('SEND_RATES: a rate per phone-number ID over SEND_RATE; numbers not listed keep SEND_RATE', () => {
     const config = loadConfig({ SEND_RATE: '80', SEND_RATES: ' 111:1000 , 222:0,333:20' });
 
-    expect([...config.send.rates]).toStrictEqual([['111', 1000], ['222', 0], ['333', 20]]);
+    expect([...config.send.rates]).toStrictEqual([
+      ['111', 1000],
+      ['222', 0],
+      ['333', 20],
+    ]);
     expect(sendRateOf(config.send, '111')).toBe(1000);
     expect(sendRateOf(config.send, '222')).toBe(0);
     expect(sendRateOf(config.send, '999')).toBe(80);
@@ -137,10 +141,15 @@ describe('loadConfig: defaults', () => {
   });
 
   it('MESSAGING_LIMITS: users per 24 h or unlimited, per phone-number ID; 0, a word or a fraction is refused', () => {
-    expect([...loadConfig({ MESSAGING_LIMITS: '111:10000, 222:UNLIMITED' }).messagingLimits]).toStrictEqual([['111', 10_000], ['222', 'unlimited']]);
+    expect([...loadConfig({ MESSAGING_LIMITS: '111:10000, 222:UNLIMITED' }).messagingLimits]).toStrictEqual([
+      ['111', 10_000],
+      ['222', 'unlimited'],
+    ]);
     expect(loadConfig({}).messagingLimits.size).toBe(0);
     for (const bad of ['111:0', '111:lots', '111:1.5', '111']) {
-      expect(() => loadConfig({ MESSAGING_LIMITS: bad }), bad).toThrow(/MESSAGING_LIMITS: ".*" is not phone-number-ID:value; write it as \d+:10000,\d+:unlimited/);
+      expect(() => loadConfig({ MESSAGING_LIMITS: bad }), bad).toThrow(
+        /MESSAGING_LIMITS: ".*" is not phone-number-ID:value; write it as \d+:10000,\d+:unlimited/,
+      );
     }
   });
 
@@ -207,7 +216,10 @@ describe('loadConfig: problems', () => {
       'WHATSAPP_PHONE_NUMBER_ID',
       'WHATSAPP_ACCESS_TOKEN',
     ]) {
-      expect(lines.filter((line) => line.includes(`- ${setting}:`)), setting).toHaveLength(1);
+      expect(
+        lines.filter((line) => line.includes(`- ${setting}:`)),
+        setting,
+      ).toHaveLength(1);
     }
     expect(lines).toHaveLength(9);
   });
@@ -289,12 +301,15 @@ describe('loadConfig: webhook settings', () => {
     expect(error.message).not.toContain(APP_SECRET);
   });
 
-  it.each([`${APP_SECRET} x`, `old\nsecret,${APP_SECRET}`, `${APP_SECRET}\u00a0x`])('WHATSAPP_APP_SECRET=%j (whitespace inside a secret) is refused, not echoed', (value) => {
-    const error = configError({ WHATSAPP_APP_SECRET: value });
+  it.each([`${APP_SECRET} x`, `old\nsecret,${APP_SECRET}`, `${APP_SECRET}\u00a0x`])(
+    'WHATSAPP_APP_SECRET=%j (whitespace inside a secret) is refused, not echoed',
+    (value) => {
+      const error = configError({ WHATSAPP_APP_SECRET: value });
 
-    expect(error.message).toContain('WHATSAPP_APP_SECRET: each app secret must be one word');
-    expect(error.message).not.toContain(APP_SECRET);
-  });
+      expect(error.message).toContain('WHATSAPP_APP_SECRET: each app secret must be one word');
+      expect(error.message).not.toContain(APP_SECRET);
+    },
+  );
 
   it('a secret pasted with its line break is accepted: the break is outside it', () => {
     expect(loadConfig({ WHATSAPP_APP_SECRET: `${APP_SECRET}\n` }).webhook.appSecrets.map((s) => s.reveal())).toStrictEqual([APP_SECRET]);

@@ -100,11 +100,21 @@ describe('encoding: spaces, BOMs, line breaks', () => {
   ])('fields starting and ending with %s are rows, not "bytes that are not UTF-8"', async (_label, space) => {
     const records = await read(`phone,name,city\n${space}+4915112345678${space},${space}Ana${space}, "${space}Lima"\n+2,${space},x\n`);
 
-    expect(records).toStrictEqual([row(2, `${space}+4915112345678${space}`, `${space}Ana${space}`, `${space}Lima`), row(3, '+2', space, 'x')]);
+    expect(records).toStrictEqual([
+      row(2, `${space}+4915112345678${space}`, `${space}Ana${space}`, `${space}Lima`),
+      row(3, '+2', space, 'x'),
+    ]);
   });
 
   it('a doubled BOM reads fine, and header names lose BOMs and Unicode spaces', async () => {
-    const source = await openCsv(csvFile(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf]), Buffer.from('phone;\u00a0first name\u3000;\ufeffcity\r\n+1;Ana;Lima\r\n')])));
+    const source = await openCsv(
+      csvFile(
+        Buffer.concat([
+          Buffer.from([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf]),
+          Buffer.from('phone;\u00a0first name\u3000;\ufeffcity\r\n+1;Ana;Lima\r\n'),
+        ]),
+      ),
+    );
 
     expect(source.header).toStrictEqual(['phone', 'first name', 'city']);
     expect(source.delimiter).toBe(';');
@@ -134,7 +144,9 @@ describe('size and counts', () => {
     const bad = records[1];
     expect(bad).toMatchObject({ kind: 'malformed', reason: 'FIELD_TOO_LONG' });
     expect(bad).not.toHaveProperty('fields');
-    expect(bad?.kind === 'malformed' && bad.problem).toMatch(/^field 1 is 65,536\+ characters long \(line 3 is 5,000,004 characters long\); no template value can be longer than 4,096/);
+    expect(bad?.kind === 'malformed' && bad.problem).toMatch(
+      /^field 1 is 65,536\+ characters long \(line 3 is 5,000,004 characters long\); no template value can be longer than 4,096/,
+    );
     expect(JSON.stringify(records).length).toBeLessThan(1_000);
   });
 

@@ -79,7 +79,10 @@ describe('an Excel export: BOM, CRLF, ";", quoted line breaks, non-Latin names',
       ['row', 4],
       ['row', 5],
     ]);
-    expect(records[0]).toHaveProperty('problem', expect.stringContaining('line 2 is rejected and lines 3–4 are read again as records of their own'));
+    expect(records[0]).toHaveProperty(
+      'problem',
+      expect.stringContaining('line 2 is rejected and lines 3–4 are read again as records of their own'),
+    );
     expect(records.slice(1)).toStrictEqual([row(3, '+2', 'Bob'), row(4, '+3', 'Carl'), row(5, '+4', 'Dan')]);
   });
 });

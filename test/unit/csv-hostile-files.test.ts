@@ -42,7 +42,9 @@ describe('paths that are not regular files are refused before they are read', ()
     const error = await refusal(fifo);
 
     expect(error.code).toBe('CSV_UNREADABLE');
-    expect(error.message).toBe(`${fifo} is a named pipe (FIFO), not a regular file; save the data to a .csv file and give its path. Nothing was created.`);
+    expect(error.message).toBe(
+      `${fifo} is a named pipe (FIFO), not a regular file; save the data to a .csv file and give its path. Nothing was created.`,
+    );
     // At most as many as before: a leak shows as one more; another handle may close meanwhile.
     expect(openFds()).toBeLessThanOrEqual(before);
   });
@@ -53,7 +55,10 @@ describe('paths that are not regular files are refused before they are read', ()
     const link = join(dir, 'link-to-pipe.csv');
     symlinkSync(fifo, link);
 
-    expect(await refusal(link)).toMatchObject({ code: 'CSV_UNREADABLE', message: expect.stringContaining('is a named pipe (FIFO)') as string });
+    expect(await refusal(link)).toMatchObject({
+      code: 'CSV_UNREADABLE',
+      message: expect.stringContaining('is a named pipe (FIFO)') as string,
+    });
   });
 
   it.runIf(existsSync('/dev/zero'))('/dev/zero → CSV_UNREADABLE naming a character device, not an endless read', async () => {
@@ -75,7 +80,10 @@ describe('paths that are not regular files are refused before they are read', ()
     const server: Server = createServer();
     await new Promise<void>((resolve) => server.listen(path, resolve));
     try {
-      expect(await refusal(path)).toMatchObject({ code: 'CSV_UNREADABLE', message: expect.stringContaining(`${path} is a socket, not a regular file`) as string });
+      expect(await refusal(path)).toMatchObject({
+        code: 'CSV_UNREADABLE',
+        message: expect.stringContaining(`${path} is a socket, not a regular file`) as string,
+      });
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
@@ -101,7 +109,9 @@ describe('files that are not CSV are named for what they are', () => {
     const error = await refusal(path);
 
     expect(error.code).toBe('CSV_NOT_CSV');
-    expect(error.message).toBe(`${path} is ${what}, not CSV text; export the data as CSV UTF-8 (in Excel: Save As → "CSV UTF-8 (Comma delimited)"). Nothing was created.`);
+    expect(error.message).toBe(
+      `${path} is ${what}, not CSV text; export the data as CSV UTF-8 (in Excel: Save As → "CSV UTF-8 (Comma delimited)"). Nothing was created.`,
+    );
   });
 
   it('a CSV whose first column merely starts with similar letters is read (no false alarm)', async () => {

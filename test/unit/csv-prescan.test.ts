@@ -34,7 +34,11 @@ const TRICKY = Buffer.concat([
 
 describe('prescanQuotes', () => {
   it('finds a quote left open at the end of the file: its line and field, and the last line', async () => {
-    expect(await prescan(TRICKY, ';')).toStrictEqual({ lines: 10, records: 6, unclosed: { line: 9, field: 2, inHeader: false, lastLine: 10 } });
+    expect(await prescan(TRICKY, ';')).toStrictEqual({
+      lines: 10,
+      records: 6,
+      unclosed: { line: 9, field: 2, inHeader: false, lastLine: 10 },
+    });
   });
 
   it('gives the same answer whatever the read size (CRLF, "", multi-byte spaces and BOMs cut between reads)', async () => {

@@ -14,7 +14,11 @@ function parseChunks(chunks: readonly Uint8Array[], delimiter = ','): CsvRecord[
 
 const parse = (text: string, delimiter = ','): CsvRecord[] => parseChunks([Buffer.from(text)], delimiter);
 const row = (line: number, ...fields: string[]): CsvRecord => ({ kind: 'row', fields, line });
-const malformed = (line: number, problem: RegExp | string, reason: 'MALFORMED_RECORD' | 'FIELD_TOO_LONG' = 'MALFORMED_RECORD'): CsvRecord => ({
+const malformed = (
+  line: number,
+  problem: RegExp | string,
+  reason: 'MALFORMED_RECORD' | 'FIELD_TOO_LONG' = 'MALFORMED_RECORD',
+): CsvRecord => ({
   kind: 'malformed',
   line,
   reason,
@@ -63,7 +67,12 @@ describe('RecordParser: chunks', () => {
 
   it('gives the same records when fed one byte at a time', () => {
     const bytes = Buffer.from(MIXED);
-    expect(parseChunks(Array.from(bytes, (byte) => Buffer.from([byte])), ';')).toStrictEqual(MIXED_EXPECTED);
+    expect(
+      parseChunks(
+        Array.from(bytes, (byte) => Buffer.from([byte])),
+        ';',
+      ),
+    ).toStrictEqual(MIXED_EXPECTED);
   });
 
   it('a chunk boundary inside a 2-, 3- and 4-byte character decodes it whole', () => {
@@ -71,7 +80,10 @@ describe('RecordParser: chunks', () => {
     const bytes = Buffer.from(text);
     const start = bytes.indexOf(Buffer.from('é'));
     for (let cut = start + 1; cut < start + 9; cut++) {
-      expect(parseChunks([bytes.subarray(0, cut), bytes.subarray(cut)]), `cut at byte ${cut}`).toStrictEqual([row(1, 'h', 'v'), row(2, '+1', 'é東😀')]);
+      expect(parseChunks([bytes.subarray(0, cut), bytes.subarray(cut)]), `cut at byte ${cut}`).toStrictEqual([
+        row(1, 'h', 'v'),
+        row(2, '+1', 'é東😀'),
+      ]);
     }
   });
 
@@ -79,7 +91,11 @@ describe('RecordParser: chunks', () => {
     const bytes = Buffer.from('h,v\r\n+1,"a\r\nb"\r\n+2,c\r\n');
     for (const cr of [3, 10, 14]) {
       expect(bytes[cr]).toBe(0x0d);
-      expect(parseChunks([bytes.subarray(0, cr + 1), bytes.subarray(cr + 1)]), `cut after byte ${cr}`).toStrictEqual([row(1, 'h', 'v'), row(2, '+1', 'a\nb'), row(4, '+2', 'c')]);
+      expect(parseChunks([bytes.subarray(0, cr + 1), bytes.subarray(cr + 1)]), `cut after byte ${cr}`).toStrictEqual([
+        row(1, 'h', 'v'),
+        row(2, '+1', 'a\nb'),
+        row(4, '+2', 'c'),
+      ]);
     }
   });
 
@@ -91,7 +107,11 @@ describe('RecordParser: chunks', () => {
   it('bytes that are not UTF-8 make their record malformed, saying which field, and the next record reads', () => {
     const records = parseChunks([Buffer.from('h,v\n+1,Zo'), Buffer.from([0xeb]), Buffer.from('\n+2,ok\n')]);
 
-    expect(records).toStrictEqual([row(1, 'h', 'v'), malformed(2, /^field 2 contains bytes that are not UTF-8 .*"CSV UTF-8"/), row(3, '+2', 'ok')]);
+    expect(records).toStrictEqual([
+      row(1, 'h', 'v'),
+      malformed(2, /^field 2 contains bytes that are not UTF-8 .*"CSV UTF-8"/),
+      row(3, '+2', 'ok'),
+    ]);
   });
 
   it('a character cut by the end of the file is bad bytes, not a crash', () => {
@@ -107,11 +127,17 @@ describe('RecordParser: spaces and BOMs', () => {
   ];
 
   it.each(SPACES)('%s at the start and end of unquoted fields is kept as written, never "bad bytes"', (_label, space) => {
-    expect(parse(`h,v,w\n${space}+1${space},${space}Ana,Lima${space}\n`)).toStrictEqual([row(1, 'h', 'v', 'w'), row(2, `${space}+1${space}`, `${space}Ana`, `Lima${space}`)]);
+    expect(parse(`h,v,w\n${space}+1${space},${space}Ana,Lima${space}\n`)).toStrictEqual([
+      row(1, 'h', 'v', 'w'),
+      row(2, `${space}+1${space}`, `${space}Ana`, `Lima${space}`),
+    ]);
   });
 
   it.each(SPACES)('%s around a quoted field is allowed and dropped; inside the quotes it is kept', (_label, space) => {
-    expect(parse(`h,v\n+1,${space}"${space}Ana, Lima${space}"${space}\n`)).toStrictEqual([row(1, 'h', 'v'), row(2, '+1', `${space}Ana, Lima${space}`)]);
+    expect(parse(`h,v\n+1,${space}"${space}Ana, Lima${space}"${space}\n`)).toStrictEqual([
+      row(1, 'h', 'v'),
+      row(2, '+1', `${space}Ana, Lima${space}`),
+    ]);
   });
 
   it.each(SPACES)('a line of only %s is blank', (_label, space) => {
@@ -133,7 +159,11 @@ describe('RecordParser: spaces and BOMs', () => {
 
 describe('RecordParser: malformed records and recovery', () => {
   it('a stray quote rejects its own line only; every later line is answered', () => {
-    expect(parse('phone,name,code\n+4915112345678,"Bruno" Costa,A-1\n+4915112345679,Ana,A-2\n+4915112345670,Bruno "B" Costa,A-3\n+4915112345671,Eve,A-4\n')).toStrictEqual([
+    expect(
+      parse(
+        'phone,name,code\n+4915112345678,"Bruno" Costa,A-1\n+4915112345679,Ana,A-2\n+4915112345670,Bruno "B" Costa,A-3\n+4915112345671,Eve,A-4\n',
+      ),
+    ).toStrictEqual([
       row(1, 'phone', 'name', 'code'),
       malformed(2, /^text after a closing quote in field 2: .*check the quoting on line 2$/),
       row(3, '+4915112345679', 'Ana', 'A-2'),
@@ -164,7 +194,9 @@ describe('RecordParser: malformed records and recovery', () => {
     const middle = Array.from({ length: 300 }, (_, i) => `+${i + 10},name number ${i}`); // ~7,000 characters
     const records = parse(['phone,name', '+2,"Bob', ...middle, '+3,"Carl"', ''].join('\n'));
 
-    expect(records[1]).toStrictEqual(malformed(2, /^unclosed quote in field 2: the quote opened on line 2 is still open after 4,096 characters/));
+    expect(records[1]).toStrictEqual(
+      malformed(2, /^unclosed quote in field 2: the quote opened on line 2 is still open after 4,096 characters/),
+    );
     expect(records.slice(2)).toStrictEqual([...middle.map((line, i) => row(i + 3, ...line.split(','))), row(303, '+3', 'Carl')]);
   });
 
@@ -187,12 +219,18 @@ describe('RecordParser: malformed records and recovery', () => {
 
   it('a quote left open at the end of the file rejects its line and reads the lines after it', () => {
     // The pre-scan refuses such files in openCsv; the parser still answers every line.
-    expect(parse('h,v\n+1,"a\n+2,b\n')).toStrictEqual([row(1, 'h', 'v'), malformed(2, 'never closes before the end of the file'), row(3, '+2', 'b')]);
+    expect(parse('h,v\n+1,"a\n+2,b\n')).toStrictEqual([
+      row(1, 'h', 'v'),
+      malformed(2, 'never closes before the end of the file'),
+      row(3, '+2', 'b'),
+    ]);
     expect(parse('h\na,"x\r')).toStrictEqual([row(1, 'h'), malformed(2, 'never closes before the end of the file')]);
   });
 
   it('no problem text holds a value from the file', () => {
-    const records = parse('phone,name\n+4915112345678,"Secret" Name\n+4915112345679,Se"cret\n+4915112345670,"Secret\n+4915112345671,Other"x\n');
+    const records = parse(
+      'phone,name\n+4915112345678,"Secret" Name\n+4915112345679,Se"cret\n+4915112345670,"Secret\n+4915112345671,Other"x\n',
+    );
     for (const record of records.filter((r) => r.kind === 'malformed')) {
       expect(record.kind === 'malformed' && record.problem).not.toMatch(/Secret|4915|Other/);
     }
@@ -228,6 +266,10 @@ describe('RecordParser: size limits', () => {
 
   it(`a record over ${RECORD_LIMIT} characters of short fields → FIELD_TOO_LONG for the record`, () => {
     const wide = Array.from({ length: 20_000 }, () => 'abcd').join(',');
-    expect(parse(`h\n${wide}\n+2\n`)).toStrictEqual([row(1, 'h'), malformed(2, /^the record is 65,536\+ characters long \(line 2 is 99,999 characters long\)/, 'FIELD_TOO_LONG'), row(3, '+2')]);
+    expect(parse(`h\n${wide}\n+2\n`)).toStrictEqual([
+      row(1, 'h'),
+      malformed(2, /^the record is 65,536\+ characters long \(line 2 is 99,999 characters long\)/, 'FIELD_TOO_LONG'),
+      row(3, '+2'),
+    ]);
   });
 });

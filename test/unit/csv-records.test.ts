@@ -63,7 +63,9 @@ describe('openCsv: header and rows', () => {
   });
 
   it('keeps delimiters, doubled quotes and line breaks inside quoted fields', async () => {
-    expect(await read('phone,note\n+14155550123,"Lima, Ana"\n+14155550123,"she said ""hi"""\n+14155550123,"line one\nline two"\n')).toStrictEqual([
+    expect(
+      await read('phone,note\n+14155550123,"Lima, Ana"\n+14155550123,"she said ""hi"""\n+14155550123,"line one\nline two"\n'),
+    ).toStrictEqual([
       row(2, '+14155550123', 'Lima, Ana'),
       row(3, '+14155550123', 'she said "hi"'),
       row(4, '+14155550123', 'line one\nline two'),
@@ -114,7 +116,9 @@ describe('openCsv: malformed records', () => {
         kind: 'malformed',
         line: 3,
         reason: 'MALFORMED_RECORD',
-        problem: expect.stringMatching(/^unclosed quote in field 2: the quote opened on line 3 closes on line 5, .*line 3 is rejected and lines 4–5 are read again as records of their own; check the quoting on line 3/) as string,
+        problem: expect.stringMatching(
+          /^unclosed quote in field 2: the quote opened on line 3 closes on line 5, .*line 3 is rejected and lines 4–5 are read again as records of their own; check the quoting on line 3/,
+        ) as string,
       },
       row(4, '+3', 'Carl'),
       row(5, '+4', 'Dan'),
@@ -150,7 +154,10 @@ describe('openCsv: malformed records', () => {
     const records = await read('phone,name\n+1,"Ana" Lima\n+2,Ben\n+3,"Carl"\n+4,Dan\n');
 
     expect(records[0]).toMatchObject({ kind: 'malformed', line: 2, reason: 'MALFORMED_RECORD' });
-    expect(records[0]).toHaveProperty('problem', expect.stringMatching(/^text after a closing quote in field 2: .*check the quoting on line 2$/));
+    expect(records[0]).toHaveProperty(
+      'problem',
+      expect.stringMatching(/^text after a closing quote in field 2: .*check the quoting on line 2$/),
+    );
     expect(records.slice(1)).toStrictEqual([row(3, '+2', 'Ben'), row(4, '+3', 'Carl'), row(5, '+4', 'Dan')]);
   });
 
@@ -218,7 +225,9 @@ describe('openCsv: the file and its header', () => {
     const error = await rejection(openCsv(dir));
 
     expect(error).toMatchObject({ code: 'CSV_UNREADABLE' });
-    expect((error as Error).message).toBe(`${dir} is a directory, not a regular file; give the path of the .csv file itself. Nothing was created.`);
+    expect((error as Error).message).toBe(
+      `${dir} is a directory, not a regular file; give the path of the .csv file itself. Nothing was created.`,
+    );
   });
 
   it('an invalid --delimiter → OPTION_INVALID before the file is opened', async () => {

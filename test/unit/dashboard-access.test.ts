@@ -78,13 +78,19 @@ describe('crossSite', () => {
 });
 
 describe('serve --host without a password', () => {
-  it.each(['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1'])('%s is loopback', (host) => {
-    expect(isLoopbackHost(host)).toBe(true);
-  });
+  it.each(['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1'])(
+    '%s is loopback',
+    (host) => {
+      expect(isLoopbackHost(host)).toBe(true);
+    },
+  );
 
-  it.each(['0.0.0.0', '::', '10.0.0.1', '192.0.2.1', '::ffff:10.0.0.1', 'example.com', 'localhost.example.com', '128.0.0.1', ''])('%s is not', (host) => {
-    expect(isLoopbackHost(host)).toBe(false);
-  });
+  it.each(['0.0.0.0', '::', '10.0.0.1', '192.0.2.1', '::ffff:10.0.0.1', 'example.com', 'localhost.example.com', '128.0.0.1', ''])(
+    '%s is not',
+    (host) => {
+      expect(isLoopbackHost(host)).toBe(false);
+    },
+  );
 
   it('refuses a non-loopback host without a password with DASHBOARD_PASSWORD_REQUIRED, and allows it with one', () => {
     let error: unknown;

@@ -10,7 +10,12 @@ function manualScans() {
   const scan = (id: string) =>
     new Promise<ErrorTally>((resolve, reject) => {
       asked.push(id);
-      pending.push({ id, finish: (rows) => resolve({ codes: [{ status: 'failed', code: '131026', rows, example: '' }], scanned: rows, complete: true, at: clock }), fail: reject });
+      pending.push({
+        id,
+        finish: (rows) =>
+          resolve({ codes: [{ status: 'failed', code: '131026', rows, example: '' }], scanned: rows, complete: true, at: clock }),
+        fail: reject,
+      });
     });
   const tallies = new ErrorTallies({ scan, now: () => clock });
   /** Lets the promise chain run until the next scan is asked for. */

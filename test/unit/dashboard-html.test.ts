@@ -58,7 +58,11 @@ describe('the pages with hostile values from user files, Meta and operators', ()
   });
 
   it("the campaign's page shows them as text too (reason, codes, details, number, form actions)", () => {
-    const page = campaignPage({ detail: detailOf(status, extras, tally), csrfToken: `${ATTRIBUTE_BREAK}`, error: `${SCRIPT} refused` }).value;
+    const page = campaignPage({
+      detail: detailOf(status, extras, tally),
+      csrfToken: `${ATTRIBUTE_BREAK}`,
+      error: `${SCRIPT} refused`,
+    }).value;
     expect(page).not.toContain(SCRIPT);
     expect(page).not.toContain('<img');
     expect(page).not.toContain(ATTRIBUTE_BREAK);
@@ -88,18 +92,28 @@ describe("the campaign's page: controls by state", () => {
     expect(running).toContain('data-confirm="Cancel campaign c1 for good?');
   });
 
-  it('shows a windowed campaign\'s window, the rows waiting for it and the next opening; nothing of the kind without a window', () => {
+  it("shows a windowed campaign's window, the rows waiting for it and the next opening; nothing of the kind without a window", () => {
     const status = statusOf('c1', { state: 'running' }, { total: 4, queued: 4 });
-    const extras = extrasOf({ window: parseSendWindow('09:00-20:00', 'mon-fri'), windowStatus: { window: '', waiting: 4, nextWindowAt: Date.UTC(2026, 11, 7, 8) } });
+    const extras = extrasOf({
+      window: parseSendWindow('09:00-20:00', 'mon-fri'),
+      windowStatus: { window: '', waiting: 4, nextWindowAt: Date.UTC(2026, 11, 7, 8) },
+    });
     const page = campaignPage({ detail: detailOf(status, extras, tallyOf([])), csrfToken: 't' }).value;
     expect(page).toContain('<dt>Send window</dt><dd><span data-field="window">09:00-20:00 local, mon-fri of each recipient</span></dd>');
-    expect(page).toContain('<dt>Waiting for their window</dt><dd><span data-field="waiting">4</span> rows · next opening <span data-field="nextWindow">2026-12-07 08:00:00 UTC</span></dd>');
+    expect(page).toContain(
+      '<dt>Waiting for their window</dt><dd><span data-field="waiting">4</span> rows · next opening <span data-field="nextWindow">2026-12-07 08:00:00 UTC</span></dd>',
+    );
     expect(campaignPage({ detail: detailOf(status, extrasOf(), tallyOf([])), csrfToken: 't' }).value).not.toContain('Send window');
   });
 
   it('says when errors by code are a sample of the rows', () => {
     const status = statusOf('c1', {}, { total: 250_000, failed: 5 });
-    const sample = campaignPage({ detail: detailOf(status, extrasOf(), tallyOf([{ status: 'failed', code: '131026', rows: 5, example: '' }], false, 100_000)), csrfToken: 't' }).value;
-    expect(sample).toContain('Counted over the first 100,000 rows read (of 250,000; the count stops at 100,000 rows, so these are a sample)');
+    const sample = campaignPage({
+      detail: detailOf(status, extrasOf(), tallyOf([{ status: 'failed', code: '131026', rows: 5, example: '' }], false, 100_000)),
+      csrfToken: 't',
+    }).value;
+    expect(sample).toContain(
+      'Counted over the first 100,000 rows read (of 250,000; the count stops at 100,000 rows, so these are a sample)',
+    );
   });
 });

@@ -22,7 +22,14 @@ describe('the report download', () => {
     const ledger = rowsOf(
       Array.from({ length: 2500 }, (_, i): RowRecord =>
         i % 500 === 7
-          ? { row: i + 1, phone: '=HYPERLINK("http://evil")', status: 'rejected', attempts: 0, errorCode: 'PHONE_INVALID', errorDetail: '+cmd|" /C calc"!A0, "quoted"\nnext line' }
+          ? {
+              row: i + 1,
+              phone: '=HYPERLINK("http://evil")',
+              status: 'rejected',
+              attempts: 0,
+              errorCode: 'PHONE_INVALID',
+              errorDetail: '+cmd|" /C calc"!A0, "quoted"\nnext line',
+            }
           : { row: i + 1, phone: `+49151${String(i).padStart(7, '0')}`, status: 'queued', attempts: 0 },
       ),
     );

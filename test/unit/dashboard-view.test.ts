@@ -6,8 +6,15 @@ import { extrasOf, statusOf, tallyOf } from './dashboard-fixtures.js';
 
 describe('campaignView', () => {
   it('a running campaign: progress of the answered rows, its number’s rate, ETA, counts with delivered and read', () => {
-    const status = statusOf('c1', { state: 'running', startedAt: 1 }, { total: 2000, queued: 1490, sending: 10, sent: 450, delivered: 400, read: 120, failed: 30, rejected: 15, skipped: 5 });
-    const view = campaignView(status, extrasOf({ etaSeconds: 75.4, numberRate: 19.96, tally: tallyOf([{ status: 'failed', code: '131026', rows: 30, example: '' }]) }));
+    const status = statusOf(
+      'c1',
+      { state: 'running', startedAt: 1 },
+      { total: 2000, queued: 1490, sending: 10, sent: 450, delivered: 400, read: 120, failed: 30, rejected: 15, skipped: 5 },
+    );
+    const view = campaignView(
+      status,
+      extrasOf({ etaSeconds: 75.4, numberRate: 19.96, tally: tallyOf([{ status: 'failed', code: '131026', rows: 30, example: '' }]) }),
+    );
     expect(view.progress).toBe(25);
     expect(view.fields).toMatchObject({
       state: 'running',
@@ -27,23 +34,48 @@ describe('campaignView', () => {
   });
 
   it('no rate or ETA unless it is running; `done` once completed; the pause reason as its note', () => {
-    const paused = campaignView(statusOf('c', { state: 'paused', pausedReason: '190: token expired' }, { total: 10, queued: 5 }), extrasOf({ etaSeconds: 10, numberRate: 5 }));
+    const paused = campaignView(
+      statusOf('c', { state: 'paused', pausedReason: '190: token expired' }, { total: 10, queued: 5 }),
+      extrasOf({ etaSeconds: 10, numberRate: 5 }),
+    );
     expect(paused.fields).toMatchObject({ rate: '–', eta: '–', stateNote: '190: token expired' });
-    const completed = campaignView(statusOf('c', { state: 'completed', finishedAt: 5 }, { total: 10, sent: 10 }), extrasOf({ etaSeconds: 0, numberRate: 3 }));
+    const completed = campaignView(
+      statusOf('c', { state: 'completed', finishedAt: 5 }, { total: 10, sent: 10 }),
+      extrasOf({ etaSeconds: 0, numberRate: 3 }),
+    );
     expect(completed.fields).toMatchObject({ rate: '–', eta: 'done', progress: '100%' });
-    const scheduled = campaignView(statusOf('c', { state: 'scheduled', startsAt: Date.UTC(2027, 0, 2, 9) }, { total: 10, queued: 10 }), extrasOf());
+    const scheduled = campaignView(
+      statusOf('c', { state: 'scheduled', startsAt: Date.UTC(2027, 0, 2, 9) }, { total: 10, queued: 10 }),
+      extrasOf(),
+    );
     expect(scheduled.fields.stateNote).toBe('starts 2027-01-02 09:00:00 UTC');
     // A scheduled campaign's ETA counts from its start.
-    expect(campaignView(statusOf('c', { state: 'scheduled', startsAt: Date.UTC(2027, 0, 2, 9) }, { total: 10, queued: 10 }), extrasOf({ etaSeconds: 3605 })).fields.eta).toBe('1h 00m 05s');
+    expect(
+      campaignView(
+        statusOf('c', { state: 'scheduled', startsAt: Date.UTC(2027, 0, 2, 9) }, { total: 10, queued: 10 }),
+        extrasOf({ etaSeconds: 3605 }),
+      ).fields.eta,
+    ).toBe('1h 00m 05s');
   });
 
   it('a windowed campaign: its window always, the rows waiting for it and the next opening when they were read', () => {
     const window = parseSendWindow('09:00-20:00', 'sat-sun');
     const status = statusOf('w', { state: 'running' }, { total: 30, queued: 30 });
-    const waiting = campaignView(status, extrasOf({ window, windowStatus: { window: 'x', waiting: 25, nextWindowAt: Date.UTC(2026, 11, 5, 9) } }));
-    expect(waiting.fields).toMatchObject({ window: '09:00-20:00 local, sat-sun of each recipient', waiting: '25', nextWindow: '2026-12-05 09:00:00 UTC' });
-    expect(campaignView(status, extrasOf({ window, windowStatus: { window: 'x', waiting: 5, nextWindowAt: undefined } })).fields.nextWindow).toBe('never (their zones are too far apart)');
-    expect(campaignView(status, extrasOf({ window, windowStatus: { window: 'x', waiting: 0, nextWindowAt: undefined } })).fields).toMatchObject({ waiting: '0', nextWindow: '–' });
+    const waiting = campaignView(
+      status,
+      extrasOf({ window, windowStatus: { window: 'x', waiting: 25, nextWindowAt: Date.UTC(2026, 11, 5, 9) } }),
+    );
+    expect(waiting.fields).toMatchObject({
+      window: '09:00-20:00 local, sat-sun of each recipient',
+      waiting: '25',
+      nextWindow: '2026-12-05 09:00:00 UTC',
+    });
+    expect(
+      campaignView(status, extrasOf({ window, windowStatus: { window: 'x', waiting: 5, nextWindowAt: undefined } })).fields.nextWindow,
+    ).toBe('never (their zones are too far apart)');
+    expect(
+      campaignView(status, extrasOf({ window, windowStatus: { window: 'x', waiting: 0, nextWindowAt: undefined } })).fields,
+    ).toMatchObject({ waiting: '0', nextWindow: '–' });
     // The list reads no lanes; a campaign without a window shows none.
     expect(campaignView(status, extrasOf({ window })).fields).toMatchObject({ waiting: '–', nextWindow: '–' });
     expect(campaignView(status, extrasOf()).fields).toMatchObject({ window: '–', waiting: '–', nextWindow: '–' });
@@ -59,9 +91,13 @@ describe('campaignView', () => {
       { status: 'unknown' as const, code: 'TRANSPORT_timeout', rows: 1, example: '' },
       { status: 'failed' as const, code: '131000', rows: 1, example: '' },
     ];
-    expect(campaignView(status, extrasOf({ tally: tallyOf(codes) })).fields.errors).toBe('131026 ×3 · 131047 ×2 · TRANSPORT_timeout ×1 · +1 more');
+    expect(campaignView(status, extrasOf({ tally: tallyOf(codes) })).fields.errors).toBe(
+      '131026 ×3 · 131047 ×2 · TRANSPORT_timeout ×1 · +1 more',
+    );
     expect(campaignView(status, extrasOf({ tally: tallyOf(codes.slice(0, 1), false) })).fields.errors).toBe('131026 ×3 (sample)');
-    expect(campaignView(statusOf('c', {}, { total: 10, rejected: 3 }), extrasOf({ tally: tallyOf(codes.slice(1, 2)) })).fields.errors).toBe('–');
+    expect(campaignView(statusOf('c', {}, { total: 10, rejected: 3 }), extrasOf({ tally: tallyOf(codes.slice(1, 2)) })).fields.errors).toBe(
+      '–',
+    );
   });
 });
 

@@ -52,8 +52,18 @@ describe('delivery state from status webhooks', () => {
 
   it('read implies delivered, at the earliest time seen; a late delivered moves it back, never forward', () => {
     expect(fold({ status: 'sent' }, [{ kind: 'read', at: 5000 }])).toEqual({ status: 'sent', deliveredAt: 5000, readAt: 5000 });
-    expect(fold({ status: 'sent' }, [{ kind: 'read', at: 5000 }, { kind: 'delivered', at: 3000 }])).toEqual({ status: 'sent', deliveredAt: 3000, readAt: 5000 });
-    expect(fold({ status: 'sent' }, [{ kind: 'delivered', at: 3000 }, { kind: 'delivered', at: 4000 }])).toEqual({ status: 'sent', deliveredAt: 3000 });
+    expect(
+      fold({ status: 'sent' }, [
+        { kind: 'read', at: 5000 },
+        { kind: 'delivered', at: 3000 },
+      ]),
+    ).toEqual({ status: 'sent', deliveredAt: 3000, readAt: 5000 });
+    expect(
+      fold({ status: 'sent' }, [
+        { kind: 'delivered', at: 3000 },
+        { kind: 'delivered', at: 4000 },
+      ]),
+    ).toEqual({ status: 'sent', deliveredAt: 3000 });
   });
 
   it('failed wins, with the earliest failure code; a row in doubt is settled by any status', () => {

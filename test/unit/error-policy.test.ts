@@ -51,7 +51,8 @@ function referenceTable(): Row[] {
     }
     for (const part of codes.split('/').map((p) => p.trim())) {
       const range = /^(\d+)[–-](\d+)$/.exec(part);
-      const numbers = range === null ? [Number(part)] : [Number(range[1]), Math.floor((Number(range[1]) + Number(range[2])) / 2), Number(range[2])];
+      const numbers =
+        range === null ? [Number(part)] : [Number(range[1]), Math.floor((Number(range[1]) + Number(range[2])) / 2), Number(range[2])];
       for (const code of numbers) rows.push({ code, cell: codes, action });
     }
   }
@@ -71,17 +72,23 @@ describe('actionForMetaCode: every code of reference §2.3', () => {
     expect(byMessageText).toBeLessThanOrEqual(2);
   });
 
-  it.each(table.map((r) => [r.code, r.subcode ?? 0, r.action] as const))('%i (subcode %i: "%s") maps to its worker action, whatever the HTTP status', (code, subcode, action) => {
-    const allowed = actionsOf(action);
-    expect(allowed.length, `unknown worker action "${action}" in the reference: teach actionsOf`).toBeGreaterThan(0);
-    const sub = subcode === 0 ? undefined : subcode;
-    // Under each status the HTTP fallback would say something different, so only an explicit
-    // entry for the code gives the same answer under all of them.
-    for (const status of [400, 401, 404, 429, 500, 503]) {
-      expect(allowed, `code ${code} with HTTP ${status}`).toContain(actionForMetaCode(code, status, sub));
-    }
-    expect(new Set([400, 429, 500].map((status) => actionForMetaCode(code, status, sub))).size, `code ${code} depends on HTTP status`).toBe(1);
-  });
+  it.each(table.map((r) => [r.code, r.subcode ?? 0, r.action] as const))(
+    '%i (subcode %i: "%s") maps to its worker action, whatever the HTTP status',
+    (code, subcode, action) => {
+      const allowed = actionsOf(action);
+      expect(allowed.length, `unknown worker action "${action}" in the reference: teach actionsOf`).toBeGreaterThan(0);
+      const sub = subcode === 0 ? undefined : subcode;
+      // Under each status the HTTP fallback would say something different, so only an explicit
+      // entry for the code gives the same answer under all of them.
+      for (const status of [400, 401, 404, 429, 500, 503]) {
+        expect(allowed, `code ${code} with HTTP ${status}`).toContain(actionForMetaCode(code, status, sub));
+      }
+      expect(
+        new Set([400, 429, 500].map((status) => actionForMetaCode(code, status, sub))).size,
+        `code ${code} depends on HTTP status`,
+      ).toBe(1);
+    },
+  );
 
   it('spot checks the brief names', () => {
     expect(actionForMetaCode(131056, 400)).toBe('delay-recipient');

@@ -26,7 +26,12 @@ describe('InDoubtSweep', () => {
   it('decides every due row (more than one page), and reports the campaign its last decision completed', async () => {
     const ledger = stubLedger();
     const completed: string[] = [];
-    const sweep = new InDoubtSweep({ ledger, phoneNumberId: '106540352242922', logger: silentLogger(), onCampaignCompleted: (id) => completed.push(id) });
+    const sweep = new InDoubtSweep({
+      ledger,
+      phoneNumberId: '106540352242922',
+      logger: silentLogger(),
+      onCampaignCompleted: (id) => completed.push(id),
+    });
 
     // Nothing due yet: one call, nothing decided.
     expect(await sweep.sweepOnce()).toBe(0);

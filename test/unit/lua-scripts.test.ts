@@ -105,7 +105,10 @@ describe('the Lua files', () => {
   });
 
   it('include lines are all well formed and name an existing file', () => {
-    const files = [...scripts.map((name) => [`${name}.lua`, scriptSource(name)]), ...includes.map((name) => [`includes/${name}.lua`, includeSource(name)])];
+    const files = [
+      ...scripts.map((name) => [`${name}.lua`, scriptSource(name)]),
+      ...includes.map((name) => [`includes/${name}.lua`, includeSource(name)]),
+    ];
     for (const [file, source] of files) {
       for (const line of (source ?? '').split('\n').filter((l) => l.includes('@include'))) {
         expect(line, `${file}: ${line}`).toMatch(/^--- @include "[a-z0-9-]+"$/);
@@ -130,13 +133,17 @@ describe('the Lua files', () => {
   it('a file that calls what an include defines includes it (directly or through another include)', () => {
     const definers = new Map<string, string>();
     for (const name of includes) for (const defined of definedBy(includeSource(name))) definers.set(defined, name);
-    const files = [...scripts.map((name) => [`${name}.lua`, scriptSource(name), '']), ...includes.map((name) => [`includes/${name}.lua`, includeSource(name), name])];
+    const files = [
+      ...scripts.map((name) => [`${name}.lua`, scriptSource(name), '']),
+      ...includes.map((name) => [`includes/${name}.lua`, includeSource(name), name]),
+    ];
     for (const [file = '', source = '', self] of files) {
       const code = codeOf(source);
       const reachable = closure(source);
       for (const [defined, include] of definers) {
         if (include === self || definedBy(source).includes(defined)) continue;
-        if (new RegExp(`\\b${defined}\\b`).test(code)) expect(reachable.has(include), `${file} uses ${defined} from includes/${include}.lua`).toBe(true);
+        if (new RegExp(`\\b${defined}\\b`).test(code))
+          expect(reachable.has(include), `${file} uses ${defined} from includes/${include}.lua`).toBe(true);
       }
     }
   });
@@ -152,7 +159,10 @@ describe('the Lua files', () => {
           // The name's first appearance in the code is its definition.
           const code = codeOf(loaded);
           const before = code.slice(0, code.search(new RegExp(`\\b${fn}\\b`)));
-          expect(/^local (function )?$/.test(before.slice(before.lastIndexOf('\n') + 1)), `${name}.lua: ${fn} defined before its first use`).toBe(true);
+          expect(
+            /^local (function )?$/.test(before.slice(before.lastIndexOf('\n') + 1)),
+            `${name}.lua: ${fn} defined before its first use`,
+          ).toBe(true);
         }
       }
     }

@@ -99,7 +99,12 @@ function templateContract(contract: Contract, template: unknown): void {
     .filter((p): p is Json => isObject(p) && p.type === 'text');
   const names = texts.map((p) => p.parameter_name).filter((name) => name !== undefined);
   contract.rule(names.length === 0 || names.length === texts.length, '/template', 'mixes named and positional text parameters', '§1.4');
-  contract.rule(names.every((name) => typeof name === 'string' && name !== ''), '/template', 'has an empty parameter_name', '§1.4');
+  contract.rule(
+    names.every((name) => typeof name === 'string' && name !== ''),
+    '/template',
+    'has an empty parameter_name',
+    '§1.4',
+  );
   contract.rule(new Set(names).size === names.length, '/template', 'repeats a parameter_name', '§1.4');
 }
 
@@ -122,16 +127,31 @@ function componentContract(contract: Contract, component: unknown, at: string): 
   if (component.type === 'header') {
     // HeaderComponent has minItems 1 and no maxItems; §1.4: exactly the header's variable.
     contract.rule(parameters.length === 1, at, 'a header takes exactly one parameter', '§1.4');
-    contract.rule(types.every((t) => HEADER_PARAMETERS.has(String(t))), at, `header parameter types ${types.join(',')}`, '§1.4');
+    contract.rule(
+      types.every((t) => HEADER_PARAMETERS.has(String(t))),
+      at,
+      `header parameter types ${types.join(',')}`,
+      '§1.4',
+    );
   }
   if (component.type === 'body') {
-    contract.rule(types.every((t) => BODY_PARAMETERS.has(String(t))), at, `body parameter types ${types.join(',')}`, '§1.4');
+    contract.rule(
+      types.every((t) => BODY_PARAMETERS.has(String(t))),
+      at,
+      `body parameter types ${types.join(',')}`,
+      '§1.4',
+    );
   }
   if (component.type === 'button') {
     // A URL button's suffix is one `text`, a quick reply's one `payload`; ButtonComponent takes either.
     const wanted = BUTTON_PARAMETER[String(component.sub_type)];
     if (wanted !== undefined) {
-      contract.rule(types.length === 1 && types[0] === wanted, at, `a ${String(component.sub_type)} button takes one ${wanted} parameter`, '§1.4');
+      contract.rule(
+        types.length === 1 && types[0] === wanted,
+        at,
+        `a ${String(component.sub_type)} button takes one ${wanted} parameter`,
+        '§1.4',
+      );
     }
   } else {
     // TemplateComponent: sub_type and index "Not used for other types", but it allows them.
@@ -151,7 +171,12 @@ function responseContract(response: unknown): Contract {
   const contacts = list(response.contacts);
   contract.rule(contacts.length > 0, '/contacts', 'is missing or empty', '§1.5');
   contacts.forEach((c, i) => {
-    contract.rule(isObject(c) && typeof c.input === 'string' && typeof c.wa_id === 'string', `/contacts/${i}`, 'lacks input or wa_id', '§1.5');
+    contract.rule(
+      isObject(c) && typeof c.input === 'string' && typeof c.wa_id === 'string',
+      `/contacts/${i}`,
+      'lacks input or wa_id',
+      '§1.5',
+    );
   });
   const messages = list(response.messages);
   contract.rule(messages.length > 0, '/messages', 'is missing or empty', '§1.5');
@@ -202,17 +227,34 @@ const cases: [string, OutboundMessage][] = [
   ['text', text],
   ['text with preview_url', { kind: 'text', to: '+14155550123', body: 'See https://example.com', previewUrl: true }],
   ['text of exactly 4096 characters', { kind: 'text', to: '+14155550123', body: 'x'.repeat(4096) }],
-  ['template without any variables (no components)', { kind: 'template', to: '+14155550123', name: 'hello_world', language: 'en_US', body: [] }],
+  [
+    'template without any variables (no components)',
+    { kind: 'template', to: '+14155550123', name: 'hello_world', language: 'en_US', body: [] },
+  ],
   ['positional template: text header, body, URL button', positional],
   ['named template: image header, body with parameter_name', named],
   ['named template: named text header, body and named URL button', namedButton],
   [
     'template with video header',
-    { kind: 'template', to: '+14155550123', name: 'promo_video', language: 'en_US', header: { type: 'video', link: 'https://cdn.example.com/a.mp4' }, body: [{ text: 'Ana' }] },
+    {
+      kind: 'template',
+      to: '+14155550123',
+      name: 'promo_video',
+      language: 'en_US',
+      header: { type: 'video', link: 'https://cdn.example.com/a.mp4' },
+      body: [{ text: 'Ana' }],
+    },
   ],
   [
     'template with document header',
-    { kind: 'template', to: '+14155550123', name: 'invoice', language: 'en_US', header: { type: 'document', link: 'https://cdn.example.com/a.pdf' }, body: [] },
+    {
+      kind: 'template',
+      to: '+14155550123',
+      name: 'invoice',
+      language: 'en_US',
+      header: { type: 'document', link: 'https://cdn.example.com/a.pdf' },
+      body: [],
+    },
   ],
 ];
 
@@ -382,7 +424,9 @@ const mistakes: Mistake[] = [
   },
   {
     label: 'footer component with parameters',
-    body: edited(positionalBody, (b) => (part(b, 'template').components as unknown[]).push({ type: 'footer', parameters: [{ type: 'text', text: 'x' }] })),
+    body: edited(positionalBody, (b) =>
+      (part(b, 'template').components as unknown[]).push({ type: 'footer', parameters: [{ type: 'text', text: 'x' }] }),
+    ),
     refusedBy: '/template/components/3/type must be equal to one of the allowed values [TemplateComponent]',
   },
   {
@@ -452,7 +496,12 @@ const mistakes: Mistake[] = [
   },
   {
     label: 'image parameter in the body',
-    body: edited(namedBody, (b) => (part(b, 'template', 'components', 1).parameters as unknown[]).push({ type: 'image', image: { link: 'https://cdn.example.com/x.jpg' } })),
+    body: edited(namedBody, (b) =>
+      (part(b, 'template', 'components', 1).parameters as unknown[]).push({
+        type: 'image',
+        image: { link: 'https://cdn.example.com/x.jpg' },
+      }),
+    ),
     refusedBy: '/template/components/1 body parameter types text,text,image [reference §1.4]',
     gap: "BodyComponent's items are any ParameterObject, media included",
   },
@@ -464,7 +513,9 @@ const mistakes: Mistake[] = [
   },
   {
     label: 'two body components',
-    body: edited(positionalBody, (b) => (part(b, 'template').components as unknown[]).push({ type: 'body', parameters: [{ type: 'text', text: 'x' }] })),
+    body: edited(positionalBody, (b) =>
+      (part(b, 'template').components as unknown[]).push({ type: 'body', parameters: [{ type: 'text', text: 'x' }] }),
+    ),
     refusedBy: '/template/components repeats a component [reference §1.4]',
     gap: 'components is any array of components',
   },
@@ -517,7 +568,11 @@ describe('success response against MessageResponsePayload (§1.5)', () => {
   });
 
   it.each<[string, unknown, string]>([
-    ['an unknown message_status', { ...accepted, messages: [{ id: 'wamid.X', message_status: 'sent' }] }, '/messages/0/message_status must be equal to one of the allowed values [MessageResponsePayload]'],
+    [
+      'an unknown message_status',
+      { ...accepted, messages: [{ id: 'wamid.X', message_status: 'sent' }] },
+      '/messages/0/message_status must be equal to one of the allowed values [MessageResponsePayload]',
+    ],
     ['an empty object', {}, '/contacts is missing or empty [reference §1.5]'],
     ['messaging_product "foo"', { ...accepted, messaging_product: 'foo' }, '/messaging_product is not "whatsapp" [reference §1.5]'],
     ['an id that is not a wamid', { ...accepted, messages: [{ id: '42' }] }, '/messages/0/id is not a wamid [reference §1.5]'],

@@ -23,13 +23,30 @@ function planOf(name: string, language: string, header: readonly string[], optio
   return planSend(requirementsOf(template), header, options);
 }
 
-function planOfComponents(components: unknown[], header: readonly string[], options: ColumnOptions, parameterFormat: 'POSITIONAL' | 'NAMED' = 'POSITIONAL'): SendPlan {
-  const template = messageTemplateSchema.parse({ name: 'promo', language: 'en', status: 'APPROVED', parameter_format: parameterFormat, components });
+function planOfComponents(
+  components: unknown[],
+  header: readonly string[],
+  options: ColumnOptions,
+  parameterFormat: 'POSITIONAL' | 'NAMED' = 'POSITIONAL',
+): SendPlan {
+  const template = messageTemplateSchema.parse({
+    name: 'promo',
+    language: 'en',
+    status: 'APPROVED',
+    parameter_format: parameterFormat,
+    components,
+  });
   return planSend(requirementsOf(template), header, options);
 }
 
 function definition(plan: SendPlan): CampaignDefinition {
-  return { id: 'spring24', createdAt: 0, phoneNumberId: '200000000000002', plan, source: { file: 'c.csv', phoneColumn: 'phone', fixWhitespace: false } };
+  return {
+    id: 'spring24',
+    createdAt: 0,
+    phoneNumberId: '200000000000002',
+    plan,
+    source: { file: 'c.csv', phoneColumn: 'phone', fixWhitespace: false },
+  };
 }
 
 function job(fields: Partial<RowToSend> = {}): RowToSend {
@@ -60,7 +77,9 @@ const spring = definition(
   }),
 );
 // spring_promo: IMAGE header, body {{1}} {{2}}
-const promo = definition(planOf('spring_promo', 'en_US', ['phone', 'name', 'discount', 'banner'], { params: ['name', 'discount'], headerMediaColumn: 'banner' }));
+const promo = definition(
+  planOf('spring_promo', 'en_US', ['phone', 'name', 'discount', 'banner'], { params: ['name', 'discount'], headerMediaColumn: 'banner' }),
+);
 
 describe('messageForRow: building the message', () => {
   it('positional: body values in order, without names; callback data campaign/row', () => {
@@ -110,7 +129,9 @@ describe('messageForRow: building the message', () => {
   });
 
   it('text header + body + URL button → header, body and button components as in the reference example', () => {
-    const message = built(messageForRow(spring, job({ to: '+4915112345678', values: ['Ana', 'SPRING25', '£25.00', '31 May', 'SPRING25'] })));
+    const message = built(
+      messageForRow(spring, job({ to: '+4915112345678', values: ['Ana', 'SPRING25', '£25.00', '31 May', 'SPRING25'] })),
+    );
 
     expect(messageBody(message)).toStrictEqual({
       messaging_product: 'whatsapp',
@@ -137,7 +158,9 @@ describe('messageForRow: building the message', () => {
     });
 
     // The header and URL-button components are exactly those of reference §1.4's positional example.
-    const example = readJson('../fixtures/reference/examples/send-template-positional.request.json') as { template: { components: Record<string, unknown>[] } };
+    const example = readJson('../fixtures/reference/examples/send-template-positional.request.json') as {
+      template: { components: Record<string, unknown>[] };
+    };
     const ours = components(message);
     expect(ours[0]).toStrictEqual(example.template.components.find((c) => c.type === 'header'));
     expect(ours[2]).toStrictEqual(example.template.components.find((c) => c.type === 'button' && c.sub_type === 'url'));
@@ -197,7 +220,10 @@ describe('messageForRow: building the message', () => {
     const plan: SendPlan = { ...(promo.plan as SendPlan), headerMedia: { format, column: 'banner' } };
     const message = built(messageForRow(definition(plan), job({ values: ['Ana', '25%'], headerLink: 'https://cdn.example.com/file' })));
 
-    expect(components(message)[0]).toStrictEqual({ type: 'header', parameters: [{ type: format, [format]: { link: 'https://cdn.example.com/file' } }] });
+    expect(components(message)[0]).toStrictEqual({
+      type: 'header',
+      parameters: [{ type: format, [format]: { link: 'https://cdn.example.com/file' } }],
+    });
   });
 
   it('NAMED with an image header builds exactly reference examples/send-template-named.request.json (plus callback data)', () => {
@@ -214,7 +240,10 @@ describe('messageForRow: building the message', () => {
       bodyText: 'Olá {{first_name}}, o pedido {{order_id}} está pronto.',
     };
     const message = built(
-      messageForRow(definition(plan), job({ to: '+5511987654321', values: ['João', 'A-99812'], headerLink: 'https://cdn.example.com/banner.jpg' })),
+      messageForRow(
+        definition(plan),
+        job({ to: '+5511987654321', values: ['João', 'A-99812'], headerLink: 'https://cdn.example.com/banner.jpg' }),
+      ),
     );
 
     const example = readJson('../fixtures/reference/examples/send-template-named.request.json') as Record<string, unknown>;

@@ -26,7 +26,11 @@ const AT_10: EtaContext = { configuredRate: 10 };
 async function hmget(hash: Record<string, string | number | undefined>): Promise<CampaignCounters> {
   const fields = statusFields(STATUS_FIELDS.map((f) => (hash[f] === undefined ? null : String(hash[f]))));
   if (fields === undefined) throw new Error('a campaign hash has createdAt');
-  return { status: await statusOf('c', fields, () => Promise.resolve(NOW)), phoneNumberId: '106540352242922', windowed: fields.window === '1' };
+  return {
+    status: await statusOf('c', fields, () => Promise.resolve(NOW)),
+    phoneNumberId: '106540352242922',
+    windowed: fields.window === '1',
+  };
 }
 
 /** Records the commands a tally adds to a MULTI. */
@@ -41,9 +45,32 @@ function recordingTx(): { tx: ChainableCommander; calls: [string, ...(string | n
 
 describe('campaignFigures', () => {
   it('rows by every status, delivered and read, from the n:<status> counters', async () => {
-    const figures = campaignFigures(await hmget({ createdAt: NOW, total: 10, 'n:queued': 3, 'n:sent': 5, 'n:confirming': 1, 'n:rejected': 1, 'n:delivered': 4, 'n:read': 2 }), NOW, HOUR, AT_10);
+    const figures = campaignFigures(
+      await hmget({
+        createdAt: NOW,
+        total: 10,
+        'n:queued': 3,
+        'n:sent': 5,
+        'n:confirming': 1,
+        'n:rejected': 1,
+        'n:delivered': 4,
+        'n:read': 2,
+      }),
+      NOW,
+      HOUR,
+      AT_10,
+    );
     expect([...(figures?.rows.keys() ?? [])]).toEqual([...ROW_STATUSES, 'delivered', 'read']);
-    expect(Object.fromEntries(figures?.rows ?? [])).toMatchObject({ queued: 3, sent: 5, confirming: 1, rejected: 1, delivered: 4, read: 2, failed: 0, expired: 0 });
+    expect(Object.fromEntries(figures?.rows ?? [])).toMatchObject({
+      queued: 3,
+      sent: 5,
+      confirming: 1,
+      rejected: 1,
+      delivered: 4,
+      read: 2,
+      failed: 0,
+      expired: 0,
+    });
     expect(ROW_STATUSES.reduce((sum, s) => sum + (figures?.rows.get(s) ?? 0), 0)).toBe(10);
     expect(CAMPAIGN_ROW_LABELS).toContain('confirming');
   });
@@ -53,7 +80,17 @@ describe('campaignFigures', () => {
   });
 
   it('ETA without a window: rows left over the rate achieved since the first feed, else at SEND_RATE; 0 once finished; none while paused or cancelled', async () => {
-    const running = { createdAt: NOW, total: 100, 'n:sent': 30, 'n:failed': 5, 'n:unknown': 5, 'n:rejected': 10, 'n:queued': 45, 'n:sending': 5, startedAt: NOW - 20_000 };
+    const running = {
+      createdAt: NOW,
+      total: 100,
+      'n:sent': 30,
+      'n:failed': 5,
+      'n:unknown': 5,
+      'n:rejected': 10,
+      'n:queued': 45,
+      'n:sending': 5,
+      startedAt: NOW - 20_000,
+    };
     // 40 answered by a request in 20 s = 2/s; 50 left (queued + sending) → 25 s. Rejected rows took no sending time.
     expect(campaignFigures(await hmget(running), NOW, HOUR, AT_10)?.etaSeconds).toBe(25);
     expect(campaignFigures(await hmget({ ...running, finishedAt: NOW - 1000 }), NOW, HOUR, AT_10)?.etaSeconds).toBe(0);
@@ -62,9 +99,13 @@ describe('campaignFigures', () => {
     // Not started, or nothing answered yet: 50 rows at SEND_RATE 10/s; none with pacing off.
     expect(campaignFigures(await hmget({ ...running, startedAt: undefined }), NOW, HOUR, AT_10)?.etaSeconds).toBe(5);
     expect(campaignFigures(await hmget({ ...running, 'n:sent': 0, 'n:failed': 0, 'n:unknown': 0 }), NOW, HOUR, AT_10)?.etaSeconds).toBe(5);
-    expect(campaignFigures(await hmget({ ...running, startedAt: undefined }), NOW, HOUR, { configuredRate: 0 })?.etaSeconds).toBeUndefined();
+    expect(
+      campaignFigures(await hmget({ ...running, startedAt: undefined }), NOW, HOUR, { configuredRate: 0 })?.etaSeconds,
+    ).toBeUndefined();
     // Scheduled an hour ahead: from its start.
-    expect(campaignFigures(await hmget({ ...running, startedAt: undefined, startsAt: NOW + HOUR }), NOW, HOUR, AT_10)?.etaSeconds).toBe(3600 + 5);
+    expect(campaignFigures(await hmget({ ...running, startedAt: undefined, startsAt: NOW + HOUR }), NOW, HOUR, AT_10)?.etaSeconds).toBe(
+      3600 + 5,
+    );
     // An expiry before the end: the campaign ends then.
     expect(campaignFigures(await hmget({ ...running, expiresAt: NOW + 10_000 }), NOW, HOUR, AT_10)?.etaSeconds).toBe(10);
   });
@@ -76,7 +117,10 @@ describe('campaignFigures', () => {
     expect(needsWindow(await hmget(hash))).toBe(true);
     expect(needsWindow(await hmget({ ...hash, paused: '1' }))).toBe(false);
     expect(needsWindow(await hmget({ ...hash, window: undefined }))).toBe(false);
-    const eta = campaignFigures(await hmget(hash), NOW, HOUR, { configuredRate: 10, windowed: { window, backlogs: [{ lane: 0, zones: ['Etc/UTC'], pending: 20 }] } })?.etaSeconds;
+    const eta = campaignFigures(await hmget(hash), NOW, HOUR, {
+      configuredRate: 10,
+      windowed: { window, backlogs: [{ lane: 0, zones: ['Etc/UTC'], pending: 20 }] },
+    })?.etaSeconds;
     expect(eta).toBe(4 * 3600 + 2);
     expect(campaignFigures(await hmget(hash), NOW, HOUR, AT_10)?.etaSeconds).toBeUndefined();
   });
@@ -177,9 +221,26 @@ describe('StoredHistogram', () => {
     const registry = new Registry();
     const stored = new StoredHistogram({ name: 'x_seconds', help: 'x', buckets: [0.1, 1], registry });
     new Counter({ name: 'y_total', help: 'y', registers: [registry] }).inc(3);
-    stored.setTotals({ buckets: [{ le: 0.1, count: 2 }, { le: 1, count: 5 }], sum: 2.5, count: 6 });
+    stored.setTotals({
+      buckets: [
+        { le: 0.1, count: 2 },
+        { le: 1, count: 5 },
+      ],
+      sum: 2.5,
+      count: 6,
+    });
     const text = await registry.metrics();
-    expect(text).toContain(['# HELP x_seconds x', '# TYPE x_seconds histogram', 'x_seconds_bucket{le="0.1"} 2', 'x_seconds_bucket{le="1"} 5', 'x_seconds_bucket{le="+Inf"} 6', 'x_seconds_sum 2.5', 'x_seconds_count 6'].join('\n'));
+    expect(text).toContain(
+      [
+        '# HELP x_seconds x',
+        '# TYPE x_seconds histogram',
+        'x_seconds_bucket{le="0.1"} 2',
+        'x_seconds_bucket{le="1"} 5',
+        'x_seconds_bucket{le="+Inf"} 6',
+        'x_seconds_sum 2.5',
+        'x_seconds_count 6',
+      ].join('\n'),
+    );
     expect(text).toContain('y_total 3');
     expect((await stored.get()).values).toHaveLength(5);
   });

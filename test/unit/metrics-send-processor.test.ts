@@ -44,7 +44,11 @@ function stubLedger(): SendProcessorLedger {
     claim: (job) => {
       const status = answered.get(job.row);
       if (status !== undefined) return Promise.resolve({ outcome: 'settled', status });
-      return Promise.resolve({ outcome: 'claimed', attempt: 1, row: { to: phoneNumber(job.row), values: [`Name${job.row}`, `A-${job.row}`], headerLink: undefined } });
+      return Promise.resolve({
+        outcome: 'claimed',
+        attempt: 1,
+        row: { to: phoneNumber(job.row), values: [`Name${job.row}`, `A-${job.row}`], headerLink: undefined },
+      });
     },
     settle: (job, settlement) => {
       const status = FINAL[settlement.status] ?? 'queued';
@@ -59,7 +63,7 @@ function stubLedger(): SendProcessorLedger {
 const jobsOf = (rows: number): SendJob[] => Array.from({ length: rows }, (_, i) => ({ campaignId: ID, row: i + 1 }));
 
 describe('SendProcessor metrics hook', () => {
-  it('records accepted, Meta\'s code and the transport failure, each with the request\'s latency; nothing for a row that is not sent', async () => {
+  it("records accepted, Meta's code and the transport failure, each with the request's latency; nothing for a row that is not sent", async () => {
     const ledger = stubLedger();
     const jobs = jobsOf(4);
     const sender = new ScriptedSender([
@@ -90,7 +94,11 @@ describe('SendProcessor metrics hook', () => {
   it('without a metrics dependency, sends as before', async () => {
     const ledger = stubLedger();
     const jobs = jobsOf(1);
-    const processor = new SendProcessor({ ledger, sender: new ScriptedSender([{ wamid: 'wamid.9', waId: '1', input: '+1', messageStatus: 'accepted' }]), logger: silentLogger() });
+    const processor = new SendProcessor({
+      ledger,
+      sender: new ScriptedSender([{ wamid: 'wamid.9', waId: '1', input: '+1', messageStatus: 'accepted' }]),
+      logger: silentLogger(),
+    });
     const first = jobs[0];
     if (first === undefined) throw new Error('nothing fed');
     expect(await processor.process(first, { isLastAttempt: true, pairDelays: 0 })).toEqual({ kind: 'done', status: 'sent' });

@@ -33,12 +33,14 @@ describe('the Prometheus alert rules', () => {
     expect(new Set(rules.map((r) => r.alert)).size).toBe(rules.length);
   });
 
-  it('every expression names only series the service exposes (or Prometheus\'s own `up`)', () => {
+  it("every expression names only series the service exposes (or Prometheus's own `up`)", () => {
     expect(unknownMetrics(ruleQueries(rules), known)).toEqual([]);
   });
 
   it('the checker catches a misspelt metric in a rule', () => {
-    const broken = rules.map((r) => (r.alert === 'WebhookLagHigh' ? { ...r, expr: (r.expr ?? '').replace('cw_webhook_lag_seconds_bucket', 'cw_webhook_lag_bucket') } : r));
+    const broken = rules.map((r) =>
+      r.alert === 'WebhookLagHigh' ? { ...r, expr: (r.expr ?? '').replace('cw_webhook_lag_seconds_bucket', 'cw_webhook_lag_bucket') } : r,
+    );
     expect(unknownMetrics(ruleQueries(broken), known)).toEqual(['rule WebhookLagHigh: cw_webhook_lag_bucket']);
   });
 
@@ -66,6 +68,8 @@ describe('the Prometheus configuration', () => {
     expect(job?.metrics_path ?? '/metrics').toBe('/metrics');
     expect(job?.static_configs.flatMap((s) => s.targets)).toEqual(['webhooks:8080']);
     // CampaignServiceDown watches this job's `up`.
-    expect(alertRules(readYaml('monitoring/prometheus/alerts.yml')).find((r) => r.alert === 'CampaignServiceDown')?.expr).toBe('up{job="campaign-worker"} == 0');
+    expect(alertRules(readYaml('monitoring/prometheus/alerts.yml')).find((r) => r.alert === 'CampaignServiceDown')?.expr).toBe(
+      'up{job="campaign-worker"} == 0',
+    );
   });
 });

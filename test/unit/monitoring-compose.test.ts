@@ -47,7 +47,9 @@ function repoPathOf(s: Service, containerPath: string): string | undefined {
 
 describe('docker compose --profile monitoring', () => {
   it('adds prometheus and grafana, only under the monitoring profile; the other services stay in the default set', () => {
-    const monitoring = Object.entries(compose.services).filter(([, s]) => s.profiles?.includes('monitoring')).map(([name]) => name);
+    const monitoring = Object.entries(compose.services)
+      .filter(([, s]) => s.profiles?.includes('monitoring'))
+      .map(([name]) => name);
     expect(monitoring.sort()).toEqual(['grafana', 'prometheus']);
     for (const name of ['redis', 'sandbox', 'worker', 'webhooks']) expect(service(name).profiles, name).toBeUndefined();
     for (const name of monitoring) {
@@ -66,12 +68,14 @@ describe('docker compose --profile monitoring', () => {
         expect(existsSync(`${ROOT}${source}`), source).toBe(true);
       }
       // Named volumes for their data are declared.
-      for (const v of (service(name).volumes ?? []).filter((v) => !v.startsWith('./'))) expect(Object.keys(compose.volumes ?? {})).toContain(v.split(':')[0]);
+      for (const v of (service(name).volumes ?? []).filter((v) => !v.startsWith('./')))
+        expect(Object.keys(compose.volumes ?? {})).toContain(v.split(':')[0]);
     }
   });
 
   it('every published port of every service is on 127.0.0.1 only', () => {
-    for (const [name, s] of Object.entries(compose.services)) for (const port of s.ports ?? []) expect(port, name).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
+    for (const [name, s] of Object.entries(compose.services))
+      for (const port of s.ports ?? []) expect(port, name).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
     expect(service('prometheus').ports).toEqual(['127.0.0.1:9090:9090']);
     expect(service('grafana').ports).toEqual(['127.0.0.1:3000:3000']);
   });
@@ -104,7 +108,9 @@ describe('docker compose --profile monitoring', () => {
     expect(provisioning).toBe('monitoring/grafana/provisioning');
     for (const kind of ['datasources', 'dashboards']) expect(statSync(`${ROOT}${provisioning}/${kind}`).isDirectory()).toBe(true);
 
-    const providers = readYaml('monitoring/grafana/provisioning/dashboards/campaign-worker.yml') as { providers: { options: { path: string } }[] };
+    const providers = readYaml('monitoring/grafana/provisioning/dashboards/campaign-worker.yml') as {
+      providers: { options: { path: string } }[];
+    };
     for (const provider of providers.providers) {
       const folder = repoPathOf(grafana, provider.options.path);
       expect(folder, provider.options.path).toBe('monitoring/grafana/dashboards');

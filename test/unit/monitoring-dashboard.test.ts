@@ -1,5 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allPanels, dashboardQueries, exposedSeries, metricNames, readRepoFile, readYaml, unknownMetrics, type Dashboard } from './monitoring-promql.js';
+import {
+  allPanels,
+  dashboardQueries,
+  exposedSeries,
+  metricNames,
+  readRepoFile,
+  readYaml,
+  unknownMetrics,
+  type Dashboard,
+} from './monitoring-promql.js';
 
 /**
  * The Grafana dashboard kept in the repo (monitoring/grafana/dashboards/campaign-worker.json):
@@ -72,7 +81,8 @@ describe('the Grafana dashboard', () => {
     expect(unknownMetrics(queries, known)).toEqual([]);
     // Every cw_* metric is shown somewhere.
     const used = new Set(queries.flatMap((q) => metricNames(q.expr)));
-    for (const name of known) if (name.startsWith('cw_') && !name.endsWith('_sum') && !name.endsWith('_count')) expect(used, name).toContain(name);
+    for (const name of known)
+      if (name.startsWith('cw_') && !name.endsWith('_sum') && !name.endsWith('_count')) expect(used, name).toContain(name);
   });
 
   it('has the panels the issue asks for: rate against the limit, queue depth, errors by code, the funnel, webhook lag', () => {
@@ -98,7 +108,10 @@ describe('the Grafana dashboard', () => {
     const variable = broken.templating?.list?.find((v) => v.name === 'phone_number_id');
     if (variable === undefined) throw new Error('no phone_number_id variable');
     variable.query = { query: 'label_values(cw_sendrate, phone_number_id)' };
-    expect(unknownMetrics(dashboardQueries(broken), known)).toEqual([`panel "${panel?.title}" ${target.refId}: cw_send_total`, 'variable phone_number_id: cw_sendrate']);
+    expect(unknownMetrics(dashboardQueries(broken), known)).toEqual([
+      `panel "${panel?.title}" ${target.refId}: cw_send_total`,
+      'variable phone_number_id: cw_sendrate',
+    ]);
 
     // A histogram's bare name is no series; a label value, a function, a grouping, a number or a duration is no metric.
     expect(unknownMetrics([{ where: 'q', expr: 'rate(cw_webhook_lag_seconds[5m])' }], known)).toEqual(['q: cw_webhook_lag_seconds']);
@@ -112,13 +125,21 @@ describe('the Grafana dashboard', () => {
 
 describe('the Grafana provisioning', () => {
   it('the datasource is Prometheus at the compose service, with the uid the dashboard uses', () => {
-    const file = readYaml('monitoring/grafana/provisioning/datasources/prometheus.yml') as { apiVersion: number; datasources: Record<string, unknown>[] };
+    const file = readYaml('monitoring/grafana/provisioning/datasources/prometheus.yml') as {
+      apiVersion: number;
+      datasources: Record<string, unknown>[];
+    };
     expect(file.apiVersion).toBe(1);
-    expect(file.datasources).toEqual([expect.objectContaining({ uid: 'cw-prometheus', type: 'prometheus', url: 'http://prometheus:9090', isDefault: true })]);
+    expect(file.datasources).toEqual([
+      expect.objectContaining({ uid: 'cw-prometheus', type: 'prometheus', url: 'http://prometheus:9090', isDefault: true }),
+    ]);
   });
 
   it('the dashboard provider loads files from the folder the dashboard is mounted at', () => {
-    const file = readYaml('monitoring/grafana/provisioning/dashboards/campaign-worker.yml') as { apiVersion: number; providers: { type: string; options: { path: string } }[] };
+    const file = readYaml('monitoring/grafana/provisioning/dashboards/campaign-worker.yml') as {
+      apiVersion: number;
+      providers: { type: string; options: { path: string } }[];
+    };
     expect(file.apiVersion).toBe(1);
     expect(file.providers).toEqual([expect.objectContaining({ type: 'file', options: { path: '/etc/grafana/dashboards' } })]);
   });

@@ -34,7 +34,11 @@ export async function exposedSeries(): Promise<Set<string>> {
     prefix: 'monitoring-test',
     retentionMs: 60_000,
     sendRate: () => 80,
-    ledger: { getCampaign: () => Promise.resolve(undefined), laneBacklogs: () => Promise.resolve([]), campaignCounters: () => Promise.resolve([]) },
+    ledger: {
+      getCampaign: () => Promise.resolve(undefined),
+      laneBacklogs: () => Promise.resolve([]),
+      campaignCounters: () => Promise.resolve([]),
+    },
   });
   for (const context of spy.mock.contexts) registries.add(context as Registry);
   spy.mockRestore();
@@ -52,7 +56,23 @@ export async function exposedSeries(): Promise<Set<string>> {
 }
 
 /** Words of PromQL that are not series names when they stand alone. */
-const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset', 'inf', 'nan', 'start', 'end']);
+const KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'bool',
+  'and',
+  'or',
+  'unless',
+  'offset',
+  'inf',
+  'nan',
+  'start',
+  'end',
+]);
 
 /**
  * The metric names a PromQL expression selects. Grafana's variables (`$x`, `${x}`, `[[x]]`)
@@ -126,7 +146,8 @@ export function allPanels(dashboard: Dashboard): Panel[] {
 export function dashboardQueries(dashboard: Dashboard): Query[] {
   const queries: Query[] = [];
   for (const panel of allPanels(dashboard)) {
-    for (const target of panel.targets ?? []) queries.push({ where: `panel "${panel.title ?? panel.id}" ${target.refId ?? ''}`, expr: target.expr ?? '' });
+    for (const target of panel.targets ?? [])
+      queries.push({ where: `panel "${panel.title ?? panel.id}" ${target.refId ?? ''}`, expr: target.expr ?? '' });
   }
   for (const variable of dashboard.templating?.list ?? []) {
     if (variable.type !== 'query') continue;

@@ -33,7 +33,9 @@ describe('no history in the code', () => {
   });
 
   it('sees an issue number in a comment and in a name, and not the word alone', () => {
-    expect(historyLines('x.ts', `// GET /metrics (${'issue'} 12): read at each scrape\nconst BEFORE${'_'}ISSUE_10_MB = 962;`)).toHaveLength(2);
+    expect(historyLines('x.ts', `// GET /metrics (${'issue'} 12): read at each scrape\nconst BEFORE${'_'}ISSUE_10_MB = 962;`)).toHaveLength(
+      2,
+    );
     expect(historyLines('x.ts', `// ${'Issue'} #7 item 2\n// ${'issue'}13`)).toHaveLength(2);
     expect(historyLines('x.ts', 'for (const issue of parsed.error.issues) {}\n// tokens we did not issue')).toEqual([]);
   });

@@ -9,12 +9,35 @@ import { summaryText } from '../../src/cli/format.js';
 const START = Date.parse('2026-12-01T08:00:00Z');
 
 function outcome(estimate: SendOutcome['estimate']): SendOutcome {
-  return { id: 'p1', rows: 2, valid: 2, queued: 2, rejected: 0, skipped: 0, byReason: {}, delimiter: ',', reopened: 0, kept: 0, keptByStatus: {}, optedOutBy: {}, schedule: {}, interruptedAtRow: undefined, lanes: [], dryRun: false, estimate, sendRate: 80, rejectsFile: undefined };
+  return {
+    id: 'p1',
+    rows: 2,
+    valid: 2,
+    queued: 2,
+    rejected: 0,
+    skipped: 0,
+    byReason: {},
+    delimiter: ',',
+    reopened: 0,
+    kept: 0,
+    keptByStatus: {},
+    optedOutBy: {},
+    schedule: {},
+    interruptedAtRow: undefined,
+    lanes: [],
+    dryRun: false,
+    estimate,
+    sendRate: 80,
+    rejectsFile: undefined,
+  };
 }
 
 describe('the zone a plan is shown in', () => {
-  it('--display-timezone first, else the offset typed in a time option, else this machine\'s zone', () => {
-    expect(displayZoneOf({ displayTimezone: 'europe/berlin', typed: ['2026-12-01T09:00:00+01:00'] })).toEqual({ kind: 'zone', name: 'Europe/Berlin' });
+  it("--display-timezone first, else the offset typed in a time option, else this machine's zone", () => {
+    expect(displayZoneOf({ displayTimezone: 'europe/berlin', typed: ['2026-12-01T09:00:00+01:00'] })).toEqual({
+      kind: 'zone',
+      name: 'Europe/Berlin',
+    });
     expect(displayZoneOf({ typed: [undefined, '2026-12-01T09:00:00+05:30'] })).toEqual({ kind: 'offset', minutes: 330 });
     expect(displayZoneOf({ typed: ['2026-12-01T09:00:00-03:00'] })).toEqual({ kind: 'offset', minutes: -180 });
     expect(displayZoneOf({ typed: ['2026-12-01T08:00:00Z'] })).toEqual({ kind: 'offset', minutes: 0 });
@@ -23,7 +46,9 @@ describe('the zone a plan is shown in', () => {
 
   it('refuses a --display-timezone Intl does not know with OPTION_INVALID', () => {
     for (const bad of ['Mars/Base', '+01:00', 'CET+1', '']) {
-      expect(() => checkDisplayTimezone(bad), bad).toThrow(expect.objectContaining({ code: 'OPTION_INVALID', message: expect.stringContaining(`--display-timezone "${bad}"`) as unknown }));
+      expect(() => checkDisplayTimezone(bad), bad).toThrow(
+        expect.objectContaining({ code: 'OPTION_INVALID', message: expect.stringContaining(`--display-timezone "${bad}"`) as unknown }),
+      );
     }
   });
 
@@ -31,8 +56,12 @@ describe('the zone a plan is shown in', () => {
     expect(formatInstant(START + 1500, { kind: 'offset', minutes: 60 })).toBe('2026-12-01 09:00:01 +01:00 (08:00:01 UTC)');
     expect(formatInstant(START, { kind: 'zone', name: 'America/New_York' })).toBe('2026-12-01 03:00:00 -05:00 (08:00:00 UTC)');
     // Daylight saving: New York is UTC-4 in July.
-    expect(formatInstant(Date.parse('2026-07-01T08:00:00Z'), { kind: 'zone', name: 'America/New_York' })).toBe('2026-07-01 04:00:00 -04:00 (08:00:00 UTC)');
-    expect(formatInstant(Date.parse('2026-12-01T23:30:00Z'), { kind: 'zone', name: 'Asia/Kolkata' })).toBe('2026-12-02 05:00:00 +05:30 (2026-12-01 23:30:00 UTC)');
+    expect(formatInstant(Date.parse('2026-07-01T08:00:00Z'), { kind: 'zone', name: 'America/New_York' })).toBe(
+      '2026-07-01 04:00:00 -04:00 (08:00:00 UTC)',
+    );
+    expect(formatInstant(Date.parse('2026-12-01T23:30:00Z'), { kind: 'zone', name: 'Asia/Kolkata' })).toBe(
+      '2026-12-02 05:00:00 +05:30 (2026-12-01 23:30:00 UTC)',
+    );
     expect(formatInstant(START, { kind: 'offset', minutes: 0 })).toBe('2026-12-01 08:00:00 UTC');
     expect(formatInstant(START, { kind: 'zone', name: 'UTC' })).toBe('2026-12-01 08:00:00 UTC');
   });
@@ -42,25 +71,44 @@ describe('the plan lines of campaign send', () => {
   const plus1 = { kind: 'offset', minutes: 60 } as const;
 
   it('start and finish in the zone typed, UTC beside; "(at once)" only when it starts now', () => {
-    const estimate = estimateSending({ startsAt: START, expiresAt: undefined, messagesPerSecond: 80, window: undefined, rows: 288_000, lanes: [] });
+    const estimate = estimateSending({
+      startsAt: START,
+      expiresAt: undefined,
+      messagesPerSecond: 80,
+      window: undefined,
+      rows: 288_000,
+      lanes: [],
+    });
     const scheduled = summaryText(outcome(estimate), 80, { zone: plus1, startsNow: false });
     expect(scheduled).toContain('\n  starts 2026-12-01 09:00:00 +01:00 (08:00:00 UTC) (scheduled)\n');
     expect(scheduled).toContain('\n  finishes about 2026-12-01 10:00:00 +01:00 (09:00:00 UTC) at SEND_RATE=80/s');
     expect(scheduled).not.toContain('at once');
-    expect(summaryText(outcome(estimate), 80, { zone: plus1, startsNow: true })).toContain('\n  starts 2026-12-01 09:00:00 +01:00 (08:00:00 UTC) (at once)\n');
+    expect(summaryText(outcome(estimate), 80, { zone: plus1, startsNow: true })).toContain(
+      '\n  starts 2026-12-01 09:00:00 +01:00 (08:00:00 UTC) (at once)\n',
+    );
   });
 
   it('a start 45 s ahead is a scheduled start (by default too: no display given)', () => {
     const soon = Date.now() + 45_000;
-    const text = summaryText(outcome(estimateSending({ startsAt: soon, expiresAt: undefined, messagesPerSecond: 80, window: undefined, rows: 2, lanes: [] })), 80);
+    const text = summaryText(
+      outcome(estimateSending({ startsAt: soon, expiresAt: undefined, messagesPerSecond: 80, window: undefined, rows: 2, lanes: [] })),
+      80,
+    );
     expect(text).toMatch(/\n {2}starts .* \(scheduled\)\n/);
     expect(text).not.toContain('at once');
   });
 
-  it('the window with its days as given, and each zone\'s opening, in the zone shown', () => {
+  it("the window with its days as given, and each zone's opening, in the zone shown", () => {
     const window = parseSendWindow('09:00-20:00', 'sat-sun');
     // 2026-12-01 is a Tuesday: Saturday's 09:00 UTC is 2026-12-05T09:00Z.
-    const estimate = estimateSending({ startsAt: START, expiresAt: undefined, messagesPerSecond: 80, window, rows: 0, lanes: [{ zones: ['Etc/UTC'], rows: 2 }] });
+    const estimate = estimateSending({
+      startsAt: START,
+      expiresAt: undefined,
+      messagesPerSecond: 80,
+      window,
+      rows: 0,
+      lanes: [{ zones: ['Etc/UTC'], rows: 2 }],
+    });
     const text = summaryText(outcome(estimate), 80, { zone: { kind: 'zone', name: 'Europe/Berlin' }, startsNow: true });
     expect(text).toContain('\n  sends 09:00-20:00 local, sat-sun of each recipient\n');
     expect(text).toContain('        2  Etc/UTC (window opens 2026-12-05 10:00:00 +01:00 (09:00:00 UTC))');

@@ -24,7 +24,10 @@ describe('progress lines of the long commands', () => {
   it('send: never claims more than 100 % when the file has more rows than estimated', () => {
     vi.useFakeTimers({ now: 0 });
     const lines: string[] = [];
-    const print = ingestProgressPrinter(() => 1000, (line) => lines.push(line));
+    const print = ingestProgressPrinter(
+      () => 1000,
+      (line) => lines.push(line),
+    );
     vi.setSystemTime(5000);
     print(1200);
     expect(lines).toEqual(['reading the file: 1,200 of about 1,200 rows (100 %)']);

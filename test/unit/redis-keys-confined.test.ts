@@ -28,20 +28,57 @@ import { describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const SEGMENTS = [
-  ':campaign:', ':campaigns', ':campaign-numbers', ':numbers', ':rows', ':pending', ':lanes', ':recent', ':feed:', ':sent:', ':sent-at:', ':wamids',
-  ':confirm:', ':status-seen:', ':reach:', ':messaging-limit:', ':optouts:', ':optout-prefs:', ':service-window:', ':retention-lock', ':metrics',
-  ':webhooks', ':pacer:', ':dashboard:',
+  ':campaign:',
+  ':campaigns',
+  ':campaign-numbers',
+  ':numbers',
+  ':rows',
+  ':pending',
+  ':lanes',
+  ':recent',
+  ':feed:',
+  ':sent:',
+  ':sent-at:',
+  ':wamids',
+  ':confirm:',
+  ':status-seen:',
+  ':reach:',
+  ':messaging-limit:',
+  ':optouts:',
+  ':optout-prefs:',
+  ':service-window:',
+  ':retention-lock',
+  ':metrics',
+  ':webhooks',
+  ':pacer:',
+  ':dashboard:',
 ];
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const PATTERNS: { what: string; pattern: RegExp; sample: string }[] = [
-  ...SEGMENTS.map((segment) => ({ what: `the key segment ${segment}`, pattern: new RegExp(`${escape(segment)}(?![\\w-])`), sample: `const key = \`\${scope}${segment}\${id}\`;` })),
+  ...SEGMENTS.map((segment) => ({
+    what: `the key segment ${segment}`,
+    pattern: new RegExp(`${escape(segment)}(?![\\w-])`),
+    sample: `const key = \`\${scope}${segment}\${id}\`;`,
+  })),
   { what: 'a key built from the prefix', pattern: /\$\{[\w.#\s]*[pP]refix\w*\s*\}:/, sample: 'const lock = `${config.queuePrefix}:lock`;' },
   { what: 'a cluster hash tag', pattern: /:\{/, sample: 'const key = `${prefix}:{${number}}:x`;' },
   { what: 'a key scope helper', pattern: /\b(?:numberScope|sharedScope)\b/, sample: 'const scope = numberScope(prefix, number);' },
-  { what: 'an import of src/redis key names or layouts', pattern: /from '[./]*(?:src\/)?redis\/(?:ledger-keys|metric-keys|stored-row)\.js'/, sample: "import { feedKeys } from '../redis/ledger-keys.js';" },
-  { what: 'an import of the key scope other than its RedisClient type', pattern: /import (?!type \{ RedisClient \} from)[^;]*redis\/key-scope\.js'/, sample: "import { numberScope, type RedisClient } from '../redis/key-scope.js';" },
-  { what: 'a stored hash read field by field or record by record', pattern: /\.(?:hscan|hgetall|hmget)\(/, sample: 'const [next, flat] = await redis.hscan(rowsKey, cursor);' },
+  {
+    what: 'an import of src/redis key names or layouts',
+    pattern: /from '[./]*(?:src\/)?redis\/(?:ledger-keys|metric-keys|stored-row)\.js'/,
+    sample: "import { feedKeys } from '../redis/ledger-keys.js';",
+  },
+  {
+    what: 'an import of the key scope other than its RedisClient type',
+    pattern: /import (?!type \{ RedisClient \} from)[^;]*redis\/key-scope\.js'/,
+    sample: "import { numberScope, type RedisClient } from '../redis/key-scope.js';",
+  },
+  {
+    what: 'a stored hash read field by field or record by record',
+    pattern: /\.(?:hscan|hgetall|hmget)\(/,
+    sample: 'const [next, flat] = await redis.hscan(rowsKey, cursor);',
+  },
   { what: 'a counter field of the campaign hash', pattern: /['"`]n:(?:\$\{|[a-z])/, sample: "const sent = fields['n:sent'];" },
 ];
 
@@ -63,7 +100,8 @@ function findings(files: readonly string[]): string[] {
     readFileSync(join(ROOT, file), 'utf8')
       .split('\n')
       .forEach((line, index) => {
-        for (const { what, pattern } of PATTERNS) if (pattern.test(line)) found.push(`${relative('.', file)}:${index + 1}: ${line.trim()} (${what})`);
+        for (const { what, pattern } of PATTERNS)
+          if (pattern.test(line)) found.push(`${relative('.', file)}:${index + 1}: ${line.trim()} (${what})`);
       });
   }
   return found;
@@ -75,7 +113,13 @@ const inside = typescriptFiles(join('src', 'redis'));
 describe('Redis keys and the stored layout stay in src/redis', () => {
   it('reads the files it should: src/ without src/redis, and workers/', () => {
     expect(outside.length).toBeGreaterThan(100);
-    expect(outside).toEqual(expect.arrayContaining([join('src', 'dashboard', 'dashboard.ts'), join('src', 'metrics', 'scrape-reader.ts'), join('workers', 'purge-runner.ts')]));
+    expect(outside).toEqual(
+      expect.arrayContaining([
+        join('src', 'dashboard', 'dashboard.ts'),
+        join('src', 'metrics', 'scrape-reader.ts'),
+        join('workers', 'purge-runner.ts'),
+      ]),
+    );
     expect(outside.filter((file) => file.startsWith(join('src', 'redis')))).toEqual([]);
   });
 
@@ -85,7 +129,19 @@ describe('Redis keys and the stored layout stay in src/redis', () => {
 
   it('describes the real key names: src/redis holds the ledger’s and the metrics’ segments', () => {
     const text = inside.map((file) => readFileSync(join(ROOT, file), 'utf8')).join('\n');
-    for (const segment of [':campaign:', ':rows', ':pending', ':feed:', ':sent:', ':wamids', ':optouts:', ':service-window:', ':metrics', ':campaign-numbers']) expect(text, segment).toContain(segment);
+    for (const segment of [
+      ':campaign:',
+      ':rows',
+      ':pending',
+      ':feed:',
+      ':sent:',
+      ':wamids',
+      ':optouts:',
+      ':service-window:',
+      ':metrics',
+      ':campaign-numbers',
+    ])
+      expect(text, segment).toContain(segment);
     expect(findings(inside).length).toBeGreaterThan(20);
   });
 

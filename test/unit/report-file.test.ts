@@ -63,7 +63,9 @@ describe('writeReport', () => {
     expect(warnings.map((w) => `${w.name}: ${w.message}`)).toEqual([]);
     const text = await readFile(path, 'utf8');
     expect(text.split('\n')).toHaveLength(50_002);
-    expect(text.slice(0, text.indexOf('\n'))).toBe('row,phone,status,message_id,error_code,error_detail,attempts,delivered_at,read_at,reply');
+    expect(text.slice(0, text.indexOf('\n'))).toBe(
+      'row,phone,status,message_id,error_code,error_detail,attempts,delivered_at,read_at,reply',
+    );
     expect(text).toContain(`\n50000,+4915100050000,failed,,131026,${DETAIL},1,,,\n`);
   });
 

@@ -100,15 +100,22 @@ describe('resolveColumns', () => {
   });
 
   it('the phone column is matched exactly (case-sensitive)', () => {
-    expect(() => resolveColumns(['Phone', 'name'], planSend(stored('../../samples/templates.json', 'order_update'), ['Phone', 'name', 'o'], { params: ['name', 'o'] }), 'phone', 'f.csv')).toThrow(
-      /no phone column "phone"/,
-    );
+    expect(() =>
+      resolveColumns(
+        ['Phone', 'name'],
+        planSend(stored('../../samples/templates.json', 'order_update'), ['Phone', 'name', 'o'], { params: ['name', 'o'] }),
+        'phone',
+        'f.csv',
+      ),
+    ).toThrow(/no phone column "phone"/);
   });
 });
 
 describe('checkRow: valid rows', () => {
   it('→ E.164 number and the trimmed values in slot order (header, body, button), no header link', () => {
-    expect(checkRow(row({ name: '  Ana Lima ', phone: ' +1 (415) 555-0123 ', amount: '\t£25.00 ', coupon: ' SPRING25\n' }), spring)).toStrictEqual({
+    expect(
+      checkRow(row({ name: '  Ana Lima ', phone: ' +1 (415) 555-0123 ', amount: '\t£25.00 ', coupon: ' SPRING25\n' }), spring),
+    ).toStrictEqual({
       ok: true,
       to: '+14155550123',
       country: 'US',
@@ -143,7 +150,10 @@ describe('checkRow: valid rows', () => {
   });
 
   it('4 consecutive spaces inside a value are allowed and kept', () => {
-    expect(checkRow(row({ amount: '£25    off' }), spring)).toMatchObject({ ok: true, values: ['Ana', 'SPRING25', '£25    off', '31 May', 'SPRING25'] });
+    expect(checkRow(row({ amount: '£25    off' }), spring)).toMatchObject({
+      ok: true,
+      values: ['Ana', 'SPRING25', '£25    off', '31 May', 'SPRING25'],
+    });
   });
 
   it('a header media link is returned trimmed', () => {
@@ -235,7 +245,10 @@ describe('checkRow: value rules', () => {
   });
 
   it('fixWhitespace: false still rejects', () => {
-    expect(checkRow(row({ amount: 'Ana\nLima' }), { ...spring, fixWhitespace: false })).toMatchObject({ ok: false, reason: 'VALUE_LINE_BREAK' });
+    expect(checkRow(row({ amount: 'Ana\nLima' }), { ...spring, fixWhitespace: false })).toMatchObject({
+      ok: false,
+      reason: 'VALUE_LINE_BREAK',
+    });
   });
 
   it.each(['', ' \n\t '])('fixWhitespace: an empty value %j is still rejected', (value) => {
@@ -260,7 +273,10 @@ describe('checkRow: URL-button values', () => {
   });
 
   it('body and header values are not encoded', () => {
-    expect(checkRow(row({ name: 'Zoë M', code: 'A B' }), spring)).toMatchObject({ ok: true, values: ['Zoë M', 'A B', '£25.00', '31 May', 'SPRING25'] });
+    expect(checkRow(row({ name: 'Zoë M', code: 'A B' }), spring)).toMatchObject({
+      ok: true,
+      values: ['Zoë M', 'A B', '£25.00', '31 May', 'SPRING25'],
+    });
   });
 
   // Characters outside the BMP (emoji) are encoded as whole code points: encoding UTF-16 halves
@@ -298,7 +314,9 @@ describe('checkRow: rendered lengths', () => {
 
   it('a placeholder used twice counts twice', () => {
     const twice = planSend(
-      requirementsOf(messageTemplateSchema.parse({ name: 't', language: 'en', status: 'APPROVED', components: [{ type: 'BODY', text: '{{1}}-{{1}}' }] })),
+      requirementsOf(
+        messageTemplateSchema.parse({ name: 't', language: 'en', status: 'APPROVED', components: [{ type: 'BODY', text: '{{1}}-{{1}}' }] }),
+      ),
       ['phone', 'v'],
       { params: ['v'] },
     );
@@ -340,7 +358,10 @@ describe('checkRow: hostile cells', () => {
   it('a value with an escape sequence, a bidi override or only invisible characters is refused with its reason', () => {
     const check = checkRow;
     const rules = spring;
-    expect(check(row({ phone: '+5511987654321', amount: '12\u001b[2J' }), rules)).toMatchObject({ ok: false, reason: 'VALUE_CONTROL_CHAR' });
+    expect(check(row({ phone: '+5511987654321', amount: '12\u001b[2J' }), rules)).toMatchObject({
+      ok: false,
+      reason: 'VALUE_CONTROL_CHAR',
+    });
     expect(check(row({ phone: '+5511987654321', amount: '12\u202e34' }), rules)).toMatchObject({ ok: false, reason: 'VALUE_BIDI_CONTROL' });
     expect(check(row({ phone: '+5511987654321', amount: '\u200b\u3164' }), rules)).toMatchObject({ ok: false, reason: 'VALUE_EMPTY' });
   });

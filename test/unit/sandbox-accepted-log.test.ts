@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { AcceptedLog, type AcceptedMessage } from '../../src/sandbox/accepted-log.js';
 
-const message = (i: number, receivedAt: number): AcceptedMessage => ({ wamid: `w${i}`, phoneNumberId: '1', to: `+${i}`, waId: String(i), receivedAt, body: {} });
+const message = (i: number, receivedAt: number): AcceptedMessage => ({
+  wamid: `w${i}`,
+  phoneNumberId: '1',
+  to: `+${i}`,
+  waId: String(i),
+  receivedAt,
+  body: {},
+});
 
 describe('AcceptedLog with retain', () => {
   it('keeps between N and 2N of the newest messages, counts every one, and its busiest second still covers the dropped ones', () => {

@@ -138,7 +138,10 @@ describe('number-level answers', () => {
     const during = rt.admitRequest(NUMBER);
     expect(during).toMatchObject({ kind: 'error', error: { code: 131057, status: 500 } });
     if (during.kind !== 'error') throw new Error('expected an error');
-    expect(toGraphError(during.error)).toMatchObject({ status: 500, body: { error: { code: 131057, message: '(#131057) Account in maintenance mode' } } });
+    expect(toGraphError(during.error)).toMatchObject({
+      status: 500,
+      body: { error: { code: 131057, message: '(#131057) Account in maintenance mode' } },
+    });
     expect(rt.admitRequest(OTHER)).toEqual({ kind: 'none' });
     advance(59_999);
     expect(rt.admitRequest(NUMBER)).toMatchObject({ kind: 'error', error: { code: 131057 } });
@@ -153,7 +156,14 @@ describe('number-level answers', () => {
 
   it('refuses an empty or non-numeric list of phone-number IDs', () => {
     const make = (phoneNumberIds: string[]) => () =>
-      new SandboxRuntime({ templates: [], accessToken: 't', phoneNumberIds, messagesPerSecond: 0, pairLimit: false, onListenerError: () => undefined });
+      new SandboxRuntime({
+        templates: [],
+        accessToken: 't',
+        phoneNumberIds,
+        messagesPerSecond: 0,
+        pairLimit: false,
+        onListenerError: () => undefined,
+      });
     expect(make([])).toThrow(/at least one/);
     expect(make(['12a'])).toThrow(/digits only/);
   });

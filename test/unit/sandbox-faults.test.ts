@@ -53,7 +53,7 @@ describe('FaultInjector: throttle bursts', () => {
     expect(inThrottleBurst(bursts, -100)).toBe(false);
   });
 
-  it('answers the throughput limiter\'s own 130429 inside a burst and nothing outside it', () => {
+  it("answers the throughput limiter's own 130429 inside a burst and nothing outside it", () => {
     const faults = new FaultInjector(() => 0.99);
     faults.set({ throttleBursts: bursts }, 0);
     const inside = faults.decide(10_050, NUMBER);
@@ -86,24 +86,34 @@ describe('FaultInjector: recipient errors', () => {
     expect(faults.recipientError('447700900123')).toBeUndefined();
   });
 
-  it.each([131026, 131047, 131049, 131050])('never answers the webhook-only code %i synchronously: it is a later failure, `times` times', (code) => {
-    const faults = new FaultInjector();
-    faults.set({ recipientErrors: [{ waId: '447700900123', code, times: 2 }] }, 0);
-    expect(faults.recipientError('447700900123')).toBeUndefined();
-    expect(faults.forcedFailure('447700900999')).toBeUndefined();
-    expect(faults.forcedFailure('447700900123')).toMatchObject({ code, cause: 'recipientErrors', details: expect.any(String) as unknown });
-    expect(faults.forcedFailure('447700900123')).toMatchObject({ code });
-    expect(faults.forcedFailure('447700900123')).toBeUndefined();
-  });
+  it.each([131026, 131047, 131049, 131050])(
+    'never answers the webhook-only code %i synchronously: it is a later failure, `times` times',
+    (code) => {
+      const faults = new FaultInjector();
+      faults.set({ recipientErrors: [{ waId: '447700900123', code, times: 2 }] }, 0);
+      expect(faults.recipientError('447700900123')).toBeUndefined();
+      expect(faults.forcedFailure('447700900999')).toBeUndefined();
+      expect(faults.forcedFailure('447700900123')).toMatchObject({
+        code,
+        cause: 'recipientErrors',
+        details: expect.any(String) as unknown,
+      });
+      expect(faults.forcedFailure('447700900123')).toMatchObject({ code });
+      expect(faults.forcedFailure('447700900123')).toBeUndefined();
+    },
+  );
 
   it('reuses the pair-limit details for 131056 and answers 400 even for a 5xx code', () => {
     const faults = new FaultInjector();
-    faults.set({
-      recipientErrors: [
-        { waId: '4915110000001', code: 131056, times: 1 },
-        { waId: '4915110000002', code: 131000, times: 1 },
-      ],
-    }, 0);
+    faults.set(
+      {
+        recipientErrors: [
+          { waId: '4915110000001', code: 131056, times: 1 },
+          { waId: '4915110000002', code: 131000, times: 1 },
+        ],
+      },
+      0,
+    );
     expect(faults.recipientError('4915110000001')).toEqual({ ...PAIR_LIMIT_ERROR, status: 400 });
     expect(toGraphError(faults.recipientError('4915110000002') ?? THROUGHPUT_ERROR).status).toBe(400);
   });

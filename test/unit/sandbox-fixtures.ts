@@ -126,12 +126,7 @@ export function templateSend(name: string, components: unknown, language = 'en_U
 }
 
 /** Asserts the result is Meta's error `code`, answered with `status`, details matching. */
-export function expectGraphError(
-  result: ValidationResult,
-  code: number,
-  status: number,
-  details?: string | RegExp,
-): GraphErrorSpec {
+export function expectGraphError(result: ValidationResult, code: number, status: number, details?: string | RegExp): GraphErrorSpec {
   if (result.ok) throw new Error(`expected error ${code}, got success ${JSON.stringify(result.message)}`);
   expect(result.error.code).toBe(code);
   expect(toGraphError(result.error).status).toBe(status);

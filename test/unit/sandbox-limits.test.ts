@@ -32,7 +32,13 @@ describe('ThroughputLimiter (sliding 1000 ms log)', () => {
     expect(acceptAll(limiter, 'a', [0, 1])).toEqual([true, false]);
     expect(acceptAll(limiter, 'b', [1])).toEqual([true]);
     const unlimited = new ThroughputLimiter(0);
-    expect(acceptAll(unlimited, 'a', Array.from({ length: 1000 }, () => 5)).every(Boolean)).toBe(true);
+    expect(
+      acceptAll(
+        unlimited,
+        'a',
+        Array.from({ length: 1000 }, () => 5),
+      ).every(Boolean),
+    ).toBe(true);
   });
 });
 
@@ -117,7 +123,7 @@ describe('SandboxRuntime.send', () => {
   }
   const to = (n: number) => `+4477009${String(n).padStart(5, '0')}`;
 
-  it('answers Meta\'s success shape and records the message', () => {
+  it("answers Meta's success shape and records the message", () => {
     const { rt } = runtime();
     const reply = rt.send('123', orderUpdate());
     expect(reply.status).toBe(200);

@@ -36,9 +36,12 @@ describe('sandbox envelope validation', () => {
     expectGraphError(validate(body), 100, 400, /JSON object/);
   });
 
-  it.each(['messaging_product', 'to', 'type'])('refuses a send without %s with 100 "The parameter … is required." and no error_data', (key) => {
-    expectMissingField(validate(without(key)), key);
-  });
+  it.each(['messaging_product', 'to', 'type'])(
+    'refuses a send without %s with 100 "The parameter … is required." and no error_data',
+    (key) => {
+      expectMissingField(validate(without(key)), key);
+    },
+  );
 
   it('refuses a send without the object its type names with 100 (a missing field, not 131008)', () => {
     expectMissingField(validate(without('template')), 'template');
@@ -58,12 +61,9 @@ describe('sandbox envelope validation', () => {
     expect(validate(orderUpdate({ to })).ok).toBe(true);
   });
 
-  it.each(['12345', '+1234567890123456', 'abc4155550100', '44+7700900123', ''])(
-    'refuses the phone number %j with 100',
-    (to) => {
-      expectGraphError(validate(orderUpdate({ to })), 100, 400, /to/);
-    },
-  );
+  it.each(['12345', '+1234567890123456', 'abc4155550100', '44+7700900123', ''])('refuses the phone number %j with 100', (to) => {
+    expectGraphError(validate(orderUpdate({ to })), 100, 400, /to/);
+  });
 
   it('refuses a misspelled top-level field with 100 naming it', () => {
     expectGraphError(validate(orderUpdate({ recipent_type: 'individual' })), 100, 400, /recipent_type/);

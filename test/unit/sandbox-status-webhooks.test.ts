@@ -44,7 +44,15 @@ class MemorySink implements WebhookSink {
 const SETTINGS: StatusWebhookSettings = { url: 'http://127.0.0.1:9/webhook', appSecret: 's', readShare: 0 };
 
 function message(n: number, extra: Partial<AcceptedMessage> = {}): AcceptedMessage {
-  return { wamid: `wamid.M${n}`, phoneNumberId: '106540352242922', to: `+4477009001${n}`, waId: `4477009001${n}`, receivedAt: 1_700_000_000_000, body: {}, ...extra };
+  return {
+    wamid: `wamid.M${n}`,
+    phoneNumberId: '106540352242922',
+    to: `+4477009001${n}`,
+    waId: `4477009001${n}`,
+    receivedAt: 1_700_000_000_000,
+    body: {},
+    ...extra,
+  };
 }
 
 let sink: MemorySink;
@@ -73,14 +81,15 @@ describe('StatusWebhookSender', () => {
     expect(sink.statuses.map((s) => s.timestamp)).toEqual(['1700000000', '1700000000', '1700000000', '1700000000', '1700000002']);
   });
 
-  it('reports a webhook-only failure as sent then failed with Meta\'s error object, never delivered or read', () => {
+  it("reports a webhook-only failure as sent then failed with Meta's error object, never delivered or read", () => {
     const sender = new StatusWebhookSender({ ...SETTINGS, readShare: 1 }, sink);
     sender.accepted(message(1, { failure: asyncFailure(131049, 'recipientErrors') }));
     vi.advanceTimersByTime(5000);
     expect(sink.statuses.map((s) => s.status)).toEqual(['sent', 'failed']);
     const failed = sink.statuses[1];
     // Same fields, same nesting as Meta's example (reference examples/webhook.status-failed.json).
-    const example = (fixture('webhook.status-failed.json') as { entry: { changes: { value: { statuses: Status[] } }[] }[] }).entry[0]?.changes[0]?.value.statuses[0];
+    const example = (fixture('webhook.status-failed.json') as { entry: { changes: { value: { statuses: Status[] } }[] }[] }).entry[0]
+      ?.changes[0]?.value.statuses[0];
     expect(Object.keys(failed ?? {}).sort()).toEqual(Object.keys(example ?? {}).sort());
     expect(failed?.errors).toEqual(example?.errors);
     // The whole POST has Meta's envelope too.
@@ -111,7 +120,7 @@ describe('StatusWebhookSender', () => {
     for (const [first, copy] of twice) expect(copy).toBeGreaterThan(first ?? Infinity);
   });
 
-  it('reverses the arrival order of reorderShare of the messages, keeping each status\'s own timestamp', () => {
+  it("reverses the arrival order of reorderShare of the messages, keeping each status's own timestamp", () => {
     const sender = new StatusWebhookSender({ ...SETTINGS, readShare: 1, reorderShare: 0.5 }, sink);
     // 900 ms before a second boundary: sent/delivered fall in one second, read in the next.
     for (let n = 0; n < 4; n++) sender.accepted(message(n, { receivedAt: 1_700_000_000_100 }));
@@ -147,14 +156,34 @@ describe('StatusWebhookSender', () => {
 describe('inbound message payloads', () => {
   it.each([
     ['webhook.inbound-text.json', { kind: 'text' as const, body: 'STOP' }, undefined],
-    ['webhook.inbound-button.json', { kind: 'button' as const, payload: 'STOP_PROMOS:row=000123', text: 'Stop promotions' }, 'wamid.SIMULATED000000000000000001'],
-  ])('match Meta\'s example %s field for field', (name, content, contextId) => {
+    [
+      'webhook.inbound-button.json',
+      { kind: 'button' as const, payload: 'STOP_PROMOS:row=000123', text: 'Stop promotions' },
+      'wamid.SIMULATED000000000000000001',
+    ],
+  ])("match Meta's example %s field for field", (name, content, contextId) => {
     const example = fixture(name) as { entry: { changes: { value: { messages: Record<string, unknown>[] } }[] }[] };
     const built = JSON.parse(
-      inboundPayload({ phoneNumberId: '200000000000002', waId: '447700900123', name: 'Ana', id: 'wamid.X', at: 1_735_689_800_000, content, ...(contextId === undefined ? {} : { contextId }) }),
+      inboundPayload({
+        phoneNumberId: '200000000000002',
+        waId: '447700900123',
+        name: 'Ana',
+        id: 'wamid.X',
+        at: 1_735_689_800_000,
+        content,
+        ...(contextId === undefined ? {} : { contextId }),
+      }),
     ) as typeof example;
-    const shape = (body: typeof example) => JSON.stringify(body, (key, value: unknown) => (typeof value === 'string' && key !== 'type' && key !== 'field' && key !== 'object' ? typeof value : value));
+    const shape = (body: typeof example) =>
+      JSON.stringify(body, (key, value: unknown) =>
+        typeof value === 'string' && key !== 'type' && key !== 'field' && key !== 'object' ? typeof value : value,
+      );
     expect(shape(built)).toBe(shape(example));
-    expect(built.entry[0]?.changes[0]?.value.messages[0]).toMatchObject({ from: '447700900123', id: 'wamid.X', timestamp: '1735689800', type: content.kind });
+    expect(built.entry[0]?.changes[0]?.value.messages[0]).toMatchObject({
+      from: '447700900123',
+      id: 'wamid.X',
+      timestamp: '1735689800',
+      type: content.kind,
+    });
   });
 });

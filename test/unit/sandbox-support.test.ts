@@ -34,7 +34,14 @@ describe('Graph error bodies', () => {
   it('words a missing required field as Graph does: 100, "(#100) The parameter … is required.", no error_data', () => {
     expect(toGraphError(missingParameter('template.name'))).toEqual({
       status: 400,
-      body: { error: { message: '(#100) The parameter template.name is required.', type: 'OAuthException', code: 100, fbtrace_id: expect.any(String) as unknown } },
+      body: {
+        error: {
+          message: '(#100) The parameter template.name is required.',
+          type: 'OAuthException',
+          code: 100,
+          fbtrace_id: expect.any(String) as unknown,
+        },
+      },
     });
   });
 
@@ -67,7 +74,7 @@ describe('AccessTokens', () => {
 });
 
 describe('wamids', () => {
-  it('are unique base64url ids with Meta\'s prefix', () => {
+  it("are unique base64url ids with Meta's prefix", () => {
     const ids = Array.from({ length: 10_000 }, newWamid);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids[0]).toMatch(/^wamid\.[A-Za-z0-9_-]{22}$/);
@@ -129,15 +136,11 @@ describe('loadTemplatesFile', () => {
     return path;
   }
 
-  it('loads the samples in Meta\'s list shape, keeping fields the schema does not model', async () => {
+  it("loads the samples in Meta's list shape, keeping fields the schema does not model", async () => {
     const templates = await loadTemplatesFile('samples/templates.json');
     const names = templates.map((t) => `${t.name}/${t.language}/${t.status}`);
     expect(names).toEqual(
-      expect.arrayContaining([
-        'order_update/en_US/APPROVED',
-        'appointment_reminder_named/en_US/APPROVED',
-        'spring_promo/en_US/APPROVED',
-      ]),
+      expect.arrayContaining(['order_update/en_US/APPROVED', 'appointment_reminder_named/en_US/APPROVED', 'spring_promo/en_US/APPROVED']),
     );
     expect(templates.some((t) => t.status === 'PAUSED')).toBe(true);
     expect(templates.some((t) => t.status === 'DISABLED')).toBe(true);

@@ -25,18 +25,8 @@ describe('sandbox template lookup', () => {
   it('refuses unknown keys in template and language with 100', () => {
     const base = { name: 'order_update', language: { code: 'en_US' } };
     expectGraphError(validate(orderUpdate({ template: { ...base, namespace: 'x' } })), 100, 400, /namespace/);
-    expectGraphError(
-      validate(orderUpdate({ template: { ...base, language: { code: 'en_US', locale: 'x' } } })),
-      100,
-      400,
-      /locale/,
-    );
-    expectGraphError(
-      validate(orderUpdate({ template: { ...base, language: { code: 'en_US', policy: 'fallback' } } })),
-      100,
-      400,
-      /policy/,
-    );
+    expectGraphError(validate(orderUpdate({ template: { ...base, language: { code: 'en_US', locale: 'x' } } })), 100, 400, /locale/);
+    expectGraphError(validate(orderUpdate({ template: { ...base, language: { code: 'en_US', policy: 'fallback' } } })), 100, 400, /policy/);
   });
 
   it('answers 404 / 132001 for a name that does not exist in that language', () => {
@@ -91,12 +81,7 @@ describe('sandbox template components', () => {
 
   it('answers 132000 for a component the template does not have', () => {
     const header = { type: 'header', parameters: [textParam('x')] };
-    expectGraphError(
-      validate(templateSend('order_update', [header, bodyOf(textParam('a'), textParam('b'))])),
-      132000,
-      400,
-      /header/,
-    );
+    expectGraphError(validate(templateSend('order_update', [header, bodyOf(textParam('a'), textParam('b'))])), 132000, 400, /header/);
     expectGraphError(validate(templateSend('static_body', [bodyOf(textParam('a'))])), 132000, 400, /body/);
   });
 
@@ -114,9 +99,20 @@ describe('sandbox template components', () => {
         'en_GB',
       );
     expect(validate(send(currency)).ok).toBe(true);
-    expectMissingField(validate(send({ type: 'currency', currency: { code: 'GBP', amount_1000: 1 } })), 'body.parameters[1].currency.fallback_value');
-    expectMissingField(validate(send({ type: 'currency', currency: { code: 'GBP', fallback_value: '£1' } })), 'body.parameters[1].currency.amount_1000');
-    expectGraphError(validate(send({ type: 'currency', currency: { ...currency.currency, fallback_value: '' } })), 131008, 400, /fallback_value/);
+    expectMissingField(
+      validate(send({ type: 'currency', currency: { code: 'GBP', amount_1000: 1 } })),
+      'body.parameters[1].currency.fallback_value',
+    );
+    expectMissingField(
+      validate(send({ type: 'currency', currency: { code: 'GBP', fallback_value: '£1' } })),
+      'body.parameters[1].currency.amount_1000',
+    );
+    expectGraphError(
+      validate(send({ type: 'currency', currency: { ...currency.currency, fallback_value: '' } })),
+      131008,
+      400,
+      /fallback_value/,
+    );
     expectGraphError(validate(send({ ...currency, currency: { ...currency.currency, code: 'pounds' } })), 100, 400, /code/);
     expectGraphError(validate(send({ ...currency, currency: { ...currency.currency, amount_1000: 2.5 } })), 100, 400);
   });
@@ -188,14 +184,15 @@ describe('sandbox media headers', () => {
     const doc = { type: 'document', document: { link: 'https://x.example/inv.pdf', filename: 'invoice.pdf' } };
     expect(validate(templateSend('document_header', [{ type: 'header', parameters: [doc] }])).ok).toBe(true);
     const location = { latitude: '37.48', longitude: -122.14, name: 'Shop', address: '1 Main St' };
-    const sendLocation = (l: unknown) => templateSend('location_header', [{ type: 'header', parameters: [{ type: 'location', location: l }] }]);
+    const sendLocation = (l: unknown) =>
+      templateSend('location_header', [{ type: 'header', parameters: [{ type: 'location', location: l }] }]);
     expect(validate(sendLocation(location)).ok).toBe(true);
     expectGraphError(validate(sendLocation({ ...location, latitude: 91 })), 100, 400, /latitude/);
   });
 });
 
 describe('sandbox text parameters', () => {
-  it.each(['a\nb', 'a\rb', 'a\tb', 'a     b'])('refuses %j with 100 and Meta\'s exact details', (text) => {
+  it.each(['a\nb', 'a\rb', 'a\tb', 'a     b'])("refuses %j with 100 and Meta's exact details", (text) => {
     expectGraphError(validate(templateSend('order_update', [bodyOf(textParam(text), textParam('x'))])), 100, 400, WHITESPACE_DETAILS);
   });
 
@@ -203,7 +200,7 @@ describe('sandbox text parameters', () => {
     expect(validate(templateSend('order_update', [bodyOf(textParam('a    b'), textParam('x'))])).ok).toBe(true);
   });
 
-  it('refuses an empty text parameter with 131008 (a missing value) in Meta\'s words, naming it', () => {
+  it("refuses an empty text parameter with 131008 (a missing value) in Meta's words, naming it", () => {
     expectGraphError(
       validate(templateSend('order_update', [bodyOf(textParam(''), textParam('x'))])),
       131008,
@@ -240,9 +237,12 @@ describe('sandbox NAMED templates', () => {
     expect(validate(named(time, first)).ok).toBe(true);
   });
 
-  it.each([[textParam('Ana')], [textParam('Ana', '')]])('answers 100 "%j: Parameter name is missing or empty" for a parameter without its name', (parameter) => {
-    expectGraphError(validate(named(parameter, time)), 100, 400, NAME_MISSING_DETAILS);
-  });
+  it.each([[textParam('Ana')], [textParam('Ana', '')]])(
+    'answers 100 "%j: Parameter name is missing or empty" for a parameter without its name',
+    (parameter) => {
+      expectGraphError(validate(named(parameter, time)), 100, 400, NAME_MISSING_DETAILS);
+    },
+  );
 
   it.each([
     ['an unknown parameter_name', [first, textParam('x', 'appointment_date')], /unknown parameter_name appointment_date/],

@@ -8,13 +8,27 @@ const nineToEight = parseSendWindow('09:00-20:00', undefined);
 
 describe('estimateSending', () => {
   it('without a window: the rows at the rate, from the start', () => {
-    const estimate = estimateSending({ startsAt: at('2026-07-01T10:00:00Z'), expiresAt: undefined, messagesPerSecond: 80, window: undefined, rows: 288_000, lanes: [] });
+    const estimate = estimateSending({
+      startsAt: at('2026-07-01T10:00:00Z'),
+      expiresAt: undefined,
+      messagesPerSecond: 80,
+      window: undefined,
+      rows: 288_000,
+      lanes: [],
+    });
     expect(estimate.finishesAt).toBe(at('2026-07-01T11:00:00Z'));
     expect(estimate.wouldExpire).toBe(0);
   });
 
   it('with pacing off it finishes at the start', () => {
-    const estimate = estimateSending({ startsAt: at('2026-07-01T10:00:00Z'), expiresAt: undefined, messagesPerSecond: 0, window: undefined, rows: 1_000_000, lanes: [] });
+    const estimate = estimateSending({
+      startsAt: at('2026-07-01T10:00:00Z'),
+      expiresAt: undefined,
+      messagesPerSecond: 0,
+      window: undefined,
+      rows: 1_000_000,
+      lanes: [],
+    });
     expect(estimate.finishesAt).toBe(at('2026-07-01T10:00:00Z'));
   });
 
@@ -94,6 +108,9 @@ describe('windowStatus', () => {
   });
 
   it('has nothing waiting when every lane with rows is open', () => {
-    expect(windowStatus(nineToEight, [{ lane: 0, zones: ['UTC'], pending: 5 }], at('2026-07-01T12:00:00Z'))).toMatchObject({ waiting: 0, nextWindowAt: undefined });
+    expect(windowStatus(nineToEight, [{ lane: 0, zones: ['UTC'], pending: 5 }], at('2026-07-01T12:00:00Z'))).toMatchObject({
+      waiting: 0,
+      nextWindowAt: undefined,
+    });
   });
 });

@@ -18,7 +18,12 @@ function stored(name: string, language: string): TemplateRequirements {
 }
 
 /** A template in Meta's shape, APPROVED and POSITIONAL unless told otherwise. */
-function template(fields: { components: unknown[]; name?: string; status?: string; parameter_format?: 'POSITIONAL' | 'NAMED' }): TemplateRequirements {
+function template(fields: {
+  components: unknown[];
+  name?: string;
+  status?: string;
+  parameter_format?: 'POSITIONAL' | 'NAMED';
+}): TemplateRequirements {
   return requirementsOf(messageTemplateSchema.parse({ name: 't', language: 'en', status: 'APPROVED', ...fields }));
 }
 
@@ -318,7 +323,9 @@ describe('planSend: URL buttons', () => {
       params: ['code', 'amount', 'until'],
     });
 
-    expect(problemLines(error)).toStrictEqual(['  - URL button 0 variable {{1}} has no column (use --button-url-column or --param 1=COLUMN)']);
+    expect(problemLines(error)).toStrictEqual([
+      '  - URL button 0 variable {{1}} has no column (use --button-url-column or --param 1=COLUMN)',
+    ]);
   });
 
   it('more --button-url-column than URL buttons with a variable → refused', () => {
@@ -334,7 +341,10 @@ describe('planSend: URL buttons', () => {
 
 describe('planSend: media and location headers', () => {
   it('an IMAGE header takes its link from --header-image-column', () => {
-    const plan = planSend(springPromo, ['phone', 'name', 'discount', 'banner'], { params: ['name', 'discount'], headerMediaColumn: 'banner' });
+    const plan = planSend(springPromo, ['phone', 'name', 'discount', 'banner'], {
+      params: ['name', 'discount'],
+      headerMediaColumn: 'banner',
+    });
 
     expect(plan.headerMedia).toStrictEqual({ format: 'image', column: 'banner' });
     expect(plan.slots.map((s) => s.component)).toStrictEqual(['body', 'body']);
@@ -346,9 +356,17 @@ describe('planSend: media and location headers', () => {
     ['DOCUMENT', 'document'],
     ['GIF', 'video'],
   ] as const)('a %s header → headerMedia format %s', (format, expected) => {
-    const media = template({ components: [{ type: 'HEADER', format }, { type: 'BODY', text: 'Hello' }] });
+    const media = template({
+      components: [
+        { type: 'HEADER', format },
+        { type: 'BODY', text: 'Hello' },
+      ],
+    });
 
-    expect(planSend(media, ['phone', 'file'], { headerMediaColumn: 'file' }).headerMedia).toStrictEqual({ format: expected, column: 'file' });
+    expect(planSend(media, ['phone', 'file'], { headerMediaColumn: 'file' }).headerMedia).toStrictEqual({
+      format: expected,
+      column: 'file',
+    });
   });
 
   it('an IMAGE header without --header-image-column → refused', () => {
@@ -372,7 +390,12 @@ describe('planSend: media and location headers', () => {
   });
 
   it('a LOCATION header → refused', () => {
-    const location = template({ components: [{ type: 'HEADER', format: 'LOCATION' }, { type: 'BODY', text: 'Hi {{1}}' }] });
+    const location = template({
+      components: [
+        { type: 'HEADER', format: 'LOCATION' },
+        { type: 'BODY', text: 'Hi {{1}}' },
+      ],
+    });
     const error = refusal(location, ['phone', 'name'], { params: ['name'] });
 
     expect(error.code).toBe('TEMPLATE_MAPPING_INVALID');
@@ -387,13 +410,16 @@ describe('planSend: refusals', () => {
     ['--header-text-column', springSale, { headerTextColumn: 'nope', params: ['name', 'name', 'name'], buttonUrlColumns: ['name'] }],
     ['--button-url-column', springSale, { headerTextColumn: 'name', params: ['name', 'name', 'name'], buttonUrlColumns: ['nope'] }],
     ['--header-image-column', springPromo, { params: ['name', 'name'], headerMediaColumn: 'nope' }],
-  ] as [string, TemplateRequirements, ColumnOptions][])('a column named by %s that the file lacks → refused naming it', (_option, requirements, options) => {
-    const error = refusal(requirements, ['phone', 'name', 'first_name'], options);
+  ] as [string, TemplateRequirements, ColumnOptions][])(
+    'a column named by %s that the file lacks → refused naming it',
+    (_option, requirements, options) => {
+      const error = refusal(requirements, ['phone', 'name', 'first_name'], options);
 
-    expect(error.code).toBe('TEMPLATE_MAPPING_INVALID');
-    expect(problemLines(error)).toHaveLength(1);
-    expect(problemLines(error)[0]).toContain('"nope"');
-  });
+      expect(error.code).toBe('TEMPLATE_MAPPING_INVALID');
+      expect(problemLines(error)).toHaveLength(1);
+      expect(problemLines(error)[0]).toContain('"nope"');
+    },
+  );
 
   it.each([
     ['winter_clearance', 'PAUSED'],

@@ -34,8 +34,19 @@ describe('SendTroubleLog', () => {
     log = new SendTroubleLog({ logger: createLogger(loadConfig({}).logLevel, destination), now: () => now });
   });
 
-  const throttled = (code = '130429', pauseMs = 1000, phoneNumberId = NUMBER, campaignId = 'c1'): SendTrouble => ({ kind: 'throttled', campaignId, phoneNumberId, code, pauseMs });
-  const trouble = (kind: 'failed' | 'unknown' | 'retried' | 'delayed', code: string, campaignId = 'c1'): SendTrouble => ({ kind, campaignId, phoneNumberId: NUMBER, code });
+  const throttled = (code = '130429', pauseMs = 1000, phoneNumberId = NUMBER, campaignId = 'c1'): SendTrouble => ({
+    kind: 'throttled',
+    campaignId,
+    phoneNumberId,
+    code,
+    pauseMs,
+  });
+  const trouble = (kind: 'failed' | 'unknown' | 'retried' | 'delayed', code: string, campaignId = 'c1'): SendTrouble => ({
+    kind,
+    campaignId,
+    phoneNumberId: NUMBER,
+    code,
+  });
   const throttleLines = () => lines.filter((l) => l.msg.includes('throttled by Meta'));
   const summaries = () => lines.filter((l) => l.msg.includes('send problems'));
 
@@ -185,7 +196,11 @@ describe('SendTroubleLog', () => {
       log.record(throttled('130429', 1000, NUMBER, 'c2'));
       log.start();
       log.stop();
-      expect(summaries().slice(2).map((l) => [l.campaignId, l.retried, l.throttled])).toEqual([
+      expect(
+        summaries()
+          .slice(2)
+          .map((l) => [l.campaignId, l.retried, l.throttled]),
+      ).toEqual([
         ['c1', { '131000': 1 }, undefined],
         ['c2', undefined, { '130429': 1 }],
       ]);

@@ -38,10 +38,17 @@ describe('parseSendWindow', () => {
   it('names an empty window as such (start equals end), not as a format mistake', () => {
     for (const window of ['09:00-09:00', '00:00-00:00', '9:00-09:00']) {
       expect(() => parseSendWindow(window, undefined), window).toThrow(
-        expect.objectContaining({ code: 'OPTION_INVALID', message: expect.stringMatching(/^--window "[^"]+" is empty: it starts and ends at \d\d:\d\d, so no row would ever be sent/) as unknown }),
+        expect.objectContaining({
+          code: 'OPTION_INVALID',
+          message: expect.stringMatching(
+            /^--window "[^"]+" is empty: it starts and ends at \d\d:\d\d, so no row would ever be sent/,
+          ) as unknown,
+        }),
       );
     }
-    expect(() => parseSendWindow('09:00-09:00', undefined)).toThrow(/give an end after the start, e\.g\. 09:00-20:00, or 00:00-24:00 for the whole day/);
+    expect(() => parseSendWindow('09:00-09:00', undefined)).toThrow(
+      /give an end after the start, e\.g\. 09:00-20:00, or 00:00-24:00 for the whole day/,
+    );
     // A malformed window still gets the format message.
     expect(() => parseSendWindow('9-17', undefined)).toThrow(/give the local hours as HH:MM-HH:MM/);
     expect(() => parseSendWindow('9-17', undefined)).not.toThrow(/is empty/);
@@ -116,7 +123,9 @@ describe('laneOpen', () => {
   });
 
   it('lists the open lanes by number', () => {
-    expect(openLanes(nineToEight, [['America/Los_Angeles'], ['America/New_York'], ['Asia/Tokyo']], at('2026-07-01T13:30:00Z'))).toEqual([1]);
+    expect(openLanes(nineToEight, [['America/Los_Angeles'], ['America/New_York'], ['Asia/Tokyo']], at('2026-07-01T13:30:00Z'))).toEqual([
+      1,
+    ]);
   });
 });
 
@@ -132,7 +141,9 @@ describe('nextOpening', () => {
 
   it('skips days not chosen', () => {
     // Saturday 2026-07-04 in Berlin: the next opening is Monday 09:00 CEST.
-    expect(nextOpening(parseSendWindow('09:00-20:00', 'mon-fri'), ['Europe/Berlin'], at('2026-07-04T08:00:00Z'))).toBe(at('2026-07-06T07:00:00Z'));
+    expect(nextOpening(parseSendWindow('09:00-20:00', 'mon-fri'), ['Europe/Berlin'], at('2026-07-04T08:00:00Z'))).toBe(
+      at('2026-07-06T07:00:00Z'),
+    );
   });
 
   it('is undefined for zones whose windows never overlap', () => {

@@ -26,10 +26,7 @@ describe('buildTemplateRegistry: choice of source', () => {
   });
 
   it('otherwise the Cloud API for WHATSAPP_BUSINESS_ACCOUNT_ID, without the token in its description', async () => {
-    const registry = buildTemplateRegistry(
-      context({ ...api, WHATSAPP_API_URL: 'http://127.0.0.1:9/', WHATSAPP_API_VERSION: 'v24.0' }),
-      {},
-    );
+    const registry = buildTemplateRegistry(context({ ...api, WHATSAPP_API_URL: 'http://127.0.0.1:9/', WHATSAPP_API_VERSION: 'v24.0' }), {});
     expect(registry.describe()).toBe('Cloud API http://127.0.0.1:9/v24.0 WABA 102290129340398');
     expect(registry.describe()).not.toContain(TOKEN);
     await registry.close();

@@ -101,8 +101,12 @@ describe('templatesText', () => {
     const text = templatesText(templateListing([imageAndButton, paused, named]));
     const lines = text.split('\n');
     expect(lines[0]).toMatch(/^NAME\s+LANGUAGE\s+STATUS\s+CATEGORY\s+FORMAT\s+VARIABLES$/);
-    expect(lines[1]).toMatch(/^appointment_reminder_named\s+pt_BR\s+APPROVED\s+UTILITY\s+NAMED\s+body \{\{first_name\}\} \{\{appointment_time\}\}$/);
-    expect(lines[2]).toMatch(/^spring_promo\s+en_US\s+APPROVED\s+MARKETING\s+POSITIONAL\s+header image link; body \{\{1\}\} \{\{2\}\}; button 1 url \{\{1\}\}$/);
+    expect(lines[1]).toMatch(
+      /^appointment_reminder_named\s+pt_BR\s+APPROVED\s+UTILITY\s+NAMED\s+body \{\{first_name\}\} \{\{appointment_time\}\}$/,
+    );
+    expect(lines[2]).toMatch(
+      /^spring_promo\s+en_US\s+APPROVED\s+MARKETING\s+POSITIONAL\s+header image link; body \{\{1\}\} \{\{2\}\}; button 1 url \{\{1\}\}$/,
+    );
     // Columns line up: LANGUAGE starts at the same offset on every row.
     const offsets = lines.slice(0, 3).map((l) => l.search(/(LANGUAGE|pt_BR|en_US)/));
     expect(new Set(offsets).size).toBe(1);

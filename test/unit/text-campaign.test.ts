@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ROW_STATUSES, campaignDefinitionSchema, type CampaignCounts, type CampaignDefinition, type CampaignStatus } from '../../src/campaigns/campaign.js';
+import {
+  ROW_STATUSES,
+  campaignDefinitionSchema,
+  type CampaignCounts,
+  type CampaignDefinition,
+  type CampaignStatus,
+} from '../../src/campaigns/campaign.js';
 import { resolveColumns, textColumns } from '../../src/campaigns/ingest/column-mapping.js';
 import { messageFingerprint, textMessageFingerprint } from '../../src/campaigns/ingest/message-fingerprint.js';
 import { checkTextRow, type TextRowRules } from '../../src/campaigns/ingest/row-check.js';
@@ -141,7 +147,10 @@ describe('--text: a row', () => {
     const emoji = (n: number) => '😀'.repeat(n);
     const room = MAX_TEXT_CHARS - fixed - 3;
     expect(checkTextRow([phoneNumber(1), 'Ana', 'A-1', emoji(room / 2)], rules)).toMatchObject({ ok: true });
-    expect(checkTextRow([phoneNumber(1), 'Ana', 'A-1', `${emoji(room / 2)}x`], rules)).toMatchObject({ ok: false, reason: 'TEXT_TOO_LONG' });
+    expect(checkTextRow([phoneNumber(1), 'Ana', 'A-1', `${emoji(room / 2)}x`], rules)).toMatchObject({
+      ok: false,
+      reason: 'TEXT_TOO_LONG',
+    });
   });
 
   it.each([
@@ -172,7 +181,13 @@ describe('--text: the message the worker builds', () => {
     const built = messageForRow(definition, row);
     expect(built).toStrictEqual({
       ok: true,
-      message: { kind: 'text', to: '+14155550123', body: 'Hi Ana, your order A-1 has shipped. Thanks, Ana!', previewUrl: true, callbackData: 'txt1/7' },
+      message: {
+        kind: 'text',
+        to: '+14155550123',
+        body: 'Hi Ana, your order A-1 has shipped. Thanks, Ana!',
+        previewUrl: true,
+        callbackData: 'txt1/7',
+      },
     });
     if (!built.ok) return;
     expect(messageBody(built.message)).toStrictEqual({
@@ -246,9 +261,15 @@ describe('the stored definition', () => {
     };
     const text = textDefinition('t1', planText(BODY, false, HEADER, 'c.csv'));
     expect(statusJson(status, undefined, text)).toMatchObject({ kind: 'text', template: null, language: null });
-    expect(statusJson(status, undefined, orderUpdateDefinition('t1'))).toMatchObject({ kind: 'template', template: 'order_update', language: 'en_US' });
+    expect(statusJson(status, undefined, orderUpdateDefinition('t1'))).toMatchObject({
+      kind: 'template',
+      template: 'order_update',
+      language: 'en_US',
+    });
     expect(statusJson(status)).toMatchObject({ kind: null, template: null });
-    expect(statusText(status, undefined, text).split('\n')[1]).toBe('  sends text "Hi {{name}}, your order {{order_id}} has shipped. Thanks, {…"');
+    expect(statusText(status, undefined, text).split('\n')[1]).toBe(
+      '  sends text "Hi {{name}}, your order {{order_id}} has shipped. Thanks, {…"',
+    );
     expect(statusText(status, undefined, orderUpdateDefinition('t1')).split('\n')[1]).toBe('  sends template order_update (en_US)');
   });
 });

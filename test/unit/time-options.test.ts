@@ -8,7 +8,9 @@ describe('the time options of campaign send (a fixed clock)', () => {
     expect(parseInstant('--at', '2026-12-01T09:00:00+01:00')).toBe(Date.parse('2026-12-01T08:00:00Z'));
     expect(parseInstant('--at', '2026-12-01T08:00Z')).toBe(Date.parse('2026-12-01T08:00:00Z'));
     for (const bad of ['2026-12-01T09:00:00', '2026-12-01', 'tomorrow', '2026-12-1T09:00:00Z', '']) {
-      expect(() => parseInstant('--at', bad), bad).toThrow(expect.objectContaining({ code: 'OPTION_INVALID', message: expect.stringContaining('--at') as unknown }));
+      expect(() => parseInstant('--at', bad), bad).toThrow(
+        expect.objectContaining({ code: 'OPTION_INVALID', message: expect.stringContaining('--at') as unknown }),
+      );
     }
   });
 
@@ -29,7 +31,9 @@ describe('the time options of campaign send (a fixed clock)', () => {
     ['2026-12-01T09:00:00-15:00', 'offset -15:00 is beyond ±14:00'],
     ['2026-12-01T09:00:00+01:60', 'offset +01:60 has 60 minutes'],
   ])('refuses %s with TIME_INVALID, naming the flag, the value and what is wrong', (value, problem) => {
-    expect(() => parseInstant('--at', value)).toThrow(expect.objectContaining({ code: 'TIME_INVALID', message: expect.stringContaining(`--at "${value}": ${problem}`) as unknown }));
+    expect(() => parseInstant('--at', value)).toThrow(
+      expect.objectContaining({ code: 'TIME_INVALID', message: expect.stringContaining(`--at "${value}": ${problem}`) as unknown }),
+    );
   });
 
   it('takes the real edges: 29 February of a leap year, 23:59:59, ±14:00', () => {
@@ -43,7 +47,10 @@ describe('the time options of campaign send (a fixed clock)', () => {
 
   it('a start: refused as a typo beyond 366 days ahead (3026), named past only when it is a real past instant', () => {
     expect(() => parseStart('--at', '3026-12-01T09:00:00+01:00', NOW)).toThrow(
-      expect.objectContaining({ code: 'TIME_INVALID', message: expect.stringMatching(/^--at 3026-12-01T09:00:00\+01:00 is more than a year ahead .*a typo in the year\?/) as unknown }),
+      expect.objectContaining({
+        code: 'TIME_INVALID',
+        message: expect.stringMatching(/^--at 3026-12-01T09:00:00\+01:00 is more than a year ahead .*a typo in the year\?/) as unknown,
+      }),
     );
     expect(parseStart('--at', '2027-11-22T12:00:00Z', NOW)).toBe(NOW + 365 * 86_400_000);
     expect(() => parseStart('--at', '2027-11-24T12:00:00Z', NOW)).toThrow(expect.objectContaining({ code: 'TIME_INVALID' }));
@@ -56,21 +63,28 @@ describe('the time options of campaign send (a fixed clock)', () => {
     }
     expect(error).toMatchObject({ code: 'TIME_INVALID' });
     expect((error as Error).message).not.toMatch(/past/);
-    expect(() => parseStart('--at', '2026-02-28T09:00:00+01:00', NOW)).toThrow(expect.objectContaining({ code: 'OPTION_INVALID', message: expect.stringMatching(/is in the past/) as unknown }));
+    expect(() => parseStart('--at', '2026-02-28T09:00:00+01:00', NOW)).toThrow(
+      expect.objectContaining({ code: 'OPTION_INVALID', message: expect.stringMatching(/is in the past/) as unknown }),
+    );
     // The form names its own field.
-    expect(() => parseStart('New start', '2026-11-31T09:00:00Z', NOW)).toThrow(/^New start "2026-11-31T09:00:00Z": 2026-11-31 has no such day/);
+    expect(() => parseStart('New start', '2026-11-31T09:00:00Z', NOW)).toThrow(
+      /^New start "2026-11-31T09:00:00Z": 2026-11-31 has no such day/,
+    );
   });
 
   it('reads durations in minutes, hours and days', () => {
     expect(parseDuration('--valid-for', '90m')).toBe(90 * 60_000);
     expect(parseDuration('--valid-for', '6h')).toBe(6 * 3_600_000);
     expect(parseDuration('--valid-for', '1.5d')).toBe(36 * 3_600_000);
-    for (const bad of ['6', '0h', '-1h', '6 hours', 'h']) expect(() => parseDuration('--valid-for', bad), bad).toThrow(expect.objectContaining({ code: 'OPTION_INVALID' }));
+    for (const bad of ['6', '0h', '-1h', '6 hours', 'h'])
+      expect(() => parseDuration('--valid-for', bad), bad).toThrow(expect.objectContaining({ code: 'OPTION_INVALID' }));
   });
 
   it('a schedule: start, deadline after it, expiry after it (--valid-for counts from the start)', () => {
     expect(parseSchedule({}, NOW)).toStrictEqual({});
-    expect(parseSchedule({ at: '2026-11-23T09:00:00+01:00', startDeadline: '2026-11-23T10:00:00+01:00', validFor: '6h' }, NOW)).toStrictEqual({
+    expect(
+      parseSchedule({ at: '2026-11-23T09:00:00+01:00', startDeadline: '2026-11-23T10:00:00+01:00', validFor: '6h' }, NOW),
+    ).toStrictEqual({
       startsAt: Date.parse('2026-11-23T08:00:00Z'),
       startDeadline: Date.parse('2026-11-23T09:00:00Z'),
       expiresAt: Date.parse('2026-11-23T14:00:00Z'),
@@ -81,12 +95,17 @@ describe('the time options of campaign send (a fixed clock)', () => {
 
   it('refuses a start in the past, a deadline without --at or not after the start, an expiry not after the start, and both expiry options', () => {
     const refused = (options: Parameters<typeof parseSchedule>[0], text: RegExp) =>
-      expect(() => parseSchedule(options, NOW)).toThrow(expect.objectContaining({ code: 'OPTION_INVALID', message: expect.stringMatching(text) as unknown }));
+      expect(() => parseSchedule(options, NOW)).toThrow(
+        expect.objectContaining({ code: 'OPTION_INVALID', message: expect.stringMatching(text) as unknown }),
+      );
     refused({ at: '2026-11-22T10:00:00Z' }, /--at .* is in the past/);
     refused({ at: '2026-11-23T09:00:00Z', startDeadline: '2026-11-23T08:00:00Z' }, /--start-deadline .* is not after the start/);
     refused({ at: '2026-11-23T09:00:00Z', expiresAt: '2026-11-23T09:00:00Z' }, /--expires-at .* every row would expire unsent/);
     refused({ expiresAt: '2026-11-23T09:00:00Z', validFor: '6h' }, /give one of them/);
-    refused({ startDeadline: '2026-11-23T09:00:00Z' }, /^--start-deadline 2026-11-23T09:00:00Z needs --at: a deadline only cancels a scheduled campaign that has not started, and without --at the campaign starts at once$/);
+    refused(
+      { startDeadline: '2026-11-23T09:00:00Z' },
+      /^--start-deadline 2026-11-23T09:00:00Z needs --at: a deadline only cancels a scheduled campaign that has not started, and without --at the campaign starts at once$/,
+    );
     // A start a few seconds behind this host's clock is not a typo.
     expect(parseSchedule({ at: '2026-11-22T11:59:30Z' }, NOW)).toStrictEqual({ startsAt: NOW - 30_000 });
   });
@@ -100,11 +119,20 @@ describe('the time options of campaign send (a fixed clock)', () => {
       }
       return undefined;
     };
-    expect(code({ at: '2027-02-30T09:00:00+01:00' })).toEqual(['TIME_INVALID', expect.stringContaining('--at "2027-02-30T09:00:00+01:00"')]);
-    expect(code({ at: '2026-12-01T09:00:00Z', startDeadline: '2026-11-31T09:00:00Z' })).toEqual(['TIME_INVALID', expect.stringContaining('--start-deadline "2026-11-31T09:00:00Z"')]);
+    expect(code({ at: '2027-02-30T09:00:00+01:00' })).toEqual([
+      'TIME_INVALID',
+      expect.stringContaining('--at "2027-02-30T09:00:00+01:00"'),
+    ]);
+    expect(code({ at: '2026-12-01T09:00:00Z', startDeadline: '2026-11-31T09:00:00Z' })).toEqual([
+      'TIME_INVALID',
+      expect.stringContaining('--start-deadline "2026-11-31T09:00:00Z"'),
+    ]);
     // Without --at too: the impossible date is named first.
     expect(code({ startDeadline: '2026-11-31T09:00:00Z' })).toEqual(['TIME_INVALID', expect.stringContaining('--start-deadline')]);
-    expect(code({ expiresAt: '2027-02-29T09:00:00Z' })).toEqual(['TIME_INVALID', expect.stringContaining('--expires-at "2027-02-29T09:00:00Z"')]);
+    expect(code({ expiresAt: '2027-02-29T09:00:00Z' })).toEqual([
+      'TIME_INVALID',
+      expect.stringContaining('--expires-at "2027-02-29T09:00:00Z"'),
+    ]);
     expect(code({ at: '3026-12-01T09:00:00+01:00' })).toEqual(['TIME_INVALID', expect.stringContaining('more than a year ahead')]);
   });
 });

@@ -8,7 +8,10 @@ const stop = optOutMatcher(['STOP', 'UNSUBSCRIBE', 'STOP PROMOTIONS']);
 function envelope(changes: object[]): string {
   return JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: '1', changes }] });
 }
-const change = (phoneNumberId: string, value: object, field = 'messages') => ({ field, value: { messaging_product: 'whatsapp', metadata: { phone_number_id: phoneNumberId }, ...value } });
+const change = (phoneNumberId: string, value: object, field = 'messages') => ({
+  field,
+  value: { messaging_product: 'whatsapp', metadata: { phone_number_id: phoneNumberId }, ...value },
+});
 
 describe('parseWebhook', () => {
   it("reads Meta's failed-status example: code and detail, timestamp in ms, routed by its phone number ID", () => {
@@ -37,12 +40,21 @@ describe('parseWebhook', () => {
   it("reads Meta's button example as a reply to the template it answers; its label is an opt-out keyword", () => {
     const parsed = parseWebhook(example('webhook.inbound-button.json'), stop);
     expect(parsed.ok && parsed.events.inbound).toEqual([
-      { phoneNumberId: '200000000000002', waId: '447700900123', wamid: 'wamid.SIMULATEDINBOUND0002', at: 1735689900000, replyTo: 'wamid.SIMULATED000000000000000001', reply: 'STOP_PROMOS:row=000123', optOut: true },
+      {
+        phoneNumberId: '200000000000002',
+        waId: '447700900123',
+        wamid: 'wamid.SIMULATEDINBOUND0002',
+        at: 1735689900000,
+        replyTo: 'wamid.SIMULATED000000000000000001',
+        reply: 'STOP_PROMOS:row=000123',
+        optOut: true,
+      },
     ]);
   });
 
   it('every entry, change and item of a batch, each change by its own phone number', () => {
-    const statuses = (n: number, from: number) => Array.from({ length: n }, (_, i) => ({ id: `w${from + i}`, status: 'delivered', timestamp: '1700000000' }));
+    const statuses = (n: number, from: number) =>
+      Array.from({ length: n }, (_, i) => ({ id: `w${from + i}`, status: 'delivered', timestamp: '1700000000' }));
     const raw = JSON.stringify({
       object: 'whatsapp_business_account',
       entry: [
@@ -61,10 +73,21 @@ describe('parseWebhook', () => {
         messages: [
           { from: '4915100000001', id: 'in1', timestamp: '1700000000', type: 'text', text: { body: '  stop   promotions ' } },
           { from: '4915100000002', id: 'in2', timestamp: '1700000000', type: 'text', text: { body: 'stop sending me promotions please' } },
-          { from: '4915100000003', id: 'in3', timestamp: '1700000000', type: 'button', button: { payload: 'UNSUBSCRIBE', text: 'Unsubscribe' }, context: { id: 'w9' } },
+          {
+            from: '4915100000003',
+            id: 'in3',
+            timestamp: '1700000000',
+            type: 'button',
+            button: { payload: 'UNSUBSCRIBE', text: 'Unsubscribe' },
+            context: { id: 'w9' },
+          },
         ],
       }),
-      change('111', { user_preferences: [{ wa_id: '4915100000004', value: 'stop', category: 'marketing_messages', timestamp: 1700000001 }] }, 'user_preferences'),
+      change(
+        '111',
+        { user_preferences: [{ wa_id: '4915100000004', value: 'stop', category: 'marketing_messages', timestamp: 1700000001 }] },
+        'user_preferences',
+      ),
     ]);
     const parsed = parseWebhook(raw, stop);
     if (!parsed.ok) throw new Error(parsed.problem);
@@ -74,7 +97,13 @@ describe('parseWebhook', () => {
 
   it('counts what it cannot use instead of refusing the POST: malformed statuses, other kinds', () => {
     const raw = envelope([
-      change('111', { statuses: [{ id: 'w1', status: 'delivered' }, { id: 'w2', status: 'played', timestamp: '1' }, { status: 'read', timestamp: '1' }] }),
+      change('111', {
+        statuses: [
+          { id: 'w1', status: 'delivered' },
+          { id: 'w2', status: 'played', timestamp: '1' },
+          { status: 'read', timestamp: '1' },
+        ],
+      }),
       change('111', { event: 'APPROVED' }, 'message_template_status_update'),
     ]);
     expect(parseWebhook(raw)).toMatchObject({ ok: true, events: { statuses: [], malformed: 2, ignored: 2 } });

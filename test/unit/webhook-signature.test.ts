@@ -17,7 +17,9 @@ function sign(body: Buffer | string, secret = SECRET): string {
 }
 
 // As Meta serialises it: non-ASCII escaped (\u00e9), so the bytes are pure ASCII.
-const META_BODY = Buffer.from('{"object":"whatsapp_business_account","entry":[{"id":"1","changes":[{"field":"messages","value":{"a":"\\u00e9"}}]}]}');
+const META_BODY = Buffer.from(
+  '{"object":"whatsapp_business_account","entry":[{"id":"1","changes":[{"field":"messages","value":{"a":"\\u00e9"}}]}]}',
+);
 
 describe('verifySignature', () => {
   it('accepts the signature Meta computes over the bytes as sent', () => {

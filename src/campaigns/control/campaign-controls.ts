@@ -59,9 +59,11 @@ export class CampaignControls {
    */
   async cancel(campaignId: string): Promise<CancelAnswer> {
     const before = await this.deps.ledger.status(campaignId);
-    if (before?.state === 'cancelled') return { cancelled: 0, alreadyCancelled: true, reason: before.cancelReason, finishedAt: before.finishedAt };
+    if (before?.state === 'cancelled')
+      return { cancelled: 0, alreadyCancelled: true, reason: before.cancelReason, finishedAt: before.finishedAt };
     const result = await this.deps.ledger.cancel(campaignId);
-    if (result.outcome === 'cancelled') return { cancelled: result.cancelled, alreadyCancelled: false, reason: undefined, finishedAt: undefined };
+    if (result.outcome === 'cancelled')
+      return { cancelled: result.cancelled, alreadyCancelled: false, reason: undefined, finishedAt: undefined };
     if (result.outcome === 'missing') throw notFound(campaignId);
     throw conflict(campaignId, result.outcome, 'cancel');
   }
@@ -70,13 +72,19 @@ export class CampaignControls {
   async reschedule(campaignId: string, startsAt: number): Promise<void> {
     const expiresAt = (await this.deps.ledger.status(campaignId))?.expiresAt;
     if (expiresAt !== undefined && startsAt >= expiresAt) {
-      throw new AppError('OPTION_INVALID', `--at ${new Date(startsAt).toISOString()} is not before the campaign's expiry (${new Date(expiresAt).toISOString()}): every row would expire unsent`);
+      throw new AppError(
+        'OPTION_INVALID',
+        `--at ${new Date(startsAt).toISOString()} is not before the campaign's expiry (${new Date(expiresAt).toISOString()}): every row would expire unsent`,
+      );
     }
     const { outcome } = await this.deps.ledger.reschedule(campaignId, startsAt);
     if (outcome === 'rescheduled') return;
     if (outcome === 'missing') throw notFound(campaignId);
     if (outcome === 'started') {
-      throw new AppError('CAMPAIGN_STATE_CONFLICT', `Cannot reschedule campaign ${campaignId}: it has started sending; \`campaign pause ${campaignId}\` stops it for now`);
+      throw new AppError(
+        'CAMPAIGN_STATE_CONFLICT',
+        `Cannot reschedule campaign ${campaignId}: it has started sending; \`campaign pause ${campaignId}\` stops it for now`,
+      );
     }
     throw conflict(campaignId, outcome, 'reschedule');
   }

@@ -6,5 +6,7 @@ import type { CampaignStatus } from '../campaign.js';
  */
 export function dueForPurge(statuses: readonly CampaignStatus[], now: number, retentionMs: number): string[] {
   if (retentionMs <= 0) return [];
-  return statuses.filter((s) => s.finishedAt !== undefined && s.purgedAt === undefined && now - s.finishedAt >= retentionMs).map((s) => s.id);
+  return statuses
+    .filter((s) => s.finishedAt !== undefined && s.purgedAt === undefined && now - s.finishedAt >= retentionMs)
+    .map((s) => s.id);
 }

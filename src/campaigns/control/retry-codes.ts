@@ -9,9 +9,19 @@ const OWN_FAILURE_CODES = /^(?:\d+|HTTP_\d{3}|TRANSPORT_[A-Z_]+|WORKER_GAVE_UP|J
 
 /** `retry --codes 131000,131016` → the codes; a bad or empty list is OPTION_INVALID. */
 export function parseRetryCodes(value: string): string[] {
-  const codes = [...new Set(value.split(',').map((code) => code.trim().toUpperCase()).filter((code) => code !== ''))];
+  const codes = [
+    ...new Set(
+      value
+        .split(',')
+        .map((code) => code.trim().toUpperCase())
+        .filter((code) => code !== ''),
+    ),
+  ];
   if (codes.length === 0) {
-    throw new AppError('OPTION_INVALID', `--codes "${value.slice(0, 40)}" names no code: give the error codes of the failed rows to send again, comma-separated, e.g. --codes 131026,131000`);
+    throw new AppError(
+      'OPTION_INVALID',
+      `--codes "${value.slice(0, 40)}" names no code: give the error codes of the failed rows to send again, comma-separated, e.g. --codes 131026,131000`,
+    );
   }
   const bad = codes.find((code) => !OWN_FAILURE_CODES.test(code));
   if (bad !== undefined) {

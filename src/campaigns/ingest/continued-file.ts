@@ -80,7 +80,10 @@ export async function checkContinuedFile(input: ContinuedFileInput): Promise<Kep
           row++;
         }
         if (input.signal?.aborted === true) {
-          throw new AppError('INGEST_INTERRUPTED', `stopped while ${input.file} was checked against campaign ${input.campaignId}, at row ${row}; nothing was written`);
+          throw new AppError(
+            'INGEST_INTERRUPTED',
+            `stopped while ${input.file} was checked against campaign ${input.campaignId}, at row ${row}; nothing was written`,
+          );
         }
         const now = record === undefined || record.kind === 'malformed' ? '' : input.recipientOf(record.fields);
         if (now !== stored.phone) throw mismatch(input, row, record?.line ?? 0, stored.phone, stored.status, now);
@@ -96,7 +99,12 @@ export async function checkContinuedFile(input: ContinuedFileInput): Promise<Kep
 
 function mismatch(input: ContinuedFileInput, row: number, line: number, was: string, status: RowStatus, now: string): AppError {
   // A cell from the file is quoted, control characters escaped: it may hold anything.
-  const found = now === '' ? 'no recipient (the row cannot be read, or its phone cell is empty)' : /^\+\d{1,15}$/.test(now) ? now : `${JSON.stringify(boundedBadValue(now))}, not a valid number`;
+  const found =
+    now === ''
+      ? 'no recipient (the row cannot be read, or its phone cell is empty)'
+      : /^\+\d{1,15}$/.test(now)
+        ? now
+        : `${JSON.stringify(boundedBadValue(now))}, not a valid number`;
   return new AppError(
     'CAMPAIGN_FILE_MISMATCH',
     `${input.file} row ${row} (line ${line}) is not the campaign's row ${row}: campaign ${input.campaignId} has it for ${was} (${status}), the file now names ${found}. ` +

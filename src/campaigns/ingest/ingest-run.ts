@@ -122,7 +122,9 @@ export class IngestRun {
     } catch (error) {
       if (!this.#dryRun) {
         const code = error instanceof AppError ? error.code : 'INTERNAL_ERROR';
-        await this.#ledger.markIngestInterrupted(this.summary.id, `ingest stopped at row ${this.summary.rows} (${code})`).catch(() => undefined);
+        await this.#ledger
+          .markIngestInterrupted(this.summary.id, `ingest stopped at row ${this.summary.rows} (${code})`)
+          .catch(() => undefined);
       }
       throw error;
     }
@@ -216,7 +218,8 @@ export class IngestRun {
     if (this.#dryRun) {
       // The guard is read, not written: the rows the real send would skip as ALREADY_SENT.
       const toSend = pending.rows.flatMap((r) => (r.status === 'queued' ? [{ row: r.row, fingerprint: r.message.fingerprint }] : []));
-      const already = this.#input.allowRepeat === true ? [] : await this.#ledger.priorSends(definition.id, definition.phoneNumberId, toSend);
+      const already =
+        this.#input.allowRepeat === true ? [] : await this.#ledger.priorSends(definition.id, definition.phoneNumberId, toSend);
       this.#skipAlreadySent(pending, already);
       this.summary.queued += toSend.length - already.length;
     } else {
@@ -238,7 +241,10 @@ export class IngestRun {
   async #skipClosedWindows(pending: Chunk): Promise<void> {
     const asked = pending.rows.flatMap((r, i) => (r.status === 'queued' ? [i] : []));
     if (asked.length === 0) return;
-    const open = await this.#ledger.serviceWindowsOpen(this.#target.definition.phoneNumberId, asked.map((i) => pending.rows[i]?.phone ?? ''));
+    const open = await this.#ledger.serviceWindowsOpen(
+      this.#target.definition.phoneNumberId,
+      asked.map((i) => pending.rows[i]?.phone ?? ''),
+    );
     asked.forEach((index, k) => {
       const r = pending.rows[index];
       if (open[k] === true || r?.status !== 'queued') return;
@@ -261,7 +267,13 @@ export class IngestRun {
       if (where?.lane !== undefined) this.#target.lanes?.release(where.lane);
       this.summary.valid--;
       this.#count('ALREADY_SENT', 'skipped');
-      this.#input.onRefused?.({ row, line: where?.line ?? 0, phone: where?.phone ?? '', reason: 'ALREADY_SENT', detail: `line ${where?.line ?? '?'}: ${detail}` });
+      this.#input.onRefused?.({
+        row,
+        line: where?.line ?? 0,
+        phone: where?.phone ?? '',
+        reason: 'ALREADY_SENT',
+        detail: `line ${where?.line ?? '?'}: ${detail}`,
+      });
     }
   }
 }

@@ -18,7 +18,13 @@ export interface MessagingLimitCheck {
   freesAt: number | undefined;
 }
 
-export function checkMessagingLimit(input: { limit: MessagingLimit | undefined; reached: number; oldestReachedAt: number | undefined; recipients: number; startsAt: number }): MessagingLimitCheck {
+export function checkMessagingLimit(input: {
+  limit: MessagingLimit | undefined;
+  reached: number;
+  oldestReachedAt: number | undefined;
+  recipients: number;
+  startsAt: number;
+}): MessagingLimitCheck {
   const { limit, reached, recipients } = input;
   if (typeof limit !== 'number') return { limit, reached, recipients, over: 0, freesAt: undefined };
   const over = Math.max(0, Math.min(recipients, reached + recipients - limit));

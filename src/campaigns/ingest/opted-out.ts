@@ -19,7 +19,10 @@ export function optedOutDetail(source: OptOutSource | undefined, kind: 'template
           ? ` (they stopped marketing messages in WhatsApp on ${day})`
           : source.via === 'operator'
             ? ` (added by \`campaign optouts add\` on ${day})`
-          : ` (Meta answered 131050 to campaign ${source.campaignId} row ${source.row} on ${day})`;
-  const what = kind === 'text' ? 'a text campaign (its words could be marketing, and an opt-out keyword itself opens a 24-hour window)' : 'a MARKETING template';
+            : ` (Meta answered 131050 to campaign ${source.campaignId} row ${source.row} on ${day})`;
+  const what =
+    kind === 'text'
+      ? 'a text campaign (its words could be marketing, and an opt-out keyword itself opens a 24-hour window)'
+      : 'a MARKETING template';
   return `the recipient stopped marketing messages from this business${learnt}; this is ${what}, so it is not sent`;
 }

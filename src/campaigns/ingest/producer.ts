@@ -125,12 +125,18 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
     const records = readRecords(source.records, file, names)[Symbol.asyncIterator]();
     const first = await records.next();
     if (first.done === true) {
-      throw new AppError('CSV_NO_ROWS', `${file} has a header but no data rows: nothing to send. Check that you exported the right sheet; nothing was created.`);
+      throw new AppError(
+        'CSV_NO_ROWS',
+        `${file} has a header but no data rows: nothing to send. Check that you exported the right sheet; nothing was created.`,
+      );
     }
     // A send window: each row joins the lane of its recipient's time zones. Opened before the
     // campaign is, so a missing time-zone column refuses the file with nothing created.
     const { window } = definition;
-    const lanes = window === undefined ? undefined : await SendLanes.open(deps.ledger, { ...definition, window }, source.header, file, input.dryRun === true, names);
+    const lanes =
+      window === undefined
+        ? undefined
+        : await SendLanes.open(deps.ledger, { ...definition, window }, source.header, file, input.dryRun === true, names);
     const opened = await openCampaign(deps.ledger, input, { definition, rows, source, names });
     const run = new IngestRun(deps.ledger, input, { definition, rows, lanes, ...opened, delimiter: source.delimiter });
     await run.readAll(first, records);
@@ -143,7 +149,13 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
 /** How each row of this file is checked and fingerprinted, from the campaign's message and the header. */
 function rowCheck(definition: CampaignDefinition, header: readonly string[], file: string, names: FieldNames): RowCheck {
   const message = campaignMessage(definition);
-  const mapping = resolveColumns(header, message.kind === 'text' ? textColumns(message.text) : message.plan, definition.source.phoneColumn, file, names['csv.phoneColumn']);
+  const mapping = resolveColumns(
+    header,
+    message.kind === 'text' ? textColumns(message.text) : message.plan,
+    definition.source.phoneColumn,
+    file,
+    names['csv.phoneColumn'],
+  );
   const defaultCountry = definition.source.defaultCountry as CountryCode | undefined;
   const { fixWhitespace } = definition.source;
   if (message.kind === 'text') {
@@ -219,9 +231,21 @@ async function* readRecords(records: AsyncIterable<CsvRecord>, file: string, nam
  * Sending into an existing campaign: it must send the same thing (template, number, columns)
  * and must not be cancelled (a cancelled campaign stays cancelled).
  */
-async function verifySameCampaign(ledger: IngestLedger, existing: CampaignDefinition, definition: CampaignDefinition, names: FieldNames): Promise<CampaignStatus | undefined> {
+async function verifySameCampaign(
+  ledger: IngestLedger,
+  existing: CampaignDefinition,
+  definition: CampaignDefinition,
+  names: FieldNames,
+): Promise<CampaignStatus | undefined> {
   const same = (d: CampaignDefinition) =>
-    JSON.stringify([d.phoneNumberId, d.plan ?? null, d.text ?? null, d.source.phoneColumn, d.window ?? null, d.source.timezoneColumn ?? null]);
+    JSON.stringify([
+      d.phoneNumberId,
+      d.plan ?? null,
+      d.text ?? null,
+      d.source.phoneColumn,
+      d.window ?? null,
+      d.source.timezoneColumn ?? null,
+    ]);
   if (same(existing) !== same(definition)) {
     const sent = campaignMessage(existing);
     const columns = sent.kind === 'text' ? sent.text.columns : sent.plan.slots.map((s) => s.column);

@@ -19,7 +19,12 @@ export async function checkWritableDir(dir: string, setting: string): Promise<vo
     await access(dir, constants.W_OK | constants.X_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'it (or a part of its path) is a file, not a directory' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (error as Error).message;
+    const why =
+      code === 'ENOTDIR' || code === 'EEXIST'
+        ? 'it (or a part of its path) is a file, not a directory'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : (error as Error).message;
     throw new AppError(
       'OUTPUT_UNWRITABLE',
       `${setting} "${dir}" cannot be written: ${why}. Point ${setting} at a writable directory (it is created if missing); nothing was created.`,

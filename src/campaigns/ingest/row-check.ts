@@ -3,7 +3,14 @@ import { toE164 } from '../../phone/e164.js';
 import { PLACEHOLDER } from '../../templates/template-requirements.js';
 import type { ColumnMapping } from './column-mapping.js';
 import { boundedBadValue } from './bad-value.js';
-import { MAX_BODY_CHARS, MAX_HEADER_CHARS, collapseWhitespace, textValueProblem, valueProblem, valueProblemDetail } from '../parameter-rules.js';
+import {
+  MAX_BODY_CHARS,
+  MAX_HEADER_CHARS,
+  collapseWhitespace,
+  textValueProblem,
+  valueProblem,
+  valueProblemDetail,
+} from '../parameter-rules.js';
 import type { RejectionReason } from '../rejection-reasons.js';
 import type { SendPlan } from '../send-plan.js';
 import { textTooLong, type TextPlan } from '../text-plan.js';
@@ -49,7 +56,11 @@ export function checkRow(fields: readonly string[], rules: RowRules): RowVerdict
   if (mapping.headerMedia !== undefined) {
     headerLink = (fields[mapping.headerMedia.index] ?? '').trim();
     if (!isHttpsUrl(headerLink)) {
-      return reject(phone.e164, 'HEADER_LINK_INVALID', `column "${mapping.headerMedia.column}": "${boundedBadValue(headerLink)}" is not an https:// URL`);
+      return reject(
+        phone.e164,
+        'HEADER_LINK_INVALID',
+        `column "${mapping.headerMedia.column}": "${boundedBadValue(headerLink)}" is not an https:// URL`,
+      );
     }
   }
   return { ok: true, to: phone.e164, country: phone.country, values, headerLink };
@@ -63,12 +74,20 @@ function checkRecipient(
 ): { ok: true; e164: string; country: CountryCode | undefined } | Extract<RowVerdict, { ok: false }> {
   const rawPhone = (fields[mapping.phone] ?? '').trim();
   if (fields.length !== mapping.fieldCount) {
-    return reject(rawPhone, 'FIELD_COUNT', `expected ${mapping.fieldCount} fields as in the header, found ${fields.length} (check quoting and delimiters)`);
+    return reject(
+      rawPhone,
+      'FIELD_COUNT',
+      `expected ${mapping.fieldCount} fields as in the header, found ${fields.length} (check quoting and delimiters)`,
+    );
   }
   if (rawPhone === '') return reject(rawPhone, 'PHONE_MISSING', 'the phone column is empty');
   // Not worth parsing, and its text must not be quoted back whole.
   if (rawPhone.length > MAX_PHONE_CHARS) {
-    return reject(rawPhone, 'PHONE_INVALID', `the phone column holds ${rawPhone.length.toLocaleString('en-US')} characters; a phone number has at most 15 digits`);
+    return reject(
+      rawPhone,
+      'PHONE_INVALID',
+      `the phone column holds ${rawPhone.length.toLocaleString('en-US')} characters; a phone number has at most 15 digits`,
+    );
   }
   const phone = toE164(rawPhone, defaultCountry);
   if (!phone.ok) return reject(rawPhone, 'PHONE_INVALID', phone.reason);
@@ -99,7 +118,10 @@ export function checkTextRow(fields: readonly string[], rules: TextRowRules): Ro
     if (rules.fixWhitespace === true) value = collapseWhitespace(value);
     const problem = textValueProblem(value);
     if (problem !== undefined) {
-      const detail = problem === 'VALUE_EMPTY' ? 'is empty or only spaces and invisible characters; every placeholder of the text needs a visible value' : valueProblemDetail(value, problem);
+      const detail =
+        problem === 'VALUE_EMPTY'
+          ? 'is empty or only spaces and invisible characters; every placeholder of the text needs a visible value'
+          : valueProblemDetail(value, problem);
       return reject(phone.e164, problem, `column "${slot.column}" ({{${slot.column}}} in the text) ${detail}`);
     }
     values.push(value);
@@ -114,7 +136,10 @@ export function renderedTooLong(plan: SendPlan, values: readonly string[]): { re
   const model = lengthModelOf(plan);
   const bodyLength = renderedLength(model.body, values);
   if (bodyLength > MAX_BODY_CHARS) {
-    return { reason: 'BODY_TOO_LONG', detail: `the rendered body is ${bodyLength} characters, Meta allows ${MAX_BODY_CHARS}; shorten the values` };
+    return {
+      reason: 'BODY_TOO_LONG',
+      detail: `the rendered body is ${bodyLength} characters, Meta allows ${MAX_BODY_CHARS}; shorten the values`,
+    };
   }
   if (model.header !== undefined) {
     const headerLength = renderedLength(model.header, values);

@@ -39,7 +39,8 @@ export function estimateSending(input: EstimateInput): SendEstimate {
   const { startsAt, expiresAt, window } = input;
   if (window === undefined) return estimateWithoutWindow(input);
   const perMinute = input.messagesPerSecond > 0 ? input.messagesPerSecond * 60 : Number.POSITIVE_INFINITY;
-  const lanes = window === undefined ? [{ zones: [] as string[], rows: input.rows }] : input.lanes.map((l) => ({ zones: [...l.zones], rows: l.rows }));
+  const lanes =
+    window === undefined ? [{ zones: [] as string[], rows: input.rows }] : input.lanes.map((l) => ({ zones: [...l.zones], rows: l.rows }));
   const opensAt = lanes.map((lane) => (window === undefined ? startsAt : nextOpening(window, lane.zones, startsAt)));
   const left = lanes.map((lane) => lane.rows);
   const neverOpen = lanes.reduce((sum, lane, i) => sum + (opensAt[i] === undefined ? lane.rows : 0), 0);
@@ -56,7 +57,9 @@ export function estimateSending(input: EstimateInput): SendEstimate {
     const open = left.map((n, i) => (n > 0 && opensAt[i] !== undefined && isOpen(i, at) ? i : -1)).filter((i) => i >= 0);
     if (open.length === 0) {
       // Every lane with rows is closed: jump to the first that opens.
-      const next = Math.min(...left.map((n, i) => (n > 0 && window !== undefined ? (nextOpening(window, lanes[i]?.zones ?? [], at) ?? Infinity) : Infinity)));
+      const next = Math.min(
+        ...left.map((n, i) => (n > 0 && window !== undefined ? (nextOpening(window, lanes[i]?.zones ?? [], at) ?? Infinity) : Infinity)),
+      );
       if (!Number.isFinite(next)) break;
       at = Math.max(next, at + 1);
       continue;
@@ -81,7 +84,8 @@ export function estimateSending(input: EstimateInput): SendEstimate {
     }
     at += slice;
   }
-  const wouldExpire = Math.round(left.reduce((sum, n, i) => sum + (opensAt[i] === undefined ? 0 : n), 0)) + (expiresAt === undefined ? 0 : neverOpen);
+  const wouldExpire =
+    Math.round(left.reduce((sum, n, i) => sum + (opensAt[i] === undefined ? 0 : n), 0)) + (expiresAt === undefined ? 0 : neverOpen);
   if (neverOpen > 0 || wouldExpire > 0) finishesAt = undefined;
   return {
     startsAt,

@@ -39,7 +39,13 @@ export class SendLanes {
   /** Lanes numbered since the last recordNew. */
   #unrecorded: number[] = [];
 
-  private constructor(ledger: LaneLedger, definition: CampaignDefinition & { window: SendWindow }, column: { index: number; name: string } | undefined, known: string[][], now: number) {
+  private constructor(
+    ledger: LaneLedger,
+    definition: CampaignDefinition & { window: SendWindow },
+    column: { index: number; name: string } | undefined,
+    known: string[][],
+    now: number,
+  ) {
     this.#ledger = ledger;
     this.#campaignId = definition.id;
     this.#column = column;
@@ -107,7 +113,12 @@ export class SendLanes {
       // The number says only the country: if its zones never share an open hour, the row would wait forever.
       if (!this.#opensIn(zones)) {
         if (this.#defaultZone !== undefined) return this.#placeIn([this.#defaultZone]);
-        return { ok: false, reason: 'WINDOW_NEVER_OPEN', detail: neverOpenDetail(phone, zones, this.#window, this.#column?.name), status: 'skipped' };
+        return {
+          ok: false,
+          reason: 'WINDOW_NEVER_OPEN',
+          detail: neverOpenDetail(phone, zones, this.#window, this.#column?.name),
+          status: 'skipped',
+        };
       }
     }
     return this.#placeIn(zones);

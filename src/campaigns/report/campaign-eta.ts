@@ -42,12 +42,22 @@ export function campaignEtaSeconds(input: EtaInput): number | undefined {
   // Without a window, an unlimited rate and nothing measured say nothing of the time left.
   if (window === undefined && !(rate > 0)) return undefined;
   const start = Math.max(now, input.startsAt ?? now);
-  const lanes = window === undefined ? [] : input.backlogs.filter((lane) => lane.pending > 0).map((lane) => ({ zones: lane.zones, rows: lane.pending }));
+  const lanes =
+    window === undefined
+      ? []
+      : input.backlogs.filter((lane) => lane.pending > 0).map((lane) => ({ zones: lane.zones, rows: lane.pending }));
   const waiting = window === undefined ? input.rowsLeft : lanes.reduce((sum, lane) => sum + lane.rows, 0);
   // With a window, rows already fed (in the queue, in flight, in doubt) go out first, whatever the windows.
   const fed = window === undefined ? 0 : Math.max(0, input.rowsLeft - waiting);
   const fedMs = rate > 0 ? Math.ceil((fed / rate) * 1000) : 0;
-  const estimate = estimateSending({ startsAt: start + fedMs, expiresAt: input.expiresAt, messagesPerSecond: rate, window, rows: waiting, lanes });
+  const estimate = estimateSending({
+    startsAt: start + fedMs,
+    expiresAt: input.expiresAt,
+    messagesPerSecond: rate,
+    window,
+    rows: waiting,
+    lanes,
+  });
   const endsAt = estimate.finishesAt ?? input.expiresAt;
   if (endsAt === undefined) return undefined;
   const ends = input.expiresAt === undefined ? endsAt : Math.min(endsAt, input.expiresAt);

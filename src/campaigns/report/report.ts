@@ -15,7 +15,18 @@ import { spreadsheetSafe } from './spreadsheet-safe.js';
  * `delivered_at`, `read_at`: Meta's timestamps from status webhooks (ISO 8601), empty until
  * one arrives; `reply`: the payload of the quick-reply button the recipient tapped.
  */
-export const REPORT_COLUMNS = ['row', 'phone', 'status', 'message_id', 'error_code', 'error_detail', 'attempts', 'delivered_at', 'read_at', 'reply'] as const;
+export const REPORT_COLUMNS = [
+  'row',
+  'phone',
+  'status',
+  'message_id',
+  'error_code',
+  'error_detail',
+  'attempts',
+  'delivered_at',
+  'read_at',
+  'reply',
+] as const;
 
 const iso = (ms: number | undefined): string => (ms === undefined ? '' : new Date(ms).toISOString());
 
@@ -25,7 +36,18 @@ const iso = (ms: number | undefined): string => (ms === undefined ? '' : new Dat
  * (`=HYPERLINK(…)`); times ISO 8601.
  */
 export function reportLine(r: RowRecord): (string | number)[] {
-  return [r.row, spreadsheetSafe(r.phone), r.status, r.wamid ?? '', spreadsheetSafe(r.errorCode ?? ''), spreadsheetSafe(r.errorDetail ?? ''), r.attempts, iso(r.deliveredAt), iso(r.readAt), spreadsheetSafe(r.reply ?? '')];
+  return [
+    r.row,
+    spreadsheetSafe(r.phone),
+    r.status,
+    r.wamid ?? '',
+    spreadsheetSafe(r.errorCode ?? ''),
+    spreadsheetSafe(r.errorDetail ?? ''),
+    r.attempts,
+    iso(r.deliveredAt),
+    iso(r.readAt),
+    spreadsheetSafe(r.reply ?? ''),
+  ];
 }
 
 /** Every row's line, in row order, read from the ledger a page at a time as the consumer asks for them. */
@@ -52,11 +74,18 @@ export interface ReportOptions {
  * a failure or a stop leaves the report there before as it was. A path that cannot be written
  * is OUTPUT_UNWRITABLE; a failed read of the ledger is rethrown as it is.
  */
-export async function writeReport(ledger: Pick<ReportLedger, 'rows'>, campaignId: string, path: string, options: ReportOptions = {}): Promise<number> {
+export async function writeReport(
+  ledger: Pick<ReportLedger, 'rows'>,
+  campaignId: string,
+  path: string,
+  options: ReportOptions = {},
+): Promise<number> {
   await checkWritableFile(path);
   const source = countedLines(ledger, campaignId);
   try {
-    await replaceFile(path, (temporary) => pipeline(Readable.from(source.lines), reportCsv(), createWriteStream(temporary, { flags: 'wx' }), { signal: options.signal }));
+    await replaceFile(path, (temporary) =>
+      pipeline(Readable.from(source.lines), reportCsv(), createWriteStream(temporary, { flags: 'wx' }), { signal: options.signal }),
+    );
   } catch (error) {
     throw source.isOwnFailure(error) ? error : unwritable(path, (error as Error).message, error);
   }
@@ -67,14 +96,23 @@ export async function writeReport(ledger: Pick<ReportLedger, 'rows'>, campaignId
  * `report --out -`: the CSV to `out` (stdout), which stays open. A reader that goes away
  * (`| head`) ends the writing quietly: it has what it asked for.
  */
-export async function writeReportTo(ledger: Pick<ReportLedger, 'rows'>, campaignId: string, out: Writable, options: ReportOptions = {}): Promise<number> {
+export async function writeReportTo(
+  ledger: Pick<ReportLedger, 'rows'>,
+  campaignId: string,
+  out: Writable,
+  options: ReportOptions = {},
+): Promise<number> {
   const source = countedLines(ledger, campaignId);
   try {
     await pipeline(Readable.from(source.lines), reportCsv(), out, { end: false, signal: options.signal });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EPIPE') return source.count();
     if (source.isOwnFailure(error)) throw error;
-    throw new AppError('OUTPUT_UNWRITABLE', `stdout cannot be written (${(error as Error).message}); write the report to a file with --out FILE`, { cause: error });
+    throw new AppError(
+      'OUTPUT_UNWRITABLE',
+      `stdout cannot be written (${(error as Error).message}); write the report to a file with --out FILE`,
+      { cause: error },
+    );
   }
   return source.count();
 }
@@ -97,7 +135,8 @@ function countedLines(ledger: Pick<ReportLedger, 'rows'>, campaignId: string) {
   return {
     lines: lines(),
     count: () => count,
-    isOwnFailure: (error: unknown) => (readFailure !== undefined && error === readFailure) || (error instanceof Error && error.name === 'AbortError'),
+    isOwnFailure: (error: unknown) =>
+      (readFailure !== undefined && error === readFailure) || (error instanceof Error && error.name === 'AbortError'),
   };
 }
 
@@ -114,5 +153,7 @@ async function checkWritableFile(path: string): Promise<void> {
 }
 
 function unwritable(path: string, reason: string, cause: unknown): AppError {
-  return new AppError('OUTPUT_UNWRITABLE', `${path} cannot be written (${reason}); choose a writable place with --out or REPORTS_DIR`, { cause });
+  return new AppError('OUTPUT_UNWRITABLE', `${path} cannot be written (${reason}); choose a writable place with --out or REPORTS_DIR`, {
+    cause,
+  });
 }

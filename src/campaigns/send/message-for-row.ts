@@ -21,7 +21,10 @@ export function messageForRow(definition: CampaignDefinition, job: RowToSend): B
 /** A free-form text (reference §1.3), filled with the row's values and checked again by the text rules. */
 function textForRow(text: TextPlan, job: RowToSend): Built {
   if (job.values.length !== text.columns.length) {
-    return { ok: false, detail: `row has ${job.values.length} values, the text takes ${text.columns.length} (${text.columns.map((c) => `{{${c}}}`).join(' ')})` };
+    return {
+      ok: false,
+      detail: `row has ${job.values.length} values, the text takes ${text.columns.length} (${text.columns.map((c) => `{{${c}}}`).join(' ')})`,
+    };
   }
   for (const [i, column] of text.columns.entries()) {
     const problem = textValueProblem(job.values[i] ?? '');

@@ -106,8 +106,7 @@ export class SendProcessor {
     this.#sender = deps.sender;
     this.#logger = deps.logger;
     this.#pacer = deps.pacer;
-    this.#onCampaignCompleted =
-      deps.onCampaignCompleted ?? ((campaignId) => deps.logger.info({ campaignId }, 'campaign completed'));
+    this.#onCampaignCompleted = deps.onCampaignCompleted ?? ((campaignId) => deps.logger.info({ campaignId }, 'campaign completed'));
     this.#onCampaignPaused = deps.onCampaignPaused ?? (() => undefined);
     this.#confirmInDoubt = deps.confirmInDoubt === true;
     this.#metrics = deps.metrics;
@@ -145,7 +144,11 @@ export class SendProcessor {
     }
     const row = rowToSend(job, claim.row);
     if (row === undefined) {
-      return this.#final(job, { status: 'failed', errorCode: 'JOB_PAYLOAD_INVALID', errorDetail: 'the ledger row has no template values (written by a version that kept them only in the job)' });
+      return this.#final(job, {
+        status: 'failed',
+        errorCode: 'JOB_PAYLOAD_INVALID',
+        errorDetail: 'the ledger row has no template values (written by a version that kept them only in the job)',
+      });
     }
     const built = messageForRow(definition, row);
     if (!built.ok) return this.#final(job, { status: 'failed', errorCode: 'JOB_PAYLOAD_INVALID', errorDetail: built.detail });
@@ -191,7 +194,13 @@ export class SendProcessor {
     return jobs.length;
   }
 
-  async #onSendError(job: SendJob, row: RowToSend, definition: CampaignDefinition, error: unknown, context: AttemptContext): Promise<SendOutcome> {
+  async #onSendError(
+    job: SendJob,
+    row: RowToSend,
+    definition: CampaignDefinition,
+    error: unknown,
+    context: AttemptContext,
+  ): Promise<SendOutcome> {
     if (error instanceof CloudApiBadResponseError) {
       return this.#final(job, { status: 'unknown', errorCode: error.code, errorDetail: error.message });
     }
@@ -242,7 +251,10 @@ export class SendProcessor {
     if (halted.completedCampaign) this.#onCampaignCompleted(job.campaignId);
     this.#held.set(job.campaignId, { held: true, at: Date.now() });
     if (halted.pausedCampaign) {
-      this.#logger.warn({ campaignId: job.campaignId, code }, `campaign paused: ${code} ${detail} (fix it, then \`campaign resume ${job.campaignId}\`)`);
+      this.#logger.warn(
+        { campaignId: job.campaignId, code },
+        `campaign paused: ${code} ${detail} (fix it, then \`campaign resume ${job.campaignId}\`)`,
+      );
       this.#onCampaignPaused(job.campaignId);
     }
     return { kind: 'done', status: 'parked' };
@@ -322,7 +334,12 @@ function describe(error: unknown): { action: ErrorAction; code: string; detail: 
     };
   }
   if (error instanceof CloudApiTransportError) {
-    return { action: TRANSPORT_ACTION, code: `TRANSPORT_${error.failure.toUpperCase().replace('-', '_')}`, detail: error.message, metaCode: undefined };
+    return {
+      action: TRANSPORT_ACTION,
+      code: `TRANSPORT_${error.failure.toUpperCase().replace('-', '_')}`,
+      detail: error.message,
+      metaCode: undefined,
+    };
   }
   throw error;
 }

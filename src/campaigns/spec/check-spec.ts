@@ -55,7 +55,8 @@ export interface SpecCheckContext {
  */
 export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context: SpecCheckContext): CheckedSpec {
   const { csv } = spec;
-  const displayTimezone = spec.displayTimezone === undefined ? undefined : checkDisplayTimezone(spec.displayTimezone, names.displayTimezone);
+  const displayTimezone =
+    spec.displayTimezone === undefined ? undefined : checkDisplayTimezone(spec.displayTimezone, names.displayTimezone);
   const delimiter = csv.delimiter === undefined ? undefined : parseDelimiterOption(csv.delimiter, names['csv.delimiter']);
   const message = checkMessage(spec, names, context.templateOnly);
   const phoneNumberId = checkPhoneNumberId(spec.phoneNumberId ?? context.defaultPhoneNumberId, names.phoneNumberId);
@@ -99,7 +100,10 @@ function checkPhoneNumberId(id: string | undefined, name: string): string {
 
 function checkCampaignId(id: string | undefined, name: string): string | undefined {
   if (id !== undefined && !CAMPAIGN_ID_PATTERN.test(id)) {
-    throw new AppError('OPTION_INVALID', `${name} "${id}": a campaign ID starts with a letter and has only letters, digits, _ and - (at most 64)`);
+    throw new AppError(
+      'OPTION_INVALID',
+      `${name} "${id}": a campaign ID starts with a letter and has only letters, digits, _ and - (at most 64)`,
+    );
   }
   return id;
 }
@@ -132,7 +136,11 @@ function checkWindow(spec: CampaignSpec, names: FieldNames): SendWindow | undefi
         : spec.csv.defaultTimezone !== undefined
           ? names['csv.defaultTimezone']
           : undefined;
-  if (alone !== undefined) throw new AppError('OPTION_INVALID', `${alone} needs ${names['window.hours']} HH:MM-HH:MM (the hours of the recipient's local day to send in)`);
+  if (alone !== undefined)
+    throw new AppError(
+      'OPTION_INVALID',
+      `${alone} needs ${names['window.hours']} HH:MM-HH:MM (the hours of the recipient's local day to send in)`,
+    );
   return undefined;
 }
 
@@ -140,6 +148,10 @@ function checkWindow(spec: CampaignSpec, names: FieldNames): SendWindow | undefi
 function checkZone(zone: string | undefined, name: string): string | undefined {
   if (zone === undefined) return undefined;
   const canonical = canonicalZone(zone.trim());
-  if (canonical === undefined) throw new AppError('OPTION_INVALID', `${name} "${zone.slice(0, 64)}": give an IANA time zone as Area/City, e.g. Europe/Berlin or America/New_York`);
+  if (canonical === undefined)
+    throw new AppError(
+      'OPTION_INVALID',
+      `${name} "${zone.slice(0, 64)}": give an IANA time zone as Area/City, e.g. Europe/Berlin or America/New_York`,
+    );
   return canonical;
 }

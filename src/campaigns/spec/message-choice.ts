@@ -28,7 +28,8 @@ export function checkMessage(spec: CampaignSpec, names: FieldNames, templateOnly
         `or ${text} "Hi {{name}}, …" for a free-form text to recipients who wrote to the number in the last 24 hours`,
     );
   }
-  if (name === undefined) throw refuse(`${language} ${code ?? ''} needs ${template} NAME (see \`campaign templates list\`), or use ${text} without ${language}`);
+  if (name === undefined)
+    throw refuse(`${language} ${code ?? ''} needs ${template} NAME (see \`campaign templates list\`), or use ${text} without ${language}`);
   if (code === undefined) throw refuse(`${template} ${name} needs ${language} CODE, e.g. en_US (see \`campaign templates list\`)`);
   return { kind: 'template', name, language: code };
 }
@@ -41,7 +42,9 @@ function checkText(spec: CampaignSpec, body: string, names: FieldNames, template
     spec.template?.language === undefined ? '' : names['template.language'],
   ].filter((o) => o !== '');
   if (both.length > 0) {
-    throw refuse(`${text} sends a free-form text, ${both.join(' and ')} an approved template: give one or the other (drop ${both.join(' and ')}, or drop ${text})`);
+    throw refuse(
+      `${text} sends a free-form text, ${both.join(' and ')} an approved template: give one or the other (drop ${both.join(' and ')}, or drop ${text})`,
+    );
   }
   const { csv } = spec;
   const given = [

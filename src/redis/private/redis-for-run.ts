@@ -27,9 +27,11 @@ export interface RedisForRunSources {
  */
 export async function redisForRun(sources: RedisForRunSources): Promise<RedisForRun> {
   const nothing = () => Promise.resolve();
-  if (isSet(sources.env.REDIS_CLUSTER_NODES)) return { url: undefined, line: 'Redis: the cluster REDIS_CLUSTER_NODES names.', stop: nothing };
+  if (isSet(sources.env.REDIS_CLUSTER_NODES))
+    return { url: undefined, line: 'Redis: the cluster REDIS_CLUSTER_NODES names.', stop: nothing };
   const configured = sources.env.REDIS_URL;
-  if (configured !== undefined && isSet(configured)) return { url: undefined, line: `Redis: ${redactUrl(configured)} (REDIS_URL).`, stop: nothing };
+  if (configured !== undefined && isSet(configured))
+    return { url: undefined, line: `Redis: ${redactUrl(configured)} (REDIS_URL).`, stop: nothing };
   if (await sources.listens(sources.defaultUrl)) return { url: sources.defaultUrl, line: `Redis: ${sources.defaultUrl}.`, stop: nothing };
   const redis = await sources.startPrivate();
   return {
