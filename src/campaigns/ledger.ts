@@ -355,7 +355,7 @@ export interface ReportLedger {
   laneBacklogs(campaignId: string): Promise<LaneBacklog[]>;
 }
 
-/** What Meta's webhooks change (src/webhooks): rows settled by status, opt-outs. */
+/** What Meta's webhooks change (src/campaigns/settle applies them, src/webhooks brings them): rows settled by status, opt-outs. */
 export interface DeliveryLedger {
   /** Applies status webhooks to their rows, in any order and with any duplicates to one result (apply-statuses.lua). */
   applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]>;
