@@ -2,6 +2,28 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The runtime: what `campaign worker` and `campaign serve` load in production. The sandbox (a
+// stand-in Cloud API for the demo and the tests) must never ship inside it: a production
+// process that could start it, or share its state, could answer for Meta.
+const RUNTIME = [
+  'src/queue/**/*.ts',
+  'src/webhooks/**/*.ts',
+  'src/dashboard/**/*.ts',
+  'src/metrics/**/*.ts',
+  'src/campaigns/**/*.ts',
+  'src/redis/**/*.ts',
+  'src/cloud-api/**/*.ts',
+  'src/templates/**/*.ts',
+  'src/config/**/*.ts',
+  'src/csv/**/*.ts',
+  'src/phone/**/*.ts',
+  'workers/worker*.ts',
+  'workers/serve*.ts',
+];
+const SANDBOX_MESSAGE =
+  'the runtime (worker, serve) must not import src/sandbox: it is the demo and tests’ stand-in for the Cloud API; move what both need out of src/sandbox';
+const SANDBOX_IMPORT = { group: ['**/sandbox/*', '**/sandbox/**'], message: SANDBOX_MESSAGE };
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'reports/**', 'bin/**', 'dist/**', 'scripts/**'] },
   js.configs.recommended,
@@ -18,8 +40,17 @@ export default tseslint.config(
     },
   },
   {
+    files: RUNTIME,
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [SANDBOX_IMPORT] }],
+      // import('…') is not an import declaration: no-restricted-imports does not see it.
+      'no-restricted-syntax': ['error', { selector: 'ImportExpression[source.value=/(^|\\/)sandbox\\//]', message: SANDBOX_MESSAGE }],
+    },
+  },
+  {
     // Campaign logic (ingest, send, controls) depends on ports, not on the engines behind them:
-    // src/redis and src/queue adapt Redis and BullMQ, src/cloud-api the HTTP client.
+    // src/redis and src/queue adapt Redis and BullMQ, src/cloud-api the HTTP client. Its options
+    // replace the runtime block's for these files, so the sandbox pattern is repeated here.
     files: ['src/campaigns/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -30,7 +61,10 @@ export default tseslint.config(
             { name: 'ioredis', message: 'campaign logic talks to Redis through the ledger port (src/redis implements it)' },
             { name: 'undici', message: 'campaign logic sends through MessageSender (src/cloud-api implements it)' },
           ],
-          patterns: [{ group: ['**/redis/*', '**/queue/*'], message: 'campaign logic must not reach into the adapters; depend on its ports' }],
+          patterns: [
+            { group: ['**/redis/*', '**/queue/*'], message: 'campaign logic must not reach into the adapters; depend on its ports' },
+            SANDBOX_IMPORT,
+          ],
         },
       ],
     },

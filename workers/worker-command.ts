@@ -2,7 +2,7 @@ import { CloudApiClient } from '../src/cloud-api/cloud-api-client.js';
 import { AppError } from '../src/errors/app-error.js';
 import { SendProcessor } from '../src/campaigns/send/send-processor.js';
 import { RedisSendRecorder } from '../src/redis/redis-send-recorder.js';
-import { RedisSendPacer } from '../src/queue/send-pacer.js';
+import { RedisSendPacer } from '../src/redis/redis-send-pacer.js';
 import { startSendWorker } from '../src/queue/send-worker.js';
 import type { AppContext } from './app-context.js';
 import { startRetention } from './purge-runner.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { sendPlanSchema, type SendPlan } from './send-plan.js';
-import { sendWindowSchema } from './send-window.js';
+import { sendWindowSchema } from './feed/send-window.js';
 import { textPlanSchema, type TextPlan } from './text-plan.js';
 
 /** What a campaign sends, fixed when it is created. Stored in Redis, so parsed on the way back. */

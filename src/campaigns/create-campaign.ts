@@ -8,7 +8,7 @@ import { newCampaignId } from './campaign-id.js';
 import { checkMessagingLimit, type MessagingLimitCheck } from './ingest/messaging-limit-check.js';
 import { produceCampaign, type ProduceSummary, type SendOutcome } from './ingest/producer.js';
 import { RejectsFile, checkWritableDir } from './ingest/rejects-file.js';
-import { estimateSending } from './ingest/send-estimate.js';
+import { estimateSending } from './feed/send-estimate.js';
 import type { IngestLedger } from './ledger.js';
 import type { CampaignSpec } from './spec/campaign-spec.js';
 import { checkCampaignSpec, type CheckedSpec } from './spec/check-spec.js';

@@ -2,7 +2,7 @@ import type { MessagingLimit } from '../config/number-settings.js';
 import type { LimitHeld } from './send/messaging-reach.js';
 import type { CampaignDefinition, CampaignStatus, RowRecord, RowStatus } from './campaign.js';
 import type { SendJob } from './send-job.js';
-import type { SendWindow } from './send-window.js';
+import type { SendWindow } from './feed/send-window.js';
 
 /**
  * A row the producer read: to be sent, or refused before sending with a reason. A row to
@@ -284,8 +284,8 @@ export interface IngestLedger extends Pick<ReportLedger, 'getCampaign' | 'status
 }
 
 /**
- * Sending (src/campaigns/send/send-processor.ts, src/queue/send-worker.ts, send-feeder.ts,
- * abandoned-jobs.ts): the feed that tops up a number's window, and each job's claim and answer.
+ * Sending (src/campaigns/send/send-processor.ts, src/campaigns/feed/send-feeder.ts,
+ * src/queue/send-worker.ts and abandoned-jobs.ts): the feed that tops up a number's window, and each job's claim and answer.
  */
 export interface SendLedger extends Pick<ReportLedger, 'getCampaign'> {
   /**
@@ -355,7 +355,7 @@ export interface ReportLedger {
   laneBacklogs(campaignId: string): Promise<LaneBacklog[]>;
 }
 
-/** What Meta's webhooks change (src/webhooks): rows settled by status, opt-outs. */
+/** What Meta's webhooks change (src/campaigns/settle applies them, src/webhooks brings them): rows settled by status, opt-outs. */
 export interface DeliveryLedger {
   /** Applies status webhooks to their rows, in any order and with any duplicates to one result (apply-statuses.lua). */
   applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]>;

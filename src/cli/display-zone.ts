@@ -1,4 +1,4 @@
-import { zoneOffsetMs } from '../campaigns/send-window.js';
+import { zoneOffsetMs } from '../campaigns/feed/send-window.js';
 import { AppError } from '../errors/app-error.js';
 import { CLI_FIELD_NAMES } from '../campaigns/spec/field-names.js';
 

@@ -1,7 +1,7 @@
 import { ZodError } from 'zod';
 import { campaignMessage, describeMessage } from '../campaigns/campaign.js';
 import type { ReportLedger } from '../campaigns/ledger.js';
-import type { SendWindow } from '../campaigns/send-window.js';
+import type { SendWindow } from '../campaigns/feed/send-window.js';
 
 /** What a campaign's definition says that the dashboard shows: fixed when it was created. */
 export interface CampaignIdentity {

@@ -1,6 +1,6 @@
 import type { CampaignState, CampaignStatus } from '../campaigns/campaign.js';
 import type { WindowStatus } from '../campaigns/report/window-status.js';
-import { describeWindow, type SendWindow } from '../campaigns/send-window.js';
+import { describeWindow, type SendWindow } from '../campaigns/feed/send-window.js';
 import { DASH, clip, count, duration, percent, rate, time } from './display-format.js';
 import type { ErrorTally } from './error-tallies.js';
 

@@ -2,7 +2,7 @@ import { ROW_STATUSES, type CampaignState } from '../campaigns/campaign.js';
 import type { LaneBacklog } from '../campaigns/ledger.js';
 import type { CampaignCounters } from '../campaigns/report/campaign-counters.js';
 import { campaignEtaSeconds } from '../campaigns/report/campaign-eta.js';
-import type { SendWindow } from '../campaigns/send-window.js';
+import type { SendWindow } from '../campaigns/feed/send-window.js';
 
 /** The label values of cw_campaign_rows: every row status, and Meta's `delivered` and `read` (a read row counts in both). */
 export const CAMPAIGN_ROW_LABELS = [...ROW_STATUSES, 'delivered', 'read'] as const;

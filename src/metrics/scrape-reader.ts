@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { ZodError } from 'zod';
 import type { ReportLedger } from '../campaigns/ledger.js';
 import type { CampaignCountersReader } from '../campaigns/report/campaign-counters.js';
-import type { SendWindow } from '../campaigns/send-window.js';
+import type { SendWindow } from '../campaigns/feed/send-window.js';
 import { sendQueueName, sendQueuePrefix } from '../queue/queue-names.js';
 import type { RedisClient } from '../redis/key-scope.js';
 import { RedisMetricsStore } from '../redis/redis-metrics-store.js';

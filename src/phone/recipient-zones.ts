@@ -16,7 +16,7 @@ import { getCountry, getTimezone } from 'countries-and-timezones';
  *   own country: +1 without a known area code lists every zone of the NANP, from Guam to
  *   Bermuda, and a Canadian number must not wait for Hawaii.
  * When neither narrows it to one zone, the row waits for a time that is inside the window
- * in every zone it may be in (src/campaigns/send-window.ts), so nobody is woken up.
+ * in every zone it may be in (src/campaigns/feed/send-window.ts), so nobody is woken up.
  */
 let prefixMap: Record<string, string> | undefined;
 

@@ -6,8 +6,8 @@ import type { SendTroubleObserver } from '../campaigns/send/send-trouble.js';
 import type { Logger } from '../logging/logger.js';
 import { settleAbandoned, settleRecentlyFailed } from './abandoned-jobs.js';
 import { sendQueueName, sendQueuePrefix } from './queue-names.js';
-import { InDoubtSweep } from './in-doubt-sweep.js';
-import { SendFeeder } from './send-feeder.js';
+import { InDoubtSweep } from '../campaigns/settle/in-doubt-sweep.js';
+import { SendFeeder } from '../campaigns/feed/send-feeder.js';
 import { BullSendQueue } from './send-queue.js';
 import { limiterFor } from './send-rate-limiter.js';
 

@@ -1,5 +1,6 @@
 import type { RedisClient } from '../redis/key-scope.js';
 import type { DeliveryLedger, InboundUpdate, PreferenceUpdate, StatusUpdate } from '../campaigns/ledger.js';
+import { retryParkedStatuses, settleDeliveryEvents, type ParkedStatus, type StatusApplied } from '../campaigns/settle/delivery-events.js';
 import type { Logger } from '../logging/logger.js';
 import type { WebhookMetrics } from '../redis/webhook-metrics.js';
 import { parseWebhook, type OptOutMatcher, type WebhookEvents } from './webhook-events.js';
@@ -8,8 +9,6 @@ import { webhookKeys } from '../redis/webhook-keys.js';
 const GROUP = 'appliers';
 /** Entries a consumer read and did not acknowledge for this long (it died) are taken over. */
 const CLAIM_IDLE_MS = 30_000;
-/** Statuses per ledger call: one script call each, kept short so Redis stays responsive. */
-const STATUSES_PER_CALL = 500;
 /** How often parked statuses (their send not recorded yet) are tried again. */
 const PARKED_RETRY_MS = 1000;
 
@@ -39,7 +38,7 @@ export interface WebhookConsumerOptions {
 
 /**
  * Works off the webhook inbox (a Redis stream the service appends each signed POST to before
- * answering 200): parses each body, applies its statuses to their rows, then acknowledges
+ * answering 200): parses each body, settles its events (src/campaigns/settle), then acknowledges
  * and deletes the entry. A crash between applying and acknowledging only means the entry is
  * applied again (by another consumer after CLAIM_IDLE_MS), which changes nothing: statuses
  * apply by first-seen time. Any number of consumers may run (one per `campaign serve`).
@@ -160,18 +159,11 @@ export class WebhookConsumer {
       stats.malformed = (stats.malformed ?? 0) + parsed.events.malformed;
       if (metrics !== undefined) countKinds(metrics, parsed.events);
     }
-    const counted = await this.#apply(statuses, Date.now());
-    if (inbound.length > 0) {
-      const answered = await this.#o.ledger.applyInbound(inbound);
-      stats.inbound = inbound.length;
-      stats.replies = answered.filter((a) => a.answeredRow).length;
-      stats.optOutKeywords = inbound.filter((m) => m.optOut).length;
-    }
-    if (preferences.length > 0) {
-      await this.#o.ledger.applyPreferences(preferences);
-      stats.preferences = preferences.length;
-    }
-    for (const [key, n] of Object.entries(counted)) stats[key] = (stats[key] ?? 0) + n;
+    const firstSeen = Date.now();
+    const { counts, unmatched } = await settleDeliveryEvents(this.#o.ledger, { statuses, inbound, preferences }, this.#statusApplied);
+    if (unmatched.length > 0)
+      await this.#o.redis.zadd(this.#keys.parked, 'NX', ...unmatched.flatMap((u) => [firstSeen, JSON.stringify(u)]));
+    for (const [key, n] of Object.entries(counts)) stats[key] = (stats[key] ?? 0) + n;
     const ids = entries.map((e) => e[0]);
     const tx = this.#o.redis
       .multi()
@@ -182,24 +174,8 @@ export class WebhookConsumer {
     await tx.exec();
   }
 
-  /** Applies statuses; parks those whose row is not known yet. Returns counts by outcome. */
-  async #apply(statuses: readonly StatusUpdate[], firstSeen: number): Promise<Record<string, number>> {
-    const counted: Record<string, number> = { statuses: statuses.length };
-    for (let i = 0; i < statuses.length; i += STATUSES_PER_CALL) {
-      const chunk = statuses.slice(i, i + STATUSES_PER_CALL);
-      const outcomes = await this.#o.ledger.applyStatuses(chunk);
-      const appliedAt = Date.now();
-      const parked: (string | number)[] = [];
-      outcomes.forEach((o, j) => {
-        if (o.outcome !== 'unmatched' && chunk[j] !== undefined) this.#metrics?.observeLag(chunk[j].at, appliedAt);
-        counted[o.outcome] = (counted[o.outcome] ?? 0) + 1;
-        if (o.completedCampaign) counted.completed = (counted.completed ?? 0) + 1;
-        if (o.outcome === 'unmatched') parked.push(firstSeen, JSON.stringify(chunk[j]));
-      });
-      if (parked.length > 0) await this.#o.redis.zadd(this.#keys.parked, 'NX', ...parked);
-    }
-    return counted;
-  }
+  /** Metrics hook: a status that found its row, for the status lag. */
+  readonly #statusApplied: StatusApplied = (update, appliedAt) => this.#metrics?.observeLag(update.at, appliedAt);
 
   /** Parked statuses whose send is recorded now are applied; those older than parkMs are another tool's messages. */
   async #retryParked(): Promise<void> {
@@ -207,29 +183,15 @@ export class WebhookConsumer {
     const members = await redis.zrange(this.#keys.parked, 0, 499, 'WITHSCORES');
     if (members.length === 0) return;
     const now = Date.now();
-    const updates: StatusUpdate[] = [];
-    const since: number[] = [];
+    const parked: (ParkedStatus & { member: string })[] = [];
     for (let i = 0; i < members.length; i += 2) {
-      updates.push(JSON.parse(members[i] ?? '{}') as StatusUpdate);
-      since.push(Number(members[i + 1]));
+      const member = members[i] ?? '{}';
+      parked.push({ member, update: JSON.parse(member) as StatusUpdate, parkedAt: Number(members[i + 1]) });
     }
     this.#metrics?.discard();
-    const outcomes = await this.#o.ledger.applyStatuses(updates);
-    const appliedAt = Date.now();
-    const done: string[] = [];
-    let foreign = 0;
-    outcomes.forEach((o, i) => {
-      if (o.outcome !== 'unmatched') {
-        done.push(members[2 * i] ?? '');
-        // Metrics hook: a status parked until its send was recorded, applied now.
-        if (updates[i] !== undefined) this.#metrics?.observeLag(updates[i].at, appliedAt);
-      } else if (now - (since[i] ?? now) >= this.#o.parkMs) {
-        done.push(members[2 * i] ?? '');
-        foreign++;
-      }
-    });
+    const { done, foreign } = await retryParkedStatuses(this.#o.ledger, parked, { now, parkMs: this.#o.parkMs }, this.#statusApplied);
     if (done.length === 0) return;
-    const tx = redis.multi().zrem(this.#keys.parked, ...done);
+    const tx = redis.multi().zrem(this.#keys.parked, ...done.map((p) => p.member));
     if (foreign > 0) tx.hincrby(this.#keys.stats, 'foreign', foreign);
     this.#metrics?.drainInto(tx);
     await tx.exec();

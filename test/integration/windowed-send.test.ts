@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { parseSendWindow } from '../../src/campaigns/send-window.js';
+import { parseSendWindow } from '../../src/campaigns/feed/send-window.js';
 import { windowStatus } from '../../src/campaigns/report/window-status.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { pipelinePerTest } from '../support/pipeline.js';

@@ -3,7 +3,7 @@ import type { StatusUpdate } from '../../src/campaigns/ledger.js';
 import type { CampaignDefinition, RowRecord } from '../../src/campaigns/campaign.js';
 import type { CampaignLedger, FeedOptions, FeedResult, IngestedRow, Settlement } from '../../src/campaigns/ledger.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
-import { parseSendWindow } from '../../src/campaigns/send-window.js';
+import { parseSendWindow } from '../../src/campaigns/feed/send-window.js';
 import type { RedisClient } from '../../src/redis/key-scope.js';
 import { RedisLedger, type LedgerOptions } from '../../src/redis/redis-ledger.js';
 import { phoneNumber } from './csv-files.js';

@@ -10,7 +10,7 @@ import { SendProcessor } from '../../src/campaigns/send/send-processor.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { RedisLedger, type AutoPauseSettings } from '../../src/redis/redis-ledger.js';
 import { BullSendQueue } from '../../src/queue/send-queue.js';
-import { RedisSendPacer } from '../../src/queue/send-pacer.js';
+import { RedisSendPacer } from '../../src/redis/redis-send-pacer.js';
 import { numberScope } from '../../src/redis/key-scope.js';
 import { startSendWorker, type RunningSendWorker } from '../../src/queue/send-worker.js';
 import { loadTemplatesFile, startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
@@ -134,7 +134,7 @@ export class Pipeline {
     });
   }
 
-  /** Every admission of the worker's pacer, on Redis's clock (src/queue/send-pacer.ts `auditKey`). */
+  /** Every admission of the worker's pacer, on Redis's clock (src/redis/redis-send-pacer.ts `auditKey`). */
   get pacerAuditKey(): string {
     // In the number's scope, as the pacer's own keys: its script stays in one slot.
     return `${numberScope(this.prefix, PHONE_NUMBER_ID)}:pacer-audit`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { campaignEtaSeconds, type EtaInput } from '../../src/campaigns/report/campaign-eta.js';
-import { nextOpening, parseSendWindow } from '../../src/campaigns/send-window.js';
+import { nextOpening, parseSendWindow } from '../../src/campaigns/feed/send-window.js';
 
 /** A fixed clock: 21:00 UTC, so a 09:00-20:00 window in UTC is closed for 12 hours. */
 const NOW = Date.parse('2026-07-01T21:00:00Z');

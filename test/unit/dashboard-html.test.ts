@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSendWindow } from '../../src/campaigns/send-window.js';
+import { parseSendWindow } from '../../src/campaigns/feed/send-window.js';
 import { campaignPage } from '../../src/dashboard/campaign-page.js';
 import { campaignsPage } from '../../src/dashboard/campaigns-page.js';
 import { campaignView } from '../../src/dashboard/campaign-view.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSendWindow } from '../../src/campaigns/send-window.js';
+import { parseSendWindow } from '../../src/campaigns/feed/send-window.js';
 import { campaignView } from '../../src/dashboard/campaign-view.js';
 import { duration, percent } from '../../src/dashboard/display-format.js';
 import { extrasOf, statusOf, tallyOf } from './dashboard-fixtures.js';

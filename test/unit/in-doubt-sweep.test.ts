@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InDoubtDecisions, SendLedger } from '../../src/campaigns/ledger.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { InDoubtSweep } from '../../src/queue/in-doubt-sweep.js';
+import { InDoubtSweep } from '../../src/campaigns/settle/in-doubt-sweep.js';
 
 /**
  * The ledger's confirmInDoubt over `due` rows of one campaign: each call decides at most

@@ -9,7 +9,7 @@ import { SEND_LATENCY_BUCKETS, bucketOf } from '../../src/metrics/buckets.js';
 import type { CampaignCounters } from '../../src/campaigns/report/campaign-counters.js';
 import { STATUS_FIELDS, statusFields, statusOf } from '../../src/redis/ledger-reads.js';
 import { CAMPAIGN_ROW_LABELS, campaignFigures, needsWindow, type EtaContext } from '../../src/metrics/campaign-figures.js';
-import { parseSendWindow } from '../../src/campaigns/send-window.js';
+import { parseSendWindow } from '../../src/campaigns/feed/send-window.js';
 import { sendResultOf } from '../../src/metrics/send-observer.js';
 import { StoredHistogram } from '../../src/metrics/stored-histogram.js';
 import { CounterTally, HistogramTally } from '../../src/redis/metric-tallies.js';

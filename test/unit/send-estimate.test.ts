@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { estimateSending } from '../../src/campaigns/ingest/send-estimate.js';
-import { parseSendWindow } from '../../src/campaigns/send-window.js';
+import { estimateSending } from '../../src/campaigns/feed/send-estimate.js';
+import { parseSendWindow } from '../../src/campaigns/feed/send-window.js';
 import { windowStatus } from '../../src/campaigns/report/window-status.js';
 
 const at = (iso: string) => Date.parse(iso);

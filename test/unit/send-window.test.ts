@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeDays, describeWindow, laneOpen, nextOpening, openLanes, parseSendWindow } from '../../src/campaigns/send-window.js';
+import { describeDays, describeWindow, laneOpen, nextOpening, openLanes, parseSendWindow } from '../../src/campaigns/feed/send-window.js';
 import { AppError } from '../../src/errors/app-error.js';
 
 const at = (iso: string) => Date.parse(iso);

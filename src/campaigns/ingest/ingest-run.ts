@@ -8,7 +8,7 @@ import { optedOutDetail, optOutOrigin } from './opted-out.js';
 import type { PhoneRowIndex } from './phone-row-index.js';
 import type { ProduceInput, ProduceSummary } from './producer.js';
 import type { RowVerdict } from './row-check.js';
-import type { SendLanes } from './send-lanes.js';
+import type { SendLanes } from '../feed/send-lanes.js';
 
 /**
  * Rows per ledger write, and chunks written at once. Two in flight keep Redis and this

@@ -12,8 +12,8 @@ import type { OptOutOrigin } from './opted-out.js';
 import { PhoneRowIndex } from './phone-row-index.js';
 import type { RejectionReason } from '../rejection-reasons.js';
 import { checkRow, checkTextRow } from './row-check.js';
-import { SendLanes } from './send-lanes.js';
-import type { SendEstimate } from './send-estimate.js';
+import { SendLanes } from '../feed/send-lanes.js';
+import type { SendEstimate } from '../feed/send-estimate.js';
 import type { MessagingLimitCheck } from './messaging-limit-check.js';
 import { CLI_FIELD_NAMES, type FieldNames } from '../spec/field-names.js';
 

@@ -1,7 +1,7 @@
 import type { CampaignState } from '../campaign.js';
-import { estimateSending } from '../ingest/send-estimate.js';
+import { estimateSending } from '../feed/send-estimate.js';
 import type { LaneBacklog } from '../ledger.js';
-import type { SendWindow } from '../send-window.js';
+import type { SendWindow } from '../feed/send-window.js';
 
 /** What a campaign's ETA is computed from: its definition's times and window, its state and what is left. */
 export interface EtaInput {

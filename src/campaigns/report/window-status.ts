@@ -1,5 +1,5 @@
 import type { LaneBacklog } from '../ledger.js';
-import { describeWindow, laneOpen, nextOpening, type SendWindow } from '../send-window.js';
+import { describeWindow, laneOpen, nextOpening, type SendWindow } from '../feed/send-window.js';
 
 /** What `campaign status` says of a campaign with a send window. */
 export interface WindowStatus {

@@ -10,18 +10,11 @@ import { messageForRow } from './message-for-row.js';
 import type { RowToSend, SendJob } from '../send-job.js';
 import { SEND_ACCEPTED, sendResultOf, type SendObserver } from '../../metrics/send-observer.js';
 import type { SendTroubleObserver } from './send-trouble.js';
+import type { SendPacer } from '../feed/send-pacer.js';
 
 /** Anything that can send a message; CloudApiClient is the real one. */
 export interface MessageSender {
   send(phoneNumberId: string, message: OutboundMessage): Promise<SendResult>;
-}
-
-/** Spaces sends evenly at the phone number's rate; src/queue/send-pacer.ts is the real one. */
-export interface SendPacer {
-  /** Waits for this send's evenly spaced slot. */
-  reserveSlot(): Promise<void>;
-  /** The last gate before the request: never more than the rate in any second. */
-  admit(): Promise<void>;
 }
 
 /** What the queue adapter must do with the job after one pass. */

@@ -6,7 +6,7 @@ import { AppError } from '../../errors/app-error.js';
 import { canonicalZone } from '../../phone/recipient-zones.js';
 import { CAMPAIGN_ID_PATTERN } from '../campaign-id.js';
 import type { ColumnOptions } from '../send-plan.js';
-import { parseSendWindow, type SendWindow } from '../send-window.js';
+import { parseSendWindow, type SendWindow } from '../feed/send-window.js';
 import type { CampaignSpec } from './campaign-spec.js';
 import type { FieldNames } from './field-names.js';
 import { checkMessage, type MessageChoice } from './message-choice.js';

@@ -1,5 +1,5 @@
 --[[
-  The feeder's atomic cursor (src/queue/send-feeder.ts): pops rows off the backlogs of one
+  The feeder's atomic cursor (src/campaigns/feed/send-feeder.ts): pops rows off the backlogs of one
   phone number's campaigns into its window, never more than the window has room for, and
   records each as fed (job ID → now) in the same step, so no row is fed twice or skipped,
   whatever crashes.

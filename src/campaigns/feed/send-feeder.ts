@@ -1,7 +1,7 @@
-import type { CampaignLedger, FeedEvent } from '../campaigns/ledger.js';
-import type { SendJobQueue } from '../campaigns/send-job.js';
-import { openLanes } from '../campaigns/send-window.js';
-import type { Logger } from '../logging/logger.js';
+import type { CampaignLedger, FeedEvent } from '../ledger.js';
+import type { SendJobQueue } from '../send-job.js';
+import { openLanes } from './send-window.js';
+import type { Logger } from '../../logging/logger.js';
 
 /** How often a worker looks whether its number's window has room (and whether a campaign became feedable). */
 const FEED_EVERY_MS = 250;

@@ -1,4 +1,4 @@
-import { describeWindow, laneOpen, nextOpening, type SendWindow } from '../send-window.js';
+import { describeWindow, laneOpen, nextOpening, type SendWindow } from './send-window.js';
 
 /** What the dry run (and `send`) shows of a campaign's sending. */
 export interface SendEstimate {

@@ -1,5 +1,5 @@
-import type { SendLedger } from '../campaigns/ledger.js';
-import type { Logger } from '../logging/logger.js';
+import type { SendLedger } from '../ledger.js';
+import type { Logger } from '../../logging/logger.js';
 
 /** How often a worker asks the ledger for in-doubt rows whose confirm window has passed. */
 const SWEEP_EVERY_MS = 1000;

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors/app-error.js';
 import { canonicalZone, zonesOfNumber } from '../../phone/recipient-zones.js';
-import { describeWindow, nextOpening, type SendWindow } from '../send-window.js';
-import { boundedBadValue } from './bad-value.js';
+import { describeWindow, nextOpening, type SendWindow } from './send-window.js';
+import { boundedBadValue } from '../ingest/bad-value.js';
 import type { CampaignDefinition } from '../campaign.js';
 import type { CampaignLedger } from '../ledger.js';
 import { CLI_FIELD_NAMES, type FieldNames } from '../spec/field-names.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { AppError } from '../errors/app-error.js';
-import { CLI_FIELD_NAMES, type FieldNames } from './spec/field-names.js';
+import { AppError } from '../../errors/app-error.js';
+import { CLI_FIELD_NAMES, type FieldNames } from '../spec/field-names.js';
 
 /**
  * `--window 09:00-20:00 [--days mon-fri]`: the hours of the recipient's local day in which a

@@ -1,44 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { RedisClient } from '../redis/key-scope.js';
-import { pacerKeys } from '../redis/service-keys.js';
-import type { SendPacer } from '../campaigns/send/send-processor.js';
+import type { RedisClient } from './key-scope.js';
+import { loadLuaCommand, loadLuaScript } from './lua-scripts.js';
+import { pacerKeys } from './service-keys.js';
+import type { SendPacer } from '../campaigns/feed/send-pacer.js';
 
-/**
- * Step 1, spacing. GCRA (generic cell rate algorithm) on Redis's clock: each send reserves
- * the next slot, exactly 1/rate after the previous one, for every worker of the phone
- * number, so sends leave evenly spaced instead of in bursts and no waiter polls.
- * KEYS: slot key. ARGV: interval (µs). Returns the wait (µs).
- */
-const RESERVE_SLOT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tat < now then tat = now end
-redis.call('SET', KEYS[1], string.format('%.0f', tat + tonumber(ARGV[1])), 'PX', 60000)
-return string.format('%.0f', tat - now)`;
-
-/**
- * Step 2, the ceiling. A slot can be reached late (a busy event loop fires timers late),
- * and a late send bunches with the next ones. So at the moment of sending, a sliding log
- * of the last second's dispatches must hold fewer than `rate`; otherwise wait for the
- * oldest to age out. The member's own earlier stamp is dropped first, so a send can be
- * stamped again. KEYS: log key (and, for tests, an audit key that keeps every admission).
- * ARGV: rate, unique member, window (µs). Returns the wait (µs), 0 = go.
- */
-const ADMIT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local window = tonumber(ARGV[3])
-redis.call('ZREM', KEYS[1], ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - window))
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
-  local oldest = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2])
-  return string.format('%.0f', oldest + window - now + 1)
-end
-redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[2])
-redis.call('PEXPIRE', KEYS[1], 2000)
-if KEYS[2] then redis.call('ZADD', KEYS[2], string.format('%.0f', now), ARGV[2]) end
-return '0'`;
+/** The pacer's scripts (src/redis/lua/pacer/): spacing, then the ceiling. Their headers say why each exists. */
+const PACER_LUA_DIR = new URL('./lua/pacer/', import.meta.url);
+const RESERVE_SLOT = loadLuaCommand('reserve-slot', PACER_LUA_DIR);
+/** Defined without a key count: each call passes one key (the log) or two (and the audit key, see `auditKey`). */
+const ADMIT = loadLuaScript('admit', PACER_LUA_DIR);
 
 interface PacerCommands {
   cwReserveSlot(key: string, intervalMicros: number): Promise<string>;
@@ -65,8 +35,7 @@ export class RedisSendPacer implements SendPacer {
    */
   constructor(redis: RedisClient, options: { prefix: string; phoneNumberId: string; messagesPerSecond: number; auditKey?: string }) {
     if (!('cwReserveSlot' in redis)) {
-      redis.defineCommand('cwReserveSlot', { numberOfKeys: 1, lua: RESERVE_SLOT });
-      // One key (the log), or two with an admission record for tests (see `auditKey`).
+      redis.defineCommand('cwReserveSlot', RESERVE_SLOT);
       redis.defineCommand('cwAdmit', { lua: ADMIT });
     }
     this.#redis = redis as RedisClient & PacerCommands;

@@ -1,0 +1,105 @@
+import type { DeliveryLedger, InboundUpdate, PreferenceUpdate, StatusUpdate } from '../ledger.js';
+
+/**
+ * Settling: what Meta tells after a send (statuses, users' messages, marketing preferences)
+ * applied to the ledger. The transport that brings these events (src/webhooks: signature,
+ * inbox, parser) hands them here; the rules of each change live in the ledger's scripts.
+ */
+
+/** Statuses per ledger call: one script call each, kept short so Redis stays responsive. */
+const STATUSES_PER_CALL = 500;
+
+/** What a batch of webhooks asks of the ledger. */
+export interface DeliveryEvents {
+  statuses: readonly StatusUpdate[];
+  inbound: readonly InboundUpdate[];
+  preferences: readonly PreferenceUpdate[];
+}
+
+/** Told of each status that found its row, and when it was applied (the status lag). */
+export type StatusApplied = (update: StatusUpdate, appliedAt: number) => void;
+
+export interface Settled {
+  /** How many of each: statuses, each status outcome, completed campaigns, inbound, replies, optOutKeywords, preferences. */
+  counts: Record<string, number>;
+  /**
+   * Statuses no row knows yet: the send's answer may not be recorded yet (at 1,000 msg/s Meta's
+   * `sent` can come first), or the message is another tool's. The caller keeps them and tries again.
+   */
+  unmatched: StatusUpdate[];
+}
+
+/** A status kept for another try, and since when (ms). */
+export interface ParkedStatus {
+  update: StatusUpdate;
+  parkedAt: number;
+}
+
+/** Applies a batch: its statuses (in chunks), then users' messages, then preferences. */
+export async function settleDeliveryEvents(ledger: DeliveryLedger, events: DeliveryEvents, onApplied?: StatusApplied): Promise<Settled> {
+  const settled = await settleStatuses(ledger, events.statuses, onApplied);
+  const { counts } = settled;
+  if (events.inbound.length > 0) {
+    const answered = await ledger.applyInbound(events.inbound);
+    counts.inbound = events.inbound.length;
+    counts.replies = answered.filter((a) => a.answeredRow).length;
+    counts.optOutKeywords = events.inbound.filter((m) => m.optOut).length;
+  }
+  if (events.preferences.length > 0) {
+    await ledger.applyPreferences(events.preferences);
+    counts.preferences = events.preferences.length;
+  }
+  return settled;
+}
+
+/** Applies statuses to their rows; returns counts by outcome and those whose row is not known yet. */
+export async function settleStatuses(
+  ledger: DeliveryLedger,
+  statuses: readonly StatusUpdate[],
+  onApplied?: StatusApplied,
+): Promise<Settled> {
+  const counts: Record<string, number> = { statuses: statuses.length };
+  const unmatched: StatusUpdate[] = [];
+  for (let i = 0; i < statuses.length; i += STATUSES_PER_CALL) {
+    const chunk = statuses.slice(i, i + STATUSES_PER_CALL);
+    const outcomes = await ledger.applyStatuses(chunk);
+    const appliedAt = Date.now();
+    outcomes.forEach((o, j) => {
+      const update = chunk[j];
+      if (o.outcome !== 'unmatched' && update !== undefined) onApplied?.(update, appliedAt);
+      counts[o.outcome] = (counts[o.outcome] ?? 0) + 1;
+      if (o.completedCampaign) counts.completed = (counts.completed ?? 0) + 1;
+      if (o.outcome === 'unmatched' && update !== undefined) unmatched.push(update);
+    });
+  }
+  return { counts, unmatched };
+}
+
+/**
+ * Tries parked statuses again. Done with: those that found their row now, and those parked
+ * `parkMs` or longer (by `now`): no send of ours will ever match them, they are another tool's
+ * messages (`foreign` counts them).
+ */
+export async function retryParkedStatuses<T extends ParkedStatus>(
+  ledger: DeliveryLedger,
+  parked: readonly T[],
+  options: { now: number; parkMs: number },
+  onApplied?: StatusApplied,
+): Promise<{ done: T[]; foreign: number }> {
+  const outcomes = await ledger.applyStatuses(parked.map((p) => p.update));
+  const appliedAt = Date.now();
+  const done: T[] = [];
+  let foreign = 0;
+  outcomes.forEach((o, i) => {
+    const entry = parked[i];
+    if (entry === undefined) return;
+    if (o.outcome !== 'unmatched') {
+      done.push(entry);
+      onApplied?.(entry.update, appliedAt);
+    } else if (options.now - entry.parkedAt >= options.parkMs) {
+      done.push(entry);
+      foreign++;
+    }
+  });
+  return { done, foreign };
+}

@@ -1,0 +1,20 @@
+--[[
+  The pacer's first step, spacing: GCRA (generic cell rate algorithm) on Redis's clock. Each
+  send reserves the next slot, exactly one interval after the previous one, for every worker
+  of the phone number, so sends leave evenly spaced instead of in bursts and no waiter polls.
+  Redis's TIME is the one clock every worker shares (the ledger's test clock does not move it).
+
+  Input:
+    KEYS[1] slot       string   <scope>:pacer:<number>:slot (the next free slot, µs)
+
+    ARGV[1] interval between sends (µs)
+
+  Output:
+    the wait until this send's slot (µs, a decimal string)
+]]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tat < now then tat = now end
+redis.call('SET', KEYS[1], string.format('%.0f', tat + tonumber(ARGV[1])), 'PX', 60000)
+return string.format('%.0f', tat - now)
