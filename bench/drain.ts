@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { runToExit, startChild, stopChild, waitForLine, type Child } from './support/children.js';
 import { coreShare, cpuSeconds, machineBusySeconds, speedProbeMs } from './support/cpu.js';
 import { ensureCsv } from './support/data.js';
-import { figure, type SectionResult } from './support/figures.js';
+import { figure, type Figure, type SectionResult } from './support/figures.js';
 import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, benchScriptArgs, campaignSend, productEnv } from './support/product.js';
 import { deletePrefix, freshPrefix } from './support/redis.js';
 import { startSandboxChild, type SandboxChild } from './support/sandbox.js';
@@ -69,6 +69,23 @@ interface DrainRun {
   scrapes?: number;
 }
 
+/** The children and timer of one run, stopped whatever happens. */
+interface RunChildren {
+  worker?: Child;
+  serve?: Child;
+  own?: SandboxChild;
+  scraper?: NodeJS.Timeout;
+}
+
+interface DrainRig {
+  redis: Redis;
+  redisPid: number | undefined;
+  sandbox: SandboxChild;
+  files: Map<number, string>;
+}
+
+const QUEUE_NAME = `send-${PHONE_NUMBER_ID}`;
+
 const isJsonLine = (line: string, test: (o: Record<string, unknown>) => boolean): boolean => {
   if (!line.startsWith('{')) return false;
   try {
@@ -88,138 +105,19 @@ export async function benchDrain(options: {
     [DRAIN_ROWS, await ensureCsv(DRAIN_ROWS)],
     [WARMUP_ROWS, await ensureCsv(WARMUP_ROWS)],
   ]);
-  const { sandbox, redis, redisPid } = options;
+  const rig: DrainRig = { ...options, files };
   const measured: DrainRun[] = [];
-  const queueName = `send-${PHONE_NUMBER_ID}`;
-
-  /** Starts the side's worker on a filled queue; resolves when every row is answered. */
-  const once = async (side: Side, rows = DRAIN_ROWS): Promise<DrainRun> => {
-    const file = files.get(rows) ?? (await ensureCsv(rows));
-    const prefix = freshPrefix(`drain-${side}`);
-    let worker: Child | undefined;
-    let serve: Child | undefined;
-    let own: SandboxChild | undefined;
-    let campaignId = '';
-    let serviceUrl = '';
-    let scraper: NodeJS.Timeout | undefined;
-    let scrapes = 0;
-    try {
-      let done: (line: string) => boolean;
-      if (side !== 'bare' && side !== 'bare-webhooks') {
-        const summary = await campaignSend(file, prefix);
-        if (summary.queued !== rows) throw new Error(`campaign send queued ${summary.queued} of ${rows}`);
-        campaignId = summary.id;
-        done = (line) => isJsonLine(line, (o) => o.msg === 'campaign completed' && o.campaignId === summary.id);
-      } else {
-        const campaignId = `bare${randomBytes(3).toString('hex')}`;
-        await runToExit(
-          startChild(
-            'bare-ingest',
-            process.execPath,
-            benchScriptArgs('bare-ingest.ts', [file, prefix, queueName, campaignId]),
-            productEnv(prefix),
-            ROOT,
-          ),
-          300_000,
-        );
-        done = (line) => isJsonLine(line, (o) => o.msg === 'drained');
-      }
-      if (side === 'webhooks' || side === 'scraped') {
-        serve = startChild(
-          'campaign serve',
-          process.execPath,
-          [CAMPAIGN_BIN, 'serve', '--port', '0'],
-          productEnv(prefix, { WHATSAPP_APP_SECRET: WEBHOOK_SECRET, WEBHOOK_VERIFY_TOKEN: 'bench-verify', LOG_LEVEL: 'warn' }),
-          ROOT,
-        );
-        const { line } = await waitForLine(serve, (l) => /Webhook service listening on http:\/\//.test(l), 60_000);
-        const url = /listening on (http:\/\/[^\s:]+:\d+)/.exec(line)?.[1];
-        if (url === undefined) throw new Error(`cannot read the service URL from: ${line}`);
-        serviceUrl = url;
-        if (side === 'webhooks') own = await startSandboxChild({ url: `${url}/webhook`, appSecret: WEBHOOK_SECRET });
-      }
-      if (side === 'bare-webhooks') {
-        serve = startChild('null-receiver', process.execPath, benchScriptArgs('null-receiver.ts', []), productEnv(prefix), ROOT);
-        const { line } = await waitForLine(serve, (l) => /null receiver listening on http:\/\//.test(l), 60_000);
-        const url = /listening on (http:\/\/[^\s:]+:\d+)/.exec(line)?.[1];
-        if (url === undefined) throw new Error(`cannot read the null receiver's URL from: ${line}`);
-        own = await startSandboxChild({ url: `${url}/webhook`, appSecret: WEBHOOK_SECRET });
-      }
-      const api = own ?? sandbox;
-      await api.reset();
-      const env = productEnv(prefix, { WHATSAPP_API_URL: api.url, SEND_RATE: '0', SEND_CONCURRENCY: String(DRAIN_CONCURRENCY) });
-      const probeMs = speedProbeMs();
-      const redisBefore = cpuSeconds(redisPid);
-      const sandboxBefore = cpuSeconds(api.child.pid);
-      const serveBefore = serve === undefined ? undefined : cpuSeconds(serve.pid);
-      const machineBefore = machineBusySeconds();
-      worker =
-        side !== 'bare' && side !== 'bare-webhooks'
-          ? startChild('campaign worker', process.execPath, [CAMPAIGN_BIN, 'worker'], env, ROOT)
-          : startChild(
-              'bare-worker',
-              process.execPath,
-              benchScriptArgs('bare-worker.ts', [prefix, queueName, api.url, PHONE_NUMBER_ID, String(DRAIN_CONCURRENCY), String(rows)]),
-              env,
-              ROOT,
-            );
-      if (side === 'scraped') {
-        scraper = setInterval(() => {
-          void fetch(`${serviceUrl}/metrics`)
-            .then(async (response) => {
-              await response.text();
-              if (response.status === 200) scrapes++;
-            })
-            .catch(() => undefined);
-        }, SCRAPE_EVERY_MS);
-      }
-      const { at } = await waitForLine(worker, done, 300_000);
-      clearInterval(scraper);
-      const wallMs = at - worker.startedAt;
-      const workerCores = coreShare(0, cpuSeconds(worker.pid), wallMs);
-      const redisCores = coreShare(redisBefore, cpuSeconds(redisPid), wallMs);
-      const sandboxCores = coreShare(sandboxBefore, cpuSeconds(api.child.pid), wallMs);
-      const machineCores = coreShare(machineBefore, machineBusySeconds(), wallMs);
-      const serveCores = serve === undefined ? undefined : coreShare(serveBefore ?? 0, cpuSeconds(serve.pid), wallMs);
-      const delivered =
-        side === 'webhooks'
-          ? Number((await redis.hget(campaignLedgerKeys(prefix, PHONE_NUMBER_ID, campaignId).campaign, 'n:delivered')) ?? 0)
-          : undefined;
-      await stopChild(worker);
-      const times = await api.acceptedTimes();
-      if (times.length !== rows) throw new Error(`${side}: the sandbox accepted ${times.length} of ${rows} messages`);
-      return {
-        side,
-        accepted: times.length,
-        messagesPerSecond: ratePerSecond(times),
-        wallMs,
-        workerCores,
-        redisCores,
-        sandboxCores,
-        machineCores,
-        probeMs,
-        ...(delivered === undefined ? {} : { serveCores, deliveredAtCompletion: delivered }),
-        ...(side === 'scraped' ? { serveCores, scrapes } : {}),
-      };
-    } finally {
-      clearInterval(scraper);
-      if (worker !== undefined) await stopChild(worker);
-      await own?.stop();
-      if (serve !== undefined) await stopChild(serve);
-      await deletePrefix(redis, prefix);
-    }
-  };
 
   const sides: Side[] = ['ours', 'bare', 'webhooks', 'bare-webhooks', 'scraped'];
   for (const side of sides) {
-    const warm = await once(side, WARMUP_ROWS);
+    const warm = await drainOnce(rig, side, WARMUP_ROWS);
     console.error(`  drain warm-up ${side} (${WARMUP_ROWS} rows, not counted): ${Math.round(warm.messagesPerSecond)} msg/s`);
   }
   for (let i = 0; i < options.runs; i++) {
     // Each run starts with another side, so no side always runs first (or last) on a warming machine.
     const order = sides.map((_, k) => sides[(i + k) % sides.length] as Side);
     for (const side of order) {
-      const run = await once(side);
+      const run = await drainOnce(rig, side);
       measured.push(run);
       console.error(
         `  drain run ${i + 1}/${options.runs} ${side}: ${Math.round(run.messagesPerSecond)} msg/s (wall ${(run.wallMs / 1000).toFixed(1)} s); ` +
@@ -229,7 +127,154 @@ export async function benchDrain(options: {
       );
     }
   }
+  return drainResult(measured);
+}
 
+/** Starts the side's worker on a filled queue; resolves when every row is answered. */
+async function drainOnce(rig: DrainRig, side: Side, rows = DRAIN_ROWS): Promise<DrainRun> {
+  const file = rig.files.get(rows) ?? (await ensureCsv(rows));
+  const prefix = freshPrefix(`drain-${side}`);
+  const children: RunChildren = {};
+  try {
+    const { campaignId, done } = await fillQueue(side, file, rows, prefix);
+    const serviceUrl = await startWebhookSide(side, prefix, children);
+    return await measureDrain(rig, { side, rows, prefix, campaignId, serviceUrl, done }, children);
+  } finally {
+    clearInterval(children.scraper);
+    if (children.worker !== undefined) await stopChild(children.worker);
+    await children.own?.stop();
+    if (children.serve !== undefined) await stopChild(children.serve);
+    await deletePrefix(rig.redis, prefix);
+  }
+}
+
+/** Loads the rows, untimed: ours into the ledger's backlog with `campaign send`, bare as one BullMQ job each. */
+async function fillQueue(
+  side: Side,
+  file: string,
+  rows: number,
+  prefix: string,
+): Promise<{ campaignId: string; done: (line: string) => boolean }> {
+  if (side !== 'bare' && side !== 'bare-webhooks') {
+    const summary = await campaignSend(file, prefix);
+    if (summary.queued !== rows) throw new Error(`campaign send queued ${summary.queued} of ${rows}`);
+    const done = (line: string) => isJsonLine(line, (o) => o.msg === 'campaign completed' && o.campaignId === summary.id);
+    return { campaignId: summary.id, done };
+  }
+  const bareCampaignId = `bare${randomBytes(3).toString('hex')}`;
+  await runToExit(
+    startChild(
+      'bare-ingest',
+      process.execPath,
+      benchScriptArgs('bare-ingest.ts', [file, prefix, QUEUE_NAME, bareCampaignId]),
+      productEnv(prefix),
+      ROOT,
+    ),
+    300_000,
+  );
+  return { campaignId: '', done: (line) => isJsonLine(line, (o) => o.msg === 'drained') };
+}
+
+/**
+ * Webhooks and scraped sides: `campaign serve` on the run's prefix (webhooks: with a sandbox of its own
+ * posting to it); bare-webhooks: the null receiver and its sandbox. Returns the service's URL ('' if none).
+ */
+async function startWebhookSide(side: Side, prefix: string, children: RunChildren): Promise<string> {
+  let serviceUrl = '';
+  if (side === 'webhooks' || side === 'scraped') {
+    children.serve = startChild(
+      'campaign serve',
+      process.execPath,
+      [CAMPAIGN_BIN, 'serve', '--port', '0'],
+      productEnv(prefix, { WHATSAPP_APP_SECRET: WEBHOOK_SECRET, WEBHOOK_VERIFY_TOKEN: 'bench-verify', LOG_LEVEL: 'warn' }),
+      ROOT,
+    );
+    const { line } = await waitForLine(children.serve, (l) => /Webhook service listening on http:\/\//.test(l), 60_000);
+    const url = /listening on (http:\/\/[^\s:]+:\d+)/.exec(line)?.[1];
+    if (url === undefined) throw new Error(`cannot read the service URL from: ${line}`);
+    serviceUrl = url;
+    if (side === 'webhooks') children.own = await startSandboxChild({ url: `${url}/webhook`, appSecret: WEBHOOK_SECRET });
+  }
+  if (side === 'bare-webhooks') {
+    children.serve = startChild('null-receiver', process.execPath, benchScriptArgs('null-receiver.ts', []), productEnv(prefix), ROOT);
+    const { line } = await waitForLine(children.serve, (l) => /null receiver listening on http:\/\//.test(l), 60_000);
+    const url = /listening on (http:\/\/[^\s:]+:\d+)/.exec(line)?.[1];
+    if (url === undefined) throw new Error(`cannot read the null receiver's URL from: ${line}`);
+    children.own = await startSandboxChild({ url: `${url}/webhook`, appSecret: WEBHOOK_SECRET });
+  }
+  return serviceUrl;
+}
+
+/** Runs the side's worker until every row is answered: msg/s as the sandbox saw them, wall time and CPU shares. */
+async function measureDrain(
+  rig: DrainRig,
+  run: { side: Side; rows: number; prefix: string; campaignId: string; serviceUrl: string; done: (line: string) => boolean },
+  children: RunChildren,
+): Promise<DrainRun> {
+  const { redis, redisPid, sandbox } = rig;
+  const { side, rows, prefix, campaignId, serviceUrl, done } = run;
+  const { serve, own } = children;
+  let scrapes = 0;
+  const api = own ?? sandbox;
+  await api.reset();
+  const env = productEnv(prefix, { WHATSAPP_API_URL: api.url, SEND_RATE: '0', SEND_CONCURRENCY: String(DRAIN_CONCURRENCY) });
+  const probeMs = speedProbeMs();
+  const redisBefore = cpuSeconds(redisPid);
+  const sandboxBefore = cpuSeconds(api.child.pid);
+  const serveBefore = serve === undefined ? undefined : cpuSeconds(serve.pid);
+  const machineBefore = machineBusySeconds();
+  const worker = (children.worker =
+    side !== 'bare' && side !== 'bare-webhooks'
+      ? startChild('campaign worker', process.execPath, [CAMPAIGN_BIN, 'worker'], env, ROOT)
+      : startChild(
+          'bare-worker',
+          process.execPath,
+          benchScriptArgs('bare-worker.ts', [prefix, QUEUE_NAME, api.url, PHONE_NUMBER_ID, String(DRAIN_CONCURRENCY), String(rows)]),
+          env,
+          ROOT,
+        ));
+  if (side === 'scraped') {
+    children.scraper = setInterval(() => {
+      void fetch(`${serviceUrl}/metrics`)
+        .then(async (response) => {
+          await response.text();
+          if (response.status === 200) scrapes++;
+        })
+        .catch(() => undefined);
+    }, SCRAPE_EVERY_MS);
+  }
+  const { at } = await waitForLine(worker, done, 300_000);
+  clearInterval(children.scraper);
+  const wallMs = at - worker.startedAt;
+  const workerCores = coreShare(0, cpuSeconds(worker.pid), wallMs);
+  const redisCores = coreShare(redisBefore, cpuSeconds(redisPid), wallMs);
+  const sandboxCores = coreShare(sandboxBefore, cpuSeconds(api.child.pid), wallMs);
+  const machineCores = coreShare(machineBefore, machineBusySeconds(), wallMs);
+  const serveCores = serve === undefined ? undefined : coreShare(serveBefore ?? 0, cpuSeconds(serve.pid), wallMs);
+  const delivered =
+    side === 'webhooks'
+      ? Number((await redis.hget(campaignLedgerKeys(prefix, PHONE_NUMBER_ID, campaignId).campaign, 'n:delivered')) ?? 0)
+      : undefined;
+  await stopChild(worker);
+  const times = await api.acceptedTimes();
+  if (times.length !== rows) throw new Error(`${side}: the sandbox accepted ${times.length} of ${rows} messages`);
+  return {
+    side,
+    accepted: times.length,
+    messagesPerSecond: ratePerSecond(times),
+    wallMs,
+    workerCores,
+    redisCores,
+    sandboxCores,
+    machineCores,
+    probeMs,
+    ...(delivered === undefined ? {} : { serveCores, deliveredAtCompletion: delivered }),
+    ...(side === 'scraped' ? { serveCores, scrapes } : {}),
+  };
+}
+
+/** The drain section's table lines, notes and method from its measured runs. */
+function drainResult(measured: DrainRun[]): SectionResult {
   const ours = measured.filter((r) => r.side === 'ours');
   const bare = measured.filter((r) => r.side === 'bare');
   const flowing = measured.filter((r) => r.side === 'webhooks');
@@ -241,49 +286,7 @@ export async function benchDrain(options: {
     `wall ${(medianOf(runs, (r) => r.wallMs) / 1000).toFixed(2)} s`;
   return {
     section: 'drain',
-    figures: [
-      figure({
-        label: `drain ${DRAIN_ROWS.toLocaleString('en-US')} rows, no limiter`,
-        unit: 'msg/s',
-        ours: ours.map((r) => r.messagesPerSecond),
-        baseline: bare.map((r) => r.messagesPerSecond),
-        baselineLabel: 'bare BullMQ+undici worker',
-        judgedOn: 'median',
-        target: '>= 0.7x bare and >= 2,000 msg/s',
-        check: (value, ratio) => [...(ratio >= 0.7 ? [] : ['< 0.7x bare']), ...(value >= 2000 ? [] : ['< 2,000 msg/s'])],
-      }),
-      figure({
-        label: `drain ${DRAIN_ROWS.toLocaleString('en-US')} rows, webhooks flowing`,
-        unit: 'msg/s',
-        ours: flowing.map((r) => r.messagesPerSecond),
-        baseline: bareFlowing.map((r) => r.messagesPerSecond),
-        baselineLabel: 'bare worker, same webhooks posted to a receiver that applies nothing',
-        judgedOn: 'median',
-        target: '>= 0.7x bare',
-        check: (_value, ratio) => (ratio >= 0.7 ? [] : ['< 0.7x bare']),
-      }),
-      figure({
-        label: `drain ${DRAIN_ROWS.toLocaleString('en-US')} rows, webhooks flowing, against the bare worker without them`,
-        unit: 'msg/s',
-        ours: flowing.map((r) => r.messagesPerSecond),
-        baseline: bare.map((r) => r.messagesPerSecond),
-        baselineLabel: 'bare BullMQ+undici worker, no webhooks',
-        judgedOn: 'median',
-        target: 'informational: includes the simulated Meta posting webhooks on the same 2 cores',
-        informational: true,
-        check: () => [],
-      }),
-      figure({
-        label: `drain ${DRAIN_ROWS.toLocaleString('en-US')} rows, /metrics scraped every ${SCRAPE_EVERY_MS / 1000} s`,
-        unit: 'msg/s',
-        ours: scraped.map((r) => r.messagesPerSecond),
-        baseline: ours.map((r) => r.messagesPerSecond),
-        baselineLabel: 'ours, not scraped',
-        judgedOn: 'median',
-        target: '>= 0.97x not scraped (metrics cost <= 3%)',
-        check: (_value, ratio) => (ratio >= 0.97 ? [] : ['< 0.97x not scraped']),
-      }),
-    ],
+    figures: drainFigures({ ours, bare, flowing, scraped, bareFlowing }),
     runs: measured.map((r) => ({ ...r })),
     notes: [
       `drain: machine speed probe before each run (ms for a fixed hash loop, lower = faster): ` +
@@ -293,19 +296,76 @@ export async function benchDrain(options: {
       `drain with /metrics scraped: scrapes answered per run [${scraped.map((r) => r.scrapes ?? 0).join(', ')}]; serve CPU ${pct(medianOf(scraped, (r) => r.serveCores))}`,
       `drain with webhooks flowing: rows already reported delivered when the campaign completed, per run: [${flowing.map((r) => r.deliveredAtCompletion ?? 0).join(', ')}] of ${DRAIN_ROWS}`,
     ],
-    method: [
-      `drain: after one untimed warm-up drain of ${WARMUP_ROWS} rows per side, ${DRAIN_ROWS} rows loaded first, not timed (ours: \`campaign send\` into the ledger's backlog, which the worker feeds to BullMQ as it drains, inside the timing; bare: every job written by bench/bare-ingest.ts); then \`campaign worker\` ` +
-        `(SEND_RATE=0, SEND_CONCURRENCY=${DRAIN_CONCURRENCY}, LOG_LEVEL=info) vs bench/bare-worker.ts (BullMQ Worker, concurrency ${DRAIN_CONCURRENCY}, ` +
-        `no limiter, processor = one undici POST of the same template body, nothing else), both as child processes against one ` +
-        `\`campaign sandbox --mps 0\` child, reset between runs. msg/s = accepted / (last − first receivedAt) in the sandbox; ` +
-        `wall = spawn → "campaign completed" log line (ours, ledger accounting) or → all jobs completed (bare).`,
-      `drain, webhooks flowing: as ours, plus a \`campaign serve\` child on the run's prefix and a sandbox child of its own started with ` +
-        `\`--webhook-url\` (sent 0.1 s, delivered 0.5 s, read 2 s after each accepted message, for half of them), both started before the timing; ` +
-        `the service applies the statuses to the rows while the worker drains.`,
-      `drain, bare with webhooks flowing: as bare, with a sandbox child of its own posting the same status webhooks to bench/null-receiver.ts (answers 200, applies nothing); ` +
-        `the webhooks-flowing figure is judged against it, so the simulated Meta's own work weighs on both sides.`,
-      `drain, /metrics scraped: as ours, plus a \`campaign serve\` child on the run's prefix whose /metrics is fetched every ${SCRAPE_EVERY_MS} ms while the worker drains ` +
-        `(the workers' own metric flushes, once a second, are in every side of ours).`,
-    ],
+    method: drainMethod(),
   };
+}
+
+function drainFigures(sides: {
+  ours: DrainRun[];
+  bare: DrainRun[];
+  flowing: DrainRun[];
+  scraped: DrainRun[];
+  bareFlowing: DrainRun[];
+}): Figure[] {
+  const { ours, bare, flowing, scraped, bareFlowing } = sides;
+  return [
+    figure({
+      label: `drain ${DRAIN_ROWS.toLocaleString('en-US')} rows, no limiter`,
+      unit: 'msg/s',
+      ours: ours.map((r) => r.messagesPerSecond),
+      baseline: bare.map((r) => r.messagesPerSecond),
+      baselineLabel: 'bare BullMQ+undici worker',
+      judgedOn: 'median',
+      target: '>= 0.7x bare and >= 2,000 msg/s',
+      check: (value, ratio) => [...(ratio >= 0.7 ? [] : ['< 0.7x bare']), ...(value >= 2000 ? [] : ['< 2,000 msg/s'])],
+    }),
+    figure({
+      label: `drain ${DRAIN_ROWS.toLocaleString('en-US')} rows, webhooks flowing`,
+      unit: 'msg/s',
+      ours: flowing.map((r) => r.messagesPerSecond),
+      baseline: bareFlowing.map((r) => r.messagesPerSecond),
+      baselineLabel: 'bare worker, same webhooks posted to a receiver that applies nothing',
+      judgedOn: 'median',
+      target: '>= 0.7x bare',
+      check: (_value, ratio) => (ratio >= 0.7 ? [] : ['< 0.7x bare']),
+    }),
+    figure({
+      label: `drain ${DRAIN_ROWS.toLocaleString('en-US')} rows, webhooks flowing, against the bare worker without them`,
+      unit: 'msg/s',
+      ours: flowing.map((r) => r.messagesPerSecond),
+      baseline: bare.map((r) => r.messagesPerSecond),
+      baselineLabel: 'bare BullMQ+undici worker, no webhooks',
+      judgedOn: 'median',
+      target: 'informational: includes the simulated Meta posting webhooks on the same 2 cores',
+      informational: true,
+      check: () => [],
+    }),
+    figure({
+      label: `drain ${DRAIN_ROWS.toLocaleString('en-US')} rows, /metrics scraped every ${SCRAPE_EVERY_MS / 1000} s`,
+      unit: 'msg/s',
+      ours: scraped.map((r) => r.messagesPerSecond),
+      baseline: ours.map((r) => r.messagesPerSecond),
+      baselineLabel: 'ours, not scraped',
+      judgedOn: 'median',
+      target: '>= 0.97x not scraped (metrics cost <= 3%)',
+      check: (_value, ratio) => (ratio >= 0.97 ? [] : ['< 0.97x not scraped']),
+    }),
+  ];
+}
+
+function drainMethod(): string[] {
+  return [
+    `drain: after one untimed warm-up drain of ${WARMUP_ROWS} rows per side, ${DRAIN_ROWS} rows loaded first, not timed (ours: \`campaign send\` into the ledger's backlog, which the worker feeds to BullMQ as it drains, inside the timing; bare: every job written by bench/bare-ingest.ts); then \`campaign worker\` ` +
+      `(SEND_RATE=0, SEND_CONCURRENCY=${DRAIN_CONCURRENCY}, LOG_LEVEL=info) vs bench/bare-worker.ts (BullMQ Worker, concurrency ${DRAIN_CONCURRENCY}, ` +
+      `no limiter, processor = one undici POST of the same template body, nothing else), both as child processes against one ` +
+      `\`campaign sandbox --mps 0\` child, reset between runs. msg/s = accepted / (last − first receivedAt) in the sandbox; ` +
+      `wall = spawn → "campaign completed" log line (ours, ledger accounting) or → all jobs completed (bare).`,
+    `drain, webhooks flowing: as ours, plus a \`campaign serve\` child on the run's prefix and a sandbox child of its own started with ` +
+      `\`--webhook-url\` (sent 0.1 s, delivered 0.5 s, read 2 s after each accepted message, for half of them), both started before the timing; ` +
+      `the service applies the statuses to the rows while the worker drains.`,
+    `drain, bare with webhooks flowing: as bare, with a sandbox child of its own posting the same status webhooks to bench/null-receiver.ts (answers 200, applies nothing); ` +
+      `the webhooks-flowing figure is judged against it, so the simulated Meta's own work weighs on both sides.`,
+    `drain, /metrics scraped: as ours, plus a \`campaign serve\` child on the run's prefix whose /metrics is fetched every ${SCRAPE_EVERY_MS} ms while the worker drains ` +
+      `(the workers' own metric flushes, once a second, are in every side of ours).`,
+  ];
 }

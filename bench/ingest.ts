@@ -35,6 +35,14 @@ interface IngestRun {
   probeMs: number;
 }
 
+interface IngestRig {
+  rows: number;
+  redis: Redis;
+  redisPid: number | undefined;
+  file: string;
+  tmp: string;
+}
+
 export async function benchIngest(options: {
   runs: number;
   rows: number;
@@ -45,58 +53,7 @@ export async function benchIngest(options: {
   const tmp = join(OUT_DIR, 'tmp');
   mkdirSync(tmp, { recursive: true });
   const measured: IngestRun[] = [];
-
-  const once = async (side: 'ours' | 'bare'): Promise<IngestRun> => {
-    const prefix = freshPrefix(`ingest-${side}`);
-    const timeFile = join(tmp, `${prefix}.time`);
-    const args =
-      side === 'ours'
-        ? [process.execPath, ...sendArgs(file)]
-        : [
-            process.execPath,
-            ...benchScriptArgs('bare-ingest.ts', [file, prefix, `send-${PHONE_NUMBER_ID}`, `bare${randomBytes(3).toString('hex')}`]),
-          ];
-    const useTime = existsSync(GNU_TIME);
-    const [command, ...rest] = useTime ? [GNU_TIME, '-f', '%M %U %S', '-o', timeFile, ...args] : args;
-    const probeMs = speedProbeMs();
-    const redisBefore = cpuSeconds(options.redisPid);
-    const machineBefore = machineBusySeconds();
-    const child = startChild(
-      side === 'ours' ? 'campaign send' : 'bare-ingest',
-      command ?? process.execPath,
-      rest,
-      productEnv(prefix),
-      ROOT,
-    );
-    try {
-      const exit = await runToExit(child, 600_000);
-      const wallMs = exit.at - child.startedAt;
-      const redisCores = coreShare(redisBefore, cpuSeconds(options.redisPid), wallMs);
-      const machineCores = coreShare(machineBefore, machineBusySeconds(), wallMs);
-      const summary =
-        side === 'ours'
-          ? parseSendSummary(child)
-          : (JSON.parse(child.stdout().trim().split('\n').pop() ?? '{}') as { rows: number; queued: number });
-      if (summary.queued !== options.rows) throw new Error(`${side}: queued ${summary.queued} of ${options.rows} rows`);
-      // GNU time's last line: max RSS in KiB, user and system CPU seconds.
-      const [rssKb, user, sys] = useTime ? (readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '').split(' ').map(Number) : [];
-      return {
-        side,
-        rows: summary.rows,
-        queued: summary.queued,
-        wallMs,
-        rowsPerSecond: summary.rows / (wallMs / 1000),
-        peakRssMb: (rssKb ?? Number.NaN) / 1024,
-        childCores: ((user ?? Number.NaN) + (sys ?? Number.NaN)) / (wallMs / 1000),
-        redisCores,
-        machineCores,
-        probeMs,
-      };
-    } finally {
-      rmSync(timeFile, { force: true });
-      await deletePrefix(options.redis, prefix);
-    }
-  };
+  const rig: IngestRig = { ...options, file, tmp };
 
   // Start-up first: its first, unrecorded round also fills tsx's transform cache, so the
   // first measured ingest does not pay for compiling the code (the product's graph is larger).
@@ -104,7 +61,7 @@ export async function benchIngest(options: {
   for (let i = 0; i < options.runs; i++) {
     const order: ('ours' | 'bare')[] = i % 2 === 0 ? ['ours', 'bare'] : ['bare', 'ours'];
     for (const side of order) {
-      const run = await once(side);
+      const run = await measureIngest(rig, side);
       measured.push(run);
       console.error(
         `  ingest run ${i + 1}/${options.runs} ${side}: ${Math.round(run.rowsPerSecond)} rows/s, ${Math.round(run.peakRssMb)} MB, ` +
@@ -112,7 +69,62 @@ export async function benchIngest(options: {
       );
     }
   }
+  return ingestResult(measured, startup, options);
+}
 
+/** One `campaign send` (ours) or bare-ingest.ts run, timed spawn → exit under GNU time; its prefix is deleted after. */
+async function measureIngest(rig: IngestRig, side: 'ours' | 'bare'): Promise<IngestRun> {
+  const prefix = freshPrefix(`ingest-${side}`);
+  const timeFile = join(rig.tmp, `${prefix}.time`);
+  const args =
+    side === 'ours'
+      ? [process.execPath, ...sendArgs(rig.file)]
+      : [
+          process.execPath,
+          ...benchScriptArgs('bare-ingest.ts', [rig.file, prefix, `send-${PHONE_NUMBER_ID}`, `bare${randomBytes(3).toString('hex')}`]),
+        ];
+  const useTime = existsSync(GNU_TIME);
+  const [command, ...rest] = useTime ? [GNU_TIME, '-f', '%M %U %S', '-o', timeFile, ...args] : args;
+  const probeMs = speedProbeMs();
+  const redisBefore = cpuSeconds(rig.redisPid);
+  const machineBefore = machineBusySeconds();
+  const child = startChild(side === 'ours' ? 'campaign send' : 'bare-ingest', command ?? process.execPath, rest, productEnv(prefix), ROOT);
+  try {
+    const exit = await runToExit(child, 600_000);
+    const wallMs = exit.at - child.startedAt;
+    const redisCores = coreShare(redisBefore, cpuSeconds(rig.redisPid), wallMs);
+    const machineCores = coreShare(machineBefore, machineBusySeconds(), wallMs);
+    const summary =
+      side === 'ours'
+        ? parseSendSummary(child)
+        : (JSON.parse(child.stdout().trim().split('\n').pop() ?? '{}') as { rows: number; queued: number });
+    if (summary.queued !== rig.rows) throw new Error(`${side}: queued ${summary.queued} of ${rig.rows} rows`);
+    // GNU time's last line: max RSS in KiB, user and system CPU seconds.
+    const [rssKb, user, sys] = useTime ? (readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '').split(' ').map(Number) : [];
+    return {
+      side,
+      rows: summary.rows,
+      queued: summary.queued,
+      wallMs,
+      rowsPerSecond: summary.rows / (wallMs / 1000),
+      peakRssMb: (rssKb ?? Number.NaN) / 1024,
+      childCores: ((user ?? Number.NaN) + (sys ?? Number.NaN)) / (wallMs / 1000),
+      redisCores,
+      machineCores,
+      probeMs,
+    };
+  } finally {
+    rmSync(timeFile, { force: true });
+    await deletePrefix(rig.redis, prefix);
+  }
+}
+
+/** The ingest section's table lines, notes and method from its measured runs. */
+function ingestResult(
+  measured: IngestRun[],
+  startup: { ours: number; bare: number },
+  options: { rows: number; runs: number },
+): SectionResult {
   const ours = measured.filter((r) => r.side === 'ours');
   const bare = measured.filter((r) => r.side === 'bare');
   const baselineLabel = 'bare csv-parse+addBulk';

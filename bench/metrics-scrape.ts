@@ -12,6 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { Redis } from 'ioredis';
 import type { CampaignDefinition } from '../src/campaigns/campaign.js';
 import type { IngestedRow } from '../src/campaigns/ledger.js';
 import { planSend } from '../src/campaigns/send-plan.js';
@@ -53,54 +54,8 @@ async function main(): Promise<void> {
   const prefix = freshPrefix('metrics-scrape');
   const ledger = new RedisLedger(redis, prefix);
   try {
-    const perCampaign = Math.ceil(ROWS / CAMPAIGNS);
-    const started = Date.now();
-    const ids: string[] = [];
-    for (let c = 0; c < CAMPAIGNS; c++) {
-      const definition: CampaignDefinition = {
-        id: `bench${c}`,
-        createdAt: Date.now(),
-        phoneNumberId: numberOf(c),
-        plan,
-        source: { file: 'bench.csv', phoneColumn: 'phone', fixWhitespace: false },
-      };
-      await ledger.createCampaign(definition);
-      ids.push(definition.id);
-    }
-    // Chunks of each campaign in order; IN_FLIGHT campaigns at a time.
-    let recorded = 0;
-    for (let c = 0; c < CAMPAIGNS; c += IN_FLIGHT) {
-      await Promise.all(
-        ids.slice(c, c + IN_FLIGHT).map(async (id, i) => {
-          const phoneNumberId = numberOf(c + i);
-          for (let first = 1; first <= perCampaign; first += CHUNK) {
-            const rows: IngestedRow[] = [];
-            for (let row = first; row < Math.min(first + CHUNK, perCampaign + 1); row++) {
-              const n = (c + i) * perCampaign + row;
-              rows.push({
-                row,
-                phone: phoneOf(n),
-                status: 'queued',
-                message: { values: [`Name${n}`, `A-${n}`], headerLink: undefined, fingerprint: `fp-${n}` },
-              });
-            }
-            await ledger.recordIngested(id, phoneNumberId, rows);
-            recorded += rows.length;
-          }
-          await ledger.finishIngest(id);
-        }),
-      );
-      process.stderr.write(`\rrecorded ${recorded} rows`);
-    }
-    process.stderr.write(`\nrecorded ${recorded} rows in ${CAMPAIGNS} campaigns in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-    // Each number's BullMQ window, as a worker's feeder would fill it (so the queue counts are not all zero).
-    for (let n = 0; n < NUMBERS; n++) {
-      const phoneNumberId = numberOf(n);
-      const fed = await ledger.feed(phoneNumberId, { windowSize: 200, minBatch: 1, refreshAfterMs: 60_000, refreshMost: 0 });
-      const queue = new BullSendQueue({ connection: redis, prefix, phoneNumberId, attempts: 6, backoffMs: 1000, logger: silentLogger() });
-      await queue.enqueue(fed.jobs);
-      await queue.close();
-    }
+    const recorded = await recordCampaigns(ledger);
+    await fillWindows(redis, prefix, ledger);
 
     const service = await startService(
       { port: 0, host: '127.0.0.1' },
@@ -108,41 +63,7 @@ async function main(): Promise<void> {
       silentLogger(),
     );
     try {
-      const scrapeMs = async (): Promise<{ ms: number; bytes: number; series: number }> => {
-        const t = performance.now();
-        const response = await fetch(`${service.url}/metrics`);
-        const body = await response.text();
-        const ms = performance.now() - t;
-        if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}: ${body}`);
-        return { ms, bytes: body.length, series: body.split('\n').filter((l) => l.startsWith('cw_campaign_rows{')).length };
-      };
-      const warm = await scrapeMs();
-      const times: number[] = [];
-      for (let i = 0; i < SCRAPES; i++) times.push((await scrapeMs()).ms);
-      // The bare baseline: the same HTTP round trip to the same service, answering from memory.
-      const healthz: number[] = [];
-      for (let i = 0; i < SCRAPES; i++) {
-        const t = performance.now();
-        await (await fetch(`${service.url}/healthz`)).text();
-        healthz.push(performance.now() - t);
-      }
-      const memory = /^used_memory_human:(\S+)/m.exec(await redis.info('memory'))?.[1] ?? '?';
-      console.log(
-        JSON.stringify({
-          campaigns: CAMPAIGNS,
-          queuedRows: recorded,
-          numbers: NUMBERS,
-          scrapes: SCRAPES,
-          medianMs: Number(median(times).toFixed(1)),
-          minMs: Number(Math.min(...times).toFixed(1)),
-          maxMs: Number(Math.max(...times).toFixed(1)),
-          healthzMedianMs: Number(median(healthz).toFixed(1)),
-          firstScrapeMs: Number(warm.ms.toFixed(1)),
-          bodyBytes: warm.bytes,
-          campaignRowSeries: warm.series,
-          redisUsedMemory: memory,
-        }),
-      );
+      await measureScrapes(service.url, redis, recorded);
     } finally {
       await service.close();
     }
@@ -150,6 +71,101 @@ async function main(): Promise<void> {
     await deletePrefix(redis, prefix);
     await redis.quit();
   }
+}
+
+/** CAMPAIGNS campaigns of queued rows over NUMBERS phone numbers, recorded in chunks; returns the rows recorded. */
+async function recordCampaigns(ledger: RedisLedger): Promise<number> {
+  const perCampaign = Math.ceil(ROWS / CAMPAIGNS);
+  const started = Date.now();
+  const ids: string[] = [];
+  for (let c = 0; c < CAMPAIGNS; c++) {
+    const definition: CampaignDefinition = {
+      id: `bench${c}`,
+      createdAt: Date.now(),
+      phoneNumberId: numberOf(c),
+      plan,
+      source: { file: 'bench.csv', phoneColumn: 'phone', fixWhitespace: false },
+    };
+    await ledger.createCampaign(definition);
+    ids.push(definition.id);
+  }
+  // Chunks of each campaign in order; IN_FLIGHT campaigns at a time.
+  let recorded = 0;
+  for (let c = 0; c < CAMPAIGNS; c += IN_FLIGHT) {
+    await Promise.all(
+      ids.slice(c, c + IN_FLIGHT).map(async (id, i) => {
+        const phoneNumberId = numberOf(c + i);
+        for (let first = 1; first <= perCampaign; first += CHUNK) {
+          const rows: IngestedRow[] = [];
+          for (let row = first; row < Math.min(first + CHUNK, perCampaign + 1); row++) {
+            const n = (c + i) * perCampaign + row;
+            rows.push({
+              row,
+              phone: phoneOf(n),
+              status: 'queued',
+              message: { values: [`Name${n}`, `A-${n}`], headerLink: undefined, fingerprint: `fp-${n}` },
+            });
+          }
+          await ledger.recordIngested(id, phoneNumberId, rows);
+          recorded += rows.length;
+        }
+        await ledger.finishIngest(id);
+      }),
+    );
+    process.stderr.write(`\rrecorded ${recorded} rows`);
+  }
+  process.stderr.write(`\nrecorded ${recorded} rows in ${CAMPAIGNS} campaigns in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  return recorded;
+}
+
+/** Each number's BullMQ window, as a worker's feeder would fill it (so the queue counts are not all zero). */
+async function fillWindows(redis: Redis, prefix: string, ledger: RedisLedger): Promise<void> {
+  for (let n = 0; n < NUMBERS; n++) {
+    const phoneNumberId = numberOf(n);
+    const fed = await ledger.feed(phoneNumberId, { windowSize: 200, minBatch: 1, refreshAfterMs: 60_000, refreshMost: 0 });
+    const queue = new BullSendQueue({ connection: redis, prefix, phoneNumberId, attempts: 6, backoffMs: 1000, logger: silentLogger() });
+    await queue.enqueue(fed.jobs);
+    await queue.close();
+  }
+}
+
+/** Times SCRAPES GET /metrics beside as many GET /healthz and prints the figures as one JSON line. */
+async function measureScrapes(serviceUrl: string, redis: Redis, recorded: number): Promise<void> {
+  const scrapeMs = async (): Promise<{ ms: number; bytes: number; series: number }> => {
+    const t = performance.now();
+    const response = await fetch(`${serviceUrl}/metrics`);
+    const body = await response.text();
+    const ms = performance.now() - t;
+    if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}: ${body}`);
+    return { ms, bytes: body.length, series: body.split('\n').filter((l) => l.startsWith('cw_campaign_rows{')).length };
+  };
+  const warm = await scrapeMs();
+  const times: number[] = [];
+  for (let i = 0; i < SCRAPES; i++) times.push((await scrapeMs()).ms);
+  // The bare baseline: the same HTTP round trip to the same service, answering from memory.
+  const healthz: number[] = [];
+  for (let i = 0; i < SCRAPES; i++) {
+    const t = performance.now();
+    await (await fetch(`${serviceUrl}/healthz`)).text();
+    healthz.push(performance.now() - t);
+  }
+  const memory = /^used_memory_human:(\S+)/m.exec(await redis.info('memory'))?.[1] ?? '?';
+  console.log(
+    JSON.stringify({
+      campaigns: CAMPAIGNS,
+      queuedRows: recorded,
+      numbers: NUMBERS,
+      scrapes: SCRAPES,
+      medianMs: Number(median(times).toFixed(1)),
+      minMs: Number(Math.min(...times).toFixed(1)),
+      maxMs: Number(Math.max(...times).toFixed(1)),
+      healthzMedianMs: Number(median(healthz).toFixed(1)),
+      firstScrapeMs: Number(warm.ms.toFixed(1)),
+      bodyBytes: warm.bytes,
+      campaignRowSeries: warm.series,
+      redisUsedMemory: memory,
+    }),
+  );
 }
 
 await main();

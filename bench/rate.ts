@@ -41,83 +41,16 @@ interface RateRun {
   rejectedByCode: Record<string, number>;
 }
 
+const QUEUE_NAME = `send-${PHONE_NUMBER_ID}`;
+
 export async function benchRate(options: { runs: number; redis: Redis; sandbox: SandboxChild }): Promise<SectionResult> {
   const file = await ensureCsv(RATE_ROWS);
-  const { sandbox, redis } = options;
   const measured: RateRun[] = [];
-  const queueName = `send-${PHONE_NUMBER_ID}`;
-
-  const once = async (side: 'ours' | 'bare'): Promise<RateRun> => {
-    const prefix = freshPrefix(`rate-${side}`);
-    let worker: Child | undefined;
-    try {
-      if (side === 'ours') {
-        const summary = await campaignSend(file, prefix);
-        if (summary.queued !== RATE_ROWS) throw new Error(`campaign send queued ${summary.queued} of ${RATE_ROWS}`);
-      } else {
-        const campaignId = `bare${randomBytes(3).toString('hex')}`;
-        await runToExit(
-          startChild(
-            'bare-ingest',
-            process.execPath,
-            benchScriptArgs('bare-ingest.ts', [file, prefix, queueName, campaignId]),
-            productEnv(prefix),
-            ROOT,
-          ),
-          300_000,
-        );
-      }
-      await sandbox.reset();
-      const env = productEnv(prefix, {
-        WHATSAPP_API_URL: sandbox.url,
-        SEND_RATE: String(RATE),
-        SEND_CONCURRENCY: String(RATE_CONCURRENCY),
-      });
-      worker =
-        side === 'ours'
-          ? startChild('campaign worker', process.execPath, [CAMPAIGN_BIN, 'worker'], env, ROOT)
-          : startChild(
-              'bare-worker',
-              process.execPath,
-              benchScriptArgs('bare-worker.ts', [
-                prefix,
-                queueName,
-                sandbox.url,
-                PHONE_NUMBER_ID,
-                String(RATE_CONCURRENCY),
-                '0',
-                String(RATE),
-              ]),
-              env,
-              ROOT,
-            );
-      const first = await firstAccepted(sandbox, [worker]);
-      // A little past the window's end, so the window is complete when the worker stops.
-      await sleep(Math.max(0, first + RATE_WINDOW_MS + 250 - Date.now()));
-      await stopChild(worker);
-      const times = await sandbox.acceptedTimes();
-      const stats = await sandbox.stats();
-      const inWindow = times.filter((t) => t >= first && t < first + RATE_WINDOW_MS).length;
-      return {
-        side,
-        achievedPerSecond: inWindow / (RATE_WINDOW_MS / 1000),
-        busiestSecond: busiestWindow(times, 1000),
-        sandboxBusiestSecond: stats.busiestSecond,
-        busiest25ms: busiestWindow(times, 25),
-        busiest100ms: busiestWindow(times, 100),
-        acceptedTotal: times.length,
-        rejectedByCode: stats.rejectedByCode,
-      };
-    } finally {
-      if (worker !== undefined) await stopChild(worker);
-      await deletePrefix(redis, prefix);
-    }
-  };
 
   for (let i = 0; i < options.runs; i++) {
     const order: ('ours' | 'bare')[] = i % 2 === 0 ? ['ours', 'bare'] : ['bare', 'ours'];
     for (const side of order) {
-      const run = await once(side);
+      const run = await measureRate(options, file, side);
       measured.push(run);
       console.error(
         `  rate run ${i + 1}/${options.runs} ${side}: ${fmt(run.achievedPerSecond, 1)} msg/s over ${RATE_WINDOW_MS / 1000} s, ` +
@@ -125,7 +58,80 @@ export async function benchRate(options: { runs: number; redis: Redis; sandbox: 
       );
     }
   }
+  return rateResult(measured);
+}
 
+/** Loads the rows (ours into the backlog, bare as BullMQ jobs), then lets the side's worker send until the window is complete. */
+async function measureRate(rig: { redis: Redis; sandbox: SandboxChild }, file: string, side: 'ours' | 'bare'): Promise<RateRun> {
+  const { sandbox, redis } = rig;
+  const prefix = freshPrefix(`rate-${side}`);
+  let worker: Child | undefined;
+  try {
+    if (side === 'ours') {
+      const summary = await campaignSend(file, prefix);
+      if (summary.queued !== RATE_ROWS) throw new Error(`campaign send queued ${summary.queued} of ${RATE_ROWS}`);
+    } else {
+      const campaignId = `bare${randomBytes(3).toString('hex')}`;
+      await runToExit(
+        startChild(
+          'bare-ingest',
+          process.execPath,
+          benchScriptArgs('bare-ingest.ts', [file, prefix, QUEUE_NAME, campaignId]),
+          productEnv(prefix),
+          ROOT,
+        ),
+        300_000,
+      );
+    }
+    await sandbox.reset();
+    const env = productEnv(prefix, {
+      WHATSAPP_API_URL: sandbox.url,
+      SEND_RATE: String(RATE),
+      SEND_CONCURRENCY: String(RATE_CONCURRENCY),
+    });
+    worker =
+      side === 'ours'
+        ? startChild('campaign worker', process.execPath, [CAMPAIGN_BIN, 'worker'], env, ROOT)
+        : startChild(
+            'bare-worker',
+            process.execPath,
+            benchScriptArgs('bare-worker.ts', [
+              prefix,
+              QUEUE_NAME,
+              sandbox.url,
+              PHONE_NUMBER_ID,
+              String(RATE_CONCURRENCY),
+              '0',
+              String(RATE),
+            ]),
+            env,
+            ROOT,
+          );
+    const first = await firstAccepted(sandbox, [worker]);
+    // A little past the window's end, so the window is complete when the worker stops.
+    await sleep(Math.max(0, first + RATE_WINDOW_MS + 250 - Date.now()));
+    await stopChild(worker);
+    const times = await sandbox.acceptedTimes();
+    const stats = await sandbox.stats();
+    const inWindow = times.filter((t) => t >= first && t < first + RATE_WINDOW_MS).length;
+    return {
+      side,
+      achievedPerSecond: inWindow / (RATE_WINDOW_MS / 1000),
+      busiestSecond: busiestWindow(times, 1000),
+      sandboxBusiestSecond: stats.busiestSecond,
+      busiest25ms: busiestWindow(times, 25),
+      busiest100ms: busiestWindow(times, 100),
+      acceptedTotal: times.length,
+      rejectedByCode: stats.rejectedByCode,
+    };
+  } finally {
+    if (worker !== undefined) await stopChild(worker);
+    await deletePrefix(redis, prefix);
+  }
+}
+
+/** The rate section's table lines, notes and method from its measured runs. */
+function rateResult(measured: RateRun[]): SectionResult {
   const ours = measured.filter((r) => r.side === 'ours');
   const bare = measured.filter((r) => r.side === 'bare');
   const baselineLabel = 'bare worker, limiter {max:80,duration:1000}';

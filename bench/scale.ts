@@ -180,55 +180,13 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
   const prefix = freshPrefix(`scale-${setup.side}-${setup.numbers}n${setup.processes}p-${setup.rate}`);
   const workers: Child[] = [];
   try {
-    for (const number of numbers) {
-      if (setup.side === 'ours') {
-        const summary = await campaignSend(file, prefix, number);
-        if (summary.queued !== rowsPerNumber) throw new Error(`campaign send queued ${summary.queued} of ${rowsPerNumber} for ${number}`);
-      } else {
-        const campaignId = `bare${randomBytes(3).toString('hex')}`;
-        await runToExit(
-          startChild(
-            'bare-ingest',
-            process.execPath,
-            benchScriptArgs('bare-ingest.ts', [file, prefix, `send-${number}`, campaignId]),
-            productEnv(prefix),
-            ROOT,
-          ),
-          300_000,
-        );
-      }
-    }
+    await fillNumbers(setup, numbers, file, prefix, rowsPerNumber);
     await sandbox.reset();
     // The product's own default (SEND_CONCURRENCY unset); the bare worker gets the same.
     const concurrency = Math.max(DEFAULT_SEND_CONCURRENCY, Math.ceil(setup.rate / 5));
     // No WHATSAPP_PHONE_NUMBER_ID: each worker serves every number that has campaigns.
     const env = productEnv(prefix, { WHATSAPP_API_URL: sandbox.url, SEND_RATE: String(setup.rate), WHATSAPP_PHONE_NUMBER_ID: '' });
-    const started: Promise<unknown>[] = [];
-    for (let i = 0; i < setup.processes; i++) {
-      const worker =
-        setup.side === 'ours'
-          ? startChild(`campaign worker ${i + 1}`, process.execPath, [CAMPAIGN_BIN, 'worker'], env, ROOT)
-          : startChild(
-              `bare-worker ${i + 1}`,
-              process.execPath,
-              benchScriptArgs('bare-worker.ts', [
-                prefix,
-                `send-${numbers[0] ?? ''}`,
-                sandbox.url,
-                numbers[0] ?? '',
-                String(concurrency),
-                '0',
-                String(setup.rate),
-              ]),
-              env,
-              ROOT,
-            );
-      workers.push(worker);
-      started.push(
-        waitForLine(worker, (line) => /send worker started|"msg":"ready"|worker ready/.test(line), 60_000).catch(() => undefined),
-      );
-    }
-    await Promise.all(started);
+    await startWorkers(setup, { prefix, numbers, env, concurrency, sandboxUrl: sandbox.url }, workers);
     const allUp = Date.now();
     const first = await firstAccepted(sandbox, workers);
     const windowStart = Math.max(allUp, first) + WARMUP_MS;
@@ -256,4 +214,59 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
     await Promise.all(workers.map((w) => stopChild(w)));
     await deletePrefix(redis, prefix);
   }
+}
+
+/** Loads `rowsPerNumber` rows for every number: ours with `campaign send`, bare as BullMQ jobs. */
+async function fillNumbers(setup: Setup, numbers: string[], file: string, prefix: string, rowsPerNumber: number): Promise<void> {
+  for (const number of numbers) {
+    if (setup.side === 'ours') {
+      const summary = await campaignSend(file, prefix, number);
+      if (summary.queued !== rowsPerNumber) throw new Error(`campaign send queued ${summary.queued} of ${rowsPerNumber} for ${number}`);
+    } else {
+      const campaignId = `bare${randomBytes(3).toString('hex')}`;
+      await runToExit(
+        startChild(
+          'bare-ingest',
+          process.execPath,
+          benchScriptArgs('bare-ingest.ts', [file, prefix, `send-${number}`, campaignId]),
+          productEnv(prefix),
+          ROOT,
+        ),
+        300_000,
+      );
+    }
+  }
+}
+
+/** Starts the setup's worker processes (pushed to `workers` as they start, for the caller to stop) and waits until each is ready. */
+async function startWorkers(
+  setup: Setup,
+  run: { prefix: string; numbers: string[]; env: NodeJS.ProcessEnv; concurrency: number; sandboxUrl: string },
+  workers: Child[],
+): Promise<void> {
+  const { prefix, numbers, env, concurrency } = run;
+  const started: Promise<unknown>[] = [];
+  for (let i = 0; i < setup.processes; i++) {
+    const worker =
+      setup.side === 'ours'
+        ? startChild(`campaign worker ${i + 1}`, process.execPath, [CAMPAIGN_BIN, 'worker'], env, ROOT)
+        : startChild(
+            `bare-worker ${i + 1}`,
+            process.execPath,
+            benchScriptArgs('bare-worker.ts', [
+              prefix,
+              `send-${numbers[0] ?? ''}`,
+              run.sandboxUrl,
+              numbers[0] ?? '',
+              String(concurrency),
+              '0',
+              String(setup.rate),
+            ]),
+            env,
+            ROOT,
+          );
+    workers.push(worker);
+    started.push(waitForLine(worker, (line) => /send worker started|"msg":"ready"|worker ready/.test(line), 60_000).catch(() => undefined));
+  }
+  await Promise.all(started);
 }

@@ -29,6 +29,26 @@ const CONNECT_WAIT_MS = 1000;
 export function createServiceMetrics(options: ScrapeReaderOptions): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const metrics = defineMetrics(registry);
+
+  const reader = new ScrapeReader(options);
+
+  // Scrapes that overlap share one read, so two never interleave their resets and sets.
+  let scraping: Promise<ScrapeResult> | undefined;
+  const scrapeOnce = async (): Promise<ScrapeResult> => {
+    await readyWithin(options.redis, CONNECT_WAIT_MS);
+    applySnapshot(metrics, await reader.read());
+    return { contentType: registry.contentType, body: await registry.metrics() };
+  };
+  return {
+    scrape: () => (scraping ??= scrapeOnce().finally(() => (scraping = undefined))),
+    // Bounded: with Redis away a queue still initialising would hold the service's exit.
+    close: () => Promise.race([reader.close(), new Promise<void>((resolve) => setTimeout(resolve, CONNECT_WAIT_MS).unref())]),
+  };
+}
+
+/** The cw_* metrics, registered in `registry` in the order they are exposed. */
+function defineMetrics(registry: Registry) {
   const registers = [registry];
   const rows = new Gauge({
     name: 'cw_campaign_rows',
@@ -78,36 +98,24 @@ export function createServiceMetrics(options: ScrapeReaderOptions): ServiceMetri
     buckets: WEBHOOK_LAG_BUCKETS,
     registry,
   });
+  return { rows, eta, jobs, rate, sends, latency, events, lag };
+}
 
-  const reader = new ScrapeReader(options);
-  const apply = (s: MetricsSnapshot) => {
-    // Everything is set afresh: a campaign past its retention, or a number without campaigns, simply has no series.
-    for (const metric of [rows, eta, jobs, rate, sends, events]) metric.reset();
-    for (const { id, figures } of s.campaigns) {
-      for (const [status, n] of figures.rows) rows.set({ campaign_id: id, status }, n);
-      if (figures.etaSeconds !== undefined) eta.set({ campaign_id: id }, figures.etaSeconds);
-    }
-    for (const number of s.numbers) {
-      for (const state of QUEUE_STATES) jobs.set({ phone_number_id: number.phoneNumberId, state }, number.jobs[state]);
-      rate.set({ phone_number_id: number.phoneNumberId }, number.rate);
-    }
-    // Counters from their Redis totals: monotonic across scrapes (a reset then one inc of the total).
-    for (const [phoneNumberId, result, n] of s.sends) sends.inc({ phone_number_id: phoneNumberId, result }, n);
-    for (const [kind, n] of s.webhookEvents) events.inc({ kind }, n);
-    latency.setTotals(s.sendLatency);
-    lag.setTotals(s.webhookLag);
-  };
-
-  // Scrapes that overlap share one read, so two never interleave their resets and sets.
-  let scraping: Promise<ScrapeResult> | undefined;
-  const scrapeOnce = async (): Promise<ScrapeResult> => {
-    await readyWithin(options.redis, CONNECT_WAIT_MS);
-    apply(await reader.read());
-    return { contentType: registry.contentType, body: await registry.metrics() };
-  };
-  return {
-    scrape: () => (scraping ??= scrapeOnce().finally(() => (scraping = undefined))),
-    // Bounded: with Redis away a queue still initialising would hold the service's exit.
-    close: () => Promise.race([reader.close(), new Promise<void>((resolve) => setTimeout(resolve, CONNECT_WAIT_MS).unref())]),
-  };
+/** Sets every metric from one snapshot of the Redis totals. */
+function applySnapshot({ rows, eta, jobs, rate, sends, latency, events, lag }: ReturnType<typeof defineMetrics>, s: MetricsSnapshot): void {
+  // Everything is set afresh: a campaign past its retention, or a number without campaigns, simply has no series.
+  for (const metric of [rows, eta, jobs, rate, sends, events]) metric.reset();
+  for (const { id, figures } of s.campaigns) {
+    for (const [status, n] of figures.rows) rows.set({ campaign_id: id, status }, n);
+    if (figures.etaSeconds !== undefined) eta.set({ campaign_id: id }, figures.etaSeconds);
+  }
+  for (const number of s.numbers) {
+    for (const state of QUEUE_STATES) jobs.set({ phone_number_id: number.phoneNumberId, state }, number.jobs[state]);
+    rate.set({ phone_number_id: number.phoneNumberId }, number.rate);
+  }
+  // Counters from their Redis totals: monotonic across scrapes (a reset then one inc of the total).
+  for (const [phoneNumberId, result, n] of s.sends) sends.inc({ phone_number_id: phoneNumberId, result }, n);
+  for (const [kind, n] of s.webhookEvents) events.inc({ kind }, n);
+  latency.setTotals(s.sendLatency);
+  lag.setTotals(s.webhookLag);
 }

@@ -53,33 +53,7 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
   const queue = new Queue(name, { connection: options.connection, prefix: queuePrefix });
   queue.on('error', (error) => logger.error({ err: error }, 'send queue error'));
 
-  const process = async (job: Job, token?: string): Promise<string> => {
-    const parsed = sendJobSchema.safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError(`job ${job.id ?? '?'} is not a send job: ${parsed.error.issues[0]?.message ?? ''}`);
-    const attempts = job.opts.attempts ?? 1;
-    const outcome = await processor.process(parsed.data, {
-      isLastAttempt: job.attemptsMade + 1 >= attempts,
-      pairDelays: parsed.data.pairDelays ?? 0,
-    });
-    switch (outcome.kind) {
-      case 'done':
-        return outcome.status;
-      case 'retry':
-        throw outcome.error;
-      case 'throttle-number':
-        await queue.rateLimit(outcome.ms);
-        throw Worker.RateLimitError();
-      case 'delay-recipient':
-        // Counted in the job itself: throttles and restarts of the number must not lengthen this recipient's delay.
-        await job.updateData({ ...parsed.data, pairDelays: (parsed.data.pairDelays ?? 0) + 1 });
-        await job.moveToDelayed(Date.now() + outcome.ms, token);
-        throw new DelayedError();
-      case 'release':
-        // Back to the queue for another worker, without using an attempt.
-        await job.moveToDelayed(Date.now(), token);
-        throw new DelayedError();
-    }
-  };
+  const process = sendJobProcessor(queue, processor);
 
   const worker = new Worker(name, process, {
     connection: options.connection,
@@ -109,25 +83,7 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
   );
 
   // Every worker of the number tops its window up from the campaigns' backlogs.
-  const feedQueue = new BullSendQueue({
-    connection: options.connection,
-    prefix: options.prefix,
-    phoneNumberId: options.phoneNumberId,
-    attempts: options.attempts,
-    backoffMs: options.backoffMs,
-    logger,
-  });
-  const feeder = new SendFeeder({
-    ledger: options.ledger,
-    queue: feedQueue,
-    phoneNumberId: options.phoneNumberId,
-    messagesPerSecond: options.rate,
-    logger,
-    ...(options.feedWindow === undefined ? {} : { windowSize: options.feedWindow }),
-    ...(options.onCampaignCompleted === undefined ? {} : { onCampaignCompleted: options.onCampaignCompleted }),
-    ...(options.messagingLimit === undefined ? {} : { messagingLimit: options.messagingLimit }),
-    ...(options.feedReady === undefined ? {} : { ready: options.feedReady }),
-  });
+  const { feedQueue, feeder } = createFeeder(options);
   feeder.start();
   worker.on('completed', () => feeder.jobDone());
   // In-doubt rows (CONFIRM_WINDOW_SECONDS) are decided by whichever worker of the number looks first.
@@ -152,4 +108,60 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
       await queue.close();
     },
   };
+}
+
+/** Runs a send job through the processor and turns its outcome into BullMQ's control flow. */
+function sendJobProcessor(queue: Queue, processor: SendProcessor): (job: Job, token?: string) => Promise<string> {
+  return async (job: Job, token?: string): Promise<string> => {
+    const parsed = sendJobSchema.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError(`job ${job.id ?? '?'} is not a send job: ${parsed.error.issues[0]?.message ?? ''}`);
+    const attempts = job.opts.attempts ?? 1;
+    const outcome = await processor.process(parsed.data, {
+      isLastAttempt: job.attemptsMade + 1 >= attempts,
+      pairDelays: parsed.data.pairDelays ?? 0,
+    });
+    switch (outcome.kind) {
+      case 'done':
+        return outcome.status;
+      case 'retry':
+        throw outcome.error;
+      case 'throttle-number':
+        await queue.rateLimit(outcome.ms);
+        throw Worker.RateLimitError();
+      case 'delay-recipient':
+        // Counted in the job itself: throttles and restarts of the number must not lengthen this recipient's delay.
+        await job.updateData({ ...parsed.data, pairDelays: (parsed.data.pairDelays ?? 0) + 1 });
+        await job.moveToDelayed(Date.now() + outcome.ms, token);
+        throw new DelayedError();
+      case 'release':
+        // Back to the queue for another worker, without using an attempt.
+        await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
+    }
+  };
+}
+
+/** The feeder that tops this worker's window up from the campaigns' backlogs, and the queue it feeds. */
+function createFeeder(options: SendWorkerOptions): { feedQueue: BullSendQueue; feeder: SendFeeder } {
+  const { logger } = options;
+  const feedQueue = new BullSendQueue({
+    connection: options.connection,
+    prefix: options.prefix,
+    phoneNumberId: options.phoneNumberId,
+    attempts: options.attempts,
+    backoffMs: options.backoffMs,
+    logger,
+  });
+  const feeder = new SendFeeder({
+    ledger: options.ledger,
+    queue: feedQueue,
+    phoneNumberId: options.phoneNumberId,
+    messagesPerSecond: options.rate,
+    logger,
+    ...(options.feedWindow === undefined ? {} : { windowSize: options.feedWindow }),
+    ...(options.onCampaignCompleted === undefined ? {} : { onCampaignCompleted: options.onCampaignCompleted }),
+    ...(options.messagingLimit === undefined ? {} : { messagingLimit: options.messagingLimit }),
+    ...(options.feedReady === undefined ? {} : { ready: options.feedReady }),
+  });
+  return { feedQueue, feeder };
 }

@@ -61,6 +61,24 @@ export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined,
     return reply.code(answer.status).send(answer.body);
   });
 
+  registerMessagesRoute(app, runtime, held);
+
+  registerTemplateRoutes(app, runtime);
+  registerPhoneNumberRoutes(app, runtime);
+  registerControlRoutes(app, runtime, webhooks);
+
+  return {
+    app,
+    async close() {
+      for (const response of held) response.destroy();
+      held.clear();
+      await app.close();
+    },
+  };
+}
+
+/** POST /{version}/{phone-number-id}/messages: the token first, then the faults, then the send; timeouts are held in `held`. */
+function registerMessagesRoute(app: FastifyInstance, runtime: SandboxRuntime, held: Set<ServerResponse>): void {
   app.post<{ Params: { version: string; phoneNumberId: string } }>(
     `/${VERSION_SEGMENT}/:phoneNumberId/messages`,
     async (request, reply) => {
@@ -91,17 +109,4 @@ export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined,
       return reply.code(answer.status).send(answer.body);
     },
   );
-
-  registerTemplateRoutes(app, runtime);
-  registerPhoneNumberRoutes(app, runtime);
-  registerControlRoutes(app, runtime, webhooks);
-
-  return {
-    app,
-    async close() {
-      for (const response of held) response.destroy();
-      held.clear();
-      await app.close();
-    },
-  };
 }

@@ -38,7 +38,7 @@ export interface WebhookServerOptions {
  * 250 ms) and a body that turns out unreadable is recorded by them instead of refused.
  */
 export function buildWebhookServer(options: WebhookServerOptions): FastifyInstance {
-  const { inbox, appSecrets, logger, redisReady } = options;
+  const { appSecrets, logger, redisReady } = options;
   const now = options.now ?? Date.now;
   if (appSecrets.length === 0) throw new RangeError('buildWebhookServer needs at least one app secret');
   const verifyTokenDigest = digest(options.verifyToken.reveal());
@@ -49,10 +49,6 @@ export function buildWebhookServer(options: WebhookServerOptions): FastifyInstan
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: WEBHOOK_BODY_LIMIT,
   });
-  const badSignature = new Throttle(REJECTION_LOG_INTERVAL_MS, now);
-  const badHandshake = new Throttle(REJECTION_LOG_INTERVAL_MS, now);
-  const tooLarge = new Throttle(REJECTION_LOG_INTERVAL_MS, now);
-  const notStored = new Throttle(REJECTION_LOG_INTERVAL_MS, now);
 
   // Every body arrives as the bytes sent: the signature is over them, and fastify's JSON parser
   // would both spend time on unverified input and hand us a re-serialisable object, not the bytes.
@@ -61,6 +57,24 @@ export function buildWebhookServer(options: WebhookServerOptions): FastifyInstan
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, keepBytes);
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, keepBytes);
 
+  reportErrors(app, logger, new Throttle(REJECTION_LOG_INTERVAL_MS, now));
+  addHandshakeRoute(app, logger, verifyTokenDigest, new Throttle(REJECTION_LOG_INTERVAL_MS, now));
+  addIntakeRoute(app, options, now);
+
+  app.get('/healthz', async (_request, reply) => reply.code(200).send({ ok: true }));
+
+  if (options.metrics !== undefined) addMetricsRoute(app, options.metrics, logger, new Throttle(REJECTION_LOG_INTERVAL_MS, now));
+
+  app.get('/readyz', async (_request, reply) => {
+    const ready = await withTimeout(redisReady(), READY_TIMEOUT_MS);
+    return ready ? reply.code(200).send({ ok: true }) : reply.code(503).send({ ok: false, redis: 'not answering' });
+  });
+
+  return app;
+}
+
+/** Oversized bodies (413) are logged at most once per interval; server errors always. */
+function reportErrors(app: FastifyInstance, logger: Logger, tooLarge: Throttle): void {
   app.setErrorHandler((error: { statusCode?: number; code?: string; message: string }, request, reply) => {
     const status = error.statusCode ?? 500;
     if (status === 413) {
@@ -76,7 +90,10 @@ export function buildWebhookServer(options: WebhookServerOptions): FastifyInstan
     }
     return reply.code(status).send({ error: status >= 500 ? 'internal error' : error.message });
   });
+}
 
+/** GET /webhook: Meta's subscription handshake, answered with its challenge when the verify token matches. */
+function addHandshakeRoute(app: FastifyInstance, logger: Logger, verifyTokenDigest: Buffer, badHandshake: Throttle): void {
   app.get('/webhook', async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const mode = query['hub.mode'];
@@ -99,7 +116,13 @@ export function buildWebhookServer(options: WebhookServerOptions): FastifyInstan
     }
     return reply.code(403).send({ error: 'verification failed' });
   });
+}
 
+/** POST /webhook: the signature is checked over the raw bytes, which are then appended to the inbox. */
+function addIntakeRoute(app: FastifyInstance, options: WebhookServerOptions, now: () => number): void {
+  const { inbox, appSecrets, logger } = options;
+  const badSignature = new Throttle(REJECTION_LOG_INTERVAL_MS, now);
+  const notStored = new Throttle(REJECTION_LOG_INTERVAL_MS, now);
   const refuseSignature = (request: FastifyRequest, reply: FastifyReply, why: string) => {
     const suppressed = badSignature.take();
     // Never the body nor the header's value: only why, from where, and how many more since the last line.
@@ -135,35 +158,24 @@ export function buildWebhookServer(options: WebhookServerOptions): FastifyInstan
       return reply.code(200).send({ ok: true });
     },
   });
+}
 
-  app.get('/healthz', async (_request, reply) => reply.code(200).send({ ok: true }));
-
-  // GET /metrics: open like /healthz; 503 while Redis does not answer, so Prometheus records a failed scrape.
-  const metrics = options.metrics;
-  if (metrics !== undefined) {
-    const notScraped = new Throttle(REJECTION_LOG_INTERVAL_MS, now);
-    app.get('/metrics', async (_request, reply) => {
-      try {
-        const scraped = await metrics.scrape();
-        return reply.code(200).type(scraped.contentType).send(scraped.body);
-      } catch (error) {
-        const suppressed = notScraped.take();
-        if (suppressed !== undefined)
-          logger.warn(
-            { reason: error instanceof Error ? error.message : String(error), suppressed },
-            'metrics scrape failed (Redis): answered 503',
-          );
-        return reply.code(503).type('text/plain; charset=utf-8').send('metrics unavailable: Redis is not answering\n');
-      }
-    });
-  }
-
-  app.get('/readyz', async (_request, reply) => {
-    const ready = await withTimeout(redisReady(), READY_TIMEOUT_MS);
-    return ready ? reply.code(200).send({ ok: true }) : reply.code(503).send({ ok: false, redis: 'not answering' });
+/** GET /metrics: open like /healthz; 503 while Redis does not answer, so Prometheus records a failed scrape. */
+function addMetricsRoute(app: FastifyInstance, metrics: { scrape(): Promise<ScrapeResult> }, logger: Logger, notScraped: Throttle): void {
+  app.get('/metrics', async (_request, reply) => {
+    try {
+      const scraped = await metrics.scrape();
+      return reply.code(200).type(scraped.contentType).send(scraped.body);
+    } catch (error) {
+      const suppressed = notScraped.take();
+      if (suppressed !== undefined)
+        logger.warn(
+          { reason: error instanceof Error ? error.message : String(error), suppressed },
+          'metrics scrape failed (Redis): answered 503',
+        );
+      return reply.code(503).type('text/plain; charset=utf-8').send('metrics unavailable: Redis is not answering\n');
+    }
   });
-
-  return app;
 }
 
 /** The signature header when it was sent once; a repeated header (an array) is not a signature. */
