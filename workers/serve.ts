@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { hostname } from 'node:os';
 import type { RedisClient } from '../src/redis/key-scope.js';
-import { ledgerOptionsOf } from './ledger-options.js';
+import { ledgerOptionsOf } from '../src/app/ledger-options.js';
 import { loadConfig, sendRateOf } from '../src/config/config.js';
 import { checkDashboardExposure } from '../src/dashboard/exposure.js';
 import { AppError } from '../src/errors/app-error.js';

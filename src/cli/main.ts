@@ -1,12 +1,11 @@
-#!/usr/bin/env node
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ArgumentError, exitCodeOf, isHelpShown, oneLineUsageErrors } from '../src/cli/usage-errors.js';
-import type { RequiredSetting } from '../src/config/config.js';
-import { AppError, isAppError } from '../src/errors/app-error.js';
-import { packageRoot } from '../src/files/package-root.js';
-import type { AppContext } from './app-context.js';
+import { ArgumentError, exitCodeOf, isHelpShown, oneLineUsageErrors } from './usage-errors.js';
+import type { RequiredSetting } from '../config/config.js';
+import { AppError, isAppError } from '../errors/app-error.js';
+import { packageRoot } from '../files/package-root.js';
+import type { AppContext } from '../app/app-context.js';
 import { followNpxParent } from './npx-parent.js';
 
 // Each command loads its own code when it runs: `send` does not pay for fastify and the
@@ -18,7 +17,7 @@ const program = new Command('campaign')
 
 /** Runs a command with a context, and always closes it. */
 async function withContext<T>(fn: (context: AppContext) => Promise<T>, required: readonly RequiredSetting[] = []): Promise<T> {
-  const { openContext } = await import('./app-context.js');
+  const { openContext } = await import('../app/app-context.js');
   const context = await openContext(required);
   try {
     return await fn(context);
@@ -102,10 +101,10 @@ program
   .option('--dry-run', 'check everything and print the summary; create no campaign and no job')
   .option('--json', 'print a JSON summary')
   .action(async (file: string, o: SendFlags) => {
-    const { runSend } = await import('./send-command.js');
-    const { summaryJson, summaryText } = await import('../src/cli/format.js');
-    const { displayZoneOf } = await import('../src/cli/display-zone.js');
-    const { ingestInterruptedError, ingestNotices, stopOnSignals } = await import('./send-notices.js');
+    const { runSend } = await import('./run/send.js');
+    const { summaryJson, summaryText } = await import('./format.js');
+    const { displayZoneOf } = await import('./display-zone.js');
+    const { ingestInterruptedError, ingestNotices, stopOnSignals } = await import('./run/send-notices.js');
     // Checked before anything is created; the plan shows its times where the operator reads them.
     const zone = displayZoneOf({ displayTimezone: o.displayTimezone, typed: [o.at, o.expiresAt, o.startDeadline] });
     const stop = stopOnSignals();
@@ -200,7 +199,7 @@ program
   .option('--phone-number-id <ids>', 'serve only these phone-number IDs, comma-separated (default: every number that has campaigns)')
   .action(async (o: { phoneNumberId?: string }) => {
     const phoneNumberIds = o.phoneNumberId === undefined ? undefined : phoneNumberIdList(o.phoneNumberId);
-    const { runWorkerUntilSignal } = await import('./worker-command.js');
+    const { runWorkerUntilSignal } = await import('../../workers/worker.js');
     await withContext((context) => runWorkerUntilSignal(context, { phoneNumberIds }), ['WHATSAPP_ACCESS_TOKEN']);
   });
 
@@ -215,13 +214,13 @@ program
   )
   .action(async (id: string, o: { json?: boolean; watch?: boolean }) => {
     if (o.watch === true) {
-      const { watchStatus } = await import('./status-watch.js');
+      const { watchStatus } = await import('./run/status-watch.js');
       const outcome = await withContext((context) => watchStatus(context, id, { json: o.json === true, notFound: () => notFound(id) }));
       if (outcome === 'interrupted') process.exitCode = 130;
       return;
     }
-    const { statusJson, statusText } = await import('../src/cli/format.js');
-    const { windowStatus } = await import('../src/campaigns/report/window-status.js');
+    const { statusJson, statusText } = await import('./format.js');
+    const { windowStatus } = await import('../campaigns/report/window-status.js');
     await withContext(async ({ ledger }) => {
       const status = await ledger.status(id);
       if (status === undefined) throw notFound(id);
@@ -241,7 +240,7 @@ program
     'where to write it (default REPORTS_DIR/<id>.csv; - writes it to stdout); a file is replaced only once the new report is complete',
   )
   .action(async (id: string, o: { out?: string }) => {
-    const { runReport } = await import('./report-command.js');
+    const { runReport } = await import('./run/report.js');
     const outcome = await withContext((context) => runReport(context, id, o.out));
     if (outcome.kind === 'file') console.log(`${outcome.path} (${outcome.lines} rows)`);
     if (outcome.kind === 'stopped') {
@@ -255,7 +254,7 @@ program
   .description('list campaigns with their state and counts')
   .option('--json', 'print JSON')
   .action(async (o: { json?: boolean }) => {
-    const { statusJson, statusText } = await import('../src/cli/format.js');
+    const { statusJson, statusText } = await import('./format.js');
     await withContext(async ({ ledger }) => {
       const statuses = [];
       for (const id of await ledger.listCampaigns()) {
@@ -279,7 +278,7 @@ program
   .argument('<id>', 'campaign ID')
   .option('--reason <text>', 'shown by `campaign status`', 'paused by the operator')
   .action(async (id: string, o: { reason: string }) => {
-    const { withControls } = await import('./control-command.js');
+    const { withControls } = await import('./run/controls.js');
     const result = await withContext((context) => withControls(context, (controls) => controls.pause(id, o.reason)));
     const head = result.alreadyPaused ? `Campaign ${id} was already paused` : `Campaign ${id} paused: no new send starts`;
     console.log(`${head}; \`campaign resume ${id}\` continues it`);
@@ -290,7 +289,7 @@ program
   .description('continue a paused campaign: its rows are fed again, the parked ones first')
   .argument('<id>', 'campaign ID')
   .action(async (id: string) => {
-    const { withControls } = await import('./control-command.js');
+    const { withControls } = await import('./run/controls.js');
     const result = await withContext((context) => withControls(context, (controls) => controls.resume(id)));
     console.log(`Campaign ${id} ${result.wasPaused ? 'resumed: its rows are fed to the workers again' : 'was not paused'}`);
   });
@@ -300,7 +299,7 @@ program
   .description('stop a campaign for good: rows not yet sent become cancelled')
   .argument('<id>', 'campaign ID')
   .action(async (id: string) => {
-    const { withControls } = await import('./control-command.js');
+    const { withControls } = await import('./run/controls.js');
     const result = await withContext((context) => withControls(context, (controls) => controls.cancel(id)));
     if (result.alreadyCancelled) {
       const why = result.reason === undefined ? '' : ` (${result.reason})`;
@@ -319,8 +318,8 @@ program
   .argument('<id>', 'campaign ID')
   .requiredOption('--at <time>', 'the new start (ISO 8601 with offset, e.g. 2026-12-01T09:00:00+01:00)')
   .action(async (id: string, o: { at: string }) => {
-    const { withControls } = await import('./control-command.js');
-    const { parseStart } = await import('../src/cli/time-options.js');
+    const { withControls } = await import('./run/controls.js');
+    const { parseStart } = await import('./time-options.js');
     const startsAt = parseStart('--at', o.at, Date.now());
     await withContext((context) => withControls(context, (controls) => controls.reschedule(id, startsAt)));
     console.log(`Campaign ${id} now starts at ${new Date(startsAt).toISOString()}`);
@@ -339,15 +338,15 @@ program
     'rows whose outcome is unknown (they may have been delivered: check before resending); alone: only those; with --codes: those and the failed rows with the codes',
   )
   .action(async (id: string, o: { codes?: string; unknown?: boolean }) => {
-    const { withControls } = await import('./control-command.js');
-    const { parseRetryCodes } = await import('../src/campaigns/control/retry-codes.js');
+    const { withControls } = await import('./run/controls.js');
+    const { parseRetryCodes } = await import('../campaigns/control/retry-codes.js');
     const selection = {
       codes: o.codes === undefined ? [] : parseRetryCodes(o.codes),
       // --unknown alone means unknown rows only; --codes picks failed rows.
       failed: o.unknown !== true || o.codes !== undefined,
       unknown: o.unknown === true,
     };
-    const { retryProgressPrinter } = await import('./progress-lines.js');
+    const { retryProgressPrinter } = await import('./run/progress-lines.js');
     const result = await withContext((context) =>
       withControls(context, (controls) => controls.retry(id, selection, retryProgressPrinter())),
     );
@@ -371,7 +370,7 @@ program
   .description("delete a finished campaign's personal data (rows, values, indexes, kept jobs); its counts stay")
   .argument('<id>', 'campaign ID')
   .action(async (id: string) => {
-    const { purgeText, runPurge } = await import('./purge-runner.js');
+    const { purgeText, runPurge } = await import('../app/campaign-purge.js');
     console.log(purgeText(await withContext((context) => runPurge(context, id))));
   });
 
@@ -381,8 +380,8 @@ program
   .option('--dry-run', 'say what would move; move nothing', false)
   .option('--json', 'print the summary as JSON', false)
   .action(async (o: { dryRun: boolean; json: boolean }) => {
-    const { runMigrateKeys, migrationText } = await import('./migrate-command.js');
-    const { openContext } = await import('./app-context.js');
+    const { runMigrateKeys, migrationText } = await import('./run/migrate-keys.js');
+    const { openContext } = await import('../app/app-context.js');
     const context = await openContext([], {}, {}, { keyLayout: false });
     try {
       const summary = await runMigrateKeys(context, { dryRun: o.dryRun });
@@ -401,7 +400,7 @@ optouts
   .option('--phone-number-id <id>', 'the number (default WHATSAPP_PHONE_NUMBER_ID)')
   .option('--json', 'print JSON')
   .action(async (o: { phoneNumberId?: string; json?: boolean }) => {
-    const { listOptOuts, optOutsText } = await import('./optouts-command.js');
+    const { listOptOuts, optOutsText } = await import('./run/optouts.js');
     const list = await withContext((context) => listOptOuts(context, o));
     console.log(
       o.json === true
@@ -423,7 +422,7 @@ optouts
   .argument('<phone>', 'the recipient, +<country><number>')
   .option('--phone-number-id <id>', 'the number (default WHATSAPP_PHONE_NUMBER_ID)')
   .action(async (phone: string, o: { phoneNumberId?: string }) => {
-    const { addOptOut } = await import('./optouts-command.js');
+    const { addOptOut } = await import('./run/optouts.js');
     console.log(await withContext((context) => addOptOut(context, phone, o)));
   });
 optouts
@@ -432,7 +431,7 @@ optouts
   .argument('<phone>', 'the recipient, +<country><number>')
   .option('--phone-number-id <id>', 'the number (default WHATSAPP_PHONE_NUMBER_ID)')
   .action(async (phone: string, o: { phoneNumberId?: string }) => {
-    const { removeOptOut } = await import('./optouts-command.js');
+    const { removeOptOut } = await import('./run/optouts.js');
     console.log(await withContext((context) => removeOptOut(context, phone, o)));
   });
 
@@ -471,7 +470,7 @@ program
       messagingLimitTier: string;
       retainAccepted?: string;
     }) => {
-      const { runSandboxUntilSignal } = await import('./sandbox-command.js');
+      const { runSandboxUntilSignal } = await import('../../workers/sandbox.js');
       const port = wholeNumberOption('--port', o.port, 65535);
       const messagesPerSecond = wholeNumberOption('--mps', o.mps, 1_000_000);
       await runSandboxUntilSignal({
@@ -498,7 +497,7 @@ program
   .option('--host <host>', 'address to bind; anything but loopback (e.g. 0.0.0.0) needs DASHBOARD_PASSWORD', '127.0.0.1')
   .action(async (o: { port: string; host: string }) => {
     // Not withContext: the service must start (and say it is not ready) while Redis is down.
-    const { runServeUntilSignal } = await import('./serve-command.js');
+    const { runServeUntilSignal } = await import('../../workers/serve.js');
     await runServeUntilSignal({ port: wholeNumberOption('--port', o.port, 65535), host: o.host });
   });
 
@@ -514,7 +513,7 @@ program
         `--default-redis-url "${o.defaultRedisUrl.slice(0, 80)}": give a redis:// URL, e.g. redis://127.0.0.1:6379`,
       );
     }
-    const { runDemo } = await import('./demo-command.js');
+    const { runDemo } = await import('./run/demo.js');
     await runDemo({ defaultRedisUrl: o.defaultRedisUrl });
   });
 
@@ -525,7 +524,7 @@ templatesCommand
   .description('fetch every template now (Cloud API, or TEMPLATES_FILE / --templates) and cache it in Redis')
   .option('--templates <file>', 'read this Meta list JSON instead of the Cloud API')
   .action(async (o: { templates?: string }) => {
-    const { runTemplatesSync } = await import('./templates-command.js');
+    const { runTemplatesSync } = await import('./run/templates.js');
     console.log(await withContext((context) => runTemplatesSync(context, { file: o.templates })));
   });
 
@@ -536,7 +535,7 @@ templatesCommand
   .option('--all', 'show every status, not only APPROVED')
   .option('--json', 'print JSON')
   .action(async (o: { templates?: string; all?: boolean; json?: boolean }) => {
-    const { runTemplatesList } = await import('./templates-command.js');
+    const { runTemplatesList } = await import('./run/templates.js');
     console.log(await withContext((context) => runTemplatesList(context, { file: o.templates, all: o.all, json: o.json })));
   });
 

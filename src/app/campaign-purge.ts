@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
-import { dueForPurge } from '../src/campaigns/control/retention-policy.js';
-import { removeCampaignJobs } from '../src/queue/campaign-jobs-cleanup.js';
-import { sendQueueName, sendQueuePrefix } from '../src/queue/queue-names.js';
+import { dueForPurge } from '../campaigns/control/retention-policy.js';
+import { removeCampaignJobs } from '../queue/campaign-jobs-cleanup.js';
+import { sendQueueName, sendQueuePrefix } from '../queue/queue-names.js';
 import type { AppContext } from './app-context.js';
 
 export interface PurgeSummary {
