@@ -5,53 +5,51 @@ import { ArgumentError, exitCodeOf, isHelpShown, oneLineUsageErrors } from './us
 import { AppError, isAppError } from '../errors/app-error.js';
 import { packageRoot } from '../files/package-root.js';
 import { followNpxParent } from './npx-parent.js';
-import * as send from './commands/send.js';
-import * as worker from './commands/worker.js';
-import * as status from './commands/status.js';
-import * as report from './commands/report.js';
-import * as list from './commands/list.js';
-import * as pause from './commands/pause.js';
-import * as resume from './commands/resume.js';
-import * as cancel from './commands/cancel.js';
-import * as reschedule from './commands/reschedule.js';
-import * as retry from './commands/retry.js';
-import * as purge from './commands/purge.js';
-import * as migrateKeys from './commands/migrate-keys.js';
-import * as optouts from './commands/optouts.js';
-import * as sandbox from './commands/sandbox.js';
-import * as serve from './commands/serve.js';
-import * as demo from './commands/demo.js';
-import * as templates from './commands/templates.js';
 
 // Each command file holds only its definition; what it runs is loaded by its action (a dynamic
 // import), so `campaign send` does not pay for fastify and the sandbox, which is start-up time
 // and memory on every invocation.
 
-/** In the order `campaign --help` lists them. */
-const COMMANDS: readonly { register(program: Command): void }[] = [
-  send,
-  worker,
-  status,
-  report,
-  list,
-  pause,
-  resume,
-  cancel,
-  reschedule,
-  retry,
-  purge,
-  migrateKeys,
-  optouts,
-  sandbox,
-  serve,
-  demo,
-  templates,
-];
+interface CommandDefinition {
+  register(program: Command): void;
+}
+
+/** Every command's definition, in the order `campaign --help` lists them. */
+const COMMANDS: ReadonlyMap<string, () => Promise<CommandDefinition>> = new Map([
+  ['send', () => import('./commands/send.js')],
+  ['worker', () => import('./commands/worker.js')],
+  ['status', () => import('./commands/status.js')],
+  ['report', () => import('./commands/report.js')],
+  ['list', () => import('./commands/list.js')],
+  ['pause', () => import('./commands/pause.js')],
+  ['resume', () => import('./commands/resume.js')],
+  ['cancel', () => import('./commands/cancel.js')],
+  ['reschedule', () => import('./commands/reschedule.js')],
+  ['retry', () => import('./commands/retry.js')],
+  ['purge', () => import('./commands/purge.js')],
+  ['migrate-keys', () => import('./commands/migrate-keys.js')],
+  ['optouts', () => import('./commands/optouts.js')],
+  ['sandbox', () => import('./commands/sandbox.js')],
+  ['serve', () => import('./commands/serve.js')],
+  ['demo', () => import('./commands/demo.js')],
+  ['templates', () => import('./commands/templates.js')],
+]);
+
+/**
+ * The definitions to load: only the one named (`campaign send …`), or every one when the words
+ * name none (`--help`, `help send`, a typo: the command list and did-you-mean need them all).
+ * Each file is an ES module of its own, and each costs the start-up of every invocation.
+ */
+async function definitionsFor(args: readonly string[]): Promise<CommandDefinition[]> {
+  const first = args.find((word) => !word.startsWith('-'));
+  const named = first === undefined ? undefined : COMMANDS.get(first);
+  return Promise.all(named === undefined ? [...COMMANDS.values()].map((load) => load()) : [named()]);
+}
 
 const program = new Command('campaign')
   .description('Send WhatsApp template campaigns from CSV files through the Cloud API.')
   .version(packageVersion(), '-V, --version', 'print the version');
-for (const command of COMMANDS) command.register(program);
+for (const definition of await definitionsFor(process.argv.slice(2))) definition.register(program);
 
 oneLineUsageErrors(program);
 
