@@ -21,7 +21,7 @@ import { BullSendQueue } from '../src/queue/send-queue.js';
 import { RedisLedger } from '../src/redis/redis-ledger.js';
 import { requirementsOf } from '../src/templates/template-requirements.js';
 import { templateListSchema } from '../src/templates/template-schema.js';
-import { startService } from '../workers/serve-command.js';
+import { startService } from '../workers/serve.js';
 import { REDIS_URL, deletePrefix, freshPrefix, openRedis } from './support/redis.js';
 import { median } from './support/stats.js';
 

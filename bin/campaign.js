@@ -4,7 +4,7 @@
 // and memory of the CLI"). A checkout whose build is missing says how to make it.
 import { existsSync } from 'node:fs';
 
-const cli = new URL('../dist/workers/cli.js', import.meta.url);
+const cli = new URL('../dist/src/cli/main.js', import.meta.url);
 if (!existsSync(cli)) {
   console.error('campaign: BUILD_MISSING: dist/ is not built; run `npm run build` (npm install runs it) and try again');
   process.exit(1);

@@ -255,7 +255,7 @@ export type RescheduleResult = { outcome: 'rescheduled' } | { outcome: 'missing'
  */
 
 /**
- * Reading a CSV into a campaign (src/campaigns/ingest/producer.ts, workers/send-command.ts):
+ * Reading a CSV into a campaign (src/campaigns/ingest/producer.ts, src/cli/run/send.ts):
  * the campaign, its rows, the end of its ingest, and the opt-outs that skip rows.
  */
 export interface IngestLedger extends Pick<ReportLedger, 'getCampaign' | 'status' | 'rows'>, Pick<DeliveryLedger, 'serviceWindowsOpen'> {
@@ -341,7 +341,7 @@ export interface ControlLedger extends Pick<ReportLedger, 'status'>, Pick<SendLe
 
 /**
  * Reading campaigns back (src/campaigns/report/report.ts, `campaign status | list | report`
- * in workers/*): definitions, states and counts, rows.
+ * in src/cli/commands): definitions, states and counts, rows.
  */
 export interface ReportLedger {
   getCampaign(id: string): Promise<CampaignDefinition | undefined>;

@@ -9,7 +9,7 @@ import { phoneNumber, writeCampaignCsv } from '../support/csv-files.js';
 import { PHONE_NUMBER_ID, PIPELINE_ACCESS_TOKEN, Pipeline, pipelinePerTest, type PipelineOptions } from '../support/pipeline.js';
 import { redisUrl } from '../support/redis.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { startService } from '../../workers/serve-command.js';
+import { startService } from '../../workers/serve.js';
 import { campaignLedgerKeys, optOutsKey } from '../../src/redis/ledger-keys.js';
 
 /**

@@ -1,8 +1,8 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AppContext } from '../../workers/app-context.js';
-import { runSend, type SendOptions } from '../../workers/send-command.js';
+import type { AppContext } from '../../src/app/app-context.js';
+import { runSend, type SendOptions } from '../../src/cli/run/send.js';
 import { summaryText } from '../../src/cli/format.js';
 import { isAppError } from '../../src/errors/app-error.js';
 import { phoneNumber } from '../support/csv-files.js';

@@ -7,8 +7,8 @@ import type { CampaignSpecInput } from '../../src/campaigns/spec/campaign-spec.j
 import { CLI_FIELD_NAMES, JSON_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 import { parseCampaignSpec } from '../../src/campaigns/spec/parse-spec.js';
 import { isAppError } from '../../src/errors/app-error.js';
-import { campaignDeps, runSend } from '../../workers/send-command.js';
-import { buildTemplateRegistry } from '../../workers/templates-command.js';
+import { campaignDeps, runSend } from '../../src/cli/run/send.js';
+import { buildTemplateRegistry } from '../../src/cli/run/templates.js';
 import { runCli } from '../support/cli-process.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';

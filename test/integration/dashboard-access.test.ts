@@ -6,7 +6,7 @@ import { writeReport } from '../../src/campaigns/report/report.js';
 import { isAppError } from '../../src/errors/app-error.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
-import { startService, type RunningService } from '../../workers/serve-command.js';
+import { startService, type RunningService } from '../../workers/serve.js';
 import { tempDir } from '../support/csv-files.js';
 import { within } from '../support/fault-waiting.js';
 import { LEDGER_TEST_NUMBER, ingestQueuedCampaign, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';

@@ -9,7 +9,7 @@ import { restoreKeys, type DumpedKey } from '../support/key-dump.js';
 import { redisUrl } from '../support/redis.js';
 import { runCli } from '../support/cli-process.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { startService } from '../../workers/serve-command.js';
+import { startService } from '../../workers/serve.js';
 
 /**
  * The move from the untagged key layout of builds before 0.1.0 to the cluster one. The

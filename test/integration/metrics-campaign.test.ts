@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROW_STATUSES } from '../../src/campaigns/campaign.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { startService, type RunningService } from '../../workers/serve-command.js';
+import { startService, type RunningService } from '../../workers/serve.js';
 import { FaultHarness, type StatusJson } from '../support/fault-harness.js';
 import { PHONE_NUMBER_ID } from '../support/pipeline.js';
 import { redisUrl } from '../support/redis.js';

@@ -8,7 +8,7 @@ import { WebhookMetrics } from '../../src/redis/webhook-metrics.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { sendQueueName, sendQueuePrefix } from '../../src/queue/queue-names.js';
 import { RedisLedger, campaignLedgerKeys } from '../../src/redis/redis-ledger.js';
-import { startService } from '../../workers/serve-command.js';
+import { startService } from '../../workers/serve.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { RedisServer } from '../support/fault-redis-server.js';
 import { within } from '../support/fault-waiting.js';

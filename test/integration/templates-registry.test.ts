@@ -10,7 +10,7 @@ import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox
 import { TemplateRegistry } from '../../src/templates/template-registry.js';
 import type { MessageTemplate } from '../../src/templates/template-schema.js';
 import type { TemplateSource } from '../../src/templates/template-source.js';
-import { runTemplatesList, runTemplatesSync } from '../../workers/templates-command.js';
+import { runTemplatesList, runTemplatesSync } from '../../src/cli/run/templates.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
 const WABA = '102290129340398';

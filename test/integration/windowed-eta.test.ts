@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logging/logger.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
-import { startService, type RunningService } from '../../workers/serve-command.js';
+import { startService, type RunningService } from '../../workers/serve.js';
 import { CliProcess, runCli } from '../support/cli-process.js';
 import { phoneNumber, tempDir } from '../support/csv-files.js';
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';

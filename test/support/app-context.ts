@@ -1,7 +1,7 @@
 import { loadConfig } from '../../src/config/config.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
-import type { AppContext } from '../../workers/app-context.js';
+import type { AppContext } from '../../src/app/app-context.js';
 import { redisUrl, removePrefix, testRedis } from './redis.js';
 
 /**

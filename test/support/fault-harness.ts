@@ -17,7 +17,7 @@ import { phoneNumber, tempDir, writeCampaignCsv } from './csv-files.js';
 import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from './pipeline.js';
 import { freshPrefix, redisUrl, removePrefix } from './redis.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { startService, type RunningService } from '../../workers/serve-command.js';
+import { startService, type RunningService } from '../../workers/serve.js';
 import type { RedisClient } from '../../src/redis/key-scope.js';
 import { createCluster } from '../../src/redis/redis-connection.js';
 import type { RedisClusterUnderTest } from './redis-cluster.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { startWorker, type RunningWorker } from '../../workers/worker-command.js';
-import { openContext, type AppContext } from '../../workers/app-context.js';
-import type { SendOptions } from '../../workers/send-command.js';
+import { startWorker, type RunningWorker } from '../../workers/worker.js';
+import { openContext, type AppContext } from '../../src/app/app-context.js';
+import type { SendOptions } from '../../src/cli/run/send.js';
 import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { tempDir } from './csv-files.js';
 import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from './pipeline.js';

@@ -32,7 +32,7 @@ const JSON_SPEC = {
   dryRun: true,
 } satisfies CampaignSpecInput;
 
-/** The same campaign as `campaign send`'s options (what workers/cli.ts builds from the flags). */
+/** The same campaign as `campaign send`'s options (what src/cli/commands/send.ts builds from the flags). */
 const SEND_OPTIONS: SendSpecOptions = {
   template: 'order_update',
   language: 'en_US',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { watchJson, watchLine, type StatusView } from '../../src/cli/format.js';
-import { AnsweredRate } from '../../workers/status-watch.js';
+import { AnsweredRate } from '../../src/cli/run/status-watch.js';
 
 /** `campaign status --watch`'s figures: the rate from successive reads, the ETA, the line printed off a terminal. */
 const view = (over: Partial<StatusView> = {}): StatusView => ({

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ingestProgressPrinter, retryProgressPrinter } from '../../workers/progress-lines.js';
+import { ingestProgressPrinter, retryProgressPrinter } from '../../src/cli/run/progress-lines.js';
 
 describe('progress lines of the long commands', () => {
   afterEach(() => {

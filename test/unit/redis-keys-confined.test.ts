@@ -117,7 +117,8 @@ describe('Redis keys and the stored layout stay in src/redis', () => {
       expect.arrayContaining([
         join('src', 'dashboard', 'dashboard.ts'),
         join('src', 'metrics', 'scrape-reader.ts'),
-        join('workers', 'purge-runner.ts'),
+        join('src', 'app', 'campaign-purge.ts'),
+        join('workers', 'worker.ts'),
       ]),
     );
     expect(outside.filter((file) => file.startsWith(join('src', 'redis')))).toEqual([]);

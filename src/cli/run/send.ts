@@ -1,12 +1,12 @@
-import { createCampaign, type CreateCampaignDeps, type CreateNotices } from '../src/campaigns/create-campaign.js';
-import type { SendOutcome } from '../src/campaigns/ingest/producer.js';
-import { CLI_FIELD_NAMES } from '../src/campaigns/spec/field-names.js';
-import { parseCampaignSpec } from '../src/campaigns/spec/parse-spec.js';
-import { sendSpecOf, type SendSpecOptions } from '../src/cli/send-spec.js';
-import { sendRateOf } from '../src/config/config.js';
-import { readMessagingReach } from '../src/redis/messaging-reach-read.js';
-import type { AppContext } from './app-context.js';
-import { buildTemplateRegistry } from './templates-command.js';
+import { createCampaign, type CreateCampaignDeps, type CreateNotices } from '../../campaigns/create-campaign.js';
+import type { SendOutcome } from '../../campaigns/ingest/producer.js';
+import { CLI_FIELD_NAMES } from '../../campaigns/spec/field-names.js';
+import { parseCampaignSpec } from '../../campaigns/spec/parse-spec.js';
+import { sendSpecOf, type SendSpecOptions } from '../send-spec.js';
+import { sendRateOf } from '../../config/config.js';
+import { readMessagingReach } from '../../redis/messaging-reach-read.js';
+import type { AppContext } from '../../app/app-context.js';
+import { buildTemplateRegistry } from './templates.js';
 
 export interface SendOptions extends SendSpecOptions, CreateNotices {
   file: string;

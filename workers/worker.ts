@@ -4,8 +4,8 @@ import { SendProcessor } from '../src/campaigns/send/send-processor.js';
 import { RedisSendRecorder } from '../src/redis/redis-send-recorder.js';
 import { RedisSendPacer } from '../src/redis/redis-send-pacer.js';
 import { startSendWorker } from '../src/queue/send-worker.js';
-import type { AppContext } from './app-context.js';
-import { startRetention } from './purge-runner.js';
+import type { AppContext } from '../src/app/app-context.js';
+import { startRetention } from '../src/app/campaign-purge.js';
 import { sendConcurrencyOf, sendRateOf } from '../src/config/config.js';
 import type { Secret } from '../src/config/secret.js';
 import { PhoneNumberDiscovery, type ServedNumber } from '../src/queue/phone-number-discovery.js';
@@ -121,21 +121,7 @@ function serveNumber(
     pacer: rate > 0 ? new RedisSendPacer(redis, { prefix: config.queuePrefix, phoneNumberId, messagesPerSecond: rate }) : undefined,
     confirmInDoubt: config.confirmWindowMs > 0,
   });
-  // Meta's messaging limit: MESSAGING_LIMITS, else the tier the API reports (read before the first feed).
-  const limits = new MessagingLimitSource({
-    phoneNumberId,
-    fixed: config.messagingLimits.get(phoneNumberId),
-    fetch: () =>
-      fetchMessagingLimit({
-        baseUrl: config.api.baseUrl,
-        apiVersion: config.api.version,
-        phoneNumberId,
-        accessToken,
-        timeoutMs: config.api.timeoutMs,
-      }),
-    store: (limit) => ledger.recordMessagingLimit(phoneNumberId, limit),
-    logger,
-  });
+  const limits = messagingLimitOf(context, phoneNumberId, accessToken);
   const sendWorker = startSendWorker({
     messagingLimit: () => limits.current(),
     // A slow Graph API holds the first feed back 5 s at most; the limit then applies from when it is known.
@@ -171,6 +157,25 @@ function serveNumber(
       await client.close();
     },
   };
+}
+
+/** Meta's messaging limit of one number: MESSAGING_LIMITS, else the tier the API reports (read before the first feed). */
+function messagingLimitOf(context: AppContext, phoneNumberId: string, accessToken: Secret): MessagingLimitSource {
+  const { config, ledger, logger } = context;
+  return new MessagingLimitSource({
+    phoneNumberId,
+    fixed: config.messagingLimits.get(phoneNumberId),
+    fetch: () =>
+      fetchMessagingLimit({
+        baseUrl: config.api.baseUrl,
+        apiVersion: config.api.version,
+        phoneNumberId,
+        accessToken,
+        timeoutMs: config.api.timeoutMs,
+      }),
+    store: (limit) => ledger.recordMessagingLimit(phoneNumberId, limit),
+    logger,
+  });
 }
 
 /**

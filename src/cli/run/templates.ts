@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
-import { CloudApiTemplateSource } from '../src/cloud-api/templates-client.js';
-import { templateListing, templatesJson, templatesText } from '../src/cli/format-templates.js';
-import { AppError } from '../src/errors/app-error.js';
-import { RedisTemplateCache } from '../src/redis/redis-template-cache.js';
-import { TemplateRegistry } from '../src/templates/template-registry.js';
-import { FileTemplateSource, type TemplateSource } from '../src/templates/template-source.js';
-import type { AppContext } from './app-context.js';
+import { CloudApiTemplateSource } from '../../cloud-api/templates-client.js';
+import { templateListing, templatesJson, templatesText } from '../format-templates.js';
+import { AppError } from '../../errors/app-error.js';
+import { RedisTemplateCache } from '../../redis/redis-template-cache.js';
+import { TemplateRegistry } from '../../templates/template-registry.js';
+import { FileTemplateSource, type TemplateSource } from '../../templates/template-source.js';
+import type { AppContext } from '../../app/app-context.js';
 
 export interface TemplatesOptions {
   /** `--templates FILE`: wins over TEMPLATES_FILE and the API. */

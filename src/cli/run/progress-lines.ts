@@ -1,4 +1,4 @@
-import type { RetryProgress } from '../src/campaigns/control/campaign-controls.js';
+import type { RetryProgress } from '../../campaigns/control/campaign-controls.js';
 
 /** How often long work says how far it got; work shorter than this prints nothing. */
 const EVERY_MS = 2000;

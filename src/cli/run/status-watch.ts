@@ -1,18 +1,9 @@
 import { MultiBar, Presets } from 'cli-progress';
-import {
-  answeredRows,
-  rowsLeft,
-  statusJson,
-  watchJson,
-  watchLine,
-  watchParts,
-  type StatusView,
-  type WatchView,
-} from '../src/cli/format.js';
-import { windowStatus } from '../src/campaigns/report/window-status.js';
-import { campaignEtaSeconds } from '../src/campaigns/report/campaign-eta.js';
-import { sendRateOf } from '../src/config/config.js';
-import type { AppContext } from './app-context.js';
+import { answeredRows, rowsLeft, statusJson, watchJson, watchLine, watchParts, type StatusView, type WatchView } from '../format.js';
+import { windowStatus } from '../../campaigns/report/window-status.js';
+import { campaignEtaSeconds } from '../../campaigns/report/campaign-eta.js';
+import { sendRateOf } from '../../config/config.js';
+import type { AppContext } from '../../app/app-context.js';
 
 /**
  * `campaign status ID --watch`: reads the campaign once a second until it is completed or

@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeReport, writeReportTo } from '../src/campaigns/report/report.js';
-import { AppError } from '../src/errors/app-error.js';
-import type { AppContext } from './app-context.js';
+import { writeReport, writeReportTo } from '../../campaigns/report/report.js';
+import { AppError } from '../../errors/app-error.js';
+import type { AppContext } from '../../app/app-context.js';
 
 /** What `campaign report` did: wrote a file, wrote stdout, or was stopped (Ctrl-C; a file there before is kept). */
 export type ReportOutcome =

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
-import { dueForPurge } from '../src/campaigns/control/retention-policy.js';
-import { removeCampaignJobs } from '../src/queue/campaign-jobs-cleanup.js';
-import { sendQueueName, sendQueuePrefix } from '../src/queue/queue-names.js';
+import { dueForPurge } from '../campaigns/control/retention-policy.js';
+import { removeCampaignJobs } from '../queue/campaign-jobs-cleanup.js';
+import { sendQueueName, sendQueuePrefix } from '../queue/queue-names.js';
 import type { AppContext } from './app-context.js';
 
 export interface PurgeSummary {
@@ -35,13 +35,6 @@ export async function runPurge(context: AppContext, campaignId: string): Promise
   } finally {
     await queue.close();
   }
-}
-
-export function purgeText(summary: PurgeSummary): string {
-  const jobs = summary.jobs > 0 ? `, ${summary.jobs} finished jobs removed from the queue` : '';
-  if (summary.alreadyPurged)
-    return `Campaign ${summary.id} was already purged at ${new Date(summary.purgedAt).toISOString()}${jobs}; its counts are kept.`;
-  return `Campaign ${summary.id} purged: ${summary.rows} rows (phone numbers, values, details) and ${summary.wamids} message-ID index entries deleted${jobs}; its counts are kept.`;
 }
 
 const HOUR_MS = 3_600_000;

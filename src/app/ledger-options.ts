@@ -1,6 +1,6 @@
-import type { Config } from '../src/config/config.js';
-import type { Logger } from '../src/logging/logger.js';
-import type { LedgerOptions } from '../src/redis/redis-ledger.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../logging/logger.js';
+import type { LedgerOptions } from '../redis/redis-ledger.js';
 
 /** The ledger's settings from config, the same for every command and the service. */
 export function ledgerOptionsOf(config: Config, logger: Logger): LedgerOptions {

@@ -1,8 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { hostname } from 'node:os';
 import type { RedisClient } from '../src/redis/key-scope.js';
-import { ledgerOptionsOf } from './ledger-options.js';
-import { loadConfig, sendRateOf } from '../src/config/config.js';
+import { ledgerOptionsOf } from '../src/app/ledger-options.js';
+import { loadConfig, sendRateOf, type Config } from '../src/config/config.js';
+import type { Dashboard } from '../src/dashboard/dashboard.js';
+import type { ServiceMetrics } from '../src/metrics/service-metrics.js';
+import type { RedisLedger } from '../src/redis/redis-ledger.js';
+import type { WebhookConsumer } from '../src/webhooks/webhook-consumer.js';
 import { checkDashboardExposure } from '../src/dashboard/exposure.js';
 import { AppError } from '../src/errors/app-error.js';
 import { listenFailure, urlHost } from '../src/http/listen.js';
@@ -46,59 +50,7 @@ export async function startService(
   const { RedisWebhookInbox, createWebhookRedis } = await import('../src/webhooks/webhook-inbox.js');
   const redis = createWebhookRedis(config, log);
   await refuseOldLayout(redis, config.queuePrefix);
-  // The consumer that applies what the inbox holds: its own connections (one blocks on the stream, one is the ledger's).
-  const { WebhookConsumer } = await import('../src/webhooks/webhook-consumer.js');
-  const { optOutMatcher } = await import('../src/webhooks/webhook-events.js');
-  const { RedisLedger } = await import('../src/redis/redis-ledger.js');
-  // Fail-fast connections like the inbox's: with Redis away the consumer's commands fail at once and its loop retries.
-  // (They stay quiet about Redis coming and going: the inbox's connection says it once for the service.)
-  const { silentLogger } = await import('../src/logging/logger.js');
-  const readerRedis = createWebhookRedis(config, silentLogger());
-  const ledgerRedis = createWebhookRedis(config, silentLogger());
-  // GET /metrics: read from Redis at each scrape, on its own fail-fast connection.
-  const { createServiceMetrics } = await import('../src/metrics/service-metrics.js');
-  const { WebhookMetrics } = await import('../src/redis/webhook-metrics.js');
-  const metricsRedis = createWebhookRedis(config, silentLogger());
-  const sendRate = (phoneNumberId: string) => sendRateOf(config.send, phoneNumberId);
-  const metrics = createServiceMetrics({
-    redis: metricsRedis,
-    prefix: config.queuePrefix,
-    retentionMs: config.metricsRetentionMs,
-    sendRate,
-    ledger: new RedisLedger(metricsRedis, config.queuePrefix, ledgerOptionsOf(config, log)),
-  });
-  // The campaigns page (/) and bull-board (/queues): their own fail-fast connection and ledger.
-  const { createDashboard } = await import('../src/dashboard/dashboard.js');
-  const dashboardRedis = createWebhookRedis(config, silentLogger());
-  const { password } = config.dashboard;
-  const dashboard = createDashboard({
-    redis: dashboardRedis,
-    prefix: config.queuePrefix,
-    ledger: new RedisLedger(dashboardRedis, config.queuePrefix, ledgerOptionsOf(config, log)),
-    credentials: password === undefined ? undefined : { user: config.dashboard.user, password },
-    logger: log,
-    sendRate,
-  });
-  const consumer = new WebhookConsumer({
-    redis: readerRedis,
-    prefix: config.queuePrefix,
-    ledger: new RedisLedger(ledgerRedis, config.queuePrefix, ledgerOptionsOf(config, log)),
-    logger: log,
-    consumer: `${hostname()}:${process.pid}`,
-    isOptOut: optOutMatcher(config.webhook.optOutKeywords),
-    parkMs: config.webhook.parkMs,
-    metrics: new WebhookMetrics(config.queuePrefix),
-  });
-  const closeConsumer = async () => {
-    // A read blocks up to 1 s; with Redis away a command waits for it: then the disconnect below ends it.
-    await Promise.race([consumer.stop(), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-    await metrics.close();
-    await Promise.race([dashboard.close(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-    for (const connection of [readerRedis, ledgerRedis, metricsRedis, dashboardRedis]) {
-      if (connection.status === 'ready') await connection.quit().catch(() => undefined);
-      closeRedis(connection);
-    }
-  };
+  const parts = await openServiceParts(config, log);
   let app: FastifyInstance | undefined;
   let port: number;
   try {
@@ -109,31 +61,110 @@ export async function startService(
       appSecrets: config.webhook.appSecrets,
       logger: log,
       redisReady: () => inbox.ready(),
-      metrics,
+      metrics: parts.metrics,
     });
-    await dashboard.register(app);
+    await parts.dashboard.register(app);
     port = await listenOn(app, options);
-    consumer.start();
+    parts.consumer.start();
   } catch (error) {
     // Whatever failed, the connection must not keep the process alive (it reconnects forever).
     await app?.close().catch(() => undefined);
     closeRedis(redis);
-    await closeConsumer();
+    await parts.close();
     throw error;
   }
-  const server = app;
+  return runningService(app, port, options.host, async () => {
+    await parts.close();
+    await redis.quit().catch(() => undefined);
+    closeRedis(redis);
+  });
+}
+
+/** What the service runs besides its intake: the webhook consumer, /metrics and the dashboard, each on its own connections. */
+interface ServiceParts {
+  consumer: WebhookConsumer;
+  metrics: ServiceMetrics;
+  dashboard: Dashboard;
+  /** Stops the consumer, then closes the metrics, the dashboard and their connections. */
+  close(): Promise<void>;
+}
+
+async function openServiceParts(config: Config, log: Logger): Promise<ServiceParts> {
+  const { createWebhookRedis } = await import('../src/webhooks/webhook-inbox.js');
+  const { RedisLedger } = await import('../src/redis/redis-ledger.js');
+  // Fail-fast connections like the inbox's: with Redis away their commands fail at once and the loops retry.
+  // (They stay quiet about Redis coming and going: the inbox's connection says it once for the service.)
+  const { silentLogger } = await import('../src/logging/logger.js');
+  const connect = () => createWebhookRedis(config, silentLogger());
+  const ledgerOn = (redis: RedisClient) => new RedisLedger(redis, config.queuePrefix, ledgerOptionsOf(config, log));
+  // The consumer that applies what the inbox holds: one connection blocks on the stream, one is the ledger's.
+  const readerRedis = connect();
+  const ledgerRedis = connect();
+  const metricsRedis = connect();
+  const dashboardRedis = connect();
+  const sendRate = (phoneNumberId: string) => sendRateOf(config.send, phoneNumberId);
+  const consumer = await webhookConsumer(config, log, readerRedis, ledgerOn(ledgerRedis));
+  // GET /metrics: read from Redis at each scrape.
+  const { createServiceMetrics } = await import('../src/metrics/service-metrics.js');
+  const metrics = createServiceMetrics({
+    redis: metricsRedis,
+    prefix: config.queuePrefix,
+    retentionMs: config.metricsRetentionMs,
+    sendRate,
+    ledger: ledgerOn(metricsRedis),
+  });
+  // The campaigns page (/) and bull-board (/queues).
+  const { createDashboard } = await import('../src/dashboard/dashboard.js');
+  const { password } = config.dashboard;
+  const dashboard = createDashboard({
+    redis: dashboardRedis,
+    prefix: config.queuePrefix,
+    ledger: ledgerOn(dashboardRedis),
+    credentials: password === undefined ? undefined : { user: config.dashboard.user, password },
+    logger: log,
+    sendRate,
+  });
+  const close = async () => {
+    // A read blocks up to 1 s; with Redis away a command waits for it: then the disconnect below ends it.
+    await Promise.race([consumer.stop(), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    await metrics.close();
+    await Promise.race([dashboard.close(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    for (const connection of [readerRedis, ledgerRedis, metricsRedis, dashboardRedis]) {
+      if (connection.status === 'ready') await connection.quit().catch(() => undefined);
+      closeRedis(connection);
+    }
+  };
+  return { consumer, metrics, dashboard, close };
+}
+
+async function webhookConsumer(config: Config, log: Logger, readerRedis: RedisClient, ledger: RedisLedger): Promise<WebhookConsumer> {
+  const { WebhookConsumer } = await import('../src/webhooks/webhook-consumer.js');
+  const { optOutMatcher } = await import('../src/webhooks/webhook-events.js');
+  const { WebhookMetrics } = await import('../src/redis/webhook-metrics.js');
+  return new WebhookConsumer({
+    redis: readerRedis,
+    prefix: config.queuePrefix,
+    ledger,
+    logger: log,
+    consumer: `${hostname()}:${process.pid}`,
+    isOptOut: optOutMatcher(config.webhook.optOutKeywords),
+    parkMs: config.webhook.parkMs,
+    metrics: new WebhookMetrics(config.queuePrefix),
+  });
+}
+
+/** The handle of a listening service: close() once, however often it is called; the server first, so requests in flight finish. */
+function runningService(app: FastifyInstance, port: number, host: string, closeRest: () => Promise<void>): RunningService {
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${urlHost(options.host)}:${port}`,
+    url: `http://${urlHost(host)}:${port}`,
     port,
-    app: server,
+    app,
     close: () =>
       (closing ??= (async () => {
         // First the server (requests in flight finish their XADD; new ones get 503), then Redis.
-        await server.close();
-        await closeConsumer();
-        await redis.quit().catch(() => undefined);
-        closeRedis(redis);
+        await app.close();
+        await closeRest();
       })()),
   };
 }

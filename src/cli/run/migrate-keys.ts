@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
-import { AppError } from '../src/errors/app-error.js';
-import { migrateKeyLayout, oldLayoutQueues, type MigrationSummary } from '../src/redis/key-migration.js';
-import type { AppContext } from './app-context.js';
+import { AppError } from '../../errors/app-error.js';
+import { migrateKeyLayout, oldLayoutQueues, type MigrationSummary } from '../../redis/key-migration.js';
+import type { AppContext } from '../../app/app-context.js';
 
 /**
  * `campaign migrate-keys [--dry-run]`: the key layout of versions before the cluster one moved

@@ -1,7 +1,7 @@
-import type { OptOutSource } from '../src/campaigns/ledger.js';
-import { AppError } from '../src/errors/app-error.js';
-import { toE164 } from '../src/phone/e164.js';
-import type { AppContext } from './app-context.js';
+import type { OptOutSource } from '../../campaigns/ledger.js';
+import { AppError } from '../../errors/app-error.js';
+import { toE164 } from '../../phone/e164.js';
+import type { AppContext } from '../../app/app-context.js';
 
 /** `campaign optouts list|add|remove`: the recipients a number's MARKETING campaigns skip (OPTED_OUT). */
 export interface OptOutsOptions {

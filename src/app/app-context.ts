@@ -1,11 +1,11 @@
-import { loadConfig, type Config, type RequiredSetting } from '../src/config/config.js';
-import { createLogger, type Logger } from '../src/logging/logger.js';
-import type { RedisClient } from '../src/redis/key-scope.js';
-import { RedisLedger } from '../src/redis/redis-ledger.js';
-import { hasOldLayout } from '../src/redis/key-migration.js';
-import { AppError } from '../src/errors/app-error.js';
+import { loadConfig, type Config, type RequiredSetting } from '../config/config.js';
+import { createLogger, type Logger } from '../logging/logger.js';
+import type { RedisClient } from '../redis/key-scope.js';
+import { RedisLedger } from '../redis/redis-ledger.js';
+import { hasOldLayout } from '../redis/key-migration.js';
+import { AppError } from '../errors/app-error.js';
 import { ledgerOptionsOf } from './ledger-options.js';
-import { assertRedisAnswers, createRedis } from '../src/redis/redis-connection.js';
+import { assertRedisAnswers, createRedis } from '../redis/redis-connection.js';
 
 /** What every command needs: config, a logger, Redis and the ledger. */
 export interface AppContext {

@@ -1,0 +1,14 @@
+import type { Command } from 'commander';
+import { withContext } from '../with-context.js';
+
+export function register(program: Command): void {
+  program
+    .command('resume')
+    .description('continue a paused campaign: its rows are fed again, the parked ones first')
+    .argument('<id>', 'campaign ID')
+    .action(async (id: string) => {
+      const { withControls } = await import('../run/controls.js');
+      const result = await withContext((context) => withControls(context, (controls) => controls.resume(id)));
+      console.log(`Campaign ${id} ${result.wasPaused ? 'resumed: its rows are fed to the workers again' : 'was not paused'}`);
+    });
+}

@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import { withContext } from '../with-context.js';
+
+export function register(program: Command): void {
+  program
+    .command('retry')
+    .description('send chosen failed or unknown rows again (default: every failed row; unknown rows only with --unknown)')
+    .argument('<id>', 'campaign ID')
+    .option(
+      '--codes <codes>',
+      "only failed rows with these error codes, comma-separated: Meta's numeric codes, e.g. 131000,131016 (or ours from the report's error_code: WORKER_GAVE_UP, HTTP_502, TRANSPORT_CONNECT, JOB_PAYLOAD_INVALID)",
+    )
+    .option(
+      '--unknown',
+      'rows whose outcome is unknown (they may have been delivered: check before resending); alone: only those; with --codes: those and the failed rows with the codes',
+    )
+    .action(async (id: string, o: { codes?: string; unknown?: boolean }) => {
+      const { withControls } = await import('../run/controls.js');
+      const { parseRetryCodes } = await import('../../campaigns/control/retry-codes.js');
+      const selection = {
+        codes: o.codes === undefined ? [] : parseRetryCodes(o.codes),
+        // --unknown alone means unknown rows only; --codes picks failed rows.
+        failed: o.unknown !== true || o.codes !== undefined,
+        unknown: o.unknown === true,
+      };
+      const { retryProgressPrinter } = await import('../run/progress-lines.js');
+      const result = await withContext((context) =>
+        withControls(context, (controls) => controls.retry(id, selection, retryProgressPrinter())),
+      );
+      const lines = [
+        `Campaign ${id}: ${result.requeued} rows put back in the queue${result.paused ? ' (the campaign is paused: they go out after `campaign resume`)' : ''}`,
+      ];
+      if (result.held > 0) {
+        lines.push(
+          `  ${result.held} rows failed with 131049 (Meta's ecosystem limit) less than 24 h ago and were left failed: a resend now only fails again; retry them from ${new Date(result.heldUntil).toISOString()}`,
+        );
+      }
+      if (result.noPayload > 0)
+        lines.push(
+          `  ${result.noPayload} chosen rows were recorded by a version that kept their values only in the job; they were left as they are`,
+        );
+      console.log(lines.join('\n'));
+    });
+}
