@@ -5,21 +5,10 @@ import tseslint from 'typescript-eslint';
 // The runtime: what `campaign worker` and `campaign serve` load in production. The sandbox (a
 // stand-in Cloud API for the demo and the tests) must never ship inside it: a production
 // process that could start it, or share its state, could answer for Meta.
-const RUNTIME = [
-  'src/queue/**/*.ts',
-  'src/webhooks/**/*.ts',
-  'src/dashboard/**/*.ts',
-  'src/metrics/**/*.ts',
-  'src/campaigns/**/*.ts',
-  'src/redis/**/*.ts',
-  'src/cloud-api/**/*.ts',
-  'src/templates/**/*.ts',
-  'src/config/**/*.ts',
-  'src/csv/**/*.ts',
-  'src/phone/**/*.ts',
-  'workers/worker*.ts',
-  'workers/serve*.ts',
-];
+// Everything in src/ but the sandbox itself and the CLI (whose demo and `sandbox` commands start
+// it), and the two production entry points.
+const RUNTIME = ['src/**/*.ts', 'workers/worker.ts', 'workers/serve.ts'];
+const NOT_RUNTIME = ['src/sandbox/**', 'src/cli/**'];
 const SANDBOX_MESSAGE =
   'the runtime (worker, serve) must not import src/sandbox: it is the demo and tests’ stand-in for the Cloud API; move what both need out of src/sandbox';
 const SANDBOX_IMPORT = { group: ['**/sandbox/*', '**/sandbox/**'], message: SANDBOX_MESSAGE };
@@ -41,6 +30,7 @@ export default tseslint.config(
   },
   {
     files: RUNTIME,
+    ignores: NOT_RUNTIME,
     rules: {
       'no-restricted-imports': ['error', { patterns: [SANDBOX_IMPORT] }],
       // import('…') is not an import declaration: no-restricted-imports does not see it.
@@ -71,7 +61,7 @@ export default tseslint.config(
   },
   {
     // Small files and functions are units a reviewer can read whole.
-    files: ['src/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.{ts,mjs}'],
+    files: ['src/**/*.ts', 'workers/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.{ts,mjs}'],
     rules: {
       'max-lines': ['error', { max: 400 }],
       'max-lines-per-function': ['error', { max: 80 }],
