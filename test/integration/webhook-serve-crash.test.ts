@@ -8,6 +8,7 @@ import { CliProcess } from '../support/cli-process.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { LEDGER_TEST_NUMBER, feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
+import { waitFor } from '../support/waiting.js';
 
 /**
  * The service killed between its answer and the processing, and nothing lost, with
@@ -177,10 +178,13 @@ describe('campaign serve killed between its 200 and the processing (real process
     const urlA = (await a.waitFor(LISTENING))[1] ?? '';
     // A's consumer is at work (its group exists) before the first POST: A is a service that
     // was running all along, reading as the POSTs come in, not one that had not started yet.
-    while (!(await groupExists())) {
-      if (a.child.exitCode !== null) throw new Error(`service A exited:\n${a.output}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(
+      () => {
+        if (a.child.exitCode !== null) throw new Error(`service A exited:\n${a.output}`);
+        return groupExists();
+      },
+      { what: "service A's consumer group", timeoutMs: 30_000 },
+    );
     const codes = await postAll(urlA, raws);
     // The kill comes straight after the last 200: Meta will not send these again, so from here
     // only what A put in Redis before answering can bring the statuses to the rows.
@@ -199,19 +203,21 @@ describe('campaign serve killed between its 200 and the processing (real process
     const b = start();
     await b.waitFor(LISTENING);
     // B reads what A never read at once and takes over what A left pending after 30 s idle.
-    // Waits until everything is applied and acknowledged; a guard (not a timing assertion)
+    // Waits until everything is applied and acknowledged; the deadline (not a timing assertion)
     // turns a hang into a failure that shows where it stopped.
-    const guard = Date.now() + 110_000;
-    let counts = await ledger.status(ID).then((s) => s?.counts);
-    let left = await inboxState();
-    while ((counts?.delivered ?? 0) < ROWS || (counts?.read ?? 0) < ROWS || left.length > 0 || left.pending > 0) {
-      if (b.child.exitCode !== null || b.child.signalCode !== null) throw new Error(`service B exited:\n${b.output}`);
-      if (Date.now() > guard)
-        throw new Error(`not worked off: delivered ${counts?.delivered}, read ${counts?.read}, inbox ${JSON.stringify(left)}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      counts = await ledger.status(ID).then((s) => s?.counts);
-      left = await inboxState();
-    }
+    const { counts, left } = await waitFor(
+      async () => {
+        if (b.child.exitCode !== null || b.child.signalCode !== null) throw new Error(`service B exited:\n${b.output}`);
+        return { counts: await ledger.status(ID).then((s) => s?.counts), left: await inboxState() };
+      },
+      {
+        what: 'every status applied and the inbox worked off',
+        timeoutMs: 110_000,
+        intervalMs: 200,
+        until: ({ counts, left }) =>
+          (counts?.delivered ?? 0) >= ROWS && (counts?.read ?? 0) >= ROWS && left.length === 0 && left.pending === 0,
+      },
+    );
 
     // Every status applied, and once: a status applied twice (B redoing A's half-done entries)
     // would count a row twice and push these above ROWS.
