@@ -47,8 +47,9 @@ export async function waitFor<T>(
       const value = await probe();
       if (options.until === undefined ? arrived(value) : options.until(value as T)) return value as T;
       last = value;
-      if (stop) throw new Error('stopped');
       await delay(intervalMs);
+      // Abandoned (timed out): probe no more, the test may be closing what the probe reads.
+      if (stop) throw new Error('stopped');
     }
   })();
   try {
