@@ -16,7 +16,8 @@ import { waitFor } from '../support/waiting.js';
  * them again) and is SIGKILLed at once, while its consumer still has statuses to apply. A
  * second service B, started afterwards, must apply every one of them exactly as if A had
  * lived: from the inbox entries A never read, and (after 30 s idle, XAUTOCLAIM) from those A
- * read and never acknowledged.
+ * read and never acknowledged. Those 30 s are moved, not waited: the test ages A's pending
+ * entries (XCLAIM's IDLE sets how long ago A got them), as a moved clock would.
  */
 const SECRET = 'serve-crash-app-secret-0123456789';
 const VERIFY_TOKEN = 'serve-crash-verify-token';
@@ -24,6 +25,8 @@ const LISTENING = /Webhook service listening on (http:\/\/127\.0\.0\.1:\d+)/;
 const NUMBER = LEDGER_TEST_NUMBER;
 const ID = 'crash';
 const GROUP = 'appliers';
+/** How long an entry stays pending with a dead consumer before another takes it over (src/webhooks/webhook-consumer.ts). */
+const CLAIM_IDLE_MS = 30_000;
 /** Large enough that A cannot apply everything between its last 200 and the kill (see the precondition). */
 const ROWS = 10_000;
 const STATUSES_PER_POST = 1000;
@@ -158,6 +161,17 @@ describe('campaign serve killed between its 200 and the processing (real process
     return { length, pending };
   }
 
+  /** Makes every pending entry of the inbox look `idleMs` idle, keeping its consumer and delivery count. */
+  async function agePending(idleMs: number): Promise<void> {
+    if (!(await groupExists())) return;
+    const inbox = webhookKeys(prefix).inbox;
+    const pending = (await redis.xpending(inbox, GROUP, '-', '+', 10_000)) as [string, string, number, number][];
+    const byConsumer = new Map<string, string[]>();
+    for (const [id, consumer] of pending) byConsumer.set(consumer, [...(byConsumer.get(consumer) ?? []), id]);
+    for (const [consumer, ids] of byConsumer)
+      await redis.call('XCLAIM', inbox, GROUP, consumer, '0', ...ids, 'IDLE', String(idleMs), 'JUSTID');
+  }
+
   async function groupExists(): Promise<boolean> {
     if ((await redis.exists(webhookKeys(prefix).inbox)) === 0) return false;
     const groups = (await redis.xinfo('GROUPS', webhookKeys(prefix).inbox)) as unknown[][];
@@ -199,10 +213,11 @@ describe('campaign serve killed between its 200 and the processing (real process
     );
     expect((killedAt?.delivered ?? 0) < ROWS || (killedAt?.read ?? 0) < ROWS).toBe(true);
     expect(leftAtKill.length).toBeGreaterThan(0);
+    await agePending(CLAIM_IDLE_MS + 1000);
 
     const b = start();
     await b.waitFor(LISTENING);
-    // B reads what A never read at once and takes over what A left pending after 30 s idle.
+    // B reads what A never read at once and takes over what A left pending (aged past 30 s idle).
     // Waits until everything is applied and acknowledged; the deadline (not a timing assertion)
     // turns a hang into a failure that shows where it stopped.
     const { counts, left } = await waitFor(
