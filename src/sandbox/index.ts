@@ -56,6 +56,11 @@ export interface SandboxOptions {
   webhooks?: StatusWebhookSettings;
   /** Optional; default silent. */
   logger?: Logger;
+  /**
+   * The clock (ms) its limits, stats, faults and service windows read; default Date.now. A test
+   * passes one it moves, so a per-second window passes without waiting for it.
+   */
+  clock?: () => number;
 }
 
 export interface Sandbox {
@@ -104,6 +109,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     pairLimit,
     ...(options.messagingLimitTier === undefined ? {} : { messagingLimitTier: options.messagingLimitTier }),
     ...(options.retainAccepted === undefined ? {} : { retainAccepted: options.retainAccepted }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
     onListenerError: (error) => logger?.error({ err: error }, 'sandbox onAccepted listener failed'),
   });
   if (options.faults !== undefined) runtime.setFaults(options.faults);

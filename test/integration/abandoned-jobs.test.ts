@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { sendQueueName, sendQueuePrefix } from '../../src/queue/queue-names.js';
 import { writeCampaignCsv } from '../support/csv-files.js';
 import { PHONE_NUMBER_ID, pipelinePerTest } from '../support/pipeline.js';
+import { waitFor } from '../support/waiting.js';
 
 /**
  * A job BullMQ failed while no send worker recorded it (the worker died between BullMQ's
@@ -47,11 +48,12 @@ describe('failed jobs nobody recorded', () => {
 
     pipeline.startWorker();
     // The start-up check answers through the ledger, not through a send: poll for the state.
-    const deadline = Date.now() + 20_000;
-    while ((await pipeline.ledger.status('c-abandoned'))?.state !== 'completed') {
-      if (Date.now() > deadline) throw new Error(`not completed: ${JSON.stringify(await pipeline.ledger.status('c-abandoned'))}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitFor(() => pipeline.ledger.status('c-abandoned'), {
+      what: 'c-abandoned completed',
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      until: (status) => status?.state === 'completed',
+    });
     const rows = await pipeline.report('c-abandoned');
     expect(rows.map((r) => [r.row, r.status, r.errorCode])).toEqual([
       [1, 'failed', 'WORKER_GAVE_UP'],

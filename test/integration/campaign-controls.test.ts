@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { CampaignStatus } from '../../src/campaigns/campaign.js';
 import { CampaignControls } from '../../src/campaigns/control/campaign-controls.js';
@@ -11,39 +10,22 @@ import { redisUrl } from '../support/redis.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { startService } from '../../workers/serve.js';
 import { campaignLedgerKeys, optOutsKey } from '../../src/redis/ledger-keys.js';
+import { waitFor, within as withinOr } from '../support/waiting.js';
 
 /**
  * `campaign pause | resume | cancel | retry` and the automatic pauses, end to end: the real
  * BullMQ worker and queue, the real sandbox, the ledger on a real Redis (fresh prefix).
- * Waits are on events or polls with deadlines; the only fixed waits are the short quiet
- * periods that check nothing more is sent (an absence cannot be awaited).
+ * Waits are on events or polls with deadlines, never sleeps: that nothing more is sent is
+ * checked once the worker has visibly gone on working (its fed jobs parked, its feeder ran
+ * more rounds), not after a quiet period.
  */
 
 const waId = (n: number): string => phoneNumber(n).slice(1);
 
-async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined, every = 20): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() >= deadline) throw new Error(`timed out after ${ms} ms: ${what}`);
-    await sleep(every);
-  }
-}
+const until = <T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined, every = 20): Promise<T> =>
+  waitFor(probe, { what, timeoutMs: ms, intervalMs: every });
 
-async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const within = <T>(ms: number, what: string, promise: Promise<T>): Promise<T> => withinOr(ms, promise, () => what);
 
 const OPTOUT_SECRET = 'ctl-optout-secret';
 
@@ -84,10 +66,33 @@ async function startRelay(): Promise<{ url: string; target: string | undefined; 
 describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', () => {
   const rig = pipelinePerTest();
 
-  async function start(options: PipelineOptions): Promise<{ p: Pipeline; controls: CampaignControls }> {
+  async function start(options: PipelineOptions): Promise<{ p: Pipeline; controls: CampaignControls; feeds: () => number }> {
     const p = await rig.start(options);
     const controls = new CampaignControls({ ledger: p.ledger });
-    return { p, controls };
+    // Counts the worker's feeder rounds (one each 250 ms): rounds after a pause or cancel that fed
+    // nothing are what shows the worker went on working and still sent nothing.
+    let feeds = 0;
+    const feed = p.ledger.feed.bind(p.ledger);
+    p.ledger.feed = (...args) => {
+      feeds++;
+      return feed(...args);
+    };
+    return { p, controls, feeds: () => feeds };
+  }
+
+  /** Resolves once the feeder has run `rounds` more rounds than `from` (with a deadline). */
+  function feederRan(feeds: () => number, rounds: number, from = feeds()): Promise<number> {
+    return waitFor(feeds, { what: `${rounds} feeder rounds after ${from}`, timeoutMs: 30_000, until: (n) => n >= from + rounds });
+  }
+
+  /** The fed jobs parked at their claim: the number's window is empty, every unsent row back in the backlog. */
+  function parked(p: Pipeline, id: string): Promise<{ backlog: number; window: number }> {
+    return waitFor(() => backlogAndWindow(p, id), {
+      what: 'the fed jobs parked',
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      until: (left) => left.window === 0,
+    });
   }
 
   async function produce(p: Pipeline, id: string, rows: number): Promise<void> {
@@ -144,7 +149,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
   it('pause: only the sends already in flight finish (within 1 s), then nothing; resume completes every row exactly once', async () => {
     const ROWS = 600;
     const id = 'c-pause';
-    const { p, controls } = await start({ label: 'ctl-pause', rate: 50 });
+    const { p, controls, feeds } = await start({ label: 'ctl-pause', rate: 50 });
     p.startWorker();
     await produce(p, id, ROWS);
     await acceptedAtLeast(p, 100, 90_000);
@@ -165,29 +170,21 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(acceptedAtDrain).toBeLessThan(ROWS - 100);
     for (const m of p.sandbox.accepted()) expect(claimed.has(m.to), m.to).toBe(true);
 
-    await sleep(2500);
+    // The jobs fed before the pause park at their claim: every unsent row ends up back in the
+    // backlog and the number's window empties, so the paused campaign holds no turns. Then the
+    // feeder runs on and feeds nothing: the worker has handled everything it had, and sent nothing.
+    const left = await parked(p, id);
+    expect(left.backlog).toBe(ROWS - acceptedAtDrain);
+    await feederRan(feeds, 4);
     const quiet = await status(p, id);
     const context = JSON.stringify({ quiet, stats: p.sandbox.stats(), acceptedAtDrain });
+    // Parking sent nothing, not even a request the API refused.
     expect(p.sandbox.accepted().length, context).toBe(acceptedAtDrain);
     expect(p.sandbox.stats().requests, context).toBe(requestsAtDrain);
     expect(quiet.state).toBe('paused');
     expect(quiet.counts).toMatchObject({ sent: acceptedAtDrain, sending: 0, queued: ROWS - acceptedAtDrain, failed: 0 });
     expect(await controls.pause(id)).toEqual({ alreadyPaused: true });
-    // The jobs fed before the pause park at their claim: every unsent row ends up back in the
-    // backlog and the number's window empties, so the paused campaign holds no turns.
-    const parked = await until(
-      'the fed jobs parked',
-      60_000,
-      async () => {
-        const left = await backlogAndWindow(p, id);
-        return left.window === 0 ? left : undefined;
-      },
-      100,
-    );
-    expect(parked.backlog).toBe(ROWS - acceptedAtDrain);
-    // Parking sent nothing, not even a request the API refused.
-    expect(p.sandbox.accepted().length).toBe(acceptedAtDrain);
-    expect(p.sandbox.stats().requests).toBe(requestsAtDrain);
+    expect(await backlogAndWindow(p, id)).toEqual({ backlog: ROWS - acceptedAtDrain, window: 0 });
 
     const done = p.completed(id);
     const resumed = await controls.resume(id);
@@ -204,7 +201,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
   it('cancel: the backlog cancelled at once, fed jobs cancelled at their claim, nothing sent afterwards; the campaign stays cancelled', async () => {
     const ROWS = 400;
     const id = 'c-cancel';
-    const { p, controls } = await start({ label: 'ctl-cancel', rate: 50 });
+    const { p, controls, feeds } = await start({ label: 'ctl-cancel', rate: 50 });
     p.startWorker();
     await produce(p, id, ROWS);
     await acceptedAtLeast(p, 50, 90_000);
@@ -230,7 +227,8 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(settled.state).toBe('cancelled');
     const acceptedAtEnd = p.sandbox.accepted().length;
     const requestsAtEnd = p.sandbox.stats().requests;
-    await sleep(1500);
+    // Nothing is left to send: the feeder runs on, and nothing more reaches the API.
+    await feederRan(feeds, 4);
     expect(p.sandbox.accepted().length).toBe(acceptedAtEnd);
     expect(p.sandbox.stats().requests).toBe(requestsAtEnd);
 
@@ -312,7 +310,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     const failing = (rows: number[]) => ({ recipientErrors: rows.map((n) => ({ waId: waId(n), code: 131030, times: 1 })) });
     const allRows = Array.from({ length: ROWS }, (_, i) => i + 1);
     // First every 10th row is refused with 131030 (a fail-row code): under the brake's 20 %.
-    const { p } = await start({
+    const { p, feeds } = await start({
       label: 'ctl-spike',
       rate: 100,
       autoPause: { window: 50, failureShare: 0.2 },
@@ -342,7 +340,9 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(drained.counts.sent, counts).toBeGreaterThanOrEqual(150);
     expect(drained.counts.failed, counts).toBeGreaterThanOrEqual(11);
     expect(drained.counts.queued, counts).toBeGreaterThan(50);
-    await sleep(1500);
+    // The fed jobs park at their claim and the feeder runs on: the worker went on working and sent nothing.
+    await parked(p, id);
+    await feederRan(feeds, 4);
     const quiet = await status(p, id);
     expect(p.sandbox.stats().requests, JSON.stringify({ quiet, stats: p.sandbox.stats() })).toBe(requestsAtDrain);
     expect(quiet.state).toBe('paused');

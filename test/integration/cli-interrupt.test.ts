@@ -9,6 +9,7 @@ import { runCli } from '../support/cli-process.js';
 import { tempDir, writeCampaignCsv } from '../support/csv-files.js';
 import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from '../support/pipeline.js';
 import { freshPrefix, redisUrl, removePrefix } from '../support/redis.js';
+import { waitFor } from '../support/waiting.js';
 
 const CLI = fileURLToPath(new URL('../../bin/campaign.js', import.meta.url));
 const TOKEN = 'interrupt-token';
@@ -105,11 +106,12 @@ describe('campaign send: Ctrl-C and the printed command to continue', () => {
     expect(continued.code, continued.stderr).toBe(0);
     expect(continued.stderr).toContain(`Continuing campaign ${id}`);
 
-    for (;;) {
-      const status = await context.ledger.status(id);
-      if (status?.state === 'completed') break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitFor(() => context.ledger.status(id), {
+      what: `campaign ${id} completed`,
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      until: (status) => status?.state === 'completed',
+    });
     const perRecipient = new Map<string, number>();
     for (const message of sandbox.accepted()) perRecipient.set(message.to, (perRecipient.get(message.to) ?? 0) + 1);
     expect(perRecipient.size).toBe(ROWS);

@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/logging/logger.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { startService, type RunningService } from '../../workers/serve.js';
 import { tempDir } from '../support/csv-files.js';
-import { within } from '../support/fault-waiting.js';
+import { waitFor } from '../support/waiting.js';
 import { LEDGER_TEST_NUMBER, ingestQueuedCampaign, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
 
@@ -252,19 +252,12 @@ describe('campaign serve: the dashboard behind basic auth and CSRF checks', () =
     expect(await names()).toEqual([`send-${LEDGER_TEST_NUMBER}`]);
     await ledger.createCampaign({ ...ledgerTestDefinition('dash-other-number'), phoneNumberId: '222333444' });
     // bull-board's page asks every few seconds; the board looks for new numbers at most once a second.
-    let seen: string[] = [];
-    let stop = false;
-    try {
-      await within(
-        15_000,
-        (async () => {
-          while (!stop && !(seen = await names()).includes('send-222333444')) await new Promise((resolve) => setTimeout(resolve, 200));
-        })(),
-        () => `queues shown: ${seen.join(', ')}`,
-      );
-    } finally {
-      stop = true;
-    }
+    const seen = await waitFor(names, {
+      what: 'the queue of number 222333444 shown',
+      timeoutMs: 15_000,
+      intervalMs: 200,
+      until: (shown) => shown.includes('send-222333444'),
+    });
     expect(seen).toEqual(['send-106540352242922', 'send-222333444']);
     const board = await (await request('/queues', { headers: GOOD })).text();
     expect(board).toContain('campaign-worker queues');

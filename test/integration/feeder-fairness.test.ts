@@ -3,6 +3,7 @@ import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
 import type { AcceptedMessage } from '../../src/sandbox/accepted-log.js';
 import { phoneNumber, writeCampaignCsv } from '../support/csv-files.js';
 import { PHONE_NUMBER_ID, type Pipeline, pipelinePerTest } from '../support/pipeline.js';
+import { within as withinOr } from '../support/waiting.js';
 
 /**
  * Campaigns sharing a phone number, through the whole pipeline (real BullMQ worker and queue,
@@ -44,19 +45,7 @@ describe('campaigns sharing a number (feeder)', () => {
     return p.sandbox.accepted().filter((m) => campaignOf(m) === id).length;
   }
 
-  async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        promise,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
+  const within = <T>(ms: number, what: string, promise: Promise<T>): Promise<T> => withinOr(ms, promise, () => what);
 
   /** Resolves once the sandbox has accepted `n` messages of the campaign (an event, with a deadline). */
   function campaignAcceptedAtLeast(p: Pipeline, id: string, n: number, ms: number): Promise<void> {
@@ -136,6 +125,7 @@ describe('campaigns sharing a number (feeder)', () => {
         const counts = await p.queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
         const waiting = (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0);
         samples.push({ window, waiting, total: waiting + (counts.active ?? 0) });
+        // The sampling period, not a wait: the samples are what the test asserts on.
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     })();

@@ -11,7 +11,7 @@ import { RedisLedger, campaignLedgerKeys } from '../../src/redis/redis-ledger.js
 import { startService } from '../../workers/serve.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { RedisServer } from '../support/fault-redis-server.js';
-import { within } from '../support/fault-waiting.js';
+import { waitFor, within } from '../support/waiting.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 import { UNIT_NUMBER, orderUpdateDefinition } from '../support/unit-campaigns.js';
 import { parseExposition, samplesOf, scrape, sumOf, valueOf, type Exposition } from './metrics-exposition.js';
@@ -301,20 +301,12 @@ describe('GET /metrics while Redis is away', () => {
       expect(Date.now() - started).toBeLessThan(5000);
 
       await server.launch();
-      let stop = false;
-      const polled = (async () => {
-        while (!stop) {
+      const back = await waitFor(
+        async () => {
           const response = await fetch(`${service.url}/metrics`);
-          if (response.status === 200) return parseExposition(await response.text());
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        }
-        throw new Error('stopped');
-      })();
-      const back = await within(30_000, polled, () => 'GET /metrics did not answer 200 again within 30 s of Redis coming back').finally(
-        () => {
-          stop = true;
-          polled.catch(() => undefined);
+          return response.status === 200 ? parseExposition(await response.text()) : undefined;
         },
+        { what: 'GET /metrics answering 200 again after Redis came back', timeoutMs: 30_000, intervalMs: 200 },
       );
       expect(samplesOf(back, 'cw_campaign_rows', { campaign_id: 'away' })).toHaveLength(12);
       expect(samplesOf(back, 'cw_queue_jobs', { phone_number_id: UNIT_NUMBER })).toHaveLength(4);

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../support/waiting.js';
 
 const CLI = fileURLToPath(new URL('../../bin/campaign.js', import.meta.url));
 
@@ -36,13 +37,9 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Whether the process is gone within `withinMs`. */
 async function gone(pid: number, withinMs: number): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  while (Date.now() < deadline) {
-    if (!alive(pid)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return !alive(pid);
+  return waitFor(() => !alive(pid), { what: `process ${pid} gone`, timeoutMs: withinMs, intervalMs: 100 }).catch(() => !alive(pid));
 }
 
 describe('a campaign process started by npx', () => {
@@ -56,6 +53,8 @@ describe('a campaign process started by npx', () => {
     const { shell, pid } = await startUnderShell({ npm_command: '' });
     shell.kill('SIGKILL');
     try {
+      // An absence over time, which no event marks: the process looks for its parent once a
+      // second (followNpxParent), so it had two looks at least to stop, and did not.
       expect(await gone(pid, 2500)).toBe(false);
     } finally {
       process.kill(pid, 'SIGTERM');

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { writeCampaignCsv } from '../support/csv-files.js';
 import { admissions, busiestWindow } from '../support/pacer-audit.js';
 import { PHONE_NUMBER_ID, pipelinePerTest } from '../support/pipeline.js';
+import { waitFor } from '../support/waiting.js';
 
 const SAMPLE_CSV = fileURLToPath(new URL('../../samples/recipients.csv', import.meta.url));
 
@@ -157,15 +158,13 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
     pipeline.startWorker();
     // The ledger is told the template takes 2 variables, but the language is one Meta has no translation for.
     await pipeline.produce(file, pipeline.definition('c-permanent', { language: 'xx_XX' }));
-    const deadline = Date.now() + 30_000;
-    let status = await pipeline.ledger.status('c-permanent');
-    while (status?.state !== 'paused') {
-      if (Date.now() > deadline) throw new Error(`the campaign did not pause (state ${status?.state ?? '?'})`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      status = await pipeline.ledger.status('c-permanent');
-    }
-    expect(status.pausedReason).toMatch(/^132001: /);
-    expect(status.counts).toMatchObject({ failed: 0, sent: 0 });
+    const status = await waitFor(() => pipeline.ledger.status('c-permanent'), {
+      what: 'the campaign paused',
+      timeoutMs: 30_000,
+      until: (s) => s?.state === 'paused',
+    });
+    expect(status?.pausedReason).toMatch(/^132001: /);
+    expect(status?.counts).toMatchObject({ failed: 0, sent: 0 });
     expect(pipeline.sandbox.accepted()).toHaveLength(0);
   });
 

@@ -11,6 +11,7 @@ import { phoneNumber, writeCampaignCsv } from '../support/csv-files.js';
 import { PHONE_NUMBER_ID } from '../support/pipeline.js';
 import { startSendRig, type SendRig } from '../support/send-rig.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import { waitFor } from '../support/waiting.js';
 
 /**
  * Ordinary use must not break the delivery guarantees: a re-run after Ctrl-C, the same file
@@ -37,13 +38,15 @@ describe('safe re-runs', () => {
 
   /** Resolves when the campaign's state is `completed` (the worker's event, seen through the ledger). */
   async function completed(id: string): Promise<void> {
-    for (;;) {
-      const status = await context.ledger.status(id);
-      if (status?.state === 'completed') return;
-      if (status?.state === 'paused' || status?.state === 'cancelled')
-        throw new Error(`campaign ${id} is ${status.state}: ${status.pausedReason ?? ''}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(
+      async () => {
+        const status = await context.ledger.status(id);
+        if (status?.state === 'paused' || status?.state === 'cancelled')
+          throw new Error(`campaign ${id} is ${status.state}: ${status.pausedReason ?? ''}`);
+        return status;
+      },
+      { what: `campaign ${id} completed`, timeoutMs: 60_000, until: (status) => status?.state === 'completed' },
+    );
   }
 
   /** How often the sandbox accepted a message for each recipient. */

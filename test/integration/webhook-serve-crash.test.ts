@@ -8,6 +8,7 @@ import { CliProcess } from '../support/cli-process.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { LEDGER_TEST_NUMBER, feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
+import { waitFor } from '../support/waiting.js';
 
 /**
  * The service killed between its answer and the processing, and nothing lost, with
@@ -15,7 +16,8 @@ import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis
  * them again) and is SIGKILLed at once, while its consumer still has statuses to apply. A
  * second service B, started afterwards, must apply every one of them exactly as if A had
  * lived: from the inbox entries A never read, and (after 30 s idle, XAUTOCLAIM) from those A
- * read and never acknowledged.
+ * read and never acknowledged. Those 30 s are moved, not waited: the test ages A's pending
+ * entries (XCLAIM's IDLE sets how long ago A got them), as a moved clock would.
  */
 const SECRET = 'serve-crash-app-secret-0123456789';
 const VERIFY_TOKEN = 'serve-crash-verify-token';
@@ -23,6 +25,8 @@ const LISTENING = /Webhook service listening on (http:\/\/127\.0\.0\.1:\d+)/;
 const NUMBER = LEDGER_TEST_NUMBER;
 const ID = 'crash';
 const GROUP = 'appliers';
+/** How long an entry stays pending with a dead consumer before another takes it over (src/webhooks/webhook-consumer.ts). */
+const CLAIM_IDLE_MS = 30_000;
 /** Large enough that A cannot apply everything between its last 200 and the kill (see the precondition). */
 const ROWS = 10_000;
 const STATUSES_PER_POST = 1000;
@@ -157,6 +161,17 @@ describe('campaign serve killed between its 200 and the processing (real process
     return { length, pending };
   }
 
+  /** Makes every pending entry of the inbox look `idleMs` idle, keeping its consumer and delivery count. */
+  async function agePending(idleMs: number): Promise<void> {
+    if (!(await groupExists())) return;
+    const inbox = webhookKeys(prefix).inbox;
+    const pending = (await redis.xpending(inbox, GROUP, '-', '+', 10_000)) as [string, string, number, number][];
+    const byConsumer = new Map<string, string[]>();
+    for (const [id, consumer] of pending) byConsumer.set(consumer, [...(byConsumer.get(consumer) ?? []), id]);
+    for (const [consumer, ids] of byConsumer)
+      await redis.call('XCLAIM', inbox, GROUP, consumer, '0', ...ids, 'IDLE', String(idleMs), 'JUSTID');
+  }
+
   async function groupExists(): Promise<boolean> {
     if ((await redis.exists(webhookKeys(prefix).inbox)) === 0) return false;
     const groups = (await redis.xinfo('GROUPS', webhookKeys(prefix).inbox)) as unknown[][];
@@ -177,10 +192,13 @@ describe('campaign serve killed between its 200 and the processing (real process
     const urlA = (await a.waitFor(LISTENING))[1] ?? '';
     // A's consumer is at work (its group exists) before the first POST: A is a service that
     // was running all along, reading as the POSTs come in, not one that had not started yet.
-    while (!(await groupExists())) {
-      if (a.child.exitCode !== null) throw new Error(`service A exited:\n${a.output}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(
+      () => {
+        if (a.child.exitCode !== null) throw new Error(`service A exited:\n${a.output}`);
+        return groupExists();
+      },
+      { what: "service A's consumer group", timeoutMs: 30_000 },
+    );
     const codes = await postAll(urlA, raws);
     // The kill comes straight after the last 200: Meta will not send these again, so from here
     // only what A put in Redis before answering can bring the statuses to the rows.
@@ -195,23 +213,26 @@ describe('campaign serve killed between its 200 and the processing (real process
     );
     expect((killedAt?.delivered ?? 0) < ROWS || (killedAt?.read ?? 0) < ROWS).toBe(true);
     expect(leftAtKill.length).toBeGreaterThan(0);
+    await agePending(CLAIM_IDLE_MS + 1000);
 
     const b = start();
     await b.waitFor(LISTENING);
-    // B reads what A never read at once and takes over what A left pending after 30 s idle.
-    // Waits until everything is applied and acknowledged; a guard (not a timing assertion)
+    // B reads what A never read at once and takes over what A left pending (aged past 30 s idle).
+    // Waits until everything is applied and acknowledged; the deadline (not a timing assertion)
     // turns a hang into a failure that shows where it stopped.
-    const guard = Date.now() + 110_000;
-    let counts = await ledger.status(ID).then((s) => s?.counts);
-    let left = await inboxState();
-    while ((counts?.delivered ?? 0) < ROWS || (counts?.read ?? 0) < ROWS || left.length > 0 || left.pending > 0) {
-      if (b.child.exitCode !== null || b.child.signalCode !== null) throw new Error(`service B exited:\n${b.output}`);
-      if (Date.now() > guard)
-        throw new Error(`not worked off: delivered ${counts?.delivered}, read ${counts?.read}, inbox ${JSON.stringify(left)}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      counts = await ledger.status(ID).then((s) => s?.counts);
-      left = await inboxState();
-    }
+    const { counts, left } = await waitFor(
+      async () => {
+        if (b.child.exitCode !== null || b.child.signalCode !== null) throw new Error(`service B exited:\n${b.output}`);
+        return { counts: await ledger.status(ID).then((s) => s?.counts), left: await inboxState() };
+      },
+      {
+        what: 'every status applied and the inbox worked off',
+        timeoutMs: 110_000,
+        intervalMs: 200,
+        until: ({ counts, left }) =>
+          (counts?.delivered ?? 0) >= ROWS && (counts?.read ?? 0) >= ROWS && left.length === 0 && left.pending === 0,
+      },
+    );
 
     // Every status applied, and once: a status applied twice (B redoing A's half-done entries)
     // would count a row twice and push these above ROWS.

@@ -5,6 +5,7 @@ import { CliProcess, runCliWithin } from '../support/cli-process.js';
 import { RedisServer, freePort } from '../support/fault-redis-server.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
 import { webhookKeys } from '../../src/redis/webhook-keys.js';
+import { waitFor } from '../support/waiting.js';
 
 /**
  * `campaign serve` as an operator runs it: a real process, stopped by its own PID. It refuses
@@ -74,11 +75,10 @@ describe('campaign serve', () => {
       const body = '{"object":"whatsapp_business_account","entry":[]}';
       expect(await signedPost(url, body)).toBe(200);
       // The service's own consumer takes the entry in (counted) and removes it from the inbox.
-      const deadline = Date.now() + 10_000;
-      while ((await reader.hget(webhookKeys(prefix).stats, 'posts')) !== '1') {
-        if (Date.now() > deadline) throw new Error('the consumer did not work the POST off within 10 s');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await waitFor(() => reader.hget(webhookKeys(prefix).stats, 'posts'), {
+        what: 'the consumer worked the POST off (posts counted)',
+        until: (posts) => posts === '1',
+      });
       expect(await reader.xlen(webhookInboxKey(prefix))).toBe(0);
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
 

@@ -6,6 +6,7 @@ import { phoneNumber } from '../support/csv-files.js';
 import { pipelinePerTest } from '../support/pipeline.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { TestClock } from '../support/test-clock.js';
+import { waitFor } from '../support/waiting.js';
 
 const MINUTE = 60_000;
 const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
@@ -103,9 +104,5 @@ function acceptedCount(sandbox: Sandbox, count: number, deadline: number): Promi
 
 /** The worker records an answer just after the sandbox sends it: allow it that moment (at most 5 s). */
 async function settled(done: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error('the ledger did not record the accepted sends within 5 s');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(done, { what: 'the ledger recorded the accepted sends', timeoutMs: 5000, intervalMs: 20 });
 }

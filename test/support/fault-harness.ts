@@ -12,18 +12,20 @@ import {
 } from '../../src/sandbox/index.js';
 import { CliProcess, runCli, type CliResult } from './cli-process.js';
 import { byWaId, crossCheck, parseReport, type ReportRow, type SendSummary, type StatusJson } from './fault-report.js';
-import { within } from './fault-waiting.js';
+import { waitFor, within } from './waiting.js';
 import { phoneNumber, tempDir, writeCampaignCsv } from './csv-files.js';
 import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from './pipeline.js';
 import { freshPrefix, redisUrl, removePrefix } from './redis.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { startService, type RunningService } from '../../workers/serve.js';
 import type { RedisClient } from '../../src/redis/key-scope.js';
+import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { createCluster } from '../../src/redis/redis-connection.js';
 import type { RedisClusterUnderTest } from './redis-cluster.js';
 
 export type { ReportRow, SendSummary, StatusJson } from './fault-report.js';
-export { outputAfter, within } from './fault-waiting.js';
+export { outputAfter } from './fault-waiting.js';
+export { waitFor, within } from './waiting.js';
 
 export interface HarnessOptions {
   label: string;
@@ -221,12 +223,11 @@ export class FaultHarness {
   /**
    * Resolves when a worker logs that it recorded the campaign's last answer. As a fallback
    * (a row answered by BullMQ's own give-up path completes the campaign without that log
-   * line) `campaign status` is asked every 5 s. Returns the final status.
+   * line) the ledger is read every second. Returns the final status.
    */
   async waitForCompletion(id: string, ms: number): Promise<StatusJson> {
     const pattern = new RegExp(`"campaignId":"${id}"[^\\n]*"msg":"campaign completed"`);
     let done = false;
-    let last: StatusJson | undefined;
     const logged = new Promise<void>((resolve) => {
       const check = () => {
         if (this.workers.some((w) => pattern.test(w.output))) {
@@ -237,17 +238,20 @@ export class FaultHarness {
       this.#outputListeners.add(check);
       check();
     });
-    const polled = (async () => {
-      while (!done) {
-        await new Promise((r) => setTimeout(r, 5000));
-        if (done) return;
-        last = await this.status(id).catch(() => last);
-        if (last?.state === 'completed') return;
-      }
-    })();
+    // Read in this process, not through `campaign status`: a CLI process every second would
+    // load the machine the workers run on. A read that fails (Redis down in a fault test) is a "not yet".
+    const state = () => this.inRedis(async (redis) => (await new RedisLedger(redis, this.prefix).status(id))?.state).catch(() => undefined);
+    const polled = waitFor(() => (done ? 'stopped' : state()), {
+      what: `campaign ${id} completed`,
+      timeoutMs: ms + 1000,
+      intervalMs: 1000,
+      until: (seen) => seen === 'completed' || seen === 'stopped',
+    });
+    // Only `within` below reports a timeout (its deadline comes first), with the whole picture.
+    polled.catch(() => undefined);
     try {
       await within(ms, Promise.race([logged, polled]), async () => {
-        last = await this.status(id).catch(() => last);
+        const last = await this.status(id).catch(() => undefined);
         return `campaign ${id} not completed; status ${JSON.stringify(last)}; sandbox accepted ${this.accepted().length}; ${this.describeWorkers()}`;
       });
     } finally {
@@ -258,22 +262,13 @@ export class FaultHarness {
   }
 
   /** Polls `check` every `everyMs` until it holds (a last resort, for states nothing announces). */
-  async pollUntil<T>(what: string, ms: number, everyMs: number, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
-    let stop = false;
-    const loop = (async () => {
-      for (;;) {
-        const value = await check();
-        if (value !== undefined) return value;
-        if (stop) throw new Error('stopped');
-        await new Promise((r) => setTimeout(r, everyMs));
-      }
-    })();
-    try {
-      return await within(ms, loop, () => `${what}; sandbox accepted ${this.accepted().length}; ${this.describeWorkers()}`);
-    } finally {
-      stop = true;
-      loop.catch(() => undefined);
-    }
+  pollUntil<T>(what: string, ms: number, everyMs: number, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
+    return waitFor(check, {
+      what,
+      timeoutMs: ms,
+      intervalMs: everyMs,
+      explain: () => `sandbox accepted ${this.accepted().length}; ${this.describeWorkers()}`,
+    });
   }
 
   /** Accepted messages per recipient (wa_id digits). */

@@ -1,26 +1,6 @@
 import type { CliProcess } from './cli-process.js';
 
-/** Waiting with a deadline, on events rather than sleeps, for the fault-injection suite. */
-
-/** Resolves `promise`, or rejects after `ms` with what `explain` says about the state then. */
-export async function within<T>(ms: number, promise: Promise<T>, explain: () => string | Promise<string>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      Promise.resolve()
-        .then(explain)
-        .then(
-          (text) => reject(new Error(`not within ${ms} ms: ${text}`)),
-          (error: unknown) => reject(new Error(`not within ${ms} ms (and explaining failed: ${String(error)})`)),
-        );
-    }, ms);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** Waiting on a CLI process's output, for the fault-injection suite (deadlines: waiting.ts's `within`). */
 
 /** Resolves once `pattern` matches what `process` printed after offset `from` (default: from now on). */
 export function outputAfter(process: CliProcess, pattern: RegExp, from = process.output.length): Promise<RegExpMatchArray> {

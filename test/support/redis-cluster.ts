@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Cluster, Redis } from 'ioredis';
 import { createCluster } from '../../src/redis/redis-connection.js';
+import { waitFor } from './waiting.js';
 
 const run = promisify(execFile);
 
@@ -109,28 +110,32 @@ export class RedisClusterUnderTest {
 
   /** Until every running node says cluster_state:ok (after a failover, too). */
   async waitUntilOk(timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const states = await Promise.all(
-        this.#nodes
-          .filter((node) => this.#running(node.port))
-          .map(async (node) => {
-            const redis = new Redis(node.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-            try {
-              await redis.connect();
-              return /cluster_state:ok/.test(String(await redis.cluster('INFO')));
-            } catch {
-              return false;
-            } finally {
-              redis.disconnect();
-            }
-          }),
-      );
-      if (states.every(Boolean)) return;
-      if (Date.now() > deadline)
-        throw new Error(`cluster not ok within ${timeoutMs} ms:\n${this.#nodes.map((n) => n.log.slice(-500)).join('\n')}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitFor(
+      async () => {
+        const states = await Promise.all(
+          this.#nodes
+            .filter((node) => this.#running(node.port))
+            .map(async (node) => {
+              const redis = new Redis(node.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+              try {
+                await redis.connect();
+                return /cluster_state:ok/.test(String(await redis.cluster('INFO')));
+              } catch {
+                return false;
+              } finally {
+                redis.disconnect();
+              }
+            }),
+        );
+        return states.every(Boolean);
+      },
+      {
+        what: 'every running node at cluster_state:ok',
+        timeoutMs,
+        intervalMs: 100,
+        explain: () => this.#nodes.map((n) => n.log.slice(-500)).join('\n'),
+      },
+    );
   }
 
   async stop(): Promise<void> {

@@ -16,7 +16,7 @@ const ID = 'm1';
 class ScriptedSender implements MessageSender {
   constructor(readonly answers: (SendResult | Error)[]) {}
   async send(): Promise<SendResult> {
-    // A request that takes a little while, so its latency is measurable.
+    // A request that takes a little while, so its latency is measurable: the delay is what is tested, not a wait.
     await new Promise((resolve) => setTimeout(resolve, 20));
     const answer = this.answers.shift() ?? new Error('no answer scripted');
     if (answer instanceof Error) throw answer;
