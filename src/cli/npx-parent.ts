@@ -4,10 +4,12 @@
  * nobody holding our PID. So when npm started us (it sets npm_command=exec for npx) and our
  * parent goes away, we stop as if sent SIGTERM: a worker shuts down gracefully, a send pauses.
  * Not for other launches: a worker started with `nohup node bin/campaign.js worker &` must
- * outlive its shell.
+ * outlive its shell, so nothing watches its parent.
+ *
+ * Returns how to stop watching, or undefined when nothing watches.
  */
-export function followNpxParent(env: NodeJS.ProcessEnv = process.env): void {
-  if (env.npm_command !== 'exec') return;
+export function followNpxParent(env: NodeJS.ProcessEnv = process.env): (() => void) | undefined {
+  if (env.npm_command !== 'exec') return undefined;
   const parent = process.ppid;
   const timer = setInterval(() => {
     if (process.ppid === parent) return;
@@ -15,4 +17,5 @@ export function followNpxParent(env: NodeJS.ProcessEnv = process.env): void {
     process.kill(process.pid, 'SIGTERM');
   }, 1000);
   timer.unref();
+  return () => clearInterval(timer);
 }
