@@ -70,7 +70,9 @@ export class DashboardAccess {
     await reply.code(403).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body.value);
   };
 
-  /** onRequest of bull-board's routes: a POST, PUT or DELETE from another site is refused (bull-board's own page sends them from this one). */
+  /**
+   * onRequest of bull-board's routes: a POST, PUT or DELETE from another site is refused (bull-board's own page sends them from this one).
+   */
   readonly refuseUnsafeCrossSite = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (request.method === 'GET' || request.method === 'HEAD' || !crossSite(request.headers)) return;
     this.#noteRefusal(request, 'it came from another site', 403);
