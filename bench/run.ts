@@ -172,11 +172,9 @@ try {
   console.log('Notes:');
   for (const result of results) for (const line of result.notes) console.log(`  - ${line}`);
   const missed = results.flatMap((r) => r.figures).filter((f) => f.missed.length > 0);
-  console.log(
-    missed.length === 0 && errors.length === 0
-      ? '\nAll targets hold.'
-      : `\n${missed.length > 0 ? `MISSED: ${missed.map((f) => f.label).join('; ')}. ` : ''}${errors.length > 0 ? `ERRORS in: ${errors.map((e) => e.section).join(', ')}.` : ''}`,
-  );
+  const missedText = missed.length > 0 ? `MISSED: ${missed.map((f) => f.label).join('; ')}. ` : '';
+  const errorsText = errors.length > 0 ? `ERRORS in: ${errors.map((e) => e.section).join(', ')}.` : '';
+  console.log(missed.length === 0 && errors.length === 0 ? '\nAll targets hold.' : `\n${missedText}${errorsText}`);
 
   mkdirSync(OUT_DIR, { recursive: true });
   const jsonPath = join(OUT_DIR, 'latest.json');

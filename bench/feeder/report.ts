@@ -263,11 +263,18 @@ function feederNotes(measured: FeederRun[], n: string, nSmall: string): string[]
       `[${measured.map((r) => String(r.draining.cancelledAtOnce)).join(', ')}], sends accepted after cancel returned ` +
       `[${measured.map((r) => r.draining.acceptedAfterCancelReturned).join(', ')}], every row answered (nothing queued or sending) after ` +
       `[${measured.map((r) => `${r.draining.answeredAfterCancelSeconds.toFixed(1)} s`).join(', ')}]; state after cancel ` +
-      `[${measured.map((r) => `${String(r.draining.statusAfterCancel.state)}: sent ${String(r.draining.statusAfterCancel.sent)}, cancelled ${String(r.draining.statusAfterCancel.cancelled)}, queued ${String(r.draining.statusAfterCancel.queued)}`).join('; ')}]`,
+      `[${measured.map((r) => describeStatusAfterCancel(r.draining.statusAfterCancel)).join('; ')}]`,
     `feeder: machine speed probe before each ${n}-row send (ms for a fixed hash loop, lower = faster): ` +
       `[${measured.map((r) => Math.round(r.large.probeMs)).join(', ')}]. ` +
       `The send ratio against the bare worker is the drain figure above (the worker feeds itself from the backlog there).`,
   ];
+}
+
+/** A campaign's state and counts as `campaign status` gave them right after cancel returned. */
+function describeStatusAfterCancel(status: Record<string, unknown>): string {
+  return (
+    `${String(status.state)}: sent ${String(status.sent)}, cancelled ${String(status.cancelled)}, ` + `queued ${String(status.queued)}`
+  );
 }
 
 export function describeSend(run: SendRun): string {

@@ -63,10 +63,8 @@ export class DashboardAccess {
     }
     if (why === undefined) return;
     this.#noteRefusal(request, why, 403);
-    const body = page({
-      title: 'Refused',
-      body: html`<h1>Refused</h1><p class="error">This control was not run: ${why}. Open the campaign's page again and use its buttons.</p><p><a href="/">Campaigns</a></p>`,
-    });
+    const refusal = html`<p class="error">This control was not run: ${why}. Open the campaign's page again and use its buttons.</p>`;
+    const body = page({ title: 'Refused', body: html`<h1>Refused</h1>${refusal}<p><a href="/">Campaigns</a></p>` });
     await reply.code(403).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body.value);
   };
 
