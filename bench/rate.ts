@@ -169,13 +169,13 @@ function rateResult(measured: RateRun[]): SectionResult {
         `bare [${bare.map((r) => `${r.busiest25ms}/${r.busiest100ms}`).join(', ')}] (a steady 80/s is 2 per 25 ms, 8 per 100 ms)`,
     ],
     method: [
-      `rate: ${RATE_ROWS} rows loaded (ours: \`campaign send\` into the backlog, fed by the worker; bare: jobs written by ` +
-        `bench/bare-ingest.ts), then \`campaign worker\` (SEND_RATE=${RATE}, SEND_CONCURRENCY=${RATE_CONCURRENCY}) vs ` +
-        `bench/bare-worker.ts ` +
-        `(limiter {max:${RATE},duration:1000}, same concurrency) against \`campaign sandbox --mps 0\`; SIGTERM ` +
-        `${RATE_WINDOW_MS / 1000} s after ` +
-        `the first accepted message. Rate = accepted in [first, first+${RATE_WINDOW_MS / 1000} s) / ${RATE_WINDOW_MS / 1000}; ` +
-        `busiest = max accepted ` +
+      `rate: ${RATE_ROWS} rows loaded (ours: \`campaign send\` into the backlog, fed by the worker; ` +
+        `bare: jobs written by bench/bare-ingest.ts), then \`campaign worker\` (SEND_RATE=${RATE}, ` +
+        `SEND_CONCURRENCY=${RATE_CONCURRENCY}) vs bench/bare-worker.ts ` +
+        `(limiter {max:${RATE},duration:1000}, same concurrency) against \`campaign sandbox ` +
+        `--mps 0\`; SIGTERM ${RATE_WINDOW_MS / 1000} s after ` +
+        `the first accepted message. Rate = accepted in [first, first+${RATE_WINDOW_MS / 1000} ` +
+        `s) / ${RATE_WINDOW_MS / 1000}; busiest = max accepted ` +
         `receivedAt in any [t, t+1000 ms) over the whole run (cross-checked with the sandbox's stats.busiestSecond).`,
     ],
   };

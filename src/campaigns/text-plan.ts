@@ -70,8 +70,8 @@ export function parseTextBody(body: string, name = CLI_FIELD_NAMES['text.body'])
     const stray = /\{\{|\}\}/.exec(literal);
     if (stray !== null) {
       throw refuse(
-        `has a stray "${stray[0]}" at character ${(starts[i] ?? 0) + stray.index + 1}: a placeholder is {{column}} on one line, ` +
-          `with a column of the file between the braces`,
+        `has a stray "${stray[0]}" at character ${(starts[i] ?? 0) + stray.index + 1}: a placeholder is ` +
+          `{{column}} on one line, with a column of the file between the braces`,
       );
     }
   }
@@ -109,8 +109,8 @@ export function planText(
     });
     throw new AppError(
       'CSV_HEADER_INVALID',
-      `${file}: the text's placeholder${missing.length > 1 ? 's' : ''} ${hints.join(', ')} name${missing.length > 1 ? '' : 's'} ` +
-        `no column of the file. ` +
+      `${file}: the text's placeholder${missing.length > 1 ? 's' : ''} ${hints.join(', ')} ` +
+        `name${missing.length > 1 ? '' : 's'} no column of the file. ` +
         `Columns found: ${header.map((c) => `"${c}"`).join(', ')}. Fix the placeholder or the header; nothing was enqueued.`,
     );
   }

@@ -108,8 +108,8 @@ export function statusText(status: CampaignStatus, windowed?: WindowStatus, defi
     `Campaign ${status.id}: ${status.state}${status.priority === 'normal' ? '' : ` (priority ${status.priority})`}`,
     ...(definition === undefined ? [] : [`  sends ${describeMessage(campaignMessage(definition))}`]),
     `  total ${j.total}  queued ${j.queued}  sent ` +
-      `${j.sent}${j.delivered > 0 || j.read > 0 ? ` (delivered ${j.delivered}, read ${j.read})` : ''}  failed ${j.failed}  rejected ` +
-      `${j.rejected}  skipped ${j.skipped}${j.confirming > 0 ? `  confirming ${j.confirming}` : ''}  unknown ` +
+      `${j.sent}${j.delivered > 0 || j.read > 0 ? ` (delivered ${j.delivered}, read ${j.read})` : ''}  failed ${j.failed}  ` +
+      `rejected ${j.rejected}  skipped ${j.skipped}${j.confirming > 0 ? `  confirming ${j.confirming}` : ''}  unknown ` +
       `${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}${j.expired > 0 ? `  expired ${j.expired}` : ''}`,
   ];
   if (j.startsAt !== null && j.startedAt === null && status.state !== 'cancelled')
@@ -128,8 +128,8 @@ export function statusText(status: CampaignStatus, windowed?: WindowStatus, defi
   if (j.pausedReason !== null) lines.push(`  paused since ${j.pausedAt ?? '?'}: ${j.pausedReason}`);
   if (j.ingestInterrupted) {
     lines.push(
-      `  its file was not read to the end: send the same file with the same options and --campaign ${status.id} to continue, or ` +
-        `\`campaign cancel ${status.id}\``,
+      `  its file was not read to the end: send the same file with the same options and --campaign ` +
+        `${status.id} to continue, or \`campaign cancel ${status.id}\``,
     );
   } else if (j.pausedReason !== null) {
     lines.push(`  continue with: campaign resume ${status.id}`);
@@ -137,8 +137,8 @@ export function statusText(status: CampaignStatus, windowed?: WindowStatus, defi
   if (j.purgedAt !== null) lines.push(`  personal data purged at ${j.purgedAt} (counts kept)`);
   if (j.confirming > 0)
     lines.push(
-      `  ${j.confirming} rows got no answer and wait for a status webhook (CONFIRM_WINDOW_SECONDS); the workers then send them ` +
-        `again once, or mark them unknown`,
+      `  ${j.confirming} rows got no answer and wait for a status webhook (CONFIRM_WINDOW_SECONDS); ` +
+        `the workers then send them again once, or mark them unknown`,
     );
   if (j.unknown > 0)
     lines.push(
@@ -191,16 +191,16 @@ function limitLines(check: MessagingLimitCheck | undefined, zone: DisplayZone): 
   if (check === undefined || check.limit === 'unlimited') return [];
   if (check.limit === undefined) {
     return [
-      '  messaging limit of the number: not known yet (a worker reads it from the Cloud API; MESSAGING_LIMITS sets it): rows past ' +
-        'it wait in the backlog once it is',
+      '  messaging limit of the number: not known yet (a worker reads it from the Cloud API; ' +
+        'MESSAGING_LIMITS sets it): rows past it wait in the backlog once it is',
     ];
   }
   const per24h = `${check.limit} unique users per 24 h, ${check.reached} reached in the last 24 h`;
   if (check.over === 0) return [`  messaging limit: within it (${per24h})`];
   const when = check.freesAt === undefined ? '' : `; places start to free at ${formatInstant(check.freesAt, zone)}`;
   return [
-    `  messaging limit: up to ${check.over} of its ${check.recipients} recipients are past the number's limit (${per24h}): they ` +
-      `wait in the backlog until the rolling 24 h frees places${when}`,
+    `  messaging limit: up to ${check.over} of its ${check.recipients} recipients are past the number's limit ` +
+      `(${per24h}): they wait in the backlog until the rolling 24 h frees places${when}`,
   ];
 }
 
@@ -255,8 +255,8 @@ function planLines(summary: SendOutcome, rate: number, display: PlanDisplay): st
     }
     if (shown.length > 20)
       lines.push(
-        `  ${String(shown.slice(20).reduce((n, l) => n + l.rows, 0)).padStart(9)}  in ${shown.length - 20} more zones (--json ` +
-          `lists them all)`,
+        `  ${String(shown.slice(20).reduce((n, l) => n + l.rows, 0)).padStart(9)}  in ` +
+          `${shown.length - 20} more zones (--json lists them all)`,
       );
   }
   lines.push(...limitLines(summary.messagingLimit, display.zone));
@@ -269,14 +269,14 @@ export function summaryText(summary: SendOutcome, rate: number, display?: PlanDi
   const seconds = secondsAt(summary.valid, rate);
   const lines = summary.dryRun
     ? [
-        `Dry run (nothing queued): ${summary.rows} rows read, ${summary.valid} valid, ${summary.rejected} rejected, ` +
-          `${summary.skipped} skipped${keptPart(summary)}`,
+        `Dry run (nothing queued): ${summary.rows} rows read, ${summary.valid} valid, ${summary.rejected} ` +
+          `rejected, ${summary.skipped} skipped${keptPart(summary)}`,
         seconds === undefined ? '  pacing is off (SEND_RATE=0)' : `  sending takes about ${formatDuration(seconds)} at SEND_RATE=${rate}/s`,
         ...planLines(summary, rate, shown),
       ]
     : [
-        `Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} rejected, ` +
-          `${summary.skipped} skipped${keptPart(summary)}`,
+        `Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} ` +
+          `rejected, ${summary.skipped} skipped${keptPart(summary)}`,
         ...planLines(summary, rate, shown),
       ];
   if (summary.delimiter !== ',') lines.push(`  fields separated by ${delimiterLabel(summary.delimiter)}`);
@@ -309,8 +309,8 @@ function optedOutWhy(by: SendOutcome['optedOutBy']): string {
     .filter((origin) => (by[origin] ?? 0) > 0)
     .map((origin) => `${by[origin] ?? 0}: ${OPT_OUT_ORIGINS[origin]}`);
   return (
-    `the recipient stopped marketing messages from this business (${origins.join('; ')}); a MARKETING template or a --text message ` +
-    `is not sent to them`
+    `the recipient stopped marketing messages from this business (${origins.join('; ')}); a ` +
+    `MARKETING template or a --text message is not sent to them`
   );
 }
 

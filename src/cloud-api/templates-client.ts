@@ -134,7 +134,7 @@ export class CloudApiTemplateSource implements TemplateSource {
     const error = graphError(status, text);
     const what = error.metaCode === undefined ? `HTTP ${status}` : `code ${error.metaCode}`;
     error.message =
-      `Cloud API refused the templates list of WABA ${this.#options.businessAccountId} (${what}): ` + `${error.details ?? 'no error body'}`;
+      `Cloud API refused the templates list of WABA ${this.#options.businessAccountId} ` + `(${what}): ${error.details ?? 'no error body'}`;
     return error;
   }
 }

@@ -126,8 +126,8 @@ const envSchema = z.object({
         ctx.addIssue({
           code: 'custom',
           message:
-            `entry ${empty + 1} of ${secrets.length} is empty: give the app secret, or several separated by commas to rotate ` +
-            `(OLD,NEW)`,
+            `entry ${empty + 1} of ${secrets.length} is empty: give the app secret, or several ` +
+            `separated by commas to rotate (OLD,NEW)`,
         });
       } else if (!secrets.every((s) => ONE_LINE.test(s))) {
         ctx.addIssue({

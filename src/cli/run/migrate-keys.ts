@@ -18,8 +18,8 @@ export async function runMigrateKeys(context: AppContext, options: { dryRun: boo
       if (workers > 0) {
         throw new AppError(
           'CAMPAIGN_STATE_CONFLICT',
-          `${workers} worker(s) of an earlier version still serve number ${number} (its send queue of the earlier layout). Stop ` +
-            `every \`campaign worker\` and \`campaign serve\`, then run migrate-keys again.`,
+          `${workers} worker(s) of an earlier version still serve number ${number} (its send queue of the earlier ` +
+            `layout). Stop every \`campaign worker\` and \`campaign serve\`, then run migrate-keys again.`,
         );
       }
     } finally {

@@ -37,8 +37,8 @@ export async function redisForRun(sources: RedisForRunSources): Promise<RedisFor
   return {
     url: redis.url,
     line:
-      `Redis: nothing answers at ${sources.defaultUrl}, so this run started its own: ${redis.description}; it is stopped when the ` +
-      `run ends.`,
+      `Redis: nothing answers at ${sources.defaultUrl}, so this run started its own: ` +
+      `${redis.description}; it is stopped when the run ends.`,
     stop: () => redis.stop(),
   };
 }
