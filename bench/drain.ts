@@ -120,7 +120,8 @@ export async function benchDrain(options: {
       const run = await drainOnce(rig, side);
       measured.push(run);
       console.error(
-        `  drain run ${i + 1}/${options.runs} ${side}: ${Math.round(run.messagesPerSecond)} msg/s (wall ${(run.wallMs / 1000).toFixed(1)} s); ` +
+        `  drain run ${i + 1}/${options.runs} ${side}: ${Math.round(run.messagesPerSecond)} ` +
+          `msg/s (wall ${(run.wallMs / 1000).toFixed(1)} s); ` +
           `CPU: worker ${pct(run.workerCores)}, redis ${pct(run.redisCores)}, sandbox ${pct(run.sandboxCores)} of a core; ` +
           `whole machine ${pct(run.machineCores)} (of ${cpus().length * 100}%)` +
           (run.side === 'webhooks' ? `; serve ${pct(run.serveCores)}; ${run.deliveredAtCompletion ?? 0} rows delivered by completion` : ''),
@@ -291,10 +292,13 @@ function drainResult(measured: DrainRun[]): SectionResult {
     notes: [
       `drain: machine speed probe before each run (ms for a fixed hash loop, lower = faster): ` +
         `ours [${ours.map((r) => Math.round(r.probeMs)).join(', ')}], bare [${bare.map((r) => Math.round(r.probeMs)).join(', ')}]`,
-      `drain CPU, median share of one core from worker spawn to completion (worker start-up included): ours ${cpu(ours)} | bare ${cpu(bare)} | ` +
+      `drain CPU, median share of one core from worker spawn to completion (worker start-up ` +
+        `included): ours ${cpu(ours)} | bare ${cpu(bare)} | ` +
         `webhooks flowing ${cpu(flowing)}, serve ${pct(medianOf(flowing, (r) => r.serveCores))}`,
-      `drain with /metrics scraped: scrapes answered per run [${scraped.map((r) => r.scrapes ?? 0).join(', ')}]; serve CPU ${pct(medianOf(scraped, (r) => r.serveCores))}`,
-      `drain with webhooks flowing: rows already reported delivered when the campaign completed, per run: [${flowing.map((r) => r.deliveredAtCompletion ?? 0).join(', ')}] of ${DRAIN_ROWS}`,
+      `drain with /metrics scraped: scrapes answered per run [${scraped.map((r) => r.scrapes ?? 0).join(', ')}]; ` +
+        `serve CPU ${pct(medianOf(scraped, (r) => r.serveCores))}`,
+      `drain with webhooks flowing: rows already reported delivered when the campaign completed, per run: ` +
+        `[${flowing.map((r) => r.deliveredAtCompletion ?? 0).join(', ')}] of ${DRAIN_ROWS}`,
     ],
     method: drainMethod(),
   };
@@ -355,17 +359,23 @@ function drainFigures(sides: {
 
 function drainMethod(): string[] {
   return [
-    `drain: after one untimed warm-up drain of ${WARMUP_ROWS} rows per side, ${DRAIN_ROWS} rows loaded first, not timed (ours: \`campaign send\` into the ledger's backlog, which the worker feeds to BullMQ as it drains, inside the timing; bare: every job written by bench/bare-ingest.ts); then \`campaign worker\` ` +
-      `(SEND_RATE=0, SEND_CONCURRENCY=${DRAIN_CONCURRENCY}, LOG_LEVEL=info) vs bench/bare-worker.ts (BullMQ Worker, concurrency ${DRAIN_CONCURRENCY}, ` +
+    `drain: after one untimed warm-up drain of ${WARMUP_ROWS} rows per side, ${DRAIN_ROWS} rows loaded first, ` +
+      `not timed (ours: \`campaign send\` into the ledger's backlog, which the worker feeds to BullMQ as it drains, ` +
+      `inside the timing; bare: every job written by bench/bare-ingest.ts); then \`campaign worker\` ` +
+      `(SEND_RATE=0, SEND_CONCURRENCY=${DRAIN_CONCURRENCY}, LOG_LEVEL=info) vs bench/bare-worker.ts ` +
+      `(BullMQ Worker, concurrency ${DRAIN_CONCURRENCY}, ` +
       `no limiter, processor = one undici POST of the same template body, nothing else), both as child processes against one ` +
       `\`campaign sandbox --mps 0\` child, reset between runs. msg/s = accepted / (last − first receivedAt) in the sandbox; ` +
       `wall = spawn → "campaign completed" log line (ours, ledger accounting) or → all jobs completed (bare).`,
     `drain, webhooks flowing: as ours, plus a \`campaign serve\` child on the run's prefix and a sandbox child of its own started with ` +
-      `\`--webhook-url\` (sent 0.1 s, delivered 0.5 s, read 2 s after each accepted message, for half of them), both started before the timing; ` +
+      `\`--webhook-url\` (sent 0.1 s, delivered 0.5 s, read 2 s after each accepted message, ` +
+      `for half of them), both started before the timing; ` +
       `the service applies the statuses to the rows while the worker drains.`,
-    `drain, bare with webhooks flowing: as bare, with a sandbox child of its own posting the same status webhooks to bench/null-receiver.ts (answers 200, applies nothing); ` +
+    `drain, bare with webhooks flowing: as bare, with a sandbox child of its own posting the same status ` +
+      `webhooks to bench/null-receiver.ts (answers 200, applies nothing); ` +
       `the webhooks-flowing figure is judged against it, so the simulated Meta's own work weighs on both sides.`,
-    `drain, /metrics scraped: as ours, plus a \`campaign serve\` child on the run's prefix whose /metrics is fetched every ${SCRAPE_EVERY_MS} ms while the worker drains ` +
+    `drain, /metrics scraped: as ours, plus a \`campaign serve\` child on the run's prefix whose ` +
+      `/metrics is fetched every ${SCRAPE_EVERY_MS} ms while the worker drains ` +
       `(the workers' own metric flushes, once a second, are in every side of ours).`,
   ];
 }

@@ -94,7 +94,8 @@ async function measureRun(rig: FeederRig, i: number): Promise<FeederRun> {
       `  feeder run ${i}/${rig.runs}: worker draining at ${DRAIN_SEND_RATE}/s: ${describeControl(pauseDraining)} ` +
         `(${draining.acceptedAfterPauseReturned} sends accepted after it returned); ${describeControl(resumeDraining)} ` +
         `(next send ${draining.firstSendAfterResumeSeconds.toFixed(2)} s after it returned); ${describeControl(cancelDraining)} ` +
-        `(${String(draining.cancelledAtOnce)} rows cancelled at once, ${draining.acceptedAfterCancelReturned} sends accepted after it returned, ` +
+        `(${String(draining.cancelledAtOnce)} rows cancelled at once, ${draining.acceptedAfterCancelReturned} ` +
+        `sends accepted after it returned, ` +
         `every row answered ${draining.answeredAfterCancelSeconds.toFixed(1)} s after it returned)`,
     );
     return {

@@ -65,7 +65,8 @@ export async function benchIngest(options: {
       measured.push(run);
       console.error(
         `  ingest run ${i + 1}/${options.runs} ${side}: ${Math.round(run.rowsPerSecond)} rows/s, ${Math.round(run.peakRssMb)} MB, ` +
-          `CPU: child ${pct(run.childCores)}, redis ${pct(run.redisCores)} of a core; whole machine ${pct(run.machineCores)} (of ${cpus().length * 100}%)`,
+          `CPU: child ${pct(run.childCores)}, redis ${pct(run.redisCores)} of a core; whole machine ` +
+          `${pct(run.machineCores)} (of ${cpus().length * 100}%)`,
       );
     }
   }
@@ -165,10 +166,13 @@ function ingestResult(
     ],
     method: [
       `ingest: \`campaign send FILE --template order_update --language en_US --params first_name,order_id --phone-number-id ID --json\` ` +
-        `vs bench/bare-ingest.ts (csv-parse stream, one job per row with the product's data fields, the same jobId \`\${campaignId}-\${row}\` ` +
-        `and job options, addBulk per 1000 rows, each awaited; no validation, no ledger; the product writes no jobs at ingest (its feeder writes them while the worker drains), ` +
+        `vs bench/bare-ingest.ts (csv-parse stream, one job per row with the product's data ` +
+        `fields, the same jobId \`\${campaignId}-\${row}\` ` +
+        `and job options, addBulk per 1000 rows, each awaited; no validation, no ledger; the product ` +
+        `writes no jobs at ingest (its feeder writes them while the worker drains), ` +
         `only the ledger's rows and backlog, so the two sides no longer write the same data). Both are child processes timed spawn→exit ` +
-        `(node + tsx start-up included on both sides); peak RSS and CPU from GNU time; no worker running; a fresh QUEUE_PREFIX per run, deleted after.`,
+        `(node + tsx start-up included on both sides); peak RSS and CPU from GNU time; no worker ` +
+        `running; a fresh QUEUE_PREFIX per run, deleted after.`,
     ],
   };
 }

@@ -39,7 +39,8 @@ export async function benchMetrics(options: { runs: number }): Promise<SectionRe
     const run = JSON.parse(line) as ScrapeRun;
     measured.push(run);
     console.error(
-      `  metrics run ${i + 1}/${options.runs}: scrape median ${run.medianMs} ms (max ${run.maxMs}), /healthz ${run.healthzMedianMs} ms, ${run.queuedRows} queued rows`,
+      `  metrics run ${i + 1}/${options.runs}: scrape median ${run.medianMs} ms (max ${run.maxMs}), ` +
+        `/healthz ${run.healthzMedianMs} ms, ${run.queuedRows} queued rows`,
     );
   }
   return {
@@ -60,8 +61,10 @@ export async function benchMetrics(options: { runs: number }): Promise<SectionRe
     runs: measured.map((r) => ({ ...r })),
     notes: [`metrics: series of cw_campaign_rows per scrape: ${measured.map((r) => r.campaignRowSeries).join(', ')}`],
     method: [
-      `metrics: per run, bench/metrics-scrape.ts records ${SCRAPE_CAMPAIGNS} campaigns of ${SCRAPE_ROWS / SCRAPE_CAMPAIGNS} queued rows each over 5 phone numbers (with each number's BullMQ window fed) on a fresh prefix, ` +
-        `then times 20 GET /metrics of an in-process \`campaign serve\` after one warm-up scrape; the figure is the median of the runs' medians, beside 20 GET /healthz of the same service.`,
+      `metrics: per run, bench/metrics-scrape.ts records ${SCRAPE_CAMPAIGNS} campaigns of ${SCRAPE_ROWS / SCRAPE_CAMPAIGNS} ` +
+        `queued rows each over 5 phone numbers (with each number's BullMQ window fed) on a fresh prefix, ` +
+        `then times 20 GET /metrics of an in-process \`campaign serve\` after one warm-up scrape; the figure ` +
+        `is the median of the runs' medians, beside 20 GET /healthz of the same service.`,
     ],
   };
 }

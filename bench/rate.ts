@@ -162,15 +162,20 @@ function rateResult(measured: RateRun[]): SectionResult {
     runs: measured.map((r) => ({ ...r })),
     notes: [
       `rate: sandbox rejections (should be none at --mps 0): ours ${JSON.stringify(ours.map((r) => r.rejectedByCode))}, ` +
-        `bare ${JSON.stringify(bare.map((r) => r.rejectedByCode))}; busiest second per run, ours [${ours.map((r) => r.busiestSecond).join(', ')}], ` +
+        `bare ${JSON.stringify(bare.map((r) => r.rejectedByCode))}; busiest second per run, ours ` +
+        `[${ours.map((r) => r.busiestSecond).join(', ')}], ` +
         `bare [${bare.map((r) => r.busiestSecond).join(', ')}]`,
       `rate: busiest 25 ms / 100 ms windows per run: ours [${ours.map((r) => `${r.busiest25ms}/${r.busiest100ms}`).join(', ')}], ` +
         `bare [${bare.map((r) => `${r.busiest25ms}/${r.busiest100ms}`).join(', ')}] (a steady 80/s is 2 per 25 ms, 8 per 100 ms)`,
     ],
     method: [
-      `rate: ${RATE_ROWS} rows loaded (ours: \`campaign send\` into the backlog, fed by the worker; bare: jobs written by bench/bare-ingest.ts), then \`campaign worker\` (SEND_RATE=${RATE}, SEND_CONCURRENCY=${RATE_CONCURRENCY}) vs bench/bare-worker.ts ` +
-        `(limiter {max:${RATE},duration:1000}, same concurrency) against \`campaign sandbox --mps 0\`; SIGTERM ${RATE_WINDOW_MS / 1000} s after ` +
-        `the first accepted message. Rate = accepted in [first, first+${RATE_WINDOW_MS / 1000} s) / ${RATE_WINDOW_MS / 1000}; busiest = max accepted ` +
+      `rate: ${RATE_ROWS} rows loaded (ours: \`campaign send\` into the backlog, fed by the worker; ` +
+        `bare: jobs written by bench/bare-ingest.ts), then \`campaign worker\` (SEND_RATE=${RATE}, ` +
+        `SEND_CONCURRENCY=${RATE_CONCURRENCY}) vs bench/bare-worker.ts ` +
+        `(limiter {max:${RATE},duration:1000}, same concurrency) against \`campaign sandbox ` +
+        `--mps 0\`; SIGTERM ${RATE_WINDOW_MS / 1000} s after ` +
+        `the first accepted message. Rate = accepted in [first, first+${RATE_WINDOW_MS / 1000} ` +
+        `s) / ${RATE_WINDOW_MS / 1000}; busiest = max accepted ` +
         `receivedAt in any [t, t+1000 ms) over the whole run (cross-checked with the sandbox's stats.busiestSecond).`,
     ],
   };

@@ -45,8 +45,10 @@ const { values } = parseArgs({
 });
 if (values.help) {
   console.log(
-    'npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak[,...]] [--rows N (ingest rows, default 100000)] ' +
-      `[--feeder-rows N (the feeder's campaign, default ${FEEDER_ROWS}; RSS is also measured at N/10)] [--soak-rows N (soak, only with --only soak; default ${SOAK_ROWS})]`,
+    'npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak[,...]] ' +
+      '[--rows N (ingest rows, default 100000)] ' +
+      `[--feeder-rows N (the feeder's campaign, default ${FEEDER_ROWS}; RSS is also measured at N/10)] ` +
+      `[--soak-rows N (soak, only with --only soak; default ${SOAK_ROWS})]`,
   );
   process.exit(0);
 }
@@ -67,7 +69,8 @@ if (
   only.some((s) => !SECTIONS.includes(s as Section))
 ) {
   console.error(
-    'usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak[,...]] [--rows N>=1] [--feeder-rows N>=10] [--soak-rows N>=1000]',
+    'usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak[,...]] ' +
+      '[--rows N>=1] [--feeder-rows N>=10] [--soak-rows N>=1000]',
   );
   process.exit(2);
 }
@@ -104,7 +107,8 @@ const errors: SectionError[] = [];
 try {
   const redisPid = await redisServerPid(redis);
   console.error(
-    `campaign-worker benchmark: ${selected.join(', ')}; ${runs} run(s) each; medians beside a bare baseline (feeder: beside the figures of one job per row at ingest)`,
+    `campaign-worker benchmark: ${selected.join(', ')}; ${runs} run(s) each; medians beside a bare ` +
+      `baseline (feeder: beside the figures of one job per row at ingest)`,
   );
   for (const section of selected) {
     console.error(`${section}:`);
@@ -154,8 +158,10 @@ try {
     runs,
   };
   console.log(
-    `campaign-worker benchmark, ${environment.startedAt}, node ${environment.node}, redis ${environment.redis}, ${environment.cpus} CPUs, ` +
-      `load ${environment.loadAverageBefore.join('/')} → ${environment.loadAverageAfter.join('/')}, ${environment.git}, ${runs} run(s) per figure\n`,
+    `campaign-worker benchmark, ${environment.startedAt}, node ${environment.node}, redis ` +
+      `${environment.redis}, ${environment.cpus} CPUs, ` +
+      `load ${environment.loadAverageBefore.join('/')} → ${environment.loadAverageAfter.join('/')}, ` +
+      `${environment.git}, ${runs} run(s) per figure\n`,
   );
   if (environment.codeChangedDuringRun) {
     console.log('WARNING: the code under src/, workers/ or bin/ changed while the benchmark ran; the figures may mix versions.\n');
@@ -166,11 +172,9 @@ try {
   console.log('Notes:');
   for (const result of results) for (const line of result.notes) console.log(`  - ${line}`);
   const missed = results.flatMap((r) => r.figures).filter((f) => f.missed.length > 0);
-  console.log(
-    missed.length === 0 && errors.length === 0
-      ? '\nAll targets hold.'
-      : `\n${missed.length > 0 ? `MISSED: ${missed.map((f) => f.label).join('; ')}. ` : ''}${errors.length > 0 ? `ERRORS in: ${errors.map((e) => e.section).join(', ')}.` : ''}`,
-  );
+  const missedText = missed.length > 0 ? `MISSED: ${missed.map((f) => f.label).join('; ')}. ` : '';
+  const errorsText = errors.length > 0 ? `ERRORS in: ${errors.map((e) => e.section).join(', ')}.` : '';
+  console.log(missed.length === 0 && errors.length === 0 ? '\nAll targets hold.' : `\n${missedText}${errorsText}`);
 
   mkdirSync(OUT_DIR, { recursive: true });
   const jsonPath = join(OUT_DIR, 'latest.json');

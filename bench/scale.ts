@@ -65,7 +65,8 @@ export async function benchScale(options: { runs: number; redis: Redis; sandbox:
       const run = await measureSetup(setup, options);
       measured.push(run);
       console.error(
-        `  scale run ${i + 1}/${options.runs} ${setup.side} ${label(setup)}: per number ${run.perNumberRate.map((r) => fmt(r, 1)).join(' / ')} msg/s, busiest second ${run.perNumberBusiest.join(' / ')}`,
+        `  scale run ${i + 1}/${options.runs} ${setup.side} ${label(setup)}: per number ` +
+          `${run.perNumberRate.map((r) => fmt(r, 1)).join(' / ')} msg/s, busiest second ${run.perNumberBusiest.join(' / ')}`,
       );
     }
   }
@@ -114,10 +115,14 @@ export async function benchScale(options: { runs: number; redis: Redis; sandbox:
     figures,
     runs: measured.map((r) => ({ ...r })),
     method: [
-      `scale: per setup, ${SCALE_RATE} msg/s × ${(WARMUP_MS + WINDOW_MS) / 1000 + 6} s of rows per number loaded with \`campaign send --phone-number-id\` (bare: bench/bare-ingest.ts), ` +
-        `then N \`campaign worker\` processes with no --phone-number-id (each serves every number with campaigns; SEND_RATE=${SCALE_RATE}, SEND_CONCURRENCY unset: ${DEFAULT_SEND_CONCURRENCY}) ` +
-        `against \`campaign sandbox --mps 0\`. The ${WINDOW_MS / 1000} s window opens ${WARMUP_MS / 1000} s after the later of the last process logging \`send worker started\` and the first accepted message; ` +
-        `rate = a number's accepted messages in the window / ${WINDOW_MS / 1000}; busiest = max accepted in any sliding second of the whole run, per number.`,
+      `scale: per setup, ${SCALE_RATE} msg/s × ${(WARMUP_MS + WINDOW_MS) / 1000 + 6} s of rows per number ` +
+        `loaded with \`campaign send --phone-number-id\` (bare: bench/bare-ingest.ts), ` +
+        `then N \`campaign worker\` processes with no --phone-number-id (each serves every number with campaigns; ` +
+        `SEND_RATE=${SCALE_RATE}, SEND_CONCURRENCY unset: ${DEFAULT_SEND_CONCURRENCY}) ` +
+        `against \`campaign sandbox --mps 0\`. The ${WINDOW_MS / 1000} s window opens ${WARMUP_MS / 1000} s after ` +
+        `the later of the last process logging \`send worker started\` and the first accepted message; ` +
+        `rate = a number's accepted messages in the window / ${WINDOW_MS / 1000}; busiest = max ` +
+        `accepted in any sliding second of the whole run, per number.`,
     ],
     notes: [
       `scale: the bare workers share BullMQ's own limiter across processes; it spaces nothing, so each second's quota leaves as a burst.`,
@@ -132,7 +137,8 @@ export async function benchTopTier(options: { runs: number; redis: Redis; sandbo
       const run = await measureSetup({ numbers: 1, processes: 1, side, rate: TOP_RATE }, options);
       measured.push(run);
       console.error(
-        `  toptier run ${i + 1}/${options.runs} ${side}: ${fmt(run.perNumberRate[0] ?? Number.NaN, 1)} msg/s, busiest second ${run.perNumberBusiest[0] ?? '?'}, longest silence ${run.perNumberLongestGapMs[0] ?? '?'} ms`,
+        `  toptier run ${i + 1}/${options.runs} ${side}: ${fmt(run.perNumberRate[0] ?? Number.NaN, 1)} msg/s, busiest ` +
+          `second ${run.perNumberBusiest[0] ?? '?'}, longest silence ${run.perNumberLongestGapMs[0] ?? '?'} ms`,
       );
     }
   }
@@ -165,8 +171,10 @@ export async function benchTopTier(options: { runs: number; redis: Redis; sandbo
     ],
     runs: measured.map((r) => ({ ...r })),
     method: [
-      `toptier: ${TOP_RATE} msg/s × ${(WARMUP_MS + WINDOW_MS) / 1000 + 6} s of rows, one \`campaign worker\` (SEND_RATE=${TOP_RATE}, SEND_CONCURRENCY unset: ${Math.ceil(TOP_RATE / 5)} by the rate) vs bench/bare-worker.ts ` +
-        `(limiter {max:${TOP_RATE},duration:1000}, same concurrency) against \`campaign sandbox --mps 0\`; window and busiest second as in scale.`,
+      `toptier: ${TOP_RATE} msg/s × ${(WARMUP_MS + WINDOW_MS) / 1000 + 6} s of rows, one \`campaign worker\` ` +
+        `(SEND_RATE=${TOP_RATE}, SEND_CONCURRENCY unset: ${Math.ceil(TOP_RATE / 5)} by the rate) vs bench/bare-worker.ts ` +
+        `(limiter {max:${TOP_RATE},duration:1000}, same concurrency) against \`campaign sandbox ` +
+        `--mps 0\`; window and busiest second as in scale.`,
     ],
     notes: [],
   };

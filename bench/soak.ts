@@ -105,7 +105,8 @@ async function sampleUntilSent(run: {
     };
     samples.push(sample);
     console.error(
-      `  soak ${fmt(sample.seconds)} s: ${accepted} sent, Redis ${fmt(sample.redisBytes / 1e6)} MB, worker RSS ${fmt(sample.workerRssBytes / 1e6)} MB, ` +
+      `  soak ${fmt(sample.seconds)} s: ${accepted} sent, Redis ${fmt(sample.redisBytes / 1e6)} ` +
+        `MB, worker RSS ${fmt(sample.workerRssBytes / 1e6)} MB, ` +
         `CPU worker/sandbox/redis ${[cpu.worker, cpu.sandbox, cpu.redis].map((c) => (c === undefined ? '?' : c.toFixed(2))).join('/')}`,
     );
     if (accepted >= rows) break;
@@ -169,15 +170,21 @@ function soakResult(run: {
     ],
     runs: samples.map((s) => ({ ...s })),
     method: [
-      `soak: ${rows} generated rows, \`campaign send\` (${fmt(ingestSeconds, 1)} s, ${fmt(rows / ingestSeconds)} rows/s), then one \`campaign worker\` with SEND_RATE=0 against ` +
-        '`campaign sandbox --mps 0 --retain-accepted 100000`; sampled every 10 s (sandbox stats, Redis INFO used_memory, /proc/<pid>/status VmRSS).',
+      `soak: ${rows} generated rows, \`campaign send\` (${fmt(ingestSeconds, 1)} s, ${fmt(rows / ingestSeconds)} ` +
+        `rows/s), then one \`campaign worker\` with SEND_RATE=0 against ` +
+        '`campaign sandbox --mps 0 --retain-accepted 100000`; sampled every 10 s (sandbox stats, ' +
+        'Redis INFO used_memory, /proc/<pid>/status VmRSS).',
     ],
     notes: [
-      `soak: ${rows} sent in ${fmt(totalSeconds)} s (${fmt(rows / totalSeconds)} msg/s overall); sandbox duplicates ${String(duplicates.duplicates ?? '?')}`,
-      `soak: Redis used_memory ${fmt(before / 1e6)} MB before, ${fmt(afterIngest / 1e6)} MB after ingest (${fmt((afterIngest - before) / rows)} B/row), ` +
-        `${fmt((end?.redisBytes ?? Number.NaN) / 1e6)} MB when every row was sent (${fmt(((end?.redisBytes ?? Number.NaN) - before) / rows)} B/row)`,
+      `soak: ${rows} sent in ${fmt(totalSeconds)} s (${fmt(rows / totalSeconds)} msg/s overall); ` +
+        `sandbox duplicates ${String(duplicates.duplicates ?? '?')}`,
+      `soak: Redis used_memory ${fmt(before / 1e6)} MB before, ${fmt(afterIngest / 1e6)} MB after ` +
+        `ingest (${fmt((afterIngest - before) / rows)} B/row), ` +
+        `${fmt((end?.redisBytes ?? Number.NaN) / 1e6)} MB when every row was sent ` +
+        `(${fmt(((end?.redisBytes ?? Number.NaN) - before) / rows)} B/row)`,
       `soak: CPU, share of a core, first tenth → last tenth: worker ${meanCpu(head, 'worker')} → ${meanCpu(tail, 'worker')}, ` +
-        `sandbox ${meanCpu(head, 'sandbox')} → ${meanCpu(tail, 'sandbox')}, redis-server ${meanCpu(head, 'redis')} → ${meanCpu(tail, 'redis')}`,
+        `sandbox ${meanCpu(head, 'sandbox')} → ${meanCpu(tail, 'sandbox')}, redis-server ` +
+        `${meanCpu(head, 'redis')} → ${meanCpu(tail, 'redis')}`,
       `soak: per minute (s: sent, Redis MB, worker RSS MB): ${samples
         .filter((_, i) => i % 6 === 5 || i === samples.length - 1)
         .map((s) => `${fmt(s.seconds)}: ${s.accepted}, ${fmt(s.redisBytes / 1e6)}, ${fmt(s.workerRssBytes / 1e6)}`)

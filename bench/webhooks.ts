@@ -51,7 +51,10 @@ export async function benchWebhooks(options: { runs: number; redis: Redis; rows?
       const run = await once(options.redis, rows, perPost, flood);
       measured.push(run);
       console.error(
-        `  webhooks run ${i + 1}/${options.runs}, ${perPost} per POST${flood ? `, ${run.badPosts} badly signed POSTs beside them` : ''}: ${Math.round(run.eventsPerSecond)} statuses/s applied; answer p50 ${run.medianAnswerMs.toFixed(1)} ms, p99 ${run.p99AnswerMs.toFixed(1)} ms; last answer → all applied ${Math.round(run.tailLagMs)} ms`,
+        `  webhooks run ${i + 1}/${options.runs}, ${perPost} per ` +
+          `POST${flood ? `, ${run.badPosts} badly signed POSTs beside them` : ''}: ${Math.round(run.eventsPerSecond)} ` +
+          `statuses/s applied; answer p50 ${run.medianAnswerMs.toFixed(1)} ms, p99 ${run.p99AnswerMs.toFixed(1)} ` +
+          `ms; last answer → all applied ${Math.round(run.tailLagMs)} ms`,
       );
     }
     results.push({ perPost, measured, figures: flood ? [floodFigure(measured, quiet)] : figuresOf(rows, perPost, measured) });
@@ -63,14 +66,21 @@ export async function benchWebhooks(options: { runs: number; redis: Redis; rows?
     runs: results.flatMap((r) => r.measured.map((m) => ({ perPost: r.perPost, ...m }))),
     notes: results.map(
       (r) =>
-        `webhooks, ${r.perPost} per POST${r.measured[0]?.badPosts ? ` with a flood (${r.measured.map((m) => m.badPosts).join(', ')} bad POSTs per run)` : ''}: answer p50 per run [${r.measured.map((m) => m.medianAnswerMs.toFixed(1)).join(', ')}] ms; POSTs per run ${r.measured[0]?.posts ?? 0}`,
+        `webhooks, ${r.perPost} per ` +
+        `POST${r.measured[0]?.badPosts ? ` with a flood (${r.measured.map((m) => m.badPosts).join(', ')} bad POSTs per run)` : ''}: ` +
+        `answer p50 per run [${r.measured.map((m) => m.medianAnswerMs.toFixed(1)).join(', ')}] ` +
+        `ms; POSTs per run ${r.measured[0]?.posts ?? 0}`,
     ),
     method: [
-      `webhooks: per run a fresh QUEUE_PREFIX with a campaign of ${rows} rows recorded as sent (message IDs w1…w${rows}, written through the ledger before the clock starts); ` +
-        `\`campaign serve --port 0\` as a child process (its consumer applies what it stores); then ${rows * 3} statuses (sent, delivered, read per row, shuffled) in POSTs of 100 or 1, ` +
-        `each signed with the app secret, from ${CONCURRENCY} concurrent senders in this process. Rate = statuses / (first POST sent → the ledger counts every row read, polled every 20 ms); ` +
+      `webhooks: per run a fresh QUEUE_PREFIX with a campaign of ${rows} rows recorded as sent (message ` +
+        `IDs w1…w${rows}, written through the ledger before the clock starts); ` +
+        `\`campaign serve --port 0\` as a child process (its consumer applies what it stores); then ${rows * 3} ` +
+        `statuses (sent, delivered, read per row, shuffled) in POSTs of 100 or 1, ` +
+        `each signed with the app secret, from ${CONCURRENCY} concurrent senders in this process. Rate = ` +
+        `statuses / (first POST sent → the ledger counts every row read, polled every 20 ms); ` +
         "answer = POST sent → 200 received; lag = last 200 → every row read (an upper bound of the last status's lag). " +
-        `Flood: the 1-per-POST run again while ${FLOOD_SENDERS} more senders post 3 KB bodies with a wrong signature (each answered 401) until the good ones are done; judged beside the same run without them.`,
+        `Flood: the 1-per-POST run again while ${FLOOD_SENDERS} more senders post 3 KB bodies with a wrong signature ` +
+        `(each answered 401) until the good ones are done; judged beside the same run without them.`,
     ],
   };
 }

@@ -214,7 +214,8 @@ async function refuseOldLayout(redis: RedisClient, prefix: string): Promise<void
     closeRedis(redis);
     throw new AppError(
       'KEY_LAYOUT_OLD',
-      `Redis holds campaigns under QUEUE_PREFIX ${prefix} in the key layout of an earlier version. Stop every \`campaign worker\`, then run \`campaign migrate-keys\` once.`,
+      `Redis holds campaigns under QUEUE_PREFIX ${prefix} in the key layout of an earlier version. Stop ` +
+        `every \`campaign worker\`, then run \`campaign migrate-keys\` once.`,
     );
   }
 }

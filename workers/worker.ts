@@ -226,7 +226,8 @@ export async function runWorkerUntilSignal(
           running.flushTroubleLog();
           logger.warn(
             { rows: abandoned },
-            'in-flight sends did not answer in time: their rows are recorded in doubt (confirming, or unknown with CONFIRM_WINDOW_SECONDS=0)',
+            'in-flight sends did not answer in time: their rows are recorded in doubt (confirming, ' +
+              'or unknown with CONFIRM_WINDOW_SECONDS=0)',
           );
           // Leaves BullMQ's close behind: connections close with the process.
           process.exit(1);

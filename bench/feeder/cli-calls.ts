@@ -17,7 +17,8 @@ const TIMING_PRELOAD = `data:text/javascript,${encodeURIComponent(
     'const connect = net.Socket.prototype.connect;',
     'net.Socket.prototype.connect = function (...args) {',
     '  const options = Array.isArray(args[0]) ? args[0][0] : args[0];',
-    '  if (connectMs === null && ((typeof options === "object" && options !== null && options.port !== undefined) || typeof options === "number")) connectMs = performance.now();',
+    '  if (connectMs === null && ((typeof options === "object" && options !== null && options.port !== ' +
+      'undefined) || typeof options === "number")) connectMs = performance.now();',
     '  return connect.apply(this, args);',
     '};',
     'process.on("exit", () => process.stderr.write(`bench-timing ${JSON.stringify({ connectMs, exitMs: performance.now() })}\\n`));',

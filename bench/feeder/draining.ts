@@ -81,7 +81,8 @@ async function waitForAccepted(sandbox: SandboxChild, worker: Child, count: numb
     await sleep(50);
   }
   throw new Error(
-    `${worker.name}: fewer than ${count} messages reached the sandbox${exited ? ' (it exited)' : ` within ${timeoutMs} ms`}\n${worker.tail()}`,
+    `${worker.name}: fewer than ${count} messages reached the ` +
+      `sandbox${exited ? ' (it exited)' : ` within ${timeoutMs} ms`}\n${worker.tail()}`,
   );
 }
 

@@ -31,7 +31,9 @@ export interface ControlCall {
   callSeconds: number;
   /** Median spawn → exit of `campaign --help`, just before (node + tsx + commander; no command module, no Redis). */
   helpSeconds: number;
-  /** Median spawn → exit of `campaign list` on an empty prefix, just before (start-up + config + Redis client and connection + one read). */
+  /**
+   * Median spawn → exit of `campaign list` on an empty prefix, just before (start-up + config + Redis client and connection + one read).
+   */
   listSeconds: number;
   /** callSeconds − listSeconds: the control's own cost, judged. */
   ownSeconds: number;

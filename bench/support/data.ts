@@ -24,7 +24,9 @@ export async function ensureCsv(rows: number): Promise<string> {
   const out = createWriteStream(partial);
   out.write('phone,first_name,order_id,city\n');
   for (let i = 1; i <= rows; i++) {
-    const line = `+49151${String(10_000_000 + i)},${NAMES[i % NAMES.length] ?? 'Ana'},A-${100_000 + i},${CITIES[i % CITIES.length] ?? 'Lisbon'}\n`;
+    const line =
+      `+49151${String(10_000_000 + i)},${NAMES[i % NAMES.length] ?? 'Ana'},` +
+      `A-${100_000 + i},${CITIES[i % CITIES.length] ?? 'Lisbon'}\n`;
     if (!out.write(line)) await once(out, 'drain');
   }
   out.end();

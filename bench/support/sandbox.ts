@@ -102,6 +102,7 @@ export async function firstAccepted(sandbox: SandboxChild, senders: readonly Chi
     await sleep(20);
   }
   throw new Error(
-    `no message reached the sandbox${exited === undefined ? ' within 60 s' : ` (${exited} exited)`}\n${senders.map((s) => s.tail()).join('\n')}`,
+    `no message reached the ` +
+      `sandbox${exited === undefined ? ' within 60 s' : ` (${exited} exited)`}\n${senders.map((s) => s.tail()).join('\n')}`,
   );
 }

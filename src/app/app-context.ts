@@ -33,7 +33,8 @@ export async function openContext(
     redis.disconnect();
     throw new AppError(
       'KEY_LAYOUT_OLD',
-      `Redis holds campaigns under QUEUE_PREFIX ${config.queuePrefix} in the key layout of an earlier version. Stop every \`campaign worker\` and \`campaign serve\`, ` +
+      `Redis holds campaigns under QUEUE_PREFIX ${config.queuePrefix} in the key layout of an earlier ` +
+        `version. Stop every \`campaign worker\` and \`campaign serve\`, ` +
         'then run `campaign migrate-keys` once (`--dry-run` shows what it would move).',
     );
   }

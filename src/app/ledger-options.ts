@@ -16,7 +16,8 @@ export function ledgerOptionsOf(config: Config, logger: Logger): LedgerOptions {
       lastWarning = Date.now();
       logger.warn(
         { acknowledged, wanted },
-        "REDIS_WAIT_REPLICAS: fewer replicas than asked have this number's claims (none connected, or not within 1 s); sending goes on, and a failover now could lose a claim",
+        "REDIS_WAIT_REPLICAS: fewer replicas than asked have this number's claims (none connected, or " +
+          'not within 1 s); sending goes on, and a failover now could lose a claim',
       );
     },
   };

@@ -62,7 +62,8 @@ export function describeMessage(message: CampaignMessage): string {
  * `confirming`: its request got no answer (timeout, killed worker); it waits up to
  * CONFIRM_WINDOW_SECONDS for a status webhook, then is sent again once (when later sends got
  * their statuses, so it never reached Meta) or becomes `unknown`.
- * `unknown`: a send may have left but its answer was lost; never resent blindly. `cancelled`: the operator cancelled the campaign before it was sent.
+ * `unknown`: a send may have left but its answer was lost; never resent blindly. `cancelled`: the operator cancelled the campaign before it
+ * was sent.
  * `expired`: the campaign's `--expires-at` passed before it was sent; never sent.
  */
 export const ROW_STATUSES = [

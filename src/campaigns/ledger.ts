@@ -273,7 +273,10 @@ export interface IngestLedger extends Pick<ReportLedger, 'getCampaign' | 'status
   lanes(campaignId: string): Promise<string[][]>;
   /** `--allow-repeat`: this campaign's rows are not checked against earlier sends. */
   allowRepeat(campaignId: string): Promise<void>;
-  /** Ctrl-C during ingest: the campaign pauses with `reason`, its file not read to the end (ingest-interrupted.lua); false when missing or cancelled. */
+  /**
+   * Ctrl-C during ingest: the campaign pauses with `reason`, its file not read to the end (ingest-interrupted.lua); false when missing or
+   * cancelled.
+   */
   markIngestInterrupted(campaignId: string, reason: string): Promise<boolean>;
   /** A `send --campaign` continues an interrupted ingest: lifts that pause, and only that one (lift-ingest-pause.lua). True if lifted. */
   liftIngestPause(campaignId: string): Promise<boolean>;
@@ -359,7 +362,10 @@ export interface ReportLedger {
 export interface DeliveryLedger {
   /** Applies status webhooks to their rows, in any order and with any duplicates to one result (apply-statuses.lua). */
   applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]>;
-  /** Records users' messages: their 24-hour windows, replies on rows, opt-out keywords (apply-inbound.lua). Per message: whether it answered a row. */
+  /**
+   * Records users' messages: their 24-hour windows, replies on rows, opt-out keywords (apply-inbound.lua). Per message: whether it answered
+   * a row.
+   */
   applyInbound(updates: readonly InboundUpdate[]): Promise<{ answeredRow: boolean }[]>;
   /** Marketing stop adds the user to the number's opt-outs, resume removes them; the newest event wins. */
   applyPreferences(updates: readonly PreferenceUpdate[]): Promise<void>;

@@ -70,7 +70,10 @@ export function textValueProblem(value: string): ValueProblem | undefined {
   return undefined;
 }
 
-/** `--fix-whitespace`: line breaks (NEL, U+2028, U+2029 too), tabs and runs of spaces become one space. Control and bidi characters stay refused. */
+/**
+ * `--fix-whitespace`: line breaks (NEL, U+2028, U+2029 too), tabs and runs of spaces become one space. Control and bidi characters stay
+ * refused.
+ */
 export function collapseWhitespace(value: string): string {
   return value.replace(/[\r\n\t \u0085\u2028\u2029]+/g, ' ').trim();
 }
@@ -120,7 +123,10 @@ export function valueProblemDetail(value: string, problem: ValueProblem): string
   if (match === null || match === undefined) return VALUE_PROBLEM_TEXT[problem];
   const code = match[0].charCodeAt(0);
   const name = NAMES[code];
-  return `${VALUE_PROBLEM_TEXT[problem]} (U+${code.toString(16).toUpperCase().padStart(4, '0')}${name === undefined ? '' : ` ${name}`} at character ${match.index + 1})`;
+  return (
+    `${VALUE_PROBLEM_TEXT[problem]} (U+${code.toString(16).toUpperCase().padStart(4, '0')}${name === undefined ? '' : ` ${name}`} ` +
+    `at character ${match.index + 1})`
+  );
 }
 
 /** Meta's limits on the rendered texts (reference §4): body 1,024 characters, text header 60. */

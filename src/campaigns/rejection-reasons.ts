@@ -10,7 +10,8 @@ export const REJECTION_REASONS = {
   VALUE_CONTROL_CHAR:
     "a template variable (or a --text placeholder's value) contains a control character (C0, DEL, C1, NUL; e.g. an escape sequence)",
   VALUE_BIDI_CONTROL:
-    "a template variable (or a --text placeholder's value) contains a bidirectional override or isolate (U+202A–U+202E, U+2066–U+2069), which can disguise text",
+    "a template variable (or a --text placeholder's value) contains a bidirectional override or " +
+    'isolate (U+202A–U+202E, U+2066–U+2069), which can disguise text',
   FIELD_TOO_LONG: 'a field is longer than 4,096 characters (no template value can be that long); it was not read',
   BODY_TOO_LONG: "the message body with this row's values is longer than Meta's 1,024 characters",
   HEADER_TOO_LONG: "the text header with this row's value is longer than Meta's 60 characters",
@@ -21,13 +22,19 @@ export const REJECTION_REASONS = {
   ALREADY_SENT: 'this number already sent the same message (template, language and values) to this recipient within DUPLICATE_WINDOW_HOURS',
   TIMEZONE_INVALID: 'the time-zone column (--timezone-column) holds no IANA time zone such as Europe/Berlin',
   TIMEZONE_UNKNOWN:
-    'the campaign has a send window, and no time zone is known for this number (a non-geographic code such as +800); give one in --timezone-column',
+    'the campaign has a send window, and no time zone is known for this number (a non-geographic ' +
+    'code such as +800); give one in --timezone-column',
   WINDOW_NEVER_OPEN:
-    "the campaign has a send window, and the recipient's number only says its country, whose time zones never share an open hour of the window (the row would wait forever); give its zone in --timezone-column, pass --default-timezone, or widen --window",
+    "the campaign has a send window, and the recipient's number only says its country, whose time " +
+    'zones never share an open hour of the window (the row would wait forever); give its zone in ' +
+    '--timezone-column, pass --default-timezone, or widen --window',
   OPTED_OUT:
-    'the recipient stopped marketing messages from this business (Meta answered 131050 to an earlier send, they sent an opt-out keyword or stopped marketing in WhatsApp, or an operator added them); a MARKETING template or a --text message is not sent to them',
+    'the recipient stopped marketing messages from this business (Meta answered 131050 to an earlier ' +
+    'send, they sent an opt-out keyword or stopped marketing in WhatsApp, or an operator added them); ' +
+    'a MARKETING template or a --text message is not sent to them',
   WINDOW_CLOSED:
-    'a --text message: the recipient has not written to this number in the last 24 hours (no open customer-service window), so Meta would refuse free-form text (131047)',
+    'a --text message: the recipient has not written to this number in the last 24 hours (no open ' +
+    'customer-service window), so Meta would refuse free-form text (131047)',
 } as const;
 
 export type RejectionReason = keyof typeof REJECTION_REASONS;

@@ -88,12 +88,14 @@ function optionProblems(requirements: TemplateRequirements, options: ColumnOptio
   if (requirements.status !== 'APPROVED') problems.push(`its status is ${requirements.status}; only APPROVED templates can be sent`);
   if (named && options.params !== undefined) {
     problems.push(
-      `it uses named parameters, matched to columns by name: drop ${params} and use ${param} name=column where a column is named differently`,
+      `it uses named parameters, matched to columns by name: drop ${params} and use ${param} ` +
+        `name=column where a column is named differently`,
     );
   }
   if (!named && options.params !== undefined && options.params.length !== requirements.body.variables.length) {
     problems.push(
-      `its body takes ${requirements.body.variables.length} variable(s) (${braces(requirements.body.variables)}) but ${params} names ${options.params.length} column(s)`,
+      `its body takes ${requirements.body.variables.length} variable(s) (${braces(requirements.body.variables)}) ` +
+        `but ${params} names ${options.params.length} column(s)`,
     );
   }
   // --param names a variable. Positional names (1, 2…) repeat across header, body and
@@ -154,7 +156,8 @@ function placeSlots(
   );
   if ((options.buttonUrlColumns?.length ?? 0) > requirements.urlButtons.length) {
     problems.push(
-      `it has ${requirements.urlButtons.length} URL button(s) with a variable, but ${buttonUrlColumn} names ${options.buttonUrlColumns?.length}`,
+      `it has ${requirements.urlButtons.length} URL button(s) with a variable, but ${buttonUrlColumn} ` +
+        `names ${options.buttonUrlColumns?.length}`,
     );
   }
   return { slots, problems };

@@ -70,7 +70,8 @@ export function parseTextBody(body: string, name = CLI_FIELD_NAMES['text.body'])
     const stray = /\{\{|\}\}/.exec(literal);
     if (stray !== null) {
       throw refuse(
-        `has a stray "${stray[0]}" at character ${(starts[i] ?? 0) + stray.index + 1}: a placeholder is {{column}} on one line, with a column of the file between the braces`,
+        `has a stray "${stray[0]}" at character ${(starts[i] ?? 0) + stray.index + 1}: a placeholder is ` +
+          `{{column}} on one line, with a column of the file between the braces`,
       );
     }
   }
@@ -80,7 +81,8 @@ export function parseTextBody(body: string, name = CLI_FIELD_NAMES['text.body'])
   const fixed = literals.reduce((n, literal) => n + literal.length, 0);
   if (fixed > MAX_TEXT_CHARS) {
     throw refuse(
-      `is ${fixed.toLocaleString('en-US')} characters without its placeholders; Meta allows ${MAX_TEXT_CHARS.toLocaleString('en-US')} for the whole message`,
+      `is ${fixed.toLocaleString('en-US')} characters without its placeholders; Meta allows ` +
+        `${MAX_TEXT_CHARS.toLocaleString('en-US')} for the whole message`,
     );
   }
   return [...new Set(names)];
@@ -107,7 +109,8 @@ export function planText(
     });
     throw new AppError(
       'CSV_HEADER_INVALID',
-      `${file}: the text's placeholder${missing.length > 1 ? 's' : ''} ${hints.join(', ')} name${missing.length > 1 ? '' : 's'} no column of the file. ` +
+      `${file}: the text's placeholder${missing.length > 1 ? 's' : ''} ${hints.join(', ')} ` +
+        `name${missing.length > 1 ? '' : 's'} no column of the file. ` +
         `Columns found: ${header.map((c) => `"${c}"`).join(', ')}. Fix the placeholder or the header; nothing was enqueued.`,
     );
   }
@@ -167,6 +170,8 @@ export function textTooLong(plan: TextPlan, values: readonly string[]): { reason
   if (length <= MAX_TEXT_CHARS) return undefined;
   return {
     reason: 'TEXT_TOO_LONG',
-    detail: `the text with this row's values is ${length.toLocaleString('en-US')} characters, Meta allows ${MAX_TEXT_CHARS.toLocaleString('en-US')}; shorten the values`,
+    detail:
+      `the text with this row's values is ${length.toLocaleString('en-US')} characters, Meta allows ` +
+      `${MAX_TEXT_CHARS.toLocaleString('en-US')}; shorten the values`,
   };
 }

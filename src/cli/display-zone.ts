@@ -10,7 +10,10 @@ export type DisplayZone = { kind: 'offset'; minutes: number } | { kind: 'zone'; 
 
 const TYPED_OFFSET = /(Z|([+-])(\d{2}):(\d{2}))$/;
 
-/** `--display-timezone Europe/Berlin`: an IANA zone Intl knows, in its canonical spelling; OPTION_INVALID (naming the field as `name`) otherwise. */
+/**
+ * `--display-timezone Europe/Berlin`: an IANA zone Intl knows, in its canonical spelling; OPTION_INVALID (naming the field as `name`)
+ * otherwise.
+ */
 export function checkDisplayTimezone(value: string, name = CLI_FIELD_NAMES.displayTimezone): string {
   try {
     const canonical = new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;

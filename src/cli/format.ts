@@ -107,7 +107,10 @@ export function statusText(status: CampaignStatus, windowed?: WindowStatus, defi
   const lines = [
     `Campaign ${status.id}: ${status.state}${status.priority === 'normal' ? '' : ` (priority ${status.priority})`}`,
     ...(definition === undefined ? [] : [`  sends ${describeMessage(campaignMessage(definition))}`]),
-    `  total ${j.total}  queued ${j.queued}  sent ${j.sent}${j.delivered > 0 || j.read > 0 ? ` (delivered ${j.delivered}, read ${j.read})` : ''}  failed ${j.failed}  rejected ${j.rejected}  skipped ${j.skipped}${j.confirming > 0 ? `  confirming ${j.confirming}` : ''}  unknown ${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}${j.expired > 0 ? `  expired ${j.expired}` : ''}`,
+    `  total ${j.total}  queued ${j.queued}  sent ` +
+      `${j.sent}${j.delivered > 0 || j.read > 0 ? ` (delivered ${j.delivered}, read ${j.read})` : ''}  failed ${j.failed}  ` +
+      `rejected ${j.rejected}  skipped ${j.skipped}${j.confirming > 0 ? `  confirming ${j.confirming}` : ''}  unknown ` +
+      `${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}${j.expired > 0 ? `  expired ${j.expired}` : ''}`,
   ];
   if (j.startsAt !== null && j.startedAt === null && status.state !== 'cancelled')
     lines.push(`  starts at ${j.startsAt}${j.startDeadline === null ? '' : ` (cancelled if not started by ${j.startDeadline})`}`);
@@ -117,14 +120,16 @@ export function statusText(status: CampaignStatus, windowed?: WindowStatus, defi
     const waits =
       j.waiting === null || j.waiting === 0
         ? ''
-        : `; ${j.waiting} rows wait for their window${j.nextWindowAt === null ? ' (it never opens: zones too far apart)' : `, the next opens ${j.nextWindowAt}`}`;
+        : `; ${j.waiting} rows wait for their ` +
+          `window${j.nextWindowAt === null ? ' (it never opens: zones too far apart)' : `, the next opens ${j.nextWindowAt}`}`;
     lines.push(`  sends ${j.window} of each recipient${waits}`);
   }
   if (j.cancelReason !== null) lines.push(`  cancelled: ${j.cancelReason}`);
   if (j.pausedReason !== null) lines.push(`  paused since ${j.pausedAt ?? '?'}: ${j.pausedReason}`);
   if (j.ingestInterrupted) {
     lines.push(
-      `  its file was not read to the end: send the same file with the same options and --campaign ${status.id} to continue, or \`campaign cancel ${status.id}\``,
+      `  its file was not read to the end: send the same file with the same options and --campaign ` +
+        `${status.id} to continue, or \`campaign cancel ${status.id}\``,
     );
   } else if (j.pausedReason !== null) {
     lines.push(`  continue with: campaign resume ${status.id}`);
@@ -132,7 +137,8 @@ export function statusText(status: CampaignStatus, windowed?: WindowStatus, defi
   if (j.purgedAt !== null) lines.push(`  personal data purged at ${j.purgedAt} (counts kept)`);
   if (j.confirming > 0)
     lines.push(
-      `  ${j.confirming} rows got no answer and wait for a status webhook (CONFIRM_WINDOW_SECONDS); the workers then send them again once, or mark them unknown`,
+      `  ${j.confirming} rows got no answer and wait for a status webhook (CONFIRM_WINDOW_SECONDS); ` +
+        `the workers then send them again once, or mark them unknown`,
     );
   if (j.unknown > 0)
     lines.push(
@@ -185,14 +191,16 @@ function limitLines(check: MessagingLimitCheck | undefined, zone: DisplayZone): 
   if (check === undefined || check.limit === 'unlimited') return [];
   if (check.limit === undefined) {
     return [
-      '  messaging limit of the number: not known yet (a worker reads it from the Cloud API; MESSAGING_LIMITS sets it): rows past it wait in the backlog once it is',
+      '  messaging limit of the number: not known yet (a worker reads it from the Cloud API; ' +
+        'MESSAGING_LIMITS sets it): rows past it wait in the backlog once it is',
     ];
   }
   const per24h = `${check.limit} unique users per 24 h, ${check.reached} reached in the last 24 h`;
   if (check.over === 0) return [`  messaging limit: within it (${per24h})`];
   const when = check.freesAt === undefined ? '' : `; places start to free at ${formatInstant(check.freesAt, zone)}`;
   return [
-    `  messaging limit: up to ${check.over} of its ${check.recipients} recipients are past the number's limit (${per24h}): they wait in the backlog until the rolling 24 h frees places${when}`,
+    `  messaging limit: up to ${check.over} of its ${check.recipients} recipients are past the number's limit ` +
+      `(${per24h}): they wait in the backlog until the rolling 24 h frees places${when}`,
   ];
 }
 
@@ -247,7 +255,8 @@ function planLines(summary: SendOutcome, rate: number, display: PlanDisplay): st
     }
     if (shown.length > 20)
       lines.push(
-        `  ${String(shown.slice(20).reduce((n, l) => n + l.rows, 0)).padStart(9)}  in ${shown.length - 20} more zones (--json lists them all)`,
+        `  ${String(shown.slice(20).reduce((n, l) => n + l.rows, 0)).padStart(9)}  in ` +
+          `${shown.length - 20} more zones (--json lists them all)`,
       );
   }
   lines.push(...limitLines(summary.messagingLimit, display.zone));
@@ -260,12 +269,14 @@ export function summaryText(summary: SendOutcome, rate: number, display?: PlanDi
   const seconds = secondsAt(summary.valid, rate);
   const lines = summary.dryRun
     ? [
-        `Dry run (nothing queued): ${summary.rows} rows read, ${summary.valid} valid, ${summary.rejected} rejected, ${summary.skipped} skipped${keptPart(summary)}`,
+        `Dry run (nothing queued): ${summary.rows} rows read, ${summary.valid} valid, ${summary.rejected} ` +
+          `rejected, ${summary.skipped} skipped${keptPart(summary)}`,
         seconds === undefined ? '  pacing is off (SEND_RATE=0)' : `  sending takes about ${formatDuration(seconds)} at SEND_RATE=${rate}/s`,
         ...planLines(summary, rate, shown),
       ]
     : [
-        `Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} rejected, ${summary.skipped} skipped${keptPart(summary)}`,
+        `Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} ` +
+          `rejected, ${summary.skipped} skipped${keptPart(summary)}`,
         ...planLines(summary, rate, shown),
       ];
   if (summary.delimiter !== ',') lines.push(`  fields separated by ${delimiterLabel(summary.delimiter)}`);
@@ -297,7 +308,10 @@ function optedOutWhy(by: SendOutcome['optedOutBy']): string {
   const origins = (Object.keys(OPT_OUT_ORIGINS) as OptOutOrigin[])
     .filter((origin) => (by[origin] ?? 0) > 0)
     .map((origin) => `${by[origin] ?? 0}: ${OPT_OUT_ORIGINS[origin]}`);
-  return `the recipient stopped marketing messages from this business (${origins.join('; ')}); a MARKETING template or a --text message is not sent to them`;
+  return (
+    `the recipient stopped marketing messages from this business (${origins.join('; ')}); a ` +
+    `MARKETING template or a --text message is not sent to them`
+  );
 }
 
 function formatDuration(seconds: number): string {
@@ -310,7 +324,10 @@ function formatDuration(seconds: number): string {
 export interface WatchView extends StatusView {
   /** Rows answered (sent, failed, unknown) per second over the last few seconds; null until two reads a second apart. */
   rate: number | null;
-  /** Seconds until the campaign ends, with its window, days and expiry (as `send` plans it): 0 once finished; null when it cannot be said (paused, cancelled, no rate known, rows whose window never opens). */
+  /**
+   * Seconds until the campaign ends, with its window, days and expiry (as `send` plans it): 0 once finished; null when it cannot be said
+   * (paused, cancelled, no rate known, rows whose window never opens).
+   */
   etaSeconds: number | null;
 }
 
@@ -329,7 +346,10 @@ export function watchJson(view: StatusView, rate: number | null, etaSeconds: num
   return { ...view, rate: rate === null ? null : Math.round(rate * 10) / 10, etaSeconds: etaSeconds ?? null };
 }
 
-/** The parts of a watch line: progress, rate and ETA; the rows answered; the rows still to go; what the operator should know (paused, window). */
+/**
+ * The parts of a watch line: progress, rate and ETA; the rows answered; the rows still to go; what the operator should know (paused,
+ * window).
+ */
 export function watchParts(view: WatchView): { progress: string; answered: string; pending: string; note: string } {
   const done = Math.max(0, view.total - rowsLeft(view));
   const share = view.total === 0 ? 100 : Math.floor((100 * done) / view.total);

@@ -37,7 +37,8 @@ export function phoneNumberIdList(value: string): string[] {
   if (ids.length === 0 || bad !== undefined) {
     throw new AppError(
       'OPTION_INVALID',
-      `--phone-number-id "${(bad ?? value).slice(0, 40)}": give numeric phone-number IDs from WhatsApp Manager, comma-separated (e.g. 106540352242922,106540352242923)`,
+      `--phone-number-id "${(bad ?? value).slice(0, 40)}": give numeric phone-number IDs from WhatsApp ` +
+        `Manager, comma-separated (e.g. 106540352242922,106540352242923)`,
     );
   }
   return ids;

@@ -89,7 +89,8 @@ export function parseStart(flag: string, value: string, now: number, pastHint = 
   if (startsAt > now + START_HORIZON_MS) {
     throw new AppError(
       'TIME_INVALID',
-      `${flag} ${value} is more than a year ahead (now is ${new Date(now).toISOString()}): a typo in the year? A start may be at most 366 days ahead`,
+      `${flag} ${value} is more than a year ahead (now is ${new Date(now).toISOString()}): a ` +
+        `typo in the year? A start may be at most 366 days ahead`,
     );
   }
   return startsAt;
@@ -140,7 +141,8 @@ export function parseSchedule(options: ScheduleOptions, now: number, names: Sche
     if (options.at === undefined) {
       throw new AppError(
         'OPTION_INVALID',
-        `${deadlineName} ${options.startDeadline} needs ${atName}: a deadline only cancels a scheduled campaign that has not started, and without ${atName} the campaign starts at once`,
+        `${deadlineName} ${options.startDeadline} needs ${atName}: a deadline only cancels a scheduled ` +
+          `campaign that has not started, and without ${atName} the campaign starts at once`,
       );
     }
     if (deadline <= start)
@@ -158,7 +160,8 @@ export function parseSchedule(options: ScheduleOptions, now: number, names: Sche
     if (expiresAt <= start) {
       throw new AppError(
         'OPTION_INVALID',
-        `${expiresName} ${options.expiresAt ?? ''} is not after the start (${new Date(start).toISOString()}): every row would expire unsent`,
+        `${expiresName} ${options.expiresAt ?? ''} is not after the start ` +
+          `(${new Date(start).toISOString()}): every row would expire unsent`,
       );
     }
     schedule.expiresAt = expiresAt;

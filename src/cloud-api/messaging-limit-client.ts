@@ -62,7 +62,9 @@ async function get(options: MessagingLimitRequest, fields: string): Promise<{ bo
   });
   if (status < 200 || status >= 300) {
     const error = graphError(status, text);
-    error.message = `Cloud API refused to read the messaging limit of phone number ${phoneNumberId} (${error.metaCode === undefined ? `HTTP ${status}` : `code ${error.metaCode}`}): ${error.details ?? 'no error body'}`;
+    error.message =
+      `Cloud API refused to read the messaging limit of phone number ${phoneNumberId} ` +
+      `(${error.metaCode === undefined ? `HTTP ${status}` : `code ${error.metaCode}`}): ${error.details ?? 'no error body'}`;
     return { error };
   }
   const body = safeJson(text);

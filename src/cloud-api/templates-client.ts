@@ -133,7 +133,8 @@ export class CloudApiTemplateSource implements TemplateSource {
   #graphError(status: number, text: string): CloudApiError {
     const error = graphError(status, text);
     const what = error.metaCode === undefined ? `HTTP ${status}` : `code ${error.metaCode}`;
-    error.message = `Cloud API refused the templates list of WABA ${this.#options.businessAccountId} (${what}): ${error.details ?? 'no error body'}`;
+    error.message =
+      `Cloud API refused the templates list of WABA ${this.#options.businessAccountId} ` + `(${what}): ${error.details ?? 'no error body'}`;
     return error;
   }
 }

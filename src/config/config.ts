@@ -125,7 +125,9 @@ const envSchema = z.object({
       if (empty >= 0) {
         ctx.addIssue({
           code: 'custom',
-          message: `entry ${empty + 1} of ${secrets.length} is empty: give the app secret, or several separated by commas to rotate (OLD,NEW)`,
+          message:
+            `entry ${empty + 1} of ${secrets.length} is empty: give the app secret, or several ` +
+            `separated by commas to rotate (OLD,NEW)`,
         });
       } else if (!secrets.every((s) => ONE_LINE.test(s))) {
         ctx.addIssue({

@@ -44,7 +44,8 @@ export function refuseKnownNonCsv(path: string, head: Uint8Array): void {
   if (what === undefined) return;
   throw new AppError(
     'CSV_NOT_CSV',
-    `${path} is ${what}, not CSV text; export the data as CSV UTF-8 (in Excel: Save As → "CSV UTF-8 (Comma delimited)"). Nothing was created.`,
+    `${path} is ${what}, not CSV text; export the data as CSV UTF-8 (in Excel: Save As → ` +
+      `"CSV UTF-8 (Comma delimited)"). Nothing was created.`,
   );
 }
 

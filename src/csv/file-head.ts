@@ -72,7 +72,8 @@ function checkEncoding(path: string, head: Buffer, wholeFile: boolean): void {
   if (!isUtf8(head.subarray(0, end))) {
     throw new AppError(
       'CSV_UNREADABLE',
-      `${path} is not UTF-8 text (it looks like a legacy encoding such as Windows-1252, so names would arrive garbled); ${SAVE_AS_UTF8}. Nothing was enqueued.`,
+      `${path} is not UTF-8 text (it looks like a legacy encoding such as Windows-1252, so names ` +
+        `would arrive garbled); ${SAVE_AS_UTF8}. Nothing was enqueued.`,
     );
   }
 }

@@ -58,12 +58,15 @@ export function lineProblem(failure: Failure, line: number, lineLength?: number)
     case 'unclosed':
       return {
         reason: 'MALFORMED_RECORD',
-        problem: `unclosed quote in field ${field}: the quote opened on line ${line} never closes before the end of the file; close it, or ${QUOTE_TWICE}`,
+        problem:
+          `unclosed quote in field ${field}: the quote opened on line ${line} never closes before ` +
+          `the end of the file; close it, or ${QUOTE_TWICE}`,
       };
     case 'not-utf8':
       return {
         reason: 'MALFORMED_RECORD',
-        problem: `field ${field} contains bytes that are not UTF-8 (they would show as �); save the file as UTF-8, e.g. "CSV UTF-8" in Excel`,
+        problem:
+          `field ${field} contains bytes that are not UTF-8 (they would show as �); save the ` + `file as UTF-8, e.g. "CSV UTF-8" in Excel`,
       };
     case 'field-count':
       // Only records that span lines are checked for their field count (see spanProblem).
@@ -123,7 +126,8 @@ export function spanProblem(failure: Failure, span: Span): string {
       : `lines ${start + 1}–${end} are read again as records of their own`;
   return (
     `unclosed quote in field ${span.quoteField}: the quote opened on line ${start} ${how}, so it is taken as a quote ` +
-    `that was never closed: line ${start} is rejected and ${reread}; check the quoting on line ${start} (close the quote, or ${QUOTE_TWICE})`
+    `that was never closed: line ${start} is rejected and ${reread}; check the quoting on ` +
+    `line ${start} (close the quote, or ${QUOTE_TWICE})`
   );
 }
 

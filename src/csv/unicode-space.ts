@@ -35,7 +35,8 @@ export function utf8SpaceLength(bytes: Uint8Array, i: number, end: number): numb
   const b2 = bytes[i + 2];
   if (b0 === 0xe1) return b1 === 0x9a && b2 === 0x80 ? 3 : 0; // U+1680
   if (b0 === 0xe2) {
-    if (b1 === 0x80 && b2 !== undefined && ((b2 >= 0x80 && b2 <= 0x8a) || b2 === 0xa8 || b2 === 0xa9 || b2 === 0xaf)) return 3; // U+2000–200A, 2028, 2029, 202F
+    // U+2000–200A, 2028, 2029, 202F
+    if (b1 === 0x80 && b2 !== undefined && ((b2 >= 0x80 && b2 <= 0x8a) || b2 === 0xa8 || b2 === 0xa9 || b2 === 0xaf)) return 3;
     return b1 === 0x81 && b2 === 0x9f ? 3 : 0; // U+205F
   }
   if (b0 === 0xe3) return b1 === 0x80 && b2 === 0x80 ? 3 : 0; // U+3000

@@ -63,14 +63,14 @@ export class DashboardAccess {
     }
     if (why === undefined) return;
     this.#noteRefusal(request, why, 403);
-    const body = page({
-      title: 'Refused',
-      body: html`<h1>Refused</h1><p class="error">This control was not run: ${why}. Open the campaign's page again and use its buttons.</p><p><a href="/">Campaigns</a></p>`,
-    });
+    const refusal = html`<p class="error">This control was not run: ${why}. Open the campaign's page again and use its buttons.</p>`;
+    const body = page({ title: 'Refused', body: html`<h1>Refused</h1>${refusal}<p><a href="/">Campaigns</a></p>` });
     await reply.code(403).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body.value);
   };
 
-  /** onRequest of bull-board's routes: a POST, PUT or DELETE from another site is refused (bull-board's own page sends them from this one). */
+  /**
+   * onRequest of bull-board's routes: a POST, PUT or DELETE from another site is refused (bull-board's own page sends them from this one).
+   */
   readonly refuseUnsafeCrossSite = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (request.method === 'GET' || request.method === 'HEAD' || !crossSite(request.headers)) return;
     this.#noteRefusal(request, 'it came from another site', 403);

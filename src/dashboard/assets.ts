@@ -59,7 +59,9 @@ export const LIVE_SCRIPT = `'use strict';
 })();
 `;
 
-export const STYLESHEET = `:root { --fg: #1d2430; --muted: #5f6b7a; --line: #dfe3e8; --bg: #f6f7f9; --accent: #1f6feb; --ok: #1a7f37; --warn: #9a6700; --bad: #cf222e; }
+export const STYLESHEET = `:root {
+  --fg: #1d2430; --muted: #5f6b7a; --line: #dfe3e8; --bg: #f6f7f9; --accent: #1f6feb; --ok: #1a7f37; --warn: #9a6700; --bad: #cf222e;
+}
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
 a { color: var(--accent); text-decoration: none; }
@@ -93,7 +95,9 @@ dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
 .controls { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; margin: 12px 0; }
 .controls form { margin: 0; }
-button, a.button { font: inherit; padding: 6px 14px; border-radius: 6px; border: 1px solid #c9d1d9; background: #fff; color: var(--fg); cursor: pointer; }
+button, a.button {
+  font: inherit; padding: 6px 14px; border-radius: 6px; border: 1px solid #c9d1d9; background: #fff; color: var(--fg); cursor: pointer;
+}
 button:hover { background: #f3f4f6; }
 button.danger { color: var(--bad); border-color: #f1aeb5; }
 input[type="text"] { font: inherit; padding: 5px 8px; border: 1px solid #c9d1d9; border-radius: 6px; width: 240px; }

@@ -43,6 +43,10 @@ export function campaignPage(options: CampaignPageOptions): SafeHtml {
   const { view, status, identity, tally } = options.detail;
   const id = view.id;
   const statusRows = [...ROW_STATUSES, 'delivered', 'read'] as const;
+  const queueLink = html`<a href="/queues/queue/${encodeURIComponent(sendQueueName(identity.phoneNumberId))}">its queue</a>`;
+  const toSend = html`${field(view, 'toSend')} to send of ${field(view, 'total')}`;
+  const rateAndEta = html`rate of its number ${field(view, 'rate')} · ETA ${field(view, 'eta')}`;
+  const reportLink = html`<a class="button" href="${reportPath(id)}" download>Download the report (CSV)</a>`;
   return page({
     title: `Campaign ${id}`,
     live: liveJsonPath(id),
@@ -54,7 +58,7 @@ ${options.error === undefined ? '' : html`<p class="error" role="alert">${option
 <p class="note">${field(view, 'stateNote')}</p>
 <dl class="facts">
 <dt>Sends</dt><dd>${field(view, 'message')}</dd>
-<dt>From number</dt><dd>${identity.phoneNumberId || '?'} (<a href="/queues/queue/${encodeURIComponent(sendQueueName(identity.phoneNumberId))}">its queue</a>)</dd>
+<dt>From number</dt><dd>${identity.phoneNumberId || '?'} (${queueLink})</dd>
 <dt>Priority</dt><dd>${status.priority}</dd>
 <dt>Created</dt><dd>${field(view, 'createdAt')}</dd>
 <dt>Starts</dt><dd>${time(status.startsAt)}</dd>
@@ -68,7 +72,7 @@ ${
 <dt>Waiting for their window</dt><dd>${field(view, 'waiting')} rows · next opening ${field(view, 'nextWindow')}</dd>`
 }
 </dl>
-<p class="progress big">${progressBar(view)} ${field(view, 'progress')} · ${field(view, 'toSend')} to send of ${field(view, 'total')} · rate of its number ${field(view, 'rate')} · ETA ${field(view, 'eta')}</p>
+<p class="progress big">${progressBar(view)} ${field(view, 'progress')} · ${toSend} · ${rateAndEta}</p>
 ${controls(options)}
 <h2>Rows by status</h2>
 <table class="statuses">
@@ -79,10 +83,14 @@ ${controls(options)}
 <h2>Errors by code</h2>
 ${errorsTable(tally, status.counts.total)}
 <h2>Report</h2>
-<p><a class="button" href="${reportPath(id)}" download>Download the report (CSV)</a> one line per row, as <code>campaign report ${id}</code> writes it.</p>
+<p>${reportLink} one line per row, as <code>campaign report ${id}</code> writes it.</p>
 </section>`,
   });
 }
+
+/** The reschedule field: the browser checks for an ISO 8601 instant before the form is sent. */
+const START_CHECK = html`pattern="\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}.*" title="ISO 8601 with its offset, e.g. 2026-12-01T09:00:00+01:00"`;
+const START_INPUT = html`<input type="text" name="at" required placeholder="2026-12-01T09:00:00+01:00" ${START_CHECK}>`;
 
 function controls(options: CampaignPageOptions): SafeHtml {
   const { view, status } = options.detail;
@@ -109,7 +117,7 @@ ${inner}
     forms.push(
       form(
         'reschedule',
-        html`<label>New start <input type="text" name="at" required placeholder="2026-12-01T09:00:00+01:00" pattern="\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}.*" title="ISO 8601 with its offset, e.g. 2026-12-01T09:00:00+01:00"></label> <button type="submit" name="action" value="reschedule">Reschedule</button>`,
+        html`<label>New start ${START_INPUT}</label> <button type="submit" name="action" value="reschedule">Reschedule</button>`,
       ),
     );
   }
@@ -120,13 +128,22 @@ ${inner}
 function errorsTable(tally: ErrorTally, total: number): SafeHtml {
   const scope = tally.complete
     ? html`Counted over all ${count(tally.scanned)} rows at ${time(tally.at)}.`
-    : html`Counted over the first ${count(tally.scanned)} rows read (of ${count(total)}; the count stops at ${count(ERROR_SCAN_CAP)} rows, so these are a sample) at ${time(tally.at)}.`;
+    : html`Counted over the first ${count(tally.scanned)} rows read (of ${count(total)}; ${SAMPLE_NOTE}) at ${time(tally.at)}.`;
   if (tally.codes.length === 0) return html`<p>No failed, unknown, rejected or skipped row. ${tally.scanned > 0 ? scope : ''}</p>`;
   return html`<table class="errors">
 <thead><tr><th>Status</th><th>Code</th><th>Rows</th><th>Detail (one of them)</th></tr></thead>
 <tbody>
-${tally.codes.map((e) => html`<tr><td>${e.status}</td><td><code>${e.code}</code></td><td class="n">${count(e.rows)}</td><td class="detail">${clip(e.example, 300)}</td></tr>`)}
+${tally.codes.map(errorRow)}
 </tbody>
 </table>
-<p class="footnote">${scope} Rows are counted from the ledger's rows (the ledger keeps no count per code); a campaign's count is reused until its failed, unknown, rejected or skipped counts change.</p>`;
+<p class="footnote">${scope} ${COUNTED_FROM_ROWS} ${REUSED_UNTIL_CHANGE}</p>`;
+}
+
+const SAMPLE_NOTE = html`the count stops at ${count(ERROR_SCAN_CAP)} rows, so these are a sample`;
+const COUNTED_FROM_ROWS = html`Rows are counted from the ledger's rows (the ledger keeps no count per code);`;
+const REUSED_UNTIL_CHANGE = html`a campaign's count is reused until its failed, unknown, rejected or skipped counts change.`;
+
+function errorRow(e: ErrorTally['codes'][number]): SafeHtml {
+  const rows = html`<td class="n">${count(e.rows)}</td><td class="detail">${clip(e.example, 300)}</td>`;
+  return html`<tr><td>${e.status}</td><td><code>${e.code}</code></td>${rows}</tr>`;
 }

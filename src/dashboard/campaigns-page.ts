@@ -23,26 +23,12 @@ export function progressBar(view: CampaignView): SafeHtml {
  * errors by code. The figures are refreshed every 2 s by the page's script from LIST_JSON_PATH.
  */
 export function campaignsPage(views: readonly CampaignView[], now: number): SafeHtml {
-  const rows = views.map(
-    (v) => html`<tr data-campaign="${v.id}" data-state="${v.state}">
-<td class="id"><a href="${campaignPath(v.id)}">${v.id}</a><div class="sub">${field(v, 'message')}</div><div class="sub">from ${v.phoneNumberId || '?'}</div></td>
-<td><span class="state">${field(v, 'state')}</span><div class="sub note">${field(v, 'stateNote')}</div></td>
-<td class="progress">${progressBar(v)} ${field(v, 'progress')}<div class="sub">${field(v, 'toSend')} to send of ${field(v, 'total')}</div></td>
-<td class="n">${field(v, 'sent')}</td>
-<td class="n">${field(v, 'delivered')}</td>
-<td class="n">${field(v, 'read')}</td>
-<td class="n">${field(v, 'failed')}</td>
-<td class="n">${field(v, 'rejected')} / ${field(v, 'skipped')}</td>
-<td class="n">${field(v, 'rate')}</td>
-<td class="n">${field(v, 'eta')}</td>
-<td class="errors">${field(v, 'errors')}</td>
-</tr>`,
-  );
+  const rows = views.map(campaignRow);
   const table =
     views.length === 0
       ? html`<p class="empty">No campaigns under this QUEUE_PREFIX yet: <code>campaign send FILE …</code> creates one.</p>`
       : html`<table class="campaigns">
-<thead><tr><th>Campaign</th><th>State</th><th>Progress</th><th>Sent</th><th>Delivered</th><th>Read</th><th>Failed</th><th>Rejected / skipped</th><th>Rate (its number)</th><th>ETA</th><th>Errors by code</th></tr></thead>
+<thead><tr>${COLUMNS.map((c) => html`<th>${c}</th>`)}</tr></thead>
 <tbody>
 ${rows}
 </tbody>
@@ -52,6 +38,43 @@ ${rows}
     live: LIST_JSON_PATH,
     body: html`<h1>Campaigns</h1>
 ${table}
-<p class="footnote">Rate: requests per second of the campaign's phone number over the last 10 s, every worker together. ETA: with the campaign's send window, days and expiry, as <code>campaign send</code> plans it, at the rate achieved since it started (a windowed campaign, or one with no answer yet: its number's SEND_RATE). Errors by code: failed and unknown rows, counted from the rows (see a campaign's page). Read at <span id="updated">${new Date(now).toISOString()}</span>.</p>`,
+<p class="footnote">${RATE_NOTE} ${ETA_NOTE} ${ERRORS_NOTE} Read at <span id="updated">${new Date(now).toISOString()}</span>.</p>`,
   });
+}
+
+const COLUMNS = [
+  'Campaign',
+  'State',
+  'Progress',
+  'Sent',
+  'Delivered',
+  'Read',
+  'Failed',
+  'Rejected / skipped',
+  'Rate (its number)',
+  'ETA',
+  'Errors by code',
+];
+
+const RATE_NOTE = html`Rate: requests per second of the campaign's phone number over the last 10 s, every worker together.`;
+const ETA_RATE_NOTE = html`at the rate achieved since it started (a windowed campaign, or one with no answer yet: its number's SEND_RATE).`;
+const ETA_NOTE = html`ETA: with the campaign's send window, days and expiry, as <code>campaign send</code> plans it, ${ETA_RATE_NOTE}`;
+const ERRORS_NOTE = html`Errors by code: failed and unknown rows, counted from the rows (see a campaign's page).`;
+
+function campaignRow(v: CampaignView): SafeHtml {
+  const link = html`<a href="${campaignPath(v.id)}">${v.id}</a>`;
+  const toSend = html`<div class="sub">${field(v, 'toSend')} to send of ${field(v, 'total')}</div>`;
+  return html`<tr data-campaign="${v.id}" data-state="${v.state}">
+<td class="id">${link}<div class="sub">${field(v, 'message')}</div><div class="sub">from ${v.phoneNumberId || '?'}</div></td>
+<td><span class="state">${field(v, 'state')}</span><div class="sub note">${field(v, 'stateNote')}</div></td>
+<td class="progress">${progressBar(v)} ${field(v, 'progress')}${toSend}</td>
+<td class="n">${field(v, 'sent')}</td>
+<td class="n">${field(v, 'delivered')}</td>
+<td class="n">${field(v, 'read')}</td>
+<td class="n">${field(v, 'failed')}</td>
+<td class="n">${field(v, 'rejected')} / ${field(v, 'skipped')}</td>
+<td class="n">${field(v, 'rate')}</td>
+<td class="n">${field(v, 'eta')}</td>
+<td class="errors">${field(v, 'errors')}</td>
+</tr>`;
 }

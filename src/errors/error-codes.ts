@@ -20,7 +20,8 @@ export const ERROR_CODES = {
   OUTPUT_UNWRITABLE: 'A report, rejects file or REPORTS_DIR cannot be written.',
   PORT_IN_USE: 'The port a server was asked to listen on is taken, or the address cannot be bound.',
   DASHBOARD_PASSWORD_REQUIRED:
-    '`campaign serve` was asked to listen beyond loopback with no DASHBOARD_PASSWORD: the campaigns page and its controls would be open to the network.',
+    '`campaign serve` was asked to listen beyond loopback with no DASHBOARD_PASSWORD: the ' +
+    'campaigns page and its controls would be open to the network.',
   INGEST_INTERRUPTED: 'campaign send was stopped (Ctrl-C, SIGTERM) while reading the file; the campaign is paused and can be continued.',
   INTERNAL_ERROR: 'Something failed that the program did not expect (a bug); the message says what.',
   TEMPLATES_FILE_INVALID: 'The templates file is not a valid message_templates list.',

@@ -13,7 +13,8 @@ export function listenFailure(error: unknown, host: string, port: number): unkno
   if (code === 'EADDRNOTAVAIL' || code === 'EACCES' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     return new AppError(
       'PORT_IN_USE',
-      `cannot listen on ${host}:${port} (${code}): the address is not on this host, or the port needs privileges; choose another --host or --port`,
+      `cannot listen on ${host}:${port} (${code}): the address is not on this host, or the ` +
+        `port needs privileges; choose another --host or --port`,
       { cause: error },
     );
   }

@@ -141,7 +141,8 @@ export class SendTroubleLog implements SendTroubleObserver {
     const earlier = pauses > 1 ? ` (${pauses} pauses for ${code} since the last such line)` : '';
     this.#logger.warn(
       { phoneNumberId, code, pauseMs, pauses, campaignId },
-      `phone number ${phoneNumberId} throttled by Meta (${code}): every send from it paused ${seconds(pauseMs)}${earlier}${HINTS[code] ?? ''}`,
+      `phone number ${phoneNumberId} throttled by Meta (${code}): every send from it paused ` +
+        `${seconds(pauseMs)}${earlier}${HINTS[code] ?? ''}`,
     );
   }
 

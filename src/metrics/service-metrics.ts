@@ -58,7 +58,9 @@ function defineMetrics(registry: Registry) {
   });
   const eta = new Gauge({
     name: 'cw_campaign_eta_seconds',
-    help: "Seconds until the campaign ends, with its send window, days and expiry, at the rate it achieved (a windowed campaign, or one with no answer yet: its number's SEND_RATE); 0 once finished; absent while paused or cancelled",
+    help:
+      'Seconds until the campaign ends, with its send window, days and expiry, at the rate it achieved (a windowed campaign, ' +
+      "or one with no answer yet: its number's SEND_RATE); 0 once finished; absent while paused or cancelled",
     labelNames: ['campaign_id'],
     registers,
   });

@@ -71,7 +71,8 @@ export class MessagingLimitSource {
       this.#warn(
         error,
         this.#limit === undefined
-          ? 'could not read the messaging limit from the Cloud API; nothing is held back for it until it is known (set MESSAGING_LIMITS to give it)'
+          ? 'could not read the messaging limit from the Cloud API; nothing is held back for it ' +
+              'until it is known (set MESSAGING_LIMITS to give it)'
           : 'could not read the messaging limit again; keeping the last one',
       );
     }

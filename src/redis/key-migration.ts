@@ -46,7 +46,8 @@ export async function migrateKeyLayout(redis: RedisClient, prefix: string, optio
   if (redis instanceof Cluster) {
     throw new AppError(
       'OPTION_INVALID',
-      'migrate-keys runs on the single Redis that holds the old layout (unset REDIS_CLUSTER_NODES); move the migrated data to the cluster afterwards (see docs/scale-out.md, "Moving to a cluster").',
+      'migrate-keys runs on the single Redis that holds the old layout (unset REDIS_CLUSTER_NODES); move the ' +
+        'migrated data to the cluster afterwards (see docs/scale-out.md, "Moving to a cluster").',
     );
   }
   const dryRun = options.dryRun === true;

@@ -96,7 +96,8 @@ async function assertClusterAnswers(url: string, nodes: readonly { host: string;
       const info = await probe.cluster('INFO').catch((error: unknown) => {
         throw new AppError(
           'REDIS_UNAVAILABLE',
-          `REDIS_CLUSTER_NODES names ${node.host}:${node.port}, which is not a cluster node (${error instanceof Error ? error.message : String(error)}). ` +
+          `REDIS_CLUSTER_NODES names ${node.host}:${node.port}, which is not a cluster node ` +
+            `(${error instanceof Error ? error.message : String(error)}). ` +
             "Unset REDIS_CLUSTER_NODES to use a single Redis at REDIS_URL, or list the cluster's nodes.",
         );
       });
@@ -104,7 +105,8 @@ async function assertClusterAnswers(url: string, nodes: readonly { host: string;
       if (state !== 'ok') {
         throw new AppError(
           'REDIS_UNAVAILABLE',
-          `The Redis Cluster at ${node.host}:${node.port} says cluster_state:${state ?? '?'}; it cannot take commands until every slot is served.`,
+          `The Redis Cluster at ${node.host}:${node.port} says cluster_state:${state ?? '?'}; ` +
+            `it cannot take commands until every slot is served.`,
         );
       }
       return;
@@ -144,13 +146,15 @@ async function probeNode(url: string, timeoutMs: number): Promise<Redis> {
     if (reply === 'NOAUTH' || reply === 'WRONGPASS') {
       throw new AppError(
         'REDIS_UNAVAILABLE',
-        `Redis at ${redactUrl(url)} refused us: ${reply === 'NOAUTH' ? 'it needs a password' : 'wrong password'}. Put the password in REDIS_URL: redis://:PASSWORD@host:6379.`,
+        `Redis at ${redactUrl(url)} refused us: ${reply === 'NOAUTH' ? 'it needs a password' : 'wrong password'}. ` +
+          `Put the password in REDIS_URL: redis://:PASSWORD@host:6379.`,
         { cause: error },
       );
     }
     throw new AppError(
       'REDIS_UNAVAILABLE',
-      `Redis is not answering at ${redactUrl(url)}. Start one (with Docker: \`REDIS_PASSWORD=… docker compose up -d redis\`), or point REDIS_URL at yours.`,
+      `Redis is not answering at ${redactUrl(url)}. Start one (with Docker: \`REDIS_PASSWORD=… ` +
+        `docker compose up -d redis\`), or point REDIS_URL at yours.`,
       { cause: error },
     );
   }

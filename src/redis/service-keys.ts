@@ -7,7 +7,10 @@ export function sendQueuePrefix(prefix: string, phoneNumberId: string): string {
   return numberScope(prefix, phoneNumberId);
 }
 
-/** The pacer's keys of a number (src/redis/redis-send-pacer.ts): its next slot, and the sends of its last second. In the number's scope: both scripts stay in its slot. */
+/**
+ * The pacer's keys of a number (src/redis/redis-send-pacer.ts): its next slot, and the sends of its last second. In the number's scope:
+ * both scripts stay in its slot.
+ */
 export function pacerKeys(prefix: string, phoneNumberId: string): { slot: string; sent: string } {
   const scope = numberScope(prefix, phoneNumberId);
   return { slot: `${scope}:pacer:${phoneNumberId}:slot`, sent: `${scope}:pacer:${phoneNumberId}:sent` };

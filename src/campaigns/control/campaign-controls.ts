@@ -74,7 +74,8 @@ export class CampaignControls {
     if (expiresAt !== undefined && startsAt >= expiresAt) {
       throw new AppError(
         'OPTION_INVALID',
-        `--at ${new Date(startsAt).toISOString()} is not before the campaign's expiry (${new Date(expiresAt).toISOString()}): every row would expire unsent`,
+        `--at ${new Date(startsAt).toISOString()} is not before the campaign's expiry ` +
+          `(${new Date(expiresAt).toISOString()}): every row would expire unsent`,
       );
     }
     const { outcome } = await this.deps.ledger.reschedule(campaignId, startsAt);
@@ -104,7 +105,8 @@ export class CampaignControls {
     if (status.purgedAt !== undefined) {
       throw new AppError(
         'CAMPAIGN_PURGED',
-        `Cannot retry campaign ${campaignId}: it was purged at ${new Date(status.purgedAt).toISOString()}, so its rows (numbers and values) are gone and there is nothing to send again; send the file under a new --campaign ID`,
+        `Cannot retry campaign ${campaignId}: it was purged at ${new Date(status.purgedAt).toISOString()}, so its rows ` +
+          `(numbers and values) are gone and there is nothing to send again; send the file under a new --campaign ID`,
       );
     }
     if (status.state === 'cancelled') throw conflict(campaignId, 'cancelled', 'retry');
@@ -133,7 +135,8 @@ function notFound(id: string): AppError {
 function conflict(id: string, state: 'cancelled' | 'completed', command: string): AppError {
   const hint =
     state === 'cancelled'
-      ? 'a cancelled campaign stays cancelled; to send its unsent rows, send the file under a new --campaign ID: recipients this number already sent the same message to within DUPLICATE_WINDOW_HOURS are skipped as ALREADY_SENT'
+      ? 'a cancelled campaign stays cancelled; to send its unsent rows, send the file under a new --campaign ID: recipients ' +
+        'this number already sent the same message to within DUPLICATE_WINDOW_HOURS are skipped as ALREADY_SENT'
       : 'it has finished; see `campaign report`';
   return new AppError('CAMPAIGN_STATE_CONFLICT', `Cannot ${command} campaign ${id}: it is ${state} (${hint})`);
 }

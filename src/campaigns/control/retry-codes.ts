@@ -20,14 +20,16 @@ export function parseRetryCodes(value: string): string[] {
   if (codes.length === 0) {
     throw new AppError(
       'OPTION_INVALID',
-      `--codes "${value.slice(0, 40)}" names no code: give the error codes of the failed rows to send again, comma-separated, e.g. --codes 131026,131000`,
+      `--codes "${value.slice(0, 40)}" names no code: give the error codes of the failed rows to ` +
+        `send again, comma-separated, e.g. --codes 131026,131000`,
     );
   }
   const bad = codes.find((code) => !OWN_FAILURE_CODES.test(code));
   if (bad !== undefined) {
     throw new AppError(
       'OPTION_INVALID',
-      `--codes "${bad.slice(0, 40)}" is not an error code: codes are Meta's numeric error codes, e.g. 131026 (or ours, as the report's error_code shows them: WORKER_GAVE_UP, HTTP_502, TRANSPORT_CONNECT, JOB_PAYLOAD_INVALID)`,
+      `--codes "${bad.slice(0, 40)}" is not an error code: codes are Meta's numeric error codes, e.g. 131026 (or ours, ` +
+        `as the report's error_code shows them: WORKER_GAVE_UP, HTTP_502, TRANSPORT_CONNECT, JOB_PAYLOAD_INVALID)`,
     );
   }
   return codes;

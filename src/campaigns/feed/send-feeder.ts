@@ -131,7 +131,8 @@ export class SendFeeder {
       this.#lastLimitLog = Date.now();
       this.#options.logger.warn(
         { phoneNumberId, messagingLimit: limitHeld.limit, reached: limitHeld.reached, freesAt: new Date(limitHeld.freesAt).toISOString() },
-        `messaging limit reached: ${limitHeld.reached} unique users in the last 24 h (limit ${limitHeld.limit}); new recipients wait, the first place frees at ${new Date(limitHeld.freesAt).toISOString()}`,
+        `messaging limit reached: ${limitHeld.reached} unique users in the last 24 h (limit ${limitHeld.limit}); ` +
+          `new recipients wait, the first place frees at ${new Date(limitHeld.freesAt).toISOString()}`,
       );
     } else if (limitHeld === undefined && jobs.length > 0) {
       // Rows went out with none held: the next hold is news again (a full window feeds nothing and says nothing).
@@ -154,7 +155,8 @@ export class SendFeeder {
         if (late >= LATE_START_MS) {
           logger.warn(
             { phoneNumberId, campaignId, startsAt: new Date(event.startsAt ?? 0).toISOString(), lateSeconds: Math.round(late / 1000) },
-            `campaign ${campaignId} starts now, ${Math.round(late / 60_000)} min after its start time (no worker was feeding its number then)`,
+            `campaign ${campaignId} starts now, ${Math.round(late / 60_000)} min after its ` +
+              `start time (no worker was feeding its number then)`,
           );
         } else {
           logger.info({ phoneNumberId, campaignId }, `campaign ${campaignId}: first rows fed to the queue`);

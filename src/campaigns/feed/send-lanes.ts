@@ -55,7 +55,10 @@ export class SendLanes {
     for (const zones of known) this.#add(zones);
   }
 
-  /** The lanes of `definition` (those of an existing campaign included); a missing time-zone column refuses the file, naming the option as `names` says. */
+  /**
+   * The lanes of `definition` (those of an existing campaign included); a missing time-zone column refuses the file, naming the option as
+   * `names` says.
+   */
   static async open(
     ledger: LaneLedger,
     definition: CampaignDefinition & { window: SendWindow },
@@ -72,7 +75,8 @@ export class SendLanes {
       if (index < 0) {
         throw new AppError(
           'CSV_HEADER_INVALID',
-          `${file}: the header has no time-zone column "${name}" (${names['csv.timezoneColumn']}). Columns found: ${header.map((c) => `"${c}"`).join(', ')}; nothing was enqueued.`,
+          `${file}: the header has no time-zone column "${name}" (${names['csv.timezoneColumn']}). Columns ` +
+            `found: ${header.map((c) => `"${c}"`).join(', ')}; nothing was enqueued.`,
         );
       }
       column = { index, name };
@@ -93,7 +97,9 @@ export class SendLanes {
         return {
           ok: false,
           reason: 'TIMEZONE_INVALID',
-          detail: `column "${this.#column?.name ?? ''}": "${boundedBadValue(cell)}" is not an IANA time zone; write it as Area/City, e.g. Europe/Berlin or America/New_York`,
+          detail:
+            `column "${this.#column?.name ?? ''}": "${boundedBadValue(cell)}" is not an IANA time zone; ` +
+            `write it as Area/City, e.g. Europe/Berlin or America/New_York`,
           status: 'rejected',
         };
       }
@@ -106,7 +112,9 @@ export class SendLanes {
         return {
           ok: false,
           reason: 'TIMEZONE_UNKNOWN',
-          detail: `no time zone is known for ${phone} (a number of no country); ${where} the recipient's zone, e.g. Europe/Berlin, or give --default-timezone`,
+          detail:
+            `no time zone is known for ${phone} (a number of no country); ${where} the recipient's ` +
+            `zone, e.g. Europe/Berlin, or give --default-timezone`,
           status: 'rejected',
         };
       }
@@ -174,7 +182,8 @@ function neverOpenDetail(phone: string, zones: readonly string[], window: SendWi
   const span = zones.length > 2 ? `${zones[0] ?? ''} … ${zones[zones.length - 1] ?? ''}` : zones.join(' and ');
   const fix = column === undefined ? '--timezone-column' : `column "${column}" (--timezone-column)`;
   return (
-    `${phone} may be in any of ${zones.length} time zones (${span}), and the window ${describeWindow(window)} is never open in all of them at once; ` +
+    `${phone} may be in any of ${zones.length} time zones (${span}), and the window ` +
+    `${describeWindow(window)} is never open in all of them at once; ` +
     `give its zone in ${fix}, pass --default-timezone ZONE, or widen --window`
   );
 }

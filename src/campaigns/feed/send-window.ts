@@ -18,7 +18,10 @@ const DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6];
 const MINUTE_MS = 60_000;
 
-/** `09:00-20:00` (24-hour clock; `24:00` ends at midnight) and `mon-fri` / `mon,wed,sat` / `sat-sun`; errors name the fields as `names` says. */
+/**
+ * `09:00-20:00` (24-hour clock; `24:00` ends at midnight) and `mon-fri` / `mon,wed,sat` / `sat-sun`; errors name the fields as `names`
+ * says.
+ */
 export function parseSendWindow(
   window: string,
   days: string | undefined,
@@ -30,13 +33,15 @@ export function parseSendWindow(
   if (!(start >= 0 && start < 1440 && end >= 0 && end <= 1440)) {
     throw new AppError(
       'OPTION_INVALID',
-      `${names['window.hours']} "${window}": give the local hours as HH:MM-HH:MM on a 24-hour clock, e.g. 09:00-20:00 (22:00-06:00 spans midnight)`,
+      `${names['window.hours']} "${window}": give the local hours as HH:MM-HH:MM on a 24-hour ` +
+        `clock, e.g. 09:00-20:00 (22:00-06:00 spans midnight)`,
     );
   }
   if (start === end) {
     throw new AppError(
       'OPTION_INVALID',
-      `${names['window.hours']} "${window}" is empty: it starts and ends at ${hhmm(start)}, so no row would ever be sent; give an end after the start, e.g. ${hhmm(start)}-${hhmm((start + 11 * 60) % 1440)}, or 00:00-24:00 for the whole day`,
+      `${names['window.hours']} "${window}" is empty: it starts and ends at ${hhmm(start)}, so no row would ever be sent; ` +
+        `give an end after the start, e.g. ${hhmm(start)}-${hhmm((start + 11 * 60) % 1440)}, or 00:00-24:00 for the whole day`,
     );
   }
   return { start, end, days: days === undefined ? EVERY_DAY : parseDays(days, names['window.days']) };

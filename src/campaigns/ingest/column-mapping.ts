@@ -12,7 +12,10 @@ export interface ColumnMapping {
   headerMedia: { index: number; column: string } | undefined;
 }
 
-/** Indexes of the plan's columns in the header; a file without the phone column is refused whole, naming the option that sets it (`phoneOption`). */
+/**
+ * Indexes of the plan's columns in the header; a file without the phone column is refused whole, naming the option that sets it
+ * (`phoneOption`).
+ */
 export function resolveColumns(
   header: readonly string[],
   plan: Pick<SendPlan, 'slots' | 'headerMedia'>,

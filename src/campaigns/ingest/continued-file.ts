@@ -107,8 +107,10 @@ function mismatch(input: ContinuedFileInput, row: number, line: number, was: str
         : `${JSON.stringify(boundedBadValue(now))}, not a valid number`;
   return new AppError(
     'CAMPAIGN_FILE_MISMATCH',
-    `${input.file} row ${row} (line ${line}) is not the campaign's row ${row}: campaign ${input.campaignId} has it for ${was} (${status}), the file now names ${found}. ` +
-      'A continued send must keep every row the campaign queued or sent at its row number (only rejected and skipped rows may change, and new rows go after the last one); ' +
+    `${input.file} row ${row} (line ${line}) is not the campaign's row ${row}: campaign ${input.campaignId} ` +
+      `has it for ${was} (${status}), the file now names ${found}. ` +
+      'A continued send must keep every row the campaign queued or sent at its row number (only rejected ' +
+      'and skipped rows may change, and new rows go after the last one); ' +
       `restore the file, or send it as a new campaign without ${input.campaignOption ?? CLI_FIELD_NAMES.campaignId}. Nothing was written.`,
   );
 }

@@ -3,7 +3,10 @@ import { REACH_WINDOW_MS } from '../send/messaging-reach.js';
 
 /** What the dry run (and `send`) says of the number's messaging limit for this campaign. */
 export interface MessagingLimitCheck {
-  /** Unique users per moving 24 h; 'unlimited'; undefined: not known (MESSAGING_LIMITS does not name the number and no worker has read its tier yet). */
+  /**
+   * Unique users per moving 24 h; 'unlimited'; undefined: not known (MESSAGING_LIMITS does not name the number and no worker has read its
+   * tier yet).
+   */
   limit: MessagingLimit | undefined;
   /** Users the number reached in the last 24 h (the feeders' count). */
   reached: number;

@@ -221,7 +221,8 @@ async function* readRecords(records: AsyncIterable<CsvRecord>, file: string, nam
     if (error instanceof AppError) throw error;
     throw new AppError(
       'CSV_UNREADABLE',
-      `${file}: reading stopped after line ${line}: ${(error as Error).message}. Rows before it are in the campaign; fix the file and send it again with ${names.campaignId} to add the rest.`,
+      `${file}: reading stopped after line ${line}: ${(error as Error).message}. Rows before it are in the ` +
+        `campaign; fix the file and send it again with ${names.campaignId} to add the rest.`,
       { cause: error },
     );
   }
@@ -251,7 +252,8 @@ async function verifySameCampaign(
     const columns = sent.kind === 'text' ? sent.text.columns : sent.plan.slots.map((s) => s.column);
     throw new AppError(
       'CAMPAIGN_MISMATCH',
-      `Campaign ${definition.id} already exists with ${describeMessage(sent)}${sent.kind === 'text' && sent.text.previewUrl ? ` (${names['text.previewUrl']})` : ''} ` +
+      `Campaign ${definition.id} already exists with ` +
+        `${describeMessage(sent)}${sent.kind === 'text' && sent.text.previewUrl ? ` (${names['text.previewUrl']})` : ''} ` +
         `and columns ${columns.join(',')}; use the same options, or a new campaign ID.`,
     );
   }
@@ -259,13 +261,15 @@ async function verifySameCampaign(
   if (status?.purgedAt !== undefined) {
     throw new AppError(
       'CAMPAIGN_PURGED',
-      `Campaign ${definition.id} was purged (its rows are gone, so rows sent before could not be told apart); send the file under a new ${names.campaignId} ID.`,
+      `Campaign ${definition.id} was purged (its rows are gone, so rows sent before could not be ` +
+        `told apart); send the file under a new ${names.campaignId} ID.`,
     );
   }
   if (status?.state === 'cancelled') {
     throw new AppError(
       'CAMPAIGN_STATE_CONFLICT',
-      `Campaign ${definition.id} is cancelled and stays cancelled. To send its unsent rows, send the file under a new ${names.campaignId} ID: ` +
+      `Campaign ${definition.id} is cancelled and stays cancelled. To send its unsent rows, ` +
+        `send the file under a new ${names.campaignId} ID: ` +
         'recipients this number already sent the same message to within DUPLICATE_WINDOW_HOURS are skipped as ALREADY_SENT.',
     );
   }

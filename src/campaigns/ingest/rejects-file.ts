@@ -27,7 +27,8 @@ export async function checkWritableDir(dir: string, setting: string): Promise<vo
           : (error as Error).message;
     throw new AppError(
       'OUTPUT_UNWRITABLE',
-      `${setting} "${dir}" cannot be written: ${why}. Point ${setting} at a writable directory (it is created if missing); nothing was created.`,
+      `${setting} "${dir}" cannot be written: ${why}. Point ${setting} at a writable directory ` +
+        `(it is created if missing); nothing was created.`,
       { cause: error },
     );
   }
@@ -73,7 +74,8 @@ export class RejectsFile {
       if (this.#failure !== undefined) {
         throw new AppError(
           'OUTPUT_UNWRITABLE',
-          `The rejects file ${this.#path} could not be written (${this.#failure.message}); every refused row is also in the ledger: \`campaign report ID\` lists them.`,
+          `The rejects file ${this.#path} could not be written (${this.#failure.message}); every refused ` +
+            `row is also in the ledger: \`campaign report ID\` lists them.`,
           { cause: this.#failure },
         );
       }

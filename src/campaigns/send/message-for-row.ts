@@ -23,7 +23,9 @@ function textForRow(text: TextPlan, job: RowToSend): Built {
   if (job.values.length !== text.columns.length) {
     return {
       ok: false,
-      detail: `row has ${job.values.length} values, the text takes ${text.columns.length} (${text.columns.map((c) => `{{${c}}}`).join(' ')})`,
+      detail:
+        `row has ${job.values.length} values, the text takes ${text.columns.length} ` +
+        `(${text.columns.map((c) => `{{${c}}}`).join(' ')})`,
     };
   }
   for (const [i, column] of text.columns.entries()) {

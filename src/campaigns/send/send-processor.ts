@@ -130,7 +130,9 @@ export class SendProcessor {
         return this.#final(job, {
           status: 'unknown',
           errorCode: 'IN_DOUBT',
-          errorDetail: `attempt ${claim.attempts} may have been sent before its worker stopped; ${this.#confirmInDoubt ? AWAITING_STATUS : 'not resent'}`,
+          errorDetail:
+            `attempt ${claim.attempts} may have been sent before its worker stopped; ` +
+            `${this.#confirmInDoubt ? AWAITING_STATUS : 'not resent'}`,
         });
       case 'claimed':
         break;
@@ -180,7 +182,9 @@ export class SendProcessor {
         this.#ledger.settle(job, {
           status: 'unknown',
           errorCode: 'SHUTDOWN_IN_FLIGHT',
-          errorDetail: `the worker shut down while this request was waiting for its answer; ${this.#confirmInDoubt ? AWAITING_STATUS : 'not resent'}`,
+          errorDetail:
+            `the worker shut down while this request was waiting for its answer; ` +
+            `${this.#confirmInDoubt ? AWAITING_STATUS : 'not resent'}`,
         }),
       ),
     );

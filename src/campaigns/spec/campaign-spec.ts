@@ -36,7 +36,10 @@ export const campaignSpecSchema = z.strictObject({
       delimiter: z.string().optional(),
     })
     .default({ phoneColumn: 'phone' }),
-  /** When to send: a start (ISO 8601 with offset), a deadline to start by, and when unsent rows expire (an instant or a duration after the start). */
+  /**
+   * When to send: a start (ISO 8601 with offset), a deadline to start by, and when unsent rows expire (an instant or a duration after the
+   * start).
+   */
   schedule: z
     .strictObject({
       at: z.string().optional(),

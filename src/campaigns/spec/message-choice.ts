@@ -43,7 +43,8 @@ function checkText(spec: CampaignSpec, body: string, names: FieldNames, template
   ].filter((o) => o !== '');
   if (both.length > 0) {
     throw refuse(
-      `${text} sends a free-form text, ${both.join(' and ')} an approved template: give one or the other (drop ${both.join(' and ')}, or drop ${text})`,
+      `${text} sends a free-form text, ${both.join(' and ')} an approved template: give one or ` +
+        `the other (drop ${both.join(' and ')}, or drop ${text})`,
     );
   }
   const { csv } = spec;
@@ -57,7 +58,8 @@ function checkText(spec: CampaignSpec, body: string, names: FieldNames, template
   ].filter((o) => o !== '');
   if (given.length > 0) {
     throw refuse(
-      `${given.join(', ')} ${given.length > 1 ? 'are' : 'is'} for templates; with ${text}, name each column in the text itself as {{column}} (e.g. ${text} "Hi {{first_name}}")`,
+      `${given.join(', ')} ${given.length > 1 ? 'are' : 'is'} for templates; with ${text}, name each ` +
+        `column in the text itself as {{column}} (e.g. ${text} "Hi {{first_name}}")`,
     );
   }
   parseTextBody(body, text);

@@ -18,5 +18,8 @@ function purgeText(summary: PurgeSummary): string {
   const jobs = summary.jobs > 0 ? `, ${summary.jobs} finished jobs removed from the queue` : '';
   if (summary.alreadyPurged)
     return `Campaign ${summary.id} was already purged at ${new Date(summary.purgedAt).toISOString()}${jobs}; its counts are kept.`;
-  return `Campaign ${summary.id} purged: ${summary.rows} rows (phone numbers, values, details) and ${summary.wamids} message-ID index entries deleted${jobs}; its counts are kept.`;
+  return (
+    `Campaign ${summary.id} purged: ${summary.rows} rows (phone numbers, values, details) and ` +
+    `${summary.wamids} message-ID index entries deleted${jobs}; its counts are kept.`
+  );
 }

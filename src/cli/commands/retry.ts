@@ -8,11 +8,13 @@ export function register(program: Command): void {
     .argument('<id>', 'campaign ID')
     .option(
       '--codes <codes>',
-      "only failed rows with these error codes, comma-separated: Meta's numeric codes, e.g. 131000,131016 (or ours from the report's error_code: WORKER_GAVE_UP, HTTP_502, TRANSPORT_CONNECT, JOB_PAYLOAD_INVALID)",
+      "only failed rows with these error codes, comma-separated: Meta's numeric codes, e.g. 131000,131016 (or ours " +
+        "from the report's error_code: WORKER_GAVE_UP, HTTP_502, TRANSPORT_CONNECT, JOB_PAYLOAD_INVALID)",
     )
     .option(
       '--unknown',
-      'rows whose outcome is unknown (they may have been delivered: check before resending); alone: only those; with --codes: those and the failed rows with the codes',
+      'rows whose outcome is unknown (they may have been delivered: check before resending); alone: ' +
+        'only those; with --codes: those and the failed rows with the codes',
     )
     .action(async (id: string, o: { codes?: string; unknown?: boolean }) => {
       const { withControls } = await import('../run/controls.js');
@@ -28,11 +30,13 @@ export function register(program: Command): void {
         withControls(context, (controls) => controls.retry(id, selection, retryProgressPrinter())),
       );
       const lines = [
-        `Campaign ${id}: ${result.requeued} rows put back in the queue${result.paused ? ' (the campaign is paused: they go out after `campaign resume`)' : ''}`,
+        `Campaign ${id}: ${result.requeued} rows put back in the ` +
+          `queue${result.paused ? ' (the campaign is paused: they go out after `campaign resume`)' : ''}`,
       ];
       if (result.held > 0) {
         lines.push(
-          `  ${result.held} rows failed with 131049 (Meta's ecosystem limit) less than 24 h ago and were left failed: a resend now only fails again; retry them from ${new Date(result.heldUntil).toISOString()}`,
+          `  ${result.held} rows failed with 131049 (Meta's ecosystem limit) less than 24 h ago and were left failed: ` +
+            `a resend now only fails again; retry them from ${new Date(result.heldUntil).toISOString()}`,
         );
       }
       if (result.noPayload > 0)

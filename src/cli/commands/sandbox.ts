@@ -19,7 +19,8 @@ export function register(program: Command): void {
     )
     .option(
       '--messaging-limit-tier <tier>',
-      'the messaging limit its numbers report (TIER_50, TIER_250, TIER_1K, TIER_2K, TIER_10K, TIER_100K, TIER_UNLIMITED); reported, not enforced',
+      'the messaging limit its numbers report (TIER_50, TIER_250, TIER_1K, TIER_2K, TIER_10K, ' +
+        'TIER_100K, TIER_UNLIMITED); reported, not enforced',
       'TIER_UNLIMITED',
     )
     .option(

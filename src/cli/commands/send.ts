@@ -12,7 +12,8 @@ export function register(program: Command): void {
     .option('--language <code>', 'template language code, e.g. en_US')
     .option(
       '--text <body>',
-      'send this free-form text instead of a template; {{column}} is filled from that CSV column. Only recipients who wrote to the number in the last 24 hours get it (others: WINDOW_CLOSED); at most 4,096 characters',
+      'send this free-form text instead of a template; {{column}} is filled from that CSV column. Only recipients who ' +
+        'wrote to the number in the last 24 hours get it (others: WINDOW_CLOSED); at most 4,096 characters',
     )
     .option('--preview-url', 'with --text: show a preview of the first http(s) link in the text')
     .option('--params <columns>', 'positional templates: columns for {{1}}..{{n}}, in order, comma-separated', list)
@@ -32,7 +33,9 @@ export function register(program: Command): void {
     .option('--phone-number-id <id>', 'send from this phone-number ID (default WHATSAPP_PHONE_NUMBER_ID)')
     .option(
       '--campaign <id>',
-      'continue campaign ID with its own file: the file read again (an interrupted ingest finished), fixed (rows rejected or skipped before are checked again) or with rows added after its last one. Rows are matched by row number: a row the campaign queued or sent must name the same recipient (else CAMPAIGN_FILE_MISMATCH, nothing written); none is sent twice',
+      'continue campaign ID with its own file: the file read again (an interrupted ingest finished), fixed (rows rejected ' +
+        'or skipped before are checked again) or with rows added after its last one. Rows are matched by row number: a row the ' +
+        'campaign queued or sent must name the same recipient (else CAMPAIGN_FILE_MISMATCH, nothing written); none is sent twice',
     )
     .option(
       '--allow-repeat',
@@ -57,7 +60,8 @@ export function register(program: Command): void {
     )
     .option(
       '--default-timezone <zone>',
-      "with --window: the IANA zone of rows whose number gives none, or whose number's zones never share an open hour of the window (else skipped as WINDOW_NEVER_OPEN), e.g. America/New_York",
+      "with --window: the IANA zone of rows whose number gives none, or whose number's zones never share an " +
+        'open hour of the window (else skipped as WINDOW_NEVER_OPEN), e.g. America/New_York',
     )
     .option('--templates <file>', 'approved templates from this Meta list JSON instead of the registry source')
     .option(

@@ -6,7 +6,8 @@ export function register(program: Command): void {
     .command('serve')
     .description(
       'run the webhook service Meta posts delivery statuses and messages to (needs WHATSAPP_APP_SECRET and WEBHOOK_VERIFY_TOKEN); ' +
-        'it also serves the campaigns page at / and the queue dashboard at /queues (basic auth with DASHBOARD_USER / DASHBOARD_PASSWORD when set), /metrics, /healthz and /readyz',
+        'it also serves the campaigns page at / and the queue dashboard at /queues (basic auth with ' +
+        'DASHBOARD_USER / DASHBOARD_PASSWORD when set), /metrics, /healthz and /readyz',
     )
     .option('--port <n>', 'port to listen on (0 = any free port)', '8080')
     .option('--host <host>', 'address to bind; anything but loopback (e.g. 0.0.0.0) needs DASHBOARD_PASSWORD', '127.0.0.1')

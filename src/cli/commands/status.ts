@@ -10,7 +10,8 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .option(
       '--watch',
-      'a live view, read once a second, until the campaign is completed or cancelled: progress bar, rate, ETA, counts (with --json: one JSON object per line, with rate and etaSeconds; Ctrl-C leaves it, exit 130)',
+      'a live view, read once a second, until the campaign is completed or cancelled: progress bar, rate, ETA, counts ' +
+        '(with --json: one JSON object per line, with rate and etaSeconds; Ctrl-C leaves it, exit 130)',
     )
     .action(async (id: string, o: { json?: boolean; watch?: boolean }) => {
       if (o.watch === true) {

@@ -18,7 +18,8 @@ export async function runMigrateKeys(context: AppContext, options: { dryRun: boo
       if (workers > 0) {
         throw new AppError(
           'CAMPAIGN_STATE_CONFLICT',
-          `${workers} worker(s) of an earlier version still serve number ${number} (its send queue of the earlier layout). Stop every \`campaign worker\` and \`campaign serve\`, then run migrate-keys again.`,
+          `${workers} worker(s) of an earlier version still serve number ${number} (its send queue of the earlier ` +
+            `layout). Stop every \`campaign worker\` and \`campaign serve\`, then run migrate-keys again.`,
         );
       }
     } finally {
@@ -31,7 +32,8 @@ export async function runMigrateKeys(context: AppContext, options: { dryRun: boo
 export function migrationText(summary: MigrationSummary, dryRun: boolean): string {
   const verb = dryRun ? 'would move' : 'moved';
   const lines = [
-    `${verb} ${summary.moved} keys to the cluster layout (each number's keys in one cluster slot); ${summary.wamids} message-ID index entries ${dryRun ? 'would go' : 'went'} to their number's index; ${summary.campaigns} campaigns indexed by number`,
+    `${verb} ${summary.moved} keys to the cluster layout (each number's keys in one cluster slot); ${summary.wamids} message-ID ` +
+      `index entries ${dryRun ? 'would go' : 'went'} to their number's index; ${summary.campaigns} campaigns indexed by number`,
   ];
   if (summary.dropped > 0)
     lines.push(`  ${summary.dropped} pacer keys ${dryRun ? 'would be' : 'were'} dropped (they only live a few seconds)`);
@@ -39,11 +41,13 @@ export function migrationText(summary: MigrationSummary, dryRun: boolean): strin
     lines.push(`  ${summary.orphanWamids} message-ID entries of campaigns no longer in the ledger ${dryRun ? 'would be' : 'were'} dropped`);
   if (summary.conflicts.length > 0)
     lines.push(
-      `  ${summary.conflicts.length} keys left as they are: their new name is taken (${summary.conflicts.slice(0, 5).join(', ')}${summary.conflicts.length > 5 ? ', …' : ''})`,
+      `  ${summary.conflicts.length} keys left as they are: their new name is taken ` +
+        `(${summary.conflicts.slice(0, 5).join(', ')}${summary.conflicts.length > 5 ? ', …' : ''})`,
     );
   if (summary.unknown.length > 0)
     lines.push(
-      `  ${summary.unknown.length} keys this version does not know, left as they are (${summary.unknown.slice(0, 5).join(', ')}${summary.unknown.length > 5 ? ', …' : ''})`,
+      `  ${summary.unknown.length} keys this version does not know, left as they are ` +
+        `(${summary.unknown.slice(0, 5).join(', ')}${summary.unknown.length > 5 ? ', …' : ''})`,
     );
   if (!dryRun && summary.moved + summary.wamids + summary.campaigns === 0)
     lines.push('  nothing left to move: the keys are in the cluster layout');

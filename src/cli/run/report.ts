@@ -37,7 +37,9 @@ export async function runReport(context: AppContext, campaignId: string, out: st
 }
 
 function purged(campaignId: string, purgedAt: number, savedPath: string, saved: boolean): AppError {
-  const head = `Campaign ${campaignId} was purged at ${new Date(purgedAt).toISOString()}: its rows are gone, so a report now would be empty and none is written.`;
+  const head =
+    `Campaign ${campaignId} was purged at ${new Date(purgedAt).toISOString()}: its rows are ` +
+    `gone, so a report now would be empty and none is written.`;
   const tail = saved
     ? ` Its report saved before the purge is ${savedPath} (left as it was).`
     : ` No report of it was saved at ${savedPath}; \`campaign status ${campaignId}\` still shows its counts.`;

@@ -22,7 +22,8 @@ export function continueCommand(id: string, argv: readonly string[]): string {
 
 export function ingestInterruptedError(id: string, row: number, file: string, argv: readonly string[]): string {
   return (
-    `reading ${file} stopped at row ${row}; campaign ${id} keeps the ${row} rows read and is paused ("ingest interrupted at row ${row}"), ` +
+    `reading ${file} stopped at row ${row}; campaign ${id} keeps the ${row} rows read and ` +
+    `is paused ("ingest interrupted at row ${row}"), ` +
     `so nothing more is sent. Continue it (rows already read are not sent twice) with:\n  ${continueCommand(id, argv)}\n` +
     `or end it with:\n  campaign cancel ${id}`
   );

@@ -149,7 +149,10 @@ function lineDisplay(out: NodeJS.WriteStream): Display {
   };
 }
 
-/** Four lines redrawn in place: the state (and why it is paused, or waits), the bar with the rate and the ETA, the rows answered, the rows to go. */
+/**
+ * Four lines redrawn in place: the state (and why it is paused, or waits), the bar with the rate and the ETA, the rows answered, the rows
+ * to go.
+ */
 function barDisplay(out: NodeJS.WriteStream): Display {
   const bars = new MultiBar(
     { stream: out, hideCursor: true, clearOnComplete: false, forceRedraw: true, barsize: 30 },

@@ -43,13 +43,15 @@ export function buildTemplateRegistry(context: RegistryContext, options: Templat
     if (businessAccountId === undefined) {
       throw new AppError(
         'CONFIG_INVALID',
-        'No template source: set WHATSAPP_BUSINESS_ACCOUNT_ID (and WHATSAPP_ACCESS_TOKEN) to read approved templates from the Cloud API, or TEMPLATES_FILE / --templates FILE for a local copy',
+        'No template source: set WHATSAPP_BUSINESS_ACCOUNT_ID (and WHATSAPP_ACCESS_TOKEN) to read approved ' +
+          'templates from the Cloud API, or TEMPLATES_FILE / --templates FILE for a local copy',
       );
     }
     if (config.accessToken === undefined) {
       throw new AppError(
         'CONFIG_INVALID',
-        'WHATSAPP_BUSINESS_ACCOUNT_ID is set but WHATSAPP_ACCESS_TOKEN is not: the Cloud API needs the token to list templates (or use TEMPLATES_FILE / --templates FILE)',
+        'WHATSAPP_BUSINESS_ACCOUNT_ID is set but WHATSAPP_ACCESS_TOKEN is not: the Cloud API needs the ' +
+          'token to list templates (or use TEMPLATES_FILE / --templates FILE)',
       );
     }
     source = new CloudApiTemplateSource({

@@ -16,7 +16,9 @@ export function redisContainer(): RedisStarter {
       const container = await new RedisContainer(IMAGE).start();
       return {
         url: container.getConnectionUrl(),
-        description: `a ${IMAGE} container (${container.getId().slice(0, 12)}) through testcontainers on ${container.getHost()}:${container.getPort()}`,
+        description:
+          `a ${IMAGE} container (${container.getId().slice(0, 12)}) through testcontainers on ` +
+          `${container.getHost()}:${container.getPort()}`,
         async stop() {
           await container.stop();
         },

@@ -36,7 +36,9 @@ export async function redisForRun(sources: RedisForRunSources): Promise<RedisFor
   const redis = await sources.startPrivate();
   return {
     url: redis.url,
-    line: `Redis: nothing answers at ${sources.defaultUrl}, so this run started its own: ${redis.description}; it is stopped when the run ends.`,
+    line:
+      `Redis: nothing answers at ${sources.defaultUrl}, so this run started its own: ` +
+      `${redis.description}; it is stopped when the run ends.`,
     stop: () => redis.stop(),
   };
 }
