@@ -198,7 +198,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(await backlogAndWindow(p, id)).toEqual({ backlog: 0, window: 0 });
   }, 240_000);
 
-  it('cancel: the backlog cancelled at once, fed jobs cancelled at their claim, nothing sent afterwards; the campaign stays cancelled', async () => {
+  it('cancel: the backlog cancelled at once, fed jobs at their claim, nothing sent afterwards; the campaign stays cancelled', async () => {
     const ROWS = 400;
     const id = 'c-cancel';
     const { p, controls, feeds } = await start({ label: 'ctl-cancel', rate: 50 });
@@ -264,7 +264,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect(isAppError(missing, 'CAMPAIGN_NOT_FOUND'), String(missing)).toBe(true);
   }, 180_000);
 
-  it('an expired token (190) pauses the campaign with the reason, fails no row; resume with a valid token sends every row once', async () => {
+  it('an expired token (190) pauses the campaign with the reason, fails no row; resume with a good token sends each row once', async () => {
     const ROWS = 300;
     const id = 'c-token';
     const { p, controls } = await start({ label: 'ctl-token', rate: 50 });
@@ -302,53 +302,58 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
     expect((await p.report(id)).filter((r) => r.errorCode !== undefined)).toEqual([]);
   }, 180_000);
 
-  it('error spike: 10 % failing goes on; more than 20 % of the last 50 sends failing permanently pauses it (ERROR_SPIKE) and sending stops', async () => {
-    const ROWS = 300;
-    const id = 'c-spike';
-    // 131030 (recipient not in the allowed list): a fail-row code Meta answers synchronously. (131026
-    // would be accepted and fail later by webhook, which this pipeline does not receive.)
-    const failing = (rows: number[]) => ({ recipientErrors: rows.map((n) => ({ waId: waId(n), code: 131030, times: 1 })) });
-    const allRows = Array.from({ length: ROWS }, (_, i) => i + 1);
-    // First every 10th row is refused with 131030 (a fail-row code): under the brake's 20 %.
-    const { p, feeds } = await start({
-      label: 'ctl-spike',
-      rate: 100,
-      autoPause: { window: 50, failureShare: 0.2 },
-      sandbox: { faults: failing(allRows.filter((n) => n % 10 === 0)) },
-    });
-    p.startWorker();
-    await produce(p, id, ROWS);
-    await acceptedAtLeast(p, 150, 90_000);
-    const before = await status(p, id);
-    expect(before.state, JSON.stringify(before)).toBe('running');
-    expect(before.counts.failed).toBeGreaterThan(5);
+  it(
+    'error spike: 10 % failing goes on; more than 20 % of the last 50 sends failing permanently ' +
+      'pauses it (ERROR_SPIKE) and sending stops',
+    async () => {
+      const ROWS = 300;
+      const id = 'c-spike';
+      // 131030 (recipient not in the allowed list): a fail-row code Meta answers synchronously. (131026
+      // would be accepted and fail later by webhook, which this pipeline does not receive.)
+      const failing = (rows: number[]) => ({ recipientErrors: rows.map((n) => ({ waId: waId(n), code: 131030, times: 1 })) });
+      const allRows = Array.from({ length: ROWS }, (_, i) => i + 1);
+      // First every 10th row is refused with 131030 (a fail-row code): under the brake's 20 %.
+      const { p, feeds } = await start({
+        label: 'ctl-spike',
+        rate: 100,
+        autoPause: { window: 50, failureShare: 0.2 },
+        sandbox: { faults: failing(allRows.filter((n) => n % 10 === 0)) },
+      });
+      p.startWorker();
+      await produce(p, id, ROWS);
+      await acceptedAtLeast(p, 150, 90_000);
+      const before = await status(p, id);
+      expect(before.state, JSON.stringify(before)).toBe('running');
+      expect(before.counts.failed).toBeGreaterThan(5);
 
-    // Then every recipient is refused.
-    p.sandbox.setFaults(failing(allRows));
-    const paused = await until('campaign paused by the error-spike brake', 20_000, async () => {
-      const s = await status(p, id);
-      return s.state === 'paused' ? s : undefined;
-    });
-    // The brake trips on the failure that makes it 11 (> 0.2 × 50) in the window.
-    expect(paused.pausedReason ?? '').toMatch(/^ERROR_SPIKE: 11 of the last 50 sends failed permanently \(latest 131030: /);
-    const drained = await until('no send in flight', 5000, async () => {
-      const s = await status(p, id);
-      return s.counts.sending === 0 ? s : undefined;
-    });
-    const requestsAtDrain = p.sandbox.stats().requests;
-    const counts = JSON.stringify(drained.counts);
-    expect(drained.counts.sent, counts).toBeGreaterThanOrEqual(150);
-    expect(drained.counts.failed, counts).toBeGreaterThanOrEqual(11);
-    expect(drained.counts.queued, counts).toBeGreaterThan(50);
-    // The fed jobs park at their claim and the feeder runs on: the worker went on working and sent nothing.
-    await parked(p, id);
-    await feederRan(feeds, 4);
-    const quiet = await status(p, id);
-    expect(p.sandbox.stats().requests, JSON.stringify({ quiet, stats: p.sandbox.stats() })).toBe(requestsAtDrain);
-    expect(quiet.state).toBe('paused');
-    expect(quiet.counts).toMatchObject({ sent: drained.counts.sent, failed: drained.counts.failed, queued: drained.counts.queued });
-    expect(p.sandbox.stats().rejectedByCode['131030']).toBe(drained.counts.failed);
-  }, 180_000);
+      // Then every recipient is refused.
+      p.sandbox.setFaults(failing(allRows));
+      const paused = await until('campaign paused by the error-spike brake', 20_000, async () => {
+        const s = await status(p, id);
+        return s.state === 'paused' ? s : undefined;
+      });
+      // The brake trips on the failure that makes it 11 (> 0.2 × 50) in the window.
+      expect(paused.pausedReason ?? '').toMatch(/^ERROR_SPIKE: 11 of the last 50 sends failed permanently \(latest 131030: /);
+      const drained = await until('no send in flight', 5000, async () => {
+        const s = await status(p, id);
+        return s.counts.sending === 0 ? s : undefined;
+      });
+      const requestsAtDrain = p.sandbox.stats().requests;
+      const counts = JSON.stringify(drained.counts);
+      expect(drained.counts.sent, counts).toBeGreaterThanOrEqual(150);
+      expect(drained.counts.failed, counts).toBeGreaterThanOrEqual(11);
+      expect(drained.counts.queued, counts).toBeGreaterThan(50);
+      // The fed jobs park at their claim and the feeder runs on: the worker went on working and sent nothing.
+      await parked(p, id);
+      await feederRan(feeds, 4);
+      const quiet = await status(p, id);
+      expect(p.sandbox.stats().requests, JSON.stringify({ quiet, stats: p.sandbox.stats() })).toBe(requestsAtDrain);
+      expect(quiet.state).toBe('paused');
+      expect(quiet.counts).toMatchObject({ sent: drained.counts.sent, failed: drained.counts.failed, queued: drained.counts.queued });
+      expect(p.sandbox.stats().rejectedByCode['131030']).toBe(drained.counts.failed);
+    },
+    180_000,
+  );
 
   it('retry: only the chosen failed rows are requeued and sent; again requeues none; unknown rows only when asked', async () => {
     const id = 'c-retry';

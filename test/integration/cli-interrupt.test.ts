@@ -52,70 +52,74 @@ describe('campaign send: Ctrl-C and the printed command to continue', () => {
     await dir.cleanup();
   });
 
-  it('SIGINT while reading: exit 130, the campaign paused with the row it stopped at; the printed command finishes it with 0 duplicate recipients', async () => {
-    const file = join(dir.dir, 'big.csv');
-    await writeCampaignCsv(file, ROWS);
-    worker = await startWorker(context);
-    const args = [
-      'send',
-      file,
-      '--template',
-      'order_update',
-      '--language',
-      'en_US',
-      '--params',
-      'first_name,order_id',
-      '--templates',
-      SAMPLE_TEMPLATES,
-    ];
+  it(
+    'SIGINT while reading: exit 130, the campaign paused with the row it stopped at; the ' +
+      'printed command finishes it with 0 duplicate recipients',
+    async () => {
+      const file = join(dir.dir, 'big.csv');
+      await writeCampaignCsv(file, ROWS);
+      worker = await startWorker(context);
+      const args = [
+        'send',
+        file,
+        '--template',
+        'order_update',
+        '--language',
+        'en_US',
+        '--params',
+        'first_name,order_id',
+        '--templates',
+        SAMPLE_TEMPLATES,
+      ];
 
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    // The campaign ID and how to stop come before the first row is read: Ctrl-C right then.
-    const id = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        const match = /Campaign (\S+): reading .*Ctrl-C stops reading/.exec(stderr);
-        if (match !== null) resolve(match[1] ?? '');
+      const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      // The campaign ID and how to stop come before the first row is read: Ctrl-C right then.
+      const id = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          const match = /Campaign (\S+): reading .*Ctrl-C stops reading/.exec(stderr);
+          if (match !== null) resolve(match[1] ?? '');
+        });
+        child.on('exit', () => reject(new Error(`send exited before printing its campaign ID:\n${stderr}`)));
       });
-      child.on('exit', () => reject(new Error(`send exited before printing its campaign ID:\n${stderr}`)));
-    });
-    child.kill('SIGINT');
-    expect(await exited, stderr).toBe(130);
+      child.kill('SIGINT');
+      expect(await exited, stderr).toBe(130);
 
-    const stopped = /campaign: INGEST_INTERRUPTED: reading .* stopped at row (\d+);[\s\S]*\n {2}(campaign send .*--campaign \S+)\n/.exec(
-      stderr,
-    );
-    expect(stopped, stderr).not.toBeNull();
-    const row = Number(stopped?.[1]);
-    expect(row).toBeGreaterThan(0);
-    expect(row).toBeLessThan(ROWS);
-    expect(stdout).toContain(`Campaign ${id}: ${row} rows read`);
-    expect(await context.ledger.status(id)).toMatchObject({ state: 'paused', pausedReason: `ingest interrupted at row ${row}` });
+      const stopped = /campaign: INGEST_INTERRUPTED: reading .* stopped at row (\d+);[\s\S]*\n {2}(campaign send .*--campaign \S+)\n/.exec(
+        stderr,
+      );
+      expect(stopped, stderr).not.toBeNull();
+      const row = Number(stopped?.[1]);
+      expect(row).toBeGreaterThan(0);
+      expect(row).toBeLessThan(ROWS);
+      expect(stdout).toContain(`Campaign ${id}: ${row} rows read`);
+      expect(await context.ledger.status(id)).toMatchObject({ state: 'paused', pausedReason: `ingest interrupted at row ${row}` });
 
-    // The command it printed, as the operator would paste it.
-    const printed = (stopped?.[2] ?? '')
-      .split(' ')
-      .slice(1)
-      .map((arg) => arg.replace(/^'(.*)'$/, '$1'));
-    expect(printed).toStrictEqual([...args, '--campaign', id]);
-    const continued = await runCli(printed, env);
-    expect(continued.code, continued.stderr).toBe(0);
-    expect(continued.stderr).toContain(`Continuing campaign ${id}`);
+      // The command it printed, as the operator would paste it.
+      const printed = (stopped?.[2] ?? '')
+        .split(' ')
+        .slice(1)
+        .map((arg) => arg.replace(/^'(.*)'$/, '$1'));
+      expect(printed).toStrictEqual([...args, '--campaign', id]);
+      const continued = await runCli(printed, env);
+      expect(continued.code, continued.stderr).toBe(0);
+      expect(continued.stderr).toContain(`Continuing campaign ${id}`);
 
-    await waitFor(() => context.ledger.status(id), {
-      what: `campaign ${id} completed`,
-      timeoutMs: 60_000,
-      intervalMs: 100,
-      until: (status) => status?.state === 'completed',
-    });
-    const perRecipient = new Map<string, number>();
-    for (const message of sandbox.accepted()) perRecipient.set(message.to, (perRecipient.get(message.to) ?? 0) + 1);
-    expect(perRecipient.size).toBe(ROWS);
-    expect([...perRecipient.values()].filter((n) => n > 1)).toStrictEqual([]);
-    expect((await context.ledger.status(id))?.counts).toMatchObject({ total: ROWS, sent: ROWS });
-  });
+      await waitFor(() => context.ledger.status(id), {
+        what: `campaign ${id} completed`,
+        timeoutMs: 60_000,
+        intervalMs: 100,
+        until: (status) => status?.state === 'completed',
+      });
+      const perRecipient = new Map<string, number>();
+      for (const message of sandbox.accepted()) perRecipient.set(message.to, (perRecipient.get(message.to) ?? 0) + 1);
+      expect(perRecipient.size).toBe(ROWS);
+      expect([...perRecipient.values()].filter((n) => n > 1)).toStrictEqual([]);
+      expect((await context.ledger.status(id))?.counts).toMatchObject({ total: ROWS, sent: ROWS });
+    },
+  );
 });

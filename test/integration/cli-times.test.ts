@@ -61,12 +61,13 @@ describe('campaign send and reschedule: times are real times', () => {
     await dir.cleanup();
   });
 
-  it("send --at 2027-02-30T09:00:00+01:00 is refused with TIME_INVALID, naming the value and the month's days; nothing is created", async () => {
+  it("send --at 2027-02-30T09:00:00+01:00 is refused with TIME_INVALID, naming the value and the month's days; nothing made", async () => {
     const result = await send(['--at', '2027-02-30T09:00:00+01:00']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim()).toBe(
-      'campaign: TIME_INVALID: --at "2027-02-30T09:00:00+01:00": 2027-02-30 has no such day: February 2027 has 28 days; give a real date and time, e.g. 2026-12-01T09:00:00+01:00',
+      'campaign: TIME_INVALID: --at "2027-02-30T09:00:00+01:00": 2027-02-30 has no such day: February ' +
+        '2027 has 28 days; give a real date and time, e.g. 2026-12-01T09:00:00+01:00',
     );
     expect(await keys()).toEqual([]);
     expect(await readdir(join(dir.dir, 'reports')).catch(() => [])).toEqual([]);
@@ -116,7 +117,8 @@ describe('campaign send and reschedule: times are real times', () => {
     const utc = new Date(startsAt).toISOString();
     const local = plusOne(startsAt);
     expect(result.stdout).toContain(
-      `\n  starts ${local.slice(0, 10)} ${local.slice(11, 19)} +01:00 (${local.slice(0, 10) === utc.slice(0, 10) ? '' : `${utc.slice(0, 10)} `}${utc.slice(11, 19)} UTC) (scheduled)\n`,
+      `\n  starts ${local.slice(0, 10)} ${local.slice(11, 19)} +01:00 ` +
+        `(${local.slice(0, 10) === utc.slice(0, 10) ? '' : `${utc.slice(0, 10)} `}${utc.slice(11, 19)} UTC) (scheduled)\n`,
     );
     expect(result.stdout).not.toContain('at once');
     // --display-timezone chooses another zone; without --at the campaign starts at once.

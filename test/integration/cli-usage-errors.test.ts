@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli-process.js';
 import { freshPrefix, redisUrl } from '../support/redis.js';
+import { pattern } from '../support/long-pattern.js';
 
 /**
  * A command typed wrong, as a new operator types it: one line with the code, one hint line
@@ -48,7 +49,10 @@ describe('usage errors through the CLI', () => {
       [
         ['retry', 'c1', '--codes', ','],
         2,
-        /^campaign: OPTION_INVALID: --codes "," names no code: give the error codes of the failed rows to send again, comma-separated, e\.g\. --codes 131026,131000\n$/,
+        pattern(
+          /^campaign: OPTION_INVALID: --codes "," names no code: give the error codes of/,
+          / the failed rows to send again, comma-separated, e\.g\. --codes 131026,131000\n$/,
+        ),
       ],
       [['retry', 'c1', '--codes', '131026,x-1'], 2, /^campaign: OPTION_INVALID: --codes "X-1" is not an error code/],
     ])('%j → exit %i', async (args, code, said) => {

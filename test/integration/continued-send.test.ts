@@ -70,7 +70,7 @@ describe('a continued send', () => {
     return { code: error.code, message: error.message };
   }
 
-  it('another file with other recipients is refused with CAMPAIGN_FILE_MISMATCH naming the first row that differs; nothing is written', async () => {
+  it('another file with other recipients: CAMPAIGN_FILE_MISMATCH naming the first row that differs; nothing is written', async () => {
     const first = await runSend(
       context,
       options(
@@ -102,55 +102,63 @@ describe('a continued send', () => {
     expect(rig.sandbox.accepted()).toHaveLength(12);
   });
 
-  it('a row the campaign sent that now has no readable recipient is a mismatch too; one with the same recipient and other values is kept, not sent again', async () => {
-    const first = await runSend(context, options(await csv('three.csv', [good(1), good(2), good(3)])));
-    await rig.startWorker();
-    await completed(first.id);
+  it(
+    'a row the campaign sent that now has no readable recipient is a mismatch too; one with the ' +
+      'same recipient and other values is kept, not sent again',
+    async () => {
+      const first = await runSend(context, options(await csv('three.csv', [good(1), good(2), good(3)])));
+      await rig.startWorker();
+      await completed(first.id);
 
-    const unreadable = await csv('unreadable.csv', [good(1), 'not-a-phone,Name2,A-2', good(3)]);
-    const refused = await refusal(runSend(context, options(unreadable, { campaignId: first.id })));
-    expect(refused.code).toBe('CAMPAIGN_FILE_MISMATCH');
-    expect(refused.message).toContain('"not-a-phone", not a valid number');
+      const unreadable = await csv('unreadable.csv', [good(1), 'not-a-phone,Name2,A-2', good(3)]);
+      const refused = await refusal(runSend(context, options(unreadable, { campaignId: first.id })));
+      expect(refused.code).toBe('CAMPAIGN_FILE_MISMATCH');
+      expect(refused.message).toContain('"not-a-phone", not a valid number');
 
-    const otherValues = await csv('values.csv', [good(1), good(2, 'B-2'), good(3), good(4)]);
-    const continued = await runSend(context, options(otherValues, { campaignId: first.id }));
-    expect(continued).toMatchObject({ rows: 4, queued: 1, kept: 3, keptByStatus: { sent: 3 } });
-    await completed(first.id);
-    expect(acceptedPerRecipient().get(phoneNumber(2))).toBe(1);
-    expect(acceptedPerRecipient().get(phoneNumber(4))).toBe(1);
-  });
+      const otherValues = await csv('values.csv', [good(1), good(2, 'B-2'), good(3), good(4)]);
+      const continued = await runSend(context, options(otherValues, { campaignId: first.id }));
+      expect(continued).toMatchObject({ rows: 4, queued: 1, kept: 3, keptByStatus: { sent: 3 } });
+      await completed(first.id);
+      expect(acceptedPerRecipient().get(phoneNumber(2))).toBe(1);
+      expect(acceptedPerRecipient().get(phoneNumber(4))).toBe(1);
+    },
+  );
 
-  it('a fixed file: sent rows kept, rejected and skipped rows take the new verdict, rows after the end are new; every row of the file has an answer', async () => {
-    const original = await csv('original.csv', [good(1), good(2), good(3), `${phoneNumber(4)},,A-4`, good(1, 'A-5'), good(6)]);
-    const first = await runSend(context, options(original));
-    expect(first).toMatchObject({ rows: 6, queued: 4, rejected: 1, skipped: 1, byReason: { VALUE_EMPTY: 1, DUPLICATE_PHONE: 1 } });
-    await rig.startWorker();
-    await completed(first.id);
+  it(
+    'a fixed file: sent rows kept, rejected and skipped rows take the new verdict, rows after ' +
+      'the end are new; every row of the file has an answer',
+    async () => {
+      const original = await csv('original.csv', [good(1), good(2), good(3), `${phoneNumber(4)},,A-4`, good(1, 'A-5'), good(6)]);
+      const first = await runSend(context, options(original));
+      expect(first).toMatchObject({ rows: 6, queued: 4, rejected: 1, skipped: 1, byReason: { VALUE_EMPTY: 1, DUPLICATE_PHONE: 1 } });
+      await rig.startWorker();
+      await completed(first.id);
 
-    // Row 4 fixed, row 5 now another recipient, rows 7–8 new; row 8 names row 2's recipient.
-    const fixed = await csv('fixed.csv', [good(1), good(2), good(3), good(4), good(5), good(6), good(7), good(2, 'A-8')]);
-    const continued = await runSend(context, options(fixed, { campaignId: first.id }));
-    expect(continued).toMatchObject({
-      rows: 8,
-      queued: 3,
-      rejected: 0,
-      skipped: 1,
-      reopened: 2,
-      kept: 4,
-      keptByStatus: { sent: 4 },
-      byReason: { DUPLICATE_PHONE: 1 },
-    });
-    expect(summaryText(continued, 0)).toContain('4 already in the campaign and kept as they were (4 sent)');
-    await completed(first.id);
+      // Row 4 fixed, row 5 now another recipient, rows 7–8 new; row 8 names row 2's recipient.
+      const fixed = await csv('fixed.csv', [good(1), good(2), good(3), good(4), good(5), good(6), good(7), good(2, 'A-8')]);
+      const continued = await runSend(context, options(fixed, { campaignId: first.id }));
+      expect(continued).toMatchObject({
+        rows: 8,
+        queued: 3,
+        rejected: 0,
+        skipped: 1,
+        reopened: 2,
+        kept: 4,
+        keptByStatus: { sent: 4 },
+        byReason: { DUPLICATE_PHONE: 1 },
+      });
+      expect(summaryText(continued, 0)).toContain('4 already in the campaign and kept as they were (4 sent)');
+      await completed(first.id);
 
-    const rows = await rowsOf(first.id);
-    expect(rows.map((r) => r.row)).toStrictEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(rows.map((r) => r.status)).toStrictEqual(['sent', 'sent', 'sent', 'sent', 'sent', 'sent', 'sent', 'skipped']);
-    expect(rows[7]).toMatchObject({ phone: phoneNumber(2), errorCode: 'DUPLICATE_PHONE' });
-    const perRecipient = acceptedPerRecipient();
-    expect(perRecipient.size).toBe(7);
-    expect([...perRecipient.values()].every((n) => n === 1)).toBe(true);
-  });
+      const rows = await rowsOf(first.id);
+      expect(rows.map((r) => r.row)).toStrictEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(rows.map((r) => r.status)).toStrictEqual(['sent', 'sent', 'sent', 'sent', 'sent', 'sent', 'sent', 'skipped']);
+      expect(rows[7]).toMatchObject({ phone: phoneNumber(2), errorCode: 'DUPLICATE_PHONE' });
+      const perRecipient = acceptedPerRecipient();
+      expect(perRecipient.size).toBe(7);
+      expect([...perRecipient.values()].every((n) => n === 1)).toBe(true);
+    },
+  );
 
   it('its plan keeps the start and expiry the campaign was created with', async () => {
     const at = new Date(Date.now() + 3_600_000).toISOString();

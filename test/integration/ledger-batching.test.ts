@@ -111,7 +111,7 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
     expect((await ledger.status('b3'))?.counts).toMatchObject({ sent: 1, unknown: 0, queued: 1 });
   });
 
-  it('the error-spike brake inside one call: the answer that tips it (3rd failure of 10) is the one told it paused the campaign', async () => {
+  it('the error-spike brake inside one call: the answer that tips it (3rd failure of 10) is told it paused the campaign', async () => {
     const ledger = new RedisLedger(redis, prefix, { autoPause: { window: 10, failureShare: 0.2 } });
     await fedCampaign(ledger, 'b4', 20);
     await Promise.all(range(1, 8).map((row) => ledger.claim(job('b4', row), '106540352242922')));

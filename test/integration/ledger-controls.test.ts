@@ -252,62 +252,70 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(await windowIds()).toEqual([]);
     });
 
-    it('retry puts failed and unknown rows (not sent or retrying ones) at the end of the backlog as row:k+1; the new job’s answer is final', async () => {
-      await campaign(6, { fed: 4 });
-      for (const n of [1, 2, 3, 4]) await ledger.claim(job(n));
-      await ledger.settle(job(1), { status: 'failed', errorCode: '132000', errorDetail: 'params' });
-      await ledger.settle(job(2), { status: 'unknown', errorCode: 'IN_DOUBT', errorDetail: 'maybe' });
-      await ledger.settle(job(3), { status: 'sent', wamid: 'wamid.3' });
-      await ledger.settle(job(4), { status: 'queued', errorCode: '131000', errorDetail: 'again' });
-      expect(await backlog()).toEqual(['5', '6']);
+    it(
+      'retry puts failed and unknown rows (not sent or retrying ones) at the end of the ' +
+        'backlog as row:k+1; the new job’s answer is final',
+      async () => {
+        await campaign(6, { fed: 4 });
+        for (const n of [1, 2, 3, 4]) await ledger.claim(job(n));
+        await ledger.settle(job(1), { status: 'failed', errorCode: '132000', errorDetail: 'params' });
+        await ledger.settle(job(2), { status: 'unknown', errorCode: 'IN_DOUBT', errorDetail: 'maybe' });
+        await ledger.settle(job(3), { status: 'sent', wamid: 'wamid.3' });
+        await ledger.settle(job(4), { status: 'queued', errorCode: '131000', errorDetail: 'again' });
+        expect(await backlog()).toEqual(['5', '6']);
 
-      expect(await ledger.markForRetry(ID, 1, 4, { codes: [], failed: true, unknown: true })).toEqual({
-        requeued: 2,
-        noPayload: 0,
-        held: 0,
-        heldUntil: 0,
-      });
-      expect(await backlog()).toEqual(['5', '6', '1:1', '2:1']);
-      expect(await owner(1)).toBe(1);
-      expect(await owner(4)).toBe(0);
-      // The rows waiting first go first; the retried ones follow, under their new job numbers.
-      expect((await feed()).jobs).toEqual([job(5), job(6), job(1, 1), job(2, 1)]);
-      expect(await ledger.claim(job(1, 1))).toMatchObject({ outcome: 'claimed', attempt: 2 });
-      await ledger.settle(job(1, 1), { status: 'sent', wamid: 'wamid.1b' });
-      expect(await row(1)).toMatchObject({ status: 'sent', wamid: 'wamid.1b', requeue: 1 });
-      expect((await row(1)).errorCode).toBeUndefined();
-      expect(await redis.hget(wamidsKey(prefix, NUMBER), 'wamid.1b')).toBe(`${ID}/1`);
-      expect(await inWindow(job(1, 1))).toBe(false);
-    });
+        expect(await ledger.markForRetry(ID, 1, 4, { codes: [], failed: true, unknown: true })).toEqual({
+          requeued: 2,
+          noPayload: 0,
+          held: 0,
+          heldUntil: 0,
+        });
+        expect(await backlog()).toEqual(['5', '6', '1:1', '2:1']);
+        expect(await owner(1)).toBe(1);
+        expect(await owner(4)).toBe(0);
+        // The rows waiting first go first; the retried ones follow, under their new job numbers.
+        expect((await feed()).jobs).toEqual([job(5), job(6), job(1, 1), job(2, 1)]);
+        expect(await ledger.claim(job(1, 1))).toMatchObject({ outcome: 'claimed', attempt: 2 });
+        await ledger.settle(job(1, 1), { status: 'sent', wamid: 'wamid.1b' });
+        expect(await row(1)).toMatchObject({ status: 'sent', wamid: 'wamid.1b', requeue: 1 });
+        expect((await row(1)).errorCode).toBeUndefined();
+        expect(await redis.hget(wamidsKey(prefix, NUMBER), 'wamid.1b')).toBe(`${ID}/1`);
+        expect(await inWindow(job(1, 1))).toBe(false);
+      },
+    );
   });
 
   describe('halt', () => {
-    it('puts the claimed row back to queued under a new owner at the front of the backlog, ends its job, pauses with `code: detail` (the first reason stays)', async () => {
-      await campaign(3, { fed: 2 });
-      await ledger.claim(job(1));
-      await ledger.claim(job(2));
-      await ledger.halt(job(1), '190', TOKEN_DETAIL);
-      const status = await ledger.status(ID);
-      expect(status?.state).toBe('paused');
-      expect(status?.pausedReason).toBe(`190: ${TOKEN_DETAIL}`);
-      expect(status?.pausedAt).toBeTypeOf('number');
-      expect(status?.counts).toMatchObject({ queued: 2, sending: 1, failed: 0 });
-      expect(await row(1)).toMatchObject({ status: 'queued', errorCode: '190' });
-      expect(await owner(1)).toBe(1);
-      expect(await backlog()).toEqual(['1:1', '3']);
-      expect(await windowIds()).toEqual([sendJobId(ID, 2)]);
+    it(
+      'puts the claimed row back to queued under a new owner at the front of the backlog, ends its ' +
+        'job, pauses with `code: detail` (the first reason stays)',
+      async () => {
+        await campaign(3, { fed: 2 });
+        await ledger.claim(job(1));
+        await ledger.claim(job(2));
+        await ledger.halt(job(1), '190', TOKEN_DETAIL);
+        const status = await ledger.status(ID);
+        expect(status?.state).toBe('paused');
+        expect(status?.pausedReason).toBe(`190: ${TOKEN_DETAIL}`);
+        expect(status?.pausedAt).toBeTypeOf('number');
+        expect(status?.counts).toMatchObject({ queued: 2, sending: 1, failed: 0 });
+        expect(await row(1)).toMatchObject({ status: 'queued', errorCode: '190' });
+        expect(await owner(1)).toBe(1);
+        expect(await backlog()).toEqual(['1:1', '3']);
+        expect(await windowIds()).toEqual([sendJobId(ID, 2)]);
 
-      await ledger.halt(job(2), '131031', 'Business account locked');
-      expect((await ledger.status(ID))?.pausedReason).toBe(`190: ${TOKEN_DETAIL}`);
-      expect(await backlogParkedFirst(2)).toEqual(['1:1', '2:1', '3']);
-      expect(await windowIds()).toEqual([]);
-      // Paused: nothing is fed. Resumed: the halted rows first, then row 3, which never started.
-      expect((await feed()).jobs).toEqual([]);
-      await ledger.resume(ID);
-      const { jobs } = await feed();
-      expect(jobs.slice(0, 2).sort((a, b) => a.row - b.row)).toEqual([job(1, 1), job(2, 1)]);
-      expect(jobs.slice(2)).toEqual([job(3)]);
-    });
+        await ledger.halt(job(2), '131031', 'Business account locked');
+        expect((await ledger.status(ID))?.pausedReason).toBe(`190: ${TOKEN_DETAIL}`);
+        expect(await backlogParkedFirst(2)).toEqual(['1:1', '2:1', '3']);
+        expect(await windowIds()).toEqual([]);
+        // Paused: nothing is fed. Resumed: the halted rows first, then row 3, which never started.
+        expect((await feed()).jobs).toEqual([]);
+        await ledger.resume(ID);
+        const { jobs } = await feed();
+        expect(jobs.slice(0, 2).sort((a, b) => a.row - b.row)).toEqual([job(1, 1), job(2, 1)]);
+        expect(jobs.slice(2)).toEqual([job(3)]);
+      },
+    );
 
     it('does nothing to a row that is not sending or not owned by the job', async () => {
       await campaign(2);
@@ -349,37 +357,43 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       return l.settle(job(n), failed ? fail : { status: 'sent', wamid: `wamid.${n}` });
     }
 
-    it('pauses on the 3rd failure among the last 10 sends (window 10, share 0.2), with an ERROR_SPIKE reason; resume starts the window empty', async () => {
-      const braked = new RedisLedger(redis, prefix, { autoPause: brake });
-      await campaign(30, { on: braked });
-      // F F, then 9 sent: both failures slide out of the window of 10.
-      for (const n of [1, 2]) expect((await answer(braked, n, true)).pausedCampaign).toBe(false);
-      for (let n = 3; n <= 11; n++) expect((await answer(braked, n, false)).pausedCampaign).toBe(false);
-      // 4th and 5th failures overall, but the 1st and 2nd in the window: no pause.
-      expect((await answer(braked, 12, true)).pausedCampaign).toBe(false);
-      expect((await answer(braked, 13, true)).pausedCampaign).toBe(false);
-      expect((await braked.status(ID))?.state).toBe('running');
-      // The 3rd failure among the last 10: paused.
-      expect((await answer(braked, 14, true)).pausedCampaign).toBe(true);
-      let status = await braked.status(ID);
-      expect(status?.state).toBe('paused');
-      expect(status?.pausedReason).toMatch(/^ERROR_SPIKE: 3 of the last 10 sends failed permanently \(latest 132000: Number of parameters/);
+    it(
+      'pauses on the 3rd failure among the last 10 sends (window 10, share 0.2), with an ' +
+        'ERROR_SPIKE reason; resume starts the window empty',
+      async () => {
+        const braked = new RedisLedger(redis, prefix, { autoPause: brake });
+        await campaign(30, { on: braked });
+        // F F, then 9 sent: both failures slide out of the window of 10.
+        for (const n of [1, 2]) expect((await answer(braked, n, true)).pausedCampaign).toBe(false);
+        for (let n = 3; n <= 11; n++) expect((await answer(braked, n, false)).pausedCampaign).toBe(false);
+        // 4th and 5th failures overall, but the 1st and 2nd in the window: no pause.
+        expect((await answer(braked, 12, true)).pausedCampaign).toBe(false);
+        expect((await answer(braked, 13, true)).pausedCampaign).toBe(false);
+        expect((await braked.status(ID))?.state).toBe('running');
+        // The 3rd failure among the last 10: paused.
+        expect((await answer(braked, 14, true)).pausedCampaign).toBe(true);
+        let status = await braked.status(ID);
+        expect(status?.state).toBe('paused');
+        expect(status?.pausedReason).toMatch(
+          /^ERROR_SPIKE: 3 of the last 10 sends failed permanently \(latest 132000: Number of parameters/,
+        );
 
-      // A send in flight that fails afterwards does not pause it "again" or change the reason.
-      await braked.claim(job(15));
-      expect(await braked.pause(ID, 'x')).toEqual({ outcome: 'already-paused' });
-      expect((await braked.settle(job(15), fail)).pausedCampaign).toBe(false);
-      expect((await braked.status(ID))?.pausedReason).toMatch(/^ERROR_SPIKE: 3 of/);
+        // A send in flight that fails afterwards does not pause it "again" or change the reason.
+        await braked.claim(job(15));
+        expect(await braked.pause(ID, 'x')).toEqual({ outcome: 'already-paused' });
+        expect((await braked.settle(job(15), fail)).pausedCampaign).toBe(false);
+        expect((await braked.status(ID))?.pausedReason).toMatch(/^ERROR_SPIKE: 3 of/);
 
-      expect((await braked.resume(ID)).outcome).toBe('resumed');
-      expect(await redis.exists(campaignLedgerKeys(prefix, NUMBER, ID).recent)).toBe(0);
-      // Without the reset, 4 failures would still be in the window and row 16 would pause at once.
-      expect((await answer(braked, 16, true)).pausedCampaign).toBe(false);
-      expect((await answer(braked, 17, true)).pausedCampaign).toBe(false);
-      expect((await answer(braked, 18, true)).pausedCampaign).toBe(true);
-      status = await braked.status(ID);
-      expect(status?.pausedReason).toMatch(/^ERROR_SPIKE: 3 of the last 10/);
-    });
+        expect((await braked.resume(ID)).outcome).toBe('resumed');
+        expect(await redis.exists(campaignLedgerKeys(prefix, NUMBER, ID).recent)).toBe(0);
+        // Without the reset, 4 failures would still be in the window and row 16 would pause at once.
+        expect((await answer(braked, 16, true)).pausedCampaign).toBe(false);
+        expect((await answer(braked, 17, true)).pausedCampaign).toBe(false);
+        expect((await answer(braked, 18, true)).pausedCampaign).toBe(true);
+        status = await braked.status(ID);
+        expect(status?.pausedReason).toMatch(/^ERROR_SPIKE: 3 of the last 10/);
+      },
+    );
 
     it('unknown answers and retrying rows do not feed the brake; without autoPause it is off', async () => {
       const braked = new RedisLedger(redis, prefix, { autoPause: brake });
@@ -446,61 +460,69 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect(await ledger.isHeld(ID)).toBe(false);
     });
 
-    it('on a cancelled campaign: pause and resume refuse (cancelled), cancel again cancels nothing more; cancelling a paused campaign lifts the pause', async () => {
-      // Row 1 fed (its job runs later), row 2 still in the backlog.
-      await campaign(2, { fed: 1 });
-      await ledger.pause(ID, 'x');
-      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 1 });
-      expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', pausedReason: undefined, finishedAt: undefined });
-      expect(await ledger.pause(ID, 'y')).toEqual({ outcome: 'cancelled' });
-      expect(await ledger.resume(ID)).toEqual({ outcome: 'cancelled' });
-      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
-      expect(await counts()).toMatchObject({ queued: 1, cancelled: 1 });
-      expect(await ledger.isHeld(ID)).toBe(true);
-      // Even once every row is cancelled (finished), it stays `cancelled` for these commands.
-      expect(await ledger.claim(job(1))).toEqual({ outcome: 'settled', status: 'cancelled', completedCampaign: true });
-      expect((await ledger.status(ID))?.finishedAt).toBeTypeOf('number');
-      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
-      expect(await ledger.pause(ID, 'y')).toEqual({ outcome: 'cancelled' });
-      expect(await counts()).toMatchObject({ total: 2, queued: 0, cancelled: 2 });
-    });
+    it(
+      'on a cancelled campaign: pause and resume refuse (cancelled), cancel again cancels nothing ' +
+        'more; cancelling a paused campaign lifts the pause',
+      async () => {
+        // Row 1 fed (its job runs later), row 2 still in the backlog.
+        await campaign(2, { fed: 1 });
+        await ledger.pause(ID, 'x');
+        expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 1 });
+        expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', pausedReason: undefined, finishedAt: undefined });
+        expect(await ledger.pause(ID, 'y')).toEqual({ outcome: 'cancelled' });
+        expect(await ledger.resume(ID)).toEqual({ outcome: 'cancelled' });
+        expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
+        expect(await counts()).toMatchObject({ queued: 1, cancelled: 1 });
+        expect(await ledger.isHeld(ID)).toBe(true);
+        // Even once every row is cancelled (finished), it stays `cancelled` for these commands.
+        expect(await ledger.claim(job(1))).toEqual({ outcome: 'settled', status: 'cancelled', completedCampaign: true });
+        expect((await ledger.status(ID))?.finishedAt).toBeTypeOf('number');
+        expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
+        expect(await ledger.pause(ID, 'y')).toEqual({ outcome: 'cancelled' });
+        expect(await counts()).toMatchObject({ total: 2, queued: 0, cancelled: 2 });
+      },
+    );
   });
 
   describe('cancel', () => {
-    it('cancels the backlog as a block (parked rows too): counts move at once, rows() reports those rows cancelled; fed rows wait for their claim; rows in flight and answered rows keep their answer', async () => {
-      await campaign(6, { fed: 3 });
-      await ledger.claim(job(1));
-      await ledger.settle(job(1), { status: 'sent', wamid: 'w1' });
-      await ledger.claim(job(2));
-      await ledger.pause(ID, 'x');
-      expect(await ledger.claim(job(3))).toEqual({ outcome: 'parked' });
-      expect(await backlog()).toEqual(['3:1', '4', '5', '6']);
+    it(
+      'cancels the backlog as a block (parked rows too): counts move at once, rows() reports those rows cancelled; ' +
+        'fed rows wait for their claim; rows in flight and answered rows keep their answer',
+      async () => {
+        await campaign(6, { fed: 3 });
+        await ledger.claim(job(1));
+        await ledger.settle(job(1), { status: 'sent', wamid: 'w1' });
+        await ledger.claim(job(2));
+        await ledger.pause(ID, 'x');
+        expect(await ledger.claim(job(3))).toEqual({ outcome: 'parked' });
+        expect(await backlog()).toEqual(['3:1', '4', '5', '6']);
 
-      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 4 });
-      expect(await redis.exists(campaignLedgerKeys(prefix, NUMBER, ID).pending)).toBe(0);
-      expect(await redis.zscore(feedKeys(prefix, NUMBER).active, ID)).toBeNull();
-      let status = await ledger.status(ID);
-      expect(status?.counts).toMatchObject({ sent: 1, sending: 1, cancelled: 4, queued: 0 });
-      expect(status?.finishedAt).toBeUndefined();
-      expect(await statuses()).toEqual(['sent', 'sending', 'cancelled', 'cancelled', 'cancelled', 'cancelled']);
-      // One step for the block: the records themselves were not rewritten.
-      expect(JSON.parse((await redis.hget(campaignLedgerKeys(prefix, NUMBER, ID).rows, '4')) ?? '{}')).toMatchObject({ s: 'queued' });
+        expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 4 });
+        expect(await redis.exists(campaignLedgerKeys(prefix, NUMBER, ID).pending)).toBe(0);
+        expect(await redis.zscore(feedKeys(prefix, NUMBER).active, ID)).toBeNull();
+        let status = await ledger.status(ID);
+        expect(status?.counts).toMatchObject({ sent: 1, sending: 1, cancelled: 4, queued: 0 });
+        expect(status?.finishedAt).toBeUndefined();
+        expect(await statuses()).toEqual(['sent', 'sending', 'cancelled', 'cancelled', 'cancelled', 'cancelled']);
+        // One step for the block: the records themselves were not rewritten.
+        expect(JSON.parse((await redis.hget(campaignLedgerKeys(prefix, NUMBER, ID).rows, '4')) ?? '{}')).toMatchObject({ s: 'queued' });
 
-      // Run again (a crashed `cancel` re-run): nothing more, counted once.
-      expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
-      expect(await counts()).toMatchObject({ sent: 1, sending: 1, cancelled: 4, queued: 0 });
-      expect((await feed()).jobs).toEqual([]);
-      // The send in flight keeps its answer and is the last one: the campaign completes.
-      expect(await ledger.settle(job(2), { status: 'sent', wamid: 'w2' })).toEqual({
-        status: 'sent',
-        completedCampaign: true,
-        pausedCampaign: false,
-      });
-      status = await ledger.status(ID);
-      expect(status?.state).toBe('cancelled');
-      expect(status?.finishedAt).toBeTypeOf('number');
-      expect(status?.counts).toMatchObject({ total: 6, sent: 2, cancelled: 4, queued: 0, sending: 0 });
-    });
+        // Run again (a crashed `cancel` re-run): nothing more, counted once.
+        expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
+        expect(await counts()).toMatchObject({ sent: 1, sending: 1, cancelled: 4, queued: 0 });
+        expect((await feed()).jobs).toEqual([]);
+        // The send in flight keeps its answer and is the last one: the campaign completes.
+        expect(await ledger.settle(job(2), { status: 'sent', wamid: 'w2' })).toEqual({
+          status: 'sent',
+          completedCampaign: true,
+          pausedCampaign: false,
+        });
+        status = await ledger.status(ID);
+        expect(status?.state).toBe('cancelled');
+        expect(status?.finishedAt).toBeTypeOf('number');
+        expect(status?.counts).toMatchObject({ total: 6, sent: 2, cancelled: 4, queued: 0, sending: 0 });
+      },
+    );
 
     it('completes the campaign at once when nothing was fed; a fed row completes it at its claim', async () => {
       await campaign(3, { fed: 0 });
@@ -541,80 +563,84 @@ describe('RedisLedger campaign controls (real Redis)', () => {
       expect((await ledger.status(ID))?.finishedAt).toBeTypeOf('number');
     });
 
-    it('chooses failed rows by code, or any failed, or unknown; counts rows without stored values; reopens a finished campaign and feeds it again', async () => {
-      await campaign(6, { extra: [{ row: 7, phone: phoneNumber(7), status: 'rejected', errorCode: 'PHONE_INVALID', errorDetail: 'x' }] });
-      const settle = async (n: number, s: Parameters<RedisLedger['settle']>[1]) => {
-        await ledger.claim(job(n));
-        await ledger.settle(job(n), s);
-      };
-      await settle(1, { status: 'failed', errorCode: '131000', errorDetail: 'Something went wrong' });
-      await settle(2, { status: 'failed', errorCode: '132000', errorDetail: 'params' });
-      await settle(3, { status: 'unknown', errorCode: 'IN_DOUBT', errorDetail: 'maybe' });
-      await settle(4, { status: 'sent', wamid: 'w4' });
-      await settle(5, { status: 'failed', errorCode: '131000', errorDetail: 'Something went wrong' });
-      await settle(6, { status: 'failed', errorCode: '131000', errorDetail: 'Something went wrong' });
-      // Row 5 was written by a version that kept its values only in the job: it has none to send again.
-      const rowsKey = campaignLedgerKeys(prefix, NUMBER, ID).rows;
-      const five = JSON.parse((await redis.hget(rowsKey, '5')) ?? '{}') as Record<string, unknown>;
-      delete five.v;
-      await redis.hset(rowsKey, '5', JSON.stringify(five));
-      expect((await ledger.status(ID))?.state).toBe('completed');
-      // Nothing left to feed: the feed drops the campaign from the number's active set.
-      expect((await feed()).jobs).toEqual([]);
-      expect(await redis.zscore(feedKeys(prefix, NUMBER).active, ID)).toBeNull();
+    it(
+      'chooses failed rows by code, or any failed, or unknown; counts rows without stored ' +
+        'values; reopens a finished campaign and feeds it again',
+      async () => {
+        await campaign(6, { extra: [{ row: 7, phone: phoneNumber(7), status: 'rejected', errorCode: 'PHONE_INVALID', errorDetail: 'x' }] });
+        const settle = async (n: number, s: Parameters<RedisLedger['settle']>[1]) => {
+          await ledger.claim(job(n));
+          await ledger.settle(job(n), s);
+        };
+        await settle(1, { status: 'failed', errorCode: '131000', errorDetail: 'Something went wrong' });
+        await settle(2, { status: 'failed', errorCode: '132000', errorDetail: 'params' });
+        await settle(3, { status: 'unknown', errorCode: 'IN_DOUBT', errorDetail: 'maybe' });
+        await settle(4, { status: 'sent', wamid: 'w4' });
+        await settle(5, { status: 'failed', errorCode: '131000', errorDetail: 'Something went wrong' });
+        await settle(6, { status: 'failed', errorCode: '131000', errorDetail: 'Something went wrong' });
+        // Row 5 was written by a version that kept its values only in the job: it has none to send again.
+        const rowsKey = campaignLedgerKeys(prefix, NUMBER, ID).rows;
+        const five = JSON.parse((await redis.hget(rowsKey, '5')) ?? '{}') as Record<string, unknown>;
+        delete five.v;
+        await redis.hset(rowsKey, '5', JSON.stringify(five));
+        expect((await ledger.status(ID))?.state).toBe('completed');
+        // Nothing left to feed: the feed drops the campaign from the number's active set.
+        expect((await feed()).jobs).toEqual([]);
+        expect(await redis.zscore(feedKeys(prefix, NUMBER).active, ID)).toBeNull();
 
-      expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: false, unknown: false })).toEqual({
-        requeued: 0,
-        noPayload: 0,
-        held: 0,
-        heldUntil: 0,
-      });
-      expect((await ledger.status(ID))?.state).toBe('completed');
+        expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: false, unknown: false })).toEqual({
+          requeued: 0,
+          noPayload: 0,
+          held: 0,
+          heldUntil: 0,
+        });
+        expect((await ledger.status(ID))?.state).toBe('completed');
 
-      // Only rows 1..5 in this page: row 6 stays failed.
-      expect(await ledger.markForRetry(ID, 1, 5, { codes: ['131000'], failed: true, unknown: false })).toEqual({
-        requeued: 1,
-        noPayload: 1,
-        held: 0,
-        heldUntil: 0,
-      });
-      let status = await ledger.status(ID);
-      expect(status?.state).toBe('running');
-      expect(status?.finishedAt).toBeUndefined();
-      expect(status?.counts).toMatchObject({ queued: 1, failed: 3, unknown: 1, sent: 1, rejected: 1 });
-      expect(await owner(1)).toBe(1);
-      expect(await backlog()).toEqual(['1:1']);
-      expect(await redis.zscore(feedKeys(prefix, NUMBER).active, ID)).toBe('1');
-      // Again: row 1 is queued now, not failed; row 5 still has no values.
-      expect(await ledger.markForRetry(ID, 1, 5, { codes: ['131000'], failed: true, unknown: false })).toEqual({
-        requeued: 0,
-        noPayload: 1,
-        held: 0,
-        heldUntil: 0,
-      });
-      // Unknown rows only when asked for.
-      expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({
-        requeued: 1,
-        noPayload: 0,
-        held: 0,
-        heldUntil: 0,
-      });
-      expect((await row(3)).status).toBe('queued');
-      // Any failed row: 2 and 6 (5 has no values).
-      expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({
-        requeued: 2,
-        noPayload: 1,
-        held: 0,
-        heldUntil: 0,
-      });
-      status = await ledger.status(ID);
-      expect(status?.counts).toMatchObject({ queued: 4, failed: 1, unknown: 0, sent: 1, rejected: 1, total: 7 });
-      // Each page appends to the end of the backlog, in row order within the page.
-      expect(await backlog()).toEqual(['1:1', '3:1', '2:1', '6:1']);
-      expect((await feed()).jobs).toEqual([job(1, 1), job(3, 1), job(2, 1), job(6, 1)]);
-      // The old jobs are stale now.
-      expect(await ledger.claim(job(2))).toEqual({ outcome: 'stale' });
-    });
+        // Only rows 1..5 in this page: row 6 stays failed.
+        expect(await ledger.markForRetry(ID, 1, 5, { codes: ['131000'], failed: true, unknown: false })).toEqual({
+          requeued: 1,
+          noPayload: 1,
+          held: 0,
+          heldUntil: 0,
+        });
+        let status = await ledger.status(ID);
+        expect(status?.state).toBe('running');
+        expect(status?.finishedAt).toBeUndefined();
+        expect(status?.counts).toMatchObject({ queued: 1, failed: 3, unknown: 1, sent: 1, rejected: 1 });
+        expect(await owner(1)).toBe(1);
+        expect(await backlog()).toEqual(['1:1']);
+        expect(await redis.zscore(feedKeys(prefix, NUMBER).active, ID)).toBe('1');
+        // Again: row 1 is queued now, not failed; row 5 still has no values.
+        expect(await ledger.markForRetry(ID, 1, 5, { codes: ['131000'], failed: true, unknown: false })).toEqual({
+          requeued: 0,
+          noPayload: 1,
+          held: 0,
+          heldUntil: 0,
+        });
+        // Unknown rows only when asked for.
+        expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({
+          requeued: 1,
+          noPayload: 0,
+          held: 0,
+          heldUntil: 0,
+        });
+        expect((await row(3)).status).toBe('queued');
+        // Any failed row: 2 and 6 (5 has no values).
+        expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({
+          requeued: 2,
+          noPayload: 1,
+          held: 0,
+          heldUntil: 0,
+        });
+        status = await ledger.status(ID);
+        expect(status?.counts).toMatchObject({ queued: 4, failed: 1, unknown: 0, sent: 1, rejected: 1, total: 7 });
+        // Each page appends to the end of the backlog, in row order within the page.
+        expect(await backlog()).toEqual(['1:1', '3:1', '2:1', '6:1']);
+        expect((await feed()).jobs).toEqual([job(1, 1), job(3, 1), job(2, 1), job(6, 1)]);
+        // The old jobs are stale now.
+        expect(await ledger.claim(job(2))).toEqual({ outcome: 'stale' });
+      },
+    );
 
     it('a failed retry keeps the newer job, and the next retry gives the row the next owner number', async () => {
       await campaign(1);
@@ -638,29 +664,33 @@ describe('RedisLedger campaign controls (real Redis)', () => {
   });
 
   describe('parking at the claim', () => {
-    it('only a queued row owned by the job parks, and only while paused; parked rows leave the window and wait at the front of the backlog', async () => {
-      await campaign(6, { fed: 4 });
-      // Running: the owner claims.
-      expect((await ledger.claim(job(1))).outcome).toBe('claimed');
-      await ledger.pause(ID, 'x');
-      // Sending: in doubt, not parked. Another owner's job: stale.
-      expect(await ledger.claim(job(1))).toEqual({ outcome: 'in-doubt', attempts: 1 });
-      expect(await ledger.claim(job(4, 7))).toEqual({ outcome: 'stale' });
-      expect(await owner(4)).toBe(0);
-      expect(await ledger.claim(job(2))).toEqual({ outcome: 'parked' });
-      expect(await ledger.claim(job(3))).toEqual({ outcome: 'parked' });
-      expect(await row(2)).toMatchObject({ status: 'queued', requeue: 1, attempts: 0 });
-      expect(await backlogParkedFirst(2)).toEqual(['2:1', '3:1', '5', '6']);
-      expect(await windowIds()).toEqual([sendJobId(ID, 1), sendJobId(ID, 4)]);
-      expect(await counts()).toMatchObject({ queued: 5, sending: 1 });
-      // The parked jobs, if they run anyway, are stale.
-      expect(await ledger.claim(job(2))).toEqual({ outcome: 'stale' });
-      expect(await backlogParkedFirst(2)).toEqual(['2:1', '3:1', '5', '6']);
-    });
+    it(
+      'only a queued row owned by the job parks, and only while paused; parked rows leave ' +
+        'the window and wait at the front of the backlog',
+      async () => {
+        await campaign(6, { fed: 4 });
+        // Running: the owner claims.
+        expect((await ledger.claim(job(1))).outcome).toBe('claimed');
+        await ledger.pause(ID, 'x');
+        // Sending: in doubt, not parked. Another owner's job: stale.
+        expect(await ledger.claim(job(1))).toEqual({ outcome: 'in-doubt', attempts: 1 });
+        expect(await ledger.claim(job(4, 7))).toEqual({ outcome: 'stale' });
+        expect(await owner(4)).toBe(0);
+        expect(await ledger.claim(job(2))).toEqual({ outcome: 'parked' });
+        expect(await ledger.claim(job(3))).toEqual({ outcome: 'parked' });
+        expect(await row(2)).toMatchObject({ status: 'queued', requeue: 1, attempts: 0 });
+        expect(await backlogParkedFirst(2)).toEqual(['2:1', '3:1', '5', '6']);
+        expect(await windowIds()).toEqual([sendJobId(ID, 1), sendJobId(ID, 4)]);
+        expect(await counts()).toMatchObject({ queued: 5, sending: 1 });
+        // The parked jobs, if they run anyway, are stale.
+        expect(await ledger.claim(job(2))).toEqual({ outcome: 'stale' });
+        expect(await backlogParkedFirst(2)).toEqual(['2:1', '3:1', '5', '6']);
+      },
+    );
   });
 
   describe('resume', () => {
-    it('enqueues nothing itself: the feeder feeds the parked rows first, under their new job numbers, then the rest of the backlog', async () => {
+    it('enqueues nothing itself: the feeder feeds the parked rows first, under new job numbers, then the rest of the backlog', async () => {
       await campaign(4, { fed: 2 });
       await ledger.pause(ID, 'x');
       expect(await ledger.claim(job(1))).toEqual({ outcome: 'parked' });

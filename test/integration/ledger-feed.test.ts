@@ -98,7 +98,7 @@ describe('RedisLedger.feed (real Redis)', () => {
       expect(await backlog('a')).toHaveLength(84);
     });
 
-    it('20 feeds at once on 4 connections over 5,000 rows of two campaigns: every row fed exactly once, no feed past its window', async () => {
+    it('20 feeds at once on 4 connections over 5,000 rows of two campaigns: each row fed exactly once, none past its window', async () => {
       await campaign('big-1', 2500);
       await campaign('big-2', 2500);
       const ledgers = [ledger];
@@ -125,26 +125,30 @@ describe('RedisLedger.feed (real Redis)', () => {
   });
 
   describe('fairness', () => {
-    it('priority classes are strict: normal rows are fed only when no high row waits, low only when no normal or high row does; a high campaign arriving later goes first', async () => {
-      await campaign('low', 5, { priority: 'low' });
-      await campaign('normal', 5);
-      await campaign('high', 5, { priority: 'high' });
-      expect(await redis.zrange(activeKey(), 0, -1, 'WITHSCORES')).toEqual(['high', '0', 'normal', '1', 'low', '2']);
+    it(
+      'priority classes are strict: normal rows are fed only when no high row waits, low only when no ' +
+        'normal or high row does; a high campaign arriving later goes first',
+      async () => {
+        await campaign('low', 5, { priority: 'low' });
+        await campaign('normal', 5);
+        await campaign('high', 5, { priority: 'high' });
+        expect(await redis.zrange(activeKey(), 0, -1, 'WITHSCORES')).toEqual(['high', '0', 'normal', '1', 'low', '2']);
 
-      // Which rows a feed takes follows the classes. (Within one feed the rows of the classes are
-      // interleaved, so their order in `jobs` is not checked here.)
-      const first = (await feed(7)).jobs;
-      expect(first.filter((j) => j.campaignId === 'high').map((j) => j.row)).toEqual([1, 2, 3, 4, 5]);
-      expect(first.filter((j) => j.campaignId === 'normal').map((j) => j.row)).toEqual([1, 2]);
-      expect(first.filter((j) => j.campaignId === 'low')).toEqual([]);
+        // Which rows a feed takes follows the classes. (Within one feed the rows of the classes are
+        // interleaved, so their order in `jobs` is not checked here.)
+        const first = (await feed(7)).jobs;
+        expect(first.filter((j) => j.campaignId === 'high').map((j) => j.row)).toEqual([1, 2, 3, 4, 5]);
+        expect(first.filter((j) => j.campaignId === 'normal').map((j) => j.row)).toEqual([1, 2]);
+        expect(first.filter((j) => j.campaignId === 'low')).toEqual([]);
 
-      // Room for 3 more: normal's last 3, still nothing for low.
-      expect((await feed(10)).jobs).toEqual([job('normal', 3), job('normal', 4), job('normal', 5)]);
-      // A high campaign arrives: its rows go before low's.
-      await campaign('urgent', 2, { priority: 'high' });
-      expect((await feed(12)).jobs).toEqual([job('urgent', 1), job('urgent', 2)]);
-      expect((await feed(14)).jobs).toEqual([job('low', 1), job('low', 2)]);
-    });
+        // Room for 3 more: normal's last 3, still nothing for low.
+        expect((await feed(10)).jobs).toEqual([job('normal', 3), job('normal', 4), job('normal', 5)]);
+        // A high campaign arrives: its rows go before low's.
+        await campaign('urgent', 2, { priority: 'high' });
+        expect((await feed(12)).jobs).toEqual([job('urgent', 1), job('urgent', 2)]);
+        expect((await feed(14)).jobs).toEqual([job('low', 1), job('low', 2)]);
+      },
+    );
 
     it('campaigns of one priority share the room equally, round-robin across feeds, their rows interleaved', async () => {
       await campaign('a', 10);

@@ -103,70 +103,78 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
     expect(owners.sort()).toStrictEqual(['c1/3', 'c1/4']);
   });
 
-  it('at ingest: a row whose message was sent within the window is skipped ALREADY_SENT; outside the window, with --allow-repeat, or with other values it is queued', async () => {
-    await campaign('c1', [queuedRow(1), queuedRow(2)]);
-    await ledger.claim(job('c1', 1), NUMBER);
-    await ledger.claim(job('c1', 2), NUMBER);
-    const { sent } = sentGuardKeys(prefix, NUMBER);
-    await redis.hset(sent, `fp-${phoneNumber(2)}`, `c1/2/${Date.now() - 25 * HOUR}`);
+  it(
+    'at ingest: a row whose message was sent within the window is skipped ALREADY_SENT; outside the ' +
+      'window, with --allow-repeat, or with other values it is queued',
+    async () => {
+      await campaign('c1', [queuedRow(1), queuedRow(2)]);
+      await ledger.claim(job('c1', 1), NUMBER);
+      await ledger.claim(job('c1', 2), NUMBER);
+      const { sent } = sentGuardKeys(prefix, NUMBER);
+      await redis.hset(sent, `fp-${phoneNumber(2)}`, `c1/2/${Date.now() - 25 * HOUR}`);
 
-    const other: IngestedRow = {
-      row: 3,
-      phone: phoneNumber(1),
-      status: 'queued',
-      message: { values: [], headerLink: undefined, fingerprint: 'fp-other-values' },
-    };
-    const result = await campaign('c2', [queuedRow(1), queuedRow(2), other]);
-    expect(result.alreadySent).toStrictEqual([
-      { row: 1, detail: expect.stringMatching(/^campaign c1 row 1 sent the same message/) as unknown },
-    ]);
-    expect(result.queued).toStrictEqual([2, 3]);
-    // Only the queued rows join the backlog (the feed above took them); the skipped one never does.
-    expect((await rowsOf('c2')).map((r) => r.status)).toStrictEqual(['skipped', 'queued', 'queued']);
-    expect(await backlog('c2')).toStrictEqual([]);
-    expect((await feedAll(ledger, NUMBER)).jobs).toStrictEqual([]);
+      const other: IngestedRow = {
+        row: 3,
+        phone: phoneNumber(1),
+        status: 'queued',
+        message: { values: [], headerLink: undefined, fingerprint: 'fp-other-values' },
+      };
+      const result = await campaign('c2', [queuedRow(1), queuedRow(2), other]);
+      expect(result.alreadySent).toStrictEqual([
+        { row: 1, detail: expect.stringMatching(/^campaign c1 row 1 sent the same message/) as unknown },
+      ]);
+      expect(result.queued).toStrictEqual([2, 3]);
+      // Only the queued rows join the backlog (the feed above took them); the skipped one never does.
+      expect((await rowsOf('c2')).map((r) => r.status)).toStrictEqual(['skipped', 'queued', 'queued']);
+      expect(await backlog('c2')).toStrictEqual([]);
+      expect((await feedAll(ledger, NUMBER)).jobs).toStrictEqual([]);
 
-    await ledger.createCampaign(ledgerTestDefinition('c3'));
-    await ledger.allowRepeat('c3');
-    expect((await ledger.recordIngested('c3', NUMBER, [queuedRow(1)])).queued).toStrictEqual([1]);
-    expect(await backlog('c3')).toStrictEqual(['1']);
-  });
+      await ledger.createCampaign(ledgerTestDefinition('c3'));
+      await ledger.allowRepeat('c3');
+      expect((await ledger.recordIngested('c3', NUMBER, [queuedRow(1)])).queued).toStrictEqual([1]);
+      expect(await backlog('c3')).toStrictEqual(['1']);
+    },
+  );
 
-  it('a fixed file sent again: rejected and skipped rows take the new verdict, other rows keep theirs, counters follow, a finished campaign reopens', async () => {
-    const rejected = (row: number): IngestedRow => ({
-      row,
-      phone: 'bad',
-      status: 'rejected',
-      errorCode: 'PHONE_INVALID',
-      errorDetail: 'line 2: bad',
-    });
-    await campaign('c1', [queuedRow(1), rejected(2), rejected(3)]);
-    await ledger.claim(job('c1', 1), NUMBER);
-    await ledger.settle(job('c1', 1), { status: 'sent', wamid: 'wamid.1' }, NUMBER);
-    expect((await ledger.status('c1'))?.state).toBe('completed');
+  it(
+    'a fixed file sent again: rejected and skipped rows take the new verdict, other rows keep ' +
+      'theirs, counters follow, a finished campaign reopens',
+    async () => {
+      const rejected = (row: number): IngestedRow => ({
+        row,
+        phone: 'bad',
+        status: 'rejected',
+        errorCode: 'PHONE_INVALID',
+        errorDetail: 'line 2: bad',
+      });
+      await campaign('c1', [queuedRow(1), rejected(2), rejected(3)]);
+      await ledger.claim(job('c1', 1), NUMBER);
+      await ledger.settle(job('c1', 1), { status: 'sent', wamid: 'wamid.1' }, NUMBER);
+      expect((await ledger.status('c1'))?.state).toBe('completed');
 
-    const again = await ledger.recordIngested('c1', NUMBER, [
-      queuedRow(1, phoneNumber(5)),
-      queuedRow(2),
-      { row: 3, phone: 'still bad', status: 'rejected', errorCode: 'VALUE_CONTROL_CHAR', errorDetail: 'line 4: x' },
-    ]);
-    expect(again).toStrictEqual({ queued: [2], alreadySent: [], reopened: 1 });
-    // Reopened under a job number no earlier job of the row had (k+1), at the end of the backlog.
-    expect(await backlog('c1')).toStrictEqual(['2:1']);
-    const status = await ledger.status('c1');
-    expect(status?.counts).toMatchObject({ total: 3, sent: 1, queued: 1, rejected: 1 });
-    expect(status?.state).toBe('running');
-    const rows = await rowsOf('c1');
-    expect(rows.map((r) => [r.row, r.status, r.phone, r.errorCode])).toStrictEqual([
-      [1, 'sent', phoneNumber(1), undefined],
-      [2, 'queued', phoneNumber(2), undefined],
-      [3, 'rejected', 'still bad', 'VALUE_CONTROL_CHAR'],
-    ]);
-    // The finished campaign left its number's active set; the reopened row puts it back, and is fed.
-    expect((await feedAll(ledger, NUMBER)).jobs).toStrictEqual([job('c1', 2, 1)]);
-    expect(await ledger.claim(job('c1', 2), NUMBER)).toStrictEqual({ outcome: 'stale' });
-    expect(await ledger.claim(job('c1', 2, 1), NUMBER)).toMatchObject({ outcome: 'claimed', attempt: 1 });
-  });
+      const again = await ledger.recordIngested('c1', NUMBER, [
+        queuedRow(1, phoneNumber(5)),
+        queuedRow(2),
+        { row: 3, phone: 'still bad', status: 'rejected', errorCode: 'VALUE_CONTROL_CHAR', errorDetail: 'line 4: x' },
+      ]);
+      expect(again).toStrictEqual({ queued: [2], alreadySent: [], reopened: 1 });
+      // Reopened under a job number no earlier job of the row had (k+1), at the end of the backlog.
+      expect(await backlog('c1')).toStrictEqual(['2:1']);
+      const status = await ledger.status('c1');
+      expect(status?.counts).toMatchObject({ total: 3, sent: 1, queued: 1, rejected: 1 });
+      expect(status?.state).toBe('running');
+      const rows = await rowsOf('c1');
+      expect(rows.map((r) => [r.row, r.status, r.phone, r.errorCode])).toStrictEqual([
+        [1, 'sent', phoneNumber(1), undefined],
+        [2, 'queued', phoneNumber(2), undefined],
+        [3, 'rejected', 'still bad', 'VALUE_CONTROL_CHAR'],
+      ]);
+      // The finished campaign left its number's active set; the reopened row puts it back, and is fed.
+      expect((await feedAll(ledger, NUMBER)).jobs).toStrictEqual([job('c1', 2, 1)]);
+      expect(await ledger.claim(job('c1', 2), NUMBER)).toStrictEqual({ outcome: 'stale' });
+      expect(await ledger.claim(job('c1', 2, 1), NUMBER)).toMatchObject({ outcome: 'claimed', attempt: 1 });
+    },
+  );
 
   it('an interrupted ingest pauses the campaign; continuing lifts only that pause; cancel ends it so it can complete', async () => {
     // Nothing fed yet: both rows wait in the backlog.

@@ -121,73 +121,77 @@ describe('metrics in Redis, read at scrape time', () => {
     expect(ttl).toBeLessThanOrEqual(60);
   });
 
-  it('campaign rows by status come from the campaign hash, ETA from SEND_RATE then the achieved rate; a finished campaign goes after retention', async () => {
-    const ledger = new RedisLedger(redis, prefix);
-    // Running: 6 queued rows (2 fed and answered below), 2 rejected.
-    await ledger.createCampaign(orderUpdateDefinition('run', { createdAt: NOW }));
-    await ledger.recordIngested('run', UNIT_NUMBER, [1, 2, 3, 4, 5, 6].map(queued).concat([rejected(7), rejected(8)]));
-    await ledger.finishIngest('run');
-    // Every row rejected: finished at finishIngest.
-    await ledger.createCampaign(orderUpdateDefinition('done', { createdAt: NOW }));
-    await ledger.recordIngested('done', UNIT_NUMBER, [rejected(1), rejected(2), rejected(3)]);
-    await ledger.finishIngest('done');
+  it(
+    'campaign rows by status come from the campaign hash, ETA from SEND_RATE then the achieved ' +
+      'rate; a finished campaign goes after retention',
+    async () => {
+      const ledger = new RedisLedger(redis, prefix);
+      // Running: 6 queued rows (2 fed and answered below), 2 rejected.
+      await ledger.createCampaign(orderUpdateDefinition('run', { createdAt: NOW }));
+      await ledger.recordIngested('run', UNIT_NUMBER, [1, 2, 3, 4, 5, 6].map(queued).concat([rejected(7), rejected(8)]));
+      await ledger.finishIngest('run');
+      // Every row rejected: finished at finishIngest.
+      await ledger.createCampaign(orderUpdateDefinition('done', { createdAt: NOW }));
+      await ledger.recordIngested('done', UNIT_NUMBER, [rejected(1), rejected(2), rejected(3)]);
+      await ledger.finishIngest('done');
 
-    const before = await scrapeAt(Date.now());
-    const rows = (id: string, e: Exposition): Record<string, number> =>
-      Object.fromEntries(samplesOf(e, 'cw_campaign_rows', { campaign_id: id }).map((s) => [s.labels.status ?? '', s.value]));
-    expect(rows('run', before)).toEqual({
-      queued: 6,
-      sending: 0,
-      confirming: 0,
-      sent: 0,
-      failed: 0,
-      rejected: 2,
-      skipped: 0,
-      unknown: 0,
-      cancelled: 0,
-      expired: 0,
-      delivered: 0,
-      read: 0,
-    });
-    // Not started (nothing fed): no rate achieved, so 6 rows at the number's SEND_RATE (2/s) → 3 s.
-    expect(valueOf(before, 'cw_campaign_eta_seconds', { campaign_id: 'run' })).toBe(3);
-    expect(valueOf(before, 'cw_campaign_eta_seconds', { campaign_id: 'done' })).toBe(0);
-    // The number's queue, by state (empty here).
-    expect(
-      samplesOf(before, 'cw_queue_jobs', { phone_number_id: UNIT_NUMBER })
-        .map((s) => s.labels.state)
-        .sort(),
-    ).toEqual(['active', 'delayed', 'failed', 'waiting']);
+      const before = await scrapeAt(Date.now());
+      const rows = (id: string, e: Exposition): Record<string, number> =>
+        Object.fromEntries(samplesOf(e, 'cw_campaign_rows', { campaign_id: id }).map((s) => [s.labels.status ?? '', s.value]));
+      expect(rows('run', before)).toEqual({
+        queued: 6,
+        sending: 0,
+        confirming: 0,
+        sent: 0,
+        failed: 0,
+        rejected: 2,
+        skipped: 0,
+        unknown: 0,
+        cancelled: 0,
+        expired: 0,
+        delivered: 0,
+        read: 0,
+      });
+      // Not started (nothing fed): no rate achieved, so 6 rows at the number's SEND_RATE (2/s) → 3 s.
+      expect(valueOf(before, 'cw_campaign_eta_seconds', { campaign_id: 'run' })).toBe(3);
+      expect(valueOf(before, 'cw_campaign_eta_seconds', { campaign_id: 'done' })).toBe(0);
+      // The number's queue, by state (empty here).
+      expect(
+        samplesOf(before, 'cw_queue_jobs', { phone_number_id: UNIT_NUMBER })
+          .map((s) => s.labels.state)
+          .sort(),
+      ).toEqual(['active', 'delayed', 'failed', 'waiting']);
 
-    // Fed and two rows answered: 2 answered in the 10 s since the first feed, 4 to go → 20 s.
-    const fed = await ledger.feed(UNIT_NUMBER, { windowSize: 2, minBatch: 1, refreshAfterMs: 60_000, refreshMost: 0 });
-    expect(fed.jobs).toHaveLength(2);
-    for (const job of fed.jobs) {
-      const claim = await ledger.claim(job, UNIT_NUMBER);
-      expect(claim.outcome).toBe('claimed');
-      await ledger.settle(job, { status: 'sent', wamid: `wamid.${job.row}` }, UNIT_NUMBER);
-    }
-    const startedAt = (await ledger.status('run'))?.startedAt ?? 0;
-    expect(startedAt).toBeGreaterThan(0);
-    const running = await scrapeAt(startedAt + 10_000);
-    expect(rows('run', running)).toMatchObject({ queued: 4, sent: 2, rejected: 2 });
-    expect(valueOf(running, 'cw_campaign_eta_seconds', { campaign_id: 'run' })).toBeCloseTo(20, 6);
+      // Fed and two rows answered: 2 answered in the 10 s since the first feed, 4 to go → 20 s.
+      const fed = await ledger.feed(UNIT_NUMBER, { windowSize: 2, minBatch: 1, refreshAfterMs: 60_000, refreshMost: 0 });
+      expect(fed.jobs).toHaveLength(2);
+      for (const job of fed.jobs) {
+        const claim = await ledger.claim(job, UNIT_NUMBER);
+        expect(claim.outcome).toBe('claimed');
+        await ledger.settle(job, { status: 'sent', wamid: `wamid.${job.row}` }, UNIT_NUMBER);
+      }
+      const startedAt = (await ledger.status('run'))?.startedAt ?? 0;
+      expect(startedAt).toBeGreaterThan(0);
+      const running = await scrapeAt(startedAt + 10_000);
+      expect(rows('run', running)).toMatchObject({ queued: 4, sent: 2, rejected: 2 });
+      expect(valueOf(running, 'cw_campaign_eta_seconds', { campaign_id: 'run' })).toBeCloseTo(20, 6);
 
-    // Retention (1 h here): shown until an hour after it finished, then gone; the running one stays.
-    const finishedAt = (await ledger.status('done'))?.finishedAt ?? 0;
-    expect(finishedAt).toBeGreaterThan(0);
-    expect(samplesOf(await scrapeAt(finishedAt + 3_599_999), 'cw_campaign_rows', { campaign_id: 'done' })).toHaveLength(12);
-    const gone = await scrapeAt(finishedAt + 3_600_000);
-    expect(samplesOf(gone, 'cw_campaign_rows', { campaign_id: 'done' })).toEqual([]);
-    expect(samplesOf(gone, 'cw_campaign_eta_seconds', { campaign_id: 'done' })).toEqual([]);
-    expect(sumOf(gone, 'cw_campaign_rows', { campaign_id: 'run' })).toBe(8);
+      // Retention (1 h here): shown until an hour after it finished, then gone; the running one stays.
+      const finishedAt = (await ledger.status('done'))?.finishedAt ?? 0;
+      expect(finishedAt).toBeGreaterThan(0);
+      expect(samplesOf(await scrapeAt(finishedAt + 3_599_999), 'cw_campaign_rows', { campaign_id: 'done' })).toHaveLength(12);
+      const gone = await scrapeAt(finishedAt + 3_600_000);
+      expect(samplesOf(gone, 'cw_campaign_rows', { campaign_id: 'done' })).toEqual([]);
+      expect(samplesOf(gone, 'cw_campaign_eta_seconds', { campaign_id: 'done' })).toEqual([]);
+      expect(sumOf(gone, 'cw_campaign_rows', { campaign_id: 'run' })).toBe(8);
 
-    // A campaign listed whose hash is gone has no series (and the others still have theirs).
-    await redis.del(campaignLedgerKeys(prefix, UNIT_NUMBER, 'run').campaign);
-    const hashless = await scrapeAt(finishedAt);
-    expect(samplesOf(hashless, 'cw_campaign_rows', { campaign_id: 'run' })).toEqual([]);
-    expect(samplesOf(hashless, 'cw_campaign_rows', { campaign_id: 'done' })).toHaveLength(12);
-  });
+      // A campaign listed whose hash is gone has no series (and the others still have theirs).
+      await redis.del(campaignLedgerKeys(prefix, UNIT_NUMBER, 'run').campaign);
+      const hashless = await scrapeAt(finishedAt);
+      expect(samplesOf(hashless, 'cw_campaign_rows', { campaign_id: 'run' })).toEqual([]);
+      expect(samplesOf(hashless, 'cw_campaign_rows', { campaign_id: 'done' })).toHaveLength(12);
+    },
+  );
 
   it("queue gauges are BullMQ's counts for the number's queue; webhook kinds and lag go in the MULTI given", async () => {
     const ledger = new RedisLedger(redis, prefix);

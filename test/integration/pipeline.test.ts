@@ -151,22 +151,26 @@ describe('CSV → queue → worker → sandbox → ledger', () => {
     expect(pipeline.sandbox.accepted()).toHaveLength(300);
   });
 
-  it('a template gone since the check (132001, it would fail every row) halts the campaign at its first answer: paused with the code, no row burnt', async () => {
-    const pipeline = await rig.start({ label: 'permanent' });
-    const file = rig.csvPath();
-    await writeCampaignCsv(file, 5);
-    pipeline.startWorker();
-    // The ledger is told the template takes 2 variables, but the language is one Meta has no translation for.
-    await pipeline.produce(file, pipeline.definition('c-permanent', { language: 'xx_XX' }));
-    const status = await waitFor(() => pipeline.ledger.status('c-permanent'), {
-      what: 'the campaign paused',
-      timeoutMs: 30_000,
-      until: (s) => s?.state === 'paused',
-    });
-    expect(status?.pausedReason).toMatch(/^132001: /);
-    expect(status?.counts).toMatchObject({ failed: 0, sent: 0 });
-    expect(pipeline.sandbox.accepted()).toHaveLength(0);
-  });
+  it(
+    'a template gone since the check (132001, it would fail every row) halts the campaign at ' +
+      'its first answer: paused with the code, no row burnt',
+    async () => {
+      const pipeline = await rig.start({ label: 'permanent' });
+      const file = rig.csvPath();
+      await writeCampaignCsv(file, 5);
+      pipeline.startWorker();
+      // The ledger is told the template takes 2 variables, but the language is one Meta has no translation for.
+      await pipeline.produce(file, pipeline.definition('c-permanent', { language: 'xx_XX' }));
+      const status = await waitFor(() => pipeline.ledger.status('c-permanent'), {
+        what: 'the campaign paused',
+        timeoutMs: 30_000,
+        until: (s) => s?.state === 'paused',
+      });
+      expect(status?.pausedReason).toMatch(/^132001: /);
+      expect(status?.counts).toMatchObject({ failed: 0, sent: 0 });
+      expect(pipeline.sandbox.accepted()).toHaveLength(0);
+    },
+  );
 
   it('holds the limiter: the pacer admits no more than SEND_RATE in any second (on Redis’s clock)', async () => {
     const pipeline = await rig.start({ label: 'limiter', rate: 40 });

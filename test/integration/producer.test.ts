@@ -146,30 +146,34 @@ describe('produceCampaign (ledger on a real Redis)', () => {
     expect((await rowsOf('opt'))[1]?.errorDetail).toContain('Meta answered 131050 to campaign older row 7 on 2026-03-04');
   });
 
-  it('the same file as a new campaign: rows whose message was sent within the window are skipped ALREADY_SENT, counted as such, and reported', async () => {
-    const { ledger: guarded } = openLedger({ duplicateWindowMs: 24 * HOUR }, clock);
-    const file = await csv([good(1), good(2), good(3)]);
-    await produce(file, orderUpdateDefinition('first'), {}, guarded);
-    await sendAll(guarded);
-    clock.advance(HOUR);
-    // Row 2 gets another order: another message.
-    const again = await csv([good(1), `${phoneNumber(2)},Name2,B-2`, good(3)], 'again.csv');
-    const refused: RefusedRow[] = [];
-    const summary = await produce(again, orderUpdateDefinition('second'), { onRefused: (r) => refused.push(r) }, guarded);
-    expect(summary).toMatchObject({ rows: 3, valid: 1, queued: 1, skipped: 2, byReason: { ALREADY_SENT: 2 } });
-    expect(refused.map((r) => [r.row, r.line, r.phone, r.reason])).toEqual([
-      [1, 2, phoneNumber(1), 'ALREADY_SENT'],
-      [3, 4, phoneNumber(3), 'ALREADY_SENT'],
-    ]);
-    expect(refused[0]?.detail).toMatch(/^line 2: campaign first row 1 sent the same message .* 1\.0 h ago/);
-    expect((await rowsOf('second', guarded)).map((r) => r.status)).toEqual(['skipped', 'queued', 'skipped']);
+  it(
+    'the same file as a new campaign: rows whose message was sent within the window are ' +
+      'skipped ALREADY_SENT, counted as such, and reported',
+    async () => {
+      const { ledger: guarded } = openLedger({ duplicateWindowMs: 24 * HOUR }, clock);
+      const file = await csv([good(1), good(2), good(3)]);
+      await produce(file, orderUpdateDefinition('first'), {}, guarded);
+      await sendAll(guarded);
+      clock.advance(HOUR);
+      // Row 2 gets another order: another message.
+      const again = await csv([good(1), `${phoneNumber(2)},Name2,B-2`, good(3)], 'again.csv');
+      const refused: RefusedRow[] = [];
+      const summary = await produce(again, orderUpdateDefinition('second'), { onRefused: (r) => refused.push(r) }, guarded);
+      expect(summary).toMatchObject({ rows: 3, valid: 1, queued: 1, skipped: 2, byReason: { ALREADY_SENT: 2 } });
+      expect(refused.map((r) => [r.row, r.line, r.phone, r.reason])).toEqual([
+        [1, 2, phoneNumber(1), 'ALREADY_SENT'],
+        [3, 4, phoneNumber(3), 'ALREADY_SENT'],
+      ]);
+      expect(refused[0]?.detail).toMatch(/^line 2: campaign first row 1 sent the same message .* 1\.0 h ago/);
+      expect((await rowsOf('second', guarded)).map((r) => r.status)).toEqual(['skipped', 'queued', 'skipped']);
 
-    // --allow-repeat: nothing is checked against earlier sends.
-    const repeat = await produce(file, orderUpdateDefinition('third'), { allowRepeat: true }, guarded);
-    expect(repeat).toMatchObject({ queued: 3, skipped: 0 });
-    expect(await sendAll(guarded)).toHaveLength(4);
-    expect((await guarded.status('third'))?.counts).toMatchObject({ sent: 3, skipped: 0 });
-  });
+      // --allow-repeat: nothing is checked against earlier sends.
+      const repeat = await produce(file, orderUpdateDefinition('third'), { allowRepeat: true }, guarded);
+      expect(repeat).toMatchObject({ queued: 3, skipped: 0 });
+      expect(await sendAll(guarded)).toHaveLength(4);
+      expect((await guarded.status('third'))?.counts).toMatchObject({ sent: 3, skipped: 0 });
+    },
+  );
 
   it('a fixed file sent into the same campaign: rows rejected before are queued again, rows sent are never queued again', async () => {
     const first = await csv([good(1), `${phoneNumber(2)},"Bruno" Costa,A-2`, good(3)]);
@@ -191,30 +195,34 @@ describe('produceCampaign (ledger on a real Redis)', () => {
     expect((await ledger.status('fix'))?.counts).toMatchObject({ total: 3, sent: 3, rejected: 0 });
   });
 
-  it('stopped by a signal: what was read is kept and queued, the campaign pauses; the same file sent into it continues and lifts that pause', async () => {
-    const file = join(dir.dir, 'big.csv');
-    await writeCampaignCsv(file, 600);
-    const stop = new AbortController();
-    const first = await produce(file, orderUpdateDefinition('big'), {
-      chunkSize: 50,
-      signal: stop.signal,
-      onProgress: (read) => read >= 100 && stop.abort(),
-    });
-    expect(first.interruptedAtRow).toBeGreaterThanOrEqual(100);
-    expect(first.interruptedAtRow).toBeLessThan(600);
-    expect(first.rows).toBe(first.interruptedAtRow);
-    expect(first.queued).toBe(first.rows);
-    expect(await ledger.status('big')).toMatchObject({
-      state: 'paused',
-      pausedReason: `ingest interrupted at row ${first.interruptedAtRow}`,
-      ingestInterrupted: true,
-      counts: { total: first.rows, queued: first.rows },
-    });
+  it(
+    'stopped by a signal: what was read is kept and queued, the campaign pauses; the same ' +
+      'file sent into it continues and lifts that pause',
+    async () => {
+      const file = join(dir.dir, 'big.csv');
+      await writeCampaignCsv(file, 600);
+      const stop = new AbortController();
+      const first = await produce(file, orderUpdateDefinition('big'), {
+        chunkSize: 50,
+        signal: stop.signal,
+        onProgress: (read) => read >= 100 && stop.abort(),
+      });
+      expect(first.interruptedAtRow).toBeGreaterThanOrEqual(100);
+      expect(first.interruptedAtRow).toBeLessThan(600);
+      expect(first.rows).toBe(first.interruptedAtRow);
+      expect(first.queued).toBe(first.rows);
+      expect(await ledger.status('big')).toMatchObject({
+        state: 'paused',
+        pausedReason: `ingest interrupted at row ${first.interruptedAtRow}`,
+        ingestInterrupted: true,
+        counts: { total: first.rows, queued: first.rows },
+      });
 
-    const second = await produce(file, orderUpdateDefinition('big'));
-    expect(second).toMatchObject({ rows: 600, queued: 600 - first.rows, interruptedAtRow: undefined });
-    expect(await ledger.status('big')).toMatchObject({ state: 'running', ingestInterrupted: false, counts: { total: 600, queued: 600 } });
-  });
+      const second = await produce(file, orderUpdateDefinition('big'));
+      expect(second).toMatchObject({ rows: 600, queued: 600 - first.rows, interruptedAtRow: undefined });
+      expect(await ledger.status('big')).toMatchObject({ state: 'running', ingestInterrupted: false, counts: { total: 600, queued: 600 } });
+    },
+  );
 
   it('a ledger write that fails part-way pauses the campaign as an interruption and rethrows', async () => {
     const file = join(dir.dir, 'ten.csv');

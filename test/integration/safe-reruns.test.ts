@@ -60,7 +60,7 @@ describe('safe re-runs', () => {
     return [...acceptedPerRecipient()].filter(([, n]) => n > 1).map(([to]) => to);
   }
 
-  it('Ctrl-C during ingest keeps what was read and pauses; `send --campaign ID` continues: every recipient gets it exactly once', async () => {
+  it('Ctrl-C during ingest keeps what was read and pauses; `send --campaign ID` continues: each recipient gets it once', async () => {
     const file = join(rig.dir, 'big.csv');
     await writeCampaignCsv(file, 2250);
     await rig.startWorker();
@@ -85,38 +85,42 @@ describe('safe re-runs', () => {
   });
 
   const ROWS = 1200;
-  it('the same file sent again as a new campaign while the first is paused half-way skips what the first sent as ALREADY_SENT, naming it; resuming the first sends nothing twice', async () => {
-    const file = join(rig.dir, 'again.csv');
-    await writeCampaignCsv(file, ROWS);
-    await rig.startWorker();
-    const first = await runSend(context, options(file));
-    // Paused once it has sent some of its rows, as Ctrl-C or an operator would leave it.
-    await new Promise<void>((resolve) => {
-      if (sandbox.accepted().length >= 100) resolve();
-      sandbox.onAccepted(() => sandbox.accepted().length >= 100 && resolve());
-    });
-    await withControls(context, (controls) => controls.pause(first.id));
+  it(
+    'the same file sent again as a new campaign while the first is paused half-way skips what the first ' +
+      'sent as ALREADY_SENT, naming it; resuming the first sends nothing twice',
+    async () => {
+      const file = join(rig.dir, 'again.csv');
+      await writeCampaignCsv(file, ROWS);
+      await rig.startWorker();
+      const first = await runSend(context, options(file));
+      // Paused once it has sent some of its rows, as Ctrl-C or an operator would leave it.
+      await new Promise<void>((resolve) => {
+        if (sandbox.accepted().length >= 100) resolve();
+        sandbox.onAccepted(() => sandbox.accepted().length >= 100 && resolve());
+      });
+      await withControls(context, (controls) => controls.pause(first.id));
 
-    const rerun = await runSend(context, options(file));
-    await completed(rerun.id);
-    const alreadySent: string[] = [];
-    for await (const page of context.ledger.rows(rerun.id)) {
-      for (const row of page) if (row.errorCode === 'ALREADY_SENT') alreadySent.push(row.errorDetail ?? '');
-    }
-    // Every row the first campaign claimed before it paused (its claim is recorded before the request leaves).
-    const sentByFirst = (await context.ledger.status(first.id))?.counts.sent ?? 0;
-    expect(sentByFirst).toBeGreaterThan(0);
-    expect(alreadySent.length).toBe(sentByFirst);
-    expect(alreadySent[0]).toMatch(new RegExp(`campaign ${first.id} row \\d+ sent the same message`));
+      const rerun = await runSend(context, options(file));
+      await completed(rerun.id);
+      const alreadySent: string[] = [];
+      for await (const page of context.ledger.rows(rerun.id)) {
+        for (const row of page) if (row.errorCode === 'ALREADY_SENT') alreadySent.push(row.errorDetail ?? '');
+      }
+      // Every row the first campaign claimed before it paused (its claim is recorded before the request leaves).
+      const sentByFirst = (await context.ledger.status(first.id))?.counts.sent ?? 0;
+      expect(sentByFirst).toBeGreaterThan(0);
+      expect(alreadySent.length).toBe(sentByFirst);
+      expect(alreadySent[0]).toMatch(new RegExp(`campaign ${first.id} row \\d+ sent the same message`));
 
-    // Resuming the first campaign sends nothing the re-run sent.
-    await withControls(context, (controls) => controls.resume(first.id));
-    await completed(first.id);
+      // Resuming the first campaign sends nothing the re-run sent.
+      await withControls(context, (controls) => controls.resume(first.id));
+      await completed(first.id);
 
-    expect(acceptedPerRecipient().size).toBe(ROWS);
-    expect(repeatedRecipients()).toStrictEqual([]);
-    expect((await context.ledger.status(first.id))?.counts).toMatchObject({ sent: sentByFirst, skipped: ROWS - sentByFirst });
-  });
+      expect(acceptedPerRecipient().size).toBe(ROWS);
+      expect(repeatedRecipients()).toStrictEqual([]);
+      expect((await context.ledger.status(first.id))?.counts).toMatchObject({ sent: sentByFirst, skipped: ROWS - sentByFirst });
+    },
+  );
 
   it('outside the window, with other values, or with --allow-repeat the message is sent again', async () => {
     const file = join(rig.dir, 'three.csv');

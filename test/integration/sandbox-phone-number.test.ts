@@ -29,21 +29,25 @@ describe('the phone number node and its messaging limit', () => {
     };
   };
 
-  it("answers the fields asked for, Graph's defaults without `fields`; a field Graph does not have is 100; an unknown number 100/33; no token 401", async () => {
-    expect(await get(`/v23.0/${PHONE_NUMBER_ID}?fields=messaging_limit_tier,whatsapp_business_manager_messaging_limit`)).toEqual({
-      status: 200,
-      body: { id: PHONE_NUMBER_ID, messaging_limit_tier: 'TIER_2K', whatsapp_business_manager_messaging_limit: 'TIER_2K' },
-    });
-    expect(Object.keys((await get(`/v23.0/${PHONE_NUMBER_ID}`)).body).sort()).toEqual(['display_phone_number', 'id', 'status']);
-    const unknownField = await get(`/v23.0/${PHONE_NUMBER_ID}?fields=id,tier`);
-    expect(unknownField.status).toBe(400);
-    expect(unknownField.body.error).toMatchObject({
-      code: 100,
-      message: '(#100) Tried accessing nonexisting field (tier) on node type (WhatsAppBusinessPhoneNumber)',
-    });
-    expect((await get('/v23.0/999?fields=messaging_limit_tier')).body.error).toMatchObject({ code: 100, error_subcode: 33 });
-    expect((await get(`/v23.0/${PHONE_NUMBER_ID}?fields=id`, null)).status).toBe(401);
-  });
+  it(
+    "answers the fields asked for, Graph's defaults without `fields`; a field Graph does not " +
+      'have is 100; an unknown number 100/33; no token 401',
+    async () => {
+      expect(await get(`/v23.0/${PHONE_NUMBER_ID}?fields=messaging_limit_tier,whatsapp_business_manager_messaging_limit`)).toEqual({
+        status: 200,
+        body: { id: PHONE_NUMBER_ID, messaging_limit_tier: 'TIER_2K', whatsapp_business_manager_messaging_limit: 'TIER_2K' },
+      });
+      expect(Object.keys((await get(`/v23.0/${PHONE_NUMBER_ID}`)).body).sort()).toEqual(['display_phone_number', 'id', 'status']);
+      const unknownField = await get(`/v23.0/${PHONE_NUMBER_ID}?fields=id,tier`);
+      expect(unknownField.status).toBe(400);
+      expect(unknownField.body.error).toMatchObject({
+        code: 100,
+        message: '(#100) Tried accessing nonexisting field (tier) on node type (WhatsAppBusinessPhoneNumber)',
+      });
+      expect((await get('/v23.0/999?fields=messaging_limit_tier')).body.error).toMatchObject({ code: 100, error_subcode: 33 });
+      expect((await get(`/v23.0/${PHONE_NUMBER_ID}?fields=id`, null)).status).toBe(401);
+    },
+  );
 
   it("fetchMessagingLimit reads the tier as a number of users; a refused token is a CloudApiError with Meta's code", async () => {
     const ask = (token: string) =>

@@ -130,7 +130,8 @@ const FIRST_KEY = new Set(
   (
     'get set setnx incr incrby decr decrby getdel expire pexpire pttl ttl persist type ' +
     'hget hset hsetnx hmget hmset hdel hexists hgetall hincrby hlen hkeys hvals hscan hrandfield ' +
-    'zadd zrem zscore zrange zrevrange zrangebyscore zrevrangebyscore zremrangebyscore zremrangebyrank zcard zcount zincrby zpopmin zrank zmscore ' +
+    'zadd zrem zscore zrange zrevrange zrangebyscore zrevrangebyscore zremrangebyscore ' +
+    'zremrangebyrank zcard zcount zincrby zpopmin zrank zmscore ' +
     'lpush rpush lpop rpop lrange llen lrem lindex lset ltrim linsert lpos ' +
     'sadd srem smembers sismember scard spop ' +
     'setbit getbit bitcount bitfield xadd xlen xtrim xdel xrange xack xclaim xautoclaim xpending'

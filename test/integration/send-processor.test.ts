@@ -187,21 +187,25 @@ describe('SendProcessor (ledger on a real Redis, fake sender)', () => {
       expect(await row(2)).toMatchObject({ status: 'failed', errorCode: 'TRANSPORT_CONNECT' });
     });
 
-    it('with the in-doubt rule on, no answer is never retried blindly: on any attempt the row waits `confirming` for a status; a refused connection is still retried', async () => {
-      await setUp(3, { ledger: { confirmWindowMs: 600_000 }, confirmInDoubt: true });
-      sender.answerNext(new CloudApiTransportError('timeout', undefined), new CloudApiTransportError('connect', undefined));
-      expect(await processor.process(job(1), FIRST)).toEqual({ kind: 'done', status: 'confirming' });
-      expect(await row(1)).toMatchObject({ status: 'confirming', errorCode: 'TRANSPORT_TIMEOUT' });
-      expect((await row(1))?.errorDetail).toMatch(/waiting for a status webhook/);
-      expect((await processor.process(job(2), FIRST)).kind).toBe('retry');
-      expect(await row(2)).toMatchObject({ status: 'queued', errorCode: 'TRANSPORT_CONNECT' });
-      // A row its dead worker left `sending` waits the same way.
-      await ledger.claim(job(3), UNIT_NUMBER);
-      expect(await processor.process(job(3), FIRST)).toEqual({ kind: 'done', status: 'confirming' });
-      expect(await row(3)).toMatchObject({ status: 'confirming', errorCode: 'IN_DOUBT' });
-      // The two requests that got no answer; none for the in-doubt row.
-      expect(sender.sent.map((s) => s.message.to)).toEqual([phoneNumber(1), phoneNumber(2)]);
-    });
+    it(
+      'with the in-doubt rule on, no answer is never retried blindly: on any attempt the row waits ' +
+        '`confirming` for a status; a refused connection is still retried',
+      async () => {
+        await setUp(3, { ledger: { confirmWindowMs: 600_000 }, confirmInDoubt: true });
+        sender.answerNext(new CloudApiTransportError('timeout', undefined), new CloudApiTransportError('connect', undefined));
+        expect(await processor.process(job(1), FIRST)).toEqual({ kind: 'done', status: 'confirming' });
+        expect(await row(1)).toMatchObject({ status: 'confirming', errorCode: 'TRANSPORT_TIMEOUT' });
+        expect((await row(1))?.errorDetail).toMatch(/waiting for a status webhook/);
+        expect((await processor.process(job(2), FIRST)).kind).toBe('retry');
+        expect(await row(2)).toMatchObject({ status: 'queued', errorCode: 'TRANSPORT_CONNECT' });
+        // A row its dead worker left `sending` waits the same way.
+        await ledger.claim(job(3), UNIT_NUMBER);
+        expect(await processor.process(job(3), FIRST)).toEqual({ kind: 'done', status: 'confirming' });
+        expect(await row(3)).toMatchObject({ status: 'confirming', errorCode: 'IN_DOUBT' });
+        // The two requests that got no answer; none for the in-doubt row.
+        expect(sender.sent.map((s) => s.message.to)).toEqual([phoneNumber(1), phoneNumber(2)]);
+      },
+    );
 
     it('throughput (130429, 80007): the number backs off, the row waits without using an attempt', async () => {
       sender.answerNext(meta(130429, 400), meta(80007, 400));
@@ -229,60 +233,68 @@ describe('SendProcessor (ledger on a real Redis, fake sender)', () => {
       expect(completed).toEqual([ID]);
     });
 
-    it('a halting code (190) pauses the campaign with the code as its reason; the row waits for resume under a new job; the next job parks without sending', async () => {
-      await setUp(3);
-      sender.answerNext(meta(190, 401, 'Error validating access token'));
-      expect(await processor.process(job(1), FIRST)).toEqual({ kind: 'done', status: 'parked' });
-      expect(paused).toEqual([ID]);
-      expect(await ledger.status(ID)).toMatchObject({ state: 'paused', pausedReason: '190: Error validating access token' });
-      expect(await row(1)).toMatchObject({ status: 'queued', requeue: 1, errorCode: '190' });
-      expect(await peek.backlog(ID)).toEqual(['1:1']);
+    it(
+      'a halting code (190) pauses the campaign with the code as its reason; the row waits for ' +
+        'resume under a new job; the next job parks without sending',
+      async () => {
+        await setUp(3);
+        sender.answerNext(meta(190, 401, 'Error validating access token'));
+        expect(await processor.process(job(1), FIRST)).toEqual({ kind: 'done', status: 'parked' });
+        expect(paused).toEqual([ID]);
+        expect(await ledger.status(ID)).toMatchObject({ state: 'paused', pausedReason: '190: Error validating access token' });
+        expect(await row(1)).toMatchObject({ status: 'queued', requeue: 1, errorCode: '190' });
+        expect(await peek.backlog(ID)).toEqual(['1:1']);
 
-      expect(await processor.process(job(2), FIRST)).toEqual({ kind: 'done', status: 'parked' });
-      expect(sender.sent).toHaveLength(1);
-      expect(await peek.backlog(ID)).toEqual(['2:1', '1:1']);
+        expect(await processor.process(job(2), FIRST)).toEqual({ kind: 'done', status: 'parked' });
+        expect(sender.sent).toHaveLength(1);
+        expect(await peek.backlog(ID)).toEqual(['2:1', '1:1']);
 
-      // Resumed: the parked rows are fed again under their new job numbers, and sent.
-      await ledger.resume(ID);
-      const { jobs } = await ledger.feed(UNIT_NUMBER, { windowSize: 1000, minBatch: 1, refreshAfterMs: 60_000, refreshMost: 0 });
-      expect(jobs).toEqual([job(2, 1), job(1, 1)]);
-      const fresh = new SendProcessor({ ledger, sender, logger: silentLogger(), onCampaignCompleted: (id) => completed.push(id) });
-      for (const next of [...jobs, job(3)]) expect(await fresh.process(next, FIRST)).toEqual({ kind: 'done', status: 'sent' });
-      expect(completed).toEqual([ID]);
-    });
+        // Resumed: the parked rows are fed again under their new job numbers, and sent.
+        await ledger.resume(ID);
+        const { jobs } = await ledger.feed(UNIT_NUMBER, { windowSize: 1000, minBatch: 1, refreshAfterMs: 60_000, refreshMost: 0 });
+        expect(jobs).toEqual([job(2, 1), job(1, 1)]);
+        const fresh = new SendProcessor({ ledger, sender, logger: silentLogger(), onCampaignCompleted: (id) => completed.push(id) });
+        for (const next of [...jobs, job(3)]) expect(await fresh.process(next, FIRST)).toEqual({ kind: 'done', status: 'sent' });
+        expect(completed).toEqual([ID]);
+      },
+    );
 
-    it('each trouble is reported once, with its campaign, number and code: throttles with their pause; a halt is not (the pause is logged)', async () => {
-      await setUp(8);
-      sender.answerNext(
-        meta(130429),
-        meta(131057, 500),
-        meta(131056),
-        meta(131000, 500),
-        meta(131000, 500),
-        meta(131009),
-        new CloudApiTransportError('timeout', undefined),
-        meta(190, 401),
-      );
-      await processor.process(job(1), FIRST);
-      await processor.process(job(2), FIRST);
-      await processor.process(job(3), FIRST);
-      await processor.process(job(4), FIRST);
-      await processor.process(job(4), LAST);
-      await processor.process(job(5), FIRST);
-      await processor.process(job(6), LAST);
-      await processor.process(job(7), FIRST);
-      const about = { campaignId: ID, phoneNumberId: UNIT_NUMBER };
-      expect(troubles).toEqual([
-        { kind: 'throttled', ...about, code: '130429', pauseMs: 1000 },
-        { kind: 'throttled', ...about, code: '131057', pauseMs: 60_000 },
-        { kind: 'delayed', ...about, code: '131056' },
-        { kind: 'retried', ...about, code: '131000' },
-        { kind: 'failed', ...about, code: '131000' },
-        { kind: 'failed', ...about, code: '131009' },
-        { kind: 'unknown', ...about, code: 'TRANSPORT_TIMEOUT' },
-      ]);
-      expect(paused).toEqual([ID]);
-    });
+    it(
+      'each trouble is reported once, with its campaign, number and code: throttles with ' +
+        'their pause; a halt is not (the pause is logged)',
+      async () => {
+        await setUp(8);
+        sender.answerNext(
+          meta(130429),
+          meta(131057, 500),
+          meta(131056),
+          meta(131000, 500),
+          meta(131000, 500),
+          meta(131009),
+          new CloudApiTransportError('timeout', undefined),
+          meta(190, 401),
+        );
+        await processor.process(job(1), FIRST);
+        await processor.process(job(2), FIRST);
+        await processor.process(job(3), FIRST);
+        await processor.process(job(4), FIRST);
+        await processor.process(job(4), LAST);
+        await processor.process(job(5), FIRST);
+        await processor.process(job(6), LAST);
+        await processor.process(job(7), FIRST);
+        const about = { campaignId: ID, phoneNumberId: UNIT_NUMBER };
+        expect(troubles).toEqual([
+          { kind: 'throttled', ...about, code: '130429', pauseMs: 1000 },
+          { kind: 'throttled', ...about, code: '131057', pauseMs: 60_000 },
+          { kind: 'delayed', ...about, code: '131056' },
+          { kind: 'retried', ...about, code: '131000' },
+          { kind: 'failed', ...about, code: '131000' },
+          { kind: 'failed', ...about, code: '131009' },
+          { kind: 'unknown', ...about, code: 'TRANSPORT_TIMEOUT' },
+        ]);
+        expect(paused).toEqual([ID]);
+      },
+    );
 
     it('a failure the ledger did not take (the row already had its answer) is not reported', async () => {
       let refuse!: (error: Error) => void;

@@ -58,7 +58,7 @@ describe('produceCampaign of a text (ledger on a real Redis): WINDOW_CLOSED', ()
     return rows;
   }
 
-  it('rows whose recipient wrote in the last 24 h are queued, the others skipped WINDOW_CLOSED, counted, with line and reason', async () => {
+  it('rows whose recipient wrote in the last 24 h are queued, others skipped WINDOW_CLOSED, counted, with line and reason', async () => {
     const file = await csv(6);
     await wroteIn(1);
     await wroteIn(3, 23);

@@ -165,113 +165,125 @@ describe('text campaigns (real Redis, webhook service, sandbox)', () => {
     return parse<Record<string, string>>(await readFile(path, 'utf8'), { columns: true });
   }
 
-  it('ingest: rows whose recipient wrote in (signed inbound webhooks) are queued, the rest skipped WINDOW_CLOSED, in the summary and the rejects file; a dry run counts the same', async () => {
-    const p = await frame.start({ label: 'text-ingest' });
-    const service = await startService(p);
-    const file = await csv(6);
-    await wroteIn(service, [1, 3]);
-    await wroteIn(service, [4], 25 * 3600); // 25 hours ago: its window has closed
-    await wroteIn(service, [6], 60, 'STOP'); // opens a window, and opts out: not sent
-    const send = (more: Partial<SendOptions> = {}) => runSend(context(p), { file, text: TEXT, phoneColumn: 'phone', ...more });
+  it(
+    'ingest: rows whose recipient wrote in (signed inbound webhooks) are queued, the rest skipped ' +
+      'WINDOW_CLOSED, in the summary and the rejects file; a dry run counts the same',
+    async () => {
+      const p = await frame.start({ label: 'text-ingest' });
+      const service = await startService(p);
+      const file = await csv(6);
+      await wroteIn(service, [1, 3]);
+      await wroteIn(service, [4], 25 * 3600); // 25 hours ago: its window has closed
+      await wroteIn(service, [6], 60, 'STOP'); // opens a window, and opts out: not sent
+      const send = (more: Partial<SendOptions> = {}) => runSend(context(p), { file, text: TEXT, phoneColumn: 'phone', ...more });
 
-    const dry = await send({ dryRun: true });
-    expect(dry).toMatchObject({ dryRun: true, rows: 6, valid: 2, skipped: 4, rejected: 0, byReason: { WINDOW_CLOSED: 3, OPTED_OUT: 1 } });
-    expect(await p.ledger.listCampaigns()).toStrictEqual([]);
+      const dry = await send({ dryRun: true });
+      expect(dry).toMatchObject({ dryRun: true, rows: 6, valid: 2, skipped: 4, rejected: 0, byReason: { WINDOW_CLOSED: 3, OPTED_OUT: 1 } });
+      expect(await p.ledger.listCampaigns()).toStrictEqual([]);
 
-    const summary = await send({ campaignId: 'txt-ingest' });
-    expect(summary).toMatchObject({ rows: 6, valid: 2, queued: 2, skipped: 4, byReason: { WINDOW_CLOSED: 3, OPTED_OUT: 1 } });
-    const rows = await reportRows(p, 'txt-ingest');
-    expect(rows.map((r) => [r.row, r.status, r.error_code])).toStrictEqual([
-      ['1', 'queued', ''],
-      ['2', 'skipped', 'WINDOW_CLOSED'],
-      ['3', 'queued', ''],
-      ['4', 'skipped', 'WINDOW_CLOSED'],
-      ['5', 'skipped', 'WINDOW_CLOSED'],
-      ['6', 'skipped', 'OPTED_OUT'],
-    ]);
-    const rejects = parse<Record<string, string>>(await readFile(summary.rejectsFile ?? '', 'utf8'), { columns: true });
-    // Rows skipped at a chunk's window lookup are written when it is answered, after the chunk's other refusals.
-    rejects.sort((a, b) => Number(a.row) - Number(b.row));
-    expect(rejects.map((r) => [r.row, r.phone])).toStrictEqual([
-      ['2', phoneNumber(2)],
-      ['4', phoneNumber(4)],
-      ['5', phoneNumber(5)],
-      ['6', phoneNumber(6)],
-    ]);
-    expect(rejects[0]?.reason).toMatch(/^WINDOW_CLOSED: line 3: the recipient has not written to this number in the last 24 hours/);
-    expect(await p.ledger.getCampaign('txt-ingest')).toMatchObject({
-      text: { body: TEXT, previewUrl: false, columns: ['name', 'order_id', 'note'] },
-    });
-    expect(await p.ledger.getCampaign('txt-ingest')).not.toHaveProperty('plan');
-  });
+      const summary = await send({ campaignId: 'txt-ingest' });
+      expect(summary).toMatchObject({ rows: 6, valid: 2, queued: 2, skipped: 4, byReason: { WINDOW_CLOSED: 3, OPTED_OUT: 1 } });
+      const rows = await reportRows(p, 'txt-ingest');
+      expect(rows.map((r) => [r.row, r.status, r.error_code])).toStrictEqual([
+        ['1', 'queued', ''],
+        ['2', 'skipped', 'WINDOW_CLOSED'],
+        ['3', 'queued', ''],
+        ['4', 'skipped', 'WINDOW_CLOSED'],
+        ['5', 'skipped', 'WINDOW_CLOSED'],
+        ['6', 'skipped', 'OPTED_OUT'],
+      ]);
+      const rejects = parse<Record<string, string>>(await readFile(summary.rejectsFile ?? '', 'utf8'), { columns: true });
+      // Rows skipped at a chunk's window lookup are written when it is answered, after the chunk's other refusals.
+      rejects.sort((a, b) => Number(a.row) - Number(b.row));
+      expect(rejects.map((r) => [r.row, r.phone])).toStrictEqual([
+        ['2', phoneNumber(2)],
+        ['4', phoneNumber(4)],
+        ['5', phoneNumber(5)],
+        ['6', phoneNumber(6)],
+      ]);
+      expect(rejects[0]?.reason).toMatch(/^WINDOW_CLOSED: line 3: the recipient has not written to this number in the last 24 hours/);
+      expect(await p.ledger.getCampaign('txt-ingest')).toMatchObject({
+        text: { body: TEXT, previewUrl: false, columns: ['name', 'order_id', 'note'] },
+      });
+      expect(await p.ledger.getCampaign('txt-ingest')).not.toHaveProperty('plan');
+    },
+  );
 
-  it('sends a text campaign end to end: the sandbox accepted type text with each row’s filled body, preview_url and callback data; the report has the wamids', async () => {
-    const p = await frame.start({ label: 'text-send' });
-    const service = await startService(p);
-    const file = await csv(3);
-    await wroteIn(service, [1, 2, 3]);
-    for (const n of [1, 2, 3]) p.sandbox.openServiceWindow(phoneNumber(n));
-    p.startWorker();
+  it(
+    'sends a text campaign end to end: the sandbox accepted type text with each row’s filled body, ' +
+      'preview_url and callback data; the report has the wamids',
+    async () => {
+      const p = await frame.start({ label: 'text-send' });
+      const service = await startService(p);
+      const file = await csv(3);
+      await wroteIn(service, [1, 2, 3]);
+      for (const n of [1, 2, 3]) p.sandbox.openServiceWindow(phoneNumber(n));
+      p.startWorker();
 
-    const summary = await runSend(context(p), { file, text: TEXT, previewUrl: true, phoneColumn: 'phone', campaignId: 'txt-send' });
-    expect(summary).toMatchObject({ queued: 3, skipped: 0, rejected: 0 });
-    await p.completed('txt-send');
+      const summary = await runSend(context(p), { file, text: TEXT, previewUrl: true, phoneColumn: 'phone', campaignId: 'txt-send' });
+      expect(summary).toMatchObject({ queued: 3, skipped: 0, rejected: 0 });
+      await p.completed('txt-send');
 
-    const accepted = p.sandbox.accepted();
-    expect(accepted.map((m) => m.body).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toStrictEqual(
-      [1, 2, 3].map((n) => ({
-        messaging_product: 'whatsapp',
-        recipient_type: 'individual',
-        to: phoneNumber(n),
-        type: 'text',
-        text: { preview_url: true, body: filled(n) },
-        biz_opaque_callback_data: `txt-send/${n}`,
-      })),
-    );
-    const rows = await reportRows(p, 'txt-send');
-    const wamidTo = new Map(accepted.map((m) => [m.wamid, m.to]));
-    expect(rows.map((r) => [r.status, wamidTo.get(r.message_id ?? '')])).toStrictEqual([1, 2, 3].map((n) => ['sent', phoneNumber(n)]));
-  });
+      const accepted = p.sandbox.accepted();
+      expect(accepted.map((m) => m.body).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toStrictEqual(
+        [1, 2, 3].map((n) => ({
+          messaging_product: 'whatsapp',
+          recipient_type: 'individual',
+          to: phoneNumber(n),
+          type: 'text',
+          text: { preview_url: true, body: filled(n) },
+          biz_opaque_callback_data: `txt-send/${n}`,
+        })),
+      );
+      const rows = await reportRows(p, 'txt-send');
+      const wamidTo = new Map(accepted.map((m) => [m.wamid, m.to]));
+      expect(rows.map((r) => [r.status, wamidTo.get(r.message_id ?? '')])).toStrictEqual([1, 2, 3].map((n) => ['sent', phoneNumber(n)]));
+    },
+  );
 
-  it('a failed status with 131047 (the window closed before the send) by signed webhook fails that text row: failed 131047 in the report', async () => {
-    const p = await frame.start({ label: 'text-131047' });
-    const service = await startService(p);
-    const file = await csv(2);
-    await wroteIn(service, [1, 2]);
-    for (const n of [1, 2]) p.sandbox.openServiceWindow(phoneNumber(n));
-    p.startWorker();
-    await runSend(context(p), { file, text: 'Hi {{name}}', phoneColumn: 'phone', campaignId: 'txt-fail' });
-    await p.completed('txt-fail');
-    const before = await reportRows(p, 'txt-fail');
-    expect(before.map((r) => r.status)).toStrictEqual(['sent', 'sent']);
-    const wamid = before[1]?.message_id ?? '';
+  it(
+    'a failed status with 131047 (the window closed before the send) by signed webhook ' +
+      'fails that text row: failed 131047 in the report',
+    async () => {
+      const p = await frame.start({ label: 'text-131047' });
+      const service = await startService(p);
+      const file = await csv(2);
+      await wroteIn(service, [1, 2]);
+      for (const n of [1, 2]) p.sandbox.openServiceWindow(phoneNumber(n));
+      p.startWorker();
+      await runSend(context(p), { file, text: 'Hi {{name}}', phoneColumn: 'phone', campaignId: 'txt-fail' });
+      await p.completed('txt-fail');
+      const before = await reportRows(p, 'txt-fail');
+      expect(before.map((r) => r.status)).toStrictEqual(['sent', 'sent']);
+      const wamid = before[1]?.message_id ?? '';
 
-    await post(
-      service,
-      envelope({
-        statuses: [
-          {
-            id: wamid,
-            status: 'failed',
-            timestamp: String(Math.floor(Date.now() / 1000)),
-            recipient_id: phoneNumber(2).slice(1),
-            biz_opaque_callback_data: 'txt-fail/2',
-            errors: [
-              { code: 131047, title: 'Re-engagement message', message: 'Re-engagement message', error_data: { details: REENGAGEMENT } },
-            ],
-          },
-        ],
-      }),
-    );
+      await post(
+        service,
+        envelope({
+          statuses: [
+            {
+              id: wamid,
+              status: 'failed',
+              timestamp: String(Math.floor(Date.now() / 1000)),
+              recipient_id: phoneNumber(2).slice(1),
+              biz_opaque_callback_data: 'txt-fail/2',
+              errors: [
+                { code: 131047, title: 'Re-engagement message', message: 'Re-engagement message', error_data: { details: REENGAGEMENT } },
+              ],
+            },
+          ],
+        }),
+      );
 
-    const after = await reportRows(p, 'txt-fail');
-    expect(after.map((r) => [r.row, r.status, r.error_code])).toStrictEqual([
-      ['1', 'sent', ''],
-      ['2', 'failed', '131047'],
-    ]);
-    expect(after[1]?.error_detail).toBe(REENGAGEMENT);
-    expect((await p.ledger.status('txt-fail'))?.counts).toMatchObject({ sent: 1, failed: 1 });
-  });
+      const after = await reportRows(p, 'txt-fail');
+      expect(after.map((r) => [r.row, r.status, r.error_code])).toStrictEqual([
+        ['1', 'sent', ''],
+        ['2', 'failed', '131047'],
+      ]);
+      expect(after[1]?.error_detail).toBe(REENGAGEMENT);
+      expect((await p.ledger.status('txt-fail'))?.counts).toMatchObject({ sent: 1, failed: 1 });
+    },
+  );
 
   it.each<[string, Partial<SendOptions>, string, RegExp]>([
     [

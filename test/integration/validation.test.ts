@@ -236,32 +236,37 @@ describe('pre-flight validation, end to end', () => {
     ]);
   });
 
-  it('a MARKETING template skips recipients recorded as opted out (131050), saying where it was learnt; a UTILITY template still reaches them', async () => {
-    await context.ledger.recordOptOut(PHONE_NUMBER_ID, '+4915110000002', { campaignId: 'c-earlier', row: 7 });
-    const promo = join(dir.dir, 'promo.csv');
-    await writeFile(
-      promo,
-      'phone,name,discount,banner\n+4915110000001,Ana,25%,https://example.com/a.jpg\n+4915110000002,Bruno,25%,https://example.com/b.jpg\n+4915110000002,Bruno,30%,https://example.com/b.jpg\n',
-    );
-    const outcome = await send(promo, {
-      campaignId: 'c-promo',
-      template: 'spring_promo',
-      params: ['name', 'discount'],
-      headerMediaColumn: 'banner',
-      dryRun: true,
-    });
-    // Both of Bruno's rows say why (the second is not a "duplicate of the one sent": none was).
-    expect(outcome).toMatchObject({ rows: 3, valid: 1, queued: 1, skipped: 2, byReason: { OPTED_OUT: 2 } });
-    const rejects = parse<{ row: string; reason: string }>(await readFile(outcome.rejectsFile ?? '', 'utf8'), { columns: true });
-    expect(rejects.map((r) => r.row)).toEqual(['2', '3']);
-    expect(rejects[0]?.reason).toMatch(
-      /^OPTED_OUT: line 3: the recipient stopped marketing messages .*campaign c-earlier row 7 on \d{4}-\d\d-\d\d.*MARKETING/,
-    );
+  it(
+    'a MARKETING template skips recipients recorded as opted out (131050), saying where it ' +
+      'was learnt; a UTILITY template still reaches them',
+    async () => {
+      await context.ledger.recordOptOut(PHONE_NUMBER_ID, '+4915110000002', { campaignId: 'c-earlier', row: 7 });
+      const promo = join(dir.dir, 'promo.csv');
+      await writeFile(
+        promo,
+        'phone,name,discount,banner\n+4915110000001,Ana,25%,https://example.com/a.jpg\n' +
+          '+4915110000002,Bruno,25%,https://example.com/b.jpg\n+4915110000002,Bruno,30%,https://example.com/b.jpg\n',
+      );
+      const outcome = await send(promo, {
+        campaignId: 'c-promo',
+        template: 'spring_promo',
+        params: ['name', 'discount'],
+        headerMediaColumn: 'banner',
+        dryRun: true,
+      });
+      // Both of Bruno's rows say why (the second is not a "duplicate of the one sent": none was).
+      expect(outcome).toMatchObject({ rows: 3, valid: 1, queued: 1, skipped: 2, byReason: { OPTED_OUT: 2 } });
+      const rejects = parse<{ row: string; reason: string }>(await readFile(outcome.rejectsFile ?? '', 'utf8'), { columns: true });
+      expect(rejects.map((r) => r.row)).toEqual(['2', '3']);
+      expect(rejects[0]?.reason).toMatch(
+        /^OPTED_OUT: line 3: the recipient stopped marketing messages .*campaign c-earlier row 7 on \d{4}-\d\d-\d\d.*MARKETING/,
+      );
 
-    const utility = join(dir.dir, 'utility.csv');
-    await writeFile(utility, 'phone,first_name,order_id\n+4915110000002,Bruno,A-2\n');
-    expect(await send(utility, { campaignId: 'c-utility', dryRun: true })).toMatchObject({ rows: 1, valid: 1, skipped: 0 });
-  });
+      const utility = join(dir.dir, 'utility.csv');
+      await writeFile(utility, 'phone,first_name,order_id\n+4915110000002,Bruno,A-2\n');
+      expect(await send(utility, { campaignId: 'c-utility', dryRun: true })).toMatchObject({ rows: 1, valid: 1, skipped: 0 });
+    },
+  );
 
   it('the OPTED_OUT summary names where each opt-out came from: 131050, a keyword, user_preferences, an operator', async () => {
     const now = Date.now();

@@ -29,7 +29,10 @@ function sign(body: Buffer | string, secret = SECRET): string {
 /** A status webhook as Meta serialises it: compact, non-ASCII escaped. */
 function statusBody(id = 'wamid.HBgL', detail = 'caf\\u00e9'): Buffer {
   return Buffer.from(
-    `{"object":"whatsapp_business_account","entry":[{"id":"102290129340398","changes":[{"value":{"messaging_product":"whatsapp","metadata":{"display_phone_number":"15550783881","phone_number_id":"106540352242922"},"statuses":[{"id":"${id}","status":"sent","timestamp":"1750263773","recipient_id":"16505551234","biz_opaque_callback_data":"${detail}"}]},"field":"messages"}]}]}`,
+    `{"object":"whatsapp_business_account","entry":[{"id":"102290129340398","changes":[{"value":{"messaging_product":"whatsapp",` +
+      `"metadata":{"display_phone_number":"15550783881","phone_number_id":"106540352242922"},` +
+      `"statuses":[{"id":"${id}","status":"sent","timestamp":"1750263773","recipient_id":"16505551234",` +
+      `"biz_opaque_callback_data":"${detail}"}]},"field":"messages"}]}]}`,
   );
 }
 
@@ -255,7 +258,8 @@ describe('webhook intake against the shared Redis', () => {
       const head = await new Promise<string>((resolve, reject) => {
         const socket = connect(port, '127.0.0.1', () => {
           socket.write(
-            `POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${WEBHOOK_MAX_BYTES}\r\nX-Hub-Signature-256: sha256=short\r\n\r\n`,
+            `POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ` +
+              `${WEBHOOK_MAX_BYTES}\r\nX-Hub-Signature-256: sha256=short\r\n\r\n`,
           );
         });
         let seen = '';

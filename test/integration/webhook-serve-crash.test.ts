@@ -209,7 +209,8 @@ describe('campaign serve killed between its 200 and the processing (real process
     const killedAt = (await ledger.status(ID))?.counts;
     const leftAtKill = await inboxState();
     console.info(
-      `at the kill: delivered ${killedAt?.delivered}, read ${killedAt?.read} of ${ROWS}; inbox ${leftAtKill.length} entries, ${leftAtKill.pending} pending`,
+      `at the kill: delivered ${killedAt?.delivered}, read ${killedAt?.read} of ${ROWS}; inbox ` +
+        `${leftAtKill.length} entries, ${leftAtKill.pending} pending`,
     );
     expect((killedAt?.delivered ?? 0) < ROWS || (killedAt?.read ?? 0) < ROWS).toBe(true);
     expect(leftAtKill.length).toBeGreaterThan(0);

@@ -62,36 +62,40 @@ describe('campaign serve', () => {
     expect(result.stderr).not.toContain(SECRET);
   });
 
-  it("with Redis up: the handshake, and a signed POST stored under QUEUE_PREFIX and worked off by the service's consumer; SIGTERM exits 0", async () => {
-    const prefix = freshPrefix('serve');
-    const reader = testRedis();
-    try {
-      cli = new CliProcess(['serve', '--port', '0', '--host', '127.0.0.1'], env(redisUrl(), prefix));
-      const url = (await cli.waitFor(LISTENING))[1] ?? '';
+  it(
+    'with Redis up: the handshake, and a signed POST stored under QUEUE_PREFIX and worked ' +
+      "off by the service's consumer; SIGTERM exits 0",
+    async () => {
+      const prefix = freshPrefix('serve');
+      const reader = testRedis();
+      try {
+        cli = new CliProcess(['serve', '--port', '0', '--host', '127.0.0.1'], env(redisUrl(), prefix));
+        const url = (await cli.waitFor(LISTENING))[1] ?? '';
 
-      const challenge = await fetch(`${url}/webhook?hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=42`);
-      expect(challenge.status).toBe(200);
-      expect(await challenge.text()).toBe('42');
-      const body = '{"object":"whatsapp_business_account","entry":[]}';
-      expect(await signedPost(url, body)).toBe(200);
-      // The service's own consumer takes the entry in (counted) and removes it from the inbox.
-      await waitFor(() => reader.hget(webhookKeys(prefix).stats, 'posts'), {
-        what: 'the consumer worked the POST off (posts counted)',
-        until: (posts) => posts === '1',
-      });
-      expect(await reader.xlen(webhookInboxKey(prefix))).toBe(0);
-      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+        const challenge = await fetch(`${url}/webhook?hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=42`);
+        expect(challenge.status).toBe(200);
+        expect(await challenge.text()).toBe('42');
+        const body = '{"object":"whatsapp_business_account","entry":[]}';
+        expect(await signedPost(url, body)).toBe(200);
+        // The service's own consumer takes the entry in (counted) and removes it from the inbox.
+        await waitFor(() => reader.hget(webhookKeys(prefix).stats, 'posts'), {
+          what: 'the consumer worked the POST off (posts counted)',
+          until: (posts) => posts === '1',
+        });
+        expect(await reader.xlen(webhookInboxKey(prefix))).toBe(0);
+        expect((await fetch(`${url}/readyz`)).status).toBe(200);
 
-      expect(await cli.stop('SIGTERM')).toBe(0);
-      expect(cli.output).not.toContain(SECRET);
-      expect(cli.output).not.toContain(VERIFY_TOKEN);
-    } finally {
-      await removePrefix(reader, prefix);
-      await reader.quit();
-    }
-  });
+        expect(await cli.stop('SIGTERM')).toBe(0);
+        expect(cli.output).not.toContain(SECRET);
+        expect(cli.output).not.toContain(VERIFY_TOKEN);
+      } finally {
+        await removePrefix(reader, prefix);
+        await reader.quit();
+      }
+    },
+  );
 
-  it('with Redis down it starts anyway: /healthz 200, /readyz and POST 503; Redis up later: 200 without a restart; SIGINT exits 0', async () => {
+  it('with Redis down it starts anyway: /healthz 200, /readyz and POST 503; Redis up later: 200, no restart; SIGINT exits 0', async () => {
     // A port of our own with nothing on it yet; the server is started there later.
     server = await RedisServer.start();
     await server.stop('SIGKILL');

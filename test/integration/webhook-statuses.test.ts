@@ -158,34 +158,38 @@ describe('status webhooks applied to rows (real Redis)', () => {
     expect(await redis.hgetall(webhookKeys(prefix).stats)).toMatchObject({ posts: '2', statuses: '2000', applied: '1000', same: '1000' });
   });
 
-  it('a status that comes before its send is recorded waits, and is applied once the send is; another tool’s message is counted and dropped after the park time', async () => {
-    await sentCampaign(2, 1);
-    // Row 2 was fed but not answered yet; its status names only its message ID (no callback data).
-    await redis.xadd(
-      webhookKeys(prefix).inbox,
-      '*',
-      'body',
-      body([item(2, 'delivered', 1500), item(99, 'delivered', 1500)]),
-      'at',
-      Date.now(),
-    );
-    const c = consumer({ parkMs: 60_000 });
-    while ((await c.processOnce()) === 0);
-    expect(await redis.zcard(webhookKeys(prefix).parked)).toBe(2);
-    const { jobs } = { jobs: [{ campaignId: ID, row: 2 }] };
-    await ledger.claim(jobs[0] ?? { campaignId: ID, row: 2 }, NUMBER);
-    await ledger.settle(jobs[0] ?? { campaignId: ID, row: 2 }, { status: 'sent', wamid: 'w2' }, NUMBER);
-    await c.processOnce();
-    expect(await redis.zcard(webhookKeys(prefix).parked)).toBe(1);
-    expect((await ledger.status(ID))?.counts).toMatchObject({ sent: 2, delivered: 1 });
+  it(
+    'a status that comes before its send is recorded waits, and is applied once the send is; another ' +
+      'tool’s message is counted and dropped after the park time',
+    async () => {
+      await sentCampaign(2, 1);
+      // Row 2 was fed but not answered yet; its status names only its message ID (no callback data).
+      await redis.xadd(
+        webhookKeys(prefix).inbox,
+        '*',
+        'body',
+        body([item(2, 'delivered', 1500), item(99, 'delivered', 1500)]),
+        'at',
+        Date.now(),
+      );
+      const c = consumer({ parkMs: 60_000 });
+      while ((await c.processOnce()) === 0);
+      expect(await redis.zcard(webhookKeys(prefix).parked)).toBe(2);
+      const { jobs } = { jobs: [{ campaignId: ID, row: 2 }] };
+      await ledger.claim(jobs[0] ?? { campaignId: ID, row: 2 }, NUMBER);
+      await ledger.settle(jobs[0] ?? { campaignId: ID, row: 2 }, { status: 'sent', wamid: 'w2' }, NUMBER);
+      await c.processOnce();
+      expect(await redis.zcard(webhookKeys(prefix).parked)).toBe(1);
+      expect((await ledger.status(ID))?.counts).toMatchObject({ sent: 2, delivered: 1 });
 
-    const late = consumer({ parkMs: 0 });
-    await late.processOnce();
-    expect(await redis.zcard(webhookKeys(prefix).parked)).toBe(0);
-    expect(await redis.hget(webhookKeys(prefix).stats, 'foreign')).toBe('1');
-  });
+      const late = consumer({ parkMs: 0 });
+      await late.processOnce();
+      expect(await redis.zcard(webhookKeys(prefix).parked)).toBe(0);
+      expect(await redis.hget(webhookKeys(prefix).stats, 'foreign')).toBe('1');
+    },
+  );
 
-  it('a consumer that died after reading entries (before applying them) loses nothing: another takes them over and applies them', async () => {
+  it('a consumer that died after reading entries (before applying them) loses nothing: another takes them and applies them', async () => {
     await sentCampaign(3);
     const { inbox } = webhookKeys(prefix);
     await redis.xadd(inbox, '*', 'body', body([item(1, 'delivered', 1000), item(2, 'read', 1000)]), 'at', Date.now());

@@ -118,36 +118,41 @@ describe('the ETA of a windowed campaign whose window is closed now', () => {
     expect(eta).toBeGreaterThan(2 * 3600);
   });
 
-  it("the campaigns list and the campaign's page: the ETA at least the time to the opening; the window, the waiting rows and the next opening", async () => {
-    const before = Date.now();
-    const [list, live, page] = await Promise.all([
-      fetch(`${service.url}/api/campaigns`).then(async (r) => (await r.json()) as { campaigns: LiveView[] }),
-      fetch(`${service.url}/api/campaigns/${id}`).then(async (r) => (await r.json()) as { campaigns: LiveView[] }),
-      fetch(`${service.url}/campaigns/${id}`).then((r) => r.text()),
-    ]);
-    const { least, most } = bounds(before, Date.now());
-    const listed = list.campaigns.find((c) => c.id === id)?.fields;
-    const shown = live.campaigns[0]?.fields;
-    for (const fields of [listed, shown]) {
-      const eta = seconds(fields?.eta ?? '');
-      // duration() rounds to the second.
-      expect(eta).toBeGreaterThanOrEqual(Math.floor(least));
-      expect(eta).toBeLessThanOrEqual(most);
-    }
-    const nextOpening = `${new Date(opensAt).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
-    expect(shown).toMatchObject({
-      window: `${hhmm(opensAt)}-${hhmm(opensAt + 60 * MINUTE)} local, every day of each recipient`,
-      waiting: String(ROWS),
-      nextWindow: nextOpening,
-    });
-    expect(page).toContain(
-      `<dt>Send window</dt><dd><span data-field="window">${hhmm(opensAt)}-${hhmm(opensAt + 60 * MINUTE)} local, every day of each recipient</span></dd>`,
-    );
-    expect(page).toContain(
-      `<span data-field="waiting">${ROWS}</span> rows · next opening <span data-field="nextWindow">${nextOpening}</span>`,
-    );
-    expect(seconds(/<span data-field="eta">([^<]+)<\/span>/.exec(page)?.[1] ?? '')).toBeGreaterThanOrEqual(Math.floor(least));
-  });
+  it(
+    "the campaigns list and the campaign's page: the ETA at least the time to the opening; " +
+      'the window, the waiting rows and the next opening',
+    async () => {
+      const before = Date.now();
+      const [list, live, page] = await Promise.all([
+        fetch(`${service.url}/api/campaigns`).then(async (r) => (await r.json()) as { campaigns: LiveView[] }),
+        fetch(`${service.url}/api/campaigns/${id}`).then(async (r) => (await r.json()) as { campaigns: LiveView[] }),
+        fetch(`${service.url}/campaigns/${id}`).then((r) => r.text()),
+      ]);
+      const { least, most } = bounds(before, Date.now());
+      const listed = list.campaigns.find((c) => c.id === id)?.fields;
+      const shown = live.campaigns[0]?.fields;
+      for (const fields of [listed, shown]) {
+        const eta = seconds(fields?.eta ?? '');
+        // duration() rounds to the second.
+        expect(eta).toBeGreaterThanOrEqual(Math.floor(least));
+        expect(eta).toBeLessThanOrEqual(most);
+      }
+      const nextOpening = `${new Date(opensAt).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+      expect(shown).toMatchObject({
+        window: `${hhmm(opensAt)}-${hhmm(opensAt + 60 * MINUTE)} local, every day of each recipient`,
+        waiting: String(ROWS),
+        nextWindow: nextOpening,
+      });
+      expect(page).toContain(
+        `<dt>Send window</dt><dd><span data-field="window">${hhmm(opensAt)}-${hhmm(opensAt + 60 * MINUTE)} ` +
+          `local, every day of each recipient</span></dd>`,
+      );
+      expect(page).toContain(
+        `<span data-field="waiting">${ROWS}</span> rows · next opening <span data-field="nextWindow">${nextOpening}</span>`,
+      );
+      expect(seconds(/<span data-field="eta">([^<]+)<\/span>/.exec(page)?.[1] ?? '')).toBeGreaterThanOrEqual(Math.floor(least));
+    },
+  );
 
   it('campaign status --watch --json: the same ETA, the waiting rows and the next opening', async () => {
     const watch = new CliProcess(['status', id, '--watch', '--json'], env);
@@ -164,7 +169,7 @@ describe('the ETA of a windowed campaign whose window is closed now', () => {
     }
   });
 
-  it("the page's reschedule form refuses 30 February with TIME_INVALID, naming the field and the value; the start is unchanged", async () => {
+  it("the page's reschedule form refuses 30 February with TIME_INVALID, naming the field and the value; the start stays", async () => {
     const page = await (await fetch(`${service.url}/campaigns/${id}`)).text();
     const token = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
     const response = await fetch(`${service.url}/campaigns/${id}/reschedule`, {

@@ -14,7 +14,7 @@ describe('campaign worker: graceful shutdown', () => {
     harness = undefined;
   });
 
-  it('SIGTERM with answers that never come in time: exits within 10 s, in-flight rows unknown, the rest sent once by the next worker', async () => {
+  it('SIGTERM with answers that never come in time: exits within 10 s, rows in flight unknown, the rest sent once later', async () => {
     harness = await FaultHarness.start({
       label: 'shutdown-slow',
       rows: 300,

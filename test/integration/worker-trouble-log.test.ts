@@ -48,67 +48,72 @@ describe('campaign worker: trouble at the default log level', () => {
     rig = undefined;
   });
 
-  it('a number throttled by the sandbox, failed and retried rows: throttle lines naming code, number and pause, and a summary of failures by code; no line per row', async () => {
-    // SEND_RATE 20/s against a sandbox that takes 5/s: it answers 130429 again and again.
-    rig = await FaultHarness.start({
-      label: 'trouble-log',
-      rows: 40,
-      sendRate: 20,
-      sandboxMps: 5,
-      workerEnv: { ...DEFAULT_LEVEL, SEND_BACKOFF_MS: '200' },
-    });
-    const failing = [5, 10, 15];
-    const retrying = [7, 14];
-    rig.setFaults({
-      recipientErrors: [
-        ...failing.map((row) => ({ waId: waIdOfRow(row), code: 131009, times: 1 })),
-        ...retrying.map((row) => ({ waId: waIdOfRow(row), code: 131000, times: 1 })),
-      ],
-    });
-    const worker = await rig.startWorker();
-    const startedAt = Date.now();
-    const { id } = await rig.send();
-    const status = await rig.waitForCompletion(id, 120_000);
-    const minutes = Math.floor((Date.now() - startedAt) / 60_000);
-    const stats = rig.stats();
-    const lines = logLines(worker.output);
-    const context = JSON.stringify({ status, stats, lines: lines.slice(-30) });
+  it(
+    'a number throttled by the sandbox, failed and retried rows: throttle lines naming code, number ' +
+      'and pause, and a summary of failures by code; no line per row',
+    async () => {
+      // SEND_RATE 20/s against a sandbox that takes 5/s: it answers 130429 again and again.
+      rig = await FaultHarness.start({
+        label: 'trouble-log',
+        rows: 40,
+        sendRate: 20,
+        sandboxMps: 5,
+        workerEnv: { ...DEFAULT_LEVEL, SEND_BACKOFF_MS: '200' },
+      });
+      const failing = [5, 10, 15];
+      const retrying = [7, 14];
+      rig.setFaults({
+        recipientErrors: [
+          ...failing.map((row) => ({ waId: waIdOfRow(row), code: 131009, times: 1 })),
+          ...retrying.map((row) => ({ waId: waIdOfRow(row), code: 131000, times: 1 })),
+        ],
+      });
+      const worker = await rig.startWorker();
+      const startedAt = Date.now();
+      const { id } = await rig.send();
+      const status = await rig.waitForCompletion(id, 120_000);
+      const minutes = Math.floor((Date.now() - startedAt) / 60_000);
+      const stats = rig.stats();
+      const lines = logLines(worker.output);
+      const context = JSON.stringify({ status, stats, lines: lines.slice(-30) });
 
-    expect(status, context).toMatchObject({ state: 'completed', sent: 37, failed: 3 });
-    const refusals = stats.rejectedByCode['130429'] ?? 0;
-    expect(refusals, context).toBeGreaterThan(0);
+      expect(status, context).toMatchObject({ state: 'completed', sent: 37, failed: 3 });
+      const refusals = stats.rejectedByCode['130429'] ?? 0;
+      expect(refusals, context).toBeGreaterThan(0);
 
-    // Throttling: code, number and pause; at most one line per number and code a minute.
-    const throttles = lines.filter((l) => l.msg.includes('throttled by Meta'));
-    expect(throttles.length, context).toBeGreaterThanOrEqual(1);
-    expect(throttles.length, context).toBeLessThanOrEqual(1 + minutes);
-    expect(throttles[0], context).toMatchObject({ level: WARN, code: '130429', phoneNumberId: PHONE_NUMBER_ID, pauseMs: 1000 });
-    expect(throttles[0]?.msg).toContain(`phone number ${PHONE_NUMBER_ID} throttled by Meta (130429): every send from it paused 1 s`);
+      // Throttling: code, number and pause; at most one line per number and code a minute.
+      const throttles = lines.filter((l) => l.msg.includes('throttled by Meta'));
+      expect(throttles.length, context).toBeGreaterThanOrEqual(1);
+      expect(throttles.length, context).toBeLessThanOrEqual(1 + minutes);
+      expect(throttles[0], context).toMatchObject({ level: WARN, code: '130429', phoneNumberId: PHONE_NUMBER_ID, pauseMs: 1000 });
+      expect(throttles[0]?.msg).toContain(`phone number ${PHONE_NUMBER_ID} throttled by Meta (130429): every send from it paused 1 s`);
 
-    // The campaign's summaries count every failed and retried row and every refusal, by code,
-    // the last one logged before the line that says the campaign completed.
-    const summaries = lines.filter((l) => l.campaignId === id && l.msg.includes('send problems'));
-    expect(summaries.length, context).toBeGreaterThanOrEqual(1);
-    // The first problem at once, the rest at most once a minute, the remainder at completion.
-    expect(summaries.length, context).toBeLessThanOrEqual(2 + minutes);
-    expect(summed(summaries, 'failed'), context).toEqual({ '131009': 3 });
-    expect(summed(summaries, 'retried'), context).toEqual({ '131000': 2 });
-    expect(summed(summaries, 'throttled'), context).toEqual({ '130429': refusals });
-    expect(
-      summaries.some((l) => /\d+ rows? failed \(131009 ×\d+\)/.test(l.msg)),
-      context,
-    ).toBe(true);
-    const completedAt = lines.findIndex((l) => l.campaignId === id && l.msg === 'campaign completed');
-    expect(lines.lastIndexOf(summaries.at(-1) as LogLine), context).toBeLessThan(completedAt);
+      // The campaign's summaries count every failed and retried row and every refusal, by code,
+      // the last one logged before the line that says the campaign completed.
+      const summaries = lines.filter((l) => l.campaignId === id && l.msg.includes('send problems'));
+      expect(summaries.length, context).toBeGreaterThanOrEqual(1);
+      // The first problem at once, the rest at most once a minute, the remainder at completion.
+      expect(summaries.length, context).toBeLessThanOrEqual(2 + minutes);
+      expect(summed(summaries, 'failed'), context).toEqual({ '131009': 3 });
+      expect(summed(summaries, 'retried'), context).toEqual({ '131000': 2 });
+      expect(summed(summaries, 'throttled'), context).toEqual({ '130429': refusals });
+      expect(
+        summaries.some((l) => /\d+ rows? failed \(131009 ×\d+\)/.test(l.msg)),
+        context,
+      ).toBe(true);
+      const completedAt = lines.findIndex((l) => l.campaignId === id && l.msg === 'campaign completed');
+      expect(lines.lastIndexOf(summaries.at(-1) as LogLine), context).toBeLessThan(completedAt);
 
-    // No line per row: nothing logged names a row, and the lines are few for 40 rows and
-    // 5 + `refusals` refused sends.
-    expect(
-      lines.filter((l) => l.row !== undefined),
-      context,
-    ).toEqual([]);
-    expect(throttles.length + summaries.length, context).toBeLessThan(5 + refusals);
-  }, 180_000);
+      // No line per row: nothing logged names a row, and the lines are few for 40 rows and
+      // 5 + `refusals` refused sends.
+      expect(
+        lines.filter((l) => l.row !== undefined),
+        context,
+      ).toEqual([]);
+      expect(throttles.length + summaries.length, context).toBeLessThan(5 + refusals);
+    },
+    180_000,
+  );
 
   it('a halting code is logged once; counts not yet logged when the worker gets SIGTERM are logged as it stops', async () => {
     rig = await FaultHarness.start({ label: 'trouble-stop', rows: 20, sendRate: 20, sandboxMps: 0, workerEnv: DEFAULT_LEVEL });

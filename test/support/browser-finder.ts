@@ -45,7 +45,8 @@ export async function findBrowser(lookups: BrowserLookups = machineLookups()): P
   if (lookups.chromiumPath !== undefined && lookups.chromiumPath !== '') {
     if (lookups.isExecutable(lookups.chromiumPath)) return { path: lookups.chromiumPath, source: 'CHROMIUM_PATH' };
     throw new Error(
-      `CHROMIUM_PATH=${lookups.chromiumPath} is not an executable file: point it at a Chromium or Chrome, or unset it to let the tests look for one`,
+      `CHROMIUM_PATH=${lookups.chromiumPath} is not an executable file: point it at a Chromium ` +
+        `or Chrome, or unset it to let the tests look for one`,
     );
   }
   for (const name of BROWSER_NAMES) {
@@ -59,7 +60,8 @@ export async function findBrowser(lookups: BrowserLookups = machineLookups()): P
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').slice(0, 200);
     throw new Error(
-      `No Chromium or Chrome for the browser test: CHROMIUM_PATH is unset, none of ${BROWSER_NAMES.join(', ')} is on the PATH or at a usual place, ` +
+      `No Chromium or Chrome for the browser test: CHROMIUM_PATH is unset, none of ` +
+        `${BROWSER_NAMES.join(', ')} is on the PATH or at a usual place, ` +
         `and @puppeteer/browsers could not fetch one into ${lookups.cacheDir} (${reason}). ` +
         'Install one (apt-get install chromium, or Google Chrome), or set CHROMIUM_PATH to its executable.',
     );

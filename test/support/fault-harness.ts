@@ -252,7 +252,10 @@ export class FaultHarness {
     try {
       await within(ms, Promise.race([logged, polled]), async () => {
         const last = await this.status(id).catch(() => undefined);
-        return `campaign ${id} not completed; status ${JSON.stringify(last)}; sandbox accepted ${this.accepted().length}; ${this.describeWorkers()}`;
+        return (
+          `campaign ${id} not completed; status ${JSON.stringify(last)}; sandbox accepted ` +
+          `${this.accepted().length}; ${this.describeWorkers()}`
+        );
       });
     } finally {
       done = true;

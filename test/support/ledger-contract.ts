@@ -11,6 +11,7 @@ import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from './ledger-fi
 import { ledgerPeek, type LedgerPeek } from './ledger-peek.js';
 import { freshPrefix, removePrefix } from './redis.js';
 import { TestClock } from './test-clock.js';
+import { pattern } from './long-pattern.js';
 
 /**
  * The campaign ledger's specification: every rule of the Lua scripts (src/redis/lua), as
@@ -204,45 +205,49 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         });
       });
 
-      it('a fixed file sent again: rejected and skipped rows take the new verdict under a new job number, other rows keep theirs, a finished campaign reopens', async () => {
-        const optedOut: IngestedRow = {
-          row: 4,
-          phone: phoneNumber(4),
-          status: 'skipped',
-          errorCode: 'OPTED_OUT',
-          errorDetail: 'line 5: opted out',
-        };
-        await campaign(1, { extra: [rejected(2), rejected(3), optedOut] });
-        await answer(job(1), sentAs('wamid.1'));
-        expect((await ledger.status(ID))?.state).toBe('completed');
+      it(
+        'a fixed file sent again: rejected and skipped rows take the new verdict under a new job ' +
+          'number, other rows keep theirs, a finished campaign reopens',
+        async () => {
+          const optedOut: IngestedRow = {
+            row: 4,
+            phone: phoneNumber(4),
+            status: 'skipped',
+            errorCode: 'OPTED_OUT',
+            errorDetail: 'line 5: opted out',
+          };
+          await campaign(1, { extra: [rejected(2), rejected(3), optedOut] });
+          await answer(job(1), sentAs('wamid.1'));
+          expect((await ledger.status(ID))?.state).toBe('completed');
 
-        const again = await ledger.recordIngested(ID, NUMBER, [
-          queuedRow(1, phoneNumber(5)),
-          queuedRow(2),
-          rejected(3, 'VALUE_CONTROL_CHAR'),
-          queuedRow(4),
-        ]);
-        expect(again).toEqual({ queued: [2, 4], alreadySent: [], reopened: 2 });
-        const status = await ledger.status(ID);
-        expect(status).toMatchObject({
-          state: 'running',
-          finishedAt: undefined,
-          counts: { total: 4, sent: 1, queued: 2, rejected: 1, skipped: 0 },
-        });
-        expect((await rowsOf()).map((r) => [r.row, r.status, r.phone, r.errorCode, r.requeue])).toEqual([
-          [1, 'sent', phoneNumber(1), undefined, undefined],
-          [2, 'queued', phoneNumber(2), undefined, 1],
-          [3, 'rejected', 'bad', 'VALUE_CONTROL_CHAR', 1],
-          [4, 'queued', phoneNumber(4), undefined, 1],
-        ]);
-        // The finished campaign is fed again, the reopened rows under their new job numbers.
-        expect((await feed()).jobs).toEqual([job(2, 1), job(4, 1)]);
-        await answer(job(4, 1), sentAs('wamid.4'));
-        expect(await ledger.claim(job(2), NUMBER)).toEqual({ outcome: 'stale' });
-        expect(await ledger.claim(job(2, 1), NUMBER)).toMatchObject({ outcome: 'claimed', attempt: 1 });
-        await ledger.settle(job(2, 1), sentAs('wamid.2'), NUMBER);
-        expect((await ledger.status(ID))?.state).toBe('completed');
-      });
+          const again = await ledger.recordIngested(ID, NUMBER, [
+            queuedRow(1, phoneNumber(5)),
+            queuedRow(2),
+            rejected(3, 'VALUE_CONTROL_CHAR'),
+            queuedRow(4),
+          ]);
+          expect(again).toEqual({ queued: [2, 4], alreadySent: [], reopened: 2 });
+          const status = await ledger.status(ID);
+          expect(status).toMatchObject({
+            state: 'running',
+            finishedAt: undefined,
+            counts: { total: 4, sent: 1, queued: 2, rejected: 1, skipped: 0 },
+          });
+          expect((await rowsOf()).map((r) => [r.row, r.status, r.phone, r.errorCode, r.requeue])).toEqual([
+            [1, 'sent', phoneNumber(1), undefined, undefined],
+            [2, 'queued', phoneNumber(2), undefined, 1],
+            [3, 'rejected', 'bad', 'VALUE_CONTROL_CHAR', 1],
+            [4, 'queued', phoneNumber(4), undefined, 1],
+          ]);
+          // The finished campaign is fed again, the reopened rows under their new job numbers.
+          expect((await feed()).jobs).toEqual([job(2, 1), job(4, 1)]);
+          await answer(job(4, 1), sentAs('wamid.4'));
+          expect(await ledger.claim(job(2), NUMBER)).toEqual({ outcome: 'stale' });
+          expect(await ledger.claim(job(2, 1), NUMBER)).toMatchObject({ outcome: 'claimed', attempt: 1 });
+          await ledger.settle(job(2, 1), sentAs('wamid.2'), NUMBER);
+          expect((await ledger.status(ID))?.state).toBe('completed');
+        },
+      );
 
       it('rows read into a cancelled campaign are cancelled, into an expired one expired: never queued', async () => {
         await campaign(1, { fed: 0 });
@@ -263,33 +268,37 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect(await statuses('gone')).toEqual(['expired', 'expired']);
       });
 
-      it('an interrupted ingest pauses the campaign; continuing lifts only that pause; cancel ends the ingest so the campaign completes', async () => {
-        await campaign(2, { finish: false, fed: 0 });
-        expect(await ledger.markIngestInterrupted(ID, 'ingest interrupted at row 2')).toBe(true);
-        expect(await ledger.status(ID)).toMatchObject({
-          state: 'paused',
-          pausedReason: 'ingest interrupted at row 2',
-          ingestInterrupted: true,
-        });
-        expect((await feed()).jobs).toEqual([]);
-        expect(await ledger.liftIngestPause(ID)).toBe(true);
-        expect(await ledger.status(ID)).toMatchObject({ state: 'ingesting', ingestInterrupted: true });
-        expect(await ledger.liftIngestPause(ID)).toBe(false);
+      it(
+        'an interrupted ingest pauses the campaign; continuing lifts only that pause; cancel ' +
+          'ends the ingest so the campaign completes',
+        async () => {
+          await campaign(2, { finish: false, fed: 0 });
+          expect(await ledger.markIngestInterrupted(ID, 'ingest interrupted at row 2')).toBe(true);
+          expect(await ledger.status(ID)).toMatchObject({
+            state: 'paused',
+            pausedReason: 'ingest interrupted at row 2',
+            ingestInterrupted: true,
+          });
+          expect((await feed()).jobs).toEqual([]);
+          expect(await ledger.liftIngestPause(ID)).toBe(true);
+          expect(await ledger.status(ID)).toMatchObject({ state: 'ingesting', ingestInterrupted: true });
+          expect(await ledger.liftIngestPause(ID)).toBe(false);
 
-        // Interrupted again, then paused by the operator for another reason: continuing must not lift that.
-        await ledger.markIngestInterrupted(ID, 'ingest interrupted at row 2');
-        await ledger.resume(ID);
-        await ledger.pause(ID, 'checking the template');
-        expect(await ledger.liftIngestPause(ID)).toBe(false);
-        expect((await ledger.status(ID))?.pausedReason).toBe('checking the template');
+          // Interrupted again, then paused by the operator for another reason: continuing must not lift that.
+          await ledger.markIngestInterrupted(ID, 'ingest interrupted at row 2');
+          await ledger.resume(ID);
+          await ledger.pause(ID, 'checking the template');
+          expect(await ledger.liftIngestPause(ID)).toBe(false);
+          expect((await ledger.status(ID))?.pausedReason).toBe('checking the template');
 
-        expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 2 });
-        const status = await ledger.status(ID);
-        expect(status).toMatchObject({ state: 'cancelled', ingestInterrupted: false, counts: { total: 2, queued: 0, cancelled: 2 } });
-        expect(status?.finishedAt).toBeTypeOf('number');
-        expect(await ledger.markIngestInterrupted(ID, 'again')).toBe(false);
-        expect(await ledger.markIngestInterrupted('nope', 'x')).toBe(false);
-      });
+          expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 2 });
+          const status = await ledger.status(ID);
+          expect(status).toMatchObject({ state: 'cancelled', ingestInterrupted: false, counts: { total: 2, queued: 0, cancelled: 2 } });
+          expect(status?.finishedAt).toBeTypeOf('number');
+          expect(await ledger.markIngestInterrupted(ID, 'again')).toBe(false);
+          expect(await ledger.markIngestInterrupted('nope', 'x')).toBe(false);
+        },
+      );
 
       it('finishIngest completes a campaign whose rows all have their answer, and says so once', async () => {
         await ledger.createCampaign(ledgerTestDefinition(ID));
@@ -336,33 +345,40 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
     });
 
     describe('the duplicate-send guard', () => {
-      it('a message another row claimed within the window is skipped ALREADY_SENT at the claim, naming that row; the same row claimed again is not its own duplicate', async () => {
-        const { ledger: guarded } = open({ duplicateWindowMs: 24 * HOUR });
-        await campaign(1, { id: 'c1', on: guarded });
-        await campaign(1, { id: 'c2', on: guarded });
-        expect(await guarded.claim(jobOf('c1', 1), NUMBER)).toMatchObject({ outcome: 'claimed' });
-        expect(await guarded.claim(jobOf('c2', 1), NUMBER)).toStrictEqual({
-          outcome: 'settled',
-          status: 'skipped',
-          completedCampaign: true,
-        });
-        const [skipped] = await rowsOf('c2', guarded);
-        expect(skipped).toMatchObject({ status: 'skipped', errorCode: 'ALREADY_SENT', attempts: 0 });
-        expect(skipped?.errorDetail).toMatch(
-          /^campaign c1 row 1 sent the same message \(template, language, values\) to this recipient from this number 0\.0 h ago, within DUPLICATE_WINDOW_HOURS/,
-        );
-        expect((await guarded.status('c2'))?.state).toBe('completed');
+      it(
+        'a message another row claimed within the window is skipped ALREADY_SENT at the claim, naming ' +
+          'that row; the same row claimed again is not its own duplicate',
+        async () => {
+          const { ledger: guarded } = open({ duplicateWindowMs: 24 * HOUR });
+          await campaign(1, { id: 'c1', on: guarded });
+          await campaign(1, { id: 'c2', on: guarded });
+          expect(await guarded.claim(jobOf('c1', 1), NUMBER)).toMatchObject({ outcome: 'claimed' });
+          expect(await guarded.claim(jobOf('c2', 1), NUMBER)).toStrictEqual({
+            outcome: 'settled',
+            status: 'skipped',
+            completedCampaign: true,
+          });
+          const [skipped] = await rowsOf('c2', guarded);
+          expect(skipped).toMatchObject({ status: 'skipped', errorCode: 'ALREADY_SENT', attempts: 0 });
+          expect(skipped?.errorDetail).toMatch(
+            pattern(
+              /^campaign c1 row 1 sent the same message \(template, language, values\) to/,
+              / this recipient from this number 0\.0 h ago, within DUPLICATE_WINDOW_HOURS/,
+            ),
+          );
+          expect((await guarded.status('c2'))?.state).toBe('completed');
 
-        await guarded.settle(jobOf('c1', 1), { status: 'queued', errorCode: '131000', errorDetail: 'again' }, NUMBER);
-        expect(await guarded.claim(jobOf('c1', 1), NUMBER)).toMatchObject({ outcome: 'claimed', attempt: 2 });
-        // Another row of the same campaign with the same message is a duplicate too.
-        await guarded.recordIngested('c1', NUMBER, [queuedRow(2, phoneNumber(1))]);
-        await feed(10_000, {}, guarded);
-        expect(await guarded.claim(jobOf('c1', 2), NUMBER)).toMatchObject({ outcome: 'settled', status: 'skipped' });
-        expect((await rowsOf('c1', guarded))[1]?.errorDetail).toMatch(/^campaign c1 row 1 sent the same message/);
-      });
+          await guarded.settle(jobOf('c1', 1), { status: 'queued', errorCode: '131000', errorDetail: 'again' }, NUMBER);
+          expect(await guarded.claim(jobOf('c1', 1), NUMBER)).toMatchObject({ outcome: 'claimed', attempt: 2 });
+          // Another row of the same campaign with the same message is a duplicate too.
+          await guarded.recordIngested('c1', NUMBER, [queuedRow(2, phoneNumber(1))]);
+          await feed(10_000, {}, guarded);
+          expect(await guarded.claim(jobOf('c1', 2), NUMBER)).toMatchObject({ outcome: 'settled', status: 'skipped' });
+          expect((await rowsOf('c1', guarded))[1]?.errorDetail).toMatch(/^campaign c1 row 1 sent the same message/);
+        },
+      );
 
-      it('at ingest: a message sent within the window is skipped ALREADY_SENT; other values, --allow-repeat, or a refused send are not', async () => {
+      it('at ingest: a message sent within the window is skipped ALREADY_SENT; not other values, --allow-repeat, refusals', async () => {
         const { ledger: guarded } = open({ duplicateWindowMs: 24 * HOUR });
         await campaign(3, { id: 'c1', on: guarded });
         for (const n of [1, 2, 3]) await guarded.claim(jobOf('c1', n), NUMBER);
@@ -422,7 +438,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
     });
 
     describe('feed', () => {
-      it('never feeds past the window size, nothing while the room is smaller than minBatch; every end of a job frees its place', async () => {
+      it('never feeds past the window size, nothing while the room is below minBatch; every end of a job frees its place', async () => {
         await campaign(100, { fed: 0 });
         expect((await feed(10)).jobs).toEqual(range(1, 10).map((n) => job(n)));
         expect(await ledger.windowSize(NUMBER)).toBe(10);
@@ -448,7 +464,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect((await feed(14)).jobs).toEqual([jobOf('low', 1), jobOf('low', 2)]);
       });
 
-      it('campaigns of one priority share the room equally, their rows interleaved; one with fewer rows leaves the rest to the others', async () => {
+      it('campaigns of one priority share the room equally, rows interleaved; one with fewer rows leaves the rest to others', async () => {
         await campaign(10, { id: 'a', fed: 0 });
         await campaign(10, { id: 'b', fed: 0 });
         expect((await feed(6)).jobs).toEqual([jobOf('a', 1), jobOf('b', 1), jobOf('a', 2), jobOf('b', 2), jobOf('a', 3), jobOf('b', 3)]);
@@ -498,21 +514,25 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect((await feed()).jobs).toEqual([]);
       });
 
-      it('jobs fed longer than refreshAfterMs ago and not done are handed out again, oldest first, at most refreshMost, their age restarting', async () => {
-        await campaign(4, { fed: 0 });
-        const t = clock.now();
-        await feed(2, { at: t });
-        await feed(4, { at: t + 10 });
-        await answer(job(3), sentAs('w3'));
-        const refresh = { refreshAfterMs: MINUTE, refreshMost: 2 };
-        expect(await feed(4, { at: t + MINUTE - 1, ...refresh })).toEqual({ jobs: [], refresh: [], events: [] });
-        expect(await feed(4, { at: t + MINUTE + 10, ...refresh })).toEqual({ jobs: [], refresh: [job(1), job(2)], events: [] });
-        // Handed out at t + MINUTE + 10, so they age from there; row 4 (fed at t + 10) is next.
-        expect(await feed(4, { at: t + MINUTE + 20, ...refresh })).toEqual({ jobs: [], refresh: [job(4)], events: [] });
-        expect((await feed(4, { at: t + 2 * MINUTE + 10, refreshAfterMs: MINUTE, refreshMost: 0 })).refresh).toEqual([]);
-        expect((await feed(4, { at: t + 2 * MINUTE + 10, refreshAfterMs: MINUTE, refreshMost: 10 })).refresh).toEqual([job(1), job(2)]);
-        expect(await ledger.windowSize(NUMBER)).toBe(3);
-      });
+      it(
+        'jobs fed longer than refreshAfterMs ago and not done are handed out again, oldest ' +
+          'first, at most refreshMost, their age restarting',
+        async () => {
+          await campaign(4, { fed: 0 });
+          const t = clock.now();
+          await feed(2, { at: t });
+          await feed(4, { at: t + 10 });
+          await answer(job(3), sentAs('w3'));
+          const refresh = { refreshAfterMs: MINUTE, refreshMost: 2 };
+          expect(await feed(4, { at: t + MINUTE - 1, ...refresh })).toEqual({ jobs: [], refresh: [], events: [] });
+          expect(await feed(4, { at: t + MINUTE + 10, ...refresh })).toEqual({ jobs: [], refresh: [job(1), job(2)], events: [] });
+          // Handed out at t + MINUTE + 10, so they age from there; row 4 (fed at t + 10) is next.
+          expect(await feed(4, { at: t + MINUTE + 20, ...refresh })).toEqual({ jobs: [], refresh: [job(4)], events: [] });
+          expect((await feed(4, { at: t + 2 * MINUTE + 10, refreshAfterMs: MINUTE, refreshMost: 0 })).refresh).toEqual([]);
+          expect((await feed(4, { at: t + 2 * MINUTE + 10, refreshAfterMs: MINUTE, refreshMost: 10 })).refresh).toEqual([job(1), job(2)]);
+          expect(await ledger.windowSize(NUMBER)).toBe(3);
+        },
+      );
 
       it('claim: claimed and in-doubt keep the job in the window; parked, settled, stale and missing free its place', async () => {
         await campaign(6);
@@ -555,7 +575,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
     });
 
     describe('claim, settle, halt, park', () => {
-      it('a settled row answers first, to any job; a non-owner is stale, even while the owner is in doubt; attempts count across tries', async () => {
+      it('a settled row answers first, to any job; a non-owner is stale, even while the owner is in doubt; attempts add up', async () => {
         await campaign(2);
         expect(await ledger.claim(job(1), NUMBER)).toMatchObject({ outcome: 'claimed', attempt: 1 });
         await ledger.settle(job(1), { status: 'queued', errorCode: '131000', errorDetail: 'try again' }, NUMBER);
@@ -598,7 +618,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect(await counts()).toMatchObject({ sent: 1, failed: 0, unknown: 0 });
       });
 
-      it('abandoned: unknown when the row was sending, failed when it was waiting; an error code stays until a send clears it', async () => {
+      it('abandoned: unknown when the row was sending, failed when waiting; an error code stays until a send clears it', async () => {
         await campaign(3);
         await ledger.claim(job(1), NUMBER);
         await ledger.claim(job(2), NUMBER);
@@ -618,42 +638,46 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect(await counts()).toMatchObject({ unknown: 1, failed: 1, sent: 1, queued: 0, sending: 0 });
       });
 
-      it('halt: the claimed row goes back to queued under a new job number at the front of the backlog; the campaign pauses with `code: detail`, the first reason stays', async () => {
-        await campaign(3, { fed: 2 });
-        await ledger.claim(job(1), NUMBER);
-        await ledger.claim(job(2), NUMBER);
-        const before = clock.now();
-        expect(await ledger.halt(job(1), '190', TOKEN_DETAIL, NUMBER)).toEqual({ completedCampaign: false, pausedCampaign: true });
-        const status = await ledger.status(ID);
-        expect(status).toMatchObject({
-          state: 'paused',
-          pausedReason: `190: ${TOKEN_DETAIL}`,
-          counts: { queued: 2, sending: 1, failed: 0 },
-        });
-        expect(status?.pausedAt).toBeGreaterThanOrEqual(before);
-        expect(await row(1)).toEqual({
-          row: 1,
-          phone: phoneNumber(1),
-          status: 'queued',
-          attempts: 1,
-          errorCode: '190',
-          errorDetail: TOKEN_DETAIL,
-          requeue: 1,
-        });
-        expect(await ledger.halt(job(2), '131031', 'Business account locked', NUMBER)).toEqual({
-          completedCampaign: false,
-          pausedCampaign: false,
-        });
-        expect((await ledger.status(ID))?.pausedReason).toBe(`190: ${TOKEN_DETAIL}`);
-        expect(await ledger.windowSize(NUMBER)).toBe(0);
-        expect((await feed()).jobs).toEqual([]);
-        await ledger.resume(ID);
-        const { jobs } = await feed();
-        // Parked rows wait at the front of the backlog, in no promised order among themselves.
-        expect(jobs.slice(0, 2).sort((a, b) => a.row - b.row)).toEqual([job(1, 1), job(2, 1)]);
-        expect(jobs.slice(2)).toEqual([job(3)]);
-        expect(await ledger.claim(job(1, 1), NUMBER)).toMatchObject({ outcome: 'claimed', attempt: 2 });
-      });
+      it(
+        'halt: the claimed row goes back to queued under a new job number at the front of the backlog; ' +
+          'the campaign pauses with `code: detail`, the first reason stays',
+        async () => {
+          await campaign(3, { fed: 2 });
+          await ledger.claim(job(1), NUMBER);
+          await ledger.claim(job(2), NUMBER);
+          const before = clock.now();
+          expect(await ledger.halt(job(1), '190', TOKEN_DETAIL, NUMBER)).toEqual({ completedCampaign: false, pausedCampaign: true });
+          const status = await ledger.status(ID);
+          expect(status).toMatchObject({
+            state: 'paused',
+            pausedReason: `190: ${TOKEN_DETAIL}`,
+            counts: { queued: 2, sending: 1, failed: 0 },
+          });
+          expect(status?.pausedAt).toBeGreaterThanOrEqual(before);
+          expect(await row(1)).toEqual({
+            row: 1,
+            phone: phoneNumber(1),
+            status: 'queued',
+            attempts: 1,
+            errorCode: '190',
+            errorDetail: TOKEN_DETAIL,
+            requeue: 1,
+          });
+          expect(await ledger.halt(job(2), '131031', 'Business account locked', NUMBER)).toEqual({
+            completedCampaign: false,
+            pausedCampaign: false,
+          });
+          expect((await ledger.status(ID))?.pausedReason).toBe(`190: ${TOKEN_DETAIL}`);
+          expect(await ledger.windowSize(NUMBER)).toBe(0);
+          expect((await feed()).jobs).toEqual([]);
+          await ledger.resume(ID);
+          const { jobs } = await feed();
+          // Parked rows wait at the front of the backlog, in no promised order among themselves.
+          expect(jobs.slice(0, 2).sort((a, b) => a.row - b.row)).toEqual([job(1, 1), job(2, 1)]);
+          expect(jobs.slice(2)).toEqual([job(3)]);
+          expect(await ledger.claim(job(1, 1), NUMBER)).toMatchObject({ outcome: 'claimed', attempt: 2 });
+        },
+      );
 
       it('halt does nothing to a row that is not sending or not owned by the job (nor to a row that is not there)', async () => {
         await campaign(2);
@@ -679,25 +703,29 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect(await row(1)).toMatchObject({ status: 'cancelled', errorCode: '190' });
       });
 
-      it('on a paused campaign a claim parks the row (queued, next job number, front of the backlog); a row left sending is in doubt, never parked', async () => {
-        await campaign(4, { fed: 3 });
-        await ledger.claim(job(1), NUMBER);
-        await ledger.pause(ID, 'x');
-        expect(await ledger.isHeld(ID)).toBe(true);
-        expect(await ledger.claim(job(1), NUMBER)).toEqual({ outcome: 'in-doubt', attempts: 1 });
-        expect(await ledger.claim(job(3), NUMBER)).toEqual({ outcome: 'parked' });
-        expect(await row(3)).toEqual({ row: 3, phone: phoneNumber(3), status: 'queued', attempts: 0, requeue: 1 });
-        expect(await ledger.claim(job(3), NUMBER)).toEqual({ outcome: 'stale' });
-        expect(await counts()).toMatchObject({ queued: 3, sending: 1 });
-        expect((await feed()).jobs).toEqual([]);
-        await ledger.resume(ID);
-        expect((await feed()).jobs).toEqual([job(3, 1), job(4)]);
-        // Parked again by a second pause: the next job number.
-        await ledger.pause(ID, 'again');
-        expect(await ledger.claim(job(3, 1), NUMBER)).toEqual({ outcome: 'parked' });
-        await ledger.resume(ID);
-        expect((await feed()).jobs).toEqual([job(3, 2)]);
-      });
+      it(
+        'on a paused campaign a claim parks the row (queued, next job number, front of the ' +
+          'backlog); a row left sending is in doubt, never parked',
+        async () => {
+          await campaign(4, { fed: 3 });
+          await ledger.claim(job(1), NUMBER);
+          await ledger.pause(ID, 'x');
+          expect(await ledger.isHeld(ID)).toBe(true);
+          expect(await ledger.claim(job(1), NUMBER)).toEqual({ outcome: 'in-doubt', attempts: 1 });
+          expect(await ledger.claim(job(3), NUMBER)).toEqual({ outcome: 'parked' });
+          expect(await row(3)).toEqual({ row: 3, phone: phoneNumber(3), status: 'queued', attempts: 0, requeue: 1 });
+          expect(await ledger.claim(job(3), NUMBER)).toEqual({ outcome: 'stale' });
+          expect(await counts()).toMatchObject({ queued: 3, sending: 1 });
+          expect((await feed()).jobs).toEqual([]);
+          await ledger.resume(ID);
+          expect((await feed()).jobs).toEqual([job(3, 1), job(4)]);
+          // Parked again by a second pause: the next job number.
+          await ledger.pause(ID, 'again');
+          expect(await ledger.claim(job(3, 1), NUMBER)).toEqual({ outcome: 'parked' });
+          await ledger.resume(ID);
+          expect((await feed()).jobs).toEqual([job(3, 2)]);
+        },
+      );
 
       it('a campaign paused while its last rows were in flight completes when they answer: the pause is lifted', async () => {
         await campaign(2);
@@ -743,7 +771,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect((await send(18, true)).pausedCampaign).toBe(true);
       });
 
-      it('unknown answers and retrying rows do not feed it; a waiting row abandoned (failed) does; without the setting it is off', async () => {
+      it('unknown answers and retrying rows do not feed it; a waiting row abandoned (failed) does; without the setting, off', async () => {
         const { ledger: braked } = open({ autoPause: brake });
         await campaign(20, { on: braked });
         for (const n of range(1, 5)) await answer(job(n), { status: 'unknown', errorCode: 'IN_DOUBT', errorDetail: 'x' }, braked);
@@ -805,49 +833,60 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect((await ledger.status(ID))?.state).toBe('completed');
       });
 
-      it('cancelled: pause and resume refuse; cancel again cancels nothing more, even once finished; cancelling a paused campaign lifts the pause', async () => {
-        await campaign(2, { fed: 1 });
-        await ledger.pause(ID, 'x');
-        expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 1 });
-        expect(await ledger.status(ID)).toMatchObject({
-          state: 'cancelled',
-          pausedReason: undefined,
-          finishedAt: undefined,
-          counts: { queued: 1, cancelled: 1 },
-        });
-        expect(await ledger.pause(ID, 'y')).toEqual({ outcome: 'cancelled' });
-        expect(await ledger.resume(ID)).toEqual({ outcome: 'cancelled' });
-        expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
-        expect(await ledger.isHeld(ID)).toBe(true);
-        expect(await ledger.claim(job(1), NUMBER)).toEqual({ outcome: 'settled', status: 'cancelled', completedCampaign: true });
-        expect((await ledger.status(ID))?.finishedAt).toBeTypeOf('number');
-        expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
-        expect(await ledger.pause(ID, 'y')).toEqual({ outcome: 'cancelled' });
-        expect(await counts()).toMatchObject({ total: 2, queued: 0, cancelled: 2 });
-      });
+      it(
+        'cancelled: pause and resume refuse; cancel again cancels nothing more, even once ' +
+          'finished; cancelling a paused campaign lifts the pause',
+        async () => {
+          await campaign(2, { fed: 1 });
+          await ledger.pause(ID, 'x');
+          expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 1 });
+          expect(await ledger.status(ID)).toMatchObject({
+            state: 'cancelled',
+            pausedReason: undefined,
+            finishedAt: undefined,
+            counts: { queued: 1, cancelled: 1 },
+          });
+          expect(await ledger.pause(ID, 'y')).toEqual({ outcome: 'cancelled' });
+          expect(await ledger.resume(ID)).toEqual({ outcome: 'cancelled' });
+          expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
+          expect(await ledger.isHeld(ID)).toBe(true);
+          expect(await ledger.claim(job(1), NUMBER)).toEqual({ outcome: 'settled', status: 'cancelled', completedCampaign: true });
+          expect((await ledger.status(ID))?.finishedAt).toBeTypeOf('number');
+          expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
+          expect(await ledger.pause(ID, 'y')).toEqual({ outcome: 'cancelled' });
+          expect(await counts()).toMatchObject({ total: 2, queued: 0, cancelled: 2 });
+        },
+      );
 
-      it('cancel takes the backlog as a block (parked rows too): rows() reports them cancelled at once; fed rows are cancelled at their claim; rows in flight keep their answer', async () => {
-        await campaign(6, { fed: 3 });
-        await answer(job(1), sentAs('w1'));
-        await ledger.claim(job(2), NUMBER);
-        await ledger.pause(ID, 'x');
-        expect(await ledger.claim(job(3), NUMBER)).toEqual({ outcome: 'parked' });
+      it(
+        'cancel takes the backlog as a block (parked rows too): rows() reports them cancelled at once; ' +
+          'fed rows are cancelled at their claim; rows in flight keep their answer',
+        async () => {
+          await campaign(6, { fed: 3 });
+          await answer(job(1), sentAs('w1'));
+          await ledger.claim(job(2), NUMBER);
+          await ledger.pause(ID, 'x');
+          expect(await ledger.claim(job(3), NUMBER)).toEqual({ outcome: 'parked' });
 
-        expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 4 });
-        expect(await ledger.status(ID)).toMatchObject({ finishedAt: undefined, counts: { sent: 1, sending: 1, cancelled: 4, queued: 0 } });
-        expect(await statuses()).toEqual(['sent', 'sending', 'cancelled', 'cancelled', 'cancelled', 'cancelled']);
-        expect((await feed()).jobs).toEqual([]);
-        // The send in flight keeps its answer, and it is the last one: the campaign completes.
-        expect(await ledger.settle(job(2), sentAs('w2'), NUMBER)).toEqual({
-          status: 'sent',
-          completedCampaign: true,
-          pausedCampaign: false,
-        });
-        expect(await ledger.status(ID)).toMatchObject({
-          state: 'cancelled',
-          counts: { total: 6, sent: 2, cancelled: 4, queued: 0, sending: 0 },
-        });
-      });
+          expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 4 });
+          expect(await ledger.status(ID)).toMatchObject({
+            finishedAt: undefined,
+            counts: { sent: 1, sending: 1, cancelled: 4, queued: 0 },
+          });
+          expect(await statuses()).toEqual(['sent', 'sending', 'cancelled', 'cancelled', 'cancelled', 'cancelled']);
+          expect((await feed()).jobs).toEqual([]);
+          // The send in flight keeps its answer, and it is the last one: the campaign completes.
+          expect(await ledger.settle(job(2), sentAs('w2'), NUMBER)).toEqual({
+            status: 'sent',
+            completedCampaign: true,
+            pausedCampaign: false,
+          });
+          expect(await ledger.status(ID)).toMatchObject({
+            state: 'cancelled',
+            counts: { total: 6, sent: 2, cancelled: 4, queued: 0, sending: 0 },
+          });
+        },
+      );
 
       it('cancel completes the campaign at once when nothing was fed; a fed row completes it at its claim', async () => {
         await campaign(3, { fed: 0 });
@@ -869,66 +908,70 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect(await counts('fed')).toMatchObject({ total: 3, sent: 1, cancelled: 2, queued: 0 });
       });
 
-      it('retry chooses failed rows by code, any failed row, or unknown ones; puts them at the end of the backlog under new job numbers; reopens a finished campaign', async () => {
-        await campaign(6, { extra: [rejected(7)] });
-        await answer(job(1), failedWith('131000', 'Something went wrong'));
-        await answer(job(2), failedWith('132000', 'params'));
-        await answer(job(3), { status: 'unknown', errorCode: 'IN_DOUBT', errorDetail: 'maybe' });
-        await answer(job(4), sentAs('w4'));
-        await answer(job(5), failedWith('131000', 'Something went wrong'));
-        await answer(job(6), failedWith('131026', 'undeliverable'));
-        expect((await ledger.status(ID))?.state).toBe('completed');
-        expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: false, unknown: false })).toEqual({
-          requeued: 0,
-          noPayload: 0,
-          held: 0,
-          heldUntil: 0,
-        });
+      it(
+        'retry chooses failed rows by code, any failed row, or unknown ones; puts them at the end of ' +
+          'the backlog under new job numbers; reopens a finished campaign',
+        async () => {
+          await campaign(6, { extra: [rejected(7)] });
+          await answer(job(1), failedWith('131000', 'Something went wrong'));
+          await answer(job(2), failedWith('132000', 'params'));
+          await answer(job(3), { status: 'unknown', errorCode: 'IN_DOUBT', errorDetail: 'maybe' });
+          await answer(job(4), sentAs('w4'));
+          await answer(job(5), failedWith('131000', 'Something went wrong'));
+          await answer(job(6), failedWith('131026', 'undeliverable'));
+          expect((await ledger.status(ID))?.state).toBe('completed');
+          expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: false, unknown: false })).toEqual({
+            requeued: 0,
+            noPayload: 0,
+            held: 0,
+            heldUntil: 0,
+          });
 
-        // Rows 1..4 only in this page.
-        expect(await ledger.markForRetry(ID, 1, 4, { codes: ['131000'], failed: true, unknown: false })).toEqual({
-          requeued: 1,
-          noPayload: 0,
-          held: 0,
-          heldUntil: 0,
-        });
-        expect(await ledger.status(ID)).toMatchObject({
-          state: 'running',
-          finishedAt: undefined,
-          counts: { queued: 1, failed: 3, unknown: 1, sent: 1, rejected: 1 },
-        });
-        expect(await ledger.markForRetry(ID, 1, 4, { codes: ['131000'], failed: true, unknown: false })).toEqual({
-          requeued: 0,
-          noPayload: 0,
-          held: 0,
-          heldUntil: 0,
-        });
-        expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({
-          requeued: 1,
-          noPayload: 0,
-          held: 0,
-          heldUntil: 0,
-        });
-        expect(await ledger.markForRetry(ID, 1, 7, { codes: ['132000', '131026'], failed: true, unknown: false })).toEqual({
-          requeued: 2,
-          noPayload: 0,
-          held: 0,
-          heldUntil: 0,
-        });
-        expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({
-          requeued: 1,
-          noPayload: 0,
-          held: 0,
-          heldUntil: 0,
-        });
-        expect(await counts()).toMatchObject({ queued: 5, failed: 0, unknown: 0, sent: 1, rejected: 1, total: 7 });
-        expect((await feed()).jobs).toEqual([job(1, 1), job(3, 1), job(2, 1), job(6, 1), job(5, 1)]);
-        expect(await ledger.claim(job(2), NUMBER)).toEqual({ outcome: 'stale' });
-        expect(await ledger.claim(job(1, 1), NUMBER)).toMatchObject({ outcome: 'claimed', attempt: 2 });
-        await ledger.settle(job(1, 1), sentAs('w1b'), NUMBER);
-        // The error of the failed attempt goes with the send.
-        expect(await row(1)).toEqual({ row: 1, phone: phoneNumber(1), status: 'sent', attempts: 2, wamid: 'w1b', requeue: 1 });
-      });
+          // Rows 1..4 only in this page.
+          expect(await ledger.markForRetry(ID, 1, 4, { codes: ['131000'], failed: true, unknown: false })).toEqual({
+            requeued: 1,
+            noPayload: 0,
+            held: 0,
+            heldUntil: 0,
+          });
+          expect(await ledger.status(ID)).toMatchObject({
+            state: 'running',
+            finishedAt: undefined,
+            counts: { queued: 1, failed: 3, unknown: 1, sent: 1, rejected: 1 },
+          });
+          expect(await ledger.markForRetry(ID, 1, 4, { codes: ['131000'], failed: true, unknown: false })).toEqual({
+            requeued: 0,
+            noPayload: 0,
+            held: 0,
+            heldUntil: 0,
+          });
+          expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({
+            requeued: 1,
+            noPayload: 0,
+            held: 0,
+            heldUntil: 0,
+          });
+          expect(await ledger.markForRetry(ID, 1, 7, { codes: ['132000', '131026'], failed: true, unknown: false })).toEqual({
+            requeued: 2,
+            noPayload: 0,
+            held: 0,
+            heldUntil: 0,
+          });
+          expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({
+            requeued: 1,
+            noPayload: 0,
+            held: 0,
+            heldUntil: 0,
+          });
+          expect(await counts()).toMatchObject({ queued: 5, failed: 0, unknown: 0, sent: 1, rejected: 1, total: 7 });
+          expect((await feed()).jobs).toEqual([job(1, 1), job(3, 1), job(2, 1), job(6, 1), job(5, 1)]);
+          expect(await ledger.claim(job(2), NUMBER)).toEqual({ outcome: 'stale' });
+          expect(await ledger.claim(job(1, 1), NUMBER)).toMatchObject({ outcome: 'claimed', attempt: 2 });
+          await ledger.settle(job(1, 1), sentAs('w1b'), NUMBER);
+          // The error of the failed attempt goes with the send.
+          expect(await row(1)).toEqual({ row: 1, phone: phoneNumber(1), status: 'sent', attempts: 2, wamid: 'w1b', requeue: 1 });
+        },
+      );
 
       it('retry on a paused campaign waits for resume; on a cancelled one it moves nothing', async () => {
         await campaign(2);
@@ -959,7 +1002,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
     });
 
     describe('schedule, start deadline, expiry', () => {
-      it('nothing is fed before the start; `scheduled` until then; at the start the rows are fed and the start is reported once', async () => {
+      it('nothing is fed before the start; `scheduled` until then; at the start rows are fed and the start reported once', async () => {
         const t = clock.now();
         await campaign(3, { id: 'later', define: { startsAt: t + HOUR }, fed: 0 });
         expect(await ledger.status('later')).toMatchObject({ state: 'scheduled', startsAt: t + HOUR, startedAt: undefined });
@@ -983,27 +1026,31 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect(late.events).toEqual([{ kind: 'started', campaignId: ID, startsAt: t - 90 * MINUTE, at: t }]);
       });
 
-      it('not started by its deadline: cancelled with that reason, its backlog with it, the campaign finished; started in time, the deadline no longer applies', async () => {
-        const t = clock.now();
-        await campaign(4, { id: 'deadline', define: { startsAt: t + HOUR, startDeadline: t + HOUR + 10 * MINUTE }, fed: 0 });
-        expect((await feed(100, { at: t + HOUR + 10 * MINUTE + 1 })).events).toEqual([
-          { kind: 'deadline', campaignId: 'deadline', rows: 4 },
-          { kind: 'completed', campaignId: 'deadline' },
-        ]);
-        const status = await ledger.status('deadline');
-        expect(status).toMatchObject({
-          state: 'cancelled',
-          cancelReason: `START_DEADLINE: not started by ${t + HOUR + 10 * MINUTE}`,
-          finishedAt: t + HOUR + 10 * MINUTE + 1,
-        });
-        expect(status?.counts).toMatchObject({ total: 4, queued: 0, cancelled: 4 });
-        expect(await statuses('deadline')).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled']);
+      it(
+        'not started by its deadline: cancelled with that reason, its backlog with it, the campaign ' +
+          'finished; started in time, the deadline no longer applies',
+        async () => {
+          const t = clock.now();
+          await campaign(4, { id: 'deadline', define: { startsAt: t + HOUR, startDeadline: t + HOUR + 10 * MINUTE }, fed: 0 });
+          expect((await feed(100, { at: t + HOUR + 10 * MINUTE + 1 })).events).toEqual([
+            { kind: 'deadline', campaignId: 'deadline', rows: 4 },
+            { kind: 'completed', campaignId: 'deadline' },
+          ]);
+          const status = await ledger.status('deadline');
+          expect(status).toMatchObject({
+            state: 'cancelled',
+            cancelReason: `START_DEADLINE: not started by ${t + HOUR + 10 * MINUTE}`,
+            finishedAt: t + HOUR + 10 * MINUTE + 1,
+          });
+          expect(status?.counts).toMatchObject({ total: 4, queued: 0, cancelled: 4 });
+          expect(await statuses('deadline')).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled']);
 
-        await campaign(2, { id: 'in-time', define: { startsAt: t + HOUR, startDeadline: t + HOUR + 10 * MINUTE }, fed: 0 });
-        expect((await feed(1, { at: t + HOUR + MINUTE })).jobs).toEqual([jobOf('in-time', 1)]);
-        expect(await feed(100, { at: t + HOUR + 20 * MINUTE })).toMatchObject({ jobs: [jobOf('in-time', 2)], events: [] });
-        expect((await ledger.status('in-time'))?.state).toBe('running');
-      });
+          await campaign(2, { id: 'in-time', define: { startsAt: t + HOUR, startDeadline: t + HOUR + 10 * MINUTE }, fed: 0 });
+          expect((await feed(1, { at: t + HOUR + MINUTE })).jobs).toEqual([jobOf('in-time', 1)]);
+          expect(await feed(100, { at: t + HOUR + 20 * MINUTE })).toMatchObject({ jobs: [jobOf('in-time', 2)], events: [] });
+          expect((await ledger.status('in-time'))?.state).toBe('running');
+        },
+      );
 
       it('a paused campaign is not started, so its deadline cancels it (lifting the pause) once the deadline has passed', async () => {
         const t = clock.now();
@@ -1136,32 +1183,36 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         feed(size, { openLanes: new Map(Object.entries(open)), ...more });
       const pendingPerLane = async (id: string) => (await ledger.laneBacklogs(id)).map((l) => l.pending);
 
-      it('feeds only the open lanes, their room shared between them; closed lanes wait, take no room, and keep the campaign in its number’s feed', async () => {
-        await windowed('w', 9);
-        expect(await ledger.lanes('w')).toEqual(LANES);
-        expect(await ledger.lanes('nope')).toEqual([]);
-        expect((await feedOpen({ w: [0] })).jobs).toEqual([1, 4, 7].map((n) => jobOf('w', n)));
-        expect((await feedOpen({ w: [] })).jobs).toEqual([]);
-        expect((await feedOpen({})).jobs).toEqual([]);
-        expect(await ledger.laneBacklogs('w')).toEqual([
-          { lane: 0, zones: ['Europe/Berlin'], pending: 0 },
-          { lane: 1, zones: ['America/New_York'], pending: 3 },
-          { lane: 2, zones: ['Asia/Tokyo'], pending: 3 },
-        ]);
-        const before = clock.now();
-        const windowedNow = await ledger.windowedCampaigns(NUMBER);
-        expect(windowedNow.campaigns).toEqual([{ campaignId: 'w', window: WINDOW, lanes: LANES }]);
-        // The ledger's clock: the feeder works out the open lanes by it.
-        expect(windowedNow.now).toBe(before);
-        // Room 4 over two open lanes: 2 each, the lower lane first.
-        expect((await feedOpen({ w: [1, 2] }, 7)).jobs).toEqual([2, 5, 3, 6].map((n) => jobOf('w', n)));
-        // Room 5 over two lanes of one row each: each gives what it has.
-        expect((await feedOpen({ w: [1, 2] }, 12)).jobs).toEqual([8, 9].map((n) => jobOf('w', n)));
-        expect(await pendingPerLane('w')).toEqual([0, 0, 0]);
-        // Nothing waits any more: the campaign leaves its number's feed.
-        expect((await feedOpen({ w: [0, 1, 2] })).jobs).toEqual([]);
-        expect((await ledger.windowedCampaigns(NUMBER)).campaigns).toEqual([]);
-      });
+      it(
+        'feeds only the open lanes, their room shared between them; closed lanes wait, take no ' +
+          'room, and keep the campaign in its number’s feed',
+        async () => {
+          await windowed('w', 9);
+          expect(await ledger.lanes('w')).toEqual(LANES);
+          expect(await ledger.lanes('nope')).toEqual([]);
+          expect((await feedOpen({ w: [0] })).jobs).toEqual([1, 4, 7].map((n) => jobOf('w', n)));
+          expect((await feedOpen({ w: [] })).jobs).toEqual([]);
+          expect((await feedOpen({})).jobs).toEqual([]);
+          expect(await ledger.laneBacklogs('w')).toEqual([
+            { lane: 0, zones: ['Europe/Berlin'], pending: 0 },
+            { lane: 1, zones: ['America/New_York'], pending: 3 },
+            { lane: 2, zones: ['Asia/Tokyo'], pending: 3 },
+          ]);
+          const before = clock.now();
+          const windowedNow = await ledger.windowedCampaigns(NUMBER);
+          expect(windowedNow.campaigns).toEqual([{ campaignId: 'w', window: WINDOW, lanes: LANES }]);
+          // The ledger's clock: the feeder works out the open lanes by it.
+          expect(windowedNow.now).toBe(before);
+          // Room 4 over two open lanes: 2 each, the lower lane first.
+          expect((await feedOpen({ w: [1, 2] }, 7)).jobs).toEqual([2, 5, 3, 6].map((n) => jobOf('w', n)));
+          // Room 5 over two lanes of one row each: each gives what it has.
+          expect((await feedOpen({ w: [1, 2] }, 12)).jobs).toEqual([8, 9].map((n) => jobOf('w', n)));
+          expect(await pendingPerLane('w')).toEqual([0, 0, 0]);
+          // Nothing waits any more: the campaign leaves its number's feed.
+          expect((await feedOpen({ w: [0, 1, 2] })).jobs).toEqual([]);
+          expect((await ledger.windowedCampaigns(NUMBER)).campaigns).toEqual([]);
+        },
+      );
 
       it('a campaign without a window ignores the open lanes; one with a window shares the room with it like any other', async () => {
         await windowed('w', 6);
@@ -1172,13 +1223,17 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect(jobs).toEqual([jobOf('plain', 1), jobOf('w', 1), jobOf('plain', 2), jobOf('w', 3), jobOf('plain', 3), jobOf('w', 4)]);
       });
 
-      it('a row of a windowed campaign without a lane waits in the campaign’s own backlog: no lane counts it, and it is fed whatever lanes are open', async () => {
-        await windowed('w', 3);
-        await ledger.recordIngested('w', NUMBER, [queuedRow(4)]);
-        expect(await pendingPerLane('w')).toEqual([1, 1, 1]);
-        expect((await feedOpen({})).jobs).toEqual([jobOf('w', 4)]);
-        expect((await feedOpen({ w: [1] })).jobs).toEqual([jobOf('w', 2)]);
-      });
+      it(
+        'a row of a windowed campaign without a lane waits in the campaign’s own backlog: no ' +
+          'lane counts it, and it is fed whatever lanes are open',
+        async () => {
+          await windowed('w', 3);
+          await ledger.recordIngested('w', NUMBER, [queuedRow(4)]);
+          expect(await pendingPerLane('w')).toEqual([1, 1, 1]);
+          expect((await feedOpen({})).jobs).toEqual([jobOf('w', 4)]);
+          expect((await feedOpen({ w: [1] })).jobs).toEqual([jobOf('w', 2)]);
+        },
+      );
 
       it('a parked row goes back to the front of its own lane, a retried one to the end of it', async () => {
         await windowed('p', 6);
@@ -1240,28 +1295,32 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect(next.limitHeld).toBeUndefined();
       });
 
-      it('a recipient reached in the last 24 h takes no new place, nor one whose service window is open; a raised limit frees places at once', async () => {
-        const t = clock.now();
-        await campaign(2, { id: 'a', fed: 0 });
-        expect((await feed(100, { at: t, messagingLimit: 2 })).jobs).toEqual([jobOf('a', 1), jobOf('a', 2)]);
-        // b: row 1 is someone new, rows 2 and 4 are a's recipients again, row 3 wrote to the business (window open).
-        await ledger.applyInbound([
-          { phoneNumberId: NUMBER, waId: phoneNumber(4).slice(1), wamid: 'in-1', at: clock.now(), optOut: false },
-        ]);
-        await ledger.createCampaign(ledgerTestDefinition('b'));
-        await ledger.recordIngested('b', NUMBER, [
-          queuedRow(1, phoneNumber(3)),
-          queuedRow(2, phoneNumber(1)),
-          queuedRow(3, phoneNumber(4)),
-          queuedRow(4, phoneNumber(2)),
-        ]);
-        await ledger.finishIngest('b');
-        const atLimit = await feed(100, { at: t + 1000, messagingLimit: 2 });
-        expect(atLimit.jobs).toEqual([jobOf('b', 2), jobOf('b', 3), jobOf('b', 4)]);
-        // Reached again at t + 1000: their places are kept a day from then.
-        expect(atLimit.limitHeld).toEqual({ limit: 2, reached: 2, freesAt: t + 1000 + DAY });
-        expect((await feed(100, { at: t + 2000, messagingLimit: 3 })).jobs).toEqual([jobOf('b', 1)]);
-      });
+      it(
+        'a recipient reached in the last 24 h takes no new place, nor one whose service window ' +
+          'is open; a raised limit frees places at once',
+        async () => {
+          const t = clock.now();
+          await campaign(2, { id: 'a', fed: 0 });
+          expect((await feed(100, { at: t, messagingLimit: 2 })).jobs).toEqual([jobOf('a', 1), jobOf('a', 2)]);
+          // b: row 1 is someone new, rows 2 and 4 are a's recipients again, row 3 wrote to the business (window open).
+          await ledger.applyInbound([
+            { phoneNumberId: NUMBER, waId: phoneNumber(4).slice(1), wamid: 'in-1', at: clock.now(), optOut: false },
+          ]);
+          await ledger.createCampaign(ledgerTestDefinition('b'));
+          await ledger.recordIngested('b', NUMBER, [
+            queuedRow(1, phoneNumber(3)),
+            queuedRow(2, phoneNumber(1)),
+            queuedRow(3, phoneNumber(4)),
+            queuedRow(4, phoneNumber(2)),
+          ]);
+          await ledger.finishIngest('b');
+          const atLimit = await feed(100, { at: t + 1000, messagingLimit: 2 });
+          expect(atLimit.jobs).toEqual([jobOf('b', 2), jobOf('b', 3), jobOf('b', 4)]);
+          // Reached again at t + 1000: their places are kept a day from then.
+          expect(atLimit.limitHeld).toEqual({ limit: 2, reached: 2, freesAt: t + 1000 + DAY });
+          expect((await feed(100, { at: t + 2000, messagingLimit: 3 })).jobs).toEqual([jobOf('b', 1)]);
+        },
+      );
 
       it('without a limit nothing is counted: a limit set later starts from nobody reached', async () => {
         await campaign(3, { fed: 0 });
@@ -1389,44 +1448,52 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         ({ ledger, clock } = open({ confirmWindowMs: CONFIRM_MS }));
       });
 
-      it('a row whose answer was lost waits `confirming` (no job may send it, no late answer moves it); a status settles it, and then nothing is left to decide', async () => {
-        await campaign(2);
-        await answer(job(1), lost());
-        expect(await row(1)).toMatchObject({ status: 'confirming', errorCode: 'TIMEOUT' });
-        expect(await counts()).toMatchObject({ confirming: 1, unknown: 0, sending: 0 });
-        expect(await ledger.claim(job(1), NUMBER)).toEqual({ outcome: 'settled', status: 'confirming' });
-        expect((await ledger.settle(job(1), failedWith('131000'), NUMBER)).status).toBe('confirming');
-        await answer(job(2), sentAs('w2'));
-        expect((await ledger.status(ID))?.finishedAt).toBeUndefined();
-        const [outcome] = await ledger.applyStatuses([statusOf('w1', 'delivered', { callbackData: `${ID}/1` })]);
-        expect(outcome).toEqual({ outcome: 'applied', completedCampaign: true });
-        expect(await row(1)).toMatchObject({ status: 'sent', wamid: 'w1' });
-        expect(await counts()).toMatchObject({ confirming: 0, sent: 2, delivered: 1 });
-        clock.advance(CONFIRM_MS + 50);
-        expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual(nothing);
-      });
+      it(
+        'a row whose answer was lost waits `confirming` (no job may send it, no late answer moves ' +
+          'it); a status settles it, and then nothing is left to decide',
+        async () => {
+          await campaign(2);
+          await answer(job(1), lost());
+          expect(await row(1)).toMatchObject({ status: 'confirming', errorCode: 'TIMEOUT' });
+          expect(await counts()).toMatchObject({ confirming: 1, unknown: 0, sending: 0 });
+          expect(await ledger.claim(job(1), NUMBER)).toEqual({ outcome: 'settled', status: 'confirming' });
+          expect((await ledger.settle(job(1), failedWith('131000'), NUMBER)).status).toBe('confirming');
+          await answer(job(2), sentAs('w2'));
+          expect((await ledger.status(ID))?.finishedAt).toBeUndefined();
+          const [outcome] = await ledger.applyStatuses([statusOf('w1', 'delivered', { callbackData: `${ID}/1` })]);
+          expect(outcome).toEqual({ outcome: 'applied', completedCampaign: true });
+          expect(await row(1)).toMatchObject({ status: 'sent', wamid: 'w1' });
+          expect(await counts()).toMatchObject({ confirming: 0, sent: 2, delivered: 1 });
+          clock.advance(CONFIRM_MS + 50);
+          expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual(nothing);
+        },
+      );
 
-      it('no status for it while a later send got one: it never reached Meta, so it is sent again once; in doubt a second time, it stays unknown', async () => {
-        await campaign(2);
-        await answer(job(1), lost());
-        clock.advance(5);
-        await answer(job(2), sentAs('w2'));
-        await ledger.applyStatuses([statusOf('w2', 'sent')]);
-        expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual(nothing);
-        clock.advance(CONFIRM_MS + 50);
-        expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual({ ...nothing, resent: 1 });
-        expect(await row(1)).toMatchObject({ status: 'queued', requeue: 1 });
-        expect((await row(1)).errorDetail).toMatch(/never reached Meta: sent again \(once\)/);
-        const { jobs } = await feed();
-        expect(jobs).toEqual([job(1, 1)]);
-        expect((await ledger.claim(job(1, 1), NUMBER)).outcome).toBe('claimed');
-        expect((await ledger.settle(job(1, 1), lost(), NUMBER)).status).toBe('confirming');
-        clock.advance(CONFIRM_MS + 50);
-        expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual({ ...nothing, unknown: 1, completedCampaigns: [ID] });
-        expect(await row(1)).toMatchObject({ status: 'unknown', attempts: 2 });
-        expect((await row(1)).errorDetail).toMatch(/resent once already/);
-        expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual(nothing);
-      });
+      it(
+        'no status for it while a later send got one: it never reached Meta, so it is sent ' +
+          'again once; in doubt a second time, it stays unknown',
+        async () => {
+          await campaign(2);
+          await answer(job(1), lost());
+          clock.advance(5);
+          await answer(job(2), sentAs('w2'));
+          await ledger.applyStatuses([statusOf('w2', 'sent')]);
+          expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual(nothing);
+          clock.advance(CONFIRM_MS + 50);
+          expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual({ ...nothing, resent: 1 });
+          expect(await row(1)).toMatchObject({ status: 'queued', requeue: 1 });
+          expect((await row(1)).errorDetail).toMatch(/never reached Meta: sent again \(once\)/);
+          const { jobs } = await feed();
+          expect(jobs).toEqual([job(1, 1)]);
+          expect((await ledger.claim(job(1, 1), NUMBER)).outcome).toBe('claimed');
+          expect((await ledger.settle(job(1, 1), lost(), NUMBER)).status).toBe('confirming');
+          clock.advance(CONFIRM_MS + 50);
+          expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual({ ...nothing, unknown: 1, completedCampaigns: [ID] });
+          expect(await row(1)).toMatchObject({ status: 'unknown', attempts: 2 });
+          expect((await row(1)).errorDetail).toMatch(/resent once already/);
+          expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual(nothing);
+        },
+      );
 
       it('no status for it and none for later sends either: it may have been delivered, so it becomes unknown, not resent', async () => {
         await campaign(2);
@@ -1441,21 +1508,25 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect((await feed()).jobs).toEqual([]);
       });
 
-      it('a row caught mid-send when BullMQ gave up waits too; in a campaign cancelled meanwhile, a row that never reached Meta is cancelled, not resent', async () => {
-        await campaign(3);
-        await ledger.claim(job(1), NUMBER);
-        expect(
-          (await ledger.settle(job(1), { status: 'abandoned', errorCode: 'WORKER_GAVE_UP', errorDetail: 'stalled' }, NUMBER)).status,
-        ).toBe('confirming');
-        clock.advance(5);
-        await answer(job(2), sentAs('w2'));
-        await ledger.applyStatuses([statusOf('w2', 'delivered')]);
-        expect(await ledger.cancel(ID)).toMatchObject({ outcome: 'cancelled' });
-        clock.advance(CONFIRM_MS + 50);
-        expect((await ledger.claim(job(3), NUMBER)).outcome).toBe('settled');
-        expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual({ ...nothing, ended: 1, completedCampaigns: [ID] });
-        expect(await statuses()).toEqual(['cancelled', 'sent', 'cancelled']);
-      });
+      it(
+        'a row caught mid-send when BullMQ gave up waits too; in a campaign cancelled meanwhile, ' +
+          'a row that never reached Meta is cancelled, not resent',
+        async () => {
+          await campaign(3);
+          await ledger.claim(job(1), NUMBER);
+          expect(
+            (await ledger.settle(job(1), { status: 'abandoned', errorCode: 'WORKER_GAVE_UP', errorDetail: 'stalled' }, NUMBER)).status,
+          ).toBe('confirming');
+          clock.advance(5);
+          await answer(job(2), sentAs('w2'));
+          await ledger.applyStatuses([statusOf('w2', 'delivered')]);
+          expect(await ledger.cancel(ID)).toMatchObject({ outcome: 'cancelled' });
+          clock.advance(CONFIRM_MS + 50);
+          expect((await ledger.claim(job(3), NUMBER)).outcome).toBe('settled');
+          expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual({ ...nothing, ended: 1, completedCampaigns: [ID] });
+          expect(await statuses()).toEqual(['cancelled', 'sent', 'cancelled']);
+        },
+      );
 
       it('decides at most `limit` rows per call, earliest deadline first', async () => {
         await campaign(4);
@@ -1479,26 +1550,30 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         ...more,
       });
 
-      it('delivered and read by first-seen time, counted once per row; a read alone counts as delivered; duplicates and late ones change nothing', async () => {
-        await campaign(3);
-        await answer(job(1), sentAs('w1'));
-        await answer(job(2), sentAs('w2'));
-        await answer(job(3), sentAs('w3'));
-        const outcomes = await ledger.applyStatuses([
-          status('w1', 'delivered', 2000),
-          status('w1', 'read', 5000),
-          status('w2', 'read', 4000),
-          status('w1', 'delivered', 2000),
-          status('w2', 'delivered', 3000),
-          status('w1', 'sent', 1000),
-        ]);
-        expect(outcomes.map((o) => o.outcome)).toEqual(['applied', 'applied', 'applied', 'same', 'applied', 'same']);
-        expect(await counts()).toMatchObject({ sent: 3, delivered: 2, read: 2 });
-        expect(await row(1)).toMatchObject({ status: 'sent', deliveredAt: 2000, readAt: 5000 });
-        // The read came first; the earlier delivered then moves deliveredAt back: order does not matter.
-        expect(await row(2)).toMatchObject({ status: 'sent', deliveredAt: 3000, readAt: 4000 });
-        expect((await row(3)).deliveredAt).toBeUndefined();
-      });
+      it(
+        'delivered and read by first-seen time, counted once per row; a read alone counts as ' +
+          'delivered; duplicates and late ones change nothing',
+        async () => {
+          await campaign(3);
+          await answer(job(1), sentAs('w1'));
+          await answer(job(2), sentAs('w2'));
+          await answer(job(3), sentAs('w3'));
+          const outcomes = await ledger.applyStatuses([
+            status('w1', 'delivered', 2000),
+            status('w1', 'read', 5000),
+            status('w2', 'read', 4000),
+            status('w1', 'delivered', 2000),
+            status('w2', 'delivered', 3000),
+            status('w1', 'sent', 1000),
+          ]);
+          expect(outcomes.map((o) => o.outcome)).toEqual(['applied', 'applied', 'applied', 'same', 'applied', 'same']);
+          expect(await counts()).toMatchObject({ sent: 3, delivered: 2, read: 2 });
+          expect(await row(1)).toMatchObject({ status: 'sent', deliveredAt: 2000, readAt: 5000 });
+          // The read came first; the earlier delivered then moves deliveredAt back: order does not matter.
+          expect(await row(2)).toMatchObject({ status: 'sent', deliveredAt: 3000, readAt: 4000 });
+          expect((await row(3)).deliveredAt).toBeUndefined();
+        },
+      );
 
       it("failed makes the row failed with Meta's code; 131050 also records the opt-out for the number", async () => {
         await campaign(2);
@@ -1530,52 +1605,60 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect((await l.claim(jobOf('again', 1), NUMBER)).outcome).toBe('claimed');
       });
 
-      it('a status settles a row whose answer was lost (unknown) or not yet recorded (sending), found by its callback data; the late answer then changes nothing', async () => {
-        await campaign(2);
-        await ledger.claim(job(1), NUMBER);
-        await ledger.settle(job(1), { status: 'unknown', errorCode: 'TIMEOUT', errorDetail: 'no answer' }, NUMBER);
-        await ledger.claim(job(2), NUMBER);
-        const outcomes = await ledger.applyStatuses([
-          status('w1', 'delivered', 2000, { callbackData: `${ID}/1` }),
-          status('w2', 'sent', 1000, { callbackData: `${ID}/2` }),
-        ]);
-        expect(outcomes).toEqual([
-          { outcome: 'applied', completedCampaign: false },
-          { outcome: 'applied', completedCampaign: true },
-        ]);
-        expect(await row(1)).toMatchObject({ status: 'sent', wamid: 'w1', deliveredAt: 2000 });
-        expect(await row(1)).not.toHaveProperty('errorCode');
-        expect((await ledger.settle(job(2), sentAs('w2'), NUMBER)).status).toBe('sent');
-        expect(await counts()).toMatchObject({ sent: 2, unknown: 0, sending: 0, delivered: 1 });
-        // Found by its message ID now, with no callback data.
-        expect((await ledger.applyStatuses([status('w2', 'read', 3000)]))[0]?.outcome).toBe('applied');
-      });
+      it(
+        'a status settles a row whose answer was lost (unknown) or not yet recorded (sending), found ' +
+          'by its callback data; the late answer then changes nothing',
+        async () => {
+          await campaign(2);
+          await ledger.claim(job(1), NUMBER);
+          await ledger.settle(job(1), { status: 'unknown', errorCode: 'TIMEOUT', errorDetail: 'no answer' }, NUMBER);
+          await ledger.claim(job(2), NUMBER);
+          const outcomes = await ledger.applyStatuses([
+            status('w1', 'delivered', 2000, { callbackData: `${ID}/1` }),
+            status('w2', 'sent', 1000, { callbackData: `${ID}/2` }),
+          ]);
+          expect(outcomes).toEqual([
+            { outcome: 'applied', completedCampaign: false },
+            { outcome: 'applied', completedCampaign: true },
+          ]);
+          expect(await row(1)).toMatchObject({ status: 'sent', wamid: 'w1', deliveredAt: 2000 });
+          expect(await row(1)).not.toHaveProperty('errorCode');
+          expect((await ledger.settle(job(2), sentAs('w2'), NUMBER)).status).toBe('sent');
+          expect(await counts()).toMatchObject({ sent: 2, unknown: 0, sending: 0, delivered: 1 });
+          // Found by its message ID now, with no callback data.
+          expect((await ledger.applyStatuses([status('w2', 'read', 3000)]))[0]?.outcome).toBe('applied');
+        },
+      );
 
-      it('a user message opens their 24-hour window; a button reply is kept on the row it answers (the earliest); a keyword records the opt-out', async () => {
-        await campaign(2);
-        await answer(job(1), sentAs('w1'));
-        const t = clock.now();
-        const waId = phoneNumber(1).slice(1);
-        expect(await ledger.serviceWindowsOpen(NUMBER, [waId])).toEqual([false]);
-        const answered = await ledger.applyInbound([
-          { phoneNumberId: NUMBER, waId, wamid: 'in-2', at: t + 2000, replyTo: 'w1', reply: 'LATER', optOut: false },
-          { phoneNumberId: NUMBER, waId, wamid: 'in-1', at: t + 1000, replyTo: 'w1', reply: 'YES', optOut: false },
-          { phoneNumberId: NUMBER, waId: phoneNumber(2).slice(1), wamid: 'in-3', at: t, replyTo: 'w-unknown', reply: 'X', optOut: true },
-        ]);
-        expect(answered).toEqual([{ answeredRow: true }, { answeredRow: true }, { answeredRow: false }]);
-        expect((await row(1)).reply).toBe('YES');
-        expect(await ledger.serviceWindowsOpen(NUMBER, [waId, `+${waId}`])).toEqual([true, true]);
-        expect((await ledger.optOuts(NUMBER)).get(phoneNumber(2))).toMatchObject({ via: 'keyword', at: t });
-        // A window closes 24 h after the user's last message, on the ledger's clock (user 2 wrote at t, user 1 last at t + 2000).
-        const both = [waId, phoneNumber(2).slice(1)];
-        clock.set(t + 24 * HOUR - 1);
-        expect(await ledger.serviceWindowsOpen(NUMBER, both)).toEqual([true, true]);
-        clock.set(t + 24 * HOUR);
-        expect(await ledger.serviceWindowsOpen(NUMBER, both)).toEqual([true, false]);
-        clock.set(t + 2000 + 24 * HOUR);
-        expect(await ledger.serviceWindowsOpen(NUMBER, both)).toEqual([false, false]);
-        expect(await ledger.serviceWindowsOpen(NUMBER, [waId])).toEqual([false]);
-      });
+      it(
+        'a user message opens their 24-hour window; a button reply is kept on the row it answers ' +
+          '(the earliest); a keyword records the opt-out',
+        async () => {
+          await campaign(2);
+          await answer(job(1), sentAs('w1'));
+          const t = clock.now();
+          const waId = phoneNumber(1).slice(1);
+          expect(await ledger.serviceWindowsOpen(NUMBER, [waId])).toEqual([false]);
+          const answered = await ledger.applyInbound([
+            { phoneNumberId: NUMBER, waId, wamid: 'in-2', at: t + 2000, replyTo: 'w1', reply: 'LATER', optOut: false },
+            { phoneNumberId: NUMBER, waId, wamid: 'in-1', at: t + 1000, replyTo: 'w1', reply: 'YES', optOut: false },
+            { phoneNumberId: NUMBER, waId: phoneNumber(2).slice(1), wamid: 'in-3', at: t, replyTo: 'w-unknown', reply: 'X', optOut: true },
+          ]);
+          expect(answered).toEqual([{ answeredRow: true }, { answeredRow: true }, { answeredRow: false }]);
+          expect((await row(1)).reply).toBe('YES');
+          expect(await ledger.serviceWindowsOpen(NUMBER, [waId, `+${waId}`])).toEqual([true, true]);
+          expect((await ledger.optOuts(NUMBER)).get(phoneNumber(2))).toMatchObject({ via: 'keyword', at: t });
+          // A window closes 24 h after the user's last message, on the ledger's clock (user 2 wrote at t, user 1 last at t + 2000).
+          const both = [waId, phoneNumber(2).slice(1)];
+          clock.set(t + 24 * HOUR - 1);
+          expect(await ledger.serviceWindowsOpen(NUMBER, both)).toEqual([true, true]);
+          clock.set(t + 24 * HOUR);
+          expect(await ledger.serviceWindowsOpen(NUMBER, both)).toEqual([true, false]);
+          clock.set(t + 2000 + 24 * HOUR);
+          expect(await ledger.serviceWindowsOpen(NUMBER, both)).toEqual([false, false]);
+          expect(await ledger.serviceWindowsOpen(NUMBER, [waId])).toEqual([false]);
+        },
+      );
 
       it('the operator adds and removes opt-outs; adding keeps an existing entry', async () => {
         expect(await ledger.addOptOut(NUMBER, phoneNumber(7))).toBe(true);
@@ -1588,16 +1671,20 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect([...(await ledger.optOuts(NUMBER)).keys()]).toEqual([phoneNumber(8)]);
       });
 
-      it('user_preferences: stop opts the user out, resume opts them in again; the newest event wins, so a late older stop changes nothing', async () => {
-        const waId = phoneNumber(5).slice(1);
-        const pref = (value: 'stop' | 'resume', at: number) => ({ phoneNumberId: NUMBER, waId, value, at });
-        await ledger.applyPreferences([pref('stop', 1000)]);
-        expect((await ledger.optOuts(NUMBER)).get(phoneNumber(5))).toMatchObject({ via: 'user_preferences', at: 1000 });
-        await ledger.applyPreferences([pref('resume', 3000), pref('stop', 2000), pref('stop', 1000)]);
-        expect((await ledger.optOuts(NUMBER)).has(phoneNumber(5))).toBe(false);
-        await ledger.applyPreferences([pref('stop', 4000)]);
-        expect((await ledger.optOuts(NUMBER)).has(phoneNumber(5))).toBe(true);
-      });
+      it(
+        'user_preferences: stop opts the user out, resume opts them in again; the newest ' +
+          'event wins, so a late older stop changes nothing',
+        async () => {
+          const waId = phoneNumber(5).slice(1);
+          const pref = (value: 'stop' | 'resume', at: number) => ({ phoneNumberId: NUMBER, waId, value, at });
+          await ledger.applyPreferences([pref('stop', 1000)]);
+          expect((await ledger.optOuts(NUMBER)).get(phoneNumber(5))).toMatchObject({ via: 'user_preferences', at: 1000 });
+          await ledger.applyPreferences([pref('resume', 3000), pref('stop', 2000), pref('stop', 1000)]);
+          expect((await ledger.optOuts(NUMBER)).has(phoneNumber(5))).toBe(false);
+          await ledger.applyPreferences([pref('stop', 4000)]);
+          expect((await ledger.optOuts(NUMBER)).has(phoneNumber(5))).toBe(true);
+        },
+      );
 
       it('statuses for messages no row has are unmatched; a row no send answered is left alone', async () => {
         await campaign(1, { extra: [rejected(2)] });

@@ -408,7 +408,8 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
   it("a text with the caller's own template-only option (the CLI's --templates) is refused with the others", () => {
     const spec = parseCampaignSpec({ text: { body: 'Hi {{name}}' }, csv: { params: ['a'] } }, CLI_FIELD_NAMES);
     expect(refusal(() => checkCampaignSpec(spec, CLI_FIELD_NAMES, { ...CONTEXT, templateOnly: ['--templates'] })).message).toBe(
-      '--params, --templates are for templates; with --text, name each column in the text itself as {{column}} (e.g. --text "Hi {{first_name}}")',
+      '--params, --templates are for templates; with --text, name each column in the text ' +
+        'itself as {{column}} (e.g. --text "Hi {{first_name}}")',
     );
   });
 

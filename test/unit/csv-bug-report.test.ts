@@ -28,7 +28,8 @@ async function rejection(promise: Promise<unknown>): Promise<AppError> {
 describe('every data line is answered', () => {
   it('"Bruno" Costa then a valid row: 4 data lines, 4 answers (2 malformed, 2 rows)', async () => {
     const records = await read(
-      'phone,name,order\n+4915112345678,"Bruno" Costa,A-1\n+4915112345679,Ana,A-2\n+4915112345670,Bruno "B" Costa,A-3\n+4915112345671,Eve,A-4\n',
+      'phone,name,order\n+4915112345678,"Bruno" Costa,A-1\n+4915112345679,Ana,A-2\n+4915112345670,Bruno ' +
+        '"B" Costa,A-3\n+4915112345671,Eve,A-4\n',
     );
 
     expect(records.map((r) => [r.kind, r.line, r.kind === 'malformed' ? r.reason : ''])).toStrictEqual([
@@ -51,7 +52,8 @@ describe('every data line is answered', () => {
         line: 3,
         reason: 'MALFORMED_RECORD',
         problem:
-          'unclosed quote in field 2: the quote opened on line 3 closes on line 7, followed by more text, so it is taken as a quote that was never closed: ' +
+          'unclosed quote in field 2: the quote opened on line 3 closes on line 7, followed by more ' +
+          'text, so it is taken as a quote that was never closed: ' +
           'line 3 is rejected and lines 4–7 are read again as records of their own; check the quoting on line 3 ' +
           '(close the quote, or write a quote that belongs to a value twice, as in "12"" pizza")',
       },
@@ -62,14 +64,15 @@ describe('every data line is answered', () => {
     ]);
   });
 
-  it('a quote that never closes before the end of the file → CSV_UNCLOSED_QUOTE naming its line and the last line; no record is read', async () => {
+  it('a quote that never closes before the end of the file → CSV_UNCLOSED_QUOTE naming its line and the last; no record read', async () => {
     const path = csvFile('phone,name\r\n+1,Ana\r\n+2,Ben\r\n+3,"Carl\r\n+4,Dan\r\n+5,Eve\r\n+6,Fay');
     const error = await rejection(openCsv(path));
 
     expect(error.code).toBe('CSV_UNCLOSED_QUOTE');
     expect(error.message).toBe(
       `${path}: a quote opens in field 2 on line 4 and is never closed: lines 4–7 (the rest of the file) would be read as one value, ` +
-        'so the file is refused whole. Fix line 4: close the quote on that line, remove it, or, for a quote inside a value, write it twice ("12"" pizza"). Nothing was created.',
+        'so the file is refused whole. Fix line 4: close the quote on that line, remove it, or, for a ' +
+        'quote inside a value, write it twice ("12"" pizza"). Nothing was created.',
     );
   });
 

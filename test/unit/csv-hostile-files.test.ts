@@ -110,7 +110,8 @@ describe('files that are not CSV are named for what they are', () => {
 
     expect(error.code).toBe('CSV_NOT_CSV');
     expect(error.message).toBe(
-      `${path} is ${what}, not CSV text; export the data as CSV UTF-8 (in Excel: Save As → "CSV UTF-8 (Comma delimited)"). Nothing was created.`,
+      `${path} is ${what}, not CSV text; export the data as CSV UTF-8 (in Excel: Save As → ` +
+        `"CSV UTF-8 (Comma delimited)"). Nothing was created.`,
     );
   });
 

@@ -161,7 +161,8 @@ describe('RecordParser: malformed records and recovery', () => {
   it('a stray quote rejects its own line only; every later line is answered', () => {
     expect(
       parse(
-        'phone,name,code\n+4915112345678,"Bruno" Costa,A-1\n+4915112345679,Ana,A-2\n+4915112345670,Bruno "B" Costa,A-3\n+4915112345671,Eve,A-4\n',
+        'phone,name,code\n+4915112345678,"Bruno" Costa,A-1\n+4915112345679,Ana,A-2\n+4915112345670,Bruno ' +
+          '"B" Costa,A-3\n+4915112345671,Eve,A-4\n',
       ),
     ).toStrictEqual([
       row(1, 'phone', 'name', 'code'),

@@ -101,7 +101,8 @@ describe("the campaign's page: controls by state", () => {
     const page = campaignPage({ detail: detailOf(status, extras, tallyOf([])), csrfToken: 't' }).value;
     expect(page).toContain('<dt>Send window</dt><dd><span data-field="window">09:00-20:00 local, mon-fri of each recipient</span></dd>');
     expect(page).toContain(
-      '<dt>Waiting for their window</dt><dd><span data-field="waiting">4</span> rows · next opening <span data-field="nextWindow">2026-12-07 08:00:00 UTC</span></dd>',
+      '<dt>Waiting for their window</dt><dd><span data-field="waiting">4</span> rows · next opening ' +
+        '<span data-field="nextWindow">2026-12-07 08:00:00 UTC</span></dd>',
     );
     expect(campaignPage({ detail: detailOf(status, extrasOf(), tallyOf([])), csrfToken: 't' }).value).not.toContain('Send window');
   });

@@ -79,38 +79,44 @@ describe('campaignFigures', () => {
     expect(campaignFigures(await hmget({ createdAt: NOW }), NOW, HOUR, AT_10)?.rows.get('queued')).toBe(0);
   });
 
-  it('ETA without a window: rows left over the rate achieved since the first feed, else at SEND_RATE; 0 once finished; none while paused or cancelled', async () => {
-    const running = {
-      createdAt: NOW,
-      total: 100,
-      'n:sent': 30,
-      'n:failed': 5,
-      'n:unknown': 5,
-      'n:rejected': 10,
-      'n:queued': 45,
-      'n:sending': 5,
-      startedAt: NOW - 20_000,
-    };
-    // 40 answered by a request in 20 s = 2/s; 50 left (queued + sending) → 25 s. Rejected rows took no sending time.
-    expect(campaignFigures(await hmget(running), NOW, HOUR, AT_10)?.etaSeconds).toBe(25);
-    expect(campaignFigures(await hmget({ ...running, finishedAt: NOW - 1000 }), NOW, HOUR, AT_10)?.etaSeconds).toBe(0);
-    expect(campaignFigures(await hmget({ ...running, paused: '1' }), NOW, HOUR, AT_10)?.etaSeconds).toBeUndefined();
-    expect(campaignFigures(await hmget({ ...running, cancelled: '1' }), NOW, HOUR, AT_10)?.etaSeconds).toBeUndefined();
-    // Not started, or nothing answered yet: 50 rows at SEND_RATE 10/s; none with pacing off.
-    expect(campaignFigures(await hmget({ ...running, startedAt: undefined }), NOW, HOUR, AT_10)?.etaSeconds).toBe(5);
-    expect(campaignFigures(await hmget({ ...running, 'n:sent': 0, 'n:failed': 0, 'n:unknown': 0 }), NOW, HOUR, AT_10)?.etaSeconds).toBe(5);
-    expect(
-      campaignFigures(await hmget({ ...running, startedAt: undefined }), NOW, HOUR, { configuredRate: 0 })?.etaSeconds,
-    ).toBeUndefined();
-    // Scheduled an hour ahead: from its start.
-    expect(campaignFigures(await hmget({ ...running, startedAt: undefined, startsAt: NOW + HOUR }), NOW, HOUR, AT_10)?.etaSeconds).toBe(
-      3600 + 5,
-    );
-    // An expiry before the end: the campaign ends then.
-    expect(campaignFigures(await hmget({ ...running, expiresAt: NOW + 10_000 }), NOW, HOUR, AT_10)?.etaSeconds).toBe(10);
-  });
+  it(
+    'ETA without a window: rows left over the rate achieved since the first feed, else at ' +
+      'SEND_RATE; 0 once finished; none while paused or cancelled',
+    async () => {
+      const running = {
+        createdAt: NOW,
+        total: 100,
+        'n:sent': 30,
+        'n:failed': 5,
+        'n:unknown': 5,
+        'n:rejected': 10,
+        'n:queued': 45,
+        'n:sending': 5,
+        startedAt: NOW - 20_000,
+      };
+      // 40 answered by a request in 20 s = 2/s; 50 left (queued + sending) → 25 s. Rejected rows took no sending time.
+      expect(campaignFigures(await hmget(running), NOW, HOUR, AT_10)?.etaSeconds).toBe(25);
+      expect(campaignFigures(await hmget({ ...running, finishedAt: NOW - 1000 }), NOW, HOUR, AT_10)?.etaSeconds).toBe(0);
+      expect(campaignFigures(await hmget({ ...running, paused: '1' }), NOW, HOUR, AT_10)?.etaSeconds).toBeUndefined();
+      expect(campaignFigures(await hmget({ ...running, cancelled: '1' }), NOW, HOUR, AT_10)?.etaSeconds).toBeUndefined();
+      // Not started, or nothing answered yet: 50 rows at SEND_RATE 10/s; none with pacing off.
+      expect(campaignFigures(await hmget({ ...running, startedAt: undefined }), NOW, HOUR, AT_10)?.etaSeconds).toBe(5);
+      expect(campaignFigures(await hmget({ ...running, 'n:sent': 0, 'n:failed': 0, 'n:unknown': 0 }), NOW, HOUR, AT_10)?.etaSeconds).toBe(
+        5,
+      );
+      expect(
+        campaignFigures(await hmget({ ...running, startedAt: undefined }), NOW, HOUR, { configuredRate: 0 })?.etaSeconds,
+      ).toBeUndefined();
+      // Scheduled an hour ahead: from its start.
+      expect(campaignFigures(await hmget({ ...running, startedAt: undefined, startsAt: NOW + HOUR }), NOW, HOUR, AT_10)?.etaSeconds).toBe(
+        3600 + 5,
+      );
+      // An expiry before the end: the campaign ends then.
+      expect(campaignFigures(await hmget({ ...running, expiresAt: NOW + 10_000 }), NOW, HOUR, AT_10)?.etaSeconds).toBe(10);
+    },
+  );
 
-  it('ETA with a window: from its window and lanes at SEND_RATE, at least the time to the next opening; none when they were not read', async () => {
+  it('ETA with a window: from its window and lanes at SEND_RATE, at least the time to the next opening; none when not read', async () => {
     // 08:00 UTC: a 12:00-13:00 window in UTC opens in 4 hours.
     const window = parseSendWindow('12:00-13:00', undefined);
     const hash = { createdAt: NOW, total: 20, 'n:queued': 20, startedAt: NOW - 60_000, 'n:sent': 0, window: '1' };

@@ -63,7 +63,7 @@ function stubLedger(): SendProcessorLedger {
 const jobsOf = (rows: number): SendJob[] => Array.from({ length: rows }, (_, i) => ({ campaignId: ID, row: i + 1 }));
 
 describe('SendProcessor metrics hook', () => {
-  it("records accepted, Meta's code and the transport failure, each with the request's latency; nothing for a row that is not sent", async () => {
+  it("records accepted, Meta's code and the transport failure, each with the request's latency; nothing for a row not sent", async () => {
     const ledger = stubLedger();
     const jobs = jobsOf(4);
     const sender = new ScriptedSender([

@@ -117,7 +117,9 @@ describe('the Grafana dashboard', () => {
     expect(unknownMetrics([{ where: 'q', expr: 'rate(cw_webhook_lag_seconds[5m])' }], known)).toEqual(['q: cw_webhook_lag_seconds']);
     expect(
       metricNames(
-        'sum by (phone_number_id, result) (increase(cw_sends_total{result=~"0|190", job="campaign_worker"}[10m] offset 5m)) / on (phone_number_id) group_left max without (le) (cw_send_rate) > 1e-3 and vector($send_rate) or up{__name__="up"} unless {__name__="cw_queue_jobs"} > bool 0',
+        'sum by (phone_number_id, result) (increase(cw_sends_total{result=~"0|190", job="campaign_worker"}[10m] ' +
+          'offset 5m)) / on (phone_number_id) group_left max without (le) (cw_send_rate) > 1e-3 and ' +
+          'vector($send_rate) or up{__name__="up"} unless {__name__="cw_queue_jobs"} > bool 0',
       ).sort(),
     ).toEqual(['cw_queue_jobs', 'cw_send_rate', 'cw_sends_total', 'up']);
   });

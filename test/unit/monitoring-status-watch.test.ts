@@ -66,7 +66,8 @@ describe('status --watch figures', () => {
       Date.parse('2026-12-01T08:01:00Z'),
     );
     expect(line).toBe(
-      '2026-12-01T08:01:00.000Z c1 paused  38% 38/100 rows done  12.5/s  ETA -  sent 35 (delivered 20, read 5)  failed 3  unknown 0  queued 62  confirming 0  rejected 1  skipped 1  paused: 190: token expired (`campaign resume c1` continues it)',
+      '2026-12-01T08:01:00.000Z c1 paused  38% 38/100 rows done  12.5/s  ETA -  sent 35 (delivered 20, read 5)  failed 3  ' +
+        'unknown 0  queued 62  confirming 0  rejected 1  skipped 1  paused: 190: token expired (`campaign resume c1` continues it)',
     );
   });
 });

@@ -60,7 +60,8 @@ describe('SendTroubleLog', () => {
         expect.objectContaining({ level: WARN, phoneNumberId: NUMBER, code: '130429', pauseMs: 1000, pauses: 1, campaignId: 'c1' }),
       ]);
       expect(throttleLines()[0]?.msg).toBe(
-        `phone number ${NUMBER} throttled by Meta (130429): every send from it paused 1 s; if this repeats, SEND_RATE (or SEND_RATES for this number) is above the throughput Meta allows it`,
+        `phone number ${NUMBER} throttled by Meta (130429): every send from it paused 1 s; if this repeats, ` +
+          `SEND_RATE (or SEND_RATES for this number) is above the throughput Meta allows it`,
       );
     });
 
@@ -134,7 +135,8 @@ describe('SendTroubleLog', () => {
         delayed: { '131056': 1 },
       });
       expect(summaries()[1]?.msg).toBe(
-        'campaign c1: send problems in the last 60 s: 13 rows failed (131026 ×12, 131009 ×1); 1 row in doubt (may have been sent; not resent) (TRANSPORT_TIMEOUT ×1); ' +
+        'campaign c1: send problems in the last 60 s: 13 rows failed (131026 ×12, 131009 ×1); 1 row ' +
+          'in doubt (may have been sent; not resent) (TRANSPORT_TIMEOUT ×1); ' +
           '3 sends retried (131000 ×3); 1 send delayed for their recipient (131056 ×1) (`campaign report c1` has every row)',
       );
       // Counted once: the next minute starts empty.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseDuration, parseInstant, parseSchedule, parseStart } from '../../src/cli/time-options.js';
+import { pattern } from '../support/long-pattern.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 
@@ -93,22 +94,29 @@ describe('the time options of campaign send (a fixed clock)', () => {
     expect(parseSchedule({ validFor: '2h' }, NOW)).toStrictEqual({ expiresAt: NOW + 2 * 3_600_000 });
   });
 
-  it('refuses a start in the past, a deadline without --at or not after the start, an expiry not after the start, and both expiry options', () => {
-    const refused = (options: Parameters<typeof parseSchedule>[0], text: RegExp) =>
-      expect(() => parseSchedule(options, NOW)).toThrow(
-        expect.objectContaining({ code: 'OPTION_INVALID', message: expect.stringMatching(text) as unknown }),
+  it(
+    'refuses a start in the past, a deadline without --at or not after the start, an expiry ' +
+      'not after the start, and both expiry options',
+    () => {
+      const refused = (options: Parameters<typeof parseSchedule>[0], text: RegExp) =>
+        expect(() => parseSchedule(options, NOW)).toThrow(
+          expect.objectContaining({ code: 'OPTION_INVALID', message: expect.stringMatching(text) as unknown }),
+        );
+      refused({ at: '2026-11-22T10:00:00Z' }, /--at .* is in the past/);
+      refused({ at: '2026-11-23T09:00:00Z', startDeadline: '2026-11-23T08:00:00Z' }, /--start-deadline .* is not after the start/);
+      refused({ at: '2026-11-23T09:00:00Z', expiresAt: '2026-11-23T09:00:00Z' }, /--expires-at .* every row would expire unsent/);
+      refused({ expiresAt: '2026-11-23T09:00:00Z', validFor: '6h' }, /give one of them/);
+      refused(
+        { startDeadline: '2026-11-23T09:00:00Z' },
+        pattern(
+          /^--start-deadline 2026-11-23T09:00:00Z needs --at: a deadline only cancels a/,
+          / scheduled campaign that has not started, and without --at the campaign starts at once$/,
+        ),
       );
-    refused({ at: '2026-11-22T10:00:00Z' }, /--at .* is in the past/);
-    refused({ at: '2026-11-23T09:00:00Z', startDeadline: '2026-11-23T08:00:00Z' }, /--start-deadline .* is not after the start/);
-    refused({ at: '2026-11-23T09:00:00Z', expiresAt: '2026-11-23T09:00:00Z' }, /--expires-at .* every row would expire unsent/);
-    refused({ expiresAt: '2026-11-23T09:00:00Z', validFor: '6h' }, /give one of them/);
-    refused(
-      { startDeadline: '2026-11-23T09:00:00Z' },
-      /^--start-deadline 2026-11-23T09:00:00Z needs --at: a deadline only cancels a scheduled campaign that has not started, and without --at the campaign starts at once$/,
-    );
-    // A start a few seconds behind this host's clock is not a typo.
-    expect(parseSchedule({ at: '2026-11-22T11:59:30Z' }, NOW)).toStrictEqual({ startsAt: NOW - 30_000 });
-  });
+      // A start a few seconds behind this host's clock is not a typo.
+      expect(parseSchedule({ at: '2026-11-22T11:59:30Z' }, NOW)).toStrictEqual({ startsAt: NOW - 30_000 });
+    },
+  );
 
   it('every time option refuses an impossible date with TIME_INVALID, before any rule about how they relate', () => {
     const code = (options: Parameters<typeof parseSchedule>[0]) => {
