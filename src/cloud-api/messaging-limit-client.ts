@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici';
 import type { MessagingLimit } from '../config/number-settings.js';
 import type { Secret } from '../config/secret.js';
 import { CloudApiBadResponseError, type CloudApiError } from './cloud-api-errors.js';
@@ -20,6 +21,8 @@ export interface MessagingLimitRequest {
   phoneNumberId: string;
   accessToken: Secret;
   timeoutMs: number;
+  /** Tests pass an undici MockAgent; default the global dispatcher. */
+  dispatcher?: Dispatcher;
 }
 
 /** `TIER_250`, `TIER_2K`, `TIER_100K`, `TIER_UNLIMITED` → 250, 2000, 100000, 'unlimited'; anything else undefined. */
@@ -46,12 +49,13 @@ export async function fetchMessagingLimit(options: MessagingLimitRequest): Promi
 }
 
 async function get(options: MessagingLimitRequest, fields: string): Promise<{ body: Record<string, unknown> } | { error: CloudApiError }> {
-  const { baseUrl, apiVersion, phoneNumberId, accessToken, timeoutMs } = options;
+  const { baseUrl, apiVersion, phoneNumberId, accessToken, timeoutMs, dispatcher } = options;
   const url = new URL(`${baseUrl}/${apiVersion}/${encodeURIComponent(phoneNumberId)}`);
   url.searchParams.set('fields', fields);
   const { status, text } = await graphGet(url, {
     accessToken,
     timeoutMs,
+    ...(dispatcher === undefined ? {} : { dispatcher }),
     what: `reading the messaging limit of phone number ${phoneNumberId}`,
   });
   if (status < 200 || status >= 300) {
