@@ -1,15 +1,19 @@
+import type { Dispatcher } from 'undici';
 import type { MessagingLimit } from '../config/number-settings.js';
 import type { Secret } from '../config/secret.js';
 import { CloudApiBadResponseError, type CloudApiError } from './cloud-api-errors.js';
 import { graphError, graphGet, safeJson } from './graph-answers.js';
 
 /**
- * The phone number's messaging-limit fields (reference §4): `whatsapp_business_manager_messaging_limit`
- * is the current one, `messaging_limit_tier` the deprecated one that Meta's OpenAPI file still
- * lists. Both are asked for in one request; a Graph version that no longer knows one of them
- * refuses the whole request (100), and the other is then asked for alone.
+ * The phone number's messaging-limit field (reference cloud-api-2026.md §4, §6): from v24.0
+ * `whatsapp_business_manager_messaging_limit`, while the deprecated `messaging_limit_tier`
+ * answers null; before v24.0 only `messaging_limit_tier` exists. The configured version decides
+ * which one is asked for, so one request is enough.
  */
-const FIELDS = ['whatsapp_business_manager_messaging_limit', 'messaging_limit_tier'] as const;
+export function messagingLimitField(apiVersion: string): 'whatsapp_business_manager_messaging_limit' | 'messaging_limit_tier' {
+  const major = /^v(\d+)\./.exec(apiVersion)?.[1];
+  return major !== undefined && Number(major) < 24 ? 'messaging_limit_tier' : 'whatsapp_business_manager_messaging_limit';
+}
 
 export interface MessagingLimitRequest {
   baseUrl: string;
@@ -17,6 +21,8 @@ export interface MessagingLimitRequest {
   phoneNumberId: string;
   accessToken: Secret;
   timeoutMs: number;
+  /** Tests pass an undici MockAgent; default the global dispatcher. */
+  dispatcher?: Dispatcher;
 }
 
 /** `TIER_250`, `TIER_2K`, `TIER_100K`, `TIER_UNLIMITED` → 250, 2000, 100000, 'unlimited'; anything else undefined. */
@@ -30,34 +36,26 @@ export function parseMessagingTier(tier: unknown): MessagingLimit | undefined {
 
 /** `GET /{version}/{phone-number-id}?fields=…`: the number's messaging limit. Throws a CloudApiError when it cannot be read. */
 export async function fetchMessagingLimit(options: MessagingLimitRequest): Promise<MessagingLimit> {
-  let lastError: CloudApiError | undefined;
-  for (const fields of [FIELDS.join(','), ...FIELDS]) {
-    const answer = await get(options, fields);
-    if ('error' in answer) {
-      lastError = answer.error;
-      // Only "no such field" is worth asking again with fewer fields; a token or number problem is not.
-      if (answer.error.metaCode !== 100 || answer.error.subcode !== undefined) throw answer.error;
-      continue;
-    }
-    for (const field of FIELDS) {
-      const limit = parseMessagingTier(answer.body[field]);
-      if (limit !== undefined) return limit;
-    }
-    throw new CloudApiBadResponseError(
-      200,
-      `phone number ${options.phoneNumberId}: no messaging limit tier in the answer (asked for ${fields})`,
-    );
-  }
-  throw lastError ?? new CloudApiBadResponseError(200, `phone number ${options.phoneNumberId}: no messaging limit tier`);
+  const field = messagingLimitField(options.apiVersion);
+  const answer = await get(options, field);
+  if ('error' in answer) throw answer.error;
+  const limit = parseMessagingTier(answer.body[field]);
+  if (limit !== undefined) return limit;
+  throw new CloudApiBadResponseError(
+    200,
+    `phone number ${options.phoneNumberId}: no messaging limit tier in ${field} at ${options.apiVersion} ` +
+      `(got ${JSON.stringify(answer.body[field]) ?? 'nothing'})`,
+  );
 }
 
 async function get(options: MessagingLimitRequest, fields: string): Promise<{ body: Record<string, unknown> } | { error: CloudApiError }> {
-  const { baseUrl, apiVersion, phoneNumberId, accessToken, timeoutMs } = options;
+  const { baseUrl, apiVersion, phoneNumberId, accessToken, timeoutMs, dispatcher } = options;
   const url = new URL(`${baseUrl}/${apiVersion}/${encodeURIComponent(phoneNumberId)}`);
   url.searchParams.set('fields', fields);
   const { status, text } = await graphGet(url, {
     accessToken,
     timeoutMs,
+    ...(dispatcher === undefined ? {} : { dispatcher }),
     what: `reading the messaging limit of phone number ${phoneNumberId}`,
   });
   if (status < 200 || status >= 300) {

@@ -55,8 +55,8 @@ const envSchema = z.object({
   WHATSAPP_API_URL: z.url({ protocol: /^https?$/ }).default('https://graph.facebook.com'),
   WHATSAPP_API_VERSION: z
     .string()
-    .regex(/^v\d+\.\d+$/, 'must look like v23.0')
-    .default('v23.0'),
+    .regex(/^v\d+\.\d+$/, 'must look like v25.0')
+    .default('v25.0'),
   WHATSAPP_PHONE_NUMBER_ID: z.string().regex(/^\d+$/, 'must be the numeric phone-number ID').optional(),
   // One printable line: a pasted newline or "Bearer " prefix would fail every send later.
   WHATSAPP_ACCESS_TOKEN: z

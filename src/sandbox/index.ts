@@ -19,7 +19,7 @@ export type { AcceptedMessage } from './accepted-log.js';
 export type { AsyncFailure } from './async-failures.js';
 export type { FaultSettings } from './faults.js';
 export { DEFAULT_PHONE_NUMBER_IDS } from './phone-numbers.js';
-export { SUPPORTED_API_VERSIONS } from './api-versions.js';
+export { API_VERSIONS, servedVersion, type ApiVersion } from './api-versions.js';
 export type { SandboxStats } from './sandbox-runtime.js';
 export type { StatusWebhookSettings } from './status-webhooks.js';
 export { loadTemplatesFile } from '../templates/templates-file.js';
@@ -57,14 +57,14 @@ export interface SandboxOptions {
   /** Optional; default silent. */
   logger?: Logger;
   /**
-   * The clock (ms) its limits, stats, faults and service windows read; default Date.now. A test
+   * The clock (ms) its limits, stats, faults, service windows and API versions read; default Date.now. A test
    * passes one it moves, so a per-second window passes without waiting for it.
    */
   clock?: () => number;
 }
 
 export interface Sandbox {
-  /** e.g. http://127.0.0.1:43121 (no trailing slash); clients call `${url}/v23.0/${phoneNumberId}/messages`. */
+  /** e.g. http://127.0.0.1:43121 (no trailing slash); clients call `${url}/v25.0/${phoneNumberId}/messages`. */
   url: string;
   port: number;
   /** The phone-number IDs it answers for, the first being where inbound messages go by default. */

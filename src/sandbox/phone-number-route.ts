@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { isSupportedVersion, unknownPathError } from './api-versions.js';
+import { servedVersion, unknownPathError, type ApiVersion } from './api-versions.js';
 import { unknownNumberError } from './phone-numbers.js';
 import { VERSION_SEGMENT, accessTokenParam, sendGraphError, urlPath } from './route-support.js';
 import type { SandboxRuntime } from './sandbox-runtime.js';
@@ -14,13 +14,15 @@ type Query = Record<string, unknown>;
  * `GET /{version}/{phone-number-id}?fields=…` (OpenAPI: Get WhatsApp Account Number): the
  * fields asked for, among those the sandbox models; without `fields`, Graph's defaults (id,
  * display_phone_number, status). A field Graph does not have is refused with 100, as Graph
- * refuses it, so a client asking for a misspelt or retired field finds out here.
+ * refuses it, so a client asking for a misspelt or retired field finds out here. The fields
+ * are those of the version the call is served as (see messagingLimitFields).
  */
 export function registerPhoneNumberRoutes(app: FastifyInstance, runtime: SandboxRuntime): void {
   app.get<{ Params: { version: string; phoneNumberId: string }; Querystring: Query }>(
     `/${VERSION_SEGMENT}/:phoneNumberId`,
     async (request, reply) => {
-      if (!isSupportedVersion(request.params.version)) return sendGraphError(reply, unknownPathError(urlPath(request.url)));
+      const served = servedVersion(request.params.version, runtime.now());
+      if (served === undefined) return sendGraphError(reply, unknownPathError(urlPath(request.url)));
       const tokenError = runtime.tokens.check(request.headers.authorization, accessTokenParam(request.query));
       if (tokenError !== undefined) return sendGraphError(reply, runtime.count(tokenError));
       const { phoneNumberId } = request.params;
@@ -31,8 +33,7 @@ export function registerPhoneNumberRoutes(app: FastifyInstance, runtime: Sandbox
         verified_name: 'Sandbox Business',
         status: 'CONNECTED',
         quality_rating: 'GREEN',
-        messaging_limit_tier: runtime.messagingLimitTier,
-        whatsapp_business_manager_messaging_limit: runtime.messagingLimitTier,
+        ...messagingLimitFields(served, runtime.messagingLimitTier),
         throughput: { level: runtime.messagesPerSecond > 80 || runtime.messagesPerSecond === 0 ? 'HIGH' : 'STANDARD' },
       };
       const asked =
@@ -56,4 +57,14 @@ export function registerPhoneNumberRoutes(app: FastifyInstance, runtime: Sandbox
       return Object.fromEntries([['id', phoneNumberId], ...asked.map((field) => [field, known[field]])]);
     },
   );
+}
+
+/**
+ * From v24.0 the limit is `whatsapp_business_manager_messaging_limit` and the deprecated
+ * `messaging_limit_tier` answers null (reference cloud-api-2026.md §4, §6); before v24.0 the
+ * node has only `messaging_limit_tier`, so asking for the new field is refused with 100.
+ */
+function messagingLimitFields(served: ApiVersion, tier: MessagingLimitTier): Record<string, unknown> {
+  if (served.major >= 24) return { messaging_limit_tier: null, whatsapp_business_manager_messaging_limit: tier };
+  return { messaging_limit_tier: tier };
 }

@@ -4,7 +4,7 @@ import type { GraphErrorReply } from './graph-error.js';
 /** Bits shared by the routes that imitate Meta's paths. */
 
 /**
- * Matches `v23.0`-style version segments; other paths fall through to Meta's 2500 error, and
+ * Matches `v25.0`-style version segments; other paths fall through to Meta's 2500 error, and
  * the routes answer the same for a well-formed version the sandbox does not serve (api-versions.ts).
  */
 export const VERSION_SEGMENT = ':version(^v\\d+\\.\\d+$)';

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { isSupportedVersion, unknownPathError } from './api-versions.js';
+import { servedVersion, unknownPathError } from './api-versions.js';
 import { registerControlRoutes } from './control-routes.js';
 import type { GraphErrorReply } from './graph-error.js';
 import { NOT_JSON, VERSION_SEGMENT, accessTokenParam, urlPath } from './route-support.js';
@@ -83,7 +83,7 @@ function registerMessagesRoute(app: FastifyInstance, runtime: SandboxRuntime, he
     `/${VERSION_SEGMENT}/:phoneNumberId/messages`,
     async (request, reply) => {
       // A version Graph does not serve is a path it cannot route: answered before the token, as unknown paths are.
-      if (!isSupportedVersion(request.params.version)) {
+      if (servedVersion(request.params.version, runtime.now()) === undefined) {
         const unknown = unknownPathError(urlPath(request.url));
         return reply.code(unknown.status).send(unknown.body);
       }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { InvalidCursorError, type TemplateListQuery } from './templates-store.js';
 import type { SandboxRuntime } from './sandbox-runtime.js';
-import { isSupportedVersion, unknownPathError } from './api-versions.js';
+import { servedVersion, unknownPathError } from './api-versions.js';
 import { VERSION_SEGMENT, accessTokenParam, sendGraphError, urlPath } from './route-support.js';
 
 /**
@@ -17,7 +17,8 @@ export function registerTemplateRoutes(app: FastifyInstance, runtime: SandboxRun
   app.get<{ Params: { version: string; wabaId: string }; Querystring: Query }>(
     `/${VERSION_SEGMENT}/:wabaId/message_templates`,
     async (request, reply) => {
-      if (!isSupportedVersion(request.params.version)) return sendGraphError(reply, unknownPathError(urlPath(request.url)));
+      if (servedVersion(request.params.version, runtime.now()) === undefined)
+        return sendGraphError(reply, unknownPathError(urlPath(request.url)));
       const tokenError = runtime.tokens.check(request.headers.authorization, accessTokenParam(request.query));
       if (tokenError !== undefined) {
         return sendGraphError(reply, runtime.count(tokenError));

@@ -39,7 +39,7 @@ export async function send(
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   const token = options.token === undefined ? TOKEN : options.token;
   if (token !== null) headers['authorization'] = `Bearer ${token}`;
-  const response = await request(`${sandbox.url}/${options.version ?? 'v23.0'}/${options.phoneNumberId ?? PHONE_NUMBER_ID}/messages`, {
+  const response = await request(`${sandbox.url}/${options.version ?? 'v25.0'}/${options.phoneNumberId ?? PHONE_NUMBER_ID}/messages`, {
     method: 'POST',
     headers,
     body: typeof body === 'string' ? body : JSON.stringify(body),

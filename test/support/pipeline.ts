@@ -86,7 +86,7 @@ export class Pipeline {
     p.sandbox = await startSandbox({ templates, accessToken: TOKEN, messagesPerSecond: 0, ...options.sandbox });
     p.#client = new CloudApiClient({
       baseUrl: p.sandbox.url,
-      apiVersion: 'v23.0',
+      apiVersion: 'v25.0',
       accessToken: new Secret(TOKEN),
       timeoutMs: options.timeoutMs ?? 5000,
     });

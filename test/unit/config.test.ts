@@ -32,7 +32,7 @@ describe('loadConfig: defaults', () => {
       redisUrl: 'redis://127.0.0.1:6379',
       redisClusterNodes: undefined,
       redisWaitReplicas: 0,
-      api: { baseUrl: 'https://graph.facebook.com', version: 'v23.0', timeoutMs: 15_000 },
+      api: { baseUrl: 'https://graph.facebook.com', version: 'v25.0', timeoutMs: 15_000 },
       phoneNumberId: undefined,
       accessToken: undefined,
       templates: { businessAccountId: undefined, file: undefined, refreshMs: 900_000 },
