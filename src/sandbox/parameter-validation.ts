@@ -169,8 +169,8 @@ function readMedia(media: JsonObject, where: string, kind: 'image' | 'video' | '
   if (link !== undefined && id !== undefined) {
     throw new GraphRejection(INVALID, `Parameter ${where} must have either link or id, not both`);
   }
-  if (link !== undefined && !isHttpsUrl(link)) {
-    throw new GraphRejection(INVALID, `Parameter ${where}.link must be an https URL`);
+  if (link !== undefined && !isWebUrl(link)) {
+    throw new GraphRejection(INVALID, `Parameter ${where}.link must be an http or https URL`);
   }
   if (id !== undefined && (typeof id !== 'string' || id === '')) {
     throw new GraphRejection(INVALID, `Parameter ${where}.id must be a non-empty string`);
@@ -180,10 +180,15 @@ function readMedia(media: JsonObject, where: string, kind: 'image' | 'video' | '
   }
 }
 
-function isHttpsUrl(value: unknown): boolean {
+/**
+ * Meta fetches media links over HTTP or HTTPS (reference cloud-api.md line 122, MediaObject.link
+ * "HTTP/HTTPS only" in openapi/business-messaging-api_v23.0.yaml line 1876), so both are taken.
+ */
+function isWebUrl(value: unknown): boolean {
   if (typeof value !== 'string') return false;
   try {
-    return new URL(value).protocol === 'https:';
+    const { protocol } = new URL(value);
+    return protocol === 'https:' || protocol === 'http:';
   } catch {
     return false;
   }

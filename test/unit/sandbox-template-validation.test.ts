@@ -172,12 +172,17 @@ describe('sandbox media headers', () => {
     expectGraphError(validate(promo({ type: 'header', parameters: [image(), image()] }, promoBody)), 132000, 400);
   });
 
-  it('needs exactly one of link (https) or id', () => {
+  it('needs exactly one of link (http or https) or id', () => {
     const send = (media: Record<string, unknown>) => promo({ type: 'header', parameters: [image(media)] }, promoBody);
     expectMissingField(validate(send({})), 'header.parameters[0].image.link or header.parameters[0].image.id');
     expectGraphError(validate(send({ link: 'https://x.example/a.jpg', id: '1' })), 100, 400, /not both/);
-    expectGraphError(validate(send({ link: 'http://x.example/a.jpg' })), 100, 400, /https/);
+    expectGraphError(validate(send({ link: 'ftp://x.example/a.jpg' })), 100, 400, /http or https/);
+    expectGraphError(validate(send({ link: 'x.example/a.jpg' })), 100, 400, /http or https/);
     expectGraphError(validate(send({ link: 'https://x.example/a.jpg', caption: 'hi' })), 100, 400, /caption/);
+  });
+
+  it('accepts an http media link as Meta does (MediaObject.link is HTTP or HTTPS)', () => {
+    expect(validate(promo({ type: 'header', parameters: [image({ link: 'http://x.example/a.jpg' })] }, promoBody)).ok).toBe(true);
   });
 
   it('accepts a document with a filename and a location with coordinates', () => {
