@@ -46,6 +46,8 @@ export interface ParameterRules {
   allowed: readonly ParameterKind[];
   /** The template's parameter_format: NAMED requires `parameter_name`, POSITIONAL forbids it. */
   named: boolean;
+  /** NAMED only: a parameter without `parameter_name` is taken too (URL-button variables). */
+  nameOptional?: boolean;
 }
 
 const KEYS: Record<ParameterKind, ReadonlySet<string>> = {
@@ -74,10 +76,11 @@ export function readParameter(param: unknown, where: string, rules: ParameterRul
   const value: ParameterValue = { kind };
   if (VARIABLE_KINDS.has(kind)) {
     const name = object['parameter_name'];
-    if (rules.named) {
+    const unnamedAllowed = rules.nameOptional === true && name === undefined;
+    if (rules.named && !unnamedAllowed) {
       if (typeof name !== 'string' || name === '') throw new GraphRejection(INVALID, NAME_MISSING_DETAILS);
       value.name = name;
-    } else if (name !== undefined) {
+    } else if (!rules.named && name !== undefined) {
       // Meta leaves positional templates without names; a name here means the client
       // believes the template is NAMED, which is worth failing loudly in a simulator.
       throw new GraphRejection(INVALID, `${where}: parameter_name is only allowed for templates with NAMED parameters`);
