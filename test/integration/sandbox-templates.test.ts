@@ -51,8 +51,9 @@ describe('sandbox templates list', () => {
     expect(named.body.data?.map((t) => t.name)).toEqual(['appointment_reminder_named']);
   });
 
-  it('answers 401 / 190 without a token and 400 / 100 for a bad limit or cursor', async () => {
-    expect((await getJson(listUrl(), null)).body.error?.code).toBe(190);
+  it('answers 104 without a token, 190 for a wrong one and 400 / 100 for a bad limit or cursor', async () => {
+    expect((await getJson(listUrl(), null)).body.error?.code).toBe(104);
+    expect((await getJson(listUrl(), 'wrong')).body.error?.code).toBe(190);
     const badLimit = await getJson(listUrl('?limit=zero'));
     expect(badLimit.status).toBe(400);
     expect(badLimit.body.error?.code).toBe(100);
