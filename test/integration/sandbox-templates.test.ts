@@ -51,6 +51,17 @@ describe('sandbox templates list', () => {
     expect(named.body.data?.map((t) => t.name)).toEqual(['appointment_reminder_named']);
   });
 
+  it("answers only the fields asked for (and id); Graph's default fields without `fields`", async () => {
+    const asked = await getJson<{ data: Record<string, unknown>[] }>(listUrl('?fields=name,status&name=order_update'));
+    expect(asked.status).toBe(200);
+    expect(asked.body.data.length).toBeGreaterThan(0);
+    for (const item of asked.body.data) expect(Object.keys(item).sort()).toEqual(['id', 'name', 'status']);
+    const defaults = await getJson<{ data: Record<string, unknown>[] }>(listUrl());
+    const allowed = ['name', 'parameter_format', 'components', 'language', 'status', 'category', 'id', 'sub_category', 'previous_category'];
+    for (const item of defaults.body.data) expect(allowed).toEqual(expect.arrayContaining(Object.keys(item)));
+    expect((await getJson(listUrl('?fields='))).body.error?.code).toBe(100);
+  });
+
   it('answers 104 without a token, 190 for a wrong one and 400 / 100 for a bad limit or cursor', async () => {
     expect((await getJson(listUrl(), null)).body.error?.code).toBe(104);
     expect((await getJson(listUrl(), 'wrong')).body.error?.code).toBe(190);
