@@ -4,11 +4,12 @@ import type { SandboxRuntime } from './sandbox-runtime.js';
 import { isSupportedVersion, unknownPathError } from './api-versions.js';
 import { VERSION_SEGMENT, accessTokenParam, sendGraphError, urlPath } from './route-support.js';
 import { parseFields, pickFields } from './template-fields.js';
+import { unknownBusinessAccountError } from './business-accounts.js';
 
 /**
  * `GET /{version}/{waba-id}/message_templates` (reference §5.1): Meta's list shape with
- * cursor paging. Any WABA id is accepted (the sandbox has one catalogue); `fields` picks
- * what each template shows (template-fields.ts).
+ * cursor paging. Every WABA the sandbox has lists its one catalogue, any other ID is refused
+ * (business-accounts.ts); `fields` picks what each template shows (template-fields.ts).
  */
 export const DEFAULT_PAGE_SIZE = 25;
 
@@ -23,6 +24,8 @@ export function registerTemplateRoutes(app: FastifyInstance, runtime: SandboxRun
       if (tokenError !== undefined) {
         return sendGraphError(reply, runtime.count(tokenError));
       }
+      const { wabaId } = request.params;
+      if (!runtime.businessAccounts.has(wabaId)) return sendGraphError(reply, runtime.reject(unknownBusinessAccountError(wabaId)));
 
       const parsed = parseQuery(request.query);
       if (typeof parsed === 'string') {
