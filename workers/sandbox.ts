@@ -35,7 +35,7 @@ export async function runSandboxUntilSignal(options: {
   const accessToken = config.accessToken?.reveal() ?? DEFAULT_SANDBOX_TOKEN;
   // Loaded only once the options, settings and templates are known good: a mistake in
   // any of them is reported without paying for fastify.
-  const { startSandbox, DEFAULT_PHONE_NUMBER_IDS } = await import('../src/sandbox/index.js');
+  const { startSandbox, DEFAULT_PHONE_NUMBER_IDS, DEFAULT_BUSINESS_ACCOUNT_IDS } = await import('../src/sandbox/index.js');
   // The number the worker sends from (same env) and any named on the command line; with
   // neither, the samples' number, so `campaign sandbox` alone still runs the walk-through in docs/cli.md.
   const configured = [...new Set([...(config.phoneNumberId === undefined ? [] : [config.phoneNumberId]), ...extraIds])];
@@ -45,6 +45,9 @@ export async function runSandboxUntilSignal(options: {
     templates,
     accessToken,
     phoneNumberIds: configured.length > 0 ? configured : DEFAULT_PHONE_NUMBER_IDS,
+    // The WABA the template reader lists (same env), else the one its webhooks name.
+    businessAccountIds:
+      config.templates.businessAccountId === undefined ? DEFAULT_BUSINESS_ACCOUNT_IDS : [config.templates.businessAccountId],
     messagesPerSecond: options.messagesPerSecond,
     ...(messagingLimitTier === undefined ? {} : { messagingLimitTier }),
     ...(options.retainAccepted === undefined ? {} : { retainAccepted: options.retainAccepted }),
@@ -55,6 +58,7 @@ export async function runSandboxUntilSignal(options: {
   const tokenNote = config.accessToken === undefined ? `token "${DEFAULT_SANDBOX_TOKEN}"` : 'the token in WHATSAPP_ACCESS_TOKEN';
   console.log(`Sandbox Cloud API listening on ${sandbox.url} (${templates.length} templates from ${templatesFile}, accepts ${tokenNote})`);
   console.log(`Phone-number IDs: ${sandbox.phoneNumberIds.join(', ')}`);
+  console.log(`WhatsApp Business Account IDs: ${sandbox.businessAccountIds.join(', ')}`);
   if (webhookUrl !== undefined) console.log(`Webhooks (statuses, inbound messages) go to ${webhookUrl}, signed with WHATSAPP_APP_SECRET`);
   await new Promise<void>((resolve) => {
     const stop = () => void sandbox.close().then(resolve);

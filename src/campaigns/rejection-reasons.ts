@@ -17,7 +17,7 @@ export const REJECTION_REASONS = {
   HEADER_TOO_LONG: "the text header with this row's value is longer than Meta's 60 characters",
   TEXT_TOO_LONG: "a --text message with this row's values is longer than Meta's 4,096 characters",
   MALFORMED_RECORD: 'the line cannot be read as CSV (for example an unclosed quote)',
-  HEADER_LINK_INVALID: 'the header media link is not an https:// URL',
+  HEADER_LINK_INVALID: 'the header media link is not an http:// or https:// URL',
   DUPLICATE_PHONE: 'the same phone number appears earlier in this campaign (skipped, first row wins)',
   ALREADY_SENT: 'this number already sent the same message (template, language and values) to this recipient within DUPLICATE_WINDOW_HOURS',
   TIMEZONE_INVALID: 'the time-zone column (--timezone-column) holds no IANA time zone such as Europe/Berlin',

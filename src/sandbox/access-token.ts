@@ -1,4 +1,4 @@
-import { tokenError, type GraphErrorReply } from './graph-error.js';
+import { noTokenError, tokenError, type GraphErrorReply } from './graph-error.js';
 
 /**
  * The one bearer token the sandbox accepts. Tokens it has been told to replace are
@@ -20,8 +20,10 @@ export class AccessTokens {
   /**
    * Meta takes the token from `Authorization: Bearer …` or the `access_token` query
    * parameter. A plain comparison is enough: this is a local simulator, not a secret store.
+   * No credentials at all is 104; a header or parameter that holds no valid token is 190.
    */
   check(authorization: string | undefined, queryToken: string | undefined): GraphErrorReply | undefined {
+    if (authorization === undefined && queryToken === undefined) return noTokenError();
     const token = bearerOf(authorization) ?? queryToken;
     if (token === this.current) return undefined;
     return tokenError(token !== undefined && this.expired.has(token) ? 463 : 467);

@@ -144,6 +144,16 @@ export function titleOf(code: number): string | undefined {
 }
 
 /**
+ * A request that carries no token at all: Graph's generic 104, OAuthException, no subcode
+ * (reference cloud-api.md line 246 and §7 item 6, line 580). The reference does not establish
+ * its HTTP status, so it keeps the status of the other token errors.
+ */
+export function noTokenError(): GraphErrorReply {
+  const message = 'An access token is required to request this resource.';
+  return { status: 401, body: { error: { message, type: 'OAuthException', code: 104, fbtrace_id: newTraceId() } } };
+}
+
+/**
  * Token failures are generic Graph errors, not WhatsApp ones: no `(#190)` prefix, a
  * subcode, and no `error_data` (see examples/error.token-expired.json).
  */

@@ -4,6 +4,7 @@ import type { MessageTemplate } from '../templates/template-schema.js';
 import type { AcceptedMessage } from './accepted-log.js';
 import type { FaultSettings } from './faults.js';
 import { DEFAULT_PHONE_NUMBER_IDS } from './phone-numbers.js';
+import { DEFAULT_BUSINESS_ACCOUNT_IDS } from './business-accounts.js';
 import { SandboxRuntime, type SandboxStats } from './sandbox-runtime.js';
 import { buildServer } from './server.js';
 import { StatusWebhookSender, type StatusWebhookSettings } from './status-webhooks.js';
@@ -20,6 +21,7 @@ export type { AsyncFailure } from './async-failures.js';
 export type { FaultSettings } from './faults.js';
 export { DEFAULT_PHONE_NUMBER_IDS } from './phone-numbers.js';
 export { API_VERSIONS, servedVersion, type ApiVersion } from './api-versions.js';
+export { DEFAULT_BUSINESS_ACCOUNT_IDS } from './business-accounts.js';
 export type { SandboxStats } from './sandbox-runtime.js';
 export type { StatusWebhookSettings } from './status-webhooks.js';
 export { loadTemplatesFile } from '../templates/templates-file.js';
@@ -40,6 +42,12 @@ export interface SandboxOptions {
    * DEFAULT_PHONE_NUMBER_IDS (the ID the samples, demo and tests use).
    */
   phoneNumberIds?: readonly string[];
+  /**
+   * The WhatsApp Business Account IDs whose templates `GET /{waba-id}/message_templates`
+   * lists; any other is refused as Graph refuses it (400 / 100, subcode 33). Default
+   * DEFAULT_BUSINESS_ACCOUNT_IDS (the WABA its webhooks name).
+   */
+  businessAccountIds?: readonly string[];
   /** Per phone-number-id throughput, default 80 (Meta's default); 0 = unlimited (for benchmarks). */
   messagesPerSecond?: number;
   /** The messaging limit GET /{phone-number-id} reports for every number; default TIER_UNLIMITED. */
@@ -69,6 +77,8 @@ export interface Sandbox {
   port: number;
   /** The phone-number IDs it answers for, the first being where inbound messages go by default. */
   phoneNumberIds: readonly string[];
+  /** The WABA IDs whose templates it lists. */
+  businessAccountIds: readonly string[];
   accepted(): readonly AcceptedMessage[];
   /**
    * busiestSecond = max accepted messages in any sliding 1000 ms window (by receivedAt);
@@ -105,6 +115,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     templates: options.templates,
     accessToken: options.accessToken,
     phoneNumberIds: options.phoneNumberIds ?? DEFAULT_PHONE_NUMBER_IDS,
+    businessAccountIds: options.businessAccountIds ?? DEFAULT_BUSINESS_ACCOUNT_IDS,
     messagesPerSecond,
     pairLimit,
     ...(options.messagingLimitTier === undefined ? {} : { messagingLimitTier: options.messagingLimitTier }),
@@ -143,6 +154,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     url,
     port,
     phoneNumberIds: runtime.numbers.all,
+    businessAccountIds: [...runtime.businessAccounts],
     accepted: () => runtime.log.all,
     stats: () => runtime.stats(),
     setFaults: (faults) => runtime.setFaults(faults),

@@ -46,6 +46,8 @@ export interface ParameterRules {
   allowed: readonly ParameterKind[];
   /** The template's parameter_format: NAMED requires `parameter_name`, POSITIONAL forbids it. */
   named: boolean;
+  /** NAMED only: a parameter without `parameter_name` is taken too (URL-button variables). */
+  nameOptional?: boolean;
 }
 
 const KEYS: Record<ParameterKind, ReadonlySet<string>> = {
@@ -74,10 +76,11 @@ export function readParameter(param: unknown, where: string, rules: ParameterRul
   const value: ParameterValue = { kind };
   if (VARIABLE_KINDS.has(kind)) {
     const name = object['parameter_name'];
-    if (rules.named) {
+    const unnamedAllowed = rules.nameOptional === true && name === undefined;
+    if (rules.named && !unnamedAllowed) {
       if (typeof name !== 'string' || name === '') throw new GraphRejection(INVALID, NAME_MISSING_DETAILS);
       value.name = name;
-    } else if (name !== undefined) {
+    } else if (!rules.named && name !== undefined) {
       // Meta leaves positional templates without names; a name here means the client
       // believes the template is NAMED, which is worth failing loudly in a simulator.
       throw new GraphRejection(INVALID, `${where}: parameter_name is only allowed for templates with NAMED parameters`);
@@ -169,8 +172,8 @@ function readMedia(media: JsonObject, where: string, kind: 'image' | 'video' | '
   if (link !== undefined && id !== undefined) {
     throw new GraphRejection(INVALID, `Parameter ${where} must have either link or id, not both`);
   }
-  if (link !== undefined && !isHttpsUrl(link)) {
-    throw new GraphRejection(INVALID, `Parameter ${where}.link must be an https URL`);
+  if (link !== undefined && !isWebUrl(link)) {
+    throw new GraphRejection(INVALID, `Parameter ${where}.link must be an http or https URL`);
   }
   if (id !== undefined && (typeof id !== 'string' || id === '')) {
     throw new GraphRejection(INVALID, `Parameter ${where}.id must be a non-empty string`);
@@ -180,10 +183,15 @@ function readMedia(media: JsonObject, where: string, kind: 'image' | 'video' | '
   }
 }
 
-function isHttpsUrl(value: unknown): boolean {
+/**
+ * Meta fetches media links over HTTP or HTTPS (reference cloud-api.md line 122, MediaObject.link
+ * "HTTP/HTTPS only" in openapi/business-messaging-api_v23.0.yaml line 1876), so both are taken.
+ */
+function isWebUrl(value: unknown): boolean {
   if (typeof value !== 'string') return false;
   try {
-    return new URL(value).protocol === 'https:';
+    const { protocol } = new URL(value);
+    return protocol === 'https:' || protocol === 'http:';
   } catch {
     return false;
   }

@@ -11,6 +11,7 @@ import { validateMessage, type ValidationContext } from './message-validation.js
 import { PairLimiter, type PairLimitSettings } from './pair-limiter.js';
 import { PAIR_LIMIT_ERROR, THROUGHPUT_ERROR } from './limit-errors.js';
 import { PhoneNumbers, unknownNumberError } from './phone-numbers.js';
+import { DEFAULT_BUSINESS_ACCOUNT_IDS, checkBusinessAccountIds } from './business-accounts.js';
 import { RequestStats } from './request-stats.js';
 import { ServiceWindows } from './service-window.js';
 import { TemplatesStore } from './templates-store.js';
@@ -27,6 +28,8 @@ export interface RuntimeOptions {
   accessToken: string;
   /** The business numbers it has (phone-number IDs); a send to any other is refused (100/33). */
   phoneNumberIds: readonly string[];
+  /** The WABAs whose templates it lists; any other is refused (100/33). Default DEFAULT_BUSINESS_ACCOUNT_IDS. */
+  businessAccountIds?: readonly string[];
   messagesPerSecond: number;
   pairLimit: PairLimitSettings | false;
   /** What GET /{phone-number-id} says of the numbers' messaging limit (default TIER_UNLIMITED). */
@@ -69,6 +72,7 @@ export class SandboxRuntime {
   readonly windows = new ServiceWindows();
   readonly log: AcceptedLog;
   readonly numbers: PhoneNumbers;
+  readonly businessAccounts: ReadonlySet<string>;
   readonly now: () => number;
   readonly messagesPerSecond: number;
   /** Reported, not enforced: Meta documents no error for a number past its messaging limit (reference §4). */
@@ -84,6 +88,7 @@ export class SandboxRuntime {
   constructor(options: RuntimeOptions) {
     this.templates = new TemplatesStore(options.templates);
     this.numbers = new PhoneNumbers(options.phoneNumberIds);
+    this.businessAccounts = checkBusinessAccountIds(options.businessAccountIds ?? DEFAULT_BUSINESS_ACCOUNT_IDS);
     this.tokens = new AccessTokens(options.accessToken);
     this.throughput = new ThroughputLimiter(options.messagesPerSecond);
     this.messagesPerSecond = options.messagesPerSecond;

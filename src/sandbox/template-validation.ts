@@ -190,8 +190,13 @@ function checkButton(button: SentButton, entry: TemplateEntry, named: boolean): 
     return;
   }
   const variables = entry.requirements.urlButtons.find((u) => u.index === button.index)?.variables ?? [];
-  const values = button.parameters.map((p, i) => readParameter(p, `${where}.parameters[${i}]`, { allowed: ['text'], named }));
-  matchVariables(`${where} (url)`, variables, values, named);
+  // Whether a NAMED template's URL-button variable carries `parameter_name` is conflicting in
+  // the reference (cloud-api.md lines 139-144, 628), which says a simulator should accept both
+  // shapes: named values are matched by name, values without names by position.
+  const values = button.parameters.map((p, i) =>
+    readParameter(p, `${where}.parameters[${i}]`, { allowed: ['text'], named, nameOptional: true }),
+  );
+  matchVariables(`${where} (url)`, variables, values, named && values.some((v) => v.name !== undefined));
 }
 
 /**

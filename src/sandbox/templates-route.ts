@@ -3,11 +3,13 @@ import { InvalidCursorError, type TemplateListQuery } from './templates-store.js
 import type { SandboxRuntime } from './sandbox-runtime.js';
 import { servedVersion, unknownPathError } from './api-versions.js';
 import { VERSION_SEGMENT, accessTokenParam, sendGraphError, urlPath } from './route-support.js';
+import { parseFields, pickFields } from './template-fields.js';
+import { unknownBusinessAccountError } from './business-accounts.js';
 
 /**
  * `GET /{version}/{waba-id}/message_templates` (reference §5.1): Meta's list shape with
- * cursor paging. Any WABA id is accepted (the sandbox has one catalogue); `fields` is
- * accepted and ignored, every template is returned whole.
+ * cursor paging. Every WABA the sandbox has lists its one catalogue, any other ID is refused
+ * (business-accounts.ts); `fields` picks what each template shows (template-fields.ts).
  */
 export const DEFAULT_PAGE_SIZE = 25;
 
@@ -23,11 +25,15 @@ export function registerTemplateRoutes(app: FastifyInstance, runtime: SandboxRun
       if (tokenError !== undefined) {
         return sendGraphError(reply, runtime.count(tokenError));
       }
+      const { wabaId } = request.params;
+      if (!runtime.businessAccounts.has(wabaId)) return sendGraphError(reply, runtime.reject(unknownBusinessAccountError(wabaId)));
 
       const parsed = parseQuery(request.query);
       if (typeof parsed === 'string') {
         return sendGraphError(reply, runtime.reject({ code: 100, details: parsed }));
       }
+      const fields = parseFields(request.query.fields);
+      if (typeof fields === 'string') return sendGraphError(reply, runtime.reject({ code: 100, details: fields }));
       let page;
       try {
         page = runtime.templates.list(parsed);
@@ -35,7 +41,8 @@ export function registerTemplateRoutes(app: FastifyInstance, runtime: SandboxRun
         if (!(error instanceof InvalidCursorError)) throw error;
         return sendGraphError(reply, runtime.reject({ code: 100, details: error.message }));
       }
-      if (page.cursors === undefined) return { data: page.data };
+      const data = page.data.map((template) => pickFields(template, fields));
+      if (page.cursors === undefined) return { data };
 
       const paging: { cursors: { before: string; after: string }; next?: string } = { cursors: page.cursors };
       if (page.nextAfter !== undefined) {
@@ -45,7 +52,7 @@ export function registerTemplateRoutes(app: FastifyInstance, runtime: SandboxRun
         next.searchParams.set('after', page.nextAfter);
         paging.next = next.toString();
       }
-      return { data: page.data, paging };
+      return { data, paging };
     },
   );
 }

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { CliProcess } from '../support/cli-process.js';
 import { tempDir } from '../support/csv-files.js';
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';
+import { DEFAULT_BUSINESS_ACCOUNT_IDS } from '../../src/sandbox/index.js';
 
 /**
  * `campaign sandbox` started from a directory that is not the repository, as after
@@ -24,7 +25,7 @@ describe('campaign sandbox templates, run outside the repository', () => {
 
   /** The names the sandbox's template list answers with. */
   async function servedNames(url: string): Promise<string[]> {
-    const response = await fetch(`${url}/v23.0/102290129340398/message_templates?limit=100`, {
+    const response = await fetch(`${url}/v23.0/${DEFAULT_BUSINESS_ACCOUNT_IDS[0] ?? ''}/message_templates?limit=100`, {
       headers: { authorization: 'Bearer sandbox-token' },
     });
     expect(response.status).toBe(200);

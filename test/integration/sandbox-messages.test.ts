@@ -47,11 +47,14 @@ describe('sandbox POST /messages', () => {
     expect((await getJson(`${sandbox.url}/_sandbox/accepted`, null)).body).toHaveLength(1);
   });
 
-  it('answers 401 / 190 for a missing, wrong or replaced token', async () => {
+  it('answers 104 for a missing token and 401 / 190 for a wrong or replaced one', async () => {
     const missing = await send(sandbox, orderUpdate(), { token: null });
-    expectGraphError(missing, 401, 190);
-    expect(missing.body.error).toMatchObject({ error_subcode: 467, message: 'Invalid OAuth access token.' });
-    expectGraphError(await send(sandbox, orderUpdate(), { token: 'wrong' }), 401, 190);
+    expectGraphError(missing, 401, 104);
+    expect(missing.body.error).toMatchObject({ message: 'An access token is required to request this resource.' });
+    expect(missing.body.error?.error_subcode).toBeUndefined();
+    const wrong = await send(sandbox, orderUpdate(), { token: 'wrong' });
+    expectGraphError(wrong, 401, 190);
+    expect(wrong.body.error).toMatchObject({ error_subcode: 467, message: 'Invalid OAuth access token.' });
 
     sandbox.setAccessToken('rotated');
     const expired = await send(sandbox, orderUpdate());

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { DEFAULT_BUSINESS_ACCOUNT_IDS, type Sandbox } from '../../src/sandbox/index.js';
 import { templateListSchema } from '../../src/templates/template-schema.js';
 import { getJson, startTestSandbox, type JsonReply } from './sandbox-helpers.js';
 
@@ -13,7 +13,8 @@ afterAll(async () => {
   await sandbox.close();
 });
 
-const listUrl = (query = '') => `${sandbox.url}/v23.0/102290129340398/message_templates${query}`;
+const WABA = DEFAULT_BUSINESS_ACCOUNT_IDS[0] ?? '';
+const listUrl = (query = '', wabaId = WABA) => `${sandbox.url}/v23.0/${wabaId}/message_templates${query}`;
 
 describe('sandbox templates list', () => {
   it("returns every template in Meta's list shape on one default page", async () => {
@@ -51,8 +52,35 @@ describe('sandbox templates list', () => {
     expect(named.body.data?.map((t) => t.name)).toEqual(['appointment_reminder_named']);
   });
 
-  it('answers 401 / 190 without a token and 400 / 100 for a bad limit or cursor', async () => {
-    expect((await getJson(listUrl(), null)).body.error?.code).toBe(190);
+  it("answers only the fields asked for (and id); Graph's default fields without `fields`", async () => {
+    const asked = await getJson<{ data: Record<string, unknown>[] }>(listUrl('?fields=name,status&name=order_update'));
+    expect(asked.status).toBe(200);
+    expect(asked.body.data.length).toBeGreaterThan(0);
+    for (const item of asked.body.data) expect(Object.keys(item).sort()).toEqual(['id', 'name', 'status']);
+    const defaults = await getJson<{ data: Record<string, unknown>[] }>(listUrl());
+    const allowed = ['name', 'parameter_format', 'components', 'language', 'status', 'category', 'id', 'sub_category', 'previous_category'];
+    for (const item of defaults.body.data) expect(allowed).toEqual(expect.arrayContaining(Object.keys(item)));
+    expect((await getJson(listUrl('?fields='))).body.error?.code).toBe(100);
+  });
+
+  it('answers an unknown WABA as Graph answers an object it cannot load: 400 / 100, subcode 33, GraphMethodException', async () => {
+    const reply = await getJson(listUrl('', '102290129340398'));
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toMatchObject({ code: 100, error_subcode: 33, type: 'GraphMethodException' });
+    expect(reply.body.error?.message).toMatch(/^Unsupported get request\. Object with ID '102290129340398' does not exist/);
+    expect(reply.body.error).not.toHaveProperty('error_data');
+    const own = await startTestSandbox({ businessAccountIds: ['102290129340398'] });
+    try {
+      expect((await getJson(`${own.url}/v23.0/102290129340398/message_templates`)).status).toBe(200);
+      expect((await getJson(`${own.url}/v23.0/${WABA}/message_templates`)).body.error?.error_subcode).toBe(33);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('answers 104 without a token, 190 for a wrong one and 400 / 100 for a bad limit or cursor', async () => {
+    expect((await getJson(listUrl(), null)).body.error?.code).toBe(104);
+    expect((await getJson(listUrl(), 'wrong')).body.error?.code).toBe(190);
     const badLimit = await getJson(listUrl('?limit=zero'));
     expect(badLimit.status).toBe(400);
     expect(badLimit.body.error?.code).toBe(100);

@@ -46,7 +46,7 @@ let sample: MessageTemplate[];
 
 beforeEach(async () => {
   sample = await loadTemplatesFile('samples/templates.json');
-  sandbox = await startSandbox({ templates: sample, accessToken: 't', port: 0 });
+  sandbox = await startSandbox({ templates: sample, accessToken: 't', port: 0, businessAccountIds: [WABA] });
   redis = testRedis();
   prefix = freshPrefix('templates');
   agent = new CountingAgent();

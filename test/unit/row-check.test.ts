@@ -343,8 +343,8 @@ describe('checkRow: rendered lengths', () => {
 });
 
 describe('checkRow: header media link', () => {
-  it.each([['http://cdn.example.com/b.jpg'], ['ftp://cdn.example.com/b.jpg'], ['cdn.example.com/b.jpg'], ['https://'], ['']])(
-    'header link %j (not https) → HEADER_LINK_INVALID naming the column',
+  it.each([['ftp://cdn.example.com/b.jpg'], ['cdn.example.com/b.jpg'], ['https://'], ['http://'], ['']])(
+    'header link %j (not http or https) → HEADER_LINK_INVALID naming the column',
     (link) => {
       const verdict = checkRow(promoRow(link), promo);
 
@@ -352,6 +352,13 @@ describe('checkRow: header media link', () => {
       expect(!verdict.ok && verdict.detail).toMatch(/^column "banner": /);
     },
   );
+
+  it('an http:// header link is sent as written: Meta fetches http and https media links', () => {
+    expect(checkRow(promoRow('http://cdn.example.com/b.jpg'), promo)).toMatchObject({
+      ok: true,
+      headerLink: 'http://cdn.example.com/b.jpg',
+    });
+  });
 });
 
 describe('checkRow: hostile cells', () => {

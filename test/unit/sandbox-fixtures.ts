@@ -94,6 +94,16 @@ export const FIXTURE_TEMPLATES: MessageTemplate[] = [
     parameter_format: 'POSITIONAL',
     components: [body('Hi {{1}}.')],
   },
+  {
+    name: 'parcel_named_url',
+    language: 'en_US',
+    status: 'APPROVED',
+    parameter_format: 'NAMED',
+    components: [
+      body('Hi {{first_name}}, your parcel is on its way.'),
+      { type: 'BUTTONS', buttons: [{ type: 'URL', text: 'Track', url: 'https://track.example.com/{{tracking_code}}' }] },
+    ],
+  },
 ];
 
 export function fixtureStore(): TemplatesStore {

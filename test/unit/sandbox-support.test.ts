@@ -53,16 +53,29 @@ describe('Graph error bodies', () => {
 });
 
 describe('AccessTokens', () => {
-  it('accepts the bearer token and answers 190/467 for a missing or wrong one', () => {
+  it('accepts the bearer token and answers 190/467 for a wrong one', () => {
     const tokens = new AccessTokens('secret');
     expect(tokens.check('Bearer secret', undefined)).toBeUndefined();
     expect(tokens.check(undefined, 'secret')).toBeUndefined();
-    for (const header of [undefined, 'Bearer nope', 'secret', 'Basic secret']) {
+    expect(tokens.check(undefined, 'nope')?.body.error).toMatchObject({ code: 190, error_subcode: 467 });
+    for (const header of ['Bearer nope', 'secret', 'Basic secret']) {
       const reply = tokens.check(header, undefined);
       expect(reply?.status).toBe(401);
       expect(reply?.body.error).toMatchObject({ code: 190, error_subcode: 467, message: 'Invalid OAuth access token.' });
       expect(reply?.body.error.error_data).toBeUndefined();
     }
+  });
+
+  it("answers Graph's 104 (no subcode, no error_data) when the request carries no token at all", () => {
+    const reply = new AccessTokens('secret').check(undefined, undefined);
+    expect(reply?.status).toBe(401);
+    expect(reply?.body.error).toMatchObject({
+      code: 104,
+      type: 'OAuthException',
+      message: 'An access token is required to request this resource.',
+    });
+    expect(reply?.body.error.error_subcode).toBeUndefined();
+    expect(reply?.body.error.error_data).toBeUndefined();
   });
 
   it('answers 190/463 (expired) for a token that was replaced', () => {

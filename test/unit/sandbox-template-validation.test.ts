@@ -139,6 +139,25 @@ describe('sandbox template components', () => {
     expectGraphError(validate(send({ ...url('0', textParam('X1')), index: 0 })), 100, 400, /index/);
   });
 
+  it("takes a NAMED template's URL-button value with or without parameter_name (the reference says: accept both)", () => {
+    const body = bodyOf(textParam('Ana', 'first_name'));
+    const url = (...parameters: unknown[]) => ({ type: 'button', sub_type: 'url', index: '0', parameters });
+    const send = (...buttons: unknown[]) => templateSend('parcel_named_url', [body, ...buttons]);
+    expect(validate(send(url(textParam('A-1', 'tracking_code')))).ok).toBe(true);
+    expect(validate(send(url(textParam('A-1')))).ok).toBe(true);
+    expectGraphError(validate(send(url(textParam('A-1', 'order_id')))), 132000, 400, /unknown parameter_name order_id/);
+    expectGraphError(validate(send(url(textParam('A-1'), textParam('A-2')))), 132000, 400, /expected 1 parameters, got 2/);
+    expectGraphError(validate(send(url(textParam('A-1', 'tracking_code'), textParam('A-2')))), 132000, 400);
+    expectGraphError(validate(send()), 131008, 400, 'buttons: Button at index 0 of type Url requires a parameter');
+    // The body of a NAMED template still needs its names.
+    expectGraphError(
+      validate(templateSend('parcel_named_url', [bodyOf(textParam('Ana')), url(textParam('A-1'))])),
+      100,
+      400,
+      NAME_MISSING_DETAILS,
+    );
+  });
+
   it('accepts an optional quick-reply payload and refuses unsimulated button sub_types', () => {
     const quickReply = { type: 'button', sub_type: 'quick_reply', index: '0', parameters: [{ type: 'payload', payload: 'STOP' }] };
     expect(validate(promo({ type: 'header', parameters: [image()] }, promoBody, quickReply)).ok).toBe(true);
@@ -172,12 +191,17 @@ describe('sandbox media headers', () => {
     expectGraphError(validate(promo({ type: 'header', parameters: [image(), image()] }, promoBody)), 132000, 400);
   });
 
-  it('needs exactly one of link (https) or id', () => {
+  it('needs exactly one of link (http or https) or id', () => {
     const send = (media: Record<string, unknown>) => promo({ type: 'header', parameters: [image(media)] }, promoBody);
     expectMissingField(validate(send({})), 'header.parameters[0].image.link or header.parameters[0].image.id');
     expectGraphError(validate(send({ link: 'https://x.example/a.jpg', id: '1' })), 100, 400, /not both/);
-    expectGraphError(validate(send({ link: 'http://x.example/a.jpg' })), 100, 400, /https/);
+    expectGraphError(validate(send({ link: 'ftp://x.example/a.jpg' })), 100, 400, /http or https/);
+    expectGraphError(validate(send({ link: 'x.example/a.jpg' })), 100, 400, /http or https/);
     expectGraphError(validate(send({ link: 'https://x.example/a.jpg', caption: 'hi' })), 100, 400, /caption/);
+  });
+
+  it('accepts an http media link as Meta does (MediaObject.link is HTTP or HTTPS)', () => {
+    expect(validate(promo({ type: 'header', parameters: [image({ link: 'http://x.example/a.jpg' })] }, promoBody)).ok).toBe(true);
   });
 
   it('accepts a document with a filename and a location with coordinates', () => {

@@ -55,11 +55,11 @@ export function checkRow(fields: readonly string[], rules: RowRules): RowVerdict
   let headerLink: string | undefined;
   if (mapping.headerMedia !== undefined) {
     headerLink = (fields[mapping.headerMedia.index] ?? '').trim();
-    if (!isHttpsUrl(headerLink)) {
+    if (!isWebUrl(headerLink)) {
       return reject(
         phone.e164,
         'HEADER_LINK_INVALID',
-        `column "${mapping.headerMedia.column}": "${boundedBadValue(headerLink)}" is not an https:// URL`,
+        `column "${mapping.headerMedia.column}": "${boundedBadValue(headerLink)}" is not an http:// or https:// URL`,
       );
     }
   }
@@ -199,9 +199,11 @@ function encodeUrlSuffix(value: string): string {
   return value.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]|%(?![0-9A-Fa-f]{2})/gu, (c) => encodeURIComponent(c));
 }
 
-function isHttpsUrl(value: string): boolean {
+/** Meta takes media links over HTTP or HTTPS (reference cloud-api.md line 122, MediaObject.link). */
+function isWebUrl(value: string): boolean {
   try {
-    return new URL(value).protocol === 'https:';
+    const { protocol } = new URL(value);
+    return protocol === 'https:' || protocol === 'http:';
   } catch {
     return false;
   }
