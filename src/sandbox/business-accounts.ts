@@ -1,4 +1,4 @@
-import type { GraphErrorSpec } from './graph-error.js';
+import { unknownObjectError, type GraphErrorSpec } from './graph-error.js';
 import { SANDBOX_WABA_ID } from './webhook-payloads.js';
 
 /**
@@ -22,15 +22,7 @@ export function checkBusinessAccountIds(ids: readonly string[]): ReadonlySet<str
   return new Set(ids);
 }
 
-/** Graph's wording for a GET on an object ID it cannot load. */
+/** A templates read naming a WABA the sandbox does not have. */
 export function unknownBusinessAccountError(wabaId: string): GraphErrorSpec {
-  return {
-    code: 100,
-    subcode: 33,
-    type: 'GraphMethodException',
-    message:
-      `Unsupported get request. Object with ID '${wabaId}' does not exist, cannot be loaded due to ` +
-      'missing permissions, or does not support this operation. Please read the Graph API documentation at ' +
-      'https://developers.facebook.com/docs/graph-api',
-  };
+  return unknownObjectError(wabaId, 'get');
 }

@@ -85,6 +85,22 @@ export function graphError(code: number, details: string): GraphErrorSpec {
  * `(#100) The parameter … is required.` with no error_data (reference §2.1, §7 item 1), not
  * 131008, which is for a field that is there with no value in it.
  */
+/**
+ * Graph's answer for a path ID that names no object it can load (a phone number, a WABA): 400 /
+ * 100, error_subcode 33, GraphMethodException, worded after the request's method.
+ */
+export function unknownObjectError(id: string, method: 'get' | 'post'): GraphErrorSpec {
+  return {
+    code: 100,
+    subcode: 33,
+    type: 'GraphMethodException',
+    message:
+      `Unsupported ${method} request. Object with ID '${id}' does not exist, cannot be loaded due to ` +
+      'missing permissions, or does not support this operation. Please read the Graph API documentation at ' +
+      'https://developers.facebook.com/docs/graph-api',
+  };
+}
+
 export function missingParameter(path: string): GraphErrorSpec {
   return { code: 100, message: `(#100) The parameter ${path} is required.` };
 }

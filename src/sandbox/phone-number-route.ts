@@ -26,7 +26,7 @@ export function registerPhoneNumberRoutes(app: FastifyInstance, runtime: Sandbox
       const tokenError = runtime.tokens.check(request.headers.authorization, accessTokenParam(request.query));
       if (tokenError !== undefined) return sendGraphError(reply, runtime.count(tokenError));
       const { phoneNumberId } = request.params;
-      if (!runtime.numbers.has(phoneNumberId)) return sendGraphError(reply, runtime.reject(unknownNumberError(phoneNumberId)));
+      if (!runtime.numbers.has(phoneNumberId)) return sendGraphError(reply, runtime.reject(unknownNumberError(phoneNumberId, 'get')));
       const known: Record<string, unknown> = {
         id: phoneNumberId,
         display_phone_number: `+1 555-${phoneNumberId.slice(-7, -4)}-${phoneNumberId.slice(-4)}`,

@@ -1,4 +1,4 @@
-import type { GraphErrorSpec } from './graph-error.js';
+import { unknownObjectError, type GraphErrorSpec } from './graph-error.js';
 
 /**
  * The business phone numbers the sandbox has, by phone-number ID: a send to any other ID in
@@ -12,16 +12,9 @@ export const DEFAULT_PHONE_NUMBER_IDS: readonly string[] = Object.freeze(['10654
 
 const ID_PATTERN = /^\d{1,20}$/;
 
-export function unknownNumberError(phoneNumberId: string): GraphErrorSpec {
-  return {
-    code: 100,
-    subcode: 33,
-    type: 'GraphMethodException',
-    message:
-      `Unsupported post request. Object with ID '${phoneNumberId}' does not exist, cannot be loaded due to ` +
-      'missing permissions, or does not support this operation. Please read the Graph API documentation at ' +
-      'https://developers.facebook.com/docs/graph-api',
-  };
+/** A send or read naming a phone-number ID the sandbox does not have. */
+export function unknownNumberError(phoneNumberId: string, method: 'get' | 'post' = 'post'): GraphErrorSpec {
+  return unknownObjectError(phoneNumberId, method);
 }
 
 export class PhoneNumbers {

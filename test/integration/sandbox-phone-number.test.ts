@@ -52,7 +52,11 @@ describe('the phone number node and its messaging limit', () => {
         code: 100,
         message: '(#100) Tried accessing nonexisting field (tier) on node type (WhatsAppBusinessPhoneNumber)',
       });
-      expect((await get('/v25.0/999?fields=messaging_limit_tier')).body.error).toMatchObject({ code: 100, error_subcode: 33 });
+      expect((await get('/v25.0/999?fields=messaging_limit_tier')).body.error).toMatchObject({
+        code: 100,
+        error_subcode: 33,
+        message: expect.stringMatching(/^Unsupported get request\. Object with ID '999' does not exist/) as unknown,
+      });
       expect((await get(`/v25.0/${PHONE_NUMBER_ID}?fields=id`, null)).status).toBe(401);
     },
   );
