@@ -116,8 +116,9 @@ export class FaultInjector {
   /**
    * Whether this accepted send is to be reported failed by webhook for a reason other than a
    * forced one: the recipient opted out of marketing, or is a US number while Meta's pause of
-   * US marketing holds (MARKETING templates only), else the failureShare draw. The draw is taken only when a failureShare is set, so the random
-   * sequence of the other faults does not shift when it is not.
+   * US marketing holds (MARKETING templates only), else the failureShare draw. The draw is
+   * taken only when a failureShare is set, so the random sequence of the other faults does
+   * not shift when it is not.
    */
   laterFailure(waId: string, category: string | undefined): AsyncFailure | undefined {
     if (category === 'MARKETING' && this.optedOut.has(waId)) return asyncFailure(131050, 'optedOut');

@@ -41,8 +41,9 @@ export function register(program: Command): void {
       }
       if (result.usMarketing > 0) {
         lines.push(
-          `  ${result.usMarketing} rows of this MARKETING campaign failed with 131049 to US numbers and were left failed: ` +
-            'Meta has paused marketing to the US, so a resend only fails again (only a campaign sent with --allow-us-marketing retries them)',
+          `  ${result.usMarketing} rows of this MARKETING campaign failed with 131049 to US numbers and were left ` +
+            'failed: Meta has paused marketing to the US, so a resend only fails again (only a campaign sent with ' +
+            '--allow-us-marketing retries them)',
         );
       }
       if (result.noPayload > 0)
