@@ -33,6 +33,8 @@ export function campaignDefinition(input: DefinitionInput, header: readonly stri
     ...(spec.priority === 'normal' ? {} : { priority: spec.priority }),
     ...spec.schedule,
     ...(spec.window === undefined ? {} : { window: spec.window }),
+    ...(spec.allowUsMarketing ? { allowUsMarketing: true as const } : {}),
+    ...(message.kind === 'template' && message.requirements.category !== undefined ? { category: message.requirements.category } : {}),
     ...(message.kind === 'text'
       ? { text: planText(message.body, message.previewUrl, header, file, names['text.body']) }
       : { plan: planSend(message.requirements, header, spec.columns, names) }),

@@ -19,6 +19,13 @@ export const campaignDefinitionSchema = z
     expiresAt: z.number().optional(),
     /** `--window` / `--days`: rows are fed only inside this window of their recipient's local day. */
     window: sendWindowSchema.optional(),
+    /**
+     * `--allow-us-marketing`: a MARKETING template goes to US numbers too. Without it they are
+     * skipped at ingest, and `campaign retry` never sends them again after a 131049.
+     */
+    allowUsMarketing: z.literal(true).optional(),
+    /** The template's category when the campaign was created (MARKETING, UTILITY, AUTHENTICATION). */
+    category: z.string().optional(),
     /** A template campaign: the approved template and which column fills each variable. */
     plan: sendPlanSchema.optional(),
     /** `--text`: a free-form text campaign (absent in campaigns stored before text campaigns existed). */

@@ -10,6 +10,7 @@ import { produceCampaign, type ProduceSummary, type SendOutcome } from './ingest
 import { RejectsFile, checkWritableDir } from './ingest/rejects-file.js';
 import { estimateSending } from './feed/send-estimate.js';
 import type { IngestLedger } from './ledger.js';
+import { usMarketingPaused } from './ingest/us-marketing.js';
 import type { CampaignSpec } from './spec/campaign-spec.js';
 import { checkCampaignSpec, type CheckedSpec } from './spec/check-spec.js';
 import type { FieldNames } from './spec/field-names.js';
@@ -89,6 +90,7 @@ export async function createCampaign(
   // what its words are, and the opt-out keyword itself opened the window it would go through.
   const optedOut =
     message.kind === 'text' || message.requirements.category === 'MARKETING' ? await deps.ledger.optOuts(spec.phoneNumberId) : undefined;
+  const category = message.kind === 'template' ? message.requirements.category : undefined;
   try {
     const summary = await produceCampaign(
       { ledger: deps.ledger },
@@ -98,6 +100,7 @@ export async function createCampaign(
         define: (header) => campaignDefinition({ id, spec, message, file: request.file, names: request.names }, header),
         dryRun: spec.dryRun,
         allowRepeat: spec.allowRepeat,
+        usMarketingPaused: usMarketingPaused(category, spec.allowUsMarketing),
         names: request.names,
         onRefused: (refused) => rejects.add(refused),
         onStart: (start) => notices.onStart?.({ id, dryRun: spec.dryRun, ...start }),

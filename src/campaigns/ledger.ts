@@ -119,6 +119,11 @@ export interface RetrySelection {
   codes: readonly string[];
   failed: boolean;
   unknown: boolean;
+  /**
+   * A MARKETING campaign created without `--allow-us-marketing`: a row to a US number that
+   * failed with 131049 is never chosen (Meta's pause of US marketing fails it every time).
+   */
+  keepUsMarketingFailed?: boolean;
 }
 
 export type CancelResult = { outcome: 'cancelled'; cancelled: number } | { outcome: 'missing' | 'completed' };
@@ -188,6 +193,8 @@ export interface RetryPage {
   held: number;
   /** The earliest time (ms) one of those may be retried; 0 when none is held. */
   heldUntil: number;
+  /** Failed with 131049 to a US number in a MARKETING campaign without `--allow-us-marketing`: left failed. */
+  usMarketing: number;
 }
 
 /** Meta's customer-service window: 24 hours from the user's last message (reference §4). */
@@ -329,7 +336,7 @@ export interface SendLedger extends Pick<ReportLedger, 'getCampaign'> {
  * Operator commands (src/campaigns/control/campaign-controls.ts): pause, resume, cancel,
  * retry and reschedule, each decided by the ledger in one atomic step.
  */
-export interface ControlLedger extends Pick<ReportLedger, 'status'>, Pick<SendLedger, 'isHeld'> {
+export interface ControlLedger extends Pick<ReportLedger, 'status' | 'getCampaign'>, Pick<SendLedger, 'isHeld'> {
   /** No row of the campaign is fed or claimed any more; rows already fed park at their claim. */
   pause(campaignId: string, reason: string): Promise<PauseResult>;
   /** Lifts a pause: the parked rows are in the backlog, and the feeder feeds them again. */

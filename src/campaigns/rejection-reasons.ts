@@ -32,6 +32,9 @@ export const REJECTION_REASONS = {
     'the recipient stopped marketing messages from this business (Meta answered 131050 to an earlier ' +
     'send, they sent an opt-out keyword or stopped marketing in WhatsApp, or an operator added them); ' +
     'a MARKETING template or a --text message is not sent to them',
+  MARKETING_US_PAUSED:
+    'a MARKETING template to a US number (+1 with a US area code): Meta has paused marketing to the US since ' +
+    '2025-04-01 and fails it with 131049; `send --allow-us-marketing` sends it anyway',
   WINDOW_CLOSED:
     'a --text message: the recipient has not written to this number in the last 24 hours (no open ' +
     'customer-service window), so Meta would refuse free-form text (131047)',

@@ -20,6 +20,8 @@ export interface SendSpecOptions extends ColumnOptions {
   dryRun?: boolean | undefined;
   /** `--allow-repeat`: send even what this number already sent to the recipient within DUPLICATE_WINDOW_HOURS. */
   allowRepeat?: boolean | undefined;
+  /** `--allow-us-marketing`: send a MARKETING template to US numbers too (skipped as MARKETING_US_PAUSED otherwise). */
+  allowUsMarketing?: boolean | undefined;
   /** `--priority high|normal|low` (default normal). */
   priority?: string | undefined;
   /** `--window 09:00-20:00` in each recipient's local time, `--days mon-fri`, `--timezone-column COL`. */
@@ -61,6 +63,7 @@ export function sendSpecOf(options: SendSpecOptions): CampaignSpecInput {
     phoneNumberId: options.phoneNumberId,
     campaignId: options.campaignId,
     allowRepeat: options.allowRepeat,
+    allowUsMarketing: options.allowUsMarketing,
     displayTimezone: options.displayTimezone,
     dryRun: options.dryRun,
   }) as CampaignSpecInput;

@@ -9,6 +9,7 @@ import type {
   RetrySelection,
 } from '../campaigns/ledger.js';
 import { RETRY_HOLD_131049_MS } from '../campaigns/ledger.js';
+import { usAreaCodes } from '../phone/us-numbers.js';
 import { AppError } from '../errors/app-error.js';
 import type { LedgerContext } from './ledger-context.js';
 import { feedKeys, laneBacklogKey, retentionLockKey, wamidsKey } from './ledger-keys.js';
@@ -26,7 +27,7 @@ const PAGE = 500;
  * (forget-wamids.lua) go; its hash stays, with `purgedAt`. Crash-safe by its order: rows are
  * read for their wamids first, deleted last, and `purgedAt` written after.
  */
-export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld'>, PurgeLedger {
+export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld' | 'getCampaign'>, PurgeLedger {
   constructor(private readonly context: LedgerContext) {}
 
   async pause(campaignId: string, reason: string): Promise<PauseResult> {
@@ -65,10 +66,10 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld'>,
 
   async markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<RetryPage> {
     // An empty range: nothing to look at (the script's HMGET would get no fields).
-    if (fromRow > toRow) return { requeued: 0, noPayload: 0, held: 0, heldUntil: 0 };
+    if (fromRow > toRow) return { requeued: 0, noPayload: 0, held: 0, heldUntil: 0, usMarketing: 0 };
     const { redis, prefix, clock } = this.context;
     const keys = await this.context.keys(campaignId);
-    const [requeued, noPayload, held, heldUntil] = await redis.cwMarkForRetry(
+    const [requeued, noPayload, held, heldUntil, usMarketing] = await redis.cwMarkForRetry(
       keys.campaign,
       keys.rows,
       keys.pending,
@@ -81,8 +82,16 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld'>,
       campaignId,
       clock.arg(),
       RETRY_HOLD_131049_MS,
+      // The script cannot run libphonenumber-js: it gets the US area codes the library knows.
+      selection.keepUsMarketingFailed === true ? usAreaCodes().join(',') : '',
     );
-    return { requeued, noPayload, held: Number(held ?? 0), heldUntil: Number(heldUntil ?? 0) };
+    return {
+      requeued,
+      noPayload,
+      held: Number(held ?? 0),
+      heldUntil: Number(heldUntil ?? 0),
+      usMarketing: Number(usMarketing ?? 0),
+    };
   }
 
   async purge(campaignId: string): Promise<PurgeResult> {

@@ -104,7 +104,7 @@ export interface LedgerCommands {
     pending: string,
     active: string,
     ...args: Arg[]
-  ): Promise<[number, number, number?, number?]>;
+  ): Promise<[number, number, number?, number?, number?]>;
   cwFeed(
     active: string,
     window: string,

@@ -29,8 +29,8 @@ const HREF = '/documentation/business-messaging/whatsapp/support/error-codes';
 export interface AsyncFailure {
   code: number;
   details: string;
-  /** window (131047), recipientErrors, optedOut or failureShare. */
-  cause: 'window' | 'recipientErrors' | 'optedOut' | 'failureShare';
+  /** window (131047), recipientErrors, optedOut, usMarketingPaused (131049) or failureShare. */
+  cause: 'window' | 'recipientErrors' | 'optedOut' | 'usMarketingPaused' | 'failureShare';
 }
 
 export function asyncFailure(code: number, cause: AsyncFailure['cause']): AsyncFailure {

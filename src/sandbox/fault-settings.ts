@@ -49,6 +49,12 @@ export interface FaultSettings {
    * minute-long throughput upgrade); nothing is accepted.
    */
   maintenance?: { forMs: number; phoneNumberId?: string };
+  /**
+   * Meta's pause of marketing to the US (since 2025-04-01): a MARKETING template to a US
+   * number (+1 with a US area code) is accepted and reported `failed` 131049 by webhook. On
+   * unless set to false (as when Meta lifts it); it is Meta's behaviour, not an injected fault.
+   */
+  usMarketingPaused?: boolean;
 }
 
 const DAY_MS = 86_400_000;
@@ -116,6 +122,7 @@ export const faultSettingsSchema = z.strictObject({
   optedOut: optedOutSchema.optional(),
   failureShare: failureShareSchema.optional(),
   maintenance: maintenanceSchema.optional(),
+  usMarketingPaused: z.boolean().optional(),
 });
 
 export type ParsedFaultSettings = z.infer<typeof faultSettingsSchema>;

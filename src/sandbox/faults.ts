@@ -2,6 +2,7 @@ import { asyncFailure, type AsyncFailure } from './async-failures.js';
 import type { GraphErrorSpec } from './graph-error.js';
 import { faultSettingsSchema, type FaultSettings, type ParsedFaultSettings } from './fault-settings.js';
 import { THROUGHPUT_ERROR } from './limit-errors.js';
+import { isUsNumber } from '../phone/us-numbers.js';
 import { RecipientErrors } from './recipient-errors.js';
 
 /**
@@ -51,7 +52,8 @@ export class FaultInjector {
   constructor(private readonly random: () => number = Math.random) {}
 
   /**
-   * Replaces all settings (an empty object turns every fault off) and restarts the
+   * Replaces all settings (an empty object turns every fault off; the US marketing pause,
+   * Meta's own behaviour, stays on unless set to false) and restarts the
    * per-recipient counters and the maintenance period (which starts at `now`). Throws a
    * ZodError on bad values, changing nothing.
    */
@@ -113,12 +115,16 @@ export class FaultInjector {
 
   /**
    * Whether this accepted send is to be reported failed by webhook for a reason other than a
-   * forced one: the recipient opted out of marketing (MARKETING templates only), else the
-   * failureShare draw. The draw is taken only when a failureShare is set, so the random
-   * sequence of the other faults does not shift when it is not.
+   * forced one: the recipient opted out of marketing, or is a US number while Meta's pause of
+   * US marketing holds (MARKETING templates only), else the failureShare draw. The draw is
+   * taken only when a failureShare is set, so the random sequence of the other faults does
+   * not shift when it is not.
    */
   laterFailure(waId: string, category: string | undefined): AsyncFailure | undefined {
     if (category === 'MARKETING' && this.optedOut.has(waId)) return asyncFailure(131050, 'optedOut');
+    if (category === 'MARKETING' && this.settings.usMarketingPaused !== false && isUsNumber(`+${waId}`)) {
+      return asyncFailure(131049, 'usMarketingPaused');
+    }
     const share = this.settings.failureShare;
     if (share === undefined || share.rate === 0 || this.random() >= share.rate) return undefined;
     const code = share.codes[Math.floor(this.random() * share.codes.length)] ?? share.codes[0] ?? 131026;

@@ -205,6 +205,7 @@ describe('CampaignControls (ledger on a real Redis)', () => {
         noPayload: 0,
         held: 0,
         heldUntil: 0,
+        usMarketing: 0,
         paused: false,
       });
       expect(progress).toEqual([
@@ -232,9 +233,40 @@ describe('CampaignControls (ledger on a real Redis)', () => {
         noPayload: 0,
         held: 0,
         heldUntil: 0,
+        usMarketing: 0,
         paused: false,
       });
       expect((await feed(10)).jobs).toEqual([job(2, 1), job(4, 1)]);
+    });
+
+    it('never puts back the US rows of a MARKETING campaign that failed 131049, unless it was sent with --allow-us-marketing', async () => {
+      const phones = ['+12125550101', '+14165550102'];
+      for (const [id, allow] of [
+        ['c-us', false],
+        ['c-us-allowed', true],
+      ] as const) {
+        await ledger.createCampaign({
+          ...ledgerTestDefinition(id),
+          category: 'MARKETING',
+          ...(allow ? { allowUsMarketing: true as const } : {}),
+        });
+        await ledger.recordIngested(
+          id,
+          UNIT_NUMBER,
+          phones.map((phone, i) => queuedRow(i + 1, phone)),
+        );
+        await ledger.finishIngest(id);
+      }
+      const jobs = (await feed(10)).jobs;
+      expect(jobs).toHaveLength(4);
+      for (const fed of jobs) {
+        await ledger.claim(fed, UNIT_NUMBER);
+        await ledger.settle(fed, { status: 'failed', errorCode: '131049', errorDetail: 'x' }, UNIT_NUMBER);
+      }
+      clock.advance(25 * HOUR);
+      const selection = { codes: [], failed: true, unknown: false };
+      expect(await controls.retry('c-us', selection)).toMatchObject({ requeued: 1, held: 0, usMarketing: 1 });
+      expect(await controls.retry('c-us-allowed', selection)).toMatchObject({ requeued: 2, held: 0, usMarketing: 0 });
     });
 
     it('on a paused campaign the rows wait for resume, and says so', async () => {
@@ -246,6 +278,7 @@ describe('CampaignControls (ledger on a real Redis)', () => {
         noPayload: 0,
         held: 0,
         heldUntil: 0,
+        usMarketing: 0,
         paused: true,
       });
       expect((await feed(10)).jobs).toEqual([]);

@@ -398,6 +398,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       noPayload: 0,
       held: 0,
       heldUntil: 0,
+      usMarketing: 0,
       paused: false,
     });
     let s = await completedAgain();
@@ -413,6 +414,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       noPayload: 0,
       held: 0,
       heldUntil: 0,
+      usMarketing: 0,
       paused: false,
     });
     expect((await status(p, id)).state).toBe('completed');
@@ -423,6 +425,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       noPayload: 0,
       held: 0,
       heldUntil: 0,
+      usMarketing: 0,
       paused: false,
     });
     s = await completedAgain();

@@ -269,6 +269,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           noPayload: 0,
           held: 0,
           heldUntil: 0,
+          usMarketing: 0,
         });
         expect(await backlog()).toEqual(['5', '6', '1:1', '2:1']);
         expect(await owner(1)).toBe(1);
@@ -557,6 +558,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
         noPayload: 0,
         held: 0,
         heldUntil: 0,
+        usMarketing: 0,
       });
       expect((await row(1)).status).toBe('failed');
       expect(await backlog()).toEqual([]);
@@ -593,6 +595,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           noPayload: 0,
           held: 0,
           heldUntil: 0,
+          usMarketing: 0,
         });
         expect((await ledger.status(ID))?.state).toBe('completed');
 
@@ -602,6 +605,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           noPayload: 1,
           held: 0,
           heldUntil: 0,
+          usMarketing: 0,
         });
         let status = await ledger.status(ID);
         expect(status?.state).toBe('running');
@@ -616,6 +620,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           noPayload: 1,
           held: 0,
           heldUntil: 0,
+          usMarketing: 0,
         });
         // Unknown rows only when asked for.
         expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({
@@ -623,6 +628,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           noPayload: 0,
           held: 0,
           heldUntil: 0,
+          usMarketing: 0,
         });
         expect((await row(3)).status).toBe('queued');
         // Any failed row: 2 and 6 (5 has no values).
@@ -631,6 +637,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           noPayload: 1,
           held: 0,
           heldUntil: 0,
+          usMarketing: 0,
         });
         status = await ledger.status(ID);
         expect(status?.counts).toMatchObject({ queued: 4, failed: 1, unknown: 0, sent: 1, rejected: 1, total: 7 });
@@ -655,6 +662,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
         noPayload: 0,
         held: 0,
         heldUntil: 0,
+        usMarketing: 0,
       });
       expect(await backlog()).toEqual(['1:2']);
       expect(await ledger.claim(job(1, 1))).toEqual({ outcome: 'stale' });

@@ -368,6 +368,7 @@ describe('RedisLedger.feed (real Redis)', () => {
         noPayload: 0,
         held: 0,
         heldUntil: 0,
+        usMarketing: 0,
       });
       fed.push(...(await feed(100)).jobs);
 

@@ -925,6 +925,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             noPayload: 0,
             held: 0,
             heldUntil: 0,
+            usMarketing: 0,
           });
 
           // Rows 1..4 only in this page.
@@ -933,6 +934,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             noPayload: 0,
             held: 0,
             heldUntil: 0,
+            usMarketing: 0,
           });
           expect(await ledger.status(ID)).toMatchObject({
             state: 'running',
@@ -944,24 +946,28 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             noPayload: 0,
             held: 0,
             heldUntil: 0,
+            usMarketing: 0,
           });
           expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({
             requeued: 1,
             noPayload: 0,
             held: 0,
             heldUntil: 0,
+            usMarketing: 0,
           });
           expect(await ledger.markForRetry(ID, 1, 7, { codes: ['132000', '131026'], failed: true, unknown: false })).toEqual({
             requeued: 2,
             noPayload: 0,
             held: 0,
             heldUntil: 0,
+            usMarketing: 0,
           });
           expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({
             requeued: 1,
             noPayload: 0,
             held: 0,
             heldUntil: 0,
+            usMarketing: 0,
           });
           expect(await counts()).toMatchObject({ queued: 5, failed: 0, unknown: 0, sent: 1, rejected: 1, total: 7 });
           expect((await feed()).jobs).toEqual([job(1, 1), job(3, 1), job(2, 1), job(6, 1), job(5, 1)]);
@@ -982,6 +988,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           noPayload: 0,
           held: 0,
           heldUntil: 0,
+          usMarketing: 0,
         });
         expect((await feed()).jobs).toEqual([]);
         await ledger.resume(ID);
@@ -995,6 +1002,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           noPayload: 0,
           held: 0,
           heldUntil: 0,
+          usMarketing: 0,
         });
         expect((await row(1)).status).toBe('failed');
         expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', counts: { failed: 1, cancelled: 1 } });
@@ -1127,6 +1135,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           noPayload: 0,
           held: 0,
           heldUntil: 0,
+          usMarketing: 0,
         });
         expect((await ledger.status(ID))?.state).toBe('running');
         expect((await feed(100, { at: t + HOUR + 1 })).events).toEqual([
@@ -1249,6 +1258,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           noPayload: 0,
           held: 0,
           heldUntil: 0,
+          usMarketing: 0,
         });
         expect(await pendingPerLane('p')).toEqual([2, 1, 2]);
         expect((await feedOpen({ p: [1] })).jobs).toEqual([jobOf('p', 5, 1)]);
@@ -1415,7 +1425,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         await answer(job(2), failedWith('131026', 'undeliverable'));
         clock.advance(HOUR);
         const page = await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: false });
-        expect(page).toEqual({ requeued: 1, noPayload: 0, held: 1, heldUntil: failedAt + 24 * HOUR });
+        expect(page).toEqual({ requeued: 1, noPayload: 0, held: 1, heldUntil: failedAt + 24 * HOUR, usMarketing: 0 });
         expect((await row(1)).status).toBe('failed');
         expect((await row(2)).status).toBe('queued');
         // Still held a moment before the 24 h are up; retried once they are.
@@ -1427,6 +1437,24 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           noPayload: 0,
           held: 0,
           heldUntil: 0,
+          usMarketing: 0,
+        });
+        expect((await row(1)).status).toBe('queued');
+      });
+
+      it("a US number's 131049 is never retried when the caller keeps US marketing failures; Canada's and other codes are", async () => {
+        const phones = ['+12125550101', '+14165550102', '+12125550103'];
+        await campaign(0, { extra: phones.map((phone, i) => queuedRow(i + 1, phone)) });
+        await answer(job(1), failedWith('131049', 'ecosystem'));
+        await answer(job(2), failedWith('131049', 'ecosystem'));
+        await answer(job(3), failedWith('131026', 'undeliverable'));
+        clock.advance(25 * HOUR);
+        const keep = { codes: [], failed: true, unknown: false, keepUsMarketingFailed: true };
+        expect(await ledger.markForRetry(ID, 1, 3, keep)).toEqual({ requeued: 2, noPayload: 0, held: 0, heldUntil: 0, usMarketing: 1 });
+        expect((await row(1)).status).toBe('failed');
+        expect(await ledger.markForRetry(ID, 1, 3, { ...keep, keepUsMarketingFailed: false })).toMatchObject({
+          requeued: 1,
+          usMarketing: 0,
         });
         expect((await row(1)).status).toBe('queued');
       });

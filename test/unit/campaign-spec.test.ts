@@ -28,6 +28,7 @@ const JSON_SPEC = {
   phoneNumberId: '123456',
   campaignId: 'winter-sale',
   allowRepeat: true,
+  allowUsMarketing: true,
   displayTimezone: 'Europe/Berlin',
   dryRun: true,
 } satisfies CampaignSpecInput;
@@ -56,6 +57,7 @@ const SEND_OPTIONS: SendSpecOptions = {
   phoneNumberId: '123456',
   campaignId: 'winter-sale',
   allowRepeat: true,
+  allowUsMarketing: true,
   displayTimezone: 'Europe/Berlin',
   dryRun: true,
 };
@@ -127,6 +129,7 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
       },
       window: { start: 540, end: 1200, days: [1, 2, 3, 4, 5] },
       allowRepeat: true,
+      allowUsMarketing: true,
       dryRun: true,
       displayTimezone: 'Europe/Berlin',
     });

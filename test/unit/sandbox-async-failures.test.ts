@@ -94,6 +94,27 @@ describe('failures Meta reports only by webhook', () => {
     expect(rt.log.all[0]?.failure?.cause).toBe('optedOut');
   });
 
+  it("fails MARKETING templates to US numbers with 131049 by webhook, as Meta's pause does; Canada, utility and text still go", () => {
+    const { rt } = runtime();
+    const US = '12125550123';
+    rt.windows.open(US, rt.now());
+    const sends = [promo(`+${US}`), promo('+14165550123'), orderUpdate({ to: `+${US}` }), text(`+${US}`), promo()];
+    for (const body of sends) expect(status(rt.send(NUMBER, body))).toBe(200);
+    expect(rt.log.all.map((m) => m.failure?.code)).toEqual([131049, undefined, undefined, undefined, undefined]);
+    expect(rt.log.all[0]?.failure?.cause).toBe('usMarketingPaused');
+    expect(rt.stats().failedByCode).toEqual({ '131049': 1 });
+  });
+
+  it('keeps the US marketing pause when faults are replaced, and lifts it with usMarketingPaused: false', () => {
+    const { rt } = runtime();
+    rt.setFaults({});
+    expect(status(rt.send(NUMBER, promo('+12125550123')))).toBe(200);
+    rt.setFaults({ usMarketingPaused: false });
+    expect(status(rt.send(NUMBER, promo('+12125550124')))).toBe(200);
+    expect(rt.log.all.map((m) => m.failure?.code)).toEqual([131049, undefined]);
+    expect(faultSettingsSchema.safeParse({ usMarketingPaused: 'no' }).success).toBe(false);
+  });
+
   it('fails a failureShare of sends, drawing the share and the code from the injected random source', () => {
     // Per send: one draw against the rate, then (when under it) one to pick the code.
     const { rt } = runtime([0.1, 0.0, 0.9, 0.2, 0.99, 0.6]);

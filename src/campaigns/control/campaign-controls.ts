@@ -1,5 +1,6 @@
 import { AppError } from '../../errors/app-error.js';
 import type { ControlLedger, RetrySelection } from '../ledger.js';
+import { usMarketingPaused } from '../ingest/us-marketing.js';
 
 /** Rows per ledger call when retry walks a whole campaign: one short script per page. */
 const PAGE_ROWS = 1000;
@@ -99,7 +100,7 @@ export class CampaignControls {
     campaignId: string,
     selection: RetrySelection,
     onProgress?: (progress: RetryProgress) => void,
-  ): Promise<{ requeued: number; noPayload: number; held: number; heldUntil: number; paused: boolean }> {
+  ): Promise<{ requeued: number; noPayload: number; held: number; heldUntil: number; usMarketing: number; paused: boolean }> {
     const status = await this.deps.ledger.status(campaignId);
     if (status === undefined) throw notFound(campaignId);
     if (status.purgedAt !== undefined) {
@@ -111,20 +112,28 @@ export class CampaignControls {
     }
     if (status.state === 'cancelled') throw conflict(campaignId, 'cancelled', 'retry');
     const total = status.counts.total;
+    const definition = await this.deps.ledger.getCampaign(campaignId);
+    // Created without --allow-us-marketing, its US rows' 131049 is Meta's pause: a resend fails again.
+    const chosen = {
+      ...selection,
+      keepUsMarketingFailed: usMarketingPaused(definition?.category, definition?.allowUsMarketing === true),
+    };
     let requeued = 0;
+    let usMarketing = 0;
     let noPayload = 0;
     let held = 0;
     let heldUntil = 0;
     for (let from = 1; from <= total; from += PAGE_ROWS) {
       const to = Math.min(total, from + PAGE_ROWS - 1);
-      const page = await this.deps.ledger.markForRetry(campaignId, from, to, selection);
+      const page = await this.deps.ledger.markForRetry(campaignId, from, to, chosen);
       requeued += page.requeued;
+      usMarketing += page.usMarketing;
       noPayload += page.noPayload;
       held += page.held;
       if (page.heldUntil > 0 && (heldUntil === 0 || page.heldUntil < heldUntil)) heldUntil = page.heldUntil;
       onProgress?.({ scanned: to, total, requeued });
     }
-    return { requeued, noPayload, held, heldUntil, paused: await this.deps.ledger.isHeld(campaignId) };
+    return { requeued, noPayload, held, heldUntil, usMarketing, paused: await this.deps.ledger.isHeld(campaignId) };
   }
 }
 

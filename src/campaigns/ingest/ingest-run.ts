@@ -9,6 +9,7 @@ import type { PhoneRowIndex } from './phone-row-index.js';
 import type { ProduceInput, ProduceSummary } from './producer.js';
 import type { RowVerdict } from './row-check.js';
 import type { SendLanes } from '../feed/send-lanes.js';
+import { MARKETING_US_PAUSED_DETAIL, skipsForUsMarketing } from './us-marketing.js';
 
 /**
  * Rows per ledger write, and chunks written at once. Two in flight keep Redis and this
@@ -166,6 +167,10 @@ export class IngestRun {
       const origin = optOutOrigin(optOut.get(verdict.to));
       this.summary.optedOutBy[origin] = (this.summary.optedOutBy[origin] ?? 0) + 1;
       this.#refuse(row, record.line, verdict.to, 'OPTED_OUT', optedOutDetail(optOut.get(verdict.to), rows.kind), 'skipped');
+      return;
+    }
+    if (skipsForUsMarketing(this.#input.usMarketingPaused === true, verdict.country)) {
+      this.#refuse(row, record.line, verdict.to, 'MARKETING_US_PAUSED', MARKETING_US_PAUSED_DETAIL, 'skipped');
       return;
     }
     const placed = lanes?.place(record.fields, verdict.to, verdict.country);

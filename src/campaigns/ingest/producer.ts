@@ -91,6 +91,8 @@ export interface ProduceInput {
    * marketing messages, Meta 131050), each with where that was learnt. Their rows are skipped.
    */
   optedOut?: ReadonlyMap<string, OptOutSource>;
+  /** A MARKETING template without `--allow-us-marketing`: rows to US numbers are skipped (MARKETING_US_PAUSED). */
+  usMarketingPaused?: boolean;
   /** `--allow-repeat`: no ALREADY_SENT check for this campaign. */
   allowRepeat?: boolean;
   /** How the spec's fields are named where it came from, for refusals that say which to change (the CLI's flags by default). */

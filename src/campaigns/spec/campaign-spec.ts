@@ -58,6 +58,8 @@ export const campaignSpecSchema = z.strictObject({
   campaignId: z.string().optional(),
   /** Send even what the number already sent the recipient within DUPLICATE_WINDOW_HOURS. */
   allowRepeat: z.boolean().optional(),
+  /** Send MARKETING templates to US numbers too (skipped as MARKETING_US_PAUSED otherwise: Meta paused them). */
+  allowUsMarketing: z.boolean().optional(),
   /** The IANA zone the plan's times are shown in. */
   displayTimezone: z.string().optional(),
   /** Check everything, create nothing but the rejects file. */

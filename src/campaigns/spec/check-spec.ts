@@ -33,6 +33,8 @@ export interface CheckedSpec {
   schedule: Schedule;
   window: SendWindow | undefined;
   allowRepeat: boolean;
+  /** MARKETING templates go to US numbers too (Meta lifted its pause). */
+  allowUsMarketing: boolean;
   dryRun: boolean;
   /** Canonical IANA name. */
   displayTimezone: string | undefined;
@@ -87,6 +89,7 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
     schedule,
     window,
     allowRepeat: spec.allowRepeat === true,
+    allowUsMarketing: spec.allowUsMarketing === true,
     dryRun: spec.dryRun === true,
     displayTimezone,
   };

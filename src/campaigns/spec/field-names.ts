@@ -29,6 +29,7 @@ export const SPEC_FIELDS = [
   'phoneNumberId',
   'campaignId',
   'allowRepeat',
+  'allowUsMarketing',
   'displayTimezone',
   'dryRun',
 ] as const;
@@ -68,6 +69,7 @@ export const CLI_FIELD_NAMES: FieldNames = {
   phoneNumberId: '--phone-number-id',
   campaignId: '--campaign',
   allowRepeat: '--allow-repeat',
+  allowUsMarketing: '--allow-us-marketing',
   displayTimezone: '--display-timezone',
   dryRun: '--dry-run',
 };

@@ -39,6 +39,13 @@ export function register(program: Command): void {
             `a resend now only fails again; retry them from ${new Date(result.heldUntil).toISOString()}`,
         );
       }
+      if (result.usMarketing > 0) {
+        lines.push(
+          `  ${result.usMarketing} rows of this MARKETING campaign failed with 131049 to US numbers and were left ` +
+            'failed: Meta has paused marketing to the US, so a resend only fails again (only a campaign sent with ' +
+            '--allow-us-marketing retries them)',
+        );
+      }
       if (result.noPayload > 0)
         lines.push(
           `  ${result.noPayload} chosen rows were recorded by a version that kept their values only in the job; they were left as they are`,

@@ -42,6 +42,11 @@ export function register(program: Command): void {
       'send even messages this number already sent to the recipient within DUPLICATE_WINDOW_HOURS (skipped as ALREADY_SENT otherwise)',
     )
     .option(
+      '--allow-us-marketing',
+      'send a MARKETING template to US numbers too, once Meta lifts its pause (skipped as MARKETING_US_PAUSED ' +
+        'otherwise: Meta fails them with 131049)',
+    )
+    .option(
       '--priority <level>',
       'high, normal or low: a higher campaign is fed to the workers first; campaigns of one level share the number (default normal)',
     )
@@ -92,6 +97,7 @@ interface SendFlags {
   templates?: string;
   dryRun?: boolean;
   allowRepeat?: boolean;
+  allowUsMarketing?: boolean;
   priority?: string;
   at?: string;
   startDeadline?: string;
@@ -162,6 +168,7 @@ function sendOptionsOf(file: string, o: SendFlags): Omit<SendOptions, 'signal' |
     templatesFile: o.templates,
     dryRun: o.dryRun,
     allowRepeat: o.allowRepeat,
+    allowUsMarketing: o.allowUsMarketing,
     priority: o.priority,
     window: o.window,
     days: o.days,

@@ -19,10 +19,13 @@
     ARGV[6] campaign ID
     ARGV[7] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[8] hold for 131049 (ms): a row that failed with it less than this long ago is not chosen
+    ARGV[9] US area codes, comma-joined ('' = none): a row to +1 with one of them that failed
+            with 131049 is never chosen (a MARKETING campaign while Meta pauses US marketing)
 
   Output:
     {rows requeued, rows chosen but without their values, 131049 rows held back, the earliest
-    time (ms) one of them may be retried (0 if none)}; {0, 0, 0, 0} on a cancelled campaign
+    time (ms) one of them may be retried (0 if none), US marketing rows left failed};
+    {0, 0, 0, 0, 0} on a cancelled campaign
 ]]
 
 -- Includes
@@ -32,13 +35,16 @@
 
 local campaignKey, rowsKey, pendingKey, activeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 -- Checked here, not only by the caller: a cancel may land between its check and this page.
-if redis.call('HGET', campaignKey, 'cancelled') == '1' then return {0, 0, 0, 0} end
+if redis.call('HGET', campaignKey, 'cancelled') == '1' then return {0, 0, 0, 0, 0} end
 local now, hold = ledgerNow(ARGV[7]), tonumber(ARGV[8] or '0')
 local held, heldUntil = 0, 0
 local first, last = tonumber(ARGV[1]), tonumber(ARGV[2])
 local codes = {}
 for code in string.gmatch(ARGV[3], '[^,]+') do codes[code] = true end
 local anyCode = ARGV[3] == ''
+local usAreas = {}
+for area in string.gmatch(ARGV[9] or '', '[^,]+') do usAreas[area] = true end
+local usMarketing = 0
 local fields = {}
 for row = first, last do fields[#fields + 1] = tostring(row) end
 local values = redis.call('HMGET', rowsKey, unpack(fields))
@@ -50,6 +56,11 @@ for i, json in ipairs(values) do
   if json then
     local rec = cjson.decode(json)
     local chosen = (rec.s == 'failed' and ARGV[4] == '1' and (anyCode or codes[rec.c or ''])) or (rec.s == 'unknown' and ARGV[5] == '1')
+    -- Meta's pause of US marketing: its 131049 comes back on every resend.
+    if chosen and rec.s == 'failed' and rec.c == '131049' and usAreas[string.match(rec.p or '', '^%+1(%d%d%d)%d%d%d%d%d%d%d$') or ''] then
+      chosen = false
+      usMarketing = usMarketing + 1
+    end
     -- Meta's ecosystem limit (131049): sending again within 24 h only fails again.
     if chosen and rec.s == 'failed' and rec.c == '131049' and rec.ft and now - rec.ft < hold then
       chosen = false
@@ -77,4 +88,4 @@ if anyEntry then
   activate(campaignKey, activeKey, ARGV[6])
   redis.call('HDEL', campaignKey, 'finishedAt')
 end
-return {requeued, noPayload, held, heldUntil}
+return {requeued, noPayload, held, heldUntil, usMarketing}
