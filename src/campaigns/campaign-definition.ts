@@ -34,6 +34,7 @@ export function campaignDefinition(input: DefinitionInput, header: readonly stri
     ...spec.schedule,
     ...(spec.window === undefined ? {} : { window: spec.window }),
     ...(spec.allowUsMarketing ? { allowUsMarketing: true as const } : {}),
+    ...(spec.endpoint === 'marketing-messages' ? { endpoint: 'marketing-messages' as const } : {}),
     ...(message.kind === 'template' && message.requirements.category !== undefined ? { category: message.requirements.category } : {}),
     ...(message.kind === 'text'
       ? { text: planText(message.body, message.previewUrl, header, file, names['text.body']) }

@@ -24,6 +24,8 @@ export const campaignDefinitionSchema = z
      * skipped at ingest, and `campaign retry` never sends them again after a 131049.
      */
     allowUsMarketing: z.literal(true).optional(),
+    /** `--endpoint marketing-messages`: rows are posted to Meta's Marketing Messages API; absent: `/messages`. */
+    endpoint: z.literal('marketing-messages').optional(),
     /** The template's category when the campaign was created (MARKETING, UTILITY, AUTHENTICATION). */
     category: z.string().optional(),
     /** A template campaign: the approved template and which column fills each variable. */

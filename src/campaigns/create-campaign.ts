@@ -15,6 +15,7 @@ import type { CampaignSpec } from './spec/campaign-spec.js';
 import { checkCampaignSpec, type CheckedSpec } from './spec/check-spec.js';
 import type { FieldNames } from './spec/field-names.js';
 import type { MessageChoice } from './spec/message-choice.js';
+import { checkEndpointCategory } from './spec/send-endpoint.js';
 
 /** The approved templates, as the template registry serves them. */
 export interface TemplateFinder {
@@ -83,6 +84,7 @@ export async function createCampaign(
   // Before anything is created: a campaign whose rejected rows could be written nowhere must not start.
   await checkWritableDir(deps.reportsDir, 'REPORTS_DIR');
   const message = await resolveMessage(deps, spec.message, request.templatesFile?.path);
+  if (message.kind === 'template') checkEndpointCategory(spec.endpoint, message.requirements, request.names);
   const id = spec.campaignId ?? newCampaignId();
   const rejects = new RejectsFile(join(deps.reportsDir, `${id}${spec.dryRun ? '.dry-run' : ''}.rejects.csv`));
   // Meta: on 131050 suppress the recipient for marketing (reference §8). Utility and

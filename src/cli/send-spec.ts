@@ -22,6 +22,8 @@ export interface SendSpecOptions extends ColumnOptions {
   allowRepeat?: boolean | undefined;
   /** `--allow-us-marketing`: send a MARKETING template to US numbers too (skipped as MARKETING_US_PAUSED otherwise). */
   allowUsMarketing?: boolean | undefined;
+  /** `--endpoint messages|marketing-messages`: the Cloud API path each row is posted to. */
+  endpoint?: string | undefined;
   /** `--priority high|normal|low` (default normal). */
   priority?: string | undefined;
   /** `--window 09:00-20:00` in each recipient's local time, `--days mon-fri`, `--timezone-column COL`. */
@@ -64,6 +66,7 @@ export function sendSpecOf(options: SendSpecOptions): CampaignSpecInput {
     campaignId: options.campaignId,
     allowRepeat: options.allowRepeat,
     allowUsMarketing: options.allowUsMarketing,
+    endpoint: options.endpoint,
     displayTimezone: options.displayTimezone,
     dryRun: options.dryRun,
   }) as CampaignSpecInput;

@@ -2,7 +2,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { Secret } from '../config/secret.js';
 import { CloudApiBadResponseError, CloudApiTransportError } from './cloud-api-errors.js';
 import { graphError, safeJson, transportFailure } from './graph-answers.js';
-import { messageBody } from './message-body.js';
+import { messageBody, messagePath } from './message-body.js';
 import type { OutboundMessage } from './outbound-message.js';
 import { sendResponseSchema } from './response-schemas.js';
 
@@ -47,7 +47,7 @@ export class CloudApiClient {
     const { baseUrl, apiVersion, accessToken, timeoutMs } = this.#options;
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(`${baseUrl}/${apiVersion}/${phoneNumberId}/messages`, {
+      response = await request(`${baseUrl}/${apiVersion}/${phoneNumberId}/${messagePath(message)}`, {
         method: 'POST',
         dispatcher: this.#dispatcher,
         headers: { authorization: `Bearer ${accessToken.reveal()}`, 'content-type': 'application/json' },

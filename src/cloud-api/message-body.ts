@@ -1,5 +1,10 @@
 import type { HeaderParameter, OutboundMessage, TemplateMessage, TextParameter } from './outbound-message.js';
 
+/** The path segment after the phone-number ID: the Marketing Messages API takes the same body as `/messages`. */
+export function messagePath(message: OutboundMessage): 'messages' | 'marketing_messages' {
+  return message.kind === 'template' && message.endpoint === 'marketing-messages' ? 'marketing_messages' : 'messages';
+}
+
 /** The request body of `POST /{version}/{phone-number-id}/messages`, as reference §1.2–1.4 shows it. */
 export function messageBody(message: OutboundMessage): Record<string, unknown> {
   const body: Record<string, unknown> = {

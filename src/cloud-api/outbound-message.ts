@@ -31,6 +31,8 @@ export interface TextMessage extends Envelope {
 
 export interface TemplateMessage extends Envelope {
   kind: 'template';
+  /** Posted to the Marketing Messages API (`/marketing_messages`, same body) instead of `/messages`. */
+  endpoint?: 'marketing-messages';
   name: string;
   language: string;
   header?: HeaderParameter;

@@ -16,6 +16,8 @@ export interface AcceptedMessage {
   receivedAt: number;
   /** The parsed request JSON as received. */
   body: unknown;
+  /** Set when it came through the Marketing Messages API (`/marketing_messages`); absent: `/messages`. */
+  endpoint?: 'marketing_messages';
   /** Set when Meta would report this accepted send `failed` by webhook (and with which code). */
   failure?: AsyncFailure;
 }

@@ -55,6 +55,13 @@ export interface FaultSettings {
    * unless set to false (as when Meta lifts it); it is Meta's behaviour, not an injected fault.
    */
   usMarketingPaused?: boolean;
+  /**
+   * The Marketing Messages API refuses the business (not onboarded, not eligible, template
+   * still syncing): every /marketing_messages send from `phoneNumberId` (every number when
+   * left out) that passes validation is answered 400 with `code` (134100–134103). /messages is
+   * not affected.
+   */
+  marketingMessagesRefusal?: { code: number; phoneNumberId?: string };
 }
 
 const DAY_MS = 86_400_000;
@@ -123,6 +130,12 @@ export const faultSettingsSchema = z.strictObject({
   failureShare: failureShareSchema.optional(),
   maintenance: maintenanceSchema.optional(),
   usMarketingPaused: z.boolean().optional(),
+  marketingMessagesRefusal: z
+    .strictObject({
+      code: z.number().int().min(134100, 'code must be one of 134100–134103').max(134103, 'code must be one of 134100–134103'),
+      phoneNumberId: z.string().regex(/^\d+$/, 'phoneNumberId must be the numeric phone-number ID').optional(),
+    })
+    .optional(),
 });
 
 export type ParsedFaultSettings = z.infer<typeof faultSettingsSchema>;

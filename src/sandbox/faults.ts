@@ -100,6 +100,13 @@ export class FaultInjector {
     return draw < errorRate + timeoutRate ? TIMEOUT : NONE;
   }
 
+  /** The Marketing Messages API's answer for this number (the marketingMessagesRefusal fault), if it refuses it. */
+  marketingMessagesRefusal(phoneNumberId: string): number | undefined {
+    const refusal = this.settings.marketingMessagesRefusal;
+    if (refusal === undefined) return undefined;
+    return refusal.phoneNumberId === undefined || refusal.phoneNumberId === phoneNumberId ? refusal.code : undefined;
+  }
+
   /**
    * The forced synchronous error for this validated recipient, using one of its `times`;
    * undefined when none is left or its code is one Meta reports by webhook.

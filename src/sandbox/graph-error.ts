@@ -39,6 +39,11 @@ const CODES: Record<number, CodeInfo> = {
   132016: { status: 400, title: 'Template is disabled' },
   132018: { status: 400, title: 'There was an issue with the parameters in your template.' },
   133004: { status: 503, title: 'Server Temporarily Unavailable' },
+  // The Marketing Messages API's codes (v23); titles are the sandbox's wording of reference §3's meanings.
+  134100: { status: 400, title: 'Marketing messages only' },
+  134101: { status: 400, title: 'Template not yet available for marketing messages' },
+  134102: { status: 400, title: 'Business not eligible for marketing messages' },
+  134103: { status: 400, title: 'Marketing messages not available' },
 };
 
 /** What went wrong, before it is dressed as Meta's body. */

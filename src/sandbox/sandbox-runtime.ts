@@ -7,6 +7,7 @@ import { FaultInjector, type FaultDecision, type FaultSettings } from './faults.
 import type { ParsedFaultSettings } from './fault-settings.js';
 import { toGraphError, type GraphErrorReply, type GraphErrorSpec } from './graph-error.js';
 import { newWamid } from './ids.js';
+import { marketingOnlyRefusal, onboardingRefusal, withoutMarketingFields } from './marketing-messages.js';
 import { validateMessage, type ValidationContext } from './message-validation.js';
 import { PairLimiter, type PairLimitSettings } from './pair-limiter.js';
 import { PAIR_LIMIT_ERROR, THROUGHPUT_ERROR } from './limit-errors.js';
@@ -17,6 +18,9 @@ import { ServiceWindows } from './service-window.js';
 import { TemplatesStore } from './templates-store.js';
 import { ThroughputLimiter } from './throughput-limiter.js';
 import type { MessagingLimitTier } from './phone-number-route.js';
+
+/** The path a send came by: `/messages`, or the Marketing Messages API's `/marketing_messages`. */
+export type SendEndpoint = 'messages' | 'marketing_messages';
 
 /**
  * Everything the sandbox knows and decides, without HTTP: the routes translate requests
@@ -126,11 +130,18 @@ export class SandboxRuntime {
    * accepted send may still be one Meta reports `failed` later (laterFailure): it is
    * answered 200 like any other and the failure travels with it to the status webhooks.
    */
-  send(phoneNumberId: string, body: unknown): SendReply {
+  send(phoneNumberId: string, body: unknown, endpoint: SendEndpoint = 'messages'): SendReply {
     if (!this.numbers.has(phoneNumberId)) return this.reject(unknownNumberError(phoneNumberId));
     const now = this.now();
-    const result = validateMessage(body, this.context);
+    const marketing = endpoint === 'marketing_messages';
+    const stripped = marketing ? withoutMarketingFields(body) : { ok: true as const, body };
+    if (!stripped.ok) return this.reject(stripped.error);
+    const result = validateMessage(stripped.body, this.context);
     if (!result.ok) return this.reject(result.error);
+    if (marketing) {
+      const refusal = marketingOnlyRefusal(result.message) ?? this.onboardingRefusal(phoneNumberId);
+      if (refusal !== undefined) return this.reject(refusal);
+    }
     const { to, waId, type, category } = result.message;
 
     const forced = this.faults.recipientError(waId);
@@ -144,11 +155,12 @@ export class SandboxRuntime {
 
     const wamid = newWamid();
     const failure = this.laterFailure(waId, type, category, now);
+    const path = marketing ? { endpoint: 'marketing_messages' as const } : {};
     if (failure === undefined) {
-      this.log.record({ wamid, phoneNumberId, to, waId, receivedAt: now, body });
+      this.log.record({ wamid, phoneNumberId, to, waId, receivedAt: now, body, ...path });
     } else {
       this.failed.set(failure.code, (this.failed.get(failure.code) ?? 0) + 1);
-      this.log.record({ wamid, phoneNumberId, to, waId, receivedAt: now, body, failure });
+      this.log.record({ wamid, phoneNumberId, to, waId, receivedAt: now, body, failure, ...path });
     }
     return {
       status: 200,
@@ -159,6 +171,11 @@ export class SandboxRuntime {
         messages: [type === 'template' ? { id: wamid, message_status: 'accepted' } : { id: wamid }],
       },
     };
+  }
+
+  private onboardingRefusal(phoneNumberId: string): GraphErrorSpec | undefined {
+    const code = this.faults.marketingMessagesRefusal(phoneNumberId);
+    return code === undefined ? undefined : onboardingRefusal(code);
   }
 
   /**

@@ -6,7 +6,7 @@ import { servedVersion, unknownPathError } from './api-versions.js';
 import { registerControlRoutes } from './control-routes.js';
 import type { GraphErrorReply } from './graph-error.js';
 import { NOT_JSON, VERSION_SEGMENT, accessTokenParam, urlPath } from './route-support.js';
-import type { SandboxRuntime } from './sandbox-runtime.js';
+import type { SandboxRuntime, SendEndpoint } from './sandbox-runtime.js';
 import { registerTemplateRoutes } from './templates-route.js';
 import { registerPhoneNumberRoutes } from './phone-number-route.js';
 import type { WebhookSink } from './webhook-poster.js';
@@ -61,7 +61,8 @@ export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined,
     return reply.code(answer.status).send(answer.body);
   });
 
-  registerMessagesRoute(app, runtime, held);
+  registerMessagesRoute(app, runtime, held, 'messages');
+  registerMessagesRoute(app, runtime, held, 'marketing_messages');
 
   registerTemplateRoutes(app, runtime);
   registerPhoneNumberRoutes(app, runtime);
@@ -77,10 +78,14 @@ export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined,
   };
 }
 
-/** POST /{version}/{phone-number-id}/messages: the token first, then the faults, then the send; timeouts are held in `held`. */
-function registerMessagesRoute(app: FastifyInstance, runtime: SandboxRuntime, held: Set<ServerResponse>): void {
+/**
+ * POST /{version}/{phone-number-id}/messages, and the Marketing Messages API's
+ * /marketing_messages (same body, marketing templates only): the token first, then the
+ * faults, then the send; timeouts are held in `held`.
+ */
+function registerMessagesRoute(app: FastifyInstance, runtime: SandboxRuntime, held: Set<ServerResponse>, endpoint: SendEndpoint): void {
   app.post<{ Params: { version: string; phoneNumberId: string } }>(
-    `/${VERSION_SEGMENT}/:phoneNumberId/messages`,
+    `/${VERSION_SEGMENT}/:phoneNumberId/${endpoint}`,
     async (request, reply) => {
       // A version Graph does not serve is a path it cannot route: answered before the token, as unknown paths are.
       if (servedVersion(request.params.version, runtime.now()) === undefined) {
@@ -103,7 +108,7 @@ function registerMessagesRoute(app: FastifyInstance, runtime: SandboxRuntime, he
         }
         if (fault.kind === 'error') answer = runtime.reject(fault.error);
         else if (request.body === NOT_JSON) answer = runtime.reject({ code: 100, details: 'The request body is not JSON' });
-        else answer = runtime.send(request.params.phoneNumberId, request.body);
+        else answer = runtime.send(request.params.phoneNumberId, request.body, endpoint);
       }
       if (latency > 0) await sleep(latency);
       return reply.code(answer.status).send(answer.body);

@@ -29,6 +29,7 @@ const JSON_SPEC = {
   campaignId: 'winter-sale',
   allowRepeat: true,
   allowUsMarketing: true,
+  endpoint: 'marketing-messages',
   displayTimezone: 'Europe/Berlin',
   dryRun: true,
 } satisfies CampaignSpecInput;
@@ -58,6 +59,7 @@ const SEND_OPTIONS: SendSpecOptions = {
   campaignId: 'winter-sale',
   allowRepeat: true,
   allowUsMarketing: true,
+  endpoint: 'marketing-messages',
   displayTimezone: 'Europe/Berlin',
   dryRun: true,
 };
@@ -130,6 +132,7 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
       window: { start: 540, end: 1200, days: [1, 2, 3, 4, 5] },
       allowRepeat: true,
       allowUsMarketing: true,
+      endpoint: 'marketing-messages',
       dryRun: true,
       displayTimezone: 'Europe/Berlin',
     });

@@ -110,6 +110,24 @@ describe('CloudApiClient.send: success', () => {
     expect(JSON.parse(seen?.body ?? 'null')).toEqual(example('send-template-named.request.json'));
   });
 
+  it('posts a marketing-messages template to /<id>/marketing_messages with the same body as /messages', async () => {
+    let seen: { path: string; body: string } | undefined;
+    agent
+      .get(ORIGIN)
+      .intercept({ path: `/v23.0/${PHONE_NUMBER_ID}/marketing_messages`, method: 'POST' })
+      .reply((options) => {
+        seen = { path: options.path, body: typeof options.body === 'string' ? options.body : '<not a string>' };
+        return { statusCode: 200, data: example('send.response.json') };
+      });
+
+    const result = await client().send(PHONE_NUMBER_ID, { ...message, endpoint: 'marketing-messages' });
+
+    expect(result.wamid).toBe('wamid.SIMULATED000000000000000001');
+    expect(seen?.path).toBe(`/v23.0/${PHONE_NUMBER_ID}/marketing_messages`);
+    expect(JSON.parse(seen?.body ?? 'null')).toEqual(example('send-template-named.request.json'));
+    agent.assertNoPendingInterceptors();
+  });
+
   it('treats an absent message_status as accepted (reference §1.5)', async () => {
     intercept().reply(200, {
       messaging_product: 'whatsapp',

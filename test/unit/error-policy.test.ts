@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { haltReason } from '../../src/campaigns/send/halt-advice.js';
 import { actionForMetaCode, TRANSPORT_ACTION, type ErrorAction } from '../../src/campaigns/send/error-policy.js';
 
 /**
@@ -99,6 +100,19 @@ describe('actionForMetaCode: every code of reference §2.3', () => {
     expect(actionForMetaCode(100, 400)).toBe('fail-row');
     expect(actionForMetaCode(132018, 400)).toBe('fail-row');
     expect(actionForMetaCode(131000, 500)).toBe('retry');
+  });
+
+  it('the Marketing Messages API: marketing only, template syncing, not eligible or not onboarded halt the campaign', () => {
+    for (const code of [131055, 134100, 134101, 134102, 134103]) expect(actionForMetaCode(code, 400), String(code)).toBe('halt-campaign');
+  });
+
+  it("a halting Marketing Messages code says what to do; other codes keep Meta's details alone", () => {
+    expect(haltReason(134102, 'not eligible')).toMatch(/^not eligible \(.*onboarding in WhatsApp Manager.*\)$/);
+    expect(haltReason(134101, 'syncing')).toMatch(/wait, then resume/);
+    expect(haltReason(134100, 'marketing only')).toMatch(/send this template through \/messages/);
+    expect(haltReason(131063, 'disabled')).toMatch(/--endpoint marketing-messages/);
+    expect(haltReason(132015, 'Template is Paused')).toBe('Template is Paused');
+    expect(haltReason(undefined, 'HTTP 401')).toBe('HTTP 401');
   });
 });
 

@@ -72,6 +72,11 @@ const BY_META_CODE: ReadonlyMap<number, ErrorAction> = new Map<number, ErrorActi
   [131064, 'halt-campaign'],
   [133010, 'halt-campaign'],
   [134011, 'halt-campaign'],
+  // the Marketing Messages API: marketing only, template still syncing, business not eligible or not onboarded
+  [134100, 'halt-campaign'],
+  [134101, 'halt-campaign'],
+  [134102, 'halt-campaign'],
+  [134103, 'halt-campaign'],
   // the template, every row (after pre-flight passed: it changed since)
   [132000, 'halt-campaign'],
   [132001, 'halt-campaign'],

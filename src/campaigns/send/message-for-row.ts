@@ -15,7 +15,7 @@ type Built = { ok: true; message: OutboundMessage } | { ok: false; detail: strin
  */
 export function messageForRow(definition: CampaignDefinition, job: RowToSend): Built {
   const message = campaignMessage(definition);
-  return message.kind === 'text' ? textForRow(message.text, job) : templateForRow(message.plan, job);
+  return message.kind === 'text' ? textForRow(message.text, job) : templateForRow(message.plan, job, definition.endpoint);
 }
 
 /** A free-form text (reference §1.3), filled with the row's values and checked again by the text rules. */
@@ -47,7 +47,7 @@ function textForRow(text: TextPlan, job: RowToSend): Built {
   };
 }
 
-function templateForRow(plan: SendPlan, job: RowToSend): Built {
+function templateForRow(plan: SendPlan, job: RowToSend, endpoint: CampaignDefinition['endpoint']): Built {
   if (job.values.length !== plan.slots.length) {
     return { ok: false, detail: `row has ${job.values.length} values, template ${plan.name} takes ${plan.slots.length}` };
   }
@@ -82,5 +82,6 @@ function templateForRow(plan: SendPlan, job: RowToSend): Built {
     message.header = { type: plan.headerMedia.format, link: job.headerLink };
   }
   if (urlButtons.size > 0) message.urlButtons = [...urlButtons.values()];
+  if (endpoint !== undefined) message.endpoint = endpoint;
   return { ok: true, message };
 }

@@ -4,6 +4,7 @@ import type { OutboundMessage } from '../../cloud-api/outbound-message.js';
 import { AppError } from '../../errors/app-error.js';
 import type { Logger } from '../../logging/logger.js';
 import type { CampaignDefinition, RowStatus } from '../campaign.js';
+import { haltReason } from './halt-advice.js';
 import { actionForMetaCode, TRANSPORT_ACTION, type ErrorAction } from './error-policy.js';
 import type { ClaimedRow, SendLedger, SettleResult, Settlement } from '../ledger.js';
 import { messageForRow } from './message-for-row.js';
@@ -238,7 +239,7 @@ export class SendProcessor {
         }
         return this.#final(job, { status: 'failed', errorCode: code, errorDetail: detail });
       case 'halt-campaign':
-        return this.#halt(job, code, detail, definition.phoneNumberId);
+        return this.#halt(job, code, haltReason(metaCode, detail), definition.phoneNumberId);
     }
   }
 

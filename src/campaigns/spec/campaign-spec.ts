@@ -60,6 +60,11 @@ export const campaignSpecSchema = z.strictObject({
   allowRepeat: z.boolean().optional(),
   /** Send MARKETING templates to US numbers too (skipped as MARKETING_US_PAUSED otherwise: Meta paused them). */
   allowUsMarketing: z.boolean().optional(),
+  /**
+   * `messages` (the default) or `marketing-messages`: Meta's Marketing Messages API
+   * (`/marketing_messages`), for MARKETING templates only.
+   */
+  endpoint: z.string().optional(),
   /** The IANA zone the plan's times are shown in. */
   displayTimezone: z.string().optional(),
   /** Check everything, create nothing but the rejects file. */

@@ -9,6 +9,7 @@ import type { ColumnOptions } from '../send-plan.js';
 import { parseSendWindow, type SendWindow } from '../feed/send-window.js';
 import type { CampaignSpec } from './campaign-spec.js';
 import type { FieldNames } from './field-names.js';
+import { checkEndpoint, type SendEndpoint } from './send-endpoint.js';
 import { checkMessage, type MessageChoice } from './message-choice.js';
 
 const PRIORITIES = ['high', 'normal', 'low'] as const;
@@ -35,6 +36,8 @@ export interface CheckedSpec {
   allowRepeat: boolean;
   /** MARKETING templates go to US numbers too (Meta lifted its pause). */
   allowUsMarketing: boolean;
+  /** Where each row is posted: `/messages`, or `/marketing_messages` (a MARKETING template only). */
+  endpoint: SendEndpoint;
   dryRun: boolean;
   /** Canonical IANA name. */
   displayTimezone: string | undefined;
@@ -61,6 +64,7 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
     spec.displayTimezone === undefined ? undefined : checkDisplayTimezone(spec.displayTimezone, names.displayTimezone);
   const delimiter = csv.delimiter === undefined ? undefined : parseDelimiterOption(csv.delimiter, names['csv.delimiter']);
   const message = checkMessage(spec, names, context.templateOnly);
+  const endpoint = checkEndpoint(spec.endpoint, message, names);
   const phoneNumberId = checkPhoneNumberId(spec.phoneNumberId ?? context.defaultPhoneNumberId, names.phoneNumberId);
   const campaignId = checkCampaignId(spec.campaignId, names.campaignId);
   const defaultCountry = checkCountry(csv.defaultCountry, names['csv.defaultCountry']);
@@ -90,6 +94,7 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
     window,
     allowRepeat: spec.allowRepeat === true,
     allowUsMarketing: spec.allowUsMarketing === true,
+    endpoint,
     dryRun: spec.dryRun === true,
     displayTimezone,
   };

@@ -30,6 +30,7 @@ export const SPEC_FIELDS = [
   'campaignId',
   'allowRepeat',
   'allowUsMarketing',
+  'endpoint',
   'displayTimezone',
   'dryRun',
 ] as const;
@@ -70,6 +71,7 @@ export const CLI_FIELD_NAMES: FieldNames = {
   campaignId: '--campaign',
   allowRepeat: '--allow-repeat',
   allowUsMarketing: '--allow-us-marketing',
+  endpoint: '--endpoint',
   displayTimezone: '--display-timezone',
   dryRun: '--dry-run',
 };

@@ -47,6 +47,11 @@ export function register(program: Command): void {
         'otherwise: Meta fails them with 131049)',
     )
     .option(
+      '--endpoint <name>',
+      "messages (default) or marketing-messages: post each row to Meta's Marketing Messages API (/marketing_messages), " +
+        'MARKETING templates only',
+    )
+    .option(
       '--priority <level>',
       'high, normal or low: a higher campaign is fed to the workers first; campaigns of one level share the number (default normal)',
     )
@@ -98,6 +103,7 @@ interface SendFlags {
   dryRun?: boolean;
   allowRepeat?: boolean;
   allowUsMarketing?: boolean;
+  endpoint?: string;
   priority?: string;
   at?: string;
   startDeadline?: string;
@@ -169,6 +175,7 @@ function sendOptionsOf(file: string, o: SendFlags): Omit<SendOptions, 'signal' |
     dryRun: o.dryRun,
     allowRepeat: o.allowRepeat,
     allowUsMarketing: o.allowUsMarketing,
+    endpoint: o.endpoint,
     priority: o.priority,
     window: o.window,
     days: o.days,

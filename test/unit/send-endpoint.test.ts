@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { checkCampaignSpec } from '../../src/campaigns/spec/check-spec.js';
+import { CLI_FIELD_NAMES, JSON_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
+import { parseCampaignSpec } from '../../src/campaigns/spec/parse-spec.js';
+import { checkEndpointCategory } from '../../src/campaigns/spec/send-endpoint.js';
+import { AppError } from '../../src/errors/app-error.js';
+import { exitCodeOf } from '../../src/cli/usage-errors.js';
+
+const CONTEXT = { now: Date.parse('2026-11-20T12:00:00Z'), defaultPhoneNumberId: '106540352242922' };
+const TEMPLATE = { template: { name: 'winter_sale', language: 'en_US' } };
+
+function refusal(run: () => unknown): AppError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('--endpoint: the Marketing Messages API for MARKETING templates only', () => {
+  it('defaults to /messages and takes marketing-messages for a template', () => {
+    const plain = parseCampaignSpec(TEMPLATE, CLI_FIELD_NAMES);
+    expect(checkCampaignSpec(plain, CLI_FIELD_NAMES, CONTEXT).endpoint).toBe('messages');
+    const mm = parseCampaignSpec({ ...TEMPLATE, endpoint: 'marketing-messages' }, CLI_FIELD_NAMES);
+    expect(checkCampaignSpec(mm, CLI_FIELD_NAMES, CONTEXT).endpoint).toBe('marketing-messages');
+  });
+
+  it('refuses --text with --endpoint marketing-messages as a usage error (exit 2)', () => {
+    const spec = parseCampaignSpec({ text: { body: 'Hi {{name}}' }, endpoint: 'marketing-messages' }, CLI_FIELD_NAMES);
+    const error = refusal(() => checkCampaignSpec(spec, CLI_FIELD_NAMES, CONTEXT));
+    expect(error.code).toBe('OPTION_INVALID');
+    expect(exitCodeOf(error)).toBe(2);
+    expect(error.message).toBe(
+      '--endpoint marketing-messages sends MARKETING templates only, not --text: drop --endpoint, ' +
+        'or send a MARKETING template with --template',
+    );
+  });
+
+  it('refuses an endpoint it does not know, naming the field as the caller knows it', () => {
+    const spec = parseCampaignSpec({ ...TEMPLATE, endpoint: 'marketing_lite' }, JSON_FIELD_NAMES);
+    expect(refusal(() => checkCampaignSpec(spec, JSON_FIELD_NAMES, CONTEXT)).message).toBe(
+      'endpoint "marketing_lite": use messages or marketing-messages',
+    );
+  });
+
+  it('refuses a UTILITY (or uncategorised) template on marketing-messages, and lets MARKETING and /messages through', () => {
+    const utility = refusal(() =>
+      checkEndpointCategory('marketing-messages', { name: 'order_update', category: 'UTILITY' }, CLI_FIELD_NAMES),
+    );
+    expect(utility.code).toBe('OPTION_INVALID');
+    expect(utility.message).toBe(
+      '--endpoint marketing-messages sends MARKETING templates only; order_update is UTILITY: drop --endpoint to send it through /messages',
+    );
+    expect(() => checkEndpointCategory('marketing-messages', { name: 'x', category: undefined }, CLI_FIELD_NAMES)).toThrow(AppError);
+    expect(() => checkEndpointCategory('marketing-messages', { name: 'x', category: 'MARKETING' }, CLI_FIELD_NAMES)).not.toThrow();
+    expect(() => checkEndpointCategory('messages', { name: 'x', category: 'UTILITY' }, CLI_FIELD_NAMES)).not.toThrow();
+  });
+});
