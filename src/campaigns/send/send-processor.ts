@@ -4,7 +4,7 @@ import type { OutboundMessage } from '../../cloud-api/outbound-message.js';
 import { AppError } from '../../errors/app-error.js';
 import type { Logger } from '../../logging/logger.js';
 import type { CampaignDefinition, RowStatus } from '../campaign.js';
-import { actionForMetaCode, TRANSPORT_ACTION, type ErrorAction } from './error-policy.js';
+import { actionForMetaCode, TEMPLATE_EVENT_BY_CODE, TRANSPORT_ACTION, type ErrorAction } from './error-policy.js';
 import type { ClaimedRow, SendLedger, SettleResult, Settlement } from '../ledger.js';
 import { messageForRow } from './message-for-row.js';
 import type { RowToSend, SendJob } from '../send-job.js';
@@ -49,7 +49,10 @@ const AWAITING_STATUS = 'waiting for a status webhook before deciding whether to
 type FinalSettlement = Exclude<Settlement, { status: 'queued' }>;
 
 /** The part of the ledger one send uses: the row's claim and answer, the campaign's hold and definition, an opt-out. */
-export type SendProcessorLedger = Pick<SendLedger, 'claim' | 'settle' | 'halt' | 'isHeld' | 'getCampaign' | 'recordOptOut'>;
+export type SendProcessorLedger = Pick<
+  SendLedger,
+  'claim' | 'settle' | 'halt' | 'isHeld' | 'getCampaign' | 'recordOptOut' | 'templateStatusOf'
+>;
 
 /**
  * One recipient's send: claim the row, guard what it sends, send, record the answer. The
@@ -238,7 +241,28 @@ export class SendProcessor {
         }
         return this.#final(job, { status: 'failed', errorCode: code, errorDetail: detail });
       case 'halt-campaign':
+        await this.#holdForTemplate(job, metaCode, detail, definition);
         return this.#halt(job, code, detail, definition.phoneNumberId);
+    }
+  }
+
+  /**
+   * 132015 / 132016: the template is paused or disabled. The campaign takes the template's hold first
+   * (its reason `TEMPLATE_PAUSED: …`), so the template's reinstatement webhook resumes it; the halt
+   * that follows parks the row.
+   */
+  async #holdForTemplate(job: SendJob, metaCode: number | undefined, detail: string, definition: CampaignDefinition): Promise<void> {
+    const event = metaCode === undefined ? undefined : TEMPLATE_EVENT_BY_CODE.get(metaCode);
+    if (event === undefined || definition.plan === undefined) return;
+    const { name, language } = definition.plan;
+    const { outcome } = await this.#ledger.templateStatusOf(job.campaignId, { event, name, language, detail: `${metaCode} ${detail}` });
+    if (outcome === 'paused') {
+      this.#held.set(job.campaignId, { held: true, at: Date.now() });
+      this.#logger.warn(
+        { campaignId: job.campaignId, code: metaCode },
+        `campaign paused: template ${name} (${language}) is ${event} (it resumes when Meta reinstates the template)`,
+      );
+      this.#onCampaignPaused(job.campaignId);
     }
   }
 
