@@ -313,6 +313,8 @@ export interface SendLedger extends Pick<ReportLedger, 'getCampaign'> {
     errorCode: string,
     errorDetail: string,
     phoneNumberId?: string,
+    /** The code is the template's and the campaign took its hold (templateStatusOf): that pause stands. */
+    templateHeld?: boolean,
   ): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }>;
   /** True while no send of this campaign may start (paused or cancelled). */
   isHeld(campaignId: string): Promise<boolean>;

@@ -241,19 +241,18 @@ export class SendProcessor {
         }
         return this.#final(job, { status: 'failed', errorCode: code, errorDetail: detail });
       case 'halt-campaign':
-        await this.#holdForTemplate(job, metaCode, detail, definition);
-        return this.#halt(job, code, detail, definition.phoneNumberId);
+        return this.#halt(job, code, detail, definition.phoneNumberId, await this.#holdForTemplate(job, metaCode, detail, definition));
     }
   }
 
   /**
    * 132015 / 132016: the template is paused or disabled. The campaign takes the template's hold first
    * (its reason `TEMPLATE_PAUSED: …`), so the template's reinstatement webhook resumes it; the halt
-   * that follows parks the row.
+   * that follows parks the row and leaves that pause as it is. True when the campaign is held by its template.
    */
-  async #holdForTemplate(job: SendJob, metaCode: number | undefined, detail: string, definition: CampaignDefinition): Promise<void> {
+  async #holdForTemplate(job: SendJob, metaCode: number | undefined, detail: string, definition: CampaignDefinition): Promise<boolean> {
     const event = metaCode === undefined ? undefined : TEMPLATE_EVENT_BY_CODE.get(metaCode);
-    if (event === undefined || definition.plan === undefined) return;
+    if (event === undefined || definition.plan === undefined) return false;
     const { name, language } = definition.plan;
     const { outcome } = await this.#ledger.templateStatusOf(job.campaignId, { event, name, language, detail: `${metaCode} ${detail}` });
     if (outcome === 'paused') {
@@ -264,11 +263,12 @@ export class SendProcessor {
       );
       this.#onCampaignPaused(job.campaignId);
     }
+    return outcome === 'paused' || outcome === 'held' || outcome === 'already-held';
   }
 
   /** Nothing of this campaign can succeed until a human acts: the row waits for resume. */
-  async #halt(job: SendJob, code: string, detail: string, phoneNumberId: string): Promise<SendOutcome> {
-    const halted = await this.#ledger.halt(job, code, detail, phoneNumberId);
+  async #halt(job: SendJob, code: string, detail: string, phoneNumberId: string, templateHeld = false): Promise<SendOutcome> {
+    const halted = await this.#ledger.halt(job, code, detail, phoneNumberId, templateHeld);
     if (halted.completedCampaign) this.#onCampaignCompleted(job.campaignId);
     this.#held.set(job.campaignId, { held: true, at: Date.now() });
     if (halted.pausedCampaign) {
