@@ -1,6 +1,7 @@
 /**
  * A template's status changed (reference cloud-api.md §3.7: Meta's `message_template_status_update`
- * webhook), or a send's 132015 / 132016 said so. `event` is Meta's (PAUSED, DISABLED, REINSTATED…).
+ * webhook), or a send's 132015 / 132016 said so. `event` is Meta's (PAUSED, DISABLED, REINSTATED…), or a
+ * send's error code: the ledger reads 132015 as PAUSED and 132016 as DISABLED (includes/template-hold.lua).
  */
 export interface TemplateStatusUpdate {
   event: string;

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
 import type { TemplateStatusUpdate } from '../../src/campaigns/ledger.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
-import { ledgerTestDefinition, queuedRow, LEDGER_TEST_NUMBER } from '../support/ledger-fixtures.js';
+import { feedAll, ledgerTestDefinition, queuedRow, LEDGER_TEST_NUMBER } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
 /**
@@ -119,5 +119,51 @@ describe('RedisLedger template holds (real Redis)', () => {
       outcome: 'paused',
     });
     expect((await ledger.status('a'))?.pausedReason).toBe(`TEMPLATE_PAUSED: PAUSED order_update (en_US): ${detail}`);
+  });
+
+  it('a halt of an answer in flight over the template’s pause: another code writes its own reason, the template’s code does not', async () => {
+    await campaign('a');
+    const { jobs } = await feedAll(ledger, LEDGER_TEST_NUMBER);
+    const [first, second] = jobs;
+    if (first === undefined || second === undefined) throw new Error('two jobs fed');
+    for (const j of [first, second]) expect((await ledger.claim(j, LEDGER_TEST_NUMBER)).outcome).toBe('claimed');
+    await ledger.applyTemplateStatus(update('PAUSED'));
+    const templateReason = (await ledger.status('a'))?.pausedReason;
+
+    // 132016 told to the hold first (the send processor's order): the hold stands, the halt keeps its reason.
+    expect((await ledger.templateStatusOf('a', { event: '132016', name: 'order_update', language: 'en_US', detail: 'x' })).outcome).toBe(
+      'already-held',
+    );
+    expect(await ledger.halt(first, '132016', 'x', LEDGER_TEST_NUMBER, true)).toEqual({ completedCampaign: false, pausedCampaign: false });
+    expect((await ledger.status('a'))?.pausedReason).toBe(templateReason);
+
+    // An expired token needs a human whatever the template does.
+    expect(await ledger.halt(second, '190', 'token expired', LEDGER_TEST_NUMBER)).toEqual({
+      completedCampaign: false,
+      pausedCampaign: true,
+    });
+    expect((await ledger.status('a'))?.pausedReason).toBe('190: token expired');
+    expect(byId(await ledger.applyTemplateStatus(update('REINSTATED')))).toEqual({ a: 'lifted' });
+    expect((await ledger.status('a'))?.state).toBe('paused');
+  });
+
+  it('a failed status with 132015 or 132016 puts the template’s hold on the campaign of its row', async () => {
+    await campaign('a');
+    await campaign('b');
+    const { jobs } = await feedAll(ledger, LEDGER_TEST_NUMBER);
+    const sent = jobs.find((j) => j.campaignId === 'a');
+    if (sent === undefined) throw new Error('a job of a fed');
+    await ledger.claim(sent, LEDGER_TEST_NUMBER);
+    await ledger.settle(sent, { status: 'sent', wamid: 'wamid.A1' }, LEDGER_TEST_NUMBER);
+    const [outcome] = await ledger.applyStatuses([
+      { phoneNumberId: LEDGER_TEST_NUMBER, wamid: 'wamid.A1', kind: 'failed', at: 1000, code: '132016', detail: 'Template is disabled' },
+    ]);
+    expect(outcome?.outcome).toBe('applied');
+    expect(await ledger.status('a')).toMatchObject({
+      state: 'paused',
+      pausedReason: 'TEMPLATE_PAUSED: DISABLED order_update (en_US): 132016 Template is disabled',
+    });
+    expect((await ledger.status('b'))?.state).toBe('running');
+    expect(byId(await ledger.applyTemplateStatus(update('REINSTATED')))).toEqual({ a: 'resumed', b: 'not-held' });
   });
 });

@@ -81,16 +81,6 @@ const BY_META_CODE: ReadonlyMap<number, ErrorAction> = new Map<number, ErrorActi
   [132016, 'halt-campaign'],
 ]);
 
-/**
- * Codes that say the campaign's template itself is stopped (reference cloud-api-2026.md, template
- * pausing): the halt is the template's, as a `message_template_status_update` webhook with this event
- * would make it, so the template's reinstatement resumes the campaign.
- */
-export const TEMPLATE_EVENT_BY_CODE: ReadonlyMap<number, 'PAUSED' | 'DISABLED'> = new Map([
-  [132015, 'PAUSED'],
-  [132016, 'DISABLED'],
-]);
-
 /** Subcodes that change a code's meaning: 100 with 33 is a phone-number ID that does not exist or the token cannot reach. */
 const BY_META_SUBCODE: ReadonlyMap<string, ErrorAction> = new Map<string, ErrorAction>([['100/33', 'halt-campaign']]);
 

@@ -4,7 +4,7 @@ import type { OutboundMessage } from '../../cloud-api/outbound-message.js';
 import { AppError } from '../../errors/app-error.js';
 import type { Logger } from '../../logging/logger.js';
 import type { CampaignDefinition, RowStatus } from '../campaign.js';
-import { actionForMetaCode, TEMPLATE_EVENT_BY_CODE, TRANSPORT_ACTION, type ErrorAction } from './error-policy.js';
+import { actionForMetaCode, TRANSPORT_ACTION, type ErrorAction } from './error-policy.js';
 import type { ClaimedRow, SendLedger, SettleResult, Settlement } from '../ledger.js';
 import { messageForRow } from './message-for-row.js';
 import type { RowToSend, SendJob } from '../send-job.js';
@@ -246,20 +246,20 @@ export class SendProcessor {
   }
 
   /**
-   * 132015 / 132016: the template is paused or disabled. The campaign takes the template's hold first
-   * (its reason `TEMPLATE_PAUSED: …`), so the template's reinstatement webhook resumes it; the halt
-   * that follows parks the row and leaves that pause as it is. True when the campaign is held by its template.
+   * A halting code of a template campaign goes to the template's hold first (template-status.lua
+   * decides: 132015 / 132016, the template paused or disabled, pause the campaign with the reason
+   * `TEMPLATE_PAUSED: …`, and the template's reinstatement resumes it; other codes change nothing).
+   * The halt that follows parks the row and leaves that pause as it is. True when the template holds it.
    */
   async #holdForTemplate(job: SendJob, metaCode: number | undefined, detail: string, definition: CampaignDefinition): Promise<boolean> {
-    const event = metaCode === undefined ? undefined : TEMPLATE_EVENT_BY_CODE.get(metaCode);
-    if (event === undefined || definition.plan === undefined) return false;
+    if (metaCode === undefined || definition.plan === undefined) return false;
     const { name, language } = definition.plan;
-    const { outcome } = await this.#ledger.templateStatusOf(job.campaignId, { event, name, language, detail: `${metaCode} ${detail}` });
+    const { outcome } = await this.#ledger.templateStatusOf(job.campaignId, { event: String(metaCode), name, language, detail });
     if (outcome === 'paused') {
       this.#held.set(job.campaignId, { held: true, at: Date.now() });
       this.#logger.warn(
         { campaignId: job.campaignId, code: metaCode },
-        `campaign paused: template ${name} (${language}) is ${event} (it resumes when Meta reinstates the template)`,
+        `campaign paused: ${metaCode} ${detail}: its template ${name} (${language}) is not active (it resumes when Meta reinstates it)`,
       );
       this.#onCampaignPaused(job.campaignId);
     }
