@@ -121,7 +121,7 @@ describe('RedisLedger template holds (real Redis)', () => {
     expect((await ledger.status('a'))?.pausedReason).toBe(`TEMPLATE_PAUSED: PAUSED order_update (en_US): ${detail}`);
   });
 
-  it('a halt of an answer in flight over the template’s pause: another code writes its own reason, the template’s code does not', async () => {
+  it('an answer in flight halts over the template’s pause: another code writes its reason, the template’s code does not', async () => {
     await campaign('a');
     const { jobs } = await feedAll(ledger, LEDGER_TEST_NUMBER);
     const [first, second] = jobs;

@@ -6,6 +6,7 @@
   `templateHold`, and in `pausedReason` when the hold paused the campaign.
 
   Defines:
+    TEMPLATE_HOLDS, TEMPLATE_LIFTS: the events that put the hold on, and lift it; TEMPLATE_CODES: code → event
     templateEventOf(eventOrCode, detail) → the event and the detail to record ('132015' → 'PAUSED', '132015 …')
     holdsTemplate(event), liftsTemplate(event) → true for the events that put the hold on / lift it
     putTemplateHold(campaignKey, event, name, language, detail, now) → 'paused' (the hold paused it),
