@@ -1,8 +1,10 @@
 import type { MessagingLimit } from '../config/number-settings.js';
+import type { TemplateStatusOutcome, TemplateStatusUpdate } from './template-status.js';
 import type { LimitHeld } from './send/messaging-reach.js';
 import type { CampaignDefinition, CampaignStatus, RowRecord, RowStatus } from './campaign.js';
 import type { SendJob } from './send-job.js';
 import type { SendWindow } from './feed/send-window.js';
+export type { TemplateStatusOutcome, TemplateStatusUpdate } from './template-status.js';
 
 /**
  * A row the producer read: to be sent, or refused before sending with a reason. A row to
@@ -311,9 +313,13 @@ export interface SendLedger extends Pick<ReportLedger, 'getCampaign'> {
     errorCode: string,
     errorDetail: string,
     phoneNumberId?: string,
+    /** The code is the template's and the campaign took its hold (templateStatusOf): that pause stands. */
+    templateHeld?: boolean,
   ): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }>;
   /** True while no send of this campaign may start (paused or cancelled). */
   isHeld(campaignId: string): Promise<boolean>;
+  /** A send answered that its template is paused or disabled: this campaign gets the template's hold (template-status.lua). */
+  templateStatusOf(campaignId: string, update: TemplateStatusUpdate): Promise<TemplateStatusOutcome>;
   /** Tops up the number's window from its campaigns' backlogs, atomically (feed.lua): the jobs to enqueue. */
   feed(phoneNumberId: string, options: FeedOptions): Promise<FeedResult>;
   /** The number's campaigns (those that may have rows to feed) that have a send window, with their lanes. */
@@ -376,6 +382,8 @@ export interface DeliveryLedger {
   applyInbound(updates: readonly InboundUpdate[]): Promise<{ answeredRow: boolean }[]>;
   /** Marketing stop adds the user to the number's opt-outs, resume removes them; the newest event wins. */
   applyPreferences(updates: readonly PreferenceUpdate[]): Promise<void>;
+  /** A template's status, applied to each campaign that sends it in that language (template-status.lua): their outcomes. */
+  applyTemplateStatus(update: TemplateStatusUpdate): Promise<TemplateStatusOutcome[]>;
   /**
    * Whether each user's 24-hour customer-service window on the number is open now, in their
    * order, in one round trip: a text campaign's ingest asks it per chunk of rows

@@ -22,7 +22,9 @@ const optOutSourceSchema = z.object({
 });
 
 /** What Meta's webhooks change (apply-*.lua), the customer-service windows they open, a number's opt-outs. */
-export class LedgerDelivery implements DeliveryLedger, Pick<SendLedger, 'recordOptOut' | 'addOptOut' | 'removeOptOut'> {
+export class LedgerDelivery
+  implements Omit<DeliveryLedger, 'applyTemplateStatus'>, Pick<SendLedger, 'recordOptOut' | 'addOptOut' | 'removeOptOut'>
+{
   constructor(private readonly context: LedgerContext) {}
 
   // Webhooks name the phone number they are for; each number's events go in one script call

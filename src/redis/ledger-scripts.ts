@@ -18,6 +18,7 @@ export const LEDGER_SCRIPTS = {
   cwHalt: 'halt',
   cwPause: 'pause',
   cwResume: 'resume',
+  cwTemplateStatus: 'template-status',
   cwCancel: 'cancel',
   cwMarkForRetry: 'mark-for-retry',
   cwFeed: 'feed',
@@ -93,6 +94,7 @@ export interface LedgerCommands {
   ): Promise<[string, number, number?]>;
   cwPause(campaign: string, reason: string, clock: string): Promise<string>;
   cwResume(campaign: string, recent: string): Promise<string>;
+  cwTemplateStatus(campaign: string, recent: string, ...args: Arg[]): Promise<string>;
   cwCancel(campaign: string, pending: string, active: string, campaignId: string, clock: string, reason: string): Promise<[string, number]>;
   cwReschedule(campaign: string, startsAt: number): Promise<string>;
   cwApplyStatuses(wamids: string, ...args: Arg[]): Promise<(string | number)[]>;

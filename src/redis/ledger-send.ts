@@ -236,6 +236,7 @@ export class LedgerSend implements Pick<
     errorCode: string,
     errorDetail: string,
     phoneNumberId?: string,
+    templateHeld = false,
   ): Promise<{ completedCampaign: boolean; pausedCampaign: boolean }> {
     const { redis, prefix, clock } = this.context;
     const id = job.campaignId;
@@ -256,6 +257,7 @@ export class LedgerSend implements Pick<
       errorDetail,
       clock.arg(),
       id,
+      templateHeld ? '1' : '0',
     );
     return { completedCampaign: completed === 1, pausedCampaign: paused === 1 };
   }

@@ -10,7 +10,16 @@ import { CounterTally, HistogramTally } from './metric-tallies.js';
  * `unreadable` (a signed POST that is not a webhook body).
  */
 export type WebhookEventKind =
-  'sent' | 'delivered' | 'read' | 'failed' | 'message' | 'user_preferences' | 'ignored' | 'malformed' | 'unreadable';
+  | 'sent'
+  | 'delivered'
+  | 'read'
+  | 'failed'
+  | 'message'
+  | 'user_preferences'
+  | 'message_template_status_update'
+  | 'ignored'
+  | 'malformed'
+  | 'unreadable';
 
 /**
  * The webhook consumer's metrics. It already ends each batch with one MULTI (ack, delete,

@@ -6,6 +6,7 @@ import { NOT_JSON } from './route-support.js';
 import type { SandboxRuntime } from './sandbox-runtime.js';
 import { SERVICE_WINDOW_MS } from './service-window.js';
 import { inboundPayload } from './webhook-payloads.js';
+import { statusAfter, templateStatusPayload, templateStatusRequestSchema } from './template-status.js';
 import type { WebhookSink } from './webhook-poster.js';
 
 /**
@@ -59,6 +60,20 @@ export function registerControlRoutes(app: FastifyInstance, runtime: SandboxRunt
     runtime.windows.open(message.waId, at);
     webhooks.post(inboundPayload(message));
     return { id: message.id, wa_id: message.waId, window_open_until: new Date(at + SERVICE_WINDOW_MS).toISOString() };
+  });
+
+  // Meta changing a template's status: its sends answer as Meta's would, and the webhook goes out.
+  app.post('/_sandbox/template-status', (request, reply) => {
+    const parsed = templateStatusRequestSchema.safeParse(request.body);
+    if (!parsed.success) return badRequest(reply, request.body, parsed.error);
+    const { name, language, event } = parsed.data;
+    const entry = runtime.templates.find(name, language);
+    if (entry === undefined) return reply.code(404).send({ error: `No template ${name} (${language}) in the sandbox's catalogue` });
+    const status = statusAfter(event, entry.template.status);
+    runtime.templates.setStatus(entry, status);
+    const sent = webhooks !== undefined;
+    webhooks?.post(templateStatusPayload(parsed.data, entry.template.id ?? '0', runtime.now()));
+    return { name, language, status, webhook: sent ? 'posted' : 'no webhook URL configured' };
   });
 
   app.post('/_sandbox/reset', (_request, reply) => {

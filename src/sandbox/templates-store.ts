@@ -45,6 +45,8 @@ function decodeCursor(cursor: string): number {
 export class TemplatesStore {
   private readonly entries: TemplateEntry[] = [];
   private readonly byKey = new Map<string, TemplateEntry>();
+  /** Each template's status as loaded, for reset after `POST /_sandbox/template-status` changed some. */
+  private readonly loadedStatus = new Map<TemplateEntry, string>();
 
   /**
    * Checks each template against the schema but keeps the object as given, so the list
@@ -70,11 +72,22 @@ export class TemplatesStore {
       const entry: TemplateEntry = { template, requirements: requirementsOf(parsed.data), buttonTypes };
       this.entries.push(entry);
       this.byKey.set(key, entry);
+      this.loadedStatus.set(entry, template.status);
     });
   }
 
   find(name: string, language: string): TemplateEntry | undefined {
     return this.byKey.get(keyOf(name, language));
+  }
+
+  /** Meta changed the template's status (`POST /_sandbox/template-status`): its sends and its listing follow. */
+  setStatus(entry: TemplateEntry, status: string): void {
+    entry.template = { ...entry.template, status };
+  }
+
+  /** Every template back to its status as loaded. */
+  resetStatuses(): void {
+    for (const [entry, status] of this.loadedStatus) if (entry.template.status !== status) this.setStatus(entry, status);
   }
 
   get size(): number {

@@ -1,5 +1,5 @@
 import type { RedisClient } from '../redis/key-scope.js';
-import type { DeliveryLedger, InboundUpdate, PreferenceUpdate, StatusUpdate } from '../campaigns/ledger.js';
+import type { DeliveryLedger, InboundUpdate, PreferenceUpdate, StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
 import { retryParkedStatuses, settleDeliveryEvents, type ParkedStatus, type StatusApplied } from '../campaigns/settle/delivery-events.js';
 import type { Logger } from '../logging/logger.js';
 import type { WebhookMetrics } from '../redis/webhook-metrics.js';
@@ -139,6 +139,7 @@ export class WebhookConsumer {
     const statuses: StatusUpdate[] = [];
     const inbound: InboundUpdate[] = [];
     const preferences: PreferenceUpdate[] = [];
+    const templates: TemplateStatusUpdate[] = [];
     const stats: Record<string, number> = { posts: entries.length };
     const metrics = this.#metrics;
     // Metrics hook: what an earlier batch counted before it failed is counted again when it is read again.
@@ -155,12 +156,17 @@ export class WebhookConsumer {
       statuses.push(...parsed.events.statuses);
       inbound.push(...parsed.events.inbound);
       preferences.push(...parsed.events.preferences);
+      templates.push(...parsed.events.templates);
       stats.ignored = (stats.ignored ?? 0) + parsed.events.ignored;
       stats.malformed = (stats.malformed ?? 0) + parsed.events.malformed;
       if (metrics !== undefined) countKinds(metrics, parsed.events);
     }
     const firstSeen = Date.now();
-    const { counts, unmatched } = await settleDeliveryEvents(this.#o.ledger, { statuses, inbound, preferences }, this.#statusApplied);
+    const settled = await settleDeliveryEvents(this.#o.ledger, { statuses, inbound, preferences, templates }, this.#statusApplied);
+    const { counts, unmatched } = settled;
+    for (const { update, campaigns } of settled.templates) {
+      this.#o.logger.info({ template: update, campaigns }, `template ${update.name} (${update.language}): ${update.event}`);
+    }
     if (unmatched.length > 0)
       await this.#o.redis.zadd(this.#keys.parked, 'NX', ...unmatched.flatMap((u) => [firstSeen, JSON.stringify(u)]));
     for (const [key, n] of Object.entries(counts)) stats[key] = (stats[key] ?? 0) + n;
@@ -203,6 +209,7 @@ function countKinds(metrics: WebhookMetrics, events: WebhookEvents): void {
   for (const status of events.statuses) metrics.count(status.kind);
   metrics.count('message', events.inbound.length);
   metrics.count('user_preferences', events.preferences.length);
+  metrics.count('message_template_status_update', events.templates.length);
   metrics.count('ignored', events.ignored);
   metrics.count('malformed', events.malformed);
 }

@@ -1,4 +1,4 @@
-import type { InboundUpdate, PreferenceUpdate, StatusUpdate } from '../campaigns/ledger.js';
+import type { InboundUpdate, PreferenceUpdate, StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
 
 /**
  * The events of one webhook POST (reference §3.2): every entry, every change, every item,
@@ -12,6 +12,8 @@ export interface WebhookEvents {
   inbound: InboundUpdate[];
   /** `user_preferences`: marketing stop / resume. */
   preferences: PreferenceUpdate[];
+  /** `message_template_status_update`: a template paused, disabled, reinstated… */
+  templates: TemplateStatusUpdate[];
   /** Items of kinds this version does not act on (inbound messages, preferences, template updates…). */
   ignored: number;
   /** Status items without the fields a status needs (id, status, timestamp): counted, not applied. */
@@ -41,7 +43,7 @@ export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () 
   }
   if (!isObject(payload) || !Array.isArray(payload.entry))
     return { ok: false, problem: 'no entry[] array (not a WhatsApp Business Account webhook)' };
-  const events: WebhookEvents = { statuses: [], inbound: [], preferences: [], ignored: 0, malformed: 0 };
+  const events: WebhookEvents = { statuses: [], inbound: [], preferences: [], templates: [], ignored: 0, malformed: 0 };
   for (const entry of payload.entry) {
     if (!isObject(entry) || !Array.isArray(entry.changes)) continue;
     for (const change of entry.changes) {
@@ -55,6 +57,12 @@ export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () 
           if (preference === undefined) events.malformed++;
           else events.preferences.push(preference);
         }
+        continue;
+      }
+      if (change.field === 'message_template_status_update') {
+        const template = toTemplateStatus(value);
+        if (template === undefined) events.malformed++;
+        else events.templates.push(template);
         continue;
       }
       if (change.field !== 'messages') {
@@ -147,6 +155,21 @@ function toPreference(item: unknown, phoneNumberId: string): PreferenceUpdate | 
   const at = seconds(item.timestamp);
   if (Number.isNaN(at) || phoneNumberId === '') return undefined;
   return { phoneNumberId, waId: item.wa_id.replace(/^\+/, ''), value: item.value, at: Math.round(at * 1000) };
+}
+
+/**
+ * A template's status change (reference cloud-api.md §3.7, Meta's `message_template_status_update`):
+ * `value` is `{ event, message_template_id, message_template_name, message_template_language, reason,
+ * other_info?: { title, description } }`, for the WABA (`entry.id`), with no phone number. The name and
+ * language find the campaigns; `reason` (or `other_info.title`) explains the pause.
+ */
+function toTemplateStatus(value: Record<string, unknown>): TemplateStatusUpdate | undefined {
+  const { event, message_template_name: name, message_template_language: language } = value;
+  if (typeof event !== 'string' || event === '' || typeof name !== 'string' || name === '') return undefined;
+  if (typeof language !== 'string' || language === '') return undefined;
+  const reason = typeof value.reason === 'string' && value.reason !== 'NONE' ? value.reason : '';
+  const title = isObject(value.other_info) && typeof value.other_info.title === 'string' ? value.other_info.title : '';
+  return { event: event.toUpperCase(), name, language, detail: (reason !== '' ? reason : title).slice(0, 500) };
 }
 
 /** Items of a change we do not apply (inbound messages, contacts are not counted: they come with their messages). */

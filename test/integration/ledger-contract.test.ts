@@ -31,6 +31,8 @@ const METHODS = {
   applyInbound: 0,
   applyPreferences: 0,
   serviceWindowsOpen: 0,
+  applyTemplateStatus: 0,
+  templateStatusOf: 0,
   recordOptOut: 0,
   addOptOut: 0,
   removeOptOut: 0,

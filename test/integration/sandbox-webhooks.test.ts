@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import { parseWebhook } from '../../src/webhooks/webhook-events.js';
 import { PHONE_NUMBER_ID, orderUpdate, postJson, send, startTestSandbox, template, text } from './sandbox-helpers.js';
 
 /**
@@ -283,6 +284,42 @@ describe('sandbox status webhooks', () => {
     expect(none.status).toBe(409);
     expect(none.body.error).toMatch(/No webhook URL is configured/);
     expect(r.bodies).toHaveLength(0);
+  });
+
+  it('POST /_sandbox/template-status changes the template (its sends answer 132015) and posts the signed template webhook', async () => {
+    const r = await recorder();
+    sandbox = await startTestSandbox({ webhooks: { url: r.url, appSecret: SECRET, ...fast } });
+    const paused = await postJson(`${sandbox.url}/_sandbox/template-status`, {
+      name: 'order_update',
+      language: 'en_US',
+      event: 'PAUSED',
+      reason: 'LOW_QUALITY',
+    });
+    expect(paused.body).toEqual({ name: 'order_update', language: 'en_US', status: 'PAUSED', webhook: 'posted' });
+    expect((await send(sandbox, orderUpdate())).body).toMatchObject({ error: { code: 132015 } });
+    await r.until('the template webhook', () => r.bodies.length >= 1);
+    const [body] = r.bodies;
+    expect(body?.signedOk).toBe(true);
+    // Read by the service's own parser: the sandbox's shape is the one serve acts on.
+    const parsed = parseWebhook(JSON.stringify(body));
+    expect(parsed.ok && parsed.events.templates).toEqual([
+      { event: 'PAUSED', name: 'order_update', language: 'en_US', detail: 'LOW_QUALITY' },
+    ]);
+
+    const back = await postJson(`${sandbox.url}/_sandbox/template-status`, {
+      name: 'order_update',
+      language: 'en_US',
+      event: 'REINSTATED',
+    });
+    expect(back.body).toMatchObject({ status: 'APPROVED' });
+    expect((await send(sandbox, orderUpdate())).status).toBe(200);
+    const unknown = await postJson(`${sandbox.url}/_sandbox/template-status`, { name: 'nope', language: 'en_US', event: 'PAUSED' });
+    expect(unknown.status).toBe(404);
+    expect((await postJson(`${sandbox.url}/_sandbox/template-status`, { name: 'order_update', event: 'PAUSED' })).status).toBe(400);
+
+    await postJson(`${sandbox.url}/_sandbox/template-status`, { name: 'order_update', language: 'en_US', event: 'DISABLED' });
+    await postJson(`${sandbox.url}/_sandbox/reset`, {});
+    expect((await send(sandbox, orderUpdate())).status).toBe(200);
   });
 });
 

@@ -233,6 +233,28 @@ describe('SendProcessor (ledger on a real Redis, fake sender)', () => {
       expect(completed).toEqual([ID]);
     });
 
+    it.each([
+      [132015, 'PAUSED', 'Template is Paused'],
+      [132016, 'DISABLED', 'Template is disabled'],
+    ])(
+      '%i pauses the campaign as its template’s status would (TEMPLATE_PAUSED: %s …); the reinstatement resumes it',
+      async (code, event, detail) => {
+        await setUp(2);
+        sender.answerNext(meta(code, 400, detail));
+        expect(await processor.process(job(1), FIRST)).toEqual({ kind: 'done', status: 'parked' });
+        expect(paused).toEqual([ID]);
+        expect(await ledger.status(ID)).toMatchObject({
+          state: 'paused',
+          pausedReason: `TEMPLATE_PAUSED: ${event} order_update (en_US): ${code} ${detail}`,
+        });
+        expect(await row(1)).toMatchObject({ status: 'queued', requeue: 1, errorCode: String(code) });
+
+        const reinstated = await ledger.applyTemplateStatus({ event: 'REINSTATED', name: 'order_update', language: 'en_US', detail: '' });
+        expect(reinstated).toEqual([{ campaignId: ID, outcome: 'resumed' }]);
+        expect((await ledger.status(ID))?.state).toBe('running');
+      },
+    );
+
     it(
       'a halting code (190) pauses the campaign with the code as its reason; the row waits for ' +
         'resume under a new job; the next job parks without sending',

@@ -21,6 +21,7 @@ function stubLedger(known: Set<string>, done = new Set<string>()): DeliveryLedge
       return Promise.resolve();
     },
     serviceWindowsOpen: () => Promise.resolve([]),
+    applyTemplateStatus: () => Promise.resolve([]),
   };
 }
 

@@ -56,6 +56,7 @@ function stubLedger(): SendProcessorLedger {
       return Promise.resolve({ status, completedCampaign: false, pausedCampaign: false });
     },
     halt: () => Promise.reject(new Error('no halting code in these tests')),
+    templateStatusOf: () => Promise.reject(new Error('no template code in these tests')),
     recordOptOut: () => Promise.resolve(),
   };
 }

@@ -31,6 +31,7 @@ describe('parseWebhook', () => {
         ],
         inbound: [],
         preferences: [],
+        templates: [],
         ignored: 0,
         malformed: 0,
       },
@@ -104,10 +105,56 @@ describe('parseWebhook', () => {
           { status: 'read', timestamp: '1' },
         ],
       }),
-      change('111', { event: 'APPROVED' }, 'message_template_status_update'),
+      change('111', { event: 'FLAGGED', current_limit: 'TIER_1K' }, 'phone_number_quality_update'),
     ]);
     expect(parseWebhook(raw)).toMatchObject({ ok: true, events: { statuses: [], malformed: 2, ignored: 2 } });
     expect(parseWebhook('not json')).toMatchObject({ ok: false });
     expect(parseWebhook('{"object":"page"}')).toMatchObject({ ok: false });
+  });
+
+  // Meta's `message_template_status_update` (reference cloud-api.md §3.7): for the WABA (entry.id), no phone number.
+  const templateChange = (value: object) => ({ field: 'message_template_status_update', value });
+
+  it("reads a template's status change: event, name, language, and Meta's reason (or other_info's title)", () => {
+    const raw = envelope([
+      templateChange({
+        event: 'PAUSED',
+        message_template_id: 1234567890,
+        message_template_name: 'order_update',
+        message_template_language: 'en_US',
+        reason: 'LOW_QUALITY',
+      }),
+      templateChange({
+        event: 'REINSTATED',
+        message_template_id: 1234567890,
+        message_template_name: 'order_update',
+        message_template_language: 'en_US',
+        reason: 'NONE',
+      }),
+      templateChange({
+        event: 'DISABLED',
+        message_template_id: 42,
+        message_template_name: 'promo',
+        message_template_language: 'de',
+        reason: null,
+        other_info: { title: 'TEMPLATE_DISABLED', description: 'Quality stayed low.' },
+      }),
+    ]);
+    const parsed = parseWebhook(raw);
+    expect(parsed).toMatchObject({ ok: true, events: { ignored: 0, malformed: 0 } });
+    expect(parsed.ok && parsed.events.templates).toEqual([
+      { event: 'PAUSED', name: 'order_update', language: 'en_US', detail: 'LOW_QUALITY' },
+      { event: 'REINSTATED', name: 'order_update', language: 'en_US', detail: '' },
+      { event: 'DISABLED', name: 'promo', language: 'de', detail: 'TEMPLATE_DISABLED' },
+    ]);
+  });
+
+  it('counts a template status change without its name, language or event as malformed', () => {
+    const raw = envelope([
+      templateChange({ event: 'APPROVED' }),
+      templateChange({ event: 'PAUSED', message_template_name: 'order_update' }),
+      templateChange({ message_template_name: 'order_update', message_template_language: 'en_US' }),
+    ]);
+    expect(parseWebhook(raw)).toMatchObject({ ok: true, events: { templates: [], malformed: 3, ignored: 0 } });
   });
 });

@@ -50,7 +50,10 @@ const AWAITING_STATUS = 'waiting for a status webhook before deciding whether to
 type FinalSettlement = Exclude<Settlement, { status: 'queued' }>;
 
 /** The part of the ledger one send uses: the row's claim and answer, the campaign's hold and definition, an opt-out. */
-export type SendProcessorLedger = Pick<SendLedger, 'claim' | 'settle' | 'halt' | 'isHeld' | 'getCampaign' | 'recordOptOut'>;
+export type SendProcessorLedger = Pick<
+  SendLedger,
+  'claim' | 'settle' | 'halt' | 'isHeld' | 'getCampaign' | 'recordOptOut' | 'templateStatusOf'
+>;
 
 /**
  * One recipient's send: claim the row, guard what it sends, send, record the answer. The
@@ -238,14 +241,37 @@ export class SendProcessor {
           await this.#ledger.recordOptOut(definition.phoneNumberId, row.to, { campaignId: job.campaignId, row: job.row });
         }
         return this.#final(job, { status: 'failed', errorCode: code, errorDetail: detail });
-      case 'halt-campaign':
-        return this.#halt(job, code, haltReason(metaCode, detail), definition.phoneNumberId);
+      case 'halt-campaign': {
+        const templateHeld = await this.#holdForTemplate(job, metaCode, detail, definition);
+        return this.#halt(job, code, haltReason(metaCode, detail), definition.phoneNumberId, templateHeld);
+      }
     }
   }
 
+  /**
+   * A halting code of a template campaign goes to the template's hold first (template-status.lua
+   * decides: 132015 / 132016, the template paused or disabled, pause the campaign with the reason
+   * `TEMPLATE_PAUSED: …`, and the template's reinstatement resumes it; other codes change nothing).
+   * The halt that follows parks the row and leaves that pause as it is. True when the template holds it.
+   */
+  async #holdForTemplate(job: SendJob, metaCode: number | undefined, detail: string, definition: CampaignDefinition): Promise<boolean> {
+    if (metaCode === undefined || definition.plan === undefined) return false;
+    const { name, language } = definition.plan;
+    const { outcome } = await this.#ledger.templateStatusOf(job.campaignId, { event: String(metaCode), name, language, detail });
+    if (outcome === 'paused') {
+      this.#held.set(job.campaignId, { held: true, at: Date.now() });
+      this.#logger.warn(
+        { campaignId: job.campaignId, code: metaCode },
+        `campaign paused: ${metaCode} ${detail}: its template ${name} (${language}) is not active (it resumes when Meta reinstates it)`,
+      );
+      this.#onCampaignPaused(job.campaignId);
+    }
+    return outcome === 'paused' || outcome === 'held' || outcome === 'already-held';
+  }
+
   /** Nothing of this campaign can succeed until a human acts: the row waits for resume. */
-  async #halt(job: SendJob, code: string, detail: string, phoneNumberId: string): Promise<SendOutcome> {
-    const halted = await this.#ledger.halt(job, code, detail, phoneNumberId);
+  async #halt(job: SendJob, code: string, detail: string, phoneNumberId: string, templateHeld = false): Promise<SendOutcome> {
+    const halted = await this.#ledger.halt(job, code, detail, phoneNumberId, templateHeld);
     if (halted.completedCampaign) this.#onCampaignCompleted(job.campaignId);
     this.#held.set(job.campaignId, { held: true, at: Date.now() });
     if (halted.pausedCampaign) {

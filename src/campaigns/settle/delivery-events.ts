@@ -1,4 +1,11 @@
-import type { DeliveryLedger, InboundUpdate, PreferenceUpdate, StatusUpdate } from '../ledger.js';
+import type {
+  DeliveryLedger,
+  InboundUpdate,
+  PreferenceUpdate,
+  StatusUpdate,
+  TemplateStatusOutcome,
+  TemplateStatusUpdate,
+} from '../ledger.js';
 
 /**
  * Settling: what Meta tells after a send (statuses, users' messages, marketing preferences)
@@ -14,6 +21,8 @@ export interface DeliveryEvents {
   statuses: readonly StatusUpdate[];
   inbound: readonly InboundUpdate[];
   preferences: readonly PreferenceUpdate[];
+  /** Template status changes, in the order Meta sent them (a PAUSED then a REINSTATED end reinstated). */
+  templates?: readonly TemplateStatusUpdate[];
 }
 
 /** Told of each status that found its row, and when it was applied (the status lag). */
@@ -27,6 +36,8 @@ export interface Settled {
    * `sent` can come first), or the message is another tool's. The caller keeps them and tries again.
    */
   unmatched: StatusUpdate[];
+  /** Per template status change, what it did to the campaigns that send that template. */
+  templates: { update: TemplateStatusUpdate; campaigns: TemplateStatusOutcome[] }[];
 }
 
 /** A status kept for another try, and since when (ms). */
@@ -35,7 +46,7 @@ export interface ParkedStatus {
   parkedAt: number;
 }
 
-/** Applies a batch: its statuses (in chunks), then users' messages, then preferences. */
+/** Applies a batch: its statuses (in chunks), then users' messages, then preferences, then template status changes. */
 export async function settleDeliveryEvents(ledger: DeliveryLedger, events: DeliveryEvents, onApplied?: StatusApplied): Promise<Settled> {
   const settled = await settleStatuses(ledger, events.statuses, onApplied);
   const { counts } = settled;
@@ -48,6 +59,13 @@ export async function settleDeliveryEvents(ledger: DeliveryLedger, events: Deliv
   if (events.preferences.length > 0) {
     await ledger.applyPreferences(events.preferences);
     counts.preferences = events.preferences.length;
+  }
+  for (const update of events.templates ?? []) {
+    const campaigns = await ledger.applyTemplateStatus(update);
+    settled.templates.push({ update, campaigns });
+    counts.templateStatuses = (counts.templateStatuses ?? 0) + 1;
+    for (const { outcome } of campaigns)
+      if (outcome === 'paused' || outcome === 'resumed') counts[`template_${outcome}`] = (counts[`template_${outcome}`] ?? 0) + 1;
   }
   return settled;
 }
@@ -72,7 +90,7 @@ export async function settleStatuses(
       if (o.outcome === 'unmatched' && update !== undefined) unmatched.push(update);
     });
   }
-  return { counts, unmatched };
+  return { counts, unmatched, templates: [] };
 }
 
 /**

@@ -12,7 +12,8 @@
       delivery); the campaign's `n:delivered` and `n:read` count rows, once each;
     - `failed` makes the row `failed` with Meta's code and detail (the earliest failure),
       and the duplicate-send guard forgets its message (it was not delivered); 131050 also
-      records the opt-out for the number's MARKETING campaigns.
+      records the opt-out for the number's MARKETING campaigns; 132015 / 132016 (the template
+      paused or disabled) put the template's hold on the campaign (includes/template-hold.lua).
   The row is found by message ID (the `wamids` index), else by `biz_opaque_callback_data`
   ("campaign/row", set on every send). Campaign keys are built here from the prefix.
 
@@ -41,6 +42,7 @@
 --- @include "complete-if-done"
 --- @include "move"
 --- @include "forget-send"
+--- @include "template-hold"
 
 local wamidsKey = KEYS[1]
 local prefix, now = ARGV[1], ledgerNow(ARGV[2])
@@ -109,6 +111,14 @@ for i = 3, #ARGV, 7 do
           local optouts = prefix .. ':optouts:' .. numberId
           if redis.call('HEXISTS', optouts, rec.p) == 0 then
             redis.call('HSET', optouts, rec.p, cjson.encode({ campaignId = campaignId, row = tonumber(row), at = tonumber(now) }))
+          end
+        end
+        local event, held = templateEventOf(code, detail)
+        if holdsTemplate(event) then
+          local c = redis.call('HMGET', campaignKey, 'definition', 'cancelled', 'finishedAt')
+          local plan = c[1] and cjson.decode(c[1]).plan
+          if type(plan) == 'table' and c[2] ~= '1' and not c[3] then
+            putTemplateHold(campaignKey, event, plan.name, plan.language, held, now)
           end
         end
       end

@@ -30,7 +30,7 @@ local f = redis.call('HMGET', campaignKey, 'definition', 'finishedAt', 'cancelle
 if not f[1] then return {'missing', 0} end
 if f[2] and f[3] ~= '1' then return {'completed', 0} end
 redis.call('HSET', campaignKey, 'cancelled', '1')
-redis.call('HDEL', campaignKey, 'paused', 'pausedReason', 'pausedAt')
+redis.call('HDEL', campaignKey, 'paused', 'pausedReason', 'pausedAt', 'templateHold')
 if f[4] then
   redis.call('HSET', campaignKey, 'ingestDone', '1')
   redis.call('HDEL', campaignKey, 'ingestInterrupted')

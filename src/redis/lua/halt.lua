@@ -21,6 +21,8 @@
     ARGV[4] error detail
     ARGV[5] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[6] campaign ID
+    ARGV[7] '1' when the code is the template's (132015 / 132016) and its hold is set (template-status.lua):
+            the template's pause stands, this halt does not write its own reason over it
 
   Output:
     {'missing', 0} when there is no such row;
@@ -54,4 +56,5 @@ if redis.call('HGET', campaignKey, 'cancelled') == '1' then
 end
 move(campaignKey, rec, 'queued')
 park(campaignKey, rowsKey, pendingKey, activeKey, campaignId, row, rec)
+if ARGV[7] == '1' and redis.call('HGET', campaignKey, 'paused') == '1' then return {'queued', 0, 0} end
 return {'queued', 0, pauseIfRunning(campaignKey, code .. ': ' .. detail, now)}

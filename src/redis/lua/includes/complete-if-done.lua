@@ -12,7 +12,7 @@ local function completeIfDone(campaignKey, now)
   if answered >= tonumber(f[2] or '0') then
     redis.call('HSET', campaignKey, 'finishedAt', now)
     -- Every row has its answer: a pause (say, the brake tripping on the last row) has nothing left to hold.
-    redis.call('HDEL', campaignKey, 'paused', 'pausedReason', 'pausedAt')
+    redis.call('HDEL', campaignKey, 'paused', 'pausedReason', 'pausedAt', 'templateHold')
     return 1
   end
   return 0

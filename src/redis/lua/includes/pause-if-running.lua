@@ -1,12 +1,15 @@
 --[[
   Pauses a campaign that is neither paused nor cancelled, with `reason` and `now` as
-  pausedReason and pausedAt. An earlier pause keeps its reason.
+  pausedReason and pausedAt. An earlier pause keeps its reason, except a pause that only a
+  template holds (pausedReason is its templateHold, template-status.lua): this pause writes its
+  own reason over it, so the template's reinstatement leaves the campaign paused.
 
-  Defines: pauseIfRunning(campaignKey, reason, now) → 1 if this call paused it, else 0
+  Defines: pauseIfRunning(campaignKey, reason, now) → 1 if this call paused it (or took over a template's pause), else 0
 ]]
 local function pauseIfRunning(campaignKey, reason, now)
-  local f = redis.call('HMGET', campaignKey, 'paused', 'cancelled')
-  if f[1] == '1' or f[2] == '1' then return 0 end
+  local f = redis.call('HMGET', campaignKey, 'paused', 'cancelled', 'pausedReason', 'templateHold')
+  if f[2] == '1' then return 0 end
+  if f[1] == '1' and (not f[4] or f[3] ~= f[4]) then return 0 end
   redis.call('HSET', campaignKey, 'paused', '1', 'pausedReason', reason, 'pausedAt', now)
   return 1
 end
