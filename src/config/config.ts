@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import { Secret } from './secret.js';
+import { portfolioNameText, type PortfolioAssignments } from '../portfolios/portfolios.js';
 import { messagingLimitText, parseNumberSettings, wholeNumberText, type MessagingLimit } from './number-settings.js';
 
 /**
@@ -78,6 +79,9 @@ const envSchema = z.object({
   // Meta's messaging limit per number (unique users per moving 24 h): `ID:10000,ID2:unlimited`.
   // A number not named here gets its tier from the API.
   MESSAGING_LIMITS: perNumber(messagingLimitText, '106540352242922:10000,106540352242923:unlimited'),
+  // Which business portfolio each number is in: `ID:retail,ID2:retail,ID3:support`. A number
+  // not named is in the portfolio `default`, so by default all numbers share one.
+  PORTFOLIOS: perNumber(portfolioNameText, '106540352242922:retail,106540352242923:support'),
   SEND_TIMEOUT_MS: positiveInt(15_000),
   // Error-spike brake: pause a campaign when more than this share of its last
   // AUTO_PAUSE_WINDOW sends failed permanently. A window of 0 turns the brake off.
@@ -198,6 +202,8 @@ export interface Config {
   confirmWindowMs: number;
   /** MESSAGING_LIMITS: a number's unique users per moving 24 h, or 'unlimited'; a number not named reads its tier from the API. */
   messagingLimits: ReadonlyMap<string, MessagingLimit>;
+  /** PORTFOLIOS: phone-number ID → business portfolio; a number not named is in `default` (src/portfolios/portfolios.ts). */
+  portfolios: PortfolioAssignments;
   /** `campaign serve`: app secrets signatures are checked with (any one may match: rotation), and the handshake token. */
   webhook: { appSecrets: Secret[]; verifyToken: Secret | undefined; optOutKeywords: string[]; parkMs: number };
   /** `campaign serve`'s campaigns page and /queues: basic auth with these when `password` is set. */
@@ -243,6 +249,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     autoPause: { failureShare: e.AUTO_PAUSE_FAILURE_SHARE, window: e.AUTO_PAUSE_WINDOW },
     queuePrefix: e.QUEUE_PREFIX,
     messagingLimits: e.MESSAGING_LIMITS ?? new Map(),
+    portfolios: e.PORTFOLIOS ?? new Map(),
     logLevel: e.LOG_LEVEL,
     reportsDir: e.REPORTS_DIR,
     duplicateWindowMs: Math.round(e.DUPLICATE_WINDOW_HOURS * 3_600_000),

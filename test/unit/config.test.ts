@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig, sendConcurrencyOf, sendRateOf, type RequiredSetting } from '../../src/config/config.js';
 import { Secret } from '../../src/config/secret.js';
 import { AppError } from '../../src/errors/app-error.js';
+import { DEFAULT_PORTFOLIO, portfolioOf } from '../../src/portfolios/portfolios.js';
 
 const TOKEN = 'EAAGsecret-token-value-0123456789abcdef';
 const APP_SECRET = '0123456789abcdef0123456789abcdef';
@@ -40,6 +41,7 @@ describe('loadConfig: defaults', () => {
       autoPause: { failureShare: 0.2, window: 200 },
       queuePrefix: 'cw',
       messagingLimits: new Map(),
+      portfolios: new Map(),
       logLevel: 'info',
       reportsDir: 'reports',
       duplicateWindowMs: 24 * 3_600_000,
@@ -150,6 +152,20 @@ describe('loadConfig: defaults', () => {
       expect(() => loadConfig({ MESSAGING_LIMITS: bad }), bad).toThrow(
         /MESSAGING_LIMITS: ".*" is not phone-number-ID:value; write it as \d+:10000,\d+:unlimited/,
       );
+    }
+  });
+
+  it('PORTFOLIOS: phone-number ID to a name that starts with a letter; a number not named is in the default portfolio', () => {
+    const { portfolios } = loadConfig({ PORTFOLIOS: '111:retail, 222:retail,333:support-2' });
+    expect([...portfolios]).toStrictEqual([
+      ['111', 'retail'],
+      ['222', 'retail'],
+      ['333', 'support-2'],
+    ]);
+    expect(portfolioOf(portfolios, '222')).toBe('retail');
+    expect(portfolioOf(portfolios, '999')).toBe(DEFAULT_PORTFOLIO);
+    for (const bad of ['111:123', '111:', 'retail:111', '111:a b']) {
+      expect(() => loadConfig({ PORTFOLIOS: bad }), bad).toThrow(/PORTFOLIOS: ".*" is not phone-number-ID:value; write it as \d+:retail/);
     }
   });
 
