@@ -61,6 +61,10 @@ describe('sandbox templates list', () => {
     const allowed = ['name', 'parameter_format', 'components', 'language', 'status', 'category', 'id', 'sub_category', 'previous_category'];
     for (const item of defaults.body.data) expect(allowed).toEqual(expect.arrayContaining(Object.keys(item)));
     expect((await getJson(listUrl('?fields='))).body.error?.code).toBe(100);
+    const misspelt = await getJson(listUrl('?fields=name,catgory'));
+    expect(misspelt.status).toBe(400);
+    expect(misspelt.body.error).toMatchObject({ code: 100, type: 'OAuthException' });
+    expect(misspelt.body.error?.message).toMatch(/nonexisting field \(catgory\)/);
   });
 
   it('answers an unknown WABA as Graph answers an object it cannot load: 400 / 100, subcode 33, GraphMethodException', async () => {
