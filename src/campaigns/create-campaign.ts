@@ -43,6 +43,8 @@ export interface CreateCampaignDeps {
   /** The approved templates, from `file` when given, else the configured source. Opened for a template campaign only. */
   openTemplates(file: string | undefined): TemplateFinder;
   messagingReach(phoneNumberId: string): Promise<MessagingReach>;
+  /** Sets a template's time-to-live through the Cloud API; undefined when this process has no token to do it with. */
+  setTemplateTtl?: ((templateId: string, seconds: number) => Promise<void>) | undefined;
 }
 
 export interface CampaignRequest {
@@ -84,7 +86,10 @@ export async function createCampaign(
   // Before anything is created: a campaign whose rejected rows could be written nowhere must not start.
   await checkWritableDir(deps.reportsDir, 'REPORTS_DIR');
   const message = await resolveMessage(deps, spec.message, request.templatesFile?.path);
-  if (message.kind === 'template') checkEndpointCategory(spec.endpoint, message.requirements, request.names);
+  if (message.kind === 'template') {
+    checkEndpointCategory(spec.endpoint, message.requirements, request.names);
+    if (spec.ttlSeconds !== undefined && !spec.dryRun) await setTtl(deps, message.requirements, spec.ttlSeconds, request.names);
+  }
   const id = spec.campaignId ?? newCampaignId();
   const rejects = new RejectsFile(join(deps.reportsDir, `${id}${spec.dryRun ? '.dry-run' : ''}.rejects.csv`));
   // Meta: on 131050 suppress the recipient for marketing (reference §8). Utility and
@@ -116,6 +121,23 @@ export async function createCampaign(
   } finally {
     await rejects.close();
   }
+}
+
+/**
+ * Meta keeps a marketing template's time-to-live on the template, so `ttl` is set there before
+ * any row is read; every later send of the template, this campaign's or another's, has it.
+ */
+async function setTtl(deps: CreateCampaignDeps, template: TemplateRequirements, seconds: number, names: FieldNames): Promise<void> {
+  if (deps.setTemplateTtl === undefined)
+    throw new AppError('CONFIG_INVALID', `${names.ttl} sets the template's time-to-live through the Cloud API: set WHATSAPP_ACCESS_TOKEN`);
+  if (template.id === undefined) {
+    throw new AppError(
+      'OPTION_INVALID',
+      `${names.ttl}: the template list in use has no ID for ${template.name} (${template.language}); ` +
+        'use the Cloud API list (WHATSAPP_BUSINESS_ACCOUNT_ID) or a copy of it that keeps each template\'s "id"',
+    );
+  }
+  await deps.setTemplateTtl(template.id, seconds);
 }
 
 /** A template campaign's approved template; a text as it is. */

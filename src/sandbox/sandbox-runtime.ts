@@ -226,6 +226,6 @@ export class SandboxRuntime {
     this.windows.reset();
     this.throughput.reset();
     this.pairs?.reset();
-    this.templates.resetStatuses();
+    this.templates.reset();
   }
 }
