@@ -59,6 +59,7 @@ export interface LedgerCommands {
     window: string,
     active: string,
     pending: string,
+    optouts: string,
     ...args: Arg[]
   ): Promise<string[]>;
   cwSettle(
@@ -105,8 +106,9 @@ export interface LedgerCommands {
     rows: string,
     pending: string,
     active: string,
+    optouts: string,
     ...args: Arg[]
-  ): Promise<[number, number, number?, number?, number?]>;
+  ): Promise<[number, number, number?, number?, number?, number?]>;
   cwFeed(
     active: string,
     window: string,

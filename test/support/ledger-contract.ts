@@ -926,6 +926,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             held: 0,
             heldUntil: 0,
             usMarketing: 0,
+            optedOut: 0,
           });
 
           // Rows 1..4 only in this page.
@@ -935,6 +936,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             held: 0,
             heldUntil: 0,
             usMarketing: 0,
+            optedOut: 0,
           });
           expect(await ledger.status(ID)).toMatchObject({
             state: 'running',
@@ -947,6 +949,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             held: 0,
             heldUntil: 0,
             usMarketing: 0,
+            optedOut: 0,
           });
           expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({
             requeued: 1,
@@ -954,6 +957,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             held: 0,
             heldUntil: 0,
             usMarketing: 0,
+            optedOut: 0,
           });
           expect(await ledger.markForRetry(ID, 1, 7, { codes: ['132000', '131026'], failed: true, unknown: false })).toEqual({
             requeued: 2,
@@ -961,6 +965,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             held: 0,
             heldUntil: 0,
             usMarketing: 0,
+            optedOut: 0,
           });
           expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({
             requeued: 1,
@@ -968,6 +973,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             held: 0,
             heldUntil: 0,
             usMarketing: 0,
+            optedOut: 0,
           });
           expect(await counts()).toMatchObject({ queued: 5, failed: 0, unknown: 0, sent: 1, rejected: 1, total: 7 });
           expect((await feed()).jobs).toEqual([job(1, 1), job(3, 1), job(2, 1), job(6, 1), job(5, 1)]);
@@ -989,6 +995,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           held: 0,
           heldUntil: 0,
           usMarketing: 0,
+          optedOut: 0,
         });
         expect((await feed()).jobs).toEqual([]);
         await ledger.resume(ID);
@@ -1003,6 +1010,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           held: 0,
           heldUntil: 0,
           usMarketing: 0,
+          optedOut: 0,
         });
         expect((await row(1)).status).toBe('failed');
         expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', counts: { failed: 1, cancelled: 1 } });
@@ -1136,6 +1144,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           held: 0,
           heldUntil: 0,
           usMarketing: 0,
+          optedOut: 0,
         });
         expect((await ledger.status(ID))?.state).toBe('running');
         expect((await feed(100, { at: t + HOUR + 1 })).events).toEqual([
@@ -1259,6 +1268,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           held: 0,
           heldUntil: 0,
           usMarketing: 0,
+          optedOut: 0,
         });
         expect(await pendingPerLane('p')).toEqual([2, 1, 2]);
         expect((await feedOpen({ p: [1] })).jobs).toEqual([jobOf('p', 5, 1)]);
@@ -1425,7 +1435,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         await answer(job(2), failedWith('131026', 'undeliverable'));
         clock.advance(HOUR);
         const page = await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: false });
-        expect(page).toEqual({ requeued: 1, noPayload: 0, held: 1, heldUntil: failedAt + 24 * HOUR, usMarketing: 0 });
+        expect(page).toEqual({ requeued: 1, noPayload: 0, held: 1, heldUntil: failedAt + 24 * HOUR, usMarketing: 0, optedOut: 0 });
         expect((await row(1)).status).toBe('failed');
         expect((await row(2)).status).toBe('queued');
         // Still held a moment before the 24 h are up; retried once they are.
@@ -1438,6 +1448,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           held: 0,
           heldUntil: 0,
           usMarketing: 0,
+          optedOut: 0,
         });
         expect((await row(1)).status).toBe('queued');
       });
@@ -1450,11 +1461,19 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         await answer(job(3), failedWith('131026', 'undeliverable'));
         clock.advance(25 * HOUR);
         const keep = { codes: [], failed: true, unknown: false, keepUsMarketingFailed: true };
-        expect(await ledger.markForRetry(ID, 1, 3, keep)).toEqual({ requeued: 2, noPayload: 0, held: 0, heldUntil: 0, usMarketing: 1 });
+        expect(await ledger.markForRetry(ID, 1, 3, keep)).toEqual({
+          requeued: 2,
+          noPayload: 0,
+          held: 0,
+          heldUntil: 0,
+          usMarketing: 1,
+          optedOut: 0,
+        });
         expect((await row(1)).status).toBe('failed');
         expect(await ledger.markForRetry(ID, 1, 3, { ...keep, keepUsMarketingFailed: false })).toMatchObject({
           requeued: 1,
           usMarketing: 0,
+          optedOut: 0,
         });
         expect((await row(1)).status).toBe('queued');
       });
