@@ -107,3 +107,99 @@ describe('opt-outs at send time: claim and retry (real Redis)', () => {
     expect(await ledger.markForRetry('u', 1, 1, { codes: [], failed: true, unknown: false })).toMatchObject({ requeued: 1, optedOut: 0 });
   });
 });
+
+describe('opt-outs belong to the business portfolio (real Redis)', () => {
+  const open = ledgersPerTest('optouts-portfolio');
+  // A and B share the portfolio "shop"; C is in "retail"; D is in "shop" and has no campaign until told.
+  const [A, B, C, D] = ['1001', '1002', '2001', '1003'];
+  const portfolios = new Map([
+    [A, 'shop'],
+    [B, 'shop'],
+    [D, 'shop'],
+    [C, 'retail'],
+  ]);
+  const waId = phoneNumber(1).slice(1);
+
+  /** A MARKETING campaign with one fed row to phoneNumber(1) on each number given. */
+  async function campaignsOn(ledger: RedisLedger, ...numbers: string[]): Promise<void> {
+    for (const number of numbers) await waiting(ledger, definition(`m${number}`, 'MARKETING', number), 1);
+  }
+
+  const claimOn = async (ledger: RedisLedger, number: string) => (await ledger.claim({ campaignId: `m${number}`, row: 1 }, number)).outcome;
+
+  it('a user_preferences stop on A skips the recipient at the claim on B, not on C of another portfolio', async () => {
+    const { ledger } = open({ portfolios });
+    await campaignsOn(ledger, A, B, C);
+    await ledger.applyPreferences([{ phoneNumberId: A, waId, value: 'stop', at: 1000 }]);
+    expect([await claimOn(ledger, A), await claimOn(ledger, B), await claimOn(ledger, C)]).toStrictEqual(['settled', 'settled', 'claimed']);
+    expect((await ledger.optOuts(B)).get(phoneNumber(1))).toMatchObject({ via: 'user_preferences', at: 1000 });
+    expect(await ledger.optOuts(C)).toStrictEqual(new Map());
+  });
+
+  it('an opt-out keyword on A holds on B, with its source', async () => {
+    const { ledger } = open({ portfolios });
+    await campaignsOn(ledger, A, B, C);
+    await ledger.applyInbound([{ phoneNumberId: A, waId, wamid: 'in.1', at: 4000, optOut: true }]);
+    expect([await claimOn(ledger, B), await claimOn(ledger, C)]).toStrictEqual(['settled', 'claimed']);
+    expect((await ledger.optOuts(B)).get(phoneNumber(1))).toMatchObject({ via: 'keyword', at: 4000 });
+  });
+
+  it('a 131050 failed status on A holds on B', async () => {
+    const { ledger } = open({ portfolios });
+    await waiting(ledger, definition('first', 'MARKETING', A), 1);
+    await ledger.claim({ campaignId: 'first', row: 1 }, A);
+    await ledger.settle({ campaignId: 'first', row: 1 }, { status: 'sent', wamid: 'wamid.1' }, A);
+    await campaignsOn(ledger, B, C);
+    const [outcome] = await ledger.applyStatuses([
+      { phoneNumberId: A, wamid: 'wamid.1', kind: 'failed', at: 2000, code: '131050', detail: 'stopped marketing' },
+    ]);
+    expect(outcome?.outcome).toBe('applied');
+    expect([await claimOn(ledger, B), await claimOn(ledger, C)]).toStrictEqual(['settled', 'claimed']);
+    expect((await ledger.optOuts(B)).get(phoneNumber(1))).toMatchObject({ campaignId: 'first', row: 1 });
+  });
+
+  it('an operator’s add on A holds on B; the operator’s remove lifts it on both', async () => {
+    const { ledger } = open({ portfolios });
+    await campaignsOn(ledger, A, B);
+    expect(await ledger.addOptOut(A, phoneNumber(1))).toBe(true);
+    expect(await ledger.addOptOut(B, phoneNumber(1))).toBe(false);
+    expect((await ledger.optOuts(B)).get(phoneNumber(1))).toMatchObject({ via: 'operator' });
+    expect(await ledger.removeOptOut(B, phoneNumber(1))).toBe(true);
+    expect([await claimOn(ledger, A), await claimOn(ledger, B)]).toStrictEqual(['claimed', 'claimed']);
+  });
+
+  it('a resume newer than the stop, on another number, lifts it everywhere; an older one lifts nothing', async () => {
+    const { ledger } = open({ portfolios });
+    await campaignsOn(ledger, A, B);
+    await ledger.applyPreferences([{ phoneNumberId: A, waId, value: 'stop', at: 2000 }]);
+    await ledger.applyPreferences([{ phoneNumberId: B, waId, value: 'resume', at: 1000 }]);
+    expect((await ledger.optOuts(A)).has(phoneNumber(1))).toBe(true);
+    await ledger.applyPreferences([{ phoneNumberId: B, waId, value: 'resume', at: 3000 }]);
+    expect([await claimOn(ledger, A), await claimOn(ledger, B)]).toStrictEqual(['claimed', 'claimed']);
+    // The stop that comes late (older than the resume) changes nothing on either.
+    await ledger.applyPreferences([{ phoneNumberId: A, waId, value: 'stop', at: 2500 }]);
+    expect((await ledger.optOuts(B)).has(phoneNumber(1))).toBe(false);
+  });
+
+  it('a number that gets its first campaign later takes the portfolio’s opt-outs (and a number of another portfolio does not)', async () => {
+    const { ledger } = open({ portfolios });
+    await campaignsOn(ledger, A);
+    await ledger.applyPreferences([{ phoneNumberId: A, waId, value: 'stop', at: 1000 }]);
+    await ledger.addOptOut(A, phoneNumber(2));
+    await campaignsOn(ledger, D, C);
+    expect([await claimOn(ledger, D), await claimOn(ledger, C)]).toStrictEqual(['settled', 'claimed']);
+    expect([...(await ledger.optOuts(D)).keys()].sort()).toStrictEqual([phoneNumber(1), phoneNumber(2)]);
+    // Its copy keeps the stop's time: an older resume on it is still older.
+    await ledger.applyPreferences([{ phoneNumberId: D, waId, value: 'resume', at: 500 }]);
+    expect((await ledger.optOuts(D)).has(phoneNumber(1))).toBe(true);
+  });
+
+  it('a number’s own opt-outs (kept before they were shared) go to its whole portfolio when it is next registered', async () => {
+    const { ledger, redis, prefix } = open({ portfolios });
+    await campaignsOn(ledger, B);
+    await redis.hset(`${prefix}:{${A}}:optouts:${A}`, phoneNumber(1), JSON.stringify({ campaignId: 'old', row: 3, at: 10 }));
+    await campaignsOn(ledger, A);
+    expect(await claimOn(ledger, B)).toBe('settled');
+    expect((await ledger.optOuts(B)).get(phoneNumber(1))).toMatchObject({ campaignId: 'old', row: 3 });
+  });
+});

@@ -25,7 +25,7 @@ import { pattern } from './long-pattern.js';
  * `at`) and move it (`clock.advance`) instead of waiting, and times come out exact.
  */
 
-export type ContractLedgerOptions = Pick<LedgerOptions, 'autoPause' | 'duplicateWindowMs' | 'confirmWindowMs'>;
+export type ContractLedgerOptions = Pick<LedgerOptions, 'autoPause' | 'duplicateWindowMs' | 'confirmWindowMs' | 'portfolios'>;
 
 export interface ContractLedger {
   ledger: RedisLedger;
@@ -332,14 +332,17 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect(await ledger.status('c')).toMatchObject({ id: 'c', priority: 'high', createdAt: at + 1, state: 'scheduled' });
       });
 
-      it('remembers opt-outs per number with where they were learnt', async () => {
-        const before = clock.now();
-        await ledger.recordOptOut(NUMBER, phoneNumber(1), { campaignId: 'c1', row: 4 });
-        await ledger.recordOptOut('other', phoneNumber(2), { campaignId: 'c2', row: 1 });
-        const found = await ledger.optOuts(NUMBER);
+      it('remembers opt-outs per business portfolio with where they were learnt', async () => {
+        const { ledger: split, clock: splitClock } = open({ portfolios: new Map([['other', 'retail']]) });
+        const before = splitClock.now();
+        await split.recordOptOut(NUMBER, phoneNumber(1), { campaignId: 'c1', row: 4 });
+        await split.recordOptOut('other', phoneNumber(2), { campaignId: 'c2', row: 1 });
+        const found = await split.optOuts(NUMBER);
         expect([...found.keys()]).toEqual([phoneNumber(1)]);
         expect(found.get(phoneNumber(1))).toMatchObject({ campaignId: 'c1', row: 4 });
         expect(found.get(phoneNumber(1))?.at).toBeGreaterThanOrEqual(before);
+        // 'none' is in NUMBER's portfolio (the default one): the opt-out holds there too.
+        expect([...(await split.optOuts('none')).keys()]).toEqual([phoneNumber(1)]);
         expect(await ledger.optOuts('none')).toEqual(new Map());
       });
     });
