@@ -181,7 +181,7 @@ describe('opt-outs belong to the business portfolio (real Redis)', () => {
     expect((await ledger.optOuts(B)).has(phoneNumber(1))).toBe(false);
   });
 
-  it('a number that gets its first campaign later takes the portfolio’s opt-outs (and a number of another portfolio does not)', async () => {
+  it('a number that gets its first campaign later takes the portfolio’s opt-outs (one of another portfolio does not)', async () => {
     const { ledger } = open({ portfolios });
     await campaignsOn(ledger, A);
     await ledger.applyPreferences([{ phoneNumberId: A, waId, value: 'stop', at: 1000 }]);
