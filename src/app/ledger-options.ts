@@ -10,6 +10,7 @@ export function ledgerOptionsOf(config: Config, logger: Logger): LedgerOptions {
     duplicateWindowMs: config.duplicateWindowMs,
     confirmWindowMs: config.confirmWindowMs,
     waitReplicas: config.redisWaitReplicas,
+    portfolios: config.portfolios,
     onReplicasBehind: (acknowledged, wanted) => {
       // Once a minute at most: a replica that is down would otherwise log every claim.
       if (Date.now() - lastWarning < 60_000) return;

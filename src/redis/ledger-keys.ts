@@ -83,9 +83,25 @@ export function messagingLimitKey(prefix: string, phoneNumberId: string): string
   return `${numberScope(prefix, phoneNumberId)}:messaging-limit:${phoneNumberId}`;
 }
 
-/** A phone number's opt-outs: phone → source JSON. */
+/** A phone number's copy of its portfolio's opt-outs: phone → source JSON (src/redis/ledger-optouts.ts). */
 export function optOutsKey(prefix: string, phoneNumberId: string): string {
   return `${numberScope(prefix, phoneNumberId)}:optouts:${phoneNumberId}`;
+}
+
+/** A copy of opt-outs as apply-optouts.lua changes it: the opt-outs, and per user the time of the newest stop/resume. */
+export interface OptOutCopyKeys {
+  optouts: string;
+  prefs: string;
+}
+
+/** A phone number's copy of its portfolio's opt-outs, and the portfolio it copied them from (`optOutsCopiedFrom`). */
+export function numberOptOutKeys(prefix: string, phoneNumberId: string): OptOutCopyKeys & { copiedFrom: string } {
+  const scope = numberScope(prefix, phoneNumberId);
+  return {
+    optouts: optOutsKey(prefix, phoneNumberId),
+    prefs: `${scope}:optout-prefs:${phoneNumberId}`,
+    copiedFrom: `${scope}:optouts-portfolio:${phoneNumberId}`,
+  };
 }
 
 /** Open customer service window of a user with a number: exists (→ closing ms) while open. */

@@ -25,7 +25,7 @@ export const LEDGER_SCRIPTS = {
   cwReschedule: 'reschedule',
   cwApplyStatuses: 'apply-statuses',
   cwApplyInbound: 'apply-inbound',
-  cwApplyPreferences: 'apply-preferences',
+  cwApplyOptOuts: 'apply-optouts',
   cwForgetWamids: 'forget-wamids',
 } as const;
 
@@ -59,6 +59,7 @@ export interface LedgerCommands {
     window: string,
     active: string,
     pending: string,
+    optouts: string,
     ...args: Arg[]
   ): Promise<string[]>;
   cwSettle(
@@ -99,14 +100,15 @@ export interface LedgerCommands {
   cwReschedule(campaign: string, startsAt: number): Promise<string>;
   cwApplyStatuses(wamids: string, ...args: Arg[]): Promise<(string | number)[]>;
   cwApplyInbound(wamids: string, ...args: Arg[]): Promise<number[]>;
-  cwApplyPreferences(optouts: string, ...args: Arg[]): Promise<number>;
+  cwApplyOptOuts(optouts: string, prefs: string, ...args: Arg[]): Promise<number[]>;
   cwMarkForRetry(
     campaign: string,
     rows: string,
     pending: string,
     active: string,
+    optouts: string,
     ...args: Arg[]
-  ): Promise<[number, number, number?, number?, number?]>;
+  ): Promise<[number, number, number?, number?, number?, number?]>;
   cwFeed(
     active: string,
     window: string,

@@ -16,7 +16,16 @@ import { parseSendJobId, type SendJob } from '../campaigns/send-job.js';
 import type { MessagingLimit } from '../config/number-settings.js';
 import { numberScope } from './key-scope.js';
 import { lanesOf, type LedgerContext } from './ledger-context.js';
-import { campaignLedgerKeys, confirmKeys, feedKeys, messagingLimitKey, reachKey, sentGuardKeys, wamidsKey } from './ledger-keys.js';
+import {
+  campaignLedgerKeys,
+  confirmKeys,
+  feedKeys,
+  messagingLimitKey,
+  optOutsKey,
+  reachKey,
+  sentGuardKeys,
+  wamidsKey,
+} from './ledger-keys.js';
 import { CLAIM_ANSWER_WIDTH, SETTLE_ROW_ARGS, SETTLE_SHARED_ARGS } from './ledger-scripts.js';
 import { TickBatch } from './tick-batch.js';
 
@@ -159,6 +168,7 @@ export class LedgerSend implements Pick<
       window,
       active,
       keys.pending,
+      optOutsKey(prefix, phoneNumberId),
       clock.arg(),
       this.context.duplicateWindowMs,
       id,
