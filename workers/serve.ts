@@ -141,6 +141,7 @@ async function webhookConsumer(config: Config, log: Logger, readerRedis: RedisCl
   const { WebhookConsumer } = await import('../src/webhooks/webhook-consumer.js');
   const { optOutMatcher } = await import('../src/webhooks/webhook-events.js');
   const { WebhookMetrics } = await import('../src/redis/webhook-metrics.js');
+  const { RedisUserLinks } = await import('../src/portfolios/user-links.js');
   return new WebhookConsumer({
     redis: readerRedis,
     prefix: config.queuePrefix,
@@ -150,6 +151,8 @@ async function webhookConsumer(config: Config, log: Logger, readerRedis: RedisCl
     isOptOut: optOutMatcher(config.webhook.optOutKeywords),
     parkMs: config.webhook.parkMs,
     metrics: new WebhookMetrics(config.queuePrefix),
+    // Its calls come between the reader's blocking reads, never during one.
+    links: new RedisUserLinks(readerRedis, config.queuePrefix, config.portfolios, config.retentionMs),
   });
 }
 
