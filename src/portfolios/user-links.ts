@@ -15,8 +15,8 @@ const PRUNE_PER_CALL = 100;
  * - `users`: phone → "<user ID> <ms>" (the newest user ID of that phone: the report's column);
  * - `seen`: user ID → ms its link was last confirmed (Meta's time): links not seen for
  *   RETENTION_DAYS are dropped, as the campaigns that brought them are;
- * - `pending`: user ID → ms an event was first kept for it; `pending:<user ID>`: those events
- *   (JSON), at most MAX_PENDING_PER_USER, expiring after RETENTION_DAYS.
+ * - `pending`: user ID → ms an event was last kept for it (for pruning); `pending:<user ID>`:
+ *   those events (JSON), at most MAX_PENDING_PER_USER, dropped RETENTION_DAYS after the last.
  */
 export function userLinkKeys(
   prefix: string,
@@ -109,7 +109,7 @@ export class RedisUserLinks implements UserLinkStore {
         tx.rpush(list, JSON.stringify({ kind, event }));
         tx.ltrim(list, -MAX_PENDING_PER_USER, -1);
         if (this.retentionMs > 0) tx.pexpire(list, this.retentionMs);
-        tx.zadd(keys.pending, 'NX', now, userId);
+        tx.zadd(keys.pending, now, userId);
       }
       await tx.exec();
     }
@@ -121,14 +121,15 @@ export class RedisUserLinks implements UserLinkStore {
     for (const [, group] of this.#byPortfolio(wanted)) {
       const keys = this.#keys(group[0]?.phoneNumberId ?? '');
       const ids = [...new Set(group.map((g) => g.userId))];
-      // Most user IDs have nothing pending: one ZMSCORE says which do.
-      const scores = await this.redis.zmscore(keys.pending, ...ids);
-      for (const [i, userId] of ids.entries()) {
-        if (scores[i] === null || scores[i] === undefined) continue;
-        const items = await this.redis.lrange(keys.pendingOf(userId), 0, -1);
+      const pipeline = this.redis.pipeline();
+      for (const userId of ids) pipeline.lrange(keys.pendingOf(userId), 0, -1);
+      const answers = (await pipeline.exec()) ?? [];
+      ids.forEach((userId, i) => {
+        const items = (answers[i]?.[1] ?? []) as string[];
+        if (items.length === 0) return;
         for (const item of items) events.push(JSON.parse(item) as PendingUserEvent);
         taken.push({ keys, userId, count: items.length });
-      }
+      });
     }
     return {
       events,
@@ -136,8 +137,8 @@ export class RedisUserLinks implements UserLinkStore {
       done: async () => {
         for (const { keys, userId, count } of taken) {
           const list = keys.pendingOf(userId);
-          const [[, left]] = (await this.redis.multi().ltrim(list, count, -1).llen(list).exec()) as [[unknown, number]];
-          if (left === 0) await this.redis.zrem(keys.pending, userId);
+          // The index entry stays until the retention prunes it: removing it here could race a new park.
+          await this.redis.ltrim(list, count, -1);
         }
       },
     };
