@@ -123,6 +123,7 @@ async function openServiceParts(config: Config, log: Logger): Promise<ServicePar
     credentials: password === undefined ? undefined : { user: config.dashboard.user, password },
     logger: log,
     sendRate,
+    portfolios: config.portfolios,
   });
   const close = async () => {
     // A read blocks up to 1 s; with Redis away a command waits for it: then the disconnect below ends it.

@@ -188,3 +188,14 @@ function valueOf(stored: string | null | undefined): string | undefined {
   const space = stored.lastIndexOf(' ');
   return space < 0 ? stored : stored.slice(0, space);
 }
+
+/** The report's `user_id` column for a campaign sent from `phoneNumberId`: the user IDs its portfolio's links know. */
+export function reportUserIds(
+  redis: RedisClient,
+  prefix: string,
+  portfolios: PortfolioAssignments,
+  phoneNumberId: string,
+): (phones: readonly string[]) => Promise<(string | undefined)[]> {
+  const links = new RedisUserLinks(redis, prefix, portfolios);
+  return (phones) => links.userIdsOf(phoneNumberId, phones);
+}
