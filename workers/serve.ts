@@ -123,6 +123,7 @@ async function openServiceParts(config: Config, log: Logger): Promise<ServicePar
     credentials: password === undefined ? undefined : { user: config.dashboard.user, password },
     logger: log,
     sendRate,
+    portfolios: config.portfolios,
   });
   const close = async () => {
     // A read blocks up to 1 s; with Redis away a command waits for it: then the disconnect below ends it.
@@ -141,6 +142,7 @@ async function webhookConsumer(config: Config, log: Logger, readerRedis: RedisCl
   const { WebhookConsumer } = await import('../src/webhooks/webhook-consumer.js');
   const { optOutMatcher } = await import('../src/webhooks/webhook-events.js');
   const { WebhookMetrics } = await import('../src/redis/webhook-metrics.js');
+  const { RedisUserLinks } = await import('../src/portfolios/user-links.js');
   return new WebhookConsumer({
     redis: readerRedis,
     prefix: config.queuePrefix,
@@ -150,6 +152,8 @@ async function webhookConsumer(config: Config, log: Logger, readerRedis: RedisCl
     isOptOut: optOutMatcher(config.webhook.optOutKeywords),
     parkMs: config.webhook.parkMs,
     metrics: new WebhookMetrics(config.queuePrefix),
+    // Its calls come between the reader's blocking reads, never during one.
+    links: new RedisUserLinks(readerRedis, config.queuePrefix, config.portfolios, config.retentionMs),
   });
 }
 

@@ -6,6 +6,8 @@ import type { CampaignCountersReader } from '../campaigns/report/campaign-counte
 import type { ErrorCodeLedger } from '../campaigns/report/error-codes.js';
 import type { Logger } from '../logging/logger.js';
 import { ScrapeReader } from '../metrics/scrape-reader.js';
+import type { PortfolioAssignments } from '../portfolios/portfolios.js';
+import { reportUserIds } from '../portfolios/user-links.js';
 import { readyWithin } from '../redis/redis-connection.js';
 import { DashboardAccess } from './access.js';
 import type { DashboardCredentials } from './basic-auth.js';
@@ -30,6 +32,8 @@ export interface DashboardOptions {
   logger: Logger;
   /** The number's configured rate (sendRateOf), for the ETA of windowed campaigns and of those with no answer yet. */
   sendRate: (phoneNumberId: string) => number;
+  /** PORTFOLIOS: the report's `user_id` column reads the campaign's portfolio's user links (default: one portfolio). */
+  portfolios?: PortfolioAssignments;
   now?: () => number;
 }
 
@@ -104,6 +108,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         access,
         now,
         onReportError: (campaignId, error) => logger.warn({ campaignId, reason: error.message }, 'report download ended early'),
+        userIds: async (campaignId) =>
+          reportUserIds(redis, prefix, options.portfolios ?? new Map(), (await ledger.getCampaign(campaignId))?.phoneNumberId ?? ''),
       });
       registerControlRoutes(scope, { controls: new CampaignControls({ ledger }), reader, access, logger, now });
       await scope.register(

@@ -8,6 +8,7 @@ import type { DashboardReader } from './dashboard-reader.js';
 import { html, type SafeHtml } from './html.js';
 import { ASSET_PATHS, PAGE_HEADERS, page } from './layout.js';
 import { reportDisposition, reportStream } from './report-download.js';
+import type { UserIdsOf } from '../campaigns/report/report.js';
 
 export interface PageRoutesDeps {
   reader: DashboardReader;
@@ -15,6 +16,8 @@ export interface PageRoutesDeps {
   access: DashboardAccess;
   onReportError: (campaignId: string, error: Error) => void;
   now: () => number;
+  /** The report's `user_id` column of a campaign (its portfolio's user links); without it the column is empty. */
+  userIds?: (campaignId: string) => Promise<UserIdsOf>;
 }
 
 type IdParams = { id: string };
@@ -58,7 +61,8 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
   app.get<{ Params: IdParams }>('/campaigns/:id/report.csv', async (request, reply) => {
     const { id } = request.params;
     if ((await deps.ledger.status(id)) === undefined) return notFoundPage(reply, id);
-    const stream = reportStream(deps.ledger, id, (error) => deps.onReportError(id, error));
+    const userIds = await deps.userIds?.(id);
+    const stream = reportStream(deps.ledger, id, (error) => deps.onReportError(id, error), userIds);
     return reply
       .header('content-disposition', reportDisposition(id))
       .header('cache-control', 'no-store')

@@ -1,14 +1,19 @@
 import { Readable, pipeline } from 'node:stream';
 import type { ReportLedger } from '../campaigns/ledger.js';
-import { reportCsv, reportLines } from '../campaigns/report/report.js';
+import { reportCsv, reportLines, type UserIdsOf } from '../campaigns/report/report.js';
 
 /**
  * The report as a stream, read from the ledger page by page while the client takes it
  * (backpressure: a slow download holds the reading, it is never buffered whole). A client
  * that goes away ends the reading.
  */
-export function reportStream(ledger: Pick<ReportLedger, 'rows'>, campaignId: string, onError: (error: Error) => void): Readable {
-  return pipeline(Readable.from(reportLines(ledger, campaignId)), reportCsv(), (error) => {
+export function reportStream(
+  ledger: Pick<ReportLedger, 'rows'>,
+  campaignId: string,
+  onError: (error: Error) => void,
+  userIds?: UserIdsOf,
+): Readable {
+  return pipeline(Readable.from(reportLines(ledger, campaignId, userIds)), reportCsv(), (error) => {
     if (error !== null && error !== undefined && error.code !== 'ERR_STREAM_PREMATURE_CLOSE') onError(error);
   });
 }

@@ -1,6 +1,8 @@
 import type { RedisClient } from '../redis/key-scope.js';
-import type { DeliveryLedger, InboundUpdate, PreferenceUpdate, StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
+import type { DeliveryLedger, StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
 import { retryParkedStatuses, settleDeliveryEvents, type ParkedStatus, type StatusApplied } from '../campaigns/settle/delivery-events.js';
+import type { InboundEvent, PreferenceEvent, UserIdChange, UserLinkStore } from '../campaigns/settle/user-joins.js';
+import { RedisUserLinks } from '../portfolios/user-links.js';
 import type { Logger } from '../logging/logger.js';
 import type { WebhookMetrics } from '../redis/webhook-metrics.js';
 import { parseWebhook, type OptOutMatcher, type WebhookEvents } from './webhook-events.js';
@@ -34,6 +36,12 @@ export interface WebhookConsumerOptions {
   parkedRetryMs?: number;
   /** /metrics: events by kind and status lag, written in the MULTI that acknowledges their batch. */
   metrics?: WebhookMetrics;
+  /**
+   * The portfolios' user ID ↔ phone links (src/portfolios/user-links.ts): messages and preferences
+   * with a user ID only are joined to their phone by them. Default: on this consumer's
+   * connection, every number in the default portfolio.
+   */
+  links?: UserLinkStore;
 }
 
 /**
@@ -61,6 +69,7 @@ export class WebhookConsumer {
       blockMs: options.blockMs ?? 1000,
       parkedRetryMs: options.parkedRetryMs ?? PARKED_RETRY_MS,
       claimIdleMs: options.claimIdleMs ?? CLAIM_IDLE_MS,
+      links: options.links ?? new RedisUserLinks(options.redis, options.prefix),
     };
     this.#keys = webhookKeys(options.prefix);
     this.#metrics = options.metrics;
@@ -137,8 +146,9 @@ export class WebhookConsumer {
 
   async #handle(entries: [string, string[]][]): Promise<void> {
     const statuses: StatusUpdate[] = [];
-    const inbound: InboundUpdate[] = [];
-    const preferences: PreferenceUpdate[] = [];
+    const inbound: InboundEvent[] = [];
+    const preferences: PreferenceEvent[] = [];
+    const userIdChanges: UserIdChange[] = [];
     const templates: TemplateStatusUpdate[] = [];
     const stats: Record<string, number> = { posts: entries.length };
     const metrics = this.#metrics;
@@ -156,14 +166,22 @@ export class WebhookConsumer {
       statuses.push(...parsed.events.statuses);
       inbound.push(...parsed.events.inbound);
       preferences.push(...parsed.events.preferences);
+      userIdChanges.push(...parsed.events.userIdChanges);
       templates.push(...parsed.events.templates);
       stats.ignored = (stats.ignored ?? 0) + parsed.events.ignored;
       stats.malformed = (stats.malformed ?? 0) + parsed.events.malformed;
       if (metrics !== undefined) countKinds(metrics, parsed.events);
     }
     const firstSeen = Date.now();
-    const settled = await settleDeliveryEvents(this.#o.ledger, { statuses, inbound, preferences, templates }, this.#statusApplied);
+    const settled = await settleDeliveryEvents(
+      this.#o.ledger,
+      { statuses, inbound, preferences, userIdChanges, templates },
+      this.#statusApplied,
+      this.#o.links,
+    );
     const { counts, unmatched } = settled;
+    // Kept, not applied yet: their user ID has no phone yet (applied when a webhook links it).
+    metrics?.count('unlinked', counts.unlinked ?? 0);
     for (const { update, campaigns } of settled.templates) {
       this.#o.logger.info({ template: update, campaigns }, `template ${update.name} (${update.language}): ${update.event}`);
     }
@@ -208,6 +226,7 @@ export class WebhookConsumer {
 function countKinds(metrics: WebhookMetrics, events: WebhookEvents): void {
   for (const status of events.statuses) metrics.count(status.kind);
   metrics.count('message', events.inbound.length);
+  metrics.count('user_changed_user_id', events.userIdChanges.length);
   metrics.count('user_preferences', events.preferences.length);
   metrics.count('message_template_status_update', events.templates.length);
   metrics.count('ignored', events.ignored);

@@ -1,4 +1,5 @@
-import type { InboundUpdate, PreferenceUpdate, StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
+import type { StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
+import type { InboundEvent, PreferenceEvent, StatusEvent, UserIdChange } from '../campaigns/settle/user-joins.js';
 
 /**
  * The events of one webhook POST (reference §3.2): every entry, every change, every item,
@@ -7,16 +8,24 @@ import type { InboundUpdate, PreferenceUpdate, StatusUpdate, TemplateStatusUpdat
  * fields and kinds over time, and a refused delivery would only be retried for days.
  */
 export interface WebhookEvents {
-  statuses: StatusUpdate[];
-  /** Messages from users: each opens a 24-hour window; a button reply answers a campaign row; a keyword opts out. */
-  inbound: InboundUpdate[];
-  /** `user_preferences`: marketing stop / resume. */
-  preferences: PreferenceUpdate[];
+  statuses: StatusEvent[];
+  /**
+   * Messages from users: each opens a 24-hour window; a button reply answers a campaign row; a keyword opts out.
+   * A phone (`from`), a business-scoped user ID (`from_user_id`, `contacts[].user_id`), or both.
+   */
+  inbound: InboundEvent[];
+  /** `user_preferences`: marketing stop / resume, by phone (`wa_id`), user ID (`user_id`) or both. */
+  preferences: PreferenceEvent[];
+  /** `system` messages `user_changed_user_id`: a user's business-scoped user ID changed. */
+  userIdChanges: UserIdChange[];
   /** `message_template_status_update`: a template paused, disabled, reinstated… */
   templates: TemplateStatusUpdate[];
   /** Items of kinds this version does not act on (inbound messages, preferences, template updates…). */
   ignored: number;
-  /** Status items without the fields a status needs (id, status, timestamp): counted, not applied. */
+  /**
+   * Items without the fields they need (a status: id, status, timestamp; a message or preference: a phone
+   * or a user ID, and a timestamp): counted, not applied. A missing phone alone never makes an item malformed.
+   */
   malformed: number;
 }
 
@@ -43,7 +52,15 @@ export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () 
   }
   if (!isObject(payload) || !Array.isArray(payload.entry))
     return { ok: false, problem: 'no entry[] array (not a WhatsApp Business Account webhook)' };
-  const events: WebhookEvents = { statuses: [], inbound: [], preferences: [], templates: [], ignored: 0, malformed: 0 };
+  const events: WebhookEvents = {
+    statuses: [],
+    inbound: [],
+    preferences: [],
+    userIdChanges: [],
+    templates: [],
+    ignored: 0,
+    malformed: 0,
+  };
   for (const entry of payload.entry) {
     if (!isObject(entry) || !Array.isArray(entry.changes)) continue;
     for (const change of entry.changes) {
@@ -52,8 +69,9 @@ export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () 
       const phoneNumberId =
         isObject(value.metadata) && typeof value.metadata.phone_number_id === 'string' ? value.metadata.phone_number_id : '';
       if (change.field === 'user_preferences' && Array.isArray(value.user_preferences)) {
+        const contacts = Array.isArray(value.contacts) ? value.contacts.filter(isObject) : [];
         for (const item of value.user_preferences) {
-          const preference = toPreference(item, phoneNumberId);
+          const preference = toPreference(item, phoneNumberId, contacts);
           if (preference === undefined) events.malformed++;
           else events.preferences.push(preference);
         }
@@ -75,8 +93,15 @@ export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () 
         else if (status === 'other') events.ignored++;
         else events.statuses.push(status);
       }
+      const contacts = Array.isArray(value.contacts) ? value.contacts.filter(isObject) : [];
       for (const item of Array.isArray(value.messages) ? value.messages : []) {
-        const inbound = toInbound(item, phoneNumberId, isOptOut);
+        const change = toUserIdChange(item, phoneNumberId);
+        if (change !== undefined) {
+          if (change === 'malformed') events.malformed++;
+          else events.userIdChanges.push(change);
+          continue;
+        }
+        const inbound = toInbound(item, phoneNumberId, isOptOut, contacts);
         if (inbound === undefined) events.malformed++;
         else events.inbound.push(inbound);
       }
@@ -86,7 +111,7 @@ export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () 
   return { ok: true, events };
 }
 
-function toStatus(item: unknown, phoneNumberId: string): StatusUpdate | 'other' | undefined {
+function toStatus(item: unknown, phoneNumberId: string): StatusEvent | 'other' | undefined {
   if (!isObject(item) || typeof item.id !== 'string' || item.id === '' || typeof item.status !== 'string') return undefined;
   // Unix seconds as a string (a number is accepted too).
   const seconds =
@@ -94,9 +119,15 @@ function toStatus(item: unknown, phoneNumberId: string): StatusUpdate | 'other' 
   if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
   // `played` (voice) and kinds Meta may add: not a delivery state of ours.
   if (!KINDS.has(item.status) || phoneNumberId === '') return 'other';
-  const update: StatusUpdate = { phoneNumberId, wamid: item.id, kind: item.status as StatusUpdate['kind'], at: Math.round(seconds * 1000) };
+  const update: StatusEvent = { phoneNumberId, wamid: item.id, kind: item.status as StatusUpdate['kind'], at: Math.round(seconds * 1000) };
   if (typeof item.biz_opaque_callback_data === 'string' && item.biz_opaque_callback_data !== '')
     update.callbackData = item.biz_opaque_callback_data;
+  // Who it went to: kept to learn the user ID ↔ phone link, never to find the row (wamid and callback data do that).
+  const contact = Array.isArray(item.contacts) ? item.contacts.find(isObject) : undefined;
+  const recipientId = text(item.recipient_id) ?? text(contact?.wa_id);
+  const userId = text(item.recipient_user_id) ?? text(contact?.user_id);
+  if (recipientId !== undefined) update.recipientId = recipientId.replace(/^\+/, '');
+  if (userId !== undefined) update.userId = userId;
   if (update.kind === 'failed') {
     const error = Array.isArray(item.errors) && isObject(item.errors[0]) ? item.errors[0] : undefined;
     update.code =
@@ -116,18 +147,22 @@ function seconds(value: unknown): number {
   return Number.isFinite(n) && n > 0 ? n : Number.NaN;
 }
 
-/** A user's message (reference §3.4): who, when, what it answers, and whether it is an opt-out keyword. */
-function toInbound(item: unknown, phoneNumberId: string, isOptOut: OptOutMatcher): InboundUpdate | undefined {
-  if (!isObject(item) || typeof item.from !== 'string' || item.from === '' || typeof item.id !== 'string') return undefined;
+/**
+ * A user's message (reference §3.4): who, when, what it answers, and whether it is an opt-out keyword.
+ * Who is the phone (`from`), the business-scoped user ID (`from_user_id`, or the sender's
+ * `contacts[].user_id`), or both: a user with a username may come without a phone.
+ */
+function toInbound(
+  item: unknown,
+  phoneNumberId: string,
+  isOptOut: OptOutMatcher,
+  contacts: readonly Record<string, unknown>[],
+): InboundEvent | undefined {
+  if (!isObject(item) || typeof item.id !== 'string') return undefined;
+  const who = userOf(text(item.from), text(item.from_user_id), contacts);
   const at = seconds(item.timestamp);
-  if (Number.isNaN(at) || phoneNumberId === '') return undefined;
-  const update: InboundUpdate = {
-    phoneNumberId,
-    waId: item.from.replace(/^\+/, ''),
-    wamid: item.id,
-    at: Math.round(at * 1000),
-    optOut: false,
-  };
+  if (who === undefined || Number.isNaN(at) || phoneNumberId === '') return undefined;
+  const update: InboundEvent = { phoneNumberId, ...who, wamid: item.id, at: Math.round(at * 1000), optOut: false };
   if (isObject(item.context) && typeof item.context.id === 'string') update.replyTo = item.context.id;
   let words: string | undefined;
   if (item.type === 'button' && isObject(item.button)) {
@@ -149,12 +184,53 @@ function toInbound(item: unknown, phoneNumberId: string, isOptOut: OptOutMatcher
   return update;
 }
 
-/** A marketing stop / resume (reference §3.5); its timestamp is a number of seconds. */
-function toPreference(item: unknown, phoneNumberId: string): PreferenceUpdate | undefined {
-  if (!isObject(item) || typeof item.wa_id !== 'string' || (item.value !== 'stop' && item.value !== 'resume')) return undefined;
+/** A marketing stop / resume (reference §3.5); its timestamp is a number of seconds; `wa_id`, `user_id` or both. */
+function toPreference(item: unknown, phoneNumberId: string, contacts: readonly Record<string, unknown>[]): PreferenceEvent | undefined {
+  if (!isObject(item) || (item.value !== 'stop' && item.value !== 'resume')) return undefined;
+  const who = userOf(text(item.wa_id), text(item.user_id), contacts);
   const at = seconds(item.timestamp);
-  if (Number.isNaN(at) || phoneNumberId === '') return undefined;
-  return { phoneNumberId, waId: item.wa_id.replace(/^\+/, ''), value: item.value, at: Math.round(at * 1000) };
+  if (who === undefined || Number.isNaN(at) || phoneNumberId === '') return undefined;
+  return { phoneNumberId, ...who, value: item.value, at: Math.round(at * 1000) };
+}
+
+/**
+ * A user's phone and business-scoped user ID from an item and its change's `contacts[]` (the
+ * contact with that phone, or the only contact): either may be missing, not both.
+ */
+function userOf(
+  phone: string | undefined,
+  userId: string | undefined,
+  contacts: readonly Record<string, unknown>[],
+): { waId?: string; userId?: string } | undefined {
+  const contact = phone !== undefined ? contacts.find((c) => text(c.wa_id) === phone) : undefined;
+  const only = contacts.length === 1 ? contacts[0] : undefined;
+  const id = userId ?? text(contact?.user_id) ?? (phone === undefined ? text(only?.user_id) : undefined);
+  const waId = phone ?? (id !== undefined && only !== undefined && text(only.user_id) === id ? text(only.wa_id) : undefined);
+  if (waId === undefined && id === undefined) return undefined;
+  return { ...(waId === undefined ? {} : { waId: waId.replace(/^\+/, '') }), ...(id === undefined ? {} : { userId: id }) };
+}
+
+/**
+ * A `system` message `user_changed_user_id` (reference 2026 §4): the new ID in `system.user_id`,
+ * the old one in `system.previous_user_id` or the sender's `from_user_id`, else read from
+ * `system.body` ("… changed from US.1… to US.2…"). Undefined for any other message; 'malformed'
+ * when it names no old and new ID.
+ */
+function toUserIdChange(item: unknown, phoneNumberId: string): UserIdChange | 'malformed' | undefined {
+  if (!isObject(item) || item.type !== 'system' || !isObject(item.system) || item.system.type !== 'user_changed_user_id') return undefined;
+  const { system } = item;
+  const fromBody = typeof system.body === 'string' ? /from\s+(\S+?)\.?\s+to\s+(\S+?)\.?$/.exec(system.body.trim()) : null;
+  const previous = text(system.previous_user_id) ?? text(item.from_user_id) ?? fromBody?.[1];
+  const userId = text(system.user_id) ?? fromBody?.[2];
+  const at = seconds(item.timestamp);
+  if (previous === undefined || userId === undefined || previous === userId || Number.isNaN(at) || phoneNumberId === '') return 'malformed';
+  const waId = text(system.wa_id) ?? text(item.from);
+  return { phoneNumberId, previous, userId, ...(waId === undefined ? {} : { waId: waId.replace(/^\+/, '') }), at: Math.round(at * 1000) };
+}
+
+/** A non-empty string, else undefined. */
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /**

@@ -12,12 +12,15 @@ import type { ReportLedger } from '../ledger.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
 
 /**
- * `delivered_at`, `read_at`: Meta's timestamps from status webhooks (ISO 8601), empty until
- * one arrives; `reply`: the payload of the quick-reply button the recipient tapped.
+ * `user_id`: the recipient's business-scoped user ID as the portfolio's user links know it
+ * now (learnt from status webhooks and messages; the newest for that phone), empty while none
+ * is known; `delivered_at`, `read_at`: Meta's timestamps from status webhooks (ISO 8601), empty
+ * until one arrives; `reply`: the payload of the quick-reply button the recipient tapped.
  */
 export const REPORT_COLUMNS = [
   'row',
   'phone',
+  'user_id',
   'status',
   'message_id',
   'error_code',
@@ -35,10 +38,11 @@ const iso = (ms: number | undefined): string => (ms === undefined ? '' : new Dat
  * cells spreadsheet-safe, since a phone or detail cell may hold what a hostile file put there
  * (`=HYPERLINK(…)`); times ISO 8601.
  */
-export function reportLine(r: RowRecord): (string | number)[] {
+export function reportLine(r: RowRecord, userId = ''): (string | number)[] {
   return [
     r.row,
     spreadsheetSafe(r.phone),
+    spreadsheetSafe(userId),
     r.status,
     r.wamid ?? '',
     spreadsheetSafe(r.errorCode ?? ''),
@@ -50,10 +54,19 @@ export function reportLine(r: RowRecord): (string | number)[] {
   ];
 }
 
+/** The user IDs of these phones in the campaign's portfolio (src/portfolios/user-links.ts), undefined where none is known. */
+export type UserIdsOf = (phones: readonly string[]) => Promise<(string | undefined)[]>;
+
 /** Every row's line, in row order, read from the ledger a page at a time as the consumer asks for them. */
-export async function* reportLines(ledger: Pick<ReportLedger, 'rows'>, campaignId: string): AsyncGenerator<(string | number)[]> {
+export async function* reportLines(
+  ledger: Pick<ReportLedger, 'rows'>,
+  campaignId: string,
+  userIds?: UserIdsOf,
+): AsyncGenerator<(string | number)[]> {
   for await (const page of ledger.rows(campaignId)) {
-    for (const r of page) yield reportLine(r);
+    // One lookup per page of rows, not per row.
+    const ids = userIds === undefined ? [] : await userIds(page.map((r) => r.phone));
+    for (const [i, r] of page.entries()) yield reportLine(r, ids[i] ?? '');
   }
 }
 
@@ -65,6 +78,8 @@ export function reportCsv(): Stringifier {
 export interface ReportOptions {
   /** Aborted (Ctrl-C): the writing stops, and the rejection is the AbortError. */
   signal?: AbortSignal | undefined;
+  /** The `user_id` column's source; without it the column is empty. */
+  userIds?: UserIdsOf | undefined;
 }
 
 /**
@@ -81,7 +96,7 @@ export async function writeReport(
   options: ReportOptions = {},
 ): Promise<number> {
   await checkWritableFile(path);
-  const source = countedLines(ledger, campaignId);
+  const source = countedLines(ledger, campaignId, options.userIds);
   try {
     await replaceFile(path, (temporary) =>
       pipeline(Readable.from(source.lines), reportCsv(), createWriteStream(temporary, { flags: 'wx' }), { signal: options.signal }),
@@ -102,7 +117,7 @@ export async function writeReportTo(
   out: Writable,
   options: ReportOptions = {},
 ): Promise<number> {
-  const source = countedLines(ledger, campaignId);
+  const source = countedLines(ledger, campaignId, options.userIds);
   try {
     await pipeline(Readable.from(source.lines), reportCsv(), out, { end: false, signal: options.signal });
   } catch (error) {
@@ -118,12 +133,12 @@ export async function writeReportTo(
 }
 
 /** The lines, counted, and which failures are not the output's: the ledger's own, or a stop. */
-function countedLines(ledger: Pick<ReportLedger, 'rows'>, campaignId: string) {
+function countedLines(ledger: Pick<ReportLedger, 'rows'>, campaignId: string, userIds: UserIdsOf | undefined) {
   let count = 0;
   let readFailure: unknown;
   async function* lines(): AsyncGenerator<(string | number)[]> {
     try {
-      for await (const line of reportLines(ledger, campaignId)) {
+      for await (const line of reportLines(ledger, campaignId, userIds)) {
         count++;
         yield line;
       }

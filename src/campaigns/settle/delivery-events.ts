@@ -6,6 +6,14 @@ import type {
   TemplateStatusOutcome,
   TemplateStatusUpdate,
 } from '../ledger.js';
+import {
+  joinUsers,
+  type InboundEvent,
+  type PreferenceEvent,
+  type StatusEvent,
+  type UserIdChange,
+  type UserLinkStore,
+} from './user-joins.js';
 
 /**
  * Settling: what Meta tells after a send (statuses, users' messages, marketing preferences)
@@ -18,9 +26,12 @@ const STATUSES_PER_CALL = 500;
 
 /** What a batch of webhooks asks of the ledger. */
 export interface DeliveryEvents {
-  statuses: readonly StatusUpdate[];
-  inbound: readonly InboundUpdate[];
-  preferences: readonly PreferenceUpdate[];
+  statuses: readonly StatusEvent[];
+  /** Users' messages and preferences by phone, user ID or both (joined to a phone before the ledger sees them). */
+  inbound: readonly InboundEvent[];
+  preferences: readonly PreferenceEvent[];
+  /** `user_changed_user_id` system messages. */
+  userIdChanges?: readonly UserIdChange[];
   /** Template status changes, in the order Meta sent them (a PAUSED then a REINSTATED end reinstated). */
   templates?: readonly TemplateStatusUpdate[];
 }
@@ -29,7 +40,11 @@ export interface DeliveryEvents {
 export type StatusApplied = (update: StatusUpdate, appliedAt: number) => void;
 
 export interface Settled {
-  /** How many of each: statuses, each status outcome, completed campaigns, inbound, replies, optOutKeywords, preferences. */
+  /**
+   * How many of each: statuses, each status outcome, completed campaigns, inbound, replies, optOutKeywords, preferences;
+   * `unlinked`: events with a user ID only whose phone is not known yet (kept until it is); `linked`: such events applied
+   * now that their link is known.
+   */
   counts: Record<string, number>;
   /**
    * Statuses no row knows yet: the send's answer may not be recorded yet (at 1,000 msg/s Meta's
@@ -46,20 +61,37 @@ export interface ParkedStatus {
   parkedAt: number;
 }
 
-/** Applies a batch: its statuses (in chunks), then users' messages, then preferences, then template status changes. */
-export async function settleDeliveryEvents(ledger: DeliveryLedger, events: DeliveryEvents, onApplied?: StatusApplied): Promise<Settled> {
+/**
+ * Applies a batch: its statuses (in chunks), then users' messages, then preferences, then
+ * template status changes. Messages and preferences are joined to their phone first
+ * (user-joins.ts): by the user ID's link, learnt from this batch's statuses and earlier ones,
+ * then by the phone they carry; without `links`, one with a user ID only cannot be applied
+ * and is counted `unlinked`.
+ */
+export async function settleDeliveryEvents(
+  ledger: DeliveryLedger,
+  events: DeliveryEvents,
+  onApplied?: StatusApplied,
+  links?: UserLinkStore,
+): Promise<Settled> {
   const settled = await settleStatuses(ledger, events.statuses, onApplied);
   const { counts } = settled;
-  if (events.inbound.length > 0) {
-    const answered = await ledger.applyInbound(events.inbound);
-    counts.inbound = events.inbound.length;
+  const joined = await joinedEvents(events, links);
+  const { inbound, preferences } = joined;
+  if (inbound.length > 0) {
+    const answered = await ledger.applyInbound(inbound);
+    counts.inbound = inbound.length;
     counts.replies = answered.filter((a) => a.answeredRow).length;
-    counts.optOutKeywords = events.inbound.filter((m) => m.optOut).length;
+    counts.optOutKeywords = inbound.filter((m) => m.optOut).length;
   }
-  if (events.preferences.length > 0) {
-    await ledger.applyPreferences(events.preferences);
-    counts.preferences = events.preferences.length;
+  if (preferences.length > 0) {
+    await ledger.applyPreferences(preferences);
+    counts.preferences = preferences.length;
   }
+  if (joined.unlinked > 0) counts.unlinked = joined.unlinked;
+  if (joined.linked > 0) counts.linked = joined.linked;
+  if ((events.userIdChanges?.length ?? 0) > 0) counts.userIdChanges = events.userIdChanges?.length ?? 0;
+  await joined.done();
   for (const update of events.templates ?? []) {
     const campaigns = await ledger.applyTemplateStatus(update);
     settled.templates.push({ update, campaigns });
@@ -68,6 +100,19 @@ export async function settleDeliveryEvents(ledger: DeliveryLedger, events: Deliv
       if (outcome === 'paused' || outcome === 'resumed') counts[`template_${outcome}`] = (counts[`template_${outcome}`] ?? 0) + 1;
   }
   return settled;
+}
+
+/** The batch's messages and preferences with their phones (through the links when there are any). */
+async function joinedEvents(
+  events: DeliveryEvents,
+  links: UserLinkStore | undefined,
+): Promise<{ inbound: InboundUpdate[]; preferences: PreferenceUpdate[]; unlinked: number; linked: number; done(): Promise<void> }> {
+  if (links !== undefined) return joinUsers(links, { ...events, userIdChanges: events.userIdChanges ?? [] });
+  const hasPhone = <T extends { waId?: string }>(e: T): e is T & { waId: string } => e.waId !== undefined && e.waId !== '';
+  const inbound = events.inbound.filter(hasPhone);
+  const preferences = events.preferences.filter(hasPhone);
+  const unlinked = events.inbound.length - inbound.length + events.preferences.length - preferences.length;
+  return { inbound, preferences, unlinked, linked: 0, done: () => Promise.resolve() };
 }
 
 /** Applies statuses to their rows; returns counts by outcome and those whose row is not known yet. */

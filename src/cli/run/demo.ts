@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import { writeReport } from '../../campaigns/report/report.js';
+import { reportUserIds } from '../../portfolios/user-links.js';
 import { summaryText, statusText } from '../format.js';
 import { packageRoot } from '../../files/package-root.js';
 import { loadTemplatesFile, startSandbox } from '../../sandbox/index.js';
@@ -130,7 +131,8 @@ async function sendSamples(redisEnv: Record<string, string>): Promise<string> {
     if (status?.state === 'completed') status = await awaitStatusWebhooks(context.ledger, summary.id, status);
     if (status !== undefined) console.log(statusText(status));
     const reportPath = join(context.config.reportsDir, `${summary.id}.csv`);
-    await writeReport(context.ledger, summary.id, reportPath);
+    const userIds = reportUserIds(context.redis, context.config.queuePrefix, context.config.portfolios, DEMO_PHONE_NUMBER_ID);
+    await writeReport(context.ledger, summary.id, reportPath, { userIds });
     console.log(`Report: ${reportPath}`);
     console.log(`The sandbox accepted ${sandbox.stats().accepted} messages.`);
     return summary.id;

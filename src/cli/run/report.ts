@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { writeReport, writeReportTo } from '../../campaigns/report/report.js';
 import { AppError } from '../../errors/app-error.js';
 import type { AppContext } from '../../app/app-context.js';
+import { reportUserIds } from '../../portfolios/user-links.js';
 
 /** What `campaign report` did: wrote a file, wrote stdout, or was stopped (Ctrl-C; a file there before is kept). */
 export type ReportOutcome =
@@ -24,10 +25,13 @@ export async function runReport(context: AppContext, campaignId: string, out: st
   const savedPath = join(config.reportsDir, `${campaignId}.csv`);
   if (status.purgedAt !== undefined) throw purged(campaignId, status.purgedAt, savedPath, await isFile(savedPath));
   const path = out === STDOUT ? 'stdout' : (out ?? savedPath);
+  const number = (await ledger.getCampaign(campaignId))?.phoneNumberId ?? '';
+  const userIds = reportUserIds(context.redis, config.queuePrefix, config.portfolios, number);
   const stop = stopOnSignal();
   try {
-    if (out === STDOUT) return { kind: 'stdout', lines: await writeReportTo(ledger, campaignId, process.stdout, { signal: stop.signal }) };
-    return { kind: 'file', path, lines: await writeReport(ledger, campaignId, path, { signal: stop.signal }) };
+    const options = { signal: stop.signal, userIds };
+    if (out === STDOUT) return { kind: 'stdout', lines: await writeReportTo(ledger, campaignId, process.stdout, options) };
+    return { kind: 'file', path, lines: await writeReport(ledger, campaignId, path, options) };
   } catch (error) {
     if (stop.signal.aborted) return { kind: 'stopped', path };
     throw error;

@@ -1,0 +1,229 @@
+import type { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/logging/logger.js';
+import { RedisUserLinks, userLinkKeys } from '../../src/portfolios/user-links.js';
+import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { webhookKeys } from '../../src/redis/webhook-keys.js';
+import { WebhookConsumer } from '../../src/webhooks/webhook-consumer.js';
+import { phoneNumber } from '../support/csv-files.js';
+import { LEDGER_TEST_NUMBER, feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
+import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
+
+/**
+ * Business-scoped user IDs on a real Redis: the portfolio's links (learnt, newest first,
+ * renamed, kept per portfolio, pruned after the retention), and the joins through the webhook
+ * consumer: a username user's message, reply and marketing stop reach their phone's row,
+ * service window and opt-outs, also when the link comes only after the event.
+ */
+const NUMBER = LEDGER_TEST_NUMBER;
+/** Another number of the same (default) portfolio, and one of its own portfolio. */
+const SAME_PORTFOLIO = '106540352242923';
+const OTHER_PORTFOLIO = '106540352242924';
+const USER = 'US.13491208655302741918';
+const ID = 'users';
+
+describe('user links of a portfolio (real Redis)', () => {
+  let redis: Redis;
+  let prefix: string;
+  let links: RedisUserLinks;
+
+  beforeEach(() => {
+    redis = testRedis();
+    prefix = freshPrefix('user-links');
+    links = new RedisUserLinks(redis, prefix, new Map([[OTHER_PORTFOLIO, 'support']]), 86_400_000);
+  });
+
+  afterEach(async () => {
+    await removePrefix(redis, prefix);
+    await redis.quit();
+  });
+
+  it('a link learnt on one number is known on every number of its portfolio, and on no other', async () => {
+    const now = Date.now();
+    await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505551234', at: now }]);
+    expect(await links.phonesOf(SAME_PORTFOLIO, [USER, 'US.0'])).toEqual(['16505551234', undefined]);
+    expect(await links.userIdsOf(SAME_PORTFOLIO, ['+16505551234'])).toEqual([USER]);
+    expect(await links.phonesOf(OTHER_PORTFOLIO, [USER])).toEqual([undefined]);
+    // Its keys are in the portfolio's own scope (one hash tag).
+    expect(await redis.hget(userLinkKeys(prefix, 'default').links, USER)).toBe(`16505551234 ${now}`);
+  });
+
+  it('the newest link of a user ID wins, whatever the order they come in', async () => {
+    const now = Date.now();
+    await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505550002', at: now }]);
+    await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505550001', at: now - 5000 }]);
+    expect(await links.phonesOf(NUMBER, [USER])).toEqual(['16505550002']);
+    await links.learn([
+      { phoneNumberId: NUMBER, userId: USER, waId: '16505550003', at: now + 2000 },
+      { phoneNumberId: NUMBER, userId: USER, waId: '16505550004', at: now + 1000 },
+    ]);
+    expect(await links.phonesOf(NUMBER, [USER])).toEqual(['16505550003']);
+  });
+
+  it('user_changed_user_id: the new ID takes the old one’s phone; the old ID keeps it for late events', async () => {
+    const now = Date.now();
+    await links.learn([{ phoneNumberId: NUMBER, userId: 'US.1', waId: '16505551234', at: now }]);
+    await links.rename([{ phoneNumberId: SAME_PORTFOLIO, previous: 'US.1', userId: 'US.2', at: now + 1000 }]);
+    expect(await links.phonesOf(NUMBER, ['US.1', 'US.2'])).toEqual(['16505551234', '16505551234']);
+    expect(await links.userIdsOf(NUMBER, ['16505551234'])).toEqual(['US.2']);
+  });
+
+  it('links not seen for the retention are dropped; a phone whose user ID changed keeps the new one', async () => {
+    const old = Date.now() - 2 * 86_400_000;
+    await links.learn([{ phoneNumberId: NUMBER, userId: 'US.1', waId: '16505551234', at: old }]);
+    await links.learn([{ phoneNumberId: NUMBER, userId: 'US.2', waId: '16505551234', at: Date.now() }]);
+    expect(await links.phonesOf(NUMBER, ['US.1', 'US.2'])).toEqual([undefined, '16505551234']);
+    expect(await links.userIdsOf(NUMBER, ['16505551234'])).toEqual(['US.2']);
+  });
+
+  it('parked events are released once, and only what was read is removed', async () => {
+    const event = { phoneNumberId: NUMBER, userId: USER, value: 'stop' as const, at: Date.now() };
+    await links.park([{ kind: 'preference', event }]);
+    const released = await links.release([{ phoneNumberId: SAME_PORTFOLIO, userId: USER }]);
+    expect(released.events).toEqual([{ kind: 'preference', event }]);
+    // Parked meanwhile: stays for the next release.
+    await links.park([{ kind: 'preference', event: { ...event, value: 'resume' } }]);
+    await released.done();
+    const again = await links.release([{ phoneNumberId: NUMBER, userId: USER }]);
+    expect(again.events.map((e) => e.kind === 'preference' && e.event.value)).toEqual(['resume']);
+    await again.done();
+    expect((await links.release([{ phoneNumberId: NUMBER, userId: USER }])).events).toEqual([]);
+    expect(await redis.exists(userLinkKeys(prefix, 'default').pendingOf(USER))).toBe(0);
+  });
+});
+
+describe('user_id-only webhooks joined to their phone (real Redis, webhook consumer)', () => {
+  let redis: Redis;
+  let reader: Redis;
+  let prefix: string;
+  let ledger: RedisLedger;
+  let consumer: WebhookConsumer;
+  const phone = phoneNumber(1);
+  const digits = phone.slice(1);
+  const seconds = () => String(Math.floor(Date.now() / 1000));
+
+  beforeEach(async () => {
+    redis = testRedis();
+    reader = testRedis();
+    prefix = freshPrefix('user-joins');
+    ledger = new RedisLedger(redis, prefix);
+    consumer = new WebhookConsumer({ redis: reader, prefix, ledger, logger: silentLogger(), consumer: 'test', blockMs: 50 });
+    // Row 1 sent to `phone` as message w1.
+    await ledger.createCampaign(ledgerTestDefinition(ID));
+    await ledger.recordIngested(ID, NUMBER, [queuedRow(1), queuedRow(2)]);
+    await ledger.finishIngest(ID);
+    const { jobs } = await feedAll(ledger);
+    for (const job of jobs) {
+      await ledger.claim(job, NUMBER);
+      await ledger.settle(job, { status: 'sent', wamid: `w${job.row}` }, NUMBER);
+    }
+  });
+
+  afterEach(async () => {
+    await removePrefix(redis, prefix);
+    await reader.quit();
+    await redis.quit();
+  });
+
+  async function post(field: string, value: object): Promise<void> {
+    const body = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: '1',
+          changes: [
+            { field, value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '1', phone_number_id: NUMBER }, ...value } },
+          ],
+        },
+      ],
+    });
+    await redis.xadd(webhookKeys(prefix).inbox, '*', 'body', body, 'at', Date.now());
+    while ((await consumer.processOnce()) === 0);
+  }
+  const delivered = (userId = USER) => ({
+    statuses: [
+      {
+        id: 'w1',
+        status: 'delivered',
+        timestamp: seconds(),
+        recipient_id: digits,
+        recipient_user_id: userId,
+        contacts: [{ wa_id: digits, user_id: userId }],
+      },
+    ],
+  });
+  const stopByUserId = (userId = USER) => ({
+    contacts: [{ profile: { name: 'Ana' }, user_id: userId }],
+    user_preferences: [{ user_id: userId, value: 'stop', category: 'marketing_messages', timestamp: Number(seconds()) }],
+  });
+  const stats = async () => redis.hgetall(webhookKeys(prefix).stats);
+
+  it('a status links the user; their user_id-only reply answers the row and opens the service window on their phone', async () => {
+    await post('messages', delivered());
+    expect(await ledger.serviceWindowsOpen(NUMBER, [digits])).toEqual([false]);
+    await post('messages', {
+      contacts: [{ profile: { name: 'Ana', username: '@ana' }, user_id: USER }],
+      messages: [
+        {
+          from_user_id: USER,
+          id: 'in1',
+          timestamp: seconds(),
+          type: 'button',
+          button: { payload: 'YES', text: 'Yes' },
+          context: { id: 'w1' },
+        },
+      ],
+    });
+    expect(await ledger.serviceWindowsOpen(NUMBER, [digits])).toEqual([true]);
+    const rows = [];
+    for await (const page of ledger.rows(ID)) rows.push(...page);
+    expect(rows.find((r) => r.row === 1)?.reply).toBe('YES');
+    expect(await stats()).toMatchObject({ inbound: '1', replies: '1' });
+    expect((await stats()).malformed).toBeUndefined();
+  });
+
+  it('a user_id-only stop is an opt-out of their phone', async () => {
+    await post('messages', delivered());
+    await post('user_preferences', stopByUserId());
+    expect([...(await ledger.optOuts(NUMBER)).keys()]).toEqual([phone]);
+  });
+
+  it('a stop whose user ID has no link yet is kept (unlinked, not malformed) and applied when a status links it', async () => {
+    await post('user_preferences', stopByUserId());
+    expect(await stats()).toMatchObject({ unlinked: '1' });
+    expect((await stats()).malformed).toBeUndefined();
+    expect((await ledger.optOuts(NUMBER)).size).toBe(0);
+    await post('messages', delivered());
+    expect([...(await ledger.optOuts(NUMBER)).keys()]).toEqual([phone]);
+    expect(await stats()).toMatchObject({ linked: '1', preferences: '1' });
+  });
+
+  it('after user_changed_user_id, a message with the new ID only opens the window of the same phone', async () => {
+    await post('messages', delivered('US.1'));
+    await post('messages', {
+      messages: [
+        {
+          id: 's1',
+          timestamp: seconds(),
+          type: 'system',
+          system: { type: 'user_changed_user_id', body: 'User Ana changed from US.1 to US.2', user_id: 'US.2' },
+        },
+      ],
+    });
+    expect(await ledger.serviceWindowsOpen(NUMBER, [digits])).toEqual([false]);
+    await post('messages', {
+      messages: [{ from_user_id: 'US.2', id: 'in2', timestamp: seconds(), type: 'text', text: { body: 'hello' } }],
+    });
+    expect(await ledger.serviceWindowsOpen(NUMBER, [digits])).toEqual([true]);
+    expect(await stats()).toMatchObject({ userIdChanges: '1', inbound: '1' });
+  });
+
+  it('a failed status teaches no link: its user stays unknown', async () => {
+    await post('messages', {
+      statuses: [{ id: 'w2', status: 'failed', timestamp: seconds(), recipient_id: phoneNumber(2).slice(1), errors: [{ code: 131026 }] }],
+    });
+    await post('user_preferences', stopByUserId('US.77'));
+    expect(await stats()).toMatchObject({ unlinked: '1', applied: '1' });
+    expect((await ledger.optOuts(NUMBER)).size).toBe(0);
+  });
+});
