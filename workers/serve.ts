@@ -150,6 +150,27 @@ async function webhookConsumer(config: Config, log: Logger, readerRedis: RedisCl
     isOptOut: optOutMatcher(config.webhook.optOutKeywords),
     parkMs: config.webhook.parkMs,
     metrics: new WebhookMetrics(config.queuePrefix),
+    onLimitUpdates: await limitUpdatesHandler(config, log, readerRedis, ledger),
+  });
+}
+
+/** `business_capability_update` / `account_update`: the portfolio's new messaging limit, stored where its feeds read it. */
+async function limitUpdatesHandler(config: Config, log: Logger, redis: RedisClient, ledger: RedisLedger) {
+  const { limitWebhookHandler } = await import('../src/portfolios/limit-webhooks.js');
+  const { fetchMessagingLimit } = await import('../src/cloud-api/messaging-limit-client.js');
+  const { accessToken, api } = config;
+  return limitWebhookHandler({
+    redis,
+    prefix: config.queuePrefix,
+    portfolios: config.portfolios,
+    fixed: config.messagingLimits,
+    ledger,
+    fetch:
+      accessToken === undefined
+        ? undefined
+        : (phoneNumberId) =>
+            fetchMessagingLimit({ baseUrl: api.baseUrl, apiVersion: api.version, phoneNumberId, accessToken, timeoutMs: api.timeoutMs }),
+    logger: log,
   });
 }
 

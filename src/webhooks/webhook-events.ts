@@ -1,4 +1,5 @@
 import type { InboundUpdate, PreferenceUpdate, StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
+import { toLimitUpdate, type LimitUpdate } from './limit-events.js';
 
 /**
  * The events of one webhook POST (reference §3.2): every entry, every change, every item,
@@ -14,6 +15,8 @@ export interface WebhookEvents {
   preferences: PreferenceUpdate[];
   /** `message_template_status_update`: a template paused, disabled, reinstated… */
   templates: TemplateStatusUpdate[];
+  /** `business_capability_update`, `account_update`: the portfolio's messaging limit changed, or may have. */
+  limits: LimitUpdate[];
   /** Items of kinds this version does not act on (inbound messages, preferences, template updates…). */
   ignored: number;
   /** Status items without the fields a status needs (id, status, timestamp): counted, not applied. */
@@ -43,7 +46,7 @@ export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () 
   }
   if (!isObject(payload) || !Array.isArray(payload.entry))
     return { ok: false, problem: 'no entry[] array (not a WhatsApp Business Account webhook)' };
-  const events: WebhookEvents = { statuses: [], inbound: [], preferences: [], templates: [], ignored: 0, malformed: 0 };
+  const events: WebhookEvents = { statuses: [], inbound: [], preferences: [], templates: [], limits: [], ignored: 0, malformed: 0 };
   for (const entry of payload.entry) {
     if (!isObject(entry) || !Array.isArray(entry.changes)) continue;
     for (const change of entry.changes) {
@@ -63,6 +66,11 @@ export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () 
         const template = toTemplateStatus(value);
         if (template === undefined) events.malformed++;
         else events.templates.push(template);
+        continue;
+      }
+      const limit = toLimitUpdate(change.field, value, entry.id);
+      if (limit !== undefined) {
+        events.limits.push(limit);
         continue;
       }
       if (change.field !== 'messages') {

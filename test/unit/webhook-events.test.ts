@@ -32,6 +32,7 @@ describe('parseWebhook', () => {
         inbound: [],
         preferences: [],
         templates: [],
+        limits: [],
         ignored: 0,
         malformed: 0,
       },
