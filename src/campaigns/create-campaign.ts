@@ -23,10 +23,15 @@ export interface TemplateFinder {
   close(): Promise<void>;
 }
 
-/** The number's messaging limit (configured, else as its workers last read it) and who it reached in the last 24 h, by Redis's clock. */
+/**
+ * The messaging limit of the number's portfolio (configured, else as last stored), who the
+ * portfolio reached in the last 24 h, by Redis's clock, and the rows its other campaigns still have queued.
+ */
 export interface MessagingReach {
+  portfolio: string;
   limit: MessagingLimit | undefined;
   reached: number;
+  queuedElsewhere: number;
   oldestReachedAt: number | undefined;
   now: number;
 }
@@ -42,7 +47,8 @@ export interface CreateCampaignDeps {
   sendRate(phoneNumberId: string): number;
   /** The approved templates, from `file` when given, else the configured source. Opened for a template campaign only. */
   openTemplates(file: string | undefined): TemplateFinder;
-  messagingReach(phoneNumberId: string): Promise<MessagingReach>;
+  /** The portfolio's reach, the backlog of this campaign (`campaignId`) not counted. */
+  messagingReach(phoneNumberId: string, campaignId: string): Promise<MessagingReach>;
   /** Sets a template's time-to-live through the Cloud API; undefined when this process has no token to do it with. */
   setTemplateTtl?: ((templateId: string, seconds: number) => Promise<void>) | undefined;
 }
@@ -193,20 +199,23 @@ async function planSending(
   });
   // A text goes only to users whose service window is open: they take no place under the limit.
   if (message.kind === 'text') return { estimate, sendRate };
-  return { estimate, sendRate, messagingLimit: await limitCheck(deps, spec.phoneNumberId, recipients, startsAt) };
+  return { estimate, sendRate, messagingLimit: await limitCheck(deps, spec.phoneNumberId, summary.id, recipients, startsAt) };
 }
 
 /** The number's messaging limit against this campaign's recipients. */
 async function limitCheck(
   deps: CreateCampaignDeps,
   phoneNumberId: string,
+  campaignId: string,
   recipients: number,
   startsAt: number,
 ): Promise<MessagingLimitCheck> {
-  const reach = await deps.messagingReach(phoneNumberId);
+  const reach = await deps.messagingReach(phoneNumberId, campaignId);
   return checkMessagingLimit({
+    portfolio: reach.portfolio,
     limit: reach.limit,
     reached: reach.reached,
+    queuedElsewhere: reach.queuedElsewhere,
     oldestReachedAt: reach.oldestReachedAt,
     recipients,
     startsAt: Math.max(startsAt, reach.now),

@@ -4,6 +4,7 @@ import type { LimitHeld } from './send/messaging-reach.js';
 import type { CampaignDefinition, CampaignStatus, RowRecord, RowStatus } from './campaign.js';
 import type { SendJob } from './send-job.js';
 import type { SendWindow } from './feed/send-window.js';
+import type { FeedLimitOptions } from './send/messaging-reach.js';
 export type { TemplateStatusOutcome, TemplateStatusUpdate } from './template-status.js';
 
 /**
@@ -131,7 +132,7 @@ export interface RetrySelection {
 export type CancelResult = { outcome: 'cancelled'; cancelled: number } | { outcome: 'missing' | 'completed' };
 
 /** How a phone number's feeder tops up its window of jobs. */
-export interface FeedOptions {
+export interface FeedOptions extends FeedLimitOptions {
   /** Jobs fed and not done, at most: BullMQ holds no more than this for the number. */
   windowSize: number;
   /** Feed only when at least this much room is free (fewer, larger feeds). */
@@ -141,8 +142,6 @@ export interface FeedOptions {
   refreshMost: number;
   /** Campaigns with a send window: their lanes open now (one not in the map feeds nothing). */
   openLanes?: ReadonlyMap<string, readonly number[]>;
-  /** Meta's messaging limit of the number (unique users per moving 24 h); absent or 0: none, nothing counted. */
-  messagingLimit?: number;
 }
 
 /** A phone number's campaigns with a send window, and their lanes, as the feeder needs them. */
@@ -310,8 +309,8 @@ export interface SendLedger extends Pick<ReportLedger, 'getCampaign'> {
   windowedCampaigns(phoneNumberId: string): Promise<WindowedCampaigns>;
   /** Jobs fed to the number and not done yet. */
   windowSize(phoneNumberId: string): Promise<number>;
-  /** The number's messaging limit as its worker learnt it, kept two days for `campaign send`'s plan. */
-  recordMessagingLimit(phoneNumberId: string, limit: MessagingLimit): Promise<void>;
+  /** The portfolio's messaging limit as a worker or webhook learnt it (kept two days): what feeds and `campaign send`'s plan read. */
+  recordMessagingLimit(portfolio: string, limit: MessagingLimit): Promise<void>;
   /** The in-doubt rule for the number's `confirming` rows whose window passed, at most `limit` (confirm-in-doubt.lua). */
   confirmInDoubt(phoneNumberId: string, limit: number): Promise<InDoubtDecisions>;
   /** Meta said the recipient stopped marketing messages (131050): remember it for this number. */

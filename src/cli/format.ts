@@ -178,8 +178,10 @@ export function summaryJson(summary: SendOutcome, rate: number): Record<string, 
 function limitJson(check: MessagingLimitCheck | undefined): Record<string, unknown> | null {
   if (check === undefined) return null;
   return {
+    portfolio: check.portfolio,
     limit: check.limit ?? null,
     reached: check.reached,
+    queuedElsewhere: check.queuedElsewhere,
     recipients: check.recipients,
     over: check.over,
     freesAt: iso(check.freesAt),
@@ -191,15 +193,16 @@ function limitLines(check: MessagingLimitCheck | undefined, zone: DisplayZone): 
   if (check === undefined || check.limit === 'unlimited') return [];
   if (check.limit === undefined) {
     return [
-      '  messaging limit of the number: not known yet (a worker reads it from the Cloud API; ' +
+      `  messaging limit of portfolio ${check.portfolio}: not known yet (a worker reads it from the Cloud API; ` +
         'MESSAGING_LIMITS sets it): rows past it wait in the backlog once it is',
     ];
   }
-  const per24h = `${check.limit} unique users per 24 h, ${check.reached} reached in the last 24 h`;
+  const queued = check.queuedElsewhere > 0 ? `, ${check.queuedElsewhere} rows queued in its other campaigns` : '';
+  const per24h = `portfolio ${check.portfolio}: ${check.limit} unique users per 24 h, ${check.reached} reached in the last 24 h${queued}`;
   if (check.over === 0) return [`  messaging limit: within it (${per24h})`];
   const when = check.freesAt === undefined ? '' : `; places start to free at ${formatInstant(check.freesAt, zone)}`;
   return [
-    `  messaging limit: up to ${check.over} of its ${check.recipients} recipients are past the number's limit ` +
+    `  messaging limit: up to ${check.over} of its ${check.recipients} recipients are past the portfolio's limit ` +
       `(${per24h}): they wait in the backlog until the rolling 24 h frees places${when}`,
   ];
 }

@@ -78,9 +78,12 @@ export function reachKey(prefix: string, phoneNumberId: string): string {
   return `${numberScope(prefix, phoneNumberId)}:reach:${phoneNumberId}`;
 }
 
-/** A phone number's messaging limit as a worker last learnt it ('10000' or 'unlimited'), for `campaign send`'s plan. */
-export function messagingLimitKey(prefix: string, phoneNumberId: string): string {
-  return `${numberScope(prefix, phoneNumberId)}:messaging-limit:${phoneNumberId}`;
+/**
+ * A phone number's feeds whose recipients the portfolio has not counted yet: lease ID → JSON
+ * {t: ms fed, s: new to the number, k: reached again} (feed.lua writes it, the feeder drops it after reach-commit.lua).
+ */
+export function reachPendingKey(prefix: string, phoneNumberId: string): string {
+  return `${numberScope(prefix, phoneNumberId)}:reach-pending:${phoneNumberId}`;
 }
 
 /** A phone number's copy of its portfolio's opt-outs: phone → source JSON (src/redis/ledger-optouts.ts). */

@@ -22,6 +22,8 @@ export const LEDGER_SCRIPTS = {
   cwCancel: 'cancel',
   cwMarkForRetry: 'mark-for-retry',
   cwFeed: 'feed',
+  cwReachReserve: 'reach-reserve',
+  cwReachCommit: 'reach-commit',
   cwReschedule: 'reschedule',
   cwApplyStatuses: 'apply-statuses',
   cwApplyInbound: 'apply-inbound',
@@ -113,8 +115,11 @@ export interface LedgerCommands {
     active: string,
     window: string,
     reach: string,
+    pending: string,
     ...args: Arg[]
-  ): Promise<[string[], string[], string[], (string | number)[], number]>;
+  ): Promise<[string[], string[], string[], string[], number, string[]]>;
+  cwReachReserve(reach: string, leases: string, expiry: string, limit: string, ...args: Arg[]): Promise<[number, number]>;
+  cwReachCommit(reach: string, leases: string, expiry: string, ...args: Arg[]): Promise<[number, number, string[]]>;
   cwForgetWamids(wamids: string, ...args: Arg[]): Promise<number>;
 }
 

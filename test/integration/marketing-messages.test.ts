@@ -113,7 +113,8 @@ describe('the Marketing Messages API, end to end', () => {
 
   it("--ttl sets the template's time-to-live at Meta before the file is read; a dry run does not", async () => {
     const ttlOf = async () => {
-      const url = `${rig.sandbox.url}/v25.0/${DEFAULT_BUSINESS_ACCOUNT_IDS[0]}/message_templates?fields=name,message_send_ttl_seconds&name=spring_promo`;
+      const list = `${rig.sandbox.url}/v25.0/${DEFAULT_BUSINESS_ACCOUNT_IDS[0]}/message_templates`;
+      const url = `${list}?fields=name,message_send_ttl_seconds&name=spring_promo`;
       const answer = await fetch(url, { headers: { authorization: 'Bearer send-rig-token' } });
       const body = (await answer.json()) as { data: { name: string; message_send_ttl_seconds?: number }[] };
       return body.data.find((t) => t.name === 'spring_promo')?.message_send_ttl_seconds;

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, sendConcurrencyOf, sendRateOf, type RequiredSetting } from '../../src/config/config.js';
+import { loadConfig, messagingLimitOf, sendConcurrencyOf, sendRateOf, type RequiredSetting } from '../../src/config/config.js';
 import { Secret } from '../../src/config/secret.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { DEFAULT_PORTFOLIO, portfolioOf } from '../../src/portfolios/portfolios.js';
@@ -142,17 +142,43 @@ describe('loadConfig: defaults', () => {
     expect(sendConcurrencyOf(fixed.send, '999')).toBe(30);
   });
 
-  it('MESSAGING_LIMITS: users per 24 h or unlimited, per phone-number ID; 0, a word or a fraction is refused', () => {
-    expect([...loadConfig({ MESSAGING_LIMITS: '111:10000, 222:UNLIMITED' }).messagingLimits]).toStrictEqual([
-      ['111', 10_000],
-      ['222', 'unlimited'],
+  it('MESSAGING_LIMITS per portfolio (users per 24 h or unlimited); a number ID: its portfolio; 0, a word, a fraction: refused', () => {
+    const config = loadConfig({ MESSAGING_LIMITS: 'retail:2000, default:UNLIMITED', PORTFOLIOS: '111:retail,222:retail' });
+    expect([...config.messagingLimits]).toStrictEqual([
+      ['retail', 2000],
+      ['default', 'unlimited'],
     ]);
+    expect(messagingLimitOf(config, '222')).toBe(2000);
+    expect(messagingLimitOf(config, '999')).toBe('unlimited');
+    // A number's entry is its portfolio's limit: with no PORTFOLIOS, every number's is the default portfolio's.
+    expect([...loadConfig({ MESSAGING_LIMITS: '111:10000' }).messagingLimits]).toStrictEqual([[DEFAULT_PORTFOLIO, 10_000]]);
+    expect(messagingLimitOf(loadConfig({ MESSAGING_LIMITS: '111:10000' }), '333')).toBe(10_000);
+    expect([...loadConfig({ MESSAGING_LIMITS: '111:250', PORTFOLIOS: '111:retail' }).messagingLimits]).toStrictEqual([['retail', 250]]);
     expect(loadConfig({}).messagingLimits.size).toBe(0);
-    for (const bad of ['111:0', '111:lots', '111:1.5', '111']) {
+    for (const bad of ['111:0', '111:lots', '111:1.5', '111', 'retail', '9shop:100', 'a b:100']) {
       expect(() => loadConfig({ MESSAGING_LIMITS: bad }), bad).toThrow(
-        /MESSAGING_LIMITS: ".*" is not phone-number-ID:value; write it as \d+:10000,\d+:unlimited/,
+        /MESSAGING_LIMITS: ".*" is not portfolio:limit; write it as retail:2000,default:unlimited/,
       );
     }
+  });
+
+  it('MESSAGING_LIMITS: two values for one portfolio are refused, naming both entries; the same value twice is not', () => {
+    const both = (limits: string, portfolios?: string) => () =>
+      loadConfig({ MESSAGING_LIMITS: limits, ...(portfolios === undefined ? {} : { PORTFOLIOS: portfolios }) });
+    expect(both('111:2000,222:10000', '111:retail,222:retail')).toThrow(
+      /MESSAGING_LIMITS: "111:2000" and "222:10000" give portfolio retail different limits/,
+    );
+    expect(both('111:2000,retail:10000', '111:retail')).toThrow(/"111:2000" and "retail:10000" give portfolio retail different limits/);
+    expect(both('default:2000,333:unlimited')).toThrow(/"default:2000" and "333:unlimited" give the default portfolio different limits/);
+    expect(both('retail:2000,retail:250')).toThrow(/"retail:2000" and "retail:250"/);
+    // Numbers of different portfolios may differ; the same value given twice is one limit.
+    expect([...loadConfig({ MESSAGING_LIMITS: '111:2000,222:10000', PORTFOLIOS: '111:retail' }).messagingLimits]).toStrictEqual([
+      ['retail', 2000],
+      ['default', 10_000],
+    ]);
+    expect([...loadConfig({ MESSAGING_LIMITS: '111:2000,retail:2000', PORTFOLIOS: '111:retail' }).messagingLimits]).toStrictEqual([
+      ['retail', 2000],
+    ]);
   });
 
   it('PORTFOLIOS: phone-number ID to a name that starts with a letter; a number not named is in the default portfolio', () => {
