@@ -71,7 +71,7 @@ describe('RedisLedger held sends and webhook failures (real Redis)', () => {
     throw new Error(`no row ${n}`);
   }
 
-  it('a held answer leaves the row `held`, counted and not sent; no job sends it again; a sent status settles it and completes', async () => {
+  it('a held answer leaves the row `held`, counted, not sent; no job sends it again; a sent status settles it', async () => {
     open();
     const jobs = await campaign(2);
     expect(await answer(jobs[0], held('wamid.H1'))).toEqual({ status: 'held', completedCampaign: false, pausedCampaign: false });
@@ -112,7 +112,7 @@ describe('RedisLedger held sends and webhook failures (real Redis)', () => {
     expect((await ledger.status(ID))?.counts).toMatchObject({ held: 0, sent: 1, delivered: 1 });
   });
 
-  it('patience runs out: the held row becomes `unknown` (never resent) and the campaign completes; a later status still settles it', async () => {
+  it('patience runs out: the held row becomes `unknown` (not resent), the campaign completes; a later status settles it', async () => {
     open();
     const jobs = await campaign(2);
     await answer(jobs[0], sent('wamid.S1'));
