@@ -9,6 +9,7 @@ export function ledgerOptionsOf(config: Config, logger: Logger): LedgerOptions {
     autoPause: config.autoPause,
     duplicateWindowMs: config.duplicateWindowMs,
     confirmWindowMs: config.confirmWindowMs,
+    heldPatienceMs: config.heldPatienceMs,
     waitReplicas: config.redisWaitReplicas,
     portfolios: config.portfolios,
     onReplicasBehind: (acknowledged, wanted) => {

@@ -6,6 +6,8 @@ import type { SendJob } from './send-job.js';
 import type { SendWindow } from './feed/send-window.js';
 import type { FeedLimitOptions } from './send/messaging-reach.js';
 export type { TemplateStatusOutcome, TemplateStatusUpdate } from './template-status.js';
+import type { InDoubtDecisions } from './settle/in-doubt-decisions.js';
+export type { InDoubtDecisions } from './settle/in-doubt-decisions.js';
 
 /**
  * A row the producer read: to be sent, or refused before sending with a reason. A row to
@@ -55,6 +57,8 @@ export interface ClaimedRow {
 /** What the worker learned about one send attempt. */
 export type Settlement =
   | { status: 'sent'; wamid: string }
+  /** Meta accepted it but holds it for quality assessment (`held_for_quality_assessment`): a status webhook settles it. */
+  | { status: 'held'; wamid: string }
   | { status: 'failed' | 'unknown'; errorCode: string; errorDetail: string }
   /** BullMQ gave up on the job: `unknown` if it was caught mid-send, otherwise `failed`. */
   | { status: 'abandoned'; errorCode: string; errorDetail: string }
@@ -96,18 +100,6 @@ export interface OptOutSource {
   /** ms since the epoch. */
   at: number;
   via?: 'keyword' | 'user_preferences' | 'operator' | undefined;
-}
-
-/** What one confirmInDoubt call decided. */
-export interface InDoubtDecisions {
-  /** Back in the backlog, to be sent once more. */
-  resent: number;
-  /** Left `unknown`: they may have been delivered. */
-  unknown: number;
-  /** `cancelled` or `expired`: they never went out, and their campaign ended meanwhile. */
-  ended: number;
-  /** Campaigns whose last row this call answered. */
-  completedCampaigns: string[];
 }
 
 /** Why an operator command could not act on a campaign. */

@@ -111,6 +111,14 @@ const envSchema = z.object({
   // 0 turns the rule off (timeouts retried, in-doubt rows unknown at once): for a setup
   // without `campaign serve`, where no status would ever come.
   CONFIRM_WINDOW_SECONDS: wholeNumber(0).default(600),
+  // A send Meta holds for quality assessment (`held`) waits this long for the status webhook
+  // that releases or drops it; then it ends `unknown` and no longer keeps its campaign open.
+  // At least 1: a campaign must end even when no webhook ever comes.
+  HELD_PATIENCE_HOURS: z.coerce
+    .number({ error: 'must be a number of hours >= 1, e.g. 24' })
+    .min(1, 'must be a number of hours >= 1, e.g. 24')
+    .max(24 * 30, 'must be at most 30 days (720 hours)')
+    .default(24),
   // Finished campaigns' personal data (rows, values, indexes) is purged this many days after
   // they finish; 0 keeps it until `campaign purge`.
   RETENTION_DAYS: wholeNumber(0).default(30),
@@ -202,6 +210,8 @@ export interface Config {
   metricsRetentionMs: number;
   /** How long an in-doubt row waits for a status webhook before the resend rule decides it, in ms; 0 = off. */
   confirmWindowMs: number;
+  /** How long a `held` row waits for its status webhook before it ends `unknown`, in ms (HELD_PATIENCE_HOURS). */
+  heldPatienceMs: number;
   /**
    * MESSAGING_LIMITS: portfolio → unique users per moving 24 h, or 'unlimited'; a portfolio not
    * named reads its limit from the API (messagingLimitOf gives a number's).
@@ -263,6 +273,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     retentionMs: e.RETENTION_DAYS * 86_400_000,
     metricsRetentionMs: Math.round(e.METRICS_RETENTION_HOURS * 3_600_000),
     confirmWindowMs: e.CONFIRM_WINDOW_SECONDS * 1000,
+    heldPatienceMs: Math.round(e.HELD_PATIENCE_HOURS * 3_600_000),
     webhook: {
       appSecrets: (e.WHATSAPP_APP_SECRET ?? []).map((secret) => new Secret(secret)),
       verifyToken: e.WEBHOOK_VERIFY_TOKEN === undefined ? undefined : new Secret(e.WEBHOOK_VERIFY_TOKEN),

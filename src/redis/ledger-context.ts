@@ -17,6 +17,8 @@ export interface LedgerOptions {
   duplicateWindowMs?: number;
   /** How long an in-doubt row waits for a status webhook (Config.confirmWindowMs); 0 = off: `unknown` at once. */
   confirmWindowMs?: number;
+  /** How long a `held` row (held_for_quality_assessment) waits for its status webhook (Config.heldPatienceMs); default 24 h. */
+  heldPatienceMs?: number;
   /**
    * REDIS_WAIT_REPLICAS: claims and ingested rows are on this many replicas before a send may
    * leave (WAIT), so a master lost in a failover cannot take a claim with it and let the row be
@@ -44,6 +46,7 @@ export class LedgerContext {
   readonly duplicateWindowMs: number;
   readonly confirmWindowMs: number;
   readonly portfolios: PortfolioAssignments;
+  readonly heldPatienceMs: number;
   readonly #waitReplicas: number;
   readonly #onReplicasBehind: ((acknowledged: number, wanted: number) => void) | undefined;
   readonly #replicaCounts = new Map<string, { count: number; at: number }>();
@@ -61,6 +64,7 @@ export class LedgerContext {
     this.duplicateWindowMs = options.duplicateWindowMs ?? 0;
     this.confirmWindowMs = options.confirmWindowMs ?? 0;
     this.portfolios = options.portfolios ?? new Map();
+    this.heldPatienceMs = options.heldPatienceMs ?? 24 * 3_600_000;
     this.#waitReplicas = options.waitReplicas ?? 0;
     this.#onReplicasBehind = options.onReplicasBehind;
   }

@@ -38,9 +38,9 @@ export class LedgerDelivery
   // in its own slot (a webhook batch may mix numbers), answers back in the caller's order.
 
   async applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]> {
-    const { redis, prefix, clock } = this.context;
+    const { redis, prefix, clock, brake } = this.context;
     return perNumber(updates, async (number, group) => {
-      const args: (string | number)[] = [numberScope(prefix, number), clock.arg()];
+      const args: (string | number)[] = [numberScope(prefix, number), clock.arg(), brake.window, brake.failureShare];
       for (const u of group) args.push(u.wamid, u.kind, u.at, u.callbackData ?? '', u.code ?? '', u.detail ?? '', u.phoneNumberId);
       const flat = await redis.cwApplyStatuses(wamidsKey(prefix, number), ...args);
       const outcomes: StatusOutcome[] = [];

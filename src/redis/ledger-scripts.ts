@@ -134,7 +134,7 @@ export const CLAIM_ANSWER_WIDTH = 5;
 
 /** Arguments per row in a SETTLE call, after the SETTLE_SHARED_ARGS shared ones. */
 export const SETTLE_ROW_ARGS = 6;
-export const SETTLE_SHARED_ARGS = 5;
+export const SETTLE_SHARED_ARGS = 6;
 
 // settle.lua walks its rows with these numbers as literals: they must agree with the callers'.
 const SETTLE_LOOP = `for i = ${SETTLE_SHARED_ARGS + 1}, #ARGV, ${SETTLE_ROW_ARGS} do`;

@@ -210,9 +210,10 @@ export class LedgerSend implements Pick<
 
   async #settleMany(id: string, items: readonly PendingSettle[]): Promise<RawSettle[]> {
     const { redis, prefix, clock, brake } = this.context;
-    const args: (string | number)[] = [id, clock.arg(), brake.window, brake.failureShare, this.context.confirmWindowMs];
+    const { confirmWindowMs, heldPatienceMs } = this.context;
+    const args: (string | number)[] = [id, clock.arg(), brake.window, brake.failureShare, confirmWindowMs, heldPatienceMs];
     for (const { job, settlement } of items) {
-      const sent = settlement.status === 'sent';
+      const sent = settlement.status === 'sent' || settlement.status === 'held';
       args.push(
         job.row,
         settlement.status,
@@ -245,7 +246,7 @@ export class LedgerSend implements Pick<
     const { redis, prefix, clock } = this.context;
     const { confirm, statusSeen } = confirmKeys(prefix, phoneNumberId);
     const { sent, sentAt } = sentGuardKeys(prefix, phoneNumberId);
-    const [resent, unknown, ended, ...completed] = await redis.cwConfirmInDoubt(
+    const [resent, unknown, ended, heldExpired, ...completed] = await redis.cwConfirmInDoubt(
       confirm,
       statusSeen,
       feedKeys(prefix, phoneNumberId).active,
@@ -255,7 +256,13 @@ export class LedgerSend implements Pick<
       clock.arg(),
       limit,
     );
-    return { resent: Number(resent), unknown: Number(unknown), ended: Number(ended), completedCampaigns: completed.map(String) };
+    return {
+      resent: Number(resent),
+      unknown: Number(unknown),
+      ended: Number(ended),
+      heldExpired: Number(heldExpired),
+      completedCampaigns: completed.map(String),
+    };
   }
 
   async halt(

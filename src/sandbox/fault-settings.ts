@@ -62,6 +62,14 @@ export interface FaultSettings {
    * not affected.
    */
   marketingMessagesRefusal?: { code: number; phoneNumberId?: string };
+  /**
+   * Meta's template pacing: a `share` (0..1) of accepted template sends is answered
+   * `message_status: "held_for_quality_assessment"`. `releaseAfterMs` (default 1000) after the
+   * send, a held message is released (its sent, delivered and read follow) or, for `dropShare`
+   * (0..1, default 0) of them, dropped: `failed` 132015 by webhook, with no `sent` before it.
+   * Both shares are spread evenly (every n-th), not drawn, counted from when the faults are set.
+   */
+  held?: { share: number; releaseAfterMs?: number; dropShare?: number };
 }
 
 const DAY_MS = 86_400_000;
@@ -134,6 +142,13 @@ export const faultSettingsSchema = z.strictObject({
     .strictObject({
       code: z.number().int().min(134100, 'code must be one of 134100–134103').max(134103, 'code must be one of 134100–134103'),
       phoneNumberId: z.string().regex(/^\d+$/, 'phoneNumberId must be the numeric phone-number ID').optional(),
+    })
+    .optional(),
+  held: z
+    .strictObject({
+      share: z.number().min(0).max(1),
+      releaseAfterMs: z.number().int('releaseAfterMs must be a whole number of ms').min(0).max(DAY_MS).optional(),
+      dropShare: z.number().min(0).max(1).optional(),
     })
     .optional(),
 });

@@ -1379,6 +1379,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           queued: 1,
           sending: 1,
           confirming: 0,
+          held: 0,
           sent: 0,
           failed: 0,
           rejected: 0,
@@ -1400,6 +1401,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           queued: 0,
           sending: 0,
           confirming: 0,
+          held: 0,
           sent: 1,
           failed: 1,
           rejected: 0,
@@ -1492,7 +1494,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         at: clock.now(),
         ...more,
       });
-      const nothing = { resent: 0, unknown: 0, ended: 0, completedCampaigns: [] };
+      const nothing = { resent: 0, unknown: 0, ended: 0, heldExpired: 0, completedCampaigns: [] };
 
       beforeEach(() => {
         ({ ledger, clock } = open({ confirmWindowMs: CONFIRM_MS }));

@@ -47,6 +47,7 @@ describe('loadConfig: defaults', () => {
       duplicateWindowMs: 24 * 3_600_000,
       retentionMs: 30 * 86_400_000,
       confirmWindowMs: 600_000,
+      heldPatienceMs: 86_400_000,
       metricsRetentionMs: 24 * 3_600_000,
       webhook: { appSecrets: [], verifyToken: undefined, optOutKeywords: ['STOP', 'UNSUBSCRIBE', 'STOP PROMOTIONS'], parkMs: 600_000 },
       dashboard: { user: 'admin', password: undefined },
@@ -109,6 +110,13 @@ describe('loadConfig: defaults', () => {
 
     expect(rotating.every((s) => s instanceof Secret)).toBe(true);
     expect(rotating.map((s) => s.reveal())).toStrictEqual(['old-secret', APP_SECRET]);
+  });
+
+  it('HELD_PATIENCE_HOURS: hours >= 1 (fractions allowed), in ms; 0 (wait forever) is refused, naming it', () => {
+    expect(loadConfig({ HELD_PATIENCE_HOURS: '1.5' }).heldPatienceMs).toBe(5_400_000);
+    for (const bad of ['0', '-1', 'ten']) {
+      expect(() => loadConfig({ HELD_PATIENCE_HOURS: bad })).toThrow(/HELD_PATIENCE_HOURS: must be a number of hours >= 1/);
+    }
   });
 
   it('CONFIRM_WINDOW_SECONDS: whole seconds >= 0, in ms; a fraction or a negative is refused, naming it', () => {

@@ -61,8 +61,8 @@ local function claim(row, owner)
   local json = redis.call('HGET', rowsKey, row)
   if not json then return 'missing', '' end
   local rec = cjson.decode(json)
-  -- A `confirming` row waits for a status webhook or the confirm sweep, never for a job.
-  if FINAL[rec.s] or rec.s == 'confirming' then return 'settled', rec.s end
+  -- A `confirming` or `held` row waits for a status webhook or the confirm sweep, never for a job.
+  if FINAL[rec.s] or rec.s == 'confirming' or rec.s == 'held' then return 'settled', rec.s end
   if (rec.k or 0) ~= tonumber(owner) then return 'stale', '' end
   if rec.s == 'sending' then return 'in-doubt', tostring(rec.a or 0) end
   if held[1] == '1' or expired then
