@@ -16,6 +16,8 @@ import { checkCampaignSpec, type CheckedSpec } from './spec/check-spec.js';
 import type { FieldNames } from './spec/field-names.js';
 import type { MessageChoice } from './spec/message-choice.js';
 import { checkEndpointCategory } from './spec/send-endpoint.js';
+import { estimateCost, type CostEstimate } from '../pricing/cost-estimate.js';
+import { cardCategoryOf, type RateCard } from '../pricing/rate-card.js';
 
 /** The approved templates, as the template registry serves them. */
 export interface TemplateFinder {
@@ -43,6 +45,8 @@ export interface CreateCampaignDeps {
   /** The approved templates, from `file` when given, else the configured source. Opened for a template campaign only. */
   openTemplates(file: string | undefined): TemplateFinder;
   messagingReach(phoneNumberId: string): Promise<MessagingReach>;
+  /** The rate card the plan's cost is estimated with (RATE_CARD_FILE, read once where the command starts). */
+  rateCard?: RateCard | undefined;
 }
 
 export interface CampaignRequest {
@@ -53,6 +57,8 @@ export interface CampaignRequest {
   file: string;
   /** The CLI's `--templates FILE`: a list of approved templates to use instead of the configured source, and the option's name. */
   templatesFile?: { path: string; name: string };
+  /** `--max-cost`: refuse the campaign, before any row is queued, when its estimate is above this (in the card's currency). */
+  maxCost?: { amount: number; name: string } | undefined;
 }
 
 /** Output while the file is read; none of it steers the campaign. */
@@ -93,6 +99,25 @@ export async function createCampaign(
   const optedOut =
     message.kind === 'text' || message.requirements.category === 'MARKETING' ? await deps.ledger.optOuts(spec.phoneNumberId) : undefined;
   const category = message.kind === 'template' ? message.requirements.category : undefined;
+  const pricing = { card: deps.rateCard, category: cardCategoryOf(category ?? 'service'), maxCost: request.maxCost };
+  // Refused before a row is queued: the file is read once more, as a dry run, to price it first.
+  if (request.maxCost !== undefined && !spec.dryRun) {
+    const priced = await produceCampaign(
+      { ledger: deps.ledger },
+      {
+        file: request.file,
+        delimiter: spec.delimiter,
+        define: (header) => campaignDefinition({ id, spec, message, file: request.file, names: request.names }, header),
+        dryRun: true,
+        allowRepeat: spec.allowRepeat,
+        usMarketingPaused: usMarketingPaused(category, spec.allowUsMarketing),
+        names: request.names,
+        ...(optedOut === undefined ? {} : { optedOut }),
+      },
+    );
+    const refusal = costRefusal(costOf(pricing, priced, now), request.maxCost);
+    if (refusal !== undefined) throw new AppError('COST_ABOVE_MAX', `${refusal}. Nothing was queued.`);
+  }
   try {
     const summary = await produceCampaign(
       { ledger: deps.ledger },
@@ -112,10 +137,36 @@ export async function createCampaign(
       },
     );
     const plan = await planSending(deps, spec, message, summary, now);
-    return { ...summary, dryRun: spec.dryRun, rejectsFile: await rejects.close(), ...plan };
+    const estimate = costOf(pricing, summary, plan.estimate.startsAt);
+    const refusal = request.maxCost === undefined ? undefined : costRefusal(estimate, request.maxCost);
+    return {
+      ...summary,
+      dryRun: spec.dryRun,
+      rejectsFile: await rejects.close(),
+      ...plan,
+      ...estimate,
+      ...(request.maxCost === undefined ? {} : { maxCost: { amount: request.maxCost.amount, refused: refusal ?? null } }),
+    };
   } finally {
     await rejects.close();
   }
+}
+
+/** The plan's cost: the rows to send by market, at the card's rates when the campaign starts. */
+function costOf(
+  pricing: { card: RateCard | undefined; category: ReturnType<typeof cardCategoryOf> },
+  summary: ProduceSummary,
+  at: number,
+): CostEstimate {
+  return estimateCost(pricing.card, pricing.category, summary.byCountry, at);
+}
+
+/** Why `--max-cost` refuses this estimate; undefined when it is within the amount. */
+export function costRefusal(estimate: CostEstimate, maxCost: { amount: number; name: string }): string | undefined {
+  if (estimate.cost === null) return `${maxCost.name} ${maxCost.amount} cannot be checked: ${estimate.costReason}`;
+  if (estimate.cost.total <= maxCost.amount) return undefined;
+  const { total, currency } = estimate.cost;
+  return `the estimated cost, ${total} ${currency}, is above ${maxCost.name} ${maxCost.amount} ${currency}`;
 }
 
 /** A template campaign's approved template; a text as it is. */

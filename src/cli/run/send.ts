@@ -7,11 +7,15 @@ import { sendRateOf } from '../../config/config.js';
 import { readMessagingReach } from '../../redis/messaging-reach-read.js';
 import type { AppContext } from '../../app/app-context.js';
 import { buildTemplateRegistry } from './templates.js';
+import { AppError } from '../../errors/app-error.js';
+import { loadRateCard } from '../../pricing/rate-card.js';
 
 export interface SendOptions extends SendSpecOptions, CreateNotices {
   file: string;
   /** `--templates FILE`: approved templates from this Meta list instead of the registry's source. */
   templatesFile?: string | undefined;
+  /** `--max-cost AMOUNT`: refuse the campaign when its estimate is above it. */
+  maxCost?: string | undefined;
 }
 
 /**
@@ -22,9 +26,10 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
   const names = CLI_FIELD_NAMES;
   const spec = parseCampaignSpec(sendSpecOf(options), names);
   const templatesFile = options.templatesFile === undefined ? {} : { templatesFile: { path: options.templatesFile, name: '--templates' } };
+  const maxCost = options.maxCost === undefined ? {} : { maxCost: { amount: maxCostOf(options.maxCost), name: '--max-cost' } };
   return createCampaign(
     campaignDeps(context),
-    { spec, names, file: options.file, ...templatesFile },
+    { spec, names, file: options.file, ...templatesFile, ...maxCost },
     { signal: options.signal, onStart: options.onStart, onProgress: options.onProgress },
   );
 }
@@ -38,6 +43,7 @@ export function campaignDeps(context: AppContext): CreateCampaignDeps {
     defaultPhoneNumberId: config.phoneNumberId,
     sendRate: (phoneNumberId) => sendRateOf(config.send, phoneNumberId),
     openTemplates: (file) => buildTemplateRegistry(context, { file }),
+    rateCard: loadRateCard(config.rateCardFile),
     // MESSAGING_LIMITS wins over what a worker last read from the API.
     messagingReach: async (phoneNumberId) => {
       const read = await readMessagingReach(redis, config.queuePrefix, phoneNumberId);
@@ -49,4 +55,12 @@ export function campaignDeps(context: AppContext): CreateCampaignDeps {
       };
     },
   };
+}
+
+/** `--max-cost AMOUNT`: an amount in the rate card's currency, e.g. 250 or 99.50. */
+export function maxCostOf(value: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value.trim())) {
+    throw new AppError('OPTION_INVALID', `--max-cost "${value.slice(0, 40)}": give an amount in the rate card's currency, e.g. 250 or 99.50`);
+  }
+  return Number(value.trim());
 }
