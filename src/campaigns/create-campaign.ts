@@ -16,7 +16,7 @@ import { checkCampaignSpec, type CheckedSpec } from './spec/check-spec.js';
 import type { FieldNames } from './spec/field-names.js';
 import type { MessageChoice } from './spec/message-choice.js';
 import { checkEndpointCategory } from './spec/send-endpoint.js';
-import { estimateCost, type CostEstimate } from '../pricing/cost-estimate.js';
+import { estimateCost, type CostEstimate, type PlanCost } from '../pricing/cost-estimate.js';
 import { cardCategoryOf, type RateCard } from '../pricing/rate-card.js';
 
 /** The approved templates, as the template registry serves them. */
@@ -47,6 +47,8 @@ export interface CreateCampaignDeps {
   messagingReach(phoneNumberId: string): Promise<MessagingReach>;
   /** The rate card the plan's cost is estimated with (RATE_CARD_FILE, read once where the command starts). */
   rateCard?: RateCard | undefined;
+  /** Keeps a new campaign's estimate, for `status` to show beside what Meta charged. */
+  recordCostEstimate?: ((campaignId: string, cost: PlanCost) => Promise<void>) | undefined;
 }
 
 export interface CampaignRequest {
@@ -139,6 +141,7 @@ export async function createCampaign(
     const plan = await planSending(deps, spec, message, summary, now);
     const estimate = costOf(pricing, summary, plan.estimate.startsAt);
     const refusal = request.maxCost === undefined ? undefined : costRefusal(estimate, request.maxCost);
+    if (!spec.dryRun && spec.campaignId === undefined && estimate.cost !== null) await deps.recordCostEstimate?.(id, estimate.cost);
     return {
       ...summary,
       dryRun: spec.dryRun,

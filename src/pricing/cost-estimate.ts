@@ -59,5 +59,8 @@ export function estimateCost(
       costReason: `${card.file} has no ${category} rate in effect on ${day} for ${missing.join(', ')}`,
     };
   }
-  return { cost: { currency: card.currency, total: roundAmount(byMarket.reduce((sum, m) => sum + m.amount, 0)), byMarket }, costReason: null };
+  return {
+    cost: { currency: card.currency, total: roundAmount(byMarket.reduce((sum, m) => sum + m.amount, 0)), byMarket },
+    costReason: null,
+  };
 }

@@ -34,11 +34,19 @@ export class LedgerDelivery
     const { redis, prefix, clock } = this.context;
     return perNumber(updates, async (number, group) => {
       const args: (string | number)[] = [numberScope(prefix, number), clock.arg()];
-      for (const u of group) args.push(u.wamid, u.kind, u.at, u.callbackData ?? '', u.code ?? '', u.detail ?? '', u.phoneNumberId);
+      for (const u of group) {
+        const pricing = u.pricing === undefined ? '' : `${u.pricing.category}|${u.pricing.billable ? 1 : 0}|${u.pricing.market}`;
+        args.push(u.wamid, u.kind, u.at, u.callbackData ?? '', u.code ?? '', u.detail ?? '', u.phoneNumberId, pricing);
+      }
       const flat = await redis.cwApplyStatuses(wamidsKey(prefix, number), ...args);
       const outcomes: StatusOutcome[] = [];
       for (let i = 0; i + 1 < flat.length; i += 2) {
-        outcomes.push({ outcome: String(flat[i]) as StatusOutcome['outcome'], completedCampaign: Number(flat[i + 1]) === 1 });
+        const flags = Number(flat[i + 1]);
+        outcomes.push({
+          outcome: String(flat[i]) as StatusOutcome['outcome'],
+          completedCampaign: (flags & 1) === 1,
+          billed: (flags & 2) === 2,
+        });
       }
       return outcomes;
     });

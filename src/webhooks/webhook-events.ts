@@ -1,4 +1,5 @@
 import type { InboundUpdate, PreferenceUpdate, StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
+import { statusPricing } from './status-pricing.js';
 
 /**
  * The events of one webhook POST (reference §3.2): every entry, every change, every item,
@@ -97,6 +98,8 @@ function toStatus(item: unknown, phoneNumberId: string): StatusUpdate | 'other' 
   const update: StatusUpdate = { phoneNumberId, wamid: item.id, kind: item.status as StatusUpdate['kind'], at: Math.round(seconds * 1000) };
   if (typeof item.biz_opaque_callback_data === 'string' && item.biz_opaque_callback_data !== '')
     update.callbackData = item.biz_opaque_callback_data;
+  const pricing = update.kind === 'failed' ? undefined : statusPricing(item);
+  if (pricing !== undefined) update.pricing = pricing;
   if (update.kind === 'failed') {
     const error = Array.isArray(item.errors) && isObject(item.errors[0]) ? item.errors[0] : undefined;
     update.code =

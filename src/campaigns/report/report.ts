@@ -13,7 +13,9 @@ import { spreadsheetSafe } from './spreadsheet-safe.js';
 
 /**
  * `delivered_at`, `read_at`: Meta's timestamps from status webhooks (ISO 8601), empty until
- * one arrives; `reply`: the payload of the quick-reply button the recipient tapped.
+ * one arrives; `reply`: the payload of the quick-reply button the recipient tapped;
+ * `pricing_category`: the category of Meta's `pricing` on its statuses (marketing, utility…),
+ * empty until one comes (`status --json` counts the billable ones).
  */
 export const REPORT_COLUMNS = [
   'row',
@@ -26,6 +28,7 @@ export const REPORT_COLUMNS = [
   'delivered_at',
   'read_at',
   'reply',
+  'pricing_category',
 ] as const;
 
 const iso = (ms: number | undefined): string => (ms === undefined ? '' : new Date(ms).toISOString());
@@ -47,6 +50,7 @@ export function reportLine(r: RowRecord): (string | number)[] {
     iso(r.deliveredAt),
     iso(r.readAt),
     spreadsheetSafe(r.reply ?? ''),
+    r.pricing?.category ?? '',
   ];
 }
 

@@ -3,6 +3,10 @@ import type { SendOptions } from '../run/send.js';
 import { collectParam, list } from '../option-values.js';
 import { withContext } from '../with-context.js';
 
+const MAX_COST_HELP =
+  'refuse the campaign (COST_ABOVE_MAX, nothing queued) when its estimated cost by the rate card (RATE_CARD_FILE) is ' +
+  "above this amount in the card's currency, or cannot be estimated; the file is read twice";
+
 export function register(program: Command): void {
   program
     .command('send')
@@ -78,11 +82,7 @@ export function register(program: Command): void {
       '--display-timezone <zone>',
       "show the plan's times in this IANA zone, e.g. Europe/Berlin (default: the offset typed in --at, else this machine's zone)",
     )
-    .option(
-      '--max-cost <amount>',
-      "refuse the campaign (COST_ABOVE_MAX, nothing queued) when its estimated cost by the rate card (RATE_CARD_FILE) is " +
-        "above this amount in the card's currency, or cannot be estimated; the file is read twice",
-    )
+    .option('--max-cost <amount>', MAX_COST_HELP)
     .option('--dry-run', 'check everything and print the summary; create no campaign and no job')
     .option('--json', 'print a JSON summary')
     .action(sendCampaign);

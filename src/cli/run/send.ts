@@ -44,6 +44,7 @@ export function campaignDeps(context: AppContext): CreateCampaignDeps {
     sendRate: (phoneNumberId) => sendRateOf(config.send, phoneNumberId),
     openTemplates: (file) => buildTemplateRegistry(context, { file }),
     rateCard: loadRateCard(config.rateCardFile),
+    recordCostEstimate: (campaignId, cost) => ledger.recordCostEstimate(campaignId, cost),
     // MESSAGING_LIMITS wins over what a worker last read from the API.
     messagingReach: async (phoneNumberId) => {
       const read = await readMessagingReach(redis, config.queuePrefix, phoneNumberId);
@@ -60,7 +61,10 @@ export function campaignDeps(context: AppContext): CreateCampaignDeps {
 /** `--max-cost AMOUNT`: an amount in the rate card's currency, e.g. 250 or 99.50. */
 export function maxCostOf(value: string): number {
   if (!/^\d+(\.\d+)?$/.test(value.trim())) {
-    throw new AppError('OPTION_INVALID', `--max-cost "${value.slice(0, 40)}": give an amount in the rate card's currency, e.g. 250 or 99.50`);
+    throw new AppError(
+      'OPTION_INVALID',
+      `--max-cost "${value.slice(0, 40)}": give an amount in the rate card's currency, e.g. 250 or 99.50`,
+    );
   }
   return Number(value.trim());
 }

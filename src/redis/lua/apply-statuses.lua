@@ -13,7 +13,10 @@
     - `failed` makes the row `failed` with Meta's code and detail (the earliest failure),
       and the duplicate-send guard forgets its message (it was not delivered); 131050 also
       records the opt-out for the number's MARKETING campaigns; 132015 / 132016 (the template
-      paused or disabled) put the template's hold on the campaign (includes/template-hold.lua).
+      paused or disabled) put the template's hold on the campaign (includes/template-hold.lua);
+    - the first `pricing` seen (Meta sends it once per message from v24, before that on more
+      than one status) sets the row's pricing category (`pc`) and billable flag (`pb`), and a
+      billable one counts in the campaign's `billed:<market>:<category>` field.
   The row is found by message ID (the `wamids` index), else by `biz_opaque_callback_data`
   ("campaign/row", set on every send). Campaign keys are built here from the prefix.
 
@@ -22,7 +25,7 @@
 
     ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
     ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
-    then 7 per status, from ARGV[3] on:
+    then 8 per status, from ARGV[3] on:
     ARGV[3] message ID (wamid)
     ARGV[4] kind: 'sent' | 'delivered' | 'read' | 'failed'
     ARGV[5] Meta's timestamp (ms)
@@ -30,11 +33,13 @@
     ARGV[7] error code ('' unless failed)
     ARGV[8] error detail ('' unless failed)
     ARGV[9] phone number ID the webhook was for
+    ARGV[10] pricing: '' when the status has none, else "<category>|<1 billable, 0 not>|<market>"
 
   Output:
     Per status, flat, 2 values each: 'applied' | 'same' (nothing new) | 'unmatched' (no row
     has this message ID or callback data yet) | 'other' (the row is not one a send answered:
-    rejected, skipped, cancelled, expired), then 1 if this status completed its campaign.
+    rejected, skipped, cancelled, expired), then flags: 1 if this status completed its campaign,
+    plus 2 if it recorded the row's billable pricing.
 ]]
 
 -- Includes
@@ -64,8 +69,9 @@ local function locate(wamid, callback)
 end
 
 local out = {}
-for i = 3, #ARGV, 7 do
+for i = 3, #ARGV, 8 do
   local wamid, kind, at, callback, code, detail, numberId = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6]
+  local pricing, billed = ARGV[i + 7], 0
   local campaignId, row, rowsKey, rec = locate(wamid, callback)
   local outcome, completed = 'unmatched', 0
   if rec then
@@ -122,6 +128,14 @@ for i = 3, #ARGV, 7 do
           end
         end
       end
+      local category, billable, market = string.match(pricing, '^([^|]+)|([01])|(.+)$')
+      if category and not rec.pc then
+        rec.pc = category; rec.pb = tonumber(billable); changed = true
+        if billable == '1' then
+          redis.call('HINCRBY', campaignKey, 'billed:' .. market .. ':' .. category, 1)
+          billed = 2
+        end
+      end
       if changed then
         redis.call('HSET', rowsKey, row, cjson.encode(rec))
         outcome = 'applied'
@@ -132,7 +146,7 @@ for i = 3, #ARGV, 7 do
     end
   end
   out[#out + 1] = outcome
-  out[#out + 1] = completed
+  out[#out + 1] = completed + billed
 end
 for numberId, ct in pairs(seen) do
   local key = prefix .. ':status-seen:' .. numberId
