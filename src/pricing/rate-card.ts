@@ -51,7 +51,8 @@ export function loadRateCard(file: string | undefined): RateCard {
   } catch (error) {
     throw new AppError(
       'RATE_CARD_INVALID',
-      `${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); set RATE_CARD_FILE to a rate-card CSV (docs/costs.md)`,
+      `${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); ` +
+        'set RATE_CARD_FILE to a rate-card CSV (docs/costs.md)',
     );
   }
   return parseRateCard(text, path);

@@ -3,7 +3,10 @@ import { safeJson } from '../cloud-api/graph-answers.js';
 import type { PlanCost } from '../pricing/cost-estimate.js';
 import type { LedgerContext } from './ledger-context.js';
 
-/** The campaign hash field the plan's cost is kept in (JSON); `billed:<market>:<category>` fields count billable rows (apply-statuses.lua). */
+/**
+ * The campaign hash field the plan's cost is kept in (JSON); `billed:<market>:<category>`
+ * fields count billable rows (apply-statuses.lua).
+ */
 const ESTIMATE_FIELD = 'costEstimate';
 const BILLED_PREFIX = 'billed:';
 

@@ -35,8 +35,9 @@ export interface RedisLedger
  * in-doubt rows (src/redis/lua/README.md). Each role is a part of its own, all sharing one
  * LedgerContext (the connection, prefix, clock and settings): ingest (ledger-ingest.ts); feed,
  * claim and settle (ledger-send.ts); delivery and webhooks (ledger-delivery.ts); controls
- * (ledger-controls.ts); reads (ledger-reads.ts); template holds (ledger-templates.ts); costs (ledger-costs.ts). RedisLedger is their methods together: each
- * is its part's own, bound to it when the ledger is made.
+ * (ledger-controls.ts); reads (ledger-reads.ts); template holds (ledger-templates.ts); costs
+ * (ledger-costs.ts). RedisLedger is their methods together: each is its part's own, bound to
+ * it when the ledger is made.
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class RedisLedger implements CampaignLedger, PurgeLedger, ErrorCodeLedger, CampaignCountersReader {

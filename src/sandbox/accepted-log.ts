@@ -20,6 +20,10 @@ export interface AcceptedMessage {
   endpoint?: 'marketing_messages';
   /** Set when Meta would report this accepted send `failed` by webhook (and with which code). */
   failure?: AsyncFailure;
+  /** A template's category as the catalogue has it (MARKETING, UTILITY…): its statuses' `pricing.category`. */
+  category?: string;
+  /** The Graph API version the send was served as (24 for v24.0): its statuses' shape follows it. */
+  apiMajor?: number;
 }
 
 export type AcceptedListener = (message: AcceptedMessage) => void;

@@ -130,7 +130,7 @@ export class SandboxRuntime {
    * accepted send may still be one Meta reports `failed` later (laterFailure): it is
    * answered 200 like any other and the failure travels with it to the status webhooks.
    */
-  send(phoneNumberId: string, body: unknown, endpoint: SendEndpoint = 'messages'): SendReply {
+  send(phoneNumberId: string, body: unknown, endpoint: SendEndpoint = 'messages', apiMajor?: number): SendReply {
     if (!this.numbers.has(phoneNumberId)) return this.reject(unknownNumberError(phoneNumberId));
     const now = this.now();
     const marketing = endpoint === 'marketing_messages';
@@ -155,7 +155,11 @@ export class SandboxRuntime {
 
     const wamid = newWamid();
     const failure = this.laterFailure(waId, type, category, now);
-    const path = marketing ? { endpoint: 'marketing_messages' as const } : {};
+    const path = {
+      ...(marketing ? { endpoint: 'marketing_messages' as const } : {}),
+      ...(category === undefined ? {} : { category }),
+      ...(apiMajor === undefined ? {} : { apiMajor }),
+    };
     if (failure === undefined) {
       this.log.record({ wamid, phoneNumberId, to, waId, receivedAt: now, body, ...path });
     } else {
