@@ -84,11 +84,16 @@ export function marketOfCountry(country: string | undefined): string {
  * a business-scoped user ID, which starts with the user's ISO country (`US.1349…`).
  */
 export function marketOfRecipient(recipient: string): string {
+  return marketOfCountry(countryOfRecipient(recipient));
+}
+
+/** The ISO country of a recipient (number or business-scoped user ID); undefined when it has none. */
+export function countryOfRecipient(recipient: string): string | undefined {
   const bsuid = /^([A-Z]{2})\./.exec(recipient);
-  if (bsuid !== null) return marketOfCountry(bsuid[1]);
+  if (bsuid !== null) return bsuid[1];
   const digits = recipient.replace(/^\+/, '');
-  if (!/^\d{6,15}$/.test(digits)) return OTHER_MARKET;
-  return marketOfCountry(parsePhoneNumberFromString(`+${digits}`)?.country);
+  if (!/^\d{6,15}$/.test(digits)) return undefined;
+  return parsePhoneNumberFromString(`+${digits}`)?.country;
 }
 
 /** Every market the table names, `Other` last: a rate card that covers these covers every number. */

@@ -38,7 +38,7 @@ export function statusPricingFields(message: AcceptedMessage, status: string, se
   return { conversation, pricing };
 }
 
-function pricingOf(message: AcceptedMessage): { billable: boolean; pricing_model: 'PMP'; type: string; category: string } {
+export function pricingOf(message: AcceptedMessage): { billable: boolean; pricing_model: 'PMP'; type: string; category: string } {
   if (message.category === undefined) {
     const charged = message.receivedAt >= SERVICE_CHARGED_FROM;
     return { billable: charged, pricing_model: 'PMP', type: charged ? 'regular' : 'free_customer_service', category: 'service' };
