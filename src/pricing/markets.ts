@@ -26,6 +26,10 @@ const STANDALONE: Record<string, string> = {
   ES: 'Spain',
   FR: 'France',
   GB: 'United Kingdom',
+  // Guernsey, Jersey and the Isle of Man share +44, which Meta maps to the United Kingdom.
+  GG: 'United Kingdom',
+  JE: 'United Kingdom',
+  IM: 'United Kingdom',
   ID: 'Indonesia',
   IL: 'Israel',
   IN: 'India',
