@@ -32,8 +32,8 @@ class MemorySink implements WebhookSink {
 const SETTINGS: StatusWebhookSettings = { url: 'http://127.0.0.1:9/webhook', appSecret: 's', readShare: 1 };
 const OCT_2026 = Date.UTC(2026, 9, 5, 12);
 
-function message(n: number, extra: Partial<AcceptedMessage> = {}): AcceptedMessage {
-  return {
+function message(n: number, extra: Partial<AcceptedMessage> = {}, text = false): AcceptedMessage {
+  const m: AcceptedMessage = {
     wamid: `wamid.P${n}`,
     phoneNumberId: '106540352242922',
     to: `+9198765432${10 + n}`,
@@ -44,6 +44,8 @@ function message(n: number, extra: Partial<AcceptedMessage> = {}): AcceptedMessa
     apiMajor: 25,
     ...extra,
   };
+  if (text) delete m.category;
+  return m;
 }
 
 let sink: MemorySink;
@@ -104,8 +106,8 @@ describe('pricing on the sandbox statuses', () => {
       SETTINGS,
       message(1, { failure: asyncFailure(131049, 'recipientErrors') }),
       message(2, { endpoint: 'marketing_messages' }),
-      message(3, { category: undefined }),
-      message(4, { category: undefined, receivedAt: Date.UTC(2026, 8, 30) }),
+      message(3, {}, true),
+      message(4, { receivedAt: Date.UTC(2026, 8, 30) }, true),
     );
     expect(statuses.filter((s) => s.id === 'wamid.P1' && 'pricing' in s)).toEqual([]);
     const pricing = (id: string) => statuses.find((s) => s.id === id && 'pricing' in s)?.pricing;
