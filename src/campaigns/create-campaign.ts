@@ -47,7 +47,7 @@ export interface CreateCampaignDeps {
   messagingReach(phoneNumberId: string): Promise<MessagingReach>;
   /** The rate card the plan's cost is estimated with (RATE_CARD_FILE, read once where the command starts). */
   rateCard?: RateCard | undefined;
-  /** Keeps a new campaign's estimate, for `status` to show beside what Meta charged. */
+  /** Keeps a campaign's estimate, for `status` to show beside what Meta charged (the first send's: a continued one keeps it). */
   recordCostEstimate?: ((campaignId: string, cost: PlanCost) => Promise<void>) | undefined;
 }
 
@@ -141,7 +141,7 @@ export async function createCampaign(
     const plan = await planSending(deps, spec, message, summary, now);
     const estimate = costOf(pricing, summary, plan.estimate.startsAt);
     const refusal = request.maxCost === undefined ? undefined : costRefusal(estimate, request.maxCost);
-    if (!spec.dryRun && spec.campaignId === undefined && estimate.cost !== null) await deps.recordCostEstimate?.(id, estimate.cost);
+    if (!spec.dryRun && estimate.cost !== null) await deps.recordCostEstimate?.(id, estimate.cost);
     return {
       ...summary,
       dryRun: spec.dryRun,

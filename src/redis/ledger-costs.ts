@@ -26,9 +26,10 @@ export interface RecordedCosts {
 export class LedgerCosts {
   constructor(private readonly context: LedgerContext) {}
 
+  /** The plan's estimate of the campaign's first send; a continued send (`--campaign ID`) leaves it as it was. */
   async recordCostEstimate(campaignId: string, cost: PlanCost): Promise<void> {
     const keys = await this.context.keys(campaignId);
-    await this.context.redis.hset(keys.campaign, ESTIMATE_FIELD, JSON.stringify(cost));
+    await this.context.redis.hsetnx(keys.campaign, ESTIMATE_FIELD, JSON.stringify(cost));
   }
 
   async recordedCosts(campaignId: string): Promise<RecordedCosts> {

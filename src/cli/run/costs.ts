@@ -49,7 +49,10 @@ export async function runCosts(context: AppContext, options: { since?: string | 
   };
 }
 
-/** `--since DATE` (YYYY-MM-DD, UTC midnight, or an ISO 8601 time with offset); default the start of this month (UTC): Meta bills by month. */
+/**
+ * `--since DATE` (YYYY-MM-DD, UTC midnight, or an ISO 8601 time with offset); default the
+ * start of this month (UTC): Meta bills by month.
+ */
 export function sinceOf(value: string | undefined, now: number): number {
   const month = new Date(now);
   if (value === undefined) return Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), 1);
@@ -87,7 +90,8 @@ export function costsText(view: CostsView): string {
   const money = (n: number | null | undefined) => (n === null || n === undefined ? '?' : n.toFixed(4));
   const lines = [
     `Costs ${view.since} to ${view.until} (${view.currency}; rates from ${view.rateCard})`,
-    `  ${'category'.padEnd(28)} ${'Meta: messages'.padStart(14)} ${'charged'.padStart(12)}   ${'ledger: billable'.padStart(16)} ${'by card'.padStart(12)}`,
+    `  ${'category'.padEnd(28)} ${'Meta: messages'.padStart(14)} ${'charged'.padStart(12)}   ` +
+      `${'ledger: billable'.padStart(16)} ${'by card'.padStart(12)}`,
   ];
   for (const category of categories) {
     const meta = view.charged.byCategory.find((c) => c.category === category);
