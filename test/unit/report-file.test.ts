@@ -64,9 +64,9 @@ describe('writeReport', () => {
     const text = await readFile(path, 'utf8');
     expect(text.split('\n')).toHaveLength(50_002);
     expect(text.slice(0, text.indexOf('\n'))).toBe(
-      'row,phone,status,message_id,error_code,error_detail,attempts,delivered_at,read_at,reply',
+      'row,phone,status,message_id,error_code,error_detail,attempts,delivered_at,read_at,reply,pricing_category',
     );
-    expect(text).toContain(`\n50000,+4915100050000,failed,,131026,${DETAIL},1,,,\n`);
+    expect(text).toContain(`\n50000,+4915100050000,failed,,131026,${DETAIL},1,,,,\n`);
   });
 
   it('streams 200,000 rows (48 MB of CSV) with the heap flat: what is kept after GC does not grow with the rows written', async () => {
