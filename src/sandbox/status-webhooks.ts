@@ -1,10 +1,11 @@
 import type { AcceptedMessage } from './accepted-log.js';
 import { webhookError } from './async-failures.js';
+import { statusPricingFields, type StatusPricingSettings } from './status-pricing.js';
 import { statusesPayload } from './webhook-payloads.js';
 import type { WebhookSink, WebhookTarget } from './webhook-poster.js';
 
 /** When each status follows the accepted send, how many messages get read, and how untidy delivery is. */
-export interface StatusWebhookSettings extends WebhookTarget {
+export interface StatusWebhookSettings extends WebhookTarget, StatusPricingSettings {
   /** ms after the send (defaults: sent 100, delivered 500, read 2000); a `failed` comes when `delivered` would. */
   sentAfterMs?: number;
   deliveredAfterMs?: number;
@@ -28,7 +29,7 @@ export interface StatusWebhookSettings extends WebhookTarget {
   sentBeforeFailed?: boolean;
 }
 
-type Resolved = Required<Omit<StatusWebhookSettings, keyof WebhookTarget>>;
+type Resolved = Required<Omit<StatusWebhookSettings, keyof WebhookTarget | keyof StatusPricingSettings>>;
 
 interface DueStatus {
   phoneNumberId: string;
@@ -49,6 +50,7 @@ const SLOT_MS = 10;
 export class StatusWebhookSender {
   readonly #s: Resolved;
   readonly #poster: WebhookSink;
+  readonly #pricing: StatusPricingSettings;
   readonly #timers = new Set<NodeJS.Timeout>();
   /** Slot (time / SLOT_MS, rounded down) → what falls due in it. */
   readonly #slots = new Map<number, (() => void)[]>();
@@ -77,6 +79,10 @@ export class StatusWebhookSender {
       if (!(share >= 0 && share <= 1)) throw new RangeError(`webhooks.${key} must be between 0 and 1, got ${share}`);
     }
     this.#poster = poster;
+    this.#pricing = {
+      ...(settings.pricingOn === undefined ? {} : { pricingOn: settings.pricingOn }),
+      ...(settings.version === undefined ? {} : { version: settings.version }),
+    };
   }
 
   /** An accepted send: its statuses are scheduled. */
@@ -92,7 +98,8 @@ export class StatusWebhookSender {
     // Reordered: the last status is sent first, each keeping the timestamp of when it happened.
     const reorder = timeline.length > 1 && this.#evenly('reorder');
     timeline.forEach(({ status, afterMs, extra }, i) => {
-      const item = { ...base, status, timestamp: String(Math.floor((message.receivedAt + afterMs) / 1000)), ...extra };
+      const at = String(Math.floor((message.receivedAt + afterMs) / 1000));
+      const item = { ...base, status, timestamp: at, ...statusPricingFields(message, status, this.#pricing), ...extra };
       const sendAfter = reorder ? (timeline[timeline.length - 1 - i]?.afterMs ?? afterMs) : afterMs;
       this.#later(sendAfter, () => this.#enqueue(message.phoneNumberId, item));
     });

@@ -207,8 +207,12 @@ export class WebhookConsumer {
     await tx.exec();
   }
 
-  /** Metrics hook: a status that found its row, for the status lag. */
-  readonly #statusApplied: StatusApplied = (update, appliedAt) => this.#metrics?.observeLag(update.at, appliedAt);
+  /** Metrics hook: a status that found its row, for the status lag, and billable pricing it recorded. */
+  readonly #statusApplied: StatusApplied = (update, appliedAt, billed) => {
+    this.#metrics?.observeLag(update.at, appliedAt);
+    if (billed && update.pricing !== undefined)
+      this.#metrics?.countBillable(update.phoneNumberId, update.pricing.category, update.pricing.market);
+  };
 
   /** Parked statuses whose send is recorded now are applied; those older than parkMs are another tool's messages. */
   async #retryParked(): Promise<void> {
