@@ -2,7 +2,7 @@ import type { RedisClient } from '../redis/key-scope.js';
 import type { DeliveryLedger, StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
 import { retryParkedStatuses, settleDeliveryEvents, type ParkedStatus, type StatusApplied } from '../campaigns/settle/delivery-events.js';
 import type { InboundEvent, PreferenceEvent, UserIdChange, UserLinkStore } from '../campaigns/settle/user-joins.js';
-import { RedisUserLinks } from '../portfolios/user-links.js';
+import { RedisUserLinks } from '../redis/redis-user-links.js';
 import type { Logger } from '../logging/logger.js';
 import type { WebhookMetrics } from '../redis/webhook-metrics.js';
 import { parseWebhook, type OptOutMatcher, type WebhookEvents } from './webhook-events.js';
