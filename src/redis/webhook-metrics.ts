@@ -17,6 +17,8 @@ export type WebhookEventKind =
   | 'message'
   | 'user_preferences'
   | 'message_template_status_update'
+  | 'message_template_quality_update'
+  | 'template_category_update'
   | 'ignored'
   | 'malformed'
   | 'unreadable';

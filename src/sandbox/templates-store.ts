@@ -47,6 +47,8 @@ export class TemplatesStore {
   private readonly byKey = new Map<string, TemplateEntry>();
   /** Each template's status as loaded, for reset after `POST /_sandbox/template-status` changed some. */
   private readonly loadedStatus = new Map<TemplateEntry, string>();
+  /** Each template and its requirements as loaded, for reset after `POST /_sandbox/template-quality` changed some. */
+  private readonly loaded = new Map<TemplateEntry, Pick<TemplateEntry, 'template' | 'requirements'>>();
 
   /**
    * Checks each template against the schema but keeps the object as given, so the list
@@ -73,6 +75,7 @@ export class TemplatesStore {
       this.entries.push(entry);
       this.byKey.set(key, entry);
       this.loadedStatus.set(entry, template.status);
+      this.loaded.set(entry, { template, requirements: entry.requirements });
     });
   }
 
@@ -85,8 +88,21 @@ export class TemplatesStore {
     entry.template = { ...entry.template, status };
   }
 
-  /** Every template back to its status as loaded. */
+  /** Meta changed the template's quality score or category (`POST /_sandbox/template-quality`): its sends and listing follow. */
+  setQuality(entry: TemplateEntry, change: { quality?: string | undefined; category?: string | undefined }): void {
+    const { quality, category } = change;
+    if (quality !== undefined) entry.template = { ...entry.template, quality_score: { score: quality } };
+    if (category === undefined) return;
+    entry.template = { ...entry.template, category };
+    entry.requirements = { ...entry.requirements, category };
+  }
+
+  /** Every template back to its status, quality and category as loaded. */
   resetStatuses(): void {
+    for (const [entry, loaded] of this.loaded) {
+      entry.template = { ...loaded.template, status: entry.template.status };
+      entry.requirements = loaded.requirements;
+    }
     for (const [entry, status] of this.loadedStatus) if (entry.template.status !== status) this.setStatus(entry, status);
   }
 

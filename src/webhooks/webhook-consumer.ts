@@ -1,5 +1,12 @@
 import type { RedisClient } from '../redis/key-scope.js';
-import type { DeliveryLedger, InboundUpdate, PreferenceUpdate, StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
+import type {
+  DeliveryLedger,
+  InboundUpdate,
+  PreferenceUpdate,
+  StatusUpdate,
+  TemplateInfoUpdate,
+  TemplateStatusUpdate,
+} from '../campaigns/ledger.js';
 import { retryParkedStatuses, settleDeliveryEvents, type ParkedStatus, type StatusApplied } from '../campaigns/settle/delivery-events.js';
 import type { Logger } from '../logging/logger.js';
 import type { WebhookMetrics } from '../redis/webhook-metrics.js';
@@ -140,6 +147,7 @@ export class WebhookConsumer {
     const inbound: InboundUpdate[] = [];
     const preferences: PreferenceUpdate[] = [];
     const templates: TemplateStatusUpdate[] = [];
+    const templateInfo: TemplateInfoUpdate[] = [];
     const stats: Record<string, number> = { posts: entries.length };
     const metrics = this.#metrics;
     // Metrics hook: what an earlier batch counted before it failed is counted again when it is read again.
@@ -157,15 +165,20 @@ export class WebhookConsumer {
       inbound.push(...parsed.events.inbound);
       preferences.push(...parsed.events.preferences);
       templates.push(...parsed.events.templates);
+      templateInfo.push(...parsed.events.templateInfo);
       stats.ignored = (stats.ignored ?? 0) + parsed.events.ignored;
       stats.malformed = (stats.malformed ?? 0) + parsed.events.malformed;
       if (metrics !== undefined) countKinds(metrics, parsed.events);
     }
     const firstSeen = Date.now();
-    const settled = await settleDeliveryEvents(this.#o.ledger, { statuses, inbound, preferences, templates }, this.#statusApplied);
+    const events = { statuses, inbound, preferences, templates, templateInfo };
+    const settled = await settleDeliveryEvents(this.#o.ledger, events, this.#statusApplied);
     const { counts, unmatched } = settled;
     for (const { update, campaigns } of settled.templates) {
       this.#o.logger.info({ template: update, campaigns }, `template ${update.name} (${update.language}): ${update.event}`);
+    }
+    for (const u of templateInfo) {
+      this.#o.logger.info({ template: u }, `template ${u.name} (${u.language}): ${u.kind} ${u.previous || '?'} → ${u.value}`);
     }
     if (unmatched.length > 0)
       await this.#o.redis.zadd(this.#keys.parked, 'NX', ...unmatched.flatMap((u) => [firstSeen, JSON.stringify(u)]));
@@ -210,6 +223,8 @@ function countKinds(metrics: WebhookMetrics, events: WebhookEvents): void {
   metrics.count('message', events.inbound.length);
   metrics.count('user_preferences', events.preferences.length);
   metrics.count('message_template_status_update', events.templates.length);
+  metrics.count('message_template_quality_update', events.templateInfo.filter((u) => u.kind === 'quality').length);
+  metrics.count('template_category_update', events.templateInfo.filter((u) => u.kind === 'category').length);
   metrics.count('ignored', events.ignored);
   metrics.count('malformed', events.malformed);
 }

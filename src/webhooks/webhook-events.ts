@@ -1,4 +1,5 @@
-import type { InboundUpdate, PreferenceUpdate, StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
+import type { InboundUpdate, PreferenceUpdate, StatusUpdate, TemplateInfoUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
+import { entryTimeMs, toTemplateInfo } from './template-info-events.js';
 
 /**
  * The events of one webhook POST (reference §3.2): every entry, every change, every item,
@@ -14,6 +15,8 @@ export interface WebhookEvents {
   preferences: PreferenceUpdate[];
   /** `message_template_status_update`: a template paused, disabled, reinstated… */
   templates: TemplateStatusUpdate[];
+  /** `message_template_quality_update`, `template_category_update`: a template's quality score or category. */
+  templateInfo: TemplateInfoUpdate[];
   /** Items of kinds this version does not act on (inbound messages, preferences, template updates…). */
   ignored: number;
   /** Status items without the fields a status needs (id, status, timestamp): counted, not applied. */
@@ -43,7 +46,7 @@ export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () 
   }
   if (!isObject(payload) || !Array.isArray(payload.entry))
     return { ok: false, problem: 'no entry[] array (not a WhatsApp Business Account webhook)' };
-  const events: WebhookEvents = { statuses: [], inbound: [], preferences: [], templates: [], ignored: 0, malformed: 0 };
+  const events: WebhookEvents = { statuses: [], inbound: [], preferences: [], templates: [], templateInfo: [], ignored: 0, malformed: 0 };
   for (const entry of payload.entry) {
     if (!isObject(entry) || !Array.isArray(entry.changes)) continue;
     for (const change of entry.changes) {
@@ -57,6 +60,13 @@ export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () 
           if (preference === undefined) events.malformed++;
           else events.preferences.push(preference);
         }
+        continue;
+      }
+      const info = toTemplateInfo(change.field, value, entryTimeMs(entry));
+      if (info !== undefined) {
+        if (info === 'malformed') events.malformed++;
+        else if (info === 'ignored') events.ignored++;
+        else events.templateInfo.push(info);
         continue;
       }
       if (change.field === 'message_template_status_update') {

@@ -1,19 +1,11 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
-import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeReport } from '../../src/campaigns/report/report.js';
-import { Secret } from '../../src/config/secret.js';
-import { silentLogger } from '../../src/logging/logger.js';
-import { WebhookConsumer } from '../../src/webhooks/webhook-consumer.js';
-import { RedisWebhookInbox, createWebhookRedis } from '../../src/webhooks/webhook-inbox.js';
-import { buildWebhookServer } from '../../src/webhooks/webhook-server.js';
 import { writeCampaignCsv } from '../support/csv-files.js';
 import { pipelinePerTest, type Pipeline } from '../support/pipeline.js';
-import { redisUrl, testRedis } from '../support/redis.js';
 import { waitFor } from '../support/waiting.js';
+import { WebhookService } from '../support/webhook-service.js';
 
 /**
  * Held sends through the real pipeline: the sandbox holds a share of template sends for
@@ -26,70 +18,15 @@ const RELEASE_MS = 1500;
 
 describe('held sends settle by webhook (real Redis, worker, webhook service, sandbox)', () => {
   const frame = pipelinePerTest();
-  const closers: (() => Promise<unknown>)[] = [];
+  let service: WebhookService;
 
-  afterEach(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
+  beforeEach(() => {
+    service = new WebhookService(SECRET);
   });
 
-  /**
-   * The sandbox needs its webhook URL before it starts, the service needs the pipeline's
-   * prefix: a receiver on a known port forwards each POST, signature and all, once the service is up.
-   */
-  async function forwarder(): Promise<{ url: string; target: { url?: string } }> {
-    const target: { url?: string } = {};
-    const server: Server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        if (target.url === undefined) return void res.writeHead(503).end();
-        fetch(target.url, {
-          method: 'POST',
-          body: Buffer.concat(chunks),
-          headers: { 'content-type': 'application/json', 'x-hub-signature-256': String(req.headers['x-hub-signature-256']) },
-        }).then(
-          (answer) => res.writeHead(answer.status).end(),
-          () => res.writeHead(502).end(),
-        );
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`, target };
-  }
-
-  /** The webhook service's intake and a running consumer, as `campaign serve` has them. */
-  async function startService(p: Pipeline): Promise<string> {
-    const inboxRedis = createWebhookRedis(redisUrl(), silentLogger());
-    closers.push(() => inboxRedis.quit());
-    if (inboxRedis.status !== 'ready') await new Promise((resolve) => inboxRedis.once('ready', resolve));
-    const inbox = new RedisWebhookInbox(inboxRedis, p.prefix);
-    const app: FastifyInstance = buildWebhookServer({
-      inbox,
-      verifyToken: new Secret('held-verify-token'),
-      appSecrets: [new Secret(SECRET)],
-      logger: silentLogger(),
-      redisReady: () => inbox.ready(),
-    });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    closers.push(() => app.close());
-    const reader = testRedis();
-    closers.push(() => reader.quit());
-    const consumer = new WebhookConsumer({
-      redis: reader,
-      prefix: p.prefix,
-      ledger: p.ledger,
-      logger: silentLogger(),
-      consumer: 'held-test',
-      blockMs: 100,
-      parkedRetryMs: 0,
-    });
-    consumer.start();
-    closers.push(() => consumer.stop());
-    const address = app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no TCP address');
-    return `http://127.0.0.1:${address.port}/webhook`;
-  }
+  afterEach(async () => {
+    await service.close();
+  });
 
   async function reportRows(p: Pipeline, id: string): Promise<Record<string, string>[]> {
     const path = frame.csvPath(`${id}.report.csv`);
@@ -98,17 +35,17 @@ describe('held sends settle by webhook (real Redis, worker, webhook service, san
   }
 
   it('held rows keep the campaign open until their webhooks come: one released (sent), one dropped (failed 132015)', async () => {
-    const relay = await forwarder();
+    const relay = await service.relay();
     const p = await frame.start({
       label: 'held',
       concurrency: 4,
       sandbox: {
-        webhooks: { url: relay.url, appSecret: SECRET, sentAfterMs: 5, deliveredAfterMs: 20, readAfterMs: 40, readShare: 0, batchMs: 10 },
+        webhooks: { url: relay, appSecret: SECRET, sentAfterMs: 5, deliveredAfterMs: 20, readAfterMs: 40, readShare: 0, batchMs: 10 },
         // Every second template send is held; every second held one is dropped.
         faults: { held: { share: 0.5, releaseAfterMs: RELEASE_MS, dropShare: 0.5 } },
       },
     });
-    relay.target.url = await startService(p);
+    await service.start(p.prefix, p.ledger);
     const file = frame.csvPath();
     await writeCampaignCsv(file, 4);
     expect(await p.produce(file, p.definition('c-held'))).toMatchObject({ queued: 4 });

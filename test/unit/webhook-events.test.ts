@@ -32,6 +32,7 @@ describe('parseWebhook', () => {
         inbound: [],
         preferences: [],
         templates: [],
+        templateInfo: [],
         ignored: 0,
         malformed: 0,
       },
