@@ -86,4 +86,33 @@ describe('held sends settle by webhook (real Redis, worker, webhook service, san
     expect(rows.find((r) => r.wamid === released?.wamid)).toMatchObject({ status: 'sent' });
     expect(rows.find((r) => r.wamid === released?.wamid)?.deliveredAt).toBeGreaterThan(0);
   });
+
+  it('failures Meta reports only by webhook feed the error-spike brake: the campaign pauses (ERROR_SPIKE) while it sends', async () => {
+    const relay = await service.relay();
+    const p = await frame.start({
+      label: 'held-brake',
+      rate: 20,
+      concurrency: 2,
+      autoPause: { window: 10, failureShare: 0.3 },
+      sandbox: {
+        webhooks: { url: relay, appSecret: SECRET, sentAfterMs: 5, deliveredAfterMs: 20, readAfterMs: 40, readShare: 0, batchMs: 10 },
+        // Every send is accepted (200 + wamid) and reported failed 131026 by webhook.
+        faults: { failureShare: { rate: 1, codes: [131026] } },
+      },
+    });
+    await service.start(p.prefix, p.ledger);
+    const file = frame.csvPath();
+    await writeCampaignCsv(file, 60);
+    await p.produce(file, p.definition('c-brake'));
+    p.startWorker();
+    const paused = await waitFor(async () => p.ledger.status('c-brake'), {
+      what: 'campaign c-brake paused by the brake',
+      until: (s) => s?.state === 'paused',
+    });
+    expect(paused?.pausedReason).toMatch(/^ERROR_SPIKE: \d+ of the last 10 sends failed permanently \(latest 131026: /);
+    // Every answer was a 200: only the webhooks' failures can have tripped it.
+    expect(paused?.counts.failed).toBeGreaterThan(0);
+    expect(paused?.counts.queued).toBeGreaterThan(0);
+    expect(p.sandbox.stats().rejectedByCode).toEqual({});
+  });
 });
