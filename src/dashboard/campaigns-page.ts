@@ -69,7 +69,7 @@ function campaignRow(v: CampaignView): SafeHtml {
 <div class="sub">${field(v, 'template')}</div><div class="sub">from ${v.phoneNumberId || '?'}</div></td>
 <td><span class="state">${field(v, 'state')}</span><div class="sub note">${field(v, 'stateNote')}</div></td>
 <td class="progress">${progressBar(v)} ${field(v, 'progress')}${toSend}</td>
-<td class="n">${field(v, 'sent')}</td>
+<td class="n">${field(v, 'sent')}<div class="sub">held ${field(v, 'held')}</div></td>
 <td class="n">${field(v, 'delivered')}</td>
 <td class="n">${field(v, 'read')}</td>
 <td class="n">${field(v, 'failed')}</td>
