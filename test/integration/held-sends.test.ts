@@ -14,7 +14,7 @@ import { WebhookService } from '../support/webhook-service.js';
  * The campaign is not completed while any row is held.
  */
 const SECRET = 'held-sends-app-secret-0123';
-const RELEASE_MS = 1500;
+const RELEASE_MS = 3000;
 
 describe('held sends settle by webhook (real Redis, worker, webhook service, sandbox)', () => {
   const frame = pipelinePerTest();
@@ -55,7 +55,7 @@ describe('held sends settle by webhook (real Redis, worker, webhook service, san
     const answered = await waitFor(async () => (await p.ledger.status('c-held'))?.counts, {
       what: 'two rows sent and delivered, two held',
       until: (c) => c !== undefined && c.held === 2 && c.sent === 2 && c.delivered === 2,
-      timeoutMs: RELEASE_MS - 300,
+      timeoutMs: RELEASE_MS - 500,
       intervalMs: 20,
     });
     expect(answered).toMatchObject({ queued: 0, sending: 0, failed: 0, unknown: 0 });
