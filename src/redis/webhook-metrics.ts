@@ -21,6 +21,8 @@ export type WebhookEventKind =
   | 'message_template_status_update'
   | 'user_changed_user_id'
   | 'unlinked'
+  | 'message_template_quality_update'
+  | 'template_category_update'
   | 'ignored'
   | 'malformed'
   | 'unreadable';
