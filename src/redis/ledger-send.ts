@@ -19,7 +19,7 @@ import { lanesOf, type LedgerContext } from './ledger-context.js';
 import { campaignLedgerKeys, confirmKeys, feedKeys, reachKey, reachPendingKey, sentGuardKeys, wamidsKey } from './ledger-keys.js';
 import { PortfolioReach, REACH_RECORD_STALE_MS } from './ledger-reach.js';
 import { DEFAULT_PORTFOLIO } from '../portfolios/portfolios.js';
-import { portfolioLimitKeys } from '../portfolios/messaging-limit-keys.js';
+import { portfolioLimitKeys } from './portfolio-limit-keys.js';
 import { CLAIM_ANSWER_WIDTH, SETTLE_ROW_ARGS, SETTLE_SHARED_ARGS } from './ledger-scripts.js';
 import { TickBatch } from './tick-batch.js';
 

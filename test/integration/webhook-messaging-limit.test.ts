@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { portfolioLimitKeys } from '../../src/portfolios/messaging-limit-keys.js';
+import { portfolioLimitKeys } from '../../src/redis/portfolio-limit-keys.js';
 import { DEFAULT_PORTFOLIO } from '../../src/portfolios/portfolios.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
