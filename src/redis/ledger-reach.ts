@@ -101,8 +101,8 @@ export class PortfolioReach {
     const [reached, freesAt, known] = await commit(lease.id, own.get(lease.id) ?? '{}', heldBack);
     if (own.size > 0) await redis.hdel(reachPendingKey(prefix, phoneNumberId), ...own.keys());
     if (known.length > 0) await redis.zadd(reachKey(prefix, phoneNumberId), 'GT', ...pairsScoreFirst(known));
-    // Held only because other feeds' leases were out (nobody reached yet): no news for the operator.
-    if (heldBack.length === 0 || Number(freesAt) === 0) return {};
+    // Held only because other feeds' leases were out for a moment: no news for the operator.
+    if (heldBack.length === 0 || Number(reached) < lease.limit) return {};
     return { limitHeld: { limit: lease.limit, reached: Number(reached), freesAt: Number(freesAt) } };
   }
 }

@@ -81,7 +81,9 @@ describe('one messaging limit per business portfolio', () => {
     await rig.waitForAccepted(TIER, 60_000);
     // Whichever number's feed came second was held back at the limit, and says so.
     await rig.pollUntil('the limit logged', 30_000, 100, () =>
-      /messaging limit reached: \d+ unique users in the last 24 h \(limit 2000, portfolio default\)/.test(worker.output) ? true : undefined,
+      /messaging limit reached: 2000 unique users in the last 24 h \(limit 2000, portfolio default\)/.test(worker.output)
+        ? true
+        : undefined,
     );
     await rig.pollUntil('2,000 rows sent', 30_000, 200, async () => {
       const sent = (await rig.status(first)).sent + (await rig.status(second)).sent;
