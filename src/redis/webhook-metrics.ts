@@ -5,7 +5,8 @@ import { CounterTally, HistogramTally } from './metric-tallies.js';
 
 /**
  * The `kind` label of cw_webhook_events_total: a status by Meta's name (`sent`, `delivered`,
- * `read`, `failed`), a user's `message`, a `user_preferences` change, or what was not applied:
+ * `read`, `failed`), a user's `message`, a `user_preferences` change, a template's or the
+ * messaging limit's webhook by its field, or what was not applied:
  * `ignored` (fields and statuses we do not act on), `malformed` (an item we could not read),
  * `unreadable` (a signed POST that is not a webhook body).
  */
@@ -17,6 +18,8 @@ export type WebhookEventKind =
   | 'message'
   | 'user_preferences'
   | 'message_template_status_update'
+  | 'business_capability_update'
+  | 'account_update'
   | 'ignored'
   | 'malformed'
   | 'unreadable';

@@ -219,6 +219,7 @@ function countKinds(metrics: WebhookMetrics, events: WebhookEvents): void {
   metrics.count('message', events.inbound.length);
   metrics.count('user_preferences', events.preferences.length);
   metrics.count('message_template_status_update', events.templates.length);
+  for (const limit of events.limits) metrics.count(limit.field);
   metrics.count('ignored', events.ignored);
   metrics.count('malformed', events.malformed);
 }

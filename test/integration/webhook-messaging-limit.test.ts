@@ -98,6 +98,10 @@ describe('campaign serve: messaging-limit webhooks', () => {
     expect(await signedPost(url, accountWebhook('account_update', { event: 'ACCOUNT_UPDATE' }))).toBe(200);
     await waitFor(storedLimit, { what: 'the limit read again after account_update', until: (v) => v === '10000', timeoutMs: 5000 });
     await cli.waitFor(/messaging limit of portfolio default: 10000 \(read after a webhook\)/);
+    // Both counted by their field on /metrics.
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain('cw_webhook_events_total{kind="business_capability_update"} 1');
+    expect(metrics).toContain('cw_webhook_events_total{kind="account_update"} 1');
     const rest = await ledger.feed(LEDGER_TEST_NUMBER, { windowSize: 1000, minBatch: 1, refreshAfterMs: 60_000, refreshMost: 0 });
     expect(rest.jobs).toHaveLength(50);
   });
