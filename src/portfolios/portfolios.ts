@@ -1,5 +1,7 @@
 import type { RedisClient } from '../redis/key-scope.js';
-import { phoneNumbersKey } from '../redis/ledger-keys.js';
+import { knownPhoneNumbers, portfolioScope } from '../redis/portfolio-scope.js';
+
+export { portfolioScope };
 
 /**
  * Meta sets the messaging limit and keeps opt-outs per business portfolio, shared by all its
@@ -26,15 +28,6 @@ export function portfolioOf(assignments: PortfolioAssignments, phoneNumberId: st
 }
 
 /**
- * Where a portfolio's own keys live (its user links, its messaging-limit count, its
- * opt-outs): one hash tag per portfolio, so on Redis Cluster they share a slot of their own,
- * apart from every number's.
- */
-export function portfolioScope(prefix: string, portfolio: string): string {
-  return `${prefix}:{${prefix}:portfolio:${portfolio}}`;
-}
-
-/**
  * The numbers of a portfolio that the deployment has sent from (every number that has had a
  * campaign), sorted: those PORTFOLIOS names for it, and for the default portfolio every
  * other number.
@@ -45,7 +38,7 @@ export async function numbersOfPortfolio(
   assignments: PortfolioAssignments,
   portfolio: string,
 ): Promise<string[]> {
-  const known = await redis.smembers(phoneNumbersKey(prefix));
+  const known = await knownPhoneNumbers(redis, prefix);
   const named = [...assignments].filter(([, name]) => name === portfolio).map(([id]) => id);
   return [...new Set([...known, ...named])].filter((id) => portfolioOf(assignments, id) === portfolio).sort();
 }

@@ -1,4 +1,4 @@
-import { portfolioScope } from '../portfolios/portfolios.js';
+import { portfolioScope } from './portfolio-scope.js';
 
 /**
  * A business portfolio's messaging-limit keys, all in its own scope (one Redis Cluster slot):
