@@ -249,6 +249,7 @@ function countKinds(metrics: WebhookMetrics, events: WebhookEvents): void {
   metrics.count('message_template_status_update', events.templates.length);
   metrics.count('message_template_quality_update', events.templateInfo.filter((u) => u.kind === 'quality').length);
   metrics.count('template_category_update', events.templateInfo.filter((u) => u.kind === 'category').length);
+  for (const limit of events.limits) metrics.count(limit.field);
   metrics.count('ignored', events.ignored);
   metrics.count('malformed', events.malformed);
 }
