@@ -149,12 +149,16 @@ function toInbound(item: unknown, phoneNumberId: string, isOptOut: OptOutMatcher
   return update;
 }
 
-/** A marketing stop / resume (reference §3.5); its timestamp is a number of seconds. */
+/** `user_preferences` values: a stop, and the two kinds of consent that lift it (an In-App Signup opt-in is a `signup`). */
+const PREFERENCE_VALUES: Readonly<Record<string, PreferenceUpdate['value']>> = { stop: 'stop', resume: 'resume', signup: 'resume' };
+
+/** A marketing stop / resume / signup (reference §3.5); its timestamp is a number of seconds. */
 function toPreference(item: unknown, phoneNumberId: string): PreferenceUpdate | undefined {
-  if (!isObject(item) || typeof item.wa_id !== 'string' || (item.value !== 'stop' && item.value !== 'resume')) return undefined;
+  const value = isObject(item) && typeof item.value === 'string' ? PREFERENCE_VALUES[item.value] : undefined;
+  if (!isObject(item) || typeof item.wa_id !== 'string' || value === undefined) return undefined;
   const at = seconds(item.timestamp);
   if (Number.isNaN(at) || phoneNumberId === '') return undefined;
-  return { phoneNumberId, waId: item.wa_id.replace(/^\+/, ''), value: item.value, at: Math.round(at * 1000) };
+  return { phoneNumberId, waId: item.wa_id.replace(/^\+/, ''), value, at: Math.round(at * 1000) };
 }
 
 /**
