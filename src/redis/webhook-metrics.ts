@@ -8,8 +8,9 @@ import { CounterTally, HistogramTally } from './metric-tallies.js';
  * `read`, `failed`), a user's `message`, a `user_preferences` change, a `user_changed_user_id`
  * system message, a template's or the messaging limit's webhook by its field, or what was not
  * applied: `ignored` (fields and statuses we do not act on), `malformed` (an item we could not
- * read), `unreadable` (a signed POST that is not a webhook body); `unlinked` counts messages and preferences (also counted by kind) that came with a
- * user ID only whose phone is not known yet: kept, and applied when a webhook links it.
+ * read), `unreadable` (a signed POST that is not a webhook body); `unlinked` counts messages
+ * and preferences (also counted by kind) that came with a user ID only whose phone is not
+ * known yet: kept, and applied when a webhook links it.
  */
 export type WebhookEventKind =
   | 'sent'
