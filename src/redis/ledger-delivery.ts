@@ -45,7 +45,7 @@ export class LedgerDelivery
         outcomes.push({
           outcome: String(flat[i]) as StatusOutcome['outcome'],
           completedCampaign: (flags & 1) === 1,
-          billed: (flags & 2) === 2,
+          ...((flags & 2) === 2 ? { billed: true } : {}),
         });
       }
       return outcomes;
