@@ -148,6 +148,7 @@ export async function createCampaign(
       rejectsFile: await rejects.close(),
       ...plan,
       ...estimate,
+      rateCard: deps.rateCard?.file ?? null,
       ...(request.maxCost === undefined ? {} : { maxCost: { amount: request.maxCost.amount, refused: refusal ?? null } }),
     };
   } finally {
