@@ -21,9 +21,8 @@ export function costLines(summary: SendOutcome): string[] {
   } else {
     lines.push(`  estimated cost: ${cost.total} ${cost.currency} at most (Meta charges only delivered messages)`);
     const example = summary.rateCard !== null && basename(summary.rateCard) === basename(defaultRateCardFile());
-    lines.push(
-      `    rates from ${summary.rateCard ?? '?'}${example ? ": an EXAMPLE card, not Meta's rates (set RATE_CARD_FILE: docs/costs.md)" : ''}`,
-    );
+    const note = example ? ": an EXAMPLE card, not Meta's rates (set RATE_CARD_FILE: docs/costs.md)" : '';
+    lines.push(`    rates from ${summary.rateCard ?? '?'}${note}`);
     for (const m of cost.byMarket) {
       lines.push(`    ${m.market}: ${m.messages} ${m.category} × ${m.rate} = ${m.amount} ${cost.currency}`);
     }
