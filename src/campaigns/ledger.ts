@@ -4,7 +4,9 @@ import type { LimitHeld } from './send/messaging-reach.js';
 import type { CampaignDefinition, CampaignStatus, RowRecord, RowStatus } from './campaign.js';
 import type { SendJob } from './send-job.js';
 import type { SendWindow } from './feed/send-window.js';
+import type { InDoubtDecisions } from './settle/in-doubt-decisions.js';
 export type { TemplateStatusOutcome, TemplateStatusUpdate } from './template-status.js';
+export type { InDoubtDecisions } from './settle/in-doubt-decisions.js';
 
 /**
  * A row the producer read: to be sent, or refused before sending with a reason. A row to
@@ -95,18 +97,6 @@ export interface OptOutSource {
   /** ms since the epoch. */
   at: number;
   via?: 'keyword' | 'user_preferences' | 'operator' | undefined;
-}
-
-/** What one confirmInDoubt call decided. */
-export interface InDoubtDecisions {
-  /** Back in the backlog, to be sent once more. */
-  resent: number;
-  /** Left `unknown`: they may have been delivered. */
-  unknown: number;
-  /** `cancelled` or `expired`: they never went out, and their campaign ended meanwhile. */
-  ended: number;
-  /** Campaigns whose last row this call answered. */
-  completedCampaigns: string[];
 }
 
 /** Why an operator command could not act on a campaign. */
