@@ -62,6 +62,13 @@ export interface FaultSettings {
    * not affected.
    */
   marketingMessagesRefusal?: { code: number; phoneNumberId?: string };
+  /**
+   * Users (waIds) who adopted a WhatsApp username: their messages (`POST /_sandbox/inbound`)
+   * and marketing preferences (`POST /_sandbox/user-preferences`) carry their business-scoped
+   * `user_id` only, without `from` / `wa_id`, as Meta sends them (reference cloud-api-2026.md §4).
+   * Statuses of sends to their phone still carry both.
+   */
+  usernameUsers?: string[];
 }
 
 const DAY_MS = 86_400_000;
@@ -136,6 +143,7 @@ export const faultSettingsSchema = z.strictObject({
       phoneNumberId: z.string().regex(/^\d+$/, 'phoneNumberId must be the numeric phone-number ID').optional(),
     })
     .optional(),
+  usernameUsers: optedOutSchema.optional(),
 });
 
 export type ParsedFaultSettings = z.infer<typeof faultSettingsSchema>;
