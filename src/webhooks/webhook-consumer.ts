@@ -2,7 +2,7 @@ import type { RedisClient } from '../redis/key-scope.js';
 import type { DeliveryLedger, StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
 import { retryParkedStatuses, settleDeliveryEvents, type ParkedStatus, type StatusApplied } from '../campaigns/settle/delivery-events.js';
 import type { InboundEvent, PreferenceEvent, UserIdChange, UserLinkStore } from '../campaigns/settle/user-joins.js';
-import { RedisUserLinks } from '../portfolios/user-links.js';
+import { RedisUserLinks } from '../redis/user-links.js';
 import type { Logger } from '../logging/logger.js';
 import type { WebhookMetrics } from '../redis/webhook-metrics.js';
 import { parseWebhook, type OptOutMatcher, type WebhookEvents } from './webhook-events.js';
@@ -37,7 +37,7 @@ export interface WebhookConsumerOptions {
   /** /metrics: events by kind and status lag, written in the MULTI that acknowledges their batch. */
   metrics?: WebhookMetrics;
   /**
-   * The portfolios' user ID ↔ phone links (src/portfolios/user-links.ts): messages and preferences
+   * The portfolios' user ID ↔ phone links (src/redis/user-links.ts): messages and preferences
    * with a user ID only are joined to their phone by them. Default: on this consumer's
    * connection, every number in the default portfolio.
    */

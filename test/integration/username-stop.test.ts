@@ -7,7 +7,7 @@ import { openContext, type AppContext } from '../../src/app/app-context.js';
 import type { RowRecord } from '../../src/campaigns/campaign.js';
 import { runSend } from '../../src/cli/run/send.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { RedisUserLinks } from '../../src/portfolios/user-links.js';
+import { RedisUserLinks } from '../../src/redis/user-links.js';
 import { webhookKeys } from '../../src/redis/webhook-keys.js';
 import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { sandboxUserId } from '../../src/sandbox/user-ids.js';

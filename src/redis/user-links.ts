@@ -1,6 +1,6 @@
-import type { RedisClient } from '../redis/key-scope.js';
+import type { RedisClient } from './key-scope.js';
 import type { PendingUserEvent, ReleasedEvents, UserIdChange, UserLink, UserLinkStore } from '../campaigns/settle/user-joins.js';
-import { portfolioOf, portfolioScope, type PortfolioAssignments } from './portfolios.js';
+import { portfolioOf, portfolioScope, type PortfolioAssignments } from '../portfolios/portfolios.js';
 
 /** Events kept per user ID while its phone is unknown: a bound, so one chatty username user cannot grow a list for ever. */
 export const MAX_PENDING_PER_USER = 200;
