@@ -1,13 +1,14 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../workers/serve.js';
 import { startWorker, type RunningWorker } from '../../workers/worker.js';
 import { openContext, type AppContext } from '../../src/app/app-context.js';
 import type { RowRecord } from '../../src/campaigns/campaign.js';
+import { writeReport } from '../../src/campaigns/report/report.js';
 import { runSend } from '../../src/cli/run/send.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { RedisUserLinks } from '../../src/redis/user-links.js';
+import { RedisUserLinks, reportUserIds } from '../../src/redis/user-links.js';
 import { webhookKeys } from '../../src/redis/webhook-keys.js';
 import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { sandboxUserId } from '../../src/sandbox/user-ids.js';
@@ -145,5 +146,40 @@ describe("a username user's STOP holds for the portfolio (sandbox, serve, worker
         .filter((m) => m.phoneNumberId === NUMBER_B)
         .map((m) => m.to),
     ).toEqual([CARLA]);
+  }, 60_000);
+
+  it("a username user's quick reply lands on their row, and the report shows their user ID", async () => {
+    const ana = ANA.slice(1);
+    const id = await promo('replies', NUMBER_A, [ANA, BRUNO]);
+    const links = new RedisUserLinks(context.redis, prefix, context.config.portfolios);
+    await waitFor(async () => (await links.phonesOf(NUMBER_A, [sandboxUserId(ana)]))[0], { what: "Ana's link learnt" });
+    sandbox.setFaults({ usernameUsers: [ana] });
+    const wamid = (await rows(id))[0]?.wamid ?? '';
+    const answer = await fetch(`${sandbox.url}/_sandbox/inbound`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        from: ANA,
+        button: { payload: 'MORE_OFFERS', text: 'More offers' },
+        contextId: wamid,
+        phoneNumberId: NUMBER_A,
+      }),
+    });
+    expect(answer.status).toBe(200);
+    const [anaRow] = await waitFor(() => rows(id), { what: "Ana's reply on her row", until: (r) => r[0]?.reply !== undefined });
+    expect(anaRow?.reply).toBe('MORE_OFFERS');
+    // Her message came without a phone and still opened the window of her phone.
+    expect(await context.ledger.serviceWindowsOpen(NUMBER_A, [ana])).toEqual([true]);
+
+    const report = join(dir.dir, 'replies.csv');
+    await writeReport(context.ledger, id, report, {
+      userIds: reportUserIds(context.redis, prefix, context.config.portfolios, NUMBER_A),
+    });
+    const lines = (await readFile(report, 'utf8')).trim().split('\n');
+    expect(lines.map((line) => line.split(',').slice(0, 3))).toEqual([
+      ['row', 'phone', 'user_id'],
+      ['1', ANA, sandboxUserId(ana)],
+      ['2', BRUNO, sandboxUserId(BRUNO.slice(1))],
+    ]);
   }, 60_000);
 });
