@@ -154,6 +154,27 @@ async function webhookConsumer(config: Config, log: Logger, readerRedis: RedisCl
     metrics: new WebhookMetrics(config.queuePrefix),
     // Its calls come between the reader's blocking reads, never during one.
     links: new RedisUserLinks(readerRedis, config.queuePrefix, config.portfolios, config.retentionMs),
+    onLimitUpdates: await limitUpdatesHandler(config, log, readerRedis, ledger),
+  });
+}
+
+/** `business_capability_update` / `account_update`: the portfolio's new messaging limit, stored where its feeds read it. */
+async function limitUpdatesHandler(config: Config, log: Logger, redis: RedisClient, ledger: RedisLedger) {
+  const { limitWebhookHandler } = await import('../src/portfolios/limit-webhooks.js');
+  const { fetchMessagingLimit } = await import('../src/cloud-api/messaging-limit-client.js');
+  const { accessToken, api } = config;
+  return limitWebhookHandler({
+    redis,
+    prefix: config.queuePrefix,
+    portfolios: config.portfolios,
+    fixed: config.messagingLimits,
+    ledger,
+    fetch:
+      accessToken === undefined
+        ? undefined
+        : (phoneNumberId) =>
+            fetchMessagingLimit({ baseUrl: api.baseUrl, apiVersion: api.version, phoneNumberId, accessToken, timeoutMs: api.timeoutMs }),
+    logger: log,
   });
 }
 

@@ -6,7 +6,8 @@ import { RedisSendPacer } from '../src/redis/redis-send-pacer.js';
 import { startSendWorker } from '../src/queue/send-worker.js';
 import type { AppContext } from '../src/app/app-context.js';
 import { startRetention } from '../src/app/campaign-purge.js';
-import { sendConcurrencyOf, sendRateOf } from '../src/config/config.js';
+import { messagingLimitOf, sendConcurrencyOf, sendRateOf } from '../src/config/config.js';
+import { portfolioOf } from '../src/portfolios/portfolios.js';
 import type { Secret } from '../src/config/secret.js';
 import { PhoneNumberDiscovery, type ServedNumber } from '../src/queue/phone-number-discovery.js';
 import { MessagingLimitSource } from '../src/queue/messaging-limit-source.js';
@@ -121,9 +122,11 @@ function serveNumber(
     pacer: rate > 0 ? new RedisSendPacer(redis, { prefix: config.queuePrefix, phoneNumberId, messagesPerSecond: rate }) : undefined,
     confirmInDoubt: config.confirmWindowMs > 0,
   });
-  const limits = messagingLimitOf(context, phoneNumberId, accessToken);
+  const limits = messagingLimitSource(context, phoneNumberId, accessToken);
+  const fixedLimit = messagingLimitOf(config, phoneNumberId);
   const sendWorker = startSendWorker({
-    messagingLimit: () => limits.current(),
+    portfolio: portfolioOf(config.portfolios, phoneNumberId),
+    ...(fixedLimit === undefined ? {} : { messagingLimit: fixedLimit }),
     // A slow Graph API holds the first feed back 5 s at most; the limit then applies from when it is known.
     feedReady: Promise.race([limits.start(), new Promise((resolve) => setTimeout(resolve, FIRST_LIMIT_READ_MS).unref())]),
     connection: redis,
@@ -145,7 +148,8 @@ function serveNumber(
       rate,
       concurrency,
       window: sendWorker.feeder.windowSize,
-      messagingLimit: config.messagingLimits.get(phoneNumberId) ?? 'from the Cloud API',
+      portfolio: portfolioOf(config.portfolios, phoneNumberId),
+      messagingLimit: fixedLimit ?? 'from the Cloud API',
     },
     'serving phone number',
   );
@@ -159,12 +163,17 @@ function serveNumber(
   };
 }
 
-/** Meta's messaging limit of one number: MESSAGING_LIMITS, else the tier the API reports (read before the first feed). */
-function messagingLimitOf(context: AppContext, phoneNumberId: string, accessToken: Secret): MessagingLimitSource {
+/**
+ * Meta's messaging limit of the number's portfolio: MESSAGING_LIMITS, else the tier the API
+ * reports on the number (Meta answers the portfolio's on each of its numbers), read before the
+ * first feed and stored for the portfolio, where every feed of its numbers reads it.
+ */
+function messagingLimitSource(context: AppContext, phoneNumberId: string, accessToken: Secret): MessagingLimitSource {
   const { config, ledger, logger } = context;
+  const portfolio = portfolioOf(config.portfolios, phoneNumberId);
   return new MessagingLimitSource({
     phoneNumberId,
-    fixed: config.messagingLimits.get(phoneNumberId),
+    fixed: messagingLimitOf(config, phoneNumberId),
     fetch: () =>
       fetchMessagingLimit({
         baseUrl: config.api.baseUrl,
@@ -173,7 +182,7 @@ function messagingLimitOf(context: AppContext, phoneNumberId: string, accessToke
         accessToken,
         timeoutMs: config.api.timeoutMs,
       }),
-    store: (limit) => ledger.recordMessagingLimit(phoneNumberId, limit),
+    store: (limit) => ledger.recordMessagingLimit(portfolio, limit),
     logger,
   });
 }

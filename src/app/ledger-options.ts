@@ -9,7 +9,9 @@ export function ledgerOptionsOf(config: Config, logger: Logger): LedgerOptions {
     autoPause: config.autoPause,
     duplicateWindowMs: config.duplicateWindowMs,
     confirmWindowMs: config.confirmWindowMs,
+    heldPatienceMs: config.heldPatienceMs,
     waitReplicas: config.redisWaitReplicas,
+    portfolios: config.portfolios,
     onReplicasBehind: (acknowledged, wanted) => {
       // Once a minute at most: a replica that is down would otherwise log every claim.
       if (Date.now() - lastWarning < 60_000) return;

@@ -71,6 +71,8 @@ export function describeMessage(message: CampaignMessage): string {
  * `confirming`: its request got no answer (timeout, killed worker); it waits up to
  * CONFIRM_WINDOW_SECONDS for a status webhook, then is sent again once (when later sends got
  * their statuses, so it never reached Meta) or becomes `unknown`.
+ * `held`: Meta accepted it but holds it for quality assessment (template pacing); a status
+ * webhook makes it `sent` or `failed`, else after HELD_PATIENCE_HOURS it becomes `unknown`.
  * `unknown`: a send may have left but its answer was lost; never resent blindly. `cancelled`: the operator cancelled the campaign before it
  * was sent.
  * `expired`: the campaign's `--expires-at` passed before it was sent; never sent.
@@ -79,6 +81,7 @@ export const ROW_STATUSES = [
   'queued',
   'sending',
   'confirming',
+  'held',
   'sent',
   'failed',
   'rejected',

@@ -23,10 +23,15 @@ export interface TemplateFinder {
   close(): Promise<void>;
 }
 
-/** The number's messaging limit (configured, else as its workers last read it) and who it reached in the last 24 h, by Redis's clock. */
+/**
+ * The messaging limit of the number's portfolio (configured, else as last stored), who the
+ * portfolio reached in the last 24 h, by Redis's clock, and the rows its other campaigns still have queued.
+ */
 export interface MessagingReach {
+  portfolio: string;
   limit: MessagingLimit | undefined;
   reached: number;
+  queuedElsewhere: number;
   oldestReachedAt: number | undefined;
   now: number;
 }
@@ -42,7 +47,10 @@ export interface CreateCampaignDeps {
   sendRate(phoneNumberId: string): number;
   /** The approved templates, from `file` when given, else the configured source. Opened for a template campaign only. */
   openTemplates(file: string | undefined): TemplateFinder;
-  messagingReach(phoneNumberId: string): Promise<MessagingReach>;
+  /** The portfolio's reach, the backlog of this campaign (`campaignId`) not counted. */
+  messagingReach(phoneNumberId: string, campaignId: string): Promise<MessagingReach>;
+  /** Sets a template's time-to-live through the Cloud API; undefined when this process has no token to do it with. */
+  setTemplateTtl?: ((templateId: string, seconds: number) => Promise<void>) | undefined;
 }
 
 export interface CampaignRequest {
@@ -84,7 +92,10 @@ export async function createCampaign(
   // Before anything is created: a campaign whose rejected rows could be written nowhere must not start.
   await checkWritableDir(deps.reportsDir, 'REPORTS_DIR');
   const message = await resolveMessage(deps, spec.message, request.templatesFile?.path);
-  if (message.kind === 'template') checkEndpointCategory(spec.endpoint, message.requirements, request.names);
+  if (message.kind === 'template') {
+    checkEndpointCategory(spec.endpoint, message.requirements, request.names);
+    if (spec.ttlSeconds !== undefined && !spec.dryRun) await setTtl(deps, message.requirements, spec.ttlSeconds, request.names);
+  }
   const id = spec.campaignId ?? newCampaignId();
   const rejects = new RejectsFile(join(deps.reportsDir, `${id}${spec.dryRun ? '.dry-run' : ''}.rejects.csv`));
   // Meta: on 131050 suppress the recipient for marketing (reference §8). Utility and
@@ -116,6 +127,23 @@ export async function createCampaign(
   } finally {
     await rejects.close();
   }
+}
+
+/**
+ * Meta keeps a marketing template's time-to-live on the template, so `ttl` is set there before
+ * any row is read; every later send of the template, this campaign's or another's, has it.
+ */
+async function setTtl(deps: CreateCampaignDeps, template: TemplateRequirements, seconds: number, names: FieldNames): Promise<void> {
+  if (deps.setTemplateTtl === undefined)
+    throw new AppError('CONFIG_INVALID', `${names.ttl} sets the template's time-to-live through the Cloud API: set WHATSAPP_ACCESS_TOKEN`);
+  if (template.id === undefined) {
+    throw new AppError(
+      'OPTION_INVALID',
+      `${names.ttl}: the template list in use has no ID for ${template.name} (${template.language}); ` +
+        'use the Cloud API list (WHATSAPP_BUSINESS_ACCOUNT_ID) or a copy of it that keeps each template\'s "id"',
+    );
+  }
+  await deps.setTemplateTtl(template.id, seconds);
 }
 
 /** A template campaign's approved template; a text as it is. */
@@ -171,20 +199,23 @@ async function planSending(
   });
   // A text goes only to users whose service window is open: they take no place under the limit.
   if (message.kind === 'text') return { estimate, sendRate };
-  return { estimate, sendRate, messagingLimit: await limitCheck(deps, spec.phoneNumberId, recipients, startsAt) };
+  return { estimate, sendRate, messagingLimit: await limitCheck(deps, spec.phoneNumberId, summary.id, recipients, startsAt) };
 }
 
 /** The number's messaging limit against this campaign's recipients. */
 async function limitCheck(
   deps: CreateCampaignDeps,
   phoneNumberId: string,
+  campaignId: string,
   recipients: number,
   startsAt: number,
 ): Promise<MessagingLimitCheck> {
-  const reach = await deps.messagingReach(phoneNumberId);
+  const reach = await deps.messagingReach(phoneNumberId, campaignId);
   return checkMessagingLimit({
+    portfolio: reach.portfolio,
     limit: reach.limit,
     reached: reach.reached,
+    queuedElsewhere: reach.queuedElsewhere,
     oldestReachedAt: reach.oldestReachedAt,
     recipients,
     startsAt: Math.max(startsAt, reach.now),

@@ -4,7 +4,10 @@ import type { LimitHeld } from './send/messaging-reach.js';
 import type { CampaignDefinition, CampaignStatus, RowRecord, RowStatus } from './campaign.js';
 import type { SendJob } from './send-job.js';
 import type { SendWindow } from './feed/send-window.js';
+import type { FeedLimitOptions } from './send/messaging-reach.js';
 export type { TemplateStatusOutcome, TemplateStatusUpdate } from './template-status.js';
+import type { InDoubtDecisions } from './settle/in-doubt-decisions.js';
+export type { InDoubtDecisions } from './settle/in-doubt-decisions.js';
 
 /**
  * A row the producer read: to be sent, or refused before sending with a reason. A row to
@@ -54,6 +57,8 @@ export interface ClaimedRow {
 /** What the worker learned about one send attempt. */
 export type Settlement =
   | { status: 'sent'; wamid: string }
+  /** Meta accepted it but holds it for quality assessment (`held_for_quality_assessment`): a status webhook settles it. */
+  | { status: 'held'; wamid: string }
   | { status: 'failed' | 'unknown'; errorCode: string; errorDetail: string }
   /** BullMQ gave up on the job: `unknown` if it was caught mid-send, otherwise `failed`. */
   | { status: 'abandoned'; errorCode: string; errorDetail: string }
@@ -97,18 +102,6 @@ export interface OptOutSource {
   via?: 'keyword' | 'user_preferences' | 'operator' | undefined;
 }
 
-/** What one confirmInDoubt call decided. */
-export interface InDoubtDecisions {
-  /** Back in the backlog, to be sent once more. */
-  resent: number;
-  /** Left `unknown`: they may have been delivered. */
-  unknown: number;
-  /** `cancelled` or `expired`: they never went out, and their campaign ended meanwhile. */
-  ended: number;
-  /** Campaigns whose last row this call answered. */
-  completedCampaigns: string[];
-}
-
 /** Why an operator command could not act on a campaign. */
 export type ControlRefusal = 'missing' | 'cancelled' | 'completed';
 
@@ -131,7 +124,7 @@ export interface RetrySelection {
 export type CancelResult = { outcome: 'cancelled'; cancelled: number } | { outcome: 'missing' | 'completed' };
 
 /** How a phone number's feeder tops up its window of jobs. */
-export interface FeedOptions {
+export interface FeedOptions extends FeedLimitOptions {
   /** Jobs fed and not done, at most: BullMQ holds no more than this for the number. */
   windowSize: number;
   /** Feed only when at least this much room is free (fewer, larger feeds). */
@@ -141,8 +134,6 @@ export interface FeedOptions {
   refreshMost: number;
   /** Campaigns with a send window: their lanes open now (one not in the map feeds nothing). */
   openLanes?: ReadonlyMap<string, readonly number[]>;
-  /** Meta's messaging limit of the number (unique users per moving 24 h); absent or 0: none, nothing counted. */
-  messagingLimit?: number;
 }
 
 /** A phone number's campaigns with a send window, and their lanes, as the feeder needs them. */
@@ -180,24 +171,8 @@ export interface StatusOutcome {
   completedCampaign: boolean;
 }
 
-/**
- * Meta's ecosystem limit (131049): a message sent again within 24 h only fails again, so
- * `campaign retry` holds such rows back until 24 h after they failed.
- */
-export const RETRY_HOLD_131049_MS = 24 * 3_600_000;
-
-/** What one page of `markForRetry` did. */
-export interface RetryPage {
-  requeued: number;
-  /** Chosen, but recorded without their values (by a build before 0.1.0): left as they are. */
-  noPayload: number;
-  /** Failed with 131049 less than 24 h ago: not chosen yet. */
-  held: number;
-  /** The earliest time (ms) one of those may be retried; 0 when none is held. */
-  heldUntil: number;
-  /** Failed with 131049 to a US number in a MARKETING campaign without `--allow-us-marketing`: left failed. */
-  usMarketing: number;
-}
+import type { RetryPage } from './control/retry-page.js';
+export { RETRY_HOLD_131049_MS, type RetryPage } from './control/retry-page.js';
 
 /** Meta's customer-service window: 24 hours from the user's last message (reference §4). */
 export const SERVICE_WINDOW_MS = 24 * 3_600_000;
@@ -326,8 +301,8 @@ export interface SendLedger extends Pick<ReportLedger, 'getCampaign'> {
   windowedCampaigns(phoneNumberId: string): Promise<WindowedCampaigns>;
   /** Jobs fed to the number and not done yet. */
   windowSize(phoneNumberId: string): Promise<number>;
-  /** The number's messaging limit as its worker learnt it, kept two days for `campaign send`'s plan. */
-  recordMessagingLimit(phoneNumberId: string, limit: MessagingLimit): Promise<void>;
+  /** The portfolio's messaging limit as a worker or webhook learnt it (kept two days): what feeds and `campaign send`'s plan read. */
+  recordMessagingLimit(portfolio: string, limit: MessagingLimit): Promise<void>;
   /** The in-doubt rule for the number's `confirming` rows whose window passed, at most `limit` (confirm-in-doubt.lua). */
   confirmInDoubt(phoneNumberId: string, limit: number): Promise<InDoubtDecisions>;
   /** Meta said the recipient stopped marketing messages (131050): remember it for this number. */

@@ -26,6 +26,8 @@ export interface StatusView {
   skipped: number;
   /** In doubt: their request got no answer; they wait for a status webhook (CONFIRM_WINDOW_SECONDS). */
   confirming: number;
+  /** Accepted but held by Meta for quality assessment; a status webhook settles them (HELD_PATIENCE_HOURS). */
+  held: number;
   unknown: number;
   cancelled: number;
   /** Rows Meta reported delivered by status webhook (a read row counts here too), and read. */
@@ -76,6 +78,7 @@ export function statusJson(status: CampaignStatus, windowed?: WindowStatus, defi
     rejected: counts.rejected,
     skipped: counts.skipped,
     confirming: counts.confirming,
+    held: counts.held,
     unknown: counts.unknown,
     cancelled: counts.cancelled,
     delivered: counts.delivered,
@@ -109,7 +112,8 @@ export function statusText(status: CampaignStatus, windowed?: WindowStatus, defi
     ...(definition === undefined ? [] : [`  sends ${describeMessage(campaignMessage(definition))}`]),
     `  total ${j.total}  queued ${j.queued}  sent ` +
       `${j.sent}${j.delivered > 0 || j.read > 0 ? ` (delivered ${j.delivered}, read ${j.read})` : ''}  failed ${j.failed}  ` +
-      `rejected ${j.rejected}  skipped ${j.skipped}${j.confirming > 0 ? `  confirming ${j.confirming}` : ''}  unknown ` +
+      `rejected ${j.rejected}  skipped ${j.skipped}${j.confirming > 0 ? `  confirming ${j.confirming}` : ''}` +
+      `${j.held > 0 ? `  held ${j.held}` : ''}  unknown ` +
       `${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}${j.expired > 0 ? `  expired ${j.expired}` : ''}`,
   ];
   if (j.startsAt !== null && j.startedAt === null && status.state !== 'cancelled')
@@ -139,6 +143,11 @@ export function statusText(status: CampaignStatus, windowed?: WindowStatus, defi
     lines.push(
       `  ${j.confirming} rows got no answer and wait for a status webhook (CONFIRM_WINDOW_SECONDS); ` +
         `the workers then send them again once, or mark them unknown`,
+    );
+  if (j.held > 0)
+    lines.push(
+      `  ${j.held} rows are held by Meta for quality assessment; a status webhook makes them sent or failed ` +
+        `(after HELD_PATIENCE_HOURS without one they become unknown)`,
     );
   if (j.unknown > 0)
     lines.push(
@@ -178,8 +187,10 @@ export function summaryJson(summary: SendOutcome, rate: number): Record<string, 
 function limitJson(check: MessagingLimitCheck | undefined): Record<string, unknown> | null {
   if (check === undefined) return null;
   return {
+    portfolio: check.portfolio,
     limit: check.limit ?? null,
     reached: check.reached,
+    queuedElsewhere: check.queuedElsewhere,
     recipients: check.recipients,
     over: check.over,
     freesAt: iso(check.freesAt),
@@ -191,15 +202,16 @@ function limitLines(check: MessagingLimitCheck | undefined, zone: DisplayZone): 
   if (check === undefined || check.limit === 'unlimited') return [];
   if (check.limit === undefined) {
     return [
-      '  messaging limit of the number: not known yet (a worker reads it from the Cloud API; ' +
+      `  messaging limit of portfolio ${check.portfolio}: not known yet (a worker reads it from the Cloud API; ` +
         'MESSAGING_LIMITS sets it): rows past it wait in the backlog once it is',
     ];
   }
-  const per24h = `${check.limit} unique users per 24 h, ${check.reached} reached in the last 24 h`;
+  const queued = check.queuedElsewhere > 0 ? `, ${check.queuedElsewhere} rows queued in its other campaigns` : '';
+  const per24h = `portfolio ${check.portfolio}: ${check.limit} unique users per 24 h, ${check.reached} reached in the last 24 h${queued}`;
   if (check.over === 0) return [`  messaging limit: within it (${per24h})`];
   const when = check.freesAt === undefined ? '' : `; places start to free at ${formatInstant(check.freesAt, zone)}`;
   return [
-    `  messaging limit: up to ${check.over} of its ${check.recipients} recipients are past the number's limit ` +
+    `  messaging limit: up to ${check.over} of its ${check.recipients} recipients are past the portfolio's limit ` +
       `(${per24h}): they wait in the backlog until the rolling 24 h frees places${when}`,
   ];
 }
@@ -333,7 +345,7 @@ export interface WatchView extends StatusView {
 
 /** Rows a request answered: what the rate counts (rejected, skipped, cancelled and expired rows take no sending time). */
 export function answeredRows(view: StatusView): number {
-  return view.sent + view.failed + view.unknown;
+  return view.sent + view.held + view.failed + view.unknown;
 }
 
 /** Rows still to go: waiting, in flight, or in doubt (`queued` includes `sending`). */
@@ -359,6 +371,7 @@ export function watchParts(view: WatchView): { progress: string; answered: strin
   const pending = [
     `queued ${view.queued}`,
     `confirming ${view.confirming}`,
+    ...(view.held > 0 ? [`held ${view.held}`] : []),
     `rejected ${view.rejected}`,
     `skipped ${view.skipped}`,
     ...(view.cancelled > 0 ? [`cancelled ${view.cancelled}`] : []),

@@ -24,6 +24,8 @@ export interface SendSpecOptions extends ColumnOptions {
   allowUsMarketing?: boolean | undefined;
   /** `--endpoint messages|marketing-messages`: the Cloud API path each row is posted to. */
   endpoint?: string | undefined;
+  /** `--ttl 36h` (with --endpoint marketing-messages): the template's time-to-live. */
+  ttl?: string | undefined;
   /** `--priority high|normal|low` (default normal). */
   priority?: string | undefined;
   /** `--window 09:00-20:00` in each recipient's local time, `--days mon-fri`, `--timezone-column COL`. */
@@ -67,6 +69,7 @@ export function sendSpecOf(options: SendSpecOptions): CampaignSpecInput {
     allowRepeat: options.allowRepeat,
     allowUsMarketing: options.allowUsMarketing,
     endpoint: options.endpoint,
+    ttl: options.ttl,
     displayTimezone: options.displayTimezone,
     dryRun: options.dryRun,
   }) as CampaignSpecInput;

@@ -36,6 +36,32 @@ export function transportFailure(error: unknown): TransportFailure {
 }
 
 /**
+ * A Graph POST of a JSON body, the token in the Authorization header only: the status and body
+ * text of whatever answer came, or a CloudApiTransportError saying what was being done.
+ */
+export async function graphPost(
+  url: URL,
+  body: unknown,
+  options: { accessToken: Secret; timeoutMs: number; dispatcher?: Dispatcher; what: string },
+): Promise<{ status: number; text: string }> {
+  try {
+    const response = await request(url, {
+      method: 'POST',
+      ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+      headers: { authorization: `Bearer ${options.accessToken.reveal()}`, accept: 'application/json', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    return { status: response.statusCode, text: await response.body.text() };
+  } catch (error) {
+    const failure = new CloudApiTransportError(transportFailure(error), error);
+    failure.message = `No answer from the Cloud API ${options.what} (${failure.failure})`;
+    throw failure;
+  }
+}
+
+/**
  * A Graph GET with the token in the Authorization header only (never in the URL): the status
  * and body text of whatever answer came, or a CloudApiTransportError saying what was being
  * read (`what`, e.g. "listing templates, page 2") when none did.

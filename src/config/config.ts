@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import { Secret } from './secret.js';
-import { portfolioNameText, type PortfolioAssignments } from '../portfolios/portfolios.js';
-import { messagingLimitText, parseNumberSettings, wholeNumberText, type MessagingLimit } from './number-settings.js';
+import { portfolioNameText, portfolioOf, type PortfolioAssignments } from '../portfolios/portfolios.js';
+import { parseNumberSettings, wholeNumberText, type MessagingLimit } from './number-settings.js';
+import { parsePortfolioLimits } from './portfolio-limits.js';
 
 /**
  * The one reader of process.env. Every setting is parsed here; everything else receives a
@@ -76,9 +77,10 @@ const envSchema = z.object({
   SEND_CONCURRENCY: wholeNumber(1).optional(),
   SEND_ATTEMPTS: positiveInt(6),
   SEND_BACKOFF_MS: positiveInt(1000),
-  // Meta's messaging limit per number (unique users per moving 24 h): `ID:10000,ID2:unlimited`.
-  // A number not named here gets its tier from the API.
-  MESSAGING_LIMITS: perNumber(messagingLimitText, '106540352242922:10000,106540352242923:unlimited'),
+  // Meta's messaging limit per business portfolio (unique users per moving 24 h):
+  // `retail:2000,default:unlimited`; `ID:10000` gives the limit of that number's portfolio.
+  // A portfolio not named here gets its limit from the API (resolved in loadConfig: needs PORTFOLIOS).
+  MESSAGING_LIMITS: z.string().optional(),
   // Which business portfolio each number is in: `ID:retail,ID2:retail,ID3:support`. A number
   // not named is in the portfolio `default`, so by default all numbers share one.
   PORTFOLIOS: perNumber(portfolioNameText, '106540352242922:retail,106540352242923:support'),
@@ -109,6 +111,14 @@ const envSchema = z.object({
   // 0 turns the rule off (timeouts retried, in-doubt rows unknown at once): for a setup
   // without `campaign serve`, where no status would ever come.
   CONFIRM_WINDOW_SECONDS: wholeNumber(0).default(600),
+  // A send Meta holds for quality assessment (`held`) waits this long for the status webhook
+  // that releases or drops it; then it ends `unknown` and no longer keeps its campaign open.
+  // At least 1: a campaign must end even when no webhook ever comes.
+  HELD_PATIENCE_HOURS: z.coerce
+    .number({ error: 'must be a number of hours >= 1, e.g. 24' })
+    .min(1, 'must be a number of hours >= 1, e.g. 24')
+    .max(24 * 30, 'must be at most 30 days (720 hours)')
+    .default(24),
   // Finished campaigns' personal data (rows, values, indexes) is purged this many days after
   // they finish; 0 keeps it until `campaign purge`.
   RETENTION_DAYS: wholeNumber(0).default(30),
@@ -200,7 +210,12 @@ export interface Config {
   metricsRetentionMs: number;
   /** How long an in-doubt row waits for a status webhook before the resend rule decides it, in ms; 0 = off. */
   confirmWindowMs: number;
-  /** MESSAGING_LIMITS: a number's unique users per moving 24 h, or 'unlimited'; a number not named reads its tier from the API. */
+  /** How long a `held` row waits for its status webhook before it ends `unknown`, in ms (HELD_PATIENCE_HOURS). */
+  heldPatienceMs: number;
+  /**
+   * MESSAGING_LIMITS: portfolio → unique users per moving 24 h, or 'unlimited'; a portfolio not
+   * named reads its limit from the API (messagingLimitOf gives a number's).
+   */
   messagingLimits: ReadonlyMap<string, MessagingLimit>;
   /** PORTFOLIOS: phone-number ID → business portfolio; a number not named is in `default` (src/portfolios/portfolios.ts). */
   portfolios: PortfolioAssignments;
@@ -227,7 +242,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   for (const name of required) {
     if (present[name] === undefined) problems.push(`${name}: required for this command but not set`);
   }
-  if (!parsed.success || problems.length > 0) {
+  const limits = parsed.success ? parsePortfolioLimits(parsed.data.MESSAGING_LIMITS ?? '', parsed.data.PORTFOLIOS ?? new Map()) : new Map();
+  if (typeof limits === 'string') problems.push(`MESSAGING_LIMITS: ${limits}`);
+  if (!parsed.success || problems.length > 0 || typeof limits === 'string') {
     throw new AppError('CONFIG_INVALID', `Invalid configuration (see .env.example):\n  - ${problems.join('\n  - ')}`);
   }
   const e = parsed.data;
@@ -248,7 +265,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     autoPause: { failureShare: e.AUTO_PAUSE_FAILURE_SHARE, window: e.AUTO_PAUSE_WINDOW },
     queuePrefix: e.QUEUE_PREFIX,
-    messagingLimits: e.MESSAGING_LIMITS ?? new Map(),
+    messagingLimits: limits,
     portfolios: e.PORTFOLIOS ?? new Map(),
     logLevel: e.LOG_LEVEL,
     reportsDir: e.REPORTS_DIR,
@@ -256,6 +273,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     retentionMs: e.RETENTION_DAYS * 86_400_000,
     metricsRetentionMs: Math.round(e.METRICS_RETENTION_HOURS * 3_600_000),
     confirmWindowMs: e.CONFIRM_WINDOW_SECONDS * 1000,
+    heldPatienceMs: Math.round(e.HELD_PATIENCE_HOURS * 3_600_000),
     webhook: {
       appSecrets: (e.WHATSAPP_APP_SECRET ?? []).map((secret) => new Secret(secret)),
       verifyToken: e.WEBHOOK_VERIFY_TOKEN === undefined ? undefined : new Secret(e.WEBHOOK_VERIFY_TOKEN),
@@ -285,6 +303,14 @@ export function parseClusterNodes(value: string): ClusterNode[] | string {
   }
   if (nodes.length === 0) return "names no node; list the cluster's nodes as host:port,host:port";
   return nodes;
+}
+
+/** MESSAGING_LIMITS' limit of a number's portfolio, or undefined when the API gives it. */
+export function messagingLimitOf(
+  config: Pick<Config, 'messagingLimits' | 'portfolios'>,
+  phoneNumberId: string,
+): MessagingLimit | undefined {
+  return config.messagingLimits.get(portfolioOf(config.portfolios, phoneNumberId));
 }
 
 /** A phone number's messages per second: its SEND_RATES entry, else SEND_RATE (0 = unlimited). */

@@ -1,5 +1,5 @@
 /**
- * A setting given per phone number, `ID:value,ID2:value` (SEND_RATES, MESSAGING_LIMITS): the
+ * A setting given per phone number, `ID:value,ID2:value` (SEND_RATES, PORTFOLIOS): the
  * value for each listed number, or a sentence saying what is wrong and how to write it.
  * `allowed` parses one value (undefined = not allowed), `example` shows the form.
  */

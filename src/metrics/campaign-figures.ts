@@ -59,7 +59,7 @@ export function campaignFigures(c: CampaignCounters, now: number, retentionMs: n
 
   /** Rows a request answered per second since the first feed (rejected, skipped, cancelled and expired rows took no sending time). */
   function measuredRate(): number | undefined {
-    const answered = counts.sent + counts.failed + counts.unknown;
+    const answered = counts.sent + counts.held + counts.failed + counts.unknown;
     const elapsed = startedAt === undefined ? 0 : (now - startedAt) / 1000;
     return answered > 0 && elapsed > 0 ? answered / elapsed : undefined;
   }

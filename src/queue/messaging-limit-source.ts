@@ -1,28 +1,29 @@
 import type { MessagingLimit } from '../config/number-settings.js';
 import type { Logger } from '../logging/logger.js';
 
-/** How often a number's tier is read again from the API: Meta raises it within hours of earning it. */
+/** How often the tier is read again from the API: Meta raises it within hours of earning it. */
 export const MESSAGING_LIMIT_REFRESH_MS = 15 * 60_000;
 /** A failed read is tried again this soon, and logged at most this often. */
 const RETRY_MS = 60_000;
 
 export interface MessagingLimitSourceOptions {
   phoneNumberId: string;
-  /** MESSAGING_LIMITS' entry for the number: used as it is, the API is not asked. */
+  /** MESSAGING_LIMITS' limit of the number's portfolio: used as it is, the API is not asked. */
   fixed?: MessagingLimit | undefined;
   /** Reads the tier from the Cloud API. */
   fetch: () => Promise<MessagingLimit>;
-  /** Keeps what was learnt where `campaign send` can read it for its plan. */
+  /** Keeps what was learnt for the portfolio, where its numbers' feeds and `campaign send`'s plan read it. */
   store: (limit: MessagingLimit) => Promise<void>;
   logger: Logger;
   refreshMs?: number;
 }
 
 /**
- * A phone number's messaging limit (unique users per moving 24 h), for its feeder: the
- * MESSAGING_LIMITS entry, or else the tier the API reports, read at start and every 15
- * minutes. While it is unknown (the API could not be read), nothing is held back: Meta's
- * answer is then the only limit, as before this existed.
+ * The messaging limit (unique users per moving 24 h) of a phone number's business portfolio:
+ * the MESSAGING_LIMITS entry, or else the tier the API reports on the number (Meta answers the
+ * portfolio's), read at start and every 15 minutes and stored for the portfolio, where every
+ * feed of its numbers reads it. While it is unknown (the API could not be read, no webhook
+ * said it), nothing is held back: Meta's answer is then the only limit.
  */
 export class MessagingLimitSource {
   readonly #options: MessagingLimitSourceOptions;
@@ -34,11 +35,6 @@ export class MessagingLimitSource {
   constructor(options: MessagingLimitSourceOptions) {
     this.#options = options;
     this.#limit = options.fixed;
-  }
-
-  /** The limit for a feed: unique users per 24 h, or undefined for none (unlimited or not known). */
-  current(): number | undefined {
-    return typeof this.#limit === 'number' ? this.#limit : undefined;
   }
 
   /** Reads the limit once (a failure is logged and retried), then keeps it fresh. */
@@ -63,7 +59,10 @@ export class MessagingLimitSource {
     try {
       const limit = await fetch();
       if (limit !== this.#limit)
-        logger.info({ phoneNumberId, messagingLimit: limit }, 'messaging limit of the number (unique users per 24 h, from the Cloud API)');
+        logger.info(
+          { phoneNumberId, messagingLimit: limit },
+          "messaging limit of the number's portfolio (unique users per 24 h, from the Cloud API)",
+        );
       this.#limit = limit;
       await store(limit);
     } catch (error) {

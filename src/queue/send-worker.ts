@@ -10,6 +10,7 @@ import { InDoubtSweep } from '../campaigns/settle/in-doubt-sweep.js';
 import { SendFeeder } from '../campaigns/feed/send-feeder.js';
 import { BullSendQueue } from './send-queue.js';
 import { limiterFor } from './send-rate-limiter.js';
+import type { MessagingLimit } from '../config/number-settings.js';
 
 export interface SendWorkerOptions {
   connection: ConnectionOptions;
@@ -28,8 +29,10 @@ export interface SendWorkerOptions {
   feedWindow?: number;
   /** A feed completed a campaign (its expiry or start deadline answered its last rows); default: logged. */
   onCampaignCompleted?: (campaignId: string) => void;
-  /** The number's messaging limit now (MessagingLimitSource.current); absent = none. */
-  messagingLimit?: () => number | undefined;
+  /** The number's business portfolio (absent: `default`): the messaging limit is its. */
+  portfolio?: string;
+  /** MESSAGING_LIMITS' limit of that portfolio; absent: the one a worker or webhook last stored for it. */
+  messagingLimit?: MessagingLimit;
   /** The feeder feeds nothing before this settles. */
   feedReady?: Promise<unknown>;
   /** Told of rows BullMQ gave up on (the processor reports its own answers). */
@@ -160,6 +163,7 @@ function createFeeder(options: SendWorkerOptions): { feedQueue: BullSendQueue; f
     logger,
     ...(options.feedWindow === undefined ? {} : { windowSize: options.feedWindow }),
     ...(options.onCampaignCompleted === undefined ? {} : { onCampaignCompleted: options.onCampaignCompleted }),
+    ...(options.portfolio === undefined ? {} : { portfolio: options.portfolio }),
     ...(options.messagingLimit === undefined ? {} : { messagingLimit: options.messagingLimit }),
     ...(options.feedReady === undefined ? {} : { ready: options.feedReady }),
   });

@@ -1,3 +1,4 @@
+import type { PortfolioAssignments } from '../portfolios/portfolios.js';
 import type { RedisClient } from './key-scope.js';
 import { LedgerClock, type LedgerClockSetting } from './ledger-clock.js';
 import { campaignLedgerKeys, campaignNumbersKey } from './ledger-keys.js';
@@ -16,6 +17,8 @@ export interface LedgerOptions {
   duplicateWindowMs?: number;
   /** How long an in-doubt row waits for a status webhook (Config.confirmWindowMs); 0 = off: `unknown` at once. */
   confirmWindowMs?: number;
+  /** How long a `held` row (held_for_quality_assessment) waits for its status webhook (Config.heldPatienceMs); default 24 h. */
+  heldPatienceMs?: number;
   /**
    * REDIS_WAIT_REPLICAS: claims and ingested rows are on this many replicas before a send may
    * leave (WAIT), so a master lost in a failover cannot take a claim with it and let the row be
@@ -24,6 +27,8 @@ export interface LedgerOptions {
   waitReplicas?: number;
   /** A warning when replicas did not acknowledge in time (the send goes ahead). */
   onReplicasBehind?: (acknowledged: number, wanted: number) => void;
+  /** PORTFOLIOS: each number's business portfolio, whose opt-outs all its numbers share; absent = every number in one. */
+  portfolios?: PortfolioAssignments;
   /** Tests only (never from config): a clock they move instead of waiting; absent = Redis's clock. */
   clock?: LedgerClockSetting;
 }
@@ -40,6 +45,8 @@ export class LedgerContext {
   readonly brake: AutoPauseSettings;
   readonly duplicateWindowMs: number;
   readonly confirmWindowMs: number;
+  readonly portfolios: PortfolioAssignments;
+  readonly heldPatienceMs: number;
   readonly #waitReplicas: number;
   readonly #onReplicasBehind: ((acknowledged: number, wanted: number) => void) | undefined;
   readonly #replicaCounts = new Map<string, { count: number; at: number }>();
@@ -56,6 +63,8 @@ export class LedgerContext {
     this.brake = options.autoPause ?? { failureShare: 1, window: 0 };
     this.duplicateWindowMs = options.duplicateWindowMs ?? 0;
     this.confirmWindowMs = options.confirmWindowMs ?? 0;
+    this.portfolios = options.portfolios ?? new Map();
+    this.heldPatienceMs = options.heldPatienceMs ?? 24 * 3_600_000;
     this.#waitReplicas = options.waitReplicas ?? 0;
     this.#onReplicasBehind = options.onReplicasBehind;
   }

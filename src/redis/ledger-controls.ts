@@ -12,7 +12,7 @@ import { RETRY_HOLD_131049_MS } from '../campaigns/ledger.js';
 import { usAreaCodes } from '../phone/us-numbers.js';
 import { AppError } from '../errors/app-error.js';
 import type { LedgerContext } from './ledger-context.js';
-import { feedKeys, laneBacklogKey, retentionLockKey, wamidsKey } from './ledger-keys.js';
+import { feedKeys, laneBacklogKey, optOutsKey, retentionLockKey, wamidsKey } from './ledger-keys.js';
 import type { StoredRow } from './stored-row.js';
 
 /** How long the retention lock lasts when its holder dies before releasing it. */
@@ -66,14 +66,15 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld' |
 
   async markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<RetryPage> {
     // An empty range: nothing to look at (the script's HMGET would get no fields).
-    if (fromRow > toRow) return { requeued: 0, noPayload: 0, held: 0, heldUntil: 0, usMarketing: 0 };
+    if (fromRow > toRow) return { requeued: 0, noPayload: 0, held: 0, heldUntil: 0, usMarketing: 0, optedOut: 0 };
     const { redis, prefix, clock } = this.context;
     const keys = await this.context.keys(campaignId);
-    const [requeued, noPayload, held, heldUntil, usMarketing] = await redis.cwMarkForRetry(
+    const [requeued, noPayload, held, heldUntil, usMarketing, optedOut] = await redis.cwMarkForRetry(
       keys.campaign,
       keys.rows,
       keys.pending,
       feedKeys(prefix, keys.phoneNumberId).active,
+      optOutsKey(prefix, keys.phoneNumberId),
       fromRow,
       toRow,
       selection.codes.join(','),
@@ -91,6 +92,7 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld' |
       held: Number(held ?? 0),
       heldUntil: Number(heldUntil ?? 0),
       usMarketing: Number(usMarketing ?? 0),
+      optedOut: Number(optedOut ?? 0),
     };
   }
 

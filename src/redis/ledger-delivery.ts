@@ -12,7 +12,14 @@ import type {
 import { SERVICE_WINDOW_MS } from '../campaigns/ledger.js';
 import { numberScope } from './key-scope.js';
 import { perNumber, type LedgerContext } from './ledger-context.js';
-import { optOutsKey, serviceWindowKey, wamidsKey } from './ledger-keys.js';
+import { campaignLedgerKeys, serviceWindowKey, wamidsKey } from './ledger-keys.js';
+import { optOutEntries, spreadByPortfolio, spreadFromNumber, spreadOptOuts, type OptOutEvent } from './ledger-optouts.js';
+import { portfolioOf } from '../portfolios/portfolios.js';
+
+/** Meta's code for a recipient who stopped marketing messages from the business. */
+const OPTED_OUT_CODE = '131050';
+/** Status outcomes whose row apply-statuses.lua found (and so recorded a 131050's opt-out for). */
+const MATCHED = new Set(['applied', 'same']);
 
 const optOutSourceSchema = z.object({
   campaignId: z.string(),
@@ -21,7 +28,7 @@ const optOutSourceSchema = z.object({
   via: z.enum(['keyword', 'user_preferences', 'operator']).optional(),
 });
 
-/** What Meta's webhooks change (apply-*.lua), the customer-service windows they open, a number's opt-outs. */
+/** What Meta's webhooks change (apply-*.lua), the customer-service windows they open, the opt-outs (ledger-optouts.ts). */
 export class LedgerDelivery
   implements Omit<DeliveryLedger, 'applyTemplateStatus'>, Pick<SendLedger, 'recordOptOut' | 'addOptOut' | 'removeOptOut'>
 {
@@ -31,15 +38,18 @@ export class LedgerDelivery
   // in its own slot (a webhook batch may mix numbers), answers back in the caller's order.
 
   async applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]> {
-    const { redis, prefix, clock } = this.context;
+    const { redis, prefix, clock, brake } = this.context;
     return perNumber(updates, async (number, group) => {
-      const args: (string | number)[] = [numberScope(prefix, number), clock.arg()];
+      const args: (string | number)[] = [numberScope(prefix, number), clock.arg(), brake.window, brake.failureShare];
       for (const u of group) args.push(u.wamid, u.kind, u.at, u.callbackData ?? '', u.code ?? '', u.detail ?? '', u.phoneNumberId);
       const flat = await redis.cwApplyStatuses(wamidsKey(prefix, number), ...args);
       const outcomes: StatusOutcome[] = [];
       for (let i = 0; i + 1 < flat.length; i += 2) {
         outcomes.push({ outcome: String(flat[i]) as StatusOutcome['outcome'], completedCampaign: Number(flat[i + 1]) === 1 });
       }
+      // The script recorded 131050's opt-out on this number; the rest of its portfolio follows.
+      const optedOut = group.filter((u, i) => u.kind === 'failed' && u.code === OPTED_OUT_CODE && MATCHED.has(outcomes[i]?.outcome ?? ''));
+      await spreadFromNumber(this.context, number, await this.#recipientsOf(number, optedOut));
       return outcomes;
     });
   }
@@ -50,18 +60,40 @@ export class LedgerDelivery
       const args: (string | number)[] = [numberScope(prefix, number), clock.arg(), SERVICE_WINDOW_MS];
       for (const u of group) args.push(u.phoneNumberId, u.waId, u.at, u.replyTo ?? '', u.reply ?? '', u.optOut ? '1' : '0');
       const answered = await redis.cwApplyInbound(wamidsKey(prefix, number), ...args);
+      // The script recorded a keyword's opt-out on this number; the rest of its portfolio follows.
+      await spreadFromNumber(
+        this.context,
+        number,
+        group.filter((u) => u.optOut).map((u) => `+${u.waId}`),
+      );
       return answered.map((n) => ({ answeredRow: Number(n) === 1 }));
     });
   }
 
   async applyPreferences(updates: readonly PreferenceUpdate[]): Promise<void> {
+    // The newest stop/resume per user wins in every copy of the portfolio's opt-outs (apply-optouts.lua).
+    await spreadByPortfolio(this.context, updates, (u) => ({
+      phone: `+${u.waId}`,
+      action: u.value,
+      at: u.at,
+      source: JSON.stringify({ campaignId: '', row: 0, at: u.at, via: 'user_preferences' }),
+    }));
+  }
+
+  /** The recipients of the rows the statuses are about (by message ID, else callback data), as apply-statuses.lua finds them. */
+  async #recipientsOf(number: string, updates: readonly StatusUpdate[]): Promise<string[]> {
+    if (updates.length === 0) return [];
     const { redis, prefix } = this.context;
-    await perNumber(updates, async (number, group) => {
-      const args: (string | number)[] = [numberScope(prefix, number)];
-      for (const u of group) args.push(u.phoneNumberId, u.waId, u.value, u.at);
-      await redis.cwApplyPreferences(optOutsKey(prefix, number), ...args);
-      return group.map(() => undefined);
-    });
+    const where = await redis.hmget(wamidsKey(prefix, number), ...updates.map((u) => u.wamid));
+    const phones: string[] = [];
+    for (const [i, u] of updates.entries()) {
+      const match = /^(.+)\/(\d+)$/.exec(where[i] ?? u.callbackData ?? '');
+      if (match === null) continue;
+      const json = await redis.hget(campaignLedgerKeys(prefix, number, match[1] ?? '').rows, match[2] ?? '');
+      const phone = (safeJson(json ?? '') as { p?: unknown } | undefined)?.p;
+      if (typeof phone === 'string') phones.push(phone);
+    }
+    return phones;
   }
 
   async serviceWindowsOpen(phoneNumberId: string, waIds: readonly string[]): Promise<boolean[]> {
@@ -78,33 +110,33 @@ export class LedgerDelivery
 
   async addOptOut(phoneNumberId: string, phone: string): Promise<boolean> {
     const source: OptOutSource = { campaignId: '', row: 0, at: await this.context.clock.now(), via: 'operator' };
-    return (await this.context.redis.hsetnx(optOutsKey(this.context.prefix, phoneNumberId), phone, JSON.stringify(source))) === 1;
+    return this.#spread(phoneNumberId, { phone, action: 'add', at: source.at, source: JSON.stringify(source) });
   }
 
   async removeOptOut(phoneNumberId: string, phone: string): Promise<boolean> {
-    return (await this.context.redis.hdel(optOutsKey(this.context.prefix, phoneNumberId), phone)) === 1;
+    return this.#spread(phoneNumberId, { phone, action: 'remove', at: 0 });
   }
 
   async recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void> {
-    await this.context.redis.hset(
-      optOutsKey(this.context.prefix, phoneNumberId),
-      phone,
-      JSON.stringify({ ...source, at: await this.context.clock.now() }),
-    );
+    const at = await this.context.clock.now();
+    await this.#spread(phoneNumberId, { phone, action: 'add', at, source: JSON.stringify({ ...source, at }) });
   }
 
+  /** The opt-outs that hold for a number: its portfolio's. */
   async optOuts(phoneNumberId: string): Promise<Map<string, OptOutSource>> {
     const found = new Map<string, OptOutSource>();
-    let cursor = '0';
-    do {
-      const [next, flat] = await this.context.redis.hscan(optOutsKey(this.context.prefix, phoneNumberId), cursor, 'COUNT', 1000);
-      cursor = next;
-      for (let i = 0; i < flat.length; i += 2) {
-        const parsed = optOutSourceSchema.safeParse(safeJson(flat[i + 1] ?? ''));
-        // An entry this version cannot read still means the recipient opted out.
-        found.set(flat[i] ?? '', parsed.success ? parsed.data : { campaignId: '?', row: 0, at: 0 });
-      }
-    } while (cursor !== '0');
+    for (const [phone, json] of await optOutEntries(this.context, phoneNumberId)) {
+      const parsed = optOutSourceSchema.safeParse(safeJson(json));
+      // An entry this version cannot read still means the recipient opted out.
+      found.set(phone, parsed.success ? parsed.data : { campaignId: '?', row: 0, at: 0 });
+    }
     return found;
+  }
+
+  /** One opt-out or lift for the whole portfolio of the number: true if it changed anything. */
+  async #spread(phoneNumberId: string, event: OptOutEvent): Promise<boolean> {
+    const portfolio = portfolioOf(this.context.portfolios, phoneNumberId);
+    const [changed] = await spreadOptOuts(this.context, portfolio, [event], [phoneNumberId]);
+    return changed === true;
   }
 }

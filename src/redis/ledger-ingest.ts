@@ -2,6 +2,7 @@ import { campaignDefinitionSchema, type CampaignDefinition } from '../campaigns/
 import type { AlreadySent, IngestedRow, IngestLedger, IngestResult } from '../campaigns/ledger.js';
 import type { LedgerContext } from './ledger-context.js';
 import { lanesOf } from './ledger-context.js';
+import { adoptOptOuts } from './ledger-optouts.js';
 import { campaignIndexKey, campaignNumbersKey, feedKeys, phoneNumbersKey, sentGuardKeys } from './ledger-keys.js';
 
 /** How the feed script ranks priorities: lower first. */
@@ -43,6 +44,8 @@ export class LedgerIngest implements Omit<IngestLedger, 'status' | 'rows' | 'ser
       .exec();
     await redis.zadd(campaignIndexKey(prefix), 'NX', definition.createdAt, definition.id);
     await redis.sadd(phoneNumbersKey(prefix), keys.phoneNumberId);
+    // Registered first: an opt-out from now on reaches this number's copy, which then takes the portfolio's record.
+    await adoptOptOuts(this.context, keys.phoneNumberId);
   }
 
   async getCampaign(id: string): Promise<CampaignDefinition | undefined> {

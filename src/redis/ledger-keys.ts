@@ -78,14 +78,33 @@ export function reachKey(prefix: string, phoneNumberId: string): string {
   return `${numberScope(prefix, phoneNumberId)}:reach:${phoneNumberId}`;
 }
 
-/** A phone number's messaging limit as a worker last learnt it ('10000' or 'unlimited'), for `campaign send`'s plan. */
-export function messagingLimitKey(prefix: string, phoneNumberId: string): string {
-  return `${numberScope(prefix, phoneNumberId)}:messaging-limit:${phoneNumberId}`;
+/**
+ * A phone number's feeds whose recipients the portfolio has not counted yet: lease ID → JSON
+ * {t: ms fed, s: new to the number, k: reached again} (feed.lua writes it, the feeder drops it after reach-commit.lua).
+ */
+export function reachPendingKey(prefix: string, phoneNumberId: string): string {
+  return `${numberScope(prefix, phoneNumberId)}:reach-pending:${phoneNumberId}`;
 }
 
-/** A phone number's opt-outs: phone → source JSON. */
+/** A phone number's copy of its portfolio's opt-outs: phone → source JSON (src/redis/ledger-optouts.ts). */
 export function optOutsKey(prefix: string, phoneNumberId: string): string {
   return `${numberScope(prefix, phoneNumberId)}:optouts:${phoneNumberId}`;
+}
+
+/** A copy of opt-outs as apply-optouts.lua changes it: the opt-outs, and per user the time of the newest stop/resume. */
+export interface OptOutCopyKeys {
+  optouts: string;
+  prefs: string;
+}
+
+/** A phone number's copy of its portfolio's opt-outs, and the portfolio it copied them from (`optOutsCopiedFrom`). */
+export function numberOptOutKeys(prefix: string, phoneNumberId: string): OptOutCopyKeys & { copiedFrom: string } {
+  const scope = numberScope(prefix, phoneNumberId);
+  return {
+    optouts: optOutsKey(prefix, phoneNumberId),
+    prefs: `${scope}:optout-prefs:${phoneNumberId}`,
+    copiedFrom: `${scope}:optouts-portfolio:${phoneNumberId}`,
+  };
 }
 
 /** Open customer service window of a user with a number: exists (→ closing ms) while open. */

@@ -22,10 +22,12 @@ export const LEDGER_SCRIPTS = {
   cwCancel: 'cancel',
   cwMarkForRetry: 'mark-for-retry',
   cwFeed: 'feed',
+  cwReachReserve: 'reach-reserve',
+  cwReachCommit: 'reach-commit',
   cwReschedule: 'reschedule',
   cwApplyStatuses: 'apply-statuses',
   cwApplyInbound: 'apply-inbound',
-  cwApplyPreferences: 'apply-preferences',
+  cwApplyOptOuts: 'apply-optouts',
   cwForgetWamids: 'forget-wamids',
 } as const;
 
@@ -59,6 +61,7 @@ export interface LedgerCommands {
     window: string,
     active: string,
     pending: string,
+    optouts: string,
     ...args: Arg[]
   ): Promise<string[]>;
   cwSettle(
@@ -99,20 +102,24 @@ export interface LedgerCommands {
   cwReschedule(campaign: string, startsAt: number): Promise<string>;
   cwApplyStatuses(wamids: string, ...args: Arg[]): Promise<(string | number)[]>;
   cwApplyInbound(wamids: string, ...args: Arg[]): Promise<number[]>;
-  cwApplyPreferences(optouts: string, ...args: Arg[]): Promise<number>;
+  cwApplyOptOuts(optouts: string, prefs: string, ...args: Arg[]): Promise<number[]>;
   cwMarkForRetry(
     campaign: string,
     rows: string,
     pending: string,
     active: string,
+    optouts: string,
     ...args: Arg[]
-  ): Promise<[number, number, number?, number?, number?]>;
+  ): Promise<[number, number, number?, number?, number?, number?]>;
   cwFeed(
     active: string,
     window: string,
     reach: string,
+    pending: string,
     ...args: Arg[]
-  ): Promise<[string[], string[], string[], (string | number)[], number]>;
+  ): Promise<[string[], string[], string[], string[], number, string[]]>;
+  cwReachReserve(reach: string, leases: string, expiry: string, limit: string, ...args: Arg[]): Promise<[number, number]>;
+  cwReachCommit(reach: string, leases: string, expiry: string, ...args: Arg[]): Promise<[number, number, string[]]>;
   cwForgetWamids(wamids: string, ...args: Arg[]): Promise<number>;
 }
 
@@ -127,7 +134,7 @@ export const CLAIM_ANSWER_WIDTH = 5;
 
 /** Arguments per row in a SETTLE call, after the SETTLE_SHARED_ARGS shared ones. */
 export const SETTLE_ROW_ARGS = 6;
-export const SETTLE_SHARED_ARGS = 5;
+export const SETTLE_SHARED_ARGS = 6;
 
 // settle.lua walks its rows with these numbers as literals: they must agree with the callers'.
 const SETTLE_LOOP = `for i = ${SETTLE_SHARED_ARGS + 1}, #ARGV, ${SETTLE_ROW_ARGS} do`;

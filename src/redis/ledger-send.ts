@@ -16,11 +16,23 @@ import { parseSendJobId, type SendJob } from '../campaigns/send-job.js';
 import type { MessagingLimit } from '../config/number-settings.js';
 import { numberScope } from './key-scope.js';
 import { lanesOf, type LedgerContext } from './ledger-context.js';
-import { campaignLedgerKeys, confirmKeys, feedKeys, messagingLimitKey, reachKey, sentGuardKeys, wamidsKey } from './ledger-keys.js';
+import {
+  campaignLedgerKeys,
+  confirmKeys,
+  feedKeys,
+  optOutsKey,
+  reachKey,
+  reachPendingKey,
+  sentGuardKeys,
+  wamidsKey,
+} from './ledger-keys.js';
+import { PortfolioReach, REACH_RECORD_STALE_MS } from './ledger-reach.js';
+import { DEFAULT_PORTFOLIO } from '../portfolios/portfolios.js';
+import { portfolioLimitKeys } from '../portfolios/messaging-limit-keys.js';
 import { CLAIM_ANSWER_WIDTH, SETTLE_ROW_ARGS, SETTLE_SHARED_ARGS } from './ledger-scripts.js';
 import { TickBatch } from './tick-batch.js';
 
-/** How long a number's messaging limit is kept after its worker last said it: the plan of a send with no worker running still shows it. */
+/** How long a portfolio's messaging limit is kept after a worker or webhook last said it: a send's plan with no worker running shows it. */
 const MESSAGING_LIMIT_KEPT_SECONDS = 2 * 86_400;
 
 /** A claim's answer as the script gives it: outcome, status or attempts, then phone, values JSON, header link. */
@@ -50,15 +62,23 @@ export class LedgerSend implements Pick<
   readonly #claims = new TickBatch<PendingClaim, RawClaim>((id, items) => this.#claimMany(id, items));
   readonly #settles = new TickBatch<PendingSettle, RawSettle>((id, items) => this.#settleMany(id, items));
 
-  constructor(private readonly context: LedgerContext) {}
+  readonly #reach: PortfolioReach;
+
+  constructor(private readonly context: LedgerContext) {
+    this.#reach = new PortfolioReach(context);
+  }
 
   async feed(phoneNumberId: string, options: FeedOptions): Promise<FeedResult> {
     const { redis, prefix, clock } = this.context;
     const { active, window } = feedKeys(prefix, phoneNumberId);
-    const [flat, again, happened, held, fedAt] = await redis.cwFeed(
+    // The messaging limit is the portfolio's: a lease of its places first (its own slot), the feed in the number's.
+    const portfolio = options.portfolio ?? DEFAULT_PORTFOLIO;
+    const lease = await this.#reach.reserve(portfolio, phoneNumberId, options.windowSize, options.messagingLimit);
+    const [flat, again, happened, heldBack, fedAt, records] = await redis.cwFeed(
       active,
       window,
       reachKey(prefix, phoneNumberId),
+      reachPendingKey(prefix, phoneNumberId),
       numberScope(prefix, phoneNumberId),
       clock.arg(),
       options.windowSize,
@@ -66,9 +86,12 @@ export class LedgerSend implements Pick<
       options.refreshAfterMs,
       options.refreshMost,
       JSON.stringify(Object.fromEntries(options.openLanes ?? [])),
-      options.messagingLimit ?? 0,
+      lease?.granted ?? -1,
       phoneNumberId,
+      lease?.id ?? '',
+      REACH_RECORD_STALE_MS,
     );
+    const { limitHeld } = await this.#reach.commit(phoneNumberId, lease, records, heldBack);
     const jobs: SendJob[] = [];
     for (let i = 0; i + 2 < flat.length; i += 3) {
       const job: SendJob = { campaignId: flat[i] ?? '', row: Number(flat[i + 1]) };
@@ -84,9 +107,7 @@ export class LedgerSend implements Pick<
       else if (kind === 'expired' || kind === 'deadline') events.push({ kind, campaignId, rows: Number(detail) });
       else if (kind === 'completed') events.push({ kind, campaignId });
     }
-    const [limit, reached, freesAt] = held.map(Number);
-    if (limit === undefined || reached === undefined || freesAt === undefined) return { jobs, refresh, events };
-    return { jobs, refresh, events, limitHeld: { limit, reached, freesAt } };
+    return limitHeld === undefined ? { jobs, refresh, events } : { jobs, refresh, events, limitHeld };
   }
 
   async windowedCampaigns(phoneNumberId: string): Promise<WindowedCampaigns> {
@@ -114,8 +135,13 @@ export class LedgerSend implements Pick<
     return { now, campaigns };
   }
 
-  async recordMessagingLimit(phoneNumberId: string, limit: MessagingLimit): Promise<void> {
-    await this.context.redis.set(messagingLimitKey(this.context.prefix, phoneNumberId), String(limit), 'EX', MESSAGING_LIMIT_KEPT_SECONDS);
+  async recordMessagingLimit(portfolio: string, limit: MessagingLimit): Promise<void> {
+    await this.context.redis.set(
+      portfolioLimitKeys(this.context.prefix, portfolio).limit,
+      String(limit),
+      'EX',
+      MESSAGING_LIMIT_KEPT_SECONDS,
+    );
   }
 
   async windowSize(phoneNumberId: string): Promise<number> {
@@ -159,6 +185,7 @@ export class LedgerSend implements Pick<
       window,
       active,
       keys.pending,
+      optOutsKey(prefix, phoneNumberId),
       clock.arg(),
       this.context.duplicateWindowMs,
       id,
@@ -183,9 +210,10 @@ export class LedgerSend implements Pick<
 
   async #settleMany(id: string, items: readonly PendingSettle[]): Promise<RawSettle[]> {
     const { redis, prefix, clock, brake } = this.context;
-    const args: (string | number)[] = [id, clock.arg(), brake.window, brake.failureShare, this.context.confirmWindowMs];
+    const { confirmWindowMs, heldPatienceMs } = this.context;
+    const args: (string | number)[] = [id, clock.arg(), brake.window, brake.failureShare, confirmWindowMs, heldPatienceMs];
     for (const { job, settlement } of items) {
-      const sent = settlement.status === 'sent';
+      const sent = settlement.status === 'sent' || settlement.status === 'held';
       args.push(
         job.row,
         settlement.status,
@@ -218,7 +246,7 @@ export class LedgerSend implements Pick<
     const { redis, prefix, clock } = this.context;
     const { confirm, statusSeen } = confirmKeys(prefix, phoneNumberId);
     const { sent, sentAt } = sentGuardKeys(prefix, phoneNumberId);
-    const [resent, unknown, ended, ...completed] = await redis.cwConfirmInDoubt(
+    const [resent, unknown, ended, heldExpired, ...completed] = await redis.cwConfirmInDoubt(
       confirm,
       statusSeen,
       feedKeys(prefix, phoneNumberId).active,
@@ -228,7 +256,13 @@ export class LedgerSend implements Pick<
       clock.arg(),
       limit,
     );
-    return { resent: Number(resent), unknown: Number(unknown), ended: Number(ended), completedCampaigns: completed.map(String) };
+    return {
+      resent: Number(resent),
+      unknown: Number(unknown),
+      ended: Number(ended),
+      heldExpired: Number(heldExpired),
+      completedCampaigns: completed.map(String),
+    };
   }
 
   async halt(

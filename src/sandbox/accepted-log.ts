@@ -20,6 +20,8 @@ export interface AcceptedMessage {
   endpoint?: 'marketing_messages';
   /** Set when Meta would report this accepted send `failed` by webhook (and with which code). */
   failure?: AsyncFailure;
+  /** Answered `held_for_quality_assessment`: its statuses come this many ms later (or only `failed` 132015, when dropped). */
+  heldForMs?: number;
 }
 
 export type AcceptedListener = (message: AcceptedMessage) => void;

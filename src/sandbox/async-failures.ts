@@ -21,6 +21,7 @@ const DETAILS: Readonly<Record<number, string>> = {
   131047: REENGAGEMENT_DETAILS,
   131049: 'In order to maintain a healthy ecosystem engagement, the message failed to be delivered.',
   131050: 'Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business.',
+  132015: 'The message was held for quality assessment and dropped: the template is paused because of low quality.',
 };
 
 const HREF = '/documentation/business-messaging/whatsapp/support/error-codes';
@@ -29,8 +30,8 @@ const HREF = '/documentation/business-messaging/whatsapp/support/error-codes';
 export interface AsyncFailure {
   code: number;
   details: string;
-  /** window (131047), recipientErrors, optedOut, usMarketingPaused (131049) or failureShare. */
-  cause: 'window' | 'recipientErrors' | 'optedOut' | 'usMarketingPaused' | 'failureShare';
+  /** window (131047), recipientErrors, optedOut, usMarketingPaused (131049), failureShare or held (132015: a held send dropped). */
+  cause: 'window' | 'recipientErrors' | 'optedOut' | 'usMarketingPaused' | 'failureShare' | 'held';
 }
 
 export function asyncFailure(code: number, cause: AsyncFailure['cause']): AsyncFailure {

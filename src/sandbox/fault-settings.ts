@@ -69,6 +69,14 @@ export interface FaultSettings {
    * Statuses of sends to their phone still carry both.
    */
   usernameUsers?: string[];
+  /**
+   * Meta's template pacing: a `share` (0..1) of accepted template sends is answered
+   * `message_status: "held_for_quality_assessment"`. `releaseAfterMs` (default 1000) after the
+   * send, a held message is released (its sent, delivered and read follow) or, for `dropShare`
+   * (0..1, default 0) of them, dropped: `failed` 132015 by webhook, with no `sent` before it.
+   * Both shares are spread evenly (every n-th), not drawn, counted from when the faults are set.
+   */
+  held?: { share: number; releaseAfterMs?: number; dropShare?: number };
 }
 
 const DAY_MS = 86_400_000;
@@ -144,6 +152,13 @@ export const faultSettingsSchema = z.strictObject({
     })
     .optional(),
   usernameUsers: optedOutSchema.optional(),
+  held: z
+    .strictObject({
+      share: z.number().min(0).max(1),
+      releaseAfterMs: z.number().int('releaseAfterMs must be a whole number of ms').min(0).max(DAY_MS).optional(),
+      dropShare: z.number().min(0).max(1).optional(),
+    })
+    .optional(),
 });
 
 export type ParsedFaultSettings = z.infer<typeof faultSettingsSchema>;

@@ -49,6 +49,8 @@ export class FaultInjector {
   private optedOut = new Set<string>();
   private usernameUsers: ReadonlySet<string> = new Set();
   private maintenanceUntil = 0;
+  /** Template sends seen, held, and held ones dropped, since the faults were set (the `held` fault's even spread). */
+  private pacing = { sends: 0, held: 0, dropped: 0 };
 
   constructor(private readonly random: () => number = Math.random) {}
 
@@ -65,6 +67,23 @@ export class FaultInjector {
     this.optedOut = new Set(parsed.optedOut);
     this.usernameUsers = new Set(parsed.usernameUsers);
     this.maintenanceUntil = parsed.maintenance === undefined ? 0 : now + parsed.maintenance.forMs;
+    this.pacing = { sends: 0, held: 0, dropped: 0 };
+  }
+
+  /**
+   * Whether this accepted template send is held for quality assessment (the `held` fault), and
+   * then for how long and whether it is dropped (132015) rather than released at the end.
+   */
+  heldSend(): { forMs: number; dropped: boolean } | undefined {
+    const held = this.settings.held;
+    if (held === undefined || held.share === 0) return undefined;
+    const p = this.pacing;
+    p.sends++;
+    if (p.held >= Math.floor(p.sends * held.share)) return undefined;
+    p.held++;
+    const dropped = p.dropped < Math.floor(p.held * (held.dropShare ?? 0));
+    if (dropped) p.dropped++;
+    return { forMs: held.releaseAfterMs ?? 1000, dropped };
   }
 
   /** The settings as last set (recipient counters as given, not as used up). */

@@ -49,7 +49,7 @@ export interface RuntimeOptions {
 export interface SendSuccessBody {
   messaging_product: 'whatsapp';
   contacts: [{ input: string; wa_id: string }];
-  messages: [{ id: string; message_status?: 'accepted' }];
+  messages: [{ id: string; message_status?: 'accepted' | 'held_for_quality_assessment' }];
 }
 
 export type SendReply = { status: 200; body: SendSuccessBody } | GraphErrorReply;
@@ -154,21 +154,26 @@ export class SandboxRuntime {
     this.duplicates.record(phoneNumberId, waId, type, body);
 
     const wamid = newWamid();
-    const failure = this.laterFailure(waId, type, category, now);
+    let failure = this.laterFailure(waId, type, category, now);
+    // Template pacing (the `held` fault) holds only sends that would otherwise go through.
+    const held = type === 'template' && failure === undefined ? this.faults.heldSend() : undefined;
+    if (held?.dropped === true) failure = asyncFailure(132015, 'held');
     const path = marketing ? { endpoint: 'marketing_messages' as const } : {};
+    const pacing = held === undefined ? {} : { heldForMs: held.forMs };
     if (failure === undefined) {
-      this.log.record({ wamid, phoneNumberId, to, waId, receivedAt: now, body, ...path });
+      this.log.record({ wamid, phoneNumberId, to, waId, receivedAt: now, body, ...path, ...pacing });
     } else {
       this.failed.set(failure.code, (this.failed.get(failure.code) ?? 0) + 1);
-      this.log.record({ wamid, phoneNumberId, to, waId, receivedAt: now, body, failure, ...path });
+      this.log.record({ wamid, phoneNumberId, to, waId, receivedAt: now, body, failure, ...path, ...pacing });
     }
+    const messageStatus = held === undefined ? 'accepted' : 'held_for_quality_assessment';
     return {
       status: 200,
       body: {
         messaging_product: 'whatsapp',
         contacts: [{ input: to, wa_id: waId }],
         // Reference §1.5: the simulator always reports message_status for templates only.
-        messages: [type === 'template' ? { id: wamid, message_status: 'accepted' } : { id: wamid }],
+        messages: [type === 'template' ? { id: wamid, message_status: messageStatus } : { id: wamid }],
       },
     };
   }
@@ -226,6 +231,6 @@ export class SandboxRuntime {
     this.windows.reset();
     this.throughput.reset();
     this.pairs?.reset();
-    this.templates.resetStatuses();
+    this.templates.reset();
   }
 }

@@ -1,3 +1,4 @@
+import { registerTemplateTtlRoute } from './template-ttl-route.js';
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -65,6 +66,7 @@ export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined,
   registerMessagesRoute(app, runtime, held, 'marketing_messages');
 
   registerTemplateRoutes(app, runtime);
+  registerTemplateTtlRoute(app, runtime);
   registerPhoneNumberRoutes(app, runtime);
   registerControlRoutes(app, runtime, webhooks);
 

@@ -115,6 +115,14 @@ export class StatusWebhookSender {
   }
 
   #timeline(message: AcceptedMessage): { status: string; afterMs: number; extra?: Record<string, unknown> }[] {
+    const held = message.heldForMs;
+    if (held === undefined) return this.#plainTimeline(message);
+    // Held for quality assessment: nothing until its release; a dropped one never left, so no `sent`.
+    if (message.failure !== undefined) return [{ status: 'failed', afterMs: held, extra: { errors: [webhookError(message.failure)] } }];
+    return this.#plainTimeline(message).map((step) => ({ ...step, afterMs: step.afterMs + held }));
+  }
+
+  #plainTimeline(message: AcceptedMessage): { status: string; afterMs: number; extra?: Record<string, unknown> }[] {
     const s = this.#s;
     if (message.failure !== undefined) {
       const failed = { status: 'failed', afterMs: s.deliveredAfterMs, extra: { errors: [webhookError(message.failure)] } };

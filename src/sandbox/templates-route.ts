@@ -3,7 +3,7 @@ import { InvalidCursorError, type TemplateListQuery } from './templates-store.js
 import type { SandboxRuntime } from './sandbox-runtime.js';
 import { servedVersion, unknownPathError } from './api-versions.js';
 import { VERSION_SEGMENT, accessTokenParam, sendGraphError, urlPath } from './route-support.js';
-import { parseFields, pickFields } from './template-fields.js';
+import { parseFields, pickFields, unknownFieldError } from './template-fields.js';
 import { unknownBusinessAccountError } from './business-accounts.js';
 
 /**
@@ -34,6 +34,8 @@ export function registerTemplateRoutes(app: FastifyInstance, runtime: SandboxRun
       }
       const fields = parseFields(request.query.fields);
       if (typeof fields === 'string') return sendGraphError(reply, runtime.reject({ code: 100, details: fields }));
+      const unknownField = unknownFieldError(fields);
+      if (unknownField !== undefined) return sendGraphError(reply, runtime.reject(unknownField));
       let page;
       try {
         page = runtime.templates.list(parsed);

@@ -45,8 +45,8 @@ function decodeCursor(cursor: string): number {
 export class TemplatesStore {
   private readonly entries: TemplateEntry[] = [];
   private readonly byKey = new Map<string, TemplateEntry>();
-  /** Each template's status as loaded, for reset after `POST /_sandbox/template-status` changed some. */
-  private readonly loadedStatus = new Map<TemplateEntry, string>();
+  /** Each template as loaded, for reset after `POST /_sandbox/template-status` or a TTL update changed some. */
+  private readonly loaded = new Map<TemplateEntry, MessageTemplate>();
 
   /**
    * Checks each template against the schema but keeps the object as given, so the list
@@ -68,11 +68,19 @@ export class TemplatesStore {
           `Template ${template.name} (${template.language}) is listed twice; Meta keeps one per name and language.`,
         );
       }
+      const sameId = template.id === undefined ? undefined : this.entries.find((e) => e.template.id === template.id);
+      if (sameId !== undefined) {
+        throw new AppError(
+          'TEMPLATES_FILE_INVALID',
+          `Template ${template.name} (${template.language}) has the id of ${sameId.template.name} ` +
+            `(${sameId.template.language}), ${template.id}; Meta gives each template its own.`,
+        );
+      }
       const buttonTypes = parsed.data.components.flatMap((c) => (c.type === 'BUTTONS' ? c.buttons.map((b) => b.type) : []));
       const entry: TemplateEntry = { template, requirements: requirementsOf(parsed.data), buttonTypes };
       this.entries.push(entry);
       this.byKey.set(key, entry);
-      this.loadedStatus.set(entry, template.status);
+      this.loaded.set(entry, template);
     });
   }
 
@@ -85,9 +93,19 @@ export class TemplatesStore {
     entry.template = { ...entry.template, status };
   }
 
-  /** Every template back to its status as loaded. */
-  resetStatuses(): void {
-    for (const [entry, status] of this.loadedStatus) if (entry.template.status !== status) this.setStatus(entry, status);
+  /** The template with this Graph ID, or undefined. */
+  byId(id: string): TemplateEntry | undefined {
+    return this.entries.find((entry) => entry.template.id === id);
+  }
+
+  /** `POST /{template-id}` set its time-to-live: its listing shows it as `message_send_ttl_seconds`. */
+  setTtl(entry: TemplateEntry, seconds: number): void {
+    entry.template = { ...entry.template, message_send_ttl_seconds: seconds } as MessageTemplate;
+  }
+
+  /** Every template back to what was loaded: its status, no TTL set. */
+  reset(): void {
+    for (const [entry, template] of this.loaded) entry.template = template;
   }
 
   get size(): number {

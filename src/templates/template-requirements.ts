@@ -17,6 +17,8 @@ export interface UrlButtonRequirement {
 }
 
 export interface TemplateRequirements {
+  /** Graph's ID of the template, when the list it came from has one (to change the template, e.g. its TTL). */
+  id?: string | undefined;
   name: string;
   language: string;
   status: string;
@@ -81,6 +83,7 @@ export function requirementsOf(template: MessageTemplate): TemplateRequirements 
   }
 
   return {
+    ...(template.id === undefined ? {} : { id: template.id }),
     name: template.name,
     language: template.language,
     status: template.status,

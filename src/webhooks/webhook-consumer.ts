@@ -7,6 +7,7 @@ import type { Logger } from '../logging/logger.js';
 import type { WebhookMetrics } from '../redis/webhook-metrics.js';
 import { parseWebhook, type OptOutMatcher, type WebhookEvents } from './webhook-events.js';
 import { webhookKeys } from '../redis/webhook-keys.js';
+import type { LimitUpdate } from './limit-events.js';
 
 const GROUP = 'appliers';
 /** Entries a consumer read and did not acknowledge for this long (it died) are taken over. */
@@ -42,6 +43,8 @@ export interface WebhookConsumerOptions {
    * connection, every number in the default portfolio.
    */
   links?: UserLinkStore;
+  /** Webhooks that change a portfolio's messaging limit (src/portfolios/limit-webhooks.ts); absent: counted only. */
+  onLimitUpdates?: (updates: readonly LimitUpdate[]) => Promise<void>;
 }
 
 /**
@@ -52,7 +55,7 @@ export interface WebhookConsumerOptions {
  * apply by first-seen time. Any number of consumers may run (one per `campaign serve`).
  */
 export class WebhookConsumer {
-  readonly #o: Required<Omit<WebhookConsumerOptions, 'metrics'>>;
+  readonly #o: Required<Omit<WebhookConsumerOptions, 'metrics' | 'onLimitUpdates'>> & Pick<WebhookConsumerOptions, 'onLimitUpdates'>;
   readonly #metrics: WebhookMetrics | undefined;
   readonly #keys: ReturnType<typeof webhookKeys>;
   #running: Promise<void> | undefined;
@@ -150,6 +153,7 @@ export class WebhookConsumer {
     const preferences: PreferenceEvent[] = [];
     const userIdChanges: UserIdChange[] = [];
     const templates: TemplateStatusUpdate[] = [];
+    const limits: LimitUpdate[] = [];
     const stats: Record<string, number> = { posts: entries.length };
     const metrics = this.#metrics;
     // Metrics hook: what an earlier batch counted before it failed is counted again when it is read again.
@@ -168,6 +172,7 @@ export class WebhookConsumer {
       preferences.push(...parsed.events.preferences);
       userIdChanges.push(...parsed.events.userIdChanges);
       templates.push(...parsed.events.templates);
+      limits.push(...parsed.events.limits);
       stats.ignored = (stats.ignored ?? 0) + parsed.events.ignored;
       stats.malformed = (stats.malformed ?? 0) + parsed.events.malformed;
       if (metrics !== undefined) countKinds(metrics, parsed.events);
@@ -184,6 +189,10 @@ export class WebhookConsumer {
     metrics?.count('unlinked', counts.unlinked ?? 0);
     for (const { update, campaigns } of settled.templates) {
       this.#o.logger.info({ template: update, campaigns }, `template ${update.name} (${update.language}): ${update.event}`);
+    }
+    if (limits.length > 0) {
+      stats.limits = limits.length;
+      await this.#o.onLimitUpdates?.(limits);
     }
     if (unmatched.length > 0)
       await this.#o.redis.zadd(this.#keys.parked, 'NX', ...unmatched.flatMap((u) => [firstSeen, JSON.stringify(u)]));

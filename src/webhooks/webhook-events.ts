@@ -1,5 +1,6 @@
 import type { StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
 import type { InboundEvent, PreferenceEvent, StatusEvent, UserIdChange } from '../campaigns/settle/user-joins.js';
+import { toLimitUpdate, type LimitUpdate } from './limit-events.js';
 
 /**
  * The events of one webhook POST (reference §3.2): every entry, every change, every item,
@@ -20,6 +21,8 @@ export interface WebhookEvents {
   userIdChanges: UserIdChange[];
   /** `message_template_status_update`: a template paused, disabled, reinstated… */
   templates: TemplateStatusUpdate[];
+  /** `business_capability_update`, `account_update`: the portfolio's messaging limit changed, or may have. */
+  limits: LimitUpdate[];
   /** Items of kinds this version does not act on (inbound messages, preferences, template updates…). */
   ignored: number;
   /**
@@ -58,6 +61,7 @@ export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () 
     preferences: [],
     userIdChanges: [],
     templates: [],
+    limits: [],
     ignored: 0,
     malformed: 0,
   };
@@ -81,6 +85,11 @@ export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () 
         const template = toTemplateStatus(value);
         if (template === undefined) events.malformed++;
         else events.templates.push(template);
+        continue;
+      }
+      const limit = toLimitUpdate(change.field, value, entry.id);
+      if (limit !== undefined) {
+        events.limits.push(limit);
         continue;
       }
       if (change.field !== 'messages') {

@@ -206,6 +206,7 @@ describe('CampaignControls (ledger on a real Redis)', () => {
         held: 0,
         heldUntil: 0,
         usMarketing: 0,
+        optedOut: 0,
         paused: false,
       });
       expect(progress).toEqual([
@@ -234,6 +235,7 @@ describe('CampaignControls (ledger on a real Redis)', () => {
         held: 0,
         heldUntil: 0,
         usMarketing: 0,
+        optedOut: 0,
         paused: false,
       });
       expect((await feed(10)).jobs).toEqual([job(2, 1), job(4, 1)]);
@@ -279,6 +281,7 @@ describe('CampaignControls (ledger on a real Redis)', () => {
         held: 0,
         heldUntil: 0,
         usMarketing: 0,
+        optedOut: 0,
         paused: true,
       });
       expect((await feed(10)).jobs).toEqual([]);

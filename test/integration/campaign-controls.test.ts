@@ -399,6 +399,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       held: 0,
       heldUntil: 0,
       usMarketing: 0,
+      optedOut: 0,
       paused: false,
     });
     let s = await completedAgain();
@@ -415,6 +416,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       held: 0,
       heldUntil: 0,
       usMarketing: 0,
+      optedOut: 0,
       paused: false,
     });
     expect((await status(p, id)).state).toBe('completed');
@@ -426,6 +428,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       held: 0,
       heldUntil: 0,
       usMarketing: 0,
+      optedOut: 0,
       paused: false,
     });
     s = await completedAgain();

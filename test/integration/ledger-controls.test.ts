@@ -270,6 +270,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           held: 0,
           heldUntil: 0,
           usMarketing: 0,
+          optedOut: 0,
         });
         expect(await backlog()).toEqual(['5', '6', '1:1', '2:1']);
         expect(await owner(1)).toBe(1);
@@ -559,6 +560,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
         held: 0,
         heldUntil: 0,
         usMarketing: 0,
+        optedOut: 0,
       });
       expect((await row(1)).status).toBe('failed');
       expect(await backlog()).toEqual([]);
@@ -596,6 +598,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           held: 0,
           heldUntil: 0,
           usMarketing: 0,
+          optedOut: 0,
         });
         expect((await ledger.status(ID))?.state).toBe('completed');
 
@@ -606,6 +609,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           held: 0,
           heldUntil: 0,
           usMarketing: 0,
+          optedOut: 0,
         });
         let status = await ledger.status(ID);
         expect(status?.state).toBe('running');
@@ -621,6 +625,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           held: 0,
           heldUntil: 0,
           usMarketing: 0,
+          optedOut: 0,
         });
         // Unknown rows only when asked for.
         expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({
@@ -629,6 +634,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           held: 0,
           heldUntil: 0,
           usMarketing: 0,
+          optedOut: 0,
         });
         expect((await row(3)).status).toBe('queued');
         // Any failed row: 2 and 6 (5 has no values).
@@ -638,6 +644,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           held: 0,
           heldUntil: 0,
           usMarketing: 0,
+          optedOut: 0,
         });
         status = await ledger.status(ID);
         expect(status?.counts).toMatchObject({ queued: 4, failed: 1, unknown: 0, sent: 1, rejected: 1, total: 7 });
@@ -663,6 +670,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
         held: 0,
         heldUntil: 0,
         usMarketing: 0,
+        optedOut: 0,
       });
       expect(await backlog()).toEqual(['1:2']);
       expect(await ledger.claim(job(1, 1))).toEqual({ outcome: 'stale' });

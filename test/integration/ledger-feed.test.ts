@@ -369,6 +369,7 @@ describe('RedisLedger.feed (real Redis)', () => {
         held: 0,
         heldUntil: 0,
         usMarketing: 0,
+        optedOut: 0,
       });
       fed.push(...(await feed(100)).jobs);
 

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SendOptions } from '../../src/cli/run/send.js';
 import { runSend } from '../../src/cli/run/send.js';
 import { AppError } from '../../src/errors/app-error.js';
+import { DEFAULT_BUSINESS_ACCOUNT_IDS } from '../../src/sandbox/index.js';
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';
 import { startSendRig, type SendRig } from '../support/send-rig.js';
 import { waitFor } from '../support/waiting.js';
@@ -107,6 +108,22 @@ describe('the Marketing Messages API, end to end', () => {
     });
     expect(paused?.pausedReason).toMatch(/^134102: .*onboarding in WhatsApp Manager/);
     expect(paused?.counts).toMatchObject({ failed: 0, sent: 0 });
+    expect(rig.sandbox.accepted()).toEqual([]);
+  });
+
+  it("--ttl sets the template's time-to-live at Meta before the file is read; a dry run does not", async () => {
+    const ttlOf = async () => {
+      const list = `${rig.sandbox.url}/v25.0/${DEFAULT_BUSINESS_ACCOUNT_IDS[0]}/message_templates`;
+      const url = `${list}?fields=name,message_send_ttl_seconds&name=spring_promo`;
+      const answer = await fetch(url, { headers: { authorization: 'Bearer send-rig-token' } });
+      const body = (await answer.json()) as { data: { name: string; message_send_ttl_seconds?: number }[] };
+      return body.data.find((t) => t.name === 'spring_promo')?.message_send_ttl_seconds;
+    };
+    const file = await promoFile();
+    await send(file, { campaignId: 'c-ttl-dry', ttl: '36h', dryRun: true });
+    expect(await ttlOf()).toBeUndefined();
+    await send(file, { campaignId: 'c-ttl', ttl: '36h' });
+    expect(await ttlOf()).toBe(129_600);
     expect(rig.sandbox.accepted()).toEqual([]);
   });
 });

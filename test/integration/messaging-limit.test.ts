@@ -13,7 +13,15 @@ const TIER = 50;
 
 interface Plan {
   plan: {
-    messagingLimit: { limit: number | string | null; reached: number; recipients: number; over: number; freesAt: string | null } | null;
+    messagingLimit: {
+      portfolio: string;
+      limit: number | string | null;
+      reached: number;
+      queuedElsewhere: number;
+      recipients: number;
+      over: number;
+      freesAt: string | null;
+    } | null;
   };
   byReason: Record<string, number>;
 }
@@ -56,17 +64,19 @@ describe('the messaging limit', () => {
       expect((await dryRun()).plan.messagingLimit).toMatchObject({ limit: null, over: 0 });
 
       const worker = await rig.startWorker({}, ['--phone-number-id', PHONE_NUMBER_ID]);
-      await worker.waitFor(/"messagingLimit":50[^\n]*messaging limit of the number/);
+      await worker.waitFor(/"messagingLimit":50[^\n]*messaging limit of the number.s portfolio/);
       expect((await dryRun()).plan.messagingLimit).toEqual({
+        portfolio: 'default',
         limit: TIER,
         reached: 0,
+        queuedElsewhere: 0,
         recipients: ROWS,
         over: ROWS - TIER,
         freesAt: expect.any(String) as string,
       });
 
       const { id } = await rig.send();
-      await worker.waitFor(/messaging limit reached: 50 unique users in the last 24 h \(limit 50\)/);
+      await worker.waitFor(/messaging limit reached: 50 unique users in the last 24 h \(limit 50, portfolio default\)/);
       await rig.waitForAccepted(TIER, 30_000);
       await rig.pollUntil('50 rows sent', 30_000, 200, async () => ((await rig.status(id)).sent === TIER ? true : undefined));
       // The rows past the limit are in the backlog, not lost and not sent.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BUSINESS_ACCOUNT_IDS, type Sandbox } from '../../src/sandbox/index.js';
 import { templateListSchema } from '../../src/templates/template-schema.js';
-import { getJson, startTestSandbox, type JsonReply } from './sandbox-helpers.js';
+import { TOKEN, getJson, startTestSandbox, type JsonReply } from './sandbox-helpers.js';
 
 /** `GET /{version}/{waba-id}/message_templates` over real HTTP. */
 let sandbox: Sandbox;
@@ -61,6 +61,10 @@ describe('sandbox templates list', () => {
     const allowed = ['name', 'parameter_format', 'components', 'language', 'status', 'category', 'id', 'sub_category', 'previous_category'];
     for (const item of defaults.body.data) expect(allowed).toEqual(expect.arrayContaining(Object.keys(item)));
     expect((await getJson(listUrl('?fields='))).body.error?.code).toBe(100);
+    const misspelt = await getJson(listUrl('?fields=name,catgory'));
+    expect(misspelt.status).toBe(400);
+    expect(misspelt.body.error).toMatchObject({ code: 100, type: 'OAuthException' });
+    expect(misspelt.body.error?.message).toMatch(/nonexisting field \(catgory\)/);
   });
 
   it('answers an unknown WABA as Graph answers an object it cannot load: 400 / 100, subcode 33, GraphMethodException', async () => {
@@ -85,5 +89,41 @@ describe('sandbox templates list', () => {
     expect(badLimit.status).toBe(400);
     expect(badLimit.body.error?.code).toBe(100);
     expect((await getJson(listUrl('?after=bogus'))).body.error?.code).toBe(100);
+  });
+});
+
+describe('sandbox template time-to-live (POST /{template-id})', () => {
+  const post = async (id: string, body: unknown) => {
+    const response = await fetch(`${sandbox.url}/v25.0/${id}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as { success?: boolean; error?: { code: number; message: string } } };
+  };
+  const SPRING_PROMO = '1002003004005004';
+  const ORDER_UPDATE = '1002003004005001';
+
+  it("sets a template's TTL within its category's range, and the list shows it", async () => {
+    expect(await post(SPRING_PROMO, { message_send_ttl_seconds: 129_600 })).toEqual({ status: 200, body: { success: true } });
+    const listed = await getJson<{ data: Record<string, unknown>[] }>(listUrl('?fields=name,message_send_ttl_seconds&name=spring_promo'));
+    expect(listed.body.data[0]).toMatchObject({ name: 'spring_promo', message_send_ttl_seconds: 129_600 });
+    expect((await post(ORDER_UPDATE, { message_send_ttl_seconds: 600 })).status).toBe(200);
+  });
+
+  it('refuses a TTL outside the range, another edit, a missing value and an unknown ID as Graph does', async () => {
+    for (const [id, body] of [
+      [SPRING_PROMO, { message_send_ttl_seconds: 3600 }],
+      [ORDER_UPDATE, { message_send_ttl_seconds: 86_400 }],
+      [SPRING_PROMO, { message_send_ttl_seconds: '129600' }],
+      [SPRING_PROMO, { category: 'UTILITY' }],
+      [SPRING_PROMO, {}],
+    ] as const) {
+      const reply = await post(id, body);
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(reply.body.error?.code, JSON.stringify(body)).toBe(100);
+    }
+    const unknown = await post('999999999', { message_send_ttl_seconds: 129_600 });
+    expect(unknown.body.error).toMatchObject({ code: 100, error_subcode: 33, type: 'GraphMethodException' });
   });
 });

@@ -25,7 +25,7 @@ import { pattern } from './long-pattern.js';
  * `at`) and move it (`clock.advance`) instead of waiting, and times come out exact.
  */
 
-export type ContractLedgerOptions = Pick<LedgerOptions, 'autoPause' | 'duplicateWindowMs' | 'confirmWindowMs'>;
+export type ContractLedgerOptions = Pick<LedgerOptions, 'autoPause' | 'duplicateWindowMs' | 'confirmWindowMs' | 'portfolios'>;
 
 export interface ContractLedger {
   ledger: RedisLedger;
@@ -332,14 +332,17 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         expect(await ledger.status('c')).toMatchObject({ id: 'c', priority: 'high', createdAt: at + 1, state: 'scheduled' });
       });
 
-      it('remembers opt-outs per number with where they were learnt', async () => {
-        const before = clock.now();
-        await ledger.recordOptOut(NUMBER, phoneNumber(1), { campaignId: 'c1', row: 4 });
-        await ledger.recordOptOut('other', phoneNumber(2), { campaignId: 'c2', row: 1 });
-        const found = await ledger.optOuts(NUMBER);
+      it('remembers opt-outs per business portfolio with where they were learnt', async () => {
+        const { ledger: split, clock: splitClock } = open({ portfolios: new Map([['other', 'retail']]) });
+        const before = splitClock.now();
+        await split.recordOptOut(NUMBER, phoneNumber(1), { campaignId: 'c1', row: 4 });
+        await split.recordOptOut('other', phoneNumber(2), { campaignId: 'c2', row: 1 });
+        const found = await split.optOuts(NUMBER);
         expect([...found.keys()]).toEqual([phoneNumber(1)]);
         expect(found.get(phoneNumber(1))).toMatchObject({ campaignId: 'c1', row: 4 });
         expect(found.get(phoneNumber(1))?.at).toBeGreaterThanOrEqual(before);
+        // 'none' is in NUMBER's portfolio (the default one): the opt-out holds there too.
+        expect([...(await split.optOuts('none')).keys()]).toEqual([phoneNumber(1)]);
         expect(await ledger.optOuts('none')).toEqual(new Map());
       });
     });
@@ -926,6 +929,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             held: 0,
             heldUntil: 0,
             usMarketing: 0,
+            optedOut: 0,
           });
 
           // Rows 1..4 only in this page.
@@ -935,6 +939,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             held: 0,
             heldUntil: 0,
             usMarketing: 0,
+            optedOut: 0,
           });
           expect(await ledger.status(ID)).toMatchObject({
             state: 'running',
@@ -947,6 +952,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             held: 0,
             heldUntil: 0,
             usMarketing: 0,
+            optedOut: 0,
           });
           expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({
             requeued: 1,
@@ -954,6 +960,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             held: 0,
             heldUntil: 0,
             usMarketing: 0,
+            optedOut: 0,
           });
           expect(await ledger.markForRetry(ID, 1, 7, { codes: ['132000', '131026'], failed: true, unknown: false })).toEqual({
             requeued: 2,
@@ -961,6 +968,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             held: 0,
             heldUntil: 0,
             usMarketing: 0,
+            optedOut: 0,
           });
           expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({
             requeued: 1,
@@ -968,6 +976,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             held: 0,
             heldUntil: 0,
             usMarketing: 0,
+            optedOut: 0,
           });
           expect(await counts()).toMatchObject({ queued: 5, failed: 0, unknown: 0, sent: 1, rejected: 1, total: 7 });
           expect((await feed()).jobs).toEqual([job(1, 1), job(3, 1), job(2, 1), job(6, 1), job(5, 1)]);
@@ -989,6 +998,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           held: 0,
           heldUntil: 0,
           usMarketing: 0,
+          optedOut: 0,
         });
         expect((await feed()).jobs).toEqual([]);
         await ledger.resume(ID);
@@ -1003,6 +1013,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           held: 0,
           heldUntil: 0,
           usMarketing: 0,
+          optedOut: 0,
         });
         expect((await row(1)).status).toBe('failed');
         expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', counts: { failed: 1, cancelled: 1 } });
@@ -1136,6 +1147,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           held: 0,
           heldUntil: 0,
           usMarketing: 0,
+          optedOut: 0,
         });
         expect((await ledger.status(ID))?.state).toBe('running');
         expect((await feed(100, { at: t + HOUR + 1 })).events).toEqual([
@@ -1259,6 +1271,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           held: 0,
           heldUntil: 0,
           usMarketing: 0,
+          optedOut: 0,
         });
         expect(await pendingPerLane('p')).toEqual([2, 1, 2]);
         expect((await feedOpen({ p: [1] })).jobs).toEqual([jobOf('p', 5, 1)]);
@@ -1366,6 +1379,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           queued: 1,
           sending: 1,
           confirming: 0,
+          held: 0,
           sent: 0,
           failed: 0,
           rejected: 0,
@@ -1387,6 +1401,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           queued: 0,
           sending: 0,
           confirming: 0,
+          held: 0,
           sent: 1,
           failed: 1,
           rejected: 0,
@@ -1425,7 +1440,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         await answer(job(2), failedWith('131026', 'undeliverable'));
         clock.advance(HOUR);
         const page = await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: false });
-        expect(page).toEqual({ requeued: 1, noPayload: 0, held: 1, heldUntil: failedAt + 24 * HOUR, usMarketing: 0 });
+        expect(page).toEqual({ requeued: 1, noPayload: 0, held: 1, heldUntil: failedAt + 24 * HOUR, usMarketing: 0, optedOut: 0 });
         expect((await row(1)).status).toBe('failed');
         expect((await row(2)).status).toBe('queued');
         // Still held a moment before the 24 h are up; retried once they are.
@@ -1438,6 +1453,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           held: 0,
           heldUntil: 0,
           usMarketing: 0,
+          optedOut: 0,
         });
         expect((await row(1)).status).toBe('queued');
       });
@@ -1450,11 +1466,19 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         await answer(job(3), failedWith('131026', 'undeliverable'));
         clock.advance(25 * HOUR);
         const keep = { codes: [], failed: true, unknown: false, keepUsMarketingFailed: true };
-        expect(await ledger.markForRetry(ID, 1, 3, keep)).toEqual({ requeued: 2, noPayload: 0, held: 0, heldUntil: 0, usMarketing: 1 });
+        expect(await ledger.markForRetry(ID, 1, 3, keep)).toEqual({
+          requeued: 2,
+          noPayload: 0,
+          held: 0,
+          heldUntil: 0,
+          usMarketing: 1,
+          optedOut: 0,
+        });
         expect((await row(1)).status).toBe('failed');
         expect(await ledger.markForRetry(ID, 1, 3, { ...keep, keepUsMarketingFailed: false })).toMatchObject({
           requeued: 1,
           usMarketing: 0,
+          optedOut: 0,
         });
         expect((await row(1)).status).toBe('queued');
       });
@@ -1470,7 +1494,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         at: clock.now(),
         ...more,
       });
-      const nothing = { resent: 0, unknown: 0, ended: 0, completedCampaigns: [] };
+      const nothing = { resent: 0, unknown: 0, ended: 0, heldExpired: 0, completedCampaigns: [] };
 
       beforeEach(() => {
         ({ ledger, clock } = open({ confirmWindowMs: CONFIRM_MS }));

@@ -30,6 +30,7 @@ const JSON_SPEC = {
   allowRepeat: true,
   allowUsMarketing: true,
   endpoint: 'marketing-messages',
+  ttl: '36h',
   displayTimezone: 'Europe/Berlin',
   dryRun: true,
 } satisfies CampaignSpecInput;
@@ -60,6 +61,7 @@ const SEND_OPTIONS: SendSpecOptions = {
   allowRepeat: true,
   allowUsMarketing: true,
   endpoint: 'marketing-messages',
+  ttl: '36h',
   displayTimezone: 'Europe/Berlin',
   dryRun: true,
 };
@@ -133,6 +135,7 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
       allowRepeat: true,
       allowUsMarketing: true,
       endpoint: 'marketing-messages',
+      ttlSeconds: 129_600,
       dryRun: true,
       displayTimezone: 'Europe/Berlin',
     });

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, sendConcurrencyOf, sendRateOf, type RequiredSetting } from '../../src/config/config.js';
+import { loadConfig, messagingLimitOf, sendConcurrencyOf, sendRateOf, type RequiredSetting } from '../../src/config/config.js';
 import { Secret } from '../../src/config/secret.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { DEFAULT_PORTFOLIO, portfolioOf } from '../../src/portfolios/portfolios.js';
@@ -47,6 +47,7 @@ describe('loadConfig: defaults', () => {
       duplicateWindowMs: 24 * 3_600_000,
       retentionMs: 30 * 86_400_000,
       confirmWindowMs: 600_000,
+      heldPatienceMs: 86_400_000,
       metricsRetentionMs: 24 * 3_600_000,
       webhook: { appSecrets: [], verifyToken: undefined, optOutKeywords: ['STOP', 'UNSUBSCRIBE', 'STOP PROMOTIONS'], parkMs: 600_000 },
       dashboard: { user: 'admin', password: undefined },
@@ -111,6 +112,13 @@ describe('loadConfig: defaults', () => {
     expect(rotating.map((s) => s.reveal())).toStrictEqual(['old-secret', APP_SECRET]);
   });
 
+  it('HELD_PATIENCE_HOURS: hours >= 1 (fractions allowed), in ms; 0 (wait forever) is refused, naming it', () => {
+    expect(loadConfig({ HELD_PATIENCE_HOURS: '1.5' }).heldPatienceMs).toBe(5_400_000);
+    for (const bad of ['0', '-1', 'ten']) {
+      expect(() => loadConfig({ HELD_PATIENCE_HOURS: bad })).toThrow(/HELD_PATIENCE_HOURS: must be a number of hours >= 1/);
+    }
+  });
+
   it('CONFIRM_WINDOW_SECONDS: whole seconds >= 0, in ms; a fraction or a negative is refused, naming it', () => {
     expect(loadConfig({ CONFIRM_WINDOW_SECONDS: '30' }).confirmWindowMs).toBe(30_000);
     for (const bad of ['-1', '1.5', 'ten']) {
@@ -142,17 +150,43 @@ describe('loadConfig: defaults', () => {
     expect(sendConcurrencyOf(fixed.send, '999')).toBe(30);
   });
 
-  it('MESSAGING_LIMITS: users per 24 h or unlimited, per phone-number ID; 0, a word or a fraction is refused', () => {
-    expect([...loadConfig({ MESSAGING_LIMITS: '111:10000, 222:UNLIMITED' }).messagingLimits]).toStrictEqual([
-      ['111', 10_000],
-      ['222', 'unlimited'],
+  it('MESSAGING_LIMITS per portfolio (users per 24 h or unlimited); a number ID: its portfolio; 0, a word, a fraction: refused', () => {
+    const config = loadConfig({ MESSAGING_LIMITS: 'retail:2000, default:UNLIMITED', PORTFOLIOS: '111:retail,222:retail' });
+    expect([...config.messagingLimits]).toStrictEqual([
+      ['retail', 2000],
+      ['default', 'unlimited'],
     ]);
+    expect(messagingLimitOf(config, '222')).toBe(2000);
+    expect(messagingLimitOf(config, '999')).toBe('unlimited');
+    // A number's entry is its portfolio's limit: with no PORTFOLIOS, every number's is the default portfolio's.
+    expect([...loadConfig({ MESSAGING_LIMITS: '111:10000' }).messagingLimits]).toStrictEqual([[DEFAULT_PORTFOLIO, 10_000]]);
+    expect(messagingLimitOf(loadConfig({ MESSAGING_LIMITS: '111:10000' }), '333')).toBe(10_000);
+    expect([...loadConfig({ MESSAGING_LIMITS: '111:250', PORTFOLIOS: '111:retail' }).messagingLimits]).toStrictEqual([['retail', 250]]);
     expect(loadConfig({}).messagingLimits.size).toBe(0);
-    for (const bad of ['111:0', '111:lots', '111:1.5', '111']) {
+    for (const bad of ['111:0', '111:lots', '111:1.5', '111', 'retail', '9shop:100', 'a b:100']) {
       expect(() => loadConfig({ MESSAGING_LIMITS: bad }), bad).toThrow(
-        /MESSAGING_LIMITS: ".*" is not phone-number-ID:value; write it as \d+:10000,\d+:unlimited/,
+        /MESSAGING_LIMITS: ".*" is not portfolio:limit; write it as retail:2000,default:unlimited/,
       );
     }
+  });
+
+  it('MESSAGING_LIMITS: two values for one portfolio are refused, naming both entries; the same value twice is not', () => {
+    const both = (limits: string, portfolios?: string) => () =>
+      loadConfig({ MESSAGING_LIMITS: limits, ...(portfolios === undefined ? {} : { PORTFOLIOS: portfolios }) });
+    expect(both('111:2000,222:10000', '111:retail,222:retail')).toThrow(
+      /MESSAGING_LIMITS: "111:2000" and "222:10000" give portfolio retail different limits/,
+    );
+    expect(both('111:2000,retail:10000', '111:retail')).toThrow(/"111:2000" and "retail:10000" give portfolio retail different limits/);
+    expect(both('default:2000,333:unlimited')).toThrow(/"default:2000" and "333:unlimited" give the default portfolio different limits/);
+    expect(both('retail:2000,retail:250')).toThrow(/"retail:2000" and "retail:250"/);
+    // Numbers of different portfolios may differ; the same value given twice is one limit.
+    expect([...loadConfig({ MESSAGING_LIMITS: '111:2000,222:10000', PORTFOLIOS: '111:retail' }).messagingLimits]).toStrictEqual([
+      ['retail', 2000],
+      ['default', 10_000],
+    ]);
+    expect([...loadConfig({ MESSAGING_LIMITS: '111:2000,retail:2000', PORTFOLIOS: '111:retail' }).messagingLimits]).toStrictEqual([
+      ['retail', 2000],
+    ]);
   });
 
   it('PORTFOLIOS: phone-number ID to a name that starts with a letter; a number not named is in the default portfolio', () => {

@@ -17,6 +17,7 @@ export function statusOf(
       queued: 0,
       sending: 0,
       confirming: 0,
+      held: 0,
       sent: 0,
       failed: 0,
       rejected: 0,

@@ -16,7 +16,13 @@ function stubLedger(): Pick<SendLedger, 'confirmInDoubt'> & { due: number; calls
       this.calls.push(limit);
       const decided = Math.min(limit, this.due);
       this.due -= decided;
-      return Promise.resolve({ resent: 0, unknown: decided, ended: 0, completedCampaigns: decided > 0 && this.due === 0 ? ['c'] : [] });
+      return Promise.resolve({
+        resent: 0,
+        unknown: decided,
+        ended: 0,
+        heldExpired: 0,
+        completedCampaigns: decided > 0 && this.due === 0 ? ['c'] : [],
+      });
     },
   };
 }

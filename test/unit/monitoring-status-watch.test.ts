@@ -19,6 +19,7 @@ const view = (over: Partial<StatusView> = {}): StatusView => ({
   rejected: 1,
   skipped: 1,
   confirming: 0,
+  held: 0,
   unknown: 0,
   cancelled: 0,
   delivered: 20,

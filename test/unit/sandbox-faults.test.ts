@@ -272,6 +272,23 @@ describe('SandboxRuntime with faults', () => {
     });
   });
 
+  it('holds every n-th template send (held fault), answering held_for_quality_assessment; drops its dropShare with 132015', () => {
+    const { rt } = runtime();
+    rt.setFaults({ held: { share: 0.5, releaseAfterMs: 2000, dropShare: 0.5 } });
+    const statuses = Array.from({ length: 4 }, () => {
+      const reply = rt.send('123', orderUpdate());
+      return 'messages' in reply.body ? reply.body.messages[0].message_status : undefined;
+    });
+    expect(statuses).toEqual(['accepted', 'held_for_quality_assessment', 'accepted', 'held_for_quality_assessment']);
+    const held = rt.log.all.filter((m) => m.heldForMs !== undefined);
+    expect(held.map((m) => [m.heldForMs, m.failure?.code])).toEqual([
+      [2000, undefined],
+      [2000, 132015],
+    ]);
+    expect(rt.stats().failedByCode).toEqual({ '132015': 1 });
+    expect(() => rt.setFaults({ held: { share: 1.5 } })).toThrow(/share/);
+  });
+
   it('decides a throttle burst on the runtime clock', () => {
     const { rt, advance } = runtime();
     rt.setFaults({ throttleBursts: { everyMs: 10_000, forMs: 1000 } });

@@ -107,6 +107,22 @@ describe('StatusWebhookSender', () => {
     expect(sink.statuses).toHaveLength(1);
   });
 
+  it('holds a held message until its release: then sent and delivered, or a dropped one failed 132015 alone', () => {
+    const sender = new StatusWebhookSender(SETTINGS, sink);
+    sender.accepted(message(1, { heldForMs: 3000 }));
+    sender.accepted(message(2, { heldForMs: 3000, failure: asyncFailure(132015, 'held') }));
+    vi.advanceTimersByTime(2900);
+    expect(sink.statuses).toEqual([]);
+    vi.advanceTimersByTime(1000);
+    expect(sink.statuses.map((s) => [s.id, s.status, (s.errors?.[0] as { code: number } | undefined)?.code])).toEqual([
+      ['wamid.M2', 'failed', 132015],
+      ['wamid.M1', 'sent', undefined],
+      ['wamid.M1', 'delivered', undefined],
+    ]);
+    // Timestamped at the release, not at the send.
+    expect(sink.statuses[1]?.timestamp).toBe('1700000003');
+  });
+
   it('delivers exactly duplicateShare of the statuses twice, each copy in a later POST than the first', () => {
     const sender = new StatusWebhookSender({ ...SETTINGS, duplicateShare: 0.25 }, sink);
     for (let n = 0; n < 10; n++) sender.accepted(message(n));

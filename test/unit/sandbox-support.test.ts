@@ -131,6 +131,8 @@ describe('TemplatesStore', () => {
     const first = FIXTURE_TEMPLATES[0];
     if (first === undefined) throw new Error('fixture missing');
     expect(() => new TemplatesStore([first, first])).toThrow(/listed twice/);
+    const twin = { ...first, language: 'de', id: 'T-1' };
+    expect(() => new TemplatesStore([{ ...first, id: 'T-1' }, twin])).toThrow(/has the id of .*Meta gives each template its own/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TEMPLATE_FIELDS, parseFields, pickFields } from '../../src/sandbox/template-fields.js';
+import { DEFAULT_TEMPLATE_FIELDS, parseFields, pickFields, unknownFieldError } from '../../src/sandbox/template-fields.js';
 import type { MessageTemplate } from '../../src/templates/template-schema.js';
 
 const template = {
@@ -48,5 +48,14 @@ describe('sandbox templates list fields', () => {
   it('an empty or repeated fields parameter is refused (code 100 at the route)', () => {
     expect(typeof parseFields('')).toBe('string');
     expect(typeof parseFields(['name', 'id'])).toBe('string');
+  });
+
+  it("a field Graph's template node does not have is refused with 100, naming it", () => {
+    expect(unknownFieldError(parseFields('name,status') as string[])).toBeUndefined();
+    expect(unknownFieldError(parseFields('name,qualty_score') as string[])).toEqual({
+      code: 100,
+      type: 'OAuthException',
+      message: '(#100) Tried accessing nonexisting field (qualty_score) on node type (WhatsAppBusinessHSMWhatsAppTemplate)',
+    });
   });
 });

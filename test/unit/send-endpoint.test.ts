@@ -58,3 +58,29 @@ describe('--endpoint: the Marketing Messages API for MARKETING templates only', 
     expect(() => checkEndpointCategory('messages', { name: 'x', category: 'UTILITY' }, CLI_FIELD_NAMES)).not.toThrow();
   });
 });
+
+describe('--ttl: a marketing time-to-live, through the Marketing Messages API only', () => {
+  const mm = { ...TEMPLATE, endpoint: 'marketing-messages' };
+
+  it('reads 12h to 30d into seconds', () => {
+    const check = (ttl: string) =>
+      checkCampaignSpec(parseCampaignSpec({ ...mm, ttl }, CLI_FIELD_NAMES), CLI_FIELD_NAMES, CONTEXT).ttlSeconds;
+    expect(check('36h')).toBe(129_600);
+    expect(check('12h')).toBe(43_200);
+    expect(check('30d')).toBe(2_592_000);
+    expect(checkCampaignSpec(parseCampaignSpec(mm, CLI_FIELD_NAMES), CLI_FIELD_NAMES, CONTEXT).ttlSeconds).toBeUndefined();
+  });
+
+  it('refuses it without --endpoint marketing-messages, and outside 12h to 30d, naming the field', () => {
+    const without = refusal(() =>
+      checkCampaignSpec(parseCampaignSpec({ ...TEMPLATE, ttl: '36h' }, CLI_FIELD_NAMES), CLI_FIELD_NAMES, CONTEXT),
+    );
+    expect(without.code).toBe('OPTION_INVALID');
+    expect(without.message).toMatch(/^--ttl needs --endpoint marketing-messages: /);
+    for (const ttl of ['11h', '31d', '90m', 'soon']) {
+      const error = refusal(() => checkCampaignSpec(parseCampaignSpec({ ...mm, ttl }, JSON_FIELD_NAMES), JSON_FIELD_NAMES, CONTEXT));
+      expect(error.code, ttl).toBe('OPTION_INVALID');
+      expect(error.message, ttl).toMatch(/^ttl "/);
+    }
+  });
+});

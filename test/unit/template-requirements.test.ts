@@ -45,6 +45,7 @@ describe('requirementsOf', () => {
     if (spring === undefined) return;
 
     expect(requirementsOf(spring)).toStrictEqual({
+      id: '300000000000003',
       name: 'spring_sale_v2',
       language: 'en_GB',
       status: 'APPROVED',

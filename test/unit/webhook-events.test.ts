@@ -34,6 +34,7 @@ describe('parseWebhook', () => {
         preferences: [],
         userIdChanges: [],
         templates: [],
+        limits: [],
         ignored: 0,
         malformed: 0,
       },

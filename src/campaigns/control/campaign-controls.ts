@@ -100,7 +100,15 @@ export class CampaignControls {
     campaignId: string,
     selection: RetrySelection,
     onProgress?: (progress: RetryProgress) => void,
-  ): Promise<{ requeued: number; noPayload: number; held: number; heldUntil: number; usMarketing: number; paused: boolean }> {
+  ): Promise<{
+    requeued: number;
+    noPayload: number;
+    held: number;
+    heldUntil: number;
+    usMarketing: number;
+    optedOut: number;
+    paused: boolean;
+  }> {
     const status = await this.deps.ledger.status(campaignId);
     if (status === undefined) throw notFound(campaignId);
     if (status.purgedAt !== undefined) {
@@ -120,6 +128,7 @@ export class CampaignControls {
     };
     let requeued = 0;
     let usMarketing = 0;
+    let optedOut = 0;
     let noPayload = 0;
     let held = 0;
     let heldUntil = 0;
@@ -128,12 +137,13 @@ export class CampaignControls {
       const page = await this.deps.ledger.markForRetry(campaignId, from, to, chosen);
       requeued += page.requeued;
       usMarketing += page.usMarketing;
+      optedOut += page.optedOut;
       noPayload += page.noPayload;
       held += page.held;
       if (page.heldUntil > 0 && (heldUntil === 0 || page.heldUntil < heldUntil)) heldUntil = page.heldUntil;
       onProgress?.({ scanned: to, total, requeued });
     }
-    return { requeued, noPayload, held, heldUntil, usMarketing, paused: await this.deps.ledger.isHeld(campaignId) };
+    return { requeued, noPayload, held, heldUntil, usMarketing, optedOut, paused: await this.deps.ledger.isHeld(campaignId) };
   }
 }
 

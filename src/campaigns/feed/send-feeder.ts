@@ -2,6 +2,8 @@ import type { CampaignLedger, FeedEvent } from '../ledger.js';
 import type { SendJobQueue } from '../send-job.js';
 import { openLanes } from './send-window.js';
 import type { Logger } from '../../logging/logger.js';
+import type { MessagingLimit } from '../../config/number-settings.js';
+import { DEFAULT_PORTFOLIO } from '../../portfolios/portfolios.js';
 
 /** How often a worker looks whether its number's window has room (and whether a campaign became feedable). */
 const FEED_EVERY_MS = 250;
@@ -35,8 +37,10 @@ export interface SendFeederOptions {
   windowSize?: number;
   /** A feed completed a campaign (its expiry or start deadline answered its last rows). */
   onCampaignCompleted?: (campaignId: string) => void;
-  /** The number's messaging limit now (unique users per 24 h); undefined = none. */
-  messagingLimit?: () => number | undefined;
+  /** The number's business portfolio (absent: `default`): Meta's messaging limit is shared by all its numbers. */
+  portfolio?: string;
+  /** MESSAGING_LIMITS' limit of the portfolio; absent: the one stored for it (read by the feed each round). */
+  messagingLimit?: MessagingLimit;
   /** Nothing is fed before this settles (the messaging limit's first read). */
   ready?: Promise<unknown>;
 }
@@ -117,21 +121,29 @@ export class SendFeeder {
     const windowed = await ledger.windowedCampaigns(phoneNumberId);
     const lanes = new Map(windowed.campaigns.map((c) => [c.campaignId, openLanes(c.window, c.lanes, windowed.now)] as const));
     await this.#options.ready;
-    const messagingLimit = this.#options.messagingLimit?.();
+    const { portfolio, messagingLimit } = this.#options;
     const { jobs, refresh, events, limitHeld } = await ledger.feed(phoneNumberId, {
       openLanes: lanes,
       windowSize: this.#windowSize,
       minBatch: this.#minBatch,
       refreshAfterMs: REFRESH_AFTER_MS,
       refreshMost: REFRESH_MOST,
+      ...(portfolio === undefined ? {} : { portfolio }),
       ...(messagingLimit === undefined ? {} : { messagingLimit }),
     });
     await queue.enqueue(jobs);
     if (limitHeld !== undefined && Date.now() - this.#lastLimitLog >= LIMIT_LOG_EVERY_MS) {
       this.#lastLimitLog = Date.now();
       this.#options.logger.warn(
-        { phoneNumberId, messagingLimit: limitHeld.limit, reached: limitHeld.reached, freesAt: new Date(limitHeld.freesAt).toISOString() },
-        `messaging limit reached: ${limitHeld.reached} unique users in the last 24 h (limit ${limitHeld.limit}); ` +
+        {
+          phoneNumberId,
+          portfolio,
+          messagingLimit: limitHeld.limit,
+          reached: limitHeld.reached,
+          freesAt: new Date(limitHeld.freesAt).toISOString(),
+        },
+        `messaging limit reached: ${limitHeld.reached} unique users in the last 24 h ` +
+          `(limit ${limitHeld.limit}, portfolio ${portfolio ?? DEFAULT_PORTFOLIO}); ` +
           `new recipients wait, the first place frees at ${new Date(limitHeld.freesAt).toISOString()}`,
       );
     } else if (limitHeld === undefined && jobs.length > 0) {

@@ -43,6 +43,8 @@ const PAIR_DELAY_MAX_MS = 10 * 60_000;
 const HOLD_CHECK_MS = 250;
 /** Meta: the recipient stopped marketing messages from this business. */
 const OPTED_OUT_CODE = 131050;
+/** The send response's `message_status` for a send Meta holds (template pacing). */
+const HELD_STATUS = 'held_for_quality_assessment';
 
 /** Why a `confirming` row waits (the ledger turns `unknown` into `confirming` when the rule is on). */
 const AWAITING_STATUS = 'waiting for a status webhook before deciding whether to send it again';
@@ -166,7 +168,9 @@ export class SendProcessor {
     } finally {
       this.#inFlight.delete(job);
     }
-    return this.#final(job, { status: 'sent', wamid: result.wamid });
+    // Meta holds a paced template's send for quality assessment: a status webhook settles it later.
+    const status = result.messageStatus === HELD_STATUS ? 'held' : 'sent';
+    return this.#final(job, { status, wamid: result.wamid });
   }
 
   /** Shutdown: jobs that have not claimed their row yet are handed back instead of sent. */

@@ -49,9 +49,14 @@ export class InDoubtSweep {
     let decided = 0;
     for (;;) {
       const page = await ledger.confirmInDoubt(phoneNumberId, SWEEP_PAGE);
-      const count = page.resent + page.unknown + page.ended;
+      const count = page.resent + page.unknown + page.ended + page.heldExpired;
       decided += count;
-      if (count > 0)
+      if (page.heldExpired > 0)
+        logger.warn(
+          { phoneNumberId, heldExpired: page.heldExpired },
+          'held sends got no status webhook within HELD_PATIENCE_HOURS: now unknown',
+        );
+      if (count > page.heldExpired)
         logger.info(
           { phoneNumberId, resent: page.resent, unknown: page.unknown, ended: page.ended },
           'in-doubt rows decided (no status webhook within CONFIRM_WINDOW_SECONDS)',

@@ -65,6 +65,11 @@ export const campaignSpecSchema = z.strictObject({
    * (`/marketing_messages`), for MARKETING templates only.
    */
   endpoint: z.string().optional(),
+  /**
+   * With the Marketing Messages API: how long Meta keeps trying to deliver, 12h to 30d
+   * (`36h`, `2d`). Meta keeps it on the template, so it is set there before the file is read.
+   */
+  ttl: z.string().optional(),
   /** The IANA zone the plan's times are shown in. */
   displayTimezone: z.string().optional(),
   /** Check everything, create nothing but the rejects file. */

@@ -9,7 +9,7 @@ import type { ColumnOptions } from '../send-plan.js';
 import { parseSendWindow, type SendWindow } from '../feed/send-window.js';
 import type { CampaignSpec } from './campaign-spec.js';
 import type { FieldNames } from './field-names.js';
-import { checkEndpoint, type SendEndpoint } from './send-endpoint.js';
+import { checkEndpoint, checkTtl, type SendEndpoint } from './send-endpoint.js';
 import { checkMessage, type MessageChoice } from './message-choice.js';
 
 const PRIORITIES = ['high', 'normal', 'low'] as const;
@@ -38,6 +38,8 @@ export interface CheckedSpec {
   allowUsMarketing: boolean;
   /** Where each row is posted: `/messages`, or `/marketing_messages` (a MARKETING template only). */
   endpoint: SendEndpoint;
+  /** The template's time-to-live to set, in seconds (the Marketing Messages API only); undefined: as the template has it. */
+  ttlSeconds: number | undefined;
   dryRun: boolean;
   /** Canonical IANA name. */
   displayTimezone: string | undefined;
@@ -65,6 +67,7 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
   const delimiter = csv.delimiter === undefined ? undefined : parseDelimiterOption(csv.delimiter, names['csv.delimiter']);
   const message = checkMessage(spec, names, context.templateOnly);
   const endpoint = checkEndpoint(spec.endpoint, message, names);
+  const ttlSeconds = checkTtl(spec.ttl, endpoint, names);
   const phoneNumberId = checkPhoneNumberId(spec.phoneNumberId ?? context.defaultPhoneNumberId, names.phoneNumberId);
   const campaignId = checkCampaignId(spec.campaignId, names.campaignId);
   const defaultCountry = checkCountry(csv.defaultCountry, names['csv.defaultCountry']);
@@ -95,6 +98,7 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
     allowRepeat: spec.allowRepeat === true,
     allowUsMarketing: spec.allowUsMarketing === true,
     endpoint,
+    ttlSeconds,
     dryRun: spec.dryRun === true,
     displayTimezone,
   };

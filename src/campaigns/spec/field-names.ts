@@ -31,6 +31,7 @@ export const SPEC_FIELDS = [
   'allowRepeat',
   'allowUsMarketing',
   'endpoint',
+  'ttl',
   'displayTimezone',
   'dryRun',
 ] as const;
@@ -72,6 +73,7 @@ export const CLI_FIELD_NAMES: FieldNames = {
   allowRepeat: '--allow-repeat',
   allowUsMarketing: '--allow-us-marketing',
   endpoint: '--endpoint',
+  ttl: '--ttl',
   displayTimezone: '--display-timezone',
   dryRun: '--dry-run',
 };

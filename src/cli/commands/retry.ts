@@ -46,6 +46,12 @@ export function register(program: Command): void {
             '--allow-us-marketing retries them)',
         );
       }
+      if (result.optedOut > 0) {
+        lines.push(
+          `  ${result.optedOut} rows were left as they are: their recipient opted out of marketing from this business ` +
+            '(131050, or an opt-out recorded since), so they are never sent again',
+        );
+      }
       if (result.noPayload > 0)
         lines.push(
           `  ${result.noPayload} chosen rows were recorded by a version that kept their values only in the job; they were left as they are`,

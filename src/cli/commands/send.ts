@@ -4,7 +4,7 @@ import { collectParam, list } from '../option-values.js';
 import { withContext } from '../with-context.js';
 
 export function register(program: Command): void {
-  program
+  const send = program
     .command('send')
     .description('check a CSV against an approved template (or fill a --text), then queue one job per valid row')
     .argument('<file>', 'CSV file with a header row')
@@ -52,9 +52,28 @@ export function register(program: Command): void {
         'MARKETING templates only',
     )
     .option(
+      '--ttl <duration>',
+      'with --endpoint marketing-messages: how long Meta keeps trying to deliver each message, 12h to 30d (e.g. 36h, 7d); ' +
+        'Meta keeps it on the template, so it is set on the template for all its sends',
+    )
+    .option(
       '--priority <level>',
       'high, normal or low: a higher campaign is fed to the workers first; campaigns of one level share the number (default normal)',
+    );
+  scheduleOptions(send)
+    .option('--templates <file>', 'approved templates from this Meta list JSON instead of the registry source')
+    .option(
+      '--display-timezone <zone>',
+      "show the plan's times in this IANA zone, e.g. Europe/Berlin (default: the offset typed in --at, else this machine's zone)",
     )
+    .option('--dry-run', 'check everything and print the summary; create no campaign and no job')
+    .option('--json', 'print a JSON summary')
+    .action(sendCampaign);
+}
+
+/** When and in which hours it sends: the schedule and the send window. */
+function scheduleOptions(command: Command): Command {
+  return command
     .option('--at <time>', 'start sending then (ISO 8601 with offset, e.g. 2026-12-01T09:00:00+01:00); the file is read and checked now')
     .option('--start-deadline <time>', 'if it has not started by then (no worker ran), cancel it instead (ISO 8601 with offset)')
     .option('--expires-at <time>', 'rows not sent by then become expired and are never sent (ISO 8601 with offset)')
@@ -72,15 +91,7 @@ export function register(program: Command): void {
       '--default-timezone <zone>',
       "with --window: the IANA zone of rows whose number gives none, or whose number's zones never share an " +
         'open hour of the window (else skipped as WINDOW_NEVER_OPEN), e.g. America/New_York',
-    )
-    .option('--templates <file>', 'approved templates from this Meta list JSON instead of the registry source')
-    .option(
-      '--display-timezone <zone>',
-      "show the plan's times in this IANA zone, e.g. Europe/Berlin (default: the offset typed in --at, else this machine's zone)",
-    )
-    .option('--dry-run', 'check everything and print the summary; create no campaign and no job')
-    .option('--json', 'print a JSON summary')
-    .action(sendCampaign);
+    );
 }
 
 interface SendFlags {
@@ -104,6 +115,7 @@ interface SendFlags {
   allowRepeat?: boolean;
   allowUsMarketing?: boolean;
   endpoint?: string;
+  ttl?: string;
   priority?: string;
   at?: string;
   startDeadline?: string;
@@ -176,6 +188,7 @@ function sendOptionsOf(file: string, o: SendFlags): Omit<SendOptions, 'signal' |
     allowRepeat: o.allowRepeat,
     allowUsMarketing: o.allowUsMarketing,
     endpoint: o.endpoint,
+    ttl: o.ttl,
     priority: o.priority,
     window: o.window,
     days: o.days,

@@ -3,7 +3,8 @@ import type { SendOutcome } from '../../campaigns/ingest/producer.js';
 import { CLI_FIELD_NAMES } from '../../campaigns/spec/field-names.js';
 import { parseCampaignSpec } from '../../campaigns/spec/parse-spec.js';
 import { sendSpecOf, type SendSpecOptions } from '../send-spec.js';
-import { sendRateOf } from '../../config/config.js';
+import { messagingLimitOf, sendRateOf } from '../../config/config.js';
+import { setTemplateTtl } from '../../cloud-api/template-ttl-client.js';
 import { readMessagingReach } from '../../redis/messaging-reach-read.js';
 import type { AppContext } from '../../app/app-context.js';
 import { buildTemplateRegistry } from './templates.js';
@@ -32,18 +33,33 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
 /** What createCampaign needs, from this process's configuration, Redis and ledger. */
 export function campaignDeps(context: AppContext): CreateCampaignDeps {
   const { config, ledger, redis } = context;
+  const { accessToken } = config;
   return {
     ledger,
     reportsDir: config.reportsDir,
     defaultPhoneNumberId: config.phoneNumberId,
     sendRate: (phoneNumberId) => sendRateOf(config.send, phoneNumberId),
     openTemplates: (file) => buildTemplateRegistry(context, { file }),
-    // MESSAGING_LIMITS wins over what a worker last read from the API.
-    messagingReach: async (phoneNumberId) => {
-      const read = await readMessagingReach(redis, config.queuePrefix, phoneNumberId);
+    setTemplateTtl:
+      accessToken === undefined
+        ? undefined
+        : (templateId, seconds) =>
+            setTemplateTtl({
+              baseUrl: config.api.baseUrl,
+              apiVersion: config.api.version,
+              timeoutMs: config.api.timeoutMs,
+              accessToken,
+              templateId,
+              seconds,
+            }),
+    // MESSAGING_LIMITS wins over what a worker or webhook last stored for the portfolio.
+    messagingReach: async (phoneNumberId, campaignId) => {
+      const read = await readMessagingReach(redis, config.queuePrefix, config.portfolios, phoneNumberId, campaignId);
       return {
-        limit: config.messagingLimits.get(phoneNumberId) ?? read.storedLimit,
+        portfolio: read.portfolio,
+        limit: messagingLimitOf(config, phoneNumberId) ?? read.storedLimit,
         reached: read.reached,
+        queuedElsewhere: read.queuedElsewhere,
         oldestReachedAt: read.oldestReachedAt,
         now: read.now,
       };

@@ -3,9 +3,10 @@
   by the first time each kind was seen, so any order and any duplicates give the same row
   (test/support/delivery-state.ts states the same rule; webhook-statuses.test.ts checks the two agree):
     - a status proves the send was accepted: a row still `sending` (its own answer not yet
-      recorded), `confirming` (in doubt, waiting for this), `unknown` (its answer lost) or
-      `queued` (a retry pending after an attempt that did reach Meta) becomes `sent`, with
-      the message ID, and leaves the number's `confirm` set;
+      recorded), `confirming` (in doubt, waiting for this), `held` (Meta held it for quality
+      assessment: this releases it), `unknown` (its answer lost) or `queued` (a retry pending
+      after an attempt that did reach Meta) becomes `sent`, with the message ID, and leaves
+      the number's `confirm` set;
     - the number's `status-seen` keeps the latest claim time (`ct`) of a row any status was
       seen for: the in-doubt rule's evidence that later sends reached Meta;
     - `delivered` and `read` keep their earliest timestamp (`dt`, `rt`; a read is also a
@@ -13,7 +14,10 @@
     - `failed` makes the row `failed` with Meta's code and detail (the earliest failure),
       and the duplicate-send guard forgets its message (it was not delivered); 131050 also
       records the opt-out for the number's MARKETING campaigns; 132015 / 132016 (the template
-      paused or disabled) put the template's hold on the campaign (includes/template-hold.lua).
+      paused or disabled) put the template's hold on the campaign (includes/template-hold.lua);
+    - the error-spike brake (includes/brake.lua) gets the outcome of a row no answer fed it
+      for (one of those above: failed or sent), and a failure of a row it counted sent; not
+      once the campaign is finished.
   The row is found by message ID (the `wamids` index), else by `biz_opaque_callback_data`
   ("campaign/row", set on every send). Campaign keys are built here from the prefix.
 
@@ -22,14 +26,16 @@
 
     ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
     ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
-    then 7 per status, from ARGV[3] on:
-    ARGV[3] message ID (wamid)
-    ARGV[4] kind: 'sent' | 'delivered' | 'read' | 'failed'
-    ARGV[5] Meta's timestamp (ms)
-    ARGV[6] biz_opaque_callback_data ('' when absent)
-    ARGV[7] error code ('' unless failed)
-    ARGV[8] error detail ('' unless failed)
-    ARGV[9] phone number ID the webhook was for
+    ARGV[3] brake window (sends; 0 = off)
+    ARGV[4] brake share (0..1)
+    then 7 per status, from ARGV[5] on:
+    ARGV[5] message ID (wamid)
+    ARGV[6] kind: 'sent' | 'delivered' | 'read' | 'failed'
+    ARGV[7] Meta's timestamp (ms)
+    ARGV[8] biz_opaque_callback_data ('' when absent)
+    ARGV[9] error code ('' unless failed)
+    ARGV[10] error detail ('' unless failed)
+    ARGV[11] phone number ID the webhook was for
 
   Output:
     Per status, flat, 2 values each: 'applied' | 'same' (nothing new) | 'unmatched' (no row
@@ -43,10 +49,12 @@
 --- @include "move"
 --- @include "forget-send"
 --- @include "template-hold"
+--- @include "brake"
 
 local wamidsKey = KEYS[1]
 local prefix, now = ARGV[1], ledgerNow(ARGV[2])
-local ANSWERABLE = { sending = true, confirming = true, unknown = true, queued = true }
+local brakeWindow, brakeShare = tonumber(ARGV[3]), tonumber(ARGV[4])
+local ANSWERABLE = { sending = true, confirming = true, held = true, unknown = true, queued = true }
 -- Per phone number ID: the latest claim time a status was seen for (written once, at the end).
 local seen = {}
 local SENT_ON = { sent = true, failed = true }
@@ -64,7 +72,7 @@ local function locate(wamid, callback)
 end
 
 local out = {}
-for i = 3, #ARGV, 7 do
+for i = 5, #ARGV, 7 do
   local wamid, kind, at, callback, code, detail, numberId = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6]
   local campaignId, row, rowsKey, rec = locate(wamid, callback)
   local outcome, completed = 'unmatched', 0
@@ -73,10 +81,10 @@ for i = 3, #ARGV, 7 do
     if not ANSWERABLE[rec.s] and not SENT_ON[rec.s] then
       outcome = 'other'
     else
-      local changed = false
+      local changed, before = false, rec.s
       if rec.ct and rec.ct > (seen[numberId] or 0) then seen[numberId] = rec.ct end
       if ANSWERABLE[rec.s] then
-        if rec.s == 'confirming' then
+        if rec.s == 'confirming' or rec.s == 'held' then
           redis.call('ZREM', prefix .. ':confirm:' .. numberId, campaignId .. '/' .. row)
           rec.cu = nil
         end
@@ -121,6 +129,9 @@ for i = 3, #ARGV, 7 do
             putTemplateHold(campaignKey, event, plan.name, plan.language, held, now)
           end
         end
+      end
+      if (ANSWERABLE[before] or (kind == 'failed' and before == 'sent')) and not redis.call('HGET', campaignKey, 'finishedAt') then
+        feedBrake(campaignKey, campaignKey .. ':recent', brakeWindow, brakeShare, kind == 'failed', code, detail, now)
       end
       if changed then
         redis.call('HSET', rowsKey, row, cjson.encode(rec))

@@ -5,7 +5,10 @@
   Order matters: a settled row answers first; only the row's owner goes further; a row left
   `sending` is in doubt even when paused (the pause must not hide a possible send); a
   cancelled campaign starts nothing; a paused one parks the row (back to the backlog under
-  a new job number, for resume); a message this number already sent within the window
+  a new job number, for resume); a recipient who opted out of marketing from the business
+  (the number's copy of its portfolio's opt-outs) is skipped as OPTED_OUT when the campaign
+  is one opt-outs apply to (includes/opted-out.lua), however long ago the row was read or
+  fed: a STOP that came while it waited holds at its claim, right before its request; a message this number already sent within the window
   (another row, any campaign) is skipped; only then is the row `sending`, and its message
   recorded in the guard. Every outcome but `claimed` and `in-doubt` ends the job's work, so
   its ID leaves the window here. Expiry (`expiresAt`) is judged on the ledger's clock, and a
@@ -19,6 +22,7 @@
     KEYS[5] window     zset     <scope>:feed:<number>:window
     KEYS[6] active     zset     <scope>:feed:<number>:campaigns
     KEYS[7] pending    list     <scope>:campaign:<id>:pending
+    KEYS[8] optouts    hash     <scope>:optouts:<number> (phone → source JSON)
 
     ARGV[1] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[2] duplicate window (ms; 0 = off)
@@ -32,9 +36,9 @@
       outcome ('claimed' | 'in-doubt' | 'settled' | 'parked' | 'stale' | 'missing'),
       status-or-attempts (attempts when claimed or in doubt, the final status when settled),
       then for a claimed row its phone, its values as JSON ('' if the row has none: written
-      by an older version) and header link; for a row settled here (by a cancel, an expiry
-      or ALREADY_SENT) '1' in the third place when that completed the campaign ('0' when
-      not); the places a row does not use are ''.
+      by an older version) and header link; for a row settled here (by a cancel, an expiry,
+      ALREADY_SENT or OPTED_OUT) '1' in the third place when that completed the campaign ('0'
+      when not); the places a row does not use are ''.
 ]]
 
 -- Includes
@@ -45,8 +49,10 @@
 --- @include "prior-send"
 --- @include "backlog"
 --- @include "park"
+--- @include "opted-out"
 
 local campaignKey, rowsKey, sentKey, sentAtKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local optOutsKey = KEYS[8]
 local now, window, campaignId = ledgerNow(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local held = redis.call('HMGET', campaignKey, 'cancelled', 'paused', 'allowRepeat', 'expiresAt')
 local expired = false
@@ -55,8 +61,8 @@ local function claim(row, owner)
   local json = redis.call('HGET', rowsKey, row)
   if not json then return 'missing', '' end
   local rec = cjson.decode(json)
-  -- A `confirming` row waits for a status webhook or the confirm sweep, never for a job.
-  if FINAL[rec.s] or rec.s == 'confirming' then return 'settled', rec.s end
+  -- A `confirming` or `held` row waits for a status webhook or the confirm sweep, never for a job.
+  if FINAL[rec.s] or rec.s == 'confirming' or rec.s == 'held' then return 'settled', rec.s end
   if (rec.k or 0) ~= tonumber(owner) then return 'stale', '' end
   if rec.s == 'sending' then return 'in-doubt', tostring(rec.a or 0) end
   if held[1] == '1' or expired then
@@ -69,6 +75,13 @@ local function claim(row, owner)
   if held[2] == '1' then
     park(campaignKey, rowsKey, pendingKey, activeKey, campaignId, row, rec)
     return 'parked', ''
+  end
+  local optedOut = redis.call('HGET', optOutsKey, rec.p or '')
+  if optedOut and optOutsApply(campaignKey) then
+    move(campaignKey, rec, 'skipped')
+    rec.c = 'OPTED_OUT'; rec.d = optedOutDetail(optedOut, campaignKey)
+    redis.call('HSET', rowsKey, row, cjson.encode(rec))
+    return 'settled', 'skipped', tostring(completeIfDone(campaignKey, now))
   end
   if window > 0 and rec.f then
     local dup = nil

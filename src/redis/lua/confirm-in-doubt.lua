@@ -9,6 +9,10 @@
       becomes `cancelled` and an expired one's `expired` instead (it never went out);
     - otherwise → `unknown` (it may have been delivered; only `campaign retry --unknown`
       resends it).
+  The same set holds `held` rows (settle.lua: Meta held the send for quality assessment) by
+  their patience deadline (HELD_PATIENCE_HOURS): one still `held` then becomes `unknown`, with
+  a detail saying so, so its campaign can complete; a later status webhook still settles it
+  (apply-statuses.lua). Never resent: Meta has the message and may still deliver it.
   Due is judged on the ledger's clock, as the deadlines were set (settle.lua).
 
   Input:
@@ -23,8 +27,8 @@
     ARGV[3] most rows to decide in this call
 
   Output:
-    {rows resent, rows left unknown, rows cancelled or expired, then the IDs of the campaigns
-    this call completed}
+    {rows resent, rows left unknown, rows cancelled or expired, held rows that ran out of
+    patience (now `unknown`), then the IDs of the campaigns this call completed}
 ]]
 
 -- Includes
@@ -38,7 +42,7 @@ local confirmKey, seenKey, activeKey, sentKey, sentAtKey = KEYS[1], KEYS[2], KEY
 local prefix, now, limit = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3])
 local due = redis.call('ZRANGEBYSCORE', confirmKey, '-inf', now, 'LIMIT', 0, limit)
 local seen = tonumber(redis.call('GET', seenKey) or '0')
-local resent, unknown, ended = 0, 0, 0
+local resent, unknown, ended, heldOut = 0, 0, 0, 0
 local completed = {}
 for _, member in ipairs(due) do
   redis.call('ZREM', confirmKey, member)
@@ -48,7 +52,15 @@ for _, member in ipairs(due) do
   -- Gone (purged) or already answered by a status: nothing to decide.
   if json then
     local rec = cjson.decode(json)
-    if rec.s == 'confirming' then
+    if rec.s == 'held' then
+      local campaignKey = prefix .. ':campaign:' .. campaignId
+      rec.cu = nil
+      rec.d = 'held_for_quality_assessment: Meta held the send and no status webhook released or dropped it within HELD_PATIENCE_HOURS; it may still be delivered, so it is not resent'
+      move(campaignKey, rec, 'unknown')
+      redis.call('HSET', rowsKey, row, cjson.encode(rec))
+      heldOut = heldOut + 1
+      if completeIfDone(campaignKey, now) == 1 then completed[#completed + 1] = campaignId end
+    elseif rec.s == 'confirming' then
       local campaignKey = prefix .. ':campaign:' .. campaignId
       local held = redis.call('HMGET', campaignKey, 'cancelled', 'expiresAt')
       local neverReached = rec.ct ~= nil and seen > rec.ct
@@ -89,6 +101,6 @@ for _, member in ipairs(due) do
     end
   end
 end
-local out = { resent, unknown, ended }
+local out = { resent, unknown, ended, heldOut }
 for _, id in ipairs(completed) do out[#out + 1] = id end
 return out

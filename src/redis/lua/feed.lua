@@ -17,16 +17,22 @@
   now (ARGV[7]: the feeder works that out from each lane's local time), its room shared
   evenly between them. Rows in closed lanes wait: they take no room and no rate.
 
-  Meta's messaging limit (ARGV[8] > 0): the number may reach only so many unique users in a
-  moving 24 h. Each fed row's recipient goes into the reach set (wa_id → ms last fed); one
-  already in it, or whose customer-service window is open (they wrote to the business), takes
-  no new place. A new recipient with no place left is put back at the front of its list, in
-  order, and its campaign gets nothing more in this feed: it waits until places free up.
+  Meta's messaging limit (ARGV[8] >= 0) belongs to the business portfolio: the feeder brings
+  a lease of places for new recipients from the portfolio's slot (reach-reserve.lua). Each fed
+  row's recipient goes into the number's reach set (wa_id → ms last fed); one already in it,
+  or whose customer-service window is open (they wrote to the business), takes no place of the
+  lease. A new recipient with no place left is put back at the front of its list, in order,
+  and its campaign gets nothing more in this feed: it waits until places free up. The
+  recipients counted are recorded under the lease's ID in the number's reach-pending hash, in
+  this same step; reach-commit.lua adds them to the portfolio's count, then the feeder drops
+  the record. A record older than ARGV[11] was left by a feeder that died before its commit:
+  it is answered too, for this feeder to commit.
 
   Input:
     KEYS[1] active     zset     <scope>:feed:<number>:campaigns (campaign ID → priority)
     KEYS[2] window     zset     <scope>:feed:<number>:window (job ID → ms fed)
     KEYS[3] reach      zset     <scope>:reach:<number> (wa_id → ms last fed): the messaging limit's 24 h
+    KEYS[4] pending    hash     <scope>:reach-pending:<number> (lease ID → JSON {t, s, k}: recipients not yet in the portfolio's count)
 
     ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
     ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
@@ -36,17 +42,19 @@
     ARGV[6] most such jobs per call
     ARGV[7] JSON object: campaign ID → [lane numbers open now], for campaigns with a send
             window (one not named feeds nothing)
-    ARGV[8] messaging limit: unique users per moving 24 h; 0 = none (nothing is counted)
+    ARGV[8] places for new recipients (the portfolio's lease); -1 = no limit (nothing is counted)
     ARGV[9] the phone-number ID (names its service-window keys)
+    ARGV[10] the lease's ID (names this feed's record in the pending hash)
+    ARGV[11] age (ms) after which a pending record is another feeder's, left behind
 
   Output:
     { {campaign, row, job number, …} for the rows fed, interleaved in the order to run,
       {job IDs to enqueue again},
       {kind, campaign, detail, …} events: 'started' (detail: startsAt ms or ''),
         'expired' (rows), 'deadline' (rows), 'completed' ('') },
-    {limit, reached, ms the oldest place frees} when a recipient was held back by the
-      limit, else {},
-    now: the ledger's time this feed judged by (ms) }
+    {wa_id, …} of the new recipients held back by the limit (1 or more: held), else {},
+    now: the ledger's time this feed judged by (ms),
+    {lease ID, record JSON, …}: this feed's record (first) and those left behind, to commit }
 ]]
 
 -- Includes
@@ -58,20 +66,35 @@ local activeKey, windowKey = KEYS[1], KEYS[2]
 local prefix, now, size, minBatch = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local refreshAge, refreshMost = tonumber(ARGV[5]), tonumber(ARGV[6])
 local openLanes = cjson.decode(ARGV[7] or '{}')
-local reachKey, limit, numberId = KEYS[3], tonumber(ARGV[8]) or 0, ARGV[9]
+local reachKey, lease, numberId = KEYS[3], tonumber(ARGV[8]) or -1, ARGV[9]
+local pendingKey, leaseId, staleAge = KEYS[4], ARGV[10], tonumber(ARGV[11])
 local DAY = 86400000
 local again = redis.call('ZRANGEBYSCORE', windowKey, '-inf', now - refreshAge, 'LIMIT', 0, refreshMost)
 for _, id in ipairs(again) do redis.call('ZADD', windowKey, now, id) end
 local room = size - redis.call('ZCARD', windowKey)
 local fed, events, held = {}, {}, {}
-if room < minBatch then return { fed, again, events, held, now } end
--- The limit's places left now: those reached more than 24 h ago leave the set first.
-local places
-if limit > 0 then
-  redis.call('ZREMRANGEBYSCORE', reachKey, '-inf', now - DAY)
-  places = limit - redis.call('ZCARD', reachKey)
+-- Records of feeders that died between their feed and their commit.
+local records = {}
+local function leftBehind()
+  local all = redis.call('HGETALL', pendingKey)
+  for i = 1, #all, 2 do
+    if all[i] ~= leaseId and (tonumber(cjson.decode(all[i + 1]).t) or 0) < now - staleAge then
+      records[#records + 1] = all[i]
+      records[#records + 1] = all[i + 1]
+    end
+  end
 end
-local heldAny = false
+if room < minBatch then
+  leftBehind()
+  return { fed, again, events, held, now, records }
+end
+-- The lease's places: those reached more than 24 h ago leave the number's set first.
+local places
+local spent, seen = {}, {}
+if lease >= 0 then
+  redis.call('ZREMRANGEBYSCORE', reachKey, '-inf', now - DAY)
+  places = lease
+end
 -- Whether a popped row may be fed under the limit (and its recipient counted if so).
 local function mayFeed(campaignKey, row)
   local json = redis.call('HGET', campaignKey .. ':rows', row)
@@ -79,13 +102,18 @@ local function mayFeed(campaignKey, row)
   local waId = string.gsub(cjson.decode(json).p or '', '^%+', '')
   if redis.call('ZSCORE', reachKey, waId) then
     redis.call('ZADD', reachKey, now, waId)
+    seen[#seen + 1] = waId
     return true
   end
   -- Open while the closing time it holds is ahead on the ledger's clock (apply-inbound.lua).
   if tonumber(redis.call('GET', prefix .. ':service-window:' .. numberId .. ':' .. waId) or '0') > now then return true end
-  if places <= 0 then return false end
+  if places <= 0 then
+    held[#held + 1] = waId
+    return false
+  end
   places = places - 1
   redis.call('ZADD', reachKey, now, waId)
+  spent[#spent + 1] = waId
   return true
 end
 local listed = redis.call('ZRANGE', activeKey, 0, -1, 'WITHSCORES')
@@ -125,7 +153,6 @@ local function popRows(c, want)
             -- gets more arguments than Lua's stack holds, whatever the window size.
             for i = #back, 1, -1 do redis.call('LPUSH', list, back[i]) end
             c.held = true
-            heldAny = true
           end
           if #part == ask then still[#still + 1] = list end
         end
@@ -257,8 +284,11 @@ for _, score in ipairs(order) do
 end
 -- Personal data kept no longer than it counts: the set goes a day after its last change.
 if places ~= nil and redis.call('EXISTS', reachKey) == 1 then redis.call('PEXPIRE', reachKey, DAY) end
-if heldAny then
-  local oldest = redis.call('ZRANGE', reachKey, 0, 0, 'WITHSCORES')[2]
-  held = { limit, limit - places, (tonumber(oldest) or now) + DAY }
+if #spent + #seen > 0 then
+  local record = cjson.encode({ t = now, s = spent, k = seen })
+  redis.call('HSET', pendingKey, leaseId, record)
+  records[1] = leaseId
+  records[2] = record
 end
-return { fed, again, events, held, now }
+leftBehind()
+return { fed, again, events, held, now, records }

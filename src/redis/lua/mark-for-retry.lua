@@ -3,13 +3,16 @@
   codes, and/or unknown) go back to queued under a new job number, at the end of the
   backlog; the campaign is no longer finished. A row without its values (written by a
   build before 0.1.0, which kept them only in the job) cannot be sent again: it is counted,
-  not moved.
+  not moved. A recipient who opted out of marketing is never sent again: a row that failed
+  with 131050 (Meta's own answer that they did) is not chosen, nor a row whose phone is in
+  the number's opt-outs now when the campaign is one opt-outs apply to (includes/opted-out.lua).
 
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
     KEYS[2] rows       hash     <scope>:campaign:<id>:rows
     KEYS[3] pending    list     <scope>:campaign:<id>:pending
     KEYS[4] active     zset     <scope>:feed:<number>:campaigns
+    KEYS[5] optouts    hash     <scope>:optouts:<number> (phone → source JSON)
 
     ARGV[1] first row
     ARGV[2] last row
@@ -24,18 +27,19 @@
 
   Output:
     {rows requeued, rows chosen but without their values, 131049 rows held back, the earliest
-    time (ms) one of them may be retried (0 if none), US marketing rows left failed};
-    {0, 0, 0, 0, 0} on a cancelled campaign
+    time (ms) one of them may be retried (0 if none), US marketing rows left failed, rows of
+    opted-out recipients left as they are}; {0, 0, 0, 0, 0, 0} on a cancelled campaign
 ]]
 
 -- Includes
 --- @include "clock"
 --- @include "move"
 --- @include "backlog"
+--- @include "opted-out"
 
-local campaignKey, rowsKey, pendingKey, activeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local campaignKey, rowsKey, pendingKey, activeKey, optOutsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 -- Checked here, not only by the caller: a cancel may land between its check and this page.
-if redis.call('HGET', campaignKey, 'cancelled') == '1' then return {0, 0, 0, 0, 0} end
+if redis.call('HGET', campaignKey, 'cancelled') == '1' then return {0, 0, 0, 0, 0, 0} end
 local now, hold = ledgerNow(ARGV[7]), tonumber(ARGV[8] or '0')
 local held, heldUntil = 0, 0
 local first, last = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -45,6 +49,7 @@ local anyCode = ARGV[3] == ''
 local usAreas = {}
 for area in string.gmatch(ARGV[9] or '', '[^,]+') do usAreas[area] = true end
 local usMarketing = 0
+local optedOut = 0
 local fields = {}
 for row = first, last do fields[#fields + 1] = tostring(row) end
 local values = redis.call('HMGET', rowsKey, unpack(fields))
@@ -60,6 +65,11 @@ for i, json in ipairs(values) do
     if chosen and rec.s == 'failed' and rec.c == '131049' and usAreas[string.match(rec.p or '', '^%+1(%d%d%d)%d%d%d%d%d%d%d$') or ''] then
       chosen = false
       usMarketing = usMarketing + 1
+    end
+    if chosen and ((rec.s == 'failed' and rec.c == '131050') or
+        (optOutsApply(campaignKey) and redis.call('HEXISTS', optOutsKey, rec.p or '') == 1)) then
+      chosen = false
+      optedOut = optedOut + 1
     end
     -- Meta's ecosystem limit (131049): sending again within 24 h only fails again.
     if chosen and rec.s == 'failed' and rec.c == '131049' and rec.ft and now - rec.ft < hold then
@@ -88,4 +98,4 @@ if anyEntry then
   activate(campaignKey, activeKey, ARGV[6])
   redis.call('HDEL', campaignKey, 'finishedAt')
 end
-return {requeued, noPayload, held, heldUntil, usMarketing}
+return {requeued, noPayload, held, heldUntil, usMarketing, optedOut}

@@ -8,8 +8,12 @@
   else `failed`. With a confirm window, `unknown` becomes `confirming` instead: the row waits
   that long for a status webhook (confirm-in-doubt.lua decides it after), and is indexed in
   the number's `confirm` set by its deadline (`cu`, on the ledger's clock). A `failed` answer makes the duplicate guard forget the message. Every
-  sent/failed answer feeds the error-spike brake: when more than share × window of the
-  last `window` failed, it pauses the campaign.
+  sent/failed answer feeds the error-spike brake (includes/brake.lua): when more than share ×
+  window of the last `window` failed, it pauses the campaign.
+  `held` (Meta accepted the send but holds it for quality assessment) is not final: the row keeps
+  its message ID (indexed, for its status webhooks) and waits in the `confirm` set until its
+  patience deadline (`cu`); a status webhook settles it (apply-statuses.lua), else the sweep
+  ends it `unknown` (confirm-in-doubt.lua). It feeds the brake when it settles, not here.
 
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
@@ -26,13 +30,14 @@
     ARGV[3]  brake window (sends; 0 = off)
     ARGV[4]  brake share (0..1)
     ARGV[5]  confirm window (ms; 0 = off: in-doubt rows are `unknown` at once)
-    (SETTLE_SHARED_ARGS = 5 so far; then SETTLE_ROW_ARGS = 6 per row, from ARGV[6] on:)
-    ARGV[6]  row
-    ARGV[7]  status: 'sent' | 'failed' | 'unknown' | 'abandoned' | 'queued'
-    ARGV[8]  wamid ('' unless sent)
-    ARGV[9]  error code ('' when sent)
-    ARGV[10] error detail ('' when sent)
-    ARGV[11] job number
+    ARGV[6]  held patience (ms): how long a `held` row waits for its status webhook
+    (SETTLE_SHARED_ARGS = 6 so far; then SETTLE_ROW_ARGS = 6 per row, from ARGV[7] on:)
+    ARGV[7]  row
+    ARGV[8]  status: 'sent' | 'held' | 'failed' | 'unknown' | 'abandoned' | 'queued'
+    ARGV[9]  wamid ('' unless sent or held)
+    ARGV[10] error code ('' when sent or held)
+    ARGV[11] error detail ('' when sent or held)
+    ARGV[12] job number
 
   Output:
     Per row, flat, 3 values each: the row's status afterwards ('missing' for no such row),
@@ -44,34 +49,15 @@
 --- @include "final"
 --- @include "complete-if-done"
 --- @include "move"
---- @include "pause-if-running"
+--- @include "brake"
 --- @include "forget-send"
 --- @include "backlog"
 
 local campaignKey, rowsKey, wamidsKey, recentKey, sentKey, sentAtKey, windowKey, confirmKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local campaignId, now, window, share, confirmMs = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local heldMs = tonumber(ARGV[6])
 local confirmUntil = nil
 if confirmMs > 0 then confirmUntil = now + confirmMs end
-
-local function brake(status, code, detail)
-  if window <= 0 or (status ~= 'sent' and status ~= 'failed') then return 0 end
-  local bit = 0
-  if status == 'failed' then bit = 1 end
-  -- A ring of 'window' bits: this send's bit replaces the one from 'window' sends ago.
-  local pos = redis.call('HINCRBY', campaignKey, 'recentSends', 1)
-  local old = redis.call('BITFIELD', recentKey, 'SET', 'u1', '#' .. ((pos - 1) % window), bit)[1]
-  local fails = 0
-  if bit ~= old then
-    fails = redis.call('HINCRBY', campaignKey, 'recentFails', bit - old)
-  elseif bit == 1 then
-    fails = tonumber(redis.call('HGET', campaignKey, 'recentFails') or '0')
-  end
-  if bit == 1 and fails > window * share then
-    local reason = 'ERROR_SPIKE: ' .. fails .. ' of the last ' .. window .. ' sends failed permanently (latest ' .. code .. ': ' .. detail .. ')'
-    return pauseIfRunning(campaignKey, reason, now)
-  end
-  return 0
-end
 
 local function settle(row, status, wamid, code, detail, owner)
   if status ~= 'queued' then redis.call('ZREM', windowKey, jobIdOf(campaignId, row, owner)) end
@@ -79,7 +65,7 @@ local function settle(row, status, wamid, code, detail, owner)
   if not json then return 'missing', 0, false end
   local rec = cjson.decode(json)
   -- A `confirming` row's job is done: only a status webhook or the confirm sweep moves it.
-  if FINAL[rec.s] or rec.s == 'confirming' or (rec.k or 0) ~= tonumber(owner) then return rec.s, 0, false end
+  if FINAL[rec.s] or rec.s == 'confirming' or rec.s == 'held' or (rec.k or 0) ~= tonumber(owner) then return rec.s, 0, false end
   if status == 'abandoned' then
     if rec.s == 'sending' then status = 'unknown' else status = 'failed' end
   end
@@ -88,24 +74,29 @@ local function settle(row, status, wamid, code, detail, owner)
     rec.cu = confirmUntil
     redis.call('ZADD', confirmKey, confirmUntil, campaignId .. '/' .. row)
   end
+  if status == 'held' then
+    rec.cu = now + heldMs
+    redis.call('ZADD', confirmKey, rec.cu, campaignId .. '/' .. row)
+  end
   move(campaignKey, rec, status)
   if wamid ~= '' then rec.w = wamid end
-  if code ~= '' then rec.c = code; rec.d = detail elseif status == 'sent' then rec.c = nil; rec.d = nil end
+  if code ~= '' then rec.c = code; rec.d = detail elseif status == 'sent' or status == 'held' then rec.c = nil; rec.d = nil end
   -- When it failed: `campaign retry` holds back 131049 rows for 24 h after it.
   if status == 'failed' then rec.ft = now end
   redis.call('HSET', rowsKey, row, cjson.encode(rec))
-  if status == 'sent' then redis.call('HSET', wamidsKey, wamid, campaignId .. '/' .. row) end
+  if status == 'sent' or status == 'held' then redis.call('HSET', wamidsKey, wamid, campaignId .. '/' .. row) end
   -- Meta refused it: not sent, so a later send of the same message is not a repeat. (An
   -- unknown row may have been sent: it keeps its entry.)
   if status == 'failed' then forgetSend(sentKey, sentAtKey, rec.f, campaignId, row) end
-  return status, brake(status, code, detail), true
+  if status ~= 'sent' and status ~= 'failed' then return status, 0, true end
+  return status, feedBrake(campaignKey, recentKey, window, share, status == 'failed', code, detail, now), true
 end
 
 local out = {}
 local lastFinal = 0
 -- From ARGV[SETTLE_SHARED_ARGS + 1], SETTLE_ROW_ARGS at a time (src/redis/ledger-scripts.ts
 -- checks at load time that this line matches those constants).
-for i = 6, #ARGV, 6 do
+for i = 7, #ARGV, 6 do
   local status, paused, applied = settle(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5])
   out[#out + 1] = status
   out[#out + 1] = 0
