@@ -124,13 +124,27 @@ export class LedgerDelivery
 
   /** The opt-outs that hold for a number: its portfolio's. */
   async optOuts(phoneNumberId: string): Promise<Map<string, OptOutSource>> {
-    const found = new Map<string, OptOutSource>();
-    for (const [phone, json] of await optOutEntries(this.context, phoneNumberId)) {
-      const parsed = optOutSourceSchema.safeParse(safeJson(json));
-      // An entry this version cannot read still means the recipient opted out.
-      found.set(phone, parsed.success ? parsed.data : { campaignId: '?', row: 0, at: 0 });
-    }
-    return found;
+    return sourcesOf(await optOutEntries(this.context, { phoneNumberId }));
+  }
+
+  /** `campaign optouts list --portfolio`: the portfolio's record. */
+  async optOutsOfPortfolio(portfolio: string): Promise<Map<string, OptOutSource>> {
+    return sourcesOf(await optOutEntries(this.context, { portfolio }));
+  }
+
+  /** `campaign optouts add --portfolio`: the operator opts a recipient out on every number of the portfolio (false: already). */
+  async addPortfolioOptOut(portfolio: string, phone: string): Promise<boolean> {
+    const source: OptOutSource = { campaignId: '', row: 0, at: await this.context.clock.now(), via: 'operator' };
+    const [changed] = await spreadOptOuts(this.context, portfolio, [
+      { phone, action: 'add', at: source.at, source: JSON.stringify(source) },
+    ]);
+    return changed === true;
+  }
+
+  /** `campaign optouts remove --portfolio`: true if the recipient was opted out anywhere in the portfolio and no longer is. */
+  async removePortfolioOptOut(portfolio: string, phone: string): Promise<boolean> {
+    const [changed] = await spreadOptOuts(this.context, portfolio, [{ phone, action: 'remove', at: 0 }]);
+    return changed === true;
   }
 
   /** One opt-out or lift for the whole portfolio of the number: true if it changed anything. */
@@ -139,4 +153,15 @@ export class LedgerDelivery
     const [changed] = await spreadOptOuts(this.context, portfolio, [event], [phoneNumberId]);
     return changed === true;
   }
+}
+
+/** Stored opt-outs (phone → source JSON) as sources. */
+function sourcesOf(entries: ReadonlyMap<string, string>): Map<string, OptOutSource> {
+  const found = new Map<string, OptOutSource>();
+  for (const [phone, json] of entries) {
+    const parsed = optOutSourceSchema.safeParse(safeJson(json));
+    // An entry this version cannot read still means the recipient opted out.
+    found.set(phone, parsed.success ? parsed.data : { campaignId: '?', row: 0, at: 0 });
+  }
+  return found;
 }

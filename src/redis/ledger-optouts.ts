@@ -156,12 +156,19 @@ export async function adoptOptOuts(context: LedgerContext, phoneNumberId: string
   await redis.set(keys.copiedFrom, portfolio);
 }
 
-/** What `optOuts` reads for a number: its portfolio's record, and anything its own copy has besides. */
-export async function optOutEntries(context: LedgerContext, phoneNumberId: string): Promise<Map<string, string>> {
+/**
+ * What `optOuts` reads: the portfolio's record, and for a number anything its own copy has
+ * besides (an entry it kept before it took the portfolio's record).
+ */
+export async function optOutEntries(
+  context: LedgerContext,
+  of: { phoneNumberId: string } | { portfolio: string },
+): Promise<Map<string, string>> {
   const { prefix, portfolios } = context;
+  if ('portfolio' in of) return readHash(context, portfolioOptOutKeys(prefix, of.portfolio).optouts);
   const [own, record] = await Promise.all([
-    readHash(context, numberOptOutKeys(prefix, phoneNumberId).optouts),
-    readHash(context, portfolioOptOutKeys(prefix, portfolioOf(portfolios, phoneNumberId)).optouts),
+    readHash(context, numberOptOutKeys(prefix, of.phoneNumberId).optouts),
+    readHash(context, portfolioOptOutKeys(prefix, portfolioOf(portfolios, of.phoneNumberId)).optouts),
   ]);
   return new Map([...own, ...record]);
 }

@@ -193,13 +193,17 @@ function toInbound(
   return update;
 }
 
-/** A marketing stop / resume (reference §3.5); its timestamp is a number of seconds; `wa_id`, `user_id` or both. */
+/** `user_preferences` values: a stop, and the two kinds of consent that lift it (an In-App Signup opt-in is a `signup`). */
+const PREFERENCE_VALUES: Readonly<Record<string, PreferenceEvent['value']>> = { stop: 'stop', resume: 'resume', signup: 'resume' };
+
+/** A marketing stop / resume / signup (reference §3.5); its timestamp is a number of seconds; `wa_id`, `user_id` or both. */
 function toPreference(item: unknown, phoneNumberId: string, contacts: readonly Record<string, unknown>[]): PreferenceEvent | undefined {
-  if (!isObject(item) || (item.value !== 'stop' && item.value !== 'resume')) return undefined;
+  const value = isObject(item) && typeof item.value === 'string' ? PREFERENCE_VALUES[item.value] : undefined;
+  if (!isObject(item) || value === undefined) return undefined;
   const who = userOf(text(item.wa_id), text(item.user_id), contacts);
   const at = seconds(item.timestamp);
   if (who === undefined || Number.isNaN(at) || phoneNumberId === '') return undefined;
-  return { phoneNumberId, ...who, value: item.value, at: Math.round(at * 1000) };
+  return { phoneNumberId, ...who, value, at: Math.round(at * 1000) };
 }
 
 /**

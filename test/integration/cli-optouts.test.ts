@@ -36,4 +36,31 @@ describe('campaign optouts', () => {
       await redis.quit();
     }
   });
+
+  it('--portfolio: an opt-out added on the portfolio holds on each of its numbers, not on another portfolio’s', async () => {
+    const prefix = freshPrefix('optouts-portfolio');
+    const env = { REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, PORTFOLIOS: '1001:shop,1002:shop' };
+    const redis = testRedis();
+    try {
+      expect((await runCli(['optouts', 'add', '+4915112345678', '--portfolio', 'shop'], env)).stdout).toContain(
+        '+4915112345678 is opted out of marketing on portfolio shop',
+      );
+      expect(await redis.hexists(optOutsKey(prefix, '1002'), '+4915112345678')).toBe(1);
+      const viaNumber = await runCli(['optouts', 'list', '--phone-number-id', '1001', '--json'], env);
+      expect(JSON.parse(viaNumber.stdout)).toMatchObject([{ phone: '+4915112345678', via: 'operator' }]);
+      expect((await runCli(['optouts', 'list', '--phone-number-id', '2001'], env)).stdout).toBe(
+        'No opt-outs on portfolio default (of 2001).\n',
+      );
+      const mismatch = await runCli(['optouts', 'list', '--portfolio', 'shop', '--phone-number-id', '2001'], env);
+      expect(mismatch.code).toBe(2);
+      expect(mismatch.stderr).toContain('OPTION_INVALID: --phone-number-id 2001 is in portfolio default (PORTFOLIOS), not shop');
+      expect((await runCli(['optouts', 'remove', '+4915112345678', '--phone-number-id', '1002'], env)).stdout).toContain(
+        'no longer opted out on portfolio shop (of 1002)',
+      );
+      expect(await redis.hexists(optOutsKey(prefix, '1001'), '+4915112345678')).toBe(0);
+    } finally {
+      await removePrefix(redis, prefix);
+      await redis.quit();
+    }
+  });
 });

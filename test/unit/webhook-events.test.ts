@@ -99,6 +99,25 @@ describe('parseWebhook', () => {
     expect(parsed.events.preferences).toEqual([{ phoneNumberId: '111', waId: '4915100000004', value: 'stop', at: 1700000001000 }]);
   });
 
+  it('user_preferences signup (an In-App Signup opt-in) is consent, as resume is; another value is malformed', () => {
+    const raw = envelope([
+      change(
+        '111',
+        {
+          user_preferences: [
+            { wa_id: '4915100000004', value: 'signup', signup_id: 's-1', category: 'marketing_messages', timestamp: 1700000002 },
+            { wa_id: '4915100000005', value: 'pause', category: 'marketing_messages', timestamp: 1700000002 },
+          ],
+        },
+        'user_preferences',
+      ),
+    ]);
+    const parsed = parseWebhook(raw, stop);
+    if (!parsed.ok) throw new Error(parsed.problem);
+    expect(parsed.events.preferences).toEqual([{ phoneNumberId: '111', waId: '4915100000004', value: 'resume', at: 1700000002000 }]);
+    expect(parsed.events.malformed).toBe(1);
+  });
+
   it('counts what it cannot use instead of refusing the POST: malformed statuses, other kinds', () => {
     const raw = envelope([
       change('111', {

@@ -1,44 +1,66 @@
 import type { OptOutSource } from '../../campaigns/ledger.js';
 import { AppError } from '../../errors/app-error.js';
 import { toE164 } from '../../phone/e164.js';
+import { portfolioNameText, portfolioOf } from '../../portfolios/portfolios.js';
 import type { AppContext } from '../../app/app-context.js';
 
-/** `campaign optouts list|add|remove`: the recipients a number's MARKETING campaigns skip (OPTED_OUT). */
+/**
+ * `campaign optouts list|add|remove`: the recipients a business portfolio's MARKETING and text
+ * campaigns skip (OPTED_OUT), on every number of the portfolio. Named by `--portfolio`, or
+ * through one of its numbers (`--phone-number-id`, default WHATSAPP_PHONE_NUMBER_ID).
+ */
 export interface OptOutsOptions {
   phoneNumberId?: string | undefined;
+  portfolio?: string | undefined;
+}
+
+/** Which opt-outs: the portfolio's, and the number it was named through (if it was). */
+interface OptOutsTarget {
+  portfolio: string;
+  phoneNumberId?: string;
 }
 
 export async function listOptOuts(
   context: AppContext,
   options: OptOutsOptions,
-): Promise<{ phoneNumberId: string; optOuts: { phone: string; source: OptOutSource }[] }> {
-  const phoneNumberId = numberOf(context, options);
-  const found = await context.ledger.optOuts(phoneNumberId);
+): Promise<OptOutsTarget & { optOuts: { phone: string; source: OptOutSource }[] }> {
+  const target = targetOf(context, options);
+  const found =
+    target.phoneNumberId === undefined
+      ? await context.ledger.optOutsOfPortfolio(target.portfolio)
+      : await context.ledger.optOuts(target.phoneNumberId);
   const optOuts = [...found].map(([phone, source]) => ({ phone, source })).sort((a, b) => a.source.at - b.source.at);
-  return { phoneNumberId, optOuts };
+  return { ...target, optOuts };
 }
 
 export async function addOptOut(context: AppContext, raw: string, options: OptOutsOptions): Promise<string> {
-  const phoneNumberId = numberOf(context, options);
+  const target = targetOf(context, options);
   const phone = e164Of(raw);
-  const added = await context.ledger.addOptOut(phoneNumberId, phone);
+  const added =
+    target.phoneNumberId === undefined
+      ? await context.ledger.addPortfolioOptOut(target.portfolio, phone)
+      : await context.ledger.addOptOut(target.phoneNumberId, phone);
   return added
-    ? `${phone} is opted out of marketing on ${phoneNumberId}: MARKETING campaigns skip it (OPTED_OUT) from the next send on`
-    : `${phone} was already opted out on ${phoneNumberId} (kept as it was)`;
+    ? `${phone} is opted out of marketing on ${where(target)}: MARKETING campaigns of every number of it skip it (OPTED_OUT), ` +
+        'rows already waiting included'
+    : `${phone} was already opted out on ${where(target)} (kept as it was)`;
 }
 
 export async function removeOptOut(context: AppContext, raw: string, options: OptOutsOptions): Promise<string> {
-  const phoneNumberId = numberOf(context, options);
+  const target = targetOf(context, options);
   const phone = e164Of(raw);
-  const removed = await context.ledger.removeOptOut(phoneNumberId, phone);
+  const removed =
+    target.phoneNumberId === undefined
+      ? await context.ledger.removePortfolioOptOut(target.portfolio, phone)
+      : await context.ledger.removeOptOut(target.phoneNumberId, phone);
   return removed
-    ? `${phone} is no longer opted out on ${phoneNumberId}`
-    : `${phone} was not opted out on ${phoneNumberId}: nothing changed`;
+    ? `${phone} is no longer opted out on ${where(target)}`
+    : `${phone} was not opted out on ${where(target)}: nothing changed`;
 }
 
 /** One line per opt-out: phone, when, and how it was learnt. */
 export function optOutsText(list: Awaited<ReturnType<typeof listOptOuts>>): string {
-  if (list.optOuts.length === 0) return `No opt-outs on ${list.phoneNumberId}.`;
+  if (list.optOuts.length === 0) return `No opt-outs on ${where(list)}.`;
   const how = (s: OptOutSource) =>
     s.via === 'keyword'
       ? 'opt-out keyword'
@@ -48,18 +70,33 @@ export function optOutsText(list: Awaited<ReturnType<typeof listOptOuts>>): stri
           ? 'campaign optouts add'
           : `Meta 131050 (campaign ${s.campaignId} row ${s.row})`;
   return [
-    `${list.optOuts.length} opted out on ${list.phoneNumberId}:`,
+    `${list.optOuts.length} opted out on ${where(list)}:`,
     ...list.optOuts.map((o) => `  ${o.phone}  ${o.source.at === 0 ? '?' : new Date(o.source.at).toISOString()}  ${how(o.source)}`),
   ].join('\n');
 }
 
-function numberOf(context: AppContext, options: OptOutsOptions): string {
-  const phoneNumberId = options.phoneNumberId ?? context.config.phoneNumberId;
-  if (phoneNumberId === undefined)
-    throw new AppError('CONFIG_INVALID', 'Which number? Set WHATSAPP_PHONE_NUMBER_ID or pass --phone-number-id');
+function where(target: OptOutsTarget): string {
+  return `portfolio ${target.portfolio}${target.phoneNumberId === undefined ? '' : ` (of ${target.phoneNumberId})`}`;
+}
+
+function targetOf(context: AppContext, options: OptOutsOptions): OptOutsTarget {
+  const named = options.portfolio;
+  if (named !== undefined && portfolioNameText(named) === undefined)
+    throw new AppError(
+      'OPTION_INVALID',
+      `--portfolio "${named}": a portfolio's name as PORTFOLIOS writes it (a letter, then letters, digits, _ or -)`,
+    );
+  const phoneNumberId = options.phoneNumberId ?? (named === undefined ? context.config.phoneNumberId : undefined);
+  if (phoneNumberId === undefined) {
+    if (named !== undefined) return { portfolio: named };
+    throw new AppError('CONFIG_INVALID', 'Which opt-outs? Set WHATSAPP_PHONE_NUMBER_ID or pass --phone-number-id or --portfolio');
+  }
   if (!/^\d+$/.test(phoneNumberId))
     throw new AppError('OPTION_INVALID', `--phone-number-id "${phoneNumberId}": give the numeric phone-number ID from WhatsApp Manager`);
-  return phoneNumberId;
+  const portfolio = portfolioOf(context.config.portfolios, phoneNumberId);
+  if (named !== undefined && named !== portfolio)
+    throw new AppError('OPTION_INVALID', `--phone-number-id ${phoneNumberId} is in portfolio ${portfolio} (PORTFOLIOS), not ${named}`);
+  return { portfolio, phoneNumberId };
 }
 
 function e164Of(raw: string): string {
