@@ -134,8 +134,9 @@ export class RedisUserLinks implements UserLinkStore {
     return {
       events,
       // Only what was read goes: an event parked meanwhile stays for the next release.
-      done: async () => {
+      done: async (userIds) => {
         for (const { keys, userId, count } of taken) {
+          if (!userIds.has(userId)) continue;
           const list = keys.pendingOf(userId);
           // The index entry stays until the retention prunes it: removing it here could race a new park.
           await this.redis.ltrim(list, count, -1);
