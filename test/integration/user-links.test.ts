@@ -61,6 +61,19 @@ describe('user links of a portfolio (real Redis)', () => {
     expect(await links.phonesOf(NUMBER, [USER])).toEqual(['16505550003']);
   });
 
+  it('a link confirmed again is rewritten only when another phone or an hour newer (sent, delivered, read all carry it)', async () => {
+    const now = Date.now() - 3 * 3_600_000;
+    const stored = async () => redis.hget(userLinkKeys(prefix, 'default').links, USER);
+    await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505551234', at: now }]);
+    await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505551234', at: now + 2000 }]);
+    expect(await stored()).toBe(`16505551234 ${now}`);
+    await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505551234', at: now + 3_600_000 }]);
+    expect(await stored()).toBe(`16505551234 ${now + 3_600_000}`);
+    expect(await redis.zscore(userLinkKeys(prefix, 'default').seen, USER)).toBe(String(now + 3_600_000));
+    await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505559999', at: now + 3_600_001 }]);
+    expect(await stored()).toBe(`16505559999 ${now + 3_600_001}`);
+  });
+
   it('user_changed_user_id: the new ID takes the old one’s phone; the old ID keeps it for late events', async () => {
     const now = Date.now();
     await links.learn([{ phoneNumberId: NUMBER, userId: 'US.1', waId: '16505551234', at: now }]);
