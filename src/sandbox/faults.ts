@@ -129,6 +129,7 @@ export class FaultInjector {
   /**
    * A user stopped (true) or resumed (false) marketing messages (`POST /_sandbox/user-preferences`):
    * from now on a MARKETING template to them fails 131050, as with `optedOut`, or reaches them again.
+   * Setting the faults again starts over from their `optedOut`.
    */
   setMarketingStopped(waId: string, stopped: boolean): void {
     if (stopped) this.optedOut.add(waId);
