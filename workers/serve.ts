@@ -142,7 +142,7 @@ async function webhookConsumer(config: Config, log: Logger, readerRedis: RedisCl
   const { WebhookConsumer } = await import('../src/webhooks/webhook-consumer.js');
   const { optOutMatcher } = await import('../src/webhooks/webhook-events.js');
   const { WebhookMetrics } = await import('../src/redis/webhook-metrics.js');
-  const { RedisUserLinks } = await import('../src/redis/user-links.js');
+  const { RedisUserLinks } = await import('../src/redis/redis-user-links.js');
   return new WebhookConsumer({
     redis: readerRedis,
     prefix: config.queuePrefix,

@@ -107,6 +107,8 @@ export interface RowRecord {
   readAt?: number;
   /** The user's quick-reply to this row's message (the button's payload), the earliest. */
   reply?: string;
+  /** The `pricing` of its status webhooks: Meta's category, and whether Meta charges it. */
+  pricing?: { category: string; billable: boolean };
 }
 
 /**

@@ -16,6 +16,8 @@ import { checkCampaignSpec, type CheckedSpec } from './spec/check-spec.js';
 import type { FieldNames } from './spec/field-names.js';
 import type { MessageChoice } from './spec/message-choice.js';
 import { checkEndpointCategory } from './spec/send-endpoint.js';
+import { estimateCost, type CostEstimate, type PlanCost } from '../pricing/cost-estimate.js';
+import { cardCategoryOf, type RateCard } from '../pricing/rate-card.js';
 
 /** The approved templates, as the template registry serves them. */
 export interface TemplateFinder {
@@ -51,6 +53,10 @@ export interface CreateCampaignDeps {
   messagingReach(phoneNumberId: string, campaignId: string): Promise<MessagingReach>;
   /** Sets a template's time-to-live through the Cloud API; undefined when this process has no token to do it with. */
   setTemplateTtl?: ((templateId: string, seconds: number) => Promise<void>) | undefined;
+  /** The rate card the plan's cost is estimated with (RATE_CARD_FILE, read once where the command starts). */
+  rateCard?: RateCard | undefined;
+  /** Keeps a campaign's estimate, for `status` to show beside what Meta charged (the first send's: a continued one keeps it). */
+  recordCostEstimate?: ((campaignId: string, cost: PlanCost) => Promise<void>) | undefined;
 }
 
 export interface CampaignRequest {
@@ -61,6 +67,8 @@ export interface CampaignRequest {
   file: string;
   /** The CLI's `--templates FILE`: a list of approved templates to use instead of the configured source, and the option's name. */
   templatesFile?: { path: string; name: string };
+  /** `--max-cost`: refuse the campaign, before any row is queued, when its estimate is above this (in the card's currency). */
+  maxCost?: { amount: number; name: string } | undefined;
 }
 
 /** Output while the file is read; none of it steers the campaign. */
@@ -92,10 +100,7 @@ export async function createCampaign(
   // Before anything is created: a campaign whose rejected rows could be written nowhere must not start.
   await checkWritableDir(deps.reportsDir, 'REPORTS_DIR');
   const message = await resolveMessage(deps, spec.message, request.templatesFile?.path);
-  if (message.kind === 'template') {
-    checkEndpointCategory(spec.endpoint, message.requirements, request.names);
-    if (spec.ttlSeconds !== undefined && !spec.dryRun) await setTtl(deps, message.requirements, spec.ttlSeconds, request.names);
-  }
+  if (message.kind === 'template') checkEndpointCategory(spec.endpoint, message.requirements, request.names);
   const id = spec.campaignId ?? newCampaignId();
   const rejects = new RejectsFile(join(deps.reportsDir, `${id}${spec.dryRun ? '.dry-run' : ''}.rejects.csv`));
   // Meta: on 131050 suppress the recipient for marketing (reference §8). Utility and
@@ -104,6 +109,29 @@ export async function createCampaign(
   const optedOut =
     message.kind === 'text' || message.requirements.category === 'MARKETING' ? await deps.ledger.optOuts(spec.phoneNumberId) : undefined;
   const category = message.kind === 'template' ? message.requirements.category : undefined;
+  const pricing = { card: deps.rateCard, category: cardCategoryOf(category ?? 'service'), maxCost: request.maxCost };
+  // Refused before a row is queued: the file is read once more, as a dry run, to price it first.
+  if (request.maxCost !== undefined && !spec.dryRun) {
+    const priced = await produceCampaign(
+      { ledger: deps.ledger },
+      {
+        file: request.file,
+        delimiter: spec.delimiter,
+        define: (header) => campaignDefinition({ id, spec, message, file: request.file, names: request.names }, header),
+        dryRun: true,
+        allowRepeat: spec.allowRepeat,
+        usMarketingPaused: usMarketingPaused(category, spec.allowUsMarketing),
+        names: request.names,
+        ...(optedOut === undefined ? {} : { optedOut }),
+      },
+    );
+    const refusal = costRefusal(costOf(pricing, priced, now), request.maxCost);
+    if (refusal !== undefined) throw new AppError('COST_ABOVE_MAX', `${refusal}. Nothing was queued.`);
+  }
+  // The last change before rows are read: nothing refused the campaign, so the template may change.
+  if (message.kind === 'template' && spec.ttlSeconds !== undefined && !spec.dryRun) {
+    await setTtl(deps, message.requirements, spec.ttlSeconds, request.names);
+  }
   try {
     const summary = await produceCampaign(
       { ledger: deps.ledger },
@@ -123,7 +151,17 @@ export async function createCampaign(
       },
     );
     const plan = await planSending(deps, spec, message, summary, now);
-    return { ...summary, dryRun: spec.dryRun, rejectsFile: await rejects.close(), ...plan };
+    const estimate = costOf(pricing, summary, plan.estimate.startsAt);
+    const refusal = request.maxCost === undefined ? undefined : costRefusal(estimate, request.maxCost);
+    if (!spec.dryRun && estimate.cost !== null) await deps.recordCostEstimate?.(id, estimate.cost);
+    return {
+      ...summary,
+      dryRun: spec.dryRun,
+      rejectsFile: await rejects.close(),
+      ...plan,
+      ...estimate,
+      ...(request.maxCost === undefined ? {} : { maxCost: { amount: request.maxCost.amount, refused: refusal ?? null } }),
+    };
   } finally {
     await rejects.close();
   }
@@ -144,6 +182,23 @@ async function setTtl(deps: CreateCampaignDeps, template: TemplateRequirements, 
     );
   }
   await deps.setTemplateTtl(template.id, seconds);
+}
+
+/** The plan's cost: the rows to send by market, at the card's rates when the campaign starts. */
+function costOf(
+  pricing: { card: RateCard | undefined; category: ReturnType<typeof cardCategoryOf> },
+  summary: ProduceSummary,
+  at: number,
+): CostEstimate {
+  return estimateCost(pricing.card, pricing.category, summary.byCountry, at);
+}
+
+/** Why `--max-cost` refuses this estimate; undefined when it is within the amount. */
+export function costRefusal(estimate: CostEstimate, maxCost: { amount: number; name: string }): string | undefined {
+  if (estimate.cost === null) return `${maxCost.name} ${maxCost.amount} cannot be checked: ${estimate.costReason}`;
+  if (estimate.cost.total <= maxCost.amount) return undefined;
+  const { total, currency } = estimate.cost;
+  return `the estimated cost, ${total} ${currency}, is above ${maxCost.name} ${maxCost.amount} ${currency}`;
 }
 
 /** A template campaign's approved template; a text as it is. */

@@ -159,6 +159,14 @@ export interface StatusUpdate {
   /** failed: Meta's code and detail. */
   code?: string;
   detail?: string;
+  /** Meta's `pricing` (once per message from v24): its category, whether billable, and the recipient's market. */
+  pricing?: StatusPricing;
+}
+
+export interface StatusPricing {
+  category: string;
+  billable: boolean;
+  market: string;
 }
 
 export interface StatusOutcome {
@@ -169,6 +177,8 @@ export interface StatusOutcome {
    */
   outcome: 'applied' | 'same' | 'unmatched' | 'other';
   completedCampaign: boolean;
+  /** This status recorded its row's billable `pricing` (cw_billable_messages_total counts it). */
+  billed?: boolean;
 }
 
 import type { RetryPage } from './control/retry-page.js';

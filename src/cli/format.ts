@@ -1,4 +1,5 @@
 import { campaignMessage, describeMessage, type CampaignDefinition, type CampaignStatus } from '../campaigns/campaign.js';
+import { costJson, costLines } from './format-cost.js';
 import type { OptOutOrigin, SendOutcome } from '../campaigns/ingest/producer.js';
 import { delimiterLabel } from '../csv/delimiter.js';
 import type { SendEstimate } from '../campaigns/feed/send-estimate.js';
@@ -179,7 +180,7 @@ export function summaryJson(summary: SendOutcome, rate: number): Record<string, 
     interruptedAtRow: summary.interruptedAtRow ?? null,
     rejectsFile: summary.rejectsFile ?? null,
     secondsAtSendRate: secondsAt(summary.valid, rate) ?? null,
-    plan: { ...planJson(summary.estimate), messagingLimit: limitJson(summary.messagingLimit) },
+    plan: { ...planJson(summary.estimate), messagingLimit: limitJson(summary.messagingLimit), ...costJson(summary) },
   };
 }
 
@@ -291,6 +292,7 @@ export function summaryText(summary: SendOutcome, rate: number, display?: PlanDi
           `rejected, ${summary.skipped} skipped${keptPart(summary)}`,
         ...planLines(summary, rate, shown),
       ];
+  lines.push(...costLines(summary));
   if (summary.delimiter !== ',') lines.push(`  fields separated by ${delimiterLabel(summary.delimiter)}`);
   if (summary.reopened > 0) lines.push(`  ${summary.reopened} rows rejected or skipped by an earlier run are valid now and queued`);
   for (const [reason, count] of Object.entries(summary.byReason)) {

@@ -33,6 +33,7 @@ const COMMANDS: ReadonlyMap<string, () => Promise<CommandDefinition>> = new Map(
   ['serve', () => import('./commands/serve.js')],
   ['demo', () => import('./commands/demo.js')],
   ['templates', () => import('./commands/templates.js')],
+  ['costs', () => import('./commands/costs.js')],
 ]);
 
 /**

@@ -72,6 +72,8 @@ const envSchema = z.object({
   WHATSAPP_BUSINESS_ACCOUNT_ID: z.string().regex(/^\d+$/, 'must be the numeric WhatsApp Business Account ID').optional(),
   // A local copy of the message_templates list, used instead of the API when set.
   TEMPLATES_FILE: z.string().min(1).optional(),
+  // The rate card the cost estimate and `campaign costs` read (samples/rate-card.example.csv when unset).
+  RATE_CARD_FILE: z.string().min(1).optional(),
   TEMPLATES_REFRESH_SECONDS: positiveInt(900),
   // Unset: by the number's rate (sendConcurrencyOf).
   SEND_CONCURRENCY: wholeNumber(1).optional(),
@@ -192,6 +194,8 @@ export interface Config {
   phoneNumberId: string | undefined;
   accessToken: Secret | undefined;
   templates: { businessAccountId: string | undefined; file: string | undefined; refreshMs: number };
+  /** RATE_CARD_FILE: the rate card's path; undefined = the shipped example (src/pricing/rate-card.ts). */
+  rateCardFile: string | undefined;
   /**
    * `rate`: SEND_RATE, every number's default; `rates`: SEND_RATES, a number's own rate (see
    * sendRateOf); `concurrency`: SEND_CONCURRENCY, undefined = by the number's rate (sendConcurrencyOf).
@@ -255,6 +259,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     api: { baseUrl: e.WHATSAPP_API_URL.replace(/\/+$/, ''), version: e.WHATSAPP_API_VERSION, timeoutMs: e.SEND_TIMEOUT_MS },
     phoneNumberId: e.WHATSAPP_PHONE_NUMBER_ID,
     templates: { businessAccountId: e.WHATSAPP_BUSINESS_ACCOUNT_ID, file: e.TEMPLATES_FILE, refreshMs: e.TEMPLATES_REFRESH_SECONDS * 1000 },
+    rateCardFile: e.RATE_CARD_FILE,
     accessToken: e.WHATSAPP_ACCESS_TOKEN === undefined ? undefined : new Secret(e.WHATSAPP_ACCESS_TOKEN),
     send: {
       rate: e.SEND_RATE,

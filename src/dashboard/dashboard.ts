@@ -7,7 +7,7 @@ import type { ErrorCodeLedger } from '../campaigns/report/error-codes.js';
 import type { Logger } from '../logging/logger.js';
 import { ScrapeReader } from '../metrics/scrape-reader.js';
 import type { PortfolioAssignments } from '../portfolios/portfolios.js';
-import { reportUserIds } from '../redis/user-links.js';
+import { reportUserIds } from '../redis/redis-user-links.js';
 import { readyWithin } from '../redis/redis-connection.js';
 import { DashboardAccess } from './access.js';
 import type { DashboardCredentials } from './basic-auth.js';

@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   INGEST_INTERRUPTED: 'campaign send was stopped (Ctrl-C, SIGTERM) while reading the file; the campaign is paused and can be continued.',
   INTERNAL_ERROR: 'Something failed that the program did not expect (a bug); the message says what.',
   TEMPLATES_FILE_INVALID: 'The templates file is not a valid message_templates list.',
+  RATE_CARD_INVALID: 'The rate card (RATE_CARD_FILE) cannot be read or has a line that is not a rate.',
+  COST_ABOVE_MAX: "The campaign's estimated cost is above --max-cost (or cannot be estimated); nothing was queued.",
   CAMPAIGN_MISMATCH: 'The campaign ID exists with a different template, number or column mapping.',
   CAMPAIGN_FILE_MISMATCH:
     'A continued send (`--campaign ID`) names another recipient at a row the campaign already queued or sent; nothing was written.',

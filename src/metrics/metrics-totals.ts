@@ -12,6 +12,8 @@ export interface MetricsTotals {
   sendLatency: HistogramTotals;
   webhookEvents: [kind: string, total: number][];
   webhookLag: HistogramTotals;
+  /** Messages Meta's `pricing` said were billable, by number, category and the recipient's market. */
+  billable: [phoneNumberId: string, category: string, market: string, total: number][];
 }
 
 /** Where workers and the webhook consumer keep their counts, read at each scrape (src/redis/redis-metrics-store.ts). */

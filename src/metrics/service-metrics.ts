@@ -100,13 +100,20 @@ function defineMetrics(registry: Registry) {
     buckets: WEBHOOK_LAG_BUCKETS,
     registry,
   });
-  return { rows, eta, jobs, rate, sends, latency, events, lag };
+  const billable = new Counter({
+    name: 'cw_billable_messages_total',
+    help: "Messages whose status webhooks carried a billable `pricing` (Meta charges them), by category and the recipient's market",
+    labelNames: ['phone_number_id', 'category', 'market'],
+    registers,
+  });
+  return { rows, eta, jobs, rate, sends, latency, events, lag, billable };
 }
 
 /** Sets every metric from one snapshot of the Redis totals. */
-function applySnapshot({ rows, eta, jobs, rate, sends, latency, events, lag }: ReturnType<typeof defineMetrics>, s: MetricsSnapshot): void {
+function applySnapshot(metrics: ReturnType<typeof defineMetrics>, s: MetricsSnapshot): void {
+  const { rows, eta, jobs, rate, sends, latency, events, lag, billable } = metrics;
   // Everything is set afresh: a campaign past its retention, or a number without campaigns, simply has no series.
-  for (const metric of [rows, eta, jobs, rate, sends, events]) metric.reset();
+  for (const metric of [rows, eta, jobs, rate, sends, events, billable]) metric.reset();
   for (const { id, figures } of s.campaigns) {
     for (const [status, n] of figures.rows) rows.set({ campaign_id: id, status }, n);
     if (figures.etaSeconds !== undefined) eta.set({ campaign_id: id }, figures.etaSeconds);
@@ -118,6 +125,7 @@ function applySnapshot({ rows, eta, jobs, rate, sends, latency, events, lag }: R
   // Counters from their Redis totals: monotonic across scrapes (a reset then one inc of the total).
   for (const [phoneNumberId, result, n] of s.sends) sends.inc({ phone_number_id: phoneNumberId, result }, n);
   for (const [kind, n] of s.webhookEvents) events.inc({ kind }, n);
+  for (const [phoneNumberId, category, market, n] of s.billable) billable.inc({ phone_number_id: phoneNumberId, category, market }, n);
   latency.setTotals(s.sendLatency);
   lag.setTotals(s.webhookLag);
 }

@@ -3,7 +3,8 @@ import type { SendLedger } from '../campaigns/ledger.js';
 import type { Logger } from '../logging/logger.js';
 import type { RedisClient } from '../redis/key-scope.js';
 import type { LimitUpdate } from '../webhooks/limit-events.js';
-import { DEFAULT_PORTFOLIO, numbersOfPortfolio, portfolioOf, type PortfolioAssignments } from './portfolios.js';
+import { numbersOfPortfolio } from '../redis/portfolio-keys.js';
+import { DEFAULT_PORTFOLIO, portfolioOf, type PortfolioAssignments } from './portfolios.js';
 
 export interface LimitWebhookOptions {
   redis: RedisClient;

@@ -1,6 +1,3 @@
-import type { RedisClient } from '../redis/key-scope.js';
-import { phoneNumbersKey } from '../redis/ledger-keys.js';
-
 /**
  * Meta sets the messaging limit and keeps opt-outs per business portfolio, shared by all its
  * phone numbers. PORTFOLIOS names each number's portfolio (`ID:retail,ID2:retail`); a number
@@ -23,29 +20,4 @@ export type PortfolioAssignments = ReadonlyMap<string, string>;
 /** The portfolio a phone number belongs to. */
 export function portfolioOf(assignments: PortfolioAssignments, phoneNumberId: string): string {
   return assignments.get(phoneNumberId) ?? DEFAULT_PORTFOLIO;
-}
-
-/**
- * Where a portfolio's own keys live (its user links, its messaging-limit count, its
- * opt-outs): one hash tag per portfolio, so on Redis Cluster they share a slot of their own,
- * apart from every number's.
- */
-export function portfolioScope(prefix: string, portfolio: string): string {
-  return `${prefix}:{${prefix}:portfolio:${portfolio}}`;
-}
-
-/**
- * The numbers of a portfolio that the deployment has sent from (every number that has had a
- * campaign), sorted: those PORTFOLIOS names for it, and for the default portfolio every
- * other number.
- */
-export async function numbersOfPortfolio(
-  redis: RedisClient,
-  prefix: string,
-  assignments: PortfolioAssignments,
-  portfolio: string,
-): Promise<string[]> {
-  const known = await redis.smembers(phoneNumbersKey(prefix));
-  const named = [...assignments].filter(([, name]) => name === portfolio).map(([id]) => id);
-  return [...new Set([...known, ...named])].filter((id) => portfolioOf(assignments, id) === portfolio).sort();
 }

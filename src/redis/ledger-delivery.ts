@@ -41,11 +41,19 @@ export class LedgerDelivery
     const { redis, prefix, clock, brake } = this.context;
     return perNumber(updates, async (number, group) => {
       const args: (string | number)[] = [numberScope(prefix, number), clock.arg(), brake.window, brake.failureShare];
-      for (const u of group) args.push(u.wamid, u.kind, u.at, u.callbackData ?? '', u.code ?? '', u.detail ?? '', u.phoneNumberId);
+      for (const u of group) {
+        const pricing = u.pricing === undefined ? '' : `${u.pricing.category}|${u.pricing.billable ? 1 : 0}|${u.pricing.market}`;
+        args.push(u.wamid, u.kind, u.at, u.callbackData ?? '', u.code ?? '', u.detail ?? '', u.phoneNumberId, pricing);
+      }
       const flat = await redis.cwApplyStatuses(wamidsKey(prefix, number), ...args);
       const outcomes: StatusOutcome[] = [];
       for (let i = 0; i + 1 < flat.length; i += 2) {
-        outcomes.push({ outcome: String(flat[i]) as StatusOutcome['outcome'], completedCampaign: Number(flat[i + 1]) === 1 });
+        const flags = Number(flat[i + 1]);
+        outcomes.push({
+          outcome: String(flat[i]) as StatusOutcome['outcome'],
+          completedCampaign: (flags & 1) === 1,
+          billed: (flags & 2) === 2,
+        });
       }
       // The script recorded 131050's opt-out on this number; the rest of its portfolio follows.
       const optedOut = group.filter((u, i) => u.kind === 'failed' && u.code === OPTED_OUT_CODE && MATCHED.has(outcomes[i]?.outcome ?? ''));

@@ -1,5 +1,6 @@
 import { safeJson } from '../cloud-api/graph-answers.js';
-import { numbersOfPortfolio, portfolioOf, portfolioScope } from '../portfolios/portfolios.js';
+import { portfolioOf } from '../portfolios/portfolios.js';
+import { numbersOfPortfolio, portfolioScope } from './portfolio-keys.js';
 import type { LedgerContext } from './ledger-context.js';
 import { numberOptOutKeys, type OptOutCopyKeys } from './ledger-keys.js';
 

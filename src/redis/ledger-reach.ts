@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { LimitHeld } from '../campaigns/send/messaging-reach.js';
 import type { MessagingLimit } from '../config/number-settings.js';
-import { portfolioLimitKeys } from '../portfolios/messaging-limit-keys.js';
+import { portfolioLimitKeys } from './portfolio-limit-keys.js';
 import type { LedgerContext } from './ledger-context.js';
 import { reachKey, reachPendingKey } from './ledger-keys.js';
 

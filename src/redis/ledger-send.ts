@@ -28,7 +28,7 @@ import {
 } from './ledger-keys.js';
 import { PortfolioReach, REACH_RECORD_STALE_MS } from './ledger-reach.js';
 import { DEFAULT_PORTFOLIO } from '../portfolios/portfolios.js';
-import { portfolioLimitKeys } from '../portfolios/messaging-limit-keys.js';
+import { portfolioLimitKeys } from './portfolio-limit-keys.js';
 import { CLAIM_ANSWER_WIDTH, SETTLE_ROW_ARGS, SETTLE_SHARED_ARGS } from './ledger-scripts.js';
 import { TickBatch } from './tick-batch.js';
 

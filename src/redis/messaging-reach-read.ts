@@ -1,7 +1,8 @@
 import { messagingLimitText, type MessagingLimit } from '../config/number-settings.js';
 import { REACH_WINDOW_MS } from '../campaigns/send/messaging-reach.js';
-import { numbersOfPortfolio, portfolioOf, type PortfolioAssignments } from '../portfolios/portfolios.js';
-import { portfolioLimitKeys } from '../portfolios/messaging-limit-keys.js';
+import { portfolioOf, type PortfolioAssignments } from '../portfolios/portfolios.js';
+import { numbersOfPortfolio } from './portfolio-keys.js';
+import { portfolioLimitKeys } from './portfolio-limit-keys.js';
 import type { RedisClient } from './key-scope.js';
 import { campaignLedgerKeys, feedKeys, laneBacklogKey } from './ledger-keys.js';
 

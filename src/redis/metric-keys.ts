@@ -9,6 +9,7 @@ import { sharedScope } from './key-scope.js';
  * - `sendLatency`, `webhookLag`: histogram hashes, `<le>` → observations in that bucket (not
  *   cumulative; `+Inf` for those above the last bound), `sum`, `count`
  * - `webhookEvents`: hash `<kind>` → events (a counter)
+ * - `billable`: hash `<phone_number_id>|<category>|<market>` → billable messages (a counter)
  * - `rate(phone, second)`: requests made in that wall-clock second (expires: only the last few seconds are read)
  */
 export interface MetricsKeys {
@@ -16,6 +17,7 @@ export interface MetricsKeys {
   sendLatency: string;
   webhookEvents: string;
   webhookLag: string;
+  billable: string;
   rate(phoneNumberId: string, second: number): string;
 }
 
@@ -27,6 +29,7 @@ export function metricsKeys(prefix: string): MetricsKeys {
     sendLatency: `${base}:send-latency`,
     webhookEvents: `${base}:webhook-events`,
     webhookLag: `${base}:webhook-lag`,
+    billable: `${base}:billable`,
     rate: (phoneNumberId, second) => `${base}:rate:${phoneNumberId}:${second}`,
   };
 }

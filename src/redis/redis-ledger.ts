@@ -5,6 +5,7 @@ import type { ErrorCodeLedger } from '../campaigns/report/error-codes.js';
 import type { RedisClient } from './key-scope.js';
 import { LedgerContext, type LedgerOptions } from './ledger-context.js';
 import { LedgerControls } from './ledger-controls.js';
+import { LedgerCosts } from './ledger-costs.js';
 import { LedgerDelivery } from './ledger-delivery.js';
 import { LedgerIngest } from './ledger-ingest.js';
 import { LedgerTemplates } from './ledger-templates.js';
@@ -25,7 +26,8 @@ export interface RedisLedger
     PartMethods<LedgerDelivery>,
     PartMethods<LedgerControls>,
     PartMethods<LedgerReads>,
-    PartMethods<LedgerTemplates> {}
+    PartMethods<LedgerTemplates>,
+    PartMethods<LedgerCosts> {}
 
 /**
  * The campaign ledger in Redis: a hash per campaign (definition, counters, state), a hash of
@@ -33,8 +35,9 @@ export interface RedisLedger
  * in-doubt rows (src/redis/lua/README.md). Each role is a part of its own, all sharing one
  * LedgerContext (the connection, prefix, clock and settings): ingest (ledger-ingest.ts); feed,
  * claim and settle (ledger-send.ts); delivery and webhooks (ledger-delivery.ts); controls
- * (ledger-controls.ts); reads (ledger-reads.ts); template holds (ledger-templates.ts). RedisLedger is their methods together: each
- * is its part's own, bound to it when the ledger is made.
+ * (ledger-controls.ts); reads (ledger-reads.ts); template holds (ledger-templates.ts); costs
+ * (ledger-costs.ts). RedisLedger is their methods together: each is its part's own, bound to
+ * it when the ledger is made.
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class RedisLedger implements CampaignLedger, PurgeLedger, ErrorCodeLedger, CampaignCountersReader {
@@ -43,7 +46,9 @@ export class RedisLedger implements CampaignLedger, PurgeLedger, ErrorCodeLedger
   constructor(redis: RedisClient, prefix: string, options: LedgerOptions = {}) {
     const context = new LedgerContext(redis, prefix, options);
     this.#context = context;
-    const parts = [LedgerIngest, LedgerSend, LedgerDelivery, LedgerControls, LedgerReads, LedgerTemplates].map((Part) => new Part(context));
+    const parts = [LedgerIngest, LedgerSend, LedgerDelivery, LedgerControls, LedgerReads, LedgerTemplates, LedgerCosts].map(
+      (Part) => new Part(context),
+    );
     for (const part of parts) {
       for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(part))) {
         if (name === 'constructor') continue;

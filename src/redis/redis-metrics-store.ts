@@ -3,7 +3,7 @@ import type { MetricsTotals, MetricsTotalsReader } from '../metrics/metrics-tota
 import type { RedisClient } from './key-scope.js';
 import { metricsKeys, type MetricsKeys } from './metric-keys.js';
 import { execPipeline } from './redis-connection.js';
-import { histogramTotals, rateOf, rateWindow, sendTotals } from './stored-totals.js';
+import { billableTotals, histogramTotals, rateOf, rateWindow, sendTotals } from './stored-totals.js';
 
 /** The metrics' totals as RedisSendRecorder and WebhookMetrics keep them, read for a scrape: a pipeline each. */
 export class RedisMetricsStore implements MetricsTotalsReader {
@@ -17,14 +17,23 @@ export class RedisMetricsStore implements MetricsTotalsReader {
 
   async totals(): Promise<MetricsTotals> {
     const keys = this.#keys;
-    const [sends, latency, events, lag] = await execPipeline<
-      [Record<string, string>, Record<string, string>, Record<string, string>, Record<string, string>]
-    >(this.#redis.pipeline().hgetall(keys.sends).hgetall(keys.sendLatency).hgetall(keys.webhookEvents).hgetall(keys.webhookLag));
+    const [sends, latency, events, lag, billable] = await execPipeline<
+      [Record<string, string>, Record<string, string>, Record<string, string>, Record<string, string>, Record<string, string>]
+    >(
+      this.#redis
+        .pipeline()
+        .hgetall(keys.sends)
+        .hgetall(keys.sendLatency)
+        .hgetall(keys.webhookEvents)
+        .hgetall(keys.webhookLag)
+        .hgetall(keys.billable),
+    );
     return {
       sends: sendTotals(sends),
       sendLatency: histogramTotals(latency, SEND_LATENCY_BUCKETS),
       webhookEvents: Object.entries(events).map(([kind, n]) => [kind, Number(n) || 0]),
       webhookLag: histogramTotals(lag, WEBHOOK_LAG_BUCKETS),
+      billable: billableTotals(billable),
     };
   }
 

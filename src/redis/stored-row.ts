@@ -31,6 +31,9 @@ export interface StoredRow {
   /** the user's reply to this row's message (button payload) and its time */
   q?: string;
   qt?: number;
+  /** Meta's `pricing` of its status webhooks: category, and 1 when billable (apply-statuses.lua) */
+  pc?: string;
+  pb?: number;
 }
 
 /** The record as the report and `rows()` show it. */
@@ -43,5 +46,6 @@ export function toRecord(row: number, s: StoredRow): RowRecord {
   if (s.dt !== undefined) record.deliveredAt = s.dt;
   if (s.rt !== undefined) record.readAt = s.rt;
   if (s.q !== undefined) record.reply = s.q;
+  if (s.pc !== undefined) record.pricing = { category: s.pc, billable: s.pb === 1 };
   return record;
 }

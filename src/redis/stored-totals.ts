@@ -45,3 +45,13 @@ export function histogramTotals(hash: Record<string, string>, bounds: readonly n
   const buckets = bounds.map((le) => ({ le, count: stored.filter((s) => s.le <= le).reduce((sum, s) => sum + s.n, 0) }));
   return { buckets, sum: Number(hash.sum ?? 0) || 0, count: Number(hash.count ?? 0) || 0 };
 }
+
+/** The `billable` hash (`<number>|<category>|<market>` → n) as cw_billable_messages_total's series. */
+export function billableTotals(hash: Record<string, string>): [string, string, string, number][] {
+  return Object.entries(hash).flatMap(([field, n]) => {
+    const [phoneNumberId, category, market] = field.split('|');
+    return phoneNumberId === undefined || category === undefined || market === undefined
+      ? []
+      : [[phoneNumberId, category, market, Number(n) || 0] as [string, string, string, number]];
+  });
+}

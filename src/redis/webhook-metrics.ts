@@ -25,6 +25,17 @@ export type WebhookEventKind =
   | 'malformed'
   | 'unreadable';
 
+/** Meta's pricing categories (reference cloud-api-2026.md §1): the `category` label's values, with `other`. */
+const BILLABLE_CATEGORIES = new Set([
+  'marketing',
+  'marketing_lite',
+  'utility',
+  'authentication',
+  'authentication_international',
+  'service',
+  'referral_conversion',
+]);
+
 /**
  * The webhook consumer's metrics. It already ends each batch with one MULTI (ack, delete,
  * its stats): what it counted goes into that same MULTI, so metrics cost no extra round
@@ -35,6 +46,7 @@ export class WebhookMetrics {
   readonly #keys: MetricsKeys;
   #events = new CounterTally();
   #lag = new HistogramTally(WEBHOOK_LAG_BUCKETS);
+  #billable = new CounterTally();
 
   constructor(prefix: string) {
     this.#keys = metricsKeys(prefix);
@@ -49,16 +61,27 @@ export class WebhookMetrics {
     this.#lag.observe((appliedAt - metaAt) / 1000);
   }
 
+  /**
+   * A status that recorded its row's billable `pricing` (once per row): by number, category and
+   * market. A category Meta may add is counted as `other`, so the series stay few.
+   */
+  countBillable(phoneNumberId: string, category: string, market: string): void {
+    const known = BILLABLE_CATEGORIES.has(category) ? category : 'other';
+    this.#billable.add(`${phoneNumberId}|${known}|${market}`);
+  }
+
   /** Forgets what a batch counted before it failed (it is read again, and counted then). */
   discard(): void {
     this.#events = new CounterTally();
     this.#lag = new HistogramTally(WEBHOOK_LAG_BUCKETS);
+    this.#billable = new CounterTally();
   }
 
   /** Adds what was counted since the last call to `tx` and starts again from zero. */
   drainInto(tx: ChainableCommander): void {
     this.#events.writeTo(tx, this.#keys.webhookEvents);
     this.#lag.writeTo(tx, this.#keys.webhookLag);
+    this.#billable.writeTo(tx, this.#keys.billable);
     this.discard();
   }
 }

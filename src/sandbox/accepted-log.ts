@@ -22,6 +22,10 @@ export interface AcceptedMessage {
   failure?: AsyncFailure;
   /** Answered `held_for_quality_assessment`: its statuses come this many ms later (or only `failed` 132015, when dropped). */
   heldForMs?: number;
+  /** A template's category as the catalogue has it (MARKETING, UTILITY…): its statuses' `pricing.category`. */
+  category?: string;
+  /** The Graph API version the send was served as (24 for v24.0): its statuses' shape follows it. */
+  apiMajor?: number;
 }
 
 export type AcceptedListener = (message: AcceptedMessage) => void;

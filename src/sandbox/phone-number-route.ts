@@ -3,6 +3,7 @@ import { servedVersion, unknownPathError, type ApiVersion } from './api-versions
 import { unknownNumberError } from './phone-numbers.js';
 import { VERSION_SEGMENT, accessTokenParam, sendGraphError, urlPath } from './route-support.js';
 import type { SandboxRuntime } from './sandbox-runtime.js';
+import { wabaFields } from './waba-fields.js';
 
 /** Meta's tiers (reference §4; OpenAPI `WhatsAppAccountNumber.messaging_limit_tier`, plus the 2K step of the current field). */
 export const MESSAGING_LIMIT_TIERS = ['TIER_50', 'TIER_250', 'TIER_1K', 'TIER_2K', 'TIER_10K', 'TIER_100K', 'TIER_UNLIMITED'] as const;
@@ -26,6 +27,11 @@ export function registerPhoneNumberRoutes(app: FastifyInstance, runtime: Sandbox
       const tokenError = runtime.tokens.check(request.headers.authorization, accessTokenParam(request.query));
       if (tokenError !== undefined) return sendGraphError(reply, runtime.count(tokenError));
       const { phoneNumberId } = request.params;
+      // The same path shape names a WhatsApp Business Account (its pricing_analytics).
+      if (runtime.businessAccounts.has(phoneNumberId) && !runtime.numbers.has(phoneNumberId)) {
+        const answer = wabaFields(runtime, phoneNumberId, request.query.fields);
+        return 'error' in answer ? sendGraphError(reply, runtime.reject(answer.error)) : answer.body;
+      }
       if (!runtime.numbers.has(phoneNumberId)) return sendGraphError(reply, runtime.reject(unknownNumberError(phoneNumberId, 'get')));
       const known: Record<string, unknown> = {
         id: phoneNumberId,

@@ -130,7 +130,7 @@ export class SandboxRuntime {
    * accepted send may still be one Meta reports `failed` later (laterFailure): it is
    * answered 200 like any other and the failure travels with it to the status webhooks.
    */
-  send(phoneNumberId: string, body: unknown, endpoint: SendEndpoint = 'messages'): SendReply {
+  send(phoneNumberId: string, body: unknown, endpoint: SendEndpoint = 'messages', apiMajor?: number): SendReply {
     if (!this.numbers.has(phoneNumberId)) return this.reject(unknownNumberError(phoneNumberId));
     const now = this.now();
     const marketing = endpoint === 'marketing_messages';
@@ -158,7 +158,11 @@ export class SandboxRuntime {
     // Template pacing (the `held` fault) holds only sends that would otherwise go through.
     const held = type === 'template' && failure === undefined ? this.faults.heldSend() : undefined;
     if (held?.dropped === true) failure = asyncFailure(132015, 'held');
-    const path = marketing ? { endpoint: 'marketing_messages' as const } : {};
+    const path = {
+      ...(marketing ? { endpoint: 'marketing_messages' as const } : {}),
+      ...(category === undefined ? {} : { category }),
+      ...(apiMajor === undefined ? {} : { apiMajor }),
+    };
     const pacing = held === undefined ? {} : { heldForMs: held.forMs };
     if (failure === undefined) {
       this.log.record({ wamid, phoneNumberId, to, waId, receivedAt: now, body, ...path, ...pacing });

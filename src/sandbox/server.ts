@@ -90,7 +90,8 @@ function registerMessagesRoute(app: FastifyInstance, runtime: SandboxRuntime, he
     `/${VERSION_SEGMENT}/:phoneNumberId/${endpoint}`,
     async (request, reply) => {
       // A version Graph does not serve is a path it cannot route: answered before the token, as unknown paths are.
-      if (servedVersion(request.params.version, runtime.now()) === undefined) {
+      const served = servedVersion(request.params.version, runtime.now());
+      if (served === undefined) {
         const unknown = unknownPathError(urlPath(request.url));
         return reply.code(unknown.status).send(unknown.body);
       }
@@ -110,7 +111,7 @@ function registerMessagesRoute(app: FastifyInstance, runtime: SandboxRuntime, he
         }
         if (fault.kind === 'error') answer = runtime.reject(fault.error);
         else if (request.body === NOT_JSON) answer = runtime.reject({ code: 100, details: 'The request body is not JSON' });
-        else answer = runtime.send(request.params.phoneNumberId, request.body, endpoint);
+        else answer = runtime.send(request.params.phoneNumberId, request.body, endpoint, served.major);
       }
       if (latency > 0) await sleep(latency);
       return reply.code(answer.status).send(answer.body);

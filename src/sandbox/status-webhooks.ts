@@ -1,11 +1,12 @@
 import type { AcceptedMessage } from './accepted-log.js';
 import { webhookError } from './async-failures.js';
 import { sandboxUserId } from './user-ids.js';
+import { statusPricingFields, type StatusPricingSettings } from './status-pricing.js';
 import { statusesPayload } from './webhook-payloads.js';
 import type { WebhookSink, WebhookTarget } from './webhook-poster.js';
 
 /** When each status follows the accepted send, how many messages get read, and how untidy delivery is. */
-export interface StatusWebhookSettings extends WebhookTarget {
+export interface StatusWebhookSettings extends WebhookTarget, StatusPricingSettings {
   /** ms after the send (defaults: sent 100, delivered 500, read 2000); a `failed` comes when `delivered` would. */
   sentAfterMs?: number;
   deliveredAfterMs?: number;
@@ -35,7 +36,7 @@ export interface StatusWebhookSettings extends WebhookTarget {
   userIds?: boolean;
 }
 
-type Resolved = Required<Omit<StatusWebhookSettings, keyof WebhookTarget>>;
+type Resolved = Required<Omit<StatusWebhookSettings, keyof WebhookTarget | keyof StatusPricingSettings>>;
 
 interface DueStatus {
   phoneNumberId: string;
@@ -56,6 +57,7 @@ const SLOT_MS = 10;
 export class StatusWebhookSender {
   readonly #s: Resolved;
   readonly #poster: WebhookSink;
+  readonly #pricing: StatusPricingSettings;
   readonly #timers = new Set<NodeJS.Timeout>();
   /** Slot (time / SLOT_MS, rounded down) → what falls due in it. */
   readonly #slots = new Map<number, (() => void)[]>();
@@ -85,6 +87,10 @@ export class StatusWebhookSender {
       if (!(share >= 0 && share <= 1)) throw new RangeError(`webhooks.${key} must be between 0 and 1, got ${share}`);
     }
     this.#poster = poster;
+    this.#pricing = {
+      ...(settings.pricingOn === undefined ? {} : { pricingOn: settings.pricingOn }),
+      ...(settings.version === undefined ? {} : { version: settings.version }),
+    };
   }
 
   /** An accepted send: its statuses are scheduled. */
@@ -102,11 +108,13 @@ export class StatusWebhookSender {
     // Reordered: the last status is sent first, each keeping the timestamp of when it happened.
     const reorder = timeline.length > 1 && this.#evenly('reorder');
     timeline.forEach(({ status, afterMs, extra }, i) => {
+      const at = String(Math.floor((message.receivedAt + afterMs) / 1000));
       const item = {
         ...base,
         status,
-        timestamp: String(Math.floor((message.receivedAt + afterMs) / 1000)),
+        timestamp: at,
         ...(status === 'failed' ? {} : user),
+        ...statusPricingFields(message, status, this.#pricing),
         ...extra,
       };
       const sendAfter = reorder ? (timeline[timeline.length - 1 - i]?.afterMs ?? afterMs) : afterMs;

@@ -2,7 +2,7 @@ import type { RedisClient } from '../redis/key-scope.js';
 import type { DeliveryLedger, StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
 import { retryParkedStatuses, settleDeliveryEvents, type ParkedStatus, type StatusApplied } from '../campaigns/settle/delivery-events.js';
 import type { InboundEvent, PreferenceEvent, UserIdChange, UserLinkStore } from '../campaigns/settle/user-joins.js';
-import { RedisUserLinks } from '../redis/user-links.js';
+import { RedisUserLinks } from '../redis/redis-user-links.js';
 import type { Logger } from '../logging/logger.js';
 import type { WebhookMetrics } from '../redis/webhook-metrics.js';
 import { parseWebhook, type OptOutMatcher, type WebhookEvents } from './webhook-events.js';
@@ -38,7 +38,7 @@ export interface WebhookConsumerOptions {
   /** /metrics: events by kind and status lag, written in the MULTI that acknowledges their batch. */
   metrics?: WebhookMetrics;
   /**
-   * The portfolios' user ID ↔ phone links (src/redis/user-links.ts): messages and preferences
+   * The portfolios' user ID ↔ phone links (src/redis/redis-user-links.ts): messages and preferences
    * with a user ID only are joined to their phone by them. Default: on this consumer's
    * connection, every number in the default portfolio.
    */
@@ -207,8 +207,12 @@ export class WebhookConsumer {
     await tx.exec();
   }
 
-  /** Metrics hook: a status that found its row, for the status lag. */
-  readonly #statusApplied: StatusApplied = (update, appliedAt) => this.#metrics?.observeLag(update.at, appliedAt);
+  /** Metrics hook: a status that found its row, for the status lag, and billable pricing it recorded. */
+  readonly #statusApplied: StatusApplied = (update, appliedAt, billed) => {
+    this.#metrics?.observeLag(update.at, appliedAt);
+    if (billed && update.pricing !== undefined)
+      this.#metrics?.countBillable(update.phoneNumberId, update.pricing.category, update.pricing.market);
+  };
 
   /** Parked statuses whose send is recorded now are applied; those older than parkMs are another tool's messages. */
   async #retryParked(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
 import type { InboundEvent, PreferenceEvent, StatusEvent, UserIdChange } from '../campaigns/settle/user-joins.js';
 import { toLimitUpdate, type LimitUpdate } from './limit-events.js';
+import { statusPricing } from './status-pricing.js';
 
 /**
  * The events of one webhook POST (reference §3.2): every entry, every change, every item,
@@ -137,6 +138,8 @@ function toStatus(item: unknown, phoneNumberId: string): StatusEvent | 'other' |
   const userId = text(item.recipient_user_id) ?? text(contact?.user_id);
   if (recipientId !== undefined) update.recipientId = recipientId.replace(/^\+/, '');
   if (userId !== undefined) update.userId = userId;
+  const pricing = update.kind === 'failed' ? undefined : statusPricing(item);
+  if (pricing !== undefined) update.pricing = pricing;
   if (update.kind === 'failed') {
     const error = Array.isArray(item.errors) && isObject(item.errors[0]) ? item.errors[0] : undefined;
     update.code =

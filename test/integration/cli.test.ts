@@ -89,7 +89,9 @@ describe('campaign CLI, end to end', () => {
     const report = await runCli(['report', summary.id, '--out', out], env);
     expect(report.code, report.stderr).toBe(0);
     const lines = (await readFile(out, 'utf8')).trim().split('\n');
-    expect(lines[0]).toBe('row,phone,user_id,status,message_id,error_code,error_detail,attempts,delivered_at,read_at,reply');
+    expect(lines[0]).toBe(
+      'row,phone,user_id,status,message_id,error_code,error_detail,attempts,delivered_at,read_at,reply,pricing_category',
+    );
     const rows = lines.slice(1).map((line) => line.split(','));
     expect(rows).toHaveLength(1002);
     expect(rows.map((r) => Number(r[0]))).toEqual(Array.from({ length: 1002 }, (_, i) => i + 1));

@@ -54,6 +54,8 @@ const METHODS = {
   laneBacklogs: 0,
   errorCodes: 0,
   campaignCounters: 0,
+  recordCostEstimate: 0,
+  recordedCosts: 0,
   now: 0,
 } satisfies Record<keyof RedisLedger, 0>;
 

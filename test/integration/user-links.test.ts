@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { joinUsers, type PendingUserEvent, type StatusEvent, type UserLinkStore } from '../../src/campaigns/settle/user-joins.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { RedisUserLinks, userLinkKeys } from '../../src/redis/user-links.js';
+import { RedisUserLinks, userLinkKeys } from '../../src/redis/redis-user-links.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { webhookKeys } from '../../src/redis/webhook-keys.js';
 import { WebhookConsumer } from '../../src/webhooks/webhook-consumer.js';

@@ -8,7 +8,7 @@ import type { RowRecord } from '../../src/campaigns/campaign.js';
 import { writeReport } from '../../src/campaigns/report/report.js';
 import { runSend } from '../../src/cli/run/send.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { RedisUserLinks, reportUserIds } from '../../src/redis/user-links.js';
+import { RedisUserLinks, reportUserIds } from '../../src/redis/redis-user-links.js';
 import { webhookKeys } from '../../src/redis/webhook-keys.js';
 import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { sandboxUserId } from '../../src/sandbox/user-ids.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FeedOptions, FeedResult } from '../../src/campaigns/ledger.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
-import { portfolioLimitKeys } from '../../src/portfolios/messaging-limit-keys.js';
+import { portfolioLimitKeys } from '../../src/redis/portfolio-limit-keys.js';
 import { DEFAULT_PORTFOLIO } from '../../src/portfolios/portfolios.js';
 import type { RedisClient } from '../../src/redis/key-scope.js';
 import { LedgerContext } from '../../src/redis/ledger-context.js';

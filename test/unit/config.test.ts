@@ -37,6 +37,7 @@ describe('loadConfig: defaults', () => {
       phoneNumberId: undefined,
       accessToken: undefined,
       templates: { businessAccountId: undefined, file: undefined, refreshMs: 900_000 },
+      rateCardFile: undefined,
       send: { rate: 80, rates: new Map(), concurrency: undefined, attempts: 6, backoffMs: 1000 },
       autoPause: { failureShare: 0.2, window: 200 },
       queuePrefix: 'cw',

@@ -50,7 +50,7 @@ interface Chunk {
   /** Rows of the chunk that passed every check. */
   toSend: number;
   /** Line, recipient and lane of each row to send, for the rejects file and the plan if it is skipped. */
-  where: Map<number, { line: number; phone: string; lane?: number }>;
+  where: Map<number, { line: number; phone: string; lane?: number; country: string }>;
 }
 
 function newChunk(): Chunk {
@@ -96,6 +96,7 @@ export class IngestRun {
       optedOutBy: {},
       interruptedAtRow: undefined,
       lanes: [],
+      byCountry: {},
     };
   }
 
@@ -185,6 +186,8 @@ export class IngestRun {
   #gather(row: number, line: number, verdict: Extract<RowVerdict, { ok: true }>, lane: number | undefined): void {
     this.#target.firstRowOf.setIfAbsent(verdict.to, row);
     this.summary.valid++;
+    const country = verdict.country ?? '';
+    this.summary.byCountry[country] = (this.summary.byCountry[country] ?? 0) + 1;
     const fingerprint = this.#target.rows.fingerprintOf(verdict.to, verdict.values, verdict.headerLink);
     this.#chunk.rows.push({
       row,
@@ -193,8 +196,15 @@ export class IngestRun {
       message: { values: verdict.values, headerLink: verdict.headerLink, fingerprint },
       ...(lane === undefined ? {} : { lane }),
     });
-    this.#chunk.where.set(row, { line, phone: verdict.to, ...(lane === undefined ? {} : { lane }) });
+    this.#chunk.where.set(row, { line, phone: verdict.to, country, ...(lane === undefined ? {} : { lane }) });
     this.#chunk.toSend++;
+  }
+
+  /** A gathered row that is not sent after all. */
+  #uncount(country: string | undefined): void {
+    this.summary.valid--;
+    const key = country ?? '';
+    if ((this.summary.byCountry[key] ?? 0) > 0) this.summary.byCountry[key] = (this.summary.byCountry[key] ?? 0) - 1;
   }
 
   #count(reason: RejectionReason, status: 'rejected' | 'skipped'): void {
@@ -258,7 +268,7 @@ export class IngestRun {
       pending.rows[index] = { row: r.row, phone: r.phone, status: 'skipped', errorCode: 'WINDOW_CLOSED', errorDetail: detail };
       pending.where.delete(r.row);
       pending.toSend--;
-      this.summary.valid--;
+      this.#uncount(where?.country);
       this.#count('WINDOW_CLOSED', 'skipped');
       if (r.lane !== undefined) this.#target.lanes?.release(r.lane);
       this.#input.onRefused?.({ row: r.row, line: where?.line ?? 0, phone: r.phone, reason: 'WINDOW_CLOSED', detail });
@@ -270,7 +280,7 @@ export class IngestRun {
     for (const { row, detail } of already) {
       const where = pending.where.get(row);
       if (where?.lane !== undefined) this.#target.lanes?.release(where.lane);
-      this.summary.valid--;
+      this.#uncount(where?.country);
       this.#count('ALREADY_SENT', 'skipped');
       this.#input.onRefused?.({
         row,

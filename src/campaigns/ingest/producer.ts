@@ -15,6 +15,7 @@ import { checkRow, checkTextRow } from './row-check.js';
 import { SendLanes } from '../feed/send-lanes.js';
 import type { SendEstimate } from '../feed/send-estimate.js';
 import type { MessagingLimitCheck } from './messaging-limit-check.js';
+import type { PlanCost } from '../../pricing/cost-estimate.js';
 import { CLI_FIELD_NAMES, type FieldNames } from '../spec/field-names.js';
 
 export type { OptOutOrigin } from './opted-out.js';
@@ -47,6 +48,8 @@ export interface ProduceSummary {
   interruptedAtRow: number | undefined;
   /** With a send window: rows to send per lane (the time zones they wait for), in lane order. */
   lanes: { zones: string[]; rows: number }[];
+  /** Rows to send (`valid`) by the ISO country of their number ('' for a number of no country): the cost estimate's markets. */
+  byCountry: Record<string, number>;
 }
 
 /** What `campaign send` reports: the summary, where the refused rows went, and when it would send. */
@@ -59,6 +62,11 @@ export interface SendOutcome extends ProduceSummary {
   rejectsFile: string | undefined;
   /** The number's messaging limit against this campaign (template campaigns; a text goes only to open windows). */
   messagingLimit?: MessagingLimitCheck;
+  /** What the rows to send would cost by the rate card; null with `costReason` when no card covers them. */
+  cost: PlanCost | null;
+  costReason: string | null;
+  /** `--max-cost`: the amount, and why a real send would refuse this plan (null: within it). */
+  maxCost?: { amount: number; refused: string | null };
 }
 
 /** A row refused before sending, for the rejects file. */

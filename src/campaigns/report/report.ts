@@ -15,7 +15,9 @@ import { spreadsheetSafe } from './spreadsheet-safe.js';
  * `user_id`: the recipient's business-scoped user ID as the portfolio's user links know it
  * now (learnt from status webhooks and messages; the newest for that phone), empty while none
  * is known; `delivered_at`, `read_at`: Meta's timestamps from status webhooks (ISO 8601), empty
- * until one arrives; `reply`: the payload of the quick-reply button the recipient tapped.
+ * until one arrives; `reply`: the payload of the quick-reply button the recipient tapped;
+ * `pricing_category`: the category of Meta's `pricing` on its statuses (marketing, utility…),
+ * empty until one comes (`status --json` counts the billable ones).
  */
 export const REPORT_COLUMNS = [
   'row',
@@ -29,6 +31,7 @@ export const REPORT_COLUMNS = [
   'delivered_at',
   'read_at',
   'reply',
+  'pricing_category',
 ] as const;
 
 const iso = (ms: number | undefined): string => (ms === undefined ? '' : new Date(ms).toISOString());
@@ -51,10 +54,11 @@ export function reportLine(r: RowRecord, userId = ''): (string | number)[] {
     iso(r.deliveredAt),
     iso(r.readAt),
     spreadsheetSafe(r.reply ?? ''),
+    spreadsheetSafe(r.pricing?.category ?? ''),
   ];
 }
 
-/** The user IDs of these phones in the campaign's portfolio (src/redis/user-links.ts), undefined where none is known. */
+/** The user IDs of these phones in the campaign's portfolio (src/redis/redis-user-links.ts), undefined where none is known. */
 export type UserIdsOf = (phones: readonly string[]) => Promise<(string | undefined)[]>;
 
 /** Every row's line, in row order, read from the ledger a page at a time as the consumer asks for them. */

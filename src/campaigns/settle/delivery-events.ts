@@ -36,8 +36,8 @@ export interface DeliveryEvents {
   templates?: readonly TemplateStatusUpdate[];
 }
 
-/** Told of each status that found its row, and when it was applied (the status lag). */
-export type StatusApplied = (update: StatusUpdate, appliedAt: number) => void;
+/** Told of each status that found its row, when it was applied (the status lag), and whether it recorded the row's billable pricing. */
+export type StatusApplied = (update: StatusUpdate, appliedAt: number, billed: boolean) => void;
 
 export interface Settled {
   /**
@@ -129,7 +129,7 @@ export async function settleStatuses(
     const appliedAt = Date.now();
     outcomes.forEach((o, j) => {
       const update = chunk[j];
-      if (o.outcome !== 'unmatched' && update !== undefined) onApplied?.(update, appliedAt);
+      if (o.outcome !== 'unmatched' && update !== undefined) onApplied?.(update, appliedAt, o.billed === true);
       counts[o.outcome] = (counts[o.outcome] ?? 0) + 1;
       if (o.completedCampaign) counts.completed = (counts.completed ?? 0) + 1;
       if (o.outcome === 'unmatched' && update !== undefined) unmatched.push(update);
@@ -158,7 +158,7 @@ export async function retryParkedStatuses<T extends ParkedStatus>(
     if (entry === undefined) return;
     if (o.outcome !== 'unmatched') {
       done.push(entry);
-      onApplied?.(entry.update, appliedAt);
+      onApplied?.(entry.update, appliedAt, o.billed === true);
     } else if (options.now - entry.parkedAt >= options.parkMs) {
       done.push(entry);
       foreign++;

@@ -3,6 +3,10 @@ import type { SendOptions } from '../run/send.js';
 import { collectParam, list } from '../option-values.js';
 import { withContext } from '../with-context.js';
 
+const MAX_COST_HELP =
+  'refuse the campaign (COST_ABOVE_MAX, nothing queued) when its estimated cost by the rate card (RATE_CARD_FILE) is ' +
+  "above this amount in the card's currency, or cannot be estimated; the file is read twice";
+
 export function register(program: Command): void {
   const send = program
     .command('send')
@@ -66,6 +70,7 @@ export function register(program: Command): void {
       '--display-timezone <zone>',
       "show the plan's times in this IANA zone, e.g. Europe/Berlin (default: the offset typed in --at, else this machine's zone)",
     )
+    .option('--max-cost <amount>', MAX_COST_HELP)
     .option('--dry-run', 'check everything and print the summary; create no campaign and no job')
     .option('--json', 'print a JSON summary')
     .action(sendCampaign);
@@ -126,6 +131,7 @@ interface SendFlags {
   timezoneColumn?: string;
   defaultTimezone?: string;
   displayTimezone?: string;
+  maxCost?: string;
   json?: boolean;
 }
 
@@ -184,6 +190,7 @@ function sendOptionsOf(file: string, o: SendFlags): Omit<SendOptions, 'signal' |
     phoneNumberId: o.phoneNumberId,
     campaignId: o.campaign,
     templatesFile: o.templates,
+    maxCost: o.maxCost,
     dryRun: o.dryRun,
     allowRepeat: o.allowRepeat,
     allowUsMarketing: o.allowUsMarketing,

@@ -22,13 +22,23 @@ export function register(program: Command): void {
       }
       const { statusJson, statusText } = await import('../format.js');
       const { windowStatus } = await import('../../campaigns/report/window-status.js');
-      await withContext(async ({ ledger }) => {
+      const { campaignCost } = await import('../../pricing/recorded-cost.js');
+      const { loadRateCard } = await import('../../pricing/rate-card.js');
+      await withContext(async ({ ledger, config }) => {
+        const card = loadRateCard(config.rateCardFile);
         const status = await ledger.status(id);
         if (status === undefined) throw notFound(id);
         const definition = await ledger.getCampaign(id);
         const window = definition?.window;
         const windowed = window === undefined ? undefined : windowStatus(window, await ledger.laneBacklogs(id), Date.now());
-        console.log(o.json === true ? JSON.stringify(statusJson(status, windowed, definition)) : statusText(status, windowed, definition));
+        const cost = campaignCost(card, await ledger.recordedCosts(id), status.startedAt ?? status.createdAt);
+        if (o.json === true) {
+          console.log(JSON.stringify({ ...statusJson(status, windowed, definition), cost }));
+          return;
+        }
+        const amount = cost.amount === null ? `not known (no rate for ${cost.missing?.join(', ')})` : `${cost.amount} ${cost.currency}`;
+        const estimated = cost.estimated === null ? '' : ` (estimated ${cost.estimated} ${cost.currency})`;
+        console.log(`${statusText(status, windowed, definition)}\n  cost: ${cost.billable} billable messages, ${amount}${estimated}`);
       });
     });
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { writeReport, writeReportTo } from '../../campaigns/report/report.js';
 import { AppError } from '../../errors/app-error.js';
 import type { AppContext } from '../../app/app-context.js';
-import { reportUserIds } from '../../redis/user-links.js';
+import { reportUserIds } from '../../redis/redis-user-links.js';
 
 /** What `campaign report` did: wrote a file, wrote stdout, or was stopped (Ctrl-C; a file there before is kept). */
 export type ReportOutcome =

@@ -8,11 +8,15 @@ import { setTemplateTtl } from '../../cloud-api/template-ttl-client.js';
 import { readMessagingReach } from '../../redis/messaging-reach-read.js';
 import type { AppContext } from '../../app/app-context.js';
 import { buildTemplateRegistry } from './templates.js';
+import { AppError } from '../../errors/app-error.js';
+import { loadRateCard } from '../../pricing/rate-card.js';
 
 export interface SendOptions extends SendSpecOptions, CreateNotices {
   file: string;
   /** `--templates FILE`: approved templates from this Meta list instead of the registry's source. */
   templatesFile?: string | undefined;
+  /** `--max-cost AMOUNT`: refuse the campaign when its estimate is above it. */
+  maxCost?: string | undefined;
 }
 
 /**
@@ -23,9 +27,10 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
   const names = CLI_FIELD_NAMES;
   const spec = parseCampaignSpec(sendSpecOf(options), names);
   const templatesFile = options.templatesFile === undefined ? {} : { templatesFile: { path: options.templatesFile, name: '--templates' } };
+  const maxCost = options.maxCost === undefined ? {} : { maxCost: { amount: maxCostOf(options.maxCost), name: '--max-cost' } };
   return createCampaign(
     campaignDeps(context),
-    { spec, names, file: options.file, ...templatesFile },
+    { spec, names, file: options.file, ...templatesFile, ...maxCost },
     { signal: options.signal, onStart: options.onStart, onProgress: options.onProgress },
   );
 }
@@ -52,6 +57,8 @@ export function campaignDeps(context: AppContext): CreateCampaignDeps {
               templateId,
               seconds,
             }),
+    rateCard: loadRateCard(config.rateCardFile),
+    recordCostEstimate: (campaignId, cost) => ledger.recordCostEstimate(campaignId, cost),
     // MESSAGING_LIMITS wins over what a worker or webhook last stored for the portfolio.
     messagingReach: async (phoneNumberId, campaignId) => {
       const read = await readMessagingReach(redis, config.queuePrefix, config.portfolios, phoneNumberId, campaignId);
@@ -65,4 +72,15 @@ export function campaignDeps(context: AppContext): CreateCampaignDeps {
       };
     },
   };
+}
+
+/** `--max-cost AMOUNT`: an amount in the rate card's currency, e.g. 250 or 99.50. */
+export function maxCostOf(value: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value.trim())) {
+    throw new AppError(
+      'OPTION_INVALID',
+      `--max-cost "${value.slice(0, 40)}": give an amount in the rate card's currency, e.g. 250 or 99.50`,
+    );
+  }
+  return Number(value.trim());
 }

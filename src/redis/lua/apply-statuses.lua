@@ -18,6 +18,9 @@
     - the error-spike brake (includes/brake.lua) gets the outcome of a row no answer fed it
       for (one of those above: failed or sent), and a failure of a row it counted sent; not
       once the campaign is finished.
+    - the first `pricing` seen (Meta sends it once per message from v24, before that on more
+      than one status) sets the row's pricing category (`pc`) and billable flag (`pb`), and a
+      billable one counts in the campaign's `billed:<market>:<category>` field.
   The row is found by message ID (the `wamids` index), else by `biz_opaque_callback_data`
   ("campaign/row", set on every send). Campaign keys are built here from the prefix.
 
@@ -28,7 +31,7 @@
     ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[3] brake window (sends; 0 = off)
     ARGV[4] brake share (0..1)
-    then 7 per status, from ARGV[5] on:
+    then 8 per status, from ARGV[5] on:
     ARGV[5] message ID (wamid)
     ARGV[6] kind: 'sent' | 'delivered' | 'read' | 'failed'
     ARGV[7] Meta's timestamp (ms)
@@ -36,11 +39,13 @@
     ARGV[9] error code ('' unless failed)
     ARGV[10] error detail ('' unless failed)
     ARGV[11] phone number ID the webhook was for
+    ARGV[12] pricing: '' when the status has none, else "<category>|<1 billable, 0 not>|<market>"
 
   Output:
     Per status, flat, 2 values each: 'applied' | 'same' (nothing new) | 'unmatched' (no row
     has this message ID or callback data yet) | 'other' (the row is not one a send answered:
-    rejected, skipped, cancelled, expired), then 1 if this status completed its campaign.
+    rejected, skipped, cancelled, expired), then flags: 1 if this status completed its campaign,
+    plus 2 if it recorded the row's billable pricing.
 ]]
 
 -- Includes
@@ -72,8 +77,9 @@ local function locate(wamid, callback)
 end
 
 local out = {}
-for i = 5, #ARGV, 7 do
+for i = 5, #ARGV, 8 do
   local wamid, kind, at, callback, code, detail, numberId = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6]
+  local pricing, billed = ARGV[i + 7], 0
   local campaignId, row, rowsKey, rec = locate(wamid, callback)
   local outcome, completed = 'unmatched', 0
   if rec then
@@ -133,6 +139,14 @@ for i = 5, #ARGV, 7 do
       if (ANSWERABLE[before] or (kind == 'failed' and before == 'sent')) and not redis.call('HGET', campaignKey, 'finishedAt') then
         feedBrake(campaignKey, campaignKey .. ':recent', brakeWindow, brakeShare, kind == 'failed', code, detail, now)
       end
+      local category, billable, market = string.match(pricing, '^([^|]+)|([01])|(.+)$')
+      if category and not rec.pc then
+        rec.pc = category; rec.pb = tonumber(billable); changed = true
+        if billable == '1' then
+          redis.call('HINCRBY', campaignKey, 'billed:' .. market .. ':' .. category, 1)
+          billed = 2
+        end
+      end
       if changed then
         redis.call('HSET', rowsKey, row, cjson.encode(rec))
         outcome = 'applied'
@@ -143,7 +157,7 @@ for i = 5, #ARGV, 7 do
     end
   end
   out[#out + 1] = outcome
-  out[#out + 1] = completed
+  out[#out + 1] = completed + billed
 end
 for numberId, ct in pairs(seen) do
   local key = prefix .. ':status-seen:' .. numberId

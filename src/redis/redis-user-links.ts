@@ -1,6 +1,7 @@
 import type { RedisClient } from './key-scope.js';
 import type { PendingUserEvent, ReleasedEvents, UserIdChange, UserLink, UserLinkStore } from '../campaigns/settle/user-joins.js';
-import { portfolioOf, portfolioScope, type PortfolioAssignments } from '../portfolios/portfolios.js';
+import { portfolioOf, type PortfolioAssignments } from '../portfolios/portfolios.js';
+import { portfolioScope } from './portfolio-keys.js';
 
 /** Events kept per user ID while its phone is unknown: a bound, so one chatty username user cannot grow a list for ever. */
 export const MAX_PENDING_PER_USER = 200;

@@ -1,4 +1,4 @@
-import { portfolioScope } from './portfolios.js';
+import { portfolioScope } from './portfolio-keys.js';
 
 /**
  * A business portfolio's messaging-limit keys, all in its own scope (one Redis Cluster slot):
