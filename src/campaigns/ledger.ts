@@ -1,11 +1,11 @@
 import type { MessagingLimit } from '../config/number-settings.js';
-import type { TemplateStatusOutcome, TemplateStatusUpdate } from './template-status.js';
+import type { TemplateInfoUpdate, TemplateStatusOutcome, TemplateStatusUpdate } from './template-status.js';
 import type { LimitHeld } from './send/messaging-reach.js';
 import type { CampaignDefinition, CampaignStatus, RowRecord, RowStatus } from './campaign.js';
 import type { SendJob } from './send-job.js';
 import type { SendWindow } from './feed/send-window.js';
 import type { FeedLimitOptions } from './send/messaging-reach.js';
-export type { TemplateStatusOutcome, TemplateStatusUpdate } from './template-status.js';
+export type { TemplateInfo, TemplateInfoUpdate, TemplateStatusOutcome, TemplateStatusUpdate } from './template-status.js';
 import type { InDoubtDecisions } from './settle/in-doubt-decisions.js';
 export type { InDoubtDecisions } from './settle/in-doubt-decisions.js';
 
@@ -369,6 +369,8 @@ export interface DeliveryLedger {
   applyPreferences(updates: readonly PreferenceUpdate[]): Promise<void>;
   /** A template's status, applied to each campaign that sends it in that language (template-status.lua): their outcomes. */
   applyTemplateStatus(update: TemplateStatusUpdate): Promise<TemplateStatusOutcome[]>;
+  /** Meta's quality score or category of a template, kept for the template list and the campaigns page (the newest of each wins). */
+  recordTemplateInfo(updates: readonly TemplateInfoUpdate[]): Promise<void>;
   /**
    * Whether each user's 24-hour customer-service window on the number is open now, in their
    * order, in one round trip: a text campaign's ingest asks it per chunk of rows

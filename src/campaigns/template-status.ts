@@ -16,3 +16,25 @@ export interface TemplateStatusOutcome {
   campaignId: string;
   outcome: 'paused' | 'held' | 'resumed' | 'lifted' | 'missing' | 'other-template' | 'finished' | 'already-held' | 'not-held' | 'ignored';
 }
+
+/**
+ * Meta's `message_template_quality_update` (quality score: GREEN, YELLOW, RED, UNKNOWN) or
+ * `template_category_update` (category: MARKETING, UTILITY, AUTHENTICATION) for one template.
+ */
+export interface TemplateInfoUpdate {
+  kind: 'quality' | 'category';
+  name: string;
+  language: string;
+  /** The new quality score or category. */
+  value: string;
+  /** The one before it ('' when Meta did not say). */
+  previous: string;
+  /** When Meta sent it (ms): the newest one of a kind wins. */
+  at: number;
+}
+
+/** A template's quality score and category as Meta's webhooks last said them. */
+export interface TemplateInfo {
+  quality?: { value: string; previous: string; at: number };
+  category?: { value: string; previous: string; at: number };
+}

@@ -11,6 +11,8 @@ export interface CampaignIdentity {
   message: string;
   /** `--window` / `--days`; undefined without one (or when its definition could not be read). */
   window?: SendWindow | undefined;
+  /** A template campaign's template, to show what Meta's webhooks say of it (quality, category). */
+  template?: { name: string; language: string } | undefined;
 }
 
 /**
@@ -45,7 +47,9 @@ export class CampaignDirectory {
     } catch {
       // Neither a template nor a text: shown without one.
     }
-    const identity = { phoneNumberId: definition.phoneNumberId, message, window: definition.window };
+    const plan = definition.plan;
+    const template = plan === undefined ? undefined : { name: plan.name, language: plan.language };
+    const identity = { phoneNumberId: definition.phoneNumberId, message, window: definition.window, template };
     this.#known.set(campaignId, identity);
     return identity;
   }

@@ -58,6 +58,7 @@ ${options.error === undefined ? '' : html`<p class="error" role="alert">${option
 <p class="note">${field(view, 'stateNote')}</p>
 <dl class="facts">
 <dt>Sends</dt><dd>${field(view, 'message')}</dd>
+<dt>Its template, as Meta last said</dt><dd>${field(view, 'template')}</dd>
 <dt>From number</dt><dd>${identity.phoneNumberId || '?'} (${queueLink})</dd>
 <dt>Priority</dt><dd>${status.priority}</dd>
 <dt>Created</dt><dd>${field(view, 'createdAt')}</dd>

@@ -20,6 +20,8 @@ export interface CampaignExtras {
   numberRate: number | undefined;
   /** Errors by code, when counted. */
   tally: ErrorTally | undefined;
+  /** What Meta's webhooks last said of its template: `quality YELLOW (was GREEN) · category MARKETING (was UTILITY)`. */
+  templateNote?: string | undefined;
 }
 
 /**
@@ -40,6 +42,7 @@ export const VIEW_FIELDS = [
   'state',
   'stateNote',
   'message',
+  'template',
   'progress',
   'total',
   'toSend',
@@ -88,6 +91,7 @@ export function campaignView(status: CampaignStatus, extras: CampaignExtras): Ca
       state: status.state,
       stateNote: stateNote(status),
       message: extras.message,
+      template: extras.templateNote ?? DASH,
       progress: `${progress}%`,
       total: count(c.total),
       toSend: count(toSend),

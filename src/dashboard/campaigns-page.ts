@@ -65,10 +65,11 @@ function campaignRow(v: CampaignView): SafeHtml {
   const link = html`<a href="${campaignPath(v.id)}">${v.id}</a>`;
   const toSend = html`<div class="sub">${field(v, 'toSend')} to send of ${field(v, 'total')}</div>`;
   return html`<tr data-campaign="${v.id}" data-state="${v.state}">
-<td class="id">${link}<div class="sub">${field(v, 'message')}</div><div class="sub">from ${v.phoneNumberId || '?'}</div></td>
+<td class="id">${link}<div class="sub">${field(v, 'message')}</div>
+<div class="sub">${field(v, 'template')}</div><div class="sub">from ${v.phoneNumberId || '?'}</div></td>
 <td><span class="state">${field(v, 'state')}</span><div class="sub note">${field(v, 'stateNote')}</div></td>
 <td class="progress">${progressBar(v)} ${field(v, 'progress')}${toSend}</td>
-<td class="n">${field(v, 'sent')}</td>
+<td class="n">${field(v, 'sent')}<div class="sub">held ${field(v, 'held')}</div></td>
 <td class="n">${field(v, 'delivered')}</td>
 <td class="n">${field(v, 'read')}</td>
 <td class="n">${field(v, 'failed')}</td>

@@ -1,4 +1,5 @@
 import type { CampaignStatus } from '../campaigns/campaign.js';
+import type { TemplateInfo } from '../campaigns/template-status.js';
 import type { ReportLedger } from '../campaigns/ledger.js';
 import { windowStatus, type WindowStatus } from '../campaigns/report/window-status.js';
 import type { MetricsSnapshot } from '../metrics/scrape-reader.js';
@@ -13,6 +14,8 @@ export interface DashboardReaderDeps {
   /** The metrics figures (src/metrics/scrape-reader.ts, kept without retention): ETA per campaign, rate per number. */
   snapshot: () => Promise<Pick<MetricsSnapshot, 'campaigns' | 'numbers'>>;
   tallies: ErrorTallies;
+  /** What Meta's template webhooks last said, by "<name>\n<language>" (src/redis/redis-template-info.ts). */
+  templateInfos?: () => Promise<ReadonlyMap<string, TemplateInfo>>;
   now?: () => number;
 }
 
@@ -35,7 +38,7 @@ export class DashboardReader {
   /** Every campaign, newest first. */
   async list(): Promise<CampaignView[]> {
     const { directory, ledger, tallies } = this.deps;
-    const [ids, snapshot] = await Promise.all([directory.ids(), this.deps.snapshot()]);
+    const [ids, snapshot, infos] = await Promise.all([directory.ids(), this.deps.snapshot(), this.#infos()]);
     const found = await Promise.all(
       ids.map(async (id) => {
         const [status, identity] = await Promise.all([ledger.status(id), directory.identity(id)]);
@@ -46,21 +49,24 @@ export class DashboardReader {
     return found
       .filter((f) => f !== undefined)
       .sort((a, b) => b.status.createdAt - a.status.createdAt || a.status.id.localeCompare(b.status.id))
-      .map(({ status, identity }) => campaignView(status, extras(identity, status, snapshot, tallies.peek(status.id, status.counts))));
+      .map(({ status, identity }) =>
+        campaignView(status, extras(identity, status, snapshot, tallies.peek(status.id, status.counts), infos)),
+      );
   }
 
   /** One campaign for its page, with its errors counted (waits for a count when the cached one is stale). */
   async detail(campaignId: string): Promise<CampaignDetail | undefined> {
     const status = await this.deps.ledger.status(campaignId);
     if (status === undefined) return undefined;
-    const [identity, snapshot, tally] = await Promise.all([
+    const [identity, snapshot, tally, infos] = await Promise.all([
       this.deps.directory.identity(campaignId),
       this.deps.snapshot(),
       this.deps.tallies.fresh(campaignId, status.counts),
+      this.#infos(),
     ]);
     const windowed = await this.#windowStatus(identity, status);
     return {
-      view: campaignView(status, { ...extras(identity, status, snapshot, tally), windowStatus: windowed }),
+      view: campaignView(status, { ...extras(identity, status, snapshot, tally, infos), windowStatus: windowed }),
       status,
       identity,
       tally,
@@ -71,12 +77,16 @@ export class DashboardReader {
   async live(campaignId: string): Promise<CampaignView | undefined> {
     const status = await this.deps.ledger.status(campaignId);
     if (status === undefined) return undefined;
-    const [identity, snapshot] = await Promise.all([this.deps.directory.identity(campaignId), this.deps.snapshot()]);
+    const [identity, snapshot, infos] = await Promise.all([this.deps.directory.identity(campaignId), this.deps.snapshot(), this.#infos()]);
     const windowed = await this.#windowStatus(identity, status);
     return campaignView(status, {
-      ...extras(identity, status, snapshot, this.deps.tallies.peek(campaignId, status.counts)),
+      ...extras(identity, status, snapshot, this.deps.tallies.peek(campaignId, status.counts), infos),
       windowStatus: windowed,
     });
+  }
+
+  #infos(): Promise<ReadonlyMap<string, TemplateInfo>> {
+    return this.deps.templateInfos?.() ?? Promise.resolve(new Map());
   }
 
   /** As `campaign status` says it: the rows waiting for their window now and when the next opens (one campaign's lanes: its page only). */
@@ -91,6 +101,7 @@ function extras(
   status: CampaignStatus,
   snapshot: Pick<MetricsSnapshot, 'campaigns' | 'numbers'>,
   tally: ErrorTally | undefined,
+  infos: ReadonlyMap<string, TemplateInfo>,
 ) {
   const figures = snapshot.campaigns.find((c) => c.id === status.id)?.figures;
   const number = snapshot.numbers.find((n) => n.phoneNumberId === identity.phoneNumberId);
@@ -101,5 +112,16 @@ function extras(
     etaSeconds: figures?.etaSeconds,
     numberRate: number?.rate,
     tally,
+    templateNote:
+      identity.template === undefined ? undefined : templateNote(infos.get(`${identity.template.name}\n${identity.template.language}`)),
   };
+}
+
+/** `quality YELLOW (was GREEN) · category MARKETING (was UTILITY)`; undefined when no webhook said anything. */
+export function templateNote(info: TemplateInfo | undefined): string | undefined {
+  if (info === undefined) return undefined;
+  const said = (what: string, s: { value: string; previous: string } | undefined) =>
+    s === undefined ? [] : [`${what} ${s.value}${s.previous === '' ? '' : ` (was ${s.previous})`}`];
+  const parts = [...said('quality', info.quality), ...said('category', info.category)];
+  return parts.length === 0 ? undefined : parts.join(' · ');
 }

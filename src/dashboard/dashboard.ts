@@ -9,6 +9,7 @@ import { ScrapeReader } from '../metrics/scrape-reader.js';
 import type { PortfolioAssignments } from '../portfolios/portfolios.js';
 import { reportUserIds } from '../redis/redis-user-links.js';
 import { readyWithin } from '../redis/redis-connection.js';
+import { RedisTemplateInfo } from '../redis/redis-template-info.js';
 import { DashboardAccess } from './access.js';
 import type { DashboardCredentials } from './basic-auth.js';
 import { CampaignDirectory } from './campaign-directory.js';
@@ -62,7 +63,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   // Every campaign keeps its figures here (no retention: the page lists finished campaigns too).
   const scrapeReader = new ScrapeReader({ redis, prefix, retentionMs: Number.POSITIVE_INFINITY, now, sendRate: options.sendRate, ledger });
   const tallies = new ErrorTallies({ scan: async (id) => ({ ...(await ledger.errorCodes(id)), at: now() }), now });
-  const reader = new DashboardReader({ ledger, directory, snapshot: () => scrapeReader.read(), tallies, now });
+  const templateInfos = () => new RedisTemplateInfo(redis, prefix).all();
+  const reader = new DashboardReader({ ledger, directory, snapshot: () => scrapeReader.read(), tallies, templateInfos, now });
   const access = new DashboardAccess({
     credentials: options.credentials,
     csrf: new CsrfTokens({ key: redisCsrfKey(redis, prefix), now }),

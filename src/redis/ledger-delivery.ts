@@ -30,7 +30,9 @@ const optOutSourceSchema = z.object({
 
 /** What Meta's webhooks change (apply-*.lua), the customer-service windows they open, the opt-outs (ledger-optouts.ts). */
 export class LedgerDelivery
-  implements Omit<DeliveryLedger, 'applyTemplateStatus'>, Pick<SendLedger, 'recordOptOut' | 'addOptOut' | 'removeOptOut'>
+  implements
+    Omit<DeliveryLedger, 'applyTemplateStatus' | 'recordTemplateInfo'>,
+    Pick<SendLedger, 'recordOptOut' | 'addOptOut' | 'removeOptOut'>
 {
   constructor(private readonly context: LedgerContext) {}
 

@@ -10,6 +10,8 @@ import { reachKey, reachPendingKey } from './ledger-keys.js';
  * that died holds one this long, and its places are then free again (reach-reserve.lua).
  */
 export const REACH_LEASE_MS = 60_000;
+/** The reach sets are kept a day after their last change (the scripts' PEXPIRE). */
+const REACH_KEPT_MS = 86_400_000;
 /** A number's pending record this old was left by a feeder that died before its commit: the next feed commits it. */
 export const REACH_RECORD_STALE_MS = 10_000;
 
@@ -28,7 +30,26 @@ export interface ReachLease {
  * the portfolio's slot; the feed itself stays in the number's.
  */
 export class PortfolioReach {
+  /** "portfolio/number" pairs whose reach set this process has added to the portfolio's. */
+  readonly #seeded = new Set<string>();
+
   constructor(private readonly context: LedgerContext) {}
+
+  /**
+   * Once per number and portfolio in this process, before its first lease: the users the
+   * number's own reach set holds (counted before the number was in this portfolio, or before
+   * the count was the portfolio's) join the portfolio's count, so it starts from what Meta counts.
+   */
+  async seed(portfolio: string, phoneNumberId: string): Promise<void> {
+    const key = `${portfolio}/${phoneNumberId}`;
+    if (this.#seeded.has(key)) return;
+    const { redis, prefix } = this.context;
+    const own = await redis.zrange(reachKey(prefix, phoneNumberId), 0, -1, 'WITHSCORES');
+    const target = portfolioLimitKeys(prefix, portfolio).reach;
+    for (let i = 0; i < own.length; i += 2000) await redis.zadd(target, 'GT', ...pairsScoreFirst(own.slice(i, i + 2000)));
+    if (own.length > 0) await redis.pexpire(target, REACH_KEPT_MS);
+    this.#seeded.add(key);
+  }
 
   /** A lease of up to `asked` places, or undefined when no limit applies (unknown or unlimited): nothing is counted then. */
   async reserve(
@@ -80,8 +101,8 @@ export class PortfolioReach {
     const [reached, freesAt, known] = await commit(lease.id, own.get(lease.id) ?? '{}', heldBack);
     if (own.size > 0) await redis.hdel(reachPendingKey(prefix, phoneNumberId), ...own.keys());
     if (known.length > 0) await redis.zadd(reachKey(prefix, phoneNumberId), 'GT', ...pairsScoreFirst(known));
-    // Held only because other feeds' leases were out (nobody reached yet): no news for the operator.
-    if (heldBack.length === 0 || Number(freesAt) === 0) return {};
+    // Held only because other feeds' leases were out for a moment: no news for the operator.
+    if (heldBack.length === 0 || Number(reached) < lease.limit) return {};
     return { limitHeld: { limit: lease.limit, reached: Number(reached), freesAt: Number(freesAt) } };
   }
 }

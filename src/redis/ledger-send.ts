@@ -73,6 +73,7 @@ export class LedgerSend implements Pick<
     const { active, window } = feedKeys(prefix, phoneNumberId);
     // The messaging limit is the portfolio's: a lease of its places first (its own slot), the feed in the number's.
     const portfolio = options.portfolio ?? DEFAULT_PORTFOLIO;
+    await this.#reach.seed(portfolio, phoneNumberId);
     const lease = await this.#reach.reserve(portfolio, phoneNumberId, options.windowSize, options.messagingLimit);
     const [flat, again, happened, heldBack, fedAt, records] = await redis.cwFeed(
       active,

@@ -1,6 +1,7 @@
-import type { SendLedger, DeliveryLedger, TemplateStatusOutcome, TemplateStatusUpdate } from '../campaigns/ledger.js';
+import type { SendLedger, DeliveryLedger, TemplateInfoUpdate, TemplateStatusOutcome, TemplateStatusUpdate } from '../campaigns/ledger.js';
 import type { LedgerContext } from './ledger-context.js';
 import { campaignIndexKey } from './ledger-keys.js';
+import { RedisTemplateInfo } from './redis-template-info.js';
 
 /**
  * A template's status changes the campaigns that send it (template-status.lua). A template
@@ -8,8 +9,15 @@ import { campaignIndexKey } from './ledger-keys.js';
  * few; finished ones answer at once), and each script decides from the campaign's own definition
  * whether it sends that template in that language.
  */
-export class LedgerTemplates implements Pick<DeliveryLedger, 'applyTemplateStatus'>, Pick<SendLedger, 'templateStatusOf'> {
+export class LedgerTemplates
+  implements Pick<DeliveryLedger, 'applyTemplateStatus' | 'recordTemplateInfo'>, Pick<SendLedger, 'templateStatusOf'>
+{
   constructor(private readonly context: LedgerContext) {}
+
+  /** Quality and category change no campaign's state: kept for the registry and the page (src/redis/redis-template-info.ts). */
+  async recordTemplateInfo(updates: readonly TemplateInfoUpdate[]): Promise<void> {
+    await new RedisTemplateInfo(this.context.redis, this.context.prefix).record(updates);
+  }
 
   async applyTemplateStatus(update: TemplateStatusUpdate): Promise<TemplateStatusOutcome[]> {
     const ids = await this.context.redis.zrange(campaignIndexKey(this.context.prefix), 0, -1);

@@ -1,8 +1,10 @@
 import type { RedisClient } from './key-scope.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { TemplateInfo } from '../campaigns/template-status.js';
 import type { TemplateCache, TemplateSnapshot } from '../templates/template-registry.js';
 import { messageTemplateSchema } from '../templates/template-schema.js';
+import { RedisTemplateInfo } from './redis-template-info.js';
 
 const snapshotSchema = z.object({
   source: z.string(),
@@ -19,12 +21,14 @@ export class RedisTemplateCache implements TemplateCache {
   readonly #redis: RedisClient;
   readonly #logger: Logger;
   readonly key: string;
+  readonly #infos: RedisTemplateInfo;
 
   /** `scope` keeps sources apart: `waba:<id>` for the API, `file:<hash>` for a local file. */
   constructor(redis: RedisClient, options: { prefix: string; scope: string; logger: Logger }) {
     this.#redis = redis;
     this.#logger = options.logger;
     this.key = `${options.prefix}:templates:${options.scope}`;
+    this.#infos = new RedisTemplateInfo(redis, options.prefix);
   }
 
   async read(): Promise<TemplateSnapshot | undefined> {
@@ -51,5 +55,10 @@ export class RedisTemplateCache implements TemplateCache {
 
   async write(snapshot: TemplateSnapshot): Promise<void> {
     await this.#redis.set(this.key, JSON.stringify(snapshot));
+  }
+
+  /** Meta's quality and category webhooks, for every source of this prefix (they name the template, not the list). */
+  templateInfos(): Promise<ReadonlyMap<string, TemplateInfo>> {
+    return this.#infos.all();
   }
 }

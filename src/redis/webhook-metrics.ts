@@ -6,10 +6,11 @@ import { CounterTally, HistogramTally } from './metric-tallies.js';
 /**
  * The `kind` label of cw_webhook_events_total: a status by Meta's name (`sent`, `delivered`,
  * `read`, `failed`), a user's `message`, a `user_preferences` change, a `user_changed_user_id`
- * system message, or what was not applied: `ignored` (fields and statuses we do not act on),
- * `malformed` (an item we could not read), `unreadable` (a signed POST that is not a webhook
- * body); `unlinked` counts messages and preferences (also counted by kind) that came with a
- * user ID only whose phone is not known yet: kept, and applied when a webhook links it.
+ * system message, a template's or the messaging limit's webhook by its field, or what was not
+ * applied: `ignored` (fields and statuses we do not act on), `malformed` (an item we could not
+ * read), `unreadable` (a signed POST that is not a webhook body); `unlinked` counts messages
+ * and preferences (also counted by kind) that came with a user ID only whose phone is not
+ * known yet: kept, and applied when a webhook links it.
  */
 export type WebhookEventKind =
   | 'sent'
@@ -21,6 +22,10 @@ export type WebhookEventKind =
   | 'message_template_status_update'
   | 'user_changed_user_id'
   | 'unlinked'
+  | 'message_template_quality_update'
+  | 'template_category_update'
+  | 'business_capability_update'
+  | 'account_update'
   | 'ignored'
   | 'malformed'
   | 'unreadable';

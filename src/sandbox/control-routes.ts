@@ -8,6 +8,7 @@ import type { SandboxRuntime } from './sandbox-runtime.js';
 import { SERVICE_WINDOW_MS } from './service-window.js';
 import { inboundPayload, userPreferencesPayload } from './webhook-payloads.js';
 import { statusAfter, templateStatusPayload, templateStatusRequestSchema } from './template-status.js';
+import { templateQualityPayloads, templateQualityRequestSchema } from './template-quality.js';
 import type { WebhookSink } from './webhook-poster.js';
 
 /**
@@ -105,6 +106,22 @@ export function registerControlRoutes(app: FastifyInstance, runtime: SandboxRunt
     const sent = webhooks !== undefined;
     webhooks?.post(templateStatusPayload(parsed.data, entry.template.id ?? '0', runtime.now()));
     return { name, language, status, webhook: sent ? 'posted' : 'no webhook URL configured' };
+  });
+
+  // Meta changing a template's quality score or category: its sends follow, and the webhooks go out.
+  app.post('/_sandbox/template-quality', (request, reply) => {
+    const parsed = templateQualityRequestSchema.safeParse(request.body);
+    if (!parsed.success) return badRequest(reply, request.body, parsed.error);
+    const { name, language } = parsed.data;
+    const entry = runtime.templates.find(name, language);
+    if (entry === undefined) return reply.code(404).send({ error: `No template ${name} (${language}) in the sandbox's catalogue` });
+    const { template } = entry;
+    const before = { templateId: template.id ?? '0', quality: template.quality_score?.score, category: template.category };
+    runtime.templates.setQuality(entry, parsed.data);
+    for (const body of templateQualityPayloads(parsed.data, before, runtime.now())) webhooks?.post(body);
+    const after = entry.template;
+    const webhook = webhooks !== undefined ? 'posted' : 'no webhook URL configured';
+    return { name, language, quality: after.quality_score?.score ?? null, category: after.category ?? null, webhook };
   });
 
   app.post('/_sandbox/reset', (_request, reply) => {

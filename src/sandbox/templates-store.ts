@@ -45,8 +45,8 @@ function decodeCursor(cursor: string): number {
 export class TemplatesStore {
   private readonly entries: TemplateEntry[] = [];
   private readonly byKey = new Map<string, TemplateEntry>();
-  /** Each template as loaded, for reset after `POST /_sandbox/template-status` or a TTL update changed some. */
-  private readonly loaded = new Map<TemplateEntry, MessageTemplate>();
+  /** Each template and its requirements as loaded, for reset after a template-status, template-quality or TTL change. */
+  private readonly loaded = new Map<TemplateEntry, Pick<TemplateEntry, 'template' | 'requirements'>>();
 
   /**
    * Checks each template against the schema but keeps the object as given, so the list
@@ -80,7 +80,7 @@ export class TemplatesStore {
       const entry: TemplateEntry = { template, requirements: requirementsOf(parsed.data), buttonTypes };
       this.entries.push(entry);
       this.byKey.set(key, entry);
-      this.loaded.set(entry, template);
+      this.loaded.set(entry, { template, requirements: entry.requirements });
     });
   }
 
@@ -103,9 +103,21 @@ export class TemplatesStore {
     entry.template = { ...entry.template, message_send_ttl_seconds: seconds } as MessageTemplate;
   }
 
-  /** Every template back to what was loaded: its status, no TTL set. */
+  /** Meta changed the template's quality score or category (`POST /_sandbox/template-quality`): its sends and listing follow. */
+  setQuality(entry: TemplateEntry, change: { quality?: string | undefined; category?: string | undefined }): void {
+    const { quality, category } = change;
+    if (quality !== undefined) entry.template = { ...entry.template, quality_score: { score: quality } };
+    if (category === undefined) return;
+    entry.template = { ...entry.template, category };
+    entry.requirements = { ...entry.requirements, category };
+  }
+
+  /** Every template back to what was loaded: its status, quality and category, no TTL set. */
   reset(): void {
-    for (const [entry, template] of this.loaded) entry.template = template;
+    for (const [entry, loaded] of this.loaded) {
+      entry.template = loaded.template;
+      entry.requirements = loaded.requirements;
+    }
   }
 
   get size(): number {

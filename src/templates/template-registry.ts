@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { TemplateInfo } from '../campaigns/template-status.js';
 import type { MessageTemplate } from './template-schema.js';
 import type { TemplateSource } from './template-source.js';
 
@@ -16,6 +17,8 @@ export interface TemplateCache {
   /** The stored snapshot, or undefined when there is none or it cannot be read back. */
   read(): Promise<TemplateSnapshot | undefined>;
   write(snapshot: TemplateSnapshot): Promise<void>;
+  /** What Meta's quality and category webhooks last said, by "<name>\n<language>" (src/redis/redis-template-info.ts). */
+  templateInfos?(): Promise<ReadonlyMap<string, TemplateInfo>>;
 }
 
 export interface SyncResult {
@@ -77,8 +80,17 @@ export class TemplateRegistry {
     return { count: snapshot.templates.length, syncedAt: snapshot.syncedAt, source: snapshot.source };
   }
 
-  /** Every template (all statuses), from the cache while it is fresh. */
+  /**
+   * Every template (all statuses), from the cache while it is fresh, with the quality score and
+   * category Meta's webhooks last gave it: Meta's latest word wins over the list (a template
+   * moved to MARKETING is sent as marketing before the list is fetched again).
+   */
   async list(): Promise<MessageTemplate[]> {
+    const [templates, infos] = await Promise.all([this.#list(), this.#cache.templateInfos?.()]);
+    return infos === undefined || infos.size === 0 ? templates : templates.map((t) => withInfo(t, infos.get(`${t.name}\n${t.language}`)));
+  }
+
+  async #list(): Promise<MessageTemplate[]> {
     const cached = await this.#cachedFromThisSource();
     const now = this.#now();
     // A snapshot stamped in the future (another host's clock) counts as fresh.
@@ -137,6 +149,15 @@ export class TemplateRegistry {
     this.#logger.debug({ source: snapshot.source, count: templates.length, durationMs: snapshot.syncedAt - started }, 'templates synced');
     return snapshot;
   }
+}
+
+function withInfo(template: MessageTemplate, info: TemplateInfo | undefined): MessageTemplate {
+  if (info === undefined) return template;
+  return {
+    ...template,
+    ...(info.category === undefined ? {} : { category: info.category.value }),
+    ...(info.quality === undefined ? {} : { quality_score: { ...template.quality_score, score: info.quality.value } }),
+  };
 }
 
 function compare(a: string, b: string): number {

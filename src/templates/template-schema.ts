@@ -34,6 +34,8 @@ export const messageTemplateSchema = z.object({
   language: z.string().min(1),
   status: z.string(),
   category: z.string().optional(),
+  /** GREEN, YELLOW, RED or UNKNOWN, when the list was asked for it or a quality webhook said it. */
+  quality_score: z.object({ score: z.string() }).loose().optional(),
   parameter_format: z.enum(['POSITIONAL', 'NAMED']).default('POSITIONAL'),
   components: z.array(templateComponentSchema),
 });

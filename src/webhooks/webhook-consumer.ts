@@ -1,5 +1,5 @@
 import type { RedisClient } from '../redis/key-scope.js';
-import type { DeliveryLedger, StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
+import type { DeliveryLedger, StatusUpdate, TemplateInfoUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
 import { retryParkedStatuses, settleDeliveryEvents, type ParkedStatus, type StatusApplied } from '../campaigns/settle/delivery-events.js';
 import type { InboundEvent, PreferenceEvent, UserIdChange, UserLinkStore } from '../campaigns/settle/user-joins.js';
 import { RedisUserLinks } from '../redis/redis-user-links.js';
@@ -154,6 +154,7 @@ export class WebhookConsumer {
     const userIdChanges: UserIdChange[] = [];
     const templates: TemplateStatusUpdate[] = [];
     const limits: LimitUpdate[] = [];
+    const templateInfo: TemplateInfoUpdate[] = [];
     const stats: Record<string, number> = { posts: entries.length };
     const metrics = this.#metrics;
     // Metrics hook: what an earlier batch counted before it failed is counted again when it is read again.
@@ -173,6 +174,7 @@ export class WebhookConsumer {
       userIdChanges.push(...parsed.events.userIdChanges);
       templates.push(...parsed.events.templates);
       limits.push(...parsed.events.limits);
+      templateInfo.push(...parsed.events.templateInfo);
       stats.ignored = (stats.ignored ?? 0) + parsed.events.ignored;
       stats.malformed = (stats.malformed ?? 0) + parsed.events.malformed;
       if (metrics !== undefined) countKinds(metrics, parsed.events);
@@ -180,7 +182,7 @@ export class WebhookConsumer {
     const firstSeen = Date.now();
     const settled = await settleDeliveryEvents(
       this.#o.ledger,
-      { statuses, inbound, preferences, userIdChanges, templates },
+      { statuses, inbound, preferences, userIdChanges, templates, templateInfo },
       this.#statusApplied,
       this.#o.links,
     );
@@ -193,6 +195,9 @@ export class WebhookConsumer {
     if (limits.length > 0) {
       stats.limits = limits.length;
       await this.#o.onLimitUpdates?.(limits);
+    }
+    for (const u of templateInfo) {
+      this.#o.logger.info({ template: u }, `template ${u.name} (${u.language}): ${u.kind} ${u.previous || '?'} → ${u.value}`);
     }
     if (unmatched.length > 0)
       await this.#o.redis.zadd(this.#keys.parked, 'NX', ...unmatched.flatMap((u) => [firstSeen, JSON.stringify(u)]));
@@ -242,6 +247,9 @@ function countKinds(metrics: WebhookMetrics, events: WebhookEvents): void {
   metrics.count('user_changed_user_id', events.userIdChanges.length);
   metrics.count('user_preferences', events.preferences.length);
   metrics.count('message_template_status_update', events.templates.length);
+  metrics.count('message_template_quality_update', events.templateInfo.filter((u) => u.kind === 'quality').length);
+  metrics.count('template_category_update', events.templateInfo.filter((u) => u.kind === 'category').length);
+  for (const limit of events.limits) metrics.count(limit.field);
   metrics.count('ignored', events.ignored);
   metrics.count('malformed', events.malformed);
 }

@@ -1,7 +1,8 @@
-import type { StatusUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
+import type { StatusUpdate, TemplateInfoUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
 import type { InboundEvent, PreferenceEvent, StatusEvent, UserIdChange } from '../campaigns/settle/user-joins.js';
 import { toLimitUpdate, type LimitUpdate } from './limit-events.js';
 import { statusPricing } from './status-pricing.js';
+import { entryTimeMs, toTemplateInfo } from './template-info-events.js';
 
 /**
  * The events of one webhook POST (reference §3.2): every entry, every change, every item,
@@ -24,6 +25,8 @@ export interface WebhookEvents {
   templates: TemplateStatusUpdate[];
   /** `business_capability_update`, `account_update`: the portfolio's messaging limit changed, or may have. */
   limits: LimitUpdate[];
+  /** `message_template_quality_update`, `template_category_update`: a template's quality score or category. */
+  templateInfo: TemplateInfoUpdate[];
   /** Items of kinds this version does not act on (inbound messages, preferences, template updates…). */
   ignored: number;
   /**
@@ -63,62 +66,79 @@ export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () 
     userIdChanges: [],
     templates: [],
     limits: [],
+    templateInfo: [],
     ignored: 0,
     malformed: 0,
   };
   for (const entry of payload.entry) {
     if (!isObject(entry) || !Array.isArray(entry.changes)) continue;
     for (const change of entry.changes) {
-      if (!isObject(change) || !isObject(change.value)) continue;
-      const value = change.value;
-      const phoneNumberId =
-        isObject(value.metadata) && typeof value.metadata.phone_number_id === 'string' ? value.metadata.phone_number_id : '';
-      if (change.field === 'user_preferences' && Array.isArray(value.user_preferences)) {
-        const contacts = Array.isArray(value.contacts) ? value.contacts.filter(isObject) : [];
-        for (const item of value.user_preferences) {
-          const preference = toPreference(item, phoneNumberId, contacts);
-          if (preference === undefined) events.malformed++;
-          else events.preferences.push(preference);
-        }
-        continue;
-      }
-      if (change.field === 'message_template_status_update') {
-        const template = toTemplateStatus(value);
-        if (template === undefined) events.malformed++;
-        else events.templates.push(template);
-        continue;
-      }
-      const limit = toLimitUpdate(change.field, value, entry.id);
-      if (limit !== undefined) {
-        events.limits.push(limit);
-        continue;
-      }
-      if (change.field !== 'messages') {
-        events.ignored += countItems(value);
-        continue;
-      }
-      for (const item of Array.isArray(value.statuses) ? value.statuses : []) {
-        const status = toStatus(item, phoneNumberId);
-        if (status === undefined) events.malformed++;
-        else if (status === 'other') events.ignored++;
-        else events.statuses.push(status);
-      }
-      const contacts = Array.isArray(value.contacts) ? value.contacts.filter(isObject) : [];
-      for (const item of Array.isArray(value.messages) ? value.messages : []) {
-        const change = toUserIdChange(item, phoneNumberId);
-        if (change !== undefined) {
-          if (change === 'malformed') events.malformed++;
-          else events.userIdChanges.push(change);
-          continue;
-        }
-        const inbound = toInbound(item, phoneNumberId, isOptOut, contacts);
-        if (inbound === undefined) events.malformed++;
-        else events.inbound.push(inbound);
-      }
-      events.ignored += Array.isArray(value.errors) ? value.errors.length : 0;
+      if (isObject(change) && isObject(change.value)) addChange(events, entry, change, change.value, isOptOut);
     }
   }
   return { ok: true, events };
+}
+
+/** One change of an entry, routed by its `field`, into the batch's events. */
+function addChange(
+  events: WebhookEvents,
+  entry: Record<string, unknown>,
+  change: Record<string, unknown>,
+  value: Record<string, unknown>,
+  isOptOut: OptOutMatcher,
+): void {
+  const phoneNumberId =
+    isObject(value.metadata) && typeof value.metadata.phone_number_id === 'string' ? value.metadata.phone_number_id : '';
+  if (change.field === 'user_preferences' && Array.isArray(value.user_preferences)) {
+    const contacts = Array.isArray(value.contacts) ? value.contacts.filter(isObject) : [];
+    for (const item of value.user_preferences) {
+      const preference = toPreference(item, phoneNumberId, contacts);
+      if (preference === undefined) events.malformed++;
+      else events.preferences.push(preference);
+    }
+    return;
+  }
+  const info = toTemplateInfo(change.field, value, entryTimeMs(entry));
+  if (info !== undefined) {
+    if (info === 'malformed') events.malformed++;
+    else if (info === 'ignored') events.ignored++;
+    else events.templateInfo.push(info);
+    return;
+  }
+  if (change.field === 'message_template_status_update') {
+    const template = toTemplateStatus(value);
+    if (template === undefined) events.malformed++;
+    else events.templates.push(template);
+    return;
+  }
+  const limit = toLimitUpdate(change.field, value, entry.id);
+  if (limit !== undefined) {
+    events.limits.push(limit);
+    return;
+  }
+  if (change.field !== 'messages') {
+    events.ignored += countItems(value);
+    return;
+  }
+  for (const item of Array.isArray(value.statuses) ? value.statuses : []) {
+    const status = toStatus(item, phoneNumberId);
+    if (status === undefined) events.malformed++;
+    else if (status === 'other') events.ignored++;
+    else events.statuses.push(status);
+  }
+  const contacts = Array.isArray(value.contacts) ? value.contacts.filter(isObject) : [];
+  for (const item of Array.isArray(value.messages) ? value.messages : []) {
+    const idChange = toUserIdChange(item, phoneNumberId);
+    if (idChange !== undefined) {
+      if (idChange === 'malformed') events.malformed++;
+      else events.userIdChanges.push(idChange);
+      continue;
+    }
+    const inbound = toInbound(item, phoneNumberId, isOptOut, contacts);
+    if (inbound === undefined) events.malformed++;
+    else events.inbound.push(inbound);
+  }
+  events.ignored += Array.isArray(value.errors) ? value.errors.length : 0;
 }
 
 function toStatus(item: unknown, phoneNumberId: string): StatusEvent | 'other' | undefined {

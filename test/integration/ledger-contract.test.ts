@@ -32,6 +32,7 @@ const METHODS = {
   applyPreferences: 0,
   serviceWindowsOpen: 0,
   applyTemplateStatus: 0,
+  recordTemplateInfo: 0,
   templateStatusOf: 0,
   recordOptOut: 0,
   addOptOut: 0,

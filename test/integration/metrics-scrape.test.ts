@@ -142,6 +142,7 @@ describe('metrics in Redis, read at scrape time', () => {
         queued: 6,
         sending: 0,
         confirming: 0,
+        held: 0,
         sent: 0,
         failed: 0,
         rejected: 2,
@@ -179,7 +180,7 @@ describe('metrics in Redis, read at scrape time', () => {
       // Retention (1 h here): shown until an hour after it finished, then gone; the running one stays.
       const finishedAt = (await ledger.status('done'))?.finishedAt ?? 0;
       expect(finishedAt).toBeGreaterThan(0);
-      expect(samplesOf(await scrapeAt(finishedAt + 3_599_999), 'cw_campaign_rows', { campaign_id: 'done' })).toHaveLength(12);
+      expect(samplesOf(await scrapeAt(finishedAt + 3_599_999), 'cw_campaign_rows', { campaign_id: 'done' })).toHaveLength(13);
       const gone = await scrapeAt(finishedAt + 3_600_000);
       expect(samplesOf(gone, 'cw_campaign_rows', { campaign_id: 'done' })).toEqual([]);
       expect(samplesOf(gone, 'cw_campaign_eta_seconds', { campaign_id: 'done' })).toEqual([]);
@@ -189,7 +190,7 @@ describe('metrics in Redis, read at scrape time', () => {
       await redis.del(campaignLedgerKeys(prefix, UNIT_NUMBER, 'run').campaign);
       const hashless = await scrapeAt(finishedAt);
       expect(samplesOf(hashless, 'cw_campaign_rows', { campaign_id: 'run' })).toEqual([]);
-      expect(samplesOf(hashless, 'cw_campaign_rows', { campaign_id: 'done' })).toHaveLength(12);
+      expect(samplesOf(hashless, 'cw_campaign_rows', { campaign_id: 'done' })).toHaveLength(13);
     },
   );
 
@@ -312,7 +313,7 @@ describe('GET /metrics while Redis is away', () => {
         },
         { what: 'GET /metrics answering 200 again after Redis came back', timeoutMs: 30_000, intervalMs: 200 },
       );
-      expect(samplesOf(back, 'cw_campaign_rows', { campaign_id: 'away' })).toHaveLength(12);
+      expect(samplesOf(back, 'cw_campaign_rows', { campaign_id: 'away' })).toHaveLength(13);
       expect(samplesOf(back, 'cw_queue_jobs', { phone_number_id: UNIT_NUMBER })).toHaveLength(4);
     } finally {
       await service.close();

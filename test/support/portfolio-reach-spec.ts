@@ -134,6 +134,8 @@ export function describePortfolioReach(label: string, open: () => Promise<ReachR
         await t.campaign('a', NUMBER_A, 6, 1);
         await t.campaign('b', NUMBER_B, 4, 11);
         const context = new LedgerContext(t.redis, t.prefix, { clock: t.clock });
+        // This process has fed A before (an empty window: nothing fed), so A's first-feed seeding is behind it.
+        expect((await t.feed(NUMBER_A, { messagingLimit: 6 }, 0)).jobs).toEqual([]);
         // A feeder of A took a lease and fed 3 rows, then died before its commit.
         const lease = await new PortfolioReach(context).reserve(DEFAULT_PORTFOLIO, NUMBER_A, 3, 6);
         const { active, window } = feedKeys(t.prefix, NUMBER_A);
@@ -163,6 +165,22 @@ export function describePortfolioReach(label: string, open: () => Promise<ReachR
         expect(await t.redis.hlen(reachPendingKey(t.prefix, NUMBER_A))).toBe(0);
         // So B gets what is left of 6, not more.
         expect((await t.feed(NUMBER_B, { messagingLimit: 6 })).jobs).toHaveLength(2);
+      } finally {
+        await t.cleanup();
+      }
+    });
+
+    it("a number's own count from before (an upgrade, a move between portfolios) joins the portfolio's at its first feed", async () => {
+      const t = await setUp();
+      try {
+        await t.campaign('a', NUMBER_A, 1, 1);
+        await t.campaign('b', NUMBER_B, 4, 11);
+        const now = t.clock.now();
+        // A reached three users an hour ago, counted only in its own set.
+        await t.redis.zadd(reachKey(t.prefix, NUMBER_A), now - 3_600_000, '491', now - 3_600_000, '492', now - 3_600_000, '493');
+        expect((await t.feed(NUMBER_A, { messagingLimit: 5 })).jobs).toHaveLength(1);
+        expect(await t.reached()).toBe(4);
+        expect(rows((await t.feed(NUMBER_B, { messagingLimit: 5 })).jobs)).toEqual(['b/1']);
       } finally {
         await t.cleanup();
       }

@@ -22,6 +22,7 @@ function stubLedger(known: Set<string>, done = new Set<string>()): DeliveryLedge
     },
     serviceWindowsOpen: () => Promise.resolve([]),
     applyTemplateStatus: () => Promise.resolve([]),
+    recordTemplateInfo: () => Promise.resolve(),
   };
 }
 

@@ -11,9 +11,9 @@ import { describe, expect, it } from 'vitest';
  *
  * - a key segment of the ledger (`:campaign:`, `:campaigns`, `:campaign-numbers`, `:numbers`,
  *   `:rows`, `:pending`, `:lanes`, `:recent`, `:feed:`, `:sent:`, `:sent-at:`, `:wamids`,
- *   `:confirm:`, `:status-seen:`, `:reach:`, `:messaging-limit:`, `:optouts:`,
- *   `:optout-prefs:`, `:service-window:`, `:retention-lock`), of the metrics (`:metrics`), or
- *   of the other stores (`:webhooks`, `:pacer:`, `:dashboard:`);
+ *   `:confirm:`, `:status-seen:`, `:reach`, `:reach-pending:`, `:leases`, `:lease-expiry`,
+ *   `:messaging-limit`, `:optouts:`, `:optout-prefs:`, `:service-window:`, `:retention-lock`),
+ *   of the metrics (`:metrics`), or of the other stores (`:webhooks`, `:pacer:`, `:dashboard:`);
  * - a key built from the prefix (`${prefix}:`, `${…Prefix}:`) or a cluster hash tag (`:{`);
  * - the key scope helpers `numberScope` and `sharedScope`;
  * - an import of src/redis's key names and layouts: ledger-keys, metric-keys, stored-row,
@@ -42,8 +42,11 @@ const SEGMENTS = [
   ':wamids',
   ':confirm:',
   ':status-seen:',
-  ':reach:',
-  ':messaging-limit:',
+  ':reach',
+  ':reach-pending:',
+  ':leases',
+  ':lease-expiry',
+  ':messaging-limit',
   ':optouts:',
   ':optout-prefs:',
   ':service-window:',

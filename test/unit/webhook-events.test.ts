@@ -35,6 +35,7 @@ describe('parseWebhook', () => {
         userIdChanges: [],
         templates: [],
         limits: [],
+        templateInfo: [],
         ignored: 0,
         malformed: 0,
       },

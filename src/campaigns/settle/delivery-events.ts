@@ -3,6 +3,7 @@ import type {
   InboundUpdate,
   PreferenceUpdate,
   StatusUpdate,
+  TemplateInfoUpdate,
   TemplateStatusOutcome,
   TemplateStatusUpdate,
 } from '../ledger.js';
@@ -34,6 +35,8 @@ export interface DeliveryEvents {
   userIdChanges?: readonly UserIdChange[];
   /** Template status changes, in the order Meta sent them (a PAUSED then a REINSTATED end reinstated). */
   templates?: readonly TemplateStatusUpdate[];
+  /** Template quality scores and categories (kept for the template list and the campaigns page). */
+  templateInfo?: readonly TemplateInfoUpdate[];
 }
 
 /** Told of each status that found its row, when it was applied (the status lag), and whether it recorded the row's billable pricing. */
@@ -98,6 +101,10 @@ export async function settleDeliveryEvents(
     counts.templateStatuses = (counts.templateStatuses ?? 0) + 1;
     for (const { outcome } of campaigns)
       if (outcome === 'paused' || outcome === 'resumed') counts[`template_${outcome}`] = (counts[`template_${outcome}`] ?? 0) + 1;
+  }
+  if ((events.templateInfo ?? []).length > 0) {
+    await ledger.recordTemplateInfo(events.templateInfo ?? []);
+    counts.templateInfo = events.templateInfo?.length ?? 0;
   }
   return settled;
 }
