@@ -276,7 +276,7 @@ export interface IngestLedger extends Pick<ReportLedger, 'getCampaign' | 'status
   liftIngestPause(campaignId: string): Promise<boolean>;
   /** All rows are read (also after an interruption): from now on the campaign can complete. True if it completed now. */
   finishIngest(campaignId: string): Promise<boolean>;
-  /** Every recipient recorded as opted out of marketing on this number, with where it was learnt. */
+  /** Every recipient opted out of marketing from this number's business portfolio, with where it was learnt. */
   optOuts(phoneNumberId: string): Promise<Map<string, OptOutSource>>;
 }
 
@@ -315,9 +315,9 @@ export interface SendLedger extends Pick<ReportLedger, 'getCampaign'> {
   recordMessagingLimit(portfolio: string, limit: MessagingLimit): Promise<void>;
   /** The in-doubt rule for the number's `confirming` rows whose window passed, at most `limit` (confirm-in-doubt.lua). */
   confirmInDoubt(phoneNumberId: string, limit: number): Promise<InDoubtDecisions>;
-  /** Meta said the recipient stopped marketing messages (131050): remember it for this number. */
+  /** Meta said the recipient stopped marketing messages (131050): remember it for every number of its portfolio. */
   recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void>;
-  /** `campaign optouts add`: the operator opts a recipient out (true), or they were already (false, entry kept). */
+  /** `campaign optouts add`: the operator opts a recipient out on the number's portfolio (true), or they were already (false). */
   addOptOut(phoneNumberId: string, phone: string): Promise<boolean>;
   /** `campaign optouts remove`: true if the recipient was opted out and no longer is. */
   removeOptOut(phoneNumberId: string, phone: string): Promise<boolean>;
@@ -365,7 +365,7 @@ export interface DeliveryLedger {
    * a row.
    */
   applyInbound(updates: readonly InboundUpdate[]): Promise<{ answeredRow: boolean }[]>;
-  /** Marketing stop adds the user to the number's opt-outs, resume removes them; the newest event wins. */
+  /** Marketing stop opts the user out on the number's portfolio, resume (or signup) lifts it; the newest event wins. */
   applyPreferences(updates: readonly PreferenceUpdate[]): Promise<void>;
   /** A template's status, applied to each campaign that sends it in that language (template-status.lua): their outcomes. */
   applyTemplateStatus(update: TemplateStatusUpdate): Promise<TemplateStatusOutcome[]>;

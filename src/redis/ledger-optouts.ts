@@ -28,10 +28,14 @@ export interface OptOutEvent {
 /** Events per script call: one call's arguments stay small whatever the size of a portfolio's record. */
 const EVENTS_PER_CALL = 500;
 
-/** A business portfolio's opt-outs, the record every number's copy follows, in the portfolio's own scope. */
-export function portfolioOptOutKeys(prefix: string, portfolio: string): OptOutCopyKeys {
+/**
+ * A business portfolio's opt-outs, the record every number's copy follows, in the portfolio's
+ * own scope; and `copies`, the numbers that hold a copy (a number that got a webhook before its
+ * first campaign is not in the numbers index, but its copy must follow too).
+ */
+export function portfolioOptOutKeys(prefix: string, portfolio: string): OptOutCopyKeys & { copies: string } {
   const scope = portfolioScope(prefix, portfolio);
-  return { optouts: `${scope}:optouts`, prefs: `${scope}:optout-prefs` };
+  return { optouts: `${scope}:optouts`, prefs: `${scope}:optout-prefs`, copies: `${scope}:optout-copies` };
 }
 
 /** Applies the events to one copy (apply-optouts.lua): per event, whether it changed that copy. */
@@ -46,11 +50,11 @@ async function applyToCopy(context: LedgerContext, keys: OptOutCopyKeys, events:
 }
 
 /**
- * Applies the events to the portfolio's record, then to every number of the portfolio and
- * to `alsoNumbers` (the numbers the events came for, registered or not). The numbers are
- * listed after the record changed: a number registered meanwhile copies the record (it is
- * registered before it copies), one listed here gets the events. Per event, whether it
- * changed any copy.
+ * Applies the events to the portfolio's record, then to every number of the portfolio, every
+ * number holding a copy, and `alsoNumbers` (the numbers the events came for, registered or
+ * not: they are recorded as holding a copy from then on). The numbers are listed after the
+ * record changed: a number registered meanwhile copies the record (it is registered before it
+ * copies), one listed here gets the events. Per event, whether it changed any copy.
  */
 export async function spreadOptOuts(
   context: LedgerContext,
@@ -60,8 +64,12 @@ export async function spreadOptOuts(
 ): Promise<boolean[]> {
   if (events.length === 0) return [];
   const { redis, prefix, portfolios } = context;
-  const changed = await applyToCopy(context, portfolioOptOutKeys(prefix, portfolio), events);
-  const numbers = new Set([...(await numbersOfPortfolio(redis, prefix, portfolios, portfolio)), ...alsoNumbers]);
+  const record = portfolioOptOutKeys(prefix, portfolio);
+  if (alsoNumbers.length > 0) await redis.sadd(record.copies, ...alsoNumbers);
+  const changed = await applyToCopy(context, record, events);
+  const [known, copies] = await Promise.all([numbersOfPortfolio(redis, prefix, portfolios, portfolio), redis.smembers(record.copies)]);
+  // A number PORTFOLIOS has moved to another portfolio follows that one now.
+  const numbers = new Set([...known, ...copies.filter((id) => portfolioOf(portfolios, id) === portfolio), ...alsoNumbers]);
   const perNumber = await Promise.all([...numbers].map((number) => applyToCopy(context, numberOptOutKeys(prefix, number), events)));
   for (const answers of perNumber) answers.forEach((yes, i) => (changed[i] = changed[i] === true || yes));
   return changed;

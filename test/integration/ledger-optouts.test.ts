@@ -194,6 +194,18 @@ describe('opt-outs belong to the business portfolio (real Redis)', () => {
     expect((await ledger.optOuts(D)).has(phoneNumber(1))).toBe(true);
   });
 
+  it('a portfolio lift reaches a number that learnt the opt-out before its first campaign; that campaign does not revive it', async () => {
+    const { ledger } = open({ portfolios });
+    // E is in no campaign and PORTFOLIOS does not name it (the default portfolio): nothing lists it but its copy.
+    const E = '3001';
+    await ledger.applyInbound([{ phoneNumberId: E, waId, wamid: 'in.1', at: 4000, optOut: true }]);
+    expect((await ledger.optOutsOfPortfolio('default')).has(phoneNumber(1))).toBe(true);
+    expect(await ledger.removePortfolioOptOut('default', phoneNumber(1))).toBe(true);
+    await campaignsOn(ledger, E);
+    expect(await claimOn(ledger, E)).toBe('claimed');
+    expect(await ledger.optOutsOfPortfolio('default')).toStrictEqual(new Map());
+  });
+
   it('a number’s own opt-outs (kept before they were shared) go to its whole portfolio when it is next registered', async () => {
     const { ledger, redis, prefix } = open({ portfolios });
     await campaignsOn(ledger, B);

@@ -8,8 +8,9 @@
   a new job number, for resume); a recipient who opted out of marketing from the business
   (the number's copy of its portfolio's opt-outs) is skipped as OPTED_OUT when the campaign
   is one opt-outs apply to (includes/opted-out.lua), however long ago the row was read or
-  fed: a STOP that came while it waited holds at its claim, right before its request; a message this number already sent within the window
-  (another row, any campaign) is skipped; only then is the row `sending`, and its message
+  fed: a STOP that came while it waited holds at its claim, right before its request; a
+  message this number already sent within the window (another row, any campaign) is
+  skipped; only then is the row `sending`, and its message
   recorded in the guard. Every outcome but `claimed` and `in-doubt` ends the job's work, so
   its ID leaves the window here. Expiry (`expiresAt`) is judged on the ledger's clock, and a
   claim's time (`ct`) is kept on it, so the in-doubt rule can tell which sends came after which.
