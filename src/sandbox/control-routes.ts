@@ -44,22 +44,8 @@ function refuseUserEvent(
   });
 }
 
-export function registerControlRoutes(app: FastifyInstance, runtime: SandboxRuntime, webhooks: WebhookSink | undefined): void {
-  app.get('/_sandbox/healthz', () => ({ status: 'ok' }));
-
-  app.get('/_sandbox/accepted', () => runtime.log.all);
-
-  app.get('/_sandbox/stats', () => runtime.stats());
-
-  app.get('/_sandbox/faults', () => runtime.faults.current);
-
-  app.post('/_sandbox/faults', (request, reply) => {
-    const parsed = faultSettingsSchema.safeParse(request.body ?? {});
-    if (!parsed.success) return badRequest(reply, request.body, parsed.error);
-    runtime.setFaults(parsed.data);
-    return runtime.faults.current;
-  });
-
+/** A user writing in, and a user stopping or resuming marketing: what Meta reports by webhook. */
+function registerUserRoutes(app: FastifyInstance, runtime: SandboxRuntime, webhooks: WebhookSink | undefined): void {
   app.post('/_sandbox/inbound', (request, reply) => {
     const parsed = inboundRequestSchema.safeParse(request.body);
     if (!parsed.success) return badRequest(reply, request.body, parsed.error);
@@ -93,6 +79,25 @@ export function registerControlRoutes(app: FastifyInstance, runtime: SandboxRunt
     webhooks.post(userPreferencesPayload(change));
     return { wa_id: change.waId, user_id: change.userId, value: change.value };
   });
+}
+
+export function registerControlRoutes(app: FastifyInstance, runtime: SandboxRuntime, webhooks: WebhookSink | undefined): void {
+  app.get('/_sandbox/healthz', () => ({ status: 'ok' }));
+
+  app.get('/_sandbox/accepted', () => runtime.log.all);
+
+  app.get('/_sandbox/stats', () => runtime.stats());
+
+  app.get('/_sandbox/faults', () => runtime.faults.current);
+
+  app.post('/_sandbox/faults', (request, reply) => {
+    const parsed = faultSettingsSchema.safeParse(request.body ?? {});
+    if (!parsed.success) return badRequest(reply, request.body, parsed.error);
+    runtime.setFaults(parsed.data);
+    return runtime.faults.current;
+  });
+
+  registerUserRoutes(app, runtime, webhooks);
 
   // Meta changing a template's status: its sends answer as Meta's would, and the webhook goes out.
   app.post('/_sandbox/template-status', (request, reply) => {
