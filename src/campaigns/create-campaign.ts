@@ -109,23 +109,20 @@ export async function createCampaign(
   const optedOut =
     message.kind === 'text' || message.requirements.category === 'MARKETING' ? await deps.ledger.optOuts(spec.phoneNumberId) : undefined;
   const category = message.kind === 'template' ? message.requirements.category : undefined;
-  const pricing = { card: deps.rateCard, category: cardCategoryOf(category ?? 'service'), maxCost: request.maxCost };
+  const pricing = { card: deps.rateCard, category: cardCategoryOf(category ?? 'service') };
+  const input = {
+    file: request.file,
+    delimiter: spec.delimiter,
+    define: (header: readonly string[]) => campaignDefinition({ id, spec, message, file: request.file, names: request.names }, header),
+    allowRepeat: spec.allowRepeat,
+    usMarketingPaused: usMarketingPaused(category, spec.allowUsMarketing),
+    names: request.names,
+    ...(optedOut === undefined ? {} : { optedOut }),
+  };
   // Refused before a row is queued: the file is read once more, as a dry run, to price it first.
   if (request.maxCost !== undefined && !spec.dryRun) {
-    const priced = await produceCampaign(
-      { ledger: deps.ledger },
-      {
-        file: request.file,
-        delimiter: spec.delimiter,
-        define: (header) => campaignDefinition({ id, spec, message, file: request.file, names: request.names }, header),
-        dryRun: true,
-        allowRepeat: spec.allowRepeat,
-        usMarketingPaused: usMarketingPaused(category, spec.allowUsMarketing),
-        names: request.names,
-        ...(optedOut === undefined ? {} : { optedOut }),
-      },
-    );
-    const refusal = costRefusal(costOf(pricing, priced, now), request.maxCost);
+    const priced = await produceCampaign({ ledger: deps.ledger }, { ...input, dryRun: true });
+    const refusal = costRefusal(costOf(pricing, priced, Math.max(priced.schedule.startsAt ?? now, now)), request.maxCost);
     if (refusal !== undefined) throw new AppError('COST_ABOVE_MAX', `${refusal}. Nothing was queued.`);
   }
   // The last change before rows are read: nothing refused the campaign, so the template may change.
@@ -136,16 +133,10 @@ export async function createCampaign(
     const summary = await produceCampaign(
       { ledger: deps.ledger },
       {
-        file: request.file,
-        delimiter: spec.delimiter,
-        define: (header) => campaignDefinition({ id, spec, message, file: request.file, names: request.names }, header),
+        ...input,
         dryRun: spec.dryRun,
-        allowRepeat: spec.allowRepeat,
-        usMarketingPaused: usMarketingPaused(category, spec.allowUsMarketing),
-        names: request.names,
         onRefused: (refused) => rejects.add(refused),
         onStart: (start) => notices.onStart?.({ id, dryRun: spec.dryRun, ...start }),
-        ...(optedOut === undefined ? {} : { optedOut }),
         ...(notices.onProgress ? { onProgress: notices.onProgress } : {}),
         ...(notices.signal ? { signal: notices.signal } : {}),
       },
@@ -160,6 +151,7 @@ export async function createCampaign(
       rejectsFile: await rejects.close(),
       ...plan,
       ...estimate,
+      rateCard: deps.rateCard?.file ?? null,
       ...(request.maxCost === undefined ? {} : { maxCost: { amount: request.maxCost.amount, refused: refusal ?? null } }),
     };
   } finally {

@@ -1,10 +1,13 @@
+import { basename } from 'node:path';
 import type { SendOutcome } from '../campaigns/ingest/producer.js';
+import { defaultRateCardFile } from '../pricing/rate-card.js';
 
 /** The plan's cost as `send --json` prints it: `cost` (null when no card covers it), `costReason`, and `maxCost` when given. */
 export function costJson(summary: SendOutcome): Record<string, unknown> {
   return {
     cost: summary.cost,
     costReason: summary.costReason,
+    rateCard: summary.rateCard,
     ...(summary.maxCost === undefined ? {} : { maxCost: summary.maxCost }),
   };
 }
@@ -17,6 +20,9 @@ export function costLines(summary: SendOutcome): string[] {
     lines.push(`  estimated cost: not known (${summary.costReason ?? 'no rate card'})`);
   } else {
     lines.push(`  estimated cost: ${cost.total} ${cost.currency} at most (Meta charges only delivered messages)`);
+    const example = summary.rateCard !== null && basename(summary.rateCard) === basename(defaultRateCardFile());
+    const note = example ? ": an EXAMPLE card, not Meta's rates (set RATE_CARD_FILE: docs/costs.md)" : '';
+    lines.push(`    rates from ${summary.rateCard ?? '?'}${note}`);
     for (const m of cost.byMarket) {
       lines.push(`    ${m.market}: ${m.messages} ${m.category} × ${m.rate} = ${m.amount} ${cost.currency}`);
     }

@@ -1,5 +1,6 @@
 import { campaignMessage, describeMessage, type CampaignDefinition, type CampaignStatus } from '../campaigns/campaign.js';
 import { costJson, costLines } from './format-cost.js';
+import type { CampaignCost } from '../pricing/recorded-cost.js';
 import type { OptOutOrigin, SendOutcome } from '../campaigns/ingest/producer.js';
 import { delimiterLabel } from '../csv/delimiter.js';
 import type { SendEstimate } from '../campaigns/feed/send-estimate.js';
@@ -58,6 +59,8 @@ export interface StatusView {
   waiting: number | null;
   /** When the next of those windows opens; null when none waits. */
   nextWindowAt: string | null;
+  /** `status` and `status --watch` (not `list`): what it costs by the rate card (src/pricing/recorded-cost.ts). */
+  cost?: CampaignCost;
 }
 
 /** Status as `campaign status --json` prints it: the state and the counts, flat. */

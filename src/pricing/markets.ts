@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { getCountries, getCountryCallingCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 
 /**
  * Meta's pricing markets: the rate of a delivered template depends on the market of the
@@ -88,7 +88,26 @@ export function marketOfCountry(country: string | undefined): string {
  * a business-scoped user ID, which starts with the user's ISO country (`US.1349…`).
  */
 export function marketOfRecipient(recipient: string): string {
-  return marketOfCountry(countryOfRecipient(recipient));
+  const country = countryOfRecipient(recipient);
+  if (country !== undefined) return marketOfCountry(country);
+  // A number libphonenumber-js cannot place (a range it does not know yet): Meta goes by the
+  // calling code, which names one market when every country sharing it is in that market.
+  const code = parsePhoneNumberFromString(`+${recipient.replace(/^\+/, '')}`)?.countryCallingCode;
+  return (code === undefined ? undefined : marketOfCallingCode().get(code)) ?? OTHER_MARKET;
+}
+
+let byCallingCode: Map<string, string> | undefined;
+
+/** Calling code → market, for the codes whose countries all share one market (44: United Kingdom; not 1 or 7). */
+function marketOfCallingCode(): Map<string, string> {
+  if (byCallingCode !== undefined) return byCallingCode;
+  const markets = new Map<string, Set<string>>();
+  for (const country of getCountries()) {
+    const code = getCountryCallingCode(country);
+    markets.set(code, (markets.get(code) ?? new Set()).add(marketOfCountry(country)));
+  }
+  byCallingCode = new Map([...markets].flatMap(([code, set]) => (set.size === 1 ? [[code, [...set][0] ?? OTHER_MARKET]] : [])));
+  return byCallingCode;
 }
 
 /** The ISO country of a recipient (number or business-scoped user ID); undefined when it has none. */

@@ -82,7 +82,12 @@ export function parseRateCard(text: string, file: string): RateCard {
       return;
     }
     if (fields.length !== HEADER.length) {
-      fail(line, undefined, `has ${fields.length} fields, a rate needs ${HEADER.length} (${EXAMPLE}); no commas inside a market name`);
+      const comma = fields.length === HEADER.length + 1 ? '; a decimal comma? write the rate with a dot' : '';
+      fail(
+        line,
+        undefined,
+        `has ${fields.length} fields, a rate needs ${HEADER.length} (${EXAMPLE}); no commas inside a market name${comma}`,
+      );
     }
     const entry = entryOf(fields, (column, problem) => fail(line, column, problem));
     if (currency !== undefined && entry.currency !== currency) {

@@ -54,7 +54,7 @@ export class LedgerDelivery
         outcomes.push({
           outcome: String(flat[i]) as StatusOutcome['outcome'],
           completedCampaign: (flags & 1) === 1,
-          billed: (flags & 2) === 2,
+          ...((flags & 2) === 2 ? { billed: true } : {}),
         });
       }
       // The script recorded 131050's opt-out on this number; the rest of its portfolio follows.

@@ -1753,6 +1753,31 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         ]);
         expect((await row(2)).status).toBe('rejected');
       });
+
+      it("a row's pricing is the first its statuses bring; a billable one counts once by market and category", async () => {
+        const { ledger: priced } = open();
+        await campaign(2, { on: priced });
+        await answer(job(1), sentAs('w1'), priced);
+        await answer(job(2), sentAs('w2'), priced);
+        const india = { category: 'marketing', billable: true, market: 'India' };
+        const outcomes = await priced.applyStatuses([
+          status('w1', 'sent', 1000, { pricing: india }),
+          status('w1', 'delivered', 2000, { pricing: india }),
+          status('w1', 'delivered', 2000, { pricing: india }),
+          status('w2', 'delivered', 2000, { pricing: { category: 'service', billable: false, market: 'India' } }),
+        ]);
+        expect(outcomes.map((o) => [o.outcome, o.billed === true])).toEqual([
+          ['applied', true],
+          ['applied', false],
+          ['same', false],
+          ['applied', false],
+        ]);
+        expect((await rowsOf(ID, priced)).map((r) => r.pricing)).toEqual([
+          { category: 'marketing', billable: true },
+          { category: 'service', billable: false },
+        ]);
+        expect((await priced.recordedCosts(ID)).billed).toEqual([{ market: 'India', category: 'marketing', messages: 1 }]);
+      });
     });
 
     describe('what the keys hold (the backlog, the window, the message-ID index)', () => {

@@ -4,6 +4,7 @@ import { estimateSending } from '../../src/campaigns/feed/send-estimate.js';
 import { parseSendWindow } from '../../src/campaigns/feed/send-window.js';
 import { checkDisplayTimezone, displayZoneOf, formatInstant } from '../../src/cli/display-zone.js';
 import { summaryText } from '../../src/cli/format.js';
+import { defaultRateCardFile } from '../../src/pricing/rate-card.js';
 
 /** `campaign send`'s plan in the operator's time: the zone they typed or chose, to the second, UTC beside it. */
 const START = Date.parse('2026-12-01T08:00:00Z');
@@ -28,6 +29,7 @@ function outcome(estimate: SendOutcome['estimate']): SendOutcome {
     byCountry: {},
     cost: null,
     costReason: 'no rate card is loaded',
+    rateCard: null,
     dryRun: false,
     estimate,
     sendRate: 80,
@@ -115,5 +117,42 @@ describe('the plan lines of campaign send', () => {
     const text = summaryText(outcome(estimate), 80, { zone: { kind: 'zone', name: 'Europe/Berlin' }, startsNow: true });
     expect(text).toContain('\n  sends 09:00-20:00 local, sat-sun of each recipient\n');
     expect(text).toContain('        2  Etc/UTC (window opens 2026-12-05 10:00:00 +01:00 (09:00:00 UTC))');
+  });
+});
+
+describe('the cost lines of campaign send', () => {
+  const estimate = estimateSending({ startsAt: START, expiresAt: undefined, window: undefined, messagesPerSecond: 80, rows: 2, lanes: [] });
+  const display = { zone: { kind: 'zone', name: 'UTC' }, startsNow: true } as const;
+
+  it('the total, each market, where the rates come from (the shipped card is named an example), and --max-cost', () => {
+    const priced: SendOutcome = {
+      ...outcome(estimate),
+      cost: {
+        currency: 'USD',
+        total: 0.0743,
+        byMarket: [
+          { market: 'Brazil', category: 'marketing', messages: 1, rate: 0.0625, amount: 0.0625 },
+          { market: 'India', category: 'marketing', messages: 1, rate: 0.0118, amount: 0.0118 },
+        ],
+      },
+      costReason: null,
+      rateCard: defaultRateCardFile(),
+      maxCost: { amount: 0.05, refused: 'the estimated cost, 0.0743 USD, is above --max-cost 0.05 USD' },
+    };
+    const text = summaryText(priced, 80, display);
+    expect(text).toContain(
+      '\n  estimated cost: 0.0743 USD at most (Meta charges only delivered messages)\n' +
+        `    rates from ${defaultRateCardFile()}: an EXAMPLE card, not Meta's rates (set RATE_CARD_FILE: docs/costs.md)\n` +
+        '    Brazil: 1 marketing × 0.0625 = 0.0625 USD\n' +
+        '    India: 1 marketing × 0.0118 = 0.0118 USD\n' +
+        '  --max-cost 0.05: a send would refuse it (the estimated cost, 0.0743 USD, is above --max-cost 0.05 USD)',
+    );
+    const unlimited: SendOutcome = { ...priced, rateCard: '/etc/rates.csv' };
+    delete unlimited.maxCost;
+    expect(summaryText(unlimited, 80, display)).toContain('    rates from /etc/rates.csv\n');
+  });
+
+  it('says why there is no estimate', () => {
+    expect(summaryText(outcome(estimate), 80, display)).toContain('\n  estimated cost: not known (no rate card is loaded)');
   });
 });

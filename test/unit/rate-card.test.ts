@@ -99,6 +99,9 @@ describe("Meta's markets", () => {
     expect(marketOfRecipient('+79123456789')).toBe('Russia');
     expect(marketOfRecipient('US.13491208655302741918')).toBe('North America');
     expect(countryOfRecipient('BR.1234')).toBe('BR');
+    // A range libphonenumber-js does not place (+44 7700 900…, kept for drama): by its calling code, when that names one market.
+    expect(marketOfRecipient('447700900123')).toBe('United Kingdom');
+    expect(marketOfRecipient('+15550000000')).toBe('Other');
     expect(marketOfRecipient('not a number')).toBe('Other');
     expect(marketOfCountry('AQ')).toBe('Other');
     expect(marketOfCountry(undefined)).toBe('Other');

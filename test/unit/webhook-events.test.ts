@@ -14,6 +14,42 @@ const change = (phoneNumberId: string, value: object, field = 'messages') => ({
 });
 
 describe('parseWebhook', () => {
+  it("reads a status's pricing with the recipient's market: billable as Meta says, else a regular type; none on failed", () => {
+    const status = (id: string, extra: object) => ({
+      id,
+      status: 'delivered',
+      timestamp: '1790000000',
+      recipient_id: '919876543210',
+      ...extra,
+    });
+    const parsed = parseWebhook(
+      envelope([
+        change('1', {
+          statuses: [
+            status('w1', { pricing: { billable: true, pricing_model: 'PMP', type: 'regular', category: 'marketing' } }),
+            status('w2', { pricing: { pricing_model: 'PMP', type: 'free_customer_service', category: 'service' } }),
+            status('w3', {
+              pricing: { pricing_model: 'PMP', type: 'regular', category: 'utility' },
+              recipient_id: undefined,
+              recipient_user_id: 'BR.1349',
+            }),
+            status('w4', {}),
+            status('w5', { pricing: { category: 'Not A Category!' } }),
+          ],
+        }),
+      ]),
+    );
+    expect(parsed.ok && parsed.events.statuses.map((s) => [s.wamid, s.pricing])).toEqual([
+      ['w1', { category: 'marketing', billable: true, market: 'India' }],
+      ['w2', { category: 'service', billable: false, market: 'India' }],
+      ['w3', { category: 'utility', billable: true, market: 'Brazil' }],
+      ['w4', undefined],
+      ['w5', undefined],
+    ]);
+    const sent = parseWebhook(example('webhook.status-sent.json'));
+    expect(sent.ok && sent.events.statuses[0]?.pricing).toEqual({ category: 'marketing', billable: true, market: 'United Kingdom' });
+  });
+
   it("reads Meta's failed-status example: code and detail, timestamp in ms, routed by its phone number ID", () => {
     const parsed = parseWebhook(example('webhook.status-failed.json'));
     expect(parsed).toEqual({

@@ -65,6 +65,8 @@ export interface SendOutcome extends ProduceSummary {
   /** What the rows to send would cost by the rate card; null with `costReason` when no card covers them. */
   cost: PlanCost | null;
   costReason: string | null;
+  /** The rate card the cost was priced with (its path); null without one. */
+  rateCard: string | null;
   /** `--max-cost`: the amount, and why a real send would refuse this plan (null: within it). */
   maxCost?: { amount: number; refused: string | null };
 }

@@ -22,7 +22,7 @@ export function register(program: Command): void {
       }
       const { statusJson, statusText } = await import('../format.js');
       const { windowStatus } = await import('../../campaigns/report/window-status.js');
-      const { campaignCost } = await import('../../pricing/recorded-cost.js');
+      const { costLine, statusCost } = await import('../run/status-cost.js');
       const { loadRateCard } = await import('../../pricing/rate-card.js');
       await withContext(async ({ ledger, config }) => {
         const card = loadRateCard(config.rateCardFile);
@@ -31,14 +31,9 @@ export function register(program: Command): void {
         const definition = await ledger.getCampaign(id);
         const window = definition?.window;
         const windowed = window === undefined ? undefined : windowStatus(window, await ledger.laneBacklogs(id), Date.now());
-        const cost = campaignCost(card, await ledger.recordedCosts(id), status.startedAt ?? status.createdAt);
-        if (o.json === true) {
-          console.log(JSON.stringify({ ...statusJson(status, windowed, definition), cost }));
-          return;
-        }
-        const amount = cost.amount === null ? `not known (no rate for ${cost.missing?.join(', ')})` : `${cost.amount} ${cost.currency}`;
-        const estimated = cost.estimated === null ? '' : ` (estimated ${cost.estimated} ${cost.currency})`;
-        console.log(`${statusText(status, windowed, definition)}\n  cost: ${cost.billable} billable messages, ${amount}${estimated}`);
+        const cost = await statusCost(ledger, card, status);
+        if (o.json === true) console.log(JSON.stringify({ ...statusJson(status, windowed, definition), cost }));
+        else console.log(`${statusText(status, windowed, definition)}\n${costLine(cost)}`);
       });
     });
 }

@@ -4,6 +4,8 @@ import { windowStatus } from '../../campaigns/report/window-status.js';
 import { campaignEtaSeconds } from '../../campaigns/report/campaign-eta.js';
 import { sendRateOf } from '../../config/config.js';
 import type { AppContext } from '../../app/app-context.js';
+import { loadRateCard } from '../../pricing/rate-card.js';
+import { statusCost } from './status-cost.js';
 
 /**
  * `campaign status ID --watch`: reads the campaign once a second until it is completed or
@@ -76,13 +78,17 @@ export async function watchStatus(context: AppContext, id: string, options: Watc
     // What it sends, its window and its times never change: read them once.
     const definition = await ledger.getCampaign(id);
     const configuredRate = definition === undefined ? 0 : sendRateOf(context.config.send, definition.phoneNumberId);
+    const card = loadRateCard(context.config.rateCardFile);
     const read = async (): Promise<{ view: StatusView; eta: (measuredRate: number | null) => number | undefined }> => {
       const status = await ledger.status(id);
       if (status === undefined) throw options.notFound();
       const window = definition?.window;
       const now = Date.now();
       const backlogs = window === undefined ? [] : await ledger.laneBacklogs(id);
-      const view = statusJson(status, window === undefined ? undefined : windowStatus(window, backlogs, now), definition);
+      const view: StatusView = {
+        ...statusJson(status, window === undefined ? undefined : windowStatus(window, backlogs, now), definition),
+        cost: await statusCost(ledger, card, status),
+      };
       // The plan `send` printed, from what is left now (src/campaigns/report/campaign-eta.ts).
       const eta = (measuredRate: number | null) =>
         campaignEtaSeconds({

@@ -1,0 +1,20 @@
+import type { CampaignStatus } from '../../campaigns/campaign.js';
+import type { RedisLedger } from '../../redis/redis-ledger.js';
+import type { RateCard } from '../../pricing/rate-card.js';
+import { campaignCost, type CampaignCost } from '../../pricing/recorded-cost.js';
+
+/** `status`'s `cost`: the campaign's recorded estimate and billable rows, priced by the card at its start. */
+export async function statusCost(
+  ledger: Pick<RedisLedger, 'recordedCosts'>,
+  card: RateCard,
+  status: CampaignStatus,
+): Promise<CampaignCost> {
+  return campaignCost(card, await ledger.recordedCosts(status.id), status.startedAt ?? status.createdAt);
+}
+
+/** The operator's line about it. */
+export function costLine(cost: CampaignCost): string {
+  const amount = cost.amount === null ? `not known (no rate for ${cost.missing?.join(', ')})` : `${cost.amount} ${cost.currency}`;
+  const estimated = cost.estimated === null ? '' : ` (estimated ${cost.estimated} ${cost.currency})`;
+  return `  cost: ${cost.billable} billable messages, ${amount}${estimated}`;
+}
