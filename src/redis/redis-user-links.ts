@@ -1,10 +1,15 @@
-import type { RedisClient } from '../redis/key-scope.js';
+import type { RedisClient } from './key-scope.js';
 import type { PendingUserEvent, ReleasedEvents, UserIdChange, UserLink, UserLinkStore } from '../campaigns/settle/user-joins.js';
 import { portfolioOf, type PortfolioAssignments } from '../portfolios/portfolios.js';
 import { portfolioScope } from './portfolio-keys.js';
 
 /** Events kept per user ID while its phone is unknown: a bound, so one chatty username user cannot grow a list for ever. */
 export const MAX_PENDING_PER_USER = 200;
+/**
+ * A link confirmed again is rewritten only when it is this much newer than the stored one: a
+ * send's sent, delivered and read all carry it, and the retention needs days, not seconds.
+ */
+const REFRESH_MS = 3_600_000;
 /** Stale links removed per learn call (the rest go at the next ones). */
 const PRUNE_PER_CALL = 100;
 
@@ -59,19 +64,25 @@ export class RedisUserLinks implements UserLinkStore {
       const ids = [...newest.keys()];
       const phones = [...new Set(ids.map((id) => newest.get(id)?.waId ?? ''))];
       const [stored, storedUsers] = await Promise.all([this.redis.hmget(keys.links, ...ids), this.redis.hmget(keys.users, ...phones)]);
-      const tx = this.redis.multi();
+      const writes: [key: string, field: string, value: string][] = [];
+      const seen: (string | number)[] = [];
       ids.forEach((id, i) => {
         const link = newest.get(id);
-        if (link === undefined || atOf(stored[i]) > link.at) return;
-        tx.hset(keys.links, id, `${link.waId} ${link.at}`);
-        tx.zadd(keys.seen, link.at, id);
+        if (link === undefined || !newer(stored[i], link.waId, link.at)) return;
+        writes.push([keys.links, id, `${link.waId} ${link.at}`]);
+        seen.push(link.at, id);
       });
       const userOfPhone = new Map<string, UserLink>();
       for (const link of newest.values()) if ((userOfPhone.get(link.waId)?.at ?? -1) <= link.at) userOfPhone.set(link.waId, link);
       phones.forEach((phone, i) => {
         const link = userOfPhone.get(phone);
-        if (link !== undefined && atOf(storedUsers[i]) <= link.at) tx.hset(keys.users, phone, `${link.userId} ${link.at}`);
+        if (link !== undefined && newer(storedUsers[i], link.userId, link.at))
+          writes.push([keys.users, phone, `${link.userId} ${link.at}`]);
       });
+      if (writes.length === 0) continue;
+      const tx = this.redis.multi();
+      for (const [key, field, value] of writes) tx.hset(key, field, value);
+      if (seen.length > 0) tx.zadd(keys.seen, ...seen);
       await tx.exec();
       await this.#prune(keys);
     }
@@ -121,7 +132,11 @@ export class RedisUserLinks implements UserLinkStore {
     const taken: { keys: ReturnType<typeof userLinkKeys>; userId: string; count: number }[] = [];
     for (const [, group] of this.#byPortfolio(wanted)) {
       const keys = this.#keys(group[0]?.phoneNumberId ?? '');
-      const ids = [...new Set(group.map((g) => g.userId))];
+      const all = [...new Set(group.map((g) => g.userId))];
+      // Most user IDs never had an event waiting: one ZMSCORE says which did (an entry stays until pruned).
+      const scores = await this.redis.zmscore(keys.pending, ...all);
+      const ids = all.filter((_, i) => scores[i] !== null && scores[i] !== undefined);
+      if (ids.length === 0) continue;
       const pipeline = this.redis.pipeline();
       for (const userId of ids) pipeline.lrange(keys.pendingOf(userId), 0, -1);
       const answers = (await pipeline.exec()) ?? [];
@@ -135,8 +150,9 @@ export class RedisUserLinks implements UserLinkStore {
     return {
       events,
       // Only what was read goes: an event parked meanwhile stays for the next release.
-      done: async () => {
+      done: async (userIds) => {
         for (const { keys, userId, count } of taken) {
+          if (!userIds.has(userId)) continue;
           const list = keys.pendingOf(userId);
           // The index entry stays until the retention prunes it: removing it here could race a new park.
           await this.redis.ltrim(list, count, -1);
@@ -174,6 +190,13 @@ export class RedisUserLinks implements UserLinkStore {
     }
     return groups;
   }
+}
+
+/** Whether a link (value, at) should replace the stored "<value> <ms>": it says something else and is newer, or it is much newer. */
+function newer(stored: string | null | undefined, value: string, at: number): boolean {
+  const storedAt = atOf(stored);
+  if (storedAt > at) return false;
+  return valueOf(stored) !== value || at - storedAt >= REFRESH_MS;
 }
 
 /** "<value> <ms>" → the ms (−1 when absent). */

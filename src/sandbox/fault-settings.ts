@@ -63,6 +63,13 @@ export interface FaultSettings {
    */
   marketingMessagesRefusal?: { code: number; phoneNumberId?: string };
   /**
+   * Users (waIds) who adopted a WhatsApp username: their messages (`POST /_sandbox/inbound`)
+   * and marketing preferences (`POST /_sandbox/user-preferences`) carry their business-scoped
+   * `user_id` only, without `from` / `wa_id`, as Meta sends them (reference cloud-api-2026.md §4).
+   * Statuses of sends to their phone still carry both.
+   */
+  usernameUsers?: string[];
+  /**
    * Meta's template pacing: a `share` (0..1) of accepted template sends is answered
    * `message_status: "held_for_quality_assessment"`. `releaseAfterMs` (default 1000) after the
    * send, a held message is released (its sent, delivered and read follow) or, for `dropShare`
@@ -144,6 +151,7 @@ export const faultSettingsSchema = z.strictObject({
       phoneNumberId: z.string().regex(/^\d+$/, 'phoneNumberId must be the numeric phone-number ID').optional(),
     })
     .optional(),
+  usernameUsers: optedOutSchema.optional(),
   held: z
     .strictObject({
       share: z.number().min(0).max(1),

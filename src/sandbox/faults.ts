@@ -46,7 +46,8 @@ export function inThrottleBurst(bursts: { everyMs: number; forMs: number }, now:
 export class FaultInjector {
   private settings: ParsedFaultSettings = {};
   private readonly recipients = new RecipientErrors();
-  private optedOut: ReadonlySet<string> = new Set();
+  private optedOut = new Set<string>();
+  private usernameUsers: ReadonlySet<string> = new Set();
   private maintenanceUntil = 0;
   /** Template sends seen, held, and held ones dropped, since the faults were set (the `held` fault's even spread). */
   private pacing = { sends: 0, held: 0, dropped: 0 };
@@ -64,6 +65,7 @@ export class FaultInjector {
     this.settings = parsed;
     this.recipients.replace(parsed.recipientErrors);
     this.optedOut = new Set(parsed.optedOut);
+    this.usernameUsers = new Set(parsed.usernameUsers);
     this.maintenanceUntil = parsed.maintenance === undefined ? 0 : now + parsed.maintenance.forMs;
     this.pacing = { sends: 0, held: 0, dropped: 0 };
   }
@@ -117,6 +119,21 @@ export class FaultInjector {
       return { kind: 'error', error: errorFor(status) };
     }
     return draw < errorRate + timeoutRate ? TIMEOUT : NONE;
+  }
+
+  /** Whether this user has a username: their messages and preferences carry their user ID only (usernameUsers). */
+  isUsernameUser(waId: string): boolean {
+    return this.usernameUsers.has(waId);
+  }
+
+  /**
+   * A user stopped (true) or resumed (false) marketing messages (`POST /_sandbox/user-preferences`):
+   * from now on a MARKETING template to them fails 131050, as with `optedOut`, or reaches them again.
+   * Setting the faults again starts over from their `optedOut`.
+   */
+  setMarketingStopped(waId: string, stopped: boolean): void {
+    if (stopped) this.optedOut.add(waId);
+    else this.optedOut.delete(waId);
   }
 
   /** The Marketing Messages API's answer for this number (the marketingMessagesRefusal fault), if it refuses it. */

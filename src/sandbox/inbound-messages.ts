@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { newWamid } from './ids.js';
 import { phoneDigits } from './phone-digits.js';
-import type { InboundMessage } from './webhook-payloads.js';
+import { sandboxUserId } from './user-ids.js';
+import type { InboundMessage, PreferenceChange } from './webhook-payloads.js';
 
 /**
  * `POST /_sandbox/inbound`: a user writing to a business number, as the sandbox plays it. The
@@ -36,8 +37,11 @@ export type InboundRequest = z.infer<typeof inboundRequestSchema>;
 
 const DEFAULT_NAME = 'Sandbox user';
 
-/** The message the request describes, with a fresh inbound wamid; `phoneNumberId` already resolved. */
-export function inboundMessage(request: InboundRequest, phoneNumberId: string, at: number): InboundMessage {
+/**
+ * The message the request describes, with a fresh inbound wamid; `phoneNumberId` already
+ * resolved. A username user's (the usernameUsers fault) carries their user ID only.
+ */
+export function inboundMessage(request: InboundRequest, phoneNumberId: string, at: number, usernameUser = false): InboundMessage {
   const waId = phoneDigits(request.from) ?? '';
   const content =
     request.button === undefined
@@ -46,10 +50,42 @@ export function inboundMessage(request: InboundRequest, phoneNumberId: string, a
   return {
     phoneNumberId,
     waId,
+    userId: sandboxUserId(waId),
+    ...(usernameUser ? { usernameUser } : {}),
     name: request.name ?? DEFAULT_NAME,
     id: newWamid(),
     at,
     content,
     ...(request.contextId === undefined ? {} : { contextId: request.contextId }),
+  };
+}
+
+/**
+ * `POST /_sandbox/user-preferences`: a user stopping or resuming marketing messages from the
+ * business, as Meta reports it by a `user_preferences` webhook (reference §3.5); a username
+ * user's (usernameUsers) carries their user ID only.
+ */
+export const preferencesRequestSchema = z.strictObject({
+  from: z.string().refine((value) => phoneDigits(value) !== undefined, 'must be a phone number (7–15 digits)'),
+  value: z.enum(['stop', 'resume']),
+  /** Default: the sandbox's first number. */
+  phoneNumberId: z.string().optional(),
+  /** contacts[].profile.name (default "Sandbox user"). */
+  name: z.string().min(1).max(256).optional(),
+});
+
+export type PreferencesRequest = z.infer<typeof preferencesRequestSchema>;
+
+/** The preference change the request describes; `phoneNumberId` already resolved. */
+export function preferenceChange(request: PreferencesRequest, phoneNumberId: string, at: number, usernameUser = false): PreferenceChange {
+  const waId = phoneDigits(request.from) ?? '';
+  return {
+    phoneNumberId,
+    waId,
+    userId: sandboxUserId(waId),
+    ...(usernameUser ? { usernameUser } : {}),
+    name: request.name ?? DEFAULT_NAME,
+    value: request.value,
+    at,
   };
 }

@@ -1,5 +1,6 @@
 import type { AcceptedMessage } from './accepted-log.js';
 import { webhookError } from './async-failures.js';
+import { sandboxUserId } from './user-ids.js';
 import { statusPricingFields, type StatusPricingSettings } from './status-pricing.js';
 import { statusesPayload } from './webhook-payloads.js';
 import type { WebhookSink, WebhookTarget } from './webhook-poster.js';
@@ -27,6 +28,12 @@ export interface StatusWebhookSettings extends WebhookTarget, StatusPricingSetti
   reorderShare?: number;
   /** Whether a failed message gets `sent` before its `failed` (default true; Meta does both). */
   sentBeforeFailed?: boolean;
+  /**
+   * Whether sent, delivered and read carry the recipient's business-scoped user ID, as Meta's
+   * do since April 2026: `recipient_user_id` and `contacts: [{ wa_id, user_id }]`; `failed`
+   * never does (reference cloud-api-2026.md §4). Default true; false plays the webhooks of before.
+   */
+  userIds?: boolean;
 }
 
 type Resolved = Required<Omit<StatusWebhookSettings, keyof WebhookTarget | keyof StatusPricingSettings>>;
@@ -73,6 +80,7 @@ export class StatusWebhookSender {
       duplicateShare: settings.duplicateShare ?? 0,
       reorderShare: settings.reorderShare ?? 0,
       sentBeforeFailed: settings.sentBeforeFailed ?? true,
+      userIds: settings.userIds ?? true,
     };
     for (const key of ['readShare', 'duplicateShare', 'reorderShare'] as const) {
       const share = this.#s[key];
@@ -95,11 +103,20 @@ export class StatusWebhookSender {
       recipient_id: message.waId,
       ...(typeof body.biz_opaque_callback_data === 'string' ? { biz_opaque_callback_data: body.biz_opaque_callback_data } : {}),
     };
+    const userId = sandboxUserId(message.waId);
+    const user = this.#s.userIds ? { recipient_user_id: userId, contacts: [{ wa_id: message.waId, user_id: userId }] } : {};
     // Reordered: the last status is sent first, each keeping the timestamp of when it happened.
     const reorder = timeline.length > 1 && this.#evenly('reorder');
     timeline.forEach(({ status, afterMs, extra }, i) => {
       const at = String(Math.floor((message.receivedAt + afterMs) / 1000));
-      const item = { ...base, status, timestamp: at, ...statusPricingFields(message, status, this.#pricing), ...extra };
+      const item = {
+        ...base,
+        status,
+        timestamp: at,
+        ...(status === 'failed' ? {} : user),
+        ...statusPricingFields(message, status, this.#pricing),
+        ...extra,
+      };
       const sendAfter = reorder ? (timeline[timeline.length - 1 - i]?.afterMs ?? afterMs) : afterMs;
       this.#later(sendAfter, () => this.#enqueue(message.phoneNumberId, item));
     });

@@ -9,15 +9,15 @@ export const DISPLAY_PHONE_NUMBER = '15550000000';
 
 export type ChangeValue = Record<string, unknown>;
 
-/** `changes` maps each phone-number ID to the value fields of its change (statuses, or contacts + messages). */
-export function webhookPayload(changes: ReadonlyMap<string, ChangeValue>): string {
+/** `changes` maps each phone-number ID to the value fields of its change (statuses, or contacts + messages, or user_preferences). */
+export function webhookPayload(changes: ReadonlyMap<string, ChangeValue>, field = 'messages'): string {
   return JSON.stringify({
     object: 'whatsapp_business_account',
     entry: [
       {
         id: SANDBOX_WABA_ID,
         changes: [...changes].map(([phoneNumberId, fields]) => ({
-          field: 'messages',
+          field,
           value: {
             messaging_product: 'whatsapp',
             metadata: { display_phone_number: DISPLAY_PHONE_NUMBER, phone_number_id: phoneNumberId },
@@ -47,6 +47,10 @@ export interface InboundMessage {
   phoneNumberId: string;
   /** The user's number, digits only (wa_id). */
   waId: string;
+  /** The user's business-scoped user ID (`from_user_id`, `contacts[].user_id`). */
+  userId: string;
+  /** A username user: the webhook carries the user ID only, no `from` or `wa_id`. */
+  usernameUser?: boolean;
   /** Profile name shown in contacts[]. */
   name: string;
   id: string;
@@ -59,8 +63,10 @@ export interface InboundMessage {
 
 export function inboundPayload(message: InboundMessage): string {
   const { content } = message;
+  const phone = message.usernameUser === true ? {} : { from: message.waId };
   const item: Record<string, unknown> = {
-    from: message.waId,
+    ...phone,
+    from_user_id: message.userId,
     id: message.id,
     timestamp: String(Math.floor(message.at / 1000)),
     type: content.kind,
@@ -68,6 +74,36 @@ export function inboundPayload(message: InboundMessage): string {
   if (message.contextId !== undefined) item['context'] = { from: DISPLAY_PHONE_NUMBER, id: message.contextId };
   if (content.kind === 'text') item['text'] = { body: content.body };
   else item['button'] = { payload: content.payload, text: content.text };
-  const value = { contacts: [{ profile: { name: message.name }, wa_id: message.waId }], messages: [item] };
+  const value = { contacts: [contactOf(message)], messages: [item] };
   return webhookPayload(new Map([[message.phoneNumberId, value]]));
+}
+
+/** The sender as `contacts[]` names them since 2026: `user_id` always, `wa_id` unless a username hides it. */
+function contactOf(user: { waId: string; userId: string; name: string; usernameUser?: boolean }): Record<string, unknown> {
+  return { profile: { name: user.name }, ...(user.usernameUser === true ? {} : { wa_id: user.waId }), user_id: user.userId };
+}
+
+/** A marketing stop or resume (field `user_preferences`, reference §3.5; its timestamp is a number). */
+export interface PreferenceChange {
+  phoneNumberId: string;
+  waId: string;
+  userId: string;
+  name: string;
+  usernameUser?: boolean;
+  value: 'stop' | 'resume';
+  /** ms since the epoch. */
+  at: number;
+}
+
+export function userPreferencesPayload(change: PreferenceChange): string {
+  const phone = change.usernameUser === true ? {} : { wa_id: change.waId };
+  const item = {
+    ...phone,
+    user_id: change.userId,
+    detail: `User requested to ${change.value} marketing messages`,
+    category: 'marketing_messages',
+    value: change.value,
+    timestamp: Math.floor(change.at / 1000),
+  };
+  return webhookPayload(new Map([[change.phoneNumberId, { contacts: [contactOf(change)], user_preferences: [item] }]]), 'user_preferences');
 }

@@ -38,7 +38,7 @@ export interface WebhookConsumerOptions {
   /** /metrics: events by kind and status lag, written in the MULTI that acknowledges their batch. */
   metrics?: WebhookMetrics;
   /**
-   * The portfolios' user ID ↔ phone links (src/portfolios/user-links.ts): messages and preferences
+   * The portfolios' user ID ↔ phone links (src/redis/redis-user-links.ts): messages and preferences
    * with a user ID only are joined to their phone by them. Default: on this consumer's
    * connection, every number in the default portfolio.
    */

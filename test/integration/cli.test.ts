@@ -98,10 +98,11 @@ describe('campaign CLI, end to end', () => {
 
     const accepted = (await (await fetch(`${env.WHATSAPP_API_URL}/_sandbox/accepted`)).json()) as { wamid: string; to: string }[];
     const toByWamid = new Map(accepted.map((m) => [m.wamid, m.to]));
-    const sent = rows.filter((r) => r[2] === 'sent');
+    // row, phone, user_id, status, message_id, …
+    const sent = rows.filter((r) => r[3] === 'sent');
     expect(sent).toHaveLength(1000);
-    expect(new Set(sent.map((r) => r[3])).size).toBe(1000);
-    for (const r of sent) expect(toByWamid.get(r[3] ?? '')).toBe(r[1]);
+    expect(new Set(sent.map((r) => r[4])).size).toBe(1000);
+    for (const r of sent) expect(toByWamid.get(r[4] ?? '')).toBe(r[1]);
     expect(accepted).toHaveLength(1000);
 
     // How evenly the sends reached the strict sandbox depends on the machine's load: that is

@@ -286,6 +286,38 @@ describe('sandbox status webhooks', () => {
     expect(r.bodies).toHaveLength(0);
   });
 
+  it('POST /_sandbox/user-preferences posts a signed user_preferences webhook; a username user’s carries user_id only', async () => {
+    const r = await recorder();
+    sandbox = await startTestSandbox({ webhooks: { url: r.url, appSecret: SECRET, ...fast }, faults: { usernameUsers: ['447700900124'] } });
+    const prefs = (body: unknown) =>
+      postJson<{ wa_id: string; user_id: string; error: string }>(`${sandbox?.url ?? ''}/_sandbox/user-preferences`, body);
+    const ana = await prefs({ from: '+447700900123', value: 'stop' });
+    const bo = await prefs({ from: '+447700900124', value: 'resume', name: 'Bo' });
+    expect([ana.status, bo.status]).toEqual([200, 200]);
+    expect(ana.body.user_id).toMatch(/^GB\.\d{20}$/);
+    await r.until('both preference webhooks', () => r.bodies.length >= 2);
+    expect(r.bodies.every((b) => b.signedOk)).toBe(true);
+    const values = r.bodies.map((b) => b.entry[0]?.changes[0] as { field: string; value: { user_preferences: object[] } });
+    expect(values.map((v) => v.field)).toEqual(['user_preferences', 'user_preferences']);
+    expect(values.map((v) => v.value.user_preferences[0])).toEqual([
+      expect.objectContaining({ wa_id: '447700900123', user_id: ana.body.user_id, value: 'stop', category: 'marketing_messages' }),
+      {
+        user_id: bo.body.user_id,
+        value: 'resume',
+        category: 'marketing_messages',
+        detail: expect.any(String) as unknown,
+        timestamp: expect.any(Number) as unknown,
+      },
+    ]);
+    expect((await prefs({ from: '+447700900123', value: 'pause' })).status).toBe(400);
+    expect((await prefs({ from: '+447700900123', value: 'stop', phoneNumberId: '999' })).body.error).toMatch(
+      /not one of the sandbox's numbers/,
+    );
+    await sandbox.close();
+    sandbox = await startTestSandbox();
+    expect((await prefs({ from: '+447700900123', value: 'stop' })).status).toBe(409);
+  });
+
   it('POST /_sandbox/template-status changes the template (its sends answer 132015) and posts the signed template webhook', async () => {
     const r = await recorder();
     sandbox = await startTestSandbox({ webhooks: { url: r.url, appSecret: SECRET, ...fast } });

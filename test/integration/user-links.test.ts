@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { joinUsers, type PendingUserEvent, type StatusEvent, type UserLinkStore } from '../../src/campaigns/settle/user-joins.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { RedisUserLinks, userLinkKeys } from '../../src/redis/redis-user-links.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
@@ -60,6 +61,19 @@ describe('user links of a portfolio (real Redis)', () => {
     expect(await links.phonesOf(NUMBER, [USER])).toEqual(['16505550003']);
   });
 
+  it('a link confirmed again is rewritten only when another phone or an hour newer (sent, delivered, read all carry it)', async () => {
+    const now = Date.now() - 3 * 3_600_000;
+    const stored = async () => redis.hget(userLinkKeys(prefix, 'default').links, USER);
+    await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505551234', at: now }]);
+    await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505551234', at: now + 2000 }]);
+    expect(await stored()).toBe(`16505551234 ${now}`);
+    await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505551234', at: now + 3_600_000 }]);
+    expect(await stored()).toBe(`16505551234 ${now + 3_600_000}`);
+    expect(await redis.zscore(userLinkKeys(prefix, 'default').seen, USER)).toBe(String(now + 3_600_000));
+    await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505559999', at: now + 3_600_001 }]);
+    expect(await stored()).toBe(`16505559999 ${now + 3_600_001}`);
+  });
+
   it('user_changed_user_id: the new ID takes the old one’s phone; the old ID keeps it for late events', async () => {
     const now = Date.now();
     await links.learn([{ phoneNumberId: NUMBER, userId: 'US.1', waId: '16505551234', at: now }]);
@@ -83,12 +97,73 @@ describe('user links of a portfolio (real Redis)', () => {
     expect(released.events).toEqual([{ kind: 'preference', event }]);
     // Parked meanwhile: stays for the next release.
     await links.park([{ kind: 'preference', event: { ...event, value: 'resume' } }]);
-    await released.done();
+    await released.done(new Set([USER]));
     const again = await links.release([{ phoneNumberId: NUMBER, userId: USER }]);
     expect(again.events.map((e) => e.kind === 'preference' && e.event.value)).toEqual(['resume']);
-    await again.done();
+    await again.done(new Set([USER]));
     expect((await links.release([{ phoneNumberId: NUMBER, userId: USER }])).events).toEqual([]);
     expect(await redis.exists(userLinkKeys(prefix, 'default').pendingOf(USER))).toBe(0);
+  });
+});
+
+describe('joinUsers on the real store', () => {
+  let redis: Redis;
+  let prefix: string;
+  let links: RedisUserLinks;
+  const at = Date.now();
+  const stop = (userId: string) => ({ phoneNumberId: NUMBER, userId, value: 'stop' as const, at });
+  const batch = (preferences: ReturnType<typeof stop>[], statuses: StatusEvent[] = []) => ({
+    statuses,
+    inbound: [],
+    preferences,
+    userIdChanges: [],
+  });
+
+  beforeEach(() => {
+    redis = testRedis();
+    prefix = freshPrefix('user-joins-store');
+    links = new RedisUserLinks(redis, prefix);
+  });
+
+  afterEach(async () => {
+    await removePrefix(redis, prefix);
+    await redis.quit();
+  });
+
+  it('a link another consumer learns between the lookup and the park still releases the event in the same batch', async () => {
+    // Another consumer's learn lands right before this one parks.
+    const racing: UserLinkStore = {
+      learn: (l) => links.learn(l),
+      rename: (c) => links.rename(c),
+      phonesOf: (n, ids) => links.phonesOf(n, ids),
+      userIdsOf: (n, phones) => links.userIdsOf(n, phones),
+      release: (keys) => links.release(keys),
+      park: async (events: readonly PendingUserEvent[]) => {
+        await links.learn([{ phoneNumberId: SAME_PORTFOLIO, userId: 'US.1', waId: '16505551234', at }]);
+        await links.park(events);
+      },
+    };
+    const joined = await joinUsers(racing, batch([stop('US.1')]));
+    expect(joined.preferences.map((p) => p.waId)).toEqual(['16505551234']);
+    expect(joined.unlinked).toBe(0);
+    await joined.done();
+    expect((await links.release([{ phoneNumberId: NUMBER, userId: 'US.1' }])).events).toEqual([]);
+  });
+
+  it("a user whose link is still unknown keeps their events; another's are applied and removed", async () => {
+    let joined = await joinUsers(links, batch([stop('US.1'), stop('US.2')]));
+    expect(joined).toMatchObject({ preferences: [], unlinked: 2, linked: 0 });
+    await joined.done();
+    const status: StatusEvent = { phoneNumberId: NUMBER, wamid: 'w', kind: 'read', at, recipientId: '16505550002', userId: 'US.2' };
+    joined = await joinUsers(links, batch([stop('US.1')], [status]));
+    expect(joined.preferences.map((p) => p.waId)).toEqual(['16505550002']);
+    expect(joined).toMatchObject({ unlinked: 1, linked: 1 });
+    await joined.done();
+    const left = await links.release([
+      { phoneNumberId: NUMBER, userId: 'US.1' },
+      { phoneNumberId: NUMBER, userId: 'US.2' },
+    ]);
+    expect(left.events.map((e) => e.event.userId)).toEqual(['US.1', 'US.1']);
   });
 });
 

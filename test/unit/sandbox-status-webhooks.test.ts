@@ -4,6 +4,7 @@ import type { AcceptedMessage } from '../../src/sandbox/accepted-log.js';
 import { asyncFailure } from '../../src/sandbox/async-failures.js';
 import { StatusWebhookSender, type StatusWebhookSettings } from '../../src/sandbox/status-webhooks.js';
 import { inboundPayload } from '../../src/sandbox/webhook-payloads.js';
+import { sandboxUserId } from '../../src/sandbox/user-ids.js';
 import type { WebhookSink } from '../../src/sandbox/webhook-poster.js';
 
 /**
@@ -177,12 +178,20 @@ describe('inbound message payloads', () => {
       { kind: 'button' as const, payload: 'STOP_PROMOS:row=000123', text: 'Stop promotions' },
       'wamid.SIMULATED000000000000000001',
     ],
-  ])("match Meta's example %s field for field", (name, content, contextId) => {
-    const example = fixture(name) as { entry: { changes: { value: { messages: Record<string, unknown>[] } }[] }[] };
+  ])("match Meta's example %s field for field, with 2026's user IDs (from_user_id, contacts[].user_id)", (name, content, contextId) => {
+    const example = fixture(name) as {
+      entry: { changes: { value: { messages: Record<string, unknown>[]; contacts: Record<string, unknown>[] } }[] }[];
+    };
+    // Since April 2026 (reference cloud-api-2026.md §4) a message names its sender's business-scoped user ID too.
+    const value = example.entry[0]?.changes[0]?.value;
+    if (value === undefined) throw new Error('example without a change');
+    value.messages = value.messages.map(({ from, ...rest }) => ({ from, from_user_id: 'GB.1', ...rest }));
+    value.contacts = value.contacts.map((contact) => ({ ...contact, user_id: 'GB.1' }));
     const built = JSON.parse(
       inboundPayload({
         phoneNumberId: '200000000000002',
         waId: '447700900123',
+        userId: sandboxUserId('447700900123'),
         name: 'Ana',
         id: 'wamid.X',
         at: 1_735_689_800_000,
@@ -197,6 +206,7 @@ describe('inbound message payloads', () => {
     expect(shape(built)).toBe(shape(example));
     expect(built.entry[0]?.changes[0]?.value.messages[0]).toMatchObject({
       from: '447700900123',
+      from_user_id: sandboxUserId('447700900123'),
       id: 'wamid.X',
       timestamp: '1735689800',
       type: content.kind,

@@ -156,6 +156,20 @@ describe('parseWebhook: business-scoped user IDs', () => {
     ]);
   });
 
+  it("a username user's signup (user_id only) is consent, as resume is", () => {
+    const events = parsed(
+      envelope([
+        change(
+          {
+            user_preferences: [{ user_id: USER, value: 'signup', signup_id: 's-1', category: 'marketing_messages', timestamp: 1780000300 }],
+          },
+          'user_preferences',
+        ),
+      ]),
+    );
+    expect(events.preferences).toEqual([{ phoneNumberId: '111', userId: USER, value: 'resume', at: 1780000300000 }]);
+  });
+
   it('a system message user_changed_user_id: old → new, from previous_user_id, from_user_id or its body', () => {
     const system = (fields: object, message: object = {}) => ({
       id: 'wamid.S',

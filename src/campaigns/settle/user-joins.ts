@@ -45,13 +45,13 @@ export interface UserLink {
 /** An event kept until its user ID's phone is known. */
 export type PendingUserEvent = { kind: 'inbound'; event: InboundEvent } | { kind: 'preference'; event: PreferenceEvent };
 
-/** Pending events read for user IDs that have a phone now; `done()` removes them once they are applied. */
+/** Pending events read for these user IDs; `done(userIds)` removes those users' events once they are applied. */
 export interface ReleasedEvents {
   events: PendingUserEvent[];
-  done(): Promise<void>;
+  done(userIds: ReadonlySet<string>): Promise<void>;
 }
 
-/** The user ID ↔ phone links of each number's portfolio (src/portfolios/user-links.ts keeps them in Redis). */
+/** The user ID ↔ phone links of each number's portfolio (src/redis/redis-user-links.ts keeps them in Redis). */
 export interface UserLinkStore {
   /** Records links, each in its number's portfolio; a newer link of a user ID replaces an older one. */
   learn(links: readonly UserLink[]): Promise<void>;
@@ -127,10 +127,15 @@ export async function joinUsers(
       { phoneNumberId: c.phoneNumberId, userId: c.previous },
       { phoneNumberId: c.phoneNumberId, userId: c.userId },
     ]),
+    // Parked just now: another consumer may have learnt their link since they were looked up.
+    ...parked.map(({ event }) => ({ phoneNumberId: event.phoneNumberId, userId: event.userId ?? '' })),
   ];
   const released = keys.length > 0 ? await store.release(keys) : { events: [], done: () => Promise.resolve() };
   const again = await resolve(store, released.events);
-  // Still without a phone (a rename whose old ID had no link either): they stay parked, so not done.
+  // A user with an event still without a phone keeps all theirs parked (applying the others again later changes nothing).
+  const waiting = new Set(again.parked.map(({ event }) => event.userId ?? ''));
+  const applied = new Set(released.events.map(({ event }) => event.userId ?? '').filter((id) => !waiting.has(id)));
+  const unlinked = parked.filter(({ event }) => waiting.has(event.userId ?? '')).length;
   const inbound: InboundUpdate[] = [];
   const preferences: PreferenceUpdate[] = [];
   for (const item of [...again.joined, ...joined]) {
@@ -140,9 +145,9 @@ export async function joinUsers(
   return {
     inbound,
     preferences,
-    unlinked: parked.length,
-    linked: again.joined.length,
-    done: () => (again.parked.length === 0 ? released.done() : Promise.resolve()),
+    unlinked,
+    linked: again.joined.length - (parked.length - unlinked),
+    done: () => released.done(applied),
   };
 }
 
