@@ -19,6 +19,7 @@ export const LEDGER_SCRIPTS = {
   cwPause: 'pause',
   cwResume: 'resume',
   cwTemplateStatus: 'template-status',
+  cwTemplateCategory: 'template-category',
   cwCancel: 'cancel',
   cwMarkForRetry: 'mark-for-retry',
   cwFeed: 'feed',
@@ -98,6 +99,7 @@ export interface LedgerCommands {
   cwPause(campaign: string, reason: string, clock: string): Promise<string>;
   cwResume(campaign: string, recent: string): Promise<string>;
   cwTemplateStatus(campaign: string, recent: string, ...args: Arg[]): Promise<string>;
+  cwTemplateCategory(campaign: string, ...args: Arg[]): Promise<string>;
   cwCancel(campaign: string, pending: string, active: string, campaignId: string, clock: string, reason: string): Promise<[string, number]>;
   cwReschedule(campaign: string, startsAt: number): Promise<string>;
   cwApplyStatuses(wamids: string, ...args: Arg[]): Promise<(string | number)[]>;

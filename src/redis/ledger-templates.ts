@@ -14,9 +14,24 @@ export class LedgerTemplates
 {
   constructor(private readonly context: LedgerContext) {}
 
-  /** Quality and category change no campaign's state: kept for the registry and the page (src/redis/redis-template-info.ts). */
+  /**
+   * Kept for the registry and the page (src/redis/redis-template-info.ts); a category change is
+   * also given to the unfinished campaigns that send the template (template-category.lua).
+   */
   async recordTemplateInfo(updates: readonly TemplateInfoUpdate[]): Promise<void> {
     await new RedisTemplateInfo(this.context.redis, this.context.prefix).record(updates);
+    const moved = updates.filter((u) => u.kind === 'category');
+    if (moved.length === 0) return;
+    // Campaigns already reading their rows or sending follow the category Meta has now.
+    const ids = await this.context.redis.zrange(campaignIndexKey(this.context.prefix), 0, -1);
+    for (const update of moved) {
+      await Promise.all(
+        ids.map(async (id) => {
+          const keys = await this.context.keys(id);
+          await this.context.redis.cwTemplateCategory(keys.campaign, update.name, update.language, update.value);
+        }),
+      );
+    }
   }
 
   async applyTemplateStatus(update: TemplateStatusUpdate): Promise<TemplateStatusOutcome[]> {

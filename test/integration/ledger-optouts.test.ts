@@ -215,3 +215,30 @@ describe('opt-outs belong to the business portfolio (real Redis)', () => {
     expect((await ledger.optOuts(B)).get(phoneNumber(1))).toMatchObject({ campaignId: 'old', row: 3 });
   });
 });
+
+describe('a template Meta moves to MARKETING: its running campaigns follow (real Redis)', () => {
+  const open = ledgersPerTest('optouts-category');
+  const move = (value: string, previous: string, at: number) =>
+    [{ kind: 'category', name: 'order_update', language: 'en_US', value, previous, at }] as const;
+
+  it('a UTILITY campaign whose template becomes MARKETING skips opted-out recipients from the next claim, until it moves back', async () => {
+    const { ledger } = open();
+    for (const row of [1, 2, 3]) await ledger.addOptOut(NUMBER, phoneNumber(row));
+    await waiting(ledger, definition('moved', 'UTILITY'), 3);
+    const other: CampaignDefinition = {
+      ...definition('other', 'UTILITY'),
+      plan: { name: 'shipping_update', language: 'en_US', parameterFormat: 'POSITIONAL', slots: [], bodyText: 'Hi' },
+    };
+    await waiting(ledger, other, 1);
+    expect(await ledger.claim({ campaignId: 'moved', row: 1 }, NUMBER)).toMatchObject({ outcome: 'claimed' });
+
+    await ledger.recordTemplateInfo(move('MARKETING', 'UTILITY', 1000));
+    expect(await ledger.claim({ campaignId: 'moved', row: 2 }, NUMBER)).toMatchObject({ outcome: 'settled', status: 'skipped' });
+    expect((await rowsOf(ledger, 'moved'))[1]).toMatchObject({ status: 'skipped', errorCode: 'OPTED_OUT' });
+    // Another template's campaign is untouched.
+    expect(await ledger.claim({ campaignId: 'other', row: 1 }, NUMBER)).toMatchObject({ outcome: 'claimed' });
+
+    await ledger.recordTemplateInfo(move('UTILITY', 'MARKETING', 2000));
+    expect(await ledger.claim({ campaignId: 'moved', row: 3 }, NUMBER)).toMatchObject({ outcome: 'claimed' });
+  });
+});

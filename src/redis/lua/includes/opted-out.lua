@@ -11,11 +11,12 @@ local optOutsApplyMemo = {}
 local function optOutsApply(campaignKey)
   local memo = optOutsApplyMemo[campaignKey]
   if memo ~= nil then return memo end
-  local json = redis.call('HGET', campaignKey, 'definition')
+  local c = redis.call('HMGET', campaignKey, 'definition', 'templateCategory')
   local applies = false
-  if json then
-    local definition = cjson.decode(json)
-    applies = type(definition.text) == 'table' or definition.category == 'MARKETING'
+  if c[1] then
+    local definition = cjson.decode(c[1])
+    -- The category Meta has now (template-category.lua), else the one it had at the ingest.
+    applies = type(definition.text) == 'table' or (c[2] or definition.category) == 'MARKETING'
   end
   optOutsApplyMemo[campaignKey] = applies
   return applies
