@@ -35,30 +35,17 @@ export function transportFailure(error: unknown): TransportFailure {
   return 'connection-lost';
 }
 
-/**
- * A Graph POST of a JSON body, the token in the Authorization header only: the status and body
- * text of whatever answer came, or a CloudApiTransportError saying what was being done.
- */
-export async function graphPost(
-  url: URL,
-  body: unknown,
-  options: { accessToken: Secret; timeoutMs: number; dispatcher?: Dispatcher; what: string },
-): Promise<{ status: number; text: string }> {
-  try {
-    const response = await request(url, {
-      method: 'POST',
-      ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
-      headers: { authorization: `Bearer ${options.accessToken.reveal()}`, accept: 'application/json', 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-    });
-    return { status: response.statusCode, text: await response.body.text() };
-  } catch (error) {
-    const failure = new CloudApiTransportError(transportFailure(error), error);
-    failure.message = `No answer from the Cloud API ${options.what} (${failure.failure})`;
-    throw failure;
-  }
+/** What a Graph call needs besides its URL; `what` says what was being done, for a failure with no answer. */
+export interface GraphCallOptions {
+  accessToken: Secret;
+  timeoutMs: number;
+  dispatcher?: Dispatcher;
+  what: string;
+}
+
+/** A Graph POST of a JSON body, the token in the Authorization header only (see graphGet). */
+export function graphPost(url: URL, body: unknown, options: GraphCallOptions): Promise<{ status: number; text: string }> {
+  return graphCall(url, options, { method: 'POST', body: JSON.stringify(body) });
 }
 
 /**
@@ -66,15 +53,21 @@ export async function graphPost(
  * and body text of whatever answer came, or a CloudApiTransportError saying what was being
  * read (`what`, e.g. "listing templates, page 2") when none did.
  */
-export async function graphGet(
+export function graphGet(url: URL, options: GraphCallOptions): Promise<{ status: number; text: string }> {
+  return graphCall(url, options, { method: 'GET' });
+}
+
+async function graphCall(
   url: URL,
-  options: { accessToken: Secret; timeoutMs: number; dispatcher?: Dispatcher; what: string },
+  options: GraphCallOptions,
+  call: { method: 'GET' } | { method: 'POST'; body: string },
 ): Promise<{ status: number; text: string }> {
+  const json = call.method === 'POST' ? { 'content-type': 'application/json' } : {};
   try {
     const response = await request(url, {
-      method: 'GET',
+      ...call,
       ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
-      headers: { authorization: `Bearer ${options.accessToken.reveal()}`, accept: 'application/json' },
+      headers: { authorization: `Bearer ${options.accessToken.reveal()}`, accept: 'application/json', ...json },
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     });

@@ -1,6 +1,7 @@
 import { AppError } from '../../errors/app-error.js';
 import type { ControlLedger, RetrySelection } from '../ledger.js';
 import { usMarketingPaused } from '../ingest/us-marketing.js';
+import type { RetryPage } from './retry-page.js';
 
 /** Rows per ledger call when retry walks a whole campaign: one short script per page. */
 const PAGE_ROWS = 1000;
@@ -100,15 +101,7 @@ export class CampaignControls {
     campaignId: string,
     selection: RetrySelection,
     onProgress?: (progress: RetryProgress) => void,
-  ): Promise<{
-    requeued: number;
-    noPayload: number;
-    held: number;
-    heldUntil: number;
-    usMarketing: number;
-    optedOut: number;
-    paused: boolean;
-  }> {
+  ): Promise<RetryPage & { paused: boolean }> {
     const status = await this.deps.ledger.status(campaignId);
     if (status === undefined) throw notFound(campaignId);
     if (status.purgedAt !== undefined) {
