@@ -221,7 +221,7 @@ describe('a template Meta moves to MARKETING: its running campaigns follow (real
   const move = (value: string, previous: string, at: number) =>
     [{ kind: 'category', name: 'order_update', language: 'en_US', value, previous, at }] as const;
 
-  it('a UTILITY campaign whose template becomes MARKETING skips opted-out recipients from the next claim, until it moves back', async () => {
+  it('a UTILITY campaign whose template turns MARKETING skips opted-out recipients at the next claim, until it moves back', async () => {
     const { ledger } = open();
     for (const row of [1, 2, 3]) await ledger.addOptOut(NUMBER, phoneNumber(row));
     await waiting(ledger, definition('moved', 'UTILITY'), 3);
