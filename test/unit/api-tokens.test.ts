@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logging/logger.js';
 import {
   API_SCOPES,
   ApiAuthRefusal,
@@ -134,5 +135,19 @@ describe('authenticate', () => {
       expect(shown).not.toContain(token.slice(4));
       expect(shown).not.toContain(other.slice(4));
     }
+  });
+});
+
+describe('the logger', () => {
+  it('redacts a bearer token wherever a request or its headers are logged', () => {
+    const token = newApiToken().reveal();
+    const lines: string[] = [];
+    const logger = createLogger('info', { write: (line: string) => void lines.push(line) });
+    const authorization = `Bearer ${token}`;
+    logger.info({ headers: { authorization } }, 'headers');
+    logger.info({ req: { headers: { authorization } } }, 'request');
+    logger.info({ authorization, token }, 'fields');
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line).not.toContain(token.slice(4));
   });
 });
