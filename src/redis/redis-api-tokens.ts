@@ -85,9 +85,11 @@ export class RedisApiTokens implements ApiTokenLookup {
 
   /** Removes the token named `name`: its next request is refused. API_TOKEN_NOT_FOUND when none has that name. */
   async revoke(name: string): Promise<void> {
-    const record = parse(await this.redis.hget(this.#key, `name:${name}`));
-    if (record === undefined) throw new AppError('API_TOKEN_NOT_FOUND', `No token is named "${name}" (see \`campaign tokens list\`)`);
-    await this.redis.hdel(this.#key, `name:${name}`, `hash:${record.hash}`, `used:${name}`);
+    const stored = await this.redis.hget(this.#key, `name:${name}`);
+    if (stored === null) throw new AppError('API_TOKEN_NOT_FOUND', `No token is named "${name}" (see \`campaign tokens list\`)`);
+    // A damaged record goes too; its lookup, if left, names a record that no longer exists.
+    const hash = parse(stored)?.hash;
+    await this.redis.hdel(this.#key, `name:${name}`, `used:${name}`, ...(hash === undefined ? [] : [`hash:${hash}`]));
     this.#written.delete(name);
   }
 
@@ -112,8 +114,21 @@ export class RedisApiTokens implements ApiTokenLookup {
 
 function parse(value: string | null | undefined): TokenRecord | undefined {
   if (value === null || value === undefined) return undefined;
-  const record = JSON.parse(value) as Partial<TokenRecord>;
-  if (typeof record.hash !== 'string' || typeof record.scope !== 'string' || !isApiScope(record.scope)) return undefined;
+  let record: Partial<TokenRecord>;
+  try {
+    record = JSON.parse(value) as Partial<TokenRecord>;
+  } catch {
+    // A record written by hand or damaged: that token is refused, not every request.
+    return undefined;
+  }
+  if (
+    typeof record !== 'object' ||
+    record === null ||
+    typeof record.hash !== 'string' ||
+    typeof record.scope !== 'string' ||
+    !isApiScope(record.scope)
+  )
+    return undefined;
   return {
     scope: record.scope,
     hash: record.hash,

@@ -98,4 +98,17 @@ describe('API tokens in Redis', () => {
     await store.used('crm', now);
     expect(await redis.hlen(apiTokensKey(prefix))).toBe(0);
   });
+
+  it('a damaged record refuses its own token, leaves the others working, and can be revoked', async () => {
+    const broken = (await store.create('broken', 'admin')).token.reveal();
+    const fine = (await store.create('fine', 'read')).token.reveal();
+    await redis.hset(apiTokensKey(prefix), 'name:broken', '{not json');
+    expect(await authenticate(`Bearer ${broken}`, store, now)).toMatchObject({ status: 401, code: 'API_TOKEN_INVALID' });
+    expect(await authenticate(`Bearer ${fine}`, store, now)).toStrictEqual({ name: 'fine', scope: 'read' });
+    expect((await store.list()).map((t) => t.name)).toStrictEqual(['fine']);
+    await store.revoke('broken');
+    const again = (await store.create('broken', 'send')).token.reveal();
+    expect(await authenticate(`Bearer ${again}`, store, now)).toStrictEqual({ name: 'broken', scope: 'send' });
+    expect(await authenticate(`Bearer ${broken}`, store, now)).toMatchObject({ code: 'API_TOKEN_INVALID' });
+  });
 });
