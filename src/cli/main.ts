@@ -29,6 +29,7 @@ const COMMANDS: ReadonlyMap<string, () => Promise<CommandDefinition>> = new Map(
   ['purge', () => import('./commands/purge.js')],
   ['migrate-keys', () => import('./commands/migrate-keys.js')],
   ['optouts', () => import('./commands/optouts.js')],
+  ['tokens', () => import('./commands/tokens.js')],
   ['sandbox', () => import('./commands/sandbox.js')],
   ['serve', () => import('./commands/serve.js')],
   ['demo', () => import('./commands/demo.js')],

@@ -24,6 +24,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
           'authorization',
           '*.authorization',
           'headers.authorization',
+          '*.headers.authorization',
           'phone',
           '*.phone',
           'to',
