@@ -34,6 +34,9 @@ export const ERROR_CODES = {
   CAMPAIGN_NOT_FOUND: 'No campaign with that ID exists under this QUEUE_PREFIX.',
   CAMPAIGN_STATE_CONFLICT: 'The campaign is in a state where this command cannot act (cancelled, or already completed).',
   CAMPAIGN_PURGED: "The campaign's rows were purged, so a command that needs them (report, retry) has nothing to work on.",
+  CAMPAIGN_NOT_FINISHED:
+    '`campaign retarget` needs a finished (completed or cancelled) campaign; this one is still running, paused or scheduled.',
+  RETARGET_NO_ROWS: 'No row of the campaign matches the `campaign retarget` selection; no campaign was created.',
   JOB_PAYLOAD_INVALID: 'A queued job does not match the send-job schema.',
   ENQUEUE_FAILED: 'BullMQ did not accept a chunk of jobs.',
   CLOUD_API_ERROR: 'The Cloud API answered with a Graph error body (see metaCode).',
