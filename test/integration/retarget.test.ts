@@ -85,6 +85,50 @@ describe('campaign retarget, end to end', () => {
     expect(bodies.some((b) => b.includes('"Bruno"') && b.includes('"A-2"'))).toBe(true);
   });
 
+  /** The recipients of a campaign's rows, in row order. */
+  async function phonesOf(campaignId: string): Promise<string[]> {
+    const phones: string[] = [];
+    for await (const page of rig.context.ledger.rows(campaignId)) phones.push(...page.map((row) => row.phone));
+    return phones;
+  }
+
+  it('delivered-not-read and not-replied read the status webhooks and replies; --after counts from them', async () => {
+    await finishedSource();
+    const wamids = new Map<string, string>();
+    for await (const page of rig.context.ledger.rows('c-src')) for (const row of page) if (row.wamid) wamids.set(row.phone, row.wamid);
+    const now = await rig.context.ledger.now();
+    const status = (phone: string, kind: 'delivered' | 'read', at: number) => ({
+      phoneNumberId: PHONE_NUMBER_ID,
+      wamid: wamids.get(phone) ?? '',
+      kind,
+      at,
+    });
+    await rig.context.ledger.applyStatuses([
+      status('+4915110000001', 'delivered', now - 30 * 3_600_000),
+      status('+4915110000003', 'delivered', now - 3_600_000),
+    ]);
+    await rig.context.ledger.applyInbound([
+      {
+        phoneNumberId: PHONE_NUMBER_ID,
+        waId: '4915110000003',
+        wamid: 'wamid.in-1',
+        at: now,
+        replyTo: wamids.get('+4915110000003') ?? '',
+        reply: 'YES',
+        optOut: false,
+      },
+    ]);
+    const retarget = (rule: { status: 'delivered-not-read' | 'not-replied'; afterMs?: number }) =>
+      runRetarget(rig.context, { campaignId: 'c-src', rule, text: 'Hi {{first_name}}' });
+
+    const delivered = await retarget({ status: 'delivered-not-read' });
+    expect(await phonesOf(delivered.id)).toStrictEqual(['+4915110000001', '+4915110000003']);
+    const deliveredLongAgo = await retarget({ status: 'delivered-not-read', afterMs: 24 * 3_600_000 });
+    expect(await phonesOf(deliveredLongAgo.id)).toStrictEqual(['+4915110000001']);
+    const notReplied = await retarget({ status: 'not-replied' });
+    expect(await phonesOf(notReplied.id)).toStrictEqual(['+4915110000001']);
+  });
+
   it('the duplicate window applies: the sent rows again with the same message are skipped ALREADY_SENT', async () => {
     await finishedSource();
     const outcome = await runRetarget(rig.context, {
