@@ -30,7 +30,10 @@ export function register(program: Command): void {
       '--status <rows>',
       'which rows: failed; delivered-not-read (delivered, no read); not-replied (sent, delivered or read, and no reply recorded)',
     )
-    .option('--after <duration>', 'only rows delivered (not-replied, failed: sent) at least this long ago, e.g. 24h, 90m, 2d')
+    .option(
+      '--after <duration>',
+      'only rows delivered (delivered-not-read), sent (not-replied) or failed (failed) at least this long ago, e.g. 24h, 90m, 2d',
+    )
     .option('--template <name>', 'approved template name (with --language; or use --text); may differ from the source campaign')
     .option('--language <code>', 'template language code, e.g. en_US')
     .option('--text <body>', "send this free-form text instead of a template; {{column}} is filled from the source's column")
