@@ -17,6 +17,8 @@ export interface DefinitionInput {
   /** The CSV's path, for messages; the definition keeps its name only. */
   file: string;
   names: FieldNames;
+  /** `campaign retarget`: the campaign whose rows make this one's file. */
+  sourceCampaign?: string | undefined;
 }
 
 /**
@@ -39,6 +41,7 @@ export function campaignDefinition(input: DefinitionInput, header: readonly stri
     ...(message.kind === 'text'
       ? { text: planText(message.body, message.previewUrl, header, file, names['text.body']) }
       : { plan: planSend(message.requirements, header, spec.columns, names) }),
+    ...(input.sourceCampaign === undefined ? {} : { sourceCampaign: input.sourceCampaign }),
     source: {
       file: basename(file),
       phoneColumn: spec.phoneColumn,

@@ -32,6 +32,8 @@ export const campaignDefinitionSchema = z
     plan: sendPlanSchema.optional(),
     /** `--text`: a free-form text campaign (absent in campaigns stored before text campaigns existed). */
     text: textPlanSchema.optional(),
+    /** `campaign retarget`: the campaign whose rows this one was made from. */
+    sourceCampaign: z.string().optional(),
     source: z.object({
       file: z.string(),
       phoneColumn: z.string(),

@@ -69,6 +69,8 @@ export interface CampaignRequest {
   templatesFile?: { path: string; name: string };
   /** `--max-cost`: refuse the campaign, before any row is queued, when its estimate is above this (in the card's currency). */
   maxCost?: { amount: number; name: string } | undefined;
+  /** `campaign retarget`: the campaign whose chosen rows make `file`; the new one is linked to it. */
+  sourceCampaign?: string | undefined;
 }
 
 /** Output while the file is read; none of it steers the campaign. */
@@ -113,7 +115,8 @@ export async function createCampaign(
   const input = {
     file: request.file,
     delimiter: spec.delimiter,
-    define: (header: readonly string[]) => campaignDefinition({ id, spec, message, file: request.file, names: request.names }, header),
+    define: (header: readonly string[]) =>
+      campaignDefinition({ id, spec, message, file: request.file, names: request.names, sourceCampaign: request.sourceCampaign }, header),
     allowRepeat: spec.allowRepeat,
     usMarketingPaused: usMarketingPaused(category, spec.allowUsMarketing),
     names: request.names,

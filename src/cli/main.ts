@@ -26,6 +26,7 @@ const COMMANDS: ReadonlyMap<string, () => Promise<CommandDefinition>> = new Map(
   ['cancel', () => import('./commands/cancel.js')],
   ['reschedule', () => import('./commands/reschedule.js')],
   ['retry', () => import('./commands/retry.js')],
+  ['retarget', () => import('./commands/retarget.js')],
   ['purge', () => import('./commands/purge.js')],
   ['migrate-keys', () => import('./commands/migrate-keys.js')],
   ['optouts', () => import('./commands/optouts.js')],

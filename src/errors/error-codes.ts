@@ -39,6 +39,9 @@ export const ERROR_CODES = {
   API_TOKEN_MISSING: 'An API request has no Authorization header, or not "Bearer" with a token of the cwt_ form (HTTP 401).',
   API_TOKEN_INVALID: 'An API request carries a token that is unknown or revoked (HTTP 401).',
   API_TOKEN_EXPIRED: 'An API request carries a token past its expiry (HTTP 401).',
+  CAMPAIGN_NOT_FINISHED:
+    '`campaign retarget` needs a finished (completed or cancelled) campaign; this one is still running, paused or scheduled.',
+  RETARGET_NO_ROWS: 'No row of the campaign matches the `campaign retarget` selection; no campaign was created.',
   JOB_PAYLOAD_INVALID: 'A queued job does not match the send-job schema.',
   ENQUEUE_FAILED: 'BullMQ did not accept a chunk of jobs.',
   CLOUD_API_ERROR: 'The Cloud API answered with a Graph error body (see metaCode).',

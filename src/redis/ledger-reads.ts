@@ -108,25 +108,19 @@ export class LedgerReads implements Omit<ReportLedger, 'getCampaign'>, ErrorCode
   }
 
   async *rows(campaignId: string, pageSize = 1000): AsyncIterable<RowRecord[]> {
-    const { redis } = this.context;
-    const keys = await this.context.keys(campaignId);
-    const [totalField, cancelledField, expiredField] = await redis.hmget(keys.campaign, 'total', 'cancelled', 'expired');
-    const total = Number(totalField ?? 0);
-    // Cancel and expiry move the backlog's rows to `cancelled` / `expired` as a block, without
-    // rewriting each record; every row still queued in such a campaign is one of them or ends
-    // so at its claim.
-    const endedAs = cancelledField === '1' ? 'cancelled' : expiredField === '1' ? 'expired' : undefined;
-    for (let start = 1; start <= total; start += pageSize) {
-      const rowNumbers = Array.from({ length: Math.min(pageSize, total - start + 1) }, (_, i) => String(start + i));
-      const values = await redis.hmget(keys.rows, ...rowNumbers);
-      const page: RowRecord[] = [];
-      values.forEach((json, i) => {
-        if (json === null) return;
-        const record = toRecord(start + i, JSON.parse(json) as StoredRow);
-        if (endedAs !== undefined && record.status === 'queued') record.status = endedAs;
-        page.push(record);
-      });
-      yield page;
+    for await (const page of storedPages(this.context, campaignId, pageSize)) yield page.map(({ record }) => record);
+  }
+
+  /** Rows with what their message was filled with (values, header link) and when each was claimed and failed: `campaign retarget`. */
+  async *rowMessages(campaignId: string, pageSize = 1000): AsyncIterable<RowMessage[]> {
+    for await (const page of storedPages(this.context, campaignId, pageSize)) {
+      yield page.map(({ record, stored }) => ({
+        ...record,
+        values: stored.v ?? [],
+        ...(stored.h === undefined ? {} : { headerLink: stored.h }),
+        ...(stored.ct === undefined ? {} : { sentAt: stored.ct }),
+        ...(stored.ft === undefined ? {} : { failedAt: stored.ft }),
+      }));
     }
   }
 
@@ -212,4 +206,36 @@ function codedRow(json: string): { status: CodedStatus; code: string; detail: st
   const { s, c, d } = value as { [K in keyof Pick<StoredRow, 's' | 'c' | 'd'>]?: unknown };
   if (typeof s !== 'string' || !CODED.has(s)) return undefined;
   return { status: s as CodedStatus, code: typeof c === 'string' && c !== '' ? c : '(none)', detail: typeof d === 'string' ? d : '' };
+}
+
+/** A row's record with its message's values, header link, claim time (ms) and first failure seen (ms). */
+export type RowMessage = RowRecord & { values: string[]; headerLink?: string; sentAt?: number; failedAt?: number };
+
+/** A campaign's stored rows in pages, by row number, each as stored and as its record. */
+async function* storedPages(
+  context: LedgerContext,
+  campaignId: string,
+  pageSize: number,
+): AsyncIterable<{ record: RowRecord; stored: StoredRow }[]> {
+  const { redis } = context;
+  const keys = await context.keys(campaignId);
+  const [totalField, cancelledField, expiredField] = await redis.hmget(keys.campaign, 'total', 'cancelled', 'expired');
+  const total = Number(totalField ?? 0);
+  // Cancel and expiry move the backlog's rows to `cancelled` / `expired` as a block, without
+  // rewriting each record; every row still queued in such a campaign is one of them or ends
+  // so at its claim.
+  const endedAs = cancelledField === '1' ? 'cancelled' : expiredField === '1' ? 'expired' : undefined;
+  for (let start = 1; start <= total; start += pageSize) {
+    const rowNumbers = Array.from({ length: Math.min(pageSize, total - start + 1) }, (_, i) => String(start + i));
+    const values = await redis.hmget(keys.rows, ...rowNumbers);
+    const page: { record: RowRecord; stored: StoredRow }[] = [];
+    values.forEach((json, i) => {
+      if (json === null) return;
+      const stored = JSON.parse(json) as StoredRow;
+      const record = toRecord(start + i, stored);
+      if (endedAs !== undefined && record.status === 'queued') record.status = endedAs;
+      page.push({ record, stored });
+    });
+    yield page;
+  }
 }

@@ -50,6 +50,7 @@ const METHODS = {
   lockRetention: 0,
   status: 0,
   rows: 0,
+  rowMessages: 0,
   listCampaigns: 0,
   phoneNumbers: 0,
   laneBacklogs: 0,

@@ -32,8 +32,13 @@ export function register(program: Command): void {
         const window = definition?.window;
         const windowed = window === undefined ? undefined : windowStatus(window, await ledger.laneBacklogs(id), Date.now());
         const cost = await statusCost(ledger, card, status);
-        if (o.json === true) console.log(JSON.stringify({ ...statusJson(status, windowed, definition), cost }));
-        else console.log(`${statusText(status, windowed, definition)}\n${costLine(cost)}`);
+        // `campaign retarget`: the campaign whose rows this one was made from.
+        const sourceCampaign = definition?.sourceCampaign ?? null;
+        if (o.json === true) console.log(JSON.stringify({ ...statusJson(status, windowed, definition), sourceCampaign, cost }));
+        else {
+          const source = sourceCampaign === null ? '' : `\n  retargets rows of campaign ${sourceCampaign}`;
+          console.log(`${statusText(status, windowed, definition)}${source}\n${costLine(cost)}`);
+        }
       });
     });
 }

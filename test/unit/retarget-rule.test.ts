@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { chosenByRule, parseRetargetStatus, type RetargetCandidate } from '../../src/campaigns/retarget/retarget-rule.js';
+import { AppError } from '../../src/errors/app-error.js';
+
+const HOUR = 3_600_000;
+const NOW = 1_800_000_000_000;
+
+const sent: RetargetCandidate = { status: 'sent', sentAt: NOW - 30 * HOUR };
+const delivered: RetargetCandidate = { ...sent, deliveredAt: NOW - 25 * HOUR };
+const read: RetargetCandidate = { ...delivered, readAt: NOW - 20 * HOUR };
+const replied: RetargetCandidate = { ...read, reply: 'STOP_PROMO' };
+const failed: RetargetCandidate = { status: 'failed', sentAt: NOW - 2 * HOUR, failedAt: NOW - 2 * HOUR };
+const others: RetargetCandidate[] = (['queued', 'rejected', 'skipped', 'unknown', 'cancelled', 'expired', 'held'] as const).map(
+  (status) => ({
+    status,
+  }),
+);
+
+function chosen(status: 'failed' | 'delivered-not-read' | 'not-replied', rows: RetargetCandidate[], afterMs?: number): RetargetCandidate[] {
+  return rows.filter((row) => chosenByRule({ status, afterMs }, row, NOW));
+}
+
+describe('campaign retarget: which rows each --status chooses', () => {
+  const all = [sent, delivered, read, replied, failed, ...others];
+
+  it('failed: only failed rows', () => {
+    expect(chosen('failed', all)).toStrictEqual([failed]);
+  });
+
+  it('delivered-not-read: delivered rows with no read (not sent-only, not read, not failed)', () => {
+    expect(chosen('delivered-not-read', all)).toStrictEqual([delivered]);
+  });
+
+  it('not-replied: sent, delivered and read rows with no reply', () => {
+    expect(chosen('not-replied', all)).toStrictEqual([sent, delivered, read]);
+  });
+
+  it('a failed row Meta had delivered to one device is not delivered-not-read', () => {
+    expect(chosen('delivered-not-read', [{ ...failed, deliveredAt: NOW - 3 * HOUR }])).toStrictEqual([]);
+  });
+
+  it('--after: delivered-not-read counts from the delivery', () => {
+    const recent: RetargetCandidate = { ...sent, deliveredAt: NOW - 23 * HOUR };
+    expect(chosen('delivered-not-read', [delivered, recent], 24 * HOUR)).toStrictEqual([delivered]);
+    expect(chosen('delivered-not-read', [delivered, recent], 22 * HOUR)).toStrictEqual([delivered, recent]);
+  });
+
+  it('--after: not-replied counts from the send, else from the delivery; a row with neither is not old enough', () => {
+    const recentSend: RetargetCandidate = { status: 'sent', sentAt: NOW - HOUR };
+    const deliveredOnly: RetargetCandidate = { status: 'sent', deliveredAt: NOW - 48 * HOUR };
+    const noTimes: RetargetCandidate = { status: 'sent' };
+    expect(chosen('not-replied', [sent, recentSend, deliveredOnly, noTimes], 24 * HOUR)).toStrictEqual([sent, deliveredOnly]);
+  });
+
+  it('--after: failed counts from the failure', () => {
+    expect(chosen('failed', [failed], HOUR)).toStrictEqual([failed]);
+    expect(chosen('failed', [failed], 3 * HOUR)).toStrictEqual([]);
+  });
+
+  it('exactly --after ago is old enough', () => {
+    expect(chosen('delivered-not-read', [delivered], 25 * HOUR)).toStrictEqual([delivered]);
+  });
+});
+
+describe('parseRetargetStatus', () => {
+  it('takes the three statuses', () => {
+    expect(['failed', 'delivered-not-read', 'not-replied'].map((s) => parseRetargetStatus(s))).toStrictEqual([
+      'failed',
+      'delivered-not-read',
+      'not-replied',
+    ]);
+  });
+
+  it('refuses another with OPTION_INVALID naming the choices', () => {
+    expect(() => parseRetargetStatus('read')).toThrow(AppError);
+    expect(() => parseRetargetStatus('read')).toThrow(/--status "read": give one of delivered-not-read, failed, not-replied/);
+  });
+});
