@@ -1,4 +1,4 @@
-import { campaignMessage, describeMessage, type CampaignDefinition, type CampaignStatus } from '../campaigns/campaign.js';
+import { campaignLabel, campaignMessage, describeMessage, type CampaignDefinition, type CampaignStatus } from '../campaigns/campaign.js';
 import { costJson, costLines } from './format-cost.js';
 import type { CampaignCost } from '../pricing/recorded-cost.js';
 import type { OptOutOrigin, SendOutcome } from '../campaigns/ingest/producer.js';
@@ -11,6 +11,7 @@ import { formatInstant, machineZone, type DisplayZone } from './display-zone.js'
 
 export interface StatusView {
   id: string;
+  name: string | null;
   state: CampaignStatus['state'];
   /** What it sends: an approved `template`, or a free-form `text` (`--text`); null when its definition was not read. */
   kind: 'template' | 'text' | null;
@@ -69,6 +70,7 @@ export function statusJson(status: CampaignStatus, windowed?: WindowStatus, defi
   const message = definition === undefined ? undefined : campaignMessage(definition);
   return {
     id: status.id,
+    name: definition?.name ?? null,
     state: status.state,
     kind: message?.kind ?? null,
     template: message?.kind === 'template' ? message.plan.name : null,
@@ -112,7 +114,7 @@ function iso(ms: number | undefined): string | null {
 export function statusText(status: CampaignStatus, windowed?: WindowStatus, definition?: CampaignDefinition): string {
   const j = statusJson(status, windowed, definition);
   const lines = [
-    `Campaign ${status.id}: ${status.state}${status.priority === 'normal' ? '' : ` (priority ${status.priority})`}`,
+    `Campaign ${campaignLabel(status.id, j.name)}: ${status.state}${status.priority === 'normal' ? '' : ` (priority ${status.priority})`}`,
     ...(definition === undefined ? [] : [`  sends ${describeMessage(campaignMessage(definition))}`]),
     `  total ${j.total}  queued ${j.queued}  sent ` +
       `${j.sent}${j.delivered > 0 || j.read > 0 ? ` (delivered ${j.delivered}, read ${j.read})` : ''}  failed ${j.failed}  ` +
