@@ -107,9 +107,7 @@ export function statusJson(status: CampaignStatus, windowed?: WindowStatus, defi
   };
 }
 
-function iso(ms: number | undefined): string | null {
-  return ms === undefined ? null : new Date(ms).toISOString();
-}
+const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
 export function statusText(status: CampaignStatus, windowed?: WindowStatus, definition?: CampaignDefinition): string {
   const j = statusJson(status, windowed, definition);
@@ -170,6 +168,7 @@ function secondsAt(rows: number, rate: number): number | undefined {
 export function summaryJson(summary: SendOutcome, rate: number): Record<string, unknown> {
   return {
     id: summary.dryRun ? null : summary.id,
+    name: summary.name ?? null,
     dryRun: summary.dryRun,
     rows: summary.rows,
     valid: summary.valid,
@@ -293,7 +292,7 @@ export function summaryText(summary: SendOutcome, rate: number, display?: PlanDi
         ...planLines(summary, rate, shown),
       ]
     : [
-        `Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} ` +
+        `Campaign ${campaignLabel(summary.id, summary.name)}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} ` +
           `rejected, ${summary.skipped} skipped${keptPart(summary)}`,
         ...planLines(summary, rate, shown),
       ];

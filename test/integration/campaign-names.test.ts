@@ -102,6 +102,12 @@ describe('campaign names', () => {
 
     const again = await runCli(['send', file, ...SEND, '--campaign', 'names-default', '--name', 'Another name', '--json'], env);
     expect(again.code, again.stderr).toBe(0);
+    expect((JSON.parse(again.stdout) as { name: string }).name).toBe('spring-promo');
+    const text = await runCli(['send', file, ...SEND, '--campaign', 'names-default', '--name', 'Another name'], env);
+    expect(text.stdout.split('\n')[0]).toBe(
+      'Campaign names-default "spring-promo": 3 rows read, 0 queued, 0 rejected, 0 skipped, ' +
+        '3 already in the campaign and kept as they were (3 queued)',
+    );
     expect((await status('names-default')).name).toBe('spring-promo');
 
     expect((await runCli(['cancel', 'names-default'], env)).code).toBe(0);
