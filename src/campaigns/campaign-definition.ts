@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { nameOfFile } from './campaign-name.js';
 import type { TemplateRequirements } from '../templates/template-requirements.js';
 import type { CampaignDefinition } from './campaign.js';
 import { planSend } from './send-plan.js';
@@ -28,8 +29,10 @@ export interface DefinitionInput {
  */
 export function campaignDefinition(input: DefinitionInput, header: readonly string[]): CampaignDefinition {
   const { id, spec, message, file, names } = input;
+  const name = spec.name ?? nameOfFile(file);
   return {
     id,
+    ...(name === undefined ? {} : { name }),
     createdAt: Date.now(),
     phoneNumberId: spec.phoneNumberId,
     ...(spec.priority === 'normal' ? {} : { priority: spec.priority }),

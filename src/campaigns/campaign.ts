@@ -7,6 +7,8 @@ import { textPlanSchema, type TextPlan } from './text-plan.js';
 export const campaignDefinitionSchema = z
   .object({
     id: z.string(),
+    /** `--name`, or its file's name: for people; absent in campaigns stored before names existed. */
+    name: z.string().optional(),
     createdAt: z.number(),
     phoneNumberId: z.string(),
     /** `--priority` (absent = normal): a high campaign's rows are fed before normal ones, normal before low; equals share the number. */
@@ -66,6 +68,11 @@ export function describeMessage(message: CampaignMessage): string {
   if (message.kind === 'template') return `template ${message.plan.name} (${message.plan.language})`;
   const flat = message.text.body.replace(/\s+/g, ' ').trim();
   return `text "${flat.length > 60 ? `${flat.slice(0, 59)}…` : flat}"`;
+}
+
+/** For people: `c20261125-1747-07ac19 "spring-promo"`, or the ID alone for a campaign without a name. */
+export function campaignLabel(campaignId: string, name: string | null | undefined): string {
+  return name === null || name === undefined ? campaignId : `${campaignId} "${name}"`;
 }
 
 /**

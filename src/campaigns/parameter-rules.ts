@@ -111,6 +111,12 @@ const NAMES: Record<number, string> = {
 
 /** The rule's text, and for a character rule which character and where (1-based), e.g. "(U+001B ESC at character 4)". */
 export function valueProblemDetail(value: string, problem: ValueProblem): string {
+  const where = problemCharacter(value, problem);
+  return where === undefined ? VALUE_PROBLEM_TEXT[problem] : `${VALUE_PROBLEM_TEXT[problem]} (${where})`;
+}
+
+/** For a character rule, which character and where (1-based), e.g. "U+001B ESC at character 4"; undefined for the others. */
+export function problemCharacter(value: string, problem: ValueProblem): string | undefined {
   const pattern =
     problem === 'VALUE_CONTROL_CHAR'
       ? CONTROL
@@ -120,13 +126,10 @@ export function valueProblemDetail(value: string, problem: ValueProblem): string
           ? LINE_BREAK
           : undefined;
   const match = pattern?.exec(value);
-  if (match === null || match === undefined) return VALUE_PROBLEM_TEXT[problem];
+  if (match === null || match === undefined) return undefined;
   const code = match[0].charCodeAt(0);
   const name = NAMES[code];
-  return (
-    `${VALUE_PROBLEM_TEXT[problem]} (U+${code.toString(16).toUpperCase().padStart(4, '0')}${name === undefined ? '' : ` ${name}`} ` +
-    `at character ${match.index + 1})`
-  );
+  return `U+${code.toString(16).toUpperCase().padStart(4, '0')}${name === undefined ? '' : ` ${name}`} at character ${match.index + 1}`;
 }
 
 /** Meta's limits on the rendered texts (reference §4): body 1,024 characters, text header 60. */

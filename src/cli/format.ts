@@ -1,4 +1,4 @@
-import { campaignMessage, describeMessage, type CampaignDefinition, type CampaignStatus } from '../campaigns/campaign.js';
+import { campaignLabel, campaignMessage, describeMessage, type CampaignDefinition, type CampaignStatus } from '../campaigns/campaign.js';
 import { costJson, costLines } from './format-cost.js';
 import type { CampaignCost } from '../pricing/recorded-cost.js';
 import type { OptOutOrigin, SendOutcome } from '../campaigns/ingest/producer.js';
@@ -11,6 +11,7 @@ import { formatInstant, machineZone, type DisplayZone } from './display-zone.js'
 
 export interface StatusView {
   id: string;
+  name: string | null;
   state: CampaignStatus['state'];
   /** What it sends: an approved `template`, or a free-form `text` (`--text`); null when its definition was not read. */
   kind: 'template' | 'text' | null;
@@ -69,6 +70,7 @@ export function statusJson(status: CampaignStatus, windowed?: WindowStatus, defi
   const message = definition === undefined ? undefined : campaignMessage(definition);
   return {
     id: status.id,
+    name: definition?.name ?? null,
     state: status.state,
     kind: message?.kind ?? null,
     template: message?.kind === 'template' ? message.plan.name : null,
@@ -105,14 +107,12 @@ export function statusJson(status: CampaignStatus, windowed?: WindowStatus, defi
   };
 }
 
-function iso(ms: number | undefined): string | null {
-  return ms === undefined ? null : new Date(ms).toISOString();
-}
+const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
 export function statusText(status: CampaignStatus, windowed?: WindowStatus, definition?: CampaignDefinition): string {
   const j = statusJson(status, windowed, definition);
   const lines = [
-    `Campaign ${status.id}: ${status.state}${status.priority === 'normal' ? '' : ` (priority ${status.priority})`}`,
+    `Campaign ${campaignLabel(status.id, j.name)}: ${status.state}${status.priority === 'normal' ? '' : ` (priority ${status.priority})`}`,
     ...(definition === undefined ? [] : [`  sends ${describeMessage(campaignMessage(definition))}`]),
     `  total ${j.total}  queued ${j.queued}  sent ` +
       `${j.sent}${j.delivered > 0 || j.read > 0 ? ` (delivered ${j.delivered}, read ${j.read})` : ''}  failed ${j.failed}  ` +
@@ -168,6 +168,7 @@ function secondsAt(rows: number, rate: number): number | undefined {
 export function summaryJson(summary: SendOutcome, rate: number): Record<string, unknown> {
   return {
     id: summary.dryRun ? null : summary.id,
+    name: summary.name ?? null,
     dryRun: summary.dryRun,
     rows: summary.rows,
     valid: summary.valid,
@@ -291,7 +292,7 @@ export function summaryText(summary: SendOutcome, rate: number, display?: PlanDi
         ...planLines(summary, rate, shown),
       ]
     : [
-        `Campaign ${summary.id}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} ` +
+        `Campaign ${campaignLabel(summary.id, summary.name)}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} ` +
           `rejected, ${summary.skipped} skipped${keptPart(summary)}`,
         ...planLines(summary, rate, shown),
       ];

@@ -4,6 +4,8 @@ import type { ScheduleOptions } from './time-options.js';
 
 /** `campaign send`'s options that make its campaign spec, as the command line gave them. */
 export interface SendSpecOptions extends ColumnOptions {
+  /** `--name`: the campaign's name for people (default: the file's name). */
+  name?: string | undefined;
   /** An approved template and its language, or `text`: exactly one of the two. */
   template?: string | undefined;
   language?: string | undefined;
@@ -46,6 +48,7 @@ export interface SendSpecOptions extends ColumnOptions {
  */
 export function sendSpecOf(options: SendSpecOptions): CampaignSpecInput {
   return withoutEmpty({
+    name: options.name,
     template: { name: options.template, language: options.language },
     text: { body: options.text, previewUrl: options.previewUrl },
     csv: {

@@ -5,6 +5,8 @@ import type { SendWindow } from '../campaigns/feed/send-window.js';
 
 /** What a campaign's definition says that the dashboard shows: fixed when it was created. */
 export interface CampaignIdentity {
+  /** Its name for people; undefined for a campaign stored without one (or whose definition could not be read). */
+  name?: string | undefined;
   /** '' when its definition could not be read. */
   phoneNumberId: string;
   /** `template order_update (en_US)` or `text "…"`. */
@@ -49,7 +51,7 @@ export class CampaignDirectory {
     }
     const plan = definition.plan;
     const template = plan === undefined ? undefined : { name: plan.name, language: plan.language };
-    const identity = { phoneNumberId: definition.phoneNumberId, message, window: definition.window, template };
+    const identity = { name: definition.name, phoneNumberId: definition.phoneNumberId, message, window: definition.window, template };
     this.#known.set(campaignId, identity);
     return identity;
   }

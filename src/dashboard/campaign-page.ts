@@ -47,16 +47,18 @@ export function campaignPage(options: CampaignPageOptions): SafeHtml {
   const toSend = html`${field(view, 'toSend')} to send of ${field(view, 'total')}`;
   const rateAndEta = html`rate of its number ${field(view, 'rate')} · ETA ${field(view, 'eta')}`;
   const reportLink = html`<a class="button" href="${reportPath(id)}" download>Download the report (CSV)</a>`;
+  const named = view.name === '' ? id : `${view.name} (${id})`;
   return page({
-    title: `Campaign ${id}`,
+    title: `Campaign ${named}`,
     live: liveJsonPath(id),
-    body: html`<p class="crumbs"><a href="/">Campaigns</a> › ${id}</p>
+    body: html`<p class="crumbs"><a href="/">Campaigns</a> › ${named}</p>
 <section data-campaign="${id}" data-state="${view.state}" data-reload-on-state="1">
-<h1>${id} <span class="state">${field(view, 'state')}</span></h1>
+<h1>${view.name === '' ? id : view.name} <span class="state">${field(view, 'state')}</span></h1>
 ${options.done === undefined ? '' : html`<p class="notice" role="status">${DONE_NOTICES[options.done]}</p>`}
 ${options.error === undefined ? '' : html`<p class="error" role="alert">${options.error}</p>`}
 <p class="note">${field(view, 'stateNote')}</p>
 <dl class="facts">
+<dt>Campaign ID</dt><dd>${id}</dd>
 <dt>Sends</dt><dd>${field(view, 'message')}</dd>
 <dt>Its template, as Meta last said</dt><dd>${field(view, 'template')}</dd>
 <dt>From number</dt><dd>${identity.phoneNumberId || '?'} (${queueLink})</dd>

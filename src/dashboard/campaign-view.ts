@@ -6,6 +6,8 @@ import type { ErrorTally } from './error-tallies.js';
 
 /** What the dashboard knows of a campaign besides its status: from its definition and the metrics snapshot. */
 export interface CampaignExtras {
+  /** Its name for people; undefined without one. */
+  name?: string | undefined;
   /** '' when its definition could not be read. */
   phoneNumberId: string;
   /** `template order_update (en_US)` or `text "…"`. */
@@ -31,6 +33,8 @@ export interface CampaignExtras {
  */
 export interface CampaignView {
   id: string;
+  /** '' for a campaign without a name: the pages show its ID alone. */
+  name: string;
   phoneNumberId: string;
   state: CampaignState;
   /** 0–100: rows with an answer (anything but queued, sending, confirming) of the total. */
@@ -84,6 +88,7 @@ export function campaignView(status: CampaignStatus, extras: CampaignExtras): Ca
   const waiting = extras.windowStatus;
   return {
     id: status.id,
+    name: extras.name ?? '',
     phoneNumberId: extras.phoneNumberId,
     state: status.state,
     progress,

@@ -62,7 +62,11 @@ const ETA_NOTE = html`ETA: with the campaign's send window, days and expiry, as 
 const ERRORS_NOTE = html`Errors by code: failed and unknown rows, counted from the rows (see a campaign's page).`;
 
 function campaignRow(v: CampaignView): SafeHtml {
-  const link = html`<a href="${campaignPath(v.id)}">${v.id}</a>`;
+  // A campaign stored without a name is shown by its ID alone.
+  const link =
+    v.name === ''
+      ? html`<a href="${campaignPath(v.id)}">${v.id}</a>`
+      : html`<a href="${campaignPath(v.id)}" class="name">${v.name}</a><div class="sub">${v.id}</div>`;
   const toSend = html`<div class="sub">${field(v, 'toSend')} to send of ${field(v, 'total')}</div>`;
   return html`<tr data-campaign="${v.id}" data-state="${v.state}">
 <td class="id">${link}<div class="sub">${field(v, 'message')}</div>

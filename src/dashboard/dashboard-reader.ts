@@ -85,6 +85,11 @@ export class DashboardReader {
     });
   }
 
+  /** The campaign's name for people (its report's file name); undefined without one. */
+  async name(campaignId: string): Promise<string | undefined> {
+    return (await this.deps.directory.identity(campaignId)).name;
+  }
+
   #infos(): Promise<ReadonlyMap<string, TemplateInfo>> {
     return this.deps.templateInfos?.() ?? Promise.resolve(new Map());
   }
@@ -106,6 +111,7 @@ function extras(
   const figures = snapshot.campaigns.find((c) => c.id === status.id)?.figures;
   const number = snapshot.numbers.find((n) => n.phoneNumberId === identity.phoneNumberId);
   return {
+    name: identity.name,
     phoneNumberId: identity.phoneNumberId,
     message: identity.message,
     window: identity.window,

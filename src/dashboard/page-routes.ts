@@ -64,7 +64,7 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
     const userIds = await deps.userIds?.(id);
     const stream = reportStream(deps.ledger, id, (error) => deps.onReportError(id, error), userIds);
     return reply
-      .header('content-disposition', reportDisposition(id))
+      .header('content-disposition', reportDisposition(id, await reader.name(id)))
       .header('cache-control', 'no-store')
       .header('x-content-type-options', 'nosniff')
       .type('text/csv; charset=utf-8')

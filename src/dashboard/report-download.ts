@@ -1,4 +1,5 @@
 import { Readable, pipeline } from 'node:stream';
+import { reportFileName } from '../campaigns/campaign-name.js';
 import type { ReportLedger } from '../campaigns/ledger.js';
 import { reportCsv, reportLines, type UserIdsOf } from '../campaigns/report/report.js';
 
@@ -18,7 +19,10 @@ export function reportStream(
   });
 }
 
-/** `attachment; filename="<id>.csv"` with anything but letters, digits, _ and - replaced. */
-export function reportDisposition(campaignId: string): string {
-  return `attachment; filename="${campaignId.replace(/[^A-Za-z0-9_-]/g, '_')}.csv"`;
+/**
+ * `attachment; filename="<id>-<slug of its name>.csv"`, the name `campaign report` saves it
+ * under, with anything but letters, digits, _ and - in the ID replaced (the slug has none).
+ */
+export function reportDisposition(campaignId: string, name?: string): string {
+  return `attachment; filename="${reportFileName(campaignId.replace(/[^A-Za-z0-9_-]/g, '_'), name)}"`;
 }

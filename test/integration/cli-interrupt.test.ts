@@ -96,7 +96,7 @@ describe('campaign send: Ctrl-C and the printed command to continue', () => {
       const row = Number(stopped?.[1]);
       expect(row).toBeGreaterThan(0);
       expect(row).toBeLessThan(ROWS);
-      expect(stdout).toContain(`Campaign ${id}: ${row} rows read`);
+      expect(stdout).toContain(`Campaign ${id} "big": ${row} rows read`);
       expect(await context.ledger.status(id)).toMatchObject({ state: 'paused', pausedReason: `ingest interrupted at row ${row}` });
 
       // The command it printed, as the operator would paste it.

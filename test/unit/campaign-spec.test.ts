@@ -10,6 +10,7 @@ const CONTEXT = { now: NOW, defaultPhoneNumberId: '106540352242922' };
 
 /** A spec as an API caller would send it, every group used. */
 const JSON_SPEC = {
+  name: '  Winter sale 2026 ',
   template: { name: 'order_update', language: 'en_US' },
   csv: {
     phoneColumn: 'mobile',
@@ -37,6 +38,7 @@ const JSON_SPEC = {
 
 /** The same campaign as `campaign send`'s options (what src/cli/commands/send.ts builds from the flags). */
 const SEND_OPTIONS: SendSpecOptions = {
+  name: '  Winter sale 2026 ',
   template: 'order_update',
   language: 'en_US',
   text: undefined,
@@ -109,6 +111,8 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
     });
     const checked = checkCampaignSpec(spec, JSON_FIELD_NAMES, CONTEXT);
     expect(checked).toStrictEqual({
+      // Trimmed at the edge.
+      name: 'Winter sale 2026',
       message: { kind: 'template', name: 'order_update', language: 'en_US' },
       phoneNumberId: '123456',
       campaignId: 'winter-sale',
@@ -210,7 +214,7 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
     const error = refusal(() => parseCampaignSpec({ csv: { phone: 'mobile' }, tempalte: {} }, JSON_FIELD_NAMES));
     expect(error.code).toBe('OPTION_INVALID');
     expect(error.message).toMatch(
-      /^(csv\.phone|tempalte): no such field in a campaign spec; check the spelling \(fields: template\.name, /,
+      /^(csv\.phone|tempalte): no such field in a campaign spec; check the spelling \(fields: name, template\.name, /,
     );
     expect(refusal(() => parseCampaignSpec([], JSON_FIELD_NAMES)).message).toMatch(/^the campaign spec: expected object/);
   });
@@ -389,6 +393,41 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
       'OPTION_INVALID',
       '--text has a stray "{{" at character 4',
       'text.body has a stray "{{" at character 4',
+    ],
+    [
+      'name (too long)',
+      template({ name: 'x'.repeat(101) }),
+      'OPTION_INVALID',
+      '--name: the campaign name has 101 characters; give at most 100',
+      'name: the campaign name has 101 characters; give at most 100',
+    ],
+    [
+      'name (blank)',
+      template({ name: ' \u200b ' }),
+      'OPTION_INVALID',
+      '--name: the campaign name is empty',
+      'name: the campaign name is empty',
+    ],
+    [
+      'name (an escape sequence)',
+      template({ name: 'spring\u001b[31m' }),
+      'OPTION_INVALID',
+      '--name: the campaign name contains a control character, invisible in most editors (U+001B ESC at character 7)',
+      'name: the campaign name contains a control character',
+    ],
+    [
+      'name (a bidi override)',
+      template({ name: 'promo\u202Egpj.exe' }),
+      'OPTION_INVALID',
+      '--name: the campaign name contains a bidirectional override or isolate, which can disguise text (U+202E RLO at character 6)',
+      'name: the campaign name contains a bidirectional override',
+    ],
+    [
+      'name (two lines)',
+      template({ name: 'spring\npromo' }),
+      'OPTION_INVALID',
+      '--name: the campaign name contains a line break; give it on one line',
+      'name: the campaign name contains a line break',
     ],
   ])('%s', (_field, input, code, cli, json) => {
     for (const [names, expected] of [

@@ -5,6 +5,7 @@ import { AnsweredRate } from '../../src/cli/run/status-watch.js';
 /** `campaign status --watch`'s figures: the rate from successive reads, the ETA, the line printed off a terminal. */
 const view = (over: Partial<StatusView> = {}): StatusView => ({
   id: 'c1',
+  name: null,
   state: 'running',
   kind: 'template',
   template: 'order_update',

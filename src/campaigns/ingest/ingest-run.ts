@@ -82,6 +82,7 @@ export class IngestRun {
     const { definition, existing, kept } = target;
     this.summary = {
       id: definition.id,
+      name: (existing ?? definition).name,
       rows: 0,
       valid: 0,
       queued: 0,

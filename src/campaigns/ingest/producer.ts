@@ -22,6 +22,8 @@ export type { OptOutOrigin } from './opted-out.js';
 
 export interface ProduceSummary {
   id: string;
+  /** Its name: this run's, or the one a continued campaign was created with. */
+  name?: string | undefined;
   /** Data records read from the file (every one is in the campaign: queued, rejected or skipped). */
   rows: number;
   /** Rows that passed every check (in a dry run: rows that would be queued). */

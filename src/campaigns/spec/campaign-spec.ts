@@ -7,6 +7,8 @@ import { z } from 'zod';
  * Objects are strict: a misspelt field is refused, not ignored.
  */
 export const campaignSpecSchema = z.strictObject({
+  /** For people: free text, at most 100 characters (default: the file's name without its extension). The ID stays the key. */
+  name: z.string().optional(),
   /** An approved template (`--template`, `--language`); exactly one of `template` and `text`. */
   template: z.strictObject({ name: z.string().optional(), language: z.string().optional() }).optional(),
   /** A free-form text whose `{{column}}` placeholders are filled per row (`--text`, `--preview-url`). */

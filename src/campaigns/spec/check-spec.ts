@@ -5,6 +5,7 @@ import { parseSchedule, type Schedule } from '../../cli/time-options.js';
 import { AppError } from '../../errors/app-error.js';
 import { canonicalZone } from '../../phone/recipient-zones.js';
 import { CAMPAIGN_ID_PATTERN } from '../campaign-id.js';
+import { checkCampaignName } from '../campaign-name.js';
 import type { ColumnOptions } from '../send-plan.js';
 import { parseSendWindow, type SendWindow } from '../feed/send-window.js';
 import type { CampaignSpec } from './campaign-spec.js';
@@ -17,6 +18,8 @@ export type Priority = (typeof PRIORITIES)[number];
 
 /** A spec whose every rule holds, its values read: what a campaign is created from. */
 export interface CheckedSpec {
+  /** Trimmed; undefined: the file's name is used (a continued campaign keeps its own). */
+  name: string | undefined;
   message: MessageChoice;
   phoneNumberId: string;
   /** Continue this campaign; undefined: a new one. */
@@ -62,6 +65,7 @@ export interface SpecCheckContext {
  */
 export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context: SpecCheckContext): CheckedSpec {
   const { csv } = spec;
+  const name = spec.name === undefined ? undefined : checkCampaignName(spec.name, names.name);
   const displayTimezone =
     spec.displayTimezone === undefined ? undefined : checkDisplayTimezone(spec.displayTimezone, names.displayTimezone);
   const delimiter = csv.delimiter === undefined ? undefined : parseDelimiterOption(csv.delimiter, names['csv.delimiter']);
@@ -76,6 +80,7 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
   const window = checkWindow(spec, names);
   const defaultTimezone = checkZone(csv.defaultTimezone, names['csv.defaultTimezone']);
   return {
+    name,
     message,
     phoneNumberId,
     campaignId,

@@ -4,6 +4,7 @@
  * command line and `schedule.at` to a caller of the HTTP API.
  */
 export const SPEC_FIELDS = [
+  'name',
   'template.name',
   'template.language',
   'text.body',
@@ -46,6 +47,7 @@ export const JSON_FIELD_NAMES: FieldNames = Object.fromEntries(SPEC_FIELDS.map((
 
 /** `campaign send`: a field is named by the flag that sets it. */
 export const CLI_FIELD_NAMES: FieldNames = {
+  name: '--name',
   'template.name': '--template',
   'template.language': '--language',
   'text.body': '--text',

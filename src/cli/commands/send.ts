@@ -12,6 +12,11 @@ export function register(program: Command): void {
     .command('send')
     .description('check a CSV against an approved template (or fill a --text), then queue one job per valid row')
     .argument('<file>', 'CSV file with a header row')
+    .option(
+      '--name <text>',
+      "the campaign's name, shown beside its ID (at most 100 characters; default: the file's name without .csv). " +
+        '--campaign keeps the name it was created with',
+    )
     .option('--template <name>', 'approved template name (with --language; or use --text)')
     .option('--language <code>', 'template language code, e.g. en_US')
     .option(
@@ -100,6 +105,7 @@ function scheduleOptions(command: Command): Command {
 }
 
 interface SendFlags {
+  name?: string;
   template?: string;
   language?: string;
   text?: string;
@@ -174,6 +180,7 @@ async function sendCampaign(file: string, o: SendFlags): Promise<void> {
 function sendOptionsOf(file: string, o: SendFlags): Omit<SendOptions, 'signal' | 'onStart' | 'onProgress'> {
   return {
     file,
+    name: o.name,
     template: o.template,
     language: o.language,
     text: o.text,

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
+import { reportFileName } from '../../campaigns/campaign-name.js';
 import { writeReport } from '../../campaigns/report/report.js';
 import { reportUserIds } from '../../redis/redis-user-links.js';
 import { summaryText, statusText } from '../format.js';
@@ -130,7 +131,8 @@ async function sendSamples(redisEnv: Record<string, string>): Promise<string> {
     // Delivered and read come by webhook, up to a couple of seconds after the last send.
     if (status?.state === 'completed') status = await awaitStatusWebhooks(context.ledger, summary.id, status);
     if (status !== undefined) console.log(statusText(status));
-    const reportPath = join(context.config.reportsDir, `${summary.id}.csv`);
+    const definition = await context.ledger.getCampaign(summary.id);
+    const reportPath = join(context.config.reportsDir, reportFileName(summary.id, definition?.name));
     const userIds = reportUserIds(context.redis, context.config.queuePrefix, context.config.portfolios, DEMO_PHONE_NUMBER_ID);
     await writeReport(context.ledger, summary.id, reportPath, { userIds });
     console.log(`Report: ${reportPath}`);

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { reportFileName } from '../../campaigns/campaign-name.js';
 import { writeReport, writeReportTo } from '../../campaigns/report/report.js';
 import { AppError } from '../../errors/app-error.js';
 import type { AppContext } from '../../app/app-context.js';
@@ -22,10 +23,11 @@ export async function runReport(context: AppContext, campaignId: string, out: st
   const status = await ledger.status(campaignId);
   if (status === undefined)
     throw new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${campaignId} under this QUEUE_PREFIX (see \`campaign list\`)`);
-  const savedPath = join(config.reportsDir, `${campaignId}.csv`);
+  const definition = await ledger.getCampaign(campaignId);
+  const savedPath = join(config.reportsDir, reportFileName(campaignId, definition?.name));
   if (status.purgedAt !== undefined) throw purged(campaignId, status.purgedAt, savedPath, await isFile(savedPath));
   const path = out === STDOUT ? 'stdout' : (out ?? savedPath);
-  const number = (await ledger.getCampaign(campaignId))?.phoneNumberId ?? '';
+  const number = definition?.phoneNumberId ?? '';
   const userIds = reportUserIds(context.redis, config.queuePrefix, config.portfolios, number);
   const stop = stopOnSignal();
   try {
