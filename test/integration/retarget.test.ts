@@ -76,7 +76,11 @@ describe('campaign retarget, end to end', () => {
       templatesFile: SAMPLE_TEMPLATES,
     });
     expect(outcome).toMatchObject({ rows: 2, queued: 2, rejected: 0, skipped: 0 });
-    expect(await rig.context.ledger.getCampaign(outcome.id)).toMatchObject({ sourceCampaign: 'c-src', phoneNumberId: PHONE_NUMBER_ID });
+    expect(await rig.context.ledger.getCampaign(outcome.id)).toMatchObject({
+      sourceCampaign: 'c-src',
+      phoneNumberId: PHONE_NUMBER_ID,
+      name: 'orders (failed)',
+    });
     await completed(outcome.id);
     const resent = rig.sandbox.accepted().slice(sentBefore);
     expect(resent.map((m) => m.waId).sort()).toStrictEqual(FAILING);

@@ -63,6 +63,7 @@ export async function runRetarget(context: AppContext, options: RetargetOptions)
         phoneColumn: source.source.phoneColumn,
         phoneNumberId: source.phoneNumberId,
         delimiter: ',',
+        name: retargetName(source.name ?? options.campaignId, options.rule.status),
       }),
       names,
     );
@@ -114,4 +115,14 @@ async function writeChosenRows(context: AppContext, source: CampaignDefinition, 
     await finished(out);
   }
   return chosen;
+}
+
+/** The new campaign's name: its source's (or ID) and the rows it takes, within the 100 characters a name may have. */
+function retargetName(source: string, status: string): string {
+  const suffix = ` (${status})`;
+  return (
+    Array.from(source)
+      .slice(0, 100 - suffix.length)
+      .join('') + suffix
+  );
 }
