@@ -12,6 +12,8 @@ import { formatInstant, machineZone, type DisplayZone } from './display-zone.js'
 export interface StatusView {
   id: string;
   name: string | null;
+  /** `campaign retarget`: the campaign whose rows it took; null for any other. */
+  sourceCampaign: string | null;
   state: CampaignStatus['state'];
   /** What it sends: an approved `template`, or a free-form `text` (`--text`); null when its definition was not read. */
   kind: 'template' | 'text' | null;
@@ -71,6 +73,7 @@ export function statusJson(status: CampaignStatus, windowed?: WindowStatus, defi
   return {
     id: status.id,
     name: definition?.name ?? null,
+    sourceCampaign: definition?.sourceCampaign ?? null,
     state: status.state,
     kind: message?.kind ?? null,
     template: message?.kind === 'template' ? message.plan.name : null,
@@ -364,10 +367,7 @@ export function watchJson(view: StatusView, rate: number | null, etaSeconds: num
   return { ...view, rate: rate === null ? null : Math.round(rate * 10) / 10, etaSeconds: etaSeconds ?? null };
 }
 
-/**
- * The parts of a watch line: progress, rate and ETA; the rows answered; the rows still to go; what the operator should know (paused,
- * window).
- */
+/** The parts of a watch line: progress, rate and ETA; rows answered; rows still to go; what to know (paused, window). */
 export function watchParts(view: WatchView): { progress: string; answered: string; pending: string; note: string } {
   const done = Math.max(0, view.total - rowsLeft(view));
   const share = view.total === 0 ? 100 : Math.floor((100 * done) / view.total);

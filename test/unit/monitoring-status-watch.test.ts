@@ -6,6 +6,7 @@ import { AnsweredRate } from '../../src/cli/run/status-watch.js';
 const view = (over: Partial<StatusView> = {}): StatusView => ({
   id: 'c1',
   name: null,
+  sourceCampaign: null,
   state: 'running',
   kind: 'template',
   template: 'order_update',

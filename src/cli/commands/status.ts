@@ -32,11 +32,10 @@ export function register(program: Command): void {
         const window = definition?.window;
         const windowed = window === undefined ? undefined : windowStatus(window, await ledger.laneBacklogs(id), Date.now());
         const cost = await statusCost(ledger, card, status);
-        // `campaign retarget`: the campaign whose rows this one was made from.
-        const sourceCampaign = definition?.sourceCampaign ?? null;
-        if (o.json === true) console.log(JSON.stringify({ ...statusJson(status, windowed, definition), sourceCampaign, cost }));
+        if (o.json === true) console.log(JSON.stringify({ ...statusJson(status, windowed, definition), cost }));
         else {
-          const source = sourceCampaign === null ? '' : `\n  retargets rows of campaign ${sourceCampaign}`;
+          const sourceCampaign = definition?.sourceCampaign;
+          const source = sourceCampaign === undefined ? '' : `\n  retargets rows of campaign ${sourceCampaign}`;
           console.log(`${statusText(status, windowed, definition)}${source}\n${costLine(cost)}`);
         }
       });
