@@ -14,7 +14,7 @@ const env = { REDIS_URL: redisUrl(), QUEUE_PREFIX: freshPrefix('usage'), WHATSAP
 describe('usage errors through the CLI', () => {
   describe.concurrent('commander’s usage errors → ARGUMENT_INVALID, one line and a hint, exit 2', () => {
     it.each([
-      [['send', 'file.csv', '--template', 'order_update', '--nope'], "unknown option '--nope'", 'campaign send'],
+      [['send', 'file.csv', '--template', 'order_update', '--zzyzx'], "unknown option '--zzyzx'", 'campaign send'],
       [['send', 'file.csv', '--dry-rn'], "unknown option '--dry-rn' (did you mean --dry-run?)", 'campaign send'],
       [['send'], "missing required argument 'file'", 'campaign send'],
       [['reschedule', 'c1'], "required option '--at <time>' not specified", 'campaign reschedule'],
