@@ -1,19 +1,11 @@
 import type { Command } from 'commander';
+import type { MessageFlags } from '../message-flags.js';
 import { collectParam, list } from '../option-values.js';
 import { withContext } from '../with-context.js';
 
-interface RetargetFlags {
+interface RetargetFlags extends MessageFlags {
   status: string;
   after?: string;
-  template?: string;
-  language?: string;
-  text?: string;
-  previewUrl?: boolean;
-  params?: string[];
-  param: Record<string, string>;
-  headerTextColumn?: string;
-  headerImageColumn?: string;
-  buttonUrlColumn?: string[];
   templates?: string;
   json?: boolean;
 }

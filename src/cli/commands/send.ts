@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { SendOptions } from '../run/send.js';
+import type { MessageFlags } from '../message-flags.js';
 import { collectParam, list } from '../option-values.js';
 import { withContext } from '../with-context.js';
 
@@ -104,18 +105,9 @@ function scheduleOptions(command: Command): Command {
     );
 }
 
-interface SendFlags {
+interface SendFlags extends MessageFlags {
   name?: string;
-  template?: string;
-  language?: string;
-  text?: string;
-  previewUrl?: boolean;
-  params?: string[];
-  param: Record<string, string>;
   phoneColumn: string;
-  headerTextColumn?: string;
-  headerImageColumn?: string;
-  buttonUrlColumn?: string[];
   defaultCountry?: string;
   fixWhitespace?: boolean;
   delimiter?: string;
