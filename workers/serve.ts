@@ -64,6 +64,7 @@ export async function startService(
       metrics: parts.metrics,
     });
     await parts.dashboard.register(app);
+    await parts.api.register(app);
     port = await listenOn(app, options);
     parts.consumer.start();
   } catch (error) {
@@ -85,6 +86,8 @@ interface ServiceParts {
   consumer: WebhookConsumer;
   metrics: ServiceMetrics;
   dashboard: Dashboard;
+  /** The HTTP API under /api/v1. */
+  api: { register(app: FastifyInstance): Promise<void> };
   /** Stops the consumer, then closes the metrics, the dashboard and their connections. */
   close(): Promise<void>;
 }
@@ -102,6 +105,7 @@ async function openServiceParts(config: Config, log: Logger): Promise<ServicePar
   const ledgerRedis = connect();
   const metricsRedis = connect();
   const dashboardRedis = connect();
+  const apiRedis = connect();
   const sendRate = (phoneNumberId: string) => sendRateOf(config.send, phoneNumberId);
   const consumer = await webhookConsumer(config, log, readerRedis, ledgerOn(ledgerRedis));
   // GET /metrics: read from Redis at each scrape.
@@ -125,17 +129,20 @@ async function openServiceParts(config: Config, log: Logger): Promise<ServicePar
     sendRate,
     portfolios: config.portfolios,
   });
+  // The HTTP API (/api/v1): the pages call it too, with their CSRF token.
+  const { createHttpApi } = await import('../src/api/http-api.js');
+  const api = createHttpApi({ config, logger: log, redis: apiRedis, ledger: ledgerOn(apiRedis), sessions: dashboard.sessions });
   const close = async () => {
     // A read blocks up to 1 s; with Redis away a command waits for it: then the disconnect below ends it.
     await Promise.race([consumer.stop(), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
     await metrics.close();
     await Promise.race([dashboard.close(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-    for (const connection of [readerRedis, ledgerRedis, metricsRedis, dashboardRedis]) {
+    for (const connection of [readerRedis, ledgerRedis, metricsRedis, dashboardRedis, apiRedis]) {
       if (connection.status === 'ready') await connection.quit().catch(() => undefined);
       closeRedis(connection);
     }
   };
-  return { consumer, metrics, dashboard, close };
+  return { consumer, metrics, dashboard, api, close };
 }
 
 async function webhookConsumer(config: Config, log: Logger, readerRedis: RedisClient, ledger: RedisLedger): Promise<WebhookConsumer> {

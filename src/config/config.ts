@@ -101,6 +101,10 @@ const envSchema = z.object({
     .default('cw'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   REPORTS_DIR: z.string().min(1).default('reports'),
+  // The HTTP API (`campaign serve`, /api/v1): the largest CSV upload it takes, in bytes (413
+  // above it), and the requests one token may make per minute (429 above it).
+  API_MAX_UPLOAD_BYTES: wholeNumber(1).default(200 * 1024 * 1024),
+  API_RATE_LIMIT: wholeNumber(1).default(600),
   // The same message to the same recipient from the same number within this many hours is
   // skipped as ALREADY_SENT (a re-run must not double-send). 0 turns the check off.
   DUPLICATE_WINDOW_HOURS: z.coerce
@@ -206,6 +210,8 @@ export interface Config {
   queuePrefix: string;
   logLevel: Env['LOG_LEVEL'];
   reportsDir: string;
+  /** The HTTP API's limits: API_MAX_UPLOAD_BYTES, and API_RATE_LIMIT requests per token per minute. */
+  httpApi: { maxUploadBytes: number; requestsPerMinute: number };
   /** Window of the ALREADY_SENT check, in ms; 0 = off. */
   duplicateWindowMs: number;
   /** Finished campaigns are purged this long after they finish, in ms; 0 = never on its own. */
@@ -274,6 +280,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     portfolios: e.PORTFOLIOS ?? new Map(),
     logLevel: e.LOG_LEVEL,
     reportsDir: e.REPORTS_DIR,
+    httpApi: { maxUploadBytes: e.API_MAX_UPLOAD_BYTES, requestsPerMinute: e.API_RATE_LIMIT },
     duplicateWindowMs: Math.round(e.DUPLICATE_WINDOW_HOURS * 3_600_000),
     retentionMs: e.RETENTION_DAYS * 86_400_000,
     metricsRetentionMs: Math.round(e.METRICS_RETENTION_HOURS * 3_600_000),

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../logging/logger.js';
 import { BASIC_AUTH_CHALLENGE, basicAuthMatches, type DashboardCredentials } from './basic-auth.js';
-import { CSRF_FIELD, crossSite, type CsrfTokens } from './csrf.js';
+import { CSRF_FIELD, CSRF_HEADER, crossSite, type CsrfTokens } from './csrf.js';
 import { html } from './html.js';
 import { PAGE_HEADERS, page } from './layout.js';
 
@@ -67,6 +67,21 @@ export class DashboardAccess {
     const body = page({ title: 'Refused', body: html`<h1>Refused</h1>${refusal}<p><a href="/">Campaigns</a></p>` });
     await reply.code(403).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body.value);
   };
+
+  /**
+   * A request of the dashboard's own pages to the HTTP API: the page's basic auth (when a
+   * password is set), its CSRF token in the `X-CSRF-Token` header, and no cross-site origin.
+   * The user it acts for, or why it is refused.
+   */
+  async apiSession(request: FastifyRequest): Promise<{ user: string } | { refused: string; status: 401 | 403 }> {
+    if (this.#credentials !== undefined && !basicAuthMatches(request.headers.authorization, this.#credentials))
+      return { refused: 'the dashboard user and password do not match', status: 401 };
+    if (crossSite(request.headers)) return { refused: 'it came from another site', status: 403 };
+    const token = request.headers[CSRF_HEADER];
+    if (!(await this.#csrf.verify(typeof token === 'string' ? token : undefined, this.user)))
+      return { refused: "the page's CSRF token is missing, not valid or older than 12 hours: reload the page", status: 403 };
+    return { user: this.user };
+  }
 
   /**
    * onRequest of bull-board's routes: a POST, PUT or DELETE from another site is refused (bull-board's own page sends them from this one).

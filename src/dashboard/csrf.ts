@@ -8,6 +8,8 @@ export const CSRF_TOKEN_MAX_AGE_MS = 12 * 3_600_000;
 
 /** The hidden form field every control POST carries its token in. */
 export const CSRF_FIELD = 'csrf';
+/** The header the pages' scripts send the same token in, to the HTTP API. */
+export const CSRF_HEADER = 'x-csrf-token';
 
 /**
  * CSRF tokens for the dashboard's control forms. The browser sends basic-auth credentials

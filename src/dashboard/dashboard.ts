@@ -10,6 +10,7 @@ import type { PortfolioAssignments } from '../portfolios/portfolios.js';
 import { reportUserIds } from '../redis/redis-user-links.js';
 import { readyWithin } from '../redis/redis-connection.js';
 import { RedisTemplateInfo } from '../redis/redis-template-info.js';
+import type { DashboardSessions } from '../api/api-principal.js';
 import { DashboardAccess } from './access.js';
 import type { DashboardCredentials } from './basic-auth.js';
 import { CampaignDirectory } from './campaign-directory.js';
@@ -41,6 +42,8 @@ export interface DashboardOptions {
 export interface Dashboard {
   /** Adds `/`, `/campaigns/…`, `/api/campaigns…`, `/dashboard/…` and `/queues` to the service, behind basic auth when a password is set. */
   register(app: FastifyInstance): Promise<void>;
+  /** Checks the pages' own requests to the HTTP API (basic auth, CSRF header, same site). */
+  sessions: DashboardSessions;
   /** The queues bull-board shows now (tests). */
   queueNames(): string[];
   close(): Promise<void>;
@@ -128,6 +131,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   return {
     register,
+    sessions: access,
     queueNames: () => board.queueNames(),
     close: async () => {
       await Promise.all([board.close(), scrapeReader.close()]);

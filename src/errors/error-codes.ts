@@ -39,6 +39,15 @@ export const ERROR_CODES = {
   API_TOKEN_MISSING: 'An API request has no Authorization header, or not "Bearer" with a token of the cwt_ form (HTTP 401).',
   API_TOKEN_INVALID: 'An API request carries a token that is unknown or revoked (HTTP 401).',
   API_TOKEN_EXPIRED: 'An API request carries a token past its expiry (HTTP 401).',
+  API_SCOPE_REFUSED: 'An API request needs a wider token scope than the token has (read < send < admin) (HTTP 403).',
+  API_CSRF_REFUSED: "A request of the dashboard's pages to the API lacks a valid CSRF token or came from another site (HTTP 403).",
+  API_NOT_FOUND: 'No API route, or no such resource, at that path (HTTP 404).',
+  API_REQUEST_INVALID: "An API request's body, query or headers are not what the route takes (HTTP 400 or 415).",
+  API_UPLOAD_TOO_LARGE: 'An API upload is larger than API_MAX_UPLOAD_BYTES (HTTP 413); nothing was created.',
+  API_RATE_LIMITED: 'An API token made more than API_RATE_LIMIT requests in a minute (HTTP 429).',
+  IDEMPOTENCY_KEY_IN_USE:
+    'A request with this Idempotency-Key is still being processed, or the key was used for another request (HTTP 409).',
+  SPEC_INVALID: 'A campaign spec or its file has problems; every one is listed (HTTP 422 from the API).',
   CAMPAIGN_NOT_FINISHED:
     '`campaign retarget` needs a finished (completed or cancelled) campaign; this one is still running, paused or scheduled.',
   RETARGET_NO_ROWS: 'No row of the campaign matches the `campaign retarget` selection; no campaign was created.',

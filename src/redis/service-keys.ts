@@ -20,3 +20,8 @@ export function pacerKeys(prefix: string, phoneNumberId: string): { slot: string
 export function csrfKeyName(prefix: string): string {
   return `${prefix}:dashboard:csrf-key`;
 }
+
+/** The HTTP API's per-caller request counts (@fastify/rate-limit's Redis store appends the caller). */
+export function apiRateLimitNamespace(prefix: string): string {
+  return `${prefix}:api:rate:`;
+}

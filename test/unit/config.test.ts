@@ -45,6 +45,7 @@ describe('loadConfig: defaults', () => {
       portfolios: new Map(),
       logLevel: 'info',
       reportsDir: 'reports',
+      httpApi: { maxUploadBytes: 200 * 1024 * 1024, requestsPerMinute: 600 },
       duplicateWindowMs: 24 * 3_600_000,
       retentionMs: 30 * 86_400_000,
       confirmWindowMs: 600_000,

@@ -1,0 +1,69 @@
+import type { Redis } from 'ioredis';
+import { silentLogger } from '../../src/logging/logger.js';
+import type { ApiScope } from '../../src/http/api-tokens.js';
+import { RedisApiTokens } from '../../src/redis/redis-api-tokens.js';
+import { startService, type RunningService } from '../../workers/serve.js';
+import { tempDir } from './csv-files.js';
+import { freshPrefix, redisUrl, removePrefix, testRedis } from './redis.js';
+
+/**
+ * `campaign serve` on a port of its own under a fresh QUEUE_PREFIX, with API tokens of each
+ * scope, for tests of the HTTP API over real HTTP. `env` adds settings (a template file, the
+ * sandbox's URL, limits).
+ */
+export class ApiTestService {
+  readonly prefix: string;
+  readonly redis: Redis;
+  reportsDir = '';
+  #cleanup: (() => Promise<void>) | undefined;
+  service: RunningService | undefined;
+  readonly tokens: Partial<Record<ApiScope, string>> = {};
+  readonly store: RedisApiTokens;
+
+  constructor(name: string) {
+    this.prefix = freshPrefix(name);
+    this.redis = testRedis();
+    this.store = new RedisApiTokens(this.redis, this.prefix);
+  }
+
+  /** The settings `serve` starts with (before `env`'s). */
+  baseEnv(): Record<string, string> {
+    // REPORTS_DIR: the temporary directory start() made.
+    return {
+      REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: this.prefix,
+      LOG_LEVEL: 'silent',
+      WHATSAPP_APP_SECRET: 'api-test-secret',
+      WEBHOOK_VERIFY_TOKEN: 'api-test-verify',
+      REPORTS_DIR: this.reportsDir,
+    };
+  }
+
+  async start(env: Record<string, string> = {}): Promise<this> {
+    const reports = await tempDir();
+    this.reportsDir = reports.dir;
+    this.#cleanup = reports.cleanup;
+    for (const scope of ['read', 'send', 'admin'] as const) this.tokens[scope] = (await this.store.create(scope, scope)).token.reveal();
+    this.service = await startService({ port: 0, host: '127.0.0.1' }, { ...this.baseEnv(), ...env }, silentLogger());
+    return this;
+  }
+
+  get url(): string {
+    if (this.service === undefined) throw new Error('start() first');
+    return `${this.service.url}/api/v1`;
+  }
+
+  /** A request to the API with the token of `scope` (none: no Authorization header). */
+  async call(path: string, init: RequestInit & { scope?: ApiScope | 'none' } = {}): Promise<Response> {
+    const { scope = 'admin', headers, ...rest } = init;
+    const auth: Record<string, string> = scope === 'none' ? {} : { authorization: `Bearer ${this.tokens[scope]}` };
+    return fetch(`${this.url}${path}`, { ...rest, headers: { ...auth, ...(headers as Record<string, string> | undefined) } });
+  }
+
+  async close(): Promise<void> {
+    await this.service?.close();
+    await removePrefix(this.redis, this.prefix);
+    this.redis.disconnect();
+    await this.#cleanup?.();
+  }
+}
