@@ -1,4 +1,8 @@
 import type { AppContext } from '../app/app-context.js';
+import type { ApiCaller } from './api-principal.js';
+
+/** What a caller did to a campaign, for its history (the campaign's page shows it). */
+export type ApiAction = 'create' | 'continue' | 'pause' | 'resume' | 'cancel' | 'reschedule' | 'retry' | 'retarget';
 
 /**
  * What the API's routes work with: the same context a CLI command opens (config, logger,
@@ -7,4 +11,6 @@ import type { AppContext } from '../app/app-context.js';
 export interface ApiServices {
   context: Omit<AppContext, 'close'>;
   now: () => number;
+  /** Records who created or controlled a campaign (after it worked); a failure to record is logged, never the caller's. */
+  recordAction(campaignId: string, caller: ApiCaller, action: ApiAction, detail?: string): Promise<void>;
 }

@@ -6,6 +6,7 @@ import { RedisApiTokens } from '../redis/redis-api-tokens.js';
 import type { RedisLedger } from '../redis/redis-ledger.js';
 import type { DashboardSessions } from './api-principal.js';
 import { registerApiRoutes } from './api-routes.js';
+import type { ApiServices } from './api-services.js';
 import { registerApi } from './api-server.js';
 
 export interface HttpApiOptions {
@@ -21,7 +22,12 @@ export interface HttpApiOptions {
 /** `campaign serve`'s HTTP API (/api/v1), on its own connection; register() adds it to the service. */
 export function createHttpApi(options: HttpApiOptions): { register(app: FastifyInstance): Promise<void> } {
   const { config, logger, redis, ledger } = options;
-  const services = { context: { config, logger, redis, ledger }, now: options.now ?? Date.now };
+  const services: ApiServices = {
+    context: { config, logger, redis, ledger },
+    now: options.now ?? Date.now,
+    // The campaign history store records these (its page shows them).
+    recordAction: async () => undefined,
+  };
   return {
     register: (app) =>
       registerApi(app, {
