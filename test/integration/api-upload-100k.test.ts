@@ -14,7 +14,7 @@ import { freshPrefix, redisUrl, removePrefix } from '../support/redis.js';
 import { waitFor } from '../support/waiting.js';
 
 const ROWS = 100_000;
-const SPEC = { name: 'upload-100k', template: { name: 'order_update', language: 'en_US' }, csv: { params: ['first_name', 'order_id'] } };
+const SPEC = { name: 'upload-100k', template: 'order_update', language: 'en_US', params: ['first_name', 'order_id'] };
 const IDEMPOTENCY_KEY = 'upload-100k-first-try';
 
 /**
