@@ -62,7 +62,8 @@ export function chartsSection(charts: CampaignCharts): SafeHtml {
 <div class="charts" data-charts="${JSON.stringify(charts)}">
 <figure class="chart timeline"><figcaption>Rows sent, delivered, read and failed over time</figcaption><div class="plot"></div></figure>
 <figure class="chart error-bars"><figcaption>Errors by code (rows)</figcaption><div class="plot"></div></figure>
-<figure class="chart funnel"><figcaption>Funnel: queued, then sent, delivered, read and replied (rows)</figcaption><div class="plot"></div></figure>
+<figure class="chart funnel"><figcaption>Funnel: queued, then sent, delivered, read and replied (rows)</figcaption>
+<div class="plot"></div></figure>
 </div>
 <p class="footnote">The time chart shows the ledger's counters as they moved (a sent row Meta later reports failed moves from one
 line to the other), counted when each change was recorded: by the minute for a campaign's first 6 hours, then by the hour, after

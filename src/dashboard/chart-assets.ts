@@ -58,7 +58,13 @@ export const CHARTS_SCRIPT = `'use strict';
   /** Horizontal bars: [{ label, rows, data }] with a bar's length by its rows against the longest. */
   function bars(el, items, cssClass, empty) {
     while (el.firstChild) el.removeChild(el.firstChild);
-    if (items.length === 0) { var p = document.createElement('p'); p.className = 'empty'; p.textContent = empty; el.appendChild(p); return; }
+    if (items.length === 0) {
+      var p = document.createElement('p');
+      p.className = 'empty';
+      p.textContent = empty;
+      el.appendChild(p);
+      return;
+    }
     var LABEL = 170, BAR = 520, ROW = 26, most = Math.max.apply(null, items.map(function (i) { return i.rows; }).concat([1]));
     var svg = node('svg', { width: LABEL + BAR + 90, height: items.length * ROW + 4, role: 'img', class: cssClass });
     items.forEach(function (item, n) {

@@ -126,7 +126,8 @@ async function timelineLast(page: Page): Promise<Record<string, number>> {
 
 async function funnel(page: Page): Promise<Record<string, number>> {
   return (await page.evaluate(`Object.fromEntries(
-    [...document.querySelectorAll('.charts svg.funnel g.bar')].map((g) => [g.getAttribute('data-stage'), Number(g.getAttribute('data-rows'))]),
+    [...document.querySelectorAll('.charts svg.funnel g.bar')]
+      .map((g) => [g.getAttribute('data-stage'), Number(g.getAttribute('data-rows'))]),
   )`)) as Record<string, number>;
 }
 
