@@ -10,8 +10,11 @@ import { campaignView, type CampaignView } from './campaign-view.js';
 import type { ErrorTallies, ErrorTally } from './error-tallies.js';
 
 export interface DashboardReaderDeps {
-  /** States and counts: the ledger's status(), as `campaign status` shows them; a windowed campaign's lanes' backlogs for its page. */
-  /** And a campaign's timeline for its page's charts (src/redis/ledger-timeline.ts); without it the page has no charts. */
+  /**
+   * States and counts: the ledger's status(), as `campaign status` shows them; a windowed
+   * campaign's lanes' backlogs for its page; its timeline for its page's charts
+   * (src/redis/ledger-timeline.ts: without it the page has no charts).
+   */
   ledger: Pick<ReportLedger, 'status' | 'laneBacklogs'> & Partial<TimelineLedger>;
   directory: CampaignDirectory;
   /** The metrics figures (src/metrics/scrape-reader.ts, kept without retention): ETA per campaign, rate per number. */
