@@ -42,6 +42,8 @@ export const CHARTS_SCRIPT = `'use strict';
     plot = new uPlot({
       width: width(el),
       height: 260,
+      // UTC, as the page writes its times.
+      tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); },
       scales: { y: { range: function (u, min, max) { return [0, Math.max(1, max)]; } } },
       series: [{}].concat(KINDS.map(function (k) { return { label: k, stroke: COLORS[k], width: 2 }; })),
       axes: [{}, { size: 60 }]
