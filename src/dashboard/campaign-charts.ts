@@ -60,7 +60,8 @@ export function chartsSection(charts: CampaignCharts): SafeHtml {
 <script src="${CHART_ASSET_PATHS.uplotScript}" defer></script>
 <script src="${CHART_ASSET_PATHS.script}" defer></script>
 <div class="charts" data-charts="${JSON.stringify(charts)}">
-<figure class="chart timeline"><figcaption>Rows sent, delivered, read and failed over time (UTC)</figcaption><div class="plot"></div></figure>
+<figure class="chart timeline"><figcaption>Rows sent, delivered, read and failed over time (UTC)</figcaption>
+<div class="plot"></div></figure>
 <figure class="chart error-bars"><figcaption>Errors by code (rows)</figcaption><div class="plot"></div></figure>
 <figure class="chart funnel"><figcaption>Funnel: queued, then sent, delivered, read and replied (rows)</figcaption>
 <div class="plot"></div></figure>
