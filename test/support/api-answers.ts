@@ -3,7 +3,8 @@ import addFormatsModule from 'ajv-formats';
 
 /**
  * Checks the API's answers against its OpenAPI document: the operation is found by method
- * and path template, the answer by status (or `default`), its media type must be declared,
+ * and path template, the answer by status (or `default` for a 5xx: a refusal, 4xx, must be
+ * listed by the route), its media type must be declared,
  * and a JSON body (application/json, application/problem+json) must match the declared
  * schema (Ajv, draft 2020-12). A CSV answer is checked for its media type only.
  */
@@ -66,12 +67,14 @@ export class AnswerChecker {
     const template = this.#templateOf(path);
     const operation = template === undefined ? undefined : this.#document.paths[template]?.[method.toLowerCase()];
     if (operation === undefined) {
-      // No route: the API's not-found handler answers a problem document.
-      if (status === 404) return this.#problemOnly(at, contentType, body);
+      // No such route, or refused before routing (no token: 401): the API answers a problem document.
+      if (status >= 400) return this.#problemOnly(at, contentType, body);
       return [`${at}: no operation in the document`];
     }
     const responses = operation.responses ?? {};
-    const key = [String(status), `${String(status)[0]}XX`, 'default'].find((name) => responses[name] !== undefined);
+    // `default` stands for what any route may answer (Redis away, a bug); a route lists its own refusals (4xx) by status.
+    const keys = [String(status), `${String(status)[0]}XX`, ...(status >= 500 ? ['default'] : [])];
+    const key = keys.find((name) => responses[name] !== undefined);
     if (key === undefined) return [`${at}: status not documented (documented: ${Object.keys(responses).join(', ')})`];
     const pointer = `#/paths/${escapePointer(template!)}/${method.toLowerCase()}/responses/${key}`;
     return this.#checkContent(at, responses[key]!, pointer, contentType, body);
