@@ -35,8 +35,11 @@ export function openApiDocument(routes: readonly ApiRouteDefinition[], options: 
     info: {
       title: 'campaign-worker',
       version: options.version,
-      description:
-        "The HTTP API of `campaign serve`. Every request but this document's needs a token of `campaign tokens create` (`Authorization: Bearer cwt_…`); each operation's `x-scope` names the narrowest scope that may call it. Errors are RFC 9457 problem documents with a stable `code`.",
+      description: [
+        "The HTTP API of `campaign serve`. Every request but this document's needs a token of `campaign tokens create`",
+        "(`Authorization: Bearer cwt_…`); each operation's `x-scope` names the narrowest scope that may call it.",
+        'Errors are RFC 9457 problem documents with a stable `code`.',
+      ].join(' '),
     },
     servers: [{ url: '/api/v1' }],
     security: [{ [BEARER]: [] }],

@@ -81,7 +81,10 @@ export class ApiTestService {
   }
 }
 
-/** An answer as checkAnswers() sees it: a JSON body is read from a clone (the test reads the answer); others are left unread (a stream may not end). */
+/**
+ * An answer as checkAnswers() sees it: a JSON body is read from a clone (the test still reads
+ * the answer); other bodies are left unread (a stream may not end).
+ */
 async function recorded(method: string, path: string, answer: Response): Promise<RecordedAnswer> {
   const contentType = answer.headers.get('content-type');
   const base = { method, path, status: answer.status, contentType, body: undefined };
