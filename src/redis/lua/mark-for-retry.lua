@@ -1,3 +1,4 @@
+#!lua
 --[[
   Marks one page of rows (first..last) for retry. Chosen rows (failed, with one of the
   codes, and/or unknown) go back to queued under a new job number, at the end of the
@@ -79,7 +80,7 @@ for i, json in ipairs(values) do
     end
     if chosen then
       if rec.v then
-        move(campaignKey, rec, 'queued')
+        move(campaignKey, rec, 'queued', now)
         rec.k = (rec.k or 0) + 1
         redis.call('HSET', rowsKey, fields[i], cjson.encode(rec))
         local list = laneKeyOf(pendingKey, rec)
