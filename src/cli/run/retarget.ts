@@ -11,7 +11,7 @@ import type { SendOutcome } from '../../campaigns/ingest/producer.js';
 import type { ColumnOptions } from '../../campaigns/send-plan.js';
 import { retargetCells, retargetHeader } from '../../campaigns/retarget/retarget-columns.js';
 import { chosenByRule, type RetargetRule } from '../../campaigns/retarget/retarget-rule.js';
-import { CLI_FIELD_NAMES } from '../../campaigns/spec/field-names.js';
+import { CLI_FIELD_NAMES, type FieldNames } from '../../campaigns/spec/field-names.js';
 import { parseCampaignSpec } from '../../campaigns/spec/parse-spec.js';
 import { AppError } from '../../errors/app-error.js';
 import { sendSpecOf } from '../send-spec.js';
@@ -27,7 +27,12 @@ export interface RetargetOptions extends ColumnOptions {
   previewUrl?: boolean | undefined;
   /** `--templates FILE`: approved templates from this Meta list instead of the registry's source. */
   templatesFile?: string | undefined;
+  /** How the message's fields are named to the caller in a refusal (the CLI's flags by default; the API's JSON paths). */
+  names?: FieldNames | undefined;
 }
+
+/** What retarget works with: a command's context (the API's has no close()). */
+type RetargetContext = Omit<AppContext, 'close'>;
 
 /**
  * A new campaign from the chosen rows of a finished one: the rows are written to a file with
@@ -35,7 +40,7 @@ export interface RetargetOptions extends ColumnOptions {
  * as `campaign send` does, so every check, the opt-outs, the duplicate window and the plan
  * apply unchanged. Nothing is created when no row is chosen.
  */
-export async function runRetarget(context: AppContext, options: RetargetOptions): Promise<SendOutcome> {
+export async function runRetarget(context: RetargetContext, options: RetargetOptions): Promise<SendOutcome> {
   const source = await finishedSource(context, options.campaignId);
   const dir = await mkdtemp(join(tmpdir(), 'campaign-retarget-'));
   try {
@@ -48,7 +53,7 @@ export async function runRetarget(context: AppContext, options: RetargetOptions)
           'no campaign was created',
       );
     }
-    const names = CLI_FIELD_NAMES;
+    const names = options.names ?? CLI_FIELD_NAMES;
     const spec = parseCampaignSpec(
       sendSpecOf({
         template: options.template,
@@ -76,7 +81,7 @@ export async function runRetarget(context: AppContext, options: RetargetOptions)
 }
 
 /** The source's definition, refused unless it exists, is finished (completed or cancelled) and still has its rows. */
-async function finishedSource(context: AppContext, id: string): Promise<CampaignDefinition> {
+async function finishedSource(context: RetargetContext, id: string): Promise<CampaignDefinition> {
   const status = await context.ledger.status(id);
   const definition = await context.ledger.getCampaign(id);
   if (status === undefined || definition === undefined) {
@@ -95,7 +100,7 @@ async function finishedSource(context: AppContext, id: string): Promise<Campaign
 }
 
 /** Writes the rows the rule chooses to `file` (the source's columns), and counts them. */
-async function writeChosenRows(context: AppContext, source: CampaignDefinition, rule: RetargetRule, file: string): Promise<number> {
+async function writeChosenRows(context: RetargetContext, source: CampaignDefinition, rule: RetargetRule, file: string): Promise<number> {
   const header = retargetHeader(source);
   const csv = stringify({ header: true, columns: header });
   const out = createWriteStream(file);
