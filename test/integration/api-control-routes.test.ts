@@ -95,7 +95,8 @@ describe('HTTP API: controlling campaigns', () => {
 
   it('retries the failed rows (or those with the codes given) and says how many', async () => {
     await answeredCampaign(context.ledger, 'c-retry', ['failed', 'sent', 'failed']);
-    await refused(await post('/campaigns/c-retry/retry', { codes: ['not-a-code'] }), 422, 'OPTION_INVALID');
+    const badCode = await refused(await post('/campaigns/c-retry/retry', { codes: ['not-a-code'] }), 422, 'OPTION_INVALID');
+    expect(badCode.detail).toMatch(/^codes "NOT-A-CODE" is not an error code/);
     const none = await documented(retryCampaignRoute, await post('/campaigns/c-retry/retry', { codes: ['131000'] }), 200);
     expect(none).toMatchObject({ requeued: 0, held: 0, heldUntil: null });
     const retried = await documented(retryCampaignRoute, await post('/campaigns/c-retry/retry', {}), 200);

@@ -111,7 +111,12 @@ describe('HTTP API: templates, numbers and opt-outs', () => {
     const bad = await refused(await send('POST', { phones: ['+4915112340003', 'call me', '12'] }), 422, 'OPTION_INVALID');
     expect(bad.problems?.map((p) => p.field)).toStrictEqual(['phones.1', 'phones.2']);
     await refused(await send('POST', { phones: [] }), 400, 'API_REQUEST_INVALID');
-    await refused(await send('POST', { phones: ['+4915112340003'], portfolio: 'support', phoneNumberId: OTHER }), 422, 'OPTION_INVALID');
+    const mismatch = await refused(
+      await send('POST', { phones: ['+4915112340003'], portfolio: 'support', phoneNumberId: OTHER }),
+      422,
+      'OPTION_INVALID',
+    );
+    expect(mismatch.detail).toBe(`phoneNumberId ${OTHER} is in portfolio retail (PORTFOLIOS), not support`);
     const unchanged = await documented(listOptOutsRoute, await api.call('/optouts', { scope: 'read' }), 200);
     expect((unchanged as { optOuts: unknown[] }).optOuts).toHaveLength(1);
   });

@@ -119,13 +119,13 @@ export function registerCampaignControlRoutes(app: FastifyInstance, services: Ap
 
   registerApiRoute(app, rescheduleCampaignRoute, async ({ params: { id }, body, caller }) => {
     const startsAt = parseStart('at', body.at, services.now());
-    await controls.reschedule(id, startsAt);
+    await controls.reschedule(id, startsAt, 'at');
     const iso = new Date(startsAt).toISOString();
     return { id, startsAt: iso, campaign: await after(id, caller, { action: 'reschedule', detail: `starts at ${iso}` }) };
   });
 
   registerApiRoute(app, retryCampaignRoute, async ({ params: { id }, body, caller }) => {
-    const codes = body.codes === undefined ? [] : parseRetryCodes(body.codes.join(','));
+    const codes = body.codes === undefined ? [] : parseRetryCodes(body.codes.join(','), 'codes');
     // `unknown` alone means unknown rows only; codes pick failed rows (as `campaign retry --unknown [--codes]`).
     const selection = { codes, failed: body.unknown !== true || body.codes !== undefined, unknown: body.unknown === true };
     const result = await controls.retry(id, selection);

@@ -8,6 +8,9 @@ import { optOutsChangeSchema, optOutsListSchema } from '../schemas/directory-sch
 import { problemAnswers } from '../schemas/problem-answers.js';
 import { ProblemsError, type ProblemItem } from '../problem.js';
 
+/** Refusals name the fields as the caller sent them. */
+const FIELDS = { portfolio: 'portfolio', phoneNumberId: 'phoneNumberId' };
+
 /** Which portfolio's opt-outs: named, or through one of its numbers; neither: WHATSAPP_PHONE_NUMBER_ID's. */
 const target = {
   portfolio: z.string().optional().meta({ description: 'The portfolio, as PORTFOLIOS names it.' }),
@@ -67,13 +70,13 @@ export const removeOptOutsRoute = {
 export function registerOptOutsRoutes(app: FastifyInstance, services: ApiServices): void {
   const { context } = services;
   registerApiRoute(app, listOptOutsRoute, async ({ query }) => {
-    const list = await listOptOuts(context, query);
+    const list = await listOptOuts(context, query, FIELDS);
     return { portfolio: list.portfolio, phoneNumberId: list.phoneNumberId ?? null, optOuts: list.optOuts.map(optOutJson) };
   });
 
   const change = async (body: z.output<typeof phonesBody>, how: 'add' | 'remove') => {
     const options: OptOutsOptions = { portfolio: body.portfolio, phoneNumberId: body.phoneNumberId };
-    const where = optOutsTarget(context, options);
+    const where = optOutsTarget(context, options, FIELDS);
     const phones = e164sOf(body.phones);
     const changed: string[] = [];
     const unchanged: string[] = [];

@@ -26,8 +26,9 @@ export interface OptOutsTarget {
 export async function listOptOuts(
   context: OptOutsContext,
   options: OptOutsOptions,
+  names = FLAGS,
 ): Promise<OptOutsTarget & { optOuts: { phone: string; source: OptOutSource }[] }> {
-  const target = optOutsTarget(context, options);
+  const target = optOutsTarget(context, options, names);
   const found =
     target.phoneNumberId === undefined
       ? await context.ledger.optOutsOfPortfolio(target.portfolio)
@@ -112,24 +113,38 @@ function where(target: OptOutsTarget): string {
   return `portfolio ${target.portfolio}${target.phoneNumberId === undefined ? '' : ` (of ${target.phoneNumberId})`}`;
 }
 
+/** How the two options are named to the caller (the CLI's flags; the API's fields). */
+export interface OptOutsNames {
+  portfolio: string;
+  phoneNumberId: string;
+}
+
+const FLAGS: OptOutsNames = { portfolio: '--portfolio', phoneNumberId: '--phone-number-id' };
+
 /** The portfolio `options` name (directly, or through a number; default WHATSAPP_PHONE_NUMBER_ID's). */
-export function optOutsTarget(context: Pick<AppContext, 'config'>, options: OptOutsOptions): OptOutsTarget {
+export function optOutsTarget(context: Pick<AppContext, 'config'>, options: OptOutsOptions, names = FLAGS): OptOutsTarget {
   const named = options.portfolio;
   if (named !== undefined && portfolioNameText(named) === undefined)
     throw new AppError(
       'OPTION_INVALID',
-      `--portfolio "${named}": a portfolio's name as PORTFOLIOS writes it (a letter, then letters, digits, _ or -)`,
+      `${names.portfolio} "${named}": a portfolio's name as PORTFOLIOS writes it (a letter, then letters, digits, _ or -)`,
     );
   const phoneNumberId = options.phoneNumberId ?? (named === undefined ? context.config.phoneNumberId : undefined);
   if (phoneNumberId === undefined) {
     if (named !== undefined) return { portfolio: named };
-    throw new AppError('CONFIG_INVALID', 'Which opt-outs? Set WHATSAPP_PHONE_NUMBER_ID or pass --phone-number-id or --portfolio');
+    throw new AppError(
+      'CONFIG_INVALID',
+      `Which opt-outs? Set WHATSAPP_PHONE_NUMBER_ID or give ${names.phoneNumberId} or ${names.portfolio}`,
+    );
   }
   if (!/^\d+$/.test(phoneNumberId))
-    throw new AppError('OPTION_INVALID', `--phone-number-id "${phoneNumberId}": give the numeric phone-number ID from WhatsApp Manager`);
+    throw new AppError(
+      'OPTION_INVALID',
+      `${names.phoneNumberId} "${phoneNumberId}": give the numeric phone-number ID from WhatsApp Manager`,
+    );
   const portfolio = portfolioOf(context.config.portfolios, phoneNumberId);
   if (named !== undefined && named !== portfolio)
-    throw new AppError('OPTION_INVALID', `--phone-number-id ${phoneNumberId} is in portfolio ${portfolio} (PORTFOLIOS), not ${named}`);
+    throw new AppError('OPTION_INVALID', `${names.phoneNumberId} ${phoneNumberId} is in portfolio ${portfolio} (PORTFOLIOS), not ${named}`);
   return { portfolio, phoneNumberId };
 }
 
