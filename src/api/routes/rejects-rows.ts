@@ -11,23 +11,29 @@ type RejectsJson = z.infer<typeof rejectsJsonSchema>;
  * the campaign's file.
  */
 export async function firstRejects(path: string, limit: number): Promise<RejectsJson> {
-  const parser = createReadStream(path).pipe(parse({ columns: true, to: limit + 1, relax_column_count: true }));
+  const file = createReadStream(path);
+  const parser = file.pipe(parse({ columns: true, to: limit + 1, relax_column_count: true }));
   const rows: RejectsJson['rows'] = [];
-  let truncated = false;
-  for await (const record of parser as AsyncIterable<Record<string, string | undefined>>) {
-    if (rows.length === limit) {
-      truncated = true;
-      break;
+  try {
+    for await (const record of parser as AsyncIterable<Record<string, string | undefined>>) {
+      if (rows.length === limit) return { rows, truncated: true };
+      rows.push(rejectOf(record));
     }
-    const text = record.reason ?? '';
-    const colon = text.indexOf(': ');
-    rows.push({
-      row: Number(record.row),
-      phone: record.phone ?? '',
-      reason: colon < 0 ? text : text.slice(0, colon),
-      detail: colon < 0 ? '' : text.slice(colon + 2),
-    });
+    return { rows, truncated: false };
+  } finally {
+    // Stopped early: the file is closed now, not once it would have been read to the end.
+    file.destroy();
+    parser.destroy();
   }
-  parser.destroy();
-  return { rows, truncated };
+}
+
+function rejectOf(record: Record<string, string | undefined>): RejectsJson['rows'][number] {
+  const text = record.reason ?? '';
+  const colon = text.indexOf(': ');
+  return {
+    row: Number(record.row),
+    phone: record.phone ?? '',
+    reason: colon < 0 ? text : text.slice(0, colon),
+    detail: colon < 0 ? '' : text.slice(colon + 2),
+  };
 }
