@@ -36,7 +36,7 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
 }
 
 /** What createCampaign needs, from this process's configuration, Redis and ledger. */
-export function campaignDeps(context: AppContext): CreateCampaignDeps {
+export function campaignDeps(context: Omit<AppContext, 'close'>): CreateCampaignDeps {
   const { config, ledger, redis } = context;
   const { accessToken } = config;
   return {
