@@ -152,4 +152,23 @@ describe('HTTP API: create a campaign from an upload', () => {
     expect(bySpec.status).toBe(200);
     expect(await ledger.listCampaigns()).toStrictEqual([]);
   });
+
+  it('answers 422 naming every problem of the spec and the header at once, by field and column', async () => {
+    const spec = {
+      template: { name: 'order_update', language: 'en_US' },
+      csv: { params: ['first_name', 'order_no'] },
+      schedule: { at: 'next tuesday' },
+      priority: 'urgent',
+      window: { days: 'mon-fri' },
+      prioritty: 'high',
+    };
+    const answer = await postCsv(csvOf(2), spec);
+    expect(answer.status).toBe(422);
+    const problem = problemSchema.parse(await answer.json());
+    expect(problem.code).toBe('SPEC_INVALID');
+    const named = (problem.problems ?? []).map((p) => p.field ?? `column ${p.column ?? '?'}`).sort();
+    expect(named).toStrictEqual(['column order_no', 'prioritty', 'priority', 'schedule.at', 'window.days']);
+    expect(problem.problems?.every((p) => p.detail.length > 0 && !p.detail.includes('campaign-upload-'))).toBe(true);
+    expect(await ledger.listCampaigns()).toStrictEqual([]);
+  });
 });

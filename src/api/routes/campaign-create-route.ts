@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { createCampaign } from '../../campaigns/create-campaign.js';
 import { readRejects } from '../../campaigns/ingest/rejects-read.js';
 import { JSON_FIELD_NAMES } from '../../campaigns/spec/field-names.js';
-import { readCampaignSpec } from '../../campaigns/spec/parse-spec.js';
+import { checkSpecWithFile } from '../../campaigns/spec/spec-with-file.js';
 import { summaryJson } from '../../cli/format.js';
 import { campaignDeps } from '../../cli/run/send.js';
 import { isAppError } from '../../errors/app-error.js';
@@ -107,7 +107,8 @@ async function createFromUpload(
   const spool = await UploadSpool.open();
   try {
     const upload = await readUpload(request, spool, { maxBytes: context.config.httpApi.maxUploadBytes, specQuery: query.spec });
-    const spec = readCampaignSpec(specInputOf(upload.specText), JSON_FIELD_NAMES);
+    const checks = { now: services.now(), defaultPhoneNumberId: context.config.phoneNumberId };
+    const spec = await checkSpecWithFile(specInputOf(upload.specText), upload.path, JSON_FIELD_NAMES, checks);
     if (query.dryRun === 'true') spec.dryRun = true;
     const result = await createCampaign(campaignDeps(context), { spec, names: JSON_FIELD_NAMES, file: upload.path });
     const summary = summaryJson(result, result.sendRate);

@@ -25,6 +25,25 @@ export function readCampaignSpec(input: unknown, names: FieldNames): CampaignSpe
   throw new ProblemsError(parsed.error.issues.flatMap((issue) => issueProblems(issue, names)));
 }
 
+/**
+ * The spec without the fields the schema does not know, when those are all that is wrong
+ * with it (undefined otherwise): a misspelt field is reported, and the rest still checked.
+ */
+export function readKnownFields(input: unknown): CampaignSpec | undefined {
+  const first = campaignSpecSchema.safeParse(input);
+  if (first.success) return first.data;
+  if (first.error.issues.some((issue) => issue.code !== 'unrecognized_keys')) return undefined;
+  const known = structuredClone(input) as Record<string, unknown>;
+  for (const issue of first.error.issues) {
+    if (issue.code !== 'unrecognized_keys') continue;
+    let at: unknown = known;
+    for (const part of issue.path) at = (at as Record<PropertyKey, unknown>)[part];
+    for (const key of issue.keys) delete (at as Record<string, unknown>)[key];
+  }
+  const second = campaignSpecSchema.safeParse(known);
+  return second.success ? second.data : undefined;
+}
+
 function issueProblems(issue: z.core.$ZodIssue, names: FieldNames): ProblemItem[] {
   if (issue.code !== 'unrecognized_keys') {
     const field = issue.path.length === 0 ? undefined : jsonPath(issue.path);
