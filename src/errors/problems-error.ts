@@ -18,11 +18,14 @@ export class ProblemsError extends AppError {
   /** The HTTP status, when not the code's own (a request that does not parse: 400). */
   readonly status: number | undefined;
 
-  /** `code`: the code of them all (default: the one they share, else SPEC_INVALID). */
-  constructor(problems: readonly ProblemItem[], options: { code?: ErrorCode; status?: number } = {}) {
+  /**
+   * `code`: the code of them all (default: the one they share, else SPEC_INVALID); `message`:
+   * one text for them all, for a reader of one message (default: the details, one per line).
+   */
+  constructor(problems: readonly ProblemItem[], options: { code?: ErrorCode; status?: number; message?: string } = {}) {
     const codes = new Set(problems.map((p) => p.code));
     const shared = codes.size === 1 ? (problems[0]!.code as ErrorCode) : undefined;
-    super(options.code ?? shared ?? 'SPEC_INVALID', problems.map((p) => p.detail).join('\n'));
+    super(options.code ?? shared ?? 'SPEC_INVALID', options.message ?? problems.map((p) => p.detail).join('\n'));
     this.problems = problems;
     this.status = options.status;
   }

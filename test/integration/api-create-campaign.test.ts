@@ -171,4 +171,15 @@ describe('HTTP API: create a campaign from an upload', () => {
     expect(problem.problems?.every((p) => p.detail.length > 0 && !p.detail.includes('campaign-upload-'))).toBe(true);
     expect(await ledger.listCampaigns()).toStrictEqual([]);
   });
+
+  it("names each column a template's variables need that the file lacks (422 TEMPLATE_MAPPING_INVALID)", async () => {
+    const spec = { template: { name: 'appointment_reminder_named', language: 'en_US' } };
+    const answer = await postCsv(`phone,name\n${phoneNumber(1)},Ana\n`, spec);
+    expect(answer.status).toBe(422);
+    const problem = problemSchema.parse(await answer.json());
+    expect(problem.code).toBe('TEMPLATE_MAPPING_INVALID');
+    expect(problem.detail).toMatch(/^Template appointment_reminder_named \(en_US\) cannot be sent from this file:/);
+    expect(problem.problems?.map((p) => p.column)).toStrictEqual(['first_name', 'appointment_time']);
+    expect(await ledger.listCampaigns()).toStrictEqual([]);
+  });
 });

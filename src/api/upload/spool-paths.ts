@@ -12,7 +12,7 @@ export function withoutSpoolPath(error: AppError, spoolDir: string): AppError {
   if (error instanceof ProblemsError) {
     return new ProblemsError(
       error.problems.map((p) => ({ ...p, detail: named(p.detail) })),
-      { code: error.code, ...(error.status === undefined ? {} : { status: error.status }) },
+      { code: error.code, message: named(error.message), ...(error.status === undefined ? {} : { status: error.status }) },
     );
   }
   return new AppError(error.code, named(error.message), { cause: error.cause });
