@@ -1,3 +1,5 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IdempotencyStore } from '../../src/redis/idempotency-keys.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
@@ -34,6 +36,9 @@ describe('HTTP API: create a campaign from an upload', () => {
     await api.close();
   });
 
+  /** The upload spools left in REPORTS_DIR/.uploads: each request removes its own. */
+  const spools = async () => readdir(join(api.reportsDir, '.uploads')).catch(() => []);
+
   const postCsv = (
     csv: string | ReadableStream<Uint8Array>,
     spec: unknown,
@@ -58,6 +63,7 @@ describe('HTTP API: create a campaign from an upload', () => {
     const definition = await ledger.getCampaign(body.id!);
     expect(definition?.name).toBe('upload');
     expect(definition?.source.file).toBe('upload.csv');
+    expect(await spools()).toStrictEqual([]);
   });
 
   it('creates a campaign from multipart/form-data, the spec after the file, named after the uploaded file', async () => {
@@ -103,6 +109,7 @@ describe('HTTP API: create a campaign from an upload', () => {
     expect(multipart.status).toBe(413);
     expect(await multipart.json()).toMatchObject({ code: 'API_UPLOAD_TOO_LARGE' });
     expect(await ledger.listCampaigns()).toStrictEqual([]);
+    expect(await spools()).toStrictEqual([]);
     // A small upload still goes through afterwards.
     expect((await postCsv(csvOf(1), SPEC)).status).toBe(201);
   });

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -21,6 +22,8 @@ import { readUpload } from '../upload/read-upload.js';
 import { UploadSpool } from '../upload/upload-spool.js';
 import { withoutSpoolPath } from '../upload/spool-paths.js';
 
+/** Below REPORTS_DIR: where uploads are spooled while they are read. */
+const UPLOADS_DIR = '.uploads';
 /** Refused rows a dry run's answer shows; the rejects file has them all. */
 const REJECTS_SHOWN = 20;
 
@@ -104,7 +107,7 @@ async function createFromUpload(
     );
   }
   const { context } = services;
-  const spool = await UploadSpool.open();
+  const spool = await UploadSpool.open(join(context.config.reportsDir, UPLOADS_DIR));
   try {
     const upload = await readUpload(request, spool, { maxBytes: context.config.httpApi.maxUploadBytes, specQuery: query.spec });
     const checks = { now: services.now(), defaultPhoneNumberId: context.config.phoneNumberId };

@@ -1,9 +1,9 @@
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { checkWritableDir } from '../../campaigns/ingest/rejects-file.js';
 import { AppError } from '../../errors/app-error.js';
 
 /** The name an upload gets when its sender gives none (a `text/csv` body): the campaign is named after it unless the spec names it. */
@@ -24,8 +24,10 @@ export class UploadSpool {
     this.dir = dir;
   }
 
-  static async open(): Promise<UploadSpool> {
-    return new UploadSpool(await mkdtemp(join(tmpdir(), 'campaign-upload-')));
+  /** A spool below `root` (REPORTS_DIR/.uploads: the service's own disk, which it can write), made if missing. */
+  static async open(root: string): Promise<UploadSpool> {
+    await checkWritableDir(root, 'REPORTS_DIR/.uploads');
+    return new UploadSpool(await mkdtemp(join(root, 'campaign-upload-')));
   }
 
   /** Where the upload was written; undefined before write(). */
