@@ -28,8 +28,8 @@ const UPLOADS_DIR = '.uploads';
 const REJECTS_SHOWN = 20;
 
 const SPEC_DESCRIPTION =
-  'The campaign spec as JSON (CampaignSpec: the fields of `campaign send`, camelCase, e.g. ' +
-  '`{"template":{"name":"order_update","language":"en_US"},"csv":{"params":["first_name","order_id"]}}`).';
+  'The campaign spec as JSON (CampaignSpec: the options of `campaign send` in camelCase, grouped: ' +
+  '`template.name`, `template.language`, `csv.params`, `schedule.at`, `window.hours`, `priority`, …).';
 
 export const createCampaignRoute = {
   method: 'POST',
