@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   CAMPAIGN_NOT_FINISHED:
     '`campaign retarget` needs a finished (completed or cancelled) campaign; this one is still running, paused or scheduled.',
   RETARGET_NO_ROWS: 'No row of the campaign matches the `campaign retarget` selection; no campaign was created.',
+  REJECTS_NOT_FOUND: 'The campaign has no rejects file: none of its rows was rejected or skipped, or the file was removed (HTTP 404).',
   JOB_PAYLOAD_INVALID: 'A queued job does not match the send-job schema.',
   ENQUEUE_FAILED: 'BullMQ did not accept a chunk of jobs.',
   CLOUD_API_ERROR: 'The Cloud API answered with a Graph error body (see metaCode).',
