@@ -103,8 +103,9 @@ describe('docs/api.md examples', () => {
     expect(failed, `example "${failed}" failed (exit ${run.code}):\n${outputs.get(failed ?? '')}\n${run.stderr}`).toBeUndefined();
     expect(run.code, run.stderr).toBe(0);
     const wrong = examples.flatMap((example) => {
-      const why = printsDisagreement(example.prints, outputs.get(example.name) ?? '');
-      return why === undefined ? [] : [`docs/api.md:${example.line} (${example.name}): ${why}`];
+      const output = outputs.get(example.name) ?? '';
+      const why = printsDisagreement(example.prints, output);
+      return why === undefined ? [] : [`docs/api.md:${example.line} (${example.name}): ${why}; it printed:\n${output}`];
     });
     expect(wrong, run.stderr).toStrictEqual([]);
   }, 200_000);
