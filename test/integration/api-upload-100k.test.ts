@@ -97,6 +97,7 @@ describe('POST /api/v1/campaigns: 100,000 rows through serve', () => {
     const summary = JSON.parse(body) as { id: string; rows: number; queued: number; rejected: number; skipped: number };
     expect(summary).toMatchObject({ rows: ROWS, queued: ROWS, rejected: 0, skipped: 0 });
     const uploadMs = Date.now() - started;
+    const afterUploadMb = memoryMb(pid, 'VmHWM');
 
     const status = await waitFor(async () => (await (await call(`/campaigns/${summary.id}`)).json()) as Record<string, unknown>, {
       what: `campaign ${summary.id} completed`,
@@ -107,6 +108,7 @@ describe('POST /api/v1/campaigns: 100,000 rows through serve', () => {
     });
     expect(status).toMatchObject({ total: ROWS, sent: ROWS, failed: 0 });
     const sentMs = Date.now() - started;
+    const afterSendMb = memoryMb(pid, 'VmHWM');
 
     const fromApi = join(dir.dir, 'api-report.csv');
     const download = await call(`/campaigns/${summary.id}/report`);
@@ -128,7 +130,8 @@ describe('POST /api/v1/campaigns: 100,000 rows through serve', () => {
 
     const peakRssMb = memoryMb(pid, 'VmHWM');
     console.log(
-      `API upload of ${ROWS} rows: serve peak RSS ${peakRssMb.toFixed(0)} MB (idle before it ${idleRssMb.toFixed(0)} MB); ` +
+      `API upload of ${ROWS} rows: serve peak RSS ${peakRssMb.toFixed(0)} MB (idle before it ${idleRssMb.toFixed(0)} MB; ` +
+        `peak by the 201 ${afterUploadMb.toFixed(0)} MB, by the end of the send ${afterSendMb.toFixed(0)} MB, then the report download); ` +
         `201 after ${(uploadMs / 1000).toFixed(1)} s, all sent after ${(sentMs / 1000).toFixed(1)} s; ` +
         `CLI ingest limit ${TARGET_SEND_PEAK_RSS_MB} MB`,
     );
