@@ -22,9 +22,11 @@ const IDEMPOTENCY_KEY = 'upload-100k-first-try';
  * `campaign sandbox` (accepting at any rate) and `campaign worker` (pacing off). A 100,000-row
  * CSV streamed from disk to POST /api/v1/campaigns as text/csv; the campaign sent to the end;
  * its report downloaded from the API and written by `campaign report` must be the same file.
- * serve's peak RSS (the kernel's VmHWM, as the bench reads it) must stay under the limit
- * `campaign send` of the same size is held to (bench/feeder/targets.ts, docs/performance.md):
- * an upload through the API costs no more memory than one through the CLI.
+ * serve's peak RSS up to the upload's answer (the kernel's VmHWM, as the bench reads it: the
+ * ingest, which is what `campaign send` does) must stay under the limit `campaign send` of the
+ * same size is held to (bench/feeder/targets.ts, docs/performance.md): an upload through the
+ * API costs no more memory than one through the CLI. The peak of the whole test, the report
+ * download included, is printed beside it (docs/performance.md has both).
  */
 describe('POST /api/v1/campaigns: 100,000 rows through serve', () => {
   const prefix = freshPrefix('api-100k');
@@ -87,7 +89,7 @@ describe('POST /api/v1/campaigns: 100,000 rows through serve', () => {
       duplex: 'half',
     });
 
-  it('sends the upload to the end; the API report is the CLI report; serve stays under the CLI ingest RSS limit', async () => {
+  it('sends the upload to the end; the API report is the CLI report; serve ingests under the CLI ingest RSS limit', async () => {
     const pid = serve?.child.pid ?? 0;
     const idleRssMb = memoryMb(pid, 'VmRSS');
     const started = Date.now();
@@ -135,7 +137,7 @@ describe('POST /api/v1/campaigns: 100,000 rows through serve', () => {
         `201 after ${(uploadMs / 1000).toFixed(1)} s, all sent after ${(sentMs / 1000).toFixed(1)} s; ` +
         `CLI ingest limit ${TARGET_SEND_PEAK_RSS_MB} MB`,
     );
-    expect(peakRssMb).toBeLessThan(TARGET_SEND_PEAK_RSS_MB);
+    expect(afterUploadMb, 'serve peak RSS by the 201 (MB)').toBeLessThan(TARGET_SEND_PEAK_RSS_MB);
 
     // The client did not see the first answer (a timeout): the same key again is the same campaign.
     const again = await upload();
