@@ -1,0 +1,290 @@
+/**
+ * The New campaign page's pure functions, as plain browser JavaScript (no build step): the
+ * CSV's header and first rows read from the start of the chosen file, the column suggestions,
+ * a template's slots (whatever shape the templates answer has), the message as WhatsApp
+ * would show it for a row, and the spec the page posts. They touch no DOM, so a unit test
+ * runs them as they are served (in a node:vm context).
+ * Written with String.raw: backslashes are the script's own.
+ */
+export const NEW_CAMPAIGN_LIB = String.raw`'use strict';
+var NewCampaign = (function () {
+  var PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
+  /** Words a phone column's name holds, best first. */
+  var PHONE_WORDS = ['phone', 'mobile', 'msisdn', 'whatsapp', 'number'];
+  var DELIMITERS = [',', ';', '|', '\t'];
+
+  /** The delimiter the header line uses most, outside quotes (the server detects it the same way when none is given). */
+  function detectDelimiter(line) {
+    var counts = {}; var quoted = false;
+    DELIMITERS.forEach(function (d) { counts[d] = 0; });
+    for (var i = 0; i < line.length; i++) {
+      var c = line[i];
+      if (c === '"') quoted = !quoted;
+      else if (!quoted && counts[c] !== undefined) counts[c]++;
+    }
+    return DELIMITERS.reduce(function (best, d) { return counts[d] > counts[best] ? d : best; }, ',');
+  }
+
+  /**
+   * The header and up to maxRows records of a CSV's first bytes (RFC 4180 quotes, CRLF or LF,
+   * a BOM dropped). complete: the text is the whole file; otherwise its last, maybe cut, record is left out.
+   */
+  function parseCsvHead(text, maxRows, complete) {
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    var firstLine = text.split(/\r?\n/, 1)[0] || '';
+    var delimiter = detectDelimiter(firstLine);
+    var records = []; var record = []; var field = ''; var quoted = false; var i = 0;
+    function endField() { record.push(field); field = ''; }
+    function endRecord() { endField(); if (!(record.length === 1 && record[0] === '')) records.push(record); record = []; }
+    while (i < text.length && records.length <= maxRows) {
+      var c = text[i];
+      if (quoted) {
+        if (c === '"' && text[i + 1] === '"') { field += '"'; i += 2; continue; }
+        if (c === '"') quoted = false; else field += c;
+      } else if (c === '"' && field === '') quoted = true;
+      else if (c === delimiter) endField();
+      else if (c === '\n' || c === '\r') { if (c === '\r' && text[i + 1] === '\n') i++; endRecord(); }
+      else field += c;
+      i++;
+    }
+    if (complete && (field !== '' || record.length > 0) && records.length <= maxRows) endRecord();
+    var header = (records.shift() || []).map(function (h) { return h.trim(); });
+    return { delimiter: delimiter, header: header, rows: records.slice(0, maxRows) };
+  }
+
+  /** Lower case, letters and digits only: "Order ID" and "order_id" are both "orderid". */
+  function normalise(name) { return String(name).toLowerCase().replace(/[^\p{L}\p{N}]/gu, ''); }
+
+  /** The column for a variable: the same name, else the same but for case, else the same letters and digits; null when none. */
+  function suggestColumn(name, header) {
+    var exact = header.filter(function (h) { return h === name; })[0];
+    if (exact !== undefined) return exact;
+    var lower = header.filter(function (h) { return h.toLowerCase() === String(name).toLowerCase(); })[0];
+    if (lower !== undefined) return lower;
+    var n = normalise(name);
+    var same = header.filter(function (h) { return n !== '' && normalise(h) === n; })[0];
+    return same === undefined ? null : same;
+  }
+
+  /** The phone column: one named phone, else the first whose name holds phone, mobile, msisdn, whatsapp or number (in that order). */
+  function guessPhoneColumn(header) {
+    for (var w = 0; w < PHONE_WORDS.length; w++) {
+      var word = PHONE_WORDS[w];
+      var found = header.filter(function (h) { return normalise(h) === word; })[0] ||
+        header.filter(function (h) { return normalise(h).indexOf(word) >= 0; })[0];
+      if (found !== undefined) return found;
+    }
+    return null;
+  }
+
+  /** Placeholder names in a text: positional ones by number, named ones in order of appearance. */
+  function placeholders(text, positional) {
+    var seen = [];
+    String(text || '').replace(PLACEHOLDER, function (_all, name) { if (seen.indexOf(name) < 0) seen.push(name); return _all; });
+    return positional ? seen.sort(function (a, b) { return Number(a) - Number(b); }) : seen;
+  }
+
+  function fill(text, values) {
+    return String(text || '').replace(PLACEHOLDER, function (all, name) {
+      return Object.prototype.hasOwnProperty.call(values, name) ? values[name] : all;
+    });
+  }
+
+  function componentOf(t, type) {
+    return (t.components || []).filter(function (c) { return String(c.type).toUpperCase() === type; })[0];
+  }
+
+  /**
+   * A template of the templates answer as the page uses it: Meta's shape (components with
+   * HEADER, BODY, FOOTER, BUTTONS) or the requirements' (header, body, urlButtons, footer, buttons).
+   */
+  function templateModel(t) {
+    var format = String(t.parameter_format || t.parameterFormat || 'POSITIONAL').toUpperCase();
+    var positional = format !== 'NAMED';
+    var h = componentOf(t, 'HEADER'); var b = componentOf(t, 'BODY'); var f = componentOf(t, 'FOOTER'); var bs = componentOf(t, 'BUTTONS');
+    var header = { kind: 'none' };
+    if (h) {
+      var hf = String(h.format || 'TEXT').toUpperCase();
+      header = hf === 'TEXT' ? { kind: 'text', text: h.text || '' }
+        : hf === 'LOCATION' ? { kind: 'location' } : { kind: 'media', format: hf };
+    } else if (t.header && t.header.kind && t.header.kind !== 'none') {
+      header = { kind: t.header.kind, text: t.header.text || '', format: t.header.format };
+    }
+    if (header.kind === 'text') header.variables = placeholders(header.text, positional);
+    var bodyText = b ? b.text : t.body && typeof t.body === 'object' ? t.body.text : typeof t.body === 'string' ? t.body : '';
+    var footer = f ? f.text : typeof t.footer === 'string' ? t.footer : t.footer && t.footer.text ? t.footer.text : null;
+    var rawButtons = bs ? bs.buttons || [] : Array.isArray(t.buttons) ? t.buttons : [];
+    var buttons = rawButtons.map(function (button, index) {
+      var url = button.url || '';
+      var type = String(button.type || '').toUpperCase();
+      return { index: index, type: type, text: button.text || '', variables: placeholders(url, positional) };
+    });
+    if (buttons.length === 0 && Array.isArray(t.urlButtons)) {
+      buttons = t.urlButtons.map(function (u) { return { index: u.index, type: 'URL', text: 'Link', variables: u.variables || [] }; });
+    }
+    return {
+      name: t.name, language: t.language, category: t.category || '', status: t.status || '', positional: positional,
+      header: header, body: { text: bodyText || '', variables: placeholders(bodyText, positional) }, footer: footer || null,
+      buttons: buttons
+    };
+  }
+
+  /**
+   * What the template needs from the file, in the spec's order: body variables, the header's
+   * text variable or media link, then one column per URL button with a variable.
+   */
+  function slotsOf(model) {
+    var slots = model.body.variables.map(function (v) {
+      return { key: 'body:' + v, kind: 'body', name: v, label: '{{' + v + '}} in the body' };
+    });
+    if (model.header.kind === 'text' && model.header.variables.length > 0) {
+      var hv = model.header.variables[0];
+      slots.push({ key: 'header:text', kind: 'header', name: hv, label: 'the header\'s {{' + hv + '}}' });
+    }
+    if (model.header.kind === 'media') {
+      var media = model.header.format.toLowerCase();
+      slots.push({ key: 'header:media', kind: 'media', name: 'header_' + media, label: 'the header ' + media + ' (an https link)' });
+    }
+    model.buttons.forEach(function (button) {
+      if (button.type !== 'URL' || button.variables.length === 0) return;
+      var label = 'the link of button "' + button.text + '"';
+      slots.push({ key: 'button:' + button.index, kind: 'button', name: button.variables[0], label: label });
+    });
+    return slots;
+  }
+
+  /** Suggested columns for the slots: by the variable's name (positional variables have none: left to choose). */
+  function suggestMapping(model, header) {
+    var mapping = {};
+    slotsOf(model).forEach(function (slot) {
+      var named = !(model.positional && /^\d+$/.test(slot.name));
+      mapping[slot.key] = named ? suggestColumn(slot.name, header) : null;
+    });
+    return mapping;
+  }
+
+  function valueOf(header, row, column) {
+    var i = column == null ? -1 : header.indexOf(column);
+    return i < 0 ? '' : String(row[i] == null ? '' : row[i]);
+  }
+
+  /** The message for one row, as its chat bubble shows it: header, body with the values, footer, button labels. */
+  function renderTemplate(model, mapping, header, row) {
+    var bodyValues = {};
+    model.body.variables.forEach(function (v) { bodyValues[v] = valueOf(header, row, mapping['body:' + v]); });
+    var head = null;
+    if (model.header.kind === 'text') {
+      var hv = {};
+      if (model.header.variables.length > 0) hv[model.header.variables[0]] = valueOf(header, row, mapping['header:text']);
+      head = { kind: 'text', text: fill(model.header.text, hv) };
+    } else if (model.header.kind === 'media') {
+      head = { kind: 'media', format: model.header.format, url: valueOf(header, row, mapping['header:media']) };
+    }
+    else if (model.header.kind === 'location') head = { kind: 'location' };
+    return {
+      header: head, body: fill(model.body.text, bodyValues), footer: model.footer,
+      buttons: model.buttons.map(function (b) { return b.text; })
+    };
+  }
+
+  /** A text message for one row: its {{column}} placeholders filled from the row. */
+  function renderText(body, header, row) {
+    var values = {};
+    header.forEach(function (h, i) { values[h] = String(row[i] == null ? '' : row[i]); });
+    return { header: null, body: fill(body, values), footer: null, buttons: [] };
+  }
+
+  /** The columns a row needs filled to be sent: the phone, the mapped ones, a text's placeholders. */
+  function neededColumns(choice) {
+    var columns = [choice.phoneColumn];
+    if (choice.kind === 'text') return columns.concat(placeholders(choice.text, false));
+    Object.keys(choice.mapping).forEach(function (k) { if (choice.mapping[k]) columns.push(choice.mapping[k]); });
+    return columns;
+  }
+
+  /**
+   * The first rows (with their 1-based row numbers) worth previewing: every needed column
+   * filled, and not among the rows the last dry run refused.
+   */
+  function previewRows(head, choice, refusedRows, count) {
+    var needed = neededColumns(choice).filter(Boolean);
+    var out = [];
+    for (var i = 0; i < head.rows.length && out.length < count; i++) {
+      var row = head.rows[i];
+      if (refusedRows && refusedRows.indexOf(i + 1) >= 0) continue;
+      var filled = needed.every(function (c) { return valueOf(head.header, row, c).trim() !== ''; });
+      if (filled) out.push({ number: i + 1, values: row });
+    }
+    return out;
+  }
+
+  function compact(object) {
+    var out = {};
+    Object.keys(object).forEach(function (k) {
+      var v = object[k];
+      if (v === undefined || v === null || v === '') return;
+      if (typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0) return;
+      out[k] = v;
+    });
+    return out;
+  }
+
+  /** The spec (src/campaigns/spec/campaign-spec.ts) for the page's choices; empty fields are left out. */
+  function specOf(choice) {
+    var csv = { phoneColumn: choice.phoneColumn };
+    var spec = { name: choice.name, phoneNumberId: choice.phoneNumberId, priority: choice.priority };
+    if (choice.kind === 'text') spec.text = { body: choice.text };
+    else {
+      var model = choice.model;
+      spec.template = { name: model.name, language: model.language };
+      var body = model.body.variables.map(function (v) { return choice.mapping['body:' + v] || ''; });
+      if (model.positional) { if (body.length > 0) csv.params = body; }
+      else if (body.length > 0) {
+        csv.paramColumns = {};
+        model.body.variables.forEach(function (v, i) { csv.paramColumns[v] = body[i]; });
+      }
+      csv.headerTextColumn = choice.mapping['header:text'];
+      csv.headerMediaColumn = choice.mapping['header:media'];
+      var buttons = slotsOf(model).filter(function (s) { return s.kind === 'button'; })
+        .map(function (s) { return choice.mapping[s.key] || ''; });
+      if (buttons.length > 0) csv.buttonUrlColumns = buttons;
+    }
+    if (choice.delimiter && choice.delimiter !== ',') csv.delimiter = choice.delimiter === '\t' ? 'tab' : choice.delimiter;
+    spec.csv = compact(csv);
+    spec.schedule = compact({ at: choice.at, validFor: choice.validFor, expiresAt: choice.expiresAt });
+    spec.window = compact({ hours: choice.hours, days: choice.days });
+    return compact(spec);
+  }
+
+  /** A datetime-local value ("2026-12-01T09:00") as ISO 8601 with this browser's offset then; '' stays ''. */
+  function isoWithOffset(local) {
+    if (!local) return '';
+    var d = new Date(local);
+    if (isNaN(d.getTime())) return local;
+    var pad = function (n) { return String(Math.abs(n)).padStart(2, '0'); };
+    var off = -d.getTimezoneOffset();
+    var zone = (off >= 0 ? '+' : '-') + pad(Math.trunc(off / 60)) + ':' + pad(off % 60);
+    var day = d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate());
+    return day + 'T' + pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':00' + zone;
+  }
+
+  /** A dry run's refused rows by reason: how many, and the first few as examples. */
+  function rejectsByReason(rejects, examples) {
+    var groups = [];
+    (rejects || []).forEach(function (r) {
+      var g = groups.filter(function (x) { return x.reason === r.reason; })[0];
+      if (!g) { g = { reason: r.reason, rows: 0, examples: [] }; groups.push(g); }
+      g.rows++;
+      if (g.examples.length < examples) g.examples.push(r);
+    });
+    return groups;
+  }
+
+  return {
+    parseCsvHead: parseCsvHead, normalise: normalise, suggestColumn: suggestColumn, guessPhoneColumn: guessPhoneColumn,
+    placeholders: placeholders, templateModel: templateModel, slotsOf: slotsOf, suggestMapping: suggestMapping,
+    renderTemplate: renderTemplate, renderText: renderText, previewRows: previewRows, specOf: specOf,
+    isoWithOffset: isoWithOffset, rejectsByReason: rejectsByReason
+  };
+})();
+`;
