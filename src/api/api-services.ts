@@ -1,8 +1,9 @@
 import type { AppContext } from '../app/app-context.js';
+import type { CampaignAction } from '../campaigns/history/campaign-history.js';
 import type { ApiCaller } from './api-principal.js';
 
 /** What a caller did to a campaign, for its history (the campaign's page shows it). */
-export type ApiAction = 'create' | 'continue' | 'pause' | 'resume' | 'cancel' | 'reschedule' | 'retry' | 'retarget';
+export type ApiAction = CampaignAction;
 
 /**
  * What the API's routes work with: the same context a CLI command opens (config, logger,
@@ -11,6 +12,10 @@ export type ApiAction = 'create' | 'continue' | 'pause' | 'resume' | 'cancel' | 
 export interface ApiServices {
   context: Omit<AppContext, 'close'>;
   now: () => number;
-  /** Records who created or controlled a campaign (after it worked); a failure to record is logged, never the caller's. */
+  /**
+   * Records who created or controlled a campaign, once it worked and changed something (a
+   * pause of a paused campaign is not recorded, as from the CLI and the page); a failure to
+   * record is logged, never the caller's.
+   */
   recordAction(campaignId: string, caller: ApiCaller, action: ApiAction, detail?: string): Promise<void>;
 }

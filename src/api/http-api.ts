@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import type { RedisClient } from '../redis/key-scope.js';
 import { RedisApiTokens } from '../redis/redis-api-tokens.js';
+import { RedisCampaignHistory } from '../redis/redis-campaign-history.js';
 import type { RedisLedger } from '../redis/redis-ledger.js';
 import type { DashboardSessions } from './api-principal.js';
 import { registerApiRoutes } from './api-routes.js';
@@ -22,11 +23,22 @@ export interface HttpApiOptions {
 /** `campaign serve`'s HTTP API (/api/v1), on its own connection; register() adds it to the service. */
 export function createHttpApi(options: HttpApiOptions): { register(app: FastifyInstance): Promise<void> } {
   const { config, logger, redis, ledger } = options;
+  const history = new RedisCampaignHistory(redis, config.queuePrefix);
   const services: ApiServices = {
     context: { config, logger, redis, ledger },
     now: options.now ?? Date.now,
-    // The campaign history store records these (its page shows them).
-    recordAction: async () => undefined,
+    recordAction: async (campaignId, caller, action, detail) => {
+      try {
+        await history.record(campaignId, {
+          at: Date.now(),
+          actor: { kind: caller.kind, name: caller.name },
+          action,
+          ...(detail === undefined ? {} : { detail }),
+        });
+      } catch (error) {
+        logger.warn({ err: error, campaignId, action }, 'campaign history not recorded (the action itself worked)');
+      }
+    },
   };
   return {
     register: (app) =>

@@ -330,7 +330,11 @@ export function sendRateOf(send: Config['send'], phoneNumberId: string): number 
   return send.rates.get(phoneNumberId) ?? send.rate;
 }
 
-/** Sends in flight per number when SEND_CONCURRENCY is unset: 50, or a fifth of a second of sending when that is more. */
+/**
+ * Sends in flight per number when SEND_CONCURRENCY is unset: 50, or half a second of sending
+ * when that is more. A send holds its place from its slot to the API's answer, so the rate
+ * holds while answers take up to about that long (Meta's usually take 100–300 ms).
+ */
 export const DEFAULT_SEND_CONCURRENCY = 50;
 
 /**
@@ -340,5 +344,5 @@ export const DEFAULT_SEND_CONCURRENCY = 50;
  * (`npm run bench -- --only toptier`, with the pacer's guard at 3 ms).
  */
 export function sendConcurrencyOf(send: Config['send'], phoneNumberId: string): number {
-  return send.concurrency ?? Math.max(DEFAULT_SEND_CONCURRENCY, Math.ceil(sendRateOf(send, phoneNumberId) / 5));
+  return send.concurrency ?? Math.max(DEFAULT_SEND_CONCURRENCY, Math.ceil(sendRateOf(send, phoneNumberId) / 2));
 }

@@ -1,6 +1,7 @@
 import { ROW_STATUSES } from '../campaigns/campaign.js';
 import { sendQueueName } from '../queue/queue-names.js';
 import { campaignPath, field, progressBar } from './campaigns-page.js';
+import { historySection } from './campaign-history-section.js';
 import { CSRF_FIELD } from './csrf.js';
 import type { CampaignDetail } from './dashboard-reader.js';
 import { clip, count, time } from './display-format.js';
@@ -89,6 +90,7 @@ ${retargetForm(view, options.csrfToken)}
 ${errorsTable(tally, status.counts.total)}
 <h2>Report</h2>
 <p>${reportLink} one line per row, as <code>campaign report ${id}</code> writes it.</p>
+${historySection(options.detail.history)}
 </section>`,
   });
 }

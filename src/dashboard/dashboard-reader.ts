@@ -1,4 +1,5 @@
 import type { CampaignStatus } from '../campaigns/campaign.js';
+import type { CampaignHistory, HistoryEntry } from '../campaigns/history/campaign-history.js';
 import type { TemplateInfo } from '../campaigns/template-status.js';
 import type { ReportLedger } from '../campaigns/ledger.js';
 import { windowStatus, type WindowStatus } from '../campaigns/report/window-status.js';
@@ -16,6 +17,8 @@ export interface DashboardReaderDeps {
   tallies: ErrorTallies;
   /** What Meta's template webhooks last said, by "<name>\n<language>" (src/redis/redis-template-info.ts). */
   templateInfos?: () => Promise<ReadonlyMap<string, TemplateInfo>>;
+  /** Who created and controlled each campaign (its page's History); without it the page shows none. */
+  history?: Pick<CampaignHistory, 'list'>;
   now?: () => number;
 }
 
@@ -24,6 +27,8 @@ export interface CampaignDetail {
   status: CampaignStatus;
   identity: CampaignIdentity;
   tally: ErrorTally;
+  /** Newest first; absent when the reader has no history. */
+  history?: HistoryEntry[];
 }
 
 /**
@@ -58,11 +63,12 @@ export class DashboardReader {
   async detail(campaignId: string): Promise<CampaignDetail | undefined> {
     const status = await this.deps.ledger.status(campaignId);
     if (status === undefined) return undefined;
-    const [identity, snapshot, tally, infos] = await Promise.all([
+    const [identity, snapshot, tally, infos, history] = await Promise.all([
       this.deps.directory.identity(campaignId),
       this.deps.snapshot(),
       this.deps.tallies.fresh(campaignId, status.counts),
       this.#infos(),
+      this.deps.history?.list(campaignId),
     ]);
     const windowed = await this.#windowStatus(identity, status);
     return {
@@ -70,6 +76,7 @@ export class DashboardReader {
       status,
       identity,
       tally,
+      ...(history === undefined ? {} : { history }),
     };
   }
 

@@ -8,6 +8,7 @@ import type { Logger } from '../logging/logger.js';
 import { ScrapeReader } from '../metrics/scrape-reader.js';
 import type { PortfolioAssignments } from '../portfolios/portfolios.js';
 import { reportUserIds } from '../redis/redis-user-links.js';
+import { RedisCampaignHistory } from '../redis/redis-campaign-history.js';
 import { readyWithin } from '../redis/redis-connection.js';
 import { RedisTemplateInfo } from '../redis/redis-template-info.js';
 import type { DashboardSessions } from '../api/api-principal.js';
@@ -68,7 +69,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const scrapeReader = new ScrapeReader({ redis, prefix, retentionMs: Number.POSITIVE_INFINITY, now, sendRate: options.sendRate, ledger });
   const tallies = new ErrorTallies({ scan: async (id) => ({ ...(await ledger.errorCodes(id)), at: now() }), now });
   const templateInfos = () => new RedisTemplateInfo(redis, prefix).all();
-  const reader = new DashboardReader({ ledger, directory, snapshot: () => scrapeReader.read(), tallies, templateInfos, now });
+  const history = new RedisCampaignHistory(redis, prefix);
+  const reader = new DashboardReader({ ledger, directory, snapshot: () => scrapeReader.read(), tallies, templateInfos, history, now });
   const access = new DashboardAccess({
     credentials: options.credentials,
     csrf: new CsrfTokens({ key: redisCsrfKey(redis, prefix), now }),
@@ -118,7 +120,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
           reportUserIds(redis, prefix, options.portfolios ?? new Map(), (await ledger.getCampaign(campaignId))?.phoneNumberId ?? ''),
       });
       registerNewCampaignRoutes(scope, access);
-      registerControlRoutes(scope, { controls: new CampaignControls({ ledger }), reader, access, logger, now });
+      registerControlRoutes(scope, { controls: new CampaignControls({ ledger }), reader, history, access, logger, now });
       await scope.register(
         async (queues) => {
           queues.addHook('onRequest', access.refuseUnsafeCrossSite);

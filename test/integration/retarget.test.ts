@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runRetarget } from '../../src/cli/run/retarget.js';
 import { runSend } from '../../src/cli/run/send.js';
 import { AppError } from '../../src/errors/app-error.js';
+import { RedisCampaignHistory } from '../../src/redis/redis-campaign-history.js';
 import { runCli } from '../support/cli-process.js';
 import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from '../support/pipeline.js';
 import { redisUrl } from '../support/redis.js';
@@ -80,6 +81,18 @@ describe('campaign retarget, end to end', () => {
       sourceCampaign: 'c-src',
       phoneNumberId: PHONE_NUMBER_ID,
       name: 'orders (failed)',
+    });
+    // Both campaigns' histories name the other, as the operator at this CLI did it.
+    const history = new RedisCampaignHistory(rig.context.redis, rig.context.config.queuePrefix);
+    const [created] = await history.list(outcome.id);
+    expect(created).toMatchObject({
+      action: 'retarget',
+      actor: { kind: 'cli' },
+      detail: 'from campaign c-src (its failed rows): 2 queued',
+    });
+    expect((await history.list('c-src'))[0]).toMatchObject({
+      action: 'retarget',
+      detail: `its failed rows taken into campaign ${outcome.id}`,
     });
     await completed(outcome.id);
     const resent = rig.sandbox.accepted().slice(sentBefore);

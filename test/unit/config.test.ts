@@ -141,10 +141,10 @@ describe('loadConfig: defaults', () => {
     expect(sendRateOf(config.send, '999')).toBe(80);
   });
 
-  it('SEND_CONCURRENCY: when unset, 50 per number, or a fifth of its rate when that is more; when set, that for every number', () => {
+  it('SEND_CONCURRENCY: when unset, 50 per number, or half its rate when that is more; when set, that for every number', () => {
     const byRate = loadConfig({ SEND_RATE: '80', SEND_RATES: '111:1000,222:0' });
     expect(sendConcurrencyOf(byRate.send, '999')).toBe(50);
-    expect(sendConcurrencyOf(byRate.send, '111')).toBe(200);
+    expect(sendConcurrencyOf(byRate.send, '111')).toBe(500);
     expect(sendConcurrencyOf(byRate.send, '222')).toBe(50);
 
     const fixed = loadConfig({ SEND_RATES: '111:1000', SEND_CONCURRENCY: '30' });

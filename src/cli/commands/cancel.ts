@@ -8,7 +8,13 @@ export function register(program: Command): void {
     .argument('<id>', 'campaign ID')
     .action(async (id: string) => {
       const { withControls } = await import('../run/controls.js');
-      const result = await withContext((context) => withControls(context, (controls) => controls.cancel(id)));
+      const result = await withContext((context) =>
+        withControls(context, (controls) => controls.cancel(id), {
+          campaignId: id,
+          action: 'cancel',
+          entry: (cancel) => (cancel.alreadyCancelled ? undefined : { detail: `${cancel.cancelled} rows not yet fed cancelled` }),
+        }),
+      );
       if (result.alreadyCancelled) {
         const why = result.reason === undefined ? '' : ` (${result.reason})`;
         const ended = result.finishedAt === undefined ? '' : `; it ended at ${new Date(result.finishedAt).toISOString()}`;

@@ -11,7 +11,13 @@ export function register(program: Command): void {
       const { withControls } = await import('../run/controls.js');
       const { parseStart } = await import('../time-options.js');
       const startsAt = parseStart('--at', o.at, Date.now());
-      await withContext((context) => withControls(context, (controls) => controls.reschedule(id, startsAt)));
+      await withContext((context) =>
+        withControls(context, (controls) => controls.reschedule(id, startsAt), {
+          campaignId: id,
+          action: 'reschedule',
+          entry: () => ({ detail: `starts at ${new Date(startsAt).toISOString()}` }),
+        }),
+      );
       console.log(`Campaign ${id} now starts at ${new Date(startsAt).toISOString()}`);
     });
 }

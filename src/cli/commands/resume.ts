@@ -8,7 +8,13 @@ export function register(program: Command): void {
     .argument('<id>', 'campaign ID')
     .action(async (id: string) => {
       const { withControls } = await import('../run/controls.js');
-      const result = await withContext((context) => withControls(context, (controls) => controls.resume(id)));
+      const result = await withContext((context) =>
+        withControls(context, (controls) => controls.resume(id), {
+          campaignId: id,
+          action: 'resume',
+          entry: (resumed) => (resumed.wasPaused ? {} : undefined),
+        }),
+      );
       console.log(`Campaign ${id} ${result.wasPaused ? 'resumed: its rows are fed to the workers again' : 'was not paused'}`);
     });
 }

@@ -27,7 +27,11 @@ export function register(program: Command): void {
       };
       const { retryProgressPrinter } = await import('../run/progress-lines.js');
       const result = await withContext((context) =>
-        withControls(context, (controls) => controls.retry(id, selection, retryProgressPrinter())),
+        withControls(context, (controls) => controls.retry(id, selection, retryProgressPrinter()), {
+          campaignId: id,
+          action: 'retry',
+          entry: (retry) => (retry.requeued === 0 ? undefined : { detail: `${retry.requeued} rows put back in the queue` }),
+        }),
       );
       const lines = [
         `Campaign ${id}: ${result.requeued} rows put back in the ` +

@@ -143,9 +143,10 @@ async function sendCampaign(file: string, o: SendFlags): Promise<void> {
   const zone = displayZoneOf({ displayTimezone: o.displayTimezone, typed: [o.at, o.expiresAt, o.startDeadline] });
   const stop = stopOnSignals();
   const notices = ingestNotices(file, process.argv.slice(2));
+  const options = await sendOptionsOf(file, o);
   const result = await withContext((context) =>
     runSend(context, {
-      ...sendOptionsOf(file, o),
+      ...options,
       signal: stop.signal,
       onStart: notices.onStart,
       onProgress: notices.onProgress,
@@ -168,39 +169,8 @@ async function sendCampaign(file: string, o: SendFlags): Promise<void> {
   }
 }
 
-/** The flags as the send runner's options. */
-function sendOptionsOf(file: string, o: SendFlags): Omit<SendOptions, 'signal' | 'onStart' | 'onProgress'> {
-  return {
-    file,
-    name: o.name,
-    template: o.template,
-    language: o.language,
-    text: o.text,
-    previewUrl: o.previewUrl,
-    params: o.params,
-    paramColumns: o.param,
-    phoneColumn: o.phoneColumn,
-    headerTextColumn: o.headerTextColumn,
-    headerMediaColumn: o.headerImageColumn,
-    buttonUrlColumns: o.buttonUrlColumn,
-    defaultCountry: o.defaultCountry,
-    fixWhitespace: o.fixWhitespace,
-    delimiter: o.delimiter,
-    phoneNumberId: o.phoneNumberId,
-    campaignId: o.campaign,
-    templatesFile: o.templates,
-    maxCost: o.maxCost,
-    dryRun: o.dryRun,
-    allowRepeat: o.allowRepeat,
-    allowUsMarketing: o.allowUsMarketing,
-    endpoint: o.endpoint,
-    ttl: o.ttl,
-    priority: o.priority,
-    window: o.window,
-    days: o.days,
-    timezoneColumn: o.timezoneColumn,
-    defaultTimezone: o.defaultTimezone,
-    schedule: { at: o.at, startDeadline: o.startDeadline, expiresAt: o.expiresAt, validFor: o.validFor },
-    displayTimezone: o.displayTimezone,
-  };
+/** The flags as the send runner's options: the same mapping as the HTTP API's JSON form (specOptionsOfFlags). */
+async function sendOptionsOf(file: string, o: SendFlags): Promise<Omit<SendOptions, 'signal' | 'onStart' | 'onProgress'>> {
+  const { specOptionsOfFlags } = await import('../../campaigns/spec/campaign-flags.js');
+  return { file, ...specOptionsOfFlags(o), templatesFile: o.templates, maxCost: o.maxCost };
 }

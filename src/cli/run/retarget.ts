@@ -15,6 +15,7 @@ import { CLI_FIELD_NAMES } from '../../campaigns/spec/field-names.js';
 import { parseCampaignSpec } from '../../campaigns/spec/parse-spec.js';
 import { AppError } from '../../errors/app-error.js';
 import { sendSpecOf } from '../send-spec.js';
+import { recordCliAction } from './cli-history.js';
 import { campaignDeps } from './send.js';
 
 /** `campaign retarget ID`: the rule, and the new campaign's message as `send` takes it. */
@@ -69,7 +70,17 @@ export async function runRetarget(context: AppContext, options: RetargetOptions)
     );
     const templatesFile =
       options.templatesFile === undefined ? {} : { templatesFile: { path: options.templatesFile, name: '--templates' } };
-    return await createCampaign(campaignDeps(context), { spec, names, file, ...templatesFile, sourceCampaign: options.campaignId });
+    const outcome = await createCampaign(campaignDeps(context), {
+      spec,
+      names,
+      file,
+      ...templatesFile,
+      sourceCampaign: options.campaignId,
+    });
+    const rows = `${options.rule.status} rows`;
+    await recordCliAction(context, outcome.id, 'retarget', `from campaign ${options.campaignId} (its ${rows}): ${outcome.queued} queued`);
+    await recordCliAction(context, options.campaignId, 'retarget', `its ${rows} taken into campaign ${outcome.id}`);
+    return outcome;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

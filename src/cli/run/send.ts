@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { createCampaign, type CreateCampaignDeps, type CreateNotices } from '../../campaigns/create-campaign.js';
 import type { SendOutcome } from '../../campaigns/ingest/producer.js';
 import { CLI_FIELD_NAMES } from '../../campaigns/spec/field-names.js';
@@ -10,6 +11,7 @@ import type { AppContext } from '../../app/app-context.js';
 import { buildTemplateRegistry } from './templates.js';
 import { AppError } from '../../errors/app-error.js';
 import { loadRateCard } from '../../pricing/rate-card.js';
+import { recordCliAction } from './cli-history.js';
 
 export interface SendOptions extends SendSpecOptions, CreateNotices {
   file: string;
@@ -28,11 +30,24 @@ export async function runSend(context: AppContext, options: SendOptions): Promis
   const spec = parseCampaignSpec(sendSpecOf(options), names);
   const templatesFile = options.templatesFile === undefined ? {} : { templatesFile: { path: options.templatesFile, name: '--templates' } };
   const maxCost = options.maxCost === undefined ? {} : { maxCost: { amount: maxCostOf(options.maxCost), name: '--max-cost' } };
-  return createCampaign(
+  let continuing = false;
+  const onStart: CreateNotices['onStart'] = (start) => {
+    continuing = start.continuing;
+    options.onStart?.(start);
+  };
+  const outcome = await createCampaign(
     campaignDeps(context),
     { spec, names, file: options.file, ...templatesFile, ...maxCost },
-    { signal: options.signal, onStart: options.onStart, onProgress: options.onProgress },
+    { signal: options.signal, onStart, onProgress: options.onProgress },
   );
+  if (!outcome.dryRun) await recordCliAction(context, outcome.id, continuing ? 'continue' : 'create', sendDetail(options.file, outcome));
+  return outcome;
+}
+
+/** The history's word on a send: its file (by name: the path is the operator's machine's) and what it queued. */
+function sendDetail(file: string, outcome: SendOutcome): string {
+  const stopped = outcome.interruptedAtRow === undefined ? '' : `; reading stopped at row ${outcome.interruptedAtRow}`;
+  return `${basename(file)}: ${outcome.queued} rows queued${stopped}`;
 }
 
 /** What createCampaign needs, from this process's configuration, Redis and ledger. */

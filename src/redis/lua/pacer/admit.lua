@@ -13,12 +13,16 @@
     ARGV[1] rate: sends allowed per window
     ARGV[2] member: unique per send
     ARGV[3] window (µs)
+    ARGV[4] optional: the time now (µs) instead of Redis's TIME; a test's simulated clock
 
   Output:
     the wait before asking again (µs, a decimal string); '0' = admitted, go
 ]]
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local now = tonumber(ARGV[4])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
 local window = tonumber(ARGV[3])
 redis.call('ZREM', KEYS[1], ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - window))

@@ -8,12 +8,16 @@
     KEYS[1] slot       string   <scope>:pacer:<number>:slot (the next free slot, µs)
 
     ARGV[1] interval between sends (µs)
+    ARGV[2] optional: the time now (µs) instead of Redis's TIME; a test's simulated clock
 
   Output:
     the wait until this send's slot (µs, a decimal string)
 ]]
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local now = tonumber(ARGV[2])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
 local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
 if tat < now then tat = now end
 redis.call('SET', KEYS[1], string.format('%.0f', tat + tonumber(ARGV[1])), 'PX', 60000)
