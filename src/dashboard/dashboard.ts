@@ -16,7 +16,6 @@ import { DashboardAccess } from './access.js';
 import type { DashboardCredentials } from './basic-auth.js';
 import { CampaignDirectory } from './campaign-directory.js';
 import { registerControlRoutes } from './control-routes.js';
-import { registerNewCampaignRoutes } from './new-campaign-routes.js';
 import { CsrfTokens, redisCsrfKey } from './csrf.js';
 import { DashboardReader } from './dashboard-reader.js';
 import { ErrorTallies } from './error-tallies.js';
@@ -119,7 +118,6 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         userIds: async (campaignId) =>
           reportUserIds(redis, prefix, options.portfolios ?? new Map(), (await ledger.getCampaign(campaignId))?.phoneNumberId ?? ''),
       });
-      registerNewCampaignRoutes(scope, access);
       registerControlRoutes(scope, { controls: new CampaignControls({ ledger }), reader, history, access, logger, now });
       await scope.register(
         async (queues) => {

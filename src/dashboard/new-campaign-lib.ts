@@ -95,12 +95,14 @@ var NewCampaign = (function () {
   }
 
   /**
-   * A template of the templates answer as the page uses it: Meta's shape (components with
-   * HEADER, BODY, FOOTER, BUTTONS) or the requirements' (header, body, urlButtons, footer, buttons).
+   * A template of the templates answer as the page uses it: the API's (campaign templates
+   * list --json: parameterFormat, header, bodyVariables, urlButtons, preview) or Meta's
+   * (components: HEADER, BODY, FOOTER, BUTTONS).
    */
   function templateModel(t) {
     var format = String(t.parameter_format || t.parameterFormat || 'POSITIONAL').toUpperCase();
     var positional = format !== 'NAMED';
+    var pv = t.preview || {};
     var h = componentOf(t, 'HEADER'); var b = componentOf(t, 'BODY'); var f = componentOf(t, 'FOOTER'); var bs = componentOf(t, 'BUTTONS');
     var header = { kind: 'none' };
     if (h) {
@@ -108,20 +110,17 @@ var NewCampaign = (function () {
       header = hf === 'TEXT' ? { kind: 'text', text: h.text || '' }
         : hf === 'LOCATION' ? { kind: 'location' } : { kind: 'media', format: hf };
     } else if (t.header && t.header.kind && t.header.kind !== 'none') {
-      header = { kind: t.header.kind, text: t.header.text || '', format: t.header.format };
+      var text = t.header.text || (pv.header && pv.header.text) || '';
+      header = { kind: t.header.kind, text: text, format: t.header.format };
     }
     if (header.kind === 'text') header.variables = placeholders(header.text, positional);
-    var bodyText = b ? b.text : t.body && typeof t.body === 'object' ? t.body.text : typeof t.body === 'string' ? t.body : '';
-    var footer = f ? f.text : typeof t.footer === 'string' ? t.footer : t.footer && t.footer.text ? t.footer.text : null;
-    var rawButtons = bs ? bs.buttons || [] : Array.isArray(t.buttons) ? t.buttons : [];
+    var bodyText = b ? b.text : typeof pv.body === 'string' ? pv.body : '';
+    var footer = f ? f.text : pv.footer || null;
+    var rawButtons = bs ? bs.buttons || [] : Array.isArray(pv.buttons) ? pv.buttons : [];
     var buttons = rawButtons.map(function (button, index) {
-      var url = button.url || '';
       var type = String(button.type || '').toUpperCase();
-      return { index: index, type: type, text: button.text || '', variables: placeholders(url, positional) };
+      return { index: index, type: type, text: button.text || '', variables: placeholders(button.url || '', positional) };
     });
-    if (buttons.length === 0 && Array.isArray(t.urlButtons)) {
-      buttons = t.urlButtons.map(function (u) { return { index: u.index, type: 'URL', text: 'Link', variables: u.variables || [] }; });
-    }
     return {
       name: t.name, language: t.language, category: t.category || '', status: t.status || '', positional: positional,
       header: header, body: { text: bodyText || '', variables: placeholders(bodyText, positional) }, footer: footer || null,

@@ -49,10 +49,12 @@ const CONTROLLER = String.raw`'use strict';
     return api('/api/v1/numbers').then(function (answer) {
       if (!answer.ok) return loadError('The numbers could not be read (HTTP ' + answer.status + ').');
       var select = $('nc-number'); R.clear(select);
-      listOf(answer.body, 'numbers').forEach(function (n, i) {
-        var id = typeof n === 'string' ? n : n.phoneNumberId || n.id;
-        var rate = typeof n === 'object' && (n.sendRate !== undefined ? n.sendRate : n.rate);
-        select.appendChild(option(id, id + (rate !== undefined && rate !== false ? ' (' + rate + ' msg/s)' : ''), i === 0));
+      var numbers = listOf(answer.body, 'numbers');
+      if (numbers.length === 0) select.appendChild(option('', '(none known: set WHATSAPP_PHONE_NUMBER_ID)', true));
+      numbers.forEach(function (n) {
+        var rate = n.sendRate === 0 ? 'unpaced' : n.sendRate + ' msg/s';
+        var label = n.phoneNumberId + ' (' + rate + (n.portfolio && n.portfolio !== 'default' ? ', portfolio ' + n.portfolio : '') + ')';
+        select.appendChild(option(n.phoneNumberId, label, n.isDefault === true));
       });
     });
   }
