@@ -7,8 +7,9 @@
  * Every 2 s: fetches the page's JSON (`data-live` on <body>) and copies each figure into the
  * element that shows it (`[data-field]` inside the campaign's `[data-campaign]`), with
  * textContent only (never markup). A campaign that appears or goes, or (on a campaign's own
- * page) a change of state, reloads the page, whose controls depend on it. Forms with
- * `data-confirm` ask first.
+ * page) a change of state, reloads the page, whose controls depend on it. Each update is
+ * dispatched as the `live-data` event, for the charts (src/dashboard/chart-assets.ts). Forms
+ * with `data-confirm` ask first.
  */
 export const LIVE_SCRIPT = `'use strict';
 (function () {
@@ -40,6 +41,7 @@ export const LIVE_SCRIPT = `'use strict';
     });
     var updated = document.getElementById('updated');
     if (updated) updated.textContent = data.at;
+    document.dispatchEvent(new CustomEvent('live-data', { detail: data }));
   }
   function tick() {
     fetch(source, { headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' })
@@ -130,4 +132,8 @@ input[type="text"] { font: inherit; padding: 5px 8px; border: 1px solid #c9d1d9;
 .crumbs { color: var(--muted); margin: 0; }
 .empty { color: var(--muted); }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; }
+.charts { display: grid; gap: 12px; max-width: 1140px; }
+.charts figure { margin: 0; padding: 10px 12px; background: #fff; border: 1px solid var(--line); border-radius: 6px; }
+.charts figcaption { font-size: 12px; color: var(--muted); font-weight: 600; margin-bottom: 6px; }
+.charts svg text { font-size: 12px; fill: var(--fg); font-variant-numeric: tabular-nums; }
 `;

@@ -2,6 +2,7 @@ import { ROW_STATUSES } from '../campaigns/campaign.js';
 import { sendQueueName } from '../queue/queue-names.js';
 import { campaignPath, field, progressBar } from './campaigns-page.js';
 import { historySection } from './campaign-history-section.js';
+import { chartsSection, type CampaignCharts } from './campaign-charts.js';
 import { CSRF_FIELD } from './csrf.js';
 import type { CampaignDetail } from './dashboard-reader.js';
 import { clip, count, time } from './display-format.js';
@@ -38,6 +39,8 @@ export interface CampaignPageOptions {
   done?: ControlAction | undefined;
   /** Why a control did not (its AppError's message). */
   error?: string | undefined;
+  /** Its charts (src/dashboard/campaign-charts.ts); none without. */
+  charts?: CampaignCharts | undefined;
 }
 
 /** `GET /campaigns/:id`: rows by status, errors by code, the report download and the controls. */
@@ -86,6 +89,7 @@ ${retargetForm(view, options.csrfToken)}
 <tbody><tr>${statusRows.map((s) => html`<td class="n">${field(view, s)}</td>`)}</tr></tbody>
 </table>
 <p class="footnote">delivered and read: rows Meta reported so by status webhook (a read row counts in both; they are sent rows).</p>
+${options.charts === undefined ? '' : chartsSection(options.charts)}
 <h2>Errors by code</h2>
 ${errorsTable(tally, status.counts.total)}
 <h2>Report</h2>

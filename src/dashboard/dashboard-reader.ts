@@ -2,15 +2,21 @@ import type { CampaignStatus } from '../campaigns/campaign.js';
 import type { CampaignHistory, HistoryEntry } from '../campaigns/history/campaign-history.js';
 import type { TemplateInfo } from '../campaigns/template-status.js';
 import type { ReportLedger } from '../campaigns/ledger.js';
+import type { TimelineLedger } from '../campaigns/report/campaign-timeline.js';
 import { windowStatus, type WindowStatus } from '../campaigns/report/window-status.js';
 import type { MetricsSnapshot } from '../metrics/scrape-reader.js';
 import type { CampaignDirectory, CampaignIdentity } from './campaign-directory.js';
+import { campaignCharts, type CampaignCharts } from './campaign-charts.js';
 import { campaignView, type CampaignView } from './campaign-view.js';
 import type { ErrorTallies, ErrorTally } from './error-tallies.js';
 
 export interface DashboardReaderDeps {
-  /** States and counts: the ledger's status(), as `campaign status` shows them; a windowed campaign's lanes' backlogs for its page. */
-  ledger: Pick<ReportLedger, 'status' | 'laneBacklogs'>;
+  /**
+   * States and counts: the ledger's status(), as `campaign status` shows them; a windowed
+   * campaign's lanes' backlogs for its page; its timeline for its page's charts
+   * (src/redis/ledger-timeline.ts: without it the page has no charts).
+   */
+  ledger: Pick<ReportLedger, 'status' | 'laneBacklogs'> & Partial<TimelineLedger>;
   directory: CampaignDirectory;
   /** The metrics figures (src/metrics/scrape-reader.ts, kept without retention): ETA per campaign, rate per number. */
   snapshot: () => Promise<Pick<MetricsSnapshot, 'campaigns' | 'numbers'>>;
@@ -90,6 +96,19 @@ export class DashboardReader {
       ...extras(identity, status, snapshot, this.deps.tallies.peek(campaignId, status.counts), infos),
       windowStatus: windowed,
     });
+  }
+
+  /**
+   * A campaign's charts (its page, and its live JSON): its status, its timeline (one MULTI of
+   * a few hundred fields at most) and its errors by code as counted (never waits for a count,
+   * unless `tally` is given). Undefined without a timeline reader or such a campaign.
+   */
+  async charts(campaignId: string, tally?: ErrorTally): Promise<CampaignCharts | undefined> {
+    const { ledger } = this.deps;
+    if (ledger.timeline === undefined) return undefined;
+    const [status, timeline] = await Promise.all([ledger.status(campaignId), ledger.timeline(campaignId)]);
+    if (status === undefined || timeline === undefined) return undefined;
+    return campaignCharts(status, timeline, tally ?? this.deps.tallies.peek(campaignId, status.counts));
   }
 
   /** The campaign's name for people (its report's file name); undefined without one. */

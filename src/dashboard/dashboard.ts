@@ -4,6 +4,7 @@ import { CampaignControls } from '../campaigns/control/campaign-controls.js';
 import type { ControlLedger, ReportLedger } from '../campaigns/ledger.js';
 import type { CampaignCountersReader } from '../campaigns/report/campaign-counters.js';
 import type { ErrorCodeLedger } from '../campaigns/report/error-codes.js';
+import type { TimelineLedger } from '../campaigns/report/campaign-timeline.js';
 import type { Logger } from '../logging/logger.js';
 import { ScrapeReader } from '../metrics/scrape-reader.js';
 import type { PortfolioAssignments } from '../portfolios/portfolios.js';
@@ -29,7 +30,7 @@ export interface DashboardOptions {
   redis: RedisClient;
   /** QUEUE_PREFIX. */
   prefix: string;
-  ledger: ReportLedger & ControlLedger & ErrorCodeLedger & CampaignCountersReader;
+  ledger: ReportLedger & ControlLedger & ErrorCodeLedger & CampaignCountersReader & TimelineLedger;
   /** DASHBOARD_USER and DASHBOARD_PASSWORD; undefined: no password (serve listens on loopback only). */
   credentials: DashboardCredentials | undefined;
   logger: Logger;

@@ -3,6 +3,8 @@ import type { ReportLedger } from '../campaigns/ledger.js';
 import type { DashboardAccess } from './access.js';
 import { LIVE_SCRIPT, STYLESHEET } from './assets.js';
 import { CONTROL_ACTIONS, campaignPage, type ControlAction } from './campaign-page.js';
+import { CHART_ASSET_PATHS } from './campaign-charts.js';
+import { CHARTS_SCRIPT, uplotFiles } from './chart-assets.js';
 import { LIST_JSON_PATH, campaignsPage } from './campaigns-page.js';
 import type { DashboardReader } from './dashboard-reader.js';
 import { html, type SafeHtml } from './html.js';
@@ -51,13 +53,14 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
     const detail = await reader.detail(id);
     if (detail === undefined) return notFoundPage(reply, id);
     const done = CONTROL_ACTIONS.find((a): a is ControlAction => a === request.query.done);
-    return sendPage(reply, campaignPage({ detail, csrfToken: await access.formToken(), done }));
+    const charts = await reader.charts(id, detail.tally);
+    return sendPage(reply, campaignPage({ detail, csrfToken: await access.formToken(), done, charts }));
   });
 
   app.get<{ Params: IdParams }>('/api/campaigns/:id', async (request, reply) => {
-    const view = await reader.live(request.params.id);
+    const [view, charts] = await Promise.all([reader.live(request.params.id), reader.charts(request.params.id)]);
     if (view === undefined) return reply.code(404).send({ error: 'no such campaign' });
-    return reply.header('cache-control', 'no-store').send({ at: new Date(now()).toISOString(), campaigns: [view] });
+    return reply.header('cache-control', 'no-store').send({ at: new Date(now()).toISOString(), campaigns: [view], charts });
   });
 
   app.get<{ Params: IdParams }>('/campaigns/:id/report.csv', async (request, reply) => {
@@ -83,4 +86,17 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
   app.get(ASSET_PATHS.style, async (_request, reply) =>
     reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').type('text/css; charset=utf-8').send(STYLESHEET),
   );
+  registerChartAssets(app);
+}
+
+/** The charts' script and uPlot's files (read from its package when the routes are made: a missing package fails the start). */
+function registerChartAssets(app: FastifyInstance): void {
+  const uplot = uplotFiles();
+  const asset = (path: string, type: string, body: string) =>
+    app.get(path, async (_request, reply) =>
+      reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').type(type).send(body),
+    );
+  asset(CHART_ASSET_PATHS.script, 'text/javascript; charset=utf-8', CHARTS_SCRIPT);
+  asset(CHART_ASSET_PATHS.uplotScript, 'text/javascript; charset=utf-8', uplot.script);
+  asset(CHART_ASSET_PATHS.uplotStyle, 'text/css; charset=utf-8', uplot.style);
 }

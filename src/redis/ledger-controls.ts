@@ -23,7 +23,7 @@ const PAGE = 500;
 
 /**
  * The operator's commands, each one script (pause, resume, cancel, reschedule, mark-for-retry),
- * and purge: a finished campaign's rows, backlog, brake bits, history and message-ID index entries
+ * and purge: a finished campaign's rows, backlog, brake bits, history, timeline and message-ID index entries
  * (forget-wamids.lua) go; its hash stays, with `purgedAt`. Crash-safe by its order: rows are
  * read for their wamids first, deleted last, and `purgedAt` written after.
  */
@@ -150,6 +150,7 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld' |
       keys.recent,
       // Who created and controlled it: names of tokens and people, gone with the rest.
       keys.history,
+      keys.timeline,
     );
     const now = await this.context.clock.now();
     await redis.hset(keys.campaign, 'purgedAt', String(now));

@@ -38,13 +38,14 @@ export function sentGuardKeys(prefix: string, phoneNumberId: string): { sent: st
 /**
  * The keys of one campaign's ledger: its hash, its rows, its backlog (rows still to be fed a
  * job; the feed script builds this name from the scope too), its lanes, the brake's bits and
- * its history (who created and controlled it: src/redis/redis-campaign-history.ts).
+ * its history (who created and controlled it: src/redis/redis-campaign-history.ts),
+ * and its timeline (the counters' changes by time bucket: the scripts build it from the hash's name).
  */
 export function campaignLedgerKeys(
   prefix: string,
   phoneNumberId: string,
   campaignId: string,
-): { campaign: string; rows: string; pending: string; lanes: string; recent: string; history: string } {
+): { campaign: string; rows: string; pending: string; lanes: string; recent: string; history: string; timeline: string } {
   const campaign = `${numberScope(prefix, phoneNumberId)}:campaign:${campaignId}`;
   return {
     campaign,
@@ -53,6 +54,7 @@ export function campaignLedgerKeys(
     lanes: `${campaign}:lanes`,
     recent: `${campaign}:recent`,
     history: `${campaign}:history`,
+    timeline: `${campaign}:timeline`,
   };
 }
 

@@ -2,6 +2,7 @@ import type { PurgeLedger } from '../campaigns/control/purge-ledger.js';
 import type { CampaignLedger } from '../campaigns/ledger.js';
 import type { CampaignCountersReader } from '../campaigns/report/campaign-counters.js';
 import type { ErrorCodeLedger } from '../campaigns/report/error-codes.js';
+import type { TimelineLedger } from '../campaigns/report/campaign-timeline.js';
 import type { RedisClient } from './key-scope.js';
 import { LedgerContext, type LedgerOptions } from './ledger-context.js';
 import { LedgerControls } from './ledger-controls.js';
@@ -11,6 +12,7 @@ import { LedgerIngest } from './ledger-ingest.js';
 import { LedgerTemplates } from './ledger-templates.js';
 import { LedgerReads } from './ledger-reads.js';
 import { LedgerSend } from './ledger-send.js';
+import { LedgerTimeline } from './ledger-timeline.js';
 
 export type { AutoPauseSettings, LedgerOptions } from './ledger-context.js';
 export { PRIORITY_SCORE } from './ledger-ingest.js';
@@ -27,7 +29,8 @@ export interface RedisLedger
     PartMethods<LedgerControls>,
     PartMethods<LedgerReads>,
     PartMethods<LedgerTemplates>,
-    PartMethods<LedgerCosts> {}
+    PartMethods<LedgerCosts>,
+    PartMethods<LedgerTimeline> {}
 
 /**
  * The campaign ledger in Redis: a hash per campaign (definition, counters, state), a hash of
@@ -36,17 +39,17 @@ export interface RedisLedger
  * LedgerContext (the connection, prefix, clock and settings): ingest (ledger-ingest.ts); feed,
  * claim and settle (ledger-send.ts); delivery and webhooks (ledger-delivery.ts); controls
  * (ledger-controls.ts); reads (ledger-reads.ts); template holds (ledger-templates.ts); costs
- * (ledger-costs.ts). RedisLedger is their methods together: each is its part's own, bound to
- * it when the ledger is made.
+ * (ledger-costs.ts); the charts' timeline (ledger-timeline.ts). RedisLedger is their methods
+ * together: each is its part's own, bound to it when the ledger is made.
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
-export class RedisLedger implements CampaignLedger, PurgeLedger, ErrorCodeLedger, CampaignCountersReader {
+export class RedisLedger implements CampaignLedger, PurgeLedger, ErrorCodeLedger, CampaignCountersReader, TimelineLedger {
   readonly #context: LedgerContext;
 
   constructor(redis: RedisClient, prefix: string, options: LedgerOptions = {}) {
     const context = new LedgerContext(redis, prefix, options);
     this.#context = context;
-    const parts = [LedgerIngest, LedgerSend, LedgerDelivery, LedgerControls, LedgerReads, LedgerTemplates, LedgerCosts].map(
+    const parts = [LedgerIngest, LedgerSend, LedgerDelivery, LedgerControls, LedgerReads, LedgerTemplates, LedgerCosts, LedgerTimeline].map(
       (Part) => new Part(context),
     );
     for (const part of parts) {

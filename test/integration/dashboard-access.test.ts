@@ -105,6 +105,8 @@ describe('campaign serve: the dashboard behind basic auth and CSRF checks', () =
       `/api/campaigns/${running}`,
       `/campaigns/${running}/report.csv`,
       '/dashboard/live.js',
+      '/dashboard/charts.js',
+      '/dashboard/uplot.min.js',
       '/queues',
       '/queues/api/queues',
     ];

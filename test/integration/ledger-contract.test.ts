@@ -58,6 +58,7 @@ const METHODS = {
   campaignCounters: 0,
   recordCostEstimate: 0,
   recordedCosts: 0,
+  timeline: 0,
   now: 0,
 } satisfies Record<keyof RedisLedger, 0>;
 

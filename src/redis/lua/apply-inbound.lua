@@ -3,7 +3,8 @@
   window on the number (a key holding when it closes, by the ledger's clock; a later message
   extends it, an earlier one never shortens it); a reply to one of our messages (`context.id`, found
   through the `wamids` index) is kept on its row as `q` with its time `qt`, the earliest
-  reply winning; an opt-out keyword records the user in the number's opt-outs.
+  reply winning (the campaign's `n:replied` counts rows with a reply, once each); an opt-out
+  keyword records the user in the number's opt-outs.
 
   Input:
     KEYS[1] wamids     hash     <scope>:wamids (message ID → "campaign/row")
@@ -45,6 +46,7 @@ for i = 4, #ARGV, 6 do
     local json = redis.call('HGET', rowsKey, row)
     if json then
       local rec = cjson.decode(json)
+      if not rec.qt then redis.call('HINCRBY', prefix .. ':campaign:' .. campaignId, 'n:replied', 1) end
       if not rec.qt or at < rec.qt then
         rec.q = reply; rec.qt = at
         redis.call('HSET', rowsKey, row, cjson.encode(rec))

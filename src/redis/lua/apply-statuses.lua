@@ -10,7 +10,8 @@
     - the number's `status-seen` keeps the latest claim time (`ct`) of a row any status was
       seen for: the in-doubt rule's evidence that later sends reached Meta;
     - `delivered` and `read` keep their earliest timestamp (`dt`, `rt`; a read is also a
-      delivery); the campaign's `n:delivered` and `n:read` count rows, once each;
+      delivery); the campaign's `n:delivered` and `n:read` count rows, once each, and so does
+      its timeline (includes/timeline.lua), when the status is recorded;
     - `failed` makes the row `failed` with Meta's code and detail (the earliest failure),
       and the duplicate-send guard forgets its message (it was not delivered); 131050 also
       records the opt-out for the number's MARKETING campaigns; 132015 / 132016 (the template
@@ -52,6 +53,7 @@
 --- @include "clock"
 --- @include "complete-if-done"
 --- @include "move"
+--- @include "timeline"
 --- @include "forget-send"
 --- @include "template-hold"
 --- @include "brake"
@@ -94,7 +96,7 @@ for i = 5, #ARGV, 8 do
           redis.call('ZREM', prefix .. ':confirm:' .. numberId, campaignId .. '/' .. row)
           rec.cu = nil
         end
-        move(campaignKey, rec, 'sent')
+        move(campaignKey, rec, 'sent', now)
         rec.c = nil; rec.d = nil
         changed = true
       end
@@ -104,11 +106,17 @@ for i = 5, #ARGV, 8 do
         changed = true
       end
       if kind == 'delivered' or kind == 'read' then
-        if not rec.dt then redis.call('HINCRBY', campaignKey, 'n:delivered', 1) end
+        if not rec.dt then
+          redis.call('HINCRBY', campaignKey, 'n:delivered', 1)
+          timelineAdd(campaignKey, 'delivered', 1, now)
+        end
         if not rec.dt or at < rec.dt then rec.dt = at; changed = true end
       end
       if kind == 'read' then
-        if not rec.rt then redis.call('HINCRBY', campaignKey, 'n:read', 1) end
+        if not rec.rt then
+          redis.call('HINCRBY', campaignKey, 'n:read', 1)
+          timelineAdd(campaignKey, 'read', 1, now)
+        end
         if not rec.rt or at < rec.rt then rec.rt = at; changed = true end
       end
       if kind == 'failed' then
@@ -117,7 +125,7 @@ for i = 5, #ARGV, 8 do
           changed = true
         end
         if rec.s ~= 'failed' then
-          move(campaignKey, rec, 'failed'); changed = true
+          move(campaignKey, rec, 'failed', now); changed = true
           -- Not delivered: a later send of the same message is no repeat (as a refused send).
           forgetSend(prefix .. ':sent:' .. numberId, prefix .. ':sent-at:' .. numberId, rec.f, campaignId, row)
         end

@@ -69,7 +69,7 @@ local function claim(row, owner)
   if held[1] == '1' or expired then
     local final = 'cancelled'
     if held[1] ~= '1' then final = 'expired' end
-    move(campaignKey, rec, final)
+    move(campaignKey, rec, final, now)
     redis.call('HSET', rowsKey, row, cjson.encode(rec))
     return 'settled', final, tostring(completeIfDone(campaignKey, now))
   end
@@ -79,7 +79,7 @@ local function claim(row, owner)
   end
   local optedOut = redis.call('HGET', optOutsKey, rec.p or '')
   if optedOut and optOutsApply(campaignKey) then
-    move(campaignKey, rec, 'skipped')
+    move(campaignKey, rec, 'skipped', now)
     rec.c = 'OPTED_OUT'; rec.d = optedOutDetail(optedOut, campaignKey)
     redis.call('HSET', rowsKey, row, cjson.encode(rec))
     return 'settled', 'skipped', tostring(completeIfDone(campaignKey, now))
@@ -88,7 +88,7 @@ local function claim(row, owner)
     local dup = nil
     if held[3] ~= '1' then dup = priorSend(sentKey, rec.f, campaignId, row, now, window) end
     if dup then
-      move(campaignKey, rec, 'skipped')
+      move(campaignKey, rec, 'skipped', now)
       rec.c = 'ALREADY_SENT'; rec.d = dup
       redis.call('HSET', rowsKey, row, cjson.encode(rec))
       return 'settled', 'skipped', tostring(completeIfDone(campaignKey, now))
@@ -98,7 +98,7 @@ local function claim(row, owner)
   end
   rec.a = (rec.a or 0) + 1
   rec.ct = now
-  move(campaignKey, rec, 'sending')
+  move(campaignKey, rec, 'sending', now)
   redis.call('HSET', rowsKey, row, cjson.encode(rec))
   local values = ''
   if rec.v then values = cjson.encode(rec.v) end

@@ -56,7 +56,7 @@ for _, member in ipairs(due) do
       local campaignKey = prefix .. ':campaign:' .. campaignId
       rec.cu = nil
       rec.d = 'held_for_quality_assessment: Meta held the send and no status webhook released or dropped it within HELD_PATIENCE_HOURS; it may still be delivered, so it is not resent'
-      move(campaignKey, rec, 'unknown')
+      move(campaignKey, rec, 'unknown', now)
       redis.call('HSET', rowsKey, row, cjson.encode(rec))
       heldOut = heldOut + 1
       if completeIfDone(campaignKey, now) == 1 then completed[#completed + 1] = campaignId end
@@ -73,7 +73,7 @@ for _, member in ipairs(due) do
           -- It never went out: a later send of the same message is no repeat.
           forgetSend(sentKey, sentAtKey, rec.f, campaignId, row)
         else
-          move(campaignKey, rec, 'queued')
+          move(campaignKey, rec, 'queued', now)
           rec.rs = 1
           rec.d = (rec.d or '') .. '; no status webhook came for it while later sends from this number had theirs, so it never reached Meta: sent again (once)'
           rec.k = (rec.k or 0) + 1
@@ -93,7 +93,7 @@ for _, member in ipairs(due) do
         end
       end
       if final then
-        move(campaignKey, rec, final)
+        move(campaignKey, rec, final, now)
         redis.call('HSET', rowsKey, row, cjson.encode(rec))
         if final == 'unknown' then unknown = unknown + 1 else ended = ended + 1 end
         if completeIfDone(campaignKey, now) == 1 then completed[#completed + 1] = campaignId end

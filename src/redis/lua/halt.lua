@@ -50,11 +50,11 @@ if rec.s ~= 'sending' or (rec.k or 0) ~= tonumber(owner) then return {rec.s, 0} 
 forgetSend(sentKey, sentAtKey, rec.f, campaignId, row)
 rec.c = code; rec.d = detail
 if redis.call('HGET', campaignKey, 'cancelled') == '1' then
-  move(campaignKey, rec, 'cancelled')
+  move(campaignKey, rec, 'cancelled', now)
   redis.call('HSET', rowsKey, row, cjson.encode(rec))
   return {'cancelled', completeIfDone(campaignKey, now)}
 end
-move(campaignKey, rec, 'queued')
+move(campaignKey, rec, 'queued', now)
 park(campaignKey, rowsKey, pendingKey, activeKey, campaignId, row, rec)
 if ARGV[7] == '1' and redis.call('HGET', campaignKey, 'paused') == '1' then return {'queued', 0, 0} end
 return {'queued', 0, pauseIfRunning(campaignKey, code .. ': ' .. detail, now)}

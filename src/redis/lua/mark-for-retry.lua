@@ -79,7 +79,7 @@ for i, json in ipairs(values) do
     end
     if chosen then
       if rec.v then
-        move(campaignKey, rec, 'queued')
+        move(campaignKey, rec, 'queued', now)
         rec.k = (rec.k or 0) + 1
         redis.call('HSET', rowsKey, fields[i], cjson.encode(rec))
         local list = laneKeyOf(pendingKey, rec)

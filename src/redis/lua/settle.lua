@@ -78,7 +78,7 @@ local function settle(row, status, wamid, code, detail, owner)
     rec.cu = now + heldMs
     redis.call('ZADD', confirmKey, rec.cu, campaignId .. '/' .. row)
   end
-  move(campaignKey, rec, status)
+  move(campaignKey, rec, status, now)
   if wamid ~= '' then rec.w = wamid end
   if code ~= '' then rec.c = code; rec.d = detail elseif status == 'sent' or status == 'held' then rec.c = nil; rec.d = nil end
   -- When it failed: `campaign retry` holds back 131049 rows for 24 h after it.

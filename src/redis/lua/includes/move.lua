@@ -1,11 +1,18 @@
 --[[
-  Moves a row between statuses, keeping the campaign's counters (n:<status>) in step.
+  Moves a row between statuses, keeping the campaign's counters (n:<status>) in step, and
+  its timeline of sent and failed rows (includes/timeline.lua) with them.
   Sets rec.s; the caller writes the record.
 
-  Defines: move(campaignKey, rec, status)
+  Defines: move(campaignKey, rec, status, now)
 ]]
-local function move(campaignKey, rec, status)
+--- @include "timeline"
+
+local function move(campaignKey, rec, status, now)
   redis.call('HINCRBY', campaignKey, 'n:' .. rec.s, -1)
   redis.call('HINCRBY', campaignKey, 'n:' .. status, 1)
+  if rec.s ~= status then
+    if TIMELINE_KINDS[rec.s] then timelineAdd(campaignKey, rec.s, -1, now) end
+    if TIMELINE_KINDS[status] then timelineAdd(campaignKey, status, 1, now) end
+  end
   rec.s = status
 end
