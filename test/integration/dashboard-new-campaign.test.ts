@@ -13,8 +13,9 @@ import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from '../support/pipeline.js';
  * dashboard password) and `campaign worker` (another process) sending to the sandbox: the
  * test uploads a CSV whose headers are not the template's variable names, fixes the column the
  * suggestions left empty (a check before shows the refusal's problems), reads the preview
- * bubbles, runs the dry run, confirms, lands on the campaign's page and watches its sent count rise; once
- * the campaign is done, the Retarget form makes a new campaign of its failed rows.
+ * bubbles, runs the dry run, confirms, lands on the campaign's page and watches its sent count
+ * and its charts rise; once the campaign is done, the Retarget form makes a new campaign of its
+ * failed rows.
  */
 const USER = 'operator';
 const PASSWORD = 'new-campaign-test-password';
@@ -143,6 +144,13 @@ describe('the New campaign page in headless Chromium', () => {
     await waitForNumber(page, sent, 0, 30_000);
     const first = await number(page, sent);
     await waitForNumber(page, sent, first, 30_000);
+    // Its charts follow the live updates: the funnel's sent bar grows too.
+    const sentBar = '.charts svg.funnel g.bar[data-stage="sent"]';
+    const barAtFirst = Number((await attributes(page, sentBar, 'data-rows'))[0]);
+    await page.waitForFunction(`Number(document.querySelector(${JSON.stringify(sentBar)})?.getAttribute('data-rows')) > ${barAtFirst}`, {
+      polling: 250,
+      timeout: 20_000,
+    });
 
     // Finished (the page reloads on the change of state): the Retarget form makes a campaign of the failed rows.
     await rig.waitForCompletion(id, 30_000);
