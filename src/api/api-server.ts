@@ -9,6 +9,7 @@ import { readyWithin } from '../redis/redis-connection.js';
 import { apiRateLimitNamespace } from '../redis/service-keys.js';
 import { callerKey, callerOf, type DashboardSessions } from './api-principal.js';
 import { callerOfRequest, setCaller } from './api-route.js';
+import { OPENAPI_PATH } from './openapi.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 
 /** Every route of the API is below this path. */
@@ -54,6 +55,7 @@ export async function registerApi(app: FastifyInstance, options: ApiServerOption
         limits: { fileSize: options.limits.maxUploadBytes, files: 1, fields: 4, fieldSize: JSON_BODY_LIMIT, parts: 6 },
       });
       scope.addHook('onRequest', async (request) => {
+        if (isOpenApiDocument(request)) return;
         await readyWithin(redis, CONNECT_WAIT_MS).catch((error: unknown) => {
           throw new AppError('REDIS_UNAVAILABLE', 'Redis is not answering: the API cannot serve this request now; retry later', {
             cause: error,
@@ -88,6 +90,11 @@ export async function registerApi(app: FastifyInstance, options: ApiServerOption
     },
     { prefix: API_BASE },
   );
+}
+
+/** The one request the API answers without a caller: its OpenAPI document, a description with nothing secret in it. */
+function isOpenApiDocument(request: FastifyRequest): boolean {
+  return (request.method === 'GET' || request.method === 'HEAD') && request.routeOptions.url === `${API_BASE}${OPENAPI_PATH}`;
 }
 
 /** Sends the problem document of `error`; answers its status. */

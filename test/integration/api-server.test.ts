@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { API_ROUTES } from '../../src/api/api-routes.js';
+import { openApiDocument } from '../../src/api/openapi.js';
 import { ApiTestService } from '../support/api-service.js';
 
 /** The API's frame over real HTTP: who may call it, and how it refuses (RFC 9457 problem documents with stable codes). */
@@ -62,5 +65,32 @@ describe('HTTP API: authentication, scopes and problem documents', () => {
     expect(await refused.json()).toMatchObject({ code: 'API_RATE_LIMITED', status: 429 });
     // Another token has its own count.
     expect((await api.call('/campaigns', { scope: 'read' })).status).toBe(200);
+  });
+
+  it('serves its OpenAPI document without a token, and nothing else that way', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const first = await api.call('/openapi.json', { scope: 'none' });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toMatch(/^application\/json/);
+    const text = await first.text();
+    expect(JSON.parse(text)).toStrictEqual(openApiDocument(API_ROUTES, { version }));
+    // A token it does not know changes nothing: the document is the same for everyone.
+    const again = await api.call('/openapi.json?pretty=1', { scope: 'none', headers: { authorization: 'Bearer cwt_nobody' } });
+    expect(await again.text()).toBe(text);
+    for (const [method, path] of [
+      ['POST', '/openapi.json'],
+      ['GET', '/openapi.yaml'],
+      ['GET', '/openapi.json/more'],
+    ] as const) {
+      const refused = await api.call(path, { scope: 'none', method });
+      expect(refused.status, `${method} ${path}`).toBe(401);
+      expect(await refused.json()).toMatchObject({ code: 'API_TOKEN_MISSING' });
+    }
+  });
+
+  // Last: every answer of call() above, against the OpenAPI document.
+  it('answered every call as its OpenAPI document says', () => {
+    expect(api.answers.length).toBeGreaterThan(5);
+    expect(api.checkAnswers()).toStrictEqual([]);
   });
 });

@@ -1,8 +1,11 @@
 import type { Redis } from 'ioredis';
 import { silentLogger } from '../../src/logging/logger.js';
 import type { ApiScope } from '../../src/http/api-tokens.js';
+import { API_ROUTES } from '../../src/api/api-routes.js';
+import { openApiDocument } from '../../src/api/openapi.js';
 import { RedisApiTokens } from '../../src/redis/redis-api-tokens.js';
 import { startService, type RunningService } from '../../workers/serve.js';
+import { AnswerChecker, type RecordedAnswer } from './api-answers.js';
 import { tempDir } from './csv-files.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from './redis.js';
 
@@ -19,6 +22,8 @@ export class ApiTestService {
   service: RunningService | undefined;
   readonly tokens: Partial<Record<ApiScope, string>> = {};
   readonly store: RedisApiTokens;
+  /** Every answer of call(), for checkAnswers(). */
+  readonly answers: RecordedAnswer[] = [];
 
   constructor(name: string) {
     this.prefix = freshPrefix(name);
@@ -57,7 +62,15 @@ export class ApiTestService {
   async call(path: string, init: RequestInit & { scope?: ApiScope | 'none' } = {}): Promise<Response> {
     const { scope = 'admin', headers, ...rest } = init;
     const auth: Record<string, string> = scope === 'none' ? {} : { authorization: `Bearer ${this.tokens[scope]}` };
-    return fetch(`${this.url}${path}`, { ...rest, headers: { ...auth, ...(headers as Record<string, string> | undefined) } });
+    const answer = await fetch(`${this.url}${path}`, { ...rest, headers: { ...auth, ...(headers as Record<string, string> | undefined) } });
+    this.answers.push(await recorded(rest.method ?? 'GET', path, answer));
+    return answer;
+  }
+
+  /** What the OpenAPI document says is wrong with the answers of call() so far (none: `[]`). */
+  checkAnswers(): string[] {
+    const checker = new AnswerChecker(openApiDocument(API_ROUTES, { version: 'test' }));
+    return this.answers.flatMap((a) => checker.check(a.method, a.path, a.status, a.contentType, a.body));
   }
 
   async close(): Promise<void> {
@@ -65,5 +78,21 @@ export class ApiTestService {
     await removePrefix(this.redis, this.prefix);
     this.redis.disconnect();
     await this.#cleanup?.();
+  }
+}
+
+/**
+ * An answer as checkAnswers() sees it: a JSON body is read from a clone (the test still reads
+ * the answer); other bodies are left unread (a stream may not end).
+ */
+async function recorded(method: string, path: string, answer: Response): Promise<RecordedAnswer> {
+  const contentType = answer.headers.get('content-type');
+  const base = { method, path, status: answer.status, contentType, body: undefined };
+  if (!/^application\/(?:[\w.-]+\+)?json\b/i.test(contentType ?? '')) return base;
+  const text = await answer.clone().text();
+  try {
+    return { ...base, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+  } catch {
+    return base;
   }
 }
