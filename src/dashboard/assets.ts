@@ -118,6 +118,7 @@ table.mapping { margin-top: 4px; }
   background: #fff; color: #027eb5; text-align: center; padding: 6px; border-radius: 8px; box-shadow: 0 1px 0.5px rgba(11, 20, 26, 0.13);
 }
 ul.problems { margin: 6px 0 0; padding-left: 20px; }
+.problem-title { white-space: pre-wrap; margin: 0; }
 .controls { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; margin: 12px 0; }
 .controls form { margin: 0; }
 button, a.button {

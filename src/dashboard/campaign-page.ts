@@ -82,7 +82,7 @@ ${
 </dl>
 <p class="progress big">${progressBar(view)} ${field(view, 'progress')} · ${toSend} · ${rateAndEta}</p>
 ${controls(options)}
-${retargetForm(view, options.csrfToken)}
+${retargetForm(view, identity.sameMessage, options.csrfToken)}
 <h2>Rows by status</h2>
 <table class="statuses">
 <thead><tr>${statusRows.map((s) => html`<th>${s}</th>`)}</tr></thead>

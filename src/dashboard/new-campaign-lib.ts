@@ -239,8 +239,9 @@ var NewCampaign = (function () {
       var body = model.body.variables.map(function (v) { return choice.mapping['body:' + v] || ''; });
       if (model.positional) { if (body.length > 0) csv.params = body; }
       else if (body.length > 0) {
+        // A variable left without a column is left out: the service then looks for a column of its name, and names it when none is.
         csv.paramColumns = {};
-        model.body.variables.forEach(function (v, i) { csv.paramColumns[v] = body[i]; });
+        model.body.variables.forEach(function (v, i) { if (body[i]) csv.paramColumns[v] = body[i]; });
       }
       csv.headerTextColumn = choice.mapping['header:text'];
       csv.headerMediaColumn = choice.mapping['header:media'];

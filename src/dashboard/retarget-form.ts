@@ -1,3 +1,4 @@
+import type { CampaignMessage } from '../campaigns/campaign.js';
 import type { CampaignView } from './campaign-view.js';
 import { html, type SafeHtml } from './html.js';
 
@@ -12,18 +13,48 @@ const RETARGET_STATUSES = [
 const STATUS_OPTIONS = RETARGET_STATUSES.map(([value, label]) => html`<option value="${value}">${label}</option>`);
 
 /**
- * A finished (completed or cancelled) campaign's Retarget form: a new campaign of the chosen
- * rows, through `POST /api/v1/campaigns/{id}/retarget` (what `campaign retarget` runs), sent by
- * the script below with the page's CSRF token; nothing for a campaign still running.
+ * The message of a retarget that sends what the source sent: its template with the columns
+ * that filled it (the retargeted rows keep the source's columns), or its text.
  */
-export function retargetForm(view: Pick<CampaignView, 'id' | 'state'>, csrfToken: string): SafeHtml {
+export type SameMessage =
+  { template: { name: string; language: string }; csv: Record<string, unknown> } | { text: { body: string; previewUrl: boolean } };
+
+export function sameMessageOf(message: CampaignMessage): SameMessage {
+  if (message.kind === 'text') return { text: { body: message.text.body, previewUrl: message.text.previewUrl } };
+  const { plan } = message;
+  const csv: Record<string, unknown> = {};
+  const body = plan.slots.filter((s) => s.component === 'body');
+  if (plan.parameterFormat === 'NAMED') {
+    // Named variables, in the body, header or a button, by name.
+    if (plan.slots.length > 0) csv.paramColumns = Object.fromEntries(plan.slots.map((s) => [s.variable, s.column]));
+  } else {
+    if (body.length > 0) csv.params = [...body].sort((a, b) => Number(a.variable) - Number(b.variable)).map((s) => s.column);
+    const header = plan.slots.find((s) => s.component === 'header');
+    if (header !== undefined) csv.headerTextColumn = header.column;
+    const buttons = plan.slots.filter((s) => s.component === 'button').sort((a, b) => (a.buttonIndex ?? 0) - (b.buttonIndex ?? 0));
+    if (buttons.length > 0) csv.buttonUrlColumns = buttons.map((s) => s.column);
+  }
+  if (plan.headerMedia !== undefined) csv.headerMediaColumn = plan.headerMedia.column;
+  return { template: { name: plan.name, language: plan.language }, csv };
+}
+
+/**
+ * A finished (completed or cancelled) campaign's Retarget form: a new campaign of the chosen
+ * rows, with the same message (`same`) or another template, through
+ * `POST /api/v1/campaigns/{id}/retarget` (what `campaign retarget` runs), sent by the script
+ * below with the page's CSRF token; nothing for a campaign still running.
+ */
+export function retargetForm(view: Pick<CampaignView, 'id' | 'state'>, same: SameMessage | undefined, csrfToken: string): SafeHtml {
   if (view.state !== 'completed' && view.state !== 'cancelled') return html``;
+  // Without its own message (a definition not read), a template must be chosen.
+  const sameOption = same === undefined ? '' : html`<option value="">the same</option>`;
   return html`<h2>Retarget</h2>
-<form id="retarget" class="controls retarget" data-source="${view.id}" data-csrf-token="${csrfToken}" novalidate>
+<form id="retarget" class="controls retarget" data-source="${view.id}" data-csrf-token="${csrfToken}"
+ data-same="${same === undefined ? '' : JSON.stringify(same)}" novalidate>
 <label>Rows <select name="status">${STATUS_OPTIONS}</select></label>
 <label>at least <input type="text" name="after" placeholder="24h" size="6"> ago</label>
-<label>Template <select name="template"><option value="">the same</option></select></label>
-<label>Language <select name="language"><option value="">the same</option></select></label>
+<label>Message <select name="template">${sameOption}</select></label>
+<label>Language <select name="language"><option value="">–</option></select></label>
 <button type="submit">Retarget</button>
 <span class="sub" data-retarget-status role="status"></span>
 </form>
@@ -89,7 +120,10 @@ export const RETARGET_SCRIPT = String.raw`'use strict';
     var body = { status: form.elements.status.value };
     var after = form.elements.after.value.trim();
     if (after) body.after = after;
+    // The same message with the columns that filled it; another template by name (its variables from same-named columns).
+    var same = form.getAttribute('data-same');
     if (form.elements.template.value) body.template = { name: form.elements.template.value, language: form.elements.language.value };
+    else if (same) Object.assign(body, JSON.parse(same));
     status.textContent = 'Creating…';
     fetch('/api/v1/campaigns/' + encodeURIComponent(source) + '/retarget', {
       method: 'POST', headers: headers(true), body: JSON.stringify(body), credentials: 'same-origin'

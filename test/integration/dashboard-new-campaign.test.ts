@@ -11,8 +11,9 @@ import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from '../support/pipeline.js';
 /**
  * The New campaign page in headless Chromium, against `campaign serve` (in this process, with a
  * dashboard password) and `campaign worker` (another process) sending to the sandbox: the
- * test uploads a CSV whose headers are not the template's variable names, fixes the column the
- * suggestions left empty (a check before shows the refusal's problems), reads the preview
+ * test uploads a CSV whose headers are not the template's variable names, puts right the phone
+ * column the suggestions got wrong and the column they left empty (a check before shows the
+ * refusal's problems), reads the preview
  * bubbles, runs the dry run, confirms, lands on the campaign's page and watches its sent count
  * and its charts rise; once the campaign is done, the Retarget form makes a new campaign of its
  * failed rows.
@@ -27,10 +28,10 @@ const BAD_PHONE_ROW = 4;
 const FAILING_ROWS = [5, 9];
 
 function csvText(): string {
-  const lines = ['Mobile Number,First Name,When,Notes'];
+  const lines = ['Phone Type,Mobile Number,First Name,When,Notes'];
   for (let i = 1; i <= ROWS; i++) {
     const phone = i === BAD_PHONE_ROW ? '12' : phoneNumber(i);
-    lines.push(`${phone},Name${i},${i === EMPTY_ROW ? '' : `Day ${i} at 10:00`},"note, ${i}"`);
+    lines.push(`mobile,${phone},Name${i},${i === EMPTY_ROW ? '' : `Day ${i} at 10:00`},"note, ${i}"`);
   }
   return lines.join('\n') + '\n';
 }
@@ -91,11 +92,14 @@ describe('the New campaign page in headless Chromium', () => {
     await page.waitForSelector('#new-campaign[data-ready="1"]', { timeout: 15_000 });
     expect(await value(page, '#nc-number')).toBe(PHONE_NUMBER_ID);
 
-    // The file: its columns are offered, the phone column guessed.
+    // The file: its columns are offered, the phone column guessed wrong ("Phone Type" names a phone), and put right.
     const input = await page.$('#nc-file');
     await input!.uploadFile(file);
-    await page.waitForFunction(`document.querySelector('#nc-file-summary').textContent.includes('4 columns')`, { timeout: 10_000 });
-    expect(await value(page, '#nc-phone')).toBe('Mobile Number');
+    await page.waitForFunction(`document.querySelector('#nc-file-summary').textContent.includes('5 columns')`, { timeout: 10_000 });
+    expect(await value(page, '#nc-phone')).toBe('Phone Type');
+    expect(await text(page, '#nc-phone-note')).toBe('suggested by its name');
+    await page.select('#nc-phone', 'Mobile Number');
+    expect(await text(page, '#nc-phone-note')).toBe('your choice');
 
     // The template: first_name is suggested from "First Name"; appointment_time matches no column.
     await page.select('#nc-template', 'appointment_reminder_named');
@@ -103,14 +107,17 @@ describe('the New campaign page in headless Chromium', () => {
     expect(await value(page, 'select[data-slot="body:first_name"]')).toBe('First Name');
     expect(await value(page, 'select[data-slot="body:appointment_time"]')).toBe('');
     expect(await text(page, '[data-note="body:appointment_time"]')).toContain('choose one');
-    // Checked as it is: refused (422), every problem shown with where it is.
+    // Checked without first_name's column either: refused (422), every column the header lacks listed at once.
+    await page.select('select[data-slot="body:first_name"]', '');
     await page.click('#nc-check');
     await page.waitForSelector('#nc-problems .error', { timeout: 20_000 });
     const problems = await text(page, '#nc-problems');
     expect(problems).toContain('HTTP 422');
-    expect(problems).toContain('appointment_time');
+    expect(problems).toMatch(/first_name[^\n]*First Name|first_name[^]*"First Name"/);
+    expect(problems).toContain('{{appointment_time}}');
     expect(await page.$eval('#nc-confirm', (b) => (b as unknown as { disabled: boolean }).disabled)).toBe(true);
 
+    await page.select('select[data-slot="body:first_name"]', 'First Name');
     await page.select('select[data-slot="body:appointment_time"]', 'When');
     expect(await text(page, '[data-note="body:appointment_time"]')).toBe('your choice');
     // Five bubbles, the first five rows that can be sent (row 2 lacks its value), with their values.
@@ -160,7 +167,14 @@ describe('the New campaign page in headless Chromium', () => {
     await page.reload({ waitUntil: 'load' });
     await page.waitForSelector('form#retarget');
     await page.select('form#retarget select[name="status"]', 'failed');
-    await Promise.all([page.waitForNavigation({ waitUntil: 'load', timeout: 20_000 }), page.click('form#retarget button[type="submit"]')]);
+    await page.click('form#retarget button[type="submit"]');
+    // The new campaign's page, or the refusal the form shows (the failure message names it).
+    await page.waitForFunction(`!location.pathname.endsWith('/${id}') || document.querySelector('#retarget-problems .error')`, {
+      polling: 100,
+      timeout: 20_000,
+    });
+    expect(await page.evaluate(`document.querySelector('#retarget-problems')?.textContent ?? ''`)).toBe('');
+    await page.waitForSelector('section[data-campaign]');
     const retargeted = /\/campaigns\/([^/?]+)$/.exec(page.url())?.[1] ?? '';
     expect(retargeted).not.toBe(id);
     const status = await rig.inRedis((redis) => new RedisLedger(redis, rig.prefix).status(retargeted));

@@ -5,7 +5,7 @@ import { campaignsPage } from '../../src/dashboard/campaigns-page.js';
 import { NEW_CAMPAIGN_LIB } from '../../src/dashboard/new-campaign-lib.js';
 import { newCampaignPage } from '../../src/dashboard/new-campaign-page.js';
 import { NEW_CAMPAIGN_SCRIPT } from '../../src/dashboard/new-campaign-script.js';
-import { RETARGET_SCRIPT, retargetForm } from '../../src/dashboard/retarget-form.js';
+import { RETARGET_SCRIPT, retargetForm, sameMessageOf } from '../../src/dashboard/retarget-form.js';
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';
 
 /** The functions as the browser gets them: the served text, run. */
@@ -149,10 +149,43 @@ describe('the New campaign page and the Retarget form as served', () => {
   });
 
   it('the Retarget form is offered on finished campaigns only, its values escaped', () => {
-    expect(retargetForm({ id: 'c1', state: 'running' }, 't').value).toBe('');
-    const form = retargetForm({ id: '<b>', state: 'completed' }, 't"').value;
+    expect(retargetForm({ id: 'c1', state: 'running' }, undefined, 't').value).toBe('');
+    const same = sameMessageOf({ kind: 'text', text: { body: 'Hi "{{name}}"', previewUrl: false, columns: ['name'] } });
+    const form = retargetForm({ id: '<b>', state: 'completed' }, same, 't"').value;
     expect(form).toContain('data-source="&lt;b&gt;"');
     expect(form).toContain('data-csrf-token="t&quot;"');
+    expect(form).toContain(
+      `data-same="{&quot;text&quot;:{&quot;body&quot;:&quot;Hi \\&quot;{{name}}\\&quot;&quot;,&quot;previewUrl&quot;:false}}"`,
+    );
     expect(form).toContain('<option value="delivered-not-read">');
+    // Without its own message, there is no "the same" to choose.
+    expect(retargetForm({ id: 'c1', state: 'cancelled' }, undefined, 't').value).not.toContain('the same</option>');
+  });
+
+  it("a retarget's same message: the source's template with the columns that filled each variable", () => {
+    const base = { name: 'order_update', language: 'en_US', bodyText: '', slots: [] as never[] };
+    const positional = sameMessageOf({
+      kind: 'template',
+      plan: {
+        ...base,
+        parameterFormat: 'POSITIONAL',
+        slots: [
+          { component: 'body', variable: '2', column: 'Order' },
+          { component: 'body', variable: '1', column: 'Name' },
+          { component: 'header', variable: '1', column: 'Title' },
+          { component: 'button', variable: '1', buttonIndex: 1, column: 'Link' },
+        ],
+        headerMedia: undefined,
+      },
+    });
+    expect(positional).toEqual({
+      template: { name: 'order_update', language: 'en_US' },
+      csv: { params: ['Name', 'Order'], headerTextColumn: 'Title', buttonUrlColumns: ['Link'] },
+    });
+    const named = sameMessageOf({
+      kind: 'template',
+      plan: { ...base, parameterFormat: 'NAMED', slots: [{ component: 'body', variable: 'first_name', column: 'First Name' }] },
+    });
+    expect(named).toEqual({ template: { name: 'order_update', language: 'en_US' }, csv: { paramColumns: { first_name: 'First Name' } } });
   });
 });
