@@ -119,6 +119,7 @@ table.mapping { margin-top: 4px; }
 }
 ul.problems { margin: 6px 0 0; padding-left: 20px; }
 .problem-title { white-space: pre-wrap; margin: 0; }
+form.retarget input[type="text"] { width: 80px; }
 .controls { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; margin: 12px 0; }
 .controls form { margin: 0; }
 button, a.button {

@@ -175,7 +175,7 @@ const CONTROLLER = String.raw`'use strict';
       state.suggestedPhone = N.guessPhoneColumn(h.header);
       $('nc-phone').value = '';
       $('nc-file-summary').textContent = file.name + ': ' + h.header.length + ' columns (' + h.header.join(', ') + '), delimiter ' +
-        (h.delimiter === '\t' ? 'tab' : h.delimiter) + ', ' + file.size + ' bytes';
+        (h.delimiter === '\t' ? 'tab' : '"' + h.delimiter + '"') + ', ' + file.size + ' bytes';
       suggest();
     });
   }
