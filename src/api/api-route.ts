@@ -11,6 +11,8 @@ export interface ApiAnswer {
   schema?: z.ZodType;
   /** Default application/json; a problem answer is application/problem+json. */
   contentType?: string;
+  /** Other media types the same answer comes as (a query picks it, e.g. `format=csv`), with their bodies' schemas. */
+  alternatives?: Record<string, z.ZodType | undefined>;
 }
 
 /**

@@ -3,12 +3,47 @@ import type { ApiRouteDefinition } from './api-route.js';
 import type { ApiServices } from './api-services.js';
 import { listCampaignsRoute, registerCampaignListRoute } from './routes/campaign-list-route.js';
 import { registerOpenApiRoute } from './routes/openapi-route.js';
+import { getCampaignRoute, registerCampaignStatusRoute } from './routes/campaign-status-route.js';
+import { campaignRejectsRoute, campaignReportRoute, registerCampaignFilesRoutes } from './routes/campaign-files-routes.js';
+import {
+  cancelCampaignRoute,
+  pauseCampaignRoute,
+  registerCampaignControlRoutes,
+  rescheduleCampaignRoute,
+  resumeCampaignRoute,
+  retryCampaignRoute,
+} from './routes/campaign-control-routes.js';
+import { registerCampaignRetargetRoute, retargetCampaignRoute } from './routes/campaign-retarget-route.js';
+import { listNumbersRoute, listTemplatesRoute, registerDirectoryRoutes } from './routes/directory-routes.js';
+import { addOptOutsRoute, listOptOutsRoute, registerOptOutsRoutes, removeOptOutsRoute } from './routes/optouts-routes.js';
 
 /** Every route of the API, as data: the OpenAPI document is made from this list. */
-export const API_ROUTES: readonly ApiRouteDefinition[] = [listCampaignsRoute];
+export const API_ROUTES: readonly ApiRouteDefinition[] = [
+  listCampaignsRoute,
+  getCampaignRoute,
+  campaignReportRoute,
+  campaignRejectsRoute,
+  pauseCampaignRoute,
+  resumeCampaignRoute,
+  cancelCampaignRoute,
+  rescheduleCampaignRoute,
+  retryCampaignRoute,
+  retargetCampaignRoute,
+  listTemplatesRoute,
+  listNumbersRoute,
+  listOptOutsRoute,
+  addOptOutsRoute,
+  removeOptOutsRoute,
+];
 
 /** Adds every route to the API's scope. */
 export function registerApiRoutes(app: FastifyInstance, services: ApiServices): void {
   registerCampaignListRoute(app, services);
   registerOpenApiRoute(app, API_ROUTES);
+  registerCampaignStatusRoute(app, services);
+  registerCampaignFilesRoutes(app, services);
+  registerCampaignControlRoutes(app, services);
+  registerCampaignRetargetRoute(app, services);
+  registerDirectoryRoutes(app, services);
+  registerOptOutsRoutes(app, services);
 }

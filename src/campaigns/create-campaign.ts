@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { MessagingLimit } from '../config/number-settings.js';
 import { AppError } from '../errors/app-error.js';
 import type { TemplateLookup } from '../templates/template-registry.js';
@@ -7,7 +6,7 @@ import { campaignDefinition, type ResolvedMessage } from './campaign-definition.
 import { newCampaignId } from './campaign-id.js';
 import { checkMessagingLimit, type MessagingLimitCheck } from './ingest/messaging-limit-check.js';
 import { produceCampaign, type ProduceSummary, type SendOutcome } from './ingest/producer.js';
-import { RejectsFile, checkWritableDir } from './ingest/rejects-file.js';
+import { RejectsFile, checkWritableDir, rejectsFilePath } from './ingest/rejects-file.js';
 import { estimateSending } from './feed/send-estimate.js';
 import type { IngestLedger } from './ledger.js';
 import { usMarketingPaused } from './ingest/us-marketing.js';
@@ -104,7 +103,7 @@ export async function createCampaign(
   const message = await resolveMessage(deps, spec.message, request.templatesFile?.path);
   if (message.kind === 'template') checkEndpointCategory(spec.endpoint, message.requirements, request.names);
   const id = spec.campaignId ?? newCampaignId();
-  const rejects = new RejectsFile(join(deps.reportsDir, `${id}${spec.dryRun ? '.dry-run' : ''}.rejects.csv`));
+  const rejects = new RejectsFile(rejectsFilePath(deps.reportsDir, id, spec.dryRun));
   // Meta: on 131050 suppress the recipient for marketing (reference §8). Utility and
   // authentication templates still reach them. A text is skipped for them too: nothing says
   // what its words are, and the opt-out keyword itself opened the window it would go through.

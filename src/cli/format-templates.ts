@@ -13,6 +13,20 @@ export interface TemplateView {
   header: HeaderRequirement;
   bodyVariables: string[];
   urlButtons: { index: number; variables: string[] }[];
+  /** How many values a send fills: header variables (or its media link), body variables, URL-button variables. */
+  parameterCount: number;
+  /** Meta's quality rating (GREEN, YELLOW, RED, UNKNOWN); null when not known. */
+  quality: string | null;
+  /** The approved texts, placeholders as written, for showing the message. */
+  preview: TemplatePreview;
+}
+
+/** What a page needs to draw a template: its header, body, footer and buttons as approved. */
+export interface TemplatePreview {
+  header: { format: string; text: string | null } | null;
+  body: string;
+  footer: string | null;
+  buttons: { type: string; text: string | null; url: string | null; phoneNumber: string | null }[];
 }
 
 export interface TemplateListing {
@@ -49,7 +63,33 @@ export function templateView(template: MessageTemplate): TemplateView {
     header: r.header,
     bodyVariables: r.body.variables,
     urlButtons: r.urlButtons.map((b) => ({ index: b.index, variables: b.variables })),
+    parameterCount: parameterCount(r.header, r.body.variables, r.urlButtons),
+    quality: template.quality_score?.score ?? null,
+    preview: templatePreview(template),
   };
+}
+
+function parameterCount(header: HeaderRequirement, body: readonly string[], buttons: readonly { variables: string[] }[]): number {
+  const headerValues = header.kind === 'text' ? header.variables.length : header.kind === 'media' ? 1 : 0;
+  return headerValues + body.length + buttons.reduce((sum, button) => sum + button.variables.length, 0);
+}
+
+export function templatePreview(template: MessageTemplate): TemplatePreview {
+  const preview: TemplatePreview = { header: null, body: '', footer: null, buttons: [] };
+  for (const component of template.components) {
+    if (component.type === 'HEADER') preview.header = { format: component.format, text: component.text ?? null };
+    else if (component.type === 'BODY') preview.body = component.text;
+    else if (component.type === 'FOOTER') preview.footer = component.text;
+    else {
+      preview.buttons = component.buttons.map((b) => ({
+        type: b.type,
+        text: b.text ?? null,
+        url: b.url ?? null,
+        phoneNumber: b.phone_number ?? null,
+      }));
+    }
+  }
+  return preview;
 }
 
 export function templatesJson(listing: TemplateListing): TemplateView[] {

@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { ArgumentError, exitCodeOf, isHelpShown, oneLineUsageErrors } from './usage-errors.js';
 import { AppError, isAppError } from '../errors/app-error.js';
 import { packageRoot } from '../files/package-root.js';
+import { REDIS_FULL_ADVICE, isRedisOutOfMemory } from '../errors/redis-errors.js';
 import { followNpxParent } from './npx-parent.js';
 
 // Each command file holds only its definition; what it runs is loaded by its action (a dynamic
@@ -99,6 +100,8 @@ function loadDotEnv(): void {
 function describeFailure(error: unknown): string {
   if (error instanceof ArgumentError) return `campaign: ${error.code}: ${error.message}\n${error.hint}`;
   if (isAppError(error)) return `campaign: ${error.code}: ${error.message}`;
+  if (isRedisOutOfMemory(error))
+    return `campaign: REDIS_FULL: Redis is out of memory (maxmemory reached) and refused the write whole. ${REDIS_FULL_ADVICE}.`;
   const message = error instanceof Error ? error.message : String(error);
   const stack = process.env.LOG_LEVEL === 'debug' && error instanceof Error && error.stack !== undefined ? `\n${error.stack}` : '';
   return `campaign: INTERNAL_ERROR: ${message} (a bug: please report it with the command; LOG_LEVEL=debug shows where it failed)${stack}`;

@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   TIME_INVALID:
     'A time option names a moment that does not exist (30 February, 24:00, an offset beyond ±14:00), or a start more than a year ahead.',
   REDIS_UNAVAILABLE: 'Redis did not answer at REDIS_URL.',
+  REDIS_FULL: "Redis's memory is full (maxmemory reached, noeviction): it refused a write, before any of it was made.",
   KEY_LAYOUT_OLD: 'Redis holds campaigns in the key layout of a version before the cluster one; `campaign migrate-keys` moves them.',
   CSV_UNREADABLE: 'The CSV file could not be opened or read.',
   CSV_HEADER_INVALID: 'The CSV header lacks a column the campaign needs; nothing was enqueued.',
@@ -51,6 +52,7 @@ export const ERROR_CODES = {
   CAMPAIGN_NOT_FINISHED:
     '`campaign retarget` needs a finished (completed or cancelled) campaign; this one is still running, paused or scheduled.',
   RETARGET_NO_ROWS: 'No row of the campaign matches the `campaign retarget` selection; no campaign was created.',
+  REJECTS_NOT_FOUND: 'The campaign has no rejects file: none of its rows was rejected or skipped, or the file was removed (HTTP 404).',
   JOB_PAYLOAD_INVALID: 'A queued job does not match the send-job schema.',
   ENQUEUE_FAILED: 'BullMQ did not accept a chunk of jobs.',
   CLOUD_API_ERROR: 'The Cloud API answered with a Graph error body (see metaCode).',

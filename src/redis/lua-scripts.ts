@@ -51,7 +51,7 @@ export function defineLuaCommands(redis: RedisClient, commands: Readonly<Record<
 
 /** The KEYS a script's header documents: its `KEYS[1]` … `KEYS[n]` lines, in order, or `KEYS: none`. */
 function documentedKeys(source: string, file: string): number {
-  const header = /^--\[\[\n([\s\S]*?)\n\]\]/.exec(source)?.[1];
+  const header = /^(?:#!lua[^\n]*\n)?--\[\[\n([\s\S]*?)\n\]\]/.exec(source)?.[1];
   if (header === undefined) throw new Error(`${file}: no --[[ … ]] header to read its KEYS from`);
   const indices = [...header.matchAll(/^\s*KEYS\[(\d+)\]\s+\S/gm)].map((m) => Number(m[1]));
   if (/^\s*KEYS: none\s*$/m.test(header)) {

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { recordCliAction } from '../../src/cli/run/cli-history.js';
 import { runRetarget } from '../../src/cli/run/retarget.js';
 import { runSend } from '../../src/cli/run/send.js';
 import { AppError } from '../../src/errors/app-error.js';
@@ -75,6 +76,8 @@ describe('campaign retarget, end to end', () => {
       language: 'en_US',
       paramColumns: { appointment_time: 'order_id' },
       templatesFile: SAMPLE_TEMPLATES,
+      // As `campaign retarget` records it: the CLI's user, on both campaigns.
+      record: (campaignId, action, detail) => recordCliAction(rig.context, campaignId, action, detail),
     });
     expect(outcome).toMatchObject({ rows: 2, queued: 2, rejected: 0, skipped: 0 });
     expect(await rig.context.ledger.getCampaign(outcome.id)).toMatchObject({

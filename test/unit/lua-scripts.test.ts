@@ -29,7 +29,7 @@ const includedBy = (source: string): string[] => [...source.matchAll(INCLUDE)].m
 
 /** The header: a `--[[ … ]]` comment the file starts with. */
 function headerOf(source: string): string | undefined {
-  return /^--\[\[\n([\s\S]*?)\n\]\]\n/.exec(source)?.[1];
+  return /^(?:#!lua[^\n]*\n)?--\[\[\n([\s\S]*?)\n\]\]\n/.exec(source)?.[1];
 }
 
 /** The code: comments (the header, `--[[ ]]` blocks, `--` lines and tails) left out. */
@@ -86,6 +86,20 @@ describe('the Lua files', () => {
     expect(header).toMatch(/^\s*Output:\s*$/m);
     documented(header ?? '', 'KEYS');
     documented(header ?? '', 'ARGV');
+  });
+
+  it.each(scripts)('%s.lua declares its flags (#!lua): Redis refuses a writing script before it starts when memory is full', (name) => {
+    const shebang = /^#!lua(?: flags=([a-z-]+(?:,[a-z-]+)*))?\n/.exec(scriptSource(name));
+    expect(shebang, 'a first line #!lua, or #!lua flags=no-writes for a script that only reads').not.toBeNull();
+    const flags = shebang?.[1]?.split(',') ?? [];
+    // allow-oom would let a script start with memory full and stop half-way at its first refused write.
+    expect(flags).not.toContain('allow-oom');
+    const writeCommands = [
+      ...['SET', 'HSET', 'HINCRBY', 'HINCRBYFLOAT', 'HDEL', 'HSETNX', 'ZADD', 'ZREM', 'ZREMRANGEBYSCORE', 'ZINCRBY', 'DEL', 'UNLINK'],
+      ...['XADD', 'SADD', 'SREM', 'LPUSH', 'RPUSH', 'LTRIM', 'INCR', 'INCRBY', 'EXPIRE', 'PEXPIRE', 'PEXPIREAT'],
+    ].join('|');
+    const writes = new RegExp(`redis\\.call\\('(${writeCommands})'`);
+    expect(flags.includes('no-writes')).toBe(!writes.test(loadLuaScript(name)));
   });
 
   it.each(scripts)('%s.lua reads no KEYS or ARGV its header leaves out', (name) => {

@@ -125,6 +125,24 @@ describe('templatesText', () => {
   });
 });
 
+describe('templateView: what a page needs to show the message', () => {
+  it('gives the approved texts, the buttons and how many values a send fills', () => {
+    const view = templateView({ ...imageAndButton, quality_score: { score: 'GREEN' } });
+    expect(view.parameterCount).toBe(4);
+    expect(view.quality).toBe('GREEN');
+    expect(view.preview).toStrictEqual({
+      header: { format: 'IMAGE', text: null },
+      body: 'Hi {{1}}, {{2}} off.',
+      footer: null,
+      buttons: [
+        { type: 'QUICK_REPLY', text: 'Stop', url: null, phoneNumber: null },
+        { type: 'URL', text: 'Shop', url: 'https://shop.example.com/?c={{1}}', phoneNumber: null },
+        { type: 'URL', text: 'Home', url: 'https://shop.example.com/', phoneNumber: null },
+      ],
+    });
+  });
+});
+
 describe('templatesJson', () => {
   it('prints one object per shown template', () => {
     const json = templatesJson(templateListing([positional, paused]));
@@ -139,6 +157,14 @@ describe('templatesJson', () => {
         header: { kind: 'text', text: 'Order {{1}}', variables: ['1'] },
         bodyVariables: ['1', '2'],
         urlButtons: [],
+        parameterCount: 3,
+        quality: null,
+        preview: {
+          header: { format: 'TEXT', text: 'Order {{1}}' },
+          body: 'Hi {{2}}, order {{1}} has shipped.',
+          footer: 'Thanks',
+          buttons: [],
+        },
       },
     ]);
   });

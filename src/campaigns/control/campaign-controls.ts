@@ -70,13 +70,13 @@ export class CampaignControls {
     throw conflict(campaignId, result.outcome, 'cancel');
   }
 
-  /** Moves the start of a campaign that has not started yet (`campaign reschedule ID --at …`). */
-  async reschedule(campaignId: string, startsAt: number): Promise<void> {
+  /** Moves the start of a campaign that has not started yet (`campaign reschedule ID --at …`; `flag` names the start to the caller). */
+  async reschedule(campaignId: string, startsAt: number, flag = '--at'): Promise<void> {
     const expiresAt = (await this.deps.ledger.status(campaignId))?.expiresAt;
     if (expiresAt !== undefined && startsAt >= expiresAt) {
       throw new AppError(
         'OPTION_INVALID',
-        `--at ${new Date(startsAt).toISOString()} is not before the campaign's expiry ` +
+        `${flag} ${new Date(startsAt).toISOString()} is not before the campaign's expiry ` +
           `(${new Date(expiresAt).toISOString()}): every row would expire unsent`,
       );
     }

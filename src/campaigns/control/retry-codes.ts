@@ -7,8 +7,8 @@ import { AppError } from '../../errors/app-error.js';
  */
 const OWN_FAILURE_CODES = /^(?:\d+|HTTP_\d{3}|TRANSPORT_[A-Z_]+|WORKER_GAVE_UP|JOB_PAYLOAD_INVALID)$/;
 
-/** `retry --codes 131000,131016` → the codes; a bad or empty list is OPTION_INVALID. */
-export function parseRetryCodes(value: string): string[] {
+/** `retry --codes 131000,131016` → the codes; a bad or empty list is OPTION_INVALID, naming `flag`. */
+export function parseRetryCodes(value: string, flag = '--codes'): string[] {
   const codes = [
     ...new Set(
       value
@@ -20,15 +20,15 @@ export function parseRetryCodes(value: string): string[] {
   if (codes.length === 0) {
     throw new AppError(
       'OPTION_INVALID',
-      `--codes "${value.slice(0, 40)}" names no code: give the error codes of the failed rows to ` +
-        `send again, comma-separated, e.g. --codes 131026,131000`,
+      `${flag} "${value.slice(0, 40)}" names no code: give the error codes of the failed rows to ` +
+        `send again, comma-separated, e.g. ${flag} 131026,131000`,
     );
   }
   const bad = codes.find((code) => !OWN_FAILURE_CODES.test(code));
   if (bad !== undefined) {
     throw new AppError(
       'OPTION_INVALID',
-      `--codes "${bad.slice(0, 40)}" is not an error code: codes are Meta's numeric error codes, e.g. 131026 (or ours, ` +
+      `${flag} "${bad.slice(0, 40)}" is not an error code: codes are Meta's numeric error codes, e.g. 131026 (or ours, ` +
         `as the report's error_code shows them: WORKER_GAVE_UP, HTTP_502, TRANSPORT_CONNECT, JOB_PAYLOAD_INVALID)`,
     );
   }

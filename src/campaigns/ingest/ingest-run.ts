@@ -1,5 +1,7 @@
 import type { CsvRecord } from '../../csv/csv-records.js';
 import { AppError } from '../../errors/app-error.js';
+import { CLI_FIELD_NAMES } from '../spec/field-names.js';
+import { REDIS_FULL_ADVICE, isRedisOutOfMemory } from '../../errors/redis-errors.js';
 import type { CampaignDefinition } from '../campaign.js';
 import type { AlreadySent, IngestedRow, IngestLedger } from '../ledger.js';
 import type { RejectionReason } from '../rejection-reasons.js';
@@ -240,12 +242,31 @@ export class IngestRun {
       this.summary.queued += toSend.length - already.length;
     } else {
       if (lanes !== undefined) await lanes.recordNew();
-      const result = await this.#ledger.recordIngested(definition.id, definition.phoneNumberId, pending.rows);
+      const result = await this.#ledger.recordIngested(definition.id, definition.phoneNumberId, pending.rows).catch((error: unknown) => {
+        throw this.#redisFull(error, pending.rows[0]?.row);
+      });
       this.#skipAlreadySent(pending, result.alreadySent);
       this.summary.reopened += result.reopened;
       this.summary.queued += result.queued.length;
     }
     this.#input.onProgress?.(this.summary.rows);
+  }
+
+  /**
+   * Redis full stops the read where it is: the ledger's scripts are refused before they start
+   * (their `#!lua` flags), so the chunk is either recorded whole or not at all, and a
+   * continued send adds the rest once there is room.
+   */
+  #redisFull(error: unknown, row: number | undefined): unknown {
+    if (!isRedisOutOfMemory(error)) return error;
+    const { id } = this.#target.definition;
+    const { file, names = CLI_FIELD_NAMES } = this.#input;
+    return new AppError(
+      'REDIS_FULL',
+      `Redis is out of memory (maxmemory reached): campaign ${id} stopped reading ${file} at row ${row ?? '?'}; the rows before ` +
+        `it are in the campaign, each whole. ${REDIS_FULL_ADVICE}; then the same send with ${names.campaignId} ${id} adds the rest.`,
+      { cause: error },
+    );
   }
 
   /**

@@ -1,6 +1,7 @@
 import { constants, createWriteStream, type WriteStream } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { once } from 'node:events';
+import { join } from 'node:path';
 import { stringify } from 'csv-stringify';
 import type { RefusedRow } from './producer.js';
 import { spreadsheetSafe } from '../report/spreadsheet-safe.js';
@@ -32,6 +33,11 @@ export async function checkWritableDir(dir: string, setting: string): Promise<vo
       { cause: error },
     );
   }
+}
+
+/** Where a campaign's rejected and skipped rows are written: REPORTS_DIR/<id>.rejects.csv (a dry run's apart). */
+export function rejectsFilePath(reportsDir: string, campaignId: string, dryRun = false): string {
+  return join(reportsDir, `${campaignId}${dryRun ? '.dry-run' : ''}.rejects.csv`);
 }
 
 /**

@@ -14,21 +14,9 @@ export function register(program: Command): void {
     .option('--portfolio <name>', "the portfolio, as PORTFOLIOS names it (default: the number's)")
     .option('--json', 'print JSON')
     .action(async (o: { phoneNumberId?: string; portfolio?: string; json?: boolean }) => {
-      const { listOptOuts, optOutsText } = await import('../run/optouts.js');
+      const { listOptOuts, optOutJson, optOutsText } = await import('../run/optouts.js');
       const list = await withContext((context) => listOptOuts(context, o));
-      console.log(
-        o.json === true
-          ? JSON.stringify(
-              list.optOuts.map((x) => ({
-                phone: x.phone,
-                at: new Date(x.source.at).toISOString(),
-                via: x.source.via ?? '131050',
-                campaignId: x.source.campaignId || null,
-                row: x.source.row || null,
-              })),
-            )
-          : optOutsText(list),
-      );
+      console.log(o.json === true ? JSON.stringify(list.optOuts.map(optOutJson)) : optOutsText(list));
     });
   optouts
     .command('add')

@@ -48,6 +48,7 @@ export function register(program: Command): void {
 /** `campaign retarget ID --status …`: prints the new campaign's plan as `send` does. */
 async function retargetCampaign(id: string, o: RetargetFlags): Promise<void> {
   const { runRetarget } = await import('../run/retarget.js');
+  const { recordCliAction } = await import('../run/cli-history.js');
   const { parseRetargetStatus } = await import('../../campaigns/retarget/retarget-rule.js');
   const { parseDuration } = await import('../time-options.js');
   const { summaryJson, summaryText } = await import('../format.js');
@@ -68,6 +69,7 @@ async function retargetCampaign(id: string, o: RetargetFlags): Promise<void> {
       headerMediaColumn: o.headerImageColumn,
       buttonUrlColumns: o.buttonUrlColumn,
       templatesFile: o.templates,
+      record: (campaignId, action, detail) => recordCliAction(context, campaignId, action, detail),
     }),
   );
   const zone = displayZoneOf({ displayTimezone: undefined, typed: [] });

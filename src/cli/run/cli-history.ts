@@ -17,7 +17,12 @@ export function cliActor(): CampaignActor {
  * Adds a CLI action to the campaign's history, after it worked. The action stands whatever
  * happens here: a failed write is a warning, never the command's failure.
  */
-export async function recordCliAction(context: AppContext, campaignId: string, action: CampaignAction, detail?: string): Promise<void> {
+export async function recordCliAction(
+  context: Pick<AppContext, 'redis' | 'config' | 'logger'>,
+  campaignId: string,
+  action: CampaignAction,
+  detail?: string,
+): Promise<void> {
   try {
     const history = new RedisCampaignHistory(context.redis, context.config.queuePrefix);
     await history.record(campaignId, { at: Date.now(), actor: cliActor(), action, ...(detail === undefined ? {} : { detail }) });

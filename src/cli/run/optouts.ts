@@ -14,17 +14,21 @@ export interface OptOutsOptions {
   portfolio?: string | undefined;
 }
 
+/** What the opt-out commands work with (the API's context has no close()). */
+type OptOutsContext = Pick<AppContext, 'config' | 'ledger'>;
+
 /** Which opt-outs: the portfolio's, and the number it was named through (if it was). */
-interface OptOutsTarget {
+export interface OptOutsTarget {
   portfolio: string;
   phoneNumberId?: string;
 }
 
 export async function listOptOuts(
-  context: AppContext,
+  context: OptOutsContext,
   options: OptOutsOptions,
+  names = FLAGS,
 ): Promise<OptOutsTarget & { optOuts: { phone: string; source: OptOutSource }[] }> {
-  const target = targetOf(context, options);
+  const target = optOutsTarget(context, options, names);
   const found =
     target.phoneNumberId === undefined
       ? await context.ledger.optOutsOfPortfolio(target.portfolio)
@@ -33,29 +37,59 @@ export async function listOptOuts(
   return { ...target, optOuts };
 }
 
-export async function addOptOut(context: AppContext, raw: string, options: OptOutsOptions): Promise<string> {
-  const target = targetOf(context, options);
+export async function addOptOut(context: OptOutsContext, raw: string, options: OptOutsOptions): Promise<string> {
+  const target = optOutsTarget(context, options);
   const phone = e164Of(raw);
-  const added =
-    target.phoneNumberId === undefined
-      ? await context.ledger.addPortfolioOptOut(target.portfolio, phone)
-      : await context.ledger.addOptOut(target.phoneNumberId, phone);
-  return added
+  return (await changeOptOut(context, target, phone, 'add'))
     ? `${phone} is opted out of marketing on ${where(target)}: MARKETING campaigns of every number of it skip it (OPTED_OUT), ` +
         'rows already waiting included'
     : `${phone} was already opted out on ${where(target)} (kept as it was)`;
 }
 
-export async function removeOptOut(context: AppContext, raw: string, options: OptOutsOptions): Promise<string> {
-  const target = targetOf(context, options);
+export async function removeOptOut(context: OptOutsContext, raw: string, options: OptOutsOptions): Promise<string> {
+  const target = optOutsTarget(context, options);
   const phone = e164Of(raw);
-  const removed =
-    target.phoneNumberId === undefined
-      ? await context.ledger.removePortfolioOptOut(target.portfolio, phone)
-      : await context.ledger.removeOptOut(target.phoneNumberId, phone);
-  return removed
+  return (await changeOptOut(context, target, phone, 'remove'))
     ? `${phone} is no longer opted out on ${where(target)}`
     : `${phone} was not opted out on ${where(target)}: nothing changed`;
+}
+
+/**
+ * Opts `phone` (E.164) out on the target's portfolio, or lifts its opt-out: whether that
+ * changed anything (false: it already was, or was not, opted out).
+ */
+export async function changeOptOut(
+  context: OptOutsContext,
+  target: OptOutsTarget,
+  phone: string,
+  change: 'add' | 'remove',
+): Promise<boolean> {
+  const { ledger } = context;
+  if (change === 'add')
+    return target.phoneNumberId === undefined
+      ? ledger.addPortfolioOptOut(target.portfolio, phone)
+      : ledger.addOptOut(target.phoneNumberId, phone);
+  return target.phoneNumberId === undefined
+    ? ledger.removePortfolioOptOut(target.portfolio, phone)
+    : ledger.removeOptOut(target.phoneNumberId, phone);
+}
+
+/** One opt-out as `campaign optouts list --json` prints it. */
+export function optOutJson(optOut: { phone: string; source: OptOutSource }): {
+  phone: string;
+  at: string;
+  via: string;
+  campaignId: string | null;
+  row: number | null;
+} {
+  const { phone, source } = optOut;
+  return {
+    phone,
+    at: new Date(source.at).toISOString(),
+    via: source.via ?? '131050',
+    campaignId: source.campaignId || null,
+    row: source.row || null,
+  };
 }
 
 /** One line per opt-out: phone, when, and how it was learnt. */
@@ -79,23 +113,38 @@ function where(target: OptOutsTarget): string {
   return `portfolio ${target.portfolio}${target.phoneNumberId === undefined ? '' : ` (of ${target.phoneNumberId})`}`;
 }
 
-function targetOf(context: AppContext, options: OptOutsOptions): OptOutsTarget {
+/** How the two options are named to the caller (the CLI's flags; the API's fields). */
+export interface OptOutsNames {
+  portfolio: string;
+  phoneNumberId: string;
+}
+
+const FLAGS: OptOutsNames = { portfolio: '--portfolio', phoneNumberId: '--phone-number-id' };
+
+/** The portfolio `options` name (directly, or through a number; default WHATSAPP_PHONE_NUMBER_ID's). */
+export function optOutsTarget(context: Pick<AppContext, 'config'>, options: OptOutsOptions, names = FLAGS): OptOutsTarget {
   const named = options.portfolio;
   if (named !== undefined && portfolioNameText(named) === undefined)
     throw new AppError(
       'OPTION_INVALID',
-      `--portfolio "${named}": a portfolio's name as PORTFOLIOS writes it (a letter, then letters, digits, _ or -)`,
+      `${names.portfolio} "${named}": a portfolio's name as PORTFOLIOS writes it (a letter, then letters, digits, _ or -)`,
     );
   const phoneNumberId = options.phoneNumberId ?? (named === undefined ? context.config.phoneNumberId : undefined);
   if (phoneNumberId === undefined) {
     if (named !== undefined) return { portfolio: named };
-    throw new AppError('CONFIG_INVALID', 'Which opt-outs? Set WHATSAPP_PHONE_NUMBER_ID or pass --phone-number-id or --portfolio');
+    throw new AppError(
+      'CONFIG_INVALID',
+      `Which opt-outs? Set WHATSAPP_PHONE_NUMBER_ID or give ${names.phoneNumberId} or ${names.portfolio}`,
+    );
   }
   if (!/^\d+$/.test(phoneNumberId))
-    throw new AppError('OPTION_INVALID', `--phone-number-id "${phoneNumberId}": give the numeric phone-number ID from WhatsApp Manager`);
+    throw new AppError(
+      'OPTION_INVALID',
+      `${names.phoneNumberId} "${phoneNumberId}": give the numeric phone-number ID from WhatsApp Manager`,
+    );
   const portfolio = portfolioOf(context.config.portfolios, phoneNumberId);
   if (named !== undefined && named !== portfolio)
-    throw new AppError('OPTION_INVALID', `--phone-number-id ${phoneNumberId} is in portfolio ${portfolio} (PORTFOLIOS), not ${named}`);
+    throw new AppError('OPTION_INVALID', `${names.phoneNumberId} ${phoneNumberId} is in portfolio ${portfolio} (PORTFOLIOS), not ${named}`);
   return { portfolio, phoneNumberId };
 }
 

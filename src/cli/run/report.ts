@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { reportFileName } from '../../campaigns/campaign-name.js';
 import { writeReport, writeReportTo } from '../../campaigns/report/report.js';
 import { AppError } from '../../errors/app-error.js';
+import type { CampaignDefinition } from '../../campaigns/campaign.js';
+import type { UserIdsOf } from '../../campaigns/report/report.js';
+import { campaignNotFound } from './status-view.js';
 import type { AppContext } from '../../app/app-context.js';
 import { reportUserIds } from '../../redis/redis-user-links.js';
 
@@ -13,22 +16,34 @@ export type ReportOutcome =
 /** `--out -`: the report goes to stdout. */
 export const STDOUT = '-';
 
+/** What a report of a campaign is made from: its name, where `campaign report` saves it, and its `user_id` column's source. */
+export interface ReportSource {
+  definition: CampaignDefinition | undefined;
+  savedPath: string;
+  userIds: UserIdsOf;
+}
+
 /**
- * `campaign report ID [--out FILE|-]`. A purged campaign has no rows left, so its report now
- * would be empty: refused (CAMPAIGN_PURGED), and the report saved before the purge is named
- * and left as it is.
+ * A campaign's report source, or why there is no report: CAMPAIGN_NOT_FOUND, or
+ * CAMPAIGN_PURGED (its rows are gone, so a report now would be empty; the report saved
+ * before the purge is named and left as it is).
  */
-export async function runReport(context: AppContext, campaignId: string, out: string | undefined): Promise<ReportOutcome> {
+export async function reportSource(context: Pick<AppContext, 'config' | 'ledger' | 'redis'>, campaignId: string): Promise<ReportSource> {
   const { ledger, config } = context;
   const status = await ledger.status(campaignId);
-  if (status === undefined)
-    throw new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${campaignId} under this QUEUE_PREFIX (see \`campaign list\`)`);
+  if (status === undefined) throw campaignNotFound(campaignId);
   const definition = await ledger.getCampaign(campaignId);
   const savedPath = join(config.reportsDir, reportFileName(campaignId, definition?.name));
   if (status.purgedAt !== undefined) throw purged(campaignId, status.purgedAt, savedPath, await isFile(savedPath));
-  const path = out === STDOUT ? 'stdout' : (out ?? savedPath);
   const number = definition?.phoneNumberId ?? '';
-  const userIds = reportUserIds(context.redis, config.queuePrefix, config.portfolios, number);
+  return { definition, savedPath, userIds: reportUserIds(context.redis, config.queuePrefix, config.portfolios, number) };
+}
+
+/** `campaign report ID [--out FILE|-]`: the report of reportSource, to a file (replaced once complete) or stdout. */
+export async function runReport(context: AppContext, campaignId: string, out: string | undefined): Promise<ReportOutcome> {
+  const { ledger } = context;
+  const { savedPath, userIds } = await reportSource(context, campaignId);
+  const path = out === STDOUT ? 'stdout' : (out ?? savedPath);
   const stop = stopOnSignal();
   try {
     const options = { signal: stop.signal, userIds };

@@ -11,11 +11,10 @@ import type { SendOutcome } from '../../campaigns/ingest/producer.js';
 import type { ColumnOptions } from '../../campaigns/send-plan.js';
 import { retargetCells, retargetHeader } from '../../campaigns/retarget/retarget-columns.js';
 import { chosenByRule, type RetargetRule } from '../../campaigns/retarget/retarget-rule.js';
-import { CLI_FIELD_NAMES } from '../../campaigns/spec/field-names.js';
+import { CLI_FIELD_NAMES, type FieldNames } from '../../campaigns/spec/field-names.js';
 import { parseCampaignSpec } from '../../campaigns/spec/parse-spec.js';
 import { AppError } from '../../errors/app-error.js';
 import { sendSpecOf } from '../send-spec.js';
-import { recordCliAction } from './cli-history.js';
 import { campaignDeps } from './send.js';
 
 /** `campaign retarget ID`: the rule, and the new campaign's message as `send` takes it. */
@@ -28,7 +27,14 @@ export interface RetargetOptions extends ColumnOptions {
   previewUrl?: boolean | undefined;
   /** `--templates FILE`: approved templates from this Meta list instead of the registry's source. */
   templatesFile?: string | undefined;
+  /** How the message's fields are named to the caller in a refusal (the CLI's flags by default; the API's JSON names). */
+  names?: FieldNames | undefined;
+  /** Adds an entry to a campaign's history, as the caller is known (the CLI's user, the API's token). */
+  record?: ((campaignId: string, action: 'retarget', detail: string) => Promise<void>) | undefined;
 }
+
+/** What retarget works with: a command's context (the API's has no close()). */
+type RetargetContext = Omit<AppContext, 'close'>;
 
 /**
  * A new campaign from the chosen rows of a finished one: the rows are written to a file with
@@ -36,7 +42,7 @@ export interface RetargetOptions extends ColumnOptions {
  * as `campaign send` does, so every check, the opt-outs, the duplicate window and the plan
  * apply unchanged. Nothing is created when no row is chosen.
  */
-export async function runRetarget(context: AppContext, options: RetargetOptions): Promise<SendOutcome> {
+export async function runRetarget(context: RetargetContext, options: RetargetOptions): Promise<SendOutcome> {
   const source = await finishedSource(context, options.campaignId);
   const dir = await mkdtemp(join(tmpdir(), 'campaign-retarget-'));
   try {
@@ -49,7 +55,7 @@ export async function runRetarget(context: AppContext, options: RetargetOptions)
           'no campaign was created',
       );
     }
-    const names = CLI_FIELD_NAMES;
+    const names = options.names ?? CLI_FIELD_NAMES;
     const spec = parseCampaignSpec(
       sendSpecOf({
         template: options.template,
@@ -78,8 +84,8 @@ export async function runRetarget(context: AppContext, options: RetargetOptions)
       sourceCampaign: options.campaignId,
     });
     const rows = `${options.rule.status} rows`;
-    await recordCliAction(context, outcome.id, 'retarget', `from campaign ${options.campaignId} (its ${rows}): ${outcome.queued} queued`);
-    await recordCliAction(context, options.campaignId, 'retarget', `its ${rows} taken into campaign ${outcome.id}`);
+    await options.record?.(outcome.id, 'retarget', `from campaign ${options.campaignId} (its ${rows}): ${outcome.queued} queued`);
+    await options.record?.(options.campaignId, 'retarget', `its ${rows} taken into campaign ${outcome.id}`);
     return outcome;
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -87,7 +93,7 @@ export async function runRetarget(context: AppContext, options: RetargetOptions)
 }
 
 /** The source's definition, refused unless it exists, is finished (completed or cancelled) and still has its rows. */
-async function finishedSource(context: AppContext, id: string): Promise<CampaignDefinition> {
+async function finishedSource(context: RetargetContext, id: string): Promise<CampaignDefinition> {
   const status = await context.ledger.status(id);
   const definition = await context.ledger.getCampaign(id);
   if (status === undefined || definition === undefined) {
@@ -106,7 +112,7 @@ async function finishedSource(context: AppContext, id: string): Promise<Campaign
 }
 
 /** Writes the rows the rule chooses to `file` (the source's columns), and counts them. */
-async function writeChosenRows(context: AppContext, source: CampaignDefinition, rule: RetargetRule, file: string): Promise<number> {
+async function writeChosenRows(context: RetargetContext, source: CampaignDefinition, rule: RetargetRule, file: string): Promise<number> {
   const header = retargetHeader(source);
   const csv = stringify({ header: true, columns: header });
   const out = createWriteStream(file);

@@ -51,7 +51,7 @@ function sendDetail(file: string, outcome: SendOutcome): string {
 }
 
 /** What createCampaign needs, from this process's configuration, Redis and ledger. */
-export function campaignDeps(context: AppContext): CreateCampaignDeps {
+export function campaignDeps(context: Omit<AppContext, 'close'>): CreateCampaignDeps {
   const { config, ledger, redis } = context;
   const { accessToken } = config;
   return {

@@ -1,3 +1,4 @@
+#!lua
 --[[
   Records users' messages (reference §3.4): each opens that user's 24-hour customer-service
   window on the number (a key holding when it closes, by the ledger's clock; a later message

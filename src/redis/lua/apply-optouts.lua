@@ -1,3 +1,4 @@
+#!lua
 --[[
   Changes one copy of a business portfolio's opt-outs: the portfolio's own record (in its
   scope) or a number's copy (in the number's scope, read by claim, retry and ingest). Every

@@ -1,3 +1,4 @@
+#!lua
 --[[
   Applies Meta's status webhooks (sent, delivered, read, failed) to the rows they are about,
   by the first time each kind was seen, so any order and any duplicates give the same row

@@ -1,3 +1,4 @@
+#!lua
 --[[
   Cancels a campaign. The rows still in the backlog are cancelled as a block: their counts
   move to `cancelled` and the backlog goes, so cancel costs the same for ten rows or a

@@ -1,3 +1,4 @@
+#!lua
 --[[
   Claims rows for sending: the claims a worker made in the same turn of its event loop
   (src/redis/tick-batch.ts), all of one campaign; each is decided on its own.

@@ -1,3 +1,4 @@
+#!lua
 --[[
   The in-doubt rule's decision, for one phone number's `confirming` rows whose confirm
   window has passed with no status webhook (a status would have made them `sent` or

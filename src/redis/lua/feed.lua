@@ -1,3 +1,4 @@
+#!lua
 --[[
   The feeder's atomic cursor (src/campaigns/feed/send-feeder.ts): pops rows off the backlogs of one
   phone number's campaigns into its window, never more than the window has room for, and

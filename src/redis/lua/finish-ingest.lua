@@ -1,3 +1,4 @@
+#!lua
 --[[
   The file has been read to its end: ingest is done (and no longer interrupted), so the
   campaign can complete once every row has its answer.

@@ -1,3 +1,4 @@
+#!lua
 --[[
   Purge's step over the message-ID index: removes each wamid whose entry still points at
   this campaign's row (an entry another campaign owns stays).

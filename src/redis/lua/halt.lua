@@ -1,3 +1,4 @@
+#!lua
 --[[
   A code that needs a human (expired token, locked account…) halted a claimed row. The
   request was refused, so the duplicate guard forgets it. The row goes back to queued,

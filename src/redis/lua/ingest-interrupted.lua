@@ -1,3 +1,4 @@
+#!lua
 --[[
   Marks an unfinished ingest: pauses the campaign and keeps the reason as the mark
   (lift-ingest-pause.lua compares them); ingest is no longer done, nor the campaign

@@ -1,3 +1,4 @@
+#!lua
 --[[
   A `send --campaign` that continues an interrupted ingest lifts the pause the
   interruption left, and only that one (the stored reason is the pause's own: a pause an

@@ -1,3 +1,4 @@
+#!lua
 --[[
   Marks one page of rows (first..last) for retry. Chosen rows (failed, with one of the
   codes, and/or unknown) go back to queued under a new job number, at the end of the

@@ -1,3 +1,4 @@
+#!lua
 --[[
   Pauses a campaign (the operator's pause). No row is fed or claimed any more; rows
   already fed park at their claim. On a campaign only a template holds, the operator's pause

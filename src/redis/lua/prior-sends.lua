@@ -1,3 +1,4 @@
+#!lua flags=no-writes
 --[[
   The duplicate-send guard, read only: which rows of a chunk this number already sent the
   same message to within the duplicate window (another row, any campaign). A dry run asks

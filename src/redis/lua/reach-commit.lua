@@ -1,3 +1,4 @@
+#!lua
 --[[
   Ends a lease of reach-reserve.lua once its feed has run: the recipients the feed counted
   (new to the number, and those it reached again) join the portfolio's reach set, scored

@@ -1,3 +1,4 @@
+#!lua
 --[[
   Meta's messaging limit belongs to the business portfolio: all its numbers share one count
   of unique users reached in a moving 24 h. A number's feed (feed.lua) sees only its own

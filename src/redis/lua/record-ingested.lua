@@ -1,3 +1,4 @@
+#!lua
 --[[
   Records one chunk of ingested rows. This runs once per chunk on the ingest path: one
   argument and a handful of commands per chunk, not per row.

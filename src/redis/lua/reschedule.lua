@@ -1,3 +1,4 @@
+#!lua
 --[[
   Moves the start of a campaign that has not started.
 

@@ -1,3 +1,4 @@
+#!lua
 --[[
   Lifts a pause: the parked rows are in the backlog, and the feeder feeds them again. The
   brake's window starts empty again: old failures must not re-pause at once. The operator's

@@ -1,3 +1,4 @@
+#!lua
 --[[
   Settles rows with their answers: the answers a worker got in the same turn of its event
   loop (src/redis/tick-batch.ts), applied in order, as separate calls would be.

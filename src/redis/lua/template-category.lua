@@ -1,3 +1,4 @@
+#!lua
 --[[
   A template's category changed at Meta (`template_category_update`). A campaign that sends
   that template in that language and has not finished takes the category Meta has now, in its

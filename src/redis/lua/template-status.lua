@@ -1,3 +1,4 @@
+#!lua
 --[[
   A template's status changed (Meta's `message_template_status_update` webhook, or a send
   answered 132015 / 132016). A campaign that sends that template in that language gets a

@@ -1,3 +1,4 @@
+#!lua
 --[[
   The pacer's second step, the ceiling. A slot can be reached late (a busy event loop fires
   timers late), and a late send bunches with the next ones. So at the moment of sending, a

@@ -1,3 +1,4 @@
+#!lua
 --[[
   The pacer's first step, spacing: GCRA (generic cell rate algorithm) on Redis's clock. Each
   send reserves the next slot, exactly one interval after the previous one, for every worker

@@ -1,0 +1,83 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { RETARGET_STATUSES } from '../../campaigns/retarget/retarget-rule.js';
+import { FLAG_FIELD_NAMES, campaignFlagsSchema } from '../../campaigns/spec/campaign-flags.js';
+import { summaryJson } from '../../cli/format.js';
+import { runRetarget } from '../../cli/run/retarget.js';
+import { parseDuration } from '../../cli/time-options.js';
+import { API_BASE } from '../api-server.js';
+import { registerApiRoute, type ApiRouteDefinition } from '../api-route.js';
+import type { ApiServices } from '../api-services.js';
+import { campaignIdParams } from '../schemas/campaign-params.js';
+import { problemAnswers } from '../schemas/problem-answers.js';
+import { sendSummarySchema } from '../schemas/send-summary-schema.js';
+
+export const retargetCampaignRoute = {
+  method: 'POST',
+  path: '/campaigns/:id/retarget',
+  operationId: 'retargetCampaign',
+  summary: 'A new campaign from the chosen rows of a finished one (`campaign retarget`): same number, columns and values',
+  description:
+    'The rows go through the same checks as a send (opt-outs, the duplicate window, the plan). The message is a template ' +
+    '(`template` and `language`) or a text (`text`), named as in POST /campaigns; `params`, `param`, `headerTextColumn`, ' +
+    '`headerImageColumn` and `buttonUrlColumn` map its variables onto the source’s columns (its phone column and the columns ' +
+    'its own message read). Nothing is created when no row is chosen (422 RETARGET_NO_ROWS).',
+  scope: 'send',
+  params: campaignIdParams,
+  body: z.strictObject({
+    status: z.enum(RETARGET_STATUSES).meta({
+      description: 'Which rows: `failed`; `delivered-not-read` (delivered, no read); `not-replied` (sent, delivered or read, no reply).',
+    }),
+    after: z.string().optional().meta({ description: 'Only rows delivered, sent or failed at least this long ago: `24h`, `90m`, `2d`.' }),
+    // The message and its columns, as `campaign retarget`'s flags (and POST /campaigns' fields) name them.
+    ...campaignFlagsSchema.pick({
+      template: true,
+      language: true,
+      text: true,
+      previewUrl: true,
+      params: true,
+      param: true,
+      headerTextColumn: true,
+      headerImageColumn: true,
+      buttonUrlColumn: true,
+    }).shape,
+  }),
+  responses: {
+    201: {
+      description: 'The new campaign, as `campaign retarget --json` (and `send --json`) prints it; Location names it',
+      schema: sendSummarySchema,
+    },
+    ...problemAnswers(400, 401, 403, 404, 409, 410, 422, 429, 503),
+    409: { ...problemAnswers(409)[409]!, description: 'The campaign is not finished yet (CAMPAIGN_NOT_FINISHED)' },
+    422: {
+      ...problemAnswers(422)[422]!,
+      description: 'No row is chosen (RETARGET_NO_ROWS), or the message does not fit (OPTION_INVALID, TEMPLATE_MAPPING_INVALID, …)',
+    },
+  },
+} satisfies ApiRouteDefinition;
+
+/** `campaign retarget ID --json`: runRetarget, its refusals naming the body's fields; the new campaign is recorded. */
+export function registerCampaignRetargetRoute(app: FastifyInstance, services: ApiServices): void {
+  registerApiRoute(app, retargetCampaignRoute, async ({ params: { id }, body, caller, reply }) => {
+    const rule = { status: body.status, afterMs: body.after === undefined ? undefined : parseDuration('after', body.after) };
+    const result = await runRetarget(services.context, {
+      campaignId: id,
+      rule,
+      template: body.template,
+      language: body.language,
+      text: body.text,
+      previewUrl: body.previewUrl,
+      params: body.params,
+      paramColumns: body.param,
+      headerTextColumn: body.headerTextColumn,
+      headerMediaColumn: body.headerImageColumn,
+      buttonUrlColumns: body.buttonUrlColumn,
+      names: FLAG_FIELD_NAMES,
+      record: (campaignId, action, detail) => services.recordAction(campaignId, caller, action, detail),
+    });
+    return reply
+      .code(201)
+      .header('location', `${API_BASE}/campaigns/${encodeURIComponent(result.id)}`)
+      .send(summaryJson(result, result.sendRate));
+  });
+}

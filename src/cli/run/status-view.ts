@@ -1,0 +1,43 @@
+import type { AppContext } from '../../app/app-context.js';
+import type { CampaignDefinition, CampaignStatus } from '../../campaigns/campaign.js';
+import { windowStatus, type WindowStatus } from '../../campaigns/report/window-status.js';
+import { AppError } from '../../errors/app-error.js';
+import { loadRateCard } from '../../pricing/rate-card.js';
+import type { CampaignCost } from '../../pricing/recorded-cost.js';
+import { statusJson, type StatusView } from '../format.js';
+import { statusCost } from './status-cost.js';
+
+/** What `campaign status` shows of a campaign: its state and counts, its send window now, and its cost. */
+export interface CampaignStatusRead {
+  status: CampaignStatus;
+  definition: CampaignDefinition | undefined;
+  windowed: WindowStatus | undefined;
+  cost: CampaignCost;
+}
+
+/** The missing campaign, as every command and route names it. */
+export function campaignNotFound(id: string): AppError {
+  return new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${id} under this QUEUE_PREFIX (see \`campaign list\`)`);
+}
+
+/** Reads what `campaign status ID` shows at `now` (ms); a campaign not there is CAMPAIGN_NOT_FOUND. */
+export async function readCampaignStatus(
+  context: Pick<AppContext, 'config' | 'ledger'>,
+  id: string,
+  now: number,
+): Promise<CampaignStatusRead> {
+  const { ledger, config } = context;
+  const card = loadRateCard(config.rateCardFile);
+  const status = await ledger.status(id);
+  if (status === undefined) throw campaignNotFound(id);
+  const definition = await ledger.getCampaign(id);
+  const window = definition?.window;
+  const windowed = window === undefined ? undefined : windowStatus(window, await ledger.laneBacklogs(id), now);
+  const cost = await statusCost(ledger, card, status);
+  return { status, definition, windowed, cost };
+}
+
+/** `campaign status ID --json`. */
+export function statusViewOf(read: CampaignStatusRead): StatusView {
+  return { ...statusJson(read.status, read.windowed, read.definition), cost: read.cost };
+}
