@@ -13,29 +13,39 @@ const RETARGET_STATUSES = [
 const STATUS_OPTIONS = RETARGET_STATUSES.map(([value, label]) => html`<option value="${value}">${label}</option>`);
 
 /**
- * The message of a retarget that sends what the source sent: its template with the columns
- * that filled it (the retargeted rows keep the source's columns), or its text.
+ * The message of a retarget that sends what the source sent, in the retarget route's fields
+ * (`campaign retarget`'s flags): its template with the columns that filled it (the retargeted
+ * rows keep the source's columns), or its text.
  */
 export type SameMessage =
-  { template: { name: string; language: string }; csv: Record<string, unknown> } | { text: { body: string; previewUrl: boolean } };
+  | {
+      template: string;
+      language: string;
+      params?: string[];
+      param?: Record<string, string>;
+      headerTextColumn?: string;
+      headerImageColumn?: string;
+      buttonUrlColumn?: string[];
+    }
+  | { text: string; previewUrl: boolean };
 
 export function sameMessageOf(message: CampaignMessage): SameMessage {
-  if (message.kind === 'text') return { text: { body: message.text.body, previewUrl: message.text.previewUrl } };
+  if (message.kind === 'text') return { text: message.text.body, previewUrl: message.text.previewUrl };
   const { plan } = message;
-  const csv: Record<string, unknown> = {};
-  const body = plan.slots.filter((s) => s.component === 'body');
+  const same: SameMessage = { template: plan.name, language: plan.language };
   if (plan.parameterFormat === 'NAMED') {
     // Named variables, in the body, header or a button, by name.
-    if (plan.slots.length > 0) csv.paramColumns = Object.fromEntries(plan.slots.map((s) => [s.variable, s.column]));
+    if (plan.slots.length > 0) same.param = Object.fromEntries(plan.slots.map((s) => [s.variable, s.column]));
   } else {
-    if (body.length > 0) csv.params = [...body].sort((a, b) => Number(a.variable) - Number(b.variable)).map((s) => s.column);
+    const body = plan.slots.filter((s) => s.component === 'body').sort((a, b) => Number(a.variable) - Number(b.variable));
+    if (body.length > 0) same.params = body.map((s) => s.column);
     const header = plan.slots.find((s) => s.component === 'header');
-    if (header !== undefined) csv.headerTextColumn = header.column;
+    if (header !== undefined) same.headerTextColumn = header.column;
     const buttons = plan.slots.filter((s) => s.component === 'button').sort((a, b) => (a.buttonIndex ?? 0) - (b.buttonIndex ?? 0));
-    if (buttons.length > 0) csv.buttonUrlColumns = buttons.map((s) => s.column);
+    if (buttons.length > 0) same.buttonUrlColumn = buttons.map((s) => s.column);
   }
-  if (plan.headerMedia !== undefined) csv.headerMediaColumn = plan.headerMedia.column;
-  return { template: { name: plan.name, language: plan.language }, csv };
+  if (plan.headerMedia !== undefined) same.headerImageColumn = plan.headerMedia.column;
+  return same;
 }
 
 /**
@@ -122,7 +132,7 @@ export const RETARGET_SCRIPT = String.raw`'use strict';
     if (after) body.after = after;
     // The same message with the columns that filled it; another template by name (its variables from same-named columns).
     var same = form.getAttribute('data-same');
-    if (form.elements.template.value) body.template = { name: form.elements.template.value, language: form.elements.language.value };
+    if (form.elements.template.value) { body.template = form.elements.template.value; body.language = form.elements.language.value; }
     else if (same) Object.assign(body, JSON.parse(same));
     status.textContent = 'Creating…';
     fetch('/api/v1/campaigns/' + encodeURIComponent(source) + '/retarget', {

@@ -154,9 +154,7 @@ describe('the New campaign page and the Retarget form as served', () => {
     const form = retargetForm({ id: '<b>', state: 'completed' }, same, 't"').value;
     expect(form).toContain('data-source="&lt;b&gt;"');
     expect(form).toContain('data-csrf-token="t&quot;"');
-    expect(form).toContain(
-      `data-same="{&quot;text&quot;:{&quot;body&quot;:&quot;Hi \\&quot;{{name}}\\&quot;&quot;,&quot;previewUrl&quot;:false}}"`,
-    );
+    expect(form).toContain(`data-same="{&quot;text&quot;:&quot;Hi \\&quot;{{name}}\\&quot;&quot;,&quot;previewUrl&quot;:false}"`);
     expect(form).toContain('<option value="delivered-not-read">');
     // Without its own message, there is no "the same" to choose.
     expect(retargetForm({ id: 'c1', state: 'cancelled' }, undefined, 't').value).not.toContain('the same</option>');
@@ -179,13 +177,16 @@ describe('the New campaign page and the Retarget form as served', () => {
       },
     });
     expect(positional).toEqual({
-      template: { name: 'order_update', language: 'en_US' },
-      csv: { params: ['Name', 'Order'], headerTextColumn: 'Title', buttonUrlColumns: ['Link'] },
+      template: 'order_update',
+      language: 'en_US',
+      params: ['Name', 'Order'],
+      headerTextColumn: 'Title',
+      buttonUrlColumn: ['Link'],
     });
     const named = sameMessageOf({
       kind: 'template',
       plan: { ...base, parameterFormat: 'NAMED', slots: [{ component: 'body', variable: 'first_name', column: 'First Name' }] },
     });
-    expect(named).toEqual({ template: { name: 'order_update', language: 'en_US' }, csv: { paramColumns: { first_name: 'First Name' } } });
+    expect(named).toEqual({ template: 'order_update', language: 'en_US', param: { first_name: 'First Name' } });
   });
 });
