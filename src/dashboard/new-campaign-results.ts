@@ -60,6 +60,8 @@ var NewCampaignResults = (function () {
       return el('li', { 'data-code': p.code || '' }, [el('code', {}, [p.code || '']), ' ', (p.detail || '') + where(p)]);
     });
     var detail = doc.detail || doc.title || 'the service refused the request';
+    // The list says each problem: the detail's first line is enough above it.
+    if (items.length > 0) detail = detail.split('\n')[0];
     var title = (doc.code ? doc.code + ': ' : '') + detail + ' (HTTP ' + status + ')';
     container.appendChild(el('div', { class: 'error', role: 'alert' }, [
       el('p', { class: 'problem-title' }, [title]),
