@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiRouteDefinition } from './api-route.js';
 import type { ApiServices } from './api-services.js';
+import { createCampaignRoute, registerCampaignCreateRoute } from './routes/campaign-create-route.js';
 import { listCampaignsRoute, registerCampaignListRoute } from './routes/campaign-list-route.js';
 import { registerOpenApiRoute } from './routes/openapi-route.js';
 import { getCampaignRoute, registerCampaignStatusRoute } from './routes/campaign-status-route.js';
@@ -20,6 +21,7 @@ import { addOptOutsRoute, listOptOutsRoute, registerOptOutsRoutes, removeOptOuts
 /** Every route of the API, as data: the OpenAPI document is made from this list. */
 export const API_ROUTES: readonly ApiRouteDefinition[] = [
   listCampaignsRoute,
+  createCampaignRoute,
   getCampaignRoute,
   campaignReportRoute,
   campaignRejectsRoute,
@@ -46,4 +48,5 @@ export function registerApiRoutes(app: FastifyInstance, services: ApiServices): 
   registerCampaignRetargetRoute(app, services);
   registerDirectoryRoutes(app, services);
   registerOptOutsRoutes(app, services);
+  registerCampaignCreateRoute(app, services);
 }

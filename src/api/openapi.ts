@@ -175,7 +175,14 @@ function answerOf(answer: ApiAnswer, components: SchemaComponents, where: string
   const type = answer.contentType ?? JSON_TYPE;
   const json = isJson(type);
   const schema = answer.schema === undefined ? (json ? undefined : { type: 'string' }) : components.convert(answer.schema, 'output', where);
-  return { description: answer.description, content: { [type]: schema === undefined ? {} : { schema } } };
+  const content: Record<string, unknown> = { [type]: schema === undefined ? {} : { schema } };
+  // The same answer in other media types (a query picks one): each with its own body.
+  for (const [other, body] of Object.entries(answer.alternatives ?? {})) {
+    const otherSchema =
+      body === undefined ? (isJson(other) ? undefined : { type: 'string' }) : components.convert(body, 'output', `${where}.${other}`);
+    content[other] = otherSchema === undefined ? {} : { schema: otherSchema };
+  }
+  return { description: answer.description, content };
 }
 
 /** application/json and its `+json` kin (application/problem+json). */

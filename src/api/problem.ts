@@ -1,6 +1,9 @@
 import { z } from 'zod';
-import { AppError, isAppError } from '../errors/app-error.js';
+import { isAppError } from '../errors/app-error.js';
 import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
+import { ProblemsError, type ProblemItem } from '../errors/problems-error.js';
+
+export { ProblemsError, type ProblemItem } from '../errors/problems-error.js';
 
 /** One problem of a refused spec or file, named the way its sender knows it. */
 export const problemItemSchema = z.object({
@@ -9,7 +12,9 @@ export const problemItemSchema = z.object({
   field: z.string().optional().meta({ description: 'The JSON path of the spec field, e.g. `schedule.at`.' }),
   column: z.string().optional().meta({ description: 'The CSV column, as its header names it.' }),
 });
-export type ProblemItem = z.infer<typeof problemItemSchema>;
+// The schema describes the items ProblemsError carries.
+const itemFits: ProblemItem extends z.infer<typeof problemItemSchema> ? true : false = true;
+void itemFits;
 
 /** RFC 9457 problem details, with the project's stable error code. */
 export const problemSchema = z
@@ -24,21 +29,6 @@ export const problemSchema = z
   })
   .meta({ id: 'Problem' });
 export type Problem = z.infer<typeof problemSchema>;
-
-/** An AppError that carries every problem found, so a caller fixes them in one go. */
-export class ProblemsError extends AppError {
-  readonly problems: readonly ProblemItem[];
-  /** The HTTP status, when not the code's own (a request that does not parse: 400). */
-  readonly status: number | undefined;
-
-  /** `code`: the code of them all (default: the only problem's, or SPEC_INVALID for several). */
-  constructor(problems: readonly ProblemItem[], options: { code?: ErrorCode; status?: number } = {}) {
-    const only = problems.length === 1 ? (problems[0]!.code as ErrorCode) : undefined;
-    super(options.code ?? only ?? 'SPEC_INVALID', problems.map((p) => p.detail).join('\n'));
-    this.problems = problems;
-    this.status = options.status;
-  }
-}
 
 /** The HTTP status of a code when it reaches the API: what the client must change decides it. */
 const STATUS_OF: Partial<Record<ErrorCode, number>> = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../errors/app-error.js';
+import { ProblemsError } from '../errors/problems-error.js';
 import type { TemplateRequirements } from '../templates/template-requirements.js';
 import { CLI_FIELD_NAMES, type FieldNames } from './spec/field-names.js';
 
@@ -63,10 +63,17 @@ export function planSend(
   const problems = [...optionProblems(requirements, options, names), ...slots.problems, ...media.problems];
   if (requirements.header.kind === 'location') problems.push('its header is a LOCATION, which this version cannot fill');
   if (problems.length > 0) {
-    throw new AppError(
-      'TEMPLATE_MAPPING_INVALID',
-      `Template ${requirements.name} (${requirements.language}) cannot be sent from this file:\n  - ${problems.join('\n  - ')}\n` +
-        `Columns in the file: ${header.map((c) => `"${c}"`).join(', ')}. Nothing was enqueued.`,
+    const template = `Template ${requirements.name} (${requirements.language})`;
+    const missing = new Map([...slots.missing, ...media.missing]);
+    // One message for the operator; an item per problem, a missing column named, for the API.
+    throw new ProblemsError(
+      problems.map((problem) => ({ code: 'TEMPLATE_MAPPING_INVALID', detail: `${template}: ${problem}`, column: missing.get(problem) })),
+      {
+        code: 'TEMPLATE_MAPPING_INVALID',
+        message:
+          `${template} cannot be sent from this file:\n  - ${problems.join('\n  - ')}\n` +
+          `Columns in the file: ${header.map((c) => `"${c}"`).join(', ')}. Nothing was enqueued.`,
+      },
     );
   }
   return {
@@ -115,7 +122,7 @@ function placeSlots(
   header: readonly string[],
   options: ColumnOptions,
   names: ColumnNames,
-): { slots: Slot[]; problems: string[] } {
+): { slots: Slot[]; problems: string[]; missing: Map<string, string> } {
   const {
     'csv.params': params,
     'csv.paramColumns': param,
@@ -127,6 +134,7 @@ function placeSlots(
   const overrides = options.paramColumns ?? {};
   const slots: Slot[] = [];
   const problems: string[] = [];
+  const missing = new Map<string, string>();
   const place = (component: Slot['component'], variable: string, fallback: string | undefined, buttonIndex?: number) => {
     const override = named || component === 'body' ? overrides[variable] : undefined;
     const column = override ?? fallback ?? (named ? variable : undefined);
@@ -138,7 +146,9 @@ function placeSlots(
       return;
     }
     if (!columns.has(column)) {
-      problems.push(`${where} is to come from column "${column}", which the file does not have`);
+      const problem = `${where} is to come from column "${column}", which the file does not have`;
+      problems.push(problem);
+      missing.set(problem, column);
       return;
     }
     slots.push({ component, variable, column, ...(buttonIndex === undefined ? {} : { buttonIndex }) });
@@ -160,7 +170,7 @@ function placeSlots(
         `names ${options.buttonUrlColumns?.length}`,
     );
   }
-  return { slots, problems };
+  return { slots, problems, missing };
 }
 
 /** The column of a media header's link, or why there is none. */
@@ -169,20 +179,28 @@ function headerMediaOf(
   header: readonly string[],
   options: ColumnOptions,
   names: ColumnNames,
-): { headerMedia: SendPlan['headerMedia']; problems: string[] } {
+): { headerMedia: SendPlan['headerMedia']; problems: string[]; missing: Map<string, string> } {
   const name = names['csv.headerMediaColumn'];
   const column = options.headerMediaColumn;
   if (requirements.header.kind !== 'media') {
-    return { headerMedia: undefined, problems: column === undefined ? [] : [`it has no media header, so ${name} does not apply`] };
+    return {
+      headerMedia: undefined,
+      problems: column === undefined ? [] : [`it has no media header, so ${name} does not apply`],
+      missing: new Map(),
+    };
   }
   const format = requirements.header.format.toLowerCase() as 'image' | 'video' | 'document';
   if (column === undefined)
     return {
       headerMedia: undefined,
       problems: [`its ${format} header needs a link: pass ${name} COLUMN (used for image, video and document headers)`],
+      missing: new Map(),
     };
-  if (!header.includes(column)) return { headerMedia: undefined, problems: [`${name} "${column}" is not a column of the file`] };
-  return { headerMedia: { format, column }, problems: [] };
+  if (!header.includes(column)) {
+    const problem = `${name} "${column}" is not a column of the file`;
+    return { headerMedia: undefined, problems: [problem], missing: new Map([[problem, column]]) };
+  }
+  return { headerMedia: { format, column }, problems: [], missing: new Map() };
 }
 
 function allVariables(r: TemplateRequirements): string[] {

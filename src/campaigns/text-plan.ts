@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
+import { ProblemsError } from '../errors/problems-error.js';
 import { MAX_TEXT_CHARS, textValueProblem, valueProblemDetail } from './parameter-rules.js';
 import type { RejectionReason } from './rejection-reasons.js';
 import { CLI_FIELD_NAMES } from './spec/field-names.js';
@@ -107,11 +108,21 @@ export function planText(
       const near = header.find((column) => column.toLowerCase() === name.toLowerCase());
       return `{{${name}}}${near === undefined ? '' : ` (did you mean {{${near}}}?)`}`;
     });
-    throw new AppError(
-      'CSV_HEADER_INVALID',
-      `${file}: the text's placeholder${missing.length > 1 ? 's' : ''} ${hints.join(', ')} ` +
-        `name${missing.length > 1 ? '' : 's'} no column of the file. ` +
-        `Columns found: ${header.map((c) => `"${c}"`).join(', ')}. Fix the placeholder or the header; nothing was enqueued.`,
+    const found = `Columns found: ${header.map((c) => `"${c}"`).join(', ')}`;
+    // One message for the operator; an item per missing column for the API.
+    throw new ProblemsError(
+      missing.map((column, i) => ({
+        code: 'CSV_HEADER_INVALID',
+        detail: `${file}: the text's placeholder ${hints[i]} names no column of the file. ${found}`,
+        column,
+      })),
+      {
+        code: 'CSV_HEADER_INVALID',
+        message:
+          `${file}: the text's placeholder${missing.length > 1 ? 's' : ''} ${hints.join(', ')} ` +
+          `name${missing.length > 1 ? '' : 's'} no column of the file. ` +
+          `${found}. Fix the placeholder or the header; nothing was enqueued.`,
+      },
     );
   }
   return { body, previewUrl, columns };

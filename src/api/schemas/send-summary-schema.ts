@@ -1,20 +1,43 @@
 import { z } from 'zod';
+import { ROW_STATUSES } from '../../campaigns/campaign.js';
+import { REJECTION_REASONS, type RejectionReason } from '../../campaigns/rejection-reasons.js';
+import { CARD_CATEGORIES } from '../../pricing/rate-card.js';
 
 const count = z.number().int().min(0);
 const instant = z.string().nullable();
-const counts = z.record(z.string(), count);
+const REASONS = Object.keys(REJECTION_REASONS) as [RejectionReason, ...RejectionReason[]];
 
-/** The plan's cost by the rate card (src/pricing/cost-estimate.ts PlanCost). */
 const planCostSchema = z.object({
   currency: z.string(),
   total: z.number(),
-  byMarket: z.array(z.object({ market: z.string(), category: z.string(), messages: count, rate: z.number(), amount: z.number() })),
+  byMarket: z.array(
+    z.object({
+      market: z.string().meta({ description: "ISO country, '' for numbers of no country." }),
+      category: z.enum(CARD_CATEGORIES),
+      messages: count,
+      rate: z.number(),
+      amount: z.number(),
+    }),
+  ),
 });
 
-/** A campaign as `campaign send --json` (and `campaign retarget --json`) prints it: summaryJson in src/cli/format.ts. */
+const messagingLimitSchema = z.object({
+  portfolio: z.string(),
+  limit: z
+    .union([count, z.literal('unlimited')])
+    .nullable()
+    .meta({ description: 'Unique users per 24 h; null when not known yet.' }),
+  reached: count,
+  queuedElsewhere: count,
+  recipients: count,
+  over: count.meta({ description: "Recipients past the portfolio's limit: they wait in the backlog." }),
+  freesAt: instant,
+});
+
+/** What `campaign send --json` prints (summaryJson): what was read and queued, and the plan. */
 export const sendSummarySchema = z
   .object({
-    id: z.string().nullable().meta({ description: 'The campaign ID; null for a dry run.' }),
+    id: z.string().nullable().meta({ description: 'The campaign; null for a dry run.' }),
     name: z.string().nullable(),
     dryRun: z.boolean(),
     rows: count,
@@ -22,33 +45,23 @@ export const sendSummarySchema = z
     queued: count,
     rejected: count,
     skipped: count,
-    byReason: counts.meta({ description: 'Rejected and skipped rows by reason (docs/errors.md, row rejection reasons).' }),
+    byReason: z.partialRecord(z.enum(REASONS), count),
     delimiter: z.string(),
-    reopened: count,
-    kept: count,
-    keptByStatus: counts,
-    optedOutBy: counts,
-    interruptedAtRow: z.number().int().nullable(),
-    rejectsFile: z.string().nullable().meta({ description: 'Where the rejected and skipped rows were written (on the server).' }),
-    secondsAtSendRate: z.number().int().nullable(),
+    reopened: count.meta({ description: 'Rows an earlier run refused that are valid now (a continued campaign).' }),
+    kept: count.meta({ description: 'Rows a continued campaign already had, left as they were.' }),
+    keptByStatus: z.partialRecord(z.enum(ROW_STATUSES), count),
+    optedOutBy: z.partialRecord(z.enum(['131050', 'keyword', 'user_preferences', 'operator']), count),
+    interruptedAtRow: count.nullable(),
+    rejectsFile: z.string().nullable().meta({ description: "The rejects file on the service's host; null when no row was refused." }),
+    secondsAtSendRate: count.nullable(),
     plan: z.object({
       startsAt: z.string(),
       window: z.string().nullable(),
-      finishesAt: instant,
+      finishesAt: instant.meta({ description: 'Null when some rows would never be sent (they expire, or their window never opens).' }),
       wouldExpire: count,
       neverOpen: count,
       timeZones: z.array(z.object({ zones: z.array(z.string()), rows: count, opensAt: instant })),
-      messagingLimit: z
-        .object({
-          portfolio: z.string(),
-          limit: z.union([z.number(), z.literal('unlimited')]).nullable(),
-          reached: count,
-          queuedElsewhere: count,
-          recipients: count,
-          over: count,
-          freesAt: instant,
-        })
-        .nullable(),
+      messagingLimit: messagingLimitSchema.nullable().meta({ description: 'Null for a text campaign.' }),
       cost: planCostSchema.nullable(),
       costReason: z.string().nullable(),
       rateCard: z.string().nullable(),
@@ -56,3 +69,19 @@ export const sendSummarySchema = z
     }),
   })
   .meta({ id: 'SendSummary' });
+
+/** A refused row of a dry run, as the rejects file has it. */
+export const rejectedRowSchema = z.object({
+  row: count.meta({ description: 'The data row (1 = the first row after the header).' }),
+  phone: z.string().optional(),
+  reason: z.enum(REASONS),
+  column: z.string().optional(),
+  detail: z.string(),
+});
+
+/** A dry run's answer: the summary and the first refused rows. */
+export const dryRunSummarySchema = sendSummarySchema
+  .extend({
+    rejects: z.array(rejectedRowSchema).meta({ description: 'The first 20 refused rows; `rejectsFile` has them all.' }),
+  })
+  .meta({ id: 'SendPlan' });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sendSpecOf, type SendSpecOptions } from '../../cli/send-spec.js';
+import type { ProblemItem } from '../../errors/problems-error.js';
 import type { CampaignSpecInput } from './campaign-spec.js';
 import { CLI_FIELD_NAMES, SPEC_FIELDS, type FieldNames, type SpecField } from './field-names.js';
 
@@ -96,3 +97,35 @@ export const FLAG_FIELD_NAMES: FieldNames = Object.fromEntries(
     CLI_FIELD_NAMES[field].replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()),
   ]),
 ) as Record<SpecField, string>;
+
+/**
+ * The flags of a JSON caller, with every problem of their shape at once (a misspelt field, a
+ * value of the wrong type), each naming its field. When only unknown fields are wrong, the
+ * others are still read, so the rest of the spec is checked too.
+ */
+export function readCampaignFlags(input: unknown): { flags: CampaignFlags | undefined; problems: ProblemItem[] } {
+  const parsed = campaignFlagsSchema.safeParse(input);
+  if (parsed.success) return { flags: parsed.data, problems: [] };
+  const problems = parsed.error.issues.flatMap((issue): ProblemItem[] => {
+    if (issue.code === 'unrecognized_keys')
+      return issue.keys.map((key) => ({
+        code: 'OPTION_INVALID',
+        field: key,
+        detail: `${key}: no such field of a campaign; check the spelling (fields: ${Object.keys(campaignFlagsSchema.shape).join(', ')})`,
+      }));
+    const field = issue.path.map(String).join('.');
+    const where = field === '' ? 'the campaign spec' : field;
+    return [
+      { code: 'OPTION_INVALID', ...(field === '' ? {} : { field }), detail: `${where}: ${issue.message.replace(/^Invalid input: /, '')}` },
+    ];
+  });
+  if (parsed.error.issues.some((issue) => issue.code !== 'unrecognized_keys') || !isPlainObject(input))
+    return { flags: undefined, problems };
+  const known = Object.fromEntries(Object.entries(input).filter(([key]) => key in campaignFlagsSchema.shape));
+  const second = campaignFlagsSchema.safeParse(known);
+  return { flags: second.success ? second.data : undefined, problems };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

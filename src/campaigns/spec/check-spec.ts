@@ -12,6 +12,7 @@ import type { CampaignSpec } from './campaign-spec.js';
 import type { FieldNames } from './field-names.js';
 import { checkEndpoint, checkTtl, type SendEndpoint } from './send-endpoint.js';
 import { checkMessage, type MessageChoice } from './message-choice.js';
+import { SpecProblems } from './spec-problems.js';
 
 const PRIORITIES = ['high', 'normal', 'low'] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -60,29 +61,37 @@ export interface SpecCheckContext {
 /**
  * Every rule of a campaign spec that needs no file and no template, in the order an operator
  * fixes them: what to send, from which number, then the campaign, the columns' options, the
- * times and the window. The first broken rule is thrown (OPTION_INVALID, TIME_INVALID, or
- * CONFIG_INVALID when no number is set anywhere), naming fields as `names` says.
+ * times and the window. Every broken rule is reported, naming fields as `names` says: one
+ * alone as it is (OPTION_INVALID, TIME_INVALID, or CONFIG_INVALID when no number is set
+ * anywhere), several as one ProblemsError listing each with its field.
  */
 export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context: SpecCheckContext): CheckedSpec {
   const { csv } = spec;
-  const name = spec.name === undefined ? undefined : checkCampaignName(spec.name, names.name);
-  const displayTimezone =
-    spec.displayTimezone === undefined ? undefined : checkDisplayTimezone(spec.displayTimezone, names.displayTimezone);
-  const delimiter = csv.delimiter === undefined ? undefined : parseDelimiterOption(csv.delimiter, names['csv.delimiter']);
-  const message = checkMessage(spec, names, context.templateOnly);
-  const endpoint = checkEndpoint(spec.endpoint, message, names);
-  const ttlSeconds = checkTtl(spec.ttl, endpoint, names);
-  const phoneNumberId = checkPhoneNumberId(spec.phoneNumberId ?? context.defaultPhoneNumberId, names.phoneNumberId);
-  const campaignId = checkCampaignId(spec.campaignId, names.campaignId);
-  const defaultCountry = checkCountry(csv.defaultCountry, names['csv.defaultCountry']);
-  const priority = checkPriority(spec.priority, names.priority);
-  const schedule = parseSchedule(spec.schedule ?? {}, context.now, names);
-  const window = checkWindow(spec, names);
-  const defaultTimezone = checkZone(csv.defaultTimezone, names['csv.defaultTimezone']);
+  // Each check alone: every broken rule is reported, not only the first. A check that needs another's value runs when that one held.
+  const problems = new SpecProblems(names);
+  const name = problems.check(() => (spec.name === undefined ? undefined : checkCampaignName(spec.name, names.name)));
+  const displayTimezone = problems.check(() =>
+    spec.displayTimezone === undefined ? undefined : checkDisplayTimezone(spec.displayTimezone, names.displayTimezone),
+  );
+  const delimiter = problems.check(() =>
+    csv.delimiter === undefined ? undefined : parseDelimiterOption(csv.delimiter, names['csv.delimiter']),
+  );
+  const message = problems.check(() => checkMessage(spec, names, context.templateOnly));
+  const endpoint = message === undefined ? undefined : problems.check(() => checkEndpoint(spec.endpoint, message, names));
+  const ttlSeconds = endpoint === undefined ? undefined : problems.check(() => checkTtl(spec.ttl, endpoint, names));
+  const phoneNumberId = problems.check(() => checkPhoneNumberId(spec.phoneNumberId ?? context.defaultPhoneNumberId, names.phoneNumberId));
+  const campaignId = problems.check(() => checkCampaignId(spec.campaignId, names.campaignId));
+  const defaultCountry = problems.check(() => checkCountry(csv.defaultCountry, names['csv.defaultCountry']));
+  const priority = problems.check(() => checkPriority(spec.priority, names.priority));
+  const schedule = problems.check(() => parseSchedule(spec.schedule ?? {}, context.now, names));
+  const window = problems.check(() => checkWindow(spec, names));
+  const defaultTimezone = problems.check(() => checkZone(csv.defaultTimezone, names['csv.defaultTimezone']));
+  problems.throwIfAny();
+  // Every check held: the values they return are all there.
   return {
     name,
-    message,
-    phoneNumberId,
+    message: message!,
+    phoneNumberId: phoneNumberId!,
     campaignId,
     columns: {
       params: csv.params,
@@ -97,12 +106,12 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
     delimiter,
     timezoneColumn: csv.timezoneColumn,
     defaultTimezone,
-    priority,
-    schedule,
+    priority: priority!,
+    schedule: schedule!,
     window,
     allowRepeat: spec.allowRepeat === true,
     allowUsMarketing: spec.allowUsMarketing === true,
-    endpoint,
+    endpoint: endpoint!,
     ttlSeconds,
     dryRun: spec.dryRun === true,
     displayTimezone,

@@ -1,0 +1,101 @@
+import { openCsv, parseDelimiterOption } from '../../csv/csv-records.js';
+import { isAppError } from '../../errors/app-error.js';
+import { ProblemsError, type ProblemItem } from '../../errors/problems-error.js';
+import { parseTextBody } from '../text-plan.js';
+import type { CampaignSpec } from './campaign-spec.js';
+import { checkCampaignSpec, type SpecCheckContext } from './check-spec.js';
+import type { FieldNames } from './field-names.js';
+import { readCampaignSpec, readKnownFields } from './parse-spec.js';
+import { specProblemItems } from './spec-problems.js';
+
+/**
+ * Every problem of a spec sent with its file, at once (the HTTP API's 422): the spec's shape
+ * (a misspelt field does not hide the rest), its rules, and each column it names that the
+ * file's header lacks. Returns the spec as read; createCampaign then does the rest (the
+ * template, and the columns only the template names).
+ */
+export async function checkSpecWithFile(
+  input: unknown,
+  file: string,
+  names: FieldNames,
+  context: SpecCheckContext,
+  earlier: readonly ProblemItem[] = [],
+): Promise<CampaignSpec> {
+  // `earlier`: what the caller's own reading found (the API's flags), reported with the rest.
+  const problems: ProblemItem[] = [...earlier];
+  let spec: CampaignSpec | undefined;
+  try {
+    spec = readCampaignSpec(input, names);
+  } catch (error) {
+    problems.push(...itemsOf(error, names));
+    // Only unknown fields wrong: the rest is read and checked too.
+    spec = readKnownFields(input);
+  }
+  if (spec !== undefined) {
+    try {
+      checkCampaignSpec(spec, names, context);
+    } catch (error) {
+      problems.push(...itemsOf(error, names));
+    }
+    problems.push(...(await missingColumns(spec, file, names)));
+  }
+  if (problems.length > 0) throw new ProblemsError(problems);
+  return spec!;
+}
+
+function itemsOf(error: unknown, names: FieldNames): ProblemItem[] {
+  if (!isAppError(error)) throw error;
+  return specProblemItems(error, names);
+}
+
+/** The columns the spec names, each with the field that names it. */
+function namedColumns(spec: CampaignSpec, names: FieldNames): { column: string; field: string }[] {
+  const { csv } = spec;
+  const named = [{ column: csv.phoneColumn, field: names['csv.phoneColumn'] }];
+  csv.params?.forEach((column) => named.push({ column, field: names['csv.params'] }));
+  for (const column of Object.values(csv.paramColumns ?? {})) named.push({ column, field: names['csv.paramColumns'] });
+  if (csv.headerTextColumn !== undefined) named.push({ column: csv.headerTextColumn, field: names['csv.headerTextColumn'] });
+  if (csv.headerMediaColumn !== undefined) named.push({ column: csv.headerMediaColumn, field: names['csv.headerMediaColumn'] });
+  csv.buttonUrlColumns?.forEach((column) => named.push({ column, field: names['csv.buttonUrlColumns'] }));
+  if (csv.timezoneColumn !== undefined) named.push({ column: csv.timezoneColumn, field: names['csv.timezoneColumn'] });
+  if (spec.text?.body !== undefined) {
+    // A body that does not parse is a problem of its own (checkMessage's); its columns are then unknown.
+    const columns = safely(() => parseTextBody(spec.text!.body!, names['text.body'])) ?? [];
+    for (const column of columns) named.push({ column, field: names['text.body'] });
+  }
+  return named;
+}
+
+/** Each column named by the spec that the header lacks, once; a header that cannot be read is the one problem. */
+async function missingColumns(spec: CampaignSpec, file: string, names: FieldNames): Promise<ProblemItem[]> {
+  // A delimiter that does not parse is the spec's own problem: the header is then read with the one detected.
+  const given = spec.csv.delimiter;
+  const delimiter = given === undefined ? undefined : safely(() => parseDelimiterOption(given));
+  let header: readonly string[];
+  try {
+    const source = await openCsv(file, { delimiter });
+    header = source.header;
+    source.close();
+  } catch (error) {
+    return itemsOf(error, names);
+  }
+  const found = `Columns found: ${header.map((c) => `"${c}"`).join(', ')}`;
+  const seen = new Set<string>();
+  const problems: ProblemItem[] = [];
+  for (const { column, field } of namedColumns(spec, names)) {
+    if (header.includes(column) || seen.has(column)) continue;
+    seen.add(column);
+    problems.push({ code: 'CSV_HEADER_INVALID', column, detail: `${file}: the header has no column "${column}" (${field}). ${found}` });
+  }
+  return problems;
+}
+
+/** The check's value, or undefined when it refuses (an AppError: reported by the spec's own checks). */
+function safely<T>(run: () => T): T | undefined {
+  try {
+    return run();
+  } catch (error) {
+    if (isAppError(error)) return undefined;
+    throw error;
+  }
+}

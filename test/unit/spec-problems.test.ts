@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { campaignSpecSchema } from '../../src/campaigns/spec/campaign-spec.js';
+import { checkCampaignSpec } from '../../src/campaigns/spec/check-spec.js';
+import { CLI_FIELD_NAMES, JSON_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
+import { parseCampaignSpec, readCampaignSpec, readKnownFields } from '../../src/campaigns/spec/parse-spec.js';
+import { fieldOfMessage } from '../../src/campaigns/spec/spec-problems.js';
+import { AppError } from '../../src/errors/app-error.js';
+import { ProblemsError } from '../../src/errors/problems-error.js';
+
+const CONTEXT = { now: Date.parse('2026-11-22T12:00:00Z'), defaultPhoneNumberId: '106540352242922' };
+const TEMPLATE = { template: { name: 'order_update', language: 'en_US' } };
+
+function refusal(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a refusal');
+}
+
+/** checkCampaignSpec reports every broken rule: one as it is, several as one ProblemsError naming each field. */
+describe('campaign spec: every problem at once', () => {
+  it('throws a single broken rule as its own AppError, code and message unchanged', () => {
+    const spec = campaignSpecSchema.parse({ ...TEMPLATE, priority: 'urgent' });
+    const error = refusal(() => checkCampaignSpec(spec, CLI_FIELD_NAMES, CONTEXT));
+    expect(error).not.toBeInstanceOf(ProblemsError);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: 'OPTION_INVALID', message: '--priority "urgent": use high, normal or low' });
+  });
+
+  it('collects every independent rule, each item naming its JSON field, the message one per line', () => {
+    const spec = campaignSpecSchema.parse({
+      ...TEMPLATE,
+      priority: 'urgent',
+      schedule: { at: 'next tuesday' },
+      window: { days: 'mon-fri' },
+      csv: { defaultCountry: 'XX' },
+      phoneNumberId: 'abc',
+    });
+    const error = refusal(() => checkCampaignSpec(spec, JSON_FIELD_NAMES, CONTEXT));
+    expect(error).toBeInstanceOf(ProblemsError);
+    const problems = error as ProblemsError;
+    expect(problems.code).toBe('OPTION_INVALID');
+    expect(problems.problems.map((p) => p.field)).toStrictEqual([
+      'phoneNumberId',
+      'csv.defaultCountry',
+      'priority',
+      'schedule.at',
+      'window.days',
+    ]);
+    expect(problems.message.split('\n')).toHaveLength(5);
+    expect(problems.message.split('\n')[2]).toBe('priority "urgent": use high, normal or low');
+  });
+
+  it('names several codes SPEC_INVALID, and the CLI its flags', () => {
+    const spec = campaignSpecSchema.parse({ ...TEMPLATE, priority: 'urgent' });
+    const error = refusal(() => checkCampaignSpec(spec, CLI_FIELD_NAMES, { ...CONTEXT, defaultPhoneNumberId: undefined }));
+    expect(error).toMatchObject({ code: 'SPEC_INVALID' });
+    expect((error as ProblemsError).problems.map((p) => [p.code, p.field])).toStrictEqual([
+      ['CONFIG_INVALID', '--phone-number-id'],
+      ['OPTION_INVALID', '--priority'],
+    ]);
+    expect((error as Error).message).toMatch(/^No phone number to send from: .*--phone-number-id\n--priority "urgent"/);
+  });
+
+  it('reads every issue of the schema for the API, the CLI keeps the first', () => {
+    const input = { ...TEMPLATE, priority: 5, tempalte: {}, csv: { params: 'a', delimeter: ';' } };
+    const error = refusal(() => readCampaignSpec(input, JSON_FIELD_NAMES)) as ProblemsError;
+    expect(error.problems.map((p) => p.field).sort()).toStrictEqual(['csv.delimeter', 'csv.params', 'priority', 'tempalte']);
+    expect(error.problems.every((p) => p.code === 'OPTION_INVALID')).toBe(true);
+    const cli = refusal(() => parseCampaignSpec(input, CLI_FIELD_NAMES));
+    expect(cli).not.toBeInstanceOf(ProblemsError);
+    expect(cli).toMatchObject({ code: 'OPTION_INVALID' });
+  });
+
+  it('reads the known fields of a spec whose only fault is a misspelt field', () => {
+    expect(readKnownFields({ ...TEMPLATE, prioritty: 'high', window: { hours: '09:00-17:00', dayz: 'mon' } })).toMatchObject({
+      ...TEMPLATE,
+      window: { hours: '09:00-17:00' },
+    });
+    expect(readKnownFields({ ...TEMPLATE, prioritty: 'high', priority: 5 })).toBeUndefined();
+  });
+
+  it('finds the field a message names first, as a whole name', () => {
+    expect(fieldOfMessage('window.days needs window.hours HH:MM-HH:MM', JSON_FIELD_NAMES)).toBe('window.days');
+    expect(fieldOfMessage('--start-deadline 2026 needs --at: a deadline', CLI_FIELD_NAMES)).toBe('schedule.startDeadline');
+    expect(fieldOfMessage('nothing named here', JSON_FIELD_NAMES)).toBeUndefined();
+  });
+});
