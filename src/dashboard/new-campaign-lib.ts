@@ -228,31 +228,34 @@ var NewCampaign = (function () {
     return out;
   }
 
-  /** The spec (src/campaigns/spec/campaign-spec.ts) for the page's choices; empty fields are left out. */
+  /**
+   * The spec the API takes for the page's choices: campaign send's flags, camelCased
+   * (src/campaigns/spec/campaign-flags.ts); empty fields are left out.
+   */
   function specOf(choice) {
-    var csv = { phoneColumn: choice.phoneColumn };
-    var spec = { name: choice.name, phoneNumberId: choice.phoneNumberId, priority: choice.priority };
-    if (choice.kind === 'text') spec.text = { body: choice.text };
+    var spec = {
+      name: choice.name, phoneNumberId: choice.phoneNumberId, priority: choice.priority, phoneColumn: choice.phoneColumn,
+      at: choice.at, validFor: choice.validFor, expiresAt: choice.expiresAt, window: choice.hours, days: choice.days
+    };
+    if (choice.kind === 'text') spec.text = choice.text;
     else {
       var model = choice.model;
-      spec.template = { name: model.name, language: model.language };
+      spec.template = model.name;
+      spec.language = model.language;
       var body = model.body.variables.map(function (v) { return choice.mapping['body:' + v] || ''; });
-      if (model.positional) { if (body.length > 0) csv.params = body; }
+      if (model.positional) { if (body.length > 0) spec.params = body; }
       else if (body.length > 0) {
         // A variable left without a column is left out: the service then looks for a column of its name, and names it when none is.
-        csv.paramColumns = {};
-        model.body.variables.forEach(function (v, i) { if (body[i]) csv.paramColumns[v] = body[i]; });
+        spec.param = {};
+        model.body.variables.forEach(function (v, i) { if (body[i]) spec.param[v] = body[i]; });
       }
-      csv.headerTextColumn = choice.mapping['header:text'];
-      csv.headerMediaColumn = choice.mapping['header:media'];
+      spec.headerTextColumn = choice.mapping['header:text'];
+      spec.headerImageColumn = choice.mapping['header:media'];
       var buttons = slotsOf(model).filter(function (s) { return s.kind === 'button'; })
         .map(function (s) { return choice.mapping[s.key] || ''; });
-      if (buttons.length > 0) csv.buttonUrlColumns = buttons;
+      if (buttons.length > 0) spec.buttonUrlColumn = buttons;
     }
-    if (choice.delimiter && choice.delimiter !== ',') csv.delimiter = choice.delimiter === '\t' ? 'tab' : choice.delimiter;
-    spec.csv = compact(csv);
-    spec.schedule = compact({ at: choice.at, validFor: choice.validFor, expiresAt: choice.expiresAt });
-    spec.window = compact({ hours: choice.hours, days: choice.days });
+    if (choice.delimiter && choice.delimiter !== ',') spec.delimiter = choice.delimiter === '\t' ? 'tab' : choice.delimiter;
     return compact(spec);
   }
 

@@ -149,6 +149,10 @@ describe('the New campaign page in headless Chromium', () => {
     expect(id).not.toBe('');
     const definition = await rig.inRedis((redis) => new RedisLedger(redis, rig.prefix).getCampaign(id));
     expect(definition?.name).toBe('Appointments from the page');
+    // The page's choices reached it: priority, and rows expiring 2 h after the start.
+    const created = await rig.inRedis((redis) => new RedisLedger(redis, rig.prefix).status(id));
+    expect(created?.priority).toBe('high');
+    expect((created?.expiresAt ?? 0) - (created?.createdAt ?? 0)).toBeGreaterThan(7_100_000);
     // The figures as the page came, then as the live updates move them: the sent count, and the charts' funnel with it.
     const sent = `section[data-campaign="${id}"] [data-field="sent"]`;
     const sentBar = '.charts svg.funnel g.bar[data-stage="sent"]';

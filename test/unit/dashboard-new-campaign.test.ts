@@ -78,7 +78,7 @@ describe('the New campaign page: reading the file', () => {
 });
 
 describe('the New campaign page: templates, preview and spec', () => {
-  it('a named template: slots by name, suggestions, the bubble with the values, the spec with paramColumns', async () => {
+  it('a named template: slots by name, suggestions, the bubble with the values, the spec with param', async () => {
     const model = lib.templateModel(await sampleTemplate('appointment_reminder_named'));
     const header = ['Mobile', 'First Name', 'When'];
     const mapping = lib.suggestMapping(model, header);
@@ -87,14 +87,16 @@ describe('the New campaign page: templates, preview and spec', () => {
     const rendered = lib.renderTemplate(model, mapping, header, ['+4915100000001', 'Ana', 'Monday 10:00']);
     expect(rendered.body).toBe('Hello Ana, this is a reminder of your appointment on Monday 10:00. Reply to this message to reschedule.');
     const choice = { kind: 'template', model, mapping, phoneColumn: 'Mobile', phoneNumberId: '1', name: 'x', priority: 'normal' };
-    expect(lib.specOf({ ...choice, delimiter: ',', hours: '09:00-20:00', validFor: '48h' })).toEqual({
+    expect(lib.specOf({ ...choice, delimiter: ',', hours: '09:00-20:00', validFor: '48h', at: '' })).toEqual({
       name: 'x',
       phoneNumberId: '1',
       priority: 'normal',
-      template: { name: 'appointment_reminder_named', language: 'en_US' },
-      csv: { phoneColumn: 'Mobile', paramColumns: { first_name: 'First Name', appointment_time: 'When' } },
-      schedule: { validFor: '48h' },
-      window: { hours: '09:00-20:00' },
+      template: 'appointment_reminder_named',
+      language: 'en_US',
+      phoneColumn: 'Mobile',
+      param: { first_name: 'First Name', appointment_time: 'When' },
+      validFor: '48h',
+      window: '09:00-20:00',
     });
     const head = {
       header,
@@ -122,7 +124,14 @@ describe('the New campaign page: templates, preview and spec', () => {
       buttons: ['Stop promotions'],
     });
     const spec = lib.specOf({ kind: 'template', model, mapping, phoneColumn: 'phone', delimiter: ';' });
-    expect(spec.csv).toEqual({ phoneColumn: 'phone', params: ['name', 'off'], headerMediaColumn: 'img', delimiter: ';' });
+    expect(spec).toEqual({
+      template: 'spring_promo',
+      language: 'en_US',
+      phoneColumn: 'phone',
+      params: ['name', 'off'],
+      headerImageColumn: 'img',
+      delimiter: ';',
+    });
   });
 
   it('groups refused rows by reason with a few examples', () => {
