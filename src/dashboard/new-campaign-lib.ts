@@ -9,6 +9,8 @@
 export const NEW_CAMPAIGN_LIB = String.raw`'use strict';
 var NewCampaign = (function () {
   var PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
+  /** A text's {{column}}: any column name without braces or line breaks, spaces inside the braces ignored (as the service reads it). */
+  var TEXT_PLACEHOLDER = /\{\{([^{}\r\n]*)\}\}/g;
   /** Words a phone column's name holds, best first. */
   var PHONE_WORDS = ['phone', 'mobile', 'msisdn', 'whatsapp', 'number'];
   var DELIMITERS = [',', ';', '|', '\t'];
@@ -188,15 +190,27 @@ var NewCampaign = (function () {
 
   /** A text message for one row: its {{column}} placeholders filled from the row. */
   function renderText(body, header, row) {
-    var values = {};
-    header.forEach(function (h, i) { values[h] = String(row[i] == null ? '' : row[i]); });
-    return { header: null, body: fill(body, values), footer: null, buttons: [] };
+    var text = String(body || '').replace(TEXT_PLACEHOLDER, function (all, name) {
+      var i = header.indexOf(name.trim());
+      return i < 0 ? all : String(row[i] == null ? '' : row[i]);
+    });
+    return { header: null, body: text, footer: null, buttons: [] };
+  }
+
+  /** The columns a text names, each once. */
+  function textColumns(body) {
+    var seen = [];
+    String(body || '').replace(TEXT_PLACEHOLDER, function (all, name) {
+      if (seen.indexOf(name.trim()) < 0) seen.push(name.trim());
+      return all;
+    });
+    return seen;
   }
 
   /** The columns a row needs filled to be sent: the phone, the mapped ones, a text's placeholders. */
   function neededColumns(choice) {
     var columns = [choice.phoneColumn];
-    if (choice.kind === 'text') return columns.concat(placeholders(choice.text, false));
+    if (choice.kind === 'text') return columns.concat(textColumns(choice.text));
     Object.keys(choice.mapping).forEach(function (k) { if (choice.mapping[k]) columns.push(choice.mapping[k]); });
     return columns;
   }

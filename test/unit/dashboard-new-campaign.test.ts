@@ -17,6 +17,7 @@ interface Lib {
   slotsOf(m: Model): { key: string; kind: string; name: string }[];
   suggestMapping(m: Model, header: string[]): Record<string, string | null>;
   renderTemplate(m: Model, mapping: Record<string, string | null>, header: string[], row: string[]): Rendered;
+  renderText(body: string, header: string[], row: string[]): Rendered;
   previewRows(
     head: { header: string[]; rows: string[][] },
     choice: object,
@@ -131,6 +132,68 @@ describe('the New campaign page: templates, preview and spec', () => {
       params: ['name', 'off'],
       headerImageColumn: 'img',
       delimiter: ';',
+    });
+  });
+
+  it("the API's template shape (templates list --json): header text variable, URL button, preview texts", () => {
+    const model = lib.templateModel({
+      name: 'shipping_update',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'UTILITY',
+      parameterFormat: 'POSITIONAL',
+      variables: ['header {{1}}', 'body {{1}} {{2}}', 'button 1 url {{1}}'],
+      header: { kind: 'text', text: 'Order {{1}}', variables: ['1'] },
+      bodyVariables: ['1', '2'],
+      urlButtons: [{ index: 1, variables: ['1'] }],
+      parameterCount: 4,
+      quality: null,
+      preview: {
+        header: { format: 'TEXT', text: 'Order {{1}}' },
+        body: 'Hi {{1}}, it ships {{2}}.',
+        footer: 'Thanks',
+        buttons: [
+          { type: 'QUICK_REPLY', text: 'Stop', url: null, phoneNumber: null },
+          { type: 'URL', text: 'Track', url: 'https://x.example/t/{{1}}', phoneNumber: null },
+        ],
+      },
+    });
+    expect(lib.slotsOf(model).map((s) => s.key)).toEqual(['body:1', 'body:2', 'header:text', 'button:1']);
+    const mapping = { 'body:1': 'name', 'body:2': 'day', 'header:text': 'order', 'button:1': 'code' };
+    const header = ['phone', 'name', 'day', 'order', 'code'];
+    expect(lib.renderTemplate(model, mapping, header, ['+1', 'Ana', 'today', 'A-1', 'zz'])).toEqual({
+      header: { kind: 'text', text: 'Order A-1' },
+      body: 'Hi Ana, it ships today.',
+      footer: 'Thanks',
+      buttons: ['Stop', 'Track'],
+    });
+    expect(lib.specOf({ kind: 'template', model, mapping, phoneColumn: 'phone' })).toEqual({
+      template: 'shipping_update',
+      language: 'en_US',
+      phoneColumn: 'phone',
+      params: ['name', 'day'],
+      headerTextColumn: 'order',
+      buttonUrlColumn: ['code'],
+    });
+  });
+
+  it('a text: its {{column}} placeholders filled from the row; rows lacking one are not previewed', () => {
+    const head = {
+      header: ['phone', 'first name', 'code'],
+      rows: [
+        ['+1', '', 'a'],
+        ['+2', 'Bo', 'b'],
+      ],
+    };
+    const choice = { kind: 'text', text: 'Hi {{first name}}, code {{code}}', phoneColumn: 'phone', mapping: {} };
+    expect(lib.previewRows(head, choice, [], 5).map((r) => r.number)).toEqual([2]);
+    expect(lib.renderText('Hi {{first_name}}, code {{code}}', ['phone', 'first_name', 'code'], ['+2', 'Bo', 'b']).body).toBe(
+      'Hi Bo, code b',
+    );
+    expect(lib.specOf({ ...choice, phoneNumberId: '7' })).toEqual({
+      text: 'Hi {{first name}}, code {{code}}',
+      phoneColumn: 'phone',
+      phoneNumberId: '7',
     });
   });
 
