@@ -6,6 +6,7 @@ import { AppError, isAppError } from '../errors/app-error.js';
 import { packageRoot } from '../files/package-root.js';
 import { REDIS_FULL_ADVICE, isRedisOutOfMemory } from '../errors/redis-errors.js';
 import { followNpxParent } from './npx-parent.js';
+import { armDeadline, endWhenDone, oneShotCommand } from './command-deadline.js';
 
 // Each command file holds only its definition; what it runs is loaded by its action (a dynamic
 // import), so `campaign send` does not pay for fastify and the sandbox, which is start-up time
@@ -57,10 +58,13 @@ for (const definition of await definitionsFor(process.argv.slice(2))) definition
 
 oneLineUsageErrors(program);
 
+const oneShot = oneShotCommand(process.argv.slice(2));
+if (oneShot !== undefined) armDeadline(oneShot);
 try {
   followNpxParent();
   loadDotEnv();
   await program.parseAsync(process.argv);
+  if (oneShot !== undefined) endWhenDone();
 } catch (error) {
   if (isHelpShown(error)) {
     process.exitCode = error.exitCode;

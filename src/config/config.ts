@@ -101,6 +101,8 @@ const envSchema = z.object({
     .default('cw'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   REPORTS_DIR: z.string().min(1).default('reports'),
+  // A one-shot command's deadline (src/cli/command-deadline.ts reads it before the settings are loaded; checked here too).
+  CLI_TIMEOUT_SECONDS: wholeNumber(1).default(300),
   // The HTTP API (`campaign serve`, /api/v1): the largest CSV upload it takes, in bytes (413
   // above it), and the requests one token may make per minute (429 above it).
   API_MAX_UPLOAD_BYTES: wholeNumber(1).default(200 * 1024 * 1024),

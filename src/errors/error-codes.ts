@@ -24,6 +24,7 @@ export const ERROR_CODES = {
     '`campaign serve` was asked to listen beyond loopback with no DASHBOARD_PASSWORD: the ' +
     'campaigns page and its controls would be open to the network.',
   INGEST_INTERRUPTED: 'campaign send was stopped (Ctrl-C, SIGTERM) while reading the file; the campaign is paused and can be continued.',
+  COMMAND_TIMEOUT: 'A one-shot command (status, report, list, a control) did not finish within CLI_TIMEOUT_SECONDS (exit code 124).',
   INTERNAL_ERROR: 'Something failed that the program did not expect (a bug); the message says what.',
   TEMPLATES_FILE_INVALID: 'The templates file is not a valid message_templates list.',
   RATE_CARD_INVALID: 'The rate card (RATE_CARD_FILE) cannot be read or has a line that is not a rate.',
