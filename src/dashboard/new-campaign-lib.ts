@@ -171,12 +171,16 @@ var NewCampaign = (function () {
 
   /** The message for one row, as its chat bubble shows it: header, body with the values, footer, button labels. */
   function renderTemplate(model, mapping, header, row) {
+    // A variable with no column yet shows as {{1}} / {{name}}: what is still to choose.
     var bodyValues = {};
-    model.body.variables.forEach(function (v) { bodyValues[v] = valueOf(header, row, mapping['body:' + v]); });
+    model.body.variables.forEach(function (v) {
+      if (header.indexOf(mapping['body:' + v]) >= 0) bodyValues[v] = valueOf(header, row, mapping['body:' + v]);
+    });
     var head = null;
     if (model.header.kind === 'text') {
       var hv = {};
-      if (model.header.variables.length > 0) hv[model.header.variables[0]] = valueOf(header, row, mapping['header:text']);
+      if (model.header.variables.length > 0 && header.indexOf(mapping['header:text']) >= 0)
+        hv[model.header.variables[0]] = valueOf(header, row, mapping['header:text']);
       head = { kind: 'text', text: fill(model.header.text, hv) };
     } else if (model.header.kind === 'media') {
       head = { kind: 'media', format: model.header.format, url: valueOf(header, row, mapping['header:media']) };

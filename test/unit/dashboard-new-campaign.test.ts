@@ -84,6 +84,11 @@ describe('the New campaign page: templates, preview and spec', () => {
     const header = ['Mobile', 'First Name', 'When'];
     const mapping = lib.suggestMapping(model, header);
     expect(mapping).toEqual({ 'body:first_name': 'First Name', 'body:appointment_time': null });
+    // A variable with no column yet is shown as itself, not as an empty gap.
+    const unchosen = lib.renderTemplate(model, mapping, header, ['+4915100000001', 'Ana', 'Monday 10:00']);
+    expect(unchosen.body).toBe(
+      'Hello Ana, this is a reminder of your appointment on {{appointment_time}}. Reply to this message to reschedule.',
+    );
     mapping['body:appointment_time'] = 'When';
     const rendered = lib.renderTemplate(model, mapping, header, ['+4915100000001', 'Ana', 'Monday 10:00']);
     expect(rendered.body).toBe('Hello Ana, this is a reminder of your appointment on Monday 10:00. Reply to this message to reschedule.');
