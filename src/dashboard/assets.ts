@@ -95,6 +95,31 @@ p.big progress { width: 320px; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0 0 12px; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
+fieldset {
+  margin: 0 0 16px; padding: 10px 14px 12px; border: 1px solid var(--line); border-radius: 6px; background: #fff; max-width: 1100px;
+}
+legend { font-weight: 600; padding: 0 6px; }
+fieldset label { display: inline-block; margin: 4px 16px 4px 0; }
+.choice label { display: block; }
+table.mapping { margin-top: 4px; }
+.previews { display: flex; flex-wrap: wrap; gap: 14px; padding: 12px; background: #efeae2; border-radius: 6px; }
+.bubble-wrap { width: 300px; }
+.bubble-meta { font-size: 11px; color: var(--muted); margin-bottom: 2px; }
+.bubble { background: #fff; border-radius: 0 8px 8px 8px; padding: 6px 9px 8px; box-shadow: 0 1px 0.5px rgba(11, 20, 26, 0.13); }
+.bubble-header { font-weight: 700; margin-bottom: 4px; }
+.bubble-media {
+  background: #d1d7db; color: #54656f; font-size: 12px; padding: 20px 8px; margin: -2px -5px 6px; border-radius: 6px;
+  overflow-wrap: anywhere;
+}
+.bubble-body { white-space: pre-wrap; overflow-wrap: anywhere; }
+.bubble-footer { color: #667781; font-size: 12px; margin-top: 4px; }
+.bubble-buttons { display: grid; gap: 2px; margin-top: 2px; }
+.bubble-button {
+  background: #fff; color: #027eb5; text-align: center; padding: 6px; border-radius: 8px; box-shadow: 0 1px 0.5px rgba(11, 20, 26, 0.13);
+}
+ul.problems { margin: 6px 0 0; padding-left: 20px; }
+.problem-title { white-space: pre-wrap; margin: 0; }
+form.retarget input[type="text"] { width: 80px; }
 .controls { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; margin: 12px 0; }
 .controls form { margin: 0; }
 button, a.button {

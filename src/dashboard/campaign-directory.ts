@@ -2,6 +2,7 @@ import { ZodError } from 'zod';
 import { campaignMessage, describeMessage } from '../campaigns/campaign.js';
 import type { ReportLedger } from '../campaigns/ledger.js';
 import type { SendWindow } from '../campaigns/feed/send-window.js';
+import { sameMessageOf, type SameMessage } from './retarget-form.js';
 
 /** What a campaign's definition says that the dashboard shows: fixed when it was created. */
 export interface CampaignIdentity {
@@ -15,6 +16,8 @@ export interface CampaignIdentity {
   window?: SendWindow | undefined;
   /** A template campaign's template, to show what Meta's webhooks say of it (quality, category). */
   template?: { name: string; language: string } | undefined;
+  /** What a retarget of it sends unless told otherwise: its own message (its Retarget form). */
+  sameMessage?: SameMessage | undefined;
 }
 
 /**
@@ -44,14 +47,17 @@ export class CampaignDirectory {
     });
     if (definition === undefined) return { phoneNumberId: '', message: '' };
     let message = '';
+    let sameMessage: SameMessage | undefined;
     try {
       message = describeMessage(campaignMessage(definition));
+      sameMessage = sameMessageOf(campaignMessage(definition));
     } catch {
       // Neither a template nor a text: shown without one.
     }
     const plan = definition.plan;
     const template = plan === undefined ? undefined : { name: plan.name, language: plan.language };
-    const identity = { name: definition.name, phoneNumberId: definition.phoneNumberId, message, window: definition.window, template };
+    const { name, phoneNumberId, window } = definition;
+    const identity = { name, phoneNumberId, message, window, template, sameMessage };
     this.#known.set(campaignId, identity);
     return identity;
   }

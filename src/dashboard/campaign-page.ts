@@ -10,6 +10,7 @@ import { ERROR_SCAN_CAP } from '../campaigns/report/error-codes.js';
 import type { ErrorTally } from './error-tallies.js';
 import { html, type SafeHtml } from './html.js';
 import { page } from './layout.js';
+import { retargetForm } from './retarget-form.js';
 
 export const CONTROL_ACTIONS = ['pause', 'resume', 'cancel', 'reschedule'] as const;
 export type ControlAction = (typeof CONTROL_ACTIONS)[number];
@@ -81,6 +82,7 @@ ${
 </dl>
 <p class="progress big">${progressBar(view)} ${field(view, 'progress')} · ${toSend} · ${rateAndEta}</p>
 ${controls(options)}
+${retargetForm(view, identity.sameMessage, options.csrfToken)}
 <h2>Rows by status</h2>
 <table class="statuses">
 <thead><tr>${statusRows.map((s) => html`<th>${s}</th>`)}</tr></thead>

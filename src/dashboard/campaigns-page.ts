@@ -1,6 +1,7 @@
 import type { CampaignView, ViewField } from './campaign-view.js';
 import { html, type SafeHtml } from './html.js';
 import { page } from './layout.js';
+import { NEW_CAMPAIGN_PATH } from './new-campaign-page.js';
 
 /** The JSON the campaigns list polls. */
 export const LIST_JSON_PATH = '/api/campaigns';
@@ -37,6 +38,7 @@ ${rows}
     title: 'Campaigns',
     live: LIST_JSON_PATH,
     body: html`<h1>Campaigns</h1>
+<p class="actions"><a class="button" href="${NEW_CAMPAIGN_PATH}">New campaign</a></p>
 ${table}
 <p class="footnote">${RATE_NOTE} ${ETA_NOTE} ${ERRORS_NOTE} Read at <span id="updated">${new Date(now).toISOString()}</span>.</p>`,
   });

@@ -10,6 +10,7 @@ import type { DashboardReader } from './dashboard-reader.js';
 import { html, type SafeHtml } from './html.js';
 import { ASSET_PATHS, PAGE_HEADERS, page } from './layout.js';
 import { reportDisposition, reportStream } from './report-download.js';
+import { registerNewCampaignRoutes } from './new-campaign-routes.js';
 import type { UserIdsOf } from '../campaigns/report/report.js';
 
 export interface PageRoutesDeps {
@@ -36,9 +37,10 @@ export function notFoundPage(reply: FastifyReply, id: string): FastifyReply {
   return sendPage(reply, body, 404);
 }
 
-/** The pages, their live JSON, the report download and the page assets (all GET). */
+/** The pages (the New campaign page too), their live JSON, the report download and the page assets (all GET). */
 export function registerPageRoutes(app: FastifyInstance, deps: PageRoutesDeps): void {
   const { reader, access, now } = deps;
+  registerNewCampaignRoutes(app, access);
 
   app.get('/', async (_request, reply) => sendPage(reply, campaignsPage(await reader.list(), now())));
 

@@ -98,4 +98,9 @@ describe('HTTP API: a campaign, its report and its rejects', () => {
     );
     expect(bad.problems).toHaveLength(2);
   });
+
+  it('answered every call as its OpenAPI document says', () => {
+    expect(api.answers.length).toBeGreaterThan(3);
+    expect(api.checkAnswers()).toStrictEqual([]);
+  });
 });

@@ -132,4 +132,9 @@ describe('HTTP API: controlling campaigns', () => {
     await refused(await post('/campaigns/c-running/retarget', body), 409, 'CAMPAIGN_NOT_FINISHED');
     await refused(await post('/campaigns/nope/retarget', body), 404, 'CAMPAIGN_NOT_FOUND');
   });
+
+  it('answered every call as its OpenAPI document says', () => {
+    expect(api.answers.length).toBeGreaterThan(3);
+    expect(api.checkAnswers()).toStrictEqual([]);
+  });
 });

@@ -33,7 +33,10 @@ describe('HTTP API: create a campaign from an upload', () => {
     ledger = new RedisLedger(api.redis, api.prefix);
   });
   afterEach(async () => {
+    // Every answer of the test, as the OpenAPI document describes it.
+    const violations = api.checkAnswers();
     await api.close();
+    expect(violations).toStrictEqual([]);
   });
 
   /** The upload spools left in REPORTS_DIR/.uploads: each request removes its own. */

@@ -120,4 +120,9 @@ describe('HTTP API: templates, numbers and opt-outs', () => {
     const unchanged = await documented(listOptOutsRoute, await api.call('/optouts', { scope: 'read' }), 200);
     expect((unchanged as { optOuts: unknown[] }).optOuts).toHaveLength(1);
   });
+
+  it('answered every call as its OpenAPI document says', () => {
+    expect(api.answers.length).toBeGreaterThan(3);
+    expect(api.checkAnswers()).toStrictEqual([]);
+  });
 });
