@@ -52,7 +52,7 @@ export async function registerApi(app: FastifyInstance, options: ApiServerOption
       );
       scope.addContentTypeParser(['text/csv', 'text/plain', 'application/octet-stream'], (_request, payload, done) => done(null, payload));
       await scope.register(multipart, {
-        limits: { fileSize: options.limits.maxUploadBytes, files: 1, fields: 4, fieldSize: JSON_BODY_LIMIT, parts: 6 },
+        limits: { fileSize: options.limits.maxUploadBytes, files: 2, fields: 4, fieldSize: JSON_BODY_LIMIT, parts: 6 },
       });
       scope.addHook('onRequest', async (request) => {
         if (isOpenApiDocument(request)) return;

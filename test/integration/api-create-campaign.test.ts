@@ -81,6 +81,21 @@ describe('HTTP API: create a campaign from an upload', () => {
     expect(definition).toMatchObject({ name: 'spring orders', priority: 'high', source: { file: 'spring orders.csv' } });
   });
 
+  it('takes the spec as a JSON part or as a file part, as curl -F sends them', async () => {
+    for (const spec of [
+      new Blob([JSON.stringify(SPEC)], { type: 'application/json' }),
+      new File([JSON.stringify({ ...SPEC, name: 'from a file part' })], 'spec.json', { type: 'application/json' }),
+    ]) {
+      const form = new FormData();
+      form.append('spec', spec);
+      form.append('file', new Blob([csvOf(1)], { type: 'text/csv' }), 'orders.csv');
+      const answer = await api.call('/campaigns', { method: 'POST', scope: 'send', body: form });
+      expect(answer.status).toBe(201);
+    }
+    const names = await Promise.all((await ledger.listCampaigns()).map(async (id) => (await ledger.getCampaign(id))?.name));
+    expect(names.sort()).toStrictEqual(['from a file part', 'orders']);
+  });
+
   it('refuses a read token (403 API_SCOPE_REFUSED) and creates nothing', async () => {
     const answer = await postCsv(csvOf(1), SPEC, { scope: 'read' });
     expect(answer.status).toBe(403);

@@ -12,6 +12,8 @@ import { tempDir, writeCampaignCsv } from '../support/csv-files.js';
 import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from '../support/pipeline.js';
 import { freshPrefix, redisUrl, removePrefix } from '../support/redis.js';
 import { waitFor } from '../support/waiting.js';
+import type { RecordedAnswer } from '../support/api-answers.js';
+import { checkRecorded, recorded } from '../support/api-service.js';
 
 const ROWS = 100_000;
 const SPEC = { name: 'upload-100k', template: 'order_update', language: 'en_US', params: ['first_name', 'order_id'] };
@@ -77,8 +79,16 @@ describe('POST /api/v1/campaigns: 100,000 rows through serve', () => {
     await dir?.cleanup();
   });
 
-  const call = (path: string, init: RequestInit = {}) =>
-    fetch(`${api}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) } });
+  /** Every answer, checked at the end against the OpenAPI document. */
+  const answers: RecordedAnswer[] = [];
+  const call = async (path: string, init: RequestInit = {}) => {
+    const answer = await fetch(`${api}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) },
+    });
+    answers.push(await recorded(init.method ?? 'GET', path, answer));
+    return answer;
+  };
 
   /** The CSV streamed from disk, never read whole: what a client uploading a large file does. */
   const upload = () =>
@@ -146,6 +156,9 @@ describe('POST /api/v1/campaigns: 100,000 rows through serve', () => {
     expect((JSON.parse(againBody) as { id: string }).id).toBe(summary.id);
     const list = (await (await call('/campaigns?limit=200')).json()) as { campaigns: { id: string }[] };
     expect(list.campaigns.map((c) => c.id)).toStrictEqual([summary.id]);
+    // Every answer of this test, the 201, the polls, the report, the replay and the list, as documented.
+    expect(answers.length).toBeGreaterThan(4);
+    expect(checkRecorded(answers)).toStrictEqual([]);
   }, 240_000);
 });
 

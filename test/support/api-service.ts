@@ -69,8 +69,7 @@ export class ApiTestService {
 
   /** What the OpenAPI document says is wrong with the answers of call() so far (none: `[]`). */
   checkAnswers(): string[] {
-    const checker = new AnswerChecker(openApiDocument(API_ROUTES, { version: 'test' }));
-    return this.answers.flatMap((a) => checker.check(a.method, a.path, a.status, a.contentType, a.body));
+    return checkRecorded(this.answers);
   }
 
   async close(): Promise<void> {
@@ -85,7 +84,7 @@ export class ApiTestService {
  * An answer as checkAnswers() sees it: a JSON body is read from a clone (the test still reads
  * the answer); other bodies are left unread (a stream may not end).
  */
-async function recorded(method: string, path: string, answer: Response): Promise<RecordedAnswer> {
+export async function recorded(method: string, path: string, answer: Response): Promise<RecordedAnswer> {
   const contentType = answer.headers.get('content-type');
   const base = { method, path, status: answer.status, contentType, body: undefined };
   if (!/^application\/(?:[\w.-]+\+)?json\b/i.test(contentType ?? '')) return base;
@@ -95,4 +94,10 @@ async function recorded(method: string, path: string, answer: Response): Promise
   } catch {
     return base;
   }
+}
+
+/** What is wrong with recorded answers, against the API's OpenAPI document (one line per violation). */
+export function checkRecorded(answers: readonly RecordedAnswer[]): string[] {
+  const checker = new AnswerChecker(openApiDocument(API_ROUTES, { version: 'test' }));
+  return answers.flatMap((a) => checker.check(a.method, a.path, a.status, a.contentType, a.body));
 }

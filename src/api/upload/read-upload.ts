@@ -38,7 +38,11 @@ export async function readUpload(
   let file: { path: string; fileName: string } | undefined;
   for await (const part of request.parts()) {
     if (part.type === 'field' && part.fieldname === 'spec') {
-      specText = String(part.value);
+      // A part sent as application/json comes parsed (@fastify/multipart): the spec either way.
+      specText = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
+    } else if (part.type === 'file' && part.fieldname === 'spec') {
+      // `curl -F spec=@spec.json`: the spec as a small file part, read whole (at most the spec's 1 MB).
+      specText = await readSpecPart(part.file);
     } else if (part.type === 'file' && part.fieldname === 'file') {
       const stream = part.file as Readable & { truncated?: boolean };
       const path = await spool.write(stream, part.filename, options.maxBytes, () => stream.truncated === true);
@@ -50,6 +54,23 @@ export async function readUpload(
   }
   if (file === undefined) throw invalid('file', 'the multipart upload has no `file` part (the CSV)');
   return { specText, ...file };
+}
+
+/** The largest spec, as a field or a file part. */
+const SPEC_MAX_BYTES = 1024 * 1024;
+
+async function readSpecPart(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    bytes += chunk.length;
+    if (bytes > SPEC_MAX_BYTES) {
+      stream.resume();
+      throw invalid('spec', `the spec part is larger than ${SPEC_MAX_BYTES} bytes: send the CSV as the \`file\` part`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function invalid(field: string, detail: string): AppError {
