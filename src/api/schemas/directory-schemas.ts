@@ -5,11 +5,9 @@ export const numberViewSchema = z
   .object({
     phoneNumberId: z.string(),
     sendRate: z.number().int().min(0).meta({ description: 'Messages per second (SEND_RATES, else SEND_RATE); 0 = unlimited.' }),
-    portfolio: z
-      .string()
-      .meta({
-        description: "Its business portfolio (PORTFOLIOS; `default` when not named): opt-outs and the messaging limit are the portfolio's.",
-      }),
+    portfolio: z.string().meta({
+      description: "Its business portfolio (PORTFOLIOS; `default` when not named): opt-outs and the messaging limit are the portfolio's.",
+    }),
     isDefault: z.boolean().meta({ description: 'WHATSAPP_PHONE_NUMBER_ID: the number a campaign sends from unless it names another.' }),
     knownFrom: z
       .array(z.enum(['WHATSAPP_PHONE_NUMBER_ID', 'SEND_RATES', 'PORTFOLIOS', 'campaigns']))

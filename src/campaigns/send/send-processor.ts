@@ -2,6 +2,7 @@ import { CloudApiBadResponseError, CloudApiError, CloudApiTransportError } from 
 import type { SendResult } from '../../cloud-api/cloud-api-client.js';
 import type { OutboundMessage } from '../../cloud-api/outbound-message.js';
 import { AppError } from '../../errors/app-error.js';
+import { RedisRoom } from './redis-room.js';
 import type { Logger } from '../../logging/logger.js';
 import type { CampaignDefinition, RowStatus } from '../campaign.js';
 import { haltReason } from './halt-advice.js';
@@ -67,6 +68,8 @@ export class SendProcessor {
   readonly #ledger: SendProcessorLedger;
   readonly #sender: MessageSender;
   readonly #logger: Logger;
+  /** Redis full: claims and answers wait for room instead of failing their job. */
+  readonly #room: RedisRoom;
   /** Definitions by campaign, cached as the promise: the first 100 jobs of a campaign read it once, not 100 times. */
   readonly #campaigns = new Map<string, Promise<CampaignDefinition>>();
   readonly #onCampaignCompleted: (campaignId: string) => void;
@@ -104,6 +107,7 @@ export class SendProcessor {
     this.#ledger = deps.ledger;
     this.#sender = deps.sender;
     this.#logger = deps.logger;
+    this.#room = new RedisRoom(deps.logger, () => this.#stopping);
     this.#pacer = deps.pacer;
     this.#onCampaignCompleted = deps.onCampaignCompleted ?? ((campaignId) => deps.logger.info({ campaignId }, 'campaign completed'));
     this.#onCampaignPaused = deps.onCampaignPaused ?? (() => undefined);
@@ -122,7 +126,7 @@ export class SendProcessor {
     // A paused campaign's jobs skip the slot: they only park, and must not use the rate.
     if (!(await this.#isHeld(job.campaignId))) await this.#pacer?.reserveSlot();
     if (this.#stopping) return { kind: 'release' };
-    const claim = await this.#ledger.claim(job, phoneNumberId);
+    const claim = await this.#room.write('claim', () => this.#ledger.claim(job, phoneNumberId));
     switch (claim.outcome) {
       case 'settled':
         // A cancel or an expiry answered the campaign's last row at this claim.
@@ -314,7 +318,7 @@ export class SendProcessor {
   /** Settles with the campaign's phone number (its duplicate guard forgets a refused send). */
   async #settle(job: SendJob, settlement: Settlement): Promise<SettleResult> {
     const { phoneNumberId } = await this.#definition(job.campaignId);
-    return this.#ledger.settle(job, settlement, phoneNumberId);
+    return this.#room.write('settle', () => this.#ledger.settle(job, settlement, phoneNumberId));
   }
 
   /** Cached for HOLD_CHECK_MS; the claim itself always checks Redis, so this only saves slots. */
