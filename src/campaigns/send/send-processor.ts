@@ -124,7 +124,8 @@ export class SendProcessor {
     // The slot wait comes before the claim (a worker that dies while waiting has claimed
     // nothing); the admission check comes last, so nothing but the request follows it.
     // A paused campaign's jobs skip the slot: they only park, and must not use the rate.
-    if (!(await this.#isHeld(job.campaignId))) await this.#pacer?.reserveSlot();
+    const pacer = this.#pacer;
+    if (pacer !== undefined && !(await this.#isHeld(job.campaignId))) await this.#room.write('pacer', () => pacer.reserveSlot());
     if (this.#stopping) return { kind: 'release' };
     const claim = await this.#room.write('claim', () => this.#ledger.claim(job, phoneNumberId));
     switch (claim.outcome) {
@@ -158,7 +159,8 @@ export class SendProcessor {
     const built = messageForRow(definition, row);
     if (!built.ok) return this.#final(job, { status: 'failed', errorCode: 'JOB_PAYLOAD_INVALID', errorDetail: built.detail });
 
-    await this.#pacer?.admit();
+    // The row is claimed: its send must not fail for lack of room in Redis (it would be in doubt).
+    if (pacer !== undefined) await this.#room.write('pacer', () => pacer.admit());
     let result: SendResult;
     this.#inFlight.add(job);
     // Metrics hook: the request alone, from leaving to its answer; counted in memory.
