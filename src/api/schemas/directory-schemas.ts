@@ -1,3 +1,4 @@
+import { rejectedRowSchema } from './send-summary-schema.js';
 import { z } from 'zod';
 
 /** A phone number this service can send from, for a number picker. */
@@ -53,13 +54,6 @@ export const optOutsChangeSchema = z.object({
 
 /** The first rows of a campaign's rejects file, as JSON. */
 export const rejectsJsonSchema = z.object({
-  rows: z.array(
-    z.object({
-      row: z.number().int().min(1),
-      phone: z.string().meta({ description: "As the file has it (a value that could read as a formula starts with `'`)." }),
-      reason: z.string().meta({ description: 'The rejection reason (docs/errors.md, row rejection reasons).' }),
-      detail: z.string(),
-    }),
-  ),
+  rows: z.array(rejectedRowSchema).meta({ description: 'Each value as it was in the file (the CSV form quotes a formula-like value).' }),
   truncated: z.boolean().meta({ description: 'The file has more rows than `limit`.' }),
 });
