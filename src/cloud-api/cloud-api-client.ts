@@ -1,7 +1,8 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Secret } from '../config/secret.js';
 import { CloudApiBadResponseError, CloudApiTransportError } from './cloud-api-errors.js';
-import { graphError, safeJson, transportFailure } from './graph-answers.js';
+import { graphError, transportFailure } from './graph-answers.js';
+import { safeJson } from './safe-json.js';
 import { messageBody, messagePath } from './message-body.js';
 import type { OutboundMessage } from './outbound-message.js';
 import { sendResponseSchema } from './response-schemas.js';

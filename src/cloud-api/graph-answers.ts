@@ -1,3 +1,4 @@
+import { safeJson } from './safe-json.js';
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
 import type { Secret } from '../config/secret.js';
 import { CloudApiError, CloudApiTransportError, type TransportFailure } from './cloud-api-errors.js';
@@ -16,14 +17,6 @@ export function graphError(status: number, text: string): CloudApiError {
     details: e.error_data?.details,
     fbtraceId: e.fbtrace_id,
   });
-}
-
-export function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Only a refused or never-established connection (or a request undici refused to build) proves Meta did not see it. */

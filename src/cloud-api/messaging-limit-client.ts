@@ -2,7 +2,8 @@ import type { Dispatcher } from 'undici';
 import type { MessagingLimit } from '../config/number-settings.js';
 import type { Secret } from '../config/secret.js';
 import { CloudApiBadResponseError, type CloudApiError } from './cloud-api-errors.js';
-import { graphError, graphGet, safeJson } from './graph-answers.js';
+import { graphError, graphGet } from './graph-answers.js';
+import { safeJson } from './safe-json.js';
 
 /**
  * The phone number's messaging-limit field (reference cloud-api-2026.md §4, §6): from v24.0

@@ -2,7 +2,8 @@ import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import type { Secret } from '../config/secret.js';
 import { CloudApiBadResponseError } from './cloud-api-errors.js';
-import { graphError, graphGet, safeJson } from './graph-answers.js';
+import { graphError, graphGet } from './graph-answers.js';
+import { safeJson } from './safe-json.js';
 
 /**
  * What Meta charged: `GET /{version}/{waba-id}?fields=pricing_analytics.start(S).end(E)

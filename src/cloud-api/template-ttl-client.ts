@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
 import type { Secret } from '../config/secret.js';
 import { CloudApiBadResponseError } from './cloud-api-errors.js';
-import { graphError, graphPost, safeJson } from './graph-answers.js';
+import { graphError, graphPost } from './graph-answers.js';
+import { safeJson } from './safe-json.js';
 
 export interface TemplateTtlRequest {
   baseUrl: string;

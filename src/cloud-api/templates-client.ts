@@ -5,7 +5,8 @@ import type { Secret } from '../config/secret.js';
 import type { TemplateSource } from '../templates/template-source.js';
 import { messageTemplateSchema, templateListSchema, type MessageTemplate } from '../templates/template-schema.js';
 import { CloudApiBadResponseError, type CloudApiError } from './cloud-api-errors.js';
-import { graphError, graphGet, safeJson } from './graph-answers.js';
+import { graphError, graphGet } from './graph-answers.js';
+import { safeJson } from './safe-json.js';
 
 export const DEFAULT_TEMPLATE_PAGE_SIZE = 100;
 /** At 100 a page this is 100k templates, far above Meta's per-WABA cap; it only stops a server that pages forever. */

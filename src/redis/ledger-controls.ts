@@ -9,7 +9,6 @@ import type {
   RetrySelection,
 } from '../campaigns/ledger.js';
 import { RETRY_HOLD_131049_MS } from '../campaigns/ledger.js';
-import { usAreaCodes } from '../phone/us-numbers.js';
 import { AppError } from '../errors/app-error.js';
 import type { LedgerContext } from './ledger-context.js';
 import { feedKeys, laneBacklogKey, optOutsKey, retentionLockKey, wamidsKey } from './ledger-keys.js';
@@ -69,6 +68,9 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld' |
     if (fromRow > toRow) return { requeued: 0, noPayload: 0, held: 0, heldUntil: 0, usMarketing: 0, optedOut: 0 };
     const { redis, prefix, clock } = this.context;
     const keys = await this.context.keys(campaignId);
+    // The script cannot run libphonenumber-js: it gets the US area codes the library knows
+    // (loaded only here: every other command of the ledger starts without it).
+    const usCodes = selection.keepUsMarketingFailed === true ? (await import('../phone/us-numbers.js')).usAreaCodes().join(',') : '';
     const [requeued, noPayload, held, heldUntil, usMarketing, optedOut] = await redis.cwMarkForRetry(
       keys.campaign,
       keys.rows,
@@ -83,8 +85,7 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld' |
       campaignId,
       clock.arg(),
       RETRY_HOLD_131049_MS,
-      // The script cannot run libphonenumber-js: it gets the US area codes the library knows.
-      selection.keepUsMarketingFailed === true ? usAreaCodes().join(',') : '',
+      usCodes,
     );
     return {
       requeued,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { safeJson } from '../cloud-api/graph-answers.js';
+import { safeJson } from '../cloud-api/safe-json.js';
 import type { PlanCost } from '../pricing/cost-estimate.js';
 import type { LedgerContext } from './ledger-context.js';
 

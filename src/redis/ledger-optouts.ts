@@ -1,4 +1,4 @@
-import { safeJson } from '../cloud-api/graph-answers.js';
+import { safeJson } from '../cloud-api/safe-json.js';
 import { portfolioOf } from '../portfolios/portfolios.js';
 import { numbersOfPortfolio, portfolioScope } from './portfolio-keys.js';
 import type { LedgerContext } from './ledger-context.js';
