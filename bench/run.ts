@@ -5,7 +5,8 @@
  * in bench/out/latest.json. Progress goes to stderr. Exits 0 when a target is missed (this
  * reports, it is not a test); exits 1 only when a measurement could not be made.
  *
- *   npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak[,...]] [--rows N] [--feeder-rows N]
+ *   npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity[,...]]
+ *                    [--rows N] [--feeder-rows N]
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -13,6 +14,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchCapacity } from './capacity.js';
 import { benchDrain } from './drain.js';
 import { FEEDER_ROWS, benchFeeder } from './feeder.js';
 import { benchIngest } from './ingest.js';
@@ -28,9 +30,9 @@ import { ROOT } from './support/product.js';
 import { deletePendingPrefixes, openRedis, redisServerPid, redisVersion } from './support/redis.js';
 import { startSandboxChild, type SandboxChild } from './support/sandbox.js';
 
-const SECTIONS = ['ingest', 'drain', 'rate', 'feeder', 'webhooks', 'metrics', 'scale', 'toptier', 'soak'] as const;
-/** The soak takes most of an hour at its default size: it runs only when asked for with --only. */
-const ON_REQUEST: readonly string[] = ['soak'];
+const SECTIONS = ['ingest', 'drain', 'rate', 'feeder', 'webhooks', 'metrics', 'scale', 'toptier', 'soak', 'capacity'] as const;
+/** The soak takes most of an hour at its default size, capacity starts a cluster of its own: each runs only when asked for with --only. */
+const ON_REQUEST: readonly string[] = ['soak', 'capacity'];
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -45,7 +47,7 @@ const { values } = parseArgs({
 });
 if (values.help) {
   console.log(
-    'npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak[,...]] ' +
+    'npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity[,...]] ' +
       '[--rows N (ingest rows, default 100000)] ' +
       `[--feeder-rows N (the feeder's campaign, default ${FEEDER_ROWS}; RSS is also measured at N/10)] ` +
       `[--soak-rows N (soak, only with --only soak; default ${SOAK_ROWS})]`,
@@ -69,7 +71,7 @@ if (
   only.some((s) => !SECTIONS.includes(s as Section))
 ) {
   console.error(
-    'usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak[,...]] ' +
+    'usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity[,...]] ' +
       '[--rows N>=1] [--feeder-rows N>=10] [--soak-rows N>=1000]',
   );
   process.exit(2);
@@ -119,6 +121,8 @@ try {
         results.push(await benchWebhooks({ runs, redis }));
       } else if (section === 'metrics') {
         results.push(await benchMetrics({ runs }));
+      } else if (section === 'capacity') {
+        results.push(await benchCapacity({ runs }));
       } else if (section === 'soak') {
         results.push(await benchSoak({ rows: soakRows, redis, redisPid }));
       } else if (section === 'scale' || section === 'toptier') {
