@@ -149,6 +149,7 @@ async function deleteAll(redis: PrivateRedis, prefix: string): Promise<void> {
   do {
     const [next, keys] = await redis.client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 5000);
     cursor = next;
-    if (keys.length > 0) await redis.client.unlink(...keys);
+    // DEL, not UNLINK: freed before the next run takes its "empty" used_memory (UNLINK frees in the background).
+    if (keys.length > 0) await redis.client.del(...keys);
   } while (cursor !== '0');
 }
