@@ -82,7 +82,7 @@ export function predictedOnCores(cores: number, input: ModelInputs, sandboxCpuPe
   return cores / (input.workerCpuPerMessage + input.redisCpuPerMessage + sandboxCpuPerMessage);
 }
 
-const gb = (bytes: number) => `${fmt(bytes / 1024 ** 3, bytes < 10 * 1024 ** 3 ? 1 : 0)} GB`;
+const gb = (bytes: number) => `${fmt(bytes / 1024 ** 3, bytes < 10 * 1024 ** 3 ? 1 : 0)} GiB`;
 
 /** The table docs/performance.md shows, in Markdown. */
 export function modelTable(input: ModelInputs): string[] {
