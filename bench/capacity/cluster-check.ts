@@ -147,7 +147,11 @@ function summarise(m: {
     const longestGapMs = inWindow.reduce((gap, t, i) => Math.max(gap, t - (inWindow[i - 1] ?? t)), 0);
     return { number, master, rate: inWindow.length / seconds, busiest: busiestWindow(times, 1000), longestGapMs };
   });
-  const deltas = m.masterPorts.map((_, i) => redisDelta(m.redisBefore[i] as never, m.redisAfter[i] as never));
+  const deltas = m.redisAfter.map((after, i) => {
+    const before = m.redisBefore[i];
+    if (before === undefined) throw new Error('a master answered INFO after the window but not before it');
+    return redisDelta(before, after);
+  });
   const masters = m.masterPorts.map((port, i) => {
     const mine = perNumber.filter((n) => n.master === port);
     const messages = mine.reduce((sum, n) => sum + n.rate * seconds, 0);
