@@ -5,7 +5,8 @@
  * in bench/out/latest.json. Progress goes to stderr. Exits 0 when a target is missed (this
  * reports, it is not a test); exits 1 only when a measurement could not be made.
  *
- *   npm run bench -- [--runs N] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak[,...]] [--rows N] [--feeder-rows N]
+ *   npm run bench -- [--runs N] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak[,...]]
+ *     [--rows N] [--feeder-rows N]
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
