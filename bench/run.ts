@@ -5,7 +5,7 @@
  * in bench/out/latest.json. Progress goes to stderr. Exits 0 when a target is missed (this
  * reports, it is not a test); exits 1 only when a measurement could not be made.
  *
- *   npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity[,...]]
+ *   npm run bench -- [--runs N] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity[,...]]
  *                    [--rows N] [--feeder-rows N]
  */
 import { execFileSync } from 'node:child_process';
@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchCapacity } from './capacity.js';
 import { benchDrain } from './drain.js';
+import { benchE2e } from './e2e.js';
 import { FEEDER_ROWS, benchFeeder } from './feeder.js';
 import { benchIngest } from './ingest.js';
 import { benchMetrics } from './metrics.js';
@@ -30,7 +31,7 @@ import { ROOT } from './support/product.js';
 import { deletePendingPrefixes, openRedis, redisServerPid, redisVersion } from './support/redis.js';
 import { startSandboxChild, type SandboxChild } from './support/sandbox.js';
 
-const SECTIONS = ['ingest', 'drain', 'rate', 'feeder', 'webhooks', 'metrics', 'scale', 'toptier', 'soak', 'capacity'] as const;
+const SECTIONS = ['ingest', 'drain', 'e2e', 'rate', 'feeder', 'webhooks', 'metrics', 'scale', 'toptier', 'soak', 'capacity'] as const;
 /** The soak takes most of an hour at its default size, capacity starts a cluster of its own: each runs only when asked for with --only. */
 const ON_REQUEST: readonly string[] = ['soak', 'capacity'];
 type Section = (typeof SECTIONS)[number];
@@ -47,7 +48,7 @@ const { values } = parseArgs({
 });
 if (values.help) {
   console.log(
-    'npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity[,...]] ' +
+    'npm run bench -- [--runs N] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity[,...]] ' +
       '[--rows N (ingest rows, default 100000)] ' +
       `[--feeder-rows N (the feeder's campaign, default ${FEEDER_ROWS}; RSS is also measured at N/10)] ` +
       `[--soak-rows N (soak, only with --only soak; default ${SOAK_ROWS})]`,
@@ -71,7 +72,7 @@ if (
   only.some((s) => !SECTIONS.includes(s as Section))
 ) {
   console.error(
-    'usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity[,...]] ' +
+    'usage: npm run bench -- [--runs N>=1] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity[,...]] ' +
       '[--rows N>=1] [--feeder-rows N>=10] [--soak-rows N>=1000]',
   );
   process.exit(2);
@@ -133,9 +134,11 @@ try {
         results.push(
           section === 'drain'
             ? await benchDrain({ runs, redis, redisPid, sandbox })
-            : section === 'rate'
-              ? await benchRate({ runs, redis, sandbox })
-              : await benchFeeder({ runs, rows: feederRows, redis, redisPid, sandbox }),
+            : section === 'e2e'
+              ? await benchE2e({ runs, redis, redisPid, sandbox })
+              : section === 'rate'
+                ? await benchRate({ runs, redis, sandbox })
+                : await benchFeeder({ runs, rows: feederRows, redis, redisPid, sandbox }),
         );
       }
     } catch (error) {

@@ -31,9 +31,14 @@ export class CloudApiClient {
   readonly #options: CloudApiClientOptions;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
+  /** The same for every request: built once, not once per message. */
+  readonly #headers: Record<string, string>;
+  readonly #versionUrl: string;
 
   constructor(options: CloudApiClientOptions) {
     this.#options = options;
+    this.#headers = { authorization: `Bearer ${options.accessToken.reveal()}`, 'content-type': 'application/json' };
+    this.#versionUrl = `${options.baseUrl}/${options.apiVersion}`;
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher =
       options.dispatcher ??
@@ -45,13 +50,13 @@ export class CloudApiClient {
   }
 
   async send(phoneNumberId: string, message: OutboundMessage): Promise<SendResult> {
-    const { baseUrl, apiVersion, accessToken, timeoutMs } = this.#options;
+    const { timeoutMs } = this.#options;
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(`${baseUrl}/${apiVersion}/${phoneNumberId}/${messagePath(message)}`, {
+      response = await request(`${this.#versionUrl}/${phoneNumberId}/${messagePath(message)}`, {
         method: 'POST',
         dispatcher: this.#dispatcher,
-        headers: { authorization: `Bearer ${accessToken.reveal()}`, 'content-type': 'application/json' },
+        headers: this.#headers,
         body: JSON.stringify(messageBody(message)),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,

@@ -13,6 +13,14 @@ export interface SendQueueOptions {
   logger: Logger;
 }
 
+/**
+ * How many finished jobs a number's queue keeps, for dashboards only: the ledger keeps every
+ * row's answer, and a job holds nothing personal (it names its campaign and row). Set on the
+ * worker, not on each job: BullMQ applies the worker's setting to jobs that carry none, and
+ * options carried by every job are packed when it is added and unpacked when it is taken.
+ */
+export const FINISHED_JOBS_KEPT = { removeOnComplete: { count: 1000 }, removeOnFail: { count: 10_000 } } as const;
+
 /** Jobs per addBulk (one MULTI each). */
 const ENQUEUE_CHUNK = 100;
 
@@ -24,14 +32,8 @@ export class BullSendQueue implements SendJobQueue {
 
   constructor(options: SendQueueOptions) {
     this.#options = options;
-    this.#jobOptions = {
-      attempts: options.attempts,
-      backoff: { type: 'exponential', delay: options.backoffMs, jitter: 0.5 },
-      // The ledger keeps every row's answer; finished jobs only need to linger for dashboards
-      // (they hold nothing personal: a job names its campaign and row).
-      removeOnComplete: { count: 1000 },
-      removeOnFail: { count: 10_000 },
-    };
+    // How long finished jobs linger is the worker's FINISHED_JOBS_KEPT.
+    this.#jobOptions = { attempts: options.attempts, backoff: { type: 'exponential', delay: options.backoffMs, jitter: 0.5 } };
   }
 
   /**

@@ -8,7 +8,7 @@ import { settleAbandoned, settleRecentlyFailed } from './abandoned-jobs.js';
 import { sendQueueName, sendQueuePrefix } from './queue-names.js';
 import { InDoubtSweep } from '../campaigns/settle/in-doubt-sweep.js';
 import { SendFeeder } from '../campaigns/feed/send-feeder.js';
-import { BullSendQueue } from './send-queue.js';
+import { BullSendQueue, FINISHED_JOBS_KEPT } from './send-queue.js';
 import { limiterFor } from './send-rate-limiter.js';
 import type { MessagingLimit } from '../config/number-settings.js';
 
@@ -63,6 +63,7 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
     prefix: queuePrefix,
     concurrency: options.concurrency,
     ...(options.rate > 0 ? { limiter: limiterFor(options.rate) } : {}),
+    ...FINISHED_JOBS_KEPT,
     // A killed worker's jobs are found within seconds (lock 10 s, checked every 3 s). A
     // stalled job is safe to run again: its claim tells a row that was mid-send (→ unknown)
     // from one that never left, so several stalls (several crashes) cost nothing.
