@@ -184,4 +184,5 @@ export const SWEEP_METHOD =
   "`campaign sandbox --mps 0` with its latencyMs fault at the scenario's answer time, all stopped " +
   `${(FIRST_SECOND_MS + WINDOW_MS) / 1000} s after the first accepted message. Achieved = accepted in ` +
   `[first + 1 s, first + ${(FIRST_SECOND_MS + WINDOW_MS) / 1000} s) / ${WINDOW_MS / 1000} s ((n − 1) / (last − first) of the ` +
-  "same arrivals is in the runs as spanPerSecond); busiest = max accepted in any [t, t + 1000 ms) over the whole run, by the sandbox's clock of arrival.";
+  'same arrivals is in the runs as spanPerSecond); busiest = max accepted in any [t, t + 1000 ms) over the whole run, ' +
+  "by the sandbox's clock of arrival.";
