@@ -42,8 +42,8 @@ interface Sender {
  * Every worker's sends, each in turn: reserve a slot, wait for it, ask the ceiling until
  * admitted, then hold its place for the API's answer before taking the next row from the
  * number's queue (shared by every worker). Rows always wait. The waits are what the worker
- * sleeps (sleepMicros: a wait under 0.5 ms is not slept, a longer one to the next whole ms). Events run in time order on the simulated clock, which
- * every pacer reads. Answers how many sends each worker and each campaign made.
+ * sleeps (sleepMicros: a wait under 0.5 ms is not slept, a longer one to the next whole ms).
+ * Events run in time order on the simulated clock, which every pacer reads. Answers how many sends each worker and each campaign made.
  */
 export async function simulateSenders(number: SimulatedNumber): Promise<{ byWorker: number[]; byCampaign: number[] }> {
   const { answersMicros, start, end, setNow } = number;
