@@ -29,6 +29,8 @@ export interface SweepScenario {
   campaigns: number;
   /** The sandbox's answer time (its latencyMs fault). */
   latencyMs: number;
+  /** SEND_CONCURRENCY; unset: the product's default for the rate. */
+  concurrency?: number;
 }
 
 export const SWEEP_SCENARIOS: readonly SweepScenario[] = [
@@ -79,7 +81,11 @@ export async function measureSweepCell(
     }
     await rig.sandbox.reset();
     await rig.sandbox.setFaults({ latencyMs: scenario.latencyMs });
-    const env = productEnv(prefix, { WHATSAPP_API_URL: rig.sandbox.url, SEND_RATE: String(rate) });
+    const env = productEnv(prefix, {
+      WHATSAPP_API_URL: rig.sandbox.url,
+      SEND_RATE: String(rate),
+      ...(scenario.concurrency === undefined ? {} : { SEND_CONCURRENCY: String(scenario.concurrency) }),
+    });
     const started: Promise<unknown>[] = [];
     for (let w = 0; w < scenario.workers; w++) {
       const worker = startChild(`campaign worker ${w + 1}`, process.execPath, [CAMPAIGN_BIN, 'worker'], env, ROOT);
