@@ -155,7 +155,8 @@ export function sweepFigures(runs: readonly SweepRun[]): Figure[] {
           target: '≥ 97% of the rate in every run',
           check: () => {
             const worst = Math.min(...mine.map((r) => r.achievedPerSecond));
-            return worst >= 0.97 * rate ? [] : [`a run at ${fmt((100 * worst) / rate, 1)}%`];
+            // A count over a whole window: 9.7/s of 10 is 97 messages, not a rounding below 97%.
+            return worst >= 0.97 * rate - 1e-9 ? [] : [`a run at ${fmt((100 * worst) / rate, 1)}%`];
           },
           digits: 2,
         }),
