@@ -8,7 +8,7 @@ import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, benchScriptArgs, campaignSend, pro
 import { deletePrefix, freshPrefix } from './support/redis.js';
 import { firstAccepted, type SandboxChild } from './support/sandbox.js';
 import { busiestWindow } from './support/stats.js';
-import { SWEEP_METHOD, SWEEP_RATES, measureSweepRate, sweepFigures, type SweepRun } from './rate-sweep.js';
+import { SWEEP_METHOD, SWEEP_RATES, SWEEP_SCENARIOS, measureSweepCell, sweepFigures, sweepLine, type SweepRun } from './rate-sweep.js';
 
 /**
  * (c) Rate: `campaign worker` at SEND_RATE=80 for 20 s of sending, measured by the receiving
@@ -51,12 +51,11 @@ export async function benchRate(options: { runs: number; redis: Redis; sandbox: 
   const sweep: SweepRun[] = [];
   for (let i = 0; i < options.runs; i++) {
     for (const rate of SWEEP_RATES) {
-      const run = await measureSweepRate(options, rate);
-      sweep.push(run);
-      console.error(
-        `  rate sweep run ${i + 1}/${options.runs} at ${rate}/s: ${fmt(run.achievedPerSecond, 2)} msg/s ` +
-          `(${fmt((100 * run.achievedPerSecond) / rate, 1)}%), busiest second ${run.busiestSecond}`,
-      );
+      for (const scenario of SWEEP_SCENARIOS) {
+        const run = await measureSweepCell(options, rate, scenario);
+        sweep.push(run);
+        console.error(`  rate sweep run ${i + 1}/${options.runs} at ${sweepLine(run)}`);
+      }
     }
     const order: ('ours' | 'bare')[] = i % 2 === 0 ? ['ours', 'bare'] : ['bare', 'ours'];
     for (const side of order) {

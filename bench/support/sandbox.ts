@@ -18,6 +18,8 @@ export interface SandboxChild {
   /** receivedAt of every accepted message by phone-number ID, each list sorted. */
   acceptedTimesByNumber(): Promise<Map<string, number[]>>;
   stats(): Promise<{ accepted: number; rejectedByCode: Record<string, number>; busiestSecond: number }>;
+  /** Replaces the sandbox's fault settings (POST /_sandbox/faults); `{}` turns them off. A reset keeps them. */
+  setFaults(settings: Record<string, unknown>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -83,6 +85,15 @@ export async function startSandboxChild(
       return byNumber;
     },
     stats: async () => (await call('GET', '/_sandbox/stats')) as Awaited<ReturnType<SandboxChild['stats']>>,
+    setFaults: async (settings) => {
+      const response = await request(`${url}/_sandbox/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(settings),
+      });
+      const text = await response.body.text();
+      if (response.statusCode >= 300) throw new Error(`sandbox POST /_sandbox/faults: HTTP ${response.statusCode} ${text}`);
+    },
     stop: async () => {
       await stopChild(child);
     },
