@@ -2,6 +2,7 @@ import { PerformanceObserver, constants as perfConstants, type PerformanceEntry 
 import { messageBody } from '../src/cloud-api/message-body.js';
 import { DEFAULT_PAIR_LIMIT, loadTemplatesFile } from '../src/sandbox/index.js';
 import { SandboxRuntime } from '../src/sandbox/sandbox-runtime.js';
+import { StringSetDuplicates } from './soak-probe-strings.js';
 import { PHONE_NUMBER_ID, TEMPLATE, TEMPLATES_FILE } from './support/product.js';
 
 /**
@@ -11,10 +12,26 @@ import { PHONE_NUMBER_ID, TEMPLATE, TEMPLATES_FILE } from './support/product.js'
  * the newest 100,000 messages kept). Per tenth of the sends: CPU time per send, and the time
  * V8's garbage collector paused the thread, by kind. A cost that grows from the first tenth
  * to the last is one the soak's receiver pays more for the more it has accepted.
+ *
+ * `prefill`: the duplicate accounting first records that many other sends (the state of a
+ * soak's receiver after as many), so a short run measures the cost at that size.
+ * `accounting`: 'digests' (the sandbox's own) or 'strings' (the Set of strings it replaced).
  */
+export interface SandboxProbeOptions {
+  sends: number;
+  prefill: number;
+  accounting: 'digests' | 'strings';
+}
+
+interface DuplicateRecorder {
+  record(phoneNumberId: string, waId: string, type: string, body: unknown): boolean;
+}
+
 export interface SandboxTenth {
   tenth: number;
   microsPerSend: number;
+  /** Wall time of the tenth: GC pauses are wall time too (on a loaded machine, more than the CPU they use). */
+  wallSeconds: number;
   /** Milliseconds of GC pauses in this tenth, and how many: mark-compact (major) and scavenges (minor). */
   majorGcMs: number;
   majorGcs: number;
@@ -25,7 +42,8 @@ export interface SandboxTenth {
 /** The soak's pace (msg/s): the clock the sandbox sees moves 1/PACE s per send. */
 const PACE = 5000;
 
-export async function probeSandbox(sends: number, log: (line: string) => void): Promise<SandboxTenth[]> {
+export async function probeSandbox(options: SandboxProbeOptions, log: (line: string) => void): Promise<SandboxTenth[]> {
+  const { sends } = options;
   let simulated = Date.now();
   const runtime = new SandboxRuntime({
     templates: await loadTemplatesFile(TEMPLATES_FILE),
@@ -37,6 +55,9 @@ export async function probeSandbox(sends: number, log: (line: string) => void): 
     clock: () => simulated,
     onListenerError: () => undefined,
   });
+  const internals = runtime as unknown as { duplicates: DuplicateRecorder };
+  if (options.accounting === 'strings') internals.duplicates = new StringSetDuplicates();
+  prefill(internals.duplicates, options.prefill, log);
   const gc = { majorMs: 0, majors: 0, minorMs: 0 };
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) countGc(entry, gc);
@@ -49,6 +70,7 @@ export async function probeSandbox(sends: number, log: (line: string) => void): 
     for (let tenth = 0; tenth < 10; tenth++) {
       const before = { ...gc };
       const cpuStart = process.cpuUsage();
+      const wallStart = performance.now();
       for (let i = tenth * perTenth; i < (tenth + 1) * perTenth; i++) {
         const body = messageBody({
           kind: 'template',
@@ -69,6 +91,7 @@ export async function probeSandbox(sends: number, log: (line: string) => void): 
       const row = {
         tenth: tenth + 1,
         microsPerSend: (cpu.user + cpu.system) / perTenth,
+        wallSeconds: (performance.now() - wallStart) / 1000,
         majorGcMs: gc.majorMs - before.majorMs,
         majorGcs: gc.majors - before.majors,
         minorGcMs: gc.minorMs - before.minorMs,
@@ -76,7 +99,8 @@ export async function probeSandbox(sends: number, log: (line: string) => void): 
       };
       tenths.push(row);
       log(
-        `  sandbox tenth ${row.tenth}: ${row.microsPerSend.toFixed(1)} µs CPU/send, major GC ${row.majorGcMs.toFixed(0)} ms ` +
+        `  sandbox tenth ${row.tenth}: ${row.microsPerSend.toFixed(1)} µs CPU/send, ${row.wallSeconds.toFixed(1)} s wall, ` +
+          `major GC ${row.majorGcMs.toFixed(0)} ms ` +
           `(${row.majorGcs}), minor GC ${row.minorGcMs.toFixed(0)} ms, heap ${row.heapUsedMb.toFixed(0)} MB`,
       );
     }
@@ -86,6 +110,16 @@ export async function probeSandbox(sends: number, log: (line: string) => void): 
     observer.disconnect();
   }
   return tenths;
+}
+
+function prefill(duplicates: DuplicateRecorder, count: number, log: (line: string) => void): void {
+  const started = performance.now();
+  for (let i = 0; i < count; i++) {
+    // Recipients and rows the measured sends never use: none of them is a duplicate.
+    duplicates.record(PHONE_NUMBER_ID, String(4_915_200_000_000 + i), 'template', { biz_opaque_callback_data: `prefill/${i}` });
+  }
+  if (count > 0)
+    log(`  sandbox: duplicate accounting prefilled with ${count} sends in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
 function countGc(entry: PerformanceEntry, gc: { majorMs: number; majors: number; minorMs: number }): void {
