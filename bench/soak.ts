@@ -27,6 +27,8 @@ interface Sample {
   accepted: number;
   redisBytes: number;
   workerRssBytes: number;
+  /** The receiver's RSS: what it keeps per accepted send would show here, and slow it down as it grows. */
+  sandboxRssBytes: number;
   /** Share of one core each used since the previous sample: which one holds the pace back. */
   cpu: { worker?: number | undefined; sandbox?: number | undefined; redis?: number | undefined };
 }
@@ -101,12 +103,13 @@ async function sampleUntilSent(run: {
       accepted,
       redisBytes: await usedMemory(redis),
       workerRssBytes: rssOf(worker.pid),
+      sandboxRssBytes: rssOf(sandbox.child.pid),
       cpu,
     };
     samples.push(sample);
     console.error(
       `  soak ${fmt(sample.seconds)} s: ${accepted} sent, Redis ${fmt(sample.redisBytes / 1e6)} ` +
-        `MB, worker RSS ${fmt(sample.workerRssBytes / 1e6)} MB, ` +
+        `MB, worker RSS ${fmt(sample.workerRssBytes / 1e6)} MB, sandbox RSS ${fmt(sample.sandboxRssBytes / 1e6)} MB, ` +
         `CPU worker/sandbox/redis ${[cpu.worker, cpu.sandbox, cpu.redis].map((c) => (c === undefined ? '?' : c.toFixed(2))).join('/')}`,
     );
     if (accepted >= rows) break;
@@ -185,6 +188,8 @@ function soakResult(run: {
       `soak: CPU, share of a core, first tenth → last tenth: worker ${meanCpu(head, 'worker')} → ${meanCpu(tail, 'worker')}, ` +
         `sandbox ${meanCpu(head, 'sandbox')} → ${meanCpu(tail, 'sandbox')}, redis-server ` +
         `${meanCpu(head, 'redis')} → ${meanCpu(tail, 'redis')}`,
+      `soak: sandbox RSS, most in the first tenth → the last: ${fmt(Math.max(...head.map((s) => s.sandboxRssBytes)) / 1e6)} → ` +
+        `${fmt(Math.max(...tail.map((s) => s.sandboxRssBytes)) / 1e6)} MB`,
       `soak: per minute (s: sent, Redis MB, worker RSS MB): ${samples
         .filter((_, i) => i % 6 === 5 || i === samples.length - 1)
         .map((s) => `${fmt(s.seconds)}: ${s.accepted}, ${fmt(s.redisBytes / 1e6)}, ${fmt(s.workerRssBytes / 1e6)}`)
