@@ -4,13 +4,14 @@
 // code it ran, written beside the bundle after its first run, so later runs skip compiling it
 // (docs/performance.md, "Start-up against a bare `node`"). A checkout whose build is missing
 // says how to make it.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { Module, createRequire } from 'node:module';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Script, constants } from 'node:vm';
+// CommonJS (bin/package.json): an ES module entry costs Node's ESM loader at every start.
+'use strict';
+const { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
+const { Module, createRequire } = require('node:module');
+const { dirname, join } = require('node:path');
+const { Script, constants } = require('node:vm');
 
-const bundle = fileURLToPath(new URL('../dist/cli/campaign.cjs', import.meta.url));
+const bundle = join(__dirname, '..', 'dist', 'cli', 'campaign.cjs');
 if (!existsSync(bundle)) {
   console.error('campaign: BUILD_MISSING: dist/ is not built; run `npm run build` (npm install runs it) and try again');
   process.exit(1);
@@ -42,5 +43,5 @@ if (cachedData === undefined || script.cachedDataRejected === true) {
     }
   });
 }
-const module = { exports: {} };
-script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+const bundled = { exports: {} };
+script.runInThisContext()(bundled.exports, createRequire(bundle), bundled, bundle, dirname(bundle));
