@@ -49,6 +49,8 @@ await build({
   banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   minify: true,
   keepNames: true,
+  // A crash prints its source line: keep that short, not a whole minified file.
+  lineLimit: 200,
   sourcemap: 'linked',
   logLevel: 'warning',
 });
