@@ -51,7 +51,7 @@ async function definitionsFor(args: readonly string[]): Promise<CommandDefinitio
   return Promise.all(named === undefined ? [...COMMANDS.values()].map((load) => load()) : [named()]);
 }
 
-/** Runs the command the words name; a failure is one line on stderr and an exit code, never a throw. */
+/** Runs the command the words name; its failure is one line on stderr and an exit code, not a stack trace. */
 async function run(): Promise<void> {
   const program = new Command('campaign')
     .description('Send WhatsApp template campaigns from CSV files through the Cloud API.')
