@@ -1,12 +1,47 @@
 #!/usr/bin/env node
-// The `campaign` command: the compiled CLI (`npm run build`, run by `npm install` through
-// `prepare`). Compiled, it starts without a TypeScript loader (docs/performance.md, "Start-up
-// and memory of the CLI"). A checkout whose build is missing says how to make it.
-import { existsSync } from 'node:fs';
+// The `campaign` command: the CLI bundled into one file by `npm run build` (run by `npm install`
+// through `prepare`), compiled with V8's code cache. Each command keeps its own cache of the
+// code it ran, written beside the bundle after its first run, so later runs skip compiling it
+// (docs/performance.md, "Start-up against a bare `node`"). A checkout whose build is missing
+// says how to make it.
+// CommonJS (bin/package.json): an ES module entry costs Node's ESM loader at every start.
+'use strict';
+const { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
+const { Module, createRequire } = require('node:module');
+const { dirname, join } = require('node:path');
+const { Script, constants } = require('node:vm');
 
-const cli = new URL('../dist/src/cli/main.js', import.meta.url);
-if (!existsSync(cli)) {
+const bundle = join(__dirname, '..', 'dist', 'cli', 'campaign.cjs');
+if (!existsSync(bundle)) {
   console.error('campaign: BUILD_MISSING: dist/ is not built; run `npm run build` (npm install runs it) and try again');
   process.exit(1);
 }
-await import(cli.href);
+
+// The first word that is not an option names the command. `--help`, no command or a word that
+// names none load every command's definition, and share one cache.
+const word = process.argv.slice(2).find((arg) => !arg.startsWith('-'));
+const commands = JSON.parse(readFileSync(`${dirname(bundle)}/commands.json`, 'utf8'));
+const cacheFile = `${dirname(bundle)}/cache/${commands.includes(word) ? word : 'help'}.bin`;
+const cachedData = existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
+
+const script = new Script(Module.wrap(readFileSync(bundle, 'utf8')), {
+  filename: bundle,
+  cachedData,
+  importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+});
+if (cachedData === undefined || script.cachedDataRejected === true) {
+  // At exit the code this command ran is compiled, so the cache holds it. An install that
+  // cannot be written to (a read-only or another user's directory) just runs uncached.
+  process.once('exit', () => {
+    try {
+      mkdirSync(dirname(cacheFile), { recursive: true });
+      const partial = `${cacheFile}.${process.pid}`;
+      writeFileSync(partial, script.createCachedData());
+      renameSync(partial, cacheFile);
+    } catch {
+      // Only a slower start next time.
+    }
+  });
+}
+const bundled = { exports: {} };
+script.runInThisContext()(bundled.exports, createRequire(bundle), bundled, bundle, dirname(bundle));

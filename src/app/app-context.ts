@@ -24,10 +24,12 @@ export async function openContext(
   checks: { keyLayout?: boolean } = {},
 ): Promise<AppContext> {
   const config = loadConfig({ ...defaults, ...process.env, ...overrides }, required);
-  const logger = createLogger(config.logLevel);
+  // Made at its first use: `status` and `list` never log, and pino's loading is start-up time.
+  let made: Logger | undefined;
+  const logger = (): Logger => (made ??= createLogger(config.logLevel));
   await assertRedisAnswers(config);
   const redis = createRedis(config, { forWorker: true });
-  redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
+  redis.on('error', (error) => logger().warn({ err: error }, 'redis connection error'));
   // Campaigns of a version before the cluster layout would be invisible to this one: say so, once, before anything runs.
   if (checks.keyLayout !== false && (await hasOldLayout(redis, config.queuePrefix))) {
     redis.disconnect();
@@ -40,7 +42,9 @@ export async function openContext(
   }
   return {
     config,
-    logger,
+    get logger() {
+      return logger();
+    },
     redis,
     ledger: new RedisLedger(redis, config.queuePrefix, ledgerOptionsOf(config, logger)),
     async close() {

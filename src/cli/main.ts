@@ -51,28 +51,34 @@ async function definitionsFor(args: readonly string[]): Promise<CommandDefinitio
   return Promise.all(named === undefined ? [...COMMANDS.values()].map((load) => load()) : [named()]);
 }
 
-const program = new Command('campaign')
-  .description('Send WhatsApp template campaigns from CSV files through the Cloud API.')
-  .version(packageVersion(), '-V, --version', 'print the version');
-for (const definition of await definitionsFor(process.argv.slice(2))) definition.register(program);
+/** Runs the command the words name; its failure is one line on stderr and an exit code, not a stack trace. */
+async function run(): Promise<void> {
+  const program = new Command('campaign')
+    .description('Send WhatsApp template campaigns from CSV files through the Cloud API.')
+    .version(packageVersion(), '-V, --version', 'print the version');
+  for (const definition of await definitionsFor(process.argv.slice(2))) definition.register(program);
 
-oneLineUsageErrors(program);
+  oneLineUsageErrors(program);
 
-const oneShot = oneShotCommand(process.argv.slice(2));
-if (oneShot !== undefined) armDeadline(oneShot);
-try {
-  followNpxParent();
-  loadDotEnv();
-  await program.parseAsync(process.argv);
-  if (oneShot !== undefined) endWhenDone();
-} catch (error) {
-  if (isHelpShown(error)) {
-    process.exitCode = error.exitCode;
-  } else {
-    console.error(describeFailure(error));
-    process.exitCode = exitCodeOf(error);
+  const oneShot = oneShotCommand(process.argv.slice(2));
+  if (oneShot !== undefined) armDeadline(oneShot);
+  try {
+    followNpxParent();
+    loadDotEnv();
+    await program.parseAsync(process.argv);
+    if (oneShot !== undefined) endWhenDone();
+  } catch (error) {
+    if (isHelpShown(error)) {
+      process.exitCode = error.exitCode;
+    } else {
+      console.error(describeFailure(error));
+      process.exitCode = exitCodeOf(error);
+    }
   }
 }
+
+// No top-level await: the start-up bundle (scripts/bundle-cli.mjs) is CommonJS, for its compile cache.
+void run();
 
 /** package.json's version, for `campaign --version`. */
 function packageVersion(): string {

@@ -1,6 +1,16 @@
-import { pino, type DestinationStream, type Logger } from 'pino';
+import { createRequire } from 'node:module';
+import type { DestinationStream, Logger } from 'pino';
 
 export type { Logger } from 'pino';
+
+/**
+ * pino, loaded at the first logger made rather than with this module: a command that never
+ * logs (`campaign status`, `list`) does not pay for loading it. pino is CommonJS, so a require
+ * gives it synchronously.
+ */
+function pinoModule(): typeof import('pino') {
+  return createRequire(import.meta.url)('pino') as typeof import('pino');
+}
 
 /**
  * The root logger. Logs go to stderr so that stdout stays clean for `--json` output.
@@ -9,6 +19,7 @@ export type { Logger } from 'pino';
  * (tests read through it what an operator would see).
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const { pino } = pinoModule();
   return pino(
     {
       level,
@@ -39,5 +50,5 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 }
 
 export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
+  return pinoModule().pino({ level: 'silent' });
 }

@@ -1,4 +1,5 @@
 import { marketOfCountry } from './markets.js';
+import { roundAmount } from './round-amount.js';
 import { rateAt, type CardCategory, type RateCard } from './rate-card.js';
 
 /** One market's share of a campaign's cost. */
@@ -20,10 +21,7 @@ export interface PlanCost {
 /** `cost` null when no card covers the campaign, with `costReason` saying what is missing. */
 export type CostEstimate = { cost: PlanCost; costReason: null } | { cost: null; costReason: string };
 
-/** Amounts in the card's currency, kept to a millionth so sums of many small rates do not show binary noise. */
-export function roundAmount(n: number): number {
-  return Math.round(n * 1e6) / 1e6;
-}
+export { roundAmount } from './round-amount.js';
 
 /**
  * The estimate of sending `byCountry` messages (ISO country → messages; '' for numbers of no

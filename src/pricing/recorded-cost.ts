@@ -1,4 +1,5 @@
-import { roundAmount, type PlanCost } from './cost-estimate.js';
+import type { PlanCost } from './cost-estimate.js';
+import { roundAmount } from './round-amount.js';
 import { cardCategoryOf, rateAt, type RateCard } from './rate-card.js';
 
 /**

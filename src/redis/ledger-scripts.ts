@@ -1,10 +1,10 @@
-import { defineLuaCommands, loadLuaCommand, type LuaCommand } from './lua-scripts.js';
+import { defineLuaCommandsLazily, loadLuaCommand, type LuaCommand } from './lua-scripts.js';
 import type { RedisClient } from './key-scope.js';
 
 /**
  * The ledger's Lua as commands: command → its script (lua/<name>.lua, its header giving KEYS,
  * ARGV and answer; lua/README.md maps the data model). Each state change and its counters
- * move in one script, so no crash leaves them out of step. Read once, when this module loads.
+ * move in one script, so no crash leaves them out of step. Each is read at its first call.
  */
 export const LEDGER_SCRIPTS = {
   cwRecordIngested: 'record-ingested',
@@ -32,9 +32,12 @@ export const LEDGER_SCRIPTS = {
   cwForgetWamids: 'forget-wamids',
 } as const;
 
-/** Each script loaded as a command, its number of keys read from its header. */
-const LEDGER_COMMANDS: Readonly<Record<string, LuaCommand>> = Object.fromEntries(
-  Object.entries(LEDGER_SCRIPTS).map(([command, script]) => [command, loadLuaCommand(script)]),
+/** How to load each script as a command, its number of keys read from its header; settle's is checked as it loads. */
+const LEDGER_COMMANDS: Readonly<Record<string, () => LuaCommand>> = Object.fromEntries(
+  Object.entries(LEDGER_SCRIPTS).map(([command, script]) => [
+    command,
+    () => (script === LEDGER_SCRIPTS.cwSettle ? checkedSettle(loadLuaCommand(script)) : loadLuaCommand(script)),
+  ]),
 );
 
 type Arg = string | number;
@@ -127,7 +130,7 @@ export interface LedgerCommands {
 
 /** The connection with the ledger's commands defined on it. */
 export function withLedgerCommands(redis: RedisClient): RedisClient & LedgerCommands {
-  defineLuaCommands(redis, LEDGER_COMMANDS);
+  defineLuaCommandsLazily(redis, LEDGER_COMMANDS);
   return redis as RedisClient & LedgerCommands;
 }
 
@@ -139,9 +142,12 @@ export const SETTLE_ROW_ARGS = 6;
 export const SETTLE_SHARED_ARGS = 6;
 
 // settle.lua walks its rows with these numbers as literals: they must agree with the callers'.
-const SETTLE_LOOP = `for i = ${SETTLE_SHARED_ARGS + 1}, #ARGV, ${SETTLE_ROW_ARGS} do`;
-if (!(LEDGER_COMMANDS.cwSettle?.lua ?? '').split('\n').includes(SETTLE_LOOP)) {
-  throw new Error(
-    `src/redis/lua/settle.lua has no line "${SETTLE_LOOP}": its row loop is out of step with SETTLE_SHARED_ARGS and SETTLE_ROW_ARGS`,
-  );
+function checkedSettle(settle: LuaCommand): LuaCommand {
+  const loop = `for i = ${SETTLE_SHARED_ARGS + 1}, #ARGV, ${SETTLE_ROW_ARGS} do`;
+  if (!settle.lua.split('\n').includes(loop)) {
+    throw new Error(
+      `src/redis/lua/settle.lua has no line "${loop}": its row loop is out of step with SETTLE_SHARED_ARGS and SETTLE_ROW_ARGS`,
+    );
+  }
+  return settle;
 }

@@ -44,9 +44,26 @@ export function loadLuaCommand(name: string, dir: URL = LUA_DIR): LuaCommand {
   return { lua, numberOfKeys: named === undefined ? documentedKeys(lua, fileURLToPath(new URL(`${name}.lua`, dir))) : Number(named) };
 }
 
-/** Defines each command (name → script) on the connection, once: the first ledger made on it defines them all. */
-export function defineLuaCommands(redis: RedisClient, commands: Readonly<Record<string, LuaCommand>>): void {
-  for (const [command, definition] of Object.entries(commands)) if (!(command in redis)) redis.defineCommand(command, definition);
+/**
+ * Defines each command (name → how to load its script) on the connection, once: the first
+ * ledger made on it defines them all. A script is read at its command's first use, so a
+ * command that calls one script (`campaign pause`) does not read and hash the others at
+ * start-up. Called directly on the connection only: a pipeline made before that first use
+ * would not have the command.
+ */
+export function defineLuaCommandsLazily(redis: RedisClient, commands: Readonly<Record<string, () => LuaCommand>>): void {
+  for (const [command, load] of Object.entries(commands)) {
+    if (command in redis) continue;
+    Object.defineProperty(redis, command, {
+      configurable: true,
+      enumerable: false,
+      get(this: RedisClient): unknown {
+        delete (this as unknown as Record<string, unknown>)[command];
+        this.defineCommand(command, load());
+        return (this as unknown as Record<string, unknown>)[command];
+      },
+    });
+  }
 }
 
 /** The KEYS a script's header documents: its `KEYS[1]` … `KEYS[n]` lines, in order, or `KEYS: none`. */

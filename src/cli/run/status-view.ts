@@ -30,10 +30,10 @@ export async function readCampaignStatus(
   const card = loadRateCard(config.rateCardFile);
   const status = await ledger.status(id);
   if (status === undefined) throw campaignNotFound(id);
-  const definition = await ledger.getCampaign(id);
+  // Read together: each is a round trip of its own to Redis.
+  const [definition, cost] = await Promise.all([ledger.getCampaign(id), statusCost(ledger, card, status)]);
   const window = definition?.window;
   const windowed = window === undefined ? undefined : windowStatus(window, await ledger.laneBacklogs(id), now);
-  const cost = await statusCost(ledger, card, status);
   return { status, definition, windowed, cost };
 }
 
