@@ -5,7 +5,7 @@
  * in bench/out/latest.json. Progress goes to stderr. Exits 0 when a target is missed (this
  * reports, it is not a test); exits 1 only when a measurement could not be made.
  *
- *   npm run bench -- [--runs N] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity[,...]]
+ *   npm run bench -- [--runs N] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity|startup[,...]]
  *                    [--rows N] [--feeder-rows N]
  */
 import { execFileSync } from 'node:child_process';
@@ -22,6 +22,7 @@ import { benchIngest } from './ingest.js';
 import { benchMetrics } from './metrics.js';
 import { benchRate } from './rate.js';
 import { SCALE_NUMBERS, benchScale, benchTopTier } from './scale.js';
+import { benchStartup } from './startup.js';
 import { SOAK_ROWS, benchSoak } from './soak.js';
 import { benchWebhooks } from './webhooks.js';
 import { killAllChildrenNow, stopAllChildren } from './support/children.js';
@@ -31,7 +32,20 @@ import { ROOT } from './support/product.js';
 import { deletePendingPrefixes, openRedis, redisServerPid, redisVersion } from './support/redis.js';
 import { startSandboxChild, type SandboxChild } from './support/sandbox.js';
 
-const SECTIONS = ['ingest', 'drain', 'e2e', 'rate', 'feeder', 'webhooks', 'metrics', 'scale', 'toptier', 'soak', 'capacity'] as const;
+const SECTIONS = [
+  'ingest',
+  'drain',
+  'e2e',
+  'rate',
+  'feeder',
+  'webhooks',
+  'metrics',
+  'scale',
+  'toptier',
+  'soak',
+  'capacity',
+  'startup',
+] as const;
 /** The soak takes most of an hour at its default size, capacity starts a cluster of its own: each runs only when asked for with --only. */
 const ON_REQUEST: readonly string[] = ['soak', 'capacity'];
 type Section = (typeof SECTIONS)[number];
@@ -48,7 +62,7 @@ const { values } = parseArgs({
 });
 if (values.help) {
   console.log(
-    'npm run bench -- [--runs N] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity[,...]] ' +
+    'npm run bench -- [--runs N] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity|startup[,...]] ' +
       '[--rows N (ingest rows, default 100000)] ' +
       `[--feeder-rows N (the feeder's campaign, default ${FEEDER_ROWS}; RSS is also measured at N/10)] ` +
       `[--soak-rows N (soak, only with --only soak; default ${SOAK_ROWS})]`,
@@ -72,7 +86,7 @@ if (
   only.some((s) => !SECTIONS.includes(s as Section))
 ) {
   console.error(
-    'usage: npm run bench -- [--runs N>=1] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity[,...]] ' +
+    'usage: npm run bench -- [--runs N>=1] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity|startup[,...]] ' +
       '[--rows N>=1] [--feeder-rows N>=10] [--soak-rows N>=1000]',
   );
   process.exit(2);
@@ -122,6 +136,8 @@ try {
         results.push(await benchWebhooks({ runs, redis }));
       } else if (section === 'metrics') {
         results.push(await benchMetrics({ runs }));
+      } else if (section === 'startup') {
+        results.push(await benchStartup({ runs, redis }));
       } else if (section === 'capacity') {
         results.push(await benchCapacity({ runs }));
       } else if (section === 'soak') {
