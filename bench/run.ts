@@ -5,7 +5,8 @@
  * in bench/out/latest.json. Progress goes to stderr. Exits 0 when a target is missed (this
  * reports, it is not a test); exits 1 only when a measurement could not be made.
  *
- *   npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak[,...]] [--rows N] [--feeder-rows N]
+ *   npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak|settled[,...]]
+ *     [--rows N] [--feeder-rows N] [--soak-rows N] [--settled-rows N]
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -19,6 +20,7 @@ import { benchIngest } from './ingest.js';
 import { benchMetrics } from './metrics.js';
 import { benchRate } from './rate.js';
 import { SCALE_NUMBERS, benchScale, benchTopTier } from './scale.js';
+import { SETTLED_ROWS, benchSettled } from './settled.js';
 import { SOAK_ROWS, benchSoak } from './soak.js';
 import { benchWebhooks } from './webhooks.js';
 import { killAllChildrenNow, stopAllChildren } from './support/children.js';
@@ -28,9 +30,9 @@ import { ROOT } from './support/product.js';
 import { deletePendingPrefixes, openRedis, redisServerPid, redisVersion } from './support/redis.js';
 import { startSandboxChild, type SandboxChild } from './support/sandbox.js';
 
-const SECTIONS = ['ingest', 'drain', 'rate', 'feeder', 'webhooks', 'metrics', 'scale', 'toptier', 'soak'] as const;
-/** The soak takes most of an hour at its default size: it runs only when asked for with --only. */
-const ON_REQUEST: readonly string[] = ['soak'];
+const SECTIONS = ['ingest', 'drain', 'rate', 'feeder', 'webhooks', 'metrics', 'scale', 'toptier', 'soak', 'settled'] as const;
+/** The soak takes most of an hour at its default size, the settled rows minutes: they run only when asked for with --only. */
+const ON_REQUEST: readonly string[] = ['soak', 'settled'];
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -40,15 +42,17 @@ const { values } = parseArgs({
     rows: { type: 'string', default: '100000' },
     'feeder-rows': { type: 'string', default: String(FEEDER_ROWS) },
     'soak-rows': { type: 'string', default: String(SOAK_ROWS) },
+    'settled-rows': { type: 'string', default: String(SETTLED_ROWS) },
     help: { type: 'boolean', default: false },
   },
 });
 if (values.help) {
   console.log(
-    'npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak[,...]] ' +
+    'npm run bench -- [--runs N] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak|settled[,...]] ' +
       '[--rows N (ingest rows, default 100000)] ' +
       `[--feeder-rows N (the feeder's campaign, default ${FEEDER_ROWS}; RSS is also measured at N/10)] ` +
-      `[--soak-rows N (soak, only with --only soak; default ${SOAK_ROWS})]`,
+      `[--soak-rows N (soak, only with --only soak; default ${SOAK_ROWS})] ` +
+      `[--settled-rows N (settled, only with --only settled; default ${SETTLED_ROWS})]`,
   );
   process.exit(0);
 }
@@ -56,6 +60,7 @@ const runs = Number(values.runs);
 const rows = Number(values.rows);
 const feederRows = Number(values['feeder-rows']);
 const soakRows = Number(values['soak-rows']);
+const settledRows = Number(values['settled-rows']);
 const only = (values.only ?? SECTIONS.filter((s) => !ON_REQUEST.includes(s)).join(',')).split(',').map((s) => s.trim());
 if (
   !Number.isInteger(runs) ||
@@ -66,10 +71,12 @@ if (
   feederRows < 10 ||
   !Number.isInteger(soakRows) ||
   soakRows < 1000 ||
+  !Number.isInteger(settledRows) ||
+  settledRows < 1 ||
   only.some((s) => !SECTIONS.includes(s as Section))
 ) {
   console.error(
-    'usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak[,...]] ' +
+    'usage: npm run bench -- [--runs N>=1] [--only ingest|drain|rate|feeder|webhooks|metrics|scale|toptier|soak|settled[,...]] ' +
       '[--rows N>=1] [--feeder-rows N>=10] [--soak-rows N>=1000]',
   );
   process.exit(2);
@@ -121,6 +128,8 @@ try {
         results.push(await benchMetrics({ runs }));
       } else if (section === 'soak') {
         results.push(await benchSoak({ rows: soakRows, redis, redisPid }));
+      } else if (section === 'settled') {
+        results.push(await benchSettled({ rows: settledRows, redis }));
       } else if (section === 'scale' || section === 'toptier') {
         sandbox ??= await startSandboxChild(undefined, SCALE_NUMBERS);
         results.push(section === 'scale' ? await benchScale({ runs, redis, sandbox }) : await benchTopTier({ runs, redis, sandbox }));

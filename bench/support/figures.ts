@@ -70,7 +70,7 @@ export interface SectionError {
 }
 
 export interface SectionResult {
-  section: 'ingest' | 'drain' | 'rate' | 'feeder' | 'webhooks' | 'metrics' | 'scale' | 'toptier' | 'soak';
+  section: 'ingest' | 'drain' | 'rate' | 'feeder' | 'webhooks' | 'metrics' | 'scale' | 'toptier' | 'soak' | 'settled';
   /**
    * Headers of the value columns, when they are not "ours / baseline / ratio" (the feeder
    * section compares with the figures measured before it, not with a bare baseline).

@@ -30,6 +30,7 @@ export const LEDGER_SCRIPTS = {
   cwApplyInbound: 'apply-inbound',
   cwApplyOptOuts: 'apply-optouts',
   cwForgetWamids: 'forget-wamids',
+  cwWhereWamids: 'where-wamids',
 } as const;
 
 /** Each script loaded as a command, its number of keys read from its header. */
@@ -123,6 +124,7 @@ export interface LedgerCommands {
   cwReachReserve(reach: string, leases: string, expiry: string, limit: string, ...args: Arg[]): Promise<[number, number]>;
   cwReachCommit(reach: string, leases: string, expiry: string, ...args: Arg[]): Promise<[number, number, string[]]>;
   cwForgetWamids(wamids: string, ...args: Arg[]): Promise<number>;
+  cwWhereWamids(wamids: string, ...wamidList: string[]): Promise<string[]>;
 }
 
 /** The connection with the ledger's commands defined on it. */
