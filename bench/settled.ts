@@ -54,9 +54,8 @@ export async function benchSettled(options: { rows: number; redis: Redis }): Pro
     const afterWindow = { families: await familyBytes(redis, prefix), used: (await usedMemory(redis)) - before };
     console.error(`  settled: after the duplicate window; ${describe(afterWindow.families, rows)}`);
     const result = settledResult(rows, completed, delivered, afterWindow);
-    result.notes.push(
-      `settled: once completed, the duplicate guard's keys ${guardTtlMs < 0 ? 'had no expiry' : `expire in ${fmt(guardTtlMs / 3_600_000, 2)} h`}`,
-    );
+    const expiry = guardTtlMs < 0 ? 'had no expiry' : `expire in ${fmt(guardTtlMs / 3_600_000, 2)} h`;
+    result.notes.push(`settled: once completed, the duplicate guard's keys ${expiry}`);
     return result;
   } finally {
     if (worker !== undefined) await stopChild(worker);
