@@ -5,7 +5,7 @@
   80 bits (10 bytes) of it, and the value names the campaign by its handle on this number
   ("<handle>/<row>", handle → campaign ID in `<wamids>:campaigns`, field `next` the last one
   given). Small hashes stay listpacks in Redis (hash-max-listpack-entries: 8.4M IDs a number
-  at redis.conf's 128), about 50 B an entry instead of 105 in one big hash. The 96 bits of
+  at redis.conf's 128), about 31 B an entry at 1M IDs instead of 96 in one big hash. The 96 bits of
   bucket and field make a collision among 100M IDs less likely than 1 in 10^13: an entry is
   trusted as the one hash's were.
   Entries written before this layout are in the hash `<wamids>` itself, as message ID →
