@@ -5,8 +5,8 @@
  * in bench/out/latest.json. Progress goes to stderr. Exits 0 when a target is missed (this
  * reports, it is not a test); exits 1 only when a measurement could not be made.
  *
- *   npm run bench -- [--runs N] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity|startup[,...]]
- *                    [--rows N] [--feeder-rows N]
+ *   npm run bench -- [--runs N] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|settled|capacity|startup[,...]]
+ *                    [--rows N] [--feeder-rows N] [--soak-rows N] [--settled-rows N]
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -22,6 +22,7 @@ import { benchIngest } from './ingest.js';
 import { benchMetrics } from './metrics.js';
 import { benchRate } from './rate.js';
 import { SCALE_NUMBERS, benchScale, benchTopTier } from './scale.js';
+import { SETTLED_ROWS, benchSettled } from './settled.js';
 import { benchStartup } from './startup.js';
 import { SOAK_ROWS, benchSoak } from './soak.js';
 import { benchWebhooks } from './webhooks.js';
@@ -43,11 +44,15 @@ const SECTIONS = [
   'scale',
   'toptier',
   'soak',
+  'settled',
   'capacity',
   'startup',
 ] as const;
-/** The soak takes most of an hour at its default size, capacity starts a cluster of its own: each runs only when asked for with --only. */
-const ON_REQUEST: readonly string[] = ['soak', 'capacity'];
+/**
+ * Run only when asked for with --only: the soak takes most of an hour at its default size, the settled
+ * rows minutes, and capacity starts a cluster of its own.
+ */
+const ON_REQUEST: readonly string[] = ['soak', 'settled', 'capacity'];
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -57,15 +62,17 @@ const { values } = parseArgs({
     rows: { type: 'string', default: '100000' },
     'feeder-rows': { type: 'string', default: String(FEEDER_ROWS) },
     'soak-rows': { type: 'string', default: String(SOAK_ROWS) },
+    'settled-rows': { type: 'string', default: String(SETTLED_ROWS) },
     help: { type: 'boolean', default: false },
   },
 });
 if (values.help) {
   console.log(
-    'npm run bench -- [--runs N] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity|startup[,...]] ' +
+    'npm run bench -- [--runs N] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|settled|capacity|startup[,...]] ' +
       '[--rows N (ingest rows, default 100000)] ' +
       `[--feeder-rows N (the feeder's campaign, default ${FEEDER_ROWS}; RSS is also measured at N/10)] ` +
-      `[--soak-rows N (soak, only with --only soak; default ${SOAK_ROWS})]`,
+      `[--soak-rows N (soak, only with --only soak; default ${SOAK_ROWS})] ` +
+      `[--settled-rows N (settled, only with --only settled; default ${SETTLED_ROWS})]`,
   );
   process.exit(0);
 }
@@ -73,6 +80,7 @@ const runs = Number(values.runs);
 const rows = Number(values.rows);
 const feederRows = Number(values['feeder-rows']);
 const soakRows = Number(values['soak-rows']);
+const settledRows = Number(values['settled-rows']);
 const only = (values.only ?? SECTIONS.filter((s) => !ON_REQUEST.includes(s)).join(',')).split(',').map((s) => s.trim());
 if (
   !Number.isInteger(runs) ||
@@ -83,10 +91,12 @@ if (
   feederRows < 10 ||
   !Number.isInteger(soakRows) ||
   soakRows < 1000 ||
+  !Number.isInteger(settledRows) ||
+  settledRows < 1 ||
   only.some((s) => !SECTIONS.includes(s as Section))
 ) {
   console.error(
-    'usage: npm run bench -- [--runs N>=1] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|capacity|startup[,...]] ' +
+    'usage: npm run bench -- [--runs N>=1] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|settled|capacity|startup[,...]] ' +
       '[--rows N>=1] [--feeder-rows N>=10] [--soak-rows N>=1000]',
   );
   process.exit(2);
@@ -142,6 +152,8 @@ try {
         results.push(await benchCapacity({ runs }));
       } else if (section === 'soak') {
         results.push(await benchSoak({ rows: soakRows, redis, redisPid }));
+      } else if (section === 'settled') {
+        results.push(await benchSettled({ rows: settledRows, redis }));
       } else if (section === 'scale' || section === 'toptier') {
         sandbox ??= await startSandboxChild(undefined, SCALE_NUMBERS);
         results.push(section === 'scale' ? await benchScale({ runs, redis, sandbox }) : await benchTopTier({ runs, redis, sandbox }));

@@ -70,7 +70,20 @@ export interface SectionError {
 }
 
 export interface SectionResult {
-  section: 'ingest' | 'drain' | 'e2e' | 'rate' | 'feeder' | 'webhooks' | 'metrics' | 'scale' | 'toptier' | 'soak' | 'capacity' | 'startup';
+  section:
+    | 'ingest'
+    | 'drain'
+    | 'e2e'
+    | 'rate'
+    | 'feeder'
+    | 'webhooks'
+    | 'metrics'
+    | 'scale'
+    | 'toptier'
+    | 'soak'
+    | 'settled'
+    | 'capacity'
+    | 'startup';
   /**
    * Headers of the value columns, when they are not "ours / baseline / ratio" (the feeder
    * section compares with the figures measured before it, not with a bare baseline).

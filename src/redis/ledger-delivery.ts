@@ -94,10 +94,10 @@ export class LedgerDelivery
   async #recipientsOf(number: string, updates: readonly StatusUpdate[]): Promise<string[]> {
     if (updates.length === 0) return [];
     const { redis, prefix } = this.context;
-    const where = await redis.hmget(wamidsKey(prefix, number), ...updates.map((u) => u.wamid));
+    const where = await redis.cwWhereWamids(wamidsKey(prefix, number), ...updates.map((u) => u.wamid));
     const phones: string[] = [];
     for (const [i, u] of updates.entries()) {
-      const match = /^(.+)\/(\d+)$/.exec(where[i] ?? u.callbackData ?? '');
+      const match = /^(.+)\/(\d+)$/.exec(where[i] || (u.callbackData ?? ''));
       if (match === null) continue;
       const json = await redis.hget(campaignLedgerKeys(prefix, number, match[1] ?? '').rows, match[2] ?? '');
       const phone = (safeJson(json ?? '') as { p?: unknown } | undefined)?.p;

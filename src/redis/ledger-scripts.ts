@@ -30,6 +30,7 @@ export const LEDGER_SCRIPTS = {
   cwApplyInbound: 'apply-inbound',
   cwApplyOptOuts: 'apply-optouts',
   cwForgetWamids: 'forget-wamids',
+  cwWhereWamids: 'where-wamids',
 } as const;
 
 /** How to load each script as a command, its number of keys read from its header; settle's is checked as it loads. */
@@ -126,6 +127,7 @@ export interface LedgerCommands {
   cwReachReserve(reach: string, leases: string, expiry: string, limit: string, ...args: Arg[]): Promise<[number, number]>;
   cwReachCommit(reach: string, leases: string, expiry: string, ...args: Arg[]): Promise<[number, number, string[]]>;
   cwForgetWamids(wamids: string, ...args: Arg[]): Promise<number>;
+  cwWhereWamids(wamids: string, ...wamidList: string[]): Promise<string[]>;
 }
 
 /** The connection with the ledger's commands defined on it. */

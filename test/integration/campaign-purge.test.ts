@@ -14,6 +14,8 @@ import { ingestQueuedCampaign, ledgerTestDefinition } from '../support/ledger-fi
 import { produceCampaign } from '../../src/campaigns/ingest/producer.js';
 import { freshPrefix, redisUrl, removePrefix } from '../support/redis.js';
 import { wamidsKey } from '../../src/redis/ledger-keys.js';
+import { withLedgerCommands } from '../../src/redis/ledger-scripts.js';
+import { ledgerPeek } from '../support/ledger-peek.js';
 
 const NUMBER = '106540352242922';
 const DAY = 86_400_000;
@@ -105,8 +107,8 @@ describe('purge and retention (real Redis, BullMQ)', () => {
 
     for (const suffix of ['rows', 'pending', 'payloads', 'requeue', 'recent'])
       expect(await context.redis.exists(`${prefix}:{${NUMBER}}:campaign:gone:${suffix}`), suffix).toBe(0);
-    expect(await context.redis.hget(wamidsKey(prefix, NUMBER), 'wamid.gone.1')).toBeNull();
-    expect(await context.redis.hget(wamidsKey(prefix, NUMBER), 'wamid.kept.1')).toBe('kept/1');
+    expect(await ledgerPeek(context.redis, prefix).wamidOwner('wamid.gone.1', NUMBER)).toBeNull();
+    expect(await ledgerPeek(context.redis, prefix).wamidOwner('wamid.kept.1', NUMBER)).toBe('kept/1');
     expect(await jobsOf('gone')).toBe(0);
     expect(await jobsOf('kept')).toBe(2);
     const after = await context.ledger.status('gone');
@@ -147,7 +149,7 @@ describe('purge and retention (real Redis, BullMQ)', () => {
   it('an interrupted purge run again finishes (the rows go last, purgedAt after them)', async () => {
     await finishedCampaign('half');
     // As if a purge had removed the index entry and died before deleting the rows.
-    await context.redis.hdel(wamidsKey(prefix, NUMBER), 'wamid.half.1');
+    await withLedgerCommands(context.redis).cwForgetWamids(wamidsKey(prefix, NUMBER), 'half', 'wamid.half.1', 1);
     expect(await runPurge(context, 'half')).toMatchObject({ rows: 4, wamids: 0, alreadyPurged: false });
     expect(await context.redis.exists(`${prefix}:{${NUMBER}}:campaign:half:rows`)).toBe(0);
   });

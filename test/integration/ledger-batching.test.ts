@@ -4,7 +4,7 @@ import type { SendJob } from '../../src/campaigns/send-job.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { LEDGER_TEST_NUMBER, feedAll, ingestQueuedCampaign } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
-import { wamidsKey } from '../../src/redis/ledger-keys.js';
+import { ledgerPeek } from '../support/ledger-peek.js';
 
 /**
  * Claims and answers made in the same event-loop turn reach Redis as one script call per
@@ -93,7 +93,7 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
     const status = await ledger.status('b2');
     expect(status?.state).toBe('completed');
     expect(status?.counts).toMatchObject({ total: 40, sent: 36, failed: 4, sending: 0 });
-    expect(await redis.hlen(wamidsKey(prefix, LEDGER_TEST_NUMBER))).toBe(36);
+    expect(await ledgerPeek(redis, prefix).wamidCount()).toBe(36);
     // Every answer was final: every job's ID left the number's window in the same call.
     expect(await ledger.windowSize(LEDGER_TEST_NUMBER)).toBe(0);
   });
@@ -150,6 +150,6 @@ describe('RedisLedger: claims and answers of one turn go as one call (real Redis
     expect(answers.filter((a) => a.completedCampaign)).toHaveLength(2);
     expect((await ledger.status('x'))?.state).toBe('completed');
     expect((await ledger.status('y'))?.state).toBe('completed');
-    expect(await redis.hget(wamidsKey(prefix, LEDGER_TEST_NUMBER), 'y.2')).toBe('y/2');
+    expect(await ledgerPeek(redis, prefix).wamidOwner('y.2')).toBe('y/2');
   });
 });

@@ -7,7 +7,7 @@ import { RedisLedger, campaignLedgerKeys, feedKeys, type AutoPauseSettings } fro
 import { phoneNumber } from '../support/csv-files.js';
 import { LEDGER_TEST_NUMBER, feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
-import { wamidsKey } from '../../src/redis/ledger-keys.js';
+import { ledgerPeek } from '../support/ledger-peek.js';
 
 /**
  * The campaign controls as the ledger decides them (src/redis/ledger-scripts.ts), on a real
@@ -207,7 +207,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
         pausedCampaign: false,
       });
       expect(await counts()).toMatchObject({ sending: 1, sent: 0 });
-      expect(await redis.hlen(wamidsKey(prefix, NUMBER))).toBe(0);
+      expect(await ledgerPeek(redis, prefix).wamidCount(NUMBER)).toBe(0);
       expect(await inWindow(job(1))).toBe(true);
     });
 
@@ -281,7 +281,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
         await ledger.settle(job(1, 1), { status: 'sent', wamid: 'wamid.1b' });
         expect(await row(1)).toMatchObject({ status: 'sent', wamid: 'wamid.1b', requeue: 1 });
         expect((await row(1)).errorCode).toBeUndefined();
-        expect(await redis.hget(wamidsKey(prefix, NUMBER), 'wamid.1b')).toBe(`${ID}/1`);
+        expect(await ledgerPeek(redis, prefix).wamidOwner('wamid.1b', NUMBER)).toBe(`${ID}/1`);
         expect(await inWindow(job(1, 1))).toBe(false);
       },
     );

@@ -8,7 +8,7 @@
   keyword records the user in the number's opt-outs.
 
   Input:
-    KEYS[1] wamids     hash     <scope>:wamids (message ID → "campaign/row")
+    KEYS[1] wamids     hash     <scope>:wamids (the message-ID index: includes/wamid-index.lua)
 
     ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
     ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
@@ -27,6 +27,7 @@
 
 -- Includes
 --- @include "clock"
+--- @include "wamid-index"
 
 local wamidsKey = KEYS[1]
 local prefix, now, windowMs = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3])
@@ -38,10 +39,8 @@ for i = 4, #ARGV, 6 do
   local current = tonumber(redis.call('GET', windowKey) or '0')
   if closes > now and closes > current then redis.call('SET', windowKey, closes, 'PX', closes - now) end
   local answered = 0
-  local where = nil
-  if replyTo ~= '' then where = redis.call('HGET', wamidsKey, replyTo) end
   local campaignId, row = nil, nil
-  if where then campaignId, row = string.match(where, '^(.+)/(%d+)$') end
+  if replyTo ~= '' then campaignId, row = wamidWhere(wamidsKey, replyTo) end
   if campaignId and reply ~= '' then
     local rowsKey = prefix .. ':campaign:' .. campaignId .. ':rows'
     local json = redis.call('HGET', rowsKey, row)

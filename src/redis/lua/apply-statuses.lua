@@ -11,7 +11,8 @@
     - the number's `status-seen` keeps the latest claim time (`ct`) of a row any status was
       seen for: the in-doubt rule's evidence that later sends reached Meta;
     - `delivered` and `read` keep their earliest timestamp (`dt`, `rt`; a read is also a
-      delivery); the campaign's `n:delivered` and `n:read` count rows, once each, and so does
+      delivery) and drop the row's fingerprint (`f`: a delivered message is never failed or
+      sent again); the campaign's `n:delivered` and `n:read` count rows, once each, and so does
       its timeline (includes/timeline.lua), when the status is recorded;
     - `failed` makes the row `failed` with Meta's code and detail (the earliest failure),
       and the duplicate-send guard forgets its message (it was not delivered); 131050 also
@@ -27,7 +28,7 @@
   ("campaign/row", set on every send). Campaign keys are built here from the prefix.
 
   Input:
-    KEYS[1] wamids     hash     <scope>:wamids (message ID → "campaign/row")
+    KEYS[1] wamids     hash     <scope>:wamids (the message-ID index: includes/wamid-index.lua)
 
     ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
     ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
@@ -58,6 +59,7 @@
 --- @include "forget-send"
 --- @include "template-hold"
 --- @include "brake"
+--- @include "wamid-index"
 
 local wamidsKey = KEYS[1]
 local prefix, now = ARGV[1], ledgerNow(ARGV[2])
@@ -68,10 +70,8 @@ local seen = {}
 local SENT_ON = { sent = true, failed = true }
 
 local function locate(wamid, callback)
-  local where = redis.call('HGET', wamidsKey, wamid)
-  if not where and callback ~= '' then where = callback end
-  if not where then return nil end
-  local campaignId, row = string.match(where, '^(.+)/(%d+)$')
+  local campaignId, row = wamidWhere(wamidsKey, wamid)
+  if not campaignId and callback ~= '' then campaignId, row = string.match(callback, '^(.+)/(%d+)$') end
   if not campaignId then return nil end
   local rowsKey = prefix .. ':campaign:' .. campaignId .. ':rows'
   local json = redis.call('HGET', rowsKey, row)
@@ -103,7 +103,7 @@ for i = 5, #ARGV, 8 do
       end
       if not rec.w or rec.w == '' then
         rec.w = wamid
-        redis.call('HSET', wamidsKey, wamid, campaignId .. '/' .. row)
+        indexWamid(wamidsKey, campaignKey, campaignId, row, wamid)
         changed = true
       end
       if kind == 'delivered' or kind == 'read' then
@@ -111,6 +111,9 @@ for i = 5, #ARGV, 8 do
           redis.call('HINCRBY', campaignKey, 'n:delivered', 1)
           timelineAdd(campaignKey, 'delivered', 1, now)
         end
+        -- Delivered: it never fails now, so it is never sent again and its fingerprint (kept to
+        -- forget a failed message in the duplicate guard) has no use; its values stay (retarget).
+        if not rec.dt then rec.f = nil end
         if not rec.dt or at < rec.dt then rec.dt = at; changed = true end
       end
       if kind == 'read' then

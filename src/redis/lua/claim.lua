@@ -12,7 +12,7 @@
   fed: a STOP that came while it waited holds at its claim, right before its request; a
   message this number already sent within the window (another row, any campaign) is
   skipped; only then is the row `sending`, and its message
-  recorded in the guard. Every outcome but `claimed` and `in-doubt` ends the job's work, so
+  recorded in the guard (whose keys expire a window after its newest entry). Every outcome but `claimed` and `in-doubt` ends the job's work, so
   its ID leaves the window here. Expiry (`expiresAt`) is judged on the ledger's clock, and a
   claim's time (`ct`) is kept on it, so the in-doubt rule can tell which sends came after which.
 
@@ -59,6 +59,13 @@ local now, window, campaignId = ledgerNow(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local held = redis.call('HMGET', campaignKey, 'cancelled', 'paused', 'allowRepeat', 'expiresAt')
 local expired = false
 if held[4] then expired = now >= tonumber(held[4]) end
+local recorded = false
+-- A row that ends here unsent is never claimed again (only a new ingest of its file reopens it,
+-- with its message): what it would have sent is not kept.
+local function saveUnsent(row, rec)
+  rec.v = nil; rec.h = nil; rec.f = nil
+  redis.call('HSET', rowsKey, row, cjson.encode(rec))
+end
 local function claim(row, owner)
   local json = redis.call('HGET', rowsKey, row)
   if not json then return 'missing', '' end
@@ -71,7 +78,7 @@ local function claim(row, owner)
     local final = 'cancelled'
     if held[1] ~= '1' then final = 'expired' end
     move(campaignKey, rec, final, now)
-    redis.call('HSET', rowsKey, row, cjson.encode(rec))
+    saveUnsent(row, rec)
     return 'settled', final, tostring(completeIfDone(campaignKey, now))
   end
   if held[2] == '1' then
@@ -82,7 +89,7 @@ local function claim(row, owner)
   if optedOut and optOutsApply(campaignKey) then
     move(campaignKey, rec, 'skipped', now)
     rec.c = 'OPTED_OUT'; rec.d = optedOutDetail(optedOut, campaignKey)
-    redis.call('HSET', rowsKey, row, cjson.encode(rec))
+    saveUnsent(row, rec)
     return 'settled', 'skipped', tostring(completeIfDone(campaignKey, now))
   end
   if window > 0 and rec.f then
@@ -91,11 +98,12 @@ local function claim(row, owner)
     if dup then
       move(campaignKey, rec, 'skipped', now)
       rec.c = 'ALREADY_SENT'; rec.d = dup
-      redis.call('HSET', rowsKey, row, cjson.encode(rec))
+      saveUnsent(row, rec)
       return 'settled', 'skipped', tostring(completeIfDone(campaignKey, now))
     end
     redis.call('HSET', sentKey, rec.f, campaignId .. '/' .. row .. '/' .. now)
     redis.call('ZADD', sentAtKey, now, rec.f)
+    recorded = true
   end
   rec.a = (rec.a or 0) + 1
   rec.ct = now
@@ -121,6 +129,14 @@ if window > 0 then
   if #expired > 0 then
     redis.call('ZREM', sentAtKey, unpack(expired))
     redis.call('HDEL', sentKey, unpack(expired))
+  end
+end
+-- Every entry is at most a window old once the last one is: the guard's keys expire then
+-- (Redis's clock, the ledger's in production), so a number that stops sending keeps none of it.
+-- Never shortened: a worker with a longer window set it.
+if recorded then
+  for _, key in ipairs({ sentKey, sentAtKey }) do
+    if redis.call('PTTL', key) < window then redis.call('PEXPIRE', key, window) end
   end
 end
 return out

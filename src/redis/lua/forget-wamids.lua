@@ -4,7 +4,7 @@
   this campaign's row (an entry another campaign owns stays).
 
   Input:
-    KEYS[1] wamids     hash     <scope>:wamids (message ID → "campaign/row")
+    KEYS[1] wamids     hash     <scope>:wamids (the message-ID index: includes/wamid-index.lua)
 
     ARGV[1] campaign ID
     (then a pair per row with a wamid, from ARGV[2] on:)
@@ -14,11 +14,12 @@
   Output:
     how many entries it removed
 ]]
+
+-- Includes
+--- @include "wamid-index"
+
 local removed = 0
 for i = 2, #ARGV, 2 do
-  if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[1] .. '/' .. ARGV[i + 1] then
-    redis.call('HDEL', KEYS[1], ARGV[i])
-    removed = removed + 1
-  end
+  removed = removed + forgetWamid(KEYS[1], ARGV[i], ARGV[1], ARGV[i + 1])
 end
 return removed

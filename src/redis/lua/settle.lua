@@ -19,7 +19,7 @@
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
     KEYS[2] rows       hash     <scope>:campaign:<id>:rows
-    KEYS[3] wamids     hash     <scope>:wamids (message ID → "campaign/row")
+    KEYS[3] wamids     hash     <scope>:wamids (the message-ID index: includes/wamid-index.lua)
     KEYS[4] recent     string   <scope>:campaign:<id>:recent (the brake's bit ring)
     KEYS[5] sent       hash     <scope>:sent:<number>
     KEYS[6] sent-at    zset     <scope>:sent-at:<number>
@@ -53,6 +53,7 @@
 --- @include "brake"
 --- @include "forget-send"
 --- @include "backlog"
+--- @include "wamid-index"
 
 local campaignKey, rowsKey, wamidsKey, recentKey, sentKey, sentAtKey, windowKey, confirmKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local campaignId, now, window, share, confirmMs = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -85,7 +86,7 @@ local function settle(row, status, wamid, code, detail, owner)
   -- When it failed: `campaign retry` holds back 131049 rows for 24 h after it.
   if status == 'failed' then rec.ft = now end
   redis.call('HSET', rowsKey, row, cjson.encode(rec))
-  if status == 'sent' or status == 'held' then redis.call('HSET', wamidsKey, wamid, campaignId .. '/' .. row) end
+  if status == 'sent' or status == 'held' then indexWamid(wamidsKey, campaignKey, campaignId, row, wamid) end
   -- Meta refused it: not sent, so a later send of the same message is not a repeat. (An
   -- unknown row may have been sent: it keeps its entry.)
   if status == 'failed' then forgetSend(sentKey, sentAtKey, rec.f, campaignId, row) end
