@@ -57,10 +57,11 @@ export function defineLuaCommandsLazily(redis: RedisClient, commands: Readonly<R
     Object.defineProperty(redis, command, {
       configurable: true,
       enumerable: false,
-      get(this: RedisClient): unknown {
-        delete (this as unknown as Record<string, unknown>)[command];
-        this.defineCommand(command, load());
-        return (this as unknown as Record<string, unknown>)[command];
+      // The connection itself, not `this`: a spy may read the getter detached from it.
+      get(): unknown {
+        delete (redis as unknown as Record<string, unknown>)[command];
+        redis.defineCommand(command, load());
+        return (redis as unknown as Record<string, unknown>)[command];
       },
     });
   }
