@@ -5,6 +5,8 @@
  * Long-running commands (`send`, `worker`, `serve`, `status --watch`…) have none.
  */
 
+import type { Writable } from 'node:stream';
+
 /** The commands that do one thing and end. */
 const ONE_SHOT = new Set([
   'status',
@@ -53,11 +55,21 @@ export function armDeadline(command: string, env: NodeJS.ProcessEnv = process.en
 }
 
 /**
- * The command's work is done: whatever is still open (a connection's last reply, a timer of a
- * library) gets a moment to close, then the process ends with the command's exit code.
+ * The command's work is done: once what it printed has been taken by the reader of stdout and
+ * stderr, whatever is still open (a connection's last reply, a timer of a library) gets a
+ * moment to close, then the process ends with the command's exit code. Output to a pipe is
+ * written as the reader takes it: exiting before then would cut it short and still exit 0, so
+ * a reader that stalls is waited for (until the deadline, which then names it).
  */
-export function endWhenDone(): void {
-  setTimeout(() => process.exit(process.exitCode ?? 0), LINGER_MS).unref();
+export function endWhenDone(streams: readonly Writable[] = [process.stdout, process.stderr]): void {
+  void Promise.all(streams.map(flushed)).then(() => setTimeout(() => process.exit(process.exitCode ?? 0), LINGER_MS).unref());
+}
+
+/** Resolves once everything written to `stream` so far has left the process (or cannot: the reader went away). */
+function flushed(stream: Writable): Promise<void> {
+  if (stream.writableLength === 0 || stream.writableEnded || stream.destroyed) return Promise.resolve();
+  // An empty write completes after every write queued before it.
+  return new Promise((resolve) => stream.write('', () => resolve()));
 }
 
 function deadlineSeconds(value: string | undefined): number {
@@ -77,9 +89,12 @@ function waitingFor(): string {
     TTYWrap: 'the terminal',
     Timeout: 'a timer',
   };
+  const unread = process.stdout.writableLength + process.stderr.writableLength;
+  const output = unread > 0 ? [`its output to be read (${unread} bytes not yet taken from stdout or stderr)`] : [];
   const open = process
     .getActiveResourcesInfo()
     .map((resource) => words[resource] ?? resource)
     .filter((what, index, all) => all.indexOf(what) === index);
-  return open.length === 0 ? 'nothing that Node can name' : open.join(', ');
+  const all = [...output, ...open];
+  return all.length === 0 ? 'nothing that Node can name' : all.join(', ');
 }
