@@ -68,7 +68,7 @@ const { values } = parseArgs({
 });
 if (values.help) {
   console.log(
-    'npm run bench -- [--runs N] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|settled|capacity|startup[,...]] ' +
+    `npm run bench -- [--runs N] [--only ${SECTIONS.join('|')}[,...]] ` +
       '[--rows N (ingest rows, default 100000)] ' +
       `[--feeder-rows N (the feeder's campaign, default ${FEEDER_ROWS}; RSS is also measured at N/10)] ` +
       `[--soak-rows N (soak, only with --only soak; default ${SOAK_ROWS})] ` +
@@ -96,7 +96,7 @@ if (
   only.some((s) => !SECTIONS.includes(s as Section))
 ) {
   console.error(
-    'usage: npm run bench -- [--runs N>=1] [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|settled|capacity|startup[,...]] ' +
+    `usage: npm run bench -- [--runs N>=1] [--only ${SECTIONS.join('|')}[,...]] ` +
       '[--rows N>=1] [--feeder-rows N>=10] [--soak-rows N>=1000]',
   );
   process.exit(2);

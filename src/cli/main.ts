@@ -66,7 +66,6 @@ async function run(): Promise<void> {
     followNpxParent();
     loadDotEnv();
     await program.parseAsync(process.argv);
-    if (oneShot !== undefined) endWhenDone();
   } catch (error) {
     if (isHelpShown(error)) {
       process.exitCode = error.exitCode;
@@ -75,6 +74,8 @@ async function run(): Promise<void> {
       process.exitCode = exitCodeOf(error);
     }
   }
+  // A failed command ends as soon as a finished one: a handle its failure left open must not keep it waiting.
+  if (oneShot !== undefined) endWhenDone();
 }
 
 // No top-level await: the start-up bundle (scripts/bundle-cli.mjs) is CommonJS, for its compile cache.

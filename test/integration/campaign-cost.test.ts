@@ -138,7 +138,12 @@ describe('what a campaign costs, end to end', () => {
     for await (const page of context.ledger.rows('c-cost')) rows.push(...page);
     expect(rows.map((r) => r.pricing)).toEqual(Array.from({ length: 6 }, () => ({ category: 'marketing', billable: true })));
 
-    const billable = (await new RedisMetricsStore(context.redis, prefix).totals()).billable;
+    // The billable tallies reach Redis with the next metrics flush, which may come after the rows are billed.
+    const billable = await waitFor(async () => (await new RedisMetricsStore(context.redis, prefix).totals()).billable, {
+      until: (b) => b.reduce((n, entry) => n + Number(entry[3]), 0) === 6,
+      timeoutMs: 20_000,
+      what: 'the billable tallies of every row flushed to Redis',
+    });
     expect(billable.sort((a, b) => a[2].localeCompare(b[2]))).toEqual([
       [PHONE_NUMBER_ID, 'marketing', 'Brazil', 1],
       [PHONE_NUMBER_ID, 'marketing', 'India', 3],
