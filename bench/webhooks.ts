@@ -6,6 +6,7 @@ import { figure, type SectionResult } from './support/figures.js';
 import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, productEnv } from './support/product.js';
 import { deletePrefix, freshPrefix } from './support/redis.js';
 import { median } from './support/stats.js';
+import { statusWebhookBody } from './support/status-webhook.js';
 
 /**
  * Webhooks: signed status webhooks (sent, delivered, read: Meta's three per message) posted
@@ -269,26 +270,7 @@ function postsOf(rows: number, perPost: number): string[] {
   }
   const bodies: string[] = [];
   for (let i = 0; i < items.length; i += perPost) {
-    bodies.push(
-      JSON.stringify({
-        object: 'whatsapp_business_account',
-        entry: [
-          {
-            id: '1',
-            changes: [
-              {
-                field: 'messages',
-                value: {
-                  messaging_product: 'whatsapp',
-                  metadata: { display_phone_number: '1', phone_number_id: PHONE_NUMBER_ID },
-                  statuses: items.slice(i, i + perPost),
-                },
-              },
-            ],
-          },
-        ],
-      }),
-    );
+    bodies.push(statusWebhookBody(PHONE_NUMBER_ID, items.slice(i, i + perPost)));
   }
   return bodies;
 }

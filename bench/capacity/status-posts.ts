@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { request } from 'undici';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import type { SandboxChild } from '../support/sandbox.js';
+import { statusWebhookBody } from '../support/status-webhook.js';
 
 /**
  * Meta's side of the statuses: sent, delivered and read for every message the sandbox
@@ -75,26 +76,7 @@ function bodiesOf(messages: readonly AcceptedSend[]): string[] {
   ] as const) {
     for (const m of messages) {
       const item = { id: m.wamid, status, timestamp: String(now + offset), recipient_id: m.waId };
-      bodies.push(
-        JSON.stringify({
-          object: 'whatsapp_business_account',
-          entry: [
-            {
-              id: '1',
-              changes: [
-                {
-                  field: 'messages',
-                  value: {
-                    messaging_product: 'whatsapp',
-                    metadata: { display_phone_number: '1', phone_number_id: m.phoneNumberId },
-                    statuses: [item],
-                  },
-                },
-              ],
-            },
-          ],
-        }),
-      );
+      bodies.push(statusWebhookBody(m.phoneNumberId, [item]));
     }
   }
   return bodies;
