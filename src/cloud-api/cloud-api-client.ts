@@ -1,6 +1,7 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Secret } from '../config/secret.js';
 import { CloudApiBadResponseError, CloudApiTransportError } from './cloud-api-errors.js';
+import { dispatcherWithLeavingHook } from './leaving-hook.js';
 import { graphError, transportFailure } from './graph-answers.js';
 import { safeJson } from './safe-json.js';
 import { messageBody, messagePath } from './message-body.js';
@@ -49,13 +50,14 @@ export class CloudApiClient {
       });
   }
 
-  async send(phoneNumberId: string, message: OutboundMessage): Promise<SendResult> {
+  /** `onLeaving`: called as the request is written to its socket (the pacer corrects a late send's stamp with it). */
+  async send(phoneNumberId: string, message: OutboundMessage, onLeaving?: () => void): Promise<SendResult> {
     const { timeoutMs } = this.#options;
     let response: Dispatcher.ResponseData;
     try {
       response = await request(`${this.#versionUrl}/${phoneNumberId}/${messagePath(message)}`, {
         method: 'POST',
-        dispatcher: this.#dispatcher,
+        dispatcher: onLeaving === undefined ? this.#dispatcher : dispatcherWithLeavingHook(this.#dispatcher, onLeaving),
         headers: this.#headers,
         body: JSON.stringify(messageBody(message)),
         headersTimeout: timeoutMs,

@@ -9,10 +9,18 @@ const PACER_LUA_DIR = new URL('./lua/pacer/', import.meta.url);
 const RESERVE_SLOT = loadLuaCommand('reserve-slot', PACER_LUA_DIR);
 /** Defined without a key count: each call passes one key (the log) or two (and the audit key, see `auditKey`). */
 const ADMIT = loadLuaScript('admit', PACER_LUA_DIR);
+const DEPART = loadLuaScript('depart', PACER_LUA_DIR);
 
 interface PacerCommands {
   cwReserveSlot(key: string, intervalMicros: number, ...now: number[]): Promise<string>;
   cwAdmit(numberOfKeys: number, ...args: (string | number)[]): Promise<string>;
+  cwDepart(numberOfKeys: number, ...args: (string | number)[]): Promise<string>;
+}
+
+/** An admitted send: `member` names it in the log (and the audit key); `left()` resolves once a late send's stamp is corrected. */
+export interface PacerAdmission {
+  readonly member: string;
+  left(): Promise<void>;
 }
 
 /** Evenly spaced sends, never more than `messagesPerSecond` in any second, across all workers. */
@@ -31,8 +39,9 @@ export class RedisSendPacer implements SendPacer {
 
   /**
    * `auditKey`: also keep every admission, stamped on Redis's clock (µs), in this sorted set,
-   * never trimmed. For tests: what the pacer let through is then checked where it is decided,
-   * whatever delays a loaded machine adds on the way to the receiver.
+   * never trimmed (a send that left late carries its corrected stamp). For tests: what the
+   * pacer let through is then checked where it is decided, whatever delays a loaded machine
+   * adds on the way to the receiver.
    */
   /**
    * `clock`: the time now in µs, read at each call instead of Redis's TIME: a test drives the
@@ -45,6 +54,7 @@ export class RedisSendPacer implements SendPacer {
     if (!('cwReserveSlot' in redis)) {
       redis.defineCommand('cwReserveSlot', RESERVE_SLOT);
       redis.defineCommand('cwAdmit', { lua: ADMIT });
+      redis.defineCommand('cwDepart', { lua: DEPART });
     }
     this.#redis = redis as RedisClient & PacerCommands;
     // In the number's scope: both scripts stay in its cluster slot.
@@ -75,26 +85,39 @@ export class RedisSendPacer implements SendPacer {
     return Number(await this.#redis.cwAdmit(keys.length, ...keys, this.#rate, member, this.#windowMicros, ...now));
   }
 
-  async admit(): Promise<void> {
+  /** Moves the stamp of `member` by `lateMicros`: it left that much after it was admitted (see depart.lua). */
+  async departWait(member: string, lateMicros: number): Promise<number> {
+    const keys = this.#auditKey === undefined ? [this.#logKey] : [this.#logKey, this.#auditKey];
+    const now = this.#clock === undefined ? [] : [Math.round(this.#clock())];
+    return Number(await this.#redis.cwDepart(keys.length, ...keys, member, lateMicros, ...now));
+  }
+
+  async admit(): Promise<PacerAdmission> {
     const member = `${this.#memberPrefix}-${++this.#sequence}`;
-    let restamps = 0;
     for (;;) {
       const asked = performance.now();
       const wait = await this.admitWait(member);
-      const roundTrip = performance.now() - asked;
       // The usual round trip to this Redis: drops to any faster one at once, creeps up slowly,
       // so a remote Redis is not "late" on every call and a stall does not become the norm.
-      this.#usualRoundTripMs = Math.min(roundTrip, this.#usualRoundTripMs + 0.05);
-      if (wait === 0) {
-        // The stamp is only true if the send leaves right after it. An answer that came back
-        // late (a starved process, a busy event loop) means it would leave later than stamped
-        // and bunch with the sends stamped after it: stamp it again, now.
-        if (roundTrip <= this.#usualRoundTripMs + LATE_ADMISSION_MS || restamps === MAX_RESTAMPS) return;
-        restamps++;
-        continue;
-      }
+      this.#usualRoundTripMs = Math.min(performance.now() - asked, this.#usualRoundTripMs + 0.05);
+      if (wait === 0) return { member, left: () => this.#left(member, asked) };
       await sleepMicros(wait);
     }
+  }
+
+  /**
+   * The stamp is true only if the send leaves right after it. One that leaves later (its
+   * answer read late by a busy event loop, a wait for a connection) would bunch at the
+   * receiver with the sends admitted after it: its stamp moves by the time since the
+   * admission was asked, which is at least how late it left. Sends that leave on time cost
+   * nothing more.
+   */
+  async #left(member: string, asked: number): Promise<void> {
+    const lateMs = performance.now() - asked;
+    if (lateMs <= this.#usualRoundTripMs + LATE_DEPARTURE_MS) return;
+    // The request does not wait for it (the send path ignores this promise). A failed
+    // correction leaves the earlier stamp, which the guard still covers for the usual delays.
+    await this.departWait(member, Math.round(lateMs * 1000)).catch(() => undefined);
   }
 }
 
@@ -110,10 +133,8 @@ export class RedisSendPacer implements SendPacer {
  */
 const GUARD_MICROS = 25_000;
 
-/** An admission answered this much later than the usual round trip is stamped again. */
-const LATE_ADMISSION_MS = 5;
-/** Bounded: on a starved host every answer is late, and the send must still go out. */
-const MAX_RESTAMPS = 5;
+/** A send that leaves this much later than the usual round trip after its admission was asked has its stamp moved. */
+const LATE_DEPARTURE_MS = 2;
 
 async function sleepMicros(micros: number): Promise<void> {
   if (micros >= 500) await new Promise((resolve) => setTimeout(resolve, Math.ceil(micros / 1000)));

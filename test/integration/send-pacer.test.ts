@@ -60,6 +60,54 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     expect(busiestWindow(stamps)).toBeLessThanOrEqual(rate);
   });
 
+  it('a send that left late counts where it left: the sends after it keep the ceiling at the receiver', async () => {
+    const rate = 5;
+    const auditKey = `${prefix}:audit-departed`;
+    const redis = testRedis();
+    connections.push(redis);
+    let now = 0;
+    const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '4', messagesPerSecond: rate, auditKey, clock: () => now });
+    // The first send is admitted at 0 but leaves 60 ms later (a stalled event loop); four more leave on time.
+    expect(await pacer.admitWait('late')).toBe(0);
+    await pacer.departWait('late', 60_000);
+    for (const at of [100, 200, 300, 400]) {
+      now = at * 1000;
+      expect(await pacer.admitWait(`on-time-${at}`)).toBe(0);
+    }
+    // 1,030 ms: the late send's admission (0) is out of the window (1 s + the guard), but it
+    // left at 60 ms, so a sixth send now would make six in the receiver's second (60, 1060].
+    now = 1_030_000;
+    const wait = await pacer.admitWait('sixth');
+    expect(wait).toBeGreaterThan(0);
+    // It may go once the late send's departure has left the window: 60 ms + 1,025 ms.
+    expect(now + wait).toBe(60_000 + 1_025_000 + 1);
+    now += wait;
+    expect(await pacer.admitWait('sixth')).toBe(0);
+    const stamps = await admissions(redis, auditKey);
+    expect(stamps).toEqual([60, 100, 200, 300, 400, 1085.001]);
+    expect(busiestWindow(stamps)).toBeLessThanOrEqual(rate);
+  });
+
+  it('a send that leaves on time costs no correction; one that leaves late moves its stamp by at least how late', async () => {
+    const auditKey = `${prefix}:audit-left`;
+    const redis = testRedis();
+    connections.push(redis);
+    const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '5', messagesPerSecond: 100, auditKey });
+    const onTime = await pacer.admit();
+    await onTime.left();
+    const late = await pacer.admit();
+    const [admittedAt] = await redis.zmscore(auditKey, late.member);
+    const heldFrom = performance.now();
+    // The send is held 30 ms between its admission and its departure (a busy event loop).
+    while (performance.now() - heldFrom < 30);
+    await late.left();
+    const [leftAt, onTimeAt] = await redis.zmscore(auditKey, late.member, onTime.member);
+    expect(onTimeAt).not.toBeNull();
+    expect(Number(leftAt) - Number(admittedAt)).toBeGreaterThanOrEqual(30_000);
+    const stamps = await admissions(redis, auditKey);
+    expect(stamps).toHaveLength(2);
+  });
+
   it('keeps no admission record unless asked: only the slot and the self-trimming log', async () => {
     const redis = testRedis();
     connections.push(redis);

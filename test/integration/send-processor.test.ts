@@ -37,7 +37,8 @@ class FakeSender implements MessageSender {
     this.#answers.push(...answers);
   }
 
-  async send(phoneNumberId: string, message: OutboundMessage): Promise<SendResult> {
+  async send(phoneNumberId: string, message: OutboundMessage, onLeaving?: () => void): Promise<SendResult> {
+    onLeaving?.();
     this.sent.push({ phoneNumberId, message });
     const answer = this.#answers.shift() ?? accepted(`wamid.${this.sent.length}`);
     if (answer instanceof Error) throw answer;
@@ -147,20 +148,24 @@ describe('SendProcessor (ledger on a real Redis, fake sender)', () => {
       expect((await row(1))?.status).toBe('queued');
     });
 
-    it('spaces sends with the pacer: a slot before the claim, admission right before the request', async () => {
+    it('spaces sends with the pacer: a slot before the claim, admission right before the request, told when it leaves', async () => {
       const calls: string[] = [];
       const pacer: SendPacer = {
         reserveSlot: () => Promise.resolve(void calls.push('slot')),
-        admit: () => Promise.resolve(void calls.push('admit')),
+        admit: () => {
+          calls.push('admit');
+          return Promise.resolve({ left: () => void calls.push('left') });
+        },
       };
       await setUp(2, { pacer });
       const send = sender.send.bind(sender);
-      sender.send = (number, message) => {
+      sender.send = (number: string, message: OutboundMessage, onLeaving?: () => void) => {
         calls.push('send');
-        return send(number, message);
+        return send(number, message, onLeaving);
       };
       await processor.process(job(1), FIRST);
-      expect(calls).toEqual(['slot', 'admit', 'send']);
+      // The admission hears when its request leaves: a late one corrects its stamp.
+      expect(calls).toEqual(['slot', 'admit', 'send', 'left']);
     });
   });
 
@@ -395,7 +400,9 @@ describe('SendProcessor (ledger on a real Redis, fake sender)', () => {
 
     it('a paused campaign: the row parks, without a pacer slot', async () => {
       let slots = 0;
-      await setUp(1, { pacer: { reserveSlot: () => Promise.resolve(void slots++), admit: () => Promise.resolve() } });
+      await setUp(1, {
+        pacer: { reserveSlot: () => Promise.resolve(void slots++), admit: () => Promise.resolve({ left: () => undefined }) },
+      });
       await ledger.pause(ID, 'operator');
       expect(await processor.process(job(1), FIRST)).toEqual({ kind: 'done', status: 'parked' });
       expect(slots).toBe(0);

@@ -7,5 +7,15 @@ export interface SendPacer {
   /** Waits for this send's evenly spaced slot. */
   reserveSlot(): Promise<void>;
   /** The last gate before the request: never more than the rate in any second. */
-  admit(): Promise<void>;
+  admit(): Promise<Admission>;
+}
+
+/** One admitted send. */
+export interface Admission {
+  /**
+   * Call as the request leaves (is written to its socket). A send that leaves later than it
+   * was admitted (an event-loop stall, a wait for a connection) has its stamp moved to when it
+   * left, so the sends admitted after it keep the ceiling at the receiver.
+   */
+  left(): void;
 }

@@ -16,7 +16,8 @@ import type { SendPacer } from '../feed/send-pacer.js';
 
 /** Anything that can send a message; CloudApiClient is the real one. */
 export interface MessageSender {
-  send(phoneNumberId: string, message: OutboundMessage): Promise<SendResult>;
+  /** `onLeaving`: called as the request is written to its socket (see Admission.left). */
+  send(phoneNumberId: string, message: OutboundMessage, onLeaving?: () => void): Promise<SendResult>;
 }
 
 /** What the queue adapter must do with the job after one pass. */
@@ -160,13 +161,13 @@ export class SendProcessor {
     if (!built.ok) return this.#final(job, { status: 'failed', errorCode: 'JOB_PAYLOAD_INVALID', errorDetail: built.detail });
 
     // The row is claimed: its send must not fail for lack of room in Redis (it would be in doubt).
-    if (pacer !== undefined) await this.#room.write('pacer', () => pacer.admit());
+    const admission = pacer === undefined ? undefined : await this.#room.write('pacer', () => pacer.admit());
     let result: SendResult;
     this.#inFlight.add(job);
     // Metrics hook: the request alone, from leaving to its answer; counted in memory.
     const requestedAt = performance.now();
     try {
-      result = await this.#sender.send(phoneNumberId, built.message);
+      result = await this.#sender.send(phoneNumberId, built.message, admission === undefined ? undefined : () => admission.left());
       this.#metrics?.recordSend(phoneNumberId, SEND_ACCEPTED, (performance.now() - requestedAt) / 1000);
     } catch (error) {
       this.#metrics?.recordSend(phoneNumberId, sendResultOf(error), (performance.now() - requestedAt) / 1000);

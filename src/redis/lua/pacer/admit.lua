@@ -4,8 +4,8 @@
   timers late), and a late send bunches with the next ones. So at the moment of sending, a
   sliding log of the last window's dispatches must hold fewer than `rate`; otherwise wait for
   the oldest to age out. The member's own earlier stamp is dropped first, so a send can be
-  stamped again. Called with one key, or two when tests keep every admission (the caller
-  passes the number of keys).
+  stamped again. A send that leaves late has its stamp moved afterwards (depart.lua). Called
+  with one key, or two when tests keep every admission (the caller passes the number of keys).
 
   Input:
     KEYS[1] sent       zset     <scope>:pacer:<number>:sent (member → admitted at, µs)

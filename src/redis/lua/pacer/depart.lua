@@ -1,0 +1,37 @@
+#!lua
+--[[
+  The pacer's correction for a send that left late. `admit` stamps a send when it lets it
+  through; a send that then waits (a stalled event loop, a wait for a connection) leaves
+  later and would bunch at the receiver with the sends admitted after it. Moving its stamp
+  by how late it left makes every later admission count it where it really is, so the
+  ceiling holds for departures, not just for admissions. A stamp already trimmed (the send
+  left more than a window late) is put back at the time now, which is no earlier than when
+  it left. Called with one key, or two when tests keep every admission.
+
+  Input:
+    KEYS[1] sent       zset     <scope>:pacer:<number>:sent (member → admitted at, µs)
+    KEYS[2] audit      zset     optional: every admission, never trimmed (tests)
+
+    ARGV[1] member: the send, as admitted
+    ARGV[2] how late it left, µs (at least the time from admission to leaving)
+    ARGV[3] optional: the time now (µs) instead of Redis's TIME; a test's simulated clock
+
+  Output:
+    the send's stamp now (µs, a decimal string)
+]]
+local late = tonumber(ARGV[2])
+local stamp = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if stamp then
+  stamp = tonumber(stamp) + late
+else
+  stamp = tonumber(ARGV[3])
+  if not stamp then
+    local t = redis.call('TIME')
+    stamp = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  end
+end
+local score = string.format('%.0f', stamp)
+redis.call('ZADD', KEYS[1], score, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], 2000)
+if KEYS[2] then redis.call('ZADD', KEYS[2], score, ARGV[1]) end
+return score
