@@ -8,7 +8,7 @@ import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, benchScriptArgs, campaignSend, pro
 import { deletePrefix, freshPrefix } from './support/redis.js';
 import { firstAccepted, type SandboxChild } from './support/sandbox.js';
 import { busiestWindow } from './support/stats.js';
-import { DEFAULT_SEND_CONCURRENCY } from '../src/config/config.js';
+import { defaultSendConcurrency } from '../src/config/config.js';
 
 /**
  * Many processes and numbers, and Meta's top tier, measured at the receiver (the sandbox at --mps 0 accepts and
@@ -118,7 +118,7 @@ export async function benchScale(options: { runs: number; redis: Redis; sandbox:
       `scale: per setup, ${SCALE_RATE} msg/s × ${(WARMUP_MS + WINDOW_MS) / 1000 + 6} s of rows per number ` +
         `loaded with \`campaign send --phone-number-id\` (bare: bench/bare-ingest.ts), ` +
         `then N \`campaign worker\` processes with no --phone-number-id (each serves every number with campaigns; ` +
-        `SEND_RATE=${SCALE_RATE}, SEND_CONCURRENCY unset: ${DEFAULT_SEND_CONCURRENCY}) ` +
+        `SEND_RATE=${SCALE_RATE}, SEND_CONCURRENCY unset: ${defaultSendConcurrency(SCALE_RATE)}) ` +
         `against \`campaign sandbox --mps 0\`. The ${WINDOW_MS / 1000} s window opens ${WARMUP_MS / 1000} s after ` +
         `the later of the last process logging \`send worker started\` and the first accepted message; ` +
         `rate = a number's accepted messages in the window / ${WINDOW_MS / 1000}; busiest = max ` +
@@ -172,7 +172,7 @@ export async function benchTopTier(options: { runs: number; redis: Redis; sandbo
     runs: measured.map((r) => ({ ...r })),
     method: [
       `toptier: ${TOP_RATE} msg/s × ${(WARMUP_MS + WINDOW_MS) / 1000 + 6} s of rows, one \`campaign worker\` ` +
-        `(SEND_RATE=${TOP_RATE}, SEND_CONCURRENCY unset: ${Math.ceil(TOP_RATE / 5)} by the rate) vs bench/bare-worker.ts ` +
+        `(SEND_RATE=${TOP_RATE}, SEND_CONCURRENCY unset: ${defaultSendConcurrency(TOP_RATE)} by the rate) vs bench/bare-worker.ts ` +
         `(limiter {max:${TOP_RATE},duration:1000}, same concurrency) against \`campaign sandbox ` +
         `--mps 0\`; window and busiest second as in scale.`,
     ],
@@ -191,7 +191,7 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
     await fillNumbers(setup, numbers, file, prefix, rowsPerNumber);
     await sandbox.reset();
     // The product's own default (SEND_CONCURRENCY unset); the bare worker gets the same.
-    const concurrency = Math.max(DEFAULT_SEND_CONCURRENCY, Math.ceil(setup.rate / 5));
+    const concurrency = defaultSendConcurrency(setup.rate);
     // No WHATSAPP_PHONE_NUMBER_ID: each worker serves every number that has campaigns.
     const env = productEnv(prefix, { WHATSAPP_API_URL: sandbox.url, SEND_RATE: String(setup.rate), WHATSAPP_PHONE_NUMBER_ID: '' });
     await startWorkers(setup, { prefix, numbers, env, concurrency, sandboxUrl: sandbox.url }, workers);

@@ -346,5 +346,10 @@ export const DEFAULT_SEND_CONCURRENCY = 50;
  * (`npm run bench -- --only toptier`, with the pacer's guard at 3 ms).
  */
 export function sendConcurrencyOf(send: Config['send'], phoneNumberId: string): number {
-  return send.concurrency ?? Math.max(DEFAULT_SEND_CONCURRENCY, Math.ceil(sendRateOf(send, phoneNumberId) / 2));
+  return send.concurrency ?? defaultSendConcurrency(sendRateOf(send, phoneNumberId));
+}
+
+/** SEND_CONCURRENCY unset, at `rate` msg/s: 50, or half a second of sending when that is more. */
+export function defaultSendConcurrency(rate: number): number {
+  return Math.max(DEFAULT_SEND_CONCURRENCY, Math.ceil(rate / 2));
 }
