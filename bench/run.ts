@@ -191,12 +191,14 @@ try {
     /** Set when the product's code changed while the benchmark ran: the figures then mix two versions. */
     codeChangedDuringRun: gitDescription() !== codeBefore,
     runs,
+    /** The sandbox's scheduling priority: it stands for Meta's servers (see RECEIVER_NICE). */
+    receiver: sandbox?.receiverPriority ?? 'no sandbox',
   };
   console.log(
     `campaign-worker benchmark, ${environment.startedAt}, node ${environment.node}, redis ` +
       `${environment.redis}, ${environment.cpus} CPUs, ` +
       `load ${environment.loadAverageBefore.join('/')} → ${environment.loadAverageAfter.join('/')}, ` +
-      `${environment.git}, ${runs} run(s) per figure\n`,
+      `${environment.git}, ${runs} run(s) per figure, receiver (sandbox) at ${environment.receiver}\n`,
   );
   if (environment.codeChangedDuringRun) {
     console.log('WARNING: the code under src/, workers/ or bin/ changed while the benchmark ran; the figures may mix versions.\n');
