@@ -2,7 +2,8 @@
  * The shape of Meta's message IDs, as its examples show them: `wamid.` and the standard base64
  * (with padding) of a small protobuf-like record, `1C 18 <n> <the user's n digits> 15 02 00`,
  * then `11 18 <m> <m characters>` for a message the business sent (an 18-character hex ID:
- * 57–62 characters in all for 10–15 digits) or `12 18 <m> …` for one a user sent (20), then `00`.
+ * 58 characters in all for 11 digits, 54–66 for 7–15) or `12 18 <m> …` for one a user sent (20),
+ * then `00`.
  * The sandbox makes its IDs so; the ledger keeps a sent row's ID as its hex part when rebuilding
  * it from the row's phone gives back the very same ID (src/redis/lua/includes/wamid-compact.lua).
  */

@@ -1,7 +1,7 @@
 --[[
   A row's message ID, stored small: the row is kept for the retention period, and Meta's IDs
   (src/cloud-api/wamid-shape.ts) are `wamid.` and the standard base64 of a record that holds
-  the recipient's digits and a short hex ID, 57–62 characters for what 18 identify. When the
+  the recipient's digits and a short hex ID, 54–66 characters for what 18 identify. When the
   ID is exactly what the row's phone (its digits, without the `+`) and that hex ID rebuild,
   the row keeps the hex ID alone as `m`; any other ID (another shape, other digits, a base64
   that is not the one encoding of its bytes) stays as it is, as `w`. A row has one of the two.
