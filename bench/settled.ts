@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { campaignLedgerKeys, optOutsKey, feedKeys, sentGuardKeys } from '../src/redis/ledger-keys.js';
 import { withLedgerCommands } from '../src/redis/ledger-scripts.js';
 import { RedisLedger } from '../src/redis/redis-ledger.js';
+import { storedWamid, type StoredRow } from '../src/redis/stored-row.js';
 import { startChild, stopChild, type Child } from './support/children.js';
 import { ensureCsv } from './support/data.js';
 import { figure, fmt, type SectionResult } from './support/figures.js';
@@ -94,7 +95,7 @@ async function applyDelivered(redis: Redis, prefix: string, id: string): Promise
     cursor = next;
     const updates = [];
     for (let i = 1; i < flat.length; i += 2) {
-      const wamid = (JSON.parse(flat[i] ?? '{}') as { w?: string }).w;
+      const wamid = storedWamid(JSON.parse(flat[i] ?? '{}') as StoredRow);
       if (wamid !== undefined) updates.push({ wamid, kind: 'delivered' as const, at, phoneNumberId: PHONE_NUMBER_ID });
     }
     if (updates.length > 0) await ledger.applyStatuses(updates);

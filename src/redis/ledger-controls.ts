@@ -12,7 +12,7 @@ import { RETRY_HOLD_131049_MS } from '../campaigns/ledger.js';
 import { AppError } from '../errors/app-error.js';
 import type { LedgerContext } from './ledger-context.js';
 import { feedKeys, laneBacklogKey, optOutsKey, retentionLockKey, wamidsKey } from './ledger-keys.js';
-import type { StoredRow } from './stored-row.js';
+import { storedWamid, type StoredRow } from './stored-row.js';
 
 /** How long the retention lock lasts when its holder dies before releasing it. */
 const RETENTION_LOCK_MS = 10 * 60_000;
@@ -131,7 +131,7 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld' |
       cursor = next;
       const pairs: string[] = [];
       for (let i = 0; i < flat.length; i += 2) {
-        const wamid = (JSON.parse(flat[i + 1] ?? '{}') as Partial<StoredRow>).w;
+        const wamid = storedWamid(JSON.parse(flat[i + 1] ?? '{}') as StoredRow);
         if (wamid !== undefined) pairs.push(wamid, flat[i] ?? '');
       }
       if (pairs.length > 0) wamids += await redis.cwForgetWamids(wamidsKey(prefix, keys.phoneNumberId), campaignId, ...pairs);

@@ -1,4 +1,5 @@
 import type { RowRecord, RowStatus } from '../campaigns/campaign.js';
+import { metaWamid } from '../cloud-api/wamid-shape.js';
 
 /** A row's record in the ledger: the Lua's JSON fields, same names (src/redis/lua/README.md). */
 export interface StoredRow {
@@ -9,8 +10,9 @@ export interface StoredRow {
   a?: number;
   /** the number of the job that owns the row; absent = 0, its first job */
   k?: number;
-  /** wamid */
+  /** wamid: as it came, or `m`, the hex ID of one in Meta's shape for `p`'s digits (includes/wamid-compact.lua) */
   w?: string;
+  m?: string;
   /** error code, detail */
   c?: string;
   d?: string;
@@ -39,7 +41,8 @@ export interface StoredRow {
 /** The record as the report and `rows()` show it. */
 export function toRecord(row: number, s: StoredRow): RowRecord {
   const record: RowRecord = { row, phone: s.p, status: s.s, attempts: s.a ?? 0 };
-  if (s.w !== undefined) record.wamid = s.w;
+  const wamid = storedWamid(s);
+  if (wamid !== undefined) record.wamid = wamid;
   if (s.c !== undefined) record.errorCode = s.c;
   if (s.d !== undefined) record.errorDetail = s.d;
   if (s.k !== undefined && s.k > 0) record.requeue = s.k;
@@ -48,4 +51,10 @@ export function toRecord(row: number, s: StoredRow): RowRecord {
   if (s.q !== undefined) record.reply = s.q;
   if (s.pc !== undefined) record.pricing = { category: s.pc, billable: s.pb === 1 };
   return record;
+}
+
+/** The row's message ID exactly as Meta gave it: kept as is, or rebuilt from the phone's digits and its hex ID. */
+export function storedWamid(s: Pick<StoredRow, 'p' | 'w' | 'm'>): string | undefined {
+  if (s.w !== undefined || s.m === undefined) return s.w;
+  return metaWamid(s.p.startsWith('+') ? s.p.slice(1) : s.p, s.m);
 }

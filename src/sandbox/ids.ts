@@ -1,17 +1,35 @@
 import { randomBytes } from 'node:crypto';
+import { metaWamid, type WamidKind } from '../cloud-api/wamid-shape.js';
 
 /**
- * Message ids in Meta's `wamid.<base64url>` form. A process-wide counter makes them unique
- * within the process (several sandboxes may run in one test process); the random prefix and
- * tail keep ids from two runs from looking alike, as real wamids never repeat.
+ * Message IDs of the shape and length of Meta's (src/cloud-api/wamid-shape.ts): 18 hex
+ * characters for a message the business sent, 20 for one a user sent.
+ *
+ * The hex ID is 10 hex characters drawn once per process and a process-wide counter of 8: unique
+ * within the process (several sandboxes may run in one test process; a counter that wraps draws
+ * new random characters), and two runs, even concurrent ones, share their random part once in
+ * 2^40. No randomness per ID: an ID costs a small buffer and its base64.
  */
-const PROCESS_PREFIX = randomBytes(6);
+const COUNTER_LIMIT = 2 ** 32;
+
+let prefix = randomHex();
 let counter = 0;
 
-export function newWamid(): string {
-  const id = Buffer.allocUnsafe(16);
-  PROCESS_PREFIX.copy(id, 0);
-  id.writeUIntBE(++counter, 6, 6);
-  randomBytes(4).copy(id, 12);
-  return `wamid.${id.toString('base64url')}`;
+/** A fresh ID for a message to or from the user with these digits (a wa_id; '' when unknown). */
+export function newWamid(digits: string, kind: WamidKind = 'sent'): string {
+  counter += 1;
+  if (counter === COUNTER_LIMIT) {
+    const old = prefix;
+    while (prefix === old) prefix = randomHex();
+    counter = 1;
+  }
+  const tail = counter
+    .toString(16)
+    .toUpperCase()
+    .padStart(kind === 'sent' ? 8 : 10, '0');
+  return metaWamid(digits, `${prefix}${tail}`, kind);
+}
+
+function randomHex(): string {
+  return randomBytes(5).toString('hex').toUpperCase();
 }

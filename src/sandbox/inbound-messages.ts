@@ -53,7 +53,7 @@ export function inboundMessage(request: InboundRequest, phoneNumberId: string, a
     userId: sandboxUserId(waId),
     ...(usernameUser ? { usernameUser } : {}),
     name: request.name ?? DEFAULT_NAME,
-    id: newWamid(),
+    id: newWamid(waId, 'received'),
     at,
     content,
     ...(request.contextId === undefined ? {} : { contextId: request.contextId }),

@@ -153,7 +153,7 @@ export class SandboxRuntime {
     this.throughput.record(phoneNumberId, now);
     this.duplicates.record(phoneNumberId, waId, type, body);
 
-    const wamid = newWamid();
+    const wamid = newWamid(waId);
     let failure = this.laterFailure(waId, type, category, now);
     // Template pacing (the `held` fault) holds only sends that would otherwise go through.
     const held = type === 'template' && failure === undefined ? this.faults.heldSend() : undefined;

@@ -38,7 +38,7 @@ describe('sandbox POST /messages', () => {
     expect(reply.body).toEqual({
       messaging_product: 'whatsapp',
       contacts: [{ input: '+44 7700 900123', wa_id: '447700900123' }],
-      messages: [{ id: expect.stringMatching(/^wamid\.[A-Za-z0-9_-]+$/) as unknown, message_status: 'accepted' }],
+      messages: [{ id: expect.stringMatching(/^wamid\.[A-Za-z0-9+/]+={0,2}$/) as unknown, message_status: 'accepted' }],
     });
     const accepted = await seen;
     expect(accepted).toMatchObject({ wamid: reply.body.messages?.[0]?.id, phoneNumberId: PHONE_NUMBER_ID, waId: '447700900123' });

@@ -129,7 +129,7 @@ describe('SandboxRuntime.send', () => {
     expect(reply.status).toBe(200);
     if ('error' in reply.body) throw new Error(reply.body.error.message);
     expect(reply.body.contacts).toEqual([{ input: '+44 7700 900123', wa_id: '447700900123' }]);
-    expect(reply.body.messages[0].id).toMatch(/^wamid\.[A-Za-z0-9_-]+$/);
+    expect(reply.body.messages[0].id).toMatch(/^wamid\.[A-Za-z0-9+/]+={0,2}$/);
     expect(reply.body.messages[0].message_status).toBe('accepted');
     expect(rt.log.all[0]).toMatchObject({ phoneNumberId: '123', waId: '447700900123', receivedAt: 1_000_000 });
   });

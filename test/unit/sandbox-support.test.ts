@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors/app-error.js';
 import { AccessTokens } from '../../src/sandbox/access-token.js';
 import { missingParameter, toGraphError } from '../../src/sandbox/graph-error.js';
+import { metaWamid } from '../../src/cloud-api/wamid-shape.js';
 import { newWamid } from '../../src/sandbox/ids.js';
 import { loadTemplatesFile } from '../../src/templates/templates-file.js';
 import { InvalidCursorError, TemplatesStore } from '../../src/sandbox/templates-store.js';
@@ -87,10 +88,48 @@ describe('AccessTokens', () => {
 });
 
 describe('wamids', () => {
-  it("are unique base64url ids with Meta's prefix", () => {
-    const ids = Array.from({ length: 10_000 }, newWamid);
+  /** The record inside Meta's base64 (src/cloud-api/wamid-shape.ts): its fixed bytes in hex, digits, kind, hex ID. */
+  function decode(id: string): { frame: string; digits: string; kind: number; hex: string } {
+    const bytes = Buffer.from(id.slice('wamid.'.length), 'base64');
+    const n = bytes[2] ?? 0;
+    const m = bytes[n + 8] ?? 0;
+    const frame = Buffer.concat([bytes.subarray(0, 3), bytes.subarray(n + 3, n + 9), bytes.subarray(n + 9 + m)]).toString('hex');
+    return {
+      frame,
+      digits: bytes.toString('latin1', 3, 3 + n),
+      kind: bytes[n + 6] ?? 0,
+      hex: bytes.toString('latin1', n + 9, n + 9 + m),
+    };
+  }
+
+  it("are unique, in Meta's shape and length, holding the recipient's digits", () => {
+    const ids = Array.from({ length: 10_000 }, () => newWamid('4915112345678'));
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids[0]).toMatch(/^wamid\.[A-Za-z0-9_-]{22}$/);
+    for (const id of [ids[0] ?? '', ids[9_999] ?? '']) {
+      expect(id).toMatch(/^wamid\.[A-Za-z0-9+/]+={0,2}$/);
+      expect(Buffer.from(id.slice(6), 'base64').toString('base64')).toBe(id.slice(6));
+      const { frame, digits, kind, hex } = decode(id);
+      expect({ frame, digits, kind }).toEqual({ frame: '1c180d150200111812' + '00', digits: '4915112345678', kind: 0x11 });
+      expect(hex).toMatch(/^[0-9A-F]{18}$/);
+    }
+    // As long as Meta's for the same number of digits: 58 for the 11 of its examples, 62 for 13.
+    expect(newWamid('16505551234')).toHaveLength('wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI3N0EzRUZGNUQ3RTBDMkI0NjkA'.length);
+    expect(ids[0]).toHaveLength(62);
+  });
+
+  it("names a user's message as Meta does: its own kind and a 20-character hex ID", () => {
+    const id = newWamid('447700900123', 'received');
+    const { frame, digits, kind, hex } = decode(id);
+    expect({ frame, digits, kind }).toEqual({ frame: '1c180c15020012181400', digits: '447700900123', kind: 0x12 });
+    expect(hex).toMatch(/^[0-9A-F]{20}$/);
+    expect(id).not.toBe(newWamid('447700900123', 'received'));
+  });
+
+  it("builds Meta's own example from its digits and hex ID", () => {
+    expect(metaWamid('16503879439', '77A3EFF5D7E0C2B469')).toBe('wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI3N0EzRUZGNUQ3RTBDMkI0NjkA');
+    expect(metaWamid('16503879439', '3A06550FCD07EB2BEE45', 'received')).toBe(
+      'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTA2NTUwRkNEMDdFQjJCRUU0NQA=',
+    );
   });
 });
 

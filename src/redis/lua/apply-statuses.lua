@@ -60,6 +60,7 @@
 --- @include "template-hold"
 --- @include "brake"
 --- @include "wamid-index"
+--- @include "wamid-compact"
 
 local wamidsKey = KEYS[1]
 local prefix, now = ARGV[1], ledgerNow(ARGV[2])
@@ -101,8 +102,8 @@ for i = 5, #ARGV, 8 do
         rec.c = nil; rec.d = nil
         changed = true
       end
-      if not rec.w or rec.w == '' then
-        rec.w = wamid
+      if not rowHasWamid(rec) then
+        setRowWamid(rec, wamid)
         indexWamid(wamidsKey, campaignKey, campaignId, row, wamid)
         changed = true
       end

@@ -54,6 +54,7 @@
 --- @include "forget-send"
 --- @include "backlog"
 --- @include "wamid-index"
+--- @include "wamid-compact"
 
 local campaignKey, rowsKey, wamidsKey, recentKey, sentKey, sentAtKey, windowKey, confirmKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local campaignId, now, window, share, confirmMs = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -81,7 +82,7 @@ local function settle(row, status, wamid, code, detail, owner)
     redis.call('ZADD', confirmKey, rec.cu, campaignId .. '/' .. row)
   end
   move(campaignKey, rec, status, now)
-  if wamid ~= '' then rec.w = wamid end
+  if wamid ~= '' then setRowWamid(rec, wamid) end
   if code ~= '' then rec.c = code; rec.d = detail elseif status == 'sent' or status == 'held' then rec.c = nil; rec.d = nil end
   -- When it failed: `campaign retry` holds back 131049 rows for 24 h after it.
   if status == 'failed' then rec.ft = now end

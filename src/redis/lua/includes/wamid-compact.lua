@@ -1,0 +1,86 @@
+--[[
+  A row's message ID, stored small: the row is kept for the retention period, and Meta's IDs
+  (src/cloud-api/wamid-shape.ts) are `wamid.` and the standard base64 of a record that holds
+  the recipient's digits and a short hex ID, 54–66 characters for what 18 identify. When the
+  ID is exactly what the row's phone (its digits, without the `+`) and that hex ID rebuild,
+  the row keeps the hex ID alone as `m`; any other ID (another shape, other digits, a base64
+  that is not the one encoding of its bytes) stays as it is, as `w`. A row has one of the two.
+  Readers rebuild the ID from `p` and `m` (src/redis/stored-row.ts); nothing else reads `m`.
+
+  Defines: setRowWamid(rec, wamid); rowHasWamid(rec) → true when the row has a message ID; for
+    those: metaHexId(wamid, phone) → the hex ID, or nil; base64Bytes(text) → bytes, or nil;
+    B64_ALPHABET, B64_VALUE, decoded; RECORD_START, AFTER_DIGITS, RECORD_END, MAX_HEX_ID, MAX_WAMID
+]]
+local B64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+local B64_VALUE = {}
+for i = 1, 64 do B64_VALUE[string.byte(B64_ALPHABET, i)] = i - 1 end
+-- The record's first bytes (1C 18) in base64, its fixed bytes after the digits (a message the
+-- business sent), and its end.
+local RECORD_START, AFTER_DIGITS, RECORD_END = 'wamid.HBg', '\21\2\0\17\24', '\0'
+-- A hex ID of up to 64 characters for up to 127 digits: a record of at most 201 bytes, 268 in
+-- base64; longer IDs are kept as they came without decoding (string.byte's results are bounded).
+local MAX_HEX_ID, MAX_WAMID = 64, 274
+
+-- The bytes of a standard base64 string, or nil unless it is the one encoding of them (padded,
+-- the bits the padding leaves over zero): then the ID rebuilt from them is the same string.
+-- The byte values go into one table kept for the script's run, sized once.
+local decoded = {}
+local function base64Bytes(text)
+  local length = #text
+  if length == 0 or length % 4 ~= 0 then return nil end
+  local chars = { string.byte(text, 1, length) }
+  local pad = 0
+  if chars[length] == 61 then
+    pad = 1
+    chars[length] = 65
+    if chars[length - 1] == 61 then
+      pad = 2
+      chars[length - 1] = 65
+    end
+  end
+  local o = 0
+  for i = 1, length, 4 do
+    local a, b, c, d = B64_VALUE[chars[i]], B64_VALUE[chars[i + 1]], B64_VALUE[chars[i + 2]], B64_VALUE[chars[i + 3]]
+    if not (a and b and c and d) then return nil end
+    decoded[o + 1] = a * 4 + (b - b % 16) / 16
+    decoded[o + 2] = (b % 16) * 16 + (c - c % 4) / 4
+    decoded[o + 3] = (c % 4) * 64 + d
+    o = o + 3
+  end
+  if pad > 0 and decoded[o - pad + 1] ~= 0 then return nil end
+  if pad == 2 and decoded[o] ~= 0 then return nil end
+  return string.char(unpack(decoded, 1, o - pad))
+end
+
+-- The hex ID of `wamid` when it is exactly Meta's ID for these digits and that hex ID, else nil.
+local function metaHexId(wamid, phone)
+  if #wamid > MAX_WAMID or string.sub(wamid, 1, #RECORD_START) ~= RECORD_START or type(phone) ~= 'string' then return nil end
+  local digits = phone
+  if string.sub(digits, 1, 1) == '+' then digits = string.sub(digits, 2) end
+  if not string.find(digits, '^%d+$') or #digits > 127 then return nil end
+  local encoded = string.sub(wamid, 7)
+  local record = base64Bytes(encoded)
+  if not record then return nil end
+  local head = '\28\24' .. string.char(#digits) .. digits .. AFTER_DIGITS
+  if string.sub(record, 1, #head) ~= head then return nil end
+  local size = string.byte(record, #head + 1) or 0
+  if size < 1 or size > MAX_HEX_ID or #record ~= #head + 1 + size + #RECORD_END then return nil end
+  local hex = string.sub(record, #head + 2, #head + 1 + size)
+  if string.sub(record, -#RECORD_END) ~= RECORD_END or not string.find(hex, '^[0-9A-Za-z]+$') then return nil end
+  return hex
+end
+
+local function setRowWamid(rec, wamid)
+  local hex = metaHexId(wamid, rec.p)
+  if hex then
+    rec.m = hex
+    rec.w = nil
+  else
+    rec.w = wamid
+    rec.m = nil
+  end
+end
+
+local function rowHasWamid(rec)
+  return (rec.w ~= nil and rec.w ~= '') or rec.m ~= nil
+end
