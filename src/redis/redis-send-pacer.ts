@@ -12,7 +12,7 @@ const ADMIT = loadLuaScript('admit', PACER_LUA_DIR);
 const DEPART = loadLuaScript('depart', PACER_LUA_DIR);
 
 interface PacerCommands {
-  cwReserveSlot(key: string, intervalMicros: number, ...now: number[]): Promise<string>;
+  cwReserveSlot(key: string, intervalMicros: number, creditMicros: number, ...now: number[]): Promise<string>;
   cwAdmit(numberOfKeys: number, ...args: (string | number)[]): Promise<string>;
   cwDepart(numberOfKeys: number, ...args: (string | number)[]): Promise<string>;
 }
@@ -35,6 +35,7 @@ export class RedisSendPacer implements SendPacer {
   readonly #auditKey: string | undefined;
   readonly #clock: (() => number) | undefined;
   #usualRoundTripMs = Number.POSITIVE_INFINITY;
+  #usualSetAt = 0;
   #sequence = 0;
 
   /**
@@ -75,7 +76,7 @@ export class RedisSendPacer implements SendPacer {
   /** Reserves the next slot; answers the wait until it, in µs. */
   async grantWait(): Promise<number> {
     const now = this.#clock === undefined ? [] : [Math.round(this.#clock())];
-    return Number(await this.#redis.cwReserveSlot(this.#slotKey, this.#intervalMicros, ...now));
+    return Number(await this.#redis.cwReserveSlot(this.#slotKey, this.#intervalMicros, CATCH_UP_MICROS, ...now));
   }
 
   /** One ask of the ceiling for the send `member`: 0 when admitted (and recorded), else the wait before asking again, in µs. */
@@ -97,9 +98,12 @@ export class RedisSendPacer implements SendPacer {
     for (;;) {
       const asked = performance.now();
       const wait = await this.admitWait(member);
-      // The usual round trip to this Redis: drops to any faster one at once, creeps up slowly,
-      // so a remote Redis is not "late" on every call and a stall does not become the norm.
-      this.#usualRoundTripMs = Math.min(performance.now() - asked, this.#usualRoundTripMs + 0.05);
+      // The usual round trip to this Redis: drops to any faster one at once, creeps up slowly
+      // with time (not with calls: a busy pacer makes hundreds a second), so a remote Redis is
+      // not "late" on every call and a stretch of stalls does not become the norm.
+      const answered = performance.now();
+      this.#usualRoundTripMs = Math.min(answered - asked, this.#usualRoundTripMs + (answered - this.#usualSetAt) * CREEP_PER_MS);
+      this.#usualSetAt = answered;
       if (wait === 0) return { member, left: () => this.#left(member, asked) };
       await sleepMicros(wait);
     }
@@ -132,6 +136,15 @@ export class RedisSendPacer implements SendPacer {
  * low rates most of their pace (2.3/s of 4).
  */
 const GUARD_MICROS = 25_000;
+
+/** How fast the usual round trip may grow: 0.1 ms a second. */
+const CREEP_PER_MS = 0.0001;
+
+/**
+ * Slots a short stall missed are made up to this far back (see reserve-slot.lua): one guard's
+ * worth, so a hiccup of the sender costs no rate, and the ceiling still counts every send.
+ */
+const CATCH_UP_MICROS = 25_000;
 
 /** A send that leaves this much later than the usual round trip after its admission was asked has its stamp moved. */
 const LATE_DEPARTURE_MS = 2;
