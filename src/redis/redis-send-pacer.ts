@@ -12,7 +12,7 @@ const ADMIT = loadLuaScript('admit', PACER_LUA_DIR);
 const DEPART = loadLuaScript('depart', PACER_LUA_DIR);
 
 interface PacerCommands {
-  cwReserveSlot(key: string, intervalMicros: number, creditMicros: number, ...now: number[]): Promise<string>;
+  cwReserveSlot(key: string, intervalMicros: number, ...now: number[]): Promise<string>;
   cwAdmit(numberOfKeys: number, ...args: (string | number)[]): Promise<string>;
   cwDepart(numberOfKeys: number, ...args: (string | number)[]): Promise<string>;
 }
@@ -76,7 +76,7 @@ export class RedisSendPacer implements SendPacer {
   /** Reserves the next slot; answers the wait until it, in µs. */
   async grantWait(): Promise<number> {
     const now = this.#clock === undefined ? [] : [Math.round(this.#clock())];
-    return Number(await this.#redis.cwReserveSlot(this.#slotKey, this.#intervalMicros, CATCH_UP_MICROS, ...now));
+    return Number(await this.#redis.cwReserveSlot(this.#slotKey, this.#intervalMicros, ...now));
   }
 
   /** One ask of the ceiling for the send `member`: 0 when admitted (and recorded), else the wait before asking again, in µs. */
@@ -141,13 +141,12 @@ const GUARD_MICROS = 25_000;
 const CREEP_PER_MS = 0.0001;
 
 /**
- * Slots a short stall missed are made up to this far back (see reserve-slot.lua): one guard's
- * worth, so a hiccup of the sender costs no rate, and the ceiling still counts every send.
+ * A send that leaves this much later than the usual round trip after its admission was asked
+ * has its stamp moved. Less is left to the guard (25 ms), which keeps 15 ms for the network and
+ * the receiver. Not less: at 1,000/s a busy worker's sends routinely leave a few ms after their
+ * admission, and moving most stamps costs rate (docs/performance.md, "Rate at the receiver").
  */
-const CATCH_UP_MICROS = 25_000;
-
-/** A send that leaves this much later than the usual round trip after its admission was asked has its stamp moved. */
-const LATE_DEPARTURE_MS = 2;
+const LATE_DEPARTURE_MS = 10;
 
 async function sleepMicros(micros: number): Promise<void> {
   if (micros >= 500) await new Promise((resolve) => setTimeout(resolve, Math.ceil(micros / 1000)));

@@ -4,28 +4,22 @@
   send reserves the next slot, exactly one interval after the previous one, for every worker
   of the phone number, so sends leave evenly spaced instead of in bursts and no waiter polls.
   Redis's TIME is the one clock every worker shares (the ledger's test clock does not move it).
-  Slots missed by a short stall (a busy event loop, a slow answer) are made up, up to `credit`
-  of them in time: the rate asked for is kept, not lost at every hiccup. The ceiling
-  (admit.lua) still counts every send, so making up never lets more than the rate through.
 
   Input:
     KEYS[1] slot       string   <scope>:pacer:<number>:slot (the next free slot, µs)
 
     ARGV[1] interval between sends (µs)
-    ARGV[2] credit: how far behind the time now the next slot may be (µs)
-    ARGV[3] optional: the time now (µs) instead of Redis's TIME; a test's simulated clock
+    ARGV[2] optional: the time now (µs) instead of Redis's TIME; a test's simulated clock
 
   Output:
     the wait until this send's slot (µs, a decimal string)
 ]]
-local now = tonumber(ARGV[3])
+local now = tonumber(ARGV[2])
 if not now then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
-local earliest = now - tonumber(ARGV[2])
-if tat < earliest then tat = earliest end
+if tat < now then tat = now end
 redis.call('SET', KEYS[1], string.format('%.0f', tat + tonumber(ARGV[1])), 'PX', 60000)
-if tat < now then return '0' end
 return string.format('%.0f', tat - now)
