@@ -112,16 +112,17 @@ export class RedisSendPacer implements SendPacer {
   /**
    * The stamp is true only if the send leaves right after it. One that leaves later (its
    * answer read late by a busy event loop, a wait for a connection) would bunch at the
-   * receiver with the sends admitted after it: its stamp moves by the time since the
-   * admission was asked, which is at least how late it left. Sends that leave on time cost
-   * nothing more.
+   * receiver with the sends admitted after it. Its stamp moves by how late it left beyond a
+   * small allowance: the time since the admission was asked, which is at least how late it
+   * left, less the usual round trip and LATE_DEPARTURE_MS. So every send leaves at most that
+   * allowance after its stamp, and a send that leaves on time costs nothing more.
    */
   async #left(member: string, asked: number): Promise<void> {
-    const lateMs = performance.now() - asked;
-    if (lateMs <= this.#usualRoundTripMs + LATE_DEPARTURE_MS) return;
+    const beyondMs = performance.now() - asked - this.#usualRoundTripMs - LATE_DEPARTURE_MS;
+    if (beyondMs <= 0) return;
     // The request does not wait for it (the send path ignores this promise). A failed
     // correction leaves the earlier stamp, which the guard still covers for the usual delays.
-    await this.departWait(member, Math.round(lateMs * 1000)).catch(() => undefined);
+    await this.departWait(member, Math.round(beyondMs * 1000)).catch(() => undefined);
   }
 }
 
@@ -141,12 +142,12 @@ const GUARD_MICROS = 25_000;
 const CREEP_PER_MS = 0.0001;
 
 /**
- * A send that leaves this much later than the usual round trip after its admission was asked
- * has its stamp moved. Less is left to the guard (25 ms), which keeps 15 ms for the network and
- * the receiver. Not less: at 1,000/s a busy worker's sends routinely leave a few ms after their
- * admission, and moving most stamps costs rate (docs/performance.md, "Rate at the receiver").
+ * How late after its stamp a send may leave before the stamp moves (beyond the usual round
+ * trip). The guard (25 ms) covers it and keeps 20 ms for the network and the receiver. Not
+ * zero: at 1,000/s a busy worker's sends routinely leave a few ms after their admission, and
+ * moving most stamps by all of it costs rate (docs/performance.md, "Rate at the receiver").
  */
-const LATE_DEPARTURE_MS = 10;
+const LATE_DEPARTURE_MS = 5;
 
 async function sleepMicros(micros: number): Promise<void> {
   if (micros >= 500) await new Promise((resolve) => setTimeout(resolve, Math.ceil(micros / 1000)));

@@ -3,8 +3,9 @@
   The pacer's correction for a send that left late. `admit` stamps a send when it lets it
   through; a send that then waits (a stalled event loop, a wait for a connection) leaves
   later and would bunch at the receiver with the sends admitted after it. Moving its stamp
-  by how late it left makes every later admission count it where it really is, so the
-  ceiling holds for departures, not just for admissions. A stamp already trimmed (the send
+  by how late it left (beyond a small allowance the guard covers) makes every later
+  admission count it where it really is, so the ceiling holds for departures, not just for
+  admissions. A stamp already trimmed (the send
   left more than a window late) is put back at the time now, which is no earlier than when
   it left. Called with one key, or two when tests keep every admission.
 
@@ -13,7 +14,7 @@
     KEYS[2] audit      zset     optional: every admission, never trimmed (tests)
 
     ARGV[1] member: the send, as admitted
-    ARGV[2] how late it left, µs (at least the time from admission to leaving)
+    ARGV[2] how far to move it, µs: how late it left, beyond the allowance
     ARGV[3] optional: the time now (µs) instead of Redis's TIME; a test's simulated clock
 
   Output:
