@@ -86,8 +86,8 @@ export class RedisSendPacer implements SendPacer {
     return Number(await this.#redis.cwAdmit(keys.length, ...keys, this.#rate, member, this.#windowMicros, ...now));
   }
 
-  /** Moves the stamp of `member` by `lateMicros`: it left that much after it was admitted (see depart.lua). */
-  async departWait(member: string, lateMicros: number): Promise<number> {
+  /** Moves the stamp of `member` later by `lateMicros` (see depart.lua); answers its new stamp, in µs. */
+  async moveStamp(member: string, lateMicros: number): Promise<number> {
     const keys = this.#auditKey === undefined ? [this.#logKey] : [this.#logKey, this.#auditKey];
     const now = this.#clock === undefined ? [] : [Math.round(this.#clock())];
     return Number(await this.#redis.cwDepart(keys.length, ...keys, member, lateMicros, ...now));
@@ -122,7 +122,7 @@ export class RedisSendPacer implements SendPacer {
     if (beyondMs <= 0) return;
     // The request does not wait for it (the send path ignores this promise). A failed
     // correction leaves the earlier stamp, which the guard still covers for the usual delays.
-    await this.departWait(member, Math.round(beyondMs * 1000)).catch(() => undefined);
+    await this.moveStamp(member, Math.round(beyondMs * 1000)).catch(() => undefined);
   }
 }
 

@@ -69,7 +69,7 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '4', messagesPerSecond: rate, auditKey, clock: () => now });
     // The first send is admitted at 0 but leaves 60 ms later (a stalled event loop); four more leave on time.
     expect(await pacer.admitWait('late')).toBe(0);
-    await pacer.departWait('late', 60_000);
+    await pacer.moveStamp('late', 60_000);
     for (const at of [100, 200, 300, 400]) {
       now = at * 1000;
       expect(await pacer.admitWait(`on-time-${at}`)).toBe(0);

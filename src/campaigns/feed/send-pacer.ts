@@ -13,9 +13,9 @@ export interface SendPacer {
 /** One admitted send. */
 export interface Admission {
   /**
-   * Call as the request leaves (is written to its socket). A send that leaves later than it
-   * was admitted (an event-loop stall, a wait for a connection) has its stamp moved to when it
-   * left, so the sends admitted after it keep the ceiling at the receiver.
+   * Call as the request leaves (is written to its socket). A send that leaves well after it was
+   * admitted (an event-loop stall, a wait for a connection) has its stamp moved to within a few
+   * ms of when it left, so the sends admitted after it keep the ceiling at the receiver.
    */
   left(): void;
 }
