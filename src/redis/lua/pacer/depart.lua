@@ -5,9 +5,9 @@
   later and would bunch at the receiver with the sends admitted after it. Moving its stamp
   by how late it left (beyond a small allowance the guard covers) makes every later
   admission count it where it really is, so the ceiling holds for departures, not just for
-  admissions. A stamp already trimmed (the send
-  left more than a window late) is put back at the time now, which is no earlier than when
-  it left. Called with one key, or two when tests keep every admission.
+  admissions. A stamp already trimmed (the send left more than a window late) is put back at
+  the time now, which is no earlier than when it left. Called with one key, or two when tests
+  keep every admission.
 
   Input:
     KEYS[1] sent       zset     <scope>:pacer:<number>:sent (member → admitted at, µs)
