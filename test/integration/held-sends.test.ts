@@ -69,10 +69,11 @@ describe('held sends settle by webhook (real Redis, worker, webhook service, san
     const heldWamids = report.filter((r) => r.status === 'held').map((r) => r.message_id);
     expect(heldWamids.sort()).toEqual(heldAccepted.map((m) => m.wamid).sort());
 
-    // Their webhooks settle them: the campaign completes.
+    // Their webhooks settle them: the campaign completes. The released row's `delivered` comes
+    // in a later webhook than its `sent` (which completes the campaign): wait for both.
     const done = await waitFor(async () => p.ledger.status('c-held'), {
-      what: 'campaign c-held completed once its held rows settled',
-      until: (s) => s?.state === 'completed',
+      what: 'campaign c-held completed once its held rows settled, and the released row delivered',
+      until: (s) => s?.state === 'completed' && s.counts.delivered === 3,
       timeoutMs: RELEASE_MS + 5000,
     });
     expect(done?.counts).toMatchObject({ held: 0, sent: 3, failed: 1, unknown: 0, delivered: 3 });
