@@ -191,7 +191,7 @@ try {
     /** Set when the product's code changed while the benchmark ran: the figures then mix two versions. */
     codeChangedDuringRun: gitDescription() !== codeBefore,
     runs,
-    /** The sandbox's scheduling priority: it stands for Meta's servers (see RECEIVER_NICE). */
+    /** The sandbox's scheduling priority: it stands for Meta's servers (see raisePriority in bench/support/sandbox.ts). */
     receiver: sandbox?.receiverPriority ?? 'no sandbox',
   };
   console.log(

@@ -129,6 +129,8 @@ export interface FeedOptions extends FeedLimitOptions {
   windowSize: number;
   /** Feed only when at least this much room is free (fewer, larger feeds). */
   minBatch: number;
+  /** At most this many rows in one call (Redis runs nothing else meanwhile); absent: all the room. */
+  mostRows?: number;
   /** A job fed this long ago and not done is handed out again (its enqueue may have been lost). */
   refreshAfterMs: number;
   refreshMost: number;

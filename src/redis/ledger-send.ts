@@ -91,6 +91,7 @@ export class LedgerSend implements Pick<
       phoneNumberId,
       lease?.id ?? '',
       REACH_RECORD_STALE_MS,
+      options.mostRows ?? '',
     );
     const { limitHeld } = await this.#reach.commit(phoneNumberId, lease, records, heldBack);
     const jobs: SendJob[] = [];

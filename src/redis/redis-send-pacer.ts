@@ -65,8 +65,8 @@ export class RedisSendPacer implements SendPacer {
     this.#rate = options.messagesPerSecond;
     this.#auditKey = options.auditKey;
     this.#clock = options.clock;
-    this.#windowMicros = 1_000_000 + GUARD_MICROS;
-    this.#intervalMicros = Math.round(this.#windowMicros / options.messagesPerSecond);
+    this.#windowMicros = 1_000_000 + CEILING_GUARD_MICROS;
+    this.#intervalMicros = Math.round((1_000_000 + SPACING_GUARD_MICROS) / options.messagesPerSecond);
   }
 
   async reserveSlot(): Promise<void> {
@@ -127,23 +127,32 @@ export class RedisSendPacer implements SendPacer {
 }
 
 /**
- * The ceiling counts a second plus this guard, and the slots are spaced to match. Sends are
- * stamped at admission but arrive after event-loop, network and receiver delays that vary by
- * tens of milliseconds on a busy host; the guard absorbs that jitter, so a receiver's sliding
- * second never holds more than the rate. Jitter is a time, not a share of the interval: a
- * fixed guard costs every rate the same 2.4% (3.90/s of 4, 975/s of 1,000). At SEND_RATE=1000
- * a 3 ms guard let 1,011–1,027 arrive in a sliding second at the sandbox, 20 ms 996–1,000, and
- * 25 ms 992–994 (`npm run bench -- --only toptier`). A guard of three intervals instead cost
- * low rates most of their pace (2.3/s of 4).
+ * The ceiling counts a second plus this guard. Sends are stamped at admission but arrive after
+ * event-loop, network and receiver delays that vary by milliseconds to tens of them on a busy
+ * host; the guard absorbs that jitter, so a receiver's sliding second never holds more than
+ * the rate. Jitter is a time, not a share of the interval: a fixed guard costs every rate the
+ * same share. A guard of three intervals instead cost low rates most of their pace (2.3/s of 4).
  */
-const GUARD_MICROS = 25_000;
+const CEILING_GUARD_MICROS = 18_000;
+
+/**
+ * The slots are spaced a second plus this over the rate: 4 ms wider than the ceiling's window,
+ * so at the even pace the ceiling's log holds a few sends fewer than it allows. The sends that
+ * bunch after a stall (a garbage collection, Redis held by a long script) then fit into that
+ * room within a few windows. With both at one guard the log was always full, and every such
+ * bunch came back a window later as a silence and a bunch again: at 1,000/s the receiver saw
+ * silences of 30–125 ms return every 1.02–1.03 s, and some runs fell under 97% of the rate.
+ * It costs 2.2% of every rate (978.5/s of 1,000). Both guards were chosen from runs of the
+ * rate sweep's cells (docs/performance.md, "Rate at the receiver").
+ */
+const SPACING_GUARD_MICROS = 22_000;
 
 /** How fast the usual round trip may grow: 0.1 ms a second. */
 const CREEP_PER_MS = 0.0001;
 
 /**
  * How late after its stamp a send may leave before the stamp moves (beyond the usual round
- * trip). The guard (25 ms) covers it and keeps 20 ms for the network and the receiver. Not
+ * trip). The ceiling's guard (18 ms) covers it and keeps 13 ms for the network and the receiver. Not
  * zero: at 1,000/s a busy worker's sends routinely leave a few ms after their admission, and
  * moving most stamps by all of it costs rate (docs/performance.md, "Rate at the receiver").
  */

@@ -98,6 +98,18 @@ describe('RedisLedger.feed (real Redis)', () => {
       expect(await backlog('a')).toHaveLength(84);
     });
 
+    it('feeds at most mostRows in one call, and the room the call left in the next, whatever minBatch was', async () => {
+      await campaign('a', 100);
+      // Room 10, minBatch 8: worth a feed, but this call pops only 4.
+      expect((await feed(10, { minBatch: 8, mostRows: 4 })).jobs).toEqual(range(1, 4).map((n) => job('a', n)));
+      expect(await ledger.windowSize(NUMBER)).toBe(4);
+      // The rest of the room, 4 at a time (the feeder's next calls ask with minBatch 1).
+      expect((await feed(10, { mostRows: 4 })).jobs).toEqual(range(5, 8).map((n) => job('a', n)));
+      expect((await feed(10, { mostRows: 4 })).jobs).toEqual([job('a', 9), job('a', 10)]);
+      expect((await feed(10, { mostRows: 4 })).jobs).toEqual([]);
+      expect(await backlog('a')).toHaveLength(90);
+    });
+
     it('20 feeds at once on 4 connections over 5,000 rows of two campaigns: each row fed exactly once, none past its window', async () => {
       await campaign('big-1', 2500);
       await campaign('big-2', 2500);

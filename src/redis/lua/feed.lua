@@ -47,6 +47,9 @@
     ARGV[9] the phone-number ID (names its service-window keys)
     ARGV[10] the lease's ID (names this feed's record in the pending hash)
     ARGV[11] age (ms) after which a pending record is another feeder's, left behind
+    ARGV[12] optional: most rows this call feeds (the caller calls again for the rest of the
+             room). Every worker's pacer waits while Redis runs this script: 1,250 rows held
+             it about 8 ms, and the sends waiting behind it left together.
 
   Output:
     { {campaign, row, job number, …} for the rows fed, interleaved in the order to run,
@@ -89,6 +92,8 @@ if room < minBatch then
   leftBehind()
   return { fed, again, events, held, now, records }
 end
+local most = tonumber(ARGV[12])
+if most and room > most then room = most end
 -- The lease's places: those reached more than 24 h ago leave the number's set first.
 local places
 local spent, seen = {}, {}
