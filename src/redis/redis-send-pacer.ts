@@ -133,7 +133,7 @@ export class RedisSendPacer implements SendPacer {
  * the rate. Jitter is a time, not a share of the interval: a fixed guard costs every rate the
  * same share. A guard of three intervals instead cost low rates most of their pace (2.3/s of 4).
  */
-const CEILING_GUARD_MICROS = 18_000;
+const CEILING_GUARD_MICROS = 20_000;
 
 /**
  * The slots are spaced a second plus this over the rate: 4 ms wider than the ceiling's window,
@@ -142,17 +142,17 @@ const CEILING_GUARD_MICROS = 18_000;
  * room within a few windows. With both at one guard the log was always full, and every such
  * bunch came back a window later as a silence and a bunch again: at 1,000/s the receiver saw
  * silences of 30–125 ms return every 1.02–1.03 s, and some runs fell under 97% of the rate.
- * It costs 2.2% of every rate (978.5/s of 1,000). Both guards were chosen from runs of the
+ * It costs 2.3% of every rate (976.6/s of 1,000). Both guards were chosen from runs of the
  * rate sweep's cells (docs/performance.md, "Rate at the receiver").
  */
-const SPACING_GUARD_MICROS = 22_000;
+const SPACING_GUARD_MICROS = 24_000;
 
 /** How fast the usual round trip may grow: 0.1 ms a second. */
 const CREEP_PER_MS = 0.0001;
 
 /**
  * How late after its stamp a send may leave before the stamp moves (beyond the usual round
- * trip). The ceiling's guard (18 ms) covers it and keeps 13 ms for the network and the receiver. Not
+ * trip). The ceiling's guard (20 ms) covers it and keeps 15 ms for the network and the receiver. Not
  * zero: at 1,000/s a busy worker's sends routinely leave a few ms after their admission, and
  * moving most stamps by all of it costs rate (docs/performance.md, "Rate at the receiver").
  */
