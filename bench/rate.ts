@@ -45,6 +45,11 @@ interface RateRun {
 const QUEUE_NAME = `send-${PHONE_NUMBER_ID}`;
 
 export async function benchRate(options: { runs: number; redis: Redis; sandbox: SandboxChild }): Promise<SectionResult> {
+  // Pacing measured at the receiver: the sandbox in the real-time class (see RECEIVER_REALTIME_PRIORITY).
+  return options.sandbox.realtime(() => measureRateSection(options));
+}
+
+async function measureRateSection(options: { runs: number; redis: Redis; sandbox: SandboxChild }): Promise<SectionResult> {
   const file = await ensureCsv(RATE_ROWS);
   const measured: RateRun[] = [];
 

@@ -15,8 +15,10 @@ import { CAMPAIGN_BIN, ROOT, TEMPLATES_FILE, productEnv } from './product.js';
 export interface SandboxChild {
   url: string;
   child: Child;
-  /** The sandbox's scheduling priority (nice value), or why it could not be raised: see raisePriority. */
-  receiverPriority: string;
+  /** The sandbox's scheduling priority (see raisePriority), and whether pacing was measured with it in the real-time class. */
+  readonly receiverPriority: string;
+  /** Runs `measure` with the sandbox in the real-time class (see RECEIVER_REALTIME_PRIORITY), then back at its usual priority. */
+  realtime<T>(measure: () => Promise<T>): Promise<T>;
   reset(): Promise<void>;
   /** receivedAt (ms since the epoch) of every accepted message, sorted. */
   acceptedTimes(): Promise<number[]>;
@@ -58,7 +60,7 @@ export async function startSandboxChild(
   );
   const { line } = await waitForLine(child, (l) => /listening on http:\/\//.test(l), 30_000);
   // Once it listens: every thread it has started by then (V8's garbage-collection helpers among them) is raised with it.
-  const receiverPriority = raisePriority(child.pid);
+  const priority = receiverPriority(child.pid);
   const url = /listening on (http:\/\/[^\s)]+)/.exec(line)?.[1];
   if (url === undefined) throw new Error(`cannot read the sandbox URL from: ${line}`);
   const call = async (method: 'GET' | 'POST', path: string): Promise<unknown> => {
@@ -70,7 +72,10 @@ export async function startSandboxChild(
   return {
     url,
     child,
-    receiverPriority,
+    get receiverPriority() {
+      return priority.receiverPriority;
+    },
+    realtime: priority.realtime,
     reset: async () => {
       await call('POST', '/_sandbox/reset');
     },
@@ -111,30 +116,70 @@ export async function startSandboxChild(
 /**
  * The sandbox stands for Meta's servers, which do not share the sender's cores. On a 2-core
  * machine it competes with the workers and Redis, and a scheduling delay of its own stamps
- * arrivals late and bunches them, which the rate figures would count as the sender's. So it
- * runs in the real-time class (SCHED_FIFO, `chrt`), every thread of it: it takes a core the
- * moment a request wakes it, and it uses about a fifth of one at 1,000 msg/s. At nice -10 its
- * event loop still stalled for up to 140 ms while two workers warmed up, and it counted
- * 1,029–1,200 requests in one second where the workers' sockets had sent at most 1,000 in any
- * (docs/performance.md, "Rate at the receiver").
- * The workers and Redis keep their usual priority. Where the real-time class is not allowed,
- * it runs at nice -10, or as is, and the figures' header says which.
+ * arrivals late and bunches them, which the rate figures would count as the sender's. It runs at
+ * nice -10 (every thread: a nice value is a thread's own on Linux) so that the workers' load
+ * does not delay it; the workers and Redis keep their usual priority. Where raising it is not
+ * allowed (not root), it runs as is and the figures say so.
  */
-export const RECEIVER_REALTIME_PRIORITY = 10;
 export const RECEIVER_NICE = -10;
 
+/**
+ * While pacing is measured (the rate and top-tier sections) it runs in the real-time class
+ * instead (SCHED_FIFO, `chrt`, every thread): it takes a core the moment a request wakes it,
+ * and uses about a fifth of one at 1,000 msg/s. At nice -10 its event loop still stalled for up
+ * to 140 ms while two workers warmed up, and it counted 1,001–1,200 requests in one second where
+ * the workers' sockets had sent at most 1,000 in any (docs/performance.md, "Rate at the
+ * receiver"). Not for the throughput sections: there it takes a core whenever a request comes,
+ * ahead of Redis and the workers, and an unpaced drain measured 0.42× the bare worker with it
+ * against 0.52× at nice -10 in the same hour.
+ */
+export const RECEIVER_REALTIME_PRIORITY = 10;
+
+/** The sandbox's priority: nice -10 as it runs, the real-time class while pacing is measured. */
+function receiverPriority(pid: number): Pick<SandboxChild, 'receiverPriority' | 'realtime'> {
+  const usual = raisePriority(pid);
+  let realtimeUse = '';
+  return {
+    get receiverPriority() {
+      return `${usual}${realtimeUse}`;
+    },
+    realtime: async (measure) => {
+      const entered = enterRealtime(pid);
+      realtimeUse = entered.ok ? `; real-time (SCHED_FIFO ${RECEIVER_REALTIME_PRIORITY}) while pacing was measured` : `; ${entered.why}`;
+      try {
+        return await measure();
+      } finally {
+        if (entered.ok) leaveRealtime(pid);
+      }
+    },
+  };
+}
+
 function raisePriority(pid: number): string {
-  try {
-    execFileSync('chrt', ['--fifo', '--all-tasks', '--pid', String(RECEIVER_REALTIME_PRIORITY), String(pid)], { stdio: 'ignore' });
-    return `real-time (SCHED_FIFO ${RECEIVER_REALTIME_PRIORITY})`;
-  } catch {
-    // Not allowed, or no chrt: the next best, a nice value (a thread's own on Linux, so every thread's).
-  }
   try {
     for (const thread of threadsOf(pid)) setPriority(thread, RECEIVER_NICE);
     return `nice ${RECEIVER_NICE}`;
   } catch (error) {
     return `nice 0 (could not raise it: ${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+  }
+}
+
+function enterRealtime(pid: number): { ok: true } | { ok: false; why: string } {
+  try {
+    execFileSync('chrt', ['--fifo', '--all-tasks', '--pid', String(RECEIVER_REALTIME_PRIORITY), String(pid)], { stdio: 'ignore' });
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, why: `not real-time while pacing was measured (chrt: ${(error as Error).message.split('\n')[0] ?? ''})` };
+  }
+}
+
+/** Back to the usual class; its nice value is set again, as the real-time class does not keep it everywhere. */
+function leaveRealtime(pid: number): void {
+  try {
+    execFileSync('chrt', ['--other', '--all-tasks', '--pid', '0', String(pid)], { stdio: 'ignore' });
+    raisePriority(pid);
+  } catch {
+    // The sandbox has exited: nothing to lower.
   }
 }
 

@@ -10,7 +10,7 @@ import { LEDGER_TEST_NUMBER, ingestQueuedCampaign } from '../support/ledger-fixt
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
 /**
- * The feeder tops a window bigger than one call of the feed script in several calls (Redis
+ * A paced number's feeder tops a window bigger than one call of the feed script in several calls (Redis
  * runs nothing else during a script, so no call pops more than FEED_ROWS_PER_CALL), and all of
  * them make one feed: the window is full and BullMQ holds every job fed.
  */
@@ -46,7 +46,7 @@ describe('SendFeeder: a big room in calls of FEED_ROWS_PER_CALL (real Redis and 
       ledger,
       queue,
       phoneNumberId: LEDGER_TEST_NUMBER,
-      messagesPerSecond: 0,
+      messagesPerSecond: 100,
       logger: silentLogger(),
       windowSize,
     });
