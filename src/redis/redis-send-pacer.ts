@@ -79,7 +79,7 @@ export class RedisSendPacer implements SendPacer {
     return Number(await this.#redis.cwReserveSlot(this.#slotKey, this.#intervalMicros, ...now));
   }
 
-  /** One ask of the ceiling for the send `member`: 0 when admitted (and recorded), else the wait before asking again, in µs. */
+  /** Stamps the send `member` at the first moment the ceiling allows (see admit.lua); answers the wait until then, in µs (0: go now). */
   async admitWait(member: string): Promise<number> {
     const keys = this.#auditKey === undefined ? [this.#logKey] : [this.#logKey, this.#auditKey];
     const now = this.#clock === undefined ? [] : [Math.round(this.#clock())];
@@ -93,32 +93,34 @@ export class RedisSendPacer implements SendPacer {
     return Number(await this.#redis.cwDepart(keys.length, ...keys, member, lateMicros, ...now));
   }
 
+  /** One ask: the send is stamped, and this resolves at its stamp (at once unless the ceiling held it back). */
   async admit(): Promise<PacerAdmission> {
     const member = `${this.#memberPrefix}-${++this.#sequence}`;
-    for (;;) {
-      const asked = performance.now();
-      const wait = await this.admitWait(member);
-      // The usual round trip to this Redis: drops to any faster one at once, creeps up slowly
-      // with time (not with calls: a busy pacer makes hundreds a second), so a remote Redis is
-      // not "late" on every call and a stretch of stalls does not become the norm.
-      const answered = performance.now();
-      this.#usualRoundTripMs = Math.min(answered - asked, this.#usualRoundTripMs + (answered - this.#usualSetAt) * CREEP_PER_MS);
-      this.#usualSetAt = answered;
-      if (wait === 0) return { member, left: () => this.#left(member, asked) };
-      await sleepMicros(wait);
-    }
+    const asked = performance.now();
+    const wait = await this.admitWait(member);
+    // The usual round trip to this Redis: drops to any faster one at once, creeps up slowly
+    // with time (not with calls: a busy pacer makes hundreds a second), so a remote Redis is
+    // not "late" on every call and a stretch of stalls does not become the norm.
+    const answered = performance.now();
+    this.#usualRoundTripMs = Math.min(answered - asked, this.#usualRoundTripMs + (answered - this.#usualSetAt) * CREEP_PER_MS);
+    this.#usualSetAt = answered;
+    await sleepMicros(wait);
+    // Held back, the send is due at its stamp: it is late only beyond that.
+    const due = asked + wait / 1000;
+    return { member, left: () => this.#left(member, due) };
   }
 
   /**
    * The stamp is true only if the send leaves right after it. One that leaves later (its
    * answer read late by a busy event loop, a wait for a connection) would bunch at the
    * receiver with the sends admitted after it. Its stamp moves by how late it left beyond a
-   * small allowance: the time since the admission was asked, which is at least how late it
-   * left, less the usual round trip and LATE_DEPARTURE_MS. So every send leaves at most that
-   * allowance after its stamp, and a send that leaves on time costs nothing more.
+   * small allowance: the time since it was due (the ask, plus the wait the ceiling gave it),
+   * which is at least how late it left, less the usual round trip and LATE_DEPARTURE_MS. So
+   * every send leaves at most that allowance after its stamp, and a send that leaves on time
+   * costs nothing more.
    */
-  async #left(member: string, asked: number): Promise<void> {
-    const beyondMs = performance.now() - asked - this.#usualRoundTripMs - LATE_DEPARTURE_MS;
+  async #left(member: string, due: number): Promise<void> {
+    const beyondMs = performance.now() - due - this.#usualRoundTripMs - LATE_DEPARTURE_MS;
     if (beyondMs <= 0) return;
     // The request does not wait for it (the send path ignores this promise). A failed
     // correction leaves the earlier stamp, which the guard still covers for the usual delays.

@@ -30,7 +30,7 @@ describe('RedisSendPacer: a stall costs its own time once, not every window afte
     const heldBack: { at: number; micros: number }[] = [];
     const admit = async (member: string): Promise<void> => {
       const from = now;
-      for (let wait = await pacer.admitWait(member); wait > 0; wait = await pacer.admitWait(member)) now += wait;
+      now += await pacer.admitWait(member);
       heldBack.push({ at: now, micros: now - from });
     };
     /** One send at a time, each at its slot: the even pace. */

@@ -60,6 +60,30 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     expect(busiestWindow(stamps)).toBeLessThanOrEqual(rate);
   });
 
+  it('sends the ceiling holds back are queued, each at its own moment, and none asks again', async () => {
+    const rate = 5;
+    const auditKey = `${prefix}:audit-queued`;
+    const redis = testRedis();
+    connections.push(redis);
+    let now = 0;
+    const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '6', messagesPerSecond: rate, auditKey, clock: () => now });
+    for (const at of [0, 100, 200, 300, 400]) {
+      now = at * 1000;
+      expect(await pacer.admitWait(`first-${at}`)).toBe(0);
+    }
+    // Three more ask at once at 500 ms: each goes when one of the first five leaves the
+    // window (a second plus the guard, 20 ms), in the order they asked, not all at the first.
+    now = 500_000;
+    const waits = [await pacer.admitWait('a'), await pacer.admitWait('b'), await pacer.admitWait('c')];
+    expect(waits.map((w) => now + w)).toEqual([1_020_001, 1_120_001, 1_220_001]);
+    // The ceiling counts the queued sends too: one asking later goes after them.
+    now = 1_300_000;
+    expect(now + (await pacer.admitWait('d'))).toBe(1_320_001);
+    const stamps = await admissions(redis, auditKey);
+    expect(stamps).toEqual([0, 100, 200, 300, 400, 1020.001, 1120.001, 1220.001, 1320.001]);
+    expect(busiestWindow(stamps, 1020)).toBeLessThanOrEqual(rate);
+  });
+
   it('a send that left late counts where it left: the sends after it keep the ceiling at the receiver', async () => {
     const rate = 5;
     const auditKey = `${prefix}:audit-departed`;

@@ -39,8 +39,8 @@ interface Sender {
 }
 
 /**
- * Every worker's sends, each in turn: reserve a slot, wait for it, ask the ceiling until
- * admitted, then hold its place for the API's answer before taking the next row from the
+ * Every worker's sends, each in turn: reserve a slot, wait for it, ask the ceiling once (it
+ * answers when the send may go), wait for that, then hold its place for the API's answer before taking the next row from the
  * number's queue (shared by every worker). Rows always wait. The waits are what the worker
  * sleeps (sleepMicros: a wait under 0.5 ms is not slept, a longer one to the next whole ms).
  * Events run in time order on the simulated clock, which every pacer reads. Answers how many sends each worker and each campaign made.
@@ -67,11 +67,8 @@ export async function simulateSenders(number: SimulatedNumber): Promise<{ byWork
       next.step = 'admit';
       continue;
     }
-    const wait = await next.pacer.admitWait(next.member);
-    if (wait > 0) {
-      next.at += slept(wait);
-      continue;
-    }
+    // Stamped at its moment; held back, it sleeps until then and goes without asking again.
+    next.at += slept(await next.pacer.admitWait(next.member));
     const campaign = next.row % answersMicros.length;
     byWorker[next.worker]!++;
     byCampaign[campaign]!++;

@@ -1,11 +1,16 @@
 #!lua
 --[[
   The pacer's second step, the ceiling. A slot can be reached late (a busy event loop fires
-  timers late), and a late send bunches with the next ones. So at the moment of sending, a
-  sliding log of the last window's dispatches must hold fewer than `rate`; otherwise wait for
-  the oldest to age out. The member's own earlier stamp is dropped first, so a send can be
-  stamped again. A send that leaves late has its stamp moved afterwards (depart.lua). Called
-  with one key, or two when tests keep every admission (the caller passes the number of keys).
+  timers late), and a late send bunches with the next ones. So no window of the sliding log of
+  dispatches may hold more than `rate`. A send that would make one do so is not refused: it is
+  stamped at the first moment it fits (the rate-th latest stamp plus the window) and told to
+  wait until then, and goes without asking again. Sends held back this way are queued in the
+  order they asked, each at its own moment, instead of all waking for the same oldest stamp
+  to age out and asking again (at 1,000/s that herd made about four asks a send). No stamp
+  goes before one already in the log, so every window holds at most `rate`. The member's own
+  earlier stamp is dropped first, so a send can be stamped again. A send that leaves late has
+  its stamp moved afterwards (depart.lua). Called with one key, or two when tests keep every
+  admission (the caller passes the number of keys).
 
   Input:
     KEYS[1] sent       zset     <scope>:pacer:<number>:sent (member → admitted at, µs)
@@ -17,7 +22,7 @@
     ARGV[4] optional: the time now (µs) instead of Redis's TIME; a test's simulated clock
 
   Output:
-    the wait before asking again (µs, a decimal string); '0' = admitted, go
+    the wait until the send's stamp (µs, a decimal string); '0' = go now
 ]]
 local now = tonumber(ARGV[4])
 if not now then
@@ -25,13 +30,19 @@ if not now then
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 local window = tonumber(ARGV[3])
+local rate = tonumber(ARGV[1])
 redis.call('ZREM', KEYS[1], ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - window))
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
-  local oldest = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2])
-  return string.format('%.0f', oldest + window - now + 1)
+local at = now
+local latest = redis.call('ZRANGE', KEYS[1], 0, 0, 'REV', 'WITHSCORES')
+if latest[2] and tonumber(latest[2]) > at then at = tonumber(latest[2]) end
+if redis.call('ZCARD', KEYS[1]) >= rate then
+  -- The rate-th latest stamp must be out of the window that ends at this one.
+  local bound = tonumber(redis.call('ZRANGE', KEYS[1], rate - 1, rate - 1, 'REV', 'WITHSCORES')[2]) + window + 1
+  if bound > at then at = bound end
 end
-redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[2])
-redis.call('PEXPIRE', KEYS[1], 2000)
-if KEYS[2] then redis.call('ZADD', KEYS[2], string.format('%.0f', now), ARGV[2]) end
-return '0'
+local score = string.format('%.0f', at)
+redis.call('ZADD', KEYS[1], score, ARGV[2])
+redis.call('PEXPIRE', KEYS[1], 2000 + math.ceil((at - now) / 1000))
+if KEYS[2] then redis.call('ZADD', KEYS[2], score, ARGV[2]) end
+return string.format('%.0f', at - now)
