@@ -84,6 +84,39 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     expect(busiestWindow(stamps, 1020)).toBeLessThanOrEqual(rate);
   });
 
+  it('the sends of one turn of the event loop share one call for each step, with the answers they would get one by one', async () => {
+    const rate = 3;
+    const auditKey = `${prefix}:audit-batched`;
+    const redis = testRedis();
+    connections.push(redis);
+    const now = 0;
+    const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '7', messagesPerSecond: rate, auditKey, clock: () => now });
+    const calls = { slots: 0, admits: 0, departs: 0 };
+    const counted = redis as unknown as Record<'cwReserveSlot' | 'cwAdmit' | 'cwDepart', (...args: unknown[]) => Promise<unknown>>;
+    for (const [command, step] of [
+      ['cwReserveSlot', 'slots'],
+      ['cwAdmit', 'admits'],
+      ['cwDepart', 'departs'],
+    ] as const) {
+      const real = counted[command].bind(redis);
+      counted[command] = (...args: unknown[]) => {
+        calls[step]++;
+        return real(...args);
+      };
+    }
+    // Four slots asked together: one call, each an interval (a second plus 24 ms, over 3) after the one before.
+    const slots = await Promise.all(Array.from({ length: 4 }, () => pacer.grantWait()));
+    expect(slots).toEqual([0, 341_333, 682_666, 1_023_999]);
+    // Five admissions asked together: the ceiling lets three go now and queues two, in order.
+    const waits = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((member) => pacer.admitWait(member)));
+    expect(waits).toEqual([0, 0, 0, 1_020_001, 1_020_001]);
+    // Two late departures moved together.
+    expect(await Promise.all([pacer.moveStamp('a', 5_000), pacer.moveStamp('b', 7_000)])).toEqual([5_000, 7_000]);
+    expect(calls).toEqual({ slots: 1, admits: 1, departs: 1 });
+    const stamps = await admissions(redis, auditKey);
+    expect(stamps).toEqual([0, 5, 7, 1020.001, 1020.001]);
+  });
+
   it('a send that left late counts where it left: the sends after it keep the ceiling at the receiver', async () => {
     const rate = 5;
     const auditKey = `${prefix}:audit-departed`;

@@ -9,40 +9,48 @@
   to age out and asking again (at 1,000/s that herd made about four asks a send). No stamp
   goes before one already in the log, so every window holds at most `rate`. The member's own
   earlier stamp is dropped first, so a send can be stamped again. A send that leaves late has
-  its stamp moved afterwards (depart.lua). Called with one key, or two when tests keep every
-  admission (the caller passes the number of keys).
+  its stamp moved afterwards (depart.lua). The sends a worker admits in one turn of its event
+  loop are stamped in one call, in the order given. Called with one key, or two when tests
+  keep every admission (the caller passes the number of keys).
 
   Input:
     KEYS[1] sent       zset     <scope>:pacer:<number>:sent (member → admitted at, µs)
     KEYS[2] audit      zset     optional: every admission, never trimmed (tests)
 
     ARGV[1] rate: sends allowed per window
-    ARGV[2] member: unique per send
-    ARGV[3] window (µs)
-    ARGV[4] optional: the time now (µs) instead of Redis's TIME; a test's simulated clock
+    ARGV[2] window (µs)
+    ARGV[3] the time now (µs) instead of Redis's TIME, a test's simulated clock; '' = TIME
+    ARGV[4…] members: one per send, each unique
 
   Output:
-    the wait until the send's stamp (µs, a decimal string); '0' = go now
+    per member, in order: the wait until its stamp (µs, a decimal string); '0' = go now
 ]]
-local now = tonumber(ARGV[4])
+local now = tonumber(ARGV[3])
 if not now then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
-local window = tonumber(ARGV[3])
 local rate = tonumber(ARGV[1])
-redis.call('ZREM', KEYS[1], ARGV[2])
+local window = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - window))
-local at = now
-local latest = redis.call('ZRANGE', KEYS[1], 0, 0, 'REV', 'WITHSCORES')
-if latest[2] and tonumber(latest[2]) > at then at = tonumber(latest[2]) end
-if redis.call('ZCARD', KEYS[1]) >= rate then
-  -- The rate-th latest stamp must be out of the window that ends at this one.
-  local bound = tonumber(redis.call('ZRANGE', KEYS[1], rate - 1, rate - 1, 'REV', 'WITHSCORES')[2]) + window + 1
-  if bound > at then at = bound end
+local waits = {}
+local furthest = now
+for i = 4, #ARGV do
+  local member = ARGV[i]
+  redis.call('ZREM', KEYS[1], member)
+  local at = now
+  local latest = redis.call('ZRANGE', KEYS[1], 0, 0, 'REV', 'WITHSCORES')
+  if latest[2] and tonumber(latest[2]) > at then at = tonumber(latest[2]) end
+  if redis.call('ZCARD', KEYS[1]) >= rate then
+    -- The rate-th latest stamp must be out of the window that ends at this one.
+    local bound = tonumber(redis.call('ZRANGE', KEYS[1], rate - 1, rate - 1, 'REV', 'WITHSCORES')[2]) + window + 1
+    if bound > at then at = bound end
+  end
+  local score = string.format('%.0f', at)
+  redis.call('ZADD', KEYS[1], score, member)
+  if KEYS[2] then redis.call('ZADD', KEYS[2], score, member) end
+  if at > furthest then furthest = at end
+  waits[#waits + 1] = string.format('%.0f', at - now)
 end
-local score = string.format('%.0f', at)
-redis.call('ZADD', KEYS[1], score, ARGV[2])
-redis.call('PEXPIRE', KEYS[1], 2000 + math.ceil((at - now) / 1000))
-if KEYS[2] then redis.call('ZADD', KEYS[2], score, ARGV[2]) end
-return string.format('%.0f', at - now)
+redis.call('PEXPIRE', KEYS[1], 2000 + math.ceil((furthest - now) / 1000))
+return waits
