@@ -41,11 +41,12 @@ export class RedisSendPacer implements SendPacer {
   readonly #memberPrefix = randomBytes(4).toString('hex');
   readonly #auditKey: string | undefined;
   readonly #clock: (() => number) | undefined;
-  // Each step gathers the sends of one turn of the event loop into one script call: at
-  // 1,000/s a call a send for each of the three was a tenth of the worker's CPU.
+  // Slots and admissions gather the sends of one turn of the event loop into one script call
+  // each: at 1,000/s a call a send for each was a tenth of the worker's CPU. A late send's
+  // correction is not gathered: it must reach Redis before any admission asked after it, and
+  // a batch waits for the end of the turn, behind admissions gathered earlier in it.
   readonly #slots = new TickBatch<null, number>((_, items) => this.#reserveSlots(items.length));
   readonly #admissions = new TickBatch<string, number>((_, members) => this.#admitAll(members));
-  readonly #departures = new TickBatch<Departure, number>((_, departures) => this.#departAll(departures));
   #usualRoundTripMs = Number.POSITIVE_INFINITY;
   #usualSetAt = 0;
   #sequence = 0;
@@ -96,8 +97,9 @@ export class RedisSendPacer implements SendPacer {
   }
 
   /** Moves the stamp of `member` later by `lateMicros` (see depart.lua); answers its new stamp, in µs. */
-  moveStamp(member: string, lateMicros: number): Promise<number> {
-    return this.#departures.add('', { member, lateMicros });
+  async moveStamp(member: string, lateMicros: number): Promise<number> {
+    const [stamp] = await this.#departAll([{ member, lateMicros }]);
+    return stamp ?? Number.NaN;
   }
 
   /** `count` consecutive slots: the wait until each, in µs. */
