@@ -15,13 +15,7 @@ const DEPART = loadLuaScript('depart', PACER_LUA_DIR);
 interface PacerCommands {
   cwReserveSlot(key: string, intervalMicros: number, count: number, now: number | ''): Promise<string>;
   cwAdmit(numberOfKeys: number, ...args: (string | number)[]): Promise<string[]>;
-  cwDepart(numberOfKeys: number, ...args: (string | number)[]): Promise<string[]>;
-}
-
-/** A late send's correction: its member and how far its stamp moves, µs. */
-interface Departure {
-  member: string;
-  lateMicros: number;
+  cwDepart(numberOfKeys: number, ...args: (string | number)[]): Promise<string>;
 }
 
 /** An admitted send: `member` names it in the log (and the audit key); `left()` resolves once a late send's stamp is corrected. */
@@ -42,9 +36,10 @@ export class RedisSendPacer implements SendPacer {
   readonly #auditKey: string | undefined;
   readonly #clock: (() => number) | undefined;
   // Slots and admissions gather the sends of one turn of the event loop into one script call
-  // each: at 1,000/s a call a send for each was a tenth of the worker's CPU. A late send's
-  // correction is not gathered: it must reach Redis before any admission asked after it, and
-  // a batch waits for the end of the turn, behind admissions gathered earlier in it.
+  // each: at 1,000/s the pacer's calls, one a send for each step, took about a tenth of a
+  // worker's CPU. A late send's correction is not gathered: it must reach Redis before any
+  // admission asked after it, and a batch waits for the end of the turn, behind admissions
+  // gathered earlier in it.
   readonly #slots = new TickBatch<null, number>((_, items) => this.#reserveSlots(items.length));
   readonly #admissions = new TickBatch<string, number>((_, members) => this.#admitAll(members));
   #usualRoundTripMs = Number.POSITIVE_INFINITY;
@@ -98,8 +93,9 @@ export class RedisSendPacer implements SendPacer {
 
   /** Moves the stamp of `member` later by `lateMicros` (see depart.lua); answers its new stamp, in µs. */
   async moveStamp(member: string, lateMicros: number): Promise<number> {
-    const [stamp] = await this.#departAll([{ member, lateMicros }]);
-    return stamp ?? Number.NaN;
+    const keys = this.#logKeys();
+    const now = this.#clock === undefined ? [] : [Math.round(this.#clock())];
+    return Number(await this.#redis.cwDepart(keys.length, ...keys, member, lateMicros, ...now));
   }
 
   /** `count` consecutive slots: the wait until each, in µs. */
@@ -112,13 +108,6 @@ export class RedisSendPacer implements SendPacer {
     const keys = this.#logKeys();
     const waits = await this.#redis.cwAdmit(keys.length, ...keys, this.#rate, this.#windowMicros, this.#clockArg(), ...members);
     return waits.map(Number);
-  }
-
-  async #departAll(departures: readonly Departure[]): Promise<number[]> {
-    const keys = this.#logKeys();
-    const pairs = departures.flatMap(({ member, lateMicros }) => [member, lateMicros]);
-    const stamps = await this.#redis.cwDepart(keys.length, ...keys, this.#clockArg(), ...pairs);
-    return stamps.map(Number);
   }
 
   #logKeys(): string[] {

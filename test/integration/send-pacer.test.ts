@@ -84,7 +84,7 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     expect(busiestWindow(stamps, 1020)).toBeLessThanOrEqual(rate);
   });
 
-  it('the sends of one turn of the event loop share one call for their slots and one for their admissions, with the answers they would get one by one', async () => {
+  it('the sends of one turn share one call for their slots and one for their admissions, each answered as alone', async () => {
     const rate = 3;
     const auditKey = `${prefix}:audit-batched`;
     const redis = testRedis();
