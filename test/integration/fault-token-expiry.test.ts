@@ -68,10 +68,14 @@ describe('fault: access token expires mid-campaign (190)', () => {
     // workers have then handled every job they had, and sent nothing more.
     const backlog = await rig.pollUntil('the fed jobs did not park', 90_000, 200, () =>
       rig.inRedis(async (redis) => {
-        const [waiting, fed] = await Promise.all([
-          redis.llen(campaignLedgerKeys(rig.prefix, PHONE_NUMBER_ID, summary.id).pending),
-          redis.zcard(feedKeys(rig.prefix, PHONE_NUMBER_ID).window),
-        ]);
+        // Read together (MULTI): a batch of jobs parking between two separate reads would move
+        // its rows from the window to the backlog unseen.
+        const replies = await redis
+          .multi()
+          .llen(campaignLedgerKeys(rig.prefix, PHONE_NUMBER_ID, summary.id).pending)
+          .zcard(feedKeys(rig.prefix, PHONE_NUMBER_ID).window)
+          .exec();
+        const [waiting, fed] = (replies ?? []).map(([, value]) => Number(value));
         return fed === 0 ? waiting : undefined;
       }),
     );
