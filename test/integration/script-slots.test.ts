@@ -24,6 +24,8 @@ interface ScriptCall {
 
 let server: RedisServer;
 let watcher: Redis;
+/** MONITOR runs on a connection of its own, which ioredis opens beside the watcher's. */
+let monitor: Redis;
 const lines: { source: string; args: string[] }[] = [];
 
 beforeAll(async () => {
@@ -33,11 +35,12 @@ beforeAll(async () => {
   // arriving in the same read as MONITOR's OK reaches ioredis before it is in monitor mode
   // ("Command queue state error", seen once in a full run).
   await watcher.ping();
-  const monitor = await watcher.monitor();
+  monitor = await watcher.monitor();
   monitor.on('monitor', (_time: string, args: string[], source: string) => lines.push({ source, args }));
 });
 
 afterAll(async () => {
+  monitor.disconnect();
   watcher.disconnect();
   await server.stop('SIGKILL');
 });
