@@ -12,7 +12,8 @@ import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 /**
  * A paced number's feeder tops a window bigger than one call of the feed script in several calls (Redis
  * runs nothing else during a script, so no call pops more than FEED_ROWS_PER_CALL), and all of
- * them make one feed: the window is full and BullMQ holds every job fed.
+ * them make one feed: the window is full and BullMQ holds every job fed. The window opens a
+ * second of sending a feed, so a starting worker's first jobs are not queued behind its whole window.
  */
 describe('SendFeeder: a big room in calls of FEED_ROWS_PER_CALL (real Redis and BullMQ)', () => {
   let redis: Redis;
@@ -46,7 +47,8 @@ describe('SendFeeder: a big room in calls of FEED_ROWS_PER_CALL (real Redis and 
       ledger,
       queue,
       phoneNumberId: LEDGER_TEST_NUMBER,
-      messagesPerSecond: 100,
+      // A second of sending is more than the window: the first feed may fill all of it.
+      messagesPerSecond: 1000,
       logger: silentLogger(),
       windowSize,
     });
@@ -60,5 +62,27 @@ describe('SendFeeder: a big room in calls of FEED_ROWS_PER_CALL (real Redis and 
       await bull.close();
     }
     expect(await feeder.feedOnce()).toBe(0);
+  });
+
+  it('opens the window a second of sending a feed: the rate, then twice it, up to five seconds', async () => {
+    const ledger = new RedisLedger(redis, prefix);
+    await ingestQueuedCampaign(ledger, 'warming', 3000);
+    const rate = 400;
+    const feeder = new SendFeeder({ ledger, queue, phoneNumberId: LEDGER_TEST_NUMBER, messagesPerSecond: rate, logger: silentLogger() });
+    expect(feeder.windowSize).toBe(5 * rate);
+
+    const fedPerFeed: number[] = [];
+    for (let feed = 0; feed < 6; feed++) fedPerFeed.push(await feeder.feedOnce());
+
+    expect(fedPerFeed).toEqual([rate, rate, rate, rate, rate, 0]);
+    expect(await ledger.windowSize(LEDGER_TEST_NUMBER)).toBe(5 * rate);
+  });
+
+  it('fills the whole window at once for an unpaced number (SEND_RATE=0)', async () => {
+    const ledger = new RedisLedger(redis, prefix);
+    await ingestQueuedCampaign(ledger, 'unpaced', 3000);
+    const feeder = new SendFeeder({ ledger, queue, phoneNumberId: LEDGER_TEST_NUMBER, messagesPerSecond: 0, logger: silentLogger() });
+
+    expect(await feeder.feedOnce()).toBe(feeder.windowSize);
   });
 });
