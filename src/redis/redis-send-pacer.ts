@@ -42,8 +42,14 @@ export class RedisSendPacer implements SendPacer {
   // gathered earlier in it.
   readonly #slots = new TickBatch<null, number>((_, items) => this.#reserveSlots(items.length));
   readonly #admissions = new TickBatch<string, number>((_, members) => this.#admitAll(members));
-  #usualRoundTripMs = Number.POSITIVE_INFINITY;
-  #usualSetAt = 0;
+  /**
+   * Learned upward from none, not taken from the first call: a worker's first calls are its
+   * slowest (its code not yet compiled, its sockets new), and when the slow part is reading the
+   * answer, the send leaves that long after its stamp. Taken as the usual, that time would be
+   * allowed to every send, and a cold start's late first sends would keep their stamps.
+   */
+  #usualRoundTripMs = 0;
+  #usualSetAt: number | undefined;
   #sequence = 0;
 
   /**
@@ -128,7 +134,8 @@ export class RedisSendPacer implements SendPacer {
     // with time (not with calls: a busy pacer makes hundreds a second), so a remote Redis is
     // not "late" on every call and a stretch of stalls does not become the norm.
     const answered = performance.now();
-    this.#usualRoundTripMs = Math.min(answered - asked, this.#usualRoundTripMs + (answered - this.#usualSetAt) * CREEP_PER_MS);
+    const sinceSet = answered - (this.#usualSetAt ?? answered);
+    this.#usualRoundTripMs = Math.min(answered - asked, this.#usualRoundTripMs + sinceSet * CREEP_PER_MS);
     this.#usualSetAt = answered;
     await sleepMicros(wait);
     // Held back, the send is due at its stamp: it is late only beyond that.

@@ -167,6 +167,28 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     expect(stamps).toHaveLength(2);
   });
 
+  it("a cold start's slow answer is not taken as the usual round trip: its first send, left late, still moves its stamp", async () => {
+    const auditKey = `${prefix}:audit-cold`;
+    const redis = testRedis();
+    connections.push(redis);
+    // Another pacer loads the script first, so the call below is one round trip.
+    await (await new RedisSendPacer(redis, { prefix, phoneNumberId: '6', messagesPerSecond: 100 }).admit()).left();
+    const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '7', messagesPerSecond: 100, auditKey });
+
+    const asking = pacer.admit();
+    // The ask is written (the batch goes at setImmediate), then its answer waits 30 ms to be read.
+    await new Promise((resolve) => setImmediate(resolve));
+    const blockedFrom = performance.now();
+    while (performance.now() - blockedFrom < 30);
+    const first = await asking;
+    const [admittedAt] = await redis.zmscore(auditKey, first.member);
+    await first.left();
+
+    const [leftAt] = await redis.zmscore(auditKey, first.member);
+    // Stamped when Redis answered, gone 30 ms later: moved to within the allowance (5 ms) of that.
+    expect(Number(leftAt) - Number(admittedAt)).toBeGreaterThanOrEqual(30_000 - 5_000 - 1_000);
+  });
+
   it('keeps no admission record unless asked: only the slot and the self-trimming log', async () => {
     const redis = testRedis();
     connections.push(redis);
