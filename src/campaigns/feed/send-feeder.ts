@@ -148,8 +148,8 @@ export class SendFeeder {
    * at least FEED_ROWS_PER_CALL) a feed, up to the whole window. A starting BullMQ worker
    * fetches jobs one at a time until it holds its concurrency, and runs none before that; a first
    * feed of the whole window (5,000 jobs at 1,000/s) kept those fetches waiting behind its
-   * enqueues, on this process's event loop and in Redis, and the worker's sends began 0.7–1.0 s
-   * after its first one instead of 0.4–0.5 s (docs/performance.md, "Rate at the receiver").
+   * enqueues, on this process's event loop and in Redis, and the worker's sends began 0.7–1.1 s
+   * after its first one instead of 0.3–0.5 s (docs/performance.md, "Rate at the receiver").
    */
   #openWindow(feed: number): number {
     if (feed <= 0) return 0;
