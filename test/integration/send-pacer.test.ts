@@ -89,7 +89,7 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     const auditKey = `${prefix}:audit-batched`;
     const redis = testRedis();
     connections.push(redis);
-    const now = 0;
+    let now = 0;
     const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '7', messagesPerSecond: rate, auditKey, clock: () => now });
     const calls = { slots: 0, admits: 0, departs: 0 };
     const counted = redis as unknown as Record<'cwReserveSlot' | 'cwAdmit' | 'cwDepart', (...args: unknown[]) => Promise<unknown>>;
@@ -112,6 +112,7 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     expect(waits).toEqual([0, 0, 0, 1_020_001, 1_020_001]);
     expect(calls).toEqual({ slots: 1, admits: 1, departs: 0 });
     // A late departure is not gathered: each goes at once, ahead of any admission asked after it.
+    now = 10_000;
     expect(await Promise.all([pacer.moveStamp('a', 5_000), pacer.moveStamp('b', 7_000)])).toEqual([5_000, 7_000]);
     expect(calls.departs).toBe(2);
     const stamps = await admissions(redis, auditKey);
@@ -127,6 +128,7 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '4', messagesPerSecond: rate, auditKey, clock: () => now });
     // The first send is admitted at 0 but leaves 60 ms later (a stalled event loop); four more leave on time.
     expect(await pacer.admitWait('late')).toBe(0);
+    now = 60_000;
     await pacer.moveStamp('late', 60_000);
     for (const at of [100, 200, 300, 400]) {
       now = at * 1000;
@@ -144,6 +146,22 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     const stamps = await admissions(redis, auditKey);
     expect(stamps).toEqual([60, 100, 200, 300, 400, 1080.001]);
     expect(busiestWindow(stamps)).toBeLessThanOrEqual(rate);
+  });
+
+  it('a correction never moves a stamp past the time now: an ask that waited through a failover does not hold later sends', async () => {
+    const auditKey = `${prefix}:audit-capped`;
+    const redis = testRedis();
+    connections.push(redis);
+    let now = 1_000_000;
+    const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '8', messagesPerSecond: 100, auditKey, clock: () => now });
+    expect(await pacer.admitWait('retried')).toBe(0);
+    // Its ask waited 3 s for a promoted replica before Redis stamped it; it leaves 2 ms after the stamp.
+    now += 2_000;
+    expect(await pacer.moveStamp('retried', 3_000_000)).toBe(1_002_000);
+    // The next send is not held behind a stamp in the future.
+    now += 10_000;
+    expect(await pacer.admitWait('next')).toBe(0);
+    expect(await admissions(redis, auditKey)).toEqual([1002, 1012]);
   });
 
   it('a send that leaves on time costs no correction; one that leaves late moves its stamp to within 5 ms of when it left', async () => {

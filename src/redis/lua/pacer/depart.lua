@@ -5,9 +5,9 @@
   later and would bunch at the receiver with the sends admitted after it. Moving its stamp
   by how late it left (beyond a small allowance the guard covers) makes every later
   admission count it where it really is, so the ceiling holds for departures, not just for
-  admissions. A stamp already trimmed (the send left more than a window late) is put back at
-  the time now, which is no earlier than when it left. Called with one key, or two when tests
-  keep every admission.
+  admissions. A stamp is never moved past the time now, and one already trimmed (the send
+  left more than a window late) is put back at the time now, which is no earlier than when it
+  left. Called with one key, or two when tests keep every admission.
 
   Input:
     KEYS[1] sent       zset     <scope>:pacer:<number>:sent (member → admitted at, µs)
@@ -21,15 +21,20 @@
     the send's stamp now (µs, a decimal string)
 ]]
 local late = tonumber(ARGV[2])
+local now = tonumber(ARGV[3])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
 local stamp = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if stamp then
-  stamp = tonumber(stamp) + late
+  stamp = tonumber(stamp)
+  -- Never past the time now: the send has left by then. How late it left is measured from its
+  -- ask, so an ask that waited (a failover, a reconnect) before Redis stamped it would
+  -- otherwise move the stamp into the future, and no later send is stamped before it.
+  stamp = math.max(stamp, math.min(stamp + late, now))
 else
-  stamp = tonumber(ARGV[3])
-  if not stamp then
-    local t = redis.call('TIME')
-    stamp = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  end
+  stamp = now
 end
 local score = string.format('%.0f', stamp)
 redis.call('ZADD', KEYS[1], score, ARGV[1])
