@@ -78,6 +78,20 @@ describe('SendFeeder: a big room in calls of FEED_ROWS_PER_CALL (real Redis and 
     expect(await ledger.windowSize(LEDGER_TEST_NUMBER)).toBe(5 * rate);
   });
 
+  it('opens the window a second a feed again after its number was idle: a campaign that comes later starts as the first did', async () => {
+    const ledger = new RedisLedger(redis, prefix);
+    const rate = 400;
+    const feeder = new SendFeeder({ ledger, queue, phoneNumberId: LEDGER_TEST_NUMBER, messagesPerSecond: rate, logger: silentLogger() });
+    // The worker has run for a while with nothing to send.
+    for (let feed = 0; feed < 6; feed++) expect(await feeder.feedOnce()).toBe(0);
+
+    await ingestQueuedCampaign(ledger, 'later', 3000);
+    const fedPerFeed: number[] = [];
+    for (let feed = 0; feed < 3; feed++) fedPerFeed.push(await feeder.feedOnce());
+
+    expect(fedPerFeed).toEqual([rate, rate, rate]);
+  });
+
   it('fills the whole window at once for an unpaced number (SEND_RATE=0)', async () => {
     const ledger = new RedisLedger(redis, prefix);
     await ingestQueuedCampaign(ledger, 'unpaced', 3000);

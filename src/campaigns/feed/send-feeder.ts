@@ -1,5 +1,5 @@
 import type { CampaignLedger, FeedEvent } from '../ledger.js';
-import type { SendJobQueue } from '../send-job.js';
+import type { SendJob, SendJobQueue } from '../send-job.js';
 import { openLanes } from './send-window.js';
 import type { Logger } from '../../logging/logger.js';
 import type { MessagingLimit } from '../../config/number-settings.js';
@@ -36,7 +36,7 @@ export function feedWindowSize(messagesPerSecond: number): number {
 }
 
 export interface SendFeederOptions {
-  ledger: Pick<CampaignLedger, 'feed' | 'windowedCampaigns'>;
+  ledger: Pick<CampaignLedger, 'feed' | 'windowedCampaigns' | 'windowSize'>;
   queue: SendJobQueue;
   phoneNumberId: string;
   /** The number's SEND_RATE (0 = unlimited): sizes the window. */
@@ -75,7 +75,9 @@ export class SendFeeder {
   #running: Promise<void> | undefined;
   #lastErrorLog = 0;
   #lastLimitLog = Number.NEGATIVE_INFINITY;
-  /** Feeds this feeder has run: a paced window opens a second of sending a feed (see #openWindow). */
+  /** Jobs fed whose enqueue failed: enqueued first at the next feed (see #enqueue). */
+  #unqueued: SendJob[] = [];
+  /** Feeds this feeder has run since it started or its number was idle: a paced window opens a second of sending a feed (see #openWindow). */
   #feeds = 0;
 
   constructor(options: SendFeederOptions) {
@@ -130,6 +132,7 @@ export class SendFeeder {
 
   /** Tops the window up (in calls of FEED_ROWS_PER_CALL rows); returns how many new jobs it enqueued. */
   async feedOnce(): Promise<number> {
+    await this.#enqueueUnqueued();
     const window = this.#openWindow(++this.#feeds);
     // While the window opens, the part a feed opens is worth a feed on its own.
     const opened = window - this.#openWindow(this.#feeds - 1);
@@ -140,21 +143,49 @@ export class SendFeeder {
       last = await this.#feedCall(window, 1);
       fed += last;
     }
+    // Nothing fed into an empty window: the number is idle. Its next campaign's sending starts
+    // as a starting worker's does, so its window opens a second a feed again.
+    if (this.#paced && fed === 0 && (await this.#options.ledger.windowSize(this.#options.phoneNumberId)) === 0) this.#feeds = 0;
     return fed;
   }
 
   /**
-   * The window the `feed`-th feed fills. A paced number's opens one second of sending (the rate,
-   * at least FEED_ROWS_PER_CALL) a feed, up to the whole window. A starting BullMQ worker
-   * fetches jobs one at a time until it holds its concurrency, and runs none before that; a first
-   * feed of the whole window (5,000 jobs at 1,000/s) kept those fetches waiting behind its
-   * enqueues, on this process's event loop and in Redis, and the worker's sends began 0.7–1.1 s
-   * after its first one instead of 0.3–0.5 s (docs/performance.md, "Rate at the receiver").
+   * The window the `feed`-th feed fills (counted from the worker's start, or from when its number
+   * was last idle). A paced number's opens one second of sending (the rate, at least
+   * FEED_ROWS_PER_CALL) a feed, up to the whole window. A BullMQ worker that starts, or finds
+   * jobs again after none, fetches them one at a time until it holds its concurrency, and runs
+   * none before that; a first feed of the whole window (5,000 jobs at 1,000/s) kept those
+   * fetches waiting behind its enqueues, on this process's event loop and in Redis, and the
+   * worker's sends began 0.7–1.1 s after its first one instead of 0.3–0.5 s
+   * (docs/performance.md, "Rate at the receiver").
    */
   #openWindow(feed: number): number {
     if (feed <= 0) return 0;
     if (!this.#paced) return this.#windowSize;
     return Math.min(this.#windowSize, Math.max(FEED_ROWS_PER_CALL, Math.ceil(this.#options.messagesPerSecond * feed)));
+  }
+
+  /**
+   * The ledger has recorded these jobs as fed: if BullMQ does not get them (a connection
+   * closed mid-write, as in a failover: ioredis aborts a MULTI instead of sending it again),
+   * they fill the window without running, and the ledger would hand them out again only after
+   * REFRESH_AFTER_MS. They are kept and enqueued first at the next feed instead; their IDs are
+   * fixed, so a chunk BullMQ already holds is ignored.
+   */
+  async #enqueue(jobs: readonly SendJob[]): Promise<void> {
+    try {
+      await this.#options.queue.enqueue(jobs);
+    } catch (error) {
+      this.#unqueued.push(...jobs);
+      throw error;
+    }
+  }
+
+  async #enqueueUnqueued(): Promise<void> {
+    if (this.#unqueued.length === 0) return;
+    const jobs = this.#unqueued;
+    this.#unqueued = [];
+    await this.#enqueue(jobs);
   }
 
   /** One call of the ledger's feed script, filling `window` once `minBatch` of it is free; returns how many new jobs it enqueued. */
@@ -175,7 +206,7 @@ export class SendFeeder {
       ...(portfolio === undefined ? {} : { portfolio }),
       ...(messagingLimit === undefined ? {} : { messagingLimit }),
     });
-    await queue.enqueue(jobs);
+    await this.#enqueue(jobs);
     if (limitHeld !== undefined && Date.now() - this.#lastLimitLog >= LIMIT_LOG_EVERY_MS) {
       this.#lastLimitLog = Date.now();
       this.#options.logger.warn(
