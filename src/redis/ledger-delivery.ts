@@ -38,6 +38,10 @@ export class LedgerDelivery
 
   // Webhooks name the phone number they are for; each number's events go in one script call
   // in its own slot (a webhook batch may mix numbers), answers back in the caller's order.
+  // With REDIS_WAIT_REPLICAS, each number's writes are on its replicas before the call
+  // resolves, so `serve` answers Meta only for webhooks a failover cannot take back: Meta does
+  // not send a webhook again once answered, and a status lost together with its row's answer
+  // (the settle) would leave the in-doubt rule to send the row again.
 
   async applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]> {
     const { redis, prefix, clock, brake } = this.context;
@@ -60,6 +64,7 @@ export class LedgerDelivery
       // The script recorded 131050's opt-out on this number; the rest of its portfolio follows.
       const optedOut = group.filter((u, i) => u.kind === 'failed' && u.code === OPTED_OUT_CODE && MATCHED.has(outcomes[i]?.outcome ?? ''));
       await spreadFromNumber(this.context, number, await this.#recipientsOf(number, optedOut));
+      await this.context.replicated(wamidsKey(prefix, number));
       return outcomes;
     });
   }
@@ -76,6 +81,7 @@ export class LedgerDelivery
         number,
         group.filter((u) => u.optOut).map((u) => `+${u.waId}`),
       );
+      await this.context.replicated(wamidsKey(prefix, number));
       return answered.map((n) => ({ answeredRow: Number(n) === 1 }));
     });
   }

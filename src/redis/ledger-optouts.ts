@@ -46,6 +46,8 @@ async function applyToCopy(context: LedgerContext, keys: OptOutCopyKeys, events:
     const answers = await context.redis.cwApplyOptOuts(keys.optouts, keys.prefs, ...args);
     changed.push(...answers.map((n) => Number(n) === 1));
   }
+  // REDIS_WAIT_REPLICAS: an opt-out a failover took back would let the number send to someone who said STOP.
+  await context.replicated(keys.optouts);
   return changed;
 }
 

@@ -1,0 +1,69 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisServer } from '../support/fault-redis-server.js';
+import { LEDGER_TEST_NUMBER } from '../support/ledger-fixtures.js';
+import { freshPrefix } from '../support/redis.js';
+import { waitFor } from '../support/waiting.js';
+
+/**
+ * With REDIS_WAIT_REPLICAS, what a webhook writes is on the replicas before `serve` answers
+ * Meta: once answered, Meta does not send it again, so a write a failover took back would be a
+ * status or a STOP lost for good. A replica stopped by SIGSTOP holds the write back; the
+ * ledger's call may not resolve before it runs again.
+ */
+describe('webhook writes and REDIS_WAIT_REPLICAS (a master and its replica of our own)', () => {
+  let master: RedisServer;
+  let replica: RedisServer;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    master = await RedisServer.start();
+    replica = await RedisServer.start();
+    redis = new Redis(master.url);
+    const replicaClient = new Redis(replica.url);
+    try {
+      await replicaClient.replicaof('127.0.0.1', String(master.port));
+      await waitFor(async () => /master_link_status:up/.test(await replicaClient.info('replication')), { what: 'the replica linked' });
+    } finally {
+      replicaClient.disconnect();
+    }
+  }, 30_000);
+
+  afterAll(async () => {
+    redis?.disconnect();
+    await replica?.cleanup();
+    await master?.cleanup();
+  });
+
+  /** Runs `call` with the replica stopped for 300 ms; true when `call` resolved only after it ran again. */
+  async function waitedForReplica(call: () => Promise<unknown>): Promise<boolean> {
+    const pid = replica.pid;
+    if (pid === undefined) throw new Error('the replica has no PID');
+    let resumed = false;
+    process.kill(pid, 'SIGSTOP');
+    const resume = setTimeout(() => {
+      resumed = true;
+      process.kill(pid, 'SIGCONT');
+    }, 300);
+    try {
+      await call();
+      return resumed;
+    } finally {
+      clearTimeout(resume);
+      process.kill(pid, 'SIGCONT');
+    }
+  }
+
+  it('an inbound message (a STOP keyword) is on the replica before applyInbound resolves', async () => {
+    const ledger = new RedisLedger(redis, freshPrefix('webhook-replicas'), { waitReplicas: 1 });
+    const inbound = { phoneNumberId: LEDGER_TEST_NUMBER, waId: '4915110000001', wamid: 'wamid.in-1', at: Date.now(), optOut: true };
+    expect(await waitedForReplica(() => ledger.applyInbound([inbound]))).toBe(true);
+  });
+
+  it('a user_preferences stop is on the replica before applyPreferences resolves', async () => {
+    const ledger = new RedisLedger(redis, freshPrefix('webhook-replicas'), { waitReplicas: 1 });
+    const stop = { phoneNumberId: LEDGER_TEST_NUMBER, waId: '4915110000002', value: 'stop' as const, at: Date.now() };
+    expect(await waitedForReplica(() => ledger.applyPreferences([stop]))).toBe(true);
+  });
+});
