@@ -77,7 +77,7 @@ export class SendFeeder {
   #lastLimitLog = Number.NEGATIVE_INFINITY;
   /** Jobs fed whose enqueue failed: enqueued first at the next feed (see #enqueue). */
   #unqueued: SendJob[] = [];
-  /** Feeds this feeder has run since it started or its number was idle: a paced window opens a second of sending a feed (see #openWindow). */
+  /** Feeds since this feeder started or its number was idle: a paced window opens a second of sending a feed (see #openWindow). */
   #feeds = 0;
 
   constructor(options: SendFeederOptions) {
