@@ -101,7 +101,7 @@ export class RedisSendPacer implements SendPacer {
   async moveStamp(member: string, lateMicros: number): Promise<number> {
     const keys = this.#logKeys();
     const now = this.#clock === undefined ? [] : [Math.round(this.#clock())];
-    return Number(await this.#redis.cwDepart(keys.length, ...keys, member, lateMicros, ...now));
+    return Number(await this.#redis.cwDepart(keys.length, ...keys, member, lateMicros, this.#windowMicros, ...now));
   }
 
   /** `count` consecutive slots: the wait until each, in µs. */

@@ -5,9 +5,9 @@
   later and would bunch at the receiver with the sends admitted after it. Moving its stamp
   by how late it left (beyond a small allowance the guard covers) makes every later
   admission count it where it really is, so the ceiling holds for departures, not just for
-  admissions. A stamp is never moved past the time now, and one already trimmed (the send
-  left more than a window late) is put back at the time now, which is no earlier than when it
-  left. Called with one key, or two when tests keep every admission.
+  admissions. A stamp is never moved more than a window past the time now, and one already
+  trimmed (the send left more than a window late) is put back at the time now, which is no
+  earlier than when it left. Called with one key, or two when tests keep every admission.
 
   Input:
     KEYS[1] sent       zset     <scope>:pacer:<number>:sent (member → admitted at, µs)
@@ -15,13 +15,14 @@
 
     ARGV[1] member: the send, as admitted
     ARGV[2] how far to move it, µs: how late it left, beyond the allowance
-    ARGV[3] optional: the time now (µs) instead of Redis's TIME; a test's simulated clock
+    ARGV[3] the farthest past the time now a stamp may move (µs): the ceiling's window
+    ARGV[4] optional: the time now (µs) instead of Redis's TIME; a test's simulated clock
 
   Output:
     the send's stamp now (µs, a decimal string)
 ]]
-local late = tonumber(ARGV[2])
-local now = tonumber(ARGV[3])
+local late, bound = tonumber(ARGV[2]), tonumber(ARGV[3])
+local now = tonumber(ARGV[4])
 if not now then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -29,15 +30,16 @@ end
 local stamp = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if stamp then
   stamp = tonumber(stamp)
-  -- Never past the time now: the send has left by then. How late it left is measured from its
-  -- ask, so an ask that waited (a failover, a reconnect) before Redis stamped it would
-  -- otherwise move the stamp into the future, and no later send is stamped before it.
-  stamp = math.max(stamp, math.min(stamp + late, now))
+  -- How late it left is measured from its ask, so an ask that waited seconds (a failover, a
+  -- reconnect) before Redis stamped it would move the stamp seconds into the future, and no
+  -- later send is stamped before it. A window past now at most: a move of a few ms into the
+  -- future (an ask Redis ran late) is kept, as it keeps the ceiling on the safe side.
+  stamp = math.max(stamp, math.min(stamp + late, now + bound))
 else
   stamp = now
 end
 local score = string.format('%.0f', stamp)
 redis.call('ZADD', KEYS[1], score, ARGV[1])
-redis.call('PEXPIRE', KEYS[1], 2000)
+redis.call('PEXPIRE', KEYS[1], 2000 + math.ceil(math.max(0, stamp - now) / 1000))
 if KEYS[2] then redis.call('ZADD', KEYS[2], score, ARGV[1]) end
 return score
