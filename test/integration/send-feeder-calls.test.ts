@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FEED_ROWS_PER_CALL, SendFeeder } from '../../src/campaigns/feed/send-feeder.js';
+import type { SendJob, SendJobQueue } from '../../src/campaigns/send-job.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { sendQueueName, sendQueuePrefix } from '../../src/queue/queue-names.js';
 import { BullSendQueue } from '../../src/queue/send-queue.js';
@@ -14,6 +15,8 @@ import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
  * runs nothing else during a script, so no call pops more than FEED_ROWS_PER_CALL), and all of
  * them make one feed: the window is full and BullMQ holds every job fed. The window opens a
  * second of sending a feed, so a starting worker's first jobs are not queued behind its whole window.
+ * The ledger records a feed's rows as fed before BullMQ gets their jobs: an enqueue that fails
+ * (in a failover ioredis drops a MULTI it was writing) is made again at the next feed.
  */
 describe('SendFeeder: a big room in calls of FEED_ROWS_PER_CALL (real Redis and BullMQ)', () => {
   let redis: Redis;
@@ -98,5 +101,43 @@ describe('SendFeeder: a big room in calls of FEED_ROWS_PER_CALL (real Redis and 
     const feeder = new SendFeeder({ ledger, queue, phoneNumberId: LEDGER_TEST_NUMBER, messagesPerSecond: 0, logger: silentLogger() });
 
     expect(await feeder.feedOnce()).toBe(feeder.windowSize);
+  });
+
+  it('enqueues the jobs of a failed enqueue again at the next feed, not 30 s later when the ledger hands them out', async () => {
+    const ledger = new RedisLedger(redis, prefix);
+    await ingestQueuedCampaign(ledger, 'failover', 300);
+    // BullMQ's queue, with its first write lost as a failover loses it.
+    let failures = 1;
+    const failingOnce: SendJobQueue = {
+      enqueue: async (jobs: readonly SendJob[]) => {
+        if (failures-- > 0) throw new Error('Command aborted due to connection close');
+        await queue.enqueue(jobs);
+      },
+    };
+    const windowSize = 200;
+    const feeder = new SendFeeder({
+      ledger,
+      queue: failingOnce,
+      phoneNumberId: LEDGER_TEST_NUMBER,
+      messagesPerSecond: 0,
+      logger: silentLogger(),
+      windowSize,
+    });
+
+    await expect(feeder.feedOnce()).rejects.toThrow('connection close');
+    // The ledger counts the lost jobs in the window: the next feed has no room for new ones,
+    // but gives BullMQ the ones it lost.
+    expect(await ledger.windowSize(LEDGER_TEST_NUMBER)).toBe(windowSize);
+    expect(await feeder.feedOnce()).toBe(0);
+
+    const bull = new Queue(sendQueueName(LEDGER_TEST_NUMBER), { connection: redis, prefix: sendQueuePrefix(prefix, LEDGER_TEST_NUMBER) });
+    try {
+      const waiting = await bull.getWaiting(0, -1);
+      expect(waiting.map((job) => (job.data as SendJob).row).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: windowSize }, (_, i) => i + 1),
+      );
+    } finally {
+      await bull.close();
+    }
   });
 });
