@@ -174,6 +174,12 @@ describe('the New campaign page in headless Chromium', () => {
     await rig.pollUntil('failed rows reported', 20_000, 250, async () =>
       (await rig.status(id)).failed >= FAILING_ROWS.length ? true : undefined,
     );
+    // The page reloads itself once it sees the new state; a reload of ours meeting that one can
+    // detach the page, so ours comes after it: once the page shows the campaign completed.
+    await page.waitForFunction(`document.querySelector('section[data-campaign]')?.getAttribute('data-state') === 'completed'`, {
+      polling: 100,
+      timeout: 20_000,
+    });
     await page.reload({ waitUntil: 'load' });
     await page.waitForSelector('form#retarget');
     await page.select('form#retarget select[name="status"]', 'failed');
