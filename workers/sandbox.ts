@@ -52,6 +52,8 @@ export async function runSandboxUntilSignal(options: {
     ...(messagingLimitTier === undefined ? {} : { messagingLimitTier }),
     ...(options.retainAccepted === undefined ? {} : { retainAccepted: options.retainAccepted }),
     logger,
+    // SANDBOX_REQUEST_LOG: where to capture its exchanges and webhooks, if anywhere.
+    requestLog: config.sandboxRequestLog ?? false,
     // Signed with the last secret of the list: in a rotation (OLD,NEW) the new one, as Meta would.
     ...(webhookUrl === undefined ? {} : { webhooks: { url: webhookUrl, appSecret: config.webhook.appSecrets.at(-1)?.reveal() ?? '' } }),
   });

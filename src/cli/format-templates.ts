@@ -80,7 +80,8 @@ export function templatePreview(template: MessageTemplate): TemplatePreview {
     if (component.type === 'HEADER') preview.header = { format: component.format, text: component.text ?? null };
     else if (component.type === 'BODY') preview.body = component.text;
     else if (component.type === 'FOOTER') preview.footer = component.text;
-    else {
+    // A carousel's buttons are on its cards, and a limited-time offer has none of its own.
+    else if (component.type === 'BUTTONS') {
       preview.buttons = component.buttons.map((b) => ({
         type: b.type,
         text: b.text ?? null,

@@ -183,6 +183,9 @@ const envSchema = z.object({
     .string()
     .regex(/^[^\r\n]+$/, 'must be one line (no line breaks)')
     .optional(),
+  // The sandbox (`campaign sandbox`, `campaign demo`, tests) captures every request on Meta's
+  // routes, its answers and its webhooks as NDJSON in this directory; unset, it captures nothing.
+  SANDBOX_REQUEST_LOG: z.string().min(1).optional(),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -235,6 +238,8 @@ export interface Config {
   webhook: { appSecrets: Secret[]; verifyToken: Secret | undefined; optOutKeywords: string[]; parkMs: number };
   /** `campaign serve`'s campaigns page and /queues: basic auth with these when `password` is set. */
   dashboard: { user: string; password: Secret | undefined };
+  /** SANDBOX_REQUEST_LOG: where the sandbox captures its exchanges and webhooks; undefined = nowhere. */
+  sandboxRequestLog: string | undefined;
 }
 
 /** Settings a command cannot run without (the worker needs the token, `send` the number, `serve` the webhook secrets). */
@@ -295,7 +300,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       parkMs: e.WEBHOOK_PARK_SECONDS * 1000,
     },
     dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD === undefined ? undefined : new Secret(e.DASHBOARD_PASSWORD) },
+    sandboxRequestLog: e.SANDBOX_REQUEST_LOG,
   };
+}
+
+/**
+ * SANDBOX_REQUEST_LOG alone, for startSandbox: a sandbox started by a test or the demo reads
+ * its default without the rest of the settings (which need not be valid for it). Blank = unset.
+ */
+export function sandboxRequestLogDir(env: Record<string, string | undefined> = process.env): string | undefined {
+  const value = env.SANDBOX_REQUEST_LOG;
+  return value === undefined || value.trim() === '' ? undefined : value;
 }
 
 export interface ClusterNode {

@@ -1,4 +1,5 @@
 import type { AsyncFailure } from './async-failures.js';
+import type { UnknownUserFailure } from './unknown-user.js';
 import { WINDOW_MS } from './throughput-limiter.js';
 
 /**
@@ -9,9 +10,12 @@ import { WINDOW_MS } from './throughput-limiter.js';
 export interface AcceptedMessage {
   wamid: string;
   phoneNumberId: string;
-  /** `to` exactly as sent. */
+  /** The recipient exactly as sent: `to`, or `recipient` (a user ID) when the send had no `to`. */
   to: string;
+  /** The recipient's phone digits; '' when the send named a user ID the sandbox never issued. */
   waId: string;
+  /** Set only when the send was addressed by `recipient` (a business-scoped user ID): that ID. */
+  recipientUserId?: string;
   /** ms since the epoch. */
   receivedAt: number;
   /** The parsed request JSON as received. */
@@ -19,7 +23,7 @@ export interface AcceptedMessage {
   /** Set when it came through the Marketing Messages API (`/marketing_messages`); absent: `/messages`. */
   endpoint?: 'marketing_messages';
   /** Set when Meta would report this accepted send `failed` by webhook (and with which code). */
-  failure?: AsyncFailure;
+  failure?: AsyncFailure | UnknownUserFailure;
   /** Answered `held_for_quality_assessment`: its statuses come this many ms later (or only `failed` 132015, when dropped). */
   heldForMs?: number;
   /** A template's category as the catalogue has it (MARKETING, UTILITY…): its statuses' `pricing.category`. */

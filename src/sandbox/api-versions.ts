@@ -33,17 +33,48 @@ export const API_VERSIONS: readonly ApiVersion[] = [
   version(26, '2026-07-29', undefined),
 ];
 
+/**
+ * Graph's versions before the table's first, as its changelog lists them
+ * (https://developers.facebook.com/docs/graph-api/changelog/versions/): v1.0, v2.0 to v2.12,
+ * v3.0 to v3.3, then v4.0 to v19.0. All had expired before v20.0 did, so a call to one is
+ * always served as the oldest version still available; a name not in this list (v2.13,
+ * v19.1) is a version Graph never had.
+ */
+const LAST_MINOR_BEFORE_TABLE: ReadonlyMap<number, number> = new Map([
+  [1, 0],
+  [2, 12],
+  [3, 3],
+  ...Array.from({ length: 16 }, (_, i) => [i + 4, 0] as const),
+]);
+
+/** No leading zeros: Graph's names are v2.3, never v02.3 or v2.03. */
+const VERSION_NAME = /^v([1-9]\d*)\.(0|[1-9]\d*)$/;
+
+function isPastGraphVersion(asked: string): boolean {
+  const match = VERSION_NAME.exec(asked);
+  const last = match === null ? undefined : LAST_MINOR_BEFORE_TABLE.get(Number(match[1]));
+  return last !== undefined && Number(match?.[2]) <= last;
+}
+
 const isAvailable = (v: ApiVersion, now: number): boolean => v.released <= now && (v.until === undefined || now < v.until);
 
 /**
- * The version a call to `asked` is answered as at `now`: itself while it is available; once
- * it has expired, the oldest version still available, as Graph upgrades calls to expired
- * versions. Undefined, Graph's unknown path (2500), for a version Meta never had or has not
- * released yet.
+ * The version a call to `asked` is answered as at `now`, per Meta's Platform Versioning page
+ * (https://developers.facebook.com/docs/graph-api/guides/versioning): a version is served as
+ * itself while it is available; "once a version is no longer usable, any calls made to it
+ * will be defaulted to the next oldest usable version", so an expired one (v17.0, v19.0,
+ * v1.0 …) is served as the oldest version still available. A call without a version
+ * (`asked` undefined) is served as the newest: WhatsApp's pages say the version "defaults to
+ * the newest API version available to your app" (e.g. templates/utility-templates/
+ * utility-templates), where the Graph page says an unversioned call takes the version set
+ * in the app's dashboard, which for the sandbox's one app is the newest. Undefined, Graph's
+ * unknown path (2500), for a version Meta never had or has not released yet (v23.1, v99.0).
  */
-export function servedVersion(asked: string, now: number): ApiVersion | undefined {
+export function servedVersion(asked: string | undefined, now: number): ApiVersion | undefined {
+  if (asked === undefined) return API_VERSIONS.findLast((v) => isAvailable(v, now));
   const known = API_VERSIONS.find((v) => v.name === asked);
-  if (known === undefined || known.released > now) return undefined;
+  if (known === undefined) return isPastGraphVersion(asked) ? API_VERSIONS.find((v) => isAvailable(v, now)) : undefined;
+  if (known.released > now) return undefined;
   if (isAvailable(known, now)) return known;
   return API_VERSIONS.find((v) => v.major > known.major && isAvailable(v, now));
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ASYNC_FAILURE_CODES } from './async-failures.js';
+import { FAILED_STATUS_CODES } from './failure-wording.js';
 
 /**
  * What can be made to go wrong, and the strict schema every way of setting it goes through
@@ -27,10 +28,19 @@ export interface FaultSettings {
    * only, as the sandbox normalises `to`) fail with `code`. A code Meta answers synchronously
    * is answered with it (HTTP 400, Graph body as for that code elsewhere in the sandbox; for
    * 131056 the pair-limit error details), not accepted. A code Meta reports only by webhook
-   * (131026, 131047, 131049, 131050) is accepted (200 + wamid) and reported `failed` with
-   * that code by status webhook. Counters start when the faults are set; setFaults replaces them.
+   * (130472, 131026, 131047, 131049, 131050, 131053) is accepted (200 + wamid) and reported
+   * `failed` with that code by status webhook. Counters start when the faults are set;
+   * setFaults replaces them.
    */
   recipientErrors?: Array<{ waId: string; code: number; times: number }>;
+  /**
+   * Per-recipient failures by webhook, whatever the code: the next `times` sends to this
+   * recipient are accepted (200 + wamid) and reported `failed` with `code` by status webhook,
+   * with Meta's title and details for it. For the codes Meta answers either way (131000,
+   * 131048, 132000 …: failure-wording.ts lists them all), where recipientErrors answers at once.
+   * A recipient is in recipientErrors or here, not both: one rule decides each send.
+   */
+  failedStatus?: Array<{ waId: string; code: number; times: number }>;
   /**
    * Recipients (waIds) who stopped marketing messages from the business: a MARKETING
    * template sent to them is accepted and reported `failed` 131050 by webhook; other
@@ -39,8 +49,8 @@ export interface FaultSettings {
   optedOut?: string[];
   /**
    * A share (`rate`, 0..1) of accepted sends is reported `failed` by webhook with one of
-   * `codes` (webhook-only codes: 131026, 131047, 131049, 131050), drawn from the sandbox's
-   * random source (fixed in tests).
+   * `codes` (webhook-only codes: 130472, 131026, 131047, 131049, 131050, 131053), drawn from
+   * the sandbox's random source (fixed in tests).
    */
   failureShare?: { rate: number; codes: number[] };
   /**
@@ -112,6 +122,20 @@ const recipientErrorsSchema = z
     message: 'each waId may appear only once',
   });
 
+/** The webhook path for any code a `failed` status may carry (FaultSettings.failedStatus). */
+const failedStatusSchema = z
+  .array(
+    recipientErrorSchema.extend({
+      code: z.number().refine((code) => FAILED_STATUS_CODES.has(code), {
+        message: `code must be one Meta reports in a failed status: ${[...FAILED_STATUS_CODES].join(', ')}`,
+      }),
+    }),
+  )
+  .max(MAX_RECIPIENT_ERRORS)
+  .refine((entries) => new Set(entries.map((entry) => entry.waId)).size === entries.length, {
+    message: 'each waId may appear only once',
+  });
+
 const optedOutSchema = z
   .array(waIdSchema)
   .max(MAX_RECIPIENT_ERRORS)
@@ -134,31 +158,41 @@ const maintenanceSchema = z.strictObject({
   phoneNumberId: z.string().regex(/^\d+$/, 'phoneNumberId must be the numeric phone-number ID').optional(),
 });
 
-export const faultSettingsSchema = z.strictObject({
-  errorRate: z.number().min(0).max(1).optional(),
-  errorStatuses: z.array(z.number().int().min(500).max(599)).min(1).optional(),
-  latencyMs: z.number().int().min(0).max(600_000).optional(),
-  timeoutRate: z.number().min(0).max(1).optional(),
-  throttleBursts: throttleBurstsSchema.optional(),
-  recipientErrors: recipientErrorsSchema.optional(),
-  optedOut: optedOutSchema.optional(),
-  failureShare: failureShareSchema.optional(),
-  maintenance: maintenanceSchema.optional(),
-  usMarketingPaused: z.boolean().optional(),
-  marketingMessagesRefusal: z
-    .strictObject({
-      code: z.number().int().min(134100, 'code must be one of 134100–134103').max(134103, 'code must be one of 134100–134103'),
-      phoneNumberId: z.string().regex(/^\d+$/, 'phoneNumberId must be the numeric phone-number ID').optional(),
-    })
-    .optional(),
-  usernameUsers: optedOutSchema.optional(),
-  held: z
-    .strictObject({
-      share: z.number().min(0).max(1),
-      releaseAfterMs: z.number().int('releaseAfterMs must be a whole number of ms').min(0).max(DAY_MS).optional(),
-      dropShare: z.number().min(0).max(1).optional(),
-    })
-    .optional(),
-});
+export const faultSettingsSchema = z
+  .strictObject({
+    errorRate: z.number().min(0).max(1).optional(),
+    errorStatuses: z.array(z.number().int().min(500).max(599)).min(1).optional(),
+    latencyMs: z.number().int().min(0).max(600_000).optional(),
+    timeoutRate: z.number().min(0).max(1).optional(),
+    throttleBursts: throttleBurstsSchema.optional(),
+    recipientErrors: recipientErrorsSchema.optional(),
+    failedStatus: failedStatusSchema.optional(),
+    optedOut: optedOutSchema.optional(),
+    failureShare: failureShareSchema.optional(),
+    maintenance: maintenanceSchema.optional(),
+    usMarketingPaused: z.boolean().optional(),
+    marketingMessagesRefusal: z
+      .strictObject({
+        code: z.number().int().min(134100, 'code must be one of 134100–134103').max(134103, 'code must be one of 134100–134103'),
+        phoneNumberId: z.string().regex(/^\d+$/, 'phoneNumberId must be the numeric phone-number ID').optional(),
+      })
+      .optional(),
+    usernameUsers: optedOutSchema.optional(),
+    held: z
+      .strictObject({
+        share: z.number().min(0).max(1),
+        releaseAfterMs: z.number().int('releaseAfterMs must be a whole number of ms').min(0).max(DAY_MS).optional(),
+        dropShare: z.number().min(0).max(1).optional(),
+      })
+      .optional(),
+  })
+  // Both lists force a recipient's next sends: one recipient in both would leave it unclear which applies.
+  .refine(
+    (settings) => {
+      const forced = new Set(settings.recipientErrors?.map((entry) => entry.waId));
+      return !(settings.failedStatus ?? []).some((entry) => forced.has(entry.waId));
+    },
+    { message: 'a waId may be in recipientErrors or failedStatus, not both', path: ['failedStatus'] },
+  );
 
 export type ParsedFaultSettings = z.infer<typeof faultSettingsSchema>;

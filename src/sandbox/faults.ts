@@ -63,7 +63,7 @@ export class FaultInjector {
   set(settings: FaultSettings | ParsedFaultSettings, now: number): void {
     const parsed = faultSettingsSchema.parse(settings);
     this.settings = parsed;
-    this.recipients.replace(parsed.recipientErrors);
+    this.recipients.replace(parsed.recipientErrors, parsed.failedStatus);
     this.optedOut = new Set(parsed.optedOut);
     this.usernameUsers = new Set(parsed.usernameUsers);
     this.maintenanceUntil = parsed.maintenance === undefined ? 0 : now + parsed.maintenance.forMs;
@@ -151,7 +151,7 @@ export class FaultInjector {
     return this.recipients.takeSync(waId);
   }
 
-  /** A forced webhook-only failure for this accepted send (recipientErrors), using one of its `times`. */
+  /** A forced failure by webhook for this accepted send (recipientErrors, failedStatus), using one of its `times`. */
   forcedFailure(waId: string): AsyncFailure | undefined {
     return this.recipients.takeAsync(waId);
   }

@@ -15,12 +15,17 @@ const CODES: Record<number, CodeInfo> = {
   100: { status: 400, title: 'Invalid parameter' },
   190: { status: 401, title: 'Invalid OAuth access token.' },
   2500: { status: 400, title: 'Unknown path components' },
+  // Integrity errors are 403 Forbidden (Meta's error-codes page,
+  // https://developers.facebook.com/documentation/business-messaging/whatsapp/support/error-codes).
+  368: { status: 403, title: 'Temporarily blocked for policies violations' },
   130429: { status: 400, title: 'Rate limit hit' },
   130472: { status: 400, title: "User's number is part of an experiment" },
   131000: { status: 500, title: 'Something went wrong' },
   131008: { status: 400, title: 'Required parameter is missing' },
+  131009: { status: 400, title: 'Parameter value is not valid' },
   131026: { status: 400, title: 'Message Undeliverable' },
   131030: { status: 400, title: 'Recipient phone number not in allowed list' },
+  131031: { status: 403, title: 'Account has been locked' },
   131047: { status: 400, title: 'Re-engagement message' },
   131048: { status: 400, title: 'Spam rate limit hit' },
   131049: { status: 400, title: 'This message was not delivered to maintain healthy ecosystem engagement.' },
@@ -29,8 +34,11 @@ const CODES: Record<number, CodeInfo> = {
     title: 'Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business.',
   },
   131051: { status: 400, title: 'Unsupported message type' },
+  131053: { status: 400, title: 'Media upload error' },
   131056: { status: 400, title: '(Business Account, Consumer Account) pair rate limit hit' },
   131057: { status: 500, title: 'Account in maintenance mode' },
+  // Meta's business-scoped user ID page gives this code's details only; the title is the sandbox's.
+  131062: { status: 400, title: 'Business-scoped user ID recipients are not supported for this message' },
   132000: { status: 400, title: 'Number of parameters does not match the expected number of params' },
   132001: { status: 404, title: 'Template name does not exist in the translation' },
   132005: { status: 400, title: 'Translated text too long' },
@@ -94,7 +102,7 @@ export function graphError(code: number, details: string): GraphErrorSpec {
  * Graph's answer for a path ID that names no object it can load (a phone number, a WABA): 400 /
  * 100, error_subcode 33, GraphMethodException, worded after the request's method.
  */
-export function unknownObjectError(id: string, method: 'get' | 'post'): GraphErrorSpec {
+export function unknownObjectError(id: string, method: 'get' | 'post' | 'delete'): GraphErrorSpec {
   return {
     code: 100,
     subcode: 33,

@@ -30,6 +30,17 @@ export function newWamid(digits: string, kind: WamidKind = 'sent'): string {
   return metaWamid(digits, `${prefix}${tail}`, kind);
 }
 
+/**
+ * Whether this process made a message ID with this hex part: its random prefix is the
+ * current one and its counter has been reached. IDs made before the counter last wrapped
+ * (2^32 IDs ago) are no longer recognised.
+ */
+export function issuedHere(hexId: string): boolean {
+  if (!hexId.startsWith(prefix)) return false;
+  const made = Number.parseInt(hexId.slice(prefix.length), 16);
+  return Number.isInteger(made) && made >= 1 && made <= counter;
+}
+
 function randomHex(): string {
   return randomBytes(5).toString('hex').toUpperCase();
 }

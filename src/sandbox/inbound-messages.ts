@@ -35,7 +35,8 @@ export const inboundRequestSchema = z
 
 export type InboundRequest = z.infer<typeof inboundRequestSchema>;
 
-const DEFAULT_NAME = 'Sandbox user';
+/** contacts[].profile.name when the request names no one. */
+export const DEFAULT_NAME = 'Sandbox user';
 
 /**
  * The message the request describes, with a fresh inbound wamid; `phoneNumberId` already
@@ -62,19 +63,34 @@ export function inboundMessage(request: InboundRequest, phoneNumberId: string, a
 
 /**
  * `POST /_sandbox/user-preferences`: a user stopping or resuming marketing messages from the
- * business, as Meta reports it by a `user_preferences` webhook (reference §3.5); a username
- * user's (usernameUsers) carries their user ID only.
+ * business, or subscribing through its In-App Signup link (`signup`, which lifts a stop as a
+ * resume does), as Meta reports it by a `user_preferences` webhook (reference §3.5); a
+ * username user's (usernameUsers) carries their user ID only.
  */
-export const preferencesRequestSchema = z.strictObject({
-  from: z.string().refine((value) => phoneDigits(value) !== undefined, 'must be a phone number (7–15 digits)'),
-  value: z.enum(['stop', 'resume']),
-  /** Default: the sandbox's first number. */
-  phoneNumberId: z.string().optional(),
-  /** contacts[].profile.name (default "Sandbox user"). */
-  name: z.string().min(1).max(256).optional(),
-});
+export const preferencesRequestSchema = z
+  .strictObject({
+    from: z.string().refine((value) => phoneDigits(value) !== undefined, 'must be a phone number (7–15 digits)'),
+    value: z.enum(['stop', 'resume', 'signup']),
+    /** The signup entity's ID (`signup_id`); signups only, default SANDBOX_SIGNUP_ID. */
+    signupId: z.string().regex(/^\d+$/, 'signupId must be a signup entity ID (digits)').optional(),
+    /** Default: the sandbox's first number. */
+    phoneNumberId: z.string().optional(),
+    /** contacts[].profile.name (default "Sandbox user"). */
+    name: z.string().min(1).max(256).optional(),
+  })
+  .refine((body) => body.signupId === undefined || body.value === 'signup', {
+    message: 'signupId goes with value "signup" only',
+    path: ['signupId'],
+  });
 
 export type PreferencesRequest = z.infer<typeof preferencesRequestSchema>;
+
+/**
+ * The signup link the sandbox's business shares (`POST /<WABA_ID>/signups` makes one at
+ * Meta): a signup names the entity the user came through, and every user comes through this
+ * one unless the request names another.
+ */
+export const SANDBOX_SIGNUP_ID = '100000000000301';
 
 /** The preference change the request describes; `phoneNumberId` already resolved. */
 export function preferenceChange(request: PreferencesRequest, phoneNumberId: string, at: number, usernameUser = false): PreferenceChange {
@@ -86,6 +102,7 @@ export function preferenceChange(request: PreferencesRequest, phoneNumberId: str
     ...(usernameUser ? { usernameUser } : {}),
     name: request.name ?? DEFAULT_NAME,
     value: request.value,
+    ...(request.value === 'signup' ? { signupId: request.signupId ?? SANDBOX_SIGNUP_ID } : {}),
     at,
   };
 }

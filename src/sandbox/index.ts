@@ -6,7 +6,9 @@ import type { FaultSettings } from './faults.js';
 import { DEFAULT_PHONE_NUMBER_IDS } from './phone-numbers.js';
 import { DEFAULT_BUSINESS_ACCOUNT_IDS } from './business-accounts.js';
 import { SandboxRuntime, type SandboxStats } from './sandbox-runtime.js';
+import { RequestLog } from './request-log.js';
 import { buildServer } from './server.js';
+import { sandboxRequestLogDir } from '../config/config.js';
 import { StatusWebhookSender, type StatusWebhookSettings } from './status-webhooks.js';
 import { WebhookPoster } from './webhook-poster.js';
 
@@ -18,12 +20,14 @@ import { WebhookPoster } from './webhook-poster.js';
  */
 export type { AcceptedMessage } from './accepted-log.js';
 export type { AsyncFailure } from './async-failures.js';
+export type { UnknownUserFailure } from './unknown-user.js';
 export type { FaultSettings } from './faults.js';
 export { DEFAULT_PHONE_NUMBER_IDS } from './phone-numbers.js';
 export { API_VERSIONS, servedVersion, type ApiVersion } from './api-versions.js';
 export { DEFAULT_BUSINESS_ACCOUNT_IDS } from './business-accounts.js';
 export type { SandboxStats } from './sandbox-runtime.js';
 export type { StatusWebhookSettings } from './status-webhooks.js';
+export type { CapturedExchange, CapturedFilePart, CapturedLine, CapturedWebhook } from './request-log.js';
 export { loadTemplatesFile } from '../templates/templates-file.js';
 export { MESSAGING_LIMIT_TIERS, type MessagingLimitTier } from './phone-number-route.js';
 import type { MessagingLimitTier } from './phone-number-route.js';
@@ -69,6 +73,12 @@ export interface SandboxOptions {
    * passes one it moves, so a per-second window passes without waiting for it.
    */
   clock?: () => number;
+  /**
+   * A directory to capture every exchange on Meta's routes and every webhook posted in, as
+   * NDJSON in a file of this sandbox's own (request-log.ts); default SANDBOX_REQUEST_LOG, and
+   * false turns it off whatever the environment says. Off, it costs nothing.
+   */
+  requestLog?: string | false;
 }
 
 export interface Sandbox {
@@ -124,7 +134,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     onListenerError: (error) => logger?.error({ err: error }, 'sandbox onAccepted listener failed'),
   });
   if (options.faults !== undefined) runtime.setFaults(options.faults);
-  const poster = options.webhooks === undefined ? undefined : new WebhookPoster(options.webhooks, logger);
+  const logDir = options.requestLog ?? sandboxRequestLogDir();
+  const requestLog = logDir === false || logDir === undefined ? undefined : new RequestLog(logDir, logger);
+  const poster = options.webhooks === undefined ? undefined : new WebhookPoster(options.webhooks, logger, requestLog);
   const statuses = options.webhooks === undefined || poster === undefined ? undefined : new StatusWebhookSender(options.webhooks, poster);
   if (statuses !== undefined) runtime.log.subscribe((message) => statuses.accepted(message));
   const closeWebhooks = async (): Promise<void> => {
@@ -132,7 +144,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     await poster?.close();
   };
 
-  const server = buildServer(runtime, logger, poster);
+  const server = buildServer(runtime, logger, poster, requestLog);
   const host = options.host ?? '127.0.0.1';
   try {
     await server.app.listen({ port: options.port ?? 0, host });
@@ -146,6 +158,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     throw new Error('The sandbox did not get a TCP address');
   }
   const port = address.port;
+  requestLog?.start(port);
   const url = `http://${urlHost(host)}:${port}`;
   logger?.info({ url, templates: runtime.templates.size, messagesPerSecond, phoneNumberIds: runtime.numbers.all }, 'sandbox listening');
 
@@ -164,6 +177,6 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
     reset: () => runtime.reset(),
     onAccepted: (listener) => runtime.log.subscribe(listener),
-    close: () => (closing ??= Promise.all([closeWebhooks(), server.close()]).then(() => undefined)),
+    close: () => (closing ??= Promise.all([closeWebhooks(), server.close()]).then(() => requestLog?.close())),
   };
 }

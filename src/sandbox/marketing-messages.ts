@@ -27,10 +27,10 @@ export function withoutMarketingFields(body: unknown): { ok: true; body: unknown
   return { ok: true, body: rest };
 }
 
-/** A validated message this endpoint still refuses: a text, or a template that is not MARKETING. */
+/** A validated message this endpoint still refuses: a text or media message, or a template that is not MARKETING. */
 export function marketingOnlyRefusal(message: ValidMessage): GraphErrorSpec | undefined {
   if (message.type === 'template' && message.category === 'MARKETING') return undefined;
-  const what = message.type === 'text' ? 'a text message' : `a ${message.category ?? 'non-marketing'} template`;
+  const what = message.type === 'template' ? `a ${message.category ?? 'non-marketing'} template` : `a message of type ${message.type}`;
   return { code: MARKETING_ONLY, details: `The Marketing Messages API sends marketing templates only, not ${what}` };
 }
 

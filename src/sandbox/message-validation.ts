@@ -1,47 +1,59 @@
 import { GraphRejection, type GraphErrorSpec } from './graph-error.js';
 import { INVALID, isObject, rejectUnknownKeys, requireObject, requireString, type JsonObject } from './json-checks.js';
-import { phoneDigits } from './phone-digits.js';
+import { checkMediaMessage, isMediaMessageType, MEDIA_MESSAGE_TYPES, type MediaMessageType } from './media-messages.js';
+import type { MediaLookup } from './media-store.js';
+import { readAddressee, userIdNotSupported } from './recipient-address.js';
 import { checkTemplate, type TemplateLookup } from './template-validation.js';
 
 /**
  * Whether a `POST /{phone-number-id}/messages` body is one Meta would accept (reference
  * §1.2–1.4, checklist §7): envelope first, then the content object its `type` names.
- * Pure apart from the template lookup it is handed, so it is tested without a server;
- * limits, acceptance and what Meta reports later by webhook (a text outside the service
- * window, §1.3) are the caller's business.
+ * Pure apart from the template and media lookups it is handed, so it is tested without a
+ * server; limits, acceptance and what Meta reports later by webhook (a text outside the
+ * service window, §1.3) are the caller's business.
  */
 export interface ValidationContext {
   templates: TemplateLookup;
+  /** The uploads a media `id` must name (media-store.ts); without it, any ID is taken. */
+  media?: MediaLookup;
 }
 
+export type MessageType = 'text' | 'template' | MediaMessageType;
+
 export interface ValidMessage {
-  /** `to` exactly as sent: Meta echoes it as `contacts[0].input`. */
+  /** The recipient as sent (`to`, or `recipient` for a user ID): Meta echoes it as `contacts[0].input`. */
   to: string;
+  /** The phone's digits; '' for a send addressed to a user ID (the runtime looks the phone up). */
   waId: string;
-  type: 'text' | 'template';
+  /** Set only when the send was addressed by `recipient` (a business-scoped user ID). */
+  userId?: string;
+  type: MessageType;
   /** The template's category as the catalogue has it (MARKETING, UTILITY …); templates only, when known. */
   category?: string;
 }
 
 export type ValidationResult = { ok: true; message: ValidMessage } | { ok: false; error: GraphErrorSpec };
 
-const ENVELOPE_KEYS = new Set([
+/** The content objects, one per type: a send carries the one its `type` names and no other. */
+const CONTENT_KEYS: readonly MessageType[] = ['text', 'template', ...MEDIA_MESSAGE_TYPES];
+
+const ENVELOPE_KEYS = new Set<string>([
   'messaging_product',
   'recipient_type',
   'to',
+  'recipient',
   'type',
-  'text',
-  'template',
   'context',
   'biz_opaque_callback_data',
+  ...CONTENT_KEYS,
 ]);
 
 /**
  * Message types Meta defines (reference §1.2) that the sandbox does not simulate: a
- * template campaign never sends them, so they are refused with 131051 rather than waved
- * through unchecked.
+ * campaign never sends them, so they are refused with 131051 rather than waved through
+ * unchecked.
  */
-const UNSIMULATED_TYPES = new Set(['image', 'audio', 'video', 'document', 'sticker', 'location', 'contacts', 'interactive', 'reaction']);
+const UNSIMULATED_TYPES = new Set(['sticker', 'location', 'contacts', 'interactive', 'reaction']);
 
 const TEXT_KEYS = new Set(['body', 'preview_url']);
 const CONTEXT_KEYS = new Set(['message_id']);
@@ -69,31 +81,36 @@ function check(body: unknown, context: ValidationContext): ValidMessage {
     // Group sends exist at Meta, but a campaign worker only ever messages individuals.
     throw new GraphRejection(INVALID, 'Parameter recipient_type must be "individual"');
   }
-  const to = requireString(body, 'to', '');
-  const waId = phoneDigits(to);
-  if (waId === undefined) {
-    throw new GraphRejection(INVALID, `Parameter to is not a valid phone number: ${to}`);
-  }
+  const addressee = readAddressee(body);
   const type = requireString(body, 'type', '');
   if (UNSIMULATED_TYPES.has(type)) {
-    throw new GraphRejection(131051, `Message type ${type} is not supported by the sandbox (only text and template)`);
+    throw new GraphRejection(
+      131051,
+      `Message type ${type} is not supported by the sandbox (only text, template, image, video, document and audio)`,
+    );
   }
-  if (type !== 'text' && type !== 'template') {
+  if (type !== 'text' && type !== 'template' && !isMediaMessageType(type)) {
     throw new GraphRejection(INVALID, `Parameter type has an invalid value: ${type}`);
   }
   rejectUnknownKeys(body, ENVELOPE_KEYS, '');
-  const other = type === 'text' ? 'template' : 'text';
-  if (body[other] !== undefined) {
+  const other = CONTENT_KEYS.find((key) => key !== type && body[key] !== undefined);
+  if (other !== undefined) {
     throw new GraphRejection(INVALID, `Parameter ${other} is not allowed for messages of type ${type}`);
   }
   checkOptionalEnvelope(body);
 
+  const message: ValidMessage = { ...addressee, type };
   if (type === 'text') {
     checkText(requireObject(body['text'], 'text'));
-    return { to, waId, type };
+    return message;
   }
-  const { category } = checkTemplate(requireObject(body['template'], 'template'), context.templates).template;
-  return category === undefined ? { to, waId, type } : { to, waId, type, category };
+  if (type !== 'template') {
+    checkMediaMessage(type, body[type], context.media);
+    return message;
+  }
+  const { category } = checkTemplate(requireObject(body['template'], 'template'), context.templates, context.media).template;
+  if (category === 'AUTHENTICATION' && 'userId' in addressee) throw userIdNotSupported();
+  return category === undefined ? message : { ...message, category };
 }
 
 function checkOptionalEnvelope(body: JsonObject): void {

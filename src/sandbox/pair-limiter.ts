@@ -1,60 +1,68 @@
 /**
- * Meta's (business number, recipient) pair rate limit (reference §4, code 131056): about
- * one message per 6 s to the same user, with bursts of up to 45 borrowed from future
- * quota. Modelled as a token bucket per pair: `burst` tokens, one back every `refillMs`.
- * Buckets refill lazily on use, so an idle pair costs nothing until it is seen again.
+ * Meta's (business number, recipient) pair rate limit (reference §4, code 131056): about one
+ * message per 6 s to the same user, with bursts of up to 45 "borrowed from future quota",
+ * after which the pair must wait what the burst would have taken at that pace (Meta: "a
+ * burst of 20 requires a ~2-minute wait"). A token bucket gets this wrong: it hands a token
+ * back every 6 s, so a pair that just burst 45 could send again 6 s later.
+ *
+ * Modelled as a debt: every send pushes the pair's paid-until time `refillMs` further (from
+ * now, when the debt was already paid). A send goes through when the debt is paid, which
+ * also forgets what was borrowed, or while fewer than `burst` sends have been borrowed since
+ * it last was; otherwise it is refused and changes nothing. An idle pair costs nothing until
+ * it is seen again.
  */
 export interface PairLimitSettings {
   burst: number;
   refillMs: number;
 }
 
-interface Bucket {
-  tokens: number;
-  updatedAt: number;
+interface Debt {
+  /** When every send so far is paid for at one per refillMs. */
+  paidUntil: number;
+  /** Sends since the debt was last fully paid (the one that found it paid included). */
+  borrowed: number;
 }
 
-/** A full bucket is the same as no bucket; sweeping those keeps a 1M-recipient run small. */
+/** A paid debt is the same as no debt; sweeping those keeps a 1M-recipient run small. */
 const SWEEP_EVERY = 10_000;
 const SWEEP_ABOVE = 50_000;
 
 export class PairLimiter {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly debts = new Map<string, Debt>();
   private takesSinceSweep = 0;
 
   constructor(private readonly settings: PairLimitSettings) {}
 
-  /** Takes one token for this pair if it has one; false means "answer 131056". */
-  tryTake(phoneNumberId: string, waId: string, now: number): boolean {
-    const key = `${phoneNumberId}:${waId}`;
-    const bucket = this.buckets.get(key);
-    if (bucket === undefined) {
-      this.buckets.set(key, { tokens: this.settings.burst - 1, updatedAt: now });
+  /** Records one send for this pair if the limit allows it; false means "answer 131056". */
+  tryTake(phoneNumberId: string, recipient: string, now: number): boolean {
+    const key = `${phoneNumberId}:${recipient}`;
+    const debt = this.debts.get(key);
+    if (debt === undefined) {
+      this.debts.set(key, { paidUntil: now + this.settings.refillMs, borrowed: 1 });
       this.maybeSweep(now);
       return true;
     }
-    bucket.tokens = this.refilled(bucket, now);
-    bucket.updatedAt = now;
-    if (bucket.tokens < 1) return false;
-    bucket.tokens -= 1;
+    if (now >= debt.paidUntil) {
+      debt.paidUntil = now + this.settings.refillMs;
+      debt.borrowed = 1;
+      return true;
+    }
+    if (debt.borrowed >= this.settings.burst) return false;
+    debt.paidUntil += this.settings.refillMs;
+    debt.borrowed += 1;
     return true;
   }
 
   reset(): void {
-    this.buckets.clear();
+    this.debts.clear();
     this.takesSinceSweep = 0;
-  }
-
-  private refilled(bucket: Bucket, now: number): number {
-    const gained = Math.max(0, now - bucket.updatedAt) / this.settings.refillMs;
-    return Math.min(this.settings.burst, bucket.tokens + gained);
   }
 
   private maybeSweep(now: number): void {
-    if (++this.takesSinceSweep < SWEEP_EVERY || this.buckets.size < SWEEP_ABOVE) return;
+    if (++this.takesSinceSweep < SWEEP_EVERY || this.debts.size < SWEEP_ABOVE) return;
     this.takesSinceSweep = 0;
-    for (const [key, bucket] of this.buckets) {
-      if (this.refilled(bucket, now) >= this.settings.burst) this.buckets.delete(key);
+    for (const [key, debt] of this.debts) {
+      if (now >= debt.paidUntil) this.debts.delete(key);
     }
   }
 }

@@ -1,5 +1,7 @@
 import { GraphRejection } from './graph-error.js';
 import { INVALID, MISSING_VALUE, rejectUnknownKeys, requireObject, requireString, type JsonObject } from './json-checks.js';
+import { readMediaObject } from './media-object.js';
+import type { MediaLookup } from './media-store.js';
 
 /**
  * One entry of a component's `parameters[]` (reference §1.4, parameter objects). The caller
@@ -48,6 +50,8 @@ export interface ParameterRules {
   named: boolean;
   /** NAMED only: a parameter without `parameter_name` is taken too (URL-button variables). */
   nameOptional?: boolean;
+  /** The uploads a media `id` must name; without it, any ID is taken. */
+  media?: MediaLookup;
 }
 
 const KEYS: Record<ParameterKind, ReadonlySet<string>> = {
@@ -100,7 +104,7 @@ export function readParameter(param: unknown, where: string, rules: ParameterRul
     case 'image':
     case 'video':
     case 'document':
-      readMedia(requireObject(object[kind], `${where}.${kind}`), `${where}.${kind}`, kind);
+      readMediaObject(requireObject(object[kind], `${where}.${kind}`), `${where}.${kind}`, MEDIA_KEYS[kind], rules.media);
       break;
     case 'location':
       readLocation(requireObject(object['location'], `${where}.location`), `${where}.location`);
@@ -162,40 +166,12 @@ function readDateTime(dateTime: JsonObject, where: string): string {
   return readText(dateTime, 'fallback_value', where);
 }
 
-const MEDIA_KEYS = new Set(['link', 'id']);
-const DOCUMENT_KEYS = new Set(['link', 'id', 'filename']);
-
-function readMedia(media: JsonObject, where: string, kind: 'image' | 'video' | 'document'): void {
-  rejectUnknownKeys(media, kind === 'document' ? DOCUMENT_KEYS : MEDIA_KEYS, where);
-  const { link, id } = media;
-  if (link === undefined && id === undefined) throw GraphRejection.missing(`${where}.link or ${where}.id`);
-  if (link !== undefined && id !== undefined) {
-    throw new GraphRejection(INVALID, `Parameter ${where} must have either link or id, not both`);
-  }
-  if (link !== undefined && !isWebUrl(link)) {
-    throw new GraphRejection(INVALID, `Parameter ${where}.link must be an http or https URL`);
-  }
-  if (id !== undefined && (typeof id !== 'string' || id === '')) {
-    throw new GraphRejection(INVALID, `Parameter ${where}.id must be a non-empty string`);
-  }
-  if (media['filename'] !== undefined && typeof media['filename'] !== 'string') {
-    throw new GraphRejection(INVALID, `Parameter ${where}.filename must be a string`);
-  }
-}
-
-/**
- * Meta fetches media links over HTTP or HTTPS (reference cloud-api.md line 122, MediaObject.link
- * "HTTP/HTTPS only" in openapi/business-messaging-api_v23.0.yaml line 1876), so both are taken.
- */
-function isWebUrl(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'https:' || protocol === 'http:';
-  } catch {
-    return false;
-  }
-}
+/** A media header takes no caption (OpenAPI ImageParameter: "Captions not supported"); a document may name its file. */
+const MEDIA_KEYS: Readonly<Record<'image' | 'video' | 'document', ReadonlySet<string>>> = {
+  image: new Set(['link', 'id']),
+  video: new Set(['link', 'id']),
+  document: new Set(['link', 'id', 'filename']),
+};
 
 const LOCATION_KEYS = new Set(['latitude', 'longitude', 'name', 'address']);
 

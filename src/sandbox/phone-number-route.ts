@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { servedVersion, unknownPathError, type ApiVersion } from './api-versions.js';
 import { unknownNumberError } from './phone-numbers.js';
-import { VERSION_SEGMENT, accessTokenParam, sendGraphError, urlPath } from './route-support.js';
+import { mediaInfo } from './media-routes.js';
+import { accessTokenParam, graphPaths, sendGraphError, urlPath, type VersionParams } from './route-support.js';
 import type { SandboxRuntime } from './sandbox-runtime.js';
 import { wabaFields } from './waba-fields.js';
 
@@ -12,21 +13,26 @@ export type MessagingLimitTier = (typeof MESSAGING_LIMIT_TIERS)[number];
 type Query = Record<string, unknown>;
 
 /**
- * `GET /{version}/{phone-number-id}?fields=…` (OpenAPI: Get WhatsApp Account Number): the
- * fields asked for, among those the sandbox models; without `fields`, Graph's defaults (id,
- * display_phone_number, status). A field Graph does not have is refused with 100, as Graph
- * refuses it, so a client asking for a misspelt or retired field finds out here. The fields
- * are those of the version the call is served as (see messagingLimitFields).
+ * `GET /{version}/{phone-number-id}?fields=…` (OpenAPI: Get WhatsApp Account Number; the
+ * version is optional): the fields asked for, among those the sandbox models; without
+ * `fields`, Graph's defaults (id, display_phone_number, status). A field Graph does not have
+ * is refused with 100, as Graph refuses it, so a client asking for a misspelt or retired
+ * field finds out here. The fields are those of the version the call is served as (see
+ * messagingLimitFields). The same path names a WABA or an uploaded media, answered as those.
  */
 export function registerPhoneNumberRoutes(app: FastifyInstance, runtime: SandboxRuntime): void {
-  app.get<{ Params: { version: string; phoneNumberId: string }; Querystring: Query }>(
-    `/${VERSION_SEGMENT}/:phoneNumberId`,
-    async (request, reply) => {
+  for (const path of graphPaths('/:phoneNumberId')) {
+    app.get<{ Params: VersionParams & { phoneNumberId: string }; Querystring: Query }>(path, async (request, reply) => {
       const served = servedVersion(request.params.version, runtime.now());
       if (served === undefined) return sendGraphError(reply, unknownPathError(urlPath(request.url)));
       const tokenError = runtime.tokens.check(request.headers.authorization, accessTokenParam(request.query));
       if (tokenError !== undefined) return sendGraphError(reply, runtime.count(tokenError));
       const { phoneNumberId } = request.params;
+      const media = runtime.media.get(phoneNumberId);
+      if (media !== undefined) {
+        const answer = mediaInfo(runtime, media, request);
+        return 'error' in answer ? sendGraphError(reply, runtime.reject(answer.error)) : answer.body;
+      }
       // The same path shape names a WhatsApp Business Account (its pricing_analytics).
       if (runtime.businessAccounts.has(phoneNumberId) && !runtime.numbers.has(phoneNumberId)) {
         const answer = wabaFields(runtime, phoneNumberId, request.query.fields);
@@ -61,8 +67,8 @@ export function registerPhoneNumberRoutes(app: FastifyInstance, runtime: Sandbox
         );
       }
       return Object.fromEntries([['id', phoneNumberId], ...asked.map((field) => [field, known[field]])]);
-    },
-  );
+    });
+  }
 }
 
 /**

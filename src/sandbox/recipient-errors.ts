@@ -1,5 +1,5 @@
 import { asyncFailure, isAsyncFailureCode, type AsyncFailure } from './async-failures.js';
-import type { GraphErrorSpec } from './graph-error.js';
+import { httpStatusOf, type GraphErrorSpec } from './graph-error.js';
 import { PAIR_LIMIT_ERROR, THROUGHPUT_ERROR } from './limit-errors.js';
 
 /**
@@ -25,22 +25,34 @@ const KNOWN_DETAILS: Readonly<Record<number, string>> = {
   [PAIR_LIMIT_ERROR.code]: PAIR_LIMIT_ERROR.details ?? '',
 };
 
-/** Meta sends these synchronously as 400s (reference §2.3), whatever the code's usual status. */
+/**
+ * Meta sends these synchronously as 400s (reference §2.3), whatever the code's usual status,
+ * except the account-level refusals Meta answers 403 (368, 131031: graph-error.ts).
+ */
 const FORCED_STATUS = 400;
+const FORBIDDEN = 403;
 
 export function forcedError(code: number): GraphErrorSpec {
   const details = KNOWN_DETAILS[code] ?? `Simulated fault: error ${code} forced for this recipient (recipientErrors).`;
-  return { code, details, status: FORCED_STATUS };
+  return { code, details, status: httpStatusOf(code) === FORBIDDEN ? FORBIDDEN : FORCED_STATUS };
 }
 
-export class RecipientErrors {
-  private readonly remaining = new Map<string, { code: number; async: boolean; left: number }>();
+type ForcedCause = Extract<AsyncFailure['cause'], 'recipientErrors' | 'failedStatus'>;
 
-  /** Replaces every counter: each entry starts again at its full `times`. */
-  replace(entries: readonly RecipientError[] = []): void {
+export class RecipientErrors {
+  private readonly remaining = new Map<string, { code: number; async: boolean; left: number; cause: ForcedCause }>();
+
+  /**
+   * Replaces every counter: each entry starts again at its full `times`. `failedStatus`
+   * entries (FaultSettings.failedStatus) always take the webhook path, whatever their code.
+   */
+  replace(entries: readonly RecipientError[] = [], failedStatus: readonly RecipientError[] = []): void {
     this.remaining.clear();
     for (const { waId, code, times } of entries) {
-      this.remaining.set(waId, { code, async: isAsyncFailureCode(code), left: times });
+      this.remaining.set(waId, { code, async: isAsyncFailureCode(code), left: times, cause: 'recipientErrors' });
+    }
+    for (const { waId, code, times } of failedStatus) {
+      this.remaining.set(waId, { code, async: true, left: times, cause: 'failedStatus' });
     }
   }
 
@@ -51,7 +63,7 @@ export class RecipientErrors {
    */
   takeSync(waId: string): GraphErrorSpec | undefined {
     const entry = this.take(waId, false);
-    return entry === undefined ? undefined : forcedError(entry);
+    return entry === undefined ? undefined : forcedError(entry.code);
   }
 
   /**
@@ -60,15 +72,15 @@ export class RecipientErrors {
    */
   takeAsync(waId: string): AsyncFailure | undefined {
     const entry = this.take(waId, true);
-    return entry === undefined ? undefined : asyncFailure(entry, 'recipientErrors');
+    return entry === undefined ? undefined : asyncFailure(entry.code, entry.cause);
   }
 
-  private take(waId: string, async: boolean): number | undefined {
+  private take(waId: string, async: boolean): { code: number; cause: ForcedCause } | undefined {
     const entry = this.remaining.get(waId);
     if (entry === undefined || entry.async !== async) return undefined;
     entry.left -= 1;
     // Spent entries are dropped so the common case (no entry) stays one failed map lookup.
     if (entry.left <= 0) this.remaining.delete(waId);
-    return entry.code;
+    return entry;
   }
 }

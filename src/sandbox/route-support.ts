@@ -9,6 +9,21 @@ import type { GraphErrorReply } from './graph-error.js';
  */
 export const VERSION_SEGMENT = ':version(^v\\d+\\.\\d+$)';
 
+/** The route params every Graph path has: its version, absent when the path has none. */
+export interface VersionParams {
+  version?: string;
+}
+
+/**
+ * A Graph path with and without its version segment: the version is optional in Graph's
+ * paths (api-versions.ts says which version each is served as). A versioned path such as
+ * `/v25.0/123` never reaches an unversioned route like `/:id/messages`: the router tries
+ * the version pattern first.
+ */
+export function graphPaths(path: string): [versioned: string, unversioned: string] {
+  return [`/${VERSION_SEGMENT}${path}`, path];
+}
+
 /** Meta also accepts the token as `?access_token=`; the header wins when both are sent. */
 export function accessTokenParam(query: unknown): string | undefined {
   if (typeof query !== 'object' || query === null) return undefined;

@@ -7,8 +7,10 @@ import { FaultInjector, type FaultDecision, type FaultSettings } from './faults.
 import type { ParsedFaultSettings } from './fault-settings.js';
 import { toGraphError, type GraphErrorReply, type GraphErrorSpec } from './graph-error.js';
 import { newWamid } from './ids.js';
+import { markReadProblem } from './mark-as-read.js';
+import { MediaStore } from './media-store.js';
 import { marketingOnlyRefusal, onboardingRefusal, withoutMarketingFields } from './marketing-messages.js';
-import { validateMessage, type ValidationContext } from './message-validation.js';
+import { validateMessage, type MessageType, type ValidationContext } from './message-validation.js';
 import { PairLimiter, type PairLimitSettings } from './pair-limiter.js';
 import { PAIR_LIMIT_ERROR, THROUGHPUT_ERROR } from './limit-errors.js';
 import { PhoneNumbers, unknownNumberError } from './phone-numbers.js';
@@ -18,6 +20,8 @@ import { ServiceWindows } from './service-window.js';
 import { TemplatesStore } from './templates-store.js';
 import { ThroughputLimiter } from './throughput-limiter.js';
 import type { MessagingLimitTier } from './phone-number-route.js';
+import { unknownUserFailure, type UnknownUserFailure } from './unknown-user.js';
+import { phoneOfUserId } from './user-ids.js';
 
 /** The path a send came by: `/messages`, or the Marketing Messages API's `/marketing_messages`. */
 export type SendEndpoint = 'messages' | 'marketing_messages';
@@ -46,9 +50,16 @@ export interface RuntimeOptions {
   random?: () => number;
 }
 
+/**
+ * Who a send reached, as its answer names them: the phone for a send to a phone; the user ID
+ * (and no `wa_id`) for a send to a user ID (reference cloud-api-2026.md §4: "`wa_id` only for
+ * phone sends; `user_id` only for BSUID sends").
+ */
+export type SendContact = { input: string; wa_id: string } | { input: string; user_id: string };
+
 export interface SendSuccessBody {
   messaging_product: 'whatsapp';
-  contacts: [{ input: string; wa_id: string }];
+  contacts: [SendContact];
   messages: [{ id: string; message_status?: 'accepted' | 'held_for_quality_assessment' }];
 }
 
@@ -75,6 +86,8 @@ export class SandboxRuntime {
   readonly faults: FaultInjector;
   readonly windows = new ServiceWindows();
   readonly log: AcceptedLog;
+  /** Uploaded media: kept across reset(), like the business's other assets at Meta. */
+  readonly media: MediaStore;
   readonly numbers: PhoneNumbers;
   readonly businessAccounts: ReadonlySet<string>;
   readonly now: () => number;
@@ -100,8 +113,9 @@ export class SandboxRuntime {
     this.pairs = options.pairLimit === false ? undefined : new PairLimiter(options.pairLimit);
     this.log = new AcceptedLog(options.onListenerError, options.retainAccepted);
     this.now = options.clock ?? Date.now;
+    this.media = new MediaStore(this.now);
     this.faults = new FaultInjector(options.random);
-    this.context = { templates: this.templates };
+    this.context = { templates: this.templates, media: this.media };
   }
 
   /** Replaces every fault (see FaultInjector.set); a maintenance period starts now. */
@@ -142,23 +156,29 @@ export class SandboxRuntime {
       const refusal = marketingOnlyRefusal(result.message) ?? this.onboardingRefusal(phoneNumberId);
       if (refusal !== undefined) return this.reject(refusal);
     }
-    const { to, waId, type, category } = result.message;
+    const { to, userId, type, category } = result.message;
+    // A send to a user ID reaches that user's phone, with its limits and faults; one the
+    // sandbox never issued reaches nobody (unknown-user.ts) and is keyed by the ID itself.
+    const waId = userId === undefined ? result.message.waId : (phoneOfUserId(userId) ?? '');
+    const recipientKey = waId === '' ? (userId ?? '') : waId;
 
-    const forced = this.faults.recipientError(waId);
+    const forced = waId === '' ? undefined : this.faults.recipientError(waId);
     if (forced !== undefined) return this.reject(forced);
     if (!this.throughput.fits(phoneNumberId, now)) return this.reject(THROUGHPUT_ERROR);
-    if (this.pairs !== undefined && !this.pairs.tryTake(phoneNumberId, waId, now)) {
+    if (this.pairs !== undefined && !this.pairs.tryTake(phoneNumberId, recipientKey, now)) {
       return this.reject(PAIR_LIMIT_ERROR);
     }
     this.throughput.record(phoneNumberId, now);
-    this.duplicates.record(phoneNumberId, waId, type, body);
+    this.duplicates.record(phoneNumberId, recipientKey, type, body);
 
     const wamid = newWamid(waId);
-    let failure = this.laterFailure(waId, type, category, now);
+    let failure: AsyncFailure | UnknownUserFailure | undefined =
+      waId === '' ? unknownUserFailure(userId ?? '') : this.laterFailure(waId, type, category, now);
     // Template pacing (the `held` fault) holds only sends that would otherwise go through.
     const held = type === 'template' && failure === undefined ? this.faults.heldSend() : undefined;
     if (held?.dropped === true) failure = asyncFailure(132015, 'held');
     const path = {
+      ...(userId === undefined ? {} : { recipientUserId: userId }),
       ...(marketing ? { endpoint: 'marketing_messages' as const } : {}),
       ...(category === undefined ? {} : { category }),
       ...(apiMajor === undefined ? {} : { apiMajor }),
@@ -175,11 +195,21 @@ export class SandboxRuntime {
       status: 200,
       body: {
         messaging_product: 'whatsapp',
-        contacts: [{ input: to, wa_id: waId }],
+        contacts: [userId === undefined ? { input: to, wa_id: waId } : { input: userId, user_id: userId }],
         // Reference §1.5: the simulator always reports message_status for templates only.
         messages: [type === 'template' ? { id: wamid, message_status: messageStatus } : { id: wamid }],
       },
     };
+  }
+
+  /**
+   * `POST /{phone-number-id}/messages` with `status: "read"` (mark-as-read.ts): answered
+   * `{success: true}`, or refused. Not a send: it uses no throughput or pair quota and has no
+   * statuses.
+   */
+  markRead(body: unknown): { status: 200; body: { success: true } } | GraphErrorReply {
+    const problem = markReadProblem(body);
+    return problem === undefined ? { status: 200, body: { success: true } } : this.reject(problem);
   }
 
   private onboardingRefusal(phoneNumberId: string): GraphErrorSpec | undefined {
@@ -189,13 +219,13 @@ export class SandboxRuntime {
 
   /**
    * What Meta would report `failed` by webhook for an accepted send, first reason first: a
-   * forced failure (recipientErrors), free-form text outside the service window (131047,
+   * forced failure (recipientErrors), a free-form (text or media) message outside the service window (131047,
    * reference §1.3; judged at the instant the send arrived), then opt-outs and failureShare.
    */
-  private laterFailure(waId: string, type: 'text' | 'template', category: string | undefined, now: number): AsyncFailure | undefined {
+  private laterFailure(waId: string, type: MessageType, category: string | undefined, now: number): AsyncFailure | undefined {
     const forced = this.faults.forcedFailure(waId);
     if (forced !== undefined) return forced;
-    if (type === 'text' && !this.windows.isOpen(waId, now)) return asyncFailure(131047, 'window');
+    if (type !== 'template' && !this.windows.isOpen(waId, now)) return asyncFailure(131047, 'window');
     return this.faults.laterFailure(waId, category);
   }
 

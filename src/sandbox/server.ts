@@ -6,11 +6,14 @@ import type { Logger } from 'pino';
 import { servedVersion, unknownPathError } from './api-versions.js';
 import { registerControlRoutes } from './control-routes.js';
 import type { GraphErrorReply } from './graph-error.js';
-import { NOT_JSON, VERSION_SEGMENT, accessTokenParam, urlPath } from './route-support.js';
+import { isMarkReadBody } from './mark-as-read.js';
+import { registerMediaRoutes } from './media-routes.js';
+import { NOT_JSON, accessTokenParam, graphPaths, urlPath, type VersionParams } from './route-support.js';
 import type { SandboxRuntime, SendEndpoint } from './sandbox-runtime.js';
 import { registerTemplateRoutes } from './templates-route.js';
 import { registerPhoneNumberRoutes } from './phone-number-route.js';
 import type { WebhookSink } from './webhook-poster.js';
+import type { RequestLog } from './request-log.js';
 
 /**
  * The sandbox's HTTP face: Meta's paths, Meta's answers. Per-request work is kept to the
@@ -23,7 +26,12 @@ export interface SandboxServer {
   close(): Promise<void>;
 }
 
-export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined, webhooks?: WebhookSink): SandboxServer {
+export function buildServer(
+  runtime: SandboxRuntime,
+  logger: Logger | undefined,
+  webhooks?: WebhookSink,
+  requestLog?: RequestLog,
+): SandboxServer {
   // Typed as fastify's base logger so the app is the plain FastifyInstance routes expect.
   const loggerInstance: FastifyBaseLogger | undefined = logger;
   const app = Fastify({
@@ -32,6 +40,8 @@ export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined,
     logController: new LogController({ disableRequestLogging: true }),
   });
   const held = new Set<ServerResponse>();
+  // Before any route, so every one (and the not-found handler) is captured; nothing is hooked when the log is off.
+  requestLog?.captureExchanges(app);
 
   // Parse every body ourselves: fastify would answer bad JSON with its own error shape
   // before the route could check the token, and Meta checks the token first.
@@ -68,6 +78,7 @@ export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined,
   registerTemplateRoutes(app, runtime);
   registerTemplateTtlRoute(app, runtime);
   registerPhoneNumberRoutes(app, runtime);
+  registerMediaRoutes(app, runtime);
   registerControlRoutes(app, runtime, webhooks);
 
   return {
@@ -81,14 +92,14 @@ export function buildServer(runtime: SandboxRuntime, logger: Logger | undefined,
 }
 
 /**
- * POST /{version}/{phone-number-id}/messages, and the Marketing Messages API's
- * /marketing_messages (same body, marketing templates only): the token first, then the
- * faults, then the send; timeouts are held in `held`.
+ * POST /{version}/{phone-number-id}/messages (the version is optional), and the Marketing
+ * Messages API's /marketing_messages (same body, marketing templates only): the token first,
+ * then the faults, then the send; timeouts are held in `held`. A /messages body with
+ * `status: "read"` marks a user's message as read instead (mark-as-read.ts).
  */
 function registerMessagesRoute(app: FastifyInstance, runtime: SandboxRuntime, held: Set<ServerResponse>, endpoint: SendEndpoint): void {
-  app.post<{ Params: { version: string; phoneNumberId: string } }>(
-    `/${VERSION_SEGMENT}/:phoneNumberId/${endpoint}`,
-    async (request, reply) => {
+  for (const path of graphPaths(`/:phoneNumberId/${endpoint}`)) {
+    app.post<{ Params: VersionParams & { phoneNumberId: string } }>(path, async (request, reply) => {
       // A version Graph does not serve is a path it cannot route: answered before the token, as unknown paths are.
       const served = servedVersion(request.params.version, runtime.now());
       if (served === undefined) {
@@ -96,7 +107,7 @@ function registerMessagesRoute(app: FastifyInstance, runtime: SandboxRuntime, he
         return reply.code(unknown.status).send(unknown.body);
       }
       const latency = runtime.faults.latencyMs;
-      let answer: GraphErrorReply | ReturnType<SandboxRuntime['send']>;
+      let answer: GraphErrorReply | ReturnType<SandboxRuntime['send']> | ReturnType<SandboxRuntime['markRead']>;
       const tokenError = runtime.tokens.check(request.headers.authorization, accessTokenParam(request.query));
       if (tokenError !== undefined) {
         answer = runtime.count(tokenError);
@@ -111,10 +122,11 @@ function registerMessagesRoute(app: FastifyInstance, runtime: SandboxRuntime, he
         }
         if (fault.kind === 'error') answer = runtime.reject(fault.error);
         else if (request.body === NOT_JSON) answer = runtime.reject({ code: 100, details: 'The request body is not JSON' });
+        else if (endpoint === 'messages' && isMarkReadBody(request.body)) answer = runtime.markRead(request.body);
         else answer = runtime.send(request.params.phoneNumberId, request.body, endpoint, served.major);
       }
       if (latency > 0) await sleep(latency);
       return reply.code(answer.status).send(answer.body);
-    },
-  );
+    });
+  }
 }

@@ -2,7 +2,7 @@ import type { AcceptedMessage } from './accepted-log.js';
 import { webhookError } from './async-failures.js';
 import { sandboxUserId } from './user-ids.js';
 import { statusPricingFields, type StatusPricingSettings } from './status-pricing.js';
-import { statusesPayload } from './webhook-payloads.js';
+import { statusesPayload, type StatusContact } from './webhook-payloads.js';
 import type { WebhookSink, WebhookTarget } from './webhook-poster.js';
 
 /** When each status follows the accepted send, how many messages get read, and how untidy delivery is. */
@@ -29,11 +29,19 @@ export interface StatusWebhookSettings extends WebhookTarget, StatusPricingSetti
   /** Whether a failed message gets `sent` before its `failed` (default true; Meta does both). */
   sentBeforeFailed?: boolean;
   /**
-   * Whether sent, delivered and read carry the recipient's business-scoped user ID, as Meta's
-   * do since April 2026: `recipient_user_id` and `contacts: [{ wa_id, user_id }]`; `failed`
-   * never does (reference cloud-api-2026.md §4). Default true; false plays the webhooks of before.
+   * Whether sent, delivered and read name the recipient's business-scoped user ID, as Meta's
+   * do since April 2026: in the change's `value.contacts[]` (`wa_id`, `user_id`), beside the
+   * statuses, never inside a status; `failed` has no contact (Meta's business-scoped user ID
+   * page, test/fixtures/meta-pages). Default true; false plays the webhooks of before.
    */
   userIds?: boolean;
+  /**
+   * Which statuses also carry `recipient_user_id`. Meta's business-scoped user ID page said
+   * "only if you sent the message to the user's BSUID" (November 2025), then "always", except a
+   * `failed` status of a send to a phone (June 2026): `always` (the default) plays the newer,
+   * `sent-to-user-id` the older, where a client finds a phone send's user ID in `contacts[]` only.
+   */
+  recipientUserIds?: 'always' | 'sent-to-user-id';
 }
 
 type Resolved = Required<Omit<StatusWebhookSettings, keyof WebhookTarget | keyof StatusPricingSettings>>;
@@ -41,6 +49,8 @@ type Resolved = Required<Omit<StatusWebhookSettings, keyof WebhookTarget | keyof
 interface DueStatus {
   phoneNumberId: string;
   item: Record<string, unknown>;
+  /** The recipient as the change's `contacts[]` names them (sent, delivered, read). */
+  contact?: StatusContact;
 }
 
 const MAX_PER_POST = 1000;
@@ -81,6 +91,7 @@ export class StatusWebhookSender {
       reorderShare: settings.reorderShare ?? 0,
       sentBeforeFailed: settings.sentBeforeFailed ?? true,
       userIds: settings.userIds ?? true,
+      recipientUserIds: settings.recipientUserIds ?? 'always',
     };
     for (const key of ['readShare', 'duplicateShare', 'reorderShare'] as const) {
       const share = this.#s[key];
@@ -98,27 +109,36 @@ export class StatusWebhookSender {
     if (this.#poster.closed) return;
     const timeline = this.#timeline(message);
     const body = message.body as { biz_opaque_callback_data?: unknown };
+    const userId = message.recipientUserId ?? sandboxUserId(message.waId);
+    // A send to a user ID the sandbox cannot tie to a phone has no phone to name (Meta leaves `recipient_id` out then).
+    const phone = message.waId === '' ? {} : { recipient_id: message.waId };
     const base = {
       id: message.wamid,
-      recipient_id: message.waId,
+      ...phone,
       ...(typeof body.biz_opaque_callback_data === 'string' ? { biz_opaque_callback_data: body.biz_opaque_callback_data } : {}),
     };
-    const userId = sandboxUserId(message.waId);
-    const user = this.#s.userIds ? { recipient_user_id: userId, contacts: [{ wa_id: message.waId, user_id: userId }] } : {};
+    const contact: StatusContact | undefined = this.#s.userIds
+      ? { ...(message.waId === '' ? {} : { wa_id: message.waId }), user_id: userId }
+      : undefined;
+    // A send addressed to the user ID always names it; a phone send's statuses do as the page of the time says, never on `failed`.
+    const named = (status: string): Record<string, unknown> =>
+      message.recipientUserId !== undefined
+        ? { recipient_user_id: message.recipientUserId }
+        : this.#s.userIds && this.#s.recipientUserIds === 'always' && status !== 'failed'
+          ? { recipient_user_id: userId }
+          : {};
     // Reordered: the last status is sent first, each keeping the timestamp of when it happened.
     const reorder = timeline.length > 1 && this.#evenly('reorder');
     timeline.forEach(({ status, afterMs, extra }, i) => {
       const at = String(Math.floor((message.receivedAt + afterMs) / 1000));
-      const item = {
-        ...base,
-        status,
-        timestamp: at,
-        ...(status === 'failed' ? {} : user),
-        ...statusPricingFields(message, status, this.#pricing),
-        ...extra,
+      const item = { ...base, status, timestamp: at, ...named(status), ...statusPricingFields(message, status, this.#pricing), ...extra };
+      const due: DueStatus = {
+        phoneNumberId: message.phoneNumberId,
+        item,
+        ...(status === 'failed' || contact === undefined ? {} : { contact }),
       };
       const sendAfter = reorder ? (timeline[timeline.length - 1 - i]?.afterMs ?? afterMs) : afterMs;
-      this.#later(sendAfter, () => this.#enqueue(message.phoneNumberId, item));
+      this.#later(sendAfter, () => this.#enqueue(due));
     });
   }
 
@@ -187,10 +207,10 @@ export class StatusWebhookSender {
     bucket.push(run);
   }
 
-  #enqueue(phoneNumberId: string, item: Record<string, unknown>, copy = false): void {
-    this.#due.push({ phoneNumberId, item });
+  #enqueue(due: DueStatus, copy = false): void {
+    this.#due.push(due);
     // The copy goes out past the next batch, as a separate delivery of the same status.
-    if (!copy && this.#evenly('duplicate')) this.#later(2 * this.#s.batchMs + 1, () => this.#enqueue(phoneNumberId, item, true));
+    if (!copy && this.#evenly('duplicate')) this.#later(2 * this.#s.batchMs + 1, () => this.#enqueue(due, true));
     if (this.#due.length >= MAX_PER_POST) this.#flush();
     else this.#flushTimer ??= setTimeout(() => this.#flush(), this.#s.batchMs);
   }

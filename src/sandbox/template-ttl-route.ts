@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { SandboxRuntime } from './sandbox-runtime.js';
 import { servedVersion, unknownPathError } from './api-versions.js';
 import { missingParameter, unknownObjectError, type GraphErrorSpec } from './graph-error.js';
-import { NOT_JSON, VERSION_SEGMENT, accessTokenParam, sendGraphError, urlPath } from './route-support.js';
+import { NOT_JSON, accessTokenParam, graphPaths, sendGraphError, urlPath, type VersionParams } from './route-support.js';
 
 /**
  * Meta's time-to-live ranges by template category, in seconds (Configure message time-to-live,
@@ -16,23 +16,25 @@ export const TTL_RANGES: Readonly<Record<string, { min: number; max: number }>> 
 };
 
 /**
- * `POST /{version}/{template-id}` with `message_send_ttl_seconds`: how Meta sets an existing
+ * `POST /{version}/{template-id}` (the version is optional) with `message_send_ttl_seconds`: how Meta sets an existing
  * template's time-to-live. The sandbox models only that edit: any other field of a template
  * edit is refused with 100, so a client never believes an edit the sandbox did not make.
  */
 export function registerTemplateTtlRoute(app: FastifyInstance, runtime: SandboxRuntime): void {
-  app.post<{ Params: { version: string; objectId: string } }>(`/${VERSION_SEGMENT}/:objectId`, async (request, reply) => {
-    if (servedVersion(request.params.version, runtime.now()) === undefined)
-      return sendGraphError(reply, unknownPathError(urlPath(request.url)));
-    const tokenError = runtime.tokens.check(request.headers.authorization, accessTokenParam(request.query));
-    if (tokenError !== undefined) return sendGraphError(reply, runtime.count(tokenError));
-    const entry = runtime.templates.byId(request.params.objectId);
-    if (entry === undefined) return sendGraphError(reply, runtime.reject(unknownObjectError(request.params.objectId, 'post')));
-    const problem = ttlProblem(request.body, entry.template.category);
-    if (typeof problem !== 'number') return sendGraphError(reply, runtime.reject(problem));
-    runtime.templates.setTtl(entry, problem);
-    return { success: true };
-  });
+  for (const path of graphPaths('/:objectId')) {
+    app.post<{ Params: VersionParams & { objectId: string } }>(path, async (request, reply) => {
+      if (servedVersion(request.params.version, runtime.now()) === undefined)
+        return sendGraphError(reply, unknownPathError(urlPath(request.url)));
+      const tokenError = runtime.tokens.check(request.headers.authorization, accessTokenParam(request.query));
+      if (tokenError !== undefined) return sendGraphError(reply, runtime.count(tokenError));
+      const entry = runtime.templates.byId(request.params.objectId);
+      if (entry === undefined) return sendGraphError(reply, runtime.reject(unknownObjectError(request.params.objectId, 'post')));
+      const problem = ttlProblem(request.body, entry.template.category);
+      if (typeof problem !== 'number') return sendGraphError(reply, runtime.reject(problem));
+      runtime.templates.setTtl(entry, problem);
+      return { success: true };
+    });
+  }
 }
 
 /** The TTL asked for, or Graph's refusal of the body. */

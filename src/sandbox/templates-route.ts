@@ -2,12 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { InvalidCursorError, type TemplateListQuery } from './templates-store.js';
 import type { SandboxRuntime } from './sandbox-runtime.js';
 import { servedVersion, unknownPathError } from './api-versions.js';
-import { VERSION_SEGMENT, accessTokenParam, sendGraphError, urlPath } from './route-support.js';
+import { accessTokenParam, graphPaths, sendGraphError, urlPath, type VersionParams } from './route-support.js';
 import { parseFields, pickFields, unknownFieldError } from './template-fields.js';
 import { unknownBusinessAccountError } from './business-accounts.js';
 
 /**
- * `GET /{version}/{waba-id}/message_templates` (reference §5.1): Meta's list shape with
+ * `GET /{version}/{waba-id}/message_templates` (reference §5.1; the version is optional): Meta's list shape with
  * cursor paging. Every WABA the sandbox has lists its one catalogue, any other ID is refused
  * (business-accounts.ts); `fields` picks what each template shows (template-fields.ts).
  */
@@ -16,9 +16,8 @@ export const DEFAULT_PAGE_SIZE = 25;
 type Query = Record<string, unknown>;
 
 export function registerTemplateRoutes(app: FastifyInstance, runtime: SandboxRuntime): void {
-  app.get<{ Params: { version: string; wabaId: string }; Querystring: Query }>(
-    `/${VERSION_SEGMENT}/:wabaId/message_templates`,
-    async (request, reply) => {
+  for (const path of graphPaths('/:wabaId/message_templates')) {
+    app.get<{ Params: VersionParams & { wabaId: string }; Querystring: Query }>(path, async (request, reply) => {
       if (servedVersion(request.params.version, runtime.now()) === undefined)
         return sendGraphError(reply, unknownPathError(urlPath(request.url)));
       const tokenError = runtime.tokens.check(request.headers.authorization, accessTokenParam(request.query));
@@ -55,8 +54,8 @@ export function registerTemplateRoutes(app: FastifyInstance, runtime: SandboxRun
         paging.next = next.toString();
       }
       return { data, paging };
-    },
-  );
+    });
+  }
 }
 
 /** The list query, or the reason it is invalid (answered as code 100). */

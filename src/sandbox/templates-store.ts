@@ -1,6 +1,7 @@
 import { AppError } from '../errors/app-error.js';
 import { messageTemplateSchema, type MessageTemplate } from '../templates/template-schema.js';
 import { requirementsOf, type TemplateRequirements } from '../templates/template-requirements.js';
+import { unsimulatedSlots, type UnsimulatedSlots } from './template-kinds.js';
 
 /**
  * The sandbox's approved-template catalogue: looked up on every send by (name, language),
@@ -12,6 +13,8 @@ export interface TemplateEntry {
   requirements: TemplateRequirements;
   /** `type` of each button by position (`URL`, `QUICK_REPLY`, …), for button components. */
   buttonTypes: readonly string[];
+  /** What a send must fill that the sandbox does not simulate (carousel, limited-time offer, copy code). */
+  unsimulated: UnsimulatedSlots;
 }
 
 export interface TemplateListQuery {
@@ -77,7 +80,12 @@ export class TemplatesStore {
         );
       }
       const buttonTypes = parsed.data.components.flatMap((c) => (c.type === 'BUTTONS' ? c.buttons.map((b) => b.type) : []));
-      const entry: TemplateEntry = { template, requirements: requirementsOf(parsed.data), buttonTypes };
+      const entry: TemplateEntry = {
+        template,
+        requirements: requirementsOf(parsed.data),
+        buttonTypes,
+        unsimulated: unsimulatedSlots(parsed.data),
+      };
       this.entries.push(entry);
       this.byKey.set(key, entry);
       this.loaded.set(entry, { template, requirements: entry.requirements });

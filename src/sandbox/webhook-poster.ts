@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { RequestLog } from './request-log.js';
 
 /**
  * How the sandbox delivers a webhook, as Meta does (reference §3.1): a POST to the callback
@@ -28,14 +29,17 @@ const WARN_EVERY_MS = 10_000;
 export class WebhookPoster implements WebhookSink {
   readonly #target: WebhookTarget;
   readonly #logger: Logger | undefined;
+  readonly #requestLog: RequestLog | undefined;
   readonly #posting = new Set<Promise<void>>();
   readonly #waits = new Set<{ timer: NodeJS.Timeout; wake: () => void }>();
   #closed = false;
   #lastWarning = 0;
 
-  constructor(target: WebhookTarget, logger?: Logger) {
+  /** `requestLog`: where each body is captured once, as signed, however many times it is retried. */
+  constructor(target: WebhookTarget, logger?: Logger, requestLog?: RequestLog) {
     this.#target = target;
     this.#logger = logger;
+    this.#requestLog = requestLog;
   }
 
   get closed(): boolean {
@@ -45,6 +49,7 @@ export class WebhookPoster implements WebhookSink {
   /** Starts delivering `payload` (a serialised webhook body); retries run in the background. */
   post(payload: string): void {
     if (this.#closed) return;
+    this.#requestLog?.webhook(this.#target.url, payload);
     const posting = this.#deliver(payload, RETRY_FIRST_MS).finally(() => this.#posting.delete(posting));
     this.#posting.add(posting);
   }

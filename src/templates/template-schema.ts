@@ -26,7 +26,30 @@ const buttonsComponent = z.object({
   buttons: z.array(templateButton),
 });
 
-export const templateComponentSchema = z.discriminatedUnion('type', [headerComponent, bodyComponent, footerComponent, buttonsComponent]);
+/**
+ * A media-card carousel: 2 to 10 cards, each with its own header, optional body and buttons
+ * (Meta's templates/marketing-templates/media-card-carousel-templates). A list holding one
+ * loads; what a send of one must carry is not modelled here.
+ */
+const carouselComponent = z.object({
+  type: z.literal('CAROUSEL'),
+  cards: z
+    .array(z.object({ components: z.array(z.object({ type: z.string() })) }))
+    .min(2)
+    .max(10),
+});
+
+/** A limited-time offer's heading and expiry timer (…/marketing-templates/limited-time-offer-templates). */
+const limitedTimeOfferComponent = z.object({ type: z.literal('LIMITED_TIME_OFFER') });
+
+export const templateComponentSchema = z.discriminatedUnion('type', [
+  headerComponent,
+  bodyComponent,
+  footerComponent,
+  buttonsComponent,
+  carouselComponent,
+  limitedTimeOfferComponent,
+]);
 
 export const messageTemplateSchema = z.object({
   id: z.string().optional(),

@@ -109,7 +109,7 @@ describe('the phone number node and its messaging limit', () => {
         whatsapp_business_manager_messaging_limit: 'TIER_2K',
       });
     now = LATE_2026;
-    for (const version of ['v19.0', 'v27.0', 'v99.0']) {
+    for (const version of ['v19.1', 'v27.0', 'v99.0']) {
       const unknown = await get(`/${version}/${PHONE_NUMBER_ID}?fields=id`);
       expect(unknown.status).toBe(400);
       expect(unknown.body.error).toMatchObject({ code: 2500, message: `Unknown path components: /${version}/${PHONE_NUMBER_ID}` });

@@ -1,6 +1,13 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, messagingLimitOf, sendConcurrencyOf, sendRateOf, type RequiredSetting } from '../../src/config/config.js';
+import {
+  loadConfig,
+  messagingLimitOf,
+  sandboxRequestLogDir,
+  sendConcurrencyOf,
+  sendRateOf,
+  type RequiredSetting,
+} from '../../src/config/config.js';
 import { Secret } from '../../src/config/secret.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { DEFAULT_PORTFOLIO, portfolioOf } from '../../src/portfolios/portfolios.js';
@@ -53,6 +60,7 @@ describe('loadConfig: defaults', () => {
       metricsRetentionMs: 24 * 3_600_000,
       webhook: { appSecrets: [], verifyToken: undefined, optOutKeywords: ['STOP', 'UNSUBSCRIBE', 'STOP PROMOTIONS'], parkMs: 600_000 },
       dashboard: { user: 'admin', password: undefined },
+      sandboxRequestLog: undefined,
     });
   });
 
@@ -119,6 +127,13 @@ describe('loadConfig: defaults', () => {
     for (const bad of ['0', '-1', 'ten']) {
       expect(() => loadConfig({ HELD_PATIENCE_HOURS: bad })).toThrow(/HELD_PATIENCE_HOURS: must be a number of hours >= 1/);
     }
+  });
+
+  it('SANDBOX_REQUEST_LOG: the sandbox capture directory, read alone by sandboxRequestLogDir (blank: unset)', () => {
+    expect(loadConfig({ SANDBOX_REQUEST_LOG: '/tmp/captures' }).sandboxRequestLog).toBe('/tmp/captures');
+    expect(sandboxRequestLogDir({ SANDBOX_REQUEST_LOG: '/tmp/captures', SEND_RATE: 'not a number' })).toBe('/tmp/captures');
+    expect(sandboxRequestLogDir({ SANDBOX_REQUEST_LOG: '  ' })).toBeUndefined();
+    expect(sandboxRequestLogDir({})).toBeUndefined();
   });
 
   it('CONFIRM_WINDOW_SECONDS: whole seconds >= 0, in ms; a fraction or a negative is refused, naming it', () => {

@@ -27,8 +27,12 @@ describe("the sandbox's table of Graph API versions", () => {
     expect(served('v25.0', '2040-01-01')).toBe('v26.0');
   });
 
-  it('has no version Meta never had (2500): v19.0, v27.0, v99.0, v23.1', () => {
-    for (const v of ['v18.0', 'v19.0', 'v27.0', 'v99.0', 'v23.1', 'v23', '']) expect(served(v, '2026-11-25')).toBeUndefined();
+  it('has no version Meta never had or has not released (2500): v27.0, v99.0, v23.1, v19.1, v2.13', () => {
+    for (const v of ['v27.0', 'v99.0', 'v23.1', 'v19.1', 'v2.13', 'v23', '']) expect(served(v, '2026-11-25')).toBeUndefined();
+  });
+
+  it('serves an expired version (v19.0, v18.0, v1.0) as the oldest still served, as Graph upgrades them', () => {
+    for (const v of ['v19.0', 'v18.0', 'v1.0']) expect(served(v, '2026-11-25')).toBe('v21.0');
   });
 
   it('has no version before its release: v26.0 on 2026-07-28, v25.0 on 2026-02-17', () => {

@@ -133,7 +133,7 @@ describe('failures Meta reports only by webhook', () => {
       error_data: { details: 'why' },
       href: '/documentation/business-messaging/whatsapp/support/error-codes',
     });
-    expect([...ASYNC_FAILURE_CODES].sort()).toEqual([131026, 131047, 131049, 131050]);
+    expect([...ASYNC_FAILURE_CODES].sort()).toEqual([130472, 131026, 131047, 131049, 131050, 131053]);
   });
 });
 

@@ -42,14 +42,14 @@ describe('ThroughputLimiter (sliding 1000 ms log)', () => {
   });
 });
 
-describe('PairLimiter (token bucket)', () => {
-  it('allows a burst, then one per refill period', () => {
+describe('PairLimiter (a burst borrowed from future quota)', () => {
+  it('allows a burst, then nothing until the burst is paid for at one per refill period', () => {
     const limiter = new PairLimiter({ burst: 3, refillMs: 6000 });
     const take = (t: number) => limiter.tryTake('p', '447700900123', t);
     expect([take(0), take(1), take(2), take(3)]).toEqual([true, true, true, false]);
-    expect(take(5999)).toBe(false);
-    expect(take(6003)).toBe(true);
-    expect(take(6004)).toBe(false);
+    expect(take(6003)).toBe(false);
+    expect(take(17_999)).toBe(false);
+    expect(take(18_000)).toBe(true);
   });
 
   it('keeps recipients and phone numbers apart', () => {

@@ -69,7 +69,7 @@ describe('sandbox envelope validation', () => {
     expectGraphError(validate(orderUpdate({ recipent_type: 'individual' })), 100, 400, /recipent_type/);
   });
 
-  it.each(['image', 'interactive', 'reaction'])('refuses the unsimulated Meta type %s with 131051', (type) => {
+  it.each(['sticker', 'interactive', 'reaction'])('refuses the unsimulated Meta type %s with 131051', (type) => {
     expectGraphError(validate(orderUpdate({ type })), 131051, 400, new RegExp(type));
   });
 

@@ -11,7 +11,7 @@ import type { CampaignStatus } from '../../campaigns/campaign.js';
 import { runSend } from './send.js';
 import { startWorker } from '../../../workers/worker.js';
 import { startService } from '../../../workers/serve.js';
-import { DEFAULT_REDIS_URL } from '../../config/config.js';
+import { DEFAULT_REDIS_URL, sandboxRequestLogDir } from '../../config/config.js';
 import { startPrivateRedis } from '../../redis/private/private-redis.js';
 import { privateRedisStarters } from '../../redis/private/private-redis-starters.js';
 import { redisForRun, somethingListens, type RedisForRun } from '../../redis/private/redis-for-run.js';
@@ -86,6 +86,8 @@ async function sendSamples(redisEnv: Record<string, string>): Promise<string> {
     templates,
     accessToken: DEMO_TOKEN,
     webhooks: { url: `${service.url}/webhook`, appSecret: DEMO_APP_SECRET, readShare: DEMO_READ_SHARE },
+    // SANDBOX_REQUEST_LOG: where to capture its exchanges and webhooks, if anywhere.
+    requestLog: sandboxRequestLogDir() ?? false,
   }).catch(async (error: unknown) => {
     await service.close();
     throw error;
