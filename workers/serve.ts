@@ -7,6 +7,7 @@ import type { Dashboard } from '../src/dashboard/dashboard.js';
 import type { ServiceMetrics } from '../src/metrics/service-metrics.js';
 import type { RedisLedger } from '../src/redis/redis-ledger.js';
 import type { WebhookConsumer } from '../src/webhooks/webhook-consumer.js';
+import type { AccountError } from '../src/campaigns/settle/account-errors.js';
 import { checkDashboardExposure } from '../src/dashboard/exposure.js';
 import { AppError } from '../src/errors/app-error.js';
 import { listenFailure, urlHost } from '../src/http/listen.js';
@@ -162,7 +163,18 @@ async function webhookConsumer(config: Config, log: Logger, readerRedis: RedisCl
     // Its calls come between the reader's blocking reads, never during one.
     links: new RedisUserLinks(readerRedis, config.queuePrefix, config.portfolios, config.retentionMs),
     onLimitUpdates: await limitUpdatesHandler(config, log, readerRedis, ledger),
+    onAccountErrors: await accountErrorsHandler(config, log, readerRedis, ledger),
   });
+}
+
+/** A change's `errors[]`: kept for the campaigns page; a halting code pauses the number's campaigns. */
+async function accountErrorsHandler(config: Config, log: Logger, redis: RedisClient, ledger: RedisLedger) {
+  const { settleAccountErrors } = await import('../src/campaigns/settle/account-errors.js');
+  const { RedisAccountErrors } = await import('../src/redis/redis-account-errors.js');
+  const errorLog = new RedisAccountErrors(redis, config.queuePrefix);
+  return async (errors: readonly AccountError[]): Promise<void> => {
+    await settleAccountErrors({ ledger, log: errorLog, logger: log }, errors);
+  };
 }
 
 /** `business_capability_update` / `account_update`: the portfolio's new messaging limit, stored where its feeds read it. */

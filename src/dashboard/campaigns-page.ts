@@ -2,6 +2,8 @@ import type { CampaignView, ViewField } from './campaign-view.js';
 import { html, type SafeHtml } from './html.js';
 import { page } from './layout.js';
 import { NEW_CAMPAIGN_PATH } from './new-campaign-page.js';
+import type { AccountError } from '../campaigns/settle/account-errors.js';
+import { accountErrorsSection } from './account-errors-section.js';
 
 /** The JSON the campaigns list polls. */
 export const LIST_JSON_PATH = '/api/campaigns';
@@ -21,9 +23,10 @@ export function progressBar(view: CampaignView): SafeHtml {
 
 /**
  * `GET /`: every campaign with its state, progress, the rate of its number, ETA, counts and
- * errors by code. The figures are refreshed every 2 s by the page's script from LIST_JSON_PATH.
+ * errors by code; above them, the account errors Meta reported lately, if any. The figures are
+ * refreshed every 2 s by the page's script from LIST_JSON_PATH.
  */
-export function campaignsPage(views: readonly CampaignView[], now: number): SafeHtml {
+export function campaignsPage(views: readonly CampaignView[], now: number, accountErrors: readonly AccountError[] = []): SafeHtml {
   const rows = views.map(campaignRow);
   const table =
     views.length === 0
@@ -39,6 +42,7 @@ ${rows}
     live: LIST_JSON_PATH,
     body: html`<h1>Campaigns</h1>
 <p class="actions"><a class="button" href="${NEW_CAMPAIGN_PATH}">New campaign</a></p>
+${accountErrorsSection(accountErrors, now)}
 ${table}
 <p class="footnote">${RATE_NOTE} ${ETA_NOTE} ${ERRORS_NOTE} Read at <span id="updated">${new Date(now).toISOString()}</span>.</p>`,
   });

@@ -1,6 +1,8 @@
 import type { CampaignStatus } from '../campaigns/campaign.js';
 import type { CampaignHistory, HistoryEntry } from '../campaigns/history/campaign-history.js';
 import type { TemplateInfo } from '../campaigns/template-status.js';
+import { translationKey } from '../templates/language-code.js';
+import type { AccountError } from '../campaigns/settle/account-errors.js';
 import type { ReportLedger } from '../campaigns/ledger.js';
 import type { TimelineLedger } from '../campaigns/report/campaign-timeline.js';
 import { windowStatus, type WindowStatus } from '../campaigns/report/window-status.js';
@@ -25,6 +27,8 @@ export interface DashboardReaderDeps {
   templateInfos?: () => Promise<ReadonlyMap<string, TemplateInfo>>;
   /** Who created and controlled each campaign (its page's History); without it the page shows none. */
   history?: Pick<CampaignHistory, 'list'>;
+  /** The newest account-level errors Meta reported (src/redis/redis-account-errors.ts); without it the page shows none. */
+  accountErrors?: () => Promise<AccountError[]>;
   now?: () => number;
 }
 
@@ -45,6 +49,11 @@ export interface CampaignDetail {
  */
 export class DashboardReader {
   constructor(private readonly deps: DashboardReaderDeps) {}
+
+  /** The newest account-level errors Meta reported, newest first. */
+  async accountErrors(): Promise<AccountError[]> {
+    return (await this.deps.accountErrors?.()) ?? [];
+  }
 
   /** Every campaign, newest first. */
   async list(): Promise<CampaignView[]> {
@@ -145,7 +154,9 @@ function extras(
     numberRate: number?.rate,
     tally,
     templateNote:
-      identity.template === undefined ? undefined : templateNote(infos.get(`${identity.template.name}\n${identity.template.language}`)),
+      identity.template === undefined
+        ? undefined
+        : templateNote(infos.get(translationKey(identity.template.name, identity.template.language))),
   };
 }
 

@@ -12,6 +12,7 @@ import { reportUserIds } from '../redis/redis-user-links.js';
 import { RedisCampaignHistory } from '../redis/redis-campaign-history.js';
 import { readyWithin } from '../redis/redis-connection.js';
 import { RedisTemplateInfo } from '../redis/redis-template-info.js';
+import { RedisAccountErrors } from '../redis/redis-account-errors.js';
 import type { DashboardSessions } from '../api/api-principal.js';
 import { DashboardAccess } from './access.js';
 import type { DashboardCredentials } from './basic-auth.js';
@@ -65,12 +66,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const { redis, prefix, ledger, logger } = options;
   const now = options.now ?? Date.now;
   const directory = new CampaignDirectory(ledger);
+  const history = new RedisCampaignHistory(redis, prefix);
   // Every campaign keeps its figures here (no retention: the page lists finished campaigns too).
   const scrapeReader = new ScrapeReader({ redis, prefix, retentionMs: Number.POSITIVE_INFINITY, now, sendRate: options.sendRate, ledger });
-  const tallies = new ErrorTallies({ scan: async (id) => ({ ...(await ledger.errorCodes(id)), at: now() }), now });
-  const templateInfos = () => new RedisTemplateInfo(redis, prefix).all();
-  const history = new RedisCampaignHistory(redis, prefix);
-  const reader = new DashboardReader({ ledger, directory, snapshot: () => scrapeReader.read(), tallies, templateInfos, history, now });
+  const reader = dashboardReader(options, { directory, history, scrapeReader }, now);
   const access = new DashboardAccess({
     credentials: options.credentials,
     csrf: new CsrfTokens({ key: redisCsrfKey(redis, prefix), now }),
@@ -140,4 +139,24 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       await Promise.all([board.close(), scrapeReader.close()]);
     },
   };
+}
+
+/** What the pages read, each from its own store: the ledger, the metrics figures, templates, history, account errors. */
+function dashboardReader(
+  options: DashboardOptions,
+  { directory, history, scrapeReader }: { directory: CampaignDirectory; history: RedisCampaignHistory; scrapeReader: ScrapeReader },
+  now: () => number,
+): DashboardReader {
+  const { redis, prefix, ledger } = options;
+  const accountErrors = new RedisAccountErrors(redis, prefix);
+  return new DashboardReader({
+    ledger,
+    directory,
+    snapshot: () => scrapeReader.read(),
+    tallies: new ErrorTallies({ scan: async (id) => ({ ...(await ledger.errorCodes(id)), at: now() }), now }),
+    templateInfos: () => new RedisTemplateInfo(redis, prefix).all(),
+    history,
+    accountErrors: () => accountErrors.recent(),
+    now,
+  });
 }

@@ -42,7 +42,10 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
   const { reader, access, now } = deps;
   registerNewCampaignRoutes(app, access);
 
-  app.get('/', async (_request, reply) => sendPage(reply, campaignsPage(await reader.list(), now())));
+  app.get('/', async (_request, reply) => {
+    const [views, accountErrors] = await Promise.all([reader.list(), reader.accountErrors()]);
+    return sendPage(reply, campaignsPage(views, now(), accountErrors));
+  });
 
   app.get(LIST_JSON_PATH, async (_request, reply) =>
     reply.header('cache-control', 'no-store').send({ at: new Date(now()).toISOString(), campaigns: await reader.list() }),

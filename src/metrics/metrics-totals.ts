@@ -14,6 +14,8 @@ export interface MetricsTotals {
   webhookLag: HistogramTotals;
   /** Messages Meta's `pricing` said were billable, by number, category and the recipient's market. */
   billable: [phoneNumberId: string, category: string, market: string, total: number][];
+  /** Account-, app- and system-level errors Meta reported by webhook, by number and code. */
+  accountErrors: [phoneNumberId: string, code: string, total: number][];
 }
 
 /** Where workers and the webhook consumer keep their counts, read at each scrape (src/redis/redis-metrics-store.ts). */

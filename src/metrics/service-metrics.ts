@@ -106,14 +106,20 @@ function defineMetrics(registry: Registry) {
     labelNames: ['phone_number_id', 'category', 'market'],
     registers,
   });
-  return { rows, eta, jobs, rate, sends, latency, events, lag, billable };
+  const accountErrors = new Counter({
+    name: 'cw_account_errors_total',
+    help: "Account-, app- and system-level errors Meta reported by webhook (a change's `errors`), by phone number and Meta's code",
+    labelNames: ['phone_number_id', 'code'],
+    registers,
+  });
+  return { rows, eta, jobs, rate, sends, latency, events, lag, billable, accountErrors };
 }
 
 /** Sets every metric from one snapshot of the Redis totals. */
 function applySnapshot(metrics: ReturnType<typeof defineMetrics>, s: MetricsSnapshot): void {
-  const { rows, eta, jobs, rate, sends, latency, events, lag, billable } = metrics;
+  const { rows, eta, jobs, rate, sends, latency, events, lag, billable, accountErrors } = metrics;
   // Everything is set afresh: a campaign past its retention, or a number without campaigns, simply has no series.
-  for (const metric of [rows, eta, jobs, rate, sends, events, billable]) metric.reset();
+  for (const metric of [rows, eta, jobs, rate, sends, events, billable, accountErrors]) metric.reset();
   for (const { id, figures } of s.campaigns) {
     for (const [status, n] of figures.rows) rows.set({ campaign_id: id, status }, n);
     if (figures.etaSeconds !== undefined) eta.set({ campaign_id: id }, figures.etaSeconds);
@@ -126,6 +132,7 @@ function applySnapshot(metrics: ReturnType<typeof defineMetrics>, s: MetricsSnap
   for (const [phoneNumberId, result, n] of s.sends) sends.inc({ phone_number_id: phoneNumberId, result }, n);
   for (const [kind, n] of s.webhookEvents) events.inc({ kind }, n);
   for (const [phoneNumberId, category, market, n] of s.billable) billable.inc({ phone_number_id: phoneNumberId, category, market }, n);
+  for (const [phoneNumberId, code, n] of s.accountErrors) accountErrors.inc({ phone_number_id: phoneNumberId, code }, n);
   latency.setTotals(s.sendLatency);
   lag.setTotals(s.webhookLag);
 }

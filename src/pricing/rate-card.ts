@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../errors/app-error.js';
 import { packageRoot } from '../files/package-root.js';
+import { pricingCategoryOf } from './pricing-category.js';
 
 /**
  * A rate card: what Meta charges per delivered message, by market, category and the date the
@@ -109,7 +110,7 @@ function entryOf(fields: string[], fail: (column: number, problem: string) => ne
   const [currency = '', market = '', category = '', rate = '', from = ''] = fields;
   if (!/^[A-Z]{3}$/.test(currency)) fail(1, `"${currency}" is not a currency: write its ISO code in capitals, e.g. USD`);
   if (market === '') fail(2, 'the market is empty: write it as Meta names it, e.g. India, Rest of Africa, Other');
-  const normal = category.toLowerCase().replace(/[-\s]/g, '_');
+  const normal = pricingCategoryOf(category);
   if (!(CARD_CATEGORIES as readonly string[]).includes(normal)) {
     fail(3, `"${category}" is not a category: write one of ${CARD_CATEGORIES.join(', ')}`);
   }
@@ -138,6 +139,6 @@ export function rateAt(card: RateCard, market: string, category: CardCategory, a
  * (marketing_lite is the Marketing Messages API's marketing, priced the same); undefined for one no card prices.
  */
 export function cardCategoryOf(category: string): CardCategory | undefined {
-  const normal = category.toLowerCase() === 'marketing_lite' ? 'marketing' : category.toLowerCase();
+  const normal = pricingCategoryOf(category) === 'marketing_lite' ? 'marketing' : pricingCategoryOf(category);
   return (CARD_CATEGORIES as readonly string[]).includes(normal) ? (normal as CardCategory) : undefined;
 }

@@ -10,6 +10,7 @@ import { sharedScope } from './key-scope.js';
  *   cumulative; `+Inf` for those above the last bound), `sum`, `count`
  * - `webhookEvents`: hash `<kind>` → events (a counter)
  * - `billable`: hash `<phone_number_id>|<category>|<market>` → billable messages (a counter)
+ * - `accountErrors`: hash `<phone_number_id>|<code>` → account-level errors Meta reported by webhook (a counter)
  * - `rate(phone, second)`: requests made in that wall-clock second (expires: only the last few seconds are read)
  */
 export interface MetricsKeys {
@@ -18,6 +19,7 @@ export interface MetricsKeys {
   webhookEvents: string;
   webhookLag: string;
   billable: string;
+  accountErrors: string;
   rate(phoneNumberId: string, second: number): string;
 }
 
@@ -30,6 +32,7 @@ export function metricsKeys(prefix: string): MetricsKeys {
     webhookEvents: `${base}:webhook-events`,
     webhookLag: `${base}:webhook-lag`,
     billable: `${base}:billable`,
+    accountErrors: `${base}:account-errors`,
     rate: (phoneNumberId, second) => `${base}:rate:${phoneNumberId}:${second}`,
   };
 }

@@ -3,7 +3,7 @@ import type { MetricsTotals, MetricsTotalsReader } from '../metrics/metrics-tota
 import type { RedisClient } from './key-scope.js';
 import { metricsKeys, type MetricsKeys } from './metric-keys.js';
 import { execPipeline } from './redis-connection.js';
-import { billableTotals, histogramTotals, rateOf, rateWindow, sendTotals } from './stored-totals.js';
+import { accountErrorTotals, billableTotals, histogramTotals, rateOf, rateWindow, sendTotals } from './stored-totals.js';
 
 /** The metrics' totals as RedisSendRecorder and WebhookMetrics keep them, read for a scrape: a pipeline each. */
 export class RedisMetricsStore implements MetricsTotalsReader {
@@ -17,8 +17,15 @@ export class RedisMetricsStore implements MetricsTotalsReader {
 
   async totals(): Promise<MetricsTotals> {
     const keys = this.#keys;
-    const [sends, latency, events, lag, billable] = await execPipeline<
-      [Record<string, string>, Record<string, string>, Record<string, string>, Record<string, string>, Record<string, string>]
+    const [sends, latency, events, lag, billable, accountErrors] = await execPipeline<
+      [
+        Record<string, string>,
+        Record<string, string>,
+        Record<string, string>,
+        Record<string, string>,
+        Record<string, string>,
+        Record<string, string>,
+      ]
     >(
       this.#redis
         .pipeline()
@@ -26,7 +33,8 @@ export class RedisMetricsStore implements MetricsTotalsReader {
         .hgetall(keys.sendLatency)
         .hgetall(keys.webhookEvents)
         .hgetall(keys.webhookLag)
-        .hgetall(keys.billable),
+        .hgetall(keys.billable)
+        .hgetall(keys.accountErrors),
     );
     return {
       sends: sendTotals(sends),
@@ -34,6 +42,7 @@ export class RedisMetricsStore implements MetricsTotalsReader {
       webhookEvents: Object.entries(events).map(([kind, n]) => [kind, Number(n) || 0]),
       webhookLag: histogramTotals(lag, WEBHOOK_LAG_BUCKETS),
       billable: billableTotals(billable),
+      accountErrors: accountErrorTotals(accountErrors),
     };
   }
 

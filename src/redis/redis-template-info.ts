@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { TemplateInfo, TemplateInfoUpdate } from '../campaigns/template-status.js';
 import type { RedisClient } from './key-scope.js';
+import { translationKey } from '../templates/language-code.js';
 
 /**
  * What Meta's template webhooks last said of each template (quality score, category), one
@@ -15,7 +16,8 @@ export function templateInfoKey(prefix: string): string {
 const said = z.object({ value: z.string(), previous: z.string(), at: z.number() });
 const infoSchema = z.object({ quality: said.optional(), category: said.optional() });
 
-const fieldOf = (name: string, language: string): string => `${name}\n${language}`;
+/** One field per translation, however its language is written (`en_US`, `en-US`). */
+const fieldOf = translationKey;
 
 export class RedisTemplateInfo {
   readonly #redis: RedisClient;

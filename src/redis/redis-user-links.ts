@@ -91,7 +91,8 @@ export class RedisUserLinks implements UserLinkStore {
   async rename(changes: readonly UserIdChange[]): Promise<void> {
     const links: UserLink[] = [];
     for (const change of changes) {
-      const waId = change.waId ?? (await this.phonesOf(change.phoneNumberId, [change.previous]))[0];
+      const previous = change.previous === undefined ? undefined : (await this.phonesOf(change.phoneNumberId, [change.previous]))[0];
+      const waId = change.waId ?? previous;
       // The old ID keeps its link too: an event Meta sent before the change may still come.
       if (waId !== undefined) links.push({ phoneNumberId: change.phoneNumberId, userId: change.userId, waId, at: change.at });
     }

@@ -55,3 +55,11 @@ export function billableTotals(hash: Record<string, string>): [string, string, s
       : [[phoneNumberId, category, market, Number(n) || 0] as [string, string, string, number]];
   });
 }
+
+/** `accountErrors` fields `<phone_number_id>|<code>` → the metric's series. */
+export function accountErrorTotals(hash: Record<string, string>): [string, string, number][] {
+  return Object.entries(hash).flatMap(([field, n]) => {
+    const [phoneNumberId, code] = field.split('|');
+    return phoneNumberId === undefined || code === undefined ? [] : [[phoneNumberId, code, Number(n) || 0] as [string, string, number]];
+  });
+}

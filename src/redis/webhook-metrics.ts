@@ -2,11 +2,13 @@ import type { ChainableCommander } from 'ioredis';
 import { WEBHOOK_LAG_BUCKETS } from '../metrics/buckets.js';
 import { metricsKeys, type MetricsKeys } from './metric-keys.js';
 import { CounterTally, HistogramTally } from './metric-tallies.js';
+import { isKnownPricingCategory, OTHER_PRICING_CATEGORY } from '../pricing/pricing-category.js';
 
 /**
  * The `kind` label of cw_webhook_events_total: a status by Meta's name (`sent`, `delivered`,
  * `read`, `failed`), a user's `message`, a `user_preferences` change, a `user_changed_user_id`
- * system message, a template's or the messaging limit's webhook by its field, or what was not
+ * system message, a template's or the messaging limit's webhook by its field, an `account_error`
+ * (a change's `errors[]`: account-, app- or system-level), or what was not
  * applied: `ignored` (fields and statuses we do not act on), `malformed` (an item we could not
  * read), `unreadable` (a signed POST that is not a webhook body); `unlinked` counts messages
  * and preferences (also counted by kind) that came with a user ID only whose phone is not
@@ -26,20 +28,10 @@ export type WebhookEventKind =
   | 'template_category_update'
   | 'business_capability_update'
   | 'account_update'
+  | 'account_error'
   | 'ignored'
   | 'malformed'
   | 'unreadable';
-
-/** Meta's pricing categories (reference cloud-api-2026.md §1): the `category` label's values, with `other`. */
-const BILLABLE_CATEGORIES = new Set([
-  'marketing',
-  'marketing_lite',
-  'utility',
-  'authentication',
-  'authentication_international',
-  'service',
-  'referral_conversion',
-]);
 
 /**
  * The webhook consumer's metrics. It already ends each batch with one MULTI (ack, delete,
@@ -52,6 +44,7 @@ export class WebhookMetrics {
   #events = new CounterTally();
   #lag = new HistogramTally(WEBHOOK_LAG_BUCKETS);
   #billable = new CounterTally();
+  #accountErrors = new CounterTally();
 
   constructor(prefix: string) {
     this.#keys = metricsKeys(prefix);
@@ -71,8 +64,13 @@ export class WebhookMetrics {
    * market. A category Meta may add is counted as `other`, so the series stay few.
    */
   countBillable(phoneNumberId: string, category: string, market: string): void {
-    const known = BILLABLE_CATEGORIES.has(category) ? category : 'other';
+    const known = isKnownPricingCategory(category) ? category : OTHER_PRICING_CATEGORY;
     this.#billable.add(`${phoneNumberId}|${known}|${market}`);
+  }
+
+  /** An account-level error Meta reported for a number (`unknown` when the change named none), by its code. */
+  countAccountError(phoneNumberId: string, code: string): void {
+    this.#accountErrors.add(`${phoneNumberId === '' ? 'unknown' : phoneNumberId}|${code}`);
   }
 
   /** Forgets what a batch counted before it failed (it is read again, and counted then). */
@@ -80,6 +78,7 @@ export class WebhookMetrics {
     this.#events = new CounterTally();
     this.#lag = new HistogramTally(WEBHOOK_LAG_BUCKETS);
     this.#billable = new CounterTally();
+    this.#accountErrors = new CounterTally();
   }
 
   /** Adds what was counted since the last call to `tx` and starts again from zero. */
@@ -87,6 +86,7 @@ export class WebhookMetrics {
     this.#events.writeTo(tx, this.#keys.webhookEvents);
     this.#lag.writeTo(tx, this.#keys.webhookLag);
     this.#billable.writeTo(tx, this.#keys.billable);
+    this.#accountErrors.writeTo(tx, this.#keys.accountErrors);
     this.discard();
   }
 }

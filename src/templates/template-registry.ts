@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { TemplateInfo } from '../campaigns/template-status.js';
 import type { MessageTemplate } from './template-schema.js';
 import type { TemplateSource } from './template-source.js';
+import { sameLanguage, translationKey } from './language-code.js';
 
 /** What the cache holds: one whole list, when it was fetched and from where. */
 export interface TemplateSnapshot {
@@ -87,7 +88,9 @@ export class TemplateRegistry {
    */
   async list(): Promise<MessageTemplate[]> {
     const [templates, infos] = await Promise.all([this.#list(), this.#cache.templateInfos?.()]);
-    return infos === undefined || infos.size === 0 ? templates : templates.map((t) => withInfo(t, infos.get(`${t.name}\n${t.language}`)));
+    return infos === undefined || infos.size === 0
+      ? templates
+      : templates.map((t) => withInfo(t, infos.get(translationKey(t.name, t.language))));
   }
 
   async #list(): Promise<MessageTemplate[]> {
@@ -114,7 +117,7 @@ export class TemplateRegistry {
 
   async find(name: string, language: string): Promise<TemplateLookup> {
     const sameName = (await this.list()).filter((t) => t.name === name).sort((a, b) => compare(a.language, b.language));
-    const template = sameName.find((t) => t.language === language);
+    const template = sameName.find((t) => sameLanguage(t.language, language));
     return template === undefined ? { sameName } : { template, sameName };
   }
 

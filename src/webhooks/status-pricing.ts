@@ -1,5 +1,6 @@
 import type { StatusPricing } from '../campaigns/ledger.js';
 import { marketOfRecipient } from '../pricing/markets.js';
+import { pricingCategoryOf } from '../pricing/pricing-category.js';
 
 /**
  * A status's `pricing` object (reference cloud-api-2026.md §1): `{billable, pricing_model: "PMP",
@@ -13,7 +14,8 @@ export function statusPricing(item: Record<string, unknown>): StatusPricing | un
   const pricing = item.pricing;
   if (typeof pricing !== 'object' || pricing === null) return undefined;
   const { category, billable, type } = pricing as Record<string, unknown>;
-  if (typeof category !== 'string' || !/^[a-z_]{1,40}$/.test(category)) return undefined;
+  // Spellings Meta varies are read as one; a category it adds is kept and counted, not dropped.
+  if (typeof category !== 'string') return undefined;
   const recipient =
     typeof item.recipient_id === 'string' && item.recipient_id !== ''
       ? item.recipient_id
@@ -21,7 +23,7 @@ export function statusPricing(item: Record<string, unknown>): StatusPricing | un
         ? item.recipient_user_id
         : '';
   return {
-    category,
+    category: pricingCategoryOf(category),
     billable: typeof billable === 'boolean' ? billable : type === 'regular',
     market: marketOfRecipient(recipient),
   };

@@ -8,6 +8,8 @@ import type { WebhookMetrics } from '../redis/webhook-metrics.js';
 import { parseWebhook, type OptOutMatcher, type WebhookEvents } from './webhook-events.js';
 import { webhookKeys } from '../redis/webhook-keys.js';
 import type { LimitUpdate } from './limit-events.js';
+import type { AccountError } from '../campaigns/settle/account-errors.js';
+import { isKnownPricingCategory } from '../pricing/pricing-category.js';
 
 const GROUP = 'appliers';
 /** Entries a consumer read and did not acknowledge for this long (it died) are taken over. */
@@ -45,6 +47,11 @@ export interface WebhookConsumerOptions {
   links?: UserLinkStore;
   /** Webhooks that change a portfolio's messaging limit (src/portfolios/limit-webhooks.ts); absent: counted only. */
   onLimitUpdates?: (updates: readonly LimitUpdate[]) => Promise<void>;
+  /**
+   * Account-, app- and system-level errors (src/campaigns/settle/account-errors.ts: kept for the page, halting codes pause the
+   * number's campaigns); absent: logged and counted only.
+   */
+  onAccountErrors?: (errors: readonly AccountError[]) => Promise<void>;
 }
 
 /**
@@ -55,7 +62,8 @@ export interface WebhookConsumerOptions {
  * apply by first-seen time. Any number of consumers may run (one per `campaign serve`).
  */
 export class WebhookConsumer {
-  readonly #o: Required<Omit<WebhookConsumerOptions, 'metrics' | 'onLimitUpdates'>> & Pick<WebhookConsumerOptions, 'onLimitUpdates'>;
+  readonly #o: Required<Omit<WebhookConsumerOptions, 'metrics' | 'onLimitUpdates' | 'onAccountErrors'>> &
+    Pick<WebhookConsumerOptions, 'onLimitUpdates' | 'onAccountErrors'>;
   readonly #metrics: WebhookMetrics | undefined;
   readonly #keys: ReturnType<typeof webhookKeys>;
   #running: Promise<void> | undefined;
@@ -155,6 +163,7 @@ export class WebhookConsumer {
     const templates: TemplateStatusUpdate[] = [];
     const limits: LimitUpdate[] = [];
     const templateInfo: TemplateInfoUpdate[] = [];
+    const accountErrors: AccountError[] = [];
     const stats: Record<string, number> = { posts: entries.length };
     const metrics = this.#metrics;
     // Metrics hook: what an earlier batch counted before it failed is counted again when it is read again.
@@ -175,6 +184,7 @@ export class WebhookConsumer {
       templates.push(...parsed.events.templates);
       limits.push(...parsed.events.limits);
       templateInfo.push(...parsed.events.templateInfo);
+      accountErrors.push(...parsed.events.accountErrors);
       stats.ignored = (stats.ignored ?? 0) + parsed.events.ignored;
       stats.malformed = (stats.malformed ?? 0) + parsed.events.malformed;
       if (metrics !== undefined) countKinds(metrics, parsed.events);
@@ -195,6 +205,18 @@ export class WebhookConsumer {
     if (limits.length > 0) {
       stats.limits = limits.length;
       await this.#o.onLimitUpdates?.(limits);
+    }
+    if (accountErrors.length > 0) {
+      stats.accountErrors = accountErrors.length;
+      if (this.#o.onAccountErrors !== undefined) await this.#o.onAccountErrors(accountErrors);
+      else for (const e of accountErrors) this.#o.logger.warn({ ...e }, 'Meta reported an account error');
+    }
+    // A pricing category Meta added is kept on its row as given; counted so that a card can be taught it.
+    const unknownPricing = statuses.filter((s) => s.pricing !== undefined && !isKnownPricingCategory(s.pricing.category));
+    if (unknownPricing.length > 0) {
+      stats.unknownPricing = unknownPricing.length;
+      const categories = [...new Set(unknownPricing.map((s) => s.pricing?.category))];
+      this.#o.logger.warn({ categories }, 'statuses with a pricing category this version does not know (kept as given)');
     }
     for (const u of templateInfo) {
       this.#o.logger.info({ template: u }, `template ${u.name} (${u.language}): ${u.kind} ${u.previous || '?'} → ${u.value}`);
@@ -250,6 +272,8 @@ function countKinds(metrics: WebhookMetrics, events: WebhookEvents): void {
   metrics.count('message_template_quality_update', events.templateInfo.filter((u) => u.kind === 'quality').length);
   metrics.count('template_category_update', events.templateInfo.filter((u) => u.kind === 'category').length);
   for (const limit of events.limits) metrics.count(limit.field);
+  metrics.count('account_error', events.accountErrors.length);
+  for (const error of events.accountErrors) metrics.countAccountError(error.phoneNumberId, error.code);
   metrics.count('ignored', events.ignored);
   metrics.count('malformed', events.malformed);
 }

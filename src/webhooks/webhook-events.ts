@@ -1,6 +1,8 @@
 import type { StatusUpdate, TemplateInfoUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
+import type { AccountError } from '../campaigns/settle/account-errors.js';
 import type { InboundEvent, PreferenceEvent, StatusEvent, UserIdChange } from '../campaigns/settle/user-joins.js';
 import { toLimitUpdate, type LimitUpdate } from './limit-events.js';
+import { text, userOf } from './webhook-contacts.js';
 import { statusPricing } from './status-pricing.js';
 import { entryTimeMs, toTemplateInfo } from './template-info-events.js';
 
@@ -27,6 +29,8 @@ export interface WebhookEvents {
   limits: LimitUpdate[];
   /** `message_template_quality_update`, `template_category_update`: a template's quality score or category. */
   templateInfo: TemplateInfoUpdate[];
+  /** A `messages` change's `errors[]`: account-, app- and system-level problems, for the number of the change. */
+  accountErrors: AccountError[];
   /** Items of kinds this version does not act on (inbound messages, preferences, template updates…). */
   ignored: number;
   /**
@@ -67,6 +71,7 @@ export function parseWebhook(raw: Buffer | string, isOptOut: OptOutMatcher = () 
     templates: [],
     limits: [],
     templateInfo: [],
+    accountErrors: [],
     ignored: 0,
     malformed: 0,
   };
@@ -120,15 +125,15 @@ function addChange(
     events.ignored += countItems(value);
     return;
   }
+  const contacts = Array.isArray(value.contacts) ? value.contacts.filter(isObject) : [];
   for (const item of Array.isArray(value.statuses) ? value.statuses : []) {
-    const status = toStatus(item, phoneNumberId);
+    const status = toStatus(item, phoneNumberId, contacts);
     if (status === undefined) events.malformed++;
     else if (status === 'other') events.ignored++;
     else events.statuses.push(status);
   }
-  const contacts = Array.isArray(value.contacts) ? value.contacts.filter(isObject) : [];
   for (const item of Array.isArray(value.messages) ? value.messages : []) {
-    const idChange = toUserIdChange(item, phoneNumberId);
+    const idChange = toUserIdChange(item, phoneNumberId, contacts);
     if (idChange !== undefined) {
       if (idChange === 'malformed') events.malformed++;
       else events.userIdChanges.push(idChange);
@@ -138,10 +143,24 @@ function addChange(
     if (inbound === undefined) events.malformed++;
     else events.inbound.push(inbound);
   }
-  events.ignored += Array.isArray(value.errors) ? value.errors.length : 0;
+  for (const item of Array.isArray(value.errors) ? value.errors : []) {
+    const error = toAccountError(item, phoneNumberId, entryTimeMs(entry));
+    if (error === undefined) events.malformed++;
+    else events.accountErrors.push(error);
+  }
 }
 
-function toStatus(item: unknown, phoneNumberId: string): StatusEvent | 'other' | undefined {
+/** One of a change's `errors[]` (Meta's error object: code, title, message, error_data.details); no code is malformed. */
+function toAccountError(item: unknown, phoneNumberId: string, at: number): AccountError | undefined {
+  if (!isObject(item)) return undefined;
+  const code = typeof item.code === 'number' && Number.isInteger(item.code) ? String(item.code) : text(item.code);
+  if (code === undefined || !/^\d{1,10}$/.test(code)) return undefined;
+  const title = text(item.title) ?? text(item.message) ?? '';
+  const details = (isObject(item.error_data) ? text(item.error_data.details) : undefined) ?? text(item.message) ?? '';
+  return { phoneNumberId, code, title: title.slice(0, 200), details: details.slice(0, 500), at };
+}
+
+function toStatus(item: unknown, phoneNumberId: string, contacts: readonly Record<string, unknown>[]): StatusEvent | 'other' | undefined {
   if (!isObject(item) || typeof item.id !== 'string' || item.id === '' || typeof item.status !== 'string') return undefined;
   // Unix seconds as a string (a number is accepted too).
   const seconds =
@@ -153,11 +172,10 @@ function toStatus(item: unknown, phoneNumberId: string): StatusEvent | 'other' |
   if (typeof item.biz_opaque_callback_data === 'string' && item.biz_opaque_callback_data !== '')
     update.callbackData = item.biz_opaque_callback_data;
   // Who it went to: kept to learn the user ID ↔ phone link, never to find the row (wamid and callback data do that).
-  const contact = Array.isArray(item.contacts) ? item.contacts.find(isObject) : undefined;
-  const recipientId = text(item.recipient_id) ?? text(contact?.wa_id);
-  const userId = text(item.recipient_user_id) ?? text(contact?.user_id);
-  if (recipientId !== undefined) update.recipientId = recipientId.replace(/^\+/, '');
-  if (userId !== undefined) update.userId = userId;
+  // `failed` has no contact (Meta), and a contact found for it would be another status's recipient.
+  const who = userOf(text(item.recipient_id), text(item.recipient_user_id), update.kind === 'failed' ? [] : contacts);
+  if (who?.waId !== undefined) update.recipientId = who.waId;
+  if (who?.userId !== undefined) update.userId = who.userId;
   const pricing = update.kind === 'failed' ? undefined : statusPricing(item);
   if (pricing !== undefined) update.pricing = pricing;
   if (update.kind === 'failed') {
@@ -230,43 +248,33 @@ function toPreference(item: unknown, phoneNumberId: string, contacts: readonly R
 }
 
 /**
- * A user's phone and business-scoped user ID from an item and its change's `contacts[]` (the
- * contact with that phone, or the only contact): either may be missing, not both.
+ * A `system` message `user_changed_user_id` (Meta's business-scoped user ID page and its system
+ * message reference): the new ID in `system.user_id` (and the phone in `system.wa_id`, else the
+ * sender's `from`), the old one in `system.previous_user_id` or the sender's `from_user_id`, else
+ * read from `system.body` ("… changed from US.1… to US.2…"). Undefined for any other message;
+ * 'malformed' when it names no new ID, or neither the old ID nor the phone (then nothing can
+ * be linked to the new one).
  */
-function userOf(
-  phone: string | undefined,
-  userId: string | undefined,
+function toUserIdChange(
+  item: unknown,
+  phoneNumberId: string,
   contacts: readonly Record<string, unknown>[],
-): { waId?: string; userId?: string } | undefined {
-  const contact = phone !== undefined ? contacts.find((c) => text(c.wa_id) === phone) : undefined;
-  const only = contacts.length === 1 ? contacts[0] : undefined;
-  const id = userId ?? text(contact?.user_id) ?? (phone === undefined ? text(only?.user_id) : undefined);
-  const waId = phone ?? (id !== undefined && only !== undefined && text(only.user_id) === id ? text(only.wa_id) : undefined);
-  if (waId === undefined && id === undefined) return undefined;
-  return { ...(waId === undefined ? {} : { waId: waId.replace(/^\+/, '') }), ...(id === undefined ? {} : { userId: id }) };
-}
-
-/**
- * A `system` message `user_changed_user_id` (reference 2026 §4): the new ID in `system.user_id`,
- * the old one in `system.previous_user_id` or the sender's `from_user_id`, else read from
- * `system.body` ("… changed from US.1… to US.2…"). Undefined for any other message; 'malformed'
- * when it names no old and new ID.
- */
-function toUserIdChange(item: unknown, phoneNumberId: string): UserIdChange | 'malformed' | undefined {
+): UserIdChange | 'malformed' | undefined {
   if (!isObject(item) || item.type !== 'system' || !isObject(item.system) || item.system.type !== 'user_changed_user_id') return undefined;
   const { system } = item;
   const fromBody = typeof system.body === 'string' ? /from\s+(\S+?)\.?\s+to\s+(\S+?)\.?$/.exec(system.body.trim()) : null;
   const previous = text(system.previous_user_id) ?? text(item.from_user_id) ?? fromBody?.[1];
-  const userId = text(system.user_id) ?? fromBody?.[2];
+  const who = userOf(text(system.wa_id) ?? text(item.from), text(system.user_id) ?? fromBody?.[2], contacts);
   const at = seconds(item.timestamp);
-  if (previous === undefined || userId === undefined || previous === userId || Number.isNaN(at) || phoneNumberId === '') return 'malformed';
-  const waId = text(system.wa_id) ?? text(item.from);
-  return { phoneNumberId, previous, userId, ...(waId === undefined ? {} : { waId: waId.replace(/^\+/, '') }), at: Math.round(at * 1000) };
-}
-
-/** A non-empty string, else undefined. */
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
+  if (who?.userId === undefined || previous === who.userId || Number.isNaN(at) || phoneNumberId === '') return 'malformed';
+  if (previous === undefined && who.waId === undefined) return 'malformed';
+  return {
+    phoneNumberId,
+    ...(previous === undefined ? {} : { previous }),
+    userId: who.userId,
+    ...(who.waId === undefined ? {} : { waId: who.waId }),
+    at: Math.round(at * 1000),
+  };
 }
 
 /**

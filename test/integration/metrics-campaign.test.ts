@@ -110,6 +110,7 @@ describe('GET /metrics: a campaign sent by `campaign worker` in another process'
         cw_webhook_events_total: 'counter',
         cw_webhook_lag_seconds: 'histogram',
         cw_billable_messages_total: 'counter',
+        cw_account_errors_total: 'counter',
       });
 
       await rig.startWorker();

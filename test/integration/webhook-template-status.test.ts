@@ -115,4 +115,24 @@ describe('campaign serve: template status webhooks', () => {
     expect((await ledger.status('y'))?.state).toBe('running');
     await cli.waitFor(/template order_update \(en_US\): REINSTATED/);
   });
+
+  it('Meta writes the language en-US in template webhooks: it pauses and resumes the en_US campaign all the same', async () => {
+    const template = { name: 'order_update', language: 'en_US' };
+    await runningCampaign('dash', template);
+    cli = new CliProcess(['serve', '--port', '0', '--host', '127.0.0.1'], {
+      REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: prefix,
+      WHATSAPP_APP_SECRET: SECRET,
+      WEBHOOK_VERIFY_TOKEN: 'verify-token',
+      LOG_LEVEL: 'info',
+    });
+    const url = (await cli.waitFor(LISTENING))[1] ?? '';
+
+    expect(await signedPost(url, templateWebhook('PAUSED', template.name, 'en-US', 'LOW_QUALITY'))).toBe(200);
+    await waitFor(async () => (await ledger.status('dash'))?.state, { what: 'paused', until: (s) => s === 'paused', timeoutMs: 1000 });
+    expect((await ledger.status('dash'))?.pausedReason).toBe('TEMPLATE_PAUSED: PAUSED order_update (en-US): LOW_QUALITY');
+
+    expect(await signedPost(url, templateWebhook('REINSTATED', template.name, 'en-US', 'NONE'))).toBe(200);
+    await waitFor(async () => (await ledger.status('dash'))?.state, { what: 'resumed', until: (s) => s === 'running', timeoutMs: 1000 });
+  });
 });

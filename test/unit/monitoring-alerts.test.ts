@@ -53,6 +53,12 @@ describe('the Prometheus alert rules', () => {
     // 0 (AuthException) and 190 (token expired or invalid): PromQL regexes match whole values.
     expect(rule('CloudApiTokenError').expr).toMatch(/cw_sends_total\{result=~"0\|190"\}/);
   });
+
+  it("fires on any account error Meta reports by webhook (a change's errors[]), per number and code", () => {
+    const account = rule('CloudApiAccountError');
+    expect(account.expr).toBe('sum by (phone_number_id, code) (increase(cw_account_errors_total[10m])) > 0');
+    expect(account.labels?.severity).toBe('critical');
+  });
 });
 
 describe('the Prometheus configuration', () => {

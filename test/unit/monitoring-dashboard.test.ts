@@ -27,10 +27,11 @@ describe('the Grafana dashboard', () => {
     dashboard = JSON.parse(readRepoFile(DASHBOARD)) as Dashboard;
   });
 
-  it('the service registry gives the nine cw_* metrics (histograms as _bucket, _sum, _count) and the process metrics', () => {
+  it('the service registry gives the ten cw_* metrics (histograms as _bucket, _sum, _count) and the process metrics', () => {
     const cw = [...known].filter((name) => name.startsWith('cw_')).sort();
     expect(cw).toEqual(
       [
+        'cw_account_errors_total',
         'cw_billable_messages_total',
         'cw_campaign_eta_seconds',
         'cw_campaign_rows',

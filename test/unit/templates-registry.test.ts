@@ -187,6 +187,12 @@ describe('TemplateRegistry.find', () => {
     const { registry } = setup();
     expect(await registry.find('nope', 'en_US')).toEqual({ sameName: [] });
   });
+
+  it("takes en-US for en_US (as some of Meta's pages write it): the template, with its own spelling", async () => {
+    const { registry } = setup();
+    expect((await registry.find('order_update', 'en-US')).template?.language).toBe('en_US');
+    expect((await registry.find('order_update', 'pt-BR')).template?.language).toBe('pt_BR');
+  });
 });
 
 describe('TemplateRegistry', () => {

@@ -14,7 +14,7 @@ const change = (phoneNumberId: string, value: object, field = 'messages') => ({
 });
 
 describe('parseWebhook', () => {
-  it("reads a status's pricing with the recipient's market: billable as Meta says, else a regular type; none on failed", () => {
+  it('reads pricing with the market of its recipient: billable as Meta says, else by type; one spelling; none on failed', () => {
     const status = (id: string, extra: object) => ({
       id,
       status: 'delivered',
@@ -35,6 +35,10 @@ describe('parseWebhook', () => {
             }),
             status('w4', {}),
             status('w5', { pricing: { category: 'Not A Category!' } }),
+            // Meta's status page spells it with a hyphen; elsewhere with an underscore.
+            status('w6', { pricing: { type: 'regular', category: 'authentication-international' } }),
+            // A category Meta adds is kept as given, never dropped.
+            status('w7', { pricing: { type: 'regular', category: 'group_marketing' } }),
           ],
         }),
       ]),
@@ -44,7 +48,9 @@ describe('parseWebhook', () => {
       ['w2', { category: 'service', billable: false, market: 'India' }],
       ['w3', { category: 'utility', billable: true, market: 'Brazil' }],
       ['w4', undefined],
-      ['w5', undefined],
+      ['w5', { category: 'other', billable: false, market: 'India' }],
+      ['w6', { category: 'authentication_international', billable: true, market: 'India' }],
+      ['w7', { category: 'group_marketing', billable: true, market: 'India' }],
     ]);
     const sent = parseWebhook(example('webhook.status-sent.json'));
     expect(sent.ok && sent.events.statuses[0]?.pricing).toEqual({ category: 'marketing', billable: true, market: 'United Kingdom' });
@@ -72,6 +78,7 @@ describe('parseWebhook', () => {
         templates: [],
         limits: [],
         templateInfo: [],
+        accountErrors: [],
         ignored: 0,
         malformed: 0,
       },

@@ -7,12 +7,15 @@ import type { WebhookSink } from '../../src/sandbox/webhook-poster.js';
 import { parseWebhook } from '../../src/webhooks/webhook-events.js';
 
 /**
- * Contract of the 2026 webhook shapes with business-scoped user IDs (reference
- * cloud-api-2026.md §4, §5; cloud-api.md §3.3–§3.5): what Meta sends, checked on what the
- * sandbox sends (every pipeline test trusts it), and read back by the product's parser.
+ * Contract of the 2026 webhook shapes with business-scoped user IDs, as Meta's business-scoped
+ * user ID page prints them (test/fixtures/meta-pages, SOURCES.md): what the sandbox sends
+ * (every pipeline test trusts it), read back by the product's parser.
  *
- * - A status of a send to a phone: `recipient_id`; sent, delivered and read add
- *   `recipient_user_id` and `contacts: [{ wa_id, user_id }]`; `failed` has neither.
+ * - A status change: `contacts[]` (`wa_id`, `user_id`) at `value.contacts`, beside
+ *   `value.statuses`, never inside a status; one contact per recipient of the POST's sent,
+ *   delivered and read statuses. A status of a send to a phone: `recipient_id`; sent, delivered
+ *   and read add `recipient_user_id` (the June 2026 page; the November 2025 page: only for a
+ *   send to a user ID, the sandbox's `recipientUserIds: 'sent-to-user-id'`); `failed` has neither.
  * - A username user's message: `from_user_id` and `contacts[].user_id`, no `from`, no `wa_id`.
  * - `user_preferences`: `user_id` always, `wa_id` unless the user has a username; `value`
  *   stop / resume, `category: marketing_messages`, a numeric `timestamp`.
@@ -31,20 +34,27 @@ function valueOf(raw: string): { field: string; value: Json } {
   return change;
 }
 
-function statusRule(item: Json): string[] {
+/** What Meta's page says of one status change: its statuses, and the contacts beside them. */
+function changeRule(value: Json, recipientUserIds: 'always' | 'sent-to-user-id'): string[] {
   const problems: string[] = [];
-  if (typeof item.recipient_id !== 'string') problems.push('a send to a phone keeps recipient_id');
-  if (item.status === 'failed') {
-    if ('contacts' in item) problems.push('failed has no contacts');
-    if ('recipient_user_id' in item) problems.push('failed has no recipient_user_id');
-    return problems;
+  const statuses = value.statuses as Json[];
+  const contacts = (value.contacts ?? []) as Json[];
+  for (const item of statuses) {
+    if (typeof item.recipient_id !== 'string') problems.push('a send to a phone keeps recipient_id');
+    if ('contacts' in item) problems.push('contacts are never inside a status');
+    const named = item.recipient_user_id !== undefined;
+    if (item.status === 'failed' || recipientUserIds === 'sent-to-user-id') {
+      if (named) problems.push(`${String(item.status)} of a send to a phone has no recipient_user_id here`);
+    } else if (typeof item.recipient_user_id !== 'string' || !BSUID.test(item.recipient_user_id)) {
+      problems.push('recipient_user_id is a BSUID');
+    }
+    const contact = contacts.find((c) => c.wa_id === item.recipient_id);
+    if (item.status !== 'failed' && contact === undefined) problems.push('a contact for each sent, delivered or read recipient');
+    if (contact !== undefined && named && contact.user_id !== item.recipient_user_id)
+      problems.push('contacts[].user_id is recipient_user_id');
+    if (contact !== undefined && !BSUID.test(String(contact.user_id))) problems.push('contacts[].user_id is a BSUID');
   }
-  if (typeof item.recipient_user_id !== 'string' || !BSUID.test(item.recipient_user_id)) problems.push('recipient_user_id is a BSUID');
-  const contacts = item.contacts as Json[] | undefined;
-  if (!Array.isArray(contacts) || contacts.length !== 1) return [...problems, 'one contact'];
-  const [contact] = contacts;
-  if (contact?.wa_id !== item.recipient_id) problems.push('contacts[].wa_id is the recipient');
-  if (contact?.user_id !== item.recipient_user_id) problems.push('contacts[].user_id is recipient_user_id');
+  if (new Set(contacts.map((c) => c.wa_id)).size !== contacts.length) problems.push('one contact per recipient');
   return problems;
 }
 
@@ -56,7 +66,7 @@ class MemorySink implements WebhookSink {
   }
 }
 
-describe('2026 webhook shapes: statuses with contacts', () => {
+describe('2026 webhook shapes: statuses with contacts beside them', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
@@ -70,40 +80,58 @@ describe('2026 webhook shapes: statuses with contacts', () => {
     ...(failure === undefined ? {} : { failure }),
   });
 
-  it("the sandbox's sent, delivered, read and failed follow the contract, and the parser reads user ID and phone from them", () => {
-    const sink = new MemorySink();
-    const sender = new StatusWebhookSender({ url: 'http://127.0.0.1:9/webhook', appSecret: 's', readShare: 1 }, sink);
-    sender.accepted(accepted(1));
-    sender.accepted(accepted(2, asyncFailure(131026, 'recipientErrors')));
-    vi.advanceTimersByTime(5000);
-    const items = sink.posts.flatMap((raw) => valueOf(raw).value.statuses as Json[]);
-    expect(items.map((i) => `${String(i.id)} ${String(i.status)}`).sort()).toEqual([
-      'wamid.M1 delivered',
-      'wamid.M1 read',
-      'wamid.M1 sent',
-      'wamid.M2 failed',
-      'wamid.M2 sent',
-    ]);
-    for (const item of items) expect(statusRule(item), `${String(item.id)} ${String(item.status)}`).toEqual([]);
-    const statuses = sink.posts.flatMap((raw) => {
-      const parsed = parseWebhook(raw);
-      return parsed.ok ? parsed.events.statuses : [];
-    });
-    const userId = sandboxUserId(WA_ID);
-    for (const s of statuses) {
-      // Matched by wamid and callback data, whatever the recipient fields say.
-      expect(s.callbackData).toBe(`c1/${s.wamid.slice(-1)}`);
-      expect(s.recipientId).toBe(WA_ID);
-      expect(s.userId).toBe(s.kind === 'failed' ? undefined : userId);
-    }
-  });
+  it.each(['always', 'sent-to-user-id'] as const)(
+    "the sandbox's sent, delivered, read and failed (recipient_user_id: %s) follow the page, and the parser reads user ID and phone",
+    (recipientUserIds) => {
+      const sink = new MemorySink();
+      const sender = new StatusWebhookSender({ url: 'http://127.0.0.1:9/webhook', appSecret: 's', readShare: 1, recipientUserIds }, sink);
+      sender.accepted(accepted(1));
+      sender.accepted(accepted(2, asyncFailure(131026, 'recipientErrors')));
+      vi.advanceTimersByTime(5000);
+      const values = sink.posts.map((raw) => valueOf(raw).value);
+      const items = values.flatMap((value) => value.statuses as Json[]);
+      expect(items.map((i) => `${String(i.id)} ${String(i.status)}`).sort()).toEqual([
+        'wamid.M1 delivered',
+        'wamid.M1 read',
+        'wamid.M1 sent',
+        'wamid.M2 failed',
+        'wamid.M2 sent',
+      ]);
+      for (const value of values) expect(changeRule(value, recipientUserIds)).toEqual([]);
+      const statuses = sink.posts.flatMap((raw) => {
+        const parsed = parseWebhook(raw);
+        return parsed.ok ? parsed.events.statuses : [];
+      });
+      const userId = sandboxUserId(WA_ID);
+      for (const s of statuses) {
+        // Matched by wamid and callback data, whatever the recipient fields say.
+        expect(s.callbackData).toBe(`c1/${s.wamid.slice(-1)}`);
+        expect(s.recipientId).toBe(WA_ID);
+        expect(s.userId).toBe(s.kind === 'failed' ? undefined : userId);
+      }
+    },
+  );
 
   it('the contract refuses what Meta does not send', () => {
-    expect(statusRule({ status: 'failed', recipient_id: WA_ID, contacts: [] })).toEqual(['failed has no contacts']);
-    expect(statusRule({ status: 'delivered', recipient_id: WA_ID, recipient_user_id: 'nope', contacts: [{ wa_id: WA_ID }] })).toEqual([
-      'recipient_user_id is a BSUID',
-      'contacts[].user_id is recipient_user_id',
+    const contact = { wa_id: WA_ID, user_id: 'US.1' };
+    expect(changeRule({ statuses: [{ status: 'failed', recipient_id: WA_ID, contacts: [] }] }, 'always')).toEqual([
+      'contacts are never inside a status',
     ]);
+    expect(changeRule({ statuses: [{ status: 'delivered', recipient_id: WA_ID, recipient_user_id: 'US.1' }] }, 'always')).toEqual([
+      'a contact for each sent, delivered or read recipient',
+    ]);
+    expect(
+      changeRule(
+        { contacts: [contact], statuses: [{ status: 'read', recipient_id: WA_ID, recipient_user_id: 'US.1' }] },
+        'sent-to-user-id',
+      ),
+    ).toEqual(['read of a send to a phone has no recipient_user_id here']);
+    expect(
+      changeRule(
+        { contacts: [contact, contact], statuses: [{ status: 'sent', recipient_id: WA_ID, recipient_user_id: 'US.2' }] },
+        'always',
+      ),
+    ).toEqual(['contacts[].user_id is recipient_user_id', 'one contact per recipient']);
   });
 });
 

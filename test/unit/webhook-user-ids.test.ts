@@ -22,21 +22,19 @@ function parsed(raw: string): WebhookEvents {
 }
 
 describe('parseWebhook: business-scoped user IDs', () => {
-  it('a status of a send to a phone: recipient_id, recipient_user_id and contacts[] give the phone and the user ID', () => {
+  it("statuses of several recipients: each joined to its contact in the change's contacts[] by recipient_id = wa_id", () => {
     const events = parsed(
       envelope([
         change({
+          // Beside the statuses, as Meta puts them; in another order than the statuses.
+          contacts: [
+            { wa_id: '447700900123', user_id: 'GB.77' },
+            { profile: { username: 'ana' }, wa_id: PHONE, user_id: USER },
+          ],
           statuses: [
-            {
-              id: 'wamid.A',
-              status: 'delivered',
-              timestamp: '1780000000',
-              recipient_id: PHONE,
-              recipient_user_id: USER,
-              contacts: [{ wa_id: PHONE, user_id: USER, profile: { username: '@ana' } }],
-            },
-            // Only contacts[]: the user ID and phone are read from it.
-            { id: 'wamid.B', status: 'read', timestamp: '1780000001', contacts: [{ wa_id: '447700900123', user_id: 'GB.77' }] },
+            { id: 'wamid.A', status: 'delivered', timestamp: '1780000000', recipient_id: PHONE, recipient_user_id: USER },
+            // No recipient_user_id (a send to a phone, as Meta's page of November 2025 has it): the contact gives it.
+            { id: 'wamid.B', status: 'read', timestamp: '1780000001', recipient_id: '447700900123' },
           ],
         }),
       ]),

@@ -24,10 +24,13 @@ export type InboundEvent = Omit<InboundUpdate, 'waId'> & { waId?: string; userId
 /** A `user_preferences` event as the webhook gave it: a phone, a user ID, or both. */
 export type PreferenceEvent = Omit<PreferenceUpdate, 'waId'> & { waId?: string; userId?: string };
 
-/** A `system` message `user_changed_user_id`: the user's ID changed from `previous` to `userId` (`waId` when Meta gives the phone). */
+/**
+ * A `system` message `user_changed_user_id`: the user's ID changed from `previous` to `userId`
+ * (`waId` when Meta gives the phone; `previous` when it gives the old ID: at least one of them).
+ */
 export interface UserIdChange {
   phoneNumberId: string;
-  previous: string;
+  previous?: string;
   userId: string;
   waId?: string;
   at: number;
@@ -124,7 +127,7 @@ export async function joinUsers(
   const keys = [
     ...links.map((l) => ({ phoneNumberId: l.phoneNumberId, userId: l.userId })),
     ...batch.userIdChanges.flatMap((c) => [
-      { phoneNumberId: c.phoneNumberId, userId: c.previous },
+      ...(c.previous === undefined ? [] : [{ phoneNumberId: c.phoneNumberId, userId: c.previous }]),
       { phoneNumberId: c.phoneNumberId, userId: c.userId },
     ]),
     // Parked just now: another consumer may have learnt their link since they were looked up.

@@ -28,6 +28,7 @@
 -- Includes
 --- @include "clock"
 --- @include "template-hold"
+--- @include "language"
 
 local campaignKey, recentKey = KEYS[1], KEYS[2]
 local name, language = ARGV[2], ARGV[3]
@@ -35,7 +36,7 @@ local event, detail = templateEventOf(ARGV[1], ARGV[4])
 local f = redis.call('HMGET', campaignKey, 'definition', 'cancelled', 'finishedAt', 'paused', 'pausedReason', 'templateHold')
 if not f[1] then return 'missing' end
 local plan = cjson.decode(f[1]).plan
-if type(plan) ~= 'table' or plan.name ~= name or plan.language ~= language then return 'other-template' end
+if type(plan) ~= 'table' or plan.name ~= name or languageKey(plan.language) ~= languageKey(language) then return 'other-template' end
 if f[2] == '1' or f[3] then return 'finished' end
 
 if holdsTemplate(event) then return putTemplateHold(campaignKey, event, name, language, detail, ledgerNow(ARGV[5])) end
