@@ -110,6 +110,8 @@ export async function createCampaign(
   const optedOut =
     message.kind === 'text' || message.requirements.category === 'MARKETING' ? await deps.ledger.optOuts(spec.phoneNumberId) : undefined;
   const category = message.kind === 'template' ? message.requirements.category : undefined;
+  // Meta's marketing cap (131049): the users it capped wait out the wait; texts and other categories are not capped.
+  const marketingCapped = category === 'MARKETING' ? await deps.ledger.marketingCaps(spec.phoneNumberId) : undefined;
   const pricing = { card: deps.rateCard, category: cardCategoryOf(category ?? 'service') };
   const input = {
     file: request.file,
@@ -120,6 +122,7 @@ export async function createCampaign(
     usMarketingPaused: usMarketingPaused(category, spec.allowUsMarketing),
     names: request.names,
     ...(optedOut === undefined ? {} : { optedOut }),
+    ...(marketingCapped === undefined ? {} : { marketingCapped }),
   };
   // Refused before a row is queued: the file is read once more, as a dry run, to price it first.
   if (request.maxCost !== undefined && !spec.dryRun) {

@@ -184,7 +184,7 @@ export interface StatusOutcome {
 }
 
 import type { RetryPage } from './control/retry-page.js';
-export { RETRY_HOLD_131049_MS, type RetryPage } from './control/retry-page.js';
+export type { RetryPage } from './control/retry-page.js';
 
 /** Meta's customer-service window: 24 hours from the user's last message (reference §4). */
 export const SERVICE_WINDOW_MS = 24 * 3_600_000;
@@ -280,6 +280,8 @@ export interface IngestLedger extends Pick<ReportLedger, 'getCampaign' | 'status
   finishIngest(campaignId: string): Promise<boolean>;
   /** Every recipient opted out of marketing from this number's business portfolio, with where it was learnt. */
   optOuts(phoneNumberId: string): Promise<Map<string, OptOutSource>>;
+  /** Every recipient whose marketing cap (131049) holds now on this number's business portfolio, with when its wait ends (ms). */
+  marketingCaps(phoneNumberId: string): Promise<Map<string, number>>;
 }
 
 /**
@@ -319,6 +321,11 @@ export interface SendLedger extends Pick<ReportLedger, 'getCampaign'> {
   confirmInDoubt(phoneNumberId: string, limit: number): Promise<InDoubtDecisions>;
   /** Meta said the recipient stopped marketing messages (131050): remember it for every number of its portfolio. */
   recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void>;
+  /**
+   * Meta answered 131049 (the user's marketing cap) to a send of the campaign: when it sends a MARKETING template, no number of its
+   * portfolio sends the user one until the wait is over (record-marketing-cap.lua).
+   */
+  recordMarketingCap(phoneNumberId: string, campaignId: string, phone: string): Promise<void>;
   /** `campaign optouts add`: the operator opts a recipient out on the number's portfolio (true), or they were already (false). */
   addOptOut(phoneNumberId: string, phone: string): Promise<boolean>;
   /** `campaign optouts remove`: true if the recipient was opted out and no longer is. */

@@ -32,6 +32,9 @@ export const REJECTION_REASONS = {
     'the recipient stopped marketing messages from this business (Meta answered 131050 to an earlier ' +
     'send, they sent an opt-out keyword or stopped marketing in WhatsApp, or an operator added them); ' +
     'a MARKETING template or a --text message is not sent to them',
+  MARKETING_CAP_WAIT:
+    'a MARKETING template to a recipient whose marketing template Meta failed with 131049 (its marketing cap for the ' +
+    'user) less than 24 hours ago, on any number of this business; Meta penalises a resend within 24 hours, so it waits',
   MARKETING_US_PAUSED:
     'a MARKETING template to a US number (+1 with a US area code): Meta has paused marketing to the US since ' +
     '2025-04-01 and fails it with 131049; `send --allow-us-marketing` sends it anyway',

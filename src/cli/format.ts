@@ -1,12 +1,12 @@
 import { campaignLabel, campaignMessage, describeMessage, type CampaignDefinition, type CampaignStatus } from '../campaigns/campaign.js';
 import { costJson, costLines } from './format-cost.js';
 import type { CampaignCost } from '../pricing/recorded-cost.js';
-import type { OptOutOrigin, SendOutcome } from '../campaigns/ingest/producer.js';
+import type { SendOutcome } from '../campaigns/ingest/producer.js';
 import { delimiterLabel } from '../csv/delimiter.js';
 import type { SendEstimate } from '../campaigns/feed/send-estimate.js';
 import type { MessagingLimitCheck } from '../campaigns/ingest/messaging-limit-check.js';
 import type { WindowStatus } from '../campaigns/report/window-status.js';
-import { REJECTION_REASONS, type RejectionReason } from '../campaigns/rejection-reasons.js';
+import { reasonLines } from './format-reasons.js';
 import { formatInstant, machineZone, type DisplayZone } from './display-zone.js';
 
 export interface StatusView {
@@ -184,6 +184,7 @@ export function summaryJson(summary: SendOutcome, rate: number): Record<string, 
     kept: summary.kept,
     keptByStatus: summary.keptByStatus,
     optedOutBy: summary.optedOutBy,
+    marketingCapUntil: iso(summary.marketingCapUntil),
     interruptedAtRow: summary.interruptedAtRow ?? null,
     rejectsFile: summary.rejectsFile ?? null,
     secondsAtSendRate: secondsAt(summary.valid, rate) ?? null,
@@ -302,10 +303,7 @@ export function summaryText(summary: SendOutcome, rate: number, display?: PlanDi
   lines.push(...costLines(summary));
   if (summary.delimiter !== ',') lines.push(`  fields separated by ${delimiterLabel(summary.delimiter)}`);
   if (summary.reopened > 0) lines.push(`  ${summary.reopened} rows rejected or skipped by an earlier run are valid now and queued`);
-  for (const [reason, count] of Object.entries(summary.byReason)) {
-    const why = reason === 'OPTED_OUT' ? optedOutWhy(summary.optedOutBy) : REJECTION_REASONS[reason as RejectionReason];
-    lines.push(`  ${String(count).padStart(7)}  ${reason}: ${why}`);
-  }
+  lines.push(...reasonLines(summary, shown.zone));
   if (summary.rejectsFile !== undefined) lines.push(`Rejected and skipped rows: ${summary.rejectsFile}`);
   return lines.join('\n');
 }
@@ -315,24 +313,6 @@ function keptPart(summary: SendOutcome): string {
   if (summary.kept === 0) return '';
   const statuses = Object.entries(summary.keptByStatus).map(([status, n]) => `${n} ${status}`);
   return `, ${summary.kept} already in the campaign and kept as they were (${statuses.join(', ')})`;
-}
-
-const OPT_OUT_ORIGINS: Record<OptOutOrigin, string> = {
-  '131050': 'Meta answered 131050 to an earlier send',
-  keyword: 'they answered with an opt-out keyword',
-  user_preferences: 'they stopped marketing messages in WhatsApp (user_preferences)',
-  operator: 'an operator added them (`campaign optouts add`)',
-};
-
-/** The OPTED_OUT line names where each opt-out came from, not only Meta's 131050. */
-function optedOutWhy(by: SendOutcome['optedOutBy']): string {
-  const origins = (Object.keys(OPT_OUT_ORIGINS) as OptOutOrigin[])
-    .filter((origin) => (by[origin] ?? 0) > 0)
-    .map((origin) => `${by[origin] ?? 0}: ${OPT_OUT_ORIGINS[origin]}`);
-  return (
-    `the recipient stopped marketing messages from this business (${origins.join('; ')}); a ` +
-    `MARKETING template or a --text message is not sent to them`
-  );
 }
 
 function formatDuration(seconds: number): string {

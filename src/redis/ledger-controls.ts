@@ -8,7 +8,7 @@ import type {
   RetryPage,
   RetrySelection,
 } from '../campaigns/ledger.js';
-import { RETRY_HOLD_131049_MS } from '../campaigns/ledger.js';
+import { MARKETING_CAP_WAIT_MS } from '../campaigns/marketing-cap-wait.js';
 import { AppError } from '../errors/app-error.js';
 import type { LedgerContext } from './ledger-context.js';
 import { feedKeys, laneBacklogKey, optOutsKey, retentionLockKey, wamidsKey } from './ledger-keys.js';
@@ -65,13 +65,13 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld' |
 
   async markForRetry(campaignId: string, fromRow: number, toRow: number, selection: RetrySelection): Promise<RetryPage> {
     // An empty range: nothing to look at (the script's HMGET would get no fields).
-    if (fromRow > toRow) return { requeued: 0, noPayload: 0, held: 0, heldUntil: 0, usMarketing: 0, optedOut: 0 };
+    if (fromRow > toRow) return { requeued: 0, noPayload: 0, held: 0, heldUntil: 0, usMarketing: 0, optedOut: 0, experiment: 0 };
     const { redis, prefix, clock } = this.context;
     const keys = await this.context.keys(campaignId);
     // The script cannot run libphonenumber-js: it gets the US area codes the library knows
     // (loaded only here: every other command of the ledger starts without it).
     const usCodes = selection.keepUsMarketingFailed === true ? (await import('../phone/us-numbers.js')).usAreaCodes().join(',') : '';
-    const [requeued, noPayload, held, heldUntil, usMarketing, optedOut] = await redis.cwMarkForRetry(
+    const [requeued, noPayload, held, heldUntil, usMarketing, optedOut, experiment] = await redis.cwMarkForRetry(
       keys.campaign,
       keys.rows,
       keys.pending,
@@ -84,7 +84,7 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld' |
       selection.unknown ? '1' : '0',
       campaignId,
       clock.arg(),
-      RETRY_HOLD_131049_MS,
+      MARKETING_CAP_WAIT_MS,
       usCodes,
     );
     return {
@@ -94,6 +94,7 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld' |
       heldUntil: Number(heldUntil ?? 0),
       usMarketing: Number(usMarketing ?? 0),
       optedOut: Number(optedOut ?? 0),
+      experiment: Number(experiment ?? 0),
     };
   }
 

@@ -14,6 +14,8 @@ import { numberScope } from './key-scope.js';
 import { perNumber, type LedgerContext } from './ledger-context.js';
 import { campaignLedgerKeys, serviceWindowKey, wamidsKey } from './ledger-keys.js';
 import { optOutEntries, spreadByPortfolio, spreadFromNumber, spreadOptOuts, type OptOutEvent } from './ledger-optouts.js';
+import { spreadCapsFromNumber } from './ledger-marketing-caps.js';
+import { MARKETING_CAP_WAIT_MS } from '../campaigns/marketing-cap-wait.js';
 import { portfolioOf } from '../portfolios/portfolios.js';
 
 /** Meta's code for a recipient who stopped marketing messages from the business. */
@@ -46,15 +48,18 @@ export class LedgerDelivery
   async applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]> {
     const { redis, prefix, clock, brake } = this.context;
     return perNumber(updates, async (number, group) => {
-      const args: (string | number)[] = [numberScope(prefix, number), clock.arg(), brake.window, brake.failureShare];
+      const args: (string | number)[] = [numberScope(prefix, number), clock.arg(), brake.window, brake.failureShare, MARKETING_CAP_WAIT_MS];
       for (const u of group) {
         const pricing = u.pricing === undefined ? '' : `${u.pricing.category}|${u.pricing.billable ? 1 : 0}|${u.pricing.market}`;
         args.push(u.wamid, u.kind, u.at, u.callbackData ?? '', u.code ?? '', u.detail ?? '', u.phoneNumberId, pricing);
       }
       const flat = await redis.cwApplyStatuses(wamidsKey(prefix, number), ...args);
       const outcomes: StatusOutcome[] = [];
+      const capped: StatusUpdate[] = [];
       for (let i = 0; i + 1 < flat.length; i += 2) {
         const flags = Number(flat[i + 1]);
+        const update = group[i / 2];
+        if ((flags & 4) === 4 && update !== undefined) capped.push(update);
         outcomes.push({
           outcome: String(flat[i]) as StatusOutcome['outcome'],
           completedCampaign: (flags & 1) === 1,
@@ -64,6 +69,8 @@ export class LedgerDelivery
       // The script recorded 131050's opt-out on this number; the rest of its portfolio follows.
       const optedOut = group.filter((u, i) => u.kind === 'failed' && u.code === OPTED_OUT_CODE && MATCHED.has(outcomes[i]?.outcome ?? ''));
       await spreadFromNumber(this.context, number, await this.#recipientsOf(number, optedOut));
+      // The script recorded 131049's marketing cap on this number; the rest of its portfolio follows.
+      await spreadCapsFromNumber(this.context, number, await this.#recipientsOf(number, capped));
       await this.context.replicated(wamidsKey(prefix, number));
       return outcomes;
     });

@@ -3,6 +3,7 @@ import type { AlreadySent, IngestedRow, IngestLedger, IngestResult } from '../ca
 import type { LedgerContext } from './ledger-context.js';
 import { lanesOf } from './ledger-context.js';
 import { adoptOptOuts } from './ledger-optouts.js';
+import { adoptMarketingCaps } from './ledger-marketing-caps.js';
 import { campaignIndexKey, campaignNumbersKey, feedKeys, phoneNumbersKey, sentGuardKeys } from './ledger-keys.js';
 
 /** How the feed script ranks priorities: lower first. */
@@ -16,7 +17,7 @@ function pairsOf(flat: readonly string[]): AlreadySent[] {
 }
 
 /** Reading a CSV into a campaign: its definition, its rows in chunks, its lanes, the ends of its ingest. */
-export class LedgerIngest implements Omit<IngestLedger, 'status' | 'rows' | 'serviceWindowsOpen' | 'optOuts'> {
+export class LedgerIngest implements Omit<IngestLedger, 'status' | 'rows' | 'serviceWindowsOpen' | 'optOuts' | 'marketingCaps'> {
   constructor(private readonly context: LedgerContext) {}
 
   async createCampaign(definition: CampaignDefinition): Promise<void> {
@@ -44,8 +45,9 @@ export class LedgerIngest implements Omit<IngestLedger, 'status' | 'rows' | 'ser
       .exec();
     await redis.zadd(campaignIndexKey(prefix), 'NX', definition.createdAt, definition.id);
     await redis.sadd(phoneNumbersKey(prefix), keys.phoneNumberId);
-    // Registered first: an opt-out from now on reaches this number's copy, which then takes the portfolio's record.
+    // Registered first: an opt-out or a marketing cap from now on reaches this number's copy, which then takes the portfolio's record.
     await adoptOptOuts(this.context, keys.phoneNumberId);
+    await adoptMarketingCaps(this.context, keys.phoneNumberId);
   }
 
   async getCampaign(id: string): Promise<CampaignDefinition | undefined> {

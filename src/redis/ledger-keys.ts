@@ -3,10 +3,10 @@ import { numberScope } from './key-scope.js';
 /*
  * The ledger's key names. Everything of one phone number lives under its scope
  * `<prefix>:{<number>}` (src/redis/key-scope.ts): its campaigns' hashes, rows and backlogs,
- * its duplicate guard, its feed, its in-doubt rows, its opt-outs, its service windows and its
- * message-ID index. The Lua scripts get that scope as their "prefix" and build the same names
- * (`<scope>:campaign:<id>`, `<scope>:sent:<number>`, …), so every script call stays in the
- * number's cluster slot. Only the indexes below live outside any number's scope.
+ * its duplicate guard, its feed, its in-doubt rows, its opt-outs, its marketing caps, its
+ * service windows and its message-ID index. The Lua scripts get that scope as their "prefix"
+ * and build the same names (`<scope>:campaign:<id>`, `<scope>:sent:<number>`, …), so every
+ * script call stays in the number's cluster slot. Only the indexes below live outside any number's scope.
  */
 
 /** Campaign ID → created-at ms: every campaign, for `campaign list` (a plain key: read on its own). */
@@ -115,6 +115,16 @@ export function numberOptOutKeys(prefix: string, phoneNumberId: string): OptOutC
     prefs: `${scope}:optout-prefs:${phoneNumberId}`,
     copiedFrom: `${scope}:optouts-portfolio:${phoneNumberId}`,
   };
+}
+
+/**
+ * A phone number's copy of its portfolio's marketing caps (131049): phone → ms the wait ends
+ * (src/redis/ledger-marketing-caps.ts; claim.lua reads it, apply-statuses.lua builds the name
+ * too), and the portfolio it took the record from (`adoptMarketingCaps`).
+ */
+export function marketingCapKeys(prefix: string, phoneNumberId: string): { caps: string; copiedFrom: string } {
+  const scope = numberScope(prefix, phoneNumberId);
+  return { caps: `${scope}:marketing-caps:${phoneNumberId}`, copiedFrom: `${scope}:marketing-caps-portfolio:${phoneNumberId}` };
 }
 
 /** Open customer service window of a user with a number: exists (→ closing ms) while open. */

@@ -29,6 +29,8 @@ export const LEDGER_SCRIPTS = {
   cwApplyStatuses: 'apply-statuses',
   cwApplyInbound: 'apply-inbound',
   cwApplyOptOuts: 'apply-optouts',
+  cwApplyMarketingCaps: 'apply-marketing-caps',
+  cwRecordMarketingCap: 'record-marketing-cap',
   cwForgetWamids: 'forget-wamids',
   cwWhereWamids: 'where-wamids',
 } as const;
@@ -67,6 +69,7 @@ export interface LedgerCommands {
     active: string,
     pending: string,
     optouts: string,
+    caps: string,
     ...args: Arg[]
   ): Promise<string[]>;
   cwSettle(
@@ -109,6 +112,8 @@ export interface LedgerCommands {
   cwApplyStatuses(wamids: string, ...args: Arg[]): Promise<(string | number)[]>;
   cwApplyInbound(wamids: string, ...args: Arg[]): Promise<number[]>;
   cwApplyOptOuts(optouts: string, prefs: string, ...args: Arg[]): Promise<number[]>;
+  cwApplyMarketingCaps(caps: string, clock: string, ...args: Arg[]): Promise<number[]>;
+  cwRecordMarketingCap(campaign: string, caps: string, clock: string, waitMs: number, phone: string): Promise<number>;
   cwMarkForRetry(
     campaign: string,
     rows: string,
@@ -116,7 +121,7 @@ export interface LedgerCommands {
     active: string,
     optouts: string,
     ...args: Arg[]
-  ): Promise<[number, number, number?, number?, number?, number?]>;
+  ): Promise<[number, number, number?, number?, number?, number?, number?]>;
   cwFeed(
     active: string,
     window: string,

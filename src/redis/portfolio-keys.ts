@@ -4,11 +4,16 @@ import { portfolioOf, type PortfolioAssignments } from '../portfolios/portfolios
 
 /**
  * Where a portfolio's own keys live (its user links, its messaging-limit count, its
- * opt-outs): one hash tag per portfolio, so on Redis Cluster they share a slot of their own,
- * apart from every number's.
+ * opt-outs, its marketing caps): one hash tag per portfolio, so on Redis Cluster they share a
+ * slot of their own, apart from every number's.
  */
 export function portfolioScope(prefix: string, portfolio: string): string {
   return `${prefix}:{${prefix}:portfolio:${portfolio}}`;
+}
+
+/** A portfolio's record of marketing caps (131049), which every number's copy follows: phone → ms the wait ends. */
+export function portfolioMarketingCapsKey(prefix: string, portfolio: string): string {
+  return `${portfolioScope(prefix, portfolio)}:marketing-caps`;
 }
 
 /**

@@ -9,6 +9,7 @@ import { LedgerControls } from './ledger-controls.js';
 import { LedgerCosts } from './ledger-costs.js';
 import { LedgerDelivery } from './ledger-delivery.js';
 import { LedgerIngest } from './ledger-ingest.js';
+import { LedgerMarketingCaps } from './ledger-marketing-caps.js';
 import { LedgerTemplates } from './ledger-templates.js';
 import { LedgerReads } from './ledger-reads.js';
 import { LedgerSend } from './ledger-send.js';
@@ -26,6 +27,7 @@ export interface RedisLedger
     PartMethods<LedgerIngest>,
     PartMethods<LedgerSend>,
     PartMethods<LedgerDelivery>,
+    PartMethods<LedgerMarketingCaps>,
     PartMethods<LedgerControls>,
     PartMethods<LedgerReads>,
     PartMethods<LedgerTemplates>,
@@ -37,7 +39,8 @@ export interface RedisLedger
  * its rows, its backlog, and per phone number the duplicate guard, the feed window and the
  * in-doubt rows (src/redis/lua/README.md). Each role is a part of its own, all sharing one
  * LedgerContext (the connection, prefix, clock and settings): ingest (ledger-ingest.ts); feed,
- * claim and settle (ledger-send.ts); delivery and webhooks (ledger-delivery.ts); controls
+ * claim and settle (ledger-send.ts); delivery and webhooks (ledger-delivery.ts); Meta's
+ * marketing caps (ledger-marketing-caps.ts); controls
  * (ledger-controls.ts); reads (ledger-reads.ts); template holds (ledger-templates.ts); costs
  * (ledger-costs.ts); the charts' timeline (ledger-timeline.ts). RedisLedger is their methods
  * together: each is its part's own, bound to it when the ledger is made.
@@ -49,9 +52,17 @@ export class RedisLedger implements CampaignLedger, PurgeLedger, ErrorCodeLedger
   constructor(redis: RedisClient, prefix: string, options: LedgerOptions = {}) {
     const context = new LedgerContext(redis, prefix, options);
     this.#context = context;
-    const parts = [LedgerIngest, LedgerSend, LedgerDelivery, LedgerControls, LedgerReads, LedgerTemplates, LedgerCosts, LedgerTimeline].map(
-      (Part) => new Part(context),
-    );
+    const parts = [
+      LedgerIngest,
+      LedgerSend,
+      LedgerDelivery,
+      LedgerMarketingCaps,
+      LedgerControls,
+      LedgerReads,
+      LedgerTemplates,
+      LedgerCosts,
+      LedgerTimeline,
+    ].map((Part) => new Part(context));
     for (const part of parts) {
       for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(part))) {
         if (name === 'constructor') continue;

@@ -207,6 +207,7 @@ describe('CampaignControls (ledger on a real Redis)', () => {
         heldUntil: 0,
         usMarketing: 0,
         optedOut: 0,
+        experiment: 0,
         paused: false,
       });
       expect(progress).toEqual([
@@ -236,6 +237,7 @@ describe('CampaignControls (ledger on a real Redis)', () => {
         heldUntil: 0,
         usMarketing: 0,
         optedOut: 0,
+        experiment: 0,
         paused: false,
       });
       expect((await feed(10)).jobs).toEqual([job(2, 1), job(4, 1)]);
@@ -282,6 +284,7 @@ describe('CampaignControls (ledger on a real Redis)', () => {
         heldUntil: 0,
         usMarketing: 0,
         optedOut: 0,
+        experiment: 0,
         paused: true,
       });
       expect((await feed(10)).jobs).toEqual([]);

@@ -400,6 +400,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       heldUntil: 0,
       usMarketing: 0,
       optedOut: 0,
+      experiment: 0,
       paused: false,
     });
     let s = await completedAgain();
@@ -417,6 +418,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       heldUntil: 0,
       usMarketing: 0,
       optedOut: 0,
+      experiment: 0,
       paused: false,
     });
     expect((await status(p, id)).state).toBe('completed');
@@ -429,6 +431,7 @@ describe('campaign controls through the pipeline (BullMQ + sandbox + Redis)', ()
       heldUntil: 0,
       usMarketing: 0,
       optedOut: 0,
+      experiment: 0,
       paused: false,
     });
     s = await completedAgain();

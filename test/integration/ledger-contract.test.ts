@@ -41,6 +41,8 @@ const METHODS = {
   optOutsOfPortfolio: 0,
   addPortfolioOptOut: 0,
   removePortfolioOptOut: 0,
+  marketingCaps: 0,
+  recordMarketingCap: 0,
   pause: 0,
   resume: 0,
   cancel: 0,

@@ -271,6 +271,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           heldUntil: 0,
           usMarketing: 0,
           optedOut: 0,
+          experiment: 0,
         });
         expect(await backlog()).toEqual(['5', '6', '1:1', '2:1']);
         expect(await owner(1)).toBe(1);
@@ -561,6 +562,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
         heldUntil: 0,
         usMarketing: 0,
         optedOut: 0,
+        experiment: 0,
       });
       expect((await row(1)).status).toBe('failed');
       expect(await backlog()).toEqual([]);
@@ -599,6 +601,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           heldUntil: 0,
           usMarketing: 0,
           optedOut: 0,
+          experiment: 0,
         });
         expect((await ledger.status(ID))?.state).toBe('completed');
 
@@ -610,6 +613,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           heldUntil: 0,
           usMarketing: 0,
           optedOut: 0,
+          experiment: 0,
         });
         let status = await ledger.status(ID);
         expect(status?.state).toBe('running');
@@ -626,6 +630,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           heldUntil: 0,
           usMarketing: 0,
           optedOut: 0,
+          experiment: 0,
         });
         // Unknown rows only when asked for.
         expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({
@@ -635,6 +640,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           heldUntil: 0,
           usMarketing: 0,
           optedOut: 0,
+          experiment: 0,
         });
         expect((await row(3)).status).toBe('queued');
         // Any failed row: 2 and 6 (5 has no values).
@@ -645,6 +651,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
           heldUntil: 0,
           usMarketing: 0,
           optedOut: 0,
+          experiment: 0,
         });
         status = await ledger.status(ID);
         expect(status?.counts).toMatchObject({ queued: 4, failed: 1, unknown: 0, sent: 1, rejected: 1, total: 7 });
@@ -671,6 +678,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
         heldUntil: 0,
         usMarketing: 0,
         optedOut: 0,
+        experiment: 0,
       });
       expect(await backlog()).toEqual(['1:2']);
       expect(await ledger.claim(job(1, 1))).toEqual({ outcome: 'stale' });

@@ -382,6 +382,7 @@ describe('RedisLedger.feed (real Redis)', () => {
         heldUntil: 0,
         usMarketing: 0,
         optedOut: 0,
+        experiment: 0,
       });
       fed.push(...(await feed(100)).jobs);
 

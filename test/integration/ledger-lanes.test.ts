@@ -104,6 +104,7 @@ describe('send-window lanes in the ledger (real Redis, a clock the test moves)',
       heldUntil: 0,
       usMarketing: 0,
       optedOut: 0,
+      experiment: 0,
     });
     expect((await ledger.laneBacklogs('p')).map((l) => l.pending)).toEqual([2, 1, 2]);
     expect((await feedAt(T0 + 2, { p: [1] })).jobs).toEqual([{ campaignId: 'p', row: 5, requeue: 1 }]);

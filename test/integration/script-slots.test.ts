@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keySlot } from '../support/key-slot.js';
 import { describeLedgerContract } from '../support/ledger-contract.js';
+import { describeMarketingCaps } from '../support/marketing-cap-spec.js';
 import { RedisServer } from '../support/fault-redis-server.js';
 import { Pipeline } from '../support/pipeline.js';
 import { tempDir, writeCampaignCsv } from '../support/csv-files.js';
@@ -13,8 +14,8 @@ import { join } from 'node:path';
  * the same node (tried on a 3-master cluster), so a cross-slot script can work by luck until
  * the next resharding. So this test watches, on a Redis of its own, every command each
  * script ran (MONITOR shows them with source "lua") and checks every key a script declared
- * or touched has the same slot, for everything the ledger contract, the whole send path
- * (feeder, BullMQ, pacer, claims, settles) and a purge run.
+ * or touched has the same slot, for everything the ledger contract, the marketing caps'
+ * scenarios, the whole send path (feeder, BullMQ, pacer, claims, settles) and a purge run.
  */
 
 interface ScriptCall {
@@ -57,6 +58,7 @@ describe('the key slot of a name', () => {
 });
 
 describeLedgerContract('RedisLedger, every script call watched', () => new Redis(server.url, { maxRetriesPerRequest: null }));
+describeMarketingCaps("Meta's marketing caps, every script call watched", () => new Redis(server.url, { maxRetriesPerRequest: null }));
 
 describe('the send path and a purge, every script call watched', () => {
   it('sends a campaign through feeder, BullMQ, pacer, claims and settles; then purges it', async () => {

@@ -930,6 +930,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             heldUntil: 0,
             usMarketing: 0,
             optedOut: 0,
+            experiment: 0,
           });
 
           // Rows 1..4 only in this page.
@@ -940,6 +941,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             heldUntil: 0,
             usMarketing: 0,
             optedOut: 0,
+            experiment: 0,
           });
           expect(await ledger.status(ID)).toMatchObject({
             state: 'running',
@@ -953,6 +955,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             heldUntil: 0,
             usMarketing: 0,
             optedOut: 0,
+            experiment: 0,
           });
           expect(await ledger.markForRetry(ID, 1, 7, { codes: ['131000', '132000'], failed: false, unknown: true })).toEqual({
             requeued: 1,
@@ -961,6 +964,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             heldUntil: 0,
             usMarketing: 0,
             optedOut: 0,
+            experiment: 0,
           });
           expect(await ledger.markForRetry(ID, 1, 7, { codes: ['132000', '131026'], failed: true, unknown: false })).toEqual({
             requeued: 2,
@@ -969,6 +973,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             heldUntil: 0,
             usMarketing: 0,
             optedOut: 0,
+            experiment: 0,
           });
           expect(await ledger.markForRetry(ID, 1, 7, { codes: [], failed: true, unknown: false })).toEqual({
             requeued: 1,
@@ -977,6 +982,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
             heldUntil: 0,
             usMarketing: 0,
             optedOut: 0,
+            experiment: 0,
           });
           expect(await counts()).toMatchObject({ queued: 5, failed: 0, unknown: 0, sent: 1, rejected: 1, total: 7 });
           expect((await feed()).jobs).toEqual([job(1, 1), job(3, 1), job(2, 1), job(6, 1), job(5, 1)]);
@@ -999,6 +1005,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           heldUntil: 0,
           usMarketing: 0,
           optedOut: 0,
+          experiment: 0,
         });
         expect((await feed()).jobs).toEqual([]);
         await ledger.resume(ID);
@@ -1014,6 +1021,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           heldUntil: 0,
           usMarketing: 0,
           optedOut: 0,
+          experiment: 0,
         });
         expect((await row(1)).status).toBe('failed');
         expect(await ledger.status(ID)).toMatchObject({ state: 'cancelled', counts: { failed: 1, cancelled: 1 } });
@@ -1148,6 +1156,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           heldUntil: 0,
           usMarketing: 0,
           optedOut: 0,
+          experiment: 0,
         });
         expect((await ledger.status(ID))?.state).toBe('running');
         expect((await feed(100, { at: t + HOUR + 1 })).events).toEqual([
@@ -1272,6 +1281,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           heldUntil: 0,
           usMarketing: 0,
           optedOut: 0,
+          experiment: 0,
         });
         expect(await pendingPerLane('p')).toEqual([2, 1, 2]);
         expect((await feedOpen({ p: [1] })).jobs).toEqual([jobOf('p', 5, 1)]);
@@ -1440,7 +1450,15 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
         await answer(job(2), failedWith('131026', 'undeliverable'));
         clock.advance(HOUR);
         const page = await ledger.markForRetry(ID, 1, 2, { codes: [], failed: true, unknown: false });
-        expect(page).toEqual({ requeued: 1, noPayload: 0, held: 1, heldUntil: failedAt + 24 * HOUR, usMarketing: 0, optedOut: 0 });
+        expect(page).toEqual({
+          requeued: 1,
+          noPayload: 0,
+          held: 1,
+          heldUntil: failedAt + 24 * HOUR,
+          usMarketing: 0,
+          optedOut: 0,
+          experiment: 0,
+        });
         expect((await row(1)).status).toBe('failed');
         expect((await row(2)).status).toBe('queued');
         // Still held a moment before the 24 h are up; retried once they are.
@@ -1454,6 +1472,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           heldUntil: 0,
           usMarketing: 0,
           optedOut: 0,
+          experiment: 0,
         });
         expect((await row(1)).status).toBe('queued');
       });
@@ -1473,6 +1492,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           heldUntil: 0,
           usMarketing: 1,
           optedOut: 0,
+          experiment: 0,
         });
         expect((await row(1)).status).toBe('failed');
         expect(await ledger.markForRetry(ID, 1, 3, { ...keep, keepUsMarketingFailed: false })).toMatchObject({
@@ -1544,6 +1564,23 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           expect(await row(1)).toMatchObject({ status: 'unknown', attempts: 2 });
           expect((await row(1)).errorDetail).toMatch(/resent once already/);
           expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual(nothing);
+        },
+      );
+
+      it(
+        'a row of a Marketing Messages API campaign (no callback data on its statuses) is never judged to have missed ' +
+          'Meta: with later sends answered, it still becomes unknown, not resent',
+        async () => {
+          await campaign(2, { define: { endpoint: 'marketing-messages' } });
+          await answer(job(1), lost());
+          clock.advance(5);
+          await answer(job(2), sentAs('w2'));
+          await ledger.applyStatuses([statusOf('w2', 'sent')]);
+          clock.advance(CONFIRM_MS + 50);
+          expect(await ledger.confirmInDoubt(NUMBER, 100)).toEqual({ ...nothing, unknown: 1, completedCampaigns: [ID] });
+          expect(await row(1)).toMatchObject({ status: 'unknown' });
+          expect((await row(1)).errorDetail).toMatch(/Marketing Messages API, whose statuses carry no callback data/);
+          expect((await feed()).jobs).toEqual([]);
         },
       );
 

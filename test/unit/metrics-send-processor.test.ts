@@ -58,6 +58,7 @@ function stubLedger(): SendProcessorLedger {
     halt: () => Promise.reject(new Error('no halting code in these tests')),
     templateStatusOf: () => Promise.reject(new Error('no template code in these tests')),
     recordOptOut: () => Promise.resolve(),
+    recordMarketingCap: () => Promise.resolve(),
   };
 }
 

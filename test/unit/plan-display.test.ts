@@ -23,6 +23,7 @@ function outcome(estimate: SendOutcome['estimate']): SendOutcome {
     kept: 0,
     keptByStatus: {},
     optedOutBy: {},
+    marketingCapUntil: undefined,
     schedule: {},
     interruptedAtRow: undefined,
     lanes: [],

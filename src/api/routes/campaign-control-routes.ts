@@ -139,6 +139,7 @@ export function registerCampaignControlRoutes(app: FastifyInstance, services: Ap
       heldUntil: result.heldUntil === 0 ? null : new Date(result.heldUntil).toISOString(),
       usMarketing: result.usMarketing,
       optedOut: result.optedOut,
+      experiment: result.experiment,
       noPayload: result.noPayload,
       campaign: await after(id, caller, record),
     };

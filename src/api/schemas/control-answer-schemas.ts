@@ -46,6 +46,9 @@ export const retryAnswerSchema = z
     heldUntil: instant.meta({ description: 'The earliest time one of those may be retried; null when none is held.' }),
     usMarketing: count.meta({ description: 'Failed with 131049 to US numbers in a MARKETING campaign: left failed.' }),
     optedOut: count.meta({ description: 'Their recipient opted out of marketing: never sent again.' }),
+    experiment: count.meta({
+      description: "Failed with 130472 (the recipient is part of Meta's experiment): left failed unless `codes` names 130472.",
+    }),
     noPayload: count.meta({ description: 'Recorded without their values by an old version: left as they are.' }),
   })
   .meta({ id: 'RetryOutcome' });

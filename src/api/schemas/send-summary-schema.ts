@@ -51,6 +51,9 @@ export const sendSummarySchema = z
     kept: count.meta({ description: 'Rows a continued campaign already had, left as they were.' }),
     keptByStatus: z.partialRecord(z.enum(ROW_STATUSES), count),
     optedOutBy: z.partialRecord(z.enum(['131050', 'keyword', 'user_preferences', 'operator']), count),
+    marketingCapUntil: instant.meta({
+      description: 'MARKETING_CAP_WAIT rows: when the last of their marketing caps (131049) ends; null when none was skipped.',
+    }),
     interruptedAtRow: count.nullable(),
     rejectsFile: z.string().nullable().meta({ description: "The rejects file on the service's host; null when no row was refused." }),
     secondsAtSendRate: count.nullable(),

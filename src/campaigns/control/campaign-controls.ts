@@ -122,6 +122,7 @@ export class CampaignControls {
     let requeued = 0;
     let usMarketing = 0;
     let optedOut = 0;
+    let experiment = 0;
     let noPayload = 0;
     let held = 0;
     let heldUntil = 0;
@@ -131,12 +132,13 @@ export class CampaignControls {
       requeued += page.requeued;
       usMarketing += page.usMarketing;
       optedOut += page.optedOut;
+      experiment += page.experiment;
       noPayload += page.noPayload;
       held += page.held;
       if (page.heldUntil > 0 && (heldUntil === 0 || page.heldUntil < heldUntil)) heldUntil = page.heldUntil;
       onProgress?.({ scanned: to, total, requeued });
     }
-    return { requeued, noPayload, held, heldUntil, usMarketing, optedOut, paused: await this.deps.ledger.isHeld(campaignId) };
+    return { requeued, noPayload, held, heldUntil, usMarketing, optedOut, experiment, paused: await this.deps.ledger.isHeld(campaignId) };
   }
 }
 

@@ -1,15 +1,12 @@
 /**
- * Meta's ecosystem limit (131049): a message sent again within 24 h only fails again, so
- * `campaign retry` holds such rows back until 24 h after they failed.
+ * What one page of `markForRetry` did. Rows that failed with 131049 (Meta's marketing cap) are
+ * held back until MARKETING_CAP_WAIT_MS after they failed (src/campaigns/marketing-cap-wait.ts).
  */
-export const RETRY_HOLD_131049_MS = 24 * 3_600_000;
-
-/** What one page of `markForRetry` did. */
 export interface RetryPage {
   requeued: number;
   /** Chosen, but recorded without their values (by a build before 0.1.0): left as they are. */
   noPayload: number;
-  /** Failed with 131049 less than 24 h ago: not chosen yet. */
+  /** Failed with 131049 less than the wait ago: not chosen yet. */
   held: number;
   /** The earliest time (ms) one of those may be retried; 0 when none is held. */
   heldUntil: number;
@@ -17,4 +14,6 @@ export interface RetryPage {
   usMarketing: number;
   /** Failed with 131050, or their recipient is opted out now (a campaign opt-outs apply to): never sent again. */
   optedOut: number;
+  /** Failed with 130472 (the user is in Meta's experiment: a resend gets the same error) and the code was not named: left failed. */
+  experiment: number;
 }

@@ -12,6 +12,7 @@ import type { ProduceInput, ProduceSummary } from './producer.js';
 import type { RowVerdict } from './row-check.js';
 import type { SendLanes } from '../feed/send-lanes.js';
 import { MARKETING_US_PAUSED_DETAIL, skipsForUsMarketing } from './us-marketing.js';
+import { marketingCapDetail } from '../marketing-cap-wait.js';
 
 /**
  * Rows per ledger write, and chunks written at once. Two in flight keep Redis and this
@@ -97,6 +98,7 @@ export class IngestRun {
       keptByStatus: { ...kept?.byStatus },
       schedule: { startsAt: (existing ?? definition).startsAt, expiresAt: (existing ?? definition).expiresAt },
       optedOutBy: {},
+      marketingCapUntil: undefined,
       interruptedAtRow: undefined,
       lanes: [],
       byCountry: {},
@@ -171,6 +173,12 @@ export class IngestRun {
       const origin = optOutOrigin(optOut.get(verdict.to));
       this.summary.optedOutBy[origin] = (this.summary.optedOutBy[origin] ?? 0) + 1;
       this.#refuse(row, record.line, verdict.to, 'OPTED_OUT', optedOutDetail(optOut.get(verdict.to), rows.kind), 'skipped');
+      return;
+    }
+    const capUntil = this.#input.marketingCapped?.get(verdict.to);
+    if (capUntil !== undefined) {
+      this.summary.marketingCapUntil = Math.max(capUntil, this.summary.marketingCapUntil ?? 0);
+      this.#refuse(row, record.line, verdict.to, 'MARKETING_CAP_WAIT', marketingCapDetail(capUntil), 'skipped');
       return;
     }
     if (skipsForUsMarketing(this.#input.usMarketingPaused === true, verdict.country)) {

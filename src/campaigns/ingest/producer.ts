@@ -46,6 +46,8 @@ export interface ProduceSummary {
   schedule: Pick<CampaignDefinition, 'startsAt' | 'expiresAt'>;
   /** OPTED_OUT rows by where the opt-out was learnt (Meta's 131050, a keyword, WhatsApp's settings, an operator). */
   optedOutBy: Partial<Record<OptOutOrigin, number>>;
+  /** MARKETING_CAP_WAIT rows: when the last of their marketing caps ends (ms); undefined when none was skipped. */
+  marketingCapUntil: number | undefined;
   /** Set when reading stopped early (Ctrl-C, SIGTERM): the last row read. The campaign is paused. */
   interruptedAtRow: number | undefined;
   /** With a send window: rows to send per lane (the time zones they wait for), in lane order. */
@@ -103,6 +105,11 @@ export interface ProduceInput {
    * marketing messages, Meta 131050), each with where that was learnt. Their rows are skipped.
    */
   optedOut?: ReadonlyMap<string, OptOutSource>;
+  /**
+   * A MARKETING template: recipients whose marketing cap (Meta's 131049) holds now, each with when
+   * its wait ends (ms). Their rows are skipped (MARKETING_CAP_WAIT).
+   */
+  marketingCapped?: ReadonlyMap<string, number>;
   /** A MARKETING template without `--allow-us-marketing`: rows to US numbers are skipped (MARKETING_US_PAUSED). */
   usMarketingPaused?: boolean;
   /** `--allow-repeat`: no ALREADY_SENT check for this campaign. */

@@ -13,6 +13,7 @@ import type { RowToSend, SendJob } from '../send-job.js';
 import { SEND_ACCEPTED, sendResultOf, type SendObserver } from '../../metrics/send-observer.js';
 import type { SendTroubleObserver } from './send-trouble.js';
 import type { SendPacer } from '../feed/send-pacer.js';
+import { MARKETING_CAP_CODE } from '../marketing-cap-wait.js';
 
 /** Anything that can send a message; CloudApiClient is the real one. */
 export interface MessageSender {
@@ -53,10 +54,10 @@ const AWAITING_STATUS = 'waiting for a status webhook before deciding whether to
 
 type FinalSettlement = Exclude<Settlement, { status: 'queued' }>;
 
-/** The part of the ledger one send uses: the row's claim and answer, the campaign's hold and definition, an opt-out. */
+/** The part of the ledger one send uses: the row's claim and answer, the campaign's hold and definition, an opt-out, a marketing cap. */
 export type SendProcessorLedger = Pick<
   SendLedger,
-  'claim' | 'settle' | 'halt' | 'isHeld' | 'getCampaign' | 'recordOptOut' | 'templateStatusOf'
+  'claim' | 'settle' | 'halt' | 'isHeld' | 'getCampaign' | 'recordOptOut' | 'recordMarketingCap' | 'templateStatusOf'
 >;
 
 /**
@@ -251,6 +252,9 @@ export class SendProcessor {
         if (metaCode === OPTED_OUT_CODE) {
           await this.#ledger.recordOptOut(definition.phoneNumberId, row.to, { campaignId: job.campaignId, row: job.row });
         }
+        // Meta reports 131049 by status webhook as a rule; answered at once, it caps the user all the same (the ledger
+        // decides whether the campaign is one the cap holds for).
+        if (metaCode === MARKETING_CAP_CODE) await this.#ledger.recordMarketingCap(definition.phoneNumberId, job.campaignId, row.to);
         return this.#final(job, { status: 'failed', errorCode: code, errorDetail: detail });
       case 'halt-campaign': {
         const templateHeld = await this.#holdForTemplate(job, metaCode, detail, definition);

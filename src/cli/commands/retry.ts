@@ -4,7 +4,10 @@ import { withContext } from '../with-context.js';
 export function register(program: Command): void {
   program
     .command('retry')
-    .description('send chosen failed or unknown rows again (default: every failed row; unknown rows only with --unknown)')
+    .description(
+      'send chosen failed or unknown rows again (default: every failed row but those of 130472, ' +
+        "Meta's experiment; unknown rows only with --unknown)",
+    )
     .argument('<id>', 'campaign ID')
     .option(
       '--codes <codes>',
@@ -54,6 +57,12 @@ export function register(program: Command): void {
         lines.push(
           `  ${result.optedOut} rows were left as they are: their recipient opted out of marketing from this business ` +
             '(131050, or an opt-out recorded since), so they are never sent again',
+        );
+      }
+      if (result.experiment > 0) {
+        lines.push(
+          `  ${result.experiment} rows failed with 130472 (their recipient is part of Meta's experiment) and were left ` +
+            'failed: a resend gets the same error (`--codes 130472` sends them again anyway)',
         );
       }
       if (result.noPayload > 0)

@@ -16,7 +16,10 @@
       its timeline (includes/timeline.lua), when the status is recorded;
     - `failed` makes the row `failed` with Meta's code and detail (the earliest failure),
       and the duplicate-send guard forgets its message (it was not delivered); 131050 also
-      records the opt-out for the number's MARKETING campaigns; 132015 / 132016 (the template
+      records the opt-out for the number's MARKETING campaigns; 131049 for a row of a campaign
+      that sends a MARKETING template records the user's marketing cap, until the wait after
+      Meta's time of the failure (includes/marketing-cap.lua), in the number's copy of the
+      portfolio's caps; 132015 / 132016 (the template
       paused or disabled) put the template's hold on the campaign (includes/template-hold.lua);
     - the error-spike brake (includes/brake.lua) gets the outcome of a row no answer fed it
       for (one of those above: failed or sent), and a failure of a row it counted sent; not
@@ -34,21 +37,23 @@
     ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[3] brake window (sends; 0 = off)
     ARGV[4] brake share (0..1)
-    then 8 per status, from ARGV[5] on:
-    ARGV[5] message ID (wamid)
-    ARGV[6] kind: 'sent' | 'delivered' | 'read' | 'failed'
-    ARGV[7] Meta's timestamp (ms)
-    ARGV[8] biz_opaque_callback_data ('' when absent)
-    ARGV[9] error code ('' unless failed)
-    ARGV[10] error detail ('' unless failed)
-    ARGV[11] phone number ID the webhook was for
-    ARGV[12] pricing: '' when the status has none, else "<category>|<1 billable, 0 not>|<market>"
+    ARGV[5] the marketing cap's wait (ms) after a 131049
+    then 8 per status, from ARGV[6] on:
+    ARGV[6] message ID (wamid)
+    ARGV[7] kind: 'sent' | 'delivered' | 'read' | 'failed'
+    ARGV[8] Meta's timestamp (ms)
+    ARGV[9] biz_opaque_callback_data ('' when absent)
+    ARGV[10] error code ('' unless failed)
+    ARGV[11] error detail ('' unless failed)
+    ARGV[12] phone number ID the webhook was for
+    ARGV[13] pricing: '' when the status has none, else "<category>|<1 billable, 0 not>|<market>"
 
   Output:
     Per status, flat, 2 values each: 'applied' | 'same' (nothing new) | 'unmatched' (no row
     has this message ID or callback data yet) | 'other' (the row is not one a send answered:
     rejected, skipped, cancelled, expired), then flags: 1 if this status completed its campaign,
-    plus 2 if it recorded the row's billable pricing.
+    plus 2 if it recorded the row's billable pricing, plus 4 if it recorded a marketing cap for
+    the row's recipient.
 ]]
 
 -- Includes
@@ -61,10 +66,11 @@
 --- @include "brake"
 --- @include "wamid-index"
 --- @include "wamid-compact"
+--- @include "marketing-cap"
 
 local wamidsKey = KEYS[1]
 local prefix, now = ARGV[1], ledgerNow(ARGV[2])
-local brakeWindow, brakeShare = tonumber(ARGV[3]), tonumber(ARGV[4])
+local brakeWindow, brakeShare, capWait = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local ANSWERABLE = { sending = true, confirming = true, held = true, unknown = true, queued = true }
 -- Per phone number ID: the latest claim time a status was seen for (written once, at the end).
 local seen = {}
@@ -81,9 +87,9 @@ local function locate(wamid, callback)
 end
 
 local out = {}
-for i = 5, #ARGV, 8 do
+for i = 6, #ARGV, 8 do
   local wamid, kind, at, callback, code, detail, numberId = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6]
-  local pricing, billed = ARGV[i + 7], 0
+  local pricing, billed, capped = ARGV[i + 7], 0, 0
   local campaignId, row, rowsKey, rec = locate(wamid, callback)
   local outcome, completed = 'unmatched', 0
   if rec then
@@ -140,6 +146,11 @@ for i = 5, #ARGV, 8 do
             redis.call('HSET', optouts, rec.p, cjson.encode({ campaignId = campaignId, row = tonumber(row), at = tonumber(now) }))
           end
         end
+        if code == MARKETING_CAP_CODE and rec.p and marketingCapApplies(campaignKey) then
+          recordCap(prefix .. ':marketing-caps:' .. numberId, rec.p, at + capWait, now)
+          -- Flagged while the cap holds, even when this copy had it: the caller gives it to the rest of the portfolio.
+          if at + capWait > now then capped = 4 end
+        end
         local event, held = templateEventOf(code, detail)
         if holdsTemplate(event) then
           local c = redis.call('HMGET', campaignKey, 'definition', 'cancelled', 'finishedAt')
@@ -170,7 +181,7 @@ for i = 5, #ARGV, 8 do
     end
   end
   out[#out + 1] = outcome
-  out[#out + 1] = completed + billed
+  out[#out + 1] = completed + billed + capped
 end
 for numberId, ct in pairs(seen) do
   local key = prefix .. ':status-seen:' .. numberId

@@ -10,6 +10,9 @@
   (the number's copy of its portfolio's opt-outs) is skipped as OPTED_OUT when the campaign
   is one opt-outs apply to (includes/opted-out.lua), however long ago the row was read or
   fed: a STOP that came while it waited holds at its claim, right before its request; a
+  recipient whose marketing cap Meta reported (131049) on any number of the portfolio within
+  the wait (the number's copy of the portfolio's caps) is skipped as MARKETING_CAP_WAIT when the
+  campaign sends a MARKETING template (includes/marketing-cap.lua), the same way; a
   message this number already sent within the window (another row, any campaign) is
   skipped; only then is the row `sending`, and its message
   recorded in the guard (whose keys expire a window after its newest entry). Every outcome but `claimed` and `in-doubt` ends the job's work, so
@@ -25,6 +28,7 @@
     KEYS[6] active     zset     <scope>:feed:<number>:campaigns
     KEYS[7] pending    list     <scope>:campaign:<id>:pending
     KEYS[8] optouts    hash     <scope>:optouts:<number> (phone → source JSON)
+    KEYS[9] caps       zset     <scope>:marketing-caps:<number> (phone → ms the marketing cap's wait ends)
 
     ARGV[1] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[2] duplicate window (ms; 0 = off)
@@ -39,8 +43,8 @@
       status-or-attempts (attempts when claimed or in doubt, the final status when settled),
       then for a claimed row its phone, its values as JSON ('' if the row has none: written
       by an older version) and header link; for a row settled here (by a cancel, an expiry,
-      ALREADY_SENT or OPTED_OUT) '1' in the third place when that completed the campaign ('0'
-      when not); the places a row does not use are ''.
+      ALREADY_SENT, OPTED_OUT or MARKETING_CAP_WAIT) '1' in the third place when that completed
+      the campaign ('0' when not); the places a row does not use are ''.
 ]]
 
 -- Includes
@@ -52,9 +56,10 @@
 --- @include "backlog"
 --- @include "park"
 --- @include "opted-out"
+--- @include "marketing-cap"
 
 local campaignKey, rowsKey, sentKey, sentAtKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
-local optOutsKey = KEYS[8]
+local optOutsKey, capsKey = KEYS[8], KEYS[9]
 local now, window, campaignId = ledgerNow(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local held = redis.call('HMGET', campaignKey, 'cancelled', 'paused', 'allowRepeat', 'expiresAt')
 local expired = false
@@ -89,6 +94,13 @@ local function claim(row, owner)
   if optedOut and optOutsApply(campaignKey) then
     move(campaignKey, rec, 'skipped', now)
     rec.c = 'OPTED_OUT'; rec.d = optedOutDetail(optedOut, campaignKey)
+    saveUnsent(row, rec)
+    return 'settled', 'skipped', tostring(completeIfDone(campaignKey, now))
+  end
+  local capEnds = capEnd(capsKey, rec.p or '', now)
+  if capEnds and marketingCapApplies(campaignKey) then
+    move(campaignKey, rec, 'skipped', now)
+    rec.c = 'MARKETING_CAP_WAIT'; rec.d = marketingCapDetail(capEnds)
     saveUnsent(row, rec)
     return 'settled', 'skipped', tostring(completeIfDone(campaignKey, now))
   end

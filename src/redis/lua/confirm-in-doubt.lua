@@ -9,7 +9,11 @@
       `queued`, marked resent (`rs`), so it is sent again once; a cancelled campaign's row
       becomes `cancelled` and an expired one's `expired` instead (it never went out);
     - otherwise → `unknown` (it may have been delivered; only `campaign retry --unknown`
-      resends it).
+      resends it). A row of a campaign sent through the Marketing Messages API
+      (`/marketing_messages`) is never judged to have missed Meta: that API takes no
+      `biz_opaque_callback_data` (Meta's OpenAPI, MarketingMessageRequestPayload), so the
+      status of a request whose answer was lost names a message ID no row knows and cannot
+      settle it, and later sends' statuses prove nothing of it. It becomes `unknown`.
   The same set holds `held` rows (settle.lua: Meta held the send for quality assessment) by
   their patience deadline (HELD_PATIENCE_HOURS): one still `held` then becomes `unknown`, with
   a detail saying so, so its campaign can complete; a later status webhook still settles it
@@ -45,6 +49,15 @@ local due = redis.call('ZRANGEBYSCORE', confirmKey, '-inf', now, 'LIMIT', 0, lim
 local seen = tonumber(redis.call('GET', seenKey) or '0')
 local resent, unknown, ended, heldOut = 0, 0, 0, 0
 local completed = {}
+-- Per campaign: whether it sends through the Marketing Messages API (its statuses carry no callback data).
+local noCallbackData = {}
+local function sentWithoutCallbackData(campaignKey)
+  if noCallbackData[campaignKey] == nil then
+    local definition = redis.call('HGET', campaignKey, 'definition')
+    noCallbackData[campaignKey] = definition ~= false and definition ~= nil and cjson.decode(definition).endpoint == 'marketing-messages'
+  end
+  return noCallbackData[campaignKey]
+end
 for _, member in ipairs(due) do
   redis.call('ZREM', confirmKey, member)
   local campaignId, row = string.match(member, '^(.+)/(%d+)$')
@@ -64,7 +77,8 @@ for _, member in ipairs(due) do
     elseif rec.s == 'confirming' then
       local campaignKey = prefix .. ':campaign:' .. campaignId
       local held = redis.call('HMGET', campaignKey, 'cancelled', 'expiresAt')
-      local neverReached = rec.ct ~= nil and seen > rec.ct
+      local viaMarketingApi = sentWithoutCallbackData(campaignKey)
+      local neverReached = rec.ct ~= nil and seen > rec.ct and not viaMarketingApi
       rec.cu = nil
       local final = nil
       if neverReached and not rec.rs and rec.v then
@@ -89,6 +103,8 @@ for _, member in ipairs(due) do
           rec.d = (rec.d or '') .. '; resent once already and again no answer: not sent a third time'
         elseif neverReached then
           rec.d = (rec.d or '') .. '; the row has no values to send again'
+        elseif viaMarketingApi then
+          rec.d = (rec.d or '') .. '; sent through the Marketing Messages API, whose statuses carry no callback data: without the answer\'s message ID no status can settle it, so it may have been delivered and is not resent'
         else
           rec.d = (rec.d or '') .. '; no status webhook within CONFIRM_WINDOW_SECONDS, and none for later sends from this number either: it may have been delivered, so it is not resent'
         end

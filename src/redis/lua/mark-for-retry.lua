@@ -7,6 +7,8 @@
   not moved. A recipient who opted out of marketing is never sent again: a row that failed
   with 131050 (Meta's own answer that they did) is not chosen, nor a row whose phone is in
   the number's opt-outs now when the campaign is one opt-outs apply to (includes/opted-out.lua).
+  A row that failed with 130472 (the user is in Meta's experiment: a resend gets the same
+  error) is chosen only when the caller named that code.
 
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
@@ -29,7 +31,8 @@
   Output:
     {rows requeued, rows chosen but without their values, 131049 rows held back, the earliest
     time (ms) one of them may be retried (0 if none), US marketing rows left failed, rows of
-    opted-out recipients left as they are}; {0, 0, 0, 0, 0, 0} on a cancelled campaign
+    opted-out recipients left as they are, 130472 rows left failed}; {0, 0, 0, 0, 0, 0, 0} on a
+    cancelled campaign
 ]]
 
 -- Includes
@@ -40,7 +43,7 @@
 
 local campaignKey, rowsKey, pendingKey, activeKey, optOutsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 -- Checked here, not only by the caller: a cancel may land between its check and this page.
-if redis.call('HGET', campaignKey, 'cancelled') == '1' then return {0, 0, 0, 0, 0, 0} end
+if redis.call('HGET', campaignKey, 'cancelled') == '1' then return {0, 0, 0, 0, 0, 0, 0} end
 local now, hold = ledgerNow(ARGV[7]), tonumber(ARGV[8] or '0')
 local held, heldUntil = 0, 0
 local first, last = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -51,6 +54,7 @@ local usAreas = {}
 for area in string.gmatch(ARGV[9] or '', '[^,]+') do usAreas[area] = true end
 local usMarketing = 0
 local optedOut = 0
+local experiment = 0
 local fields = {}
 for row = first, last do fields[#fields + 1] = tostring(row) end
 local values = redis.call('HMGET', rowsKey, unpack(fields))
@@ -62,6 +66,11 @@ for i, json in ipairs(values) do
   if json then
     local rec = cjson.decode(json)
     local chosen = (rec.s == 'failed' and ARGV[4] == '1' and (anyCode or codes[rec.c or ''])) or (rec.s == 'unknown' and ARGV[5] == '1')
+    -- Meta's experiment (130472): a resend gets the same error, so only the operator's own choice of the code sends it.
+    if chosen and rec.s == 'failed' and rec.c == '130472' and anyCode then
+      chosen = false
+      experiment = experiment + 1
+    end
     -- Meta's pause of US marketing: its 131049 comes back on every resend.
     if chosen and rec.s == 'failed' and rec.c == '131049' and usAreas[string.match(rec.p or '', '^%+1(%d%d%d)%d%d%d%d%d%d%d$') or ''] then
       chosen = false
@@ -99,4 +108,4 @@ if anyEntry then
   activate(campaignKey, activeKey, ARGV[6])
   redis.call('HDEL', campaignKey, 'finishedAt')
 end
-return {requeued, noPayload, held, heldUntil, usMarketing, optedOut}
+return {requeued, noPayload, held, heldUntil, usMarketing, optedOut, experiment}

@@ -5,21 +5,15 @@
   still reach an opted-out recipient. And the detail an OPTED_OUT row keeps, from the
   opt-out's source JSON (src/campaigns/ingest/opted-out.ts words the ingest's).
 
-  Defines: optOutsApplyMemo, optOutsApply(campaignKey), optedOutDetail(sourceJson, campaignKey)
+  Defines: optOutsApply(campaignKey), optedOutDetail(sourceJson, campaignKey)
 ]]
-local optOutsApplyMemo = {}
+
+-- Includes
+--- @include "campaign-kind"
+
 local function optOutsApply(campaignKey)
-  local memo = optOutsApplyMemo[campaignKey]
-  if memo ~= nil then return memo end
-  local c = redis.call('HMGET', campaignKey, 'definition', 'templateCategory')
-  local applies = false
-  if c[1] then
-    local definition = cjson.decode(c[1])
-    -- The category Meta has now (template-category.lua), else the one it had at the ingest.
-    applies = type(definition.text) == 'table' or (c[2] or definition.category) == 'MARKETING'
-  end
-  optOutsApplyMemo[campaignKey] = applies
-  return applies
+  local kind = campaignKind(campaignKey)
+  return kind == 'text' or kind == 'MARKETING'
 end
 
 local function optedOutDetail(sourceJson, campaignKey)
