@@ -61,7 +61,7 @@ export function planSend(
   const slots = placeSlots(requirements, header, options, names);
   const media = headerMediaOf(requirements, header, options, names);
   const problems = [...optionProblems(requirements, options, names), ...slots.problems, ...media.problems];
-  if (requirements.header.kind === 'location') problems.push('its header is a LOCATION, which this version cannot fill');
+  for (const what of requirements.unfillable ?? []) problems.push(`it has ${what}, which this version cannot fill`);
   if (problems.length > 0) {
     const template = `Template ${requirements.name} (${requirements.language})`;
     const missing = new Map([...slots.missing, ...media.missing]);

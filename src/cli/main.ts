@@ -1,9 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { ArgumentError, exitCodeOf, isHelpShown, oneLineUsageErrors } from './usage-errors.js';
 import { AppError, isAppError } from '../errors/app-error.js';
-import { packageRoot } from '../files/package-root.js';
+import { packageVersion } from '../files/package-version.js';
 import { REDIS_FULL_ADVICE, isRedisOutOfMemory } from '../errors/redis-errors.js';
 import { followNpxParent } from './npx-parent.js';
 import { armDeadline, endWhenDone, oneShotCommand } from './command-deadline.js';
@@ -80,11 +79,6 @@ async function run(): Promise<void> {
 
 // No top-level await: the start-up bundle (scripts/bundle-cli.mjs) is CommonJS, for its compile cache.
 void run();
-
-/** package.json's version, for `campaign --version`. */
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
-}
 
 /**
  * Settings from `.env` in the working directory, when there is one; variables already set

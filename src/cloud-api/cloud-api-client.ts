@@ -6,6 +6,7 @@ import { graphError, transportFailure } from './graph-answers.js';
 import { safeJson } from './safe-json.js';
 import { messageBody, messagePath } from './message-body.js';
 import type { OutboundMessage } from './outbound-message.js';
+import { userAgent } from './user-agent.js';
 import { sendResponseSchema } from './response-schemas.js';
 
 export interface SendResult {
@@ -38,7 +39,11 @@ export class CloudApiClient {
 
   constructor(options: CloudApiClientOptions) {
     this.#options = options;
-    this.#headers = { authorization: `Bearer ${options.accessToken.reveal()}`, 'content-type': 'application/json' };
+    this.#headers = {
+      authorization: `Bearer ${options.accessToken.reveal()}`,
+      'content-type': 'application/json',
+      'user-agent': userAgent(),
+    };
     this.#versionUrl = `${options.baseUrl}/${options.apiVersion}`;
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher =

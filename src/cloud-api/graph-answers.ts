@@ -3,6 +3,7 @@ import { errors as undiciErrors, request, type Dispatcher } from 'undici';
 import type { Secret } from '../config/secret.js';
 import { CloudApiError, CloudApiTransportError, type TransportFailure } from './cloud-api-errors.js';
 import { graphErrorSchema } from './response-schemas.js';
+import { userAgent } from './user-agent.js';
 
 /** How every Cloud API call reads an error answer or a failed request; one place for all clients. */
 export function graphError(status: number, text: string): CloudApiError {
@@ -60,7 +61,7 @@ async function graphCall(
     const response = await request(url, {
       ...call,
       ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
-      headers: { authorization: `Bearer ${options.accessToken.reveal()}`, accept: 'application/json', ...json },
+      headers: { authorization: `Bearer ${options.accessToken.reveal()}`, accept: 'application/json', 'user-agent': userAgent(), ...json },
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     });

@@ -5,7 +5,13 @@ export function messagePath(message: OutboundMessage): 'messages' | 'marketing_m
   return message.kind === 'template' && message.endpoint === 'marketing-messages' ? 'marketing_messages' : 'messages';
 }
 
-/** The request body of `POST /{version}/{phone-number-id}/messages`, as reference §1.2–1.4 shows it. */
+/**
+ * The request body of `POST /{version}/{phone-number-id}/messages`, as reference §1.2–1.4 shows it,
+ * and of `/marketing_messages`, the same but for `biz_opaque_callback_data`: Meta's schema for
+ * that path (MarketingMessageRequestPayload) does not allow it and its send page does not list
+ * it, so a Marketing Messages send carries none (its row is found by the answer's message ID;
+ * docs/delivery-guarantees.md says what an in-doubt one does).
+ */
 export function messageBody(message: OutboundMessage): Record<string, unknown> {
   const body: Record<string, unknown> = {
     messaging_product: 'whatsapp',
@@ -13,7 +19,7 @@ export function messageBody(message: OutboundMessage): Record<string, unknown> {
     to: message.to,
     type: message.kind,
   };
-  if (message.callbackData !== undefined) body.biz_opaque_callback_data = message.callbackData;
+  if (message.callbackData !== undefined && messagePath(message) === 'messages') body.biz_opaque_callback_data = message.callbackData;
   if (message.kind === 'text') {
     body.text = { preview_url: message.previewUrl ?? false, body: message.body };
   } else {

@@ -27,7 +27,25 @@ export interface TemplateRequirements {
   header: HeaderRequirement;
   body: { text: string; variables: string[] };
   urlButtons: UrlButtonRequirement[];
+  /**
+   * What a send of this template must fill that this version cannot (a carousel's cards, a
+   * limited-time offer's expiry, a coupon code…), each named as an operator reads it. Sending
+   * without them is a request Meta refuses, so a campaign of such a template is refused before
+   * anything is sent. Absent or empty: nothing.
+   */
+  unfillable?: string[];
 }
+
+/**
+ * Buttons whose send needs a parameter this version does not fill (Meta's templates/components
+ * page): a coupon's code (COPY_CODE), an authentication code (OTP), a multi-product message's
+ * products (MPM). Quick replies, phone numbers, flows and catalogs send without one.
+ */
+const BUTTONS_NEEDING_A_VALUE: ReadonlyMap<string, string> = new Map([
+  ['COPY_CODE', 'a copy-code button (its coupon code)'],
+  ['OTP', 'a one-time-password button (its code)'],
+  ['MPM', 'a multi-product button (its products)'],
+]);
 
 /** `{{1}}` or `{{first_name}}`; group 1 is the name. Global: use with matchAll/replace. */
 export const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
@@ -53,6 +71,7 @@ export function requirementsOf(template: MessageTemplate): TemplateRequirements 
   let header: HeaderRequirement = { kind: 'none' };
   let body = { text: '', variables: [] as string[] };
   const urlButtons: UrlButtonRequirement[] = [];
+  const unfillable: string[] = [];
 
   for (const component of template.components) {
     switch (component.type) {
@@ -62,6 +81,7 @@ export function requirementsOf(template: MessageTemplate): TemplateRequirements 
           header = { kind: 'text', text, variables: placeholdersIn(text, format) };
         } else if (component.format === 'LOCATION') {
           header = { kind: 'location' };
+          unfillable.push('a LOCATION header (its place)');
         } else {
           // GIF headers are sent as video, as Meta documents for animated headers.
           header = { kind: 'media', format: component.format === 'GIF' ? 'VIDEO' : component.format };
@@ -72,12 +92,20 @@ export function requirementsOf(template: MessageTemplate): TemplateRequirements 
         break;
       case 'BUTTONS':
         component.buttons.forEach((button, index) => {
+          const needs = BUTTONS_NEEDING_A_VALUE.get(button.type);
+          if (needs !== undefined) unfillable.push(needs);
           if (button.type !== 'URL' || button.url === undefined) return;
           const variables = placeholdersIn(button.url, format);
           if (variables.length > 0) urlButtons.push({ index, variables });
         });
         break;
       case 'FOOTER':
+        break;
+      case 'CAROUSEL':
+        unfillable.push('a CAROUSEL (its cards)');
+        break;
+      case 'LIMITED_TIME_OFFER':
+        unfillable.push("a LIMITED_TIME_OFFER (its offer's expiry)");
         break;
     }
   }
@@ -92,5 +120,6 @@ export function requirementsOf(template: MessageTemplate): TemplateRequirements 
     header,
     body,
     urlButtons,
+    ...(unfillable.length === 0 ? {} : { unfillable }),
   };
 }

@@ -399,7 +399,26 @@ describe('planSend: media and location headers', () => {
     const error = refusal(location, ['phone', 'name'], { params: ['name'] });
 
     expect(error.code).toBe('TEMPLATE_MAPPING_INVALID');
-    expect(problemLines(error)).toStrictEqual(['  - its header is a LOCATION, which this version cannot fill']);
+    expect(problemLines(error)).toStrictEqual(['  - it has a LOCATION header (its place), which this version cannot fill']);
+  });
+
+  it('a carousel, a limited-time offer and a copy-code button → refused, each named: a body-only send of them is malformed', () => {
+    const offer = template({
+      components: [
+        { type: 'LIMITED_TIME_OFFER' },
+        { type: 'BODY', text: 'Hi {{1}}' },
+        { type: 'BUTTONS', buttons: [{ type: 'COPY_CODE', text: 'Copy code' }] },
+        { type: 'CAROUSEL', cards: [{ components: [{ type: 'HEADER' }] }, { components: [{ type: 'HEADER' }] }] },
+      ],
+    });
+    const error = refusal(offer, ['phone', 'name'], { params: ['name'] });
+
+    expect(error.code).toBe('TEMPLATE_MAPPING_INVALID');
+    expect(problemLines(error)).toStrictEqual([
+      "  - it has a LIMITED_TIME_OFFER (its offer's expiry), which this version cannot fill",
+      '  - it has a copy-code button (its coupon code), which this version cannot fill',
+      '  - it has a CAROUSEL (its cards), which this version cannot fill',
+    ]);
   });
 });
 
