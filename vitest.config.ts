@@ -1,9 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { CAPTURE_PREFIX } from './test/support/capture-directory.js';
 import { SuiteSequencer } from './test/support/suite-sequencer.js';
 
 /**
- * Two tiers. `unit` needs no Redis and no network (`npm run test:unit`); `integration` gets a
- * real Redis from its global setup (`npm run test:integration`). `npm test` runs both.
+ * Where this run's sandboxes capture every exchange and webhook (SANDBOX_REQUEST_LOG,
+ * src/sandbox/request-log.ts): a new directory per run, created empty by the integration
+ * project's setup (test/support/capture-directory.ts), which the `captured` project checks
+ * against Meta's OpenAPI once the integration files are done. Vitest evaluates this file more
+ * than once in its process (once per project that extends it): the first evaluation's name is
+ * every project's.
+ */
+const RUN_CAPTURES = Symbol.for('campaign-worker.capture-directory');
+const shared = globalThis as { [RUN_CAPTURES]?: string };
+const captures = (shared[RUN_CAPTURES] ??= join(tmpdir(), `${CAPTURE_PREFIX}${Date.now()}-${randomBytes(4).toString('hex')}`));
+
+/**
+ * Three tiers. `unit` needs no Redis and no network (`npm run test:unit`); `integration` gets a
+ * real Redis from its global setup (`npm run test:integration`); `captured` runs after both
+ * and checks what the integration files' sandboxes captured. `npm test` runs all three.
  */
 export default defineConfig({
   test: {
@@ -28,13 +45,27 @@ export default defineConfig({
       // Integration files, too, share a worker process and its imported modules: each file opens and
       // closes its own connections, servers and child processes, with a prefix of its own, and spies
       // are restored. Imported afresh for every file, the app left gaps of 1–4 s between files here.
+      // Every sandbox they start, in the workers or in the CLI processes they spawn (which inherit
+      // the environment), captures its exchanges and webhooks for the `captured` project.
       {
         extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts'],
+          globalSetup: ['test/support/global-setup.ts', 'test/support/capture-directory.ts'],
           isolate: false,
+          env: { SANDBOX_REQUEST_LOG: captures },
+        },
+      },
+      // After the others (a higher group order): every request of ours the sandboxes captured,
+      // and every answer and webhook they gave, against Meta's OpenAPI (test/captured).
+      {
+        extends: true,
+        test: {
+          name: 'captured',
+          include: ['test/captured/**/*.test.ts'],
+          sequence: { groupOrder: 1 },
+          env: { SANDBOX_REQUEST_LOG: captures },
         },
       },
     ],
