@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROW_STATUSES } from '../../src/campaigns/campaign.js';
 import { silentLogger } from '../../src/logging/logger.js';
@@ -7,6 +6,7 @@ import { FaultHarness, type StatusJson } from '../support/fault-harness.js';
 import { PHONE_NUMBER_ID } from '../support/pipeline.js';
 import { redisUrl } from '../support/redis.js';
 import { samplesOf, scrape, sumOf, valueOf, type Exposition } from './metrics-exposition.js';
+import { postSignedWebhook } from '../support/signed-webhook.js';
 
 /**
  * GET /metrics of `campaign serve` (in this process) while `campaign worker`
@@ -36,14 +36,9 @@ function accepted(e: Exposition): number {
   return valueOf(e, 'cw_sends_total', { phone_number_id: PHONE_NUMBER_ID, result: 'accepted' }) ?? 0;
 }
 
-async function signedPost(url: string, body: string): Promise<number> {
-  const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
-  const response = await fetch(`${url}/webhook`, {
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
-  });
-  return response.status;
+/** Signed with this file's app secret, as Meta signs it. */
+function signedPost(url: string, body: string | Buffer): Promise<number> {
+  return postSignedWebhook(url, SECRET, body);
 }
 
 /** A user's text message to the number (reference §3.4), timestamped now. */

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { tempDir } from '../support/csv-files.js';
 import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from '../support/pipeline.js';
 import { freshPrefix, redisUrl, removePrefix } from '../support/redis.js';
 import { waitFor } from '../support/waiting.js';
+import { postSignedWebhook } from '../support/signed-webhook.js';
 
 const SECRET = 'optout-during-campaign-secret';
 const TOKEN = 'optout-during-campaign-token';
@@ -36,14 +36,9 @@ function preferencesWebhook(waId: string, at: number): string {
   return JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: '1', changes: [{ field: 'user_preferences', value }] }] });
 }
 
-async function signedPost(url: string, body: string): Promise<number> {
-  const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
-  const response = await fetch(`${url}/webhook`, {
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
-  });
-  return response.status;
+/** Signed with this file's app secret, as Meta signs it. */
+function signedPost(url: string, body: string | Buffer): Promise<number> {
+  return postSignedWebhook(url, SECRET, body);
 }
 
 /**

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { startService, type RunningService } from '../../workers/serve.js';
 import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
 import { waitFor } from '../support/waiting.js';
+import { postSignedWebhook } from '../support/signed-webhook.js';
 
 /**
  * Account-, app- and system-level problems Meta reports as a `messages` change's `errors[]`
@@ -34,14 +34,9 @@ function errorsWebhook(phoneNumberId: string, code: number, title: string, detai
   return JSON.stringify(body);
 }
 
-async function signedPost(url: string, body: string | Buffer): Promise<number> {
-  const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
-  const response = await fetch(`${url}/webhook`, {
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
-  });
-  return response.status;
+/** Signed with this file's app secret, as Meta signs it. */
+function signedPost(url: string, body: string | Buffer): Promise<number> {
+  return postSignedWebhook(url, SECRET, body);
 }
 
 describe('campaign serve: account errors (a change of errors[])', () => {

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { portfolioLimitKeys } from '../../src/redis/portfolio-limit-keys.js';
@@ -9,6 +8,7 @@ import { CliProcess } from '../support/cli-process.js';
 import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
 import { waitFor } from '../support/waiting.js';
+import { postSignedWebhook } from '../support/signed-webhook.js';
 
 /**
  * `campaign serve` (a real process) takes the webhooks that change a portfolio's messaging
@@ -29,14 +29,9 @@ function accountWebhook(field: string, value: Record<string, unknown>): string {
   });
 }
 
-async function signedPost(url: string, body: string): Promise<number> {
-  const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
-  const response = await fetch(`${url}/webhook`, {
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
-  });
-  return response.status;
+/** Signed with this file's app secret, as Meta signs it. */
+function signedPost(url: string, body: string | Buffer): Promise<number> {
+  return postSignedWebhook(url, SECRET, body);
 }
 
 describe('campaign serve: messaging-limit webhooks', () => {

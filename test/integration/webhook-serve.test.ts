@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { webhookInboxKey } from '../../src/webhooks/webhook-inbox.js';
 import { CliProcess, runCliWithin } from '../support/cli-process.js';
@@ -6,6 +5,7 @@ import { RedisServer, freePort } from '../support/fault-redis-server.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
 import { webhookKeys } from '../../src/redis/webhook-keys.js';
 import { waitFor } from '../support/waiting.js';
+import { postSignedWebhook } from '../support/signed-webhook.js';
 
 /**
  * `campaign serve` as an operator runs it: a real process, stopped by its own PID. It refuses
@@ -27,14 +27,9 @@ function env(redis: string, prefix: string, extra: Record<string, string> = {}):
   };
 }
 
-async function signedPost(url: string, body: string): Promise<number> {
-  const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
-  const response = await fetch(`${url}/webhook`, {
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
-  });
-  return response.status;
+/** Signed with this file's app secret, as Meta signs it. */
+function signedPost(url: string, body: string | Buffer): Promise<number> {
+  return postSignedWebhook(url, SECRET, body);
 }
 
 describe('campaign serve', () => {
