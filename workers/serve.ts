@@ -55,7 +55,7 @@ export async function startService(
   let app: FastifyInstance | undefined;
   let port: number;
   try {
-    const inbox = new RedisWebhookInbox(redis, config.queuePrefix);
+    const inbox = new RedisWebhookInbox(redis, config.queuePrefix, { max: config.webhook.inboxMax });
     app = buildWebhookServer({
       inbox,
       verifyToken,
@@ -66,6 +66,9 @@ export async function startService(
     });
     await parts.dashboard.register(app);
     await parts.api.register(app);
+    // Their connections refuse commands until they are up (no offline queue): the first request and read wait for them, not fail.
+    // (The inbox's connection is not up: Redis is away, and the service starts without waiting more.)
+    if (redis.status === 'ready') await parts.connected();
     port = await listenOn(app, options);
     parts.consumer.start();
   } catch (error) {
@@ -89,6 +92,8 @@ interface ServiceParts {
   dashboard: Dashboard;
   /** The HTTP API under /api/v1. */
   api: { register(app: FastifyInstance): Promise<void> };
+  /** Resolves once every connection is up, or after a second (Redis away: the service starts anyway). */
+  connected(): Promise<void>;
   /** Stops the consumer, then closes the metrics, the dashboard and their connections. */
   close(): Promise<void>;
 }
@@ -107,6 +112,7 @@ async function openServiceParts(config: Config, log: Logger): Promise<ServicePar
   const metricsRedis = connect();
   const dashboardRedis = connect();
   const apiRedis = connect();
+  const connections = [readerRedis, ledgerRedis, metricsRedis, dashboardRedis, apiRedis];
   const sendRate = (phoneNumberId: string) => sendRateOf(config.send, phoneNumberId);
   const consumer = await webhookConsumer(config, log, readerRedis, ledgerOn(ledgerRedis));
   // GET /metrics: read from Redis at each scrape.
@@ -138,12 +144,14 @@ async function openServiceParts(config: Config, log: Logger): Promise<ServicePar
     await Promise.race([consumer.stop(), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
     await metrics.close();
     await Promise.race([dashboard.close(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-    for (const connection of [readerRedis, ledgerRedis, metricsRedis, dashboardRedis, apiRedis]) {
+    for (const connection of connections) {
       if (connection.status === 'ready') await connection.quit().catch(() => undefined);
       closeRedis(connection);
     }
   };
-  return { consumer, metrics, dashboard, api, close };
+  const { readyWithin } = await import('../src/redis/redis-connection.js');
+  const connected = async () => void (await Promise.all(connections.map((connection) => readyWithin(connection, 1000))));
+  return { consumer, metrics, dashboard, api, connected, close };
 }
 
 async function webhookConsumer(config: Config, log: Logger, readerRedis: RedisClient, ledger: RedisLedger): Promise<WebhookConsumer> {

@@ -35,6 +35,9 @@ const ONE_LINE = /^[\x21-\x7E]+$/;
 /** Where Redis is when REDIS_URL is not set. */
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
+/** WEBHOOK_INBOX_MAX unset: at a webhook's usual 1–2 KiB, 100–200 MiB of Redis before `serve` refuses more. */
+export const DEFAULT_WEBHOOK_INBOX_MAX = 100_000;
+
 const envSchema = z.object({
   REDIS_URL: z
     .string()
@@ -173,6 +176,8 @@ const envSchema = z.object({
     .default(['STOP', 'UNSUBSCRIBE', 'STOP PROMOTIONS']),
   // A status webhook whose message no row has yet waits this long before it is taken for another tool's.
   WEBHOOK_PARK_SECONDS: wholeNumber(0).default(600),
+  // Entries the webhook inbox may hold unconsumed: past it `serve` answers 503 (Meta retries later) instead of filling Redis.
+  WEBHOOK_INBOX_MAX: wholeNumber(1).default(DEFAULT_WEBHOOK_INBOX_MAX),
   // `serve`'s campaigns page and /queues: HTTP basic auth when a password is set (required to
   // bind a non-loopback --host). The user name cannot hold ':' (basic auth splits there).
   DASHBOARD_USER: z
@@ -235,7 +240,8 @@ export interface Config {
   /** PORTFOLIOS: phone-number ID → business portfolio; a number not named is in `default` (src/portfolios/portfolios.ts). */
   portfolios: PortfolioAssignments;
   /** `campaign serve`: app secrets signatures are checked with (any one may match: rotation), and the handshake token. */
-  webhook: { appSecrets: Secret[]; verifyToken: Secret | undefined; optOutKeywords: string[]; parkMs: number };
+  /** `inboxMax`: WEBHOOK_INBOX_MAX, the entries the webhook inbox may hold unconsumed (503 beyond). */
+  webhook: { appSecrets: Secret[]; verifyToken: Secret | undefined; optOutKeywords: string[]; parkMs: number; inboxMax: number };
   /** `campaign serve`'s campaigns page and /queues: basic auth with these when `password` is set. */
   dashboard: { user: string; password: Secret | undefined };
   /** SANDBOX_REQUEST_LOG: where the sandbox captures its exchanges and webhooks; undefined = nowhere. */
@@ -298,6 +304,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       verifyToken: e.WEBHOOK_VERIFY_TOKEN === undefined ? undefined : new Secret(e.WEBHOOK_VERIFY_TOKEN),
       optOutKeywords: e.OPT_OUT_KEYWORDS,
       parkMs: e.WEBHOOK_PARK_SECONDS * 1000,
+      inboxMax: e.WEBHOOK_INBOX_MAX,
     },
     dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD === undefined ? undefined : new Secret(e.DASHBOARD_PASSWORD) },
     sandboxRequestLog: e.SANDBOX_REQUEST_LOG,

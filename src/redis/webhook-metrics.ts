@@ -3,6 +3,9 @@ import { WEBHOOK_LAG_BUCKETS } from '../metrics/buckets.js';
 import { metricsKeys, type MetricsKeys } from './metric-keys.js';
 import { CounterTally, HistogramTally } from './metric-tallies.js';
 import { isKnownPricingCategory, OTHER_PRICING_CATEGORY } from '../pricing/pricing-category.js';
+import type { RedisClient } from './key-scope.js';
+import { execPipeline } from './redis-connection.js';
+import { webhookKeys } from './webhook-keys.js';
 
 /**
  * The `kind` label of cw_webhook_events_total: a status by Meta's name (`sent`, `delivered`,
@@ -89,4 +92,21 @@ export class WebhookMetrics {
     this.#accountErrors.writeTo(tx, this.#keys.accountErrors);
     this.discard();
   }
+}
+
+/** The intake's figures at a scrape: entries the inbox holds now, and what it did not store, every `serve` together. */
+export interface WebhookIntakeFigures {
+  /** Entries not yet applied (cw_webhook_inbox_entries). */
+  inboxEntries: number;
+  /** Exact replays of a body the inbox held, answered 200 and not stored (cw_webhook_replays_dropped_total). */
+  replaysDropped: number;
+  /** Bodies refused with 503 at WEBHOOK_INBOX_MAX (cw_webhook_inbox_full_total). */
+  inboxFull: number;
+}
+
+/** Reads the intake's figures (src/redis/lua/webhooks/append.lua keeps the counts) in one round trip. */
+export async function readWebhookIntake(redis: RedisClient, prefix: string): Promise<WebhookIntakeFigures> {
+  const keys = webhookKeys(prefix);
+  const [entries, counts] = await execPipeline<[number, Record<string, string>]>(redis.pipeline().xlen(keys.inbox).hgetall(keys.intake));
+  return { inboxEntries: entries, replaysDropped: Number(counts.replays ?? 0) || 0, inboxFull: Number(counts.full ?? 0) || 0 };
 }

@@ -10,6 +10,8 @@ import { webhookKeys } from '../redis/webhook-keys.js';
 import type { LimitUpdate } from './limit-events.js';
 import type { AccountError } from '../campaigns/settle/account-errors.js';
 import { isKnownPricingCategory } from '../pricing/pricing-category.js';
+import { readyWithin } from '../redis/redis-connection.js';
+import { redisAnswers } from '../errors/redis-errors.js';
 
 const GROUP = 'appliers';
 /** Entries a consumer read and did not acknowledge for this long (it died) are taken over. */
@@ -99,16 +101,43 @@ export class WebhookConsumer {
     let lastError = 0;
     while (!this.#stopping) {
       try {
+        if (!(await this.#connected())) continue;
         await this.processOnce();
       } catch (error) {
         if (this.#stopping) break;
         this.#groupReady = false;
         // Redis away: wait and try again; nothing is acknowledged that was not applied.
-        if (Date.now() - lastError > 10_000) this.#o.logger.error({ err: error }, 'could not work off the webhook inbox (retrying)');
+        if (Date.now() - lastError > 10_000) await this.#report(error);
         lastError = Date.now();
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
+  }
+
+  /**
+   * Whether the connection takes commands now; else waits (up to blockMs) for it to. A fail-fast
+   * connection (no offline queue, as `serve` makes them) refuses a command while it connects:
+   * the first read at start, and any while Redis is away, would fail for nothing but the timing.
+   * One that connects at its first command (lazyConnect, status `wait`) is read at once.
+   */
+  async #connected(): Promise<boolean> {
+    const { redis } = this.#o;
+    const status = (): string => redis.status;
+    if (status() === 'ready' || status() === 'wait') return true;
+    // Closed under the consumer: nothing to read until it is stopped.
+    if (status() === 'end') await new Promise((resolve) => setTimeout(resolve, 500));
+    else await readyWithin(redis, this.#o.blockMs);
+    return status() === 'ready';
+  }
+
+  /**
+   * Redis unreachable is expected (the service says so once on its own connection): a line without a stack; anything else is
+   * a bug. ioredis's connection errors carry no code, so the connection is asked, never the error's text.
+   */
+  async #report(error: unknown): Promise<void> {
+    if (!(await redisAnswers(this.#o.redis)))
+      this.#o.logger.warn({ reason: (error as Error).message }, 'the webhook inbox cannot be read while Redis does not answer (retrying)');
+    else this.#o.logger.error({ err: error }, 'could not work off the webhook inbox (retrying)');
   }
 
   /** One round: entries a dead consumer left, then new ones (waiting up to blockMs), then parked statuses. Returns entries handled. */
@@ -224,13 +253,21 @@ export class WebhookConsumer {
     if (unmatched.length > 0)
       await this.#o.redis.zadd(this.#keys.parked, 'NX', ...unmatched.flatMap((u) => [firstSeen, JSON.stringify(u)]));
     for (const [key, n] of Object.entries(counts)) stats[key] = (stats[key] ?? 0) + n;
+    await this.#acknowledge(entries, stats);
+  }
+
+  /** One MULTI: the batch acknowledged and deleted, its signatures released, its stats and metrics added. */
+  async #acknowledge(entries: [string, string[]][], stats: Record<string, number>): Promise<void> {
     const ids = entries.map((e) => e[0]);
     const tx = this.#o.redis
       .multi()
       .xack(this.#keys.inbox, GROUP, ...ids)
       .xdel(this.#keys.inbox, ...ids);
+    // The intake drops a replay of a body while its signature is held: applied, the body is welcome again (Meta resends).
+    const signatures = entries.map(([, fields]) => fieldOf(fields, 'sig') ?? '').filter((sig) => sig !== '');
+    if (signatures.length > 0) tx.hdel(this.#keys.held, ...signatures);
     for (const [key, n] of Object.entries(stats)) if (n > 0) tx.hincrby(this.#keys.stats, key, n);
-    metrics?.drainInto(tx);
+    this.#metrics?.drainInto(tx);
     await tx.exec();
   }
 

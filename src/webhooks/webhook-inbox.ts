@@ -3,35 +3,51 @@ import type { Logger } from '../logging/logger.js';
 import type { RedisClient } from '../redis/key-scope.js';
 import { createCluster, redactUrl, type RedisTarget } from '../redis/redis-connection.js';
 import { webhookKeys } from '../redis/webhook-keys.js';
+import { RedisWebhookIntake } from '../redis/redis-webhook-intake.js';
+import { DEFAULT_WEBHOOK_INBOX_MAX } from '../config/config.js';
 
 /**
  * The stream every signed webhook POST is appended to before it is answered 200: entries
- * `body` (the raw bytes as received) and `at` (ms received). Consumers read it with
- * XREADGROUP and remove what they applied (XACK + XDEL); nothing here trims it, so an entry
- * the service acknowledged to Meta is never dropped for space.
+ * `body` (the raw bytes as received), `at` (ms received) and `sig` (its signature). Consumers
+ * read it with XREADGROUP and remove what they applied (XACK + XDEL); nothing here trims it,
+ * so an entry the service acknowledged to Meta is never dropped for space: past
+ * WEBHOOK_INBOX_MAX entries a body is refused instead (503, Meta retries later).
  */
 export function webhookInboxKey(prefix: string): string {
   return webhookKeys(prefix).inbox;
 }
 
+/**
+ * What the inbox did with a body: `stored`; `replay`, an exact replay (same signature) of a
+ * body it holds unconsumed, not stored again; `full`, refused at the bound (`held`: entries
+ * it holds), nothing stored.
+ */
+export type InboxAnswer = { outcome: 'stored' } | { outcome: 'replay' } | { outcome: 'full'; held: number };
+
 /** Where the webhook service puts what it accepted. */
 export interface WebhookInbox {
-  /** Resolves once the body is in Redis (then, and only then, Meta gets its 200); rejects fast when Redis is away. */
-  append(raw: Buffer, receivedAt: number): Promise<void>;
+  /**
+   * Resolves once the body is in Redis, or once Redis has said it holds it already or is full
+   * (then, and only then, Meta gets its answer); rejects fast when Redis is away. `signature`:
+   * the body's HMAC-SHA256 in hex, checked before.
+   */
+  append(raw: Buffer, receivedAt: number, signature: string): Promise<InboxAnswer>;
 }
 
 export class RedisWebhookInbox implements WebhookInbox {
   readonly #redis: RedisClient;
-  readonly #key: string;
+  readonly #intake: RedisWebhookIntake;
 
-  constructor(redis: RedisClient, prefix: string) {
+  /** `max`: WEBHOOK_INBOX_MAX, the entries the inbox may hold unconsumed. */
+  constructor(redis: RedisClient, prefix: string, options: { max?: number } = {}) {
     this.#redis = redis;
-    this.#key = webhookInboxKey(prefix);
+    this.#intake = new RedisWebhookIntake(redis, prefix, options.max ?? DEFAULT_WEBHOOK_INBOX_MAX);
   }
 
-  async append(raw: Buffer, receivedAt: number): Promise<void> {
-    // `*`: Redis numbers the entry; no MAXLEN: trimming is the consumers' (after they applied it).
-    await this.#redis.xadd(this.#key, '*', 'body', raw, 'at', String(receivedAt));
+  async append(raw: Buffer, receivedAt: number, signature: string): Promise<InboxAnswer> {
+    // One script: the replay check, the bound and the XADD (no MAXLEN: trimming is the consumers', after they applied it).
+    const answer = await this.#intake.append(raw, signature, receivedAt);
+    return answer.outcome === 'full' ? { outcome: 'full', held: answer.held } : { outcome: answer.outcome };
   }
 
   /** Whether Redis answers PING within `timeoutMs` (for /readyz). Never throws. */

@@ -1,10 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Secret } from '../config/secret.js';
+import { routerErrorOptions } from '../http/router-errors.js';
 import type { Logger } from '../logging/logger.js';
 import type { ScrapeResult } from '../metrics/service-metrics.js';
 import { SIGNATURE_HEADER, parseSignatureHeader, verifySignature } from './signature.js';
-import type { WebhookInbox } from './webhook-inbox.js';
+import type { InboxAnswer, WebhookInbox } from './webhook-inbox.js';
 
 /** Meta's payloads are up to 3 MB (reference §3.1); the margin is for its count of a "MB". */
 export const WEBHOOK_MAX_BYTES = 3 * 1024 * 1024;
@@ -13,6 +14,8 @@ export const WEBHOOK_BODY_LIMIT = WEBHOOK_MAX_BYTES + 64 * 1024;
 export const REJECTION_LOG_INTERVAL_MS = 10_000;
 /** /readyz: Redis must answer PING within this long. */
 export const READY_TIMEOUT_MS = 1000;
+/** The inbox at WEBHOOK_INBOX_MAX: what Meta is told to wait (consumers work off thousands of entries a second). */
+export const INBOX_FULL_RETRY_AFTER_SECONDS = 30;
 
 export interface WebhookServerOptions {
   inbox: WebhookInbox;
@@ -33,7 +36,9 @@ export interface WebhookServerOptions {
  * The webhook service's HTTP face (reference §3.1). POST /webhook takes the body as raw bytes,
  * checks the signature over exactly those bytes before anything looks inside them, appends
  * them to the Redis inbox and answers 200 only once Redis has them: a crash after the answer
- * loses nothing, and a Redis that is away gets 503, which Meta retries. Nothing is parsed
+ * loses nothing, and a Redis that is away gets 503, which Meta retries. So does an inbox at
+ * WEBHOOK_INBOX_MAX (a flood must not fill Redis); an exact replay of a body the inbox holds
+ * gets 200 without being stored again (see src/redis/lua/webhooks/append.lua). Nothing is parsed
  * here: the consumers do that, so the request path stays short (Meta wants a median under
  * 250 ms) and a body that turns out unreadable is recorded by them instead of refused.
  */
@@ -48,6 +53,8 @@ export function buildWebhookServer(options: WebhookServerOptions): FastifyInstan
     // A line per request would cost more than the request at Meta's rates.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: WEBHOOK_BODY_LIMIT,
+    // Refusals before routing (a malformed URL, headers too large) as problem documents, like the API's.
+    ...routerErrorOptions(),
   });
 
   // Every body arrives as the bytes sent: the signature is over them, and fastify's JSON parser
@@ -123,6 +130,7 @@ function addIntakeRoute(app: FastifyInstance, options: WebhookServerOptions, now
   const { inbox, appSecrets, logger } = options;
   const badSignature = new Throttle(REJECTION_LOG_INTERVAL_MS, now);
   const notStored = new Throttle(REJECTION_LOG_INTERVAL_MS, now);
+  const inboxFull = new Throttle(REJECTION_LOG_INTERVAL_MS, now);
   const refuseSignature = (request: FastifyRequest, reply: FastifyReply, why: string) => {
     const suppressed = badSignature.take();
     // Never the body nor the header's value: only why, from where, and how many more since the last line.
@@ -142,10 +150,11 @@ function addIntakeRoute(app: FastifyInstance, options: WebhookServerOptions, now
       // When the request came in (before its body was read), on the wall clock: consumers measure their lag from it.
       const receivedAt = Math.round(Date.now() - reply.elapsedTime);
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      if (!verifySignature(raw, signatureOf(request), appSecrets))
-        return refuseSignature(request, reply, 'signature does not match the body');
+      const header = signatureOf(request);
+      if (!verifySignature(raw, header, appSecrets)) return refuseSignature(request, reply, 'signature does not match the body');
+      let answer: InboxAnswer;
       try {
-        await inbox.append(raw, receivedAt);
+        answer = await inbox.append(raw, receivedAt, parseSignatureHeader(header)?.toString('hex') ?? '');
       } catch (error) {
         const suppressed = notStored.take();
         if (suppressed !== undefined)
@@ -155,6 +164,16 @@ function addIntakeRoute(app: FastifyInstance, options: WebhookServerOptions, now
           );
         return reply.code(503).header('retry-after', '5').send({ error: 'not stored, try again' });
       }
+      if (answer.outcome === 'full') {
+        const suppressed = inboxFull.take();
+        if (suppressed !== undefined)
+          logger.warn(
+            { held: answer.held, suppressed },
+            'webhook inbox full (WEBHOOK_INBOX_MAX): POST answered 503, Meta retries once the consumers catch up',
+          );
+        return reply.code(503).header('retry-after', String(INBOX_FULL_RETRY_AFTER_SECONDS)).send({ error: 'inbox full, try again later' });
+      }
+      // Stored, or an exact replay of a body the inbox holds (not stored again): either way the inbox has it.
       return reply.code(200).send({ ok: true });
     },
   });

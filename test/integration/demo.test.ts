@@ -7,6 +7,7 @@ import { runCli } from '../support/cli-process.js';
 import { tempDir } from '../support/csv-files.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
 import { webhookKeys } from '../../src/redis/webhook-keys.js';
+import { linesWithStacks, parseLogLines } from '../support/log-lines.js';
 
 /**
  * `npm run demo` (campaign demo): the sandbox, a worker and the webhook service in one
@@ -30,6 +31,8 @@ describe('campaign demo', () => {
       expect(result.stdout).toMatch(/completed/);
       expect(result.stdout).toContain('sent 190 (delivered 190, read 95)');
       expect(await redis.hget(webhookKeys(prefix).stats, 'statuses')).not.toBeNull();
+      // Starting the service, the sandbox and a worker with Redis up is no error: no line with a stack.
+      expect(linesWithStacks(parseLogLines(`${result.stderr}\n${result.stdout}`))).toEqual([]);
     } finally {
       await removePrefix(redis, prefix);
       await redis.quit();

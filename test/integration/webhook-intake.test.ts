@@ -204,11 +204,16 @@ describe('webhook intake against the shared Redis', () => {
       expect((await stored())[0]?.body.equals(body)).toBe(true);
     });
 
-    it('every POST is its own entry, in order (duplicates included: Meta retries, consumers dedupe)', async () => {
+    it('every POST is its own entry, in order; an exact replay of one held unconsumed is answered 200, not stored again', async () => {
       const bodies = [statusBody('wamid.1'), statusBody('wamid.2'), statusBody('wamid.1')];
       for (const body of bodies) expect((await post(service.url, body, { 'x-hub-signature-256': sign(body) })).status).toBe(200);
 
-      expect((await stored()).map((e) => e.body.toString())).toStrictEqual(bodies.map((b) => b.toString()));
+      // The same body under the other secret of the rotation is another signature: stored (consumers dedupe it).
+      const rotated = statusBody('wamid.1');
+      expect((await post(service.url, rotated, { 'x-hub-signature-256': sign(rotated, OLD_SECRET) })).status).toBe(200);
+
+      const expected = [bodies[0], bodies[1], rotated].map((b) => b?.toString());
+      expect((await stored()).map((e) => e.body.toString())).toStrictEqual(expected);
     });
 
     it.each([
@@ -343,7 +348,7 @@ describe('the answer waits for the inbox', () => {
   it('/readyz does not wait more than about a second for a Redis check that hangs', { timeout: 20_000 }, async () => {
     const service = await listen(
       buildWebhookServer({
-        inbox: { append: () => Promise.resolve() },
+        inbox: { append: () => Promise.resolve({ outcome: 'stored' as const }) },
         verifyToken: new Secret(VERIFY_TOKEN),
         appSecrets: [new Secret(SECRET)],
         logger: silentLogger(),

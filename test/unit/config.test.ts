@@ -58,7 +58,13 @@ describe('loadConfig: defaults', () => {
       confirmWindowMs: 600_000,
       heldPatienceMs: 86_400_000,
       metricsRetentionMs: 24 * 3_600_000,
-      webhook: { appSecrets: [], verifyToken: undefined, optOutKeywords: ['STOP', 'UNSUBSCRIBE', 'STOP PROMOTIONS'], parkMs: 600_000 },
+      webhook: {
+        appSecrets: [],
+        verifyToken: undefined,
+        optOutKeywords: ['STOP', 'UNSUBSCRIBE', 'STOP PROMOTIONS'],
+        parkMs: 600_000,
+        inboxMax: 100_000,
+      },
       dashboard: { user: 'admin', password: undefined },
       sandboxRequestLog: undefined,
     });
@@ -134,6 +140,14 @@ describe('loadConfig: defaults', () => {
     expect(sandboxRequestLogDir({ SANDBOX_REQUEST_LOG: '/tmp/captures', SEND_RATE: 'not a number' })).toBe('/tmp/captures');
     expect(sandboxRequestLogDir({ SANDBOX_REQUEST_LOG: '  ' })).toBeUndefined();
     expect(sandboxRequestLogDir({})).toBeUndefined();
+  });
+
+  it('WEBHOOK_INBOX_MAX: whole entries >= 1 (default 100,000); 0, a fraction or a word is refused, naming it', () => {
+    expect(loadConfig({}).webhook.inboxMax).toBe(100_000);
+    expect(loadConfig({ WEBHOOK_INBOX_MAX: '250' }).webhook.inboxMax).toBe(250);
+    for (const bad of ['0', '-1', '1.5', 'many']) {
+      expect(() => loadConfig({ WEBHOOK_INBOX_MAX: bad })).toThrow(/WEBHOOK_INBOX_MAX: must be a whole number >= 1/);
+    }
   });
 
   it('CONFIRM_WINDOW_SECONDS: whole seconds >= 0, in ms; a fraction or a negative is refused, naming it', () => {
