@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 import { allows, authenticate, type ApiScope, type ApiTokenLookup } from '../http/api-tokens.js';
+import { HeadedAppError } from './headed-error.js';
 
 /** Who made an API request: a token (by name), or a dashboard user through the pages (by DASHBOARD_USER). */
 export interface ApiCaller {
@@ -9,10 +10,22 @@ export interface ApiCaller {
   scope: ApiScope;
 }
 
+/**
+ * Why the dashboard refused a page's request: 401 (the basic auth, with the challenge that makes a browser send it), 403
+ * (the CSRF token or another site), 429 (too many wrong passwords: with Retry-After). `headers` go into the answer.
+ */
+export interface SessionRefusal {
+  refused: string;
+  status: 401 | 403 | 429;
+  headers?: Readonly<Record<string, string>>;
+}
+
 /** The dashboard's check of its own pages' requests (basic auth, CSRF header, same site). */
 export interface DashboardSessions {
-  apiSession(request: FastifyRequest): Promise<{ user: string } | { refused: string; status: 401 | 403 }>;
+  apiSession(request: FastifyRequest): Promise<{ user: string } | SessionRefusal>;
 }
+
+const SESSION_REFUSAL_CODES = { 401: 'API_TOKEN_MISSING', 403: 'API_CSRF_REFUSED', 429: 'DASHBOARD_LOGIN_THROTTLED' } as const;
 
 /** What the dashboard's pages may do through the API: what their buttons do (create and control), never opt-outs or tokens. */
 const DASHBOARD_SCOPE: ApiScope = 'send';
@@ -32,7 +45,7 @@ export async function callerOf(
   if (!bearer && sessions !== undefined && request.headers['x-csrf-token'] !== undefined) {
     const session = await sessions.apiSession(request);
     if ('refused' in session)
-      throw new AppError(session.status === 401 ? 'API_TOKEN_MISSING' : 'API_CSRF_REFUSED', `Refused: ${session.refused}`);
+      throw new HeadedAppError(SESSION_REFUSAL_CODES[session.status], `Refused: ${session.refused}`, session.headers ?? {});
     return { kind: 'dashboard', name: session.user, scope: DASHBOARD_SCOPE };
   }
   const principal = await authenticate(header, tokens);

@@ -1,9 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../logging/logger.js';
-import { BASIC_AUTH_CHALLENGE, basicAuthMatches, type DashboardCredentials } from './basic-auth.js';
+import type { DashboardSessions, SessionRefusal } from '../api/api-principal.js';
+import { BASIC_AUTH_CHALLENGE, basicLoginMatches, basicLoginOf, type DashboardCredentials } from './basic-auth.js';
 import { CSRF_FIELD, CSRF_HEADER, crossSite, type CsrfTokens } from './csrf.js';
 import { html } from './html.js';
 import { PAGE_HEADERS, page } from './layout.js';
+import type { LoginThrottle, LoginVerdict } from './login-throttle.js';
 
 /** A flood of refused requests costs one log line per this long. */
 const REFUSAL_LOG_INTERVAL_MS = 10_000;
@@ -13,18 +15,22 @@ const REFUSAL_LOG_INTERVAL_MS = 10_000;
  * route when DASHBOARD_PASSWORD is set (nothing when it is not: `serve` then listens on
  * loopback only, see exposure.ts), and on control POSTs a CSRF token and no cross-site
  * origin, with or without a password (a page on another site could otherwise post to a
- * dashboard on the operator's own 127.0.0.1).
+ * dashboard on the operator's own 127.0.0.1). Both places that check the password, the pages and
+ * the pages' calls to the HTTP API (apiSession), go through one login throttle: neither is a way
+ * around it.
  */
-export class DashboardAccess {
+export class DashboardAccess implements DashboardSessions {
   readonly #credentials: DashboardCredentials | undefined;
   readonly #csrf: CsrfTokens;
+  readonly #throttle: LoginThrottle;
   readonly #logger: Logger;
   #lastRefusalLog = Number.NEGATIVE_INFINITY;
   #refusals = 0;
 
-  constructor(options: { credentials: DashboardCredentials | undefined; csrf: CsrfTokens; logger: Logger }) {
+  constructor(options: { credentials: DashboardCredentials | undefined; csrf: CsrfTokens; throttle: LoginThrottle; logger: Logger }) {
     this.#credentials = options.credentials;
     this.#csrf = options.csrf;
+    this.#throttle = options.throttle;
     this.#logger = options.logger;
   }
 
@@ -38,9 +44,23 @@ export class DashboardAccess {
     return this.#csrf.issue(this.user);
   }
 
-  /** onRequest: 401 with a basic-auth challenge unless the credentials match (or none are set). */
+  /**
+   * onRequest: 401 with a basic-auth challenge unless the credentials match (or none are set); 429 with Retry-After,
+   * whatever the credentials, while the login throttle refuses the client's address or the user.
+   */
   readonly authenticate = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (this.#credentials === undefined || basicAuthMatches(request.headers.authorization, this.#credentials)) return;
+    const verdict = await this.#login(request);
+    if (verdict === 'open') return;
+    if (typeof verdict === 'object') {
+      // Not logged per refusal: the throttle logged the lock once.
+      await reply
+        .code(429)
+        .header('retry-after', String(verdict.retryAfterSeconds))
+        .header('cache-control', 'no-store')
+        .type('text/plain; charset=utf-8')
+        .send(`Refused: ${throttledWhy(verdict)}.\n`);
+      return;
+    }
     // Only whether a header came: never its content.
     this.#noteRefusal(request, request.headers.authorization === undefined ? 'no credentials' : 'wrong credentials', 401);
     await reply
@@ -73,9 +93,18 @@ export class DashboardAccess {
    * password is set), its CSRF token in the `X-CSRF-Token` header, and no cross-site origin.
    * The user it acts for, or why it is refused.
    */
-  async apiSession(request: FastifyRequest): Promise<{ user: string } | { refused: string; status: 401 | 403 }> {
-    if (this.#credentials !== undefined && !basicAuthMatches(request.headers.authorization, this.#credentials))
-      return { refused: 'the dashboard user and password do not match', status: 401 };
+  async apiSession(request: FastifyRequest): Promise<{ user: string } | SessionRefusal> {
+    const verdict = await this.#login(request);
+    if (typeof verdict === 'object')
+      return { refused: throttledWhy(verdict), status: 429, headers: { 'retry-after': String(verdict.retryAfterSeconds) } };
+    // The challenge makes a browser send the credentials it keeps for the realm: it sends them unasked only below the
+    // path that asked for them, so a page opened directly (/campaigns/new) would otherwise never get its calls through.
+    if (verdict !== 'open')
+      return {
+        refused: 'the dashboard user and password are missing or do not match',
+        status: 401,
+        headers: { 'www-authenticate': BASIC_AUTH_CHALLENGE },
+      };
     if (crossSite(request.headers)) return { refused: 'it came from another site', status: 403 };
     const token = request.headers[CSRF_HEADER];
     if (!(await this.#csrf.verify(typeof token === 'string' ? token : undefined, this.user)))
@@ -92,6 +121,18 @@ export class DashboardAccess {
     await reply.code(403).send({ error: 'cross-site request refused' });
   };
 
+  /**
+   * The request's basic-auth login through the throttle: 'open' when no password is set. Without a readable
+   * `user:password` there is nothing to guess with (a browser's first request, before the challenge): 'none', not counted.
+   */
+  async #login(request: FastifyRequest): Promise<LoginVerdict | 'none'> {
+    if (this.#credentials === undefined) return 'open';
+    const login = basicLoginOf(request.headers.authorization);
+    const right = basicLoginMatches(login, this.#credentials);
+    if (login === undefined) return 'none';
+    return this.#throttle.login(request.ip, login.user, right);
+  }
+
   /** One log line per interval, with how many refusals were held back since the last. */
   #noteRefusal(request: FastifyRequest, why: string, status: number): void {
     const now = Date.now();
@@ -106,4 +147,9 @@ export class DashboardAccess {
     this.#lastRefusalLog = now;
     this.#refusals = 0;
   }
+}
+
+function throttledWhy(verdict: Exclude<LoginVerdict, string>): string {
+  const whose = verdict.throttled === 'address' ? 'from this address' : 'for this user';
+  return `too many wrong dashboard passwords ${whose}: every login is refused, the right one too, for ${verdict.retryAfterSeconds} s more`;
 }

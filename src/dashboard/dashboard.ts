@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { RedisClient } from '../redis/key-scope.js';
 import { CampaignControls } from '../campaigns/control/campaign-controls.js';
 import type { ControlLedger, ReportLedger } from '../campaigns/ledger.js';
@@ -10,9 +10,9 @@ import { ScrapeReader } from '../metrics/scrape-reader.js';
 import type { PortfolioAssignments } from '../portfolios/portfolios.js';
 import { reportUserIds } from '../redis/redis-user-links.js';
 import { RedisCampaignHistory } from '../redis/redis-campaign-history.js';
-import { readyWithin } from '../redis/redis-connection.js';
 import { RedisTemplateInfo } from '../redis/redis-template-info.js';
 import { RedisAccountErrors } from '../redis/redis-account-errors.js';
+import { RedisLoginAttempts } from '../redis/redis-login-attempts.js';
 import type { DashboardSessions } from '../api/api-principal.js';
 import { DashboardAccess } from './access.js';
 import type { DashboardCredentials } from './basic-auth.js';
@@ -21,9 +21,9 @@ import { registerControlRoutes } from './control-routes.js';
 import { CsrfTokens, redisCsrfKey } from './csrf.js';
 import { DashboardReader } from './dashboard-reader.js';
 import { ErrorTallies } from './error-tallies.js';
-import { html } from './html.js';
-import { page } from './layout.js';
-import { registerPageRoutes, sendPage } from './page-routes.js';
+import { LoginThrottle } from './login-throttle.js';
+import { pageFailures } from './page-errors.js';
+import { registerPageRoutes } from './page-routes.js';
 import { QUEUES_PATH, QueueBoard } from './queue-board.js';
 
 export interface DashboardOptions {
@@ -52,11 +52,6 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-/** A failed page load costs one log line per this long. */
-const FAILURE_LOG_INTERVAL_MS = 10_000;
-/** How long a request waits for a connection still coming up (then it fails fast: 503). */
-const CONNECT_WAIT_MS = 1000;
-
 /**
  * `campaign serve`'s campaigns page and queue dashboard: built from the ledger, the
  * metrics figures and bull-board; every request reads Redis afresh, so the service stays
@@ -73,10 +68,15 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const access = new DashboardAccess({
     credentials: options.credentials,
     csrf: new CsrfTokens({ key: redisCsrfKey(redis, prefix), now }),
+    throttle: new LoginThrottle({
+      store: new RedisLoginAttempts(redis, prefix),
+      logger,
+      dashboardUser: options.credentials?.user ?? '',
+      now,
+    }),
     logger,
   });
   const board = new QueueBoard({ redis, prefix, numbers: () => directory.numbers(), now });
-  let lastFailureLog = Number.NEGATIVE_INFINITY;
 
   const register = async (app: FastifyInstance): Promise<void> => {
     await app.register(async (scope) => {
@@ -87,28 +87,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       });
       scope.addContentTypeParser('application/json', { parseAs: 'string' }, scope.getDefaultJsonParser('error', 'error'));
       scope.addHook('onRequest', access.authenticate);
-      // The service starts before Redis may answer, and the connection refuses commands until it is up.
-      scope.addHook('preHandler', async () => readyWithin(redis, CONNECT_WAIT_MS));
-      scope.setErrorHandler((error: FastifyError, request, reply) => {
-        const status = error.statusCode ?? 500;
-        if (status < 500) return reply.code(status).type('text/plain; charset=utf-8').send(`${error.message}\n`);
-        const redisDown = redis.status !== 'ready';
-        if (Date.now() - lastFailureLog >= FAILURE_LOG_INTERVAL_MS) {
-          lastFailureLog = Date.now();
-          if (redisDown)
-            logger.warn(
-              { url: request.url.split('?')[0], reason: error.message },
-              'dashboard page not served: Redis is not answering (503)',
-            );
-          else logger.error({ err: error, url: request.url.split('?')[0] }, 'dashboard page failed');
-        }
-        const message = redisDown
-          ? 'Redis is not answering: the campaigns cannot be read now; this page works again once it does.'
-          : 'This page failed (a bug): the service log says why.';
-        const code = redisDown ? 503 : 500;
-        if (request.url.startsWith('/api/')) return reply.code(code).send({ error: message });
-        return sendPage(reply, page({ title: 'Unavailable', body: html`<h1>Unavailable</h1><p class="error">${message}</p>` }), code);
-      });
+      // Redis away: 503 REDIS_UNAVAILABLE with Retry-After (a page saying so), never a failed command's 500.
+      const failures = pageFailures(redis, logger);
+      scope.addHook('preHandler', failures.gate);
+      scope.setErrorHandler(failures.errorHandler);
       registerPageRoutes(scope, {
         reader,
         ledger,

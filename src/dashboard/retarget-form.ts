@@ -102,7 +102,12 @@ export const RETARGET_SCRIPT = String.raw`'use strict';
     templates.filter(function (t) { return t.name === name; }).forEach(function (t) { add(select, t.language, t.language); });
     if (select.options.length > 1) select.selectedIndex = 1;
   }
-  fetch('/api/v1/templates', { headers: headers(false), credentials: 'same-origin' }).then(function (r) { return r.ok ? r.json() : []; })
+  // A refusal is said, not swallowed: an empty list would look like an account without templates.
+  fetch('/api/v1/templates', { headers: headers(false), credentials: 'same-origin' }).then(function (r) {
+    if (r.ok) return r.json();
+    status.textContent = 'The templates could not be read (HTTP ' + r.status + ').';
+    return [];
+  })
     .then(function (body) {
       templates = Array.isArray(body) ? body : body.templates || body.data || [];
       var names = [];

@@ -5,7 +5,9 @@ import type { CampaignCountersReader } from '../campaigns/report/campaign-counte
 import type { SendWindow } from '../campaigns/feed/send-window.js';
 import { sendQueueName, sendQueuePrefix } from '../queue/queue-names.js';
 import type { RedisClient } from '../redis/key-scope.js';
+import { readLoginRefusals } from '../redis/redis-login-attempts.js';
 import { RedisMetricsStore } from '../redis/redis-metrics-store.js';
+import { readWebhookIntake, type WebhookIntakeFigures } from '../redis/webhook-metrics.js';
 import { campaignFigures, needsWindow, type CampaignFigures, type EtaContext } from './campaign-figures.js';
 import type { MetricsTotals, MetricsTotalsReader } from './metrics-totals.js';
 
@@ -17,6 +19,10 @@ export interface MetricsSnapshot extends MetricsTotals {
   campaigns: { id: string; phoneNumberId: string; figures: CampaignFigures }[];
   /** By phone number: its BullMQ queue's jobs, and its requests per second over the last 10 s. */
   numbers: { phoneNumberId: string; jobs: Record<QueueState, number>; rate: number }[];
+  /** The webhook inbox: entries held now, replays dropped and bodies refused when full (totals of every `serve`). */
+  webhookIntake: WebhookIntakeFigures;
+  /** The dashboard's login refusals by reason (totals of every `serve`: src/dashboard/login-throttle.ts). */
+  loginRefusals: [reason: string, total: number][];
 }
 
 export interface ScrapeReaderOptions {
@@ -70,10 +76,15 @@ export class ScrapeReader {
   }
 
   async read(): Promise<MetricsSnapshot> {
-    const [counters, totals] = await Promise.all([this.#ledger.campaignCounters(), this.#totals.totals()]);
+    const [counters, totals, webhookIntake, loginRefusals] = await Promise.all([
+      this.#ledger.campaignCounters(),
+      this.#totals.totals(),
+      readWebhookIntake(this.#redis, this.#prefix),
+      readLoginRefusals(this.#redis, this.#prefix),
+    ]);
     const campaigns = await this.#campaigns(counters);
     const numbers = [...new Set(campaigns.map((c) => c.phoneNumberId))].sort();
-    return { campaigns, numbers: await this.#numbersFigures(numbers), ...totals };
+    return { campaigns, numbers: await this.#numbersFigures(numbers), ...totals, webhookIntake, loginRefusals };
   }
 
   /** Closes the BullMQ queues it opened (not the connection: the caller's). */

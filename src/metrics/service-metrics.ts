@@ -112,7 +112,35 @@ function defineMetrics(registry: Registry) {
     labelNames: ['phone_number_id', 'code'],
     registers,
   });
-  return { rows, eta, jobs, rate, sends, latency, events, lag, billable, accountErrors };
+  const loginRefusals = new Counter({
+    name: 'cw_dashboard_login_refusals_total',
+    help:
+      'Dashboard logins refused: wrong_credentials (401), throttled_address and throttled_user (429: too many wrong passwords ' +
+      'from the address or for the user this minute)',
+    labelNames: ['reason'],
+    registers,
+  });
+  return { rows, eta, jobs, rate, sends, latency, events, lag, billable, accountErrors, loginRefusals, ...defineIntakeMetrics(registers) };
+}
+
+/** The webhook inbox's bound and replay guard (docs/webhooks.md, "A bounded inbox"). */
+function defineIntakeMetrics(registers: Registry[]) {
+  const inboxEntries = new Gauge({
+    name: 'cw_webhook_inbox_entries',
+    help: 'Signed webhook bodies in the inbox not yet applied by a consumer (503 to Meta at WEBHOOK_INBOX_MAX)',
+    registers,
+  });
+  const replaysDropped = new Counter({
+    name: 'cw_webhook_replays_dropped_total',
+    help: 'Exact replays (same signature) of a body the inbox held unapplied: answered 200, not stored again',
+    registers,
+  });
+  const inboxFull = new Counter({
+    name: 'cw_webhook_inbox_full_total',
+    help: 'Signed webhook bodies refused with 503 because the inbox held WEBHOOK_INBOX_MAX entries (Meta retries them)',
+    registers,
+  });
+  return { inboxEntries, replaysDropped, inboxFull };
 }
 
 /** Sets every metric from one snapshot of the Redis totals. */
@@ -135,4 +163,12 @@ function applySnapshot(metrics: ReturnType<typeof defineMetrics>, s: MetricsSnap
   for (const [phoneNumberId, code, n] of s.accountErrors) accountErrors.inc({ phone_number_id: phoneNumberId, code }, n);
   latency.setTotals(s.sendLatency);
   lag.setTotals(s.webhookLag);
+  // Totals in Redis, written by every `serve`'s intake: set afresh like the counters above.
+  metrics.inboxEntries.set(s.webhookIntake.inboxEntries);
+  metrics.replaysDropped.reset();
+  metrics.replaysDropped.inc(s.webhookIntake.replaysDropped);
+  metrics.inboxFull.reset();
+  metrics.inboxFull.inc(s.webhookIntake.inboxFull);
+  metrics.loginRefusals.reset();
+  for (const [reason, n] of s.loginRefusals) metrics.loginRefusals.inc({ reason }, n);
 }

@@ -21,6 +21,24 @@ export function csrfKeyName(prefix: string): string {
   return `${prefix}:dashboard:csrf-key`;
 }
 
+/**
+ * The dashboard's failed logins (src/redis/redis-login-attempts.ts): per window (`<window>`: windows of the throttle's length
+ * since the epoch), by client address and by the SHA-256 of the user name tried (any text a client sends: never a key as given),
+ * and the refusals counted for cw_dashboard_login_refusals_total. One hash tag: the script that counts a login touches one slot.
+ */
+export function dashboardLoginKeys(prefix: string): {
+  address(address: string, window: number): string;
+  user(userDigest: string, window: number): string;
+  refusals: string;
+} {
+  const base = `${prefix}:{${prefix}:dashboard-login}`;
+  return {
+    address: (address, window) => `${base}:address:${address}:${window}`,
+    user: (userDigest, window) => `${base}:user:${userDigest}:${window}`,
+    refusals: `${base}:refusals`,
+  };
+}
+
 /** The HTTP API's per-caller request counts (@fastify/rate-limit's Redis store appends the caller). */
 export function apiRateLimitNamespace(prefix: string): string {
   return `${prefix}:api:rate:`;

@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/logging/logger.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { startService, type RunningService } from '../../workers/serve.js';
 import { tempDir } from '../support/csv-files.js';
+import { forgetLoginFailures } from '../support/login-failures.js';
 import { waitFor } from '../support/waiting.js';
 import { LEDGER_TEST_NUMBER, ingestQueuedCampaign, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
@@ -122,6 +123,8 @@ describe('campaign serve: the dashboard behind basic auth and CSRF checks', () =
       { authorization: 'Basic !!!' },
     ];
     for (const path of paths) {
+      // Three wrong passwords a path: the login throttle (its own test) would refuse them with 429 after ten.
+      await forgetLoginFailures(redis, prefix);
       for (const headers of refused) {
         const response = await request(path, { headers });
         expect(response.status, `${path} with ${JSON.stringify(headers)}`).toBe(401);
@@ -133,6 +136,7 @@ describe('campaign serve: the dashboard behind basic auth and CSRF checks', () =
   });
 
   it('refuses every control POST without credentials (401), even with a valid form token, and changes nothing', async () => {
+    await forgetLoginFailures(redis, prefix);
     const csrf = await formToken(running);
     for (const action of ['pause', 'resume', 'cancel', 'reschedule']) {
       const response = await post(`/campaigns/${running}/${action}`, { csrf, at: '2099-01-01T00:00:00Z' });

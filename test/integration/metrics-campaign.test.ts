@@ -106,6 +106,10 @@ describe('GET /metrics: a campaign sent by `campaign worker` in another process'
         cw_webhook_lag_seconds: 'histogram',
         cw_billable_messages_total: 'counter',
         cw_account_errors_total: 'counter',
+        cw_webhook_inbox_entries: 'gauge',
+        cw_webhook_replays_dropped_total: 'counter',
+        cw_webhook_inbox_full_total: 'counter',
+        cw_dashboard_login_refusals_total: 'counter',
       });
 
       await rig.startWorker();

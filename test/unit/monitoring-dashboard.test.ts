@@ -35,6 +35,7 @@ describe('the Grafana dashboard', () => {
         'cw_billable_messages_total',
         'cw_campaign_eta_seconds',
         'cw_campaign_rows',
+        'cw_dashboard_login_refusals_total',
         'cw_queue_jobs',
         'cw_send_latency_seconds_bucket',
         'cw_send_latency_seconds_count',
@@ -42,9 +43,12 @@ describe('the Grafana dashboard', () => {
         'cw_send_rate',
         'cw_sends_total',
         'cw_webhook_events_total',
+        'cw_webhook_inbox_entries',
+        'cw_webhook_inbox_full_total',
         'cw_webhook_lag_seconds_bucket',
         'cw_webhook_lag_seconds_count',
         'cw_webhook_lag_seconds_sum',
+        'cw_webhook_replays_dropped_total',
       ].sort(),
     );
     expect(known.has('process_cpu_seconds_total')).toBe(true);
