@@ -1,36 +1,22 @@
 import { basename, extname } from 'node:path';
 import { AppError } from '../errors/app-error.js';
-import { problemCharacter, textValueProblem, valueProblem, type ValueProblem } from './parameter-rules.js';
+import { checkOperatorText, findControlCharacter, replaceControlCharacters } from '../text/operator-text.js';
+import { textValueProblem } from './parameter-rules.js';
 
 /** A campaign's name: free text for people, at most this many characters (code points, as a reader counts them). */
 export const MAX_NAME_CHARS = 100;
 /** The longest slug of a name in a file name: the campaign ID stays in front of it, so the name only helps a reader find it. */
 export const MAX_NAME_SLUG_CHARS = 40;
 
-const NAME_PROBLEM_TEXT: Record<ValueProblem, string> = {
-  VALUE_EMPTY: 'is empty or only spaces and invisible characters',
-  VALUE_LINE_BREAK: 'contains a line break; give it on one line',
-  VALUE_TAB: 'contains a tab; use a space',
-  VALUE_SPACES: 'contains a run of spaces',
-  VALUE_CONTROL_CHAR: 'contains a control character, invisible in most editors',
-  VALUE_BIDI_CONTROL: 'contains a bidirectional override or isolate, which can disguise text',
-};
-
 /**
- * A name as the caller gave it, trimmed, or OPTION_INVALID naming `field`: 1 to
- * MAX_NAME_CHARS characters, one line, no control character and no bidi override or isolate
- * (the rules of a template variable, runs of spaces allowed). The message never repeats the
- * name: it may hold what a terminal would act on.
+ * A name as the caller gave it, trimmed: 1 to MAX_NAME_CHARS characters, with nothing the operator-text rule refuses
+ * (src/text/operator-text.ts: no control character, line break, tab, bidi override or isolate; TEXT_CONTROL_CHARACTER),
+ * else OPTION_INVALID naming `field`. No message repeats the name: it may hold what a terminal would act on.
  */
 export function checkCampaignName(name: string, field: string): string {
-  const trimmed = name.trim();
-  const problem = nameProblem(trimmed);
-  if (problem !== undefined) {
-    const where = problemCharacter(trimmed, problem);
-    throw new AppError(
-      'OPTION_INVALID',
-      `${field}: the campaign name ${NAME_PROBLEM_TEXT[problem]}${where === undefined ? '' : ` (${where})`}`,
-    );
+  const trimmed = checkOperatorText(name.trim(), field, 'the campaign name');
+  if (textValueProblem(trimmed) === 'VALUE_EMPTY') {
+    throw new AppError('OPTION_INVALID', `${field}: the campaign name is empty or only spaces and invisible characters`);
   }
   const length = [...trimmed].length;
   if (length > MAX_NAME_CHARS) {
@@ -39,10 +25,8 @@ export function checkCampaignName(name: string, field: string): string {
   return trimmed;
 }
 
-function nameProblem(name: string): ValueProblem | undefined {
-  const problem = valueProblem(name);
-  // A run of spaces is Meta's rule for a variable, not a name's; what else it hides, the text rules say.
-  return problem === 'VALUE_SPACES' ? textValueProblem(name) : problem;
+function isName(name: string): boolean {
+  return findControlCharacter(name) === undefined && textValueProblem(name) === undefined;
 }
 
 /**
@@ -53,11 +37,10 @@ function nameProblem(name: string): ValueProblem | undefined {
 export function nameOfFile(file: string): string | undefined {
   const base = basename(file);
   const stem = base.slice(0, base.length - extname(base).length);
-  // Control, bidi and line-break characters, as the rules refuse them.
-  // eslint-disable-next-line no-control-regex
-  const cleaned = stem.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, ' ').trim();
+  // What the operator-text rule refuses becomes a space (its escape would only add noise to a name made for reading).
+  const cleaned = replaceControlCharacters(stem, ' ').trim();
   const name = [...cleaned].slice(0, MAX_NAME_CHARS).join('').trim();
-  return nameProblem(name) === undefined ? name : undefined;
+  return isName(name) ? name : undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import type { SendOutcome } from '../campaigns/ingest/producer.js';
 import { defaultRateCardFile } from '../pricing/rate-card.js';
+import { printable } from '../text/operator-text.js';
 
 /** The plan's cost as `send --json` prints it: `cost` (null when no card covers it), `costReason`, and `maxCost` when given. */
 export function costJson(summary: SendOutcome): Record<string, unknown> {
@@ -17,12 +18,12 @@ export function costLines(summary: SendOutcome): string[] {
   const lines: string[] = [];
   const { cost } = summary;
   if (cost === null) {
-    lines.push(`  estimated cost: not known (${summary.costReason ?? 'no rate card'})`);
+    lines.push(`  estimated cost: not known (${printable(summary.costReason ?? 'no rate card')})`);
   } else {
     lines.push(`  estimated cost: ${cost.total} ${cost.currency} at most (Meta charges only delivered messages)`);
     const example = summary.rateCard !== null && basename(summary.rateCard) === basename(defaultRateCardFile());
     const note = example ? ": an EXAMPLE card, not Meta's rates (set RATE_CARD_FILE: docs/costs.md)" : '';
-    lines.push(`    rates from ${summary.rateCard ?? '?'}${note}`);
+    lines.push(`    rates from ${printable(summary.rateCard ?? '?')}${note}`);
     for (const m of cost.byMarket) {
       lines.push(`    ${m.market}: ${m.messages} ${m.category} × ${m.rate} = ${m.amount} ${cost.currency}`);
     }

@@ -1,5 +1,6 @@
 import { requirementsOf, type HeaderRequirement } from '../templates/template-requirements.js';
 import type { MessageTemplate } from '../templates/template-schema.js';
+import { printable } from '../text/operator-text.js';
 
 /** One template as `campaign templates list --json` prints it. */
 export interface TemplateView {
@@ -105,7 +106,8 @@ export function templatesText(listing: TemplateListing): string {
     ['NAME', 'LANGUAGE', 'STATUS', 'CATEGORY', 'FORMAT', 'VARIABLES'],
     ...shown.map((t) => {
       const v = templateView(t);
-      return [v.name, v.language, v.status, v.category ?? '-', v.parameterFormat, v.variables.join('; ') || '(none)'];
+      // Names, categories and variables come from Meta (or a templates file): shown, never acted on by the terminal.
+      return [v.name, v.language, v.status, v.category ?? '-', v.parameterFormat, v.variables.join('; ') || '(none)'].map(printable);
     }),
   ];
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];

@@ -8,6 +8,7 @@ import type { MessagingLimitCheck } from '../campaigns/ingest/messaging-limit-ch
 import type { WindowStatus } from '../campaigns/report/window-status.js';
 import { reasonLines } from './format-reasons.js';
 import { formatInstant, machineZone, type DisplayZone } from './display-zone.js';
+import { printable } from '../text/operator-text.js';
 
 export interface StatusView {
   id: string;
@@ -112,11 +113,29 @@ export function statusJson(status: CampaignStatus, windowed?: WindowStatus, defi
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
+const shownText = (text: string | null): string | null => (text === null ? null : printable(text));
+
+/** The view with its free texts neutralised for a terminal: what the text printers show, never what JSON gives. */
+function shownStatus<V extends StatusView>(view: V): V {
+  return {
+    ...view,
+    id: printable(view.id),
+    name: shownText(view.name),
+    pausedReason: shownText(view.pausedReason),
+    cancelReason: shownText(view.cancelReason),
+    window: shownText(view.window),
+  };
+}
+
+/**
+ * What `campaign status` and `list` print. Every text stored from outside (a name, a reason, a template's name, a
+ * text's body) is printed through printable (src/text/operator-text.ts): one stored before the rule may hold ESC or RLO.
+ */
 export function statusText(status: CampaignStatus, windowed?: WindowStatus, definition?: CampaignDefinition): string {
-  const j = statusJson(status, windowed, definition);
+  const j = shownStatus(statusJson(status, windowed, definition));
   const lines = [
-    `Campaign ${campaignLabel(status.id, j.name)}: ${status.state}${status.priority === 'normal' ? '' : ` (priority ${status.priority})`}`,
-    ...(definition === undefined ? [] : [`  sends ${describeMessage(campaignMessage(definition))}`]),
+    `Campaign ${campaignLabel(j.id, j.name)}: ${status.state}${status.priority === 'normal' ? '' : ` (priority ${status.priority})`}`,
+    ...(definition === undefined ? [] : [`  sends ${printable(describeMessage(campaignMessage(definition)))}`]),
     `  total ${j.total}  queued ${j.queued}  sent ` +
       `${j.sent}${j.delivered > 0 || j.read > 0 ? ` (delivered ${j.delivered}, read ${j.read})` : ''}  failed ${j.failed}  ` +
       `rejected ${j.rejected}  skipped ${j.skipped}${j.confirming > 0 ? `  confirming ${j.confirming}` : ''}` +
@@ -296,8 +315,8 @@ export function summaryText(summary: SendOutcome, rate: number, display?: PlanDi
         ...planLines(summary, rate, shown),
       ]
     : [
-        `Campaign ${campaignLabel(summary.id, summary.name)}: ${summary.rows} rows read, ${summary.queued} queued, ${summary.rejected} ` +
-          `rejected, ${summary.skipped} skipped${keptPart(summary)}`,
+        `Campaign ${campaignLabel(printable(summary.id), shownText(summary.name ?? null))}: ${summary.rows} rows read, ` +
+          `${summary.queued} queued, ${summary.rejected} rejected, ${summary.skipped} skipped${keptPart(summary)}`,
         ...planLines(summary, rate, shown),
       ];
   lines.push(...costLines(summary));
@@ -348,7 +367,8 @@ export function watchJson(view: StatusView, rate: number | null, etaSeconds: num
 }
 
 /** The parts of a watch line: progress, rate and ETA; rows answered; rows still to go; what to know (paused, window). */
-export function watchParts(view: WatchView): { progress: string; answered: string; pending: string; note: string } {
+export function watchParts(watched: WatchView): { progress: string; answered: string; pending: string; note: string } {
+  const view = shownStatus(watched);
   const done = Math.max(0, view.total - rowsLeft(view));
   const share = view.total === 0 ? 100 : Math.floor((100 * done) / view.total);
   const rate = view.rate === null ? 'rate -' : `${view.rate}/s`;
@@ -375,5 +395,6 @@ export function watchParts(view: WatchView): { progress: string; answered: strin
 /** One line of `status --watch` where the output is not a terminal: the time, then what a redraw would show. */
 export function watchLine(view: WatchView, at: number): string {
   const { progress, answered, pending, note } = watchParts(view);
-  return `${new Date(at).toISOString()} ${view.id} ${view.state}  ${progress}  ${answered}  ${pending}${note === '' ? '' : `  ${note}`}`;
+  const head = `${new Date(at).toISOString()} ${printable(view.id)} ${view.state}`;
+  return `${head}  ${progress}  ${answered}  ${pending}${note === '' ? '' : `  ${note}`}`;
 }

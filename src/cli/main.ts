@@ -6,6 +6,7 @@ import { packageVersion } from '../files/package-version.js';
 import { REDIS_FULL_ADVICE, isRedisOutOfMemory } from '../errors/redis-errors.js';
 import { followNpxParent } from './npx-parent.js';
 import { armDeadline, endWhenDone, oneShotCommand } from './command-deadline.js';
+import { printable } from '../text/operator-text.js';
 
 // Each command file holds only its definition; what it runs is loaded by its action (a dynamic
 // import), so `campaign send` does not pay for fastify and the sandbox, which is start-up time
@@ -69,7 +70,8 @@ async function run(): Promise<void> {
     if (isHelpShown(error)) {
       process.exitCode = error.exitCode;
     } else {
-      console.error(describeFailure(error));
+      // A message may quote what the operator or a file gave (a name, a value): each line printed neutralised.
+      console.error(describeFailure(error).split('\n').map(printable).join('\n'));
       process.exitCode = exitCodeOf(error);
     }
   }

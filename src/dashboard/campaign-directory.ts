@@ -1,5 +1,6 @@
 import { ZodError } from 'zod';
 import { campaignMessage, describeMessage } from '../campaigns/campaign.js';
+import { newestFirst } from '../campaigns/campaign-order.js';
 import type { ReportLedger } from '../campaigns/ledger.js';
 import type { SendWindow } from '../campaigns/feed/send-window.js';
 import { sameMessageOf, type SameMessage } from './retarget-form.js';
@@ -33,8 +34,9 @@ export class CampaignDirectory {
     this.#ledger = ledger;
   }
 
+  /** Newest first, as every list of campaigns (src/campaigns/campaign-order.ts). */
   async ids(): Promise<string[]> {
-    return this.#ledger.listCampaigns();
+    return newestFirst(await this.#ledger.listCampaigns());
   }
 
   async identity(campaignId: string): Promise<CampaignIdentity> {

@@ -66,9 +66,9 @@ export class DashboardReader {
       }),
     );
     tallies.retain(ids);
+    // In the directory's order: newest first, as every list of campaigns (campaign-order.ts).
     return found
       .filter((f) => f !== undefined)
-      .sort((a, b) => b.status.createdAt - a.status.createdAt || a.status.id.localeCompare(b.status.id))
       .map(({ status, identity }) =>
         campaignView(status, extras(identity, status, snapshot, tallies.peek(status.id, status.counts), infos)),
       );

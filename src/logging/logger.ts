@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { DestinationStream, Logger } from 'pino';
+import { printableJson } from '../text/operator-text.js';
 
 export type { Logger } from 'pino';
 
@@ -43,6 +44,9 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         ],
         censor: '[redacted]',
       },
+      // A logged text from outside (a reason, Meta's error message) may hold C1 or bidi characters, which JSON leaves raw:
+      // written as `\u` escapes, the same line to a parser and nothing a terminal tailing the log acts on.
+      hooks: { streamWrite: printableJson },
     },
     // Synchronous: logs are sparse at info, and an async destination stalled exit by ~2 s (SonicBoom).
     destination ?? pino.destination({ dest: 2, sync: true }),

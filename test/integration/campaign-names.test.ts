@@ -59,17 +59,18 @@ describe('campaign names', () => {
   it('refuses a name too long or with a control character before anything is created, naming --name', async () => {
     const file = join(dir.dir, 'refused.csv');
     await writeCampaignCsv(file, 3);
-    for (const [name, text] of [
-      ['x'.repeat(101), 'the campaign name has 101 characters; give at most 100'],
+    for (const [name, text, code] of [
+      ['x'.repeat(101), 'the campaign name has 101 characters; give at most 100', 'OPTION_INVALID'],
       [
         'spring\u001b]8;;http://evil\u0007',
         'the campaign name contains a control character, invisible in most editors (U+001B ESC at character 7)',
+        'TEXT_CONTROL_CHARACTER',
       ],
-      ['   ', 'the campaign name is empty or only spaces and invisible characters'],
+      ['   ', 'the campaign name is empty or only spaces and invisible characters', 'OPTION_INVALID'],
     ] as const) {
       const send = await runCli(['send', file, ...SEND, '--campaign', 'names-refused', '--name', name], env);
       expect(send.code).toBe(2);
-      expect(send.stderr.split('\n')[0]).toBe(`campaign: OPTION_INVALID: --name: ${text}`);
+      expect(send.stderr.split('\n')[0]).toBe(`campaign: ${code}: --name: ${text}`);
     }
     expect((await runCli(['status', 'names-refused'], env)).code).toBe(1);
   });

@@ -39,25 +39,29 @@ describe('a campaign name, checked at the edge', () => {
     ['101 characters', 'x'.repeat(101), 'the campaign name has 101 characters; give at most 100'],
     ['empty', '', 'the campaign name is empty or only spaces and invisible characters'],
     ['only invisible characters', '\u200b\u200d', 'the campaign name is empty or only spaces and invisible characters'],
-    ['NUL', 'a\u0000b', 'the campaign name contains a control character, invisible in most editors (U+0000 NUL at character 2)'],
-    ['a C1 control', 'a\u009bb', 'the campaign name contains a control character, invisible in most editors (U+009B at character 2)'],
-    [
-      'an isolate',
-      '\u2066x\u2069',
-      'the campaign name contains a bidirectional override or isolate, which can disguise text (U+2066 LRI at character 1)',
-    ],
-    ['a tab', 'a\tb', 'the campaign name contains a tab; use a space'],
-    ['a line separator', 'a\u2028b', 'the campaign name contains a line break; give it on one line (U+2028 LINE SEPARATOR at character 2)'],
-  ])('refuses a name %s with OPTION_INVALID naming the field, never echoing the name', (_label, name, text) => {
-    let error: unknown;
-    try {
-      checkCampaignName(name, 'name');
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toMatchObject({ code: 'OPTION_INVALID', message: `name: ${text}` });
+  ])('refuses a name %s with OPTION_INVALID naming the field', (_label, name, text) => {
+    expect(refusal(name)).toMatchObject({ code: 'OPTION_INVALID', message: `name: ${text}` });
+  });
+
+  it.each([
+    ['NUL', 'a\u0000b', 'a control character, invisible in most editors (U+0000 NUL at character 2)'],
+    ['a C1 control', 'a\u009bb', 'a control character, invisible in most editors (U+009B CSI at character 2)'],
+    ['an isolate', '\u2066x\u2069', 'a bidirectional override or isolate, which can disguise text (U+2066 LRI at character 1)'],
+    ['a tab', 'a\tb', 'a tab; use a space (U+0009 TAB at character 2)'],
+    ['a line separator', 'a\u2028b', 'a line break; give it on one line (U+2028 LINE SEPARATOR at character 2)'],
+  ])('refuses a name with %s by the operator-text rule, naming the field, never echoing the name', (_label, name, text) => {
+    expect(refusal(name)).toMatchObject({ code: 'TEXT_CONTROL_CHARACTER', message: `name: the campaign name contains ${text}` });
   });
 });
+
+function refusal(name: string): unknown {
+  try {
+    checkCampaignName(name, 'name');
+  } catch (caught) {
+    return caught;
+  }
+  return undefined;
+}
 
 describe("a campaign's default name: its file's", () => {
   it('is the file name without its extension, whatever the directory', () => {

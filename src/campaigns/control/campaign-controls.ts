@@ -1,4 +1,5 @@
 import { AppError } from '../../errors/app-error.js';
+import { checkOperatorText } from '../../text/operator-text.js';
 import type { ControlLedger, RetrySelection } from '../ledger.js';
 import { usMarketingPaused } from '../ingest/us-marketing.js';
 import type { RetryPage } from './retry-page.js';
@@ -40,6 +41,8 @@ export class CampaignControls {
    * claim); the jobs already fed park at their claim, back in the backlog, within seconds.
    */
   async pause(campaignId: string, reason = 'paused by the operator'): Promise<{ alreadyPaused: boolean }> {
+    // The reason is shown to operators (status, list, the page): refused before anything changes (TEXT_CONTROL_CHARACTER).
+    checkOperatorText(reason, 'reason', 'the pause reason');
     const { outcome } = await this.deps.ledger.pause(campaignId, reason);
     if (outcome === 'missing') throw notFound(campaignId);
     if (outcome === 'cancelled' || outcome === 'completed') throw conflict(campaignId, outcome, 'pause');

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { printable } from '../../text/operator-text.js';
 import { withContext } from '../with-context.js';
 
 export function register(program: Command): void {
@@ -16,7 +17,7 @@ export function register(program: Command): void {
         }),
       );
       if (result.alreadyCancelled) {
-        const why = result.reason === undefined ? '' : ` (${result.reason})`;
+        const why = result.reason === undefined ? '' : ` (${printable(result.reason)})`;
         const ended = result.finishedAt === undefined ? '' : `; it ended at ${new Date(result.finishedAt).toISOString()}`;
         console.log(`Campaign ${id} was already cancelled${why}${ended}; nothing changed`);
       } else {

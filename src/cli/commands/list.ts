@@ -7,14 +7,16 @@ const LIST_BATCH = 100;
 export function register(program: Command): void {
   program
     .command('list')
-    .description('list campaigns with their state and counts')
+    .description('list campaigns with their state and counts, newest first')
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) => {
       const { statusJson, statusText } = await import('../format.js');
+      const { newestFirst } = await import('../../campaigns/campaign-order.js');
+      const { printableJson } = await import('../../text/operator-text.js');
       await withContext(async ({ ledger }) => {
-        const ids = await ledger.listCampaigns();
+        const ids = newestFirst(await ledger.listCampaigns());
         const statuses = [];
-        // Campaigns read a batch at a time, kept in the index's order: the connection carries a batch's
+        // Campaigns read a batch at a time, kept newest first: the connection carries a batch's
         // reads together instead of a round trip each.
         for (let start = 0; start < ids.length; start += LIST_BATCH) {
           const batch = ids.slice(start, start + LIST_BATCH);
@@ -26,9 +28,10 @@ export function register(program: Command): void {
           );
           for (const campaign of read) if (campaign !== undefined) statuses.push(campaign);
         }
-        // --json: one JSON array (empty when there are none), so it parses as one document.
+        // --json: one JSON array (empty when there are none), so it parses as one document; printableJson escapes what a
+        // terminal would act on (C1, bidi) and JSON.stringify leaves raw, the same document to a parser.
         if (o.json === true)
-          console.log(JSON.stringify(statuses.map(({ status, definition }) => statusJson(status, undefined, definition))));
+          console.log(printableJson(JSON.stringify(statuses.map(({ status, definition }) => statusJson(status, undefined, definition)))));
         else
           console.log(
             statuses.length === 0

@@ -24,13 +24,15 @@ export function register(program: Command): void {
       const { statusText } = await import('../format.js');
       const { costLine } = await import('../run/status-cost.js');
       const { readCampaignStatus, statusViewOf } = await import('../run/status-view.js');
+      const { printable, printableJson } = await import('../../text/operator-text.js');
       await withContext(async (context) => {
         const read = await readCampaignStatus(context, id, Date.now());
-        if (o.json === true) console.log(JSON.stringify(statusViewOf(read)));
+        // Stored texts may hold what a terminal acts on: escaped in JSON (same data), neutralised in text.
+        if (o.json === true) console.log(printableJson(JSON.stringify(statusViewOf(read))));
         else {
           const { status, windowed, definition, cost } = read;
           const sourceCampaign = definition?.sourceCampaign;
-          const source = sourceCampaign === undefined ? '' : `\n  retargets rows of campaign ${sourceCampaign}`;
+          const source = sourceCampaign === undefined ? '' : `\n  retargets rows of campaign ${printable(sourceCampaign)}`;
           console.log(`${statusText(status, windowed, definition)}${source}\n${costLine(cost)}`);
         }
       });

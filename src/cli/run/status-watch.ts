@@ -6,6 +6,7 @@ import { sendRateOf } from '../../config/config.js';
 import type { AppContext } from '../../app/app-context.js';
 import { loadRateCard } from '../../pricing/rate-card.js';
 import { statusCost } from './status-cost.js';
+import { printableJson } from '../../text/operator-text.js';
 
 /**
  * `campaign status ID --watch`: reads the campaign once a second until it is completed or
@@ -143,7 +144,7 @@ function pause(ms: number, signal: AbortSignal): Promise<boolean> {
 
 function jsonDisplay(out: NodeJS.WriteStream): Display {
   return {
-    show: (view) => out.write(`${JSON.stringify(view)}\n`),
+    show: (view) => out.write(`${printableJson(JSON.stringify(view))}\n`),
     close: () => undefined,
   };
 }

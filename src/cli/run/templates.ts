@@ -7,6 +7,7 @@ import { RedisTemplateCache } from '../../redis/redis-template-cache.js';
 import { TemplateRegistry } from '../../templates/template-registry.js';
 import { FileTemplateSource, type TemplateSource } from '../../templates/template-source.js';
 import type { AppContext } from '../../app/app-context.js';
+import { printableJson } from '../../text/operator-text.js';
 
 export interface TemplatesOptions {
   /** `--templates FILE`: wins over TEMPLATES_FILE and the API. */
@@ -86,7 +87,7 @@ export async function runTemplatesList(context: RegistryContext, options: Templa
   const registry = buildTemplateRegistry(context, options);
   try {
     const listing = templateListing(await registry.list(), { all: options.all });
-    return options.json === true ? JSON.stringify(templatesJson(listing)) : templatesText(listing);
+    return options.json === true ? printableJson(JSON.stringify(templatesJson(listing))) : templatesText(listing);
   } finally {
     await registry.close();
   }
