@@ -1,3 +1,5 @@
+import { BROWSER_UTC_TIME } from './display-format.js';
+
 /**
  * The pages' stylesheet and script, served as files (the pages' Content-Security-Policy allows
  * no inline ones). Plain CSS and plain browser JavaScript: no build step.
@@ -9,11 +11,12 @@
  * textContent only (never markup). A campaign that appears or goes, or (on a campaign's own
  * page) a change of state, reloads the page, whose controls depend on it. Each update is
  * dispatched as the `live-data` event, for the charts (src/dashboard/chart-assets.ts). Forms
- * with `data-confirm` ask first.
+ * with `data-confirm` ask first. Times are written as the pages write them (utcTime: UTC, with its zone).
  */
 export const LIVE_SCRIPT = `'use strict';
 (function () {
   var INTERVAL_MS = 2000;
+  ${BROWSER_UTC_TIME}
   document.addEventListener('submit', function (event) {
     var question = event.target.getAttribute('data-confirm');
     if (question && !window.confirm(question)) event.preventDefault();
@@ -40,7 +43,7 @@ export const LIVE_SCRIPT = `'use strict';
       });
     });
     var updated = document.getElementById('updated');
-    if (updated) updated.textContent = data.at;
+    if (updated) updated.textContent = utcTime(data.at);
     document.dispatchEvent(new CustomEvent('live-data', { detail: data }));
   }
   function tick() {
@@ -51,7 +54,7 @@ export const LIVE_SCRIPT = `'use strict';
       })
       .then(function (data) {
         apply(data);
-        if (status) status.textContent = 'live: updated ' + new Date().toLocaleTimeString();
+        if (status) status.textContent = 'live: updated ' + utcTime(Date.now());
       }, function () {
         if (status) status.textContent = 'live updates failing: the service did not answer';
       })

@@ -1,7 +1,10 @@
 import type { CampaignStatus } from '../campaigns/campaign.js';
 import { timelineSeries, type CampaignTimeline, type TimelineSeries } from '../campaigns/report/campaign-timeline.js';
+import { clip } from './display-format.js';
 import type { ErrorTally } from './error-tallies.js';
+import { ERROR_EXAMPLE_MAX, errorsScope } from './errors-section.js';
 import { html, type SafeHtml } from './html.js';
+import { queuedRows } from './row-figures.js';
 
 /** Where the charts' own script and uPlot's files are served (src/dashboard/chart-assets.ts). */
 export const CHART_ASSET_PATHS = {
@@ -19,23 +22,30 @@ export type FunnelStage = (typeof FUNNEL_STAGES)[number];
  */
 export interface CampaignCharts {
   series: TimelineSeries;
-  /** One bar per status and code, most rows first; absent while not counted yet (the page keeps the bars it has). */
-  errors?: { status: string; code: string; rows: number }[] | undefined;
+  /**
+   * One bar per status and code, most rows first, with one row's detail: the rows of the page's
+   * errors table, which the script redraws from them. Absent while not counted yet (the page
+   * keeps the bars and the table it has).
+   */
+  errors?: { status: string; code: string; rows: number; example: string }[] | undefined;
   /** The error count stopped at its cap: the bars are a sample. */
   errorsSample?: boolean | undefined;
+  /** Over which rows and when they were counted (errorsScope), for the table's footnote. */
+  errorsScope?: string | undefined;
   funnel: { stage: FunnelStage; rows: number }[];
 }
 
 /**
- * The charts' figures from the campaign's status, its timeline and its errors by code. The
- * funnel: `queued` is every row it took to send (all but those refused when its file was
- * read), then the rows Meta accepted (`sent`: delivered and read rows are sent rows), those it
- * reported delivered and read, and the rows whose recipient replied to their message.
+ * The charts' figures from the campaign's status, its timeline and its errors by code (the
+ * count its errors table shows: rows, each once by its status now). The funnel: `queued` is
+ * every row it took to send (queuedRows: not those rejected or skipped, so it says what the
+ * dry run said would be sent), then the rows Meta accepted (`sent`: delivered and read rows
+ * are sent rows), those it reported delivered and read, and the rows whose recipient replied.
  */
 export function campaignCharts(status: CampaignStatus, timeline: CampaignTimeline, tally: ErrorTally | undefined): CampaignCharts {
   const c = status.counts;
   const funnelRows: Record<FunnelStage, number> = {
-    queued: c.total - c.rejected,
+    queued: queuedRows(c),
     sent: c.sent,
     delivered: c.delivered,
     read: c.read,
@@ -43,8 +53,9 @@ export function campaignCharts(status: CampaignStatus, timeline: CampaignTimelin
   };
   return {
     series: timelineSeries(timeline),
-    errors: tally?.codes.map((e) => ({ status: e.status, code: e.code, rows: e.rows })),
+    errors: tally?.codes.map((e) => ({ status: e.status, code: e.code, rows: e.rows, example: clip(e.example, ERROR_EXAMPLE_MAX) })),
     errorsSample: tally === undefined ? undefined : !tally.complete,
+    errorsScope: tally === undefined ? undefined : errorsScope(tally, c.total),
     funnel: FUNNEL_STAGES.map((stage) => ({ stage, rows: funnelRows[stage] })),
   };
 }
@@ -60,13 +71,14 @@ export function chartsSection(charts: CampaignCharts): SafeHtml {
 <script src="${CHART_ASSET_PATHS.uplotScript}" defer></script>
 <script src="${CHART_ASSET_PATHS.script}" defer></script>
 <div class="charts" data-charts="${JSON.stringify(charts)}">
-<figure class="chart timeline"><figcaption>Rows sent, delivered, read and failed over time (UTC)</figcaption>
+<figure class="chart timeline"><figcaption>Rows sent, delivered, read and failed over time (times in UTC)</figcaption>
 <div class="plot"></div></figure>
-<figure class="chart error-bars"><figcaption>Errors by code (rows)</figcaption><div class="plot"></div></figure>
-<figure class="chart funnel"><figcaption>Funnel: queued, then sent, delivered, read and replied (rows)</figcaption>
+<figure class="chart error-bars"><figcaption>Errors by code: rows by their status now, as in the table below</figcaption>
 <div class="plot"></div></figure>
+<figure class="chart funnel"><figcaption>Funnel: rows queued to send (not those rejected or skipped), then sent, delivered, read and replied
+</figcaption><div class="plot"></div></figure>
 </div>
 <p class="footnote">The time chart shows the ledger's counters as they moved (a sent row Meta later reports failed moves from one
 line to the other), counted when each change was recorded: by the minute for a campaign's first 6 hours, then by the hour, after
-7 days by the day. Errors by code are those of the table below.</p>`;
+7 days by the day. The error bars and the errors table below are the same count of rows, and move together.</p>`;
 }

@@ -5,9 +5,8 @@ import { historySection } from './campaign-history-section.js';
 import { chartsSection, type CampaignCharts } from './campaign-charts.js';
 import { CSRF_FIELD } from './csrf.js';
 import type { CampaignDetail } from './dashboard-reader.js';
-import { clip, count, time } from './display-format.js';
-import { ERROR_SCAN_CAP } from '../campaigns/report/error-codes.js';
-import type { ErrorTally } from './error-tallies.js';
+import { time } from './display-format.js';
+import { errorsSection } from './errors-section.js';
 import { html, type SafeHtml } from './html.js';
 import { page } from './layout.js';
 import { retargetForm } from './retarget-form.js';
@@ -49,7 +48,7 @@ export function campaignPage(options: CampaignPageOptions): SafeHtml {
   const id = view.id;
   const statusRows = [...ROW_STATUSES, 'delivered', 'read'] as const;
   const queueLink = html`<a href="/queues/queue/${encodeURIComponent(sendQueueName(identity.phoneNumberId))}">its queue</a>`;
-  const toSend = html`${field(view, 'toSend')} to send of ${field(view, 'total')}`;
+  const toSend = html`${field(view, 'toSend')} to send of ${field(view, 'queuedTotal')} queued`;
   const rateAndEta = html`rate of its number ${field(view, 'rate')} · ETA ${field(view, 'eta')}`;
   const reportLink = html`<a class="button" href="${reportPath(id)}" download>Download the report (CSV)</a>`;
   const named = view.name === '' ? id : `${view.name} (${id})`;
@@ -80,7 +79,7 @@ ${
 <dt>Waiting for their window</dt><dd>${field(view, 'waiting')} rows · next opening ${field(view, 'nextWindow')}</dd>`
 }
 </dl>
-<p class="progress big">${progressBar(view)} ${field(view, 'progress')} · ${toSend} · ${rateAndEta}</p>
+<p class="progress big">${progressBar(view)} ${field(view, 'progress')} sent · ${toSend} · ${rateAndEta}</p>
 ${controls(options)}
 ${retargetForm(view, identity.sameMessage, options.csrfToken)}
 <h2>Rows by status</h2>
@@ -91,7 +90,7 @@ ${retargetForm(view, identity.sameMessage, options.csrfToken)}
 <p class="footnote">delivered and read: rows Meta reported so by status webhook (a read row counts in both; they are sent rows).</p>
 ${options.charts === undefined ? '' : chartsSection(options.charts)}
 <h2>Errors by code</h2>
-${errorsTable(tally, status.counts.total)}
+${errorsSection(tally, status.counts.total)}
 <h2>Report</h2>
 <p>${reportLink} one line per row, as <code>campaign report ${id}</code> writes it.</p>
 ${historySection(options.detail.history)}
@@ -134,27 +133,4 @@ ${inner}
   }
   if (forms.length === 0) return html`<p class="controls none">No control applies to a ${state} campaign.</p>`;
   return html`<div class="controls">${forms}</div>`;
-}
-
-function errorsTable(tally: ErrorTally, total: number): SafeHtml {
-  const scope = tally.complete
-    ? html`Counted over all ${count(tally.scanned)} rows at ${time(tally.at)}.`
-    : html`Counted over the first ${count(tally.scanned)} rows read (of ${count(total)}; ${SAMPLE_NOTE}) at ${time(tally.at)}.`;
-  if (tally.codes.length === 0) return html`<p>No failed, unknown, rejected or skipped row. ${tally.scanned > 0 ? scope : ''}</p>`;
-  return html`<table class="errors">
-<thead><tr><th>Status</th><th>Code</th><th>Rows</th><th>Detail (one of them)</th></tr></thead>
-<tbody>
-${tally.codes.map(errorRow)}
-</tbody>
-</table>
-<p class="footnote">${scope} ${COUNTED_FROM_ROWS} ${REUSED_UNTIL_CHANGE}</p>`;
-}
-
-const SAMPLE_NOTE = html`the count stops at ${count(ERROR_SCAN_CAP)} rows, so these are a sample`;
-const COUNTED_FROM_ROWS = html`Rows are counted from the ledger's rows (the ledger keeps no count per code);`;
-const REUSED_UNTIL_CHANGE = html`a campaign's count is reused until its failed, unknown, rejected or skipped counts change.`;
-
-function errorRow(e: ErrorTally['codes'][number]): SafeHtml {
-  const rows = html`<td class="n">${count(e.rows)}</td><td class="detail">${clip(e.example, 300)}</td>`;
-  return html`<tr><td>${e.status}</td><td><code>${e.code}</code></td>${rows}</tr>`;
 }

@@ -3,6 +3,7 @@ import type { WindowStatus } from '../campaigns/report/window-status.js';
 import { describeWindow, type SendWindow } from '../campaigns/feed/send-window.js';
 import { DASH, clip, count, duration, percent, rate, time } from './display-format.js';
 import type { ErrorTally } from './error-tallies.js';
+import { queuedRows, sentRows } from './row-figures.js';
 
 /** What the dashboard knows of a campaign besides its status: from its definition and the metrics snapshot. */
 export interface CampaignExtras {
@@ -37,7 +38,7 @@ export interface CampaignView {
   name: string;
   phoneNumberId: string;
   state: CampaignState;
-  /** 0–100: rows with an answer (anything but queued, sending, confirming) of the total. */
+  /** 0–100: rows sent (sentRows) of the rows it took to send (queuedRows); a cancelled campaign's shows what it sent. */
   progress: number;
   fields: Record<ViewField, string>;
 }
@@ -49,6 +50,7 @@ export const VIEW_FIELDS = [
   'template',
   'progress',
   'total',
+  'queuedTotal',
   'toSend',
   'queued',
   'sending',
@@ -81,7 +83,7 @@ const LIST_CODES = 3;
 export function campaignView(status: CampaignStatus, extras: CampaignExtras): CampaignView {
   const c = status.counts;
   const toSend = c.queued + c.sending + c.confirming;
-  const progress = percent(c.total - toSend, c.total);
+  const progress = percent(sentRows(c), queuedRows(c));
   const running = status.state === 'running' || status.state === 'ingesting';
   // A scheduled campaign's ETA counts from its start.
   const timed = running || status.state === 'scheduled';
@@ -99,6 +101,7 @@ export function campaignView(status: CampaignStatus, extras: CampaignExtras): Ca
       template: extras.templateNote ?? DASH,
       progress: `${progress}%`,
       total: count(c.total),
+      queuedTotal: count(queuedRows(c)),
       toSend: count(toSend),
       queued: count(c.queued),
       sending: count(c.sending),

@@ -1,4 +1,5 @@
 import type { CampaignView, ViewField } from './campaign-view.js';
+import { time } from './display-format.js';
 import { html, type SafeHtml } from './html.js';
 import { page } from './layout.js';
 import { NEW_CAMPAIGN_PATH } from './new-campaign-page.js';
@@ -44,7 +45,7 @@ ${rows}
 <p class="actions"><a class="button" href="${NEW_CAMPAIGN_PATH}">New campaign</a></p>
 ${accountErrorsSection(accountErrors, now)}
 ${table}
-<p class="footnote">${RATE_NOTE} ${ETA_NOTE} ${ERRORS_NOTE} Read at <span id="updated">${new Date(now).toISOString()}</span>.</p>`,
+<p class="footnote">${PROGRESS_NOTE} ${RATE_NOTE} ${ETA_NOTE} ${ERRORS_NOTE} Read at <span id="updated">${time(now)}</span>.</p>`,
   });
 }
 
@@ -66,6 +67,8 @@ const RATE_NOTE = html`Rate: requests per second of the campaign's phone number 
 const ETA_RATE_NOTE = html`at the rate achieved since it started (a windowed campaign, or one with no answer yet: its number's SEND_RATE).`;
 const ETA_NOTE = html`ETA: with the campaign's send window, days and expiry, as <code>campaign send</code> plans it, ${ETA_RATE_NOTE}`;
 const ERRORS_NOTE = html`Errors by code: failed and unknown rows, counted from the rows (see a campaign's page).`;
+const PROGRESS_NOTE = html`Progress: rows sent (sent, failed or unknown) of the rows it took to send (not those rejected or skipped);
+cancelled and expired rows were never sent.`;
 
 function campaignRow(v: CampaignView): SafeHtml {
   // A campaign stored without a name is shown by its ID alone.
@@ -73,7 +76,7 @@ function campaignRow(v: CampaignView): SafeHtml {
     v.name === ''
       ? html`<a href="${campaignPath(v.id)}">${v.id}</a>`
       : html`<a href="${campaignPath(v.id)}" class="name">${v.name}</a><div class="sub">${v.id}</div>`;
-  const toSend = html`<div class="sub">${field(v, 'toSend')} to send of ${field(v, 'total')}</div>`;
+  const toSend = html`<div class="sub">${field(v, 'toSend')} to send of ${field(v, 'queuedTotal')} queued</div>`;
   return html`<tr data-campaign="${v.id}" data-state="${v.state}">
 <td class="id">${link}<div class="sub">${field(v, 'message')}</div>
 <div class="sub">${field(v, 'template')}</div><div class="sub">from ${v.phoneNumberId || '?'}</div></td>

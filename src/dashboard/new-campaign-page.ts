@@ -60,7 +60,8 @@ export function newCampaignPage(csrfToken: string): SafeHtml {
 <fieldset>
 <legend>5. When and how</legend>
 <label>Name <input type="text" id="nc-name" name="name" maxlength="100" placeholder="the file's name"></label>
-<label>Start <input type="datetime-local" id="nc-at" name="at"></label> <span class="sub">empty: at once</span><br>
+<label>Start <input type="datetime-local" id="nc-at" name="at"></label>
+<span class="sub">empty: at once; typed in this browser's time zone, the dry run answers in UTC</span><br>
 <label>Send window <input type="text" id="nc-hours" name="hours" placeholder="09:00-20:00"></label>
 <label>on days <input type="text" id="nc-days" name="days" placeholder="mon-fri"></label>
 <span class="sub">each recipient's local time</span><br>

@@ -1,11 +1,20 @@
+import { basename } from 'node:path';
+import { defaultRateCardFile } from '../pricing/rate-card.js';
+import { BROWSER_UTC_TIME } from './display-format.js';
+
 /**
  * What the New campaign page shows of the API's answers, as plain browser JavaScript: the
  * chat bubbles of the preview, the dry run's plan (counts, refused rows by reason with
  * examples, windows, the messaging limit, the cost) and a problem document's problems, every
- * one with its row, column or field. Text goes in with textContent only, never as markup.
+ * one with its row, column or field. Times are written as the pages write them (utcTime: UTC,
+ * with its zone); the cost says which rate card priced it, as `campaign send` does. Text goes in
+ * with textContent only, never as markup.
  */
 export const NEW_CAMPAIGN_RESULTS = String.raw`'use strict';
 var NewCampaignResults = (function () {
+  /** The file name of the rate card the package ships (an example, not Meta's rates). */
+  var EXAMPLE_CARD = ${JSON.stringify(basename(defaultRateCardFile()))};
+  ${BROWSER_UTC_TIME}
   /** An element with attributes and children (strings become text nodes). */
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -21,7 +30,7 @@ var NewCampaignResults = (function () {
 
   function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
 
-  function when(iso) { return iso ? new Date(iso).toLocaleString() : '?'; }
+  function when(iso) { return iso ? utcTime(iso) : '?'; }
 
   /** One message as a WhatsApp chat bubble: header, body, footer, then its buttons under it. */
   function bubble(message, meta) {
@@ -101,9 +110,18 @@ var NewCampaignResults = (function () {
       : 'messaging limit: within it (' + per + ')';
   }
 
+  /** Where the cost's rates come from: the card's file name (never the server's path), or the example card the package ships. */
+  function ratesFrom(card) {
+    var name = typeof card === 'string' ? card.split(/[\\/]/).pop() : '';
+    if (name === EXAMPLE_CARD)
+      return "rates from the example rate card shipped with campaign-worker, not Meta's rates: set RATE_CARD_FILE (docs/costs.md)";
+    if (name) return 'rates from ' + name + ' (RATE_CARD_FILE)';
+    return "rates from the rate card in RATE_CARD_FILE, else the example card shipped with campaign-worker (not Meta's rates)";
+  }
+
   function costLine(plan) {
     if (plan.cost && plan.cost.total !== undefined)
-      return 'estimated cost: ' + plan.cost.total + ' ' + (plan.cost.currency || '') + ' at most';
+      return 'estimated cost: ' + plan.cost.total + ' ' + (plan.cost.currency || '') + ' at most; ' + ratesFrom(plan.rateCard);
     return 'estimated cost: not known' + (plan.costReason ? ' (' + plan.costReason + ')' : '');
   }
 
@@ -134,6 +152,6 @@ var NewCampaignResults = (function () {
     container.hidden = false;
   }
 
-  return { el: el, clear: clear, bubble: bubble, problems: problems, plan: plan };
+  return { el: el, clear: clear, bubble: bubble, problems: problems, plan: plan, when: when, costLine: costLine };
 })();
 `;

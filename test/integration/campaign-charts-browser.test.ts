@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SendJob } from '../../src/campaigns/send-job.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { startService, type RunningService } from '../../workers/serve.js';
-import { findBrowser } from '../support/browser-finder.js';
+import { closeTestBrowser, launchTestBrowser } from '../support/test-browser.js';
 import { LEDGER_TEST_NUMBER, feedAll, ingestQueuedCampaign } from '../support/ledger-fixtures.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
 
@@ -34,7 +34,6 @@ describe('a campaign’s charts in headless Chromium', () => {
   };
 
   beforeAll(async () => {
-    const chromium = await findBrowser();
     redis = testRedis();
     ledger = new RedisLedger(redis, prefix);
     await ingestQueuedCampaign(ledger, ID, ROWS);
@@ -57,18 +56,11 @@ describe('a campaign’s charts in headless Chromium', () => {
       { REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', WHATSAPP_APP_SECRET: 's', WEBHOOK_VERIFY_TOKEN: 'v' },
       silentLogger(),
     );
-    browser = await puppeteer.launch({
-      executablePath: chromium.path,
-      headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--no-first-run', '--no-default-browser-check'],
-      defaultViewport: { width: 1280, height: 900 },
-      timeout: 30_000,
-    });
+    browser = await launchTestBrowser();
   }, 60_000);
 
   afterAll(async () => {
-    const pid = browser?.process()?.pid;
-    await browser?.close().catch(() => (pid === undefined ? undefined : process.kill(pid, 'SIGKILL')));
+    await closeTestBrowser(browser);
     await service?.close();
     await removePrefix(redis, prefix);
     redis.disconnect();

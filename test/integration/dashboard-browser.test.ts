@@ -2,12 +2,12 @@ import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { FaultHarness, waIdOfRow, within, type SendSummary } from '../support/fault-harness.js';
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';
-import { findBrowser } from '../support/browser-finder.js';
+import { closeTestBrowser, launchTestBrowser } from '../support/test-browser.js';
 
 /**
  * The campaigns page in a real browser: the Chromium or Chrome findBrowser finds (CHROMIUM_PATH,
@@ -39,7 +39,6 @@ describe('the campaigns page in headless Chromium', () => {
 
   beforeAll(async () => {
     // Not a skip: with no browser to be found or fetched, the test fails and says how to provide one.
-    const chromium = await findBrowser();
     rig = await FaultHarness.start({
       label: 'dashboard-browser',
       rows: ROWS,
@@ -50,21 +49,11 @@ describe('the campaigns page in headless Chromium', () => {
       workerEnv: { DASHBOARD_USER: USER, DASHBOARD_PASSWORD: PASSWORD },
     });
     rig.setFaults({ recipientErrors: FAILING_ROWS.map((row) => ({ waId: waIdOfRow(row), code: 131026, times: 1 })) });
-    browser = await puppeteer.launch({
-      executablePath: chromium.path,
-      headless: true,
-      // Root in a container: no user namespace for Chromium's sandbox; small /dev/shm.
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--no-first-run', '--no-default-browser-check'],
-      defaultViewport: { width: 1440, height: 520 },
-      timeout: 60_000,
-    });
+    browser = await launchTestBrowser({ width: 1440, height: 520 });
   });
 
   afterAll(async () => {
-    const pid = browser?.process()?.pid;
-    await within(10_000, browser?.close() ?? Promise.resolve(), () => 'Chromium did not close').catch(() => {
-      if (pid !== undefined) process.kill(pid, 'SIGKILL');
-    });
+    await closeTestBrowser(browser);
     await rig?.close();
   });
 

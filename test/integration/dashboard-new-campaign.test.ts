@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
-import { findBrowser } from '../support/browser-finder.js';
+import { closeTestBrowser, launchTestBrowser } from '../support/test-browser.js';
 import { phoneNumber, tempDir } from '../support/csv-files.js';
 import { FaultHarness, waIdOfRow, within } from '../support/fault-harness.js';
 import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from '../support/pipeline.js';
@@ -43,7 +43,6 @@ describe('the New campaign page in headless Chromium', () => {
   let dir: { dir: string; cleanup: () => Promise<void> };
 
   beforeAll(async () => {
-    const chromium = await findBrowser();
     dir = await tempDir();
     rig = await FaultHarness.start({
       label: 'dashboard-new-campaign',
@@ -61,20 +60,11 @@ describe('the New campaign page in headless Chromium', () => {
       },
     });
     rig.setFaults({ recipientErrors: FAILING_ROWS.map((row) => ({ waId: waIdOfRow(row), code: 131026, times: 1 })) });
-    browser = await puppeteer.launch({
-      executablePath: chromium.path,
-      headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--no-first-run', '--no-default-browser-check'],
-      defaultViewport: { width: 1280, height: 900 },
-      timeout: 60_000,
-    });
+    browser = await launchTestBrowser();
   });
 
   afterAll(async () => {
-    const pid = browser?.process()?.pid;
-    await within(10_000, browser?.close() ?? Promise.resolve(), () => 'Chromium did not close').catch(() => {
-      if (pid !== undefined) process.kill(pid, 'SIGKILL');
-    });
+    await closeTestBrowser(browser);
     await rig?.close();
     await dir?.cleanup();
   });

@@ -1,11 +1,13 @@
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import type { CampaignStatus } from '../../src/campaigns/campaign.js';
 import { parseSendWindow } from '../../src/campaigns/feed/send-window.js';
 import { campaignView } from '../../src/dashboard/campaign-view.js';
-import { duration, percent } from '../../src/dashboard/display-format.js';
+import { BROWSER_UTC_TIME, duration, percent, time } from '../../src/dashboard/display-format.js';
 import { extrasOf, statusOf, tallyOf } from './dashboard-fixtures.js';
 
 describe('campaignView', () => {
-  it('a running campaign: progress of the answered rows, its number’s rate, ETA, counts with delivered and read', () => {
+  it('a running campaign: progress of the rows sent, its number’s rate, ETA, counts with delivered and read', () => {
     const status = statusOf(
       'c1',
       { state: 'running', startedAt: 1 },
@@ -15,10 +17,11 @@ describe('campaignView', () => {
       status,
       extrasOf({ etaSeconds: 75.4, numberRate: 19.96, tally: tallyOf([{ status: 'failed', code: '131026', rows: 30, example: '' }]) }),
     );
-    expect(view.progress).toBe(25);
+    // 450 sent and 30 failed of the 1,980 rows it took to send (2,000 read, 15 rejected, 5 skipped).
+    expect(view.progress).toBe(24.2);
     expect(view.fields).toMatchObject({
       state: 'running',
-      progress: '25%',
+      progress: '24.2%',
       total: '2,000',
       toSend: '1,500',
       sent: '450',
@@ -56,6 +59,17 @@ describe('campaignView', () => {
         extrasOf({ etaSeconds: 3605 }),
       ).fields.eta,
     ).toBe('1h 00m 05s');
+  });
+
+  it('progress counts the rows sent: a cancelled or expired row is not progress, nor is a row refused at ingest', () => {
+    const progressOf = (counts: Partial<CampaignStatus['counts']>, state: CampaignStatus['state'] = 'cancelled') =>
+      campaignView(statusOf('c', { state }, counts), extrasOf()).fields.progress;
+    expect(progressOf({ total: 3000, cancelled: 3000 })).toBe('0%');
+    expect(progressOf({ total: 3000, sent: 600, delivered: 500, failed: 30, unknown: 3, cancelled: 2367 })).toBe('21.1%');
+    expect(progressOf({ total: 100, sent: 60, expired: 40 }, 'completed')).toBe('60%');
+    // Every row it took to send was sent: done, whatever was refused when the file was read.
+    expect(progressOf({ total: 400, sent: 390, failed: 6, rejected: 3, skipped: 1 }, 'completed')).toBe('100%');
+    expect(progressOf({ total: 10, queued: 8, sending: 1, held: 1 }, 'running')).toBe('0%');
   });
 
   it('a windowed campaign: its window always, the rows waiting for it and the next opening when they were read', () => {
@@ -102,6 +116,14 @@ describe('campaignView', () => {
 });
 
 describe('display formats', () => {
+  it('times in UTC with the zone, the same in the server and in the pages’ scripts', () => {
+    const utcTime = runInNewContext(`${BROWSER_UTC_TIME}\nutcTime;`) as (value: number | string) => string;
+    const at = Date.UTC(2026, 10, 29, 14, 5, 9, 750);
+    expect(time(at)).toBe('2026-11-29 14:05:09 UTC');
+    expect([utcTime(at), utcTime(new Date(at).toISOString()), utcTime('2026-11-29T15:05:09.750+01:00')]).toEqual(Array(3).fill(time(at)));
+    expect([time(undefined), utcTime('not a time')]).toEqual(['–', '–']);
+  });
+
   it('durations and percentages', () => {
     expect([duration(4), duration(65), duration(3725), duration(-3)]).toEqual(['4s', '1m 05s', '1h 02m 05s', '0s']);
     expect([percent(0, 0), percent(1, 3), percent(9999, 10000), percent(10, 10)]).toEqual([0, 33.3, 99.9, 100]);
