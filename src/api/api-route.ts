@@ -63,8 +63,8 @@ export function callerOfRequest(request: FastifyRequest): ApiCaller | undefined 
 }
 
 /**
- * Registers a route: the caller's scope is checked, then params, query and body are read by
- * their schemas (every problem at once, 400); the handler's return value is the JSON answer
+ * Registers a route: the caller's scope is checked (before the body is read), then params,
+ * query and body are read by their schemas (every problem at once, 400); the handler's return value is the JSON answer
  * (or it sends on `reply` itself).
  */
 export function registerApiRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
@@ -75,10 +75,18 @@ export function registerApiRoute<P extends z.ZodType, Q extends z.ZodType, B ext
   app.route({
     method: definition.method,
     url: definition.path,
+    // Before the body is read: a caller who may not call the route learns that (401, 403), not what its body lacks (400, 413).
+    onRequest: (request, _reply, done) => {
+      try {
+        requireScope(authenticatedCaller(request), definition.scope);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      done();
+    },
     handler: async (request, reply) => {
-      const caller = callerOfRequest(request);
-      if (caller === undefined) throw new AppError('API_TOKEN_MISSING', 'The request is not authenticated');
-      requireScope(caller, definition.scope);
+      const caller = authenticatedCaller(request);
       const params = readPart(definition.params, request.params, 'path') as Infer<P>;
       const query = readPart(definition.query, request.query, 'query') as Infer<Q>;
       const body = readPart(definition.body, request.body, 'body') as Infer<B>;
@@ -87,9 +95,20 @@ export function registerApiRoute<P extends z.ZodType, Q extends z.ZodType, B ext
   });
 }
 
+function authenticatedCaller(request: FastifyRequest): ApiCaller {
+  const caller = callerOfRequest(request);
+  if (caller === undefined) throw new AppError('API_TOKEN_MISSING', 'The request is not authenticated');
+  return caller;
+}
+
+/**
+ * A part of the request read by its schema. A body that is absent reads as `{}` (a route whose
+ * body has only optional fields needs none); one that is present is read as sent, so JSON
+ * `null` is refused like any other body that is not the object the route takes.
+ */
 function readPart(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
   if (schema === undefined) return undefined;
-  const parsed = schema.safeParse(value ?? {});
+  const parsed = schema.safeParse(value === undefined ? {} : value);
   if (parsed.success) return parsed.data;
   throw new ProblemsError(
     parsed.error.issues.map((issue) => {

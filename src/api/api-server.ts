@@ -2,15 +2,18 @@ import rateLimit from '@fastify/rate-limit';
 import multipart from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../errors/app-error.js';
+import { redisUnavailableError } from '../errors/redis-errors.js';
 import type { ApiTokenLookup } from '../http/api-tokens.js';
 import type { Logger } from '../logging/logger.js';
 import type { RedisClient } from '../redis/key-scope.js';
 import { readyWithin } from '../redis/redis-connection.js';
 import { apiRateLimitNamespace } from '../redis/service-keys.js';
+import { AllowedMethods } from './allowed-methods.js';
 import { callerKey, callerOf, type DashboardSessions } from './api-principal.js';
+import { errorHeaders } from './headed-error.js';
 import { callerOfRequest, setCaller } from './api-route.js';
 import { OPENAPI_PATH } from './openapi.js';
-import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
+import { PROBLEM_CONTENT_TYPE, problemHeaders, problemOf } from './problem.js';
 
 /** Every route of the API is below this path. */
 export const API_BASE = '/api/v1';
@@ -31,6 +34,8 @@ export interface ApiServerOptions {
 
 /** How long a request waits for a connection still coming up (then 503). */
 const CONNECT_WAIT_MS = 1000;
+/** Redis away costs one log line per this long, however many requests it refuses. */
+const UNAVAILABLE_LOG_INTERVAL_MS = 10_000;
 /** A JSON body (a spec, an opt-out list) is small; uploads stream past this limit. */
 const JSON_BODY_LIMIT = 1024 * 1024;
 
@@ -54,13 +59,14 @@ export async function registerApi(app: FastifyInstance, options: ApiServerOption
       await scope.register(multipart, {
         limits: { fileSize: options.limits.maxUploadBytes, files: 2, fields: 4, fieldSize: JSON_BODY_LIMIT, parts: 6 },
       });
+      const methods = new AllowedMethods();
+      scope.addHook('onRoute', (route) => methods.add(route.url, route.method));
       scope.addHook('onRequest', async (request) => {
         if (isOpenApiDocument(request)) return;
-        await readyWithin(redis, CONNECT_WAIT_MS).catch((error: unknown) => {
-          throw new AppError('REDIS_UNAVAILABLE', 'Redis is not answering: the API cannot serve this request now; retry later', {
-            cause: error,
-          });
-        });
+        // A connection still coming up gets a moment; one that is down (or never came up) is a 503 at once, not a failed command.
+        await readyWithin(redis, CONNECT_WAIT_MS);
+        if (redis.status !== 'ready')
+          throw new AppError('REDIS_UNAVAILABLE', 'Redis is not answering: the API cannot serve this request now; retry later');
         setCaller(request, await callerOf(request, options.tokens, options.sessions));
       });
       await scope.register(rateLimit, {
@@ -78,14 +84,10 @@ export async function registerApi(app: FastifyInstance, options: ApiServerOption
         errorResponseBuilder: (_request, context) =>
           new AppError('API_RATE_LIMITED', `More than ${context.max} requests in a minute from this caller; retry in ${context.after}`),
       });
-      scope.setNotFoundHandler(async (request, reply) =>
-        sendProblem(reply, new AppError('API_NOT_FOUND', `No API route ${request.method} ${request.url.split('?')[0]}`), request),
-      );
-      scope.setErrorHandler(async (error: FastifyError | AppError, request, reply) => {
-        const known = isAppError(error) ? error : fastifyErrorOf(error);
-        const problem = await sendProblem(reply, known ?? error, request);
-        if (problem >= 500) logger.error({ err: error, url: request.url.split('?')[0] }, 'API request failed');
+      scope.setNotFoundHandler(async (request, reply) => {
+        await sendProblem(reply, notFound(request, methods), request, allowHeader(request, methods));
       });
+      scope.setErrorHandler(apiErrorHandler(redis, logger));
       await options.routes(scope);
     },
     { prefix: API_BASE },
@@ -97,11 +99,70 @@ function isOpenApiDocument(request: FastifyRequest): boolean {
   return (request.method === 'GET' || request.method === 'HEAD') && request.routeOptions.url === `${API_BASE}${OPENAPI_PATH}`;
 }
 
-/** Sends the problem document of `error`; answers its status. */
-export async function sendProblem(reply: FastifyReply, error: unknown, request: FastifyRequest): Promise<number> {
-  const problem = problemOf(error, request.url.split('?')[0]);
-  await reply.code(problem.status).header('cache-control', 'no-store').type(PROBLEM_CONTENT_TYPE).send(problem);
+/** Sends the problem document of `error` (with `headers` and those its code carries, e.g. Retry-After); answers its status. */
+export async function sendProblem(
+  reply: FastifyReply,
+  error: unknown,
+  request: FastifyRequest,
+  headers: Record<string, string> = {},
+): Promise<number> {
+  const problem = problemOf(error, pathOf(request));
+  await reply
+    .code(problem.status)
+    .headers({ ...headers, ...errorHeaders(error), ...problemHeaders(problem) })
+    .header('cache-control', 'no-store')
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(problem);
   return problem.status;
+}
+
+/**
+ * Every error as a problem document: the API's own (AppError), fastify's refusals, and a
+ * failed Redis command as 503 REDIS_UNAVAILABLE when Redis does not answer; anything else is a
+ * bug (500, logged with its stack). A known 5xx (Meta away: 502) is a warning without a stack;
+ * Redis away is logged once per interval, not per request.
+ */
+function apiErrorHandler(redis: RedisClient, logger: Logger) {
+  let lastUnavailableLog = Number.NEGATIVE_INFINITY;
+  return async (error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (clientWentAway(request)) {
+      // Nobody reads the answer: a client that drops its connection mid-request is an ordinary event, not a failure of ours.
+      logger.info({ url: pathOf(request), reason: error.message }, 'API request ended early: the client closed the connection');
+      return;
+    }
+    const known = isAppError(error) ? error : (fastifyErrorOf(error) ?? (await redisUnavailableError(error, redis)));
+    const status = await sendProblem(reply, known ?? error, request);
+    if (status < 500) return;
+    if (known === undefined || known.code === 'INTERNAL_ERROR') logger.error({ err: error, url: pathOf(request) }, 'API request failed');
+    else if (known.code !== 'REDIS_UNAVAILABLE')
+      logger.warn({ url: pathOf(request), code: known.code, reason: known.message }, 'API request failed');
+    else if (Date.now() - lastUnavailableLog >= UNAVAILABLE_LOG_INTERVAL_MS) {
+      lastUnavailableLog = Date.now();
+      logger.warn({ url: pathOf(request) }, 'API requests answered 503: Redis is not answering');
+    }
+  };
+}
+
+/** No route of this method: 405 when the path is a route's with other methods (they are in `Allow`), else 404. */
+function notFound(request: FastifyRequest, methods: AllowedMethods): AppError {
+  const path = pathOf(request);
+  const allowed = methods.at(path);
+  if (allowed.length > 0) return new AppError('API_METHOD_NOT_ALLOWED', `${path} takes ${allowed.join(', ')}, not ${request.method}`);
+  return new AppError('API_NOT_FOUND', `No API route ${request.method} ${path}`);
+}
+
+function allowHeader(request: FastifyRequest, methods: AllowedMethods): Record<string, string> {
+  const allowed = methods.at(pathOf(request));
+  return allowed.length === 0 ? {} : { allow: allowed.join(', ') };
+}
+
+/** The client closed its connection before the answer: an upload it gave up, a timeout of its own. */
+function clientWentAway(request: FastifyRequest): boolean {
+  return request.raw.socket?.destroyed === true || request.raw.readableAborted;
+}
+
+function pathOf(request: FastifyRequest): string {
+  return request.url.split('?')[0]!;
 }
 
 /** fastify's own refusals (a body too large, a type it does not read, JSON that does not parse) as the API's codes. */

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ApiAnswer, ApiRouteDefinition } from './api-route.js';
 import { PROBLEM_CONTENT_TYPE, problemSchema } from './problem.js';
 import { binarySchema, SchemaComponents, type JsonSchema } from './openapi-schemas.js';
@@ -12,6 +12,53 @@ const JSON_TYPE = 'application/json';
 const NOT_PARAMETERS = new Set(['authorization', 'content-type', 'accept']);
 
 type Operation = Record<string, unknown>;
+
+/** A header of an answer: what it says, and its form (default a string). */
+export interface HeaderDoc {
+  description: string;
+  schema?: z.ZodType;
+  required?: boolean;
+}
+
+/**
+ * What a route's definition adds for the document only: the forms of the request headers it
+ * checks, query parameters whose value is JSON text, the media type of multipart parts and the
+ * headers of its answers. Checked by the route itself; stated here so a generated client knows.
+ */
+export interface RouteDocs {
+  /** The schema of each header in `headers` that has a form (the route refuses others, 400). */
+  headerSchemas?: Record<string, z.ZodType>;
+  /** Query parameters sent as JSON text (`?spec={…}`, URL-encoded), with the schema of the JSON. */
+  jsonQuery?: Record<string, z.ZodType>;
+  /**
+   * Query parameters taken only with a body of these media types (the route refuses them with another, 400), and needed
+   * with one (`required`): OpenAPI has no keyword that ties a parameter to a body, so the parameter says it in
+   * `x-with-body` (and its description, for people).
+   */
+  queryWithBody?: Record<string, WithBody>;
+  /** The media type of each multipart part that is not a plain field (a JSON part: `application/json`). */
+  partTypes?: Record<string, string>;
+  /** The headers of each answer, by status. */
+  responseHeaders?: Record<number, Record<string, HeaderDoc>>;
+}
+
+/** A parameter's tie to the body: the media types it goes with, and whether it is needed with them. */
+export interface WithBody {
+  types: readonly string[];
+  required: boolean;
+}
+
+/** A route's definition with what the document says beyond it. */
+export type DocumentedRoute = ApiRouteDefinition & RouteDocs;
+
+/** Answers that say when to retry: a throttled caller (429) and a service not ready (503). */
+const RETRY_AFTER: Record<string, HeaderDoc> = {
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    schema: z.string().regex(/^\d+$/),
+  },
+};
+const RETRY_STATUSES = new Set(['429', '503', 'default']);
 
 /**
  * The OpenAPI 3.1 document of the HTTP API, made from the routes' definitions (their zod
@@ -69,10 +116,12 @@ export function openApiPath(path: string): string {
 
 function operationOf(route: ApiRouteDefinition, responses: Record<string, unknown>, components: SchemaComponents): Operation {
   const id = route.operationId;
+  const docs = route as RouteDocs;
+  const query = route.query === undefined ? [] : parametersOf(route.query, 'query', components, `${id}.query`);
   const parameters = [
     ...pathParameters(route, components),
-    ...(route.query === undefined ? [] : parametersOf(route.query, 'query', components, `${id}.query`)),
-    ...headerParameters(route.headers),
+    ...query.map((parameter) => withBody(jsonQueryParameter(parameter, docs.jsonQuery, components, id), docs.queryWithBody)),
+    ...headerParameters(route.headers, docs.headerSchemas, components, id),
   ];
   const requestBody = requestBodyOf(route, components);
   const needs = `Needs a token of scope \`${route.scope}\` or wider.`;
@@ -130,20 +179,53 @@ function objectParts(
   return { properties, required };
 }
 
-function headerParameters(headers: Record<string, string> | undefined): Operation[] {
+/** A query parameter whose value is JSON text: described by its JSON's schema (`content`), not as a plain string. */
+function jsonQueryParameter(
+  parameter: Operation,
+  json: Record<string, z.ZodType> | undefined,
+  components: SchemaComponents,
+  id: string,
+): Operation {
+  const name = String(parameter.name);
+  const schema = json?.[name];
+  if (schema === undefined) return parameter;
+  const rest = Object.fromEntries(Object.entries(parameter).filter(([key]) => key !== 'schema'));
+  return { ...rest, content: { [JSON_TYPE]: { schema: components.convert(schema, 'input', `${id}.query.${name}`) } } };
+}
+
+function withBody(parameter: Operation, ties: Record<string, WithBody> | undefined): Operation {
+  const tie = ties?.[String(parameter.name)];
+  return tie === undefined ? parameter : { ...parameter, 'x-with-body': { types: [...tie.types], required: tie.required } };
+}
+
+function headerParameters(
+  headers: Record<string, string> | undefined,
+  schemas: Record<string, z.ZodType> | undefined,
+  components: SchemaComponents,
+  id: string,
+): Operation[] {
   return Object.entries(headers ?? {})
     .filter(([name]) => !NOT_PARAMETERS.has(name.toLowerCase()))
-    .map(([name, description]) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } }));
+    .map(([name, description]) => {
+      const schema = schemas?.[name];
+      const json = schema === undefined ? { type: 'string' } : components.convert(schema, 'input', `${id}.header.${name}`);
+      return { name, in: 'header', required: false, description, schema: json };
+    });
 }
 
 /** A JSON body (`body`) and the media types of an upload, each with its schema. */
 function requestBodyOf(route: ApiRouteDefinition, components: SchemaComponents): Operation | undefined {
   if (route.body === undefined && route.upload === undefined) return undefined;
-  const content: Record<string, { schema: JsonSchema }> = {};
+  const content: Record<string, Operation> = {};
   if (route.body !== undefined) content[JSON_TYPE] = { schema: components.convert(route.body, 'input', `${route.operationId}.body`) };
+  const parts = (route as RouteDocs).partTypes;
   for (const [type, schema] of Object.entries(route.upload?.contentTypes ?? {})) {
     const where = `${route.operationId}.upload.${type}`;
     content[type] = { schema: schema === undefined ? binarySchema() : components.convert(schema, 'input', where, true) };
+    // A multipart part's own media type (the spec as JSON), as OpenAPI's `encoding` states it.
+    if (type === 'multipart/form-data' && parts !== undefined) {
+      content[type] = { ...content[type], encoding: Object.fromEntries(Object.entries(parts).map(([n, t]) => [n, { contentType: t }])) };
+    }
   }
   // The route reads a missing JSON body as `{}`: a body schema that takes `{}` makes the body optional.
   const optional = route.upload === undefined && route.body?.safeParse({}).success === true;
@@ -157,9 +239,10 @@ function requestBodyOf(route: ApiRouteDefinition, components: SchemaComponents):
 function responsesOf(route: ApiRouteDefinition, components: SchemaComponents): Record<string, unknown> {
   const entries = Object.entries(route.responses as Record<string, ApiAnswer>);
   if (entries.length === 0) throw new Error(`${route.operationId} documents no answer`);
+  const headers = (route as RouteDocs).responseHeaders ?? {};
   const listed = entries.map(([status, answer]): [string, unknown] => [
     status,
-    answerOf(answer, components, `${route.operationId}.${status}`),
+    withHeaders(answerOf(answer, components, `${route.operationId}.${status}`), status, headers[Number(status)], components),
   ]);
   // Any route can also fail on what is not its own (Redis away, a bug): the error handler answers a problem document.
   const other = answerOf(
@@ -167,7 +250,29 @@ function responsesOf(route: ApiRouteDefinition, components: SchemaComponents): R
     components,
     `${route.operationId}.default`,
   );
-  return Object.fromEntries<unknown>([...listed, ['default', other]]);
+  return Object.fromEntries<unknown>([...listed, ['default', withHeaders(other, 'default', undefined, components)]]);
+}
+
+/** An answer with its headers: the route's own for the status, and Retry-After where retrying later is the remedy. */
+function withHeaders(
+  answer: Record<string, unknown>,
+  status: string,
+  own: Record<string, HeaderDoc> | undefined,
+  components: SchemaComponents,
+): Record<string, unknown> {
+  const all = { ...(RETRY_STATUSES.has(status) ? RETRY_AFTER : {}), ...own };
+  if (Object.keys(all).length === 0) return answer;
+  const headers = Object.fromEntries(
+    Object.entries(all).map(([name, header]) => [
+      name,
+      {
+        description: header.description,
+        ...(header.required === true ? { required: true } : {}),
+        schema: header.schema === undefined ? { type: 'string' } : components.convert(header.schema, 'output', `header.${name}`),
+      },
+    ]),
+  );
+  return { ...answer, headers };
 }
 
 function answerOf(answer: ApiAnswer, components: SchemaComponents, where: string): Record<string, unknown> {

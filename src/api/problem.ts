@@ -38,6 +38,10 @@ const STATUS_OF: Partial<Record<ErrorCode, number>> = {
   API_SCOPE_REFUSED: 403,
   API_CSRF_REFUSED: 403,
   API_NOT_FOUND: 404,
+  API_METHOD_NOT_ALLOWED: 405,
+  API_REQUEST_TIMEOUT: 408,
+  API_URI_TOO_LONG: 414,
+  API_HEADERS_TOO_LARGE: 431,
   CAMPAIGN_NOT_FOUND: 404,
   REJECTS_NOT_FOUND: 404,
   API_TOKEN_NOT_FOUND: 404,
@@ -45,6 +49,7 @@ const STATUS_OF: Partial<Record<ErrorCode, number>> = {
   ARGUMENT_INVALID: 400,
   API_UPLOAD_TOO_LARGE: 413,
   API_RATE_LIMITED: 429,
+  DASHBOARD_LOGIN_THROTTLED: 429,
   IDEMPOTENCY_KEY_IN_USE: 409,
   CAMPAIGN_STATE_CONFLICT: 409,
   CAMPAIGN_NOT_FINISHED: 409,
@@ -90,6 +95,14 @@ export function problemOf(error: unknown, instance?: string): Problem {
     ...(instance === undefined ? {} : { instance }),
     ...problems,
   };
+}
+
+/** How long a client waits before it retries a request Redis could not serve (Redis is retried at least once a second). */
+export const REDIS_RETRY_AFTER_SECONDS = 5;
+
+/** Headers a problem carries besides its body: `Retry-After` where retrying later is the remedy. */
+export function problemHeaders(problem: Problem): Record<string, string> {
+  return problem.code === 'REDIS_UNAVAILABLE' ? { 'retry-after': String(REDIS_RETRY_AFTER_SECONDS) } : {};
 }
 
 function typeUri(code: ErrorCode): string {

@@ -1,12 +1,13 @@
 import type { MessagingLimit } from '../config/number-settings.js';
 import { AppError } from '../errors/app-error.js';
+import { ProblemsError } from '../errors/problems-error.js';
 import type { TemplateLookup } from '../templates/template-registry.js';
 import { requirementsOf, type TemplateRequirements } from '../templates/template-requirements.js';
 import { campaignDefinition, type ResolvedMessage } from './campaign-definition.js';
 import { newCampaignId } from './campaign-id.js';
 import { checkMessagingLimit, type MessagingLimitCheck } from './ingest/messaging-limit-check.js';
 import { produceCampaign, type ProduceSummary, type SendOutcome } from './ingest/producer.js';
-import { RejectsFile, checkWritableDir, rejectsFilePath } from './ingest/rejects-file.js';
+import { RejectsFile, checkWritableDir, rejectsFilePath, type RejectsSink } from './ingest/rejects-file.js';
 import { estimateSending } from './feed/send-estimate.js';
 import type { IngestLedger } from './ledger.js';
 import { usMarketingPaused } from './ingest/us-marketing.js';
@@ -70,6 +71,11 @@ export interface CampaignRequest {
   maxCost?: { amount: number; name: string } | undefined;
   /** `campaign retarget`: the campaign whose chosen rows make `file`; the new one is linked to it. */
   sourceCampaign?: string | undefined;
+  /**
+   * Where refused rows go instead of REPORTS_DIR/<id>[.dry-run].rejects.csv: the API's dry run keeps
+   * them for its answer, so it leaves no file behind.
+   */
+  rejects?: RejectsSink | undefined;
 }
 
 /** Output while the file is read; none of it steers the campaign. */
@@ -85,7 +91,7 @@ export interface CreateNotices {
  * Creates a campaign from a spec and a CSV (or continues one, `campaignId`): checks the spec,
  * finds the approved template (a text needs none), reads the file into the ledger (no worker
  * needed; workers feed its rows as the number drains) and plans the sending. A dry run does
- * every check and writes nothing but the rejects file.
+ * every check and writes nothing but the rejects file (or not even that: `request.rejects`).
  */
 export async function createCampaign(
   deps: CreateCampaignDeps,
@@ -100,10 +106,10 @@ export async function createCampaign(
   });
   // Before anything is created: a campaign whose rejected rows could be written nowhere must not start.
   await checkWritableDir(deps.reportsDir, 'REPORTS_DIR');
-  const message = await resolveMessage(deps, spec.message, request.templatesFile?.path);
+  const message = await resolveMessage(deps, spec.message, request.templatesFile?.path, request.names);
   if (message.kind === 'template') checkEndpointCategory(spec.endpoint, message.requirements, request.names);
   const id = spec.campaignId ?? newCampaignId();
-  const rejects = new RejectsFile(rejectsFilePath(deps.reportsDir, id, spec.dryRun));
+  const rejects = request.rejects ?? new RejectsFile(rejectsFilePath(deps.reportsDir, id, spec.dryRun));
   // Meta: on 131050 suppress the recipient for marketing (reference §8). Utility and
   // authentication templates still reach them. A text is skipped for them too: nothing says
   // what its words are, and the opt-out keyword itself opened the window it would go through.
@@ -203,13 +209,23 @@ async function resolveMessage(
   deps: CreateCampaignDeps,
   choice: MessageChoice,
   templatesFile: string | undefined,
+  names: FieldNames,
 ): Promise<ResolvedMessage> {
   if (choice.kind === 'text') return choice;
-  return { kind: 'template', requirements: await approvedTemplate(deps.openTemplates(templatesFile), choice.name, choice.language) };
+  const templates = deps.openTemplates(templatesFile);
+  return { kind: 'template', requirements: await approvedTemplate(templates, choice.name, choice.language, names) };
 }
 
-/** The approved template for (name, language), or a refusal that says what exists instead. */
-async function approvedTemplate(templates: TemplateFinder, name: string, language: string): Promise<TemplateRequirements> {
+/**
+ * The approved template for (name, language), or a refusal that says what exists instead, as a
+ * problem naming the field to change (the language when the name exists in others).
+ */
+export async function approvedTemplate(
+  templates: TemplateFinder,
+  name: string,
+  language: string,
+  names: FieldNames,
+): Promise<TemplateRequirements> {
   let found: TemplateLookup;
   try {
     found = await templates.find(name, language);
@@ -219,12 +235,12 @@ async function approvedTemplate(templates: TemplateFinder, name: string, languag
   const { template, sameName } = found;
   if (template === undefined) {
     const elsewhere = sameName.map((t) => `${t.language} (${t.status})`).join(', ');
-    throw new AppError(
-      'TEMPLATE_MAPPING_INVALID',
+    const detail =
       `Template ${name} has no ${language} translation` +
-        (elsewhere === '' ? ' and no other language either' : `; it exists in ${elsewhere}`) +
-        ' (see `campaign templates list`). Nothing was enqueued.',
-    );
+      (elsewhere === '' ? ' and no other language either' : `; it exists in ${elsewhere}`) +
+      ' (see `campaign templates list`). Nothing was enqueued.';
+    const field = sameName.length === 0 ? names['template.name'] : names['template.language'];
+    throw new ProblemsError([{ code: 'TEMPLATE_MAPPING_INVALID', detail, field }]);
   }
   return requirementsOf(template);
 }

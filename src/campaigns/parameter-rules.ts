@@ -19,17 +19,17 @@ const SUSPECT = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u20
 /** LF, CR, NEL, line separator, paragraph separator. */
 const LINE_BREAK = /[\n\r\u0085\u2028\u2029]/;
 /** C0 (tab and line breaks have their own reasons), DEL, C1. */
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f]/;
+export const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f]/;
 /** Embeddings and overrides (LRE, RLE, PDF, LRO, RLO) and isolates (LRI, RLI, FSI, PDI): they reorder what is shown. */
 /* eslint-enable no-control-regex */
-const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+export const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
 const SPACE_RUN = / {5,}/;
 /**
  * Nothing a reader would see: spaces, default-ignorable characters (zero-width space and
  * joiners, word joiner, BOM, LRM/RLM/ALM, soft hyphen, Hangul fillers…) and the braille blank.
  * Marks such as RLM inside visible text are fine (Arabic and Hebrew text uses them).
  */
-const INVISIBLE_ONLY = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}\u2800\u3164\uffa0\u115f\u1160]*$/u;
+export const INVISIBLE_ONLY = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}\u2800\u3164\uffa0\u115f\u1160]*$/u;
 
 export function valueProblem(value: string): ValueProblem | undefined {
   if (value === '') return 'VALUE_EMPTY';

@@ -1,6 +1,7 @@
 import { zoneOffsetMs } from '../campaigns/feed/send-window.js';
 import { AppError } from '../errors/app-error.js';
 import { CLI_FIELD_NAMES } from '../campaigns/spec/field-names.js';
+import { ZONE_NAME } from '../phone/recipient-zones.js';
 
 /**
  * Where the operator reads a plan's times: the fixed offset they typed in a time option, or
@@ -11,8 +12,8 @@ export type DisplayZone = { kind: 'offset'; minutes: number } | { kind: 'zone'; 
 const TYPED_OFFSET = /(Z|([+-])(\d{2}):(\d{2}))$/;
 
 /**
- * `--display-timezone Europe/Berlin`: an IANA zone Intl knows, in its canonical spelling; OPTION_INVALID (naming the field as `name`)
- * otherwise.
+ * `--display-timezone Europe/Berlin`: an IANA zone Intl knows, in its canonical spelling. Refused naming the field as `name`:
+ * OPTION_INVALID when the value is not of a zone name's form, TIMEZONE_UNKNOWN when it is but Intl knows no such zone.
  */
 export function checkDisplayTimezone(value: string, name = CLI_FIELD_NAMES.displayTimezone): string {
   try {
@@ -21,7 +22,10 @@ export function checkDisplayTimezone(value: string, name = CLI_FIELD_NAMES.displ
   } catch {
     // Refused below with what to give instead.
   }
-  throw new AppError('OPTION_INVALID', `${name} "${value}": give an IANA time zone such as Europe/Berlin, America/New_York or UTC`);
+  throw new AppError(
+    ZONE_NAME.test(value) ? 'TIMEZONE_UNKNOWN' : 'OPTION_INVALID',
+    `${name} "${value}": give an IANA time zone such as Europe/Berlin, America/New_York or UTC`,
+  );
 }
 
 /**

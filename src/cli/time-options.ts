@@ -79,16 +79,17 @@ function daysInMonth(year: number, month: number): number {
  * A campaign's start (`send --at`, `reschedule --at`, the campaigns page's form): a real
  * instant, not in the past (a start an hour in the past is a typo, not a wish to send at
  * once; a few seconds behind this host's clock are not), and at most a year ahead (a start
- * in 3026 is a typo too).
+ * in 3026 is a typo too). Each of these has a code of its own (TIME_IN_PAST, TIME_TOO_FAR_AHEAD):
+ * only the clock refuses them, so no schema of the value can say so.
  */
 export function parseStart(flag: string, value: string, now: number, pastHint = 'give a time ahead'): number {
   const startsAt = parseInstant(flag, value);
   if (startsAt < now - 60_000) {
-    throw new AppError('OPTION_INVALID', `${flag} ${value} is in the past (now is ${new Date(now).toISOString()}); ${pastHint}`);
+    throw new AppError('TIME_IN_PAST', `${flag} ${value} is in the past (now is ${new Date(now).toISOString()}); ${pastHint}`);
   }
   if (startsAt > now + START_HORIZON_MS) {
     throw new AppError(
-      'TIME_INVALID',
+      'TIME_TOO_FAR_AHEAD',
       `${flag} ${value} is more than a year ahead (now is ${new Date(now).toISOString()}): a ` +
         `typo in the year? A start may be at most 366 days ahead`,
     );
@@ -147,7 +148,7 @@ export function parseSchedule(options: ScheduleOptions, now: number, names: Sche
     }
     if (deadline <= start)
       throw new AppError(
-        'OPTION_INVALID',
+        'TIME_NOT_AFTER_START',
         `${deadlineName} ${options.startDeadline} is not after the start (${new Date(start).toISOString()})`,
       );
     schedule.startDeadline = deadline;
@@ -159,7 +160,7 @@ export function parseSchedule(options: ScheduleOptions, now: number, names: Sche
     const expiresAt = expiry ?? start + parseDuration(validForName, options.validFor ?? '');
     if (expiresAt <= start) {
       throw new AppError(
-        'OPTION_INVALID',
+        'TIME_NOT_AFTER_START',
         `${expiresName} ${options.expiresAt ?? ''} is not after the start ` +
           `(${new Date(start).toISOString()}): every row would expire unsent`,
       );

@@ -9,7 +9,17 @@ export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
 /** Error codes that mean "the command line is wrong" rather than "the work failed". */
-export const USAGE_ERROR_CODES: readonly string[] = ['ARGUMENT_INVALID', 'OPTION_INVALID', 'TIME_INVALID'];
+export const USAGE_ERROR_CODES: readonly string[] = [
+  'ARGUMENT_INVALID',
+  'OPTION_INVALID',
+  'TEXT_CONTROL_CHARACTER',
+  'TIME_INVALID',
+  'TIME_IN_PAST',
+  'TIME_TOO_FAR_AHEAD',
+  'TIME_NOT_AFTER_START',
+  'TIMEZONE_UNKNOWN',
+  'TEMPLATE_NOT_MARKETING',
+];
 
 /** ARGUMENT_INVALID, with the one hint line that follows it: which help to read. */
 export class ArgumentError extends AppError {

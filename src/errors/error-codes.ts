@@ -6,10 +6,19 @@
 export const ERROR_CODES = {
   CONFIG_INVALID: 'A setting in the environment is missing or malformed.',
   OPTION_INVALID: 'A command-line option has a value the command cannot use.',
+  TEXT_CONTROL_CHARACTER:
+    'A free text (a name, a pause reason) holds a control character, a line break or a bidi override, which operators would see.',
   ARGUMENT_INVALID:
     'The command line does not parse: an unknown command or option, a missing argument or required option, or a value the option refuses.',
-  TIME_INVALID:
-    'A time option names a moment that does not exist (30 February, 24:00, an offset beyond ±14:00), or a start more than a year ahead.',
+  TIME_INVALID: 'A time option names a moment that does not exist (30 February, 24:00, an offset beyond ±14:00).',
+  TIME_IN_PAST: "A start (`--at`, a reschedule) is in the past by more than a minute of this host's clock.",
+  TIME_TOO_FAR_AHEAD: "A start is more than 366 days ahead of this host's clock: a typo in the year?",
+  TIME_NOT_AFTER_START: 'A start deadline or an expiry is not after the start (the given one, or now): nothing would be sent.',
+  TIMEZONE_UNKNOWN: "A time zone has the form of an IANA name (Area/City) but no zone of this host's time-zone database has it.",
+  TEMPLATE_NOT_MARKETING:
+    'The Marketing Messages API (`--endpoint marketing-messages`) was asked for a template whose category is not MARKETING.',
+  PHONE_NOT_IN_PLAN:
+    "A number has E.164's form (+ and 7 to 15 digits) but is not valid in its country's numbering plan (or no country has its code).",
   REDIS_UNAVAILABLE: 'Redis did not answer at REDIS_URL.',
   REDIS_FULL: "Redis's memory is full (maxmemory reached, noeviction): it refused a write, before any of it was made.",
   KEY_LAYOUT_OLD: 'Redis holds campaigns in the key layout of a version before the cluster one; `campaign migrate-keys` moves them.',
@@ -23,6 +32,9 @@ export const ERROR_CODES = {
   DASHBOARD_PASSWORD_REQUIRED:
     '`campaign serve` was asked to listen beyond loopback with no DASHBOARD_PASSWORD: the ' +
     'campaigns page and its controls would be open to the network.',
+  DASHBOARD_LOGIN_THROTTLED:
+    'Too many wrong dashboard passwords from this address or for this user in a minute: logins are refused, the right ' +
+    'one too, until the minute ends (HTTP 429, with Retry-After).',
   INGEST_INTERRUPTED: 'campaign send was stopped (Ctrl-C, SIGTERM) while reading the file; the campaign is paused and can be continued.',
   COMMAND_TIMEOUT: 'A one-shot command (status, report, list, a control) did not finish within CLI_TIMEOUT_SECONDS (exit code 124).',
   INTERNAL_ERROR: 'Something failed that the program did not expect (a bug); the message says what.',
@@ -44,11 +56,15 @@ export const ERROR_CODES = {
   API_SCOPE_REFUSED: 'An API request needs a wider token scope than the token has (read < send < admin) (HTTP 403).',
   API_CSRF_REFUSED: "A request of the dashboard's pages to the API lacks a valid CSRF token or came from another site (HTTP 403).",
   API_NOT_FOUND: 'No API route, or no such resource, at that path (HTTP 404).',
+  API_METHOD_NOT_ALLOWED: 'The path exists, but not with that method (HTTP 405, with `Allow` listing the methods it takes).',
+  API_REQUEST_TIMEOUT: 'The request did not arrive whole in time: the connection sent its headers or body too slowly (HTTP 408).',
+  API_URI_TOO_LONG: 'A part of the request path is longer than the server reads (HTTP 414).',
+  API_HEADERS_TOO_LARGE: "The request's URL and headers together are larger than the server reads (HTTP 431).",
   API_REQUEST_INVALID: "An API request's body, query or headers are not what the route takes (HTTP 400 or 415).",
   API_UPLOAD_TOO_LARGE: 'An API upload is larger than API_MAX_UPLOAD_BYTES (HTTP 413); nothing was created.',
   API_RATE_LIMITED: 'An API token made more than API_RATE_LIMIT requests in a minute (HTTP 429).',
-  IDEMPOTENCY_KEY_IN_USE:
-    'A request with this Idempotency-Key is still being processed, or the key was used for another request (HTTP 409).',
+  IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still being processed (HTTP 409).',
+  IDEMPOTENCY_KEY_REUSED: 'An Idempotency-Key was reused with a different request; its first campaign is named (HTTP 422).',
   SPEC_INVALID: 'A campaign spec or its file has problems; every one is listed (HTTP 422 from the API).',
   CAMPAIGN_NOT_FINISHED:
     '`campaign retarget` needs a finished (completed or cancelled) campaign; this one is still running, paused or scheduled.',

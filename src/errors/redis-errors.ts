@@ -1,7 +1,9 @@
 /**
  * Redis's own refusals, by the code its error reply starts with (the protocol's convention:
- * `OOM command not allowed …`), never by the rest of the text.
+ * `OOM command not allowed …`), never by the rest of the text; and Redis not answering at all.
  */
+import type { RedisClient } from '../redis/key-scope.js';
+import { AppError } from './app-error.js';
 
 /** Redis refused a write because its maxmemory is reached and its policy evicts nothing (noeviction). */
 export function isRedisOutOfMemory(error: unknown): boolean {
@@ -11,3 +13,34 @@ export function isRedisOutOfMemory(error: unknown): boolean {
 /** What to do about it, for every command's message. */
 export const REDIS_FULL_ADVICE =
   'Free memory in Redis (`campaign purge` finished campaigns, or a lower RETENTION_DAYS) or raise its maxmemory';
+
+/** How long a PING may take when a failure is examined: a Redis that answers does so in a millisecond. */
+const PING_WAIT_MS = 500;
+
+/** Whether Redis answers now: the connection is up and a PING comes back within `ms`. */
+export async function redisAnswers(redis: RedisClient, ms = PING_WAIT_MS): Promise<boolean> {
+  if (redis.status !== 'ready') return false;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const ping = redis.ping().then(
+    () => true,
+    () => false,
+  );
+  try {
+    return await Promise.race([ping, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A failure that is not the program's own (no AppError) as REDIS_UNAVAILABLE when Redis does
+ * not answer (the connection was lost, never made, or a command timed out); undefined when
+ * Redis answers, so the failure is something else. ioredis's connection errors carry no code,
+ * so the connection is asked, never the error's text.
+ */
+export async function redisUnavailableError(error: unknown, redis: RedisClient): Promise<AppError | undefined> {
+  if (error instanceof AppError || (error instanceof Error && error.name === 'ReplyError')) return undefined;
+  if (await redisAnswers(redis)) return undefined;
+  return new AppError('REDIS_UNAVAILABLE', 'Redis is not answering: this request cannot be served now; retry later', { cause: error });
+}

@@ -31,6 +31,8 @@ function prefixZones(): Record<string, string> {
 }
 
 const UNKNOWN = 'Etc/Unknown';
+/** The form of an IANA zone's name (Europe/Berlin, Etc/GMT+5, UTC): a letter first, so a fixed offset such as +01:00 is none. */
+export const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/;
 const canonicalCache = new Map<string, string>();
 const laneCache = new Map<string, readonly string[]>();
 
@@ -39,8 +41,8 @@ export function canonicalZone(name: string): string | undefined {
   const cached = canonicalCache.get(name);
   if (cached !== undefined) return cached === '' ? undefined : cached;
   let canonical: string | undefined;
-  // Names only (a letter first): a fixed offset such as +01:00 is no zone, and has no DST.
-  if (/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(name)) {
+  // Names only: a fixed offset such as +01:00 is no zone, and has no DST.
+  if (ZONE_NAME.test(name)) {
     try {
       const resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
       canonical = getTimezone(resolved)?.aliasOf ?? resolved;

@@ -16,8 +16,11 @@ export interface StoredAnswer {
   headers: Record<string, string>;
 }
 
-/** What a key holds: a request still at work, or its answer. */
-export type IdempotencyRecord = { state: 'pending' } | { state: 'done'; answer: StoredAnswer };
+/**
+ * What a key holds: a request still at work, or its answer with the fingerprint of the request
+ * that got it (a record kept before fingerprints were stored has none).
+ */
+export type IdempotencyRecord = { state: 'pending' } | { state: 'done'; answer: StoredAnswer; fingerprint?: string };
 
 /**
  * The API's Idempotency-Key records, one per caller and key, kept IDEMPOTENCY_TTL_SECONDS: a
@@ -44,9 +47,9 @@ export class IdempotencyStore {
     return JSON.parse(held) as IdempotencyRecord;
   }
 
-  /** Keeps the answer for retries, for the rest of the key's day. */
-  async complete(callerKey: string, key: string, answer: StoredAnswer): Promise<void> {
-    const record: IdempotencyRecord = { state: 'done', answer };
+  /** Keeps the answer for retries, for the rest of the key's day, with the fingerprint a retry must match. */
+  async complete(callerKey: string, key: string, answer: StoredAnswer, fingerprint: string): Promise<void> {
+    const record: IdempotencyRecord = { state: 'done', answer, fingerprint };
     await this.#redis.set(idempotencyKeyName(this.#prefix, callerKey, key), JSON.stringify(record), 'EX', IDEMPOTENCY_TTL_SECONDS);
   }
 

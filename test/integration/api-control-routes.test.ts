@@ -87,7 +87,7 @@ describe('HTTP API: controlling campaigns', () => {
     });
 
     await refused(await post('/campaigns/c-later/reschedule', { at: '2026-12-01 09:00' }), 422, 'OPTION_INVALID');
-    await refused(await post('/campaigns/c-later/reschedule', { at: inBerlin(-3 * HOUR) }), 422, 'OPTION_INVALID');
+    await refused(await post('/campaigns/c-later/reschedule', { at: inBerlin(-3 * HOUR) }), 422, 'TIME_IN_PAST');
     await refused(await post('/campaigns/c-later/reschedule', {}), 400, 'API_REQUEST_INVALID');
     await answeredCampaign(context.ledger, 'c-started', ['sent', 'queued']);
     await refused(await post('/campaigns/c-started/reschedule', { at }), 409, 'CAMPAIGN_STATE_CONFLICT');

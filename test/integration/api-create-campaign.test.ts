@@ -5,9 +5,8 @@ import { IdempotencyStore } from '../../src/redis/idempotency-keys.js';
 import { RedisLedger } from '../../src/redis/redis-ledger.js';
 import { dryRunSummarySchema, sendSummarySchema } from '../../src/api/schemas/send-summary-schema.js';
 import { problemSchema } from '../../src/api/problem.js';
-import { ApiTestService } from '../support/api-service.js';
+import { ApiTestService, CAMPAIGN_API_ENV } from '../support/api-service.js';
 import { phoneNumber } from '../support/csv-files.js';
-import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from '../support/pipeline.js';
 
 const SPEC = { template: 'order_update', language: 'en_US', params: ['first_name', 'order_id'] };
 const MAX_UPLOAD = 4096;
@@ -25,18 +24,14 @@ describe('HTTP API: create a campaign from an upload', () => {
 
   beforeEach(async () => {
     api = await new ApiTestService('api-create').start({
-      TEMPLATES_FILE: SAMPLE_TEMPLATES,
-      WHATSAPP_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
-      SEND_RATE: '0',
+      ...CAMPAIGN_API_ENV,
       API_MAX_UPLOAD_BYTES: String(MAX_UPLOAD),
     });
     ledger = new RedisLedger(api.redis, api.prefix);
   });
   afterEach(async () => {
     // Every answer of the test, as the OpenAPI document describes it.
-    const violations = api.checkAnswers();
-    await api.close();
-    expect(violations).toStrictEqual([]);
+    expect(await api.closeChecked()).toStrictEqual([]);
   });
 
   /** The upload spools left in REPORTS_DIR/.uploads: each request removes its own. */

@@ -88,7 +88,7 @@ describe('the Marketing Messages API, end to end', () => {
   it('refuses a UTILITY template and a text before the file is read (it does not even exist)', async () => {
     const missing = join(rig.dir, 'never-written.csv');
     const utility = await refusal(send(missing, { campaignId: 'c-util', template: 'order_update', headerMediaColumn: undefined }));
-    expect(utility.code).toBe('OPTION_INVALID');
+    expect(utility.code).toBe('TEMPLATE_NOT_MARKETING');
     expect(utility.message).toMatch(/^--endpoint marketing-messages sends MARKETING templates only; order_update is UTILITY/);
     const text = await refusal(send(missing, { campaignId: 'c-text', template: undefined, language: undefined, text: 'Hi {{name}}' }));
     expect(text.code).toBe('OPTION_INVALID');

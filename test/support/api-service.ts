@@ -7,7 +7,15 @@ import { RedisApiTokens } from '../../src/redis/redis-api-tokens.js';
 import { startService, type RunningService } from '../../workers/serve.js';
 import { AnswerChecker, type RecordedAnswer } from './api-answers.js';
 import { tempDir } from './csv-files.js';
+import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from './pipeline.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from './redis.js';
+
+/** Settings for creating campaigns through the API: the sample templates, one number, and no worker's pace to plan with. */
+export const CAMPAIGN_API_ENV: Readonly<Record<string, string>> = {
+  TEMPLATES_FILE: SAMPLE_TEMPLATES,
+  WHATSAPP_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
+  SEND_RATE: '0',
+};
 
 /**
  * `campaign serve` on a port of its own under a fresh QUEUE_PREFIX, with API tokens of each
@@ -70,6 +78,13 @@ export class ApiTestService {
   /** What the OpenAPI document says is wrong with the answers of call() so far (none: `[]`). */
   checkAnswers(): string[] {
     return checkRecorded(this.answers);
+  }
+
+  /** Closes it and answers checkAnswers(), for an afterEach that then expects `[]`. */
+  async closeChecked(): Promise<string[]> {
+    const violations = this.checkAnswers();
+    await this.close();
+    return violations;
   }
 
   async close(): Promise<void> {

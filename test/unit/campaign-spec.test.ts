@@ -264,9 +264,16 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
     [
       'csv.defaultTimezone',
       windowed({ defaultTimezone: 'Mars/Olympus' }),
-      'OPTION_INVALID',
+      'TIMEZONE_UNKNOWN',
       '--default-timezone "Mars/Olympus": give an IANA',
       'csv.defaultTimezone "Mars/Olympus": give an IANA',
+    ],
+    [
+      'csv.defaultTimezone (not a zone name)',
+      windowed({ defaultTimezone: '+01:00' }),
+      'OPTION_INVALID',
+      '--default-timezone "+01:00": give an IANA',
+      'csv.defaultTimezone "+01:00": give an IANA',
     ],
     [
       'csv.timezoneColumn',
@@ -313,7 +320,7 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
     [
       'schedule.at past',
       template({ schedule: { at: '2026-11-01T09:00:00Z' } }),
-      'OPTION_INVALID',
+      'TIME_IN_PAST',
       '--at 2026-11-01T09:00:00Z is in the past (now is 2026-11-22T12:00:00.000Z); leave --at out',
       'schedule.at 2026-11-01T09:00:00Z is in the past (now is 2026-11-22T12:00:00.000Z); leave schedule.at out',
     ],
@@ -341,9 +348,16 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
     [
       'displayTimezone',
       template({ displayTimezone: 'Mars/Base' }),
-      'OPTION_INVALID',
+      'TIMEZONE_UNKNOWN',
       '--display-timezone "Mars/Base": give an IANA time zone',
       'displayTimezone "Mars/Base": give an IANA time zone',
+    ],
+    [
+      'displayTimezone (not a zone name)',
+      template({ displayTimezone: 'Berlin time' }),
+      'OPTION_INVALID',
+      '--display-timezone "Berlin time": give an IANA time zone',
+      'displayTimezone "Berlin time": give an IANA time zone',
     ],
     [
       'template.language',
@@ -411,21 +425,21 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
     [
       'name (an escape sequence)',
       template({ name: 'spring\u001b[31m' }),
-      'OPTION_INVALID',
+      'TEXT_CONTROL_CHARACTER',
       '--name: the campaign name contains a control character, invisible in most editors (U+001B ESC at character 7)',
       'name: the campaign name contains a control character',
     ],
     [
       'name (a bidi override)',
       template({ name: 'promo\u202Egpj.exe' }),
-      'OPTION_INVALID',
+      'TEXT_CONTROL_CHARACTER',
       '--name: the campaign name contains a bidirectional override or isolate, which can disguise text (U+202E RLO at character 6)',
       'name: the campaign name contains a bidirectional override',
     ],
     [
       'name (two lines)',
       template({ name: 'spring\npromo' }),
-      'OPTION_INVALID',
+      'TEXT_CONTROL_CHARACTER',
       '--name: the campaign name contains a line break; give it on one line',
       'name: the campaign name contains a line break',
     ],

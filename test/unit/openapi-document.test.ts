@@ -25,7 +25,10 @@ function schemaPointers(document: Doc): string[] {
   for (const [path, operations] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const at = `#/paths/${esc(path)}/${method}`;
-      ((operation.parameters ?? []) as unknown[]).forEach((_p, i) => pointers.push(`${at}/parameters/${i}/schema`));
+      // A parameter sent as JSON text (`?spec={…}`) has its schema under `content`.
+      ((operation.parameters ?? []) as { content?: unknown }[]).forEach((p, i) =>
+        pointers.push(`${at}/parameters/${i}/${p.content === undefined ? 'schema' : `content/${esc('application/json')}/schema`}`),
+      );
       const body = operation.requestBody as { content: Record<string, { schema?: unknown }> } | undefined;
       for (const [type, media] of Object.entries(body?.content ?? {}))
         if (media.schema !== undefined) pointers.push(`${at}/requestBody/content/${esc(type)}/schema`);

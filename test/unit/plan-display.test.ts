@@ -50,10 +50,15 @@ describe('the zone a plan is shown in', () => {
     expect(displayZoneOf({})).toEqual({ kind: 'zone', name: Intl.DateTimeFormat().resolvedOptions().timeZone });
   });
 
-  it('refuses a --display-timezone Intl does not know with OPTION_INVALID', () => {
-    for (const bad of ['Mars/Base', '+01:00', 'CET+1', '']) {
-      expect(() => checkDisplayTimezone(bad), bad).toThrow(
-        expect.objectContaining({ code: 'OPTION_INVALID', message: expect.stringContaining(`--display-timezone "${bad}"`) as unknown }),
+  it('refuses a --display-timezone Intl does not know: OPTION_INVALID when not a zone name, TIMEZONE_UNKNOWN when one no zone has', () => {
+    for (const [bad, code] of [
+      ['Mars/Base', 'TIMEZONE_UNKNOWN'],
+      ['CET+1', 'TIMEZONE_UNKNOWN'],
+      ['+01:00', 'OPTION_INVALID'],
+      ['', 'OPTION_INVALID'],
+    ]) {
+      expect(() => checkDisplayTimezone(bad!), bad).toThrow(
+        expect.objectContaining({ code, message: expect.stringContaining(`--display-timezone "${bad}"`) as unknown }),
       );
     }
   });

@@ -49,7 +49,7 @@ describe('--endpoint: the Marketing Messages API for MARKETING templates only', 
     const utility = refusal(() =>
       checkEndpointCategory('marketing-messages', { name: 'order_update', category: 'UTILITY' }, CLI_FIELD_NAMES),
     );
-    expect(utility.code).toBe('OPTION_INVALID');
+    expect(utility.code).toBe('TEMPLATE_NOT_MARKETING');
     expect(utility.message).toBe(
       '--endpoint marketing-messages sends MARKETING templates only; order_update is UTILITY: drop --endpoint to send it through /messages',
     );

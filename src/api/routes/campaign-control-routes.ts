@@ -2,11 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { CampaignControls } from '../../campaigns/control/campaign-controls.js';
 import { parseRetryCodes } from '../../campaigns/control/retry-codes.js';
+import { SPEC_FORMATS } from '../../campaigns/spec/spec-formats.js';
 import { readCampaignStatus, statusViewOf } from '../../cli/run/status-view.js';
 import { parseStart } from '../../cli/time-options.js';
 import type { ApiCaller } from '../api-principal.js';
 import { registerApiRoute, type ApiRouteDefinition } from '../api-route.js';
 import type { ApiAction, ApiServices } from '../api-services.js';
+import { refuseControlCharacters } from '../../text/operator-text.js';
+import { API_FORMATS } from '../schemas/api-formats.js';
 import { campaignIdParams } from '../schemas/campaign-params.js';
 import {
   cancelAnswerSchema,
@@ -16,6 +19,8 @@ import {
   retryAnswerSchema,
 } from '../schemas/control-answer-schemas.js';
 import { problemAnswers } from '../schemas/problem-answers.js';
+import { isAppError } from '../../errors/app-error.js';
+import { ProblemsError, problemsOf } from '../../errors/problems-error.js';
 
 const REFUSALS = problemAnswers(400, 401, 403, 404, 409, 429, 503);
 
@@ -38,7 +43,9 @@ export const pauseCampaignRoute = {
   ...control('pause'),
   summary: 'Stop feeding a campaign (`campaign pause`): sends in flight finish, jobs already fed park',
   body: z.strictObject({
-    reason: z.string().min(1).max(500).optional().meta({ description: 'Shown by status (default "paused by the operator").' }),
+    reason: refuseControlCharacters(z.string().min(1).max(500))
+      .optional()
+      .meta({ description: 'Shown by status (default "paused by the operator"); one line, no control or bidi characters.' }),
   }),
   responses: answers('pause', pauseAnswerSchema),
 } satisfies ApiRouteDefinition;
@@ -60,7 +67,11 @@ export const rescheduleCampaignRoute = {
   summary: 'Move the start of a campaign that has not started yet (`campaign reschedule --at`)',
   body: z.strictObject({
     at: z.string().meta({
-      description: 'The new start, ISO 8601 with its offset (2026-12-01T09:00:00+01:00): not in the past, at most a year ahead.',
+      description:
+        'The new start, ISO 8601 with its offset (2026-12-01T09:00:00+01:00): not in the past (422 TIME_IN_PAST), at most 366 ' +
+        'days ahead (422 TIME_TOO_FAR_AHEAD).',
+      pattern: SPEC_FORMATS.instant,
+      format: 'date-time',
     }),
   }),
   responses: answers('reschedule', rescheduleAnswerSchema, 422),
@@ -71,9 +82,12 @@ export const retryCampaignRoute = {
   summary: 'Send chosen failed or unknown rows again (`campaign retry`): by default every failed row',
   body: z.strictObject({
     codes: z
-      .array(z.string())
+      .array(z.string().meta({ pattern: API_FORMATS.retryCode }))
       .optional()
-      .meta({ description: "Only failed rows with these error codes: Meta's (`131000`) or ours (`WORKER_GAVE_UP`, `HTTP_502`, …)." }),
+      .meta({
+        description: "Only failed rows with these error codes: Meta's (`131000`) or ours (`WORKER_GAVE_UP`, `HTTP_502`, …).",
+        minItems: 1,
+      }),
     unknown: z
       .boolean()
       .optional()
@@ -118,7 +132,7 @@ export function registerCampaignControlRoutes(app: FastifyInstance, services: Ap
   });
 
   registerApiRoute(app, rescheduleCampaignRoute, async ({ params: { id }, body, caller }) => {
-    const startsAt = parseStart('at', body.at, services.now());
+    const startsAt = startOf(body.at, services.now());
     await controls.reschedule(id, startsAt, 'at');
     const iso = new Date(startsAt).toISOString();
     return { id, startsAt: iso, campaign: await after(id, caller, { action: 'reschedule', detail: `starts at ${iso}` }) };
@@ -144,4 +158,14 @@ export function registerCampaignControlRoutes(app: FastifyInstance, services: Ap
       campaign: await after(id, caller, record),
     };
   });
+}
+
+/** The new start, a refusal naming its field (`at`) as every 422 of the API does. */
+function startOf(at: string, now: number): number {
+  try {
+    return parseStart('at', at, now);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    throw new ProblemsError(problemsOf(error, 'at'), { code: error.code, message: error.message });
+  }
 }

@@ -1,37 +1,54 @@
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { createCampaign } from '../../campaigns/create-campaign.js';
-import { readRejects } from '../../campaigns/ingest/rejects-read.js';
+import { approvedTemplate, createCampaign, type CreateCampaignDeps } from '../../campaigns/create-campaign.js';
+import { RejectsSample } from '../../campaigns/ingest/rejects-sample.js';
 import { FLAG_FIELD_NAMES, readCampaignFlags, specOfFlags } from '../../campaigns/spec/campaign-flags.js';
-import { checkSpecWithFile } from '../../campaigns/spec/spec-with-file.js';
-import { summaryJson } from '../../cli/format.js';
+import { checkSpecWithFile, type TemplateFind } from '../../campaigns/spec/spec-with-file.js';
+import { withFields } from '../../campaigns/spec/spec-problems.js';
 import { campaignDeps } from '../../cli/run/send.js';
-import { isAppError } from '../../errors/app-error.js';
+import { isAppError, type AppError } from '../../errors/app-error.js';
+import { problemsOf } from '../../errors/problems-error.js';
 import type { StoredAnswer } from '../../redis/idempotency-keys.js';
 import type { ApiCaller } from '../api-principal.js';
 import { API_BASE } from '../api-server.js';
-import { registerApiRoute, type ApiRouteDefinition } from '../api-route.js';
+import { registerApiRoute } from '../api-route.js';
+import type { DocumentedRoute, HeaderDoc } from '../openapi.js';
 import type { ApiServices } from '../api-services.js';
-import { idempotencyKeyOf, sendIdempotent } from '../idempotency.js';
-import { ProblemsError, type ProblemItem } from '../problem.js';
+import {
+  answerIdempotent,
+  idempotencyKeyOf,
+  idempotencyKeySchema,
+  requestFingerprint,
+  sendAnswer,
+  type IdempotentAnswer,
+  type IdempotentRequest,
+} from '../idempotency.js';
+import { ProblemsError, statusOf, type ProblemItem } from '../problem.js';
+import { campaignSpecSchema } from '../schemas/campaign-spec-schema.js';
 import { problemAnswers } from '../schemas/problem-answers.js';
 import { dryRunSummarySchema, sendSummarySchema } from '../schemas/send-summary-schema.js';
-import { readUpload } from '../upload/read-upload.js';
+import { readUpload, type SpooledUpload } from '../upload/read-upload.js';
 import { UploadSpool } from '../upload/upload-spool.js';
-import { withoutSpoolPath } from '../upload/spool-paths.js';
+import { withoutHostPaths, withoutSpoolPath } from '../upload/spool-paths.js';
+import { summaryAnswer } from './summary-answer.js';
+
+/** Set on a replayed answer (the header's own name, as the document states it). */
+const REPLAYED_NAME = 'Idempotent-Replayed';
+const REPLAYED_DOC: HeaderDoc = {
+  description: '`true` when this is the answer first given to this Idempotency-Key, replayed: nothing new was created.',
+  schema: z.literal('true'),
+};
 
 /** Below REPORTS_DIR: where uploads are spooled while they are read. */
 const UPLOADS_DIR = '.uploads';
-/** Refused rows a dry run's answer shows; the rejects file has them all. */
+/** Refused rows a dry run's answer shows; `rejectsTotal` counts them all. */
 const REJECTS_SHOWN = 20;
 
-const SPEC_DESCRIPTION =
-  'The campaign as a JSON object whose fields are the long flags of `campaign send` in camelCase ' +
-  '(`--phone-number-id` → `phoneNumberId`, `--at` → `at`; list flags take arrays, `"params": ["name", "order_id"]`; ' +
-  '`--param name=column` takes an object): `name`, `template`, `language`, `text`, `params`, `param`, `at`, `validFor`, ' +
-  "`window`, `days`, `priority`, `phoneNumberId`, `campaign`, …, and `maxCost` (a number in the rate card's currency).";
+/** What a `text/csv` body may be labelled: the upload is read as bytes whichever it is. */
+const CSV_TYPES = ['text/csv', 'text/plain', 'application/octet-stream'] as const;
+const binary = z.string().meta({ format: 'binary' });
 
 export const createCampaignRoute = {
   method: 'POST',
@@ -46,94 +63,151 @@ export const createCampaignRoute = {
     spec: z
       .string()
       .optional()
-      .meta({ description: `With a \`text/csv\` body: ${SPEC_DESCRIPTION} URL-encoded.` }),
+      .meta({
+        description:
+          'With a CSV body (and needed with one): the campaign spec as JSON, URL-encoded; not with a multipart body, which has ' +
+          'its `spec` part (`x-with-body`). A spec too large for a URL (16 KiB with the headers, 431) goes in a multipart body.',
+      }),
     dryRun: z
       .enum(['true', 'false'])
       .optional()
-      .meta({ description: "true: check everything and answer the plan (200); nothing is created. Same as the spec's `dryRun`." }),
+      .meta({
+        description:
+          'true: check everything and answer the plan (200), its refused rows in the answer; nothing is created, no file ' +
+          "is left behind. Same as the spec's `dryRun`.",
+      }),
   }),
+  jsonQuery: { spec: campaignSpecSchema },
+  queryWithBody: { spec: { types: CSV_TYPES, required: true } },
   upload: {
     description:
       'The CSV of recipients: the body itself (`text/csv`, the campaign named "upload" unless the spec names it), or ' +
-      '`multipart/form-data` with a `spec` field and a `file` part, in either order (the campaign named after the file).',
+      '`multipart/form-data` with a `spec` part (JSON) and a `file` part, in either order (the campaign named after the file).',
     contentTypes: {
-      'text/csv': z.string().meta({ format: 'binary' }),
-      'multipart/form-data': z.object({
-        spec: z.string().optional().meta({ description: SPEC_DESCRIPTION }),
-        file: z.string().meta({ format: 'binary', description: "The CSV; its filename is the campaign's default name." }),
+      ...Object.fromEntries(CSV_TYPES.map((type) => [type, binary])),
+      'multipart/form-data': z.strictObject({
+        spec: campaignSpecSchema,
+        file: binary.meta({ description: "The CSV; its filename is the campaign's default name." }),
       }),
     },
   },
+  partTypes: { spec: 'application/json' },
   headers: {
     'Idempotency-Key':
-      '1 to 200 printable characters: a retry with the same key (same token) answers the first answer again, ' +
-      'with `Idempotent-Replayed: true`, instead of creating a second campaign. Kept 24 h.',
+      '1 to 200 printable ASCII characters: a retry of the same request with the same key (same token) answers the first ' +
+      'answer again, with `Idempotent-Replayed: true`, instead of creating a second campaign; the key with another request ' +
+      '(another file, spec or query) is refused (422 IDEMPOTENCY_KEY_REUSED). Kept 24 h.',
   },
+  headerSchemas: { 'Idempotency-Key': idempotencyKeySchema },
   responses: {
     200: { description: 'The plan of a dry run (`send --dry-run --json`) and its first refused rows', schema: dryRunSummarySchema },
     201: { description: 'Created (`send --json`); `Location` names the campaign', schema: sendSummarySchema },
-    ...problemAnswers(400, 401, 403, 409, 413, 415, 422, 429, 503),
+    ...problemAnswers(400, 401, 403, 409, 413, 415, 422, 429, 431, 503),
   },
-} satisfies ApiRouteDefinition;
+  responseHeaders: {
+    200: { [REPLAYED_NAME]: REPLAYED_DOC },
+    201: {
+      Location: { description: 'The new campaign: /api/v1/campaigns/{id}.', required: true },
+      [REPLAYED_NAME]: REPLAYED_DOC,
+    },
+  },
+} satisfies DocumentedRoute;
 
 /** `campaign send` over HTTP: the same spec, checks and summary; the upload is spooled to disk and deleted after. */
 export function registerCampaignCreateRoute(app: FastifyInstance, services: ApiServices): void {
   registerApiRoute(app, createCampaignRoute, async ({ query, caller, request, reply }) => {
     const key = idempotencyKeyOf(request);
+    requireUpload(request);
     const { config, redis } = services.context;
+    const deps = campaignDeps(services.context);
+    let spool: UploadSpool | undefined;
+    const read = async (): Promise<IdempotentRequest> => {
+      spool = await UploadSpool.open(join(config.reportsDir, UPLOADS_DIR));
+      const upload = await readUpload(request, spool, { maxBytes: config.httpApi.maxUploadBytes, specQuery: query.spec });
+      // What makes a retry the same request: the query, the spec and the file's name and bytes (not multipart's random boundary).
+      const fingerprint = requestFingerprint([
+        createCampaignRoute.method,
+        createCampaignRoute.path,
+        query.dryRun ?? null,
+        upload.specText ?? null,
+        upload.fileName,
+        upload.sha256,
+      ]);
+      return { fingerprint, run: () => createFromUpload(services, deps, caller, upload, query) };
+    };
+    let answer: IdempotentAnswer;
     try {
-      return await sendIdempotent(
-        { redis, prefix: config.queuePrefix, caller, key },
-        reply,
-        () => createFromUpload(services, caller, request, query),
-        () => request.raw.resume(),
-      );
+      answer = await answerIdempotent({ redis, prefix: config.queuePrefix, caller, key }, read, () => request.raw.resume());
     } catch (error) {
       // The rest of a refused upload is not read: the connection closes after the answer.
       if (isAppError(error, 'API_UPLOAD_TOO_LARGE')) reply.header('connection', 'close');
-      throw error;
+      if (!isAppError(error)) throw error;
+      const paths = new Map([[config.reportsDir, 'REPORTS_DIR']]);
+      if (deps.rateCard !== undefined) paths.set(deps.rateCard.file, basename(deps.rateCard.file));
+      throw withoutHostPaths(spool === undefined ? error : withoutSpoolPath(error, spool.dir), paths);
+    } finally {
+      // Before the answer goes out: a client that has it finds nothing of its request left on disk.
+      await spool?.remove();
     }
+    return sendAnswer(reply, answer);
   });
+}
+
+/** A CSV body or a multipart one: anything else is refused before the key is claimed or a byte read. */
+function requireUpload(request: FastifyRequest): void {
+  if (request.isMultipart() || isStream(request.body)) return;
+  throw new ProblemsError(
+    [{ code: 'API_REQUEST_INVALID', detail: 'Send the CSV as text/csv, or multipart/form-data with a spec and a file part' }],
+    { code: 'API_REQUEST_INVALID', status: 415 },
+  );
 }
 
 async function createFromUpload(
   services: ApiServices,
+  deps: CreateCampaignDeps,
   caller: ApiCaller,
-  request: FastifyRequest,
-  query: { spec?: string | undefined; dryRun?: 'true' | 'false' | undefined },
+  upload: SpooledUpload,
+  query: { dryRun?: 'true' | 'false' | undefined },
 ): Promise<StoredAnswer> {
-  if (!request.isMultipart() && !isStream(request.body)) {
-    throw new ProblemsError(
-      [{ code: 'API_REQUEST_INVALID', detail: 'Send the CSV as text/csv, or multipart/form-data with a spec and a file part' }],
-      { code: 'API_REQUEST_INVALID', status: 415 },
-    );
-  }
   const { context } = services;
-  const spool = await UploadSpool.open(join(context.config.reportsDir, UPLOADS_DIR));
+  const names = FLAG_FIELD_NAMES;
   try {
-    const upload = await readUpload(request, spool, { maxBytes: context.config.httpApi.maxUploadBytes, specQuery: query.spec });
     const checks = { now: services.now(), defaultPhoneNumberId: context.config.phoneNumberId };
     const { maxCost, rest, problems: costProblems } = maxCostOf(specInputOf(upload.specText));
     const { flags, problems } = readCampaignFlags(rest);
     if (flags === undefined) throw new ProblemsError([...costProblems, ...problems]);
-    const spec = await checkSpecWithFile(specOfFlags(flags), upload.path, FLAG_FIELD_NAMES, checks, [...costProblems, ...problems]);
+    // Asked only when the spec has other problems: they are all listed at once; else createCampaign finds it, once.
+    const find: TemplateFind = (name, language) => approvedTemplate(deps.openTemplates(undefined), name, language, names);
+    const spec = await checkSpecWithFile(specOfFlags(flags), upload.path, names, checks, [...costProblems, ...problems], find);
     if (query.dryRun === 'true') spec.dryRun = true;
-    const result = await createCampaign(campaignDeps(context), {
+    // A dry run keeps its refused rows for the answer: it leaves no file behind.
+    const sample = spec.dryRun === true ? new RejectsSample(REJECTS_SHOWN) : undefined;
+    const result = await createCampaign(deps, {
       spec,
-      names: FLAG_FIELD_NAMES,
+      names,
       file: upload.path,
       ...(maxCost === undefined ? {} : { maxCost: { amount: maxCost, name: 'maxCost' } }),
+      ...(sample === undefined ? {} : { rejects: sample }),
     });
-    const summary = summaryJson(result, result.sendRate);
-    if (result.dryRun)
-      return { status: 200, body: { ...summary, rejects: await readRejects(result.rejectsFile, REJECTS_SHOWN) }, headers: {} };
+    const summary = summaryAnswer(result);
+    if (sample !== undefined) return { status: 200, body: { ...summary, rejects: sample.rows, rejectsTotal: sample.total }, headers: {} };
     await services.recordAction(result.id, caller, spec.campaignId === undefined ? 'create' : 'continue');
     return { status: 201, body: summary, headers: { location: `${API_BASE}/campaigns/${encodeURIComponent(result.id)}` } };
   } catch (error) {
-    throw isAppError(error) ? withoutSpoolPath(error, spool.dir) : error;
-  } finally {
-    await spool.remove();
+    throw isAppError(error) ? everyProblemNamed(error) : error;
   }
+}
+
+/**
+ * A refusal of the spec or file (422) as a list of problems, each naming its field or column,
+ * even when one check threw alone (the template's category, the cost, …).
+ */
+function everyProblemNamed(error: AppError): AppError {
+  const status = error instanceof ProblemsError && error.status !== undefined ? error.status : statusOf(error.code);
+  if (status !== 422) return error;
+  const fallback = error.code === 'COST_ABOVE_MAX' ? 'maxCost' : error.code === 'TEMPLATE_MAPPING_INVALID' ? 'template' : 'file';
+  const items = withFields(problemsOf(error), FLAG_FIELD_NAMES, fallback);
+  return new ProblemsError(items, { code: error.code, message: error.message });
 }
 
 /** The spec as sent: JSON text, or nothing (an empty spec, refused for what it lacks). */

@@ -7,7 +7,8 @@ import { reportSource } from '../../cli/run/report.js';
 import { campaignNotFound } from '../../cli/run/status-view.js';
 import { reportDisposition, reportStream } from '../../dashboard/report-download.js';
 import { AppError } from '../../errors/app-error.js';
-import { registerApiRoute, type ApiRouteDefinition } from '../api-route.js';
+import { registerApiRoute } from '../api-route.js';
+import type { DocumentedRoute, HeaderDoc } from '../openapi.js';
 import type { ApiServices } from '../api-services.js';
 import { campaignIdParams } from '../schemas/campaign-params.js';
 import { rejectsJsonSchema } from '../schemas/directory-schemas.js';
@@ -15,6 +16,9 @@ import { problemAnswers } from '../schemas/problem-answers.js';
 import { firstRejects } from './rejects-rows.js';
 
 const CSV = 'text/csv; charset=utf-8';
+
+/** A download's file name, as a browser saves it. */
+const DISPOSITION: HeaderDoc = { description: 'attachment; filename="…": the name the file is saved as.' };
 
 export const campaignReportRoute = {
   method: 'GET',
@@ -34,7 +38,8 @@ export const campaignReportRoute = {
     },
     ...problemAnswers(400, 401, 403, 404, 410, 429, 503),
   },
-} satisfies ApiRouteDefinition;
+  responseHeaders: { 200: { 'Content-Disposition': { ...DISPOSITION, required: true } } },
+} satisfies DocumentedRoute;
 
 export const campaignRejectsRoute = {
   method: 'GET',
@@ -62,7 +67,8 @@ export const campaignRejectsRoute = {
       description: 'No such campaign (CAMPAIGN_NOT_FOUND), or it has no rejects file: no row was rejected or skipped (REJECTS_NOT_FOUND)',
     },
   },
-} satisfies ApiRouteDefinition;
+  responseHeaders: { 200: { 'Content-Disposition': { ...DISPOSITION, description: `With format=csv: ${DISPOSITION.description}` } } },
+} satisfies DocumentedRoute;
 
 /** `campaign report ID`, streamed as the dashboard's download streams it; and the rejects file `send` wrote. */
 export function registerCampaignFilesRoutes(app: FastifyInstance, services: ApiServices): void {

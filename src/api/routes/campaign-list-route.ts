@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { newestFirst, pageStartAfter } from '../../campaigns/campaign-order.js';
 import { statusJson } from '../../cli/format.js';
 import type { ApiServices } from '../api-services.js';
 import { registerApiRoute, type ApiRouteDefinition } from '../api-route.js';
@@ -32,8 +33,8 @@ export const listCampaignsRoute = {
 export function registerCampaignListRoute(app: FastifyInstance, services: ApiServices): void {
   registerApiRoute(app, listCampaignsRoute, async ({ query }) => {
     const { ledger } = services.context;
-    const ids = (await ledger.listCampaigns()).sort().reverse();
-    const start = query.cursor === undefined ? 0 : ids.findIndex((id) => id < query.cursor!);
+    const ids = newestFirst(await ledger.listCampaigns());
+    const start = pageStartAfter(ids, query.cursor);
     const campaigns = [];
     let index = start < 0 ? ids.length : start;
     for (; index < ids.length && campaigns.length < query.limit; index++) {

@@ -2,15 +2,22 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { RETARGET_STATUSES } from '../../campaigns/retarget/retarget-rule.js';
 import { FLAG_FIELD_NAMES, campaignFlagsSchema } from '../../campaigns/spec/campaign-flags.js';
-import { summaryJson } from '../../cli/format.js';
 import { runRetarget } from '../../cli/run/retarget.js';
 import { parseDuration } from '../../cli/time-options.js';
 import { API_BASE } from '../api-server.js';
-import { registerApiRoute, type ApiRouteDefinition } from '../api-route.js';
+import { registerApiRoute } from '../api-route.js';
+import type { DocumentedRoute } from '../openapi.js';
 import type { ApiServices } from '../api-services.js';
 import { campaignIdParams } from '../schemas/campaign-params.js';
 import { problemAnswers } from '../schemas/problem-answers.js';
 import { sendSummarySchema } from '../schemas/send-summary-schema.js';
+import { summaryAnswer } from './summary-answer.js';
+import { SPEC_FORMATS } from '../../campaigns/spec/spec-formats.js';
+import { withFields } from '../../campaigns/spec/spec-problems.js';
+import { isAppError, type AppError } from '../../errors/app-error.js';
+import { ProblemsError, problemsOf } from '../../errors/problems-error.js';
+import { statusOf } from '../problem.js';
+import { messageChoice } from '../schemas/spec-rules.js';
 
 export const retargetCampaignRoute = {
   method: 'POST',
@@ -24,24 +31,29 @@ export const retargetCampaignRoute = {
     'its own message read). Nothing is created when no row is chosen (422 RETARGET_NO_ROWS).',
   scope: 'send',
   params: campaignIdParams,
-  body: z.strictObject({
-    status: z.enum(RETARGET_STATUSES).meta({
-      description: 'Which rows: `failed`; `delivered-not-read` (delivered, no read); `not-replied` (sent, delivered or read, no reply).',
-    }),
-    after: z.string().optional().meta({ description: 'Only rows delivered, sent or failed at least this long ago: `24h`, `90m`, `2d`.' }),
-    // The message and its columns, as `campaign retarget`'s flags (and POST /campaigns' fields) name them.
-    ...campaignFlagsSchema.pick({
-      template: true,
-      language: true,
-      text: true,
-      previewUrl: true,
-      params: true,
-      param: true,
-      headerTextColumn: true,
-      headerImageColumn: true,
-      buttonUrlColumn: true,
-    }).shape,
-  }),
+  body: z
+    .strictObject({
+      status: z.enum(RETARGET_STATUSES).meta({
+        description: 'Which rows: `failed`; `delivered-not-read` (delivered, no read); `not-replied` (sent, delivered or read, no reply).',
+      }),
+      after: z.string().max(32).optional().meta({
+        description: 'Only rows delivered, sent or failed at least this long ago: `24h`, `90m`, `2d`.',
+        pattern: SPEC_FORMATS.duration,
+      }),
+      // The message and its columns, as `campaign retarget`'s flags (and POST /campaigns' fields) name them.
+      ...campaignFlagsSchema.pick({
+        template: true,
+        language: true,
+        text: true,
+        previewUrl: true,
+        params: true,
+        param: true,
+        headerTextColumn: true,
+        headerImageColumn: true,
+        buttonUrlColumn: true,
+      }).shape,
+    })
+    .meta(messageChoice({ endpoint: false })),
   responses: {
     201: {
       description: 'The new campaign, as `campaign retarget --json` (and `send --json`) prints it; Location names it',
@@ -54,12 +66,13 @@ export const retargetCampaignRoute = {
       description: 'No row is chosen (RETARGET_NO_ROWS), or the message does not fit (OPTION_INVALID, TEMPLATE_MAPPING_INVALID, …)',
     },
   },
-} satisfies ApiRouteDefinition;
+  responseHeaders: { 201: { Location: { description: 'The new campaign: /api/v1/campaigns/{id}.', required: true } } },
+} satisfies DocumentedRoute;
 
 /** `campaign retarget ID --json`: runRetarget, its refusals naming the body's fields; the new campaign is recorded. */
 export function registerCampaignRetargetRoute(app: FastifyInstance, services: ApiServices): void {
   registerApiRoute(app, retargetCampaignRoute, async ({ params: { id }, body, caller, reply }) => {
-    const rule = { status: body.status, afterMs: body.after === undefined ? undefined : parseDuration('after', body.after) };
+    const rule = { status: body.status, afterMs: body.after === undefined ? undefined : afterOf(body.after) };
     const result = await runRetarget(services.context, {
       campaignId: id,
       rule,
@@ -74,10 +87,29 @@ export function registerCampaignRetargetRoute(app: FastifyInstance, services: Ap
       buttonUrlColumns: body.buttonUrlColumn,
       names: FLAG_FIELD_NAMES,
       record: (campaignId, action, detail) => services.recordAction(campaignId, caller, action, detail),
+    }).catch((error: unknown) => {
+      throw isAppError(error) ? everyProblemNamed(error) : error;
     });
     return reply
       .code(201)
       .header('location', `${API_BASE}/campaigns/${encodeURIComponent(result.id)}`)
-      .send(summaryJson(result, result.sendRate));
+      .send(summaryAnswer(result));
   });
+}
+
+/** A refusal of the message (422) as problems each naming its field, as POST /campaigns names them. */
+function everyProblemNamed(error: AppError): AppError {
+  const status = error instanceof ProblemsError && error.status !== undefined ? error.status : statusOf(error.code);
+  if (status !== 422) return error;
+  const fallback = error.code === 'RETARGET_NO_ROWS' ? 'status' : 'template';
+  return new ProblemsError(withFields(problemsOf(error), FLAG_FIELD_NAMES, fallback), { code: error.code, message: error.message });
+}
+
+function afterOf(after: string): number {
+  try {
+    return parseDuration('after', after);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    throw new ProblemsError(problemsOf(error, 'after'), { code: error.code, message: error.message });
+  }
 }

@@ -5,8 +5,11 @@ import { toE164 } from '../../phone/e164.js';
 import { registerApiRoute, type ApiRouteDefinition } from '../api-route.js';
 import type { ApiServices } from '../api-services.js';
 import { optOutsChangeSchema, optOutsListSchema } from '../schemas/directory-schemas.js';
+import { API_FORMATS } from '../schemas/api-formats.js';
 import { problemAnswers } from '../schemas/problem-answers.js';
 import { ProblemsError, type ProblemItem } from '../problem.js';
+
+const E164 = new RegExp(API_FORMATS.e164);
 
 /** Refusals name the fields as the caller sent them. */
 const FIELDS = { portfolio: 'portfolio', phoneNumberId: 'phoneNumberId' };
@@ -20,7 +23,7 @@ const target = {
 const phonesBody = z.strictObject({
   ...target,
   phones: z
-    .array(z.string())
+    .array(z.string().meta({ pattern: API_FORMATS.e164 }))
     .min(1)
     .max(1000)
     .meta({ description: 'The recipients, `+<country><number>`; each is checked, and every bad one is listed (422).' }),
@@ -87,15 +90,27 @@ export function registerOptOutsRoutes(app: FastifyInstance, services: ApiService
   registerApiRoute(app, removeOptOutsRoute, async ({ body }) => change(body, 'remove'));
 }
 
-/** Each recipient in E.164 (once each), or every one that is not a phone number, listed (OPTION_INVALID, 422). */
+/**
+ * Each recipient in E.164 (once each), or every one refused, listed: OPTION_INVALID when it is
+ * not of E.164's form (the document's pattern), PHONE_NOT_IN_PLAN when it is but its country's
+ * numbering plan has no such number (which only libphonenumber's data can say). 422 either way.
+ */
 function e164sOf(raws: readonly string[]): string[] {
   const phones = new Set<string>();
   const problems: ProblemItem[] = [];
   raws.forEach((raw, i) => {
     const phone = toE164(raw);
     if (phone.ok) phones.add(phone.e164);
-    else problems.push({ code: 'OPTION_INVALID', detail: `phones[${i}] "${raw.slice(0, 40)}": ${phone.reason}`, field: `phones.${i}` });
+    else
+      problems.push({
+        code: E164.test(raw) ? 'PHONE_NOT_IN_PLAN' : 'OPTION_INVALID',
+        detail: `phones[${i}] "${raw.slice(0, 40)}": ${phone.reason}`,
+        field: `phones.${i}`,
+      });
   });
-  if (problems.length > 0) throw new ProblemsError(problems, { code: 'OPTION_INVALID' });
+  if (problems.length > 0)
+    throw new ProblemsError(problems, {
+      code: problems.every((p) => p.code === 'PHONE_NOT_IN_PLAN') ? 'PHONE_NOT_IN_PLAN' : 'OPTION_INVALID',
+    });
   return [...phones];
 }

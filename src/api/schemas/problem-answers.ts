@@ -12,6 +12,7 @@ const MEANINGS: Record<number, string> = {
   415: 'A content type the route does not read',
   422: 'The spec or the file is refused: every problem is listed',
   429: 'More than API_RATE_LIMIT requests in a minute (API_RATE_LIMITED)',
+  431: 'The URL and headers are larger than the server reads, 16 KiB (API_HEADERS_TOO_LARGE)',
   503: 'Redis is not answering (REDIS_UNAVAILABLE)',
 };
 

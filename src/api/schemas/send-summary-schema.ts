@@ -55,7 +55,14 @@ export const sendSummarySchema = z
       description: 'MARKETING_CAP_WAIT rows: when the last of their marketing caps (131049) ends; null when none was skipped.',
     }),
     interruptedAtRow: count.nullable(),
-    rejectsFile: z.string().nullable().meta({ description: "The rejects file on the service's host; null when no row was refused." }),
+    rejectsFile: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'The name of the rejects file (`<id>.rejects.csv`, served by GET /campaigns/{id}/rejects); null when no row was refused, ' +
+          'and for a dry run (its refused rows are in the answer).',
+      }),
     secondsAtSendRate: count.nullable(),
     plan: z.object({
       startsAt: z.string(),
@@ -67,7 +74,7 @@ export const sendSummarySchema = z
       messagingLimit: messagingLimitSchema.nullable().meta({ description: 'Null for a text campaign.' }),
       cost: planCostSchema.nullable(),
       costReason: z.string().nullable(),
-      rateCard: z.string().nullable(),
+      rateCard: z.string().nullable().meta({ description: "The rate card's file name (RATE_CARD_FILE); null when none is loaded." }),
       maxCost: z.object({ amount: z.number(), refused: z.string().nullable() }).optional(),
     }),
   })
@@ -85,6 +92,7 @@ export const rejectedRowSchema = z.object({
 /** A dry run's answer: the summary and the first refused rows. */
 export const dryRunSummarySchema = sendSummarySchema
   .extend({
-    rejects: z.array(rejectedRowSchema).meta({ description: 'The first 20 refused rows; `rejectsFile` has them all.' }),
+    rejects: z.array(rejectedRowSchema).meta({ description: 'The first 20 refused (rejected or skipped) rows.' }),
+    rejectsTotal: count.meta({ description: 'How many rows were refused in all: a dry run writes no rejects file.' }),
   })
   .meta({ id: 'SendPlan' });

@@ -8,6 +8,8 @@ import { DEFAULT_UPLOAD_NAME, tooLarge, type UploadSpool } from './upload-spool.
 export interface SpooledUpload {
   specText: string | undefined;
   path: string;
+  /** The SHA-256 of the CSV's bytes. */
+  sha256: string;
   /** The sender's name of the file (a multipart filename), or DEFAULT_UPLOAD_NAME. */
   fileName: string;
 }
@@ -30,12 +32,12 @@ export async function readUpload(
   const declared = Number(request.headers['content-length'] ?? NaN);
   if (declared > options.maxBytes + (multipart ? MULTIPART_OVERHEAD_BYTES : 0)) throw tooLarge(options.maxBytes);
   if (!multipart) {
-    const path = await spool.write(request.body as Readable, DEFAULT_UPLOAD_NAME, options.maxBytes);
-    return { specText: options.specQuery, path, fileName: DEFAULT_UPLOAD_NAME };
+    const written = await spool.write(request.body as Readable, DEFAULT_UPLOAD_NAME, options.maxBytes);
+    return { specText: options.specQuery, ...written, fileName: DEFAULT_UPLOAD_NAME };
   }
   if (options.specQuery !== undefined) throw invalid('spec', 'a multipart upload gives its spec as the `spec` part, not in the query');
   let specText: string | undefined;
-  let file: { path: string; fileName: string } | undefined;
+  let file: { path: string; sha256: string; fileName: string } | undefined;
   for await (const part of request.parts()) {
     if (part.type === 'field' && part.fieldname === 'spec') {
       // A part sent as application/json comes parsed (@fastify/multipart): the spec either way.
@@ -45,8 +47,8 @@ export async function readUpload(
       specText = await readSpecPart(part.file);
     } else if (part.type === 'file' && part.fieldname === 'file') {
       const stream = part.file as Readable & { truncated?: boolean };
-      const path = await spool.write(stream, part.filename, options.maxBytes, () => stream.truncated === true);
-      file = { path, fileName: part.filename || DEFAULT_UPLOAD_NAME };
+      const written = await spool.write(stream, part.filename, options.maxBytes, () => stream.truncated === true);
+      file = { ...written, fileName: part.filename || DEFAULT_UPLOAD_NAME };
     } else {
       if (part.type === 'file') part.file.resume();
       throw invalid(part.fieldname, `no part "${part.fieldname.slice(0, 40)}" (${part.type}): send a \`spec\` field and a \`file\` part`);

@@ -40,11 +40,18 @@ export function rejectsFilePath(reportsDir: string, campaignId: string, dryRun =
   return join(reportsDir, `${campaignId}${dryRun ? '.dry-run' : ''}.rejects.csv`);
 }
 
+/** Where a campaign's rejected and skipped rows go as they are found: a file (RejectsFile), or the answer of an API dry run. */
+export interface RejectsSink {
+  add(refused: RefusedRow): void;
+  /** Finishes; the path of the file written, or undefined when there is none. */
+  close(): Promise<string | undefined>;
+}
+
 /**
  * Rejected and skipped rows as they are found: `row,phone,reason`, opened on the first one.
  * Every cell is made spreadsheet-safe (a cell from the file may hold a formula).
  */
-export class RejectsFile {
+export class RejectsFile implements RejectsSink {
   readonly #path: string;
   #csv: ReturnType<typeof stringify> | undefined;
   #out: WriteStream | undefined;

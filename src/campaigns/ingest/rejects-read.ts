@@ -37,7 +37,7 @@ function rejectedRowOf(record: Record<string, string | undefined>): RejectedRow 
   if (!Object.hasOwn(REJECTION_REASONS, reason)) return undefined;
   const detail = colon < 0 ? '' : cell.slice(colon + 2);
   const phone = unsafe(record.phone ?? '');
-  const column = /^(?:line \d+: )?column "([^"]*)"/.exec(detail)?.[1];
+  const column = columnOfDetail(detail);
   return {
     row: Number(record.row),
     ...(phone === '' ? {} : { phone }),
@@ -50,4 +50,9 @@ function rejectedRowOf(record: Record<string, string | undefined>): RejectedRow 
 /** spreadsheetSafe's leading `'` taken off again: the API's reader wants the value as it was. */
 function unsafe(cell: string): string {
   return /^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell;
+}
+
+/** The column a refusal's detail names (`line 6: column "order_id" …`), when it names one. */
+export function columnOfDetail(detail: string): string | undefined {
+  return /^(?:line \d+: )?column "([^"]*)"/.exec(detail)?.[1];
 }

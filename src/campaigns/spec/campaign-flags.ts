@@ -3,48 +3,134 @@ import { sendSpecOf, type SendSpecOptions } from '../../cli/send-spec.js';
 import type { ProblemItem } from '../../errors/problems-error.js';
 import type { CampaignSpecInput } from './campaign-spec.js';
 import { CLI_FIELD_NAMES, SPEC_FIELDS, type FieldNames, type SpecField } from './field-names.js';
+import { SPEC_FORMATS } from './spec-formats.js';
+import { MAX_NAME_CHARS } from '../campaign-name.js';
+import { OPERATOR_TEXT_PATTERN } from '../../text/operator-text.js';
+
+/** Bounds of the spec's free texts: every one the server reads is bounded, and the document says so. */
+const MAX_COLUMN_CHARS = 256;
+const MAX_COLUMNS = 100;
+/** Bounds a duration's digits: no value parses to 0 or to Infinity. */
+const MAX_DURATION_CHARS = 32;
+const MAX_WINDOW_CHARS = 100;
+/** A value of a set form (a code, an ID, a time): far longer than any such value. */
+const MAX_FORMED_CHARS = 64;
+/** A text's placeholders are not counted in Meta's 4,096 characters: the whole text is bounded too. */
+const MAX_TEXT_CHARS = 16_384;
 
 const text = z.string();
 const flag = z.boolean();
+
+/** At most `max` characters, counted as JSON Schema counts them (code points, not UTF-16 units): the server holds the same bound. */
+const upTo = (max: number) =>
+  text.refine((value) => codePoints(value) <= max, { message: `Too long: give at most ${max} characters` }).meta({ maxLength: max });
+
+/** A text field's form for the document (the spec's checks refuse the rest with a message of their own), bounded here. */
+const formed = (pattern: string, description: string) => upTo(MAX_FORMED_CHARS).optional().meta({ pattern, description });
+
+/** A moment as `at` and its kin take it: the pattern (what parseInstant reads) and RFC 3339 `date-time` (seconds given). */
+const instant = (description: string) =>
+  upTo(MAX_FORMED_CHARS).optional().meta({ pattern: SPEC_FORMATS.instant, format: 'date-time', description });
+
+function codePoints(value: string): number {
+  return Array.from(value).length;
+}
+
+/** A column's name in the CSV header; a template's name (Meta allows 512). */
+const column = upTo(MAX_COLUMN_CHARS);
 
 /**
  * A campaign as `campaign send`'s long flags give it, camelCased (`--phone-number-id` →
  * `phoneNumberId`, `--at` → `at`; list flags take arrays, `--param name=column` an object):
  * the HTTP API's JSON form of a campaign. specOfFlags maps it onto the CampaignSpec, as the
- * CLI maps its flags, so both reach createCampaign through the same fields and rules.
+ * CLI maps its flags, so both reach createCampaign through the same fields and rules. The rules
+ * between fields are checkCampaignSpec's; the document states them too (src/api/schemas/spec-rules.ts).
  */
 export const campaignFlagsSchema = z
   .strictObject({
-    name: text.optional().meta({ description: 'For people, at most 100 characters (default: the file name).' }),
-    template: text.optional().meta({ description: 'An approved template; exactly one of `template` and `text`.' }),
-    language: text.optional().meta({ description: "The template's language code, e.g. en_US." }),
-    text: text.optional().meta({ description: 'A free-form text whose {{column}} placeholders are filled per row.' }),
-    previewUrl: flag.optional(),
-    phoneColumn: text.optional().meta({ description: 'The column of phone numbers (default phone).' }),
-    params: z.array(text).optional().meta({ description: 'Positional templates: the columns for {{1}}..{{n}}, in order.' }),
-    param: z.record(text, text).optional().meta({ description: 'A named variable (body, header or button) → its column.' }),
-    headerTextColumn: text.optional(),
-    headerImageColumn: text.optional().meta({ description: 'The column of the https link of an image, video or document header.' }),
-    buttonUrlColumn: z.array(text).optional().meta({ description: 'One column per URL button with a variable, in button order.' }),
-    timezoneColumn: text.optional(),
-    defaultCountry: text.optional().meta({ description: 'ISO country of numbers written without a country code.' }),
-    defaultTimezone: text.optional(),
+    name: text.optional().meta({
+      description: 'For people, 1 to 100 characters, no control or bidi characters (default: the file name).',
+      minLength: 1,
+      maxLength: MAX_NAME_CHARS,
+      pattern: OPERATOR_TEXT_PATTERN.source,
+    }),
+    template: upTo(512).optional().meta({ description: 'An approved template; with `language`, and not with `text`.' }),
+    language: formed(SPEC_FORMATS.language, "The template's language code, e.g. en_US; only with `template`."),
+    text: upTo(MAX_TEXT_CHARS)
+      .optional()
+      .meta({
+        description:
+          'A free-form text whose {{column}} placeholders are filled per row; not with `template`, `language` or the template ' +
+          'columns (`params`, `param`, `headerTextColumn`, `headerImageColumn`, `buttonUrlColumn`). Not empty or only spaces, no ' +
+          'control or bidi character, no stray `{{` or `}}`, each placeholder naming a column; at most 4,096 characters (UTF-16 ' +
+          'code units, as Meta counts them) outside its placeholders, at most 16,384 with them.',
+        pattern: SPEC_FORMATS.text,
+        not: { pattern: SPEC_FORMATS.blankText },
+      }),
+    previewUrl: flag.optional().meta({ description: 'With `text`: WhatsApp shows a preview of its first link (true only with text).' }),
+    phoneColumn: column.optional().meta({ description: 'The column of phone numbers (default phone).' }),
+    params: z
+      .array(column)
+      .max(MAX_COLUMNS)
+      .optional()
+      .meta({ description: 'Positional templates: the columns for {{1}}..{{n}}, in order.' }),
+    param: z
+      .record(column, column)
+      .refine((param) => Object.keys(param).length <= MAX_COLUMNS, { message: `Too many: give at most ${MAX_COLUMNS} variables` })
+      .optional()
+      .meta({ description: 'A named variable (body, header or button) → its column.', maxProperties: MAX_COLUMNS }),
+    headerTextColumn: column.optional(),
+    headerImageColumn: column.optional().meta({ description: 'The column of the https link of an image, video or document header.' }),
+    buttonUrlColumn: z
+      .array(column)
+      .max(MAX_COLUMNS)
+      .optional()
+      .meta({ description: 'One column per URL button with a variable, in button order.' }),
+    timezoneColumn: column.optional().meta({ description: "With window: the column of each recipient's IANA zone." }),
+    defaultCountry: formed(SPEC_FORMATS.country, 'ISO country (two letters, either case) of numbers written without a country code.'),
+    defaultTimezone: formed(
+      SPEC_FORMATS.paddedZone,
+      "With window: the recipients' IANA time zone (Europe/Berlin) when their number does not tell; a name of that form that " +
+        'no zone has is refused (422 TIMEZONE_UNKNOWN).',
+    ),
     fixWhitespace: flag.optional(),
-    delimiter: text.optional().meta({ description: '`,` `;` `|` or `tab` (default: detected).' }),
-    at: text.optional().meta({ description: 'Start then: ISO 8601 with offset.' }),
-    startDeadline: text.optional(),
-    expiresAt: text.optional(),
-    validFor: text.optional().meta({ description: 'Rows expire this long after the start, e.g. 48h.' }),
-    window: text.optional().meta({ description: "Send only inside these hours of each recipient's day, e.g. 09:00-20:00." }),
-    days: text.optional().meta({ description: 'With window: the weekdays, e.g. mon-fri.' }),
-    priority: text.optional().meta({ description: '`high`, `normal` (default) or `low`.' }),
-    phoneNumberId: text.optional(),
-    campaign: text.optional().meta({ description: 'Continue this campaign with its own file.' }),
+    delimiter: text.optional().meta({ description: '`,` `;` `|` or `tab` (default: detected).', enum: [',', ';', '|', 'tab'] }),
+    at: instant(
+      'Start then: ISO 8601 with its offset. Not in the past (422 TIME_IN_PAST), at most 366 days ahead (422 TIME_TOO_FAR_AHEAD).',
+    ),
+    startDeadline: instant(
+      'With at: cancel the campaign if it has not started by then (ISO 8601 with offset); after the start (422 TIME_NOT_AFTER_START).',
+    ),
+    expiresAt: instant(
+      'Rows not sent by then expire (ISO 8601 with offset); after the start (422 TIME_NOT_AFTER_START); not with validFor.',
+    ),
+    validFor: upTo(MAX_DURATION_CHARS).optional().meta({
+      pattern: SPEC_FORMATS.duration,
+      description: 'Rows expire this long after the start, e.g. 48h (m, h or d); not with expiresAt.',
+    }),
+    window: upTo(MAX_WINDOW_CHARS)
+      .optional()
+      .meta({
+        pattern: SPEC_FORMATS.hours,
+        not: { pattern: SPEC_FORMATS.emptyHours },
+        description: "Send only inside these hours of each recipient's day, e.g. 09:00-20:00 (22:00-06:00 spans midnight; not empty).",
+      }),
+    days: upTo(MAX_WINDOW_CHARS).optional().meta({ pattern: SPEC_FORMATS.days, description: 'With window: the weekdays, e.g. mon-fri.' }),
+    priority: text.optional().meta({ description: '`high`, `normal` (default) or `low`.', enum: ['high', 'normal', 'low'] }),
+    phoneNumberId: formed(SPEC_FORMATS.phoneNumberId, 'The number to send from (default WHATSAPP_PHONE_NUMBER_ID).'),
+    campaign: formed(SPEC_FORMATS.campaignId, 'Continue this campaign with its own file.'),
     allowRepeat: flag.optional(),
     allowUsMarketing: flag.optional(),
-    endpoint: text.optional().meta({ description: '`messages` (default) or `marketing-messages` (MARKETING templates only).' }),
-    ttl: text.optional(),
-    displayTimezone: text.optional(),
+    endpoint: text.optional().meta({
+      description: '`messages` (default) or `marketing-messages` (MARKETING templates only, not with text).',
+      enum: ['messages', 'marketing-messages'],
+    }),
+    ttl: formed(SPEC_FORMATS.ttl, "With endpoint marketing-messages: the template's time-to-live, 12h to 30d in whole m, h or d."),
+    displayTimezone: formed(
+      SPEC_FORMATS.zone,
+      'The IANA time zone the plan shows times in (Europe/Berlin); a name of that form that no zone has is refused ' +
+        '(422 TIMEZONE_UNKNOWN).',
+    ),
     dryRun: flag.optional(),
   })
   .meta({ id: 'CampaignFlags' });
@@ -100,8 +186,9 @@ export const FLAG_FIELD_NAMES: FieldNames = Object.fromEntries(
 
 /**
  * The flags of a JSON caller, with every problem of their shape at once (a misspelt field, a
- * value of the wrong type), each naming its field. When only unknown fields are wrong, the
- * others are still read, so the rest of the spec is checked too.
+ * value of the wrong type), each naming its field. The fields that are right are still read
+ * (each wrong one left out), so the rest of the spec is checked too; undefined only when the
+ * spec is not an object at all.
  */
 export function readCampaignFlags(input: unknown): { flags: CampaignFlags | undefined; problems: ProblemItem[] } {
   const parsed = campaignFlagsSchema.safeParse(input);
@@ -119,13 +206,13 @@ export function readCampaignFlags(input: unknown): { flags: CampaignFlags | unde
       { code: 'OPTION_INVALID', ...(field === '' ? {} : { field }), detail: `${where}: ${issue.message.replace(/^Invalid input: /, '')}` },
     ];
   });
-  if (parsed.error.issues.some((issue) => issue.code !== 'unrecognized_keys') || !isPlainObject(input))
-    return { flags: undefined, problems };
-  const known = Object.fromEntries(Object.entries(input).filter(([key]) => key in campaignFlagsSchema.shape));
-  const second = campaignFlagsSchema.safeParse(known);
+  if (!isPlainObject(input)) return { flags: undefined, problems };
+  // Each field is read alone (the object's fields are independent): a wrong one is left out, the others kept.
+  const wrong = new Set(parsed.error.issues.map((issue) => issue.path[0]).filter((key) => key !== undefined));
+  const right = Object.fromEntries(Object.entries(input).filter(([key]) => key in campaignFlagsSchema.shape && !wrong.has(key)));
+  const second = campaignFlagsSchema.safeParse(right);
   return { flags: second.success ? second.data : undefined, problems };
 }
-
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

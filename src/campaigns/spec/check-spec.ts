@@ -1,9 +1,9 @@
 import { getCountries, type CountryCode } from 'libphonenumber-js';
 import { parseDelimiterOption } from '../../csv/delimiter.js';
 import { checkDisplayTimezone } from '../../cli/display-zone.js';
-import { parseSchedule, type Schedule } from '../../cli/time-options.js';
+import { parseDuration, parseInstant, parseSchedule, type Schedule } from '../../cli/time-options.js';
 import { AppError } from '../../errors/app-error.js';
-import { canonicalZone } from '../../phone/recipient-zones.js';
+import { canonicalZone, ZONE_NAME } from '../../phone/recipient-zones.js';
 import { CAMPAIGN_ID_PATTERN } from '../campaign-id.js';
 import { checkCampaignName } from '../campaign-name.js';
 import type { ColumnOptions } from '../send-plan.js';
@@ -77,14 +77,15 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
     csv.delimiter === undefined ? undefined : parseDelimiterOption(csv.delimiter, names['csv.delimiter']),
   );
   const message = problems.check(() => checkMessage(spec, names, context.templateOnly));
-  const endpoint = message === undefined ? undefined : problems.check(() => checkEndpoint(spec.endpoint, message, names));
-  const ttlSeconds = endpoint === undefined ? undefined : problems.check(() => checkTtl(spec.ttl, endpoint, names));
+  // A refused message or endpoint still lets the next check read its own value: each wrong field is reported.
+  const endpoint = problems.check(() => checkEndpoint(spec.endpoint, message, names));
+  const ttlSeconds = problems.check(() => checkTtl(spec.ttl, endpoint, names));
   const phoneNumberId = problems.check(() => checkPhoneNumberId(spec.phoneNumberId ?? context.defaultPhoneNumberId, names.phoneNumberId));
   const campaignId = problems.check(() => checkCampaignId(spec.campaignId, names.campaignId));
   const defaultCountry = problems.check(() => checkCountry(csv.defaultCountry, names['csv.defaultCountry']));
   const priority = problems.check(() => checkPriority(spec.priority, names.priority));
-  const schedule = problems.check(() => parseSchedule(spec.schedule ?? {}, context.now, names));
-  const window = problems.check(() => checkWindow(spec, names));
+  const schedule = checkSchedule(spec.schedule ?? {}, context.now, names, problems);
+  const window = checkWindow(spec, names, problems);
   const defaultTimezone = problems.check(() => checkZone(csv.defaultTimezone, names['csv.defaultTimezone']));
   problems.throwIfAny();
   // Every check held: the values they return are all there.
@@ -150,10 +151,37 @@ function checkPriority(level: string | undefined, name: string): Priority {
   return found;
 }
 
+/** Each time alone (every wrong one is reported), then the rules between them once each holds. */
+function checkSchedule(given: ScheduleInput, now: number, names: FieldNames, problems: SpecProblems): Schedule | undefined {
+  const { at, startDeadline, expiresAt, validFor } = given;
+  const held = [
+    at === undefined || problems.check(() => parseSchedule({ at }, now, names)) !== undefined,
+    startDeadline === undefined || problems.check(() => parseInstant(names['schedule.startDeadline'], startDeadline)) !== undefined,
+    expiresAt === undefined || problems.check(() => parseInstant(names['schedule.expiresAt'], expiresAt)) !== undefined,
+    validFor === undefined || problems.check(() => parseDuration(names['schedule.validFor'], validFor)) !== undefined,
+  ];
+  if (!held.every(Boolean)) return undefined;
+  return problems.check(() => parseSchedule(given, now, names));
+}
+
+type ScheduleInput = NonNullable<CampaignSpec['schedule']>;
+
+/** Hours that are always valid: the days are read against them, so wrong days are reported beside wrong hours. */
+const WHOLE_DAY = '00:00-24:00';
+
 /** The window's hours and days; the days, a time-zone column or a default zone alone would do nothing, so they are refused. */
-function checkWindow(spec: CampaignSpec, names: FieldNames): SendWindow | undefined {
-  const hours = spec.window?.hours;
-  if (hours !== undefined) return parseSendWindow(hours, spec.window?.days, names);
+function checkWindow(spec: CampaignSpec, names: FieldNames, problems: SpecProblems): SendWindow | undefined {
+  const { hours, days } = spec.window ?? {};
+  if (hours !== undefined) {
+    const hoursHeld = problems.check(() => parseSendWindow(hours, undefined, names));
+    const daysHeld = days === undefined ? true : problems.check(() => parseSendWindow(WHOLE_DAY, days, names));
+    return hoursHeld === undefined || daysHeld === undefined ? undefined : problems.check(() => parseSendWindow(hours, days, names));
+  }
+  return problems.check(() => windowAlone(spec, names));
+}
+
+/** The days, a time-zone column or a default zone without the hours: refused, as they would do nothing. */
+function windowAlone(spec: CampaignSpec, names: FieldNames): undefined {
   const alone =
     spec.window?.days !== undefined
       ? names['window.days']
@@ -170,13 +198,18 @@ function checkWindow(spec: CampaignSpec, names: FieldNames): SendWindow | undefi
   return undefined;
 }
 
-/** An IANA zone, by its canonical name (an alias resolved). */
+/**
+ * An IANA zone, by its canonical name (an alias resolved): a name not of a zone's form is
+ * OPTION_INVALID; one of that form that no zone has is TIMEZONE_UNKNOWN (the tz database
+ * decides, not the form).
+ */
 function checkZone(zone: string | undefined, name: string): string | undefined {
   if (zone === undefined) return undefined;
-  const canonical = canonicalZone(zone.trim());
+  const trimmed = zone.trim();
+  const canonical = canonicalZone(trimmed);
   if (canonical === undefined)
     throw new AppError(
-      'OPTION_INVALID',
+      ZONE_NAME.test(trimmed) ? 'TIMEZONE_UNKNOWN' : 'OPTION_INVALID',
       `${name} "${zone.slice(0, 64)}": give an IANA time zone as Area/City, e.g. Europe/Berlin or America/New_York`,
     );
   return canonical;

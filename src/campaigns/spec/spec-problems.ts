@@ -45,6 +45,18 @@ export function specProblemItems(error: AppError, names: FieldNames): ProblemIte
   return [{ code: error.code, detail: error.message, ...(field === undefined ? {} : { field: names[field] }) }];
 }
 
+/**
+ * Items as the API answers them, each naming its field or column: an item that names neither
+ * gets the field its detail names first, else `fallback` (what the problem is about).
+ */
+export function withFields(items: readonly ProblemItem[], names: FieldNames, fallback: string): ProblemItem[] {
+  return items.map((item) => {
+    if (item.field !== undefined || item.column !== undefined) return item;
+    const field = fieldOfMessage(item.detail, names);
+    return { ...item, field: field === undefined ? fallback : names[field] };
+  });
+}
+
 /** The field a message is about: the one it names first (the longest name where two start at the same place). */
 export function fieldOfMessage(message: string, names: FieldNames): SpecField | undefined {
   let found: { field: SpecField; at: number; length: number } | undefined;
@@ -57,11 +69,13 @@ export function fieldOfMessage(message: string, names: FieldNames): SpecField | 
   return found?.field;
 }
 
-/** Where `name` appears as a whole name (`window.days`, not inside `window.daysx`; `--at`, not inside `--attach`). */
+/** Where `name` appears as a whole name (`window.days`, not inside `window.daysx`; `--at`, not inside `--attach`; `at`, not in `what`). */
 function indexOfName(message: string, name: string): number {
   for (let at = message.indexOf(name); at >= 0; at = message.indexOf(name, at + 1)) {
     const next = message[at + name.length];
-    if (next === undefined || !/[\w.-]/.test(next)) return at;
+    const before = at === 0 ? undefined : message[at - 1];
+    const whole = (next === undefined || !/[\w.-]/.test(next)) && (before === undefined || !/[\w.-]/.test(before));
+    if (whole) return at;
   }
   return -1;
 }

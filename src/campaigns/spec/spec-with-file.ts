@@ -1,18 +1,25 @@
 import { openCsv, parseDelimiterOption } from '../../csv/csv-records.js';
 import { isAppError } from '../../errors/app-error.js';
 import { ProblemsError, type ProblemItem } from '../../errors/problems-error.js';
+import type { TemplateRequirements } from '../../templates/template-requirements.js';
+import { planSend } from '../send-plan.js';
 import { parseTextBody } from '../text-plan.js';
 import type { CampaignSpec } from './campaign-spec.js';
 import { checkCampaignSpec, type SpecCheckContext } from './check-spec.js';
 import type { FieldNames } from './field-names.js';
+import { checkEndpointCategory } from './send-endpoint.js';
 import { readCampaignSpec, readKnownFields } from './parse-spec.js';
-import { specProblemItems } from './spec-problems.js';
+import { specProblemItems, withFields } from './spec-problems.js';
+
+/** The approved template of a name and language, or its refusal (TEMPLATE_MAPPING_INVALID). */
+export type TemplateFind = (name: string, language: string) => Promise<TemplateRequirements>;
 
 /**
  * Every problem of a spec sent with its file, at once (the HTTP API's 422): the spec's shape
- * (a misspelt field does not hide the rest), its rules, and each column it names that the
- * file's header lacks. Returns the spec as read; createCampaign then does the rest (the
- * template, and the columns only the template names).
+ * (a misspelt field does not hide the rest), its rules, each column it names that the file's
+ * header lacks and, when any of those is wrong, what the template (`find`) says of the file.
+ * Returns the spec as read; createCampaign then does the rest (the template of a spec with no
+ * other problem, found once, there).
  */
 export async function checkSpecWithFile(
   input: unknown,
@@ -20,6 +27,7 @@ export async function checkSpecWithFile(
   names: FieldNames,
   context: SpecCheckContext,
   earlier: readonly ProblemItem[] = [],
+  find?: TemplateFind,
 ): Promise<CampaignSpec> {
   // `earlier`: what the caller's own reading found (the API's flags), reported with the rest.
   const problems: ProblemItem[] = [...earlier];
@@ -37,7 +45,13 @@ export async function checkSpecWithFile(
     } catch (error) {
       problems.push(...itemsOf(error, names));
     }
-    problems.push(...(await missingColumns(spec, file, names)));
+    const columns = await missingColumns(spec, file, names);
+    problems.push(...columns.problems);
+    if (problems.length > 0 && find !== undefined && columns.header !== undefined) {
+      const reported = new Set(problems.map((p) => p.column).filter((c) => c !== undefined));
+      const fromTemplate = await templateProblems(spec, columns.header, names, find);
+      problems.push(...fromTemplate.filter((p) => p.column === undefined || !reported.has(p.column)));
+    }
   }
   if (problems.length > 0) throw new ProblemsError(problems);
   return spec!;
@@ -66,8 +80,44 @@ function namedColumns(spec: CampaignSpec, names: FieldNames): { column: string; 
   return named;
 }
 
+/**
+ * What the spec's template says of the file's header: the template missing, a variable without
+ * a column, the endpoint refusing its category. Each names its field or column.
+ */
+async function templateProblems(
+  spec: CampaignSpec,
+  header: readonly string[],
+  names: FieldNames,
+  find: TemplateFind,
+): Promise<ProblemItem[]> {
+  const { name, language } = spec.template ?? {};
+  if (name === undefined || language === undefined || spec.text?.body !== undefined) return [];
+  let requirements: TemplateRequirements;
+  try {
+    requirements = await find(name, language);
+  } catch (error) {
+    return withFields(itemsOf(error, names), names, names['template.name']);
+  }
+  const problems: ProblemItem[] = [];
+  try {
+    planSend(requirements, header, spec.csv, names);
+  } catch (error) {
+    problems.push(...withFields(itemsOf(error, names), names, names['template.name']));
+  }
+  try {
+    if (spec.endpoint?.toLowerCase() === 'marketing-messages') checkEndpointCategory('marketing-messages', requirements, names);
+  } catch (error) {
+    problems.push(...withFields(itemsOf(error, names), names, names.endpoint));
+  }
+  return problems;
+}
+
 /** Each column named by the spec that the header lacks, once; a header that cannot be read is the one problem. */
-async function missingColumns(spec: CampaignSpec, file: string, names: FieldNames): Promise<ProblemItem[]> {
+async function missingColumns(
+  spec: CampaignSpec,
+  file: string,
+  names: FieldNames,
+): Promise<{ problems: ProblemItem[]; header: readonly string[] | undefined }> {
   // A delimiter that does not parse is the spec's own problem: the header is then read with the one detected.
   const given = spec.csv.delimiter;
   const delimiter = given === undefined ? undefined : safely(() => parseDelimiterOption(given));
@@ -77,7 +127,7 @@ async function missingColumns(spec: CampaignSpec, file: string, names: FieldName
     header = source.header;
     source.close();
   } catch (error) {
-    return itemsOf(error, names);
+    return { problems: itemsOf(error, names), header: undefined };
   }
   const found = `Columns found: ${header.map((c) => `"${c}"`).join(', ')}`;
   const seen = new Set<string>();
@@ -87,7 +137,7 @@ async function missingColumns(spec: CampaignSpec, file: string, names: FieldName
     seen.add(column);
     problems.push({ code: 'CSV_HEADER_INVALID', column, detail: `${file}: the header has no column "${column}" (${field}). ${found}` });
   }
-  return problems;
+  return { problems, header };
 }
 
 /** The check's value, or undefined when it refuses (an AppError: reported by the spec's own checks). */
