@@ -26,7 +26,7 @@ import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from '../support/pipeline.js';
 const SEED = process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 40);
 const SCALE = Number(process.env.FUZZ_RUNS ?? 1);
 /** Examples per operation and token: the admin's explore the operation, the others its refusals. */
-const RUNS = { admin: Math.ceil(60 * SCALE), read: Math.ceil(10 * SCALE), none: Math.ceil(5 * SCALE) };
+const RUNS = { admin: Math.ceil(180 * SCALE), read: Math.ceil(30 * SCALE), none: Math.ceil(15 * SCALE) };
 const SCOPES = ['read', 'send', 'admin'];
 
 /** Refusals that depend on what the server holds or on the uploaded file's contents: no schema states them. */
