@@ -13,7 +13,7 @@ const TYPED_OFFSET = /(Z|([+-])(\d{2}):(\d{2}))$/;
 
 /**
  * `--display-timezone Europe/Berlin`: an IANA zone Intl knows, in its canonical spelling. Refused naming the field as `name`:
- * OPTION_INVALID when the value is not of a zone name's form, TIMEZONE_UNKNOWN when it is but Intl knows no such zone.
+ * OPTION_INVALID when the value is not of a zone name's form, TIMEZONE_NOT_FOUND when it is but Intl knows no such zone.
  */
 export function checkDisplayTimezone(value: string, name = CLI_FIELD_NAMES.displayTimezone): string {
   try {
@@ -23,7 +23,7 @@ export function checkDisplayTimezone(value: string, name = CLI_FIELD_NAMES.displ
     // Refused below with what to give instead.
   }
   throw new AppError(
-    ZONE_NAME.test(value) ? 'TIMEZONE_UNKNOWN' : 'OPTION_INVALID',
+    ZONE_NAME.test(value) ? 'TIMEZONE_NOT_FOUND' : 'OPTION_INVALID',
     `${name} "${value}": give an IANA time zone such as Europe/Berlin, America/New_York or UTC`,
   );
 }

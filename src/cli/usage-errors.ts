@@ -17,8 +17,9 @@ export const USAGE_ERROR_CODES: readonly string[] = [
   'TIME_IN_PAST',
   'TIME_TOO_FAR_AHEAD',
   'TIME_NOT_AFTER_START',
-  'TIMEZONE_UNKNOWN',
+  'TIMEZONE_NOT_FOUND',
   'TEMPLATE_NOT_MARKETING',
+  'PHONE_NOT_IN_PLAN',
 ];
 
 /** ARGUMENT_INVALID, with the one hint line that follows it: which help to read. */

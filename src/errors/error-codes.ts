@@ -14,7 +14,7 @@ export const ERROR_CODES = {
   TIME_IN_PAST: "A start (`--at`, a reschedule) is in the past by more than a minute of this host's clock.",
   TIME_TOO_FAR_AHEAD: "A start is more than 366 days ahead of this host's clock: a typo in the year?",
   TIME_NOT_AFTER_START: 'A start deadline or an expiry is not after the start (the given one, or now): nothing would be sent.',
-  TIMEZONE_UNKNOWN: "A time zone has the form of an IANA name (Area/City) but no zone of this host's time-zone database has it.",
+  TIMEZONE_NOT_FOUND: "A time zone has the form of an IANA name (Area/City) but no zone of this host's time-zone database has it.",
   TEMPLATE_NOT_MARKETING:
     'The Marketing Messages API (`--endpoint marketing-messages`) was asked for a template whose category is not MARKETING.',
   PHONE_NOT_IN_PLAN:

@@ -3,6 +3,18 @@ import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/
 /** `country`: the ISO country the number belongs to, when it has one (not for +800 and other non-geographic codes). */
 export type PhoneResult = { ok: true; e164: string; country: CountryCode | undefined } | { ok: false; reason: string };
 
+/** E.164's form: `+`, a country code that does not start with 0, 7 to 15 digits in all. Whether it is a number is the plan's to say. */
+export const E164_FORM = /^\+[1-9]\d{6,14}$/;
+
+/**
+ * The code of a recipient number toE164 refused: PHONE_NOT_IN_PLAN when it has E.164's form (what
+ * a pattern can check) but its country's numbering plan has no such number (what only
+ * libphonenumber's data can say), else OPTION_INVALID.
+ */
+export function phoneRefusalCode(raw: string): 'PHONE_NOT_IN_PLAN' | 'OPTION_INVALID' {
+  return E164_FORM.test(raw) ? 'PHONE_NOT_IN_PLAN' : 'OPTION_INVALID';
+}
+
 /**
  * A recipient number in E.164 (`+447700900123`). Meta prepends the sender's own country code
  * to numbers without `+`, so anything we cannot make international is refused here rather

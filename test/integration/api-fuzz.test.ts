@@ -58,7 +58,7 @@ const UNSTATABLE_CODES = new Set([
   // Whether a number of E.164's form is in its country's numbering plan: libphonenumber's data, not a pattern.
   'PHONE_NOT_IN_PLAN',
   // Whether a name of a zone's form is a zone: the tz database of the host decides, and it changes with releases.
-  'TIMEZONE_UNKNOWN',
+  'TIMEZONE_NOT_FOUND',
   // A start behind, or more than 366 days ahead of, the server's clock: a schema has no clock.
   'TIME_IN_PAST',
   'TIME_TOO_FAR_AHEAD',

@@ -5,7 +5,7 @@ import { optOutsKey } from '../../src/redis/ledger-keys.js';
 
 /** `campaign optouts list|add|remove`: the opt-out store without redis-cli. */
 describe('campaign optouts', () => {
-  it('add, list (text and JSON), remove; a bad number is OPTION_INVALID with exit 2', async () => {
+  it('add, list (text and JSON), remove; a bad number is OPTION_INVALID (PHONE_NOT_IN_PLAN outside its plan) with exit 2', async () => {
     const prefix = freshPrefix('optouts');
     const env = { REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, WHATSAPP_PHONE_NUMBER_ID: '106540352242922' };
     const redis = testRedis();
@@ -24,6 +24,10 @@ describe('campaign optouts', () => {
         /^campaign: OPTION_INVALID: "12345" has no country code: write it as \+<country code><number>, e\.g\. \+4915112345678$/m,
       );
       expect(bad.stderr).not.toMatch(/at .*\.ts:\d+/);
+      // Of E.164's form, but too short for Denmark: the code says it is the numbering plan, as the API's does.
+      const outsidePlan = await runCli(['optouts', 'add', '+4509222'], env);
+      expect(outsidePlan.code).toBe(2);
+      expect(outsidePlan.stderr).toMatch(/^campaign: PHONE_NOT_IN_PLAN: "\+4509222" is not a valid number for DK/m);
       // Letters are not a number that lacks its country code: said as such.
       const word = await runCli(['optouts', 'add', 'notaphone'], env);
       expect(word.code).toBe(2);

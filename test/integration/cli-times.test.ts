@@ -91,7 +91,7 @@ describe('campaign send and reschedule: times are real times', () => {
         ['--start-deadline', plusOne(Date.now() + 3_600_000)],
         /^campaign: OPTION_INVALID: --start-deadline \S+ needs --at: a deadline only cancels a scheduled campaign that has not started/,
       ],
-      [['--display-timezone', 'Mars/Base'], /^campaign: TIMEZONE_UNKNOWN: --display-timezone "Mars\/Base": give an IANA time zone/],
+      [['--display-timezone', 'Mars/Base'], /^campaign: TIMEZONE_NOT_FOUND: --display-timezone "Mars\/Base": give an IANA time zone/],
       [['--window', '09:00-09:00'], /^campaign: OPTION_INVALID: --window "09:00-09:00" is empty/],
     ];
     for (const [extra, message] of cases) {

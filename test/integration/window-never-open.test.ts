@@ -85,7 +85,7 @@ describe('rows whose window never opens', () => {
         () => undefined,
         (error: unknown) => (isAppError(error) ? error.code : String(error)),
       );
-    expect(await refused({ defaultTimezone: 'Mars/Olympus' })).toBe('TIMEZONE_UNKNOWN');
+    expect(await refused({ defaultTimezone: 'Mars/Olympus' })).toBe('TIMEZONE_NOT_FOUND');
     expect(await refused({ defaultTimezone: 'America/New_York', window: undefined, timezoneColumn: undefined })).toBe('OPTION_INVALID');
   });
 });

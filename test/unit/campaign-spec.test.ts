@@ -264,7 +264,7 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
     [
       'csv.defaultTimezone',
       windowed({ defaultTimezone: 'Mars/Olympus' }),
-      'TIMEZONE_UNKNOWN',
+      'TIMEZONE_NOT_FOUND',
       '--default-timezone "Mars/Olympus": give an IANA',
       'csv.defaultTimezone "Mars/Olympus": give an IANA',
     ],
@@ -348,7 +348,7 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
     [
       'displayTimezone',
       template({ displayTimezone: 'Mars/Base' }),
-      'TIMEZONE_UNKNOWN',
+      'TIMEZONE_NOT_FOUND',
       '--display-timezone "Mars/Base": give an IANA time zone',
       'displayTimezone "Mars/Base": give an IANA time zone',
     ],

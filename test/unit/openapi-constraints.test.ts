@@ -6,6 +6,7 @@ import { parseRetryCodes } from '../../src/campaigns/control/retry-codes.js';
 import { SPEC_FORMATS } from '../../src/campaigns/spec/spec-formats.js';
 import { parseDuration, parseInstant } from '../../src/cli/time-options.js';
 import { toE164 } from '../../src/phone/e164.js';
+import { accepts } from '../support/accepts.js';
 
 type Json = Record<string, unknown>;
 const document = openApiDocument(API_ROUTES, { version: 'test' }) as Json & { paths: Record<string, Record<string, Json>> };
@@ -14,16 +15,6 @@ const schemas = (document.components as { schemas: Record<string, Json> }).schem
 /** The value at a path of keys below `value`, or undefined. */
 function at(value: unknown, ...keys: (string | number)[]): unknown {
   return keys.reduce<unknown>((v, key) => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined), value);
-}
-
-/** Whether the check accepts the value (it throws an AppError when it refuses). */
-function accepts(check: () => unknown): boolean {
-  try {
-    check();
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The OpenAPI document states what the server checks, so a client generated from it sends what the server takes. */

@@ -14,6 +14,7 @@ import { checkDisplayTimezone } from '../../src/cli/display-zone.js';
 import { parseDuration, parseInstant } from '../../src/cli/time-options.js';
 import { parseTextBody } from '../../src/campaigns/text-plan.js';
 import { canonicalZone } from '../../src/phone/recipient-zones.js';
+import { accepts } from '../support/accepts.js';
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -25,16 +26,6 @@ ajv.addSchema(document, 'openapi');
 const specFits = ajv.getSchema('openapi#/components/schemas/CampaignSpec')!;
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 const HOUR = 3_600_000;
-
-/** Whether the check accepts (it throws an AppError when it refuses). */
-function accepts(check: () => unknown): boolean {
-  try {
-    check();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Whether the server takes these flags as a campaign's spec (everything but the file and the template's own rules). */
 function serverTakes(flags: Record<string, unknown>): boolean {
@@ -120,7 +111,7 @@ describe('the spec patterns of the OpenAPI document are the server’s own rules
     }
     for (const value of ['+01:00', ' Europe/Berlin', 'Europe/Berlin time', '', '1Europe'])
       expect(zone.test(value) || accepts(() => checkDisplayTimezone(value)), value).toBe(false);
-    // Of the form, and no zone: only the tz database says so (TIMEZONE_UNKNOWN).
+    // Of the form, and no zone: only the tz database says so (TIMEZONE_NOT_FOUND).
     for (const value of ['Europe/Berlinn', 'Z']) {
       expect(zone.test(value), value).toBe(true);
       expect(canonicalZone(value), value).toBeUndefined();

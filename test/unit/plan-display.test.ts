@@ -50,10 +50,10 @@ describe('the zone a plan is shown in', () => {
     expect(displayZoneOf({})).toEqual({ kind: 'zone', name: Intl.DateTimeFormat().resolvedOptions().timeZone });
   });
 
-  it('refuses a --display-timezone Intl does not know: OPTION_INVALID when not a zone name, TIMEZONE_UNKNOWN when one no zone has', () => {
+  it('refuses a --display-timezone Intl does not know: OPTION_INVALID when not a zone name, TIMEZONE_NOT_FOUND when one no zone has', () => {
     for (const [bad, code] of [
-      ['Mars/Base', 'TIMEZONE_UNKNOWN'],
-      ['CET+1', 'TIMEZONE_UNKNOWN'],
+      ['Mars/Base', 'TIMEZONE_NOT_FOUND'],
+      ['CET+1', 'TIMEZONE_NOT_FOUND'],
       ['+01:00', 'OPTION_INVALID'],
       ['', 'OPTION_INVALID'],
     ]) {

@@ -1,15 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { changeOptOut, listOptOuts, optOutJson, optOutsTarget, type OptOutsOptions } from '../../cli/run/optouts.js';
-import { toE164 } from '../../phone/e164.js';
+import { phoneRefusalCode, toE164 } from '../../phone/e164.js';
 import { registerApiRoute, type ApiRouteDefinition } from '../api-route.js';
 import type { ApiServices } from '../api-services.js';
 import { optOutsChangeSchema, optOutsListSchema } from '../schemas/directory-schemas.js';
 import { API_FORMATS } from '../schemas/api-formats.js';
 import { problemAnswers } from '../schemas/problem-answers.js';
 import { ProblemsError, type ProblemItem } from '../problem.js';
-
-const E164 = new RegExp(API_FORMATS.e164);
 
 /** Refusals name the fields as the caller sent them. */
 const FIELDS = { portfolio: 'portfolio', phoneNumberId: 'phoneNumberId' };
@@ -103,7 +101,7 @@ function e164sOf(raws: readonly string[]): string[] {
     if (phone.ok) phones.add(phone.e164);
     else
       problems.push({
-        code: E164.test(raw) ? 'PHONE_NOT_IN_PLAN' : 'OPTION_INVALID',
+        code: phoneRefusalCode(raw),
         detail: `phones[${i}] "${raw.slice(0, 40)}": ${phone.reason}`,
         field: `phones.${i}`,
       });

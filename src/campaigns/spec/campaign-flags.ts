@@ -91,7 +91,7 @@ export const campaignFlagsSchema = z
     defaultTimezone: formed(
       SPEC_FORMATS.paddedZone,
       "With window: the recipients' IANA time zone (Europe/Berlin) when their number does not tell; a name of that form that " +
-        'no zone has is refused (422 TIMEZONE_UNKNOWN).',
+        'no zone has is refused (422 TIMEZONE_NOT_FOUND).',
     ),
     fixWhitespace: flag.optional(),
     delimiter: text.optional().meta({ description: '`,` `;` `|` or `tab` (default: detected).', enum: [',', ';', '|', 'tab'] }),
@@ -129,7 +129,7 @@ export const campaignFlagsSchema = z
     displayTimezone: formed(
       SPEC_FORMATS.zone,
       'The IANA time zone the plan shows times in (Europe/Berlin); a name of that form that no zone has is refused ' +
-        '(422 TIMEZONE_UNKNOWN).',
+        '(422 TIMEZONE_NOT_FOUND).',
     ),
     dryRun: flag.optional(),
   })

@@ -200,7 +200,7 @@ function windowAlone(spec: CampaignSpec, names: FieldNames): undefined {
 
 /**
  * An IANA zone, by its canonical name (an alias resolved): a name not of a zone's form is
- * OPTION_INVALID; one of that form that no zone has is TIMEZONE_UNKNOWN (the tz database
+ * OPTION_INVALID; one of that form that no zone has is TIMEZONE_NOT_FOUND (the tz database
  * decides, not the form).
  */
 function checkZone(zone: string | undefined, name: string): string | undefined {
@@ -209,7 +209,7 @@ function checkZone(zone: string | undefined, name: string): string | undefined {
   const canonical = canonicalZone(trimmed);
   if (canonical === undefined)
     throw new AppError(
-      ZONE_NAME.test(trimmed) ? 'TIMEZONE_UNKNOWN' : 'OPTION_INVALID',
+      ZONE_NAME.test(trimmed) ? 'TIMEZONE_NOT_FOUND' : 'OPTION_INVALID',
       `${name} "${zone.slice(0, 64)}": give an IANA time zone as Area/City, e.g. Europe/Berlin or America/New_York`,
     );
   return canonical;

@@ -1,6 +1,6 @@
 import type { OptOutSource } from '../../campaigns/ledger.js';
 import { AppError } from '../../errors/app-error.js';
-import { toE164 } from '../../phone/e164.js';
+import { phoneRefusalCode, toE164 } from '../../phone/e164.js';
 import { portfolioNameText, portfolioOf } from '../../portfolios/portfolios.js';
 import type { AppContext } from '../../app/app-context.js';
 
@@ -150,6 +150,6 @@ export function optOutsTarget(context: Pick<AppContext, 'config'>, options: OptO
 
 function e164Of(raw: string): string {
   const phone = toE164(raw);
-  if (!phone.ok) throw new AppError('OPTION_INVALID', `${phone.reason}, e.g. +4915112345678`);
+  if (!phone.ok) throw new AppError(phoneRefusalCode(raw), `${phone.reason}, e.g. +4915112345678`);
   return phone.e164;
 }
