@@ -50,7 +50,7 @@ describe('the zone a plan is shown in', () => {
     expect(displayZoneOf({})).toEqual({ kind: 'zone', name: Intl.DateTimeFormat().resolvedOptions().timeZone });
   });
 
-  it('refuses a --display-timezone Intl does not know: OPTION_INVALID when not a zone name, TIMEZONE_NOT_FOUND when one no zone has', () => {
+  it('refuses a --display-timezone Intl does not know: OPTION_INVALID unless shaped like a zone name, else TIMEZONE_NOT_FOUND', () => {
     for (const [bad, code] of [
       ['Mars/Base', 'TIMEZONE_NOT_FOUND'],
       ['CET+1', 'TIMEZONE_NOT_FOUND'],

@@ -49,10 +49,12 @@ const column = upTo(MAX_COLUMN_CHARS);
 export const campaignFlagsSchema = z
   .strictObject({
     name: text.optional().meta({
-      description: 'For people, 1 to 100 characters, no control or bidi characters (default: the file name).',
+      description:
+        'For people, 1 to 100 characters, not only spaces or invisible ones, no control or bidi characters (default: the file name).',
       minLength: 1,
       maxLength: MAX_NAME_CHARS,
       pattern: OPERATOR_TEXT_PATTERN.source,
+      not: { pattern: SPEC_FORMATS.blankText },
     }),
     template: upTo(512).optional().meta({ description: 'An approved template; with `language`, and not with `text`.' }),
     language: formed(SPEC_FORMATS.language, "The template's language code, e.g. en_US; only with `template`."),
