@@ -3,7 +3,7 @@ import { AppError } from '../src/errors/app-error.js';
 import { sampleTemplatesFile } from '../src/files/package-root.js';
 import { createLogger } from '../src/logging/logger.js';
 import { loadTemplatesFile } from '../src/templates/templates-file.js';
-import { MESSAGING_LIMIT_TIERS, type MessagingLimitTier } from '../src/sandbox/phone-number-route.js';
+import { MESSAGING_LIMIT_TIERS, type MessagingLimitTier } from '../src/sandbox/messaging-limit-tiers.js';
 
 /** The token the sandbox accepts when WHATSAPP_ACCESS_TOKEN is not set: it guards nothing real. */
 export const DEFAULT_SANDBOX_TOKEN = 'sandbox-token';

@@ -50,7 +50,9 @@ export async function startService(
   const { buildWebhookServer } = await import('../src/webhooks/webhook-server.js');
   const { RedisWebhookInbox, createWebhookRedis } = await import('../src/webhooks/webhook-inbox.js');
   const redis = createWebhookRedis(config, log);
-  await refuseOldLayout(redis, config.queuePrefix);
+  // A second at most for Redis to come up: up, the service waits for its other connections below; away, it starts without.
+  const { readyWithin } = await import('../src/redis/redis-connection.js');
+  await readyWithin(redis, 1000);
   const parts = await openServiceParts(config, log);
   let app: FastifyInstance | undefined;
   let port: number;
@@ -250,26 +252,6 @@ async function listenOn(app: FastifyInstance, options: ServeOptions): Promise<nu
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('The webhook service did not get a TCP address');
   return address.port;
-}
-
-/**
- * Campaigns of a version before the cluster layout would be invisible to the service: say so
- * at start. With Redis away the check is skipped (the service starts and answers 503 until
- * Redis is back, as before).
- */
-async function refuseOldLayout(redis: RedisClient, prefix: string): Promise<void> {
-  const { hasOldLayout } = await import('../src/redis/key-migration.js');
-  const { readyWithin } = await import('../src/redis/redis-connection.js');
-  await readyWithin(redis, 1000);
-  const old = await hasOldLayout(redis, prefix).catch(() => false);
-  if (old) {
-    closeRedis(redis);
-    throw new AppError(
-      'KEY_LAYOUT_OLD',
-      `Redis holds campaigns under QUEUE_PREFIX ${prefix} in the key layout of an earlier version. Stop ` +
-        `every \`campaign worker\`, then run \`campaign migrate-keys\` once.`,
-    );
-  }
 }
 
 /** Drops the connection (and its reconnect timer) whatever state it is in. */

@@ -2,8 +2,6 @@ import { loadConfig, type Config, type RequiredSetting } from '../config/config.
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { RedisClient } from '../redis/key-scope.js';
 import { RedisLedger } from '../redis/redis-ledger.js';
-import { hasOldLayout } from '../redis/key-migration.js';
-import { AppError } from '../errors/app-error.js';
 import { ledgerOptionsOf } from './ledger-options.js';
 import { assertRedisAnswers, createRedis } from '../redis/redis-connection.js';
 
@@ -21,7 +19,6 @@ export async function openContext(
   required: readonly RequiredSetting[] = [],
   overrides: Record<string, string | undefined> = {},
   defaults: Record<string, string> = {},
-  checks: { keyLayout?: boolean } = {},
 ): Promise<AppContext> {
   const config = loadConfig({ ...defaults, ...process.env, ...overrides }, required);
   // Made at its first use: `status` and `list` never log, and pino's loading is start-up time.
@@ -30,16 +27,6 @@ export async function openContext(
   await assertRedisAnswers(config);
   const redis = createRedis(config, { forWorker: true });
   redis.on('error', (error) => logger().warn({ err: error }, 'redis connection error'));
-  // Campaigns of a version before the cluster layout would be invisible to this one: say so, once, before anything runs.
-  if (checks.keyLayout !== false && (await hasOldLayout(redis, config.queuePrefix))) {
-    redis.disconnect();
-    throw new AppError(
-      'KEY_LAYOUT_OLD',
-      `Redis holds campaigns under QUEUE_PREFIX ${config.queuePrefix} in the key layout of an earlier ` +
-        `version. Stop every \`campaign worker\` and \`campaign serve\`, ` +
-        'then run `campaign migrate-keys` once (`--dry-run` shows what it would move).',
-    );
-  }
   return {
     config,
     get logger() {

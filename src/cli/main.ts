@@ -30,7 +30,6 @@ const COMMANDS: ReadonlyMap<string, () => Promise<CommandDefinition>> = new Map(
   ['retry', () => import('./commands/retry.js')],
   ['retarget', () => import('./commands/retarget.js')],
   ['purge', () => import('./commands/purge.js')],
-  ['migrate-keys', () => import('./commands/migrate-keys.js')],
   ['optouts', () => import('./commands/optouts.js')],
   ['tokens', () => import('./commands/tokens.js')],
   ['sandbox', () => import('./commands/sandbox.js')],

@@ -8,7 +8,7 @@ import type { DashboardAccess } from './access.js';
 import { CONTROL_ACTIONS, campaignPage, type ControlAction } from './campaign-page.js';
 import { campaignPath } from './campaigns-page.js';
 import type { DashboardReader } from './dashboard-reader.js';
-import { notFoundPage, sendPage } from './page-routes.js';
+import { notFoundPage, sendPage } from './page-answers.js';
 
 export interface ControlRoutesDeps {
   /** The CLI's control logic (`campaign pause | resume | cancel | reschedule`). */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DashboardAccess } from './access.js';
 import { NEW_CAMPAIGN_PATH, NEW_CAMPAIGN_SCRIPT_PATH, newCampaignPage } from './new-campaign-page.js';
 import { NEW_CAMPAIGN_SCRIPT } from './new-campaign-script.js';
-import { sendPage } from './page-routes.js';
+import { sendPage } from './page-answers.js';
 import { RETARGET_SCRIPT, RETARGET_SCRIPT_PATH } from './retarget-form.js';
 
 /**

@@ -8,7 +8,7 @@ import { readyWithin } from '../redis/redis-connection.js';
 import { CHART_ASSET_PATHS } from './campaign-charts.js';
 import { html } from './html.js';
 import { ASSET_PATHS, page } from './layout.js';
-import { sendPage } from './page-routes.js';
+import { sendPage } from './page-answers.js';
 
 /** A failed page load costs one log line per this long. */
 const FAILURE_LOG_INTERVAL_MS = 10_000;

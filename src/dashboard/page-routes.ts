@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ReportLedger } from '../campaigns/ledger.js';
 import type { DashboardAccess } from './access.js';
 import { LIVE_SCRIPT, STYLESHEET } from './assets.js';
@@ -7,8 +7,8 @@ import { CHART_ASSET_PATHS } from './campaign-charts.js';
 import { CHARTS_SCRIPT, uplotFiles } from './chart-assets.js';
 import { LIST_JSON_PATH, campaignsPage } from './campaigns-page.js';
 import type { DashboardReader } from './dashboard-reader.js';
-import { html, type SafeHtml } from './html.js';
-import { ASSET_PATHS, PAGE_HEADERS, page } from './layout.js';
+import { ASSET_PATHS } from './layout.js';
+import { notFoundPage, sendPage } from './page-answers.js';
 import { reportDisposition, reportStream } from './report-download.js';
 import { registerNewCampaignRoutes } from './new-campaign-routes.js';
 import type { UserIdsOf } from '../campaigns/report/report.js';
@@ -24,18 +24,6 @@ export interface PageRoutesDeps {
 }
 
 type IdParams = { id: string };
-
-export function sendPage(reply: FastifyReply, body: SafeHtml, status = 200): FastifyReply {
-  return reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body.value);
-}
-
-export function notFoundPage(reply: FastifyReply, id: string): FastifyReply {
-  const body = page({
-    title: 'Not found',
-    body: html`<h1>No campaign ${id}</h1><p>There is no campaign with this ID under this QUEUE_PREFIX. <a href="/">All campaigns</a></p>`,
-  });
-  return sendPage(reply, body, 404);
-}
 
 /** The pages (the New campaign page too), their live JSON, the report download and the page assets (all GET). */
 export function registerPageRoutes(app: FastifyInstance, deps: PageRoutesDeps): void {

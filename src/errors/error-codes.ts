@@ -21,7 +21,6 @@ export const ERROR_CODES = {
     "A number has E.164's form (+ and 7 to 15 digits) but is not valid in its country's numbering plan (or no country has its code).",
   REDIS_UNAVAILABLE: 'Redis did not answer at REDIS_URL.',
   REDIS_FULL: "Redis's memory is full (maxmemory reached, noeviction): it refused a write, before any of it was made.",
-  KEY_LAYOUT_OLD: 'Redis holds campaigns in the key layout of a version before the cluster one; `campaign migrate-keys` moves them.',
   CSV_UNREADABLE: 'The CSV file could not be opened or read.',
   CSV_HEADER_INVALID: 'The CSV header lacks a column the campaign needs; nothing was enqueued.',
   CSV_NOT_CSV: 'The file is not CSV text (an image, a ZIP/xlsx workbook, an HTML page, a PDF); nothing was created.',

@@ -1,5 +1,5 @@
 import { webhookError } from './async-failures.js';
-import type { MessagingLimitTier } from './phone-number-route.js';
+import type { MessagingLimitTier } from './messaging-limit-tiers.js';
 import { SANDBOX_WABA_ID, webhookPayload } from './webhook-payloads.js';
 
 /**

@@ -29,8 +29,8 @@ export type { SandboxStats } from './sandbox-runtime.js';
 export type { StatusWebhookSettings } from './status-webhooks.js';
 export type { CapturedExchange, CapturedFilePart, CapturedLine, CapturedWebhook } from './request-log.js';
 export { loadTemplatesFile } from '../templates/templates-file.js';
-export { MESSAGING_LIMIT_TIERS, type MessagingLimitTier } from './phone-number-route.js';
-import type { MessagingLimitTier } from './phone-number-route.js';
+export { MESSAGING_LIMIT_TIERS, type MessagingLimitTier } from './messaging-limit-tiers.js';
+import type { MessagingLimitTier } from './messaging-limit-tiers.js';
 
 export interface SandboxOptions {
   /** 0 = any free port (default 0). */

@@ -5,10 +5,7 @@ import { mediaInfo } from './media-routes.js';
 import { accessTokenParam, graphPaths, sendGraphError, urlPath, type VersionParams } from './route-support.js';
 import type { SandboxRuntime } from './sandbox-runtime.js';
 import { wabaFields } from './waba-fields.js';
-
-/** Meta's tiers (reference §4; OpenAPI `WhatsAppAccountNumber.messaging_limit_tier`, plus the 2K step of the current field). */
-export const MESSAGING_LIMIT_TIERS = ['TIER_50', 'TIER_250', 'TIER_1K', 'TIER_2K', 'TIER_10K', 'TIER_100K', 'TIER_UNLIMITED'] as const;
-export type MessagingLimitTier = (typeof MESSAGING_LIMIT_TIERS)[number];
+import type { MessagingLimitTier } from './messaging-limit-tiers.js';
 
 type Query = Record<string, unknown>;
 

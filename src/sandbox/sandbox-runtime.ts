@@ -19,7 +19,7 @@ import { RequestStats } from './request-stats.js';
 import { ServiceWindows } from './service-window.js';
 import { TemplatesStore } from './templates-store.js';
 import { ThroughputLimiter } from './throughput-limiter.js';
-import type { MessagingLimitTier } from './phone-number-route.js';
+import type { MessagingLimitTier } from './messaging-limit-tiers.js';
 import { unknownUserFailure, type UnknownUserFailure } from './unknown-user.js';
 import { phoneOfUserId } from './user-ids.js';
 

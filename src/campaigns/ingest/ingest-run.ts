@@ -8,7 +8,7 @@ import type { RejectionReason } from '../rejection-reasons.js';
 import type { KeptRows } from './continued-file.js';
 import { optedOutDetail, optOutOrigin } from './opted-out.js';
 import type { PhoneRowIndex } from './phone-row-index.js';
-import type { ProduceInput, ProduceSummary } from './producer.js';
+import type { ProduceInput, ProduceSummary } from './produce-types.js';
 import type { RowVerdict } from './row-check.js';
 import type { SendLanes } from '../feed/send-lanes.js';
 import { MARKETING_US_PAUSED_DETAIL, skipsForUsMarketing } from './us-marketing.js';
