@@ -1,6 +1,6 @@
 import type { OptOutOrigin, SendOutcome } from '../campaigns/ingest/producer.js';
 import { REJECTION_REASONS, type RejectionReason } from '../campaigns/rejection-reasons.js';
-import { formatInstant, type DisplayZone } from './display-zone.js';
+import { formatInstant, type DisplayZone } from '../campaigns/spec/display-zone.js';
 
 const OPT_OUT_ORIGINS: Record<OptOutOrigin, string> = {
   '131050': 'Meta answered 131050 to an earlier send',

@@ -7,7 +7,7 @@ import type { SendEstimate } from '../campaigns/feed/send-estimate.js';
 import type { MessagingLimitCheck } from '../campaigns/ingest/messaging-limit-check.js';
 import type { WindowStatus } from '../campaigns/report/window-status.js';
 import { reasonLines } from './format-reasons.js';
-import { formatInstant, machineZone, type DisplayZone } from './display-zone.js';
+import { formatInstant, machineZone, type DisplayZone } from '../campaigns/spec/display-zone.js';
 import { printable } from '../text/operator-text.js';
 
 export interface StatusView {

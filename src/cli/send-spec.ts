@@ -1,6 +1,6 @@
 import type { CampaignSpecInput } from '../campaigns/spec/campaign-spec.js';
 import type { ColumnOptions } from '../campaigns/send-plan.js';
-import type { ScheduleOptions } from './time-options.js';
+import type { ScheduleOptions } from '../campaigns/spec/time-options.js';
 
 /** `campaign send`'s options that make its campaign spec, as the command line gave them. */
 export interface SendSpecOptions extends ColumnOptions {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { parseStart } from '../cli/time-options.js';
+import { parseStart } from '../campaigns/spec/time-options.js';
 import type { CampaignControls } from '../campaigns/control/campaign-controls.js';
 import type { CampaignHistory } from '../campaigns/history/campaign-history.js';
 import { AppError, isAppError } from '../errors/app-error.js';

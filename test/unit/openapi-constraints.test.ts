@@ -4,7 +4,7 @@ import { openApiDocument } from '../../src/api/openapi.js';
 import { API_FORMATS } from '../../src/api/schemas/api-formats.js';
 import { parseRetryCodes } from '../../src/campaigns/control/retry-codes.js';
 import { SPEC_FORMATS } from '../../src/campaigns/spec/spec-formats.js';
-import { parseDuration, parseInstant } from '../../src/cli/time-options.js';
+import { parseDuration, parseInstant } from '../../src/campaigns/spec/time-options.js';
 import { toE164 } from '../../src/phone/e164.js';
 import { accepts } from '../support/accepts.js';
 

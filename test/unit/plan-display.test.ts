@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SendOutcome } from '../../src/campaigns/ingest/producer.js';
 import { estimateSending } from '../../src/campaigns/feed/send-estimate.js';
 import { parseSendWindow } from '../../src/campaigns/feed/send-window.js';
-import { checkDisplayTimezone, displayZoneOf, formatInstant } from '../../src/cli/display-zone.js';
+import { checkDisplayTimezone, displayZoneOf, formatInstant } from '../../src/campaigns/spec/display-zone.js';
 import { summaryText } from '../../src/cli/format.js';
 import { defaultRateCardFile } from '../../src/pricing/rate-card.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration, parseInstant, parseSchedule, parseStart } from '../../src/cli/time-options.js';
+import { parseDuration, parseInstant, parseSchedule, parseStart } from '../../src/campaigns/spec/time-options.js';
 import { pattern } from '../support/long-pattern.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');

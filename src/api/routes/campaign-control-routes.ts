@@ -4,7 +4,7 @@ import { CampaignControls } from '../../campaigns/control/campaign-controls.js';
 import { parseRetryCodes } from '../../campaigns/control/retry-codes.js';
 import { SPEC_FORMATS } from '../../campaigns/spec/spec-formats.js';
 import { readCampaignStatus, statusViewOf } from '../../cli/run/status-view.js';
-import { parseStart } from '../../cli/time-options.js';
+import { parseStart } from '../../campaigns/spec/time-options.js';
 import type { ApiCaller } from '../api-principal.js';
 import { registerApiRoute, type ApiRouteDefinition } from '../api-route.js';
 import type { ApiAction, ApiServices } from '../api-services.js';

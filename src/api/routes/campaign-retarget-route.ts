@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { RETARGET_STATUSES } from '../../campaigns/retarget/retarget-rule.js';
 import { FLAG_FIELD_NAMES, campaignFlagsSchema } from '../../campaigns/spec/campaign-flags.js';
 import { runRetarget } from '../../cli/run/retarget.js';
-import { parseDuration } from '../../cli/time-options.js';
+import { parseDuration } from '../../campaigns/spec/time-options.js';
 import { API_BASE } from '../api-server.js';
 import { registerApiRoute } from '../api-route.js';
 import type { DocumentedRoute } from '../openapi.js';

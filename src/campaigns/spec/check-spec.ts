@@ -1,7 +1,7 @@
 import { getCountries, type CountryCode } from 'libphonenumber-js';
 import { parseDelimiterOption } from '../../csv/delimiter.js';
-import { checkDisplayTimezone } from '../../cli/display-zone.js';
-import { parseDuration, parseInstant, parseSchedule, type Schedule } from '../../cli/time-options.js';
+import { checkDisplayTimezone } from './display-zone.js';
+import { parseDuration, parseInstant, parseSchedule, type Schedule } from './time-options.js';
 import { AppError } from '../../errors/app-error.js';
 import { canonicalZone, ZONE_NAME } from '../../phone/recipient-zones.js';
 import { CAMPAIGN_ID_PATTERN } from '../campaign-id.js';

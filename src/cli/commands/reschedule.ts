@@ -9,7 +9,7 @@ export function register(program: Command): void {
     .requiredOption('--at <time>', 'the new start (ISO 8601 with offset, e.g. 2026-12-01T09:00:00+01:00)')
     .action(async (id: string, o: { at: string }) => {
       const { withControls } = await import('../run/controls.js');
-      const { parseStart } = await import('../time-options.js');
+      const { parseStart } = await import('../../campaigns/spec/time-options.js');
       const startsAt = parseStart('--at', o.at, Date.now());
       await withContext((context) =>
         withControls(context, (controls) => controls.reschedule(id, startsAt), {

@@ -50,9 +50,9 @@ async function retargetCampaign(id: string, o: RetargetFlags): Promise<void> {
   const { runRetarget } = await import('../run/retarget.js');
   const { recordCliAction } = await import('../run/cli-history.js');
   const { parseRetargetStatus } = await import('../../campaigns/retarget/retarget-rule.js');
-  const { parseDuration } = await import('../time-options.js');
+  const { parseDuration } = await import('../../campaigns/spec/time-options.js');
   const { summaryJson, summaryText } = await import('../format.js');
-  const { displayZoneOf } = await import('../display-zone.js');
+  const { displayZoneOf } = await import('../../campaigns/spec/display-zone.js');
   // Read before anything is opened: a typo in either is named at once.
   const rule = { status: parseRetargetStatus(o.status), afterMs: o.after === undefined ? undefined : parseDuration('--after', o.after) };
   const result = await withContext((context) =>

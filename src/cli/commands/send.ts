@@ -137,7 +137,7 @@ interface SendFlags extends MessageFlags {
 async function sendCampaign(file: string, o: SendFlags): Promise<void> {
   const { runSend } = await import('../run/send.js');
   const { summaryJson, summaryText } = await import('../format.js');
-  const { displayZoneOf } = await import('../display-zone.js');
+  const { displayZoneOf } = await import('../../campaigns/spec/display-zone.js');
   const { ingestInterruptedError, ingestNotices, stopOnSignals } = await import('../run/send-notices.js');
   // Checked before anything is created; the plan shows its times where the operator reads them.
   const zone = displayZoneOf({ displayTimezone: o.displayTimezone, typed: [o.at, o.expiresAt, o.startDeadline] });

@@ -1,7 +1,7 @@
-import { zoneOffsetMs } from '../campaigns/feed/send-window.js';
-import { AppError } from '../errors/app-error.js';
-import { CLI_FIELD_NAMES } from '../campaigns/spec/field-names.js';
-import { ZONE_NAME } from '../phone/recipient-zones.js';
+import { zoneOffsetMs } from '../feed/send-window.js';
+import { AppError } from '../../errors/app-error.js';
+import { CLI_FIELD_NAMES } from './field-names.js';
+import { ZONE_NAME } from '../../phone/recipient-zones.js';
 
 /**
  * Where the operator reads a plan's times: the fixed offset they typed in a time option, or

@@ -1,5 +1,5 @@
-import { AppError } from '../errors/app-error.js';
-import { CLI_FIELD_NAMES, type FieldNames } from '../campaigns/spec/field-names.js';
+import { AppError } from '../../errors/app-error.js';
+import { CLI_FIELD_NAMES, type FieldNames } from './field-names.js';
 
 /** ISO 8601 with a date, a time and an offset: a start time must not depend on the host's zone. */
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(?:Z|([+-])(\d{2}):(\d{2}))$/;
