@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { CAPTURE_PREFIX } from './test/support/capture-directory.js';
 import { SuiteSequencer } from './test/support/suite-sequencer.js';
 
@@ -18,9 +18,43 @@ const shared = globalThis as { [RUN_CAPTURES]?: string };
 const captures = (shared[RUN_CAPTURES] ??= join(tmpdir(), `${CAPTURE_PREFIX}${Date.now()}-${randomBytes(4).toString('hex')}`));
 
 /**
- * Three tiers. `unit` needs no Redis and no network (`npm run test:unit`); `integration` gets a
- * real Redis from its global setup (`npm run test:integration`); `captured` runs after both
- * and checks what the integration files' sandboxes captured. `npm test` runs all three.
+ * The long runs, in a tier of their own so that `npm test` takes a few minutes on 2 cores: the
+ * stress test of one-shot commands (1,000 runs in `npm run test:stress`), the 100,000-row upload,
+ * the failover loops on a Redis Cluster, the pacer's floor up to 1,000/s, and the tests that drain
+ * whole campaigns around a kill, a restart, a pause, a shutdown or a scrape. The other long files
+ * run beside the stress test, in about the time it takes, so this tier costs little more than it.
+ */
+const LONG = [
+  'cli-stress',
+  'api-upload-100k',
+  'campaign-controls',
+  'cluster-campaign',
+  'cluster-failover',
+  'fault-flaky-api',
+  'fault-in-doubt',
+  'fault-kill',
+  'fault-pair-limit',
+  'fault-redis-restart',
+  'fault-token-expiry',
+  'metrics-campaign',
+  'multi-number-worker',
+  'pacer-floor',
+  'worker-shutdown',
+].map((name) => `test/integration/${name}.test.ts`);
+
+/** What the `integration` and `long` projects share: a Redis, this run's capture directory, one module graph per worker. */
+const integrationSetup = {
+  globalSetup: ['test/support/global-setup.ts', 'test/support/capture-directory.ts'],
+  isolate: false,
+  env: { SANDBOX_REQUEST_LOG: captures },
+};
+
+/**
+ * Four tiers. `unit` needs no Redis and no network (`npm run test:unit`); `integration` gets a
+ * real Redis from its global setup (`npm run test:integration`); `long` is set up as
+ * `integration` is and holds the long runs (`npm run test:stress`); `captured` runs after
+ * whichever of those two ran and checks what their sandboxes captured. `npm test` runs all but
+ * `long`.
  */
 export default defineConfig({
   test: {
@@ -33,7 +67,7 @@ export default defineConfig({
     // asserts wall-clock rates, so load from elsewhere (a second suite) changes durations,
     // not results.
     maxWorkers: 2,
-    // The two heaviest integration files go where they cost the least wall time (see SuiteSequencer).
+    // The two heaviest long files go where they cost the least wall time (see SuiteSequencer).
     sequence: { sequencer: SuiteSequencer },
     projects: [
       // Threads start faster than forks, and no unit test needs a process of its own. Unit tests
@@ -52,13 +86,14 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts', 'test/support/capture-directory.ts'],
-          isolate: false,
-          env: { SANDBOX_REQUEST_LOG: captures },
+          exclude: [...configDefaults.exclude, ...LONG],
+          ...integrationSetup,
         },
       },
-      // After the others (a higher group order): every request of ours the sandboxes captured,
-      // and every answer and webhook they gave, against Meta's OpenAPI (test/captured).
+      // Set up as `integration` is; not in `npm test` (see LONG).
+      { extends: true, test: { name: 'long', include: LONG, ...integrationSetup } },
+      // After the others (a higher group order): every request of ours the sandboxes of `integration`
+      // or `long` captured, and every answer and webhook they gave, against Meta's OpenAPI (test/captured).
       {
         extends: true,
         test: {

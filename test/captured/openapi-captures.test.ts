@@ -18,7 +18,7 @@ describe("the run's captures against Meta's OpenAPI", () => {
     const files = dir !== undefined && existsSync(dir) ? readCaptureDir(dir) : [];
     if (files.length === 0) {
       throw new Error(
-        `No captures in ${dir ?? '(SANDBOX_REQUEST_LOG is not set)'}: the integration project must run first, in the same run ` +
+        `No captures in ${dir ?? '(SANDBOX_REQUEST_LOG is not set)'}: the integration or long project must run first, in the same run ` +
           '(npm test runs both; or npx vitest run --project integration --project captured).',
       );
     }

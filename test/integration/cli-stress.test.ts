@@ -16,9 +16,8 @@ import { SAMPLE_TEMPLATES } from '../support/pipeline.js';
  * `campaign worker` drains a campaign to the sandbox and `campaign send` ingests file after
  * file. Each run must exit 0 with the right output within RUN_LIMIT_MS.
  *
- * How many runs: CLI_STRESS_RUNS. `npm run test:stress` makes 1,000; `npm test` makes
- * DEFAULT_RUNS, a fifth of that: the 1,000 cost 11 CPU-minutes on a 2-core machine, half of
- * the whole suite's, and kept `.ci/run` past 15 minutes there (docs/performance.md).
+ * How many runs: CLI_STRESS_RUNS. `npm run test:stress`, the long tier, makes 1,000; a plain
+ * `vitest run` of every project makes DEFAULT_RUNS, a fifth of that.
  */
 
 const DEFAULT_RUNS = 200;

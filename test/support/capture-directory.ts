@@ -6,7 +6,7 @@ import type { TestProject } from 'vitest/node';
 /**
  * This run's capture directory (SANDBOX_REQUEST_LOG, named by vitest.config.ts), created empty
  * before the integration files start, so that a run of the `captured` project alone finds
- * nothing and says why. Runs without the integration project create none. Past runs'
+ * nothing and says why. Runs without the integration or long project create none. Past runs'
  * directories are removed after a day (a run whose check failed keeps its own for a look).
  */
 export const CAPTURE_PREFIX = 'campaign-capture-';
@@ -14,7 +14,7 @@ const KEPT_MS = 24 * 60 * 60 * 1000;
 
 export default function setup(project: TestProject): void {
   const dir = project.config.env.SANDBOX_REQUEST_LOG;
-  if (dir === undefined || dir === '') throw new Error('vitest.config.ts gives the integration project no SANDBOX_REQUEST_LOG');
+  if (dir === undefined || dir === '') throw new Error('vitest.config.ts gives the integration and long projects no SANDBOX_REQUEST_LOG');
   sweep();
   mkdirSync(dir, { recursive: true });
 }
