@@ -10,7 +10,7 @@ import { deletePrefix, freshPrefix } from './support/redis.js';
 import { startSandboxChild, type SandboxChild } from './support/sandbox.js';
 import { medianOf, ratePerSecond } from './support/stats.js';
 import { pct } from './ingest.js';
-import { campaignLedgerKeys } from '../src/redis/ledger-keys.js';
+import { campaignLedgerKeys } from '../src/redis/ledger/ledger-keys.js';
 
 /**
  * (b) Drain: 20,000 queued rows sent to the sandbox with the limiter off (SEND_RATE=0), by

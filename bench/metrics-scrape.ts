@@ -18,7 +18,7 @@ import type { IngestedRow } from '../src/campaigns/ledger.js';
 import { planSend } from '../src/campaigns/send-plan.js';
 import { silentLogger } from '../src/logging/logger.js';
 import { BullSendQueue } from '../src/queue/send-queue.js';
-import { RedisLedger } from '../src/redis/redis-ledger.js';
+import { RedisLedger } from '../src/redis/ledger/redis-ledger.js';
 import { requirementsOf } from '../src/templates/template-requirements.js';
 import { templateListSchema } from '../src/templates/template-schema.js';
 import { startService } from '../workers/serve.js';

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { campaignLedgerKeys, optOutsKey, feedKeys, sentGuardKeys } from '../src/redis/ledger-keys.js';
-import { withLedgerCommands } from '../src/redis/ledger-scripts.js';
-import { RedisLedger } from '../src/redis/redis-ledger.js';
-import { storedWamid, type StoredRow } from '../src/redis/stored-row.js';
+import { campaignLedgerKeys, optOutsKey, feedKeys, sentGuardKeys } from '../src/redis/ledger/ledger-keys.js';
+import { withLedgerCommands } from '../src/redis/ledger/ledger-scripts.js';
+import { RedisLedger } from '../src/redis/ledger/redis-ledger.js';
+import { storedWamid, type StoredRow } from '../src/redis/ledger/stored-row.js';
 import { startChild, stopChild, type Child } from './support/children.js';
 import { ensureCsv } from './support/data.js';
 import { figure, fmt, type SectionResult } from './support/figures.js';

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { wamidsKey, sentGuardKeys } from '../src/redis/ledger-keys.js';
+import { wamidsKey, sentGuardKeys } from '../src/redis/ledger/ledger-keys.js';
 import { startChild, stopChild } from './support/children.js';
 import { coreShare, cpuSeconds } from './support/cpu.js';
 import { ensureCsv } from './support/data.js';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { RedisLedger } from '../src/redis/redis-ledger.js';
+import { RedisLedger } from '../src/redis/ledger/redis-ledger.js';
 import { startChild, stopChild, waitForLine } from './support/children.js';
 import { figure, type SectionResult } from './support/figures.js';
 import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, productEnv } from './support/product.js';

@@ -5,7 +5,7 @@ import { ledgerOptionsOf } from '../src/app/ledger-options.js';
 import { loadConfig, sendRateOf, type Config } from '../src/config/config.js';
 import type { Dashboard } from '../src/dashboard/dashboard.js';
 import type { ServiceMetrics } from '../src/metrics/service-metrics.js';
-import type { RedisLedger } from '../src/redis/redis-ledger.js';
+import type { RedisLedger } from '../src/redis/ledger/redis-ledger.js';
 import type { WebhookConsumer } from '../src/webhooks/webhook-consumer.js';
 import type { AccountError } from '../src/campaigns/settle/account-errors.js';
 import { checkDashboardExposure } from '../src/dashboard/exposure.js';
@@ -102,7 +102,7 @@ interface ServiceParts {
 
 async function openServiceParts(config: Config, log: Logger): Promise<ServiceParts> {
   const { createWebhookRedis } = await import('../src/webhooks/webhook-inbox.js');
-  const { RedisLedger } = await import('../src/redis/redis-ledger.js');
+  const { RedisLedger } = await import('../src/redis/ledger/redis-ledger.js');
   // Fail-fast connections like the inbox's: with Redis away their commands fail at once and the loops retry.
   // (They stay quiet about Redis coming and going: the inbox's connection says it once for the service.)
   const { silentLogger } = await import('../src/logging/logger.js');
@@ -159,8 +159,8 @@ async function openServiceParts(config: Config, log: Logger): Promise<ServicePar
 async function webhookConsumer(config: Config, log: Logger, readerRedis: RedisClient, ledger: RedisLedger): Promise<WebhookConsumer> {
   const { WebhookConsumer } = await import('../src/webhooks/webhook-consumer.js');
   const { optOutMatcher } = await import('../src/webhooks/webhook-events.js');
-  const { WebhookMetrics } = await import('../src/redis/webhook-metrics.js');
-  const { RedisUserLinks } = await import('../src/redis/redis-user-links.js');
+  const { WebhookMetrics } = await import('../src/redis/webhooks/webhook-metrics.js');
+  const { RedisUserLinks } = await import('../src/redis/webhooks/redis-user-links.js');
   return new WebhookConsumer({
     redis: readerRedis,
     prefix: config.queuePrefix,
@@ -180,7 +180,7 @@ async function webhookConsumer(config: Config, log: Logger, readerRedis: RedisCl
 /** A change's `errors[]`: kept for the campaigns page; a halting code pauses the number's campaigns. */
 async function accountErrorsHandler(config: Config, log: Logger, redis: RedisClient, ledger: RedisLedger) {
   const { settleAccountErrors } = await import('../src/campaigns/settle/account-errors.js');
-  const { RedisAccountErrors } = await import('../src/redis/redis-account-errors.js');
+  const { RedisAccountErrors } = await import('../src/redis/metrics/redis-account-errors.js');
   const errorLog = new RedisAccountErrors(redis, config.queuePrefix);
   return async (errors: readonly AccountError[]): Promise<void> => {
     await settleAccountErrors({ ledger, log: errorLog, logger: log }, errors);

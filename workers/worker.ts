@@ -1,8 +1,8 @@
 import { CloudApiClient } from '../src/cloud-api/cloud-api-client.js';
 import { AppError } from '../src/errors/app-error.js';
 import { SendProcessor } from '../src/campaigns/send/send-processor.js';
-import { RedisSendRecorder } from '../src/redis/redis-send-recorder.js';
-import { RedisSendPacer } from '../src/redis/redis-send-pacer.js';
+import { RedisSendRecorder } from '../src/redis/metrics/redis-send-recorder.js';
+import { RedisSendPacer } from '../src/redis/pacer/redis-send-pacer.js';
 import { startSendWorker } from '../src/queue/send-worker.js';
 import type { AppContext } from '../src/app/app-context.js';
 import { startRetention } from '../src/app/campaign-purge.js';

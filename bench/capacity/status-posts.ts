@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { request } from 'undici';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import type { SandboxChild } from '../support/sandbox.js';
 import { statusWebhookBody } from '../support/status-webhook.js';
 

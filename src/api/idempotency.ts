@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
-import { IdempotencyStore, type StoredAnswer } from '../redis/idempotency-keys.js';
+import { IdempotencyStore, type StoredAnswer } from '../redis/access/idempotency-keys.js';
 import type { RedisClient } from '../redis/key-scope.js';
 import { callerKey, type ApiCaller } from './api-principal.js';
 import { ProblemsError } from './problem.js';

@@ -1,7 +1,7 @@
 import { loadConfig, type Config, type RequiredSetting } from '../config/config.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { RedisClient } from '../redis/key-scope.js';
-import { RedisLedger } from '../redis/redis-ledger.js';
+import { RedisLedger } from '../redis/ledger/redis-ledger.js';
 import { ledgerOptionsOf } from './ledger-options.js';
 import { assertRedisAnswers, createRedis } from '../redis/redis-connection.js';
 

@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
-import type { LedgerOptions } from '../redis/redis-ledger.js';
+import type { LedgerOptions } from '../redis/ledger/redis-ledger.js';
 
 /**
  * The ledger's settings from config, the same for every command and the service. `logger` may

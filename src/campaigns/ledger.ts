@@ -140,7 +140,7 @@ export interface FeedOptions extends FeedLimitOptions {
 
 /** A phone number's campaigns with a send window, and their lanes, as the feeder needs them. */
 export interface WindowedCampaigns {
-  /** The ledger's clock when read (Redis's, src/redis/ledger-clock.ts): the one the feed judges by. */
+  /** The ledger's clock when read (Redis's, src/redis/ledger/ledger-clock.ts): the one the feed judges by. */
   now: number;
   campaigns: { campaignId: string; window: SendWindow; lanes: string[][] }[];
 }
@@ -390,7 +390,7 @@ export interface DeliveryLedger {
 
 /**
  * The campaign ledger: per-row state and counters, every consumer's part. The campaign logic
- * depends on these interfaces only; src/redis/redis-ledger.ts implements it, its rules in the
+ * depends on these interfaces only; src/redis/ledger/redis-ledger.ts implements it, its rules in the
  * Lua scripts of src/redis/lua.
  */
 export interface CampaignLedger extends IngestLedger, SendLedger, ControlLedger, ReportLedger, DeliveryLedger {}

@@ -34,7 +34,7 @@ export interface RowToSend {
 
 /**
  * Deterministic, so the same row fed twice is the same job (BullMQ ignores the second).
- * The feed script (src/redis/ledger-scripts.ts, jobIdOf) builds the same IDs in Lua.
+ * The feed script (src/redis/ledger/ledger-scripts.ts, jobIdOf) builds the same IDs in Lua.
  */
 export function sendJobId(campaignId: string, row: number, requeue = 0): string {
   return requeue === 0 ? `${campaignId}-${row}` : `${campaignId}-${row}-r${requeue}`;

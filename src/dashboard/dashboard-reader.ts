@@ -16,18 +16,18 @@ export interface DashboardReaderDeps {
   /**
    * States and counts: the ledger's status(), as `campaign status` shows them; a windowed
    * campaign's lanes' backlogs for its page; its timeline for its page's charts
-   * (src/redis/ledger-timeline.ts: without it the page has no charts).
+   * (src/redis/ledger/ledger-timeline.ts: without it the page has no charts).
    */
   ledger: Pick<ReportLedger, 'status' | 'laneBacklogs'> & Partial<TimelineLedger>;
   directory: CampaignDirectory;
   /** The metrics figures (src/metrics/scrape-reader.ts, kept without retention): ETA per campaign, rate per number. */
   snapshot: () => Promise<Pick<MetricsSnapshot, 'campaigns' | 'numbers'>>;
   tallies: ErrorTallies;
-  /** What Meta's template webhooks last said, by "<name>\n<language>" (src/redis/redis-template-info.ts). */
+  /** What Meta's template webhooks last said, by "<name>\n<language>" (src/redis/templates/redis-template-info.ts). */
   templateInfos?: () => Promise<ReadonlyMap<string, TemplateInfo>>;
   /** Who created and controlled each campaign (its page's History); without it the page shows none. */
   history?: Pick<CampaignHistory, 'list'>;
-  /** The newest account-level errors Meta reported (src/redis/redis-account-errors.ts); without it the page shows none. */
+  /** The newest account-level errors Meta reported (src/redis/metrics/redis-account-errors.ts); without it the page shows none. */
   accountErrors?: () => Promise<AccountError[]>;
   now?: () => number;
 }

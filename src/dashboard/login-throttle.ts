@@ -16,7 +16,7 @@ export const LOGIN_WINDOW_MS = 60_000;
 /** What the store made of a login: refused (a count at its limit), or counted, with the counts that this one brought to their limit. */
 export type LoginCount = { refused: 'address' | 'user' } | { refused: undefined; reached: { address: boolean; user: boolean } };
 
-/** Where the failures are counted, and the refusals behind cw_dashboard_login_refusals_total (src/redis/redis-login-attempts.ts). */
+/** Where the failures are counted, and the refusals behind cw_dashboard_login_refusals_total (src/redis/access/redis-login-attempts.ts). */
 export interface LoginAttemptStore {
   count(login: {
     address: string;

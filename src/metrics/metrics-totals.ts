@@ -18,7 +18,7 @@ export interface MetricsTotals {
   accountErrors: [phoneNumberId: string, code: string, total: number][];
 }
 
-/** Where workers and the webhook consumer keep their counts, read at each scrape (src/redis/redis-metrics-store.ts). */
+/** Where workers and the webhook consumer keep their counts, read at each scrape (src/redis/metrics/redis-metrics-store.ts). */
 export interface MetricsTotalsReader {
   totals(): Promise<MetricsTotals>;
   /** Requests per second of each number (in their order) over the last few complete seconds before `now` (ms). */

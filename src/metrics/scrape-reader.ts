@@ -5,9 +5,9 @@ import type { CampaignCountersReader } from '../campaigns/report/campaign-counte
 import type { SendWindow } from '../campaigns/feed/send-window.js';
 import { sendQueueName, sendQueuePrefix } from '../queue/queue-names.js';
 import type { RedisClient } from '../redis/key-scope.js';
-import { readLoginRefusals } from '../redis/redis-login-attempts.js';
-import { RedisMetricsStore } from '../redis/redis-metrics-store.js';
-import { readWebhookIntake, type WebhookIntakeFigures } from '../redis/webhook-metrics.js';
+import { readLoginRefusals } from '../redis/access/redis-login-attempts.js';
+import { RedisMetricsStore } from '../redis/metrics/redis-metrics-store.js';
+import { readWebhookIntake, type WebhookIntakeFigures } from '../redis/webhooks/webhook-metrics.js';
 import { campaignFigures, needsWindow, type CampaignFigures, type EtaContext } from './campaign-figures.js';
 import type { MetricsTotals, MetricsTotalsReader } from './metrics-totals.js';
 

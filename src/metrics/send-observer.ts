@@ -2,7 +2,7 @@ import { CloudApiBadResponseError, CloudApiError, CloudApiTransportError } from 
 
 /**
  * What the send path tells the metrics about each request to the Cloud API. The campaign
- * logic depends on this port only; RedisSendRecorder (src/redis/redis-send-recorder.ts)
+ * logic depends on this port only; RedisSendRecorder (src/redis/metrics/redis-send-recorder.ts)
  * is the real one.
  */
 export interface SendObserver {

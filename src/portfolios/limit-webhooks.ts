@@ -3,7 +3,7 @@ import type { SendLedger } from '../campaigns/ledger.js';
 import type { Logger } from '../logging/logger.js';
 import type { RedisClient } from '../redis/key-scope.js';
 import type { LimitUpdate } from '../webhooks/limit-events.js';
-import { numbersOfPortfolio } from '../redis/portfolio-keys.js';
+import { numbersOfPortfolio } from '../redis/pacer/portfolio-keys.js';
 import { DEFAULT_PORTFOLIO, portfolioOf, type PortfolioAssignments } from './portfolios.js';
 
 export interface LimitWebhookOptions {

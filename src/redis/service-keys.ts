@@ -8,7 +8,7 @@ export function sendQueuePrefix(prefix: string, phoneNumberId: string): string {
 }
 
 /**
- * The pacer's keys of a number (src/redis/redis-send-pacer.ts): its next slot, and the sends of its last second. In the number's scope:
+ * The pacer's keys of a number (src/redis/pacer/redis-send-pacer.ts): its next slot, and the sends of its last second. In the number's scope:
  * both scripts stay in its slot.
  */
 export function pacerKeys(prefix: string, phoneNumberId: string): { slot: string; sent: string } {
@@ -22,7 +22,7 @@ export function csrfKeyName(prefix: string): string {
 }
 
 /**
- * The dashboard's failed logins (src/redis/redis-login-attempts.ts): per window (`<window>`: windows of the throttle's length
+ * The dashboard's failed logins (src/redis/access/redis-login-attempts.ts): per window (`<window>`: windows of the throttle's length
  * since the epoch), by client address and by the SHA-256 of the user name tried (any text a client sends: never a key as given),
  * and the refusals counted for cw_dashboard_login_refusals_total. One hash tag: the script that counts a login touches one slot.
  */

@@ -18,7 +18,7 @@ export interface TemplateCache {
   /** The stored snapshot, or undefined when there is none or it cannot be read back. */
   read(): Promise<TemplateSnapshot | undefined>;
   write(snapshot: TemplateSnapshot): Promise<void>;
-  /** What Meta's quality and category webhooks last said, by "<name>\n<language>" (src/redis/redis-template-info.ts). */
+  /** What Meta's quality and category webhooks last said, by "<name>\n<language>" (src/redis/templates/redis-template-info.ts). */
   templateInfos?(): Promise<ReadonlyMap<string, TemplateInfo>>;
 }
 

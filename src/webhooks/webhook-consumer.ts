@@ -2,11 +2,11 @@ import type { RedisClient } from '../redis/key-scope.js';
 import type { DeliveryLedger, StatusUpdate, TemplateInfoUpdate, TemplateStatusUpdate } from '../campaigns/ledger.js';
 import { retryParkedStatuses, settleDeliveryEvents, type ParkedStatus, type StatusApplied } from '../campaigns/settle/delivery-events.js';
 import type { InboundEvent, PreferenceEvent, UserIdChange, UserLinkStore } from '../campaigns/settle/user-joins.js';
-import { RedisUserLinks } from '../redis/redis-user-links.js';
+import { RedisUserLinks } from '../redis/webhooks/redis-user-links.js';
 import type { Logger } from '../logging/logger.js';
-import type { WebhookMetrics } from '../redis/webhook-metrics.js';
+import type { WebhookMetrics } from '../redis/webhooks/webhook-metrics.js';
 import { parseWebhook, type OptOutMatcher, type WebhookEvents } from './webhook-events.js';
-import { webhookKeys } from '../redis/webhook-keys.js';
+import { webhookKeys } from '../redis/webhooks/webhook-keys.js';
 import type { LimitUpdate } from './limit-events.js';
 import type { AccountError } from '../campaigns/settle/account-errors.js';
 import { isKnownPricingCategory } from '../pricing/pricing-category.js';
@@ -42,7 +42,7 @@ export interface WebhookConsumerOptions {
   /** /metrics: events by kind and status lag, written in the MULTI that acknowledges their batch. */
   metrics?: WebhookMetrics;
   /**
-   * The portfolios' user ID ↔ phone links (src/redis/redis-user-links.ts): messages and preferences
+   * The portfolios' user ID ↔ phone links (src/redis/webhooks/redis-user-links.ts): messages and preferences
    * with a user ID only are joined to their phone by them. Default: on this consumer's
    * connection, every number in the default portfolio.
    */

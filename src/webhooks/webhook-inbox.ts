@@ -2,8 +2,8 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../logging/logger.js';
 import type { RedisClient } from '../redis/key-scope.js';
 import { createCluster, redactUrl, type RedisTarget } from '../redis/redis-connection.js';
-import { webhookKeys } from '../redis/webhook-keys.js';
-import { RedisWebhookIntake } from '../redis/redis-webhook-intake.js';
+import { webhookKeys } from '../redis/webhooks/webhook-keys.js';
+import { RedisWebhookIntake } from '../redis/webhooks/redis-webhook-intake.js';
 import { DEFAULT_WEBHOOK_INBOX_MAX } from '../config/config.js';
 
 /**

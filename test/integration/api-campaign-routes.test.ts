@@ -11,7 +11,7 @@ import { documented, refused } from '../support/api-documented.js';
 import { answeredCampaign } from '../support/api-campaigns.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { LEDGER_TEST_NUMBER } from '../support/ledger-fixtures.js';
-import { RedisUserLinks } from '../../src/redis/redis-user-links.js';
+import { RedisUserLinks } from '../../src/redis/webhooks/redis-user-links.js';
 import { ApiTestService } from '../support/api-service.js';
 import { testContext } from '../support/app-context.js';
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';

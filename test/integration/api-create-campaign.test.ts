@@ -1,8 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { IdempotencyStore } from '../../src/redis/idempotency-keys.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { IdempotencyStore } from '../../src/redis/access/idempotency-keys.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { dryRunSummarySchema, sendSummarySchema } from '../../src/api/schemas/send-summary-schema.js';
 import { problemSchema } from '../../src/api/problem.js';
 import { ApiTestService, CAMPAIGN_API_ENV } from '../support/api-service.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listNumbersRoute, listTemplatesRoute } from '../../src/api/routes/directory-routes.js';
 import { addOptOutsRoute, listOptOutsRoute, removeOptOutsRoute } from '../../src/api/routes/optouts-routes.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { documented, refused } from '../support/api-documented.js';
 import { answeredCampaign } from '../support/api-campaigns.js';
 import { ApiTestService } from '../support/api-service.js';

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dryRunSummarySchema, sendSummarySchema } from '../../src/api/schemas/send-summary-schema.js';
 import { problemSchema } from '../../src/api/problem.js';
 import { packageRoot } from '../../src/files/package-root.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { ApiTestService, CAMPAIGN_API_ENV } from '../support/api-service.js';
 import { phoneNumber } from '../support/csv-files.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { problemSchema, type Problem } from '../../src/api/problem.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { ApiTestService, CAMPAIGN_API_ENV } from '../support/api-service.js';
 import { phoneNumber } from '../support/csv-files.js';
 

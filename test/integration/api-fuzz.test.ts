@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../../src/api/api-routes.js';
 import { openApiDocument } from '../../src/api/openapi.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { AnswerChecker } from '../support/api-answers.js';
 import { answeredCampaign } from '../support/api-campaigns.js';
 import { ApiTestService } from '../support/api-service.js';

@@ -7,7 +7,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/files/package-root.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { ApiTestService, CAMPAIGN_API_ENV } from '../support/api-service.js';
 import { phoneNumber } from '../support/csv-files.js';
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { problemSchema } from '../../src/api/problem.js';
 import { sendSummarySchema } from '../../src/api/schemas/send-summary-schema.js';
-import { IdempotencyStore, idempotencyKeyName } from '../../src/redis/idempotency-keys.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { IdempotencyStore, idempotencyKeyName } from '../../src/redis/access/idempotency-keys.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { ApiTestService, CAMPAIGN_API_ENV } from '../support/api-service.js';
 import { phoneNumber } from '../support/csv-files.js';
 

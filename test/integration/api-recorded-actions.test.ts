@@ -6,7 +6,7 @@ import { registerApi } from '../../src/api/api-server.js';
 import type { ApiAction } from '../../src/api/api-services.js';
 import type { AppContext } from '../../src/app/app-context.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { RedisApiTokens } from '../../src/redis/redis-api-tokens.js';
+import { RedisApiTokens } from '../../src/redis/access/redis-api-tokens.js';
 import { answeredCampaign } from '../support/api-campaigns.js';
 import { testContext } from '../support/app-context.js';
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';

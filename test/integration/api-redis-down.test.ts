@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemSchema } from '../../src/api/problem.js';
-import { RedisApiTokens } from '../../src/redis/redis-api-tokens.js';
+import { RedisApiTokens } from '../../src/redis/access/redis-api-tokens.js';
 import { startService, type RunningService } from '../../workers/serve.js';
 import { tempDir } from '../support/csv-files.js';
 import { freePort, RedisServer } from '../support/fault-redis-server.js';

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { authenticate } from '../../src/http/api-tokens.js';
 import { isAppError } from '../../src/errors/app-error.js';
-import { LAST_USE_RESOLUTION_MS, RedisApiTokens, apiTokensKey } from '../../src/redis/redis-api-tokens.js';
+import { LAST_USE_RESOLUTION_MS, RedisApiTokens, apiTokensKey } from '../../src/redis/access/redis-api-tokens.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
 const DAY = 86_400_000;

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SendJob } from '../../src/campaigns/send-job.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { startService, type RunningService } from '../../workers/serve.js';
 import { closeTestBrowser, launchTestBrowser } from '../support/test-browser.js';
 import { LEDGER_TEST_NUMBER, feedAll, ingestQueuedCampaign } from '../support/ledger-fixtures.js';

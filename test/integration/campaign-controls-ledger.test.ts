@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CampaignControls, type RetryProgress } from '../../src/campaigns/control/campaign-controls.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
-import type { RedisLedger } from '../../src/redis/redis-ledger.js';
+import type { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { TestClock } from '../support/test-clock.js';
 import { ledgersPerTest, type TestLedger } from '../support/test-ledger.js';

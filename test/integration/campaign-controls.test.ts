@@ -9,7 +9,7 @@ import { PHONE_NUMBER_ID, PIPELINE_ACCESS_TOKEN, Pipeline, pipelinePerTest, type
 import { redisUrl } from '../support/redis.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { startService } from '../../workers/serve.js';
-import { campaignLedgerKeys, optOutsKey } from '../../src/redis/ledger-keys.js';
+import { campaignLedgerKeys, optOutsKey } from '../../src/redis/ledger/ledger-keys.js';
 import { waitFor, within as withinOr } from '../support/waiting.js';
 
 /**

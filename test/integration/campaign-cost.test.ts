@@ -8,7 +8,7 @@ import { AppError } from '../../src/errors/app-error.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { loadRateCard } from '../../src/pricing/rate-card.js';
 import { campaignCost } from '../../src/pricing/recorded-cost.js';
-import { RedisMetricsStore } from '../../src/redis/redis-metrics-store.js';
+import { RedisMetricsStore } from '../../src/redis/metrics/redis-metrics-store.js';
 import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { SANDBOX_WABA_ID } from '../../src/sandbox/webhook-payloads.js';
 import { startService, type RunningService } from '../../workers/serve.js';

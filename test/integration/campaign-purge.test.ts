@@ -13,8 +13,8 @@ import { purgeExpired, runPurge } from '../../src/app/campaign-purge.js';
 import { ingestQueuedCampaign, ledgerTestDefinition } from '../support/ledger-fixtures.js';
 import { produceCampaign } from '../../src/campaigns/ingest/producer.js';
 import { freshPrefix, redisUrl, removePrefix } from '../support/redis.js';
-import { wamidsKey } from '../../src/redis/ledger-keys.js';
-import { withLedgerCommands } from '../../src/redis/ledger-scripts.js';
+import { wamidsKey } from '../../src/redis/ledger/ledger-keys.js';
+import { withLedgerCommands } from '../../src/redis/ledger/ledger-scripts.js';
 import { ledgerPeek } from '../support/ledger-peek.js';
 
 const NUMBER = '106540352242922';

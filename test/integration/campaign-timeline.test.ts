@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SendJob } from '../../src/campaigns/send-job.js';
 import { timelineSeries, type TimelineBucket } from '../../src/campaigns/report/campaign-timeline.js';
-import { campaignLedgerKeys } from '../../src/redis/ledger-keys.js';
+import { campaignLedgerKeys } from '../../src/redis/ledger/ledger-keys.js';
 import { LEDGER_TEST_NUMBER, feedAll, ingestQueuedCampaign } from '../support/ledger-fixtures.js';
 import { TestClock } from '../support/test-clock.js';
 import { ledgersPerTest } from '../support/test-ledger.js';
@@ -19,7 +19,7 @@ const job = (row: number, requeue?: number): SendJob =>
 const byField = (buckets: TimelineBucket[]) => Object.fromEntries(buckets.map((b) => [`${b.kind}:${b.start}:${b.width}`, b.delta]));
 
 /**
- * A campaign's timeline (src/redis/lua/includes/timeline.lua, read by src/redis/ledger-timeline.ts)
+ * A campaign's timeline (src/redis/lua/includes/timeline.lua, read by src/redis/ledger/ledger-timeline.ts)
  * on a real Redis: the scripts count each move of `n:sent` / `n:failed` and each first
  * delivered / read into the bucket of the ledger's clock, the buckets widen with the campaign's
  * age, the counters and the series agree, replies are counted once per row, and purge deletes it.

@@ -2,7 +2,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisCampaignHistory } from '../../src/redis/redis-campaign-history.js';
+import { RedisCampaignHistory } from '../../src/redis/history/redis-campaign-history.js';
 import { runCli } from '../support/cli-process.js';
 import { tempDir, writeCampaignCsv } from '../support/csv-files.js';
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli-process.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
-import { optOutsKey } from '../../src/redis/ledger-keys.js';
+import { optOutsKey } from '../../src/redis/ledger/ledger-keys.js';
 
 /** `campaign optouts list|add|remove`: the opt-out store without redis-cli. */
 describe('campaign optouts', () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/csv-files.js';
 import { ledgerTestDefinition } from '../support/ledger-fixtures.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 
 /**
  * A one-shot command's output to a pipe leaves the process only as the reader takes it: the

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli-process.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
-import { apiTokensKey } from '../../src/redis/redis-api-tokens.js';
+import { apiTokensKey } from '../../src/redis/access/redis-api-tokens.js';
 
 /** `campaign tokens create|list|revoke` as an operator runs them: the token is printed once and nowhere after. */
 describe('campaign tokens', () => {

@@ -1,9 +1,9 @@
 import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
-import { portfolioScope } from '../../src/redis/portfolio-keys.js';
+import { portfolioScope } from '../../src/redis/pacer/portfolio-keys.js';
 import { numberScope } from '../../src/redis/key-scope.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix } from '../support/redis.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Cluster } from 'ioredis';
-import { portfolioLimitKeys } from '../../src/redis/portfolio-limit-keys.js';
+import { portfolioLimitKeys } from '../../src/redis/pacer/portfolio-limit-keys.js';
 import { DEFAULT_PORTFOLIO } from '../../src/portfolios/portfolios.js';
 import { numberScope } from '../../src/redis/key-scope.js';
 import { describePortfolioReach, NUMBER_A, NUMBER_B } from '../support/portfolio-reach-spec.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeReport } from '../../src/campaigns/report/report.js';
 import { isAppError } from '../../src/errors/app-error.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { startService, type RunningService } from '../../workers/serve.js';
 import { tempDir } from '../support/csv-files.js';
 import { forgetLoginFailures } from '../support/login-failures.js';

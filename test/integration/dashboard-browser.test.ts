@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { FaultHarness, waIdOfRow, within, type SendSummary } from '../support/fault-harness.js';
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';
 import { closeTestBrowser, launchTestBrowser } from '../support/test-browser.js';

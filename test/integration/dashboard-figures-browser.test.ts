@@ -7,7 +7,7 @@ import type { SendJob } from '../../src/campaigns/send-job.js';
 import { createDashboard, type Dashboard } from '../../src/dashboard/dashboard.js';
 import { ERROR_TALLY_MIN_AGE_MS } from '../../src/dashboard/error-tallies.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { closeTestBrowser, launchTestBrowser } from '../support/test-browser.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { LEDGER_TEST_NUMBER, feedAll, ingestQueuedCampaign, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';

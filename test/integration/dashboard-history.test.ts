@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logging/logger.js';
-import { RedisCampaignHistory } from '../../src/redis/redis-campaign-history.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisCampaignHistory } from '../../src/redis/history/redis-campaign-history.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { startService, type RunningService } from '../../workers/serve.js';
 import { ingestQueuedCampaign } from '../support/ledger-fixtures.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';

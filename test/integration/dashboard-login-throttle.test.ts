@@ -10,9 +10,9 @@ import { CsrfTokens, redisCsrfKey } from '../../src/dashboard/csrf.js';
 import { LoginThrottle } from '../../src/dashboard/login-throttle.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { createServiceMetrics, type ServiceMetrics } from '../../src/metrics/service-metrics.js';
-import { RedisApiTokens } from '../../src/redis/redis-api-tokens.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
-import { RedisLoginAttempts } from '../../src/redis/redis-login-attempts.js';
+import { RedisApiTokens } from '../../src/redis/access/redis-api-tokens.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
+import { RedisLoginAttempts } from '../../src/redis/access/redis-login-attempts.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
 /**

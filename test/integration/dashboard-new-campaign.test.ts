@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { closeTestBrowser, launchTestBrowser } from '../support/test-browser.js';
 import { phoneNumber, tempDir } from '../support/csv-files.js';
 import { FaultHarness, waIdOfRow, within } from '../support/fault-harness.js';

@@ -6,7 +6,7 @@ import { somethingListens } from '../../src/redis/private/redis-for-run.js';
 import { runCli } from '../support/cli-process.js';
 import { tempDir } from '../support/csv-files.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
-import { webhookKeys } from '../../src/redis/webhook-keys.js';
+import { webhookKeys } from '../../src/redis/webhooks/webhook-keys.js';
 import { linesWithStacks, parseLogLines } from '../support/log-lines.js';
 
 /**

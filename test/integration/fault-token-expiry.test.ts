@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultHarness, within, type StatusJson } from '../support/fault-harness.js';
 import { PHONE_NUMBER_ID } from '../support/pipeline.js';
-import { campaignLedgerKeys, feedKeys } from '../../src/redis/ledger-keys.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { campaignLedgerKeys, feedKeys } from '../../src/redis/ledger/ledger-keys.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 
 /**
  * Fault injection: the access token expires mid-campaign (the API answers 190).

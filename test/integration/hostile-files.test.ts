@@ -8,7 +8,7 @@ import { runSend } from '../../src/cli/run/send.js';
 import { phoneNumber, tempDir } from '../support/csv-files.js';
 import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from '../support/pipeline.js';
 import { freshPrefix, redisUrl, removePrefix } from '../support/redis.js';
-import { campaignLedgerKeys } from '../../src/redis/ledger-keys.js';
+import { campaignLedgerKeys } from '../../src/redis/ledger/ledger-keys.js';
 
 /**
  * A file an attacker, or a careless export, could hand an operator: formulas, control and

@@ -1,14 +1,14 @@
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SendJob } from '../../src/campaigns/send-job.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { LEDGER_TEST_NUMBER, feedAll, ingestQueuedCampaign } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 import { ledgerPeek } from '../support/ledger-peek.js';
 
 /**
  * Claims and answers made in the same event-loop turn reach Redis as one script call per
- * campaign (src/redis/tick-batch.ts). These tests make many at once, on a real Redis, and
+ * campaign (src/redis/ledger/tick-batch.ts). These tests make many at once, on a real Redis, and
  * check that each caller still gets exactly what a call of its own would have given it.
  * The spies only count the real script calls; they do not replace them.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RedisClient } from '../../src/redis/key-scope.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 import { TestClock } from '../support/test-clock.js';
@@ -9,7 +9,7 @@ import { ledgersPerTest } from '../support/test-ledger.js';
 const HOUR = 3_600_000;
 
 /**
- * The ledger's one clock (src/redis/ledger-clock.ts, src/redis/lua/includes/clock.lua):
+ * The ledger's one clock (src/redis/ledger/ledger-clock.ts, src/redis/lua/includes/clock.lua):
  * without a clock set, Redis's TIME, in the scripts and in what the ledger decides in
  * TypeScript alike; a test's offset moves both, and a stopped clock holds both still.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { describeLedgerContract } from '../support/ledger-contract.js';
 import { testRedis } from '../support/redis.js';
 

@@ -3,14 +3,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CampaignDefinition, RowRecord } from '../../src/campaigns/campaign.js';
 import type { FeedResult, IngestedRow } from '../../src/campaigns/ledger.js';
 import { sendJobId, type SendJob } from '../../src/campaigns/send-job.js';
-import { RedisLedger, campaignLedgerKeys, feedKeys, type AutoPauseSettings } from '../../src/redis/redis-ledger.js';
+import { RedisLedger, campaignLedgerKeys, feedKeys, type AutoPauseSettings } from '../../src/redis/ledger/redis-ledger.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { LEDGER_TEST_NUMBER, feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 import { ledgerPeek } from '../support/ledger-peek.js';
 
 /**
- * The campaign controls as the ledger decides them (src/redis/ledger-scripts.ts), on a real
+ * The campaign controls as the ledger decides them (src/redis/ledger/ledger-scripts.ts), on a real
  * Redis under a fresh prefix: which job may claim a row and what it gets, which answers
  * count, what a halt, a pause, a cancel and a retry move (rows go back to the backlog under a
  * new job number; cancel takes the backlog as a block), and the error-spike brake.

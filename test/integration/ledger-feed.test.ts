@@ -3,13 +3,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
 import type { FeedOptions, FeedResult } from '../../src/campaigns/ledger.js';
 import { parseSendJobId, sendJobId, type SendJob } from '../../src/campaigns/send-job.js';
-import { RedisLedger, campaignLedgerKeys, feedKeys } from '../../src/redis/redis-ledger.js';
+import { RedisLedger, campaignLedgerKeys, feedKeys } from '../../src/redis/ledger/redis-ledger.js';
 import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 import { TestClock } from '../support/test-clock.js';
 
 /**
- * The feeder's atomic cursor (ledger.feed, the FEED script in src/redis/ledger-scripts.ts) on
+ * The feeder's atomic cursor (ledger.feed, the FEED script in src/redis/ledger/ledger-scripts.ts) on
  * a real Redis under a fresh prefix: it pops rows off the campaigns' backlogs into the phone
  * number's window, never past the window's size, never the same row twice, high priority
  * first and equal campaigns in equal shares; every end of a job takes it out of the window;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
 import type { RowRecord } from '../../src/campaigns/campaign.js';
-import type { RedisLedger } from '../../src/redis/redis-ledger.js';
+import type { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { feedAll, LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { ledgersPerTest } from '../support/test-ledger.js';

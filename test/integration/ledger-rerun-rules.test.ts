@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IngestedRow } from '../../src/campaigns/ledger.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
-import { RedisLedger, campaignLedgerKeys, sentGuardKeys } from '../../src/redis/redis-ledger.js';
+import { RedisLedger, campaignLedgerKeys, sentGuardKeys } from '../../src/redis/ledger/redis-ledger.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';

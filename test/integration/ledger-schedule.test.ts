@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
 import type { FeedResult } from '../../src/campaigns/ledger.js';
-import { RedisLedger, campaignLedgerKeys } from '../../src/redis/redis-ledger.js';
+import { RedisLedger, campaignLedgerKeys } from '../../src/redis/ledger/redis-ledger.js';
 import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 import { TestClock } from '../support/test-clock.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SendJob } from '../../src/campaigns/send-job.js';
-import { campaignLedgerKeys, sentGuardKeys, wamidsKey } from '../../src/redis/ledger-keys.js';
-import type { StoredRow } from '../../src/redis/stored-row.js';
+import { campaignLedgerKeys, sentGuardKeys, wamidsKey } from '../../src/redis/ledger/ledger-keys.js';
+import type { StoredRow } from '../../src/redis/ledger/stored-row.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { LEDGER_TEST_NUMBER as NUMBER, feedAll, ledgerTestDefinition } from '../support/ledger-fixtures.js';
 import { ledgersPerTest, type TestLedger } from '../support/test-ledger.js';

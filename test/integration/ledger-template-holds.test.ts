@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
 import type { TemplateStatusUpdate } from '../../src/campaigns/ledger.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { feedAll, ledgerTestDefinition, queuedRow, LEDGER_TEST_NUMBER } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 

@@ -4,8 +4,8 @@ import type { MessagingLimit } from '../../src/config/number-settings.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { limitWebhookHandler } from '../../src/portfolios/limit-webhooks.js';
 import { DEFAULT_PORTFOLIO } from '../../src/portfolios/portfolios.js';
-import { portfolioLimitKeys } from '../../src/redis/portfolio-limit-keys.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { portfolioLimitKeys } from '../../src/redis/pacer/portfolio-limit-keys.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { ledgerTestDefinition } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 

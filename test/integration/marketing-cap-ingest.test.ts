@@ -6,7 +6,7 @@ import type { AppContext } from '../../src/app/app-context.js';
 import type { RowRecord } from '../../src/campaigns/campaign.js';
 import { summaryJson, summaryText } from '../../src/cli/format.js';
 import { runSend, type SendOptions } from '../../src/cli/run/send.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { testContext } from '../support/app-context.js';
 import { phoneNumber, tempDir } from '../support/csv-files.js';
 import { feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';

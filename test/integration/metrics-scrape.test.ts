@@ -2,12 +2,12 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IngestedRow } from '../../src/campaigns/ledger.js';
-import { RedisSendRecorder } from '../../src/redis/redis-send-recorder.js';
+import { RedisSendRecorder } from '../../src/redis/metrics/redis-send-recorder.js';
 import { createServiceMetrics } from '../../src/metrics/service-metrics.js';
-import { WebhookMetrics } from '../../src/redis/webhook-metrics.js';
+import { WebhookMetrics } from '../../src/redis/webhooks/webhook-metrics.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { sendQueueName, sendQueuePrefix } from '../../src/queue/queue-names.js';
-import { RedisLedger, campaignLedgerKeys } from '../../src/redis/redis-ledger.js';
+import { RedisLedger, campaignLedgerKeys } from '../../src/redis/ledger/redis-ledger.js';
 import { startService } from '../../workers/serve.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { RedisServer } from '../support/fault-redis-server.js';
@@ -15,7 +15,7 @@ import { waitFor, within } from '../support/waiting.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 import { UNIT_NUMBER, orderUpdateDefinition } from '../support/unit-campaigns.js';
 import { parseExposition, samplesOf, scrape, sumOf, valueOf, type Exposition } from './metrics-exposition.js';
-import { metricsKeys } from '../../src/redis/metric-keys.js';
+import { metricsKeys } from '../../src/redis/metrics/metric-keys.js';
 
 /**
  * The metrics' Redis side on a real Redis: what workers' recorders and the webhook consumer

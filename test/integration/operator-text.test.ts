@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app/app-context.js';
-import { RedisCampaignHistory } from '../../src/redis/redis-campaign-history.js';
+import { RedisCampaignHistory } from '../../src/redis/history/redis-campaign-history.js';
 import { refused } from '../support/api-documented.js';
 import { answeredCampaign } from '../support/api-campaigns.js';
 import { ApiTestService } from '../support/api-service.js';

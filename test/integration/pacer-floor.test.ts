@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { DEFAULT_SEND_CONCURRENCY, sendConcurrencyOf } from '../../src/config/config.js';
-import { RedisSendPacer } from '../../src/redis/redis-send-pacer.js';
+import { RedisSendPacer } from '../../src/redis/pacer/redis-send-pacer.js';
 import { admissions, busiestWindow, simulateSenders } from '../support/pacer-audit.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 

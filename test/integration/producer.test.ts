@@ -6,7 +6,7 @@ import type { CampaignDefinition, RowRecord } from '../../src/campaigns/campaign
 import { produceCampaign, type ProduceInput, type RefusedRow } from '../../src/campaigns/ingest/producer.js';
 import type { IngestedRow, IngestResult } from '../../src/campaigns/ledger.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
-import type { RedisLedger } from '../../src/redis/redis-ledger.js';
+import type { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { phoneNumber, tempDir, writeCampaignCsv } from '../support/csv-files.js';
 import type { LedgerPeek } from '../support/ledger-peek.js';
 import type { TestClock } from '../support/test-clock.js';

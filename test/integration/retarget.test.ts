@@ -5,7 +5,7 @@ import { recordCliAction } from '../../src/cli/run/cli-history.js';
 import { runRetarget } from '../../src/cli/run/retarget.js';
 import { runSend } from '../../src/cli/run/send.js';
 import { AppError } from '../../src/errors/app-error.js';
-import { RedisCampaignHistory } from '../../src/redis/redis-campaign-history.js';
+import { RedisCampaignHistory } from '../../src/redis/history/redis-campaign-history.js';
 import { runCli } from '../support/cli-process.js';
 import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from '../support/pipeline.js';
 import { redisUrl } from '../support/redis.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retryCampaignRoute } from '../../src/api/routes/campaign-control-routes.js';
 import { CampaignControls } from '../../src/campaigns/control/campaign-controls.js';
 import type { RowRecord } from '../../src/campaigns/campaign.js';
-import type { RedisLedger } from '../../src/redis/redis-ledger.js';
+import type { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { documented } from '../support/api-documented.js';
 import { ApiTestService } from '../support/api-service.js';
 import { testContext } from '../support/app-context.js';

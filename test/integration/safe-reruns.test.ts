@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendQueueName, sendQueuePrefix } from '../../src/queue/queue-names.js';
-import { sentGuardKeys } from '../../src/redis/redis-ledger.js';
+import { sentGuardKeys } from '../../src/redis/ledger/redis-ledger.js';
 import type { AppContext } from '../../src/app/app-context.js';
 import { withControls } from '../../src/cli/run/controls.js';
 import { runSend, type SendOptions } from '../../src/cli/run/send.js';

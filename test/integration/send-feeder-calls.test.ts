@@ -6,7 +6,7 @@ import type { SendJob, SendJobQueue } from '../../src/campaigns/send-job.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { sendQueueName, sendQueuePrefix } from '../../src/queue/queue-names.js';
 import { BullSendQueue } from '../../src/queue/send-queue.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { LEDGER_TEST_NUMBER, ingestQueuedCampaign } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { RedisSendPacer } from '../../src/redis/redis-send-pacer.js';
+import { RedisSendPacer } from '../../src/redis/pacer/redis-send-pacer.js';
 import { admissions, busiestWindow } from '../support/pacer-audit.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 

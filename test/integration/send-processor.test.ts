@@ -8,7 +8,7 @@ import type { SendResult } from '../../src/cloud-api/cloud-api-client.js';
 import { CloudApiBadResponseError, CloudApiError, CloudApiTransportError } from '../../src/cloud-api/cloud-api-errors.js';
 import type { OutboundMessage, TemplateMessage } from '../../src/cloud-api/outbound-message.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import type { LedgerOptions, RedisLedger } from '../../src/redis/redis-ledger.js';
+import type { LedgerOptions, RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import type { SendTrouble } from '../../src/campaigns/send/send-trouble.js';
 import { phoneNumber } from '../support/csv-files.js';
 import type { LedgerPeek } from '../support/ledger-peek.js';

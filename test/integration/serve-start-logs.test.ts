@@ -2,7 +2,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { webhookKeys } from '../../src/redis/webhook-keys.js';
+import { webhookKeys } from '../../src/redis/webhooks/webhook-keys.js';
 import { startService } from '../../workers/serve.js';
 import { CliProcess } from '../support/cli-process.js';
 import { capturedLogger, linesWithStacks, parseLogLines } from '../support/log-lines.js';

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app/app-context.js';
 import { runSend } from '../../src/cli/run/send.js';
 import { buildTemplateRegistry } from '../../src/cli/run/templates.js';
-import { RedisTemplateInfo } from '../../src/redis/redis-template-info.js';
+import { RedisTemplateInfo } from '../../src/redis/templates/redis-template-info.js';
 import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { testContext } from '../support/app-context.js';
 import { tempDir } from '../support/csv-files.js';

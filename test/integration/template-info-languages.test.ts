@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RedisTemplateInfo } from '../../src/redis/redis-template-info.js';
+import { RedisTemplateInfo } from '../../src/redis/templates/redis-template-info.js';
 import { translationKey } from '../../src/templates/language-code.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 

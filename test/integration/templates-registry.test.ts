@@ -5,7 +5,7 @@ import { CloudApiTemplateSource } from '../../src/cloud-api/templates-client.js'
 import { loadConfig } from '../../src/config/config.js';
 import { Secret } from '../../src/config/secret.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { RedisTemplateCache } from '../../src/redis/redis-template-cache.js';
+import { RedisTemplateCache } from '../../src/redis/templates/redis-template-cache.js';
 import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { TemplateRegistry } from '../../src/templates/template-registry.js';
 import type { MessageTemplate } from '../../src/templates/template-schema.js';

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CampaignDefinition, RowRecord } from '../../src/campaigns/campaign.js';
 import { produceCampaign, type RefusedRow } from '../../src/campaigns/ingest/producer.js';
 import { planText, type TextPlan } from '../../src/campaigns/text-plan.js';
-import type { RedisLedger } from '../../src/redis/redis-ledger.js';
+import type { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { phoneNumber, tempDir } from '../support/csv-files.js';
 import type { TestClock } from '../support/test-clock.js';
 import { ledgersPerTest } from '../support/test-ledger.js';

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeReport } from '../../src/campaigns/report/report.js';
-import { RedisUserLinks, reportUserIds } from '../../src/redis/redis-user-links.js';
-import { webhookKeys } from '../../src/redis/webhook-keys.js';
+import { RedisUserLinks, reportUserIds } from '../../src/redis/webhooks/redis-user-links.js';
+import { webhookKeys } from '../../src/redis/webhooks/webhook-keys.js';
 import { sandboxUserId } from '../../src/sandbox/user-ids.js';
 import { PORTFOLIO_NUMBERS, PortfolioPipeline } from '../support/portfolio-pipeline.js';
 import { waitFor } from '../support/waiting.js';

@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { portfolioLimitKeys } from '../../src/redis/portfolio-limit-keys.js';
+import { portfolioLimitKeys } from '../../src/redis/pacer/portfolio-limit-keys.js';
 import { DEFAULT_PORTFOLIO } from '../../src/portfolios/portfolios.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { CliProcess } from '../support/cli-process.js';
 import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { RedisServer } from '../support/fault-redis-server.js';
 import { LEDGER_TEST_NUMBER } from '../support/ledger-fixtures.js';
 import { freshPrefix } from '../support/redis.js';

@@ -3,7 +3,7 @@ import { webhookInboxKey } from '../../src/webhooks/webhook-inbox.js';
 import { CliProcess, runCliWithin } from '../support/cli-process.js';
 import { RedisServer, freePort } from '../support/fault-redis-server.js';
 import { freshPrefix, redisUrl, removePrefix, testRedis } from '../support/redis.js';
-import { webhookKeys } from '../../src/redis/webhook-keys.js';
+import { webhookKeys } from '../../src/redis/webhooks/webhook-keys.js';
 import { waitFor } from '../support/waiting.js';
 import { postSignedWebhook } from '../support/signed-webhook.js';
 

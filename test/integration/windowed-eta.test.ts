@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logging/logger.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { startService, type RunningService } from '../../workers/serve.js';
 import { CliProcess, runCli } from '../support/cli-process.js';
 import { phoneNumber, tempDir } from '../support/csv-files.js';

@@ -1,5 +1,5 @@
 import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
-import type { RedisLedger } from '../../src/redis/redis-ledger.js';
+import type { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { feedAll, ledgerTestDefinition, LEDGER_TEST_NUMBER, queuedRow } from './ledger-fixtures.js';
 
 /** What a row of an answered campaign became. */

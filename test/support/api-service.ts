@@ -3,7 +3,7 @@ import { silentLogger } from '../../src/logging/logger.js';
 import type { ApiScope } from '../../src/http/api-tokens.js';
 import { API_ROUTES } from '../../src/api/api-routes.js';
 import { openApiDocument } from '../../src/api/openapi.js';
-import { RedisApiTokens } from '../../src/redis/redis-api-tokens.js';
+import { RedisApiTokens } from '../../src/redis/access/redis-api-tokens.js';
 import { startService, type RunningService } from '../../workers/serve.js';
 import { AnswerChecker, type RecordedAnswer } from './api-answers.js';
 import { tempDir } from './csv-files.js';

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../src/config/config.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import type { AppContext } from '../../src/app/app-context.js';
 import { redisUrl, removePrefix, testRedis } from './redis.js';
 

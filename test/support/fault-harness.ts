@@ -19,7 +19,7 @@ import { freshPrefix, redisUrl, removePrefix } from './redis.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { startService, type RunningService } from '../../workers/serve.js';
 import type { RedisClient } from '../../src/redis/key-scope.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { createCluster } from '../../src/redis/redis-connection.js';
 import type { RedisClusterUnderTest } from './redis-cluster.js';
 

@@ -5,7 +5,7 @@ import type { CampaignLedger, FeedOptions, FeedResult, IngestedRow, Settlement }
 import type { SendJob } from '../../src/campaigns/send-job.js';
 import { parseSendWindow } from '../../src/campaigns/feed/send-window.js';
 import type { RedisClient } from '../../src/redis/key-scope.js';
-import { RedisLedger, type LedgerOptions } from '../../src/redis/redis-ledger.js';
+import { RedisLedger, type LedgerOptions } from '../../src/redis/ledger/redis-ledger.js';
 import { phoneNumber } from './csv-files.js';
 import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from './ledger-fixtures.js';
 import { ledgerPeek, type LedgerPeek } from './ledger-peek.js';
@@ -20,7 +20,7 @@ import { pattern } from './long-pattern.js';
  * go through the CampaignLedger interface, so what they check is what the campaign logic can
  * see; the few that look at the keys behind it say so.
  *
- * Time. Each ledger gets a stopped clock (LedgerOptions.clock, src/redis/ledger-clock.ts):
+ * Time. Each ledger gets a stopped clock (LedgerOptions.clock, src/redis/ledger/ledger-clock.ts):
  * every script takes "now" from it, so the scenarios set the time (`clock.set`, or a feed's
  * `at`) and move it (`clock.advance`) instead of waiting, and times come out exact.
  */

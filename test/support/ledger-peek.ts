@@ -1,6 +1,6 @@
 import type { RedisClient } from '../../src/redis/key-scope.js';
-import { campaignLedgerKeys, feedKeys, wamidsKey } from '../../src/redis/ledger-keys.js';
-import { withLedgerCommands } from '../../src/redis/ledger-scripts.js';
+import { campaignLedgerKeys, feedKeys, wamidsKey } from '../../src/redis/ledger/ledger-keys.js';
+import { withLedgerCommands } from '../../src/redis/ledger/ledger-scripts.js';
 import { LEDGER_TEST_NUMBER } from './ledger-fixtures.js';
 
 /** What some of the ledger's keys hold, for tests that check what the interface does not show. */

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { RedisSendPacer } from '../../src/redis/redis-send-pacer.js';
+import type { RedisSendPacer } from '../../src/redis/pacer/redis-send-pacer.js';
 
 /** The pacer's admissions recorded under `auditKey`, as ms on Redis's clock, in order. */
 export async function admissions(redis: Redis, auditKey: string): Promise<number[]> {

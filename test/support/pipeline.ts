@@ -8,9 +8,9 @@ import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
 import { produceCampaign, type ProduceSummary } from '../../src/campaigns/ingest/producer.js';
 import { SendProcessor } from '../../src/campaigns/send/send-processor.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { RedisLedger, type AutoPauseSettings } from '../../src/redis/redis-ledger.js';
+import { RedisLedger, type AutoPauseSettings } from '../../src/redis/ledger/redis-ledger.js';
 import { BullSendQueue } from '../../src/queue/send-queue.js';
-import { RedisSendPacer } from '../../src/redis/redis-send-pacer.js';
+import { RedisSendPacer } from '../../src/redis/pacer/redis-send-pacer.js';
 import { numberScope } from '../../src/redis/key-scope.js';
 import { startSendWorker, type RunningSendWorker } from '../../src/queue/send-worker.js';
 import { loadTemplatesFile, startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
@@ -134,7 +134,7 @@ export class Pipeline {
     });
   }
 
-  /** Every admission of the worker's pacer, on Redis's clock (src/redis/redis-send-pacer.ts `auditKey`). */
+  /** Every admission of the worker's pacer, on Redis's clock (src/redis/pacer/redis-send-pacer.ts `auditKey`). */
   get pacerAuditKey(): string {
     // In the number's scope, as the pacer's own keys: its script stays in one slot.
     return `${numberScope(this.prefix, PHONE_NUMBER_ID)}:pacer-audit`;

@@ -5,7 +5,7 @@ import { ledgerOptionsOf } from '../../src/app/ledger-options.js';
 import type { RowRecord } from '../../src/campaigns/campaign.js';
 import { runSend } from '../../src/cli/run/send.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { loadTemplatesFile, startSandbox, type Sandbox, type StatusWebhookSettings } from '../../src/sandbox/index.js';
 import { startService, type RunningService } from '../../workers/serve.js';
 import { startWorker, type RunningWorker } from '../../workers/worker.js';

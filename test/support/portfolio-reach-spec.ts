@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { FeedOptions, FeedResult } from '../../src/campaigns/ledger.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
-import { portfolioLimitKeys } from '../../src/redis/portfolio-limit-keys.js';
+import { portfolioLimitKeys } from '../../src/redis/pacer/portfolio-limit-keys.js';
 import { DEFAULT_PORTFOLIO } from '../../src/portfolios/portfolios.js';
 import type { RedisClient } from '../../src/redis/key-scope.js';
-import { LedgerContext } from '../../src/redis/ledger-context.js';
-import { feedKeys, reachKey, reachPendingKey } from '../../src/redis/ledger-keys.js';
-import { PortfolioReach, REACH_LEASE_MS, REACH_RECORD_STALE_MS } from '../../src/redis/ledger-reach.js';
-import { RedisLedger } from '../../src/redis/redis-ledger.js';
+import { LedgerContext } from '../../src/redis/ledger/ledger-context.js';
+import { feedKeys, reachKey, reachPendingKey } from '../../src/redis/ledger/ledger-keys.js';
+import { PortfolioReach, REACH_LEASE_MS, REACH_RECORD_STALE_MS } from '../../src/redis/ledger/ledger-reach.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { numberScope } from '../../src/redis/key-scope.js';
 import { phoneNumber } from './csv-files.js';
 import { ledgerTestDefinition, queuedRow } from './ledger-fixtures.js';

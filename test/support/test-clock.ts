@@ -1,4 +1,4 @@
-import type { LedgerClockSetting } from '../../src/redis/ledger-clock.js';
+import type { LedgerClockSetting } from '../../src/redis/ledger/ledger-clock.js';
 
 /**
  * The ledger's clock as a test moves it (LedgerOptions.clock): stopped at an instant, so

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterEach } from 'vitest';
-import { RedisLedger, type LedgerOptions } from '../../src/redis/redis-ledger.js';
+import { RedisLedger, type LedgerOptions } from '../../src/redis/ledger/redis-ledger.js';
 import { ledgerPeek, type LedgerPeek } from './ledger-peek.js';
 import { freshPrefix, removePrefix, testRedis } from './redis.js';
 import { TestClock } from './test-clock.js';

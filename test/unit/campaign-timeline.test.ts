@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CampaignCounts, CampaignStatus } from '../../src/campaigns/campaign.js';
 import { timelineSeries, type CampaignTimeline, type TimelineBucket } from '../../src/campaigns/report/campaign-timeline.js';
 import { campaignCharts } from '../../src/dashboard/campaign-charts.js';
-import { timelineBucket } from '../../src/redis/ledger-timeline.js';
+import { timelineBucket } from '../../src/redis/ledger/ledger-timeline.js';
 
 const T = 1_900_000_020; // a minute's start, seconds
 const bucket = (kind: TimelineBucket['kind'], start: number, delta: number, width = 60): TimelineBucket => ({ kind, start, width, delta });

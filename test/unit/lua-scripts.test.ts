@@ -133,7 +133,7 @@ describe('the Lua files', () => {
 
   it('every include resolves, and the loader leaves no @include line', async () => {
     // Imported here, not above: a script that does not load then fails this test, not the file.
-    await import('../../src/redis/ledger-scripts.js');
+    await import('../../src/redis/ledger/ledger-scripts.js');
     for (const name of scripts) expect(loadLuaScript(name), `${name}.lua`).not.toMatch(/@include/);
     for (const name of includes) expect(loadLuaInclude(name), `includes/${name}.lua`).not.toMatch(/@include/);
   });
@@ -185,7 +185,7 @@ describe('the Lua files', () => {
 
 describe('the commands defined from the Lua files', () => {
   it('every script is a ledger command, and every command runs a script of src/redis/lua', async () => {
-    const { LEDGER_SCRIPTS } = await import('../../src/redis/ledger-scripts.js');
+    const { LEDGER_SCRIPTS } = await import('../../src/redis/ledger/ledger-scripts.js');
     expect(Object.values(LEDGER_SCRIPTS).sort()).toEqual(scripts);
   });
 
@@ -204,7 +204,7 @@ describe('the commands defined from the Lua files', () => {
   });
 
   it('settle.lua walks its rows with the numbers its callers use', async () => {
-    const { SETTLE_ROW_ARGS, SETTLE_SHARED_ARGS } = await import('../../src/redis/ledger-scripts.js');
+    const { SETTLE_ROW_ARGS, SETTLE_SHARED_ARGS } = await import('../../src/redis/ledger/ledger-scripts.js');
     expect(loadLuaScript('settle')).toContain(`for i = ${SETTLE_SHARED_ARGS + 1}, #ARGV, ${SETTLE_ROW_ARGS} do`);
   });
 });

@@ -7,13 +7,13 @@ import { loadConfig } from '../../src/config/config.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { SEND_LATENCY_BUCKETS, bucketOf } from '../../src/metrics/buckets.js';
 import type { CampaignCounters } from '../../src/campaigns/report/campaign-counters.js';
-import { STATUS_FIELDS, statusFields, statusOf } from '../../src/redis/ledger-reads.js';
+import { STATUS_FIELDS, statusFields, statusOf } from '../../src/redis/ledger/ledger-reads.js';
 import { CAMPAIGN_ROW_LABELS, campaignFigures, needsWindow, type EtaContext } from '../../src/metrics/campaign-figures.js';
 import { parseSendWindow } from '../../src/campaigns/feed/send-window.js';
 import { sendResultOf } from '../../src/metrics/send-observer.js';
 import { StoredHistogram } from '../../src/metrics/stored-histogram.js';
-import { CounterTally, HistogramTally } from '../../src/redis/metric-tallies.js';
-import { histogramTotals, rateOf, rateWindow, sendTotals } from '../../src/redis/stored-totals.js';
+import { CounterTally, HistogramTally } from '../../src/redis/metrics/metric-tallies.js';
+import { histogramTotals, rateOf, rateWindow, sendTotals } from '../../src/redis/ledger/stored-totals.js';
 
 /** The pure parts of /metrics: no Redis (see test/integration/metrics-*.test.ts for that). */
 

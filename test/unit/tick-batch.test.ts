@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TickBatch } from '../../src/redis/tick-batch.js';
+import { TickBatch } from '../../src/redis/ledger/tick-batch.js';
 
 /** Records every call the batch makes, and answers each item with `key:item`. */
 function recordingBatch(options: { maxItems?: number; fail?: (key: string) => Error | undefined; short?: boolean } = {}) {

@@ -10,7 +10,7 @@ import { withFields } from '../../campaigns/spec/spec-problems.js';
 import { campaignDeps } from '../../cli/run/send.js';
 import { isAppError, type AppError } from '../../errors/app-error.js';
 import { problemsOf } from '../../errors/problems-error.js';
-import type { StoredAnswer } from '../../redis/idempotency-keys.js';
+import type { StoredAnswer } from '../../redis/access/idempotency-keys.js';
 import type { ApiCaller } from '../api-principal.js';
 import { API_BASE } from '../api-server.js';
 import { registerApiRoute } from '../api-route.js';

@@ -1,6 +1,6 @@
 /**
  * Spaces a phone number's sends evenly at its rate, across all of its workers. Shared state
- * lives in Redis (src/redis/redis-send-pacer.ts implements it); the send processor waits on
+ * lives in Redis (src/redis/pacer/redis-send-pacer.ts implements it); the send processor waits on
  * it before each request.
  */
 export interface SendPacer {

@@ -7,7 +7,7 @@ export interface CampaignCounters {
   windowed: boolean;
 }
 
-/** The metrics' read of every campaign under the prefix at once, in order of creation (src/redis/ledger-reads.ts). */
+/** The metrics' read of every campaign under the prefix at once, in order of creation (src/redis/ledger/ledger-reads.ts). */
 export interface CampaignCountersReader {
   campaignCounters(): Promise<CampaignCounters[]>;
 }

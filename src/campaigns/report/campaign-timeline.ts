@@ -20,7 +20,7 @@ export interface CampaignTimeline {
   now: number;
 }
 
-/** The ledger's read of one campaign's timeline (src/redis/ledger-timeline.ts); undefined for no such campaign. */
+/** The ledger's read of one campaign's timeline (src/redis/ledger/ledger-timeline.ts); undefined for no such campaign. */
 export interface TimelineLedger {
   timeline(campaignId: string): Promise<CampaignTimeline | undefined>;
 }

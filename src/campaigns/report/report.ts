@@ -58,7 +58,7 @@ export function reportLine(r: RowRecord, userId = ''): (string | number)[] {
   ];
 }
 
-/** The user IDs of these phones in the campaign's portfolio (src/redis/redis-user-links.ts), undefined where none is known. */
+/** The user IDs of these phones in the campaign's portfolio (src/redis/webhooks/redis-user-links.ts), undefined where none is known. */
 export type UserIdsOf = (phones: readonly string[]) => Promise<(string | undefined)[]>;
 
 /** Every row's line, in row order, read from the ledger a page at a time as the consumer asks for them. */

@@ -23,7 +23,7 @@ export interface AccountError {
   at: number;
 }
 
-/** Where the recent account errors are kept for the campaigns page (src/redis/redis-account-errors.ts). */
+/** Where the recent account errors are kept for the campaigns page (src/redis/metrics/redis-account-errors.ts). */
 export interface AccountErrorLog {
   record(errors: readonly AccountError[]): Promise<void>;
 }

@@ -54,7 +54,7 @@ export interface ReleasedEvents {
   done(userIds: ReadonlySet<string>): Promise<void>;
 }
 
-/** The user ID ↔ phone links of each number's portfolio (src/redis/redis-user-links.ts keeps them in Redis). */
+/** The user ID ↔ phone links of each number's portfolio (src/redis/webhooks/redis-user-links.ts keeps them in Redis). */
 export interface UserLinkStore {
   /** Records links, each in its number's portfolio; a newer link of a user ID replaces an older one. */
   learn(links: readonly UserLink[]): Promise<void>;

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import type { AppContext } from '../../app/app-context.js';
 import type { CampaignAction, CampaignActor } from '../../campaigns/history/campaign-history.js';
-import { RedisCampaignHistory } from '../../redis/redis-campaign-history.js';
+import { RedisCampaignHistory } from '../../redis/history/redis-campaign-history.js';
 
 /** The operator at this terminal: the OS user running the command ('' where the system has none to give). */
 export function cliActor(): CampaignActor {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import { reportFileName } from '../../campaigns/campaign-name.js';
 import { writeReport } from '../../campaigns/report/report.js';
-import { reportUserIds } from '../../redis/redis-user-links.js';
+import { reportUserIds } from '../../redis/webhooks/redis-user-links.js';
 import { summaryText, statusText } from '../format.js';
 import { packageRoot } from '../../files/package-root.js';
 import { loadTemplatesFile, startSandbox } from '../../sandbox/index.js';

@@ -7,7 +7,7 @@ import type { CampaignDefinition } from '../../campaigns/campaign.js';
 import type { UserIdsOf } from '../../campaigns/report/report.js';
 import { campaignNotFound } from './status-view.js';
 import type { AppContext } from '../../app/app-context.js';
-import { reportUserIds } from '../../redis/redis-user-links.js';
+import { reportUserIds } from '../../redis/webhooks/redis-user-links.js';
 
 /** What `campaign report` did: wrote a file, wrote stdout, or was stopped (Ctrl-C; a file there before is kept). */
 export type ReportOutcome =

@@ -6,7 +6,7 @@ import { parseCampaignSpec } from '../../campaigns/spec/parse-spec.js';
 import { sendSpecOf, type SendSpecOptions } from '../send-spec.js';
 import { messagingLimitOf, sendRateOf } from '../../config/config.js';
 import { setTemplateTtl } from '../../cloud-api/template-ttl-client.js';
-import { readMessagingReach } from '../../redis/messaging-reach-read.js';
+import { readMessagingReach } from '../../redis/ledger/messaging-reach-read.js';
 import type { AppContext } from '../../app/app-context.js';
 import { buildTemplateRegistry } from './templates.js';
 import { AppError } from '../../errors/app-error.js';

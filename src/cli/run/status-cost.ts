@@ -1,5 +1,5 @@
 import type { CampaignStatus } from '../../campaigns/campaign.js';
-import type { RedisLedger } from '../../redis/redis-ledger.js';
+import type { RedisLedger } from '../../redis/ledger/redis-ledger.js';
 import type { RateCard } from '../../pricing/rate-card.js';
 import { campaignCost, type CampaignCost } from '../../pricing/recorded-cost.js';
 

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { CloudApiTemplateSource } from '../../cloud-api/templates-client.js';
 import { templateListing, templatesJson, templatesText } from '../format-templates.js';
 import { AppError } from '../../errors/app-error.js';
-import { RedisTemplateCache } from '../../redis/redis-template-cache.js';
+import { RedisTemplateCache } from '../../redis/templates/redis-template-cache.js';
 import { TemplateRegistry } from '../../templates/template-registry.js';
 import { FileTemplateSource, type TemplateSource } from '../../templates/template-source.js';
 import type { AppContext } from '../../app/app-context.js';

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app/app-context.js';
 import { AppError } from '../../errors/app-error.js';
 import { API_SCOPES, isApiScope, isApiTokenName, type StoredApiToken } from '../../http/api-tokens.js';
-import { RedisApiTokens, type CreatedApiToken } from '../../redis/redis-api-tokens.js';
+import { RedisApiTokens, type CreatedApiToken } from '../../redis/access/redis-api-tokens.js';
 import { parseDuration } from '../../campaigns/spec/time-options.js';
 
 /**

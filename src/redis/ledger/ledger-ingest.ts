@@ -1,0 +1,143 @@
+import { campaignDefinitionSchema, type CampaignDefinition } from '../../campaigns/campaign.js';
+import type { AlreadySent, IngestedRow, IngestLedger, IngestResult } from '../../campaigns/ledger.js';
+import type { LedgerContext } from './ledger-context.js';
+import { lanesOf } from './ledger-context.js';
+import { adoptOptOuts } from './ledger-optouts.js';
+import { adoptMarketingCaps } from './ledger-marketing-caps.js';
+import { campaignIndexKey, campaignNumbersKey, feedKeys, phoneNumbersKey, sentGuardKeys } from './ledger-keys.js';
+
+/** How the feed script ranks priorities: lower first. */
+export const PRIORITY_SCORE = { high: 0, normal: 1, low: 2 } as const;
+
+/** `{row, detail, row, detail, …}` as the ingest scripts answer → the rows skipped as ALREADY_SENT. */
+function pairsOf(flat: readonly string[]): AlreadySent[] {
+  const rows: AlreadySent[] = [];
+  for (let i = 0; i < flat.length; i += 2) rows.push({ row: Number(flat[i]), detail: flat[i + 1] ?? '' });
+  return rows;
+}
+
+/** Reading a CSV into a campaign: its definition, its rows in chunks, its lanes, the ends of its ingest. */
+export class LedgerIngest implements Omit<IngestLedger, 'status' | 'rows' | 'serviceWindowsOpen' | 'optOuts' | 'marketingCaps'> {
+  constructor(private readonly context: LedgerContext) {}
+
+  async createCampaign(definition: CampaignDefinition): Promise<void> {
+    const { redis, prefix } = this.context;
+    // The index first: every later read finds the campaign's keys through it. HSETNX: a
+    // campaign created again keeps its first number (its keys are there).
+    await redis.hsetnx(campaignNumbersKey(prefix), definition.id, definition.phoneNumberId);
+    const keys = await this.context.keys(definition.id);
+    const key = keys.campaign;
+    // The feed script reads the schedule from the hash, not from the definition's JSON.
+    const schedule: string[] = [];
+    for (const field of ['startsAt', 'startDeadline', 'expiresAt'] as const) {
+      const value = definition[field];
+      if (value !== undefined) schedule.push(field, String(value));
+    }
+    // `window`: the scripts keep this campaign's backlog in lanes (pending:<lane>).
+    if (definition.window !== undefined) schedule.push('window', '1');
+    if (schedule.length > 0) await redis.hset(key, ...schedule);
+    // One transaction on the campaign's own keys (one slot); the shared indexes after it.
+    await redis
+      .multi()
+      .hsetnx(key, 'definition', JSON.stringify(definition))
+      .hsetnx(key, 'createdAt', String(definition.createdAt))
+      .hsetnx(key, 'priority', String(PRIORITY_SCORE[definition.priority ?? 'normal']))
+      .exec();
+    await redis.zadd(campaignIndexKey(prefix), 'NX', definition.createdAt, definition.id);
+    await redis.sadd(phoneNumbersKey(prefix), keys.phoneNumberId);
+    // Registered first: an opt-out or a marketing cap from now on reaches this number's copy, which then takes the portfolio's record.
+    await adoptOptOuts(this.context, keys.phoneNumberId);
+    await adoptMarketingCaps(this.context, keys.phoneNumberId);
+  }
+
+  async getCampaign(id: string): Promise<CampaignDefinition | undefined> {
+    const json = await this.context.redis.hget((await this.context.keys(id)).campaign, 'definition');
+    return json === null ? undefined : campaignDefinitionSchema.parse(JSON.parse(json));
+  }
+
+  async recordIngested(campaignId: string, phoneNumberId: string, rows: readonly IngestedRow[]): Promise<IngestResult> {
+    if (rows.length === 0) return { queued: [], alreadySent: [], reopened: 0 };
+    const { redis, prefix, clock } = this.context;
+    const compact = rows.map((r) =>
+      r.status === 'queued'
+        ? [
+            String(r.row),
+            r.status,
+            r.phone,
+            r.message.values,
+            r.message.headerLink ?? '',
+            r.message.fingerprint,
+            ...(r.lane === undefined ? [] : [r.lane]),
+          ]
+        : [String(r.row), r.status, r.phone, r.errorCode, r.errorDetail],
+    );
+    const { sent, sentAt } = sentGuardKeys(prefix, phoneNumberId);
+    const keys = await this.context.keys(campaignId, phoneNumberId);
+    const [queued, already, reopened] = await redis.cwRecordIngested(
+      keys.campaign,
+      keys.rows,
+      sent,
+      sentAt,
+      keys.pending,
+      feedKeys(prefix, phoneNumberId).active,
+      JSON.stringify(compact),
+      campaignId,
+      clock.arg(),
+      this.context.duplicateWindowMs,
+    );
+    await this.context.replicated(keys.campaign);
+    return { queued: queued.map(Number), alreadySent: pairsOf(already), reopened: Number(reopened) };
+  }
+
+  async priorSends(
+    campaignId: string,
+    phoneNumberId: string,
+    rows: readonly { row: number; fingerprint: string }[],
+  ): Promise<AlreadySent[]> {
+    const { redis, prefix, clock, duplicateWindowMs } = this.context;
+    if (rows.length === 0 || duplicateWindowMs <= 0) return [];
+    const keys = await this.context.keys(campaignId, phoneNumberId);
+    const args = rows.flatMap((r) => [String(r.row), r.fingerprint]);
+    return pairsOf(
+      await redis.cwPriorSends(
+        keys.campaign,
+        sentGuardKeys(prefix, phoneNumberId).sent,
+        campaignId,
+        clock.arg(),
+        duplicateWindowMs,
+        ...args,
+      ),
+    );
+  }
+
+  async allowRepeat(campaignId: string): Promise<void> {
+    await this.context.redis.hset((await this.context.keys(campaignId)).campaign, 'allowRepeat', '1');
+  }
+
+  async markIngestInterrupted(campaignId: string, reason: string): Promise<boolean> {
+    return (
+      (await this.context.redis.cwIngestInterrupted((await this.context.keys(campaignId)).campaign, reason, this.context.clock.arg())) === 1
+    );
+  }
+
+  async liftIngestPause(campaignId: string): Promise<boolean> {
+    const keys = await this.context.keys(campaignId);
+    return (await this.context.redis.cwLiftIngestPause(keys.campaign, keys.recent)) === 1;
+  }
+
+  async finishIngest(campaignId: string): Promise<boolean> {
+    return (await this.context.redis.cwFinishIngest((await this.context.keys(campaignId)).campaign, this.context.clock.arg())) === 1;
+  }
+
+  async recordLanes(campaignId: string, lanes: readonly { index: number; zones: readonly string[] }[]): Promise<void> {
+    if (lanes.length === 0) return;
+    await this.context.redis.hset(
+      (await this.context.keys(campaignId)).lanes,
+      ...lanes.flatMap((lane) => [String(lane.index), lane.zones.join('&')]),
+    );
+  }
+
+  async lanes(campaignId: string): Promise<string[][]> {
+    return lanesOf(await this.context.redis.hgetall((await this.context.keys(campaignId)).lanes));
+  }
+}

@@ -1,0 +1,185 @@
+import { safeJson } from '../../cloud-api/safe-json.js';
+import { portfolioOf } from '../../portfolios/portfolios.js';
+import { numbersOfPortfolio, portfolioScope } from '../pacer/portfolio-keys.js';
+import type { LedgerContext } from './ledger-context.js';
+import { numberOptOutKeys, type OptOutCopyKeys } from './ledger-keys.js';
+
+/*
+ * Opt-outs belong to the business portfolio (Meta's opt-out is from the business, not from
+ * one of its numbers). The portfolio's record, in its own scope, is what every number's copy
+ * follows; each number keeps a copy in its own scope, because the claim (claim.lua), retry
+ * and the webhook scripts run in the number's cluster slot and can read nothing else. Every
+ * opt-out or lift is applied by one script (apply-optouts.lua) to the record first, then to
+ * each number of the portfolio: the same rules in each copy, so the copies agree. A number
+ * that gets its first campaign copies the record when it is registered (`adoptOptOuts`).
+ */
+
+/** One opt-out or lift, as apply-optouts.lua takes it. */
+export interface OptOutEvent {
+  phone: string;
+  /** `stop` / `resume`: user_preferences, the newest wins; `add`: keeps an entry already there; `remove`: the operator's. */
+  action: 'stop' | 'resume' | 'add' | 'remove';
+  /** ms; what stop and resume compare. */
+  at: number;
+  /** The source JSON an opt-out keeps (stop, add). */
+  source?: string;
+}
+
+/** Events per script call: one call's arguments stay small whatever the size of a portfolio's record. */
+const EVENTS_PER_CALL = 500;
+
+/**
+ * A business portfolio's opt-outs, the record every number's copy follows, in the portfolio's
+ * own scope; and `copies`, the numbers that hold a copy (a number that got a webhook before its
+ * first campaign is not in the numbers index, but its copy must follow too).
+ */
+export function portfolioOptOutKeys(prefix: string, portfolio: string): OptOutCopyKeys & { copies: string } {
+  const scope = portfolioScope(prefix, portfolio);
+  return { optouts: `${scope}:optouts`, prefs: `${scope}:optout-prefs`, copies: `${scope}:optout-copies` };
+}
+
+/** Applies the events to one copy (apply-optouts.lua): per event, whether it changed that copy. */
+async function applyToCopy(context: LedgerContext, keys: OptOutCopyKeys, events: readonly OptOutEvent[]): Promise<boolean[]> {
+  const changed: boolean[] = [];
+  for (let i = 0; i < events.length; i += EVENTS_PER_CALL) {
+    const args = events.slice(i, i + EVENTS_PER_CALL).flatMap((e) => [e.phone, e.action, e.at, e.source ?? '']);
+    const answers = await context.redis.cwApplyOptOuts(keys.optouts, keys.prefs, ...args);
+    changed.push(...answers.map((n) => Number(n) === 1));
+  }
+  // REDIS_WAIT_REPLICAS: an opt-out a failover took back would let the number send to someone who said STOP.
+  await context.replicated(keys.optouts);
+  return changed;
+}
+
+/**
+ * Applies the events to the portfolio's record, then to every number of the portfolio, every
+ * number holding a copy, and `alsoNumbers` (the numbers the events came for, registered or
+ * not: they are recorded as holding a copy from then on). The numbers are listed after the
+ * record changed: a number registered meanwhile copies the record (it is registered before it
+ * copies), one listed here gets the events. Per event, whether it changed any copy.
+ */
+export async function spreadOptOuts(
+  context: LedgerContext,
+  portfolio: string,
+  events: readonly OptOutEvent[],
+  alsoNumbers: readonly string[] = [],
+): Promise<boolean[]> {
+  if (events.length === 0) return [];
+  const { redis, prefix, portfolios } = context;
+  const record = portfolioOptOutKeys(prefix, portfolio);
+  if (alsoNumbers.length > 0) await redis.sadd(record.copies, ...alsoNumbers);
+  const changed = await applyToCopy(context, record, events);
+  const [known, copies] = await Promise.all([numbersOfPortfolio(redis, prefix, portfolios, portfolio), redis.smembers(record.copies)]);
+  // A number PORTFOLIOS has moved to another portfolio follows that one now.
+  const numbers = new Set([...known, ...copies.filter((id) => portfolioOf(portfolios, id) === portfolio), ...alsoNumbers]);
+  const perNumber = await Promise.all([...numbers].map((number) => applyToCopy(context, numberOptOutKeys(prefix, number), events)));
+  for (const answers of perNumber) answers.forEach((yes, i) => (changed[i] = changed[i] === true || yes));
+  return changed;
+}
+
+/** Groups items by the portfolio of their number and spreads each group's events (one listing of numbers per portfolio). */
+export async function spreadByPortfolio<T extends { phoneNumberId: string }>(
+  context: LedgerContext,
+  items: readonly T[],
+  eventOf: (item: T) => OptOutEvent | undefined,
+): Promise<void> {
+  const groups = new Map<string, { events: OptOutEvent[]; numbers: Set<string> }>();
+  for (const item of items) {
+    const event = eventOf(item);
+    if (event === undefined) continue;
+    const portfolio = portfolioOf(context.portfolios, item.phoneNumberId);
+    const group = groups.get(portfolio) ?? { events: [], numbers: new Set() };
+    group.events.push(event);
+    group.numbers.add(item.phoneNumberId);
+    groups.set(portfolio, group);
+  }
+  for (const [portfolio, group] of groups) await spreadOptOuts(context, portfolio, group.events, [...group.numbers]);
+}
+
+/**
+ * Spreads opt-outs a webhook script recorded on one number (an opt-out keyword, a 131050
+ * status) to the rest of its portfolio, with the source that number's copy keeps.
+ */
+export async function spreadFromNumber(context: LedgerContext, phoneNumberId: string, phones: readonly string[]): Promise<void> {
+  if (phones.length === 0) return;
+  const unique = [...new Set(phones)];
+  const sources = await context.redis.hmget(numberOptOutKeys(context.prefix, phoneNumberId).optouts, ...unique);
+  const events: OptOutEvent[] = [];
+  unique.forEach((phone, i) => {
+    const source = sources[i];
+    if (source !== null && source !== undefined) events.push({ phone, action: 'add', at: 0, source });
+  });
+  await spreadOptOuts(context, portfolioOf(context.portfolios, phoneNumberId), events, [phoneNumberId]);
+}
+
+/** A whole hash, read in pages. */
+async function readHash(context: LedgerContext, key: string): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  let cursor = '0';
+  do {
+    const [next, flat] = await context.redis.hscan(key, cursor, 'COUNT', 1000);
+    cursor = next;
+    for (let i = 0; i + 1 < flat.length; i += 2) found.set(flat[i] ?? '', flat[i + 1] ?? '');
+  } while (cursor !== '0');
+  return found;
+}
+
+function viaOf(source: string): unknown {
+  const parsed = safeJson(source);
+  return typeof parsed === 'object' && parsed !== null ? (parsed as { via?: unknown }).via : undefined;
+}
+
+/**
+ * A copy as the events that rebuild it: each user's newest stop/resume (a stop with the source
+ * it left), then every other opt-out as an `add`. Applied to another copy, they merge by the
+ * same rules as the events themselves.
+ */
+async function eventsOfCopy(context: LedgerContext, keys: OptOutCopyKeys): Promise<OptOutEvent[]> {
+  const [entries, times] = await Promise.all([readHash(context, keys.optouts), readHash(context, keys.prefs)]);
+  const events: OptOutEvent[] = [];
+  const stopped = new Set<string>();
+  for (const [phone, at] of times) {
+    const source = entries.get(phone);
+    if (source !== undefined && viaOf(source) === 'user_preferences') {
+      events.push({ phone, action: 'stop', at: Number(at), source });
+      stopped.add(phone);
+    } else {
+      events.push({ phone, action: 'resume', at: Number(at) });
+    }
+  }
+  for (const [phone, source] of entries) if (!stopped.has(phone)) events.push({ phone, action: 'add', at: 0, source });
+  return events;
+}
+
+/**
+ * A number registered for a campaign takes its portfolio's opt-outs, once per portfolio (the
+ * copy remembers which): first its own opt-outs (recorded while it kept them alone, or in
+ * another portfolio) go to the whole portfolio, then the portfolio's record comes to it.
+ * Called after the number is in the numbers index, so every later opt-out reaches it.
+ */
+export async function adoptOptOuts(context: LedgerContext, phoneNumberId: string): Promise<void> {
+  const { redis, prefix, portfolios } = context;
+  const keys = numberOptOutKeys(prefix, phoneNumberId);
+  const portfolio = portfolioOf(portfolios, phoneNumberId);
+  if ((await redis.get(keys.copiedFrom)) === portfolio) return;
+  await spreadOptOuts(context, portfolio, await eventsOfCopy(context, keys), [phoneNumberId]);
+  await applyToCopy(context, keys, await eventsOfCopy(context, portfolioOptOutKeys(prefix, portfolio)));
+  await redis.set(keys.copiedFrom, portfolio);
+}
+
+/**
+ * What `optOuts` reads: the portfolio's record, and for a number anything its own copy has
+ * besides (an entry it kept before it took the portfolio's record).
+ */
+export async function optOutEntries(
+  context: LedgerContext,
+  of: { phoneNumberId: string } | { portfolio: string },
+): Promise<Map<string, string>> {
+  const { prefix, portfolios } = context;
+  if ('portfolio' in of) return readHash(context, portfolioOptOutKeys(prefix, of.portfolio).optouts);
+  const [own, record] = await Promise.all([
+    readHash(context, numberOptOutKeys(prefix, of.phoneNumberId).optouts),
+    readHash(context, portfolioOptOutKeys(prefix, portfolioOf(portfolios, of.phoneNumberId)).optouts),
+  ]);
+  return new Map([...own, ...record]);
+}

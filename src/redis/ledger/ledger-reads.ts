@@ -1,0 +1,241 @@
+import { ROW_STATUSES, type CampaignCounts, type CampaignStatus, type RowRecord } from '../../campaigns/campaign.js';
+import type { LaneBacklog, ReportLedger } from '../../campaigns/ledger.js';
+import type { CampaignCounters, CampaignCountersReader } from '../../campaigns/report/campaign-counters.js';
+import {
+  CODED_STATUSES,
+  ERROR_SCAN_CAP,
+  type CodeCount,
+  type CodedStatus,
+  type ErrorCodeCount,
+  type ErrorCodeLedger,
+} from '../../campaigns/report/error-codes.js';
+import { lanesOf, type LedgerContext } from './ledger-context.js';
+import { campaignIndexKey, campaignLedgerKeys, laneBacklogKey, phoneNumbersKey } from './ledger-keys.js';
+import { execPipeline } from '../redis-connection.js';
+import { toRecord, type StoredRow } from './stored-row.js';
+
+/**
+ * The campaign hash's fields a status is read from (never `definition`, its largest): times,
+ * flags, and the counters `n:<label>` its scripts move with each row.
+ */
+export const STATUS_FIELDS = [
+  'createdAt',
+  'priority',
+  'total',
+  ...[...ROW_STATUSES, 'delivered', 'read'].map((label) => `n:${label}`),
+  'ingestDone',
+  'finishedAt',
+  'paused',
+  'pausedReason',
+  'pausedAt',
+  'ingestInterrupted',
+  'purgedAt',
+  'cancelled',
+  'cancelReason',
+  'startsAt',
+  'startDeadline',
+  'expiresAt',
+  'startedAt',
+  'window',
+];
+
+/** HMGET's answer for STATUS_FIELDS as a lookup by field; undefined when the campaign has no hash (createdAt is written with it). */
+export function statusFields(values: readonly (string | null)[]): Record<string, string | undefined> | undefined {
+  const fields = Object.fromEntries(STATUS_FIELDS.map((name, i) => [name, values[i] ?? undefined]));
+  return fields.createdAt === undefined ? undefined : fields;
+}
+
+/**
+ * A campaign's status from its fields. `now` (the ledger's clock) decides whether a start
+ * still lies ahead: only asked for when the campaign has one and has not started.
+ */
+export async function statusOf(
+  campaignId: string,
+  fields: Record<string, string | undefined>,
+  now: () => Promise<number>,
+): Promise<CampaignStatus> {
+  const ms = (field: string | undefined) => (field === undefined ? undefined : Number(field));
+  const counts = { total: Number(fields.total ?? 0) } as CampaignCounts;
+  for (const label of [...ROW_STATUSES, 'delivered', 'read'] as const) counts[label] = Number(fields[`n:${label}`] ?? 0);
+  const finishedAt = ms(fields.finishedAt);
+  const paused = fields.paused === '1';
+  const startsAt = ms(fields.startsAt);
+  const scheduled = startsAt !== undefined && fields.startedAt === undefined && finishedAt === undefined && startsAt > (await now());
+  return {
+    id: campaignId,
+    priority: fields.priority === '0' ? 'high' : fields.priority === '2' ? 'low' : 'normal',
+    state:
+      fields.cancelled === '1'
+        ? 'cancelled'
+        : paused
+          ? 'paused'
+          : scheduled
+            ? 'scheduled'
+            : fields.ingestDone !== '1'
+              ? 'ingesting'
+              : finishedAt === undefined
+                ? 'running'
+                : 'completed',
+    counts,
+    createdAt: Number(fields.createdAt ?? 0),
+    finishedAt,
+    pausedReason: paused ? fields.pausedReason : undefined,
+    pausedAt: paused ? ms(fields.pausedAt) : undefined,
+    ingestInterrupted: fields.ingestInterrupted !== undefined,
+    purgedAt: ms(fields.purgedAt),
+    startsAt,
+    startDeadline: ms(fields.startDeadline),
+    expiresAt: ms(fields.expiresAt),
+    startedAt: ms(fields.startedAt),
+    cancelReason: fields.cancelReason,
+  };
+}
+
+const CODED = new Set<string>(CODED_STATUSES);
+
+/**
+ * Reading campaigns back: states and counts (one campaign's, or every campaign's in one
+ * pipeline per number), rows in pages, the lists of campaigns and numbers, lane backlogs, and
+ * errors by code (HSCAN, 1,000 rows a call up to a cap; a row HSCAN returns twice while Redis
+ * resizes the hash is counted twice).
+ */
+export class LedgerReads implements Omit<ReportLedger, 'getCampaign'>, ErrorCodeLedger, CampaignCountersReader {
+  constructor(private readonly context: LedgerContext) {}
+
+  async status(campaignId: string): Promise<CampaignStatus | undefined> {
+    const fields = statusFields(await this.context.redis.hmget((await this.context.keys(campaignId)).campaign, ...STATUS_FIELDS));
+    return fields === undefined ? undefined : statusOf(campaignId, fields, () => this.context.clock.now());
+  }
+
+  async *rows(campaignId: string, pageSize = 1000): AsyncIterable<RowRecord[]> {
+    for await (const page of storedPages(this.context, campaignId, pageSize)) yield page.map(({ record }) => record);
+  }
+
+  /** Rows with what their message was filled with (values, header link) and when each was claimed and failed: `campaign retarget`. */
+  async *rowMessages(campaignId: string, pageSize = 1000): AsyncIterable<RowMessage[]> {
+    for await (const page of storedPages(this.context, campaignId, pageSize)) {
+      yield page.map(({ record, stored }) => ({
+        ...record,
+        values: stored.v ?? [],
+        ...(stored.h === undefined ? {} : { headerLink: stored.h }),
+        ...(stored.ct === undefined ? {} : { sentAt: stored.ct }),
+        ...(stored.ft === undefined ? {} : { failedAt: stored.ft }),
+      }));
+    }
+  }
+
+  async listCampaigns(): Promise<string[]> {
+    return this.context.redis.zrange(campaignIndexKey(this.context.prefix), 0, -1);
+  }
+
+  async phoneNumbers(): Promise<string[]> {
+    return (await this.context.redis.smembers(phoneNumbersKey(this.context.prefix))).sort();
+  }
+
+  async laneBacklogs(campaignId: string): Promise<LaneBacklog[]> {
+    const { redis } = this.context;
+    const keys = await this.context.keys(campaignId);
+    const lanes = lanesOf(await redis.hgetall(keys.lanes));
+    if (lanes.length === 0) return [];
+    // One campaign's keys: one slot, so one pipeline even on a cluster.
+    const pipeline = redis.pipeline();
+    lanes.forEach((_, lane) => pipeline.llen(laneBacklogKey(keys.pending, lane)));
+    const lengths = (await pipeline.exec()) ?? [];
+    return lanes.map((zones, lane) => ({ lane, zones, pending: Number(lengths[lane]?.[1] ?? 0) }));
+  }
+
+  async errorCodes(campaignId: string, cap = ERROR_SCAN_CAP): Promise<ErrorCodeCount> {
+    const { redis } = this.context;
+    const rowsKey = (await this.context.keys(campaignId)).rows;
+    const counts = new Map<string, CodeCount>();
+    let cursor = '0';
+    let scanned = 0;
+    do {
+      const [next, flat] = await redis.hscan(rowsKey, cursor, 'COUNT', 1000);
+      cursor = next;
+      for (let i = 1; i < flat.length; i += 2) {
+        scanned++;
+        const row = codedRow(flat[i] ?? '');
+        if (row === undefined) continue;
+        const key = `${row.status}\u0000${row.code}`;
+        const entry = counts.get(key);
+        if (entry === undefined) counts.set(key, { status: row.status, code: row.code, rows: 1, example: row.detail });
+        else entry.rows++;
+      }
+    } while (cursor !== '0' && scanned < cap);
+    const codes = [...counts.values()].sort((a, b) => b.rows - a.rows || a.status.localeCompare(b.status) || a.code.localeCompare(b.code));
+    return { codes, scanned, complete: cursor === '0' };
+  }
+
+  async campaignCounters(): Promise<CampaignCounters[]> {
+    const { redis, prefix, clock } = this.context;
+    const ids = await redis.zrange(campaignIndexKey(prefix), 0, -1);
+    const numbers = await this.context.numbersOf(ids);
+    const byNumber = new Map<string, string[]>();
+    for (const [id, number] of numbers) byNumber.set(number, [...(byNumber.get(number) ?? []), id]);
+    const read = new Map<string, (string | null)[]>();
+    await Promise.all(
+      [...byNumber].map(async ([number, group]) => {
+        const pipeline = redis.pipeline();
+        for (const id of group) pipeline.hmget(campaignLedgerKeys(prefix, number, id).campaign, ...STATUS_FIELDS);
+        const replies = await execPipeline<(string | null)[][]>(pipeline);
+        group.forEach((id, i) => read.set(id, replies[i] ?? []));
+      }),
+    );
+    let now: Promise<number> | undefined;
+    const counters: CampaignCounters[] = [];
+    for (const id of ids) {
+      const fields = statusFields(read.get(id) ?? []);
+      if (fields === undefined) continue;
+      const status = await statusOf(id, fields, () => (now ??= clock.now()));
+      counters.push({ status, phoneNumberId: numbers.get(id) ?? '', windowed: fields.window === '1' });
+    }
+    return counters;
+  }
+}
+
+/** A stored row's status, code and detail when it is a coded one (StoredRow's `s`, `c`, `d`). */
+function codedRow(json: string): { status: CodedStatus; code: string; detail: string } | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { s, c, d } = value as { [K in keyof Pick<StoredRow, 's' | 'c' | 'd'>]?: unknown };
+  if (typeof s !== 'string' || !CODED.has(s)) return undefined;
+  return { status: s as CodedStatus, code: typeof c === 'string' && c !== '' ? c : '(none)', detail: typeof d === 'string' ? d : '' };
+}
+
+/** A row's record with its message's values, header link, claim time (ms) and first failure seen (ms). */
+export type RowMessage = RowRecord & { values: string[]; headerLink?: string; sentAt?: number; failedAt?: number };
+
+/** A campaign's stored rows in pages, by row number, each as stored and as its record. */
+async function* storedPages(
+  context: LedgerContext,
+  campaignId: string,
+  pageSize: number,
+): AsyncIterable<{ record: RowRecord; stored: StoredRow }[]> {
+  const { redis } = context;
+  const keys = await context.keys(campaignId);
+  const [totalField, cancelledField, expiredField] = await redis.hmget(keys.campaign, 'total', 'cancelled', 'expired');
+  const total = Number(totalField ?? 0);
+  // Cancel and expiry move the backlog's rows to `cancelled` / `expired` as a block, without
+  // rewriting each record; every row still queued in such a campaign is one of them or ends
+  // so at its claim.
+  const endedAs = cancelledField === '1' ? 'cancelled' : expiredField === '1' ? 'expired' : undefined;
+  for (let start = 1; start <= total; start += pageSize) {
+    const rowNumbers = Array.from({ length: Math.min(pageSize, total - start + 1) }, (_, i) => String(start + i));
+    const values = await redis.hmget(keys.rows, ...rowNumbers);
+    const page: { record: RowRecord; stored: StoredRow }[] = [];
+    values.forEach((json, i) => {
+      if (json === null) return;
+      const stored = JSON.parse(json) as StoredRow;
+      const record = toRecord(start + i, stored);
+      if (endedAs !== undefined && record.status === 'queued') record.status = endedAs;
+      page.push({ record, stored });
+    });
+    yield page;
+  }
+}

@@ -1,0 +1,198 @@
+import { randomBytes } from 'node:crypto';
+import type { RedisClient } from '../key-scope.js';
+import { LUA_DIR, loadLuaCommand, loadLuaScript } from '../lua-scripts.js';
+import { pacerKeys } from '../service-keys.js';
+import { TickBatch } from '../ledger/tick-batch.js';
+import type { SendPacer } from '../../campaigns/feed/send-pacer.js';
+
+/** The pacer's scripts (src/redis/lua/pacer/): spacing, then the ceiling. Their headers say why each exists. */
+const PACER_LUA_DIR = new URL('pacer/', LUA_DIR);
+const RESERVE_SLOT = loadLuaCommand('reserve-slot', PACER_LUA_DIR);
+/** Defined without a key count: each call passes one key (the log) or two (and the audit key, see `auditKey`). */
+const ADMIT = loadLuaScript('admit', PACER_LUA_DIR);
+const DEPART = loadLuaScript('depart', PACER_LUA_DIR);
+
+interface PacerCommands {
+  cwReserveSlot(key: string, intervalMicros: number, count: number, now: number | ''): Promise<string>;
+  cwAdmit(numberOfKeys: number, ...args: (string | number)[]): Promise<string[]>;
+  cwDepart(numberOfKeys: number, ...args: (string | number)[]): Promise<string>;
+}
+
+/** An admitted send: `member` names it in the log (and the audit key); `left()` resolves once a late send's stamp is corrected. */
+export interface PacerAdmission {
+  readonly member: string;
+  left(): Promise<void>;
+}
+
+/** Evenly spaced sends, never more than `messagesPerSecond` in any second, across all workers. */
+export class RedisSendPacer implements SendPacer {
+  readonly #redis: RedisClient & PacerCommands;
+  readonly #slotKey: string;
+  readonly #logKey: string;
+  readonly #rate: number;
+  readonly #intervalMicros: number;
+  readonly #windowMicros: number;
+  readonly #memberPrefix = randomBytes(4).toString('hex');
+  readonly #auditKey: string | undefined;
+  readonly #clock: (() => number) | undefined;
+  // Slots and admissions gather the sends of one turn of the event loop into one script call
+  // each: at 1,000/s the pacer's calls, one a send for each step, took about a tenth of a
+  // worker's CPU. A late send's correction is not gathered: it must reach Redis before any
+  // admission asked after it, and a batch waits for the end of the turn, behind admissions
+  // gathered earlier in it.
+  readonly #slots = new TickBatch<null, number>((_, items) => this.#reserveSlots(items.length));
+  readonly #admissions = new TickBatch<string, number>((_, members) => this.#admitAll(members));
+  /**
+   * Learned upward from none, not taken from the first call: a worker's first calls are its
+   * slowest (its code not yet compiled, its sockets new), and when the slow part is reading the
+   * answer, the send leaves that long after its stamp. Taken as the usual, that time would be
+   * allowed to every send, and a cold start's late first sends would keep their stamps.
+   */
+  #usualRoundTripMs = 0;
+  #usualSetAt: number | undefined;
+  #sequence = 0;
+
+  /**
+   * `auditKey`: also keep every admission, stamped on Redis's clock (µs), in this sorted set,
+   * never trimmed (a send that left late carries its corrected stamp). For tests: what the
+   * pacer let through is then checked where it is decided, whatever delays a loaded machine
+   * adds on the way to the receiver.
+   */
+  /**
+   * `clock`: the time now in µs, read at each call instead of Redis's TIME: a test drives the
+   * pacer's decisions through simulated time with it (see grantWait and admitWait).
+   */
+  constructor(
+    redis: RedisClient,
+    options: { prefix: string; phoneNumberId: string; messagesPerSecond: number; auditKey?: string; clock?: () => number },
+  ) {
+    if (!('cwReserveSlot' in redis)) {
+      redis.defineCommand('cwReserveSlot', RESERVE_SLOT);
+      redis.defineCommand('cwAdmit', { lua: ADMIT });
+      redis.defineCommand('cwDepart', { lua: DEPART });
+    }
+    this.#redis = redis as RedisClient & PacerCommands;
+    // In the number's scope: both scripts stay in its cluster slot.
+    const keys = pacerKeys(options.prefix, options.phoneNumberId);
+    this.#slotKey = keys.slot;
+    this.#logKey = keys.sent;
+    this.#rate = options.messagesPerSecond;
+    this.#auditKey = options.auditKey;
+    this.#clock = options.clock;
+    this.#windowMicros = 1_000_000 + CEILING_GUARD_MICROS;
+    this.#intervalMicros = Math.round((1_000_000 + SPACING_GUARD_MICROS) / options.messagesPerSecond);
+  }
+
+  async reserveSlot(): Promise<void> {
+    await sleepMicros(await this.grantWait());
+  }
+
+  /** Reserves the next slot; answers the wait until it, in µs. */
+  grantWait(): Promise<number> {
+    return this.#slots.add('', null);
+  }
+
+  /** Stamps the send `member` at the first moment the ceiling allows (see admit.lua); answers the wait until then, in µs (0: go now). */
+  admitWait(member: string): Promise<number> {
+    return this.#admissions.add('', member);
+  }
+
+  /** Moves the stamp of `member` later by `lateMicros` (see depart.lua); answers its new stamp, in µs. */
+  async moveStamp(member: string, lateMicros: number): Promise<number> {
+    const keys = this.#logKeys();
+    const now = this.#clock === undefined ? [] : [Math.round(this.#clock())];
+    return Number(await this.#redis.cwDepart(keys.length, ...keys, member, lateMicros, this.#windowMicros, ...now));
+  }
+
+  /** `count` consecutive slots: the wait until each, in µs. */
+  async #reserveSlots(count: number): Promise<number[]> {
+    const first = Number(await this.#redis.cwReserveSlot(this.#slotKey, this.#intervalMicros, count, this.#clockArg()));
+    return Array.from({ length: count }, (_, i) => first + i * this.#intervalMicros);
+  }
+
+  async #admitAll(members: readonly string[]): Promise<number[]> {
+    const keys = this.#logKeys();
+    const waits = await this.#redis.cwAdmit(keys.length, ...keys, this.#rate, this.#windowMicros, this.#clockArg(), ...members);
+    return waits.map(Number);
+  }
+
+  #logKeys(): string[] {
+    return this.#auditKey === undefined ? [this.#logKey] : [this.#logKey, this.#auditKey];
+  }
+
+  /** The simulated time now (µs), or '' for Redis's TIME. */
+  #clockArg(): number | '' {
+    return this.#clock === undefined ? '' : Math.round(this.#clock());
+  }
+
+  /** One ask: the send is stamped, and this resolves at its stamp (at once unless the ceiling held it back). */
+  async admit(): Promise<PacerAdmission> {
+    const member = `${this.#memberPrefix}-${++this.#sequence}`;
+    const asked = performance.now();
+    const wait = await this.admitWait(member);
+    // The usual round trip to this Redis: drops to any faster one at once, creeps up slowly
+    // with time (not with calls: a busy pacer makes hundreds a second), so a remote Redis is
+    // not "late" on every call and a stretch of stalls does not become the norm.
+    const answered = performance.now();
+    const sinceSet = answered - (this.#usualSetAt ?? answered);
+    this.#usualRoundTripMs = Math.min(answered - asked, this.#usualRoundTripMs + sinceSet * CREEP_PER_MS);
+    this.#usualSetAt = answered;
+    await sleepMicros(wait);
+    // Held back, the send is due at its stamp: it is late only beyond that.
+    const due = asked + wait / 1000;
+    return { member, left: () => this.#left(member, due) };
+  }
+
+  /**
+   * The stamp is true only if the send leaves right after it. One that leaves later (its
+   * answer read late by a busy event loop, a wait for a connection) would bunch at the
+   * receiver with the sends admitted after it. Its stamp moves by how late it left beyond a
+   * small allowance: the time since it was due (the ask, plus the wait the ceiling gave it),
+   * which is at least how late it left, less the usual round trip and LATE_DEPARTURE_MS. So
+   * every send leaves at most that allowance after its stamp, and a send that leaves on time
+   * costs nothing more.
+   */
+  async #left(member: string, due: number): Promise<void> {
+    const beyondMs = performance.now() - due - this.#usualRoundTripMs - LATE_DEPARTURE_MS;
+    if (beyondMs <= 0) return;
+    // The request does not wait for it (the send path ignores this promise). A failed
+    // correction leaves the earlier stamp, which the guard still covers for the usual delays.
+    await this.moveStamp(member, Math.round(beyondMs * 1000)).catch(() => undefined);
+  }
+}
+
+/**
+ * The ceiling counts a second plus this guard. Sends are stamped at admission but arrive after
+ * event-loop, network and receiver delays that vary by milliseconds to tens of them on a busy
+ * host; the guard absorbs that jitter, so a receiver's sliding second never holds more than
+ * the rate. Jitter is a time, not a share of the interval: a fixed guard costs every rate the
+ * same share. A guard of three intervals instead cost low rates most of their pace (2.3/s of 4).
+ */
+const CEILING_GUARD_MICROS = 20_000;
+
+/**
+ * The slots are spaced a second plus this over the rate: 4 ms wider than the ceiling's window,
+ * so at the even pace the ceiling's log holds a few sends fewer than it allows. The sends that
+ * bunch after a stall (a garbage collection, Redis held by a long script) then fit into that
+ * room within a few windows. With both at one guard the log was always full, and every such
+ * bunch came back a window later as a silence and a bunch again: at 1,000/s the receiver saw
+ * silences of 30–125 ms return every 1.02–1.03 s, and some runs fell under 97% of the rate.
+ * It costs 2.3% of every rate (976.6/s of 1,000). Both guards were chosen from runs of the
+ * rate sweep's cells (docs/performance.md, "Rate at the receiver").
+ */
+const SPACING_GUARD_MICROS = 24_000;
+
+/** How fast the usual round trip may grow: 0.1 ms a second. */
+const CREEP_PER_MS = 0.0001;
+
+/**
+ * How late after its stamp a send may leave before the stamp moves (beyond the usual round
+ * trip). The ceiling's guard (20 ms) covers it and keeps 15 ms for the network and the receiver. Not
+ * zero: at 1,000/s a busy worker's sends routinely leave a few ms after their admission, and
+ * moving most stamps by all of it costs rate (docs/performance.md, "Rate at the receiver").
+ */
+const LATE_DEPARTURE_MS = 5;
+
+async function sleepMicros(micros: number): Promise<void> {
+  if (micros >= 500) await new Promise((resolve) => setTimeout(resolve, Math.ceil(micros / 1000)));
+}

@@ -1,0 +1,226 @@
+import type { RedisClient } from '../key-scope.js';
+import type { PendingUserEvent, ReleasedEvents, UserIdChange, UserLink, UserLinkStore } from '../../campaigns/settle/user-joins.js';
+import { portfolioOf, type PortfolioAssignments } from '../../portfolios/portfolios.js';
+import { portfolioScope } from '../pacer/portfolio-keys.js';
+
+/** Events kept per user ID while its phone is unknown: a bound, so one chatty username user cannot grow a list for ever. */
+export const MAX_PENDING_PER_USER = 200;
+/**
+ * A link confirmed again is rewritten only when it is this much newer than the stored one: a
+ * send's sent, delivered and read all carry it, and the retention needs days, not seconds.
+ */
+const REFRESH_MS = 3_600_000;
+/** Stale links removed per learn call (the rest go at the next ones). */
+const PRUNE_PER_CALL = 100;
+
+/**
+ * A portfolio's user links (business-scoped user ID ↔ phone), in the portfolio's own scope
+ * (`portfolioScope`: one hash tag, one cluster slot, so each MULTI below stays in it):
+ *
+ * - `links`: user ID → "<phone digits> <ms>" (the newest link of that ID wins);
+ * - `users`: phone → "<user ID> <ms>" (the newest user ID of that phone: the report's column);
+ * - `seen`: user ID → ms its link was last confirmed (Meta's time): links not seen for
+ *   RETENTION_DAYS are dropped, as the campaigns that brought them are;
+ * - `pending`: user ID → ms an event was last kept for it (for pruning); `pending:<user ID>`:
+ *   those events (JSON), at most MAX_PENDING_PER_USER, dropped RETENTION_DAYS after the last.
+ */
+export function userLinkKeys(
+  prefix: string,
+  portfolio: string,
+): { links: string; users: string; seen: string; pending: string; pendingOf(userId: string): string } {
+  const scope = `${portfolioScope(prefix, portfolio)}:user`;
+  return {
+    links: `${scope}:links`,
+    users: `${scope}:users`,
+    seen: `${scope}:seen`,
+    pending: `${scope}:pending`,
+    pendingOf: (userId) => `${scope}:pending:${userId}`,
+  };
+}
+
+/**
+ * The user links of every portfolio, kept with plain Redis commands: a link is a fact Meta
+ * states, not a ledger rule. Two consumers learning the same user at once may both write; the
+ * newer timestamp wins at the next event, and every write is a link Meta gave.
+ */
+export class RedisUserLinks implements UserLinkStore {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+    private readonly portfolios: PortfolioAssignments = new Map(),
+    /** RETENTION_DAYS in ms; 0 keeps links until removed by hand. */
+    private readonly retentionMs = 0,
+  ) {}
+
+  #keys(phoneNumberId: string): ReturnType<typeof userLinkKeys> {
+    return userLinkKeys(this.prefix, portfolioOf(this.portfolios, phoneNumberId));
+  }
+
+  async learn(links: readonly UserLink[]): Promise<void> {
+    for (const [, group] of this.#byPortfolio(links)) {
+      const keys = this.#keys(group[0]?.phoneNumberId ?? '');
+      const newest = new Map<string, UserLink>();
+      for (const link of group) if ((newest.get(link.userId)?.at ?? -1) <= link.at) newest.set(link.userId, link);
+      const ids = [...newest.keys()];
+      const phones = [...new Set(ids.map((id) => newest.get(id)?.waId ?? ''))];
+      const [stored, storedUsers] = await Promise.all([this.redis.hmget(keys.links, ...ids), this.redis.hmget(keys.users, ...phones)]);
+      const writes: [key: string, field: string, value: string][] = [];
+      const seen: (string | number)[] = [];
+      ids.forEach((id, i) => {
+        const link = newest.get(id);
+        if (link === undefined || !newer(stored[i], link.waId, link.at)) return;
+        writes.push([keys.links, id, `${link.waId} ${link.at}`]);
+        seen.push(link.at, id);
+      });
+      const userOfPhone = new Map<string, UserLink>();
+      for (const link of newest.values()) if ((userOfPhone.get(link.waId)?.at ?? -1) <= link.at) userOfPhone.set(link.waId, link);
+      phones.forEach((phone, i) => {
+        const link = userOfPhone.get(phone);
+        if (link !== undefined && newer(storedUsers[i], link.userId, link.at))
+          writes.push([keys.users, phone, `${link.userId} ${link.at}`]);
+      });
+      if (writes.length === 0) continue;
+      const tx = this.redis.multi();
+      for (const [key, field, value] of writes) tx.hset(key, field, value);
+      if (seen.length > 0) tx.zadd(keys.seen, ...seen);
+      await tx.exec();
+      await this.#prune(keys);
+    }
+  }
+
+  async rename(changes: readonly UserIdChange[]): Promise<void> {
+    const links: UserLink[] = [];
+    for (const change of changes) {
+      const previous = change.previous === undefined ? undefined : (await this.phonesOf(change.phoneNumberId, [change.previous]))[0];
+      const waId = change.waId ?? previous;
+      // The old ID keeps its link too: an event Meta sent before the change may still come.
+      if (waId !== undefined) links.push({ phoneNumberId: change.phoneNumberId, userId: change.userId, waId, at: change.at });
+    }
+    if (links.length > 0) await this.learn(links);
+  }
+
+  async phonesOf(phoneNumberId: string, userIds: readonly string[]): Promise<(string | undefined)[]> {
+    if (userIds.length === 0) return [];
+    const stored = await this.redis.hmget(this.#keys(phoneNumberId).links, ...userIds);
+    return stored.map(valueOf);
+  }
+
+  async userIdsOf(phoneNumberId: string, waIds: readonly string[]): Promise<(string | undefined)[]> {
+    if (waIds.length === 0) return [];
+    const stored = await this.redis.hmget(this.#keys(phoneNumberId).users, ...waIds.map((w) => w.replace(/^\+/, '')));
+    return stored.map(valueOf);
+  }
+
+  async park(events: readonly PendingUserEvent[]): Promise<void> {
+    const now = Date.now();
+    for (const [, group] of this.#byPortfolio(events.map((e) => ({ ...e, phoneNumberId: e.event.phoneNumberId })))) {
+      const keys = this.#keys(group[0]?.phoneNumberId ?? '');
+      const tx = this.redis.multi();
+      for (const { kind, event } of group) {
+        const userId = event.userId ?? '';
+        const list = keys.pendingOf(userId);
+        tx.rpush(list, JSON.stringify({ kind, event }));
+        tx.ltrim(list, -MAX_PENDING_PER_USER, -1);
+        if (this.retentionMs > 0) tx.pexpire(list, this.retentionMs);
+        tx.zadd(keys.pending, now, userId);
+      }
+      await tx.exec();
+    }
+  }
+
+  async release(wanted: readonly { phoneNumberId: string; userId: string }[]): Promise<ReleasedEvents> {
+    const events: PendingUserEvent[] = [];
+    const taken: { keys: ReturnType<typeof userLinkKeys>; userId: string; count: number }[] = [];
+    for (const [, group] of this.#byPortfolio(wanted)) {
+      const keys = this.#keys(group[0]?.phoneNumberId ?? '');
+      const all = [...new Set(group.map((g) => g.userId))];
+      // Most user IDs never had an event waiting: one ZMSCORE says which did (an entry stays until pruned).
+      const scores = await this.redis.zmscore(keys.pending, ...all);
+      const ids = all.filter((_, i) => scores[i] !== null && scores[i] !== undefined);
+      if (ids.length === 0) continue;
+      const pipeline = this.redis.pipeline();
+      for (const userId of ids) pipeline.lrange(keys.pendingOf(userId), 0, -1);
+      const answers = (await pipeline.exec()) ?? [];
+      ids.forEach((userId, i) => {
+        const items = (answers[i]?.[1] ?? []) as string[];
+        if (items.length === 0) return;
+        for (const item of items) events.push(JSON.parse(item) as PendingUserEvent);
+        taken.push({ keys, userId, count: items.length });
+      });
+    }
+    return {
+      events,
+      // Only what was read goes: an event parked meanwhile stays for the next release.
+      done: async (userIds) => {
+        for (const { keys, userId, count } of taken) {
+          if (!userIds.has(userId)) continue;
+          const list = keys.pendingOf(userId);
+          // The index entry stays until the retention prunes it: removing it here could race a new park.
+          await this.redis.ltrim(list, count, -1);
+        }
+      },
+    };
+  }
+
+  /** Links not seen for RETENTION_DAYS, and pending indexes past it, a few per call. */
+  async #prune(keys: ReturnType<typeof userLinkKeys>): Promise<void> {
+    if (this.retentionMs <= 0) return;
+    const cutoff = Date.now() - this.retentionMs;
+    const stale = await this.redis.zrangebyscore(keys.seen, '-inf', cutoff, 'LIMIT', 0, PRUNE_PER_CALL);
+    const stalePending = await this.redis.zrangebyscore(keys.pending, '-inf', cutoff, 'LIMIT', 0, PRUNE_PER_CALL);
+    if (stale.length === 0 && stalePending.length === 0) return;
+    const phones = stale.length > 0 ? (await this.redis.hmget(keys.links, ...stale)).map(valueOf) : [];
+    const known = phones.filter((p): p is string => p !== undefined);
+    const users = known.length > 0 ? (await this.redis.hmget(keys.users, ...known)).map(valueOf) : [];
+    // A phone whose newest user ID is another (the user's ID changed) keeps that one.
+    const gone = known.filter((phone, i) => users[i] !== undefined && stale.includes(users[i]));
+    const tx = this.redis.multi();
+    if (stale.length > 0) tx.hdel(keys.links, ...stale).zrem(keys.seen, ...stale);
+    if (gone.length > 0) tx.hdel(keys.users, ...gone);
+    if (stalePending.length > 0) tx.zrem(keys.pending, ...stalePending).del(...stalePending.map((id) => keys.pendingOf(id)));
+    await tx.exec();
+  }
+
+  #byPortfolio<T extends { phoneNumberId: string }>(items: readonly T[]): Map<string, T[]> {
+    const groups = new Map<string, T[]>();
+    for (const item of items) {
+      const portfolio = portfolioOf(this.portfolios, item.phoneNumberId);
+      const group = groups.get(portfolio);
+      if (group === undefined) groups.set(portfolio, [item]);
+      else group.push(item);
+    }
+    return groups;
+  }
+}
+
+/** Whether a link (value, at) should replace the stored "<value> <ms>": it says something else and is newer, or it is much newer. */
+function newer(stored: string | null | undefined, value: string, at: number): boolean {
+  const storedAt = atOf(stored);
+  if (storedAt > at) return false;
+  return valueOf(stored) !== value || at - storedAt >= REFRESH_MS;
+}
+
+/** "<value> <ms>" → the ms (−1 when absent). */
+function atOf(stored: string | null | undefined): number {
+  if (stored === null || stored === undefined) return -1;
+  const at = Number(stored.slice(stored.lastIndexOf(' ') + 1));
+  return Number.isFinite(at) ? at : -1;
+}
+
+/** "<value> <ms>" → the value. */
+function valueOf(stored: string | null | undefined): string | undefined {
+  if (stored === null || stored === undefined) return undefined;
+  const space = stored.lastIndexOf(' ');
+  return space < 0 ? stored : stored.slice(0, space);
+}
+
+/** The report's `user_id` column for a campaign sent from `phoneNumberId`: the user IDs its portfolio's links know. */
+export function reportUserIds(
+  redis: RedisClient,
+  prefix: string,
+  portfolios: PortfolioAssignments,
+  phoneNumberId: string,
+): (phones: readonly string[]) => Promise<(string | undefined)[]> {
+  const links = new RedisUserLinks(redis, prefix, portfolios);
+  return (phones) => links.userIdsOf(phoneNumberId, phones);
+}
