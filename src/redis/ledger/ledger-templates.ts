@@ -1,4 +1,10 @@
-import type { SendLedger, DeliveryLedger, TemplateInfoUpdate, TemplateStatusOutcome, TemplateStatusUpdate } from '../../campaigns/ledger.js';
+import type {
+  SendLedger,
+  DeliveryLedger,
+  TemplateInfoUpdate,
+  TemplateStatusOutcome,
+  TemplateStatusUpdate,
+} from '../../campaigns/ledger.js';
 import type { LedgerContext } from './ledger-context.js';
 import { campaignIndexKey } from './ledger-keys.js';
 import { RedisTemplateInfo } from '../templates/redis-template-info.js';

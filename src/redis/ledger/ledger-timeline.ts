@@ -1,4 +1,9 @@
-import { TIMELINE_KINDS, type CampaignTimeline, type TimelineBucket, type TimelineLedger } from '../../campaigns/report/campaign-timeline.js';
+import {
+  TIMELINE_KINDS,
+  type CampaignTimeline,
+  type TimelineBucket,
+  type TimelineLedger,
+} from '../../campaigns/report/campaign-timeline.js';
 import type { LedgerContext } from './ledger-context.js';
 
 /** The campaign hash's counters the timeline is read with: those it follows, and rows with a reply (apply-inbound.lua). */
