@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { rejectsFilePath } from '../../campaigns/ingest/rejects-file.js';
 import { reportSource } from '../../cli/run/report.js';
-import { campaignNotFound } from '../../cli/run/status-view.js';
+import { campaignNotFound } from '../../campaigns/campaign-not-found.js';
 import { reportDisposition, reportStream } from '../../dashboard/report-download.js';
 import { AppError } from '../../errors/app-error.js';
 import { registerApiRoute } from '../api-route.js';

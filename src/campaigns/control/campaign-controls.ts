@@ -3,6 +3,7 @@ import { checkOperatorText } from '../../text/operator-text.js';
 import type { ControlLedger, RetrySelection } from '../ledger.js';
 import { usMarketingPaused } from '../ingest/us-marketing.js';
 import type { RetryPage } from './retry-page.js';
+import { campaignNotFound } from '../campaign-not-found.js';
 
 /** Rows per ledger call when retry walks a whole campaign: one short script per page. */
 const PAGE_ROWS = 1000;
@@ -44,7 +45,7 @@ export class CampaignControls {
     // The reason is shown to operators (status, list, the page): refused before anything changes (TEXT_CONTROL_CHARACTER).
     checkOperatorText(reason, 'reason', 'the pause reason');
     const { outcome } = await this.deps.ledger.pause(campaignId, reason);
-    if (outcome === 'missing') throw notFound(campaignId);
+    if (outcome === 'missing') throw campaignNotFound(campaignId);
     if (outcome === 'cancelled' || outcome === 'completed') throw conflict(campaignId, outcome, 'pause');
     return { alreadyPaused: outcome === 'already-paused' };
   }
@@ -52,7 +53,7 @@ export class CampaignControls {
   /** Lifts the pause: the feeder feeds the campaign's backlog again, parked rows first. */
   async resume(campaignId: string): Promise<{ wasPaused: boolean }> {
     const { outcome } = await this.deps.ledger.resume(campaignId);
-    if (outcome === 'missing') throw notFound(campaignId);
+    if (outcome === 'missing') throw campaignNotFound(campaignId);
     if (outcome === 'cancelled') throw conflict(campaignId, outcome, 'resume');
     return { wasPaused: outcome === 'resumed' };
   }
@@ -69,7 +70,7 @@ export class CampaignControls {
     const result = await this.deps.ledger.cancel(campaignId);
     if (result.outcome === 'cancelled')
       return { cancelled: result.cancelled, alreadyCancelled: false, reason: undefined, finishedAt: undefined };
-    if (result.outcome === 'missing') throw notFound(campaignId);
+    if (result.outcome === 'missing') throw campaignNotFound(campaignId);
     throw conflict(campaignId, result.outcome, 'cancel');
   }
 
@@ -85,7 +86,7 @@ export class CampaignControls {
     }
     const { outcome } = await this.deps.ledger.reschedule(campaignId, startsAt);
     if (outcome === 'rescheduled') return;
-    if (outcome === 'missing') throw notFound(campaignId);
+    if (outcome === 'missing') throw campaignNotFound(campaignId);
     if (outcome === 'started') {
       throw new AppError(
         'CAMPAIGN_STATE_CONFLICT',
@@ -106,7 +107,7 @@ export class CampaignControls {
     onProgress?: (progress: RetryProgress) => void,
   ): Promise<RetryPage & { paused: boolean }> {
     const status = await this.deps.ledger.status(campaignId);
-    if (status === undefined) throw notFound(campaignId);
+    if (status === undefined) throw campaignNotFound(campaignId);
     if (status.purgedAt !== undefined) {
       throw new AppError(
         'CAMPAIGN_PURGED',
@@ -143,10 +144,6 @@ export class CampaignControls {
     }
     return { requeued, noPayload, held, heldUntil, usMarketing, optedOut, experiment, paused: await this.deps.ledger.isHeld(campaignId) };
   }
-}
-
-function notFound(id: string): AppError {
-  return new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${id} under this QUEUE_PREFIX (see \`campaign list\`)`);
 }
 
 function conflict(id: string, state: 'cancelled' | 'completed', command: string): AppError {

@@ -15,7 +15,7 @@ export function register(program: Command): void {
     .action(async (id: string, o: { json?: boolean; watch?: boolean }) => {
       if (o.watch === true) {
         const { watchStatus } = await import('../run/status-watch.js');
-        const { campaignNotFound } = await import('../run/status-view.js');
+        const { campaignNotFound } = await import('../../campaigns/campaign-not-found.js');
         const notFound = () => campaignNotFound(id);
         const outcome = await withContext((context) => watchStatus(context, id, { json: o.json === true, notFound }));
         if (outcome === 'interrupted') process.exitCode = 130;

@@ -5,7 +5,7 @@ import { writeReport, writeReportTo } from '../../campaigns/report/report.js';
 import { AppError } from '../../errors/app-error.js';
 import type { CampaignDefinition } from '../../campaigns/campaign.js';
 import type { UserIdsOf } from '../../campaigns/report/report.js';
-import { campaignNotFound } from './status-view.js';
+import { campaignNotFound } from '../../campaigns/campaign-not-found.js';
 import type { AppContext } from '../../app/app-context.js';
 import { reportUserIds } from '../../redis/webhooks/redis-user-links.js';
 

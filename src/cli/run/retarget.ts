@@ -16,6 +16,7 @@ import { parseCampaignSpec } from '../../campaigns/spec/parse-spec.js';
 import { AppError } from '../../errors/app-error.js';
 import { sendSpecOf } from '../send-spec.js';
 import { campaignDeps } from './send.js';
+import { campaignNotFound } from '../../campaigns/campaign-not-found.js';
 
 /** `campaign retarget ID`: the rule, and the new campaign's message as `send` takes it. */
 export interface RetargetOptions extends ColumnOptions {
@@ -97,7 +98,7 @@ async function finishedSource(context: RetargetContext, id: string): Promise<Cam
   const status = await context.ledger.status(id);
   const definition = await context.ledger.getCampaign(id);
   if (status === undefined || definition === undefined) {
-    throw new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${id} under this QUEUE_PREFIX (see \`campaign list\`)`);
+    throw campaignNotFound(id);
   }
   if (status.purgedAt !== undefined) {
     throw new AppError('CAMPAIGN_PURGED', `Campaign ${id}'s rows were purged: there is nothing to retarget`);

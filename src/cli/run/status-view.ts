@@ -1,11 +1,11 @@
 import type { AppContext } from '../../app/app-context.js';
 import type { CampaignDefinition, CampaignStatus } from '../../campaigns/campaign.js';
 import { windowStatus, type WindowStatus } from '../../campaigns/report/window-status.js';
-import { AppError } from '../../errors/app-error.js';
 import { loadRateCard } from '../../pricing/rate-card.js';
 import type { CampaignCost } from '../../pricing/recorded-cost.js';
 import { statusJson, type StatusView } from '../format.js';
 import { statusCost } from './status-cost.js';
+import { campaignNotFound } from '../../campaigns/campaign-not-found.js';
 
 /** What `campaign status` shows of a campaign: its state and counts, its send window now, and its cost. */
 export interface CampaignStatusRead {
@@ -13,11 +13,6 @@ export interface CampaignStatusRead {
   definition: CampaignDefinition | undefined;
   windowed: WindowStatus | undefined;
   cost: CampaignCost;
-}
-
-/** The missing campaign, as every command and route names it. */
-export function campaignNotFound(id: string): AppError {
-  return new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${id} under this QUEUE_PREFIX (see \`campaign list\`)`);
 }
 
 /** Reads what `campaign status ID` shows at `now` (ms); a campaign not there is CAMPAIGN_NOT_FOUND. */

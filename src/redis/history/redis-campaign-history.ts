@@ -1,8 +1,8 @@
 import type { CampaignHistory, HistoryEntry } from '../../campaigns/history/campaign-history.js';
 import { historyEntryOf } from '../../campaigns/history/campaign-history.js';
-import { AppError } from '../../errors/app-error.js';
 import type { RedisClient } from '../key-scope.js';
 import { campaignLedgerKeys, campaignNumbersKey } from '../ledger/ledger-keys.js';
+import { campaignNotFound } from '../../campaigns/campaign-not-found.js';
 
 /** Entries kept per campaign: the newest; older ones fall off as new ones come. */
 export const HISTORY_CAP = 500;
@@ -26,9 +26,9 @@ export class RedisCampaignHistory implements CampaignHistory {
   /** CAMPAIGN_NOT_FOUND for a campaign this prefix does not hold. */
   async record(campaignId: string, entry: HistoryEntry): Promise<void> {
     const keys = await this.#keys(campaignId);
-    if (keys === undefined) throw notFound(campaignId);
+    if (keys === undefined) throw campaignNotFound(campaignId);
     const [definition, purgedAt] = await this.redis.hmget(keys.campaign, 'definition', 'purgedAt');
-    if (definition === null) throw notFound(campaignId);
+    if (definition === null) throw campaignNotFound(campaignId);
     if (purgedAt !== null) return;
     const stored: HistoryEntry = { at: entry.at, actor: { kind: entry.actor.kind, name: entry.actor.name }, action: entry.action };
     if (entry.detail !== undefined) stored.detail = entry.detail;
@@ -60,10 +60,6 @@ export class RedisCampaignHistory implements CampaignHistory {
     }
     return campaignLedgerKeys(this.prefix, number, campaignId);
   }
-}
-
-function notFound(campaignId: string): AppError {
-  return new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${campaignId} under this QUEUE_PREFIX (see \`campaign list\`)`);
 }
 
 function parse(json: string): unknown {

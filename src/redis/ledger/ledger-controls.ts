@@ -13,6 +13,7 @@ import { AppError } from '../../errors/app-error.js';
 import type { LedgerContext } from './ledger-context.js';
 import { feedKeys, laneBacklogKey, optOutsKey, retentionLockKey, wamidsKey } from './ledger-keys.js';
 import { storedWamid, type StoredRow } from './stored-row.js';
+import { campaignNotFound } from '../../campaigns/campaign-not-found.js';
 
 /** How long the retention lock lasts when its holder dies before releasing it. */
 const RETENTION_LOCK_MS = 10 * 60_000;
@@ -103,8 +104,7 @@ export class LedgerControls implements Omit<ControlLedger, 'status' | 'isHeld' |
     const keys = await this.context.keys(campaignId);
     const fields = await redis.hmget(keys.campaign, 'definition', 'finishedAt', 'purgedAt', 'cancelled', 'paused', 'ingestDone');
     const [definition, finishedAt, purgedAt, cancelled, paused, ingestDone] = fields.map((value) => value ?? null);
-    if (definition === null || definition === undefined)
-      throw new AppError('CAMPAIGN_NOT_FOUND', `No campaign ${campaignId} under this QUEUE_PREFIX (see \`campaign list\`)`);
+    if (definition === null || definition === undefined) throw campaignNotFound(campaignId);
     const phoneNumberId = (JSON.parse(definition) as { phoneNumberId?: string }).phoneNumberId ?? '';
     if (finishedAt === null || finishedAt === undefined) {
       const state =
