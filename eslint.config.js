@@ -13,6 +13,35 @@ const SANDBOX_MESSAGE =
   'the runtime (worker, serve) must not import src/sandbox: it is the demo and tests’ stand-in for the Cloud API; move what both need out of src/sandbox';
 const SANDBOX_IMPORT = { group: ['**/sandbox/*', '**/sandbox/**'], message: SANDBOX_MESSAGE };
 
+// The edges (the CLI, the HTTP API, the pages) call the application layer (src/app) and render
+// what it returns. Nothing below an edge imports the CLI, and the API and the pages meet only in
+// src/app, src/http and the domain: a change to one edge's output cannot change another's.
+const CLI_MESSAGE = 'src/api, src/app, src/campaigns and src/dashboard must not import src/cli (an edge); move what both need to src/app';
+/** Our own folder by a relative path; a package's subpath (`@bull-board/api/…`) is not ours. */
+const ownFolder = (folder) => `^(\\.\\.?/)+(src/)?${folder}/`;
+const CLI_IMPORT = { regex: ownFolder('cli'), message: CLI_MESSAGE };
+const DASHBOARD_IMPORT = {
+  regex: ownFolder('dashboard'),
+  message: 'the HTTP API must not import the pages (src/dashboard); share through src/app or src/http',
+};
+const API_IMPORT = {
+  regex: ownFolder('api'),
+  message: 'the pages must not import the HTTP API (src/api); share through src/app or src/http',
+};
+/** import('…') is not an import declaration: no-restricted-imports does not see it. The sandbox anywhere, fenced folders by relative path. */
+const dynamicImportOf = (folders, message) => ({
+  selector: `ImportExpression[source.value=/(^|\\/)sandbox\\/|^(\\.\\.?\\/)+(src\\/)?(${folders.join('|')})\\//]`,
+  message,
+});
+/** The sandbox rule plus the fences of one folder; a later block's options replace an earlier one's, so each block names all. */
+const fenced = (files, patterns, folders) => ({
+  files,
+  rules: {
+    'no-restricted-imports': ['error', { patterns: [SANDBOX_IMPORT, ...patterns] }],
+    'no-restricted-syntax': ['error', dynamicImportOf(folders, `${SANDBOX_MESSAGE}; ${CLI_MESSAGE}`)],
+  },
+});
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'reports/**', 'bin/**', 'dist/**'] },
   js.configs.recommended,
@@ -37,6 +66,9 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', { selector: 'ImportExpression[source.value=/(^|\\/)sandbox\\//]', message: SANDBOX_MESSAGE }],
     },
   },
+  fenced(['src/app/**/*.ts'], [CLI_IMPORT], ['cli']),
+  fenced(['src/api/**/*.ts'], [CLI_IMPORT, DASHBOARD_IMPORT], ['cli', 'dashboard']),
+  fenced(['src/dashboard/**/*.ts'], [CLI_IMPORT, API_IMPORT], ['cli', 'api']),
   {
     // Campaign logic (ingest, send, controls) depends on ports, not on the engines behind them:
     // src/redis and src/queue adapt Redis and BullMQ, src/cloud-api the HTTP client. Its options
@@ -54,9 +86,11 @@ export default tseslint.config(
           patterns: [
             { group: ['**/redis/*', '**/queue/*'], message: 'campaign logic must not reach into the adapters; depend on its ports' },
             SANDBOX_IMPORT,
+            CLI_IMPORT,
           ],
         },
       ],
+      'no-restricted-syntax': ['error', dynamicImportOf(['cli'], `${SANDBOX_MESSAGE}; ${CLI_MESSAGE}`)],
     },
   },
   {

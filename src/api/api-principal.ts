@@ -2,27 +2,13 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 import { allows, authenticate, type ApiScope, type ApiTokenLookup } from '../http/api-tokens.js';
 import { HeadedAppError } from './headed-error.js';
+import type { DashboardSessions } from '../http/dashboard-sessions.js';
 
 /** Who made an API request: a token (by name), or a dashboard user through the pages (by DASHBOARD_USER). */
 export interface ApiCaller {
   kind: 'token' | 'dashboard';
   name: string;
   scope: ApiScope;
-}
-
-/**
- * Why the dashboard refused a page's request: 401 (the basic auth, with the challenge that makes a browser send it), 403
- * (the CSRF token or another site), 429 (too many wrong passwords: with Retry-After). `headers` go into the answer.
- */
-export interface SessionRefusal {
-  refused: string;
-  status: 401 | 403 | 429;
-  headers?: Readonly<Record<string, string>>;
-}
-
-/** The dashboard's check of its own pages' requests (basic auth, CSRF header, same site). */
-export interface DashboardSessions {
-  apiSession(request: FastifyRequest): Promise<{ user: string } | SessionRefusal>;
 }
 
 const SESSION_REFUSAL_CODES = { 401: 'API_TOKEN_MISSING', 403: 'API_CSRF_REFUSED', 429: 'DASHBOARD_LOGIN_THROTTLED' } as const;

@@ -5,7 +5,7 @@ import type { RedisClient } from '../redis/key-scope.js';
 import { RedisApiTokens } from '../redis/access/redis-api-tokens.js';
 import { RedisCampaignHistory } from '../redis/history/redis-campaign-history.js';
 import type { RedisLedger } from '../redis/ledger/redis-ledger.js';
-import type { DashboardSessions } from './api-principal.js';
+import type { DashboardSessions } from '../http/dashboard-sessions.js';
 import { registerApiRoutes } from './api-routes.js';
 import type { ApiServices } from './api-services.js';
 import { registerApi } from './api-server.js';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isAppError } from '../errors/app-error.js';
 import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
 import { ProblemsError, type ProblemItem } from '../errors/problems-error.js';
+import { REDIS_RETRY_AFTER_SECONDS } from '../http/redis-retry.js';
 
 export { ProblemsError, type ProblemItem } from '../errors/problems-error.js';
 
@@ -95,9 +96,6 @@ export function problemOf(error: unknown, instance?: string): Problem {
     ...problems,
   };
 }
-
-/** How long a client waits before it retries a request Redis could not serve (Redis is retried at least once a second). */
-export const REDIS_RETRY_AFTER_SECONDS = 5;
 
 /** Headers a problem carries besides its body: `Retry-After` where retrying later is the remedy. */
 export function problemHeaders(problem: Problem): Record<string, string> {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../logging/logger.js';
-import type { DashboardSessions, SessionRefusal } from '../api/api-principal.js';
+import type { DashboardSessions, SessionRefusal } from '../http/dashboard-sessions.js';
 import { BASIC_AUTH_CHALLENGE, basicLoginMatches, basicLoginOf, type DashboardCredentials } from './basic-auth.js';
 import { CSRF_FIELD, CSRF_HEADER, crossSite, type CsrfTokens } from './csrf.js';
 import { html } from './html.js';

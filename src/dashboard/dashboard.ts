@@ -13,7 +13,7 @@ import { RedisCampaignHistory } from '../redis/history/redis-campaign-history.js
 import { RedisTemplateInfo } from '../redis/templates/redis-template-info.js';
 import { RedisAccountErrors } from '../redis/metrics/redis-account-errors.js';
 import { RedisLoginAttempts } from '../redis/access/redis-login-attempts.js';
-import type { DashboardSessions } from '../api/api-principal.js';
+import type { DashboardSessions } from '../http/dashboard-sessions.js';
 import { DashboardAccess } from './access.js';
 import type { DashboardCredentials } from './basic-auth.js';
 import { CampaignDirectory } from './campaign-directory.js';

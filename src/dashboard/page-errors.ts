@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { REDIS_RETRY_AFTER_SECONDS } from '../api/problem.js';
+import { REDIS_RETRY_AFTER_SECONDS } from '../http/redis-retry.js';
 import { isAppError } from '../errors/app-error.js';
 import { redisUnavailableError } from '../errors/redis-errors.js';
 import type { Logger } from '../logging/logger.js';
