@@ -5,7 +5,7 @@ import { statusJson, statusText } from '../../src/cli/format.js';
 import { campaignPage } from '../../src/dashboard/campaign-page.js';
 import { campaignsPage } from '../../src/dashboard/campaigns-page.js';
 import { campaignView } from '../../src/dashboard/campaign-view.js';
-import { reportDisposition } from '../../src/dashboard/report-download.js';
+import { reportDisposition } from '../../src/http/report-download.js';
 import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
 import { detailOf, extrasOf, statusOf, tallyOf } from './dashboard-fixtures.js';
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { RowRecord } from '../../src/campaigns/campaign.js';
 import type { ReportLedger } from '../../src/campaigns/ledger.js';
 import { writeReport } from '../../src/campaigns/report/report.js';
-import { reportDisposition, reportStream } from '../../src/dashboard/report-download.js';
+import { reportDisposition, reportStream } from '../../src/http/report-download.js';
 
 /** The ledger's rows() over a list of rows, in pages as it gives them. */
 function rowsOf(rows: readonly RowRecord[]): Pick<ReportLedger, 'rows'> {
