@@ -128,8 +128,8 @@ export const RECEIVER_NICE = -10;
  * instead (SCHED_FIFO, `chrt`, every thread): it takes a core the moment a request wakes it,
  * and uses about a fifth of one at 1,000 msg/s. At nice -10 its event loop still stalled for up
  * to 140 ms while two workers warmed up, and it counted 1,001–1,200 requests in one second where
- * the workers' sockets had sent at most 1,000 in any (docs/performance.md, "Rate at the
- * receiver"). Not for the throughput sections: there it takes a core whenever a request comes,
+ * the workers' sockets had sent at most 1,000 in any (git's history of docs/performance.md,
+ * "Rate at the receiver"). Not for the throughput sections: there it takes a core whenever a request comes,
  * ahead of Redis and the workers, and an unpaced drain measured 0.42× the bare worker with it
  * against 0.52× at nice -10 in the same hour.
  */

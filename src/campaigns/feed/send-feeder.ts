@@ -157,7 +157,7 @@ export class SendFeeder {
    * none before that; a first feed of the whole window (5,000 jobs at 1,000/s) kept those
    * fetches waiting behind its enqueues, on this process's event loop and in Redis, and the
    * worker's sends began 0.7–1.1 s after its first one instead of 0.3–0.5 s
-   * (docs/performance.md, "Rate at the receiver").
+   * (measured by the rate sweep: git's history of docs/performance.md).
    */
   #openWindow(feed: number): number {
     if (feed <= 0) return 0;

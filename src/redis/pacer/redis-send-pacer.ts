@@ -178,7 +178,7 @@ const CEILING_GUARD_MICROS = 20_000;
  * bunch came back a window later as a silence and a bunch again: at 1,000/s the receiver saw
  * silences of 30–125 ms return every 1.02–1.03 s, and some runs fell under 97% of the rate.
  * It costs 2.3% of every rate (976.6/s of 1,000). Both guards were chosen from runs of the
- * rate sweep's cells (docs/performance.md, "Rate at the receiver").
+ * rate sweep's cells (the runs are in git's history of docs/performance.md).
  */
 const SPACING_GUARD_MICROS = 24_000;
 
@@ -189,7 +189,7 @@ const CREEP_PER_MS = 0.0001;
  * How late after its stamp a send may leave before the stamp moves (beyond the usual round
  * trip). The ceiling's guard (20 ms) covers it and keeps 15 ms for the network and the receiver. Not
  * zero: at 1,000/s a busy worker's sends routinely leave a few ms after their admission, and
- * moving most stamps by all of it costs rate (docs/performance.md, "Rate at the receiver").
+ * moving most stamps by all of it costs rate (measured by the rate sweep: git's history of docs/performance.md).
  */
 const LATE_DEPARTURE_MS = 5;
 
