@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { campaignLedgerKeys, optOutsKey, feedKeys, sentGuardKeys } from '../src/redis/ledger/ledger-keys.js';
+import { campaignLedgerKeys, sentGuardKeys } from '../src/redis/ledger/ledger-keys.js';
+import { claimKeys } from '../src/redis/ledger/script-keys.js';
 import { withLedgerCommands } from '../src/redis/ledger/ledger-scripts.js';
 import { RedisLedger } from '../src/redis/ledger/redis-ledger.js';
 import { storedWamid, type StoredRow } from '../src/redis/ledger/stored-row.js';
@@ -106,24 +107,10 @@ async function applyDelivered(redis: Redis, prefix: string, id: string): Promise
 async function pruneAfterWindow(redis: Redis, prefix: string, id: string): Promise<void> {
   const ledger = withLedgerCommands(redis.duplicate());
   try {
-    const { sent, sentAt } = sentGuardKeys(prefix, PHONE_NUMBER_ID);
-    const { window, active } = feedKeys(prefix, PHONE_NUMBER_ID);
-    const keys = campaignLedgerKeys(prefix, PHONE_NUMBER_ID, id);
+    const { sentAt } = sentGuardKeys(prefix, PHONE_NUMBER_ID);
     const clock = String(DUPLICATE_WINDOW_MS + 60_000);
     for (let left = await redis.zcard(sentAt); left > 0;) {
-      await ledger.cwClaim(
-        keys.campaign,
-        keys.rows,
-        sent,
-        sentAt,
-        window,
-        active,
-        keys.pending,
-        optOutsKey(prefix, PHONE_NUMBER_ID),
-        clock,
-        DUPLICATE_WINDOW_MS,
-        id,
-      );
+      await ledger.cwClaim(...claimKeys(prefix, PHONE_NUMBER_ID, id), clock, DUPLICATE_WINDOW_MS, id);
       const now = await redis.zcard(sentAt);
       if (now === left) throw new Error(`settled: the prune left ${now} guard entries`);
       left = now;

@@ -41,7 +41,8 @@ export interface LuaCommand {
 export function loadLuaCommand(name: string, dir: URL = LUA_DIR): LuaCommand {
   const lua = loadLuaScript(name, dir);
   const named = /-(\d+)$/.exec(name)?.[1];
-  return { lua, numberOfKeys: named === undefined ? documentedKeys(lua, fileURLToPath(new URL(`${name}.lua`, dir))) : Number(named) };
+  const file = fileURLToPath(new URL(`${name}.lua`, dir));
+  return { lua, numberOfKeys: named === undefined ? readLuaHeader(lua, file).keys.length : Number(named) };
 }
 
 /**
@@ -67,20 +68,45 @@ export function defineLuaCommandsLazily(redis: RedisClient, commands: Readonly<R
   }
 }
 
-/** The KEYS a script's header documents: its `KEYS[1]` … `KEYS[n]` lines, in order, or `KEYS: none`. */
-function documentedKeys(source: string, file: string): number {
+/** A script's header as data (src/redis/lua/README.md, "Header"): its KEYS and ARGV by name, in order. */
+export interface LuaHeader {
+  /** Each `KEYS[n]` line: its name, and the key it documents (`<scope>:campaign:<id>`, alternatives joined by " or "). */
+  keys: { name: string; key: string }[];
+  /** Each `ARGV[n]` line: its name (the first word after `ARGV[n]`), and whether its text starts with "optional". */
+  argv: { name: string; optional: boolean }[];
+  /** The arguments repeated per item: from which ARGV, and how many per item (`then <n> per …, from ARGV[<m>] on:`). */
+  repeated: { from: number; width: number } | undefined;
+}
+
+/**
+ * Reads a script's header. Throws, naming the file, when it has none or its KEYS are not
+ * `KEYS[1]` … `KEYS[n]` in order (or `KEYS: none`): the loader takes the number of keys from
+ * them. The ARGV lines are read as they are; test/unit/ledger-wiring.test.ts holds the
+ * ledger's to its commands.
+ */
+export function readLuaHeader(source: string, file: string): LuaHeader {
   const header = /^(?:#!lua[^\n]*\n)?--\[\[\n([\s\S]*?)\n\]\]/.exec(source)?.[1];
   if (header === undefined) throw new Error(`${file}: no --[[ … ]] header to read its KEYS from`);
-  const indices = [...header.matchAll(/^\s*KEYS\[(\d+)\]\s+\S/gm)].map((m) => Number(m[1]));
+  const keyLines = [...header.matchAll(/^[ \t]*KEYS\[(\d+)\][ \t]+(\S+)(?:[ \t]+\S+[ \t]+(.*))?$/gm)];
   if (/^\s*KEYS: none\s*$/m.test(header)) {
-    if (indices.length > 0) throw new Error(`${file}: its header lists KEYS and says "KEYS: none"`);
-    return 0;
+    if (keyLines.length > 0) throw new Error(`${file}: its header lists KEYS and says "KEYS: none"`);
+  } else if (keyLines.length === 0) {
+    throw new Error(`${file}: its header lists no KEYS[n] (write "KEYS: none" for a script without keys)`);
   }
-  if (indices.length === 0) throw new Error(`${file}: its header lists no KEYS[n] (write "KEYS: none" for a script without keys)`);
-  indices.forEach((n, i) => {
-    if (n !== i + 1) throw new Error(`${file}: its header lists KEYS[${n}] where KEYS[${i + 1}] belongs (one line per key, in order)`);
+  keyLines.forEach((m, i) => {
+    if (Number(m[1]) !== i + 1) {
+      throw new Error(`${file}: its header lists KEYS[${m[1]}] where KEYS[${i + 1}] belongs (one line per key, in order)`);
+    }
   });
-  return indices.length;
+  const repeat = /^[ \t]*then (\d+) per [^\n]*\bfrom ARGV\[(\d+)\] on:[ \t]*$/m.exec(header);
+  return {
+    keys: keyLines.map((m) => ({ name: m[2] ?? '', key: (m[3] ?? '').replace(/ \(.*$/, '').trim() })),
+    argv: [...header.matchAll(/^[ \t]*ARGV\[\d+\][ \t]+([^\s:]+):?[ \t]*(.*)$/gm)].map((m) => ({
+      name: m[1] ?? '',
+      optional: /^optional\b/.test(m[2] ?? ''),
+    })),
+    repeated: repeat === null ? undefined : { width: Number(repeat[1]), from: Number(repeat[2]) },
+  };
 }
 
 /** The fragment src/redis/lua/includes/<name>.lua (or in `dir`/includes) with its own includes resolved. */

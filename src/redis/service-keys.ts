@@ -8,8 +8,8 @@ export function sendQueuePrefix(prefix: string, phoneNumberId: string): string {
 }
 
 /**
- * The pacer's keys of a number (src/redis/pacer/redis-send-pacer.ts): its next slot, and the sends of its last second. In the number's scope:
- * both scripts stay in its slot.
+ * The pacer's keys of a number (src/redis/pacer/redis-send-pacer.ts): its next slot, and the sends of its last
+ * second. In the number's scope: both scripts stay in its slot.
  */
 export function pacerKeys(prefix: string, phoneNumberId: string): { slot: string; sent: string } {
   const scope = numberScope(prefix, phoneNumberId);

@@ -1,41 +1,25 @@
-import { z } from 'zod';
 import { safeJson } from '../../cloud-api/safe-json.js';
-import type {
-  DeliveryLedger,
-  InboundUpdate,
-  OptOutSource,
-  PreferenceUpdate,
-  SendLedger,
-  StatusOutcome,
-  StatusUpdate,
-} from '../../campaigns/ledger.js';
+import type { DeliveryLedger, InboundUpdate, PreferenceUpdate, StatusOutcome, StatusUpdate } from '../../campaigns/ledger.js';
 import { SERVICE_WINDOW_MS } from '../../campaigns/ledger.js';
 import { numberScope } from '../key-scope.js';
 import { perNumber, type LedgerContext } from './ledger-context.js';
 import { campaignLedgerKeys, serviceWindowKey, wamidsKey } from './ledger-keys.js';
-import { optOutEntries, spreadByPortfolio, spreadFromNumber, spreadOptOuts, type OptOutEvent } from './ledger-optouts.js';
+import { spreadByPortfolio, spreadFromNumber } from './ledger-optouts.js';
 import { spreadCapsFromNumber } from './ledger-marketing-caps.js';
 import { MARKETING_CAP_WAIT_MS } from '../../campaigns/marketing-cap-wait.js';
-import { portfolioOf } from '../../portfolios/portfolios.js';
 
 /** Meta's code for a recipient who stopped marketing messages from the business. */
 const OPTED_OUT_CODE = '131050';
 /** Status outcomes whose row apply-statuses.lua found (and so recorded a 131050's opt-out for). */
 const MATCHED = new Set(['applied', 'same']);
 
-const optOutSourceSchema = z.object({
-  campaignId: z.string(),
-  row: z.number(),
-  at: z.number(),
-  via: z.enum(['keyword', 'user_preferences', 'operator']).optional(),
-});
-
-/** What Meta's webhooks change (apply-*.lua), the customer-service windows they open, the opt-outs (ledger-optouts.ts). */
-export class LedgerDelivery
-  implements
-    Omit<DeliveryLedger, 'applyTemplateStatus' | 'recordTemplateInfo'>,
-    Pick<SendLedger, 'recordOptOut' | 'addOptOut' | 'removeOptOut'>
-{
+/**
+ * What Meta's webhooks change (apply-*.lua): statuses on rows, users' messages and the
+ * customer-service windows they open, `user_preferences`; the opt-outs and marketing caps a
+ * webhook records on its number go on to the rest of the portfolio (ledger-optouts.ts,
+ * ledger-marketing-caps.ts).
+ */
+export class LedgerDelivery implements Omit<DeliveryLedger, 'applyTemplateStatus' | 'recordTemplateInfo'> {
   constructor(private readonly context: LedgerContext) {}
 
   // Webhooks name the phone number they are for; each number's events go in one script call
@@ -48,12 +32,20 @@ export class LedgerDelivery
   async applyStatuses(updates: readonly StatusUpdate[]): Promise<StatusOutcome[]> {
     const { redis, prefix, clock, brake } = this.context;
     return perNumber(updates, async (number, group) => {
-      const args: (string | number)[] = [numberScope(prefix, number), clock.arg(), brake.window, brake.failureShare, MARKETING_CAP_WAIT_MS];
+      const statuses: (string | number)[] = [];
       for (const u of group) {
         const pricing = u.pricing === undefined ? '' : `${u.pricing.category}|${u.pricing.billable ? 1 : 0}|${u.pricing.market}`;
-        args.push(u.wamid, u.kind, u.at, u.callbackData ?? '', u.code ?? '', u.detail ?? '', u.phoneNumberId, pricing);
+        statuses.push(u.wamid, u.kind, u.at, u.callbackData ?? '', u.code ?? '', u.detail ?? '', u.phoneNumberId, pricing);
       }
-      const flat = await redis.cwApplyStatuses(wamidsKey(prefix, number), ...args);
+      const flat = await redis.cwApplyStatuses(
+        wamidsKey(prefix, number),
+        numberScope(prefix, number),
+        clock.arg(),
+        brake.window,
+        brake.failureShare,
+        MARKETING_CAP_WAIT_MS,
+        ...statuses,
+      );
       const outcomes: StatusOutcome[] = [];
       const capped: StatusUpdate[] = [];
       for (let i = 0; i + 1 < flat.length; i += 2) {
@@ -79,9 +71,15 @@ export class LedgerDelivery
   async applyInbound(updates: readonly InboundUpdate[]): Promise<{ answeredRow: boolean }[]> {
     const { redis, prefix, clock } = this.context;
     return perNumber(updates, async (number, group) => {
-      const args: (string | number)[] = [numberScope(prefix, number), clock.arg(), SERVICE_WINDOW_MS];
-      for (const u of group) args.push(u.phoneNumberId, u.waId, u.at, u.replyTo ?? '', u.reply ?? '', u.optOut ? '1' : '0');
-      const answered = await redis.cwApplyInbound(wamidsKey(prefix, number), ...args);
+      const messages: (string | number)[] = [];
+      for (const u of group) messages.push(u.phoneNumberId, u.waId, u.at, u.replyTo ?? '', u.reply ?? '', u.optOut ? '1' : '0');
+      const answered = await redis.cwApplyInbound(
+        wamidsKey(prefix, number),
+        numberScope(prefix, number),
+        clock.arg(),
+        SERVICE_WINDOW_MS,
+        ...messages,
+      );
       // The script recorded a keyword's opt-out on this number; the rest of its portfolio follows.
       await spreadFromNumber(
         this.context,
@@ -130,61 +128,4 @@ export class LedgerDelivery
     ]);
     return closes.map((value) => value !== null && Number(value) > now);
   }
-
-  async addOptOut(phoneNumberId: string, phone: string): Promise<boolean> {
-    const source: OptOutSource = { campaignId: '', row: 0, at: await this.context.clock.now(), via: 'operator' };
-    return this.#spread(phoneNumberId, { phone, action: 'add', at: source.at, source: JSON.stringify(source) });
-  }
-
-  async removeOptOut(phoneNumberId: string, phone: string): Promise<boolean> {
-    return this.#spread(phoneNumberId, { phone, action: 'remove', at: 0 });
-  }
-
-  async recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void> {
-    const at = await this.context.clock.now();
-    await this.#spread(phoneNumberId, { phone, action: 'add', at, source: JSON.stringify({ ...source, at }) });
-  }
-
-  /** The opt-outs that hold for a number: its portfolio's. */
-  async optOuts(phoneNumberId: string): Promise<Map<string, OptOutSource>> {
-    return sourcesOf(await optOutEntries(this.context, { phoneNumberId }));
-  }
-
-  /** `campaign optouts list --portfolio`: the portfolio's record. */
-  async optOutsOfPortfolio(portfolio: string): Promise<Map<string, OptOutSource>> {
-    return sourcesOf(await optOutEntries(this.context, { portfolio }));
-  }
-
-  /** `campaign optouts add --portfolio`: the operator opts a recipient out on every number of the portfolio (false: already). */
-  async addPortfolioOptOut(portfolio: string, phone: string): Promise<boolean> {
-    const source: OptOutSource = { campaignId: '', row: 0, at: await this.context.clock.now(), via: 'operator' };
-    const [changed] = await spreadOptOuts(this.context, portfolio, [
-      { phone, action: 'add', at: source.at, source: JSON.stringify(source) },
-    ]);
-    return changed === true;
-  }
-
-  /** `campaign optouts remove --portfolio`: true if the recipient was opted out anywhere in the portfolio and no longer is. */
-  async removePortfolioOptOut(portfolio: string, phone: string): Promise<boolean> {
-    const [changed] = await spreadOptOuts(this.context, portfolio, [{ phone, action: 'remove', at: 0 }]);
-    return changed === true;
-  }
-
-  /** One opt-out or lift for the whole portfolio of the number: true if it changed anything. */
-  async #spread(phoneNumberId: string, event: OptOutEvent): Promise<boolean> {
-    const portfolio = portfolioOf(this.context.portfolios, phoneNumberId);
-    const [changed] = await spreadOptOuts(this.context, portfolio, [event], [phoneNumberId]);
-    return changed === true;
-  }
-}
-
-/** Stored opt-outs (phone → source JSON) as sources. */
-function sourcesOf(entries: ReadonlyMap<string, string>): Map<string, OptOutSource> {
-  const found = new Map<string, OptOutSource>();
-  for (const [phone, json] of entries) {
-    const parsed = optOutSourceSchema.safeParse(safeJson(json));
-    // An entry this version cannot read still means the recipient opted out.
-    found.set(phone, parsed.success ? parsed.data : { campaignId: '?', row: 0, at: 0 });
-  }
-  return found;
 }

@@ -1,10 +1,11 @@
-import { campaignDefinitionSchema, type CampaignDefinition } from '../../campaigns/campaign.js';
+import type { CampaignDefinition } from '../../campaigns/campaign.js';
 import type { AlreadySent, IngestedRow, IngestLedger, IngestResult } from '../../campaigns/ledger.js';
 import type { LedgerContext } from './ledger-context.js';
 import { lanesOf } from './ledger-context.js';
 import { adoptOptOuts } from './ledger-optouts.js';
 import { adoptMarketingCaps } from './ledger-marketing-caps.js';
-import { campaignIndexKey, campaignNumbersKey, feedKeys, phoneNumbersKey, sentGuardKeys } from './ledger-keys.js';
+import { campaignIndexKey, campaignNumbersKey, phoneNumbersKey } from './ledger-keys.js';
+import { brakeKeys, priorSendsKeys, recordIngestedKeys } from './script-keys.js';
 
 /** How the feed script ranks priorities: lower first. */
 export const PRIORITY_SCORE = { high: 0, normal: 1, low: 2 } as const;
@@ -17,7 +18,10 @@ function pairsOf(flat: readonly string[]): AlreadySent[] {
 }
 
 /** Reading a CSV into a campaign: its definition, its rows in chunks, its lanes, the ends of its ingest. */
-export class LedgerIngest implements Omit<IngestLedger, 'status' | 'rows' | 'serviceWindowsOpen' | 'optOuts' | 'marketingCaps'> {
+export class LedgerIngest implements Omit<
+  IngestLedger,
+  'getCampaign' | 'status' | 'rows' | 'serviceWindowsOpen' | 'optOuts' | 'marketingCaps'
+> {
   constructor(private readonly context: LedgerContext) {}
 
   async createCampaign(definition: CampaignDefinition): Promise<void> {
@@ -50,11 +54,6 @@ export class LedgerIngest implements Omit<IngestLedger, 'status' | 'rows' | 'ser
     await adoptMarketingCaps(this.context, keys.phoneNumberId);
   }
 
-  async getCampaign(id: string): Promise<CampaignDefinition | undefined> {
-    const json = await this.context.redis.hget((await this.context.keys(id)).campaign, 'definition');
-    return json === null ? undefined : campaignDefinitionSchema.parse(JSON.parse(json));
-  }
-
   async recordIngested(campaignId: string, phoneNumberId: string, rows: readonly IngestedRow[]): Promise<IngestResult> {
     if (rows.length === 0) return { queued: [], alreadySent: [], reopened: 0 };
     const { redis, prefix, clock } = this.context;
@@ -71,21 +70,17 @@ export class LedgerIngest implements Omit<IngestLedger, 'status' | 'rows' | 'ser
           ]
         : [String(r.row), r.status, r.phone, r.errorCode, r.errorDetail],
     );
-    const { sent, sentAt } = sentGuardKeys(prefix, phoneNumberId);
-    const keys = await this.context.keys(campaignId, phoneNumberId);
+    const { phoneNumberId: number } = await this.context.keys(campaignId, phoneNumberId);
+    const keys = recordIngestedKeys(prefix, number, campaignId);
+    const [campaignKey] = keys;
     const [queued, already, reopened] = await redis.cwRecordIngested(
-      keys.campaign,
-      keys.rows,
-      sent,
-      sentAt,
-      keys.pending,
-      feedKeys(prefix, phoneNumberId).active,
+      ...keys,
       JSON.stringify(compact),
       campaignId,
       clock.arg(),
       this.context.duplicateWindowMs,
     );
-    await this.context.replicated(keys.campaign);
+    await this.context.replicated(campaignKey);
     return { queued: queued.map(Number), alreadySent: pairsOf(already), reopened: Number(reopened) };
   }
 
@@ -96,17 +91,10 @@ export class LedgerIngest implements Omit<IngestLedger, 'status' | 'rows' | 'ser
   ): Promise<AlreadySent[]> {
     const { redis, prefix, clock, duplicateWindowMs } = this.context;
     if (rows.length === 0 || duplicateWindowMs <= 0) return [];
-    const keys = await this.context.keys(campaignId, phoneNumberId);
+    const { phoneNumberId: number } = await this.context.keys(campaignId, phoneNumberId);
     const args = rows.flatMap((r) => [String(r.row), r.fingerprint]);
     return pairsOf(
-      await redis.cwPriorSends(
-        keys.campaign,
-        sentGuardKeys(prefix, phoneNumberId).sent,
-        campaignId,
-        clock.arg(),
-        duplicateWindowMs,
-        ...args,
-      ),
+      await redis.cwPriorSends(...priorSendsKeys(prefix, number, campaignId), campaignId, clock.arg(), duplicateWindowMs, ...args),
     );
   }
 
@@ -121,8 +109,9 @@ export class LedgerIngest implements Omit<IngestLedger, 'status' | 'rows' | 'ser
   }
 
   async liftIngestPause(campaignId: string): Promise<boolean> {
-    const keys = await this.context.keys(campaignId);
-    return (await this.context.redis.cwLiftIngestPause(keys.campaign, keys.recent)) === 1;
+    const { prefix, redis } = this.context;
+    const { phoneNumberId } = await this.context.keys(campaignId);
+    return (await redis.cwLiftIngestPause(...brakeKeys(prefix, phoneNumberId, campaignId))) === 1;
   }
 
   async finishIngest(campaignId: string): Promise<boolean> {

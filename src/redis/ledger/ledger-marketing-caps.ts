@@ -3,6 +3,7 @@ import { MARKETING_CAP_WAIT_MS } from '../../campaigns/marketing-cap-wait.js';
 import { portfolioOf } from '../../portfolios/portfolios.js';
 import type { LedgerContext } from './ledger-context.js';
 import { marketingCapKeys } from './ledger-keys.js';
+import { recordMarketingCapKeys } from './script-keys.js';
 import { numbersOfPortfolio, portfolioMarketingCapsKey } from '../pacer/portfolio-keys.js';
 
 /*
@@ -115,11 +116,12 @@ export class LedgerMarketingCaps implements Pick<IngestLedger, 'marketingCaps'>,
 
   async recordMarketingCap(phoneNumberId: string, campaignId: string, phone: string): Promise<void> {
     const { redis, prefix, clock } = this.context;
-    const keys = await this.context.keys(campaignId, phoneNumberId);
-    const caps = marketingCapKeys(prefix, keys.phoneNumberId).caps;
-    const until = Number(await redis.cwRecordMarketingCap(keys.campaign, caps, clock.arg(), MARKETING_CAP_WAIT_MS, phone));
+    const { phoneNumberId: number } = await this.context.keys(campaignId, phoneNumberId);
+    const keys = recordMarketingCapKeys(prefix, number, campaignId);
+    const [, caps] = keys;
+    const until = Number(await redis.cwRecordMarketingCap(...keys, clock.arg(), MARKETING_CAP_WAIT_MS, phone));
     if (until === 0) return;
     await this.context.replicated(caps);
-    await spreadMarketingCaps(this.context, portfolioOf(this.context.portfolios, keys.phoneNumberId), [{ phone, until }]);
+    await spreadMarketingCaps(this.context, portfolioOf(this.context.portfolios, number), [{ phone, until }]);
   }
 }

@@ -1,8 +1,11 @@
+import { z } from 'zod';
 import { safeJson } from '../../cloud-api/safe-json.js';
+import type { IngestLedger, OptOutSource, SendLedger } from '../../campaigns/ledger.js';
 import { portfolioOf } from '../../portfolios/portfolios.js';
 import { numbersOfPortfolio, portfolioScope } from '../pacer/portfolio-keys.js';
 import type { LedgerContext } from './ledger-context.js';
 import { numberOptOutKeys, type OptOutCopyKeys } from './ledger-keys.js';
+import { optOutCopyKeys } from './script-keys.js';
 
 /*
  * Opt-outs belong to the business portfolio (Meta's opt-out is from the business, not from
@@ -43,7 +46,7 @@ async function applyToCopy(context: LedgerContext, keys: OptOutCopyKeys, events:
   const changed: boolean[] = [];
   for (let i = 0; i < events.length; i += EVENTS_PER_CALL) {
     const args = events.slice(i, i + EVENTS_PER_CALL).flatMap((e) => [e.phone, e.action, e.at, e.source ?? '']);
-    const answers = await context.redis.cwApplyOptOuts(keys.optouts, keys.prefs, ...args);
+    const answers = await context.redis.cwApplyOptOuts(...optOutCopyKeys(keys), ...args);
     changed.push(...answers.map((n) => Number(n) === 1));
   }
   // REDIS_WAIT_REPLICAS: an opt-out a failover took back would let the number send to someone who said STOP.
@@ -182,4 +185,77 @@ export async function optOutEntries(
     readHash(context, portfolioOptOutKeys(prefix, portfolioOf(portfolios, of.phoneNumberId)).optouts),
   ]);
   return new Map([...own, ...record]);
+}
+
+const optOutSourceSchema = z.object({
+  campaignId: z.string(),
+  row: z.number(),
+  at: z.number(),
+  via: z.enum(['keyword', 'user_preferences', 'operator']).optional(),
+});
+
+/** Stored opt-outs (phone → source JSON) as sources. */
+function sourcesOf(entries: ReadonlyMap<string, string>): Map<string, OptOutSource> {
+  const found = new Map<string, OptOutSource>();
+  for (const [phone, json] of entries) {
+    const parsed = optOutSourceSchema.safeParse(safeJson(json));
+    // An entry this version cannot read still means the recipient opted out.
+    found.set(phone, parsed.success ? parsed.data : { campaignId: '?', row: 0, at: 0 });
+  }
+  return found;
+}
+
+/**
+ * The ledger's part for opt-outs: what ingest skips, a 131050 a send's answer taught, and the
+ * operator's `campaign optouts` on a number's portfolio or a portfolio by name. Webhooks record
+ * theirs through the delivery part (ledger-delivery.ts), by the same spread.
+ */
+export class LedgerOptOuts implements Pick<IngestLedger, 'optOuts'>, Pick<SendLedger, 'recordOptOut' | 'addOptOut' | 'removeOptOut'> {
+  constructor(private readonly context: LedgerContext) {}
+
+  /** The opt-outs that hold for a number: its portfolio's. */
+  async optOuts(phoneNumberId: string): Promise<Map<string, OptOutSource>> {
+    return sourcesOf(await optOutEntries(this.context, { phoneNumberId }));
+  }
+
+  /** `campaign optouts list --portfolio`: the portfolio's record. */
+  async optOutsOfPortfolio(portfolio: string): Promise<Map<string, OptOutSource>> {
+    return sourcesOf(await optOutEntries(this.context, { portfolio }));
+  }
+
+  async addOptOut(phoneNumberId: string, phone: string): Promise<boolean> {
+    const source: OptOutSource = { campaignId: '', row: 0, at: await this.context.clock.now(), via: 'operator' };
+    return this.#spread(phoneNumberId, { phone, action: 'add', at: source.at, source: JSON.stringify(source) });
+  }
+
+  async removeOptOut(phoneNumberId: string, phone: string): Promise<boolean> {
+    return this.#spread(phoneNumberId, { phone, action: 'remove', at: 0 });
+  }
+
+  async recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void> {
+    const at = await this.context.clock.now();
+    await this.#spread(phoneNumberId, { phone, action: 'add', at, source: JSON.stringify({ ...source, at }) });
+  }
+
+  /** `campaign optouts add --portfolio`: the operator opts a recipient out on every number of the portfolio (false: already). */
+  async addPortfolioOptOut(portfolio: string, phone: string): Promise<boolean> {
+    const source: OptOutSource = { campaignId: '', row: 0, at: await this.context.clock.now(), via: 'operator' };
+    const [changed] = await spreadOptOuts(this.context, portfolio, [
+      { phone, action: 'add', at: source.at, source: JSON.stringify(source) },
+    ]);
+    return changed === true;
+  }
+
+  /** `campaign optouts remove --portfolio`: true if the recipient was opted out anywhere in the portfolio and no longer is. */
+  async removePortfolioOptOut(portfolio: string, phone: string): Promise<boolean> {
+    const [changed] = await spreadOptOuts(this.context, portfolio, [{ phone, action: 'remove', at: 0 }]);
+    return changed === true;
+  }
+
+  /** One opt-out or lift for the whole portfolio of the number: true if it changed anything. */
+  async #spread(phoneNumberId: string, event: OptOutEvent): Promise<boolean> {
+    const portfolio = portfolioOf(this.context.portfolios, phoneNumberId);
+    const [changed] = await spreadOptOuts(this.context, portfolio, [event], [phoneNumberId]);
+    return changed === true;
+  }
 }

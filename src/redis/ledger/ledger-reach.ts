@@ -4,6 +4,7 @@ import type { MessagingLimit } from '../../config/number-settings.js';
 import { portfolioLimitKeys } from '../pacer/portfolio-limit-keys.js';
 import type { LedgerContext } from './ledger-context.js';
 import { reachKey, reachPendingKey } from './ledger-keys.js';
+import { reachCommitKeys, reachReserveKeys } from './script-keys.js';
 
 /**
  * A lease lives this long at most: a feed and its commit take milliseconds, so only a feeder
@@ -59,13 +60,9 @@ export class PortfolioReach {
     fixed: MessagingLimit | undefined,
   ): Promise<ReachLease | undefined> {
     const { redis, prefix, clock } = this.context;
-    const keys = portfolioLimitKeys(prefix, portfolio);
     const id = `${phoneNumberId}:${randomBytes(6).toString('hex')}`;
     const [granted, limit] = await redis.cwReachReserve(
-      keys.reach,
-      keys.leases,
-      keys.leaseExpiry,
-      keys.limit,
+      ...reachReserveKeys(prefix, portfolio),
       clock.arg(),
       id,
       asked,
@@ -94,9 +91,8 @@ export class PortfolioReach {
       if (own.size > 0) await redis.hdel(reachPendingKey(prefix, phoneNumberId), ...own.keys());
       return {};
     }
-    const keys = portfolioLimitKeys(prefix, lease.portfolio);
-    const commit = (id: string, record: string, held: readonly string[]) =>
-      redis.cwReachCommit(keys.reach, keys.leases, keys.leaseExpiry, clock.arg(), id, record, ...held);
+    const keys = reachCommitKeys(prefix, lease.portfolio);
+    const commit = (id: string, record: string, held: readonly string[]) => redis.cwReachCommit(...keys, clock.arg(), id, record, ...held);
     for (const [id, record] of own) if (id !== lease.id) await commit(id, record, []);
     const [reached, freesAt, known] = await commit(lease.id, own.get(lease.id) ?? '{}', heldBack);
     if (own.size > 0) await redis.hdel(reachPendingKey(prefix, phoneNumberId), ...own.keys());

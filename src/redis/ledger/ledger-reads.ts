@@ -1,4 +1,11 @@
-import { ROW_STATUSES, type CampaignCounts, type CampaignStatus, type RowRecord } from '../../campaigns/campaign.js';
+import {
+  campaignDefinitionSchema,
+  ROW_STATUSES,
+  type CampaignCounts,
+  type CampaignDefinition,
+  type CampaignStatus,
+  type RowRecord,
+} from '../../campaigns/campaign.js';
 import type { LaneBacklog, ReportLedger } from '../../campaigns/ledger.js';
 import type { CampaignCounters, CampaignCountersReader } from '../../campaigns/report/campaign-counters.js';
 import {
@@ -94,13 +101,18 @@ export async function statusOf(
 const CODED = new Set<string>(CODED_STATUSES);
 
 /**
- * Reading campaigns back: states and counts (one campaign's, or every campaign's in one
+ * Reading campaigns back: definitions, states and counts (one campaign's, or every campaign's in one
  * pipeline per number), rows in pages, the lists of campaigns and numbers, lane backlogs, and
  * errors by code (HSCAN, 1,000 rows a call up to a cap; a row HSCAN returns twice while Redis
  * resizes the hash is counted twice).
  */
-export class LedgerReads implements Omit<ReportLedger, 'getCampaign'>, ErrorCodeLedger, CampaignCountersReader {
+export class LedgerReads implements ReportLedger, ErrorCodeLedger, CampaignCountersReader {
   constructor(private readonly context: LedgerContext) {}
+
+  async getCampaign(id: string): Promise<CampaignDefinition | undefined> {
+    const json = await this.context.redis.hget((await this.context.keys(id)).campaign, 'definition');
+    return json === null ? undefined : campaignDefinitionSchema.parse(JSON.parse(json));
+  }
 
   async status(campaignId: string): Promise<CampaignStatus | undefined> {
     const fields = statusFields(await this.context.redis.hmget((await this.context.keys(campaignId)).campaign, ...STATUS_FIELDS));

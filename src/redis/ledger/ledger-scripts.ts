@@ -1,12 +1,204 @@
 import { defineLuaCommandsLazily, loadLuaCommand, type LuaCommand } from '../lua-scripts.js';
 import type { RedisClient } from '../key-scope.js';
 
+type Arg = string | number;
+
 /**
- * The ledger's Lua as commands: command → its script (lua/<name>.lua, its header giving KEYS,
- * ARGV and answer; lua/README.md maps the data model). Each state change and its counters
- * move in one script, so no crash leaves them out of step. Each is read at its first call.
+ * Arguments repeated per item (a row, a status, an event), flat: `Each<[row: number, job: number]>`
+ * is row, job, row, job, …; the labels are the names the script's header gives them.
  */
-export const LEDGER_SCRIPTS = {
+export type Each<Item extends readonly Arg[]> = Item[number][];
+
+/**
+ * The ledger's commands as ioredis gives them once defined. Each runs one script of
+ * src/redis/lua (LEDGER_SCRIPTS below); its parameters are the script's KEYS, then its ARGV,
+ * with the names and in the order of the script's header (`sent-at` is `sentAt`), the
+ * arguments repeated per item last, as `Each<[…]>`. The header is the wiring's source:
+ * test/unit/ledger-wiring.test.ts fails when a signature here and its header disagree. The
+ * KEYS of a call come from one function per key set (script-keys.ts); the answers are the
+ * headers' `Output`.
+ */
+export interface LedgerCommands {
+  cwRecordIngested(
+    campaign: string,
+    rows: string,
+    sent: string,
+    sentAt: string,
+    pending: string,
+    active: string,
+    chunk: string,
+    campaignId: string,
+    clock: string,
+    duplicateWindow: number,
+  ): Promise<[string[], string[], number]>;
+  cwPriorSends(
+    campaign: string,
+    sent: string,
+    campaignId: string,
+    clock: string,
+    duplicateWindow: number,
+    ...rows: Each<[row: string, fingerprint: string]>
+  ): Promise<string[]>;
+  cwIngestInterrupted(campaign: string, reason: string, clock: string): Promise<number>;
+  cwLiftIngestPause(campaign: string, recent: string): Promise<number>;
+  cwFinishIngest(campaign: string, clock: string): Promise<number>;
+  cwClaim(
+    campaign: string,
+    rows: string,
+    sent: string,
+    sentAt: string,
+    window: string,
+    active: string,
+    pending: string,
+    optouts: string,
+    caps: string,
+    clock: string,
+    duplicateWindow: number,
+    campaignId: string,
+    ...claims: Each<[row: number, job: number]>
+  ): Promise<string[]>;
+  cwSettle(
+    campaign: string,
+    rows: string,
+    wamids: string,
+    recent: string,
+    sent: string,
+    sentAt: string,
+    window: string,
+    confirm: string,
+    campaignId: string,
+    clock: string,
+    brakeWindow: number,
+    brakeShare: number,
+    confirmWindow: number,
+    heldPatience: number,
+    ...answers: Each<[row: number, status: string, wamid: string, code: string, detail: string, job: number]>
+  ): Promise<(string | number)[]>;
+  cwConfirmInDoubt(
+    confirm: string,
+    seen: string,
+    active: string,
+    sent: string,
+    sentAt: string,
+    scope: string,
+    clock: string,
+    limit: number,
+  ): Promise<(string | number)[]>;
+  cwHalt(
+    campaign: string,
+    rows: string,
+    sent: string,
+    sentAt: string,
+    window: string,
+    active: string,
+    pending: string,
+    row: number,
+    job: number,
+    code: string,
+    detail: string,
+    clock: string,
+    campaignId: string,
+    templateHeld: string,
+  ): Promise<[string, number, number?]>;
+  cwPause(campaign: string, reason: string, clock: string): Promise<string>;
+  cwResume(campaign: string, recent: string): Promise<string>;
+  cwTemplateStatus(
+    campaign: string,
+    recent: string,
+    event: string,
+    name: string,
+    language: string,
+    detail: string,
+    clock: string,
+  ): Promise<string>;
+  cwTemplateCategory(campaign: string, name: string, language: string, category: string): Promise<string>;
+  cwCancel(campaign: string, pending: string, active: string, campaignId: string, clock: string, reason: string): Promise<[string, number]>;
+  cwReschedule(campaign: string, startsAt: number): Promise<string>;
+  cwApplyStatuses(
+    wamids: string,
+    scope: string,
+    clock: string,
+    brakeWindow: number,
+    brakeShare: number,
+    capWait: number,
+    ...statuses: Each<
+      [wamid: string, kind: string, at: number, callbackData: string, code: string, detail: string, phoneNumberId: string, pricing: string]
+    >
+  ): Promise<(string | number)[]>;
+  cwApplyInbound(
+    wamids: string,
+    scope: string,
+    clock: string,
+    window: number,
+    ...messages: Each<[phoneNumberId: string, waId: string, at: number, replyTo: string, reply: string, optOut: string]>
+  ): Promise<number[]>;
+  cwApplyOptOuts(
+    optouts: string,
+    prefs: string,
+    ...events: Each<[phone: string, action: string, at: number, source: string]>
+  ): Promise<number[]>;
+  cwApplyMarketingCaps(caps: string, clock: string, ...capped: Each<[phone: string, until: number]>): Promise<number[]>;
+  cwRecordMarketingCap(campaign: string, caps: string, clock: string, wait: number, phone: string): Promise<number>;
+  cwMarkForRetry(
+    campaign: string,
+    rows: string,
+    pending: string,
+    active: string,
+    optouts: string,
+    fromRow: number,
+    toRow: number,
+    codes: string,
+    failed: string,
+    unknown: string,
+    campaignId: string,
+    clock: string,
+    capHold: number,
+    usAreaCodes: string,
+  ): Promise<[number, number, number?, number?, number?, number?, number?]>;
+  cwFeed(
+    active: string,
+    window: string,
+    reach: string,
+    pending: string,
+    scope: string,
+    clock: string,
+    windowSize: number,
+    minBatch: number,
+    refreshAfter: number,
+    refreshMost: number,
+    openLanes: string,
+    places: number,
+    phoneNumberId: string,
+    leaseId: string,
+    staleAfter: number,
+    mostRows?: Arg,
+  ): Promise<[string[], string[], string[], string[], number, string[]]>;
+  cwReachReserve(
+    reach: string,
+    leases: string,
+    expiry: string,
+    limit: string,
+    clock: string,
+    leaseId: string,
+    asked: number,
+    lifetime: number,
+    fixedLimit: string,
+  ): Promise<[number, number]>;
+  cwReachCommit(
+    reach: string,
+    leases: string,
+    expiry: string,
+    clock: string,
+    leaseId: string,
+    record: string,
+    ...heldBack: Each<[waId: string]>
+  ): Promise<[number, number, string[]]>;
+  cwForgetWamids(wamids: string, campaignId: string, ...rows: Each<[wamid: string, row: Arg]>): Promise<number>;
+  cwWhereWamids(wamids: string, ...messages: Each<[wamid: string]>): Promise<string[]>;
+}
+
+/** Each command's script, src/redis/lua/<script>.lua. Each state change and its counters move in one script. */
+export const LEDGER_SCRIPTS: { readonly [Command in keyof LedgerCommands]: string } = {
   cwRecordIngested: 'record-ingested',
   cwPriorSends: 'prior-sends',
   cwIngestInterrupted: 'ingest-interrupted',
@@ -33,7 +225,7 @@ export const LEDGER_SCRIPTS = {
   cwRecordMarketingCap: 'record-marketing-cap',
   cwForgetWamids: 'forget-wamids',
   cwWhereWamids: 'where-wamids',
-} as const;
+};
 
 /** How to load each script as a command, its number of keys read from its header; settle's is checked as it loads. */
 const LEDGER_COMMANDS: Readonly<Record<string, () => LuaCommand>> = Object.fromEntries(
@@ -43,99 +235,7 @@ const LEDGER_COMMANDS: Readonly<Record<string, () => LuaCommand>> = Object.fromE
   ]),
 );
 
-type Arg = string | number;
-
-/** The ledger's commands as ioredis gives them once defined: KEYS first, then ARGV (each script's header). */
-export interface LedgerCommands {
-  cwRecordIngested(
-    campaign: string,
-    rows: string,
-    sent: string,
-    sentAt: string,
-    pending: string,
-    active: string,
-    ...args: Arg[]
-  ): Promise<[string[], string[], number]>;
-  cwPriorSends(campaign: string, sent: string, ...args: Arg[]): Promise<string[]>;
-  cwIngestInterrupted(campaign: string, reason: string, clock: string): Promise<number>;
-  cwLiftIngestPause(campaign: string, recent: string): Promise<number>;
-  cwFinishIngest(campaign: string, clock: string): Promise<number>;
-  cwClaim(
-    campaign: string,
-    rows: string,
-    sent: string,
-    sentAt: string,
-    window: string,
-    active: string,
-    pending: string,
-    optouts: string,
-    caps: string,
-    ...args: Arg[]
-  ): Promise<string[]>;
-  cwSettle(
-    campaign: string,
-    rows: string,
-    wamids: string,
-    recent: string,
-    sent: string,
-    sentAt: string,
-    window: string,
-    confirm: string,
-    ...args: Arg[]
-  ): Promise<(string | number)[]>;
-  cwConfirmInDoubt(
-    confirm: string,
-    seen: string,
-    active: string,
-    sent: string,
-    sentAt: string,
-    prefix: string,
-    clock: string,
-    limit: number,
-  ): Promise<(string | number)[]>;
-  cwHalt(
-    campaign: string,
-    rows: string,
-    sent: string,
-    sentAt: string,
-    window: string,
-    active: string,
-    pending: string,
-    ...args: Arg[]
-  ): Promise<[string, number, number?]>;
-  cwPause(campaign: string, reason: string, clock: string): Promise<string>;
-  cwResume(campaign: string, recent: string): Promise<string>;
-  cwTemplateStatus(campaign: string, recent: string, ...args: Arg[]): Promise<string>;
-  cwTemplateCategory(campaign: string, ...args: Arg[]): Promise<string>;
-  cwCancel(campaign: string, pending: string, active: string, campaignId: string, clock: string, reason: string): Promise<[string, number]>;
-  cwReschedule(campaign: string, startsAt: number): Promise<string>;
-  cwApplyStatuses(wamids: string, ...args: Arg[]): Promise<(string | number)[]>;
-  cwApplyInbound(wamids: string, ...args: Arg[]): Promise<number[]>;
-  cwApplyOptOuts(optouts: string, prefs: string, ...args: Arg[]): Promise<number[]>;
-  cwApplyMarketingCaps(caps: string, clock: string, ...args: Arg[]): Promise<number[]>;
-  cwRecordMarketingCap(campaign: string, caps: string, clock: string, waitMs: number, phone: string): Promise<number>;
-  cwMarkForRetry(
-    campaign: string,
-    rows: string,
-    pending: string,
-    active: string,
-    optouts: string,
-    ...args: Arg[]
-  ): Promise<[number, number, number?, number?, number?, number?, number?]>;
-  cwFeed(
-    active: string,
-    window: string,
-    reach: string,
-    pending: string,
-    ...args: Arg[]
-  ): Promise<[string[], string[], string[], string[], number, string[]]>;
-  cwReachReserve(reach: string, leases: string, expiry: string, limit: string, ...args: Arg[]): Promise<[number, number]>;
-  cwReachCommit(reach: string, leases: string, expiry: string, ...args: Arg[]): Promise<[number, number, string[]]>;
-  cwForgetWamids(wamids: string, ...args: Arg[]): Promise<number>;
-  cwWhereWamids(wamids: string, ...wamidList: string[]): Promise<string[]>;
-}
-
-/** The connection with the ledger's commands defined on it. */
+/** The connection with the ledger's commands defined on it; each script is read at its command's first call. */
 export function withLedgerCommands(redis: RedisClient): RedisClient & LedgerCommands {
   defineLuaCommandsLazily(redis, LEDGER_COMMANDS);
   return redis as RedisClient & LedgerCommands;

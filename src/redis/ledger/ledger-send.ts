@@ -1,40 +1,11 @@
 import type { RowStatus } from '../../campaigns/campaign.js';
-import type {
-  ClaimedRow,
-  ClaimResult,
-  FeedEvent,
-  FeedOptions,
-  FeedResult,
-  InDoubtDecisions,
-  SendLedger,
-  Settlement,
-  SettleResult,
-  WindowedCampaigns,
-} from '../../campaigns/ledger.js';
-import { campaignDefinitionSchema } from '../../campaigns/campaign.js';
-import { parseSendJobId, type SendJob } from '../../campaigns/send-job.js';
-import type { MessagingLimit } from '../../config/number-settings.js';
+import type { ClaimedRow, ClaimResult, InDoubtDecisions, SendLedger, Settlement, SettleResult } from '../../campaigns/ledger.js';
+import type { SendJob } from '../../campaigns/send-job.js';
 import { numberScope } from '../key-scope.js';
-import { lanesOf, type LedgerContext } from './ledger-context.js';
-import {
-  campaignLedgerKeys,
-  confirmKeys,
-  feedKeys,
-  marketingCapKeys,
-  optOutsKey,
-  reachKey,
-  reachPendingKey,
-  sentGuardKeys,
-  wamidsKey,
-} from './ledger-keys.js';
-import { PortfolioReach, REACH_RECORD_STALE_MS } from './ledger-reach.js';
-import { DEFAULT_PORTFOLIO } from '../../portfolios/portfolios.js';
-import { portfolioLimitKeys } from '../pacer/portfolio-limit-keys.js';
-import { CLAIM_ANSWER_WIDTH, SETTLE_ROW_ARGS, SETTLE_SHARED_ARGS } from './ledger-scripts.js';
+import type { LedgerContext } from './ledger-context.js';
+import { CLAIM_ANSWER_WIDTH, SETTLE_ROW_ARGS } from './ledger-scripts.js';
+import { claimKeys, confirmInDoubtKeys, rowSendKeys, settleKeys } from './script-keys.js';
 import { TickBatch } from './tick-batch.js';
-
-/** How long a portfolio's messaging limit is kept after a worker or webhook last said it: a send's plan with no worker running shows it. */
-const MESSAGING_LIMIT_KEPT_SECONDS = 2 * 86_400;
 
 /** A claim's answer as the script gives it: outcome, status or attempts, then phone, values JSON, header link. */
 type RawClaim = string[];
@@ -52,104 +23,15 @@ interface PendingClaim {
 }
 
 /**
- * Sending: the number's feed (feed.lua) and what the feeder reads first; each job's claim and
- * answer, one script call per campaign for those of one event-loop turn (claim.lua,
- * settle.lua); halts (halt.lua); the in-doubt rule (confirm-in-doubt.lua).
+ * Sending: each job's claim and answer, one script call per campaign for those of one
+ * event-loop turn (claim.lua, settle.lua); halts (halt.lua); the in-doubt rule
+ * (confirm-in-doubt.lua); whether a campaign's sends may start.
  */
-export class LedgerSend implements Pick<
-  SendLedger,
-  'feed' | 'windowedCampaigns' | 'windowSize' | 'recordMessagingLimit' | 'claim' | 'settle' | 'halt' | 'isHeld' | 'confirmInDoubt'
-> {
+export class LedgerSend implements Pick<SendLedger, 'claim' | 'settle' | 'halt' | 'isHeld' | 'confirmInDoubt'> {
   readonly #claims = new TickBatch<PendingClaim, RawClaim>((id, items) => this.#claimMany(id, items));
   readonly #settles = new TickBatch<PendingSettle, RawSettle>((id, items) => this.#settleMany(id, items));
 
-  readonly #reach: PortfolioReach;
-
-  constructor(private readonly context: LedgerContext) {
-    this.#reach = new PortfolioReach(context);
-  }
-
-  async feed(phoneNumberId: string, options: FeedOptions): Promise<FeedResult> {
-    const { redis, prefix, clock } = this.context;
-    const { active, window } = feedKeys(prefix, phoneNumberId);
-    // The messaging limit is the portfolio's: a lease of its places first (its own slot), the feed in the number's.
-    const portfolio = options.portfolio ?? DEFAULT_PORTFOLIO;
-    await this.#reach.seed(portfolio, phoneNumberId);
-    const lease = await this.#reach.reserve(portfolio, phoneNumberId, options.windowSize, options.messagingLimit);
-    const [flat, again, happened, heldBack, fedAt, records] = await redis.cwFeed(
-      active,
-      window,
-      reachKey(prefix, phoneNumberId),
-      reachPendingKey(prefix, phoneNumberId),
-      numberScope(prefix, phoneNumberId),
-      clock.arg(),
-      options.windowSize,
-      options.minBatch,
-      options.refreshAfterMs,
-      options.refreshMost,
-      JSON.stringify(Object.fromEntries(options.openLanes ?? [])),
-      lease?.granted ?? -1,
-      phoneNumberId,
-      lease?.id ?? '',
-      REACH_RECORD_STALE_MS,
-      options.mostRows ?? '',
-    );
-    const { limitHeld } = await this.#reach.commit(phoneNumberId, lease, records, heldBack);
-    const jobs: SendJob[] = [];
-    for (let i = 0; i + 2 < flat.length; i += 3) {
-      const job: SendJob = { campaignId: flat[i] ?? '', row: Number(flat[i + 1]) };
-      const k = Number(flat[i + 2] ?? 0);
-      if (k > 0) job.requeue = k;
-      jobs.push(job);
-    }
-    const refresh = again.map(parseSendJobId).filter((job): job is SendJob => job !== undefined);
-    const events: FeedEvent[] = [];
-    for (let i = 0; i + 2 < happened.length; i += 3) {
-      const [kind, campaignId = '', detail = ''] = happened.slice(i, i + 3);
-      if (kind === 'started') events.push({ kind, campaignId, startsAt: detail === '' ? undefined : Number(detail), at: Number(fedAt) });
-      else if (kind === 'expired' || kind === 'deadline') events.push({ kind, campaignId, rows: Number(detail) });
-      else if (kind === 'completed') events.push({ kind, campaignId });
-    }
-    return limitHeld === undefined ? { jobs, refresh, events } : { jobs, refresh, events, limitHeld };
-  }
-
-  async windowedCampaigns(phoneNumberId: string): Promise<WindowedCampaigns> {
-    const { redis, prefix, clock } = this.context;
-    const now = await clock.now();
-    const ids = await redis.zrange(feedKeys(prefix, phoneNumberId).active, 0, -1);
-    if (ids.length === 0) return { now, campaigns: [] };
-    const flags = redis.pipeline();
-    // The number's campaigns share its slot: one pipeline even on a cluster.
-    const keysOf = (id: string) => campaignLedgerKeys(prefix, phoneNumberId, id);
-    for (const id of ids) flags.hget(keysOf(id).campaign, 'window');
-    const answers = (await flags.exec()) ?? [];
-    const withWindow = ids.filter((_, i) => answers[i]?.[1] === '1');
-    if (withWindow.length === 0) return { now, campaigns: [] };
-    const reads = redis.pipeline();
-    for (const id of withWindow) reads.hget(keysOf(id).campaign, 'definition').hgetall(keysOf(id).lanes);
-    const read = (await reads.exec()) ?? [];
-    const campaigns: WindowedCampaigns['campaigns'] = [];
-    withWindow.forEach((campaignId, i) => {
-      const json = read[2 * i]?.[1];
-      const window = typeof json === 'string' ? campaignDefinitionSchema.parse(JSON.parse(json)).window : undefined;
-      if (window !== undefined)
-        campaigns.push({ campaignId, window, lanes: lanesOf((read[2 * i + 1]?.[1] ?? {}) as Record<string, string>) });
-    });
-    return { now, campaigns };
-  }
-
-  async recordMessagingLimit(portfolio: string, limit: MessagingLimit): Promise<void> {
-    await this.context.redis.set(
-      portfolioLimitKeys(this.context.prefix, portfolio).limit,
-      String(limit),
-      'EX',
-      MESSAGING_LIMIT_KEPT_SECONDS,
-    );
-  }
-
-  async windowSize(phoneNumberId: string): Promise<number> {
-    return this.context.redis.zcard(feedKeys(this.context.prefix, phoneNumberId).window);
-  }
+  constructor(private readonly context: LedgerContext) {}
 
   async claim(job: SendJob, phoneNumberId?: string): Promise<ClaimResult> {
     const id = job.campaignId;
@@ -177,19 +59,10 @@ export class LedgerSend implements Pick<
     const { redis, prefix, clock } = this.context;
     // One campaign per call, so one phone number.
     const phoneNumberId = items[0]?.phoneNumberId ?? '';
-    const { sent, sentAt } = sentGuardKeys(prefix, phoneNumberId);
-    const { window, active } = feedKeys(prefix, phoneNumberId);
-    const keys = campaignLedgerKeys(prefix, phoneNumberId, id);
+    const keys = claimKeys(prefix, phoneNumberId, id);
+    const [campaignKey] = keys;
     const flat = await redis.cwClaim(
-      keys.campaign,
-      keys.rows,
-      sent,
-      sentAt,
-      window,
-      active,
-      keys.pending,
-      optOutsKey(prefix, phoneNumberId),
-      marketingCapKeys(prefix, phoneNumberId).caps,
+      ...keys,
       clock.arg(),
       this.context.duplicateWindowMs,
       id,
@@ -197,7 +70,7 @@ export class LedgerSend implements Pick<
     );
     // A claimed row's send must not leave before its claim is on the replicas (a failover
     // that lost it would let the row be claimed and sent again).
-    await this.context.replicated(keys.campaign);
+    await this.context.replicated(campaignKey);
     const width = CLAIM_ANSWER_WIDTH;
     return items.map((_, i) => {
       const answer = flat.slice(width * i, width * (i + 1));
@@ -215,10 +88,10 @@ export class LedgerSend implements Pick<
   async #settleMany(id: string, items: readonly PendingSettle[]): Promise<RawSettle[]> {
     const { redis, prefix, clock, brake } = this.context;
     const { confirmWindowMs, heldPatienceMs } = this.context;
-    const args: (string | number)[] = [id, clock.arg(), brake.window, brake.failureShare, confirmWindowMs, heldPatienceMs];
+    const answers: (string | number)[] = [];
     for (const { job, settlement } of items) {
       const sent = settlement.status === 'sent' || settlement.status === 'held';
-      args.push(
+      answers.push(
         job.row,
         settlement.status,
         sent ? settlement.wamid : '',
@@ -227,35 +100,25 @@ export class LedgerSend implements Pick<
         job.requeue ?? 0,
       );
     }
-    if (args.length !== SETTLE_SHARED_ARGS + SETTLE_ROW_ARGS * items.length)
-      throw new Error('settle arguments out of step with the script');
-    const keys = await this.context.keys(id, items[0]?.phoneNumberId);
-    const { phoneNumberId } = keys;
-    const { sent, sentAt } = sentGuardKeys(prefix, phoneNumberId);
+    if (answers.length !== SETTLE_ROW_ARGS * items.length) throw new Error('settle arguments out of step with the script');
+    const { phoneNumberId } = await this.context.keys(id, items[0]?.phoneNumberId);
     const flat = await redis.cwSettle(
-      keys.campaign,
-      keys.rows,
-      wamidsKey(prefix, phoneNumberId),
-      keys.recent,
-      sent,
-      sentAt,
-      feedKeys(prefix, phoneNumberId).window,
-      confirmKeys(prefix, phoneNumberId).confirm,
-      ...args,
+      ...settleKeys(prefix, phoneNumberId, id),
+      id,
+      clock.arg(),
+      brake.window,
+      brake.failureShare,
+      confirmWindowMs,
+      heldPatienceMs,
+      ...answers,
     );
     return items.map((_, i) => [String(flat[3 * i] ?? 'missing'), Number(flat[3 * i + 1] ?? 0), Number(flat[3 * i + 2] ?? 0)]);
   }
 
   async confirmInDoubt(phoneNumberId: string, limit: number): Promise<InDoubtDecisions> {
     const { redis, prefix, clock } = this.context;
-    const { confirm, statusSeen } = confirmKeys(prefix, phoneNumberId);
-    const { sent, sentAt } = sentGuardKeys(prefix, phoneNumberId);
     const [resent, unknown, ended, heldExpired, ...completed] = await redis.cwConfirmInDoubt(
-      confirm,
-      statusSeen,
-      feedKeys(prefix, phoneNumberId).active,
-      sent,
-      sentAt,
+      ...confirmInDoubtKeys(prefix, phoneNumberId),
       numberScope(prefix, phoneNumberId),
       clock.arg(),
       limit,
@@ -279,16 +142,8 @@ export class LedgerSend implements Pick<
     const { redis, prefix, clock } = this.context;
     const id = job.campaignId;
     const keys = await this.context.keys(id, phoneNumberId);
-    const { sent, sentAt } = sentGuardKeys(prefix, keys.phoneNumberId);
-    const { window, active } = feedKeys(prefix, keys.phoneNumberId);
     const [, completed, paused] = await redis.cwHalt(
-      keys.campaign,
-      keys.rows,
-      sent,
-      sentAt,
-      window,
-      active,
-      keys.pending,
+      ...rowSendKeys(prefix, keys.phoneNumberId, id),
       job.row,
       job.requeue ?? 0,
       errorCode,

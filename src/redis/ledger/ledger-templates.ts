@@ -7,6 +7,7 @@ import type {
 } from '../../campaigns/ledger.js';
 import type { LedgerContext } from './ledger-context.js';
 import { campaignIndexKey } from './ledger-keys.js';
+import { brakeKeys } from './script-keys.js';
 import { RedisTemplateInfo } from '../templates/redis-template-info.js';
 
 /**
@@ -47,10 +48,9 @@ export class LedgerTemplates
   }
 
   async templateStatusOf(campaignId: string, update: TemplateStatusUpdate): Promise<TemplateStatusOutcome> {
-    const keys = await this.context.keys(campaignId);
+    const { phoneNumberId } = await this.context.keys(campaignId);
     const outcome = await this.context.redis.cwTemplateStatus(
-      keys.campaign,
-      keys.recent,
+      ...brakeKeys(this.context.prefix, phoneNumberId, campaignId),
       update.event,
       update.name,
       update.language,

@@ -10,16 +10,16 @@
   Input:
     KEYS[1] wamids     hash     <scope>:wamids (the message-ID index: includes/wamid-index.lua)
 
-    ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
-    ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
-    ARGV[3] window length (ms; 24 h)
+    ARGV[1] scope            the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
+    ARGV[2] clock            ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[3] window           window length (ms; 24 h)
     then 6 per message, from ARGV[4] on:
-    ARGV[4] phone number ID
-    ARGV[5] the user's WhatsApp ID (digits)
-    ARGV[6] Meta's timestamp (ms)
-    ARGV[7] the message it answers ('' if none)
-    ARGV[8] the reply (button payload, interactive reply ID; '' if none)
-    ARGV[9] '1' when it is an opt-out keyword
+    ARGV[4] phone-number-id  phone number ID
+    ARGV[5] wa-id            the user's WhatsApp ID (digits)
+    ARGV[6] at               Meta's timestamp (ms)
+    ARGV[7] reply-to         the message it answers ('' if none)
+    ARGV[8] reply            the reply (button payload, interactive reply ID; '' if none)
+    ARGV[9] opt-out          '1' when it is an opt-out keyword
 
   Output:
     Per message, 1 if its reply was recorded on a row (else 0).

@@ -10,10 +10,10 @@
   Input:
     KEYS[1] caps       zset     <scope>:marketing-caps:<number> or <portfolio scope>:marketing-caps (phone → ms the wait ends)
 
-    ARGV[1] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[1] clock  ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     then 2 per cap, from ARGV[2] on:
-    ARGV[2] the recipient's phone (+digits)
-    ARGV[3] when the wait ends (ms)
+    ARGV[2] phone  the recipient's phone (+digits)
+    ARGV[3] until  when the wait ends (ms)
 
   Output:
     Per cap, 1 if it changed this copy, else 0.

@@ -17,10 +17,10 @@
     KEYS[2] prefs      hash     <scope>:optout-prefs:<number> or <portfolio scope>:optout-prefs (phone → ms of the newest stop/resume)
 
     then 4 per event, from ARGV[1] on:
-    ARGV[1] the recipient's phone (+digits)
-    ARGV[2] 'stop' | 'resume' | 'add' | 'remove'
-    ARGV[3] the event's time (ms; what stop and resume compare)
-    ARGV[4] the opt-out's source JSON (stop, add; '' otherwise)
+    ARGV[1] phone   the recipient's phone (+digits)
+    ARGV[2] action  'stop' | 'resume' | 'add' | 'remove'
+    ARGV[3] at      the event's time (ms; what stop and resume compare)
+    ARGV[4] source  the opt-out's source JSON (stop, add; '' otherwise)
 
   Output:
     Per event, 1 if it changed this copy, else 0.

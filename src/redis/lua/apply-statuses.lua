@@ -33,20 +33,20 @@
   Input:
     KEYS[1] wamids     hash     <scope>:wamids (the message-ID index: includes/wamid-index.lua)
 
-    ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
-    ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
-    ARGV[3] brake window (sends; 0 = off)
-    ARGV[4] brake share (0..1)
-    ARGV[5] the marketing cap's wait (ms) after a 131049
+    ARGV[1]  scope            the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
+    ARGV[2]  clock            ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[3]  brake-window     brake window (sends; 0 = off)
+    ARGV[4]  brake-share      brake share (0..1)
+    ARGV[5]  cap-wait         the marketing cap's wait (ms) after a 131049
     then 8 per status, from ARGV[6] on:
-    ARGV[6] message ID (wamid)
-    ARGV[7] kind: 'sent' | 'delivered' | 'read' | 'failed'
-    ARGV[8] Meta's timestamp (ms)
-    ARGV[9] biz_opaque_callback_data ('' when absent)
-    ARGV[10] error code ('' unless failed)
-    ARGV[11] error detail ('' unless failed)
-    ARGV[12] phone number ID the webhook was for
-    ARGV[13] pricing: '' when the status has none, else "<category>|<1 billable, 0 not>|<market>"
+    ARGV[6]  wamid            message ID (wamid)
+    ARGV[7]  kind             'sent' | 'delivered' | 'read' | 'failed'
+    ARGV[8]  at               Meta's timestamp (ms)
+    ARGV[9]  callback-data    biz_opaque_callback_data ('' when absent)
+    ARGV[10] code             error code ('' unless failed)
+    ARGV[11] detail           error detail ('' unless failed)
+    ARGV[12] phone-number-id  phone number ID the webhook was for
+    ARGV[13] pricing          '' when the status has none, else "<category>|<1 billable, 0 not>|<market>"
 
   Output:
     Per status, flat, 2 values each: 'applied' | 'same' (nothing new) | 'unmatched' (no row

@@ -12,9 +12,9 @@
     KEYS[2] pending    list     <scope>:campaign:<id>:pending
     KEYS[3] active     zset     <scope>:feed:<number>:campaigns
 
-    ARGV[1] campaign ID
-    ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
-    ARGV[3] reason, kept as cancelReason ('' = by the operator: none kept)
+    ARGV[1] campaign-id  campaign ID
+    ARGV[2] clock        ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[3] reason       reason, kept as cancelReason ('' = by the operator: none kept)
 
   Output:
     {outcome, rows cancelled}: outcome 'cancelled' (again, for a campaign cancelled

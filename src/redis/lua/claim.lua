@@ -30,12 +30,12 @@
     KEYS[8] optouts    hash     <scope>:optouts:<number> (phone → source JSON)
     KEYS[9] caps       zset     <scope>:marketing-caps:<number> (phone → ms the marketing cap's wait ends)
 
-    ARGV[1] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
-    ARGV[2] duplicate window (ms; 0 = off)
-    ARGV[3] campaign ID
-    (then a pair per row claimed, from ARGV[4] on:)
-    ARGV[4] row
-    ARGV[5] job number
+    ARGV[1] clock             ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[2] duplicate-window  duplicate window (ms; 0 = off)
+    ARGV[3] campaign-id       campaign ID
+    then 2 per row claimed, from ARGV[4] on:
+    ARGV[4] row               row number
+    ARGV[5] job               its job number
 
   Output:
     Per row, flat, CLAIM_ANSWER_WIDTH (5) values each:

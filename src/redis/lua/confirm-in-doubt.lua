@@ -27,9 +27,9 @@
     KEYS[4] sent       hash     <scope>:sent:<number>
     KEYS[5] sent-at    zset     <scope>:sent-at:<number>
 
-    ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
-    ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
-    ARGV[3] most rows to decide in this call
+    ARGV[1] scope  the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
+    ARGV[2] clock  ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[3] limit  most rows to decide in this call
 
   Output:
     {rows resent, rows left unknown, rows cancelled or expired, held rows that ran out of

@@ -35,21 +35,21 @@
     KEYS[3] reach      zset     <scope>:reach:<number> (wa_id → ms last fed): the messaging limit's 24 h
     KEYS[4] pending    hash     <scope>:reach-pending:<number> (lease ID → JSON {t, s, k}: recipients not yet in the portfolio's count)
 
-    ARGV[1] the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
-    ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
-    ARGV[3] window size
-    ARGV[4] least rows worth a feed (less room than this: nothing is fed)
-    ARGV[5] age (ms) after which a job of the window is handed out again
-    ARGV[6] most such jobs per call
-    ARGV[7] JSON object: campaign ID → [lane numbers open now], for campaigns with a send
-            window (one not named feeds nothing)
-    ARGV[8] places for new recipients (the portfolio's lease); -1 = no limit (nothing is counted)
-    ARGV[9] the phone-number ID (names its service-window keys)
-    ARGV[10] the lease's ID (names this feed's record in the pending hash)
-    ARGV[11] age (ms) after which a pending record is another feeder's, left behind
-    ARGV[12] optional: most rows this call feeds (the caller calls again for the rest of the
-             room). Every worker's pacer waits while Redis runs this script: 1,250 rows held
-             it about 8 ms, and the sends waiting behind it left together.
+    ARGV[1]  scope            the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
+    ARGV[2]  clock            ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[3]  window-size      window size
+    ARGV[4]  min-batch        least rows worth a feed (less room than this: nothing is fed)
+    ARGV[5]  refresh-after    age (ms) after which a job of the window is handed out again
+    ARGV[6]  refresh-most     most such jobs per call
+    ARGV[7]  open-lanes       JSON object: campaign ID → [lane numbers open now], for campaigns with a send
+                              window (one not named feeds nothing)
+    ARGV[8]  places           places for new recipients (the portfolio's lease); -1 = no limit (nothing is counted)
+    ARGV[9]  phone-number-id  the phone-number ID (names its service-window keys)
+    ARGV[10] lease-id         the lease's ID (names this feed's record in the pending hash)
+    ARGV[11] stale-after      age (ms) after which a pending record is another feeder's, left behind
+    ARGV[12] most-rows        optional: most rows this call feeds (the caller calls again for the rest of the
+                              room). Every worker's pacer waits while Redis runs this script: 1,250 rows held
+                              it about 8 ms, and the sends waiting behind it left together.
 
   Output:
     { {campaign, row, job number, …} for the rows fed, interleaved in the order to run,

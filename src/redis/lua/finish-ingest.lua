@@ -6,7 +6,7 @@
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
 
-    ARGV[1] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[1] clock  ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
 
   Output:
     1 when this call completed the campaign, else 0

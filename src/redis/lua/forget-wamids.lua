@@ -6,10 +6,10 @@
   Input:
     KEYS[1] wamids     hash     <scope>:wamids (the message-ID index: includes/wamid-index.lua)
 
-    ARGV[1] campaign ID
-    (then a pair per row with a wamid, from ARGV[2] on:)
-    ARGV[2] wamid
-    ARGV[3] row
+    ARGV[1] campaign-id  campaign ID
+    then 2 per row with a wamid, from ARGV[2] on:
+    ARGV[2] wamid        a message ID
+    ARGV[3] row          its row
 
   Output:
     how many entries it removed

@@ -16,14 +16,14 @@
     KEYS[6] active     zset     <scope>:feed:<number>:campaigns
     KEYS[7] pending    list     <scope>:campaign:<id>:pending
 
-    ARGV[1] row
-    ARGV[2] job number
-    ARGV[3] error code
-    ARGV[4] error detail
-    ARGV[5] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
-    ARGV[6] campaign ID
-    ARGV[7] '1' when the code is the template's (132015 / 132016) and its hold is set (template-status.lua):
-            the template's pause stands, this halt does not write its own reason over it
+    ARGV[1] row            row number
+    ARGV[2] job            its job number
+    ARGV[3] code           error code
+    ARGV[4] detail         error detail
+    ARGV[5] clock          ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[6] campaign-id    campaign ID
+    ARGV[7] template-held  '1' when the code is the template's (132015 / 132016) and its hold is set (template-status.lua):
+                           the template's pause stands, this halt does not write its own reason over it
 
   Output:
     {'missing', 0} when there is no such row;

@@ -7,8 +7,8 @@
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
 
-    ARGV[1] reason
-    ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[1] reason  why, kept as ingestInterrupted and pausedReason
+    ARGV[2] clock   ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
 
   Output:
     1 if marked (the campaign exists and is not cancelled), else 0

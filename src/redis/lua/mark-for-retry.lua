@@ -17,16 +17,16 @@
     KEYS[4] active     zset     <scope>:feed:<number>:campaigns
     KEYS[5] optouts    hash     <scope>:optouts:<number> (phone → source JSON)
 
-    ARGV[1] first row
-    ARGV[2] last row
-    ARGV[3] error codes, comma-joined ('' = any)
-    ARGV[4] '1' = choose failed rows (with one of the codes)
-    ARGV[5] '1' = choose unknown rows
-    ARGV[6] campaign ID
-    ARGV[7] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
-    ARGV[8] hold for 131049 (ms): a row that failed with it less than this long ago is not chosen
-    ARGV[9] US area codes, comma-joined ('' = none): a row to +1 with one of them that failed
-            with 131049 is never chosen (a MARKETING campaign while Meta pauses US marketing)
+    ARGV[1] from-row       first row
+    ARGV[2] to-row         last row
+    ARGV[3] codes          error codes, comma-joined ('' = any)
+    ARGV[4] failed         '1' = choose failed rows (with one of the codes)
+    ARGV[5] unknown        '1' = choose unknown rows
+    ARGV[6] campaign-id    campaign ID
+    ARGV[7] clock          ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[8] cap-hold       hold for 131049 (ms): a row that failed with it less than this long ago is not chosen
+    ARGV[9] us-area-codes  US area codes, comma-joined ('' = none): a row to +1 with one of them that failed
+                           with 131049 is never chosen (a MARKETING campaign while Meta pauses US marketing)
 
   Output:
     {rows requeued, rows chosen but without their values, 131049 rows held back, the earliest

@@ -7,8 +7,8 @@
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
 
-    ARGV[1] reason
-    ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[1] reason  why, kept as pausedReason
+    ARGV[2] clock   ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
 
   Output:
     'paused', or why not: 'missing', 'cancelled', 'completed', 'already-paused'

@@ -8,12 +8,12 @@
     KEYS[1] campaign   hash     <scope>:campaign:<id> (absent for a new campaign)
     KEYS[2] sent       hash     <scope>:sent:<number> (duplicate-send guard)
 
-    ARGV[1] campaign ID
-    ARGV[2] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
-    ARGV[3] duplicate window (ms; 0 = off, as is an `allowRepeat` campaign)
-    (then a pair per row, from ARGV[4] on:)
-    ARGV[4] row
-    ARGV[5] its message fingerprint
+    ARGV[1] campaign-id       campaign ID
+    ARGV[2] clock             ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[3] duplicate-window  duplicate window (ms; 0 = off, as is an `allowRepeat` campaign)
+    then 2 per row, from ARGV[4] on:
+    ARGV[4] row               row number
+    ARGV[5] fingerprint       its message fingerprint
 
   Output:
     {row, detail, row, detail, …} of the rows that would be skipped as ALREADY_SENT

@@ -15,11 +15,11 @@
     KEYS[2] leases     hash     <portfolio scope>:leases (lease ID → places granted)
     KEYS[3] expiry     zset     <portfolio scope>:lease-expiry (lease ID → ms it expires)
 
-    ARGV[1] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
-    ARGV[2] lease ID
-    ARGV[3] the feed's record, JSON {t: ms fed, s: [wa_id new to the number], k: [wa_id reached again]}
-    (then one per held-back recipient, from ARGV[4] on:)
-    ARGV[4] wa_id
+    ARGV[1] clock     ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[2] lease-id  lease ID
+    ARGV[3] record    the feed's record, JSON {t: ms fed, s: [wa_id new to the number], k: [wa_id reached again]}
+    then 1 per held-back recipient, from ARGV[4] on:
+    ARGV[4] wa-id     a held-back recipient's wa_id
 
   Output:
     { users the portfolio reached in the last 24 h, ms its oldest place frees (0: none),

@@ -14,11 +14,11 @@
     KEYS[3] expiry     zset     <portfolio scope>:lease-expiry (lease ID → ms it expires)
     KEYS[4] limit      string   <portfolio scope>:messaging-limit ('2000' or 'unlimited', as a worker or webhook last learnt it)
 
-    ARGV[1] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
-    ARGV[2] lease ID
-    ARGV[3] places asked
-    ARGV[4] lease lifetime (ms)
-    ARGV[5] the limit MESSAGING_LIMITS gives ('2000', 'unlimited'), or '' for the stored one
+    ARGV[1] clock        ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[2] lease-id     lease ID
+    ARGV[3] asked        places asked
+    ARGV[4] lifetime     lease lifetime (ms)
+    ARGV[5] fixed-limit  the limit MESSAGING_LIMITS gives ('2000', 'unlimited'), or '' for the stored one
 
   Output:
     { places granted (-1: no limit applies, nothing is counted), the limit (0 when none) }

@@ -20,14 +20,14 @@
     KEYS[5] pending    list     <scope>:campaign:<id>:pending (the backlog)
     KEYS[6] active     zset     <scope>:feed:<number>:campaigns
 
-    ARGV[1] rows: JSON array, each row one of
-              [row, 'queued', phone, values, header link or '', fingerprint, lane?]
-              (lane: its send-window lane, when the campaign has --window; the row then
-              waits in pending:<lane>)
-              [row, 'rejected' | 'skipped', phone, code, detail]
-    ARGV[2] campaign ID
-    ARGV[3] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
-    ARGV[4] duplicate window (ms; 0 = off, as is an `allowRepeat` campaign)
+    ARGV[1] chunk             the rows, a JSON array, each row one of
+                              [row, 'queued', phone, values, header link or '', fingerprint, lane?]
+                              (lane: its send-window lane, when the campaign has --window; the row then
+                              waits in pending:<lane>)
+                              [row, 'rejected' | 'skipped', phone, code, detail]
+    ARGV[2] campaign-id       campaign ID
+    ARGV[3] clock             ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[4] duplicate-window  duplicate window (ms; 0 = off, as is an `allowRepeat` campaign)
 
   Output:
     { rows queued by this call,

@@ -9,9 +9,9 @@
     KEYS[1] campaign   hash     <scope>:campaign:<id>
     KEYS[2] caps       zset     <scope>:marketing-caps:<number> (phone → ms the wait ends)
 
-    ARGV[1] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
-    ARGV[2] the marketing cap's wait (ms)
-    ARGV[3] the recipient's phone (+digits)
+    ARGV[1] clock  ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[2] wait   the marketing cap's wait (ms)
+    ARGV[3] phone  the recipient's phone (+digits)
 
   Output:
     When the cap's wait ends (ms); 0 when the campaign sends no MARKETING template (no cap).

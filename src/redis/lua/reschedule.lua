@@ -5,7 +5,7 @@
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
 
-    ARGV[1] new start (ms)
+    ARGV[1] starts-at  new start (ms)
 
   Output:
     'rescheduled', or why not: 'missing', 'cancelled', 'completed', 'started'

@@ -26,19 +26,19 @@
     KEYS[7] window     zset     <scope>:feed:<number>:window
     KEYS[8] confirm    zset     <scope>:confirm:<number> ("campaign/row" → deadline ms)
 
-    ARGV[1]  campaign ID
-    ARGV[2]  clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
-    ARGV[3]  brake window (sends; 0 = off)
-    ARGV[4]  brake share (0..1)
-    ARGV[5]  confirm window (ms; 0 = off: in-doubt rows are `unknown` at once)
-    ARGV[6]  held patience (ms): how long a `held` row waits for its status webhook
-    (SETTLE_SHARED_ARGS = 6 so far; then SETTLE_ROW_ARGS = 6 per row, from ARGV[7] on:)
-    ARGV[7]  row
-    ARGV[8]  status: 'sent' | 'held' | 'failed' | 'unknown' | 'abandoned' | 'queued'
-    ARGV[9]  wamid ('' unless sent or held)
-    ARGV[10] error code ('' when sent or held)
-    ARGV[11] error detail ('' when sent or held)
-    ARGV[12] job number
+    ARGV[1]  campaign-id     campaign ID
+    ARGV[2]  clock           ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[3]  brake-window    brake window (sends; 0 = off)
+    ARGV[4]  brake-share     brake share (0..1)
+    ARGV[5]  confirm-window  confirm window (ms; 0 = off: in-doubt rows are `unknown` at once)
+    ARGV[6]  held-patience   held patience (ms): how long a `held` row waits for its status webhook
+    then 6 per row (SETTLE_ROW_ARGS, after SETTLE_SHARED_ARGS = 6), from ARGV[7] on:
+    ARGV[7]  row             row number
+    ARGV[8]  status          'sent' | 'held' | 'failed' | 'unknown' | 'abandoned' | 'queued'
+    ARGV[9]  wamid           wamid ('' unless sent or held)
+    ARGV[10] code            error code ('' when sent or held)
+    ARGV[11] detail          error detail ('' when sent or held)
+    ARGV[12] job             its job number
 
   Output:
     Per row, flat, 3 values each: the row's status afterwards ('missing' for no such row),

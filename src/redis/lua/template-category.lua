@@ -9,9 +9,9 @@
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
 
-    ARGV[1] template name
-    ARGV[2] template language
-    ARGV[3] the new category: MARKETING, UTILITY or AUTHENTICATION
+    ARGV[1] name      template name
+    ARGV[2] language  template language
+    ARGV[3] category  the new category: MARKETING, UTILITY or AUTHENTICATION
 
   Output:
     'changed', or why nothing changed: 'missing', 'other-template', 'finished', 'same'

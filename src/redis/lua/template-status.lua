@@ -13,11 +13,11 @@
     KEYS[1] campaign   hash     <scope>:campaign:<id>
     KEYS[2] recent     string   <scope>:campaign:<id>:recent (the brake's bit ring)
 
-    ARGV[1] event      PAUSED, DISABLED, ARCHIVED, APPROVED, REINSTATED, UNARCHIVED, …, or a send's code 132015 / 132016
-    ARGV[2] template name
-    ARGV[3] template language
-    ARGV[4] detail: Meta's reason, or the send's error (may be empty)
-    ARGV[5] clock: ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
+    ARGV[1] event     PAUSED, DISABLED, ARCHIVED, APPROVED, REINSTATED, UNARCHIVED, …, or a send's code 132015 / 132016
+    ARGV[2] name      template name
+    ARGV[3] language  template language
+    ARGV[4] detail    Meta's reason, or the send's error (may be empty)
+    ARGV[5] clock     ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
 
   Output:
     'paused' (held, and paused by this call), 'held' (held; it was paused already),

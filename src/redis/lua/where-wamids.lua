@@ -6,8 +6,8 @@
   Input:
     KEYS[1] wamids     hash     <scope>:wamids (the message-ID index: includes/wamid-index.lua)
 
-    (then one per message ID, from ARGV[1] on:)
-    ARGV[1] message ID
+    then 1 per message ID, from ARGV[1] on:
+    ARGV[1] wamid  message ID
 
   Output:
     per message ID, "campaign/row", or '' when the index has none

@@ -13,10 +13,10 @@
     KEYS[2] user       string   <prefix>:{<prefix>:dashboard-login}:user:<digest>:<window> (failures)
     KEYS[3] refusals   hash     <prefix>:{<prefix>:dashboard-login}:refusals (reason → how many)
 
-    ARGV[1] login: 'right' (the password matched) or 'wrong'
-    ARGV[2] failures an address may have in a window
-    ARGV[3] failures a user may have in a window
-    ARGV[4] ms until a new count expires (the rest of the window and some)
+    ARGV[1] login          'right' (the password matched) or 'wrong'
+    ARGV[2] address-limit  failures an address may have in a window
+    ARGV[3] user-limit     failures a user may have in a window
+    ARGV[4] expires-in     ms until a new count expires (the rest of the window and some)
 
   Output:
     {'address'} | {'user'}: refused, that count has reached its limit (counted in refusals as

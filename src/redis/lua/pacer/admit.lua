@@ -17,10 +17,11 @@
     KEYS[1] sent       zset     <scope>:pacer:<number>:sent (member → admitted at, µs)
     KEYS[2] audit      zset     optional: every admission, never trimmed (tests)
 
-    ARGV[1] rate: sends allowed per window
-    ARGV[2] window (µs)
-    ARGV[3] the time now (µs) instead of Redis's TIME, a test's simulated clock; '' = TIME
-    ARGV[4…] members: one per send, each unique
+    ARGV[1] rate    sends allowed per window
+    ARGV[2] window  its length (µs)
+    ARGV[3] now     the time now (µs) instead of Redis's TIME, a test's simulated clock; '' = TIME
+    then 1 per send, from ARGV[4] on:
+    ARGV[4] member  the send, each unique
 
   Output:
     per member, in order: the wait until its stamp (µs, a decimal string); '0' = go now

@@ -13,10 +13,10 @@
     KEYS[1] sent       zset     <scope>:pacer:<number>:sent (member → admitted at, µs)
     KEYS[2] audit      zset     optional: every admission, never trimmed (tests)
 
-    ARGV[1] member: the send, as admitted
-    ARGV[2] how far to move it, µs: how late it left, beyond the allowance
-    ARGV[3] the farthest past the time now a stamp may move (µs): the ceiling's window
-    ARGV[4] optional: the time now (µs) instead of Redis's TIME; a test's simulated clock
+    ARGV[1] member  the send, as admitted
+    ARGV[2] late    how far to move it, µs: how late it left, beyond the allowance
+    ARGV[3] window  the farthest past the time now a stamp may move (µs): the ceiling's window
+    ARGV[4] now     optional: the time now (µs) instead of Redis's TIME; a test's simulated clock
 
   Output:
     the send's stamp now (µs, a decimal string)

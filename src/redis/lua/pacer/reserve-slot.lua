@@ -10,9 +10,9 @@
   Input:
     KEYS[1] slot       string   <scope>:pacer:<number>:slot (the next free slot, µs)
 
-    ARGV[1] interval between sends (µs)
-    ARGV[2] count: slots to reserve, one after the other
-    ARGV[3] optional: the time now (µs) instead of Redis's TIME; a test's simulated clock
+    ARGV[1] interval  between sends (µs)
+    ARGV[2] count     slots to reserve, one after the other
+    ARGV[3] now       optional: the time now (µs) instead of Redis's TIME; a test's simulated clock
 
   Output:
     the wait until the first of these slots (µs, a decimal string); the others follow it an

@@ -17,10 +17,10 @@
     KEYS[2] held       hash     <shared>:webhooks:inbox-held (signature → entry ID)
     KEYS[3] intake     hash     <shared>:webhooks:intake (replays, full → how many)
 
-    ARGV[1] signature: the body's HMAC-SHA256, 64 lowercase hex digits
-    ARGV[2] body: the bytes as received
-    ARGV[3] at: ms received
-    ARGV[4] max: entries the inbox may hold (WEBHOOK_INBOX_MAX)
+    ARGV[1] signature  the body's HMAC-SHA256, 64 lowercase hex digits
+    ARGV[2] body       the bytes as received
+    ARGV[3] at         ms received
+    ARGV[4] max        entries the inbox may hold (WEBHOOK_INBOX_MAX)
 
   Output:
     {'stored', entry ID} | {'replay', the held entry's ID} | {'full', entries held}
