@@ -4,6 +4,7 @@ import { ProblemsError } from '../errors/problems-error.js';
 import { MAX_TEXT_CHARS, textValueProblem, valueProblemDetail } from './parameter-rules.js';
 import type { RejectionReason } from './rejection-reasons.js';
 import { CLI_FIELD_NAMES } from './spec/field-names.js';
+import { TEXT_PLACEHOLDER } from './text-placeholder.js';
 
 /**
  * A text campaign (`campaign send FILE --text "Hi {{name}}, your order {{order_id}} …"`): a
@@ -22,12 +23,6 @@ export const textPlanSchema = z.object({
 });
 export type TextPlan = z.infer<typeof textPlanSchema>;
 
-/**
- * `{{column}}`: the name of a CSV column, which may hold spaces or any script but no brace or
- * line break; spaces just inside the braces are ignored (`{{ name }}` is `{{name}}`).
- */
-const PLACEHOLDER = /\{\{([^{}\r\n]*)\}\}/g;
-
 /** The body cut at its placeholders: literals.length === names.length + 1. */
 interface SplitBody {
   literals: string[];
@@ -41,7 +36,7 @@ interface SplitBody {
 function split(body: string): SplitBody {
   const cut: SplitBody = { literals: [], starts: [], names: [], at: [] };
   let from = 0;
-  for (const match of body.matchAll(PLACEHOLDER)) {
+  for (const match of body.matchAll(TEXT_PLACEHOLDER)) {
     cut.literals.push(body.slice(from, match.index));
     cut.starts.push(from);
     cut.names.push((match[1] ?? '').trim());

@@ -29,7 +29,8 @@ export function delimiterLabel(delimiter: string): string {
  * The delimiter of a CSV from its first lines: the candidate that appears most often outside
  * quotes in the header line (the first line with any text; lines of only spaces and
  * delimiters, as Excel writes for empty rows, are passed over). `,` when none appears.
- * Ties go to the earlier of `,` `;` tab `|`.
+ * Ties go to the earlier of `,` `;` tab `|`. Pure (no I/O, nothing of Node's): the New campaign
+ * page's script detects with it too (src/csv/csv-head.ts), so the page and the service agree.
  */
 export function detectDelimiter(head: string): string {
   const line = new Map<string, number>();

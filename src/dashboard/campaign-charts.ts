@@ -6,7 +6,7 @@ import { ERROR_EXAMPLE_MAX, errorsScope } from './errors-section.js';
 import { html, type SafeHtml } from './html.js';
 import { queuedRows } from './row-figures.js';
 
-/** Where the charts' own script and uPlot's files are served (src/dashboard/chart-assets.ts). */
+/** Where the charts' own script (src/dashboard/browser/scripts/charts.ts) and uPlot's files are served (src/dashboard/page-assets.ts). */
 export const CHART_ASSET_PATHS = {
   script: '/dashboard/charts.js',
   uplotScript: '/dashboard/uplot.min.js',
@@ -62,7 +62,7 @@ export function campaignCharts(status: CampaignStatus, timeline: CampaignTimelin
 
 /**
  * The charts' section of a campaign's page: empty figures the page's charts script
- * (src/dashboard/chart-assets.ts) draws from `data-charts` and redraws at each live update.
+ * (src/dashboard/browser/scripts/charts.ts) draws from `data-charts` and redraws at each live update.
  * It brings its own files (uPlot's and the script), so the pages without charts load none.
  */
 export function chartsSection(charts: CampaignCharts): SafeHtml {

@@ -26,21 +26,13 @@ export function duration(seconds: number): string {
 
 /**
  * ms since the epoch → "2026-11-23 22:45:10 UTC": every time on the pages is written so, in UTC
- * with its zone, the same for every operator whatever their browser's locale and zone.
+ * with its zone, the same for every operator whatever their browser's locale and zone. The pages'
+ * scripts write the times they get with it too (src/dashboard/browser/utc-time.ts).
  */
 export function time(ms: number | undefined): string {
   if (ms === undefined || !Number.isFinite(ms)) return DASH;
   return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
-
-/**
- * `time` for the pages' browser scripts, which write times they get as ms or ISO strings:
- * `utcTime(value)`, the same text as `time` (never the browser's locale format, which has no zone).
- */
-export const BROWSER_UTC_TIME = `function utcTime(value) {
-    var d = new Date(value);
-    return isNaN(d.getTime()) ? '${DASH}' : d.toISOString().slice(0, 19).replace('T', ' ') + ' UTC';
-  }`;
 
 /** A share as a whole percent, never 100 % before it is all done. */
 export function percent(done: number, total: number): number {

@@ -21,7 +21,7 @@ export function errorsScope(tally: ErrorTally, total: number): string {
 /**
  * A campaign page's errors by code: the rows of each status and code, with one detail each.
  * The same count the error bars draw (src/dashboard/campaign-charts.ts); the charts' script
- * (src/dashboard/chart-assets.ts) rewrites the table body, the "none" line and the scope
+ * (src/dashboard/browser/errors-table.ts) rewrites the table body, the "none" line and the scope
  * with each live update, so the bars and the table never disagree.
  */
 export function errorsSection(tally: ErrorTally, total: number): SafeHtml {

@@ -1,11 +1,11 @@
 import { html, type SafeHtml } from './html.js';
 
-/** Where the page's own script and stylesheet are served (src/dashboard/assets.ts). */
+/** Where the page's own script and stylesheet are served (src/dashboard/page-assets.ts; their sources are in src/dashboard/browser/). */
 export const ASSET_PATHS = { script: '/dashboard/live.js', style: '/dashboard/style.css' } as const;
 
 /**
  * The headers of every dashboard page: the page's script and stylesheet are separate files
- * from this host, so no inline script or style is allowed at all (a value that slipped
+ * from this host (bundled at build time), so no inline script or style is allowed at all (a value that slipped
  * through escaping still could not run); no framing, no form posting elsewhere, no referrer.
  */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {

@@ -1,25 +1,31 @@
+import { basename } from 'node:path';
+import { defaultRateCardFile } from '../pricing/rate-card.js';
 import { html, type SafeHtml } from './html.js';
 import { page } from './layout.js';
 
-/** Where the page is served, and its script (src/dashboard/new-campaign-script.ts). */
+/** Where the page is served, and its script (src/dashboard/browser/scripts/new-campaign.ts). */
 export const NEW_CAMPAIGN_PATH = '/campaigns/new';
 export const NEW_CAMPAIGN_SCRIPT_PATH = '/dashboard/new-campaign.js';
 
 const PRIORITIES = ['normal', 'high', 'low'] as const;
+
+/** The file name of the rate card the package ships (an example, not Meta's rates), never its path on the server. */
+const EXAMPLE_CARD = basename(defaultRateCardFile());
 
 /**
  * `GET /campaigns/new`: a form the page's script drives. The file is read in the browser for
  * the column choices and the preview (only its first rows), then sent whole with the spec to
  * `POST /api/v1/campaigns`, first as a dry run (the plan, the refused rows), then for real.
  * The page's CSRF token (`data-csrf-token`) goes with every request to the API, in the
- * `X-CSRF-Token` header; the browser adds the basic auth it already sends.
+ * `X-CSRF-Token` header; the browser adds the basic auth it already sends. The cost's line says
+ * when its rates are the example card the package ships: the form names that card's file.
  */
 export function newCampaignPage(csrfToken: string): SafeHtml {
   return page({
     title: 'New campaign',
     body: html`<p class="crumbs"><a href="/">Campaigns</a> › New campaign</p>
 <h1>New campaign</h1>
-<form id="new-campaign" class="new-campaign" data-csrf-token="${csrfToken}" novalidate>
+<form id="new-campaign" class="new-campaign" data-csrf-token="${csrfToken}" data-example-rate-card="${EXAMPLE_CARD}" novalidate>
 <p class="error" id="nc-load-error" role="alert" hidden></p>
 <fieldset>
 <legend>1. The file</legend>

@@ -1,15 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReportLedger } from '../campaigns/ledger.js';
 import type { DashboardAccess } from './access.js';
-import { LIVE_SCRIPT, STYLESHEET } from './assets.js';
 import { CONTROL_ACTIONS, campaignPage, type ControlAction } from './campaign-page.js';
-import { CHART_ASSET_PATHS } from './campaign-charts.js';
-import { CHARTS_SCRIPT, uplotFiles } from './chart-assets.js';
 import { LIST_JSON_PATH, campaignsPage } from './campaigns-page.js';
 import type { DashboardReader } from './dashboard-reader.js';
-import { ASSET_PATHS } from './layout.js';
 import { notFoundPage, sendPage } from './page-answers.js';
-import { reportDisposition, reportStream } from './report-download.js';
+import { registerPageAssets } from './page-assets.js';
+import { reportDisposition, reportStream } from '../http/report-download.js';
 import { registerNewCampaignRoutes } from './new-campaign-routes.js';
 import type { UserIdsOf } from '../campaigns/report/report.js';
 
@@ -67,27 +64,5 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
       .send(stream);
   });
 
-  app.get(ASSET_PATHS.script, async (_request, reply) =>
-    reply
-      .header('cache-control', 'no-cache')
-      .header('x-content-type-options', 'nosniff')
-      .type('text/javascript; charset=utf-8')
-      .send(LIVE_SCRIPT),
-  );
-  app.get(ASSET_PATHS.style, async (_request, reply) =>
-    reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').type('text/css; charset=utf-8').send(STYLESHEET),
-  );
-  registerChartAssets(app);
-}
-
-/** The charts' script and uPlot's files (read from its package when the routes are made: a missing package fails the start). */
-function registerChartAssets(app: FastifyInstance): void {
-  const uplot = uplotFiles();
-  const asset = (path: string, type: string, body: string) =>
-    app.get(path, async (_request, reply) =>
-      reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').type(type).send(body),
-    );
-  asset(CHART_ASSET_PATHS.script, 'text/javascript; charset=utf-8', CHARTS_SCRIPT);
-  asset(CHART_ASSET_PATHS.uplotScript, 'text/javascript; charset=utf-8', uplot.script);
-  asset(CHART_ASSET_PATHS.uplotStyle, 'text/css; charset=utf-8', uplot.style);
+  registerPageAssets(app);
 }

@@ -51,8 +51,8 @@ export function sameMessageOf(message: CampaignMessage): SameMessage {
 /**
  * A finished (completed or cancelled) campaign's Retarget form: a new campaign of the chosen
  * rows, with the same message (`same`) or another template, through
- * `POST /api/v1/campaigns/{id}/retarget` (what `campaign retarget` runs), sent by the script
- * below with the page's CSRF token; nothing for a campaign still running.
+ * `POST /api/v1/campaigns/{id}/retarget` (what `campaign retarget` runs), sent by its script
+ * (src/dashboard/browser/scripts/retarget.ts) with the page's CSRF token; nothing for a campaign still running.
  */
 export function retargetForm(view: Pick<CampaignView, 'id' | 'state'>, same: SameMessage | undefined, csrfToken: string): SafeHtml {
   if (view.state !== 'completed' && view.state !== 'cancelled') return html``;
@@ -73,82 +73,3 @@ export function retargetForm(view: Pick<CampaignView, 'id' | 'state'>, same: Sam
 (<code>campaign retarget ${view.id}</code>); the duplicate window still applies.</p>
 <script src="${RETARGET_SCRIPT_PATH}" defer></script>`;
 }
-
-/**
- * The Retarget form's script: fills the template choices from `GET /api/v1/templates`, posts
- * the form as JSON to the API with the page's CSRF token and opens the new campaign's page;
- * a refusal shows every problem (textContent only).
- */
-export const RETARGET_SCRIPT = String.raw`'use strict';
-(function () {
-  var form = document.getElementById('retarget');
-  if (!form) return;
-  var token = form.getAttribute('data-csrf-token') || '';
-  var source = form.getAttribute('data-source') || '';
-  var status = form.querySelector('[data-retarget-status]');
-  var problems = document.getElementById('retarget-problems');
-  var templates = [];
-  function headers(json) {
-    var h = { accept: 'application/json', 'x-csrf-token': token };
-    if (json) h['content-type'] = 'application/json';
-    return h;
-  }
-  function add(select, value, label) {
-    var o = document.createElement('option'); o.value = value; o.textContent = label; select.appendChild(o);
-  }
-  function languages() {
-    var select = form.elements.language; var name = form.elements.template.value;
-    while (select.options.length > 1) select.remove(1);
-    templates.filter(function (t) { return t.name === name; }).forEach(function (t) { add(select, t.language, t.language); });
-    if (select.options.length > 1) select.selectedIndex = 1;
-  }
-  // A refusal is said, not swallowed: an empty list would look like an account without templates.
-  fetch('/api/v1/templates', { headers: headers(false), credentials: 'same-origin' }).then(function (r) {
-    if (r.ok) return r.json();
-    status.textContent = 'The templates could not be read (HTTP ' + r.status + ').';
-    return [];
-  })
-    .then(function (body) {
-      templates = Array.isArray(body) ? body : body.templates || body.data || [];
-      var names = [];
-      templates.forEach(function (t) { if (names.indexOf(t.name) < 0) names.push(t.name); });
-      names.sort().forEach(function (n) { add(form.elements.template, n, n); });
-    }, function () { /* the same template stays possible */ });
-  form.elements.template.addEventListener('change', languages);
-  function show(answerStatus, body) {
-    while (problems.firstChild) problems.removeChild(problems.firstChild);
-    var box = document.createElement('div'); box.className = 'error'; box.setAttribute('role', 'alert');
-    var p = document.createElement('p');
-    p.textContent = ((body && body.code) ? body.code + ': ' : '') + ((body && body.detail) || 'refused') + ' (HTTP ' + answerStatus + ')';
-    box.appendChild(p);
-    var list = document.createElement('ul');
-    ((body && body.problems) || []).forEach(function (x) {
-      var li = document.createElement('li');
-      li.textContent = (x.code || '') + ' ' + (x.detail || '') + (x.field ? ' (field ' + x.field + ')' : '');
-      list.appendChild(li);
-    });
-    if (list.firstChild) box.appendChild(list);
-    problems.appendChild(box);
-  }
-  form.addEventListener('submit', function (event) {
-    event.preventDefault();
-    var body = { status: form.elements.status.value };
-    var after = form.elements.after.value.trim();
-    if (after) body.after = after;
-    // The same message with the columns that filled it; another template by name (its variables from same-named columns).
-    var same = form.getAttribute('data-same');
-    if (form.elements.template.value) { body.template = form.elements.template.value; body.language = form.elements.language.value; }
-    else if (same) Object.assign(body, JSON.parse(same));
-    status.textContent = 'Creating…';
-    fetch('/api/v1/campaigns/' + encodeURIComponent(source) + '/retarget', {
-      method: 'POST', headers: headers(true), body: JSON.stringify(body), credentials: 'same-origin'
-    }).then(function (r) {
-      return r.text().then(function (text) {
-        var parsed = null; try { parsed = JSON.parse(text); } catch (e) { parsed = { detail: text }; }
-        if (r.ok && parsed && parsed.id) { window.location.assign('/campaigns/' + encodeURIComponent(parsed.id)); return; }
-        status.textContent = ''; show(r.status, parsed);
-      });
-    }, function () { status.textContent = 'The service did not answer.'; });
-  });
-})();
-`;

@@ -5,6 +5,7 @@
  */
 export const ERROR_CODES = {
   CONFIG_INVALID: 'A setting in the environment is missing or malformed.',
+  BUILD_MISSING: "The checkout is not built: dist/ (the compiled CLI or the pages' scripts) is missing; run `npm run build`.",
   OPTION_INVALID: 'A command-line option has a value the command cannot use.',
   TEXT_CONTROL_CHARACTER:
     'A free text (a name, a pause reason) holds a control character, a line break or a bidi override, which operators would see.',

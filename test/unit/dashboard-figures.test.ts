@@ -1,15 +1,13 @@
-import { runInNewContext } from 'node:vm';
+import { readFileSync, readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CampaignStatus } from '../../src/campaigns/campaign.js';
 import type { CampaignTimeline } from '../../src/campaigns/report/campaign-timeline.js';
-import { LIVE_SCRIPT } from '../../src/dashboard/assets.js';
 import { campaignCharts } from '../../src/dashboard/campaign-charts.js';
 import { campaignPage } from '../../src/dashboard/campaign-page.js';
 import { campaignsPage } from '../../src/dashboard/campaigns-page.js';
 import { campaignView } from '../../src/dashboard/campaign-view.js';
-import { CHARTS_SCRIPT } from '../../src/dashboard/chart-assets.js';
-import { NEW_CAMPAIGN_RESULTS } from '../../src/dashboard/new-campaign-results.js';
-import { NEW_CAMPAIGN_SCRIPT } from '../../src/dashboard/new-campaign-script.js';
+import { costLine, when } from '../../src/dashboard/browser/plan-lines.js';
 import { defaultRateCardFile } from '../../src/pricing/rate-card.js';
 import { detailOf, extrasOf, statusOf, tallyOf } from './dashboard-fixtures.js';
 
@@ -23,12 +21,8 @@ function timelineOf(status: CampaignStatus, replied = 0): CampaignTimeline {
   return { buckets: [], counts: { sent, delivered, read, failed, replied }, now: Date.UTC(2026, 10, 29, 14) };
 }
 
-/** The New campaign page's result functions as the browser gets them (only those that need no document). */
-interface Results {
-  when(iso: string | null): string;
-  costLine(plan: object): string;
-}
-const results = runInNewContext(`${NEW_CAMPAIGN_RESULTS}\nNewCampaignResults;`) as Results;
+/** The shipped rate card's file name, as the New campaign page's form names it for its script. */
+const EXAMPLE_CARD = basename(defaultRateCardFile());
 
 describe('the funnel', () => {
   it('starts from the rows queued to send: a row rejected or skipped when the file was read is not queued', () => {
@@ -71,6 +65,7 @@ describe('errors by code: the bars and the table', () => {
 
 describe('the cost on the New campaign page', () => {
   const plan = (rateCard: string | null | undefined) => ({ cost: { total: 4.72, currency: 'USD' }, costReason: null, rateCard });
+  const results = { costLine: (p: Parameters<typeof costLine>[0]) => costLine(p, EXAMPLE_CARD) };
 
   it('says when its rates are the example card shipped with campaign-worker, and how to set the real ones', () => {
     expect(results.costLine(plan(defaultRateCardFile()))).toBe(
@@ -93,8 +88,8 @@ describe('times on the pages', () => {
   const UTC_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/;
 
   it("the dry run's times in UTC with the zone, whatever the browser's locale", () => {
-    expect(results.when('2026-11-29T14:05:00.000Z')).toBe('2026-11-29 14:05:00 UTC');
-    expect(results.when('2026-11-29T15:05:00+01:00')).toBe('2026-11-29 14:05:00 UTC');
+    expect(when('2026-11-29T14:05:00.000Z')).toBe('2026-11-29 14:05:00 UTC');
+    expect(when('2026-11-29T15:05:00+01:00')).toBe('2026-11-29 14:05:00 UTC');
   });
 
   it('the campaigns list says when it was read as every other time on the pages', () => {
@@ -105,7 +100,10 @@ describe('times on the pages', () => {
   });
 
   it("no page script writes a time in the browser's locale format (it has no zone)", () => {
-    for (const script of [LIVE_SCRIPT, CHARTS_SCRIPT, NEW_CAMPAIGN_SCRIPT]) {
+    const browser = join(import.meta.dirname, '../../src/dashboard/browser');
+    const sources = readdirSync(browser, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts'));
+    expect(sources).toContain(join('scripts', 'new-campaign.ts'));
+    for (const script of sources.map((name) => readFileSync(join(browser, name), 'utf8'))) {
       expect(script).not.toMatch(/toLocale(Date|Time)?String\(\)/);
       expect(script).not.toMatch(/toLocaleString\(\)/);
     }

@@ -1,9 +1,9 @@
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { CampaignStatus } from '../../src/campaigns/campaign.js';
 import { parseSendWindow } from '../../src/campaigns/feed/send-window.js';
 import { campaignView } from '../../src/dashboard/campaign-view.js';
-import { BROWSER_UTC_TIME, duration, percent, time } from '../../src/dashboard/display-format.js';
+import { utcTime } from '../../src/dashboard/browser/utc-time.js';
+import { duration, percent, time } from '../../src/dashboard/display-format.js';
 import { extrasOf, statusOf, tallyOf } from './dashboard-fixtures.js';
 
 describe('campaignView', () => {
@@ -117,7 +117,6 @@ describe('campaignView', () => {
 
 describe('display formats', () => {
   it('times in UTC with the zone, the same in the server and in the pages’ scripts', () => {
-    const utcTime = runInNewContext(`${BROWSER_UTC_TIME}\nutcTime;`) as (value: number | string) => string;
     const at = Date.UTC(2026, 10, 29, 14, 5, 9, 750);
     expect(time(at)).toBe('2026-11-29 14:05:09 UTC');
     expect([utcTime(at), utcTime(new Date(at).toISOString()), utcTime('2026-11-29T15:05:09.750+01:00')]).toEqual(Array(3).fill(time(at)));
