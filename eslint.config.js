@@ -70,6 +70,33 @@ export default tseslint.config(
   fenced(['src/api/**/*.ts'], [CLI_IMPORT, DASHBOARD_IMPORT], ['cli', 'dashboard']),
   fenced(['src/dashboard/**/*.ts'], [CLI_IMPORT, API_IMPORT], ['cli', 'api']),
   {
+    // The pages' browser code, bundled for the browser (scripts/bundle-pages.mjs) and type-checked
+    // with the DOM's types (its tsconfig.json), which also has Node's for the server modules it
+    // shares: nothing of Node's may reach a page. The dashboard's fences are repeated (a later
+    // block's options replace an earlier one's).
+    files: ['src/dashboard/browser/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            SANDBOX_IMPORT,
+            CLI_IMPORT,
+            API_IMPORT,
+            { regex: '^node:', message: "the pages' code runs in a browser: Node's modules are not there" },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['process', 'Buffer', 'require', 'module', '__dirname', '__filename', 'global', 'setImmediate'].map((name) => ({
+          name,
+          message: "the pages' code runs in a browser: Node's globals are not there",
+        })),
+      ],
+    },
+  },
+  {
     // Campaign logic (ingest, send, controls) depends on ports, not on the engines behind them:
     // src/redis and src/queue adapt Redis and BullMQ, src/cloud-api the HTTP client. Its options
     // replace the runtime block's for these files, so the sandbox pattern is repeated here.

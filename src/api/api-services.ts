@@ -13,9 +13,8 @@ export interface ApiServices {
   context: Omit<AppContext, 'close'>;
   now: () => number;
   /**
-   * Records who created or controlled a campaign, once it worked and changed something (a
-   * pause of a paused campaign is not recorded, as from the CLI and the page); a failure to
-   * record is logged, never the caller's.
+   * Records who created, continued or retargeted a campaign, once it worked (controls record
+   * themselves in runControl); a failure to record is logged, never the caller's.
    */
   recordAction(campaignId: string, caller: ApiCaller, action: ApiAction, detail?: string): Promise<void>;
 }

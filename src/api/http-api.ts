@@ -6,6 +6,7 @@ import { RedisApiTokens } from '../redis/access/redis-api-tokens.js';
 import { RedisCampaignHistory } from '../redis/history/redis-campaign-history.js';
 import type { RedisLedger } from '../redis/ledger/redis-ledger.js';
 import type { DashboardSessions } from '../http/dashboard-sessions.js';
+import { recordAction, type ActionHistory } from '../app/action-history.js';
 import { registerApiRoutes } from './api-routes.js';
 import type { ApiServices } from './api-services.js';
 import { registerApi } from './api-server.js';
@@ -23,22 +24,12 @@ export interface HttpApiOptions {
 /** `campaign serve`'s HTTP API (/api/v1), on its own connection; register() adds it to the service. */
 export function createHttpApi(options: HttpApiOptions): { register(app: FastifyInstance): Promise<void> } {
   const { config, logger, redis, ledger } = options;
-  const history = new RedisCampaignHistory(redis, config.queuePrefix);
+  const history: ActionHistory = { history: new RedisCampaignHistory(redis, config.queuePrefix), logger };
   const services: ApiServices = {
     context: { config, logger, redis, ledger },
     now: options.now ?? Date.now,
-    recordAction: async (campaignId, caller, action, detail) => {
-      try {
-        await history.record(campaignId, {
-          at: Date.now(),
-          actor: { kind: caller.kind, name: caller.name },
-          action,
-          ...(detail === undefined ? {} : { detail }),
-        });
-      } catch (error) {
-        logger.warn({ err: error, campaignId, action }, 'campaign history not recorded (the action itself worked)');
-      }
-    },
+    recordAction: (campaignId, caller, action, detail) =>
+      recordAction(history, { kind: caller.kind, name: caller.name }, campaignId, action, detail),
   };
   return {
     register: (app) =>

@@ -11,8 +11,7 @@ import { RejectsFile, checkWritableDir, rejectsFilePath, type RejectsSink } from
 import { estimateSending } from './feed/send-estimate.js';
 import type { IngestLedger } from './ledger.js';
 import { usMarketingPaused } from './ingest/us-marketing.js';
-import type { CampaignSpec } from './spec/campaign-spec.js';
-import { checkCampaignSpec, type CheckedSpec } from './spec/check-spec.js';
+import type { CheckedSpec } from './spec/check-spec.js';
 import type { FieldNames } from './spec/field-names.js';
 import type { MessageChoice } from './spec/message-choice.js';
 import { checkEndpointCategory } from './spec/send-endpoint.js';
@@ -60,15 +59,14 @@ export interface CreateCampaignDeps {
 }
 
 export interface CampaignRequest {
-  spec: CampaignSpec;
-  /** How the spec's fields are named where it came from (flags, JSON paths): every message about a field uses them. */
+  /** The spec, read and checked once where it came in (checkCampaignSpec, or checkSpecWithFile for every problem at once). */
+  spec: CheckedSpec;
+  /** How the spec's fields are named where it came from (flags, JSON fields): every message about a field uses them. */
   names: FieldNames;
   /** The CSV of recipients. */
   file: string;
-  /** The CLI's `--templates FILE`: a list of approved templates to use instead of the configured source, and the option's name. */
-  templatesFile?: { path: string; name: string };
-  /** `--max-cost`: refuse the campaign, before any row is queued, when its estimate is above this (in the card's currency). */
-  maxCost?: { amount: number; name: string } | undefined;
+  /** The CLI's `--templates FILE`: a list of approved templates to use instead of the configured source. */
+  templatesFile?: string | undefined;
   /** `campaign retarget`: the campaign whose chosen rows make `file`; the new one is linked to it. */
   sourceCampaign?: string | undefined;
   /**
@@ -88,8 +86,8 @@ export interface CreateNotices {
 }
 
 /**
- * Creates a campaign from a spec and a CSV (or continues one, `campaignId`): checks the spec,
- * finds the approved template (a text needs none), reads the file into the ledger (no worker
+ * Creates a campaign from a checked spec and a CSV (or continues one, `campaignId`): finds
+ * the approved template (a text needs none), reads the file into the ledger (no worker
  * needed; workers feed its rows as the number drains) and plans the sending. A dry run does
  * every check and writes nothing but the rejects file (or not even that: `request.rejects`).
  */
@@ -99,14 +97,11 @@ export async function createCampaign(
   notices: CreateNotices = {},
 ): Promise<SendOutcome> {
   const now = Date.now();
-  const spec = checkCampaignSpec(request.spec, request.names, {
-    now,
-    defaultPhoneNumberId: deps.defaultPhoneNumberId,
-    templateOnly: request.templatesFile === undefined ? [] : [request.templatesFile.name],
-  });
+  const { spec } = request;
+  const maxCost = spec.maxCost === undefined ? undefined : { amount: spec.maxCost, name: request.names.maxCost };
   // Before anything is created: a campaign whose rejected rows could be written nowhere must not start.
   await checkWritableDir(deps.reportsDir, 'REPORTS_DIR');
-  const message = await resolveMessage(deps, spec.message, request.templatesFile?.path, request.names);
+  const message = await resolveMessage(deps, spec.message, request.templatesFile, request.names);
   if (message.kind === 'template') checkEndpointCategory(spec.endpoint, message.requirements, request.names);
   const id = spec.campaignId ?? newCampaignId();
   const rejects = request.rejects ?? new RejectsFile(rejectsFilePath(deps.reportsDir, id, spec.dryRun));
@@ -131,9 +126,9 @@ export async function createCampaign(
     ...(marketingCapped === undefined ? {} : { marketingCapped }),
   };
   // Refused before a row is queued: the file is read once more, as a dry run, to price it first.
-  if (request.maxCost !== undefined && !spec.dryRun) {
+  if (maxCost !== undefined && !spec.dryRun) {
     const priced = await produceCampaign({ ledger: deps.ledger }, { ...input, dryRun: true });
-    const refusal = costRefusal(costOf(pricing, priced, Math.max(priced.schedule.startsAt ?? now, now)), request.maxCost);
+    const refusal = costRefusal(costOf(pricing, priced, Math.max(priced.schedule.startsAt ?? now, now)), maxCost);
     if (refusal !== undefined) throw new AppError('COST_ABOVE_MAX', `${refusal}. Nothing was queued.`);
   }
   // The last change before rows are read: nothing refused the campaign, so the template may change.
@@ -154,7 +149,7 @@ export async function createCampaign(
     );
     const plan = await planSending(deps, spec, message, summary, now);
     const estimate = costOf(pricing, summary, plan.estimate.startsAt);
-    const refusal = request.maxCost === undefined ? undefined : costRefusal(estimate, request.maxCost);
+    const refusal = maxCost === undefined ? undefined : costRefusal(estimate, maxCost);
     if (!spec.dryRun && estimate.cost !== null) await deps.recordCostEstimate?.(id, estimate.cost);
     return {
       ...summary,
@@ -163,7 +158,7 @@ export async function createCampaign(
       ...plan,
       ...estimate,
       rateCard: deps.rateCard?.file ?? null,
-      ...(request.maxCost === undefined ? {} : { maxCost: { amount: request.maxCost.amount, refused: refusal ?? null } }),
+      ...(maxCost === undefined ? {} : { maxCost: { amount: maxCost.amount, refused: refusal ?? null } }),
     };
   } finally {
     await rejects.close();

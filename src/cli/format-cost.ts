@@ -3,16 +3,6 @@ import type { SendOutcome } from '../campaigns/ingest/producer.js';
 import { defaultRateCardFile } from '../pricing/rate-card.js';
 import { printable } from '../text/operator-text.js';
 
-/** The plan's cost as `send --json` prints it: `cost` (null when no card covers it), `costReason`, and `maxCost` when given. */
-export function costJson(summary: SendOutcome): Record<string, unknown> {
-  return {
-    cost: summary.cost,
-    costReason: summary.costReason,
-    rateCard: summary.rateCard,
-    ...(summary.maxCost === undefined ? {} : { maxCost: summary.maxCost }),
-  };
-}
-
 /** The operator's lines about the cost: the total, each market, and what --max-cost would do. */
 export function costLines(summary: SendOutcome): string[] {
   const lines: string[] = [];

@@ -1,117 +1,15 @@
 import { campaignLabel, campaignMessage, describeMessage, type CampaignDefinition, type CampaignStatus } from '../campaigns/campaign.js';
-import { costJson, costLines } from './format-cost.js';
-import type { CampaignCost } from '../pricing/recorded-cost.js';
+import { costLines } from './format-cost.js';
 import type { SendOutcome } from '../campaigns/ingest/producer.js';
 import { delimiterLabel } from '../csv/delimiter.js';
-import type { SendEstimate } from '../campaigns/feed/send-estimate.js';
 import type { MessagingLimitCheck } from '../campaigns/ingest/messaging-limit-check.js';
 import type { WindowStatus } from '../campaigns/report/window-status.js';
 import { reasonLines } from './format-reasons.js';
 import { formatInstant, machineZone, type DisplayZone } from '../campaigns/spec/display-zone.js';
 import { printable } from '../text/operator-text.js';
-
-export interface StatusView {
-  id: string;
-  name: string | null;
-  /** `campaign retarget`: the campaign whose rows it took; null for any other. */
-  sourceCampaign: string | null;
-  state: CampaignStatus['state'];
-  /** What it sends: an approved `template`, or a free-form `text` (`--text`); null when its definition was not read. */
-  kind: 'template' | 'text' | null;
-  /** The template's name and language; null for a text campaign. */
-  template: string | null;
-  language: string | null;
-  priority: 'high' | 'normal' | 'low';
-  total: number;
-  /** Waiting or in flight. */
-  queued: number;
-  sending: number;
-  sent: number;
-  failed: number;
-  rejected: number;
-  skipped: number;
-  /** In doubt: their request got no answer; they wait for a status webhook (CONFIRM_WINDOW_SECONDS). */
-  confirming: number;
-  /** Accepted but held by Meta for quality assessment; a status webhook settles them (HELD_PATIENCE_HOURS). */
-  held: number;
-  unknown: number;
-  cancelled: number;
-  /** Rows Meta reported delivered by status webhook (a read row counts here too), and read. */
-  delivered: number;
-  read: number;
-  createdAt: string;
-  finishedAt: string | null;
-  /** Why no send starts (operator, a code such as `190: …`, or `ERROR_SPIKE: …`); null unless paused. */
-  pausedReason: string | null;
-  pausedAt: string | null;
-  /** The file was not read to the end (Ctrl-C): `send FILE --campaign ID` continues it. */
-  ingestInterrupted: boolean;
-  /** When its rows (phone numbers, values) were purged; null while they are kept. */
-  purgedAt: string | null;
-  expired: number;
-  /** `--at`: nothing is fed before (state `scheduled` until then). */
-  startsAt: string | null;
-  startDeadline: string | null;
-  expiresAt: string | null;
-  /** When its first rows were fed to the workers. */
-  startedAt: string | null;
-  /** Why it was cancelled when not by the operator (`START_DEADLINE: …`). */
-  cancelReason: string | null;
-  /** `--window`/`--days` as given; null without a send window. */
-  window: string | null;
-  /** Rows whose recipients' window is closed now (they wait, they do not fail); null without a window. */
-  waiting: number | null;
-  /** When the next of those windows opens; null when none waits. */
-  nextWindowAt: string | null;
-  /** `status` and `status --watch` (not `list`): what it costs by the rate card (src/pricing/recorded-cost.ts). */
-  cost?: CampaignCost;
-}
-
-/** Status as `campaign status --json` prints it: the state and the counts, flat. */
-export function statusJson(status: CampaignStatus, windowed?: WindowStatus, definition?: CampaignDefinition): StatusView {
-  const { counts } = status;
-  const message = definition === undefined ? undefined : campaignMessage(definition);
-  return {
-    id: status.id,
-    name: definition?.name ?? null,
-    sourceCampaign: definition?.sourceCampaign ?? null,
-    state: status.state,
-    kind: message?.kind ?? null,
-    template: message?.kind === 'template' ? message.plan.name : null,
-    language: message?.kind === 'template' ? message.plan.language : null,
-    priority: status.priority,
-    total: counts.total,
-    queued: counts.queued + counts.sending,
-    sending: counts.sending,
-    sent: counts.sent,
-    failed: counts.failed,
-    rejected: counts.rejected,
-    skipped: counts.skipped,
-    confirming: counts.confirming,
-    held: counts.held,
-    unknown: counts.unknown,
-    cancelled: counts.cancelled,
-    delivered: counts.delivered,
-    read: counts.read,
-    createdAt: new Date(status.createdAt).toISOString(),
-    finishedAt: status.finishedAt === undefined ? null : new Date(status.finishedAt).toISOString(),
-    pausedReason: status.pausedReason ?? null,
-    pausedAt: status.pausedAt === undefined ? null : new Date(status.pausedAt).toISOString(),
-    ingestInterrupted: status.ingestInterrupted,
-    purgedAt: status.purgedAt === undefined ? null : new Date(status.purgedAt).toISOString(),
-    expired: counts.expired,
-    startsAt: iso(status.startsAt),
-    startDeadline: iso(status.startDeadline),
-    expiresAt: iso(status.expiresAt),
-    startedAt: iso(status.startedAt),
-    cancelReason: status.cancelReason ?? null,
-    window: windowed?.window ?? null,
-    waiting: windowed?.waiting ?? null,
-    nextWindowAt: iso(windowed?.nextWindowAt),
-  };
-}
-
-const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
+import { statusJson, type StatusView } from '../app/views/status-view.js';
+import { secondsAt } from '../app/views/send-summary-view.js';
+import { rowsLeft, type WatchView } from '../app/views/watch-view.js';
 
 const shownText = (text: string | null): string | null => (text === null ? null : printable(text));
 
@@ -182,49 +80,6 @@ export function statusText(status: CampaignStatus, windowed?: WindowStatus, defi
   return lines.join('\n');
 }
 
-/** Seconds the queued rows take at the rate (undefined when pacing is off). */
-function secondsAt(rows: number, rate: number): number | undefined {
-  return rate > 0 ? Math.ceil(rows / rate) : undefined;
-}
-
-export function summaryJson(summary: SendOutcome, rate: number): Record<string, unknown> {
-  return {
-    id: summary.dryRun ? null : summary.id,
-    name: summary.name ?? null,
-    dryRun: summary.dryRun,
-    rows: summary.rows,
-    valid: summary.valid,
-    queued: summary.dryRun ? 0 : summary.queued,
-    rejected: summary.rejected,
-    skipped: summary.skipped,
-    byReason: summary.byReason,
-    delimiter: summary.delimiter,
-    reopened: summary.reopened,
-    kept: summary.kept,
-    keptByStatus: summary.keptByStatus,
-    optedOutBy: summary.optedOutBy,
-    marketingCapUntil: iso(summary.marketingCapUntil),
-    interruptedAtRow: summary.interruptedAtRow ?? null,
-    rejectsFile: summary.rejectsFile ?? null,
-    secondsAtSendRate: secondsAt(summary.valid, rate) ?? null,
-    plan: { ...planJson(summary.estimate), messagingLimit: limitJson(summary.messagingLimit), ...costJson(summary) },
-  };
-}
-
-/** The messaging limit against the campaign: null for a text campaign; `limit` null when not known, "unlimited" when none. */
-function limitJson(check: MessagingLimitCheck | undefined): Record<string, unknown> | null {
-  if (check === undefined) return null;
-  return {
-    portfolio: check.portfolio,
-    limit: check.limit ?? null,
-    reached: check.reached,
-    queuedElsewhere: check.queuedElsewhere,
-    recipients: check.recipients,
-    over: check.over,
-    freesAt: iso(check.freesAt),
-  };
-}
-
 /** The operator's line about the messaging limit: over it, within it, or not known. */
 function limitLines(check: MessagingLimitCheck | undefined, zone: DisplayZone): string[] {
   if (check === undefined || check.limit === 'unlimited') return [];
@@ -242,18 +97,6 @@ function limitLines(check: MessagingLimitCheck | undefined, zone: DisplayZone): 
     `  messaging limit: up to ${check.over} of its ${check.recipients} recipients are past the portfolio's limit ` +
       `(${per24h}): they wait in the backlog until the rolling 24 h frees places${when}`,
   ];
-}
-
-/** The plan: start, estimated finish (null: some rows would never be sent), rows per time zone, rows that would expire. */
-function planJson(estimate: SendEstimate): Record<string, unknown> {
-  return {
-    startsAt: new Date(estimate.startsAt).toISOString(),
-    window: estimate.window ?? null,
-    finishesAt: iso(estimate.finishesAt),
-    wouldExpire: estimate.wouldExpire,
-    neverOpen: estimate.neverOpen,
-    timeZones: estimate.lanes.map((lane) => ({ zones: lane.zones, rows: lane.rows, opensAt: iso(lane.opensAt) })),
-  };
 }
 
 /**
@@ -338,32 +181,6 @@ function formatDuration(seconds: number): string {
   if (seconds < 120) return `${seconds} s`;
   if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
   return `${(seconds / 3600).toFixed(1)} h`;
-}
-
-/** `campaign status --watch --json`: the object `status --json` prints, plus what the watch measures. */
-export interface WatchView extends StatusView {
-  /** Rows answered (sent, failed, unknown) per second over the last few seconds; null until two reads a second apart. */
-  rate: number | null;
-  /**
-   * Seconds until the campaign ends, with its window, days and expiry (as `send` plans it): 0 once finished; null when it cannot be said
-   * (paused, cancelled, no rate known, rows whose window never opens).
-   */
-  etaSeconds: number | null;
-}
-
-/** Rows a request answered: what the rate counts (rejected, skipped, cancelled and expired rows take no sending time). */
-export function answeredRows(view: StatusView): number {
-  return view.sent + view.held + view.failed + view.unknown;
-}
-
-/** Rows still to go: waiting, in flight, or in doubt (`queued` includes `sending`). */
-export function rowsLeft(view: StatusView): number {
-  return view.queued + view.confirming;
-}
-
-/** `etaSeconds`: campaignEtaSeconds (src/campaigns/report/campaign-eta.ts) from what is left now. */
-export function watchJson(view: StatusView, rate: number | null, etaSeconds: number | undefined): WatchView {
-  return { ...view, rate: rate === null ? null : Math.round(rate * 10) / 10, etaSeconds: etaSeconds ?? null };
 }
 
 /** The parts of a watch line: progress, rate and ETA; rows answered; rows still to go; what to know (paused, window). */

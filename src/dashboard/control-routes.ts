@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { runControl, type ControlContext } from '../app/campaign-control.js';
 import { parseStart } from '../campaigns/spec/time-options.js';
-import type { CampaignControls } from '../campaigns/control/campaign-controls.js';
+import type { ControlLedger } from '../campaigns/ledger.js';
 import type { CampaignHistory } from '../campaigns/history/campaign-history.js';
 import { AppError, isAppError } from '../errors/app-error.js';
 import type { Logger } from '../logging/logger.js';
@@ -11,8 +12,8 @@ import type { DashboardReader } from './dashboard-reader.js';
 import { notFoundPage, sendPage } from './page-answers.js';
 
 export interface ControlRoutesDeps {
-  /** The CLI's control logic (`campaign pause | resume | cancel | reschedule`). */
-  controls: CampaignControls;
+  /** What the controls run on (`campaign pause | resume | cancel | reschedule`, through runControl). */
+  ledger: ControlLedger;
   reader: DashboardReader;
   /** Where a control that changed the campaign is recorded, with the dashboard's user. */
   history: Pick<CampaignHistory, 'record'>;
@@ -21,21 +22,19 @@ export interface ControlRoutesDeps {
   now: () => number;
 }
 
-/** What the history records of a control that worked; undefined when it changed nothing (already paused, not paused, …). */
-type Recorded = { detail?: string } | undefined;
-
 /** A form is small: its token, a reason, a time. */
 const FORM_BODY_LIMIT = 16 * 1024;
 
 /**
  * `POST /campaigns/:id/{pause,resume,cancel,reschedule}`: the campaign page's buttons, each
- * running what the CLI command of the same name runs (CampaignControls: the ledger decides,
+ * running what the CLI command of the same name runs (runControl: the ledger decides,
  * atomically). A control that worked redirects to the campaign's page (303, so a reload
  * does not post again); one the campaign's state refuses shows the page with the reason.
- * A control that changed the campaign goes into its history, naming the dashboard's user.
+ * runControl records a control that changed the campaign in its history, naming the dashboard's user.
  */
 export function registerControlRoutes(app: FastifyInstance, deps: ControlRoutesDeps): void {
-  const { controls, access, logger } = deps;
+  const { access, logger } = deps;
+  const context: ControlContext = { ledger: deps.ledger, history: deps.history, logger, now: deps.now };
   app.post<{ Params: { id: string; action: string }; Body: Record<string, unknown> | undefined }>(
     '/campaigns/:id/:action',
     { bodyLimit: FORM_BODY_LIMIT, preHandler: access.checkForm },
@@ -44,9 +43,8 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlRoutesD
       const action = CONTROL_ACTIONS.find((a) => a === request.params.action);
       if (action === undefined) return reply.code(404).send({ error: 'no such control' });
       const user = access.user;
-      let entry: Recorded;
       try {
-        entry = await run(action, id, request.body ?? {});
+        await run(action, id, request.body ?? {});
       } catch (error) {
         if (!isAppError(error)) throw error;
         if (error.code === 'CAMPAIGN_NOT_FOUND') return notFoundPage(reply, id);
@@ -56,7 +54,6 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlRoutesD
         return sendPage(reply, campaignPage({ detail, csrfToken: await access.formToken(), error: error.message }), status);
       }
       logger.info({ campaignId: id, action, user: user === '' ? undefined : user }, 'campaign control run from the campaigns page');
-      if (entry !== undefined) await record(id, action, entry.detail);
       return reply
         .code(303)
         .header('location', `${campaignPath(id)}?done=${action}`)
@@ -64,36 +61,25 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlRoutesD
     },
   );
 
-  async function run(action: ControlAction, id: string, body: Record<string, unknown>): Promise<Recorded> {
+  async function run(action: ControlAction, id: string, body: Record<string, unknown>): Promise<void> {
+    const actor = { kind: 'dashboard' as const, name: access.user };
     switch (action) {
       case 'pause': {
         const reason = access.user === '' ? 'paused from the campaigns page' : `paused from the campaigns page by ${access.user}`;
-        return (await controls.pause(id, reason)).alreadyPaused ? undefined : { detail: reason };
+        await runControl(context, actor, 'pause', id, { reason });
+        return;
       }
       case 'resume':
-        return (await controls.resume(id)).wasPaused ? {} : undefined;
-      case 'cancel': {
-        const cancel = await controls.cancel(id);
-        return cancel.alreadyCancelled ? undefined : { detail: `${cancel.cancelled} rows not yet fed cancelled` };
-      }
+      case 'cancel':
+        await runControl(context, actor, action, id, {});
+        return;
       case 'reschedule': {
         const at = typeof body.at === 'string' ? body.at.trim() : '';
         if (at === '') throw new AppError('OPTION_INVALID', 'Give the new start, e.g. 2026-12-01T09:00:00+01:00');
         // The same checks as `campaign reschedule --at`, naming the form's field.
-        const startsAt = parseStart('New start', at, deps.now());
-        await controls.reschedule(id, startsAt);
-        return { detail: `starts at ${new Date(startsAt).toISOString()}` };
+        await runControl(context, actor, 'reschedule', id, { startsAt: parseStart('New start', at, deps.now()) });
+        return;
       }
-    }
-  }
-
-  /** The control stands whatever happens here: a failed write is a warning, not an error page. */
-  async function record(id: string, action: ControlAction, detail: string | undefined): Promise<void> {
-    const entry = { at: deps.now(), actor: { kind: 'dashboard' as const, name: access.user }, action };
-    try {
-      await deps.history.record(id, detail === undefined ? entry : { ...entry, detail });
-    } catch (error) {
-      logger.warn({ err: error, campaignId: id, action }, 'campaign history not recorded (the control itself worked)');
     }
   }
 }

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { RedisClient } from '../redis/key-scope.js';
-import { CampaignControls } from '../campaigns/control/campaign-controls.js';
 import type { ControlLedger, ReportLedger } from '../campaigns/ledger.js';
 import type { CampaignCountersReader } from '../campaigns/report/campaign-counters.js';
 import type { ErrorCodeLedger } from '../campaigns/report/error-codes.js';
@@ -100,7 +99,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         userIds: async (campaignId) =>
           reportUserIds(redis, prefix, options.portfolios ?? new Map(), (await ledger.getCampaign(campaignId))?.phoneNumberId ?? ''),
       });
-      registerControlRoutes(scope, { controls: new CampaignControls({ ledger }), reader, history, access, logger, now });
+      registerControlRoutes(scope, { ledger, reader, history, access, logger, now });
       await scope.register(
         async (queues) => {
           queues.addHook('onRequest', access.refuseUnsafeCrossSite);

@@ -6,7 +6,7 @@ import { campaignRejectsRoute } from '../../src/api/routes/campaign-files-routes
 import { RejectsFile, rejectsFilePath } from '../../src/campaigns/ingest/rejects-file.js';
 import type { AppContext } from '../../src/app/app-context.js';
 import { runReport } from '../../src/cli/run/report.js';
-import { readCampaignStatus, statusViewOf } from '../../src/cli/run/status-view.js';
+import { readCampaignStatus, statusViewOf } from '../../src/app/campaign-status.js';
 import { documented, refused } from '../support/api-documented.js';
 import { answeredCampaign } from '../support/api-campaigns.js';
 import { phoneNumber } from '../support/csv-files.js';

@@ -7,6 +7,7 @@ import type { ApiAction } from '../../src/api/api-services.js';
 import type { AppContext } from '../../src/app/app-context.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { RedisApiTokens } from '../../src/redis/access/redis-api-tokens.js';
+import { RedisCampaignHistory } from '../../src/redis/history/redis-campaign-history.js';
 import { answeredCampaign } from '../support/api-campaigns.js';
 import { testContext } from '../support/app-context.js';
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';
@@ -16,9 +17,10 @@ import { tempDir } from '../support/csv-files.js';
 const HOUR = 3_600_000;
 
 /**
- * Who acted on a campaign, as the control and retarget routes hand it to services.recordAction
- * (the campaign's history keeps it): once each change worked, never for a refusal or for a
- * request that changed nothing. The API runs in-process here, so the calls can be seen.
+ * Who acted on a campaign, as the campaign's history keeps it: the controls through runControl
+ * (src/app/campaign-control.ts), a retarget through services.recordAction; once each change
+ * worked, never for a refusal or for a request that changed nothing. The API runs in-process
+ * here, so the calls to services.recordAction can be seen.
  */
 describe('HTTP API: the actions recorded for a campaign history', () => {
   const prefix = freshPrefix('api-recorded');
@@ -75,13 +77,18 @@ describe('HTTP API: the actions recorded for a campaign history', () => {
     expect(await post('/campaigns/c-acted/cancel')).toBe(200);
     expect(await post('/campaigns/c-acted/resume')).toBe(409);
     expect(await post('/campaigns/nope/pause')).toBe(404);
-    expect(recorded.map(({ action, detail }) => [action, detail])).toStrictEqual([
+    const history = new RedisCampaignHistory(context.redis, prefix);
+    const entries = (await history.list('c-acted')).reverse();
+    expect(entries.map(({ action, detail }) => [action, detail])).toStrictEqual([
       ['reschedule', `starts at ${at}`],
       ['pause', 'wrong list'],
       ['resume', undefined],
       ['cancel', '2 rows not yet fed cancelled'],
     ]);
-    expect(new Set(recorded.map((r) => `${r.id} ${r.caller}`))).toStrictEqual(new Set(['c-acted token:ops-bot']));
+    expect(new Set(entries.map(({ actor }) => `${actor.kind}:${actor.name}`))).toStrictEqual(new Set(['token:ops-bot']));
+    expect(await history.list('nope')).toStrictEqual([]);
+    // Recorded once: not again through services.recordAction.
+    expect(recorded).toStrictEqual([]);
   });
 
   it('records a retry that put rows back, and a retarget on the new campaign, from its source', async () => {
@@ -93,12 +100,15 @@ describe('HTTP API: the actions recorded for a campaign history', () => {
     const retarget = { status: 'failed', template: 'order_update', language: 'en_US', params: ['phone', 'phone'] };
     expect(await post('/campaigns/c-src/retarget', retarget)).toBe(201);
     expect(await post('/campaigns/c-src/retarget', { ...retarget, status: 'not-replied', after: '2d' })).toBe(422);
-    expect(recorded.map(({ action, detail }) => [action, detail])).toStrictEqual([
-      ['retry', '1 rows put back in the queue'],
-      ['retarget', 'from campaign c-src (its failed rows): 1 queued'],
-      ['retarget', 'its failed rows taken into campaign ' + recorded[1]!.id],
+    const retries = await new RedisCampaignHistory(context.redis, prefix).list('c-failed');
+    expect(retries.map(({ action, detail, actor }) => [action, detail, actor])).toStrictEqual([
+      ['retry', '1 rows put back in the queue', { kind: 'token', name: 'ops-bot' }],
     ]);
-    const created = recorded[1]!.id;
+    expect(recorded.map(({ action, detail }) => [action, detail])).toStrictEqual([
+      ['retarget', 'from campaign c-src (its failed rows): 1 queued'],
+      ['retarget', 'its failed rows taken into campaign ' + recorded[0]!.id],
+    ]);
+    const created = recorded[0]!.id;
     expect(created).not.toBe('c-src');
     expect(await context.ledger.getCampaign(created)).toMatchObject({ sourceCampaign: 'c-src' });
   });

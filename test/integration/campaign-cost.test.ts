@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openContext, type AppContext } from '../../src/app/app-context.js';
-import { runCosts } from '../../src/cli/run/costs.js';
+import { readCosts } from '../../src/app/costs.js';
 import { runSend, type SendOptions } from '../../src/cli/run/send.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { silentLogger } from '../../src/logging/logger.js';
@@ -96,14 +96,14 @@ describe('what a campaign costs, end to end', () => {
     language: 'en_US',
     phoneColumn: 'phone',
     params: ['name', 'discount'],
-    headerMediaColumn: 'banner',
+    headerImageColumn: 'banner',
     ...extra,
   });
 
   it('the estimate and the recorded pricing agree for a campaign of known markets', async () => {
     const file = await promoFile();
     const dry = await runSend(context, options(file, { dryRun: true }));
-    const sent = await runSend(context, options(file, { campaignId: 'c-cost' }));
+    const sent = await runSend(context, options(file, { campaign: 'c-cost' }));
     expect(sent).toMatchObject({ rows: 6, queued: 6 });
     expect(dry.cost).toEqual(sent.cost);
     const card = loadRateCard(undefined);
@@ -151,7 +151,7 @@ describe('what a campaign costs, end to end', () => {
     ]);
 
     // What Meta charged (the sandbox prices its deliveries with the same example card) beside the ledger.
-    const costs = await runCosts(context, {});
+    const costs = await readCosts(context, {});
     expect(costs.charged).toEqual({
       messages: 6,
       amount: sent.cost?.total,
@@ -167,12 +167,12 @@ describe('what a campaign costs, end to end', () => {
 
   it('--max-cost below the estimate refuses the campaign before any row is queued; a dry run says it would', async () => {
     const file = await promoFile();
-    const dry = await runSend(context, options(file, { dryRun: true, maxCost: '0.05' }));
+    const dry = await runSend(context, options(file, { dryRun: true, maxCost: 0.05 }));
     expect(dry.maxCost?.amount).toBe(0.05);
     expect(dry.maxCost?.refused).toMatch(/^the estimated cost, [\d.]+ USD, is above --max-cost 0.05 USD$/);
     let refusal: unknown;
     try {
-      await runSend(context, options(file, { campaignId: 'c-over', maxCost: '0.05' }));
+      await runSend(context, options(file, { campaign: 'c-over', maxCost: 0.05 }));
     } catch (error) {
       refusal = error;
     }
@@ -181,7 +181,7 @@ describe('what a campaign costs, end to end', () => {
     expect((refusal as AppError).message).toMatch(/is above --max-cost 0.05 USD. Nothing was queued.$/);
     expect(await context.ledger.getCampaign('c-over')).toBeUndefined();
 
-    const within = await runSend(context, options(file, { campaignId: 'c-within', maxCost: '100' }));
+    const within = await runSend(context, options(file, { campaign: 'c-within', maxCost: 100 }));
     expect(within).toMatchObject({ queued: 6, maxCost: { amount: 100, refused: null } });
   }, 30_000);
 });

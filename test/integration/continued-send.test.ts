@@ -88,14 +88,14 @@ describe('a continued send', () => {
 
     // Five other recipients: rows 1–5 were sent to phoneNumber(1..5).
     const other = await csv('other.csv', [good(1), good(2), good(103), good(104), good(105)]);
-    const refused = await refusal(runSend(context, options(other, { campaignId: first.id })));
+    const refused = await refusal(runSend(context, options(other, { campaign: first.id })));
     expect(refused.code).toBe('CAMPAIGN_FILE_MISMATCH');
     expect(refused.message).toContain(`row 3 (line 4)`);
     expect(refused.message).toContain(`has it for ${phoneNumber(3)} (sent)`);
     expect(refused.message).toContain(`now names ${phoneNumber(103)}`);
     expect(refused.message).toContain('Nothing was written');
     // The dry run says the same.
-    expect((await refusal(runSend(context, options(other, { campaignId: first.id, dryRun: true })))).code).toBe('CAMPAIGN_FILE_MISMATCH');
+    expect((await refusal(runSend(context, options(other, { campaign: first.id, dryRun: true })))).code).toBe('CAMPAIGN_FILE_MISMATCH');
 
     expect(await ledgerState()).toStrictEqual(before);
     expect(await readdir(join(rig.dir, 'reports'))).toStrictEqual(reportsBefore);
@@ -111,12 +111,12 @@ describe('a continued send', () => {
       await completed(first.id);
 
       const unreadable = await csv('unreadable.csv', [good(1), 'not-a-phone,Name2,A-2', good(3)]);
-      const refused = await refusal(runSend(context, options(unreadable, { campaignId: first.id })));
+      const refused = await refusal(runSend(context, options(unreadable, { campaign: first.id })));
       expect(refused.code).toBe('CAMPAIGN_FILE_MISMATCH');
       expect(refused.message).toContain('"not-a-phone", not a valid number');
 
       const otherValues = await csv('values.csv', [good(1), good(2, 'B-2'), good(3), good(4)]);
-      const continued = await runSend(context, options(otherValues, { campaignId: first.id }));
+      const continued = await runSend(context, options(otherValues, { campaign: first.id }));
       expect(continued).toMatchObject({ rows: 4, queued: 1, kept: 3, keptByStatus: { sent: 3 } });
       await completed(first.id);
       expect(acceptedPerRecipient().get(phoneNumber(2))).toBe(1);
@@ -136,7 +136,7 @@ describe('a continued send', () => {
 
       // Row 4 fixed, row 5 now another recipient, rows 7–8 new; row 8 names row 2's recipient.
       const fixed = await csv('fixed.csv', [good(1), good(2), good(3), good(4), good(5), good(6), good(7), good(2, 'A-8')]);
-      const continued = await runSend(context, options(fixed, { campaignId: first.id }));
+      const continued = await runSend(context, options(fixed, { campaign: first.id }));
       expect(continued).toMatchObject({
         rows: 8,
         queued: 3,
@@ -163,8 +163,8 @@ describe('a continued send', () => {
   it('its plan keeps the start and expiry the campaign was created with', async () => {
     const at = new Date(Date.now() + 3_600_000).toISOString();
     const expires = new Date(Date.now() + 7_200_000).toISOString();
-    const first = await runSend(context, options(await csv('two.csv', [good(1), good(2)]), { schedule: { at, expiresAt: expires } }));
-    const continued = await runSend(context, options(await csv('three.csv', [good(1), good(2), good(3)]), { campaignId: first.id }));
+    const first = await runSend(context, options(await csv('two.csv', [good(1), good(2)]), { at, expiresAt: expires }));
+    const continued = await runSend(context, options(await csv('three.csv', [good(1), good(2), good(3)]), { campaign: first.id }));
     expect(continued.schedule).toStrictEqual({ startsAt: Date.parse(at), expiresAt: Date.parse(expires) });
     expect(continued.estimate.startsAt).toBe(Date.parse(at));
     expect(summaryText(continued, 80)).toContain('(scheduled)');

@@ -2,27 +2,28 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
-import { createCampaign, type CreateCampaignDeps } from '../../src/campaigns/create-campaign.js';
-import type { CampaignSpecInput } from '../../src/campaigns/spec/campaign-spec.js';
-import { CLI_FIELD_NAMES, JSON_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
-import { parseCampaignSpec } from '../../src/campaigns/spec/parse-spec.js';
+import { createCampaignDeps } from '../../src/app/create-campaign-deps.js';
+import { sendCampaign } from '../../src/app/send-campaign.js';
+import { buildTemplateRegistry } from '../../src/app/templates.js';
+import type { CreateCampaignDeps } from '../../src/campaigns/create-campaign.js';
+import { readCampaignFlags } from '../../src/campaigns/spec/campaign-flags.js';
+import { CLI_FIELD_NAMES, FLAG_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 import { isAppError } from '../../src/errors/app-error.js';
-import { campaignDeps, runSend } from '../../src/cli/run/send.js';
-import { buildTemplateRegistry } from '../../src/cli/run/templates.js';
+import { runSend } from '../../src/cli/run/send.js';
 import { runCli } from '../support/cli-process.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { SAMPLE_TEMPLATES } from '../support/pipeline.js';
 import { startSendRig, type SendRig } from '../support/send-rig.js';
 
 /**
- * createCampaign is the one entry that checks, plans and ingests a campaign spec, whether the
- * CLI mapped its flags onto it (runSend) or a caller sent it as JSON. Real Redis under a fresh
- * prefix, the sample templates; no worker runs (the campaigns are only created).
+ * sendCampaign is the one use case that reads, checks, plans and ingests a campaign's flags,
+ * whether the CLI's options gave them (runSend) or a caller sent them as the API's JSON. Real
+ * Redis under a fresh prefix, the sample templates; no worker runs (the campaigns are only created).
  */
 const HEADER = 'phone,first_name,order_id';
 const good = (n: number) => `${phoneNumber(n)},Name${n},A-${n}`;
 
-describe('createCampaign: a spec from the CLI or from JSON', () => {
+describe('sendCampaign: a campaign from the CLI or from JSON', () => {
   let rig: SendRig;
 
   beforeEach(async () => {
@@ -35,7 +36,7 @@ describe('createCampaign: a spec from the CLI or from JSON', () => {
 
   /** The process's dependencies, with the sample templates as the configured source (a JSON caller names no templates file). */
   const deps = (): CreateCampaignDeps => ({
-    ...campaignDeps(rig.context),
+    ...createCampaignDeps(rig.context),
     openTemplates: () => buildTemplateRegistry(rig.context, { file: SAMPLE_TEMPLATES }),
   });
 
@@ -45,8 +46,11 @@ describe('createCampaign: a spec from the CLI or from JSON', () => {
     return file;
   }
 
-  const fromJson = (spec: unknown, file: string) =>
-    createCampaign(deps(), { spec: parseCampaignSpec(JSON.parse(JSON.stringify(spec)), JSON_FIELD_NAMES), names: JSON_FIELD_NAMES, file });
+  /** As POST /campaigns reads its JSON: each problem of its shape reported with the spec's own. */
+  const fromJson = (json: unknown, file: string) => {
+    const { flags, problems } = readCampaignFlags(JSON.parse(JSON.stringify(json)));
+    return sendCampaign(deps(), { flags: flags ?? {}, names: FLAG_FIELD_NAMES, file, everyProblem: { found: problems } });
+  };
 
   async function refusal(run: Promise<unknown>): Promise<{ code: string; message: string }> {
     const error = await run.then(
@@ -63,22 +67,26 @@ describe('createCampaign: a spec from the CLI or from JSON', () => {
     const flags = await runSend(
       rig.context,
       rig.options(file, {
-        campaignId: 'from-flags',
+        campaign: 'from-flags',
         priority: 'high',
-        schedule: { at, validFor: '6h' },
+        at,
+        validFor: '6h',
         window: '00:00-24:00',
         days: 'mon-sun',
       }),
     );
     const json = await fromJson(
       {
-        template: { name: 'order_update', language: 'en_US' },
-        csv: { params: ['first_name', 'order_id'] },
-        schedule: { at, validFor: '6h' },
-        window: { hours: '00:00-24:00', days: 'mon-sun' },
+        template: 'order_update',
+        language: 'en_US',
+        params: ['first_name', 'order_id'],
+        at,
+        validFor: '6h',
+        window: '00:00-24:00',
+        days: 'mon-sun',
         priority: 'high',
-        campaignId: 'from-json',
-      } satisfies CampaignSpecInput,
+        campaign: 'from-json',
+      },
       file,
     );
 
@@ -118,34 +126,46 @@ describe('createCampaign: a spec from the CLI or from JSON', () => {
 
   it('refusals of a JSON spec name its fields, not the flags, and create nothing', async () => {
     const file = await csv('two.csv', [good(1), good(2)]);
-    const template = { name: 'order_update', language: 'en_US' };
+    const template = { template: 'order_update', language: 'en_US' };
 
-    const mapping = await refusal(fromJson({ template, csv: { params: ['first_name'] } }, file));
+    const mapping = await refusal(fromJson({ ...template, params: ['first_name'] }, file));
     expect(mapping.code).toBe('TEMPLATE_MAPPING_INVALID');
-    expect(mapping.message).toContain('but csv.params names 1 column(s)');
+    expect(mapping.message).toContain('but params names 1 column(s)');
     expect(mapping.message).not.toContain('--');
 
-    const phone = await refusal(fromJson({ template, csv: { phoneColumn: 'mobile', params: ['first_name', 'order_id'] } }, file));
+    const phone = await refusal(fromJson({ ...template, phoneColumn: 'mobile', params: ['first_name', 'order_id'] }, file));
     expect(phone).toMatchObject({
       code: 'CSV_HEADER_INVALID',
-      message: expect.stringContaining('Rename the column or pass csv.phoneColumn;') as unknown,
+      message: expect.stringContaining('the header has no column "mobile" (phoneColumn)') as unknown,
     });
 
-    const text = await refusal(fromJson({ text: { body: 'Hi {{name}}' } }, file));
+    const text = await refusal(fromJson({ text: 'Hi {{name}}' }, file));
     expect(text).toMatchObject({
       code: 'CSV_HEADER_INVALID',
-      message: expect.stringContaining("the text's placeholder {{name}} names no column") as unknown,
+      message: expect.stringContaining('the header has no column "name" (text)') as unknown,
     });
 
-    const start = await refusal(
-      fromJson({ template, csv: { params: ['first_name', 'order_id'] }, schedule: { at: '2027-02-30T09:00:00+01:00' } }, file),
-    );
+    const start = await refusal(fromJson({ ...template, params: ['first_name', 'order_id'], at: '2027-02-30T09:00:00+01:00' }, file));
     expect(start).toMatchObject({
       code: 'TIME_INVALID',
-      message: expect.stringMatching(/^schedule\.at "2027-02-30T09:00:00\+01:00": 2027-02-30 has no such day/) as unknown,
+      message: expect.stringMatching(/^at "2027-02-30T09:00:00\+01:00": 2027-02-30 has no such day/) as unknown,
     });
 
+    const cost = await refusal(fromJson({ ...template, params: ['first_name', 'order_id'], maxCost: 0.0001 }, file));
+    expect(cost).toMatchObject({ code: 'COST_ABOVE_MAX', message: expect.stringMatching(/is above maxCost 0.0001 /) as unknown });
+
     expect(await rig.context.ledger.listCampaigns()).toStrictEqual([]);
+  });
+
+  it('maxCost is a field of the spec at both edges: the plan says whether it would refuse, the same for both', async () => {
+    const file = await csv('two.csv', [good(1), good(2)]);
+    const flags = await runSend(rig.context, rig.options(file, { maxCost: 100, dryRun: true }));
+    const json = await fromJson(
+      { template: 'order_update', language: 'en_US', params: ['first_name', 'order_id'], maxCost: 100, dryRun: true },
+      file,
+    );
+    expect(flags.maxCost).toStrictEqual({ amount: 100, refused: null });
+    expect(json.maxCost).toStrictEqual(flags.maxCost);
   });
 
   it("every flag the spec's fields are named by is an option of `campaign send`", async () => {

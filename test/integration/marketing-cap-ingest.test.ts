@@ -4,7 +4,8 @@ import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app/app-context.js';
 import type { RowRecord } from '../../src/campaigns/campaign.js';
-import { summaryJson, summaryText } from '../../src/cli/format.js';
+import { summaryJson } from '../../src/app/views/send-summary-view.js';
+import { summaryText } from '../../src/cli/format.js';
 import { runSend, type SendOptions } from '../../src/cli/run/send.js';
 import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { testContext } from '../support/app-context.js';
@@ -77,7 +78,7 @@ describe('MARKETING_CAP_WAIT at ingest: the plan, the dry run and the send', () 
     return file;
   }
 
-  const promo = (file: string, options: Partial<SendOptions> & { campaignId: string }) =>
+  const promo = (file: string, options: Partial<SendOptions> & { campaign: string }) =>
     runSend(context, {
       file,
       phoneNumberId: B,
@@ -85,7 +86,7 @@ describe('MARKETING_CAP_WAIT at ingest: the plan, the dry run and the send', () 
       language: 'en_US',
       phoneColumn: 'phone',
       params: ['name', 'discount'],
-      headerMediaColumn: 'banner',
+      headerImageColumn: 'banner',
       ...options,
     });
 
@@ -101,7 +102,7 @@ describe('MARKETING_CAP_WAIT at ingest: the plan, the dry run and the send', () 
     await cappedOnA('second', [BRUNO], t - HOUR);
     const file = await promoFile('promo', [ANA, BRUNO, CARLA]);
 
-    const plan = await promo(file, { campaignId: 'dry', dryRun: true });
+    const plan = await promo(file, { campaign: 'dry', dryRun: true });
     expect(plan).toMatchObject({ rows: 3, valid: 1, skipped: 2, byReason: { MARKETING_CAP_WAIT: 2 }, marketingCapUntil: t - HOUR + DAY });
     expect(summaryJson(plan, 0)).toMatchObject({ marketingCapUntil: new Date(t - HOUR + DAY).toISOString() });
     const line = summaryText(plan, 0, { zone: { kind: 'offset', minutes: 0 }, startsNow: true })
@@ -121,7 +122,7 @@ describe('MARKETING_CAP_WAIT at ingest: the plan, the dry run and the send', () 
       `no MARKETING template goes to them before ${new Date(t - 3 * HOUR + DAY).toISOString().slice(0, 19)}Z`,
     );
 
-    const sent = await promo(file, { campaignId: 'real' });
+    const sent = await promo(file, { campaign: 'real' });
     expect(sent).toMatchObject({ queued: 1, skipped: 2, byReason: { MARKETING_CAP_WAIT: 2 } });
     expect((await rowsOf('real')).map((r) => [r.phone, r.status, r.errorCode])).toEqual([
       [ANA, 'skipped', 'MARKETING_CAP_WAIT'],
@@ -136,7 +137,7 @@ describe('MARKETING_CAP_WAIT at ingest: the plan, the dry run and the send', () 
     await writeFile(file, `phone,first_name,order_id\n${ANA},Ana,A-1\n`);
     const plan = await runSend(context, {
       file,
-      campaignId: 'utility',
+      campaign: 'utility',
       phoneNumberId: B,
       template: 'order_update',
       language: 'en_US',
@@ -152,9 +153,9 @@ describe('MARKETING_CAP_WAIT at ingest: the plan, the dry run and the send', () 
     const failedAt = clock.now();
     await cappedOnA('first', [ANA], failedAt);
     const file = await promoFile('later', [ANA, CARLA]);
-    expect(await promo(file, { campaignId: 'later' })).toMatchObject({ queued: 1, byReason: { MARKETING_CAP_WAIT: 1 } });
+    expect(await promo(file, { campaign: 'later' })).toMatchObject({ queued: 1, byReason: { MARKETING_CAP_WAIT: 1 } });
     clock.set(failedAt + DAY);
-    expect(await promo(file, { campaignId: 'later' })).toMatchObject({ reopened: 1, skipped: 0, marketingCapUntil: undefined });
+    expect(await promo(file, { campaign: 'later' })).toMatchObject({ reopened: 1, skipped: 0, marketingCapUntil: undefined });
     expect((await rowsOf('later')).map((r) => r.status)).toEqual(['queued', 'queued']);
   });
 });

@@ -47,14 +47,14 @@ describe('the Marketing Messages API, end to end', () => {
     return file;
   }
 
-  const send = (file: string, options: Partial<SendOptions> & { campaignId: string }) =>
+  const send = (file: string, options: Partial<SendOptions> & { campaign: string }) =>
     runSend(rig.context, {
       file,
       template: 'spring_promo',
       language: 'en_US',
       phoneColumn: 'phone',
       params: ['name', 'discount'],
-      headerMediaColumn: 'banner',
+      headerImageColumn: 'banner',
       endpoint: 'marketing-messages',
       ...options,
     });
@@ -72,7 +72,7 @@ describe('the Marketing Messages API, end to end', () => {
   it('sends every row of a MARKETING template through /marketing_messages, and records the endpoint', async () => {
     const file = await promoFile();
     await rig.startWorker();
-    const outcome = await send(file, { campaignId: 'c-mm' });
+    const outcome = await send(file, { campaign: 'c-mm' });
     expect(outcome).toMatchObject({ rows: 3, queued: 3 });
     expect(await rig.context.ledger.getCampaign('c-mm')).toMatchObject({ endpoint: 'marketing-messages', category: 'MARKETING' });
     await completedCampaign('c-mm');
@@ -87,10 +87,10 @@ describe('the Marketing Messages API, end to end', () => {
 
   it('refuses a UTILITY template and a text before the file is read (it does not even exist)', async () => {
     const missing = join(rig.dir, 'never-written.csv');
-    const utility = await refusal(send(missing, { campaignId: 'c-util', template: 'order_update', headerMediaColumn: undefined }));
+    const utility = await refusal(send(missing, { campaign: 'c-util', template: 'order_update', headerImageColumn: undefined }));
     expect(utility.code).toBe('TEMPLATE_NOT_MARKETING');
     expect(utility.message).toMatch(/^--endpoint marketing-messages sends MARKETING templates only; order_update is UTILITY/);
-    const text = await refusal(send(missing, { campaignId: 'c-text', template: undefined, language: undefined, text: 'Hi {{name}}' }));
+    const text = await refusal(send(missing, { campaign: 'c-text', template: undefined, language: undefined, text: 'Hi {{name}}' }));
     expect(text.code).toBe('OPTION_INVALID');
     expect(await rig.context.ledger.listCampaigns()).toEqual([]);
     expect(rig.sandbox.stats().requests).toBe(0);
@@ -100,7 +100,7 @@ describe('the Marketing Messages API, end to end', () => {
     rig.sandbox.setFaults({ marketingMessagesRefusal: { code: 134102 } });
     const file = await promoFile();
     await rig.startWorker();
-    await send(file, { campaignId: 'c-not-onboarded' });
+    await send(file, { campaign: 'c-not-onboarded' });
     const paused = await waitFor(async () => rig.context.ledger.status('c-not-onboarded'), {
       until: (s) => s?.state === 'paused',
       timeoutMs: 10_000,
@@ -120,9 +120,9 @@ describe('the Marketing Messages API, end to end', () => {
       return body.data.find((t) => t.name === 'spring_promo')?.message_send_ttl_seconds;
     };
     const file = await promoFile();
-    await send(file, { campaignId: 'c-ttl-dry', ttl: '36h', dryRun: true });
+    await send(file, { campaign: 'c-ttl-dry', ttl: '36h', dryRun: true });
     expect(await ttlOf()).toBeUndefined();
-    await send(file, { campaignId: 'c-ttl', ttl: '36h' });
+    await send(file, { campaign: 'c-ttl', ttl: '36h' });
     expect(await ttlOf()).toBe(129_600);
     expect(rig.sandbox.accepted()).toEqual([]);
   });

@@ -104,8 +104,8 @@ describe('a STOP during a running campaign', () => {
       language: 'en_US',
       phoneColumn: 'phone',
       params: ['name', 'discount'],
-      headerMediaColumn: 'banner',
-      campaignId: 'promo',
+      headerImageColumn: 'banner',
+      campaign: 'promo',
       templatesFile: SAMPLE_TEMPLATES,
     });
     expect(outcome).toMatchObject({ rows: ROWS, queued: ROWS, skipped: 0 });

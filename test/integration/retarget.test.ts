@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recordCliAction } from '../../src/cli/run/cli-history.js';
-import { runRetarget } from '../../src/cli/run/retarget.js';
+import { retargetCampaign, type RetargetRequest } from '../../src/app/retarget-campaign.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 import { runSend } from '../../src/cli/run/send.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { RedisCampaignHistory } from '../../src/redis/history/redis-campaign-history.js';
@@ -51,10 +52,21 @@ describe('campaign retarget, end to end', () => {
     await writeFile(file, ROWS.join('\n') + '\n');
     rig.sandbox.setFaults({ recipientErrors: FAILING.map((waId) => ({ waId, code: 131009, times: 1 })) });
     await rig.startWorker();
-    await runSend(rig.context, rig.options(file, { campaignId: 'c-src' }));
+    await runSend(rig.context, rig.options(file, { campaign: 'c-src' }));
     const status = await completed('c-src');
     expect(status?.counts).toMatchObject({ sent: 2, failed: 2 });
   }
+
+  /** retargetCampaign as `campaign retarget` calls it: refusals name the flags, `--templates` is the templates file. */
+  const runRetarget = (
+    context: SendRig['context'],
+    request: Omit<RetargetRequest, 'names' | 'templatesFile'> & { templatesFile?: string },
+  ) =>
+    retargetCampaign(context, {
+      ...request,
+      names: CLI_FIELD_NAMES,
+      templatesFile: request.templatesFile === undefined ? undefined : { path: request.templatesFile, name: '--templates' },
+    });
 
   async function refusal(promise: Promise<unknown>): Promise<AppError> {
     try {
@@ -72,9 +84,7 @@ describe('campaign retarget, end to end', () => {
     const outcome = await runRetarget(rig.context, {
       campaignId: 'c-src',
       rule: { status: 'failed' },
-      template: 'appointment_reminder_named',
-      language: 'en_US',
-      paramColumns: { appointment_time: 'order_id' },
+      message: { template: 'appointment_reminder_named', language: 'en_US', param: { appointment_time: 'order_id' } },
       templatesFile: SAMPLE_TEMPLATES,
       // As `campaign retarget` records it: the CLI's user, on both campaigns.
       record: (campaignId, action, detail) => recordCliAction(rig.context, campaignId, action, detail),
@@ -139,7 +149,7 @@ describe('campaign retarget, end to end', () => {
       },
     ]);
     const retarget = (rule: { status: 'delivered-not-read' | 'not-replied'; afterMs?: number }) =>
-      runRetarget(rig.context, { campaignId: 'c-src', rule, text: 'Hi {{first_name}}' });
+      runRetarget(rig.context, { campaignId: 'c-src', rule, message: { text: 'Hi {{first_name}}' } });
 
     const delivered = await retarget({ status: 'delivered-not-read' });
     expect(await phonesOf(delivered.id)).toStrictEqual(['+4915110000001', '+4915110000003']);
@@ -154,9 +164,7 @@ describe('campaign retarget, end to end', () => {
     const outcome = await runRetarget(rig.context, {
       campaignId: 'c-src',
       rule: { status: 'not-replied' },
-      template: 'order_update',
-      language: 'en_US',
-      params: ['first_name', 'order_id'],
+      message: { template: 'order_update', language: 'en_US', params: ['first_name', 'order_id'] },
       templatesFile: SAMPLE_TEMPLATES,
     });
     expect(outcome).toMatchObject({ rows: 2, queued: 0, skipped: 2, byReason: { ALREADY_SENT: 2 } });
@@ -166,17 +174,21 @@ describe('campaign retarget, end to end', () => {
     const file = join(rig.dir, 'later.csv');
     await writeFile(file, ROWS.join('\n') + '\n');
     const at = new Date(Date.now() + 3_600_000).toISOString();
-    await runSend(rig.context, rig.options(file, { campaignId: 'c-later', schedule: { at } }));
-    const notFinished = await refusal(runRetarget(rig.context, { campaignId: 'c-later', rule: { status: 'failed' }, text: 'Hi' }));
+    await runSend(rig.context, rig.options(file, { campaign: 'c-later', at }));
+    const notFinished = await refusal(
+      runRetarget(rig.context, { campaignId: 'c-later', rule: { status: 'failed' }, message: { text: 'Hi' } }),
+    );
     expect(notFinished.code).toBe('CAMPAIGN_NOT_FINISHED');
     expect(notFinished.message).toContain('c-later is scheduled');
 
     await finishedSource();
     const before = await rig.context.ledger.listCampaigns();
-    const none = await refusal(runRetarget(rig.context, { campaignId: 'c-src', rule: { status: 'delivered-not-read' }, text: 'Hi' }));
+    const none = await refusal(
+      runRetarget(rig.context, { campaignId: 'c-src', rule: { status: 'delivered-not-read' }, message: { text: 'Hi' } }),
+    );
     expect(none.code).toBe('RETARGET_NO_ROWS');
     expect(await rig.context.ledger.listCampaigns()).toStrictEqual(before);
-    const missing = await refusal(runRetarget(rig.context, { campaignId: 'c-nope', rule: { status: 'failed' }, text: 'Hi' }));
+    const missing = await refusal(runRetarget(rig.context, { campaignId: 'c-nope', rule: { status: 'failed' }, message: { text: 'Hi' } }));
     expect(missing.code).toBe('CAMPAIGN_NOT_FOUND');
   });
 

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendQueueName, sendQueuePrefix } from '../../src/queue/queue-names.js';
 import { sentGuardKeys } from '../../src/redis/ledger/redis-ledger.js';
 import type { AppContext } from '../../src/app/app-context.js';
-import { withControls } from '../../src/cli/run/controls.js';
+import { cliControl } from '../../src/cli/run/controls.js';
 import { runSend, type SendOptions } from '../../src/cli/run/send.js';
 import { phoneNumber, writeCampaignCsv } from '../support/csv-files.js';
 import { PHONE_NUMBER_ID } from '../support/pipeline.js';
@@ -74,7 +74,7 @@ describe('safe re-runs', () => {
     expect(paused).toMatchObject({ state: 'paused', pausedReason: `ingest interrupted at row ${first.interruptedAtRow}` });
     expect(paused?.counts.total).toBe(first.rows);
 
-    const second = await runSend(context, options(file, { campaignId: first.id }));
+    const second = await runSend(context, options(file, { campaign: first.id }));
     expect(second).toMatchObject({ id: first.id, rows: 2250, interruptedAtRow: undefined });
     await completed(first.id);
 
@@ -98,7 +98,7 @@ describe('safe re-runs', () => {
         if (sandbox.accepted().length >= 100) resolve();
         sandbox.onAccepted(() => sandbox.accepted().length >= 100 && resolve());
       });
-      await withControls(context, (controls) => controls.pause(first.id));
+      await cliControl(context, 'pause', first.id, {});
 
       const rerun = await runSend(context, options(file));
       await completed(rerun.id);
@@ -113,7 +113,7 @@ describe('safe re-runs', () => {
       expect(alreadySent[0]).toMatch(new RegExp(`campaign ${first.id} row \\d+ sent the same message`));
 
       // Resuming the first campaign sends nothing the re-run sent.
-      await withControls(context, (controls) => controls.resume(first.id));
+      await cliControl(context, 'resume', first.id, {});
       await completed(first.id);
 
       expect(acceptedPerRecipient().size).toBe(ROWS);
@@ -177,7 +177,7 @@ describe('safe re-runs', () => {
         '\n',
       ) + '\n',
     );
-    const fixed = await runSend(context, options(file, { campaignId: first.id }));
+    const fixed = await runSend(context, options(file, { campaign: first.id }));
     expect(fixed).toMatchObject({ rows: 5, queued: 2, rejected: 0, reopened: 2 });
     await completed(first.id);
 

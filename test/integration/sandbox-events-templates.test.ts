@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { templateListing, templatesJson, templatesText } from '../../src/cli/format-templates.js';
+import { templateListing, templatesJson } from '../../src/app/views/template-view.js';
+import { templatesText } from '../../src/cli/format-templates.js';
 import { DEFAULT_BUSINESS_ACCOUNT_IDS, loadTemplatesFile, type Sandbox } from '../../src/sandbox/index.js';
 import type { MessageTemplate } from '../../src/templates/template-schema.js';
 import { getJson, send, startTestSandbox, template, text, type ReplyBody } from './sandbox-helpers.js';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app/app-context.js';
 import { runSend } from '../../src/cli/run/send.js';
-import { buildTemplateRegistry } from '../../src/cli/run/templates.js';
+import { buildTemplateRegistry } from '../../src/app/templates.js';
 import { RedisTemplateInfo } from '../../src/redis/templates/redis-template-info.js';
 import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { testContext } from '../support/app-context.js';
@@ -63,7 +63,7 @@ describe('template category and quality webhooks (webhook service, sandbox, inge
       language: 'en_US',
       phoneColumn: 'phone',
       params: ['first_name', 'order_id'],
-      campaignId,
+      campaign: campaignId,
       dryRun: true,
     });
   }

@@ -181,7 +181,7 @@ describe('text campaigns (real Redis, webhook service, sandbox)', () => {
       expect(dry).toMatchObject({ dryRun: true, rows: 6, valid: 2, skipped: 4, rejected: 0, byReason: { WINDOW_CLOSED: 3, OPTED_OUT: 1 } });
       expect(await p.ledger.listCampaigns()).toStrictEqual([]);
 
-      const summary = await send({ campaignId: 'txt-ingest' });
+      const summary = await send({ campaign: 'txt-ingest' });
       expect(summary).toMatchObject({ rows: 6, valid: 2, queued: 2, skipped: 4, byReason: { WINDOW_CLOSED: 3, OPTED_OUT: 1 } });
       const rows = await reportRows(p, 'txt-ingest');
       expect(rows.map((r) => [r.row, r.status, r.error_code])).toStrictEqual([
@@ -220,7 +220,7 @@ describe('text campaigns (real Redis, webhook service, sandbox)', () => {
       for (const n of [1, 2, 3]) p.sandbox.openServiceWindow(phoneNumber(n));
       p.startWorker();
 
-      const summary = await runSend(context(p), { file, text: TEXT, previewUrl: true, phoneColumn: 'phone', campaignId: 'txt-send' });
+      const summary = await runSend(context(p), { file, text: TEXT, previewUrl: true, phoneColumn: 'phone', campaign: 'txt-send' });
       expect(summary).toMatchObject({ queued: 3, skipped: 0, rejected: 0 });
       await p.completed('txt-send');
 
@@ -251,7 +251,7 @@ describe('text campaigns (real Redis, webhook service, sandbox)', () => {
       await wroteIn(service, [1, 2]);
       for (const n of [1, 2]) p.sandbox.openServiceWindow(phoneNumber(n));
       p.startWorker();
-      await runSend(context(p), { file, text: 'Hi {{name}}', phoneColumn: 'phone', campaignId: 'txt-fail' });
+      await runSend(context(p), { file, text: 'Hi {{name}}', phoneColumn: 'phone', campaign: 'txt-fail' });
       await p.completed('txt-fail');
       const before = await reportRows(p, 'txt-fail');
       expect(before.map((r) => r.status)).toStrictEqual(['sent', 'sent']);

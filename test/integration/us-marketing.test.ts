@@ -122,14 +122,14 @@ describe('MARKETING templates and US numbers, end to end', () => {
     return file;
   }
 
-  const send = (file: string, options: Partial<SendOptions> & { campaignId: string }) =>
+  const send = (file: string, options: Partial<SendOptions> & { campaign: string }) =>
     runSend(context, {
       file,
       template: 'spring_promo',
       language: 'en_US',
       phoneColumn: 'phone',
       params: ['name', 'discount'],
-      headerMediaColumn: 'banner',
+      headerImageColumn: 'banner',
       ...options,
     });
 
@@ -145,7 +145,7 @@ describe('MARKETING templates and US numbers, end to end', () => {
 
   it('skips the US rows as MARKETING_US_PAUSED in the dry run and the send, and sends the rest (Canada included)', async () => {
     const file = await promoFile();
-    const dry = await send(file, { campaignId: 'c-us', dryRun: true });
+    const dry = await send(file, { campaign: 'c-us', dryRun: true });
     expect(dry).toMatchObject({ rows: 4, valid: 2, skipped: 2, rejected: 0, byReason: { MARKETING_US_PAUSED: 2 } });
     const line = summaryText(dry, 0)
       .split('\n')
@@ -159,7 +159,7 @@ describe('MARKETING templates and US numbers, end to end', () => {
 
     const done = completion('c-us');
     startWorker();
-    const outcome = await send(file, { campaignId: 'c-us' });
+    const outcome = await send(file, { campaign: 'c-us' });
     expect(outcome).toMatchObject({ rows: 4, queued: 2, skipped: 2, byReason: { MARKETING_US_PAUSED: 2 } });
     await done;
     const rejects = await rejectsOf(outcome.rejectsFile);
@@ -182,12 +182,12 @@ describe('MARKETING templates and US numbers, end to end', () => {
 
   it('with --allow-us-marketing sends the US rows, and the sandbox fails them with 131049 by webhook as Meta does', async () => {
     const file = await promoFile();
-    const dry = await send(file, { campaignId: 'c-us-allowed', dryRun: true, allowUsMarketing: true });
+    const dry = await send(file, { campaign: 'c-us-allowed', dryRun: true, allowUsMarketing: true });
     expect(dry).toMatchObject({ rows: 4, valid: 4, skipped: 0, byReason: {} });
 
     const done = completion('c-us-allowed');
     startWorker();
-    const outcome = await send(file, { campaignId: 'c-us-allowed', allowUsMarketing: true });
+    const outcome = await send(file, { campaign: 'c-us-allowed', allowUsMarketing: true });
     expect(outcome).toMatchObject({ rows: 4, queued: 4, skipped: 0 });
     expect(await context.ledger.getCampaign('c-us-allowed')).toMatchObject({ allowUsMarketing: true, category: 'MARKETING' });
     await done;
@@ -220,11 +220,11 @@ describe('MARKETING templates and US numbers, end to end', () => {
     const file = join(dir.dir, 'utility.csv');
     await writeFile(file, 'phone,first_name,order_id\n+12125550101,Ana,A-1\n+13125550104,Dan,A-2\n');
     const dry = await send(file, {
-      campaignId: 'c-utility',
+      campaign: 'c-utility',
       dryRun: true,
       template: 'order_update',
       params: ['first_name', 'order_id'],
-      headerMediaColumn: undefined,
+      headerImageColumn: undefined,
     });
     expect(dry).toMatchObject({ rows: 2, valid: 2, skipped: 0, byReason: {} });
   });

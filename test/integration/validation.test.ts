@@ -79,7 +79,7 @@ describe('pre-flight validation, end to end', () => {
     return new Promise((resolve) => completed.set(id, resolve));
   }
 
-  const send = (file: string, options: Partial<SendOptions> & { campaignId: string }) =>
+  const send = (file: string, options: Partial<SendOptions> & { campaign: string }) =>
     runSend(context, {
       file,
       template: 'order_update',
@@ -110,7 +110,7 @@ describe('pre-flight validation, end to end', () => {
     await writeFile(file, lines.join('\n') + '\n');
     const done = completion('c-mixed');
     startWorker();
-    const outcome = await send(file, { campaignId: 'c-mixed' });
+    const outcome = await send(file, { campaign: 'c-mixed' });
 
     expect(outcome).toMatchObject({ rows: 13, valid: 3, queued: 3, rejected: 9, skipped: 1 });
     expect(outcome.byReason).toEqual({
@@ -171,7 +171,7 @@ describe('pre-flight validation, end to end', () => {
     await writeFile(file, '\uFEFF' + rows.join('\r\n') + '\r\n');
     const done = completion('c-excel');
     startWorker();
-    const outcome = await send(file, { campaignId: 'c-excel', phoneColumn: 'Telefon', defaultCountry: 'DE' });
+    const outcome = await send(file, { campaign: 'c-excel', phoneColumn: 'Telefon', defaultCountry: 'DE' });
     expect(outcome).toMatchObject({ rows: 3, valid: 3, rejected: 0, skipped: 0, delimiter: ';' });
     await done;
     const sent = new Map(
@@ -193,14 +193,14 @@ describe('pre-flight validation, end to end', () => {
     const file = join(dir.dir, 'ok.csv');
     await writeFile(file, 'phone,first_name,order_id\n+4915110000001,Ana,A-1\n');
     // order_update takes two variables; shipping_update needs a header and a button column; winter_clearance is paused.
-    await expect(send(file, { campaignId: 'c-bad1', params: ['first_name'] })).rejects.toMatchObject({ code: 'TEMPLATE_MAPPING_INVALID' });
+    await expect(send(file, { campaign: 'c-bad1', params: ['first_name'] })).rejects.toMatchObject({ code: 'TEMPLATE_MAPPING_INVALID' });
     await expect(
-      send(file, { campaignId: 'c-bad2', template: 'shipping_update', params: ['first_name', 'order_id', 'order_id'] }),
+      send(file, { campaign: 'c-bad2', template: 'shipping_update', params: ['first_name', 'order_id', 'order_id'] }),
     ).rejects.toThrow(
       /header variable \{\{1\}\} has no column[\s\S]*URL button 0 variable \{\{1\}\} has no column[\s\S]*Nothing was enqueued/,
     );
-    await expect(send(file, { campaignId: 'c-bad3', template: 'winter_clearance', params: ['first_name'] })).rejects.toThrow(/PAUSED/);
-    await expect(send(file, { campaignId: 'c-bad4', language: 'de' })).rejects.toThrow(
+    await expect(send(file, { campaign: 'c-bad3', template: 'winter_clearance', params: ['first_name'] })).rejects.toThrow(/PAUSED/);
+    await expect(send(file, { campaign: 'c-bad4', language: 'de' })).rejects.toThrow(
       /no de translation; it exists in en_US \(APPROVED\), pt_BR \(APPROVED\)/,
     );
     expect(await context.ledger.listCampaigns()).toEqual([]);
@@ -214,11 +214,11 @@ describe('pre-flight validation, end to end', () => {
     const done = completion('c-ship');
     startWorker();
     await send(file, {
-      campaignId: 'c-ship',
+      campaign: 'c-ship',
       template: 'shipping_update',
       params: ['name', 'carrier', 'eta'],
       headerTextColumn: 'order',
-      buttonUrlColumns: ['tracking'],
+      buttonUrlColumn: ['tracking'],
     });
     await done;
     const body = sandbox.accepted()[0]?.body as { template: { components: unknown[] } };
@@ -248,10 +248,10 @@ describe('pre-flight validation, end to end', () => {
           '+4915110000002,Bruno,25%,https://example.com/b.jpg\n+4915110000002,Bruno,30%,https://example.com/b.jpg\n',
       );
       const outcome = await send(promo, {
-        campaignId: 'c-promo',
+        campaign: 'c-promo',
         template: 'spring_promo',
         params: ['name', 'discount'],
-        headerMediaColumn: 'banner',
+        headerImageColumn: 'banner',
         dryRun: true,
       });
       // Both of Bruno's rows say why (the second is not a "duplicate of the one sent": none was).
@@ -264,7 +264,7 @@ describe('pre-flight validation, end to end', () => {
 
       const utility = join(dir.dir, 'utility.csv');
       await writeFile(utility, 'phone,first_name,order_id\n+4915110000002,Bruno,A-2\n');
-      expect(await send(utility, { campaignId: 'c-utility', dryRun: true })).toMatchObject({ rows: 1, valid: 1, skipped: 0 });
+      expect(await send(utility, { campaign: 'c-utility', dryRun: true })).toMatchObject({ rows: 1, valid: 1, skipped: 0 });
     },
   );
 
@@ -280,10 +280,10 @@ describe('pre-flight validation, end to end', () => {
     const rows = [1, 2, 3, 4, 5].map((n) => `+491511000000${n},Name${n},25%,https://example.com/${n}.jpg`);
     await writeFile(promo, ['phone,name,discount,banner', ...rows].join('\n') + '\n');
     const outcome = await send(promo, {
-      campaignId: 'c-origins',
+      campaign: 'c-origins',
       template: 'spring_promo',
       params: ['name', 'discount'],
-      headerMediaColumn: 'banner',
+      headerImageColumn: 'banner',
       dryRun: true,
     });
     expect(outcome).toMatchObject({
@@ -305,7 +305,7 @@ describe('pre-flight validation, end to end', () => {
   it('a dry run checks every row and writes no campaign and no job', async () => {
     const file = join(dir.dir, 'dry.csv');
     await writeFile(file, 'phone,first_name,order_id\n+4915110000001,Ana,A-1\n+4915110000002,,A-2\n+4915110000001,Ana,A-3\n');
-    const outcome = await send(file, { campaignId: 'c-dry', dryRun: true });
+    const outcome = await send(file, { campaign: 'c-dry', dryRun: true });
     expect(outcome).toMatchObject({
       dryRun: true,
       rows: 3,

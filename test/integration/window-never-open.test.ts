@@ -71,7 +71,7 @@ describe('rows whose window never opens', () => {
   });
 
   it('a --timezone-column the header lacks refuses the file before the campaign is created', async () => {
-    const refused = await runSend(context, options({ timezoneColumn: 'tz', campaignId: 'no-tz-column' })).then(
+    const refused = await runSend(context, options({ timezoneColumn: 'tz', campaign: 'no-tz-column' })).then(
       () => undefined,
       (error: unknown) => (isAppError(error) ? error.code : String(error)),
     );

@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import type { StatusView } from '../../src/cli/format.js';
+import type { StatusView } from '../../src/app/views/status-view.js';
 import type { AcceptedMessage } from '../../src/sandbox/index.js';
 
 /** What the fault-injection suite reads back through the CLI, and how it checks it against the sandbox. */

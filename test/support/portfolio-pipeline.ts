@@ -110,13 +110,13 @@ export class PortfolioPipeline {
     await writeFile(file, [header, ...phones.map(line)].join('\n') + '\n');
     const outcome = await runSend(this.context, {
       file,
-      campaignId,
+      campaign: campaignId,
       phoneNumberId,
       template,
       language: 'en_US',
       phoneColumn: 'phone',
       params: promo ? ['name', 'discount'] : ['first_name', 'order_id'],
-      ...(promo ? { headerMediaColumn: 'banner' } : {}),
+      ...(promo ? { headerImageColumn: 'banner' } : {}),
       templatesFile: SAMPLE_TEMPLATES,
     });
     await waitFor(async () => (await this.context.ledger.status(outcome.id))?.state, {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { campaignLabel } from '../../src/campaigns/campaign.js';
 import { checkCampaignName, nameOfFile, nameSlug, reportFileName } from '../../src/campaigns/campaign-name.js';
-import { statusJson, statusText } from '../../src/cli/format.js';
+import { statusJson } from '../../src/app/views/status-view.js';
+import { statusText } from '../../src/cli/format.js';
 import { campaignPage } from '../../src/dashboard/campaign-page.js';
 import { campaignsPage } from '../../src/dashboard/campaigns-page.js';
 import { campaignView } from '../../src/dashboard/campaign-view.js';

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { campaignSpecSchema, type CampaignSpecInput } from '../../src/campaigns/spec/campaign-spec.js';
 import { checkCampaignSpec } from '../../src/campaigns/spec/check-spec.js';
-import { CLI_FIELD_NAMES, JSON_FIELD_NAMES, SPEC_FIELDS, type FieldNames } from '../../src/campaigns/spec/field-names.js';
+import { CLI_FIELD_NAMES, FLAG_FIELD_NAMES, JSON_FIELD_NAMES, SPEC_FIELDS, type FieldNames } from '../../src/campaigns/spec/field-names.js';
 import { parseCampaignSpec } from '../../src/campaigns/spec/parse-spec.js';
-import { sendSpecOf, type SendSpecOptions } from '../../src/cli/send-spec.js';
+import type { CampaignFlags } from '../../src/campaigns/spec/campaign-flags.js';
+import { specOfFlags } from '../../src/campaigns/spec/spec-of-flags.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 const CONTEXT = { now: NOW, defaultPhoneNumberId: '106540352242922' };
@@ -34,38 +35,38 @@ const JSON_SPEC = {
   ttl: '36h',
   displayTimezone: 'Europe/Berlin',
   dryRun: true,
+  maxCost: 250,
 } satisfies CampaignSpecInput;
 
-/** The same campaign as `campaign send`'s options (what src/cli/commands/send.ts builds from the flags). */
-const SEND_OPTIONS: SendSpecOptions = {
+/** The same campaign as its flags: what `campaign send`'s options are (commander camelCases them) and what the API's JSON is. */
+const FLAGS: CampaignFlags = {
   name: '  Winter sale 2026 ',
   template: 'order_update',
   language: 'en_US',
-  text: undefined,
-  previewUrl: undefined,
   phoneColumn: 'mobile',
   params: ['first_name', 'order_id'],
-  paramColumns: { '1': 'Vorname' },
-  headerTextColumn: undefined,
-  headerMediaColumn: undefined,
-  buttonUrlColumns: ['track'],
+  param: { '1': 'Vorname' },
+  buttonUrlColumn: ['track'],
   timezoneColumn: 'zone',
   defaultCountry: 'de',
   defaultTimezone: 'europe/berlin',
   fixWhitespace: true,
   delimiter: 'tab',
-  schedule: { at: '2026-11-23T09:00:00+01:00', startDeadline: '2026-11-23T10:00:00+01:00', expiresAt: undefined, validFor: '6h' },
+  at: '2026-11-23T09:00:00+01:00',
+  startDeadline: '2026-11-23T10:00:00+01:00',
+  validFor: '6h',
   window: '09:00-20:00',
   days: 'mon-fri',
   priority: 'HIGH',
   phoneNumberId: '123456',
-  campaignId: 'winter-sale',
+  campaign: 'winter-sale',
   allowRepeat: true,
   allowUsMarketing: true,
   endpoint: 'marketing-messages',
   ttl: '36h',
   displayTimezone: 'Europe/Berlin',
   dryRun: true,
+  maxCost: 250,
 };
 
 /** The leaf fields of the schema, as JSON paths. */
@@ -142,29 +143,30 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
       ttlSeconds: 129_600,
       dryRun: true,
       displayTimezone: 'Europe/Berlin',
+      maxCost: 250,
     });
   });
 
-  it("the CLI's flags and the JSON object give the same spec, and the same checked campaign", () => {
-    const fromFlags = parseCampaignSpec(sendSpecOf(SEND_OPTIONS), CLI_FIELD_NAMES);
+  it('the flags and the nested JSON object give the same spec, and the same checked campaign', () => {
+    const fromFlags = parseCampaignSpec(specOfFlags(FLAGS), CLI_FIELD_NAMES);
     expect(fromFlags).toStrictEqual(parseCampaignSpec(JSON_SPEC, JSON_FIELD_NAMES));
-    expect(checkCampaignSpec(fromFlags, CLI_FIELD_NAMES, CONTEXT)).toStrictEqual(
+    expect(checkCampaignSpec(fromFlags, FLAG_FIELD_NAMES, CONTEXT)).toStrictEqual(
       checkCampaignSpec(parseCampaignSpec(JSON_SPEC, JSON_FIELD_NAMES), JSON_FIELD_NAMES, CONTEXT),
     );
-    // Options not given are left out, as a JSON caller leaves them out (commander's `--param` default is {}).
-    const text = sendSpecOf({ text: 'Hi {{name}}', previewUrl: true, phoneColumn: 'phone', paramColumns: {}, schedule: {} });
+    // Flags not given are left out, as a JSON caller leaves them out (commander's `--param` default is {}).
+    const text = specOfFlags({ text: 'Hi {{name}}', previewUrl: true, phoneColumn: 'phone', param: {} });
     expect(text).toStrictEqual({ text: { body: 'Hi {{name}}', previewUrl: true }, csv: { phoneColumn: 'phone' } });
   });
 
-  it('maps every flag of send onto its own field', () => {
+  it('maps every flag onto its own field', () => {
     const spec = parseCampaignSpec(
-      sendSpecOf({
-        ...SEND_OPTIONS,
+      specOfFlags({
+        ...FLAGS,
         text: 'Hi',
         previewUrl: true,
         headerTextColumn: 'h',
-        headerMediaColumn: 'img',
-        schedule: { at: 'a', startDeadline: 'b', expiresAt: 'c', validFor: 'd' },
+        headerImageColumn: 'img',
+        expiresAt: 'c',
       }),
       CLI_FIELD_NAMES,
     );
@@ -442,6 +444,13 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
       'TEXT_CONTROL_CHARACTER',
       '--name: the campaign name contains a line break; give it on one line',
       'name: the campaign name contains a line break',
+    ],
+    [
+      'maxCost',
+      template({ maxCost: -1 }),
+      'OPTION_INVALID',
+      "--max-cost -1: give an amount in the rate card's currency",
+      "maxCost -1: give an amount in the rate card's currency",
     ],
   ])('%s', (_field, input, code, cli, json) => {
     for (const [names, expected] of [

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { costsText, sinceOf, type CostsView } from '../../src/cli/run/costs.js';
+import { sinceOf, type CostsView } from '../../src/app/costs.js';
+import { costsText } from '../../src/cli/run/costs.js';
 
 /** `campaign costs`: the period it asks Meta about, and the table beside the ledger's figures. */
 describe('campaign costs', () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { watchJson, watchLine, type StatusView } from '../../src/cli/format.js';
+import type { StatusView } from '../../src/app/views/status-view.js';
+import { watchJson } from '../../src/app/views/watch-view.js';
+import { watchLine } from '../../src/cli/format.js';
 import { AnsweredRate } from '../../src/cli/run/status-watch.js';
 
 /** `campaign status --watch`'s figures: the rate from successive reads, the ETA, the line printed off a terminal. */

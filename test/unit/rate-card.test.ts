@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { costRefusal } from '../../src/campaigns/create-campaign.js';
-import { maxCostOf } from '../../src/cli/run/send.js';
+import { parseMaxCost } from '../../src/campaigns/spec/max-cost.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { estimateCost } from '../../src/pricing/cost-estimate.js';
 import { countryOfRecipient, knownMarkets, marketOfCountry, marketOfRecipient } from '../../src/pricing/markets.js';
@@ -143,9 +143,9 @@ describe('the cost estimate and --max-cost', () => {
     expect(costRefusal(estimateCost(card, 'utility', { BR: 1 }, OCT), max(100))).toMatch(
       /^--max-cost 100 cannot be checked: card.csv has no/,
     );
-    expect(maxCostOf('99.50')).toBe(99.5);
-    expect(() => maxCostOf('ten')).toThrow(/--max-cost "ten": give an amount/);
-    expect(() => maxCostOf('-1')).toThrow(AppError);
+    expect(parseMaxCost('--max-cost', '99.50')).toBe(99.5);
+    expect(() => parseMaxCost('--max-cost', 'ten')).toThrow(/--max-cost "ten": give an amount/);
+    expect(() => parseMaxCost('--max-cost', '-1')).toThrow(AppError);
   });
 
   it("prices the ledger's billable rows for status, and says which rate is missing", () => {

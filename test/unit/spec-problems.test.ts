@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { campaignSpecSchema } from '../../src/campaigns/spec/campaign-spec.js';
 import { checkCampaignSpec } from '../../src/campaigns/spec/check-spec.js';
 import { CLI_FIELD_NAMES, JSON_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
-import { parseCampaignSpec, readCampaignSpec, readKnownFields } from '../../src/campaigns/spec/parse-spec.js';
+import { readCampaignFlags } from '../../src/campaigns/spec/campaign-flags.js';
+import { parseCampaignSpec } from '../../src/campaigns/spec/parse-spec.js';
 import { fieldOfMessage } from '../../src/campaigns/spec/spec-problems.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { ProblemsError } from '../../src/errors/problems-error.js';
@@ -64,22 +65,25 @@ describe('campaign spec: every problem at once', () => {
     expect((error as Error).message).toMatch(/^No phone number to send from: .*--phone-number-id\n--priority "urgent"/);
   });
 
-  it('reads every issue of the schema for the API, the CLI keeps the first', () => {
-    const input = { ...TEMPLATE, priority: 5, tempalte: {}, csv: { params: 'a', delimeter: ';' } };
-    const error = refusal(() => readCampaignSpec(input, JSON_FIELD_NAMES)) as ProblemsError;
-    expect(error.problems.map((p) => p.field).sort()).toStrictEqual(['csv.delimeter', 'csv.params', 'priority', 'tempalte']);
-    expect(error.problems.every((p) => p.code === 'OPTION_INVALID')).toBe(true);
-    const cli = refusal(() => parseCampaignSpec(input, CLI_FIELD_NAMES));
+  it('reads every issue of the flags for the API, the CLI keeps the first', () => {
+    const input = { template: 'order_update', language: 'en_US', priority: 5, tempalte: 'x', params: 'a', maxCost: -1 };
+    const { problems } = readCampaignFlags(input);
+    expect(problems.map((p) => p.field).sort()).toStrictEqual(['maxCost', 'params', 'priority', 'tempalte']);
+    expect(problems.every((p) => p.code === 'OPTION_INVALID')).toBe(true);
+    expect(problems.find((p) => p.field === 'maxCost')?.detail).toBe(
+      "maxCost: give an amount in the rate card's currency, e.g. 250 or 99.50",
+    );
+    const cli = refusal(() => parseCampaignSpec({ ...TEMPLATE, priority: 5, csv: { params: 'a' } }, CLI_FIELD_NAMES));
     expect(cli).not.toBeInstanceOf(ProblemsError);
-    expect(cli).toMatchObject({ code: 'OPTION_INVALID' });
+    expect(cli).toMatchObject({ code: 'OPTION_INVALID', message: '--params: expected array, received string' });
   });
 
-  it('reads the known fields of a spec whose only fault is a misspelt field', () => {
-    expect(readKnownFields({ ...TEMPLATE, prioritty: 'high', window: { hours: '09:00-17:00', dayz: 'mon' } })).toMatchObject({
-      ...TEMPLATE,
-      window: { hours: '09:00-17:00' },
+  it('reads the right fields of flags whose other fields are wrong, so the rest is checked too', () => {
+    expect(readCampaignFlags({ template: 'order_update', prioritty: 'high', window: '09:00-17:00', days: 5 }).flags).toStrictEqual({
+      template: 'order_update',
+      window: '09:00-17:00',
     });
-    expect(readKnownFields({ ...TEMPLATE, prioritty: 'high', priority: 5 })).toBeUndefined();
+    expect(readCampaignFlags([]).flags).toBeUndefined();
   });
 
   it('finds the field a message names first, as a whole name', () => {

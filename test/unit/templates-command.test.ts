@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { buildTemplateRegistry } from '../../src/cli/run/templates.js';
+import { buildTemplateRegistry } from '../../src/app/templates.js';
 
 const TOKEN = 'EAAGcommand-token-never-printed';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { templateListing, templateView, templatesJson, templatesText } from '../../src/cli/format-templates.js';
+import { templateListing, templateView, templatesJson } from '../../src/app/views/template-view.js';
+import { templatesText } from '../../src/cli/format-templates.js';
 import type { MessageTemplate } from '../../src/templates/template-schema.js';
 
 const positional: MessageTemplate = {

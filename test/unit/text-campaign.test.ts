@@ -12,7 +12,8 @@ import { checkTextRow, type TextRowRules } from '../../src/campaigns/ingest/row-
 import { MAX_TEXT_CHARS, textValueProblem, valueProblem } from '../../src/campaigns/parameter-rules.js';
 import { messageForRow } from '../../src/campaigns/send/message-for-row.js';
 import { fillText, filledTextLength, parseTextBody, planText, type TextPlan } from '../../src/campaigns/text-plan.js';
-import { statusJson, statusText } from '../../src/cli/format.js';
+import { statusJson } from '../../src/app/views/status-view.js';
+import { statusText } from '../../src/cli/format.js';
 import { messageBody } from '../../src/cloud-api/message-body.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { phoneNumber } from '../support/csv-files.js';

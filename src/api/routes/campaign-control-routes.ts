@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { CampaignControls } from '../../campaigns/control/campaign-controls.js';
+import { actionHistoryOf } from '../../app/action-history.js';
+import { runControl, type CampaignControl, type ControlInputs } from '../../app/campaign-control.js';
+import { readCampaignStatus, statusViewOf } from '../../app/campaign-status.js';
 import { parseRetryCodes } from '../../campaigns/control/retry-codes.js';
+import { retrySelection } from '../../campaigns/control/retry-selection.js';
 import { SPEC_FORMATS } from '../../campaigns/spec/spec-formats.js';
-import { readCampaignStatus, statusViewOf } from '../../cli/run/status-view.js';
 import { parseStart } from '../../campaigns/spec/time-options.js';
 import type { ApiCaller } from '../api-principal.js';
 import { registerApiRoute, type ApiRouteDefinition } from '../api-route.js';
@@ -96,66 +98,57 @@ export const retryCampaignRoute = {
   responses: answers('retry', retryAnswerSchema, 410, 422),
 } satisfies ApiRouteDefinition;
 
-/** `campaign pause | resume | cancel | reschedule | retry`: CampaignControls decides, as for the CLI; each change is recorded. */
+/** `campaign pause | resume | cancel | reschedule | retry`: runControl decides and records, as for the CLI; this renders. */
 export function registerCampaignControlRoutes(app: FastifyInstance, services: ApiServices): void {
-  const controls = new CampaignControls({ ledger: services.context.ledger });
-  /** The campaign after the change, and who changed it (when something changed). */
-  const after = async (id: string, caller: ApiCaller, record: { action: ApiAction; detail?: string } | undefined) => {
-    if (record !== undefined) await services.recordAction(id, caller, record.action, record.detail);
-    return statusViewOf(await readCampaignStatus(services.context, id, services.now()));
+  const { context } = services;
+  const controlContext = { ...actionHistoryOf(context), ledger: context.ledger };
+  /** Runs the control as the caller, then reads the campaign after it. */
+  const run = async <C extends CampaignControl>(control: C, id: string, caller: ApiCaller, input: ControlInputs[C]) => {
+    const answer = await runControl(controlContext, { kind: caller.kind, name: caller.name }, control, id, input);
+    return { answer, campaign: statusViewOf(await readCampaignStatus(context, id, services.now())) };
   };
 
   registerApiRoute(app, pauseCampaignRoute, async ({ params: { id }, body, caller }) => {
-    const reason = body.reason ?? 'paused by the operator';
-    const { alreadyPaused } = await controls.pause(id, reason);
-    return { id, alreadyPaused, campaign: await after(id, caller, alreadyPaused ? undefined : { action: 'pause', detail: reason }) };
+    const { answer, campaign } = await run('pause', id, caller, { reason: body.reason });
+    return { id, alreadyPaused: answer.alreadyPaused, campaign };
   });
 
   registerApiRoute(app, resumeCampaignRoute, async ({ params: { id }, caller }) => {
-    const { wasPaused } = await controls.resume(id);
-    return { id, wasPaused, campaign: await after(id, caller, wasPaused ? { action: 'resume' } : undefined) };
+    const { answer, campaign } = await run('resume', id, caller, {});
+    return { id, wasPaused: answer.wasPaused, campaign };
   });
 
   registerApiRoute(app, cancelCampaignRoute, async ({ params: { id }, caller }) => {
-    const result = await controls.cancel(id);
-    const record = result.alreadyCancelled
-      ? undefined
-      : { action: 'cancel' as const, detail: `${result.cancelled} rows not yet fed cancelled` };
+    const { answer, campaign } = await run('cancel', id, caller, {});
     return {
       id,
-      alreadyCancelled: result.alreadyCancelled,
-      cancelled: result.cancelled,
-      reason: result.reason ?? null,
-      finishedAt: result.finishedAt === undefined ? null : new Date(result.finishedAt).toISOString(),
-      campaign: await after(id, caller, record),
+      alreadyCancelled: answer.alreadyCancelled,
+      cancelled: answer.cancelled,
+      reason: answer.reason ?? null,
+      finishedAt: answer.finishedAt === undefined ? null : new Date(answer.finishedAt).toISOString(),
+      campaign,
     };
   });
 
   registerApiRoute(app, rescheduleCampaignRoute, async ({ params: { id }, body, caller }) => {
-    const startsAt = startOf(body.at, services.now());
-    await controls.reschedule(id, startsAt, 'at');
-    const iso = new Date(startsAt).toISOString();
-    return { id, startsAt: iso, campaign: await after(id, caller, { action: 'reschedule', detail: `starts at ${iso}` }) };
+    const { answer, campaign } = await run('reschedule', id, caller, { startsAt: startOf(body.at, services.now()), flag: 'at' });
+    return { id, startsAt: new Date(answer.startsAt).toISOString(), campaign };
   });
 
   registerApiRoute(app, retryCampaignRoute, async ({ params: { id }, body, caller }) => {
-    const codes = body.codes === undefined ? [] : parseRetryCodes(body.codes.join(','), 'codes');
-    // `unknown` alone means unknown rows only; codes pick failed rows (as `campaign retry --unknown [--codes]`).
-    const selection = { codes, failed: body.unknown !== true || body.codes !== undefined, unknown: body.unknown === true };
-    const result = await controls.retry(id, selection);
-    const record =
-      result.requeued === 0 ? undefined : { action: 'retry' as const, detail: `${result.requeued} rows put back in the queue` };
+    const codes = body.codes === undefined ? undefined : parseRetryCodes(body.codes.join(','), 'codes');
+    const { answer, campaign } = await run('retry', id, caller, { selection: retrySelection({ codes, unknown: body.unknown }) });
     return {
       id,
-      requeued: result.requeued,
-      paused: result.paused,
-      held: result.held,
-      heldUntil: result.heldUntil === 0 ? null : new Date(result.heldUntil).toISOString(),
-      usMarketing: result.usMarketing,
-      optedOut: result.optedOut,
-      experiment: result.experiment,
-      noPayload: result.noPayload,
-      campaign: await after(id, caller, record),
+      requeued: answer.requeued,
+      paused: answer.paused,
+      held: answer.held,
+      heldUntil: answer.heldUntil === 0 ? null : new Date(answer.heldUntil).toISOString(),
+      usMarketing: answer.usMarketing,
+      optedOut: answer.optedOut,
+      experiment: answer.experiment,
+      noPayload: answer.noPayload,
+      campaign,
     };
   });
 }

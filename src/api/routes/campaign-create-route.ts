@@ -2,12 +2,13 @@ import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { approvedTemplate, createCampaign, type CreateCampaignDeps } from '../../campaigns/create-campaign.js';
+import { createCampaignDeps } from '../../app/create-campaign-deps.js';
+import { sendCampaign } from '../../app/send-campaign.js';
+import type { CreateCampaignDeps } from '../../campaigns/create-campaign.js';
 import { RejectsSample } from '../../campaigns/ingest/rejects-sample.js';
-import { FLAG_FIELD_NAMES, readCampaignFlags, specOfFlags } from '../../campaigns/spec/campaign-flags.js';
-import { checkSpecWithFile, type TemplateFind } from '../../campaigns/spec/spec-with-file.js';
+import { readCampaignFlags } from '../../campaigns/spec/campaign-flags.js';
+import { FLAG_FIELD_NAMES } from '../../campaigns/spec/field-names.js';
 import { withFields } from '../../campaigns/spec/spec-problems.js';
-import { campaignDeps } from '../../cli/run/send.js';
 import { isAppError, type AppError } from '../../errors/app-error.js';
 import { problemsOf } from '../../errors/problems-error.js';
 import type { StoredAnswer } from '../../redis/access/idempotency-keys.js';
@@ -25,7 +26,7 @@ import {
   type IdempotentAnswer,
   type IdempotentRequest,
 } from '../idempotency.js';
-import { ProblemsError, statusOf, type ProblemItem } from '../problem.js';
+import { ProblemsError, statusOf } from '../problem.js';
 import { campaignSpecSchema } from '../schemas/campaign-spec-schema.js';
 import { problemAnswers } from '../schemas/problem-answers.js';
 import { dryRunSummarySchema, sendSummarySchema } from '../schemas/send-summary-schema.js';
@@ -119,7 +120,7 @@ export function registerCampaignCreateRoute(app: FastifyInstance, services: ApiS
     const key = idempotencyKeyOf(request);
     requireUpload(request);
     const { config, redis } = services.context;
-    const deps = campaignDeps(services.context);
+    const deps = createCampaignDeps(services.context);
     let spool: UploadSpool | undefined;
     const read = async (): Promise<IdempotentRequest> => {
       spool = await UploadSpool.open(join(config.reportsDir, UPLOADS_DIR));
@@ -169,29 +170,24 @@ async function createFromUpload(
   upload: SpooledUpload,
   query: { dryRun?: 'true' | 'false' | undefined },
 ): Promise<StoredAnswer> {
-  const { context } = services;
-  const names = FLAG_FIELD_NAMES;
   try {
-    const checks = { now: services.now(), defaultPhoneNumberId: context.config.phoneNumberId };
-    const { maxCost, rest, problems: costProblems } = maxCostOf(specInputOf(upload.specText));
-    const { flags, problems } = readCampaignFlags(rest);
-    if (flags === undefined) throw new ProblemsError([...costProblems, ...problems]);
-    // Asked only when the spec has other problems: they are all listed at once; else createCampaign finds it, once.
-    const find: TemplateFind = (name, language) => approvedTemplate(deps.openTemplates(undefined), name, language, names);
-    const spec = await checkSpecWithFile(specOfFlags(flags), upload.path, names, checks, [...costProblems, ...problems], find);
-    if (query.dryRun === 'true') spec.dryRun = true;
+    const { flags, problems } = readCampaignFlags(specInputOf(upload.specText));
+    if (flags === undefined) throw new ProblemsError(problems);
+    // The query's dryRun does what the spec's does.
+    const dryRun = query.dryRun === 'true' || flags.dryRun === true;
     // A dry run keeps its refused rows for the answer: it leaves no file behind.
-    const sample = spec.dryRun === true ? new RejectsSample(REJECTS_SHOWN) : undefined;
-    const result = await createCampaign(deps, {
-      spec,
-      names,
+    const sample = dryRun ? new RejectsSample(REJECTS_SHOWN) : undefined;
+    const result = await sendCampaign(deps, {
+      flags: dryRun ? { ...flags, dryRun } : flags,
+      names: FLAG_FIELD_NAMES,
       file: upload.path,
-      ...(maxCost === undefined ? {} : { maxCost: { amount: maxCost, name: 'maxCost' } }),
-      ...(sample === undefined ? {} : { rejects: sample }),
+      everyProblem: { found: problems },
+      now: services.now(),
+      rejects: sample,
+      record: (campaignId, action) => services.recordAction(campaignId, caller, action),
     });
     const summary = summaryAnswer(result);
     if (sample !== undefined) return { status: 200, body: { ...summary, rejects: sample.rows, rejectsTotal: sample.total }, headers: {} };
-    await services.recordAction(result.id, caller, spec.campaignId === undefined ? 'create' : 'continue');
     return { status: 201, body: summary, headers: { location: `${API_BASE}/campaigns/${encodeURIComponent(result.id)}` } };
   } catch (error) {
     throw isAppError(error) ? everyProblemNamed(error) : error;
@@ -205,7 +201,12 @@ async function createFromUpload(
 function everyProblemNamed(error: AppError): AppError {
   const status = error instanceof ProblemsError && error.status !== undefined ? error.status : statusOf(error.code);
   if (status !== 422) return error;
-  const fallback = error.code === 'COST_ABOVE_MAX' ? 'maxCost' : error.code === 'TEMPLATE_MAPPING_INVALID' ? 'template' : 'file';
+  const fallback =
+    error.code === 'COST_ABOVE_MAX'
+      ? FLAG_FIELD_NAMES.maxCost
+      : error.code === 'TEMPLATE_MAPPING_INVALID'
+        ? FLAG_FIELD_NAMES['template.name']
+        : 'file';
   const items = withFields(problemsOf(error), FLAG_FIELD_NAMES, fallback);
   return new ProblemsError(items, { code: error.code, message: error.message });
 }
@@ -221,16 +222,6 @@ function specInputOf(text: string | undefined): unknown {
       { code: 'API_REQUEST_INVALID', status: 400 },
     );
   }
-}
-
-/** `maxCost` beside the flags (send's `--max-cost`: not a field of the campaign, a limit on creating it). */
-function maxCostOf(input: unknown): { maxCost: number | undefined; rest: unknown; problems: ProblemItem[] } {
-  if (typeof input !== 'object' || input === null || Array.isArray(input) || !('maxCost' in input))
-    return { maxCost: undefined, rest: input, problems: [] };
-  const { maxCost, ...rest } = input as Record<string, unknown>;
-  if (typeof maxCost === 'number' && Number.isFinite(maxCost) && maxCost >= 0) return { maxCost, rest, problems: [] };
-  const detail = "maxCost: give an amount in the rate card's currency, e.g. 250 or 99.5";
-  return { maxCost: undefined, rest, problems: [{ code: 'OPTION_INVALID', field: 'maxCost', detail }] };
 }
 
 function isStream(body: unknown): body is Readable {

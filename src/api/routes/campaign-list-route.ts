@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { newestFirst, pageStartAfter } from '../../campaigns/campaign-order.js';
-import { statusJson } from '../../cli/format.js';
+import { statusJson, statusViewSchema } from '../../app/views/status-view.js';
 import type { ApiServices } from '../api-services.js';
 import { registerApiRoute, type ApiRouteDefinition } from '../api-route.js';
 import type { FastifyInstance } from 'fastify';
-import { campaignViewSchema } from '../schemas/campaign-view-schema.js';
 import { problemAnswers } from '../schemas/problem-answers.js';
 
 const STATES = ['scheduled', 'ingesting', 'running', 'paused', 'completed', 'cancelled'] as const;
@@ -23,7 +22,7 @@ export const listCampaignsRoute = {
   responses: {
     200: {
       description: 'A page of campaigns',
-      schema: z.object({ campaigns: z.array(campaignViewSchema), nextCursor: z.string().nullable() }),
+      schema: z.object({ campaigns: z.array(statusViewSchema), nextCursor: z.string().nullable() }),
     },
     ...problemAnswers(400, 401, 403, 429),
   },

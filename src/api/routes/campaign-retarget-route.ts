@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { RETARGET_STATUSES } from '../../campaigns/retarget/retarget-rule.js';
-import { FLAG_FIELD_NAMES, campaignFlagsSchema } from '../../campaigns/spec/campaign-flags.js';
-import { runRetarget } from '../../cli/run/retarget.js';
+import { retargetCampaign } from '../../app/retarget-campaign.js';
+import { messageFlagsSchema } from '../../campaigns/spec/campaign-flags.js';
+import { FLAG_FIELD_NAMES } from '../../campaigns/spec/field-names.js';
 import { parseDuration } from '../../campaigns/spec/time-options.js';
 import { API_BASE } from '../api-server.js';
 import { registerApiRoute } from '../api-route.js';
@@ -41,17 +42,7 @@ export const retargetCampaignRoute = {
         pattern: SPEC_FORMATS.duration,
       }),
       // The message and its columns, as `campaign retarget`'s flags (and POST /campaigns' fields) name them.
-      ...campaignFlagsSchema.pick({
-        template: true,
-        language: true,
-        text: true,
-        previewUrl: true,
-        params: true,
-        param: true,
-        headerTextColumn: true,
-        headerImageColumn: true,
-        buttonUrlColumn: true,
-      }).shape,
+      ...messageFlagsSchema.shape,
     })
     .meta(messageChoice({ endpoint: false })),
   responses: {
@@ -69,22 +60,16 @@ export const retargetCampaignRoute = {
   responseHeaders: { 201: { Location: { description: 'The new campaign: /api/v1/campaigns/{id}.', required: true } } },
 } satisfies DocumentedRoute;
 
-/** `campaign retarget ID --json`: runRetarget, its refusals naming the body's fields; the new campaign is recorded. */
+/** `campaign retarget ID --json`: retargetCampaign, its refusals naming the body's fields; the new campaign is recorded. */
 export function registerCampaignRetargetRoute(app: FastifyInstance, services: ApiServices): void {
   registerApiRoute(app, retargetCampaignRoute, async ({ params: { id }, body, caller, reply }) => {
-    const rule = { status: body.status, afterMs: body.after === undefined ? undefined : afterOf(body.after) };
-    const result = await runRetarget(services.context, {
+    // The rest of the body is the new campaign's message, named as CampaignFlags names it.
+    const { status, after, ...message } = body;
+    const rule = { status, afterMs: after === undefined ? undefined : afterOf(after) };
+    const result = await retargetCampaign(services.context, {
       campaignId: id,
       rule,
-      template: body.template,
-      language: body.language,
-      text: body.text,
-      previewUrl: body.previewUrl,
-      params: body.params,
-      paramColumns: body.param,
-      headerTextColumn: body.headerTextColumn,
-      headerMediaColumn: body.headerImageColumn,
-      buttonUrlColumns: body.buttonUrlColumn,
+      message,
       names: FLAG_FIELD_NAMES,
       record: (campaignId, action, detail) => services.recordAction(campaignId, caller, action, detail),
     }).catch((error: unknown) => {

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { readCampaignStatus, statusViewOf } from '../../cli/run/status-view.js';
+import { readCampaignStatus, statusViewOf } from '../../app/campaign-status.js';
+import { statusViewSchema } from '../../app/views/status-view.js';
 import { registerApiRoute, type ApiRouteDefinition } from '../api-route.js';
 import type { ApiServices } from '../api-services.js';
 import { campaignIdParams } from '../schemas/campaign-params.js';
-import { campaignViewSchema } from '../schemas/campaign-view-schema.js';
 import { problemAnswers } from '../schemas/problem-answers.js';
 
 export const getCampaignRoute = {
@@ -14,7 +14,7 @@ export const getCampaignRoute = {
   scope: 'read',
   params: campaignIdParams,
   responses: {
-    200: { description: 'The campaign', schema: campaignViewSchema },
+    200: { description: 'The campaign', schema: statusViewSchema },
     ...problemAnswers(400, 401, 403, 404, 429, 503),
   },
 } satisfies ApiRouteDefinition;

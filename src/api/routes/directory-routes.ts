@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { sendRateOf } from '../../config/config.js';
-import { templateListing, templatesJson } from '../../cli/format-templates.js';
-import { buildTemplateRegistry } from '../../cli/run/templates.js';
+import { listTemplates } from '../../app/templates.js';
+import { templatesJson, templateViewSchema } from '../../app/views/template-view.js';
 import { portfolioOf } from '../../portfolios/portfolios.js';
 import { registerApiRoute, type ApiRouteDefinition } from '../api-route.js';
 import type { ApiServices } from '../api-services.js';
 import { numbersAnswerSchema } from '../schemas/directory-schemas.js';
 import { problemAnswers } from '../schemas/problem-answers.js';
-import { templateViewSchema } from '../schemas/template-view-schema.js';
 
 export const listTemplatesRoute = {
   method: 'GET',
@@ -58,13 +57,8 @@ type NumberSource = 'WHATSAPP_PHONE_NUMBER_ID' | 'SEND_RATES' | 'PORTFOLIOS' | '
 export function registerDirectoryRoutes(app: FastifyInstance, services: ApiServices): void {
   const { context } = services;
   registerApiRoute(app, listTemplatesRoute, async ({ query }) => {
-    const registry = buildTemplateRegistry(context);
-    try {
-      const listing = templateListing(await registry.list(), { all: query.all });
-      return { templates: templatesJson(listing), hidden: listing.hidden };
-    } finally {
-      await registry.close();
-    }
+    const listing = await listTemplates(context, { all: query.all });
+    return { templates: templatesJson(listing), hidden: listing.hidden };
   });
 
   registerApiRoute(app, listNumbersRoute, async () => {

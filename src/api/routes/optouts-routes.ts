@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { changeOptOut, listOptOuts, optOutJson, optOutsTarget, type OptOutsOptions } from '../../cli/run/optouts.js';
+import { changeOptOut, listOptOuts, optOutsTarget, type OptOutsOptions } from '../../app/opt-outs.js';
+import { optOutJson } from '../../app/views/opt-out-view.js';
 import { phoneRefusalCode, toE164 } from '../../phone/e164.js';
 import { registerApiRoute, type ApiRouteDefinition } from '../api-route.js';
 import type { ApiServices } from '../api-services.js';

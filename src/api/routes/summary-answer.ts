@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import type { SendOutcome } from '../../campaigns/ingest/producer.js';
-import { summaryJson } from '../../cli/format.js';
+import { summaryJson } from '../../app/views/send-summary-view.js';
 
 /**
  * `send --json`'s summary as the API answers it: files by name, never by their path on the

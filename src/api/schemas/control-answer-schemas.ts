@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { campaignViewSchema } from './campaign-view-schema.js';
+import { statusViewSchema as campaignViewSchema } from '../../app/views/status-view.js';
 
 /**
  * What the control routes answer: what the CLI command reports (it prints text only), as

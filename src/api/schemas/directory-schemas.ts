@@ -1,5 +1,6 @@
 import { rejectedRowSchema } from './send-summary-schema.js';
 import { z } from 'zod';
+import { optOutViewSchema } from '../../app/views/opt-out-view.js';
 
 /** A phone number this service can send from, for a number picker. */
 export const numberViewSchema = z
@@ -20,19 +21,6 @@ export const numbersAnswerSchema = z.object({
   numbers: z.array(numberViewSchema).meta({ description: 'Sorted by ID.' }),
   defaultPhoneNumberId: z.string().nullable(),
 });
-
-/** One opt-out as `campaign optouts list --json` prints it. */
-export const optOutViewSchema = z
-  .object({
-    phone: z.string().meta({ description: 'E.164.' }),
-    at: z.string().meta({ description: 'When it was learnt (ISO 8601).' }),
-    via: z
-      .string()
-      .meta({ description: '`131050` (Meta refused a send), `keyword`, `user_preferences` (stopped in WhatsApp) or `operator`.' }),
-    campaignId: z.string().nullable(),
-    row: z.number().int().nullable(),
-  })
-  .meta({ id: 'OptOut' });
 
 const optOutsTargetFields = {
   portfolio: z.string(),

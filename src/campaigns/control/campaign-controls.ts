@@ -5,6 +5,9 @@ import { usMarketingPaused } from '../ingest/us-marketing.js';
 import type { RetryPage } from './retry-page.js';
 import { campaignNotFound } from '../campaign-not-found.js';
 
+/** The pause reason `status` shows when the operator gave none. */
+export const OPERATOR_PAUSE_REASON = 'paused by the operator';
+
 /** Rows per ledger call when retry walks a whole campaign: one short script per page. */
 const PAGE_ROWS = 1000;
 
@@ -41,7 +44,7 @@ export class CampaignControls {
    * Nothing of the campaign is fed or claimed once this returns (workers check at every
    * claim); the jobs already fed park at their claim, back in the backlog, within seconds.
    */
-  async pause(campaignId: string, reason = 'paused by the operator'): Promise<{ alreadyPaused: boolean }> {
+  async pause(campaignId: string, reason = OPERATOR_PAUSE_REASON): Promise<{ alreadyPaused: boolean }> {
     // The reason is shown to operators (status, list, the page): refused before anything changes (TEXT_CONTROL_CHARACTER).
     checkOperatorText(reason, 'reason', 'the pause reason');
     const { outcome } = await this.deps.ledger.pause(campaignId, reason);

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { sendSpecOf, type SendSpecOptions } from '../../cli/send-spec.js';
 import type { ProblemItem } from '../../errors/problems-error.js';
-import type { CampaignSpecInput } from './campaign-spec.js';
-import { CLI_FIELD_NAMES, SPEC_FIELDS, type FieldNames, type SpecField } from './field-names.js';
+import { AMOUNT_FORM } from './max-cost.js';
 import { SPEC_FORMATS } from './spec-formats.js';
 import { MAX_NAME_CHARS } from '../campaign-name.js';
 import { OPERATOR_TEXT_PATTERN } from '../../text/operator-text.js';
@@ -42,149 +40,117 @@ const column = upTo(MAX_COLUMN_CHARS);
 /**
  * A campaign as `campaign send`'s long flags give it, camelCased (`--phone-number-id` →
  * `phoneNumberId`, `--at` → `at`; list flags take arrays, `--param name=column` an object):
- * the HTTP API's JSON form of a campaign. specOfFlags maps it onto the CampaignSpec, as the
- * CLI maps its flags, so both reach createCampaign through the same fields and rules. The rules
- * between fields are checkCampaignSpec's; the document states them too (src/api/schemas/spec-rules.ts).
+ * the one edge shape of a campaign. The HTTP API reads its JSON with this schema; the CLI's
+ * commander options are this object already (but for the value forms it maps). specOfFlags
+ * maps it onto the CampaignSpec, so both reach createCampaign through the same fields and
+ * rules. The rules between fields are checkCampaignSpec's; the document states them too
+ * (src/api/schemas/spec-rules.ts). A field here is a flag of `campaign send` (its help:
+ * CAMPAIGN_FLAG_HELP) and a field of the spec (CLI_FIELD_NAMES names it).
  */
-export const campaignFlagsSchema = z
-  .strictObject({
-    name: text.optional().meta({
+export const campaignFlagsSchema = z.strictObject({
+  name: text.optional().meta({
+    description:
+      'For people, 1 to 100 characters, not only spaces or invisible ones, no control or bidi characters (default: the file name).',
+    minLength: 1,
+    maxLength: MAX_NAME_CHARS,
+    pattern: OPERATOR_TEXT_PATTERN.source,
+    not: { pattern: SPEC_FORMATS.blankText },
+  }),
+  template: upTo(512).optional().meta({ description: 'An approved template; with `language`, and not with `text`.' }),
+  language: formed(SPEC_FORMATS.language, "The template's language code, e.g. en_US; only with `template`."),
+  text: upTo(MAX_TEXT_CHARS)
+    .optional()
+    .meta({
       description:
-        'For people, 1 to 100 characters, not only spaces or invisible ones, no control or bidi characters (default: the file name).',
-      minLength: 1,
-      maxLength: MAX_NAME_CHARS,
-      pattern: OPERATOR_TEXT_PATTERN.source,
+        'A free-form text whose {{column}} placeholders are filled per row; not with `template`, `language` or the template ' +
+        'columns (`params`, `param`, `headerTextColumn`, `headerImageColumn`, `buttonUrlColumn`). Not empty or only spaces, no ' +
+        'control or bidi character, no stray `{{` or `}}`, each placeholder naming a column; at most 4,096 characters (UTF-16 ' +
+        'code units, as Meta counts them) outside its placeholders, at most 16,384 with them.',
+      pattern: SPEC_FORMATS.text,
       not: { pattern: SPEC_FORMATS.blankText },
     }),
-    template: upTo(512).optional().meta({ description: 'An approved template; with `language`, and not with `text`.' }),
-    language: formed(SPEC_FORMATS.language, "The template's language code, e.g. en_US; only with `template`."),
-    text: upTo(MAX_TEXT_CHARS)
-      .optional()
-      .meta({
-        description:
-          'A free-form text whose {{column}} placeholders are filled per row; not with `template`, `language` or the template ' +
-          'columns (`params`, `param`, `headerTextColumn`, `headerImageColumn`, `buttonUrlColumn`). Not empty or only spaces, no ' +
-          'control or bidi character, no stray `{{` or `}}`, each placeholder naming a column; at most 4,096 characters (UTF-16 ' +
-          'code units, as Meta counts them) outside its placeholders, at most 16,384 with them.',
-        pattern: SPEC_FORMATS.text,
-        not: { pattern: SPEC_FORMATS.blankText },
-      }),
-    previewUrl: flag.optional().meta({ description: 'With `text`: WhatsApp shows a preview of its first link (true only with text).' }),
-    phoneColumn: column.optional().meta({ description: 'The column of phone numbers (default phone).' }),
-    params: z
-      .array(column)
-      .max(MAX_COLUMNS)
-      .optional()
-      .meta({ description: 'Positional templates: the columns for {{1}}..{{n}}, in order.' }),
-    param: z
-      .record(column, column)
-      .refine((param) => Object.keys(param).length <= MAX_COLUMNS, { message: `Too many: give at most ${MAX_COLUMNS} variables` })
-      .optional()
-      .meta({ description: 'A named variable (body, header or button) → its column.', maxProperties: MAX_COLUMNS }),
-    headerTextColumn: column.optional(),
-    headerImageColumn: column.optional().meta({ description: 'The column of the https link of an image, video or document header.' }),
-    buttonUrlColumn: z
-      .array(column)
-      .max(MAX_COLUMNS)
-      .optional()
-      .meta({ description: 'One column per URL button with a variable, in button order.' }),
-    timezoneColumn: column.optional().meta({ description: "With window: the column of each recipient's IANA zone." }),
-    defaultCountry: formed(SPEC_FORMATS.country, 'ISO country (two letters, either case) of numbers written without a country code.'),
-    defaultTimezone: formed(
-      SPEC_FORMATS.paddedZone,
-      "With window: the recipients' IANA time zone (Europe/Berlin) when their number does not tell; a name of that form that " +
-        'no zone has is refused (422 TIMEZONE_NOT_FOUND).',
-    ),
-    fixWhitespace: flag.optional(),
-    delimiter: text.optional().meta({ description: '`,` `;` `|` or `tab` (default: detected).', enum: [',', ';', '|', 'tab'] }),
-    at: instant(
-      'Start then: ISO 8601 with its offset. Not in the past (422 TIME_IN_PAST), at most 366 days ahead (422 TIME_TOO_FAR_AHEAD).',
-    ),
-    startDeadline: instant(
-      'With at: cancel the campaign if it has not started by then (ISO 8601 with offset); after the start (422 TIME_NOT_AFTER_START).',
-    ),
-    expiresAt: instant(
-      'Rows not sent by then expire (ISO 8601 with offset); after the start (422 TIME_NOT_AFTER_START); not with validFor.',
-    ),
-    validFor: upTo(MAX_DURATION_CHARS).optional().meta({
-      pattern: SPEC_FORMATS.duration,
-      description: 'Rows expire this long after the start, e.g. 48h (m, h or d); not with expiresAt.',
+  previewUrl: flag.optional().meta({ description: 'With `text`: WhatsApp shows a preview of its first link (true only with text).' }),
+  phoneColumn: column.optional().meta({ description: 'The column of phone numbers (default phone).' }),
+  params: z
+    .array(column)
+    .max(MAX_COLUMNS)
+    .optional()
+    .meta({ description: 'Positional templates: the columns for {{1}}..{{n}}, in order.' }),
+  param: z
+    .record(column, column)
+    .refine((param) => Object.keys(param).length <= MAX_COLUMNS, { message: `Too many: give at most ${MAX_COLUMNS} variables` })
+    .optional()
+    .meta({ description: 'A named variable (body, header or button) → its column.', maxProperties: MAX_COLUMNS }),
+  headerTextColumn: column.optional(),
+  headerImageColumn: column.optional().meta({ description: 'The column of the https link of an image, video or document header.' }),
+  buttonUrlColumn: z
+    .array(column)
+    .max(MAX_COLUMNS)
+    .optional()
+    .meta({ description: 'One column per URL button with a variable, in button order.' }),
+  timezoneColumn: column.optional().meta({ description: "With window: the column of each recipient's IANA zone." }),
+  defaultCountry: formed(SPEC_FORMATS.country, 'ISO country (two letters, either case) of numbers written without a country code.'),
+  defaultTimezone: formed(
+    SPEC_FORMATS.paddedZone,
+    "With window: the recipients' IANA time zone (Europe/Berlin) when their number does not tell; a name of that form that " +
+      'no zone has is refused (422 TIMEZONE_NOT_FOUND).',
+  ),
+  fixWhitespace: flag.optional(),
+  delimiter: text.optional().meta({ description: '`,` `;` `|` or `tab` (default: detected).', enum: [',', ';', '|', 'tab'] }),
+  at: instant('Start then: ISO 8601 with its offset. Not in the past (422 TIME_IN_PAST), at most 366 days ahead (422 TIME_TOO_FAR_AHEAD).'),
+  startDeadline: instant(
+    'With at: cancel the campaign if it has not started by then (ISO 8601 with offset); after the start (422 TIME_NOT_AFTER_START).',
+  ),
+  expiresAt: instant('Rows not sent by then expire (ISO 8601 with offset); after the start (422 TIME_NOT_AFTER_START); not with validFor.'),
+  validFor: upTo(MAX_DURATION_CHARS).optional().meta({
+    pattern: SPEC_FORMATS.duration,
+    description: 'Rows expire this long after the start, e.g. 48h (m, h or d); not with expiresAt.',
+  }),
+  window: upTo(MAX_WINDOW_CHARS)
+    .optional()
+    .meta({
+      pattern: SPEC_FORMATS.hours,
+      not: { pattern: SPEC_FORMATS.emptyHours },
+      description: "Send only inside these hours of each recipient's day, e.g. 09:00-20:00 (22:00-06:00 spans midnight; not empty).",
     }),
-    window: upTo(MAX_WINDOW_CHARS)
-      .optional()
-      .meta({
-        pattern: SPEC_FORMATS.hours,
-        not: { pattern: SPEC_FORMATS.emptyHours },
-        description: "Send only inside these hours of each recipient's day, e.g. 09:00-20:00 (22:00-06:00 spans midnight; not empty).",
-      }),
-    days: upTo(MAX_WINDOW_CHARS).optional().meta({ pattern: SPEC_FORMATS.days, description: 'With window: the weekdays, e.g. mon-fri.' }),
-    priority: text.optional().meta({ description: '`high`, `normal` (default) or `low`.', enum: ['high', 'normal', 'low'] }),
-    phoneNumberId: formed(SPEC_FORMATS.phoneNumberId, 'The number to send from (default WHATSAPP_PHONE_NUMBER_ID).'),
-    campaign: formed(SPEC_FORMATS.campaignId, 'Continue this campaign with its own file.'),
-    allowRepeat: flag.optional(),
-    allowUsMarketing: flag.optional(),
-    endpoint: text.optional().meta({
-      description: '`messages` (default) or `marketing-messages` (MARKETING templates only, not with text).',
-      enum: ['messages', 'marketing-messages'],
-    }),
-    ttl: formed(SPEC_FORMATS.ttl, "With endpoint marketing-messages: the template's time-to-live, 12h to 30d in whole m, h or d."),
-    displayTimezone: formed(
-      SPEC_FORMATS.zone,
-      'The IANA time zone the plan shows times in (Europe/Berlin); a name of that form that no zone has is refused ' +
-        '(422 TIMEZONE_NOT_FOUND).',
-    ),
-    dryRun: flag.optional(),
-  })
-  .meta({ id: 'CampaignFlags' });
+  days: upTo(MAX_WINDOW_CHARS).optional().meta({ pattern: SPEC_FORMATS.days, description: 'With window: the weekdays, e.g. mon-fri.' }),
+  priority: text.optional().meta({ description: '`high`, `normal` (default) or `low`.', enum: ['high', 'normal', 'low'] }),
+  phoneNumberId: formed(SPEC_FORMATS.phoneNumberId, 'The number to send from (default WHATSAPP_PHONE_NUMBER_ID).'),
+  campaign: formed(SPEC_FORMATS.campaignId, 'Continue this campaign with its own file.'),
+  allowRepeat: flag.optional(),
+  allowUsMarketing: flag.optional(),
+  endpoint: text.optional().meta({
+    description: '`messages` (default) or `marketing-messages` (MARKETING templates only, not with text).',
+    enum: ['messages', 'marketing-messages'],
+  }),
+  ttl: formed(SPEC_FORMATS.ttl, "With endpoint marketing-messages: the template's time-to-live, 12h to 30d in whole m, h or d."),
+  displayTimezone: formed(
+    SPEC_FORMATS.zone,
+    'The IANA time zone the plan shows times in (Europe/Berlin); a name of that form that no zone has is refused ' +
+      '(422 TIMEZONE_NOT_FOUND).',
+  ),
+  dryRun: flag.optional(),
+  maxCost: z.number({ error: AMOUNT_FORM }).min(0, { error: AMOUNT_FORM }).optional().meta({
+    description: "Refuse the campaign, before a row is queued, when its estimated cost is above this (the rate card's currency).",
+  }),
+});
 
 export type CampaignFlags = z.output<typeof campaignFlagsSchema>;
 
-/** The spec of a campaign's flags: each flag onto its field, flags not given left out. */
-export function specOfFlags(flags: CampaignFlags): CampaignSpecInput {
-  return sendSpecOf(specOptionsOfFlags(flags));
-}
+/** The flags that say what a campaign sends and which columns fill it: all `campaign retarget` takes of a campaign. */
+export const messageFlagsSchema = campaignFlagsSchema.pick({
+  template: true,
+  language: true,
+  text: true,
+  previewUrl: true,
+  params: true,
+  param: true,
+  headerTextColumn: true,
+  headerImageColumn: true,
+  buttonUrlColumn: true,
+});
 
-/** The flags as the send runner's options (the CLI's `send` maps its commander options with this too). */
-export function specOptionsOfFlags(flags: CampaignFlags): SendSpecOptions {
-  return {
-    name: flags.name,
-    template: flags.template,
-    language: flags.language,
-    text: flags.text,
-    previewUrl: flags.previewUrl,
-    params: flags.params,
-    paramColumns: flags.param,
-    phoneColumn: flags.phoneColumn ?? 'phone',
-    headerTextColumn: flags.headerTextColumn,
-    headerMediaColumn: flags.headerImageColumn,
-    buttonUrlColumns: flags.buttonUrlColumn,
-    defaultCountry: flags.defaultCountry,
-    fixWhitespace: flags.fixWhitespace,
-    delimiter: flags.delimiter,
-    phoneNumberId: flags.phoneNumberId,
-    campaignId: flags.campaign,
-    dryRun: flags.dryRun,
-    allowRepeat: flags.allowRepeat,
-    allowUsMarketing: flags.allowUsMarketing,
-    endpoint: flags.endpoint,
-    ttl: flags.ttl,
-    priority: flags.priority,
-    window: flags.window,
-    days: flags.days,
-    timezoneColumn: flags.timezoneColumn,
-    defaultTimezone: flags.defaultTimezone,
-    schedule: { at: flags.at, startDeadline: flags.startDeadline, expiresAt: flags.expiresAt, validFor: flags.validFor },
-    displayTimezone: flags.displayTimezone,
-  };
-}
-
-/** The HTTP API names a field as its flag, camelCased: `--phone-number-id` → `phoneNumberId`. */
-export const FLAG_FIELD_NAMES: FieldNames = Object.fromEntries(
-  SPEC_FIELDS.map((field: SpecField) => [
-    field,
-    CLI_FIELD_NAMES[field].replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()),
-  ]),
-) as Record<SpecField, string>;
+export type MessageFlags = z.output<typeof messageFlagsSchema>;
 
 /**
  * The flags of a JSON caller, with every problem of their shape at once (a misspelt field, a

@@ -76,6 +76,8 @@ export const campaignSpecSchema = z.strictObject({
   displayTimezone: z.string().optional(),
   /** Check everything, create nothing but the rejects file. */
   dryRun: z.boolean().optional(),
+  /** Refuse the campaign, before a row is queued, when its estimated cost is above this amount in the rate card's currency. */
+  maxCost: z.number().optional(),
 });
 
 /** A spec as given (JSON), before defaults. */

@@ -12,6 +12,7 @@ import type { CampaignSpec } from './campaign-spec.js';
 import type { FieldNames } from './field-names.js';
 import { checkEndpoint, checkTtl, type SendEndpoint } from './send-endpoint.js';
 import { checkMessage, type MessageChoice } from './message-choice.js';
+import { checkMaxCost } from './max-cost.js';
 import { SpecProblems } from './spec-problems.js';
 
 const PRIORITIES = ['high', 'normal', 'low'] as const;
@@ -47,6 +48,8 @@ export interface CheckedSpec {
   dryRun: boolean;
   /** Canonical IANA name. */
   displayTimezone: string | undefined;
+  /** Refuse the campaign when its estimated cost is above this (the rate card's currency); undefined: no limit. */
+  maxCost: number | undefined;
 }
 
 export interface SpecCheckContext {
@@ -87,6 +90,7 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
   const schedule = checkSchedule(spec.schedule ?? {}, context.now, names, problems);
   const window = checkWindow(spec, names, problems);
   const defaultTimezone = problems.check(() => checkZone(csv.defaultTimezone, names['csv.defaultTimezone']));
+  const maxCost = problems.check(() => checkMaxCost(spec.maxCost, names.maxCost));
   problems.throwIfAny();
   // Every check held: the values they return are all there.
   return {
@@ -116,6 +120,7 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
     ttlSeconds,
     dryRun: spec.dryRun === true,
     displayTimezone,
+    maxCost,
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * The fields of a campaign spec, by their path in its JSON form. A check names a field
  * through a FieldNames map, never by a literal, so one rule says `--at` to an operator at the
- * command line and `schedule.at` to a caller of the HTTP API.
+ * command line and `at` to a caller of the HTTP API. CLI_FIELD_NAMES is the one table: the
+ * API's names are its flags camelCased.
  */
 export const SPEC_FIELDS = [
   'name',
@@ -35,6 +36,7 @@ export const SPEC_FIELDS = [
   'ttl',
   'displayTimezone',
   'dryRun',
+  'maxCost',
 ] as const;
 
 export type SpecField = (typeof SPEC_FIELDS)[number];
@@ -42,7 +44,7 @@ export type SpecField = (typeof SPEC_FIELDS)[number];
 /** What each field is called where the spec came from. */
 export type FieldNames = Readonly<Record<SpecField, string>>;
 
-/** The HTTP API: a field is named by its JSON path. */
+/** The spec itself, as CampaignSpec nests it: a field is named by its path (`schedule.at`). */
 export const JSON_FIELD_NAMES: FieldNames = Object.fromEntries(SPEC_FIELDS.map((field) => [field, field])) as Record<SpecField, string>;
 
 /** `campaign send`: a field is named by the flag that sets it. */
@@ -78,4 +80,13 @@ export const CLI_FIELD_NAMES: FieldNames = {
   ttl: '--ttl',
   displayTimezone: '--display-timezone',
   dryRun: '--dry-run',
+  maxCost: '--max-cost',
 };
+
+/**
+ * The HTTP API's flat JSON form (CampaignFlags): a field is named as its flag, camelCased
+ * (`--phone-number-id` → `phoneNumberId`, `--campaign` → `campaign`).
+ */
+export const FLAG_FIELD_NAMES: FieldNames = Object.fromEntries(
+  SPEC_FIELDS.map((field) => [field, CLI_FIELD_NAMES[field].replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())]),
+) as Record<SpecField, string>;

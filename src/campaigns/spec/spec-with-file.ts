@@ -5,56 +5,45 @@ import type { TemplateRequirements } from '../../templates/template-requirements
 import { planSend } from '../send-plan.js';
 import { parseTextBody } from '../text-plan.js';
 import type { CampaignSpec } from './campaign-spec.js';
-import { checkCampaignSpec, type SpecCheckContext } from './check-spec.js';
+import { checkCampaignSpec, type CheckedSpec, type SpecCheckContext } from './check-spec.js';
 import type { FieldNames } from './field-names.js';
 import { checkEndpointCategory } from './send-endpoint.js';
-import { readCampaignSpec, readKnownFields } from './parse-spec.js';
 import { specProblemItems, withFields } from './spec-problems.js';
 
 /** The approved template of a name and language, or its refusal (TEMPLATE_MAPPING_INVALID). */
 export type TemplateFind = (name: string, language: string) => Promise<TemplateRequirements>;
 
 /**
- * Every problem of a spec sent with its file, at once (the HTTP API's 422): the spec's shape
- * (a misspelt field does not hide the rest), its rules, each column it names that the file's
- * header lacks and, when any of those is wrong, what the template (`find`) says of the file.
- * Returns the spec as read; createCampaign then does the rest (the template of a spec with no
- * other problem, found once, there).
+ * Every problem of a spec sent with its file, at once (the HTTP API's 422): its rules, each
+ * column it names that the file's header lacks and, when any of those is wrong, what the
+ * template (`find`) says of the file. Returns the spec checked, once: createCampaign then does
+ * the rest (the template of a spec with no other problem, found once, there).
  */
 export async function checkSpecWithFile(
-  input: unknown,
+  spec: CampaignSpec,
   file: string,
   names: FieldNames,
   context: SpecCheckContext,
   earlier: readonly ProblemItem[] = [],
   find?: TemplateFind,
-): Promise<CampaignSpec> {
+): Promise<CheckedSpec> {
   // `earlier`: what the caller's own reading found (the API's flags), reported with the rest.
   const problems: ProblemItem[] = [...earlier];
-  let spec: CampaignSpec | undefined;
+  let checked: CheckedSpec | undefined;
   try {
-    spec = readCampaignSpec(input, names);
+    checked = checkCampaignSpec(spec, names, context);
   } catch (error) {
     problems.push(...itemsOf(error, names));
-    // Only unknown fields wrong: the rest is read and checked too.
-    spec = readKnownFields(input);
   }
-  if (spec !== undefined) {
-    try {
-      checkCampaignSpec(spec, names, context);
-    } catch (error) {
-      problems.push(...itemsOf(error, names));
-    }
-    const columns = await missingColumns(spec, file, names);
-    problems.push(...columns.problems);
-    if (problems.length > 0 && find !== undefined && columns.header !== undefined) {
-      const reported = new Set(problems.map((p) => p.column).filter((c) => c !== undefined));
-      const fromTemplate = await templateProblems(spec, columns.header, names, find);
-      problems.push(...fromTemplate.filter((p) => p.column === undefined || !reported.has(p.column)));
-    }
+  const columns = await missingColumns(spec, file, names);
+  problems.push(...columns.problems);
+  if (problems.length > 0 && find !== undefined && columns.header !== undefined) {
+    const reported = new Set(problems.map((p) => p.column).filter((c) => c !== undefined));
+    const fromTemplate = await templateProblems(spec, columns.header, names, find);
+    problems.push(...fromTemplate.filter((p) => p.column === undefined || !reported.has(p.column)));
   }
-  if (problems.length > 0) throw new ProblemsError(problems);
-  return spec!;
+  if (problems.length > 0 || checked === undefined) throw new ProblemsError(problems);
+  return checked;
 }
 
 function itemsOf(error: unknown, names: FieldNames): ProblemItem[] {

@@ -8,14 +8,8 @@ export function register(program: Command): void {
     .description('stop a campaign for good: rows not yet sent become cancelled')
     .argument('<id>', 'campaign ID')
     .action(async (id: string) => {
-      const { withControls } = await import('../run/controls.js');
-      const result = await withContext((context) =>
-        withControls(context, (controls) => controls.cancel(id), {
-          campaignId: id,
-          action: 'cancel',
-          entry: (cancel) => (cancel.alreadyCancelled ? undefined : { detail: `${cancel.cancelled} rows not yet fed cancelled` }),
-        }),
-      );
+      const { cliControl } = await import('../run/controls.js');
+      const result = await withContext((context) => cliControl(context, 'cancel', id, {}));
       if (result.alreadyCancelled) {
         const why = result.reason === undefined ? '' : ` (${printable(result.reason)})`;
         const ended = result.finishedAt === undefined ? '' : `; it ended at ${new Date(result.finishedAt).toISOString()}`;

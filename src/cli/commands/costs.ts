@@ -10,8 +10,9 @@ export function register(program: Command): void {
     .option('--since <date>', 'from this day (YYYY-MM-DD, UTC) or time (ISO 8601 with offset), at most 90 days ago (default: this month)')
     .option('--json', 'print JSON')
     .action(async (o: { since?: string; json?: boolean }) => {
-      const { costsText, runCosts } = await import('../run/costs.js');
-      const view = await withContext((context) => runCosts(context, { since: o.since }), ['WHATSAPP_ACCESS_TOKEN']);
+      const { readCosts } = await import('../../app/costs.js');
+      const { costsText } = await import('../run/costs.js');
+      const view = await withContext((context) => readCosts(context, { since: o.since }), ['WHATSAPP_ACCESS_TOKEN']);
       console.log(o.json === true ? JSON.stringify(view) : costsText(view));
     });
 }

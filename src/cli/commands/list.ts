@@ -10,7 +10,8 @@ export function register(program: Command): void {
     .description('list campaigns with their state and counts, newest first')
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) => {
-      const { statusJson, statusText } = await import('../format.js');
+      const { statusText } = await import('../format.js');
+      const { statusJson } = await import('../../app/views/status-view.js');
       const { newestFirst } = await import('../../campaigns/campaign-order.js');
       const { printableJson } = await import('../../text/operator-text.js');
       await withContext(async ({ ledger }) => {

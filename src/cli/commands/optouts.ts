@@ -14,7 +14,9 @@ export function register(program: Command): void {
     .option('--portfolio <name>', "the portfolio, as PORTFOLIOS names it (default: the number's)")
     .option('--json', 'print JSON')
     .action(async (o: { phoneNumberId?: string; portfolio?: string; json?: boolean }) => {
-      const { listOptOuts, optOutJson, optOutsText } = await import('../run/optouts.js');
+      const { listOptOuts } = await import('../../app/opt-outs.js');
+      const { optOutJson } = await import('../../app/views/opt-out-view.js');
+      const { optOutsText } = await import('../run/optouts.js');
       const list = await withContext((context) => listOptOuts(context, o));
       console.log(o.json === true ? JSON.stringify(list.optOuts.map(optOutJson)) : optOutsText(list));
     });

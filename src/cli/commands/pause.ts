@@ -8,14 +8,8 @@ export function register(program: Command): void {
     .argument('<id>', 'campaign ID')
     .option('--reason <text>', 'shown by `campaign status`', 'paused by the operator')
     .action(async (id: string, o: { reason: string }) => {
-      const { withControls } = await import('../run/controls.js');
-      const result = await withContext((context) =>
-        withControls(context, (controls) => controls.pause(id, o.reason), {
-          campaignId: id,
-          action: 'pause',
-          entry: (paused) => (paused.alreadyPaused ? undefined : { detail: o.reason }),
-        }),
-      );
+      const { cliControl } = await import('../run/controls.js');
+      const result = await withContext((context) => cliControl(context, 'pause', id, { reason: o.reason }));
       const head = result.alreadyPaused ? `Campaign ${id} was already paused` : `Campaign ${id} paused: no new send starts`;
       console.log(`${head}; \`campaign resume ${id}\` continues it`);
     });

@@ -8,16 +8,10 @@ export function register(program: Command): void {
     .argument('<id>', 'campaign ID')
     .requiredOption('--at <time>', 'the new start (ISO 8601 with offset, e.g. 2026-12-01T09:00:00+01:00)')
     .action(async (id: string, o: { at: string }) => {
-      const { withControls } = await import('../run/controls.js');
+      const { cliControl } = await import('../run/controls.js');
       const { parseStart } = await import('../../campaigns/spec/time-options.js');
       const startsAt = parseStart('--at', o.at, Date.now());
-      await withContext((context) =>
-        withControls(context, (controls) => controls.reschedule(id, startsAt), {
-          campaignId: id,
-          action: 'reschedule',
-          entry: () => ({ detail: `starts at ${new Date(startsAt).toISOString()}` }),
-        }),
-      );
+      await withContext((context) => cliControl(context, 'reschedule', id, { startsAt }));
       console.log(`Campaign ${id} now starts at ${new Date(startsAt).toISOString()}`);
     });
 }

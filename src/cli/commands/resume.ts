@@ -7,14 +7,8 @@ export function register(program: Command): void {
     .description('continue a paused campaign: its rows are fed again, the parked ones first')
     .argument('<id>', 'campaign ID')
     .action(async (id: string) => {
-      const { withControls } = await import('../run/controls.js');
-      const result = await withContext((context) =>
-        withControls(context, (controls) => controls.resume(id), {
-          campaignId: id,
-          action: 'resume',
-          entry: (resumed) => (resumed.wasPaused ? {} : undefined),
-        }),
-      );
+      const { cliControl } = await import('../run/controls.js');
+      const result = await withContext((context) => cliControl(context, 'resume', id, {}));
       console.log(`Campaign ${id} ${result.wasPaused ? 'resumed: its rows are fed to the workers again' : 'was not paused'}`);
     });
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { MessageFlags } from '../message-flags.js';
+import type { MessageFlags } from '../../campaigns/spec/campaign-flags.js';
 import { collectParam, list } from '../option-values.js';
 import { withContext } from '../with-context.js';
 
@@ -47,34 +47,30 @@ export function register(program: Command): void {
 
 /** `campaign retarget ID --status …`: prints the new campaign's plan as `send` does. */
 async function retargetCampaign(id: string, o: RetargetFlags): Promise<void> {
-  const { runRetarget } = await import('../run/retarget.js');
+  const { retargetCampaign: runRetarget } = await import('../../app/retarget-campaign.js');
+  const { CLI_FIELD_NAMES } = await import('../../campaigns/spec/field-names.js');
   const { recordCliAction } = await import('../run/cli-history.js');
   const { parseRetargetStatus } = await import('../../campaigns/retarget/retarget-rule.js');
   const { parseDuration } = await import('../../campaigns/spec/time-options.js');
-  const { summaryJson, summaryText } = await import('../format.js');
+  const [{ summaryJson }, { summaryText }] = await Promise.all([import('../../app/views/send-summary-view.js'), import('../format.js')]);
   const { displayZoneOf } = await import('../../campaigns/spec/display-zone.js');
+  // The rest of the flags are the new campaign's message, as CampaignFlags names them.
+  const { status, after, templates, json, ...message } = o;
   // Read before anything is opened: a typo in either is named at once.
-  const rule = { status: parseRetargetStatus(o.status), afterMs: o.after === undefined ? undefined : parseDuration('--after', o.after) };
+  const rule = { status: parseRetargetStatus(status), afterMs: after === undefined ? undefined : parseDuration('--after', after) };
   const result = await withContext((context) =>
     runRetarget(context, {
       campaignId: id,
       rule,
-      template: o.template,
-      language: o.language,
-      text: o.text,
-      previewUrl: o.previewUrl,
-      params: o.params,
-      paramColumns: o.param,
-      headerTextColumn: o.headerTextColumn,
-      headerMediaColumn: o.headerImageColumn,
-      buttonUrlColumns: o.buttonUrlColumn,
-      templatesFile: o.templates,
+      message,
+      names: CLI_FIELD_NAMES,
+      templatesFile: templates === undefined ? undefined : { path: templates, name: '--templates' },
       record: (campaignId, action, detail) => recordCliAction(context, campaignId, action, detail),
     }),
   );
   const zone = displayZoneOf({ displayTimezone: undefined, typed: [] });
   console.log(
-    o.json === true
+    json === true
       ? JSON.stringify(summaryJson(result, result.sendRate))
       : summaryText(result, result.sendRate, { zone, startsNow: result.estimate.startsAt <= Date.now() }),
   );

@@ -20,22 +20,12 @@ export function register(program: Command): void {
         'only those; with --codes: those and the failed rows with the codes',
     )
     .action(async (id: string, o: { codes?: string; unknown?: boolean }) => {
-      const { withControls } = await import('../run/controls.js');
+      const { cliControl } = await import('../run/controls.js');
       const { parseRetryCodes } = await import('../../campaigns/control/retry-codes.js');
-      const selection = {
-        codes: o.codes === undefined ? [] : parseRetryCodes(o.codes),
-        // --unknown alone means unknown rows only; --codes picks failed rows.
-        failed: o.unknown !== true || o.codes !== undefined,
-        unknown: o.unknown === true,
-      };
+      const { retrySelection } = await import('../../campaigns/control/retry-selection.js');
+      const selection = retrySelection({ codes: o.codes === undefined ? undefined : parseRetryCodes(o.codes), unknown: o.unknown });
       const { retryProgressPrinter } = await import('../run/progress-lines.js');
-      const result = await withContext((context) =>
-        withControls(context, (controls) => controls.retry(id, selection, retryProgressPrinter()), {
-          campaignId: id,
-          action: 'retry',
-          entry: (retry) => (retry.requeued === 0 ? undefined : { detail: `${retry.requeued} rows put back in the queue` }),
-        }),
-      );
+      const result = await withContext((context) => cliControl(context, 'retry', id, { selection, onProgress: retryProgressPrinter() }));
       const lines = [
         `Campaign ${id}: ${result.requeued} rows put back in the ` +
           `queue${result.paused ? ' (the campaign is paused: they go out after `campaign resume`)' : ''}`,

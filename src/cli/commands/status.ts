@@ -23,7 +23,7 @@ export function register(program: Command): void {
       }
       const { statusText } = await import('../format.js');
       const { costLine } = await import('../run/status-cost.js');
-      const { readCampaignStatus, statusViewOf } = await import('../run/status-view.js');
+      const { readCampaignStatus, statusViewOf } = await import('../../app/campaign-status.js');
       const { printable, printableJson } = await import('../../text/operator-text.js');
       await withContext(async (context) => {
         const read = await readCampaignStatus(context, id, Date.now());

@@ -13,7 +13,8 @@ export function register(program: Command): void {
     .option('--expires <duration>', 'expire after this long, e.g. 90d, 12h or 30m (default: never)')
     .option('--json', 'print JSON: {"name","scope","token","expiresAt"}')
     .action(async (o: { name: string; scope: string; expires?: string; json?: boolean }) => {
-      const { createToken, createdJson, createdText } = await import('../run/tokens.js');
+      const { createToken } = await import('../../app/tokens.js');
+      const { createdJson, createdText } = await import('../run/tokens.js');
       const created = await withContext((context) => createToken(context, o));
       console.log(o.json === true ? createdJson(created) : createdText(created));
     });
@@ -22,7 +23,8 @@ export function register(program: Command): void {
     .description('every token: name, scope, created, expires, last used (never the token)')
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) => {
-      const { listTokens, tokensJson, tokensText } = await import('../run/tokens.js');
+      const { listTokens } = await import('../../app/tokens.js');
+      const { tokensJson, tokensText } = await import('../run/tokens.js');
       const list = await withContext((context) => listTokens(context));
       console.log(o.json === true ? tokensJson(list) : tokensText(list));
     });
@@ -31,7 +33,9 @@ export function register(program: Command): void {
     .description('revoke a token: requests that carry it are refused from now on')
     .argument('<name>', "the token's name (see campaign tokens list)")
     .action(async (name: string) => {
-      const { revokeToken } = await import('../run/tokens.js');
-      console.log(await withContext((context) => revokeToken(context, name)));
+      const { revokeToken } = await import('../../app/tokens.js');
+      const { revokedText } = await import('../run/tokens.js');
+      await withContext((context) => revokeToken(context, name));
+      console.log(revokedText(name));
     });
 }

@@ -1,26 +1,14 @@
-import { CampaignControls } from '../../campaigns/control/campaign-controls.js';
-import type { CampaignAction } from '../../campaigns/history/campaign-history.js';
 import type { AppContext } from '../../app/app-context.js';
-import { recordCliAction } from './cli-history.js';
+import { actionHistoryOf } from '../../app/action-history.js';
+import { runControl, type CampaignControl, type ControlAnswers, type ControlInputs } from '../../app/campaign-control.js';
+import { cliActor } from './cli-history.js';
 
-/** The history entry of a control that worked; `entry` answers undefined when it changed nothing (then none is written). */
-export interface ControlRecord<T> {
-  campaignId: string;
-  action: CampaignAction;
-  entry: (result: T) => { detail?: string } | undefined;
-}
-
-/**
- * Runs one operator command on the ledger (no queue: the feeder keeps BullMQ in step) and,
- * once it worked and changed the campaign, adds it to the campaign's history.
- */
-export async function withControls<T>(
-  context: AppContext,
-  fn: (controls: CampaignControls) => Promise<T>,
-  record?: ControlRecord<T>,
-): Promise<T> {
-  const result = await fn(new CampaignControls({ ledger: context.ledger }));
-  const entry = record?.entry(result);
-  if (record !== undefined && entry !== undefined) await recordCliAction(context, record.campaignId, record.action, entry.detail);
-  return result;
+/** `campaign pause | resume | cancel | reschedule | retry`: runControl as this OS user; the command prints what it did. */
+export async function cliControl<C extends CampaignControl>(
+  context: Pick<AppContext, 'ledger' | 'redis' | 'config' | 'logger'>,
+  control: C,
+  campaignId: string,
+  input: ControlInputs[C],
+): Promise<ControlAnswers[C]> {
+  return runControl({ ...actionHistoryOf(context), ledger: context.ledger }, cliActor(), control, campaignId, input);
 }

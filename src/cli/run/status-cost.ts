@@ -1,18 +1,6 @@
-import type { CampaignStatus } from '../../campaigns/campaign.js';
-import type { RedisLedger } from '../../redis/ledger/redis-ledger.js';
-import type { RateCard } from '../../pricing/rate-card.js';
-import { campaignCost, type CampaignCost } from '../../pricing/recorded-cost.js';
+import type { CampaignCost } from '../../pricing/recorded-cost.js';
 
-/** `status`'s `cost`: the campaign's recorded estimate and billable rows, priced by the card at its start. */
-export async function statusCost(
-  ledger: Pick<RedisLedger, 'recordedCosts'>,
-  card: RateCard,
-  status: CampaignStatus,
-): Promise<CampaignCost> {
-  return campaignCost(card, await ledger.recordedCosts(status.id), status.startedAt ?? status.createdAt);
-}
-
-/** The operator's line about it. */
+/** The operator's line about a campaign's cost (statusCost, src/app/status-cost.ts). */
 export function costLine(cost: CampaignCost): string {
   const amount = cost.amount === null ? `not known (no rate for ${cost.missing?.join(', ')})` : `${cost.amount} ${cost.currency}`;
   const estimated = cost.estimated === null ? '' : ` (estimated ${cost.estimated} ${cost.currency})`;

@@ -1,11 +1,13 @@
 import { MultiBar, Presets } from 'cli-progress';
-import { answeredRows, rowsLeft, statusJson, watchJson, watchLine, watchParts, type StatusView, type WatchView } from '../format.js';
+import { watchLine, watchParts } from '../format.js';
+import { statusJson, type StatusView } from '../../app/views/status-view.js';
+import { answeredRows, rowsLeft, watchJson, type WatchView } from '../../app/views/watch-view.js';
 import { windowStatus } from '../../campaigns/report/window-status.js';
 import { campaignEtaSeconds } from '../../campaigns/report/campaign-eta.js';
 import { sendRateOf } from '../../config/config.js';
 import type { AppContext } from '../../app/app-context.js';
 import { loadRateCard } from '../../pricing/rate-card.js';
-import { statusCost } from './status-cost.js';
+import { statusCost } from '../../app/status-cost.js';
 import { printableJson } from '../../text/operator-text.js';
 
 /**

@@ -1,94 +1,23 @@
-import { createHash } from 'node:crypto';
-import { resolve } from 'node:path';
-import { CloudApiTemplateSource } from '../../cloud-api/templates-client.js';
-import { templateListing, templatesJson, templatesText } from '../format-templates.js';
-import { AppError } from '../../errors/app-error.js';
-import { RedisTemplateCache } from '../../redis/templates/redis-template-cache.js';
-import { TemplateRegistry } from '../../templates/template-registry.js';
-import { FileTemplateSource, type TemplateSource } from '../../templates/template-source.js';
 import type { AppContext } from '../../app/app-context.js';
+import { listTemplates, syncTemplates, type TemplatesListOptions, type TemplatesOptions } from '../../app/templates.js';
+import { templatesJson } from '../../app/views/template-view.js';
+import { templatesText } from '../format-templates.js';
 import { printableJson } from '../../text/operator-text.js';
-
-export interface TemplatesOptions {
-  /** `--templates FILE`: wins over TEMPLATES_FILE and the API. */
-  file?: string | undefined;
-}
-
-export interface TemplatesListOptions extends TemplatesOptions {
-  json?: boolean | undefined;
-  /** Every status, not only APPROVED. */
-  all?: boolean | undefined;
-}
 
 type RegistryContext = Pick<AppContext, 'config' | 'logger' | 'redis'>;
 
-/**
- * The registry for this configuration. Source: `--templates FILE`, else TEMPLATES_FILE, else
- * the Cloud API for WHATSAPP_BUSINESS_ACCOUNT_ID (with WHATSAPP_ACCESS_TOKEN). A file is
- * re-read on every list (refreshMs 0: it costs nothing, and an edited file shows at once;
- * the cached copy remains the fallback if it becomes unreadable); the API list is cached for
- * TEMPLATES_REFRESH_SECONDS.
- */
-export function buildTemplateRegistry(context: RegistryContext, options: TemplatesOptions = {}): TemplateRegistry {
-  const { config, logger, redis } = context;
-  const file = options.file ?? config.templates.file;
-  let source: TemplateSource;
-  let scope: string;
-  let refreshMs: number;
-  if (file !== undefined) {
-    source = new FileTemplateSource(file);
-    scope = `file:${createHash('sha256').update(resolve(file)).digest('hex').slice(0, 16)}`;
-    refreshMs = 0;
-  } else {
-    const businessAccountId = config.templates.businessAccountId;
-    if (businessAccountId === undefined) {
-      throw new AppError(
-        'CONFIG_INVALID',
-        'No template source: set WHATSAPP_BUSINESS_ACCOUNT_ID (and WHATSAPP_ACCESS_TOKEN) to read approved ' +
-          'templates from the Cloud API, or TEMPLATES_FILE / --templates FILE for a local copy',
-      );
-    }
-    if (config.accessToken === undefined) {
-      throw new AppError(
-        'CONFIG_INVALID',
-        'WHATSAPP_BUSINESS_ACCOUNT_ID is set but WHATSAPP_ACCESS_TOKEN is not: the Cloud API needs the ' +
-          'token to list templates (or use TEMPLATES_FILE / --templates FILE)',
-      );
-    }
-    source = new CloudApiTemplateSource({
-      baseUrl: config.api.baseUrl,
-      apiVersion: config.api.version,
-      businessAccountId,
-      accessToken: config.accessToken,
-      timeoutMs: config.api.timeoutMs,
-      logger,
-    });
-    scope = `waba:${businessAccountId}`;
-    refreshMs = config.templates.refreshMs;
-  }
-  const cache = new RedisTemplateCache(redis, { prefix: config.queuePrefix, scope, logger });
-  return new TemplateRegistry({ source, cache, refreshMs, logger });
-}
-
-/** `campaign templates sync`: fetches the whole list now and replaces the cached copy. */
+/** `campaign templates sync`: syncTemplates (src/app/templates.ts), and the line saying what it fetched. */
 export async function runTemplatesSync(context: RegistryContext, options: TemplatesOptions = {}): Promise<string> {
-  const registry = buildTemplateRegistry(context, options);
-  try {
-    const result = await registry.sync();
-    const noun = result.count === 1 ? 'template' : 'templates';
-    return `Synced ${result.count} ${noun} from ${result.source} at ${new Date(result.syncedAt).toISOString()}`;
-  } finally {
-    await registry.close();
-  }
+  const result = await syncTemplates(context, options);
+  const noun = result.count === 1 ? 'template' : 'templates';
+  return `Synced ${result.count} ${noun} from ${result.source} at ${new Date(result.syncedAt).toISOString()}`;
 }
 
-/** `campaign templates list`: the cached list (refreshed when stale), APPROVED only unless `all`. */
-export async function runTemplatesList(context: RegistryContext, options: TemplatesListOptions = {}): Promise<string> {
-  const registry = buildTemplateRegistry(context, options);
-  try {
-    const listing = templateListing(await registry.list(), { all: options.all });
-    return options.json === true ? printableJson(JSON.stringify(templatesJson(listing))) : templatesText(listing);
-  } finally {
-    await registry.close();
-  }
+/** `campaign templates list`: listTemplates (src/app/templates.ts) as a table, or as JSON. */
+export async function runTemplatesList(
+  context: RegistryContext,
+  options: TemplatesListOptions & { json?: boolean | undefined } = {},
+): Promise<string> {
+  const listing = await listTemplates(context, options);
+  return options.json === true ? printableJson(JSON.stringify(templatesJson(listing))) : templatesText(listing);
 }

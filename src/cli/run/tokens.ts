@@ -1,36 +1,8 @@
-import type { AppContext } from '../../app/app-context.js';
-import { AppError } from '../../errors/app-error.js';
-import { API_SCOPES, isApiScope, isApiTokenName, type StoredApiToken } from '../../http/api-tokens.js';
-import { RedisApiTokens, type CreatedApiToken } from '../../redis/access/redis-api-tokens.js';
-import { parseDuration } from '../../campaigns/spec/time-options.js';
+import type { StoredApiToken } from '../../http/api-tokens.js';
+import type { CreatedApiToken } from '../../redis/access/redis-api-tokens.js';
 
-/**
- * `campaign tokens create|list|revoke`: the bearer tokens of the HTTP API, under this
- * QUEUE_PREFIX. A token is shown once, when created; Redis keeps only its SHA-256.
- */
-export interface CreateTokenOptions {
-  name: string;
-  scope: string;
-  expires?: string | undefined;
-}
-
-export async function createToken(context: AppContext, options: CreateTokenOptions): Promise<CreatedApiToken> {
-  if (!isApiTokenName(options.name))
-    throw new AppError(
-      'OPTION_INVALID',
-      `--name "${options.name}": a letter or digit, then letters, digits, ".", "_" or "-" (at most 64 characters)`,
-    );
-  if (!isApiScope(options.scope)) throw new AppError('OPTION_INVALID', `--scope "${options.scope}": one of ${API_SCOPES.join(', ')}`);
-  const expiresIn = options.expires === undefined ? undefined : parseDuration('--expires', options.expires);
-  return new RedisApiTokens(context.redis, context.config.queuePrefix).create(options.name, options.scope, expiresIn);
-}
-
-export async function listTokens(context: AppContext): Promise<Omit<StoredApiToken, 'hash'>[]> {
-  return new RedisApiTokens(context.redis, context.config.queuePrefix).list();
-}
-
-export async function revokeToken(context: AppContext, name: string): Promise<string> {
-  await new RedisApiTokens(context.redis, context.config.queuePrefix).revoke(name);
+/** `campaign tokens revoke NAME`: what it prints once revokeToken (src/app/tokens.ts) is done. */
+export function revokedText(name: string): string {
   return `Token "${name}" is revoked: requests that carry it are refused (API_TOKEN_INVALID)`;
 }
 

@@ -1,11 +1,11 @@
-import type { AppContext } from '../../app/app-context.js';
-import type { CampaignDefinition, CampaignStatus } from '../../campaigns/campaign.js';
-import { windowStatus, type WindowStatus } from '../../campaigns/report/window-status.js';
-import { loadRateCard } from '../../pricing/rate-card.js';
-import type { CampaignCost } from '../../pricing/recorded-cost.js';
-import { statusJson, type StatusView } from '../format.js';
+import type { CampaignDefinition, CampaignStatus } from '../campaigns/campaign.js';
+import { campaignNotFound } from '../campaigns/campaign-not-found.js';
+import { windowStatus, type WindowStatus } from '../campaigns/report/window-status.js';
+import { loadRateCard } from '../pricing/rate-card.js';
+import type { CampaignCost } from '../pricing/recorded-cost.js';
+import type { AppContext } from './app-context.js';
 import { statusCost } from './status-cost.js';
-import { campaignNotFound } from '../../campaigns/campaign-not-found.js';
+import { statusJson, type StatusView } from './views/status-view.js';
 
 /** What `campaign status` shows of a campaign: its state and counts, its send window now, and its cost. */
 export interface CampaignStatusRead {
@@ -32,7 +32,7 @@ export async function readCampaignStatus(
   return { status, definition, windowed, cost };
 }
 
-/** `campaign status ID --json`. */
+/** `campaign status ID --json`, and the API's campaign. */
 export function statusViewOf(read: CampaignStatusRead): StatusView {
   return { ...statusJson(read.status, read.windowed, read.definition), cost: read.cost };
 }

@@ -1,0 +1,49 @@
+import type { CreateCampaignDeps } from '../campaigns/create-campaign.js';
+import { setTemplateTtl } from '../cloud-api/template-ttl-client.js';
+import { messagingLimitOf, sendRateOf } from '../config/config.js';
+import { loadRateCard } from '../pricing/rate-card.js';
+import { readMessagingReach } from '../redis/ledger/messaging-reach-read.js';
+import type { AppContext } from './app-context.js';
+import { buildTemplateRegistry } from './templates.js';
+
+/** What a process needs to create campaigns: the CLI's command opens one for its run, the API's service keeps one. */
+export type CampaignContext = Omit<AppContext, 'close'>;
+
+/** What createCampaign needs, from this process's configuration, Redis and ledger. */
+export function createCampaignDeps(context: CampaignContext): CreateCampaignDeps {
+  const { config, ledger, redis } = context;
+  const { accessToken } = config;
+  return {
+    ledger,
+    reportsDir: config.reportsDir,
+    defaultPhoneNumberId: config.phoneNumberId,
+    sendRate: (phoneNumberId) => sendRateOf(config.send, phoneNumberId),
+    openTemplates: (file) => buildTemplateRegistry(context, { file }),
+    setTemplateTtl:
+      accessToken === undefined
+        ? undefined
+        : (templateId, seconds) =>
+            setTemplateTtl({
+              baseUrl: config.api.baseUrl,
+              apiVersion: config.api.version,
+              timeoutMs: config.api.timeoutMs,
+              accessToken,
+              templateId,
+              seconds,
+            }),
+    rateCard: loadRateCard(config.rateCardFile),
+    recordCostEstimate: (campaignId, cost) => ledger.recordCostEstimate(campaignId, cost),
+    // MESSAGING_LIMITS wins over what a worker or webhook last stored for the portfolio.
+    messagingReach: async (phoneNumberId, campaignId) => {
+      const read = await readMessagingReach(redis, config.queuePrefix, config.portfolios, phoneNumberId, campaignId);
+      return {
+        portfolio: read.portfolio,
+        limit: messagingLimitOf(config, phoneNumberId) ?? read.storedLimit,
+        reached: read.reached,
+        queuedElsewhere: read.queuedElsewhere,
+        oldestReachedAt: read.oldestReachedAt,
+        now: read.now,
+      };
+    },
+  };
+}
