@@ -8,6 +8,7 @@ import { parseCampaignSpec } from '../../src/campaigns/spec/parse-spec.js';
 import { specOfFlags } from '../../src/campaigns/spec/spec-of-flags.js';
 import { register } from '../../src/cli/commands/send.js';
 import { campaignFlagsOf, type SendCommandOptions } from '../../src/cli/run/send.js';
+import { refusalOf } from '../support/refusal.js';
 
 const CONTEXT = { now: Date.parse('2026-11-22T12:00:00Z'), defaultPhoneNumberId: '106540352242922' };
 /** What the command line has of its own: not fields of a campaign. */
@@ -42,15 +43,6 @@ function apiFlags(json: unknown): CampaignFlags {
   const { flags, problems } = readCampaignFlags(JSON.parse(JSON.stringify(json)));
   expect(problems).toStrictEqual([]);
   return flags!;
-}
-
-function refusal(run: () => unknown): { code: string; message: string } {
-  try {
-    run();
-  } catch (error) {
-    return error as { code: string; message: string };
-  }
-  throw new Error('expected a refusal');
 }
 
 /** The one edge shape of a campaign: the CLI's long flags, camelCased, are the HTTP API's JSON fields, onto the same spec. */
@@ -163,10 +155,10 @@ describe('campaign flags (the CLI and the API JSON form)', () => {
 
   it('names a field as its flag at the CLI and as its JSON field at the API, in the same words', () => {
     const template = { template: 'order_update', language: 'en_US' };
-    const cli = refusal(() =>
+    const cli = refusalOf(() =>
       checked(cliFlags(['--template', 'order_update', '--language', 'en_US', '--phone-number-id', '12ab']), CLI_FIELD_NAMES),
     );
-    const api = refusal(() => checked(apiFlags({ ...template, phoneNumberId: '12ab' }), FLAG_FIELD_NAMES));
+    const api = refusalOf(() => checked(apiFlags({ ...template, phoneNumberId: '12ab' }), FLAG_FIELD_NAMES));
     expect(cli).toMatchObject({
       code: 'OPTION_INVALID',
       message: '--phone-number-id "12ab": give the numeric phone-number ID from WhatsApp Manager',
@@ -175,13 +167,13 @@ describe('campaign flags (the CLI and the API JSON form)', () => {
       code: 'OPTION_INVALID',
       message: 'phoneNumberId "12ab": give the numeric phone-number ID from WhatsApp Manager',
     });
-    const times = refusal(() => checked(apiFlags({ ...template, startDeadline: '2026-11-23T10:00:00+01:00' }), FLAG_FIELD_NAMES));
+    const times = refusalOf(() => checked(apiFlags({ ...template, startDeadline: '2026-11-23T10:00:00+01:00' }), FLAG_FIELD_NAMES));
     expect(times.message).toMatch(/^startDeadline 2026-11-23T10:00:00\+01:00 needs at: a deadline/);
   });
 
   it('takes maxCost at both edges: an amount typed at the CLI, a number of 0 or more in the JSON, refused alike', () => {
     expect(cliFlags(['--template', 'x', '--max-cost', ' 250 '])).toMatchObject({ maxCost: 250 });
-    expect(refusal(() => cliFlags(['--template', 'x', '--max-cost', 'ten']))).toMatchObject({
+    expect(refusalOf(() => cliFlags(['--template', 'x', '--max-cost', 'ten']))).toMatchObject({
       code: 'OPTION_INVALID',
       message: '--max-cost "ten": give an amount in the rate card\'s currency, e.g. 250 or 99.50',
     });
@@ -192,7 +184,7 @@ describe('campaign flags (the CLI and the API JSON form)', () => {
     }
     // A spec made elsewhere is held to the same rule by its check.
     const spec = parseCampaignSpec({ template: { name: 'x', language: 'en' }, maxCost: -1 }, CLI_FIELD_NAMES);
-    expect(refusal(() => checkCampaignSpec(spec, CLI_FIELD_NAMES, CONTEXT))).toMatchObject({
+    expect(refusalOf(() => checkCampaignSpec(spec, CLI_FIELD_NAMES, CONTEXT))).toMatchObject({
       code: 'OPTION_INVALID',
       message: "--max-cost -1: give an amount in the rate card's currency, e.g. 250 or 99.50",
     });

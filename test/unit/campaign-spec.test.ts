@@ -5,6 +5,7 @@ import { CLI_FIELD_NAMES, FLAG_FIELD_NAMES, JSON_FIELD_NAMES, SPEC_FIELDS, type 
 import { parseCampaignSpec } from '../../src/campaigns/spec/parse-spec.js';
 import type { CampaignFlags } from '../../src/campaigns/spec/campaign-flags.js';
 import { specOfFlags } from '../../src/campaigns/spec/spec-of-flags.js';
+import { refusalOf } from '../support/refusal.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 const CONTEXT = { now: NOW, defaultPhoneNumberId: '106540352242922' };
@@ -83,15 +84,6 @@ function schemaFields(): string[] {
       return inner.shape === undefined ? [`${prefix}${key}`] : walk(inner.shape, `${prefix}${key}.`);
     });
   return walk(campaignSpecSchema.shape, '');
-}
-
-function refusal(run: () => unknown): { code: string; message: string } {
-  try {
-    run();
-  } catch (error) {
-    return error as { code: string; message: string };
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
@@ -206,19 +198,19 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
       [CLI_FIELD_NAMES, cli],
       [JSON_FIELD_NAMES, json],
     ] as [FieldNames, string][]) {
-      const error = refusal(() => parseCampaignSpec(input, names));
+      const error = refusalOf(() => parseCampaignSpec(input, names));
       expect(error.code).toBe('OPTION_INVALID');
       expect(error.message).toBe(expected);
     }
   });
 
   it('refuses a field the spec does not have, naming it and listing the fields', () => {
-    const error = refusal(() => parseCampaignSpec({ csv: { phone: 'mobile' }, tempalte: {} }, JSON_FIELD_NAMES));
+    const error = refusalOf(() => parseCampaignSpec({ csv: { phone: 'mobile' }, tempalte: {} }, JSON_FIELD_NAMES));
     expect(error.code).toBe('OPTION_INVALID');
     expect(error.message).toMatch(
       /^(csv\.phone|tempalte): no such field in a campaign spec; check the spelling \(fields: name, template\.name, /,
     );
-    expect(refusal(() => parseCampaignSpec([], JSON_FIELD_NAMES)).message).toMatch(/^the campaign spec: expected object/);
+    expect(refusalOf(() => parseCampaignSpec([], JSON_FIELD_NAMES)).message).toMatch(/^the campaign spec: expected object/);
   });
 });
 
@@ -457,7 +449,7 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
       [CLI_FIELD_NAMES, cli],
       [JSON_FIELD_NAMES, json],
     ] as [FieldNames, string][]) {
-      const error = refusal(() => checkCampaignSpec(parseCampaignSpec(input, names), names, CONTEXT));
+      const error = refusalOf(() => checkCampaignSpec(parseCampaignSpec(input, names), names, CONTEXT));
       expect(error.code).toBe(code);
       // The message starts with the field's name as the caller knows it.
       expect(error.message.slice(0, expected.length)).toBe(expected);
@@ -467,18 +459,18 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
   it('no number in the spec and none configured: CONFIG_INVALID naming the setting and the field', () => {
     const spec = parseCampaignSpec(template({}), JSON_FIELD_NAMES);
     const context = { now: NOW, defaultPhoneNumberId: undefined };
-    expect(refusal(() => checkCampaignSpec(spec, CLI_FIELD_NAMES, context))).toMatchObject({
+    expect(refusalOf(() => checkCampaignSpec(spec, CLI_FIELD_NAMES, context))).toMatchObject({
       code: 'CONFIG_INVALID',
       message: 'No phone number to send from: set WHATSAPP_PHONE_NUMBER_ID or pass --phone-number-id',
     });
-    expect(refusal(() => checkCampaignSpec(spec, JSON_FIELD_NAMES, context)).message).toBe(
+    expect(refusalOf(() => checkCampaignSpec(spec, JSON_FIELD_NAMES, context)).message).toBe(
       'No phone number to send from: set WHATSAPP_PHONE_NUMBER_ID or pass phoneNumberId',
     );
   });
 
   it("a text with the caller's own template-only option (the CLI's --templates) is refused with the others", () => {
     const spec = parseCampaignSpec({ text: { body: 'Hi {{name}}' }, csv: { params: ['a'] } }, CLI_FIELD_NAMES);
-    expect(refusal(() => checkCampaignSpec(spec, CLI_FIELD_NAMES, { ...CONTEXT, templateOnly: ['--templates'] })).message).toBe(
+    expect(refusalOf(() => checkCampaignSpec(spec, CLI_FIELD_NAMES, { ...CONTEXT, templateOnly: ['--templates'] })).message).toBe(
       '--params, --templates are for templates; with --text, name each column in the text ' +
         'itself as {{column}} (e.g. --text "Hi {{first_name}}")',
     );
@@ -486,8 +478,8 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
 
   it('checks in the order an operator fixes them: what to send before the number, the number before the times', () => {
     const spec = parseCampaignSpec({ phoneNumberId: 'x', schedule: { at: 'tomorrow' } }, JSON_FIELD_NAMES);
-    expect(refusal(() => checkCampaignSpec(spec, JSON_FIELD_NAMES, CONTEXT)).message).toMatch(/^say what to send/);
+    expect(refusalOf(() => checkCampaignSpec(spec, JSON_FIELD_NAMES, CONTEXT)).message).toMatch(/^say what to send/);
     const withTemplate = parseCampaignSpec(template({ phoneNumberId: 'x', schedule: { at: 'tomorrow' } }), JSON_FIELD_NAMES);
-    expect(refusal(() => checkCampaignSpec(withTemplate, JSON_FIELD_NAMES, CONTEXT)).message).toMatch(/^phoneNumberId "x"/);
+    expect(refusalOf(() => checkCampaignSpec(withTemplate, JSON_FIELD_NAMES, CONTEXT)).message).toMatch(/^phoneNumberId "x"/);
   });
 });

@@ -5,19 +5,10 @@ import { parseCampaignSpec } from '../../src/campaigns/spec/parse-spec.js';
 import { checkEndpointCategory } from '../../src/campaigns/spec/send-endpoint.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { exitCodeOf } from '../../src/cli/usage-errors.js';
+import { refusalOf } from '../support/refusal.js';
 
 const CONTEXT = { now: Date.parse('2026-11-20T12:00:00Z'), defaultPhoneNumberId: '106540352242922' };
 const TEMPLATE = { template: { name: 'winter_sale', language: 'en_US' } };
-
-function refusal(run: () => unknown): AppError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('--endpoint: the Marketing Messages API for MARKETING templates only', () => {
   it('defaults to /messages and takes marketing-messages for a template', () => {
@@ -29,7 +20,7 @@ describe('--endpoint: the Marketing Messages API for MARKETING templates only', 
 
   it('refuses --text with --endpoint marketing-messages as a usage error (exit 2)', () => {
     const spec = parseCampaignSpec({ text: { body: 'Hi {{name}}' }, endpoint: 'marketing-messages' }, CLI_FIELD_NAMES);
-    const error = refusal(() => checkCampaignSpec(spec, CLI_FIELD_NAMES, CONTEXT));
+    const error = refusalOf(() => checkCampaignSpec(spec, CLI_FIELD_NAMES, CONTEXT));
     expect(error.code).toBe('OPTION_INVALID');
     expect(exitCodeOf(error)).toBe(2);
     expect(error.message).toBe(
@@ -40,13 +31,13 @@ describe('--endpoint: the Marketing Messages API for MARKETING templates only', 
 
   it('refuses an endpoint it does not know, naming the field as the caller knows it', () => {
     const spec = parseCampaignSpec({ ...TEMPLATE, endpoint: 'marketing_lite' }, JSON_FIELD_NAMES);
-    expect(refusal(() => checkCampaignSpec(spec, JSON_FIELD_NAMES, CONTEXT)).message).toBe(
+    expect(refusalOf(() => checkCampaignSpec(spec, JSON_FIELD_NAMES, CONTEXT)).message).toBe(
       'endpoint "marketing_lite": use messages or marketing-messages',
     );
   });
 
   it('refuses a UTILITY (or uncategorised) template on marketing-messages, and lets MARKETING and /messages through', () => {
-    const utility = refusal(() =>
+    const utility = refusalOf(() =>
       checkEndpointCategory('marketing-messages', { name: 'order_update', category: 'UTILITY' }, CLI_FIELD_NAMES),
     );
     expect(utility.code).toBe('TEMPLATE_NOT_MARKETING');
@@ -72,13 +63,13 @@ describe('--ttl: a marketing time-to-live, through the Marketing Messages API on
   });
 
   it('refuses it without --endpoint marketing-messages, and outside 12h to 30d, naming the field', () => {
-    const without = refusal(() =>
+    const without = refusalOf(() =>
       checkCampaignSpec(parseCampaignSpec({ ...TEMPLATE, ttl: '36h' }, CLI_FIELD_NAMES), CLI_FIELD_NAMES, CONTEXT),
     );
     expect(without.code).toBe('OPTION_INVALID');
     expect(without.message).toMatch(/^--ttl needs --endpoint marketing-messages: /);
     for (const ttl of ['11h', '31d', '90m', 'soon']) {
-      const error = refusal(() => checkCampaignSpec(parseCampaignSpec({ ...mm, ttl }, JSON_FIELD_NAMES), JSON_FIELD_NAMES, CONTEXT));
+      const error = refusalOf(() => checkCampaignSpec(parseCampaignSpec({ ...mm, ttl }, JSON_FIELD_NAMES), JSON_FIELD_NAMES, CONTEXT));
       expect(error.code, ttl).toBe('OPTION_INVALID');
       expect(error.message, ttl).toMatch(/^ttl "/);
     }

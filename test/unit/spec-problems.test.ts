@@ -7,24 +7,16 @@ import { parseCampaignSpec } from '../../src/campaigns/spec/parse-spec.js';
 import { fieldOfMessage } from '../../src/campaigns/spec/spec-problems.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { ProblemsError } from '../../src/errors/problems-error.js';
+import { refusalOf } from '../support/refusal.js';
 
 const CONTEXT = { now: Date.parse('2026-11-22T12:00:00Z'), defaultPhoneNumberId: '106540352242922' };
 const TEMPLATE = { template: { name: 'order_update', language: 'en_US' } };
-
-function refusal(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a refusal');
-}
 
 /** checkCampaignSpec reports every broken rule: one as it is, several as one ProblemsError naming each field. */
 describe('campaign spec: every problem at once', () => {
   it('throws a single broken rule as its own AppError, code and message unchanged', () => {
     const spec = campaignSpecSchema.parse({ ...TEMPLATE, priority: 'urgent' });
-    const error = refusal(() => checkCampaignSpec(spec, CLI_FIELD_NAMES, CONTEXT));
+    const error = refusalOf(() => checkCampaignSpec(spec, CLI_FIELD_NAMES, CONTEXT));
     expect(error).not.toBeInstanceOf(ProblemsError);
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'OPTION_INVALID', message: '--priority "urgent": use high, normal or low' });
@@ -39,7 +31,7 @@ describe('campaign spec: every problem at once', () => {
       csv: { defaultCountry: 'XX' },
       phoneNumberId: 'abc',
     });
-    const error = refusal(() => checkCampaignSpec(spec, JSON_FIELD_NAMES, CONTEXT));
+    const error = refusalOf(() => checkCampaignSpec(spec, JSON_FIELD_NAMES, CONTEXT));
     expect(error).toBeInstanceOf(ProblemsError);
     const problems = error as ProblemsError;
     expect(problems.code).toBe('OPTION_INVALID');
@@ -56,7 +48,7 @@ describe('campaign spec: every problem at once', () => {
 
   it('names several codes SPEC_INVALID, and the CLI its flags', () => {
     const spec = campaignSpecSchema.parse({ ...TEMPLATE, priority: 'urgent' });
-    const error = refusal(() => checkCampaignSpec(spec, CLI_FIELD_NAMES, { ...CONTEXT, defaultPhoneNumberId: undefined }));
+    const error = refusalOf(() => checkCampaignSpec(spec, CLI_FIELD_NAMES, { ...CONTEXT, defaultPhoneNumberId: undefined }));
     expect(error).toMatchObject({ code: 'SPEC_INVALID' });
     expect((error as ProblemsError).problems.map((p) => [p.code, p.field])).toStrictEqual([
       ['CONFIG_INVALID', '--phone-number-id'],
@@ -73,7 +65,7 @@ describe('campaign spec: every problem at once', () => {
     expect(problems.find((p) => p.field === 'maxCost')?.detail).toBe(
       "maxCost: give an amount in the rate card's currency, e.g. 250 or 99.50",
     );
-    const cli = refusal(() => parseCampaignSpec({ ...TEMPLATE, priority: 5, csv: { params: 'a' } }, CLI_FIELD_NAMES));
+    const cli = refusalOf(() => parseCampaignSpec({ ...TEMPLATE, priority: 5, csv: { params: 'a' } }, CLI_FIELD_NAMES));
     expect(cli).not.toBeInstanceOf(ProblemsError);
     expect(cli).toMatchObject({ code: 'OPTION_INVALID', message: '--params: expected array, received string' });
   });
