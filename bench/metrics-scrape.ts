@@ -24,6 +24,7 @@ import { templateListSchema } from '../src/templates/template-schema.js';
 import { startService } from '../workers/serve.js';
 import { REDIS_URL, deletePrefix, freshPrefix, openRedis } from './support/redis.js';
 import { median } from './support/stats.js';
+import { CLI_FIELD_NAMES } from '../src/campaigns/spec/field-names.js';
 
 const { values } = parseArgs({
   options: {
@@ -44,7 +45,12 @@ const IN_FLIGHT = 4;
 const samples = templateListSchema.parse(JSON.parse(readFileSync(new URL('../samples/templates.json', import.meta.url), 'utf8'))).data;
 const template = samples.find((t) => t.name === 'order_update' && t.language === 'en_US');
 if (template === undefined) throw new Error('samples/templates.json lost order_update (en_US)');
-const plan = planSend(requirementsOf(template), ['phone', 'first_name', 'order_id'], { params: ['first_name', 'order_id'] });
+const plan = planSend(
+  requirementsOf(template),
+  ['phone', 'first_name', 'order_id'],
+  { params: ['first_name', 'order_id'] },
+  CLI_FIELD_NAMES,
+);
 
 const numberOf = (c: number) => String(106540352200000 + (c % NUMBERS));
 const phoneOf = (n: number) => `+49151${String(10_000_000 + n).padStart(8, '0')}`;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ProblemsError } from '../errors/problems-error.js';
 import type { TemplateRequirements } from '../templates/template-requirements.js';
-import { CLI_FIELD_NAMES, type FieldNames } from './spec/field-names.js';
+import type { FieldNames } from './spec/field-names.js';
 
 /**
  * Which CSV column fills which template variable, decided once per campaign from the
@@ -56,7 +56,7 @@ export function planSend(
   requirements: TemplateRequirements,
   header: readonly string[],
   options: ColumnOptions,
-  names: ColumnNames = CLI_FIELD_NAMES,
+  names: ColumnNames,
 ): SendPlan {
   const slots = placeSlots(requirements, header, options, names);
   const media = headerMediaOf(requirements, header, options, names);

@@ -3,7 +3,6 @@ import { AppError } from '../errors/app-error.js';
 import { ProblemsError } from '../errors/problems-error.js';
 import { MAX_TEXT_CHARS, textValueProblem, valueProblemDetail } from './parameter-rules.js';
 import type { RejectionReason } from './rejection-reasons.js';
-import { CLI_FIELD_NAMES } from './spec/field-names.js';
 import { TEXT_PLACEHOLDER } from './text-placeholder.js';
 
 /**
@@ -53,7 +52,7 @@ function split(body: string): SplitBody {
  * column, no stray `{{` or `}}`, no control or bidi character, and the fixed part alone fits
  * Meta's 4,096 characters. Returns the columns it names, each once, in order of first use.
  */
-export function parseTextBody(body: string, name = CLI_FIELD_NAMES['text.body']): string[] {
+export function parseTextBody(body: string, name: string): string[] {
   const refuse = (problem: string) => new AppError('OPTION_INVALID', `${name} ${problem}`);
   if (body.trim() === '') throw refuse(`is empty: give the message, e.g. ${name} "Hi {{name}}, your order {{order_id}} has shipped."`);
   const { literals, starts, names, at } = split(body);
@@ -89,13 +88,7 @@ export function parseTextBody(body: string, name = CLI_FIELD_NAMES['text.body'])
  * otherwise the file is refused before any row is read, naming the placeholders and the
  * columns the file has.
  */
-export function planText(
-  body: string,
-  previewUrl: boolean,
-  header: readonly string[],
-  file: string,
-  name = CLI_FIELD_NAMES['text.body'],
-): TextPlan {
+export function planText(body: string, previewUrl: boolean, header: readonly string[], file: string, name: string): TextPlan {
   const columns = parseTextBody(body, name);
   const missing = columns.filter((column) => !header.includes(column));
   if (missing.length > 0) {

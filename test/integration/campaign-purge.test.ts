@@ -16,6 +16,7 @@ import { freshPrefix, redisUrl, removePrefix } from '../support/redis.js';
 import { wamidsKey } from '../../src/redis/ledger/ledger-keys.js';
 import { withLedgerCommands } from '../../src/redis/ledger/ledger-scripts.js';
 import { ledgerPeek } from '../support/ledger-peek.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 const NUMBER = '106540352242922';
 const DAY = 86_400_000;
@@ -128,7 +129,7 @@ describe('purge and retention (real Redis, BullMQ)', () => {
       const file = join(dir, 'again.csv');
       await writeFile(file, 'phone\n+4915110000001\n');
       await expect(
-        produceCampaign({ ledger: context.ledger }, { file, define: () => ledgerTestDefinition('purged') }),
+        produceCampaign({ ledger: context.ledger }, { names: CLI_FIELD_NAMES, file, define: () => ledgerTestDefinition('purged') }),
       ).rejects.toMatchObject({ code: 'CAMPAIGN_PURGED' });
       expect((await context.ledger.status('purged'))?.counts.total).toBe(4);
     } finally {

@@ -6,6 +6,7 @@ import { RedisLedger, campaignLedgerKeys } from '../../src/redis/ledger/redis-le
 import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 import { TestClock } from '../support/test-clock.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 /**
  * Send-window lanes in the ledger (real Redis, the ledger's clock set by the test, and the open lanes given to feed
@@ -15,7 +16,7 @@ import { TestClock } from '../support/test-clock.js';
  */
 const NUMBER = LEDGER_TEST_NUMBER;
 const T0 = Date.parse('2026-12-01T08:00:00Z');
-const WINDOW = parseSendWindow('09:00-20:00', undefined);
+const WINDOW = parseSendWindow('09:00-20:00', undefined, CLI_FIELD_NAMES);
 const LANES = [['Europe/Berlin'], ['America/New_York'], ['Asia/Tokyo']];
 
 describe('send-window lanes in the ledger (real Redis, a clock the test moves)', () => {

@@ -12,6 +12,7 @@ import type { LedgerPeek } from '../support/ledger-peek.js';
 import type { TestClock } from '../support/test-clock.js';
 import { ledgersPerTest } from '../support/test-ledger.js';
 import { UNIT_NUMBER, orderUpdateDefinition } from '../support/unit-campaigns.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 /**
  * The producer (src/campaigns/ingest/producer.ts) on the ledger (a real Redis, its clock set
@@ -45,7 +46,7 @@ describe('produceCampaign (ledger on a real Redis)', () => {
   }
 
   function produce(file: string, definition: CampaignDefinition, more: Partial<ProduceInput> = {}, on: RedisLedger = ledger) {
-    return produceCampaign({ ledger: on }, { file, define: () => definition, ...more });
+    return produceCampaign({ ledger: on }, { names: CLI_FIELD_NAMES, file, define: () => definition, ...more });
   }
 
   async function rowsOf(id: string, on: RedisLedger = ledger): Promise<RowRecord[]> {

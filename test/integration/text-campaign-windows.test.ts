@@ -9,6 +9,7 @@ import { phoneNumber, tempDir } from '../support/csv-files.js';
 import type { TestClock } from '../support/test-clock.js';
 import { ledgersPerTest } from '../support/test-ledger.js';
 import { UNIT_NUMBER, orderUpdateDefinition } from '../support/unit-campaigns.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 /**
  * A text campaign may only go to recipients whose 24-hour customer-service window is open:
@@ -65,10 +66,10 @@ describe('produceCampaign of a text (ledger on a real Redis): WINDOW_CLOSED', ()
     await wroteIn(4, 25); // too long ago: no window
     await wroteIn(6);
     const refused: RefusedRow[] = [];
-    const text = planText('Hi {{name}}', false, HEADER, file);
+    const text = planText('Hi {{name}}', false, HEADER, file, CLI_FIELD_NAMES['text.body']);
     const summary = await produceCampaign(
       { ledger },
-      { file, define: () => textDefinition('t1', text), chunkSize: 4, onRefused: (r) => refused.push(r) },
+      { names: CLI_FIELD_NAMES, file, define: () => textDefinition('t1', text), chunkSize: 4, onRefused: (r) => refused.push(r) },
     );
 
     expect(summary).toMatchObject({ rows: 6, valid: 3, queued: 3, skipped: 3, rejected: 0, byReason: { WINDOW_CLOSED: 3 } });
@@ -95,7 +96,12 @@ describe('produceCampaign of a text (ledger on a real Redis): WINDOW_CLOSED', ()
     await wroteIn(2);
     const summary = await produceCampaign(
       { ledger },
-      { file, define: () => textDefinition('t2', planText('Hi {{name}}', false, HEADER, file)), dryRun: true },
+      {
+        names: CLI_FIELD_NAMES,
+        file,
+        define: () => textDefinition('t2', planText('Hi {{name}}', false, HEADER, file, CLI_FIELD_NAMES['text.body'])),
+        dryRun: true,
+      },
     );
     expect(summary).toMatchObject({ rows: 4, valid: 1, queued: 1, skipped: 3, byReason: { WINDOW_CLOSED: 3 } });
     expect(await ledger.getCampaign('t2')).toBeUndefined();
@@ -112,7 +118,12 @@ describe('produceCampaign of a text (ledger on a real Redis): WINDOW_CLOSED', ()
     };
     const summary = await produceCampaign(
       { ledger },
-      { file, define: () => textDefinition('t3', planText('Hi {{name}}', false, HEADER, file)), chunkSize: 250 },
+      {
+        names: CLI_FIELD_NAMES,
+        file,
+        define: () => textDefinition('t3', planText('Hi {{name}}', false, HEADER, file, CLI_FIELD_NAMES['text.body'])),
+        chunkSize: 250,
+      },
     );
     expect(summary).toMatchObject({ queued: 500, skipped: 500, byReason: { WINDOW_CLOSED: 500 } });
     expect(calls).toStrictEqual([250, 250, 250, 250]);
@@ -122,7 +133,10 @@ describe('produceCampaign of a text (ledger on a real Redis): WINDOW_CLOSED', ()
     const file = join(dir.dir, 't.csv');
     await writeFile(file, `phone,first_name,order_id\n${phoneNumber(1)},Ana,A-1\n`);
     ledger.serviceWindowsOpen = () => Promise.reject(new Error('a template campaign asked for service windows'));
-    expect(await produceCampaign({ ledger }, { file, define: () => orderUpdateDefinition('t4') })).toMatchObject({ queued: 1, skipped: 0 });
+    expect(await produceCampaign({ ledger }, { names: CLI_FIELD_NAMES, file, define: () => orderUpdateDefinition('t4') })).toMatchObject({
+      queued: 1,
+      skipped: 0,
+    });
   });
 
   it('recipients in the opt-outs are skipped OPTED_OUT, saying it is a text campaign', async () => {
@@ -134,8 +148,9 @@ describe('produceCampaign of a text (ledger on a real Redis): WINDOW_CLOSED', ()
     const summary = await produceCampaign(
       { ledger },
       {
+        names: CLI_FIELD_NAMES,
         file,
-        define: () => textDefinition('t5', planText('Hi {{name}}', false, HEADER, file)),
+        define: () => textDefinition('t5', planText('Hi {{name}}', false, HEADER, file, CLI_FIELD_NAMES['text.body'])),
         optedOut: await ledger.optOuts(UNIT_NUMBER),
         onRefused: (r) => refused.push(r),
       },
@@ -147,10 +162,14 @@ describe('produceCampaign of a text (ledger on a real Redis): WINDOW_CLOSED', ()
   it('sending the file again into the campaign queues a row whose recipient has written in since', async () => {
     const file = await csv(2);
     await wroteIn(1);
-    const define = () => textDefinition('t6', planText('Hi {{name}}', false, HEADER, file));
-    expect(await produceCampaign({ ledger }, { file, define })).toMatchObject({ queued: 1, skipped: 1 });
+    const define = () => textDefinition('t6', planText('Hi {{name}}', false, HEADER, file, CLI_FIELD_NAMES['text.body']));
+    expect(await produceCampaign({ ledger }, { names: CLI_FIELD_NAMES, file, define })).toMatchObject({ queued: 1, skipped: 1 });
     await wroteIn(2);
-    expect(await produceCampaign({ ledger }, { file, define })).toMatchObject({ queued: 1, skipped: 0, reopened: 1 });
+    expect(await produceCampaign({ ledger }, { names: CLI_FIELD_NAMES, file, define })).toMatchObject({
+      queued: 1,
+      skipped: 0,
+      reopened: 1,
+    });
     expect((await rowsOf('t6')).map((r) => r.status)).toStrictEqual(['queued', 'queued']);
   });
 });

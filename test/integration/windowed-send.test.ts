@@ -7,6 +7,7 @@ import { pipelinePerTest } from '../support/pipeline.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { TestClock } from '../support/test-clock.js';
 import { waitFor } from '../support/waiting.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 const MINUTE = 60_000;
 const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
@@ -25,7 +26,7 @@ describe('send windows through the pipeline', () => {
     const clock = TestClock.running();
     const pipeline = await rig.start({ label: 'windows', clock });
     const opensAt = Math.ceil((clock.now() + 10 * MINUTE) / MINUTE) * MINUTE;
-    const window = parseSendWindow(`${hhmm(opensAt)}-${hhmm(opensAt + 2 * 60 * MINUTE)}`, undefined);
+    const window = parseSendWindow(`${hhmm(opensAt)}-${hhmm(opensAt + 2 * 60 * MINUTE)}`, undefined, CLI_FIELD_NAMES);
     const lines = ['phone,first_name,order_id,tz'];
     // Rows 1-5: no zone given, German numbers → Europe/Berlin (UTC+1/+2: inside the window now).
     for (let i = 1; i <= 5; i++) lines.push(`${phoneNumber(i)},Berlin${i},A-${i},`);

@@ -12,6 +12,7 @@ import { ledgerPeek, type LedgerPeek } from './ledger-peek.js';
 import { freshPrefix, removePrefix } from './redis.js';
 import { TestClock } from './test-clock.js';
 import { pattern } from './long-pattern.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 /**
  * The campaign ledger's specification: every rule of the Lua scripts (src/redis/lua), as
@@ -1192,7 +1193,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
     });
 
     describe('send-window lanes', () => {
-      const WINDOW = parseSendWindow('09:00-20:00', undefined);
+      const WINDOW = parseSendWindow('09:00-20:00', undefined, CLI_FIELD_NAMES);
       const LANES = [['Europe/Berlin'], ['America/New_York'], ['Asia/Tokyo']];
 
       /** A campaign with a send window: rows 1..n in lane (row - 1) % 3 (Berlin, New York, Tokyo, Berlin, …); nothing fed. */

@@ -20,6 +20,7 @@ import type { MessageTemplate } from '../../src/templates/template-schema.js';
 import { tempDir } from './csv-files.js';
 import { freshPrefix, removePrefix, testRedis } from './redis.js';
 import type { TestClock } from './test-clock.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 export const SAMPLE_TEMPLATES = fileURLToPath(new URL('../../samples/templates.json', import.meta.url));
 export const PHONE_NUMBER_ID = '106540352242922';
@@ -157,7 +158,12 @@ export class Pipeline {
 
   /** A campaign of the sample `order_update` (en_US) template filled from first_name, order_id. */
   definition(id: string, overrides: Partial<CampaignDefinition['plan']> = {}): CampaignDefinition {
-    const plan = planSend(requirementsOf(this.#orderUpdate), ['phone', 'first_name', 'order_id'], { params: ['first_name', 'order_id'] });
+    const plan = planSend(
+      requirementsOf(this.#orderUpdate),
+      ['phone', 'first_name', 'order_id'],
+      { params: ['first_name', 'order_id'] },
+      CLI_FIELD_NAMES,
+    );
     return {
       id,
       createdAt: Date.now(),
@@ -168,7 +174,7 @@ export class Pipeline {
   }
 
   produce(file: string, definition: CampaignDefinition): Promise<ProduceSummary> {
-    return produceCampaign({ ledger: this.ledger }, { file, define: () => definition });
+    return produceCampaign({ ledger: this.ledger }, { names: CLI_FIELD_NAMES, file, define: () => definition });
   }
 
   async report(campaignId: string) {

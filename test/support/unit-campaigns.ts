@@ -3,6 +3,7 @@ import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
 import { planSend } from '../../src/campaigns/send-plan.js';
 import { requirementsOf } from '../../src/templates/template-requirements.js';
 import { templateListSchema } from '../../src/templates/template-schema.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 /** The phone number the unit-test campaigns send from. */
 export const UNIT_NUMBER = '106540352242922';
@@ -21,7 +22,7 @@ export function orderUpdateDefinition(id: string, overrides: Partial<CampaignDef
     id,
     createdAt: 0,
     phoneNumberId: UNIT_NUMBER,
-    plan: planSend(requirementsOf(template), ['phone', 'first_name', 'order_id'], { params: ['first_name', 'order_id'] }),
+    plan: planSend(requirementsOf(template), ['phone', 'first_name', 'order_id'], { params: ['first_name', 'order_id'] }, CLI_FIELD_NAMES),
     source: { file: 'campaign.csv', phoneColumn: 'phone', fixWhitespace: false },
     ...overrides,
   };

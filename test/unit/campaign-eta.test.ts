@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { campaignEtaSeconds, type EtaInput } from '../../src/campaigns/report/campaign-eta.js';
 import { nextOpening, parseSendWindow } from '../../src/campaigns/feed/send-window.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 /** A fixed clock: 21:00 UTC, so a 09:00-20:00 window in UTC is closed for 12 hours. */
 const NOW = Date.parse('2026-07-01T21:00:00Z');
 const HOUR = 3600;
-const nineToEight = parseSendWindow('09:00-20:00', undefined);
+const nineToEight = parseSendWindow('09:00-20:00', undefined, CLI_FIELD_NAMES);
 
 const input = (over: Partial<EtaInput> = {}): EtaInput => ({
   now: NOW,
@@ -77,7 +78,7 @@ describe('campaignEtaSeconds: the plan `send` prints, from what is left now', ()
 
   it('rows whose window never opens: no ETA without an expiry; the expiry with one', () => {
     // UTC+14 and UTC-11 are 25 hours apart: a one-hour window never opens in both.
-    const tenToEleven = parseSendWindow('10:00-11:00', undefined);
+    const tenToEleven = parseSendWindow('10:00-11:00', undefined, CLI_FIELD_NAMES);
     const backlogs = [{ lane: 0, zones: ['Pacific/Kiritimati', 'Pacific/Pago_Pago'], pending: 5 }];
     expect(campaignEtaSeconds(input({ window: tenToEleven, rowsLeft: 5, backlogs }))).toBeUndefined();
     expect(campaignEtaSeconds(input({ window: tenToEleven, rowsLeft: 5, backlogs, expiresAt: NOW + HOUR * 1000 }))).toBe(HOUR);

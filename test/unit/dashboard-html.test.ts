@@ -5,6 +5,7 @@ import { campaignsPage } from '../../src/dashboard/campaigns-page.js';
 import { campaignView } from '../../src/dashboard/campaign-view.js';
 import { escapeHtml, html, SafeHtml } from '../../src/dashboard/html.js';
 import { detailOf, extrasOf, statusOf, tallyOf } from './dashboard-fixtures.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 const SCRIPT = '<script>alert(1)</script>';
 const ESCAPED_SCRIPT = '&lt;script&gt;alert(1)&lt;/script&gt;';
@@ -95,7 +96,7 @@ describe("the campaign's page: controls by state", () => {
   it("shows a windowed campaign's window, the rows waiting for it and the next opening; nothing of the kind without a window", () => {
     const status = statusOf('c1', { state: 'running' }, { total: 4, queued: 4 });
     const extras = extrasOf({
-      window: parseSendWindow('09:00-20:00', 'mon-fri'),
+      window: parseSendWindow('09:00-20:00', 'mon-fri', CLI_FIELD_NAMES),
       windowStatus: { window: '', waiting: 4, nextWindowAt: Date.UTC(2026, 11, 7, 8) },
     });
     const page = campaignPage({ detail: detailOf(status, extras, tallyOf([])), csrfToken: 't' }).value;

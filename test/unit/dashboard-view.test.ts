@@ -5,6 +5,7 @@ import { campaignView } from '../../src/dashboard/campaign-view.js';
 import { utcTime } from '../../src/dashboard/browser/utc-time.js';
 import { duration, percent, time } from '../../src/dashboard/display-format.js';
 import { extrasOf, statusOf, tallyOf } from './dashboard-fixtures.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 describe('campaignView', () => {
   it('a running campaign: progress of the rows sent, its number’s rate, ETA, counts with delivered and read', () => {
@@ -73,7 +74,7 @@ describe('campaignView', () => {
   });
 
   it('a windowed campaign: its window always, the rows waiting for it and the next opening when they were read', () => {
-    const window = parseSendWindow('09:00-20:00', 'sat-sun');
+    const window = parseSendWindow('09:00-20:00', 'sat-sun', CLI_FIELD_NAMES);
     const status = statusOf('w', { state: 'running' }, { total: 30, queued: 30 });
     const waiting = campaignView(
       status,

@@ -8,6 +8,7 @@ import { messageBody } from '../../src/cloud-api/message-body.js';
 import type { OutboundMessage } from '../../src/cloud-api/outbound-message.js';
 import { requirementsOf } from '../../src/templates/template-requirements.js';
 import { messageTemplateSchema, templateListSchema } from '../../src/templates/template-schema.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 function readJson(path: string): unknown {
   return JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'));
@@ -20,7 +21,7 @@ const samples = templateListSchema.parse(readJson('../../samples/templates.json'
 function planOf(name: string, language: string, header: readonly string[], options: ColumnOptions): SendPlan {
   const template = [...referenceList, ...samples].find((t) => t.name === name && t.language === language);
   if (template === undefined) throw new Error(`no template ${name} (${language}) in the fixtures`);
-  return planSend(requirementsOf(template), header, options);
+  return planSend(requirementsOf(template), header, options, CLI_FIELD_NAMES);
 }
 
 function planOfComponents(
@@ -36,7 +37,7 @@ function planOfComponents(
     parameter_format: parameterFormat,
     components,
   });
-  return planSend(requirementsOf(template), header, options);
+  return planSend(requirementsOf(template), header, options, CLI_FIELD_NAMES);
 }
 
 function definition(plan: SendPlan): CampaignDefinition {

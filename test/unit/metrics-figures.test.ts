@@ -14,6 +14,7 @@ import { sendResultOf } from '../../src/metrics/send-observer.js';
 import { StoredHistogram } from '../../src/metrics/stored-histogram.js';
 import { CounterTally, HistogramTally } from '../../src/redis/metrics/metric-tallies.js';
 import { histogramTotals, rateOf, rateWindow, sendTotals } from '../../src/redis/ledger/stored-totals.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 /** The pure parts of /metrics: no Redis (see test/integration/metrics-*.test.ts for that). */
 
@@ -118,7 +119,7 @@ describe('campaignFigures', () => {
 
   it('ETA with a window: from its window and lanes at SEND_RATE, at least the time to the next opening; none when not read', async () => {
     // 08:00 UTC: a 12:00-13:00 window in UTC opens in 4 hours.
-    const window = parseSendWindow('12:00-13:00', undefined);
+    const window = parseSendWindow('12:00-13:00', undefined, CLI_FIELD_NAMES);
     const hash = { createdAt: NOW, total: 20, 'n:queued': 20, startedAt: NOW - 60_000, 'n:sent': 0, window: '1' };
     expect(needsWindow(await hmget(hash))).toBe(true);
     expect(needsWindow(await hmget({ ...hash, paused: '1' }))).toBe(false);

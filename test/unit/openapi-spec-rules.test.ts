@@ -17,6 +17,7 @@ import { parseDuration, parseInstant } from '../../src/campaigns/spec/time-optio
 import { parseTextBody } from '../../src/campaigns/text-plan.js';
 import { canonicalZone } from '../../src/phone/recipient-zones.js';
 import { accepts } from '../support/accepts.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -80,7 +81,7 @@ describe('the spec patterns of the OpenAPI document are the server’s own rules
       for (const end of clocks)
         for (const value of [`${start}-${end}`, ` ${start} - ${end} `]) {
           const fits = hours.test(value) && !empty.test(value);
-          expect(fits, value).toBe(accepts(() => parseSendWindow(value, undefined)));
+          expect(fits, value).toBe(accepts(() => parseSendWindow(value, undefined, CLI_FIELD_NAMES)));
         }
   });
 
@@ -90,7 +91,7 @@ describe('the spec patterns of the OpenAPI document are the server’s own rules
     for (const a of parts)
       for (const b of parts)
         for (const value of [a, `${a}-${b}`, `${a},${b}`, `${a}--${b}`, `${a}-${b}-${a}`])
-          expect(days.test(value), JSON.stringify(value)).toBe(accepts(() => parseSendWindow('00:00-24:00', value)));
+          expect(days.test(value), JSON.stringify(value)).toBe(accepts(() => parseSendWindow('00:00-24:00', value, CLI_FIELD_NAMES)));
   });
 
   it('defaultCountry: the ISO codes with a numbering plan, in either case', () => {
@@ -112,7 +113,7 @@ describe('the spec patterns of the OpenAPI document are the server’s own rules
       expect(padded.test(` ${name} `), name).toBe(true);
     }
     for (const value of ['+01:00', ' Europe/Berlin', 'Europe/Berlin time', '', '1Europe'])
-      expect(zone.test(value) || accepts(() => checkDisplayTimezone(value)), value).toBe(false);
+      expect(zone.test(value) || accepts(() => checkDisplayTimezone(value, CLI_FIELD_NAMES.displayTimezone)), value).toBe(false);
     // Of the form, and no zone: only the tz database says so (TIMEZONE_NOT_FOUND).
     for (const value of ['Europe/Berlinn', 'Z']) {
       expect(zone.test(value), value).toBe(true);

@@ -5,6 +5,7 @@ import { parseSendWindow } from '../../src/campaigns/feed/send-window.js';
 import { checkDisplayTimezone, displayZoneOf, formatInstant } from '../../src/campaigns/spec/display-zone.js';
 import { summaryText } from '../../src/cli/format.js';
 import { defaultRateCardFile } from '../../src/pricing/rate-card.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 /** `campaign send`'s plan in the operator's time: the zone they typed or chose, to the second, UTC beside it. */
 const START = Date.parse('2026-12-01T08:00:00Z');
@@ -40,14 +41,25 @@ function outcome(estimate: SendOutcome['estimate']): SendOutcome {
 
 describe('the zone a plan is shown in', () => {
   it("--display-timezone first, else the offset typed in a time option, else this machine's zone", () => {
-    expect(displayZoneOf({ displayTimezone: 'europe/berlin', typed: ['2026-12-01T09:00:00+01:00'] })).toEqual({
+    expect(
+      displayZoneOf({ displayTimezone: 'europe/berlin', typed: ['2026-12-01T09:00:00+01:00'] }, CLI_FIELD_NAMES.displayTimezone),
+    ).toEqual({
       kind: 'zone',
       name: 'Europe/Berlin',
     });
-    expect(displayZoneOf({ typed: [undefined, '2026-12-01T09:00:00+05:30'] })).toEqual({ kind: 'offset', minutes: 330 });
-    expect(displayZoneOf({ typed: ['2026-12-01T09:00:00-03:00'] })).toEqual({ kind: 'offset', minutes: -180 });
-    expect(displayZoneOf({ typed: ['2026-12-01T08:00:00Z'] })).toEqual({ kind: 'offset', minutes: 0 });
-    expect(displayZoneOf({})).toEqual({ kind: 'zone', name: Intl.DateTimeFormat().resolvedOptions().timeZone });
+    expect(displayZoneOf({ typed: [undefined, '2026-12-01T09:00:00+05:30'] }, CLI_FIELD_NAMES.displayTimezone)).toEqual({
+      kind: 'offset',
+      minutes: 330,
+    });
+    expect(displayZoneOf({ typed: ['2026-12-01T09:00:00-03:00'] }, CLI_FIELD_NAMES.displayTimezone)).toEqual({
+      kind: 'offset',
+      minutes: -180,
+    });
+    expect(displayZoneOf({ typed: ['2026-12-01T08:00:00Z'] }, CLI_FIELD_NAMES.displayTimezone)).toEqual({ kind: 'offset', minutes: 0 });
+    expect(displayZoneOf({}, CLI_FIELD_NAMES.displayTimezone)).toEqual({
+      kind: 'zone',
+      name: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    });
   });
 
   it('refuses a --display-timezone Intl does not know: OPTION_INVALID unless shaped like a zone name, else TIMEZONE_NOT_FOUND', () => {
@@ -57,7 +69,7 @@ describe('the zone a plan is shown in', () => {
       ['+01:00', 'OPTION_INVALID'],
       ['', 'OPTION_INVALID'],
     ]) {
-      expect(() => checkDisplayTimezone(bad!), bad).toThrow(
+      expect(() => checkDisplayTimezone(bad!, CLI_FIELD_NAMES.displayTimezone), bad).toThrow(
         expect.objectContaining({ code, message: expect.stringContaining(`--display-timezone "${bad}"`) as unknown }),
       );
     }
@@ -110,7 +122,7 @@ describe('the plan lines of campaign send', () => {
   });
 
   it("the window with its days as given, and each zone's opening, in the zone shown", () => {
-    const window = parseSendWindow('09:00-20:00', 'sat-sun');
+    const window = parseSendWindow('09:00-20:00', 'sat-sun', CLI_FIELD_NAMES);
     // 2026-12-01 is a Tuesday: Saturday's 09:00 UTC is 2026-12-05T09:00Z.
     const estimate = estimateSending({
       startsAt: START,

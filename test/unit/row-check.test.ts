@@ -7,6 +7,7 @@ import { planSend, type SendPlan } from '../../src/campaigns/send-plan.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { requirementsOf } from '../../src/templates/template-requirements.js';
 import { messageTemplateSchema, templateListSchema } from '../../src/templates/template-schema.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 function stored(path: string, name: string) {
   const list = templateListSchema.parse(JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')));
@@ -20,21 +21,31 @@ function stored(path: string, name: string) {
  * URL button 0 "https://shop.example.com/?c={{1}}". Slots: header name, body code/amount/until, button coupon.
  */
 const HEADER = ['name', 'phone', 'code', 'amount', 'until', 'coupon'];
-const springPlan = planSend(stored('../fixtures/reference/examples/templates-list.response.json', 'spring_sale_v2'), HEADER, {
-  headerTextColumn: 'name',
-  params: ['code', 'amount', 'until'],
-  buttonUrlColumns: ['coupon'],
-});
+const springPlan = planSend(
+  stored('../fixtures/reference/examples/templates-list.response.json', 'spring_sale_v2'),
+  HEADER,
+  {
+    headerTextColumn: 'name',
+    params: ['code', 'amount', 'until'],
+    buttonUrlColumns: ['coupon'],
+  },
+  CLI_FIELD_NAMES,
+);
 
 /** spring_promo: IMAGE header from `banner`, body "Hi {{1}}, our spring sale is on: {{2}} off everything until Sunday." */
 const PROMO_HEADER = ['phone', 'first', 'discount', 'banner'];
-const promoPlan = planSend(stored('../../samples/templates.json', 'spring_promo'), PROMO_HEADER, {
-  params: ['first', 'discount'],
-  headerMediaColumn: 'banner',
-});
+const promoPlan = planSend(
+  stored('../../samples/templates.json', 'spring_promo'),
+  PROMO_HEADER,
+  {
+    params: ['first', 'discount'],
+    headerMediaColumn: 'banner',
+  },
+  CLI_FIELD_NAMES,
+);
 
 function rulesFor(plan: SendPlan, header: readonly string[], extra: Partial<RowRules> = {}): RowRules {
-  return { plan, mapping: resolveColumns(header, plan, 'phone', 'customers.csv'), ...extra };
+  return { plan, mapping: resolveColumns(header, plan, 'phone', 'customers.csv', CLI_FIELD_NAMES['csv.phoneColumn']), ...extra };
 }
 
 const spring = rulesFor(springPlan, HEADER);
@@ -63,7 +74,15 @@ const bodyFixedChars = springPlan.bodyText.replace(/\{\{\d+\}\}/g, '').length;
 
 describe('resolveColumns', () => {
   it('finds the phone column and each slot’s field index, in slot order', () => {
-    expect(resolveColumns(['until', 'coupon', 'phone', 'amount', 'name', 'code'], springPlan, 'phone', 'f.csv')).toStrictEqual({
+    expect(
+      resolveColumns(
+        ['until', 'coupon', 'phone', 'amount', 'name', 'code'],
+        springPlan,
+        'phone',
+        'f.csv',
+        CLI_FIELD_NAMES['csv.phoneColumn'],
+      ),
+    ).toStrictEqual({
       fieldCount: 6,
       phone: 2,
       slots: [
@@ -85,7 +104,7 @@ describe('resolveColumns', () => {
   it('a file without the phone column → CSV_HEADER_INVALID naming it and the columns found', () => {
     let error: unknown;
     try {
-      resolveColumns(HEADER, springPlan, 'msisdn', 'customers.csv');
+      resolveColumns(HEADER, springPlan, 'msisdn', 'customers.csv', CLI_FIELD_NAMES['csv.phoneColumn']);
     } catch (caught) {
       error = caught;
     }
@@ -103,9 +122,15 @@ describe('resolveColumns', () => {
     expect(() =>
       resolveColumns(
         ['Phone', 'name'],
-        planSend(stored('../../samples/templates.json', 'order_update'), ['Phone', 'name', 'o'], { params: ['name', 'o'] }),
+        planSend(
+          stored('../../samples/templates.json', 'order_update'),
+          ['Phone', 'name', 'o'],
+          { params: ['name', 'o'] },
+          CLI_FIELD_NAMES,
+        ),
         'phone',
         'f.csv',
+        CLI_FIELD_NAMES['csv.phoneColumn'],
       ),
     ).toThrow(/no phone column "phone"/);
   });
@@ -319,6 +344,7 @@ describe('checkRow: rendered lengths', () => {
       ),
       ['phone', 'v'],
       { params: ['v'] },
+      CLI_FIELD_NAMES,
     );
     const rules = rulesFor(twice, ['phone', 'v']);
 

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { estimateSending } from '../../src/campaigns/feed/send-estimate.js';
 import { parseSendWindow } from '../../src/campaigns/feed/send-window.js';
 import { windowStatus } from '../../src/campaigns/report/window-status.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 const at = (iso: string) => Date.parse(iso);
-const nineToEight = parseSendWindow('09:00-20:00', undefined);
+const nineToEight = parseSendWindow('09:00-20:00', undefined, CLI_FIELD_NAMES);
 
 describe('estimateSending', () => {
   it('without a window: the rows at the rate, from the start', () => {
@@ -81,7 +82,7 @@ describe('estimateSending', () => {
       startsAt: at('2026-07-01T00:00:00Z'),
       expiresAt: undefined,
       messagesPerSecond: 10,
-      window: parseSendWindow('09:00-17:00', undefined),
+      window: parseSendWindow('09:00-17:00', undefined, CLI_FIELD_NAMES),
       rows: 0,
       lanes: [
         { zones: ['Asia/Kamchatka', 'Europe/Kaliningrad'], rows: 5 },

@@ -4,6 +4,7 @@ import { planSend, sendPlanSchema, type ColumnOptions, type SendPlan } from '../
 import { AppError } from '../../src/errors/app-error.js';
 import { requirementsOf, type TemplateRequirements } from '../../src/templates/template-requirements.js';
 import { messageTemplateSchema, templateListSchema } from '../../src/templates/template-schema.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 function listed(path: string): TemplateRequirements[] {
   return templateListSchema.parse(JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'))).data.map(requirementsOf);
@@ -31,7 +32,7 @@ function template(fields: {
 function refusal(requirements: TemplateRequirements, header: readonly string[], options: ColumnOptions): AppError {
   let plan: SendPlan;
   try {
-    plan = planSend(requirements, header, options);
+    plan = planSend(requirements, header, options, CLI_FIELD_NAMES);
   } catch (error) {
     if (error instanceof AppError) return error;
     throw error;
@@ -51,7 +52,7 @@ const springPromo = stored('spring_promo', 'en_US'); // IMAGE header, body {{1}}
 
 describe('planSend: positional body', () => {
   it('maps --params to {{1}}..{{n}} in order, with the template texts', () => {
-    const plan = planSend(orderUpdate, ['phone', 'name', 'order'], { params: ['name', 'order'] });
+    const plan = planSend(orderUpdate, ['phone', 'name', 'order'], { params: ['name', 'order'] }, CLI_FIELD_NAMES);
 
     expect(plan).toStrictEqual({
       name: 'order_update',
@@ -66,7 +67,7 @@ describe('planSend: positional body', () => {
   });
 
   it('the order of --params decides the variable, not the order of the columns in the file', () => {
-    const plan = planSend(orderUpdate, ['phone', 'name', 'order'], { params: ['order', 'name'] });
+    const plan = planSend(orderUpdate, ['phone', 'name', 'order'], { params: ['order', 'name'] }, CLI_FIELD_NAMES);
 
     expect(plan.slots.map((s) => [s.variable, s.column])).toStrictEqual([
       ['1', 'order'],
@@ -77,7 +78,7 @@ describe('planSend: positional body', () => {
   it('{{1}} is the first param even when {{2}} comes first in the text', () => {
     const reversed = template({ components: [{ type: 'BODY', text: 'Order {{2}} is ready, {{1}}.' }] });
 
-    expect(planSend(reversed, ['phone', 'a', 'b'], { params: ['a', 'b'] }).slots).toStrictEqual([
+    expect(planSend(reversed, ['phone', 'a', 'b'], { params: ['a', 'b'] }, CLI_FIELD_NAMES).slots).toStrictEqual([
       { component: 'body', variable: '1', column: 'a' },
       { component: 'body', variable: '2', column: 'b' },
     ]);
@@ -86,8 +87,8 @@ describe('planSend: positional body', () => {
   it('a template without variables needs no params and has no slots', () => {
     const plain = template({ components: [{ type: 'BODY', text: 'Our shop is open on Sunday.' }] });
 
-    expect(planSend(plain, ['phone'], {}).slots).toStrictEqual([]);
-    expect(planSend(plain, ['phone'], { params: [] }).slots).toStrictEqual([]);
+    expect(planSend(plain, ['phone'], {}, CLI_FIELD_NAMES).slots).toStrictEqual([]);
+    expect(planSend(plain, ['phone'], { params: [] }, CLI_FIELD_NAMES).slots).toStrictEqual([]);
   });
 
   it.each([
@@ -110,11 +111,16 @@ describe('planSend: positional body', () => {
   });
 
   it('the plan is what sendPlanSchema stores (round-trips unchanged)', () => {
-    const plan = planSend(springSale, ['phone', 'name', 'code', 'amount', 'until'], {
-      headerTextColumn: 'name',
-      params: ['code', 'amount', 'until'],
-      buttonUrlColumns: ['code'],
-    });
+    const plan = planSend(
+      springSale,
+      ['phone', 'name', 'code', 'amount', 'until'],
+      {
+        headerTextColumn: 'name',
+        params: ['code', 'amount', 'until'],
+        buttonUrlColumns: ['code'],
+      },
+      CLI_FIELD_NAMES,
+    );
 
     expect(sendPlanSchema.parse(JSON.parse(JSON.stringify(plan)))).toStrictEqual(plan);
   });
@@ -122,7 +128,7 @@ describe('planSend: positional body', () => {
 
 describe('planSend: NAMED templates', () => {
   it('each variable comes from the column of the same name', () => {
-    const plan = planSend(appointment, ['phone', 'appointment_time', 'first_name'], {});
+    const plan = planSend(appointment, ['phone', 'appointment_time', 'first_name'], {}, CLI_FIELD_NAMES);
 
     expect(plan).toMatchObject({ parameterFormat: 'NAMED', name: 'appointment_reminder_named' });
     expect(plan.slots).toStrictEqual([
@@ -132,7 +138,7 @@ describe('planSend: NAMED templates', () => {
   });
 
   it('--param name=column maps a variable to a column named differently', () => {
-    const plan = planSend(appointment, ['phone', 'first_name', 'when'], { paramColumns: { appointment_time: 'when' } });
+    const plan = planSend(appointment, ['phone', 'first_name', 'when'], { paramColumns: { appointment_time: 'when' } }, CLI_FIELD_NAMES);
 
     expect(plan.slots).toStrictEqual([
       { component: 'body', variable: 'first_name', column: 'first_name' },
@@ -170,11 +176,16 @@ describe('planSend: NAMED templates', () => {
 
 describe('planSend: text header', () => {
   it('a positional header variable comes from --header-text-column; the plan keeps the header text', () => {
-    const plan = planSend(springSale, ['phone', 'name', 'code', 'amount', 'until'], {
-      headerTextColumn: 'name',
-      params: ['code', 'amount', 'until'],
-      buttonUrlColumns: ['code'],
-    });
+    const plan = planSend(
+      springSale,
+      ['phone', 'name', 'code', 'amount', 'until'],
+      {
+        headerTextColumn: 'name',
+        params: ['code', 'amount', 'until'],
+        buttonUrlColumns: ['code'],
+      },
+      CLI_FIELD_NAMES,
+    );
 
     expect(plan).toStrictEqual({
       name: 'spring_sale_v2',
@@ -210,7 +221,7 @@ describe('planSend: text header', () => {
   });
 
   it('NAMED: the header variable comes from the column of its name', () => {
-    const plan = planSend(namedHeader, ['phone', 'order_id', 'first_name'], {});
+    const plan = planSend(namedHeader, ['phone', 'order_id', 'first_name'], {}, CLI_FIELD_NAMES);
 
     expect(plan.slots).toStrictEqual([
       { component: 'header', variable: 'first_name', column: 'first_name' },
@@ -220,7 +231,7 @@ describe('planSend: text header', () => {
   });
 
   it('NAMED: --header-text-column overrides the name match', () => {
-    const plan = planSend(namedHeader, ['phone', 'order_id', 'greeting'], { headerTextColumn: 'greeting' });
+    const plan = planSend(namedHeader, ['phone', 'order_id', 'greeting'], { headerTextColumn: 'greeting' }, CLI_FIELD_NAMES);
 
     expect(plan.slots[0]).toStrictEqual({ component: 'header', variable: 'first_name', column: 'greeting' });
   });
@@ -232,7 +243,7 @@ describe('planSend: text header', () => {
         { type: 'BODY', text: 'Hi {{1}}' },
       ],
     });
-    const plan = planSend(fixed, ['phone', 'name'], { params: ['name'] });
+    const plan = planSend(fixed, ['phone', 'name'], { params: ['name'] }, CLI_FIELD_NAMES);
 
     expect(plan.slots).toStrictEqual([{ component: 'body', variable: '1', column: 'name' }]);
     expect(plan.headerText).toBe('Spring sale');
@@ -275,7 +286,9 @@ describe('planSend: URL buttons', () => {
       ],
     });
 
-    expect(planSend(laterButton, ['phone', 'name', 'tracking'], { params: ['name'], buttonUrlColumns: ['tracking'] }).slots).toStrictEqual([
+    expect(
+      planSend(laterButton, ['phone', 'name', 'tracking'], { params: ['name'], buttonUrlColumns: ['tracking'] }, CLI_FIELD_NAMES).slots,
+    ).toStrictEqual([
       { component: 'body', variable: '1', column: 'name' },
       { component: 'button', variable: '1', buttonIndex: 2, column: 'tracking' },
     ]);
@@ -296,7 +309,9 @@ describe('planSend: URL buttons', () => {
       ],
     });
 
-    expect(planSend(twoButtons, ['phone', 'track', 'invoice'], { buttonUrlColumns: ['track', 'invoice'] }).slots).toStrictEqual([
+    expect(
+      planSend(twoButtons, ['phone', 'track', 'invoice'], { buttonUrlColumns: ['track', 'invoice'] }, CLI_FIELD_NAMES).slots,
+    ).toStrictEqual([
       { component: 'button', variable: '1', buttonIndex: 0, column: 'track' },
       { component: 'button', variable: '1', buttonIndex: 2, column: 'invoice' },
     ]);
@@ -311,7 +326,7 @@ describe('planSend: URL buttons', () => {
       ],
     });
 
-    expect(planSend(named, ['phone', 'order_id', 'tracking_code'], {}).slots).toStrictEqual([
+    expect(planSend(named, ['phone', 'order_id', 'tracking_code'], {}, CLI_FIELD_NAMES).slots).toStrictEqual([
       { component: 'body', variable: 'order_id', column: 'order_id' },
       { component: 'button', variable: 'tracking_code', buttonIndex: 0, column: 'tracking_code' },
     ]);
@@ -341,10 +356,15 @@ describe('planSend: URL buttons', () => {
 
 describe('planSend: media and location headers', () => {
   it('an IMAGE header takes its link from --header-image-column', () => {
-    const plan = planSend(springPromo, ['phone', 'name', 'discount', 'banner'], {
-      params: ['name', 'discount'],
-      headerMediaColumn: 'banner',
-    });
+    const plan = planSend(
+      springPromo,
+      ['phone', 'name', 'discount', 'banner'],
+      {
+        params: ['name', 'discount'],
+        headerMediaColumn: 'banner',
+      },
+      CLI_FIELD_NAMES,
+    );
 
     expect(plan.headerMedia).toStrictEqual({ format: 'image', column: 'banner' });
     expect(plan.slots.map((s) => s.component)).toStrictEqual(['body', 'body']);
@@ -363,7 +383,7 @@ describe('planSend: media and location headers', () => {
       ],
     });
 
-    expect(planSend(media, ['phone', 'file'], { headerMediaColumn: 'file' }).headerMedia).toStrictEqual({
+    expect(planSend(media, ['phone', 'file'], { headerMediaColumn: 'file' }, CLI_FIELD_NAMES).headerMedia).toStrictEqual({
       format: expected,
       column: 'file',
     });

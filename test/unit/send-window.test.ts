@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { describeDays, describeWindow, laneOpen, nextOpening, openLanes, parseSendWindow } from '../../src/campaigns/feed/send-window.js';
 import { AppError } from '../../src/errors/app-error.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 const at = (iso: string) => Date.parse(iso);
-const nineToEight = parseSendWindow('09:00-20:00', undefined);
+const nineToEight = parseSendWindow('09:00-20:00', undefined, CLI_FIELD_NAMES);
 
 describe('parseSendWindow', () => {
   it('reads hours and days', () => {
-    expect(parseSendWindow('09:00-20:00', 'mon-fri')).toEqual({ start: 540, end: 1200, days: [1, 2, 3, 4, 5] });
-    expect(parseSendWindow('22:00-06:30', 'sat,sun')).toEqual({ start: 1320, end: 390, days: [0, 6] });
-    expect(parseSendWindow('08:00-24:00', 'fri-mon').days).toEqual([0, 1, 5, 6]);
-    expect(parseSendWindow('9:15 - 17:45', 'Monday-Wednesday')).toEqual({ start: 555, end: 1065, days: [1, 2, 3] });
+    expect(parseSendWindow('09:00-20:00', 'mon-fri', CLI_FIELD_NAMES)).toEqual({ start: 540, end: 1200, days: [1, 2, 3, 4, 5] });
+    expect(parseSendWindow('22:00-06:30', 'sat,sun', CLI_FIELD_NAMES)).toEqual({ start: 1320, end: 390, days: [0, 6] });
+    expect(parseSendWindow('08:00-24:00', 'fri-mon', CLI_FIELD_NAMES).days).toEqual([0, 1, 5, 6]);
+    expect(parseSendWindow('9:15 - 17:45', 'Monday-Wednesday', CLI_FIELD_NAMES)).toEqual({ start: 555, end: 1065, days: [1, 2, 3] });
   });
 
   it.each([
@@ -26,7 +27,7 @@ describe('parseSendWindow', () => {
   ])('refuses --window %s --days %s with OPTION_INVALID', (window, days) => {
     let error: unknown;
     try {
-      parseSendWindow(window, days);
+      parseSendWindow(window, days, CLI_FIELD_NAMES);
     } catch (caught) {
       error = caught;
     }
@@ -37,7 +38,7 @@ describe('parseSendWindow', () => {
 
   it('names an empty window as such (start equals end), not as a format mistake', () => {
     for (const window of ['09:00-09:00', '00:00-00:00', '9:00-09:00']) {
-      expect(() => parseSendWindow(window, undefined), window).toThrow(
+      expect(() => parseSendWindow(window, undefined, CLI_FIELD_NAMES), window).toThrow(
         expect.objectContaining({
           code: 'OPTION_INVALID',
           message: expect.stringMatching(
@@ -46,18 +47,18 @@ describe('parseSendWindow', () => {
         }),
       );
     }
-    expect(() => parseSendWindow('09:00-09:00', undefined)).toThrow(
+    expect(() => parseSendWindow('09:00-09:00', undefined, CLI_FIELD_NAMES)).toThrow(
       /give an end after the start, e\.g\. 09:00-20:00, or 00:00-24:00 for the whole day/,
     );
     // A malformed window still gets the format message.
-    expect(() => parseSendWindow('9-17', undefined)).toThrow(/give the local hours as HH:MM-HH:MM/);
-    expect(() => parseSendWindow('9-17', undefined)).not.toThrow(/is empty/);
+    expect(() => parseSendWindow('9-17', undefined, CLI_FIELD_NAMES)).toThrow(/give the local hours as HH:MM-HH:MM/);
+    expect(() => parseSendWindow('9-17', undefined, CLI_FIELD_NAMES)).not.toThrow(/is empty/);
   });
 
   it('describes itself as given, its days normalised into runs around the week', () => {
-    expect(describeWindow(parseSendWindow('09:00-20:00', 'mon-fri'))).toBe('09:00-20:00 local, mon-fri');
+    expect(describeWindow(parseSendWindow('09:00-20:00', 'mon-fri', CLI_FIELD_NAMES))).toBe('09:00-20:00 local, mon-fri');
     expect(describeWindow(nineToEight)).toBe('09:00-20:00 local, every day');
-    expect(describeWindow(parseSendWindow('22:00-06:00', 'sat-sun'))).toBe('22:00-06:00 local, sat-sun');
+    expect(describeWindow(parseSendWindow('22:00-06:00', 'sat-sun', CLI_FIELD_NAMES))).toBe('22:00-06:00 local, sat-sun');
   });
 
   it.each([
@@ -74,7 +75,7 @@ describe('parseSendWindow', () => {
     ['mon-sun', 'every day'],
     ['fri-mon,wed', 'wed,fri-mon'],
   ])('--days %s is shown as %s', (days, shown) => {
-    expect(describeDays(parseSendWindow('09:00-20:00', days).days)).toBe(shown);
+    expect(describeDays(parseSendWindow('09:00-20:00', days, CLI_FIELD_NAMES).days)).toBe(shown);
   });
 });
 
@@ -96,17 +97,17 @@ describe('laneOpen', () => {
   });
 
   it('opens only on the chosen local weekdays', () => {
-    const weekdays = parseSendWindow('09:00-20:00', 'mon-fri');
+    const weekdays = parseSendWindow('09:00-20:00', 'mon-fri', CLI_FIELD_NAMES);
     // Saturday 2026-07-04 10:00 in Berlin.
     expect(laneOpen(weekdays, ['Europe/Berlin'], at('2026-07-04T08:00:00Z'))).toBe(false);
     // Friday 2026-07-03 10:00 in Berlin.
     expect(laneOpen(weekdays, ['Europe/Berlin'], at('2026-07-03T08:00:00Z'))).toBe(true);
     // Friday 23:30 UTC is already Saturday in Tokyo.
-    expect(laneOpen(parseSendWindow('00:00-24:00', 'mon-fri'), ['Asia/Tokyo'], at('2026-07-03T23:30:00Z'))).toBe(false);
+    expect(laneOpen(parseSendWindow('00:00-24:00', 'mon-fri', CLI_FIELD_NAMES), ['Asia/Tokyo'], at('2026-07-03T23:30:00Z'))).toBe(false);
   });
 
   it('gives the hours after midnight of a window across midnight to the day it started', () => {
-    const nights = parseSendWindow('22:00-06:00', 'fri');
+    const nights = parseSendWindow('22:00-06:00', 'fri', CLI_FIELD_NAMES);
     expect(laneOpen(nights, ['UTC'], at('2026-07-03T23:00:00Z'))).toBe(true); // Friday night
     expect(laneOpen(nights, ['UTC'], at('2026-07-04T05:00:00Z'))).toBe(true); // Saturday early: Friday's window
     expect(laneOpen(nights, ['UTC'], at('2026-07-05T05:00:00Z'))).toBe(false); // Sunday early: Saturday's, not chosen
@@ -141,14 +142,14 @@ describe('nextOpening', () => {
 
   it('skips days not chosen', () => {
     // Saturday 2026-07-04 in Berlin: the next opening is Monday 09:00 CEST.
-    expect(nextOpening(parseSendWindow('09:00-20:00', 'mon-fri'), ['Europe/Berlin'], at('2026-07-04T08:00:00Z'))).toBe(
+    expect(nextOpening(parseSendWindow('09:00-20:00', 'mon-fri', CLI_FIELD_NAMES), ['Europe/Berlin'], at('2026-07-04T08:00:00Z'))).toBe(
       at('2026-07-06T07:00:00Z'),
     );
   });
 
   it('is undefined for zones whose windows never overlap', () => {
     // Kaliningrad (UTC+2) and Kamchatka (UTC+12): 09:00-17:00 in one is night in the other…
-    const nineToFive = parseSendWindow('09:00-17:00', undefined);
+    const nineToFive = parseSendWindow('09:00-17:00', undefined, CLI_FIELD_NAMES);
     expect(nextOpening(nineToFive, ['Asia/Kamchatka', 'Europe/Kaliningrad'], at('2026-07-01T00:00:00Z'))).toBeUndefined();
     // …while 09:00-20:00 overlaps for an hour (07:00-08:00 UTC).
     expect(nextOpening(nineToEight, ['Asia/Kamchatka', 'Europe/Kaliningrad'], at('2026-07-01T00:00:00Z'))).toBe(at('2026-07-01T07:00:00Z'));

@@ -18,6 +18,7 @@ import { messageBody } from '../../src/cloud-api/message-body.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { UNIT_NUMBER, orderUpdateDefinition } from '../support/unit-campaigns.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 /**
  * Text campaigns (`campaign send FILE --text "Hi {{name}}…"`), below the ledger: the text's
@@ -45,13 +46,13 @@ function textDefinition(id: string, text: TextPlan): CampaignDefinition {
 
 describe('--text: placeholders', () => {
   it('names each column once, in order of first use; spaces inside the braces are ignored', () => {
-    expect(parseTextBody(BODY)).toStrictEqual(['name', 'order_id']);
-    expect(parseTextBody('Hallo {{ Vorname }} – {{Bestell Nr}}')).toStrictEqual(['Vorname', 'Bestell Nr']);
-    expect(parseTextBody('No placeholder at all')).toStrictEqual([]);
+    expect(parseTextBody(BODY, CLI_FIELD_NAMES['text.body'])).toStrictEqual(['name', 'order_id']);
+    expect(parseTextBody('Hallo {{ Vorname }} – {{Bestell Nr}}', CLI_FIELD_NAMES['text.body'])).toStrictEqual(['Vorname', 'Bestell Nr']);
+    expect(parseTextBody('No placeholder at all', CLI_FIELD_NAMES['text.body'])).toStrictEqual([]);
   });
 
   it('line breaks and tabs are fine in the text itself', () => {
-    expect(parseTextBody('Hi {{name}},\n\tyour order is on its way.\r\nBye')).toStrictEqual(['name']);
+    expect(parseTextBody('Hi {{name}},\n\tyour order is on its way.\r\nBye', CLI_FIELD_NAMES['text.body'])).toStrictEqual(['name']);
   });
 
   it.each([
@@ -67,13 +68,13 @@ describe('--text: placeholders', () => {
     ['a right-to-left override', 'Invoice\u202Etxt.exe {{name}}', /bidirectional.*U\+202E RLO at character 8/],
     ['a fixed part over 4,096', `${'x'.repeat(4097)} {{name}}`, /4,098 characters without its placeholders; Meta allows 4,096/],
   ])('%s is OPTION_INVALID before any file is read', (_label, body, said) => {
-    const error = refusal(() => parseTextBody(body));
+    const error = refusal(() => parseTextBody(body, CLI_FIELD_NAMES['text.body']));
     expect(error.code).toBe('OPTION_INVALID');
     expect(error.message).toMatch(said);
   });
 
   it('a placeholder the header lacks refuses the file, naming it, a near column, and the columns found', () => {
-    const error = refusal(() => planText('Hi {{Name}}, order {{order}}', false, HEADER, 'people.csv'));
+    const error = refusal(() => planText('Hi {{Name}}, order {{order}}', false, HEADER, 'people.csv', CLI_FIELD_NAMES['text.body']));
     expect(error.code).toBe('CSV_HEADER_INVALID');
     expect(error.message).toContain('people.csv');
     expect(error.message).toContain('{{Name}} (did you mean {{name}}?), {{order}} name no column');
@@ -82,11 +83,15 @@ describe('--text: placeholders', () => {
   });
 
   it('the plan keeps the body as given, the columns, and --preview-url', () => {
-    expect(planText(BODY, true, HEADER, 'c.csv')).toStrictEqual({ body: BODY, previewUrl: true, columns: ['name', 'order_id'] });
+    expect(planText(BODY, true, HEADER, 'c.csv', CLI_FIELD_NAMES['text.body'])).toStrictEqual({
+      body: BODY,
+      previewUrl: true,
+      columns: ['name', 'order_id'],
+    });
   });
 
   it('fills every occurrence, and its length is the filled string’s UTF-16 length (an emoji counts 2)', () => {
-    const plan = planText(BODY, false, HEADER, 'c.csv');
+    const plan = planText(BODY, false, HEADER, 'c.csv', CLI_FIELD_NAMES['text.body']);
     const values = ['Ana 🎉', 'A-1'];
     const filled = fillText(plan, values);
     expect(filled).toBe('Hi Ana 🎉, your order A-1 has shipped. Thanks, Ana 🎉!');
@@ -119,8 +124,11 @@ describe('--text: value rules (textValueProblem against valueProblem)', () => {
 });
 
 describe('--text: a row', () => {
-  const plan = planText('Hi {{name}}: {{note}}', false, HEADER, 'c.csv');
-  const rules: TextRowRules = { text: plan, mapping: resolveColumns(HEADER, textColumns(plan), 'phone', 'c.csv') };
+  const plan = planText('Hi {{name}}: {{note}}', false, HEADER, 'c.csv', CLI_FIELD_NAMES['text.body']);
+  const rules: TextRowRules = {
+    text: plan,
+    mapping: resolveColumns(HEADER, textColumns(plan), 'phone', 'c.csv', CLI_FIELD_NAMES['csv.phoneColumn']),
+  };
   const fixed = 'Hi : '.length;
 
   it('takes the recipient and the placeholders’ values, in the plan’s column order; a multi-line note stays multi-line', () => {
@@ -175,7 +183,7 @@ describe('--text: a row', () => {
 });
 
 describe('--text: the message the worker builds', () => {
-  const definition = textDefinition('txt1', planText(BODY, true, HEADER, 'c.csv'));
+  const definition = textDefinition('txt1', planText(BODY, true, HEADER, 'c.csv', CLI_FIELD_NAMES['text.body']));
   const row = { campaignId: 'txt1', row: 7, to: '+14155550123', values: ['Ana', 'A-1'] };
 
   it('is a text message with the filled body, preview_url and the callback data, as reference §1.3 shows it', () => {
@@ -214,12 +222,14 @@ describe('--text: the message the worker builds', () => {
 });
 
 describe('--text: the duplicate guard’s fingerprint', () => {
-  const plan = planText('Hi {{name}}', false, HEADER, 'c.csv');
+  const plan = planText('Hi {{name}}', false, HEADER, 'c.csv', CLI_FIELD_NAMES['text.body']);
 
   it('is the filled text and the recipient: equal words match, whatever the placeholder; other words or recipients do not', () => {
     const fp = textMessageFingerprint(plan, '+4915110000001', ['Ana']);
     expect(fp).toMatch(/^[A-Za-z0-9_-]{22}$/);
-    expect(textMessageFingerprint(planText('Hi {{note}}', true, HEADER, 'c.csv'), '+4915110000001', ['Ana'])).toBe(fp);
+    expect(
+      textMessageFingerprint(planText('Hi {{note}}', true, HEADER, 'c.csv', CLI_FIELD_NAMES['text.body']), '+4915110000001', ['Ana']),
+    ).toBe(fp);
     expect(textMessageFingerprint(plan, '+4915110000001', ['Bo'])).not.toBe(fp);
     expect(textMessageFingerprint(plan, '+4915110000002', ['Ana'])).not.toBe(fp);
     expect(messageFingerprint({ name: 'text', language: 'Hi Ana' }, '+4915110000001', [], undefined)).not.toBe(fp);
@@ -234,7 +244,7 @@ describe('the stored definition', () => {
   });
 
   it('a text campaign round-trips; one with both or neither is refused', () => {
-    const text = textDefinition('t1', planText(BODY, false, HEADER, 'c.csv'));
+    const text = textDefinition('t1', planText(BODY, false, HEADER, 'c.csv', CLI_FIELD_NAMES['text.body']));
     expect(campaignDefinitionSchema.parse(JSON.parse(JSON.stringify(text)))).toStrictEqual(text);
     const plan = orderUpdateDefinition('x').plan;
     expect(campaignDefinitionSchema.safeParse({ ...text, plan }).success).toBe(false);
@@ -260,7 +270,7 @@ describe('the stored definition', () => {
       startedAt: undefined,
       cancelReason: undefined,
     };
-    const text = textDefinition('t1', planText(BODY, false, HEADER, 'c.csv'));
+    const text = textDefinition('t1', planText(BODY, false, HEADER, 'c.csv', CLI_FIELD_NAMES['text.body']));
     expect(statusJson(status, undefined, text)).toMatchObject({ kind: 'text', template: null, language: null });
     expect(statusJson(status, undefined, orderUpdateDefinition('t1'))).toMatchObject({
       kind: 'template',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDuration, parseInstant, parseSchedule, parseStart } from '../../src/campaigns/spec/time-options.js';
 import { pattern } from '../support/long-pattern.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 
@@ -82,16 +83,16 @@ describe('the time options of campaign send (a fixed clock)', () => {
   });
 
   it('a schedule: start, deadline after it, expiry after it (--valid-for counts from the start)', () => {
-    expect(parseSchedule({}, NOW)).toStrictEqual({});
+    expect(parseSchedule({}, NOW, CLI_FIELD_NAMES)).toStrictEqual({});
     expect(
-      parseSchedule({ at: '2026-11-23T09:00:00+01:00', startDeadline: '2026-11-23T10:00:00+01:00', validFor: '6h' }, NOW),
+      parseSchedule({ at: '2026-11-23T09:00:00+01:00', startDeadline: '2026-11-23T10:00:00+01:00', validFor: '6h' }, NOW, CLI_FIELD_NAMES),
     ).toStrictEqual({
       startsAt: Date.parse('2026-11-23T08:00:00Z'),
       startDeadline: Date.parse('2026-11-23T09:00:00Z'),
       expiresAt: Date.parse('2026-11-23T14:00:00Z'),
     });
     // No --at: --valid-for counts from now.
-    expect(parseSchedule({ validFor: '2h' }, NOW)).toStrictEqual({ expiresAt: NOW + 2 * 3_600_000 });
+    expect(parseSchedule({ validFor: '2h' }, NOW, CLI_FIELD_NAMES)).toStrictEqual({ expiresAt: NOW + 2 * 3_600_000 });
   });
 
   it(
@@ -100,7 +101,7 @@ describe('the time options of campaign send (a fixed clock)', () => {
     () => {
       // Against the clock or another time: a code of their own, as no schema of the value can state them; the rest OPTION_INVALID.
       const refused = (options: Parameters<typeof parseSchedule>[0], text: RegExp, code = 'OPTION_INVALID') =>
-        expect(() => parseSchedule(options, NOW)).toThrow(
+        expect(() => parseSchedule(options, NOW, CLI_FIELD_NAMES)).toThrow(
           expect.objectContaining({ code, message: expect.stringMatching(text) as unknown }),
         );
       refused({ at: '2026-11-22T10:00:00Z' }, /--at .* is in the past/, 'TIME_IN_PAST');
@@ -123,14 +124,14 @@ describe('the time options of campaign send (a fixed clock)', () => {
         ),
       );
       // A start a few seconds behind this host's clock is not a typo.
-      expect(parseSchedule({ at: '2026-11-22T11:59:30Z' }, NOW)).toStrictEqual({ startsAt: NOW - 30_000 });
+      expect(parseSchedule({ at: '2026-11-22T11:59:30Z' }, NOW, CLI_FIELD_NAMES)).toStrictEqual({ startsAt: NOW - 30_000 });
     },
   );
 
   it('every time option refuses an impossible date with TIME_INVALID, before any rule about how they relate', () => {
     const code = (options: Parameters<typeof parseSchedule>[0]) => {
       try {
-        parseSchedule(options, NOW);
+        parseSchedule(options, NOW, CLI_FIELD_NAMES);
       } catch (error) {
         return [(error as { code: string }).code, (error as Error).message];
       }

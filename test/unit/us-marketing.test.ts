@@ -7,6 +7,7 @@ import { planSend } from '../../src/campaigns/send-plan.js';
 import { isUsNumber, usAreaCodes } from '../../src/phone/us-numbers.js';
 import { requirementsOf } from '../../src/templates/template-requirements.js';
 import { templateListSchema } from '../../src/templates/template-schema.js';
+import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
 
 describe('isUsNumber', () => {
   it.each([['+12125550123'], ['+14155550123'], ['+13125550123'], ['+12015550123']])('%s is a US number', (e164) => {
@@ -50,8 +51,8 @@ describe('a checked row of a MARKETING campaign', () => {
   const promo = list.data.find((t) => t.name === 'spring_promo');
   if (promo === undefined) throw new Error('no spring_promo in samples/templates.json');
   const header = ['phone', 'first', 'discount', 'banner'];
-  const plan = planSend(requirementsOf(promo), header, { params: ['first', 'discount'], headerMediaColumn: 'banner' });
-  const rules = { plan, mapping: resolveColumns(header, plan, 'phone', 'customers.csv') };
+  const plan = planSend(requirementsOf(promo), header, { params: ['first', 'discount'], headerMediaColumn: 'banner' }, CLI_FIELD_NAMES);
+  const rules = { plan, mapping: resolveColumns(header, plan, 'phone', 'customers.csv', CLI_FIELD_NAMES['csv.phoneColumn']) };
   const skipped = (phone: string, category: string, allow: boolean) => {
     const verdict = checkRow([phone, 'Ana', '20%', 'https://example.com/b.png'], rules);
     if (!verdict.ok) throw new Error(verdict.detail);

@@ -4,7 +4,7 @@ import { describeWindow, nextOpening, type SendWindow } from './send-window.js';
 import { boundedBadValue } from '../ingest/bad-value.js';
 import type { CampaignDefinition } from '../campaign.js';
 import type { CampaignLedger } from '../ledger.js';
-import { CLI_FIELD_NAMES, type FieldNames } from '../spec/field-names.js';
+import type { FieldNames } from '../spec/field-names.js';
 
 /** What placing rows in lanes needs of the ledger. */
 type LaneLedger = Pick<CampaignLedger, 'lanes' | 'recordLanes'>;
@@ -65,7 +65,7 @@ export class SendLanes {
     header: readonly string[],
     file: string,
     dryRun: boolean,
-    names: Pick<FieldNames, 'csv.timezoneColumn'> = CLI_FIELD_NAMES,
+    names: Pick<FieldNames, 'csv.timezoneColumn'>,
     now = Date.now(),
   ): Promise<SendLanes> {
     const name = definition.source.timezoneColumn;

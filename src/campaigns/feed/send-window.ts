@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../errors/app-error.js';
-import { CLI_FIELD_NAMES, type FieldNames } from '../spec/field-names.js';
+import type { FieldNames } from '../spec/field-names.js';
 
 /**
  * `--window 09:00-20:00 [--days mon-fri]`: the hours of the recipient's local day in which a
@@ -25,7 +25,7 @@ const MINUTE_MS = 60_000;
 export function parseSendWindow(
   window: string,
   days: string | undefined,
-  names: Pick<FieldNames, 'window.hours' | 'window.days'> = CLI_FIELD_NAMES,
+  names: Pick<FieldNames, 'window.hours' | 'window.days'>,
 ): SendWindow {
   const match = /^\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s*$/.exec(window);
   const start = match === null ? Number.NaN : minutesOf(match[1], match[2]);

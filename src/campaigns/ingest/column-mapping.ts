@@ -1,7 +1,6 @@
 import { AppError } from '../../errors/app-error.js';
 import type { SendPlan } from '../send-plan.js';
 import type { TextPlan } from '../text-plan.js';
-import { CLI_FIELD_NAMES } from '../spec/field-names.js';
 
 /** Where each value of a row is, by field index, for one file's header. */
 export interface ColumnMapping {
@@ -21,7 +20,7 @@ export function resolveColumns(
   plan: Pick<SendPlan, 'slots' | 'headerMedia'>,
   phoneColumn: string,
   file: string,
-  phoneOption = CLI_FIELD_NAMES['csv.phoneColumn'],
+  phoneOption: string,
 ): ColumnMapping {
   const phone = header.indexOf(phoneColumn);
   if (phone < 0) {

@@ -4,7 +4,6 @@ import type { RowStatus } from '../campaign.js';
 import type { ReportLedger } from '../ledger.js';
 import { boundedBadValue } from './bad-value.js';
 import type { PhoneRowIndex } from './phone-row-index.js';
-import { CLI_FIELD_NAMES } from '../spec/field-names.js';
 
 /**
  * The rows of a continued campaign that this run leaves as they are: rows the campaign has
@@ -52,8 +51,8 @@ export interface ContinuedFileInput {
   /** Filled with the recipients of the kept rows: a new row to one of them is a DUPLICATE_PHONE. */
   recipients: PhoneRowIndex;
   signal?: AbortSignal | undefined;
-  /** What the option that continues a campaign is called where the request came from (the CLI's `--campaign` by default). */
-  campaignOption?: string | undefined;
+  /** What the option that continues a campaign is called where the request came from (`--campaign`, `campaign`). */
+  campaignOption: string;
 }
 
 /**
@@ -111,6 +110,6 @@ function mismatch(input: ContinuedFileInput, row: number, line: number, was: str
       `has it for ${was} (${status}), the file now names ${found}. ` +
       'A continued send must keep every row the campaign queued or sent at its row number (only rejected ' +
       'and skipped rows may change, and new rows go after the last one); ' +
-      `restore the file, or send it as a new campaign without ${input.campaignOption ?? CLI_FIELD_NAMES.campaignId}. Nothing was written.`,
+      `restore the file, or send it as a new campaign without ${input.campaignOption}. Nothing was written.`,
   );
 }

@@ -1,6 +1,5 @@
 import type { CsvRecord } from '../../csv/csv-records.js';
 import { AppError } from '../../errors/app-error.js';
-import { CLI_FIELD_NAMES } from '../spec/field-names.js';
 import { REDIS_FULL_ADVICE, isRedisOutOfMemory } from '../../errors/redis-errors.js';
 import type { CampaignDefinition } from '../campaign.js';
 import type { AlreadySent, IngestedRow, IngestLedger } from '../ledger.js';
@@ -268,7 +267,7 @@ export class IngestRun {
   #redisFull(error: unknown, row: number | undefined): unknown {
     if (!isRedisOutOfMemory(error)) return error;
     const { id } = this.#target.definition;
-    const { file, names = CLI_FIELD_NAMES } = this.#input;
+    const { file, names } = this.#input;
     return new AppError(
       'REDIS_FULL',
       `Redis is out of memory (maxmemory reached): campaign ${id} stopped reading ${file} at row ${row ?? '?'}; the rows before ` +

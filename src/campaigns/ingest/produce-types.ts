@@ -84,8 +84,8 @@ export interface ProduceInput {
   usMarketingPaused?: boolean;
   /** `--allow-repeat`: no ALREADY_SENT check for this campaign. */
   allowRepeat?: boolean;
-  /** How the spec's fields are named where it came from, for refusals that say which to change (the CLI's flags by default). */
-  names?: FieldNames;
+  /** How the spec's fields are named where it came from (flags, JSON fields), for refusals that say which to change. */
+  names: FieldNames;
   /**
    * Aborted by Ctrl-C or SIGTERM: reading stops, what was read is kept (every row read is
    * recorded and queued), and the campaign pauses with "ingest interrupted at row N".

@@ -14,7 +14,7 @@ import { SendLanes } from '../feed/send-lanes.js';
 import type { SendEstimate } from '../feed/send-estimate.js';
 import type { MessagingLimitCheck } from './messaging-limit-check.js';
 import type { PlanCost } from '../../pricing/cost-estimate.js';
-import { CLI_FIELD_NAMES, type FieldNames } from '../spec/field-names.js';
+import type { FieldNames } from '../spec/field-names.js';
 
 export type { OptOutOrigin } from './opted-out.js';
 export type { ProduceInput, ProduceSummary, RefusedRow } from './produce-types.js';
@@ -53,7 +53,7 @@ export interface ProducerDeps {
  */
 export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): Promise<ProduceSummary> {
   const { file } = input;
-  const names = input.names ?? CLI_FIELD_NAMES;
+  const { names } = input;
   const source = await openCsv(file, { delimiter: input.delimiter });
   try {
     const definition = input.define(source.header);

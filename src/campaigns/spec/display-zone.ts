@@ -1,6 +1,5 @@
 import { zoneOffsetMs } from '../feed/send-window.js';
 import { AppError } from '../../errors/app-error.js';
-import { CLI_FIELD_NAMES } from './field-names.js';
 import { ZONE_NAME } from '../../phone/recipient-zones.js';
 
 /**
@@ -15,7 +14,7 @@ const TYPED_OFFSET = /(Z|([+-])(\d{2}):(\d{2}))$/;
  * `--display-timezone Europe/Berlin`: an IANA zone Intl knows, in its canonical spelling. Refused naming the field as `name`:
  * OPTION_INVALID when the value is not of a zone name's form, TIMEZONE_NOT_FOUND when it is but Intl knows no such zone.
  */
-export function checkDisplayTimezone(value: string, name = CLI_FIELD_NAMES.displayTimezone): string {
+export function checkDisplayTimezone(value: string, name: string): string {
   try {
     const canonical = new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
     if (canonical !== undefined && canonical !== '') return canonical;
@@ -31,10 +30,13 @@ export function checkDisplayTimezone(value: string, name = CLI_FIELD_NAMES.displ
 /**
  * The zone a plan is shown in: `--display-timezone` when given; else the offset typed in the
  * first of `typed` that has one (the operator wrote `--at …+01:00`, so they think in +01:00);
- * else this machine's zone.
+ * else this machine's zone. A zone that is not one is refused naming `name` (the flag or the field).
  */
-export function displayZoneOf(options: { displayTimezone?: string | undefined; typed?: readonly (string | undefined)[] }): DisplayZone {
-  if (options.displayTimezone !== undefined) return { kind: 'zone', name: checkDisplayTimezone(options.displayTimezone) };
+export function displayZoneOf(
+  options: { displayTimezone?: string | undefined; typed?: readonly (string | undefined)[] },
+  name: string,
+): DisplayZone {
+  if (options.displayTimezone !== undefined) return { kind: 'zone', name: checkDisplayTimezone(options.displayTimezone, name) };
   for (const value of options.typed ?? []) {
     const match = value === undefined ? null : TYPED_OFFSET.exec(value);
     if (match === null) continue;

@@ -1,5 +1,5 @@
 import { AppError } from '../../errors/app-error.js';
-import { CLI_FIELD_NAMES, type FieldNames } from './field-names.js';
+import type { FieldNames } from './field-names.js';
 
 /** ISO 8601 with a date, a time and an offset: a start time must not depend on the host's zone. */
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(?:Z|([+-])(\d{2}):(\d{2}))$/;
@@ -118,7 +118,7 @@ export interface Schedule {
   expiresAt?: number;
 }
 
-/** How the schedule's fields are named where they came from (flags by default). */
+/** How the schedule's fields are named where they came from: flags at the CLI, JSON fields at the API. */
 export type ScheduleNames = Pick<FieldNames, 'schedule.at' | 'schedule.startDeadline' | 'schedule.expiresAt' | 'schedule.validFor'>;
 
 /**
@@ -126,7 +126,7 @@ export type ScheduleNames = Pick<FieldNames, 'schedule.at' | 'schedule.startDead
  * clock). Every instant is read first, so a typo in one is named as such before any rule
  * about how they relate.
  */
-export function parseSchedule(options: ScheduleOptions, now: number, names: ScheduleNames = CLI_FIELD_NAMES): Schedule {
+export function parseSchedule(options: ScheduleOptions, now: number, names: ScheduleNames): Schedule {
   const {
     'schedule.at': atName,
     'schedule.startDeadline': deadlineName,

@@ -68,7 +68,7 @@ async function retargetCampaign(id: string, o: RetargetFlags): Promise<void> {
       record: (campaignId, action, detail) => recordCliAction(context, campaignId, action, detail),
     }),
   );
-  const zone = displayZoneOf({ displayTimezone: undefined, typed: [] });
+  const zone = displayZoneOf({ displayTimezone: undefined, typed: [] }, '--display-timezone');
   console.log(
     json === true
       ? JSON.stringify(summaryJson(result, result.sendRate))

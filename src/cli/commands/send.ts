@@ -40,7 +40,11 @@ async function sendCampaign(file: string, o: SendCommandOptions): Promise<void> 
   const { displayZoneOf } = await import('../../campaigns/spec/display-zone.js');
   const { ingestInterruptedError, ingestNotices, stopOnSignals } = await import('../run/send-notices.js');
   // Checked before anything is created; the plan shows its times where the operator reads them.
-  const zone = displayZoneOf({ displayTimezone: o.displayTimezone, typed: [o.at, o.expiresAt, o.startDeadline] });
+  const { CLI_FIELD_NAMES } = await import('../../campaigns/spec/field-names.js');
+  const zone = displayZoneOf(
+    { displayTimezone: o.displayTimezone, typed: [o.at, o.expiresAt, o.startDeadline] },
+    CLI_FIELD_NAMES.displayTimezone,
+  );
   const flags = campaignFlagsOf(o);
   const stop = stopOnSignals();
   const notices = ingestNotices(file, process.argv.slice(2));
