@@ -13,6 +13,8 @@ import { PhoneNumberDiscovery, type ServedNumber } from '../src/queue/phone-numb
 import { MessagingLimitSource } from '../src/queue/messaging-limit-source.js';
 import { fetchMessagingLimit } from '../src/cloud-api/messaging-limit-client.js';
 import { SendTroubleLog } from '../src/logging/send-trouble-log.js';
+import { openCampaignMedia } from '../src/app/campaign-media-deps.js';
+import type { MediaIdSource } from '../src/campaigns/media/campaign-media.js';
 
 export interface RunningWorker {
   /** The numbers this process serves, and the look for new ones. */
@@ -54,11 +56,13 @@ export async function startWorker(
   const trouble = new SendTroubleLog({ logger });
   trouble.start();
   const processors = new Set<SendProcessor>();
+  // Media sent by ID: one store of uploads and one fetcher for every number of this process.
+  const media = openCampaignMedia(config, redis, []);
   const numbers = new PhoneNumberDiscovery({
     only: options.phoneNumberIds,
     known: () => context.ledger.phoneNumbers(),
     serve: (phoneNumberId) => {
-      const served = serveNumber(context, phoneNumberId, accessToken, metrics, trouble);
+      const served = serveNumber(context, phoneNumberId, accessToken, { metrics, trouble, media });
       processors.add(served.processor);
       return served;
     },
@@ -82,6 +86,7 @@ export async function startWorker(
       retention.stop();
       await numbers.close();
       await metrics.close();
+      await media.close();
       // After the numbers closed: the answers of the last in-flight sends are counted too.
       trouble.stop();
     },
@@ -93,9 +98,9 @@ function serveNumber(
   context: AppContext,
   phoneNumberId: string,
   accessToken: Secret,
-  metrics: RedisSendRecorder,
-  trouble: SendTroubleLog,
+  shared: { metrics: RedisSendRecorder; trouble: SendTroubleLog; media: MediaIdSource },
 ): ServedNumber & { processor: SendProcessor } {
+  const { metrics, trouble, media } = shared;
   const { config, ledger, redis, logger } = context;
   const numberLogger = logger.child({ phoneNumberId });
   // The campaign's pending send problems are logged before the line that says it is done.
@@ -121,6 +126,7 @@ function serveNumber(
     logger: numberLogger,
     pacer: rate > 0 ? new RedisSendPacer(redis, { prefix: config.queuePrefix, phoneNumberId, messagesPerSecond: rate }) : undefined,
     confirmInDoubt: config.confirmWindowMs > 0,
+    media,
   });
   const limits = messagingLimitSource(context, phoneNumberId, accessToken);
   const fixedLimit = messagingLimitOf(config, phoneNumberId);

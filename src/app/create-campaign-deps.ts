@@ -4,6 +4,7 @@ import { messagingLimitOf, sendRateOf } from '../config/config.js';
 import { loadRateCard } from '../pricing/rate-card.js';
 import { readMessagingReach } from '../redis/ledger/messaging-reach-read.js';
 import type { AppContext } from './app-context.js';
+import { openCampaignMedia } from './campaign-media-deps.js';
 import { buildTemplateRegistry } from './templates.js';
 
 /** What a process needs to create campaigns: the CLI's command opens one for its run, the API's service keeps one. */
@@ -33,6 +34,7 @@ export function createCampaignDeps(context: CampaignContext): CreateCampaignDeps
             }),
     rateCard: loadRateCard(config.rateCardFile),
     recordCostEstimate: (campaignId, cost) => ledger.recordCostEstimate(campaignId, cost),
+    openMedia: (phoneNumberIds) => openCampaignMedia(config, redis, phoneNumberIds),
     // MESSAGING_LIMITS wins over what a worker or webhook last stored for the portfolio.
     messagingReach: async (phoneNumberId, campaignId) => {
       const read = await readMessagingReach(redis, config.queuePrefix, config.portfolios, phoneNumberId, campaignId);

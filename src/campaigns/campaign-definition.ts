@@ -2,14 +2,18 @@ import { basename } from 'node:path';
 import { nameOfFile } from './campaign-name.js';
 import type { TemplateRequirements } from '../templates/template-requirements.js';
 import type { CampaignDefinition } from './campaign.js';
-import { planSend } from './send-plan.js';
+import { AppError } from '../errors/app-error.js';
+import { planSend, type Slot } from './send-plan.js';
+import type { Translations } from './template-translations.js';
 import type { CheckedSpec } from './spec/check-spec.js';
 import type { FieldNames } from './spec/field-names.js';
 import type { MessageChoice } from './spec/message-choice.js';
 import { planText } from './text-plan.js';
 
 /** What the campaign sends: the approved template found for the spec's, or its text. */
-export type ResolvedMessage = { kind: 'template'; requirements: TemplateRequirements } | Extract<MessageChoice, { kind: 'text' }>;
+/** `translations`: with a language per row, every approved translation (`requirements` is the fallback's, or the first's). */
+export type ResolvedMessage =
+  { kind: 'template'; requirements: TemplateRequirements; translations?: Translations } | Extract<MessageChoice, { kind: 'text' }>;
 
 export interface DefinitionInput {
   id: string;
@@ -40,10 +44,11 @@ export function campaignDefinition(input: DefinitionInput, header: readonly stri
     ...(spec.window === undefined ? {} : { window: spec.window }),
     ...(spec.allowUsMarketing ? { allowUsMarketing: true as const } : {}),
     ...(spec.endpoint === 'marketing-messages' ? { endpoint: 'marketing-messages' as const } : {}),
+    ...(spec.mediaBy === 'id' && message.kind === 'template' && hasMedia(message.requirements) ? { mediaBy: 'id' as const } : {}),
     ...(message.kind === 'template' && message.requirements.category !== undefined ? { category: message.requirements.category } : {}),
     ...(message.kind === 'text'
       ? { text: planText(message.body, message.previewUrl, header, file, names['text.body']) }
-      : { plan: planSend(message.requirements, header, spec.columns, names) }),
+      : templatePlans(message, header, spec, names)),
     ...(input.sourceCampaign === undefined ? {} : { sourceCampaign: input.sourceCampaign }),
     source: {
       file: basename(file),
@@ -54,4 +59,39 @@ export function campaignDefinition(input: DefinitionInput, header: readonly stri
       ...(spec.defaultTimezone === undefined ? {} : { defaultTimezone: spec.defaultTimezone }),
     },
   };
+}
+
+/**
+ * The plan of the template; with a language per row, one per approved translation, each
+ * reading the row's language first (a slot of its own, so the language is kept with the row's
+ * values, retargeted with them and part of what makes a message a repeat).
+ */
+function templatePlans(
+  message: Extract<ResolvedMessage, { kind: 'template' }>,
+  header: readonly string[],
+  spec: CheckedSpec,
+  names: FieldNames,
+): Pick<CampaignDefinition, 'plan' | 'languages'> {
+  const plan = (requirements: TemplateRequirements) => planSend(requirements, header, spec.columns, names, { endpoint: spec.endpoint });
+  const translations = message.translations;
+  if (translations === undefined) return { plan: plan(message.requirements) };
+  if (!header.includes(translations.column)) {
+    throw new AppError(
+      'CSV_HEADER_INVALID',
+      `the header has no language column "${translations.column}" (${names['csv.languageColumn']}). Columns found: ` +
+        `${header.map((c) => `"${c}"`).join(', ')}. Nothing was enqueued.`,
+    );
+  }
+  const language: Slot = { name: 'language', kind: 'language', component: 'language', column: translations.column };
+  const plans = translations.approved.map((requirements) => {
+    const own = plan(requirements);
+    return { ...own, slots: [language, ...own.slots] };
+  });
+  const primary = plans.find((p) => p.language === message.requirements.language) ?? plans[0]!;
+  return { plan: primary, languages: { column: translations.column, fallback: translations.fallback !== undefined, plans } };
+}
+
+/** Whether a send of the template carries media: a media header, or a card's. */
+function hasMedia(requirements: TemplateRequirements): boolean {
+  return requirements.slots.some((slot) => slot.kind === 'media');
 }

@@ -26,12 +26,24 @@ export const campaignDefinitionSchema = z
      * skipped at ingest, and `campaign retry` never sends them again after a 131049.
      */
     allowUsMarketing: z.literal(true).optional(),
+    /**
+     * `--media-by id` (the default) for a template with media: each distinct media was checked and uploaded at ingest, and
+     * rows send its media ID (the worker asks the store of uploads, and uploads again when an ID is missing or old); absent:
+     * rows send the link.
+     */
+    mediaBy: z.literal('id').optional(),
     /** `--endpoint marketing-messages`: rows are posted to Meta's Marketing Messages API; absent: `/messages`. */
     endpoint: z.literal('marketing-messages').optional(),
     /** The template's category when the campaign was created (MARKETING, UTILITY, AUTHENTICATION). */
     category: z.string().optional(),
     /** A template campaign: the approved template and which column fills each variable. */
     plan: sendPlanSchema.optional(),
+    /**
+     * `--language-column`: each row's language picks the plan of its translation (each plan's
+     * first slot reads the language); `plan` is the fallback's (`--language`), or the first's.
+     * `fallback`: a row in a language the template lacks gets the fallback, else it is skipped.
+     */
+    languages: z.object({ column: z.string(), fallback: z.boolean(), plans: z.array(sendPlanSchema).min(1) }).optional(),
     /** `--text`: a free-form text campaign (absent in campaigns stored before text campaigns existed). */
     text: textPlanSchema.optional(),
     /** `campaign retarget`: the campaign whose rows this one was made from. */
@@ -116,6 +128,11 @@ export interface RowRecord {
   readAt?: number;
   /** The user's quick-reply to this row's message (the button's payload), the earliest. */
   reply?: string;
+  /**
+   * The user's answer to the WhatsApp Flow this row's message opened (`nfm_reply.response_json`,
+   * JSON text as Meta sent it, bounded: src/webhooks/flow-response.ts), the earliest.
+   */
+  flowResponse?: string;
   /** The `pricing` of its status webhooks: Meta's category, and whether Meta charges it. */
   pricing?: { category: string; billable: boolean };
 }

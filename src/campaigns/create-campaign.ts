@@ -2,8 +2,10 @@ import type { MessagingLimit } from '../config/number-settings.js';
 import { AppError } from '../errors/app-error.js';
 import { ProblemsError } from '../errors/problems-error.js';
 import type { TemplateLookup } from '../templates/template-registry.js';
+import type { CampaignMedia } from './media/campaign-media.js';
 import { requirementsOf, type TemplateRequirements } from '../templates/template-requirements.js';
 import { campaignDefinition, type ResolvedMessage } from './campaign-definition.js';
+import { translationsOf } from './template-translations.js';
 import { newCampaignId } from './campaign-id.js';
 import { checkMessagingLimit, type MessagingLimitCheck } from './ingest/messaging-limit-check.js';
 import { produceCampaign, type ProduceSummary, type SendOutcome } from './ingest/producer.js';
@@ -56,6 +58,11 @@ export interface CreateCampaignDeps {
   rateCard?: RateCard | undefined;
   /** Keeps a campaign's estimate, for `status` to show beside what Meta charged (the first send's: a continued one keeps it). */
   recordCostEstimate?: ((campaignId: string, cost: PlanCost) => Promise<void>) | undefined;
+  /**
+   * The media of a campaign sent by ID (`mediaBy` id), checked and uploaded on its numbers as
+   * rows are read; undefined when this process cannot (its rows are then checked by the worker).
+   */
+  openMedia?: ((phoneNumberIds: readonly string[]) => CampaignMedia) | undefined;
 }
 
 export interface CampaignRequest {
@@ -104,7 +111,6 @@ export async function createCampaign(
   const message = await resolveMessage(deps, spec.message, request.templatesFile, request.names);
   if (message.kind === 'template') checkEndpointCategory(spec.endpoint, message.requirements, request.names);
   const id = spec.campaignId ?? newCampaignId();
-  const rejects = request.rejects ?? new RejectsFile(rejectsFilePath(deps.reportsDir, id, spec.dryRun));
   // Meta: on 131050 suppress the recipient for marketing (reference §8). Utility and
   // authentication templates still reach them. A text is skipped for them too: nothing says
   // what its words are, and the opt-out keyword itself opened the window it would go through.
@@ -126,8 +132,35 @@ export async function createCampaign(
     ...(marketingCapped === undefined ? {} : { marketingCapped }),
   };
   // Refused before a row is queued: the file is read once more, as a dry run, to price it first.
+  // One reader and uploader for the campaign: a media read for the priced pass is not read again.
+  const media = message.kind === 'template' && spec.mediaBy === 'id' ? deps.openMedia?.([spec.phoneNumberId]) : undefined;
+  try {
+    return await produceAndPlan(deps, { request, notices, spec, message, input, media, maxCost, pricing, id, now });
+  } finally {
+    await media?.close();
+  }
+}
+
+interface Production {
+  request: CampaignRequest;
+  notices: CreateNotices;
+  spec: CheckedSpec;
+  message: ResolvedMessage;
+  input: Parameters<typeof produceCampaign>[1];
+  media: CampaignMedia | undefined;
+  maxCost: { amount: number; name: string } | undefined;
+  pricing: { card: RateCard | undefined; category: ReturnType<typeof cardCategoryOf> };
+  id: string;
+  now: number;
+}
+
+/** Reads the file into the campaign (priced first against `maxCost`) and plans its sending. */
+async function produceAndPlan(deps: CreateCampaignDeps, production: Production): Promise<SendOutcome> {
+  const { request, notices, spec, message, input, media, maxCost, pricing, id, now } = production;
+  const producer = { ledger: deps.ledger, media };
+  const rejects = request.rejects ?? new RejectsFile(rejectsFilePath(deps.reportsDir, id, spec.dryRun));
   if (maxCost !== undefined && !spec.dryRun) {
-    const priced = await produceCampaign({ ledger: deps.ledger }, { ...input, dryRun: true });
+    const priced = await produceCampaign(producer, { ...input, dryRun: true });
     const refusal = costRefusal(costOf(pricing, priced, Math.max(priced.schedule.startsAt ?? now, now)), maxCost);
     if (refusal !== undefined) throw new AppError('COST_ABOVE_MAX', `${refusal}. Nothing was queued.`);
   }
@@ -136,17 +169,14 @@ export async function createCampaign(
     await setTtl(deps, message.requirements, spec.ttlSeconds, request.names);
   }
   try {
-    const summary = await produceCampaign(
-      { ledger: deps.ledger },
-      {
-        ...input,
-        dryRun: spec.dryRun,
-        onRefused: (refused) => rejects.add(refused),
-        onStart: (start) => notices.onStart?.({ id, dryRun: spec.dryRun, ...start }),
-        ...(notices.onProgress ? { onProgress: notices.onProgress } : {}),
-        ...(notices.signal ? { signal: notices.signal } : {}),
-      },
-    );
+    const summary = await produceCampaign(producer, {
+      ...input,
+      dryRun: spec.dryRun,
+      onRefused: (refused) => rejects.add(refused),
+      onStart: (start) => notices.onStart?.({ id, dryRun: spec.dryRun, ...start }),
+      ...(notices.onProgress ? { onProgress: notices.onProgress } : {}),
+      ...(notices.signal ? { signal: notices.signal } : {}),
+    });
     const plan = await planSending(deps, spec, message, summary, now);
     const estimate = costOf(pricing, summary, plan.estimate.startsAt);
     const refusal = maxCost === undefined ? undefined : costRefusal(estimate, maxCost);
@@ -208,7 +238,17 @@ async function resolveMessage(
 ): Promise<ResolvedMessage> {
   if (choice.kind === 'text') return choice;
   const templates = deps.openTemplates(templatesFile);
-  return { kind: 'template', requirements: await approvedTemplate(templates, choice.name, choice.language, names) };
+  if (choice.languageColumn === undefined) {
+    return { kind: 'template', requirements: await approvedTemplate(templates, choice.name, choice.language ?? '', names) };
+  }
+  let found: TemplateLookup;
+  try {
+    found = await templates.find(choice.name, choice.language ?? '');
+  } finally {
+    await templates.close();
+  }
+  const translations = translationsOf(found, choice.name, choice.language, choice.languageColumn, names);
+  return { kind: 'template', requirements: translations.fallback ?? translations.approved[0]!, translations };
 }
 
 /**

@@ -197,10 +197,12 @@ export interface InboundUpdate {
   wamid: string;
   /** Meta's timestamp, ms: the 24-hour customer-service window runs from here. */
   at: number;
-  /** `context.id`: the message it answers (a template's quick-reply button). */
+  /** `context.id`: the message it answers (a template's quick-reply or Flow button). */
   replyTo?: string;
   /** The button's payload (or label), or the interactive reply's ID. */
   reply?: string;
+  /** A Flow's answer (`interactive.nfm_reply.response_json`), bounded as src/webhooks/flow-response.ts says. */
+  flowResponse?: string;
   /** Its text or button is one of OPT_OUT_KEYWORDS. */
   optOut: boolean;
 }

@@ -135,6 +135,8 @@ export function problemCharacter(value: string, problem: ValueProblem): string |
 /** Meta's limits on the rendered texts (reference §4): body 1,024 characters, text header 60. */
 export const MAX_BODY_CHARS = 1024;
 export const MAX_HEADER_CHARS = 60;
+/** A carousel card's body, rendered: "the card body text limit of 160 characters" (media-card-carousel-templates). */
+export const MAX_CARD_BODY_CHARS = 160;
 /**
  * A text message's body (reference §1.3: `text.body` ≤ 4096, the OpenAPI `maxLength`). Counted
  * as JavaScript's `length`, in UTF-16 code units, as every other limit here and the sandbox

@@ -1,4 +1,4 @@
-import { templateView, type TemplateListing } from '../app/views/template-view.js';
+import { templateView, type TemplateListing, type TemplateView } from '../app/views/template-view.js';
 import { printable } from '../text/operator-text.js';
 
 /** `campaign templates list`'s table: what templatesJson (src/app/views/template-view.ts) gives, one template per line. */
@@ -7,11 +7,11 @@ export function templatesText(listing: TemplateListing): string {
   const notShown = hidden > 0 ? ` (${hidden} in other statuses; --all shows them)` : '';
   if (shown.length === 0) return `No ${all ? '' : 'approved '}templates${notShown}`;
   const rows = [
-    ['NAME', 'LANGUAGE', 'STATUS', 'CATEGORY', 'FORMAT', 'VARIABLES'],
+    ['NAME', 'LANGUAGE', 'STATUS', 'CATEGORY', 'KIND', 'FORMAT', 'SLOTS'],
     ...shown.map((t) => {
       const v = templateView(t);
-      // Names, categories and variables come from Meta (or a templates file): shown, never acted on by the terminal.
-      return [v.name, v.language, v.status, v.category ?? '-', v.parameterFormat, v.variables.join('; ') || '(none)'].map(printable);
+      // Names, categories and slots come from Meta (or a templates file): shown, never acted on by the terminal.
+      return [v.name, v.language, v.status, v.category ?? '-', v.kind, v.parameterFormat, slotsText(v.slots)].map(printable);
     }),
   ];
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
@@ -20,5 +20,12 @@ export function templatesText(listing: TemplateListing): string {
   );
   const noun = shown.length === 1 ? 'template' : 'templates';
   lines.push('', `${shown.length} ${all ? '' : 'approved '}${noun}${notShown}`);
+  if (shown.length > 0) lines.push('Map a slot with --param SLOT=COLUMN; a slot marked ? is optional, = names the slot it is filled from.');
   return lines.join('\n');
+}
+
+/** `body.1 body.2 button.0.payload? button.0.code=body.1`, or (none). */
+function slotsText(slots: TemplateView['slots']): string {
+  const text = slots.map((s) => (s.sameAs !== null ? `${s.name}=${s.sameAs}` : s.required ? s.name : `${s.name}?`)).join(' ');
+  return text || '(none)';
 }

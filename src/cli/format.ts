@@ -142,6 +142,11 @@ function planLines(summary: SendOutcome, rate: number, display: PlanDisplay): st
           `${shown.length - 20} more zones (--json lists them all)`,
       );
   }
+  const languages = Object.entries(summary.byLanguage).sort(([, a], [, b]) => b - a);
+  if (languages.length > 0) {
+    lines.push('  rows per language:');
+    for (const [language, rows] of languages) lines.push(`  ${String(rows).padStart(9)}  ${printable(language)}`);
+  }
   lines.push(...limitLines(summary.messagingLimit, display.zone));
   return lines;
 }

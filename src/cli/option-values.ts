@@ -10,8 +10,12 @@ export const list = (value: string): string[] =>
 
 /** `--param name=column`, repeatable: each adds one variable's column. */
 export const collectParam = (value: string, previous: Record<string, string>): Record<string, string> => {
-  const match = /^([A-Za-z0-9_]+)=(.+)$/.exec(value);
-  if (match === null) throw new InvalidArgumentError('write it as --param name=column, e.g. --param first_name=Name');
+  const match = /^([A-Za-z0-9_.]+)=(.+)$/.exec(value);
+  if (match === null) {
+    throw new InvalidArgumentError(
+      'write it as --param SLOT=COLUMN, e.g. --param body.first_name=Name or --param button.1.coupon_code=code',
+    );
+  }
   return { ...previous, [match[1] ?? '']: match[2] ?? '' };
 };
 

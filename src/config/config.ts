@@ -110,6 +110,9 @@ const envSchema = z.object({
   // above it), and the requests one token may make per minute (429 above it).
   API_MAX_UPLOAD_BYTES: wholeNumber(1).default(200 * 1024 * 1024),
   API_RATE_LIMIT: wholeNumber(1).default(600),
+  // Header media links are fetched only from public addresses (no loopback, private, link-local…: a link
+  // must not reach inside our network). 1 allows any: for a test setup or a media server on your own network.
+  MEDIA_ALLOW_PRIVATE_HOSTS: z.stringbool({ error: 'must be 1 or 0 (true or false)' }).default(false),
   // The same message to the same recipient from the same number within this many hours is
   // skipped as ALREADY_SENT (a re-run must not double-send). 0 turns the check off.
   DUPLICATE_WINDOW_HOURS: z.coerce
@@ -222,6 +225,8 @@ export interface Config {
   reportsDir: string;
   /** The HTTP API's limits: API_MAX_UPLOAD_BYTES, and API_RATE_LIMIT requests per token per minute. */
   httpApi: { maxUploadBytes: number; requestsPerMinute: number };
+  /** Header media: MEDIA_ALLOW_PRIVATE_HOSTS, links may be fetched from any address (src/media/media-fetch.ts). */
+  media: { allowPrivateHosts: boolean };
   /** Window of the ALREADY_SENT check, in ms; 0 = off. */
   duplicateWindowMs: number;
   /** Finished campaigns are purged this long after they finish, in ms; 0 = never on its own. */
@@ -294,6 +299,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     reportsDir: e.REPORTS_DIR,
     httpApi: { maxUploadBytes: e.API_MAX_UPLOAD_BYTES, requestsPerMinute: e.API_RATE_LIMIT },
+    media: { allowPrivateHosts: e.MEDIA_ALLOW_PRIVATE_HOSTS },
     duplicateWindowMs: Math.round(e.DUPLICATE_WINDOW_HOURS * 3_600_000),
     retentionMs: e.RETENTION_DAYS * 86_400_000,
     metricsRetentionMs: Math.round(e.METRICS_RETENTION_HOURS * 3_600_000),

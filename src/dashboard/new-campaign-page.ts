@@ -1,13 +1,26 @@
 import { basename } from 'node:path';
 import { defaultRateCardFile } from '../pricing/rate-card.js';
 import { html, type SafeHtml } from './html.js';
-import { page } from './layout.js';
+import { PAGE_HEADERS, page } from './layout.js';
 
 /** Where the page is served, and its script (src/dashboard/browser/scripts/new-campaign.ts). */
 export const NEW_CAMPAIGN_PATH = '/campaigns/new';
 export const NEW_CAMPAIGN_SCRIPT_PATH = '/dashboard/new-campaign.js';
 
 const PRIORITIES = ['normal', 'high', 'low'] as const;
+
+/**
+ * The pages' headers, but for images and videos from http(s) links: the preview shows a row's
+ * media header and carousel cards from the links of the operator's own file, as the phone will.
+ * Scripts, styles and connections stay this host's only; no referrer goes with the requests.
+ */
+export const NEW_CAMPAIGN_HEADERS: Readonly<Record<string, string>> = {
+  ...PAGE_HEADERS,
+  'content-security-policy': (PAGE_HEADERS['content-security-policy'] ?? '').replace(
+    /img-src [^;]*;/,
+    "img-src 'self' https: http:; media-src https: http:;",
+  ),
+};
 
 /** The file name of the rate card the package ships (an example, not Meta's rates), never its path on the server. */
 const EXAMPLE_CARD = basename(defaultRateCardFile());
@@ -52,7 +65,7 @@ export function newCampaignPage(csrfToken: string): SafeHtml {
 <fieldset>
 <legend>3. The columns</legend>
 <table class="mapping">
-<thead><tr><th>Needs</th><th>Column of the file</th><th></th></tr></thead>
+<thead><tr><th>Slot</th><th>Column of the file</th><th></th></tr></thead>
 <tbody id="nc-mapping">
 <tr><td>the recipient's phone number</td><td><select id="nc-phone" data-slot="phone"></select></td>
 <td class="sub" id="nc-phone-note"></td></tr>

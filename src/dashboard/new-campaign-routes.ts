@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { DashboardAccess } from './access.js';
-import { NEW_CAMPAIGN_PATH, newCampaignPage } from './new-campaign-page.js';
+import { NEW_CAMPAIGN_HEADERS, NEW_CAMPAIGN_PATH, newCampaignPage } from './new-campaign-page.js';
 import { sendPage } from './page-answers.js';
 
 /**
@@ -8,5 +8,7 @@ import { sendPage } from './page-answers.js';
  * the API's `X-CSRF-Token`. Its script is a page asset (src/dashboard/page-assets.ts).
  */
 export function registerNewCampaignRoutes(app: FastifyInstance, access: Pick<DashboardAccess, 'formToken'>): void {
-  app.get(NEW_CAMPAIGN_PATH, async (_request, reply) => sendPage(reply, newCampaignPage(await access.formToken())));
+  app.get(NEW_CAMPAIGN_PATH, async (_request, reply) =>
+    sendPage(reply, newCampaignPage(await access.formToken()), 200, NEW_CAMPAIGN_HEADERS),
+  );
 }

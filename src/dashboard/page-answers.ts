@@ -2,9 +2,14 @@ import type { FastifyReply } from 'fastify';
 import { html, type SafeHtml } from './html.js';
 import { PAGE_HEADERS, page } from './layout.js';
 
-/** A page as the answer, with the pages' headers. */
-export function sendPage(reply: FastifyReply, body: SafeHtml, status = 200): FastifyReply {
-  return reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body.value);
+/** A page as the answer, with the pages' headers (or a page's own, as the New campaign page's preview needs). */
+export function sendPage(
+  reply: FastifyReply,
+  body: SafeHtml,
+  status = 200,
+  headers: Readonly<Record<string, string>> = PAGE_HEADERS,
+): FastifyReply {
+  return reply.code(status).headers(headers).type('text/html; charset=utf-8').send(body.value);
 }
 
 /** The page of a campaign ID that names none (404). */

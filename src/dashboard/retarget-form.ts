@@ -21,11 +21,10 @@ export type SameMessage =
   | {
       template: string;
       language: string;
-      params?: string[];
+      /** Each slot the source filled, by its name, from the column that filled it. */
       param?: Record<string, string>;
-      headerTextColumn?: string;
       headerImageColumn?: string;
-      buttonUrlColumn?: string[];
+      languageColumn?: string;
     }
   | { text: string; previewUrl: boolean };
 
@@ -33,17 +32,13 @@ export function sameMessageOf(message: CampaignMessage): SameMessage {
   if (message.kind === 'text') return { text: message.text.body, previewUrl: message.text.previewUrl };
   const { plan } = message;
   const same: SameMessage = { template: plan.name, language: plan.language };
-  if (plan.parameterFormat === 'NAMED') {
-    // Named variables, in the body, header or a button, by name.
-    if (plan.slots.length > 0) same.param = Object.fromEntries(plan.slots.map((s) => [s.variable, s.column]));
-  } else {
-    const body = plan.slots.filter((s) => s.component === 'body').sort((a, b) => Number(a.variable) - Number(b.variable));
-    if (body.length > 0) same.params = body.map((s) => s.column);
-    const header = plan.slots.find((s) => s.component === 'header');
-    if (header !== undefined) same.headerTextColumn = header.column;
-    const buttons = plan.slots.filter((s) => s.component === 'button').sort((a, b) => (a.buttonIndex ?? 0) - (b.buttonIndex ?? 0));
-    if (buttons.length > 0) same.buttonUrlColumn = buttons.map((s) => s.column);
+  const param: Record<string, string> = {};
+  for (const slot of plan.slots) {
+    if (slot.kind === 'language') same.languageColumn = slot.column;
+    // A slot filled from another (an authentication code's button) is not mapped itself.
+    else if (slot.sameAs === undefined) param[slot.name] = slot.column;
   }
+  if (Object.keys(param).length > 0) same.param = param;
   if (plan.headerMedia !== undefined) same.headerImageColumn = plan.headerMedia.column;
   return same;
 }

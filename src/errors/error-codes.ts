@@ -45,6 +45,11 @@ export const ERROR_CODES = {
   CAMPAIGN_FILE_MISMATCH:
     'A continued send (`--campaign ID`) names another recipient at a row the campaign already queued or sent; nothing was written.',
   TEMPLATE_MAPPING_INVALID: 'The columns given do not fit the template (wrong count, unknown template, not approved).',
+  TEMPLATE_SLOT_UNFILLED:
+    "The template has a slot a send must fill (a coupon code, an offer's end, a card's image…) that no column fills; " +
+    'map it with --param SLOT=COLUMN.',
+  TEMPLATE_ENDPOINT_UNSUPPORTED:
+    'The template cannot be sent through the chosen endpoint (a GIF header goes only through --endpoint marketing-messages).',
   CAMPAIGN_NOT_FOUND: 'No campaign with that ID exists under this QUEUE_PREFIX.',
   CAMPAIGN_STATE_CONFLICT: 'The campaign is in a state where this command cannot act (cancelled, or already completed).',
   CAMPAIGN_PURGED: "The campaign's rows were purged, so a command that needs them (report, retry) has nothing to work on.",

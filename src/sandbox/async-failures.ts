@@ -26,9 +26,9 @@ export interface AsyncFailure {
   details: string;
   /**
    * window (131047), recipientErrors, failedStatus, optedOut, usMarketingPaused (131049),
-   * failureShare or held (132015: a held send dropped).
+   * failureShare, held (132015: a held send dropped) or unknownMedia (131053: a media ID naming no upload).
    */
-  cause: 'window' | 'recipientErrors' | 'failedStatus' | 'optedOut' | 'usMarketingPaused' | 'failureShare' | 'held';
+  cause: 'window' | 'recipientErrors' | 'failedStatus' | 'optedOut' | 'usMarketingPaused' | 'failureShare' | 'held' | 'unknownMedia';
 }
 
 export function asyncFailure(code: number, cause: AsyncFailure['cause']): AsyncFailure {

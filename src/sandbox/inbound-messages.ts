@@ -2,22 +2,40 @@ import { z } from 'zod';
 import { newWamid } from './ids.js';
 import { phoneDigits } from './phone-digits.js';
 import { sandboxUserId } from './user-ids.js';
-import type { InboundMessage, PreferenceChange } from './webhook-payloads.js';
+import type { InboundContent, InboundMessage, PreferenceChange } from './webhook-payloads.js';
 
 /**
  * `POST /_sandbox/inbound`: a user writing to a business number, as the sandbox plays it. The
- * body says who wrote what (a text, or a tap on a template's quick-reply button replying to
- * one of the business's messages); the sandbox opens that user's service window and posts
- * the signed `messages` webhook Meta would (reference §3.4), so an opt-out keyword or a
- * button reply can be driven end to end without a phone.
+ * body says who wrote what (a text, a tap on a template's quick-reply button, or the answer of
+ * a WhatsApp Flow a template opened, the last two replying to one of the business's messages);
+ * the sandbox opens that user's service window and posts the signed `messages` webhook Meta
+ * would (reference §3.4), so an opt-out keyword, a button reply or a Flow's answer can be
+ * driven end to end without a phone.
  */
 export const MAX_INBOUND_TEXT = 4096;
+
+/** Meta's response_json is the Flow's data, a JSON object (its flow_token and the Flow's fields): the sandbox sends nothing else. */
+function isJsonObjectText(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+const flowAnswerSchema = z.strictObject({
+  /** `nfm_reply.response_json`, as the Flow's user submitted it. */
+  responseJson: z.string().refine(isJsonObjectText, 'flow.responseJson must be a JSON object as text, e.g. {"flow_token":"unused"}'),
+});
 
 export const inboundRequestSchema = z
   .strictObject({
     from: z.string().refine((value) => phoneDigits(value) !== undefined, 'must be a phone number (7–15 digits)'),
     text: z.string().min(1, 'text must not be empty').max(MAX_INBOUND_TEXT).optional(),
     button: z.strictObject({ payload: z.string(), text: z.string().min(1, 'button.text (the label) must not be empty') }).optional(),
+    /** A Flow's answer: an `interactive` `nfm_reply` message. */
+    flow: flowAnswerSchema.optional(),
     /** The wamid of the business message replied to (context.id). */
     contextId: z.string().min(1).optional(),
     /** Default: the sandbox's first number. */
@@ -25,11 +43,13 @@ export const inboundRequestSchema = z
     /** contacts[].profile.name (default "Sandbox user"). */
     name: z.string().min(1).max(256).optional(),
   })
-  .refine((body) => (body.text === undefined) !== (body.button === undefined), {
-    message: 'give either text (a message) or button ({ payload, text }: a quick-reply tap), not both or neither',
+  .refine((body) => [body.text, body.button, body.flow].filter((given) => given !== undefined).length === 1, {
+    message:
+      "give one of text (a message), button ({ payload, text }: a quick-reply tap) or flow ({ responseJson }: a Flow's answer), " +
+      'not two or none',
   })
-  .refine((body) => body.button === undefined || body.contextId !== undefined, {
-    message: 'a button tap replies to a template message: give contextId (its wamid)',
+  .refine((body) => (body.button === undefined && body.flow === undefined) || body.contextId !== undefined, {
+    message: "a button tap or a Flow's answer replies to a template message: give contextId (its wamid)",
     path: ['contextId'],
   });
 
@@ -44,10 +64,6 @@ export const DEFAULT_NAME = 'Sandbox user';
  */
 export function inboundMessage(request: InboundRequest, phoneNumberId: string, at: number, usernameUser = false): InboundMessage {
   const waId = phoneDigits(request.from) ?? '';
-  const content =
-    request.button === undefined
-      ? { kind: 'text' as const, body: request.text ?? '' }
-      : { kind: 'button' as const, payload: request.button.payload, text: request.button.text };
   return {
     phoneNumberId,
     waId,
@@ -56,9 +72,15 @@ export function inboundMessage(request: InboundRequest, phoneNumberId: string, a
     name: request.name ?? DEFAULT_NAME,
     id: newWamid(waId, 'received'),
     at,
-    content,
+    content: contentOf(request),
     ...(request.contextId === undefined ? {} : { contextId: request.contextId }),
   };
+}
+
+function contentOf(request: InboundRequest): InboundContent {
+  if (request.button !== undefined) return { kind: 'button', payload: request.button.payload, text: request.button.text };
+  if (request.flow !== undefined) return { kind: 'flow', responseJson: request.flow.responseJson };
+  return { kind: 'text', body: request.text ?? '' };
 }
 
 /**

@@ -1,7 +1,6 @@
 import { GraphRejection } from './graph-error.js';
 import { INVALID, requireObject } from './json-checks.js';
-import { readMediaObject } from './media-object.js';
-import type { MediaLookup } from './media-store.js';
+import { readMediaObject, type MediaIds } from './media-object.js';
 
 /**
  * The media messages the sandbox takes: image, video, document and audio, each an uploaded
@@ -10,7 +9,8 @@ import type { MediaLookup } from './media-store.js';
  * …/video-messages, …/document-messages, …/audio-messages): a caption of at most 1024
  * characters on image, video and document, a `filename` on a document, `voice` on audio.
  * Like a text, a media message is free-form: outside the user's service window Meta accepts
- * it and reports it `failed` 131047 (the runtime's business, not validation's).
+ * it and reports it `failed` 131047 (the runtime's business, not validation's). An `id` naming
+ * no upload of the sending number is accepted too and reported `failed` 131053 (media-object.ts).
  */
 export const MEDIA_MESSAGE_TYPES = ['image', 'video', 'document', 'audio'] as const;
 export type MediaMessageType = (typeof MEDIA_MESSAGE_TYPES)[number];
@@ -26,7 +26,7 @@ export function isMediaMessageType(type: string): type is MediaMessageType {
   return (MEDIA_MESSAGE_TYPES as readonly string[]).includes(type);
 }
 
-export function checkMediaMessage(type: MediaMessageType, value: unknown, media: MediaLookup | undefined): void {
+export function checkMediaMessage(type: MediaMessageType, value: unknown, media: MediaIds | undefined): void {
   const object = requireObject(value, type);
   readMediaObject(object, type, KEYS[type], media);
   const voice = object['voice'];

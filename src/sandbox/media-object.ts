@@ -1,13 +1,14 @@
+import type { AsyncFailure } from './async-failures.js';
 import { GraphRejection } from './graph-error.js';
 import { INVALID, rejectUnknownKeys, type JsonObject } from './json-checks.js';
-import type { MediaLookup } from './media-store.js';
+import type { MediaLookup, StoredMedia } from './media-store.js';
 
 /**
  * A media object as a send carries it, in a template's media header or in an image, video,
  * document or audio message: exactly one of `link` (Meta fetches it) or `id` (an upload),
  * plus the keys the place allows (a caption, a filename …), each checked by the caller.
  */
-export function readMediaObject(media: JsonObject, where: string, keys: ReadonlySet<string>, lookup: MediaLookup | undefined): void {
+export function readMediaObject(media: JsonObject, where: string, keys: ReadonlySet<string>, lookup: MediaIds | undefined): void {
   rejectUnknownKeys(media, keys, where);
   const { link, id } = media;
   if (link === undefined && id === undefined) throw GraphRejection.missing(`${where}.link or ${where}.id`);
@@ -20,7 +21,7 @@ export function readMediaObject(media: JsonObject, where: string, keys: Readonly
   if (id !== undefined && (typeof id !== 'string' || id === '')) {
     throw new GraphRejection(INVALID, `Parameter ${where}.id must be a non-empty string`);
   }
-  if (typeof id === 'string' && lookup !== undefined && !lookup.has(id)) throw unknownMediaId(where);
+  if (typeof id === 'string' && lookup !== undefined && !lookup.has(id)) lookup.noteUnknown?.(id);
   const { caption, filename } = media;
   if (caption !== undefined && (typeof caption !== 'string' || caption.length > MAX_CAPTION)) {
     throw new GraphRejection(INVALID, `Parameter ${where}.caption must be a string of at most ${MAX_CAPTION} characters`);
@@ -34,13 +35,46 @@ export function readMediaObject(media: JsonObject, where: string, keys: Readonly
 export const MAX_CAPTION = 1024;
 
 /**
- * A media ID that names no upload (never made, deleted, or past Meta's 30 days). Meta's
- * pages do not say how a send naming one is answered; the sandbox refuses it as Graph
- * refuses an ID parameter that names no object of its kind ("Param … is not a valid … ID"),
- * with 100, so a stale ID shows up at the send rather than as a message that never arrives.
+ * What a send's media IDs are checked against. An ID that names no upload is not refused at
+ * the send: Meta takes the message and fetches its media afterwards, so a medium it cannot use
+ * comes back as 131053 in a `failed` status (reference cloud-api-2026.md "Media by ID": fetch
+ * failures "come back as 131053 in failed status webhooks"; Meta's pages give no other answer
+ * for an unknown or expired ID). `noteUnknown` hears of each such ID.
  */
-function unknownMediaId(where: string): GraphRejection {
-  return new GraphRejection(INVALID, `Param ${where}.id is not a valid whatsapp business account media attachment ID`);
+export interface MediaIds extends MediaLookup {
+  noteUnknown?(id: string): void;
+}
+
+/**
+ * The uploads one send may name: those made on the sending number (`POST /{phone-number-id}/media`)
+ * and still kept (30 days, media page). Each ID naming none is remembered, and the send is
+ * then reported `failed` with 131053 (`failure()`).
+ */
+export class SenderMedia implements MediaIds {
+  private readonly unknown: string[] = [];
+
+  constructor(
+    private readonly store: { get(id: string): Pick<StoredMedia, 'phoneNumberId'> | undefined },
+    private readonly phoneNumberId: string,
+  ) {}
+
+  has(id: string): boolean {
+    return this.store.get(id)?.phoneNumberId === this.phoneNumberId;
+  }
+
+  noteUnknown(id: string): void {
+    this.unknown.push(id);
+  }
+
+  /** The failure the send's status webhook reports, or undefined when every ID named an upload. */
+  failure(): AsyncFailure | undefined {
+    const id = this.unknown[0];
+    if (id === undefined) return undefined;
+    const details =
+      `Unable to upload the media used in the message: media ID ${id} names no upload of this phone number ` +
+      '(never uploaded, deleted, or older than 30 days).';
+    return { code: 131053, details, cause: 'unknownMedia' };
+  }
 }
 
 /**

@@ -41,7 +41,11 @@ export class MediaStore implements MediaLookup {
     private readonly limits = { maxBytes: MAX_STORED_BYTES, maxFiles: MAX_STORED_FILES },
   ) {}
 
+  /** Uploads made on each number since the sandbox started (none forgotten when files are dropped for room). */
+  readonly uploadsByNumber = new Map<string, number>();
+
   add(phoneNumberId: string, mimeType: string, bytes: Buffer): StoredMedia {
+    this.uploadsByNumber.set(phoneNumberId, (this.uploadsByNumber.get(phoneNumberId) ?? 0) + 1);
     const stored: StoredMedia = {
       id: String(this.nextId++),
       phoneNumberId,

@@ -1,7 +1,7 @@
 import { GraphRejection, type GraphErrorSpec } from './graph-error.js';
 import { INVALID, isObject, rejectUnknownKeys, requireObject, requireString, type JsonObject } from './json-checks.js';
 import { checkMediaMessage, isMediaMessageType, MEDIA_MESSAGE_TYPES, type MediaMessageType } from './media-messages.js';
-import type { MediaLookup } from './media-store.js';
+import type { MediaIds } from './media-object.js';
 import { readAddressee, userIdNotSupported } from './recipient-address.js';
 import { checkTemplate, type TemplateLookup } from './template-validation.js';
 
@@ -14,8 +14,10 @@ import { checkTemplate, type TemplateLookup } from './template-validation.js';
  */
 export interface ValidationContext {
   templates: TemplateLookup;
-  /** The uploads a media `id` must name (media-store.ts); without it, any ID is taken. */
-  media?: MediaLookup;
+  /** The uploads a media `id` should name (media-object.ts: one naming none fails later, 131053); without it, any ID is taken. */
+  media?: MediaIds;
+  /** The endpoint the send came to (a GIF-header template goes only to marketing_messages); messages unless said. */
+  endpoint?: 'messages' | 'marketing_messages';
 }
 
 export type MessageType = 'text' | 'template' | MediaMessageType;
@@ -108,7 +110,7 @@ function check(body: unknown, context: ValidationContext): ValidMessage {
     checkMediaMessage(type, body[type], context.media);
     return message;
   }
-  const { category } = checkTemplate(requireObject(body['template'], 'template'), context.templates, context.media).template;
+  const { category } = checkTemplate(requireObject(body['template'], 'template'), context.templates, context).template;
   if (category === 'AUTHENTICATION' && 'userId' in addressee) throw userIdNotSupported();
   return category === undefined ? message : { ...message, category };
 }

@@ -1,17 +1,32 @@
 import { GraphRejection } from './graph-error.js';
 import { INVALID, MISSING_VALUE, rejectUnknownKeys, requireObject, requireString, type JsonObject } from './json-checks.js';
-import { readMediaObject } from './media-object.js';
-import type { MediaLookup } from './media-store.js';
+import { readLocation, readProduct } from './kinds/place-parameters.js';
+import { readMediaObject, type MediaIds } from './media-object.js';
 
 /**
- * One entry of a component's `parameters[]` (reference §1.4, parameter objects). The caller
- * says which kinds fit where it sits (an IMAGE header takes `image`, a body takes text,
- * currency or date_time …); a kind Meta knows but that does not fit is a format mismatch
- * (132012), a kind Meta does not know at all is an invalid parameter (100).
+ * One entry of a component's `parameters[]` (reference §1.4, parameter objects; the page of
+ * each template kind for the others). The caller says which kinds fit where it sits (an IMAGE
+ * header takes `image`, a body takes text, currency or date_time, a copy-code button
+ * `coupon_code` …); a kind Meta knows but that does not fit is a format mismatch (132012), a
+ * kind Meta does not know at all is an invalid parameter (100).
  */
-export type ParameterKind = 'text' | 'currency' | 'date_time' | 'image' | 'video' | 'document' | 'location' | 'payload';
+export type ParameterKind =
+  | 'text'
+  | 'currency'
+  | 'date_time'
+  | 'image'
+  | 'video'
+  | 'document'
+  | 'gif'
+  | 'location'
+  | 'product'
+  | 'payload'
+  | 'coupon_code'
+  | 'action'
+  | 'limited_time_offer'
+  | 'ttl_minutes';
 
-/** Parameter types Meta's API defines, including ones no simulated component accepts. */
+/** Parameter types Meta's API defines, including one no template the sandbox lists takes. */
 const KNOWN_KINDS = new Set<string>([
   'text',
   'currency',
@@ -19,12 +34,14 @@ const KNOWN_KINDS = new Set<string>([
   'image',
   'video',
   'document',
+  'gif',
   'location',
+  'product',
   'payload',
   'coupon_code',
   'action',
-  'product',
   'limited_time_offer',
+  'ttl_minutes',
   'tap_target_configuration',
 ]);
 
@@ -40,8 +57,12 @@ export interface ParameterValue {
   kind: ParameterKind;
   /** `parameter_name` as sent (NAMED templates only). */
   name?: string;
-  /** The text that replaces the placeholder (`fallback_value` for currency/date_time). */
+  /** The text that replaces the placeholder (`fallback_value` for currency/date_time), a payload, a coupon code. */
   text?: string;
+  /** The object an `action` or `limited_time_offer` parameter carries, for the caller to judge. */
+  object?: JsonObject;
+  /** A voice-call button's `ttl_minutes`. */
+  number?: number;
 }
 
 export interface ParameterRules {
@@ -51,7 +72,9 @@ export interface ParameterRules {
   /** NAMED only: a parameter without `parameter_name` is taken too (URL-button variables). */
   nameOptional?: boolean;
   /** The uploads a media `id` must name; without it, any ID is taken. */
-  media?: MediaLookup;
+  media?: MediaIds | undefined;
+  /** Where the parameter sits, as Meta names it in a format mismatch (`header`, `body`, `card 0 header`). */
+  component?: string;
 }
 
 const KEYS: Record<ParameterKind, ReadonlySet<string>> = {
@@ -61,8 +84,14 @@ const KEYS: Record<ParameterKind, ReadonlySet<string>> = {
   image: new Set(['type', 'image']),
   video: new Set(['type', 'video']),
   document: new Set(['type', 'document']),
+  gif: new Set(['type', 'gif']),
   location: new Set(['type', 'location']),
+  product: new Set(['type', 'product']),
   payload: new Set(['type', 'payload']),
+  coupon_code: new Set(['type', 'coupon_code']),
+  action: new Set(['type', 'action']),
+  limited_time_offer: new Set(['type', 'limited_time_offer']),
+  ttl_minutes: new Set(['type', 'ttl_minutes']),
 };
 
 export function readParameter(param: unknown, where: string, rules: ParameterRules): ParameterValue {
@@ -72,9 +101,7 @@ export function readParameter(param: unknown, where: string, rules: ParameterRul
     throw new GraphRejection(INVALID, `Parameter ${where}.type has an invalid value: ${type}`);
   }
   const kind = type as ParameterKind;
-  if (!rules.allowed.includes(kind)) {
-    throw new GraphRejection(132012, `${where}: expected ${rules.allowed.join(' or ')}, got ${type}`);
-  }
+  if (!rules.allowed.includes(kind)) throw formatMismatch(rules.component ?? where, rules.allowed, type);
   rejectUnknownKeys(object, KEYS[kind], where);
 
   const value: ParameterValue = { kind };
@@ -90,30 +117,49 @@ export function readParameter(param: unknown, where: string, rules: ParameterRul
       throw new GraphRejection(INVALID, `${where}: parameter_name is only allowed for templates with NAMED parameters`);
     }
   }
+  return { ...value, ...readContent(kind, object, where, rules.media) };
+}
 
+/**
+ * Meta's details when a header is not the template's format: `header: Format mismatch, expected
+ * IMAGE, received UNKNOWN` (seen in real answers; UNKNOWN when no header was sent at all).
+ */
+export function formatMismatch(component: string, allowed: readonly string[], received: string): GraphRejection {
+  const expected = allowed.map((kind) => kind.toUpperCase()).join(' or ');
+  return new GraphRejection(132012, `${component}: Format mismatch, expected ${expected}, received ${received.toUpperCase()}`);
+}
+
+function readContent(kind: ParameterKind, object: JsonObject, where: string, media: MediaIds | undefined): Omit<ParameterValue, 'kind'> {
+  const inner = `${where}.${kind}`;
   switch (kind) {
     case 'text':
-      value.text = readText(object, 'text', where);
-      break;
+      return { text: readText(object, 'text', where) };
     case 'currency':
-      value.text = readCurrency(requireObject(object['currency'], `${where}.currency`), `${where}.currency`);
-      break;
+      return { text: readCurrency(requireObject(object['currency'], inner), inner) };
     case 'date_time':
-      value.text = readDateTime(requireObject(object['date_time'], `${where}.date_time`), `${where}.date_time`);
-      break;
+      return { text: readDateTime(requireObject(object['date_time'], inner), inner) };
     case 'image':
     case 'video':
     case 'document':
-      readMediaObject(requireObject(object[kind], `${where}.${kind}`), `${where}.${kind}`, MEDIA_KEYS[kind], rules.media);
-      break;
+    case 'gif':
+      readMediaObject(requireObject(object[kind], inner), inner, MEDIA_KEYS[kind], media);
+      return {};
     case 'location':
-      readLocation(requireObject(object['location'], `${where}.location`), `${where}.location`);
-      break;
+      readLocation(requireObject(object['location'], inner), inner);
+      return {};
+    case 'product':
+      readProduct(requireObject(object['product'], inner), inner);
+      return {};
     case 'payload':
-      requireString(object, 'payload', where);
-      break;
+      return { text: requireString(object, 'payload', where) };
+    case 'coupon_code':
+      return { text: readText(object, 'coupon_code', where) };
+    case 'action':
+    case 'limited_time_offer':
+      return { object: requireObject(object[kind], inner) };
+    case 'ttl_minutes':
+      return { number: readTtlMinutes(object, where) };
   }
-  return value;
 }
 
 /**
@@ -166,29 +212,26 @@ function readDateTime(dateTime: JsonObject, where: string): string {
   return readText(dateTime, 'fallback_value', where);
 }
 
-/** A media header takes no caption (OpenAPI ImageParameter: "Captions not supported"); a document may name its file. */
-const MEDIA_KEYS: Readonly<Record<'image' | 'video' | 'document', ReadonlySet<string>>> = {
+/**
+ * A media header takes no caption (OpenAPI ImageParameter: "Captions not supported"); a
+ * document may name its file (OpenAPI's document message example; no template page shows it,
+ * and MediaObject does not forbid it). A GIF is a link or an upload like the others.
+ */
+const MEDIA_KEYS: Readonly<Record<'image' | 'video' | 'document' | 'gif', ReadonlySet<string>>> = {
   image: new Set(['link', 'id']),
   video: new Set(['link', 'id']),
   document: new Set(['link', 'id', 'filename']),
+  gif: new Set(['link', 'id']),
 };
 
-const LOCATION_KEYS = new Set(['latitude', 'longitude', 'name', 'address']);
+/** A voice-call button's time to live at send: 1 to 43200 minutes (calling/call-button-messages-deep-links). */
+const MAX_TTL_MINUTES = 43_200;
 
-function readLocation(location: JsonObject, where: string): void {
-  rejectUnknownKeys(location, LOCATION_KEYS, where);
-  readCoordinate(location, 'latitude', where, 90);
-  readCoordinate(location, 'longitude', where, 180);
-  requireString(location, 'name', where);
-  requireString(location, 'address', where);
-}
-
-/** Meta's examples send coordinates as numbers and as numeric strings; both are taken. */
-function readCoordinate(location: JsonObject, key: string, where: string, limit: number): void {
-  const raw = location[key];
-  if (raw === undefined) throw GraphRejection.missing(`${where}.${key}`);
-  const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
-  if (typeof value !== 'number' || !Number.isFinite(value) || Math.abs(value) > limit) {
-    throw new GraphRejection(INVALID, `Parameter ${where}.${key} must be a number between -${limit} and ${limit}`);
+function readTtlMinutes(object: JsonObject, where: string): number {
+  const ttl = object['ttl_minutes'];
+  if (ttl === undefined) throw GraphRejection.missing(`${where}.ttl_minutes`);
+  if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 1 || ttl > MAX_TTL_MINUTES) {
+    throw new GraphRejection(INVALID, `Parameter ${where}.ttl_minutes must be an integer from 1 to ${MAX_TTL_MINUTES}`);
   }
+  return ttl;
 }

@@ -8,9 +8,10 @@ import type { ParsedFaultSettings } from './fault-settings.js';
 import { toGraphError, type GraphErrorReply, type GraphErrorSpec } from './graph-error.js';
 import { newWamid } from './ids.js';
 import { markReadProblem } from './mark-as-read.js';
+import { SenderMedia } from './media-object.js';
 import { MediaStore } from './media-store.js';
 import { marketingOnlyRefusal, onboardingRefusal, withoutMarketingFields } from './marketing-messages.js';
-import { validateMessage, type MessageType, type ValidationContext } from './message-validation.js';
+import { validateMessage, type MessageType } from './message-validation.js';
 import { PairLimiter, type PairLimitSettings } from './pair-limiter.js';
 import { PAIR_LIMIT_ERROR, THROUGHPUT_ERROR } from './limit-errors.js';
 import { PhoneNumbers, unknownNumberError } from './phone-numbers.js';
@@ -78,6 +79,8 @@ export interface SandboxStats {
   duplicates: number;
   /** Accepted sends to be reported `failed` by webhook, by code (they count in `accepted` too). */
   failedByCode: Record<string, number>;
+  /** `POST /{phone-number-id}/media` uploads by number, since the sandbox started (uploads outlive reset(), as at Meta). */
+  mediaUploads: Record<string, number>;
 }
 
 export class SandboxRuntime {
@@ -100,7 +103,6 @@ export class SandboxRuntime {
   private readonly failed = new Map<number, number>();
   private readonly requestStats = new RequestStats();
   private readonly duplicates = new DuplicateSends();
-  private readonly context: ValidationContext;
 
   constructor(options: RuntimeOptions) {
     this.templates = new TemplatesStore(options.templates);
@@ -115,7 +117,6 @@ export class SandboxRuntime {
     this.now = options.clock ?? Date.now;
     this.media = new MediaStore(this.now);
     this.faults = new FaultInjector(options.random);
-    this.context = { templates: this.templates, media: this.media };
   }
 
   /** Replaces every fault (see FaultInjector.set); a maintenance period starts now. */
@@ -150,7 +151,9 @@ export class SandboxRuntime {
     const marketing = endpoint === 'marketing_messages';
     const stripped = marketing ? withoutMarketingFields(body) : { ok: true as const, body };
     if (!stripped.ok) return this.reject(stripped.error);
-    const result = validateMessage(stripped.body, this.context);
+    // The media IDs a send may name are the sending number's uploads; one naming none fails later (131053).
+    const media = new SenderMedia(this.media, phoneNumberId);
+    const result = validateMessage(stripped.body, { templates: this.templates, media, endpoint });
     if (!result.ok) return this.reject(result.error);
     if (marketing) {
       const refusal = marketingOnlyRefusal(result.message) ?? this.onboardingRefusal(phoneNumberId);
@@ -173,7 +176,7 @@ export class SandboxRuntime {
 
     const wamid = newWamid(waId);
     let failure: AsyncFailure | UnknownUserFailure | undefined =
-      waId === '' ? unknownUserFailure(userId ?? '') : this.laterFailure(waId, type, category, now);
+      waId === '' ? unknownUserFailure(userId ?? '') : (media.failure() ?? this.laterFailure(waId, type, category, now));
     // Template pacing (the `held` fault) holds only sends that would otherwise go through.
     const held = type === 'template' && failure === undefined ? this.faults.heldSend() : undefined;
     if (held?.dropped === true) failure = asyncFailure(132015, 'held');
@@ -249,6 +252,7 @@ export class SandboxRuntime {
       busiestRequestSecond: this.requestStats.busiestSecond,
       duplicates: this.duplicates.duplicates,
       failedByCode: Object.fromEntries([...this.failed].map(([code, n]) => [String(code), n])),
+      mediaUploads: Object.fromEntries(this.media.uploadsByNumber),
     };
   }
 

@@ -1,53 +1,63 @@
-import type { MessageTemplate } from '../templates/template-schema.js';
+import { GraphRejection } from './graph-error.js';
+import { INVALID } from './json-checks.js';
+import { checkCarousel } from './kinds/carousel-check.js';
+import { checkOffer } from './kinds/offer-check.js';
+import { checkOtp } from './kinds/otp-check.js';
+import { checkButtons } from './kinds/button-check.js';
+import { checkHeaderAndBody } from './kinds/part-check.js';
+import { readSentComponents } from './kinds/sent-components.js';
+import type { TemplateShape } from './kinds/template-shape.js';
+import type { MediaIds } from './media-object.js';
 
 /**
- * The parts of a template a send must fill that the sandbox does not simulate: a media-card
- * carousel's cards (a `carousel` component), a limited-time offer's expiry (a
- * `limited_time_offer` component) and copy-code buttons (a `copy_code` button with the code).
- * Meta refuses a send that leaves one out as malformed, so the sandbox does too (131008, as
- * for an omitted URL button); a send that fills them is refused as not simulated, rather
- * than accepted unjudged.
+ * The components of a template send against what its kind requires, as Meta's page for each
+ * kind documents it: coupon code, limited-time offer, media-card and product-card carousels,
+ * catalog, multi-product, single-product, authentication, Flow, quick replies, and location,
+ * document and GIF headers (kinds/*). The first problem found is thrown as Meta's error.
  */
-export interface UnsimulatedSlots {
-  /** The cards of a media-card carousel; 0 without one. */
-  carouselCards: number;
-  limitedTimeOffer: boolean;
-  /** Positions of the copy-code buttons. */
-  copyCodeButtons: number[];
+export const MAX_RENDERED_BODY = 1024;
+
+/** "Maximum 20 characters" (coupon-templates); "Maximum 15 characters" for an offer code (limited-time-offer-templates). */
+export const MAX_COUPON_CODE = 20;
+export const MAX_OFFER_COUPON_CODE = 15;
+
+export type SendEndpointName = 'messages' | 'marketing_messages';
+
+export interface KindContext {
+  media?: MediaIds | undefined;
+  /** The endpoint the send came to; /messages unless said. */
+  endpoint?: SendEndpointName | undefined;
 }
 
-/** Component types of a send that fill these slots (Meta's send examples write them so). */
-export const UNSIMULATED_COMPONENTS: ReadonlySet<string> = new Set(['carousel', 'limited_time_offer']);
-
-export function unsimulatedSlots(template: MessageTemplate): UnsimulatedSlots {
-  const slots: UnsimulatedSlots = { carouselCards: 0, limitedTimeOffer: false, copyCodeButtons: [] };
-  for (const component of template.components) {
-    if (component.type === 'CAROUSEL') slots.carouselCards = component.cards.length;
-    else if (component.type === 'LIMITED_TIME_OFFER') slots.limitedTimeOffer = true;
-    else if (component.type === 'BUTTONS') {
-      component.buttons.forEach((button, index) => {
-        if (button.type === 'COPY_CODE') slots.copyCodeButtons.push(index);
-      });
-    }
+export function checkTemplateComponents(shape: TemplateShape, components: unknown[], context: KindContext): void {
+  const sent = readSentComponents(components);
+  const header = shape.part.header;
+  if (header.kind === 'media' && header.media === 'gif' && context.endpoint !== 'marketing_messages') {
+    throw gifOnMessages();
   }
-  return slots;
+  const base = {
+    named: shape.named,
+    media: context.media,
+    couponLimit: shape.offer === undefined ? MAX_COUPON_CODE : MAX_OFFER_COUPON_CODE,
+  };
+  // In the order of Meta's send examples: header, body, offer, buttons, then the carousel's cards.
+  const own = { ...base, prefix: '', bodyLimit: MAX_RENDERED_BODY };
+  const body = checkHeaderAndBody(shape.part, sent, own);
+  checkOffer(shape.offer, sent.offer);
+  checkOtp(shape.otp, body, checkButtons(shape.part.buttons, sent.buttons, own));
+  checkCarousel(shape.carousel, sent.carousel, base);
 }
 
 /**
- * What a send leaves unfilled, worded as the sandbox's other missing values are; undefined
- * when nothing. A send never carries a carousel or limited_time_offer component here: those
- * are refused as not simulated before the template's slots are looked at.
+ * "Gifs are only available for Marketing Messages API for WhatsApp" (templates/components). No
+ * page says how /messages refuses one, and /messages has no `gif` parameter type at all (Meta's
+ * OpenAPI): the sandbox answers 100, Graph's "Invalid parameter" for a request using a parameter
+ * its endpoint does not support, naming the endpoint that takes it.
  */
-export function unfilledSlot(slots: UnsimulatedSlots, sentButtonIndexes: readonly number[]): string | undefined {
-  if (slots.carouselCards > 0) {
-    return `carousel: the template has ${slots.carouselCards} cards; the send has no carousel component filling them`;
-  }
-  if (slots.limitedTimeOffer) {
-    return (
-      'limited_time_offer: the template has a limited-time offer; ' +
-      'the send has no limited_time_offer component with its expiration_time_ms'
-    );
-  }
-  const copyCode = slots.copyCodeButtons.find((index) => !sentButtonIndexes.includes(index));
-  return copyCode === undefined ? undefined : `buttons: Button at index ${copyCode} of type CopyCode requires a parameter`;
+function gifOnMessages(): GraphRejection {
+  return new GraphRejection(
+    INVALID,
+    'header: a template with a GIF header is sent only through the Marketing Messages API ' +
+      '(POST /{phone-number-id}/marketing_messages), not /messages',
+  );
 }

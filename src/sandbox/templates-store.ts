@@ -1,7 +1,7 @@
 import { AppError } from '../errors/app-error.js';
 import { messageTemplateSchema, type MessageTemplate } from '../templates/template-schema.js';
 import { requirementsOf, type TemplateRequirements } from '../templates/template-requirements.js';
-import { unsimulatedSlots, type UnsimulatedSlots } from './template-kinds.js';
+import { templateShape, type TemplateShape } from './kinds/template-shape.js';
 
 /**
  * The sandbox's approved-template catalogue: looked up on every send by (name, language),
@@ -11,10 +11,8 @@ import { unsimulatedSlots, type UnsimulatedSlots } from './template-kinds.js';
 export interface TemplateEntry {
   template: MessageTemplate;
   requirements: TemplateRequirements;
-  /** `type` of each button by position (`URL`, `QUICK_REPLY`, …), for button components. */
-  buttonTypes: readonly string[];
-  /** What a send must fill that the sandbox does not simulate (carousel, limited-time offer, copy code). */
-  unsimulated: UnsimulatedSlots;
+  /** What a send of it must and may carry, by its kind (kinds/template-shape.ts). */
+  shape: TemplateShape;
 }
 
 export interface TemplateListQuery {
@@ -79,13 +77,7 @@ export class TemplatesStore {
             `(${sameId.template.language}), ${template.id}; Meta gives each template its own.`,
         );
       }
-      const buttonTypes = parsed.data.components.flatMap((c) => (c.type === 'BUTTONS' ? c.buttons.map((b) => b.type) : []));
-      const entry: TemplateEntry = {
-        template,
-        requirements: requirementsOf(parsed.data),
-        buttonTypes,
-        unsimulated: unsimulatedSlots(parsed.data),
-      };
+      const entry: TemplateEntry = { template, requirements: requirementsOf(parsed.data), shape: templateShape(parsed.data) };
       this.entries.push(entry);
       this.byKey.set(key, entry);
       this.loaded.set(entry, { template, requirements: entry.requirements });

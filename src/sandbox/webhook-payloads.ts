@@ -67,8 +67,12 @@ export function statusesPayload(
   );
 }
 
-/** What a user sent (reference §3.4): a text, or a tap on a template's quick-reply button. */
-export type InboundContent = { kind: 'text'; body: string } | { kind: 'button'; payload: string; text: string };
+/**
+ * What a user sent (reference §3.4): a text, a tap on a template's quick-reply button, or the
+ * answer of a WhatsApp Flow a template's Flow button opened (its data as a JSON string).
+ */
+export type InboundContent =
+  { kind: 'text'; body: string } | { kind: 'button'; payload: string; text: string } | { kind: 'flow'; responseJson: string };
 
 export interface InboundMessage {
   phoneNumberId: string;
@@ -84,7 +88,7 @@ export interface InboundMessage {
   /** ms since the epoch. */
   at: number;
   content: InboundContent;
-  /** The wamid of the business message this replies to (required for a button tap). */
+  /** The wamid of the business message this replies to (required for a button tap and a Flow's answer). */
   contextId?: string;
 }
 
@@ -96,13 +100,29 @@ export function inboundPayload(message: InboundMessage): string {
     from_user_id: message.userId,
     id: message.id,
     timestamp: String(Math.floor(message.at / 1000)),
-    type: content.kind,
+    type: content.kind === 'flow' ? 'interactive' : content.kind,
   };
+  // In the order Meta's examples print them: type, context, then the content.
   if (message.contextId !== undefined) item['context'] = { from: DISPLAY_PHONE_NUMBER, id: message.contextId };
-  if (content.kind === 'text') item['text'] = { body: content.body };
-  else item['button'] = { payload: content.payload, text: content.text };
+  Object.assign(item, contentFields(content));
   const value = { contacts: [contactOf(message)], messages: [item] };
   return webhookPayload(new Map([[message.phoneNumberId, value]]));
+}
+
+/**
+ * The message's content, under its type's key. A Flow's answer is an `interactive` message of
+ * type `nfm_reply`, as Meta's flows/guides/receiveflowresponse prints it: `name` "flow", `body`
+ * "Sent" (what the user's chat shows), and the Flow's data as a JSON string.
+ */
+function contentFields(content: InboundContent): Record<string, unknown> {
+  switch (content.kind) {
+    case 'text':
+      return { text: { body: content.body } };
+    case 'button':
+      return { button: { payload: content.payload, text: content.text } };
+    case 'flow':
+      return { interactive: { type: 'nfm_reply', nfm_reply: { name: 'flow', body: 'Sent', response_json: content.responseJson } } };
+  }
 }
 
 /** The sender as `contacts[]` names them since 2026: `user_id` always, `wa_id` unless a username hides it. */

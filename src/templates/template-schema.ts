@@ -7,19 +7,29 @@ import { z } from 'zod';
  */
 const headerComponent = z.object({
   type: z.literal('HEADER'),
-  format: z.enum(['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION', 'GIF']),
+  /** PRODUCT: a product card's header (product-card carousels, single-product templates). */
+  format: z.enum(['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION', 'GIF', 'PRODUCT']),
   text: z.string().optional(),
 });
 
 const bodyComponent = z.object({ type: z.literal('BODY'), text: z.string() });
 const footerComponent = z.object({ type: z.literal('FOOTER'), text: z.string() });
 
-const templateButton = z.object({
-  type: z.string(),
-  text: z.string().optional(),
-  url: z.string().optional(),
-  phone_number: z.string().optional(),
-});
+/**
+ * A button as the list shows it (templates/components): URL, QUICK_REPLY, PHONE_NUMBER,
+ * VOICE_CALL, COPY_CODE, OTP (authentication), FLOW, CATALOG, MPM, SPM. Only what a send or a
+ * preview needs is read; the rest (flow IDs, examples) is kept as it came.
+ */
+const templateButton = z
+  .object({
+    type: z.string(),
+    text: z.string().optional(),
+    url: z.string().optional(),
+    phone_number: z.string().optional(),
+    /** OTP buttons: COPY_CODE, ONE_TAP or ZERO_TAP. */
+    otp_type: z.string().optional(),
+  })
+  .loose();
 
 const buttonsComponent = z.object({
   type: z.literal('BUTTONS'),
@@ -31,16 +41,28 @@ const buttonsComponent = z.object({
  * (Meta's templates/marketing-templates/media-card-carousel-templates). A list holding one
  * loads; what a send of one must carry is not modelled here.
  */
+/**
+ * A carousel: 2 to 10 cards, each with its own header (image or video; a product for a
+ * product-card carousel), optional body and buttons (Meta's
+ * templates/marketing-templates/media-card-carousel-templates).
+ */
+const cardComponent = z.discriminatedUnion('type', [headerComponent, bodyComponent, buttonsComponent]);
 const carouselComponent = z.object({
   type: z.literal('CAROUSEL'),
   cards: z
-    .array(z.object({ components: z.array(z.object({ type: z.string() })) }))
+    .array(z.object({ components: z.array(cardComponent) }))
     .min(2)
     .max(10),
 });
 
-/** A limited-time offer's heading and expiry timer (…/marketing-templates/limited-time-offer-templates). */
-const limitedTimeOfferComponent = z.object({ type: z.literal('LIMITED_TIME_OFFER') });
+/**
+ * A limited-time offer's heading and, when `has_expiration`, the countdown whose end each send
+ * gives (…/marketing-templates/limited-time-offer-templates).
+ */
+const limitedTimeOfferComponent = z.object({
+  type: z.literal('LIMITED_TIME_OFFER'),
+  limited_time_offer: z.object({ text: z.string().optional(), has_expiration: z.boolean().optional() }).loose().optional(),
+});
 
 export const templateComponentSchema = z.discriminatedUnion('type', [
   headerComponent,
@@ -75,4 +97,6 @@ export const templateListSchema = z.object({
 
 export type MessageTemplate = z.infer<typeof messageTemplateSchema>;
 export type TemplateComponent = z.infer<typeof templateComponentSchema>;
+export type TemplateButton = z.infer<typeof templateButton>;
+export type CardComponent = z.infer<typeof cardComponent>;
 export type TemplateList = z.infer<typeof templateListSchema>;

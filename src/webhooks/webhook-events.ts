@@ -2,6 +2,7 @@ import type { StatusUpdate, TemplateInfoUpdate, TemplateStatusUpdate } from '../
 import type { AccountError } from '../campaigns/settle/account-errors.js';
 import type { InboundEvent, PreferenceEvent, StatusEvent, UserIdChange } from '../campaigns/settle/user-joins.js';
 import { toLimitUpdate, type LimitUpdate } from './limit-events.js';
+import { flowResponseOf } from './flow-response.js';
 import { text, userOf } from './webhook-contacts.js';
 import { statusPricing } from './status-pricing.js';
 import { entryTimeMs, toTemplateInfo } from './template-info-events.js';
@@ -15,7 +16,8 @@ import { entryTimeMs, toTemplateInfo } from './template-info-events.js';
 export interface WebhookEvents {
   statuses: StatusEvent[];
   /**
-   * Messages from users: each opens a 24-hour window; a button reply answers a campaign row; a keyword opts out.
+   * Messages from users: each opens a 24-hour window; a button reply or a Flow's answer goes on the campaign row it
+   * replies to; a keyword opts out.
    * A phone (`from`), a business-scoped user ID (`from_user_id`, `contacts[].user_id`), or both.
    */
   inbound: InboundEvent[];
@@ -227,6 +229,9 @@ function toInbound(
         ? item.interactive.list_reply
         : undefined;
     if (reply !== undefined && typeof reply.id === 'string') update.reply = reply.id.slice(0, 256);
+    // A Flow's answer: it belongs to the row whose message opened the Flow (context.id), as a button tap does.
+    const flowResponse = flowResponseOf(item.interactive);
+    if (flowResponse !== undefined) update.flowResponse = flowResponse;
   } else if (item.type === 'text' && isObject(item.text) && typeof item.text.body === 'string') {
     words = item.text.body;
   }

@@ -82,7 +82,8 @@ describe('HTTP API: every problem of a campaign at once', () => {
     expect(problem.problems?.map((p) => [p.code, p.field])).toStrictEqual([
       ['OPTION_INVALID', 'priority'],
       ['TEMPLATE_MAPPING_INVALID', 'params'],
-      ['TEMPLATE_MAPPING_INVALID', 'params'],
+      // body.2 has no column: add it to params (or map it with param body.2=COLUMN).
+      ['TEMPLATE_SLOT_UNFILLED', 'params'],
     ]);
   });
 

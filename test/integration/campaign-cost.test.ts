@@ -97,6 +97,8 @@ describe('what a campaign costs, end to end', () => {
     phoneColumn: 'phone',
     params: ['name', 'discount'],
     headerImageColumn: 'banner',
+    // The banner's link is an example one: sent as the link, as Meta would fetch it.
+    mediaBy: 'link',
     ...extra,
   });
 

@@ -21,7 +21,8 @@ describe('usage errors through the CLI', () => {
       [['sned', 'file.csv'], "unknown command 'sned' (did you mean send?)", 'campaign'],
       [
         ['send', 'file.csv', '--param', 'first_name'],
-        "option '--param <name=column>' argument 'first_name' is invalid. write it as --param name=column, e.g. --param first_name=Name",
+        "option '--param <slot=column>' argument 'first_name' is invalid. write it as --param SLOT=COLUMN, " +
+          'e.g. --param body.first_name=Name or --param button.1.coupon_code=code',
         'campaign send',
       ],
       [['sandbox', '--port'], "option '--port <n>' argument missing", 'campaign sandbox'],

@@ -90,7 +90,8 @@ describe('campaign CLI, end to end', () => {
     expect(report.code, report.stderr).toBe(0);
     const lines = (await readFile(out, 'utf8')).trim().split('\n');
     expect(lines[0]).toBe(
-      'row,phone,user_id,status,message_id,error_code,error_detail,attempts,delivered_at,read_at,reply,pricing_category',
+      'row,phone,user_id,status,message_id,error_code,error_detail,attempts,delivered_at,read_at,' +
+        'reply_payload,flow_response,pricing_category',
     );
     const rows = lines.slice(1).map((line) => line.split(','));
     expect(rows).toHaveLength(1002);

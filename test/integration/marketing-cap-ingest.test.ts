@@ -87,6 +87,8 @@ describe('MARKETING_CAP_WAIT at ingest: the plan, the dry run and the send', () 
       phoneColumn: 'phone',
       params: ['name', 'discount'],
       headerImageColumn: 'banner',
+      // The banner's link is an example one: sent as the link, as Meta would fetch it.
+      mediaBy: 'link',
       ...options,
     });
 

@@ -55,6 +55,8 @@ describe('the Marketing Messages API, end to end', () => {
       phoneColumn: 'phone',
       params: ['name', 'discount'],
       headerImageColumn: 'banner',
+      // The banner's link is an example one: sent as the link, as Meta would fetch it.
+      mediaBy: 'link',
       endpoint: 'marketing-messages',
       ...options,
     });

@@ -105,6 +105,8 @@ describe('a STOP during a running campaign', () => {
       phoneColumn: 'phone',
       params: ['name', 'discount'],
       headerImageColumn: 'banner',
+      // The banner's link is an example one: sent as the link, as Meta would fetch it.
+      mediaBy: 'link',
       campaign: 'promo',
       templatesFile: SAMPLE_TEMPLATES,
     });

@@ -216,4 +216,47 @@ describe('campaign retarget, end to end', () => {
     expect(running.code).not.toBe(0);
     expect(running.stderr).toContain('OPTION_INVALID');
   });
+
+  it("the CLI: --help lists send's message flags, each with send's help text", async () => {
+    const [retarget, send] = await Promise.all([runCli(['retarget', '--help'], {}), runCli(['send', '--help'], {})]);
+    expect(retarget.code).toBe(0);
+    expect(send.code).toBe(0);
+    const retargetOptions = optionHelp(retarget.stdout);
+    const sendOptions = optionHelp(send.stdout);
+    for (const flag of MESSAGE_FLAGS) {
+      expect(retargetOptions.get(flag), flag).toBeDefined();
+      expect(retargetOptions.get(flag), flag).toBe(sendOptions.get(flag));
+    }
+  });
 });
+
+/** The flags of the new campaign's message: `send`'s, declared for both from one table. */
+const MESSAGE_FLAGS = [
+  '--template',
+  '--language',
+  '--text',
+  '--preview-url',
+  '--params',
+  '--param',
+  '--header-text-column',
+  '--header-image-column',
+  '--button-url-column',
+  '--language-column',
+  '--media-by',
+];
+
+/** Each option of a `--help` by its flag: its value placeholder and help text, the wrapped lines joined. */
+function optionHelp(help: string): Map<string, string> {
+  const options = new Map<string, string>();
+  let current: string | undefined;
+  for (const line of help.slice(help.indexOf('Options:')).split('\n').slice(1)) {
+    const [, flag, rest] = /^ {2}(--[a-z-]+)(.*)$/.exec(line) ?? [];
+    if (flag !== undefined) {
+      current = flag;
+      options.set(flag, (rest ?? '').trim().replace(/\s+/g, ' '));
+    } else if (current !== undefined && /^\s+\S/.test(line)) {
+      options.set(current, `${options.get(current)} ${line.trim()}`);
+    } else current = undefined;
+  }
+  return options;
+}

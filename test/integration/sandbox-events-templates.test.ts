@@ -9,8 +9,9 @@ import { getJson, send, startTestSandbox, template, text, type ReplyBody } from 
 /**
  * The marketing kinds the samples gained: a media-card carousel and a limited-time offer with
  * a copy-code button, in the shape Meta's GET /{waba-id}/message_templates lists them. The list
- * loads and prints; the sandbox lists them as given, and refuses a send that leaves out their
- * carousel, limited_time_offer or copy_code component as Meta refuses a malformed template send.
+ * loads and prints; the sandbox lists them as given, refuses a send that leaves out their
+ * carousel, limited_time_offer or copy_code component as Meta refuses a malformed template send,
+ * and takes one that fills them.
  */
 const WABA = DEFAULT_BUSINESS_ACCOUNT_IDS[0] ?? '';
 const CAROUSEL = 'spring_collection_carousel';
@@ -51,13 +52,18 @@ describe('sandbox events: carousel and limited-time offer templates', () => {
 
     const templates = await loadTemplatesFile('samples/templates.json');
     const listing = templateListing(templates);
+    // Each kind with every slot a send of it fills, cards and the offer's end included.
     expect(templatesText(listing)).toMatch(
-      new RegExp(`${CAROUSEL}\\s+en_US\\s+APPROVED\\s+MARKETING\\s+POSITIONAL\\s+body \\{\\{1\\}\\} \\{\\{2\\}\\} \\{\\{3\\}\\}`),
+      new RegExp(
+        `${CAROUSEL}\\s+en_US\\s+APPROVED\\s+MARKETING\\s+media_carousel\\s+POSITIONAL\\s+` +
+          'body\\.1 body\\.2 body\\.3 card\\.0\\.header\\.image card\\.0\\.button\\.0\\.payload\\? card\\.0\\.button\\.1\\.url ' +
+          'card\\.1\\.header\\.image card\\.1\\.button\\.0\\.payload\\? card\\.1\\.button\\.1\\.url',
+      ),
     );
     expect(templatesText(listing)).toMatch(
       new RegExp(
-        `${OFFER}\\s+en_US\\s+APPROVED\\s+MARKETING\\s+POSITIONAL\\s+` +
-          `header image link; body \\{\\{1\\}\\} \\{\\{2\\}\\}; button 1 url \\{\\{1\\}\\}`,
+        `${OFFER}\\s+en_US\\s+APPROVED\\s+MARKETING\\s+limited_time_offer\\s+POSITIONAL\\s+` +
+          'header\\.image body\\.1 body\\.2 lto\\.expiration button\\.0\\.coupon_code button\\.1\\.url',
       ),
     );
     const offer = templatesJson(listing).find((t) => t.name === OFFER);
@@ -69,18 +75,24 @@ describe('sandbox events: carousel and limited-time offer templates', () => {
     expect(listed.body.data.filter((t) => t.name === CAROUSEL || t.name === OFFER)).toEqual(written);
   });
 
-  it('refuses a carousel send without its cards (131008), and one with them as not simulated (100)', async () => {
+  it('refuses a carousel send without its cards (131008), and takes one that fills every card', async () => {
     sandbox = await startTestSandbox();
     const body = { type: 'body', parameters: [text('Ana'), text('25%'), text('SPRING25')] };
     expectRefused(await send(sandbox, template(CAROUSEL, [body])), 131008, /carousel: the template has 2 cards/);
-    const cards = {
-      type: 'carousel',
-      cards: [0, 1].map((card_index) => ({
-        card_index,
-        components: [{ type: 'header', parameters: [{ type: 'image', image: { link: `https://cdn.example.com/${card_index}.jpg` } }] }],
-      })),
-    };
-    expectRefused(await send(sandbox, template(CAROUSEL, [body, cards])), 100, /carousel component is not simulated/);
+    const card = (card_index: number, url = true) => ({
+      card_index,
+      components: [
+        { type: 'header', parameters: [{ type: 'image', image: { link: `https://cdn.example.com/${card_index}.jpg` } }] },
+        ...(url ? [{ type: 'button', sub_type: 'url', index: 1, parameters: [text(`item-${card_index}`)] }] : []),
+      ],
+    });
+    // The quick-reply payload is optional (Meta's media-card carousel page); each card's URL variable is not.
+    expect((await send(sandbox, template(CAROUSEL, [body, { type: 'carousel', cards: [card(0), card(1)] }]))).status).toBe(200);
+    expectRefused(
+      await send(sandbox, template(CAROUSEL, [body, { type: 'carousel', cards: [card(0), card(1, false)] }])),
+      131008,
+      /card 1 buttons: Button at index 1 of type Url requires a parameter/,
+    );
     // The body is still checked first: a wrong count is Meta's 132000.
     expect((await send(sandbox, template(CAROUSEL, [{ type: 'body', parameters: [text('Ana')] }]))).body.error?.code).toBe(132000);
   });
@@ -88,6 +100,12 @@ describe('sandbox events: carousel and limited-time offer templates', () => {
   it('refuses a limited-time offer send without its offer (131008), and a coupon send without its code (131008)', async () => {
     sandbox = await startTestSandbox({
       templates: [...(await loadTemplatesFile('samples/templates.json')), COUPON as unknown as MessageTemplate],
+    });
+    const code = (index: string, coupon = 'SPRING25') => ({
+      type: 'button',
+      sub_type: 'copy_code',
+      index,
+      parameters: [{ type: 'coupon_code', coupon_code: coupon }],
     });
     const offerParts = [
       { type: 'header', parameters: [{ type: 'image', image: { link: 'https://cdn.example.com/offer.jpg' } }] },
@@ -99,7 +117,14 @@ describe('sandbox events: carousel and limited-time offer templates', () => {
       type: 'limited_time_offer',
       parameters: [{ type: 'limited_time_offer', limited_time_offer: { expiration_time_ms: 1_800_000_000_000 } }],
     };
-    expectRefused(await send(sandbox, template(OFFER, [...offerParts, offer])), 100, /limited_time_offer component is not simulated/);
+    expectRefused(
+      await send(sandbox, template(OFFER, [...offerParts, offer])),
+      131008,
+      /Button at index 0 of type CopyCode requires a parameter/,
+    );
+    expect((await send(sandbox, template(OFFER, [...offerParts, offer, code('0')]))).status).toBe(200);
+    // An offer's code is at most 15 characters (Meta's limited-time offer page).
+    expectRefused(await send(sandbox, template(OFFER, [...offerParts, offer, code('0', 'X'.repeat(16))])), 100, /at most|maximum is 15/);
 
     const couponBody = { type: 'body', parameters: [text('WINTER25'), text('25%')] };
     expectRefused(
@@ -107,9 +132,8 @@ describe('sandbox events: carousel and limited-time offer templates', () => {
       131008,
       /Button at index 0 of type CopyCode requires a parameter/,
     );
-    const code = { type: 'button', sub_type: 'copy_code', index: '0', parameters: [{ type: 'coupon_code', coupon_code: 'WINTER25' }] };
-    expectRefused(await send(sandbox, template(COUPON.name, [couponBody, code])), 100, /copy_code is not simulated/);
-    // Templates of the kinds the sandbox does simulate still go through.
+    // A coupon without an offer takes up to 20 characters (Meta's coupon page).
+    expect((await send(sandbox, template(COUPON.name, [couponBody, code('0', 'W'.repeat(20))]))).status).toBe(200);
     expect((await send(sandbox, template('order_update', [{ type: 'body', parameters: [text('Ana'), text('A-1')] }]))).status).toBe(200);
   });
 });

@@ -203,6 +203,7 @@ describe('sandbox POST /messages', () => {
       busiestRequestSecond: 1,
       duplicates: 0,
       failedByCode: {},
+      mediaUploads: {},
     });
     expect((await postJson(`${sandbox.url}/_sandbox/reset`, {})).status).toBe(204);
     expect(sandbox.stats()).toEqual({
@@ -213,6 +214,7 @@ describe('sandbox POST /messages', () => {
       busiestRequestSecond: 0,
       duplicates: 0,
       failedByCode: {},
+      mediaUploads: {},
     });
     expect((await getJson(`${sandbox.url}/_sandbox/healthz`, null)).body).toEqual({ status: 'ok' });
   });

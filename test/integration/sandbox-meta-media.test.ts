@@ -17,7 +17,7 @@ import {
  * Meta's media endpoints over real HTTP (Meta's media page): upload (multipart), get the
  * URL and what Meta says of the file, download, delete; the types and sizes Meta takes
  * (131053 for the others); and a media ID used in a template's image header and in an
- * image message.
+ * image message (one naming no upload is taken and reported failed, 131053).
  */
 let sandbox: Sandbox | undefined;
 
@@ -159,7 +159,7 @@ describe('sandbox media (Meta: media page)', () => {
     expect((await deleteMedia(sandbox, id)).body.error).toMatchObject({ code: 100, error_subcode: 33 });
   });
 
-  it("sends an uploaded media ID in a template's image header and in an image message; an unknown or deleted ID is refused", async () => {
+  it("sends an uploaded media ID in a template's image header and in an image; an unknown or deleted ID fails later, 131053", async () => {
     sandbox = await startTestSandbox();
     const id = await uploadPng(sandbox);
     expect((await send(sandbox, promo({ id }))).status).toBe(200);
@@ -167,24 +167,25 @@ describe('sandbox media (Meta: media page)', () => {
     const image = { messaging_product: 'whatsapp', to: '+447700900123', type: 'image', image: { id, caption: 'Spring' } };
     expect((await send(sandbox, image)).status).toBe(200);
 
-    const unknown = await send(sandbox, promo({ id: '1234567890' }));
-    expect(unknown.status).toBe(400);
-    expect(unknown.body.error?.code).toBe(100);
-    expect(unknown.body.error?.error_data?.details).toMatch(/media attachment ID/);
+    // Meta takes the send and fetches the media afterwards: a media ID naming no upload comes back
+    // as a `failed` status with 131053, never as a 400 (sandbox-template-kinds-media.test.ts follows the webhook).
+    expect((await send(sandbox, promo({ id: '1234567890' }))).status).toBe(200);
     await deleteMedia(sandbox, id);
-    expect((await send(sandbox, promo({ id }))).body.error?.code).toBe(100);
-    expect((await send(sandbox, image)).body.error?.code).toBe(100);
-    expect(sandbox.accepted()).toHaveLength(2);
+    expect((await send(sandbox, promo({ id }))).status).toBe(200);
+    expect((await send(sandbox, image)).status).toBe(200);
+    expect(sandbox.accepted().map((m) => m.failure?.code)).toEqual([undefined, undefined, 131053, 131053, 131053]);
+    expect(sandbox.accepted()[2]?.failure?.details).toMatch(/media ID 1234567890 names no upload of this phone number/);
   });
 
-  it('forgets an upload 30 days after it was made, as Meta does', async () => {
+  it('forgets an upload 30 days after it was made, as Meta does: a send naming it then fails with 131053', async () => {
     let now = Date.parse('2026-11-25T12:00:00Z');
     sandbox = await startTestSandbox({ clock: () => now });
     const id = await uploadPng(sandbox);
     now += 30 * 24 * 60 * 60 * 1000 - 1;
     expect((await send(sandbox, promo({ id }))).status).toBe(200);
     now += 1;
-    expect((await send(sandbox, promo({ id }))).body.error?.code).toBe(100);
+    expect((await send(sandbox, promo({ id }))).status).toBe(200);
+    expect(sandbox.accepted().map((m) => m.failure?.code)).toEqual([undefined, 131053]);
     expect((await getJson(`${sandbox.url}/v25.0/${id}`)).body.error?.error_subcode).toBe(33);
   });
 });

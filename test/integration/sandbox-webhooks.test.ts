@@ -261,8 +261,8 @@ describe('sandbox status webhooks', () => {
     sandbox = await startTestSandbox({ webhooks: { url: r.url, appSecret: SECRET, ...fast } });
     const inbound = (body: unknown) => postJson<{ error: string }>(`${sandbox?.url ?? ''}/_sandbox/inbound`, body);
     const cases: [unknown, RegExp][] = [
-      [{ from: '+447700900123' }, /either text .* or button/],
-      [{ from: '+447700900123', text: 'hi', button: { payload: 'P', text: 'T' }, contextId: 'wamid.X' }, /not both/],
+      [{ from: '+447700900123' }, /one of text .*, button .* or flow/],
+      [{ from: '+447700900123', text: 'hi', button: { payload: 'P', text: 'T' }, contextId: 'wamid.X' }, /not two or none/],
       [{ from: '+447700900123', button: { payload: 'P', text: 'T' } }, /contextId/],
       [{ from: 'nobody', text: 'hi' }, /from/],
       [{ from: '+447700900123', text: '' }, /text must not be empty/],

@@ -139,9 +139,11 @@ describe('campaign templates sync / list', () => {
 
     const text = await runTemplatesList(context(apiEnv()));
     const lines = text.split('\n');
-    expect(lines[0]).toMatch(/^NAME\s+LANGUAGE\s+STATUS\s+CATEGORY\s+FORMAT\s+VARIABLES$/);
-    expect(text).toMatch(/order_update\s+en_US\s+APPROVED\s+UTILITY\s+POSITIONAL\s+body \{\{1\}\} \{\{2\}\}/);
-    expect(text).toMatch(/spring_promo\s+en_US\s+APPROVED\s+MARKETING\s+POSITIONAL\s+header image link; body \{\{1\}\} \{\{2\}\}/);
+    expect(lines[0]).toMatch(/^NAME\s+LANGUAGE\s+STATUS\s+CATEGORY\s+KIND\s+FORMAT\s+SLOTS$/);
+    expect(text).toMatch(/order_update\s+en_US\s+APPROVED\s+UTILITY\s+standard\s+POSITIONAL\s+body\.1 body\.2$/m);
+    expect(text).toMatch(
+      /spring_promo\s+en_US\s+APPROVED\s+MARKETING\s+standard\s+POSITIONAL\s+header\.image body\.1 body\.2 button\.0\.payload\?$/m,
+    );
     expect(text).not.toContain('PAUSED');
 
     const json = JSON.parse(await runTemplatesList(context(apiEnv()), { json: true, all: true })) as { name: string; status: string }[];

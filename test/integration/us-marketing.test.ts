@@ -130,6 +130,8 @@ describe('MARKETING templates and US numbers, end to end', () => {
       phoneColumn: 'phone',
       params: ['name', 'discount'],
       headerImageColumn: 'banner',
+      // The banner's link is an example one: sent as the link, as Meta would fetch it.
+      mediaBy: 'link',
       ...options,
     });
 

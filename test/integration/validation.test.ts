@@ -194,11 +194,20 @@ describe('pre-flight validation, end to end', () => {
     await writeFile(file, 'phone,first_name,order_id\n+4915110000001,Ana,A-1\n');
     // order_update takes two variables; shipping_update needs a header and a button column; winter_clearance is paused.
     await expect(send(file, { campaign: 'c-bad1', params: ['first_name'] })).rejects.toMatchObject({ code: 'TEMPLATE_MAPPING_INVALID' });
+    // Each required slot left unfilled names its shorthand flag first, then --param.
     await expect(
       send(file, { campaign: 'c-bad2', template: 'shipping_update', params: ['first_name', 'order_id', 'order_id'] }),
-    ).rejects.toThrow(
-      /header variable \{\{1\}\} has no column[\s\S]*URL button 0 variable \{\{1\}\} has no column[\s\S]*Nothing was enqueued/,
-    );
+    ).rejects.toMatchObject({
+      code: 'TEMPLATE_SLOT_UNFILLED',
+      message: expect.stringMatching(
+        new RegExp(
+          String.raw`header\.1 \(header variable \{\{1\}\}\) is required and no column fills it: ` +
+            String.raw`give --header-text-column, or map it with --param header\.1=COLUMN[\s\S]*` +
+            String.raw`button\.0\.url \(the end of button 0's link\) is required and no column fills it: ` +
+            String.raw`give --button-url-column, or map it with --param button\.0\.url=COLUMN[\s\S]*Nothing was enqueued`,
+        ),
+      ) as unknown,
+    });
     await expect(send(file, { campaign: 'c-bad3', template: 'winter_clearance', params: ['first_name'] })).rejects.toThrow(/PAUSED/);
     await expect(send(file, { campaign: 'c-bad4', language: 'de' })).rejects.toThrow(
       /no de translation; it exists in en_US \(APPROVED\), pt_BR \(APPROVED\)/,
@@ -252,6 +261,8 @@ describe('pre-flight validation, end to end', () => {
         template: 'spring_promo',
         params: ['name', 'discount'],
         headerImageColumn: 'banner',
+        // The banner's link is an example one: sent as the link, as Meta would fetch it.
+        mediaBy: 'link',
         dryRun: true,
       });
       // Both of Bruno's rows say why (the second is not a "duplicate of the one sent": none was).
@@ -284,6 +295,8 @@ describe('pre-flight validation, end to end', () => {
       template: 'spring_promo',
       params: ['name', 'discount'],
       headerImageColumn: 'banner',
+      // The banner's link is an example one: sent as the link, as Meta would fetch it.
+      mediaBy: 'link',
       dryRun: true,
     });
     expect(outcome).toMatchObject({

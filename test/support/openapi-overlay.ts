@@ -85,6 +85,53 @@ function unrequire(schema: Json, names: string[], where: string): void {
   schema.required = required.filter((name) => !names.includes(name));
 }
 
+/** Adds values to an enum; throws on one it already has. */
+function addEnumValues(schema: Json, values: string[], where: string): void {
+  const own = Array.isArray(schema.enum) ? (schema.enum as string[]) : [];
+  for (const value of values) if (own.includes(value)) throw new Error(`overlay: ${where} already allows ${value}`);
+  schema.enum = [...own, ...values];
+}
+
+/**
+ * A new `type` of a discriminated base (TemplateComponent, ParameterObject,
+ * ButtonParameterObject): its enum value, its mapping (which the send walk of
+ * request-contract.ts follows, as ajv does not) and its schema, an `allOf` of the base and
+ * `own`, as the spec writes each of its own kinds.
+ */
+function addKind(spec: OpenApiDocument, base: string, tag: string, name: string, own: Json): void {
+  addEnumValues(schemaAt(spec, `${base}/properties/type`), [tag], `${base}.type`);
+  const mapping = schemaAt(spec, `${base}/discriminator/mapping`);
+  if (tag in mapping) throw new Error(`overlay: ${base}'s discriminator already maps ${tag}`);
+  mapping[tag] = `#/components/schemas/${name}`;
+  const properties = { type: { enum: [tag] }, ...(own.properties as Json) };
+  addSchema(spec, name, { allOf: [ref(base), { type: 'object', ...own, properties }] });
+}
+
+/** New button `sub_type`s: the spec declares the enum twice, on TemplateComponent and on ButtonComponent. */
+function addSubTypes(spec: OpenApiDocument, values: string[]): void {
+  addEnumValues(schemaAt(spec, 'TemplateComponent/properties/sub_type'), values, 'TemplateComponent.sub_type');
+  addEnumValues(schemaAt(spec, 'ButtonComponent/allOf/1/properties/sub_type'), values, 'ButtonComponent.sub_type');
+}
+
+/** What a button of these sub_types must carry beyond ButtonComponent (its parameters, as its page shows them). */
+function addButtonRule(spec: OpenApiDocument, subTypes: string[], then: Json): void {
+  const button = schemaAt(spec, 'ButtonComponent');
+  (button.allOf as Json[]).push({ if: { required: ['sub_type'], properties: { sub_type: { enum: subTypes } } }, then });
+}
+
+/**
+ * A button that takes exactly one parameter, valid against `items`. (`items` is a `$ref`, with
+ * any further constraint beside it: an `allOf` member would leave the schema it names open in
+ * the strict copy of openapi-schemas.ts.)
+ */
+const oneParameter = (items: Json): Json => ({ properties: { parameters: { maxItems: 1, items } } });
+
+/** An `action` parameter with only these keys of its action (and `required` among them). */
+const actionWith = (keys: string[], required: string[] = []): Json => ({
+  $ref: '#/components/schemas/ButtonActionParameter',
+  properties: { action: { propertyNames: { enum: keys }, required } },
+});
+
 const STRING: Json = { type: 'string' };
 const INTEGER: Json = { type: 'integer' };
 const BSUID: Json = { type: 'string', pattern: '^[A-Z]{2}\\.([A-Z]+\\.)?[A-Za-z0-9]{1,128}$' };
@@ -166,6 +213,248 @@ export const OVERLAY: readonly OverlayEntry[] = [
         oneOf: [ref('MessageResponsePayload'), ref('MarkMessageResponsePayload')],
       };
       schemaAt(spec, 'MarkMessageRequestPayload/properties/status').enum = ['read'];
+    },
+  },
+
+  // -- template sends: the kinds of template Meta's pages document beyond the spec's header, body and button --
+  // (the same TemplateObject is the `template` of /messages and of /marketing_messages, MarketingMessageRequestPayload)
+  {
+    name: 'a button’s index is an integer or a string, 0 to 9',
+    source:
+      `${WA}/templates/marketing-templates/coupon-templates, ${WA}/templates/marketing-templates/limited-time-offer-templates, ` +
+      `${WA}/catalogs/catalog-template-messages and ${WA}/catalogs/mpm-template-messages send "index": 0 (<BUTTON_INDEX> an ` +
+      `Integer); ${WA}/templates/authentication-templates/copy-code-button-authentication-templates and ` +
+      `${WA}/flows/guides/sendingaflow send "index": "0", the spec's type`,
+    apply(spec) {
+      const index = {
+        oneOf: [
+          { type: 'string', pattern: '^[0-9]$' },
+          { type: 'integer', minimum: 0, maximum: 9 },
+        ],
+      };
+      for (const path of ['TemplateComponent/properties', 'ButtonComponent/allOf/1/properties']) {
+        const properties = schemaAt(spec, path);
+        if ((properties.index as Json | undefined)?.type !== 'string') throw new Error(`overlay: ${path}/index is no longer a string`);
+        properties.index = index;
+      }
+    },
+  },
+  {
+    name: 'a limited_time_offer component: one parameter {type: limited_time_offer, limited_time_offer: {expiration_time_ms}}',
+    source: `${WA}/templates/marketing-templates/limited-time-offer-templates ("Sending limited-time offer templates")`,
+    apply(spec) {
+      addKind(spec, 'ParameterObject', 'limited_time_offer', 'LimitedTimeOfferParameter', {
+        required: ['limited_time_offer'],
+        properties: {
+          limited_time_offer: { type: 'object', required: ['expiration_time_ms'], properties: { expiration_time_ms: INTEGER } },
+        },
+      });
+      addKind(spec, 'TemplateComponent', 'limited_time_offer', 'LimitedTimeOfferComponent', {
+        required: ['parameters'],
+        properties: {
+          parameters: { type: 'array', minItems: 1, maxItems: 1, items: ref('LimitedTimeOfferParameter') },
+          sub_type: false,
+          index: false,
+        },
+      });
+    },
+  },
+  {
+    name: 'a carousel component: cards [{card_index, components}], each card’s own header (image, video or product), body and buttons',
+    source:
+      `${WA}/templates/marketing-templates/media-card-carousel-templates ("Sending media card carousel templates": ` +
+      `card_index "Required. Zero-indexed order", 2 to 10 cards) and ${WA}/catalogs/product-card-carousel-template-messages ` +
+      '(up to 10 cards, each a product header)',
+    apply(spec) {
+      addKind(spec, 'TemplateComponent', 'carousel', 'CarouselComponent', {
+        required: ['cards'],
+        properties: {
+          cards: { type: 'array', minItems: 1, maxItems: 10, items: ref('CarouselCard') },
+          parameters: false,
+          sub_type: false,
+          index: false,
+        },
+      });
+      addSchema(spec, 'CarouselCard', {
+        type: 'object',
+        required: ['card_index', 'components'],
+        properties: {
+          card_index: { type: 'integer', minimum: 0, maximum: 9 },
+          components: { type: 'array', minItems: 1, items: ref('CarouselCardComponent') },
+        },
+      });
+      // A card's component is checked against the schema of its type here (ajv applies no discriminator).
+      const byType = (type: string, then: Json): Json => ({ if: { properties: { type: { const: type } } }, then });
+      addSchema(spec, 'CarouselCardComponent', {
+        type: 'object',
+        required: ['type'],
+        properties: { type: { type: 'string', enum: ['header', 'body', 'button'] } },
+        allOf: [
+          byType('header', {
+            $ref: '#/components/schemas/HeaderComponent',
+            properties: { parameters: { maxItems: 1, items: { properties: { type: { enum: ['image', 'video', 'product'] } } } } },
+          }),
+          byType('body', ref('BodyComponent')),
+          byType('button', ref('ButtonComponent')),
+        ],
+      });
+    },
+  },
+  {
+    name: 'a copy_code button: one parameter {type: coupon_code, coupon_code} (at most 20 characters)',
+    source:
+      `${WA}/templates/marketing-templates/coupon-templates ` +
+      `("Sending coupon code templates": <COUPON_CODE> "Required… Maximum 20 characters")`,
+    apply(spec) {
+      addSubTypes(spec, ['copy_code']);
+      addKind(spec, 'ButtonParameterObject', 'coupon_code', 'ButtonCouponCodeParameter', {
+        required: ['coupon_code'],
+        properties: { coupon_code: { type: 'string', minLength: 1, maxLength: 20 } },
+      });
+      addButtonRule(spec, ['copy_code'], oneParameter(ref('ButtonCouponCodeParameter')));
+    },
+  },
+  {
+    name: 'a button parameter of type `action`: {type: action, action: {…}}, the keys of its button’s page (entries below)',
+    source:
+      `${WA}/catalogs/catalog-template-messages, ${WA}/catalogs/mpm-template-messages and ${WA}/flows/guides/sendingaflow ` +
+      '(each button sends one parameter {"type": "action", "action": {…}})',
+    apply(spec) {
+      addKind(spec, 'ButtonParameterObject', 'action', 'ButtonActionParameter', {
+        required: ['action'],
+        properties: { action: { type: 'object', properties: {} } },
+      });
+    },
+  },
+  {
+    name: 'a catalog button (sub_type catalog, or CATALOG as its page writes it): action {thumbnail_product_retailer_id?}',
+    source: `${WA}/catalogs/catalog-template-messages ("sub_type": "CATALOG"; <THUMBNAIL_PRODUCT_RETAILER_ID> "Optional")`,
+    apply(spec) {
+      addSubTypes(spec, ['CATALOG']);
+      addProperties(schemaAt(spec, 'ButtonActionParameter/allOf/1/properties/action'), { thumbnail_product_retailer_id: STRING }, 'action');
+      addButtonRule(spec, ['catalog', 'CATALOG'], oneParameter(actionWith(['thumbnail_product_retailer_id'])));
+    },
+  },
+  {
+    name: 'an mpm button: action {thumbnail_product_retailer_id, sections [{title, product_items [{product_retailer_id}]}]}',
+    source:
+      `${WA}/catalogs/mpm-template-messages ("Sending multi-product message templates": up to 10 sections, a title of at most 24 ` +
+      'characters, up to 30 products); a title is required when there is more than one section, as SectionObject has it',
+    apply(spec) {
+      addSubTypes(spec, ['mpm']);
+      const item = { type: 'object', required: ['product_retailer_id'], properties: { product_retailer_id: STRING } };
+      const section = {
+        type: 'object',
+        required: ['product_items'],
+        properties: { title: { type: 'string', maxLength: 24 }, product_items: { type: 'array', minItems: 1, maxItems: 30, items: item } },
+      };
+      const sections = {
+        type: 'array',
+        minItems: 1,
+        maxItems: 10,
+        items: section,
+        if: { minItems: 2 },
+        then: { items: { required: ['title'] } },
+      };
+      addProperties(schemaAt(spec, 'ButtonActionParameter/allOf/1/properties/action'), { sections }, 'action');
+      addButtonRule(spec, ['mpm'], oneParameter(actionWith(['thumbnail_product_retailer_id', 'sections'], ['sections'])));
+    },
+  },
+  {
+    name: 'a flow button: action {flow_token?, flow_action_data?}',
+    source: `${WA}/flows/guides/sendingaflow ("Send template with flow": flow_token optional, default "unused"; flow_action_data optional)`,
+    apply(spec) {
+      addSubTypes(spec, ['flow']);
+      addProperties(
+        schemaAt(spec, 'ButtonActionParameter/allOf/1/properties/action'),
+        { flow_token: STRING, flow_action_data: { type: 'object' } },
+        'action',
+      );
+      addButtonRule(spec, ['flow'], oneParameter(actionWith(['flow_token', 'flow_action_data'])));
+    },
+  },
+  {
+    name: 'a voice_call button: no index, parameters {type: ttl_minutes, ttl_minutes} and {type: payload, payload}, each optional',
+    source:
+      `${WA}/calling/call-button-messages-deep-links (the send example, "a simplified sample", has no index; ttl_minutes 1 to ` +
+      '43200 and a payload of at most 512 characters, both Optional)',
+    apply(spec) {
+      addSubTypes(spec, ['voice_call']);
+      addKind(spec, 'ButtonParameterObject', 'ttl_minutes', 'ButtonTtlMinutesParameter', {
+        required: ['ttl_minutes'],
+        properties: { ttl_minutes: { type: 'integer', minimum: 1, maximum: 43200 } },
+      });
+      const button = schemaAt(spec, 'ButtonComponent');
+      unrequire(schemaAt(spec, 'ButtonComponent/allOf/1'), ['index'], 'ButtonComponent');
+      (button.allOf as Json[]).push({
+        if: { required: ['sub_type'], properties: { sub_type: { const: 'voice_call' } } },
+        else: { required: ['index'] },
+      });
+      const payload = { $ref: '#/components/schemas/ButtonPayloadParameter', properties: { payload: { maxLength: 512 } } };
+      addButtonRule(spec, ['voice_call'], {
+        properties: { parameters: { maxItems: 2, items: { oneOf: [ref('ButtonTtlMinutesParameter'), payload] } } },
+      });
+    },
+  },
+  {
+    name: 'a location header parameter: {type: location, location: {latitude, longitude, name?, address?}}',
+    source:
+      `${WA}/templates/utility-templates/location-templates (latitude and longitude "Required", in decimal degrees, written as ` +
+      `strings; name and address "Optional") and ${WA}/templates/components (location header)`,
+    apply(spec) {
+      const degrees = { type: ['string', 'number'], pattern: '^[-+]?[0-9]+(\\.[0-9]+)?$' };
+      addKind(spec, 'ParameterObject', 'location', 'LocationParameter', {
+        required: ['location'],
+        properties: {
+          location: {
+            type: 'object',
+            required: ['latitude', 'longitude'],
+            properties: { latitude: degrees, longitude: degrees, name: STRING, address: STRING },
+          },
+        },
+      });
+    },
+  },
+  {
+    name: 'a product header parameter: {type: product, product: {product_retailer_id, catalog_id}}',
+    source:
+      `${WA}/catalogs/spm-template-messages (<CATALOG_ID> and <PRODUCT_ID> "Required") and ` +
+      `${WA}/catalogs/product-card-carousel-template-messages (each card's product header)`,
+    apply(spec) {
+      addKind(spec, 'ParameterObject', 'product', 'ProductParameter', {
+        required: ['product'],
+        properties: {
+          product: {
+            type: 'object',
+            required: ['product_retailer_id', 'catalog_id'],
+            properties: { product_retailer_id: STRING, catalog_id: STRING },
+          },
+        },
+      });
+    },
+  },
+  {
+    name: 'a gif header parameter: {type: gif, gif: {id | link}} (Marketing Messages API)',
+    source:
+      `${WA}/templates/components (media headers: "Gifs are only available for Marketing Messages API for WhatsApp", mp4 of at ` +
+      `most 3.5 MB) and ${WA}/marketing-messages/features; Meta's pages show no send of it: the shape is that of image and video`,
+    apply(spec) {
+      addKind(spec, 'ParameterObject', 'gif', 'GifParameter', { required: ['gif'], properties: { gif: ref('MediaObject') } });
+    },
+  },
+  {
+    name: 'a document header parameter may name its file: document {id | link, filename?}',
+    source:
+      `${WA}/messages/document-messages (<MEDIA_FILENAME> "Optional. Document filename, with extension") and ` +
+      `${WA}/templates/template-media (a document header is a document, by id or link)`,
+    apply(spec) {
+      const media = structuredClone(schemaAt(spec, 'MediaObject'));
+      for (const member of media.oneOf as Json[]) addProperties(member, { filename: STRING }, 'MediaObject (for a document)');
+      addSchema(spec, 'DocumentMediaObject', media);
+      const document = schemaAt(spec, 'DocumentParameter/allOf/1/properties/document');
+      if (document.$ref !== '#/components/schemas/MediaObject')
+        throw new Error('overlay: DocumentParameter.document is no longer a MediaObject');
+      document.$ref = '#/components/schemas/DocumentMediaObject';
     },
   },
 
@@ -256,6 +545,16 @@ export const OVERLAY: readonly OverlayEntry[] = [
       download.responses = { '200': { content: { '*/*': {} } }, '404': { description: 'no body' } };
       download.parameters = ['mid', 'ext', 'hash'].map((name) => ({ name, in: 'query', required: false, schema: STRING }));
       spec.paths['/whatsapp_business/attachments/'] = { get: download };
+    },
+  },
+
+  {
+    name: 'POST /{Phone-Number-ID}/media takes a `type` part (the file’s MIME type)',
+    source: `${WA}/business-phone-numbers/media ("Upload media": file, type, messaging_product)`,
+    apply(spec) {
+      const op = operationAt(spec, '/{Version}/{Phone-Number-ID}/media', 'post');
+      const form = ((op.requestBody as Json).content as Json)['multipart/form-data'] as Json;
+      addProperties(form.schema as Json, { type: STRING }, 'the media upload form');
     },
   },
 
@@ -371,6 +670,15 @@ export const OVERLAY: readonly OverlayEntry[] = [
           paging: ref('GraphCursorPaging'),
         },
       });
+    },
+  },
+  {
+    name: 'a listed voice-call button carries its ttl_minutes',
+    source:
+      `${WA}/calling/call-button-messages-deep-links (the VOICE_CALL button is created with ttl_minutes, 1440 to 43200); ` +
+      `a listed template's components are those it was created with (${WA}/templates/template-management, "Get templates")`,
+    apply(spec) {
+      addProperties(schemaAt(spec, 'TemplateButtonDefinition'), { ttl_minutes: INTEGER }, 'TemplateButtonDefinition');
     },
   },
   {
@@ -544,6 +852,21 @@ export const OVERLAY: readonly OverlayEntry[] = [
       const contact = schemaAt(spec, 'ContactProfile');
       addProperties(contact, { user_id: BSUID, parent_user_id: BSUID }, 'ContactProfile');
       addProperties(schemaAt(spec, 'ContactProfile/properties/profile'), { username: STRING }, 'ContactProfile.profile');
+    },
+  },
+  {
+    name: 'an interactive message may be a Flow’s answer: interactive.type nfm_reply, nfm_reply {name, body, response_json}',
+    source:
+      `${WA}/flows/guides/receiveflowresponse (updated 2025-10-03: the response message webhook, "type": "nfm_reply", ` +
+      `response_json a JSON string) and ${WA}/flows/guides/flowswebhooks (the Flow response message webhook)`,
+    apply(spec) {
+      const interactive = schemaAt(spec, 'InteractiveMessageReply/allOf/1/properties/interactive');
+      const type = schemaAt(spec, 'InteractiveMessageReply/allOf/1/properties/interactive/properties/type');
+      const types = Array.isArray(type.enum) ? (type.enum as string[]) : [];
+      if (types.includes('nfm_reply')) throw new Error('overlay: InteractiveMessageReply.interactive.type already has nfm_reply');
+      type.enum = [...types, 'nfm_reply'];
+      const nfmReply = { type: 'object', properties: { name: STRING, body: STRING, response_json: STRING }, required: ['response_json'] };
+      addProperties(interactive, { nfm_reply: nfmReply }, 'InteractiveMessageReply.interactive');
     },
   },
   {

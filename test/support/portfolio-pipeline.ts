@@ -116,7 +116,7 @@ export class PortfolioPipeline {
       language: 'en_US',
       phoneColumn: 'phone',
       params: promo ? ['name', 'discount'] : ['first_name', 'order_id'],
-      ...(promo ? { headerImageColumn: 'banner' } : {}),
+      ...(promo ? { headerImageColumn: 'banner', mediaBy: 'link' } : {}),
       templatesFile: SAMPLE_TEMPLATES,
     });
     await waitFor(async () => (await this.context.ledger.status(outcome.id))?.state, {

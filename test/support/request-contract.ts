@@ -68,7 +68,13 @@ export function requestContract(body: unknown, strict = false): Contract {
   }
 
   if (body.type === 'text') textContract(contract, body.text);
-  if (body.type === 'template') templateContract(contract, body.template);
+  if (body.type === 'template') {
+    templateContract(contract, body.template);
+    // Meta's templates/components page: "Gifs are only available for Marketing Messages API for WhatsApp".
+    const headers = list(isObject(body.template) ? body.template.components : undefined).filter((c) => isObject(c) && c.type === 'header');
+    const gif = headers.some((c) => list((c as Json).parameters).some((p) => isObject(p) && p.type === 'gif'));
+    contract.rule(!gif, '/template', 'has a GIF header, which only /marketing_messages takes', 'templates/components (Meta)');
+  }
   return contract;
 }
 
@@ -109,7 +115,8 @@ export function templateContract(contract: Contract, template: unknown): void {
   contract.rule(new Set(names).size === names.length, '/template', 'repeats a parameter_name', '§1.4');
 }
 
-const HEADER_PARAMETERS = new Set(['text', 'image', 'video', 'document', 'location']);
+// Beyond §1.4: a single-product or product-card header's product, a Marketing Messages GIF (openapi-overlay.ts).
+const HEADER_PARAMETERS = new Set(['text', 'image', 'video', 'document', 'location', 'product', 'gif']);
 const BODY_PARAMETERS = new Set(['text', 'currency', 'date_time']);
 const BUTTON_PARAMETER: Record<string, string> = { url: 'text', quick_reply: 'payload' };
 
@@ -157,6 +164,13 @@ function componentContract(contract: Contract, component: unknown, at: string): 
   } else {
     // TemplateComponent: sub_type and index "Not used for other types", but it allows them.
     contract.rule(!('sub_type' in component) && !('index' in component), at, 'sub_type/index on a non-button component', '§1.4');
+  }
+  // A carousel's cards (openapi-overlay.ts): each card's header, body and buttons walked as the message's are.
+  if (component.type === 'carousel') {
+    list(component.cards).forEach((card, k) => {
+      if (!isObject(card)) return;
+      list(card.components).forEach((part, m) => componentContract(contract, part, `${at}/cards/${k}/components/${m}`));
+    });
   }
 }
 

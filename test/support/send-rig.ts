@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { startWorker, type RunningWorker } from '../../workers/worker.js';
 import { openContext, type AppContext } from '../../src/app/app-context.js';
 import type { SendOptions } from '../../src/cli/run/send.js';
-import { loadTemplatesFile, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { loadTemplatesFile, startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { tempDir } from './csv-files.js';
 import { PHONE_NUMBER_ID, SAMPLE_TEMPLATES } from './pipeline.js';
 import { freshPrefix, redisUrl, removePrefix } from './redis.js';
@@ -29,10 +29,20 @@ export interface SendRig {
   close(): Promise<void>;
 }
 
-export async function startSendRig(label: string, env: Record<string, string> = {}): Promise<SendRig> {
+/** `sandbox`: more of the sandbox's options (its numbers, its faults). */
+export async function startSendRig(
+  label: string,
+  env: Record<string, string> = {},
+  sandboxOptions: Partial<Omit<SandboxOptions, 'templates' | 'accessToken'>> = {},
+): Promise<SendRig> {
   const prefix = freshPrefix(label);
   const dir = await tempDir();
-  const sandbox = await startSandbox({ templates: await loadTemplatesFile(SAMPLE_TEMPLATES), accessToken: TOKEN, messagesPerSecond: 0 });
+  const sandbox = await startSandbox({
+    templates: await loadTemplatesFile(SAMPLE_TEMPLATES),
+    accessToken: TOKEN,
+    messagesPerSecond: 0,
+    ...sandboxOptions,
+  });
   const context = await openContext([], {
     REDIS_URL: redisUrl(),
     QUEUE_PREFIX: prefix,

@@ -98,6 +98,46 @@ describe('campaign flags (the CLI and the API JSON form)', () => {
     });
   });
 
+  it('maps the language column, the header file column and the media source onto the spec, alike at both edges', () => {
+    const args = ['--template', 'order_update', '--language-column', 'lang', '--header-file-column', 'file', '--media-by', 'ID'];
+    const json = { template: 'order_update', languageColumn: 'lang', headerFileColumn: 'file', mediaBy: 'ID' };
+    const fromApi = parseCampaignSpec(specOfFlags(apiFlags(json)), FLAG_FIELD_NAMES);
+
+    expect(fromApi).toStrictEqual({
+      template: { name: 'order_update' },
+      csv: { phoneColumn: 'phone', languageColumn: 'lang', headerFileColumn: 'file' },
+      mediaBy: 'ID',
+    });
+    expect(parseCampaignSpec(specOfFlags(cliFlags(args)), CLI_FIELD_NAMES)).toStrictEqual(fromApi);
+    expect(checked(apiFlags(json), FLAG_FIELD_NAMES)).toMatchObject({
+      message: { kind: 'template', name: 'order_update', language: undefined, languageColumn: 'lang' },
+      columns: { headerFileColumn: 'file' },
+      mediaBy: 'id',
+    });
+    expect(checked(cliFlags(args), CLI_FIELD_NAMES)).toStrictEqual(checked(apiFlags(json), FLAG_FIELD_NAMES));
+  });
+
+  it('refuses a local header file sent by link, and a header filled by both a link column and a file column, at both edges', () => {
+    const template = ['--template', 'order_update', '--language', 'en_US'];
+    expect(
+      refusalOf(() => checked(cliFlags([...template, '--header-file-column', 'file', '--media-by', 'link']), CLI_FIELD_NAMES)).message,
+    ).toBe('--header-file-column reads local files, which have no link to send: drop --media-by link (files are uploaded)');
+    expect(
+      refusalOf(() =>
+        checked(
+          apiFlags({ template: 'order_update', language: 'en_US', headerFileColumn: 'file', headerImageColumn: 'url' }),
+          FLAG_FIELD_NAMES,
+        ),
+      ).message,
+    ).toBe('headerImageColumn and headerFileColumn both fill the media header: give one of them');
+    expect(
+      refusalOf(() => checked(apiFlags({ template: 'order_update', language: 'en_US', mediaBy: 'upload' }), FLAG_FIELD_NAMES)),
+    ).toMatchObject({
+      code: 'OPTION_INVALID',
+      message: 'mediaBy "upload": use id or link',
+    });
+  });
+
   it("the CLI's flags and the same JSON give the same CampaignSpec, and the same checked campaign", () => {
     const args = [
       ['--name', 'Spring sale', '--template', 'order_update', '--language', 'en_US', '--params', 'first_name, order_id'],
@@ -107,6 +147,7 @@ describe('campaign flags (the CLI and the API JSON form)', () => {
       ['--at', '2026-11-23T09:00:00+01:00', '--start-deadline', '2026-11-23T10:00:00+01:00', '--valid-for', '6h'],
       ['--window', '09:00-20:00', '--days', 'mon-fri', '--timezone-column', 'zone', '--default-timezone', 'Europe/Berlin'],
       ['--display-timezone', 'Europe/Berlin', '--max-cost', '99.50', '--dry-run', '--templates', 'templates.json', '--json'],
+      ['--language-column', 'lang', '--media-by', 'link'],
     ].flat();
     const json = {
       name: 'Spring sale',
@@ -136,6 +177,8 @@ describe('campaign flags (the CLI and the API JSON form)', () => {
       displayTimezone: 'Europe/Berlin',
       maxCost: 99.5,
       dryRun: true,
+      languageColumn: 'lang',
+      mediaBy: 'link',
     };
     const fromCli = parseCampaignSpec(specOfFlags(cliFlags(args)), CLI_FIELD_NAMES);
     const fromApi = parseCampaignSpec(specOfFlags(apiFlags(json)), FLAG_FIELD_NAMES);
@@ -145,7 +188,8 @@ describe('campaign flags (the CLI and the API JSON form)', () => {
     const valueAt = (path: string): unknown =>
       path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], fromApi);
     const unset = SPEC_FIELDS.filter((field) => valueAt(field) === undefined);
-    expect(unset).toStrictEqual(['text.body', 'text.previewUrl', 'csv.headerTextColumn', 'schedule.expiresAt']);
+    // --header-file-column is left out: it and --header-image-column both fill the media header (checked below).
+    expect(unset).toStrictEqual(['text.body', 'text.previewUrl', 'csv.headerTextColumn', 'csv.headerFileColumn', 'schedule.expiresAt']);
     expect(checked(cliFlags(args), CLI_FIELD_NAMES)).toStrictEqual(checked(apiFlags(json), FLAG_FIELD_NAMES));
     // Flags not given: the same campaign as a JSON caller that leaves them out (commander's defaults are the spec's).
     expect(parseCampaignSpec(specOfFlags(cliFlags(['--text', 'Hi {{name}}'])), CLI_FIELD_NAMES)).toStrictEqual(

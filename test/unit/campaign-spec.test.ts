@@ -19,6 +19,7 @@ const JSON_SPEC = {
     params: ['first_name', 'order_id'],
     paramColumns: { '1': 'Vorname' },
     buttonUrlColumns: ['track'],
+    languageColumn: 'lang',
     timezoneColumn: 'zone',
     defaultCountry: 'de',
     defaultTimezone: 'europe/berlin',
@@ -33,6 +34,7 @@ const JSON_SPEC = {
   allowRepeat: true,
   allowUsMarketing: true,
   endpoint: 'marketing-messages',
+  mediaBy: 'LINK',
   ttl: '36h',
   displayTimezone: 'Europe/Berlin',
   dryRun: true,
@@ -48,6 +50,7 @@ const FLAGS: CampaignFlags = {
   params: ['first_name', 'order_id'],
   param: { '1': 'Vorname' },
   buttonUrlColumn: ['track'],
+  languageColumn: 'lang',
   timezoneColumn: 'zone',
   defaultCountry: 'de',
   defaultTimezone: 'europe/berlin',
@@ -64,6 +67,7 @@ const FLAGS: CampaignFlags = {
   allowRepeat: true,
   allowUsMarketing: true,
   endpoint: 'marketing-messages',
+  mediaBy: 'LINK',
   ttl: '36h',
   displayTimezone: 'Europe/Berlin',
   dryRun: true,
@@ -106,7 +110,7 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
     expect(checked).toStrictEqual({
       // Trimmed at the edge.
       name: 'Winter sale 2026',
-      message: { kind: 'template', name: 'order_update', language: 'en_US' },
+      message: { kind: 'template', name: 'order_update', language: 'en_US', languageColumn: 'lang' },
       phoneNumberId: '123456',
       campaignId: 'winter-sale',
       columns: {
@@ -115,6 +119,7 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
         headerTextColumn: undefined,
         headerMediaColumn: undefined,
         buttonUrlColumns: ['track'],
+        headerFileColumn: undefined,
       },
       phoneColumn: 'mobile',
       defaultCountry: 'DE',
@@ -132,6 +137,8 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
       allowRepeat: true,
       allowUsMarketing: true,
       endpoint: 'marketing-messages',
+      // Read in either case.
+      mediaBy: 'link',
       ttlSeconds: 129_600,
       dryRun: true,
       displayTimezone: 'Europe/Berlin',
@@ -158,6 +165,7 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
         previewUrl: true,
         headerTextColumn: 'h',
         headerImageColumn: 'img',
+        headerFileColumn: 'file',
         expiresAt: 'c',
       }),
       CLI_FIELD_NAMES,
@@ -289,6 +297,41 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
       'OPTION_INVALID',
       '--window "09:00-09:00" is empty',
       'window.hours "09:00-09:00" is empty',
+    ],
+    [
+      'mediaBy',
+      template({ mediaBy: 'upload' }),
+      'OPTION_INVALID',
+      '--media-by "upload": use id or link',
+      'mediaBy "upload": use id or link',
+    ],
+    [
+      'mediaBy link with csv.headerFileColumn',
+      template({ mediaBy: 'link', csv: { headerFileColumn: 'file' } }),
+      'OPTION_INVALID',
+      '--header-file-column reads local files, which have no link to send: drop --media-by link',
+      'csv.headerFileColumn reads local files, which have no link to send: drop mediaBy link',
+    ],
+    [
+      'csv.headerMediaColumn with csv.headerFileColumn',
+      template({ csv: { headerMediaColumn: 'url', headerFileColumn: 'file' } }),
+      'OPTION_INVALID',
+      '--header-image-column and --header-file-column both fill the media header',
+      'csv.headerMediaColumn and csv.headerFileColumn both fill the media header',
+    ],
+    [
+      'template.name without template.language or csv.languageColumn',
+      { template: { name: 'order_update' } },
+      'OPTION_INVALID',
+      '--template order_update needs --language CODE, e.g. en_US (see `campaign templates list`), or --language-column COLUMN',
+      'template.name order_update needs template.language CODE, e.g. en_US (see `campaign templates list`), or csv.languageColumn COLUMN',
+    ],
+    [
+      'csv.languageColumn with text.body',
+      { text: { body: 'Hi {{name}}' }, csv: { languageColumn: 'lang' } },
+      'OPTION_INVALID',
+      '--language-column is for templates; with --text',
+      'csv.languageColumn is for templates; with text.body',
     ],
     [
       'window.days',
@@ -454,6 +497,17 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
       // The message starts with the field's name as the caller knows it.
       expect(error.message.slice(0, expected.length)).toBe(expected);
     }
+  });
+
+  it('a language per row: csv.languageColumn alone names the template’s language; media by ID unless told', () => {
+    const spec = parseCampaignSpec({ template: { name: 'order_update' }, csv: { languageColumn: 'lang' } }, JSON_FIELD_NAMES);
+    expect(checkCampaignSpec(spec, JSON_FIELD_NAMES, CONTEXT)).toMatchObject({
+      message: { kind: 'template', name: 'order_update', language: undefined, languageColumn: 'lang' },
+      columns: { headerFileColumn: undefined },
+      mediaBy: 'id',
+    });
+    const files = parseCampaignSpec(template({ csv: { headerFileColumn: 'file' } }), JSON_FIELD_NAMES);
+    expect(checkCampaignSpec(files, JSON_FIELD_NAMES, CONTEXT)).toMatchObject({ columns: { headerFileColumn: 'file' }, mediaBy: 'id' });
   });
 
   it('no number in the spec and none configured: CONFIG_INVALID naming the setting and the field', () => {

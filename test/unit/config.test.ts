@@ -53,6 +53,7 @@ describe('loadConfig: defaults', () => {
       logLevel: 'info',
       reportsDir: 'reports',
       httpApi: { maxUploadBytes: 200 * 1024 * 1024, requestsPerMinute: 600 },
+      media: { allowPrivateHosts: false },
       duplicateWindowMs: 24 * 3_600_000,
       retentionMs: 30 * 86_400_000,
       confirmWindowMs: 600_000,

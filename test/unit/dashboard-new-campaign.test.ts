@@ -6,7 +6,8 @@ import { guessPhoneColumn, suggestColumn } from '../../src/dashboard/browser/col
 import { previewRows, renderTemplate, renderText } from '../../src/dashboard/browser/message-preview.js';
 import { specOf } from '../../src/dashboard/browser/posted-spec.js';
 import { rejectsByReason } from '../../src/dashboard/browser/rejects-by-reason.js';
-import { slotsOf, suggestMapping, templateModel, type TemplateInput } from '../../src/dashboard/browser/template-model.js';
+import { slotsOf, suggestMapping } from '../../src/dashboard/browser/slot-choices.js';
+import { templateModel, type TemplateInput } from '../../src/dashboard/browser/template-model.js';
 import { campaignsPage } from '../../src/dashboard/campaigns-page.js';
 import { newCampaignPage } from '../../src/dashboard/new-campaign-page.js';
 import { retargetForm, sameMessageOf } from '../../src/dashboard/retarget-form.js';
@@ -60,13 +61,13 @@ describe('the New campaign page: templates, preview and spec', () => {
     const model = templateModel(await sampleTemplate('appointment_reminder_named'));
     const header = ['Mobile', 'First Name', 'When'];
     const mapping = suggestMapping(model, header);
-    expect(mapping).toEqual({ 'body:first_name': 'First Name', 'body:appointment_time': null });
+    expect(mapping).toEqual({ 'body.first_name': 'First Name', 'body.appointment_time': null });
     // A variable with no column yet is shown as itself, not as an empty gap.
     const unchosen = renderTemplate(model, mapping, header, ['+4915100000001', 'Ana', 'Monday 10:00']);
     expect(unchosen.body).toBe(
       'Hello Ana, this is a reminder of your appointment on {{appointment_time}}. Reply to this message to reschedule.',
     );
-    mapping['body:appointment_time'] = 'When';
+    mapping['body.appointment_time'] = 'When';
     const rendered = renderTemplate(model, mapping, header, ['+4915100000001', 'Ana', 'Monday 10:00']);
     expect(rendered.body).toBe('Hello Ana, this is a reminder of your appointment on Monday 10:00. Reply to this message to reschedule.');
     const choice: CampaignChoice = {
@@ -85,7 +86,7 @@ describe('the New campaign page: templates, preview and spec', () => {
       template: 'appointment_reminder_named',
       language: 'en_US',
       phoneColumn: 'Mobile',
-      param: { first_name: 'First Name', appointment_time: 'When' },
+      param: { 'body.first_name': 'First Name', 'body.appointment_time': 'When' },
       validFor: '48h',
       window: '09:00-20:00',
     });
@@ -102,26 +103,40 @@ describe('the New campaign page: templates, preview and spec', () => {
     expect(previewRows(head, choice, [4], 5).map((r) => r.number)).toEqual([3]);
   });
 
-  it('a positional template with a media header, footer and buttons: params in order, header link, button labels', async () => {
+  it('a positional template with a media header, footer and buttons: every slot by name, header link, button labels', async () => {
     const model = templateModel(await sampleTemplate('spring_promo'));
     expect(model.positional).toBe(true);
-    expect(slotsOf(model).map((s) => s.key)).toEqual(['body:1', 'body:2', 'header:media']);
-    expect(suggestMapping(model, ['1', 'phone'])).toEqual({ 'body:1': null, 'body:2': null, 'header:media': null });
-    const mapping = { 'body:1': 'name', 'body:2': 'off', 'header:media': 'img' };
+    expect(slotsOf(model).map((s) => [s.name, s.required])).toEqual([
+      ['header.image', true],
+      ['body.1', true],
+      ['body.2', true],
+      ['button.0.payload', false],
+    ]);
+    // Positional variables have no name to suggest a column by; the header's link goes by its slot's name.
+    expect(suggestMapping(model, ['1', 'phone', 'Header Image'])).toEqual({
+      'header.image': 'Header Image',
+      'body.1': null,
+      'body.2': null,
+      'button.0.payload': null,
+    });
+    const mapping = { 'body.1': 'name', 'body.2': 'off', 'header.image': 'img', 'button.0.payload': null };
     const rendered = renderTemplate(model, mapping, ['phone', 'name', 'off', 'img'], ['+1', 'Ana', '25%', 'https://x/i.jpg']);
     expect(rendered).toEqual({
-      header: { kind: 'media', format: 'IMAGE', url: 'https://x/i.jpg' },
+      header: { kind: 'media', format: 'IMAGE', url: 'https://x/i.jpg', filename: '' },
+      offer: null,
       body: 'Hi Ana, our spring sale is on: 25% off everything until Sunday.',
       footer: 'Reply STOP to opt out',
-      buttons: ['Stop promotions'],
+      buttons: [{ type: 'QUICK_REPLY', text: 'Stop promotions' }],
+      cards: [],
+      products: null,
     });
+    // One way for every slot: param by the slot's name; an optional slot left without a column is left out.
     const spec = specOf({ kind: 'template', model, mapping, phoneColumn: 'phone', delimiter: ';' });
     expect(spec).toEqual({
       template: 'spring_promo',
       language: 'en_US',
       phoneColumn: 'phone',
-      params: ['name', 'off'],
-      headerImageColumn: 'img',
+      param: { 'header.image': 'img', 'body.1': 'name', 'body.2': 'off' },
       delimiter: ';',
     });
   });
@@ -133,6 +148,14 @@ describe('the New campaign page: templates, preview and spec', () => {
       status: 'APPROVED',
       category: 'UTILITY',
       parameterFormat: 'POSITIONAL',
+      kind: 'standard',
+      slots: [
+        { name: 'header.1', kind: 'text', required: true, about: 'header variable {{1}}', sameAs: null },
+        { name: 'body.1', kind: 'text', required: true, about: 'body variable {{1}}', sameAs: null },
+        { name: 'body.2', kind: 'text', required: true, about: 'body variable {{2}}', sameAs: null },
+        { name: 'button.0.payload', kind: 'payload', required: false, about: 'what a tap on "Stop" sends back', sameAs: null },
+        { name: 'button.1.url', kind: 'url', required: true, about: "the end of button 1's link", sameAs: null },
+      ],
       variables: ['header {{1}}', 'body {{1}} {{2}}', 'button 1 url {{1}}'],
       header: { kind: 'text', text: 'Order {{1}}', variables: ['1'] },
       bodyVariables: ['1', '2'],
@@ -149,22 +172,26 @@ describe('the New campaign page: templates, preview and spec', () => {
         ],
       },
     });
-    expect(slotsOf(model).map((s) => s.key)).toEqual(['body:1', 'body:2', 'header:text', 'button:1']);
-    const mapping = { 'body:1': 'name', 'body:2': 'day', 'header:text': 'order', 'button:1': 'code' };
+    expect(slotsOf(model).map((s) => s.name)).toEqual(['header.1', 'body.1', 'body.2', 'button.0.payload', 'button.1.url']);
+    const mapping = { 'body.1': 'name', 'body.2': 'day', 'header.1': 'order', 'button.1.url': 'code' };
     const header = ['phone', 'name', 'day', 'order', 'code'];
     expect(renderTemplate(model, mapping, header, ['+1', 'Ana', 'today', 'A-1', 'zz'])).toEqual({
       header: { kind: 'text', text: 'Order A-1' },
+      offer: null,
       body: 'Hi Ana, it ships today.',
       footer: 'Thanks',
-      buttons: ['Stop', 'Track'],
+      buttons: [
+        { type: 'QUICK_REPLY', text: 'Stop' },
+        { type: 'URL', text: 'Track' },
+      ],
+      cards: [],
+      products: null,
     });
     expect(specOf({ kind: 'template', model, mapping, phoneColumn: 'phone' })).toEqual({
       template: 'shipping_update',
       language: 'en_US',
       phoneColumn: 'phone',
-      params: ['name', 'day'],
-      headerTextColumn: 'order',
-      buttonUrlColumn: ['code'],
+      param: { 'header.1': 'order', 'body.1': 'name', 'body.2': 'day', 'button.1.url': 'code' },
     });
   });
 
@@ -233,10 +260,10 @@ describe('the New campaign page and the Retarget form as served', () => {
         ...base,
         parameterFormat: 'POSITIONAL',
         slots: [
-          { component: 'body', variable: '2', column: 'Order' },
-          { component: 'body', variable: '1', column: 'Name' },
-          { component: 'header', variable: '1', column: 'Title' },
-          { component: 'button', variable: '1', buttonIndex: 1, column: 'Link' },
+          { name: 'body.2', kind: 'text', component: 'body', variable: '2', column: 'Order' },
+          { name: 'body.1', kind: 'text', component: 'body', variable: '1', column: 'Name' },
+          { name: 'header.1', kind: 'text', component: 'header', variable: '1', column: 'Title' },
+          { name: 'button.1.url', kind: 'url', subType: 'url', component: 'button', variable: '1', buttonIndex: 1, column: 'Link' },
         ],
         headerMedia: undefined,
       },
@@ -244,14 +271,30 @@ describe('the New campaign page and the Retarget form as served', () => {
     expect(positional).toEqual({
       template: 'order_update',
       language: 'en_US',
-      params: ['Name', 'Order'],
-      headerTextColumn: 'Title',
-      buttonUrlColumn: ['Link'],
+      param: { 'body.2': 'Order', 'body.1': 'Name', 'header.1': 'Title', 'button.1.url': 'Link' },
     });
     const named = sameMessageOf({
       kind: 'template',
-      plan: { ...base, parameterFormat: 'NAMED', slots: [{ component: 'body', variable: 'first_name', column: 'First Name' }] },
+      plan: {
+        ...base,
+        parameterFormat: 'NAMED',
+        slots: [{ name: 'body.first_name', kind: 'text', component: 'body', variable: 'first_name', column: 'First Name' }],
+      },
     });
-    expect(named).toEqual({ template: 'order_update', language: 'en_US', param: { first_name: 'First Name' } });
+    expect(named).toEqual({ template: 'order_update', language: 'en_US', param: { 'body.first_name': 'First Name' } });
+    // An authentication code is mapped once (its button is filled from it); a language per row keeps its column.
+    const otp = sameMessageOf({
+      kind: 'template',
+      plan: {
+        ...base,
+        parameterFormat: 'POSITIONAL',
+        slots: [
+          { name: 'language', kind: 'language', component: 'language', column: 'lang' },
+          { name: 'body.1', kind: 'text', component: 'body', variable: '1', column: 'code' },
+          { name: 'button.0.code', kind: 'text', component: 'button', buttonIndex: 0, subType: 'url', sameAs: 'body.1', column: 'code' },
+        ],
+      },
+    });
+    expect(otp).toEqual({ template: 'order_update', language: 'en_US', languageColumn: 'lang', param: { 'body.1': 'code' } });
   });
 });

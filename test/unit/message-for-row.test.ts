@@ -4,7 +4,8 @@ import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
 import { messageForRow } from '../../src/campaigns/send/message-for-row.js';
 import type { RowToSend } from '../../src/campaigns/send-job.js';
 import { planSend, type ColumnOptions, type SendPlan } from '../../src/campaigns/send-plan.js';
-import { messageBody } from '../../src/cloud-api/message-body.js';
+import { VALUE_PROBLEM_TEXT, type ValueProblem } from '../../src/campaigns/parameter-rules.js';
+import { messageBody, messagePath } from '../../src/cloud-api/message-body.js';
 import type { OutboundMessage } from '../../src/cloud-api/outbound-message.js';
 import { requirementsOf } from '../../src/templates/template-requirements.js';
 import { messageTemplateSchema, templateListSchema } from '../../src/templates/template-schema.js';
@@ -217,7 +218,7 @@ describe('messageForRow: building the message', () => {
     });
   });
 
-  it.each(['video', 'document'] as const)('a %s header → {type: format, [format]: {link}}', (format) => {
+  it.each(['video', 'document', 'gif'] as const)('a %s header → {type: format, [format]: {link}}', (format) => {
     const plan: SendPlan = { ...(promo.plan as SendPlan), headerMedia: { format, column: 'banner' } };
     const message = built(messageForRow(definition(plan), job({ values: ['Ana', '25%'], headerLink: 'https://cdn.example.com/file' })));
 
@@ -234,8 +235,8 @@ describe('messageForRow: building the message', () => {
       language: 'pt_BR',
       parameterFormat: 'NAMED',
       slots: [
-        { component: 'body', variable: 'first_name', column: 'first_name' },
-        { component: 'body', variable: 'order_id', column: 'order_id' },
+        { name: 'body.first_name', kind: 'text', component: 'body', variable: 'first_name', column: 'first_name' },
+        { name: 'body.order_id', kind: 'text', component: 'body', variable: 'order_id', column: 'order_id' },
       ],
       headerMedia: { format: 'image', column: 'banner' },
       bodyText: 'Olá {{first_name}}, o pedido {{order_id}} está pronto.',
@@ -249,6 +250,39 @@ describe('messageForRow: building the message', () => {
 
     const example = readJson('../fixtures/reference/examples/send-template-named.request.json') as Record<string, unknown>;
     expect(messageBody(message)).toStrictEqual({ ...example, biz_opaque_callback_data: 'spring24/7' });
+  });
+
+  it('a GIF campaign is posted to /marketing_messages, with a gif header and no callback data', () => {
+    const plan = planSend(
+      requirementsOf(
+        messageTemplateSchema.parse({
+          name: 'gif_promo',
+          language: 'en',
+          status: 'APPROVED',
+          components: [
+            { type: 'HEADER', format: 'GIF' },
+            { type: 'BODY', text: 'Hi {{1}}' },
+          ],
+        }),
+      ),
+      ['phone', 'name', 'clip'],
+      { params: ['name'], headerMediaColumn: 'clip' },
+      CLI_FIELD_NAMES,
+      { endpoint: 'marketing-messages' },
+    );
+    const message = built(
+      messageForRow(
+        { ...definition(plan), endpoint: 'marketing-messages' },
+        job({ values: ['Ana'], headerLink: 'https://cdn.example.com/clip.mp4' }),
+      ),
+    );
+
+    expect(messagePath(message)).toBe('marketing_messages');
+    expect(messageBody(message)).not.toHaveProperty('biz_opaque_callback_data');
+    expect(components(message)).toStrictEqual([
+      { type: 'header', parameters: [{ type: 'gif', gif: { link: 'https://cdn.example.com/clip.mp4' } }] },
+      { type: 'body', parameters: [{ type: 'text', text: 'Ana' }] },
+    ]);
   });
 
   it('callbackData is campaign/row', () => {
@@ -287,26 +321,111 @@ describe('messageForRow: the guard', () => {
   });
 
   it.each([
-    ['a line break', 'A\n1', 'VALUE_LINE_BREAK'],
-    ['a \\r', 'A\r1', 'VALUE_LINE_BREAK'],
-    ['a tab', 'A\t1', 'VALUE_TAB'],
-    ['5 spaces', 'A     1', 'VALUE_SPACES'],
-    ['nothing', '', 'VALUE_EMPTY'],
-  ])('a body value with %s → not ok, naming the variable and the rule', (_label, value, problem) => {
-    expect(messageForRow(positional, job({ values: ['Ana', value] }))).toStrictEqual({
+    ['a line break', 'A\n1', 'VALUE_LINE_BREAK', ' (U+000A at character 2)'],
+    ['a \\r', 'A\r1', 'VALUE_LINE_BREAK', ' (U+000D at character 2)'],
+    ['a tab', 'A\t1', 'VALUE_TAB', ''],
+    ['5 spaces', 'A     1', 'VALUE_SPACES', ''],
+    ['nothing', '', 'VALUE_EMPTY', ''],
+  ] as [string, string, ValueProblem, string][])(
+    'a body value with %s → not ok, naming the slot, its column and the rule',
+    (_label, value, problem, where) => {
+      expect(messageForRow(positional, job({ values: ['Ana', value] }))).toStrictEqual({
+        ok: false,
+        detail: `body.2: column "order" ${VALUE_PROBLEM_TEXT[problem]}${where}`,
+      });
+    },
+  );
+
+  it.each([
+    ['header', ['An\na', 'SPRING25', '£25.00', '31 May', 'SPRING25'], 'header.1: column "name"', 3],
+    ['URL button', ['Ana', 'SPRING25', '£25.00', '31 May', 'SPR\nING25'], 'button.0.url: column "coupon"', 4],
+  ] as [string, string[], string, number][])(
+    'a %s value with a line break → not ok, naming the slot and its column',
+    (_label, values, slot, at) => {
+      expect(messageForRow(spring, job({ values }))).toStrictEqual({
+        ok: false,
+        detail: `${slot} ${VALUE_PROBLEM_TEXT.VALUE_LINE_BREAK} (U+000A at character ${at})`,
+      });
+    },
+  );
+
+  it('a value a slot’s own rule refuses (a coupon code) → not ok, naming the slot, its column and the rule', () => {
+    const plan = planOfComponents(
+      [
+        { type: 'BODY', text: 'Your code is {{1}}' },
+        { type: 'BUTTONS', buttons: [{ type: 'COPY_CODE', text: 'Copy offer code' }] },
+      ],
+      ['phone', 'code'],
+      { params: ['code'], paramColumns: { 'button.0.coupon_code': 'code' } },
+    );
+
+    expect(messageForRow(definition(plan), job({ values: ['SPRING 25', 'SPRING 25'] }))).toStrictEqual({
       ok: false,
-      detail: `value for {{2}} breaks Meta's rules (${problem})`,
+      detail: 'button.0.coupon_code: column "code": "SPRING 25" is not a coupon code Meta takes: 1 to 20 visible characters, no spaces',
+    });
+    expect(messageForRow(definition(plan), job({ values: ['SPRING-25', 'SPRING-25'] }))).toMatchObject({ ok: true });
+    expect(messageForRow(definition(plan), job({ values: ['x', 'C'.repeat(21)] }))).toMatchObject({ ok: false });
+  });
+
+  it('a coupon code in a limited-time offer’s template: at most 15 characters (the plan slot’s maxLength)', () => {
+    const plan = planOfComponents(
+      [
+        { type: 'LIMITED_TIME_OFFER', limited_time_offer: { text: 'Offer!' } },
+        { type: 'BODY', text: 'Hurry!' },
+        { type: 'BUTTONS', buttons: [{ type: 'COPY_CODE', text: 'Copy offer code' }] },
+      ],
+      ['phone', 'code'],
+      { paramColumns: { 'button.0.coupon_code': 'code' } },
+    );
+
+    expect(messageForRow(definition(plan), job({ values: ['C'.repeat(15)] }))).toMatchObject({ ok: true });
+    expect(messageForRow(definition(plan), job({ values: ['C'.repeat(16)] }))).toStrictEqual({
+      ok: false,
+      detail:
+        `button.0.coupon_code: column "code": "${'C'.repeat(16)}" is not a coupon code Meta takes: ` +
+        '1 to 15 visible characters, no spaces',
     });
   });
 
-  it.each([
-    ['header', ['An\na', 'SPRING25', '£25.00', '31 May', 'SPRING25']],
-    ['URL button', ['Ana', 'SPRING25', '£25.00', '31 May', 'SPR\nING25']],
-  ])('a %s value with a line break → not ok', (_label, values) => {
-    const result = messageForRow(spring, job({ values }));
+  it('an authentication code over 15 characters → not ok (OTP_CODE_INVALID at the worker), naming body.1', () => {
+    const template = messageTemplateSchema.parse({
+      name: 'verification_code',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'AUTHENTICATION',
+      components: [
+        { type: 'BODY', text: '*{{1}}* is your verification code.' },
+        {
+          type: 'BUTTONS',
+          buttons: [{ type: 'URL', text: 'Copy code', url: 'https://www.whatsapp.com/otp/code/?otp_type=COPY_CODE&code=otp{{1}}' }],
+        },
+      ],
+    });
+    const plan = planSend(requirementsOf(template), ['phone', 'otp'], { params: ['otp'] }, CLI_FIELD_NAMES);
 
-    expect(result.ok).toBe(false);
-    expect(!result.ok && result.detail).toContain('VALUE_LINE_BREAK');
+    expect(messageForRow(definition(plan), job({ values: ['1'.repeat(15), '1'.repeat(15)] }))).toMatchObject({ ok: true });
+    expect(messageForRow(definition(plan), job({ values: ['1'.repeat(16), '1'.repeat(16)] }))).toStrictEqual({
+      ok: false,
+      detail: 'body.1: column "otp": the code has 16 characters; Meta allows 15',
+    });
+  });
+
+  it('a limited-time offer that ended before the send → not ok (OFFER_EXPIRY_PAST at the worker)', () => {
+    const plan = planOfComponents(
+      [
+        { type: 'LIMITED_TIME_OFFER', limited_time_offer: { has_expiration: true } },
+        { type: 'BODY', text: 'Hurry!' },
+      ],
+      ['phone', 'ends'],
+      { paramColumns: { 'lto.expiration': 'ends' } },
+    );
+    const ended = Date.now() - 60_000;
+
+    expect(messageForRow(definition(plan), job({ values: [String(ended)] }))).toStrictEqual({
+      ok: false,
+      detail: `lto.expiration: column "ends": the offer ended at ${new Date(ended).toISOString()}, before now; give a later end`,
+    });
+    expect(messageForRow(definition(plan), job({ values: [String(Date.now() + 3_600_000)] }))).toMatchObject({ ok: true });
   });
 
   it('a value with 4 spaces passes the guard', () => {

@@ -29,6 +29,7 @@ function outcome(estimate: SendOutcome['estimate']): SendOutcome {
     interruptedAtRow: undefined,
     lanes: [],
     byCountry: {},
+    byLanguage: {},
     cost: null,
     costReason: 'no rate card is loaded',
     rateCard: null,

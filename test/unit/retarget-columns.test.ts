@@ -16,9 +16,9 @@ const template: CampaignDefinition = {
     language: 'en_US',
     parameterFormat: 'POSITIONAL',
     slots: [
-      { component: 'header', variable: '1', column: 'name' },
-      { component: 'body', variable: '1', column: 'name' },
-      { component: 'body', variable: '2', column: 'code' },
+      { name: 'header.1', kind: 'text', component: 'header', variable: '1', column: 'name' },
+      { name: 'body.1', kind: 'text', component: 'body', variable: '1', column: 'name' },
+      { name: 'body.2', kind: 'text', component: 'body', variable: '2', column: 'code' },
     ],
     headerMedia: undefined,
     bodyText: 'Hi {{1}}, {{2}}',

@@ -9,6 +9,8 @@ const sent: RetargetCandidate = { status: 'sent', sentAt: NOW - 30 * HOUR };
 const delivered: RetargetCandidate = { ...sent, deliveredAt: NOW - 25 * HOUR };
 const read: RetargetCandidate = { ...delivered, readAt: NOW - 20 * HOUR };
 const replied: RetargetCandidate = { ...read, reply: 'STOP_PROMO' };
+/** A delivered row whose recipient answered the Flow it opened, with no quick-reply tap. */
+const answeredFlow: RetargetCandidate = { ...delivered, flowResponse: '{"flow_token":"unused","size":"M"}' };
 const failed: RetargetCandidate = { status: 'failed', sentAt: NOW - 2 * HOUR, failedAt: NOW - 2 * HOUR };
 const others: RetargetCandidate[] = (['queued', 'rejected', 'skipped', 'unknown', 'cancelled', 'expired', 'held'] as const).map(
   (status) => ({
@@ -21,17 +23,17 @@ function chosen(status: 'failed' | 'delivered-not-read' | 'not-replied', rows: R
 }
 
 describe('campaign retarget: which rows each --status chooses', () => {
-  const all = [sent, delivered, read, replied, failed, ...others];
+  const all = [sent, delivered, read, replied, answeredFlow, failed, ...others];
 
   it('failed: only failed rows', () => {
     expect(chosen('failed', all)).toStrictEqual([failed]);
   });
 
-  it('delivered-not-read: delivered rows with no read (not sent-only, not read, not failed)', () => {
-    expect(chosen('delivered-not-read', all)).toStrictEqual([delivered]);
+  it('delivered-not-read: delivered rows with no read (not sent-only, not read, not failed), replied to or not', () => {
+    expect(chosen('delivered-not-read', all)).toStrictEqual([delivered, answeredFlow]);
   });
 
-  it('not-replied: sent, delivered and read rows with no reply', () => {
+  it('not-replied: sent, delivered and read rows with no reply (neither a quick-reply tap nor a Flow’s answer)', () => {
     expect(chosen('not-replied', all)).toStrictEqual([sent, delivered, read]);
   });
 

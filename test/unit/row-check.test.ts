@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { resolveColumns } from '../../src/campaigns/ingest/column-mapping.js';
-import { MAX_BODY_CHARS, MAX_HEADER_CHARS, VALUE_PROBLEM_TEXT, type ValueProblem } from '../../src/campaigns/parameter-rules.js';
+import {
+  MAX_BODY_CHARS,
+  MAX_CARD_BODY_CHARS,
+  MAX_HEADER_CHARS,
+  VALUE_PROBLEM_TEXT,
+  type ValueProblem,
+} from '../../src/campaigns/parameter-rules.js';
 import { checkRow, type RowRules } from '../../src/campaigns/ingest/row-check.js';
 import { planSend, type SendPlan } from '../../src/campaigns/send-plan.js';
 import { AppError } from '../../src/errors/app-error.js';
@@ -86,14 +92,21 @@ describe('resolveColumns', () => {
       fieldCount: 6,
       phone: 2,
       slots: [
-        { index: 4, column: 'name', component: 'header' },
-        { index: 5, column: 'code', component: 'body' },
-        { index: 3, column: 'amount', component: 'body' },
-        { index: 0, column: 'until', component: 'body' },
-        { index: 1, column: 'coupon', component: 'button' },
+        { index: 4, column: 'name', slot: springPlan.slots[0] },
+        { index: 5, column: 'code', slot: springPlan.slots[1] },
+        { index: 3, column: 'amount', slot: springPlan.slots[2] },
+        { index: 0, column: 'until', slot: springPlan.slots[3] },
+        { index: 1, column: 'coupon', slot: springPlan.slots[4] },
       ],
       headerMedia: undefined,
     });
+    expect(springPlan.slots.map((s) => [s.name, s.component])).toStrictEqual([
+      ['header.1', 'header'],
+      ['body.1', 'body'],
+      ['body.2', 'body'],
+      ['body.3', 'body'],
+      ['button.0.url', 'button'],
+    ]);
   });
 
   it('maps the header media column', () => {
@@ -366,6 +379,68 @@ describe('checkRow: rendered lengths', () => {
     expect(verdict).toMatchObject({ ok: false, reason: 'HEADER_TOO_LONG', phone: '+14155550123' });
     expect(!verdict.ok && verdict.detail).toContain('the rendered header is 61 characters, Meta allows 60');
   });
+
+  it(`a carousel card's rendered body over ${MAX_CARD_BODY_CHARS} characters → BODY_TOO_LONG naming the card`, () => {
+    // Two image cards, each body with its own fixed text and one variable: "Only {{1}}" (5 fixed), "Now just {{1}}!" (10 fixed).
+    const card = (body: string) => ({
+      components: [
+        { type: 'HEADER', format: 'IMAGE' },
+        { type: 'BODY', text: body },
+        { type: 'BUTTONS', buttons: [{ type: 'QUICK_REPLY', text: 'More like this' }] },
+      ],
+    });
+    const template = messageTemplateSchema.parse({
+      name: 'new_in',
+      language: 'en',
+      status: 'APPROVED',
+      category: 'MARKETING',
+      components: [
+        { type: 'BODY', text: 'Hi {{1}}, new in:' },
+        { type: 'CAROUSEL', cards: [card('Only {{1}}'), card('Now just {{1}}!')] },
+      ],
+    });
+    const header = ['phone', 'name', 'image0', 'price0', 'image1', 'price1'];
+    const plan = planSend(
+      requirementsOf(template),
+      header,
+      {
+        params: ['name'],
+        paramColumns: {
+          'card.0.header.image': 'image0',
+          'card.0.body.1': 'price0',
+          'card.1.header.image': 'image1',
+          'card.1.body.1': 'price1',
+        },
+      },
+      CLI_FIELD_NAMES,
+    );
+    expect(plan.cardBodyTexts).toStrictEqual(['Only {{1}}', 'Now just {{1}}!']);
+    const rules = rulesFor(plan, header);
+    const carouselRow = (price0: string, price1: string) => [
+      '+14155550123',
+      'Ana',
+      'https://cdn.example.com/0.jpg',
+      price0,
+      'https://cdn.example.com/1.jpg',
+      price1,
+    ];
+    const fill = (fixed: number, length: number) => 'p'.repeat(length - fixed);
+
+    expect(checkRow(carouselRow(fill(5, 160), fill(10, 160)), rules)).toMatchObject({ ok: true });
+    expect(checkRow(carouselRow(fill(5, 160), fill(10, 161)), rules)).toStrictEqual({
+      ok: false,
+      phone: '+14155550123',
+      reason: 'BODY_TOO_LONG',
+      detail: "card 1's rendered body is 161 characters, Meta allows 160 on a carousel card; shorten the values",
+    });
+    expect(checkRow(carouselRow(fill(5, 161), fill(10, 20)), rules)).toMatchObject({
+      ok: false,
+      reason: 'BODY_TOO_LONG',
+      detail: expect.stringContaining("card 0's rendered body is 161 characters") as unknown,
+    });
+    // A card's limit is its own: the same value fits the message's body (1,024).
+    expect(checkRow(['+14155550123', fill(0, 161), ...carouselRow('x', 'y').slice(2)], rules)).toMatchObject({ ok: true });
+  });
 });
 
 describe('checkRow: header media link', () => {
@@ -410,5 +485,63 @@ describe('checkRow: hostile cells', () => {
     expect(verdict).toMatchObject({ ok: false, reason: 'PHONE_INVALID' });
     expect(!verdict.ok && verdict.phone.length).toBeLessThanOrEqual(230);
     expect(!verdict.ok && verdict.detail.length).toBeLessThan(200);
+  });
+});
+
+describe('checkRow: a slot’s own length (the plan slot’s maxLength)', () => {
+  function planOfTemplate(fields: { category?: string; components: unknown[] }, header: readonly string[], options: object): SendPlan {
+    const template = messageTemplateSchema.parse({ name: 't', language: 'en', status: 'APPROVED', category: 'MARKETING', ...fields });
+    return planSend(requirementsOf(template), header, options, CLI_FIELD_NAMES);
+  }
+
+  it('an authentication code over 15 characters → OTP_CODE_INVALID; 15 fit', () => {
+    const header = ['phone', 'otp'];
+    const plan = planOfTemplate(
+      {
+        category: 'AUTHENTICATION',
+        components: [
+          { type: 'BODY', text: '*{{1}}* is your verification code.' },
+          {
+            type: 'BUTTONS',
+            buttons: [{ type: 'URL', text: 'Copy code', url: 'https://www.whatsapp.com/otp/code/?otp_type=COPY_CODE&code=otp{{1}}' }],
+          },
+        ],
+      },
+      header,
+      { params: ['otp'] },
+    );
+    const rules = rulesFor(plan, header);
+
+    expect(checkRow(['+14155550123', '1'.repeat(15)], rules)).toMatchObject({ ok: true, values: ['1'.repeat(15), '1'.repeat(15)] });
+    expect(checkRow(['+14155550123', '1'.repeat(16)], rules)).toStrictEqual({
+      ok: false,
+      phone: '+14155550123',
+      reason: 'OTP_CODE_INVALID',
+      detail: 'column "otp": the code has 16 characters; Meta allows 15',
+    });
+  });
+
+  it('a coupon code in a limited-time offer’s template over 15 characters → COUPON_CODE_INVALID; in a coupon template 20 fit', () => {
+    const header = ['phone', 'code'];
+    const buttons = { type: 'BUTTONS', buttons: [{ type: 'COPY_CODE', text: 'Copy offer code' }] };
+    const offer = rulesFor(
+      planOfTemplate(
+        { components: [{ type: 'LIMITED_TIME_OFFER', limited_time_offer: { text: 'Offer!' } }, { type: 'BODY', text: 'Hurry!' }, buttons] },
+        header,
+        { paramColumns: { 'button.0.coupon_code': 'code' } },
+      ),
+      header,
+    );
+    const coupon = rulesFor(
+      planOfTemplate({ components: [{ type: 'BODY', text: 'Hurry!' }, buttons] }, header, {
+        paramColumns: { 'button.0.coupon_code': 'code' },
+      }),
+      header,
+    );
+
+    expect(checkRow(['+14155550123', 'WINTER-25%OFF_ÉTÉ'.slice(0, 15)], offer)).toMatchObject({ ok: true });
+    expect(checkRow(['+14155550123', 'C'.repeat(16)], offer)).toMatchObject({ ok: false, reason: 'COUPON_CODE_INVALID' });
+    expect(checkRow(['+14155550123', 'C'.repeat(20)], coupon)).toMatchObject({ ok: true, values: ['C'.repeat(20)] });
+    expect(checkRow(['+14155550123', 'C'.repeat(21)], coupon)).toMatchObject({ ok: false, reason: 'COUPON_CODE_INVALID' });
   });
 });

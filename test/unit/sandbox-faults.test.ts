@@ -269,6 +269,7 @@ describe('SandboxRuntime with faults', () => {
       busiestRequestSecond: 3,
       duplicates: 2,
       failedByCode: {},
+      mediaUploads: {},
     });
   });
 

@@ -149,6 +149,7 @@ describe('SandboxRuntime.send', () => {
       busiestRequestSecond: 0,
       duplicates: 0,
       failedByCode: {},
+      mediaUploads: {},
     });
   });
 
@@ -169,7 +170,7 @@ describe('SandboxRuntime.send', () => {
     expect(new Set(rt.log.all.map((m) => m.wamid)).size).toBe(500);
   });
 
-  it('reset forgets messages, counters and limiter state', () => {
+  it('reset forgets messages, counters and limiter state, but not the media uploads made per number', () => {
     const { rt, advance } = runtime({ perSecond: 1 });
     rt.admitRequest('123');
     rt.send('123', orderUpdate());
@@ -177,8 +178,17 @@ describe('SandboxRuntime.send', () => {
     rt.admitRequest('123');
     rt.send('123', orderUpdate());
     rt.send('123', orderUpdate({ to: to(1) }));
+    rt.media.add('123', 'image/jpeg', Buffer.from('banner'));
+    rt.media.add('123', 'image/jpeg', Buffer.from('banner'));
+    rt.media.add('456', 'application/pdf', Buffer.from('menu'));
     // Guard: there was something to forget.
-    expect(rt.stats()).toMatchObject({ accepted: 2, requests: 2, duplicates: 1, rejectedByCode: { '130429': 1 } });
+    expect(rt.stats()).toMatchObject({
+      accepted: 2,
+      requests: 2,
+      duplicates: 1,
+      rejectedByCode: { '130429': 1 },
+      mediaUploads: { '123': 2, '456': 1 },
+    });
     rt.reset();
     expect(rt.stats()).toEqual({
       accepted: 0,
@@ -188,6 +198,7 @@ describe('SandboxRuntime.send', () => {
       busiestRequestSecond: 0,
       duplicates: 0,
       failedByCode: {},
+      mediaUploads: { '123': 2, '456': 1 },
     });
     expect(rt.send('123', orderUpdate()).status).toBe(200);
   });

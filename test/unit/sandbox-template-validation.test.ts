@@ -160,14 +160,21 @@ describe('sandbox template components', () => {
     );
   });
 
-  it('accepts an optional quick-reply payload and refuses unsimulated button sub_types', () => {
+  it('accepts an optional quick-reply payload; a sub_type of another kind of button is 132018, an unknown one 100', () => {
     const quickReply = { type: 'button', sub_type: 'quick_reply', index: '0', parameters: [{ type: 'payload', payload: 'STOP' }] };
     expect(validate(promo({ type: 'header', parameters: [image()] }, promoBody, quickReply)).ok).toBe(true);
+    expect(validate(promo({ type: 'header', parameters: [image()] }, promoBody)).ok).toBe(true);
     expectGraphError(
       validate(promo({ type: 'header', parameters: [image()] }, promoBody, { ...quickReply, sub_type: 'copy_code' })),
+      132018,
+      400,
+      'buttons: Button at index 0 must be of type QuickReply',
+    );
+    expectGraphError(
+      validate(promo({ type: 'header', parameters: [image()] }, promoBody, { ...quickReply, sub_type: 'reply' })),
       100,
       400,
-      /not simulated/,
+      /sub_type has an invalid value: reply/,
     );
   });
 });
@@ -178,9 +185,14 @@ describe('sandbox media headers', () => {
     expect(validate(promo({ type: 'header', parameters: [image({ id: '1234567890' })] }, promoBody)).ok).toBe(true);
   });
 
-  it('answers 132012 for a text parameter in an IMAGE header, or no header at all', () => {
-    expectGraphError(validate(promo({ type: 'header', parameters: [textParam('x')] }, promoBody)), 132012, 400, /image/);
-    expectGraphError(validate(promo(promoBody)), 132012, 400, /IMAGE/);
+  it("answers 132012 for a text parameter in an IMAGE header, or no header at all, in Meta's words", () => {
+    expectGraphError(
+      validate(promo({ type: 'header', parameters: [textParam('x')] }, promoBody)),
+      132012,
+      400,
+      'header: Format mismatch, expected IMAGE, received TEXT',
+    );
+    expectGraphError(validate(promo(promoBody)), 132012, 400, 'header: Format mismatch, expected IMAGE, received UNKNOWN');
     expectGraphError(validate(promo({ type: 'header', parameters: [] }, promoBody)), 132012, 400);
     expectGraphError(
       validate(promo({ type: 'header', parameters: [{ type: 'video', video: { link: 'https://x.example/v.mp4' } }] }, promoBody)),

@@ -54,6 +54,31 @@ describe('requirementsOf', () => {
       header: { kind: 'text', text: 'Hello {{1}}', variables: ['1'] },
       body: { text: 'Use code {{1}} to save {{2}} until {{3}}.', variables: ['1', '2', '3'] },
       urlButtons: [{ index: 0, variables: ['1'] }],
+      cardBodies: [],
+      kind: 'standard',
+      slots: [
+        { name: 'header.1', kind: 'text', required: true, about: 'header variable {{1}}', component: 'header', variable: '1' },
+        { name: 'body.1', kind: 'text', required: true, about: 'body variable {{1}}', component: 'body', variable: '1' },
+        { name: 'body.2', kind: 'text', required: true, about: 'body variable {{2}}', component: 'body', variable: '2' },
+        { name: 'body.3', kind: 'text', required: true, about: 'body variable {{3}}', component: 'body', variable: '3' },
+        {
+          name: 'button.0.url',
+          kind: 'url',
+          required: true,
+          about: "the end of button 0's link",
+          component: 'button',
+          button: { index: 0, subType: 'url' },
+          variable: '1',
+        },
+        {
+          name: 'button.1.payload',
+          kind: 'payload',
+          required: false,
+          about: 'what a tap on "Stop promotions" sends back',
+          component: 'button',
+          button: { index: 1, subType: 'quick_reply' },
+        },
+      ],
     });
   });
 
@@ -82,7 +107,7 @@ describe('requirementsOf', () => {
     ['IMAGE', { kind: 'media', format: 'IMAGE' }],
     ['VIDEO', { kind: 'media', format: 'VIDEO' }],
     ['DOCUMENT', { kind: 'media', format: 'DOCUMENT' }],
-    ['GIF', { kind: 'media', format: 'VIDEO' }],
+    ['GIF', { kind: 'media', format: 'GIF' }],
     ['LOCATION', { kind: 'location' }],
   ] as const)('%s header → %o', (format, header) => {
     expect(requirementsOf(template({ components: [{ type: 'HEADER', format }] })).header).toStrictEqual(header);
@@ -130,6 +155,35 @@ describe('requirementsOf', () => {
     });
 
     expect(requirementsOf(t).urlButtons).toStrictEqual([{ index: 0, variables: ['code'] }]);
+  });
+
+  it('a carousel: each card’s body text in card order, empty for a card without a body', () => {
+    const t = template({
+      components: [
+        { type: 'BODY', text: 'Hi {{1}}, new in:' },
+        {
+          type: 'CAROUSEL',
+          cards: [
+            {
+              components: [
+                { type: 'HEADER', format: 'IMAGE' },
+                { type: 'BODY', text: 'Only {{1}}' },
+              ],
+            },
+            { components: [{ type: 'HEADER', format: 'IMAGE' }] },
+            {
+              components: [
+                { type: 'HEADER', format: 'IMAGE' },
+                { type: 'BODY', text: 'Last pair' },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+
+    expect(requirementsOf(t).cardBodies).toStrictEqual(['Only {{1}}', '', 'Last pair']);
+    expect(requirementsOf(template({ components: [{ type: 'BODY', text: 'Hi' }] })).cardBodies).toStrictEqual([]);
   });
 
   it('a template with no body has an empty body requirement', () => {

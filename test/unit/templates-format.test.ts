@@ -98,26 +98,50 @@ describe('templateListing', () => {
 });
 
 describe('templatesText', () => {
-  it('prints an aligned table with a summary line', () => {
+  const legend = 'Map a slot with --param SLOT=COLUMN; a slot marked ? is optional, = names the slot it is filled from.';
+
+  it('prints an aligned table of each template’s kind and slots, a summary line and how to map a slot', () => {
     const text = templatesText(templateListing([imageAndButton, paused, named]));
     const lines = text.split('\n');
-    expect(lines[0]).toMatch(/^NAME\s+LANGUAGE\s+STATUS\s+CATEGORY\s+FORMAT\s+VARIABLES$/);
+    expect(lines[0]).toMatch(/^NAME\s+LANGUAGE\s+STATUS\s+CATEGORY\s+KIND\s+FORMAT\s+SLOTS$/);
     expect(lines[1]).toMatch(
-      /^appointment_reminder_named\s+pt_BR\s+APPROVED\s+UTILITY\s+NAMED\s+body \{\{first_name\}\} \{\{appointment_time\}\}$/,
+      /^appointment_reminder_named\s+pt_BR\s+APPROVED\s+UTILITY\s+standard\s+NAMED\s+body\.first_name body\.appointment_time$/,
     );
-    expect(lines[2]).toMatch(
-      /^spring_promo\s+en_US\s+APPROVED\s+MARKETING\s+POSITIONAL\s+header image link; body \{\{1\}\} \{\{2\}\}; button 1 url \{\{1\}\}$/,
-    );
-    // Columns line up: LANGUAGE starts at the same offset on every row.
-    const offsets = lines.slice(0, 3).map((l) => l.search(/(LANGUAGE|pt_BR|en_US)/));
-    expect(new Set(offsets).size).toBe(1);
-    expect(lines.at(-1)).toBe('2 approved templates (1 in other statuses; --all shows them)');
+    // An optional slot is marked ?: the quick reply's payload.
+    expect(lines[2]).toMatch(/^spring_promo\s+en_US\s+APPROVED\s+MARKETING\s+standard\s+POSITIONAL\s+/);
+    expect(lines[2]).toMatch(/\s{2}header\.image body\.1 body\.2 button\.0\.payload\? button\.1\.url$/);
+    // Columns line up: LANGUAGE, KIND and SLOTS start at the same offset on every row.
+    for (const column of [/(LANGUAGE|pt_BR|en_US)/, /(KIND|standard)/, /(SLOTS|body\.first_name|header\.image)/]) {
+      const offsets = lines.slice(0, 3).map((l) => l.search(column));
+      expect(new Set(offsets).size).toBe(1);
+    }
+    expect(lines.slice(-2)).toStrictEqual(['2 approved templates (1 in other statuses; --all shows them)', legend]);
   });
 
-  it('shows (none) and - for a template with no variables or category', () => {
+  it('shows (none) and - for a template with no slots or category', () => {
     const text = templatesText(templateListing([paused], { all: true }));
-    expect(text.split('\n')[1]).toMatch(/^old_promo\s+en_US\s+PAUSED\s+-\s+POSITIONAL\s+\(none\)$/);
-    expect(text.split('\n').at(-1)).toBe('1 template');
+    expect(text.split('\n')[1]).toMatch(/^old_promo\s+en_US\s+PAUSED\s+-\s+standard\s+POSITIONAL\s+\(none\)$/);
+    expect(text.split('\n').slice(-2)).toStrictEqual(['1 template', legend]);
+  });
+
+  it('names a slot filled from another as SLOT=SOURCE, and the template’s kind', () => {
+    const authentication: MessageTemplate = {
+      name: 'verification_code',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'AUTHENTICATION',
+      parameter_format: 'POSITIONAL',
+      components: [
+        { type: 'BODY', text: '*{{1}}* is your verification code.' },
+        {
+          type: 'BUTTONS',
+          buttons: [{ type: 'URL', text: 'Copy code', url: 'https://www.whatsapp.com/otp/code/?otp_type=COPY_CODE&code=otp{{1}}' }],
+        },
+      ],
+    };
+    expect(templatesText(templateListing([authentication])).split('\n')[1]).toMatch(
+      /^verification_code\s+en_US\s+APPROVED\s+AUTHENTICATION\s+authentication\s+POSITIONAL\s+body\.1 button\.0\.code=body\.1$/,
+    );
   });
 
   it('says so when nothing is approved', () => {
@@ -154,6 +178,12 @@ describe('templatesJson', () => {
         status: 'APPROVED',
         category: 'UTILITY',
         parameterFormat: 'POSITIONAL',
+        kind: 'standard',
+        slots: [
+          { name: 'header.1', kind: 'text', required: true, about: 'header variable {{1}}', sameAs: null },
+          { name: 'body.1', kind: 'text', required: true, about: 'body variable {{1}}', sameAs: null },
+          { name: 'body.2', kind: 'text', required: true, about: 'body variable {{2}}', sameAs: null },
+        ],
         variables: ['header {{1}}', 'body {{1}} {{2}}'],
         header: { kind: 'text', text: 'Order {{1}}', variables: ['1'] },
         bodyVariables: ['1', '2'],

@@ -204,7 +204,7 @@ function everyProblemNamed(error: AppError): AppError {
   const fallback =
     error.code === 'COST_ABOVE_MAX'
       ? FLAG_FIELD_NAMES.maxCost
-      : error.code === 'TEMPLATE_MAPPING_INVALID'
+      : error.code === 'TEMPLATE_MAPPING_INVALID' || error.code === 'TEMPLATE_SLOT_UNFILLED'
         ? FLAG_FIELD_NAMES['template.name']
         : 'file';
   const items = withFields(problemsOf(error), FLAG_FIELD_NAMES, fallback);

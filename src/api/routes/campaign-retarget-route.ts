@@ -54,7 +54,9 @@ export const retargetCampaignRoute = {
     409: { ...problemAnswers(409)[409]!, description: 'The campaign is not finished yet (CAMPAIGN_NOT_FINISHED)' },
     422: {
       ...problemAnswers(422)[422]!,
-      description: 'No row is chosen (RETARGET_NO_ROWS), or the message does not fit (OPTION_INVALID, TEMPLATE_MAPPING_INVALID, …)',
+      description:
+        'No row is chosen (RETARGET_NO_ROWS), or the message does not fit ' +
+        '(OPTION_INVALID, TEMPLATE_MAPPING_INVALID, TEMPLATE_SLOT_UNFILLED, …)',
     },
   },
   responseHeaders: { 201: { Location: { description: 'The new campaign: /api/v1/campaigns/{id}.', required: true } } },

@@ -46,6 +46,9 @@ export const sendSummarySchema = z
     rejected: count,
     skipped: count,
     byReason: z.partialRecord(z.enum(REASONS), count),
+    byLanguage: z
+      .record(z.string(), count)
+      .meta({ description: 'With a language per row (`languageColumn`): rows to send by the language they go in; empty otherwise.' }),
     delimiter: z.string(),
     reopened: count.meta({ description: 'Rows an earlier run refused that are valid now (a continued campaign).' }),
     kept: count.meta({ description: 'Rows a continued campaign already had, left as they were.' }),

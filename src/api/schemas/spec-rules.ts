@@ -6,7 +6,14 @@
  */
 
 /** The columns that fill a template's variables: a text names its columns in its own placeholders. */
-const TEMPLATE_COLUMNS = ['params', 'headerTextColumn', 'headerImageColumn', 'buttonUrlColumn'] as const;
+const TEMPLATE_COLUMNS = [
+  'params',
+  'headerTextColumn',
+  'headerImageColumn',
+  'buttonUrlColumn',
+  'headerFileColumn',
+  'languageColumn',
+] as const;
 
 /**
  * What to send: a template with its language, or a text, exactly one. A template takes no
@@ -17,7 +24,13 @@ export function messageChoice(options: { endpoint: boolean }): Record<string, un
   const absent = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, false]));
   return {
     oneOf: [
-      { title: 'A template', required: ['template', 'language'], properties: { text: false, previewUrl: { const: false } } },
+      {
+        title: 'A template',
+        required: ['template'],
+        // Its language, or a language per row (then `language` is the fallback).
+        anyOf: [{ required: ['language'] }, { required: ['languageColumn'] }],
+        properties: { text: false, previewUrl: { const: false } },
+      },
       {
         title: 'A text',
         required: ['text'],
@@ -42,8 +55,12 @@ export const SPEC_RULES: Record<string, unknown> = {
     timezoneColumn: ['window'],
     defaultTimezone: ['window'],
   },
-  // Meta takes a time-to-live only through the Marketing Messages API.
-  dependentSchemas: { ttl: { required: ['endpoint'], properties: { endpoint: { const: 'marketing-messages' } } } },
+  dependentSchemas: {
+    // Meta takes a time-to-live only through the Marketing Messages API.
+    ttl: { required: ['endpoint'], properties: { endpoint: { const: 'marketing-messages' } } },
+    // A local file has no link to send: it is uploaded, and fills the media header alone.
+    headerFileColumn: { properties: { mediaBy: { const: 'id' } }, not: { required: ['headerImageColumn'] } },
+  },
   // Both say when rows expire.
   not: { required: ['expiresAt', 'validFor'] },
 };

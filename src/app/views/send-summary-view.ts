@@ -19,6 +19,7 @@ export function summaryJson(summary: SendOutcome, rate: number): Record<string, 
     rejected: summary.rejected,
     skipped: summary.skipped,
     byReason: summary.byReason,
+    byLanguage: summary.byLanguage,
     delimiter: summary.delimiter,
     reopened: summary.reopened,
     kept: summary.kept,
@@ -28,7 +29,11 @@ export function summaryJson(summary: SendOutcome, rate: number): Record<string, 
     interruptedAtRow: summary.interruptedAtRow ?? null,
     rejectsFile: summary.rejectsFile ?? null,
     secondsAtSendRate: secondsAt(summary.valid, rate) ?? null,
-    plan: { ...planJson(summary.estimate), messagingLimit: limitJson(summary.messagingLimit), ...costJson(summary) },
+    plan: {
+      ...planJson(summary.estimate),
+      messagingLimit: limitJson(summary.messagingLimit),
+      ...costJson(summary),
+    },
   };
 }
 

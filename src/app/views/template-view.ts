@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { requirementsOf, type HeaderRequirement } from '../../templates/template-requirements.js';
 import type { MessageTemplate } from '../../templates/template-schema.js';
+import { TEMPLATE_KINDS } from '../../templates/slots/template-slot.js';
+import {
+  buttonPreview,
+  buttonPreviewSchema,
+  cardPreviews,
+  cardPreviewSchema,
+  offerPreview,
+  offerPreviewSchema,
+} from './template-card-preview.js';
 
 const names = z.array(z.string());
 
@@ -16,14 +25,29 @@ export const templateViewSchema = z
     status: z.string(),
     category: z.string().nullable(),
     parameterFormat: z.enum(['POSITIONAL', 'NAMED']),
+    kind: z.enum(TEMPLATE_KINDS).meta({ description: 'What kind of template it is, by what decides how it is sent (docs/templates.md).' }),
+    slots: z
+      .array(
+        z.object({
+          name: z.string().meta({ description: 'The stable name a mapping uses: `--param SLOT=COLUMN`, `csv.paramColumns` in a spec.' }),
+          kind: z.string().meta({ description: 'What the value is: text, url, media, location, coupon_code, payload, expiration, …' }),
+          required: z
+            .boolean()
+            .meta({ description: 'A send without it is malformed at Meta; an optional slot is left out when unmapped.' }),
+          about: z.string(),
+          sameAs: z.string().nullable().meta({ description: 'Filled from that slot, never mapped itself (an authentication code).' }),
+        }),
+      )
+      .meta({ description: 'Every slot a send must or may fill, in the order a send carries them.' }),
     variables: names.meta({
       description: 'What a send must fill, as the CLI lists it: `header {{1}}`, `body {{1}} {{2}}`, `button 0 url {{1}}`.',
     }),
     header: z.discriminatedUnion('kind', [
       z.object({ kind: z.literal('none') }),
       z.object({ kind: z.literal('text'), text: z.string(), variables: names }),
-      z.object({ kind: z.literal('media'), format: z.enum(['IMAGE', 'VIDEO', 'DOCUMENT']) }),
+      z.object({ kind: z.literal('media'), format: z.enum(['IMAGE', 'VIDEO', 'DOCUMENT', 'GIF']) }),
       z.object({ kind: z.literal('location') }),
+      z.object({ kind: z.literal('product') }),
     ]),
     bodyVariables: names.meta({ description: 'The body placeholders: `1`, `2`… (positional) or their names (named).' }),
     urlButtons: z.array(z.object({ index: z.number().int().min(0), variables: names })),
@@ -38,9 +62,9 @@ export const templateViewSchema = z
       header: z.object({ format: z.string(), text: z.string().nullable() }).nullable(),
       body: z.string().meta({ description: 'The body as approved, placeholders (`{{1}}`, `{{first_name}}`) as written.' }),
       footer: z.string().nullable(),
-      buttons: z.array(
-        z.object({ type: z.string(), text: z.string().nullable(), url: z.string().nullable(), phoneNumber: z.string().nullable() }),
-      ),
+      buttons: z.array(buttonPreviewSchema),
+      cards: z.array(cardPreviewSchema).optional().meta({ description: "A carousel's cards, in order; absent for other templates." }),
+      offer: offerPreviewSchema.optional().meta({ description: 'A limited-time offer; absent for other templates.' }),
     }),
   })
   .meta({ id: 'Template' });
@@ -84,6 +108,8 @@ export function templateView(template: MessageTemplate): TemplateView {
     status: r.status,
     category: r.category ?? null,
     parameterFormat: r.parameterFormat,
+    kind: r.kind,
+    slots: r.slots.map((s) => ({ name: s.name, kind: s.kind, required: s.required, about: s.about, sameAs: s.sameAs ?? null })),
     variables,
     header: r.header,
     bodyVariables: r.body.variables,
@@ -106,15 +132,11 @@ function templatePreview(template: MessageTemplate): TemplatePreview {
     else if (component.type === 'BODY') preview.body = component.text;
     else if (component.type === 'FOOTER') preview.footer = component.text;
     // A carousel's buttons are on its cards, and a limited-time offer has none of its own.
-    else if (component.type === 'BUTTONS') {
-      preview.buttons = component.buttons.map((b) => ({
-        type: b.type,
-        text: b.text ?? null,
-        url: b.url ?? null,
-        phoneNumber: b.phone_number ?? null,
-      }));
-    }
+    else if (component.type === 'BUTTONS') preview.buttons = component.buttons.map(buttonPreview);
+    else if (component.type === 'CAROUSEL') preview.cards = cardPreviews(component);
   }
+  const offer = offerPreview(template);
+  if (offer !== undefined) preview.offer = offer;
   return preview;
 }
 

@@ -1,5 +1,5 @@
 import { AppError } from '../../errors/app-error.js';
-import type { SendPlan } from '../send-plan.js';
+import type { SendPlan, Slot } from '../send-plan.js';
 import type { TextPlan } from '../text-plan.js';
 
 /** Where each value of a row is, by field index, for one file's header. */
@@ -7,7 +7,7 @@ export interface ColumnMapping {
   fieldCount: number;
   phone: number;
   /** Field index of each plan slot, in slot order. */
-  slots: { index: number; column: string; component: 'header' | 'body' | 'button' }[];
+  slots: { index: number; column: string; slot: Slot }[];
   headerMedia: { index: number; column: string } | undefined;
 }
 
@@ -39,12 +39,12 @@ export function resolveColumns(
   return {
     fieldCount: header.length,
     phone,
-    slots: plan.slots.map((slot) => ({ index: indexOf(slot.column), column: slot.column, component: slot.component })),
+    slots: plan.slots.map((slot) => ({ index: indexOf(slot.column), column: slot.column, slot })),
     headerMedia: plan.headerMedia === undefined ? undefined : { index: indexOf(plan.headerMedia.column), column: plan.headerMedia.column },
   };
 }
 
 /** A text campaign's columns as slots, in its values' order: each fills body placeholders. */
 export function textColumns(text: TextPlan): Pick<SendPlan, 'slots'> {
-  return { slots: text.columns.map((column) => ({ component: 'body', variable: column, column })) };
+  return { slots: text.columns.map((column) => ({ name: `body.${column}`, kind: 'text', component: 'body', variable: column, column })) };
 }

@@ -12,6 +12,8 @@ import type { RowVerdict } from './row-check.js';
 import type { SendLanes } from '../feed/send-lanes.js';
 import { MARKETING_US_PAUSED_DETAIL, skipsForUsMarketing } from './us-marketing.js';
 import { marketingCapDetail } from '../marketing-cap-wait.js';
+import { rowMedia, type CampaignMedia } from '../media/campaign-media.js';
+import { planOfRow } from '../row-plan.js';
 
 /**
  * Rows per ledger write, and chunks written at once. Two in flight keep Redis and this
@@ -38,6 +40,8 @@ export interface IngestTarget {
   rows: RowCheck;
   /** With a send window: the lanes rows are placed in. */
   lanes: SendLanes | undefined;
+  /** Media sent by ID: each row's media is checked (and uploaded) before the row is queued. */
+  media?: CampaignMedia | undefined;
   /** The campaign as it already was (a continued send); undefined for a new one. */
   existing: CampaignDefinition | undefined;
   /** Rows a continued campaign keeps as they are. */
@@ -52,7 +56,7 @@ interface Chunk {
   /** Rows of the chunk that passed every check. */
   toSend: number;
   /** Line, recipient and lane of each row to send, for the rejects file and the plan if it is skipped. */
-  where: Map<number, { line: number; phone: string; lane?: number; country: string }>;
+  where: Map<number, { line: number; phone: string; lane?: number; country: string; language?: string }>;
 }
 
 function newChunk(): Chunk {
@@ -101,6 +105,7 @@ export class IngestRun {
       interruptedAtRow: undefined,
       lanes: [],
       byCountry: {},
+      byLanguage: {},
     };
   }
 
@@ -115,7 +120,8 @@ export class IngestRun {
       let next = first;
       while (next.done !== true) {
         const row = ++this.summary.rows;
-        this.#read(next.value, row);
+        const waiting = this.#read(next.value, row);
+        if (waiting !== undefined) await waiting;
         if (this.#chunk.rows.length >= this.#chunkSize) await this.#dispatch();
         if (this.#input.signal?.aborted === true) {
           this.summary.interruptedAtRow = row;
@@ -149,47 +155,75 @@ export class IngestRun {
   }
 
   /** One record: kept, refused (rejected or skipped, with why) or gathered to send. */
-  #read(record: CsvRecord, row: number): void {
+  #read(record: CsvRecord, row: number): Promise<void> | undefined {
     const { kept, firstRowOf, lanes, rows } = this.#target;
     // Already in the campaign with the same recipient: it keeps its state.
     if (kept?.has(row) === true) return;
     if (record.kind === 'malformed') {
       this.#refuse(row, record.line, '', record.reason, record.problem, 'rejected');
-      return;
+      return undefined;
     }
     const verdict = rows.check(record.fields);
     if (!verdict.ok) {
-      this.#refuse(row, record.line, verdict.phone, verdict.reason, verdict.detail, 'rejected');
-      return;
+      this.#refuse(row, record.line, verdict.phone, verdict.reason, verdict.detail, verdict.skip === true ? 'skipped' : 'rejected');
+      return undefined;
     }
     const sent = firstRowOf.get(verdict.to);
     if (sent !== undefined) {
       this.#refuse(row, record.line, verdict.to, 'DUPLICATE_PHONE', `same number as row ${sent}, which is the one sent`, 'skipped');
-      return;
+      return undefined;
     }
     const optOut = this.#input.optedOut;
     if (optOut?.has(verdict.to) === true) {
       const origin = optOutOrigin(optOut.get(verdict.to));
       this.summary.optedOutBy[origin] = (this.summary.optedOutBy[origin] ?? 0) + 1;
       this.#refuse(row, record.line, verdict.to, 'OPTED_OUT', optedOutDetail(optOut.get(verdict.to), rows.kind), 'skipped');
-      return;
+      return undefined;
     }
     const capUntil = this.#input.marketingCapped?.get(verdict.to);
     if (capUntil !== undefined) {
       this.summary.marketingCapUntil = Math.max(capUntil, this.summary.marketingCapUntil ?? 0);
       this.#refuse(row, record.line, verdict.to, 'MARKETING_CAP_WAIT', marketingCapDetail(capUntil), 'skipped');
-      return;
+      return undefined;
     }
     if (skipsForUsMarketing(this.#input.usMarketingPaused === true, verdict.country)) {
       this.#refuse(row, record.line, verdict.to, 'MARKETING_US_PAUSED', MARKETING_US_PAUSED_DETAIL, 'skipped');
-      return;
+      return undefined;
     }
     const placed = lanes?.place(record.fields, verdict.to, verdict.country);
     if (placed !== undefined && !placed.ok) {
       this.#refuse(row, record.line, verdict.to, placed.reason, placed.detail, placed.status);
-      return;
+      return undefined;
     }
-    this.#gather(row, record.line, verdict, placed?.lane);
+    const media = this.#target.media;
+    if (media === undefined || rows.kind === 'text') {
+      this.#gather(row, record.line, verdict, placed?.lane);
+      return undefined;
+    }
+    return this.#gatherWithMedia(media, row, record.line, verdict, placed?.lane);
+  }
+
+  /**
+   * A row whose media must be checked first (sent by ID): each distinct media is read,
+   * checked and uploaded once for the campaign, so only a row with a media not seen before
+   * waits; a row whose media fails is rejected with the media's code and never queued.
+   */
+  async #gatherWithMedia(
+    media: CampaignMedia,
+    row: number,
+    line: number,
+    verdict: Extract<RowVerdict, { ok: true }>,
+    lane: number | undefined,
+  ): Promise<void> {
+    const plan = planOfRow(this.#target.definition, verdict.values);
+    for (const item of plan === undefined ? [] : rowMedia(plan, verdict.values, verdict.headerLink)) {
+      const prepared = await media.prepare(item.source, item.format, { upload: !this.#dryRun });
+      if (!prepared.ok) {
+        this.#refuse(row, line, verdict.to, prepared.code, prepared.detail, 'rejected');
+        return;
+      }
+    }
+    this.#gather(row, line, verdict, lane);
   }
 
   /** A row that passed every check joins the chunk, to be queued. */
@@ -198,6 +232,9 @@ export class IngestRun {
     this.summary.valid++;
     const country = verdict.country ?? '';
     this.summary.byCountry[country] = (this.summary.byCountry[country] ?? 0) + 1;
+    // With a language per row, the first value is the language it is sent in.
+    const language = this.#target.definition.languages === undefined ? undefined : verdict.values[0];
+    if (language !== undefined) this.summary.byLanguage[language] = (this.summary.byLanguage[language] ?? 0) + 1;
     const fingerprint = this.#target.rows.fingerprintOf(verdict.to, verdict.values, verdict.headerLink);
     this.#chunk.rows.push({
       row,
@@ -206,13 +243,20 @@ export class IngestRun {
       message: { values: verdict.values, headerLink: verdict.headerLink, fingerprint },
       ...(lane === undefined ? {} : { lane }),
     });
-    this.#chunk.where.set(row, { line, phone: verdict.to, country, ...(lane === undefined ? {} : { lane }) });
+    this.#chunk.where.set(row, {
+      line,
+      phone: verdict.to,
+      country,
+      ...(lane === undefined ? {} : { lane }),
+      ...(language === undefined ? {} : { language }),
+    });
     this.#chunk.toSend++;
   }
 
   /** A gathered row that is not sent after all. */
-  #uncount(country: string | undefined): void {
+  #uncount(country: string | undefined, language: string | undefined): void {
     this.summary.valid--;
+    if (language !== undefined && (this.summary.byLanguage[language] ?? 0) > 0) this.summary.byLanguage[language]! -= 1;
     const key = country ?? '';
     if ((this.summary.byCountry[key] ?? 0) > 0) this.summary.byCountry[key] = (this.summary.byCountry[key] ?? 0) - 1;
   }
@@ -297,7 +341,7 @@ export class IngestRun {
       pending.rows[index] = { row: r.row, phone: r.phone, status: 'skipped', errorCode: 'WINDOW_CLOSED', errorDetail: detail };
       pending.where.delete(r.row);
       pending.toSend--;
-      this.#uncount(where?.country);
+      this.#uncount(where?.country, where?.language);
       this.#count('WINDOW_CLOSED', 'skipped');
       if (r.lane !== undefined) this.#target.lanes?.release(r.lane);
       this.#input.onRefused?.({ row: r.row, line: where?.line ?? 0, phone: r.phone, reason: 'WINDOW_CLOSED', detail });
@@ -309,7 +353,7 @@ export class IngestRun {
     for (const { row, detail } of already) {
       const where = pending.where.get(row);
       if (where?.lane !== undefined) this.#target.lanes?.release(where.lane);
-      this.#uncount(where?.country);
+      this.#uncount(where?.country, where?.language);
       this.#count('ALREADY_SENT', 'skipped');
       this.#input.onRefused?.({
         row,

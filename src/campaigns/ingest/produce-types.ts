@@ -43,6 +43,8 @@ export interface ProduceSummary {
   lanes: { zones: string[]; rows: number }[];
   /** Rows to send (`valid`) by the ISO country of their number ('' for a number of no country): the cost estimate's markets. */
   byCountry: Record<string, number>;
+  /** With a language per row (`--language-column`): rows to send by the language they are sent in; empty otherwise. */
+  byLanguage: Record<string, number>;
 }
 
 /** A row refused before sending, for the rejects file. */

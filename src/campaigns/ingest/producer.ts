@@ -1,3 +1,4 @@
+import { dirname, resolve } from 'node:path';
 import type { CountryCode } from 'libphonenumber-js';
 import { AppError } from '../../errors/app-error.js';
 import { openCsv, type CsvRecord, type CsvSource } from '../../csv/csv-records.js';
@@ -10,6 +11,9 @@ import type { ProduceInput, ProduceSummary } from './produce-types.js';
 import { messageFingerprint, textMessageFingerprint } from './message-fingerprint.js';
 import { PhoneRowIndex } from './phone-row-index.js';
 import { checkRow, checkTextRow } from './row-check.js';
+import { languageRowCheck } from './language-rows.js';
+import { sendPlanSchema } from '../send-plan.js';
+import type { CampaignMedia } from '../media/campaign-media.js';
 import { SendLanes } from '../feed/send-lanes.js';
 import type { SendEstimate } from '../feed/send-estimate.js';
 import type { MessagingLimitCheck } from './messaging-limit-check.js';
@@ -41,6 +45,8 @@ export interface SendOutcome extends ProduceSummary {
 /** What the producer writes to: the ledger only. Jobs are made by the workers' feeder, as the number drains. */
 export interface ProducerDeps {
   ledger: IngestLedger;
+  /** For a campaign that sends its media by ID: each distinct media is checked (and uploaded) before its rows are queued. */
+  media?: CampaignMedia | undefined;
 }
 
 /**
@@ -74,7 +80,8 @@ export async function produceCampaign(deps: ProducerDeps, input: ProduceInput): 
         ? undefined
         : await SendLanes.open(deps.ledger, { ...definition, window }, source.header, file, input.dryRun === true, names);
     const opened = await openCampaign(deps.ledger, input, { definition, rows, source, names });
-    const run = new IngestRun(deps.ledger, input, { definition, rows, lanes, ...opened, delimiter: source.delimiter });
+    const media = definition.mediaBy === 'id' ? deps.media : undefined;
+    const run = new IngestRun(deps.ledger, input, { definition, rows, lanes, media, ...opened, delimiter: source.delimiter });
     await run.readAll(first, records);
     return await run.finish();
   } finally {
@@ -101,9 +108,25 @@ function rowCheck(definition: CampaignDefinition, header: readonly string[], fil
       fingerprintOf: (to, values) => textMessageFingerprint(message.text, to, values),
     };
   }
+  // An offer's end is checked against the time the row is read and the campaign's expiry.
+  // Header files are read beside the CSV file (header-file.ts).
+  const fileBase = dirname(resolve(file));
+  const slotContext = {
+    // Read when a row is checked: a long file's last rows are checked against the time they are read.
+    get now() {
+      return Date.now();
+    },
+    campaignExpiresAt: definition.expiresAt,
+  };
+  const rules = { defaultCountry, fixWhitespace, fileBase, slotContext };
+  const phone = { name: definition.source.phoneColumn, option: names['csv.phoneColumn'], file };
+  const languages = definition.languages;
   return {
     kind: 'template',
-    check: (fields) => checkRow(fields, { plan: message.plan, mapping, defaultCountry, fixWhitespace }),
+    check:
+      languages === undefined
+        ? (fields) => checkRow(fields, { plan: message.plan, mapping, ...rules })
+        : languageRowCheck(languages, message.plan, header, phone, rules),
     fingerprintOf: (to, values, headerLink) => messageFingerprint(message.plan, to, values, headerLink),
   };
 }
@@ -174,10 +197,12 @@ async function verifySameCampaign(
   definition: CampaignDefinition,
   names: FieldNames,
 ): Promise<CampaignStatus | undefined> {
+  // Each plan as the schema writes it (its keys in one order), whether just made or read back from Redis.
   const same = (d: CampaignDefinition) =>
     JSON.stringify([
       d.phoneNumberId,
-      d.plan ?? null,
+      d.plan === undefined ? null : sendPlanSchema.parse(d.plan),
+      d.languages?.plans.map((plan) => sendPlanSchema.parse(plan)) ?? null,
       d.text ?? null,
       d.source.phoneColumn,
       d.window ?? null,

@@ -5,14 +5,16 @@ import type { ColumnMapping } from './column-mapping.js';
 import { boundedBadValue } from './bad-value.js';
 import {
   MAX_BODY_CHARS,
+  MAX_CARD_BODY_CHARS,
   MAX_HEADER_CHARS,
   collapseWhitespace,
   textValueProblem,
-  valueProblem,
   valueProblemDetail,
 } from '../parameter-rules.js';
 import type { RejectionReason } from '../rejection-reasons.js';
 import type { SendPlan } from '../send-plan.js';
+import { checkSlotValue, isWebUrl, type SlotContext } from '../slot-value.js';
+import { headerFileOf } from './header-file.js';
 import { textTooLong, type TextPlan } from '../text-plan.js';
 
 /** Longer than any written phone number, spaces and punctuation included. */
@@ -20,13 +22,17 @@ const MAX_PHONE_CHARS = 64;
 
 export type RowVerdict =
   | { ok: true; to: string; country: CountryCode | undefined; values: string[]; headerLink: string | undefined }
-  | { ok: false; phone: string; reason: RejectionReason; detail: string };
+  | { ok: false; phone: string; reason: RejectionReason; detail: string; skip?: true };
 
 export interface RowRules {
   plan: SendPlan;
   mapping: ColumnMapping;
   defaultCountry?: CountryCode | undefined;
   fixWhitespace?: boolean | undefined;
+  /** The folder of the CSV file: `--header-file-column`'s paths are read inside it. */
+  fileBase?: string | undefined;
+  /** The time and the campaign's expiry, which a limited-time offer's end is checked against. */
+  slotContext?: SlotContext | undefined;
 }
 
 /**
@@ -40,20 +46,29 @@ export function checkRow(fields: readonly string[], rules: RowRules): RowVerdict
   if (!phone.ok) return phone;
 
   const values: string[] = [];
-  for (const slot of mapping.slots) {
-    let value = (fields[slot.index] ?? '').trim();
-    if (rules.fixWhitespace === true) value = collapseWhitespace(value);
-    const problem = valueProblem(value);
-    if (problem !== undefined) return reject(phone.e164, problem, `column "${slot.column}" ${valueProblemDetail(value, problem)}`);
-    // A URL-button value is the end of a URL: Meta wants it percent-encoded.
-    values.push(slot.component === 'button' ? encodeUrlSuffix(value) : value);
+  const context = rules.slotContext ?? { now: Date.now() };
+  for (const { index, column, slot } of mapping.slots) {
+    // The language the row is sent in, which the caller chose this plan by (a fallback's when the row's was missing).
+    if (slot.kind === 'language') {
+      values.push(plan.language);
+      continue;
+    }
+    let value = (fields[index] ?? '').trim();
+    if (rules.fixWhitespace === true && slot.kind === 'text') value = collapseWhitespace(value);
+    const verdict = checkSlotValue(slot.kind, value, column, context, slot.maxLength);
+    if (!verdict.ok) return reject(phone.e164, verdict.reason, verdict.detail);
+    values.push(verdict.value);
   }
 
   const tooLong = renderedTooLong(plan, values);
   if (tooLong !== undefined) return reject(phone.e164, tooLong.reason, tooLong.detail);
 
   let headerLink: string | undefined;
-  if (mapping.headerMedia !== undefined) {
+  if (mapping.headerMedia !== undefined && plan.headerMedia?.from === 'file') {
+    const file = headerFileOf((fields[mapping.headerMedia.index] ?? '').trim(), rules.fileBase);
+    if (!file.ok) return reject(phone.e164, 'HEADER_FILE_INVALID', `column "${mapping.headerMedia.column}": ${file.problem}`);
+    headerLink = file.path;
+  } else if (mapping.headerMedia !== undefined) {
     headerLink = (fields[mapping.headerMedia.index] ?? '').trim();
     if (!isWebUrl(headerLink)) {
       return reject(
@@ -147,6 +162,17 @@ export function renderedTooLong(plan: SendPlan, values: readonly string[]): { re
       return { reason: 'HEADER_TOO_LONG', detail: `the rendered header is ${headerLength} characters, Meta allows ${MAX_HEADER_CHARS}` };
     }
   }
+  for (const [card, cardModel] of model.cards.entries()) {
+    const length = renderedLength(cardModel, values);
+    if (length > MAX_CARD_BODY_CHARS) {
+      return {
+        reason: 'BODY_TOO_LONG',
+        detail:
+          `card ${card}'s rendered body is ${length} characters, Meta allows ${MAX_CARD_BODY_CHARS} on a carousel card; ` +
+          'shorten the values',
+      };
+    }
+  }
   return undefined;
 }
 
@@ -161,25 +187,32 @@ interface LengthModel {
   uses: { slot: number; count: number }[];
 }
 
-const lengthModels = new WeakMap<SendPlan, { body: LengthModel; header: LengthModel | undefined }>();
+interface PlanLengths {
+  body: LengthModel;
+  header: LengthModel | undefined;
+  cards: LengthModel[];
+}
 
-function lengthModelOf(plan: SendPlan): { body: LengthModel; header: LengthModel | undefined } {
+const lengthModels = new WeakMap<SendPlan, PlanLengths>();
+
+function lengthModelOf(plan: SendPlan): PlanLengths {
   let model = lengthModels.get(plan);
   if (model === undefined) {
     model = {
       body: textModel(plan.bodyText, plan, 'body'),
       header: plan.headerText === undefined ? undefined : textModel(plan.headerText, plan, 'header'),
+      cards: (plan.cardBodyTexts ?? []).map((text, card) => textModel(text, plan, 'body', card)),
     };
     lengthModels.set(plan, model);
   }
   return model;
 }
 
-function textModel(text: string, plan: SendPlan, component: 'body' | 'header'): LengthModel {
+function textModel(text: string, plan: SendPlan, component: 'body' | 'header', card?: number): LengthModel {
   const counts = new Map<number, number>();
   let fixed = text.length;
   for (const match of text.matchAll(PLACEHOLDER)) {
-    const slot = plan.slots.findIndex((s) => s.component === component && s.variable === match[1]);
+    const slot = plan.slots.findIndex((s) => s.card === card && s.component === component && s.kind === 'text' && s.variable === match[1]);
     if (slot < 0) continue; // not filled: it stays in the text as written
     fixed -= match[0].length;
     counts.set(slot, (counts.get(slot) ?? 0) + 1);
@@ -191,22 +224,6 @@ function renderedLength(model: LengthModel, values: readonly string[]): number {
   let length = model.fixed;
   for (const use of model.uses) length += use.count * (values[use.slot]?.length ?? 0);
   return length;
-}
-
-/** Percent-encodes what is not already URL-safe, leaving existing %XX escapes alone. */
-function encodeUrlSuffix(value: string): string {
-  // `u`: an emoji is one code point, encoded whole (its UTF-16 halves alone would throw).
-  return value.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]|%(?![0-9A-Fa-f]{2})/gu, (c) => encodeURIComponent(c));
-}
-
-/** Meta takes media links over HTTP or HTTPS (reference cloud-api.md line 122, MediaObject.link). */
-function isWebUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'https:' || protocol === 'http:';
-  } catch {
-    return false;
-  }
 }
 
 /** The phone cell of a refused row is kept bounded: it may be anything the file held. */

@@ -15,9 +15,11 @@ import { spreadsheetSafe } from './spreadsheet-safe.js';
  * `user_id`: the recipient's business-scoped user ID as the portfolio's user links know it
  * now (learnt from status webhooks and messages; the newest for that phone), empty while none
  * is known; `delivered_at`, `read_at`: Meta's timestamps from status webhooks (ISO 8601), empty
- * until one arrives; `reply`: the payload of the quick-reply button the recipient tapped;
- * `pricing_category`: the category of Meta's `pricing` on its statuses (marketing, utility…),
- * empty until one comes (`status --json` counts the billable ones).
+ * until one arrives; `reply_payload`: the payload of the quick-reply button the recipient
+ * tapped; `flow_response`: their answer to the WhatsApp Flow the message opened, the JSON text
+ * of Meta's `response_json` (at most 4 KB, src/webhooks/flow-response.ts); `pricing_category`:
+ * the category of Meta's `pricing` on its statuses (marketing, utility…), empty until one comes
+ * (`status --json` counts the billable ones). Operators' scripts read these names.
  */
 export const REPORT_COLUMNS = [
   'row',
@@ -30,7 +32,8 @@ export const REPORT_COLUMNS = [
   'attempts',
   'delivered_at',
   'read_at',
-  'reply',
+  'reply_payload',
+  'flow_response',
   'pricing_category',
 ] as const;
 
@@ -54,6 +57,7 @@ export function reportLine(r: RowRecord, userId = ''): (string | number)[] {
     iso(r.deliveredAt),
     iso(r.readAt),
     spreadsheetSafe(r.reply ?? ''),
+    spreadsheetSafe(r.flowResponse ?? ''),
     spreadsheetSafe(r.pricing?.category ?? ''),
   ];
 }

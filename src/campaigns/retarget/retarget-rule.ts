@@ -12,7 +12,7 @@ export interface RetargetRule {
 }
 
 /** What the rule reads of a row: its record, and when it was claimed to be sent (the ledger's clock, ms). */
-export type RetargetCandidate = Pick<RowRecord, 'status' | 'deliveredAt' | 'readAt' | 'reply'> & {
+export type RetargetCandidate = Pick<RowRecord, 'status' | 'deliveredAt' | 'readAt' | 'reply' | 'flowResponse'> & {
   sentAt?: number | undefined;
   failedAt?: number | undefined;
 };
@@ -29,8 +29,9 @@ export function parseRetargetStatus(value: string, flag = '--status'): RetargetS
  * Whether the rule chooses the row at `now` (ms).
  * - `failed`: the row failed (Meta refused it, or its status webhook said failed); with `afterMs`, failed (or sent) at least that long ago.
  * - `delivered-not-read`: Meta delivered it and no read came; with `afterMs`, delivered at least that long ago.
- * - `not-replied`: it was sent (delivered and read ones too) and no reply to it was recorded; with `afterMs`,
- *   sent at least that long ago. A row whose send time is unknown counts as sent long enough ago only by its delivery.
+ * - `not-replied`: it was sent (delivered and read ones too) and no reply to it was recorded (a quick-reply tap, or an
+ *   answer to the Flow it opened: both are the recipient answering this message); with `afterMs`, sent at least that
+ *   long ago. A row whose send time is unknown counts as sent long enough ago only by its delivery.
  */
 export function chosenByRule(rule: RetargetRule, row: RetargetCandidate, now: number): boolean {
   const oldEnough = (at: number | undefined): boolean => rule.afterMs === undefined || (at !== undefined && at <= now - rule.afterMs);
@@ -40,6 +41,11 @@ export function chosenByRule(rule: RetargetRule, row: RetargetCandidate, now: nu
     case 'delivered-not-read':
       return row.status === 'sent' && row.deliveredAt !== undefined && row.readAt === undefined && oldEnough(row.deliveredAt);
     case 'not-replied':
-      return row.status === 'sent' && row.reply === undefined && oldEnough(row.sentAt ?? row.deliveredAt);
+      return row.status === 'sent' && !replied(row) && oldEnough(row.sentAt ?? row.deliveredAt);
   }
+}
+
+/** A reply of either kind is on the row: what the funnel's `replied` counts too (apply-inbound.lua). */
+function replied(row: Pick<RetargetCandidate, 'reply' | 'flowResponse'>): boolean {
+  return row.reply !== undefined || row.flowResponse !== undefined;
 }

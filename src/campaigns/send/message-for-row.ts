@@ -1,6 +1,8 @@
-import type { OutboundMessage, TemplateMessage, TextParameter, UrlButtonParameter } from '../../cloud-api/outbound-message.js';
+import type { OutboundMessage, TemplateMessage } from '../../cloud-api/outbound-message.js';
 import { campaignMessage, type CampaignDefinition } from '../campaign.js';
-import { textValueProblem, valueProblem } from '../parameter-rules.js';
+import { textValueProblem } from '../parameter-rules.js';
+import { fillSlots } from './template-for-row.js';
+import { planOfRow } from '../row-plan.js';
 import { renderedTooLong } from '../ingest/row-check.js';
 import type { RowToSend } from '../send-job.js';
 import type { SendPlan } from '../send-plan.js';
@@ -15,7 +17,11 @@ type Built = { ok: true; message: OutboundMessage } | { ok: false; detail: strin
  */
 export function messageForRow(definition: CampaignDefinition, job: RowToSend): Built {
   const message = campaignMessage(definition);
-  return message.kind === 'text' ? textForRow(message.text, job) : templateForRow(message.plan, job, definition.endpoint);
+  if (message.kind === 'text') return textForRow(message.text, job);
+  // With a language per row, the row's first value is the language of the translation it is sent in.
+  const plan = planOfRow(definition, job.values);
+  if (plan === undefined) return { ok: false, detail: `the row's language "${job.values[0] ?? ''}" has no plan in this campaign` };
+  return templateForRow(plan, job, definition.endpoint);
 }
 
 /** A free-form text (reference §1.3), filled with the row's values and checked again by the text rules. */
@@ -51,19 +57,8 @@ function templateForRow(plan: SendPlan, job: RowToSend, endpoint: CampaignDefini
   if (job.values.length !== plan.slots.length) {
     return { ok: false, detail: `row has ${job.values.length} values, template ${plan.name} takes ${plan.slots.length}` };
   }
-  const named = plan.parameterFormat === 'NAMED';
-  const body: TextParameter[] = [];
-  const urlButtons = new Map<number, UrlButtonParameter>();
-  let headerText: TextParameter | undefined;
-  for (const [i, slot] of plan.slots.entries()) {
-    const text = job.values[i] ?? '';
-    const problem = valueProblem(text);
-    if (problem !== undefined) return { ok: false, detail: `value for {{${slot.variable}}} breaks Meta's rules (${problem})` };
-    const parameter: TextParameter = named ? { text, name: slot.variable } : { text };
-    if (slot.component === 'body') body.push(parameter);
-    else if (slot.component === 'header') headerText = parameter;
-    else urlButtons.set(slot.buttonIndex ?? 0, { index: slot.buttonIndex ?? 0, ...parameter });
-  }
+  const filled = fillSlots(plan, job.values, Date.now());
+  if (!filled.ok) return filled;
   const tooLong = renderedTooLong(plan, job.values);
   if (tooLong !== undefined) return { ok: false, detail: tooLong.detail };
 
@@ -72,16 +67,15 @@ function templateForRow(plan: SendPlan, job: RowToSend, endpoint: CampaignDefini
     to: job.to,
     name: plan.name,
     language: plan.language,
-    body,
+    ...filled.message,
     // Lets a status webhook find the row even without the wamid index.
     callbackData: `${job.campaignId}/${job.row}`,
   };
-  if (headerText !== undefined) message.header = { type: 'text', ...headerText };
   if (plan.headerMedia !== undefined) {
     if (job.headerLink === undefined) return { ok: false, detail: `template ${plan.name} needs a header ${plan.headerMedia.format} link` };
-    message.header = { type: plan.headerMedia.format, link: job.headerLink };
+    const filename = filled.headerFilename;
+    message.header = { type: plan.headerMedia.format, link: job.headerLink, ...(filename === undefined ? {} : { filename }) };
   }
-  if (urlButtons.size > 0) message.urlButtons = [...urlButtons.values()];
   if (endpoint !== undefined) message.endpoint = endpoint;
   return { ok: true, message };
 }

@@ -1,6 +1,8 @@
 import { CloudApiBadResponseError, CloudApiError, CloudApiTransportError } from '../../cloud-api/cloud-api-errors.js';
 import type { SendResult } from '../../cloud-api/cloud-api-client.js';
 import type { OutboundMessage } from '../../cloud-api/outbound-message.js';
+import type { MediaIdSource } from '../media/campaign-media.js';
+import { mediaByIds } from './media-by-id.js';
 import { AppError } from '../../errors/app-error.js';
 import { RedisRoom } from './redis-room.js';
 import type { Logger } from '../../logging/logger.js';
@@ -69,6 +71,7 @@ export type SendProcessorLedger = Pick<
 export class SendProcessor {
   readonly #ledger: SendProcessorLedger;
   readonly #sender: MessageSender;
+  readonly #media: MediaIdSource | undefined;
   readonly #logger: Logger;
   /** Redis full: claims and answers wait for room instead of failing their job. */
   readonly #room: RedisRoom;
@@ -105,7 +108,10 @@ export class SendProcessor {
     metrics?: SendObserver | undefined;
     /** Told every throttle, retry, delay and failed or in-doubt row (`campaign worker`: SendTroubleLog, for the operator's log). */
     trouble?: SendTroubleObserver | undefined;
+    /** The media IDs of campaigns that send their media by ID (`campaign worker`: the Cloud API and Redis). */
+    media?: MediaIdSource | undefined;
   }) {
+    this.#media = deps.media;
     this.#ledger = deps.ledger;
     this.#sender = deps.sender;
     this.#logger = deps.logger;
@@ -160,6 +166,12 @@ export class SendProcessor {
     }
     const built = messageForRow(definition, row);
     if (!built.ok) return this.#final(job, { status: 'failed', errorCode: 'JOB_PAYLOAD_INVALID', errorDetail: built.detail });
+    let message = built.message;
+    if (definition.mediaBy === 'id' && message.kind === 'template') {
+      const swapped = await mediaByIds(message, definition, row.values, { phoneNumberId, media: this.#media });
+      if (!swapped.ok) return this.#final(job, { status: 'failed', errorCode: swapped.code, errorDetail: swapped.detail });
+      message = swapped.message;
+    }
 
     // The row is claimed: its send must not fail for lack of room in Redis (it would be in doubt).
     const admission = pacer === undefined ? undefined : await this.#room.write('pacer', () => pacer.admit());
@@ -168,7 +180,7 @@ export class SendProcessor {
     // Metrics hook: the request alone, from leaving to its answer; counted in memory.
     const requestedAt = performance.now();
     try {
-      result = await this.#sender.send(phoneNumberId, built.message, admission === undefined ? undefined : () => admission.left());
+      result = await this.#sender.send(phoneNumberId, message, admission === undefined ? undefined : () => admission.left());
       this.#metrics?.recordSend(phoneNumberId, SEND_ACCEPTED, (performance.now() - requestedAt) / 1000);
     } catch (error) {
       this.#metrics?.recordSend(phoneNumberId, sendResultOf(error), (performance.now() - requestedAt) / 1000);

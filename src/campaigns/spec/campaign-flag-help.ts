@@ -34,13 +34,33 @@ export const CAMPAIGN_FLAG_HELP: { readonly [Field in keyof CampaignFlags]-?: Fl
   previewUrl: { help: 'with --text: show a preview of the first http(s) link in the text' },
   params: { value: '<columns>', help: 'positional templates: columns for {{1}}..{{n}}, in order, comma-separated' },
   param: {
-    value: '<name=column>',
-    help: 'fill variable <name> from <column> (repeatable); named templates match same-named columns by default',
+    value: '<slot=column>',
+    help:
+      'fill template slot <slot> from <column> (repeatable): body.1, body.first_name, header.image, header.location, ' +
+      'button.0.url, button.1.coupon_code, button.2.payload, button.0.flow_token, lto.expiration, card.0.header.image… ' +
+      "(`campaign templates list` shows each template's slots); a bare variable name (first_name) is a body variable; " +
+      'named templates match same-named columns by default',
   },
   phoneColumn: { value: '<column>', help: 'column holding the recipient number', default: 'phone' },
   headerTextColumn: { value: '<column>', help: 'column for the text header variable' },
   headerImageColumn: { value: '<column>', help: 'column holding the https link of a media (image/video/document) header' },
   buttonUrlColumn: { value: '<columns>', help: 'columns for URL-button variables, in button order, comma-separated' },
+  headerFileColumn: {
+    value: '<column>',
+    help: "column holding a media header's local file, a path relative to the CSV file's folder (uploaded once per number)",
+  },
+  languageColumn: {
+    value: '<column>',
+    help:
+      "column holding each row's language (en_US, pt_BR): the template's translation in it is sent; --language is the " +
+      'fallback for a language the template lacks (without one, such rows are skipped as TEMPLATE_LANGUAGE_MISSING)',
+  },
+  mediaBy: {
+    value: '<how>',
+    help:
+      'id (default): each distinct media header is fetched, checked and uploaded once per number, and rows send its media ' +
+      'ID; link: rows send the link and Meta fetches it for every message',
+  },
   defaultCountry: { value: '<CC>', help: 'ISO country for numbers written without a country code, e.g. DE' },
   fixWhitespace: { help: 'collapse line breaks, tabs and runs of spaces in values instead of rejecting the row' },
   delimiter: { value: '<char>', help: 'field delimiter: , ; | or tab (default: detected from the header)' },

@@ -80,7 +80,12 @@ export const campaignFlagsSchema = z.strictObject({
     .record(column, column)
     .refine((param) => Object.keys(param).length <= MAX_COLUMNS, { message: `Too many: give at most ${MAX_COLUMNS} variables` })
     .optional()
-    .meta({ description: 'A named variable (body, header or button) → its column.', maxProperties: MAX_COLUMNS }),
+    .meta({
+      description:
+        'A template slot (`body.1`, `button.1.coupon_code`, `lto.expiration`, `card.0.header.image`, as the templates list names them) ' +
+        'or a variable by its bare name → its column.',
+      maxProperties: MAX_COLUMNS,
+    }),
   headerTextColumn: column.optional(),
   headerImageColumn: column.optional().meta({ description: 'The column of the https link of an image, video or document header.' }),
   buttonUrlColumn: z
@@ -88,6 +93,13 @@ export const campaignFlagsSchema = z.strictObject({
     .max(MAX_COLUMNS)
     .optional()
     .meta({ description: 'One column per URL button with a variable, in button order.' }),
+  headerFileColumn: column.optional().meta({
+    description:
+      "The column of a media header's local file: a path relative to the CSV file's folder (uploaded once; not with mediaBy link).",
+  }),
+  languageColumn: column.optional().meta({
+    description: "The column of each row's language (en_US); `language` is the fallback for a language the template lacks.",
+  }),
   timezoneColumn: column.optional().meta({ description: "With window: the column of each recipient's IANA zone." }),
   defaultCountry: formed(SPEC_FORMATS.country, 'ISO country (two letters, either case) of numbers written without a country code.'),
   defaultTimezone: formed(
@@ -123,6 +135,11 @@ export const campaignFlagsSchema = z.strictObject({
     description: '`messages` (default) or `marketing-messages` (MARKETING templates only, not with text).',
     enum: ['messages', 'marketing-messages'],
   }),
+  mediaBy: text.optional().meta({
+    description:
+      '`id` (default): media headers are fetched, checked and uploaded once per number, rows send the ID; `link`: rows send the link.',
+    enum: ['id', 'link'],
+  }),
   ttl: formed(SPEC_FORMATS.ttl, "With endpoint marketing-messages: the template's time-to-live, 12h to 30d in whole m, h or d."),
   displayTimezone: formed(
     SPEC_FORMATS.zone,
@@ -148,6 +165,9 @@ export const messageFlagsSchema = campaignFlagsSchema.pick({
   headerTextColumn: true,
   headerImageColumn: true,
   buttonUrlColumn: true,
+  // Not headerFileColumn: a retargeted file holds the paths the first campaign resolved, absolute.
+  languageColumn: true,
+  mediaBy: true,
 });
 
 export type MessageFlags = z.output<typeof messageFlagsSchema>;

@@ -26,6 +26,10 @@ export const campaignSpecSchema = z.strictObject({
       headerMediaColumn: z.string().optional(),
       /** One column per URL button with a variable, in button order. */
       buttonUrlColumns: z.array(z.string()).optional(),
+      /** A media header from a local file: its path, relative to the CSV file's folder and inside it. */
+      headerFileColumn: z.string().optional(),
+      /** Each row's language (`en_US`); the template's translation in it is sent, `template.language` the fallback. */
+      languageColumn: z.string().optional(),
       /** With a window: each recipient's IANA zone (an empty cell: the number's). */
       timezoneColumn: z.string().optional(),
       /** ISO country of numbers written without a country code. */
@@ -67,6 +71,11 @@ export const campaignSpecSchema = z.strictObject({
    * (`/marketing_messages`), for MARKETING templates only.
    */
   endpoint: z.string().optional(),
+  /**
+   * `id` (the default): each distinct media header is fetched, checked and uploaded once per
+   * number, and rows send its media ID; `link`: rows send the link, which Meta fetches per message.
+   */
+  mediaBy: z.string().optional(),
   /**
    * With the Marketing Messages API: how long Meta keeps trying to deliver, 12h to 30d
    * (`36h`, `2d`). Meta keeps it on the template, so it is set there before the file is read.

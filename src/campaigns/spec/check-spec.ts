@@ -43,6 +43,8 @@ export interface CheckedSpec {
   allowUsMarketing: boolean;
   /** Where each row is posted: `/messages`, or `/marketing_messages` (a MARKETING template only). */
   endpoint: SendEndpoint;
+  /** `id`: media headers are uploaded once per number and sent by ID; `link`: sent as the link. */
+  mediaBy: MediaBy;
   /** The template's time-to-live to set, in seconds (the Marketing Messages API only); undefined: as the template has it. */
   ttlSeconds: number | undefined;
   dryRun: boolean;
@@ -91,6 +93,7 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
   const window = checkWindow(spec, names, problems);
   const defaultTimezone = problems.check(() => checkZone(csv.defaultTimezone, names['csv.defaultTimezone']));
   const maxCost = problems.check(() => checkMaxCost(spec.maxCost, names.maxCost));
+  const mediaBy = problems.check(() => checkMediaBy(spec, names));
   problems.throwIfAny();
   // Every check held: the values they return are all there.
   return {
@@ -104,6 +107,7 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
       headerTextColumn: csv.headerTextColumn,
       headerMediaColumn: csv.headerMediaColumn,
       buttonUrlColumns: csv.buttonUrlColumns,
+      headerFileColumn: csv.headerFileColumn,
     },
     phoneColumn: csv.phoneColumn,
     defaultCountry,
@@ -117,6 +121,7 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
     allowRepeat: spec.allowRepeat === true,
     allowUsMarketing: spec.allowUsMarketing === true,
     endpoint: endpoint!,
+    mediaBy: mediaBy!,
     ttlSeconds,
     dryRun: spec.dryRun === true,
     displayTimezone,
@@ -218,4 +223,26 @@ function checkZone(zone: string | undefined, name: string): string | undefined {
       `${name} "${zone.slice(0, 64)}": give an IANA time zone as Area/City, e.g. Europe/Berlin or America/New_York`,
     );
   return canonical;
+}
+
+export type MediaBy = 'id' | 'link';
+
+/** How media headers are sent; a local file (`csv.headerFileColumn`) has no link to send, and one header has one source. */
+function checkMediaBy(spec: CampaignSpec, names: FieldNames): MediaBy {
+  const value = spec.mediaBy?.toLowerCase() ?? 'id';
+  if (value !== 'id' && value !== 'link') throw new AppError('OPTION_INVALID', `${names.mediaBy} "${spec.mediaBy}": use id or link`);
+  const files = spec.csv.headerFileColumn;
+  if (files !== undefined && value === 'link') {
+    throw new AppError(
+      'OPTION_INVALID',
+      `${names['csv.headerFileColumn']} reads local files, which have no link to send: drop ${names.mediaBy} link (files are uploaded)`,
+    );
+  }
+  if (files !== undefined && spec.csv.headerMediaColumn !== undefined) {
+    throw new AppError(
+      'OPTION_INVALID',
+      `${names['csv.headerMediaColumn']} and ${names['csv.headerFileColumn']} both fill the media header: give one of them`,
+    );
+  }
+  return value;
 }

@@ -4,7 +4,16 @@ import type { CampaignSpec } from './campaign-spec.js';
 import type { FieldNames } from './field-names.js';
 
 /** What a campaign sends, as the spec chose it: an approved template, or a text. */
-export type MessageChoice = { kind: 'template'; name: string; language: string } | { kind: 'text'; body: string; previewUrl: boolean };
+export type MessageChoice =
+  | {
+      kind: 'template';
+      name: string;
+      /** The language to send, or with `languageColumn` the fallback for a row whose language the template lacks. */
+      language: string | undefined;
+      /** Each row's language is in this column. */
+      languageColumn: string | undefined;
+    }
+  | { kind: 'text'; body: string; previewUrl: boolean };
 
 /**
  * What to send: a template with its language, or a text: exactly one of them, and the
@@ -22,6 +31,7 @@ export function checkMessage(spec: CampaignSpec, names: FieldNames, templateOnly
   }
   const name = spec.template?.name;
   const code = spec.template?.language;
+  const languageColumn = spec.csv.languageColumn;
   if (name === undefined && code === undefined) {
     throw refuse(
       `say what to send: ${template} NAME ${language} CODE for an approved template (see \`campaign templates list\`), ` +
@@ -30,8 +40,13 @@ export function checkMessage(spec: CampaignSpec, names: FieldNames, templateOnly
   }
   if (name === undefined)
     throw refuse(`${language} ${code ?? ''} needs ${template} NAME (see \`campaign templates list\`), or use ${text} without ${language}`);
-  if (code === undefined) throw refuse(`${template} ${name} needs ${language} CODE, e.g. en_US (see \`campaign templates list\`)`);
-  return { kind: 'template', name, language: code };
+  if (code === undefined && languageColumn === undefined) {
+    throw refuse(
+      `${template} ${name} needs ${language} CODE, e.g. en_US (see \`campaign templates list\`), ` +
+        `or ${names['csv.languageColumn']} COLUMN for a language per row`,
+    );
+  }
+  return { kind: 'template', name, language: code, languageColumn };
 }
 
 function checkText(spec: CampaignSpec, body: string, names: FieldNames, templateOnly: readonly string[]): MessageChoice {
@@ -54,6 +69,8 @@ function checkText(spec: CampaignSpec, body: string, names: FieldNames, template
     csv.headerTextColumn === undefined ? '' : names['csv.headerTextColumn'],
     csv.headerMediaColumn === undefined ? '' : names['csv.headerMediaColumn'],
     csv.buttonUrlColumns === undefined ? '' : names['csv.buttonUrlColumns'],
+    csv.headerFileColumn === undefined ? '' : names['csv.headerFileColumn'],
+    csv.languageColumn === undefined ? '' : names['csv.languageColumn'],
     ...templateOnly,
   ].filter((o) => o !== '');
   if (given.length > 0) {

@@ -61,6 +61,8 @@ function namedColumns(spec: CampaignSpec, names: FieldNames): { column: string; 
   if (csv.headerMediaColumn !== undefined) named.push({ column: csv.headerMediaColumn, field: names['csv.headerMediaColumn'] });
   csv.buttonUrlColumns?.forEach((column) => named.push({ column, field: names['csv.buttonUrlColumns'] }));
   if (csv.timezoneColumn !== undefined) named.push({ column: csv.timezoneColumn, field: names['csv.timezoneColumn'] });
+  if (csv.languageColumn !== undefined) named.push({ column: csv.languageColumn, field: names['csv.languageColumn'] });
+  if (csv.headerFileColumn !== undefined) named.push({ column: csv.headerFileColumn, field: names['csv.headerFileColumn'] });
   if (spec.text?.body !== undefined) {
     // A body that does not parse is a problem of its own (checkMessage's); its columns are then unknown.
     const columns = safely(() => parseTextBody(spec.text!.body!, names['text.body'])) ?? [];
@@ -89,7 +91,8 @@ async function templateProblems(
   }
   const problems: ProblemItem[] = [];
   try {
-    planSend(requirements, header, spec.csv, names);
+    const endpoint = spec.endpoint?.toLowerCase() === 'marketing-messages' ? 'marketing-messages' : 'messages';
+    planSend(requirements, header, spec.csv, names, { endpoint });
   } catch (error) {
     problems.push(...withFields(itemsOf(error, names), names, names['template.name']));
   }

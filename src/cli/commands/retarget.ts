@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import type { MessageFlags } from '../../campaigns/spec/campaign-flags.js';
-import { collectParam, list } from '../option-values.js';
+import { messageFlagsSchema, type CampaignFlags, type MessageFlags } from '../../campaigns/spec/campaign-flags.js';
+import { CAMPAIGN_FLAG_HELP } from '../../campaigns/spec/campaign-flag-help.js';
+import { declareFlag } from '../campaign-flag-options.js';
 import { withContext } from '../with-context.js';
 
 interface RetargetFlags extends MessageFlags {
@@ -11,7 +12,7 @@ interface RetargetFlags extends MessageFlags {
 }
 
 export function register(program: Command): void {
-  program
+  const retarget = program
     .command('retarget')
     .description(
       'create a new campaign from the chosen rows of a finished one (same number, columns and values), ' +
@@ -25,21 +26,11 @@ export function register(program: Command): void {
     .option(
       '--after <duration>',
       'only rows delivered (delivered-not-read), sent (not-replied) or failed (failed) at least this long ago, e.g. 24h, 90m, 2d',
-    )
-    .option('--template <name>', 'approved template name (with --language; or use --text); may differ from the source campaign')
-    .option('--language <code>', 'template language code, e.g. en_US')
-    .option('--text <body>', "send this free-form text instead of a template; {{column}} is filled from the source's column")
-    .option('--preview-url', 'with --text: show a preview of the first http(s) link in the text')
-    .option('--params <columns>', 'positional templates: columns for {{1}}..{{n}}, in order, comma-separated', list)
-    .option(
-      '--param <name=column>',
-      'fill variable <name> from <column> (repeatable); named templates match same-named columns by default',
-      collectParam,
-      {},
-    )
-    .option('--header-text-column <column>', 'column for the text header variable')
-    .option('--header-image-column <column>', 'column holding the https link of a media (image/video/document) header')
-    .option('--button-url-column <columns>', 'columns for URL-button variables, in button order, comma-separated', list)
+    );
+  // The new campaign's message: the same flags as `send` (the template may differ from the source campaign's).
+  for (const field of Object.keys(messageFlagsSchema.shape) as (keyof CampaignFlags)[])
+    declareFlag(retarget, field, CAMPAIGN_FLAG_HELP[field]);
+  retarget
     .option('--templates <file>', 'approved templates from this Meta list JSON instead of the registry source')
     .option('--json', 'print the new campaign as `send --json` does')
     .action(retargetCampaign);

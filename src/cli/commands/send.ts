@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CampaignFlags } from '../../campaigns/spec/campaign-flags.js';
 import { CAMPAIGN_FLAG_HELP, type FlagHelp } from '../../campaigns/spec/campaign-flag-help.js';
-import { collectParam, list } from '../option-values.js';
+import { declareFlag } from '../campaign-flag-options.js';
 import type { SendCommandOptions } from '../run/send.js';
 import { withContext } from '../with-context.js';
 
@@ -17,19 +17,6 @@ export function register(program: Command): void {
       send.option('--templates <file>', 'approved templates from this Meta list JSON instead of the registry source');
   }
   send.option('--json', 'print a JSON summary').action(sendCampaign);
-}
-
-/**
- * A field of CampaignFlags as its flag: `phoneNumberId` is `--phone-number-id <id>`, so
- * commander's options are the flags' object. A list is written comma-separated, `--param
- * name=column` repeated (the API's JSON takes an array and an object).
- */
-function declareFlag(command: Command, field: keyof CampaignFlags, help: FlagHelp): void {
-  const flag = `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}${help.value === undefined ? '' : ` ${help.value}`}`;
-  if (field === 'params' || field === 'buttonUrlColumn') command.option(flag, help.help, list);
-  else if (field === 'param') command.option(flag, help.help, collectParam, {});
-  else if (help.default !== undefined) command.option(flag, help.help, help.default);
-  else command.option(flag, help.help);
 }
 
 /** `campaign send FILE`: checks and queues the file, prints the plan; an interrupted read exits 130. */

@@ -1,4 +1,5 @@
-import type { Mapping, TemplateModel } from './template-model.js';
+import type { Mapping } from './slot-choices.js';
+import type { TemplateModel } from './template-model.js';
 
 /**
  * What the New campaign page's form says, as the page's functions take it: the message (a

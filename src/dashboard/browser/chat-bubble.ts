@@ -1,29 +1,24 @@
+import { buttonsPart, carouselPart, headerPart, offerPart, productsPart } from './bubble-parts.js';
 import { el } from './dom.js';
 import type { RenderedMessage } from './message-preview.js';
 
-/** One message as a WhatsApp chat bubble: header, body, footer, then its buttons under it; `meta` says which row. */
-export function bubble(message: RenderedMessage, meta: { number: number; phone: string }): HTMLElement {
-  const header = message.header;
-  let head: HTMLElement | null = null;
-  if (header?.kind === 'text') head = el('div', { class: 'bubble-header' }, [header.text]);
-  else if (header?.kind === 'media')
-    head = el('div', { class: 'bubble-media' }, [`${header.format.toLowerCase()}: ${header.url || '(no link)'}`]);
-  else if (header?.kind === 'location') head = el('div', { class: 'bubble-media' }, ['location']);
-  const buttons =
-    message.buttons.length === 0
-      ? null
-      : el(
-          'div',
-          { class: 'bubble-buttons' },
-          message.buttons.map((b) => el('span', { class: 'bubble-button' }, [b])),
-        );
-  return el('div', { class: 'bubble-wrap', 'data-row': meta.number }, [
+/**
+ * One message as a WhatsApp chat bubble: header (or a catalog's products), a limited-time
+ * offer, body, footer, then its buttons under it and a carousel's cards under those; `meta`
+ * says which row, `now` is when its countdown starts from.
+ */
+export function bubble(message: RenderedMessage, meta: { number: number; phone: string }, now = Date.now()): HTMLElement {
+  const carousel = message.cards.length > 0;
+  return el('div', { class: carousel ? 'bubble-wrap bubble-wrap-carousel' : 'bubble-wrap', 'data-row': meta.number }, [
     el('div', { class: 'bubble-meta' }, [`row ${meta.number} · ${meta.phone}`]),
     el('div', { class: 'bubble' }, [
-      head,
+      productsPart(message.products),
+      headerPart(message.header),
+      offerPart(message.offer, now),
       el('div', { class: 'bubble-body' }, [message.body]),
       message.footer ? el('div', { class: 'bubble-footer' }, [message.footer]) : null,
     ]),
-    buttons,
+    buttonsPart(message.buttons),
+    carouselPart(message.cards),
   ]);
 }

@@ -1,17 +1,36 @@
 import type { CsvHead, CsvHeadRow } from '../../csv/csv-head.js';
-import { renderPlaceholders } from '../../templates/template-requirements.js';
 import type { CampaignChoice } from './campaign-choice.js';
-import type { Mapping, TemplateModel } from './template-model.js';
+import {
+  renderButtons,
+  renderCards,
+  renderHeader,
+  renderOffer,
+  renderProducts,
+  fillText,
+  type RenderedButton,
+  type RenderedCard,
+  type RenderedHeader,
+  type RenderedOffer,
+  type RenderedProducts,
+  type SlotValue,
+} from './rendered-parts.js';
+import { columnOf, type Mapping } from './slot-choices.js';
+import type { TemplateModel } from './template-model.js';
 import { TEXT_PLACEHOLDER } from '../../campaigns/text-placeholder.js';
 
-export type RenderedHeader = { kind: 'text'; text: string } | { kind: 'media'; format: string; url: string } | { kind: 'location' };
+export type { RenderedButton, RenderedCard, RenderedHeader, RenderedOffer, RenderedProducts } from './rendered-parts.js';
 
 /** One row's message as its chat bubble shows it. */
 export interface RenderedMessage {
   header: RenderedHeader | null;
+  /** A limited-time offer's heading and countdown. */
+  offer: RenderedOffer | null;
   body: string;
   footer: string | null;
-  buttons: string[];
+  buttons: RenderedButton[];
+  /** A carousel's cards, in order; [] for other kinds. */
+  cards: RenderedCard[];
+  products: RenderedProducts | null;
 }
 
 function valueOf(header: readonly string[], row: readonly string[], column: string | null | undefined): string {
@@ -19,34 +38,29 @@ function valueOf(header: readonly string[], row: readonly string[], column: stri
   return i < 0 ? '' : (row[i] ?? '');
 }
 
-/** The value of a slot's column, when a column of the file is chosen for it. */
-function chosen(header: readonly string[], row: readonly string[], column: string | null | undefined): string | undefined {
-  return column != null && header.includes(column) ? valueOf(header, row, column) : undefined;
+/** A row's value of each slot: the cell of its column (or of the slot it is filled from), when a column of the file is chosen. */
+function slotValues(model: TemplateModel, mapping: Mapping, header: readonly string[], row: readonly string[]): SlotValue {
+  return (slot) => {
+    const column = columnOf(model, mapping, slot);
+    return column !== null && header.includes(column) ? valueOf(header, row, column) : undefined;
+  };
 }
 
-/** The message for one row, as its chat bubble shows it: header, body with the values, footer, button labels. */
+/**
+ * The message for one row, as its chat bubble shows it: header (text, media link, place or
+ * product), a limited-time offer, body with the values, footer, buttons (a coupon's code), a
+ * carousel's cards and a catalog's products, each from its slots' columns.
+ */
 export function renderTemplate(model: TemplateModel, mapping: Mapping, header: readonly string[], row: readonly string[]): RenderedMessage {
-  // A variable with no column yet shows as {{1}} / {{name}}: what is still to choose.
-  const bodyValues = new Map<string, string>();
-  for (const v of model.body.variables) {
-    const value = chosen(header, row, mapping[`body:${v}`]);
-    if (value !== undefined) bodyValues.set(v, value);
-  }
-  let head: RenderedHeader | null = null;
-  if (model.header.kind === 'text') {
-    const values = new Map<string, string>();
-    const variable = model.header.variables[0];
-    const value = chosen(header, row, mapping['header:text']);
-    if (variable !== undefined && value !== undefined) values.set(variable, value);
-    head = { kind: 'text', text: renderPlaceholders(model.header.text, values) };
-  } else if (model.header.kind === 'media') {
-    head = { kind: 'media', format: model.header.format, url: valueOf(header, row, mapping['header:media']) };
-  } else if (model.header.kind === 'location') head = { kind: 'location' };
+  const value = slotValues(model, mapping, header, row);
   return {
-    header: head,
-    body: renderPlaceholders(model.body.text, bodyValues),
+    header: renderHeader(model.header, '', value),
+    offer: renderOffer(model, value),
+    body: fillText(model.body, (v) => `body.${v}`, value),
     footer: model.footer,
-    buttons: model.buttons.map((b) => b.text),
+    buttons: renderButtons(model.buttons, '', value),
+    cards: renderCards(model, value),
+    products: renderProducts(model, value),
   };
 }
 
@@ -56,7 +70,7 @@ export function renderText(body: string, header: readonly string[], row: readonl
     const i = header.indexOf(name.trim());
     return i < 0 ? all : (row[i] ?? '');
   });
-  return { header: null, body: text, footer: null, buttons: [] };
+  return { header: null, offer: null, body: text, footer: null, buttons: [], cards: [], products: null };
 }
 
 /** The columns a text names, each once. */

@@ -3,9 +3,11 @@ import type { CampaignChoice } from './campaign-choice.js';
 import { bubble } from './chat-bubble.js';
 import { byId, clear, el } from './dom.js';
 import { isoWithOffset } from './local-time.js';
+import { filledRow, slotRow } from './mapping-rows.js';
 import { previewRows, renderTemplate, renderText } from './message-preview.js';
 import { specOf } from './posted-spec.js';
-import { slotsOf, suggestMapping, type Mapping, type TemplateModel } from './template-model.js';
+import { filledFromOthers, slotsOf, suggestMapping, type Mapping } from './slot-choices.js';
+import type { TemplateModel } from './template-model.js';
 
 /** Rows previewed as chat bubbles. */
 const PREVIEWS = 5;
@@ -93,7 +95,8 @@ export class NewCampaignForm {
     const chosen = key === 'phone' ? value('nc-phone') : state.mapping[key];
     const suggested = key === 'phone' ? state.suggestedPhone : state.suggested[key];
     if (!state.head) return '';
-    if (!chosen) return 'no column matches its name: choose one';
+    const optional = state.model?.slots.find((s) => s.name === key)?.required === false;
+    if (!chosen) return optional ? 'optional: left out of the send unless you choose a column' : 'no column matches its name: choose one';
     return chosen === suggested ? 'suggested by its name' : 'your choice';
   }
 
@@ -103,7 +106,7 @@ export class NewCampaignForm {
     return select;
   }
 
-  /** The columns table: the phone column, then one row per slot of the template. */
+  /** The columns table: the phone column, then one row per slot of the template (those filled from another say so). */
   drawMapping(): void {
     const body = byId<HTMLTableSectionElement>('nc-mapping');
     while (body.rows.length > 1) body.deleteRow(1);
@@ -115,10 +118,9 @@ export class NewCampaignForm {
     const model = this.state.model;
     if (this.kind() !== 'template' || !model) return;
     for (const slot of slotsOf(model)) {
-      const note = el('td', { class: 'sub', 'data-note': slot.key }, [this.noteOf(slot.key)]);
-      const cell = el('td', {}, [this.#columnSelect(slot.key, this.state.mapping[slot.key])]);
-      body.appendChild(el('tr', { 'data-slot-row': slot.key }, [el('td', {}, [slot.label]), cell, note]));
+      body.appendChild(slotRow(slot, this.#columnSelect(slot.name, this.state.mapping[slot.name]), this.noteOf(slot.name)));
     }
+    for (const slot of filledFromOthers(model)) body.appendChild(filledRow(slot));
   }
 
   drawPreview(): void {

@@ -1,6 +1,6 @@
 import type { CampaignFlags } from '../../campaigns/spec/campaign-flags.js';
 import type { CampaignChoice } from './campaign-choice.js';
-import { slotsOf } from './template-model.js';
+import { slotsOf } from './slot-choices.js';
 
 /** The fields of the spec the page sets: `POST /api/v1/campaigns` takes them as `campaign send`'s flags, camelCased. */
 export type PostedSpec = Pick<
@@ -17,11 +17,7 @@ export type PostedSpec = Pick<
   | 'text'
   | 'template'
   | 'language'
-  | 'params'
   | 'param'
-  | 'headerTextColumn'
-  | 'headerImageColumn'
-  | 'buttonUrlColumn'
   | 'delimiter'
 >;
 
@@ -35,29 +31,22 @@ function compact(spec: PostedSpec): PostedSpec {
   return Object.fromEntries(Object.entries(spec).filter(([, value]) => !empty(value)));
 }
 
-/** A template's fields: its name and language, and the columns of its variables, header and buttons. */
+/**
+ * A template's fields: its name and language, and each mapped slot's column by the slot's name
+ * (`param`, as `--param SLOT=COLUMN`), the one way that names every kind of slot. A slot left
+ * without a column is left out: the service then fills it from a column named as it, leaves an
+ * optional one out of the send, and names a required one in its refusal.
+ */
 function templateFields(choice: CampaignChoice): PostedSpec {
   const model = choice.model;
   if (model == null) return {};
   const mapping = choice.mapping ?? {};
-  const fields: PostedSpec = {
-    template: model.name,
-    language: model.language,
-    headerTextColumn: mapping['header:text'] ?? undefined,
-    headerImageColumn: mapping['header:media'] ?? undefined,
-  };
-  const body = model.body.variables.map((v) => mapping[`body:${v}`] ?? '');
-  if (model.positional) {
-    if (body.length > 0) fields.params = body;
-  } else if (body.length > 0) {
-    // A variable left without a column is left out: the service then looks for a column of its name, and names it when none is.
-    fields.param = Object.fromEntries(model.body.variables.flatMap((v, i) => (body[i] ? [[v, body[i]]] : [])));
+  const param: Record<string, string> = {};
+  for (const slot of slotsOf(model)) {
+    const column = mapping[slot.name];
+    if (column) param[slot.name] = column;
   }
-  const buttons = slotsOf(model)
-    .filter((s) => s.kind === 'button')
-    .map((s) => mapping[s.key] ?? '');
-  if (buttons.length > 0) fields.buttonUrlColumn = buttons;
-  return fields;
+  return { template: model.name, language: model.language, param };
 }
 
 /**

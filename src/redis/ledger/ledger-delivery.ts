@@ -72,7 +72,9 @@ export class LedgerDelivery implements Omit<DeliveryLedger, 'applyTemplateStatus
     const { redis, prefix, clock } = this.context;
     return perNumber(updates, async (number, group) => {
       const messages: (string | number)[] = [];
-      for (const u of group) messages.push(u.phoneNumberId, u.waId, u.at, u.replyTo ?? '', u.reply ?? '', u.optOut ? '1' : '0');
+      for (const u of group) {
+        messages.push(u.phoneNumberId, u.waId, u.at, u.replyTo ?? '', u.reply ?? '', u.flowResponse ?? '', u.optOut ? '1' : '0');
+      }
       const answered = await redis.cwApplyInbound(
         wamidsKey(prefix, number),
         numberScope(prefix, number),

@@ -130,7 +130,9 @@ export interface LedgerCommands {
     scope: string,
     clock: string,
     window: number,
-    ...messages: Each<[phoneNumberId: string, waId: string, at: number, replyTo: string, reply: string, optOut: string]>
+    ...messages: Each<
+      [phoneNumberId: string, waId: string, at: number, replyTo: string, reply: string, flowResponse: string, optOut: string]
+    >
   ): Promise<number[]>;
   cwApplyOptOuts(
     optouts: string,

@@ -33,6 +33,9 @@ export interface StoredRow {
   /** the user's reply to this row's message (button payload) and its time */
   q?: string;
   qt?: number;
+  /** the user's answer to the Flow this row's message opened (response_json) and its time */
+  j?: string;
+  jt?: number;
   /** Meta's `pricing` of its status webhooks: category, and 1 when billable (apply-statuses.lua) */
   pc?: string;
   pb?: number;
@@ -49,6 +52,7 @@ export function toRecord(row: number, s: StoredRow): RowRecord {
   if (s.dt !== undefined) record.deliveredAt = s.dt;
   if (s.rt !== undefined) record.readAt = s.rt;
   if (s.q !== undefined) record.reply = s.q;
+  if (s.j !== undefined) record.flowResponse = s.j;
   if (s.pc !== undefined) record.pricing = { category: s.pc, billable: s.pb === 1 };
   return record;
 }

@@ -3,9 +3,11 @@
   Records users' messages (reference §3.4): each opens that user's 24-hour customer-service
   window on the number (a key holding when it closes, by the ledger's clock; a later message
   extends it, an earlier one never shortens it); a reply to one of our messages (`context.id`, found
-  through the `wamids` index) is kept on its row as `q` with its time `qt`, the earliest
-  reply winning (the campaign's `n:replied` counts rows with a reply, once each); an opt-out
-  keyword records the user in the number's opt-outs.
+  through the `wamids` index) is kept on its row: a quick-reply tap as `q` with its time `qt`, a
+  Flow's answer (its response_json) as `j` with its time `jt`, the earliest of each kind winning
+  (webhooks may come out of order). The campaign's `n:replied` counts rows with a reply of either
+  kind, once each: a row with both is one row that replied. An opt-out keyword records the user
+  in the number's opt-outs.
 
   Input:
     KEYS[1] wamids     hash     <scope>:wamids (the message-ID index: includes/wamid-index.lua)
@@ -13,13 +15,14 @@
     ARGV[1] scope            the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
     ARGV[2] clock            ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[3] window           window length (ms; 24 h)
-    then 6 per message, from ARGV[4] on:
+    then 7 per message, from ARGV[4] on:
     ARGV[4] phone-number-id  phone number ID
     ARGV[5] wa-id            the user's WhatsApp ID (digits)
     ARGV[6] at               Meta's timestamp (ms)
     ARGV[7] reply-to         the message it answers ('' if none)
     ARGV[8] reply            the reply (button payload, interactive reply ID; '' if none)
-    ARGV[9] opt-out          '1' when it is an opt-out keyword
+    ARGV[9] flow-response    a Flow's answer, its response_json as bounded by the caller ('' if none)
+    ARGV[10] opt-out         '1' when it is an opt-out keyword
 
   Output:
     Per message, 1 if its reply was recorded on a row (else 0).
@@ -32,8 +35,9 @@
 local wamidsKey = KEYS[1]
 local prefix, now, windowMs = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3])
 local out = {}
-for i = 4, #ARGV, 6 do
-  local numberId, waId, at, replyTo, reply, optOut = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
+for i = 4, #ARGV, 7 do
+  local numberId, waId, at, replyTo = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3]
+  local reply, flowResponse, optOut = ARGV[i + 4], ARGV[i + 5], ARGV[i + 6]
   local windowKey = prefix .. ':service-window:' .. numberId .. ':' .. waId
   local closes = at + windowMs
   local current = tonumber(redis.call('GET', windowKey) or '0')
@@ -41,16 +45,20 @@ for i = 4, #ARGV, 6 do
   local answered = 0
   local campaignId, row = nil, nil
   if replyTo ~= '' then campaignId, row = wamidWhere(wamidsKey, replyTo) end
-  if campaignId and reply ~= '' then
+  if campaignId and (reply ~= '' or flowResponse ~= '') then
     local rowsKey = prefix .. ':campaign:' .. campaignId .. ':rows'
     local json = redis.call('HGET', rowsKey, row)
     if json then
       local rec = cjson.decode(json)
-      if not rec.qt then redis.call('HINCRBY', prefix .. ':campaign:' .. campaignId, 'n:replied', 1) end
-      if not rec.qt or at < rec.qt then
-        rec.q = reply; rec.qt = at
-        redis.call('HSET', rowsKey, row, cjson.encode(rec))
+      if not rec.qt and not rec.jt then redis.call('HINCRBY', prefix .. ':campaign:' .. campaignId, 'n:replied', 1) end
+      local changed = false
+      if reply ~= '' and (not rec.qt or at < rec.qt) then
+        rec.q = reply; rec.qt = at; changed = true
       end
+      if flowResponse ~= '' and (not rec.jt or at < rec.jt) then
+        rec.j = flowResponse; rec.jt = at; changed = true
+      end
+      if changed then redis.call('HSET', rowsKey, row, cjson.encode(rec)) end
       answered = 1
     end
   end

@@ -1,7 +1,8 @@
 /**
  * /dashboard/new-campaign.js, the New campaign page's script (src/dashboard/new-campaign-page.ts):
  * loads the numbers and templates from the API, reads the chosen file's first rows as the
- * service will read them, offers the columns (suggested from their names), draws the preview,
+ * service will read them, offers a column for each slot of the template (suggested from their
+ * names), draws the preview of each kind (carousel cards, coupon codes, an offer's countdown),
  * and posts the file and spec to the API (dry run, then Confirm). Confirm is offered only for
  * the choices the last dry run checked.
  */
@@ -12,6 +13,7 @@ import { byId, clear } from '../dom.js';
 import { submit } from '../dry-run-submit.js';
 import { NewCampaignForm, option } from '../new-campaign-form.js';
 import { loadError, loadNumbers, loadTemplates } from '../new-campaign-loads.js';
+import { tickCountdowns } from '../countdown-ticker.js';
 
 /** Enough of the file for its header and a few hundred rows. */
 const HEAD_BYTES = 512 * 1024;
@@ -50,7 +52,9 @@ function start(form: HTMLFormElement): void {
     const language = byId<HTMLSelectElement>('nc-language').value;
     const m = state.templates.find((t) => t.name === name && t.language === language) ?? null;
     state.model = m;
-    byId('nc-template-note').textContent = m ? `${m.category} · ${m.status} · ${m.positional ? 'positional' : 'named'} variables` : '';
+    byId('nc-template-note').textContent = m
+      ? `${m.category} · ${m.kind.replace(/_/g, ' ')} · ${m.status} · ${m.positional ? 'positional' : 'named'} variables`
+      : '';
     page.suggest();
   }
 
@@ -93,6 +97,8 @@ function start(form: HTMLFormElement): void {
     const t = e.target as HTMLInputElement;
     if (t.tagName !== 'SELECT' && t.type !== 'file') page.changed();
   });
+  // A limited-time offer's countdown runs in the preview as it would on the phone.
+  window.setInterval(() => tickCountdowns(byId('nc-preview'), Date.now()), 1000);
   byId('nc-check').addEventListener('click', () => void submit(page, token, true, exampleCard));
   byId('nc-confirm').addEventListener('click', () => void submit(page, token, false, exampleCard));
   const templates = loadTemplates(token).then((list) => {
