@@ -1,6 +1,6 @@
 import type { SlotKind } from '../templates/slots/template-slot.js';
 import { boundedBadValue } from './ingest/bad-value.js';
-import { CONTROL, valueProblem, valueProblemDetail } from './parameter-rules.js';
+import { CONTROL, valueProblem, valueProblemDetail, type ValueProblem } from './parameter-rules.js';
 import type { RejectionReason } from './rejection-reasons.js';
 import { parseProductSections } from './product-sections.js';
 
@@ -92,7 +92,11 @@ function at(column: string): string {
 /** The text rules of a template variable (valueProblem); the column is named only in a refusal's detail. */
 function textValue(value: string, column: string): SlotVerdict {
   const problem = valueProblem(value);
-  if (problem === undefined) return { ok: true, value };
+  return problem === undefined ? { ok: true, value } : textRefusal(value, column, problem);
+}
+
+/** A text value's refusal, naming its column and the rule it breaks. */
+export function textRefusal(value: string, column: string, problem: ValueProblem): Extract<SlotVerdict, { ok: false }> {
   return { ok: false, reason: problem, detail: `${at(column)} ${valueProblemDetail(value, problem)}` };
 }
 

@@ -56,7 +56,16 @@ interface Chunk {
   /** Rows of the chunk that passed every check. */
   toSend: number;
   /** Line, recipient and lane of each row to send, for the rejects file and the plan if it is skipped. */
-  where: Map<number, { line: number; phone: string; lane?: number; country: string; language?: string }>;
+  where: Map<number, RowPlace>;
+}
+
+/** Where a gathered row came from and what it was counted under, to uncount it if it is not sent after all. */
+interface RowPlace {
+  line: number;
+  phone: string;
+  lane?: number;
+  country: string;
+  language?: string;
 }
 
 function newChunk(): Chunk {
@@ -243,13 +252,10 @@ export class IngestRun {
       message: { values: verdict.values, headerLink: verdict.headerLink, fingerprint },
       ...(lane === undefined ? {} : { lane }),
     });
-    this.#chunk.where.set(row, {
-      line,
-      phone: verdict.to,
-      country,
-      ...(lane === undefined ? {} : { lane }),
-      ...(language === undefined ? {} : { language }),
-    });
+    const where: RowPlace = { line, phone: verdict.to, country };
+    if (lane !== undefined) where.lane = lane;
+    if (language !== undefined) where.language = language;
+    this.#chunk.where.set(row, where);
     this.#chunk.toSend++;
   }
 
