@@ -1,3 +1,4 @@
+import { RedisFrequencyGuard } from '../src/redis/frequency/redis-frequency-guard.js';
 import { CloudApiClient } from '../src/cloud-api/cloud-api-client.js';
 import { AppError } from '../src/errors/app-error.js';
 import { SendProcessor } from '../src/campaigns/send/send-processor.js';
@@ -93,6 +94,14 @@ export async function startWorker(
   };
 }
 
+/** FREQUENCY_CAPS as the worker checks them at each claim; undefined without caps. */
+function frequencyGuardOf(context: AppContext): RedisFrequencyGuard | undefined {
+  const { config, redis, ledger } = context;
+  if (config.frequencyCaps.length === 0) return undefined;
+  const { queuePrefix: prefix, portfolios, frequencyCaps: caps } = config;
+  return new RedisFrequencyGuard(redis, { prefix, portfolios, caps, clock: ledger.clock });
+}
+
 /** One phone number's sending: its API client, pacer, processor and queue worker (with feeder and in-doubt sweep). */
 function serveNumber(
   context: AppContext,
@@ -127,6 +136,7 @@ function serveNumber(
     pacer: rate > 0 ? new RedisSendPacer(redis, { prefix: config.queuePrefix, phoneNumberId, messagesPerSecond: rate }) : undefined,
     confirmInDoubt: config.confirmWindowMs > 0,
     media,
+    frequency: frequencyGuardOf(context),
   });
   const limits = messagingLimitSource(context, phoneNumberId, accessToken);
   const fixedLimit = messagingLimitOf(config, phoneNumberId);

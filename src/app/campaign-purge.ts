@@ -3,6 +3,7 @@ import { dueForPurge } from '../campaigns/control/retention-policy.js';
 import { removeCampaignJobs } from '../queue/campaign-jobs-cleanup.js';
 import { sendQueueName, sendQueuePrefix } from '../queue/queue-names.js';
 import type { AppContext } from './app-context.js';
+import { expireAudiences } from './audiences.js';
 
 export interface PurgeSummary {
   id: string;
@@ -70,10 +71,16 @@ export async function purgeExpired(context: AppContext, now?: number): Promise<s
 }
 
 export function startRetention(context: AppContext): { stop(): void } {
+  // AUDIENCE_RETENTION_DAYS runs beside it: each audience's delete is one transaction, so workers running it at once delete it once.
   const run = () =>
-    purgeExpired(context).catch((error: unknown) =>
-      context.logger.error({ err: error }, 'retention purge failed; it runs again within the hour'),
-    );
+    Promise.all([
+      purgeExpired(context).catch((error: unknown) =>
+        context.logger.error({ err: error }, 'retention purge failed; it runs again within the hour'),
+      ),
+      expireAudiences(context).catch((error: unknown) =>
+        context.logger.error({ err: error }, 'audience retention failed; it runs again within the hour'),
+      ),
+    ]);
   void run();
   const timer = setInterval(() => void run(), HOUR_MS);
   timer.unref();

@@ -1,4 +1,8 @@
-import type { CreateCampaignDeps } from '../campaigns/create-campaign.js';
+import { RedisConsent } from '../redis/consent/redis-consent.js';
+import { RedisFrequencyGuard } from '../redis/frequency/redis-frequency-guard.js';
+import { portfolioOf } from '../portfolios/portfolios.js';
+import type { SendCampaignDeps } from './send-campaign.js';
+import { writeAudienceFile } from './audience-file.js';
 import { setTemplateTtl } from '../cloud-api/template-ttl-client.js';
 import { messagingLimitOf, sendRateOf } from '../config/config.js';
 import { loadRateCard } from '../pricing/rate-card.js';
@@ -11,7 +15,7 @@ import { buildTemplateRegistry } from './templates.js';
 export type CampaignContext = Omit<AppContext, 'close'>;
 
 /** What createCampaign needs, from this process's configuration, Redis and ledger. */
-export function createCampaignDeps(context: CampaignContext): CreateCampaignDeps {
+export function createCampaignDeps(context: CampaignContext): SendCampaignDeps {
   const { config, ledger, redis } = context;
   const { accessToken } = config;
   return {
@@ -19,6 +23,19 @@ export function createCampaignDeps(context: CampaignContext): CreateCampaignDeps
     reportsDir: config.reportsDir,
     defaultPhoneNumberId: config.phoneNumberId,
     sendRate: (phoneNumberId) => sendRateOf(config.send, phoneNumberId),
+    writeAudienceFile: (request) => writeAudienceFile(context, request),
+    consented: (phoneNumberId, phones) =>
+      new RedisConsent(redis, config.queuePrefix).consented(portfolioOf(config.portfolios, phoneNumberId), phones),
+    frequencyCapped:
+      config.frequencyCaps.length === 0
+        ? undefined
+        : (definition, phones) =>
+            new RedisFrequencyGuard(redis, {
+              prefix: config.queuePrefix,
+              portfolios: config.portfolios,
+              caps: config.frequencyCaps,
+              clock: ledger.clock,
+            }).capped(definition, phones),
     openTemplates: (file) => buildTemplateRegistry(context, { file }),
     setTemplateTtl:
       accessToken === undefined

@@ -50,6 +50,7 @@ export function campaignDefinition(input: DefinitionInput, header: readonly stri
       ? { text: planText(message.body, message.previewUrl, header, file, names['text.body']) }
       : templatePlans(message, header, spec, names)),
     ...(input.sourceCampaign === undefined ? {} : { sourceCampaign: input.sourceCampaign }),
+    ...reachFields(spec),
     source: {
       file: basename(file),
       phoneColumn: spec.phoneColumn,
@@ -89,6 +90,20 @@ function templatePlans(
   });
   const primary = plans.find((p) => p.language === message.requirements.language) ?? plans[0]!;
   return { plan: primary, languages: { column: translations.column, fallback: translations.fallback !== undefined, plans } };
+}
+
+/** What the definition keeps of the spec's reach options: the audience it came from, consent, caps, a test. */
+function reachFields(spec: CheckedSpec): Partial<CampaignDefinition> {
+  const { audience } = spec;
+  return {
+    ...(audience === undefined
+      ? {}
+      : { audience: { name: audience.name, ...(audience.where === undefined ? {} : { where: audience.where.text }) } }),
+    ...(spec.requireConsent ? { requireConsent: true as const } : {}),
+    ...(spec.ignoreFrequencyCaps ? { ignoreFrequencyCaps: true as const } : {}),
+    ...(spec.retryCappedAfterMs === undefined ? {} : { retryCappedAfterMs: spec.retryCappedAfterMs }),
+    ...(spec.testTo === undefined ? {} : { test: true as const }),
+  };
 }
 
 /** Whether a send of the template carries media: a media header, or a card's. */

@@ -48,6 +48,16 @@ export const campaignDefinitionSchema = z
     text: textPlanSchema.optional(),
     /** `campaign retarget`: the campaign whose rows this one was made from. */
     sourceCampaign: z.string().optional(),
+    /** `--audience` (`--where`): the stored audience, and the filter, this campaign's rows were taken from. */
+    audience: z.object({ name: z.string(), where: z.string().optional() }).optional(),
+    /** `--require-consent`: MARKETING rows without an opt-in on record were skipped as NO_CONSENT. */
+    requireConsent: z.literal(true).optional(),
+    /** `--ignore-frequency-caps`: FREQUENCY_CAPS do not hold for its rows (their sends still count towards them). */
+    ignoreFrequencyCaps: z.literal(true).optional(),
+    /** `--retry-capped-after` (ms): a row Meta failed with 131049 is sent again once, this long after. */
+    retryCappedAfterMs: z.number().optional(),
+    /** `--test-to`: a test send to the team's own numbers: no duplicate window, no caps, not counted towards them. */
+    test: z.literal(true).optional(),
     source: z.object({
       file: z.string(),
       phoneColumn: z.string(),

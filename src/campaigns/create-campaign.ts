@@ -8,7 +8,8 @@ import { campaignDefinition, type ResolvedMessage } from './campaign-definition.
 import { translationsOf } from './template-translations.js';
 import { newCampaignId } from './campaign-id.js';
 import { checkMessagingLimit, type MessagingLimitCheck } from './ingest/messaging-limit-check.js';
-import { produceCampaign, type ProduceSummary, type SendOutcome } from './ingest/producer.js';
+import { produceCampaign, type ProduceInput, type ProduceSummary, type SendOutcome } from './ingest/producer.js';
+import type { CampaignDefinition } from './campaign.js';
 import { RejectsFile, checkWritableDir, rejectsFilePath, type RejectsSink } from './ingest/rejects-file.js';
 import { estimateSending } from './feed/send-estimate.js';
 import type { IngestLedger } from './ledger.js';
@@ -48,6 +49,10 @@ export interface CreateCampaignDeps {
   defaultPhoneNumberId: string | undefined;
   /** The number's send rate in messages per second (0 = unlimited), for the plan. */
   sendRate(phoneNumberId: string): number;
+  /** `--require-consent`: per phone, whether an opt-in is on record in the number's portfolio. */
+  consented?: ((phoneNumberId: string, phones: readonly string[]) => Promise<boolean[]>) | undefined;
+  /** FREQUENCY_CAPS: per phone, whether a cap holds for the campaign's sends now (the plan's estimate); absent: no caps. */
+  frequencyCapped?: ((definition: CampaignDefinition, phones: readonly string[]) => Promise<boolean[]>) | undefined;
   /** The approved templates, from `file` when given, else the configured source. Opened for a template campaign only. */
   openTemplates(file: string | undefined): TemplateFinder;
   /** The portfolio's reach, the backlog of this campaign (`campaignId`) not counted. */
@@ -120,11 +125,16 @@ export async function createCampaign(
   // Meta's marketing cap (131049): the users it capped wait out the wait; texts and other categories are not capped.
   const marketingCapped = category === 'MARKETING' ? await deps.ledger.marketingCaps(spec.phoneNumberId) : undefined;
   const pricing = { card: deps.rateCard, category: cardCategoryOf(category ?? 'service') };
+  let defined: CampaignDefinition | undefined;
   const input = {
     file: request.file,
     delimiter: spec.delimiter,
     define: (header: readonly string[]) =>
-      campaignDefinition({ id, spec, message, file: request.file, names: request.names, sourceCampaign: request.sourceCampaign }, header),
+      (defined = campaignDefinition(
+        { id, spec, message, file: request.file, names: request.names, sourceCampaign: request.sourceCampaign },
+        header,
+      )),
+    ...reachChecks(deps, spec, category, () => defined),
     allowRepeat: spec.allowRepeat,
     usMarketingPaused: usMarketingPaused(category, spec.allowUsMarketing),
     names: request.names,
@@ -139,6 +149,29 @@ export async function createCampaign(
   } finally {
     await media?.close();
   }
+}
+
+/** `--require-consent` (MARKETING only) and the FREQUENCY_CAPS estimate, as the ingest asks them per chunk of rows. */
+function reachChecks(
+  deps: CreateCampaignDeps,
+  spec: CheckedSpec,
+  category: string | undefined,
+  definition: () => CampaignDefinition | undefined,
+): Pick<ProduceInput, 'consented' | 'frequencyCapped'> {
+  const { consented, frequencyCapped } = deps;
+  return {
+    ...(spec.requireConsent && category === 'MARKETING' && consented !== undefined
+      ? { consented: (phones: readonly string[]) => consented(spec.phoneNumberId, phones) }
+      : {}),
+    ...(spec.ignoreFrequencyCaps || frequencyCapped === undefined
+      ? {}
+      : {
+          frequencyCapped: async (phones: readonly string[]) => {
+            const made = definition();
+            return made === undefined ? phones.map(() => false) : frequencyCapped(made, phones);
+          },
+        }),
+  };
 }
 
 interface Production {

@@ -1,10 +1,9 @@
 import type { MessagingLimit } from '../config/number-settings.js';
 import type { TemplateInfoUpdate, TemplateStatusOutcome, TemplateStatusUpdate } from './template-status.js';
-import type { LimitHeld } from './send/messaging-reach.js';
 import type { CampaignDefinition, CampaignStatus, RowRecord, RowStatus } from './campaign.js';
 import type { SendJob } from './send-job.js';
 import type { SendWindow } from './feed/send-window.js';
-import type { FeedLimitOptions } from './send/messaging-reach.js';
+import type { FeedLimitOptions, LimitHeld } from './send/messaging-reach.js';
 export type { TemplateInfo, TemplateInfoUpdate, TemplateStatusOutcome, TemplateStatusUpdate } from './template-status.js';
 import type { InDoubtDecisions } from './settle/in-doubt-decisions.js';
 export type { InDoubtDecisions } from './settle/in-doubt-decisions.js';
@@ -59,7 +58,8 @@ export type Settlement =
   | { status: 'sent'; wamid: string }
   /** Meta accepted it but holds it for quality assessment (`held_for_quality_assessment`): a status webhook settles it. */
   | { status: 'held'; wamid: string }
-  | { status: 'failed' | 'unknown'; errorCode: string; errorDetail: string }
+  /** `skipped`: a rule checked after the claim refused it (FREQUENCY_CAPPED), never sent. */
+  | { status: 'failed' | 'unknown' | 'skipped'; errorCode: string; errorDetail: string }
   /** BullMQ gave up on the job: `unknown` if it was caught mid-send, otherwise `failed`. */
   | { status: 'abandoned'; errorCode: string; errorDetail: string }
   /** Not final: the row goes back to waiting for another attempt. */
@@ -321,6 +321,8 @@ export interface SendLedger extends Pick<ReportLedger, 'getCampaign'> {
   recordMessagingLimit(portfolio: string, limit: MessagingLimit): Promise<void>;
   /** The in-doubt rule for the number's `confirming` rows whose window passed, at most `limit` (confirm-in-doubt.lua). */
   confirmInDoubt(phoneNumberId: string, limit: number): Promise<InDoubtDecisions>;
+  /** `--retry-capped-after`: the number's rows whose 131049 is old enough go back to the backlog once (at most `limit`). */
+  retryCapped(phoneNumberId: string, limit: number): Promise<{ requeued: number; left: number }>;
   /** Meta said the recipient stopped marketing messages (131050): remember it for every number of its portfolio. */
   recordOptOut(phoneNumberId: string, phone: string, source: { campaignId: string; row: number }): Promise<void>;
   /**

@@ -54,6 +54,12 @@ export const REJECTION_REASONS = {
   MARKETING_US_PAUSED:
     'a MARKETING template to a US number (+1 with a US area code): Meta has paused marketing to the US since ' +
     '2025-04-01 and fails it with 131049; `send --allow-us-marketing` sends it anyway',
+  NO_CONSENT:
+    'a MARKETING template under --require-consent to a recipient with no opt-in on record in this business portfolio ' +
+    '(`campaign consent show PHONE`); record one with `campaign consent import` or an audience\'s --consent-column',
+  FREQUENCY_CAPPED:
+    'the recipient already got as many messages of this kind from this business portfolio as FREQUENCY_CAPS allows within ' +
+    "its window (any campaign, any number); checked at the row's claim. `send --ignore-frequency-caps` sends anyway",
   WINDOW_CLOSED:
     'a --text message: the recipient has not written to this number in the last 24 hours (no open ' +
     'customer-service window), so Meta would refuse free-form text (131047)',

@@ -11,7 +11,7 @@ import { collectParam, list } from './option-values.js';
  */
 export function declareFlag(command: Command, field: keyof CampaignFlags, help: FlagHelp): void {
   const flag = `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}${help.value === undefined ? '' : ` ${help.value}`}`;
-  if (field === 'params' || field === 'buttonUrlColumn') command.option(flag, help.help, list);
+  if (field === 'params' || field === 'buttonUrlColumn' || field === 'testTo') command.option(flag, help.help, list);
   else if (field === 'param') command.option(flag, help.help, collectParam, {});
   else if (help.default !== undefined) command.option(flag, help.help, help.default);
   else command.option(flag, help.help);

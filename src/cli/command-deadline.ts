@@ -19,6 +19,7 @@ const ONE_SHOT = new Set([
   'retry',
   'purge',
   'optouts',
+  'consent',
   'tokens',
   'templates',
   'costs',

@@ -169,6 +169,11 @@ export function summaryText(summary: SendOutcome, rate: number, display?: PlanDi
       ];
   lines.push(...costLines(summary));
   if (summary.delimiter !== ',') lines.push(`  fields separated by ${delimiterLabel(summary.delimiter)}`);
+  if (summary.frequencyCapped > 0)
+    lines.push(
+      `  ${summary.frequencyCapped} rows to send are over FREQUENCY_CAPS now (an estimate): they will be skipped as ` +
+        'FREQUENCY_CAPPED at their claim unless the window has moved on by then',
+    );
   if (summary.reopened > 0) lines.push(`  ${summary.reopened} rows rejected or skipped by an earlier run are valid now and queued`);
   lines.push(...reasonLines(summary, shown.zone));
   if (summary.rejectsFile !== undefined) lines.push(`Rejected and skipped rows: ${summary.rejectsFile}`);

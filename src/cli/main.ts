@@ -31,6 +31,8 @@ const COMMANDS: ReadonlyMap<string, () => Promise<CommandDefinition>> = new Map(
   ['retarget', () => import('./commands/retarget.js')],
   ['purge', () => import('./commands/purge.js')],
   ['optouts', () => import('./commands/optouts.js')],
+  ['audiences', () => import('./commands/audiences.js')],
+  ['consent', () => import('./commands/consent.js')],
   ['tokens', () => import('./commands/tokens.js')],
   ['sandbox', () => import('./commands/sandbox.js')],
   ['serve', () => import('./commands/serve.js')],

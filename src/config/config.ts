@@ -4,6 +4,7 @@ import { Secret } from './secret.js';
 import { portfolioNameText, portfolioOf, type PortfolioAssignments } from '../portfolios/portfolios.js';
 import { parseNumberSettings, wholeNumberText, type MessagingLimit } from './number-settings.js';
 import { parsePortfolioLimits } from './portfolio-limits.js';
+import { parseFrequencyCaps, type FrequencyCap } from './frequency-caps.js';
 
 /**
  * The one reader of process.env. Every setting is parsed here; everything else receives a
@@ -28,6 +29,19 @@ const perNumber = <T>(allowed: (value: string) => T | undefined, example: string
       return settings;
     })
     .optional();
+/** A setting its own parser reads: the value, or the sentence that says what is wrong (shown as the setting's problem). */
+const parsedBy = <T>(parse: (value: string) => T | string) =>
+  z
+    .string()
+    .transform((v, ctx) => {
+      const parsed = parse(v);
+      if (typeof parsed === 'string') {
+        ctx.addIssue({ code: 'custom', message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    })
+    .optional();
 // A value pasted with its line break or a stray space would fail every webhook later (401 or
 // 403 to Meta, which retries for days): refuse it at start-up, without echoing it.
 const ONE_LINE = /^[\x21-\x7E]+$/;
@@ -44,17 +58,7 @@ const envSchema = z.object({
     .default(DEFAULT_REDIS_URL)
     .refine((v) => /^rediss?:\/\/[^\s]+$/.test(v), 'must be a redis:// or rediss:// URL'),
   // Seed nodes of a Redis Cluster; REDIS_URL then gives only the password and TLS (rediss://).
-  REDIS_CLUSTER_NODES: z
-    .string()
-    .transform((v, ctx) => {
-      const nodes = parseClusterNodes(v);
-      if (typeof nodes === 'string') {
-        ctx.addIssue({ code: 'custom', message: nodes });
-        return z.NEVER;
-      }
-      return nodes;
-    })
-    .optional(),
+  REDIS_CLUSTER_NODES: parsedBy(parseClusterNodes),
   // On a cluster with replicas: claims wait until this many replicas have them (WAIT) before the send.
   REDIS_WAIT_REPLICAS: wholeNumber(0).default(0),
   WHATSAPP_API_URL: z.url({ protocol: /^https?$/ }).default('https://graph.facebook.com'),
@@ -136,6 +140,10 @@ const envSchema = z.object({
   // Finished campaigns' personal data (rows, values, indexes) is purged this many days after
   // they finish; 0 keeps it until `campaign purge`.
   RETENTION_DAYS: wholeNumber(0).default(30),
+  // An audience not imported into for this many days is deleted; unset keeps audiences until `campaign purge --audience`.
+  AUDIENCE_RETENTION_DAYS: wholeNumber(1).optional(),
+  // Per recipient and portfolio, across campaigns and numbers: `marketing:1/24h,marketing:3/7d,utility:5/24h`.
+  FREQUENCY_CAPS: parsedBy(parseFrequencyCaps),
   // /metrics: a finished campaign's series are shown this many hours after it finishes, then
   // dropped (bounded cardinality); fractions allowed.
   METRICS_RETENTION_HOURS: z.coerce
@@ -231,6 +239,10 @@ export interface Config {
   duplicateWindowMs: number;
   /** Finished campaigns are purged this long after they finish, in ms; 0 = never on its own. */
   retentionMs: number;
+  /** AUDIENCE_RETENTION_DAYS: an audience not imported into for this long is deleted, in ms; undefined = kept. */
+  audienceRetentionMs: number | undefined;
+  /** FREQUENCY_CAPS: per recipient and portfolio, checked at each row's claim; empty = none. */
+  frequencyCaps: readonly FrequencyCap[];
   /** /metrics: a finished campaign's series are dropped this long after it finishes, in ms. */
   metricsRetentionMs: number;
   /** How long an in-doubt row waits for a status webhook before the resend rule decides it, in ms; 0 = off. */
@@ -302,6 +314,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     media: { allowPrivateHosts: e.MEDIA_ALLOW_PRIVATE_HOSTS },
     duplicateWindowMs: Math.round(e.DUPLICATE_WINDOW_HOURS * 3_600_000),
     retentionMs: e.RETENTION_DAYS * 86_400_000,
+    audienceRetentionMs: e.AUDIENCE_RETENTION_DAYS === undefined ? undefined : e.AUDIENCE_RETENTION_DAYS * 86_400_000,
+    frequencyCaps: e.FREQUENCY_CAPS ?? [],
     metricsRetentionMs: Math.round(e.METRICS_RETENTION_HOURS * 3_600_000),
     confirmWindowMs: e.CONFIRM_WINDOW_SECONDS * 1000,
     heldPatienceMs: Math.round(e.HELD_PATIENCE_HOURS * 3_600_000),

@@ -74,6 +74,13 @@ export const ERROR_CODES = {
   CAMPAIGN_NOT_FINISHED:
     '`campaign retarget` needs a finished (completed or cancelled) campaign; this one is still running, paused or scheduled.',
   RETARGET_NO_ROWS: 'No row of the campaign matches the `campaign retarget` selection; no campaign was created.',
+  AUDIENCE_NAME_INVALID:
+    "An audience's name is not one the product can store (a letter or digit, then letters, digits, `_`, `-` or `.`, 64 at most).",
+  AUDIENCE_NOT_FOUND: 'No audience of that name in the portfolio (HTTP 404).',
+  AUDIENCE_WHERE_INVALID: 'A `--where` filter over an audience does not parse, or names an attribute the audience does not have.',
+  AUDIENCE_NO_CONTACTS: 'The audience, or its segment chosen by `--where`, has no contact; no campaign was created.',
+  CONSENT_FILE_INVALID: 'A consent file lacks its phone column, or has no data rows; nothing was recorded.',
+  TEST_SEND_INVALID: '`--test-to` names a number that is not E.164, or more test numbers than the file has rows.',
   REJECTS_NOT_FOUND: 'The campaign has no rejects file: none of its rows was rejected or skipped, or the file was removed (HTTP 404).',
   JOB_PAYLOAD_INVALID: 'A queued job does not match the send-job schema.',
   ENQUEUE_FAILED: 'BullMQ did not accept a chunk of jobs.',

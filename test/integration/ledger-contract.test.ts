@@ -62,6 +62,8 @@ const METHODS = {
   recordedCosts: 0,
   timeline: 0,
   now: 0,
+  clock: 0,
+  retryCapped: 0,
 } satisfies Record<keyof RedisLedger, 0>;
 
 describe('RedisLedger is its parts’ methods together', () => {

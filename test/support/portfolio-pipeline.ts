@@ -28,6 +28,8 @@ export interface PortfolioPipelineOptions {
   webhooks?: Partial<StatusWebhookSettings>;
   /** A clock for the ledger the worker and `send` share (BullMQ's own delays still pass in real time). */
   clock?: TestClock;
+  /** Settings for `send` and the worker beyond the pipeline's own (FREQUENCY_CAPS). */
+  env?: Record<string, string>;
 }
 
 /** A MARKETING template with an image header (`spring_promo`), or a UTILITY one (`order_update`). */
@@ -82,6 +84,7 @@ export class PortfolioPipeline {
       WHATSAPP_PHONE_NUMBER_ID: PORTFOLIO_NUMBERS[0],
       SEND_RATE: '0',
       REPORTS_DIR: join(dir.dir, 'reports'),
+      ...options.env,
     });
     const { clock } = options;
     const context: AppContext =
@@ -102,14 +105,33 @@ export class PortfolioPipeline {
     phoneNumberId: string,
     phones: readonly string[],
     template: PipelineTemplate = 'spring_promo',
+    flags: Partial<Parameters<typeof runSend>[1]> = {},
   ): Promise<string> {
+    const outcome = await this.run(campaignId, phoneNumberId, phones, template, flags);
+    await waitFor(async () => (await this.context.ledger.status(outcome.id))?.state, {
+      what: `campaign ${campaignId} completed`,
+      until: (state) => state === 'completed',
+      timeoutMs: 20_000,
+    });
+    return outcome.id;
+  }
+
+  /** `campaign send` of `phones` (a file written for them) from `phoneNumberId` with `template`: its summary, not waited for. */
+  async run(
+    campaignId: string,
+    phoneNumberId: string,
+    phones: readonly string[],
+    template: PipelineTemplate = 'spring_promo',
+    flags: Partial<Parameters<typeof runSend>[1]> = {},
+  ): ReturnType<typeof runSend> {
     const file = join(this.parts.dir.dir, `${campaignId}.csv`);
     const promo = template === 'spring_promo';
     const header = promo ? 'phone,name,discount,banner' : 'phone,first_name,order_id';
     const line = (p: string) => (promo ? `${p},Ana,25%,https://example.com/a.jpg` : `${p},Ana,A-1`);
     await writeFile(file, [header, ...phones.map(line)].join('\n') + '\n');
-    const outcome = await runSend(this.context, {
-      file,
+    return runSend(this.context, {
+      // An audience is its own list of recipients: no file then.
+      file: flags.audience === undefined ? file : undefined,
       campaign: campaignId,
       phoneNumberId,
       template,
@@ -118,13 +140,13 @@ export class PortfolioPipeline {
       params: promo ? ['name', 'discount'] : ['first_name', 'order_id'],
       ...(promo ? { headerImageColumn: 'banner', mediaBy: 'link' } : {}),
       templatesFile: SAMPLE_TEMPLATES,
+      ...flags,
     });
-    await waitFor(async () => (await this.context.ledger.status(outcome.id))?.state, {
-      what: `campaign ${campaignId} completed`,
-      until: (state) => state === 'completed',
-      timeoutMs: 20_000,
-    });
-    return outcome.id;
+  }
+
+  /** `campaign send --dry-run` of the same file `send` would write: its summary. */
+  dryRun(campaignId: string, phoneNumberId: string, phones: readonly string[], template: PipelineTemplate = 'spring_promo') {
+    return this.run(campaignId, phoneNumberId, phones, template, { dryRun: true });
   }
 
   async rows(campaignId: string): Promise<RowRecord[]> {

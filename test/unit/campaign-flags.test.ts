@@ -148,6 +148,7 @@ describe('campaign flags (the CLI and the API JSON form)', () => {
       ['--window', '09:00-20:00', '--days', 'mon-fri', '--timezone-column', 'zone', '--default-timezone', 'Europe/Berlin'],
       ['--display-timezone', 'Europe/Berlin', '--max-cost', '99.50', '--dry-run', '--templates', 'templates.json', '--json'],
       ['--language-column', 'lang', '--media-by', 'link'],
+      ['--require-consent', '--ignore-frequency-caps', '--retry-capped-after', '24h'],
     ].flat();
     const json = {
       name: 'Spring sale',
@@ -178,6 +179,9 @@ describe('campaign flags (the CLI and the API JSON form)', () => {
       maxCost: 99.5,
       dryRun: true,
       languageColumn: 'lang',
+      requireConsent: true,
+      ignoreFrequencyCaps: true,
+      retryCappedAfter: '24h',
       mediaBy: 'link',
     };
     const fromCli = parseCampaignSpec(specOfFlags(cliFlags(args)), CLI_FIELD_NAMES);
@@ -189,7 +193,17 @@ describe('campaign flags (the CLI and the API JSON form)', () => {
       path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], fromApi);
     const unset = SPEC_FIELDS.filter((field) => valueAt(field) === undefined);
     // --header-file-column is left out: it and --header-image-column both fill the media header (checked below).
-    expect(unset).toStrictEqual(['text.body', 'text.previewUrl', 'csv.headerTextColumn', 'csv.headerFileColumn', 'schedule.expiresAt']);
+    // An audience (and its filter) takes the file's place, and a test send refuses --campaign: each is tried on its own.
+    expect(unset).toStrictEqual([
+      'text.body',
+      'text.previewUrl',
+      'csv.headerTextColumn',
+      'csv.headerFileColumn',
+      'schedule.expiresAt',
+      'audience.name',
+      'audience.where',
+      'testTo',
+    ]);
     expect(checked(cliFlags(args), CLI_FIELD_NAMES)).toStrictEqual(checked(apiFlags(json), FLAG_FIELD_NAMES));
     // Flags not given: the same campaign as a JSON caller that leaves them out (commander's defaults are the spec's).
     expect(parseCampaignSpec(specOfFlags(cliFlags(['--text', 'Hi {{name}}'])), CLI_FIELD_NAMES)).toStrictEqual(

@@ -143,6 +143,11 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
       dryRun: true,
       displayTimezone: 'Europe/Berlin',
       maxCost: 250,
+      audience: undefined,
+      requireConsent: false,
+      ignoreFrequencyCaps: false,
+      retryCappedAfterMs: undefined,
+      testTo: undefined,
     });
   });
 
@@ -167,6 +172,12 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
         headerImageColumn: 'img',
         headerFileColumn: 'file',
         expiresAt: 'c',
+        audience: 'weekly',
+        where: 'tier = "gold"',
+        requireConsent: true,
+        ignoreFrequencyCaps: true,
+        retryCappedAfter: '24h',
+        testTo: ['+4915112345678'],
       }),
       CLI_FIELD_NAMES,
     );

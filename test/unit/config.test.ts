@@ -56,6 +56,8 @@ describe('loadConfig: defaults', () => {
       media: { allowPrivateHosts: false },
       duplicateWindowMs: 24 * 3_600_000,
       retentionMs: 30 * 86_400_000,
+      audienceRetentionMs: undefined,
+      frequencyCaps: [],
       confirmWindowMs: 600_000,
       heldPatienceMs: 86_400_000,
       metricsRetentionMs: 24 * 3_600_000,

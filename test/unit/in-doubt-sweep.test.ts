@@ -8,10 +8,12 @@ import { InDoubtSweep } from '../../src/campaigns/settle/in-doubt-sweep.js';
  * `limit` of them (unknown: no evidence either way), and the call that decides the last one
  * completes the campaign. (What the script decides for each row: the ledger's specification.)
  */
-function stubLedger(): Pick<SendLedger, 'confirmInDoubt'> & { due: number; calls: number[] } {
+function stubLedger(): Pick<SendLedger, 'confirmInDoubt' | 'retryCapped'> & { due: number; calls: number[] } {
   return {
     due: 0,
     calls: [],
+    // No campaign of these asks for --retry-capped-after.
+    retryCapped: () => Promise.resolve({ requeued: 0, left: 0 }),
     confirmInDoubt(_phoneNumberId: string, limit: number): Promise<InDoubtDecisions> {
       this.calls.push(limit);
       const decided = Math.min(limit, this.due);

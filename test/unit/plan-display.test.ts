@@ -30,6 +30,7 @@ function outcome(estimate: SendOutcome['estimate']): SendOutcome {
     lanes: [],
     byCountry: {},
     byLanguage: {},
+    frequencyCapped: 0,
     cost: null,
     costReason: 'no rate card is loaded',
     rateCard: null,

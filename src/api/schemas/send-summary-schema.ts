@@ -57,6 +57,11 @@ export const sendSummarySchema = z
     marketingCapUntil: instant.meta({
       description: 'MARKETING_CAP_WAIT rows: when the last of their marketing caps (131049) ends; null when none was skipped.',
     }),
+    frequencyCapped: count.meta({
+      description:
+        'FREQUENCY_CAPS: rows to send whose recipient is over a cap now, an estimate (the cap is checked at each row\'s claim, ' +
+        'where they are skipped as FREQUENCY_CAPPED); 0 without caps.',
+    }),
     interruptedAtRow: count.nullable(),
     rejectsFile: z
       .string()

@@ -25,6 +25,8 @@ const DEFAULT_CHUNK_SIZE = 250;
 const MAX_CHUNKS_IN_FLIGHT = 2;
 
 /** Short: it is stored on every such row, and most rows of a large text campaign may be such rows. */
+const NO_CONSENT_DETAIL =
+  'no opt-in on record for the recipient in this business portfolio (--require-consent; `campaign consent show PHONE`)';
 const WINDOW_CLOSED_DETAIL = 'the recipient has not written to this number in the last 24 hours (no open window: Meta would answer 131047)';
 
 /** How each row of one file is checked, and the fingerprint of the message it would get. */
@@ -115,6 +117,7 @@ export class IngestRun {
       lanes: [],
       byCountry: {},
       byLanguage: {},
+      frequencyCapped: 0,
     };
   }
 
@@ -290,6 +293,9 @@ export class IngestRun {
   async #flush(pending: Chunk): Promise<void> {
     const { definition, lanes } = this.#target;
     if (this.#target.rows.kind === 'text') await this.#skipClosedWindows(pending);
+    const { consented, frequencyCapped } = this.#input;
+    if (consented !== undefined) await this.#skipUnlessAsked(pending, consented, 'NO_CONSENT', NO_CONSENT_DETAIL);
+    if (frequencyCapped !== undefined) this.summary.frequencyCapped += await this.#countCapped(pending, frequencyCapped);
     if (this.#dryRun) {
       // The guard is read, not written: the rows the real send would skip as ALREADY_SENT.
       const toSend = pending.rows.flatMap((r) => (r.status === 'queued' ? [{ row: r.row, fingerprint: r.message.fingerprint }] : []));
@@ -333,25 +339,45 @@ export class IngestRun {
    * asks too, so its counts are the real ones.
    */
   async #skipClosedWindows(pending: Chunk): Promise<void> {
+    const { phoneNumberId } = this.#target.definition;
+    await this.#skipUnlessAsked(
+      pending,
+      (phones) => this.#ledger.serviceWindowsOpen(phoneNumberId, phones),
+      'WINDOW_CLOSED',
+      WINDOW_CLOSED_DETAIL,
+    );
+  }
+
+  /** Rows of the chunk to send for which `ask` answers false are skipped as `reason`: one call per chunk, a dry run's too. */
+  async #skipUnlessAsked(
+    pending: Chunk,
+    ask: (phones: readonly string[]) => Promise<boolean[]>,
+    reason: 'WINDOW_CLOSED' | 'NO_CONSENT',
+    why: string,
+  ): Promise<void> {
     const asked = pending.rows.flatMap((r, i) => (r.status === 'queued' ? [i] : []));
     if (asked.length === 0) return;
-    const open = await this.#ledger.serviceWindowsOpen(
-      this.#target.definition.phoneNumberId,
-      asked.map((i) => pending.rows[i]?.phone ?? ''),
-    );
+    const yes = await ask(asked.map((i) => pending.rows[i]?.phone ?? ''));
     asked.forEach((index, k) => {
       const r = pending.rows[index];
-      if (open[k] === true || r?.status !== 'queued') return;
+      if (yes[k] === true || r?.status !== 'queued') return;
       const where = pending.where.get(r.row);
-      const detail = `line ${where?.line ?? '?'}: ${WINDOW_CLOSED_DETAIL}`;
-      pending.rows[index] = { row: r.row, phone: r.phone, status: 'skipped', errorCode: 'WINDOW_CLOSED', errorDetail: detail };
+      const detail = `line ${where?.line ?? '?'}: ${why}`;
+      pending.rows[index] = { row: r.row, phone: r.phone, status: 'skipped', errorCode: reason, errorDetail: detail };
       pending.where.delete(r.row);
       pending.toSend--;
       this.#uncount(where?.country, where?.language);
-      this.#count('WINDOW_CLOSED', 'skipped');
+      this.#count(reason, 'skipped');
       if (r.lane !== undefined) this.#target.lanes?.release(r.lane);
-      this.#input.onRefused?.({ row: r.row, line: where?.line ?? 0, phone: r.phone, reason: 'WINDOW_CLOSED', detail });
+      this.#input.onRefused?.({ row: r.row, line: where?.line ?? 0, phone: r.phone, reason, detail });
     });
+  }
+
+  /** Rows of the chunk to send whose recipient is over a FREQUENCY_CAPS cap now: counted for the plan, left to their claim. */
+  async #countCapped(pending: Chunk, capped: (phones: readonly string[]) => Promise<boolean[]>): Promise<number> {
+    const phones = pending.rows.flatMap((r) => (r.status === 'queued' ? [r.phone] : []));
+    if (phones.length === 0) return 0;
+    return (await capped(phones)).filter((yes) => yes).length;
   }
 
   /** Rows this number already sent the same message to (a re-run, another campaign): skipped, not queued. */

@@ -45,6 +45,11 @@ export interface ProduceSummary {
   byCountry: Record<string, number>;
   /** With a language per row (`--language-column`): rows to send by the language they are sent in; empty otherwise. */
   byLanguage: Record<string, number>;
+  /**
+   * FREQUENCY_CAPS: rows to send whose recipient is over a cap now (an estimate: caps are checked at each row's claim,
+   * and a window may have moved on by then); 0 without caps.
+   */
+  frequencyCapped: number;
 }
 
 /** A row refused before sending, for the rejects file. */
@@ -86,6 +91,10 @@ export interface ProduceInput {
   usMarketingPaused?: boolean;
   /** `--allow-repeat`: no ALREADY_SENT check for this campaign. */
   allowRepeat?: boolean;
+  /** `--require-consent` and a MARKETING template: per phone, whether an opt-in is on record; the others are skipped (NO_CONSENT). */
+  consented?: ((phones: readonly string[]) => Promise<boolean[]>) | undefined;
+  /** FREQUENCY_CAPS: per phone, whether a cap holds now (counted in the plan, not skipped: the claim decides). */
+  frequencyCapped?: ((phones: readonly string[]) => Promise<boolean[]>) | undefined;
   /** How the spec's fields are named where it came from (flags, JSON fields), for refusals that say which to change. */
   names: FieldNames;
   /**

@@ -1,4 +1,4 @@
-import { CloudApiBadResponseError, CloudApiError, CloudApiTransportError } from '../../cloud-api/cloud-api-errors.js';
+import { CloudApiBadResponseError, CloudApiTransportError } from '../../cloud-api/cloud-api-errors.js';
 import type { SendResult } from '../../cloud-api/cloud-api-client.js';
 import type { OutboundMessage } from '../../cloud-api/outbound-message.js';
 import type { MediaIdSource } from '../media/campaign-media.js';
@@ -8,14 +8,16 @@ import { RedisRoom } from './redis-room.js';
 import type { Logger } from '../../logging/logger.js';
 import type { CampaignDefinition, RowStatus } from '../campaign.js';
 import { haltReason } from './halt-advice.js';
-import { actionForMetaCode, TRANSPORT_ACTION, type ErrorAction } from './error-policy.js';
-import type { ClaimedRow, SendLedger, SettleResult, Settlement } from '../ledger.js';
+import { describeSendError } from './send-error.js';
+import type { SendLedger, SettleResult, Settlement } from '../ledger.js';
 import { messageForRow } from './message-for-row.js';
+import { rowToSend } from './row-to-send.js';
 import type { RowToSend, SendJob } from '../send-job.js';
 import { SEND_ACCEPTED, sendResultOf, type SendObserver } from '../../metrics/send-observer.js';
 import type { SendTroubleObserver } from './send-trouble.js';
 import type { SendPacer } from '../feed/send-pacer.js';
 import { MARKETING_CAP_CODE } from '../marketing-cap-wait.js';
+import { mayHaveReachedMeta, type CountedSend, type FrequencyGuard } from './frequency-guard.js';
 
 /** Anything that can send a message; CloudApiClient is the real one. */
 export interface MessageSender {
@@ -87,6 +89,7 @@ export class SendProcessor {
   /** Metrics: each request's result and latency; absent = not measured. */
   readonly #metrics: SendObserver | undefined;
   readonly #trouble: SendTroubleObserver | undefined;
+  readonly #frequency: FrequencyGuard | undefined;
   #stopping = false;
 
   constructor(deps: {
@@ -110,7 +113,10 @@ export class SendProcessor {
     trouble?: SendTroubleObserver | undefined;
     /** The media IDs of campaigns that send their media by ID (`campaign worker`: the Cloud API and Redis). */
     media?: MediaIdSource | undefined;
+    /** FREQUENCY_CAPS, checked and counted right before each request; absent: no caps. */
+    frequency?: FrequencyGuard | undefined;
   }) {
+    this.#frequency = deps.frequency;
     this.#media = deps.media;
     this.#ledger = deps.ledger;
     this.#sender = deps.sender;
@@ -173,6 +179,27 @@ export class SendProcessor {
       message = swapped.message;
     }
 
+    const verdict =
+      this.#frequency === undefined ? undefined : await this.#room.write('frequency', () => this.#frequency!.take(definition, row.to));
+    if (verdict?.outcome === 'capped')
+      return this.#final(job, { status: 'skipped', errorCode: 'FREQUENCY_CAPPED', errorDetail: verdict.detail });
+    const counted = verdict?.outcome === 'taken' ? verdict.counted : undefined;
+    const outcome = await this.#request(job, row, definition, message, context);
+    // Counted only when it may have reached Meta: a refusal or another attempt takes it back.
+    if (counted !== undefined && !(outcome.kind === 'done' && mayHaveReachedMeta(outcome.status))) await this.#release(counted);
+    return outcome;
+  }
+
+  /** The claimed row's request and its answer recorded. */
+  async #request(
+    job: SendJob,
+    row: RowToSend,
+    definition: CampaignDefinition,
+    message: OutboundMessage,
+    context: AttemptContext,
+  ): Promise<SendOutcome> {
+    const pacer = this.#pacer;
+    const { phoneNumberId } = definition;
     // The row is claimed: its send must not fail for lack of room in Redis (it would be in doubt).
     const admission = pacer === undefined ? undefined : await this.#room.write('pacer', () => pacer.admit());
     let result: SendResult;
@@ -191,6 +218,11 @@ export class SendProcessor {
     // Meta holds a paced template's send for quality assessment: a status webhook settles it later.
     const status = result.messageStatus === HELD_STATUS ? 'held' : 'sent';
     return this.#final(job, { status, wamid: result.wamid });
+  }
+
+  /** A counted send taken back; a failure to is logged, never the row's: the cap then errs on the side of fewer messages. */
+  async #release(counted: CountedSend): Promise<void> {
+    await this.#frequency?.release(counted).catch((error: unknown) => this.#logger.warn({ err: error }, 'frequency cap release failed'));
   }
 
   /** Shutdown: jobs that have not claimed their row yet are handed back instead of sent. */
@@ -229,7 +261,7 @@ export class SendProcessor {
     if (error instanceof CloudApiBadResponseError) {
       return this.#final(job, { status: 'unknown', errorCode: error.code, errorDetail: error.message });
     }
-    const { action, code, detail, metaCode } = describe(error);
+    const { action, code, detail, metaCode } = describeSendError(error);
     this.#logger.debug({ campaignId: job.campaignId, row: job.row, code, action }, 'send failed');
     const about = { campaignId: job.campaignId, phoneNumberId: definition.phoneNumberId, code };
     const notYet = { status: 'queued', errorCode: code, errorDetail: detail } as const;
@@ -313,8 +345,9 @@ export class SendProcessor {
 
   async #final(job: SendJob, settlement: FinalSettlement): Promise<SendOutcome> {
     const result = await this.#settle(job, settlement);
-    if (this.#trouble !== undefined && (settlement.status === 'failed' || settlement.status === 'unknown')) {
-      await this.#reportAnswer(job, settlement, result.status);
+    const { status } = settlement;
+    if (this.#trouble !== undefined && (status === 'failed' || status === 'unknown')) {
+      await this.#reportAnswer(job, { status, errorCode: settlement.errorCode }, result.status);
     }
     if (result.completedCampaign) this.#onCampaignCompleted(job.campaignId);
     // The brake may trip on the last answer: the campaign is complete then, not paused.
@@ -361,36 +394,4 @@ export class SendProcessor {
     loading.catch(() => this.#campaigns.delete(id));
     return loading;
   }
-}
-
-/**
- * What the ledger row holds: recipient, values and header link. (A row written by a version
- * that kept values only in the job has none: then that job's values are used, still to the
- * ledger's recipient; with neither, nothing can be sent.)
- */
-function rowToSend(job: SendJob, claimed: ClaimedRow): RowToSend | undefined {
-  const values = claimed.values ?? job.values;
-  if (values === undefined) return undefined;
-  const headerLink = claimed.values === undefined ? job.headerLink : claimed.headerLink;
-  return { campaignId: job.campaignId, row: job.row, to: claimed.to, values, ...(headerLink === undefined ? {} : { headerLink }) };
-}
-
-function describe(error: unknown): { action: ErrorAction; code: string; detail: string; metaCode: number | undefined } {
-  if (error instanceof CloudApiError) {
-    return {
-      action: actionForMetaCode(error.metaCode, error.httpStatus, error.subcode),
-      code: error.metaCode === undefined ? `HTTP_${error.httpStatus}` : String(error.metaCode),
-      detail: error.details ?? error.message,
-      metaCode: error.metaCode,
-    };
-  }
-  if (error instanceof CloudApiTransportError) {
-    return {
-      action: TRANSPORT_ACTION,
-      code: `TRANSPORT_${error.failure.toUpperCase().replace('-', '_')}`,
-      detail: error.message,
-      metaCode: undefined,
-    };
-  }
-  throw error;
 }

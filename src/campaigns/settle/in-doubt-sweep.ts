@@ -9,7 +9,7 @@ const SWEEP_PAGE = 500;
 const ERROR_LOG_EVERY_MS = 10_000;
 
 export interface InDoubtSweepOptions {
-  ledger: Pick<SendLedger, 'confirmInDoubt'>;
+  ledger: Pick<SendLedger, 'confirmInDoubt' | 'retryCapped'>;
   phoneNumberId: string;
   logger: Logger;
   /** The sweep answered a campaign's last row. */
@@ -45,6 +45,23 @@ export class InDoubtSweep {
 
   /** Decides every due row (page by page); returns how many were decided. */
   async sweepOnce(): Promise<number> {
+    return (await this.#confirmDue()) + (await this.#retryCapped());
+  }
+
+  /** `--retry-capped-after`: the rows whose 131049 is old enough go back to the backlog, once. */
+  async #retryCapped(): Promise<number> {
+    const { ledger, phoneNumberId, logger } = this.#options;
+    let decided = 0;
+    for (;;) {
+      const { requeued, left } = await ledger.retryCapped(phoneNumberId, SWEEP_PAGE);
+      decided += requeued + left;
+      if (requeued + left > 0)
+        logger.info({ phoneNumberId, requeued, left }, 'rows Meta capped (131049) sent again (--retry-capped-after)');
+      if (requeued + left < SWEEP_PAGE) return decided;
+    }
+  }
+
+  async #confirmDue(): Promise<number> {
     const { ledger, phoneNumberId, logger } = this.#options;
     let decided = 0;
     for (;;) {

@@ -123,5 +123,33 @@ export const CAMPAIGN_FLAG_HELP: { readonly [Field in keyof CampaignFlags]-?: Fl
     help: "show the plan's times in this IANA zone, e.g. Europe/Berlin (default: the offset typed in --at, else this machine's zone)",
   },
   maxCost: { value: '<amount>', help: MAX_COST_HELP },
+  audience: {
+    value: '<name>',
+    help: "send to this stored audience of the number's portfolio instead of a file (`campaign audiences list`)",
+  },
+  where: {
+    value: '<expr>',
+    help:
+      'with --audience: only the contacts this filter chooses, e.g. ' +
+      '\'country = "DE" and tier in ("gold","silver")\' (docs/audiences.md)',
+  },
+  requireConsent: {
+    help: 'skip MARKETING rows whose recipient has no opt-in on record (NO_CONSENT; `campaign consent show PHONE`)',
+  },
+  ignoreFrequencyCaps: {
+    help: "FREQUENCY_CAPS do not hold for this campaign (a recall notice); recorded in the campaign's history",
+  },
+  retryCappedAfter: {
+    value: '<duration>',
+    help:
+      'a row Meta failed with 131049 (its marketing cap) is sent again once, this long after (e.g. 24h), ' +
+      "within the campaign's expiry and window",
+  },
+  testTo: {
+    value: '<numbers>',
+    help:
+      "send the first rows' messages to these numbers only (one row each, comma-separated E.164), as a test: " +
+      'no duplicate window, no caps',
+  },
   dryRun: { help: 'check everything and print the summary; create no campaign and no job' },
 };

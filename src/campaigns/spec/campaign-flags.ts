@@ -15,6 +15,10 @@ const MAX_WINDOW_CHARS = 100;
 const MAX_FORMED_CHARS = 64;
 /** A text's placeholders are not counted in Meta's 4,096 characters: the whole text is bounded too. */
 const MAX_TEXT_CHARS = 16_384;
+/** A `where` filter is read at once, whatever its size: bounded as its parser bounds it. */
+const MAX_WHERE_CHARS = 4000;
+/** Test numbers: a handful of the team's own phones. */
+const MAX_TEST_NUMBERS = 10;
 
 const text = z.string();
 const flag = z.boolean();
@@ -147,6 +151,22 @@ export const campaignFlagsSchema = z.strictObject({
       '(422 TIMEZONE_NOT_FOUND).',
   ),
   dryRun: flag.optional(),
+  audience: formed(SPEC_FORMATS.audienceName, "A stored audience of the number's portfolio to send to, instead of a file."),
+  where: upTo(MAX_WHERE_CHARS)
+    .optional()
+    .meta({ description: 'With audience: only the contacts this filter over their attributes chooses (docs/audiences.md).' }),
+  requireConsent: flag.optional(),
+  ignoreFrequencyCaps: flag.optional(),
+  retryCappedAfter: upTo(MAX_DURATION_CHARS).optional().meta({
+    pattern: SPEC_FORMATS.duration,
+    description: 'A row Meta failed with 131049 (its marketing cap) is sent again once, this long after (e.g. 24h).',
+  }),
+  testTo: z
+    .array(upTo(MAX_FORMED_CHARS))
+    .min(1)
+    .max(MAX_TEST_NUMBERS)
+    .optional()
+    .meta({ description: "Send the first rows' messages to these E.164 numbers only, one row each, as a test." }),
   maxCost: z.number({ error: AMOUNT_FORM }).min(0, { error: AMOUNT_FORM }).optional().meta({
     description: "Refuse the campaign, before a row is queued, when its estimated cost is above this (the rate card's currency).",
   }),

@@ -87,6 +87,16 @@ export const campaignSpecSchema = z.strictObject({
   dryRun: z.boolean().optional(),
   /** Refuse the campaign, before a row is queued, when its estimated cost is above this amount in the rate card's currency. */
   maxCost: z.number().optional(),
+  /** Send to a stored audience of the portfolio (instead of a file), or to the segment of it `where` chooses. */
+  audience: z.strictObject({ name: z.string().optional(), where: z.string().optional() }).optional(),
+  /** MARKETING rows whose recipient has no opt-in on record are skipped as NO_CONSENT. */
+  requireConsent: z.boolean().optional(),
+  /** FREQUENCY_CAPS do not hold for this campaign (a recall notice); recorded in its history. */
+  ignoreFrequencyCaps: z.boolean().optional(),
+  /** A row Meta failed with 131049 (its marketing cap) is sent again once, this long after (`24h`). */
+  retryCappedAfter: z.string().optional(),
+  /** Send the first rows' messages to these numbers only (one row each), as a test. */
+  testTo: z.array(z.string()).optional(),
 });
 
 /** A spec as given (JSON), before defaults. */

@@ -14,12 +14,13 @@ import { checkEndpoint, checkTtl, type SendEndpoint } from './send-endpoint.js';
 import { checkMessage, type MessageChoice } from './message-choice.js';
 import { checkMaxCost } from './max-cost.js';
 import { SpecProblems } from './spec-problems.js';
+import { checkReachOptions, type ReachOptions } from './reach-options.js';
 
 const PRIORITIES = ['high', 'normal', 'low'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
 /** A spec whose every rule holds, its values read: what a campaign is created from. */
-export interface CheckedSpec {
+export interface CheckedSpec extends ReachOptions {
   /** Trimmed; undefined: the file's name is used (a continued campaign keeps its own). */
   name: string | undefined;
   message: MessageChoice;
@@ -94,6 +95,7 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
   const defaultTimezone = problems.check(() => checkZone(csv.defaultTimezone, names['csv.defaultTimezone']));
   const maxCost = problems.check(() => checkMaxCost(spec.maxCost, names.maxCost));
   const mediaBy = problems.check(() => checkMediaBy(spec, names));
+  const reach = checkReachOptions(spec, names, problems);
   problems.throwIfAny();
   // Every check held: the values they return are all there.
   return {
@@ -126,6 +128,7 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
     dryRun: spec.dryRun === true,
     displayTimezone,
     maxCost,
+    ...reach,
   };
 }
 

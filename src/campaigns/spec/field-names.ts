@@ -40,6 +40,12 @@ export const SPEC_FIELDS = [
   'displayTimezone',
   'dryRun',
   'maxCost',
+  'audience.name',
+  'audience.where',
+  'requireConsent',
+  'ignoreFrequencyCaps',
+  'retryCappedAfter',
+  'testTo',
 ] as const;
 
 export type SpecField = (typeof SPEC_FIELDS)[number];
@@ -87,6 +93,12 @@ export const CLI_FIELD_NAMES: FieldNames = {
   displayTimezone: '--display-timezone',
   dryRun: '--dry-run',
   maxCost: '--max-cost',
+  'audience.name': '--audience',
+  'audience.where': '--where',
+  requireConsent: '--require-consent',
+  ignoreFrequencyCaps: '--ignore-frequency-caps',
+  retryCappedAfter: '--retry-capped-after',
+  testTo: '--test-to',
 };
 
 /**

@@ -65,6 +65,8 @@ export const SPEC_FORMATS = {
   days: `^${DAY_SPAN}(?:,${DAY_SPAN})*$`,
   /** checkPhoneNumberId: the numeric phone-number ID of WhatsApp Manager. */
   phoneNumberId: '^\\d+$',
+  /** An audience's name (src/audiences/audience-name.ts). */
+  audienceName: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$',
   /** checkCampaignId. */
   campaignId: CAMPAIGN_ID_PATTERN.source,
   /** checkCountry: a two-letter ISO country code that has a numbering plan. */

@@ -9,7 +9,7 @@ export function register(program: Command): void {
   const send = program
     .command('send')
     .description('check a CSV against an approved template (or fill a --text), then queue one job per valid row')
-    .argument('<file>', 'CSV file with a header row');
+    .argument('[file]', 'CSV file with a header row (or --audience NAME)');
   for (const [field, help] of Object.entries(CAMPAIGN_FLAG_HELP) as [keyof CampaignFlags, FlagHelp][]) {
     declareFlag(send, field, help);
     // The command line's own flag (a file on this machine, not a field of the campaign): --help lists it here.
@@ -20,7 +20,7 @@ export function register(program: Command): void {
 }
 
 /** `campaign send FILE`: checks and queues the file, prints the plan; an interrupted read exits 130. */
-async function sendCampaign(file: string, o: SendCommandOptions): Promise<void> {
+async function sendCampaign(given: string | undefined, o: SendCommandOptions): Promise<void> {
   const { campaignFlagsOf, runSend } = await import('../run/send.js');
   const { summaryText } = await import('../format.js');
   const { summaryJson } = await import('../../app/views/send-summary-view.js');
@@ -33,24 +33,30 @@ async function sendCampaign(file: string, o: SendCommandOptions): Promise<void> 
     CLI_FIELD_NAMES.displayTimezone,
   );
   const flags = campaignFlagsOf(o);
+  // What the notices call the recipients: the file, or the audience (its segment is written to a file of its own).
+  const file = given ?? `audience ${o.audience ?? '?'}${o.where === undefined ? '' : ` (where ${o.where})`}`;
   const stop = stopOnSignals();
   const notices = ingestNotices(file, process.argv.slice(2));
-  const result = await withContext((context) =>
-    runSend(context, {
+  const result = await withContext(async (context) => {
+    const sent = await runSend(context, {
       ...flags,
-      file,
+      file: given,
       templatesFile: o.templates,
       signal: stop.signal,
       onStart: notices.onStart,
       onProgress: notices.onProgress,
-    }),
-  ).finally(() => stop.release());
-  // The plan's start is now for a campaign that starts at once (a continued one: the start it was created with).
-  const startsNow = result.estimate.startsAt <= Date.now();
-  // The plan's pace is the number's own rate (SEND_RATES), as its workers send.
-  console.log(
-    o.json === true ? JSON.stringify(summaryJson(result, result.sendRate)) : summaryText(result, result.sendRate, { zone, startsNow }),
-  );
+    }).finally(() => stop.release());
+    // The plan's start is now for a campaign that starts at once (a continued one: the start it was created with).
+    const startsNow = sent.estimate.startsAt <= Date.now();
+    // The plan's pace is the number's own rate (SEND_RATES), as its workers send.
+    console.log(o.json === true ? JSON.stringify(summaryJson(sent, sent.sendRate)) : summaryText(sent, sent.sendRate, { zone, startsNow }));
+    if (o.testTo !== undefined && sent.queued > 0) {
+      const { watchTestSend } = await import('../run/test-send-watch.js');
+      console.error(`Test send ${sent.id}: the messages' IDs and statuses as they come (Ctrl-C stops watching; they still go)`);
+      await watchTestSend(context, sent.id, (line) => console.error(line));
+    }
+    return sent;
+  });
   const stoppedAt = result.interruptedAtRow;
   if (stoppedAt !== undefined) {
     console.error(

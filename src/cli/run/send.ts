@@ -10,7 +10,8 @@ import { recordCliAction } from './cli-history.js';
 
 /** `campaign send FILE`: its campaign's flags (CampaignFlags, as the API's JSON has them), the file, and its own `--templates`. */
 export interface SendOptions extends CampaignFlags, CreateNotices {
-  file: string;
+  /** The CSV of recipients; undefined with `audience`. */
+  file: string | undefined;
   /** `--templates FILE`: approved templates from this Meta list instead of the registry's source. */
   templatesFile?: string | undefined;
 }

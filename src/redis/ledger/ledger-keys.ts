@@ -73,9 +73,14 @@ export function feedKeys(prefix: string, phoneNumberId: string): { active: strin
 }
 
 /** A phone number's in-doubt rows (→ confirm deadline) and the latest claim time a status webhook came for. */
-export function confirmKeys(prefix: string, phoneNumberId: string): { confirm: string; statusSeen: string } {
+export function confirmKeys(prefix: string, phoneNumberId: string): { confirm: string; statusSeen: string; cappedRetry: string } {
   const scope = numberScope(prefix, phoneNumberId);
-  return { confirm: `${scope}:confirm:${phoneNumberId}`, statusSeen: `${scope}:status-seen:${phoneNumberId}` };
+  return {
+    confirm: `${scope}:confirm:${phoneNumberId}`,
+    statusSeen: `${scope}:status-seen:${phoneNumberId}`,
+    // `--retry-capped-after`: rows Meta failed with 131049, "campaign/row" → when each is sent again (retry-capped.lua).
+    cappedRetry: `${scope}:capped-retry:${phoneNumberId}`,
+  };
 }
 
 /** A phone number's message-ID index: wamid → "campaign/row" (webhooks carry the number, so they find it). */

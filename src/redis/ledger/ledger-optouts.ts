@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { safeJson } from '../../cloud-api/safe-json.js';
 import type { IngestLedger, OptOutSource, SendLedger } from '../../campaigns/ledger.js';
 import { portfolioOf } from '../../portfolios/portfolios.js';
+import { recordOptOutConsent } from '../consent/opt-out-consent.js';
 import { numbersOfPortfolio, portfolioScope } from '../pacer/portfolio-keys.js';
 import type { LedgerContext } from './ledger-context.js';
 import { numberOptOutKeys, type OptOutCopyKeys } from './ledger-keys.js';
@@ -77,6 +78,8 @@ export async function spreadOptOuts(
   const numbers = new Set([...known, ...copies.filter((id) => portfolioOf(portfolios, id) === portfolio), ...alsoNumbers]);
   const perNumber = await Promise.all([...numbers].map((number) => applyToCopy(context, numberOptOutKeys(prefix, number), events)));
   for (const answers of perNumber) answers.forEach((yes, i) => (changed[i] = changed[i] === true || yes));
+  // Each event is also an entry of the person's consent history, changed or not.
+  await recordOptOutConsent(context, portfolio, events);
   return changed;
 }
 

@@ -66,6 +66,7 @@ export interface LedgerCommands {
     sentAt: string,
     window: string,
     confirm: string,
+    capped: string,
     campaignId: string,
     clock: string,
     brakeWindow: number,
@@ -74,6 +75,7 @@ export interface LedgerCommands {
     heldPatience: number,
     ...answers: Each<[row: number, status: string, wamid: string, code: string, detail: string, job: number]>
   ): Promise<(string | number)[]>;
+  cwRetryCapped(capped: string, active: string, optouts: string, scope: string, clock: string, limit: number): Promise<number[]>;
   cwConfirmInDoubt(
     confirm: string,
     seen: string,
@@ -209,6 +211,7 @@ export const LEDGER_SCRIPTS: { readonly [Command in keyof LedgerCommands]: strin
   cwClaim: 'claim',
   cwSettle: 'settle',
   cwConfirmInDoubt: 'confirm-in-doubt',
+  cwRetryCapped: 'retry-capped',
   cwHalt: 'halt',
   cwPause: 'pause',
   cwResume: 'resume',

@@ -4,7 +4,7 @@ import type { SendJob } from '../../campaigns/send-job.js';
 import { numberScope } from '../key-scope.js';
 import type { LedgerContext } from './ledger-context.js';
 import { CLAIM_ANSWER_WIDTH, SETTLE_ROW_ARGS } from './ledger-scripts.js';
-import { claimKeys, confirmInDoubtKeys, rowSendKeys, settleKeys } from './script-keys.js';
+import { claimKeys, confirmInDoubtKeys, retryCappedKeys, rowSendKeys, settleKeys } from './script-keys.js';
 import { TickBatch } from './tick-batch.js';
 
 /** A claim's answer as the script gives it: outcome, status or attempts, then phone, values JSON, header link. */
@@ -27,7 +27,7 @@ interface PendingClaim {
  * event-loop turn (claim.lua, settle.lua); halts (halt.lua); the in-doubt rule
  * (confirm-in-doubt.lua); whether a campaign's sends may start.
  */
-export class LedgerSend implements Pick<SendLedger, 'claim' | 'settle' | 'halt' | 'isHeld' | 'confirmInDoubt'> {
+export class LedgerSend implements Pick<SendLedger, 'claim' | 'settle' | 'halt' | 'isHeld' | 'confirmInDoubt' | 'retryCapped'> {
   readonly #claims = new TickBatch<PendingClaim, RawClaim>((id, items) => this.#claimMany(id, items));
   readonly #settles = new TickBatch<PendingSettle, RawSettle>((id, items) => this.#settleMany(id, items));
 
@@ -113,6 +113,17 @@ export class LedgerSend implements Pick<SendLedger, 'claim' | 'settle' | 'halt' 
       ...answers,
     );
     return items.map((_, i) => [String(flat[3 * i] ?? 'missing'), Number(flat[3 * i + 1] ?? 0), Number(flat[3 * i + 2] ?? 0)]);
+  }
+
+  async retryCapped(phoneNumberId: string, limit: number): Promise<{ requeued: number; left: number }> {
+    const { redis, prefix, clock } = this.context;
+    const [requeued, left] = await redis.cwRetryCapped(
+      ...retryCappedKeys(prefix, phoneNumberId),
+      numberScope(prefix, phoneNumberId),
+      clock.arg(),
+      limit,
+    );
+    return { requeued: Number(requeued ?? 0), left: Number(left ?? 0) };
   }
 
   async confirmInDoubt(phoneNumberId: string, limit: number): Promise<InDoubtDecisions> {

@@ -1,3 +1,4 @@
+import type { LedgerClock } from './ledger-clock.js';
 import type { PurgeLedger } from '../../campaigns/control/purge-ledger.js';
 import type { CampaignLedger } from '../../campaigns/ledger.js';
 import type { CampaignCountersReader } from '../../campaigns/report/campaign-counters.js';
@@ -67,6 +68,11 @@ export class RedisLedger implements CampaignLedger, PurgeLedger, ErrorCodeLedger
     return this.#context.clock.now();
   }
 
+  /** The ledger's clock, for the stores that judge time as its scripts do (FREQUENCY_CAPS). */
+  get clock(): LedgerClock {
+    return this.#context.clock;
+  }
+
   // Reading a CSV into a campaign (ledger-ingest.ts).
   createCampaign: LedgerIngest['createCampaign'] = (...args) => this.#ingest.createCampaign(...args);
   recordIngested: LedgerIngest['recordIngested'] = (...args) => this.#ingest.recordIngested(...args);
@@ -90,6 +96,7 @@ export class RedisLedger implements CampaignLedger, PurgeLedger, ErrorCodeLedger
   halt: LedgerSend['halt'] = (...args) => this.#send.halt(...args);
   isHeld: LedgerSend['isHeld'] = (...args) => this.#send.isHeld(...args);
   confirmInDoubt: LedgerSend['confirmInDoubt'] = (...args) => this.#send.confirmInDoubt(...args);
+  retryCapped: LedgerSend['retryCapped'] = (...args) => this.#send.retryCapped(...args);
 
   // What Meta's webhooks change (ledger-delivery.ts).
   applyStatuses: LedgerDelivery['applyStatuses'] = (...args) => this.#delivery.applyStatuses(...args);

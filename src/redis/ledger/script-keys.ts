@@ -66,11 +66,27 @@ export function settleKeys(
   prefix: string,
   phoneNumberId: string,
   campaignId: string,
-): [campaign: string, rows: string, wamids: string, recent: string, sent: string, sentAt: string, window: string, confirm: string] {
+): [
+  campaign: string,
+  rows: string,
+  wamids: string,
+  recent: string,
+  sent: string,
+  sentAt: string,
+  window: string,
+  confirm: string,
+  capped: string,
+] {
   const { campaign, rows, recent } = campaignLedgerKeys(prefix, phoneNumberId, campaignId);
   const { sent, sentAt } = sentGuardKeys(prefix, phoneNumberId);
   const { window } = feedKeys(prefix, phoneNumberId);
-  return [campaign, rows, wamidsKey(prefix, phoneNumberId), recent, sent, sentAt, window, confirmKeys(prefix, phoneNumberId).confirm];
+  const { confirm, cappedRetry } = confirmKeys(prefix, phoneNumberId);
+  return [campaign, rows, wamidsKey(prefix, phoneNumberId), recent, sent, sentAt, window, confirm, cappedRetry];
+}
+
+/** retry-capped.lua: the number's rows due to be sent again after a 131049, its feed and its copy of the opt-outs. */
+export function retryCappedKeys(prefix: string, phoneNumberId: string): [capped: string, active: string, optouts: string] {
+  return [confirmKeys(prefix, phoneNumberId).cappedRetry, feedKeys(prefix, phoneNumberId).active, optOutsKey(prefix, phoneNumberId)];
 }
 
 /** cancel.lua: the campaign, its backlog and the number's feed. */

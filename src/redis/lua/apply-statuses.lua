@@ -67,6 +67,7 @@
 --- @include "wamid-index"
 --- @include "wamid-compact"
 --- @include "marketing-cap"
+--- @include "capped-retry"
 
 local wamidsKey = KEYS[1]
 local prefix, now = ARGV[1], ledgerNow(ARGV[2])
@@ -145,6 +146,9 @@ for i = 6, #ARGV, 8 do
           if redis.call('HEXISTS', optouts, rec.p) == 0 then
             redis.call('HSET', optouts, rec.p, cjson.encode({ campaignId = campaignId, row = tonumber(row), at = tonumber(now) }))
           end
+        end
+        if code == MARKETING_CAP_CODE and rec.s == 'failed' then
+          scheduleCappedRetry(prefix .. ':capped-retry:' .. numberId, campaignKey, campaignId, row, rec, at)
         end
         if code == MARKETING_CAP_CODE and rec.p and marketingCapApplies(campaignKey) then
           recordCap(prefix .. ':marketing-caps:' .. numberId, rec.p, at + capWait, now)

@@ -91,6 +91,8 @@ for i, json in ipairs(values) do
       if rec.v then
         move(campaignKey, rec, 'queued', now)
         rec.k = (rec.k or 0) + 1
+        -- Its next failure is its own: apply-statuses.lua keeps a failure's code only when it is the first.
+        rec.ft = nil
         redis.call('HSET', rowsKey, fields[i], cjson.encode(rec))
         local list = laneKeyOf(pendingKey, rec)
         entries[list] = entries[list] or {}

@@ -15,6 +15,8 @@
   its message ID (indexed, for its status webhooks) and waits in the `confirm` set until its
   patience deadline (`cu`); a status webhook settles it (apply-statuses.lua), else the sweep
   ends it `unknown` (confirm-in-doubt.lua). It feeds the brake when it settles, not here.
+  `skipped`: a rule checked after the claim refused the row (FREQUENCY_CAPPED): never sent, so
+  the duplicate guard forgets it, and like a row skipped at its claim it keeps no message.
 
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
@@ -25,6 +27,7 @@
     KEYS[6] sent-at    zset     <scope>:sent-at:<number>
     KEYS[7] window     zset     <scope>:feed:<number>:window
     KEYS[8] confirm    zset     <scope>:confirm:<number> ("campaign/row" → deadline ms)
+    KEYS[9] capped     zset     <scope>:capped-retry:<number> ("campaign/row" → ms it is due: includes/capped-retry.lua)
 
     ARGV[1]  campaign-id     campaign ID
     ARGV[2]  clock           ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
@@ -34,7 +37,7 @@
     ARGV[6]  held-patience   held patience (ms): how long a `held` row waits for its status webhook
     then 6 per row (SETTLE_ROW_ARGS, after SETTLE_SHARED_ARGS = 6), from ARGV[7] on:
     ARGV[7]  row             row number
-    ARGV[8]  status          'sent' | 'held' | 'failed' | 'unknown' | 'abandoned' | 'queued'
+    ARGV[8]  status          'sent' | 'held' | 'failed' | 'unknown' | 'abandoned' | 'queued' | 'skipped'
     ARGV[9]  wamid           wamid ('' unless sent or held)
     ARGV[10] code            error code ('' when sent or held)
     ARGV[11] detail          error detail ('' when sent or held)
@@ -55,8 +58,10 @@
 --- @include "backlog"
 --- @include "wamid-index"
 --- @include "wamid-compact"
+--- @include "capped-retry"
 
 local campaignKey, rowsKey, wamidsKey, recentKey, sentKey, sentAtKey, windowKey, confirmKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
+local cappedKey = KEYS[9]
 local campaignId, now, window, share, confirmMs = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local heldMs = tonumber(ARGV[6])
 local confirmUntil = nil
@@ -86,6 +91,12 @@ local function settle(row, status, wamid, code, detail, owner)
   if code ~= '' then rec.c = code; rec.d = detail elseif status == 'sent' or status == 'held' then rec.c = nil; rec.d = nil end
   -- When it failed: `campaign retry` holds back 131049 rows for 24 h after it.
   if status == 'failed' then rec.ft = now end
+  -- Meta's marketing cap (131049): `--retry-capped-after` sends it again once, that long after.
+  if status == 'failed' and code == '131049' then scheduleCappedRetry(cappedKey, campaignKey, campaignId, row, rec, now) end
+  if status == 'skipped' then
+    forgetSend(sentKey, sentAtKey, rec.f, campaignId, row)
+    rec.v = nil; rec.h = nil; rec.f = nil
+  end
   redis.call('HSET', rowsKey, row, cjson.encode(rec))
   if status == 'sent' or status == 'held' then indexWamid(wamidsKey, campaignKey, campaignId, row, wamid) end
   -- Meta refused it: not sent, so a later send of the same message is not a repeat. (An
