@@ -25,6 +25,16 @@ function shownStatus<V extends StatusView>(view: V): V {
   };
 }
 
+/** Where a campaign's rows came from when not from a file of its own: an audience (its filter), a test send. */
+function reachOf(view: StatusView): string {
+  const { audience } = view;
+  const from =
+    audience === null
+      ? ''
+      : ` to audience ${printable(audience.name)}${audience.where === null ? '' : ` where ${printable(audience.where)}`}`;
+  return `${from}${view.test ? " (a test send to the team's own numbers)" : ''}`;
+}
+
 /**
  * What `campaign status` and `list` print. Every text stored from outside (a name, a reason, a template's name, a
  * text's body) is printed through printable (src/text/operator-text.ts): one stored before the rule may hold ESC or RLO.
@@ -33,7 +43,7 @@ export function statusText(status: CampaignStatus, windowed?: WindowStatus, defi
   const j = shownStatus(statusJson(status, windowed, definition));
   const lines = [
     `Campaign ${campaignLabel(j.id, j.name)}: ${status.state}${status.priority === 'normal' ? '' : ` (priority ${status.priority})`}`,
-    ...(definition === undefined ? [] : [`  sends ${printable(describeMessage(campaignMessage(definition)))}`]),
+    ...(definition === undefined ? [] : [`  sends ${printable(describeMessage(campaignMessage(definition)))}${reachOf(j)}`]),
     `  total ${j.total}  queued ${j.queued}  sent ` +
       `${j.sent}${j.delivered > 0 || j.read > 0 ? ` (delivered ${j.delivered}, read ${j.read})` : ''}  failed ${j.failed}  ` +
       `rejected ${j.rejected}  skipped ${j.skipped}${j.confirming > 0 ? `  confirming ${j.confirming}` : ''}` +

@@ -9,6 +9,8 @@ const view = (over: Partial<StatusView> = {}): StatusView => ({
   id: 'c1',
   name: null,
   sourceCampaign: null,
+  audience: null,
+  test: false,
   state: 'running',
   kind: 'template',
   template: 'order_update',

@@ -17,6 +17,10 @@ export const statusViewSchema = z
     name: z.string().nullable(),
     // `campaign retarget`: the campaign whose rows it took; null for any other.
     sourceCampaign: z.string().nullable(),
+    // `send --audience`: the audience its rows were taken from, and the `--where` filter (null: all of it); null for a file.
+    audience: z.object({ name: z.string(), where: z.string().nullable() }).nullable(),
+    // `send --test-to`: a test send to the team's own numbers.
+    test: z.boolean(),
     state: z.enum(['scheduled', 'ingesting', 'running', 'paused', 'cancelled', 'completed']),
     // What it sends: an approved `template`, or a free-form `text` (`--text`); null when its definition was not read.
     kind: z.enum(['template', 'text']).nullable(),
@@ -93,6 +97,8 @@ export function statusJson(status: CampaignStatus, windowed?: WindowStatus, defi
     id: status.id,
     name: definition?.name ?? null,
     sourceCampaign: definition?.sourceCampaign ?? null,
+    audience: definition?.audience === undefined ? null : { name: definition.audience.name, where: definition.audience.where ?? null },
+    test: definition?.test === true,
     state: status.state,
     kind: message?.kind ?? null,
     template: message?.kind === 'template' ? message.plan.name : null,
