@@ -35,3 +35,35 @@ export async function ensureCsv(rows: number): Promise<string> {
   renameSync(partial, path);
   return path;
 }
+
+const PLANS = ['basic', 'plus', 'pro'];
+const SIGNUP_DAYS = 730;
+
+/** The phone of row `i` of the audience's file (as ensureCsv numbers its rows). */
+export const audiencePhone = (i: number): string => `+49151${String(10_000_000 + i)}`;
+
+/**
+ * A CSV of `rows` distinct valid German mobiles with five attributes, ensureCsv's columns plus
+ * a plan and a signup date: first_name and order_id are the template's parameters, so
+ * `campaign send` queues every row of the very file an audience imports (bench/audience.ts).
+ */
+export async function ensureAudienceCsv(rows: number): Promise<string> {
+  const path = join(DATA_DIR, `audience-${rows}.csv`);
+  if (existsSync(path)) return path;
+  mkdirSync(DATA_DIR, { recursive: true });
+  const days = Array.from({ length: SIGNUP_DAYS }, (_, d) => new Date(Date.UTC(2024, 0, 1) + d * 86_400_000).toISOString().slice(0, 10));
+  const partial = `${path}.partial`;
+  const out = createWriteStream(partial);
+  out.write('phone,first_name,order_id,city,plan,signup_date\n');
+  for (let i = 1; i <= rows; i++) {
+    const line =
+      `${audiencePhone(i)},${NAMES[i % NAMES.length] ?? 'Ana'},A-${100_000 + i},${CITIES[i % CITIES.length] ?? 'Lisbon'},` +
+      `${PLANS[i % PLANS.length] ?? 'basic'},${days[i % SIGNUP_DAYS] ?? '2024-01-01'}\n`;
+    if (!out.write(line)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  // Renamed only when complete, so an interrupted generation is never reused.
+  renameSync(partial, path);
+  return path;
+}

@@ -83,7 +83,8 @@ export interface SectionResult {
     | 'soak'
     | 'settled'
     | 'capacity'
-    | 'startup';
+    | 'startup'
+    | 'audience';
   /**
    * Headers of the value columns, when they are not "ours / baseline / ratio" (the feeder
    * section compares with the figures measured before it, not with a bare baseline).
