@@ -13,17 +13,13 @@ const PAGE = 1000;
 /** The portfolio's audiences, by name. */
 export async function listAudiences(context: AudiencesContext, target: OptOutsOptions): Promise<AudienceSummary[]> {
   const { portfolio } = audienceTarget(context, target);
-  return (await audienceStore(context).list(portfolio)).map(
-    ({ name, contacts, columns, createdAt, updatedAt, importedFrom, lastImport }) => ({
-      name,
-      contacts,
-      columns,
-      createdAt,
-      updatedAt,
-      importedFrom,
-      lastImport,
-    }),
-  );
+  return (await audienceStore(context).list(portfolio)).map((stored) => summaryOf(stored, stored.contacts));
+}
+
+/** An audience as listed: what is stored of it, and how many contacts it has. */
+function summaryOf(stored: StoredAudience, contacts: number): AudienceSummary {
+  const { name, columns, createdAt, updatedAt, importedFrom, lastImport } = stored;
+  return { name, contacts, columns, createdAt, updatedAt, importedFrom, lastImport };
 }
 
 /** The audience's columns (what `--where` may name), or AUDIENCE_NOT_FOUND. */
@@ -68,23 +64,8 @@ export async function showAudience(context: AudiencesContext, target: OptOutsOpt
     withConsent += consented.filter(Boolean).length;
     withUserId += userIds.filter((id) => id !== undefined).length;
   }
-  const { columns, createdAt, updatedAt, importedFrom, lastImport } = audience;
   const bytes = await store.bytes(portfolio, name);
-  return {
-    name,
-    portfolio,
-    contacts,
-    columns,
-    createdAt,
-    updatedAt,
-    importedFrom,
-    lastImport,
-    filled,
-    optedOut,
-    withConsent,
-    withUserId,
-    bytes,
-  };
+  return { ...summaryOf(audience, contacts), portfolio, filled, optedOut, withConsent, withUserId, bytes };
 }
 
 /** The store, the portfolio and the audience `name` names there, or AUDIENCE_NOT_FOUND. */

@@ -2,7 +2,8 @@ import { basename } from 'node:path';
 import { getCountries, type CountryCode } from 'libphonenumber-js';
 import type { ConsentEntry } from '../consent/consent-entry.js';
 import { checkConsentRow, consentColumns, type ConsentColumns } from '../consent/consent-file.js';
-import { ConsentRejectsFile, consentRejectsPath, type ConsentRejection } from '../consent/consent-rejects.js';
+import { consentRejectsPath, openConsentRejects, type ConsentRejection } from '../consent/consent-rejects.js';
+import type { RejectsFile } from '../campaigns/ingest/rejects-file.js';
 import { openCsv, type CsvSource } from '../csv/csv-records.js';
 import { AppError } from '../errors/app-error.js';
 import { phoneRefusalCode, toE164 } from '../phone/e164.js';
@@ -63,7 +64,7 @@ export async function importConsent(
   const csv = await openCsv(request.file, { delimiter: request.delimiter });
   try {
     const columns = consentColumns(request.file, csv.header);
-    const rejects = await ConsentRejectsFile.open(consentRejectsPath(request.file));
+    const rejects = await openConsentRejects(consentRejectsPath(request.file));
     const rules = { columns, defaultCountry, defaultSource, now: await context.ledger.now() };
     const read = await readRows(
       csv,
@@ -90,7 +91,7 @@ async function readRows(
   rules: { columns: ConsentColumns; defaultCountry: CountryCode | undefined; defaultSource: string; now: number },
   store: RedisConsent,
   portfolio: string,
-  rejects: ConsentRejectsFile,
+  rejects: RejectsFile,
   onProgress: ((progress: ConsentImportProgress) => void) | undefined,
 ): Promise<ReadCounts> {
   const counts: ReadCounts = { rowsRead: 0, recorded: 0, rejected: 0, rejections: [] };

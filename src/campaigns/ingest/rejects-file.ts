@@ -47,24 +47,37 @@ export interface RejectsSink {
   close(): Promise<string | undefined>;
 }
 
+/** A refused row as a rejects file takes it: a campaign's (RefusedRow), or another import's with reasons of its own. */
+export type RejectedRecord = Omit<RefusedRow, 'reason'> & { reason: string };
+
+/** How a rejects file is written: with the file's line beside the row, and what to do when it cannot be written. */
+export interface RejectsFileOptions {
+  withLine?: boolean;
+  /** The end of OUTPUT_UNWRITABLE's message: where else the refused rows can be found. */
+  elsewhere?: string;
+}
+
 /**
- * Rejected and skipped rows as they are found: `row,phone,reason`, opened on the first one.
- * Every cell is made spreadsheet-safe (a cell from the file may hold a formula).
+ * Rejected and skipped rows as they are found: `row,phone,reason` (or `row,line,phone,reason`),
+ * opened on the first one. Every cell is made spreadsheet-safe (a cell from the file may hold a formula).
  */
 export class RejectsFile implements RejectsSink {
   readonly #path: string;
+  readonly #options: RejectsFileOptions;
   #csv: ReturnType<typeof stringify> | undefined;
   #out: WriteStream | undefined;
   #failure: Error | undefined;
   #closed: Promise<string | undefined> | undefined;
 
-  constructor(path: string) {
+  constructor(path: string, options: RejectsFileOptions = {}) {
     this.#path = path;
+    this.#options = options;
   }
 
-  add(refused: RefusedRow): void {
+  add(refused: RejectedRecord): void {
+    const withLine = this.#options.withLine === true;
     if (this.#csv === undefined) {
-      const csv = stringify({ header: true, columns: ['row', 'phone', 'reason'] });
+      const csv = stringify({ header: true, columns: withLine ? ['row', 'line', 'phone', 'reason'] : ['row', 'phone', 'reason'] });
       const out = createWriteStream(this.#path);
       // A write that fails later (disk full, directory removed) must not crash ingest: close() reports it.
       out.on('error', (error) => (this.#failure ??= error));
@@ -72,7 +85,9 @@ export class RejectsFile implements RejectsSink {
       this.#csv = csv;
       this.#out = out;
     }
-    this.#csv.write([refused.row, spreadsheetSafe(refused.phone), spreadsheetSafe(`${refused.reason}: ${refused.detail}`)]);
+    const phone = spreadsheetSafe(refused.phone);
+    const reason = spreadsheetSafe(`${refused.reason}: ${refused.detail}`);
+    this.#csv.write(withLine ? [refused.row, refused.line, phone, reason] : [refused.row, phone, reason]);
   }
 
   /** Finishes the file; returns its path, or undefined when no row was refused. */
@@ -87,8 +102,8 @@ export class RejectsFile implements RejectsSink {
       if (this.#failure !== undefined) {
         throw new AppError(
           'OUTPUT_UNWRITABLE',
-          `The rejects file ${this.#path} could not be written (${this.#failure.message}); every refused ` +
-            `row is also in the ledger: \`campaign report ID\` lists them.`,
+          `The rejects file ${this.#path} could not be written (${this.#failure.message}); ` +
+            (this.#options.elsewhere ?? 'every refused row is also in the ledger: `campaign report ID` lists them.'),
           { cause: this.#failure },
         );
       }
