@@ -10,6 +10,7 @@ import type { WebhookConsumer } from '../src/webhooks/webhook-consumer.js';
 import type { AccountError } from '../src/campaigns/settle/account-errors.js';
 import { checkDashboardExposure } from '../src/dashboard/exposure.js';
 import { AppError } from '../src/errors/app-error.js';
+import { boundedClose, type BoundedClose } from '../src/http/bounded-close.js';
 import { listenFailure, urlHost } from '../src/http/listen.js';
 import { createLogger, type Logger } from '../src/logging/logger.js';
 
@@ -24,7 +25,7 @@ export interface RunningService {
   url: string;
   port: number;
   app: FastifyInstance;
-  /** Stops taking requests (those in flight finish), then closes Redis. */
+  /** Stops taking requests (those in flight get CLOSE_GRACE_MS, 5 s, to finish), then closes Redis. */
   close(): Promise<void>;
 }
 
@@ -56,6 +57,7 @@ export async function startService(
   const parts = await openServiceParts(config, log);
   let app: FastifyInstance | undefined;
   let port: number;
+  let closer: BoundedClose;
   try {
     const inbox = new RedisWebhookInbox(redis, config.queuePrefix, { max: config.webhook.inboxMax });
     app = buildWebhookServer({
@@ -68,6 +70,7 @@ export async function startService(
     });
     await parts.dashboard.register(app);
     await parts.api.register(app);
+    closer = boundedClose(app.server);
     // Their connections refuse commands until they are up (no offline queue): the first request and read wait for them, not fail.
     // (The inbox's connection is not up: Redis is away, and the service starts without waiting more.)
     if (redis.status === 'ready') await parts.connected();
@@ -80,7 +83,7 @@ export async function startService(
     await parts.close();
     throw error;
   }
-  return runningService(app, port, options.host, async () => {
+  return runningService(app, closer, port, options.host, async () => {
     await parts.close();
     await redis.quit().catch(() => undefined);
     closeRedis(redis);
@@ -208,7 +211,13 @@ async function limitUpdatesHandler(config: Config, log: Logger, redis: RedisClie
 }
 
 /** The handle of a listening service: close() once, however often it is called; the server first, so requests in flight finish. */
-function runningService(app: FastifyInstance, port: number, host: string, closeRest: () => Promise<void>): RunningService {
+function runningService(
+  app: FastifyInstance,
+  closer: BoundedClose,
+  port: number,
+  host: string,
+  closeRest: () => Promise<void>,
+): RunningService {
   let closing: Promise<void> | undefined;
   return {
     url: `http://${urlHost(host)}:${port}`,
@@ -216,8 +225,9 @@ function runningService(app: FastifyInstance, port: number, host: string, closeR
     app,
     close: () =>
       (closing ??= (async () => {
-        // First the server (requests in flight finish their XADD; new ones get 503), then Redis.
-        await app.close();
+        // First the server (requests in flight finish their XADD, within a grace; new ones get 503), then Redis.
+        // Bounded: a connection with nothing in flight would otherwise hold the close up to the keep-alive timeout, or forever.
+        await closer.close(() => app.close());
         await closeRest();
       })()),
   };
