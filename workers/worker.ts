@@ -99,7 +99,7 @@ function frequencyGuardOf(context: AppContext): RedisFrequencyGuard | undefined 
   const { config, redis, ledger } = context;
   if (config.frequencyCaps.length === 0) return undefined;
   const { queuePrefix: prefix, portfolios, frequencyCaps: caps } = config;
-  return new RedisFrequencyGuard(redis, { prefix, portfolios, caps, clock: ledger.clock });
+  return new RedisFrequencyGuard(redis, { prefix, portfolios, caps, clock: ledger.ledgerClock() });
 }
 
 /** One phone number's sending: its API client, pacer, processor and queue worker (with feeder and in-doubt sweep). */

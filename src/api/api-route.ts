@@ -21,7 +21,7 @@ export interface ApiAnswer {
  * below `/api/v1`.
  */
 export interface ApiRouteDefinition<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   operationId: string;
   summary: string;

@@ -16,6 +16,16 @@ import {
 } from './routes/campaign-control-routes.js';
 import { registerCampaignRetargetRoute, retargetCampaignRoute } from './routes/campaign-retarget-route.js';
 import { listNumbersRoute, listTemplatesRoute, registerDirectoryRoutes } from './routes/directory-routes.js';
+import {
+  deleteAudienceRoute,
+  exportAudienceRoute,
+  getAudienceRoute,
+  importAudienceRoute,
+  listAudiencesRoute,
+  registerAudiencesRoutes,
+  removeContactsRoute,
+} from './routes/audiences-routes.js';
+import { audienceCampaignRoute, registerAudienceCampaignRoute } from './routes/audience-campaign-route.js';
 import { addOptOutsRoute, listOptOutsRoute, registerOptOutsRoutes, removeOptOutsRoute } from './routes/optouts-routes.js';
 
 /** Every route of the API, as data: the OpenAPI document is made from this list. */
@@ -36,6 +46,13 @@ export const API_ROUTES: readonly ApiRouteDefinition[] = [
   listOptOutsRoute,
   addOptOutsRoute,
   removeOptOutsRoute,
+  listAudiencesRoute,
+  getAudienceRoute,
+  importAudienceRoute,
+  exportAudienceRoute,
+  removeContactsRoute,
+  deleteAudienceRoute,
+  audienceCampaignRoute,
 ];
 
 /** Adds every route to the API's scope. */
@@ -48,5 +65,7 @@ export function registerApiRoutes(app: FastifyInstance, services: ApiServices): 
   registerCampaignRetargetRoute(app, services);
   registerDirectoryRoutes(app, services);
   registerOptOutsRoutes(app, services);
+  registerAudiencesRoutes(app, services);
+  registerAudienceCampaignRoute(app, services);
   registerCampaignCreateRoute(app, services);
 }

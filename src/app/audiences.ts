@@ -110,10 +110,5 @@ async function dropAudience(
 ): Promise<AudienceHistoryLine | undefined> {
   checkAudienceName(name);
   const { portfolio } = audienceTarget(context, target);
-  const store = audienceStore(context);
-  const contacts = await store.delete(portfolio, name);
-  if (contacts === undefined) return undefined;
-  const line: AudienceHistoryLine = { at, name, action, contacts };
-  await store.recordHistory(portfolio, line);
-  return line;
+  return audienceStore(context).drop(portfolio, name, action, at);
 }

@@ -34,7 +34,7 @@ export function createCampaignDeps(context: CampaignContext): SendCampaignDeps {
               prefix: config.queuePrefix,
               portfolios: config.portfolios,
               caps: config.frequencyCaps,
-              clock: ledger.clock,
+              clock: ledger.ledgerClock(),
             }).capped(definition, phones),
     openTemplates: (file) => buildTemplateRegistry(context, { file }),
     setTemplateTtl:

@@ -56,7 +56,7 @@ export const REJECTION_REASONS = {
     '2025-04-01 and fails it with 131049; `send --allow-us-marketing` sends it anyway',
   NO_CONSENT:
     'a MARKETING template under --require-consent to a recipient with no opt-in on record in this business portfolio ' +
-    '(`campaign consent show PHONE`); record one with `campaign consent import` or an audience\'s --consent-column',
+    "(`campaign consent show PHONE`); record one with `campaign consent import` or an audience's --consent-column",
   FREQUENCY_CAPPED:
     'the recipient already got as many messages of this kind from this business portfolio as FREQUENCY_CAPS allows within ' +
     "its window (any campaign, any number); checked at the row's claim. `send --ignore-frequency-caps` sends anyway",

@@ -11,6 +11,7 @@ import { reportUserIds } from '../redis/webhooks/redis-user-links.js';
 import { RedisCampaignHistory } from '../redis/history/redis-campaign-history.js';
 import { RedisTemplateInfo } from '../redis/templates/redis-template-info.js';
 import { RedisAccountErrors } from '../redis/metrics/redis-account-errors.js';
+import { RedisAudiences } from '../redis/audiences/redis-audiences.js';
 import { RedisLoginAttempts } from '../redis/access/redis-login-attempts.js';
 import type { DashboardSessions } from '../http/dashboard-sessions.js';
 import { DashboardAccess } from './access.js';
@@ -98,6 +99,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         onReportError: (campaignId, error) => logger.warn({ campaignId, reason: error.message }, 'report download ended early'),
         userIds: async (campaignId) =>
           reportUserIds(redis, prefix, options.portfolios ?? new Map(), (await ledger.getCampaign(campaignId))?.phoneNumberId ?? ''),
+        audiences: { store: new RedisAudiences(redis, prefix), logger },
       });
       registerControlRoutes(scope, { ledger, reader, history, access, logger, now });
       await scope.register(

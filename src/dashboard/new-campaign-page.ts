@@ -25,6 +25,27 @@ export const NEW_CAMPAIGN_HEADERS: Readonly<Record<string, string>> = {
 /** The file name of the rate card the package ships (an example, not Meta's rates), never its path on the server. */
 const EXAMPLE_CARD = basename(defaultRateCardFile());
 
+/** Who gets it: a CSV uploaded (read here for the columns and the preview), or a stored audience with a `where` filter. */
+const RECIPIENTS = html`<fieldset>
+<legend>1. The recipients</legend>
+<div class="choice">
+<label><input type="radio" name="recipients" value="file" checked> Upload a CSV</label>
+<label><input type="radio" name="recipients" value="audience"> An audience</label>
+</div>
+<div id="nc-file-fields">
+<label>CSV file <input type="file" id="nc-file" name="file" accept=".csv,.txt,text/csv,text/plain" required></label>
+<p class="sub" id="nc-file-summary">One row per recipient, with a header line. Only its first rows are read here, for the preview.</p>
+</div>
+<div id="nc-audience-fields" hidden>
+<label>Audience <select id="nc-audience" name="audience"><option value="">(choose the number first)</option></select></label>
+<label>Only contacts where <input type="text" id="nc-where" name="where" size="50" maxlength="4000"
+ placeholder='tier = "gold" and city in ("Berlin", "Hamburg")'></label>
+<p class="sub" id="nc-audience-summary">Empty: every contact. Compare attributes with <code>=</code> <code>!=</code> <code>&lt;</code>
+<code>&gt;</code>, <code>in (…)</code>, <code>contains</code>, <code>is empty</code>; combine with <code>and</code>, <code>or</code>,
+<code>not</code> and parentheses (the grammar: docs/audiences.md). <a href="/audiences">Audiences</a></p>
+</div>
+</fieldset>`;
+
 /**
  * `GET /campaigns/new`: a form the page's script drives. The file is read in the browser for
  * the column choices and the preview (only its first rows), then sent whole with the spec to
@@ -40,11 +61,7 @@ export function newCampaignPage(csrfToken: string): SafeHtml {
 <h1>New campaign</h1>
 <form id="new-campaign" class="new-campaign" data-csrf-token="${csrfToken}" data-example-rate-card="${EXAMPLE_CARD}" novalidate>
 <p class="error" id="nc-load-error" role="alert" hidden></p>
-<fieldset>
-<legend>1. The file</legend>
-<label>CSV file <input type="file" id="nc-file" name="file" accept=".csv,.txt,text/csv,text/plain" required></label>
-<p class="sub" id="nc-file-summary">One row per recipient, with a header line. Only its first rows are read here, for the preview.</p>
-</fieldset>
+${RECIPIENTS}
 <fieldset>
 <legend>2. The message</legend>
 <label>From number <select id="nc-number" name="phoneNumberId"><option value="">(loading…)</option></select></label>
@@ -91,13 +108,15 @@ export function newCampaignPage(csrfToken: string): SafeHtml {
 <div class="controls">
 <button type="button" id="nc-check">Check the file (dry run)</button>
 <button type="button" id="nc-confirm" disabled>Confirm: create the campaign</button>
+<button type="button" id="nc-test">Send a test…</button>
 <span class="sub" id="nc-status" role="status"></span>
 </div>
 <div id="nc-problems"></div>
 <section id="nc-plan" hidden></section>
 </form>
-<p class="footnote">The dry run reads the whole file as <code>campaign send --dry-run</code> does and queues nothing;
-Confirm sends the same file and choices as <code>campaign send</code>.</p>
+<p class="footnote">The dry run reads the whole file (or the audience's segment) as <code>campaign send --dry-run</code> does and
+queues nothing; Confirm sends the same file and choices as <code>campaign send</code>. Send a test sends the first rows' messages to
+the numbers you give (<code>--test-to</code>), one row each, as a campaign of its own.</p>
 <script src="${NEW_CAMPAIGN_SCRIPT_PATH}" defer></script>`,
   });
 }

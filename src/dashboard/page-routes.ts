@@ -8,6 +8,7 @@ import { notFoundPage, sendPage } from './page-answers.js';
 import { registerPageAssets } from './page-assets.js';
 import { reportDisposition, reportStream } from '../http/report-download.js';
 import { registerNewCampaignRoutes } from './new-campaign-routes.js';
+import { registerAudiencePages, type AudiencePagesDeps } from './audiences-routes.js';
 import type { UserIdsOf } from '../campaigns/report/report.js';
 
 export interface PageRoutesDeps {
@@ -18,6 +19,8 @@ export interface PageRoutesDeps {
   now: () => number;
   /** The report's `user_id` column of a campaign (its portfolio's user links); without it the column is empty. */
   userIds?: (campaignId: string) => Promise<UserIdsOf>;
+  /** The Audiences pages' store and logger; without them the pages have no Audiences. */
+  audiences?: Pick<AudiencePagesDeps, 'store' | 'logger'>;
 }
 
 type IdParams = { id: string };
@@ -26,6 +29,7 @@ type IdParams = { id: string };
 export function registerPageRoutes(app: FastifyInstance, deps: PageRoutesDeps): void {
   const { reader, access, now } = deps;
   registerNewCampaignRoutes(app, access);
+  if (deps.audiences !== undefined) registerAudiencePages(app, { ...deps.audiences, access, now });
 
   app.get('/', async (_request, reply) => {
     const [views, accountErrors] = await Promise.all([reader.list(), reader.accountErrors()]);

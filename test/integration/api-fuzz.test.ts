@@ -51,6 +51,10 @@ const STATE_CODES = new Set([
   'CSV_NOT_CSV',
   'CSV_UNCLOSED_QUOTE',
   'CSV_NO_ROWS',
+  // More test numbers than the file has rows.
+  'TEST_SEND_INVALID',
+  // The audience's segment is empty: its contacts, not the request, decide.
+  'AUDIENCE_NO_CONTACTS',
 ]);
 /**
  * Refusals of a value whose form the document states, for a reason no JSON Schema can: each
@@ -66,6 +70,8 @@ const UNSTATABLE_CODES = new Set([
   'TIME_TOO_FAR_AHEAD',
   // A deadline or expiry not after the start (another field's value, or the clock's): a schema cannot compare two values.
   'TIME_NOT_AFTER_START',
+  // A `where` filter's grammar (docs/audiences.md) and the audience's attributes: a parser's and the store's to say.
+  'AUDIENCE_WHERE_INVALID',
 ]);
 /** Operations whose admin draws must sometimes succeed (2xx): the hints give them what the server holds. */
 const EXPLORED = new Set(['createCampaign', 'pauseCampaign', 'resumeCampaign', 'cancelCampaign', 'retryCampaign', 'addOptOuts']);

@@ -16,7 +16,7 @@ describe('usage errors through the CLI', () => {
     it.each([
       [['send', 'file.csv', '--template', 'order_update', '--zzyzx'], "unknown option '--zzyzx'", 'campaign send'],
       [['send', 'file.csv', '--dry-rn'], "unknown option '--dry-rn' (did you mean --dry-run?)", 'campaign send'],
-      [['send'], "missing required argument 'file'", 'campaign send'],
+      [['send'], "missing required argument 'file' (or --audience NAME)", 'campaign send'],
       [['reschedule', 'c1'], "required option '--at <time>' not specified", 'campaign reschedule'],
       [['sned', 'file.csv'], "unknown command 'sned' (did you mean send?)", 'campaign'],
       [

@@ -62,7 +62,7 @@ const METHODS = {
   recordedCosts: 0,
   timeline: 0,
   now: 0,
-  clock: 0,
+  ledgerClock: 0,
   retryCapped: 0,
 } satisfies Record<keyof RedisLedger, 0>;
 

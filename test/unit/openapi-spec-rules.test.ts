@@ -27,6 +27,7 @@ const ajv = new Ajv2020({ strict: false });
 addFormats(ajv);
 ajv.addSchema(document, 'openapi');
 const specFits = ajv.getSchema('openapi#/components/schemas/CampaignSpec')!;
+const audienceSpecFits = ajv.getSchema('openapi#/components/schemas/AudienceCampaignSpec')!;
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 const HOUR = 3_600_000;
 
@@ -189,6 +190,24 @@ describe('the rules between a spec’s fields', () => {
       const flags = { template: 'order_update', language: 'en_US', ...spec };
       expect(fits(flags), JSON.stringify(flags)).toBe(serverTakes(flags));
     }
+  });
+
+  it('a test send: not with dryRun, campaign or at; a campaign to an audience (its path names it) with or without where', () => {
+    const iso = new Date(NOW + 2 * HOUR).toISOString();
+    const specs = combinations({ testTo: [undefined, ['+4915112345678']], dryRun: [undefined, true, false], at: [undefined, iso] });
+    for (const spec of specs) {
+      for (const campaign of [undefined, 'winter-sale']) {
+        const flags = { template: 'order_update', language: 'en_US', ...spec, ...(campaign === undefined ? {} : { campaign }) };
+        expect(fits(flags), JSON.stringify(flags)).toBe(serverTakes(flags));
+      }
+      for (const where of [undefined, 'tier = "gold"']) {
+        const flags = { template: 'order_update', language: 'en_US', ...spec, ...(where === undefined ? {} : { where }) };
+        const fitsAudience = audienceSpecFits(flags) === true;
+        expect(fitsAudience, JSON.stringify(flags)).toBe(serverTakes({ ...flags, audience: 'weekly' }));
+      }
+    }
+    // The file's forms take no audience: it has a route of its own.
+    expect(fits({ template: 'order_update', language: 'en_US', audience: 'weekly' })).toBe(false);
   });
 
   it('reads specs the same way at the CLI: parseCampaignSpec of the flags’ spec takes what the document takes', () => {

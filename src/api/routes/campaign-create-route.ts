@@ -10,6 +10,7 @@ import { readCampaignFlags } from '../../campaigns/spec/campaign-flags.js';
 import { FLAG_FIELD_NAMES } from '../../campaigns/spec/field-names.js';
 import { withFields } from '../../campaigns/spec/spec-problems.js';
 import { isAppError, type AppError } from '../../errors/app-error.js';
+import type { ErrorCode } from '../../errors/error-codes.js';
 import { problemsOf } from '../../errors/problems-error.js';
 import type { StoredAnswer } from '../../redis/access/idempotency-keys.js';
 import type { ApiCaller } from '../api-principal.js';
@@ -55,10 +56,14 @@ export const createCampaignRoute = {
   method: 'POST',
   path: '/campaigns',
   operationId: 'createCampaign',
-  summary: 'Create a campaign from a CSV upload, or plan it (dry run)',
+  summary: 'Create a campaign from a CSV upload or a stored audience, or plan it (dry run)',
   description:
-    'What `campaign send FILE` does. The CSV is streamed to disk, never held in memory; a body over API_MAX_UPLOAD_BYTES is ' +
-    'refused (413). A refused spec or header answers 422 listing every problem, each naming its `field` (JSON path) or `column`.',
+    'What `campaign send FILE` (or `campaign send --audience NAME`) does. The CSV is streamed to disk, never held in memory; a ' +
+    'body over API_MAX_UPLOAD_BYTES is refused (413). A campaign to a stored audience (`audience` in the spec) takes no file: ' +
+    'send the spec alone as an `application/json` body, or a multipart body without a `file` part (forms the media types ' +
+    'below leave out, so that a client generated from this document keeps one body type); a spec with `audience` and a file ' +
+    'is refused (422). A refused spec or header answers 422 listing every problem, each naming its `field` (JSON path) or ' +
+    '`column`.',
   scope: 'send',
   query: z.strictObject({
     spec: z
@@ -103,7 +108,8 @@ export const createCampaignRoute = {
   responses: {
     200: { description: 'The plan of a dry run (`send --dry-run --json`) and its first refused rows', schema: dryRunSummarySchema },
     201: { description: 'Created (`send --json`); `Location` names the campaign', schema: sendSummarySchema },
-    ...problemAnswers(400, 401, 403, 409, 413, 415, 422, 429, 431, 503),
+    ...problemAnswers(400, 401, 403, 404, 409, 413, 415, 422, 429, 431, 503),
+    404: { ...problemAnswers(404)[404]!, description: 'The spec names an audience the portfolio has none of (AUDIENCE_NOT_FOUND)' },
   },
   responseHeaders: {
     200: { [REPLAYED_NAME]: REPLAYED_DOC },
@@ -118,21 +124,26 @@ export const createCampaignRoute = {
 export function registerCampaignCreateRoute(app: FastifyInstance, services: ApiServices): void {
   registerApiRoute(app, createCampaignRoute, async ({ query, caller, request, reply }) => {
     const key = idempotencyKeyOf(request);
-    requireUpload(request);
+    const jsonSpec = jsonSpecOf(request, query.spec);
+    if (jsonSpec === undefined) requireUpload(request);
     const { config, redis } = services.context;
     const deps = createCampaignDeps(services.context);
     let spool: UploadSpool | undefined;
     const read = async (): Promise<IdempotentRequest> => {
-      spool = await UploadSpool.open(join(config.reportsDir, UPLOADS_DIR));
-      const upload = await readUpload(request, spool, { maxBytes: config.httpApi.maxUploadBytes, specQuery: query.spec });
+      const upload =
+        jsonSpec ??
+        (await readUpload(request, (spool = await UploadSpool.open(join(config.reportsDir, UPLOADS_DIR))), {
+          maxBytes: config.httpApi.maxUploadBytes,
+          specQuery: query.spec,
+        }));
       // What makes a retry the same request: the query, the spec and the file's name and bytes (not multipart's random boundary).
       const fingerprint = requestFingerprint([
         createCampaignRoute.method,
         createCampaignRoute.path,
         query.dryRun ?? null,
         upload.specText ?? null,
-        upload.fileName,
-        upload.sha256,
+        upload.fileName ?? null,
+        upload.sha256 ?? null,
       ]);
       return { fingerprint, run: () => createFromUpload(services, deps, caller, upload, query) };
     };
@@ -154,16 +165,37 @@ export function registerCampaignCreateRoute(app: FastifyInstance, services: ApiS
   });
 }
 
+/**
+ * A JSON body is the spec alone (a campaign to a stored audience: no file); the query's `spec`
+ * goes with a CSV body only. Undefined: the body is not JSON.
+ */
+function jsonSpecOf(request: FastifyRequest, specQuery: string | undefined): SpooledUpload | undefined {
+  const body: unknown = request.body;
+  if (request.isMultipart() || isStream(body) || body === undefined || body === null) return undefined;
+  if (specQuery !== undefined)
+    throw new ProblemsError([{ code: 'API_REQUEST_INVALID', detail: 'a JSON body is the spec: give none in the query', field: 'spec' }], {
+      code: 'API_REQUEST_INVALID',
+      status: 400,
+    });
+  return { specText: JSON.stringify(body), path: undefined, sha256: undefined, fileName: undefined };
+}
+
 /** A CSV body or a multipart one: anything else is refused before the key is claimed or a byte read. */
 function requireUpload(request: FastifyRequest): void {
   if (request.isMultipart() || isStream(request.body)) return;
   throw new ProblemsError(
-    [{ code: 'API_REQUEST_INVALID', detail: 'Send the CSV as text/csv, or multipart/form-data with a spec and a file part' }],
+    [
+      {
+        code: 'API_REQUEST_INVALID',
+        detail: 'Send the CSV as text/csv, or multipart/form-data with a spec and a file part, or a JSON spec naming an audience',
+      },
+    ],
     { code: 'API_REQUEST_INVALID', status: 415 },
   );
 }
 
-async function createFromUpload(
+/** The campaign of a spec and its upload (none for an audience), answered as `send --json` / `--dry-run --json` print it. */
+export async function createFromUpload(
   services: ApiServices,
   deps: CreateCampaignDeps,
   caller: ApiCaller,
@@ -194,6 +226,17 @@ async function createFromUpload(
   }
 }
 
+/** The field a refusal of one check names when it names none (else: the file). */
+const FALLBACK_FIELDS: Partial<Record<ErrorCode, string>> = {
+  COST_ABOVE_MAX: FLAG_FIELD_NAMES.maxCost,
+  TEMPLATE_MAPPING_INVALID: FLAG_FIELD_NAMES['template.name'],
+  TEMPLATE_SLOT_UNFILLED: FLAG_FIELD_NAMES['template.name'],
+  AUDIENCE_NAME_INVALID: FLAG_FIELD_NAMES['audience.name'],
+  AUDIENCE_NO_CONTACTS: FLAG_FIELD_NAMES['audience.where'],
+  AUDIENCE_WHERE_INVALID: FLAG_FIELD_NAMES['audience.where'],
+  TEST_SEND_INVALID: FLAG_FIELD_NAMES.testTo,
+};
+
 /**
  * A refusal of the spec or file (422) as a list of problems, each naming its field or column,
  * even when one check threw alone (the template's category, the cost, …).
@@ -201,12 +244,7 @@ async function createFromUpload(
 function everyProblemNamed(error: AppError): AppError {
   const status = error instanceof ProblemsError && error.status !== undefined ? error.status : statusOf(error.code);
   if (status !== 422) return error;
-  const fallback =
-    error.code === 'COST_ABOVE_MAX'
-      ? FLAG_FIELD_NAMES.maxCost
-      : error.code === 'TEMPLATE_MAPPING_INVALID' || error.code === 'TEMPLATE_SLOT_UNFILLED'
-        ? FLAG_FIELD_NAMES['template.name']
-        : 'file';
+  const fallback = FALLBACK_FIELDS[error.code] ?? 'file';
   const items = withFields(problemsOf(error), FLAG_FIELD_NAMES, fallback);
   return new ProblemsError(items, { code: error.code, message: error.message });
 }

@@ -59,7 +59,7 @@ export const sendSummarySchema = z
     }),
     frequencyCapped: count.meta({
       description:
-        'FREQUENCY_CAPS: rows to send whose recipient is over a cap now, an estimate (the cap is checked at each row\'s claim, ' +
+        "FREQUENCY_CAPS: rows to send whose recipient is over a cap now, an estimate (the cap is checked at each row's claim, " +
         'where they are skipped as FREQUENCY_CAPPED); 0 without caps.',
     }),
     interruptedAtRow: count.nullable(),

@@ -60,6 +60,8 @@ export const SPEC_RULES: Record<string, unknown> = {
     ttl: { required: ['endpoint'], properties: { endpoint: { const: 'marketing-messages' } } },
     // A local file has no link to send: it is uploaded, and fills the media header alone.
     headerFileColumn: { properties: { mediaBy: { const: 'id' } }, not: { required: ['headerImageColumn'] } },
+    // A test sends real messages, now, in a new campaign of its own.
+    testTo: { properties: { dryRun: { const: false } }, not: { anyOf: [{ required: ['campaign'] }, { required: ['at'] }] } },
   },
   // Both say when rows expire.
   not: { required: ['expiresAt', 'validFor'] },

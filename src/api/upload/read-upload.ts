@@ -4,14 +4,18 @@ import { AppError } from '../../errors/app-error.js';
 import { ProblemsError } from '../problem.js';
 import { DEFAULT_UPLOAD_NAME, tooLarge, type UploadSpool } from './upload-spool.js';
 
-/** A spooled upload: its spec (JSON as sent, undefined when none) and the CSV on disk. */
+/**
+ * A spooled upload: its spec (JSON as sent, undefined when none) and the CSV on disk. A
+ * multipart body without a file part has none (a spec naming an audience needs none; the
+ * use case refuses any other spec without a file).
+ */
 export interface SpooledUpload {
   specText: string | undefined;
-  path: string;
+  path: string | undefined;
   /** The SHA-256 of the CSV's bytes. */
-  sha256: string;
+  sha256: string | undefined;
   /** The sender's name of the file (a multipart filename), or DEFAULT_UPLOAD_NAME. */
-  fileName: string;
+  fileName: string | undefined;
 }
 
 /** Room a multipart body takes beside its file: the spec part (at most 1 MB) and the part headers. */
@@ -54,7 +58,7 @@ export async function readUpload(
       throw invalid(part.fieldname, `no part "${part.fieldname.slice(0, 40)}" (${part.type}): send a \`spec\` field and a \`file\` part`);
     }
   }
-  if (file === undefined) throw invalid('file', 'the multipart upload has no `file` part (the CSV)');
+  if (file === undefined) return { specText, path: undefined, sha256: undefined, fileName: undefined };
   return { specText, ...file };
 }
 

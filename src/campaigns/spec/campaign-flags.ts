@@ -154,7 +154,11 @@ export const campaignFlagsSchema = z.strictObject({
   audience: formed(SPEC_FORMATS.audienceName, "A stored audience of the number's portfolio to send to, instead of a file."),
   where: upTo(MAX_WHERE_CHARS)
     .optional()
-    .meta({ description: 'With audience: only the contacts this filter over their attributes chooses (docs/audiences.md).' }),
+    .meta({
+      description:
+        'With audience: only the contacts this filter over their attributes chooses (docs/audiences.md); one that does not ' +
+        'parse, or names an attribute the audience lacks, is refused (422 AUDIENCE_WHERE_INVALID).',
+    }),
   requireConsent: flag.optional(),
   ignoreFrequencyCaps: flag.optional(),
   retryCappedAfter: upTo(MAX_DURATION_CHARS).optional().meta({
@@ -166,7 +170,11 @@ export const campaignFlagsSchema = z.strictObject({
     .min(1)
     .max(MAX_TEST_NUMBERS)
     .optional()
-    .meta({ description: "Send the first rows' messages to these E.164 numbers only, one row each, as a test." }),
+    .meta({
+      description:
+        "Send the first rows' messages to these E.164 numbers only, one row each, as a test; more numbers than rows, or one " +
+        'that is not a number, is refused (422 TEST_SEND_INVALID).',
+    }),
   maxCost: z.number({ error: AMOUNT_FORM }).min(0, { error: AMOUNT_FORM }).optional().meta({
     description: "Refuse the campaign, before a row is queued, when its estimated cost is above this (the rate card's currency).",
   }),

@@ -21,6 +21,11 @@ export function register(program: Command): void {
 
 /** `campaign send FILE`: checks and queues the file, prints the plan; an interrupted read exits 130. */
 async function sendCampaign(given: string | undefined, o: SendCommandOptions): Promise<void> {
+  // A usage error, before Redis is asked anything: the file, or the audience that takes its place.
+  if (given === undefined && o.audience === undefined) {
+    const { ArgumentError } = await import('../usage-errors.js');
+    throw new ArgumentError("missing required argument 'file' (or --audience NAME)", 'see campaign send --help');
+  }
   const { campaignFlagsOf, runSend } = await import('../run/send.js');
   const { summaryText } = await import('../format.js');
   const { summaryJson } = await import('../../app/views/send-summary-view.js');

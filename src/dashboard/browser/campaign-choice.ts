@@ -24,4 +24,8 @@ export interface CampaignChoice {
   days?: string;
   /** The file's, as the page detected it. */
   delimiter?: string;
+  /** Recipients from a stored audience instead of a file (the service then names the phone column itself). */
+  audience?: string;
+  /** With `audience`: the filter choosing its contacts. */
+  where?: string;
 }

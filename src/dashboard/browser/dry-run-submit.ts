@@ -3,9 +3,28 @@ import type { SummaryAnswer } from './api-answers.js';
 import { byId, clear } from './dom.js';
 import { showPlan } from './dry-run-plan.js';
 import type { NewCampaignForm } from './new-campaign-form.js';
-import { specOf } from './posted-spec.js';
+import { specOf, type PostedSpec } from './posted-spec.js';
 import { showProblems } from './problem-list.js';
 import { rejectsByReason } from './rejects-by-reason.js';
+
+/** Why the form cannot be sent yet (no file, or no audience chosen); undefined: it can. */
+export function missingRecipients(page: NewCampaignForm): string | undefined {
+  if (page.recipients() === 'audience') return page.state.audience ? undefined : 'Choose an audience first.';
+  return page.state.file ? undefined : 'Choose a CSV file first.';
+}
+
+/**
+ * `POST /api/v1/campaigns`: the spec with the file (multipart), or, to an audience, the spec
+ * alone as JSON (the service writes the audience's segment as the file).
+ */
+export async function postCampaign(token: string, spec: PostedSpec, file: File | null, dryRun: boolean): Promise<ApiAnswer> {
+  const path = `/api/v1/campaigns${dryRun ? '?dryRun=true' : ''}`;
+  if (file === null) return callApi(path, token, { method: 'POST', body: JSON.stringify(spec), json: true });
+  const data = new FormData();
+  data.append('spec', JSON.stringify(spec));
+  data.append('file', file, file.name);
+  return callApi(path, token, { method: 'POST', body: data });
+}
 
 /** Refused rows shown as examples under each reason. */
 const EXAMPLES = 3;
@@ -22,19 +41,17 @@ export async function submit(page: NewCampaignForm, token: string, dryRun: boole
   const check = byId<HTMLButtonElement>('nc-check');
   const confirm = byId<HTMLButtonElement>('nc-confirm');
   const plan = byId('nc-plan');
-  if (!state.file) return showProblems(problems, 0, { detail: 'Choose a CSV file first.' });
-  const file = state.file;
+  const missing = missingRecipients(page);
+  if (missing !== undefined) return showProblems(problems, 0, { detail: missing });
+  const file = page.recipients() === 'audience' ? null : state.file;
   const spec = specOf(page.choice());
-  const data = new FormData();
-  data.append('spec', JSON.stringify(spec));
-  data.append('file', file, file.name);
   clear(problems);
-  status.textContent = dryRun ? 'Checking the file…' : 'Creating the campaign…';
+  status.textContent = dryRun ? 'Checking the recipients…' : 'Creating the campaign…';
   check.disabled = true;
   confirm.disabled = true;
   let answer: ApiAnswer;
   try {
-    answer = await callApi(`/api/v1/campaigns${dryRun ? '?dryRun=true' : ''}`, token, { method: 'POST', body: data });
+    answer = await postCampaign(token, spec, file, dryRun);
   } catch {
     check.disabled = false;
     status.textContent = 'The service did not answer.';

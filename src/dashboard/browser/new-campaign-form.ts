@@ -23,8 +23,10 @@ export interface FormState {
   suggestedPhone: string | null;
   /** The row numbers the last dry run refused: not previewed. */
   refused: number[];
-  /** The file and spec the last dry run checked: Confirm is offered for exactly those. */
-  checked: { file: File; spec: string } | null;
+  /** The file (null: an audience) and spec the last dry run checked: Confirm is offered for exactly those. */
+  checked: { file: File | null; spec: string } | null;
+  /** The audience chosen as the recipients (its attributes are `head`'s header); null: a file. */
+  audience: string | null;
 }
 
 export function option(value: string, label: string, selected: boolean): HTMLOptionElement {
@@ -51,12 +53,17 @@ export class NewCampaignForm {
     suggestedPhone: null,
     refused: [],
     checked: null,
+    audience: null,
   };
 
   constructor(readonly form: HTMLFormElement) {}
 
   kind(): 'template' | 'text' {
     return this.form.querySelector<HTMLInputElement>('input[name="kind"]:checked')?.value === 'text' ? 'text' : 'template';
+  }
+
+  recipients(): 'file' | 'audience' {
+    return this.form.querySelector<HTMLInputElement>('input[name="recipients"]:checked')?.value === 'audience' ? 'audience' : 'file';
   }
 
   /** The form's choices as the spec and the preview take them. */
@@ -77,6 +84,7 @@ export class NewCampaignForm {
       hours: value('nc-hours').trim(),
       days: value('nc-days').trim(),
       delimiter: state.head ? state.head.delimiter : ',',
+      ...(this.recipients() === 'audience' ? { audience: state.audience ?? '', where: value('nc-where') } : {}),
     };
   }
 
@@ -95,6 +103,8 @@ export class NewCampaignForm {
     const chosen = key === 'phone' ? value('nc-phone') : state.mapping[key];
     const suggested = key === 'phone' ? state.suggestedPhone : state.suggested[key];
     if (!state.head) return '';
+    // An audience's phone is its contacts' own: no column to choose.
+    if (key === 'phone' && this.recipients() === 'audience') return "the contacts' phones";
     const optional = state.model?.slots.find((s) => s.name === key)?.required === false;
     if (!chosen) return optional ? 'optional: left out of the send unless you choose a column' : 'no column matches its name: choose one';
     return chosen === suggested ? 'suggested by its name' : 'your choice';
@@ -114,6 +124,7 @@ export class NewCampaignForm {
     const select = this.#columnSelect('phone', phone.value || this.state.suggestedPhone);
     phone.replaceWith(select);
     select.id = 'nc-phone';
+    select.disabled = this.recipients() === 'audience';
     byId('nc-phone-note').textContent = this.noteOf('phone');
     const model = this.state.model;
     if (this.kind() !== 'template' || !model) return;

@@ -19,6 +19,9 @@ export type PostedSpec = Pick<
   | 'language'
   | 'param'
   | 'delimiter'
+  | 'audience'
+  | 'where'
+  | 'testTo'
 >;
 
 /** A field the operator left empty: not given, so the service applies its default, as for a flag not given. */
@@ -66,6 +69,11 @@ export function specOf(choice: CampaignChoice): PostedSpec {
     days: choice.days,
     ...(choice.kind === 'text' ? { text: choice.text } : templateFields(choice)),
   };
+  if (choice.audience !== undefined) {
+    // An audience's segment is written as a file by the service, with a phone column of its own naming.
+    delete spec.phoneColumn;
+    return compact({ ...spec, audience: choice.audience, where: choice.where?.trim() });
+  }
   const delimiter = choice.delimiter;
   if (delimiter !== undefined && delimiter !== ',') spec.delimiter = delimiter === '\t' ? 'tab' : delimiter;
   return compact(spec);

@@ -139,6 +139,15 @@ export class RedisAudiences {
     return (deleted ?? 0) > 0 || (unindexed ?? 0) > 0 ? (contacts ?? 0) : undefined;
   }
 
+  /** Deletes the audience and says so in the portfolio's audience history (a delete, a purge, an expiry): the line, or undefined. */
+  async drop(portfolio: string, name: string, action: AudienceHistoryLine['action'], at: number): Promise<AudienceHistoryLine | undefined> {
+    const contacts = await this.delete(portfolio, name);
+    if (contacts === undefined) return undefined;
+    const line: AudienceHistoryLine = { at, name, action, contacts };
+    await this.recordHistory(portfolio, line);
+    return line;
+  }
+
   /** The portfolio's audiences whose last import is at or before `cutoff` (ms). */
   async importedBefore(portfolio: string, cutoff: number): Promise<string[]> {
     return this.redis.zrangebyscore(audienceKeys(this.prefix, portfolio, '_').index, '-inf', cutoff);

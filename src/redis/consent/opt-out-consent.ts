@@ -1,7 +1,7 @@
 import { safeJson } from '../../cloud-api/safe-json.js';
 import type { ConsentEntry } from '../../consent/consent-entry.js';
 import type { RedisClient } from '../key-scope.js';
-import type { OptOutEvent } from '../ledger/ledger-optouts.js';
+import type { OptOutEvent } from '../ledger/opt-out-event.js';
 import { RedisConsent } from './redis-consent.js';
 
 /** What recording needs of the ledger: its connection, prefix and clock (for an event that carries no time). */

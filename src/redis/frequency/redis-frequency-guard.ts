@@ -7,7 +7,6 @@ import type { RedisClient } from '../key-scope.js';
 import { loadLuaCommand } from '../lua-scripts.js';
 import { frequencyKeys } from './frequency-keys.js';
 
-
 interface FrequencyCommands {
   cwFrequencyTake(frequency: string, cursor: string, clock: string, caps: string, keep: number, ...rows: string[]): Promise<string[]>;
   cwFrequencyRelease(frequency: string, ...rows: string[]): Promise<number>;

@@ -3,6 +3,9 @@ import { safeJson } from '../../cloud-api/safe-json.js';
 import type { IngestLedger, OptOutSource, SendLedger } from '../../campaigns/ledger.js';
 import { portfolioOf } from '../../portfolios/portfolios.js';
 import { recordOptOutConsent } from '../consent/opt-out-consent.js';
+import type { OptOutEvent } from './opt-out-event.js';
+
+export type { OptOutEvent } from './opt-out-event.js';
 import { numbersOfPortfolio, portfolioScope } from '../pacer/portfolio-keys.js';
 import type { LedgerContext } from './ledger-context.js';
 import { numberOptOutKeys, type OptOutCopyKeys } from './ledger-keys.js';
@@ -17,17 +20,6 @@ import { optOutCopyKeys } from './script-keys.js';
  * each number of the portfolio: the same rules in each copy, so the copies agree. A number
  * that gets its first campaign copies the record when it is registered (`adoptOptOuts`).
  */
-
-/** One opt-out or lift, as apply-optouts.lua takes it. */
-export interface OptOutEvent {
-  phone: string;
-  /** `stop` / `resume`: user_preferences, the newest wins; `add`: keeps an entry already there; `remove`: the operator's. */
-  action: 'stop' | 'resume' | 'add' | 'remove';
-  /** ms; what stop and resume compare. */
-  at: number;
-  /** The source JSON an opt-out keeps (stop, add). */
-  source?: string;
-}
 
 /** Events per script call: one call's arguments stay small whatever the size of a portfolio's record. */
 const EVENTS_PER_CALL = 500;

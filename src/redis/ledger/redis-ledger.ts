@@ -69,7 +69,7 @@ export class RedisLedger implements CampaignLedger, PurgeLedger, ErrorCodeLedger
   }
 
   /** The ledger's clock, for the stores that judge time as its scripts do (FREQUENCY_CAPS). */
-  get clock(): LedgerClock {
+  ledgerClock(): LedgerClock {
     return this.#context.clock;
   }
 

@@ -4,7 +4,9 @@
  * service will read them, offers a column for each slot of the template (suggested from their
  * names), draws the preview of each kind (carousel cards, coupon codes, an offer's countdown),
  * and posts the file and spec to the API (dry run, then Confirm). Confirm is offered only for
- * the choices the last dry run checked.
+ * the choices the last dry run checked. The recipients may be a stored audience instead (its
+ * attributes are the columns offered; the spec goes alone, with `audience` and `where`), and
+ * "Send a test" posts the same campaign with `testTo`.
  */
 import { readCsvHead } from '../../../csv/csv-head.js';
 import { delimiterLabel } from '../../../csv/delimiter.js';
@@ -14,6 +16,8 @@ import { submit } from '../dry-run-submit.js';
 import { NewCampaignForm, option } from '../new-campaign-form.js';
 import { loadError, loadNumbers, loadTemplates } from '../new-campaign-loads.js';
 import { tickCountdowns } from '../countdown-ticker.js';
+import { chooseAudience, loadAudiences, switchRecipients } from '../audience-recipients.js';
+import { sendTest } from '../test-send.js';
 
 /** Enough of the file for its header and a few hundred rows. */
 const HEAD_BYTES = 512 * 1024;
@@ -74,6 +78,9 @@ function start(form: HTMLFormElement): void {
   /** A change of any field; the file, template and language have their own listeners, which redraw. */
   function onChange(event: Event): void {
     const t = event.target as HTMLInputElement | HTMLSelectElement;
+    if (t.name === 'recipients') return void switchRecipients(page, token);
+    if (t.id === 'nc-audience') return void chooseAudience(page, token);
+    if (t.id === 'nc-number' && page.recipients() === 'audience') void loadAudiences(page, token);
     if (t.name === 'kind') {
       byId('nc-template-fields').hidden = page.kind() !== 'template';
       byId('nc-text-fields').hidden = page.kind() !== 'text';
@@ -101,6 +108,7 @@ function start(form: HTMLFormElement): void {
   window.setInterval(() => tickCountdowns(byId('nc-preview'), Date.now()), 1000);
   byId('nc-check').addEventListener('click', () => void submit(page, token, true, exampleCard));
   byId('nc-confirm').addEventListener('click', () => void submit(page, token, false, exampleCard));
+  byId('nc-test').addEventListener('click', () => void sendTest(page, token));
   const templates = loadTemplates(token).then((list) => {
     state.templates = list;
   });
