@@ -20,6 +20,9 @@ export const USAGE_ERROR_CODES: readonly string[] = [
   'TIMEZONE_NOT_FOUND',
   'TEMPLATE_NOT_MARKETING',
   'PHONE_NOT_IN_PLAN',
+  'AUDIENCE_NAME_INVALID',
+  'AUDIENCE_WHERE_INVALID',
+  'TEST_SEND_INVALID',
 ];
 
 /** ARGUMENT_INVALID, with the one hint line that follows it: which help to read. */
