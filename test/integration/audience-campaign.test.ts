@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importAudience } from '../../src/app/audiences.js';
 import { consentHistory, importConsent } from '../../src/app/consent.js';
+import { watchTestSend } from '../../src/cli/run/test-send-watch.js';
 import { PORTFOLIO_NUMBERS, PortfolioPipeline } from '../support/portfolio-pipeline.js';
 
 /**
@@ -126,13 +127,19 @@ describe('audiences: a segment sent with --where; consent; test sends', () => {
       expect(definition?.test).toBe(true);
       expect(definition?.name).toMatch(/^TEST: /);
     }
-    // Twice each (a test is sent again as often as asked), and nobody else.
+    // What `send --test-to` prints as they come: each message's ID, then its delivery, until every one is delivered.
+    const lines: string[] = [];
+    const id = await pipeline.send('test-watched', NUMBER_A, recipients, 'spring_promo', { testTo: team.slice(0, 1), campaign: undefined });
+    const watched = await watchTestSend(pipeline.context, id, (line) => lines.push(line), { pollMs: 50, watchMs: 20_000 });
+    expect(watched.every((r) => r.deliveredAt !== undefined)).toBe(true);
+    expect(lines.at(-1)).toMatch(new RegExp(`^  \\${team[0]}: sent wamid\\.\\S+, (delivered|read)$`));
+    // Twice each (a test is sent again as often as asked), once more for the first, and nobody else.
     expect(
       pipeline.sandbox
         .accepted()
         .slice(before)
         .map((m) => m.to)
         .sort(),
-    ).toEqual([...team, ...team].sort());
+    ).toEqual([...team, ...team, team[0]].sort());
   }, 60_000);
 });
