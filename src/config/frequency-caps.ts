@@ -17,7 +17,9 @@ export interface FrequencyCap {
 
 const KINDS: readonly CappedKind[] = ['marketing', 'utility', 'authentication', 'text', 'any'];
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-const CAP = /^([a-z]+):(\d{1,6})\/(\d{1,4})([mhd])$/;
+const CAP = /^([a-z]+):(\d+)\/(\d+)([mhd])$/;
+/** More than anyone is sent in a window: a larger count is a typo. */
+const MAX_COUNT = 1_000_000;
 /** The longest window a cap may have: what the portfolio's record of sends keeps. */
 export const MAX_CAP_WINDOW_MS = 90 * UNIT_MS.d;
 
@@ -38,6 +40,7 @@ export function parseFrequencyCaps(text: string): FrequencyCap[] | string {
     const count = Number(match[2]);
     const windowMs = Number(match[3]) * UNIT_MS[match[4] as keyof typeof UNIT_MS];
     if (count < 1) return `"${raw.trim()}": the count must be at least 1 (a kind that must never be sent is not a cap)`;
+    if (count > MAX_COUNT) return `"${raw.trim()}": the count must be at most ${MAX_COUNT.toLocaleString('en-US')}`;
     if (windowMs <= 0 || windowMs > MAX_CAP_WINDOW_MS) return `"${raw.trim()}": the window must be between 1m and 90d`;
     caps.push({ kind, count, windowMs, text: `${kind}:${count}/${match[3]}${match[4]}` });
   }

@@ -17,6 +17,8 @@ describe('FREQUENCY_CAPS', () => {
     ['marketing:1/24', /"marketing:1\/24": write KIND:COUNT\/WINDOW/],
     ['marketing:0/24h', /the count must be at least 1/],
     ['marketing:1/91d', /the window must be between 1m and 90d/],
+    ['marketing:1/99999999999d', /the window must be between 1m and 90d/],
+    ['any:1000001/1d', /the count must be at most 1,000,000/],
     ['marketing=1/24h', /write KIND:COUNT\/WINDOW/],
   ])('refuses %s, saying how to write it', (text, message) => {
     expect(parseFrequencyCaps(text)).toMatch(message);
