@@ -41,14 +41,14 @@ for kind, count, window in string.gmatch(ARGV[2], '([%a%*]):(%d+):(%d+)') do
   caps[#caps + 1] = { kind = kind, count = tonumber(count), window = tonumber(window), text = kind .. ':' .. count .. ':' .. window }
 end
 
--- The entries of a field still inside `keep`, as { kind, at }.
+-- The entries of a field still inside `keep`, as { kind, at }, and whether any older one was dropped.
 local function entriesOf(field)
-  local out = {}
+  local out, dropped = {}, false
   for kind, at in string.gmatch(field or '', '(%a)(%w+)') do
     local ms = tonumber(at, 36)
-    if ms and ms > now - keep then out[#out + 1] = { kind = kind, at = ms } end
+    if ms and ms > now - keep then out[#out + 1] = { kind = kind, at = ms } else dropped = true end
   end
-  return out
+  return out, dropped
 end
 
 local function encode(entries)
@@ -103,13 +103,19 @@ for i = 4, #ARGV, 3 do
   end
 end
 
--- A few other recipients' fields: their old entries go, and a field left empty is deleted.
-local scanned = redis.call('HSCAN', frequencyKey, redis.call('GET', cursorKey) or '0', 'COUNT', 20)
+-- A few other recipients' fields (about as many as a call adds at most): their old entries go, and a field
+-- left empty is deleted; a field with nothing old is left as it is.
+local cursor = redis.call('GET', cursorKey) or '0'
+local scanned = redis.call('HSCAN', frequencyKey, cursor, 'COUNT', 4)
 for j = 1, #scanned[2], 2 do
-  local kept = entriesOf(scanned[2][j + 1])
-  if #kept == 0 then redis.call('HDEL', frequencyKey, scanned[2][j]) else redis.call('HSET', frequencyKey, scanned[2][j], encode(kept)) end
+  local kept, dropped = entriesOf(scanned[2][j + 1])
+  if #kept == 0 then
+    redis.call('HDEL', frequencyKey, scanned[2][j])
+  elseif dropped then
+    redis.call('HSET', frequencyKey, scanned[2][j], encode(kept))
+  end
 end
-redis.call('SET', cursorKey, scanned[1], 'PX', keep)
+if scanned[1] ~= cursor then redis.call('SET', cursorKey, scanned[1], 'PX', keep) end
 -- Every entry is at most `keep` old once the newest is: the hash goes then. Never shortened.
 if wrote and redis.call('PTTL', frequencyKey) < keep then redis.call('PEXPIRE', frequencyKey, keep) end
 return out
