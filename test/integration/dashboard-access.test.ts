@@ -283,6 +283,13 @@ describe('campaign serve: the dashboard behind basic auth and CSRF checks', () =
 describe('campaign serve --host beyond loopback', () => {
   const prefix = freshPrefix('dashboard-host');
 
+  // A service that starts makes its webhook inbox under the prefix, even one that then refuses the host.
+  afterAll(async () => {
+    const redis = testRedis();
+    await removePrefix(redis, prefix);
+    await redis.quit();
+  });
+
   it('refuses to start without DASHBOARD_PASSWORD, saying how to fix it', async () => {
     for (const host of ['0.0.0.0', '::', '192.0.2.10']) {
       const error: unknown = await startService({ port: 0, host }, serviceEnv(prefix), silentLogger()).then(

@@ -123,12 +123,18 @@ describe('campaign serve', () => {
   });
 
   it('--port taken: PORT_IN_USE, exit 1', async () => {
-    cli = new CliProcess(['serve', '--port', '0'], env(redisUrl(), freshPrefix('serve')));
+    const prefixes = [freshPrefix('serve'), freshPrefix('serve')];
+    cli = new CliProcess(['serve', '--port', '0'], env(redisUrl(), prefixes[0]!));
     const port = /:(\d+)$/.exec((await cli.waitFor(LISTENING))[1] ?? '')?.[1] ?? '';
 
-    const second = await runCliWithin(['serve', '--port', port], env(redisUrl(), freshPrefix('serve')), 60_000);
+    const second = await runCliWithin(['serve', '--port', port], env(redisUrl(), prefixes[1]!), 60_000);
 
     expect(second.code).toBe(1);
     expect(second.stderr).toContain('campaign: PORT_IN_USE');
+    // Each made its webhook inbox before it listened.
+    expect(await cli.stop('SIGTERM')).toBe(0);
+    const reader = testRedis();
+    for (const prefix of prefixes) await removePrefix(reader, prefix);
+    await reader.quit();
   });
 });
