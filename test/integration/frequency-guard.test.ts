@@ -85,4 +85,19 @@ describe('RedisFrequencyGuard', () => {
     const { frequency } = frequencyKeys(prefix, 'retail');
     expect(await redis.hkeys(frequency)).toEqual([ANA]);
   });
+
+  it('sweeps a large record too (a hash table, which HSCAN reads a few fields at a time) faster than takes fill it', async () => {
+    const people = Array.from({ length: 600 }, (_, i) => `+4915120${String(100_000 + i)}`);
+    for (const phone of people) await guard.take(definition(A), phone);
+    const { frequency } = frequencyKeys(prefix, 'retail');
+    expect(await redis.object('ENCODING', frequency)).toBe('hashtable');
+    clock.advance(8 * 24 * HOUR);
+    // As many takes as there are people: each adds one field at most and sweeps a few.
+    let takes = 0;
+    while ((await redis.hlen(frequency)) > 1 && takes < people.length) {
+      await guard.take(definition(A), ANA);
+      takes++;
+    }
+    expect(await redis.hkeys(frequency)).toEqual([ANA]);
+  });
 });
