@@ -1,4 +1,4 @@
-import { RedisFrequencyGuard } from '../src/redis/frequency/redis-frequency-guard.js';
+import { frequencyGuardOf } from '../src/app/frequency-guard-of.js';
 import { CloudApiClient } from '../src/cloud-api/cloud-api-client.js';
 import { AppError } from '../src/errors/app-error.js';
 import { SendProcessor } from '../src/campaigns/send/send-processor.js';
@@ -92,14 +92,6 @@ export async function startWorker(
       trouble.stop();
     },
   };
-}
-
-/** FREQUENCY_CAPS as the worker checks them at each claim; undefined without caps. */
-function frequencyGuardOf(context: AppContext): RedisFrequencyGuard | undefined {
-  const { config, redis, ledger } = context;
-  if (config.frequencyCaps.length === 0) return undefined;
-  const { queuePrefix: prefix, portfolios, frequencyCaps: caps } = config;
-  return new RedisFrequencyGuard(redis, { prefix, portfolios, caps, clock: ledger.ledgerClock() });
 }
 
 /** One phone number's sending: its API client, pacer, processor and queue worker (with feeder and in-doubt sweep). */

@@ -1,12 +1,14 @@
-import { basename, dirname, extname, join } from 'node:path';
-import { getCountries, type CountryCode } from 'libphonenumber-js';
+import { checkCountry } from '../campaigns/spec/country-option.js';
+import { parseIsoTime } from '../consent/consent-file.js';
+import { basename, dirname } from 'node:path';
+import type { CountryCode } from 'libphonenumber-js';
 import type { AudienceImportOutcome } from '../audiences/audience.js';
 import { checkAudienceName } from '../audiences/audience-name.js';
 import type { ConsentEntry } from '../consent/consent-entry.js';
 import { openCsv, type CsvRecord } from '../csv/csv-records.js';
 import { AppError } from '../errors/app-error.js';
 import { PhoneRowIndex } from '../campaigns/ingest/phone-row-index.js';
-import { RejectsFile, checkWritableDir } from '../campaigns/ingest/rejects-file.js';
+import { RejectsFile, checkWritableDir, rejectsBeside } from '../campaigns/ingest/rejects-file.js';
 import { checkTextRow } from '../campaigns/ingest/row-check.js';
 import type { ColumnMapping } from '../campaigns/ingest/column-mapping.js';
 import type { ContactValues } from '../redis/audiences/audience-import-writer.js';
@@ -50,11 +52,11 @@ export async function importAudience(
 ): Promise<AudienceImportOutcome> {
   const name = checkAudienceName(request.name);
   const { portfolio } = audienceTarget(context, request.target);
-  const defaultCountry = countryOf(request.defaultCountry);
+  const defaultCountry = checkCountry(request.defaultCountry, '--default-country');
   const source = await openCsv(request.file, { delimiter: request.delimiter });
   try {
     const layout = fileLayout(source.header, request);
-    const rejectsPath = request.rejectsFile ?? defaultRejectsPath(request.file);
+    const rejectsPath = request.rejectsFile ?? rejectsBeside(request.file);
     await checkWritableDir(dirname(rejectsPath), "the rejects file's folder");
     const store = audienceStore(context);
     const before = await store.audience(portfolio, name);
@@ -206,7 +208,12 @@ class ImportRead {
     const consent = this.layout.consent;
     const cell = consent === undefined ? '' : (fields[consent.index] ?? '').trim();
     if (consent !== undefined && cell !== '') {
-      consents.push({ phone, kind: 'opt-in', at: timeOf(cell) ?? importedAt, source: `audience ${this.name}, column ${consent.column}` });
+      consents.push({
+        phone,
+        kind: 'opt-in',
+        at: parseIsoTime(cell) ?? importedAt,
+        source: `audience ${this.name}, column ${consent.column}`,
+      });
       this.consentRecorded++;
     }
   }
@@ -221,23 +228,4 @@ class ImportRead {
     this.rejects.add({ row, line: 0, phone, reason, detail });
   }
 }
-
-/** An ISO 8601 date or date-time cell as ms; undefined for anything else ("yes", "x", a bare number). */
-function timeOf(cell: string): number | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(cell)) return undefined;
-  const at = Date.parse(cell.replace(' ', 'T'));
-  return Number.isFinite(at) ? at : undefined;
-}
-
-function countryOf(code: string | undefined): CountryCode | undefined {
-  if (code === undefined) return undefined;
-  const upper = code.toUpperCase();
-  if (!(getCountries() as string[]).includes(upper))
-    throw new AppError('OPTION_INVALID', `--default-country "${code}": use a two-letter ISO country code such as DE, BR or US`);
-  return upper as CountryCode;
-}
-
 /** `contacts.csv` → `contacts.rejects.csv` beside it. */
-function defaultRejectsPath(file: string): string {
-  return join(dirname(file), `${basename(file, extname(file))}.rejects.csv`);
-}

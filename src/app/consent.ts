@@ -1,9 +1,10 @@
+import { checkCountry } from '../campaigns/spec/country-option.js';
 import { basename } from 'node:path';
-import { getCountries, type CountryCode } from 'libphonenumber-js';
+import type { CountryCode } from 'libphonenumber-js';
 import type { ConsentEntry } from '../consent/consent-entry.js';
 import { checkConsentRow, consentColumns, type ConsentColumns } from '../consent/consent-file.js';
-import { consentRejectsPath, openConsentRejects, type ConsentRejection } from '../consent/consent-rejects.js';
-import type { RejectsFile } from '../campaigns/ingest/rejects-file.js';
+import { openConsentRejects, type ConsentRejection } from '../consent/consent-rejects.js';
+import { rejectsBeside, type RejectsFile } from '../campaigns/ingest/rejects-file.js';
 import { openCsv, type CsvSource } from '../csv/csv-records.js';
 import { AppError } from '../errors/app-error.js';
 import { phoneRefusalCode, toE164 } from '../phone/e164.js';
@@ -58,13 +59,13 @@ export async function importConsent(
   onProgress?: (progress: ConsentImportProgress) => void,
 ): Promise<ConsentImportResult> {
   const target = optOutsTarget(context, request.target);
-  const defaultCountry = countryOf(request.defaultCountry);
+  const defaultCountry = checkCountry(request.defaultCountry, '--default-country');
   const defaultSource =
     request.source === undefined ? `consent file ${basename(request.file)}` : checkOperatorText(request.source, '--source', 'the source');
   const csv = await openCsv(request.file, { delimiter: request.delimiter });
   try {
     const columns = consentColumns(request.file, csv.header);
-    const rejects = await openConsentRejects(consentRejectsPath(request.file));
+    const rejects = await openConsentRejects(rejectsBeside(request.file));
     const rules = { columns, defaultCountry, defaultSource, now: await context.ledger.now() };
     const read = await readRows(
       csv,
@@ -120,15 +121,6 @@ async function readRows(
   }
   await flush();
   return counts;
-}
-
-function countryOf(code: string | undefined): CountryCode | undefined {
-  if (code === undefined) return undefined;
-  const upper = code.toUpperCase();
-  if (!(getCountries() as string[]).includes(upper)) {
-    throw new AppError('OPTION_INVALID', `--default-country "${code}": use a two-letter ISO country code such as DE, BR or US`);
-  }
-  return upper as CountryCode;
 }
 
 /** One person's consent history in a portfolio, newest first. */

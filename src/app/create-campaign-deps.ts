@@ -1,5 +1,5 @@
 import { RedisConsent } from '../redis/consent/redis-consent.js';
-import { RedisFrequencyGuard } from '../redis/frequency/redis-frequency-guard.js';
+import { frequencyGuardOf } from './frequency-guard-of.js';
 import { portfolioOf } from '../portfolios/portfolios.js';
 import type { SendCampaignDeps } from './send-campaign.js';
 import { writeAudienceFile } from './audience-file.js';
@@ -18,24 +18,17 @@ export type CampaignContext = Omit<AppContext, 'close'>;
 export function createCampaignDeps(context: CampaignContext): SendCampaignDeps {
   const { config, ledger, redis } = context;
   const { accessToken } = config;
+  // Made once: the ingest asks them once per chunk of rows.
+  const consent = new RedisConsent(redis, config.queuePrefix);
+  const frequency = frequencyGuardOf(context);
   return {
     ledger,
     reportsDir: config.reportsDir,
     defaultPhoneNumberId: config.phoneNumberId,
     sendRate: (phoneNumberId) => sendRateOf(config.send, phoneNumberId),
     writeAudienceFile: (request) => writeAudienceFile(context, request),
-    consented: (phoneNumberId, phones) =>
-      new RedisConsent(redis, config.queuePrefix).consented(portfolioOf(config.portfolios, phoneNumberId), phones),
-    frequencyCapped:
-      config.frequencyCaps.length === 0
-        ? undefined
-        : (definition, phones) =>
-            new RedisFrequencyGuard(redis, {
-              prefix: config.queuePrefix,
-              portfolios: config.portfolios,
-              caps: config.frequencyCaps,
-              clock: ledger.ledgerClock(),
-            }).capped(definition, phones),
+    consented: (phoneNumberId, phones) => consent.consented(portfolioOf(config.portfolios, phoneNumberId), phones),
+    frequencyCapped: frequency === undefined ? undefined : (definition, phones) => frequency.capped(definition, phones),
     openTemplates: (file) => buildTemplateRegistry(context, { file }),
     setTemplateTtl:
       accessToken === undefined

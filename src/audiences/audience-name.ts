@@ -6,13 +6,13 @@ import { AppError } from '../errors/app-error.js';
  */
 export const AUDIENCE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-/** The name as given, or AUDIENCE_NAME_INVALID saying what a name may hold. */
-export function checkAudienceName(name: string): string {
+/** The name as given, or AUDIENCE_NAME_INVALID saying what a name may hold (`what`: how the caller names it, `--audience`). */
+export function checkAudienceName(name: string, what = 'audience'): string {
   if (AUDIENCE_NAME.test(name)) return name;
   const shown = name.length > 80 ? `${name.slice(0, 77)}…` : name;
   throw new AppError(
     'AUDIENCE_NAME_INVALID',
-    `audience "${shown}": a name starts with a letter or digit, then letters, digits, _, - or ., 64 characters at most ` +
+    `${what} "${shown}": a name starts with a letter or digit, then letters, digits, _, - or ., 64 characters at most ` +
       '(e.g. weekly-offer or clinic_2026)',
   );
 }

@@ -1,15 +1,8 @@
 import { rm } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
 import { RejectsFile, type RejectedRecord } from '../campaigns/ingest/rejects-file.js';
 
 /** One row of a consent file that was not recorded: its data row number, the file's line where it starts, why. */
 export type ConsentRejection = RejectedRecord;
-
-/** Beside the consent file: `signup.csv` → `signup.rejects.csv`. */
-export function consentRejectsPath(file: string): string {
-  const extension = extname(file);
-  return join(dirname(file), `${basename(file, extension)}.rejects.csv`);
-}
 
 /**
  * A consent file's rejected rows as they are found, `row,line,phone,reason`. A rejects file an

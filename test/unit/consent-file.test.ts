@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkConsentRow, consentColumns, parseIsoTime } from '../../src/consent/consent-file.js';
-import { consentRejectsPath } from '../../src/consent/consent-rejects.js';
+import { rejectsBeside } from '../../src/campaigns/ingest/rejects-file.js';
 import { isAppError } from '../../src/errors/app-error.js';
 import { optOutSourceWords } from '../../src/redis/consent/opt-out-consent.js';
 import { LUA_DIR, loadLuaCommand, readLuaHeader } from '../../src/redis/lua-scripts.js';
@@ -59,8 +59,8 @@ describe('a consent file', () => {
   });
 
   it('writes its rejects beside it', () => {
-    expect(consentRejectsPath('/data/signup.csv')).toBe('/data/signup.rejects.csv');
-    expect(consentRejectsPath('list')).toBe('list.rejects.csv');
+    expect(rejectsBeside('/data/signup.csv')).toBe('/data/signup.rejects.csv');
+    expect(rejectsBeside('list')).toBe('list.rejects.csv');
   });
 });
 

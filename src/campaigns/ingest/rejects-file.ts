@@ -1,7 +1,7 @@
 import { constants, createWriteStream, type WriteStream } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { once } from 'node:events';
-import { join } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { stringify } from 'csv-stringify';
 import type { RefusedRow } from './producer.js';
 import { spreadsheetSafe } from '../report/spreadsheet-safe.js';
@@ -38,6 +38,11 @@ export async function checkWritableDir(dir: string, setting: string): Promise<vo
 /** Where a campaign's rejected and skipped rows are written: REPORTS_DIR/<id>.rejects.csv (a dry run's apart). */
 export function rejectsFilePath(reportsDir: string, campaignId: string, dryRun = false): string {
   return join(reportsDir, `${campaignId}${dryRun ? '.dry-run' : ''}.rejects.csv`);
+}
+
+/** An import's rejects file, beside the file it read: `signup.csv` → `signup.rejects.csv`. */
+export function rejectsBeside(file: string): string {
+  return join(dirname(file), `${basename(file, extname(file))}.rejects.csv`);
 }
 
 /** Where a campaign's rejected and skipped rows go as they are found: a file (RejectsFile), or the answer of an API dry run. */

@@ -1,4 +1,5 @@
-import { getCountries, type CountryCode } from 'libphonenumber-js';
+import type { CountryCode } from 'libphonenumber-js';
+import { checkCountry } from './country-option.js';
 import { parseDelimiterOption } from '../../csv/delimiter.js';
 import { checkDisplayTimezone } from './display-zone.js';
 import { parseDuration, parseInstant, parseSchedule, type Schedule } from './time-options.js';
@@ -146,15 +147,6 @@ function checkCampaignId(id: string | undefined, name: string): string | undefin
     );
   }
   return id;
-}
-
-function checkCountry(code: string | undefined, name: string): CountryCode | undefined {
-  if (code === undefined) return undefined;
-  const upper = code.toUpperCase();
-  if (!(getCountries() as string[]).includes(upper)) {
-    throw new AppError('OPTION_INVALID', `${name} "${code}": use a two-letter ISO country code such as DE, BR or US`);
-  }
-  return upper as CountryCode;
 }
 
 function checkPriority(level: string | undefined, name: string): Priority {

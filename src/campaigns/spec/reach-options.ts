@@ -1,10 +1,10 @@
+import { checkAudienceName } from '../../audiences/audience-name.js';
 import { parseWhere } from '../../audiences/where/parse-where.js';
 import type { WhereFilter } from '../../audiences/where/where-filter.js';
 import { AppError } from '../../errors/app-error.js';
 import { toE164 } from '../../phone/e164.js';
 import type { CampaignSpec } from './campaign-spec.js';
 import type { FieldNames } from './field-names.js';
-import { SPEC_FORMATS } from './spec-formats.js';
 import type { SpecProblems } from './spec-problems.js';
 import { parseDuration } from './time-options.js';
 
@@ -19,8 +19,6 @@ export interface ReachOptions {
   /** A test send to these numbers (E.164), one of the first rows each; undefined: a real campaign. */
   testTo: string[] | undefined;
 }
-
-const AUDIENCE_NAME = new RegExp(SPEC_FORMATS.audienceName);
 
 /** The spec's reach options, each broken rule added to `problems` (undefined where one broke). */
 export function checkReachOptions(spec: CampaignSpec, names: FieldNames, problems: SpecProblems): ReachOptions {
@@ -49,11 +47,7 @@ function checkAudience(spec: CampaignSpec, names: FieldNames): ReachOptions['aud
       );
     return undefined;
   }
-  if (!AUDIENCE_NAME.test(name))
-    throw new AppError(
-      'AUDIENCE_NAME_INVALID',
-      `${names['audience.name']} "${name}": an audience's name starts with a letter or digit, then letters, digits, _, - or . (64 at most)`,
-    );
+  checkAudienceName(name, names['audience.name']);
   if (spec.campaignId !== undefined)
     throw new AppError(
       'OPTION_INVALID',

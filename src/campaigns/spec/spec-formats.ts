@@ -2,6 +2,7 @@ import { getCountries } from 'libphonenumber-js';
 import { ZONE_NAME } from '../../phone/recipient-zones.js';
 import { BIDI_CONTROL, CONTROL, INVISIBLE_ONLY } from '../parameter-rules.js';
 import { CAMPAIGN_ID_PATTERN } from '../campaign-id.js';
+import { AUDIENCE_NAME } from '../../audiences/audience-name.js';
 import { TTL_PATTERN } from './send-endpoint.js';
 
 /** A calendar date that exists: each month's days, 29 February in leap years only (every 4th year, not centuries but every 4th). */
@@ -66,7 +67,7 @@ export const SPEC_FORMATS = {
   /** checkPhoneNumberId: the numeric phone-number ID of WhatsApp Manager. */
   phoneNumberId: '^\\d+$',
   /** An audience's name (src/audiences/audience-name.ts). */
-  audienceName: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$',
+  audienceName: AUDIENCE_NAME.source,
   /** checkCampaignId. */
   campaignId: CAMPAIGN_ID_PATTERN.source,
   /** checkCountry: a two-letter ISO country code that has a numbering plan. */
