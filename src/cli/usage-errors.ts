@@ -23,6 +23,8 @@ export const USAGE_ERROR_CODES: readonly string[] = [
   'AUDIENCE_NAME_INVALID',
   'AUDIENCE_WHERE_INVALID',
   'TEST_SEND_INVALID',
+  'HOOK_INVALID',
+  'CLICK_TRACKING_INVALID',
 ];
 
 /** ARGUMENT_INVALID, with the one hint line that follows it: which help to read. */

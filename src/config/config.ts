@@ -5,6 +5,7 @@ import { portfolioNameText, portfolioOf, type PortfolioAssignments } from '../po
 import { parseNumberSettings, wholeNumberText, type MessagingLimit } from './number-settings.js';
 import { parsePortfolioLimits } from './portfolio-limits.js';
 import { parseFrequencyCaps, type FrequencyCap } from './frequency-caps.js';
+import { parseRelayTargets, type RelayTarget } from './relay-targets.js';
 
 /**
  * The one reader of process.env. Every setting is parsed here; everything else receives a
@@ -189,6 +190,15 @@ const envSchema = z.object({
   WEBHOOK_PARK_SECONDS: wholeNumber(0).default(600),
   // Entries the webhook inbox may hold unconsumed: past it `serve` answers 503 (Meta retries later) instead of filling Redis.
   WEBHOOK_INBOX_MAX: wholeNumber(1).default(DEFAULT_WEBHOOK_INBOX_MAX),
+  // `serve` forwards every accepted Meta webhook to these, byte for byte, re-signed: `URL|SECRET,URL` (src/config/relay-targets.ts).
+  RELAY_WEBHOOKS: parsedBy(parseRelayTargets),
+  // Outbound hooks and relayed webhooks: how long a failing delivery is retried before it goes to the dead letters.
+  HOOK_RETRY_HOURS: z.coerce
+    .number({ error: 'must be a number of hours > 0, e.g. 24' })
+    .positive({ error: 'must be a number of hours > 0, e.g. 24' })
+    .default(24),
+  // This product's public address (https://links.example.com): click-tracked links point at `${PUBLIC_URL}/c/<token>`.
+  PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://links.example.com' }).optional(),
   // `serve`'s campaigns page and /queues: HTTP basic auth when a password is set (required to
   // bind a non-loopback --host). The user name cannot hold ':' (basic auth splits there).
   DASHBOARD_USER: z
@@ -263,6 +273,12 @@ export interface Config {
   dashboard: { user: string; password: Secret | undefined };
   /** SANDBOX_REQUEST_LOG: where the sandbox captures its exchanges and webhooks; undefined = nowhere. */
   sandboxRequestLog: string | undefined;
+  /** RELAY_WEBHOOKS: where `serve` forwards every accepted Meta webhook; empty = nowhere. */
+  relayTargets: readonly RelayTarget[];
+  /** HOOK_RETRY_HOURS in ms: how long a failing hook or relay delivery is retried before it is dead. */
+  hookRetryMs: number;
+  /** PUBLIC_URL without a trailing slash: where click-tracked links point; undefined = clicks cannot be tracked. */
+  publicUrl: string | undefined;
 }
 
 /** Settings a command cannot run without (the worker needs the token, `send` the number, `serve` the webhook secrets). */
@@ -328,6 +344,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD === undefined ? undefined : new Secret(e.DASHBOARD_PASSWORD) },
     sandboxRequestLog: e.SANDBOX_REQUEST_LOG,
+    relayTargets: e.RELAY_WEBHOOKS ?? [],
+    hookRetryMs: Math.round(e.HOOK_RETRY_HOURS * 3_600_000),
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
   };
 }
 

@@ -70,6 +70,9 @@ describe('loadConfig: defaults', () => {
       },
       dashboard: { user: 'admin', password: undefined },
       sandboxRequestLog: undefined,
+      relayTargets: [],
+      hookRetryMs: 86_400_000,
+      publicUrl: undefined,
     });
   });
 

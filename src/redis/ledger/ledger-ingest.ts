@@ -5,6 +5,7 @@ import { lanesOf } from './ledger-context.js';
 import { adoptOptOuts } from './ledger-optouts.js';
 import { adoptMarketingCaps } from './ledger-marketing-caps.js';
 import { campaignIndexKey, campaignNumbersKey, phoneNumbersKey } from './ledger-keys.js';
+import { eventsWanted } from '../events/campaign-event-flags.js';
 import { brakeKeys, priorSendsKeys, recordIngestedKeys } from './script-keys.js';
 
 /** How the feed script ranks priorities: lower first. */
@@ -49,6 +50,8 @@ export class LedgerIngest implements Omit<
       .exec();
     await redis.zadd(campaignIndexKey(prefix), 'NX', definition.createdAt, definition.id);
     await redis.sadd(phoneNumbersKey(prefix), keys.phoneNumberId);
+    // After the index: a hook added meanwhile either finds the campaign there or is found here.
+    if (await eventsWanted(redis, prefix)) await redis.hset(key, 'events', '1');
     // Registered first: an opt-out or a marketing cap from now on reaches this number's copy, which then takes the portfolio's record.
     await adoptOptOuts(this.context, keys.phoneNumberId);
     await adoptMarketingCaps(this.context, keys.phoneNumberId);

@@ -31,6 +31,7 @@
 -- Includes
 --- @include "clock"
 --- @include "wamid-index"
+--- @include "events"
 
 local wamidsKey = KEYS[1]
 local prefix, now, windowMs = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3])
@@ -50,7 +51,8 @@ for i = 4, #ARGV, 7 do
     local json = redis.call('HGET', rowsKey, row)
     if json then
       local rec = cjson.decode(json)
-      if not rec.qt and not rec.jt then redis.call('HINCRBY', prefix .. ':campaign:' .. campaignId, 'n:replied', 1) end
+      local firstReply = not rec.qt and not rec.jt
+      if firstReply then redis.call('HINCRBY', prefix .. ':campaign:' .. campaignId, 'n:replied', 1) end
       local changed = false
       if reply ~= '' and (not rec.qt or at < rec.qt) then
         rec.q = reply; rec.qt = at; changed = true
@@ -59,6 +61,9 @@ for i = 4, #ARGV, 7 do
         rec.j = flowResponse; rec.jt = at; changed = true
       end
       if changed then redis.call('HSET', rowsKey, row, cjson.encode(rec)) end
+      if firstReply then
+        emitRowEvent(prefix .. ':campaign:' .. campaignId, row, 'row.replied', rec, now, { w = replyTo, reply = reply })
+      end
       answered = 1
     end
   end
@@ -67,6 +72,9 @@ for i = 4, #ARGV, 7 do
     local phone = '+' .. waId
     if redis.call('HEXISTS', optouts, phone) == 0 then
       redis.call('HSET', optouts, phone, cjson.encode({ campaignId = campaignId or '', row = tonumber(row or '0'), at = at, via = 'keyword' }))
+      if campaignId then
+        emitRowEvent(prefix .. ':campaign:' .. campaignId, row, 'row.opted_out', { p = phone }, now, { w = replyTo, reason = 'keyword' })
+      end
     end
   end
   out[#out + 1] = answered

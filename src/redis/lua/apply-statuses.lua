@@ -68,6 +68,7 @@
 --- @include "wamid-compact"
 --- @include "marketing-cap"
 --- @include "capped-retry"
+--- @include "events"
 
 local wamidsKey = KEYS[1]
 local prefix, now = ARGV[1], ledgerNow(ARGV[2])
@@ -108,6 +109,7 @@ for i = 6, #ARGV, 8 do
         move(campaignKey, rec, 'sent', now)
         rec.c = nil; rec.d = nil
         changed = true
+        emitRowEvent(campaignKey, row, 'row.sent', rec, now, { w = wamid })
       end
       if not rowHasWamid(rec) then
         setRowWamid(rec, wamid)
@@ -118,6 +120,7 @@ for i = 6, #ARGV, 8 do
         if not rec.dt then
           redis.call('HINCRBY', campaignKey, 'n:delivered', 1)
           timelineAdd(campaignKey, 'delivered', 1, now)
+          emitRowEvent(campaignKey, row, 'row.delivered', rec, now, { w = wamid })
         end
         -- Delivered: it never fails now, so it is never sent again and its fingerprint (kept to
         -- forget a failed message in the duplicate guard) has no use; its values stay (retarget).
@@ -128,6 +131,7 @@ for i = 6, #ARGV, 8 do
         if not rec.rt then
           redis.call('HINCRBY', campaignKey, 'n:read', 1)
           timelineAdd(campaignKey, 'read', 1, now)
+          emitRowEvent(campaignKey, row, 'row.read', rec, now, { w = wamid })
         end
         if not rec.rt or at < rec.rt then rec.rt = at; changed = true end
       end
@@ -138,6 +142,7 @@ for i = 6, #ARGV, 8 do
         end
         if rec.s ~= 'failed' then
           move(campaignKey, rec, 'failed', now); changed = true
+          emitRowEvent(campaignKey, row, 'row.failed', rec, now, { w = wamid, code = rec.c, detail = rec.d })
           -- Not delivered: a later send of the same message is no repeat (as a refused send).
           forgetSend(prefix .. ':sent:' .. numberId, prefix .. ':sent-at:' .. numberId, rec.f, campaignId, row)
         end
@@ -145,6 +150,7 @@ for i = 6, #ARGV, 8 do
           local optouts = prefix .. ':optouts:' .. numberId
           if redis.call('HEXISTS', optouts, rec.p) == 0 then
             redis.call('HSET', optouts, rec.p, cjson.encode({ campaignId = campaignId, row = tonumber(row), at = tonumber(now) }))
+            emitRowEvent(campaignKey, row, 'row.opted_out', rec, now, { w = wamid, reason = '131050' })
           end
         end
         if code == MARKETING_CAP_CODE and rec.s == 'failed' then

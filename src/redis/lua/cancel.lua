@@ -25,6 +25,7 @@
 --- @include "clock"
 --- @include "complete-if-done"
 --- @include "end-backlog"
+--- @include "events"
 
 local campaignKey, pendingKey, activeKey = KEYS[1], KEYS[2], KEYS[3]
 local f = redis.call('HMGET', campaignKey, 'definition', 'finishedAt', 'cancelled', 'ingestInterrupted')
@@ -37,6 +38,8 @@ if f[4] then
   redis.call('HDEL', campaignKey, 'ingestInterrupted')
 end
 if ARGV[3] and ARGV[3] ~= '' then redis.call('HSET', campaignKey, 'cancelReason', ARGV[3]) end
+-- Its event once: a campaign cancelled again says nothing new.
+if f[3] ~= '1' then emitCampaignEvent(campaignKey, 'campaign.cancelled', ledgerNow(ARGV[2]), ARGV[3]) end
 local unfed = endBacklog(campaignKey, pendingKey, 'cancelled')
 redis.call('ZREM', activeKey, ARGV[1])
 completeIfDone(campaignKey, ledgerNow(ARGV[2]))

@@ -65,6 +65,7 @@
 --- @include "clock"
 --- @include "complete-if-done"
 --- @include "end-backlog"
+--- @include "events"
 
 local activeKey, windowKey = KEYS[1], KEYS[2]
 local prefix, now, size, minBatch = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -283,6 +284,7 @@ for _, score in ipairs(order) do
   for _, c in ipairs(taken) do
     if not c.started and #c.rows > 0 then
       redis.call('HSET', c.campaignKey, 'startedAt', now)
+      emitCampaignEvent(c.campaignKey, 'campaign.started', now, nil)
       events[#events + 1] = 'started'; events[#events + 1] = c.id; events[#events + 1] = c.startsAt or ''
     end
   end

@@ -59,6 +59,7 @@
 --- @include "wamid-index"
 --- @include "wamid-compact"
 --- @include "capped-retry"
+--- @include "events"
 
 local campaignKey, rowsKey, wamidsKey, recentKey, sentKey, sentAtKey, windowKey, confirmKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local cappedKey = KEYS[9]
@@ -99,6 +100,8 @@ local function settle(row, status, wamid, code, detail, owner)
   end
   redis.call('HSET', rowsKey, row, cjson.encode(rec))
   if status == 'sent' or status == 'held' then indexWamid(wamidsKey, campaignKey, campaignId, row, wamid) end
+  if status == 'sent' then emitRowEvent(campaignKey, row, 'row.sent', rec, now, { w = wamid }) end
+  if status == 'failed' then emitRowEvent(campaignKey, row, 'row.failed', rec, now, { code = rec.c or code, detail = rec.d or detail }) end
   -- Meta refused it: not sent, so a later send of the same message is not a repeat. (An
   -- unknown row may have been sent: it keeps its entry.)
   if status == 'failed' then forgetSend(sentKey, sentAtKey, rec.f, campaignId, row) end

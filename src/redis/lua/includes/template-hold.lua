@@ -12,6 +12,8 @@
     putTemplateHold(campaignKey, event, name, language, detail, now) → 'paused' (the hold paused it),
       'held' (it was paused already), or 'already-held'; for a campaign neither cancelled nor finished
 ]]
+--- @include "events"
+
 local TEMPLATE_HOLDS = { PAUSED = true, DISABLED = true, ARCHIVED = true }
 local TEMPLATE_LIFTS = { APPROVED = true, REINSTATED = true, UNARCHIVED = true }
 local TEMPLATE_CODES = { ['132015'] = 'PAUSED', ['132016'] = 'DISABLED' }
@@ -34,5 +36,6 @@ local function putTemplateHold(campaignKey, event, name, language, detail, now)
   redis.call('HSET', campaignKey, 'templateHold', reason)
   if f[1] == '1' then return 'held' end
   redis.call('HSET', campaignKey, 'paused', '1', 'pausedReason', reason, 'pausedAt', now)
+  emitCampaignEvent(campaignKey, 'campaign.paused', now, reason)
   return 'paused'
 end
