@@ -2,7 +2,7 @@ import type { RedisClient } from '../key-scope.js';
 import { campaignIndexKey, campaignLedgerKeys, campaignNumbersKey } from '../ledger/ledger-keys.js';
 import { hooksRegistryKey } from './event-keys.js';
 
-/** Campaigns whose flag is set per pipeline: a million campaigns in steps that each answer at once. */
+/** Campaigns whose flag is set per step: a million campaigns in steps of commands sent together. */
 const STEP = 500;
 
 /**
@@ -17,17 +17,17 @@ export async function markCampaignsForEvents(redis: RedisClient, prefix: string,
   const ids = await redis.zrange(campaignIndexKey(prefix), 0, -1);
   let marked = 0;
   for (let start = 0; start < ids.length; start += STEP) {
-    const pipeline = redis.pipeline();
+    // Separate commands, not one pipeline: on a cluster the campaigns' keys are on different nodes.
+    const steps: Promise<unknown>[] = [];
     for (const id of ids.slice(start, start + STEP)) {
       const number = numbers[id];
       if (number === undefined) continue;
       const key = campaignLedgerKeys(prefix, number, id).campaign;
       // Only a campaign that exists: HSET on a purged one would leave a hash with one field.
-      if (on) pipeline.eval(SET_IF_EXISTS, 1, key);
-      else pipeline.hdel(key, 'events');
+      steps.push(on ? redis.eval(SET_IF_EXISTS, 1, key) : redis.hdel(key, 'events'));
       marked += 1;
     }
-    await pipeline.exec();
+    await Promise.all(steps);
   }
   return marked;
 }
