@@ -42,9 +42,12 @@ export function parseRelayTargets(text: string): RelayTarget[] | string {
   return targets;
 }
 
-/** host + path, lower-case, every other character `-`: readable in a metric label and a Redis key. */
+/**
+ * host + path, lower-case, every other character `-`: readable in a metric label and a Redis key.
+ * Not the query: a receiver's token there would reach labels, logs and key names.
+ */
 function relayTargetName(url: URL): string {
-  return `${url.host}${url.pathname}${url.search}`
+  return `${url.host}${url.pathname}`
     .toLowerCase()
     .replace(/[^a-z0-9.]+/g, '-')
     .replace(/^-+|-+$/g, '');

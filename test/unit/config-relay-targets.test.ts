@@ -13,6 +13,13 @@ describe('RELAY_WEBHOOKS', () => {
     ]);
   });
 
+  it('leaves the query out of the name: a token there would reach metric labels and logs', () => {
+    const targets = parseRelayTargets('https://bot.example/hook?token=abc123');
+    expect(typeof targets === 'string' ? targets : targets.map((t) => [t.name, t.url])).toEqual([
+      ['bot.example-hook', 'https://bot.example/hook?token=abc123'],
+    ]);
+  });
+
   it('says which entry is wrong and how to write it, never echoing a secret', () => {
     expect(parseRelayTargets('https://a.example/x,,https://b.example')).toMatch(/^entry 2 of 3 is empty/);
     expect(parseRelayTargets('inbox.example.com|topsecret')).toMatch(/^entry 1 of 1 is not a URL/);
