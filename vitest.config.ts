@@ -21,7 +21,7 @@ const captures = (shared[RUN_CAPTURES] ??= join(tmpdir(), `${CAPTURE_PREFIX}${Da
  * The long runs, in a tier of their own so that `npm test` takes a few minutes on 2 cores: the
  * stress test of one-shot commands (1,000 runs in `npm run test:stress`), the 100,000-row upload,
  * the failover loops on a Redis Cluster, the pacer's floor up to 1,000/s, and the tests that drain
- * whole campaigns around a kill, a restart, a pause, a shutdown or a scrape. The other long files
+ * whole campaigns around a kill, a restart, a pause, a shutdown, a scrape or a hook's receiver down for 30 s. The other long files
  * run beside the stress test, in about the time it takes, so this tier costs little more than it.
  */
 const LONG = [
@@ -36,6 +36,7 @@ const LONG = [
   'fault-pair-limit',
   'fault-redis-restart',
   'fault-token-expiry',
+  'hooks-delivery',
   'metrics-campaign',
   'multi-number-worker',
   'pacer-floor',

@@ -7,6 +7,7 @@ import type { Dashboard } from '../src/dashboard/dashboard.js';
 import type { ServiceMetrics } from '../src/metrics/service-metrics.js';
 import type { RedisLedger } from '../src/redis/ledger/redis-ledger.js';
 import type { WebhookConsumer } from '../src/webhooks/webhook-consumer.js';
+import type { RelayForwarder } from '../src/relay/relay-forwarder.js';
 import type { AccountError } from '../src/campaigns/settle/account-errors.js';
 import { checkDashboardExposure } from '../src/dashboard/exposure.js';
 import { AppError } from '../src/errors/app-error.js';
@@ -59,7 +60,7 @@ export async function startService(
   let port: number;
   let closer: BoundedClose;
   try {
-    const inbox = new RedisWebhookInbox(redis, config.queuePrefix, { max: config.webhook.inboxMax });
+    const inbox = new RedisWebhookInbox(redis, config.queuePrefix, { max: config.webhook.inboxMax, relay: parts.relay !== undefined });
     app = buildWebhookServer({
       inbox,
       verifyToken,
@@ -70,12 +71,17 @@ export async function startService(
     });
     await parts.dashboard.register(app);
     await parts.api.register(app);
+    // GET /c/{token}: tracked links (`send --track-clicks`), for their recipients: outside the pages' password.
+    const { registerClickRoute } = await import('../src/clicks/click-route.js');
+    const { RedisClickLinks } = await import('../src/redis/clicks/redis-click-links.js');
+    registerClickRoute(app, new RedisClickLinks(redis, config.queuePrefix), log);
     closer = boundedClose(app.server);
     // Their connections refuse commands until they are up (no offline queue): the first request and read wait for them, not fail.
     // (The inbox's connection is not up: Redis is away, and the service starts without waiting more.)
     if (redis.status === 'ready') await parts.connected();
     port = await listenOn(app, options);
     parts.consumer.start();
+    parts.relay?.start();
   } catch (error) {
     // Whatever failed, the connection must not keep the process alive (it reconnects forever).
     await app?.close().catch(() => undefined);
@@ -93,6 +99,8 @@ export async function startService(
 /** What the service runs besides its intake: the webhook consumer, /metrics and the dashboard, each on its own connections. */
 interface ServiceParts {
   consumer: WebhookConsumer;
+  /** RELAY_WEBHOOKS' forwarder; undefined when it names no target. */
+  relay: RelayForwarder | undefined;
   metrics: ServiceMetrics;
   dashboard: Dashboard;
   /** The HTTP API under /api/v1. */
@@ -117,7 +125,8 @@ async function openServiceParts(config: Config, log: Logger): Promise<ServicePar
   const metricsRedis = connect();
   const dashboardRedis = connect();
   const apiRedis = connect();
-  const connections = [readerRedis, ledgerRedis, metricsRedis, dashboardRedis, apiRedis];
+  const relay = await relayForwarder(config, log, connect);
+  const connections = [readerRedis, ledgerRedis, metricsRedis, dashboardRedis, apiRedis, ...(relay?.connections ?? [])];
   const sendRate = (phoneNumberId: string) => sendRateOf(config.send, phoneNumberId);
   const consumer = await webhookConsumer(config, log, readerRedis, ledgerOn(ledgerRedis));
   // GET /metrics: read from Redis at each scrape.
@@ -128,6 +137,7 @@ async function openServiceParts(config: Config, log: Logger): Promise<ServicePar
     retentionMs: config.metricsRetentionMs,
     sendRate,
     ledger: ledgerOn(metricsRedis),
+    relayTargets: config.relayTargets.map((target) => target.name),
   });
   // The campaigns page (/) and bull-board (/queues).
   const { createDashboard } = await import('../src/dashboard/dashboard.js');
@@ -140,13 +150,21 @@ async function openServiceParts(config: Config, log: Logger): Promise<ServicePar
     logger: log,
     sendRate,
     portfolios: config.portfolios,
+    hooks: { config, redis: dashboardRedis },
   });
   // The HTTP API (/api/v1): the pages call it too, with their CSRF token.
   const { createHttpApi } = await import('../src/api/http-api.js');
   const api = createHttpApi({ config, logger: log, redis: apiRedis, ledger: ledgerOn(apiRedis), sessions: dashboard.sessions });
+  // Outbound hooks (docs/events.md): events to the hooks' outboxes, and each hook's delivery, on their own connection.
+  const hooksRedis = connect();
+  connections.push(hooksRedis);
+  const { startOutboundHooks } = await import('../src/redis/hooks/outbound-hooks.js');
+  const hooks = startOutboundHooks({ redis: hooksRedis, prefix: config.queuePrefix, retryMs: config.hookRetryMs, logger: log });
   const close = async () => {
     // A read blocks up to 1 s; with Redis away a command waits for it: then the disconnect below ends it.
     await Promise.race([consumer.stop(), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    await hooks.stop();
+    await relay?.forwarder.stop();
     await metrics.close();
     await Promise.race([dashboard.close(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     for (const connection of connections) {
@@ -156,7 +174,24 @@ async function openServiceParts(config: Config, log: Logger): Promise<ServicePar
   };
   const { readyWithin } = await import('../src/redis/redis-connection.js');
   const connected = async () => void (await Promise.all(connections.map((connection) => readyWithin(connection, 1000))));
-  return { consumer, metrics, dashboard, api, connected, close };
+  return { consumer, relay: relay?.forwarder, metrics, dashboard, api, connected, close };
+}
+
+/** RELAY_WEBHOOKS: each accepted webhook forwarded to every target (src/relay), on a connection of its own; none, nothing. */
+async function relayForwarder(config: Config, log: Logger, connect: () => RedisClient) {
+  const metaSecret = config.webhook.appSecrets[0];
+  if (config.relayTargets.length === 0 || metaSecret === undefined) return undefined;
+  const { RelayForwarder } = await import('../src/relay/relay-forwarder.js');
+  const redis = connect();
+  const forwarder = new RelayForwarder({
+    redis,
+    prefix: config.queuePrefix,
+    targets: config.relayTargets,
+    metaSecret,
+    retryMs: config.hookRetryMs,
+    logger: log,
+  });
+  return { forwarder, connections: [redis] };
 }
 
 async function webhookConsumer(config: Config, log: Logger, readerRedis: RedisClient, ledger: RedisLedger): Promise<WebhookConsumer> {

@@ -27,6 +27,16 @@ import {
 } from './routes/audiences-routes.js';
 import { audienceCampaignRoute, registerAudienceCampaignRoute } from './routes/audience-campaign-route.js';
 import { addOptOutsRoute, listOptOutsRoute, registerOptOutsRoutes, removeOptOutsRoute } from './routes/optouts-routes.js';
+import {
+  addHookRoute,
+  failedHookEventsRoute,
+  getHookRoute,
+  listHooksRoute,
+  redeliverHookRoute,
+  registerHooksRoutes,
+  removeHookRoute,
+  testHookRoute,
+} from './routes/hooks-routes.js';
 
 /** Every route of the API, as data: the OpenAPI document is made from this list. */
 export const API_ROUTES: readonly ApiRouteDefinition[] = [
@@ -53,6 +63,13 @@ export const API_ROUTES: readonly ApiRouteDefinition[] = [
   removeContactsRoute,
   deleteAudienceRoute,
   audienceCampaignRoute,
+  listHooksRoute,
+  addHookRoute,
+  getHookRoute,
+  removeHookRoute,
+  testHookRoute,
+  failedHookEventsRoute,
+  redeliverHookRoute,
 ];
 
 /** Adds every route to the API's scope. */
@@ -67,5 +84,6 @@ export function registerApiRoutes(app: FastifyInstance, services: ApiServices): 
   registerOptOutsRoutes(app, services);
   registerAudiencesRoutes(app, services);
   registerAudienceCampaignRoute(app, services);
+  registerHooksRoutes(app, services);
   registerCampaignCreateRoute(app, services);
 }

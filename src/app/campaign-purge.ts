@@ -4,6 +4,7 @@ import { removeCampaignJobs } from '../queue/campaign-jobs-cleanup.js';
 import { sendQueueName, sendQueuePrefix } from '../queue/queue-names.js';
 import type { AppContext } from './app-context.js';
 import { expireAudiences } from './audiences.js';
+import { RedisClickLinks } from '../redis/clicks/redis-click-links.js';
 
 export interface PurgeSummary {
   id: string;
@@ -14,10 +15,12 @@ export interface PurgeSummary {
   alreadyPurged: boolean;
 }
 
-/** `campaign purge ID`: the ledger's personal data, then the campaign's jobs kept in its number's queue. */
+/** `campaign purge ID`: the ledger's personal data and its tracked links, then the campaign's jobs kept in its number's queue. */
 export async function runPurge(context: AppContext, campaignId: string): Promise<PurgeSummary> {
   const { config, redis } = context;
   const ledger = await context.ledger.purge(campaignId);
+  // Its tracked links go with its rows: their tokens then answer 404 (an already purged campaign's that remain go now).
+  await new RedisClickLinks(redis, config.queuePrefix).forget(ledger.phoneNumberId, campaignId);
   const queue = new Queue(sendQueueName(ledger.phoneNumberId), {
     connection: redis,
     prefix: sendQueuePrefix(config.queuePrefix, ledger.phoneNumberId),

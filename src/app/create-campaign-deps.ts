@@ -10,6 +10,7 @@ import { readMessagingReach } from '../redis/ledger/messaging-reach-read.js';
 import type { AppContext } from './app-context.js';
 import { openCampaignMedia } from './campaign-media-deps.js';
 import { buildTemplateRegistry } from './templates.js';
+import { RedisClickLinks } from '../redis/clicks/redis-click-links.js';
 
 /** What a process needs to create campaigns: the CLI's command opens one for its run, the API's service keeps one. */
 export type CampaignContext = Omit<AppContext, 'close'>;
@@ -42,6 +43,8 @@ export function createCampaignDeps(context: CampaignContext): SendCampaignDeps {
               templateId,
               seconds,
             }),
+    publicUrl: config.publicUrl,
+    clickLinks: new RedisClickLinks(redis, config.queuePrefix),
     rateCard: loadRateCard(config.rateCardFile),
     recordCostEstimate: (campaignId, cost) => ledger.recordCostEstimate(campaignId, cost),
     openMedia: (phoneNumberIds) => openCampaignMedia(config, redis, phoneNumberIds),

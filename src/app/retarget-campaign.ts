@@ -14,6 +14,8 @@ import type { FieldNames } from '../campaigns/spec/field-names.js';
 import { AppError } from '../errors/app-error.js';
 import { createCampaignDeps, type CampaignContext } from './create-campaign-deps.js';
 import { sendCampaign } from './send-campaign.js';
+import { withDestinations } from '../clicks/retarget-destinations.js';
+import { RedisClickLinks } from '../redis/clicks/redis-click-links.js';
 
 /** `campaign retarget ID` and POST /campaigns/{id}/retarget: the rule, and the new campaign's message as `send` takes it. */
 export interface RetargetRequest {
@@ -98,11 +100,13 @@ async function writeChosenRows(context: CampaignContext, source: CampaignDefinit
   const out = createWriteStream(file);
   csv.pipe(out);
   const now = await context.ledger.now();
+  // A campaign that tracked clicks keeps tokens in its rows: the file gets each row's destination instead.
+  const links = source.clicks === undefined ? undefined : new RedisClickLinks(context.redis, context.config.queuePrefix);
   let chosen = 0;
   try {
     for await (const page of context.ledger.rowMessages(source.id)) {
-      for (const row of page) {
-        if (!chosenByRule(rule, row, now)) continue;
+      const picked = page.filter((row) => chosenByRule(rule, row, now));
+      for (const row of links === undefined ? picked : await withDestinations(links, source, picked)) {
         chosen++;
         if (!csv.write(retargetCells(source, header, row))) await new Promise((resolve) => csv.once('drain', resolve));
       }

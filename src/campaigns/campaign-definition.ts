@@ -9,6 +9,7 @@ import type { CheckedSpec } from './spec/check-spec.js';
 import type { FieldNames } from './spec/field-names.js';
 import type { MessageChoice } from './spec/message-choice.js';
 import { planText } from './text-plan.js';
+import { trackedColumns, type TrackedClicks } from '../clicks/click-plan.js';
 
 /** What the campaign sends: the approved template found for the spec's, or its text. */
 /** `translations`: with a language per row, every approved translation (`requirements` is the fallback's, or the first's). */
@@ -24,6 +25,8 @@ export interface DefinitionInput {
   names: FieldNames;
   /** `campaign retarget`: the campaign whose rows make this one's file. */
   sourceCampaign?: string | undefined;
+  /** With `spec.clicks`: the template's tracked button's slot (src/clicks/click-template.ts). */
+  clickSlot?: string | undefined;
 }
 
 /**
@@ -48,9 +51,10 @@ export function campaignDefinition(input: DefinitionInput, header: readonly stri
     ...(message.kind === 'template' && message.requirements.category !== undefined ? { category: message.requirements.category } : {}),
     ...(message.kind === 'text'
       ? { text: planText(message.body, message.previewUrl, header, file, names['text.body']) }
-      : templatePlans(message, header, spec, names)),
+      : templatePlans(message, header, spec, names, clicksOf(input))),
     ...(input.sourceCampaign === undefined ? {} : { sourceCampaign: input.sourceCampaign }),
     ...reachFields(spec),
+    ...(clicksOf(input) === undefined ? {} : { clicks: clicksOf(input) }),
     source: {
       file: basename(file),
       phoneColumn: spec.phoneColumn,
@@ -72,8 +76,16 @@ function templatePlans(
   header: readonly string[],
   spec: CheckedSpec,
   names: FieldNames,
+  clicks: TrackedClicks | undefined,
 ): Pick<CampaignDefinition, 'plan' | 'languages'> {
-  const plan = (requirements: TemplateRequirements) => planSend(requirements, header, spec.columns, names, { endpoint: spec.endpoint });
+  const plan = (requirements: TemplateRequirements) =>
+    planSend(
+      requirements,
+      header,
+      clicks === undefined ? spec.columns : trackedColumns(spec.columns, requirements, clicks, header, names),
+      names,
+      { endpoint: spec.endpoint },
+    );
   const translations = message.translations;
   if (translations === undefined) return { plan: plan(message.requirements) };
   if (!header.includes(translations.column)) {
@@ -90,6 +102,15 @@ function templatePlans(
   });
   const primary = plans.find((p) => p.language === message.requirements.language) ?? plans[0]!;
   return { plan: primary, languages: { column: translations.column, fallback: translations.fallback !== undefined, plans } };
+}
+
+/** The tracked button and the destination column, when the campaign tracks clicks. */
+function clicksOf(input: DefinitionInput): TrackedClicks | undefined {
+  const { clicks } = input.spec;
+  if (clicks === undefined || input.message.kind === 'text') return undefined;
+  // createCampaign finds the slot from the template before the file is read: without it nothing could be tracked.
+  if (input.clickSlot === undefined) throw new Error('a campaign that tracks clicks was defined without its tracked button');
+  return { slot: input.clickSlot, column: clicks.urlColumn };
 }
 
 /** What the definition keeps of the spec's reach options: the audience it came from, consent, caps, a test. */

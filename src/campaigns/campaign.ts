@@ -56,6 +56,11 @@ export const campaignDefinitionSchema = z
     ignoreFrequencyCaps: z.literal(true).optional(),
     /** `--retry-capped-after` (ms): a row Meta failed with 131049 is sent again once, this long after. */
     retryCappedAfterMs: z.number().optional(),
+    /**
+     * `--track-clicks`: the slot of the URL button (`button.1.url`) whose value is each row's click token (the row's values hold
+     * the token there), and `--click-url-column`, the column each row's destination came from.
+     */
+    clicks: z.object({ slot: z.string(), column: z.string() }).optional(),
     /** `--test-to`: a test send to the team's own numbers: no duplicate window, no caps, not counted towards them. */
     test: z.literal(true).optional(),
     source: z.object({
@@ -145,13 +150,24 @@ export interface RowRecord {
   flowResponse?: string;
   /** The `pricing` of its status webhooks: Meta's category, and whether Meta charges it. */
   pricing?: { category: string; billable: boolean };
+  /** Its tracked link (`--track-clicks`): when it was first clicked (the ledger's clock, ms), and how often. */
+  clickedAt?: number;
+  clicks?: number;
 }
 
 /**
  * Rows by status, and `delivered` / `read`: rows Meta reported delivered (a read row counts
  * in both) and read, by status webhook. A failed row may have been delivered to one device.
  */
-export type CampaignCounts = Record<RowStatus, number> & { total: number; delivered: number; read: number };
+export type CampaignCounts = Record<RowStatus, number> & {
+  total: number;
+  delivered: number;
+  read: number;
+  /** Rows whose recipient replied to their message (a quick-reply or a Flow's answer), once each. */
+  replied?: number;
+  /** Rows whose tracked link was clicked, once each; absent for a campaign that does not track clicks (`--track-clicks`). */
+  clicked?: number;
+};
 
 /**
  * `scheduled`: its `--at` start has not come (rows are read and checked, nothing is fed).

@@ -20,6 +20,8 @@ import type { MessageChoice } from './spec/message-choice.js';
 import { checkEndpointCategory } from './spec/send-endpoint.js';
 import { estimateCost, type CostEstimate, type PlanCost } from '../pricing/cost-estimate.js';
 import { cardCategoryOf, type RateCard } from '../pricing/rate-card.js';
+import type { ClickLinks } from '../clicks/click-links.js';
+import { trackedButtonSlot } from '../clicks/click-template.js';
 
 /** The approved templates, as the template registry serves them. */
 export interface TemplateFinder {
@@ -59,6 +61,10 @@ export interface CreateCampaignDeps {
   messagingReach(phoneNumberId: string, campaignId: string): Promise<MessagingReach>;
   /** Sets a template's time-to-live through the Cloud API; undefined when this process has no token to do it with. */
   setTemplateTtl?: ((templateId: string, seconds: number) => Promise<void>) | undefined;
+  /** PUBLIC_URL: where `serve` answers tracked links (`trackClicks`); undefined: clicks cannot be tracked. */
+  publicUrl?: string | undefined;
+  /** The index of tracked links, written as rows are read (`trackClicks`); undefined: clicks cannot be tracked. */
+  clickLinks?: ClickLinks | undefined;
   /** The rate card the plan's cost is estimated with (RATE_CARD_FILE, read once where the command starts). */
   rateCard?: RateCard | undefined;
   /** Keeps a campaign's estimate, for `status` to show beside what Meta charged (the first send's: a continued one keeps it). */
@@ -115,6 +121,7 @@ export async function createCampaign(
   await checkWritableDir(deps.reportsDir, 'REPORTS_DIR');
   const message = await resolveMessage(deps, spec.message, request.templatesFile, request.names);
   if (message.kind === 'template') checkEndpointCategory(spec.endpoint, message.requirements, request.names);
+  const clickSlot = spec.clicks === undefined ? undefined : trackedSlot(deps, message, request.names);
   const id = spec.campaignId ?? newCampaignId();
   // Meta: on 131050 suppress the recipient for marketing (reference §8). Utility and
   // authentication templates still reach them. A text is skipped for them too: nothing says
@@ -131,7 +138,7 @@ export async function createCampaign(
     delimiter: spec.delimiter,
     define: (header: readonly string[]) =>
       (defined = campaignDefinition(
-        { id, spec, message, file: request.file, names: request.names, sourceCampaign: request.sourceCampaign },
+        { id, spec, message, file: request.file, names: request.names, sourceCampaign: request.sourceCampaign, clickSlot },
         header,
       )),
     ...reachChecks(deps, spec, category, () => defined),
@@ -140,6 +147,7 @@ export async function createCampaign(
     names: request.names,
     ...(optedOut === undefined ? {} : { optedOut }),
     ...(marketingCapped === undefined ? {} : { marketingCapped }),
+    ...(clickSlot === undefined || deps.clickLinks === undefined ? {} : { clickLinks: deps.clickLinks }),
   };
   // Refused before a row is queued: the file is read once more, as a dry run, to price it first.
   // One reader and uploader for the campaign: a media read for the priced pass is not read again.
@@ -149,6 +157,27 @@ export async function createCampaign(
   } finally {
     await media?.close();
   }
+}
+
+/**
+ * The tracked button's slot (`trackClicks`), the same in every translation sent: refused before the file is read when
+ * PUBLIC_URL is not set, a template has no button at `PUBLIC_URL/c/{{1}}`, or this process cannot record links.
+ */
+function trackedSlot(deps: CreateCampaignDeps, message: ResolvedMessage, names: FieldNames): string {
+  const flag = names.trackClicks;
+  if (message.kind === 'text') throw new AppError('CLICK_TRACKING_INVALID', `${flag} counts clicks on a template's URL button`);
+  const templates = message.translations?.approved ?? [message.requirements];
+  const slots = templates.map((requirements) => trackedButtonSlot(requirements, deps.publicUrl, flag));
+  const slot = slots[0] ?? trackedButtonSlot(message.requirements, deps.publicUrl, flag);
+  if (slots.some((other) => other !== slot)) {
+    throw new AppError(
+      'CLICK_TRACKING_INVALID',
+      `${flag}: the translations of ${message.requirements.name} have their tracked button in different places ` +
+        `(${[...new Set(slots)].join(', ')}): give them the same buttons`,
+    );
+  }
+  if (deps.clickLinks === undefined) throw new AppError('CONFIG_INVALID', `${flag}: this process has no store for tracked links`);
+  return slot;
 }
 
 /** `--require-consent` (MARKETING only) and the FREQUENCY_CAPS estimate, as the ingest asks them per chunk of rows. */

@@ -18,6 +18,8 @@ export const REJECTION_REASONS = {
   TEXT_TOO_LONG: "a --text message with this row's values is longer than Meta's 4,096 characters",
   MALFORMED_RECORD: 'the line cannot be read as CSV (for example an unclosed quote)',
   HEADER_LINK_INVALID: "the header media link (or a carousel card's) is not an http:// or https:// URL",
+  CLICK_URL_INVALID:
+    "the tracked link's destination (--track-clicks, --click-url-column) is not an http:// or https:// URL of at most 2,048 characters",
   COUPON_CODE_INVALID: "the coupon code is empty, longer than Meta allows (20; 15 in a limited-time offer's template) or holds a space",
   OTP_CODE_INVALID: "the authentication code is longer than Meta's 15 characters",
   OFFER_EXPIRY_INVALID: "the limited-time offer's end is not a time (an ISO 8601 time with offset, or epoch milliseconds)",

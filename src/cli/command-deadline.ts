@@ -21,6 +21,7 @@ const ONE_SHOT = new Set([
   'optouts',
   'consent',
   'tokens',
+  'hooks',
   'templates',
   'costs',
 ]);

@@ -45,7 +45,7 @@ export function statusText(status: CampaignStatus, windowed?: WindowStatus, defi
     `Campaign ${campaignLabel(j.id, j.name)}: ${status.state}${status.priority === 'normal' ? '' : ` (priority ${status.priority})`}`,
     ...(definition === undefined ? [] : [`  sends ${printable(describeMessage(campaignMessage(definition)))}${reachOf(j)}`]),
     `  total ${j.total}  queued ${j.queued}  sent ` +
-      `${j.sent}${j.delivered > 0 || j.read > 0 ? ` (delivered ${j.delivered}, read ${j.read})` : ''}  failed ${j.failed}  ` +
+      `${j.sent}${answeredOf(j)}  failed ${j.failed}  ` +
       `rejected ${j.rejected}  skipped ${j.skipped}${j.confirming > 0 ? `  confirming ${j.confirming}` : ''}` +
       `${j.held > 0 ? `  held ${j.held}` : ''}  unknown ` +
       `${j.unknown}${j.cancelled > 0 ? `  cancelled ${j.cancelled}` : ''}${j.expired > 0 ? `  expired ${j.expired}` : ''}`,
@@ -88,6 +88,13 @@ export function statusText(status: CampaignStatus, windowed?: WindowStatus, defi
       `  ${j.unknown} rows may or may not have been delivered (see the report); \`campaign retry ${status.id} --unknown\` resends them`,
     );
   return lines.join('\n');
+}
+
+/** After the sent rows: what became of them (delivered, read, replied, and clicked for a campaign that tracks clicks), once any did. */
+function answeredOf(j: Pick<StatusView, 'delivered' | 'read' | 'replied' | 'clicked'>): string {
+  if (j.delivered === 0 && j.read === 0 && j.replied === 0 && (j.clicked ?? 0) === 0) return '';
+  const replied = j.replied > 0 ? `, replied ${j.replied}` : '';
+  return ` (delivered ${j.delivered}, read ${j.read}${replied}${j.clicked === null ? '' : `, clicked ${j.clicked}`})`;
 }
 
 /** The operator's line about the messaging limit: over it, within it, or not known. */

@@ -34,6 +34,7 @@ const COMMANDS: ReadonlyMap<string, () => Promise<CommandDefinition>> = new Map(
   ['audiences', () => import('./commands/audiences.js')],
   ['consent', () => import('./commands/consent.js')],
   ['tokens', () => import('./commands/tokens.js')],
+  ['hooks', () => import('./commands/hooks.js')],
   ['sandbox', () => import('./commands/sandbox.js')],
   ['serve', () => import('./commands/serve.js')],
   ['demo', () => import('./commands/demo.js')],

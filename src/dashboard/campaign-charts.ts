@@ -13,7 +13,8 @@ export const CHART_ASSET_PATHS = {
   uplotStyle: '/dashboard/uplot.min.css',
 } as const;
 
-export const FUNNEL_STAGES = ['queued', 'sent', 'delivered', 'read', 'replied'] as const;
+/** `clicked` is a stage of a campaign that tracks clicks (`send --track-clicks`) only. */
+export const FUNNEL_STAGES = ['queued', 'sent', 'delivered', 'read', 'replied', 'clicked'] as const;
 export type FunnelStage = (typeof FUNNEL_STAGES)[number];
 
 /**
@@ -40,23 +41,28 @@ export interface CampaignCharts {
  * count its errors table shows: rows, each once by its status now). The funnel: `queued` is
  * every row it took to send (queuedRows: not those rejected or skipped, so it says what the
  * dry run said would be sent), then the rows Meta accepted (`sent`: delivered and read rows
- * are sent rows), those it reported delivered and read, and the rows whose recipient replied.
+ * are sent rows), those it reported delivered and read, the rows whose recipient replied, and (a campaign that tracks
+ * clicks) the rows whose link was clicked.
  */
 export function campaignCharts(status: CampaignStatus, timeline: CampaignTimeline, tally: ErrorTally | undefined): CampaignCharts {
   const c = status.counts;
-  const funnelRows: Record<FunnelStage, number> = {
+  const funnelRows: Record<FunnelStage, number | undefined> = {
     queued: queuedRows(c),
     sent: c.sent,
     delivered: c.delivered,
     read: c.read,
     replied: timeline.counts.replied,
+    clicked: timeline.counts.clicked,
   };
   return {
     series: timelineSeries(timeline),
     errors: tally?.codes.map((e) => ({ status: e.status, code: e.code, rows: e.rows, example: clip(e.example, ERROR_EXAMPLE_MAX) })),
     errorsSample: tally === undefined ? undefined : !tally.complete,
     errorsScope: tally === undefined ? undefined : errorsScope(tally, c.total),
-    funnel: FUNNEL_STAGES.map((stage) => ({ stage, rows: funnelRows[stage] })),
+    funnel: FUNNEL_STAGES.flatMap((stage) => {
+      const rows = funnelRows[stage];
+      return rows === undefined ? [] : [{ stage, rows }];
+    }),
   };
 }
 
@@ -76,7 +82,7 @@ export function chartsSection(charts: CampaignCharts): SafeHtml {
 <figure class="chart error-bars"><figcaption>Errors by code: rows by their status now, as in the table below</figcaption>
 <div class="plot"></div></figure>
 <figure class="chart funnel"><figcaption>Funnel: rows queued to send (not those rejected or skipped), then sent, delivered, read and replied
-</figcaption><div class="plot"></div></figure>
+(and clicked, when the campaign tracks its links)</figcaption><div class="plot"></div></figure>
 </div>
 <p class="footnote">The time chart shows the ledger's counters as they moved (a sent row Meta later reports failed moves from one
 line to the other), counted when each change was recorded: by the minute for a campaign's first 6 hours, then by the hour, after

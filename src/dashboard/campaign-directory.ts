@@ -52,7 +52,7 @@ export class CampaignDirectory {
     let sameMessage: SameMessage | undefined;
     try {
       message = describeMessage(campaignMessage(definition));
-      sameMessage = sameMessageOf(campaignMessage(definition));
+      sameMessage = sameMessageOf(campaignMessage(definition), definition.clicks);
     } catch {
       // Neither a template nor a text: shown without one.
     }

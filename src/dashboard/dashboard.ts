@@ -14,6 +14,7 @@ import { RedisAccountErrors } from '../redis/metrics/redis-account-errors.js';
 import { RedisAudiences } from '../redis/audiences/redis-audiences.js';
 import { RedisLoginAttempts } from '../redis/access/redis-login-attempts.js';
 import type { DashboardSessions } from '../http/dashboard-sessions.js';
+import type { HooksContext } from '../app/hooks.js';
 import { DashboardAccess } from './access.js';
 import type { DashboardCredentials } from './basic-auth.js';
 import { CampaignDirectory } from './campaign-directory.js';
@@ -24,6 +25,7 @@ import { ErrorTallies } from './error-tallies.js';
 import { LoginThrottle } from './login-throttle.js';
 import { pageFailures } from './page-errors.js';
 import { registerPageRoutes } from './page-routes.js';
+import { registerHookPages } from './hooks-routes.js';
 import { QUEUES_PATH, QueueBoard } from './queue-board.js';
 
 export interface DashboardOptions {
@@ -39,6 +41,8 @@ export interface DashboardOptions {
   sendRate: (phoneNumberId: string) => number;
   /** PORTFOLIOS: the report's `user_id` column reads the campaign's portfolio's user links (default: one portfolio). */
   portfolios?: PortfolioAssignments;
+  /** What the Hooks pages run `campaign hooks …` on; without it the pages have no Hooks. */
+  hooks?: HooksContext;
   now?: () => number;
 }
 
@@ -102,6 +106,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         audiences: { store: new RedisAudiences(redis, prefix), logger },
       });
       registerControlRoutes(scope, { ledger, reader, history, access, logger, now });
+      if (options.hooks !== undefined) registerHookPages(scope, { context: options.hooks, access, logger });
       await scope.register(
         async (queues) => {
           queues.addHook('onRequest', access.refuseUnsafeCrossSite);

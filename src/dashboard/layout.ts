@@ -38,7 +38,8 @@ export function page(options: PageOptions): SafeHtml {
 <body data-live="${options.live ?? ''}">
 <header class="top">
 <a class="brand" href="/">campaign-worker</a>
-<nav><a href="/">Campaigns</a> <a href="/audiences">Audiences</a> <a href="/queues">Queues</a> <a href="/metrics">Metrics</a></nav>
+<nav><a href="/">Campaigns</a> <a href="/audiences">Audiences</a> <a href="/hooks">Hooks</a> <a href="/queues">Queues</a>
+  <a href="/metrics">Metrics</a></nav>
 <span class="live" id="live-status">${options.live === undefined ? '' : 'live: updated every 2 s'}</span>
 </header>
 <main>

@@ -9,6 +9,8 @@ const RETARGET_STATUSES = [
   ['failed', 'its failed rows'],
   ['delivered-not-read', 'rows delivered but not read'],
   ['not-replied', 'rows sent, delivered or read with no reply'],
+  ['clicked', 'rows whose tracked link was clicked'],
+  ['not-clicked', 'rows sent, delivered or read with no click on their link'],
 ] as const;
 const STATUS_OPTIONS = RETARGET_STATUSES.map(([value, label]) => html`<option value="${value}">${label}</option>`);
 
@@ -25,18 +27,23 @@ export type SameMessage =
       param?: Record<string, string>;
       headerImageColumn?: string;
       languageColumn?: string;
+      /** The source tracked clicks: so does the new campaign, to the same destinations. */
+      trackClicks?: true;
+      clickUrlColumn?: string;
     }
   | { text: string; previewUrl: boolean };
 
-export function sameMessageOf(message: CampaignMessage): SameMessage {
+/** `clicks`: the source's tracked button (its definition's `clicks`), whose token is not a column the new campaign maps. */
+export function sameMessageOf(message: CampaignMessage, clicks?: { slot: string; column: string }): SameMessage {
   if (message.kind === 'text') return { text: message.text.body, previewUrl: message.text.previewUrl };
   const { plan } = message;
   const same: SameMessage = { template: plan.name, language: plan.language };
+  if (clicks !== undefined) Object.assign(same, { trackClicks: true, clickUrlColumn: clicks.column });
   const param: Record<string, string> = {};
   for (const slot of plan.slots) {
     if (slot.kind === 'language') same.languageColumn = slot.column;
-    // A slot filled from another (an authentication code's button) is not mapped itself.
-    else if (slot.sameAs === undefined) param[slot.name] = slot.column;
+    // A slot filled from another (an authentication code's button) is not mapped itself; nor is the tracked button.
+    else if (slot.sameAs === undefined && slot.name !== clicks?.slot) param[slot.name] = slot.column;
   }
   if (Object.keys(param).length > 0) same.param = param;
   if (plan.headerMedia !== undefined) same.headerImageColumn = plan.headerMedia.column;

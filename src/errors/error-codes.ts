@@ -85,7 +85,8 @@ export const ERROR_CODES = {
     'A hook cannot be added as asked: its URL is not http(s), an event is not one the product sends, or its name is taken or malformed.',
   HOOK_NOT_FOUND: 'No outbound hook of that name (HTTP 404).',
   CLICK_TRACKING_INVALID:
-    "`--track-clicks` cannot be used as asked: PUBLIC_URL is unset, the template has no URL button with a dynamic suffix whose base URL points at PUBLIC_URL, or `--click-url-column` is missing.",
+    '`--track-clicks` cannot be used as asked: PUBLIC_URL is unset, the template has no URL button with a dynamic suffix ' +
+    'whose base URL points at PUBLIC_URL, or `--click-url-column` is missing.',
   REJECTS_NOT_FOUND: 'The campaign has no rejects file: none of its rows was rejected or skipped, or the file was removed (HTTP 404).',
   JOB_PAYLOAD_INVALID: 'A queued job does not match the send-job schema.',
   ENQUEUE_FAILED: 'BullMQ did not accept a chunk of jobs.',

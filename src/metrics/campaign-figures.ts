@@ -4,7 +4,10 @@ import type { CampaignCounters } from '../campaigns/report/campaign-counters.js'
 import { campaignEtaSeconds } from '../campaigns/report/campaign-eta.js';
 import type { SendWindow } from '../campaigns/feed/send-window.js';
 
-/** The label values of cw_campaign_rows: every row status, and Meta's `delivered` and `read` (a read row counts in both). */
+/**
+ * The label values of cw_campaign_rows: every row status, and Meta's `delivered` and `read` (a read row counts in both); a
+ * campaign that tracks clicks has `clicked` too (rows whose link was clicked, once each).
+ */
 export const CAMPAIGN_ROW_LABELS = [...ROW_STATUSES, 'delivered', 'read'] as const;
 
 export interface CampaignFigures {
@@ -36,7 +39,9 @@ export function needsWindow(c: CampaignCounters): boolean {
 export function campaignFigures(c: CampaignCounters, now: number, retentionMs: number, context: EtaContext): CampaignFigures | undefined {
   const { counts, finishedAt, startedAt } = c.status;
   if (finishedAt !== undefined && now - finishedAt >= retentionMs) return undefined;
-  const rows = new Map(CAMPAIGN_ROW_LABELS.map((label) => [label, counts[label]]));
+  const rows = new Map<string, number>(CAMPAIGN_ROW_LABELS.map((label) => [label, counts[label]]));
+  // Only a campaign that tracks clicks has a clicked count: the others' would say 0 clicks where none could be counted.
+  if (counts.clicked !== undefined) rows.set('clicked', counts.clicked);
   return { rows, total: counts.total, etaSeconds: eta() };
 
   function eta(): number | undefined {

@@ -3,6 +3,8 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { SEND_LATENCY_BUCKETS, WEBHOOK_LAG_BUCKETS } from './buckets.js';
 import { QUEUE_STATES, ScrapeReader, type MetricsSnapshot, type ScrapeReaderOptions } from './scrape-reader.js';
 import { StoredHistogram } from './stored-histogram.js';
+import { registerRelayMetrics } from './relay-metrics.js';
+import { registerHookMetrics } from './hook-metrics.js';
 
 /** What GET /metrics answers. */
 export interface ScrapeResult {
@@ -26,10 +28,14 @@ const CONNECT_WAIT_MS = 1000;
  * counters are Redis totals, so they only grow from one scrape to the next whichever
  * service instance is scraped; a campaign's series go METRICS_RETENTION_HOURS after it ends.
  */
-export function createServiceMetrics(options: ScrapeReaderOptions): ServiceMetrics {
+export function createServiceMetrics(options: ScrapeReaderOptions & { relayTargets?: readonly string[] }): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const metrics = defineMetrics(registry);
+  // The relay's per-target figures (RELAY_WEBHOOKS), read by their own collect callbacks at each scrape.
+  registerRelayMetrics(registry, { ...options, targets: options.relayTargets ?? [] });
+  // The outbound hooks' figures, per hook, read the same way.
+  registerHookMetrics(registry, options);
 
   const reader = new ScrapeReader(options);
 
@@ -52,7 +58,9 @@ function defineMetrics(registry: Registry) {
   const registers = [registry];
   const rows = new Gauge({
     name: 'cw_campaign_rows',
-    help: 'Rows of a campaign by status (delivered and read: rows Meta reported so; a read row counts in both)',
+    help:
+      'Rows of a campaign by status (delivered and read: rows Meta reported so; a read row counts in both; clicked: rows whose ' +
+      'tracked link was clicked, in a campaign that tracks clicks)',
     labelNames: ['campaign_id', 'status'],
     registers,
   });

@@ -21,6 +21,8 @@ export interface UrlButtonRequirement {
   /** Position of the button in the template, sent as the string `index`. */
   index: number;
   variables: string[];
+  /** The button's link as approved, its variable unfilled (`https://shop.example.com/t/{{1}}`): where a tracked link must point. */
+  url: string;
 }
 
 export interface TemplateRequirements {
@@ -71,7 +73,7 @@ export function requirementsOf(template: MessageTemplate): TemplateRequirements 
         component.buttons.forEach((button, index) => {
           if (button.type !== 'URL' || button.url === undefined) return;
           const variables = placeholdersIn(button.url, format);
-          if (variables.length > 0) urlButtons.push({ index, variables });
+          if (variables.length > 0) urlButtons.push({ index, variables, url: button.url });
         });
         break;
       default:

@@ -29,24 +29,27 @@ export interface WebhookInbox {
   /**
    * Resolves once the body is in Redis, or once Redis has said it holds it already or is full
    * (then, and only then, Meta gets its answer); rejects fast when Redis is away. `signature`:
-   * the body's HMAC-SHA256 in hex, checked before.
+   * the body's HMAC-SHA256 in hex, checked before; `contentType`: the request's, forwarded with the body when relay is on.
    */
-  append(raw: Buffer, receivedAt: number, signature: string): Promise<InboxAnswer>;
+  append(raw: Buffer, receivedAt: number, signature: string, contentType?: string): Promise<InboxAnswer>;
 }
 
 export class RedisWebhookInbox implements WebhookInbox {
   readonly #redis: RedisClient;
   readonly #intake: RedisWebhookIntake;
 
-  /** `max`: WEBHOOK_INBOX_MAX, the entries the inbox may hold unconsumed. */
-  constructor(redis: RedisClient, prefix: string, options: { max?: number } = {}) {
+  /**
+   * `max`: WEBHOOK_INBOX_MAX, the entries the inbox may hold unconsumed. `relay`: RELAY_WEBHOOKS names targets, so each
+   * stored body also goes to the relay stream (src/relay), in the same step.
+   */
+  constructor(redis: RedisClient, prefix: string, options: { max?: number; relay?: boolean } = {}) {
     this.#redis = redis;
-    this.#intake = new RedisWebhookIntake(redis, prefix, options.max ?? DEFAULT_WEBHOOK_INBOX_MAX);
+    this.#intake = new RedisWebhookIntake(redis, prefix, { max: options.max ?? DEFAULT_WEBHOOK_INBOX_MAX, relay: options.relay ?? false });
   }
 
-  async append(raw: Buffer, receivedAt: number, signature: string): Promise<InboxAnswer> {
-    // One script: the replay check, the bound and the XADD (no MAXLEN: trimming is the consumers', after they applied it).
-    const answer = await this.#intake.append(raw, signature, receivedAt);
+  async append(raw: Buffer, receivedAt: number, signature: string, contentType?: string): Promise<InboxAnswer> {
+    // One script: the replay check, the bound, the XADD and the relay's (no MAXLEN: trimming is the consumers', after they applied it).
+    const answer = await this.#intake.append(raw, signature, receivedAt, contentType);
     return answer.outcome === 'full' ? { outcome: 'full', held: answer.held } : { outcome: answer.outcome };
   }
 

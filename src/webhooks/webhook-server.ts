@@ -154,7 +154,7 @@ function addIntakeRoute(app: FastifyInstance, options: WebhookServerOptions, now
       if (!verifySignature(raw, header, appSecrets)) return refuseSignature(request, reply, 'signature does not match the body');
       let answer: InboxAnswer;
       try {
-        answer = await inbox.append(raw, receivedAt, parseSignatureHeader(header)?.toString('hex') ?? '');
+        answer = await inbox.append(raw, receivedAt, parseSignatureHeader(header)?.toString('hex') ?? '', request.headers['content-type']);
       } catch (error) {
         const suppressed = notStored.take();
         if (suppressed !== undefined)

@@ -55,6 +55,10 @@ const STATE_CODES = new Set([
   'TEST_SEND_INVALID',
   // The audience's segment is empty: its contacts, not the request, decide.
   'AUDIENCE_NO_CONTACTS',
+  // The hooks the service holds.
+  'HOOK_NOT_FOUND',
+  // Click tracking needs the server's PUBLIC_URL and a template whose button points at it: the server and the template decide.
+  'CLICK_TRACKING_INVALID',
 ]);
 /**
  * Refusals of a value whose form the document states, for a reason no JSON Schema can: each
@@ -74,11 +78,12 @@ const UNSTATABLE_CODES = new Set([
   'AUDIENCE_WHERE_INVALID',
 ]);
 /** Operations whose admin draws must sometimes succeed (2xx): the hints give them what the server holds. */
-const EXPLORED = new Set(['createCampaign', 'pauseCampaign', 'resumeCampaign', 'cancelCampaign', 'retryCampaign', 'addOptOuts']);
+const EXPLORED = new Set(['createCampaign', 'pauseCampaign', 'resumeCampaign', 'cancelCampaign', 'retryCampaign', 'addOptOuts', 'addHook']);
 /** Campaigns the fuzzer's IDs often name, so the operations get past 404: one finished, one running. */
 const FINISHED = 'fuzzDone';
 const RUNNING = 'fuzzRunning';
 const HEADER = 'phone,first_name,order_id';
+const UNREACHABLE_HOOK = 'http://127.0.0.1:9/fuzz-hook';
 
 interface Answer {
   status: number;
@@ -183,7 +188,8 @@ function hintsOf() {
       params: [['first_name', 'order_id']],
       phones: [[phoneNumber(1)], [phoneNumber(2), phoneNumber(3)]],
     },
-    only: { portfolio: ['retail'], phoneNumberId: [PHONE_NUMBER_ID] },
+    // A hook's URL: a local port nothing listens on, so neither its test nor its deliveries reach a host of the draws.
+    only: { portfolio: ['retail'], phoneNumberId: [PHONE_NUMBER_ID], url: [UNREACHABLE_HOOK] },
     binary: fc.oneof(
       fc.integer({ min: 1, max: 5 }).map((rows) => csv(rows)),
       fc.string({ maxLength: 60 }).map((text) => `${HEADER}\n${text}`),

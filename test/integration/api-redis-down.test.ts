@@ -8,7 +8,7 @@ import { freePort, RedisServer } from '../support/fault-redis-server.js';
 import { capturedLogger, linesWithStacks, type LogLine } from '../support/log-lines.js';
 import { freshPrefix } from '../support/redis.js';
 
-/** Routes of every kind: lists, one campaign, its files, a control (with a body), the directory, opt-outs. */
+/** Routes of every kind: lists, one campaign, its files, a control (with a body), the directory, opt-outs, hooks. */
 const API_CALLS: [string, string, string?][] = [
   ['GET', '/campaigns'],
   ['GET', '/campaigns/c1'],
@@ -18,10 +18,11 @@ const API_CALLS: [string, string, string?][] = [
   ['GET', '/templates'],
   ['GET', '/numbers'],
   ['DELETE', '/optouts', '{"phones":["+15550001111"]}'],
+  ['GET', '/hooks'],
   ['GET', '/no-such-route'],
 ];
 /** The pages, their live JSON and the queue dashboard. */
-const PAGES = ['/', '/campaigns/c1', '/campaigns/new', '/queues', '/api/campaigns/c1'];
+const PAGES = ['/', '/campaigns/c1', '/campaigns/new', '/hooks', '/hooks/crm', '/queues', '/api/campaigns/c1'];
 
 /** `serve` as the tests start it, on `redisUrl`, logging into lines the test reads. */
 async function serveOn(redisUrl: string, prefix: string) {

@@ -62,7 +62,7 @@ describe('campaign report', () => {
     expect(toStdout.stdout).toBe(await readFile(join(reports(), 'rep-out.csv'), 'utf8'));
     expect(toStdout.stdout.split('\n')[0]).toBe(
       'row,phone,user_id,status,message_id,error_code,error_detail,attempts,delivered_at,read_at,' +
-        'reply_payload,flow_response,pricing_category',
+        'reply_payload,flow_response,pricing_category,clicked_at,clicks',
     );
     expect(toStdout.stdout.trimEnd().split('\n')).toHaveLength(41);
     expect(existsSync(join(process.cwd(), '-'))).toBe(false);

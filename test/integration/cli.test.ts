@@ -91,7 +91,7 @@ describe('campaign CLI, end to end', () => {
     const lines = (await readFile(out, 'utf8')).trim().split('\n');
     expect(lines[0]).toBe(
       'row,phone,user_id,status,message_id,error_code,error_detail,attempts,delivered_at,read_at,' +
-        'reply_payload,flow_response,pricing_category',
+        'reply_payload,flow_response,pricing_category,clicked_at,clicks',
     );
     const rows = lines.slice(1).map((line) => line.split(','));
     expect(rows).toHaveLength(1002);

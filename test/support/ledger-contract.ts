@@ -1400,6 +1400,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           expired: 0,
           delivered: 0,
           read: 0,
+          replied: 0,
         });
         await ledger.settle(job(1), sentAs('w1'), NUMBER);
         const before = clock.now();
@@ -1422,6 +1423,7 @@ export function describeLedgerContract(label: string, connect: () => RedisClient
           expired: 0,
           delivered: 0,
           read: 0,
+          replied: 0,
         });
       });
 

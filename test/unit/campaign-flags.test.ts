@@ -149,6 +149,7 @@ describe('campaign flags (the CLI and the API JSON form)', () => {
       ['--display-timezone', 'Europe/Berlin', '--max-cost', '99.50', '--dry-run', '--templates', 'templates.json', '--json'],
       ['--language-column', 'lang', '--media-by', 'link'],
       ['--require-consent', '--ignore-frequency-caps', '--retry-capped-after', '24h'],
+      ['--track-clicks', '--click-url-column', 'link'],
     ].flat();
     const json = {
       name: 'Spring sale',
@@ -183,6 +184,8 @@ describe('campaign flags (the CLI and the API JSON form)', () => {
       ignoreFrequencyCaps: true,
       retryCappedAfter: '24h',
       mediaBy: 'link',
+      trackClicks: true,
+      clickUrlColumn: 'link',
     };
     const fromCli = parseCampaignSpec(specOfFlags(cliFlags(args)), CLI_FIELD_NAMES);
     const fromApi = parseCampaignSpec(specOfFlags(apiFlags(json)), FLAG_FIELD_NAMES);

@@ -19,6 +19,7 @@ const JSON_SPEC = {
     params: ['first_name', 'order_id'],
     paramColumns: { '1': 'Vorname' },
     buttonUrlColumns: ['track'],
+    clickUrlColumn: 'link',
     languageColumn: 'lang',
     timezoneColumn: 'zone',
     defaultCountry: 'de',
@@ -39,6 +40,7 @@ const JSON_SPEC = {
   displayTimezone: 'Europe/Berlin',
   dryRun: true,
   maxCost: 250,
+  trackClicks: true,
 } satisfies CampaignSpecInput;
 
 /** The same campaign as its flags: what `campaign send`'s options are (commander camelCases them) and what the API's JSON is. */
@@ -50,6 +52,8 @@ const FLAGS: CampaignFlags = {
   params: ['first_name', 'order_id'],
   param: { '1': 'Vorname' },
   buttonUrlColumn: ['track'],
+  trackClicks: true,
+  clickUrlColumn: 'link',
   languageColumn: 'lang',
   timezoneColumn: 'zone',
   defaultCountry: 'de',
@@ -143,6 +147,7 @@ describe('CampaignSpec: one object for the CLI and the HTTP API', () => {
       dryRun: true,
       displayTimezone: 'Europe/Berlin',
       maxCost: 250,
+      clicks: { urlColumn: 'link' },
       audience: undefined,
       requireConsent: false,
       ignoreFrequencyCaps: false,
@@ -324,6 +329,20 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
       'csv.headerFileColumn reads local files, which have no link to send: drop mediaBy link',
     ],
     [
+      'trackClicks without csv.clickUrlColumn',
+      template({ trackClicks: true }),
+      'CLICK_TRACKING_INVALID',
+      "--track-clicks needs --click-url-column COLUMN: the column of the CSV that holds each row's destination",
+      "trackClicks needs csv.clickUrlColumn COLUMN: the column of the CSV that holds each row's destination",
+    ],
+    [
+      'csv.clickUrlColumn without trackClicks',
+      template({ csv: { clickUrlColumn: 'link' } }),
+      'CLICK_TRACKING_INVALID',
+      '--click-url-column is the destination of a tracked link: give --track-clicks too',
+      'csv.clickUrlColumn is the destination of a tracked link: give trackClicks too',
+    ],
+    [
       'csv.headerMediaColumn with csv.headerFileColumn',
       template({ csv: { headerMediaColumn: 'url', headerFileColumn: 'file' } }),
       'OPTION_INVALID',
@@ -343,6 +362,13 @@ describe('the rules of a spec name the flag for the CLI and the JSON field for t
       'OPTION_INVALID',
       '--language-column is for templates; with --text',
       'csv.languageColumn is for templates; with text.body',
+    ],
+    [
+      'trackClicks with text.body',
+      { text: { body: 'Hi {{name}}' }, trackClicks: true, csv: { clickUrlColumn: 'link' } },
+      'OPTION_INVALID',
+      '--track-clicks, --click-url-column are for templates; with --text',
+      'trackClicks, csv.clickUrlColumn are for templates; with text.body',
     ],
     [
       'window.days',

@@ -30,6 +30,8 @@ const view = (over: Partial<StatusView> = {}): StatusView => ({
   cancelled: 0,
   delivered: 20,
   read: 5,
+  replied: 0,
+  clicked: null,
   createdAt: '2026-12-01T08:00:00.000Z',
   finishedAt: null,
   pausedReason: null,

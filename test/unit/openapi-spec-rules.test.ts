@@ -210,6 +210,19 @@ describe('the rules between a spec’s fields', () => {
     expect(fits({ template: 'order_update', language: 'en_US', audience: 'weekly' })).toBe(false);
   });
 
+  it('click tracking: trackClicks with its clickUrlColumn, neither without the other, not with a text', () => {
+    const specs = combinations({
+      trackClicks: [undefined, true, false],
+      clickUrlColumn: [undefined, 'link'],
+      message: [{ template: 'order_update', language: 'en_US' }, { text: 'Hi {{name}}' }],
+    });
+    for (const { message, ...spec } of specs) {
+      const flags = { ...(message as Record<string, unknown>), ...spec };
+      expect(fits(flags), JSON.stringify(flags)).toBe(serverTakes(flags));
+    }
+    expect(fits({ template: 'order_update', language: 'en_US', trackClicks: true, clickUrlColumn: 'link' })).toBe(true);
+  });
+
   it('reads specs the same way at the CLI: parseCampaignSpec of the flags’ spec takes what the document takes', () => {
     const flags = {
       template: 'order_update',

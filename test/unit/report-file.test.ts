@@ -65,9 +65,9 @@ describe('writeReport', () => {
     expect(text.split('\n')).toHaveLength(50_002);
     expect(text.slice(0, text.indexOf('\n'))).toBe(
       'row,phone,user_id,status,message_id,error_code,error_detail,attempts,delivered_at,read_at,' +
-        'reply_payload,flow_response,pricing_category',
+        'reply_payload,flow_response,pricing_category,clicked_at,clicks',
     );
-    expect(text).toContain(`\n50000,+4915100050000,,failed,,131026,${DETAIL},1,,,,,\n`);
+    expect(text).toContain(`\n50000,+4915100050000,,failed,,131026,${DETAIL},1,,,,,,,\n`);
   });
 
   it("fills user_id from the portfolio's links, one lookup per page of rows, empty where none is known", async () => {
@@ -80,8 +80,8 @@ describe('writeReport', () => {
     expect(await writeReport(generatedRows(1500), 'c1', path, { userIds })).toBe(1500);
     expect(asked).toEqual([1000, 500]);
     const lines = (await readFile(path, 'utf8')).split('\n');
-    expect(lines[1]).toBe(`1,+4915100000001,,failed,,131026,${DETAIL},1,,,,,`);
-    expect(lines[2]).toBe(`2,+4915100000002,DE.4915100000002,failed,,131026,${DETAIL},1,,,,,`);
+    expect(lines[1]).toBe(`1,+4915100000001,,failed,,131026,${DETAIL},1,,,,,,,`);
+    expect(lines[2]).toBe(`2,+4915100000002,DE.4915100000002,failed,,131026,${DETAIL},1,,,,,,,`);
   });
 
   it('streams 200,000 rows (48 MB of CSV) with the heap flat: what is kept after GC does not grow with the rows written', async () => {

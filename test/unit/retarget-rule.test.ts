@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { chosenByRule, parseRetargetStatus, type RetargetCandidate } from '../../src/campaigns/retarget/retarget-rule.js';
+import {
+  chosenByRule,
+  parseRetargetStatus,
+  type RetargetCandidate,
+  type RetargetStatus,
+} from '../../src/campaigns/retarget/retarget-rule.js';
 import { AppError } from '../../src/errors/app-error.js';
 
 const HOUR = 3_600_000;
@@ -18,7 +23,7 @@ const others: RetargetCandidate[] = (['queued', 'rejected', 'skipped', 'unknown'
   }),
 );
 
-function chosen(status: 'failed' | 'delivered-not-read' | 'not-replied', rows: RetargetCandidate[], afterMs?: number): RetargetCandidate[] {
+function chosen(status: RetargetStatus, rows: RetargetCandidate[], afterMs?: number): RetargetCandidate[] {
   return rows.filter((row) => chosenByRule({ status, afterMs }, row, NOW));
 }
 
@@ -35,6 +40,17 @@ describe('campaign retarget: which rows each --status chooses', () => {
 
   it('not-replied: sent, delivered and read rows with no reply (neither a quick-reply tap nor a Flow’s answer)', () => {
     expect(chosen('not-replied', all)).toStrictEqual([sent, delivered, read]);
+  });
+
+  it('clicked: rows whose tracked link was clicked; not-clicked: sent, delivered or read rows with no click', () => {
+    const clicked: RetargetCandidate = { ...delivered, clickedAt: NOW - 10 * HOUR };
+    const rows = [...all, clicked];
+    expect(chosen('clicked', rows)).toStrictEqual([clicked]);
+    expect(chosen('not-clicked', rows)).toStrictEqual([sent, delivered, read, replied, answeredFlow]);
+    // --after: clicked counts from the first click, not-clicked from the send.
+    expect(chosen('clicked', rows, 11 * HOUR)).toStrictEqual([]);
+    expect(chosen('clicked', rows, 9 * HOUR)).toStrictEqual([clicked]);
+    expect(chosen('not-clicked', [sent, { status: 'sent', sentAt: NOW - HOUR }], 24 * HOUR)).toStrictEqual([sent]);
   });
 
   it('a failed row Meta had delivered to one device is not delivered-not-read', () => {
@@ -65,16 +81,15 @@ describe('campaign retarget: which rows each --status chooses', () => {
 });
 
 describe('parseRetargetStatus', () => {
-  it('takes the three statuses', () => {
-    expect(['failed', 'delivered-not-read', 'not-replied'].map((s) => parseRetargetStatus(s))).toStrictEqual([
-      'failed',
-      'delivered-not-read',
-      'not-replied',
-    ]);
+  it('takes the five statuses', () => {
+    const statuses = ['failed', 'delivered-not-read', 'not-replied', 'clicked', 'not-clicked'];
+    expect(statuses.map((s) => parseRetargetStatus(s))).toStrictEqual(statuses);
   });
 
   it('refuses another with OPTION_INVALID naming the choices', () => {
     expect(() => parseRetargetStatus('read')).toThrow(AppError);
-    expect(() => parseRetargetStatus('read')).toThrow(/--status "read": give one of delivered-not-read, failed, not-replied/);
+    expect(() => parseRetargetStatus('read')).toThrow(
+      /--status "read": give one of delivered-not-read, failed, not-replied, clicked, not-clicked/,
+    );
   });
 });

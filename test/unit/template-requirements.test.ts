@@ -53,7 +53,7 @@ describe('requirementsOf', () => {
       parameterFormat: 'POSITIONAL',
       header: { kind: 'text', text: 'Hello {{1}}', variables: ['1'] },
       body: { text: 'Use code {{1}} to save {{2}} until {{3}}.', variables: ['1', '2', '3'] },
-      urlButtons: [{ index: 0, variables: ['1'] }],
+      urlButtons: [{ index: 0, variables: ['1'], url: expect.any(String) as unknown }],
       cardBodies: [],
       kind: 'standard',
       slots: [
@@ -145,7 +145,7 @@ describe('requirementsOf', () => {
       ],
     });
 
-    expect(requirementsOf(t).urlButtons).toStrictEqual([{ index: 2, variables: ['1'] }]);
+    expect(requirementsOf(t).urlButtons).toStrictEqual([{ index: 2, variables: ['1'], url: 'https://example.com/t/{{1}}' }]);
   });
 
   it('named URL button variable', () => {
@@ -154,7 +154,7 @@ describe('requirementsOf', () => {
       components: [{ type: 'BUTTONS', buttons: [{ type: 'URL', text: 'Track', url: 'https://example.com/t/{{code}}' }] }],
     });
 
-    expect(requirementsOf(t).urlButtons).toStrictEqual([{ index: 0, variables: ['code'] }]);
+    expect(requirementsOf(t).urlButtons).toStrictEqual([{ index: 0, variables: ['code'], url: 'https://example.com/t/{{code}}' }]);
   });
 
   it('a carousel: each card’s body text in card order, empty for a card without a body', () => {

@@ -235,6 +235,7 @@ const FALLBACK_FIELDS: Partial<Record<ErrorCode, string>> = {
   AUDIENCE_NO_CONTACTS: FLAG_FIELD_NAMES['audience.where'],
   AUDIENCE_WHERE_INVALID: FLAG_FIELD_NAMES['audience.where'],
   TEST_SEND_INVALID: FLAG_FIELD_NAMES.testTo,
+  CLICK_TRACKING_INVALID: FLAG_FIELD_NAMES.trackClicks,
 };
 
 /**

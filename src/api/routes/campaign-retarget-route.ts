@@ -18,7 +18,7 @@ import { withFields } from '../../campaigns/spec/spec-problems.js';
 import { isAppError, type AppError } from '../../errors/app-error.js';
 import { ProblemsError, problemsOf } from '../../errors/problems-error.js';
 import { statusOf } from '../problem.js';
-import { messageChoice } from '../schemas/spec-rules.js';
+import { CLICK_RULES, messageChoice } from '../schemas/spec-rules.js';
 
 export const retargetCampaignRoute = {
   method: 'POST',
@@ -35,7 +35,9 @@ export const retargetCampaignRoute = {
   body: z
     .strictObject({
       status: z.enum(RETARGET_STATUSES).meta({
-        description: 'Which rows: `failed`; `delivered-not-read` (delivered, no read); `not-replied` (sent, delivered or read, no reply).',
+        description:
+          'Which rows: `failed`; `delivered-not-read` (delivered, no read); `not-replied` (sent, delivered or read, no reply); ' +
+          '`clicked` (its tracked link was clicked); `not-clicked` (sent, delivered or read, no click recorded).',
       }),
       after: z.string().max(32).optional().meta({
         description: 'Only rows delivered, sent or failed at least this long ago: `24h`, `90m`, `2d`.',
@@ -44,7 +46,7 @@ export const retargetCampaignRoute = {
       // The message and its columns, as `campaign retarget`'s flags (and POST /campaigns' fields) name them.
       ...messageFlagsSchema.shape,
     })
-    .meta(messageChoice({ endpoint: false })),
+    .meta({ ...messageChoice({ endpoint: false }), dependentSchemas: CLICK_RULES }),
   responses: {
     201: {
       description: 'The new campaign, as `campaign retarget --json` (and `send --json`) prints it; Location names it',

@@ -11,13 +11,14 @@ const TEMPLATE_COLUMNS = [
   'headerTextColumn',
   'headerImageColumn',
   'buttonUrlColumn',
+  'clickUrlColumn',
   'headerFileColumn',
   'languageColumn',
 ] as const;
 
 /**
  * What to send: a template with its language, or a text, exactly one. A template takes no
- * `previewUrl: true`; a text takes no template column (`param` may be empty), and goes
+ * `previewUrl: true`; a text takes no template column (`param` may be empty) nor `trackClicks`, and goes
  * through `/messages` only when the fields include `endpoint`.
  */
 export function messageChoice(options: { endpoint: boolean }): Record<string, unknown> {
@@ -37,12 +38,20 @@ export function messageChoice(options: { endpoint: boolean }): Record<string, un
         properties: {
           ...absent(['template', 'language', ...TEMPLATE_COLUMNS]),
           param: { maxProperties: 0 },
+          // A text has no button whose clicks could be counted.
+          trackClicks: { const: false },
           ...(options.endpoint ? { endpoint: { const: 'messages' } } : {}),
         },
       },
     ],
   };
 }
+
+/** A tracked link needs each row's destination, and a destination column means nothing without tracking (dependentSchemas). */
+export const CLICK_RULES: Record<string, unknown> = {
+  trackClicks: { anyOf: [{ properties: { trackClicks: { const: false } } }, { required: ['clickUrlColumn'] }] },
+  clickUrlColumn: { required: ['trackClicks'], properties: { trackClicks: { const: true } } },
+};
 
 /** The campaign spec's rules between fields: the message, and the fields that need another. */
 export const SPEC_RULES: Record<string, unknown> = {
@@ -60,6 +69,7 @@ export const SPEC_RULES: Record<string, unknown> = {
     ttl: { required: ['endpoint'], properties: { endpoint: { const: 'marketing-messages' } } },
     // A local file has no link to send: it is uploaded, and fills the media header alone.
     headerFileColumn: { properties: { mediaBy: { const: 'id' } }, not: { required: ['headerImageColumn'] } },
+    ...CLICK_RULES,
     // A test sends real messages, now, in a new campaign of its own.
     testTo: { properties: { dryRun: { const: false } }, not: { anyOf: [{ required: ['campaign'] }, { required: ['at'] }] } },
   },

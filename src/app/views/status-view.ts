@@ -45,6 +45,10 @@ export const statusViewSchema = z
     // Rows Meta reported delivered by status webhook (a read row counts here too), and read.
     delivered: count,
     read: count,
+    // Rows whose recipient replied (a quick-reply or a Flow's answer), and rows whose tracked link was clicked, once each;
+    // `clicked` is null for a campaign that does not track clicks (`send --track-clicks`).
+    replied: count,
+    clicked: count.nullable(),
     createdAt: z.string(),
     finishedAt: instant,
     // Why no send starts (operator, a code such as `190: …`, or `ERROR_SPIKE: …`); null unless paused.
@@ -117,6 +121,8 @@ export function statusJson(status: CampaignStatus, windowed?: WindowStatus, defi
     cancelled: counts.cancelled,
     delivered: counts.delivered,
     read: counts.read,
+    replied: counts.replied ?? 0,
+    clicked: counts.clicked ?? null,
     createdAt: new Date(status.createdAt).toISOString(),
     finishedAt: iso(status.finishedAt),
     pausedReason: status.pausedReason ?? null,

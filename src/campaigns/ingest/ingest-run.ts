@@ -2,7 +2,7 @@ import type { CsvRecord } from '../../csv/csv-records.js';
 import { AppError } from '../../errors/app-error.js';
 import { REDIS_FULL_ADVICE, isRedisOutOfMemory } from '../../errors/redis-errors.js';
 import type { CampaignDefinition } from '../campaign.js';
-import type { AlreadySent, IngestedRow, IngestLedger } from '../ledger.js';
+import type { AlreadySent, IngestLedger } from '../ledger.js';
 import type { RejectionReason } from '../rejection-reasons.js';
 import type { KeptRows } from './continued-file.js';
 import { optedOutDetail, optOutOrigin } from './opted-out.js';
@@ -14,6 +14,7 @@ import { MARKETING_US_PAUSED_DETAIL, skipsForUsMarketing } from './us-marketing.
 import { marketingCapDetail } from '../marketing-cap-wait.js';
 import { rowMedia, type CampaignMedia } from '../media/campaign-media.js';
 import { planOfRow } from '../row-plan.js';
+import { newChunk, queuedLinks, withClickToken, type Chunk, type RowPlace } from './ingest-chunk.js';
 
 /**
  * Rows per ledger write, and chunks written at once. Two in flight keep Redis and this
@@ -51,27 +52,6 @@ export interface IngestTarget {
   /** First row of each number: a later row with the same number is skipped, never sent twice. */
   firstRowOf: PhoneRowIndex;
   delimiter: string;
-}
-
-interface Chunk {
-  rows: IngestedRow[];
-  /** Rows of the chunk that passed every check. */
-  toSend: number;
-  /** Line, recipient and lane of each row to send, for the rejects file and the plan if it is skipped. */
-  where: Map<number, RowPlace>;
-}
-
-/** Where a gathered row came from and what it was counted under, to uncount it if it is not sent after all. */
-interface RowPlace {
-  line: number;
-  phone: string;
-  lane?: number;
-  country: string;
-  language?: string;
-}
-
-function newChunk(): Chunk {
-  return { rows: [], toSend: 0, where: new Map() };
 }
 
 /**
@@ -247,12 +227,14 @@ export class IngestRun {
     // With a language per row, the first value is the language it is sent in.
     const language = this.#target.definition.languages === undefined ? undefined : verdict.values[0];
     if (language !== undefined) this.summary.byLanguage[language] = (this.summary.byLanguage[language] ?? 0) + 1;
+    // The fingerprint is of the destination, not the token: the same message to the same recipient is a repeat whatever its token.
     const fingerprint = this.#target.rows.fingerprintOf(verdict.to, verdict.values, verdict.headerLink);
+    const values = withClickToken(this.#chunk, this.#target.definition, row, verdict.values);
     this.#chunk.rows.push({
       row,
       phone: verdict.to,
       status: 'queued',
-      message: { values: verdict.values, headerLink: verdict.headerLink, fingerprint },
+      message: { values, headerLink: verdict.headerLink, fingerprint },
       ...(lane === undefined ? {} : { lane }),
     });
     const where: RowPlace = { line, phone: verdict.to, country };
@@ -305,6 +287,7 @@ export class IngestRun {
       this.summary.queued += toSend.length - already.length;
     } else {
       if (lanes !== undefined) await lanes.recordNew();
+      await this.#recordLinks(pending);
       const result = await this.#ledger.recordIngested(definition.id, definition.phoneNumberId, pending.rows).catch((error: unknown) => {
         throw this.#redisFull(error, pending.rows[0]?.row);
       });
@@ -313,6 +296,16 @@ export class IngestRun {
       this.summary.queued += result.queued.length;
     }
     this.#input.onProgress?.(this.summary.rows);
+  }
+
+  /** The chunk's links of rows still to be queued, before the rows are: a token a recipient can get always resolves. */
+  async #recordLinks(pending: Chunk): Promise<void> {
+    const links = queuedLinks(pending);
+    if (this.#input.clickLinks === undefined || links.length === 0) return;
+    const { id, phoneNumberId } = this.#target.definition;
+    await this.#input.clickLinks.record(phoneNumberId, id, links).catch((error: unknown) => {
+      throw this.#redisFull(error, pending.rows[0]?.row);
+    });
   }
 
   /**

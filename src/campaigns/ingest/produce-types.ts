@@ -3,6 +3,7 @@ import type { OptOutSource } from '../ledger.js';
 import type { RejectionReason } from '../rejection-reasons.js';
 import type { FieldNames } from '../spec/field-names.js';
 import type { OptOutOrigin } from './opted-out.js';
+import type { ClickLinks } from '../../clicks/click-links.js';
 
 /**
  * What an ingest takes and gives (produceCampaign's input and summary, and a refused row), apart from the producer so
@@ -95,6 +96,8 @@ export interface ProduceInput {
   consented?: ((phones: readonly string[]) => Promise<boolean[]>) | undefined;
   /** FREQUENCY_CAPS: per phone, whether a cap holds now (counted in the plan, not skipped: the claim decides). */
   frequencyCapped?: ((phones: readonly string[]) => Promise<boolean[]>) | undefined;
+  /** A campaign that tracks clicks (its definition's `clicks`): each chunk's links are recorded here before its rows are queued. */
+  clickLinks?: ClickLinks | undefined;
   /** How the spec's fields are named where it came from (flags, JSON fields), for refusals that say which to change. */
   names: FieldNames;
   /**

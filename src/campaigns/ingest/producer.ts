@@ -118,7 +118,7 @@ function rowCheck(definition: CampaignDefinition, header: readonly string[], fil
     },
     campaignExpiresAt: definition.expiresAt,
   };
-  const rules = { defaultCountry, fixWhitespace, fileBase, slotContext };
+  const rules = { defaultCountry, fixWhitespace, fileBase, slotContext, clickSlot: definition.clicks?.slot };
   const phone = { name: definition.source.phoneColumn, option: names['csv.phoneColumn'], file };
   const languages = definition.languages;
   return {
@@ -207,6 +207,7 @@ async function verifySameCampaign(
       d.source.phoneColumn,
       d.window ?? null,
       d.source.timezoneColumn ?? null,
+      d.clicks ?? null,
     ]);
   if (same(existing) !== same(definition)) {
     const sent = campaignMessage(existing);

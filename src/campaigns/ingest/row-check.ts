@@ -17,6 +17,7 @@ import type { SendPlan } from '../send-plan.js';
 import { checkSlotValue, isWebUrl, textRefusal, type SlotContext } from '../slot-value.js';
 import { headerFileOf } from './header-file.js';
 import { textTooLong, type TextPlan } from '../text-plan.js';
+import { clickDestination, clickUrlDetail } from '../../clicks/click-destination.js';
 
 /** The time a value is checked at when the caller gives no context: read when asked. */
 const NOW: SlotContext = {
@@ -41,6 +42,8 @@ export interface RowRules {
   fileBase?: string | undefined;
   /** The time and the campaign's expiry, which a limited-time offer's end is checked against. */
   slotContext?: SlotContext | undefined;
+  /** `--track-clicks`: the tracked button's slot, whose column holds the row's destination (its token is put in later). */
+  clickSlot?: string | undefined;
 }
 
 /**
@@ -62,6 +65,12 @@ export function checkRow(fields: readonly string[], rules: RowRules): RowVerdict
       continue;
     }
     let value = (fields[index] ?? '').trim();
+    if (slot.name === rules.clickSlot) {
+      const destination = clickDestination(value);
+      if (destination === undefined) return reject(phone.e164, 'CLICK_URL_INVALID', clickUrlDetail(value, column));
+      values.push(destination);
+      continue;
+    }
     if (rules.fixWhitespace === true && slot.kind === 'text') value = collapseWhitespace(value);
     // Almost every value is a plain text variable: checked by its rule alone, allocating nothing on this path, run for every value.
     if (slot.kind === 'text' && slot.maxLength === undefined) {

@@ -14,8 +14,11 @@ export interface TimelineBucket {
 /** A campaign's timeline and the counters it follows, read together (one step, so they agree). */
 export interface CampaignTimeline {
   buckets: TimelineBucket[];
-  /** The counters now, and the rows with a reply (the funnel's last stage, src/redis/lua/apply-inbound.lua). */
-  counts: Record<TimelineKind | 'replied', number>;
+  /**
+   * The counters now, the rows with a reply (src/redis/lua/apply-inbound.lua) and, for a campaign that tracks clicks, the rows
+   * whose link was clicked (src/redis/lua/clicks/record-click.lua): the funnel's last stages.
+   */
+  counts: Record<TimelineKind | 'replied', number> & { clicked?: number };
   /** The ledger's clock when read (ms). */
   now: number;
 }

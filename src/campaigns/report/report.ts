@@ -19,7 +19,9 @@ import { spreadsheetSafe } from './spreadsheet-safe.js';
  * tapped; `flow_response`: their answer to the WhatsApp Flow the message opened, the JSON text
  * of Meta's `response_json` (at most 4 KB, src/webhooks/flow-response.ts); `pricing_category`:
  * the category of Meta's `pricing` on its statuses (marketing, utility…), empty until one comes
- * (`status --json` counts the billable ones). Operators' scripts read these names.
+ * (`status --json` counts the billable ones); `clicked_at`, `clicks`: when the row's tracked link (`send --track-clicks`) was
+ * first clicked, by the ledger's clock, and how often; empty until it is (and in a campaign that does not track clicks).
+ * Operators' scripts read these names.
  */
 export const REPORT_COLUMNS = [
   'row',
@@ -35,6 +37,8 @@ export const REPORT_COLUMNS = [
   'reply_payload',
   'flow_response',
   'pricing_category',
+  'clicked_at',
+  'clicks',
 ] as const;
 
 const iso = (ms: number | undefined): string => (ms === undefined ? '' : new Date(ms).toISOString());
@@ -59,6 +63,8 @@ export function reportLine(r: RowRecord, userId = ''): (string | number)[] {
     spreadsheetSafe(r.reply ?? ''),
     spreadsheetSafe(r.flowResponse ?? ''),
     spreadsheetSafe(r.pricing?.category ?? ''),
+    iso(r.clickedAt),
+    r.clicks ?? '',
   ];
 }
 

@@ -45,6 +45,15 @@ export const CAMPAIGN_FLAG_HELP: { readonly [Field in keyof CampaignFlags]-?: Fl
   headerTextColumn: { value: '<column>', help: 'column for the text header variable' },
   headerImageColumn: { value: '<column>', help: 'column holding the https link of a media (image/video/document) header' },
   buttonUrlColumn: { value: '<columns>', help: 'columns for URL-button variables, in button order, comma-separated' },
+  trackClicks: {
+    help:
+      "count clicks on the template's URL button whose link is PUBLIC_URL/c/{{1}}: each row gets a random token there and " +
+      "`serve` redirects it to the row's --click-url-column (clicked_at in the report; retarget --status clicked|not-clicked)",
+  },
+  clickUrlColumn: {
+    value: '<column>',
+    help: "with --track-clicks: column holding each row's destination, an http(s) URL (else the row is rejected as CLICK_URL_INVALID)",
+  },
   headerFileColumn: {
     value: '<column>',
     help: "column holding a media header's local file, a path relative to the CSV file's folder (uploaded once per number)",

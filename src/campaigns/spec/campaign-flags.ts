@@ -67,7 +67,8 @@ export const campaignFlagsSchema = z.strictObject({
     .meta({
       description:
         'A free-form text whose {{column}} placeholders are filled per row; not with `template`, `language` or the template ' +
-        'columns (`params`, `param`, `headerTextColumn`, `headerImageColumn`, `buttonUrlColumn`). Not empty or only spaces, no ' +
+        'columns (`params`, `param`, `headerTextColumn`, `headerImageColumn`, `buttonUrlColumn`, `clickUrlColumn`). ' +
+        'Not empty or only spaces, no ' +
         'control or bidi character, no stray `{{` or `}}`, each placeholder naming a column; at most 4,096 characters (UTF-16 ' +
         'code units, as Meta counts them) outside its placeholders, at most 16,384 with them.',
       pattern: SPEC_FORMATS.text,
@@ -97,6 +98,16 @@ export const campaignFlagsSchema = z.strictObject({
     .max(MAX_COLUMNS)
     .optional()
     .meta({ description: 'One column per URL button with a variable, in button order.' }),
+  trackClicks: flag.optional().meta({
+    description:
+      "Count clicks on the template's URL button whose link is `PUBLIC_URL/c/{{1}}`: each row's button gets a random token, and " +
+      "`serve` redirects it to the row's `clickUrlColumn` (true only with `clickUrlColumn`; needs PUBLIC_URL on the server, " +
+      'else 422 CLICK_TRACKING_INVALID).',
+  }),
+  clickUrlColumn: column.optional().meta({
+    description:
+      "With trackClicks: the column of each row's destination, an http(s) URL (a row without one is rejected as CLICK_URL_INVALID).",
+  }),
   headerFileColumn: column.optional().meta({
     description:
       "The column of a media header's local file: a path relative to the CSV file's folder (uploaded once; not with mediaBy link).",
@@ -193,6 +204,8 @@ export const messageFlagsSchema = campaignFlagsSchema.pick({
   headerTextColumn: true,
   headerImageColumn: true,
   buttonUrlColumn: true,
+  trackClicks: true,
+  clickUrlColumn: true,
   // Not headerFileColumn: a retargeted file holds the paths the first campaign resolved, absolute.
   languageColumn: true,
   mediaBy: true,

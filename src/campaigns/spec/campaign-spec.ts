@@ -26,6 +26,8 @@ export const campaignSpecSchema = z.strictObject({
       headerMediaColumn: z.string().optional(),
       /** One column per URL button with a variable, in button order. */
       buttonUrlColumns: z.array(z.string()).optional(),
+      /** With `trackClicks`: each row's destination, an http(s) URL, which `serve` redirects the row's tracked link to. */
+      clickUrlColumn: z.string().optional(),
       /** A media header from a local file: its path, relative to the CSV file's folder and inside it. */
       headerFileColumn: z.string().optional(),
       /** Each row's language (`en_US`); the template's translation in it is sent, `template.language` the fallback. */
@@ -97,6 +99,11 @@ export const campaignSpecSchema = z.strictObject({
   retryCappedAfter: z.string().optional(),
   /** Send the first rows' messages to these numbers only (one row each), as a test. */
   testTo: z.array(z.string()).optional(),
+  /**
+   * Count clicks: the template's URL button whose link is `PUBLIC_URL/c/{{1}}` gets a random token per row, which `serve`
+   * redirects to the row's `csv.clickUrlColumn`.
+   */
+  trackClicks: z.boolean().optional(),
 });
 
 /** A spec as given (JSON), before defaults. */

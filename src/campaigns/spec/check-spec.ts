@@ -16,6 +16,7 @@ import { checkMessage, type MessageChoice } from './message-choice.js';
 import { checkMaxCost } from './max-cost.js';
 import { SpecProblems } from './spec-problems.js';
 import { checkReachOptions, type ReachOptions } from './reach-options.js';
+import { checkClickOption, type ClickOption } from './click-options.js';
 
 const PRIORITIES = ['high', 'normal', 'low'] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -54,6 +55,8 @@ export interface CheckedSpec extends ReachOptions {
   displayTimezone: string | undefined;
   /** Refuse the campaign when its estimated cost is above this (the rate card's currency); undefined: no limit. */
   maxCost: number | undefined;
+  /** `trackClicks`: the column of each row's destination; undefined: clicks are not tracked. */
+  clicks: ClickOption | undefined;
 }
 
 export interface SpecCheckContext {
@@ -97,6 +100,7 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
   const maxCost = problems.check(() => checkMaxCost(spec.maxCost, names.maxCost));
   const mediaBy = problems.check(() => checkMediaBy(spec, names));
   const reach = checkReachOptions(spec, names, problems);
+  const clicks = problems.check(() => checkClickOption(spec, names));
   problems.throwIfAny();
   // Every check held: the values they return are all there.
   return {
@@ -129,6 +133,7 @@ export function checkCampaignSpec(spec: CampaignSpec, names: FieldNames, context
     dryRun: spec.dryRun === true,
     displayTimezone,
     maxCost,
+    clicks,
     ...reach,
   };
 }

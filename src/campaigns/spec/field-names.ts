@@ -16,6 +16,7 @@ export const SPEC_FIELDS = [
   'csv.headerTextColumn',
   'csv.headerMediaColumn',
   'csv.buttonUrlColumns',
+  'csv.clickUrlColumn',
   'csv.headerFileColumn',
   'csv.languageColumn',
   'csv.timezoneColumn',
@@ -46,6 +47,7 @@ export const SPEC_FIELDS = [
   'ignoreFrequencyCaps',
   'retryCappedAfter',
   'testTo',
+  'trackClicks',
 ] as const;
 
 export type SpecField = (typeof SPEC_FIELDS)[number];
@@ -69,6 +71,7 @@ export const CLI_FIELD_NAMES: FieldNames = {
   'csv.headerTextColumn': '--header-text-column',
   'csv.headerMediaColumn': '--header-image-column',
   'csv.buttonUrlColumns': '--button-url-column',
+  'csv.clickUrlColumn': '--click-url-column',
   'csv.headerFileColumn': '--header-file-column',
   'csv.languageColumn': '--language-column',
   'csv.timezoneColumn': '--timezone-column',
@@ -99,6 +102,7 @@ export const CLI_FIELD_NAMES: FieldNames = {
   ignoreFrequencyCaps: '--ignore-frequency-caps',
   retryCappedAfter: '--retry-capped-after',
   testTo: '--test-to',
+  trackClicks: '--track-clicks',
 };
 
 /**

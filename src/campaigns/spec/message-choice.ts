@@ -69,6 +69,8 @@ function checkText(spec: CampaignSpec, body: string, names: FieldNames, template
     csv.headerTextColumn === undefined ? '' : names['csv.headerTextColumn'],
     csv.headerMediaColumn === undefined ? '' : names['csv.headerMediaColumn'],
     csv.buttonUrlColumns === undefined ? '' : names['csv.buttonUrlColumns'],
+    spec.trackClicks === true ? names.trackClicks : '',
+    csv.clickUrlColumn === undefined ? '' : names['csv.clickUrlColumn'],
     csv.headerFileColumn === undefined ? '' : names['csv.headerFileColumn'],
     csv.languageColumn === undefined ? '' : names['csv.languageColumn'],
     ...templateOnly,

@@ -21,11 +21,13 @@ export function register(program: Command): void {
     .argument('<id>', 'the finished (completed or cancelled) campaign')
     .requiredOption(
       '--status <rows>',
-      'which rows: failed; delivered-not-read (delivered, no read); not-replied (sent, delivered or read, and no reply recorded)',
+      'which rows: failed; delivered-not-read (delivered, no read); not-replied (sent, delivered or read, and no reply recorded); ' +
+        'clicked (its tracked link was clicked); not-clicked (sent, delivered or read, and no click recorded)',
     )
     .option(
       '--after <duration>',
-      'only rows delivered (delivered-not-read), sent (not-replied) or failed (failed) at least this long ago, e.g. 24h, 90m, 2d',
+      'only rows delivered (delivered-not-read), sent (not-replied, not-clicked), clicked (clicked) or failed (failed) at least ' +
+        'this long ago, e.g. 24h, 90m, 2d',
     );
   // The new campaign's message: the same flags as `send` (the template may differ from the source campaign's).
   for (const field of Object.keys(messageFlagsSchema.shape) as (keyof CampaignFlags)[])

@@ -29,7 +29,7 @@ export const STATUS_FIELDS = [
   'createdAt',
   'priority',
   'total',
-  ...[...ROW_STATUSES, 'delivered', 'read'].map((label) => `n:${label}`),
+  ...[...ROW_STATUSES, 'delivered', 'read', 'replied', 'clicked'].map((label) => `n:${label}`),
   'ingestDone',
   'finishedAt',
   'paused',
@@ -63,7 +63,9 @@ export async function statusOf(
 ): Promise<CampaignStatus> {
   const ms = (field: string | undefined) => (field === undefined ? undefined : Number(field));
   const counts = { total: Number(fields.total ?? 0) } as CampaignCounts;
-  for (const label of [...ROW_STATUSES, 'delivered', 'read'] as const) counts[label] = Number(fields[`n:${label}`] ?? 0);
+  for (const label of [...ROW_STATUSES, 'delivered', 'read', 'replied'] as const) counts[label] = Number(fields[`n:${label}`] ?? 0);
+  // Set to 0 when its first links are recorded: absent, the campaign does not track clicks.
+  if (fields['n:clicked'] !== undefined) counts.clicked = Number(fields['n:clicked']);
   const finishedAt = ms(fields.finishedAt);
   const paused = fields.paused === '1';
   const startsAt = ms(fields.startsAt);

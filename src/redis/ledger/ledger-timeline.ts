@@ -6,8 +6,11 @@ import {
 } from '../../campaigns/report/campaign-timeline.js';
 import type { LedgerContext } from './ledger-context.js';
 
-/** The campaign hash's counters the timeline is read with: those it follows, and rows with a reply (apply-inbound.lua). */
-const COUNTER_FIELDS = [...TIMELINE_KINDS, 'replied'].map((kind) => `n:${kind}`);
+/**
+ * The campaign hash's counters the timeline is read with: those it follows, rows with a reply (apply-inbound.lua), and rows
+ * clicked (clicks/record-click.lua; the field exists only in a campaign that tracks clicks).
+ */
+const COUNTER_FIELDS = [...TIMELINE_KINDS, 'replied', 'clicked'].map((kind) => `n:${kind}`);
 
 /**
  * A campaign's timeline (src/redis/lua/includes/timeline.lua) for its page's charts: one
@@ -35,6 +38,8 @@ export class LedgerTimeline implements TimelineLedger {
     const counts = Object.fromEntries(
       [...TIMELINE_KINDS, 'replied'].map((kind, i) => [kind, Number(counters[i + 1] ?? 0)]),
     ) as CampaignTimeline['counts'];
+    const clicked = counters[TIMELINE_KINDS.length + 2];
+    if (clicked !== null && clicked !== undefined) counts.clicked = Number(clicked);
     return {
       buckets: Object.entries(buckets).flatMap(([field, value]) => timelineBucket(field, value) ?? []),
       counts,

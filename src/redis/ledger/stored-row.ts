@@ -36,6 +36,9 @@ export interface StoredRow {
   /** the user's answer to the Flow this row's message opened (response_json) and its time */
   j?: string;
   jt?: number;
+  /** its tracked link (clicks/record-click.lua): the first click's time (the ledger's clock, ms) and the clicks so far */
+  kt?: number;
+  kn?: number;
   /** Meta's `pricing` of its status webhooks: category, and 1 when billable (apply-statuses.lua) */
   pc?: string;
   pb?: number;
@@ -53,6 +56,8 @@ export function toRecord(row: number, s: StoredRow): RowRecord {
   if (s.rt !== undefined) record.readAt = s.rt;
   if (s.q !== undefined) record.reply = s.q;
   if (s.j !== undefined) record.flowResponse = s.j;
+  if (s.kt !== undefined) record.clickedAt = s.kt;
+  if (s.kn !== undefined) record.clicks = s.kn;
   if (s.pc !== undefined) record.pricing = { category: s.pc, billable: s.pb === 1 };
   return record;
 }

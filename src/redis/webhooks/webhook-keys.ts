@@ -8,6 +8,11 @@ export interface WebhookKeys {
   held: string;
   /** Hash: what the intake did not store, `replays` (held already) and `full` (WEBHOOK_INBOX_MAX reached) → how many. */
   intake: string;
+  /**
+   * The stream of bodies to forward to RELAY_WEBHOOKS' targets (fields `body`, `at`, `type`: Meta's content-type, `n`: its
+   * ordinal), appended in the intake's step while relay is on; trimmed once every target is past an entry (src/relay).
+   */
+  relay: string;
   /** Statuses whose message no row has yet (→ ms first seen). */
   parked: string;
   /** Counters of what the consumers did. */
@@ -23,6 +28,7 @@ export function webhookKeys(prefix: string): WebhookKeys {
     inbox: `${base}:inbox`,
     held: `${base}:inbox-held`,
     intake: `${base}:intake`,
+    relay: `${base}:relay`,
     parked: `${base}:parked`,
     stats: `${base}:stats`,
     accountErrors: `${base}:account-errors`,

@@ -12,15 +12,24 @@
   the signature in the same MULTI as the entry). A signature whose entry is gone without that
   (the stream deleted by hand, an older consumer) is not a replay: the body is stored again.
 
-  Input:
-    KEYS[1] inbox      stream   <shared>:webhooks:inbox (fields body, at, sig)
-    KEYS[2] held       hash     <shared>:webhooks:inbox-held (signature → entry ID)
-    KEYS[3] intake     hash     <shared>:webhooks:intake (replays, full → how many)
+  With relay on (RELAY_WEBHOOKS), a stored body is also appended to the relay stream in the
+  same step, numbered by the relay's `appended` count: it is forwarded exactly when the inbox
+  took it, and a replay or a refused body is not. The relay stream is not bounded here: its
+  forwarder trims it once every target is past an entry.
 
-    ARGV[1] signature  the body's HMAC-SHA256, 64 lowercase hex digits
-    ARGV[2] body       the bytes as received
-    ARGV[3] at         ms received
-    ARGV[4] max        entries the inbox may hold (WEBHOOK_INBOX_MAX)
+  Input:
+    KEYS[1] inbox        stream   <shared>:webhooks:inbox (fields body, at, sig)
+    KEYS[2] held         hash     <shared>:webhooks:inbox-held (signature → entry ID)
+    KEYS[3] intake       hash     <shared>:webhooks:intake (replays, full → how many)
+    KEYS[4] relay        stream   <shared>:webhooks:relay (fields body, at, type, n)
+    KEYS[5] relay-stats  hash     <shared>:relay:stats (appended → how many)
+
+    ARGV[1] signature     the body's HMAC-SHA256, 64 lowercase hex digits
+    ARGV[2] body          the bytes as received
+    ARGV[3] at            ms received
+    ARGV[4] max           entries the inbox may hold (WEBHOOK_INBOX_MAX)
+    ARGV[5] relay         '1': append a stored body to the relay stream too; '0': relay is off
+    ARGV[6] content-type  the request's Content-Type, forwarded with the body
 
   Output:
     {'stored', entry ID} | {'replay', the held entry's ID} | {'full', entries held}
@@ -39,4 +48,8 @@ if length >= tonumber(ARGV[4]) then
 end
 local id = redis.call('XADD', KEYS[1], '*', 'body', ARGV[2], 'at', ARGV[3], 'sig', ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], id)
+if ARGV[5] == '1' then
+  local n = redis.call('HINCRBY', KEYS[5], 'appended', 1)
+  redis.call('XADD', KEYS[4], '*', 'body', ARGV[2], 'at', ARGV[3], 'type', ARGV[6], 'n', n)
+end
 return {'stored', id}

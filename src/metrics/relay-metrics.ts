@@ -1,0 +1,71 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { RedisClient } from '../redis/key-scope.js';
+import { readRelayFigures, type RelayFigures } from '../redis/relay/relay-figures.js';
+
+export interface RelayMetricsOptions {
+  redis: RedisClient;
+  prefix: string;
+  /** The RELAY_WEBHOOKS targets' names: one series each; none, no relay metrics. */
+  targets: readonly string[];
+  now?: () => number;
+}
+
+/**
+ * The relay's figures on /metrics (docs/events.md, "Relay"), per target: read from Redis at
+ * each scrape (every replica's totals; the counters only grow), by the metrics' own collect
+ * callbacks, which share one read per scrape.
+ */
+export function registerRelayMetrics(registry: Registry, options: RelayMetricsOptions): void {
+  if (options.targets.length === 0) return;
+  const now = options.now ?? Date.now;
+  let reading: Promise<RelayFigures[]> | undefined;
+  const figures = (): Promise<RelayFigures[]> =>
+    (reading ??= readRelayFigures(options.redis, options.prefix, options.targets, now()).finally(() => (reading = undefined)));
+  const registers = [registry];
+  const labelNames = ['target'] as const;
+  const counter = (name: string, help: string, value: (f: RelayFigures) => number) =>
+    new Counter({
+      name,
+      help,
+      labelNames,
+      registers,
+      async collect() {
+        const read = await figures();
+        this.reset();
+        for (const f of read) this.inc({ target: f.target }, value(f));
+      },
+    });
+  const gauge = (name: string, help: string, value: (f: RelayFigures) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers,
+      async collect() {
+        const read = await figures();
+        this.reset();
+        for (const f of read) this.set({ target: f.target }, value(f));
+      },
+    });
+  counter(
+    'campaign_relay_webhooks_forwarded_total',
+    "Meta's webhooks forwarded to a RELAY_WEBHOOKS target (it answered 2xx)",
+    (f) => f.forwarded,
+  );
+  counter(
+    'campaign_relay_webhooks_retried_total',
+    'Failed attempts to forward a webhook to a relay target, tried again later',
+    (f) => f.retried,
+  );
+  counter(
+    'campaign_relay_webhooks_dead_total',
+    "Webhooks a relay target did not take within HOOK_RETRY_HOURS (kept in the target's dead letters)",
+    (f) => f.dead,
+  );
+  gauge('campaign_relay_webhooks_waiting', 'Accepted webhooks a relay target has not had yet', (f) => f.waiting);
+  gauge(
+    'campaign_relay_lag_seconds',
+    'Age of the oldest webhook a relay target has not had yet, in seconds (0: none waits)',
+    (f) => f.lagSeconds,
+  );
+}
