@@ -1,4 +1,5 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { labelledFigureSeries, type LabelledFigures } from './labelled-figures.js';
 import type { HookFigures } from '../hooks/hook.js';
 import type { RedisClient } from '../redis/key-scope.js';
 import { RedisHookRegistry } from '../redis/hooks/redis-hook-registry.js';
@@ -15,46 +16,13 @@ export interface HookMetricsOptions {
  */
 export function registerHookMetrics(registry: Registry, options: HookMetricsOptions): void {
   const hooks = new RedisHookRegistry(options.redis, options.prefix);
-  let reading: Promise<{ hook: string; figures: HookFigures }[]> | undefined;
-  const read = async () => {
-    const all = await hooks.all();
-    return Promise.all(all.map(async ({ definition }) => ({ hook: definition.name, figures: await hooks.figures(definition.name) })));
-  };
   // A read that fails leaves the hook series out of this one scrape (a gap, not a counter reset) rather than failing
   // the whole scrape: the scrape has already found Redis up, and the service's own figures still count.
-  const figures = () =>
-    (reading ??= read()
-      .catch(() => [])
-      .finally(() => (reading = undefined)));
-  const registers = [registry];
-  const labelNames = ['hook'] as const;
-  const counter = (name: string, help: string, value: (f: HookFigures) => number) =>
-    new Counter({
-      name,
-      help,
-      labelNames,
-      registers,
-      async collect() {
-        const all = await figures();
-        this.reset();
-        for (const { hook, figures: f } of all) this.inc({ hook }, value(f));
-      },
-    });
-  const gauge = (name: string, help: string, value: (f: HookFigures) => number | undefined) =>
-    new Gauge({
-      name,
-      help,
-      labelNames,
-      registers,
-      async collect() {
-        const all = await figures();
-        this.reset();
-        for (const { hook, figures: f } of all) {
-          const v = value(f);
-          if (v !== undefined) this.set({ hook }, v);
-        }
-      },
-    });
+  const read = async (): Promise<LabelledFigures<HookFigures>[]> => {
+    const all = await hooks.all();
+    return Promise.all(all.map(async ({ definition }) => ({ label: definition.name, figures: await hooks.figures(definition.name) })));
+  };
+  const { counter, gauge } = labelledFigureSeries<HookFigures>(registry, 'hook', () => read().catch(() => []));
   counter('campaign_hook_events_queued_total', "Events put in an outbound hook's outbox (again, when redelivered)", (f) => f.queued);
   counter('campaign_hook_events_delivered_total', "Events an outbound hook's receiver acknowledged with a 2xx", (f) => f.delivered);
   counter(

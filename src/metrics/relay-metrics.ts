@@ -1,4 +1,5 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { labelledFigureSeries } from './labelled-figures.js';
 import type { RedisClient } from '../redis/key-scope.js';
 import { readRelayFigures, type RelayFigures } from '../redis/relay/relay-figures.js';
 
@@ -18,35 +19,9 @@ export interface RelayMetricsOptions {
 export function registerRelayMetrics(registry: Registry, options: RelayMetricsOptions): void {
   if (options.targets.length === 0) return;
   const now = options.now ?? Date.now;
-  let reading: Promise<RelayFigures[]> | undefined;
-  const figures = (): Promise<RelayFigures[]> =>
-    (reading ??= readRelayFigures(options.redis, options.prefix, options.targets, now()).finally(() => (reading = undefined)));
-  const registers = [registry];
-  const labelNames = ['target'] as const;
-  const counter = (name: string, help: string, value: (f: RelayFigures) => number) =>
-    new Counter({
-      name,
-      help,
-      labelNames,
-      registers,
-      async collect() {
-        const read = await figures();
-        this.reset();
-        for (const f of read) this.inc({ target: f.target }, value(f));
-      },
-    });
-  const gauge = (name: string, help: string, value: (f: RelayFigures) => number) =>
-    new Gauge({
-      name,
-      help,
-      labelNames,
-      registers,
-      async collect() {
-        const read = await figures();
-        this.reset();
-        for (const f of read) this.set({ target: f.target }, value(f));
-      },
-    });
+  const read = async () =>
+    (await readRelayFigures(options.redis, options.prefix, options.targets, now())).map((f) => ({ label: f.target, figures: f }));
+  const { counter, gauge } = labelledFigureSeries<RelayFigures>(registry, 'target', read);
   counter(
     'campaign_relay_webhooks_forwarded_total',
     "Meta's webhooks forwarded to a RELAY_WEBHOOKS target (it answered 2xx)",

@@ -1,4 +1,5 @@
 import { AppError } from '../../errors/app-error.js';
+import { textTable } from '../text-table.js';
 import { CAMPAIGN_EVENT_TYPES, EVENT_TYPES, ROW_EVENT_TYPES, type EventType } from '../../events/campaign-event.js';
 import type { DeadHookEvent, HookView } from '../../hooks/hook.js';
 
@@ -46,7 +47,7 @@ export function hooksText(hooks: readonly HookView[]): string {
     String(h.figures.waiting),
     h.figures.lagSeconds === undefined ? '-' : `${h.figures.lagSeconds.toFixed(1)}s`,
   ]);
-  return table([['NAME', 'URL', 'EVENTS', 'CAMPAIGN', 'QUEUED', 'DELIVERED', 'RETRIED', 'DEAD', 'WAITING', 'LAG'], ...rows]);
+  return textTable([['NAME', 'URL', 'EVENTS', 'CAMPAIGN', 'QUEUED', 'DELIVERED', 'RETRIED', 'DEAD', 'WAITING', 'LAG'], ...rows]);
 }
 
 export function testedText(name: string, answer: { ok: boolean; status: number; reason?: string }): string {
@@ -65,7 +66,7 @@ export function failedText(name: string, failed: readonly DeadHookEvent[]): stri
     f.reason,
   ]);
   return [
-    table([['FAILED AT', 'EVENT', 'TYPE', 'CAMPAIGN', 'ROW', 'REASON'], ...rows]),
+    textTable([['FAILED AT', 'EVENT', 'TYPE', 'CAMPAIGN', 'ROW', 'REASON'], ...rows]),
     '',
     `\`campaign hooks redeliver ${name}\` queues them again.`,
   ].join('\n');
@@ -89,16 +90,4 @@ export function compactEvents(events: readonly EventType[]): string {
   return groups
     .flatMap(([group, types]) => (types.every((type) => events.includes(type)) ? [group] : types.filter((type) => events.includes(type))))
     .join(',');
-}
-
-function table(all: readonly string[][]): string {
-  const widths = all[0]?.map((_, i) => Math.max(...all.map((row) => row[i]?.length ?? 0))) ?? [];
-  return all
-    .map((row) =>
-      row
-        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
 }

@@ -1,4 +1,5 @@
 import type { StoredApiToken } from '../../http/api-tokens.js';
+import { textTable } from '../text-table.js';
 import type { CreatedApiToken } from '../../redis/access/redis-api-tokens.js';
 
 /** `campaign tokens revoke NAME`: what it prints once revokeToken (src/app/tokens.ts) is done. */
@@ -50,15 +51,7 @@ export function tokensText(tokens: Omit<StoredApiToken, 'hash'>[], now: number =
     t.lastUsedAt === null ? 'never' : isoOrDash(t.lastUsedAt),
   ]);
   const all = [['NAME', 'SCOPE', 'CREATED', 'EXPIRES', 'LAST USED'], ...rows];
-  const widths = all[0]?.map((_, i) => Math.max(...all.map((row) => row[i]?.length ?? 0))) ?? [];
-  return all
-    .map((row) =>
-      row
-        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return textTable(all);
 }
 
 function isoOrNull(ms: number | null): string | null {
