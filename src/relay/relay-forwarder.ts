@@ -16,7 +16,7 @@ const TRIM_EVERY_MS = 5000;
 /** How long stop() waits for a POST in flight (it is sent again by whoever forwards next: at least once). */
 const STOP_WAIT_MS = 1500;
 
-export const DEFAULT_RELAY_TIMING: RelayTiming = { pollMs: 250, leaseMs: 30_000, batch: 100 };
+export const DEFAULT_RELAY_TIMING: RelayTiming = { pollMs: 250, leaseMs: 30_000, batch: 100, inFlight: 8 };
 
 export interface RelayForwarderOptions {
   /** Its own connection (fail-fast, as `serve` makes them). */

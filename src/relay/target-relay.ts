@@ -15,6 +15,8 @@ export interface RelayTiming {
   leaseMs: number;
   /** Entries read at once. */
   batch: number;
+  /** Bodies posted at once while the target takes them (a receiver that takes 50 ms then gets 20 × this a second). */
+  inFlight: number;
 }
 
 export interface TargetRelayOptions {
@@ -42,10 +44,14 @@ const TROUBLE_LOG_MS = 10_000;
 const TROUBLE_PAUSE_MS = 1000;
 
 /**
- * Forwards the relay stream to one target, one body after another, from its cursor in Redis:
- * the cursor moves on a 2xx (or when a body is dead), so a replica that dies resends at most
- * the body it was posting (at least once), and whichever replica holds the target's lease goes
- * on from there. A failing target holds only its own bodies back: each target has its own loop.
+ * Forwards the relay stream to one target from its cursor in Redis. While the target takes
+ * them, up to `inFlight` bodies are posted at once (Meta's own webhooks come concurrently and
+ * in no set order either), so a receiver's latency does not cap the relay below a campaign's
+ * rate of webhooks; the cursor still moves in the stream's order, past each body answered 2xx
+ * (or dead), and stops at the first that failed: a replica that dies resends at most the
+ * bodies it was posting (at least once), as does a failure (the ones after it in its window).
+ * While the target fails, one body at a time is retried with backoff. Whichever replica holds
+ * the target's lease goes on from the cursor. A failing target holds only its own bodies back.
  */
 export class TargetRelay {
   readonly #o: TargetRelayOptions;
@@ -85,12 +91,27 @@ export class TargetRelay {
     const cursor = await store.cursor(target.name, this.#o.startFrom);
     const entries = await store.entriesAfter(cursor, timing.batch);
     if (entries.length === 0) return timing.pollMs;
-    for (const entry of entries) {
+    let next = 0;
+    while (next < entries.length) {
       if (this.#o.signal.aborted) return 0;
-      const pause = await this.#handle(entry);
+      // Failing: the head body alone, on its backoff; taking them: a window of them at once.
+      const window = entries.slice(next, next + (this.#failing === undefined ? Math.max(1, timing.inFlight) : 1));
+      next += window.length;
+      const pause = window.length === 1 ? await this.#handle(window[0] as RelayEntry) : await this.#postWindow(window);
       if (pause !== undefined) return pause;
     }
     return 0;
+  }
+
+  /** Posts a window of bodies at once, then settles their answers in the stream's order up to the first failure. */
+  async #postWindow(window: readonly RelayEntry[]): Promise<number | undefined> {
+    if (!(await this.#holdLease())) return 0;
+    const answers = await Promise.all(window.map((entry) => this.#post(entry)));
+    for (const [i, entry] of window.entries()) {
+      const pause = await this.#settle(entry, answers[i] as DeliveryAnswer);
+      if (pause !== undefined) return pause;
+    }
+    return undefined;
   }
 
   /** One body: posted, waited for, or dead. Answers a pause when the round must end here (undefined: go on to the next body). */
@@ -100,7 +121,12 @@ export class TargetRelay {
     if (step.kind === 'wait') return Math.min(step.ms, timing.leaseMs / 3);
     if (step.kind === 'dead') return (await this.#finish(entry, 'dead', step.reason)) ? undefined : 0;
     if (!(await this.#holdLease())) return 0;
-    const answer = await this.#post(entry);
+    return this.#settle(entry, await this.#post(entry));
+  }
+
+  /** What a body's answer does: the cursor past it (2xx), or the target failing from it. Answers a pause as #handle does. */
+  async #settle(entry: RelayEntry, answer: DeliveryAnswer): Promise<number | undefined> {
+    const { retryMs, timing, now } = this.#o;
     if (answer.ok) {
       this.#recovered();
       return (await this.#finish(entry, 'forwarded', '')) ? undefined : 0;

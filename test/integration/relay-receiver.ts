@@ -10,8 +10,11 @@ export interface Received {
   status: number;
 }
 
-/** How a receiver answers: 200, 500, or never (holds the request open). */
-export type ReceiverMode = 'ok' | 'fail' | 'hang';
+/** How a receiver answers: 200, 500, never (holds the request open), or 200 after SLOW_MS. */
+export type ReceiverMode = 'ok' | 'fail' | 'hang' | 'slow';
+
+/** How long a `slow` receiver takes to answer. */
+const SLOW_MS = 150;
 
 /**
  * A chat inbox or bot behind RELAY_WEBHOOKS, on a local port: records every POST (bytes and
@@ -20,6 +23,9 @@ export type ReceiverMode = 'ok' | 'fail' | 'hang';
 export class RelayReceiver {
   readonly received: Received[] = [];
   mode: ReceiverMode = 'ok';
+  /** The most requests it held open at once (answered or not yet). */
+  mostInFlight = 0;
+  #inFlight = 0;
   readonly #server: Server;
 
   private constructor(server: Server) {
@@ -36,9 +42,16 @@ export class RelayReceiver {
       request.on('end', () => {
         const got: Received = { body: Buffer.concat(chunks), headers: request.headers, status: 0 };
         receiver.received.push(got);
+        receiver.#inFlight += 1;
+        receiver.mostInFlight = Math.max(receiver.mostInFlight, receiver.#inFlight);
         if (receiver.mode === 'hang') return;
-        got.status = receiver.mode === 'ok' ? 200 : 500;
-        response.writeHead(got.status).end();
+        const answer = (status: number) => {
+          receiver.#inFlight -= 1;
+          got.status = status;
+          response.writeHead(status).end();
+        };
+        if (receiver.mode === 'slow') setTimeout(() => answer(200), SLOW_MS);
+        else answer(receiver.mode === 'ok' ? 200 : 500);
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

@@ -17,7 +17,7 @@ import { RelayReceiver, signedWith } from './relay-receiver.js';
 /**
  * `campaign serve` with RELAY_WEBHOOKS naming two receivers, a chat inbox with an app secret of
  * its own and a bot without one: each gets every webhook the service accepted from Meta, the
- * same bytes, signed for it (the bot gets Meta's own signature), in order; a receiver that fails
+ * same bytes, signed for it (the bot gets Meta's own signature), each once; a receiver that fails
  * gets them once it recovers while the other is not held back; one that never answers does not
  * delay Meta's 200; one that stays away past HOOK_RETRY_HOURS leaves them in its dead letters.
  */
@@ -90,7 +90,7 @@ describe('campaign serve: RELAY_WEBHOOKS', () => {
     return samplesOf(parseExposition(text), name, { target })[0]?.value;
   }
 
-  it('each receiver gets every webhook byte for byte, in order, signed with its own secret or Meta’s; counted', async () => {
+  it('each receiver gets every webhook byte for byte, signed with its own secret or Meta’s; counted', async () => {
     const url = (await serve()).url;
     for (const [i, body] of BODIES.entries()) {
       expect(await postAsMeta(url, body, i === 2 ? 'application/json; charset=utf-8' : 'application/json')).toBe(200);
@@ -100,8 +100,8 @@ describe('campaign serve: RELAY_WEBHOOKS', () => {
       what: 'both receivers got every webhook',
       explain: () => `inbox ${inbox.received.length}, bot ${bot.received.length}`,
     });
-    expect(inbox.accepted()).toEqual(BODIES);
-    expect(bot.accepted()).toEqual(BODIES);
+    expect(sortedBodies(inbox.accepted())).toEqual(sortedBodies(BODIES));
+    expect(sortedBodies(bot.accepted())).toEqual(sortedBodies(BODIES));
     // Each once: nothing was sent twice.
     expect(inbox.received).toHaveLength(BODIES.length);
     expect(bot.received).toHaveLength(BODIES.length);
@@ -134,7 +134,7 @@ describe('campaign serve: RELAY_WEBHOOKS', () => {
     }
   });
 
-  it('a receiver that answers 500 gets every webhook once it recovers, in order; the other is not held back', async () => {
+  it('a receiver that answers 500 gets every webhook once it recovers, each once; the other is not held back', async () => {
     bot.mode = 'fail';
     const url = (await serve()).url;
     for (const body of BODIES) expect(await postAsMeta(url, body)).toBe(200);
@@ -143,8 +143,11 @@ describe('campaign serve: RELAY_WEBHOOKS', () => {
       what: 'the inbox got every webhook while the bot failed',
     });
     expect(bot.accepted()).toHaveLength(0);
-    // Its first webhook is retried; the others wait behind it.
-    expect(bot.received.every((got) => got.body.equals(BODIES[0] ?? Buffer.alloc(0)))).toBe(true);
+    // While it fails, its first webhook is retried on its own; the others wait behind it.
+    await waitFor(() => bot.received.filter((got) => got.body.equals(BODIES[0] ?? Buffer.alloc(0))).length >= 2, {
+      what: "the bot's first webhook retried",
+      timeoutMs: 10_000,
+    });
 
     bot.mode = 'ok';
     await waitFor(() => bot.accepted().length === BODIES.length, {
@@ -153,7 +156,8 @@ describe('campaign serve: RELAY_WEBHOOKS', () => {
       timeoutMs: 20_000,
       explain: () => `bot got ${bot.received.length} POSTs`,
     });
-    expect(bot.accepted()).toEqual(BODIES);
+    // Posted several at once once it takes them (as Meta posts): each once, whatever their order of arrival.
+    expect(sortedBodies(bot.accepted())).toEqual(sortedBodies(BODIES));
     for (const got of bot.received) expect(signedWith(got, META_SECRET)).toBe(true);
     expect(await relayFigure('campaign_relay_webhooks_retried_total', names.bot)).toBeGreaterThanOrEqual(1);
     expect(await relayFigure('campaign_relay_webhooks_retried_total', names.inbox)).toBe(0);
@@ -165,8 +169,8 @@ describe('campaign serve: RELAY_WEBHOOKS', () => {
     for (const body of BODIES.slice(0, 2)) {
       expect(await within(3000, postAsMeta(url, body), () => 'POST /webhook answered')).toBe(200);
     }
-    await waitFor(() => inbox.accepted().length === 2 && bot.received.length === 1, {
-      what: 'the inbox got both webhooks; the bot holds the first',
+    await waitFor(() => inbox.accepted().length === 2 && bot.received.length >= 1, {
+      what: 'the inbox got both webhooks; the bot holds what it got',
     });
     // Posted while the bot still holds its first: answered at once all the same.
     expect(await within(3000, postAsMeta(url, BODIES[2] ?? Buffer.alloc(0)), () => 'POST /webhook answered')).toBe(200);
@@ -251,7 +255,12 @@ describe('the intake relays what it stored, and only that', () => {
       what: 'the target done with the relay stream',
       until: (figures) => figures?.forwarded === 2 && figures.waiting === 0,
     });
-    expect(receiver.accepted()).toEqual([first, second]);
+    expect(sortedBodies(receiver.accepted())).toEqual(sortedBodies([first, second]));
     expect(receiver.received).toHaveLength(2);
   });
 });
+
+/** Bodies in a fixed order (bytewise), to compare which arrived regardless of when. */
+function sortedBodies(bodies: readonly Buffer[]): Buffer[] {
+  return [...bodies].sort((a, b) => Buffer.compare(a, b));
+}
