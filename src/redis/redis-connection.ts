@@ -168,19 +168,31 @@ export function redactUrl(url: string): string {
 /**
  * Waits at most `ms` for a connection that is still coming up (one that queues nothing while
  * connecting would fail the first command at once); with Redis away the caller's read then
- * fails fast instead of waiting longer.
+ * fails fast instead of waiting longer. However many callers wait at once (every request while
+ * Redis is away), the connection has one listener for them all.
  */
 export async function readyWithin(redis: RedisClient, ms: number): Promise<void> {
   if (redis.status === 'ready' || redis.status === 'end') return;
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      redis.off('ready', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    redis.on('ready', done);
-  });
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([nextReady(redis), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/** Per connection, the wait for its next `ready` that every readyWithin shares. */
+const readyWaits = new WeakMap<RedisClient, Promise<void>>();
+
+function nextReady(redis: RedisClient): Promise<void> {
+  let wait = readyWaits.get(redis);
+  if (wait === undefined) {
+    wait = new Promise<void>((resolve) =>
+      redis.once('ready', () => {
+        readyWaits.delete(redis);
+        resolve();
+      }),
+    );
+    readyWaits.set(redis, wait);
+  }
+  return wait;
 }
 
 /** Runs a pipeline; any command's error fails the whole read. */
