@@ -178,6 +178,14 @@ export async function readyWithin(redis: RedisClient, ms: number): Promise<void>
   clearTimeout(timer);
 }
 
+/**
+ * Whether a connection takes commands now: up, or one that connects at its first command (a
+ * fail-fast one refuses them while it connects).
+ */
+export function connectionReady(redis: RedisClient): boolean {
+  return redis.status === 'ready' || redis.status === 'wait';
+}
+
 /** Per connection, the wait for its next `ready` that every readyWithin shares. */
 const readyWaits = new WeakMap<RedisClient, Promise<void>>();
 

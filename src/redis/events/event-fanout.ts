@@ -5,6 +5,7 @@ import { RepeatingTask } from '../../hooks/repeating-task.js';
 import type { Logger } from '../../logging/logger.js';
 import type { RedisClient } from '../key-scope.js';
 import { phoneNumbersKey } from '../ledger/ledger-keys.js';
+import { connectionReady } from '../redis-connection.js';
 import { fanoutLeaseKey, hookKeys } from '../hooks/hook-keys.js';
 import { hookScripts } from '../hooks/hook-scripts.js';
 import { RedisHookRegistry } from '../hooks/redis-hook-registry.js';
@@ -21,11 +22,6 @@ export interface EventFanoutOptions {
   /** How long the fanout's lease lasts unrenewed: how soon another replica takes over from one that died. */
   leaseMs?: number;
   now?: () => number;
-}
-
-/** Whether a connection takes commands now (a fail-fast one refuses them while it connects). */
-export function connectionReady(redis: RedisClient): boolean {
-  return redis.status === 'ready' || redis.status === 'wait';
 }
 
 /** Entries read from a number's stream at a time. */

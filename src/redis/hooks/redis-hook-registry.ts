@@ -36,15 +36,15 @@ export class RedisHookRegistry {
     this.#prefix = prefix;
   }
 
-  /** Adds the hook: false when its name is taken (nothing written then). Answers how many hooks there are after. */
-  async add(definition: HookDefinition, secret: string): Promise<{ added: boolean; hooks: number }> {
+  /** Adds the hook: false when its name is taken (nothing written then). */
+  async add(definition: HookDefinition, secret: string): Promise<{ added: boolean }> {
     const registry = hooksRegistryKey(this.#prefix);
     const stored = { ...definition, secret };
     const added = (await this.#redis.hsetnx(registry, definition.name, JSON.stringify(stored))) === 1;
     if (added) {
       await this.#redis.hset(hookKeys(this.#prefix, definition.name).figures, { queued: 0, delivered: 0, retried: 0, dead: 0 });
     }
-    return { added, hooks: await this.#redis.hlen(registry) };
+    return { added };
   }
 
   /** Every hook, by name; an entry that cannot be read (written by hand) is left out. */
