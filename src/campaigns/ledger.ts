@@ -1,7 +1,7 @@
 import type { MessagingLimit } from '../config/number-settings.js';
 import type { TemplateInfoUpdate, TemplateStatusOutcome, TemplateStatusUpdate } from './template-status.js';
 import type { CampaignDefinition, CampaignStatus, RowRecord, RowStatus } from './campaign.js';
-import type { SendJob } from './send-job.js';
+import type { QueuedSend, SendGroup, SendJob } from './send-job.js';
 import type { SendWindow } from './feed/send-window.js';
 import type { FeedLimitOptions, LimitHeld } from './send/messaging-reach.js';
 export type { TemplateInfo, TemplateInfoUpdate, TemplateStatusOutcome, TemplateStatusUpdate } from './template-status.js';
@@ -131,6 +131,8 @@ export interface FeedOptions extends FeedLimitOptions {
   minBatch: number;
   /** At most this many rows in one call (Redis runs nothing else meanwhile); absent: all the room. */
   mostRows?: number;
+  /** Most rows a job carries (groupSizeFor the number's rate); absent or 1: one job a row. */
+  groupSize?: number;
   /** A job fed this long ago and not done is handed out again (its enqueue may have been lost). */
   refreshAfterMs: number;
   refreshMost: number;
@@ -223,10 +225,12 @@ export interface LaneBacklog {
 }
 
 export interface FeedResult {
-  /** New jobs, in the order to enqueue them (campaigns interleaved). */
+  /** The rows fed, in the order to run them (campaigns interleaved), as jobs of one row. */
   jobs: SendJob[];
+  /** With a group size above 1: the jobs to enqueue, the same rows in the same order, several to a job. */
+  groups?: QueuedSend[];
   /** Jobs fed before whose enqueue may have been lost: enqueue again (BullMQ ignores one that exists). */
-  refresh: SendJob[];
+  refresh: QueuedSend[];
   /** What this feed decided about whole campaigns, for the log. */
   events: FeedEvent[];
   /** Set when the messaging limit held a new recipient back in this feed. */
@@ -315,8 +319,10 @@ export interface SendLedger extends Pick<ReportLedger, 'getCampaign'> {
   feed(phoneNumberId: string, options: FeedOptions): Promise<FeedResult>;
   /** The number's campaigns (those that may have rows to feed) that have a send window, with their lanes. */
   windowedCampaigns(phoneNumberId: string): Promise<WindowedCampaigns>;
-  /** Jobs fed to the number and not done yet. */
+  /** Rows fed to the number whose jobs are not done yet. */
   windowSize(phoneNumberId: string): Promise<number>;
+  /** A group job is done, each of its rows had its turn: it leaves the window (group-done.lua). Safe to repeat. */
+  groupDone(phoneNumberId: string, group: SendGroup): Promise<void>;
   /** The portfolio's messaging limit as a worker or webhook learnt it (kept two days): what feeds and `campaign send`'s plan read. */
   recordMessagingLimit(portfolio: string, limit: MessagingLimit): Promise<void>;
   /** The in-doubt rule for the number's `confirming` rows whose window passed, at most `limit` (confirm-in-doubt.lua). */

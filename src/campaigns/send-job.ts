@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * One job = one row, identified and nothing more: the recipient and the values stay in the
+ * A job of one row, identified and nothing more: the recipient and the values stay in the
  * ledger row, which the worker reads when it claims the row. So a job holds no personal data,
  * and an edited job cannot redirect a message.
  */
@@ -51,7 +51,60 @@ export function parseSendJobId(id: string): SendJob | undefined {
   return job;
 }
 
+/**
+ * A job of several rows (a group), fed by the ledger in one piece: its ID is the ledger's
+ * (`g.<first row's job ID>.<rows>`), its rows as the ledger keeps them ("campaign row k,…"),
+ * so a group handed out again is the same job with the same rows. Identifiers only, as a
+ * job of one row.
+ */
+export const sendGroupSchema = z.object({
+  group: z.string().startsWith('g.'),
+  rows: z.string().min(1),
+  /** Per row ("campaign row"), how many times it was already delayed for the pair rate limit (131056). */
+  pairDelays: z.record(z.string(), z.number().int().positive()).optional(),
+});
+export type SendGroup = z.infer<typeof sendGroupSchema>;
+
+/** What the feeder puts in a number's queue: a job of one row or a group. */
+export type QueuedSend = SendJob | SendGroup;
+
+export function isSendGroup(job: QueuedSend): job is SendGroup {
+  return 'group' in job;
+}
+
+/** The rows of a group, as jobs of one row each, in the order they were fed. */
+export function groupRows(group: SendGroup): SendJob[] {
+  return group.rows.split(',').map((member) => {
+    const [campaignId = '', row = '0', k = '0'] = member.split(' ');
+    const job: SendJob = { campaignId, row: Number(row) };
+    if (Number(k) > 0) job.requeue = Number(k);
+    const delays = group.pairDelays?.[`${campaignId} ${row}`];
+    if (delays !== undefined) job.pairDelays = delays;
+    return job;
+  });
+}
+
+/** How many rows a queued send carries. */
+export function rowsOf(job: QueuedSend): number {
+  return isSendGroup(job) ? Number(/\.(\d+)$/.exec(job.group)?.[1] ?? 1) : 1;
+}
+
+/** The BullMQ job ID of a queued send. */
+export function queuedSendId(job: QueuedSend): string {
+  return isSendGroup(job) ? job.group : sendJobId(job.campaignId, job.row, job.requeue);
+}
+
+/**
+ * Rows a group holds at a number's rate: about 100 ms of its sending (at least 1: a slow
+ * number's rows go one a job, as before groups), at most 100, and 100 when the rate is off.
+ */
+export function groupSizeFor(messagesPerSecond: number): number {
+  if (messagesPerSecond <= 0) return MAX_GROUP_ROWS;
+  return Math.max(1, Math.min(MAX_GROUP_ROWS, Math.floor(messagesPerSecond / 10)));
+}
+const MAX_GROUP_ROWS = 100;
+
 /** Where the feeder puts jobs; src/queue/send-queue.ts implements it with BullMQ. */
 export interface SendJobQueue {
-  enqueue(jobs: readonly SendJob[]): Promise<void>;
+  enqueue(jobs: readonly QueuedSend[]): Promise<void>;
 }

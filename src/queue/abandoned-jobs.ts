@@ -1,6 +1,6 @@
 import type { Job, Queue } from 'bullmq';
 import type { SendLedger } from '../campaigns/ledger.js';
-import { sendJobSchema } from '../campaigns/send-job.js';
+import { groupRows, sendGroupSchema, sendJobSchema, type SendJob } from '../campaigns/send-job.js';
 import type { SendTroubleObserver } from '../campaigns/send/send-trouble.js';
 import type { Logger } from '../logging/logger.js';
 
@@ -22,14 +22,31 @@ export interface AbandonedReport {
   trouble?: SendTroubleObserver | undefined;
 }
 
-/** BullMQ gave up on this job outside the processor (stalled, too many starts, an unexpected error). */
+/**
+ * BullMQ gave up on this job outside the processor (stalled, too many starts, an unexpected
+ * error): each of its rows gets its answer, and a group then leaves the number's window.
+ */
 export async function settleAbandoned(ledger: SendLedger, job: Job, reason: string, report: AbandonedReport): Promise<void> {
+  const group = sendGroupSchema.safeParse(job.data);
+  if (group.success) {
+    // A row gone (its campaign purged) must not keep the others from their answers.
+    for (const row of groupRows(group.data)) {
+      await settleAbandonedRow(ledger, row, reason, report).catch((error: unknown) =>
+        report.logger.warn({ err: error, jobId: job.id, campaignId: row.campaignId, row: row.row }, 'abandoned row not recorded'),
+      );
+    }
+    await ledger.groupDone(report.phoneNumberId, group.data);
+    return;
+  }
   const parsed = sendJobSchema.safeParse(job.data);
-  if (!parsed.success) return;
-  const { campaignId } = parsed.data;
+  if (parsed.success) await settleAbandonedRow(ledger, parsed.data, reason, report);
+}
+
+async function settleAbandonedRow(ledger: SendLedger, row: SendJob, reason: string, report: AbandonedReport): Promise<void> {
+  const { campaignId } = row;
   // A row caught mid-send becomes unknown, a waiting one failed. The ledger ignores a row that
   // already has its answer or now belongs to a newer job, so this is safe to repeat.
-  const result = await ledger.settle(parsed.data, { status: 'abandoned', errorCode: GAVE_UP_CODE, errorDetail: reason });
+  const result = await ledger.settle(row, { status: 'abandoned', errorCode: GAVE_UP_CODE, errorDetail: reason });
   const answered =
     result.status === 'failed' ? 'failed' : result.status === 'unknown' || result.status === 'confirming' ? 'unknown' : undefined;
   if (answered !== undefined)

@@ -13,7 +13,7 @@ export async function removeCampaignJobs(queue: Queue, campaignId: string): Prom
   for (const state of ['completed', 'failed', 'waiting', 'delayed'] as const) {
     for (let start = 0; ; start += PAGE) {
       const jobs = await queue.getJobs([state], start, start + PAGE - 1);
-      for (const job of jobs) if ((job.data as { campaignId?: unknown } | undefined)?.campaignId === campaignId) mine.push(job);
+      for (const job of jobs) if (holdsCampaign(job.data, campaignId, state)) mine.push(job);
       if (jobs.length < PAGE) break;
     }
   }
@@ -27,4 +27,15 @@ export async function removeCampaignJobs(queue: Queue, campaignId: string): Prom
     }
   }
   return removed;
+}
+
+/**
+ * A job of one row of the campaign, or a group holding one of its rows. A group waiting to run
+ * may hold other campaigns' rows too: only a finished one goes.
+ */
+function holdsCampaign(data: unknown, campaignId: string, state: string): boolean {
+  const job = data as { campaignId?: unknown; rows?: unknown } | undefined;
+  if (job?.campaignId === campaignId) return true;
+  if (typeof job?.rows !== 'string' || (state !== 'completed' && state !== 'failed')) return false;
+  return job.rows.split(',').some((member) => member.startsWith(`${campaignId} `));
 }

@@ -1,6 +1,6 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { AppError } from '../errors/app-error.js';
-import { sendJobId, type SendJob, type SendJobQueue } from '../campaigns/send-job.js';
+import { queuedSendId, type QueuedSend, type SendJobQueue } from '../campaigns/send-job.js';
 import type { Logger } from '../logging/logger.js';
 import { sendQueueName, sendQueuePrefix } from './queue-names.js';
 
@@ -49,20 +49,16 @@ export class BullSendQueue implements SendJobQueue {
     return this.#queue;
   }
 
-  async enqueue(jobs: readonly SendJob[]): Promise<void> {
+  async enqueue(jobs: readonly QueuedSend[]): Promise<void> {
     // addBulk is one MULTI: Redis runs all of it before anything else. 1,250 jobs (a quarter of
     // the window at 1,000 msg/s) held every other command of every number for about 70 ms, and
     // the sends that waited then left together. Chunks keep each hold to a few milliseconds.
     for (let i = 0; i < jobs.length; i += ENQUEUE_CHUNK) await this.#enqueueChunk(jobs.slice(i, i + ENQUEUE_CHUNK));
   }
 
-  async #enqueueChunk(jobs: readonly SendJob[]): Promise<void> {
+  async #enqueueChunk(jobs: readonly QueuedSend[]): Promise<void> {
     const added = await this.queue.addBulk(
-      jobs.map((data) => ({
-        name: 'send',
-        data,
-        opts: { ...this.#jobOptions, jobId: sendJobId(data.campaignId, data.row, data.requeue) },
-      })),
+      jobs.map((data) => ({ name: 'send', data, opts: { ...this.#jobOptions, jobId: queuedSendId(data) } })),
     );
     // addBulk resolves even when an entry was refused (its id comes back negative or missing).
     const refused = added.filter((job) => job.id === undefined || job.id.startsWith('-')).length;

@@ -1,6 +1,6 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { SendLedger } from '../campaigns/ledger.js';
-import { sendJobSchema } from '../campaigns/send-job.js';
+import { groupSizeFor, rowsOf, sendGroupSchema, sendJobSchema, type SendGroup } from '../campaigns/send-job.js';
 import type { SendProcessor } from '../campaigns/send/send-processor.js';
 import type { SendTroubleObserver } from '../campaigns/send/send-trouble.js';
 import type { Logger } from '../logging/logger.js';
@@ -11,6 +11,8 @@ import { SendFeeder } from '../campaigns/feed/send-feeder.js';
 import { BullSendQueue, FINISHED_JOBS_KEPT } from './send-queue.js';
 import { limiterFor } from './send-rate-limiter.js';
 import type { MessagingLimit } from '../config/number-settings.js';
+import { RequestSlots } from './request-slots.js';
+import { runSendGroup, type GroupOutcome } from './send-group.js';
 
 export interface SendWorkerOptions {
   connection: ConnectionOptions;
@@ -27,6 +29,8 @@ export interface SendWorkerOptions {
   backoffMs: number;
   /** Overrides the feeder's window size (tests); see feedWindowSize. */
   feedWindow?: number;
+  /** Overrides the rows a job carries (groupSizeFor the rate); 1: a job a row. */
+  groupSize?: number;
   /** A feed completed a campaign (its expiry or start deadline answered its last rows); default: logged. */
   onCampaignCompleted?: (campaignId: string) => void;
   /** The number's business portfolio (absent: `default`): the messaging limit is its. */
@@ -56,12 +60,16 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
   const queue = new Queue(name, { connection: options.connection, prefix: queuePrefix });
   queue.on('error', (error) => logger.error({ err: error }, 'send queue error'));
 
-  const process = sendJobProcessor(queue, processor);
+  const groupSize = options.groupSize ?? groupSizeFor(options.rate);
+  const slots = new RequestSlots(options.concurrency);
+  const groupDone = (group: SendGroup) => options.ledger.groupDone(options.phoneNumberId, group);
+  const process = sendJobProcessor(queue, processor, slots, groupDone);
 
   const worker = new Worker(name, process, {
     connection: options.connection,
     prefix: queuePrefix,
-    concurrency: options.concurrency,
+    // Jobs at once: enough groups to keep SEND_CONCURRENCY rows in the send path, and one more ready behind them.
+    concurrency: groupSize > 1 ? Math.ceil(options.concurrency / groupSize) + 1 : options.concurrency,
     ...(options.rate > 0 ? { limiter: limiterFor(options.rate) } : {}),
     ...FINISHED_JOBS_KEPT,
     // A killed worker's jobs are found within seconds (lock 10 s, checked every 3 s). A
@@ -77,7 +85,7 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
   const report = { logger, phoneNumberId: options.phoneNumberId, onCampaignCompleted: options.onCampaignCompleted };
   worker.on('failed', (job, error) => {
     if (job === undefined || job.finishedOn === undefined) return;
-    // BullMQ gave up on a job outside the processor's own decisions: the row still gets an answer.
+    // BullMQ gave up on a job outside the processor's own decisions: its rows still get an answer.
     settleAbandoned(options.ledger, job, error.message, { ...report, trouble: options.trouble }).catch((settleError: unknown) =>
       logger.error({ err: settleError }, 'could not record an abandoned job (the next worker start records it)'),
     );
@@ -89,7 +97,10 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
   // Every worker of the number tops its window up from the campaigns' backlogs.
   const { feedQueue, feeder } = createFeeder(options);
   feeder.start();
-  worker.on('completed', () => feeder.jobDone());
+  worker.on('completed', (job) => {
+    const group = sendGroupSchema.safeParse(job.data);
+    feeder.jobDone(group.success ? rowsOf(group.data) : 1);
+  });
   // In-doubt rows (CONFIRM_WINDOW_SECONDS) are decided by whichever worker of the number looks first.
   const inDoubt = new InDoubtSweep({
     ledger: options.ledger,
@@ -114,16 +125,23 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
   };
 }
 
-/** Runs a send job through the processor and turns its outcome into BullMQ's control flow. */
-function sendJobProcessor(queue: Queue, processor: SendProcessor): (job: Job, token?: string) => Promise<string> {
+/** Runs a send job (a row, or a group of rows) through the processor and turns its outcome into BullMQ's control flow. */
+function sendJobProcessor(
+  queue: Queue,
+  processor: SendProcessor,
+  slots: RequestSlots,
+  groupDone: (group: SendGroup) => Promise<void>,
+): (job: Job, token?: string) => Promise<string> {
   return async (job: Job, token?: string): Promise<string> => {
+    const isLastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    const group = sendGroupSchema.safeParse(job.data);
+    if (group.success) {
+      const outcome = await runSendGroup(group.data, processor, { isLastAttempt }, slots);
+      return groupControl(queue, job, token, group.data, outcome, groupDone);
+    }
     const parsed = sendJobSchema.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`job ${job.id ?? '?'} is not a send job: ${parsed.error.issues[0]?.message ?? ''}`);
-    const attempts = job.opts.attempts ?? 1;
-    const outcome = await processor.process(parsed.data, {
-      isLastAttempt: job.attemptsMade + 1 >= attempts,
-      pairDelays: parsed.data.pairDelays ?? 0,
-    });
+    const outcome = await slots.run(() => processor.process(parsed.data, { isLastAttempt, pairDelays: parsed.data.pairDelays ?? 0 }));
     switch (outcome.kind) {
       case 'done':
         return outcome.status;
@@ -145,6 +163,35 @@ function sendJobProcessor(queue: Queue, processor: SendProcessor): (job: Job, to
   };
 }
 
+/** A group's outcome as BullMQ's control flow; a group done leaves the number's window. */
+async function groupControl(
+  queue: Queue,
+  job: Job,
+  token: string | undefined,
+  group: SendGroup,
+  outcome: GroupOutcome,
+  groupDone: (group: SendGroup) => Promise<void>,
+): Promise<string> {
+  switch (outcome.kind) {
+    case 'done':
+      await groupDone(group);
+      return `${outcome.rows} rows`;
+    case 'retry':
+      throw outcome.error;
+    case 'throttle-number':
+      await queue.rateLimit(outcome.ms);
+      throw Worker.RateLimitError();
+    case 'delay-recipient':
+      // Counted in the job itself: throttles and restarts of the number must not lengthen a recipient's delay.
+      await job.updateData({ ...group, pairDelays: outcome.pairDelays });
+      await job.moveToDelayed(Date.now() + outcome.ms, token);
+      throw new DelayedError();
+    case 'release':
+      await job.moveToDelayed(Date.now(), token);
+      throw new DelayedError();
+  }
+}
+
 /** The feeder that tops this worker's window up from the campaigns' backlogs, and the queue it feeds. */
 function createFeeder(options: SendWorkerOptions): { feedQueue: BullSendQueue; feeder: SendFeeder } {
   const { logger } = options;
@@ -163,6 +210,7 @@ function createFeeder(options: SendWorkerOptions): { feedQueue: BullSendQueue; f
     messagesPerSecond: options.rate,
     logger,
     ...(options.feedWindow === undefined ? {} : { windowSize: options.feedWindow }),
+    ...(options.groupSize === undefined ? {} : { groupSize: options.groupSize }),
     ...(options.onCampaignCompleted === undefined ? {} : { onCampaignCompleted: options.onCampaignCompleted }),
     ...(options.portfolio === undefined ? {} : { portfolio: options.portfolio }),
     ...(options.messagingLimit === undefined ? {} : { messagingLimit: options.messagingLimit }),

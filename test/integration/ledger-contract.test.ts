@@ -64,6 +64,7 @@ const METHODS = {
   now: 0,
   ledgerClock: 0,
   retryCapped: 0,
+  groupDone: 0,
 } satisfies Record<keyof RedisLedger, 0>;
 
 describe('RedisLedger is its parts’ methods together', () => {

@@ -336,7 +336,7 @@ describe('RedisLedger.feed (real Redis)', () => {
 
       const again = await feed(3, { refreshAfterMs: 25, refreshMost: 10 });
       expect(again.jobs).toEqual([]);
-      expect([...again.refresh].sort((x, y) => x.row - y.row)).toEqual([job('a', 1), job('a', 2)]);
+      expect(([...again.refresh] as SendJob[]).sort((x, y) => x.row - y.row)).toEqual([job('a', 1), job('a', 2)]);
       // Handed out again now: stamped now, so it ages from here (the next test checks it is not handed out at once).
       expect(Number(await redis.zscore(windowKey(), sendJobId('a', 1)))).toBeGreaterThanOrEqual(fedAt + 30);
       expect(await ledger.windowSize(NUMBER)).toBe(2);

@@ -54,6 +54,8 @@ describe('SendFeeder: a big room in calls of FEED_ROWS_PER_CALL (real Redis and 
       messagesPerSecond: 1000,
       logger: silentLogger(),
       windowSize,
+      // One job a row: BullMQ's count is then the rows'.
+      groupSize: 1,
     });
 
     expect(await feeder.feedOnce()).toBe(windowSize);
@@ -122,6 +124,7 @@ describe('SendFeeder: a big room in calls of FEED_ROWS_PER_CALL (real Redis and 
       messagesPerSecond: 0,
       logger: silentLogger(),
       windowSize,
+      groupSize: 1,
     });
 
     await expect(feeder.feedOnce()).rejects.toThrow('connection close');

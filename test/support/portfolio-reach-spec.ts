@@ -138,12 +138,14 @@ export function describePortfolioReach(label: string, open: () => Promise<ReachR
         expect((await t.feed(NUMBER_A, { messagingLimit: 6 }, 0)).jobs).toEqual([]);
         // A feeder of A took a lease and fed 3 rows, then died before its commit.
         const lease = await new PortfolioReach(context).reserve(DEFAULT_PORTFOLIO, NUMBER_A, 3, 6);
-        const { active, window } = feedKeys(t.prefix, NUMBER_A);
+        const { active, window, groups, groupRows } = feedKeys(t.prefix, NUMBER_A);
         const [fed] = await context.redis.cwFeed(
           active,
           window,
           reachKey(t.prefix, NUMBER_A),
           reachPendingKey(t.prefix, NUMBER_A),
+          groups,
+          groupRows,
           numberScope(t.prefix, NUMBER_A),
           context.clock.arg(),
           3,
@@ -155,6 +157,8 @@ export function describePortfolioReach(label: string, open: () => Promise<ReachR
           NUMBER_A,
           lease?.id ?? '',
           REACH_RECORD_STALE_MS,
+          '',
+          1,
         );
         expect(fed).toHaveLength(9);
         expect(await t.reached()).toBe(0);

@@ -1,5 +1,5 @@
 import type { CampaignLedger, FeedEvent } from '../ledger.js';
-import type { SendJob, SendJobQueue } from '../send-job.js';
+import { groupSizeFor, type QueuedSend, type SendJobQueue } from '../send-job.js';
 import { openLanes } from './send-window.js';
 import type { Logger } from '../../logging/logger.js';
 import type { MessagingLimit } from '../../config/number-settings.js';
@@ -44,6 +44,8 @@ export interface SendFeederOptions {
   logger: Logger;
   /** Overrides feedWindowSize (tests). */
   windowSize?: number;
+  /** Overrides groupSizeFor the rate: most rows a job carries (1: a job a row). */
+  groupSize?: number;
   /** A feed completed a campaign (its expiry or start deadline answered its last rows). */
   onCampaignCompleted?: (campaignId: string) => void;
   /** The number's business portfolio (absent: `default`): Meta's messaging limit is shared by all its numbers. */
@@ -69,14 +71,16 @@ export class SendFeeder {
   readonly #minBatch: number;
   /** A pacer spaces this number's sends: its feeds go in calls of FEED_ROWS_PER_CALL. */
   readonly #paced: boolean;
-  /** Jobs this worker finished since its last feed: a feed's worth of room starts one at once. */
+  /** Rows of the jobs this worker finished since its last feed: a feed's worth of room starts one at once. */
   #doneSinceFeed = 0;
+  /** Rows a job carries at most (groupSizeFor the rate). */
+  readonly #groupSize: number;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #lastErrorLog = 0;
   #lastLimitLog = Number.NEGATIVE_INFINITY;
   /** Jobs fed whose enqueue failed: enqueued first at the next feed (see #enqueue). */
-  #unqueued: SendJob[] = [];
+  #unqueued: QueuedSend[] = [];
   /** Feeds since this feeder started or its number was idle: a paced window opens a second of sending a feed (see #openWindow). */
   #feeds = 0;
 
@@ -86,15 +90,17 @@ export class SendFeeder {
     // Fewer, larger feeds: wait until a quarter of the window has drained.
     this.#minBatch = Math.max(1, Math.floor(this.#windowSize / 4));
     this.#paced = options.messagesPerSecond > 0;
+    this.#groupSize = options.groupSize ?? groupSizeFor(options.messagesPerSecond);
   }
 
   /**
-   * A job of this worker is done. Once a feed's worth of room is free the feeder tops up at
-   * once instead of at its next tick: at an unlimited rate a worker empties a quarter of the
-   * window in well under a tick, and would otherwise wait for work.
+   * A job of this worker is done (`rows`: the rows it carried). Once a feed's worth of room is
+   * free the feeder tops up at once instead of at its next tick: at an unlimited rate a worker
+   * empties a quarter of the window in well under a tick, and would otherwise wait for work.
    */
-  jobDone(): void {
-    if (++this.#doneSinceFeed < this.#minBatch) return;
+  jobDone(rows = 1): void {
+    this.#doneSinceFeed += rows;
+    if (this.#doneSinceFeed < this.#minBatch) return;
     this.#doneSinceFeed = 0;
     void this.nudge();
   }
@@ -172,7 +178,7 @@ export class SendFeeder {
    * REFRESH_AFTER_MS. They are kept and enqueued first at the next feed instead; their IDs are
    * fixed, so a chunk BullMQ already holds is ignored.
    */
-  async #enqueue(jobs: readonly SendJob[]): Promise<void> {
+  async #enqueue(jobs: readonly QueuedSend[]): Promise<void> {
     try {
       await this.#options.queue.enqueue(jobs);
     } catch (error) {
@@ -196,17 +202,18 @@ export class SendFeeder {
     const lanes = new Map(windowed.campaigns.map((c) => [c.campaignId, openLanes(c.window, c.lanes, windowed.now)] as const));
     await this.#options.ready;
     const { portfolio, messagingLimit } = this.#options;
-    const { jobs, refresh, events, limitHeld } = await ledger.feed(phoneNumberId, {
+    const { jobs, groups, refresh, events, limitHeld } = await ledger.feed(phoneNumberId, {
       openLanes: lanes,
       windowSize: window,
       minBatch,
+      groupSize: this.#groupSize,
       ...(this.#paced ? { mostRows: FEED_ROWS_PER_CALL } : {}),
       refreshAfterMs: REFRESH_AFTER_MS,
       refreshMost: REFRESH_MOST,
       ...(portfolio === undefined ? {} : { portfolio }),
       ...(messagingLimit === undefined ? {} : { messagingLimit }),
     });
-    await this.#enqueue(jobs);
+    await this.#enqueue(groups ?? jobs);
     if (limitHeld !== undefined && Date.now() - this.#lastLimitLog >= LIMIT_LOG_EVERY_MS) {
       this.#lastLimitLog = Date.now();
       this.#options.logger.warn(

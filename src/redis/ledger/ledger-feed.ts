@@ -1,6 +1,6 @@
 import { campaignDefinitionSchema } from '../../campaigns/campaign.js';
 import type { FeedEvent, FeedOptions, FeedResult, SendLedger, WindowedCampaigns } from '../../campaigns/ledger.js';
-import { parseSendJobId, type SendJob } from '../../campaigns/send-job.js';
+import { parseSendJobId, type QueuedSend, type SendGroup, type SendJob } from '../../campaigns/send-job.js';
 import type { MessagingLimit } from '../../config/number-settings.js';
 import { DEFAULT_PORTFOLIO } from '../../portfolios/portfolios.js';
 import { numberScope } from '../key-scope.js';
@@ -8,7 +8,7 @@ import { portfolioLimitKeys } from '../pacer/portfolio-limit-keys.js';
 import { lanesOf, type LedgerContext } from './ledger-context.js';
 import { campaignLedgerKeys, feedKeys } from './ledger-keys.js';
 import { PortfolioReach, REACH_RECORD_STALE_MS } from './ledger-reach.js';
-import { feedScriptKeys } from './script-keys.js';
+import { feedScriptKeys, groupDoneKeys } from './script-keys.js';
 
 /** How long a portfolio's messaging limit is kept after a worker or webhook last said it: a send's plan with no worker running shows it. */
 const MESSAGING_LIMIT_KEPT_SECONDS = 2 * 86_400;
@@ -18,7 +18,7 @@ const MESSAGING_LIMIT_KEPT_SECONDS = 2 * 86_400;
  * portfolio's messaging limit and its commit (ledger-reach.ts), and what the feeder reads
  * before it feeds: the number's campaigns with a send window, its window's size, the limit.
  */
-export class LedgerFeed implements Pick<SendLedger, 'feed' | 'windowedCampaigns' | 'windowSize' | 'recordMessagingLimit'> {
+export class LedgerFeed implements Pick<SendLedger, 'feed' | 'windowedCampaigns' | 'windowSize' | 'recordMessagingLimit' | 'groupDone'> {
   readonly #reach: PortfolioReach;
 
   constructor(private readonly context: LedgerContext) {
@@ -31,7 +31,7 @@ export class LedgerFeed implements Pick<SendLedger, 'feed' | 'windowedCampaigns'
     const portfolio = options.portfolio ?? DEFAULT_PORTFOLIO;
     await this.#reach.seed(portfolio, phoneNumberId);
     const lease = await this.#reach.reserve(portfolio, phoneNumberId, options.windowSize, options.messagingLimit);
-    const [flat, again, happened, heldBack, fedAt, records] = await redis.cwFeed(
+    const [flat, again, happened, heldBack, fedAt, records, grouped] = await redis.cwFeed(
       ...feedScriptKeys(prefix, phoneNumberId),
       numberScope(prefix, phoneNumberId),
       clock.arg(),
@@ -45,18 +45,25 @@ export class LedgerFeed implements Pick<SendLedger, 'feed' | 'windowedCampaigns'
       lease?.id ?? '',
       REACH_RECORD_STALE_MS,
       options.mostRows ?? '',
+      options.groupSize ?? 1,
     );
     const { limitHeld } = await this.#reach.commit(phoneNumberId, lease, records, heldBack);
-    const jobs: SendJob[] = [];
-    for (let i = 0; i + 2 < flat.length; i += 3) {
-      const job: SendJob = { campaignId: flat[i] ?? '', row: Number(flat[i + 1]) };
-      const k = Number(flat[i + 2] ?? 0);
-      if (k > 0) job.requeue = k;
-      jobs.push(job);
+    const jobs = fedRows(flat);
+    const refresh: QueuedSend[] = [];
+    for (let i = 0; i + 1 < again.length; i += 2) {
+      const [id = '', members = ''] = again.slice(i, i + 2);
+      const job = members === '' ? parseSendJobId(id) : { group: id, rows: members };
+      if (job !== undefined) refresh.push(job);
     }
-    const refresh = again.map(parseSendJobId).filter((job): job is SendJob => job !== undefined);
     const events = feedEvents(happened, Number(fedAt));
-    return limitHeld === undefined ? { jobs, refresh, events } : { jobs, refresh, events, limitHeld };
+    const result: FeedResult = { jobs, refresh, events };
+    if (grouped.length > 0) result.groups = fedJobs(jobs, grouped);
+    if (limitHeld !== undefined) result.limitHeld = limitHeld;
+    return result;
+  }
+
+  async groupDone(phoneNumberId: string, group: SendGroup): Promise<void> {
+    await this.context.redis.cwGroupDone(...groupDoneKeys(this.context.prefix, phoneNumberId), group.group);
   }
 
   async windowedCampaigns(phoneNumberId: string): Promise<WindowedCampaigns> {
@@ -93,9 +100,44 @@ export class LedgerFeed implements Pick<SendLedger, 'feed' | 'windowedCampaigns'
     );
   }
 
+  /** Rows in the window: its entries, less its groups, plus the rows they hold (as feed.lua counts its room). */
   async windowSize(phoneNumberId: string): Promise<number> {
-    return this.context.redis.zcard(feedKeys(this.context.prefix, phoneNumberId).window);
+    const { window, groups, groupRows } = feedKeys(this.context.prefix, phoneNumberId);
+    // The number's keys share its slot: one transaction even on a cluster.
+    const [entries, groupCount, rows] = ((await this.context.redis.multi().zcard(window).hlen(groups).get(groupRows).exec()) ?? []).map(
+      ([error, value]) => {
+        if (error) throw error;
+        return Number(value ?? 0);
+      },
+    );
+    return (entries ?? 0) - (groupCount ?? 0) + (rows ?? 0);
   }
+}
+
+/** feed.lua's rows fed, `{campaign, row, job number, …}`, as jobs of one row. */
+function fedRows(flat: readonly string[]): SendJob[] {
+  const rows: SendJob[] = [];
+  for (let i = 0; i + 2 < flat.length; i += 3) {
+    const job: SendJob = { campaignId: flat[i] ?? '', row: Number(flat[i + 1]) };
+    const k = Number(flat[i + 2] ?? 0);
+    if (k > 0) job.requeue = k;
+    rows.push(job);
+  }
+  return rows;
+}
+
+/** The rows fed, cut into feed.lua's jobs, `{job ID, rows, …}` in order: a group of several rows, or one row. */
+function fedJobs(rows: readonly SendJob[], grouped: readonly (string | number)[]): QueuedSend[] {
+  const jobs: QueuedSend[] = [];
+  let next = 0;
+  for (let i = 0; i + 1 < grouped.length; i += 2) {
+    const count = Number(grouped[i + 1]);
+    const part = rows.slice(next, next + count);
+    next += count;
+    if (count === 1 && part[0] !== undefined) jobs.push(part[0]);
+    else jobs.push({ group: String(grouped[i]), rows: part.map((r) => `${r.campaignId} ${r.row} ${r.requeue ?? 0}`).join(',') });
+  }
+  return jobs;
 }
 
 /** feed.lua's `{kind, campaign, detail, …}` as events; `fedAt` is the ledger's time of the feed. */

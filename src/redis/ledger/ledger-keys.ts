@@ -66,10 +66,14 @@ export function laneBacklogKey(pendingKey: string, lane: number): string {
   return `${pendingKey}:${lane}`;
 }
 
-/** A phone number's feed: its campaigns that may have rows to feed (→ priority), and the jobs fed and not done (→ ms fed). */
-export function feedKeys(prefix: string, phoneNumberId: string): { active: string; window: string } {
+/**
+ * A phone number's feed: its campaigns that may have rows to feed (→ priority), the jobs fed and not done (→ ms fed),
+ * the rows of those jobs that carry several (group ID → rows) and how many rows those hold in all.
+ */
+export function feedKeys(prefix: string, phoneNumberId: string): { active: string; window: string; groups: string; groupRows: string } {
   const scope = numberScope(prefix, phoneNumberId);
-  return { active: `${scope}:feed:${phoneNumberId}:campaigns`, window: `${scope}:feed:${phoneNumberId}:window` };
+  const feed = `${scope}:feed:${phoneNumberId}`;
+  return { active: `${feed}:campaigns`, window: `${feed}:window`, groups: `${feed}:groups`, groupRows: `${feed}:group-rows` };
 }
 
 /** A phone number's in-doubt rows (→ confirm deadline) and the latest claim time a status webhook came for. */

@@ -164,6 +164,8 @@ export interface LedgerCommands {
     window: string,
     reach: string,
     pending: string,
+    groups: string,
+    groupRows: string,
     scope: string,
     clock: string,
     windowSize: number,
@@ -176,7 +178,9 @@ export interface LedgerCommands {
     leaseId: string,
     staleAfter: number,
     mostRows?: Arg,
-  ): Promise<[string[], string[], string[], string[], number, string[]]>;
+    groupSize?: number,
+  ): Promise<[string[], string[], string[], string[], number, string[], (string | number)[]]>;
+  cwGroupDone(window: string, groups: string, groupRows: string, group: string): Promise<number>;
   cwReachReserve(
     reach: string,
     leases: string,
@@ -220,6 +224,7 @@ export const LEDGER_SCRIPTS: { readonly [Command in keyof LedgerCommands]: strin
   cwCancel: 'cancel',
   cwMarkForRetry: 'mark-for-retry',
   cwFeed: 'feed',
+  cwGroupDone: 'group-done',
   cwReachReserve: 'reach-reserve',
   cwReachCommit: 'reach-commit',
   cwReschedule: 'reschedule',

@@ -88,6 +88,7 @@ export class RedisLedger implements CampaignLedger, PurgeLedger, ErrorCodeLedger
   feed: LedgerFeed['feed'] = (...args) => this.#feed.feed(...args);
   windowedCampaigns: LedgerFeed['windowedCampaigns'] = (...args) => this.#feed.windowedCampaigns(...args);
   windowSize: LedgerFeed['windowSize'] = (...args) => this.#feed.windowSize(...args);
+  groupDone: LedgerFeed['groupDone'] = (...args) => this.#feed.groupDone(...args);
   recordMessagingLimit: LedgerFeed['recordMessagingLimit'] = (...args) => this.#feed.recordMessagingLimit(...args);
 
   // Each job's claim and answer, halts, the in-doubt rule (ledger-send.ts).

@@ -121,9 +121,18 @@ export function confirmInDoubtKeys(
 }
 
 /** feed.lua: the number's feed (its campaigns, its window), its reach and its feeds the portfolio has not counted yet. */
-export function feedScriptKeys(prefix: string, phoneNumberId: string): [active: string, window: string, reach: string, pending: string] {
-  const { active, window } = feedKeys(prefix, phoneNumberId);
-  return [active, window, reachKey(prefix, phoneNumberId), reachPendingKey(prefix, phoneNumberId)];
+export function feedScriptKeys(
+  prefix: string,
+  phoneNumberId: string,
+): [active: string, window: string, reach: string, pending: string, groups: string, groupRows: string] {
+  const { active, window, groups, groupRows } = feedKeys(prefix, phoneNumberId);
+  return [active, window, reachKey(prefix, phoneNumberId), reachPendingKey(prefix, phoneNumberId), groups, groupRows];
+}
+
+/** group-done.lua: the number's feed window, its groups and their row count. */
+export function groupDoneKeys(prefix: string, phoneNumberId: string): [window: string, groups: string, groupRows: string] {
+  const { window, groups, groupRows } = feedKeys(prefix, phoneNumberId);
+  return [window, groups, groupRows];
 }
 
 /** reach-commit.lua: the portfolio's reach and its leases. */

@@ -17,6 +17,10 @@
   of time zones (pending:<lane>); it is fed only from the lanes the caller says are open
   now (ARGV[7]: the feeder works that out from each lane's local time), its room shared
   evenly between them. Rows in closed lanes wait: they take no room and no rate.
+  With a group size, consecutive rows fed go into jobs of several rows (groups): one BullMQ
+  job and one window entry for each, its rows in the groups hash, so a group handed out again
+  is the same job with the same rows and no row is ever in two live jobs. The room counts rows:
+  the window's entries, less its groups, plus the rows the groups hold.
 
   Meta's messaging limit (ARGV[8] >= 0) belongs to the business portfolio: the feeder brings
   a lease of places for new recipients from the portfolio's slot (reach-reserve.lua). Each fed
@@ -34,6 +38,8 @@
     KEYS[2] window     zset     <scope>:feed:<number>:window (job ID → ms fed)
     KEYS[3] reach      zset     <scope>:reach:<number> (wa_id → ms last fed): the messaging limit's 24 h
     KEYS[4] pending    hash     <scope>:reach-pending:<number> (lease ID → JSON {t, s, k}: recipients not yet in the portfolio's count)
+    KEYS[5] groups     hash     <scope>:feed:<number>:groups (group ID → its rows "campaign row k,…": group jobs in the window)
+    KEYS[6] group-rows string   <scope>:feed:<number>:group-rows (the rows those groups hold, all together)
 
     ARGV[1]  scope            the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
     ARGV[2]  clock            ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
@@ -50,15 +56,20 @@
     ARGV[12] most-rows        optional: most rows this call feeds (the caller calls again for the rest of the
                               room). Every worker's pacer waits while Redis runs this script: 1,250 rows held
                               it about 8 ms, and the sends waiting behind it left together.
+    ARGV[13] group-size       optional: most rows a job carries (1 or absent: one job a row). A job of several
+                              rows is a group: one entry of the window, `g.<its first row's job ID>.<rows>`,
+                              its rows kept in the groups hash until the group is done (group-done.lua)
 
   Output:
     { {campaign, row, job number, …} for the rows fed, interleaved in the order to run,
-      {job IDs to enqueue again},
+      {job ID, its rows ('' for a job of one row), …} to enqueue again,
       {kind, campaign, detail, …} events: 'started' (detail: startsAt ms or ''),
         'expired' (rows), 'deadline' (rows), 'completed' ('') },
     {wa_id, …} of the new recipients held back by the limit (1 or more: held), else {},
     now: the ledger's time this feed judged by (ms),
-    {lease ID, record JSON, …}: this feed's record (first) and those left behind, to commit }
+    {lease ID, record JSON, …}: this feed's record (first) and those left behind, to commit,
+    {job ID, rows, …}: with a group size above 1, every job fed, in order, each taking the next `rows`
+      rows fed (a job of one row is named as without groups); {} without }
 ]]
 
 -- Includes
@@ -67,16 +78,24 @@
 --- @include "end-backlog"
 --- @include "events"
 
-local activeKey, windowKey = KEYS[1], KEYS[2]
+local activeKey, windowKey, groupsKey, groupRowsKey = KEYS[1], KEYS[2], KEYS[5], KEYS[6]
 local prefix, now, size, minBatch = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local refreshAge, refreshMost = tonumber(ARGV[5]), tonumber(ARGV[6])
 local openLanes = cjson.decode(ARGV[7] or '{}')
 local reachKey, lease, numberId = KEYS[3], tonumber(ARGV[8]) or -1, ARGV[9]
 local pendingKey, leaseId, staleAge = KEYS[4], ARGV[10], tonumber(ARGV[11])
 local DAY = 86400000
-local again = redis.call('ZRANGEBYSCORE', windowKey, '-inf', now - refreshAge, 'LIMIT', 0, refreshMost)
-for _, id in ipairs(again) do redis.call('ZADD', windowKey, now, id) end
-local room = size - redis.call('ZCARD', windowKey)
+local groupSize = math.max(1, tonumber(ARGV[13]) or 1)
+local stale = redis.call('ZRANGEBYSCORE', windowKey, '-inf', now - refreshAge, 'LIMIT', 0, refreshMost)
+local again = {}
+for _, id in ipairs(stale) do
+  redis.call('ZADD', windowKey, now, id)
+  again[#again + 1] = id
+  again[#again + 1] = redis.call('HGET', groupsKey, id) or ''
+end
+local inWindow = redis.call('ZCARD', windowKey) - redis.call('HLEN', groupsKey) + tonumber(redis.call('GET', groupRowsKey) or '0')
+local room = size - inWindow
+local groups = {}
 local fed, events, held = {}, {}, {}
 -- Records of feeders that died between their feed and their commit.
 local records = {}
@@ -91,7 +110,7 @@ local function leftBehind()
 end
 if room < minBatch then
   leftBehind()
-  return { fed, again, events, held, now, records }
+  return { fed, again, events, held, now, records, groups }
 end
 local most = tonumber(ARGV[12])
 if most and room > most then room = most end
@@ -263,9 +282,11 @@ for _, score in ipairs(order) do
             local row, k = string.match(entry, '^(%d+):?(%d*)$')
             if row then
               if k == '' then k = '0' end
-              local jobId = c.id .. '-' .. row
-              if k ~= '0' then jobId = jobId .. '-r' .. k end
-              redis.call('ZADD', windowKey, now, jobId)
+              if groupSize == 1 then
+                local jobId = c.id .. '-' .. row
+                if k ~= '0' then jobId = jobId .. '-r' .. k end
+                redis.call('ZADD', windowKey, now, jobId)
+              end
               c.rows[#c.rows + 1] = row
               c.rows[#c.rows + 1] = k
             end
@@ -290,6 +311,31 @@ for _, score in ipairs(order) do
   end
   interleave(taken)
 end
+-- The rows fed, in their order, into jobs of up to groupSize rows; a job of one row is as without groups.
+if groupSize > 1 then
+  local grouped = 0
+  for first = 1, #fed, 3 * groupSize do
+    local last = math.min(#fed, first + 3 * groupSize - 1)
+    local n = (last - first + 1) / 3
+    local firstId = fed[first] .. '-' .. fed[first + 1]
+    if fed[first + 2] ~= '0' then firstId = firstId .. '-r' .. fed[first + 2] end
+    if n == 1 then
+      redis.call('ZADD', windowKey, now, firstId)
+      groups[#groups + 1] = firstId
+      groups[#groups + 1] = 1
+    else
+      local id = 'g.' .. firstId .. '.' .. n
+      local members = {}
+      for i = first, last, 3 do members[#members + 1] = fed[i] .. ' ' .. fed[i + 1] .. ' ' .. fed[i + 2] end
+      redis.call('ZADD', windowKey, now, id)
+      redis.call('HSET', groupsKey, id, table.concat(members, ','))
+      groups[#groups + 1] = id
+      groups[#groups + 1] = n
+      grouped = grouped + n
+    end
+  end
+  if grouped > 0 then redis.call('INCRBY', groupRowsKey, grouped) end
+end
 -- Personal data kept no longer than it counts: the set goes a day after its last change.
 if places ~= nil and redis.call('EXISTS', reachKey) == 1 then redis.call('PEXPIRE', reachKey, DAY) end
 if #spent + #seen > 0 then
@@ -299,4 +345,4 @@ if #spent + #seen > 0 then
   records[2] = record
 end
 leftBehind()
-return { fed, again, events, held, now, records }
+return { fed, again, events, held, now, records, groups }
