@@ -8,8 +8,9 @@
 // themselves (BullMQ its Lua, bull-board its pages), and a command that does not use one
 // must not pay for it. Modules a command imports dynamically are evaluated only when it does.
 import { build } from 'esbuild';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { helpTable, withCliProgram } from './help-texts.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const out = `${root}dist/cli`;
@@ -34,11 +35,9 @@ const startUpPackagesOnly = {
   },
 };
 
-rmSync(out, { recursive: true, force: true });
-await build({
+/** How the CLI is bundled; the help texts are taken from its program bundled alike. */
+const options = {
   absWorkingDir: root,
-  entryPoints: ['src/cli/main.ts'],
-  outfile: `${out}/campaign.cjs`,
   bundle: true,
   format: 'cjs',
   platform: 'node',
@@ -53,12 +52,17 @@ await build({
   lineLimit: 200,
   sourcemap: 'linked',
   logLevel: 'warning',
-});
+};
+
+rmSync(out, { recursive: true, force: true });
+await build({ ...options, entryPoints: ['src/cli/main.ts'], outfile: `${out}/campaign.cjs` });
 // The Lua scripts, where lua-scripts.ts and the pacer look for them: ./lua/ beside the code.
 mkdirSync(`${out}/lua`, { recursive: true });
 cpSync(`${root}src/redis/lua`, `${out}/lua`, { recursive: true, filter: (path) => !path.endsWith('.md') });
-// The command names, for bin/campaign.js to name each command's compile cache (any other word
-// shares the cache of `--help`, which loads every definition too).
-const names = [...readFileSync(`${root}src/cli/main.ts`, 'utf8').matchAll(/^\s*\['([a-z-]+)', \(\) => import\(/gm)].map((m) => m[1]);
-if (!names.includes('status')) throw new Error('scripts/bundle-cli.mjs: found no command names in src/cli/main.ts (its COMMANDS map)');
-writeFileSync(`${out}/commands.json`, `${JSON.stringify(names)}\n`);
+await withCliProgram(options, out, async ({ COMMAND_NAMES, cliProgram }) => {
+  // The command names, for bin/campaign.js to name each command's compile cache (any other word
+  // shares the cache of `--help`, which loads every definition too).
+  writeFileSync(`${out}/commands.json`, `${JSON.stringify(COMMAND_NAMES)}\n`);
+  // What `--help` and `<command> --help` print, for bin/campaign.js to print without the bundle.
+  writeFileSync(`${out}/help.json`, `${JSON.stringify(await helpTable(cliProgram))}\n`);
+});

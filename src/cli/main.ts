@@ -1,67 +1,15 @@
 import { existsSync } from 'node:fs';
-import { Command } from 'commander';
-import { ArgumentError, exitCodeOf, isHelpShown, oneLineUsageErrors } from './usage-errors.js';
+import { ArgumentError, exitCodeOf, isHelpShown } from './usage-errors.js';
 import { AppError, isAppError } from '../errors/app-error.js';
-import { packageVersion } from '../files/package-version.js';
 import { REDIS_FULL_ADVICE, isRedisOutOfMemory } from '../errors/redis-errors.js';
 import { followNpxParent } from './npx-parent.js';
 import { armDeadline, endWhenDone, oneShotCommand } from './command-deadline.js';
 import { printable } from '../text/operator-text.js';
-
-// Each command file holds only its definition; what it runs is loaded by its action (a dynamic
-// import), so `campaign send` does not pay for fastify and the sandbox, which is start-up time
-// and memory on every invocation.
-
-interface CommandDefinition {
-  register(program: Command): void;
-}
-
-/** Every command's definition, in the order `campaign --help` lists them. */
-const COMMANDS: ReadonlyMap<string, () => Promise<CommandDefinition>> = new Map([
-  ['send', () => import('./commands/send.js')],
-  ['worker', () => import('./commands/worker.js')],
-  ['status', () => import('./commands/status.js')],
-  ['report', () => import('./commands/report.js')],
-  ['list', () => import('./commands/list.js')],
-  ['pause', () => import('./commands/pause.js')],
-  ['resume', () => import('./commands/resume.js')],
-  ['cancel', () => import('./commands/cancel.js')],
-  ['reschedule', () => import('./commands/reschedule.js')],
-  ['retry', () => import('./commands/retry.js')],
-  ['retarget', () => import('./commands/retarget.js')],
-  ['purge', () => import('./commands/purge.js')],
-  ['optouts', () => import('./commands/optouts.js')],
-  ['audiences', () => import('./commands/audiences.js')],
-  ['consent', () => import('./commands/consent.js')],
-  ['tokens', () => import('./commands/tokens.js')],
-  ['hooks', () => import('./commands/hooks.js')],
-  ['sandbox', () => import('./commands/sandbox.js')],
-  ['serve', () => import('./commands/serve.js')],
-  ['demo', () => import('./commands/demo.js')],
-  ['templates', () => import('./commands/templates.js')],
-  ['costs', () => import('./commands/costs.js')],
-]);
-
-/**
- * The definitions to load: only the one named (`campaign send …`), or every one when the words
- * name none (`--help`, `help send`, a typo: the command list and did-you-mean need them all).
- * Each file is an ES module of its own, and each costs the start-up of every invocation.
- */
-async function definitionsFor(args: readonly string[]): Promise<CommandDefinition[]> {
-  const first = args.find((word) => !word.startsWith('-'));
-  const named = first === undefined ? undefined : COMMANDS.get(first);
-  return Promise.all(named === undefined ? [...COMMANDS.values()].map((load) => load()) : [named()]);
-}
+import { cliProgram } from './program.js';
 
 /** Runs the command the words name; its failure is one line on stderr and an exit code, not a stack trace. */
 async function run(): Promise<void> {
-  const program = new Command('campaign')
-    .description('Send WhatsApp template campaigns from CSV files through the Cloud API.')
-    .version(packageVersion(), '-V, --version', 'print the version');
-  for (const definition of await definitionsFor(process.argv.slice(2))) definition.register(program);
-
-  oneLineUsageErrors(program);
-
+  const program = await cliProgram(process.argv.slice(2));
   const oneShot = oneShotCommand(process.argv.slice(2));
   if (oneShot !== undefined) armDeadline(oneShot);
   try {
