@@ -6,7 +6,7 @@
  * reports, it is not a test); exits 1 only when a measurement could not be made.
  *
  *   npm run bench -- [--runs N]
- *                    [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|settled|capacity|startup|audience[,...]]
+ *                    [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|settled|kept|capacity|startup|audience[,...]]
  *                    [--rows N] [--feeder-rows N] [--soak-rows N] [--settled-rows N] [--audience-rows N]
  */
 import { execFileSync } from 'node:child_process';
@@ -21,6 +21,7 @@ import { benchDrain } from './drain.js';
 import { benchE2e } from './e2e.js';
 import { FEEDER_ROWS, benchFeeder } from './feeder.js';
 import { benchIngest } from './ingest.js';
+import { benchKept } from './kept.js';
 import { benchMetrics } from './metrics.js';
 import { benchRate } from './rate.js';
 import { SCALE_NUMBERS, benchScale, benchTopTier } from './scale.js';
@@ -47,17 +48,18 @@ const SECTIONS = [
   'toptier',
   'soak',
   'settled',
+  'kept',
   'capacity',
   'startup',
   'audience',
 ] as const;
 /**
  * Run only when asked for with --only: the soak takes most of an hour at its default size, the settled
- * rows minutes, capacity starts a cluster of its own, and the audience section (1,000,000 rows imported
+ * rows minutes, kept a redis-server of its own a run, capacity a cluster of its own, and the audience section (1,000,000 rows imported
  * and ingested 3 times) took 293 s on the shared 2 cores at load 7 (about 2 minutes by the speed probe
  * on an idle machine).
  */
-const ON_REQUEST: readonly string[] = ['soak', 'settled', 'capacity', 'audience'];
+const ON_REQUEST: readonly string[] = ['soak', 'settled', 'kept', 'capacity', 'audience'];
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -167,6 +169,8 @@ try {
         results.push(await benchAudience({ runs, rows: audienceRows, redis, redisPid }));
       } else if (section === 'settled') {
         results.push(await benchSettled({ rows: settledRows, redis }));
+      } else if (section === 'kept') {
+        results.push(await benchKept({ runs }));
       } else if (section === 'scale' || section === 'toptier') {
         sandbox ??= await startSandboxChild(undefined, SCALE_NUMBERS);
         results.push(section === 'scale' ? await benchScale({ runs, redis, sandbox }) : await benchTopTier({ runs, redis, sandbox }));

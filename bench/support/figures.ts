@@ -82,6 +82,7 @@ export interface SectionResult {
     | 'toptier'
     | 'soak'
     | 'settled'
+    | 'kept'
     | 'capacity'
     | 'startup'
     | 'audience';

@@ -1,6 +1,6 @@
 import { groupRows, type SendGroup, type SendJob } from '../campaigns/send-job.js';
 import type { AttemptContext, SendOutcome, SendProcessor } from '../campaigns/send/send-processor.js';
-import type { RequestSlots } from './request-slots.js';
+import type { RequestSlots } from '../campaigns/send/request-slots.js';
 
 /** What BullMQ must do with a group job once each of its rows had its turn. */
 export type GroupOutcome =
@@ -18,8 +18,8 @@ export type GroupOutcome =
 /**
  * A group job's rows, each through the processor exactly as a job of one row would go
  * (slot, claim, request, answer), all started at once so their slots are reserved in one
- * call and their claims and answers gathered into few; `slots` bounds the requests in
- * flight across the worker (SEND_CONCURRENCY). The rows' outcomes are folded into the
+ * call and their claims and answers gathered into few; `slots` bounds the rows between
+ * claim and answer across the worker (SEND_CONCURRENCY). The rows' outcomes are folded into the
  * group's: a row needing another attempt does not hold up the others, and when the group
  * runs again the rows already answered only answer `settled` to their claim, so no row is
  * sent twice. A row whose run threw is retried the same way.
@@ -32,7 +32,7 @@ export async function runSendGroup(
 ): Promise<GroupOutcome> {
   const rows = groupRows(group);
   const settled = await Promise.allSettled(
-    rows.map((job) => slots.run(() => processor.process(job, { ...context, pairDelays: job.pairDelays ?? 0 }))),
+    rows.map((job) => processor.process(job, { ...context, pairDelays: job.pairDelays ?? 0, requests: slots })),
   );
   return foldOutcomes(rows, settled, group.pairDelays ?? {});
 }

@@ -11,7 +11,7 @@ import { SendFeeder } from '../campaigns/feed/send-feeder.js';
 import { BullSendQueue, FINISHED_JOBS_KEPT } from './send-queue.js';
 import { limiterFor } from './send-rate-limiter.js';
 import type { MessagingLimit } from '../config/number-settings.js';
-import { RequestSlots } from './request-slots.js';
+import { RequestSlots } from '../campaigns/send/request-slots.js';
 import { runSendGroup, type GroupOutcome } from './send-group.js';
 
 export interface SendWorkerOptions {
@@ -141,7 +141,7 @@ function sendJobProcessor(
     }
     const parsed = sendJobSchema.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`job ${job.id ?? '?'} is not a send job: ${parsed.error.issues[0]?.message ?? ''}`);
-    const outcome = await slots.run(() => processor.process(parsed.data, { isLastAttempt, pairDelays: parsed.data.pairDelays ?? 0 }));
+    const outcome = await processor.process(parsed.data, { isLastAttempt, pairDelays: parsed.data.pairDelays ?? 0, requests: slots });
     switch (outcome.kind) {
       case 'done':
         return outcome.status;

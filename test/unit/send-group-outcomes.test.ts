@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SendJob } from '../../src/campaigns/send-job.js';
 import { groupRows, groupSizeFor, rowsOf } from '../../src/campaigns/send-job.js';
 import type { SendOutcome } from '../../src/campaigns/send/send-processor.js';
-import { RequestSlots } from '../../src/queue/request-slots.js';
+import { RequestSlots } from '../../src/campaigns/send/request-slots.js';
 import { foldOutcomes } from '../../src/queue/send-group.js';
 
 const rows: SendJob[] = [
@@ -56,28 +56,27 @@ describe('a group job: its rows, its size, its outcome', () => {
 });
 
 describe('RequestSlots', () => {
-  it('lets at most its size run at once, the others in the order they asked', async () => {
+  it('gives at most its size places at once, the others in the order they asked; a place given back twice counts once', async () => {
     const slots = new RequestSlots(2);
-    const started: number[] = [];
-    const finish: (() => void)[] = [];
-    const runs = [1, 2, 3, 4].map((n) =>
-      slots.run(async () => {
-        started.push(n);
-        await new Promise<void>((resolve) => finish.push(resolve));
-        return n;
-      }),
-    );
+    const got: number[] = [];
+    const releases = new Map<number, () => void>();
+    const asks = [1, 2, 3, 4].map(async (n) => {
+      const release = await slots.acquire();
+      got.push(n);
+      releases.set(n, release);
+    });
     await new Promise((resolve) => setImmediate(resolve));
-    expect(started).toEqual([1, 2]);
+    expect(got).toEqual([1, 2]);
     expect(slots.busy).toBe(2);
-    finish[1]?.();
+    releases.get(2)?.();
+    releases.get(2)?.();
     await new Promise((resolve) => setImmediate(resolve));
-    expect(started).toEqual([1, 2, 3]);
-    finish[0]?.();
-    await new Promise((resolve) => setImmediate(resolve));
-    finish[2]?.();
-    finish[3]?.();
-    expect(await Promise.all(runs)).toEqual([1, 2, 3, 4]);
+    expect(got).toEqual([1, 2, 3]);
+    releases.get(1)?.();
+    await Promise.all(asks);
+    expect(got).toEqual([1, 2, 3, 4]);
+    releases.get(3)?.();
+    releases.get(4)?.();
     expect(slots.busy).toBe(0);
   });
 });

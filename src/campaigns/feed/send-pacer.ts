@@ -4,8 +4,11 @@
  * it before each request.
  */
 export interface SendPacer {
-  /** Waits for this send's evenly spaced slot. */
-  reserveSlot(): Promise<void>;
+  /**
+   * Reserves this send's evenly spaced slot and waits until `leadMs` before it; answers the ms
+   * still left until the slot then (undefined: none), for the caller's own last wait.
+   */
+  reserveSlot(leadMs?: number): Promise<number | undefined>;
   /** The last gate before the request: never more than the rate in any second. */
   admit(): Promise<Admission>;
 }

@@ -18,36 +18,16 @@ import type { SendTroubleObserver } from './send-trouble.js';
 import type { SendPacer } from '../feed/send-pacer.js';
 import { MARKETING_CAP_CODE } from '../marketing-cap-wait.js';
 import { mayHaveReachedMeta, type CountedSend, type FrequencyGuard } from './frequency-guard.js';
+import type { AttemptContext, MessageSender, SendOutcome } from './send-outcome.js';
+import { HoldCache } from './hold-cache.js';
+import { CLAIM_LEAD_MS, untilSlot, type RowTurn } from './row-turn.js';
 
-/** Anything that can send a message; CloudApiClient is the real one. */
-export interface MessageSender {
-  /** `onLeaving`: called as the request is written to its socket (see Admission.left). */
-  send(phoneNumberId: string, message: OutboundMessage, onLeaving?: () => void): Promise<SendResult>;
-}
-
-/** What the queue adapter must do with the job after one pass. */
-export type SendOutcome =
-  /** The job is finished: the row has an answer, was parked by a pause, or belongs to a newer job. */
-  | { kind: 'done'; status: RowStatus | 'parked' | 'stale' }
-  | { kind: 'retry'; error: Error }
-  | { kind: 'throttle-number'; ms: number }
-  | { kind: 'delay-recipient'; ms: number }
-  /** The worker is shutting down before this job claimed its row: put it back, untouched. */
-  | { kind: 'release' };
-
-export interface AttemptContext {
-  /** No retry is left after this attempt: a retryable failure becomes final. */
-  isLastAttempt: boolean;
-  /** How many times this job was already put back for the pair rate limit. */
-  pairDelays: number;
-}
+export type { AttemptContext, MessageSender, SendOutcome } from './send-outcome.js';
 
 // 131057 and 2494100: the account is in maintenance for about a minute (reference §2.3).
 const THROTTLE_MS: Readonly<Record<number, number>> = { 130429: 1000, 80007: 60_000, 4: 60_000, 131057: 60_000, 2494100: 60_000 };
 const PAIR_DELAY_MS = 6000;
 const PAIR_DELAY_MAX_MS = 10 * 60_000;
-/** How stale a worker's view of "is this campaign paused?" may be before it asks Redis again. */
-const HOLD_CHECK_MS = 250;
 /** Meta: the recipient stopped marketing messages from this business. */
 const OPTED_OUT_CODE = 131050;
 /** The send response's `message_status` for a send Meta holds (template pacing). */
@@ -82,7 +62,7 @@ export class SendProcessor {
   readonly #onCampaignCompleted: (campaignId: string) => void;
   readonly #onCampaignPaused: (campaignId: string) => void;
   readonly #pacer: SendPacer | undefined;
-  readonly #held = new Map<string, { held: boolean; at: number }>();
+  readonly #holds: HoldCache;
   /** Rows whose request is out, so a shutdown that cannot wait for them can still answer them. */
   readonly #inFlight = new Set<SendJob>();
   readonly #confirmInDoubt: boolean;
@@ -119,6 +99,7 @@ export class SendProcessor {
     this.#frequency = deps.frequency;
     this.#media = deps.media;
     this.#ledger = deps.ledger;
+    this.#holds = new HoldCache((campaignId) => deps.ledger.isHeld(campaignId));
     this.#sender = deps.sender;
     this.#logger = deps.logger;
     this.#room = new RedisRoom(deps.logger, () => this.#stopping);
@@ -133,13 +114,29 @@ export class SendProcessor {
   async process(job: SendJob, context: AttemptContext): Promise<SendOutcome> {
     if (this.#stopping) return { kind: 'release' };
     const definition = await this.#definition(job.campaignId);
-    const phoneNumberId = definition.phoneNumberId;
 
     // The slot wait comes before the claim (a worker that dies while waiting has claimed
-    // nothing); the admission check comes last, so nothing but the request follows it.
-    // A paused campaign's jobs skip the slot: they only park, and must not use the rate.
+    // nothing), up to CLAIM_LEAD_MS before the slot so the claim, gathered with others, never
+    // delays the send; the admission check comes last, at the slot, so nothing but the request
+    // follows it. A paused campaign's jobs skip the slot: they only park, and must not use the rate.
     const pacer = this.#pacer;
-    if (pacer !== undefined && !(await this.#isHeld(job.campaignId))) await this.#room.write('pacer', () => pacer.reserveSlot());
+    let slotAt: number | undefined;
+    if (pacer !== undefined && !(await this.#holds.isHeld(job.campaignId))) {
+      const left = await this.#room.write('pacer', () => pacer.reserveSlot(CLAIM_LEAD_MS));
+      if (left !== undefined) slotAt = performance.now() + left;
+    }
+    if (this.#stopping) return { kind: 'release' };
+    const answered = context.requests === undefined ? () => undefined : await context.requests.acquire();
+    try {
+      return await this.#claimAndSend(job, definition, context, { slotAt, answered });
+    } finally {
+      answered();
+    }
+  }
+
+  /** The row's claim, its message and its request; `answered` is called as the request's answer comes, before it is recorded. */
+  async #claimAndSend(job: SendJob, definition: CampaignDefinition, context: AttemptContext, turn: RowTurn): Promise<SendOutcome> {
+    const { phoneNumberId } = definition;
     if (this.#stopping) return { kind: 'release' };
     const claim = await this.#room.write('claim', () => this.#ledger.claim(job, phoneNumberId));
     switch (claim.outcome) {
@@ -184,7 +181,7 @@ export class SendProcessor {
     if (verdict?.outcome === 'capped')
       return this.#final(job, { status: 'skipped', errorCode: 'FREQUENCY_CAPPED', errorDetail: verdict.detail });
     const counted = verdict?.outcome === 'taken' ? verdict.counted : undefined;
-    const outcome = await this.#request(job, row, definition, message, context);
+    const outcome = await this.#request(job, row, definition, message, context, turn);
     // Counted only when it may have reached Meta: a refusal or another attempt takes it back.
     if (counted !== undefined && !(outcome.kind === 'done' && mayHaveReachedMeta(outcome.status))) await this.#release(counted);
     return outcome;
@@ -197,9 +194,11 @@ export class SendProcessor {
     definition: CampaignDefinition,
     message: OutboundMessage,
     context: AttemptContext,
+    turn: RowTurn,
   ): Promise<SendOutcome> {
     const pacer = this.#pacer;
     const { phoneNumberId } = definition;
+    if (turn.slotAt !== undefined) await untilSlot(turn.slotAt);
     // The row is claimed: its send must not fail for lack of room in Redis (it would be in doubt).
     const admission = pacer === undefined ? undefined : await this.#room.write('pacer', () => pacer.admit());
     let result: SendResult;
@@ -214,6 +213,7 @@ export class SendProcessor {
       return await this.#onSendError(job, row, definition, error, context);
     } finally {
       this.#inFlight.delete(job);
+      turn.answered();
     }
     // Meta holds a paced template's send for quality assessment: a status webhook settles it later.
     const status = result.messageStatus === HELD_STATUS ? 'held' : 'sent';
@@ -318,7 +318,7 @@ export class SendProcessor {
     const { name, language } = definition.plan;
     const { outcome } = await this.#ledger.templateStatusOf(job.campaignId, { event: String(metaCode), name, language, detail });
     if (outcome === 'paused') {
-      this.#held.set(job.campaignId, { held: true, at: Date.now() });
+      this.#holds.markHeld(job.campaignId);
       this.#logger.warn(
         { campaignId: job.campaignId, code: metaCode },
         `campaign paused: ${metaCode} ${detail}: its template ${name} (${language}) is not active (it resumes when Meta reinstates it)`,
@@ -332,7 +332,7 @@ export class SendProcessor {
   async #halt(job: SendJob, code: string, detail: string, phoneNumberId: string, templateHeld = false): Promise<SendOutcome> {
     const halted = await this.#ledger.halt(job, code, detail, phoneNumberId, templateHeld);
     if (halted.completedCampaign) this.#onCampaignCompleted(job.campaignId);
-    this.#held.set(job.campaignId, { held: true, at: Date.now() });
+    this.#holds.markHeld(job.campaignId);
     if (halted.pausedCampaign) {
       this.#logger.warn(
         { campaignId: job.campaignId, code },
@@ -352,7 +352,7 @@ export class SendProcessor {
     if (result.completedCampaign) this.#onCampaignCompleted(job.campaignId);
     // The brake may trip on the last answer: the campaign is complete then, not paused.
     if (result.pausedCampaign && !result.completedCampaign) {
-      this.#held.set(job.campaignId, { held: true, at: Date.now() });
+      this.#holds.markHeld(job.campaignId);
       this.#logger.warn({ campaignId: job.campaignId }, 'campaign paused: too many sends failed permanently (see `campaign status`)');
       this.#onCampaignPaused(job.campaignId);
     }
@@ -371,15 +371,6 @@ export class SendProcessor {
   async #settle(job: SendJob, settlement: Settlement): Promise<SettleResult> {
     const { phoneNumberId } = await this.#definition(job.campaignId);
     return this.#room.write('settle', () => this.#ledger.settle(job, settlement, phoneNumberId));
-  }
-
-  /** Cached for HOLD_CHECK_MS; the claim itself always checks Redis, so this only saves slots. */
-  async #isHeld(campaignId: string): Promise<boolean> {
-    const cached = this.#held.get(campaignId);
-    if (cached !== undefined && Date.now() - cached.at < HOLD_CHECK_MS) return cached.held;
-    const held = await this.#ledger.isHeld(campaignId);
-    this.#held.set(campaignId, { held, at: Date.now() });
-    return held;
   }
 
   #definition(id: string): Promise<CampaignDefinition> {

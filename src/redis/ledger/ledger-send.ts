@@ -7,6 +7,11 @@ import { CLAIM_ANSWER_WIDTH, SETTLE_ROW_ARGS } from './ledger-scripts.js';
 import { claimKeys, confirmInDoubtKeys, retryCappedKeys, rowSendKeys, settleKeys } from './script-keys.js';
 import { TickBatch } from './tick-batch.js';
 
+/** How long claims gather: a paced row claims this much ahead of its slot (see SendProcessor), so no send waits for it. */
+export const CLAIM_GATHER_MS = 2;
+/** How long answers gather: the request is out; only the row's answer, and its job's end, wait. */
+const SETTLE_GATHER_MS = 5;
+
 /** A claim's answer as the script gives it: outcome, status or attempts, then phone, values JSON, header link. */
 type RawClaim = string[];
 /** A settle's answer as the script gives it: status afterwards, completed (1/0), paused (1/0). */
@@ -28,8 +33,10 @@ interface PendingClaim {
  * (confirm-in-doubt.lua); whether a campaign's sends may start.
  */
 export class LedgerSend implements Pick<SendLedger, 'claim' | 'settle' | 'halt' | 'isHeld' | 'confirmInDoubt' | 'retryCapped'> {
-  readonly #claims = new TickBatch<PendingClaim, RawClaim>((id, items) => this.#claimMany(id, items));
-  readonly #settles = new TickBatch<PendingSettle, RawSettle>((id, items) => this.#settleMany(id, items));
+  // Gathered for a few ms, not one turn: a worker's rows reach their claims and answers one by one, ms
+  // apart (their slots, their answers), and a call each cost the worker a Redis round trip a row.
+  readonly #claims = new TickBatch<PendingClaim, RawClaim>((id, items) => this.#claimMany(id, items), { gatherMs: CLAIM_GATHER_MS });
+  readonly #settles = new TickBatch<PendingSettle, RawSettle>((id, items) => this.#settleMany(id, items), { gatherMs: SETTLE_GATHER_MS });
 
   constructor(private readonly context: LedgerContext) {}
 

@@ -8,13 +8,22 @@
 export class TickBatch<Item, Result> {
   readonly #run: (key: string, items: readonly Item[]) => Promise<readonly Result[]>;
   readonly #maxItems: number;
+  readonly #gatherMs: number;
   #pending = new Map<string, Waiting<Item, Result>[]>();
   #scheduled = false;
 
-  /** `run` must return one result per item, in order; a rejection fails every item of that call. */
-  constructor(run: (key: string, items: readonly Item[]) => Promise<readonly Result[]>, options: { maxItems?: number } = {}) {
+  /**
+   * `run` must return one result per item, in order; a rejection fails every item of that call.
+   * `gatherMs`: gather for this long after the first item instead of one turn (a call as soon
+   * as any key holds `maxItems`), for calls whose items come one by one, a few ms apart.
+   */
+  constructor(
+    run: (key: string, items: readonly Item[]) => Promise<readonly Result[]>,
+    options: { maxItems?: number; gatherMs?: number } = {},
+  ) {
     this.#run = run;
     this.#maxItems = options.maxItems ?? 200;
+    this.#gatherMs = options.gatherMs ?? 0;
   }
 
   add(key: string, item: Item): Promise<Result> {
@@ -25,10 +34,16 @@ export class TickBatch<Item, Result> {
         this.#pending.set(key, waiting);
       }
       waiting.push({ item, resolve, reject });
+      if (this.#gatherMs > 0 && waiting.length >= this.#maxItems) {
+        this.#pending.delete(key);
+        this.#send(key, waiting);
+        return;
+      }
       if (!this.#scheduled) {
         this.#scheduled = true;
         // setImmediate, not a microtask: it runs after every I/O callback of this poll phase.
-        setImmediate(() => this.#flush());
+        if (this.#gatherMs > 0) setTimeout(() => this.#flush(), this.#gatherMs);
+        else setImmediate(() => this.#flush());
       }
     });
   }

@@ -83,8 +83,11 @@ export class RedisSendPacer implements SendPacer {
     this.#intervalMicros = Math.round((1_000_000 + SPACING_GUARD_MICROS) / options.messagesPerSecond);
   }
 
-  async reserveSlot(): Promise<void> {
-    await sleepMicros(await this.grantWait());
+  async reserveSlot(leadMs = 0): Promise<number> {
+    const wait = await this.grantWait();
+    const lead = Math.min(wait, leadMs * 1000);
+    await sleepMicros(wait - lead);
+    return lead / 1000;
   }
 
   /** Reserves the next slot; answers the wait until it, in µs. */

@@ -1,0 +1,20 @@
+/**
+ * A paced row is claimed this long before its slot: claims gather for a few ms (CLAIM_GATHER_MS,
+ * src/redis/ledger/ledger-send.ts) and take their round trip, and a claim that came back late
+ * would hold its send past its slot, then let it leave bunched with the next.
+ */
+export const CLAIM_LEAD_MS = 10;
+
+/** One row's way through the send path: when its slot is, and what to call as its answer comes. */
+export interface RowTurn {
+  /** Its pacer slot (performance.now()'s clock); undefined when unpaced or held. */
+  slotAt: number | undefined;
+  /** Gives its request place back (RequestSlots): called as the answer comes, before it is recorded. */
+  answered: () => void;
+}
+
+/** Waits until `at` (performance.now()'s clock), if it is a ms or more ahead. */
+export async function untilSlot(at: number): Promise<void> {
+  const ms = at - performance.now();
+  if (ms >= 1) await new Promise((resolve) => setTimeout(resolve, Math.round(ms)));
+}
