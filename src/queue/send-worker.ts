@@ -142,24 +142,14 @@ function sendJobProcessor(
     const parsed = sendJobSchema.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`job ${job.id ?? '?'} is not a send job: ${parsed.error.issues[0]?.message ?? ''}`);
     const outcome = await processor.process(parsed.data, { isLastAttempt, pairDelays: parsed.data.pairDelays ?? 0, requests: slots });
-    switch (outcome.kind) {
-      case 'done':
-        return outcome.status;
-      case 'retry':
-        throw outcome.error;
-      case 'throttle-number':
-        await queue.rateLimit(outcome.ms);
-        throw Worker.RateLimitError();
-      case 'delay-recipient':
-        // Counted in the job itself: throttles and restarts of the number must not lengthen this recipient's delay.
-        await job.updateData({ ...parsed.data, pairDelays: (parsed.data.pairDelays ?? 0) + 1 });
-        await job.moveToDelayed(Date.now() + outcome.ms, token);
-        throw new DelayedError();
-      case 'release':
-        // Back to the queue for another worker, without using an attempt.
-        await job.moveToDelayed(Date.now(), token);
-        throw new DelayedError();
-    }
+    if (outcome.kind === 'done') return outcome.status;
+    const delays = (parsed.data.pairDelays ?? 0) + 1;
+    return bullControl(
+      queue,
+      job,
+      token,
+      outcome.kind === 'delay-recipient' ? { ...outcome, data: { ...parsed.data, pairDelays: delays } } : outcome,
+    );
   };
 }
 
@@ -172,10 +162,28 @@ async function groupControl(
   outcome: GroupOutcome,
   groupDone: (group: SendGroup) => Promise<void>,
 ): Promise<string> {
+  if (outcome.kind === 'done') {
+    await groupDone(group);
+    return `${outcome.rows} rows`;
+  }
+  return bullControl(
+    queue,
+    job,
+    token,
+    outcome.kind === 'delay-recipient' ? { ...outcome, data: { ...group, pairDelays: outcome.pairDelays } } : outcome,
+  );
+}
+
+/** What BullMQ does with a job (a row or a group) that is not done; never returns. */
+type NotDone =
+  | { kind: 'retry'; error: Error }
+  | { kind: 'throttle-number'; ms: number }
+  /** `data`: the job's data with its pair delays counted. */
+  | { kind: 'delay-recipient'; ms: number; data: object }
+  | { kind: 'release' };
+
+async function bullControl(queue: Queue, job: Job, token: string | undefined, outcome: NotDone): Promise<never> {
   switch (outcome.kind) {
-    case 'done':
-      await groupDone(group);
-      return `${outcome.rows} rows`;
     case 'retry':
       throw outcome.error;
     case 'throttle-number':
@@ -183,10 +191,11 @@ async function groupControl(
       throw Worker.RateLimitError();
     case 'delay-recipient':
       // Counted in the job itself: throttles and restarts of the number must not lengthen a recipient's delay.
-      await job.updateData({ ...group, pairDelays: outcome.pairDelays });
+      await job.updateData(outcome.data);
       await job.moveToDelayed(Date.now() + outcome.ms, token);
       throw new DelayedError();
     case 'release':
+      // Back to the queue for another worker, without using an attempt.
       await job.moveToDelayed(Date.now(), token);
       throw new DelayedError();
   }
