@@ -86,7 +86,7 @@ export function groupRows(group: SendGroup): SendJob[] {
 
 /** How many rows a queued send carries. */
 export function rowsOf(job: QueuedSend): number {
-  return isSendGroup(job) ? Number(/\.(\d+)$/.exec(job.group)?.[1] ?? 1) : 1;
+  return isSendGroup(job) ? job.rows.split(',').length : 1;
 }
 
 /** The BullMQ job ID of a queued send. */

@@ -49,15 +49,10 @@ export class LedgerFeed implements Pick<SendLedger, 'feed' | 'windowedCampaigns'
     );
     const { limitHeld } = await this.#reach.commit(phoneNumberId, lease, records, heldBack);
     const jobs = fedRows(flat);
-    const refresh: QueuedSend[] = [];
-    for (let i = 0; i + 1 < again.length; i += 2) {
-      const [id = '', members = ''] = again.slice(i, i + 2);
-      const job = members === '' ? parseSendJobId(id) : { group: id, rows: members };
-      if (job !== undefined) refresh.push(job);
-    }
+    const refresh = queuedSends(again);
     const events = feedEvents(happened, Number(fedAt));
     const result: FeedResult = { jobs, refresh, events };
-    if (grouped.length > 0) result.groups = fedJobs(jobs, grouped);
+    if (grouped.length > 0) result.groups = queuedSends(grouped);
     if (limitHeld !== undefined) result.limitHeld = limitHeld;
     return result;
   }
@@ -126,16 +121,13 @@ function fedRows(flat: readonly string[]): SendJob[] {
   return rows;
 }
 
-/** The rows fed, cut into feed.lua's jobs, `{job ID, rows, …}` in order: a group of several rows, or one row. */
-function fedJobs(rows: readonly SendJob[], grouped: readonly (string | number)[]): QueuedSend[] {
+/** feed.lua's `{job ID, its rows ('' for a job of one row), …}` as the jobs they name. */
+function queuedSends(pairs: readonly string[]): QueuedSend[] {
   const jobs: QueuedSend[] = [];
-  let next = 0;
-  for (let i = 0; i + 1 < grouped.length; i += 2) {
-    const count = Number(grouped[i + 1]);
-    const part = rows.slice(next, next + count);
-    next += count;
-    if (count === 1 && part[0] !== undefined) jobs.push(part[0]);
-    else jobs.push({ group: String(grouped[i]), rows: part.map((r) => `${r.campaignId} ${r.row} ${r.requeue ?? 0}`).join(',') });
+  for (let i = 0; i + 1 < pairs.length; i += 2) {
+    const [id = '', rows = ''] = pairs.slice(i, i + 2);
+    const job = rows === '' ? parseSendJobId(id) : { group: id, rows };
+    if (job !== undefined) jobs.push(job);
   }
   return jobs;
 }

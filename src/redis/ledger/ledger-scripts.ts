@@ -179,7 +179,7 @@ export interface LedgerCommands {
     staleAfter: number,
     mostRows?: Arg,
     groupSize?: number,
-  ): Promise<[string[], string[], string[], string[], number, string[], (string | number)[]]>;
+  ): Promise<[string[], string[], string[], string[], number, string[], string[]]>;
   cwGroupDone(window: string, groups: string, groupRows: string, group: string): Promise<number>;
   cwReachReserve(
     reach: string,

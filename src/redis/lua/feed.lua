@@ -68,8 +68,8 @@
     {wa_id, …} of the new recipients held back by the limit (1 or more: held), else {},
     now: the ledger's time this feed judged by (ms),
     {lease ID, record JSON, …}: this feed's record (first) and those left behind, to commit,
-    {job ID, rows, …}: with a group size above 1, every job fed, in order, each taking the next `rows`
-      rows fed (a job of one row is named as without groups); {} without }
+    {job ID, its rows ('' for a job of one row, named as without groups), …}: with a group size above 1,
+      every job fed, in order, as the window's entries are handed out again; {} without }
 ]]
 
 -- Includes
@@ -322,15 +322,16 @@ if groupSize > 1 then
     if n == 1 then
       redis.call('ZADD', windowKey, now, firstId)
       groups[#groups + 1] = firstId
-      groups[#groups + 1] = 1
+      groups[#groups + 1] = ''
     else
       local id = 'g.' .. firstId .. '.' .. n
       local members = {}
       for i = first, last, 3 do members[#members + 1] = fed[i] .. ' ' .. fed[i + 1] .. ' ' .. fed[i + 2] end
+      local rows = table.concat(members, ',')
       redis.call('ZADD', windowKey, now, id)
-      redis.call('HSET', groupsKey, id, table.concat(members, ','))
+      redis.call('HSET', groupsKey, id, rows)
       groups[#groups + 1] = id
-      groups[#groups + 1] = n
+      groups[#groups + 1] = rows
       grouped = grouped + n
     end
   end
