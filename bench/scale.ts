@@ -22,6 +22,10 @@ import { defaultSendConcurrency } from '../src/config/config.js';
  */
 export const SCALE_RATE = 80;
 export const TOP_RATE = 1000;
+/** One process serving four numbers at this rate each: the tier below the top, as a number in a portfolio runs it. */
+export const PORTFOLIO_RATE = 250;
+/** Achieved at the receiver, as a share of the rate, that every run of the top tier and the four numbers must hold. */
+const FLOOR_SHARE = 0.99;
 /** Every number the scale section sends from (the sandbox child is started with them). */
 export const SCALE_NUMBERS = [0, 1, 2, 3].map((i) => String(BigInt(PHONE_NUMBER_ID) + BigInt(i)));
 const PROCESSES = [1, 2, 4] as const;
@@ -89,7 +93,7 @@ export async function benchScale(options: { runs: number; redis: Redis; sandbox:
           baseline: base.flatMap((r) => r.perNumberRate),
           baselineLabel,
           judgedOn: 'median',
-          // The pacer's guard keeps a number 3.6% under its rate by design (77.1/s at 80): each
+          // The pacer's guard keeps a number 0.9% under its rate by design (79.3/s at 80): each
           // number of each run must be in [95%, 100%] of the rate, however many processes share it.
           target: `${SCALE_RATE * 0.95}–${SCALE_RATE}, every number`,
           check: () => {
@@ -138,13 +142,21 @@ export async function benchTopTier(options: { runs: number; redis: Redis; sandbo
 
 async function measureTopTier(options: { runs: number; redis: Redis; sandbox: SandboxChild }): Promise<SetupRun[]> {
   const measured: SetupRun[] = [];
+  const shapes: Setup[] = [
+    { numbers: 1, processes: 1, side: 'ours', rate: TOP_RATE },
+    { numbers: 1, processes: 1, side: 'bare', rate: TOP_RATE },
+    { numbers: 4, processes: 1, side: 'ours', rate: PORTFOLIO_RATE },
+    { numbers: 1, processes: 1, side: 'bare', rate: PORTFOLIO_RATE },
+  ];
   for (let i = 0; i < options.runs; i++) {
-    for (const side of i % 2 === 0 ? (['ours', 'bare'] as const) : (['bare', 'ours'] as const)) {
-      const run = await measureSetup({ numbers: 1, processes: 1, side, rate: TOP_RATE }, options);
+    // Alternate the order between runs, so a drift of the machine does not favour one side.
+    for (const setup of i % 2 === 0 ? shapes : [...shapes].reverse()) {
+      const run = await measureSetup(setup, options);
       measured.push(run);
       console.error(
-        `  toptier run ${i + 1}/${options.runs} ${side}: ${fmt(run.perNumberRate[0] ?? Number.NaN, 1)} msg/s, busiest ` +
-          `second ${run.perNumberBusiest[0] ?? '?'}, longest silence ${run.perNumberLongestGapMs[0] ?? '?'} ms`,
+        `  toptier run ${i + 1}/${options.runs} ${setup.side} ${label(setup)} at ${setup.rate}/s: ` +
+          `${run.perNumberRate.map((r) => fmt(r, 1)).join(' / ')} msg/s, busiest second ${run.perNumberBusiest.join(' / ')}, ` +
+          `longest silence ${run.perNumberLongestGapMs.join(' / ')} ms`,
       );
     }
   }
@@ -152,39 +164,54 @@ async function measureTopTier(options: { runs: number; redis: Redis; sandbox: Sa
 }
 
 function topTierResult(measured: readonly SetupRun[]): SectionResult {
-  const ours = measured.filter((r) => r.side === 'ours');
-  const bare = measured.filter((r) => r.side === 'bare');
-  const baselineLabel = `bare BullMQ worker, limiter {max:${TOP_RATE},duration:1000}`;
-  return {
-    section: 'toptier',
-    figures: [
+  const of = (numbers: number, rate: number, side: 'ours' | 'bare') =>
+    measured.filter((r) => r.numbers === numbers && r.rate === rate && r.side === side);
+  const shapes = [
+    { name: `top tier: SEND_RATE=${TOP_RATE}, one worker`, numbers: 1, rate: TOP_RATE },
+    { name: `one worker, four numbers at SEND_RATE=${PORTFOLIO_RATE}, per number`, numbers: 4, rate: PORTFOLIO_RATE },
+  ];
+  const figures = shapes.flatMap(({ name, numbers, rate }) => {
+    const ours = of(numbers, rate, 'ours');
+    const bare = of(1, rate, 'bare');
+    const baselineLabel = `bare BullMQ worker on one number, limiter {max:${rate},duration:1000}`;
+    const floor = rate * FLOOR_SHARE;
+    return [
       figure({
-        label: `top tier: SEND_RATE=${TOP_RATE}, one worker`,
+        label: name,
         unit: 'msg/s',
+        // One value per number and run: each must hold the floor, not just their median.
         ours: ours.flatMap((r) => r.perNumberRate),
         baseline: bare.flatMap((r) => r.perNumberRate),
         baselineLabel,
         judgedOn: 'median',
-        target: `>= ${TOP_RATE * 0.97}`,
-        check: (value) => (value >= TOP_RATE * 0.97 ? [] : [`${fmt(value, 1)} msg/s`]),
+        target: `>= ${floor} in every run`,
+        check: () => {
+          const under = ours.flatMap((r) => r.perNumberRate).filter((v) => v < floor);
+          return under.length === 0 ? [] : [`${under.length} under: ${under.map((v) => fmt(v, 1)).join(', ')}`];
+        },
       }),
       figure({
-        label: 'top tier: busiest second',
+        label: `${name}: busiest second`,
         unit: 'msgs',
         ours: ours.flatMap((r) => r.perNumberBusiest),
         baseline: bare.flatMap((r) => r.perNumberBusiest),
         baselineLabel,
         judgedOn: 'worst run',
-        target: `no window above ${TOP_RATE}`,
-        check: (value) => (value <= TOP_RATE ? [] : [`${value} in one second`]),
+        target: `no window above ${rate}`,
+        check: (value) => (value <= rate ? [] : [`${value} in one second`]),
       }),
-    ],
+    ];
+  });
+  return {
+    section: 'toptier',
+    figures,
     runs: measured.map((r) => ({ ...r })),
     method: [
       `toptier: ${TOP_RATE} msg/s × ${(WARMUP_MS + WINDOW_MS) / 1000 + 6} s of rows, one \`campaign worker\` ` +
         `(SEND_RATE=${TOP_RATE}, SEND_CONCURRENCY unset: ${defaultSendConcurrency(TOP_RATE)} by the rate) vs bench/bare-worker.ts ` +
         `(limiter {max:${TOP_RATE},duration:1000}, same concurrency) against \`campaign sandbox ` +
-        `--mps 0\`; window and busiest second as in scale.`,
+        `--mps 0\`; window and busiest second as in scale. Then one \`campaign worker\` serving four numbers at ` +
+        `SEND_RATE=${PORTFOLIO_RATE} each, beside one bare worker on one number at ${PORTFOLIO_RATE}/s.`,
     ],
     notes: [],
   };

@@ -104,7 +104,7 @@ export class RedisSendPacer implements SendPacer {
   async moveStamp(member: string, lateMicros: number): Promise<number> {
     const keys = this.#logKeys();
     const now = this.#clock === undefined ? [] : [Math.round(this.#clock())];
-    return Number(await this.#redis.cwDepart(keys.length, ...keys, member, lateMicros, this.#windowMicros, ...now));
+    return Number(await this.#redis.cwDepart(keys.length, ...keys, member, lateMicros, ...now));
   }
 
   /** `count` consecutive slots: the wait until each, in µs. */
@@ -165,36 +165,37 @@ export class RedisSendPacer implements SendPacer {
 }
 
 /**
- * The ceiling counts a second plus this guard. Sends are stamped at admission but arrive after
- * event-loop, network and receiver delays that vary by milliseconds to tens of them on a busy
- * host; the guard absorbs that jitter, so a receiver's sliding second never holds more than
- * the rate. Jitter is a time, not a share of the interval: a fixed guard costs every rate the
- * same share. A guard of three intervals instead cost low rates most of their pace (2.3/s of 4).
+ * The ceiling counts a second plus this guard. Sends are stamped at admission (a late one where
+ * it left, see depart.lua) and reach the receiver after network and receiver delays; the guard
+ * absorbs those, so a receiver's sliding second never holds more than the rate. It is also the
+ * pace's cost: whatever the spacing, no pace holds above rate / (1 s + guard) for long, so a guard
+ * of 1% of a second would leave nothing for the stalls. Measured at the receiver on a loaded
+ * 2-core host (Redis, the sandbox and the worker on the same cores), a send arrives within about
+ * 2 ms of its stamp in 99% of sends and within 8 ms in 99.9%; a stall of the whole host can still
+ * hold one for tens of ms. The ceiling only binds after a stall, while the late sends catch up. Jitter is a time, not a share of the interval:
+ * a fixed guard costs every rate the same share.
  */
-const CEILING_GUARD_MICROS = 20_000;
+const CEILING_GUARD_MICROS = 8_000;
 
 /**
- * The slots are spaced a second plus this over the rate: 4 ms wider than the ceiling's window,
- * so at the even pace the ceiling's log holds a few sends fewer than it allows. The sends that
- * bunch after a stall (a garbage collection, Redis held by a long script) then fit into that
- * room within a few windows. With both at one guard the log was always full, and every such
- * bunch came back a window later as a silence and a bunch again: at 1,000/s the receiver saw
- * silences of 30–125 ms return every 1.02–1.03 s, and some runs fell under 97% of the rate.
- * It costs 2.3% of every rate (976.6/s of 1,000). Both guards were chosen from runs of the
- * rate sweep's cells (the runs are in git's history of docs/performance.md).
+ * The slots are spaced a second plus this over the rate: 1 ms wider than the ceiling's window,
+ * so at the even pace the ceiling's log holds a send fewer than it allows and does not bind. The
+ * sends that bunch after a stall (a garbage collection, Redis held by a long script) fit into
+ * the stall's own room. With both at one guard the log would always be full, and every such
+ * bunch would come back a window later as a silence and a bunch again. It costs 0.9% of every rate (991/s
+ * of 1,000), which keeps Meta's top tier at 99% of its rate.
  */
-const SPACING_GUARD_MICROS = 24_000;
+const SPACING_GUARD_MICROS = 9_000;
 
 /** How fast the usual round trip may grow: 0.1 ms a second. */
 const CREEP_PER_MS = 0.0001;
 
 /**
  * How late after its stamp a send may leave before the stamp moves (beyond the usual round
- * trip). The ceiling's guard (20 ms) covers it and keeps 15 ms for the network and the receiver. Not
- * zero: at 1,000/s a busy worker's sends routinely leave a few ms after their admission, and
- * moving most stamps by all of it costs rate (measured by the rate sweep: git's history of docs/performance.md).
+ * trip). A small part of the ceiling's guard (8 ms), which keeps the rest for the network and
+ * the receiver: a correction is one short script, asked only for the sends that left late.
  */
-const LATE_DEPARTURE_MS = 5;
+const LATE_DEPARTURE_MS = 1;
 
 async function sleepMicros(micros: number): Promise<void> {
   if (micros >= 500) await new Promise((resolve) => setTimeout(resolve, Math.ceil(micros / 1000)));

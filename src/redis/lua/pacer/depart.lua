@@ -5,24 +5,25 @@
   later and would bunch at the receiver with the sends admitted after it. Moving its stamp
   by how late it left (beyond a small allowance the guard covers) makes every later
   admission count it where it really is, so the ceiling holds for departures, not just for
-  admissions. A stamp is never moved more than a window past the time now, and one already
-  trimmed (the send left more than a window late) is put back at the time now, which is no
-  earlier than when it left. Called with one key, or two when tests keep every admission.
-
+  admissions. A stamp never moves past the time now: the correction is asked after the send
+  left, so now is no earlier than its departure. A stamp moved past its departure would be
+  as wrong as one left before it: a receiver's second that ends just after the send holds it,
+  while the log counts it in the next window, which then lets one more through. How late it
+  left is measured from its ask, so an ask that waited before Redis stamped it (a failover, a
+  reconnect, a busy Redis) would otherwise move the stamp that far past its departure. One
+  already trimmed (the send left more than a window late) is put back at the time now.
+  Called with one key, or two when tests keep every admission.
   Input:
     KEYS[1] sent       zset     <scope>:pacer:<number>:sent (member → admitted at, µs)
     KEYS[2] audit      zset     optional: every admission, never trimmed (tests)
-
     ARGV[1] member  the send, as admitted
     ARGV[2] late    how far to move it, µs: how late it left, beyond the allowance
-    ARGV[3] window  the farthest past the time now a stamp may move (µs): the ceiling's window
-    ARGV[4] now     optional: the time now (µs) instead of Redis's TIME; a test's simulated clock
-
+    ARGV[3] now     optional: the time now (µs) instead of Redis's TIME; a test's simulated clock
   Output:
     the send's stamp now (µs, a decimal string)
 ]]
-local late, bound = tonumber(ARGV[2]), tonumber(ARGV[3])
-local now = tonumber(ARGV[4])
+local late = tonumber(ARGV[2])
+local now = tonumber(ARGV[3])
 if not now then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -30,11 +31,7 @@ end
 local stamp = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if stamp then
   stamp = tonumber(stamp)
-  -- How late it left is measured from its ask, so an ask that waited seconds (a failover, a
-  -- reconnect) before Redis stamped it would move the stamp seconds into the future, and no
-  -- later send is stamped before it. A window past now at most: a move of a few ms into the
-  -- future (an ask Redis ran late) is kept, as it keeps the ceiling on the safe side.
-  stamp = math.max(stamp, math.min(stamp + late, now + bound))
+  stamp = math.max(stamp, math.min(stamp + late, now))
 else
   stamp = now
 end
