@@ -7,6 +7,7 @@
  *   node --import tsx bench/profile-drain.ts [ROWS] [OUT_DIR]
  *   node --import tsx bench/profile-drain.ts FILE.cpuprofile   (summarises a profile already taken)
  * PROFILE_BIN=path/to/bin/campaign.js profiles another build (a before/after pair in the same conditions).
+ * PROFILE_RATE=N profiles paced sending instead: SEND_RATE=N, SEND_CONCURRENCY unset (the product's default).
  * The .cpuprofile file stays in OUT_DIR (default bench/out/profiles) for a closer look in
  * Chrome DevTools.
  */
@@ -119,7 +120,12 @@ async function profileDrain(): Promise<void> {
     const file = await ensureCsv(rows);
     const summary = await campaignSend(file, prefix);
     const before = new Set(readdirSync(dir));
-    const env = productEnv(prefix, { WHATSAPP_API_URL: sandbox.url, SEND_RATE: '0', SEND_CONCURRENCY: '100' });
+    const rate = process.env.PROFILE_RATE ?? '0';
+    const env = productEnv(prefix, {
+      WHATSAPP_API_URL: sandbox.url,
+      SEND_RATE: rate,
+      ...(rate === '0' ? { SEND_CONCURRENCY: '100' } : {}),
+    });
     const args = ['--cpu-prof', '--cpu-prof-dir', dir, process.env.PROFILE_BIN ?? CAMPAIGN_BIN, 'worker'];
     const worker = startChild('campaign worker', process.execPath, args, env, ROOT);
     await waitForLine(worker, (l) => l.includes('"campaign completed"') && l.includes(summary.id), 600_000);

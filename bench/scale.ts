@@ -8,6 +8,7 @@ import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, benchScriptArgs, campaignSend, pro
 import { deletePrefix, freshPrefix } from './support/redis.js';
 import { firstAccepted, type SandboxChild } from './support/sandbox.js';
 import { busiestWindow } from './support/stats.js';
+import { cpuSeconds } from './support/cpu.js';
 import { defaultSendConcurrency } from '../src/config/config.js';
 
 /**
@@ -26,6 +27,11 @@ export const TOP_RATE = 1000;
 export const PORTFOLIO_RATE = 250;
 /** Achieved at the receiver, as a share of the rate, that every run of the top tier and the four numbers must hold. */
 const FLOOR_SHARE = 0.99;
+/**
+ * Worker CPU seconds per 1,000 messages at the top tier: half of what one BullMQ job a row cost
+ * in this very shape (0.61 s, docs/performance.md).
+ */
+const TOP_CPU_PER_1000 = 0.3;
 /** Every number the scale section sends from (the sandbox child is started with them). */
 export const SCALE_NUMBERS = [0, 1, 2, 3].map((i) => String(BigInt(PHONE_NUMBER_ID) + BigInt(i)));
 const PROCESSES = [1, 2, 4] as const;
@@ -52,6 +58,8 @@ interface SetupRun extends Setup {
    */
   perNumberLongestGapMs: number[];
   accepted: number;
+  /** The worker processes' CPU seconds (user + system, /proc) in the window, per 1,000 messages accepted in it. */
+  workerCpuPer1000: number;
 }
 
 const label = (s: Setup) => `${s.numbers} number${s.numbers > 1 ? 's' : ''} × ${s.processes} process${s.processes > 1 ? 'es' : ''}`;
@@ -170,6 +178,18 @@ function topTierResult(measured: readonly SetupRun[]): SectionResult {
     { name: `top tier: SEND_RATE=${TOP_RATE}, one worker`, numbers: 1, rate: TOP_RATE },
     { name: `one worker, four numbers at SEND_RATE=${PORTFOLIO_RATE}, per number`, numbers: 4, rate: PORTFOLIO_RATE },
   ];
+  const cpuOf = (runs: readonly SetupRun[]) => runs.map((r) => r.workerCpuPer1000);
+  const cpu = figure({
+    label: `top tier: worker CPU per 1,000 messages at ${TOP_RATE}/s`,
+    unit: 'CPU s',
+    ours: cpuOf(of(1, TOP_RATE, 'ours')),
+    baseline: cpuOf(of(1, TOP_RATE, 'bare')),
+    baselineLabel: `bare BullMQ worker, limiter {max:${TOP_RATE},duration:1000}`,
+    judgedOn: 'median',
+    target: `<= ${TOP_CPU_PER_1000} (half of one job a row)`,
+    check: (value) => (value <= TOP_CPU_PER_1000 ? [] : [`${fmt(value, 3)} CPU s`]),
+    digits: 3,
+  });
   const figures = shapes.flatMap(({ name, numbers, rate }) => {
     const ours = of(numbers, rate, 'ours');
     const bare = of(1, rate, 'bare');
@@ -204,14 +224,15 @@ function topTierResult(measured: readonly SetupRun[]): SectionResult {
   });
   return {
     section: 'toptier',
-    figures,
+    figures: [...figures, cpu],
     runs: measured.map((r) => ({ ...r })),
     method: [
       `toptier: ${TOP_RATE} msg/s × ${(WARMUP_MS + WINDOW_MS) / 1000 + 6} s of rows, one \`campaign worker\` ` +
         `(SEND_RATE=${TOP_RATE}, SEND_CONCURRENCY unset: ${defaultSendConcurrency(TOP_RATE)} by the rate) vs bench/bare-worker.ts ` +
         `(limiter {max:${TOP_RATE},duration:1000}, same concurrency) against \`campaign sandbox ` +
         `--mps 0\`; window and busiest second as in scale. Then one \`campaign worker\` serving four numbers at ` +
-        `SEND_RATE=${PORTFOLIO_RATE} each, beside one bare worker on one number at ${PORTFOLIO_RATE}/s.`,
+        `SEND_RATE=${PORTFOLIO_RATE} each, beside one bare worker on one number at ${PORTFOLIO_RATE}/s. Worker CPU: ` +
+        `user + system from /proc over the window, per 1,000 messages accepted in it.`,
     ],
     notes: [],
   };
@@ -235,7 +256,11 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
     const allUp = Date.now();
     const first = await firstAccepted(sandbox, workers);
     const windowStart = Math.max(allUp, first) + WARMUP_MS;
-    await sleep(Math.max(0, windowStart + WINDOW_MS + 250 - Date.now()));
+    await sleep(Math.max(0, windowStart - Date.now()));
+    const cpuBefore = workersCpu(workers);
+    await sleep(Math.max(0, windowStart + WINDOW_MS - Date.now()));
+    const cpuInWindow = workersCpu(workers) - cpuBefore;
+    await sleep(250);
     await Promise.all(workers.map((w) => stopChild(w)));
     const byNumber = await sandbox.acceptedTimesByNumber();
     const perNumberRate: number[] = [];
@@ -248,8 +273,10 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
       perNumberRate.push(inWindow.length / (WINDOW_MS / 1000));
       perNumberBusiest.push(busiestWindow(times, 1000));
     }
+    const acceptedInWindow = perNumberRate.reduce((sum, rate) => sum + rate * (WINDOW_MS / 1000), 0);
     return {
       ...setup,
+      workerCpuPer1000: (cpuInWindow / acceptedInWindow) * 1000,
       perNumberRate,
       perNumberBusiest,
       perNumberLongestGapMs,
@@ -259,6 +286,11 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
     await Promise.all(workers.map((w) => stopChild(w)));
     await deletePrefix(redis, prefix);
   }
+}
+
+/** CPU seconds the worker processes have used so far, together. */
+function workersCpu(workers: readonly Child[]): number {
+  return workers.reduce((sum, worker) => sum + (cpuSeconds(worker.pid) ?? Number.NaN), 0);
 }
 
 /** Loads `rowsPerNumber` rows for every number: ours with `campaign send`, bare as BullMQ jobs. */
