@@ -9,8 +9,12 @@ export interface SendPacer {
    * still left until the slot then (undefined: none), for the caller's own last wait.
    */
   reserveSlot(leadMs?: number): Promise<number | undefined>;
-  /** The last gate before the request: never more than the rate in any second. */
-  admit(): Promise<Admission>;
+  /**
+   * The last gate before the request: never more than the rate in any second. `slotAt`
+   * (performance.now()'s clock): the slot reserveSlot answered, asked for ahead of it; this
+   * resolves at the slot, or later if the ceiling holds the send back.
+   */
+  admit(slotAt?: number): Promise<Admission>;
 }
 
 /** One admitted send. */

@@ -12,9 +12,3 @@ export interface RowTurn {
   /** Gives its request place back (RequestSlots): called as the answer comes, before it is recorded. */
   answered: () => void;
 }
-
-/** Waits until `at` (performance.now()'s clock), if it is a ms or more ahead. */
-export async function untilSlot(at: number): Promise<void> {
-  const ms = at - performance.now();
-  if (ms >= 1) await new Promise((resolve) => setTimeout(resolve, Math.round(ms)));
-}

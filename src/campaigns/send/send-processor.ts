@@ -20,7 +20,7 @@ import { MARKETING_CAP_CODE } from '../marketing-cap-wait.js';
 import { mayHaveReachedMeta, type CountedSend, type FrequencyGuard } from './frequency-guard.js';
 import type { AttemptContext, MessageSender, SendOutcome } from './send-outcome.js';
 import { HoldCache } from './hold-cache.js';
-import { CLAIM_LEAD_MS, untilSlot, type RowTurn } from './row-turn.js';
+import { CLAIM_LEAD_MS, type RowTurn } from './row-turn.js';
 
 export type { AttemptContext, MessageSender, SendOutcome } from './send-outcome.js';
 
@@ -117,8 +117,9 @@ export class SendProcessor {
 
     // The slot wait comes before the claim (a worker that dies while waiting has claimed
     // nothing), up to CLAIM_LEAD_MS before the slot so the claim, gathered with others, never
-    // delays the send; the admission check comes last, at the slot, so nothing but the request
-    // follows it. A paused campaign's jobs skip the slot: they only park, and must not use the rate.
+    // delays the send; the admission is asked right after the claim, stamped at the slot, so
+    // nothing but the request follows the slot. A paused campaign's jobs skip the slot: they
+    // only park, and must not use the rate.
     const pacer = this.#pacer;
     let slotAt: number | undefined;
     if (pacer !== undefined && !(await this.#holds.isHeld(job.campaignId))) {
@@ -198,9 +199,9 @@ export class SendProcessor {
   ): Promise<SendOutcome> {
     const pacer = this.#pacer;
     const { phoneNumberId } = definition;
-    if (turn.slotAt !== undefined) await untilSlot(turn.slotAt);
     // The row is claimed: its send must not fail for lack of room in Redis (it would be in doubt).
-    const admission = pacer === undefined ? undefined : await this.#room.write('pacer', () => pacer.admit());
+    // Asked now, ahead of the slot: the admission resolves at it.
+    const admission = pacer === undefined ? undefined : await this.#room.write('pacer', () => pacer.admit(turn.slotAt));
     let result: SendResult;
     this.#inFlight.add(job);
     // Metrics hook: the request alone, from leaving to its answer; counted in memory.

@@ -18,6 +18,26 @@ interface PacerCommands {
   cwDepart(numberOfKeys: number, ...args: (string | number)[]): Promise<string>;
 }
 
+/** One ask for an admission: the send's slot (performance.now()'s clock) when asked ahead of it, or µs after now (tests). */
+interface AdmitAsk {
+  member: string;
+  slotAt?: number | undefined;
+  aheadMicros?: number;
+}
+
+/** An ask's answer: the wait until its stamp (µs, from Redis's now) and when the call that carried it left (performance.now()). */
+interface AdmitAnswer {
+  wait: number;
+  askedAt: number;
+}
+
+/**
+ * Admissions asked ahead of their slots gather this long into one call: a send asks right
+ * after its claim, which comes CLAIM_LEAD_MS before its slot, so the ask and its round trip
+ * are off the send's path, and at 1,000/s one call stamps a few sends instead of one.
+ */
+const ADMIT_GATHER_MS = 2;
+
 /** An admitted send: `member` names it in the log (and the audit key); `left()` resolves once a late send's stamp is corrected. */
 export interface PacerAdmission {
   readonly member: string;
@@ -41,7 +61,8 @@ export class RedisSendPacer implements SendPacer {
   // admission asked after it, and a batch waits for the end of the turn, behind admissions
   // gathered earlier in it.
   readonly #slots = new TickBatch<null, number>((_, items) => this.#reserveSlots(items.length));
-  readonly #admissions = new TickBatch<string, number>((_, members) => this.#admitAll(members));
+  readonly #admissions = new TickBatch<AdmitAsk, AdmitAnswer>((_, asks) => this.#admitAll(asks));
+  readonly #aheadAdmissions = new TickBatch<AdmitAsk, AdmitAnswer>((_, asks) => this.#admitAll(asks), { gatherMs: ADMIT_GATHER_MS });
   /**
    * Learned upward from none, not taken from the first call: a worker's first calls are its
    * slowest (its code not yet compiled, its sockets new), and when the slow part is reading the
@@ -51,7 +72,6 @@ export class RedisSendPacer implements SendPacer {
   #usualRoundTripMs = 0;
   #usualSetAt: number | undefined;
   #sequence = 0;
-
   /**
    * `auditKey`: also keep every admission, stamped on Redis's clock (µs), in this sorted set,
    * never trimmed (a send that left late carries its corrected stamp). For tests: what the
@@ -95,9 +115,12 @@ export class RedisSendPacer implements SendPacer {
     return this.#slots.add('', null);
   }
 
-  /** Stamps the send `member` at the first moment the ceiling allows (see admit.lua); answers the wait until then, in µs (0: go now). */
-  admitWait(member: string): Promise<number> {
-    return this.#admissions.add('', member);
+  /**
+   * Stamps the send `member` at the first moment the ceiling allows, no earlier than
+   * `aheadMicros` from now (see admit.lua); answers the wait until then, in µs (0: go now).
+   */
+  async admitWait(member: string, aheadMicros = 0): Promise<number> {
+    return (await this.#admissions.add('', { member, aheadMicros })).wait;
   }
 
   /** Moves the stamp of `member` later by `lateMicros` (see depart.lua); answers its new stamp, in µs. */
@@ -113,10 +136,15 @@ export class RedisSendPacer implements SendPacer {
     return Array.from({ length: count }, (_, i) => first + i * this.#intervalMicros);
   }
 
-  async #admitAll(members: readonly string[]): Promise<number[]> {
+  async #admitAll(asks: readonly AdmitAsk[]): Promise<AdmitAnswer[]> {
     const keys = this.#logKeys();
-    const waits = await this.#redis.cwAdmit(keys.length, ...keys, this.#rate, this.#windowMicros, this.#clockArg(), ...members);
-    return waits.map(Number);
+    const askedAt = performance.now();
+    const pairs = asks.flatMap((ask) => [
+      ask.member,
+      ask.aheadMicros ?? Math.max(0, Math.round(((ask.slotAt ?? askedAt) - askedAt) * 1000)),
+    ]);
+    const waits = await this.#redis.cwAdmit(keys.length, ...keys, this.#rate, this.#windowMicros, this.#clockArg(), ...pairs);
+    return waits.map((wait) => ({ wait: Number(wait), askedAt }));
   }
 
   #logKeys(): string[] {
@@ -128,21 +156,25 @@ export class RedisSendPacer implements SendPacer {
     return this.#clock === undefined ? '' : Math.round(this.#clock());
   }
 
-  /** One ask: the send is stamped, and this resolves at its stamp (at once unless the ceiling held it back). */
-  async admit(): Promise<PacerAdmission> {
+  /**
+   * One ask: the send is stamped, and this resolves at its stamp. `slotAt` (performance.now()'s
+   * clock): its slot, asked ahead of it; the stamp is then no earlier than the slot. Without
+   * one, the send is stamped now unless the ceiling holds it back.
+   */
+  async admit(slotAt?: number): Promise<PacerAdmission> {
     const member = `${this.#memberPrefix}-${++this.#sequence}`;
-    const asked = performance.now();
-    const wait = await this.admitWait(member);
+    const ask = { member, slotAt };
+    const { wait, askedAt } = await (slotAt === undefined ? this.#admissions.add('', ask) : this.#aheadAdmissions.add('', ask));
     // The usual round trip to this Redis: drops to any faster one at once, creeps up slowly
     // with time (not with calls: a busy pacer makes hundreds a second), so a remote Redis is
     // not "late" on every call and a stretch of stalls does not become the norm.
     const answered = performance.now();
     const sinceSet = answered - (this.#usualSetAt ?? answered);
-    this.#usualRoundTripMs = Math.min(answered - asked, this.#usualRoundTripMs + sinceSet * CREEP_PER_MS);
+    this.#usualRoundTripMs = Math.min(answered - askedAt, this.#usualRoundTripMs + sinceSet * CREEP_PER_MS);
     this.#usualSetAt = answered;
-    await sleepMicros(wait);
-    // Held back, the send is due at its stamp: it is late only beyond that.
-    const due = asked + wait / 1000;
+    // The stamp on this clock: Redis read its time about half a usual round trip after the call left.
+    const due = askedAt + this.#usualRoundTripMs / 2 + wait / 1000;
+    await sleepMicros((due - performance.now()) * 1000);
     return { member, left: () => this.#left(member, due) };
   }
 
@@ -150,13 +182,13 @@ export class RedisSendPacer implements SendPacer {
    * The stamp is true only if the send leaves right after it. One that leaves later (its
    * answer read late by a busy event loop, a wait for a connection) would bunch at the
    * receiver with the sends admitted after it. Its stamp moves by how late it left beyond a
-   * small allowance: the time since it was due (the ask, plus the wait the ceiling gave it),
-   * which is at least how late it left, less the usual round trip and LATE_DEPARTURE_MS. So
-   * every send leaves at most that allowance after its stamp, and a send that leaves on time
-   * costs nothing more.
+   * small allowance: the time since it was due (its stamp on this clock, taking the usual
+   * round trip, not this call's, so a slow answer counts as lateness), less LATE_DEPARTURE_MS.
+   * So every send leaves at most that allowance after its stamp, and a send that leaves on
+   * time costs nothing more.
    */
   async #left(member: string, due: number): Promise<void> {
-    const beyondMs = performance.now() - due - this.#usualRoundTripMs - LATE_DEPARTURE_MS;
+    const beyondMs = performance.now() - due - LATE_DEPARTURE_MS;
     if (beyondMs <= 0) return;
     // The request does not wait for it (the send path ignores this promise). A failed
     // correction leaves the earlier stamp, which the guard still covers for the usual delays.
@@ -172,8 +204,8 @@ export class RedisSendPacer implements SendPacer {
  * of 1% of a second would leave nothing for the stalls. Measured at the receiver on a loaded
  * 2-core host (Redis, the sandbox and the worker on the same cores), a send arrives within about
  * 2 ms of its stamp in 99% of sends and within 8 ms in 99.9%; a stall of the whole host can still
- * hold one for tens of ms. The ceiling only binds after a stall, while the late sends catch up. Jitter is a time, not a share of the interval:
- * a fixed guard costs every rate the same share.
+ * hold one for tens of ms. The ceiling only binds after a stall, while the late sends catch up.
+ * Jitter is a time, not a share of the interval: a fixed guard costs every rate the same share.
  */
 const CEILING_GUARD_MICROS = 8_000;
 

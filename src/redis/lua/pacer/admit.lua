@@ -9,9 +9,11 @@
   to age out and asking again (at 1,000/s that herd made about four asks a send). No stamp
   goes before one already in the log, so every window holds at most `rate`. The member's own
   earlier stamp is dropped first, so a send can be stamped again. A send that leaves late has
-  its stamp moved afterwards (depart.lua). The sends a worker admits in one turn of its event
-  loop are stamped in one call, in the order given. Called with one key, or two when tests
-  keep every admission (the caller passes the number of keys).
+  its stamp moved afterwards (depart.lua). A send may be asked for ahead of its slot: it is
+  then stamped no earlier than the slot (`ahead`), so the ask's round trip is off the send's
+  path and the asks of several sends share one call. The sends a worker asks for together are
+  stamped in one call, in the order given. Called with one key, or two when tests keep every
+  admission (the caller passes the number of keys).
 
   Input:
     KEYS[1] sent       zset     <scope>:pacer:<number>:sent (member → admitted at, µs)
@@ -20,8 +22,9 @@
     ARGV[1] rate    sends allowed per window
     ARGV[2] window  its length (µs)
     ARGV[3] now     the time now (µs) instead of Redis's TIME, a test's simulated clock; '' = TIME
-    then 1 per send, from ARGV[4] on:
+    then 2 per send, from ARGV[4] on:
     ARGV[4] member  the send, each unique
+    ARGV[5] ahead   how far after now its slot is (µs); 0 = now
 
   Output:
     per member, in order: the wait until its stamp (µs, a decimal string); '0' = go now
@@ -36,10 +39,10 @@ local window = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - window))
 local waits = {}
 local furthest = now
-for i = 4, #ARGV do
+for i = 4, #ARGV, 2 do
   local member = ARGV[i]
   redis.call('ZREM', KEYS[1], member)
-  local at = now
+  local at = now + math.max(0, tonumber(ARGV[i + 1]) or 0)
   local latest = redis.call('ZRANGE', KEYS[1], 0, 0, 'REV', 'WITHSCORES')
   if latest[2] and tonumber(latest[2]) > at then at = tonumber(latest[2]) end
   if redis.call('ZCARD', KEYS[1]) >= rate then
