@@ -174,7 +174,7 @@ export class RedisSendPacer implements SendPacer {
     this.#usualSetAt = answered;
     // The stamp on this clock: Redis read its time about half a usual round trip after the call left.
     const due = askedAt + this.#usualRoundTripMs / 2 + wait / 1000;
-    await sleepMicros((due - performance.now()) * 1000);
+    await untilDue(due);
     return { member, left: () => this.#left(member, due) };
   }
 
@@ -231,4 +231,15 @@ const LATE_DEPARTURE_MS = 1;
 
 async function sleepMicros(micros: number): Promise<void> {
   if (micros >= 500) await new Promise((resolve) => setTimeout(resolve, Math.ceil(micros / 1000)));
+}
+
+/**
+ * Waits until `due` (performance.now()'s clock), never less: a send that left before its stamp
+ * would count in the receiver's second before the one the log counts it in, as a late one does
+ * after. Timers fire on the event loop's cached time, up to a ms early by this clock: the rest
+ * is waited out a turn of the loop at a time.
+ */
+async function untilDue(due: number): Promise<void> {
+  await sleepMicros((due - performance.now()) * 1000);
+  while (performance.now() < due) await new Promise((resolve) => setImmediate(resolve));
 }
