@@ -223,9 +223,10 @@ const SPACING_GUARD_MICROS = 9_000;
 const CREEP_PER_MS = 0.0001;
 
 /**
- * How late after its stamp a send may leave before the stamp moves (beyond the usual round
- * trip). A small part of the ceiling's guard (8 ms), which keeps the rest for the network and
- * the receiver: a correction is one short script, asked only for the sends that left late.
+ * How late after its stamp (on the worker's clock, see admit) a send may leave before the stamp
+ * moves. A small part of the ceiling's guard (8 ms), which keeps the rest for the network and
+ * the receiver. Each correction is a round trip: at 1,000/s on a busy worker more than half the
+ * sends leave over 1 ms late and pay one (docs/performance.md, "Drain and the ledger's cost").
  */
 const LATE_DEPARTURE_MS = 1;
 
