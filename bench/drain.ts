@@ -1,3 +1,4 @@
+import { startServeChild } from './support/serve.js';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import type { Redis } from 'ioredis';
@@ -183,16 +184,11 @@ async function fillQueue(
 async function startWebhookSide(side: Side, prefix: string, children: RunChildren): Promise<string> {
   let serviceUrl = '';
   if (side === 'webhooks' || side === 'scraped') {
-    children.serve = startChild(
-      'campaign serve',
-      process.execPath,
-      [CAMPAIGN_BIN, 'serve', '--port', '0'],
+    const serve = await startServeChild(
       productEnv(prefix, { WHATSAPP_APP_SECRET: WEBHOOK_SECRET, WEBHOOK_VERIFY_TOKEN: 'bench-verify', LOG_LEVEL: 'warn' }),
-      ROOT,
     );
-    const { line } = await waitForLine(children.serve, (l) => /Webhook service listening on http:\/\//.test(l), 60_000);
-    const url = /listening on (http:\/\/[^\s:]+:\d+)/.exec(line)?.[1];
-    if (url === undefined) throw new Error(`cannot read the service URL from: ${line}`);
+    children.serve = serve.child;
+    const url = serve.url;
     serviceUrl = url;
     if (side === 'webhooks') children.own = await startSandboxChild({ url: `${url}/webhook`, appSecret: WEBHOOK_SECRET });
   }

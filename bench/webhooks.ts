@@ -1,9 +1,10 @@
+import { startServeChild } from './support/serve.js';
 import { createHmac } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { RedisLedger } from '../src/redis/ledger/redis-ledger.js';
-import { startChild, stopChild, waitForLine } from './support/children.js';
+import { stopChild, type Child } from './support/children.js';
 import { figure, type SectionResult } from './support/figures.js';
-import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, productEnv } from './support/product.js';
+import { PHONE_NUMBER_ID, productEnv } from './support/product.js';
 import { deletePrefix, freshPrefix } from './support/redis.js';
 import { median } from './support/stats.js';
 import { statusWebhookBody } from './support/status-webhook.js';
@@ -142,18 +143,14 @@ async function once(redis: Redis, rows: number, perPost: number, flood: boolean)
   const prefix = freshPrefix('webhooks');
   const ledger = new RedisLedger(redis, prefix);
   const campaignId = 'bench-wh';
-  let serve: ReturnType<typeof startChild> | undefined;
+  let serve: Child | undefined;
   try {
     await sentCampaign(ledger, campaignId, rows);
-    serve = startChild(
-      'campaign serve',
-      process.execPath,
-      [CAMPAIGN_BIN, 'serve', '--port', '0'],
+    const service = await startServeChild(
       productEnv(prefix, { WHATSAPP_APP_SECRET: SECRET, WEBHOOK_VERIFY_TOKEN: 'bench-token', LOG_LEVEL: 'warn' }),
-      ROOT,
     );
-    const { line } = await waitForLine(serve, (l) => /Webhook service listening on (http:\/\/\S+):/.test(l), 60_000);
-    const url = `${/Webhook service listening on (http:\/\/[^\s:]+:\d+)/.exec(line)?.[1] ?? ''}/webhook`;
+    serve = service.child;
+    const url = `${service.url}/webhook`;
     const bodies = postsOf(rows, perPost);
     const answers: number[] = [];
     let next = 0;

@@ -1,3 +1,4 @@
+import { startServeChild } from '../support/serve.js';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { runToExit, startChild, stopChild, waitForLine, type Child } from '../support/children.js';
@@ -117,16 +118,12 @@ async function applyStatuses(
   env: (extra?: Record<string, string>) => NodeJS.ProcessEnv,
   children: Child[],
 ): Promise<SendCostRun['statuses']> {
-  const serve = startChild(
-    'campaign serve',
-    process.execPath,
-    [CAMPAIGN_BIN, 'serve', '--port', '0'],
+  const started = await startServeChild(
     env({ WHATSAPP_APP_SECRET: APP_SECRET, WEBHOOK_VERIFY_TOKEN: 'bench-capacity', LOG_LEVEL: 'warn' }),
-    ROOT,
   );
+  const serve = started.child;
   children.push(serve);
-  const { line } = await waitForLine(serve, (l) => /Webhook service listening on http:\/\//.test(l), 60_000);
-  const url = `${/listening on (http:\/\/[^\s:]+:\d+)/.exec(line)?.[1] ?? ''}/webhook`;
+  const url = `${started.url}/webhook`;
   const accepted = await acceptedMessages(sandbox);
   const before = await redisSnapshot(redis.client);
   const serveBefore = cpuSeconds(serve.pid);

@@ -1,3 +1,4 @@
+import { startServeChild } from '../support/serve.js';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -5,7 +6,7 @@ import type { Redis } from 'ioredis';
 import { campaignLedgerKeys } from '../../src/redis/ledger/ledger-keys.js';
 import { webhookKeys } from '../../src/redis/webhooks/webhook-keys.js';
 import { startPrivateRedis } from '../capacity/private-redis.js';
-import { runToExit, startChild, stopChild, waitForLine, type Child } from '../support/children.js';
+import { runToExit, startChild, stopChild, type Child } from '../support/children.js';
 import { ensureCsv } from '../support/data.js';
 import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, parseSendSummary, productEnv, sendArgs } from '../support/product.js';
 import { startSandboxChild, type SandboxChild } from '../support/sandbox.js';
@@ -53,17 +54,10 @@ export async function keptRun(rows: number): Promise<KeptRun> {
     const summary = parseSendSummary(send);
     if (summary.queued !== rows) throw new Error(`campaign send queued ${summary.queued} of ${rows}`);
 
-    const serve = startChild(
-      'campaign serve',
-      process.execPath,
-      [CAMPAIGN_BIN, 'serve', '--port', '0'],
-      env({ WHATSAPP_APP_SECRET: APP_SECRET, WEBHOOK_VERIFY_TOKEN: 'bench-kept', LOG_LEVEL: 'warn' }),
-      ROOT,
-    );
+    const started = await startServeChild(env({ WHATSAPP_APP_SECRET: APP_SECRET, WEBHOOK_VERIFY_TOKEN: 'bench-kept', LOG_LEVEL: 'warn' }));
+    const serve = started.child;
     children.push(serve);
-    const { line } = await waitForLine(serve, (l) => /Webhook service listening on http:\/\//.test(l), 60_000);
-    const serviceUrl = /listening on (http:\/\/[^\s:]+:\d+)/.exec(line)?.[1];
-    if (serviceUrl === undefined) throw new Error(`cannot read the service URL from: ${line}`);
+    const serviceUrl = started.url;
     sandbox = await startSandboxChild({ url: `${serviceUrl}/webhook`, appSecret: APP_SECRET });
 
     const t0 = performance.now();
