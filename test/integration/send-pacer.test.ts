@@ -84,19 +84,18 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     expect(busiestWindow(stamps, 1008)).toBeLessThanOrEqual(rate);
   });
 
-  it('the sends of one turn share one call for their slots and one for their admissions, each answered as alone', async () => {
+  it('the sends of one turn share one call for their slots, one for their admissions, one for their corrections', async () => {
     const rate = 3;
     const auditKey = `${prefix}:audit-batched`;
     const redis = testRedis();
     connections.push(redis);
     let now = 0;
     const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '7', messagesPerSecond: rate, auditKey, clock: () => now });
-    const calls = { slots: 0, admits: 0, departs: 0 };
-    const counted = redis as unknown as Record<'cwReserveSlot' | 'cwAdmit' | 'cwDepart', (...args: unknown[]) => Promise<unknown>>;
+    const calls = { slots: 0, admits: 0 };
+    const counted = redis as unknown as Record<'cwReserveSlot' | 'cwAdmit', (...args: unknown[]) => Promise<unknown>>;
     for (const [command, step] of [
       ['cwReserveSlot', 'slots'],
       ['cwAdmit', 'admits'],
-      ['cwDepart', 'departs'],
     ] as const) {
       const real = counted[command].bind(redis);
       counted[command] = (...args: unknown[]) => {
@@ -110,13 +109,65 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     // Five admissions asked together: the ceiling lets three go now and queues two, in order.
     const waits = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((member) => pacer.admitWait(member)));
     expect(waits).toEqual([0, 0, 0, 1_008_001, 1_008_001]);
-    expect(calls).toEqual({ slots: 1, admits: 1, departs: 0 });
-    // A late departure is not gathered: each goes at once, ahead of any admission asked after it.
+    expect(calls).toEqual({ slots: 1, admits: 1 });
+    // Two late departures: gathered into one call too, each answered as alone.
     now = 10_000;
     expect(await Promise.all([pacer.moveStamp('a', 5_000), pacer.moveStamp('b', 7_000)])).toEqual([5_000, 7_000]);
-    expect(calls.departs).toBe(2);
+    expect(calls).toEqual({ slots: 1, admits: 2 });
     const stamps = await admissions(redis, auditKey);
     expect(stamps).toEqual([0, 5, 7, 1008.001, 1008.001]);
+  });
+
+  it('a correction rides in the call of the admissions asked ahead with it, and is applied before them', async () => {
+    const auditKey = `${prefix}:audit-riding`;
+    const redis = testRedis();
+    connections.push(redis);
+    let now = 0;
+    const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '9', messagesPerSecond: 100, auditKey, clock: () => now });
+    let calls = 0;
+    const counted = redis as unknown as Record<'cwAdmit', (...args: unknown[]) => Promise<unknown>>;
+    const real = counted.cwAdmit.bind(redis);
+    counted.cwAdmit = (...args: unknown[]) => {
+      calls++;
+      return real(...args);
+    };
+    expect(await pacer.admitWait('early')).toBe(0);
+    // 10 ms later: 'early' left 4 ms late, and the next send asks for its slot 30 ms ahead.
+    now = 10_000;
+    const [moved] = await Promise.all([pacer.moveStamp('early', 4_000), pacer.admit(performance.now() + 30)]);
+    expect(moved).toBe(4_000);
+    expect(calls).toBe(2);
+    const [early, next] = await admissions(redis, auditKey);
+    expect(early).toBe(4);
+    // Stamped at its slot: 30 ms after the ask, less the time the ask gathered (a few ms) before the call.
+    expect(next).toBeGreaterThan(30);
+    expect(next).toBeLessThanOrEqual(40);
+  });
+
+  it('sends whose slots are near wake together before them, a lead or more ahead: one turn for several, not one each', async () => {
+    const redis = testRedis();
+    connections.push(redis);
+    const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '10', messagesPerSecond: 1000 });
+    const lead = 10;
+    const woken: { at: number; left: number; slotAt: number }[] = [];
+    // 60 slots about 1 ms apart, asked together as a group's rows ask for theirs.
+    await Promise.all(
+      Array.from({ length: 60 }, async () => {
+        const left = await pacer.reserveSlot(lead);
+        const at = performance.now();
+        woken.push({ at, left, slotAt: at + left });
+      }),
+    );
+    const slots = woken.map((w) => w.slotAt).sort((a, b) => a - b);
+    const span = (slots.at(-1) ?? 0) - (slots[0] ?? 0);
+    expect(span).toBeGreaterThan(50);
+    // Sends woken by the same timer wake at the same moment: about one turn a 4 ms, where a
+    // timer each would take one turn a send.
+    const turns = new Set(woken.map((w) => w.at.toFixed(1))).size;
+    expect(turns).toBeLessThanOrEqual(Math.ceil(span / 4) + 4);
+    expect(turns).toBeLessThan(30);
+    // None woke after its slot; those that waited were woken at least `lead` ahead (a late timer aside).
+    expect(woken.every((w) => w.left >= 0)).toBe(true);
   });
 
   it('a send that left late counts where it left: the sends after it keep the ceiling at the receiver', async () => {

@@ -10,31 +10,32 @@ const PACER_LUA_DIR = new URL('pacer/', LUA_DIR);
 const RESERVE_SLOT = loadLuaCommand('reserve-slot', PACER_LUA_DIR);
 /** Defined without a key count: each call passes one key (the log) or two (and the audit key, see `auditKey`). */
 const ADMIT = loadLuaScript('admit', PACER_LUA_DIR);
-const DEPART = loadLuaScript('depart', PACER_LUA_DIR);
 
 interface PacerCommands {
   cwReserveSlot(key: string, intervalMicros: number, count: number, now: number | ''): Promise<string>;
   cwAdmit(numberOfKeys: number, ...args: (string | number)[]): Promise<string[]>;
-  cwDepart(numberOfKeys: number, ...args: (string | number)[]): Promise<string>;
 }
 
-/** One ask for an admission: the send's slot (performance.now()'s clock) when asked ahead of it, or µs after now (tests). */
-interface AdmitAsk {
-  member: string;
-  slotAt?: number | undefined;
-  aheadMicros?: number;
-}
+/**
+ * One ask of admit.lua: an admission (the send's slot, performance.now()'s clock, when asked
+ * ahead of it, or µs after now in tests) or the correction of a send that left late (µs to move its stamp).
+ */
+type PacerAsk = { member: string; slotAt?: number | undefined; aheadMicros?: number } | { member: string; lateMicros: number };
 
-/** An ask's answer: the wait until its stamp (µs, from Redis's now) and when the call that carried it left (performance.now()). */
-interface AdmitAnswer {
-  wait: number;
+/**
+ * An ask's answer: for an admission, the wait until its stamp (µs, from Redis's now); for a
+ * correction, the stamp now (µs). And when the call that carried it left (performance.now()).
+ */
+interface PacerAnswer {
+  value: number;
   askedAt: number;
 }
 
 /**
  * Admissions asked ahead of their slots gather this long into one call: a send asks right
  * after its claim, which comes CLAIM_LEAD_MS before its slot, so the ask and its round trip
- * are off the send's path, and at 1,000/s one call stamps a few sends instead of one.
+ * are off the send's path, and at 1,000/s one call stamps a few sends instead of one. The
+ * corrections of late sends ride in the same calls (see admit.lua).
  */
 const ADMIT_GATHER_MS = 2;
 
@@ -57,12 +58,11 @@ export class RedisSendPacer implements SendPacer {
   readonly #clock: (() => number) | undefined;
   // Slots and admissions gather the sends of one turn of the event loop into one script call
   // each: at 1,000/s the pacer's calls, one a send for each step, took about a tenth of a
-  // worker's CPU. A late send's correction is not gathered: it must reach Redis before any
-  // admission asked after it, and a batch waits for the end of the turn, behind admissions
-  // gathered earlier in it.
+  // worker's CPU. Corrections gather with the admissions asked ahead: a call each cost a
+  // round trip for more than half the sends at 1,000/s.
   readonly #slots = new TickBatch<null, number>((_, items) => this.#reserveSlots(items.length));
-  readonly #admissions = new TickBatch<AdmitAsk, AdmitAnswer>((_, asks) => this.#admitAll(asks));
-  readonly #aheadAdmissions = new TickBatch<AdmitAsk, AdmitAnswer>((_, asks) => this.#admitAll(asks), { gatherMs: ADMIT_GATHER_MS });
+  readonly #admissions = new TickBatch<PacerAsk, PacerAnswer>((_, asks) => this.#ask(asks));
+  readonly #aheadAdmissions = new TickBatch<PacerAsk, PacerAnswer>((_, asks) => this.#ask(asks), { gatherMs: ADMIT_GATHER_MS });
   /**
    * Learned upward from none, not taken from the first call: a worker's first calls are its
    * slowest (its code not yet compiled, its sockets new), and when the slow part is reading the
@@ -70,6 +70,8 @@ export class RedisSendPacer implements SendPacer {
    * allowed to every send, and a cold start's late first sends would keep their stamps.
    */
   #usualRoundTripMs = 0;
+  /** The sends waiting for their turn before their slots, by when they wake (see WAKE_GRID_MS). */
+  readonly #wakes = new Map<number, Promise<void>>();
   #usualSetAt: number | undefined;
   #sequence = 0;
   /**
@@ -89,7 +91,6 @@ export class RedisSendPacer implements SendPacer {
     if (!('cwReserveSlot' in redis)) {
       redis.defineCommand('cwReserveSlot', RESERVE_SLOT);
       redis.defineCommand('cwAdmit', { lua: ADMIT });
-      redis.defineCommand('cwDepart', { lua: DEPART });
     }
     this.#redis = redis as RedisClient & PacerCommands;
     // In the number's scope: both scripts stay in its cluster slot.
@@ -105,9 +106,26 @@ export class RedisSendPacer implements SendPacer {
 
   async reserveSlot(leadMs = 0): Promise<number> {
     const wait = await this.grantWait();
-    const lead = Math.min(wait, leadMs * 1000);
-    await sleepMicros(wait - lead);
-    return lead / 1000;
+    const slotAt = performance.now() + wait / 1000;
+    await this.#wakeAt(Math.floor((slotAt - leadMs) / WAKE_GRID_MS) * WAKE_GRID_MS);
+    return Math.max(0, slotAt - performance.now());
+  }
+
+  /** Resolves at `at` (performance.now()'s clock, a multiple of WAKE_GRID_MS): one timer for all the sends that wake then. */
+  #wakeAt(at: number): Promise<void> {
+    const delay = at - performance.now();
+    if (delay < 0.5) return Promise.resolve();
+    let woken = this.#wakes.get(at);
+    if (woken === undefined) {
+      woken = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          this.#wakes.delete(at);
+          resolve();
+        }, Math.ceil(delay)),
+      );
+      this.#wakes.set(at, woken);
+    }
+    return woken;
   }
 
   /** Reserves the next slot; answers the wait until it, in µs. */
@@ -120,14 +138,15 @@ export class RedisSendPacer implements SendPacer {
    * `aheadMicros` from now (see admit.lua); answers the wait until then, in µs (0: go now).
    */
   async admitWait(member: string, aheadMicros = 0): Promise<number> {
-    return (await this.#admissions.add('', { member, aheadMicros })).wait;
+    return (await this.#admissions.add('', { member, aheadMicros })).value;
   }
 
-  /** Moves the stamp of `member` later by `lateMicros` (see depart.lua); answers its new stamp, in µs. */
+  /**
+   * Moves the stamp of `member` later by `lateMicros` (see admit.lua), with the next admissions
+   * asked ahead (within ADMIT_GATHER_MS); answers its new stamp, in µs.
+   */
   async moveStamp(member: string, lateMicros: number): Promise<number> {
-    const keys = this.#logKeys();
-    const now = this.#clock === undefined ? [] : [Math.round(this.#clock())];
-    return Number(await this.#redis.cwDepart(keys.length, ...keys, member, lateMicros, ...now));
+    return (await this.#aheadAdmissions.add('', { member, lateMicros })).value;
   }
 
   /** `count` consecutive slots: the wait until each, in µs. */
@@ -136,15 +155,22 @@ export class RedisSendPacer implements SendPacer {
     return Array.from({ length: count }, (_, i) => first + i * this.#intervalMicros);
   }
 
-  async #admitAll(asks: readonly AdmitAsk[]): Promise<AdmitAnswer[]> {
+  /** One admit.lua call: its corrections first, then its admissions; answers each ask in the order given. */
+  async #ask(asks: readonly PacerAsk[]): Promise<PacerAnswer[]> {
     const keys = this.#logKeys();
     const askedAt = performance.now();
-    const pairs = asks.flatMap((ask) => [
-      ask.member,
-      ask.aheadMicros ?? Math.max(0, Math.round(((ask.slotAt ?? askedAt) - askedAt) * 1000)),
-    ]);
-    const waits = await this.#redis.cwAdmit(keys.length, ...keys, this.#rate, this.#windowMicros, this.#clockArg(), ...pairs);
-    return waits.map((wait) => ({ wait: Number(wait), askedAt }));
+    const moves: (string | number)[] = [];
+    const admissions: (string | number)[] = [];
+    for (const ask of asks) {
+      if ('lateMicros' in ask) moves.push(ask.member, ask.lateMicros);
+      else admissions.push(ask.member, ask.aheadMicros ?? Math.max(0, Math.round(((ask.slotAt ?? askedAt) - askedAt) * 1000)));
+    }
+    const { length: moveCount } = asks.filter((ask) => 'lateMicros' in ask);
+    const args = [this.#rate, this.#windowMicros, this.#clockArg(), moveCount, ...moves, ...admissions];
+    const answers = await this.#redis.cwAdmit(keys.length, ...keys, ...args);
+    let nextMove = 0;
+    let nextAdmission = moveCount;
+    return asks.map((ask) => ({ value: Number(answers['lateMicros' in ask ? nextMove++ : nextAdmission++]), askedAt }));
   }
 
   #logKeys(): string[] {
@@ -164,7 +190,7 @@ export class RedisSendPacer implements SendPacer {
   async admit(slotAt?: number): Promise<PacerAdmission> {
     const member = `${this.#memberPrefix}-${++this.#sequence}`;
     const ask = { member, slotAt };
-    const { wait, askedAt } = await (slotAt === undefined ? this.#admissions.add('', ask) : this.#aheadAdmissions.add('', ask));
+    const { value: wait, askedAt } = await (slotAt === undefined ? this.#admissions.add('', ask) : this.#aheadAdmissions.add('', ask));
     // The usual round trip to this Redis: drops to any faster one at once, creeps up slowly
     // with time (not with calls: a busy pacer makes hundreds a second), so a remote Redis is
     // not "late" on every call and a stretch of stalls does not become the norm.
@@ -198,7 +224,7 @@ export class RedisSendPacer implements SendPacer {
 
 /**
  * The ceiling counts a second plus this guard. Sends are stamped at admission (a late one where
- * it left, see depart.lua) and reach the receiver after network and receiver delays; the guard
+ * it left, see admit.lua) and reach the receiver after network and receiver delays; the guard
  * absorbs those, so a receiver's sliding second never holds more than the rate. It is also the
  * pace's cost: whatever the spacing, no pace holds above rate / (1 s + guard) for long, so a guard
  * of 1% of a second would leave nothing for the stalls. Measured at the receiver on a loaded
@@ -219,14 +245,22 @@ const CEILING_GUARD_MICROS = 8_000;
  */
 const SPACING_GUARD_MICROS = 9_000;
 
+/**
+ * A send wakes before its slot (for its claim and its admission, asked ahead) on a grid of this
+ * many ms, with the other sends whose slots are as near: at 1,000/s one timer, one claim call
+ * and one admission call serve four sends, where a wake of their own cost each send a turn of
+ * the event loop for each step. Only the claim and the ask move; the send still leaves at its stamp.
+ */
+const WAKE_GRID_MS = 4;
+
 /** How fast the usual round trip may grow: 0.1 ms a second. */
 const CREEP_PER_MS = 0.0001;
 
 /**
  * How late after its stamp (on the worker's clock, see admit) a send may leave before the stamp
  * moves. A small part of the ceiling's guard (8 ms), which keeps the rest for the network and
- * the receiver. Each correction is a round trip: at 1,000/s on a busy worker more than half the
- * sends leave over 1 ms late and pay one (docs/performance.md, "Drain and the ledger's cost").
+ * the receiver. At 1,000/s on a busy worker more than half the sends leave over 1 ms late; their
+ * corrections ride in the admissions' calls (docs/performance.md, "Drain and the ledger's cost").
  */
 const LATE_DEPARTURE_MS = 1;
 

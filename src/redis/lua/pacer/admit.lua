@@ -8,12 +8,28 @@
   order they asked, each at its own moment, instead of all waking for the same oldest stamp
   to age out and asking again (at 1,000/s that herd made about four asks a send). No stamp
   goes before one already in the log, so every window holds at most `rate`. The member's own
-  earlier stamp is dropped first, so a send can be stamped again. A send that leaves late has
-  its stamp moved afterwards (depart.lua). A send may be asked for ahead of its slot: it is
-  then stamped no earlier than the slot (`ahead`), so the ask's round trip is off the send's
-  path and the asks of several sends share one call. The sends a worker asks for together are
-  stamped in one call, in the order given. Called with one key, or two when tests keep every
-  admission (the caller passes the number of keys).
+  earlier stamp is dropped first, so a send can be stamped again. A send may be asked for
+  ahead of its slot: it is then stamped no earlier than the slot (`ahead`), so the ask's round
+  trip is off the send's path and the asks of several sends share one call. The sends a worker
+  asks for together are stamped in one call, in the order given.
+
+  The same call first corrects sends that left late. A send that waits after its stamp (a
+  stalled event loop, a wait for a connection) leaves later and would bunch at the receiver
+  with the sends admitted after it. Moving its stamp by how late it left (beyond a small
+  allowance the guard covers) makes every later admission count it where it really is, so the
+  ceiling holds for departures, not just for admissions. A correction rides with the next asks
+  instead of a call of its own: it only changes which window a stamp falls in, and the first
+  admission that could be stamped differently for it comes a whole window (a second) after the
+  send. A stamp never moves past the time now: the correction is asked after the send left,
+  so now is no earlier than its departure. A stamp moved past its departure would be as wrong
+  as one left before it: a receiver's second that ends just after the send holds it, while
+  the log counts it in the next window, which then lets one more through. How late it left is
+  measured from its ask, so an ask that waited before Redis stamped it (a failover, a
+  reconnect, a busy Redis) would otherwise move the stamp that far past its departure. One
+  already trimmed (the send left more than a window late) is put back at the time now.
+
+  Called with one key, or two when tests keep every admission (the caller passes the number
+  of keys).
 
   Input:
     KEYS[1] sent       zset     <scope>:pacer:<number>:sent (member → admitted at, µs)
@@ -22,12 +38,16 @@
     ARGV[1] rate    sends allowed per window
     ARGV[2] window  its length (µs)
     ARGV[3] now     the time now (µs) instead of Redis's TIME, a test's simulated clock; '' = TIME
-    then 2 per send, from ARGV[4] on:
-    ARGV[4] member  the send, each unique
-    ARGV[5] ahead   how far after now its slot is (µs); 0 = now
+    ARGV[4] moves   how many corrections follow, then 2 per correction:
+      member  a send admitted earlier, that left late
+      late    how far to move its stamp (µs): how late it left, beyond the allowance
+    then 2 per send to admit:
+      member  the send, each unique
+      ahead   how far after now its slot is (µs); 0 = now
 
   Output:
-    per member, in order: the wait until its stamp (µs, a decimal string); '0' = go now
+    per correction, in order: the send's stamp now (µs, a decimal string); then per send
+    admitted, in order: the wait until its stamp (µs, a decimal string), '0' = go now
 ]]
 local now = tonumber(ARGV[3])
 if not now then
@@ -36,10 +56,32 @@ if not now then
 end
 local rate = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - window))
-local waits = {}
+local answers = {}
 local furthest = now
-for i = 4, #ARGV, 2 do
+
+local function stamp(member, score)
+  redis.call('ZADD', KEYS[1], score, member)
+  if KEYS[2] then redis.call('ZADD', KEYS[2], score, member) end
+end
+
+local moves = tonumber(ARGV[4])
+local first = 5 + 2 * moves
+for i = 5, first - 1, 2 do
+  local at = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if at then
+    at = tonumber(at)
+    at = math.max(at, math.min(at + tonumber(ARGV[i + 1]), now))
+  else
+    at = now
+  end
+  local score = string.format('%.0f', at)
+  stamp(ARGV[i], score)
+  if at > furthest then furthest = at end
+  answers[#answers + 1] = score
+end
+
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - window))
+for i = first, #ARGV, 2 do
   local member = ARGV[i]
   redis.call('ZREM', KEYS[1], member)
   local at = now + math.max(0, tonumber(ARGV[i + 1]) or 0)
@@ -50,11 +92,9 @@ for i = 4, #ARGV, 2 do
     local bound = tonumber(redis.call('ZRANGE', KEYS[1], rate - 1, rate - 1, 'REV', 'WITHSCORES')[2]) + window + 1
     if bound > at then at = bound end
   end
-  local score = string.format('%.0f', at)
-  redis.call('ZADD', KEYS[1], score, member)
-  if KEYS[2] then redis.call('ZADD', KEYS[2], score, member) end
+  stamp(member, string.format('%.0f', at))
   if at > furthest then furthest = at end
-  waits[#waits + 1] = string.format('%.0f', at - now)
+  answers[#answers + 1] = string.format('%.0f', at - now)
 end
 redis.call('PEXPIRE', KEYS[1], 2000 + math.ceil((furthest - now) / 1000))
-return waits
+return answers
