@@ -1,7 +1,7 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { Secret } from '../config/secret.js';
 import { CloudApiBadResponseError, CloudApiTransportError } from './cloud-api-errors.js';
-import { dispatcherWithLeavingHook } from './leaving-hook.js';
+import { postExchange, type PostAnswer } from './post-exchange.js';
 import { graphError, transportFailure } from './graph-answers.js';
 import { safeJson } from './safe-json.js';
 import { messageBody, messagePath } from './message-body.js';
@@ -35,7 +35,9 @@ export class CloudApiClient {
   readonly #ownsDispatcher: boolean;
   /** The same for every request: built once, not once per message. */
   readonly #headers: Record<string, string>;
-  readonly #versionUrl: string;
+  /** The API's origin, and its path up to the version: a request names them apart, so no URL is parsed per message. */
+  readonly #origin: string;
+  readonly #versionPath: string;
 
   constructor(options: CloudApiClientOptions) {
     this.#options = options;
@@ -44,7 +46,9 @@ export class CloudApiClient {
       'content-type': 'application/json',
       'user-agent': userAgent(),
     };
-    this.#versionUrl = `${options.baseUrl}/${options.apiVersion}`;
+    const base = new URL(options.baseUrl);
+    this.#origin = base.origin;
+    this.#versionPath = `${base.pathname.replace(/\/+$/, '')}/${options.apiVersion}`;
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher =
       options.dispatcher ??
@@ -58,29 +62,23 @@ export class CloudApiClient {
   /** `onLeaving`: called as the request is written to its socket (the pacer corrects a late send's stamp with it). */
   async send(phoneNumberId: string, message: OutboundMessage, onLeaving?: () => void): Promise<SendResult> {
     const { timeoutMs } = this.#options;
-    let response: Dispatcher.ResponseData;
+    let answer: PostAnswer;
     try {
-      response = await request(`${this.#versionUrl}/${phoneNumberId}/${messagePath(message)}`, {
-        method: 'POST',
-        dispatcher: onLeaving === undefined ? this.#dispatcher : dispatcherWithLeavingHook(this.#dispatcher, onLeaving),
+      const request = {
+        origin: this.#origin,
+        path: `${this.#versionPath}/${phoneNumberId}/${messagePath(message)}`,
         headers: this.#headers,
         body: JSON.stringify(messageBody(message)),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-      });
+      };
+      answer = await postExchange(this.#dispatcher, request, onLeaving);
     } catch (error) {
       throw new CloudApiTransportError(transportFailure(error), error);
     }
-    let text: string;
-    try {
-      text = await response.body.text();
-    } catch (error) {
-      throw new CloudApiTransportError(transportFailure(error), error);
-    }
-    if (response.statusCode >= 200 && response.statusCode < 300) {
-      return parseSuccess(response.statusCode, text);
-    }
-    throw graphError(response.statusCode, text);
+    const { statusCode, text } = answer;
+    if (statusCode >= 200 && statusCode < 300) return parseSuccess(statusCode, text);
+    throw graphError(statusCode, text);
   }
 
   async close(): Promise<void> {

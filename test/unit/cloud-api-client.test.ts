@@ -153,6 +153,26 @@ describe('CloudApiClient.send: success', () => {
     expect(result.messageStatus).toBe('held_for_quality_assessment');
   });
 
+  it('keeps the path of a base URL behind a proxy, and the leaving hook still sees the request leave', async () => {
+    agent
+      .get(ORIGIN)
+      .intercept({ path: `/graph-proxy${PATH}`, method: 'POST' })
+      .reply(200, example('send.response.json'));
+    const proxied = new CloudApiClient({
+      baseUrl: `${ORIGIN}/graph-proxy`,
+      apiVersion: 'v23.0',
+      accessToken: new Secret(TOKEN),
+      timeoutMs: 5_000,
+      dispatcher: agent,
+    });
+    let left = 0;
+
+    const result = await proxied.send(PHONE_NUMBER_ID, message, () => left++);
+
+    expect(result.wamid).toMatch(/^wamid\./);
+    expect(left).toBe(1);
+  });
+
   it('does not close a dispatcher it was given', async () => {
     intercept().reply(200, example('send.response.json')).times(2);
     const c = client();
