@@ -1,7 +1,7 @@
 /**
- * A paced row is claimed this long before its slot: claims gather for a few ms (CLAIM_GATHER_MS,
- * src/redis/ledger/ledger-send.ts) and take their round trip, and a claim that came back late
- * would hold its send past its slot, then let it leave bunched with the next.
+ * A paced row is claimed at least this long before its slot (the pacer wakes rows on a grid of a
+ * few ms, so up to that much more): its claim and then its admission each take a round trip, and
+ * a claim that came back late would hold its send past its slot, then let it leave bunched with the next.
  */
 export const CLAIM_LEAD_MS = 10;
 
