@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { RedisSendPacer } from '../../src/redis/pacer/redis-send-pacer.js';
+import { RedisSendPacer, WAKE_GRID_MS } from '../../src/redis/pacer/redis-send-pacer.js';
 import { admissions, busiestWindow } from '../support/pacer-audit.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
@@ -161,10 +161,10 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     const slots = woken.map((w) => w.slotAt).sort((a, b) => a - b);
     const span = (slots.at(-1) ?? 0) - (slots[0] ?? 0);
     expect(span).toBeGreaterThan(50);
-    // Sends woken by the same timer wake at the same moment: about one turn a 4 ms, where a
-    // timer each would take one turn a send.
+    // Sends woken by the same timer wake at the same moment: about one turn a WAKE_GRID_MS,
+    // where a timer each would take one turn a send.
     const turns = new Set(woken.map((w) => w.at.toFixed(1))).size;
-    expect(turns).toBeLessThanOrEqual(Math.ceil(span / 4) + 4);
+    expect(turns).toBeLessThanOrEqual(Math.ceil(span / WAKE_GRID_MS) + 4);
     expect(turns).toBeLessThan(30);
     // None woke after its slot; those that waited were woken at least `lead` ahead (a late timer aside).
     expect(woken.every((w) => w.left >= 0)).toBe(true);
