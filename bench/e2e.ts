@@ -12,7 +12,7 @@ import { medianOf, ratePerSecond } from './support/stats.js';
 import { pct } from './ingest.js';
 
 /**
- * End to end and CPU per message: from the spawn of `campaign send` of a 20,000-row file to
+ * End to end and CPU per message: from the spawn of `campaign send` of a 20,000-row file (`--e2e-rows N`) to
  * the last request the sandbox accepted, with `campaign worker` already running and idle,
  * beside the bare pipeline over the same file (bench/bare-worker.ts running, then
  * bench/bare-ingest.ts: csv-parse + addBulk). The worker's CPU seconds (utime + stime of
@@ -59,6 +59,8 @@ const jsonLine = (line: string, test: (o: Record<string, unknown>) => boolean): 
 
 export async function benchE2e(options: {
   runs: number;
+  /** The campaign's rows (E2E_ROWS by default). */
+  rows: number;
   redis: Redis;
   redisPid: number | undefined;
   sandbox: SandboxChild;
@@ -72,7 +74,7 @@ export async function benchE2e(options: {
   for (let i = 0; i < options.runs; i++) {
     const order = SIDES.map((_, k) => SIDES[(i + k) % SIDES.length] as Side);
     for (const side of order) {
-      const run = await runSide(rig, side, E2E_ROWS);
+      const run = await runSide(rig, side, options.rows);
       measured.push(run);
       console.error(
         `  e2e run ${i + 1}/${options.runs} ${side}: ` +
@@ -82,7 +84,7 @@ export async function benchE2e(options: {
       );
     }
   }
-  return e2eResult(measured, options.runs);
+  return e2eResult(measured, options.runs, options.rows);
 }
 
 function loadAverageNow(): number {
@@ -196,10 +198,10 @@ async function drain(rig: E2eRig, side: Side, file: string, rows: number, prefix
   };
 }
 
-function e2eResult(measured: E2eRun[], runs: number): SectionResult {
+function e2eResult(measured: E2eRun[], runs: number, campaignRows: number): SectionResult {
   const of = (side: Side) => measured.filter((r) => r.side === side);
   const [oursE2e, bareE2e, oursDrain, bareDrain] = SIDES.map(of) as [E2eRun[], E2eRun[], E2eRun[], E2eRun[]];
-  const rows = E2E_ROWS.toLocaleString('en-US');
+  const rows = campaignRows.toLocaleString('en-US');
   const loads = measured.map((r) => r.loadAverage.toFixed(2)).join(', ');
   return {
     section: 'e2e',

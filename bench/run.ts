@@ -7,7 +7,7 @@
  *
  *   npm run bench -- [--runs N]
  *                    [--only ingest|drain|e2e|rate|feeder|webhooks|metrics|scale|toptier|soak|settled|kept|capacity|startup|audience[,...]]
- *                    [--rows N] [--feeder-rows N] [--soak-rows N] [--settled-rows N] [--audience-rows N]
+ *                    [--rows N] [--e2e-rows N] [--feeder-rows N] [--soak-rows N] [--settled-rows N] [--audience-rows N]
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { AUDIENCE_ROWS, benchAudience } from './audience.js';
 import { benchCapacity } from './capacity.js';
 import { benchDrain } from './drain.js';
-import { benchE2e } from './e2e.js';
+import { E2E_ROWS, benchE2e } from './e2e.js';
 import { FEEDER_ROWS, benchFeeder } from './feeder.js';
 import { benchIngest } from './ingest.js';
 import { benchKept } from './kept.js';
@@ -67,6 +67,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     only: { type: 'string' },
     rows: { type: 'string', default: '100000' },
+    'e2e-rows': { type: 'string', default: String(E2E_ROWS) },
     'feeder-rows': { type: 'string', default: String(FEEDER_ROWS) },
     'soak-rows': { type: 'string', default: String(SOAK_ROWS) },
     'settled-rows': { type: 'string', default: String(SETTLED_ROWS) },
@@ -78,6 +79,7 @@ if (values.help) {
   console.log(
     `npm run bench -- [--runs N] [--only ${SECTIONS.join('|')}[,...]] ` +
       '[--rows N (ingest rows, default 100000)] ' +
+      `[--e2e-rows N (e2e's campaign, default ${E2E_ROWS})] ` +
       `[--feeder-rows N (the feeder's campaign, default ${FEEDER_ROWS}; RSS is also measured at N/10)] ` +
       `[--soak-rows N (soak, only with --only soak; default ${SOAK_ROWS})] ` +
       `[--settled-rows N (settled, only with --only settled; default ${SETTLED_ROWS})] ` +
@@ -88,6 +90,7 @@ if (values.help) {
 }
 const runs = Number(values.runs);
 const rows = Number(values.rows);
+const e2eRows = Number(values['e2e-rows']);
 const feederRows = Number(values['feeder-rows']);
 const soakRows = Number(values['soak-rows']);
 const settledRows = Number(values['settled-rows']);
@@ -98,6 +101,8 @@ if (
   runs < 1 ||
   !Number.isInteger(rows) ||
   rows < 1 ||
+  !Number.isInteger(e2eRows) ||
+  e2eRows < 1 ||
   !Number.isInteger(feederRows) ||
   feederRows < 10 ||
   !Number.isInteger(soakRows) ||
@@ -110,7 +115,7 @@ if (
 ) {
   console.error(
     `usage: npm run bench -- [--runs N>=1] [--only ${SECTIONS.join('|')}[,...]] ` +
-      '[--rows N>=1] [--feeder-rows N>=10] [--soak-rows N>=1000] [--settled-rows N>=1] [--audience-rows N>=1]',
+      '[--rows N>=1] [--e2e-rows N>=1] [--feeder-rows N>=10] [--soak-rows N>=1000] [--settled-rows N>=1] [--audience-rows N>=1]',
   );
   process.exit(2);
 }
@@ -180,7 +185,7 @@ try {
           section === 'drain'
             ? await benchDrain({ runs, redis, redisPid, sandbox })
             : section === 'e2e'
-              ? await benchE2e({ runs, redis, redisPid, sandbox })
+              ? await benchE2e({ runs, rows: e2eRows, redis, redisPid, sandbox })
               : section === 'rate'
                 ? await benchRate({ runs, redis, sandbox })
                 : await benchFeeder({ runs, rows: feederRows, redis, redisPid, sandbox }),
