@@ -18,9 +18,9 @@ interface PacerCommands {
 
 /**
  * One ask of admit.lua: an admission (the send's slot, performance.now()'s clock, when asked
- * ahead of it, or µs after now in tests) or the correction of a send that left late (µs to move its stamp).
+ * ahead of it) or the correction of a send that left late (µs to move its stamp).
  */
-type PacerAsk = { member: string; slotAt?: number | undefined; aheadMicros?: number } | { member: string; lateMicros: number };
+type PacerAsk = { member: string; slotAt?: number | undefined } | { member: string; lateMicros: number };
 
 /**
  * An ask's answer: for an admission, the wait until its stamp (µs, from Redis's now); for a
@@ -70,10 +70,11 @@ export class RedisSendPacer implements SendPacer {
    * allowed to every send, and a cold start's late first sends would keep their stamps.
    */
   #usualRoundTripMs = 0;
-  /** The sends waiting for their turn before their slots, by when they wake (see WAKE_GRID_MS). */
-  readonly #wakes = new Map<number, Promise<void>>();
   #usualSetAt: number | undefined;
   #sequence = 0;
+  /** The sends waiting for their turn before their slots, by when they wake (see WAKE_GRID_MS). */
+  readonly #wakes = new Map<number, Promise<void>>();
+
   /**
    * `auditKey`: also keep every admission, stamped on Redis's clock (µs), in this sorted set,
    * never trimmed (a send that left late carries its corrected stamp). For tests: what the
@@ -133,12 +134,9 @@ export class RedisSendPacer implements SendPacer {
     return this.#slots.add('', null);
   }
 
-  /**
-   * Stamps the send `member` at the first moment the ceiling allows, no earlier than
-   * `aheadMicros` from now (see admit.lua); answers the wait until then, in µs (0: go now).
-   */
-  async admitWait(member: string, aheadMicros = 0): Promise<number> {
-    return (await this.#admissions.add('', { member, aheadMicros })).value;
+  /** Stamps the send `member` at the first moment the ceiling allows (see admit.lua); answers the wait until then, in µs (0: go now). */
+  async admitWait(member: string): Promise<number> {
+    return (await this.#admissions.add('', { member })).value;
   }
 
   /**
@@ -163,9 +161,9 @@ export class RedisSendPacer implements SendPacer {
     const admissions: (string | number)[] = [];
     for (const ask of asks) {
       if ('lateMicros' in ask) moves.push(ask.member, ask.lateMicros);
-      else admissions.push(ask.member, ask.aheadMicros ?? Math.max(0, Math.round(((ask.slotAt ?? askedAt) - askedAt) * 1000)));
+      else admissions.push(ask.member, Math.max(0, Math.round(((ask.slotAt ?? askedAt) - askedAt) * 1000)));
     }
-    const { length: moveCount } = asks.filter((ask) => 'lateMicros' in ask);
+    const moveCount = moves.length / 2;
     const args = [this.#rate, this.#windowMicros, this.#clockArg(), moveCount, ...moves, ...admissions];
     const answers = await this.#redis.cwAdmit(keys.length, ...keys, ...args);
     let nextMove = 0;
