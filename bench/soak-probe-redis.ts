@@ -11,7 +11,7 @@ import { startSandboxChild } from './support/sandbox.js';
 /**
  * The ledger against small and huge per-number structures: one campaign of `rows` rows sent
  * as the soak sends it (one `campaign worker`, SEND_RATE=0, a sandbox child of its own), once
- * with the number's duplicate guard (`sent` hash, `sent-at` sorted set) and message-ID index
+ * with the number's duplicate guard (`sent` hash) and message-ID index
  * (`wamids` hash) as a fresh campaign finds them, and once with `prefill` entries already in
  * each, as the soak's last tenth finds them (10M). The rate, the CPU each process used per
  * message, and Redis's own time per call of the commands that touch those structures tell
@@ -35,14 +35,13 @@ const COMMANDS = ['evalsha', 'hset', 'hget', 'zadd', 'zrangebyscore', 'hincrby',
 const PREFILL_CHUNK = 50_000;
 
 const PREFILL_LUA = `
-local sent, sentAt, wamids = KEYS[1], KEYS[2], KEYS[3]
+local sent, wamids = KEYS[1], KEYS[2]
 local from, n, campaign, now = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
 for i = from, from + n - 1 do
   -- Shaped as the ledger's: a 22-character fingerprint, "campaign/row/ms", a wamid of 28 characters.
   local f = string.format('p%021d', i)
   local at = now - 3600000 + math.floor(i / 1000)
   redis.call('HSET', sent, f, campaign .. '/' .. i .. '/' .. at)
-  redis.call('ZADD', sentAt, at, f)
   redis.call('HSET', wamids, 'wamid.' .. string.format('P%021d', i), campaign .. '/' .. i)
 end
 return n`;
@@ -113,7 +112,7 @@ async function phase(
 
 async function prefill(redis: Redis, prefix: string, campaignId: string, entries: number, log: (line: string) => void): Promise<void> {
   const guard = sentGuardKeys(prefix, PHONE_NUMBER_ID);
-  const keys = [guard.sent, guard.sentAt, wamidsKey(prefix, PHONE_NUMBER_ID)];
+  const keys = [guard.sent, wamidsKey(prefix, PHONE_NUMBER_ID)];
   const started = performance.now();
   const [seconds] = await redis.time();
   const now = Number(seconds) * 1000;

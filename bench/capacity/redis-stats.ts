@@ -86,7 +86,7 @@ export interface KeyCensus {
   bytesByClass: Record<KeyClass, number>;
 }
 
-const WINDOW_KEYS = /:(sent|sent-at|reach):/;
+const WINDOW_KEYS = /:(sent|reach):/;
 const RETAINED_KEYS = /:campaign:<id>|:wamids/;
 
 export async function keyCensus(

@@ -12,7 +12,7 @@ export type Family =
   | 'rows hash'
   | 'campaign (hash, timeline, history)'
   | 'message-ID index'
-  | 'duplicate guard (sent, sent-at)'
+  | 'duplicate guard (sent)'
   | 'messaging-limit reach'
   | 'user IDs (portfolio links, users, seen)'
   | 'BullMQ jobs (kept completed) and sets'
@@ -26,7 +26,7 @@ export const FAMILIES: readonly Family[] = [
   'rows hash',
   'campaign (hash, timeline, history)',
   'message-ID index',
-  'duplicate guard (sent, sent-at)',
+  'duplicate guard (sent)',
   'messaging-limit reach',
   'user IDs (portfolio links, users, seen)',
   'BullMQ jobs (kept completed) and sets',
@@ -42,7 +42,7 @@ const RULES: readonly [RegExp, Family][] = [
   [/:campaign:<id>:(rows|values)(:|$)/, 'rows hash'],
   [/:campaign:<id>(:|$)/, 'campaign (hash, timeline, history)'],
   [/:wamids(:|$)/, 'message-ID index'],
-  [/:sent(-at)?:<number>$/, 'duplicate guard (sent, sent-at)'],
+  [/:sent:<number>$/, 'duplicate guard (sent)'],
   [/:reach(-pending)?:/, 'messaging-limit reach'],
   [/:user:(links|users|seen|pending)(:|$)/, 'user IDs (portfolio links, users, seen)'],
   [/:send(-<number>)?:events$/, 'BullMQ events stream'],

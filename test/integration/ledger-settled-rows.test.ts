@@ -1,14 +1,17 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { SendJob } from '../../src/campaigns/send-job.js';
 import { campaignLedgerKeys, sentGuardKeys, wamidsKey } from '../../src/redis/ledger/ledger-keys.js';
 import type { StoredRow } from '../../src/redis/ledger/stored-row.js';
+import { withLedgerCommands } from '../../src/redis/ledger/ledger-scripts.js';
 import { phoneNumber } from '../support/csv-files.js';
+import { WAMID_BUCKET } from '../support/ledger-peek.js';
 import { LEDGER_TEST_NUMBER as NUMBER, feedAll, ledgerTestDefinition } from '../support/ledger-fixtures.js';
 import { ledgersPerTest, type TestLedger } from '../support/test-ledger.js';
 
 /**
  * What a settled row keeps in Redis, on a real Redis: the message-ID index in small hashes
- * (and entries of the older one-hash layout still found), the duplicate guard's keys expiring a
+ * (and entries of the older one-hash layout still found), the duplicate guard expiring a
  * window after their newest entry, rows that end unsent without their message, and delivered
  * rows without their fingerprint but with their values (retarget reads them).
  */
@@ -17,6 +20,8 @@ const ID = 'settled';
 const HOUR = 3_600_000;
 const WINDOW_MS = 24 * HOUR;
 const open = ledgersPerTest('ledger-settled');
+/** WAMID_BUCKET_FILL of src/redis/lua/includes/wamid-index.lua: the entries a bucket is given before the index widens. */
+const WAMID_BUCKET_FILL = 64;
 
 async function campaign(t: TestLedger, rows: number): Promise<SendJob[]> {
   await t.ledger.createCampaign(ledgerTestDefinition(ID));
@@ -54,7 +59,8 @@ describe('Redis per settled row (real Redis)', () => {
     expect(await t.redis.exists(index)).toBe(0);
     expect(await t.peek.wamidCount()).toBe(3);
     expect(await t.peek.wamidOwner('wamid.settled.2')).toBe(`${ID}/2`);
-    const buckets = (await t.redis.keys(`${index}:*`)).filter((key) => /:[0-9a-f]{4}$/.test(key));
+    const buckets = (await t.redis.keys(`${index}:*`)).filter((key) => WAMID_BUCKET.test(key));
+    expect(buckets.length).toBeGreaterThan(0);
     for (const bucket of buckets) expect(await t.redis.object('ENCODING', bucket)).toBe('listpack');
     const [status] = await t.ledger.applyStatuses([{ wamid: 'wamid.settled.2', kind: 'read', at: 1000, phoneNumberId: NUMBER }]);
     expect(status?.outcome).toBe('applied');
@@ -73,6 +79,37 @@ describe('Redis per settled row (real Redis)', () => {
     expect(await stored(t, 3)).toMatchObject({ q: 'Yes', qt: 2000 });
   });
 
+  it('widens its buckets as the index grows, finds entries of every width, and purge empties them all', async () => {
+    const t = open();
+    const rows = 3 * WAMID_BUCKET_FILL;
+    await sendAll(t, await campaign(t, rows));
+    const index = wamidsKey(t.prefix, NUMBER);
+    const buckets = (await t.redis.keys(`${index}:*`)).filter((key) => WAMID_BUCKET.test(key));
+    const widths = new Set(buckets.map((key) => /:w(\d+):\d+$/.exec(key)?.[1]));
+    // 0 up to 64 entries, 1 up to 128, 2 after: each width's first entries went where the count sent them.
+    expect([...widths].sort()).toEqual(['0', '1', '2']);
+    expect(buckets.length).toBeLessThanOrEqual(1 + 2 + 4);
+    expect(await t.peek.wamidCount()).toBe(rows);
+    for (const row of [1, WAMID_BUCKET_FILL + 1, rows]) expect(await t.peek.wamidOwner(`wamid.settled.${row}`)).toBe(`${ID}/${row}`);
+    const [status] = await t.ledger.applyStatuses([{ wamid: 'wamid.settled.1', kind: 'delivered', at: 1000, phoneNumberId: NUMBER }]);
+    expect(status?.outcome).toBe('applied');
+    expect((await t.ledger.purge(ID)).wamids).toBe(rows);
+    expect(await t.peek.wamidCount()).toBe(0);
+    expect(await t.redis.hget(`${index}:campaigns`, 'count')).toBe('0');
+  });
+
+  it('still finds entries an older version wrote to its 65,536 buckets, and forgets them there', async () => {
+    const t = open();
+    await sendAll(t, await campaign(t, 2));
+    const index = wamidsKey(t.prefix, NUMBER);
+    // As that layout held it: the first 16 bits of the ID's SHA-1 name the bucket, the next 80 are the field.
+    const digest = createHash('sha1').update('wamid.older.1').digest();
+    await t.redis.hset(`${index}:${digest.subarray(0, 2).toString('hex')}`, digest.subarray(2, 12), `${ID}/1`);
+    expect(await t.peek.wamidOwner('wamid.older.1')).toBe(`${ID}/1`);
+    expect(await withLedgerCommands(t.redis).cwForgetWamids(index, ID, 'wamid.older.1', 1)).toBe(1);
+    expect(await t.peek.wamidOwner('wamid.older.1')).toBeNull();
+  });
+
   it('still finds entries an older version wrote to the one hash, and purge forgets them there', async () => {
     const t = open();
     await sendAll(t, await campaign(t, 2));
@@ -85,21 +122,43 @@ describe('Redis per settled row (real Redis)', () => {
     expect(await t.peek.wamidOwner('wamid.older.1')).toBe(`${ID}/1`);
   });
 
-  it("gives the duplicate guard's keys a window to live from their newest entry, never a shorter one", async () => {
+  it("gives the duplicate guard a window to live from their newest entry, never a shorter one", async () => {
     const t = open({ duplicateWindowMs: WINDOW_MS });
     const jobs = await campaign(t, 2);
-    const { sent, sentAt } = sentGuardKeys(t.prefix, NUMBER);
+    const { sent } = sentGuardKeys(t.prefix, NUMBER);
     await t.ledger.claim(jobs[0] as SendJob);
-    for (const key of [sent, sentAt]) {
-      const ttl = await t.redis.pttl(key);
-      expect(ttl).toBeGreaterThan(WINDOW_MS - 60_000);
-      expect(ttl).toBeLessThanOrEqual(WINDOW_MS);
-    }
+    const ttl = await t.redis.pttl(sent);
+    expect(ttl).toBeGreaterThan(WINDOW_MS - 60_000);
+    expect(ttl).toBeLessThanOrEqual(WINDOW_MS);
     // A worker with a shorter window leaves the longer life as it is.
     const short = open({ duplicateWindowMs: HOUR });
     await short.redis.pexpire(sent, 2 * WINDOW_MS);
     await t.ledger.claim(jobs[1] as SendJob);
     expect(await t.redis.pttl(sent)).toBeGreaterThan(WINDOW_MS);
+  });
+
+  it('prunes the guard by walking it: every entry past the window goes, no fresh one, and no index by time is kept', async () => {
+    const t = open({ duplicateWindowMs: WINDOW_MS });
+    const jobs = await campaign(t, 2);
+    const { sent } = sentGuardKeys(t.prefix, NUMBER);
+    const now = t.clock.now();
+    // Enough entries that Redis keeps a real hash table, which HSCAN walks page by page.
+    const stale = 1_000;
+    for (let i = 0; i < stale; i += 100)
+      await t.redis.hset(sent, ...Array.from({ length: 100 }, (_, j) => [`old-${i + j}`, `gone/${i + j}/${now - WINDOW_MS - 1}`]).flat());
+    await t.redis.hset(sent, 'fresh-1', `kept/1/${now - WINDOW_MS + 60_000}`);
+    expect(await t.redis.object('ENCODING', sent)).toBe('hashtable');
+    await t.ledger.claim(jobs[0] as SendJob);
+    const calls = { made: 1 };
+    const fresh = ['fp-1', 'fp-2', 'fresh-1'];
+    while ((await t.redis.hlen(sent)) > fresh.length && calls.made < 200) {
+      await t.ledger.claim(jobs[1] as SendJob);
+      calls.made++;
+    }
+    expect((await t.redis.hkeys(sent)).sort()).toEqual(fresh);
+    // About 16 entries a call when it records none: one walk, not a scan of the whole hash each call.
+    expect(calls.made).toBeGreaterThan(10);
+    expect(await t.redis.exists(`${t.prefix}:{${NUMBER}}:sent-at:${NUMBER}`)).toBe(0);
   });
 
   it('drops the message of a row that ends unsent at its claim, and the fingerprint of a delivered row (its values stay)', async () => {

@@ -15,6 +15,9 @@ export interface LedgerPeek {
   wamidCount(phoneNumberId?: string): Promise<number>;
 }
 
+/** A bucket of the message-ID index (src/redis/lua/includes/wamid-index.lua). */
+export const WAMID_BUCKET = /:(w\d+:\d+|[0-9a-f]{4})$/;
+
 export function ledgerPeek(redis: RedisClient, prefix: string): LedgerPeek {
   return {
     backlog: (campaignId, phoneNumberId = LEDGER_TEST_NUMBER) =>
@@ -31,8 +34,8 @@ export function ledgerPeek(redis: RedisClient, prefix: string): LedgerPeek {
       do {
         const [next, keys] = await redis.scan(cursor, 'MATCH', `${index}:*`, 'COUNT', 1000);
         cursor = next;
-        // The buckets are named by 4 hex digits; `:campaigns` maps the campaigns' handles.
-        for (const key of keys) if (/:[0-9a-f]{4}$/.test(key)) count += await redis.hlen(key);
+        // The buckets are named by their width and number, or by 4 hex digits at width 16; `:campaigns` maps the campaigns' handles.
+        for (const key of keys) if (WAMID_BUCKET.test(key)) count += await redis.hlen(key);
       } while (cursor !== '0');
       return count;
     },

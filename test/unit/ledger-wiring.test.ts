@@ -47,7 +47,7 @@ const headerOf = (script: string): LuaHeader => readLuaHeader(readFileSync(join(
 const commandOf = (script: string): keyof LedgerCommands | undefined =>
   (Object.keys(LEDGER_SCRIPTS) as (keyof LedgerCommands)[]).find((command) => LEDGER_SCRIPTS[command] === script);
 
-/** A header's name as TypeScript spells it: `sent-at` → `sentAt`. */
+/** A header's name as TypeScript spells it: `campaign-id` → `campaignId`. */
 const camel = (name: string): string => name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 interface Parameter {

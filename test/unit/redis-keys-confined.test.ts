@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
  * comment) that holds one of these:
  *
  * - a key segment of the ledger (`:campaign:`, `:campaigns`, `:campaign-numbers`, `:numbers`,
- *   `:rows`, `:pending`, `:lanes`, `:recent`, `:history`, `:feed:`, `:sent:`, `:sent-at:`, `:wamids`,
+ *   `:rows`, `:pending`, `:lanes`, `:recent`, `:history`, `:feed:`, `:sent:`, `:wamids`,
  *   `:confirm:`, `:status-seen:`, `:reach`, `:reach-pending:`, `:leases`, `:lease-expiry`,
  *   `:messaging-limit`, `:optouts:`, `:optout-prefs:`, `:service-window:`, `:retention-lock`),
  *   of the metrics (`:metrics`), or of the other stores (`:webhooks`, `:pacer:`, `:dashboard:`);
@@ -39,7 +39,6 @@ const SEGMENTS = [
   ':history',
   ':feed:',
   ':sent:',
-  ':sent-at:',
   ':wamids',
   ':confirm:',
   ':status-seen:',

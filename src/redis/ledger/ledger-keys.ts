@@ -29,10 +29,10 @@ export function phoneNumbersKey(prefix: string): string {
   return `${prefix}:numbers`;
 }
 
-/** The duplicate-send guard of a phone number: fingerprint → "campaign/row/ms", and fingerprint → ms for pruning. */
-export function sentGuardKeys(prefix: string, phoneNumberId: string): { sent: string; sentAt: string } {
+/** The duplicate-send guard of a phone number: fingerprint → "campaign/row/ms" (includes/prune-sent.lua keeps it the window's size). */
+export function sentGuardKeys(prefix: string, phoneNumberId: string): { sent: string } {
   const scope = numberScope(prefix, phoneNumberId);
-  return { sent: `${scope}:sent:${phoneNumberId}`, sentAt: `${scope}:sent-at:${phoneNumberId}` };
+  return { sent: `${scope}:sent:${phoneNumberId}` };
 }
 
 /**

@@ -12,7 +12,7 @@ export type Each<Item extends readonly Arg[]> = Item[number][];
 /**
  * The ledger's commands as ioredis gives them once defined. Each runs one script of
  * src/redis/lua (LEDGER_SCRIPTS below); its parameters are the script's KEYS, then its ARGV,
- * with the names and in the order of the script's header (`sent-at` is `sentAt`), the
+ * with the names and in the order of the script's header (`campaign-id` is `campaignId`), the
  * arguments repeated per item last, as `Each<[…]>`. The header is the wiring's source:
  * test/unit/ledger-wiring.test.ts fails when a signature here and its header disagree. The
  * KEYS of a call come from one function per key set (script-keys.ts); the answers are the
@@ -23,7 +23,6 @@ export interface LedgerCommands {
     campaign: string,
     rows: string,
     sent: string,
-    sentAt: string,
     pending: string,
     active: string,
     chunk: string,
@@ -46,7 +45,6 @@ export interface LedgerCommands {
     campaign: string,
     rows: string,
     sent: string,
-    sentAt: string,
     window: string,
     active: string,
     pending: string,
@@ -63,7 +61,6 @@ export interface LedgerCommands {
     wamids: string,
     recent: string,
     sent: string,
-    sentAt: string,
     window: string,
     confirm: string,
     capped: string,
@@ -81,7 +78,6 @@ export interface LedgerCommands {
     seen: string,
     active: string,
     sent: string,
-    sentAt: string,
     scope: string,
     clock: string,
     limit: number,
@@ -90,7 +86,6 @@ export interface LedgerCommands {
     campaign: string,
     rows: string,
     sent: string,
-    sentAt: string,
     window: string,
     active: string,
     pending: string,

@@ -30,10 +30,10 @@ export function recordIngestedKeys(
   prefix: string,
   phoneNumberId: string,
   campaignId: string,
-): [campaign: string, rows: string, sent: string, sentAt: string, pending: string, active: string] {
+): [campaign: string, rows: string, sent: string, pending: string, active: string] {
   const { campaign, rows, pending } = campaignLedgerKeys(prefix, phoneNumberId, campaignId);
-  const { sent, sentAt } = sentGuardKeys(prefix, phoneNumberId);
-  return [campaign, rows, sent, sentAt, pending, feedKeys(prefix, phoneNumberId).active];
+  const { sent } = sentGuardKeys(prefix, phoneNumberId);
+  return [campaign, rows, sent, pending, feedKeys(prefix, phoneNumberId).active];
 }
 
 /** prior-sends.lua: the campaign (absent for a new one) and the number's duplicate guard. */
@@ -42,14 +42,14 @@ export function priorSendsKeys(prefix: string, phoneNumberId: string, campaignId
 }
 
 /** The keys a row's send moves through: halt.lua's KEYS, and the first seven of claim.lua's. */
-export type RowSendKeys = [campaign: string, rows: string, sent: string, sentAt: string, window: string, active: string, pending: string];
+export type RowSendKeys = [campaign: string, rows: string, sent: string, window: string, active: string, pending: string];
 
 /** halt.lua: the campaign, its rows and backlog, the number's duplicate guard and feed window. */
 export function rowSendKeys(prefix: string, phoneNumberId: string, campaignId: string): RowSendKeys {
   const { campaign, rows, pending } = campaignLedgerKeys(prefix, phoneNumberId, campaignId);
-  const { sent, sentAt } = sentGuardKeys(prefix, phoneNumberId);
+  const { sent } = sentGuardKeys(prefix, phoneNumberId);
   const { window, active } = feedKeys(prefix, phoneNumberId);
-  return [campaign, rows, sent, sentAt, window, active, pending];
+  return [campaign, rows, sent, window, active, pending];
 }
 
 /** claim.lua: a row's send keys, then the number's copies of its portfolio's opt-outs and marketing caps. */
@@ -72,16 +72,15 @@ export function settleKeys(
   wamids: string,
   recent: string,
   sent: string,
-  sentAt: string,
   window: string,
   confirm: string,
   capped: string,
 ] {
   const { campaign, rows, recent } = campaignLedgerKeys(prefix, phoneNumberId, campaignId);
-  const { sent, sentAt } = sentGuardKeys(prefix, phoneNumberId);
+  const { sent } = sentGuardKeys(prefix, phoneNumberId);
   const { window } = feedKeys(prefix, phoneNumberId);
   const { confirm, cappedRetry } = confirmKeys(prefix, phoneNumberId);
-  return [campaign, rows, wamidsKey(prefix, phoneNumberId), recent, sent, sentAt, window, confirm, cappedRetry];
+  return [campaign, rows, wamidsKey(prefix, phoneNumberId), recent, sent, window, confirm, cappedRetry];
 }
 
 /** retry-capped.lua: the number's rows due to be sent again after a 131049, its feed and its copy of the opt-outs. */
@@ -114,10 +113,10 @@ export function recordMarketingCapKeys(prefix: string, phoneNumberId: string, ca
 export function confirmInDoubtKeys(
   prefix: string,
   phoneNumberId: string,
-): [confirm: string, seen: string, active: string, sent: string, sentAt: string] {
+): [confirm: string, seen: string, active: string, sent: string] {
   const { confirm, statusSeen } = confirmKeys(prefix, phoneNumberId);
-  const { sent, sentAt } = sentGuardKeys(prefix, phoneNumberId);
-  return [confirm, statusSeen, feedKeys(prefix, phoneNumberId).active, sent, sentAt];
+  const { sent } = sentGuardKeys(prefix, phoneNumberId);
+  return [confirm, statusSeen, feedKeys(prefix, phoneNumberId).active, sent];
 }
 
 /** feed.lua: the number's feed (its campaigns, its window), its reach and its feeds the portfolio has not counted yet. */

@@ -144,7 +144,7 @@ for i = 6, #ARGV, 8 do
           move(campaignKey, rec, 'failed', now); changed = true
           emitRowEvent(campaignKey, row, 'row.failed', rec, now, { w = wamid, code = rec.c, detail = rec.d })
           -- Not delivered: a later send of the same message is no repeat (as a refused send).
-          forgetSend(prefix .. ':sent:' .. numberId, prefix .. ':sent-at:' .. numberId, rec.f, campaignId, row)
+          forgetSend(prefix .. ':sent:' .. numberId, rec.f, campaignId, row)
         end
         if code == '131050' then
           local optouts = prefix .. ':optouts:' .. numberId

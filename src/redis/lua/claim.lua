@@ -15,7 +15,7 @@
   campaign sends a MARKETING template (includes/marketing-cap.lua), the same way; a
   message this number already sent within the window (another row, any campaign) is
   skipped; only then is the row `sending`, and its message
-  recorded in the guard (whose keys expire a window after its newest entry). Every outcome but `claimed` and `in-doubt` ends the job's work, so
+  recorded in the guard (which expires a window after its newest entry). Every outcome but `claimed` and `in-doubt` ends the job's work, so
   its ID leaves the window here. Expiry (`expiresAt`) is judged on the ledger's clock, and a
   claim's time (`ct`) is kept on it, so the in-doubt rule can tell which sends came after which.
 
@@ -23,12 +23,11 @@
     KEYS[1] campaign   hash     <scope>:campaign:<id>
     KEYS[2] rows       hash     <scope>:campaign:<id>:rows
     KEYS[3] sent       hash     <scope>:sent:<number>
-    KEYS[4] sent-at    zset     <scope>:sent-at:<number>
-    KEYS[5] window     zset     <scope>:feed:<number>:window
-    KEYS[6] active     zset     <scope>:feed:<number>:campaigns
-    KEYS[7] pending    list     <scope>:campaign:<id>:pending
-    KEYS[8] optouts    hash     <scope>:optouts:<number> (phone → source JSON)
-    KEYS[9] caps       zset     <scope>:marketing-caps:<number> (phone → ms the marketing cap's wait ends)
+    KEYS[4] window     zset     <scope>:feed:<number>:window
+    KEYS[5] active     zset     <scope>:feed:<number>:campaigns
+    KEYS[6] pending    list     <scope>:campaign:<id>:pending
+    KEYS[7] optouts    hash     <scope>:optouts:<number> (phone → source JSON)
+    KEYS[8] caps       zset     <scope>:marketing-caps:<number> (phone → ms the marketing cap's wait ends)
 
     ARGV[1] clock             ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[2] duplicate-window  duplicate window (ms; 0 = off)
@@ -53,18 +52,19 @@
 --- @include "complete-if-done"
 --- @include "move"
 --- @include "prior-send"
+--- @include "prune-sent"
 --- @include "backlog"
 --- @include "park"
 --- @include "opted-out"
 --- @include "marketing-cap"
 
-local campaignKey, rowsKey, sentKey, sentAtKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
-local optOutsKey, capsKey = KEYS[8], KEYS[9]
+local campaignKey, rowsKey, sentKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local optOutsKey, capsKey = KEYS[7], KEYS[8]
 local now, window, campaignId = ledgerNow(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local held = redis.call('HMGET', campaignKey, 'cancelled', 'paused', 'allowRepeat', 'expiresAt')
 local expired = false
 if held[4] then expired = now >= tonumber(held[4]) end
-local recorded = false
+local recorded = 0
 -- A row that ends here unsent is never claimed again (only a new ingest of its file reopens it,
 -- with its message): what it would have sent is not kept.
 local function saveUnsent(row, rec)
@@ -114,8 +114,7 @@ local function claim(row, owner)
       return 'settled', 'skipped', tostring(completeIfDone(campaignKey, now))
     end
     redis.call('HSET', sentKey, rec.f, campaignId .. '/' .. row .. '/' .. now)
-    redis.call('ZADD', sentAtKey, now, rec.f)
-    recorded = true
+    recorded = recorded + 1
   end
   rec.a = (rec.a or 0) + 1
   rec.ct = now
@@ -135,20 +134,10 @@ for i = 4, #ARGV, 2 do
   out[#out + 1] = values or ''
   out[#out + 1] = header or ''
 end
--- The guard forgets messages older than the window, a few per call, so it stays the size of the window.
-if window > 0 then
-  local expired = redis.call('ZRANGEBYSCORE', sentAtKey, '-inf', now - window, 'LIMIT', 0, 100)
-  if #expired > 0 then
-    redis.call('ZREM', sentAtKey, unpack(expired))
-    redis.call('HDEL', sentKey, unpack(expired))
-  end
-end
--- Every entry is at most a window old once the last one is: the guard's keys expire then
--- (Redis's clock, the ledger's in production), so a number that stops sending keeps none of it.
+-- The guard forgets messages older than the window, a few per call (includes/prune-sent.lua).
+if window > 0 then pruneSent(sentKey, now, window, recorded) end
+-- Every entry is at most a window old once the last one is: the guard expires then (Redis's
+-- clock, the ledger's in production), so a number that stops sending keeps none of it.
 -- Never shortened: a worker with a longer window set it.
-if recorded then
-  for _, key in ipairs({ sentKey, sentAtKey }) do
-    if redis.call('PTTL', key) < window then redis.call('PEXPIRE', key, window) end
-  end
-end
+if recorded > 0 and redis.call('PTTL', sentKey) < window then redis.call('PEXPIRE', sentKey, window) end
 return out

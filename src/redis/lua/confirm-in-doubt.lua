@@ -25,7 +25,6 @@
     KEYS[2] seen       string   <scope>:status-seen:<number> (latest claim time a status came for)
     KEYS[3] active     zset     <scope>:feed:<number>:campaigns
     KEYS[4] sent       hash     <scope>:sent:<number>
-    KEYS[5] sent-at    zset     <scope>:sent-at:<number>
 
     ARGV[1] scope  the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
     ARGV[2] clock  ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
@@ -43,7 +42,7 @@
 --- @include "complete-if-done"
 --- @include "forget-send"
 
-local confirmKey, seenKey, activeKey, sentKey, sentAtKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local confirmKey, seenKey, activeKey, sentKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local prefix, now, limit = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3])
 local due = redis.call('ZRANGEBYSCORE', confirmKey, '-inf', now, 'LIMIT', 0, limit)
 local seen = tonumber(redis.call('GET', seenKey) or '0')
@@ -86,7 +85,7 @@ for _, member in ipairs(due) do
           final = 'expired'
           if held[1] == '1' then final = 'cancelled' end
           -- It never went out: a later send of the same message is no repeat.
-          forgetSend(sentKey, sentAtKey, rec.f, campaignId, row)
+          forgetSend(sentKey, rec.f, campaignId, row)
         else
           move(campaignKey, rec, 'queued', now)
           rec.rs = 1

@@ -11,10 +11,9 @@
     KEYS[1] campaign   hash     <scope>:campaign:<id>
     KEYS[2] rows       hash     <scope>:campaign:<id>:rows
     KEYS[3] sent       hash     <scope>:sent:<number>
-    KEYS[4] sent-at    zset     <scope>:sent-at:<number>
-    KEYS[5] window     zset     <scope>:feed:<number>:window
-    KEYS[6] active     zset     <scope>:feed:<number>:campaigns
-    KEYS[7] pending    list     <scope>:campaign:<id>:pending
+    KEYS[4] window     zset     <scope>:feed:<number>:window
+    KEYS[5] active     zset     <scope>:feed:<number>:campaigns
+    KEYS[6] pending    list     <scope>:campaign:<id>:pending
 
     ARGV[1] row            row number
     ARGV[2] job            its job number
@@ -41,14 +40,14 @@
 --- @include "pause-if-running"
 --- @include "forget-send"
 
-local campaignKey, rowsKey, sentKey, sentAtKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local campaignKey, rowsKey, sentKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local row, owner, code, detail, now, campaignId = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ledgerNow(ARGV[5]), ARGV[6]
 redis.call('ZREM', windowKey, jobIdOf(campaignId, row, owner))
 local json = redis.call('HGET', rowsKey, row)
 if not json then return {'missing', 0} end
 local rec = cjson.decode(json)
 if rec.s ~= 'sending' or (rec.k or 0) ~= tonumber(owner) then return {rec.s, 0} end
-forgetSend(sentKey, sentAtKey, rec.f, campaignId, row)
+forgetSend(sentKey, rec.f, campaignId, row)
 rec.c = code; rec.d = detail
 if redis.call('HGET', campaignKey, 'cancelled') == '1' then
   move(campaignKey, rec, 'cancelled', now)

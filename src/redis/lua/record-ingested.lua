@@ -15,10 +15,8 @@
     KEYS[1] campaign   hash     <scope>:campaign:<id>
     KEYS[2] rows       hash     <scope>:campaign:<id>:rows (row → record JSON)
     KEYS[3] sent       hash     <scope>:sent:<number> (duplicate-send guard)
-    KEYS[4] sent-at    zset     <scope>:sent-at:<number> (unused: kept so the
-                                guard's keys travel together)
-    KEYS[5] pending    list     <scope>:campaign:<id>:pending (the backlog)
-    KEYS[6] active     zset     <scope>:feed:<number>:campaigns
+    KEYS[4] pending    list     <scope>:campaign:<id>:pending (the backlog)
+    KEYS[5] active     zset     <scope>:feed:<number>:campaigns
 
     ARGV[1] chunk             the rows, a JSON array, each row one of
                               [row, 'queued', phone, values, header link or '', fingerprint, lane?]
@@ -40,7 +38,7 @@
 --- @include "prior-send"
 --- @include "backlog"
 
-local campaignKey, rowsKey, sentKey, pendingKey, activeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[6]
+local campaignKey, rowsKey, sentKey, pendingKey, activeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local rows = cjson.decode(ARGV[1])
 local campaignId, now, window = ARGV[2], ledgerNow(ARGV[3]), tonumber(ARGV[4])
 local flags = redis.call('HMGET', campaignKey, 'cancelled', 'allowRepeat', 'expired')

@@ -24,10 +24,9 @@
     KEYS[3] wamids     hash     <scope>:wamids (the message-ID index: includes/wamid-index.lua)
     KEYS[4] recent     string   <scope>:campaign:<id>:recent (the brake's bit ring)
     KEYS[5] sent       hash     <scope>:sent:<number>
-    KEYS[6] sent-at    zset     <scope>:sent-at:<number>
-    KEYS[7] window     zset     <scope>:feed:<number>:window
-    KEYS[8] confirm    zset     <scope>:confirm:<number> ("campaign/row" → deadline ms)
-    KEYS[9] capped     zset     <scope>:capped-retry:<number> ("campaign/row" → ms it is due: includes/capped-retry.lua)
+    KEYS[6] window     zset     <scope>:feed:<number>:window
+    KEYS[7] confirm    zset     <scope>:confirm:<number> ("campaign/row" → deadline ms)
+    KEYS[8] capped     zset     <scope>:capped-retry:<number> ("campaign/row" → ms it is due: includes/capped-retry.lua)
 
     ARGV[1]  campaign-id     campaign ID
     ARGV[2]  clock           ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
@@ -61,8 +60,8 @@
 --- @include "capped-retry"
 --- @include "events"
 
-local campaignKey, rowsKey, wamidsKey, recentKey, sentKey, sentAtKey, windowKey, confirmKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
-local cappedKey = KEYS[9]
+local campaignKey, rowsKey, wamidsKey, recentKey, sentKey, windowKey, confirmKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local cappedKey = KEYS[8]
 local campaignId, now, window, share, confirmMs = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local heldMs = tonumber(ARGV[6])
 local confirmUntil = nil
@@ -95,7 +94,7 @@ local function settle(row, status, wamid, code, detail, owner)
   -- Meta's marketing cap (131049): `--retry-capped-after` sends it again once, that long after.
   if status == 'failed' and code == '131049' then scheduleCappedRetry(cappedKey, campaignKey, campaignId, row, rec, now) end
   if status == 'skipped' then
-    forgetSend(sentKey, sentAtKey, rec.f, campaignId, row)
+    forgetSend(sentKey, rec.f, campaignId, row)
     rec.v = nil; rec.h = nil; rec.f = nil
   end
   redis.call('HSET', rowsKey, row, cjson.encode(rec))
@@ -104,7 +103,7 @@ local function settle(row, status, wamid, code, detail, owner)
   if status == 'failed' then emitRowEvent(campaignKey, row, 'row.failed', rec, now, { code = rec.c or code, detail = rec.d or detail }) end
   -- Meta refused it: not sent, so a later send of the same message is not a repeat. (An
   -- unknown row may have been sent: it keeps its entry.)
-  if status == 'failed' then forgetSend(sentKey, sentAtKey, rec.f, campaignId, row) end
+  if status == 'failed' then forgetSend(sentKey, rec.f, campaignId, row) end
   if status ~= 'sent' and status ~= 'failed' then return status, 0, true end
   return status, feedBrake(campaignKey, recentKey, window, share, status == 'failed', code, detail, now), true
 end

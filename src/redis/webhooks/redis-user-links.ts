@@ -10,8 +10,12 @@ export const MAX_PENDING_PER_USER = 200;
  * send's sent, delivered and read all carry it, and the retention needs days, not seconds.
  */
 const REFRESH_MS = 3_600_000;
-/** Stale links removed per learn call (the rest go at the next ones). */
+/**
+ * Links looked at for staleness per learn call, at least, and per link it writes: the walk goes
+ * round all links several times a retention, so a stale link outlives it by a fraction of it.
+ */
 const PRUNE_PER_CALL = 100;
+const PRUNE_PER_WRITE = 4;
 
 /**
  * A portfolio's user links (business-scoped user ID ↔ phone), in the portfolio's own scope
@@ -19,20 +23,20 @@ const PRUNE_PER_CALL = 100;
  *
  * - `links`: user ID → "<phone digits> <ms>" (the newest link of that ID wins);
  * - `users`: phone → "<user ID> <ms>" (the newest user ID of that phone: the report's column);
- * - `seen`: user ID → ms its link was last confirmed (Meta's time): links not seen for
- *   RETENTION_DAYS are dropped, as the campaigns that brought them are;
+ *   links not confirmed for RETENTION_DAYS (Meta's time, the link's ms) are dropped, as the
+ *   campaigns that brought them are, found by a walk through `links` (HSCAN; each process
+ *   keeps its own cursor) a few per call: no second index by time;
  * - `pending`: user ID → ms an event was last kept for it (for pruning); `pending:<user ID>`:
  *   those events (JSON), at most MAX_PENDING_PER_USER, dropped RETENTION_DAYS after the last.
  */
 export function userLinkKeys(
   prefix: string,
   portfolio: string,
-): { links: string; users: string; seen: string; pending: string; pendingOf(userId: string): string } {
+): { links: string; users: string; pending: string; pendingOf(userId: string): string } {
   const scope = `${portfolioScope(prefix, portfolio)}:user`;
   return {
     links: `${scope}:links`,
     users: `${scope}:users`,
-    seen: `${scope}:seen`,
     pending: `${scope}:pending`,
     pendingOf: (userId) => `${scope}:pending:${userId}`,
   };
@@ -52,6 +56,11 @@ export class RedisUserLinks implements UserLinkStore {
     private readonly retentionMs = 0,
   ) {}
 
+  /** Per `links` key, where this process's pruning walk stopped (HSCAN's cursor). */
+  readonly #cursors = new Map<string, string>();
+  /** The `links` keys whose older sorted set of confirmations this process has dropped. */
+  readonly #seenDropped = new Set<string>();
+
   #keys(phoneNumberId: string): ReturnType<typeof userLinkKeys> {
     return userLinkKeys(this.prefix, portfolioOf(this.portfolios, phoneNumberId));
   }
@@ -65,12 +74,10 @@ export class RedisUserLinks implements UserLinkStore {
       const phones = [...new Set(ids.map((id) => newest.get(id)?.waId ?? ''))];
       const [stored, storedUsers] = await Promise.all([this.redis.hmget(keys.links, ...ids), this.redis.hmget(keys.users, ...phones)]);
       const writes: [key: string, field: string, value: string][] = [];
-      const seen: (string | number)[] = [];
       ids.forEach((id, i) => {
         const link = newest.get(id);
         if (link === undefined || !newer(stored[i], link.waId, link.at)) return;
         writes.push([keys.links, id, `${link.waId} ${link.at}`]);
-        seen.push(link.at, id);
       });
       const userOfPhone = new Map<string, UserLink>();
       for (const link of newest.values()) if ((userOfPhone.get(link.waId)?.at ?? -1) <= link.at) userOfPhone.set(link.waId, link);
@@ -82,9 +89,8 @@ export class RedisUserLinks implements UserLinkStore {
       if (writes.length === 0) continue;
       const tx = this.redis.multi();
       for (const [key, field, value] of writes) tx.hset(key, field, value);
-      if (seen.length > 0) tx.zadd(keys.seen, ...seen);
       await tx.exec();
-      await this.#prune(keys);
+      await this.#prune(keys, writes.length);
     }
   }
 
@@ -162,12 +168,23 @@ export class RedisUserLinks implements UserLinkStore {
     };
   }
 
-  /** Links not seen for RETENTION_DAYS, and pending indexes past it, a few per call. */
-  async #prune(keys: ReturnType<typeof userLinkKeys>): Promise<void> {
+  /** Links not confirmed for RETENTION_DAYS, and pending indexes past it, a few per call. */
+  async #prune(keys: ReturnType<typeof userLinkKeys>, written: number): Promise<void> {
     if (this.retentionMs <= 0) return;
     const cutoff = Date.now() - this.retentionMs;
-    const stale = await this.redis.zrangebyscore(keys.seen, '-inf', cutoff, 'LIMIT', 0, PRUNE_PER_CALL);
-    const stalePending = await this.redis.zrangebyscore(keys.pending, '-inf', cutoff, 'LIMIT', 0, PRUNE_PER_CALL);
+    const count = Math.max(PRUNE_PER_CALL, written * PRUNE_PER_WRITE);
+    const [[next, page], stalePending] = await Promise.all([
+      this.redis.hscan(keys.links, this.#cursors.get(keys.links) ?? '0', 'COUNT', count),
+      this.redis.zrangebyscore(keys.pending, '-inf', cutoff, 'LIMIT', 0, PRUNE_PER_CALL),
+    ]);
+    this.#cursors.set(keys.links, next);
+    const stale: string[] = [];
+    for (let i = 0; i < page.length; i += 2) if (atOf(page[i + 1]) <= cutoff) stale.push(page[i] ?? '');
+    if (!this.#seenDropped.has(keys.links)) {
+      this.#seenDropped.add(keys.links);
+      // A sorted set of when each link was confirmed, which the walk makes unneeded, may be left from an older layout.
+      await this.redis.unlink(keys.links.replace(/:links$/, ':seen'));
+    }
     if (stale.length === 0 && stalePending.length === 0) return;
     const phones = stale.length > 0 ? (await this.redis.hmget(keys.links, ...stale)).map(valueOf) : [];
     const known = phones.filter((p): p is string => p !== undefined);
@@ -175,7 +192,7 @@ export class RedisUserLinks implements UserLinkStore {
     // A phone whose newest user ID is another (the user's ID changed) keeps that one.
     const gone = known.filter((phone, i) => users[i] !== undefined && stale.includes(users[i]));
     const tx = this.redis.multi();
-    if (stale.length > 0) tx.hdel(keys.links, ...stale).zrem(keys.seen, ...stale);
+    if (stale.length > 0) tx.hdel(keys.links, ...stale);
     if (gone.length > 0) tx.hdel(keys.users, ...gone);
     if (stalePending.length > 0) tx.zrem(keys.pending, ...stalePending).del(...stalePending.map((id) => keys.pendingOf(id)));
     await tx.exec();

@@ -3,14 +3,13 @@
   sent, so a later send of the same message is no repeat. An entry another row wrote since
   stays.
 
-  Defines: forgetSend(sentKey, sentAtKey, f, campaignId, row)
+  Defines: forgetSend(sentKey, f, campaignId, row)
 ]]
-local function forgetSend(sentKey, sentAtKey, f, campaignId, row)
+local function forgetSend(sentKey, f, campaignId, row)
   if not f then return end
   local entry = redis.call('HGET', sentKey, f)
   local own = campaignId .. '/' .. row .. '/'
   if entry and string.sub(entry, 1, #own) == own then
     redis.call('HDEL', sentKey, f)
-    redis.call('ZREM', sentAtKey, f)
   end
 end
