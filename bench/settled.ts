@@ -109,15 +109,19 @@ async function pruneAfterWindow(redis: Redis, prefix: string, id: string): Promi
   try {
     const { sent } = sentGuardKeys(prefix, PHONE_NUMBER_ID);
     const clock = String(DUPLICATE_WINDOW_MS + 60_000);
-    // Each call walks on through the guard (a page may hold only fresh or no entries): stop when a whole walk removes nothing.
+    // The prune walks at a pace set by time (includes/prune-sent.lua): each call a window later walks up to a page.
+    // Its own fields start with '#'; stop when a whole walk removes nothing.
+    const messages = async () =>
+      (await redis.hlen(sent)) - (await redis.hmget(sent, '#cursor', '#walked')).filter((value) => value !== null).length;
+    const keys = claimKeys(prefix, PHONE_NUMBER_ID, id);
     let idle = 0;
-    for (let left = await redis.hlen(sent); left > 0 && idle < 1_000;) {
-      await ledger.cwClaim(...claimKeys(prefix, PHONE_NUMBER_ID, id), clock, DUPLICATE_WINDOW_MS, id);
-      const now = await redis.hlen(sent);
+    for (let left = await messages(), step = 1; left > 0 && idle < 1_000; step++) {
+      await ledger.cwClaim(...keys, String(Number(clock) + step * DUPLICATE_WINDOW_MS), DUPLICATE_WINDOW_MS, id);
+      const now = await messages();
       idle = now < left ? 0 : idle + 1;
       left = now;
     }
-    const left = await redis.hlen(sent);
+    const left = await messages();
     if (left > 0) throw new Error(`settled: the prune left ${left} guard entries`);
   } finally {
     ledger.disconnect();
