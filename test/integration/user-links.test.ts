@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { joinUsers, type PendingUserEvent, type StatusEvent, type UserLinkStore } from '../../src/campaigns/settle/user-joins.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { RedisUserLinks, userLinkKeys } from '../../src/redis/webhooks/redis-user-links.js';
@@ -91,6 +91,28 @@ describe('user links of a portfolio (real Redis)', () => {
     expect(await links.phonesOf(NUMBER, ['US.1', 'US.2'])).toEqual([undefined, '16505551234']);
     expect(await links.userIdsOf(NUMBER, ['16505551234'])).toEqual(['US.2']);
     expect(await redis.exists(seen)).toBe(0);
+  });
+
+  it('walks the links at a pace set by time: learns in a burst walk them once, the time after brings the next step', async () => {
+    const day = 86_400_000;
+    const user = (n: number) => `US.${String(n).padStart(20, '0')}`;
+    // A real hash table of fresh links (HSCAN then walks it page by page), learnt at once: the first learn walked one page.
+    const fresh = (n: number) => ({ phoneNumberId: NUMBER, userId: user(n), waId: `1650555${n}`, at: Date.now() });
+    for (let n = 0; n < 1_000; n += 100) await links.learn(Array.from({ length: 100 }, (_, i) => fresh(n + i)));
+    await links.learn([{ phoneNumberId: NUMBER, userId: 'US.old', waId: '16505559999', at: Date.now() - 2 * day }]);
+    expect(await links.phonesOf(NUMBER, ['US.old'])).toEqual(['16505559999']);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      // A quarter of the retention walks all of them (4 walks a retention): the stale link goes, the fresh ones stay.
+      for (let step = 0; step < 8 && (await links.phonesOf(NUMBER, ['US.old']))[0] !== undefined; step++) {
+        vi.setSystemTime(Date.now() + day / 16);
+        await links.learn([{ phoneNumberId: NUMBER, userId: user(0), waId: '16505550', at: Date.now() - 2 * 3_600_000 }]);
+      }
+      expect(await links.phonesOf(NUMBER, ['US.old'])).toEqual([undefined]);
+      expect(await redis.hlen(userLinkKeys(prefix, 'default').links)).toBe(1_000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('parked events are released once, and only what was read is removed', async () => {

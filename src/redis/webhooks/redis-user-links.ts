@@ -11,11 +11,21 @@ export const MAX_PENDING_PER_USER = 200;
  */
 const REFRESH_MS = 3_600_000;
 /**
- * Links looked at for staleness per learn call, at least, and per link it writes: the walk goes
- * round all links several times a retention, so a stale link outlives it by a fraction of it.
+ * The walk that finds stale links goes round all of them this many times a retention, at a pace
+ * set by time (not by learn calls, which come with every webhook batch), so a stale link
+ * outlives the retention by a fraction of it and a busy webhook stream walks next to nothing.
  */
-const PRUNE_PER_CALL = 100;
-const PRUNE_PER_WRITE = 4;
+const WALKS_PER_RETENTION = 4;
+/** A step of the walk looks at this many links at least (a smaller one waits for more time) and at most. */
+const PRUNE_MIN_PAGE = 100;
+const PRUNE_MAX_PAGE = 1_000;
+
+/** Where a process's walk through one portfolio's links is: HSCAN's cursor, when it last moved, the size it started with. */
+interface LinksWalk {
+  cursor: string;
+  at: number;
+  size: number;
+}
 
 /**
  * A portfolio's user links (business-scoped user ID ↔ phone), in the portfolio's own scope
@@ -56,8 +66,8 @@ export class RedisUserLinks implements UserLinkStore {
     private readonly retentionMs = 0,
   ) {}
 
-  /** Per `links` key, where this process's pruning walk stopped (HSCAN's cursor). */
-  readonly #cursors = new Map<string, string>();
+  /** Per `links` key, this process's walk (see WALKS_PER_RETENTION). */
+  readonly #walks = new Map<string, LinksWalk>();
   /** The `links` keys whose older sorted set of confirmations this process has dropped. */
   readonly #seenDropped = new Set<string>();
 
@@ -90,7 +100,7 @@ export class RedisUserLinks implements UserLinkStore {
       const tx = this.redis.multi();
       for (const [key, field, value] of writes) tx.hset(key, field, value);
       await tx.exec();
-      await this.#prune(keys, writes.length);
+      await this.#prune(keys);
     }
   }
 
@@ -168,16 +178,25 @@ export class RedisUserLinks implements UserLinkStore {
     };
   }
 
-  /** Links not confirmed for RETENTION_DAYS, and pending indexes past it, a few per call. */
-  async #prune(keys: ReturnType<typeof userLinkKeys>, written: number): Promise<void> {
+  /**
+   * Links not confirmed for RETENTION_DAYS, and pending indexes past it: a step of the walk when
+   * it is due (a process's first learn takes one at once: a restarted `serve` goes on pruning).
+   */
+  async #prune(keys: ReturnType<typeof userLinkKeys>): Promise<void> {
     if (this.retentionMs <= 0) return;
-    const cutoff = Date.now() - this.retentionMs;
-    const count = Math.max(PRUNE_PER_CALL, written * PRUNE_PER_WRITE);
-    const [[next, page], stalePending] = await Promise.all([
-      this.redis.hscan(keys.links, this.#cursors.get(keys.links) ?? '0', 'COUNT', count),
-      this.redis.zrangebyscore(keys.pending, '-inf', cutoff, 'LIMIT', 0, PRUNE_PER_CALL),
+    const now = Date.now();
+    const walk = this.#walks.get(keys.links);
+    const due = walk === undefined ? PRUNE_MIN_PAGE : (walk.size * WALKS_PER_RETENTION * (now - walk.at)) / this.retentionMs;
+    if (due < PRUNE_MIN_PAGE) return;
+    const cutoff = now - this.retentionMs;
+    const cursor = walk?.cursor ?? '0';
+    const [[next, page], stalePending, size] = await Promise.all([
+      this.redis.hscan(keys.links, cursor, 'COUNT', Math.floor(Math.min(due, PRUNE_MAX_PAGE))),
+      this.redis.zrangebyscore(keys.pending, '-inf', cutoff, 'LIMIT', 0, PRUNE_MIN_PAGE),
+      // The pace is the size the walk started with: what it drops must not slow the rest of its way.
+      cursor === '0' || walk === undefined ? this.redis.hlen(keys.links) : walk.size,
     ]);
-    this.#cursors.set(keys.links, next);
+    this.#walks.set(keys.links, { cursor: next, at: now, size });
     const stale: string[] = [];
     for (let i = 0; i < page.length; i += 2) if (atOf(page[i + 1]) <= cutoff) stale.push(page[i] ?? '');
     if (!this.#seenDropped.has(keys.links)) {
