@@ -47,7 +47,7 @@ export async function benchSettled(options: { rows: number; redis: Redis }): Pro
     worker = undefined;
     const completed = { families: await familyBytes(redis, prefix), used: (await usedMemory(redis)) - before };
     // Whether the guard would go by itself once the window passes: its keys' time to live (-1: none).
-    const guardTtlMs = await redis.pttl(`${sentGuardKeys(prefix, PHONE_NUMBER_ID).sent}:meta`);
+    const guardTtlMs = await redis.pttl(sentGuardKeys(prefix, PHONE_NUMBER_ID).sent);
     console.error(`  settled: completed; ${describe(completed.families, rows)}`);
     await applyDelivered(redis, prefix, summary.id);
     const delivered = { families: await familyBytes(redis, prefix), used: (await usedMemory(redis)) - before };
@@ -109,9 +109,10 @@ async function pruneAfterWindow(redis: Redis, prefix: string, id: string): Promi
   try {
     const { sent } = sentGuardKeys(prefix, PHONE_NUMBER_ID);
     const clock = String(DUPLICATE_WINDOW_MS + 60_000);
-    // The prune walks the guard's buckets at a pace set by time (includes/prune-sent.lua): each call a window later walks
-    // up to a step of them. The meta's count says how many entries are left; stop when a whole walk removes nothing.
-    const messages = async () => Number((await redis.hget(`${sent}:meta`, 'count')) ?? 0);
+    // The prune walks at a pace set by time (includes/prune-sent.lua): each call a window later walks up to a page.
+    // Its own fields start with '#'; stop when a whole walk removes nothing.
+    const messages = async () =>
+      (await redis.hlen(sent)) - (await redis.hmget(sent, '#cursor', '#walked')).filter((value) => value !== null).length;
     const keys = claimKeys(prefix, PHONE_NUMBER_ID, id);
     let idle = 0;
     for (let left = await messages(), step = 1; left > 0 && idle < 1_000; step++) {
@@ -147,7 +148,7 @@ async function familyBytes(redis: Redis, prefix: string): Promise<Record<Family,
 function familyOf(key: string): Family {
   if (/:campaign:[^:]+:rows(:|$)/.test(key) || /:campaign:[^:]+:values(:|$)/.test(key)) return 'rows';
   if (/:wamids(:|$)/.test(key)) return 'wamids';
-  if (/:sent:\d+(:|$)/.test(key)) return 'guard';
+  if (/:sent(-at)?:\d+$/.test(key)) return 'guard';
   if (/^[^:]+:(\{[^}]+\}:)?send/.test(key) || /:bull:|:send:/.test(key)) return 'queue';
   return 'other';
 }

@@ -14,7 +14,7 @@ export type Family =
   | 'message-ID index'
   | 'duplicate guard (sent)'
   | 'messaging-limit reach'
-  | 'user IDs (portfolio links, users)'
+  | 'user IDs (portfolio links, users, seen)'
   | 'BullMQ jobs (kept completed) and sets'
   | 'BullMQ events stream'
   | 'webhooks (inbox, stats)'
@@ -28,7 +28,7 @@ export const FAMILIES: readonly Family[] = [
   'message-ID index',
   'duplicate guard (sent)',
   'messaging-limit reach',
-  'user IDs (portfolio links, users)',
+  'user IDs (portfolio links, users, seen)',
   'BullMQ jobs (kept completed) and sets',
   'BullMQ events stream',
   'webhooks (inbox, stats)',
@@ -42,9 +42,9 @@ const RULES: readonly [RegExp, Family][] = [
   [/:campaign:<id>:(rows|values)(:|$)/, 'rows hash'],
   [/:campaign:<id>(:|$)/, 'campaign (hash, timeline, history)'],
   [/:wamids(:|$)/, 'message-ID index'],
-  [/:sent:<number>(:|$)/, 'duplicate guard (sent)'],
+  [/:sent:<number>$/, 'duplicate guard (sent)'],
   [/:reach(-pending)?:/, 'messaging-limit reach'],
-  [/:user:(links|users|seen|pending)(:|$)/, 'user IDs (portfolio links, users)'],
+  [/:user:(links|users|seen|pending)(:|$)/, 'user IDs (portfolio links, users, seen)'],
   [/:send(-<number>)?:events$/, 'BullMQ events stream'],
   [/:send(-<number>)?:/, 'BullMQ jobs (kept completed) and sets'],
   [/:webhooks:/, 'webhooks (inbox, stats)'],

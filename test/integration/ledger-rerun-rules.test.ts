@@ -2,8 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IngestedRow } from '../../src/campaigns/ledger.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
-import { RedisLedger, campaignLedgerKeys } from '../../src/redis/ledger/redis-ledger.js';
-import { ledgerPeek } from '../support/ledger-peek.js';
+import { RedisLedger, campaignLedgerKeys, sentGuardKeys } from '../../src/redis/ledger/redis-ledger.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
@@ -98,7 +97,9 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
     await ledger.halt(job('c1', 2), '190', 'token expired', NUMBER);
     await ledger.settle(job('c1', 3), { status: 'sent', wamid: 'wamid.3' }, NUMBER);
     await ledger.settle(job('c1', 4), { status: 'unknown', errorCode: 'IN_DOUBT', errorDetail: 'x' }, NUMBER);
-    const owners = (await ledgerPeek(redis, prefix).guardEntries(NUMBER)).map(({ owner }) => owner.split('/').slice(0, 2).join('/'));
+    // Fields starting with '#' are the prune's own (includes/prune-sent.lua), not messages.
+    const entries = Object.entries(await redis.hgetall(sentGuardKeys(prefix, NUMBER).sent)).filter(([f]) => !f.startsWith('#'));
+    const owners = entries.map(([, owner]) => owner.split('/').slice(0, 2).join('/'));
     expect(owners.sort()).toStrictEqual(['c1/3', 'c1/4']);
   });
 
@@ -109,9 +110,8 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
       await campaign('c1', [queuedRow(1), queuedRow(2)]);
       await ledger.claim(job('c1', 1), NUMBER);
       await ledger.claim(job('c1', 2), NUMBER);
-      // Row 2's entry as if written 25 h ago: older than the window.
-      const entry = (await ledgerPeek(redis, prefix).guardEntries(NUMBER)).find((e) => e.fingerprint === `fp-${phoneNumber(2)}`);
-      await redis.hset(entry?.bucket ?? '', `fp-${phoneNumber(2)}`, `c1/2/${Date.now() - 25 * HOUR}`);
+      const { sent } = sentGuardKeys(prefix, NUMBER);
+      await redis.hset(sent, `fp-${phoneNumber(2)}`, `c1/2/${Date.now() - 25 * HOUR}`);
 
       const other: IngestedRow = {
         row: 3,

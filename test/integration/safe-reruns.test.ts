@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendQueueName, sendQueuePrefix } from '../../src/queue/queue-names.js';
+import { sentGuardKeys } from '../../src/redis/ledger/redis-ledger.js';
 import type { AppContext } from '../../src/app/app-context.js';
 import { cliControl } from '../../src/cli/run/controls.js';
 import { runSend, type SendOptions } from '../../src/cli/run/send.js';
@@ -11,7 +12,6 @@ import { PHONE_NUMBER_ID } from '../support/pipeline.js';
 import { startSendRig, type SendRig } from '../support/send-rig.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { waitFor } from '../support/waiting.js';
-import { ledgerPeek } from '../support/ledger-peek.js';
 
 /**
  * Ordinary use must not break the delivery guarantees: a re-run after Ctrl-C, the same file
@@ -130,10 +130,11 @@ describe('safe re-runs', () => {
     await completed(first.id);
 
     // Row 1's earlier send is older than the window (its guard entry says it was sent 25 h ago).
-    const entries = await ledgerPeek(context.redis, prefix).guardEntries(PHONE_NUMBER_ID);
-    const row1 = entries.find(({ owner }) => owner.startsWith(`${first.id}/1/`));
+    const { sent } = sentGuardKeys(prefix, PHONE_NUMBER_ID);
+    const entries = await context.redis.hgetall(sent);
+    const row1 = Object.entries(entries).find(([, owner]) => owner.startsWith(`${first.id}/1/`));
     expect(row1).toBeDefined();
-    await context.redis.hset(row1?.bucket ?? '', row1?.fingerprint ?? '', `${first.id}/1/${Date.now() - 25 * 3_600_000}`);
+    await context.redis.hset(sent, row1?.[0] ?? '', `${first.id}/1/${Date.now() - 25 * 3_600_000}`);
     // Row 2 gets another order ID: another message.
     await writeFile(
       file,

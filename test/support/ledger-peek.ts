@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../src/redis/key-scope.js';
-import { campaignLedgerKeys, feedKeys, sentGuardKeys, wamidsKey } from '../../src/redis/ledger/ledger-keys.js';
+import { campaignLedgerKeys, feedKeys, wamidsKey } from '../../src/redis/ledger/ledger-keys.js';
 import { withLedgerCommands } from '../../src/redis/ledger/ledger-scripts.js';
 import { LEDGER_TEST_NUMBER } from './ledger-fixtures.js';
 
@@ -13,15 +13,6 @@ export interface LedgerPeek {
   wamidOwner(wamid: string, phoneNumberId?: string): Promise<string | null>;
   /** How many message IDs the number's index holds (its small hashes and the one hash of older versions). */
   wamidCount(phoneNumberId?: string): Promise<number>;
-  /** The duplicate guard's entries (fingerprint → "campaign/row/ms"), each with the bucket that holds it. */
-  guardEntries(phoneNumberId?: string): Promise<GuardEntry[]>;
-}
-
-/** An entry of the duplicate guard, in its small hash's bucket (src/redis/lua/includes/small-hash.lua). */
-export interface GuardEntry {
-  bucket: string;
-  fingerprint: string;
-  owner: string;
 }
 
 /** A bucket of the message-ID index (src/redis/lua/includes/wamid-index.lua). */
@@ -47,19 +38,6 @@ export function ledgerPeek(redis: RedisClient, prefix: string): LedgerPeek {
         for (const key of keys) if (WAMID_BUCKET.test(key)) count += await redis.hlen(key);
       } while (cursor !== '0');
       return count;
-    },
-    guardEntries: async (phoneNumberId = LEDGER_TEST_NUMBER) => {
-      const { sent } = sentGuardKeys(prefix, phoneNumberId);
-      const entries: GuardEntry[] = [];
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${sent}:*`, 'COUNT', 1000);
-        cursor = next;
-        // The buckets are numbered; `:meta` is the layout and the walk.
-        for (const bucket of keys.filter((key) => /:\d+$/.test(key)))
-          for (const [fingerprint, owner] of Object.entries(await redis.hgetall(bucket))) entries.push({ bucket, fingerprint, owner });
-      } while (cursor !== '0');
-      return entries;
     },
   };
 }

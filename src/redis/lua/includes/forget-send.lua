@@ -5,16 +5,11 @@
 
   Defines: forgetSend(sentKey, f, campaignId, row)
 ]]
-
--- Includes
---- @include "small-hash"
-
 local function forgetSend(sentKey, f, campaignId, row)
   if not f then return end
+  local entry = redis.call('HGET', sentKey, f)
   local own = campaignId .. '/' .. row .. '/'
-  local entry = smallHashGet(sentKey, f)
-  if entry and string.sub(entry, 1, #own) == own then smallHashDel(sentKey, f) end
-  -- What an older version wrote, in the hash at sentKey itself.
-  entry = redis.call('HGET', sentKey, f)
-  if entry and string.sub(entry, 1, #own) == own then redis.call('HDEL', sentKey, f) end
+  if entry and string.sub(entry, 1, #own) == own then
+    redis.call('HDEL', sentKey, f)
+  end
 end

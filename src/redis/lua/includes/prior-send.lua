@@ -1,19 +1,12 @@
 --[[
   The duplicate-send guard's check: the entry for fingerprint `f` that another row
-  recorded less than `window` ms before `now`, as a sentence for the row's detail. The guard
-  is a small hash at `sentKey` (includes/small-hash.lua); the hash at `sentKey` itself holds what
-  older versions wrote, read until it expires (a window after their last claim).
+  recorded less than `window` ms before `now`, as a sentence for the row's detail.
 
   Defines: priorSend(sentKey, f, campaignId, row, now, window) → the sentence, or nil when there is none
 ]]
-
--- Includes
---- @include "small-hash-read"
-
-
 local function priorSend(sentKey, f, campaignId, row, now, window)
   if window <= 0 or not f or f == '' then return nil end
-  local entry = smallHashGet(sentKey, f) or redis.call('HGET', sentKey, f)
+  local entry = redis.call('HGET', sentKey, f)
   if not entry then return nil end
   local cid, r, at = string.match(entry, '^(.*)/(%d+)/(%d+)$')
   if not at or (cid == campaignId and r == tostring(row)) then return nil end

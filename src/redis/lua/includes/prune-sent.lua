@@ -1,43 +1,45 @@
 --[[
-  The duplicate-send guard's pruning: entries older than the window go, a bucket at a time (the
-  guard is a small hash at `sentKey`: includes/small-hash.lua). The walk goes round the buckets
-  at a pace set by time, not by sends: GUARD_WALKS_PER_WINDOW times each window, so an entry
-  outlives its window by at most a quarter of it, and a burst of claims (an unpaced drain) walks
-  next to nothing. Where it is and when it last moved are fields of the guard's meta (`walkNext`,
-  `walkAt`). A step visits at most GUARD_MAX_STEP buckets; the rest waits for later calls.
+  The duplicate-send guard's pruning: entries older than the window go, a page at a time. The
+  walk goes on through the hash with HSCAN from where the last one stopped, at a pace set by
+  time, not by sends: GUARD_WALKS_PER_WINDOW times the guard's size each window, so an entry
+  outlives its window by at most a quarter of it, and a burst of claims (an unpaced drain)
+  walks almost nothing. The walk's cursor and the ms it last moved are fields of the hash
+  (GUARD_CURSOR; GUARD_WALKED, "<ms> <size the walk started with>"), which no fingerprint can be. No second index by time is kept:
+  a sorted set cost more than the hash itself.
 
-  Defines: GUARD_WALKS_PER_WINDOW, GUARD_MAX_STEP; pruneSent(sentKey, now, window)
+  Defines: GUARD_CURSOR, GUARD_WALKED, GUARD_WALKS_PER_WINDOW, GUARD_MIN_PAGE, GUARD_MAX_PAGE;
+    pruneSent(sentKey, now, window)
 ]]
-
--- Includes
---- @include "small-hash"
-
+local GUARD_CURSOR = '#cursor'
+local GUARD_WALKED = '#walked'
 local GUARD_WALKS_PER_WINDOW = 4
-local GUARD_MAX_STEP = 25
+-- A page smaller than this waits for more time to pass; one larger is cut to the maximum (the rest waits for later calls).
+local GUARD_MIN_PAGE = 16
+local GUARD_MAX_PAGE = 1000
 
 local function pruneSent(sentKey, now, window)
-  local meta = sentKey .. ':meta'
-  local state = redis.call('HMGET', meta, 'walkAt', 'walkNext', 'level', 'split')
-  local walkAt = tonumber(state[1])
-  if not walkAt then
-    if redis.call('EXISTS', meta) == 1 then redis.call('HSET', meta, 'walkAt', now) end
+  local state = redis.call('HMGET', sentKey, GUARD_CURSOR, GUARD_WALKED)
+  local walked, size = string.match(state[2] or '', '^(%d+) (%d+)$')
+  if not walked then
+    local fields = redis.call('HLEN', sentKey)
+    if fields > 0 then redis.call('HSET', sentKey, GUARD_WALKED, now .. ' ' .. fields) end
     return
   end
-  local buckets = smallHashBuckets(tonumber(state[3] or '0'), tonumber(state[4] or '0'))
-  local due = math.floor(buckets * GUARD_WALKS_PER_WINDOW * (now - walkAt) / window)
-  if due < 1 then return end
-  local n, removed = tonumber(state[2] or '0'), 0
-  for _ = 1, math.min(due, GUARD_MAX_STEP) do
-    if n >= buckets then n = 0 end
-    local bucket = sentKey .. ':' .. string.format('%d', n)
-    local fields, stale = redis.call('HGETALL', bucket), {}
-    for i = 1, #fields, 2 do
-      local at = string.match(fields[i + 1], '/(%d+)$')
-      if at and now - tonumber(at) >= window then stale[#stale + 1] = fields[i] end
-    end
-    if #stale > 0 then removed = removed + redis.call('HDEL', bucket, unpack(stale)) end
-    n = n + 1
+  -- The pace is the size the walk started with: what it drops must not slow the rest of its way.
+  local due = tonumber(size) * GUARD_WALKS_PER_WINDOW * (now - tonumber(walked)) / window
+  if due < GUARD_MIN_PAGE then return end
+  local page = redis.call('HSCAN', sentKey, state[1] or '0', 'COUNT', math.floor(math.min(due, GUARD_MAX_PAGE)))
+  local entries, stale = page[2], {}
+  for i = 1, #entries, 2 do
+    local at = string.match(entries[i + 1], '/(%d+)$')
+    if string.sub(entries[i], 1, 1) ~= '#' and at and now - tonumber(at) >= window then stale[#stale + 1] = entries[i] end
   end
-  if removed > 0 then smallHashCounted(sentKey, -removed) end
-  redis.call('HSET', meta, 'walkAt', now, 'walkNext', n)
+  if #stale > 0 then redis.call('HDEL', sentKey, unpack(stale)) end
+  if page[1] == '0' then
+    redis.call('HDEL', sentKey, GUARD_CURSOR)
+    size = redis.call('HLEN', sentKey)
+  else
+    redis.call('HSET', sentKey, GUARD_CURSOR, page[1])
+  end
+  redis.call('HSET', sentKey, GUARD_WALKED, now .. ' ' .. size)
 end
