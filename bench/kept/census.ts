@@ -14,7 +14,7 @@ export type Family =
   | 'message-ID index'
   | 'duplicate guard (sent)'
   | 'messaging-limit reach'
-  | 'user IDs (portfolio links, users, seen)'
+  | 'user IDs (portfolio links, users)'
   | 'BullMQ jobs (kept completed) and sets'
   | 'BullMQ events stream'
   | 'webhooks (inbox, stats)'
@@ -28,7 +28,7 @@ export const FAMILIES: readonly Family[] = [
   'message-ID index',
   'duplicate guard (sent)',
   'messaging-limit reach',
-  'user IDs (portfolio links, users, seen)',
+  'user IDs (portfolio links, users)',
   'BullMQ jobs (kept completed) and sets',
   'BullMQ events stream',
   'webhooks (inbox, stats)',
@@ -44,7 +44,7 @@ const RULES: readonly [RegExp, Family][] = [
   [/:wamids(:|$)/, 'message-ID index'],
   [/:sent:<number>$/, 'duplicate guard (sent)'],
   [/:reach(-pending)?:/, 'messaging-limit reach'],
-  [/:user:(links|users|seen|pending)(:|$)/, 'user IDs (portfolio links, users, seen)'],
+  [/:user:(links|users|seen|pending)(:|$)/, 'user IDs (portfolio links, users)'],
   [/:send(-<number>)?:events$/, 'BullMQ events stream'],
   [/:send(-<number>)?:/, 'BullMQ jobs (kept completed) and sets'],
   [/:webhooks:/, 'webhooks (inbox, stats)'],
