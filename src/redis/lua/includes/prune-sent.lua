@@ -4,8 +4,8 @@
   time, not by sends: GUARD_WALKS_PER_WINDOW times the guard's size each window, so an entry
   outlives its window by at most a quarter of it, and a burst of claims (an unpaced drain)
   walks almost nothing. The walk's cursor and the ms it last moved are fields of the hash
-  (GUARD_CURSOR; GUARD_WALKED, "<ms> <size the walk started with>"), which no fingerprint can be. No second index by time is kept:
-  a sorted set cost more than the hash itself.
+  (GUARD_CURSOR; GUARD_WALKED, "<ms> <size the walk started with>"), which no fingerprint can
+  be. No second index by time is kept: a sorted set cost more than the hash itself.
 
   Defines: GUARD_CURSOR, GUARD_WALKED, GUARD_WALKS_PER_WINDOW, GUARD_MIN_PAGE, GUARD_MAX_PAGE;
     pruneSent(sentKey, now, window)
