@@ -122,7 +122,7 @@ describe('Redis per settled row (real Redis)', () => {
     expect(await t.peek.wamidOwner('wamid.older.1')).toBe(`${ID}/1`);
   });
 
-  it("gives the duplicate guard a window to live from their newest entry, never a shorter one", async () => {
+  it('gives the duplicate guard a window to live from their newest entry, never a shorter one', async () => {
     const t = open({ duplicateWindowMs: WINDOW_MS });
     const jobs = await campaign(t, 2);
     const { sent } = sentGuardKeys(t.prefix, NUMBER);

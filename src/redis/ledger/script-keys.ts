@@ -66,16 +66,7 @@ export function settleKeys(
   prefix: string,
   phoneNumberId: string,
   campaignId: string,
-): [
-  campaign: string,
-  rows: string,
-  wamids: string,
-  recent: string,
-  sent: string,
-  window: string,
-  confirm: string,
-  capped: string,
-] {
+): [campaign: string, rows: string, wamids: string, recent: string, sent: string, window: string, confirm: string, capped: string] {
   const { campaign, rows, recent } = campaignLedgerKeys(prefix, phoneNumberId, campaignId);
   const { sent } = sentGuardKeys(prefix, phoneNumberId);
   const { window } = feedKeys(prefix, phoneNumberId);
@@ -110,10 +101,7 @@ export function recordMarketingCapKeys(prefix: string, phoneNumberId: string, ca
 }
 
 /** confirm-in-doubt.lua: the number's in-doubt rows and status evidence, its feed and its duplicate guard. */
-export function confirmInDoubtKeys(
-  prefix: string,
-  phoneNumberId: string,
-): [confirm: string, seen: string, active: string, sent: string] {
+export function confirmInDoubtKeys(prefix: string, phoneNumberId: string): [confirm: string, seen: string, active: string, sent: string] {
   const { confirm, statusSeen } = confirmKeys(prefix, phoneNumberId);
   const { sent } = sentGuardKeys(prefix, phoneNumberId);
   return [confirm, statusSeen, feedKeys(prefix, phoneNumberId).active, sent];
