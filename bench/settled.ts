@@ -109,7 +109,7 @@ async function pruneAfterWindow(redis: Redis, prefix: string, id: string): Promi
   try {
     const { sent } = sentGuardKeys(prefix, PHONE_NUMBER_ID);
     const clock = String(DUPLICATE_WINDOW_MS + 60_000);
-    // The prune walks at a pace set by time (includes/prune-sent.lua): each call a window later walks up to a page.
+    // The prune walks at a pace set by time (includes/walk-by-time.lua): each call a window later walks up to a page.
     // Its own fields start with '#'; stop when a whole walk removes nothing.
     const messages = async () =>
       (await redis.hlen(sent)) - (await redis.hmget(sent, '#cursor', '#walked')).filter((value) => value !== null).length;

@@ -1,5 +1,5 @@
 import type { Cluster } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
 import { settleDeliveryEvents } from '../../src/campaigns/settle/delivery-events.js';
 import { numberScope } from '../../src/redis/key-scope.js';
@@ -92,10 +92,14 @@ describe('Redis Cluster: user links of a portfolio across its numbers', () => {
     expect(later.counts).toMatchObject({ linked: 1, preferences: 1 });
     expect([...(await ledger.optOutsOfPortfolio('default')).keys()].sort()).toEqual([phone, phoneNumber(2)].sort());
 
-    // Pruning runs in the portfolio's slot too: a process's first learn takes a step of the walk at once.
-    const restarted = new RedisUserLinks(client, prefix, new Map(), 86_400_000);
-    await restarted.learn([{ phoneNumberId: B, userId: 'DE.3', waId: '4915100000003', at: at - 2 * 86_400_000 }]);
-    await restarted.learn([{ phoneNumberId: B, userId: 'DE.4', waId: '4915100000004', at }]);
+    // Pruning runs in the portfolio's slot too: a quarter of the retention later the walk has been round every link.
+    await links.learn([{ phoneNumberId: B, userId: 'DE.3', waId: '4915100000003', at: at - 2 * 86_400_000 }]);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 86_400_000 / 4 });
+    try {
+      await links.learn([{ phoneNumberId: B, userId: 'DE.4', waId: '4915100000004', at }]);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(await links.phonesOf(A, ['DE.1', 'DE.3', 'DE.4'])).toEqual([phone.slice(1), undefined, '4915100000004']);
   }, 60_000);
 });

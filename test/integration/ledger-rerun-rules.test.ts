@@ -97,7 +97,7 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
     await ledger.halt(job('c1', 2), '190', 'token expired', NUMBER);
     await ledger.settle(job('c1', 3), { status: 'sent', wamid: 'wamid.3' }, NUMBER);
     await ledger.settle(job('c1', 4), { status: 'unknown', errorCode: 'IN_DOUBT', errorDetail: 'x' }, NUMBER);
-    // Fields starting with '#' are the prune's own (includes/prune-sent.lua), not messages.
+    // Fields starting with '#' are the prune's own (includes/walk-by-time.lua), not messages.
     const entries = Object.entries(await redis.hgetall(sentGuardKeys(prefix, NUMBER).sent)).filter(([f]) => !f.startsWith('#'));
     const owners = entries.map(([, owner]) => owner.split('/').slice(0, 2).join('/'));
     expect(owners.sort()).toStrictEqual(['c1/3', 'c1/4']);

@@ -52,7 +52,7 @@
 --- @include "complete-if-done"
 --- @include "move"
 --- @include "prior-send"
---- @include "prune-sent"
+--- @include "walk-by-time"
 --- @include "backlog"
 --- @include "park"
 --- @include "opted-out"
@@ -134,8 +134,8 @@ for i = 4, #ARGV, 2 do
   out[#out + 1] = values or ''
   out[#out + 1] = header or ''
 end
--- The guard forgets messages older than the window, a few per call (includes/prune-sent.lua).
-if window > 0 then pruneSent(sentKey, now, window) end
+-- The guard forgets messages older than the window, a few per call (includes/walk-by-time.lua).
+if window > 0 then walkByTime(sentKey, now, window) end
 -- Every entry is at most a window old once the last one is: the guard expires then (Redis's
 -- clock, the ledger's in production), so a number that stops sending keeps none of it.
 -- Never shortened: a worker with a longer window set it.

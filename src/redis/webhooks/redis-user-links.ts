@@ -1,4 +1,5 @@
 import type { RedisClient } from '../key-scope.js';
+import { LUA_DIR, loadLuaCommand, type LuaCommand } from '../lua-scripts.js';
 import type { PendingUserEvent, ReleasedEvents, UserIdChange, UserLink, UserLinkStore } from '../../campaigns/settle/user-joins.js';
 import { portfolioOf, type PortfolioAssignments } from '../../portfolios/portfolios.js';
 import { portfolioScope } from '../pacer/portfolio-keys.js';
@@ -11,31 +12,13 @@ export const MAX_PENDING_PER_USER = 200;
  */
 const REFRESH_MS = 3_600_000;
 /**
- * The walk that finds stale links goes round all of them this many times a retention, at a pace
- * set by time (not by learn calls, which come with every webhook batch), so a stale link
- * outlives the retention by a fraction of it and a busy webhook stream walks next to nothing.
- */
-const WALKS_PER_RETENTION = 4;
-/** A step of the walk looks at this many links at least (a smaller one waits for more time) and at most. */
-const PRUNE_MIN_PAGE = 100;
-const PRUNE_MAX_PAGE = 1_000;
-
-/** Where a process's walk through one portfolio's links is: HSCAN's cursor, when it last moved, the size it started with. */
-interface LinksWalk {
-  cursor: string;
-  at: number;
-  size: number;
-}
-
-/**
  * A portfolio's user links (business-scoped user ID ↔ phone), in the portfolio's own scope
  * (`portfolioScope`: one hash tag, one cluster slot, so each MULTI below stays in it):
  *
- * - `links`: user ID → "<phone digits> <ms>" (the newest link of that ID wins);
+ * - `links`: user ID → "<phone digits> <ms>" (the newest link of that ID wins), and the fields
+ *   `#cursor`, `#walked` of the walk that drops links not confirmed for RETENTION_DAYS (Meta's
+ *   time, the link's ms), as the campaigns that brought them are (webhooks/prune-links.lua);
  * - `users`: phone → "<user ID> <ms>" (the newest user ID of that phone: the report's column);
- *   links not confirmed for RETENTION_DAYS (Meta's time, the link's ms) are dropped, as the
- *   campaigns that brought them are, found by a walk through `links` (HSCAN; each process
- *   keeps its own cursor) a few per call: no second index by time;
  * - `pending`: user ID → ms an event was last kept for it (for pruning); `pending:<user ID>`:
  *   those events (JSON), at most MAX_PENDING_PER_USER, dropped RETENTION_DAYS after the last.
  */
@@ -52,10 +35,22 @@ export function userLinkKeys(
   };
 }
 
+interface PruneLinksCommand {
+  cwPruneLinks(links: string, users: string, pending: string, now: number, retention: number): Promise<number>;
+}
+
+/** Read at the first prune: a command that never prunes (a report) does not load it. */
+let pruneLinks: LuaCommand | undefined;
+function pruneLinksScript(): LuaCommand {
+  pruneLinks ??= loadLuaCommand('webhooks/prune-links', LUA_DIR);
+  return pruneLinks;
+}
+
 /**
- * The user links of every portfolio, kept with plain Redis commands: a link is a fact Meta
- * states, not a ledger rule. Two consumers learning the same user at once may both write; the
- * newer timestamp wins at the next event, and every write is a link Meta gave.
+ * The user links of every portfolio, kept with plain Redis commands (a link is a fact Meta
+ * states, not a ledger rule) but for their pruning, which shares the guard's walk by time. Two
+ * consumers learning the same user at once may both write; the newer timestamp wins at the
+ * next event, and every write is a link Meta gave.
  */
 export class RedisUserLinks implements UserLinkStore {
   constructor(
@@ -66,8 +61,6 @@ export class RedisUserLinks implements UserLinkStore {
     private readonly retentionMs = 0,
   ) {}
 
-  /** Per `links` key, this process's walk (see WALKS_PER_RETENTION). */
-  readonly #walks = new Map<string, LinksWalk>();
   /** The `links` keys whose older sorted set of confirmations this process has dropped. */
   readonly #seenDropped = new Set<string>();
 
@@ -178,43 +171,16 @@ export class RedisUserLinks implements UserLinkStore {
     };
   }
 
-  /**
-   * Links not confirmed for RETENTION_DAYS, and pending indexes past it: a step of the walk when
-   * it is due (a process's first learn takes one at once: a restarted `serve` goes on pruning).
-   */
+  /** Links not confirmed for RETENTION_DAYS, and parked events past it: a step of webhooks/prune-links.lua when one is due. */
   async #prune(keys: ReturnType<typeof userLinkKeys>): Promise<void> {
     if (this.retentionMs <= 0) return;
-    const now = Date.now();
-    const walk = this.#walks.get(keys.links);
-    const due = walk === undefined ? PRUNE_MIN_PAGE : (walk.size * WALKS_PER_RETENTION * (now - walk.at)) / this.retentionMs;
-    if (due < PRUNE_MIN_PAGE) return;
-    const cutoff = now - this.retentionMs;
-    const cursor = walk?.cursor ?? '0';
-    const [[next, page], stalePending, size] = await Promise.all([
-      this.redis.hscan(keys.links, cursor, 'COUNT', Math.floor(Math.min(due, PRUNE_MAX_PAGE))),
-      this.redis.zrangebyscore(keys.pending, '-inf', cutoff, 'LIMIT', 0, PRUNE_MIN_PAGE),
-      // The pace is the size the walk started with: what it drops must not slow the rest of its way.
-      cursor === '0' || walk === undefined ? this.redis.hlen(keys.links) : walk.size,
-    ]);
-    this.#walks.set(keys.links, { cursor: next, at: now, size });
-    const stale: string[] = [];
-    for (let i = 0; i < page.length; i += 2) if (atOf(page[i + 1]) <= cutoff) stale.push(page[i] ?? '');
     if (!this.#seenDropped.has(keys.links)) {
       this.#seenDropped.add(keys.links);
       // A sorted set of when each link was confirmed, which the walk makes unneeded, may be left from an older layout.
       await this.redis.unlink(keys.links.replace(/:links$/, ':seen'));
     }
-    if (stale.length === 0 && stalePending.length === 0) return;
-    const phones = stale.length > 0 ? (await this.redis.hmget(keys.links, ...stale)).map(valueOf) : [];
-    const known = phones.filter((p): p is string => p !== undefined);
-    const users = known.length > 0 ? (await this.redis.hmget(keys.users, ...known)).map(valueOf) : [];
-    // A phone whose newest user ID is another (the user's ID changed) keeps that one.
-    const gone = known.filter((phone, i) => users[i] !== undefined && stale.includes(users[i]));
-    const tx = this.redis.multi();
-    if (stale.length > 0) tx.hdel(keys.links, ...stale);
-    if (gone.length > 0) tx.hdel(keys.users, ...gone);
-    if (stalePending.length > 0) tx.zrem(keys.pending, ...stalePending).del(...stalePending.map((id) => keys.pendingOf(id)));
-    await tx.exec();
+    if (!('cwPruneLinks' in this.redis)) this.redis.defineCommand('cwPruneLinks', pruneLinksScript());
+    await (this.redis as RedisClient & PruneLinksCommand).cwPruneLinks(keys.links, keys.users, keys.pending, Date.now(), this.retentionMs);
   }
 
   #byPortfolio<T extends { phoneNumberId: string }>(items: readonly T[]): Map<string, T[]> {

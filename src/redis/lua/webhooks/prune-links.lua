@@ -1,0 +1,38 @@
+#!lua
+--[[
+  A portfolio's user links not confirmed for RETENTION_DAYS go, as the campaigns that brought
+  them do: a step of the walk through `links` (includes/walk-by-time.lua: a link's value ends
+  in the ms Meta last confirmed it), and with each link dropped its phone's entry in `users`
+  when that still names the same user ID (a phone whose user ID changed keeps the newer one).
+  Events parked for a user ID past the retention go too, a page a call. In the portfolio's
+  slot: the parked events' lists are `<pending>:<user ID>`.
+
+  Input:
+    KEYS[1] links      hash     <portfolio scope>:user:links (user ID → "<phone> <ms>")
+    KEYS[2] users      hash     <portfolio scope>:user:users (phone → "<user ID> <ms>")
+    KEYS[3] pending    zset     <portfolio scope>:user:pending (user ID → ms an event was last parked)
+
+    ARGV[1] now        ms (the caller's clock: links carry Meta's times)
+    ARGV[2] retention  RETENTION_DAYS in ms
+
+  Output:
+    how many links it dropped
+]]
+
+-- Includes
+--- @include "walk-by-time"
+
+local linksKey, usersKey, pendingKey = KEYS[1], KEYS[2], KEYS[3]
+local now, retention = tonumber(ARGV[1]), tonumber(ARGV[2])
+local dropped = walkByTime(linksKey, now, retention)
+for i = 1, #dropped, 2 do
+  local userId, phone = dropped[i], string.match(dropped[i + 1], '^(.*) %d+$')
+  local user = phone and redis.call('HGET', usersKey, phone)
+  if user and string.match(user, '^(.*) %d+$') == userId then redis.call('HDEL', usersKey, phone) end
+end
+local stalePending = redis.call('ZRANGEBYSCORE', pendingKey, '-inf', now - retention, 'LIMIT', 0, 100)
+for _, userId in ipairs(stalePending) do
+  redis.call('ZREM', pendingKey, userId)
+  redis.call('DEL', pendingKey .. ':' .. userId)
+end
+return #dropped / 2
