@@ -98,6 +98,26 @@ describe('Redis per settled row (real Redis)', () => {
     expect(await t.redis.hget(`${index}:campaigns`, 'count')).toBe('0');
   });
 
+  it('widens within one settle of many rows, and one batch of statuses finds entries of every width', async () => {
+    const t = open();
+    const rows = 3 * WAMID_BUCKET_FILL;
+    const jobs = await campaign(t, rows);
+    // At once: the claims and the answers each go to Redis as one script run, which reads the count and widths once.
+    for (const claim of await Promise.all(jobs.map((job) => t.ledger.claim(job)))) expect(claim.outcome).toBe('claimed');
+    await Promise.all(jobs.map((job) => t.ledger.settle(job, { status: 'sent', wamid: `wamid.settled.${job.row}` })));
+    const index = wamidsKey(t.prefix, NUMBER);
+    const buckets = (await t.redis.keys(`${index}:*`)).filter((key) => WAMID_BUCKET.test(key));
+    expect(new Set(buckets.map((key) => /:w(\d+):\d+$/.exec(key)?.[1]))).toEqual(new Set(['0', '1', '2']));
+    expect(await t.peek.wamidCount()).toBe(rows);
+    expect(await t.redis.hget(`${index}:campaigns`, 'count')).toBe(String(rows));
+    // Each width listed once, as it was first used.
+    expect((await t.redis.hget(`${index}:campaigns`, 'widths'))?.trim().split(' ')).toEqual(['0', '1', '2']);
+    const statuses = await t.ledger.applyStatuses(
+      jobs.map((job) => ({ wamid: `wamid.settled.${job.row}`, kind: 'delivered' as const, at: 1000, phoneNumberId: NUMBER })),
+    );
+    expect(statuses.filter((status) => status.outcome === 'applied')).toHaveLength(rows);
+  });
+
   it('still finds entries an older version wrote to its 65,536 buckets, and forgets them there', async () => {
     const t = open();
     await sendAll(t, await campaign(t, 2));

@@ -43,6 +43,8 @@ const CASES: { phone: string; wamid: string; compact: boolean; why: string }[] =
   { phone: '+4915110000001', wamid: edited((r) => Buffer.from(r).fill(0x12, 19, 20)), compact: false, why: 'another kind' },
   { phone: '+4915110000001', wamid: OWN.replace(/=+$/, ''), compact: false, why: 'padding left off' },
   { phone: '+4915110000001', wamid: `${OWN.slice(0, -2)}B=`, compact: false, why: 'stray bits in the last character' },
+  { phone: '+4915110000001', wamid: `${OWN.slice(0, 20)}=${OWN.slice(21)}`, compact: false, why: "an '=' inside" },
+  { phone: '+4915110000001', wamid: `${OWN.slice(0, -2)}=A`, compact: false, why: "an '=' before the last character" },
   { phone: '+4915110000001', wamid: newWamid('4915110000001', 'received'), compact: false, why: "a user's message" },
   { phone: '+4915110000001', wamid: metaWamid('4915110000001', 'AB-CD'), compact: false, why: 'a hex ID with other characters' },
   { phone: '+4915110000001', wamid: metaWamid('4915110000001', ''), compact: false, why: 'an empty hex ID' },

@@ -23,24 +23,26 @@ local MAX_HEX_ID, MAX_WAMID = 64, 274
 
 -- The bytes of a standard base64 string, or nil unless it is the one encoding of them (padded,
 -- the bits the padding leaves over zero): then the ID rebuilt from them is the same string.
--- The byte values go into one table kept for the script's run, sized once.
+-- The byte values go into one table kept for the script's run; the text is read four characters
+-- at a time, with no table of its own (this runs for every message a settle keeps).
 local decoded = {}
 local function base64Bytes(text)
   local length = #text
   if length == 0 or length % 4 ~= 0 then return nil end
-  local chars = { string.byte(text, 1, length) }
   local pad = 0
-  if chars[length] == 61 then
+  if string.byte(text, length) == 61 then
     pad = 1
-    chars[length] = 65
-    if chars[length - 1] == 61 then
-      pad = 2
-      chars[length - 1] = 65
-    end
+    if string.byte(text, length - 1) == 61 then pad = 2 end
   end
   local o = 0
   for i = 1, length, 4 do
-    local a, b, c, d = B64_VALUE[chars[i]], B64_VALUE[chars[i + 1]], B64_VALUE[chars[i + 2]], B64_VALUE[chars[i + 3]]
+    local a, b, c, d = string.byte(text, i, i + 3)
+    -- The padding reads as 'A' (zero bits); an '=' anywhere else is no base64.
+    if i + 3 == length and pad > 0 then
+      d = 65
+      if pad == 2 then c = 65 end
+    end
+    a, b, c, d = B64_VALUE[a], B64_VALUE[b], B64_VALUE[c], B64_VALUE[d]
     if not (a and b and c and d) then return nil end
     decoded[o + 1] = a * 4 + (b - b % 16) / 16
     decoded[o + 2] = (b % 16) * 16 + (c - c % 4) / 4

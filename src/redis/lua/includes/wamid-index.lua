@@ -17,21 +17,28 @@
   Entries written before buckets are in the hash `<wamids>` itself, as message ID →
   "campaign/row"; they are read and forgotten there.
 
+  A script run reads the number's `count` and `widths` once (wamidMeta, kept in wamidMetas) and
+  each campaign's handle once (wamidHandles), then keeps them in step with its own writes: a
+  settle of many rows pays for them once, not per row.
+
   Defines: WAMID_BUCKET_FILL, WAMID_WIDEST; wamidField(digest) → field; wamidBucket(wamidsKey, digest,
-    width) → bucket key; wamidWidths(wamidsKey) → widths to try (widest first), set of the counted;
+    width) → bucket key; wamidMetas, wamidMeta(wamidsKey) → { count, widths (to try, widest first),
+    counted (set) }; wamidWidths(wamidsKey) → widths to try (widest first), set of the counted;
     wamidWidthFor(count) → width; wamidSlot(wamidsKey, wamid) → bucket key, field, digest (where a
     new entry goes); resolveWhere(wamidsKey, stored value) → campaign ID, row (or nil);
-    wamidWhere(wamidsKey, wamid) → campaign ID, row (or nil); campaignHandle(wamidsKey, campaignKey,
-    campaignId) → handle; indexWamid(wamidsKey, campaignKey, campaignId, row, wamid);
+    wamidWhere(wamidsKey, wamid) → campaign ID, row (or nil); wamidHandles, campaignHandle(wamidsKey,
+    campaignKey, campaignId) → handle; indexWamid(wamidsKey, campaignKey, campaignId, row, wamid);
     forgetWamid(wamidsKey, wamid, campaignId, row) → 1 if it removed an entry of that row, else 0
 ]]
 local WAMID_BUCKET_FILL = 64
 local WAMID_WIDEST = 16
 
+-- Five 16-bit pieces and one string.char, no table: it runs for every message ID a script indexes or looks up.
 local function wamidField(digest)
-  local field = {}
-  for i = 5, 23, 2 do field[#field + 1] = string.char(tonumber(string.sub(digest, i, i + 1), 16)) end
-  return table.concat(field)
+  local a, b = tonumber(string.sub(digest, 5, 8), 16), tonumber(string.sub(digest, 9, 12), 16)
+  local c, d, e = tonumber(string.sub(digest, 13, 16), 16), tonumber(string.sub(digest, 17, 20), 16), tonumber(string.sub(digest, 21, 24), 16)
+  return string.char(math.floor(a / 256), a % 256, math.floor(b / 256), b % 256, math.floor(c / 256), c % 256,
+    math.floor(d / 256), d % 256, math.floor(e / 256), e % 256)
 end
 
 local function wamidBucket(wamidsKey, digest, width)
@@ -39,18 +46,29 @@ local function wamidBucket(wamidsKey, digest, width)
   return wamidsKey .. ':w' .. width .. ':' .. math.floor(tonumber(string.sub(digest, 1, 4), 16) / 2 ^ (WAMID_WIDEST - width))
 end
 
--- The widths a lookup tries, widest first, and whether each was counted (width 16 may also hold uncounted older entries).
-local function wamidWidths(wamidsKey)
-  local listed = redis.call('HGET', wamidsKey .. ':campaigns', 'widths') or ''
+-- The number's count of entries and the widths a lookup tries, widest first, with whether each was counted
+-- (width 16 may also hold uncounted older entries): read once a run.
+local wamidMetas = {}
+local function wamidMeta(wamidsKey)
+  local meta = wamidMetas[wamidsKey]
+  if meta then return meta end
+  local stored = redis.call('HMGET', wamidsKey .. ':campaigns', 'count', 'widths')
   local widths, counted = {}, {}
-  for width in string.gmatch(listed, '%d+') do
+  for width in string.gmatch(stored[2] or '', '%d+') do
     width = tonumber(width)
     widths[#widths + 1] = width
     counted[width] = true
   end
   table.sort(widths, function(a, b) return a > b end)
   if not counted[WAMID_WIDEST] then widths[#widths + 1] = WAMID_WIDEST end
-  return widths, counted
+  meta = { count = math.max(tonumber(stored[1] or '0') or 0, 0), widths = widths, counted = counted }
+  wamidMetas[wamidsKey] = meta
+  return meta
+end
+
+local function wamidWidths(wamidsKey)
+  local meta = wamidMeta(wamidsKey)
+  return meta.widths, meta.counted
 end
 
 local function wamidWidthFor(count)
@@ -61,11 +79,9 @@ end
 
 local function wamidSlot(wamidsKey, wamid)
   local digest = redis.sha1hex(wamid)
-  local count = tonumber(redis.call('HGET', wamidsKey .. ':campaigns', 'count') or '0')
-  return wamidBucket(wamidsKey, digest, wamidWidthFor(math.max(count, 0))), wamidField(digest), digest
+  return wamidBucket(wamidsKey, digest, wamidWidthFor(wamidMeta(wamidsKey).count)), wamidField(digest), digest
 end
 
--- "campaign/row" from a stored value: a handle is digits only (a campaign ID starts with a letter).
 local function resolveWhere(wamidsKey, where)
   if not where then return nil end
   local campaignId, row = string.match(where, '^(.+)/(%d+)$')
@@ -90,24 +106,30 @@ local function wamidWhere(wamidsKey, wamid)
 end
 
 -- The campaign's handle on this number, given at its first indexed message.
+local wamidHandles = {}
 local function campaignHandle(wamidsKey, campaignKey, campaignId)
-  local handle = redis.call('HGET', campaignKey, 'wamidHandle')
-  if handle then return handle end
-  handle = tostring(redis.call('HINCRBY', wamidsKey .. ':campaigns', 'next', 1))
-  redis.call('HSET', wamidsKey .. ':campaigns', handle, campaignId)
-  redis.call('HSET', campaignKey, 'wamidHandle', handle)
+  local handle = wamidHandles[campaignKey] or redis.call('HGET', campaignKey, 'wamidHandle')
+  if not handle then
+    handle = tostring(redis.call('HINCRBY', wamidsKey .. ':campaigns', 'next', 1))
+    redis.call('HSET', wamidsKey .. ':campaigns', handle, campaignId)
+    redis.call('HSET', campaignKey, 'wamidHandle', handle)
+  end
+  wamidHandles[campaignKey] = handle
   return handle
 end
 
 local function indexWamid(wamidsKey, campaignKey, campaignId, row, wamid)
-  local bucket, field, digest = wamidSlot(wamidsKey, wamid)
+  local bucket, field = wamidSlot(wamidsKey, wamid)
   local metaKey = wamidsKey .. ':campaigns'
   if redis.call('HSET', bucket, field, campaignHandle(wamidsKey, campaignKey, campaignId) .. '/' .. row) == 0 then return end
   redis.call('HINCRBY', metaKey, 'count', 1)
+  local meta = wamidMeta(wamidsKey)
+  meta.count = meta.count + 1
   local width = tonumber(string.match(bucket, ':w(%d+):%d+$') or WAMID_WIDEST)
-  local _, counted = wamidWidths(wamidsKey)
-  if not counted[width] then
+  if not meta.counted[width] then
     redis.call('HSET', metaKey, 'widths', (redis.call('HGET', metaKey, 'widths') or '') .. ' ' .. width)
+    -- Read again at the next use: a width joins the list to try.
+    wamidMetas[wamidsKey] = nil
   end
 end
 
@@ -121,8 +143,13 @@ local function forgetWamid(wamidsKey, wamid, campaignId, row)
     local cid, r = resolveWhere(wamidsKey, redis.call('HGET', bucket, field))
     if cid == campaignId and r == tostring(row) then
       redis.call('HDEL', bucket, field)
-      if counted[width] and tonumber(redis.call('HINCRBY', wamidsKey .. ':campaigns', 'count', -1)) < 0 then
-        redis.call('HSET', wamidsKey .. ':campaigns', 'count', 0)
+      if counted[width] then
+        local count = tonumber(redis.call('HINCRBY', wamidsKey .. ':campaigns', 'count', -1))
+        if count < 0 then
+          count = 0
+          redis.call('HSET', wamidsKey .. ':campaigns', 'count', 0)
+        end
+        wamidMeta(wamidsKey).count = count
       end
       removed = 1
     end
