@@ -35,8 +35,8 @@ local WAMID_WIDEST = 16
 
 -- Five 16-bit pieces and one string.char, no table: it runs for every message ID a script indexes or looks up.
 local function wamidField(digest)
-  local a, b = tonumber(string.sub(digest, 5, 8), 16), tonumber(string.sub(digest, 9, 12), 16)
-  local c, d, e = tonumber(string.sub(digest, 13, 16), 16), tonumber(string.sub(digest, 17, 20), 16), tonumber(string.sub(digest, 21, 24), 16)
+  local a, b, c = tonumber(string.sub(digest, 5, 8), 16), tonumber(string.sub(digest, 9, 12), 16), tonumber(string.sub(digest, 13, 16), 16)
+  local d, e = tonumber(string.sub(digest, 17, 20), 16), tonumber(string.sub(digest, 21, 24), 16)
   return string.char(math.floor(a / 256), a % 256, math.floor(b / 256), b % 256, math.floor(c / 256), c % 256,
     math.floor(d / 256), d % 256, math.floor(e / 256), e % 256)
 end
