@@ -60,6 +60,24 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     expect(busiestWindow(stamps)).toBeLessThanOrEqual(rate);
   });
 
+  it('a send never leaves before its stamp, even when its admission waited in Redis before Redis read its clock', async () => {
+    const auditKey = `${prefix}:audit-blocked`;
+    const redis = testRedis();
+    const other = testRedis();
+    connections.push(redis, other);
+    const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '10', messagesPerSecond: 100, auditKey });
+    // Quick calls first: the pacer learns where Redis's clock stands against its own.
+    for (let i = 0; i < 5; i++) await pacer.admit();
+    // On the same connection, so the admission below waits behind it: Redis busy for 50 ms (a long script).
+    const busy = redis.eval(BUSY_FOR_MS, 0, 50);
+    const admission = await pacer.admit(performance.now() + 80);
+    const [seconds, micros] = await other.time();
+    const stamp = Number(await other.zscore(auditKey, admission.member));
+    // Redis's time once the send may leave is past its stamp (asked for after it left: no later than a round trip).
+    expect(Number(seconds) * 1_000_000 + Number(micros)).toBeGreaterThanOrEqual(stamp);
+    await busy;
+  });
+
   it('sends the ceiling holds back are queued, each at its own moment, and none asks again', async () => {
     const rate = 5;
     const auditKey = `${prefix}:audit-queued`;
@@ -286,3 +304,10 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     for (const key of keys) expect(await redis.pttl(key)).not.toBe(-1);
   });
 });
+
+/** Keeps Redis busy for ARGV[1] ms, as a long script of another worker would. */
+const BUSY_FOR_MS = `
+local t = redis.call('TIME')
+local start = t[1] * 1000000 + t[2]
+repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] - start >= tonumber(ARGV[1]) * 1000
+return 1`;

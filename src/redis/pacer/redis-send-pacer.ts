@@ -3,6 +3,7 @@ import type { RedisClient } from '../key-scope.js';
 import { LUA_DIR, loadLuaCommand, loadLuaScript } from '../lua-scripts.js';
 import { pacerKeys } from '../service-keys.js';
 import { TickBatch } from '../ledger/tick-batch.js';
+import { RedisClockBounds } from './redis-clock-bounds.js';
 import type { SendPacer } from '../../campaigns/feed/send-pacer.js';
 
 /** The pacer's scripts (src/redis/lua/pacer/): spacing, then the ceiling. Their headers say why each exists. */
@@ -22,13 +23,11 @@ interface PacerCommands {
  */
 type PacerAsk = { member: string; slotAt?: number | undefined } | { member: string; lateMicros: number };
 
-/**
- * An ask's answer: for an admission, the wait until its stamp (µs, from Redis's now); for a
- * correction, the stamp now (µs). And when the call that carried it left (performance.now()).
- */
+/** An ask's answer: for an admission, the wait until its stamp (µs, from Redis's now); for a correction, the stamp now (µs). */
 interface PacerAnswer {
   value: number;
-  askedAt: number;
+  /** Redis's now (ms) in the call that carried it. */
+  redisNowMs: number;
 }
 
 /**
@@ -63,14 +62,8 @@ export class RedisSendPacer implements SendPacer {
   readonly #slots = new TickBatch<null, number>((_, items) => this.#reserveSlots(items.length));
   readonly #admissions = new TickBatch<PacerAsk, PacerAnswer>((_, asks) => this.#ask(asks));
   readonly #aheadAdmissions = new TickBatch<PacerAsk, PacerAnswer>((_, asks) => this.#ask(asks), { gatherMs: ADMIT_GATHER_MS });
-  /**
-   * Learned upward from none, not taken from the first call: a worker's first calls are its
-   * slowest (its code not yet compiled, its sockets new), and when the slow part is reading the
-   * answer, the send leaves that long after its stamp. Taken as the usual, that time would be
-   * allowed to every send, and a cold start's late first sends would keep their stamps.
-   */
-  #usualRoundTripMs = 0;
-  #usualSetAt: number | undefined;
+  /** Redis's clock against this one, from every call: a send waits for its stamp on this clock. */
+  readonly #clockBounds = new RedisClockBounds();
   #sequence = 0;
   /** The sends waiting for their turn before their slots, by when they wake (see WAKE_GRID_MS). */
   readonly #wakes = new Map<number, Promise<void>>();
@@ -166,9 +159,13 @@ export class RedisSendPacer implements SendPacer {
     const moveCount = moves.length / 2;
     const args = [this.#rate, this.#windowMicros, this.#clockArg(), moveCount, ...moves, ...admissions];
     const answers = await this.#redis.cwAdmit(keys.length, ...keys, ...args);
+    // Redis's now comes last: where the answers stand on this clock.
+    const redisNowMs = Number(answers[asks.length]) / 1000;
+    if (!Number.isFinite(redisNowMs)) throw new Error(`admit.lua answered ${answers.length} values for ${asks.length} asks and its time`);
+    this.#clockBounds.observe(redisNowMs, askedAt, performance.now());
     let nextMove = 0;
     let nextAdmission = moveCount;
-    return asks.map((ask) => ({ value: Number(answers['lateMicros' in ask ? nextMove++ : nextAdmission++]), askedAt }));
+    return asks.map((ask) => ({ value: Number(answers['lateMicros' in ask ? nextMove++ : nextAdmission++]), redisNowMs }));
   }
 
   #logKeys(): string[] {
@@ -188,26 +185,22 @@ export class RedisSendPacer implements SendPacer {
   async admit(slotAt?: number): Promise<PacerAdmission> {
     const member = `${this.#memberPrefix}-${++this.#sequence}`;
     const ask = { member, slotAt };
-    const { value: wait, askedAt } = await (slotAt === undefined ? this.#admissions.add('', ask) : this.#aheadAdmissions.add('', ask));
-    // The usual round trip to this Redis: drops to any faster one at once, creeps up slowly
-    // with time (not with calls: a busy pacer makes hundreds a second), so a remote Redis is
-    // not "late" on every call and a stretch of stalls does not become the norm.
-    const answered = performance.now();
-    const sinceSet = answered - (this.#usualSetAt ?? answered);
-    this.#usualRoundTripMs = Math.min(answered - askedAt, this.#usualRoundTripMs + sinceSet * CREEP_PER_MS);
-    this.#usualSetAt = answered;
-    // The stamp on this clock: Redis read its time about half a usual round trip after the call left.
-    const due = askedAt + this.#usualRoundTripMs / 2 + wait / 1000;
-    await untilDue(due);
-    return { member, left: () => this.#left(member, due) };
+    const { value: wait, redisNowMs } = await (slotAt === undefined ? this.#admissions.add('', ask) : this.#aheadAdmissions.add('', ask));
+    // The stamp on this clock, within the bounds of where Redis's clock stands. The send waits
+    // for the latest it can be, so it never leaves before its stamp (a send that leaves early
+    // counts in the receiver's second before the one the log counts it in, and nothing can move
+    // it back); its lateness counts from the earliest, so a send that leaves late moves its stamp.
+    const { earliest, latest } = this.#clockBounds.span(redisNowMs + wait / 1000);
+    await untilDue(latest);
+    return { member, left: () => this.#left(member, earliest) };
   }
 
   /**
    * The stamp is true only if the send leaves right after it. One that leaves later (its
    * answer read late by a busy event loop, a wait for a connection) would bunch at the
    * receiver with the sends admitted after it. Its stamp moves by how late it left beyond a
-   * small allowance: the time since it was due (its stamp on this clock, taking the usual
-   * round trip, not this call's, so a slow answer counts as lateness), less LATE_DEPARTURE_MS.
+   * small allowance: the time since it was due (the earliest its stamp can be on this clock,
+   * so a slow answer counts as lateness), less LATE_DEPARTURE_MS.
    * So every send leaves at most that allowance after its stamp, and a send that leaves on
    * time costs nothing more.
    */
@@ -252,9 +245,6 @@ const SPACING_GUARD_MICROS = 9_000;
  * took a worker about 4% more CPU a message than 8, and one of 1 ms more Redis calls than 4.
  */
 export const WAKE_GRID_MS = 8;
-
-/** How fast the usual round trip may grow: 0.1 ms a second. */
-const CREEP_PER_MS = 0.0001;
 
 /**
  * How late after its stamp (on the worker's clock, see admit) a send may leave before the stamp

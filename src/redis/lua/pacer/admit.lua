@@ -49,7 +49,8 @@
 
   Output:
     per correction, in order: the send's stamp now (µs, a decimal string); then per send
-    admitted, in order: the wait until its stamp (µs, a decimal string), '0' = go now
+    admitted, in order: the wait until its stamp (µs, a decimal string), '0' = go now; then
+    the time now (µs, a decimal string), so the caller can place the stamps on its own clock
 ]]
 local now = tonumber(ARGV[3])
 if not now then
@@ -99,4 +100,5 @@ for i = first, #ARGV, 2 do
   answers[#answers + 1] = string.format('%.0f', at - now)
 end
 redis.call('PEXPIRE', KEYS[1], 2000 + math.ceil((furthest - now) / 1000))
+answers[#answers + 1] = string.format('%.0f', now)
 return answers
