@@ -4,13 +4,14 @@ import { campaignLedgerKeys, sentGuardKeys } from '../src/redis/ledger/ledger-ke
 import { claimKeys } from '../src/redis/ledger/script-keys.js';
 import { withLedgerCommands } from '../src/redis/ledger/ledger-scripts.js';
 import { RedisLedger } from '../src/redis/ledger/redis-ledger.js';
-import { storedWamid, type StoredRow } from '../src/redis/ledger/stored-row.js';
+import { storedWamid } from '../src/redis/ledger/stored-row.js';
 import { startChild, stopChild, type Child } from './support/children.js';
 import { ensureCsv } from './support/data.js';
 import { figure, fmt, type SectionResult } from './support/figures.js';
 import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, campaignSend, productEnv } from './support/product.js';
 import { deletePrefix, freshPrefix } from './support/redis.js';
 import { startSandboxChild } from './support/sandbox.js';
+import { decodeStoredRow } from '../src/redis/ledger/row-codec.js';
 
 /**
  * Redis per settled row: one campaign of `rows` rows sent unpaced (SEND_RATE=0) to a sandbox
@@ -92,11 +93,13 @@ async function applyDelivered(redis: Redis, prefix: string, id: string): Promise
   const at = Date.now();
   let cursor = '0';
   do {
-    const [next, flat] = await redis.hscan(rows, cursor, 'COUNT', 1000);
-    cursor = next;
+    const [next, flat] = await redis.hscanBuffer(rows, cursor, 'COUNT', 1000);
+    cursor = next.toString();
     const updates = [];
     for (let i = 1; i < flat.length; i += 2) {
-      const wamid = storedWamid(JSON.parse(flat[i] ?? '{}') as StoredRow);
+      const stored = flat[i];
+      const row = stored === undefined ? undefined : decodeStoredRow(stored);
+      const wamid = row === undefined ? undefined : storedWamid(row);
       if (wamid !== undefined) updates.push({ wamid, kind: 'delivered' as const, at, phoneNumberId: PHONE_NUMBER_ID });
     }
     if (updates.length > 0) await ledger.applyStatuses(updates);

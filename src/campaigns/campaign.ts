@@ -112,6 +112,8 @@ export function campaignLabel(campaignId: string, name: string | null | undefine
  * `unknown`: a send may have left but its answer was lost; never resent blindly. `cancelled`: the operator cancelled the campaign before it
  * was sent.
  * `expired`: the campaign's `--expires-at` passed before it was sent; never sent.
+ * Stored rows keep a status as its place in this list (src/redis/lua/includes/row-codec.lua): a
+ * new status goes at its end, and the Lua's list with it.
  */
 export const ROW_STATUSES = [
   'queued',

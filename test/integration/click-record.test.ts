@@ -7,6 +7,7 @@ import { eventStreamKey } from '../../src/redis/events/event-keys.js';
 import { campaignLedgerKeys } from '../../src/redis/ledger/ledger-keys.js';
 import { toRecord, type StoredRow } from '../../src/redis/ledger/stored-row.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
+import { storedRowOf } from '../support/stored-rows.js';
 
 /**
  * The click record (src/redis/lua/clicks/record-click.lua) on a real Redis, with the ledger's
@@ -44,7 +45,7 @@ describe('recording a click', () => {
     await redis.quit();
   });
 
-  const row = async (n: number) => toRecord(n, JSON.parse((await redis.hget(keys.rows, String(n))) ?? '{}') as StoredRow);
+  const row = async (n: number) => toRecord(n, (await storedRowOf(redis, keys.rows, n)) ?? ({} as StoredRow));
 
   it('sets the first time once, counts every click, counts the row once in n:clicked, emits row.clicked once', async () => {
     await redis.hset(keys.campaign, 'events', '1');
@@ -60,7 +61,7 @@ describe('recording a click', () => {
     expect(await later.click(token)).toStrictEqual({ url: 'https://shop.example.com/a', first: false, clicks: 2 });
     expect(await row(3)).toMatchObject({ clickedAt: AT, clicks: 2, status: 'sent' });
     // The row's other fields are kept as they were.
-    expect(JSON.parse((await redis.hget(keys.rows, '3')) ?? '{}')).toMatchObject({ v: ['Ana', 'x'], kt: AT, kn: 2 });
+    expect(await storedRowOf(redis, keys.rows, 3)).toMatchObject({ v: ['Ana', 'x'], kt: AT, kn: 2 });
     expect(await redis.hget(keys.campaign, 'n:clicked')).toBe('1');
     expect(await later.click(other)).toMatchObject({ first: true });
     expect(await redis.hget(keys.campaign, 'n:clicked')).toBe('2');

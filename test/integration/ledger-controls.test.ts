@@ -8,6 +8,7 @@ import { phoneNumber } from '../support/csv-files.js';
 import { LEDGER_TEST_NUMBER, feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 import { ledgerPeek } from '../support/ledger-peek.js';
+import { storedRowOf } from '../support/stored-rows.js';
 
 /**
  * The campaign controls as the ledger decides them (src/redis/ledger/ledger-scripts.ts), on a real
@@ -82,9 +83,9 @@ describe('RedisLedger campaign controls (real Redis)', () => {
 
   /** The row's owner number as stored (k); 0 = its first job. */
   async function owner(n: number, id = ID): Promise<number> {
-    const json = await redis.hget(campaignLedgerKeys(prefix, NUMBER, id).rows, String(n));
-    if (json === null) throw new Error(`no row ${n}`);
-    return (JSON.parse(json) as { k?: number }).k ?? 0;
+    const row = await storedRowOf(redis, campaignLedgerKeys(prefix, NUMBER, id).rows, n);
+    if (row === undefined) throw new Error(`no row ${n}`);
+    return row.k ?? 0;
   }
 
   /** The campaign's backlog, front first: "row" (its first job) or "row:k". */
@@ -508,7 +509,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
         expect(status?.finishedAt).toBeUndefined();
         expect(await statuses()).toEqual(['sent', 'sending', 'cancelled', 'cancelled', 'cancelled', 'cancelled']);
         // One step for the block: the records themselves were not rewritten.
-        expect(JSON.parse((await redis.hget(campaignLedgerKeys(prefix, NUMBER, ID).rows, '4')) ?? '{}')).toMatchObject({ s: 'queued' });
+        expect(await storedRowOf(redis, campaignLedgerKeys(prefix, NUMBER, ID).rows, 4)).toMatchObject({ s: 'queued' });
 
         // Run again (a crashed `cancel` re-run): nothing more, counted once.
         expect(await ledger.cancel(ID)).toEqual({ outcome: 'cancelled', cancelled: 0 });
@@ -586,7 +587,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
         await settle(6, { status: 'failed', errorCode: '131000', errorDetail: 'Something went wrong' });
         // Row 5 was written by a version that kept its values only in the job: it has none to send again.
         const rowsKey = campaignLedgerKeys(prefix, NUMBER, ID).rows;
-        const five = JSON.parse((await redis.hget(rowsKey, '5')) ?? '{}') as Record<string, unknown>;
+        const five = { ...(await storedRowOf(redis, rowsKey, 5)) } as Record<string, unknown>;
         delete five.v;
         await redis.hset(rowsKey, '5', JSON.stringify(five));
         expect((await ledger.status(ID))?.state).toBe('completed');

@@ -6,6 +6,7 @@ import type { StoredRow } from '../../src/redis/ledger/stored-row.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { LEDGER_TEST_NUMBER as NUMBER, feedAll, ingestQueuedCampaign } from '../support/ledger-fixtures.js';
 import { ledgersPerTest, type TestLedger } from '../support/test-ledger.js';
+import { storedRowOf } from '../support/stored-rows.js';
 
 /**
  * Replies on their rows (src/redis/lua/apply-inbound.lua) on a real Redis: a quick-reply tap
@@ -39,7 +40,7 @@ function answer(row: number, at: number, content: Pick<InboundUpdate, 'reply' | 
 }
 
 async function stored(t: TestLedger, row: number): Promise<StoredRow> {
-  return JSON.parse((await t.redis.hget(campaignLedgerKeys(t.prefix, NUMBER, ID).rows, String(row))) ?? '{}') as StoredRow;
+  return (await storedRowOf(t.redis, campaignLedgerKeys(t.prefix, NUMBER, ID).rows, row)) ?? ({} as StoredRow);
 }
 
 describe('replies on their rows (real Redis)', () => {

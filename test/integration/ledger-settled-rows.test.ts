@@ -8,6 +8,7 @@ import { phoneNumber } from '../support/csv-files.js';
 import { WAMID_BUCKET } from '../support/ledger-peek.js';
 import { LEDGER_TEST_NUMBER as NUMBER, feedAll, ledgerTestDefinition } from '../support/ledger-fixtures.js';
 import { ledgersPerTest, type TestLedger } from '../support/test-ledger.js';
+import { storedRowOf } from '../support/stored-rows.js';
 
 /**
  * What a settled row keeps in Redis, on a real Redis: the message-ID index in small hashes
@@ -40,8 +41,7 @@ async function campaign(t: TestLedger, rows: number): Promise<SendJob[]> {
 }
 
 async function stored(t: TestLedger, row: number): Promise<StoredRow> {
-  const json = await t.redis.hget(campaignLedgerKeys(t.prefix, NUMBER, ID).rows, String(row));
-  return JSON.parse(json ?? '{}') as StoredRow;
+  return (await storedRowOf(t.redis, campaignLedgerKeys(t.prefix, NUMBER, ID).rows, row)) ?? ({} as StoredRow);
 }
 
 async function sendAll(t: TestLedger, jobs: readonly SendJob[]): Promise<void> {

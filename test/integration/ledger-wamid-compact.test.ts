@@ -10,6 +10,7 @@ import { newWamid } from '../../src/sandbox/ids.js';
 import { feedAll, LEDGER_TEST_NUMBER as NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 import { TestClock } from '../support/test-clock.js';
+import { storedRowOf } from '../support/stored-rows.js';
 
 /**
  * A row's message ID kept small (includes/wamid-compact.lua) on a real Redis: an ID in Meta's
@@ -91,7 +92,7 @@ describe('RedisLedger message IDs stored small (real Redis)', () => {
   }
 
   async function stored(row: number): Promise<StoredRow> {
-    return JSON.parse((await redis.hget(campaignLedgerKeys(prefix, NUMBER, ID).rows, String(row))) ?? '{}') as StoredRow;
+    return (await storedRowOf(redis, campaignLedgerKeys(prefix, NUMBER, ID).rows, row)) ?? ({} as StoredRow);
   }
 
   it('keeps the hex ID of an ID in Meta’s shape for the row’s digits, any other as it came; reads give each back', async () => {

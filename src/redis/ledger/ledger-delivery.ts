@@ -1,9 +1,9 @@
-import { safeJson } from '../../cloud-api/safe-json.js';
 import type { DeliveryLedger, InboundUpdate, PreferenceUpdate, StatusOutcome, StatusUpdate } from '../../campaigns/ledger.js';
 import { SERVICE_WINDOW_MS } from '../../campaigns/ledger.js';
 import { numberScope } from '../key-scope.js';
 import { perNumber, type LedgerContext } from './ledger-context.js';
 import { campaignLedgerKeys, serviceWindowKey, wamidsKey } from './ledger-keys.js';
+import { decodeStoredRow } from './row-codec.js';
 import { spreadByPortfolio, spreadFromNumber } from './ledger-optouts.js';
 import { spreadCapsFromNumber } from './ledger-marketing-caps.js';
 import { MARKETING_CAP_WAIT_MS } from '../../campaigns/marketing-cap-wait.js';
@@ -112,8 +112,8 @@ export class LedgerDelivery implements Omit<DeliveryLedger, 'applyTemplateStatus
     for (const [i, u] of updates.entries()) {
       const match = /^(.+)\/(\d+)$/.exec(where[i] || (u.callbackData ?? ''));
       if (match === null) continue;
-      const json = await redis.hget(campaignLedgerKeys(prefix, number, match[1] ?? '').rows, match[2] ?? '');
-      const phone = (safeJson(json ?? '') as { p?: unknown } | undefined)?.p;
+      const raw = await redis.hgetBuffer(campaignLedgerKeys(prefix, number, match[1] ?? '').rows, match[2] ?? '');
+      const phone = (raw === null ? undefined : decodeStoredRow(raw))?.p;
       if (typeof phone === 'string') phones.push(phone);
     }
     return phones;

@@ -3,7 +3,8 @@ import { campaignNotFound } from '../../campaigns/campaign-not-found.js';
 import { AppError } from '../../errors/app-error.js';
 import type { LedgerContext } from './ledger-context.js';
 import { laneBacklogKey, retentionLockKey, wamidsKey } from './ledger-keys.js';
-import { storedWamid, type StoredRow } from './stored-row.js';
+import { decodeStoredRow } from './row-codec.js';
+import { storedWamid } from './stored-row.js';
 
 /** How long the retention lock lasts when its holder dies before releasing it. */
 const RETENTION_LOCK_MS = 10 * 60_000;
@@ -49,12 +50,14 @@ export class LedgerPurge implements PurgeLedger {
     let wamids = 0;
     let cursor = '0';
     do {
-      const [next, flat] = await redis.hscan(keys.rows, cursor, 'COUNT', PAGE);
-      cursor = next;
+      const [next, flat] = await redis.hscanBuffer(keys.rows, cursor, 'COUNT', PAGE);
+      cursor = next.toString();
       const pairs: string[] = [];
       for (let i = 0; i < flat.length; i += 2) {
-        const wamid = storedWamid(JSON.parse(flat[i + 1] ?? '{}') as StoredRow);
-        if (wamid !== undefined) pairs.push(wamid, flat[i] ?? '');
+        const stored = flat[i + 1];
+        const row = stored === undefined ? undefined : decodeStoredRow(stored);
+        const wamid = row === undefined ? undefined : storedWamid(row);
+        if (wamid !== undefined) pairs.push(wamid, flat[i]?.toString() ?? '');
       }
       if (pairs.length > 0) wamids += await redis.cwForgetWamids(wamidsKey(prefix, keys.phoneNumberId), campaignId, ...pairs);
     } while (cursor !== '0');

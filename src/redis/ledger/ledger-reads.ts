@@ -19,6 +19,7 @@ import {
 import { lanesOf, type LedgerContext } from './ledger-context.js';
 import { campaignIndexKey, campaignLedgerKeys, laneBacklogKey, phoneNumbersKey } from './ledger-keys.js';
 import { execPipeline } from '../redis-connection.js';
+import { decodeStoredRow } from './row-codec.js';
 import { toRecord, type StoredRow } from './stored-row.js';
 
 /**
@@ -165,11 +166,12 @@ export class LedgerReads implements ReportLedger, ErrorCodeLedger, CampaignCount
     let cursor = '0';
     let scanned = 0;
     do {
-      const [next, flat] = await redis.hscan(rowsKey, cursor, 'COUNT', 1000);
-      cursor = next;
+      const [next, flat] = await redis.hscanBuffer(rowsKey, cursor, 'COUNT', 1000);
+      cursor = next.toString();
       for (let i = 1; i < flat.length; i += 2) {
         scanned++;
-        const row = codedRow(flat[i] ?? '');
+        const stored = flat[i];
+        const row = stored === undefined ? undefined : codedRow(stored);
         if (row === undefined) continue;
         const key = `${row.status}\u0000${row.code}`;
         const entry = counts.get(key);
@@ -209,14 +211,9 @@ export class LedgerReads implements ReportLedger, ErrorCodeLedger, CampaignCount
 }
 
 /** A stored row's status, code and detail when it is a coded one (StoredRow's `s`, `c`, `d`). */
-function codedRow(json: string): { status: CodedStatus; code: string; detail: string } | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
+function codedRow(raw: Buffer): { status: CodedStatus; code: string; detail: string } | undefined {
+  const value = decodeStoredRow(raw);
+  if (value === undefined) return undefined;
   const { s, c, d } = value as { [K in keyof Pick<StoredRow, 's' | 'c' | 'd'>]?: unknown };
   if (typeof s !== 'string' || !CODED.has(s)) return undefined;
   return { status: s as CodedStatus, code: typeof c === 'string' && c !== '' ? c : '(none)', detail: typeof d === 'string' ? d : '' };
@@ -241,11 +238,11 @@ async function* storedPages(
   const endedAs = cancelledField === '1' ? 'cancelled' : expiredField === '1' ? 'expired' : undefined;
   for (let start = 1; start <= total; start += pageSize) {
     const rowNumbers = Array.from({ length: Math.min(pageSize, total - start + 1) }, (_, i) => String(start + i));
-    const values = await redis.hmget(keys.rows, ...rowNumbers);
+    const values = await redis.hmgetBuffer(keys.rows, ...rowNumbers);
     const page: { record: RowRecord; stored: StoredRow }[] = [];
-    values.forEach((json, i) => {
-      if (json === null) return;
-      const stored = JSON.parse(json) as StoredRow;
+    values.forEach((raw, i) => {
+      const stored = raw === null ? undefined : decodeStoredRow(raw);
+      if (stored === undefined) return;
       const record = toRecord(start + i, stored);
       if (endedAs !== undefined && record.status === 'queued') record.status = endedAs;
       page.push({ record, stored });

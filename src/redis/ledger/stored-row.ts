@@ -1,7 +1,7 @@
 import type { RowRecord, RowStatus } from '../../campaigns/campaign.js';
 import { metaWamid } from '../../cloud-api/wamid-shape.js';
 
-/** A row's record in the ledger: the Lua's JSON fields, same names (src/redis/lua/README.md). */
+/** A row's record in the ledger: the Lua's fields, same names (src/redis/lua/README.md), read with decodeStoredRow (row-codec.ts). */
 export interface StoredRow {
   /** phone */
   p: string;

@@ -30,6 +30,7 @@
 
 -- Includes
 --- @include "clock"
+--- @include "row-codec"
 --- @include "wamid-index"
 --- @include "events"
 
@@ -50,7 +51,7 @@ for i = 4, #ARGV, 7 do
     local rowsKey = prefix .. ':campaign:' .. campaignId .. ':rows'
     local json = redis.call('HGET', rowsKey, row)
     if json then
-      local rec = cjson.decode(json)
+      local rec = decodeRow(json)
       local firstReply = not rec.qt and not rec.jt
       if firstReply then redis.call('HINCRBY', prefix .. ':campaign:' .. campaignId, 'n:replied', 1) end
       local changed = false
@@ -60,7 +61,7 @@ for i = 4, #ARGV, 7 do
       if flowResponse ~= '' and (not rec.jt or at < rec.jt) then
         rec.j = flowResponse; rec.jt = at; changed = true
       end
-      if changed then redis.call('HSET', rowsKey, row, cjson.encode(rec)) end
+      if changed then redis.call('HSET', rowsKey, row, encodeRow(rec)) end
       if firstReply then
         emitRowEvent(prefix .. ':campaign:' .. campaignId, row, 'row.replied', rec, now, { w = replyTo, reply = reply })
       end

@@ -58,6 +58,7 @@
 
 -- Includes
 --- @include "clock"
+--- @include "row-codec"
 --- @include "complete-if-done"
 --- @include "move"
 --- @include "timeline"
@@ -85,7 +86,7 @@ local function locate(wamid, callback)
   local rowsKey = prefix .. ':campaign:' .. campaignId .. ':rows'
   local json = redis.call('HGET', rowsKey, row)
   if not json then return nil end
-  return campaignId, row, rowsKey, cjson.decode(json)
+  return campaignId, row, rowsKey, decodeRow(json)
 end
 
 local out = {}
@@ -182,7 +183,7 @@ for i = 6, #ARGV, 8 do
         end
       end
       if changed then
-        redis.call('HSET', rowsKey, row, cjson.encode(rec))
+        redis.call('HSET', rowsKey, row, encodeRow(rec))
         outcome = 'applied'
         completed = completeIfDone(campaignKey, now)
       else

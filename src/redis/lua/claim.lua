@@ -48,6 +48,7 @@
 
 -- Includes
 --- @include "clock"
+--- @include "row-codec"
 --- @include "final"
 --- @include "complete-if-done"
 --- @include "move"
@@ -69,12 +70,12 @@ local recorded = 0
 -- with its message): what it would have sent is not kept.
 local function saveUnsent(row, rec)
   rec.v = nil; rec.h = nil; rec.f = nil
-  redis.call('HSET', rowsKey, row, cjson.encode(rec))
+  redis.call('HSET', rowsKey, row, encodeRow(rec))
 end
 local function claim(row, owner)
   local json = redis.call('HGET', rowsKey, row)
   if not json then return 'missing', '' end
-  local rec = cjson.decode(json)
+  local rec = decodeRow(json)
   -- A `confirming` or `held` row waits for a status webhook or the confirm sweep, never for a job.
   if FINAL[rec.s] or rec.s == 'confirming' or rec.s == 'held' then return 'settled', rec.s end
   if (rec.k or 0) ~= tonumber(owner) then return 'stale', '' end
@@ -119,7 +120,7 @@ local function claim(row, owner)
   rec.a = (rec.a or 0) + 1
   rec.ct = now
   move(campaignKey, rec, 'sending', now)
-  redis.call('HSET', rowsKey, row, cjson.encode(rec))
+  redis.call('HSET', rowsKey, row, encodeRow(rec))
   local values = ''
   if rec.v then values = cjson.encode(rec.v) end
   return 'claimed', tostring(rec.a), rec.p, values, rec.h or ''

@@ -37,6 +37,7 @@
 
 -- Includes
 --- @include "clock"
+--- @include "row-codec"
 --- @include "move"
 --- @include "backlog"
 --- @include "complete-if-done"
@@ -64,13 +65,13 @@ for _, member in ipairs(due) do
   local json = campaignId and redis.call('HGET', rowsKey, row)
   -- Gone (purged) or already answered by a status: nothing to decide.
   if json then
-    local rec = cjson.decode(json)
+    local rec = decodeRow(json)
     if rec.s == 'held' then
       local campaignKey = prefix .. ':campaign:' .. campaignId
       rec.cu = nil
       rec.d = 'held_for_quality_assessment: Meta held the send and no status webhook released or dropped it within HELD_PATIENCE_HOURS; it may still be delivered, so it is not resent'
       move(campaignKey, rec, 'unknown', now)
-      redis.call('HSET', rowsKey, row, cjson.encode(rec))
+      redis.call('HSET', rowsKey, row, encodeRow(rec))
       heldOut = heldOut + 1
       if completeIfDone(campaignKey, now) == 1 then completed[#completed + 1] = campaignId end
     elseif rec.s == 'confirming' then
@@ -91,7 +92,7 @@ for _, member in ipairs(due) do
           rec.rs = 1
           rec.d = (rec.d or '') .. '; no status webhook came for it while later sends from this number had theirs, so it never reached Meta: sent again (once)'
           rec.k = (rec.k or 0) + 1
-          redis.call('HSET', rowsKey, row, cjson.encode(rec))
+          redis.call('HSET', rowsKey, row, encodeRow(rec))
           redis.call('LPUSH', laneKeyOf(prefix .. ':campaign:' .. campaignId .. ':pending', rec), entryOf(row, rec.k))
           activate(campaignKey, activeKey, campaignId)
           resent = resent + 1
@@ -110,7 +111,7 @@ for _, member in ipairs(due) do
       end
       if final then
         move(campaignKey, rec, final, now)
-        redis.call('HSET', rowsKey, row, cjson.encode(rec))
+        redis.call('HSET', rowsKey, row, encodeRow(rec))
         if final == 'unknown' then unknown = unknown + 1 else ended = ended + 1 end
         if completeIfDone(campaignKey, now) == 1 then completed[#completed + 1] = campaignId end
       end

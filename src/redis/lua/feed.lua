@@ -74,6 +74,7 @@
 
 -- Includes
 --- @include "clock"
+--- @include "row-codec"
 --- @include "complete-if-done"
 --- @include "end-backlog"
 --- @include "events"
@@ -125,7 +126,7 @@ end
 local function mayFeed(campaignKey, row)
   local json = redis.call('HGET', campaignKey .. ':rows', row)
   if not json then return true end
-  local waId = string.gsub(cjson.decode(json).p or '', '^%+', '')
+  local waId = string.gsub(decodeRow(json).p or '', '^%+', '')
   if redis.call('ZSCORE', reachKey, waId) then
     redis.call('ZADD', reachKey, now, waId)
     seen[#seen + 1] = waId

@@ -33,6 +33,7 @@
 
 -- Includes
 --- @include "clock"
+--- @include "row-codec"
 --- @include "complete-if-done"
 --- @include "move"
 --- @include "backlog"
@@ -45,13 +46,13 @@ local row, owner, code, detail, now, campaignId = ARGV[1], ARGV[2], ARGV[3], ARG
 redis.call('ZREM', windowKey, jobIdOf(campaignId, row, owner))
 local json = redis.call('HGET', rowsKey, row)
 if not json then return {'missing', 0} end
-local rec = cjson.decode(json)
+local rec = decodeRow(json)
 if rec.s ~= 'sending' or (rec.k or 0) ~= tonumber(owner) then return {rec.s, 0} end
 forgetSend(sentKey, rec.f, campaignId, row)
 rec.c = code; rec.d = detail
 if redis.call('HGET', campaignKey, 'cancelled') == '1' then
   move(campaignKey, rec, 'cancelled', now)
-  redis.call('HSET', rowsKey, row, cjson.encode(rec))
+  redis.call('HSET', rowsKey, row, encodeRow(rec))
   return {'cancelled', completeIfDone(campaignKey, now)}
 end
 move(campaignKey, rec, 'queued', now)

@@ -37,6 +37,7 @@
 
 -- Includes
 --- @include "clock"
+--- @include "row-codec"
 --- @include "move"
 --- @include "backlog"
 --- @include "opted-out"
@@ -64,7 +65,7 @@ local requeued = 0
 local noPayload = 0
 for i, json in ipairs(values) do
   if json then
-    local rec = cjson.decode(json)
+    local rec = decodeRow(json)
     local chosen = (rec.s == 'failed' and ARGV[4] == '1' and (anyCode or codes[rec.c or ''])) or (rec.s == 'unknown' and ARGV[5] == '1')
     -- Meta's experiment (130472): a resend gets the same error, so only the operator's own choice of the code sends it.
     if chosen and rec.s == 'failed' and rec.c == '130472' and anyCode then
@@ -93,7 +94,7 @@ for i, json in ipairs(values) do
         rec.k = (rec.k or 0) + 1
         -- Its next failure is its own: apply-statuses.lua keeps a failure's code only when it is the first.
         rec.ft = nil
-        redis.call('HSET', rowsKey, fields[i], cjson.encode(rec))
+        redis.call('HSET', rowsKey, fields[i], encodeRow(rec))
         local list = laneKeyOf(pendingKey, rec)
         entries[list] = entries[list] or {}
         table.insert(entries[list], entryOf(fields[i], rec.k))

@@ -13,7 +13,7 @@
 
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
-    KEYS[2] rows       hash     <scope>:campaign:<id>:rows (row → record JSON)
+    KEYS[2] rows       hash     <scope>:campaign:<id>:rows (row → record: includes/row-codec.lua)
     KEYS[3] sent       hash     <scope>:sent:<number> (duplicate-send guard)
     KEYS[4] pending    list     <scope>:campaign:<id>:pending (the backlog)
     KEYS[5] active     zset     <scope>:feed:<number>:campaigns
@@ -35,6 +35,7 @@
 
 -- Includes
 --- @include "clock"
+--- @include "row-codec"
 --- @include "prior-send"
 --- @include "backlog"
 
@@ -55,7 +56,7 @@ for i, r in ipairs(rows) do
   local row = r[1]
   local current = existing[i]
   local old = nil
-  if current then old = cjson.decode(current) end
+  if current then old = decodeRow(current) end
   if not old or old.s == 'rejected' or old.s == 'skipped' then
     local rec
     if r[2] == 'queued' then
@@ -80,7 +81,7 @@ for i, r in ipairs(rows) do
     -- completed, and would take a new one under its ID for a duplicate).
     if old then rec.k = (old.k or 0) + 1 end
     fresh[#fresh + 1] = row
-    fresh[#fresh + 1] = cjson.encode(rec)
+    fresh[#fresh + 1] = encodeRow(rec)
     delta[rec.s] = (delta[rec.s] or 0) + 1
     if old then
       delta[old.s] = (delta[old.s] or 0) - 1

@@ -24,6 +24,7 @@
 
 -- Includes
 --- @include "clock"
+--- @include "row-codec"
 --- @include "move"
 --- @include "backlog"
 --- @include "opted-out"
@@ -40,7 +41,7 @@ for _, member in ipairs(due) do
   local json = campaignId and redis.call('HGET', rowsKey, row)
   -- Gone (purged), answered otherwise since, or sent again once already: nothing to do.
   if json then
-    local rec = cjson.decode(json)
+    local rec = decodeRow(json)
     if rec.s == 'failed' and rec.c == '131049' and not rec.cr and rec.v then
       local held = redis.call('HMGET', campaignKey, 'cancelled', 'expiresAt')
       local why = nil
@@ -54,7 +55,7 @@ for _, member in ipairs(due) do
       rec.cr = 1
       if why then
         rec.d = (rec.d or '') .. '; not sent again after --retry-capped-after: ' .. why
-        redis.call('HSET', rowsKey, row, cjson.encode(rec))
+        redis.call('HSET', rowsKey, row, encodeRow(rec))
         left = left + 1
       else
         move(campaignKey, rec, 'queued', now)
@@ -62,7 +63,7 @@ for _, member in ipairs(due) do
         rec.k = (rec.k or 0) + 1
         -- Its next failure is its own: apply-statuses.lua keeps a failure's code only when it is the first.
         rec.ft = nil
-        redis.call('HSET', rowsKey, row, cjson.encode(rec))
+        redis.call('HSET', rowsKey, row, encodeRow(rec))
         redis.call('RPUSH', laneKeyOf(campaignKey .. ':pending', rec), entryOf(row, rec.k))
         activate(campaignKey, activeKey, campaignId)
         redis.call('HDEL', campaignKey, 'finishedAt')

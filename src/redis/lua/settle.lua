@@ -49,6 +49,7 @@
 
 -- Includes
 --- @include "clock"
+--- @include "row-codec"
 --- @include "final"
 --- @include "complete-if-done"
 --- @include "move"
@@ -71,7 +72,7 @@ local function settle(row, status, wamid, code, detail, owner)
   if status ~= 'queued' then redis.call('ZREM', windowKey, jobIdOf(campaignId, row, owner)) end
   local json = redis.call('HGET', rowsKey, row)
   if not json then return 'missing', 0, false end
-  local rec = cjson.decode(json)
+  local rec = decodeRow(json)
   -- A `confirming` row's job is done: only a status webhook or the confirm sweep moves it.
   if FINAL[rec.s] or rec.s == 'confirming' or rec.s == 'held' or (rec.k or 0) ~= tonumber(owner) then return rec.s, 0, false end
   if status == 'abandoned' then
@@ -97,7 +98,7 @@ local function settle(row, status, wamid, code, detail, owner)
     forgetSend(sentKey, rec.f, campaignId, row)
     rec.v = nil; rec.h = nil; rec.f = nil
   end
-  redis.call('HSET', rowsKey, row, cjson.encode(rec))
+  redis.call('HSET', rowsKey, row, encodeRow(rec))
   if status == 'sent' or status == 'held' then indexWamid(wamidsKey, campaignKey, campaignId, row, wamid) end
   if status == 'sent' then emitRowEvent(campaignKey, row, 'row.sent', rec, now, { w = wamid }) end
   if status == 'failed' then emitRowEvent(campaignKey, row, 'row.failed', rec, now, { code = rec.c or code, detail = rec.d or detail }) end

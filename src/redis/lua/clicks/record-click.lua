@@ -20,6 +20,7 @@
 
 -- Includes
 --- @include "clock"
+--- @include "row-codec"
 --- @include "events"
 
 local campaignKey, rowsKey, linksKey = KEYS[1], KEYS[2], KEYS[3]
@@ -30,14 +31,14 @@ if not row then return {} end
 local json = redis.call('HGET', rowsKey, row)
 if not json then return {} end
 local now = ledgerNow(ARGV[1])
-local rec = cjson.decode(json)
+local rec = decodeRow(json)
 rec.kn = (tonumber(rec.kn) or 0) + 1
 local first = 0
 if not rec.kt then
   rec.kt = now
   first = 1
 end
-redis.call('HSET', rowsKey, row, cjson.encode(rec))
+redis.call('HSET', rowsKey, row, encodeRow(rec))
 if first == 1 then
   redis.call('HINCRBY', campaignKey, 'n:clicked', 1)
   emitRowEvent(campaignKey, row, 'row.clicked', rec, now, { url = destination })

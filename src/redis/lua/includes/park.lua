@@ -6,11 +6,12 @@
 ]]
 
 -- Includes
+--- @include "row-codec"
 --- @include "backlog"
 
 local function park(campaignKey, rowsKey, pendingKey, activeKey, campaignId, row, rec)
   rec.k = (rec.k or 0) + 1
-  redis.call('HSET', rowsKey, row, cjson.encode(rec))
+  redis.call('HSET', rowsKey, row, encodeRow(rec))
   redis.call('LPUSH', laneKeyOf(pendingKey, rec), entryOf(row, rec.k))
   activate(campaignKey, activeKey, campaignId)
 end

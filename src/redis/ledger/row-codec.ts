@@ -1,0 +1,61 @@
+import { Unpackr } from 'msgpackr';
+import { ROW_STATUSES } from '../../campaigns/campaign.js';
+import type { StoredRow } from './stored-row.js';
+
+/**
+ * Reads a row's record as the `rows` hash keeps it (src/redis/lua/includes/row-codec.lua, which
+ * alone writes it): MessagePack of an array whose places are ROW_PLACES, every other field in a
+ * map after them, the status and the pricing category as their place in ROW_STATUSES /
+ * ROW_PRICING_CODES (1 first) when they are one of those, and `dt`, `rt`, `ft` as ms after `ct`
+ * when the row has one. A record still in the earlier JSON form (first byte `{`) is read as
+ * JSON. test/integration/row-codec.test.ts holds this reader to the Lua writer.
+ */
+export const ROW_PLACES = ['s', 'a', 'p', 'm', 'ct', 'dt', 'rt', 'pc', 'pb', 'v'] as const;
+/** Meta's `pricing.category` values, in the Lua's order. */
+export const ROW_PRICING_CODES = [
+  'marketing',
+  'utility',
+  'authentication',
+  'authentication_international',
+  'service',
+  'marketing_lite',
+  'referral_conversion',
+] as const;
+const AFTER_CLAIM = ['dt', 'rt', 'ft'] as const;
+const JSON_START = 0x7b;
+
+// Times of the ledger's clock are over 2^32: MessagePack's uint64, read as numbers (ms fit 2^53).
+const unpackr = new Unpackr({ int64AsType: 'number', mapsAsObjects: true });
+
+/** The record stored as `raw` (HGET …Buffer), or undefined when it is not a record of either form. */
+export function decodeStoredRow(raw: Buffer): StoredRow | undefined {
+  try {
+    if (raw[0] !== JSON_START) {
+      const list: unknown = unpackr.unpack(raw);
+      return Array.isArray(list) ? fromPlaces(list) : undefined;
+    }
+    const json: unknown = JSON.parse(raw.toString('utf8'));
+    return typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as StoredRow) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function fromPlaces(list: readonly unknown[]): StoredRow {
+  const extra = list[ROW_PLACES.length];
+  const row: Record<string, unknown> = typeof extra === 'object' && extra !== null ? { ...extra } : {};
+  ROW_PLACES.forEach((field, place) => {
+    const value = list[place];
+    if (value !== undefined && value !== null && value !== false) row[field] = value;
+  });
+  if (typeof row.s === 'number') row.s = ROW_STATUSES[row.s - 1];
+  if (typeof row.pc === 'number') row.pc = ROW_PRICING_CODES[row.pc - 1];
+  const ct = row.ct;
+  if (typeof ct === 'number') {
+    for (const field of AFTER_CLAIM) {
+      const after = row[field];
+      if (typeof after === 'number') row[field] = after + ct;
+    }
+  }
+  return row as unknown as StoredRow;
+}
