@@ -1,4 +1,5 @@
-import { Unpackr } from 'msgpackr';
+import { createRequire } from 'node:module';
+import type { Unpackr } from 'msgpackr';
 import { ROW_STATUSES } from '../../campaigns/campaign.js';
 import type { StoredRow } from './stored-row.js';
 
@@ -24,14 +25,25 @@ export const ROW_PRICING_CODES = [
 const AFTER_CLAIM = ['dt', 'rt', 'ft'] as const;
 const JSON_START = 0x7b;
 
-// Times of the ledger's clock are over 2^32: MessagePack's uint64, read as numbers (ms fit 2^53).
-const unpackr = new Unpackr({ int64AsType: 'number', mapsAsObjects: true });
+/**
+ * msgpackr, loaded at the first row read rather than with this module: it takes about 10 ms to
+ * load, and a command that reads no row (`campaign status`, `list`) must not pay for it. Times of
+ * the ledger's clock are over 2^32: MessagePack's uint64, read as numbers (ms fit 2^53).
+ */
+let unpackr: Unpackr | undefined;
+function rowUnpackr(): Unpackr {
+  if (unpackr === undefined) {
+    const { Unpackr: Reader } = createRequire(import.meta.url)('msgpackr') as typeof import('msgpackr');
+    unpackr = new Reader({ int64AsType: 'number', mapsAsObjects: true });
+  }
+  return unpackr;
+}
 
 /** The record stored as `raw` (HGET …Buffer), or undefined when it is not a record of either form. */
 export function decodeStoredRow(raw: Buffer): StoredRow | undefined {
   try {
     if (raw[0] !== JSON_START) {
-      const list: unknown = unpackr.unpack(raw);
+      const list: unknown = rowUnpackr().unpack(raw);
       return Array.isArray(list) ? fromPlaces(list) : undefined;
     }
     const json: unknown = JSON.parse(raw.toString('utf8'));
