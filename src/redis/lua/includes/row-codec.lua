@@ -1,8 +1,8 @@
 --[[
   A row's record as the `rows` hash keeps it. Rows stay for the retention period, and their
-  bytes are most of what a deployment's Redis holds, so a record is stored as MessagePack
-  (cmsgpack, in C: a read and a write cost about what cjson's did) of an array whose places are the fields a
-  sent row has, with no field names: ROW_PLACES. Every other field goes in one map at place
+  bytes are most of what a deployment's Redis holds, so a record is MessagePack (cmsgpack, in
+  C: a read and a write cost about what cjson's did) of an array whose places are the fields a
+  sent row has, without their names: ROW_PLACES. Every other field goes in one map at place
   ROW_EXTRA, there only when the row has one. An absent field in a place is `false`, and
   trailing `false`s are cut. The status and the pricing category are small numbers where they
   are one of ROW_STATUS_CODES / ROW_PRICING_CODES (any other text stays text). `dt`, `rt` and
