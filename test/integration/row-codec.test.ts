@@ -5,14 +5,18 @@ import { ROW_STATUSES } from '../../src/campaigns/campaign.js';
 import { loadLuaInclude } from '../../src/redis/lua-scripts.js';
 import { ROW_PRICING_CODES, decodeStoredRow } from '../../src/redis/ledger/row-codec.js';
 import type { StoredRow } from '../../src/redis/ledger/stored-row.js';
+import { isAppError } from '../../src/errors/app-error.js';
+import { campaignLedgerKeys } from '../../src/redis/ledger/ledger-keys.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
+import { ingestQueuedCampaign, LEDGER_TEST_NUMBER } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
 /**
  * A row's record as the ledger stores it (src/redis/lua/includes/row-codec.lua writes it, in
  * Lua; src/redis/ledger/row-codec.ts reads it for the TypeScript side), on a real Redis: what
  * the Lua writes, both read back as it was, whatever fields and text a row holds; a record in
- * the earlier JSON form reads the same and is written back in the new one; and a sent row is
- * stored in far fewer bytes than its JSON.
+ * the earlier JSON form reads the same and is written back in the new one; a sent row is
+ * stored in far fewer bytes than its JSON; and a damaged record fails a campaign's read loudly.
  */
 
 /** Each record (JSON in ARGV) written with encodeRow under KEYS[1]'s field i; 'again' also reads it back in Lua and writes that. */
@@ -130,6 +134,23 @@ describe('row records as the ledger stores them (real Redis)', () => {
     await written([SENT_ROW]);
     const bytes = await redis.hstrlen(key, '1');
     expect(bytes).toBeLessThan(JSON.stringify(SENT_ROW).length / 2);
+  });
+
+  it("a campaign's rows: a record that reads as neither form fails the read with INTERNAL_ERROR naming the row", async () => {
+    const ledger = new RedisLedger(redis, prefix);
+    await ingestQueuedCampaign(ledger, 'codec-rows', 3);
+    const read = async () => {
+      const rows = [];
+      for await (const page of ledger.rows('codec-rows')) rows.push(...page);
+      return rows;
+    };
+    expect((await read()).map((r) => r.status)).toEqual(['queued', 'queued', 'queued']);
+    await redis.hset(campaignLedgerKeys(prefix, LEDGER_TEST_NUMBER, 'codec-rows').rows, '2', Buffer.from([0xc1]));
+    const error = await read().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isAppError(error, 'INTERNAL_ERROR') ? error.message : error).toMatch(/row 2 of campaign codec-rows/);
   });
 
   it('answers undefined for bytes that are no record', () => {

@@ -19,6 +19,7 @@ import {
 import { lanesOf, type LedgerContext } from './ledger-context.js';
 import { campaignIndexKey, campaignLedgerKeys, laneBacklogKey, phoneNumbersKey } from './ledger-keys.js';
 import { execPipeline } from '../redis-connection.js';
+import { AppError } from '../../errors/app-error.js';
 import { decodeStoredRow } from './row-codec.js';
 import { toRecord, type StoredRow } from './stored-row.js';
 
@@ -241,8 +242,12 @@ async function* storedPages(
     const values = await redis.hmgetBuffer(keys.rows, ...rowNumbers);
     const page: { record: RowRecord; stored: StoredRow }[] = [];
     values.forEach((raw, i) => {
-      const stored = raw === null ? undefined : decodeStoredRow(raw);
-      if (stored === undefined) return;
+      if (raw === null) return;
+      const stored = decodeStoredRow(raw);
+      // Only the ledger's scripts write rows: one that reads as neither of their forms is damage, said loudly, not a row left out.
+      if (stored === undefined) {
+        throw new AppError('INTERNAL_ERROR', `row ${start + i} of campaign ${campaignId} holds a record the ledger cannot read`);
+      }
       const record = toRecord(start + i, stored);
       if (endedAs !== undefined && record.status === 'queued') record.status = endedAs;
       page.push({ record, stored });
