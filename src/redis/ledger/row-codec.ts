@@ -11,7 +11,7 @@ import type { StoredRow } from './stored-row.js';
  * when the row has one. A record still in the earlier JSON form (first byte `{`) is read as
  * JSON. test/integration/row-codec.test.ts holds this reader to the Lua writer.
  */
-export const ROW_PLACES = ['s', 'a', 'p', 'm', 'ct', 'dt', 'rt', 'pc', 'pb', 'v'] as const;
+const ROW_PLACES = ['s', 'a', 'p', 'm', 'ct', 'dt', 'rt', 'pc', 'pb', 'v'] as const;
 /** Meta's `pricing.category` values, in the Lua's order. */
 export const ROW_PRICING_CODES = [
   'marketing',
