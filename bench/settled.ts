@@ -48,7 +48,7 @@ export async function benchSettled(options: { rows: number; redis: Redis }): Pro
     worker = undefined;
     const completed = { families: await familyBytes(redis, prefix), used: (await usedMemory(redis)) - before };
     // Whether the guard would go by itself once the window passes: its keys' time to live (-1: none).
-    const guardTtlMs = await redis.pttl(sentGuardKeys(prefix, PHONE_NUMBER_ID).sent);
+    const guardTtlMs = await redis.pttl(`${sentGuardKeys(prefix, PHONE_NUMBER_ID).sent}:map`);
     console.error(`  settled: completed; ${describe(completed.families, rows)}`);
     await applyDelivered(redis, prefix, summary.id);
     const delivered = { families: await familyBytes(redis, prefix), used: (await usedMemory(redis)) - before };
@@ -112,10 +112,9 @@ async function pruneAfterWindow(redis: Redis, prefix: string, id: string): Promi
   try {
     const { sent } = sentGuardKeys(prefix, PHONE_NUMBER_ID);
     const clock = String(DUPLICATE_WINDOW_MS + 60_000);
-    // The prune walks at a pace set by time (includes/walk-by-time.lua): each call a window later walks up to a page.
-    // Its own fields start with '#'; stop when a whole walk removes nothing.
-    const messages = async () =>
-      (await redis.hlen(sent)) - (await redis.hmget(sent, '#cursor', '#walked')).filter((value) => value !== null).length;
+    // The prune walks at a pace set by time (includes/bucket-map-write.lua): each call a window later walks a few buckets.
+    // The map counts its entries; stop when a whole walk removes nothing.
+    const messages = async () => Number((await redis.hget(`${sent}:map`, 'count')) ?? 0);
     const keys = claimKeys(prefix, PHONE_NUMBER_ID, id);
     let idle = 0;
     for (let left = await messages(), step = 1; left > 0 && idle < 1_000; step++) {
@@ -151,7 +150,7 @@ async function familyBytes(redis: Redis, prefix: string): Promise<Record<Family,
 function familyOf(key: string): Family {
   if (/:campaign:[^:]+:rows(:|$)/.test(key) || /:campaign:[^:]+:values(:|$)/.test(key)) return 'rows';
   if (/:wamids(:|$)/.test(key)) return 'wamids';
-  if (/:sent(-at)?:\d+$/.test(key)) return 'guard';
+  if (/:sent(-at)?:\d+(:map(:\d+)?)?$/.test(key)) return 'guard';
   if (/^[^:]+:(\{[^}]+\}:)?send/.test(key) || /:bull:|:send:/.test(key)) return 'queue';
   return 'other';
 }

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { wamidsKey, sentGuardKeys } from '../src/redis/ledger/ledger-keys.js';
+import { loadLuaInclude } from '../src/redis/lua-scripts.js';
 import { startChild, stopChild } from './support/children.js';
 import { coreShare, cpuSeconds } from './support/cpu.js';
 import { ensureCsv } from './support/data.js';
@@ -34,14 +35,14 @@ const COMMANDS = ['evalsha', 'hset', 'hget', 'zadd', 'zrangebyscore', 'hincrby',
 /** Entries written per Lua call: about 0.1 s of Redis each, so other clients are not starved. */
 const PREFILL_CHUNK = 50_000;
 
-const PREFILL_LUA = `
+const PREFILL_LUA = `${loadLuaInclude('sent-guard-write')}
 local sent, wamids = KEYS[1], KEYS[2]
 local from, n, campaign, now = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
 for i = from, from + n - 1 do
   -- Shaped as the ledger's: a 22-character fingerprint, "campaign/row/ms", a wamid of 28 characters.
   local f = string.format('p%021d', i)
   local at = now - 3600000 + math.floor(i / 1000)
-  redis.call('HSET', sent, f, campaign .. '/' .. i .. '/' .. at)
+  guardRecord(sent, f, campaign .. '/' .. i .. '/' .. at, 0)
   redis.call('HSET', wamids, 'wamid.' .. string.format('P%021d', i), campaign .. '/' .. i)
 end
 return n`;

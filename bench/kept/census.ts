@@ -42,7 +42,7 @@ const RULES: readonly [RegExp, Family][] = [
   [/:campaign:<id>:(rows|values)(:|$)/, 'rows hash'],
   [/:campaign:<id>(:|$)/, 'campaign (hash, timeline, history)'],
   [/:wamids(:|$)/, 'message-ID index'],
-  [/:sent:<number>$/, 'duplicate guard (sent)'],
+  [/:sent:<number>(:map(:<n>)?)?$/, 'duplicate guard (sent)'],
   [/:reach(-pending)?:/, 'messaging-limit reach'],
   [/:user:(links|users|seen|pending)(:|$)/, 'user IDs (portfolio links, users)'],
   [/:send(-<number>)?:events$/, 'BullMQ events stream'],

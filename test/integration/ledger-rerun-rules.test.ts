@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IngestedRow } from '../../src/campaigns/ledger.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
 import { RedisLedger, campaignLedgerKeys, sentGuardKeys } from '../../src/redis/ledger/redis-ledger.js';
+import { guardEntries, putGuardEntry } from '../support/sent-guard.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
@@ -97,8 +98,7 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
     await ledger.halt(job('c1', 2), '190', 'token expired', NUMBER);
     await ledger.settle(job('c1', 3), { status: 'sent', wamid: 'wamid.3' }, NUMBER);
     await ledger.settle(job('c1', 4), { status: 'unknown', errorCode: 'IN_DOUBT', errorDetail: 'x' }, NUMBER);
-    // Fields starting with '#' are the prune's own (includes/walk-by-time.lua), not messages.
-    const entries = Object.entries(await redis.hgetall(sentGuardKeys(prefix, NUMBER).sent)).filter(([f]) => !f.startsWith('#'));
+    const entries = Object.entries(await guardEntries(redis, sentGuardKeys(prefix, NUMBER).sent));
     const owners = entries.map(([, owner]) => owner.split('/').slice(0, 2).join('/'));
     expect(owners.sort()).toStrictEqual(['c1/3', 'c1/4']);
   });
@@ -111,7 +111,7 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
       await ledger.claim(job('c1', 1), NUMBER);
       await ledger.claim(job('c1', 2), NUMBER);
       const { sent } = sentGuardKeys(prefix, NUMBER);
-      await redis.hset(sent, `fp-${phoneNumber(2)}`, `c1/2/${Date.now() - 25 * HOUR}`);
+      await putGuardEntry(redis, sent, `fp-${phoneNumber(2)}`, `c1/2/${Date.now() - 25 * HOUR}`);
 
       const other: IngestedRow = {
         row: 3,

@@ -8,6 +8,7 @@ import { phoneNumber } from '../support/csv-files.js';
 import { WAMID_BUCKET } from '../support/ledger-peek.js';
 import { LEDGER_TEST_NUMBER as NUMBER, feedAll, ledgerTestDefinition } from '../support/ledger-fixtures.js';
 import { ledgersPerTest, type TestLedger } from '../support/test-ledger.js';
+import { guardEntries, putGuardEntry, testFingerprint } from '../support/sent-guard.js';
 import { storedRowOf } from '../support/stored-rows.js';
 
 /**
@@ -145,16 +146,54 @@ describe('Redis per settled row (real Redis)', () => {
   it('gives the duplicate guard a window to live from their newest entry, never a shorter one', async () => {
     const t = open({ duplicateWindowMs: WINDOW_MS });
     const jobs = await campaign(t, 2);
-    const { sent } = sentGuardKeys(t.prefix, NUMBER);
+    const map = `${sentGuardKeys(t.prefix, NUMBER).sent}:map`;
     await t.ledger.claim(jobs[0] as SendJob);
-    const ttl = await t.redis.pttl(sent);
-    expect(ttl).toBeGreaterThan(WINDOW_MS - 60_000);
-    expect(ttl).toBeLessThanOrEqual(WINDOW_MS);
+    const keys = [map, ...(await t.redis.keys(`${map}:*`))];
+    expect(keys.length).toBeGreaterThan(1);
+    for (const key of keys) {
+      const ttl = await t.redis.pttl(key);
+      expect(ttl, key).toBeGreaterThan(WINDOW_MS - 60_000);
+      expect(ttl, key).toBeLessThanOrEqual(WINDOW_MS);
+    }
     // A worker with a shorter window leaves the longer life as it is.
     const short = open({ duplicateWindowMs: HOUR });
-    await short.redis.pexpire(sent, 2 * WINDOW_MS);
+    for (const key of keys) await short.redis.pexpire(key, 2 * WINDOW_MS);
     await t.ledger.claim(jobs[1] as SendJob);
-    expect(await t.redis.pttl(sent)).toBeGreaterThan(WINDOW_MS);
+    for (const key of keys) expect(await t.redis.pttl(key), key).toBeGreaterThan(WINDOW_MS);
+  });
+
+  it('keeps the guard in small hashes (listpacks) that split as it grows, each entry found where it went', async () => {
+    const t = open({ duplicateWindowMs: WINDOW_MS });
+    const { sent } = sentGuardKeys(t.prefix, NUMBER);
+    const now = t.clock.now();
+    const planted = 2_000;
+    for (let i = 0; i < planted; i++) await putGuardEntry(t.redis, sent, testFingerprint(`many-${i}`), `other/${i}/${now}`);
+    const buckets = await t.redis.keys(`${sent}:map:*`);
+    // 48 entries a bucket before a split (includes/bucket-map-write.lua): about 2,000 / 48.
+    expect(buckets.length).toBe(Number(await t.redis.hget(`${sent}:map`, 'n')));
+    expect(buckets.length).toBeGreaterThanOrEqual(Math.floor(planted / 48));
+    for (const bucket of buckets) {
+      expect(await t.redis.object('ENCODING', bucket), bucket).toBe('listpack');
+      expect(await t.redis.hlen(bucket), bucket).toBeLessThanOrEqual(128);
+    }
+    expect(await t.redis.hget(`${sent}:map`, 'count')).toBe(String(planted));
+    const entries = await guardEntries(t.redis, sent);
+    expect(Object.keys(entries)).toHaveLength(planted);
+    // Every planted message is found by the claim's own lookup: each is a repeat.
+    const jobs = await campaign(t, 1);
+    await putGuardEntry(t.redis, sent, 'fp-1', `other/7/${now}`);
+    expect(await t.ledger.claim(jobs[0] as SendJob)).toMatchObject({ outcome: 'settled', status: 'skipped' });
+    expect((await stored(t, 1)).c).toBe('ALREADY_SENT');
+  });
+
+  it('still finds a send in a guard an older version kept as one hash', async () => {
+    const t = open({ duplicateWindowMs: WINDOW_MS });
+    const jobs = await campaign(t, 2);
+    const { sent } = sentGuardKeys(t.prefix, NUMBER);
+    await t.redis.hset(sent, 'fp-1', `older/3/${t.clock.now() - HOUR}`);
+    expect(await t.ledger.claim(jobs[0] as SendJob)).toMatchObject({ outcome: 'settled', status: 'skipped' });
+    expect((await stored(t, 1)).d).toMatch(/^campaign older row 3 sent the same message/);
+    expect((await t.ledger.claim(jobs[1] as SendJob)).outcome).toBe('claimed');
   });
 
   it('prunes the guard by walking it at a pace set by time: entries past the window go, no fresh one, no index by time', async () => {
@@ -162,13 +201,10 @@ describe('Redis per settled row (real Redis)', () => {
     const jobs = await campaign(t, 2);
     const { sent } = sentGuardKeys(t.prefix, NUMBER);
     const now = t.clock.now();
-    // Enough entries that Redis keeps a real hash table, which HSCAN walks page by page.
     const stale = 1_000;
-    for (let i = 0; i < stale; i += 100)
-      await t.redis.hset(sent, ...Array.from({ length: 100 }, (_, j) => [`old-${i + j}`, `gone/${i + j}/${now - WINDOW_MS - 1}`]).flat());
-    await t.redis.hset(sent, 'fresh-1', `kept/1/${now}`);
-    expect(await t.redis.object('ENCODING', sent)).toBe('hashtable');
-    const messages = async () => (await t.redis.hkeys(sent)).filter((field) => !field.startsWith('#')).sort();
+    for (let i = 0; i < stale; i++) await putGuardEntry(t.redis, sent, testFingerprint(`old-${i}`), `gone/${i}/${now - WINDOW_MS - 1}`);
+    await putGuardEntry(t.redis, sent, 'fresh-1', `kept/1/${now}`);
+    const messages = async () => Object.keys(await guardEntries(t.redis, sent)).sort();
     await t.ledger.claim(jobs[0] as SendJob);
     // Claims in a burst (no time passing) walk nothing: an unpaced drain pays nothing for the prune.
     for (let i = 0; i < 20; i++) await t.ledger.claim(jobs[1] as SendJob);
@@ -183,6 +219,7 @@ describe('Redis per settled row (real Redis)', () => {
     expect(await messages()).toEqual(['fp-1', 'fp-2', 'fresh-1']);
     expect(steps).toBeGreaterThanOrEqual(3);
     expect(steps).toBeLessThanOrEqual(6);
+    expect(await t.redis.hget(`${sent}:map`, 'count')).toBe('3');
     expect(await t.redis.exists(`${t.prefix}:{${NUMBER}}:sent-at:${NUMBER}`)).toBe(0);
   });
 

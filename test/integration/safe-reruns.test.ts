@@ -4,6 +4,7 @@ import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendQueueName, sendQueuePrefix } from '../../src/queue/queue-names.js';
 import { sentGuardKeys } from '../../src/redis/ledger/redis-ledger.js';
+import { guardEntries, putGuardEntry } from '../support/sent-guard.js';
 import type { AppContext } from '../../src/app/app-context.js';
 import { cliControl } from '../../src/cli/run/controls.js';
 import { runSend, type SendOptions } from '../../src/cli/run/send.js';
@@ -131,10 +132,10 @@ describe('safe re-runs', () => {
 
     // Row 1's earlier send is older than the window (its guard entry says it was sent 25 h ago).
     const { sent } = sentGuardKeys(prefix, PHONE_NUMBER_ID);
-    const entries = await context.redis.hgetall(sent);
+    const entries = await guardEntries(context.redis, sent);
     const row1 = Object.entries(entries).find(([, owner]) => owner.startsWith(`${first.id}/1/`));
     expect(row1).toBeDefined();
-    await context.redis.hset(sent, row1?.[0] ?? '', `${first.id}/1/${Date.now() - 25 * 3_600_000}`);
+    await putGuardEntry(context.redis, sent, row1?.[0] ?? '', `${first.id}/1/${Date.now() - 25 * 3_600_000}`);
     // Row 2 gets another order ID: another message.
     await writeFile(
       file,

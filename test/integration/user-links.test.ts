@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { joinUsers, type PendingUserEvent, type StatusEvent, type UserLinkStore } from '../../src/campaigns/settle/user-joins.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { RedisUserLinks, userLinkKeys } from '../../src/redis/webhooks/redis-user-links.js';
+import { userLinkScripts } from '../../src/redis/webhooks/user-link-scripts.js';
 import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { webhookKeys } from '../../src/redis/webhooks/webhook-keys.js';
 import { WebhookConsumer } from '../../src/webhooks/webhook-consumer.js';
@@ -27,6 +28,9 @@ describe('user links of a portfolio (real Redis)', () => {
   let redis: Redis;
   let prefix: string;
   let links: RedisUserLinks;
+  /** A link as the default portfolio's map holds it ("<phone> <ms>"), read by the product's own script. */
+  const storedLink = async (userId: string) =>
+    (await userLinkScripts(redis).cwReadUserLinks(userLinkKeys(prefix, 'default').links, userId))[0];
 
   beforeEach(() => {
     redis = testRedis();
@@ -46,7 +50,8 @@ describe('user links of a portfolio (real Redis)', () => {
     expect(await links.userIdsOf(SAME_PORTFOLIO, ['+16505551234'])).toEqual([USER]);
     expect(await links.phonesOf(OTHER_PORTFOLIO, [USER])).toEqual([undefined]);
     // Its keys are in the portfolio's own scope (one hash tag).
-    expect(await redis.hget(userLinkKeys(prefix, 'default').links, USER)).toBe(`16505551234 ${now}`);
+    expect(await storedLink(USER)).toBe(`16505551234 ${now}`);
+    expect(await redis.keys(`${userLinkKeys(prefix, 'default').links}:map*`)).toHaveLength(2);
   });
 
   it('the newest link of a user ID wins, whatever the order they come in', async () => {
@@ -63,7 +68,7 @@ describe('user links of a portfolio (real Redis)', () => {
 
   it('a link confirmed again is rewritten only when another phone or an hour newer (sent, delivered, read all carry it)', async () => {
     const now = Date.now() - 3 * 3_600_000;
-    const stored = async () => redis.hget(userLinkKeys(prefix, 'default').links, USER);
+    const stored = async () => storedLink(USER);
     await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505551234', at: now }]);
     await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505551234', at: now + 2000 }]);
     expect(await stored()).toBe(`16505551234 ${now}`);
@@ -102,7 +107,7 @@ describe('user links of a portfolio (real Redis)', () => {
   it('walks the links at a pace set by time: learns in a burst walk them once, the time after brings the next step', async () => {
     const day = 86_400_000;
     const user = (n: number) => `US.${String(n).padStart(20, '0')}`;
-    // A real hash table of fresh links (HSCAN then walks it page by page), learnt at once: the first learn walked one page.
+    // Enough fresh links for many buckets, learnt at once: the first learn walked none.
     const fresh = (n: number) => ({ phoneNumberId: NUMBER, userId: user(n), waId: `1650555${n}`, at: Date.now() });
     for (let n = 0; n < 1_000; n += 100) await links.learn(Array.from({ length: 100 }, (_, i) => fresh(n + i)));
     await links.learn([{ phoneNumberId: NUMBER, userId: 'US.old', waId: '16505559999', at: Date.now() - 2 * day }]);
@@ -115,12 +120,40 @@ describe('user links of a portfolio (real Redis)', () => {
         await links.learn([{ phoneNumberId: NUMBER, userId: user(0), waId: '16505550', at: Date.now() - 2 * 3_600_000 }]);
       }
       expect(await links.phonesOf(NUMBER, ['US.old'])).toEqual([undefined]);
-      // The fresh links stay; the other fields are the walk's own (`#cursor`, `#walked`).
-      const fields = await redis.hkeys(userLinkKeys(prefix, 'default').links);
-      expect(fields.filter((field) => !field.startsWith('#'))).toHaveLength(1_000);
+      // The fresh links stay, in buckets Redis keeps small (listpacks).
+      const map = `${userLinkKeys(prefix, 'default').links}:map`;
+      expect(await redis.hget(map, 'count')).toBe('1000');
+      const buckets = await redis.keys(`${map}:*`);
+      expect(buckets.length).toBeGreaterThan(10);
+      for (const bucket of buckets) expect(await redis.object('ENCODING', bucket)).toBe('listpack');
+      expect((await links.phonesOf(NUMBER, [user(0), user(999)])).every((phone) => phone !== undefined)).toBe(true);
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('links an older version kept in one hash are read, moved to the maps when confirmed again, and walked out', async () => {
+    const day = 86_400_000;
+    const keys = userLinkKeys(prefix, 'default');
+    await redis.hset(keys.links, 'US.kept', `16505550001 ${Date.now() - 2 * 3_600_000}`, 'US.stale', `16505550002 ${Date.now() - 2 * day}`);
+    await redis.hset(keys.users, '16505550001', `US.kept ${Date.now() - 2 * 3_600_000}`, '16505550002', `US.stale ${Date.now() - 2 * day}`);
+    expect(await links.phonesOf(NUMBER, ['US.kept', 'US.stale'])).toEqual(['16505550001', '16505550002']);
+    expect(await links.userIdsOf(NUMBER, ['16505550002'])).toEqual(['US.stale']);
+    // Confirmed an hour later: the link moves to the map, out of the one hash.
+    await links.learn([{ phoneNumberId: NUMBER, userId: 'US.kept', waId: '16505550001', at: Date.now() }]);
+    expect(await redis.hexists(keys.links, 'US.kept')).toBe(0);
+    expect(await storedLink('US.kept')).toMatch(/^16505550001 \d+$/);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      for (let step = 0; step < 8 && (await links.phonesOf(NUMBER, ['US.stale']))[0] !== undefined; step++) {
+        vi.setSystemTime(Date.now() + day / 16);
+        await links.learn([{ phoneNumberId: NUMBER, userId: 'US.other', waId: '16505550003', at: Date.now() - step }]);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await links.phonesOf(NUMBER, ['US.kept', 'US.stale'])).toEqual(['16505550001', undefined]);
+    expect(await links.userIdsOf(NUMBER, ['16505550001', '16505550002'])).toEqual(['US.kept', undefined]);
   });
 
   it('parked events are released once, and only what was read is removed', async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../key-scope.js';
-import { userLinkKeys } from '../webhooks/redis-user-links.js';
+import { RedisUserLinks } from '../webhooks/redis-user-links.js';
 import { unpackValues } from '../../audiences/attribute-packing.js';
 import { audienceKeys, audiencePortfoliosKey } from './audience-keys.js';
 import { AudienceImportWriter } from './audience-import-writer.js';
@@ -175,15 +175,6 @@ export class RedisAudiences {
 
   /** Per phone (E.164), the business-scoped user ID the portfolio's webhooks taught, if any. */
   async userIds(portfolio: string, phones: readonly string[]): Promise<(string | undefined)[]> {
-    if (phones.length === 0) return [];
-    const stored = await this.redis.hmget(userLinkKeys(this.prefix, portfolio).users, ...phones.map((p) => p.replace(/^\+/, '')));
-    return stored.map(userIdOf);
+    return new RedisUserLinks(this.redis, this.prefix).userIdsIn(portfolio, phones);
   }
-}
-
-/** A user link's "<user ID> <ms>" → the user ID. */
-function userIdOf(stored: string | null | undefined): string | undefined {
-  if (stored === null || stored === undefined) return undefined;
-  const space = stored.lastIndexOf(' ');
-  return space < 0 ? stored : stored.slice(0, space);
 }

@@ -22,7 +22,7 @@
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
     KEYS[2] rows       hash     <scope>:campaign:<id>:rows
-    KEYS[3] sent       hash     <scope>:sent:<number>
+    KEYS[3] sent       hash     <scope>:sent:<number> (duplicate guard: includes/sent-guard.lua)
     KEYS[4] window     zset     <scope>:feed:<number>:window
     KEYS[5] active     zset     <scope>:feed:<number>:campaigns
     KEYS[6] pending    list     <scope>:campaign:<id>:pending
@@ -53,7 +53,7 @@
 --- @include "complete-if-done"
 --- @include "move"
 --- @include "prior-send"
---- @include "walk-by-time"
+--- @include "sent-guard-write"
 --- @include "backlog"
 --- @include "park"
 --- @include "opted-out"
@@ -65,7 +65,6 @@ local now, window, campaignId = ledgerNow(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local held = redis.call('HMGET', campaignKey, 'cancelled', 'paused', 'allowRepeat', 'expiresAt')
 local expired = false
 if held[4] then expired = now >= tonumber(held[4]) end
-local recorded = 0
 -- A row that ends here unsent is never claimed again (only a new ingest of its file reopens it,
 -- with its message): what it would have sent is not kept.
 local function saveUnsent(row, rec)
@@ -114,8 +113,7 @@ local function claim(row, owner)
       saveUnsent(row, rec)
       return 'settled', 'skipped', tostring(completeIfDone(campaignKey, now))
     end
-    redis.call('HSET', sentKey, rec.f, campaignId .. '/' .. row .. '/' .. now)
-    recorded = recorded + 1
+    guardRecord(sentKey, rec.f, campaignId .. '/' .. row .. '/' .. now, window)
   end
   rec.a = (rec.a or 0) + 1
   rec.ct = now
@@ -135,10 +133,7 @@ for i = 4, #ARGV, 2 do
   out[#out + 1] = values or ''
   out[#out + 1] = header or ''
 end
--- The guard forgets messages older than the window, a few per call (includes/walk-by-time.lua).
-if window > 0 then walkByTime(sentKey, now, window) end
--- Every entry is at most a window old once the last one is: the guard expires then (Redis's
--- clock, the ledger's in production), so a number that stops sending keeps none of it.
--- Never shortened: a worker with a longer window set it.
-if recorded > 0 and redis.call('PTTL', sentKey) < window then redis.call('PEXPIRE', sentKey, window) end
+-- The guard forgets messages older than the window, a few per call; each of its keys lives a
+-- window after its newest entry (includes/bucket-map.lua), never shortened by a shorter window.
+if window > 0 then guardPrune(sentKey, now, window) end
 return out

@@ -24,7 +24,7 @@
     KEYS[1] confirm    zset     <scope>:confirm:<number> ("campaign/row" → deadline ms)
     KEYS[2] seen       string   <scope>:status-seen:<number> (latest claim time a status came for)
     KEYS[3] active     zset     <scope>:feed:<number>:campaigns
-    KEYS[4] sent       hash     <scope>:sent:<number>
+    KEYS[4] sent       hash     <scope>:sent:<number> (duplicate guard: includes/sent-guard.lua)
 
     ARGV[1] scope  the number's key scope, <prefix>:{<number>} (src/redis/key-scope.ts)
     ARGV[2] clock  ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)

@@ -10,7 +10,7 @@
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
     KEYS[2] rows       hash     <scope>:campaign:<id>:rows
-    KEYS[3] sent       hash     <scope>:sent:<number>
+    KEYS[3] sent       hash     <scope>:sent:<number> (duplicate guard: includes/sent-guard.lua)
     KEYS[4] window     zset     <scope>:feed:<number>:window
     KEYS[5] active     zset     <scope>:feed:<number>:campaigns
     KEYS[6] pending    list     <scope>:campaign:<id>:pending

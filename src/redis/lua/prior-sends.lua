@@ -6,7 +6,7 @@
 
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id> (absent for a new campaign)
-    KEYS[2] sent       hash     <scope>:sent:<number> (duplicate-send guard)
+    KEYS[2] sent       hash     <scope>:sent:<number> (duplicate guard: includes/sent-guard.lua)
 
     ARGV[1] campaign-id       campaign ID
     ARGV[2] clock             ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)

@@ -14,7 +14,7 @@
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
     KEYS[2] rows       hash     <scope>:campaign:<id>:rows (row → record: includes/row-codec.lua)
-    KEYS[3] sent       hash     <scope>:sent:<number> (duplicate-send guard)
+    KEYS[3] sent       hash     <scope>:sent:<number> (duplicate guard: includes/sent-guard.lua)
     KEYS[4] pending    list     <scope>:campaign:<id>:pending (the backlog)
     KEYS[5] active     zset     <scope>:feed:<number>:campaigns
 

@@ -23,7 +23,7 @@
     KEYS[2] rows       hash     <scope>:campaign:<id>:rows
     KEYS[3] wamids     hash     <scope>:wamids (the message-ID index: includes/wamid-index.lua)
     KEYS[4] recent     string   <scope>:campaign:<id>:recent (the brake's bit ring)
-    KEYS[5] sent       hash     <scope>:sent:<number>
+    KEYS[5] sent       hash     <scope>:sent:<number> (duplicate guard: includes/sent-guard.lua)
     KEYS[6] window     zset     <scope>:feed:<number>:window
     KEYS[7] confirm    zset     <scope>:confirm:<number> ("campaign/row" → deadline ms)
     KEYS[8] capped     zset     <scope>:capped-retry:<number> ("campaign/row" → ms it is due: includes/capped-retry.lua)

@@ -1,8 +1,8 @@
 import type { RedisClient } from '../key-scope.js';
-import { LUA_DIR, loadLuaCommand, type LuaCommand } from '../lua-scripts.js';
 import type { PendingUserEvent, ReleasedEvents, UserIdChange, UserLink, UserLinkStore } from '../../campaigns/settle/user-joins.js';
 import { portfolioOf, type PortfolioAssignments } from '../../portfolios/portfolios.js';
 import { portfolioScope } from '../pacer/portfolio-keys.js';
+import { userLinkScripts } from './user-link-scripts.js';
 
 /** Events kept per user ID while its phone is unknown: a bound, so one chatty username user cannot grow a list for ever. */
 export const MAX_PENDING_PER_USER = 200;
@@ -13,12 +13,14 @@ export const MAX_PENDING_PER_USER = 200;
 const REFRESH_MS = 3_600_000;
 /**
  * A portfolio's user links (business-scoped user ID ↔ phone), in the portfolio's own scope
- * (`portfolioScope`: one hash tag, one cluster slot, so each MULTI below stays in it):
+ * (`portfolioScope`: one hash tag, one cluster slot, so each script and MULTI below stays in it):
  *
- * - `links`: user ID → "<phone digits> <ms>" (the newest link of that ID wins), and the fields
- *   `#cursor`, `#walked` of the walk that drops links not confirmed for RETENTION_DAYS (Meta's
- *   time, the link's ms), as the campaigns that brought them are (webhooks/prune-links.lua);
- * - `users`: phone → "<user ID> <ms>" (the newest user ID of that phone: the report's column);
+ * - `links`: user ID → "<phone digits> <ms>" (the newest link of that ID wins), a bucket map
+ *   (`<links>:map` and its buckets: src/redis/lua/includes/user-link-maps.lua) whose walk drops
+ *   links not confirmed for RETENTION_DAYS (Meta's time, the link's ms), as the campaigns that
+ *   brought them are (webhooks/prune-links.lua);
+ * - `users`: phone → "<user ID> <ms>" (the newest user ID of that phone: the report's column),
+ *   a bucket map too;
  * - `pending`: user ID → ms an event was last kept for it (for pruning); `pending:<user ID>`:
  *   those events (JSON), at most MAX_PENDING_PER_USER, dropped RETENTION_DAYS after the last.
  */
@@ -35,20 +37,9 @@ export function userLinkKeys(
   };
 }
 
-interface PruneLinksCommand {
-  cwPruneLinks(links: string, users: string, pending: string, now: number, retention: number): Promise<number>;
-}
-
-/** Read at the first prune: a command that never prunes (a report) does not load it. */
-let pruneLinks: LuaCommand | undefined;
-function pruneLinksScript(): LuaCommand {
-  pruneLinks ??= loadLuaCommand('webhooks/prune-links', LUA_DIR);
-  return pruneLinks;
-}
-
 /**
- * The user links of every portfolio, kept with plain Redis commands (a link is a fact Meta
- * states, not a ledger rule) but for their pruning, which shares the guard's walk by time. Two
+ * The user links of every portfolio, read and written by small scripts that only place them in
+ * their maps (which link is newer, a fact Meta states, not a ledger rule, is decided here). Two
  * consumers learning the same user at once may both write; the newer timestamp wins at the
  * next event, and every write is a link Meta gave.
  */
@@ -75,24 +66,26 @@ export class RedisUserLinks implements UserLinkStore {
       for (const link of group) if ((newest.get(link.userId)?.at ?? -1) <= link.at) newest.set(link.userId, link);
       const ids = [...newest.keys()];
       const phones = [...new Set(ids.map((id) => newest.get(id)?.waId ?? ''))];
-      const [stored, storedUsers] = await Promise.all([this.redis.hmget(keys.links, ...ids), this.redis.hmget(keys.users, ...phones)]);
-      const writes: [key: string, field: string, value: string][] = [];
+      const scripts = userLinkScripts(this.redis);
+      const [stored, storedUsers] = await Promise.all([
+        scripts.cwReadUserLinks(keys.links, ...ids),
+        scripts.cwReadUserLinks(keys.users, ...phones),
+      ]);
+      const linkWrites: string[] = [];
+      const userWrites: string[] = [];
       ids.forEach((id, i) => {
         const link = newest.get(id);
         if (link === undefined || !newer(stored[i], link.waId, link.at)) return;
-        writes.push([keys.links, id, `${link.waId} ${link.at}`]);
+        linkWrites.push(id, `${link.waId} ${link.at}`);
       });
       const userOfPhone = new Map<string, UserLink>();
       for (const link of newest.values()) if ((userOfPhone.get(link.waId)?.at ?? -1) <= link.at) userOfPhone.set(link.waId, link);
       phones.forEach((phone, i) => {
         const link = userOfPhone.get(phone);
-        if (link !== undefined && newer(storedUsers[i], link.userId, link.at))
-          writes.push([keys.users, phone, `${link.userId} ${link.at}`]);
+        if (link !== undefined && newer(storedUsers[i], link.userId, link.at)) userWrites.push(phone, `${link.userId} ${link.at}`);
       });
-      if (writes.length === 0) continue;
-      const tx = this.redis.multi();
-      for (const [key, field, value] of writes) tx.hset(key, field, value);
-      await tx.exec();
+      if (linkWrites.length + userWrites.length === 0) continue;
+      await scripts.cwWriteUserLinks(keys.links, keys.users, linkWrites.length / 2, ...linkWrites, ...userWrites);
       await this.#prune(keys);
     }
   }
@@ -110,13 +103,19 @@ export class RedisUserLinks implements UserLinkStore {
 
   async phonesOf(phoneNumberId: string, userIds: readonly string[]): Promise<(string | undefined)[]> {
     if (userIds.length === 0) return [];
-    const stored = await this.redis.hmget(this.#keys(phoneNumberId).links, ...userIds);
+    const stored = await userLinkScripts(this.redis).cwReadUserLinks(this.#keys(phoneNumberId).links, ...userIds);
     return stored.map(valueOf);
   }
 
   async userIdsOf(phoneNumberId: string, waIds: readonly string[]): Promise<(string | undefined)[]> {
+    return this.userIdsIn(portfolioOf(this.portfolios, phoneNumberId), waIds);
+  }
+
+  /** Per phone (digits, or E.164), the user ID the portfolio's webhooks taught, if any. */
+  async userIdsIn(portfolio: string, waIds: readonly string[]): Promise<(string | undefined)[]> {
     if (waIds.length === 0) return [];
-    const stored = await this.redis.hmget(this.#keys(phoneNumberId).users, ...waIds.map((w) => w.replace(/^\+/, '')));
+    const users = userLinkKeys(this.prefix, portfolio).users;
+    const stored = await userLinkScripts(this.redis).cwReadUserLinks(users, ...waIds.map((w) => w.replace(/^\+/, '')));
     return stored.map(valueOf);
   }
 
@@ -179,8 +178,7 @@ export class RedisUserLinks implements UserLinkStore {
       // A sorted set of when each link was confirmed, which the walk makes unneeded, may be left from an older layout.
       await this.redis.unlink(keys.links.replace(/:links$/, ':seen'));
     }
-    if (!('cwPruneLinks' in this.redis)) this.redis.defineCommand('cwPruneLinks', pruneLinksScript());
-    await (this.redis as RedisClient & PruneLinksCommand).cwPruneLinks(keys.links, keys.users, keys.pending, Date.now(), this.retentionMs);
+    await userLinkScripts(this.redis).cwPruneLinks(keys.links, keys.users, keys.pending, Date.now(), this.retentionMs);
   }
 
   #byPortfolio<T extends { phoneNumberId: string }>(items: readonly T[]): Map<string, T[]> {

@@ -5,11 +5,9 @@
 
   Defines: forgetSend(sentKey, f, campaignId, row)
 ]]
+--- @include "sent-guard-write"
+
 local function forgetSend(sentKey, f, campaignId, row)
   if not f then return end
-  local entry = redis.call('HGET', sentKey, f)
-  local own = campaignId .. '/' .. row .. '/'
-  if entry and string.sub(entry, 1, #own) == own then
-    redis.call('HDEL', sentKey, f)
-  end
+  guardForget(sentKey, f, campaignId .. '/' .. row .. '/')
 end

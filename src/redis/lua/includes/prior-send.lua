@@ -4,9 +4,11 @@
 
   Defines: priorSend(sentKey, f, campaignId, row, now, window) → the sentence, or nil when there is none
 ]]
+--- @include "sent-guard"
+
 local function priorSend(sentKey, f, campaignId, row, now, window)
   if window <= 0 or not f or f == '' then return nil end
-  local entry = redis.call('HGET', sentKey, f)
+  local entry = guardEntry(sentKey, f)
   if not entry then return nil end
   local cid, r, at = string.match(entry, '^(.*)/(%d+)/(%d+)$')
   if not at or (cid == campaignId and r == tostring(row)) then return nil end

@@ -1,11 +1,13 @@
 #!lua
 --[[
   A portfolio's user links not confirmed for RETENTION_DAYS go, as the campaigns that brought
-  them do: a step of the walk through `links` (includes/walk-by-time.lua: a link's value ends
-  in the ms Meta last confirmed it), and with each link dropped its phone's entry in `users`
-  when that still names the same user ID (a phone whose user ID changed keeps the newer one).
+  them do: a step of the walk through the `links` map (includes/bucket-map-write.lua: a link's
+  value ends in the ms Meta last confirmed it), and with each link dropped its phone's entry in
+  `users` when that still names the same user ID (a phone whose user ID changed keeps the
+  newer one). Links kept as one hash are walked the same way (includes/walk-by-time.lua).
   Events parked for a user ID past the retention go too, a page a call. In the portfolio's
-  slot: the parked events' lists are `<pending>:<user ID>`.
+  slot: the maps' buckets are `<links>:map:<i>`, `<users>:map:<i>`; the parked events' lists
+  are `<pending>:<user ID>`.
 
   Input:
     KEYS[1] links      hash     <portfolio scope>:user:links (user ID → "<phone> <ms>")
@@ -20,19 +22,30 @@
 ]]
 
 -- Includes
+--- @include "user-link-maps"
+--- @include "bucket-map-write"
 --- @include "walk-by-time"
 
 local linksKey, usersKey, pendingKey = KEYS[1], KEYS[2], KEYS[3]
 local now, retention = tonumber(ARGV[1]), tonumber(ARGV[2])
-local dropped = walkByTime(linksKey, now, retention)
-for i = 1, #dropped, 2 do
-  local userId, phone = dropped[i], string.match(dropped[i + 1], '^(.*) %d+$')
-  local user = phone and redis.call('HGET', usersKey, phone)
+local dropped = bucketMapWalk(userLinkMap(linksKey), now, retention)
+local droppedOlder = {}
+if userLinkHasOlder(linksKey) then droppedOlder = walkByTime(linksKey, now, retention) end
+local function forgetUser(userId, link)
+  local phone = string.match(link, '^(.*) %d+$')
+  if not phone then return end
+  local map = userLinkMap(usersKey)
+  local user = bucketMapGet(map, phone)
+  if user and string.match(user, '^(.*) %d+$') == userId then bucketMapDel(map, phone) end
+  if not userLinkHasOlder(usersKey) then return end
+  user = redis.call('HGET', usersKey, phone)
   if user and string.match(user, '^(.*) %d+$') == userId then redis.call('HDEL', usersKey, phone) end
 end
+for i = 1, #dropped, 2 do forgetUser(dropped[i], dropped[i + 1]) end
+for i = 1, #droppedOlder, 2 do forgetUser(droppedOlder[i], droppedOlder[i + 1]) end
 local stalePending = redis.call('ZRANGEBYSCORE', pendingKey, '-inf', now - retention, 'LIMIT', 0, 100)
 for _, userId in ipairs(stalePending) do
   redis.call('ZREM', pendingKey, userId)
   redis.call('DEL', pendingKey .. ':' .. userId)
 end
-return #dropped / 2
+return (#dropped + #droppedOlder) / 2

@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+import type { RedisClient } from '../../src/redis/key-scope.js';
+import { loadLuaInclude } from '../../src/redis/lua-scripts.js';
+
+/** Every entry of a number's duplicate guard (includes/sent-guard.lua): its buckets and any older one-hash guard, read by its own Lua. */
+const READ_ALL = `${loadLuaInclude('sent-guard')}
+local state = guardMap(KEYS[1])
+local out = {}
+for i = 0, state.n - 1 do
+  local entries = redis.call('HGETALL', state.key .. ':' .. i)
+  for j = 1, #entries do out[#out + 1] = entries[j] end
+end
+local older = redis.call('HGETALL', KEYS[1])
+for j = 1, #older do out[#out + 1] = older[j] end
+return out`;
+
+/** Writes one entry as the claim would (no time to live): a test's way to age or plant a send. */
+const PUT = `${loadLuaInclude('sent-guard-write')}
+guardRecord(KEYS[1], ARGV[1], ARGV[2], 0)
+return 1`;
+
+/** A fingerprint of the product's shape (22 characters of base64url of a SHA-256), so the guard's buckets spread as they do for real. */
+export function testFingerprint(seed: string): string {
+  return createHash('sha256').update(seed).digest('base64url').slice(0, 22);
+}
+
+export async function guardEntries(redis: RedisClient, sentKey: string): Promise<Record<string, string>> {
+  const flat = (await redis.eval(READ_ALL, 1, sentKey)) as string[];
+  const entries: Record<string, string> = {};
+  for (let i = 0; i < flat.length; i += 2) entries[flat[i] ?? ''] = flat[i + 1] ?? '';
+  return entries;
+}
+
+export async function putGuardEntry(redis: RedisClient, sentKey: string, fingerprint: string, entry: string): Promise<void> {
+  await redis.eval(PUT, 1, sentKey, fingerprint, entry);
+}
