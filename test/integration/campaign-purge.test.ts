@@ -17,6 +17,7 @@ import { wamidsKey } from '../../src/redis/ledger/ledger-keys.js';
 import { withLedgerCommands } from '../../src/redis/ledger/ledger-scripts.js';
 import { ledgerPeek } from '../support/ledger-peek.js';
 import { CLI_FIELD_NAMES } from '../../src/campaigns/spec/field-names.js';
+import { storedRowCount } from '../support/stored-rows.js';
 
 const NUMBER = '106540352242922';
 const DAY = 86_400_000;
@@ -115,7 +116,7 @@ describe('purge and retention (real Redis, BullMQ)', () => {
     const after = await context.ledger.status('gone');
     expect(after?.counts).toStrictEqual(before?.counts);
     expect(after?.purgedAt).toBe(summary.purgedAt);
-    expect(await context.redis.hlen(`${prefix}:{${NUMBER}}:campaign:kept:rows`)).toBe(4);
+    expect(await storedRowCount(context.redis, `${prefix}:{${NUMBER}}:campaign:kept:rows`)).toBe(4);
 
     // Again: harmless, and says when it was done.
     expect(await runPurge(context, 'gone')).toMatchObject({ rows: 0, wamids: 0, jobs: 0, alreadyPurged: true, purgedAt: summary.purgedAt });
@@ -143,7 +144,7 @@ describe('purge and retention (real Redis, BullMQ)', () => {
       code: 'CAMPAIGN_STATE_CONFLICT',
       message: expect.stringMatching(/it is running.*campaign cancel live/) as unknown,
     });
-    expect(await context.redis.hlen(`${prefix}:{${NUMBER}}:campaign:live:rows`)).toBe(2);
+    expect(await storedRowCount(context.redis, `${prefix}:{${NUMBER}}:campaign:live:rows`)).toBe(2);
     await expect(runPurge(context, 'nope')).rejects.toMatchObject({ code: 'CAMPAIGN_NOT_FOUND' });
   });
 
@@ -152,7 +153,7 @@ describe('purge and retention (real Redis, BullMQ)', () => {
     // As if a purge had removed the index entry and died before deleting the rows.
     await withLedgerCommands(context.redis).cwForgetWamids(wamidsKey(prefix, NUMBER), 'half', 'wamid.half.1', 1);
     expect(await runPurge(context, 'half')).toMatchObject({ rows: 4, wamids: 0, alreadyPurged: false });
-    expect(await context.redis.exists(`${prefix}:{${NUMBER}}:campaign:half:rows`)).toBe(0);
+    expect(await storedRowCount(context.redis, `${prefix}:{${NUMBER}}:campaign:half:rows`)).toBe(0);
   });
 
   it('RETENTION_DAYS purges only what finished longer ago than the retention, once', async () => {
@@ -165,10 +166,10 @@ describe('purge and retention (real Redis, BullMQ)', () => {
     expect(await purgeExpired(context)).toStrictEqual(['old']);
     expect((await context.ledger.status('old'))?.purgedAt).toBeDefined();
     expect((await context.ledger.status('recent'))?.purgedAt).toBeUndefined();
-    expect(await context.redis.hlen(`${prefix}:{${NUMBER}}:campaign:recent:rows`)).toBe(4);
+    expect(await storedRowCount(context.redis, `${prefix}:{${NUMBER}}:campaign:recent:rows`)).toBe(4);
     expect(await purgeExpired(context)).toStrictEqual([]);
     // 40 days on, the other finished one is due too; the running one never is.
     expect(await purgeExpired(context, Date.now() + 40 * DAY)).toStrictEqual(['recent']);
-    expect(await context.redis.hlen(`${prefix}:{${NUMBER}}:campaign:running:rows`)).toBe(2);
+    expect(await storedRowCount(context.redis, `${prefix}:{${NUMBER}}:campaign:running:rows`)).toBe(2);
   });
 });

@@ -8,6 +8,7 @@ import { campaignLedgerKeys } from '../../src/redis/ledger/ledger-keys.js';
 import { toRecord, type StoredRow } from '../../src/redis/ledger/stored-row.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 import { storedRowOf } from '../support/stored-rows.js';
+import { putStoredRow } from '../support/stored-rows.js';
 
 /**
  * The click record (src/redis/lua/clicks/record-click.lua) on a real Redis, with the ledger's
@@ -31,13 +32,8 @@ describe('recording a click', () => {
     links = new RedisClickLinks(redis, prefix, { offsetMs: 0, stoppedAt: AT });
     keys = campaignLedgerKeys(prefix, NUMBER, CAMPAIGN);
     await redis.hset(keys.campaign, 'createdAt', String(AT - 60_000));
-    await redis.hset(
-      keys.rows,
-      '3',
-      JSON.stringify({ p: PHONE, s: 'sent', v: ['Ana', 'x'] }),
-      '4',
-      JSON.stringify({ p: PHONE, s: 'sent' }),
-    );
+    await putStoredRow(redis, keys.rows, 3, JSON.stringify({ p: PHONE, s: 'sent', v: ['Ana', 'x'] }));
+    await putStoredRow(redis, keys.rows, 4, JSON.stringify({ p: PHONE, s: 'sent' }));
     return () => removePrefix(redis, prefix);
   });
 

@@ -8,7 +8,7 @@ import { phoneNumber } from '../support/csv-files.js';
 import { LEDGER_TEST_NUMBER, feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 import { ledgerPeek } from '../support/ledger-peek.js';
-import { storedRowOf } from '../support/stored-rows.js';
+import { putStoredRow, storedRowOf } from '../support/stored-rows.js';
 
 /**
  * The campaign controls as the ledger decides them (src/redis/ledger/ledger-scripts.ts), on a real
@@ -589,7 +589,7 @@ describe('RedisLedger campaign controls (real Redis)', () => {
         const rowsKey = campaignLedgerKeys(prefix, NUMBER, ID).rows;
         const five = { ...(await storedRowOf(redis, rowsKey, 5)) } as Record<string, unknown>;
         delete five.v;
-        await redis.hset(rowsKey, '5', JSON.stringify(five));
+        await putStoredRow(redis, rowsKey, 5, JSON.stringify(five));
         expect((await ledger.status(ID))?.state).toBe('completed');
         // Nothing left to feed: the feed drops the campaign from the number's active set.
         expect((await feed()).jobs).toEqual([]);

@@ -7,6 +7,7 @@ import { guardEntries, putGuardEntry } from '../support/sent-guard.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
+import { putStoredRow } from '../support/stored-rows.js';
 
 const NUMBER = '106540352242922';
 const HOUR = 3_600_000;
@@ -70,9 +71,10 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
   it('a message another row claimed within the window is skipped ALREADY_SENT at the claim, naming that campaign and row', async () => {
     await campaign('c1', [queuedRow(1)]);
     await campaign('c2', [queuedRow(1, phoneNumber(9))]);
-    await redis.hset(
+    await putStoredRow(
+      redis,
       `${prefix}:{${NUMBER}}:campaign:c2:rows`,
-      '1',
+      1,
       JSON.stringify({ p: phoneNumber(1), s: 'queued', v: [], f: `fp-${phoneNumber(1)}` }),
     );
 

@@ -10,6 +10,7 @@ import { campaignLedgerKeys } from '../../src/redis/ledger/ledger-keys.js';
 import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { ingestQueuedCampaign, LEDGER_TEST_NUMBER } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
+import { putStoredRow } from '../support/stored-rows.js';
 
 /**
  * A row's record as the ledger stores it (src/redis/lua/includes/row-codec.lua writes it, in
@@ -145,7 +146,7 @@ describe('row records as the ledger stores them (real Redis)', () => {
       return rows;
     };
     expect((await read()).map((r) => r.status)).toEqual(['queued', 'queued', 'queued']);
-    await redis.hset(campaignLedgerKeys(prefix, LEDGER_TEST_NUMBER, 'codec-rows').rows, '2', Buffer.from([0xc1]));
+    await putStoredRow(redis, campaignLedgerKeys(prefix, LEDGER_TEST_NUMBER, 'codec-rows').rows, 2, Buffer.from([0xc1]));
     const error = await read().then(
       () => undefined,
       (e: unknown) => e,

@@ -4,6 +4,7 @@ import { numberScope } from '../key-scope.js';
 import { perNumber, type LedgerContext } from './ledger-context.js';
 import { campaignLedgerKeys, serviceWindowKey, wamidsKey } from './ledger-keys.js';
 import { decodeStoredRow } from './row-codec.js';
+import { storedRow } from './row-chunks.js';
 import { spreadByPortfolio, spreadFromNumber } from './ledger-optouts.js';
 import { spreadCapsFromNumber } from './ledger-marketing-caps.js';
 import { MARKETING_CAP_WAIT_MS } from '../../campaigns/marketing-cap-wait.js';
@@ -112,7 +113,7 @@ export class LedgerDelivery implements Omit<DeliveryLedger, 'applyTemplateStatus
     for (const [i, u] of updates.entries()) {
       const match = /^(.+)\/(\d+)$/.exec(where[i] || (u.callbackData ?? ''));
       if (match === null) continue;
-      const raw = await redis.hgetBuffer(campaignLedgerKeys(prefix, number, match[1] ?? '').rows, match[2] ?? '');
+      const raw = await storedRow(redis, campaignLedgerKeys(prefix, number, match[1] ?? '').rows, Number(match[2]));
       const phone = (raw === null ? undefined : decodeStoredRow(raw))?.p;
       if (typeof phone === 'string') phones.push(phone);
     }

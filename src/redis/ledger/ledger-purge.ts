@@ -4,12 +4,13 @@ import { AppError } from '../../errors/app-error.js';
 import type { LedgerContext } from './ledger-context.js';
 import { laneBacklogKey, retentionLockKey, wamidsKey } from './ledger-keys.js';
 import { decodeStoredRow } from './row-codec.js';
+import { rowChunkKeys, storedRowRange } from './row-chunks.js';
 import { storedWamid } from './stored-row.js';
 
 /** How long the retention lock lasts when its holder dies before releasing it. */
 const RETENTION_LOCK_MS = 10 * 60_000;
 
-/** Rows read per step: each step is one short HSCAN and one short script, so Redis never stalls on a 1M-row campaign. */
+/** Rows read per step: each step is a few short LRANGEs and one short script, so Redis never stalls on a 1M-row campaign. */
 const PAGE = 500;
 
 /**
@@ -24,8 +25,8 @@ export class LedgerPurge implements PurgeLedger {
   async purge(campaignId: string): Promise<PurgeResult> {
     const { redis, prefix } = this.context;
     const keys = await this.context.keys(campaignId);
-    const fields = await redis.hmget(keys.campaign, 'definition', 'finishedAt', 'purgedAt', 'cancelled', 'paused', 'ingestDone');
-    const [definition, finishedAt, purgedAt, cancelled, paused, ingestDone] = fields.map((value) => value ?? null);
+    const fields = await redis.hmget(keys.campaign, 'definition', 'finishedAt', 'purgedAt', 'cancelled', 'paused', 'ingestDone', 'total');
+    const [definition, finishedAt, purgedAt, cancelled, paused, ingestDone, totalField] = fields.map((value) => value ?? null);
     if (definition === null || definition === undefined) throw campaignNotFound(campaignId);
     const phoneNumberId = (JSON.parse(definition) as { phoneNumberId?: string }).phoneNumberId ?? '';
     if (finishedAt === null || finishedAt === undefined) {
@@ -43,31 +44,34 @@ export class LedgerPurge implements PurgeLedger {
           `cancel it first with \`campaign cancel ${campaignId}\`, or wait until it completes.`,
       );
     }
-    const rows = await redis.hlen(keys.rows);
-    if (purgedAt !== null && purgedAt !== undefined && rows === 0)
+    const total = Number(totalField ?? 0);
+    const chunks = rowChunkKeys(keys.rows, total);
+    const stored = (await redis.exists(keys.rows, ...chunks)) > 0;
+    if (purgedAt !== null && purgedAt !== undefined && !stored)
       return { rows: 0, wamids: 0, purgedAt: Number(purgedAt), alreadyPurged: true, phoneNumberId };
 
+    let rows = 0;
     let wamids = 0;
-    let cursor = '0';
-    do {
-      const [next, flat] = await redis.hscanBuffer(keys.rows, cursor, 'COUNT', PAGE);
-      cursor = next.toString();
+    for (let start = 1; start <= total; start += PAGE) {
+      const page = await storedRowRange(redis, keys.rows, start, Math.min(start + PAGE - 1, total));
       const pairs: string[] = [];
-      for (let i = 0; i < flat.length; i += 2) {
-        const stored = flat[i + 1];
-        const row = stored === undefined ? undefined : decodeStoredRow(stored);
+      page.forEach((raw, i) => {
+        if (raw === null) return;
+        rows++;
+        const row = decodeStoredRow(raw);
         const wamid = row === undefined ? undefined : storedWamid(row);
-        if (wamid !== undefined) pairs.push(wamid, flat[i]?.toString() ?? '');
-      }
+        if (wamid !== undefined) pairs.push(wamid, String(start + i));
+      });
       if (pairs.length > 0) wamids += await redis.cwForgetWamids(wamidsKey(prefix, keys.phoneNumberId), campaignId, ...pairs);
-    } while (cursor !== '0');
+    }
 
-    // UNLINK frees a large hash in the background instead of blocking Redis. (`requeue` and
+    // UNLINK frees large keys in the background instead of blocking Redis. (`requeue` and
     // `payloads` held jobs with values in versions before the feeder.)
     // A send window's lanes (their lists are empty by now: the campaign finished).
     const laneLists = Array.from({ length: await redis.hlen(keys.lanes) }, (_, lane) => laneBacklogKey(keys.pending, lane));
     await redis.unlink(
       keys.rows,
+      ...chunks,
       keys.pending,
       keys.lanes,
       ...laneLists,

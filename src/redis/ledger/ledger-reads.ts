@@ -21,6 +21,10 @@ import { campaignIndexKey, campaignLedgerKeys, laneBacklogKey, phoneNumbersKey }
 import { execPipeline } from '../redis-connection.js';
 import { AppError } from '../../errors/app-error.js';
 import { decodeStoredRow } from './row-codec.js';
+import { storedRowRange } from './row-chunks.js';
+
+/** Rows read a call while counting error codes. */
+const ERROR_SCAN_PAGE = 1000;
 import { toRecord, type StoredRow } from './stored-row.js';
 
 /**
@@ -107,8 +111,7 @@ const CODED = new Set<string>(CODED_STATUSES);
 /**
  * Reading campaigns back: definitions, states and counts (one campaign's, or every campaign's in one
  * pipeline per number), rows in pages, the lists of campaigns and numbers, lane backlogs, and
- * errors by code (HSCAN, 1,000 rows a call up to a cap; a row HSCAN returns twice while Redis
- * resizes the hash is counted twice).
+ * errors by code (1,000 rows a call, in row order, up to a cap).
  */
 export class LedgerReads implements ReportLedger, ErrorCodeLedger, CampaignCountersReader {
   constructor(private readonly context: LedgerContext) {}
@@ -162,26 +165,25 @@ export class LedgerReads implements ReportLedger, ErrorCodeLedger, CampaignCount
 
   async errorCodes(campaignId: string, cap = ERROR_SCAN_CAP): Promise<ErrorCodeCount> {
     const { redis } = this.context;
-    const rowsKey = (await this.context.keys(campaignId)).rows;
+    const keys = await this.context.keys(campaignId);
+    const total = Number((await redis.hget(keys.campaign, 'total')) ?? 0);
     const counts = new Map<string, CodeCount>();
-    let cursor = '0';
     let scanned = 0;
-    do {
-      const [next, flat] = await redis.hscanBuffer(rowsKey, cursor, 'COUNT', 1000);
-      cursor = next.toString();
-      for (let i = 1; i < flat.length; i += 2) {
+    let start = 1;
+    for (; start <= total && scanned < cap; start += ERROR_SCAN_PAGE) {
+      for (const stored of await storedRowRange(redis, keys.rows, start, Math.min(start + ERROR_SCAN_PAGE - 1, total))) {
+        if (stored === null) continue;
         scanned++;
-        const stored = flat[i];
-        const row = stored === undefined ? undefined : codedRow(stored);
+        const row = codedRow(stored);
         if (row === undefined) continue;
         const key = `${row.status}\u0000${row.code}`;
         const entry = counts.get(key);
         if (entry === undefined) counts.set(key, { status: row.status, code: row.code, rows: 1, example: row.detail });
         else entry.rows++;
       }
-    } while (cursor !== '0' && scanned < cap);
+    }
     const codes = [...counts.values()].sort((a, b) => b.rows - a.rows || a.status.localeCompare(b.status) || a.code.localeCompare(b.code));
-    return { codes, scanned, complete: cursor === '0' };
+    return { codes, scanned, complete: start > total };
   }
 
   async campaignCounters(): Promise<CampaignCounters[]> {
@@ -238,8 +240,7 @@ async function* storedPages(
   // so at its claim.
   const endedAs = cancelledField === '1' ? 'cancelled' : expiredField === '1' ? 'expired' : undefined;
   for (let start = 1; start <= total; start += pageSize) {
-    const rowNumbers = Array.from({ length: Math.min(pageSize, total - start + 1) }, (_, i) => String(start + i));
-    const values = await redis.hmgetBuffer(keys.rows, ...rowNumbers);
+    const values = await storedRowRange(redis, keys.rows, start, Math.min(start + pageSize - 1, total));
     const page: { record: RowRecord; stored: StoredRow }[] = [];
     values.forEach((raw, i) => {
       if (raw === null) return;

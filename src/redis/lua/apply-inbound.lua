@@ -31,6 +31,7 @@
 -- Includes
 --- @include "clock"
 --- @include "row-codec"
+--- @include "row-store"
 --- @include "wamid-index"
 --- @include "events"
 
@@ -49,7 +50,7 @@ for i = 4, #ARGV, 7 do
   if replyTo ~= '' then campaignId, row = wamidWhere(wamidsKey, replyTo) end
   if campaignId and (reply ~= '' or flowResponse ~= '') then
     local rowsKey = prefix .. ':campaign:' .. campaignId .. ':rows'
-    local json = redis.call('HGET', rowsKey, row)
+    local json = rowStored(rowsKey, row)
     if json then
       local rec = decodeRow(json)
       local firstReply = not rec.qt and not rec.jt
@@ -61,7 +62,7 @@ for i = 4, #ARGV, 7 do
       if flowResponse ~= '' and (not rec.jt or at < rec.jt) then
         rec.j = flowResponse; rec.jt = at; changed = true
       end
-      if changed then redis.call('HSET', rowsKey, row, encodeRow(rec)) end
+      if changed then storeRow(rowsKey, row, encodeRow(rec)) end
       if firstReply then
         emitRowEvent(prefix .. ':campaign:' .. campaignId, row, 'row.replied', rec, now, { w = replyTo, reply = reply })
       end

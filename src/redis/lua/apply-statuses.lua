@@ -59,6 +59,7 @@
 -- Includes
 --- @include "clock"
 --- @include "row-codec"
+--- @include "row-store"
 --- @include "complete-if-done"
 --- @include "move"
 --- @include "timeline"
@@ -84,7 +85,7 @@ local function locate(wamid, callback)
   if not campaignId and callback ~= '' then campaignId, row = string.match(callback, '^(.+)/(%d+)$') end
   if not campaignId then return nil end
   local rowsKey = prefix .. ':campaign:' .. campaignId .. ':rows'
-  local json = redis.call('HGET', rowsKey, row)
+  local json = rowStored(rowsKey, row)
   if not json then return nil end
   return campaignId, row, rowsKey, decodeRow(json)
 end
@@ -183,7 +184,7 @@ for i = 6, #ARGV, 8 do
         end
       end
       if changed then
-        redis.call('HSET', rowsKey, row, encodeRow(rec))
+        storeRow(rowsKey, row, encodeRow(rec))
         outcome = 'applied'
         completed = completeIfDone(campaignKey, now)
       else

@@ -21,7 +21,7 @@
 
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
-    KEYS[2] rows       hash     <scope>:campaign:<id>:rows
+    KEYS[2] rows       hash     <scope>:campaign:<id>:rows (and its lists `:<n>`: includes/row-store.lua)
     KEYS[3] sent       hash     <scope>:sent:<number> (duplicate guard: includes/sent-guard.lua)
     KEYS[4] window     zset     <scope>:feed:<number>:window
     KEYS[5] active     zset     <scope>:feed:<number>:campaigns
@@ -49,6 +49,7 @@
 -- Includes
 --- @include "clock"
 --- @include "row-codec"
+--- @include "row-store"
 --- @include "final"
 --- @include "complete-if-done"
 --- @include "move"
@@ -69,10 +70,10 @@ if held[4] then expired = now >= tonumber(held[4]) end
 -- with its message): what it would have sent is not kept.
 local function saveUnsent(row, rec)
   rec.v = nil; rec.h = nil; rec.f = nil
-  redis.call('HSET', rowsKey, row, encodeRow(rec))
+  storeRow(rowsKey, row, encodeRow(rec))
 end
 local function claim(row, owner)
-  local json = redis.call('HGET', rowsKey, row)
+  local json = rowStored(rowsKey, row)
   if not json then return 'missing', '' end
   local rec = decodeRow(json)
   -- A `confirming` or `held` row waits for a status webhook or the confirm sweep, never for a job.
@@ -118,7 +119,7 @@ local function claim(row, owner)
   rec.a = (rec.a or 0) + 1
   rec.ct = now
   move(campaignKey, rec, 'sending', now)
-  redis.call('HSET', rowsKey, row, encodeRow(rec))
+  storeRow(rowsKey, row, encodeRow(rec))
   local values = ''
   if rec.v then values = cjson.encode(rec.v) end
   return 'claimed', tostring(rec.a), rec.p, values, rec.h or ''

@@ -38,6 +38,7 @@
 -- Includes
 --- @include "clock"
 --- @include "row-codec"
+--- @include "row-store"
 --- @include "move"
 --- @include "backlog"
 --- @include "complete-if-done"
@@ -62,7 +63,7 @@ for _, member in ipairs(due) do
   redis.call('ZREM', confirmKey, member)
   local campaignId, row = string.match(member, '^(.+)/(%d+)$')
   local rowsKey = prefix .. ':campaign:' .. (campaignId or '') .. ':rows'
-  local json = campaignId and redis.call('HGET', rowsKey, row)
+  local json = campaignId and rowStored(rowsKey, row)
   -- Gone (purged) or already answered by a status: nothing to decide.
   if json then
     local rec = decodeRow(json)
@@ -71,7 +72,7 @@ for _, member in ipairs(due) do
       rec.cu = nil
       rec.d = 'held_for_quality_assessment: Meta held the send and no status webhook released or dropped it within HELD_PATIENCE_HOURS; it may still be delivered, so it is not resent'
       move(campaignKey, rec, 'unknown', now)
-      redis.call('HSET', rowsKey, row, encodeRow(rec))
+      storeRow(rowsKey, row, encodeRow(rec))
       heldOut = heldOut + 1
       if completeIfDone(campaignKey, now) == 1 then completed[#completed + 1] = campaignId end
     elseif rec.s == 'confirming' then
@@ -92,7 +93,7 @@ for _, member in ipairs(due) do
           rec.rs = 1
           rec.d = (rec.d or '') .. '; no status webhook came for it while later sends from this number had theirs, so it never reached Meta: sent again (once)'
           rec.k = (rec.k or 0) + 1
-          redis.call('HSET', rowsKey, row, encodeRow(rec))
+          storeRow(rowsKey, row, encodeRow(rec))
           redis.call('LPUSH', laneKeyOf(prefix .. ':campaign:' .. campaignId .. ':pending', rec), entryOf(row, rec.k))
           activate(campaignKey, activeKey, campaignId)
           resent = resent + 1
@@ -111,7 +112,7 @@ for _, member in ipairs(due) do
       end
       if final then
         move(campaignKey, rec, final, now)
-        redis.call('HSET', rowsKey, row, encodeRow(rec))
+        storeRow(rowsKey, row, encodeRow(rec))
         if final == 'unknown' then unknown = unknown + 1 else ended = ended + 1 end
         if completeIfDone(campaignKey, now) == 1 then completed[#completed + 1] = campaignId end
       end

@@ -75,6 +75,7 @@
 -- Includes
 --- @include "clock"
 --- @include "row-codec"
+--- @include "row-store"
 --- @include "complete-if-done"
 --- @include "end-backlog"
 --- @include "events"
@@ -124,7 +125,7 @@ if lease >= 0 then
 end
 -- Whether a popped row may be fed under the limit (and its recipient counted if so).
 local function mayFeed(campaignKey, row)
-  local json = redis.call('HGET', campaignKey .. ':rows', row)
+  local json = rowStored(campaignKey .. ':rows', row)
   if not json then return true end
   local waId = string.gsub(decodeRow(json).p or '', '^%+', '')
   if redis.call('ZSCORE', reachKey, waId) then

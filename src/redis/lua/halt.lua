@@ -9,7 +9,7 @@
 
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
-    KEYS[2] rows       hash     <scope>:campaign:<id>:rows
+    KEYS[2] rows       hash     <scope>:campaign:<id>:rows (and its lists `:<n>`: includes/row-store.lua)
     KEYS[3] sent       hash     <scope>:sent:<number> (duplicate guard: includes/sent-guard.lua)
     KEYS[4] window     zset     <scope>:feed:<number>:window
     KEYS[5] active     zset     <scope>:feed:<number>:campaigns
@@ -34,6 +34,7 @@
 -- Includes
 --- @include "clock"
 --- @include "row-codec"
+--- @include "row-store"
 --- @include "complete-if-done"
 --- @include "move"
 --- @include "backlog"
@@ -44,7 +45,7 @@
 local campaignKey, rowsKey, sentKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local row, owner, code, detail, now, campaignId = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ledgerNow(ARGV[5]), ARGV[6]
 redis.call('ZREM', windowKey, jobIdOf(campaignId, row, owner))
-local json = redis.call('HGET', rowsKey, row)
+local json = rowStored(rowsKey, row)
 if not json then return {'missing', 0} end
 local rec = decodeRow(json)
 if rec.s ~= 'sending' or (rec.k or 0) ~= tonumber(owner) then return {rec.s, 0} end
@@ -52,7 +53,7 @@ forgetSend(sentKey, rec.f, campaignId, row)
 rec.c = code; rec.d = detail
 if redis.call('HGET', campaignKey, 'cancelled') == '1' then
   move(campaignKey, rec, 'cancelled', now)
-  redis.call('HSET', rowsKey, row, encodeRow(rec))
+  storeRow(rowsKey, row, encodeRow(rec))
   return {'cancelled', completeIfDone(campaignKey, now)}
 end
 move(campaignKey, rec, 'queued', now)

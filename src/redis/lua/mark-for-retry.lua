@@ -12,7 +12,7 @@
 
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
-    KEYS[2] rows       hash     <scope>:campaign:<id>:rows
+    KEYS[2] rows       hash     <scope>:campaign:<id>:rows (and its lists `:<n>`: includes/row-store.lua)
     KEYS[3] pending    list     <scope>:campaign:<id>:pending
     KEYS[4] active     zset     <scope>:feed:<number>:campaigns
     KEYS[5] optouts    hash     <scope>:optouts:<number> (phone → source JSON)
@@ -38,6 +38,7 @@
 -- Includes
 --- @include "clock"
 --- @include "row-codec"
+--- @include "row-store"
 --- @include "move"
 --- @include "backlog"
 --- @include "opted-out"
@@ -58,7 +59,8 @@ local optedOut = 0
 local experiment = 0
 local fields = {}
 for row = first, last do fields[#fields + 1] = tostring(row) end
-local values = redis.call('HMGET', rowsKey, unpack(fields))
+local values = {}
+for i, field in ipairs(fields) do values[i] = rowStored(rowsKey, field) end
 local entries = {}
 local anyEntry = false
 local requeued = 0
@@ -94,7 +96,7 @@ for i, json in ipairs(values) do
         rec.k = (rec.k or 0) + 1
         -- Its next failure is its own: apply-statuses.lua keeps a failure's code only when it is the first.
         rec.ft = nil
-        redis.call('HSET', rowsKey, fields[i], encodeRow(rec))
+        storeRow(rowsKey, fields[i], encodeRow(rec))
         local list = laneKeyOf(pendingKey, rec)
         entries[list] = entries[list] or {}
         table.insert(entries[list], entryOf(fields[i], rec.k))

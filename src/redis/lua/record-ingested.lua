@@ -13,7 +13,7 @@
 
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
-    KEYS[2] rows       hash     <scope>:campaign:<id>:rows (row → record: includes/row-codec.lua)
+    KEYS[2] rows       hash     <scope>:campaign:<id>:rows (and its lists `:<n>`: includes/row-store.lua; a record: includes/row-codec.lua)
     KEYS[3] sent       hash     <scope>:sent:<number> (duplicate guard: includes/sent-guard.lua)
     KEYS[4] pending    list     <scope>:campaign:<id>:pending (the backlog)
     KEYS[5] active     zset     <scope>:feed:<number>:campaigns
@@ -36,6 +36,7 @@
 -- Includes
 --- @include "clock"
 --- @include "row-codec"
+--- @include "row-store"
 --- @include "prior-send"
 --- @include "backlog"
 
@@ -46,9 +47,8 @@ local flags = redis.call('HMGET', campaignKey, 'cancelled', 'allowRepeat', 'expi
 local cancelled = flags[1] == '1'
 local expired = flags[3] == '1'
 if flags[2] == '1' then window = 0 end
-local fields = {}
-for i, r in ipairs(rows) do fields[i] = r[1] end
-local existing = redis.call('HMGET', rowsKey, unpack(fields))
+local existing = {}
+for i, r in ipairs(rows) do existing[i] = rowStored(rowsKey, r[1]) end
 local queuedNow, entries, already, fresh, delta = {}, {}, {}, {}, {}
 local anyEntry = false
 local added, reopened = 0, 0
@@ -99,7 +99,7 @@ for i, r in ipairs(rows) do
   end
 end
 if #fresh > 0 then
-  redis.call('HSET', rowsKey, unpack(fresh))
+  for i = 1, #fresh, 2 do storeRow(rowsKey, fresh[i], fresh[i + 1]) end
   for status, count in pairs(delta) do
     if count ~= 0 then redis.call('HINCRBY', campaignKey, 'n:' .. status, count) end
   end

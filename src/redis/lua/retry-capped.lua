@@ -25,6 +25,7 @@
 -- Includes
 --- @include "clock"
 --- @include "row-codec"
+--- @include "row-store"
 --- @include "move"
 --- @include "backlog"
 --- @include "opted-out"
@@ -38,7 +39,7 @@ for _, member in ipairs(due) do
   local campaignId, row = string.match(member, '^(.+)/(%d+)$')
   local campaignKey = scope .. ':campaign:' .. (campaignId or '')
   local rowsKey = campaignKey .. ':rows'
-  local json = campaignId and redis.call('HGET', rowsKey, row)
+  local json = campaignId and rowStored(rowsKey, row)
   -- Gone (purged), answered otherwise since, or sent again once already: nothing to do.
   if json then
     local rec = decodeRow(json)
@@ -55,7 +56,7 @@ for _, member in ipairs(due) do
       rec.cr = 1
       if why then
         rec.d = (rec.d or '') .. '; not sent again after --retry-capped-after: ' .. why
-        redis.call('HSET', rowsKey, row, encodeRow(rec))
+        storeRow(rowsKey, row, encodeRow(rec))
         left = left + 1
       else
         move(campaignKey, rec, 'queued', now)
@@ -63,7 +64,7 @@ for _, member in ipairs(due) do
         rec.k = (rec.k or 0) + 1
         -- Its next failure is its own: apply-statuses.lua keeps a failure's code only when it is the first.
         rec.ft = nil
-        redis.call('HSET', rowsKey, row, encodeRow(rec))
+        storeRow(rowsKey, row, encodeRow(rec))
         redis.call('RPUSH', laneKeyOf(campaignKey .. ':pending', rec), entryOf(row, rec.k))
         activate(campaignKey, activeKey, campaignId)
         redis.call('HDEL', campaignKey, 'finishedAt')

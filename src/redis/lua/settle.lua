@@ -20,7 +20,7 @@
 
   Input:
     KEYS[1] campaign   hash     <scope>:campaign:<id>
-    KEYS[2] rows       hash     <scope>:campaign:<id>:rows
+    KEYS[2] rows       hash     <scope>:campaign:<id>:rows (and its lists `:<n>`: includes/row-store.lua)
     KEYS[3] wamids     hash     <scope>:wamids (the message-ID index: includes/wamid-index.lua)
     KEYS[4] recent     string   <scope>:campaign:<id>:recent (the brake's bit ring)
     KEYS[5] sent       hash     <scope>:sent:<number> (duplicate guard: includes/sent-guard.lua)
@@ -50,6 +50,7 @@
 -- Includes
 --- @include "clock"
 --- @include "row-codec"
+--- @include "row-store"
 --- @include "final"
 --- @include "complete-if-done"
 --- @include "move"
@@ -70,7 +71,7 @@ if confirmMs > 0 then confirmUntil = now + confirmMs end
 
 local function settle(row, status, wamid, code, detail, owner)
   if status ~= 'queued' then redis.call('ZREM', windowKey, jobIdOf(campaignId, row, owner)) end
-  local json = redis.call('HGET', rowsKey, row)
+  local json = rowStored(rowsKey, row)
   if not json then return 'missing', 0, false end
   local rec = decodeRow(json)
   -- A `confirming` row's job is done: only a status webhook or the confirm sweep moves it.
@@ -98,7 +99,7 @@ local function settle(row, status, wamid, code, detail, owner)
     forgetSend(sentKey, rec.f, campaignId, row)
     rec.v = nil; rec.h = nil; rec.f = nil
   end
-  redis.call('HSET', rowsKey, row, encodeRow(rec))
+  storeRow(rowsKey, row, encodeRow(rec))
   if status == 'sent' or status == 'held' then indexWamid(wamidsKey, campaignKey, campaignId, row, wamid) end
   if status == 'sent' then emitRowEvent(campaignKey, row, 'row.sent', rec, now, { w = wamid }) end
   if status == 'failed' then emitRowEvent(campaignKey, row, 'row.failed', rec, now, { code = rec.c or code, detail = rec.d or detail }) end

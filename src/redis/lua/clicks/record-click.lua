@@ -8,7 +8,7 @@
 
   Input:
     KEYS[1] campaign  hash     <scope>:campaign:<id>
-    KEYS[2] rows      hash     <scope>:campaign:<id>:rows
+    KEYS[2] rows      hash     <scope>:campaign:<id>:rows (and its lists `:<n>`: includes/row-store.lua)
     KEYS[3] links     hash     <scope>:campaign:<id>:clicks (token → "<row>/<destination>")
 
     ARGV[1] clock  ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
@@ -21,6 +21,7 @@
 -- Includes
 --- @include "clock"
 --- @include "row-codec"
+--- @include "row-store"
 --- @include "events"
 
 local campaignKey, rowsKey, linksKey = KEYS[1], KEYS[2], KEYS[3]
@@ -28,7 +29,7 @@ local link = redis.call('HGET', linksKey, ARGV[2])
 if not link then return {} end
 local row, destination = string.match(link, '^(%d+)/(.*)$')
 if not row then return {} end
-local json = redis.call('HGET', rowsKey, row)
+local json = rowStored(rowsKey, row)
 if not json then return {} end
 local now = ledgerNow(ARGV[1])
 local rec = decodeRow(json)
@@ -38,7 +39,7 @@ if not rec.kt then
   rec.kt = now
   first = 1
 end
-redis.call('HSET', rowsKey, row, encodeRow(rec))
+storeRow(rowsKey, row, encodeRow(rec))
 if first == 1 then
   redis.call('HINCRBY', campaignKey, 'n:clicked', 1)
   emitRowEvent(campaignKey, row, 'row.clicked', rec, now, { url = destination })

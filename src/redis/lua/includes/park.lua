@@ -7,11 +7,12 @@
 
 -- Includes
 --- @include "row-codec"
+--- @include "row-store"
 --- @include "backlog"
 
 local function park(campaignKey, rowsKey, pendingKey, activeKey, campaignId, row, rec)
   rec.k = (rec.k or 0) + 1
-  redis.call('HSET', rowsKey, row, encodeRow(rec))
+  storeRow(rowsKey, row, encodeRow(rec))
   redis.call('LPUSH', laneKeyOf(pendingKey, rec), entryOf(row, rec.k))
   activate(campaignKey, activeKey, campaignId)
 end
