@@ -29,8 +29,10 @@ describe('user links of a portfolio (real Redis)', () => {
   let prefix: string;
   let links: RedisUserLinks;
   /** A link as the default portfolio's map holds it ("<phone> <ms>"), read by the product's own script. */
-  const storedLink = async (userId: string) =>
-    (await userLinkScripts(redis).cwReadUserLinks(userLinkKeys(prefix, 'default').links, userId))[0];
+  const storedLink = async (userId: string) => {
+    const keys = userLinkKeys(prefix, 'default');
+    return (await userLinkScripts(redis).cwReadUserLinks(keys.links, keys.users, 1, userId))[0];
+  };
 
   beforeEach(() => {
     redis = testRedis();

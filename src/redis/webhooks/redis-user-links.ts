@@ -67,10 +67,8 @@ export class RedisUserLinks implements UserLinkStore {
       const ids = [...newest.keys()];
       const phones = [...new Set(ids.map((id) => newest.get(id)?.waId ?? ''))];
       const scripts = userLinkScripts(this.redis);
-      const [stored, storedUsers] = await Promise.all([
-        scripts.cwReadUserLinks(keys.links, ...ids),
-        scripts.cwReadUserLinks(keys.users, ...phones),
-      ]);
+      const both = await scripts.cwReadUserLinks(keys.links, keys.users, ids.length, ...ids, ...phones);
+      const [stored, storedUsers] = [both.slice(0, ids.length), both.slice(ids.length)];
       const linkWrites: string[] = [];
       const userWrites: string[] = [];
       ids.forEach((id, i) => {
@@ -103,7 +101,8 @@ export class RedisUserLinks implements UserLinkStore {
 
   async phonesOf(phoneNumberId: string, userIds: readonly string[]): Promise<(string | undefined)[]> {
     if (userIds.length === 0) return [];
-    const stored = await userLinkScripts(this.redis).cwReadUserLinks(this.#keys(phoneNumberId).links, ...userIds);
+    const keys = this.#keys(phoneNumberId);
+    const stored = await userLinkScripts(this.redis).cwReadUserLinks(keys.links, keys.users, userIds.length, ...userIds);
     return stored.map(valueOf);
   }
 
@@ -114,8 +113,8 @@ export class RedisUserLinks implements UserLinkStore {
   /** Per phone (digits, or E.164), the user ID the portfolio's webhooks taught, if any. */
   async userIdsIn(portfolio: string, waIds: readonly string[]): Promise<(string | undefined)[]> {
     if (waIds.length === 0) return [];
-    const users = userLinkKeys(this.prefix, portfolio).users;
-    const stored = await userLinkScripts(this.redis).cwReadUserLinks(users, ...waIds.map((w) => w.replace(/^\+/, '')));
+    const keys = userLinkKeys(this.prefix, portfolio);
+    const stored = await userLinkScripts(this.redis).cwReadUserLinks(keys.links, keys.users, 0, ...waIds.map((w) => w.replace(/^\+/, '')));
     return stored.map(valueOf);
   }
 

@@ -3,7 +3,7 @@ import type { RedisClient } from '../key-scope.js';
 
 /* The user links' scripts (src/redis/lua/webhooks/): the links live in bucket maps only Lua addresses. */
 interface UserLinkCommands {
-  cwReadUserLinks(map: string, ...fields: string[]): Promise<(string | null)[]>;
+  cwReadUserLinks(links: string, users: string, linkCount: number, ...fields: string[]): Promise<(string | null)[]>;
   cwWriteUserLinks(links: string, users: string, linkCount: number, ...pairs: string[]): Promise<number>;
   cwPruneLinks(links: string, users: string, pending: string, now: number, retention: number): Promise<number>;
 }
@@ -17,7 +17,7 @@ export function userLinkScripts(redis: RedisClient): UserLinkCommands {
   });
   const commands = redis as unknown as UserLinkCommands;
   return {
-    cwReadUserLinks: (map, ...fields) => commands.cwReadUserLinks(map, ...fields),
+    cwReadUserLinks: (links, users, linkCount, ...fields) => commands.cwReadUserLinks(links, users, linkCount, ...fields),
     cwWriteUserLinks: (links, users, linkCount, ...pairs) => commands.cwWriteUserLinks(links, users, linkCount, ...pairs),
     cwPruneLinks: (links, users, pending, now, retention) => commands.cwPruneLinks(links, users, pending, now, retention),
   };

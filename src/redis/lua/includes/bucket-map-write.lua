@@ -22,12 +22,13 @@ local BUCKET_FILL = 48
 local WALKS_PER_PERIOD = 4
 local WALK_MAX_BUCKETS = 16
 
--- Once a key a run: a claim of many rows writes to a bucket and the map's hash many times.
+-- Once a key a run (a claim of many rows writes to the map's hash many times), and one call
+-- as a rule: GT lengthens a life and never shortens one; only a key with none yet needs NX.
 local bucketKeptAlive = {}
 local function keepBucketAlive(key, ttl)
   if not ttl or ttl <= 0 or bucketKeptAlive[key] then return end
   bucketKeptAlive[key] = true
-  if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
+  if redis.call('PEXPIRE', key, ttl, 'GT') == 0 then redis.call('PEXPIRE', key, ttl, 'NX') end
 end
 
 -- Bucket n - 2^L gives bucket n the entries whose address's last L + 1 bits name it.

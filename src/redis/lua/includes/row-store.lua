@@ -32,14 +32,14 @@ local function rowStored(rowsKey, row)
   return false
 end
 
+-- A row stored again (a claim, a settle, a status) is an LSET in place; only a new row's list
+-- grows, up to its place.
 local function storeRow(rowsKey, row, stored)
   local key, place = rowChunk(rowsKey, row)
-  local length = redis.call('LLEN', key)
-  if place < length then
-    redis.call('LSET', key, place, stored)
-  else
+  local set = redis.pcall('LSET', key, place, stored)
+  if type(set) == 'table' and set.err then
     local tail = {}
-    for _ = length, place - 1 do tail[#tail + 1] = '' end
+    for _ = redis.call('LLEN', key), place - 1 do tail[#tail + 1] = '' end
     tail[#tail + 1] = stored
     redis.call('RPUSH', key, unpack(tail))
   end

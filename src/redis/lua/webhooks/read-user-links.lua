@@ -1,12 +1,14 @@
 #!lua flags=no-writes
 --[[
-  Reads a portfolio's user links (includes/user-link-maps.lua): by user ID from `links`, or by
-  phone from `users`.
+  Reads a portfolio's user links (includes/user-link-maps.lua): by user ID from `links`, then by
+  phone from `users`, in one call.
 
   Input:
-    KEYS[1] map        hash     <portfolio scope>:user:links or :user:users (the map's own hash; its buckets beside it)
+    KEYS[1] links      hash     <portfolio scope>:user:links (the map's own hash; its buckets beside it)
+    KEYS[2] users      hash     <portfolio scope>:user:users (the same)
 
-    ARGV[1..n] fields  user IDs (links) or phone digits (users)
+    ARGV[1] link-count  how many of the fields after it are user IDs (read in `links`); the rest are phones (`users`)
+    ARGV[2..]           the fields
 
   Output:
     per field, "<phone or user ID> <ms>", or false when none is known
@@ -15,6 +17,11 @@
 -- Includes
 --- @include "user-link-maps"
 
+local linkCount = tonumber(ARGV[1])
 local out = {}
-for i = 1, #ARGV do out[i] = userLinkGet(KEYS[1], ARGV[i]) or false end
+for i = 2, #ARGV do
+  local key = KEYS[2]
+  if i - 1 <= linkCount then key = KEYS[1] end
+  out[i - 1] = userLinkGet(key, ARGV[i]) or false
+end
 return out
