@@ -7,10 +7,11 @@
   are read there until a script writes them again: then they move to their list.
   src/redis/ledger/row-chunks.ts reads the same lists.
 
-  Defines: ROW_CHUNK; rowChunk(rowsKey, row) → list key, place (from 0); rowsOlder, rowsHaveOlder(rowsKey)
-    → whether the one hash is there (once a run); rowStored(rowsKey, row) → the record as stored, or false;
-    storeRow(rowsKey, row, stored)
+  Defines: ROW_CHUNK; rowChunk(rowsKey, row) → list key, place (from 0); rowStored(rowsKey, row) → the record
+    as stored, or false; storeRow(rowsKey, row, stored)
 ]]
+--- @include "older-hash"
+
 local ROW_CHUNK = 64
 
 local function rowChunk(rowsKey, row)
@@ -18,18 +19,11 @@ local function rowChunk(rowsKey, row)
   return rowsKey .. ':' .. math.floor(n / ROW_CHUNK), n % ROW_CHUNK
 end
 
-local rowsOlder = {}
-local function rowsHaveOlder(rowsKey)
-  if rowsOlder[rowsKey] == nil then rowsOlder[rowsKey] = redis.call('EXISTS', rowsKey) == 1 end
-  return rowsOlder[rowsKey]
-end
-
 local function rowStored(rowsKey, row)
   local key, place = rowChunk(rowsKey, row)
   local stored = redis.call('LINDEX', key, place)
   if stored and stored ~= '' then return stored end
-  if rowsHaveOlder(rowsKey) then return redis.call('HGET', rowsKey, row) end
-  return false
+  return olderHashGet(rowsKey, row)
 end
 
 -- A row stored again (a claim, a settle, a status) is an LSET in place; only a new row's list
@@ -43,5 +37,5 @@ local function storeRow(rowsKey, row, stored)
     tail[#tail + 1] = stored
     redis.call('RPUSH', key, unpack(tail))
   end
-  if rowsHaveOlder(rowsKey) then redis.call('HDEL', rowsKey, row) end
+  if olderHashExists(rowsKey) then redis.call('HDEL', rowsKey, row) end
 end

@@ -15,8 +15,7 @@ local function guardForget(sentKey, f, own)
   local map = guardMap(sentKey)
   local entry = bucketMapGet(map, f)
   if entry and string.sub(entry, 1, #own) == own then bucketMapDel(map, f) end
-  if not guardHasOlder(sentKey) then return end
-  local older = redis.call('HGET', sentKey, f)
+  local older = olderHashGet(sentKey, f)
   if older and string.sub(older, 1, #own) == own then redis.call('HDEL', sentKey, f) end
 end
 

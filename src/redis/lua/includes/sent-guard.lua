@@ -9,10 +9,10 @@
   (30 bits), with no SHA-1 to pay for each claimed row.
 
   Defines: fingerprintAddress(f) → number; guardMap(sentKey) → the map's state (includes/bucket-map.lua);
-    guardOlder, guardHasOlder(sentKey) → whether the one hash is there (once a run);
     guardEntry(sentKey, f) → "campaign/row/ms" or nil
 ]]
 --- @include "bucket-map"
+--- @include "older-hash"
 
 -- A base64url character's value (A-Z a-z 0-9 - _ → 0-63); any other byte still gives a number.
 local function fingerprintAddress(f)
@@ -30,14 +30,6 @@ local function guardMap(sentKey)
   return bucketMapState(sentKey .. ':map', fingerprintAddress)
 end
 
-local guardOlder = {}
-local function guardHasOlder(sentKey)
-  if guardOlder[sentKey] == nil then guardOlder[sentKey] = redis.call('EXISTS', sentKey) == 1 end
-  return guardOlder[sentKey]
-end
-
 local function guardEntry(sentKey, f)
-  local entry = bucketMapGet(guardMap(sentKey), f)
-  if not entry and guardHasOlder(sentKey) then entry = redis.call('HGET', sentKey, f) or nil end
-  return entry
+  return bucketMapGet(guardMap(sentKey), f) or olderHashGet(sentKey, f) or nil
 end

@@ -4,23 +4,15 @@
   each (`<links>`, `<users>` themselves) are still read, and walked by their time, until the
   retention has dropped them.
 
-  Defines: userLinkMap(key) → the map's state; userLinkOlder, userLinkHasOlder(key) → whether the one hash
-    is there (once a run); userLinkGet(key, field) → "<value> <ms>" or nil
+  Defines: userLinkMap(key) → the map's state; userLinkGet(key, field) → "<value> <ms>" or nil
 ]]
 --- @include "bucket-map"
+--- @include "older-hash"
 
 local function userLinkMap(key)
   return bucketMapState(key .. ':map')
 end
 
-local userLinkOlder = {}
-local function userLinkHasOlder(key)
-  if userLinkOlder[key] == nil then userLinkOlder[key] = redis.call('EXISTS', key) == 1 end
-  return userLinkOlder[key]
-end
-
 local function userLinkGet(key, field)
-  local value = bucketMapGet(userLinkMap(key), field)
-  if not value and userLinkHasOlder(key) then value = redis.call('HGET', key, field) or nil end
-  return value
+  return bucketMapGet(userLinkMap(key), field) or olderHashGet(key, field) or nil
 end

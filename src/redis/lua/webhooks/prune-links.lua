@@ -30,15 +30,14 @@ local linksKey, usersKey, pendingKey = KEYS[1], KEYS[2], KEYS[3]
 local now, retention = tonumber(ARGV[1]), tonumber(ARGV[2])
 local dropped = bucketMapWalk(userLinkMap(linksKey), now, retention)
 local droppedOlder = {}
-if userLinkHasOlder(linksKey) then droppedOlder = walkByTime(linksKey, now, retention) end
+if olderHashExists(linksKey) then droppedOlder = walkByTime(linksKey, now, retention) end
 local function forgetUser(userId, link)
   local phone = string.match(link, '^(.*) %d+$')
   if not phone then return end
   local map = userLinkMap(usersKey)
   local user = bucketMapGet(map, phone)
   if user and string.match(user, '^(.*) %d+$') == userId then bucketMapDel(map, phone) end
-  if not userLinkHasOlder(usersKey) then return end
-  user = redis.call('HGET', usersKey, phone)
+  user = olderHashGet(usersKey, phone)
   if user and string.match(user, '^(.*) %d+$') == userId then redis.call('HDEL', usersKey, phone) end
 end
 for i = 1, #dropped, 2 do forgetUser(dropped[i], dropped[i + 1]) end

@@ -26,7 +26,7 @@ for i = 2, #ARGV, 2 do
   if (i - 2) / 2 < linkCount then key = KEYS[1] end
   bucketMapSet(userLinkMap(key), ARGV[i], ARGV[i + 1], 0)
   -- One place for each link: an older copy in the one hash would outlive it there.
-  if userLinkHasOlder(key) then redis.call('HDEL', key, ARGV[i]) end
+  if olderHashExists(key) then redis.call('HDEL', key, ARGV[i]) end
   written = written + 1
 end
 return written
