@@ -54,7 +54,8 @@ export async function benchKept(options: { runs: number; rows?: number }): Promi
         "the sandbox's share read, the webhook inbox consumed and nothing parked, every process stopped, then used_memory minus " +
         'used_memory before ingest, / rows sent. Breakdown: MEMORY USAGE … SAMPLES 0 of every key (SCAN), by name pattern ' +
         '(prefix, campaign, number and digit runs as placeholders), by family; "outside the keys": used_memory Δ minus their sum ' +
-        "(INFO's used_memory_scripts_eval apart; the rest: the keyspace's tables, allocator rounding). Baseline: the same file as " +
+        "(INFO's used_memory_scripts_eval and the per-command statistics CONFIG RESETSTAT frees at the end apart; " +
+        "the rest: the keyspace's tables, allocator rounding). Baseline: the same file as " +
         "one BullMQ job a row with BullMQ's default options (completed jobs kept), drained by bench/bare-worker.ts on a " +
         'redis-server of its own.',
     ],
@@ -85,9 +86,10 @@ function keptFigures(ours: readonly KeptRun[], bare: readonly BareKeptRun[]): Fi
       ours.map((r) => perRow(r.census.byFamily[f], r.settled.sent)),
       bare.map((r) => perRow(r.census.byFamily[f], r.rows)),
     );
-  type Measured = { census: Census; before: MemoryInfo; after: MemoryInfo };
+  type Measured = { census: Census; before: MemoryInfo; after: MemoryInfo; commandStats: number };
   const scripts = (run: Measured) => run.after.scripts - run.before.scripts;
-  const outside = (run: Measured, rows: number) => perRow(grown(run) - run.census.keyBytes - scripts(run), rows);
+  const outside = (run: Measured, rows: number) => perRow(grown(run) - run.census.keyBytes - scripts(run) - run.commandStats, rows);
+  const once = (run: Measured) => scripts(run) + run.commandStats;
   return [
     figure({
       label: 'Redis kept per settled row (used_memory Δ)',
@@ -107,11 +109,22 @@ function keptFigures(ours: readonly KeptRun[], bare: readonly BareKeptRun[]): Fi
       ours.map((r) => perRow(grown(r) - r.census.byFamily[GUARD] - r.census.byFamily[LINKS], r.settled.sent)),
       bare.map((r) => perRow(grown(r), r.rows)),
     ),
+    // What a Redis holds once, whatever the rows: the cached scripts and the per-command statistics of a fresh Redis.
+    info(
+      '  less what a Redis holds once (scripts, per-command statistics)',
+      ours.map((r) => perRow(grown(r) - once(r), r.settled.sent)),
+      bare.map((r) => perRow(grown(r) - once(r), r.rows)),
+    ),
     ...FAMILIES.filter((f) => ours.some((r) => r.census.byFamily[f] > 0)).map(family),
     info(
       '  outside the keys: Lua scripts (once a Redis)',
       ours.map((r) => perRow(scripts(r), r.settled.sent)),
       bare.map((r) => perRow(scripts(r), r.rows)),
+    ),
+    info(
+      "  outside the keys: Redis's per-command statistics (once a Redis)",
+      ours.map((r) => perRow(r.commandStats, r.settled.sent)),
+      bare.map((r) => perRow(r.commandStats, r.rows)),
     ),
     info(
       '  outside the keys: keyspace, rounding',

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { campaignLedgerKeys, sentGuardKeys } from '../src/redis/ledger/ledger-keys.js';
+import { storedRowRange } from '../src/redis/ledger/row-chunks.js';
 import { claimKeys } from '../src/redis/ledger/script-keys.js';
 import { withLedgerCommands } from '../src/redis/ledger/ledger-scripts.js';
 import { RedisLedger } from '../src/redis/ledger/redis-ledger.js';
@@ -50,7 +51,7 @@ export async function benchSettled(options: { rows: number; redis: Redis }): Pro
     // Whether the guard would go by itself once the window passes: its keys' time to live (-1: none).
     const guardTtlMs = await redis.pttl(`${sentGuardKeys(prefix, PHONE_NUMBER_ID).sent}:map`);
     console.error(`  settled: completed; ${describe(completed.families, rows)}`);
-    await applyDelivered(redis, prefix, summary.id);
+    await applyDelivered(redis, prefix, summary.id, rows);
     const delivered = { families: await familyBytes(redis, prefix), used: (await usedMemory(redis)) - before };
     console.error(`  settled: every row delivered; ${describe(delivered.families, rows)}`);
     await pruneAfterWindow(redis, prefix, summary.id);
@@ -87,23 +88,19 @@ async function waitUntilCompleted(redis: Redis, prefix: string, id: string, rows
 }
 
 /** Each row's `delivered` status webhook, as `serve` applies it (the ledger's applyStatuses), 1,000 a call. */
-async function applyDelivered(redis: Redis, prefix: string, id: string): Promise<void> {
+async function applyDelivered(redis: Redis, prefix: string, id: string, total: number): Promise<void> {
   const ledger = new RedisLedger(redis, prefix);
   const { rows } = campaignLedgerKeys(prefix, PHONE_NUMBER_ID, id);
   const at = Date.now();
-  let cursor = '0';
-  do {
-    const [next, flat] = await redis.hscanBuffer(rows, cursor, 'COUNT', 1000);
-    cursor = next.toString();
+  for (let start = 1; start <= total; start += 1000) {
     const updates = [];
-    for (let i = 1; i < flat.length; i += 2) {
-      const stored = flat[i];
-      const row = stored === undefined ? undefined : decodeStoredRow(stored);
+    for (const stored of await storedRowRange(redis, rows, start, Math.min(start + 999, total))) {
+      const row = stored === null ? undefined : decodeStoredRow(stored);
       const wamid = row === undefined ? undefined : storedWamid(row);
       if (wamid !== undefined) updates.push({ wamid, kind: 'delivered' as const, at, phoneNumberId: PHONE_NUMBER_ID });
     }
     if (updates.length > 0) await ledger.applyStatuses(updates);
-  } while (cursor !== '0');
+  }
 }
 
 /** The claim script with no rows and the ledger's clock past the window: only its prune of the duplicate guard runs. */

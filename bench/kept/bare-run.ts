@@ -7,7 +7,7 @@ import { startPrivateRedis, type PrivateRedis } from '../capacity/private-redis.
 import { startChild, stopChild, waitForLine } from '../support/children.js';
 import { CHUNK_SIZE, PHONE_NUMBER_ID, ROOT, benchScriptArgs, productEnv } from '../support/product.js';
 import { startSandboxChild } from '../support/sandbox.js';
-import { census, memoryInfo, type Census, type MemoryInfo } from './census.js';
+import { census, commandStatsBytes, memoryInfo, type Census, type MemoryInfo } from './census.js';
 
 /**
  * The baseline of the `kept` section: the same file as one plain BullMQ job a row
@@ -22,6 +22,8 @@ export interface BareKeptRun {
   rows: number;
   before: MemoryInfo;
   after: MemoryInfo;
+  /** Bytes of Redis's per-command statistics at the end (commandStatsBytes): once a Redis. */
+  commandStats: number;
   census: Census;
 }
 
@@ -48,7 +50,7 @@ export async function bareKeptRun(file: string, rows: number): Promise<BareKeptR
     }
     const after = await memoryInfo(redis.client);
     const keys = await census(redis.client, { prefix, campaignIds: [campaignId], numbers: [PHONE_NUMBER_ID] });
-    return { rows, before, after, census: keys };
+    return { rows, before, after, census: keys, commandStats: await commandStatsBytes(redis.client) };
   } finally {
     await sandbox.stop();
     await redis.stop();

@@ -10,7 +10,7 @@ import { runToExit, startChild, stopChild, type Child } from '../support/childre
 import { ensureCsv } from '../support/data.js';
 import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, parseSendSummary, productEnv, sendArgs } from '../support/product.js';
 import { startSandboxChild, type SandboxChild } from '../support/sandbox.js';
-import { census, memoryInfo, type Census, type MemoryInfo } from './census.js';
+import { census, commandStatsBytes, memoryInfo, type Census, type MemoryInfo } from './census.js';
 
 /**
  * One run of the product for the `kept` section, on a redis-server of its own: `campaign
@@ -34,6 +34,8 @@ export interface KeptRun {
   seconds: number;
   before: MemoryInfo;
   after: MemoryInfo;
+  /** Bytes of Redis's per-command statistics at the end (commandStatsBytes): once a Redis. */
+  commandStats: number;
   census: Census;
   load: number[];
 }
@@ -80,7 +82,7 @@ export async function keptRun(rows: number): Promise<KeptRun> {
     load.push(loadavg()[0] ?? 0);
     const after = await memoryInfo(redis.client);
     const keys = await census(redis.client, { prefix, campaignIds: [summary.id], numbers: [PHONE_NUMBER_ID] });
-    return { rows, settled, seconds, before, after, census: keys, load };
+    return { rows, settled, seconds, before, after, census: keys, commandStats: await commandStatsBytes(redis.client), load };
   } finally {
     for (const child of children.reverse()) await stopChild(child);
     await sandbox?.stop();
