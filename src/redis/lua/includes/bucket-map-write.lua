@@ -8,19 +8,19 @@
   write (never shortened): a map nobody writes to goes by itself.
 
   The walk drops entries whose value ends in a time (ms) older than `period`, a bucket at a
-  time, at a pace set by time, not by calls: WALKS_PER_PERIOD times the whole map a period, so
+  time, at a pace set by time, not by calls: BUCKET_WALKS_PER_PERIOD times the whole map a period, so
   an entry outlives its period by at most a quarter of it, and a burst of calls walks nothing.
   No index by time is kept: a sorted set cost more than the map itself.
 
-  Defines: BUCKET_FILL, WALKS_PER_PERIOD, WALK_MAX_BUCKETS; bucketKeptAlive, keepBucketAlive(key, ttl);
+  Defines: BUCKET_FILL, BUCKET_WALKS_PER_PERIOD, BUCKET_WALK_MAX; bucketKeptAlive, keepBucketAlive(key, ttl);
     splitBucket(state, ttl); bucketMapSet(state, field, value, ttl); bucketMapDel(state, field) → 1 if it removed
     the entry, else 0; bucketMapWalk(state, now, period) → the fields it dropped and their values, flat
 ]]
 --- @include "bucket-map"
 
 local BUCKET_FILL = 48
-local WALKS_PER_PERIOD = 4
-local WALK_MAX_BUCKETS = 16
+local BUCKET_WALKS_PER_PERIOD = 4
+local BUCKET_WALK_MAX = 16
 
 -- Once a key a run (a claim of many rows writes to the map's hash many times), and one call
 -- as a rule: GT lengthens a life and never shortens one; only a key with none yet needs NX.
@@ -75,7 +75,7 @@ local function bucketMapDel(state, field)
   return removed
 end
 
--- Buckets due: n, WALKS_PER_PERIOD times a period, for the time since the walk's mark; the mark
+-- Buckets due: n, BUCKET_WALKS_PER_PERIOD times a period, for the time since the walk's mark; the mark
 -- moves by what was walked, so no fraction of a bucket is lost between calls.
 local function bucketMapWalk(state, now, period)
   local key = state.key
@@ -86,9 +86,9 @@ local function bucketMapWalk(state, now, period)
     if state.count > 0 then redis.call('HSET', key, '#walked', now) end
     return dropped
   end
-  local perBucket = period / (state.n * WALKS_PER_PERIOD)
+  local perBucket = period / (state.n * BUCKET_WALKS_PER_PERIOD)
   walked = math.max(walked, now - period)
-  local due = math.min(math.floor((now - walked) / perBucket), WALK_MAX_BUCKETS)
+  local due = math.min(math.floor((now - walked) / perBucket), BUCKET_WALK_MAX)
   if due < 1 then return dropped end
   local cursor = tonumber(stored[1] or '0') or 0
   local removed = 0

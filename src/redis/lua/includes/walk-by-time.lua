@@ -1,7 +1,7 @@
 --[[
   A walk through a hash whose values end in a time (ms), dropping the fields older than
-  `period`: the duplicate guard's messages (`period` its window) and a portfolio's user links
-  (RETENTION_DAYS). The walk goes on with HSCAN from where it last stopped, at a pace set by
+  `period`: a portfolio's user links as an older version kept them, in one hash each
+  (RETENTION_DAYS; includes/bucket-map-write.lua walks the maps that keep them now). The walk goes on with HSCAN from where it last stopped, at a pace set by
   time, not by calls: WALKS_PER_PERIOD times the hash's size each period, so a field outlives
   its period by at most a quarter of it, and a burst of calls walks almost nothing. Where the
   walk is and when it last moved are fields of the hash itself (WALK_CURSOR; WALK_WALKED,
