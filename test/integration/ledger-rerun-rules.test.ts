@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IngestedRow } from '../../src/campaigns/ledger.js';
 import type { SendJob } from '../../src/campaigns/send-job.js';
 import { RedisLedger, campaignLedgerKeys, sentGuardKeys } from '../../src/redis/ledger/redis-ledger.js';
-import { guardEntries, putGuardEntry } from '../support/sent-guard.js';
+import { guardEntries, putGuardEntry, testFingerprint } from '../support/sent-guard.js';
 import { phoneNumber } from '../support/csv-files.js';
 import { feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
@@ -75,7 +75,7 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
       redis,
       `${prefix}:{${NUMBER}}:campaign:c2:rows`,
       1,
-      JSON.stringify({ p: phoneNumber(1), s: 'queued', v: [], f: `fp-${phoneNumber(1)}` }),
+      JSON.stringify({ p: phoneNumber(1), s: 'queued', v: [], f: testFingerprint(`fp-${phoneNumber(1)}`) }),
     );
 
     expect(await ledger.claim(job('c1', 1), NUMBER)).toMatchObject({ outcome: 'claimed' });
@@ -113,7 +113,7 @@ describe('RedisLedger: re-run rules (real Redis)', () => {
       await ledger.claim(job('c1', 1), NUMBER);
       await ledger.claim(job('c1', 2), NUMBER);
       const { sent } = sentGuardKeys(prefix, NUMBER);
-      await putGuardEntry(redis, sent, `fp-${phoneNumber(2)}`, `c1/2/${Date.now() - 25 * HOUR}`);
+      await putGuardEntry(redis, sent, testFingerprint(`fp-${phoneNumber(2)}`), `c1/2/${Date.now() - 25 * HOUR}`);
 
       const other: IngestedRow = {
         row: 3,

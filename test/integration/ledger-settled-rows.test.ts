@@ -25,10 +25,10 @@ const open = ledgersPerTest('ledger-settled');
 /** WAMID_BUCKET_FILL of src/redis/lua/includes/wamid-index.lua: the entries a bucket is given before the index widens. */
 const WAMID_BUCKET_FILL = 64;
 
-async function campaign(t: TestLedger, rows: number): Promise<SendJob[]> {
-  await t.ledger.createCampaign(ledgerTestDefinition(ID));
+async function campaign(t: TestLedger, rows: number, id = ID): Promise<SendJob[]> {
+  await t.ledger.createCampaign(ledgerTestDefinition(id));
   await t.ledger.recordIngested(
-    ID,
+    id,
     NUMBER,
     Array.from({ length: rows }, (_, i) => ({
       row: i + 1,
@@ -37,12 +37,12 @@ async function campaign(t: TestLedger, rows: number): Promise<SendJob[]> {
       message: { values: ['Ana', `A-${i + 1}`], headerLink: undefined, fingerprint: `fp-${i + 1}` },
     })),
   );
-  await t.ledger.finishIngest(ID);
-  return (await feedAll(t.ledger)).jobs.sort((a, b) => a.row - b.row);
+  await t.ledger.finishIngest(id);
+  return (await feedAll(t.ledger)).jobs.filter((j) => j.campaignId === id).sort((a, b) => a.row - b.row);
 }
 
-async function stored(t: TestLedger, row: number): Promise<StoredRow> {
-  return (await storedRowOf(t.redis, campaignLedgerKeys(t.prefix, NUMBER, ID).rows, row)) ?? ({} as StoredRow);
+async function stored(t: TestLedger, row: number, id = ID): Promise<StoredRow> {
+  return (await storedRowOf(t.redis, campaignLedgerKeys(t.prefix, NUMBER, id).rows, row)) ?? ({} as StoredRow);
 }
 
 async function sendAll(t: TestLedger, jobs: readonly SendJob[]): Promise<void> {
@@ -194,6 +194,47 @@ describe('Redis per settled row (real Redis)', () => {
     expect(await t.ledger.claim(jobs[0] as SendJob)).toMatchObject({ outcome: 'settled', status: 'skipped' });
     expect((await stored(t, 1)).d).toMatch(/^campaign older row 3 sent the same message/);
     expect((await t.ledger.claim(jobs[1] as SendJob)).outcome).toBe('claimed');
+  });
+
+  it('names a campaign in the guard by a short handle, the time in base 36, and reads an entry written with ID and ms', async () => {
+    const t = open({ duplicateWindowMs: WINDOW_MS });
+    const jobs = await campaign(t, 3);
+    const { sent } = sentGuardKeys(t.prefix, NUMBER);
+    // What an older version wrote in the map: the campaign's ID and decimal ms.
+    await t.redis.hset(`${sent}:map`, 'n', 1, 'count', 1);
+    await t.redis.hset(`${sent}:map:0`, 'fp-1', `older/3/${t.clock.now() - HOUR}`);
+    expect(await t.ledger.claim(jobs[0] as SendJob)).toMatchObject({ outcome: 'settled', status: 'skipped' });
+    expect((await stored(t, 1)).d).toMatch(/^campaign older row 3 sent the same message .* 1\.0 h ago/);
+
+    expect((await t.ledger.claim(jobs[1] as SendJob)).outcome).toBe('claimed');
+    const raw = await t.redis.hget(`${sent}:map:0`, 'fp-2');
+    const handle = await t.redis.hget(`${sent}:map`, `c:${ID}`);
+    expect(handle).toMatch(/^\d+$/);
+    expect(raw).toBe(`${handle}/2/${t.clock.now().toString(36)}`);
+    expect(await t.redis.hget(`${sent}:map`, `h:${handle}`)).toBe(ID);
+    // The entry names the campaign again when read: another campaign's row with the same message is told who sent it.
+    await campaign(t, 2, 'other');
+    expect(await stored(t, 2, 'other')).toMatchObject({ s: 'skipped', c: 'ALREADY_SENT' });
+    expect((await stored(t, 2, 'other')).d).toMatch(new RegExp(`^campaign ${ID} row 2 sent the same message .* 0\\.0 h ago`));
+  });
+
+  it("keys a guard entry by a fingerprint's first 16 characters, and still finds one an older version keyed by all 22", async () => {
+    const t = open({ duplicateWindowMs: WINDOW_MS });
+    const { sent } = sentGuardKeys(t.prefix, NUMBER);
+    const [recent, older] = [testFingerprint('recent'), testFingerprint('older')];
+    await putGuardEntry(t.redis, sent, recent, `first/1/${t.clock.now()}`);
+    expect(await t.redis.hkeys(`${sent}:map:0`)).toEqual([recent.slice(0, 16)]);
+    await t.redis.hset(`${sent}:map:0`, older, `first/2/${t.clock.now()}`);
+    await t.redis.hincrby(`${sent}:map`, 'count', 1);
+    const found = await t.ledger.priorSends('second', NUMBER, [
+      { row: 1, fingerprint: recent },
+      { row: 2, fingerprint: older },
+      { row: 3, fingerprint: testFingerprint('never') },
+    ]);
+    expect(found.map((f) => [f.row, f.detail.split(' sent ')[0]])).toEqual([
+      [1, 'campaign first row 1'],
+      [2, 'campaign first row 2'],
+    ]);
   });
 
   it('prunes the guard by walking it at a pace set by time: entries past the window go, no fresh one, no index by time', async () => {

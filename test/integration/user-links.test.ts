@@ -158,6 +158,41 @@ describe('user links of a portfolio (real Redis)', () => {
     expect(await links.userIdsOf(NUMBER, ['16505550001', '16505550002'])).toEqual(['US.kept', undefined]);
   });
 
+  it('keeps a user ID in `links` as a 12-byte digest, times in base 36; an entry keyed by the ID is read, then replaced', async () => {
+    const keys = userLinkKeys(prefix, 'default');
+    const now = Date.now();
+    // What an older version wrote in the maps: the user ID as the field, decimal ms (one bucket: n 1).
+    await redis.hset(`${keys.links}:map`, 'n', 1, 'count', 1);
+    await redis.hset(`${keys.links}:map:0`, 'US.mapped', `16505550001 ${now - 2 * 3_600_000}`);
+    await redis.hset(`${keys.users}:map`, 'n', 1, 'count', 1);
+    await redis.hset(`${keys.users}:map:0`, '16505550001', `US.mapped ${now - 2 * 3_600_000}`);
+    expect(await links.phonesOf(NUMBER, ['US.mapped'])).toEqual(['16505550001']);
+    expect(await links.userIdsOf(NUMBER, ['16505550001'])).toEqual(['US.mapped']);
+
+    await links.learn([{ phoneNumberId: NUMBER, userId: 'US.mapped', waId: '16505550001', at: now }]);
+    const fields = await redis.hkeysBuffer(`${keys.links}:map:0`);
+    expect(fields).toHaveLength(1);
+    expect(fields[0]?.length).toBe(12);
+    expect(fields[0]?.[0]).toBe(0);
+    expect(await redis.hvals(`${keys.links}:map:0`)).toEqual([`16505550001 ${now.toString(36)}`]);
+    expect(await redis.hget(`${keys.users}:map:0`, '16505550001')).toBe(`US.mapped ${now.toString(36)}`);
+    expect(await redis.hget(`${keys.links}:map`, 'count')).toBe('1');
+    expect(await storedLink('US.mapped')).toBe(`16505550001 ${now}`);
+
+    // The walk finds the digest's user in `users` and drops both once the link is past the retention.
+    vi.useFakeTimers({ toFake: ['Date'], now: now + 2 * 86_400_000 });
+    try {
+      for (let step = 0; step < 8 && (await links.phonesOf(NUMBER, ['US.mapped']))[0] !== undefined; step++) {
+        vi.setSystemTime(Date.now() + 86_400_000 / 16);
+        await links.learn([{ phoneNumberId: NUMBER, userId: 'US.other', waId: '16505550003', at: Date.now() - step }]);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await links.phonesOf(NUMBER, ['US.mapped'])).toEqual([undefined]);
+    expect(await links.userIdsOf(NUMBER, ['16505550001', '16505550003'])).toEqual([undefined, 'US.other']);
+  });
+
   it('parked events are released once, and only what was read is removed', async () => {
     const event = { phoneNumberId: NUMBER, userId: USER, value: 'stop' as const, at: Date.now() };
     await links.park([{ kind: 'preference', event }]);

@@ -1,6 +1,7 @@
 import type { CampaignDefinition } from '../../src/campaigns/campaign.js';
 import type { CampaignLedger, FeedResult, IngestedRow } from '../../src/campaigns/ledger.js';
 import { phoneNumber } from './csv-files.js';
+import { testFingerprint } from './sent-guard.js';
 
 /** A minimal campaign definition for ledger-level tests (no template text is needed there). */
 export function ledgerTestDefinition(id: string): CampaignDefinition {
@@ -13,9 +14,9 @@ export function ledgerTestDefinition(id: string): CampaignDefinition {
   };
 }
 
-/** A row to send, as the producer records it (no template values: the fixture's plan has none). */
+/** A row to send, as the producer records it (no template values: the fixture's plan has none; a fingerprint of the product's shape). */
 export function queuedRow(row: number, phone = phoneNumber(row)): IngestedRow {
-  return { row, phone, status: 'queued', message: { values: [], headerLink: undefined, fingerprint: `fp-${phone}` } };
+  return { row, phone, status: 'queued', message: { values: [], headerLink: undefined, fingerprint: testFingerprint(`fp-${phone}`) } };
 }
 
 /** A campaign of `queued` rows 1..rows in the ledger, ingest finished. */

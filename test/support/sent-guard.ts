@@ -2,21 +2,29 @@ import { createHash } from 'node:crypto';
 import type { RedisClient } from '../../src/redis/key-scope.js';
 import { loadLuaInclude } from '../../src/redis/lua-scripts.js';
 
-/** Every entry of a number's duplicate guard (includes/sent-guard.lua): its buckets and any older one-hash guard, read by its own Lua. */
+/**
+ * Every entry of a number's duplicate guard (includes/sent-guard.lua): its buckets and any older
+ * one-hash guard, read by its own Lua, each as "<campaign ID>/<row>/<ms>" (the campaign's handle
+ * and the compact time read back).
+ */
 const READ_ALL = `${loadLuaInclude('sent-guard')}
 local state = guardMap(KEYS[1])
 local out = {}
-for i = 0, state.n - 1 do
-  local entries = redis.call('HGETALL', state.key .. ':' .. i)
-  for j = 1, #entries do out[#out + 1] = entries[j] end
+local function add(entries)
+  for j = 1, #entries, 2 do
+    local cid, row, at = guardOwner(KEYS[1], entries[j + 1])
+    out[#out + 1] = entries[j]
+    out[#out + 1] = cid and (cid .. '/' .. row .. '/' .. string.format('%d', at)) or ('unreadable: ' .. entries[j + 1])
+  end
 end
-local older = redis.call('HGETALL', KEYS[1])
-for j = 1, #older do out[#out + 1] = older[j] end
+for i = 0, state.n - 1 do add(redis.call('HGETALL', state.key .. ':' .. i)) end
+add(redis.call('HGETALL', KEYS[1]))
 return out`;
 
-/** Writes one entry as the claim would (no time to live): a test's way to age or plant a send. */
+/** Writes one entry ("<campaign ID>/<row>/<ms>") as the claim would (no time to live): a test's way to age or plant a send. */
 const PUT = `${loadLuaInclude('sent-guard-write')}
-guardRecord(KEYS[1], ARGV[1], ARGV[2], 0)
+local cid, row, at = string.match(ARGV[2], '^(.*)/(%d+)/(%d+)$')
+guardRecord(KEYS[1], ARGV[1], cid, row, tonumber(at), 0)
 return 1`;
 
 /** A fingerprint of the product's shape (22 characters of base64url of a SHA-256), so the guard's buckets spread as they do for real. */

@@ -114,7 +114,7 @@ local function claim(row, owner)
       saveUnsent(row, rec)
       return 'settled', 'skipped', tostring(completeIfDone(campaignKey, now))
     end
-    guardRecord(sentKey, rec.f, campaignId .. '/' .. row .. '/' .. now, window)
+    guardRecord(sentKey, rec.f, campaignId, row, now, window)
   end
   rec.a = (rec.a or 0) + 1
   rec.ct = now

@@ -7,7 +7,7 @@
   With `ttl` (ms), each bucket written and the map's hash live at least that long after the
   write (never shortened): a map nobody writes to goes by itself.
 
-  The walk drops entries whose value ends in a time (ms) older than `period`, a bucket at a
+  The walk drops entries whose value ends in a time (includes/compact-time.lua) older than `period`, a bucket at a
   time, at a pace set by time, not by calls: BUCKET_WALKS_PER_PERIOD times the whole map a period, so
   an entry outlives its period by at most a quarter of it, and a burst of calls walks nothing.
   No index by time is kept: a sorted set cost more than the map itself.
@@ -17,6 +17,7 @@
     the entry, else 0; bucketMapWalk(state, now, period) → the fields it dropped and their values, flat
 ]]
 --- @include "bucket-map"
+--- @include "compact-time"
 
 local BUCKET_FILL = 48
 local BUCKET_WALKS_PER_PERIOD = 4
@@ -98,8 +99,8 @@ local function bucketMapWalk(state, now, period)
     local entries = redis.call('HGETALL', bucket)
     local stale = {}
     for i = 1, #entries, 2 do
-      local at = string.match(entries[i + 1], '(%d+)$')
-      if at and now - tonumber(at) >= period then
+      local at = timeAtEnd(entries[i + 1])
+      if at and now - at >= period then
         stale[#stale + 1] = entries[i]
         dropped[#dropped + 1] = entries[i]
         dropped[#dropped + 1] = entries[i + 1]

@@ -9,5 +9,5 @@
 
 local function forgetSend(sentKey, f, campaignId, row)
   if not f then return end
-  guardForget(sentKey, f, campaignId .. '/' .. row .. '/')
+  guardForget(sentKey, f, campaignId, row)
 end

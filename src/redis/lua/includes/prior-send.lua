@@ -8,11 +8,9 @@
 
 local function priorSend(sentKey, f, campaignId, row, now, window)
   if window <= 0 or not f or f == '' then return nil end
-  local entry = guardEntry(sentKey, f)
-  if not entry then return nil end
-  local cid, r, at = string.match(entry, '^(.*)/(%d+)/(%d+)$')
-  if not at or (cid == campaignId and r == tostring(row)) then return nil end
-  local age = tonumber(now) - tonumber(at)
+  local cid, r, at = guardEntry(sentKey, f)
+  if not cid or (cid == campaignId and r == tostring(row)) then return nil end
+  local age = tonumber(now) - at
   if age >= window then return nil end
   return 'campaign ' .. cid .. ' row ' .. r .. ' sent the same message (template, language, values) to this recipient from this number ' ..
     string.format('%.1f', age / 3600000) .. ' h ago, within DUPLICATE_WINDOW_HOURS; not sent again (--allow-repeat sends it anyway)'

@@ -2,7 +2,7 @@
 --[[
   A portfolio's user links not confirmed for RETENTION_DAYS go, as the campaigns that brought
   them do: a step of the walk through the `links` map (includes/bucket-map-write.lua: a link's
-  value ends in the ms Meta last confirmed it), and with each link dropped its phone's entry in
+  value ends in the time Meta last confirmed it), and with each link dropped its phone's entry in
   `users` when that still names the same user ID (a phone whose user ID changed keeps the
   newer one). Links kept as one hash are walked the same way (includes/walk-by-time.lua).
   Events parked for a user ID past the retention go too, a page a call. In the portfolio's
@@ -28,17 +28,20 @@
 
 local linksKey, usersKey, pendingKey = KEYS[1], KEYS[2], KEYS[3]
 local now, retention = tonumber(ARGV[1]), tonumber(ARGV[2])
-local dropped = bucketMapWalk(userLinkMap(linksKey), now, retention)
+local dropped = bucketMapWalk(linksMap(linksKey), now, retention)
 local droppedOlder = {}
 if olderHashExists(linksKey) then droppedOlder = walkByTime(linksKey, now, retention) end
-local function forgetUser(userId, link)
-  local phone = string.match(link, '^(.*) %d+$')
+-- `link` is the field a link was dropped by: a user ID's digest, or the ID itself where an older version wrote it.
+local function namesUser(user, link)
+  local userId = user and string.match(user, '^(.*) %w+$')
+  return userId ~= nil and (userId == link or linkField(userId) == link)
+end
+local function forgetUser(link, value)
+  local phone = string.match(value, '^(.*) %w+$')
   if not phone then return end
-  local map = userLinkMap(usersKey)
-  local user = bucketMapGet(map, phone)
-  if user and string.match(user, '^(.*) %d+$') == userId then bucketMapDel(map, phone) end
-  user = olderHashGet(usersKey, phone)
-  if user and string.match(user, '^(.*) %d+$') == userId then redis.call('HDEL', usersKey, phone) end
+  local map = usersMap(usersKey)
+  if namesUser(bucketMapGet(map, phone), link) then bucketMapDel(map, phone) end
+  if namesUser(olderHashGet(usersKey, phone), link) then redis.call('HDEL', usersKey, phone) end
 end
 for i = 1, #dropped, 2 do forgetUser(dropped[i], dropped[i + 1]) end
 for i = 1, #droppedOlder, 2 do forgetUser(droppedOlder[i], droppedOlder[i + 1]) end

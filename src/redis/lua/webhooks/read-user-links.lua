@@ -20,8 +20,10 @@
 local linkCount = tonumber(ARGV[1])
 local out = {}
 for i = 2, #ARGV do
-  local key = KEYS[2]
-  if i - 1 <= linkCount then key = KEYS[1] end
-  out[i - 1] = userLinkGet(key, ARGV[i]) or false
+  if i - 1 <= linkCount then
+    out[i - 1] = linkGet(KEYS[1], ARGV[i]) or false
+  else
+    out[i - 1] = userGet(KEYS[2], ARGV[i]) or false
+  end
 end
 return out
