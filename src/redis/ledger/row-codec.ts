@@ -7,8 +7,8 @@ import type { StoredRow } from './stored-row.js';
  * Reads a row's record as the `rows` hash keeps it (src/redis/lua/includes/row-codec.lua, which
  * alone writes it): MessagePack of an array whose places are ROW_PLACES, every other field in a
  * map after them, the status and the pricing category as their place in ROW_STATUSES /
- * ROW_PRICING_CODES (1 first) when they are one of those, and `dt`, `rt`, `ft` as ms after `ct`
- * when the row has one. A record still in the earlier JSON form (first byte `{`) is read as
+ * ROW_PRICING_CODES (1 first) when they are one of those, a phone in E.164 as the number of its
+ * digits, and `dt`, `rt`, `ft` as ms after `ct` when the row has one. A record still in the earlier JSON form (first byte `{`) is read as
  * JSON. test/integration/row-codec.test.ts holds this reader to the Lua writer.
  */
 const ROW_PLACES = ['s', 'a', 'p', 'm', 'ct', 'dt', 'rt', 'pc', 'pb', 'v'] as const;
@@ -63,6 +63,7 @@ function fromPlaces(list: readonly unknown[]): StoredRow {
   const extra = list[ROW_PLACES.length];
   if (typeof extra === 'object' && extra !== null) Object.assign(row, extra);
   if (typeof row.s === 'number') row.s = ROW_STATUSES[row.s - 1];
+  if (typeof row.p === 'number') row.p = `+${row.p}`;
   if (typeof row.pc === 'number') row.pc = ROW_PRICING_CODES[row.pc - 1];
   const ct = row.ct;
   if (typeof ct === 'number') {

@@ -7,12 +7,13 @@
   trailing `false`s are cut. The status and the pricing category are small numbers where they
   are one of ROW_STATUS_CODES / ROW_PRICING_CODES (any other text stays text). `dt`, `rt` and
   `ft` (Meta's times of the row's statuses) are kept as ms after `ct` (the claim) when the row
-  has a `ct`. A record stored as JSON (the form before this one, first byte `{`) is read as
+  has a `ct`. A phone in E.164 (`p`) is kept as the number its digits make (MessagePack's uint64,
+  9 bytes instead of 15), any other recipient as text. A record stored as JSON (the form before this one, first byte `{`) is read as
   such, and written back in this form. src/redis/ledger/row-codec.ts reads the same form for
   the TypeScript side, and test/integration/row-codec.test.ts holds the two to each other.
 
   Defines: ROW_PLACES, ROW_EXTRA, ROW_STATUS_CODES, ROW_PRICING_CODES, ROW_STATUS_CODE, ROW_PRICING_CODE,
-    ROW_PLACED, afterClaim; encodeRow(rec) → the stored text; decodeRow(stored) → the record
+    ROW_PLACED, afterClaim, phoneStored, phoneRead; encodeRow(rec) → the stored text; decodeRow(stored) → the record
 ]]
 local ROW_PLACES = { 's', 'a', 'p', 'm', 'ct', 'dt', 'rt', 'pc', 'pb', 'v' }
 local ROW_EXTRA = #ROW_PLACES + 1
@@ -44,11 +45,22 @@ local function afterClaim(value, ct)
   return value
 end
 
+-- Up to 15 digits (E.164's most) after `+`: a double holds them exactly, and cmsgpack packs it as an integer.
+local function phoneStored(p)
+  if type(p) == 'string' and #p <= 16 and string.match(p, '^%+[1-9]%d+$') then return tonumber(string.sub(p, 2)) end
+  return p
+end
+
+local function phoneRead(p)
+  if type(p) == 'number' then return '+' .. string.format('%d', p) end
+  return p
+end
+
 -- The places written out, not looped over: this runs for every row a script reads or writes.
 local function encodeRow(rec)
   local ct, s, pc = rec.ct, rec.s, rec.pc
   local out = {
-    ROW_STATUS_CODE[s] or s or false, rec.a or false, rec.p or false, rec.m or false, ct or false,
+    ROW_STATUS_CODE[s] or s or false, rec.a or false, phoneStored(rec.p) or false, rec.m or false, ct or false,
     afterClaim(rec.dt, ct) or false, afterClaim(rec.rt, ct) or false, ROW_PRICING_CODE[pc] or pc or false, rec.pb or false,
     rec.v or false,
   }
@@ -78,7 +90,7 @@ local function decodeRow(stored)
   local s, ct, pc = list[1], list[5], list[8]
   if s then rec.s = ROW_STATUS_CODES[s] or s end
   if list[2] then rec.a = list[2] end
-  if list[3] then rec.p = list[3] end
+  if list[3] then rec.p = phoneRead(list[3]) end
   if list[4] then rec.m = list[4] end
   if ct then rec.ct = ct else ct = nil end
   if list[6] then rec.dt = afterClaim(list[6], ct and -ct) end
