@@ -7,8 +7,8 @@ import type { RedisClient } from './key-scope.js';
  * A line `--- @include "<name>"` stands for src/redis/lua/includes/<name>.lua, resolved here,
  * at load time: an include may include others, and each file goes into a script at most
  * once (at its first include; an include already in is not repeated), so a fragment that
- * defines `local function`s comes before the code that calls it. The scripts go to Redis
- * as loaded, header comments and all (see src/redis/lua/README.md).
+ * defines `local function`s comes before the code that calls it. A command goes to Redis with
+ * its comment lines left empty (see src/redis/lua/README.md).
  */
 
 /** The folder of the scripts; includes live in its `includes` folder. */
@@ -42,7 +42,35 @@ export function loadLuaCommand(name: string, dir: URL = LUA_DIR): LuaCommand {
   const lua = loadLuaScript(name, dir);
   const named = /-(\d+)$/.exec(name)?.[1];
   const file = fileURLToPath(new URL(`${name}.lua`, dir));
-  return { lua, numberOfKeys: named === undefined ? readLuaHeader(lua, file).keys.length : Number(named) };
+  return { lua: luaCode(lua), numberOfKeys: named === undefined ? readLuaHeader(lua, file).keys.length : Number(named) };
+}
+
+/** A block comment that starts a line (`--[[`), up to the line that closes it, and any line that is only a comment. */
+const BLOCK_COMMENT_START = /^\s*--\[\[/;
+const LINE_COMMENT = /^\s*--/;
+
+/**
+ * The script's code: its comment lines (headers, includes' headers, a comment on a line of its
+ * own) left empty, so Lua's line numbers in an error still match the loaded text. Redis keeps
+ * every script it has run for as long as it runs, on each master: their comments were about
+ * half their bytes.
+ */
+export function luaCode(lua: string): string {
+  let inBlock = false;
+  return lua
+    .split('\n')
+    .map((line) => {
+      if (inBlock) {
+        if (line.includes(']]')) inBlock = false;
+        return '';
+      }
+      if (BLOCK_COMMENT_START.test(line)) {
+        inBlock = !line.slice(line.indexOf('--[[') + 4).includes(']]');
+        return '';
+      }
+      return LINE_COMMENT.test(line) ? '' : line;
+    })
+    .join('\n');
 }
 
 /**

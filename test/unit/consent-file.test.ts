@@ -3,7 +3,7 @@ import { checkConsentRow, consentColumns, parseIsoTime } from '../../src/consent
 import { rejectsBeside } from '../../src/campaigns/ingest/rejects-file.js';
 import { isAppError } from '../../src/errors/app-error.js';
 import { optOutSourceWords } from '../../src/redis/consent/opt-out-consent.js';
-import { LUA_DIR, loadLuaCommand, readLuaHeader } from '../../src/redis/lua-scripts.js';
+import { LUA_DIR, loadLuaCommand, loadLuaScript, readLuaHeader } from '../../src/redis/lua-scripts.js';
 import { decodeHistory, encodeAt, newestIsOptIn } from '../../src/redis/consent/consent-encoding.js';
 
 describe('a consent file', () => {
@@ -92,8 +92,8 @@ describe('the stored form', () => {
   });
 
   it('record.lua documents its two keys and its arguments per entry, and is loaded with two keys', () => {
-    const { lua, numberOfKeys } = loadLuaCommand('record', new URL('consent/', LUA_DIR));
-    const header = readLuaHeader(lua, 'consent/record.lua');
+    const { numberOfKeys } = loadLuaCommand('record', new URL('consent/', LUA_DIR));
+    const header = readLuaHeader(loadLuaScript('record', new URL('consent/', LUA_DIR)), 'consent/record.lua');
     expect(numberOfKeys).toBe(2);
     expect(header.keys.map((k) => k.name)).toEqual(['consent', 'sources']);
     expect(header.argv.map((a) => a.name)).toEqual(['keep', 'phone', 'kind', 'at', 'source']);

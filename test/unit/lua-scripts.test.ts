@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LUA_DIR, loadLuaCommand, loadLuaInclude, loadLuaScript } from '../../src/redis/lua-scripts.js';
+import { LUA_DIR, loadLuaCommand, loadLuaInclude, loadLuaScript, luaCode } from '../../src/redis/lua-scripts.js';
 
 /**
  * The Lua of src/redis/lua as files: each script documents its KEYS and ARGV in a header
@@ -197,9 +197,25 @@ describe('the commands defined from the Lua files', () => {
   it.each(scripts)('%s.lua is defined with as many keys as its header documents, none fewer than its code reads', (name) => {
     const source = scriptSource(name);
     const { numberOfKeys, lua } = loadLuaCommand(name);
-    expect(lua).toBe(loadLuaScript(name));
+    expect(lua).toBe(luaCode(loadLuaScript(name)));
     expect(numberOfKeys).toBe(documented(headerOf(source) ?? '', 'KEYS'));
     expect(highestUsed(codeOf(source), 'KEYS')).toBeLessThanOrEqual(numberOfKeys);
+  });
+
+  it.each(scripts)('%s.lua goes to Redis without its comments, every line of code where it was', (name) => {
+    const full = loadLuaScript(name).split('\n');
+    const code = loadLuaCommand(name).lua.split('\n');
+    expect(code).toHaveLength(full.length);
+    code.forEach((line, i) => {
+      if (line !== '') expect(line).toBe(full[i]);
+      expect(line).not.toMatch(/^\s*--/);
+    });
+    expect(code.join('\n').length).toBeLessThan(full.join('\n').length * 0.8);
+  });
+
+  it('empties block comments and comment lines; keeps a comment after code and the line after a one-line block comment', () => {
+    const lua = ['#!lua', '--[[', '  header', ']]', 'local a = 1 -- why', '--[[ one line ]]', 'a = a + 1', '  -- alone', 'return a'];
+    expect(luaCode(lua.join('\n')).split('\n')).toEqual(['#!lua', '', '', '', 'local a = 1 -- why', '', 'a = a + 1', '', 'return a']);
   });
 
   it('no command of src/redis gives its number of keys by hand: the loader reads it', () => {
