@@ -80,6 +80,26 @@ describe('Redis per settled row (real Redis)', () => {
     expect(await stored(t, 3)).toMatchObject({ q: 'Yes', qt: 2000 });
   });
 
+  it('keeps an index entry as one number (row × 1024 + handle), and as "handle/row" once handles pass 1024', async () => {
+    const t = open({ duplicateWindowMs: 0 });
+    const index = wamidsKey(t.prefix, NUMBER);
+    const values = async () => {
+      const buckets = (await t.redis.keys(`${index}:*`)).filter((key) => WAMID_BUCKET.test(key));
+      return (await Promise.all(buckets.map((b) => t.redis.hvals(b)))).flat().sort();
+    };
+    await sendAll(t, await campaign(t, 2));
+    const handle = Number(await t.redis.hget(campaignLedgerKeys(t.prefix, NUMBER, ID).campaign, 'wamidHandle'));
+    expect(await values()).toEqual([String(1024 + handle), String(2 * 1024 + handle)]);
+    // A number that has given 1,500 handles: the next campaign's entries name theirs as text, and are found the same.
+    await t.redis.hset(`${index}:campaigns`, 'next', 1500);
+    const [late] = await campaign(t, 1, 'late');
+    expect((await t.ledger.claim(late as SendJob)).outcome).toBe('claimed');
+    await t.ledger.settle(late as SendJob, { status: 'sent', wamid: 'wamid.late.1' });
+    expect(await values()).toContain('1501/1');
+    expect(await t.peek.wamidOwner('wamid.late.1')).toBe('late/1');
+    expect(await t.peek.wamidOwner('wamid.settled.2')).toBe(`${ID}/2`);
+  });
+
   it('widens its buckets as the index grows, finds entries of every width, and purge empties them all', async () => {
     const t = open();
     const rows = 3 * WAMID_BUCKET_FILL;
@@ -196,7 +216,7 @@ describe('Redis per settled row (real Redis)', () => {
     expect((await t.ledger.claim(jobs[1] as SendJob)).outcome).toBe('claimed');
   });
 
-  it('names a campaign in the guard by a short handle, the time in base 36, and reads an entry written with ID and ms', async () => {
+  it('names a campaign in the guard by a short handle, ms in base 36, and reads an entry written with ID and ms', async () => {
     const t = open({ duplicateWindowMs: WINDOW_MS });
     const jobs = await campaign(t, 3);
     const { sent } = sentGuardKeys(t.prefix, NUMBER);

@@ -23,6 +23,8 @@ const SAME_PORTFOLIO = '106540352242923';
 const OTHER_PORTFOLIO = '106540352242924';
 const USER = 'US.13491208655302741918';
 const ID = 'users';
+/** Meta's times are whole seconds, and the links keep them so (includes/compact-time.lua). */
+const wholeSecond = (ms: number) => Math.floor(ms / 1000) * 1000;
 
 describe('user links of a portfolio (real Redis)', () => {
   let redis: Redis;
@@ -46,7 +48,7 @@ describe('user links of a portfolio (real Redis)', () => {
   });
 
   it('a link learnt on one number is known on every number of its portfolio, and on no other', async () => {
-    const now = Date.now();
+    const now = wholeSecond(Date.now());
     await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505551234', at: now }]);
     expect(await links.phonesOf(SAME_PORTFOLIO, [USER, 'US.0'])).toEqual(['16505551234', undefined]);
     expect(await links.userIdsOf(SAME_PORTFOLIO, ['+16505551234'])).toEqual([USER]);
@@ -69,15 +71,15 @@ describe('user links of a portfolio (real Redis)', () => {
   });
 
   it('a link confirmed again is rewritten only when another phone or an hour newer (sent, delivered, read all carry it)', async () => {
-    const now = Date.now() - 3 * 3_600_000;
+    const now = wholeSecond(Date.now() - 3 * 3_600_000);
     const stored = async () => storedLink(USER);
     await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505551234', at: now }]);
     await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505551234', at: now + 2000 }]);
     expect(await stored()).toBe(`16505551234 ${now}`);
     await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505551234', at: now + 3_600_000 }]);
     expect(await stored()).toBe(`16505551234 ${now + 3_600_000}`);
-    await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505559999', at: now + 3_600_001 }]);
-    expect(await stored()).toBe(`16505559999 ${now + 3_600_001}`);
+    await links.learn([{ phoneNumberId: NUMBER, userId: USER, waId: '16505559999', at: now + 3_601_000 }]);
+    expect(await stored()).toBe(`16505559999 ${now + 3_601_000}`);
   });
 
   it('user_changed_user_id: the new ID takes the old one’s phone; the old ID keeps it for late events', async () => {
@@ -158,9 +160,9 @@ describe('user links of a portfolio (real Redis)', () => {
     expect(await links.userIdsOf(NUMBER, ['16505550001', '16505550002'])).toEqual(['US.kept', undefined]);
   });
 
-  it('keeps a user ID in `links` as a 12-byte digest, times in base 36; an entry keyed by the ID is read, then replaced', async () => {
+  it('keeps a user ID in `links` as a 12-byte digest, seconds in base 36; an entry keyed by the ID is read, then replaced', async () => {
     const keys = userLinkKeys(prefix, 'default');
-    const now = Date.now();
+    const now = wholeSecond(Date.now());
     // What an older version wrote in the maps: the user ID as the field, decimal ms (one bucket: n 1).
     await redis.hset(`${keys.links}:map`, 'n', 1, 'count', 1);
     await redis.hset(`${keys.links}:map:0`, 'US.mapped', `16505550001 ${now - 2 * 3_600_000}`);
@@ -174,8 +176,8 @@ describe('user links of a portfolio (real Redis)', () => {
     expect(fields).toHaveLength(1);
     expect(fields[0]?.length).toBe(12);
     expect(fields[0]?.[0]).toBe(0);
-    expect(await redis.hvals(`${keys.links}:map:0`)).toEqual([`16505550001 ${now.toString(36)}`]);
-    expect(await redis.hget(`${keys.users}:map:0`, '16505550001')).toBe(`US.mapped ${now.toString(36)}`);
+    expect(await redis.hvals(`${keys.links}:map:0`)).toEqual([`16505550001 ${(now / 1000).toString(36)}`]);
+    expect(await redis.hget(`${keys.users}:map:0`, '16505550001')).toBe(`US.mapped ${(now / 1000).toString(36)}`);
     expect(await redis.hget(`${keys.links}:map`, 'count')).toBe('1');
     expect(await storedLink('US.mapped')).toBe(`16505550001 ${now}`);
 

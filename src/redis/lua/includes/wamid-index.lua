@@ -3,8 +3,10 @@
   period, so it is stored small. Its entries live in small hashes chosen by the first `width`
   bits of the ID's SHA-1: `<wamids>:w<width>:<n>` (width 16, the widest: `<wamids>:<4 hex
   digits>`). The field is the 80 bits (10 bytes) after the first 16; the value names the
-  campaign by its handle on this number ("<handle>/<row>", handle → campaign ID in
-  `<wamids>:campaigns`, field `next` the last one given).
+  campaign by its handle on this number (handle → campaign ID in `<wamids>:campaigns`, field
+  `next` the last one given) and the row: row × WAMID_HANDLES + handle, one number that Redis
+  keeps as an integer of 3 to 5 bytes, while the handle is below WAMID_HANDLES; "<handle>/<row>"
+  after (9 bytes or more).
   The width a new entry gets follows the number's count of entries (field `count` of
   `<wamids>:campaigns`): the narrowest that leaves about WAMID_BUCKET_FILL entries a bucket.
   Small hashes stay listpacks in Redis (hash-max-listpack-entries, 128 by default), about 25 B
@@ -21,8 +23,8 @@
   each campaign's handle once (wamidHandles), then keeps them in step with its own writes: a
   settle of many rows pays for them once, not per row.
 
-  Defines: WAMID_BUCKET_FILL, WAMID_WIDEST; wamidField(digest) → field; wamidBucket(wamidsKey, digest,
-    width) → bucket key; wamidMetas, wamidMeta(wamidsKey) → { count, widths (to try, widest first),
+  Defines: WAMID_BUCKET_FILL, WAMID_WIDEST, WAMID_HANDLES; wamidValue(handle, row) → the value kept;
+    wamidField(digest) → field; wamidBucket(wamidsKey, digest, width) → bucket key; wamidMetas, wamidMeta(wamidsKey) → { count, widths (to try, widest first),
     counted (set) }; wamidWidths(wamidsKey) → widths to try (widest first), set of the counted;
     wamidWidthFor(count) → width; wamidSlot(wamidsKey, wamid) → bucket key, field, digest (where a
     new entry goes); resolveWhere(wamidsKey, stored value) → campaign ID, row (or nil);
@@ -32,6 +34,13 @@
 ]]
 local WAMID_BUCKET_FILL = 64
 local WAMID_WIDEST = 16
+local WAMID_HANDLES = 1024
+
+local function wamidValue(handle, row)
+  handle = tonumber(handle)
+  if handle < WAMID_HANDLES then return string.format('%d', tonumber(row) * WAMID_HANDLES + handle) end
+  return handle .. '/' .. row
+end
 
 -- Five 16-bit pieces and one string.char, no table: it runs for every message ID a script indexes or looks up.
 local function wamidField(digest)
@@ -85,7 +94,11 @@ end
 local function resolveWhere(wamidsKey, where)
   if not where then return nil end
   local campaignId, row = string.match(where, '^(.+)/(%d+)$')
-  if not campaignId then return nil end
+  if not campaignId then
+    local packed = tonumber(string.match(where, '^%d+$'))
+    if not packed then return nil end
+    campaignId, row = tostring(packed % WAMID_HANDLES), string.format('%d', math.floor(packed / WAMID_HANDLES))
+  end
   if string.match(campaignId, '^%d+$') then
     campaignId = redis.call('HGET', wamidsKey .. ':campaigns', campaignId)
     if not campaignId then return nil end
@@ -121,7 +134,7 @@ end
 local function indexWamid(wamidsKey, campaignKey, campaignId, row, wamid)
   local bucket, field = wamidSlot(wamidsKey, wamid)
   local metaKey = wamidsKey .. ':campaigns'
-  if redis.call('HSET', bucket, field, campaignHandle(wamidsKey, campaignKey, campaignId) .. '/' .. row) == 0 then return end
+  if redis.call('HSET', bucket, field, wamidValue(campaignHandle(wamidsKey, campaignKey, campaignId), row)) == 0 then return end
   redis.call('HINCRBY', metaKey, 'count', 1)
   local meta = wamidMeta(wamidsKey)
   meta.count = meta.count + 1

@@ -26,7 +26,7 @@ for i = 2, #ARGV, 2 do
   local field = ARGV[i]
   local value, at = string.match(ARGV[i + 1], '^(.*) (%d+)$')
   if value then
-    local stored = value .. ' ' .. compactTime(tonumber(at))
+    local stored = value .. ' ' .. compactSeconds(tonumber(at))
     if (i - 2) / 2 < linkCount then
       local map = linksMap(KEYS[1])
       bucketMapSet(map, linkField(field), stored, 0)
