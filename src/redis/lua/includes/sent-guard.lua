@@ -16,10 +16,10 @@
   than 1 in 10^12 at 100M messages. An entry an older version keyed by the whole fingerprint
   is in the same bucket, and read with it.
 
-  Defines: GUARD_FIELD; fingerprintAddress(f) → number; guardField(f) → the entry's field; guardMap(sentKey) → the map's state (includes/bucket-map.lua);
-    guardHandles, guardCampaignOf(sentKey, handle) → campaign ID or nil; guardOwner(sentKey, entry) → campaign ID,
-    row (text), ms, or nil; guardStored(map, f) → the value kept for `f` (its field, else the whole
-    fingerprint), or nil; guardEntry(sentKey, f) → campaign ID, row (text), ms of its entry, or nil
+  Defines: GUARD_FIELD; fingerprintAddress(f) → number; guardField(f) → the entry's field; guardMap(sentKey) → the
+    map's state (includes/bucket-map.lua); guardHandles, guardCampaignOf(sentKey, handle) → campaign ID or nil;
+    guardOwner(sentKey, entry) → campaign ID, row (text), ms, or nil; guardStored(map, f) → the value kept for `f`
+    (its field, else the whole fingerprint), or nil; guardEntry(sentKey, f) → campaign ID, row (text), ms, or nil
 ]]
 --- @include "bucket-map"
 --- @include "older-hash"
