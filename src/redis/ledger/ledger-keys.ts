@@ -29,7 +29,7 @@ export function phoneNumbersKey(prefix: string): string {
   return `${prefix}:numbers`;
 }
 
-/** The duplicate-send guard of a phone number: fingerprint → "campaign/row/ms" (includes/walk-by-time.lua keeps it the window's size). */
+/** The duplicate-send guard of a phone number: fingerprint → its claim's campaign, row and time (includes/sent-guard.lua). */
 export function sentGuardKeys(prefix: string, phoneNumberId: string): { sent: string } {
   const scope = numberScope(prefix, phoneNumberId);
   return { sent: `${scope}:sent:${phoneNumberId}` };

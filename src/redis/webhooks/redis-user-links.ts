@@ -15,10 +15,11 @@ const REFRESH_MS = 3_600_000;
  * A portfolio's user links (business-scoped user ID ↔ phone), in the portfolio's own scope
  * (`portfolioScope`: one hash tag, one cluster slot, so each script and MULTI below stays in it):
  *
- * - `links`: user ID → "<phone digits> <ms>" (the newest link of that ID wins), a bucket map
- *   (`<links>:map` and its buckets: src/redis/lua/includes/user-link-maps.lua) whose walk drops
- *   links not confirmed for RETENTION_DAYS (Meta's time, the link's ms), as the campaigns that
- *   brought them are (webhooks/prune-links.lua);
+ * - `links`: user ID → "<phone digits> <ms>" as the scripts answer it (the newest link of that ID
+ *   wins), a bucket map (`<links>:map` and its buckets: src/redis/lua/includes/user-link-maps.lua,
+ *   which keeps the ID as a digest and the time short) whose walk drops links not confirmed for
+ *   RETENTION_DAYS (Meta's time, the link's), as the campaigns that brought them are
+ *   (webhooks/prune-links.lua);
  * - `users`: phone → "<user ID> <ms>" (the newest user ID of that phone: the report's column),
  *   a bucket map too;
  * - `pending`: user ID → ms an event was last kept for it (for pruning); `pending:<user ID>`:
