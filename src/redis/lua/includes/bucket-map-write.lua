@@ -7,9 +7,10 @@
   With `ttl` (ms), each bucket written and the map's hash live at least that long after the
   write (never shortened): a map nobody writes to goes by itself.
 
-  The walk drops entries whose value ends in a time (includes/compact-time.lua) older than `period`, a bucket at a
-  time, at a pace set by time, not by calls: BUCKET_WALKS_PER_PERIOD times the whole map a period, so
-  an entry outlives its period by at most a quarter of it, and a burst of calls walks nothing.
+  The walk drops entries whose value ends in a time (includes/compact-time.lua) older than
+  `period`, a bucket at a time, at a pace set by time, not by calls: BUCKET_WALKS_PER_PERIOD
+  times the whole map a period, so an entry outlives its period by at most a quarter of it, and
+  a burst of calls walks nothing.
   No index by time is kept: a sorted set cost more than the map itself.
 
   Defines: BUCKET_FILL, BUCKET_WALKS_PER_PERIOD, BUCKET_WALK_MAX; bucketKeptAlive, keepBucketAlive(key, ttl);

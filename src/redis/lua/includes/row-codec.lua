@@ -7,13 +7,14 @@
   trailing `false`s are cut. The status and the pricing category are small numbers where they
   are one of ROW_STATUS_CODES / ROW_PRICING_CODES (any other text stays text). `dt`, `rt` and
   `ft` (Meta's times of the row's statuses) are kept as ms after `ct` (the claim) when the row
-  has a `ct`. A phone in E.164 (`p`) is kept as the number its digits make (MessagePack's uint64,
-  9 bytes instead of 15), any other recipient as text. A record stored as JSON (the form before this one, first byte `{`) is read as
-  such, and written back in this form. src/redis/ledger/row-codec.ts reads the same form for
+  has a `ct`. A phone in E.164 (`p`) is kept as the number its digits make (MessagePack's
+  uint64, 9 bytes instead of 15), any other recipient as text. A record stored as JSON (the
+  form before this one, first byte `{`) is read as such, and written back in this form. src/redis/ledger/row-codec.ts reads the same form for
   the TypeScript side, and test/integration/row-codec.test.ts holds the two to each other.
 
   Defines: ROW_PLACES, ROW_EXTRA, ROW_STATUS_CODES, ROW_PRICING_CODES, ROW_STATUS_CODE, ROW_PRICING_CODE,
-    ROW_PLACED, afterClaim, phoneStored, phoneRead; encodeRow(rec) → the stored text; decodeRow(stored) → the record
+    ROW_PLACED, afterClaim, phoneStored, phoneRead; encodeRow(rec) → the stored text; decodeRow(stored) → the
+    record
 ]]
 local ROW_PLACES = { 's', 'a', 'p', 'm', 'ct', 'dt', 'rt', 'pc', 'pb', 'v' }
 local ROW_EXTRA = #ROW_PLACES + 1
