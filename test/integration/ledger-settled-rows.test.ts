@@ -228,14 +228,38 @@ describe('Redis per settled row (real Redis)', () => {
 
     expect((await t.ledger.claim(jobs[1] as SendJob)).outcome).toBe('claimed');
     const raw = await t.redis.hget(`${sent}:map:0`, 'fp-2');
-    const handle = await t.redis.hget(`${sent}:map`, `c:${ID}`);
+    // The campaign's handle, and when the campaign last used it (seconds in base 36).
+    const [handle, used] = (await t.redis.hget(`${sent}:map`, `c:${ID}`))?.split(' ') ?? [];
     expect(handle).toMatch(/^\d+$/);
+    expect(used).toBe(Math.floor(t.clock.now() / 1000).toString(36));
     expect(raw).toBe(`${handle}/2/${t.clock.now().toString(36)}`);
     expect(await t.redis.hget(`${sent}:map`, `h:${handle}`)).toBe(ID);
     // The entry names the campaign again when read: another campaign's row with the same message is told who sent it.
     await campaign(t, 2, 'other');
     expect(await stored(t, 2, 'other')).toMatchObject({ s: 'skipped', c: 'ALREADY_SENT' });
     expect((await stored(t, 2, 'other')).d).toMatch(new RegExp(`^campaign ${ID} row 2 sent the same message .* 0\\.0 h ago`));
+  });
+
+  it("drops a campaign's guard handle a window and a quarter after its last claim, and keeps one still in use", async () => {
+    const t = open({ duplicateWindowMs: WINDOW_MS });
+    const { sent } = sentGuardKeys(t.prefix, NUMBER);
+    const handles = async () => (await t.redis.hkeys(`${sent}:map`)).filter((f) => /^[ch]:/.test(f)).sort();
+    const early = await campaign(t, 1, 'early');
+    expect((await t.ledger.claim(early[0] as SendJob)).outcome).toBe('claimed');
+    // Rows 2 to 4 (row 1 has early's message: skipped at ingest).
+    const late = await campaign(t, 4, 'late');
+    const lateHandle = async () => (await t.redis.hget(`${sent}:map`, 'c:late'))?.split(' ')[0];
+    expect((await t.ledger.claim(late[0] as SendJob)).outcome).toBe('claimed');
+    const kept = await lateHandle();
+    expect(await handles()).toHaveLength(4);
+    // A window later `early` has claimed nothing more and `late` claims again; a quarter window after, a claim looks them over.
+    t.clock.advance(WINDOW_MS);
+    expect((await t.ledger.claim(late[1] as SendJob)).outcome).toBe('claimed');
+    expect(await handles()).toHaveLength(4);
+    t.clock.advance(WINDOW_MS / 4 + 1000);
+    expect((await t.ledger.claim(late[2] as SendJob)).outcome).toBe('claimed');
+    expect(await handles()).toEqual(['c:late', `h:${kept}`]);
+    expect(await lateHandle()).toBe(kept);
   });
 
   it("keys a guard entry by a fingerprint's first 16 characters, and still finds one an older version keyed by all 22", async () => {

@@ -3,8 +3,10 @@
   claim's time: includes/compact-time.lua), in the bucket map `<sent>:map` (includes/bucket-map.lua),
   which lives a window after its newest entry and is walked for entries older than the window
   (includes/sent-guard-write.lua). A campaign is named by its handle in this guard, a number the
-  map's own hash gives it at its first entry (`c:<campaign ID>` → handle, `h:<handle>` → campaign
-  ID, `next` the last given): a handle is a few bytes where the ID is twenty, in every entry. An
+  map's own hash gives it at its first entry (`c:<campaign ID>` → "<handle> <time of its last
+  use>", `h:<handle>` → campaign ID, `next` the last given; includes/sent-guard-write.lua drops a
+  handle once no entry in the window can name it): a handle is a few bytes where the ID is
+  twenty, in every entry. An
   entry an older version wrote names the campaign by its ID and the time in decimal ms, and is
   read as well (a campaign ID starts with a letter, a handle never does). A guard kept as one
   hash, `<sent>` itself, is still read (and forgotten in) until it expires: it was given a window
