@@ -15,7 +15,7 @@ export function rowChunkKey(rowsKey: string, row: number): string {
 
 /** The list keys that can hold rows 0 to `lastRow`. */
 export function rowChunkKeys(rowsKey: string, lastRow: number): string[] {
-  return Array.from({ length: Math.floor(Math.max(lastRow, 0) / ROW_CHUNK) + 1 }, (_, n) => `${rowsKey}:${n}`);
+  return Array.from({ length: Math.floor(Math.max(lastRow, 0) / ROW_CHUNK) + 1 }, (_, n) => rowChunkKey(rowsKey, n * ROW_CHUNK));
 }
 
 /** Rows `from` to `to` (inclusive) as stored, null where none is: one LRANGE a list, and the older hash only when it is there. */
@@ -26,7 +26,7 @@ export async function storedRowRange(redis: RedisClient, rowsKey: string, from: 
   for (let chunk = Math.floor(from / ROW_CHUNK); chunk <= Math.floor(to / ROW_CHUNK); chunk++) {
     const first = Math.max(from - chunk * ROW_CHUNK, 0);
     const last = Math.min(to - chunk * ROW_CHUNK, ROW_CHUNK - 1);
-    pipeline.lrangeBuffer(`${rowsKey}:${chunk}`, first, last);
+    pipeline.lrangeBuffer(rowChunkKey(rowsKey, chunk * ROW_CHUNK), first, last);
   }
   pipeline.exists(rowsKey);
   const answers = (await pipeline.exec()) ?? [];
