@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { joinUsers, type PendingUserEvent, type StatusEvent, type UserLinkStore } from '../../src/campaigns/settle/user-joins.js';
@@ -25,12 +26,28 @@ const USER = 'US.13491208655302741918';
 const ID = 'users';
 /** Meta's times are whole seconds, and the links keep them so (includes/compact-time.lua). */
 const wholeSecond = (ms: number) => Math.floor(ms / 1000) * 1000;
+/** Whole seconds as the packed values end in them: 4 bytes, big-endian. */
+const seconds = (ms: number) => {
+  const bytes = Buffer.alloc(4);
+  bytes.writeUInt32BE(ms / 1000);
+  return bytes;
+};
+/** A phone as `links` packs it (includes/packed-value.lua): tag 1, its digits as BCD (an odd count ends in F), the seconds. */
+const packedPhone = (digits: string, ms: number) =>
+  Buffer.concat([Buffer.from([1]), Buffer.from(digits.length % 2 === 1 ? `${digits}f` : digits, 'hex'), seconds(ms)]);
 
 describe('user links of a portfolio (real Redis)', () => {
   let redis: Redis;
   let prefix: string;
   let links: RedisUserLinks;
   /** A link as the default portfolio's map holds it ("<phone> <ms>"), read by the product's own script. */
+  /** Every value of a bucket map, as bytes. */
+  const mapValues = async (map: string) => {
+    const n = Number((await redis.hget(map, 'n')) ?? 1);
+    const values: Buffer[] = [];
+    for (let i = 0; i < n; i++) values.push(...(await redis.hvalsBuffer(`${map}:${i}`)));
+    return values;
+  };
   const storedLink = async (userId: string) => {
     const keys = userLinkKeys(prefix, 'default');
     return (await userLinkScripts(redis).cwReadUserLinks(keys.links, keys.users, 1, userId))[0];
@@ -160,7 +177,7 @@ describe('user links of a portfolio (real Redis)', () => {
     expect(await links.userIdsOf(NUMBER, ['16505550001', '16505550002'])).toEqual(['US.kept', undefined]);
   });
 
-  it('keeps a user ID in `links` as a 12-byte digest, seconds in base 36; an entry keyed by the ID is read, then replaced', async () => {
+  it('keeps a user ID in `links` as a 12-byte digest; an entry keyed by the ID is read, then replaced', async () => {
     const keys = userLinkKeys(prefix, 'default');
     const now = wholeSecond(Date.now());
     // What an older version wrote in the maps: the user ID as the field, decimal ms (one bucket: n 1).
@@ -176,7 +193,8 @@ describe('user links of a portfolio (real Redis)', () => {
     expect(fields).toHaveLength(1);
     expect(fields[0]?.length).toBe(12);
     expect(fields[0]?.[0]).toBe(0);
-    expect(await redis.hvals(`${keys.links}:map:0`)).toEqual([`16505550001 ${(now / 1000).toString(36)}`]);
+    // The phone packs (its digits as BCD, the seconds in 4 bytes); a user ID of letters stays text, seconds in base 36.
+    expect(await redis.hvalsBuffer(`${keys.links}:map:0`)).toEqual([packedPhone('16505550001', now)]);
     expect(await redis.hget(`${keys.users}:map:0`, '16505550001')).toBe(`US.mapped ${(now / 1000).toString(36)}`);
     expect(await redis.hget(`${keys.links}:map`, 'count')).toBe('1');
     expect(await storedLink('US.mapped')).toBe(`16505550001 ${now}`);
@@ -193,6 +211,36 @@ describe('user links of a portfolio (real Redis)', () => {
     }
     expect(await links.phonesOf(NUMBER, ['US.mapped'])).toEqual([undefined]);
     expect(await links.userIdsOf(NUMBER, ['16505550001', '16505550003'])).toEqual([undefined, 'US.other']);
+  });
+
+  it("packs phones and user IDs of Meta's form as bytes, exactly; any other ID stays text; what an older version wrote is read", async () => {
+    const keys = userLinkKeys(prefix, 'default');
+    const now = wholeSecond(Date.now());
+    const users = ['US.13491208655302741918', 'DE.0081441810020805333', 'BR.7', 'US.ENT.11815799212886844830', 'US.abc123'];
+    const phones = ['16505551234', '4915110000153', '0044207946', '5511987654321', '9'];
+    await links.learn(users.map((userId, i) => ({ phoneNumberId: NUMBER, userId, waId: phones[i] ?? '', at: now - i * 1000 })));
+    expect(await links.phonesOf(NUMBER, users)).toEqual(phones);
+    expect(
+      await links.userIdsOf(
+        NUMBER,
+        phones.map((p) => `+${p}`),
+      ),
+    ).toEqual(users);
+    for (const [i, userId] of users.entries()) expect(await storedLink(userId)).toBe(`${phones[i]} ${now - i * 1000}`);
+    const linkValues = await mapValues(`${keys.links}:map`);
+    for (const [i, phone] of phones.entries()) expect(linkValues).toContainEqual(packedPhone(phone, now - i * 1000));
+    const userValues = await mapValues(`${keys.users}:map`);
+    expect(userValues).toContainEqual(
+      Buffer.concat([Buffer.from([2]), Buffer.from('US'), Buffer.from('13491208655302741918', 'hex'), seconds(now)]),
+    );
+    expect(userValues).toContainEqual(Buffer.from(`US.abc123 ${((now - 4000) / 1000).toString(36)}`));
+    expect(userValues).toContainEqual(Buffer.from(`US.ENT.11815799212886844830 ${((now - 3000) / 1000).toString(36)}`));
+
+    // A link written by the version before: text, seconds in base 36 (five links: the map has one bucket yet).
+    const field = Buffer.concat([Buffer.from([0]), createHash('sha1').update('US.111').digest().subarray(0, 11)]);
+    expect(Number((await redis.hget(`${keys.links}:map`, 'n')) ?? 1)).toBe(1);
+    await redis.hset(`${keys.links}:map:0`, field, `16505550009 ${(now / 1000).toString(36)}`);
+    expect(await storedLink('US.111')).toBe(`16505550009 ${now}`);
   });
 
   it('parked events are released once, and only what was read is removed', async () => {

@@ -4,12 +4,14 @@
   as whole seconds in 6 (until 2038, then 7: the user links, whose times Meta gives in
   seconds; a campaign's last use of its guard handle), instead of 13 digits of ms. The length
   tells them apart when read; a time written in decimal ms by an older version (12 digits or
-  more) is still read.
+  more) is still read. A value packed as bytes (includes/packed-value.lua) ends in its time too.
 
   Defines: COMPACT_DIGITS; compactScratch, base36(n, width) → text (at least `width` characters);
     compactTime(ms) → 8 characters; compactSeconds(ms) → 6 or 7 characters; timeOfCompact(text) → ms, or nil
     when it is not a time; timeAtEnd(value) → ms of the time that ends a value ("… <time>" or "…/<time>"), or nil
 ]]
+--- @include "packed-value"
+
 local COMPACT_DIGITS = '0123456789abcdefghijklmnopqrstuvwxyz'
 
 -- Digits gathered as bytes and made a string once: a claim writes a time, and a string a digit cost 2.1 µs, this 0.95.
@@ -53,5 +55,6 @@ local function timeOfCompact(text)
 end
 
 local function timeAtEnd(value)
+  if isPacked(value) then return packedTime(value) end
   return timeOfCompact(string.match(value, '(%w+)$'))
 end

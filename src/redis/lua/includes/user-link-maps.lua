@@ -1,7 +1,8 @@
 --[[
   A portfolio's user links as two bucket maps (includes/bucket-map.lua): `<links>:map` (user ID
-  → "<phone digits> <time>") and `<users>:map` (phone → "<user ID> <time>"), the time Meta
-  confirmed the link, written short (includes/compact-time.lua). In `links` a user ID is kept
+  → phone digits) and `<users>:map` (phone → user ID), each value with the time Meta confirmed
+  the link, packed as bytes (includes/packed-value.lua) or, where it does not pack, as text
+  "<value> <time>" with the time short (includes/compact-time.lua). In `links` a user ID is kept
   as its digest: a NUL byte, then the first 11 bytes of its SHA-1 (an ID is up to 131
   characters; two of a portfolio's IDs share 88 bits less likely than 1 in 10^10 among 100M),
   whose bytes 2 to 5 are the bucket address the ID's own SHA-1 gives, so an entry an older
@@ -10,12 +11,13 @@
   still read, and walked by their time, until the retention has dropped them.
 
   Defines: linkField(userId) → the field of a user ID in `links`; linkAddress(field) → 32-bit number;
-    linksMap(linksKey), usersMap(usersKey) → the map's state; userLinkValue(value) → "<value> <ms>" of
-    what a map keeps, or nil; linkGet(linksKey, userId), userGet(usersKey, phone) → "<value> <ms>" or nil
+    linksMap(linksKey), usersMap(usersKey) → the map's state; linkStored(text, ms) → what a map keeps;
+    linkParts(stored) → text, ms of what a map keeps, or nil; userLinkValue(stored) → "<value> <ms>", or nil; linkGet(linksKey, userId), userGet(usersKey, phone) → "<value> <ms>" or nil
 ]]
 --- @include "bucket-map"
 --- @include "older-hash"
 --- @include "compact-time"
+--- @include "packed-value"
 
 local function linkField(userId)
   local digest = redis.sha1hex(userId)
@@ -38,12 +40,23 @@ local function usersMap(usersKey)
   return bucketMapState(usersKey .. ':map')
 end
 
-local function userLinkValue(value)
-  if not value then return nil end
-  local v, t = string.match(value, '^(.*) (%w+)$')
+local function linkStored(text, ms)
+  return packLinkValue(text, ms) or text .. ' ' .. compactSeconds(ms)
+end
+
+local function linkParts(stored)
+  if isPacked(stored) then return unpackLinkValue(stored) end
+  local text, t = string.match(stored, '^(.*) (%w+)$')
   local at = timeOfCompact(t)
   if not at then return nil end
-  return v .. ' ' .. string.format('%d', at)
+  return text, at
+end
+
+local function userLinkValue(stored)
+  if not stored then return nil end
+  local text, at = linkParts(stored)
+  if not text then return nil end
+  return text .. ' ' .. string.format('%d', at)
 end
 
 local function linkGet(linksKey, userId)

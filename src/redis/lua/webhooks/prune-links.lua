@@ -33,11 +33,11 @@ local droppedOlder = {}
 if olderHashExists(linksKey) then droppedOlder = walkByTime(linksKey, now, retention) end
 -- `link` is the field a link was dropped by: a user ID's digest, or the ID itself where an older version wrote it.
 local function namesUser(user, link)
-  local userId = user and string.match(user, '^(.*) %w+$')
+  local userId = user and linkParts(user)
   return userId ~= nil and (userId == link or linkField(userId) == link)
 end
 local function forgetUser(link, value)
-  local phone = string.match(value, '^(.*) %w+$')
+  local phone = linkParts(value)
   if not phone then return end
   local map = usersMap(usersKey)
   if namesUser(bucketMapGet(map, phone), link) then bucketMapDel(map, phone) end

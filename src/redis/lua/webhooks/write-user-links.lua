@@ -2,7 +2,7 @@
 --[[
   Writes user links the caller decided are newer (src/redis/webhooks/redis-user-links.ts), in
   both maps in one step (includes/user-link-maps.lua: a user ID as its digest in `links`, the
-  time short), and takes each out of where an older version kept it: the entry keyed by the
+  values packed as bytes), and takes each out of where an older version kept it: the entry keyed by the
   user ID itself in the same bucket, and the one hash.
 
   Input:
@@ -26,7 +26,7 @@ for i = 2, #ARGV, 2 do
   local field = ARGV[i]
   local value, at = string.match(ARGV[i + 1], '^(.*) (%d+)$')
   if value then
-    local stored = value .. ' ' .. compactSeconds(tonumber(at))
+    local stored = linkStored(value, tonumber(at))
     if (i - 2) / 2 < linkCount then
       local map = linksMap(KEYS[1])
       bucketMapSet(map, linkField(field), stored, 0)
