@@ -199,7 +199,10 @@ describe('Redis per settled row (real Redis)', () => {
     expect(await t.redis.hget(`${sent}:map`, 'count')).toBe(String(planted));
     const entries = await guardEntries(t.redis, sent);
     expect(Object.keys(entries)).toHaveLength(planted);
-    // Every planted message is found by the claim's own lookup: each is a repeat.
+    // Every planted message is found where its address names its bucket, after the splits that moved it.
+    const lookups = Array.from({ length: planted }, (_, i) => ({ row: i + 1, fingerprint: testFingerprint(`many-${i}`) }));
+    expect(await t.ledger.priorSends('second', NUMBER, lookups)).toHaveLength(planted);
+    // And by the claim's own lookup.
     const jobs = await campaign(t, 1);
     await putGuardEntry(t.redis, sent, 'fp-1', `other/7/${now}`);
     expect(await t.ledger.claim(jobs[0] as SendJob)).toMatchObject({ outcome: 'settled', status: 'skipped' });
@@ -216,7 +219,7 @@ describe('Redis per settled row (real Redis)', () => {
     expect((await t.ledger.claim(jobs[1] as SendJob)).outcome).toBe('claimed');
   });
 
-  it('names a campaign in the guard by a short handle, ms in base 36, and reads an entry written with ID and ms', async () => {
+  it('names a campaign in the guard by a short handle, packs an entry as bytes, and reads an entry written with ID and ms', async () => {
     const t = open({ duplicateWindowMs: WINDOW_MS });
     const jobs = await campaign(t, 3);
     const { sent } = sentGuardKeys(t.prefix, NUMBER);
@@ -227,12 +230,15 @@ describe('Redis per settled row (real Redis)', () => {
     expect((await stored(t, 1)).d).toMatch(/^campaign older row 3 sent the same message .* 1\.0 h ago/);
 
     expect((await t.ledger.claim(jobs[1] as SendJob)).outcome).toBe('claimed');
-    const raw = await t.redis.hget(`${sent}:map:0`, 'fp-2');
+    const raw = await t.redis.hgetBuffer(`${sent}:map:0`, 'fp-2');
     // The campaign's handle, and when the campaign last used it (seconds in base 36).
     const [handle, used] = (await t.redis.hget(`${sent}:map`, `c:${ID}`))?.split(' ') ?? [];
     expect(handle).toMatch(/^\d+$/);
     expect(used).toBe(Math.floor(t.clock.now() / 1000).toString(36));
-    expect(raw).toBe(`${handle}/2/${t.clock.now().toString(36)}`);
+    // Packed (includes/packed-value.lua): tag 3, the handle in a byte, the row in 3, the claim's ms in 6.
+    const ms = Buffer.alloc(6);
+    ms.writeUIntBE(t.clock.now(), 0, 6);
+    expect(raw).toEqual(Buffer.concat([Buffer.from([3, Number(handle), 0, 0, 2]), ms]));
     expect(await t.redis.hget(`${sent}:map`, `h:${handle}`)).toBe(ID);
     // The entry names the campaign again when read: another campaign's row with the same message is told who sent it.
     await campaign(t, 2, 'other');
@@ -262,22 +268,25 @@ describe('Redis per settled row (real Redis)', () => {
     expect(await lateHandle()).toBe(kept);
   });
 
-  it("keys a guard entry by a fingerprint's first 16 characters, and still finds one an older version keyed by all 22", async () => {
+  it("keys a guard entry by the 12 bytes of a fingerprint's first 16 characters; finds one keyed by those or all 22 as text", async () => {
     const t = open({ duplicateWindowMs: WINDOW_MS });
     const { sent } = sentGuardKeys(t.prefix, NUMBER);
-    const [recent, older] = [testFingerprint('recent'), testFingerprint('older')];
+    const [recent, sixteen, older] = [testFingerprint('recent'), testFingerprint('sixteen'), testFingerprint('older')];
     await putGuardEntry(t.redis, sent, recent, `first/1/${t.clock.now()}`);
-    expect(await t.redis.hkeys(`${sent}:map:0`)).toEqual([recent.slice(0, 16)]);
-    await t.redis.hset(`${sent}:map:0`, older, `first/2/${t.clock.now()}`);
-    await t.redis.hincrby(`${sent}:map`, 'count', 1);
+    expect(await t.redis.hkeysBuffer(`${sent}:map:0`)).toEqual([Buffer.from(recent.slice(0, 16), 'base64url')]);
+    // As the versions before wrote them: the first 16 characters, or all 22, as text.
+    await t.redis.hset(`${sent}:map:0`, sixteen.slice(0, 16), `first/2/${t.clock.now()}`, older, `first/3/${t.clock.now()}`);
+    await t.redis.hincrby(`${sent}:map`, 'count', 2);
     const found = await t.ledger.priorSends('second', NUMBER, [
       { row: 1, fingerprint: recent },
-      { row: 2, fingerprint: older },
-      { row: 3, fingerprint: testFingerprint('never') },
+      { row: 2, fingerprint: sixteen },
+      { row: 3, fingerprint: older },
+      { row: 4, fingerprint: testFingerprint('never') },
     ]);
     expect(found.map((f) => [f.row, f.detail.split(' sent ')[0]])).toEqual([
       [1, 'campaign first row 1'],
       [2, 'campaign first row 2'],
+      [3, 'campaign first row 3'],
     ]);
   });
 

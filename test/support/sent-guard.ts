@@ -32,10 +32,17 @@ export function testFingerprint(seed: string): string {
   return createHash('sha256').update(seed).digest('base64url').slice(0, 22);
 }
 
+/**
+ * Every entry as {field: "<campaign ID>/<row>/<ms>"}, a field of 12 bytes (a fingerprint's first 16 characters, as
+ * the guard keys it) as those 16 characters: what putGuardEntry takes to write the same entry again.
+ */
 export async function guardEntries(redis: RedisClient, sentKey: string): Promise<Record<string, string>> {
-  const flat = (await redis.eval(READ_ALL, 1, sentKey)) as string[];
+  const flat = (await redis.callBuffer('EVAL', READ_ALL, 1, sentKey)) as Buffer[];
   const entries: Record<string, string> = {};
-  for (let i = 0; i < flat.length; i += 2) entries[flat[i] ?? ''] = flat[i + 1] ?? '';
+  for (let i = 0; i < flat.length; i += 2) {
+    const field = flat[i] ?? Buffer.alloc(0);
+    entries[field.length === 12 ? field.toString('base64url') : field.toString()] = flat[i + 1]?.toString() ?? '';
+  }
   return entries;
 }
 

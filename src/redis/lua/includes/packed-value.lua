@@ -1,22 +1,29 @@
 --[[
-  A user link's value packed as bytes: the bucket maps hold one per user and the retention keeps
-  them long, so each byte counts. A packed value starts with a tag byte below 0x20 (the text
-  an older version wrote starts with a digit or a letter) and ends in the time Meta confirmed
-  the link, whole seconds as 4 bytes (big-endian, until 2106):
-    PACKED_DIGITS   a phone's digits ("16505551234") as BCD, 2 a byte (an odd count ends in 0xF)
-    PACKED_USER_ID  a business-scoped user ID "<2 letters>.<digits>" (Meta's form: US.13491208655302741918)
-                    as the 2 letters, then the digits as BCD
-  Anything else (a user ID of letters too, digits past PACKED_MAX_DIGITS) is kept as text
-  "<value> <time>" (includes/compact-time.lua), and read both ways. A phone of 12 digits packs
-  in 11 bytes instead of 19, a user ID of 20 digits in 17 instead of 30.
+  Bucket-map values packed as bytes: the user links, which the retention keeps long, and the
+  duplicate guard's entries, one a message for a window; each byte counts. A packed value starts
+  with a tag byte below 0x20 (the text an older version wrote starts with a digit or a letter)
+  and ends in its time:
+    PACKED_DIGITS   a user link: a phone's digits ("16505551234") as BCD, 2 a byte (an odd count ends
+                    in 0xF), then the seconds Meta confirmed the link, 4 bytes (big-endian, until 2106)
+    PACKED_USER_ID  a user link: a business-scoped user ID "<2 letters>.<digits>" (Meta's form:
+                    US.13491208655302741918) as the 2 letters, the digits as BCD, then the seconds
+    PACKED_GUARD    a guard entry: the campaign's handle (1 byte), the row (3 bytes), the claim's ms (6 bytes)
+    PACKED_GUARD_WIDE  the same with a handle of 2 bytes and a row of 4
+  A link that packs in none of these (a user ID of letters too, digits past PACKED_MAX_DIGITS)
+  stays text "<value> <time>", and a guard entry "<handle>/<row>/<time>" (includes/compact-time.lua);
+  both are read both ways. A phone of 12 digits packs in 11 bytes instead of 19, a user ID of 20
+  digits in 17 instead of 30, a guard entry in 11 instead of 16.
 
-  Defines: PACKED_DIGITS, PACKED_USER_ID, PACKED_MAX_DIGITS, PACKED_TAG_BELOW; packUint(n, width) → bytes;
-    unpackUint(bytes, from, width) → number; packDigits(digits) → bytes; unpackDigits(bytes, from, to) → digits;
-    packLinkValue(text, ms) → bytes, or nil when it does not pack; isPacked(value) → boolean;
-    unpackLinkValue(value) → text, ms, or nil; packedTime(value) → ms
+  Defines: PACKED_DIGITS, PACKED_USER_ID, PACKED_GUARD, PACKED_GUARD_WIDE, PACKED_MAX_DIGITS, PACKED_TAG_BELOW;
+    packUint(n, width) → bytes; unpackUint(bytes, from, width) → number; packDigits(digits) → bytes;
+    unpackDigits(bytes, from, to) → digits; packLinkValue(text, ms) → bytes, or nil when it does not pack;
+    isPacked(value) → boolean; unpackLinkValue(value) → text, ms, or nil; packedTime(value) → ms;
+    packGuardValue(handle, row, ms) → bytes, or nil; unpackGuardValue(value) → handle, row, ms, or nil
 ]]
 local PACKED_DIGITS = 1
 local PACKED_USER_ID = 2
+local PACKED_GUARD = 3
+local PACKED_GUARD_WIDE = 4
 local PACKED_MAX_DIGITS = 40
 local PACKED_TAG_BELOW = 32
 
@@ -72,6 +79,8 @@ local function isPacked(value)
 end
 
 local function packedTime(value)
+  local tag = string.byte(value, 1)
+  if tag == PACKED_GUARD or tag == PACKED_GUARD_WIDE then return unpackUint(value, #value - 5, 6) end
   return unpackUint(value, #value - 3, 4) * 1000
 end
 
@@ -82,5 +91,20 @@ local function unpackLinkValue(value)
   if tag == PACKED_USER_ID and #value >= 8 then
     return string.sub(value, 2, 3) .. '.' .. unpackDigits(value, 4, #value - 4), packedTime(value)
   end
+  return nil
+end
+
+local function packGuardValue(handle, row, ms)
+  handle, row = tonumber(handle), tonumber(row)
+  if not handle or not row or handle < 0 or row < 0 or ms < 0 or ms >= 2 ^ 48 then return nil end
+  if handle < 2 ^ 8 and row < 2 ^ 24 then return string.char(PACKED_GUARD, handle) .. packUint(row, 3) .. packUint(ms, 6) end
+  if handle < 2 ^ 16 and row < 2 ^ 32 then return string.char(PACKED_GUARD_WIDE) .. packUint(handle, 2) .. packUint(row, 4) .. packUint(ms, 6) end
+  return nil
+end
+
+local function unpackGuardValue(value)
+  local tag = string.byte(value, 1)
+  if tag == PACKED_GUARD and #value == 11 then return unpackUint(value, 2, 1), unpackUint(value, 3, 3), unpackUint(value, 6, 6) end
+  if tag == PACKED_GUARD_WIDE and #value == 13 then return unpackUint(value, 2, 2), unpackUint(value, 4, 4), unpackUint(value, 8, 6) end
   return nil
 end

@@ -43,13 +43,15 @@ local function guardHandle(sentKey, campaignId, now, window)
 end
 
 local function guardRecord(sentKey, f, campaignId, row, at, window)
-  bucketMapSet(guardMap(sentKey), guardField(f), guardHandle(sentKey, campaignId, at, window) .. '/' .. row .. '/' .. compactTime(at), window)
+  local handle = guardHandle(sentKey, campaignId, at, window)
+  local value = packGuardValue(handle, row, at) or handle .. '/' .. row .. '/' .. compactTime(at)
+  bucketMapSet(guardMap(sentKey), guardField(f), value, window)
 end
 
 local function guardForget(sentKey, f, campaignId, row)
   local map = guardMap(sentKey)
   local fields = { guardField(f) }
-  if #f > GUARD_FIELD then fields[2] = f end
+  if fields[1] ~= f then fields[2], fields[3] = string.sub(f, 1, GUARD_FIELD), f end
   for _, field in ipairs(fields) do
     local cid, r = guardOwner(sentKey, bucketMapGet(map, field))
     if cid == campaignId and r == tostring(row) then bucketMapDel(map, field) end
