@@ -20,10 +20,16 @@ import { putStoredRow } from '../support/stored-rows.js';
  * stored in far fewer bytes than its JSON; and a damaged record fails a campaign's read loudly.
  */
 
-/** Each record (JSON in ARGV) written with encodeRow under KEYS[1]'s field i; 'again' also reads it back in Lua and writes that. */
+/**
+ * Each record (JSON in ARGV) written with encodeRow under KEYS[1]'s field i, its hex ID `m` kept as setRowWamid
+ * keeps it (packedHexId); 'again' also reads it back in Lua and writes that.
+ */
 const WRITE = `${loadLuaInclude('row-codec')}
+${loadLuaInclude('wamid-compact')}
 for i = 2, #ARGV do
-  local stored = encodeRow(cjson.decode(ARGV[i]))
+  local rec = cjson.decode(ARGV[i])
+  if rec.m then rec.m = packedHexId(rec.m) end
+  local stored = encodeRow(rec)
   if ARGV[1] == 'again' then stored = encodeRow(decodeRow(stored)) end
   redis.call('HSET', KEYS[1], i - 1, stored)
 end
@@ -49,7 +55,8 @@ const storedRow: fc.Arbitrary<StoredRow> = fc.record(
     a: small,
     k: small,
     w: text,
-    m: fc.oneof(fc.stringMatching(/^[0-9A-F]{18}$/), text),
+    // Meta's hex ID (18 upper-case digits: kept packed), or any other the row keeps as it is (metaHexId's alphabet).
+    m: fc.oneof(fc.stringMatching(/^[0-9A-F]{18}$/), fc.stringMatching(/^([0-9A-F]{6})+$/), fc.stringMatching(/^[0-9A-Za-z]{1,64}$/)),
     c: text,
     d: text,
     v: fc.array(text, { maxLength: 6 }),

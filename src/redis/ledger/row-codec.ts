@@ -8,7 +8,7 @@ import type { StoredRow } from './stored-row.js';
  * alone writes it): MessagePack of an array whose places are ROW_PLACES, every other field in a
  * map after them, the status and the pricing category as their place in ROW_STATUSES /
  * ROW_PRICING_CODES (1 first) when they are one of those, a phone in E.164 as the number of its
- * digits, and `dt`, `rt`, `ft` as ms after `ct` when the row has one. A record still in the
+ * digits, Meta's hex ID of a message as the base64url of its bytes after `~`, and `dt`, `rt`, `ft` as ms after `ct` when the row has one. A record still in the
  * earlier JSON form (first byte `{`) is read as JSON. test/integration/row-codec.test.ts holds
  * this reader to the Lua writer.
  */
@@ -24,6 +24,8 @@ export const ROW_PRICING_CODES = [
   'referral_conversion',
 ] as const;
 const JSON_START = 0x7b;
+/** A hex ID kept as `~` and the base64url of its bytes (packedHexId in src/redis/lua/includes/wamid-compact.lua). */
+const PACKED_HEX_ID = '~';
 
 /**
  * msgpackr, loaded at the first row read rather than with this module: it takes about 10 ms to
@@ -37,6 +39,11 @@ function rowUnpackr(): Unpackr {
     unpackr = new Reader({ int64AsType: 'number', mapsAsObjects: true });
   }
   return unpackr;
+}
+
+/** A row's hex ID as `m` keeps it: packed (`~` and base64url) or as it is. */
+export function unpackedHexId(m: string): string {
+  return m.startsWith(PACKED_HEX_ID) ? Buffer.from(m.slice(1), 'base64url').toString('hex').toUpperCase() : m;
 }
 
 /** The record stored as `raw` (HGET …Buffer), or undefined when it is not a record of either form. */
@@ -66,6 +73,7 @@ function fromPlaces(list: readonly unknown[]): StoredRow {
   if (typeof row.s === 'number') row.s = ROW_STATUSES[row.s - 1];
   if (typeof row.p === 'number') row.p = `+${row.p}`;
   if (typeof row.pc === 'number') row.pc = ROW_PRICING_CODES[row.pc - 1];
+  if (typeof row.m === 'string') row.m = unpackedHexId(row.m);
   const ct = row.ct;
   if (typeof ct === 'number') {
     if (typeof row.dt === 'number') row.dt += ct;

@@ -5,9 +5,11 @@
   ID is exactly what the row's phone (its digits, without the `+`) and that hex ID rebuild,
   the row keeps the hex ID alone as `m`; any other ID (another shape, other digits, a base64
   that is not the one encoding of its bytes) stays as it is, as `w`. A row has one of the two.
-  Readers rebuild the ID from `p` and `m` (src/redis/stored-row.ts); nothing else reads `m`.
+  A hex ID of upper-case digits whose length is a multiple of 6 (Meta's have 18) is kept as
+  `~` and the base64url of its bytes (13 characters for 18); any other as it is. Readers rebuild
+  the ID from `p` and `m` (src/redis/ledger/row-codec.ts, stored-row.ts); nothing else reads `m`.
 
-  Defines: setRowWamid(rec, wamid); rowHasWamid(rec) → true when the row has a message ID; for
+  Defines: setRowWamid(rec, wamid); packedHexId(hex) → what `m` keeps; B64URL_DIGITS; rowHasWamid(rec) → true when the row has a message ID; for
     those: metaHexId(wamid, phone) → the hex ID, or nil; base64Bytes(text) → bytes, or nil;
     B64_VALUE, decoded; RECORD_START, AFTER_DIGITS, RECORD_END, MAX_HEX_ID, MAX_WAMID
 ]]
@@ -81,10 +83,30 @@ local function metaHexId(wamid, phone)
   return hex
 end
 
+local B64URL_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+
+-- Six hex digits are 24 bits, four base64url characters.
+local function packedHexId(hex)
+  if #hex % 6 ~= 0 or not string.find(hex, '^[0-9A-F]+$') then return hex end
+  local out = { 126 }
+  for i = 1, #hex, 6 do
+    local n = tonumber(string.sub(hex, i, i + 5), 16)
+    local d = n % 64
+    local c = (n - d) / 64 % 64
+    local b = (n - d - c * 64) / 4096 % 64
+    local a = (n - d - c * 64 - b * 4096) / 262144
+    out[#out + 1] = string.byte(B64URL_DIGITS, a + 1)
+    out[#out + 1] = string.byte(B64URL_DIGITS, b + 1)
+    out[#out + 1] = string.byte(B64URL_DIGITS, c + 1)
+    out[#out + 1] = string.byte(B64URL_DIGITS, d + 1)
+  end
+  return string.char(unpack(out))
+end
+
 local function setRowWamid(rec, wamid)
   local hex = metaHexId(wamid, rec.p)
   if hex then
-    rec.m = hex
+    rec.m = packedHexId(hex)
     rec.w = nil
   else
     rec.w = wamid
