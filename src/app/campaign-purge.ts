@@ -1,10 +1,9 @@
-import { Queue } from 'bullmq';
 import { dueForPurge } from '../campaigns/control/retention-policy.js';
 import { removeCampaignJobs } from '../queue/campaign-jobs-cleanup.js';
-import { sendQueueName, sendQueuePrefix } from '../queue/queue-names.js';
 import type { AppContext } from './app-context.js';
 import { expireAudiences } from './audiences.js';
 import { RedisClickLinks } from '../redis/clicks/redis-click-links.js';
+import { openSendQueue } from '../queue/open-send-queue.js';
 
 export interface PurgeSummary {
   id: string;
@@ -21,10 +20,7 @@ export async function runPurge(context: AppContext, campaignId: string): Promise
   const ledger = await context.ledger.purge(campaignId);
   // Its tracked links go with its rows: their tokens then answer 404 (an already purged campaign's that remain go now).
   await new RedisClickLinks(redis, config.queuePrefix).forget(ledger.phoneNumberId, campaignId);
-  const queue = new Queue(sendQueueName(ledger.phoneNumberId), {
-    connection: redis,
-    prefix: sendQueuePrefix(config.queuePrefix, ledger.phoneNumberId),
-  });
+  const queue = openSendQueue(ledger.phoneNumberId, redis, config.queuePrefix);
   queue.on('error', (error) => context.logger.warn({ err: error }, 'send queue error'));
   try {
     const jobs = await removeCampaignJobs(queue, campaignId);

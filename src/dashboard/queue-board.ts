@@ -4,7 +4,8 @@ import { FastifyAdapter } from '@bull-board/fastify';
 import { Queue } from 'bullmq';
 import type { FastifyPluginCallback } from 'fastify';
 import type { RedisClient } from '../redis/key-scope.js';
-import { sendQueueName, sendQueuePrefix } from '../queue/queue-names.js';
+import { sendQueueName } from '../queue/queue-names.js';
+import { openSendQueue } from '../queue/open-send-queue.js';
 
 /** Where bull-board is served. */
 export const QUEUES_PATH = '/queues';
@@ -82,10 +83,7 @@ export class QueueBoard {
     this.#lastLook = this.#now();
     for (const number of numbers) {
       if (this.#queues.has(number)) continue;
-      const queue = new Queue(sendQueueName(number), {
-        connection: this.#options.redis,
-        prefix: sendQueuePrefix(this.#options.prefix, number),
-      });
+      const queue = openSendQueue(number, this.#options.redis, this.#options.prefix);
       // bull-board answers a failed read with an error of its own; the queue's events add nothing.
       queue.on('error', () => undefined);
       this.#queues.set(number, queue);

@@ -3,13 +3,13 @@ import { ZodError } from 'zod';
 import type { ReportLedger } from '../campaigns/ledger.js';
 import type { CampaignCountersReader } from '../campaigns/report/campaign-counters.js';
 import type { SendWindow } from '../campaigns/feed/send-window.js';
-import { sendQueueName, sendQueuePrefix } from '../queue/queue-names.js';
 import type { RedisClient } from '../redis/key-scope.js';
 import { readLoginRefusals } from '../redis/access/redis-login-attempts.js';
 import { RedisMetricsStore } from '../redis/metrics/redis-metrics-store.js';
 import { readWebhookIntake, type WebhookIntakeFigures } from '../redis/webhooks/webhook-metrics.js';
 import { campaignFigures, needsWindow, type CampaignFigures, type EtaContext } from './campaign-figures.js';
 import type { MetricsTotals, MetricsTotalsReader } from './metrics-totals.js';
+import { openSendQueue } from '../queue/open-send-queue.js';
 
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 export type QueueState = (typeof QUEUE_STATES)[number];
@@ -154,7 +154,7 @@ export class ScrapeReader {
   async #jobCounts(phoneNumberId: string): Promise<Record<QueueState, number>> {
     let queue = this.#queues.get(phoneNumberId);
     if (queue === undefined) {
-      queue = new Queue(sendQueueName(phoneNumberId), { connection: this.#redis, prefix: sendQueuePrefix(this.#prefix, phoneNumberId) });
+      queue = openSendQueue(phoneNumberId, this.#redis, this.#prefix);
       // A failed count fails the scrape; the queue's own errors say nothing more.
       queue.on('error', () => undefined);
       this.#queues.set(phoneNumberId, queue);

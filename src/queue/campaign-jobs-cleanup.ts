@@ -34,8 +34,9 @@ export async function removeCampaignJobs(queue: Queue, campaignId: string): Prom
  * may hold other campaigns' rows too: only a finished one goes.
  */
 function holdsCampaign(data: unknown, campaignId: string, state: string): boolean {
-  const job = data as { campaignId?: unknown; rows?: unknown } | undefined;
+  const job = data as { campaignId?: unknown; rows?: unknown; campaign?: unknown } | undefined;
   if (job?.campaignId === campaignId) return true;
   if (typeof job?.rows !== 'string' || (state !== 'completed' && state !== 'failed')) return false;
+  if (job.campaign !== undefined) return job.campaign === campaignId;
   return job.rows.split(',').some((member) => member.startsWith(`${campaignId} `));
 }

@@ -1,8 +1,8 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { AppError } from '../errors/app-error.js';
-import { queuedSendId, type QueuedSend, type SendJobQueue } from '../campaigns/send-job.js';
+import { compactGroup, isSendGroup, queuedSendId, type QueuedSend, type SendJobQueue } from '../campaigns/send-job.js';
 import type { Logger } from '../logging/logger.js';
-import { sendQueueName, sendQueuePrefix } from './queue-names.js';
+import { openSendQueue } from './open-send-queue.js';
 
 export interface SendQueueOptions {
   connection: ConnectionOptions;
@@ -45,7 +45,7 @@ export class BullSendQueue implements SendJobQueue {
   get queue(): Queue {
     if (this.#queue === undefined) {
       const { phoneNumberId, connection, prefix, logger } = this.#options;
-      this.#queue = new Queue(sendQueueName(phoneNumberId), { connection, prefix: sendQueuePrefix(prefix, phoneNumberId) });
+      this.#queue = openSendQueue(phoneNumberId, connection, prefix);
       this.#queue.on('error', (error) => logger.error({ err: error }, 'send queue error'));
     }
     return this.#queue;
@@ -60,7 +60,11 @@ export class BullSendQueue implements SendJobQueue {
 
   async #enqueueChunk(jobs: readonly QueuedSend[]): Promise<void> {
     const added = await this.queue.addBulk(
-      jobs.map((data) => ({ name: 'send', data, opts: { ...this.#jobOptions, jobId: queuedSendId(data) } })),
+      jobs.map((data) => ({
+        name: 'send',
+        data: isSendGroup(data) ? compactGroup(data) : data,
+        opts: { ...this.#jobOptions, jobId: queuedSendId(data) },
+      })),
     );
     // addBulk resolves even when an entry was refused (its id comes back negative or missing).
     const refused = added.filter((job) => job.id === undefined || job.id.startsWith('-')).length;

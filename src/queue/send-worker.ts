@@ -13,6 +13,7 @@ import { limiterFor } from './send-rate-limiter.js';
 import type { MessagingLimit } from '../config/number-settings.js';
 import { RequestSlots } from '../campaigns/send/request-slots.js';
 import { runSendGroup, type GroupOutcome } from './send-group.js';
+import { openSendQueue } from './open-send-queue.js';
 
 export interface SendWorkerOptions {
   connection: ConnectionOptions;
@@ -57,7 +58,7 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
   const { logger, processor } = options;
   // queue.rateLimit is how v6 pauses every worker of a queue (worker.rateLimit is deprecated).
   const queuePrefix = sendQueuePrefix(options.prefix, options.phoneNumberId);
-  const queue = new Queue(name, { connection: options.connection, prefix: queuePrefix });
+  const queue = openSendQueue(options.phoneNumberId, options.connection, options.prefix);
   queue.on('error', (error) => logger.error({ err: error }, 'send queue error'));
 
   const groupSize = options.groupSize ?? groupSizeFor(options.rate);

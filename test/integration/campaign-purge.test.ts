@@ -72,7 +72,8 @@ describe('purge and retention (real Redis, BullMQ)', () => {
       backoffMs: 1,
       logger: silentLogger(),
     });
-    await queue.enqueue(ids.flatMap((id) => [job(id, 1), job(id, 2)]));
+    // Each campaign's rows 1 and 2 as jobs of one row, rows 3 and 4 as a group (the queue keeps it with the campaign once).
+    await queue.enqueue(ids.flatMap((id) => [job(id, 1), job(id, 2), { group: `g.${id}-3.2`, rows: `${id} 3 0,${id} 4 0` }]));
     await queue.close();
     let finished = 0;
     await new Promise<void>((resolve) => {
@@ -82,7 +83,7 @@ describe('purge and retention (real Redis, BullMQ)', () => {
         { connection: (context.redis as Redis).duplicate({ maxRetriesPerRequest: null }), prefix: sendQueuePrefix(prefix, NUMBER) },
       );
       const done = () => {
-        if (++finished === ids.length * 2) void worker.close().then(resolve);
+        if (++finished === ids.length * 3) void worker.close().then(resolve);
       };
       worker.on('completed', done);
       worker.on('failed', done);
@@ -93,7 +94,7 @@ describe('purge and retention (real Redis, BullMQ)', () => {
     const queue = new Queue(sendQueueName(NUMBER), { connection: context.redis, prefix: sendQueuePrefix(prefix, NUMBER) });
     const jobs = await queue.getJobs(['completed', 'failed', 'waiting', 'delayed']);
     await queue.close();
-    return jobs.filter((j) => (j.data as SendJob).campaignId === id).length;
+    return jobs.filter((j) => (j.data as SendJob).campaignId === id || (j.data as { campaign?: string }).campaign === id).length;
   }
 
   it('deletes the rows, backlog, index entries and finished jobs of that campaign only; the counts stay', async () => {
@@ -102,17 +103,17 @@ describe('purge and retention (real Redis, BullMQ)', () => {
     await finishedJobs(['gone', 'kept']);
     const before = await context.ledger.status('gone');
     expect(before?.state).toBe('cancelled');
-    expect(await jobsOf('gone')).toBe(2);
+    expect(await jobsOf('gone')).toBe(3);
 
     const summary = await runPurge(context, 'gone');
-    expect(summary).toMatchObject({ id: 'gone', rows: 4, wamids: 1, jobs: 2, alreadyPurged: false });
+    expect(summary).toMatchObject({ id: 'gone', rows: 4, wamids: 1, jobs: 3, alreadyPurged: false });
 
     for (const suffix of ['rows', 'pending', 'payloads', 'requeue', 'recent'])
       expect(await context.redis.exists(`${prefix}:{${NUMBER}}:campaign:gone:${suffix}`), suffix).toBe(0);
     expect(await ledgerPeek(context.redis, prefix).wamidOwner('wamid.gone.1', NUMBER)).toBeNull();
     expect(await ledgerPeek(context.redis, prefix).wamidOwner('wamid.kept.1', NUMBER)).toBe('kept/1');
     expect(await jobsOf('gone')).toBe(0);
-    expect(await jobsOf('kept')).toBe(2);
+    expect(await jobsOf('kept')).toBe(3);
     const after = await context.ledger.status('gone');
     expect(after?.counts).toStrictEqual(before?.counts);
     expect(after?.purgedAt).toBe(summary.purgedAt);

@@ -213,7 +213,7 @@ describe('user links of a portfolio (real Redis)', () => {
     expect(await links.userIdsOf(NUMBER, ['16505550001', '16505550003'])).toEqual([undefined, 'US.other']);
   });
 
-  it("packs phones and user IDs of Meta's form as bytes, exactly; any other ID stays text; what an older version wrote is read", async () => {
+  it("packs phones and user IDs of Meta's form as bytes, exactly; other IDs stay text; an older version's text is read", async () => {
     const keys = userLinkKeys(prefix, 'default');
     const now = wholeSecond(Date.now());
     const users = ['US.13491208655302741918', 'DE.0081441810020805333', 'BR.7', 'US.ENT.11815799212886844830', 'US.abc123'];

@@ -8,9 +8,10 @@ import type { StoredRow } from './stored-row.js';
  * alone writes it): MessagePack of an array whose places are ROW_PLACES, every other field in a
  * map after them, the status and the pricing category as their place in ROW_STATUSES /
  * ROW_PRICING_CODES (1 first) when they are one of those, a phone in E.164 as the number of its
- * digits, Meta's hex ID of a message as the base64url of its bytes after `~`, and `dt`, `rt`, `ft` as ms after `ct` when the row has one. A record still in the
- * earlier JSON form (first byte `{`) is read as JSON. test/integration/row-codec.test.ts holds
- * this reader to the Lua writer.
+ * digits, Meta's hex ID of a message as the base64url of its bytes after `~`, and `dt`, `rt`,
+ * `ft` as ms after `ct` when the row has one. A record still in the earlier JSON form (first
+ * byte `{`) is read as JSON. test/integration/row-codec.test.ts holds this reader to the Lua
+ * writer.
  */
 const ROW_PLACES = ['s', 'a', 'p', 'm', 'ct', 'dt', 'rt', 'pc', 'pb', 'v'] as const;
 /** Meta's `pricing.category` values, in the Lua's order. */
