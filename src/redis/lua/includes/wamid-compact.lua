@@ -9,7 +9,7 @@
   `~` and the base64url of its bytes (13 characters for 18); any other as it is. Readers rebuild
   the ID from `p` and `m` (src/redis/ledger/row-codec.ts, stored-row.ts); nothing else reads `m`.
 
-  Defines: setRowWamid(rec, wamid); packedHexId(hex) → what `m` keeps; B64URL_DIGITS; rowHasWamid(rec) → true when the row has a message ID; for
+  Defines: setRowWamid(rec, wamid); packedHexId(hex) → what `m` keeps; B64URL_DIGITS, hexScratch; rowHasWamid(rec) → true when the row has a message ID; for
     those: metaHexId(wamid, phone) → the hex ID, or nil; base64Bytes(text) → bytes, or nil;
     B64_VALUE, decoded; RECORD_START, AFTER_DIGITS, RECORD_END, MAX_HEX_ID, MAX_WAMID
 ]]
@@ -85,22 +85,25 @@ end
 
 local B64URL_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
 
--- Six hex digits are 24 bits, four base64url characters.
+-- Six hex digits are 24 bits, four base64url characters; the bytes gathered in a scratch table
+-- and made a string once (this runs for every message a settle keeps).
+local hexScratch = {}
 local function packedHexId(hex)
-  if #hex % 6 ~= 0 or not string.find(hex, '^[0-9A-F]+$') then return hex end
-  local out = { 126 }
+  if #hex % 6 ~= 0 or string.find(hex, '[^0-9A-F]') then return hex end
+  local out, k = hexScratch, 1
+  out[1] = 126
   for i = 1, #hex, 6 do
     local n = tonumber(string.sub(hex, i, i + 5), 16)
     local d = n % 64
-    local c = (n - d) / 64 % 64
-    local b = (n - d - c * 64) / 4096 % 64
-    local a = (n - d - c * 64 - b * 4096) / 262144
-    out[#out + 1] = string.byte(B64URL_DIGITS, a + 1)
-    out[#out + 1] = string.byte(B64URL_DIGITS, b + 1)
-    out[#out + 1] = string.byte(B64URL_DIGITS, c + 1)
-    out[#out + 1] = string.byte(B64URL_DIGITS, d + 1)
+    n = (n - d) / 64
+    local c = n % 64
+    n = (n - c) / 64
+    local b = n % 64
+    out[k + 1], out[k + 2], out[k + 3], out[k + 4] = string.byte(B64URL_DIGITS, (n - b) / 64 + 1, (n - b) / 64 + 1), string.byte(B64URL_DIGITS, b + 1),
+      string.byte(B64URL_DIGITS, c + 1), string.byte(B64URL_DIGITS, d + 1)
+    k = k + 4
   end
-  return string.char(unpack(out))
+  return string.char(unpack(out, 1, k))
 end
 
 local function setRowWamid(rec, wamid)
