@@ -94,8 +94,9 @@ local function unpackLinkValue(value)
   return nil
 end
 
+-- Whole ms, as compactTime keeps them.
 local function packGuardValue(handle, row, ms)
-  handle, row = tonumber(handle), tonumber(row)
+  handle, row, ms = tonumber(handle), tonumber(row), math.floor(ms)
   if not handle or not row or handle < 0 or row < 0 or ms < 0 or ms >= 2 ^ 48 then return nil end
   if handle < 2 ^ 8 and row < 2 ^ 24 then return string.char(PACKED_GUARD, handle) .. packUint(row, 3) .. packUint(ms, 6) end
   if handle < 2 ^ 16 and row < 2 ^ 32 then return string.char(PACKED_GUARD_WIDE) .. packUint(handle, 2) .. packUint(row, 4) .. packUint(ms, 6) end
