@@ -16,8 +16,9 @@ import { SAMPLE_TEMPLATES } from '../support/pipeline.js';
  * `campaign worker` drains a campaign to the sandbox and `campaign send` ingests file after
  * file. Each run must exit 0 with the right output within RUN_LIMIT_MS.
  *
- * How many runs: CLI_STRESS_RUNS. `npm run test:stress`, the long tier, makes 500 (CI's time on
- * a 2-core machine allows no more); a plain `vitest run` of every project makes DEFAULT_RUNS.
+ * How many runs: CLI_STRESS_RUNS. `npm run test:stress`, the long tier, makes 500 unless told
+ * otherwise; CI makes 250 (.ci/run: its time on a slow 2-core machine allows no more); a plain
+ * `vitest run` of every project makes DEFAULT_RUNS.
  */
 
 const DEFAULT_RUNS = 200;
