@@ -12,7 +12,8 @@
 
   Defines: linkField(userId) → the field of a user ID in `links`; linkAddress(field) → 32-bit number;
     linksMap(linksKey), usersMap(usersKey) → the map's state; linkStored(text, ms) → what a map keeps;
-    linkParts(stored) → text, ms of what a map keeps, or nil; userLinkValue(stored) → "<value> <ms>", or nil; linkGet(linksKey, userId), userGet(usersKey, phone) → "<value> <ms>" or nil
+    linkParts(stored) → text, ms of what a map keeps, or nil; userLinkValue(stored) → "<value> <ms>", or nil;
+    linkGet(linksKey, userId), userGet(usersKey, phone) → "<value> <ms>" or nil
 ]]
 --- @include "bucket-map"
 --- @include "older-hash"

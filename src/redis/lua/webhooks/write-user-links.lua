@@ -2,8 +2,8 @@
 --[[
   Writes user links the caller decided are newer (src/redis/webhooks/redis-user-links.ts), in
   both maps in one step (includes/user-link-maps.lua: a user ID as its digest in `links`, the
-  values packed as bytes), and takes each out of where an older version kept it: the entry keyed by the
-  user ID itself in the same bucket, and the one hash.
+  values packed as bytes), and takes each out of where an older version kept it: the entry
+  keyed by the user ID itself in the same bucket, and the one hash.
 
   Input:
     KEYS[1] links      hash     <portfolio scope>:user:links (user ID → "<phone> <ms>")
