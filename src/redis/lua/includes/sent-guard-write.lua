@@ -8,12 +8,18 @@
   campaigns of the last window or so, not of every campaign the number ever sent. A quarter
   window apart at most (`#handles`: when they were last looked over), the claim looks them over.
 
-  Defines: guardHandle(sentKey, campaignId, now, window) → the campaign's handle in this guard, given at
-    its first entry; guardRecord(sentKey, f, campaignId, row, at, window); guardForget(sentKey, f, campaignId,
+  Defines: handleUse(stored) → handle, ms of its last use; guardHandle(sentKey, campaignId, now, window) → the
+    campaign's handle in this guard, given at its first entry; guardRecord(sentKey, f, campaignId, row, at, window); guardForget(sentKey, f, campaignId,
     row) (only an entry of that row); guardPruneHandles(sentKey, now, window); guardPrune(sentKey, now, window)
 ]]
 --- @include "sent-guard"
 --- @include "bucket-map-write"
+
+-- A `c:<id>` value: the handle, and when the campaign last used it (ms), or nil.
+local function handleUse(stored)
+  local handle, at = string.match(stored or '', '^(%d+) (%w+)$')
+  return handle, timeOfCompact(at)
+end
 
 local function guardHandle(sentKey, campaignId, now, window)
   local known = guardHandles[sentKey]
@@ -24,13 +30,8 @@ local function guardHandle(sentKey, campaignId, now, window)
   local handle = known.handles[campaignId]
   if handle then return handle end
   local mapKey = sentKey .. ':map'
-  local stored = redis.call('HGET', mapKey, 'c:' .. campaignId)
-  local used = nil
-  if stored then
-    local at
-    handle, at = string.match(stored, '^(%d+) (%w+)$')
-    used = timeOfCompact(at)
-  end
+  local used
+  handle, used = handleUse(redis.call('HGET', mapKey, 'c:' .. campaignId) or nil)
   if not handle then
     handle = tostring(redis.call('HINCRBY', mapKey, 'next', 1))
     redis.call('HSET', mapKey, 'h:' .. handle, campaignId)
@@ -69,8 +70,7 @@ local function guardPruneHandles(sentKey, now, window)
   local fields = redis.call('HGETALL', mapKey)
   for i = 1, #fields, 2 do
     if string.sub(fields[i], 1, 2) == 'c:' then
-      local handle, at = string.match(fields[i + 1], '^(%d+) (%w+)$')
-      local used = timeOfCompact(at)
+      local handle, used = handleUse(fields[i + 1])
       if handle and used and now - used > window + window / 4 then
         redis.call('HDEL', mapKey, fields[i], 'h:' .. handle)
         local known = guardHandles[sentKey]

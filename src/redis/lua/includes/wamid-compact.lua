@@ -99,7 +99,7 @@ local function packedHexId(hex)
     local c = n % 64
     n = (n - c) / 64
     local b = n % 64
-    out[k + 1], out[k + 2], out[k + 3], out[k + 4] = string.byte(B64URL_DIGITS, (n - b) / 64 + 1, (n - b) / 64 + 1), string.byte(B64URL_DIGITS, b + 1),
+    out[k + 1], out[k + 2], out[k + 3], out[k + 4] = string.byte(B64URL_DIGITS, (n - b) / 64 + 1), string.byte(B64URL_DIGITS, b + 1),
       string.byte(B64URL_DIGITS, c + 1), string.byte(B64URL_DIGITS, d + 1)
     k = k + 4
   end
