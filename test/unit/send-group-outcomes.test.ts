@@ -4,6 +4,7 @@ import { groupRows, groupSizeFor, rowsOf } from '../../src/campaigns/send-job.js
 import type { SendOutcome } from '../../src/campaigns/send/send-processor.js';
 import { RequestSlots } from '../../src/campaigns/send/request-slots.js';
 import { foldOutcomes } from '../../src/queue/send-group.js';
+import { groupsAtOnce } from '../../src/queue/send-worker.js';
 
 const rows: SendJob[] = [
   { campaignId: 'a', row: 1 },
@@ -23,6 +24,13 @@ describe('a group job: its rows, its size, its outcome', () => {
 
   it('holds about 100 ms of sending at the rate: one row a job below 20/s, 100 at most and when unpaced', () => {
     expect([4, 10, 19, 20, 80, 250, 1000, 5000, 0].map(groupSizeFor)).toEqual([1, 1, 1, 2, 8, 25, 100, 100, 100]);
+  });
+
+  it('runs enough groups at once to fill SEND_CONCURRENCY, with one ready behind when paced and three when not', () => {
+    expect(groupsAtOnce(100, 100, 1000)).toBe(2);
+    expect(groupsAtOnce(100, 8, 80)).toBe(14);
+    expect(groupsAtOnce(100, 100, 0)).toBe(4);
+    expect(groupsAtOnce(250, 100, 0)).toBe(6);
   });
 
   it('is done when every row is', () => {
