@@ -6,6 +6,7 @@ import { campaignLedgerKeys } from '../../src/redis/ledger/ledger-keys.js';
 import { loadLuaInclude } from '../../src/redis/lua-scripts.js';
 import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { unpackedHexId } from '../../src/redis/ledger/row-codec.js';
+import { wamidKeepArgs } from '../../src/redis/ledger/wamid-compact.js';
 import { storedWamid, type StoredRow } from '../../src/redis/ledger/stored-row.js';
 import { newWamid } from '../../src/sandbox/ids.js';
 import { feedAll, LEDGER_TEST_NUMBER as NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
@@ -14,7 +15,7 @@ import { TestClock } from '../support/test-clock.js';
 import { storedRowOf } from '../support/stored-rows.js';
 
 /**
- * A row's message ID kept small (includes/wamid-compact.lua) on a real Redis: an ID in Meta's
+ * A row's message ID kept small (src/redis/ledger/wamid-compact.ts decodes it, includes/wamid-compact.lua keeps it) on a real Redis: an ID in Meta's
  * shape for the row's own digits is stored as its hex ID, any other as it came, and every reader
  * (rows and the report, statuses through the message-ID index, purge) gets the very same ID back.
  */
@@ -142,9 +143,9 @@ describe('RedisLedger message IDs stored small (real Redis)', () => {
   it("agrees with the TypeScript rebuild for the sandbox's IDs of every length of digits (7–15: all three paddings)", async () => {
     const script = `${loadLuaInclude('wamid-compact')}
       local out = {}
-      for i = 1, #ARGV, 2 do
+      for i = 1, #ARGV, 4 do
         local rec = { p = ARGV[i + 1] }
-        setRowWamid(rec, ARGV[i])
+        setRowWamid(rec, ARGV[i], ARGV[i + 2], ARGV[i + 3])
         out[#out + 1] = rec.m or ''
         out[#out + 1] = rec.w or ''
         out[#out + 1] = rowHasWamid(rec) and 1 or 0
@@ -157,7 +158,8 @@ describe('RedisLedger message IDs stored small (real Redis)', () => {
         pairs.push([newWamid(phone.slice(1)), phone]);
       }
     }
-    const out = (await redis.eval(script, 0, ...pairs.flat())) as (string | number)[];
+    const args = pairs.flatMap(([wamid, phone]) => [wamid, phone, ...wamidKeepArgs(wamid)]);
+    const out = (await redis.eval(script, 0, ...args)) as (string | number)[];
     for (const [i, [wamid, phone]] of pairs.entries()) {
       const [m, w, has] = out.slice(3 * i, 3 * i + 3);
       // The 18-digit hex ID kept as `~` and the base64url of its 9 bytes.

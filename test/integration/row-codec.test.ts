@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROW_STATUSES } from '../../src/campaigns/campaign.js';
 import { loadLuaInclude } from '../../src/redis/lua-scripts.js';
-import { ROW_PRICING_CODES, decodeStoredRow } from '../../src/redis/ledger/row-codec.js';
+import { ROW_PRICING_CODES, decodeStoredRow, packedHexId } from '../../src/redis/ledger/row-codec.js';
 import type { StoredRow } from '../../src/redis/ledger/stored-row.js';
 import { isAppError } from '../../src/errors/app-error.js';
 import { campaignLedgerKeys } from '../../src/redis/ledger/ledger-keys.js';
@@ -21,14 +21,12 @@ import { putStoredRow } from '../support/stored-rows.js';
  */
 
 /**
- * Each record (JSON in ARGV) written with encodeRow under KEYS[1]'s field i, its hex ID `m` kept as setRowWamid
- * keeps it (packedHexId); 'again' also reads it back in Lua and writes that.
+ * Each record (JSON in ARGV) written with encodeRow under KEYS[1]'s field i, its hex ID `m` packed as settle is given
+ * it (packedHexId); 'again' also reads it back in Lua and writes that.
  */
 const WRITE = `${loadLuaInclude('row-codec')}
-${loadLuaInclude('wamid-compact')}
 for i = 2, #ARGV do
   local rec = cjson.decode(ARGV[i])
-  if rec.m then rec.m = packedHexId(rec.m) end
   local stored = encodeRow(rec)
   if ARGV[1] == 'again' then stored = encodeRow(decodeRow(stored)) end
   redis.call('HSET', KEYS[1], i - 1, stored)
@@ -55,7 +53,7 @@ const storedRow: fc.Arbitrary<StoredRow> = fc.record(
     a: small,
     k: small,
     w: text,
-    // Meta's hex ID (18 upper-case digits: kept packed), or any other the row keeps as it is (metaHexId's alphabet).
+    // Meta's hex ID (18 upper-case digits: kept packed), or any other the row keeps as it is (metaWamidParts's alphabet).
     m: fc.oneof(fc.stringMatching(/^[0-9A-F]{18}$/), fc.stringMatching(/^([0-9A-F]{6})+$/), fc.stringMatching(/^[0-9A-Za-z]{1,64}$/)),
     c: text,
     d: text,
@@ -113,7 +111,8 @@ describe('row records as the ledger stores them (real Redis)', () => {
 
   async function written(records: readonly StoredRow[], again = false): Promise<(StoredRow | undefined)[]> {
     await redis.del(key);
-    await redis.eval(WRITE, 1, key, again ? 'again' : 'once', ...records.map((r) => JSON.stringify(r)));
+    const packed = records.map((r) => (r.m === undefined ? r : { ...r, m: packedHexId(r.m) }));
+    await redis.eval(WRITE, 1, key, again ? 'again' : 'once', ...packed.map((r) => JSON.stringify(r)));
     const raw = await redis.hmgetBuffer(key, ...records.map((_, i) => String(i + 1)));
     return raw.map((r) => (r === null ? undefined : decodeStoredRow(r)));
   }

@@ -4,6 +4,7 @@ import { numberScope } from '../key-scope.js';
 import { perNumber, type LedgerContext } from './ledger-context.js';
 import { campaignLedgerKeys, serviceWindowKey, wamidsKey } from './ledger-keys.js';
 import { decodeStoredRow } from './row-codec.js';
+import { wamidKeepArgs } from './wamid-compact.js';
 import { storedRow } from './row-chunks.js';
 import { spreadByPortfolio, spreadFromNumber } from './ledger-optouts.js';
 import { spreadCapsFromNumber } from './ledger-marketing-caps.js';
@@ -36,7 +37,7 @@ export class LedgerDelivery implements Omit<DeliveryLedger, 'applyTemplateStatus
       const statuses: (string | number)[] = [];
       for (const u of group) {
         const pricing = u.pricing === undefined ? '' : `${u.pricing.category}|${u.pricing.billable ? 1 : 0}|${u.pricing.market}`;
-        statuses.push(u.wamid, u.kind, u.at, u.callbackData ?? '', u.code ?? '', u.detail ?? '', u.phoneNumberId, pricing);
+        statuses.push(u.wamid, u.kind, u.at, u.callbackData ?? '', u.code ?? '', u.detail ?? '', u.phoneNumberId, pricing, ...wamidKeepArgs(u.wamid));
       }
       const flat = await redis.cwApplyStatuses(
         wamidsKey(prefix, number),

@@ -70,7 +70,7 @@ export interface LedgerCommands {
     brakeShare: number,
     confirmWindow: number,
     heldPatience: number,
-    ...answers: Each<[row: number, status: string, wamid: string, code: string, detail: string, job: number]>
+    ...answers: Each<[row: number, status: string, wamid: string, code: string, detail: string, job: number, wamidDigits: string, wamidM: string]>
   ): Promise<(string | number)[]>;
   cwRetryCapped(capped: string, active: string, optouts: string, scope: string, clock: string, limit: number): Promise<number[]>;
   cwConfirmInDoubt(
@@ -119,7 +119,18 @@ export interface LedgerCommands {
     brakeShare: number,
     capWait: number,
     ...statuses: Each<
-      [wamid: string, kind: string, at: number, callbackData: string, code: string, detail: string, phoneNumberId: string, pricing: string]
+      [
+        wamid: string,
+        kind: string,
+        at: number,
+        callbackData: string,
+        code: string,
+        detail: string,
+        phoneNumberId: string,
+        pricing: string,
+        wamidDigits: string,
+        wamidM: string,
+      ]
     >
   ): Promise<(string | number)[]>;
   cwApplyInbound(
@@ -250,7 +261,7 @@ export function withLedgerCommands(redis: RedisClient): RedisClient & LedgerComm
 export const CLAIM_ANSWER_WIDTH = 5;
 
 /** Arguments per row in a SETTLE call, after the SETTLE_SHARED_ARGS shared ones. */
-export const SETTLE_ROW_ARGS = 6;
+export const SETTLE_ROW_ARGS = 8;
 export const SETTLE_SHARED_ARGS = 6;
 
 // settle.lua walks its rows with these numbers as literals: they must agree with the callers'.

@@ -6,6 +6,7 @@ import type { LedgerContext } from './ledger-context.js';
 import { CLAIM_ANSWER_WIDTH, SETTLE_ROW_ARGS } from './ledger-scripts.js';
 import { claimKeys, confirmInDoubtKeys, retryCappedKeys, rowSendKeys, settleKeys } from './script-keys.js';
 import { TickBatch } from './tick-batch.js';
+import { wamidKeepArgs } from './wamid-compact.js';
 
 /** How long answers gather: the request is out; only the row's answer, and its job's end, wait. */
 const SETTLE_GATHER_MS = 5;
@@ -99,13 +100,15 @@ export class LedgerSend implements Pick<SendLedger, 'claim' | 'settle' | 'halt' 
     const answers: (string | number)[] = [];
     for (const { job, settlement } of items) {
       const sent = settlement.status === 'sent' || settlement.status === 'held';
+      const wamid = sent ? settlement.wamid : '';
       answers.push(
         job.row,
         settlement.status,
-        sent ? settlement.wamid : '',
+        wamid,
         sent ? '' : settlement.errorCode,
         sent ? '' : settlement.errorDetail,
         job.requeue ?? 0,
+        ...wamidKeepArgs(wamid),
       );
     }
     if (answers.length !== SETTLE_ROW_ARGS * items.length) throw new Error('settle arguments out of step with the script');

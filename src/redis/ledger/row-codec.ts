@@ -25,8 +25,9 @@ export const ROW_PRICING_CODES = [
   'referral_conversion',
 ] as const;
 const JSON_START = 0x7b;
-/** A hex ID kept as `~` and the base64url of its bytes (packedHexId in src/redis/lua/includes/wamid-compact.lua). */
+/** A hex ID kept as `~` and the base64url of its bytes (packedHexId). */
 const PACKED_HEX_ID = '~';
+const PACKABLE_HEX_ID = /^(?:[0-9A-F]{6})+$/;
 
 /**
  * msgpackr, loaded at the first row read rather than with this module: it takes about 10 ms to
@@ -40,6 +41,14 @@ function rowUnpackr(): Unpackr {
     unpackr = new Reader({ int64AsType: 'number', mapsAsObjects: true });
   }
   return unpackr;
+}
+
+/**
+ * What a row's `m` keeps of a hex ID: upper-case hex digits in a multiple of 6 (Meta's have 18)
+ * as `~` and the base64url of their bytes (13 characters for 18), any other as it is.
+ */
+export function packedHexId(hex: string): string {
+  return PACKABLE_HEX_ID.test(hex) ? `${PACKED_HEX_ID}${Buffer.from(hex, 'hex').toString('base64url')}` : hex;
 }
 
 /** A row's hex ID as `m` keeps it: packed (`~` and base64url) or as it is. */

@@ -38,7 +38,7 @@
     ARGV[3]  brake-window     brake window (sends; 0 = off)
     ARGV[4]  brake-share      brake share (0..1)
     ARGV[5]  cap-wait         the marketing cap's wait (ms) after a 131049
-    then 8 per status, from ARGV[6] on:
+    then 10 per status, from ARGV[6] on:
     ARGV[6]  wamid            message ID (wamid)
     ARGV[7]  kind             'sent' | 'delivered' | 'read' | 'failed'
     ARGV[8]  at               Meta's timestamp (ms)
@@ -47,6 +47,8 @@
     ARGV[11] detail           error detail ('' unless failed)
     ARGV[12] phone-number-id  phone number ID the webhook was for
     ARGV[13] pricing          '' when the status has none, else "<category>|<1 billable, 0 not>|<market>"
+    ARGV[14] wamid-digits     the digits of the wamid's shape, or '' (src/redis/ledger/wamid-compact.ts)
+    ARGV[15] wamid-m          what a row keeps of it as `m` when those are its phone's digits, or ''
 
   Output:
     Per status, flat, 2 values each: 'applied' | 'same' (nothing new) | 'unmatched' (no row
@@ -91,7 +93,7 @@ local function locate(wamid, callback)
 end
 
 local out = {}
-for i = 6, #ARGV, 8 do
+for i = 6, #ARGV, 10 do
   local wamid, kind, at, callback, code, detail, numberId = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6]
   local pricing, billed, capped = ARGV[i + 7], 0, 0
   local campaignId, row, rowsKey, rec = locate(wamid, callback)
@@ -114,7 +116,7 @@ for i = 6, #ARGV, 8 do
         emitRowEvent(campaignKey, row, 'row.sent', rec, now, { w = wamid })
       end
       if not rowHasWamid(rec) then
-        setRowWamid(rec, wamid)
+        setRowWamid(rec, wamid, ARGV[i + 8], ARGV[i + 9])
         indexWamid(wamidsKey, campaignKey, campaignId, row, wamid)
         changed = true
       end

@@ -34,13 +34,15 @@
     ARGV[4]  brake-share     brake share (0..1)
     ARGV[5]  confirm-window  confirm window (ms; 0 = off: in-doubt rows are `unknown` at once)
     ARGV[6]  held-patience   held patience (ms): how long a `held` row waits for its status webhook
-    then 6 per row (SETTLE_ROW_ARGS, after SETTLE_SHARED_ARGS = 6), from ARGV[7] on:
+    then 8 per row (SETTLE_ROW_ARGS, after SETTLE_SHARED_ARGS = 6), from ARGV[7] on:
     ARGV[7]  row             row number
     ARGV[8]  status          'sent' | 'held' | 'failed' | 'unknown' | 'abandoned' | 'queued' | 'skipped'
     ARGV[9]  wamid           wamid ('' unless sent or held)
     ARGV[10] code            error code ('' when sent or held)
     ARGV[11] detail          error detail ('' when sent or held)
     ARGV[12] job             its job number
+    ARGV[13] wamid-digits    the digits of the wamid's shape, or '' (src/redis/ledger/wamid-compact.ts)
+    ARGV[14] wamid-m         what the row keeps of it as `m` when those are its phone's digits, or ''
 
   Output:
     Per row, flat, 3 values each: the row's status afterwards ('missing' for no such row),
@@ -69,7 +71,7 @@ local heldMs = tonumber(ARGV[6])
 local confirmUntil = nil
 if confirmMs > 0 then confirmUntil = now + confirmMs end
 
-local function settle(row, status, wamid, code, detail, owner)
+local function settle(row, status, wamid, code, detail, owner, wamidDigits, wamidM)
   if status ~= 'queued' then redis.call('ZREM', windowKey, jobIdOf(campaignId, row, owner)) end
   local json = rowStored(rowsKey, row)
   if not json then return 'missing', 0, false end
@@ -89,7 +91,7 @@ local function settle(row, status, wamid, code, detail, owner)
     redis.call('ZADD', confirmKey, rec.cu, campaignId .. '/' .. row)
   end
   move(campaignKey, rec, status, now)
-  if wamid ~= '' then setRowWamid(rec, wamid) end
+  if wamid ~= '' then setRowWamid(rec, wamid, wamidDigits, wamidM) end
   if code ~= '' then rec.c = code; rec.d = detail elseif status == 'sent' or status == 'held' then rec.c = nil; rec.d = nil end
   -- When it failed: `campaign retry` holds back 131049 rows for 24 h after it.
   if status == 'failed' then rec.ft = now end
@@ -114,8 +116,8 @@ local out = {}
 local lastFinal = 0
 -- From ARGV[SETTLE_SHARED_ARGS + 1], SETTLE_ROW_ARGS at a time (src/redis/ledger-scripts.ts
 -- checks at load time that this line matches those constants).
-for i = 7, #ARGV, 6 do
-  local status, paused, applied = settle(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5])
+for i = 7, #ARGV, 8 do
+  local status, paused, applied = settle(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7])
   out[#out + 1] = status
   out[#out + 1] = 0
   out[#out + 1] = paused
