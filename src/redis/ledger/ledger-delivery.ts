@@ -37,7 +37,17 @@ export class LedgerDelivery implements Omit<DeliveryLedger, 'applyTemplateStatus
       const statuses: (string | number)[] = [];
       for (const u of group) {
         const pricing = u.pricing === undefined ? '' : `${u.pricing.category}|${u.pricing.billable ? 1 : 0}|${u.pricing.market}`;
-        statuses.push(u.wamid, u.kind, u.at, u.callbackData ?? '', u.code ?? '', u.detail ?? '', u.phoneNumberId, pricing, ...wamidKeepArgs(u.wamid));
+        statuses.push(
+          u.wamid,
+          u.kind,
+          u.at,
+          u.callbackData ?? '',
+          u.code ?? '',
+          u.detail ?? '',
+          u.phoneNumberId,
+          pricing,
+          ...wamidKeepArgs(u.wamid),
+        );
       }
       const flat = await redis.cwApplyStatuses(
         wamidsKey(prefix, number),

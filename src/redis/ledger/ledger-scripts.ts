@@ -70,7 +70,9 @@ export interface LedgerCommands {
     brakeShare: number,
     confirmWindow: number,
     heldPatience: number,
-    ...answers: Each<[row: number, status: string, wamid: string, code: string, detail: string, job: number, wamidDigits: string, wamidM: string]>
+    ...answers: Each<
+      [row: number, status: string, wamid: string, code: string, detail: string, job: number, wamidDigits: string, wamidM: string]
+    >
   ): Promise<(string | number)[]>;
   cwRetryCapped(capped: string, active: string, optouts: string, scope: string, clock: string, limit: number): Promise<number[]>;
   cwConfirmInDoubt(
