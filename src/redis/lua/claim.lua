@@ -62,6 +62,7 @@
 
 local campaignKey, rowsKey, sentKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local optOutsKey, capsKey = KEYS[7], KEYS[8]
+countsGathered = true
 local now, window, campaignId = ledgerNow(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local held = redis.call('HMGET', campaignKey, 'cancelled', 'paused', 'allowRepeat', 'expiresAt')
 local expired = false
@@ -137,4 +138,5 @@ end
 -- The guard forgets messages older than the window, a few per call; each of its keys lives a
 -- window after its newest entry (includes/bucket-map.lua), never shortened by a shorter window.
 if window > 0 then guardPrune(sentKey, now, window) end
+flushCounts()
 return out

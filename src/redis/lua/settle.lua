@@ -68,6 +68,7 @@ local campaignKey, rowsKey, wamidsKey, recentKey, sentKey, windowKey, confirmKey
 local cappedKey = KEYS[8]
 local campaignId, now, window, share, confirmMs = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local heldMs = tonumber(ARGV[6])
+countsGathered = true
 local confirmUntil = nil
 if confirmMs > 0 then confirmUntil = now + confirmMs end
 
@@ -126,4 +127,5 @@ end
 -- Checked once, after every answer of the call is in: the answer that completed the
 -- campaign is the call's last final one.
 if lastFinal > 0 and completeIfDone(campaignKey, now) == 1 then out[lastFinal] = 1 end
+flushCounts()
 return out

@@ -6,8 +6,11 @@
   Defines: completeIfDone(campaignKey, now) → 1 when this call completed the campaign, else 0
 ]]
 --- @include "events"
+--- @include "counts"
 
 local function completeIfDone(campaignKey, now)
+  -- The counters it reads include what this script gathered.
+  flushCounts()
   local f = redis.call('HMGET', campaignKey, 'ingestDone', 'total', 'n:sent', 'n:failed', 'n:rejected', 'n:skipped', 'n:unknown', 'n:cancelled', 'n:expired', 'finishedAt', 'cancelled')
   if f[1] ~= '1' or f[10] then return 0 end
   local answered = 0

@@ -1,15 +1,16 @@
 --[[
   Moves a row between statuses, keeping the campaign's counters (n:<status>) in step, and
-  its timeline of sent and failed rows (includes/timeline.lua) with them.
+  its timeline of sent and failed rows (includes/timeline.lua) with them (includes/counts.lua).
   Sets rec.s; the caller writes the record.
 
   Defines: move(campaignKey, rec, status, now)
 ]]
+--- @include "counts"
 --- @include "timeline"
 
 local function move(campaignKey, rec, status, now)
-  redis.call('HINCRBY', campaignKey, 'n:' .. rec.s, -1)
-  redis.call('HINCRBY', campaignKey, 'n:' .. status, 1)
+  countAdd(campaignKey, 'n:' .. rec.s, -1)
+  countAdd(campaignKey, 'n:' .. status, 1)
   if rec.s ~= status then
     if TIMELINE_KINDS[rec.s] then timelineAdd(campaignKey, rec.s, -1, now) end
     if TIMELINE_KINDS[status] then timelineAdd(campaignKey, status, 1, now) end

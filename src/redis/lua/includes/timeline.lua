@@ -11,6 +11,7 @@
   Defines: timelineAdd(campaignKey, kind, delta, now), TIMELINE_KINDS (status → true),
   timelineStarts (its cache of startedAt per campaign key)
 ]]
+--- @include "counts"
 local TIMELINE_KINDS = { sent = true, failed = true, delivered = true, read = true }
 -- Per campaign key: its startedAt (ms; 0 before its first feed), read once per script call.
 local timelineStarts = {}
@@ -26,5 +27,5 @@ local function timelineAdd(campaignKey, kind, delta, now)
   local width = 60
   if age >= 7 * 86400000 then width = 86400 elseif age >= 6 * 3600000 then width = 3600 end
   local start = math.floor(now / 1000 / width) * width
-  redis.call('HINCRBY', campaignKey .. ':timeline', kind .. ':' .. string.format('%d', start) .. ':' .. width, delta)
+  countAdd(campaignKey .. ':timeline', kind .. ':' .. string.format('%d', start) .. ':' .. width, delta)
 end

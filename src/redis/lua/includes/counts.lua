@@ -1,0 +1,36 @@
+--[[
+  Counter changes a script makes row by row (a campaign's `n:<status>`, its timeline), written
+  at once, or, once the script sets countsGathered, gathered and written once a field by
+  flushCounts(): a claim or a settle of many rows then writes each counter once instead of
+  once a row (each HINCRBY from a script cost Redis about 1.3 µs). A script that gathers
+  flushes before it returns, and whatever reads a counter inside a script flushes first
+  (includes/complete-if-done.lua).
+
+  Defines: countsGathered, countsPending, countsOrder, countAdd(key, field, delta), flushCounts()
+]]
+local countsGathered = false
+local countsPending = {}
+local countsOrder = {}
+
+local function countAdd(key, field, delta)
+  if not countsGathered then
+    redis.call('HINCRBY', key, field, delta)
+    return
+  end
+  local fields = countsPending[key]
+  if not fields then
+    fields = {}
+    countsPending[key] = fields
+    countsOrder[#countsOrder + 1] = key
+  end
+  fields[field] = (fields[field] or 0) + delta
+end
+
+local function flushCounts()
+  for _, key in ipairs(countsOrder) do
+    for field, delta in pairs(countsPending[key]) do
+      if delta ~= 0 then redis.call('HINCRBY', key, field, delta) end
+    end
+  end
+  countsPending, countsOrder = {}, {}
+end
