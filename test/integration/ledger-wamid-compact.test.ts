@@ -15,8 +15,8 @@ import { TestClock } from '../support/test-clock.js';
 import { storedRowOf } from '../support/stored-rows.js';
 
 /**
- * A row's message ID kept small (src/redis/ledger/wamid-compact.ts decodes it, includes/wamid-compact.lua keeps it) on a real Redis: an ID in Meta's
- * shape for the row's own digits is stored as its hex ID, any other as it came, and every reader
+ * A row's message ID kept small (src/redis/ledger/wamid-compact.ts decodes it, includes/wamid-compact.lua keeps it) on
+ * a real Redis: an ID in Meta's shape for the row's own digits is stored as its hex ID, any other as it came, and every reader
  * (rows and the report, statuses through the message-ID index, purge) gets the very same ID back.
  */
 

@@ -10,7 +10,7 @@ export interface StoredRow {
   a?: number;
   /** the number of the job that owns the row; absent = 0, its first job */
   k?: number;
-  /** wamid: as it came, or `m`, the hex ID of one in Meta's shape for `p`'s digits (src/redis/ledger/wamid-compact.ts, includes/wamid-compact.lua) */
+  /** wamid: as it came, or `m`, the hex ID of one in Meta's shape for `p`'s digits (wamid-compact.ts, includes/wamid-compact.lua) */
   w?: string;
   m?: string;
   /** error code, detail */
