@@ -269,7 +269,7 @@ export const SETTLE_SHARED_ARGS = 6;
 // settle.lua walks its rows with these numbers as literals: they must agree with the callers'.
 function checkedSettle(settle: LuaCommand): LuaCommand {
   const loop = `for i = ${SETTLE_SHARED_ARGS + 1}, #ARGV, ${SETTLE_ROW_ARGS} do`;
-  if (!settle.lua.split('\n').includes(loop)) {
+  if (!settle.lua.split('\n').some((line) => line.trim() === loop)) {
     throw new Error(
       `src/redis/lua/settle.lua has no line "${loop}": its row loop is out of step with SETTLE_SHARED_ARGS and SETTLE_ROW_ARGS`,
     );

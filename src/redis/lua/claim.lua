@@ -62,7 +62,6 @@
 
 local campaignKey, rowsKey, sentKey, windowKey, activeKey, pendingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local optOutsKey, capsKey = KEYS[7], KEYS[8]
-countsGathered = true
 local now, window, campaignId = ledgerNow(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local held = redis.call('HMGET', campaignKey, 'cancelled', 'paused', 'allowRepeat', 'expiresAt')
 local expired = false
@@ -126,17 +125,18 @@ local function claim(row, owner)
   return 'claimed', tostring(rec.a), rec.p, values, rec.h or ''
 end
 local out = {}
-for i = 4, #ARGV, 2 do
-  local outcome, value, phone, values, header = claim(ARGV[i], ARGV[i + 1])
-  if outcome ~= 'claimed' and outcome ~= 'in-doubt' then redis.call('ZREM', windowKey, jobIdOf(campaignId, ARGV[i], ARGV[i + 1])) end
-  out[#out + 1] = outcome
-  out[#out + 1] = value
-  out[#out + 1] = phone or ''
-  out[#out + 1] = values or ''
-  out[#out + 1] = header or ''
-end
+withCountsGathered(function()
+  for i = 4, #ARGV, 2 do
+    local outcome, value, phone, values, header = claim(ARGV[i], ARGV[i + 1])
+    if outcome ~= 'claimed' and outcome ~= 'in-doubt' then redis.call('ZREM', windowKey, jobIdOf(campaignId, ARGV[i], ARGV[i + 1])) end
+    out[#out + 1] = outcome
+    out[#out + 1] = value
+    out[#out + 1] = phone or ''
+    out[#out + 1] = values or ''
+    out[#out + 1] = header or ''
+  end
+end)
 -- The guard forgets messages older than the window, a few per call; each of its keys lives a
 -- window after its newest entry (includes/bucket-map.lua), never shortened by a shorter window.
 if window > 0 then guardPrune(sentKey, now, window) end
-flushCounts()
 return out

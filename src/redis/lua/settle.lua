@@ -68,7 +68,6 @@ local campaignKey, rowsKey, wamidsKey, recentKey, sentKey, windowKey, confirmKey
 local cappedKey = KEYS[8]
 local campaignId, now, window, share, confirmMs = ARGV[1], ledgerNow(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local heldMs = tonumber(ARGV[6])
-countsGathered = true
 local confirmUntil = nil
 if confirmMs > 0 then confirmUntil = now + confirmMs end
 
@@ -117,15 +116,16 @@ local out = {}
 local lastFinal = 0
 -- From ARGV[SETTLE_SHARED_ARGS + 1], SETTLE_ROW_ARGS at a time (src/redis/ledger-scripts.ts
 -- checks at load time that this line matches those constants).
-for i = 7, #ARGV, 8 do
-  local status, paused, applied = settle(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7])
-  out[#out + 1] = status
-  out[#out + 1] = 0
-  out[#out + 1] = paused
-  if applied and FINAL[status] then lastFinal = #out - 1 end
-end
+withCountsGathered(function()
+  for i = 7, #ARGV, 8 do
+    local status, paused, applied = settle(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7])
+    out[#out + 1] = status
+    out[#out + 1] = 0
+    out[#out + 1] = paused
+    if applied and FINAL[status] then lastFinal = #out - 1 end
+  end
+end)
 -- Checked once, after every answer of the call is in: the answer that completed the
 -- campaign is the call's last final one.
 if lastFinal > 0 and completeIfDone(campaignKey, now) == 1 then out[lastFinal] = 1 end
-flushCounts()
 return out

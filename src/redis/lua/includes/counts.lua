@@ -1,12 +1,14 @@
 --[[
   Counter changes a script makes row by row (a campaign's `n:<status>`, its timeline), written
-  at once, or, once the script sets countsGathered, gathered and written once a field by
+  at once, or, inside withCountsGathered(work), gathered and written once a field by
   flushCounts(): a claim or a settle of many rows then writes each counter once instead of
-  once a row (each HINCRBY from a script cost Redis about 1.3 µs). A script that gathers
-  flushes before it returns, and whatever reads a counter inside a script flushes first
-  (includes/complete-if-done.lua).
+  once a row (each HINCRBY from a script cost Redis about 1.3 µs). They are written when the
+  work ends, also when it fails the script (a row Lua cannot read): what it changed before
+  stays counted, as when each change wrote its own. Whatever reads a counter inside a script
+  flushes first (includes/complete-if-done.lua).
 
-  Defines: countsGathered, countsPending, countsOrder, countAdd(key, field, delta), flushCounts()
+  Defines: countsGathered, countsPending, countsOrder, countAdd(key, field, delta), flushCounts(),
+    withCountsGathered(work)
 ]]
 local countsGathered = false
 local countsPending = {}
@@ -33,4 +35,12 @@ local function flushCounts()
     end
   end
   countsPending, countsOrder = {}, {}
+end
+
+local function withCountsGathered(work)
+  countsGathered = true
+  local ok, failure = pcall(work)
+  flushCounts()
+  countsGathered = false
+  if not ok then error(failure, 0) end
 end
