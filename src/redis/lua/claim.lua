@@ -53,8 +53,7 @@
 --- @include "final"
 --- @include "complete-if-done"
 --- @include "move"
---- @include "prior-send"
---- @include "sent-guard-write"
+--- @include "guard-claim"
 --- @include "backlog"
 --- @include "park"
 --- @include "opted-out"
@@ -106,15 +105,13 @@ local function claim(row, owner)
     return 'settled', 'skipped', tostring(completeIfDone(campaignKey, now))
   end
   if window > 0 and rec.f then
-    local dup = nil
-    if held[3] ~= '1' then dup = priorSend(sentKey, rec.f, campaignId, row, now, window) end
+    local dup = guardClaim(sentKey, rec.f, campaignId, row, now, window, held[3] == '1')
     if dup then
       move(campaignKey, rec, 'skipped', now)
       rec.c = 'ALREADY_SENT'; rec.d = dup
       saveUnsent(row, rec)
       return 'settled', 'skipped', tostring(completeIfDone(campaignKey, now))
     end
-    guardRecord(sentKey, rec.f, campaignId, row, now, window)
   end
   rec.a = (rec.a or 0) + 1
   rec.ct = now

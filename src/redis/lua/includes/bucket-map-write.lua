@@ -14,8 +14,10 @@
   No index by time is kept: a sorted set cost more than the map itself.
 
   Defines: BUCKET_FILL, BUCKET_WALKS_PER_PERIOD, BUCKET_WALK_MAX; bucketKeptAlive, keepBucketAlive(key, ttl);
-    splitBucket(state, ttl); bucketMapSet(state, field, value, ttl); bucketMapDel(state, field) → 1 if it removed
-    the entry, else 0; bucketMapWalk(state, now, period) → the fields it dropped and their values, flat
+    splitBucket(state, ttl); bucketMapWritten(state, bucket, added, ttl); bucketMapSet(state, field, value, ttl);
+    bucketMapAdd(state, field, value, ttl) → 1 if it added the entry, 0 (nothing written) if the field was there;
+    bucketMapDel(state, field) → 1 if it removed the entry, else 0; bucketMapWalk(state, now, period) → the fields
+    it dropped and their values, flat
 ]]
 --- @include "bucket-map"
 --- @include "compact-time"
@@ -55,17 +57,28 @@ local function splitBucket(state, ttl)
   redis.call('HSET', state.key, 'n', state.n)
 end
 
-local function bucketMapSet(state, field, value, ttl)
-  local key = state.key
-  local bucket = bucketOf(state, field)
-  local added = redis.call('HSET', bucket, field, value)
+-- After a write to `bucket`: the count of a new entry, the keys' lives, the splits it is due.
+local function bucketMapWritten(state, bucket, added, ttl)
   if added == 1 then
     state.count = state.count + 1
-    redis.call('HINCRBY', key, 'count', 1)
+    redis.call('HINCRBY', state.key, 'count', 1)
   end
   keepBucketAlive(bucket, ttl)
-  keepBucketAlive(key, ttl)
+  keepBucketAlive(state.key, ttl)
   while state.count > BUCKET_FILL * state.n do splitBucket(state, ttl) end
+end
+
+local function bucketMapSet(state, field, value, ttl)
+  local bucket = bucketOf(state, field)
+  bucketMapWritten(state, bucket, redis.call('HSET', bucket, field, value), ttl)
+end
+
+-- One HSETNX: where most writes are of new entries, the lookup and the write in one scan of the bucket.
+local function bucketMapAdd(state, field, value, ttl)
+  local bucket = bucketOf(state, field)
+  local added = redis.call('HSETNX', bucket, field, value)
+  if added == 1 then bucketMapWritten(state, bucket, added, ttl) end
+  return added
 end
 
 local function bucketMapDel(state, field)

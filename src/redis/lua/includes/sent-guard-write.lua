@@ -9,8 +9,9 @@
   window apart at most (`#handles`: when they were last looked over), the claim looks them over.
 
   Defines: handleUse(stored) → handle, ms of its last use; guardHandle(sentKey, campaignId, now, window) → the
-    campaign's handle in this guard, given at its first entry; guardRecord(sentKey, f, campaignId, row, at, window); guardForget(sentKey, f, campaignId,
-    row) (only an entry of that row); guardPruneHandles(sentKey, now, window); guardPrune(sentKey, now, window)
+    campaign's handle in this guard, given at its first entry; guardValue(sentKey, campaignId, row, at, window) → what
+    an entry keeps; guardRecord(sentKey, f, campaignId, row, at, window); guardForget(sentKey, f, campaignId, row)
+    (only an entry of that row); guardPruneHandles(sentKey, now, window); guardPrune(sentKey, now, window)
 ]]
 --- @include "sent-guard"
 --- @include "bucket-map-write"
@@ -43,10 +44,13 @@ local function guardHandle(sentKey, campaignId, now, window)
   return handle
 end
 
-local function guardRecord(sentKey, f, campaignId, row, at, window)
+local function guardValue(sentKey, campaignId, row, at, window)
   local handle = guardHandle(sentKey, campaignId, at, window)
-  local value = packGuardValue(handle, row, at) or handle .. '/' .. row .. '/' .. compactTime(at)
-  bucketMapSet(guardMap(sentKey), guardField(f), value, window)
+  return packGuardValue(handle, row, at) or handle .. '/' .. row .. '/' .. compactTime(at)
+end
+
+local function guardRecord(sentKey, f, campaignId, row, at, window)
+  bucketMapSet(guardMap(sentKey), guardField(f), guardValue(sentKey, campaignId, row, at, window), window)
 end
 
 local function guardForget(sentKey, f, campaignId, row)
