@@ -21,6 +21,7 @@
 ]]
 --- @include "bucket-map"
 --- @include "compact-time"
+--- @include "counts"
 
 local BUCKET_FILL = 48
 local BUCKET_WALKS_PER_PERIOD = 4
@@ -57,11 +58,12 @@ local function splitBucket(state, ttl)
   redis.call('HSET', state.key, 'n', state.n)
 end
 
--- After a write to `bucket`: the count of a new entry, the keys' lives, the splits it is due.
+-- After a write to `bucket`: the count of a new entry (gathered in a claim: includes/counts.lua), the keys'
+-- lives, the splits it is due.
 local function bucketMapWritten(state, bucket, added, ttl)
   if added == 1 then
     state.count = state.count + 1
-    redis.call('HINCRBY', state.key, 'count', 1)
+    countAdd(state.key, 'count', 1)
   end
   keepBucketAlive(bucket, ttl)
   keepBucketAlive(state.key, ttl)
@@ -85,6 +87,8 @@ local function bucketMapDel(state, field)
   local removed = redis.call('HDEL', bucketOf(state, field), field)
   if removed == 1 then
     state.count = math.max(state.count - 1, 0)
+    -- Written as a whole: a gathered change to it must be in first.
+    flushCounts()
     redis.call('HSET', state.key, 'count', state.count)
   end
   return removed
@@ -124,6 +128,7 @@ local function bucketMapWalk(state, now, period)
     cursor = cursor + 1
   end
   state.count = math.max(state.count - removed, 0)
+  flushCounts()
   redis.call('HSET', key, '#cursor', cursor, '#walked', walked + due * perBucket, 'count', state.count)
   return dropped
 end

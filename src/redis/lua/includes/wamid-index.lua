@@ -21,7 +21,8 @@
 
   A script run reads the number's `count` and `widths` once (wamidMeta, kept in wamidMetas) and
   each campaign's handle once (wamidHandles), then keeps them in step with its own writes: a
-  settle of many rows pays for them once, not per row.
+  settle of many rows pays for them once, not per row, and writes `count` once
+  (includes/counts.lua).
 
   Defines: WAMID_BUCKET_FILL, WAMID_WIDEST, WAMID_HANDLES; wamidValue(handle, row) → the value kept;
     wamidField(digest) → field; wamidBucket(wamidsKey, digest, width) → bucket key; wamidMetas, wamidMeta(wamidsKey) → { count, widths (to try, widest first),
@@ -32,6 +33,8 @@
     campaignKey, campaignId) → handle; indexWamid(wamidsKey, campaignKey, campaignId, row, wamid);
     forgetWamid(wamidsKey, wamid, campaignId, row) → 1 if it removed an entry of that row, else 0
 ]]
+--- @include "counts"
+
 local WAMID_BUCKET_FILL = 64
 local WAMID_WIDEST = 16
 local WAMID_HANDLES = 1024
@@ -135,13 +138,14 @@ local function indexWamid(wamidsKey, campaignKey, campaignId, row, wamid)
   local bucket, field = wamidSlot(wamidsKey, wamid)
   local metaKey = wamidsKey .. ':campaigns'
   if redis.call('HSET', bucket, field, wamidValue(campaignHandle(wamidsKey, campaignKey, campaignId), row)) == 0 then return end
-  redis.call('HINCRBY', metaKey, 'count', 1)
+  countAdd(metaKey, 'count', 1)
   local meta = wamidMeta(wamidsKey)
   meta.count = meta.count + 1
   local width = tonumber(string.match(bucket, ':w(%d+):%d+$') or WAMID_WIDEST)
   if not meta.counted[width] then
     redis.call('HSET', metaKey, 'widths', (redis.call('HGET', metaKey, 'widths') or '') .. ' ' .. width)
-    -- Read again at the next use: a width joins the list to try.
+    -- Read again at the next use, with the count gathered so far: a width joins the list to try.
+    flushCounts()
     wamidMetas[wamidsKey] = nil
   end
 end
@@ -157,6 +161,7 @@ local function forgetWamid(wamidsKey, wamid, campaignId, row)
     if cid == campaignId and r == tostring(row) then
       redis.call('HDEL', bucket, field)
       if counted[width] then
+        flushCounts()
         local count = tonumber(redis.call('HINCRBY', wamidsKey .. ':campaigns', 'count', -1))
         if count < 0 then
           count = 0
