@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { hostname } from 'node:os';
 import type { RedisClient } from '../src/redis/key-scope.js';
 import { ledgerOptionsOf } from '../src/app/ledger-options.js';
+import { replicasBehindWarning } from '../src/app/replicas-behind-warning.js';
 import { loadConfig, sendRateOf, type Config } from '../src/config/config.js';
 import type { Dashboard } from '../src/dashboard/dashboard.js';
 import type { ServiceMetrics } from '../src/metrics/service-metrics.js';
@@ -14,6 +15,11 @@ import { AppError } from '../src/errors/app-error.js';
 import { boundedClose, type BoundedClose } from '../src/http/bounded-close.js';
 import { listenFailure, urlHost } from '../src/http/listen.js';
 import { createLogger, type Logger } from '../src/logging/logger.js';
+
+/** REDIS_WAIT_REPLICAS' warning for the intake: a webhook is answered 200 before its body is on the replicas. */
+const INBOX_BEHIND =
+  'REDIS_WAIT_REPLICAS: fewer replicas than asked have the webhooks taken in (none connected, or not within 1 s); ' +
+  'Meta is answered anyway, and a failover now could lose a webhook it will not send again';
 
 export interface ServeOptions {
   port: number;
@@ -60,7 +66,11 @@ export async function startService(
   let port: number;
   let closer: BoundedClose;
   try {
-    const inbox = new RedisWebhookInbox(redis, config.queuePrefix, { max: config.webhook.inboxMax, relay: parts.relay !== undefined });
+    const inbox = new RedisWebhookInbox(redis, config.queuePrefix, {
+      max: config.webhook.inboxMax,
+      relay: parts.relay !== undefined,
+      replicas: { replicas: config.redisWaitReplicas, onBehind: replicasBehindWarning(log, INBOX_BEHIND) },
+    });
     app = buildWebhookServer({
       inbox,
       verifyToken,

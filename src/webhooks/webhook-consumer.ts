@@ -73,6 +73,12 @@ export class WebhookConsumer {
   #lastParkedRetry = 0;
   /** The consumer group exists (created once; again after an error, e.g. the stream was deleted). */
   #groupReady = false;
+  /**
+   * Since when entries this consumer read may be unacknowledged (its start; a new batch that failed); undefined once it
+   * found none. They come first for at most claimIdleMs: a batch that keeps failing is then retried at XAUTOCLAIM's pace
+   * (and its failures there do not bring it first again), so it holds up the rest once, not forever.
+   */
+  #ownPendingSince: number | undefined = Date.now();
 
   constructor(options: WebhookConsumerOptions) {
     this.#o = {
@@ -140,16 +146,36 @@ export class WebhookConsumer {
     else this.#o.logger.error({ err: error }, 'could not work off the webhook inbox (retrying)');
   }
 
-  /** One round: entries a dead consumer left, then new ones (waiting up to blockMs), then parked statuses. Returns entries handled. */
+  /**
+   * One round: entries this consumer read and did not get through, else entries a dead consumer left, else new ones
+   * (waiting up to blockMs); then parked statuses. Returns entries handled.
+   */
   async processOnce(): Promise<number> {
     const { redis, consumer } = this.#o;
     await this.#ensureGroup();
+    const own = await this.#ownPending();
+    if (own > 0) return own;
     const [, claimed] = (await redis.xautoclaim(this.#keys.inbox, GROUP, consumer, this.#o.claimIdleMs, '0-0', 'COUNT', 100)) as [
       string,
       [string, string[]][],
     ];
     let entries = claimed.filter((e) => e[1] !== null && e[1] !== undefined);
-    if (entries.length === 0) {
+    if (entries.length > 0) await this.#handle(entries);
+    else entries = await this.#newEntries();
+    if (Date.now() - this.#lastParkedRetry >= this.#o.parkedRetryMs) {
+      this.#lastParkedRetry = Date.now();
+      await this.#retryParked();
+    }
+    return entries.length;
+  }
+
+  /**
+   * Reads new entries (waiting up to blockMs) and handles them. When either fails (a read whose answer was lost is in this
+   * consumer's pending entries all the same), those entries are taken first from then on.
+   */
+  async #newEntries(): Promise<[string, string[]][]> {
+    const { redis, consumer } = this.#o;
+    try {
       const read = (await redis.xreadgroup(
         'GROUP',
         GROUP,
@@ -162,14 +188,38 @@ export class WebhookConsumer {
         this.#keys.inbox,
         '>',
       )) as [string, [string, string[]][]][] | null;
-      entries = read?.[0]?.[1] ?? [];
+      const entries = read?.[0]?.[1] ?? [];
+      if (entries.length > 0) await this.#handle(entries);
+      return entries;
+    } catch (error) {
+      this.#ownPendingSince ??= Date.now();
+      throw error;
     }
+  }
+
+  /**
+   * Handles the entries this consumer read and has not acknowledged, oldest first (a batch whose apply failed: Redis
+   * failed over under it). Left to XAUTOCLAIM they would wait CLAIM_IDLE_MS while newer statuses applied, and the in-doubt
+   * rule takes statuses of later sends, with none of its own, as proof that a request never reached Meta: its row would
+   * be sent again though Meta has it. Returns entries handled; 0 once none is left.
+   */
+  async #ownPending(): Promise<number> {
+    if (this.#ownPendingSince === undefined) return 0;
+    if (Date.now() - this.#ownPendingSince > this.#o.claimIdleMs) {
+      this.#ownPendingSince = undefined;
+      return 0;
+    }
+    const { redis, consumer } = this.#o;
+    const read = (await redis.xreadgroup('GROUP', GROUP, consumer, 'COUNT', 100, 'STREAMS', this.#keys.inbox, '0')) as
+      [string, [string, string[] | null][]][] | null;
+    const pending = read?.[0]?.[1] ?? [];
+    // An entry deleted since it was read comes back without fields: nothing to apply, only to acknowledge.
+    const gone = pending.filter((e) => e[1] === null).map((e) => e[0]);
+    if (gone.length > 0) await redis.xack(this.#keys.inbox, GROUP, ...gone);
+    const entries = pending.filter((e): e is [string, string[]] => e[1] !== null);
     if (entries.length > 0) await this.#handle(entries);
-    if (Date.now() - this.#lastParkedRetry >= this.#o.parkedRetryMs) {
-      this.#lastParkedRetry = Date.now();
-      await this.#retryParked();
-    }
-    return entries.length;
+    else if (gone.length === 0) this.#ownPendingSince = undefined;
+    return pending.length;
   }
 
   async #ensureGroup(): Promise<void> {

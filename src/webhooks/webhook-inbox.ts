@@ -4,6 +4,7 @@ import type { RedisClient } from '../redis/key-scope.js';
 import { createCluster, redactUrl, type RedisTarget } from '../redis/redis-connection.js';
 import { webhookKeys } from '../redis/webhooks/webhook-keys.js';
 import { RedisWebhookIntake } from '../redis/webhooks/redis-webhook-intake.js';
+import { ReplicaWait, type ReplicaWaitOptions } from '../redis/replica-wait.js';
 import { DEFAULT_WEBHOOK_INBOX_MAX } from '../config/config.js';
 
 /**
@@ -27,30 +28,47 @@ export type InboxAnswer = { outcome: 'stored' } | { outcome: 'replay' } | { outc
 /** Where the webhook service puts what it accepted. */
 export interface WebhookInbox {
   /**
-   * Resolves once the body is in Redis, or once Redis has said it holds it already or is full
+   * Resolves once the body is in Redis (and on the replicas REDIS_WAIT_REPLICAS asks for, or a second has
+   * passed), or once Redis has said it holds it already or is full
    * (then, and only then, Meta gets its answer); rejects fast when Redis is away. `signature`:
    * the body's HMAC-SHA256 in hex, checked before; `contentType`: the request's, forwarded with the body when relay is on.
    */
   append(raw: Buffer, receivedAt: number, signature: string, contentType?: string): Promise<InboxAnswer>;
 }
 
+/** The inbox's settings: see the constructor. */
+export interface WebhookInboxOptions {
+  max?: number;
+  relay?: boolean;
+  replicas?: ReplicaWaitOptions;
+}
+
 export class RedisWebhookInbox implements WebhookInbox {
   readonly #redis: RedisClient;
   readonly #intake: RedisWebhookIntake;
+  readonly #replicas: ReplicaWait;
+  readonly #inboxKey: string;
 
   /**
    * `max`: WEBHOOK_INBOX_MAX, the entries the inbox may hold unconsumed. `relay`: RELAY_WEBHOOKS names targets, so each
-   * stored body also goes to the relay stream (src/relay), in the same step.
+   * stored body also goes to the relay stream (src/relay), in the same step. `replicas`: REDIS_WAIT_REPLICAS, the replicas
+   * a stored body must be on before Meta is answered (none by default).
    */
-  constructor(redis: RedisClient, prefix: string, options: { max?: number; relay?: boolean } = {}) {
+  constructor(redis: RedisClient, prefix: string, options: WebhookInboxOptions = {}) {
     this.#redis = redis;
     this.#intake = new RedisWebhookIntake(redis, prefix, { max: options.max ?? DEFAULT_WEBHOOK_INBOX_MAX, relay: options.relay ?? false });
+    this.#replicas = new ReplicaWait(redis, options.replicas ?? { replicas: 0 });
+    this.#inboxKey = webhookInboxKey(prefix);
   }
 
   async append(raw: Buffer, receivedAt: number, signature: string, contentType?: string): Promise<InboxAnswer> {
     // One script: the replay check, the bound, the XADD and the relay's (no MAXLEN: trimming is the consumers', after they applied it).
     const answer = await this.#intake.append(raw, signature, receivedAt, contentType);
-    return answer.outcome === 'full' ? { outcome: 'full', held: answer.held } : { outcome: answer.outcome };
+    if (answer.outcome === 'full') return { outcome: 'full', held: answer.held };
+    // Meta does not send an answered webhook again: a body a failover took back would be lost for good. A replay waits too:
+    // the body it repeats may be one whose wait failed.
+    await this.#replicas.replicated(this.#inboxKey);
+    return { outcome: answer.outcome };
   }
 
   /** Whether Redis answers PING within `timeoutMs` (for /readyz). Never throws. */

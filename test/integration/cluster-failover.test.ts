@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { numberScope } from '../../src/redis/key-scope.js';
+import { numberScope, sharedScope } from '../../src/redis/key-scope.js';
 import { FaultHarness } from '../support/fault-harness.js';
 import { PHONE_NUMBER_ID } from '../support/pipeline.js';
 import { RedisClusterUnderTest } from '../support/redis-cluster.js';
+import { freshPrefix } from '../support/redis.js';
 
 /**
  * The master holding a number's keys is SIGKILLed mid-campaign on a cluster with a
@@ -13,6 +14,17 @@ const ROWS = 2000;
 const RATE = 200;
 const RESUME_WITHIN_MS = 5000;
 
+/**
+ * A fresh prefix whose shared keys (the webhook inbox among them) are on the number's master, so
+ * the kill takes webhooks the service has answered 200 for with it unless they reached a replica.
+ */
+async function prefixBesideTheNumber(cluster: RedisClusterUnderTest): Promise<string> {
+  for (;;) {
+    const prefix = freshPrefix('failover');
+    if ((await cluster.masterOf(sharedScope(prefix))) === (await cluster.masterOf(numberScope(prefix, PHONE_NUMBER_ID)))) return prefix;
+  }
+}
+
 describe('Redis Cluster failover mid-campaign', () => {
   let cluster: RedisClusterUnderTest;
   let rig: FaultHarness;
@@ -21,6 +33,7 @@ describe('Redis Cluster failover mid-campaign', () => {
     cluster = await RedisClusterUnderTest.start({ masters: 3, replicas: 1 });
     rig = await FaultHarness.start({
       label: 'failover',
+      prefix: await prefixBesideTheNumber(cluster),
       rows: ROWS,
       sendRate: RATE,
       sandboxMps: 0,

@@ -1,16 +1,17 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
+import { RedisWebhookInbox } from '../../src/webhooks/webhook-inbox.js';
 import { RedisServer } from '../support/fault-redis-server.js';
 import { LEDGER_TEST_NUMBER } from '../support/ledger-fixtures.js';
 import { freshPrefix } from '../support/redis.js';
 import { waitFor } from '../support/waiting.js';
 
 /**
- * With REDIS_WAIT_REPLICAS, what a webhook writes is on the replicas before `serve` answers
- * Meta: once answered, Meta does not send it again, so a write a failover took back would be a
- * status or a STOP lost for good. A replica stopped by SIGSTOP holds the write back; the
- * ledger's call may not resolve before it runs again.
+ * With REDIS_WAIT_REPLICAS, a webhook's body is on the replicas before `serve` answers Meta, and
+ * what applying it writes is on them before the inbox lets the body go: once answered, Meta does
+ * not send it again, so a write a failover took back would be a status or a STOP lost for good.
+ * A replica stopped by SIGSTOP holds the write back; the call may not resolve before it runs again.
  */
 describe('webhook writes and REDIS_WAIT_REPLICAS (a master and its replica of our own)', () => {
   let master: RedisServer;
@@ -54,6 +55,14 @@ describe('webhook writes and REDIS_WAIT_REPLICAS (a master and its replica of ou
       process.kill(pid, 'SIGCONT');
     }
   }
+
+  it('a signed body is on the replica before the inbox resolves (then Meta gets its 200)', async () => {
+    const inbox = new RedisWebhookInbox(redis, freshPrefix('webhook-replicas'), { replicas: { replicas: 1 } });
+    const body = Buffer.from('{"object":"whatsapp_business_account","entry":[]}');
+    let answer: unknown;
+    expect(await waitedForReplica(async () => (answer = await inbox.append(body, Date.now(), 'ab'.repeat(32))))).toBe(true);
+    expect(answer).toStrictEqual({ outcome: 'stored' });
+  });
 
   it('an inbound message (a STOP keyword) is on the replica before applyInbound resolves', async () => {
     const ledger = new RedisLedger(redis, freshPrefix('webhook-replicas'), { waitReplicas: 1 });

@@ -48,6 +48,8 @@ export interface HarnessOptions {
   webhooks?: boolean;
   /** A Redis Cluster of the test's own instead of one Redis (REDIS_CLUSTER_NODES for every process). */
   cluster?: RedisClusterUnderTest;
+  /** QUEUE_PREFIX (default: a fresh one named after `label`). */
+  prefix?: string;
   /** The phone numbers the sandbox knows (default: PHONE_NUMBER_ID only). */
   phoneNumberIds?: readonly string[];
   /** What the sandbox reports as the numbers' messaging limit (default TIER_UNLIMITED). */
@@ -109,7 +111,7 @@ export class FaultHarness {
   static async start(options: HarnessOptions): Promise<FaultHarness> {
     const dir = await tempDir();
     const templates = await loadTemplatesFile(SAMPLE_TEMPLATES);
-    const prefix = freshPrefix(options.label);
+    const prefix = options.prefix ?? freshPrefix(options.label);
     const service =
       options.webhooks === true
         ? await startService(

@@ -1,5 +1,6 @@
 import type { PortfolioAssignments } from '../../portfolios/portfolios.js';
 import type { RedisClient } from '../key-scope.js';
+import { ReplicaWait } from '../replica-wait.js';
 import { LedgerClock, type LedgerClockSetting } from './ledger-clock.js';
 import { campaignLedgerKeys, campaignNumbersKey } from './ledger-keys.js';
 import { withLedgerCommands, type LedgerCommands } from './ledger-scripts.js';
@@ -33,11 +34,6 @@ export interface LedgerOptions {
   clock?: LedgerClockSetting;
 }
 
-/** How long a claim waits for its replicas (REDIS_WAIT_REPLICAS) before the send goes ahead anyway. */
-const REPLICA_WAIT_MS = 1000;
-/** How long a node's count of connected replicas is trusted (a failover changes it). */
-const REPLICA_COUNT_MS = 3000;
-
 /** What every part of RedisLedger shares: the connection, prefix, clock, settings, campaign keys, the wait for replicas. */
 export class LedgerContext {
   readonly redis: RedisClient & LedgerCommands;
@@ -47,9 +43,7 @@ export class LedgerContext {
   readonly confirmWindowMs: number;
   readonly portfolios: PortfolioAssignments;
   readonly heldPatienceMs: number;
-  readonly #waitReplicas: number;
-  readonly #onReplicasBehind: ((acknowledged: number, wanted: number) => void) | undefined;
-  readonly #replicaCounts = new Map<string, { count: number; at: number }>();
+  readonly #replicas: ReplicaWait;
   /** Campaign ID → phone number ID: fixed at creation, so read once per process. */
   readonly #numbers = new Map<string, string>();
 
@@ -65,8 +59,10 @@ export class LedgerContext {
     this.confirmWindowMs = options.confirmWindowMs ?? 0;
     this.portfolios = options.portfolios ?? new Map();
     this.heldPatienceMs = options.heldPatienceMs ?? 24 * 3_600_000;
-    this.#waitReplicas = options.waitReplicas ?? 0;
-    this.#onReplicasBehind = options.onReplicasBehind;
+    this.#replicas = new ReplicaWait(redis, {
+      replicas: options.waitReplicas ?? 0,
+      ...(options.onReplicasBehind === undefined ? {} : { onBehind: options.onReplicasBehind }),
+    });
   }
 
   /**
@@ -102,35 +98,9 @@ export class LedgerContext {
     return { ...campaignLedgerKeys(this.prefix, number, campaignId), phoneNumberId: number };
   }
 
-  /**
-   * With REDIS_WAIT_REPLICAS: waits until the writes made so far on the connection to `key`'s
-   * node are on that many replicas. WAIT names no key, so on a cluster it rides in a pipeline
-   * behind a read of `key`, which takes it to that node (the one that ran the script). It
-   * waits for no more replicas than the node has connected (read every few seconds): a
-   * replica promoted in a failover has none until one is added, and waiting for one that
-   * does not exist would stall every claim for the whole timeout.
-   */
-  async replicated(key: string): Promise<void> {
-    if (this.#waitReplicas === 0) return;
-    const replicas = await this.#connectedReplicas(key);
-    const wanted = Math.min(this.#waitReplicas, replicas);
-    if (wanted < this.#waitReplicas) this.#onReplicasBehind?.(replicas, this.#waitReplicas);
-    if (wanted === 0) return;
-    const replies = await this.redis.pipeline().exists(key).wait(wanted, REPLICA_WAIT_MS).exec();
-    const acknowledged = Number(replies?.[1]?.[1] ?? 0);
-    if (acknowledged < wanted) this.#onReplicasBehind?.(acknowledged, this.#waitReplicas);
-  }
-
-  /** Replicas connected to the node holding `key` (its slot's tag keyed, kept REPLICA_COUNT_MS). */
-  async #connectedReplicas(key: string): Promise<number> {
-    const tag = /\{([^}]*)\}/.exec(key)?.[1] ?? '';
-    const known = this.#replicaCounts.get(tag);
-    if (known !== undefined && known.at > Date.now() - REPLICA_COUNT_MS) return known.count;
-    const replies = await this.redis.pipeline().exists(key).info('replication').exec();
-    const info = replies?.[1]?.[1];
-    const count = Number(/connected_slaves:(\d+)/.exec(typeof info === 'string' ? info : '')?.[1] ?? 0);
-    this.#replicaCounts.set(tag, { count, at: Date.now() });
-    return count;
+  /** With REDIS_WAIT_REPLICAS: waits until the writes made so far on the connection to `key`'s node are on the replicas. */
+  replicated(key: string): Promise<void> {
+    return this.#replicas.replicated(key);
   }
 }
 
