@@ -9,7 +9,7 @@ import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { webhookKeys } from '../../src/redis/webhooks/webhook-keys.js';
 import { WebhookConsumer } from '../../src/webhooks/webhook-consumer.js';
 import { phoneNumber } from '../support/csv-files.js';
-import { LEDGER_TEST_NUMBER, feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
+import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow, sendAllAsW } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
 /**
@@ -340,11 +340,7 @@ describe('user_id-only webhooks joined to their phone (real Redis, webhook consu
     await ledger.createCampaign(ledgerTestDefinition(ID));
     await ledger.recordIngested(ID, NUMBER, [queuedRow(1), queuedRow(2)]);
     await ledger.finishIngest(ID);
-    const { jobs } = await feedAll(ledger);
-    for (const job of jobs) {
-      await ledger.claim(job, NUMBER);
-      await ledger.settle(job, { status: 'sent', wamid: `w${job.row}` }, NUMBER);
-    }
+    await sendAllAsW(ledger, NUMBER);
   });
 
   afterEach(async () => {

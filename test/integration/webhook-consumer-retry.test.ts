@@ -6,7 +6,7 @@ import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { webhookKeys } from '../../src/redis/webhooks/webhook-keys.js';
 import { WebhookConsumer } from '../../src/webhooks/webhook-consumer.js';
 import { phoneNumber } from '../support/csv-files.js';
-import { LEDGER_TEST_NUMBER, feedAll, ingestQueuedCampaign } from '../support/ledger-fixtures.js';
+import { LEDGER_TEST_NUMBER, ingestQueuedCampaign, sendAllAsW } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 import { waitFor } from '../support/waiting.js';
 
@@ -32,10 +32,7 @@ describe('the webhook consumer after a failed batch (real Redis)', () => {
     prefix = freshPrefix('webhook-retry');
     ledger = new RedisLedger(redis, prefix);
     await ingestQueuedCampaign(ledger, ID, 2);
-    for (const job of (await feedAll(ledger)).jobs) {
-      await ledger.claim(job, NUMBER);
-      await ledger.settle(job, { status: 'sent', wamid: `w${job.row}` }, NUMBER);
-    }
+    await sendAllAsW(ledger);
   });
 
   afterEach(async () => {
