@@ -35,7 +35,7 @@ describe('campaign send into a full Redis (maxmemory, noeviction)', () => {
   });
   afterAll(async () => {
     redis.disconnect();
-    await server.stop();
+    await server.cleanup();
     await dir.cleanup();
   });
 

@@ -43,7 +43,7 @@ beforeAll(async () => {
 afterAll(async () => {
   monitor.disconnect();
   watcher.disconnect();
-  await server.stop('SIGKILL');
+  await server.cleanup();
 });
 
 describe('the key slot of a name', () => {
