@@ -10,6 +10,14 @@ export function isRedisOutOfMemory(error: unknown): boolean {
   return error instanceof Error && error.name === 'ReplyError' && /^OOM\b/.test(error.message);
 }
 
+/**
+ * A cluster's answer that the command did not run there and belongs elsewhere or later (MOVED, ASK, TRYAGAIN,
+ * CLUSTERDOWN). The client follows these itself, except in a pipeline that also holds a command that did run.
+ */
+export function isClusterRedirection(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ReplyError' && /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN)\b/.test(error.message);
+}
+
 /** What to do about it, for every command's message. */
 export const REDIS_FULL_ADVICE =
   'Free memory in Redis (`campaign purge` finished campaigns, or a lower RETENTION_DAYS) or raise its maxmemory';

@@ -29,27 +29,42 @@ export class ReplicaWait {
     this.#onBehind = options.onBehind;
   }
 
+  /** Whether writes wait for replicas at all (REDIS_WAIT_REPLICAS above 0). */
+  get waits(): boolean {
+    return this.#replicas > 0;
+  }
+
   /**
    * Waits until the writes made so far on the connection to `key`'s node are on the replicas
    * asked for. WAIT names no key, so on a cluster it rides in a pipeline behind a read of `key`,
    * which takes it to that node. It waits for no more replicas than the node has connected
    * (read every few seconds): a replica promoted in a failover has none until one is added, and
    * waiting for one that does not exist would stall every write for the whole timeout.
+   *
+   * `writtenOn`: the CLIENT ID of the connection the writes went out on. WAIT only speaks for
+   * its own connection's writes: one resent after a reconnect (a failover moved the slot to the
+   * promoted replica) would vouch for writes that connection never made. Answers false then,
+   * and the caller must not act on those writes as durable; true otherwise.
    */
-  async replicated(key: string): Promise<void> {
-    if (this.#replicas === 0) return;
+  async replicated(key: string, writtenOn?: number): Promise<boolean> {
+    if (this.#replicas === 0) return true;
     const connected = await this.#connectedReplicas(key);
     const wanted = Math.min(this.#replicas, connected);
     if (wanted < this.#replicas) this.#onBehind?.(connected, this.#replicas);
-    if (wanted === 0) return;
-    const replies = await this.#redis.pipeline().exists(key).wait(wanted, REPLICA_WAIT_MS).exec();
+    if (wanted === 0) return true;
+    const replies = await this.#redis.pipeline().exists(key).wait(wanted, REPLICA_WAIT_MS).client('ID').exec();
     const acknowledged = Number(replies?.[1]?.[1] ?? 0);
+    const elsewhere = writtenOn !== undefined && Number(replies?.[2]?.[1]) !== writtenOn;
+    // Another connection, or fewer replicas than counted: the node may have changed (a failover), so count them again.
+    if (elsewhere || acknowledged < wanted) this.#counts.delete(tagOf(key));
+    if (elsewhere) return false;
     if (acknowledged < wanted) this.#onBehind?.(acknowledged, this.#replicas);
+    return true;
   }
 
   /** Replicas connected to the node holding `key` (its slot's tag keyed, kept REPLICA_COUNT_MS). */
   async #connectedReplicas(key: string): Promise<number> {
-    const tag = /\{([^}]*)\}/.exec(key)?.[1] ?? '';
+    const tag = tagOf(key);
     const known = this.#counts.get(tag);
     if (known !== undefined && known.at > Date.now() - REPLICA_COUNT_MS) return known.count;
     const replies = await this.#redis.pipeline().exists(key).info('replication').exec();
@@ -58,4 +73,9 @@ export class ReplicaWait {
     this.#counts.set(tag, { count, at: Date.now() });
     return count;
   }
+}
+
+/** The hash tag of a key (its slot's), '' when it has none. */
+function tagOf(key: string): string {
+  return /\{([^}]*)\}/.exec(key)?.[1] ?? '';
 }

@@ -2,10 +2,10 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { RedisWebhookInbox } from '../../src/webhooks/webhook-inbox.js';
-import { RedisServer } from '../support/fault-redis-server.js';
+import type { RedisServer } from '../support/fault-redis-server.js';
+import { startMasterWithReplica } from '../support/master-replica.js';
 import { LEDGER_TEST_NUMBER } from '../support/ledger-fixtures.js';
 import { freshPrefix } from '../support/redis.js';
-import { waitFor } from '../support/waiting.js';
 
 /**
  * With REDIS_WAIT_REPLICAS, a webhook's body is on the replicas before `serve` answers Meta, and
@@ -19,16 +19,8 @@ describe('webhook writes and REDIS_WAIT_REPLICAS (a master and its replica of ou
   let redis: Redis;
 
   beforeAll(async () => {
-    master = await RedisServer.start();
-    replica = await RedisServer.start();
+    ({ master, replica } = await startMasterWithReplica());
     redis = new Redis(master.url);
-    const replicaClient = new Redis(replica.url);
-    try {
-      await replicaClient.replicaof('127.0.0.1', String(master.port));
-      await waitFor(async () => /master_link_status:up/.test(await replicaClient.info('replication')), { what: 'the replica linked' });
-    } finally {
-      replicaClient.disconnect();
-    }
   }, 30_000);
 
   afterAll(async () => {

@@ -98,9 +98,17 @@ export class LedgerContext {
     return { ...campaignLedgerKeys(this.prefix, number, campaignId), phoneNumberId: number };
   }
 
-  /** With REDIS_WAIT_REPLICAS: waits until the writes made so far on the connection to `key`'s node are on the replicas. */
-  replicated(key: string): Promise<void> {
-    return this.#replicas.replicated(key);
+  /** Whether writes wait for replicas (REDIS_WAIT_REPLICAS above 0). */
+  get waitsForReplicas(): boolean {
+    return this.#replicas.waits;
+  }
+
+  /**
+   * With REDIS_WAIT_REPLICAS: waits until the writes made so far on the connection to `key`'s node are on the replicas.
+   * `writtenOn`: the CLIENT ID they went out on; false when the wait ran on another connection (see ReplicaWait).
+   */
+  async replicated(key: string, writtenOn?: number): Promise<boolean> {
+    return this.#replicas.replicated(key, writtenOn);
   }
 }
 

@@ -1,12 +1,20 @@
+import type { ChainableCommander } from 'ioredis';
 import type { RowStatus } from '../../campaigns/campaign.js';
 import type { ClaimedRow, ClaimResult, InDoubtDecisions, SendLedger, Settlement, SettleResult } from '../../campaigns/ledger.js';
 import type { SendJob } from '../../campaigns/send-job.js';
 import { numberScope } from '../key-scope.js';
+import { isClusterRedirection } from '../../errors/redis-errors.js';
 import type { LedgerContext } from './ledger-context.js';
 import { CLAIM_ANSWER_WIDTH, SETTLE_ROW_ARGS } from './ledger-scripts.js';
 import { claimKeys, confirmInDoubtKeys, retryCappedKeys, rowSendKeys, settleKeys } from './script-keys.js';
 import { TickBatch } from './tick-batch.js';
 import { wamidKeepArgs } from './wamid-compact.js';
+
+/** How many times a claim is made again because the connection changed under it before giving up (the job is tried again). */
+const CLAIM_RECONNECTS = 5;
+
+/** A pipeline that also takes the claim script (defined on the connection, see #claimOnce). */
+type ClaimPipeline = ChainableCommander & { cwClaim(...args: (string | number)[]): ChainableCommander };
 
 /** How long answers gather: the request is out; only the row's answer, and its job's end, wait. */
 const SETTLE_GATHER_MS = 5;
@@ -70,22 +78,49 @@ export class LedgerSend implements Pick<SendLedger, 'claim' | 'settle' | 'halt' 
     const phoneNumberId = items[0]?.phoneNumberId ?? '';
     const keys = claimKeys(prefix, phoneNumberId, id);
     const [campaignKey] = keys;
-    const flat = await redis.cwClaim(
-      ...keys,
-      clock.arg(),
-      this.context.duplicateWindowMs,
-      id,
-      ...items.flatMap(({ job }) => [job.row, job.requeue ?? 0]),
-    );
-    // A claimed row's send must not leave before its claim is on the replicas (a failover
-    // that lost it would let the row be claimed and sent again).
-    await this.context.replicated(campaignKey);
-    const width = CLAIM_ANSWER_WIDTH;
-    return items.map((_, i) => {
-      const answer = flat.slice(width * i, width * (i + 1));
-      if (answer.length === 0) answer.push('missing');
-      return answer;
-    });
+    const rows = items.flatMap(({ job }) => [job.row, job.requeue ?? 0]);
+    const answers = (flat: string[]): RawClaim[] =>
+      items.map((_, i) => {
+        const answer = flat.slice(CLAIM_ANSWER_WIDTH * i, CLAIM_ANSWER_WIDTH * (i + 1));
+        if (answer.length === 0) answer.push('missing');
+        return answer;
+      });
+    if (!this.context.waitsForReplicas)
+      return answers(await redis.cwClaim(...keys, clock.arg(), this.context.duplicateWindowMs, id, ...rows));
+    for (let attempt = 1; ; attempt++) {
+      const { flat, connection } = await this.#claimOnce([...keys, clock.arg(), this.context.duplicateWindowMs, id, ...rows]);
+      // A claimed row's send must not leave before its claim is on the replicas (a failover
+      // that lost it would let the row be claimed and sent again). A wait that ran on another
+      // connection (a failover came between the claim and the wait) cannot say whether the
+      // node now holding the rows kept the claim: they are claimed again there, where a claim
+      // it kept answers in-doubt (never sent on this answer) and one it lost is made again.
+      if (await this.context.replicated(campaignKey, connection)) return answers(flat);
+      if (attempt >= CLAIM_RECONNECTS) throw new Error(`claims of campaign ${id}: the connection changed under ${attempt} claims in a row`);
+    }
+  }
+
+  /**
+   * The claim script, with the CLIENT ID of the connection it ran on (asked first, in one pipeline: the same node, in
+   * order). The client does not follow a redirection in a pipeline where a command ran (the CLIENT ID): a claim sent
+   * where its slot no longer is goes again, once a plain read of its key has taught the client where the slot is now.
+   */
+  async #claimOnce(args: readonly (string | number)[]): Promise<{ flat: string[]; connection: number }> {
+    const { redis } = this.context;
+    // The command is defined on the connection at its first use, and a pipeline has what is defined when it is made.
+    void redis.cwClaim;
+    for (;;) {
+      const pipeline = redis.pipeline() as ClaimPipeline;
+      pipeline.client('ID');
+      pipeline.cwClaim(...args);
+      const [idReply, claimReply] = (await pipeline.exec()) ?? [];
+      if (isClusterRedirection(claimReply?.[0])) {
+        await redis.exists(String(args[0]));
+        continue;
+      }
+      if (claimReply?.[0]) throw claimReply[0];
+      if (idReply?.[0]) throw idReply[0];
+      return { flat: claimReply?.[1] as string[], connection: Number(idReply?.[1]) };
+    }
   }
 
   async settle(job: SendJob, settlement: Settlement, phoneNumberId = ''): Promise<SettleResult> {

@@ -1,0 +1,61 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
+import type { RedisServer } from '../support/fault-redis-server.js';
+import { LEDGER_TEST_NUMBER, feedAll, ingestQueuedCampaign } from '../support/ledger-fixtures.js';
+import { startMasterWithReplica } from '../support/master-replica.js';
+import { freshPrefix } from '../support/redis.js';
+import { waitFor } from '../support/waiting.js';
+
+/**
+ * REDIS_WAIT_REPLICAS: a claim's send leaves once the claim is on the replicas. WAIT speaks only
+ * for its own connection's writes, and the client sends a WAIT cut off by a dropped connection
+ * again on a new one (after a failover, to the promoted replica), where it vouches for nothing:
+ * a stopped replica that never got the claim still counts. Such a claim is made again on the
+ * node that holds the rows, so the row is not sent on the first answer: here the claim was
+ * kept, and the second one answers in-doubt.
+ */
+describe("a claim whose WAIT the connection's drop cut off (a master and its replica of our own)", () => {
+  let master: RedisServer;
+  let replica: RedisServer;
+  let redis: Redis;
+  let watcher: Redis;
+
+  beforeAll(async () => {
+    ({ master, replica } = await startMasterWithReplica());
+    // As the worker's connections are: commands wait through a reconnect, and those in flight are sent again.
+    redis = new Redis(master.url, { maxRetriesPerRequest: null });
+    watcher = new Redis(master.url);
+  }, 30_000);
+
+  afterAll(async () => {
+    redis?.disconnect();
+    watcher?.disconnect();
+    await replica?.cleanup();
+    await master?.cleanup();
+  });
+
+  it('is claimed again where the rows are: its first answer is in-doubt, not claimed', async () => {
+    const prefix = freshPrefix('claim-replica-wait');
+    const ledger = new RedisLedger(redis, prefix, { waitReplicas: 1 });
+    await ingestQueuedCampaign(ledger, 'cut', 1);
+    const [job] = (await feedAll(ledger)).jobs;
+    if (job === undefined) throw new Error('nothing fed');
+    const pid = replica.pid;
+    if (pid === undefined) throw new Error('the replica has no PID');
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const claiming = ledger.claim(job, LEDGER_TEST_NUMBER);
+      claiming.catch(() => undefined);
+      // The claim ran and its WAIT blocks (the replica is stopped): drop the connection under it.
+      const waiting = await waitFor(async () => /^id=(\d+) .*cmd=wait\b/m.exec(String(await watcher.client('LIST')))?.[1], {
+        what: "the claim's WAIT blocked on the master",
+      });
+      await watcher.client('KILL', 'ID', waiting);
+      process.kill(pid, 'SIGCONT');
+      expect((await claiming).outcome).toBe('in-doubt');
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+  });
+});
