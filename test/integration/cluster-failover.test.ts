@@ -88,7 +88,9 @@ describe('Redis Cluster failover mid-campaign', () => {
       .filter(([, copies]) => copies.length > 1)
       .map(([waId, copies]) => {
         const row = report.find((r) => r.phone.replace(/\D/g, '') === waId);
-        return `row ${row?.row} (${row?.status}, ${row?.attempts} attempts${row?.errorDetail ? `: ${row.errorDetail}` : ''}) at ${copies.map((c) => c.receivedAt - killedAt).join(', ')}`;
+        const detail = row?.errorDetail ? `: ${row.errorDetail}` : '';
+        const arrivals = copies.map((c) => c.receivedAt - killedAt).join(', ');
+        return `row ${row?.row} (${row?.status}, ${row?.attempts} attempts${detail}) at ${arrivals}`;
       });
     expect(
       twice,
