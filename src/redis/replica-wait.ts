@@ -51,7 +51,7 @@ export class ReplicaWait {
     const connected = await this.#connectedReplicas(key);
     const wanted = Math.min(this.#replicas, connected);
     if (wanted < this.#replicas) this.#onBehind?.(connected, this.#replicas);
-    if (wanted === 0) return true;
+    if (wanted === 0) return writtenOn === undefined || (await this.#sameConnection(key, writtenOn));
     const replies = await this.#redis.pipeline().exists(key).wait(wanted, REPLICA_WAIT_MS).client('ID').exec();
     const acknowledged = Number(replies?.[1]?.[1] ?? 0);
     const elsewhere = writtenOn !== undefined && Number(replies?.[2]?.[1]) !== writtenOn;
@@ -60,6 +60,14 @@ export class ReplicaWait {
     if (elsewhere) return false;
     if (acknowledged < wanted) this.#onBehind?.(acknowledged, this.#replicas);
     return true;
+  }
+
+  /** Whether `key`'s node is reached on the connection `writtenOn` still (else the count of its replicas is read again). */
+  async #sameConnection(key: string, writtenOn: number): Promise<boolean> {
+    const replies = await this.#redis.pipeline().exists(key).client('ID').exec();
+    if (Number(replies?.[1]?.[1]) === writtenOn) return true;
+    this.#counts.delete(tagOf(key));
+    return false;
   }
 
   /** Replicas connected to the node holding `key` (its slot's tag keyed, kept REPLICA_COUNT_MS). */

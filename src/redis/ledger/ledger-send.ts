@@ -10,7 +10,7 @@ import { claimKeys, confirmInDoubtKeys, retryCappedKeys, rowSendKeys, settleKeys
 import { TickBatch } from './tick-batch.js';
 import { wamidKeepArgs } from './wamid-compact.js';
 
-/** How many times a claim is made again because the connection changed under it before giving up (the job is tried again). */
+/** How many times a claim is sent again (its connection changed under it, or its slot moved) before it fails (its job is tried again). */
 const CLAIM_RECONNECTS = 5;
 
 /** A pipeline that also takes the claim script (defined on the connection, see #claimOnce). */
@@ -108,12 +108,12 @@ export class LedgerSend implements Pick<SendLedger, 'claim' | 'settle' | 'halt' 
     const { redis } = this.context;
     // The command is defined on the connection at its first use, and a pipeline has what is defined when it is made.
     void redis.cwClaim;
-    for (;;) {
+    for (let attempt = 1; ; attempt++) {
       const pipeline = redis.pipeline() as ClaimPipeline;
       pipeline.client('ID');
       pipeline.cwClaim(...args);
       const [idReply, claimReply] = (await pipeline.exec()) ?? [];
-      if (isClusterRedirection(claimReply?.[0])) {
+      if (isClusterRedirection(claimReply?.[0]) && attempt < CLAIM_RECONNECTS) {
         await redis.exists(String(args[0]));
         continue;
       }
