@@ -115,12 +115,14 @@ const PREFIX = 'cw';
 const NUMBER = '106540352242922';
 const CAMPAIGN = 'c1';
 const PORTFOLIO = 'acme';
+/** A record-ingested.lua call's own token. */
+const TOKEN = 'f00dfeed';
 const campaign = campaignLedgerKeys(PREFIX, NUMBER, CAMPAIGN).campaign;
 const wamids = wamidsKey(PREFIX, NUMBER);
 
 /** The KEYS each command's calls spread, from the functions the calls use; more than one list where a script runs on copies. */
 const KEY_LISTS: { [Command in keyof LedgerCommands]: (readonly string[])[] } = {
-  cwRecordIngested: [recordIngestedKeys(PREFIX, NUMBER, CAMPAIGN)],
+  cwRecordIngested: [recordIngestedKeys(PREFIX, NUMBER, CAMPAIGN, TOKEN)],
   cwPriorSends: [priorSendsKeys(PREFIX, NUMBER, CAMPAIGN)],
   cwIngestInterrupted: [[campaign]],
   cwLiftIngestPause: [brakeKeys(PREFIX, NUMBER, CAMPAIGN)],
@@ -150,7 +152,7 @@ const KEY_LISTS: { [Command in keyof LedgerCommands]: (readonly string[])[] } = 
   cwWhereWamids: [[wamids]],
 };
 
-/** The keys a header's KEYS line documents (`<scope>:sent:<number> or …`), named for the sample number, campaign and portfolio. */
+/** The keys a header's KEYS line documents (`<scope>:sent:<number> or …`), named for the sample number, campaign, portfolio and token. */
 function documentedKeys(documented: string): string[] {
   return documented
     .split(' or ')
@@ -159,7 +161,8 @@ function documentedKeys(documented: string): string[] {
         .replaceAll('<portfolio scope>', portfolioScope(PREFIX, PORTFOLIO))
         .replaceAll('<scope>', numberScope(PREFIX, NUMBER))
         .replaceAll('<number>', NUMBER)
-        .replaceAll('<id>', CAMPAIGN),
+        .replaceAll('<id>', CAMPAIGN)
+        .replaceAll('<token>', TOKEN),
     );
 }
 

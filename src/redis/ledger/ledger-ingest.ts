@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import type { ChainableCommander } from 'ioredis';
 import type { CampaignDefinition } from '../../campaigns/campaign.js';
 import type { AlreadySent, IngestedRow, IngestLedger, IngestResult } from '../../campaigns/ledger.js';
 import type { LedgerContext } from './ledger-context.js';
@@ -7,6 +9,20 @@ import { adoptMarketingCaps } from './ledger-marketing-caps.js';
 import { campaignIndexKey, campaignNumbersKey, phoneNumbersKey } from './ledger-keys.js';
 import { eventsWanted } from '../events/campaign-event-flags.js';
 import { brakeKeys, priorSendsKeys, recordIngestedKeys } from './script-keys.js';
+import type { LedgerCommands } from './ledger-scripts.js';
+import { onConnection } from '../on-connection.js';
+
+/** How long a chunk's mark lasts: long enough to be read after a failover cut the chunk's replica wait off. */
+const INGEST_MARK_MS = 60_000;
+/** How many times a chunk is recorded again, or its mark checked, because the connection changed under it, before it fails. */
+const RECORD_RECONNECTS = 5;
+
+type RecordIngestedKeys = ReturnType<typeof recordIngestedKeys>;
+type RecordIngestedArgs = [chunk: string, campaignId: string, clock: string, duplicateWindow: number, markMs: number];
+/** record-ingested.lua's answer: rows queued, ALREADY_SENT pairs, rows reopened. */
+type RawIngest = Awaited<ReturnType<LedgerCommands['cwRecordIngested']>>;
+/** A pipeline that also takes the ingest script (defined on the connection, see #recordOnReplicas). */
+type IngestPipeline = ChainableCommander & { cwRecordIngested(...args: (string | number)[]): ChainableCommander };
 
 /** How the feed script ranks priorities: lower first. */
 export const PRIORITY_SCORE = { high: 0, normal: 1, low: 2 } as const;
@@ -74,17 +90,42 @@ export class LedgerIngest implements Omit<
         : [String(r.row), r.status, r.phone, r.errorCode, r.errorDetail],
     );
     const { phoneNumberId: number } = await this.context.keys(campaignId, phoneNumberId);
-    const keys = recordIngestedKeys(prefix, number, campaignId);
-    const [campaignKey] = keys;
-    const [queued, already, reopened] = await redis.cwRecordIngested(
-      ...keys,
-      JSON.stringify(compact),
-      campaignId,
-      clock.arg(),
-      this.context.duplicateWindowMs,
-    );
-    await this.context.replicated(campaignKey);
+    const keys = recordIngestedKeys(prefix, number, campaignId, randomBytes(8).toString('hex'));
+    const chunk = JSON.stringify(compact);
+    const duplicateWindowMs = this.context.duplicateWindowMs;
+    const [queued, already, reopened] = this.context.waitsForReplicas
+      ? await this.#recordOnReplicas(keys, [chunk, campaignId, clock.arg(), duplicateWindowMs, INGEST_MARK_MS])
+      : await redis.cwRecordIngested(...keys, chunk, campaignId, clock.arg(), duplicateWindowMs, 0);
     return { queued: queued.map(Number), alreadySent: pairsOf(already), reopened: Number(reopened) };
+  }
+
+  /**
+   * REDIS_WAIT_REPLICAS: the chunk is recorded once its writes are on the replicas, for the rows it
+   * reports recorded must survive a failover. WAIT speaks only for its own connection's writes, so a
+   * wait that ran on another connection (a failover came between the script and the wait) cannot
+   * say whether the node now holding the campaign has the chunk. The call's mark says: with it
+   * the node has all the call's writes (a script replicates whole), and its answer stands once a
+   * write there (the mark's expiry) is on the replicas in turn; without it the chunk is recorded
+   * again there. Recording again is safe either way: a row already there keeps its state.
+   */
+  async #recordOnReplicas(keys: RecordIngestedKeys, args: RecordIngestedArgs): Promise<RawIngest> {
+    const { redis } = this.context;
+    const [campaignKey, , , , , markKey] = keys;
+    // The command is defined on the connection at its first use, and a pipeline has what is defined when it is made.
+    void redis.cwRecordIngested;
+    for (let attempt = 1; attempt <= RECORD_RECONNECTS; attempt++) {
+      const recorded = await onConnection<RawIngest>(redis, campaignKey, (pipeline) =>
+        (pipeline as IngestPipeline).cwRecordIngested(...keys, ...args),
+      );
+      let connection = recorded.connection;
+      for (let check = 1; check <= RECORD_RECONNECTS; check++) {
+        if (await this.context.replicated(campaignKey, connection)) return recorded.reply;
+        const marked = await onConnection<number>(redis, markKey, (pipeline) => pipeline.pexpire(markKey, INGEST_MARK_MS));
+        if (Number(marked.reply) !== 1) break;
+        connection = marked.connection;
+      }
+    }
+    throw new Error(`ingest of campaign ${args[1]}: the connection changed under ${RECORD_RECONNECTS} recordings of a chunk in a row`);
   }
 
   async priorSends(

@@ -25,10 +25,12 @@ export interface LedgerCommands {
     sent: string,
     pending: string,
     active: string,
+    mark: string,
     chunk: string,
     campaignId: string,
     clock: string,
     duplicateWindow: number,
+    markMs: number,
   ): Promise<[string[], string[], number]>;
   cwPriorSends(
     campaign: string,

@@ -3,14 +3,14 @@ import type { RowStatus } from '../../campaigns/campaign.js';
 import type { ClaimedRow, ClaimResult, InDoubtDecisions, SendLedger, Settlement, SettleResult } from '../../campaigns/ledger.js';
 import type { SendJob } from '../../campaigns/send-job.js';
 import { numberScope } from '../key-scope.js';
-import { isClusterRedirection } from '../../errors/redis-errors.js';
+import { onConnection } from '../on-connection.js';
 import type { LedgerContext } from './ledger-context.js';
 import { CLAIM_ANSWER_WIDTH, SETTLE_ROW_ARGS } from './ledger-scripts.js';
 import { claimKeys, confirmInDoubtKeys, retryCappedKeys, rowSendKeys, settleKeys } from './script-keys.js';
 import { TickBatch } from './tick-batch.js';
 import { wamidKeepArgs } from './wamid-compact.js';
 
-/** How many times a claim is sent again (its connection changed under it, or its slot moved) before it fails (its job is tried again). */
+/** How many times a claim is sent again because its connection changed under it before it fails (its job is tried again). */
 const CLAIM_RECONNECTS = 5;
 
 /** A pipeline that also takes the claim script (defined on the connection, see #claimOnce). */
@@ -99,28 +99,15 @@ export class LedgerSend implements Pick<SendLedger, 'claim' | 'settle' | 'halt' 
     }
   }
 
-  /**
-   * The claim script, with the CLIENT ID of the connection it ran on (asked first, in one pipeline: the same node, in
-   * order). The client does not follow a redirection in a pipeline where a command ran (the CLIENT ID): a claim sent
-   * where its slot no longer is goes again, once a plain read of its key has taught the client where the slot is now.
-   */
+  /** The claim script, with the CLIENT ID of the connection it ran on. */
   async #claimOnce(args: readonly (string | number)[]): Promise<{ flat: string[]; connection: number }> {
     const { redis } = this.context;
     // The command is defined on the connection at its first use, and a pipeline has what is defined when it is made.
     void redis.cwClaim;
-    for (let attempt = 1; ; attempt++) {
-      const pipeline = redis.pipeline() as ClaimPipeline;
-      pipeline.client('ID');
-      pipeline.cwClaim(...args);
-      const [idReply, claimReply] = (await pipeline.exec()) ?? [];
-      if (isClusterRedirection(claimReply?.[0]) && attempt < CLAIM_RECONNECTS) {
-        await redis.exists(String(args[0]));
-        continue;
-      }
-      if (claimReply?.[0]) throw claimReply[0];
-      if (idReply?.[0]) throw idReply[0];
-      return { flat: claimReply?.[1] as string[], connection: Number(idReply?.[1]) };
-    }
+    const { reply, connection } = await onConnection<string[]>(redis, String(args[0]), (pipeline) =>
+      (pipeline as ClaimPipeline).cwClaim(...args),
+    );
+    return { flat: reply, connection };
   }
 
   async settle(job: SendJob, settlement: Settlement, phoneNumberId = ''): Promise<SettleResult> {

@@ -25,15 +25,19 @@ export function brakeKeys(prefix: string, phoneNumberId: string, campaignId: str
   return [campaign, recent];
 }
 
-/** record-ingested.lua: the campaign, its rows, the number's duplicate guard, the backlog and the number's feed. */
+/**
+ * record-ingested.lua: the campaign, its rows, the number's duplicate guard, the backlog, the number's feed and the call's
+ * mark (`token`: the call's own).
+ */
 export function recordIngestedKeys(
   prefix: string,
   phoneNumberId: string,
   campaignId: string,
-): [campaign: string, rows: string, sent: string, pending: string, active: string] {
+  token: string,
+): [campaign: string, rows: string, sent: string, pending: string, active: string, mark: string] {
   const { campaign, rows, pending } = campaignLedgerKeys(prefix, phoneNumberId, campaignId);
   const { sent } = sentGuardKeys(prefix, phoneNumberId);
-  return [campaign, rows, sent, pending, feedKeys(prefix, phoneNumberId).active];
+  return [campaign, rows, sent, pending, feedKeys(prefix, phoneNumberId).active, `${campaign}:chunk:${token}`];
 }
 
 /** prior-sends.lua: the campaign (absent for a new one) and the number's duplicate guard. */

@@ -17,6 +17,7 @@
     KEYS[3] sent       hash     <scope>:sent:<number> (duplicate guard: includes/sent-guard.lua)
     KEYS[4] pending    list     <scope>:campaign:<id>:pending (the backlog)
     KEYS[5] active     zset     <scope>:feed:<number>:campaigns
+    KEYS[6] mark       string   <scope>:campaign:<id>:chunk:<token> (this call's own, see ARGV[5])
 
     ARGV[1] chunk             the rows, a JSON array, each row one of
                               [row, 'queued', phone, values, header link or '', fingerprint, lane?]
@@ -26,6 +27,9 @@
     ARGV[2] campaign-id       campaign ID
     ARGV[3] clock             ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[4] duplicate-window  duplicate window (ms; 0 = off, as is an `allowRepeat` campaign)
+    ARGV[5] mark-ms           how long `mark` stays (ms; 0 = no mark): with it a caller whose connection
+                              changed before the write was on the replicas (a failover) can tell whether the
+                              node it reaches now holds this call's writes; a script's writes replicate whole
 
   Output:
     { rows queued by this call,
@@ -41,6 +45,8 @@
 --- @include "backlog"
 
 local campaignKey, rowsKey, sentKey, pendingKey, activeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local markMs = tonumber(ARGV[5])
+if markMs > 0 then redis.call('SET', KEYS[6], '1', 'PX', markMs) end
 local rows = cjson.decode(ARGV[1])
 local campaignId, now, window = ARGV[2], ledgerNow(ARGV[3]), tonumber(ARGV[4])
 local flags = redis.call('HMGET', campaignKey, 'cancelled', 'allowRepeat', 'expired')
