@@ -1,6 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { approvedTemplate, createCampaign, type CreateCampaignDeps, type CreateNotices } from '../campaigns/create-campaign.js';
 import type { SendOutcome } from '../campaigns/ingest/producer.js';
 import type { RejectsSink } from '../campaigns/ingest/rejects-file.js';
@@ -15,6 +13,7 @@ import type { ProblemItem } from '../errors/problems-error.js';
 import type { WhereFilter } from '../audiences/where/where-filter.js';
 import type { AudienceFile } from './audience-file.js';
 import { testSendSpec } from './test-send.js';
+import { ScratchDir } from '../files/scratch-dir.js';
 
 /** What a send needs beyond createCampaign's: an audience's segment written as a file (`--audience`). */
 export interface SendCampaignDeps extends CreateCampaignDeps {
@@ -65,12 +64,12 @@ export async function sendCampaign(
   request: SendCampaignRequest,
   notices: CreateNotices = {},
 ): Promise<SendOutcome> {
-  const dir = await mkdtemp(join(tmpdir(), 'campaign-send-'));
+  const scratch = new ScratchDir('campaign-send-');
   try {
-    const source = await recipientsOf(deps, request, dir);
+    const source = await recipientsOf(deps, request, scratch);
     const flags = source.phoneColumn === undefined ? request.flags : { ...request.flags, phoneColumn: source.phoneColumn, delimiter: ',' };
     const checked = await checkedSpec(deps, { ...request, flags, file: source.file });
-    const test = checked.testTo === undefined ? undefined : await testSendSpec(checked, source.file, request.names, dir);
+    const test = checked.testTo === undefined ? undefined : await testSendSpec(checked, source.file, request.names, await scratch.path());
     const spec = test?.spec ?? checked;
     const file = test?.file ?? source.file;
     let continuing = false;
@@ -94,15 +93,15 @@ export async function sendCampaign(
     if (!outcome.dryRun) await request.record?.(outcome.id, continuing ? 'continue' : 'create', detail);
     return outcome;
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await scratch.remove();
   }
 }
 
-/** The file of recipients: the request's, or the audience's segment written to `dir` (with its phone column's name). */
+/** The file of recipients: the request's, or the audience's segment written to `scratch` (with its phone column's name). */
 async function recipientsOf(
   deps: SendCampaignDeps,
   request: SendCampaignRequest,
-  dir: string,
+  scratch: ScratchDir,
 ): Promise<{ file: string; phoneColumn?: string | undefined }> {
   const { names, flags } = request;
   if (flags.audience === undefined) {
@@ -124,7 +123,7 @@ async function recipientsOf(
     where: spec.audience.where,
     phoneNumberId: spec.phoneNumberId,
     whereName: names['audience.where'],
-    dir,
+    dir: await scratch.path(),
   });
   return { file: written.file, phoneColumn: written.phoneColumn };
 }
