@@ -44,7 +44,9 @@ export class ReplicaWait {
    * `writtenOn`: the CLIENT ID of the connection the writes went out on. WAIT only speaks for
    * its own connection's writes: one resent after a reconnect (a failover moved the slot to the
    * promoted replica) would vouch for writes that connection never made. Answers false then,
-   * and the caller must not act on those writes as durable; true otherwise.
+   * and the caller must not act on those writes as durable; true otherwise. Without `writtenOn`
+   * the caller's connection must never send a cut-off command again (createWebhookRedis's): the
+   * wait then fails with the connection instead.
    */
   async replicated(key: string, writtenOn?: number): Promise<boolean> {
     if (this.#replicas === 0) return true;

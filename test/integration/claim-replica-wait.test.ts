@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import type { RedisServer } from '../support/fault-redis-server.js';
 import { LEDGER_TEST_NUMBER, feedAll, ingestQueuedCampaign } from '../support/ledger-fixtures.js';
-import { startMasterWithReplica } from '../support/master-replica.js';
+import { cutOffWait, startMasterWithReplica } from '../support/master-replica.js';
 import { freshPrefix } from '../support/redis.js';
-import { waitFor } from '../support/waiting.js';
 
 /**
  * REDIS_WAIT_REPLICAS: a claim's send leaves once the claim is on the replicas. WAIT speaks only
@@ -41,21 +40,7 @@ describe("a claim whose WAIT the connection's drop cut off (a master and its rep
     await ingestQueuedCampaign(ledger, 'cut', 1);
     const [job] = (await feedAll(ledger)).jobs;
     if (job === undefined) throw new Error('nothing fed');
-    const pid = replica.pid;
-    if (pid === undefined) throw new Error('the replica has no PID');
-    process.kill(pid, 'SIGSTOP');
-    try {
-      const claiming = ledger.claim(job, LEDGER_TEST_NUMBER);
-      claiming.catch(() => undefined);
-      // The claim ran and its WAIT blocks (the replica is stopped): drop the connection under it.
-      const waiting = await waitFor(async () => /^id=(\d+) .*cmd=wait\b/m.exec(String(await watcher.client('LIST')))?.[1], {
-        what: "the claim's WAIT blocked on the master",
-      });
-      await watcher.client('KILL', 'ID', waiting);
-      process.kill(pid, 'SIGCONT');
-      expect((await claiming).outcome).toBe('in-doubt');
-    } finally {
-      process.kill(pid, 'SIGCONT');
-    }
+    const claim = await cutOffWait(replica, watcher, () => ledger.claim(job, LEDGER_TEST_NUMBER));
+    expect(claim.outcome).toBe('in-doubt');
   });
 });

@@ -15,3 +15,47 @@ export async function startMasterWithReplica(): Promise<{ master: RedisServer; r
   }
   return { master, replica };
 }
+
+/**
+ * Runs `write` (a ledger write that waits for its replica) while `replica` is stopped. Once its
+ * WAIT blocks on the master, drops that connection, as a failover would (the client sends the
+ * WAIT again on a new one), and lets the replica run again. `lose`: first puts the keys under
+ * `prefix` back as they were before `write`, standing in for a promoted replica that never got
+ * the write. `watcher`: a connection of the test's own to the master.
+ */
+export async function cutOffWait<T>(replica: RedisServer, watcher: Redis, write: () => Promise<T>, lose?: { prefix: string }): Promise<T> {
+  const pid = replica.pid;
+  if (pid === undefined) throw new Error('the replica has no PID');
+  const before = lose === undefined ? undefined : await snapshot(watcher, lose.prefix);
+  process.kill(pid, 'SIGSTOP');
+  try {
+    const writing = write();
+    writing.catch(() => undefined);
+    const waiting = await waitFor(async () => /^id=(\d+) .*cmd=wait\b/m.exec(String(await watcher.client('LIST')))?.[1], {
+      what: "the write's WAIT blocked on the master",
+    });
+    if (lose !== undefined && before !== undefined) await restore(watcher, lose.prefix, before);
+    await watcher.client('KILL', 'ID', waiting);
+    process.kill(pid, 'SIGCONT');
+    return await writing;
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+}
+
+/** Every key under `prefix`, dumped. */
+async function snapshot(redis: Redis, prefix: string): Promise<Map<string, Buffer>> {
+  const dumps = new Map<string, Buffer>();
+  for (const key of await redis.keys(`${prefix}*`)) {
+    const dump = await redis.dumpBuffer(key);
+    if (dump !== null) dumps.set(key, dump);
+  }
+  return dumps;
+}
+
+/** The keys under `prefix` as `dumps` had them, and no others. */
+async function restore(redis: Redis, prefix: string, dumps: ReadonlyMap<string, Buffer>): Promise<void> {
+  const now = await redis.keys(`${prefix}*`);
+  if (now.length > 0) await redis.del(...now);
+  for (const [key, dump] of dumps) await redis.restore(key, 0, dump);
+}

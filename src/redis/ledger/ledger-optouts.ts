@@ -1,3 +1,4 @@
+import type { ChainableCommander } from 'ioredis';
 import { z } from 'zod';
 import { safeJson } from '../../cloud-api/safe-json.js';
 import type { IngestLedger, OptOutSource, SendLedger } from '../../campaigns/ledger.js';
@@ -10,6 +11,7 @@ import { numbersOfPortfolio, portfolioScope } from '../pacer/portfolio-keys.js';
 import type { LedgerContext } from './ledger-context.js';
 import { numberOptOutKeys, type OptOutCopyKeys } from './ledger-keys.js';
 import { optOutCopyKeys } from './script-keys.js';
+import { onConnection, type OnConnection } from '../on-connection.js';
 
 /*
  * Opt-outs belong to the business portfolio (Meta's opt-out is from the business, not from
@@ -23,6 +25,11 @@ import { optOutCopyKeys } from './script-keys.js';
 
 /** Events per script call: one call's arguments stay small whatever the size of a portfolio's record. */
 const EVENTS_PER_CALL = 500;
+/** How many times a copy's events are applied because the connection changed under them, before it fails. */
+const REAPPLY_ATTEMPTS = 5;
+
+/** A pipeline that also takes the opt-outs script (defined on the connection, see applyOnce). */
+type OptOutsPipeline = ChainableCommander & { cwApplyOptOuts(...args: (string | number)[]): ChainableCommander };
 
 /**
  * A business portfolio's opt-outs, the record every number's copy follows, in the portfolio's
@@ -34,17 +41,63 @@ export function portfolioOptOutKeys(prefix: string, portfolio: string): OptOutCo
   return { optouts: `${scope}:optouts`, prefs: `${scope}:optout-prefs`, copies: `${scope}:optout-copies` };
 }
 
-/** Applies the events to one copy (apply-optouts.lua): per event, whether it changed that copy. */
-async function applyToCopy(context: LedgerContext, keys: OptOutCopyKeys, events: readonly OptOutEvent[]): Promise<boolean[]> {
-  const changed: boolean[] = [];
-  for (let i = 0; i < events.length; i += EVENTS_PER_CALL) {
-    const args = events.slice(i, i + EVENTS_PER_CALL).flatMap((e) => [e.phone, e.action, e.at, e.source ?? '']);
-    const answers = await context.redis.cwApplyOptOuts(...optOutCopyKeys(keys), ...args);
-    changed.push(...answers.map((n) => Number(n) === 1));
+/**
+ * Applies the events to one copy (apply-optouts.lua): per event, whether it changed that copy.
+ * `register`: the portfolio's record also lists these numbers as holding a copy, first.
+ * REDIS_WAIT_REPLICAS: an opt-out a failover took back would let the number send to someone who
+ * said STOP, so the events count as applied once they are on the replicas. A wait that ran on a
+ * connection other than the writes' (a failover came between them, and the client sent the wait
+ * again on its new connection) vouches for nothing: the events are applied again there. Each
+ * event changes a copy at most once (newest stop or resume wins, an add keeps the first source,
+ * a remove finds nothing the second time), so an event changed the copy if either time said so.
+ */
+async function applyToCopy(
+  context: LedgerContext,
+  keys: OptOutCopyKeys,
+  events: readonly OptOutEvent[],
+  register?: { copies: string; numbers: readonly string[] },
+): Promise<boolean[]> {
+  const changed = events.map(() => false);
+  for (let attempt = 1; attempt <= REAPPLY_ATTEMPTS; attempt++) {
+    const connections = new Set<number>();
+    if (register !== undefined && register.numbers.length > 0) connections.add(await registerCopies(context, register));
+    for (let i = 0; i < events.length; i += EVENTS_PER_CALL) {
+      const args = events.slice(i, i + EVENTS_PER_CALL).flatMap((e) => [e.phone, e.action, e.at, e.source ?? '']);
+      const { reply, connection } = await applyOnce(context, keys, args);
+      reply.forEach((n, j) => (changed[i + j] = changed[i + j] === true || Number(n) === 1));
+      connections.add(connection);
+    }
+    if (!context.waitsForReplicas || connections.size === 0) return changed;
+    const [connection] = connections;
+    if (connections.size === 1 && (await context.replicated(keys.optouts, connection))) return changed;
   }
-  // REDIS_WAIT_REPLICAS: an opt-out a failover took back would let the number send to someone who said STOP.
-  await context.replicated(keys.optouts);
-  return changed;
+  throw new Error(`opt-outs of ${keys.optouts}: the connection changed under ${REAPPLY_ATTEMPTS} applications in a row`);
+}
+
+/** Lists `numbers` as holding a copy of the portfolio's record (`copies`); answers the CLIENT ID as applyOnce does. */
+async function registerCopies(context: LedgerContext, register: { copies: string; numbers: readonly string[] }): Promise<number> {
+  const { redis } = context;
+  const { copies, numbers } = register;
+  if (!context.waitsForReplicas) {
+    await redis.sadd(copies, ...numbers);
+    return 0;
+  }
+  return (await onConnection<number>(redis, copies, (pipeline) => pipeline.sadd(copies, ...numbers))).connection;
+}
+
+/** One apply-optouts.lua call; with REDIS_WAIT_REPLICAS, with the CLIENT ID of the connection it ran on (0 without). */
+async function applyOnce(
+  context: LedgerContext,
+  keys: OptOutCopyKeys,
+  args: readonly (string | number)[],
+): Promise<OnConnection<number[]>> {
+  const { redis } = context;
+  if (!context.waitsForReplicas) return { reply: await redis.cwApplyOptOuts(...optOutCopyKeys(keys), ...args), connection: 0 };
+  // The command is defined on the connection at its first use, and a pipeline has what is defined when it is made.
+  void redis.cwApplyOptOuts;
+  return onConnection<number[]>(redis, keys.optouts, (pipeline) =>
+    (pipeline as OptOutsPipeline).cwApplyOptOuts(...optOutCopyKeys(keys), ...args),
+  );
 }
 
 /**
@@ -63,8 +116,7 @@ export async function spreadOptOuts(
   if (events.length === 0) return [];
   const { redis, prefix, portfolios } = context;
   const record = portfolioOptOutKeys(prefix, portfolio);
-  if (alsoNumbers.length > 0) await redis.sadd(record.copies, ...alsoNumbers);
-  const changed = await applyToCopy(context, record, events);
+  const changed = await applyToCopy(context, record, events, { copies: record.copies, numbers: alsoNumbers });
   const [known, copies] = await Promise.all([numbersOfPortfolio(redis, prefix, portfolios, portfolio), redis.smembers(record.copies)]);
   // A number PORTFOLIOS has moved to another portfolio follows that one now.
   const numbers = new Set([...known, ...copies.filter((id) => portfolioOf(portfolios, id) === portfolio), ...alsoNumbers]);

@@ -1,0 +1,52 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
+import type { RedisServer } from '../support/fault-redis-server.js';
+import { LEDGER_TEST_NUMBER } from '../support/ledger-fixtures.js';
+import { cutOffWait, startMasterWithReplica } from '../support/master-replica.js';
+import { freshPrefix } from '../support/redis.js';
+
+const PHONE = '+15550100123';
+
+/**
+ * REDIS_WAIT_REPLICAS: an opt-out counts as recorded once it is on the replicas, or a failover
+ * could take it back and let the number send to someone who said STOP. A WAIT cut off by a
+ * dropped connection is sent again on a new one (after a failover, to the promoted replica),
+ * where it vouches for nothing: the opt-out is applied again there.
+ */
+describe("an opt-out whose WAIT the connection's drop cut off (a master and its replica of our own)", () => {
+  let master: RedisServer;
+  let replica: RedisServer;
+  let redis: Redis;
+  let watcher: Redis;
+
+  beforeAll(async () => {
+    ({ master, replica } = await startMasterWithReplica());
+    // As the CLI's and the worker's connections are: commands wait through a reconnect, and those in flight are sent again.
+    redis = new Redis(master.url, { maxRetriesPerRequest: null });
+    watcher = new Redis(master.url);
+  }, 30_000);
+
+  afterAll(async () => {
+    redis?.disconnect();
+    watcher?.disconnect();
+    await replica?.cleanup();
+    await master?.cleanup();
+  });
+
+  it('the node never got it: it is applied there again, on the portfolio and on the number', async () => {
+    const prefix = freshPrefix('optouts-replica-lost');
+    const ledger = new RedisLedger(redis, prefix, { waitReplicas: 1 });
+    const added = await cutOffWait(replica, watcher, () => ledger.addOptOut(LEDGER_TEST_NUMBER, PHONE), { prefix });
+    expect(added).toBe(true);
+    expect([...(await ledger.optOuts(LEDGER_TEST_NUMBER)).keys()]).toEqual([PHONE]);
+    expect([...(await ledger.optOutsOfPortfolio('default')).keys()]).toEqual([PHONE]);
+  });
+
+  it('the node kept it: it is there once, and reported as a change', async () => {
+    const prefix = freshPrefix('optouts-replica-kept');
+    const ledger = new RedisLedger(redis, prefix, { waitReplicas: 1 });
+    expect(await cutOffWait(replica, watcher, () => ledger.addOptOut(LEDGER_TEST_NUMBER, PHONE))).toBe(true);
+    expect([...(await ledger.optOuts(LEDGER_TEST_NUMBER)).keys()]).toEqual([PHONE]);
+  });
+});
