@@ -68,7 +68,13 @@ describe('SendProcessor (ledger on a real Redis, fake sender)', () => {
   /** A campaign of `rows` rows (values NameN, A-N), ingest finished, every row fed; and a processor on it. */
   async function setUp(
     rows: number,
-    options: { ledger?: Omit<LedgerOptions, 'clock'>; pacer?: SendPacer; extra?: IngestedRow[]; confirmInDoubt?: boolean } = {},
+    options: {
+      ledger?: Omit<LedgerOptions, 'clock'>;
+      pacer?: SendPacer;
+      extra?: IngestedRow[];
+      confirmInDoubt?: boolean;
+      claimLifetimeMs?: number;
+    } = {},
   ): Promise<void> {
     ({ ledger, clock, peek } = openLedger(options.ledger));
     sender = new FakeSender();
@@ -94,6 +100,7 @@ describe('SendProcessor (ledger on a real Redis, fake sender)', () => {
       onCampaignPaused: (id) => paused.push(id),
       confirmInDoubt: options.confirmInDoubt === true,
       trouble: { record: (trouble) => troubles.push(trouble) },
+      ...(options.claimLifetimeMs === undefined ? {} : { claimLifetimeMs: options.claimLifetimeMs }),
     });
   }
 
@@ -167,6 +174,26 @@ describe('SendProcessor (ledger on a real Redis, fake sender)', () => {
       // The admission hears when its request leaves: a late one corrects its stamp.
       expect(calls).toEqual(['slot', 'admit', 'send', 'left']);
     });
+
+    it(
+      'a request that cannot leave within the claim’s lifetime is not sent, and nothing is written: ' +
+        'run again, its row is in doubt and waits for the in-doubt rule',
+      async () => {
+        // An admission held up past the lifetime, as a worker whose Redis is away in a failover is.
+        const pacer: SendPacer = {
+          reserveSlot: () => Promise.resolve(0),
+          admit: () => new Promise((resolve) => setTimeout(() => resolve({ left: () => undefined }), 150)),
+        };
+        await setUp(1, { pacer, ledger: { confirmWindowMs: 600_000 }, confirmInDoubt: true, claimLifetimeMs: 50 });
+        const outcome = await processor.process(job(1), FIRST);
+        expect(outcome.kind).toBe('retry');
+        expect(sender.sent).toEqual([]);
+        expect(await row(1)).toMatchObject({ status: 'sending', attempts: 1 });
+        // The job's next run (here or on another worker) finds the row claimed: in doubt, not sent.
+        expect(await processor.process(job(1), FIRST)).toEqual({ kind: 'done', status: 'confirming' });
+        expect(sender.sent).toEqual([]);
+      },
+    );
   });
 
   describe('Meta errors, per the error policy', () => {

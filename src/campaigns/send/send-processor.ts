@@ -20,7 +20,7 @@ import { MARKETING_CAP_CODE } from '../marketing-cap-wait.js';
 import { mayHaveReachedMeta, type CountedSend, type FrequencyGuard } from './frequency-guard.js';
 import type { AttemptContext, MessageSender, SendOutcome } from './send-outcome.js';
 import { HoldCache } from './hold-cache.js';
-import { CLAIM_LEAD_MS, type RowTurn } from './row-turn.js';
+import { CLAIM_LEAD_MS, CLAIM_LIFETIME_MS, tooLateToSend, type RowTurn } from './row-turn.js';
 
 export type { AttemptContext, MessageSender, SendOutcome } from './send-outcome.js';
 
@@ -70,6 +70,7 @@ export class SendProcessor {
   readonly #metrics: SendObserver | undefined;
   readonly #trouble: SendTroubleObserver | undefined;
   readonly #frequency: FrequencyGuard | undefined;
+  readonly #claimLifetimeMs: number;
   #stopping = false;
 
   constructor(deps: {
@@ -95,7 +96,10 @@ export class SendProcessor {
     media?: MediaIdSource | undefined;
     /** FREQUENCY_CAPS, checked and counted right before each request; absent: no caps. */
     frequency?: FrequencyGuard | undefined;
+    /** Overrides CLAIM_LIFETIME_MS (tests). */
+    claimLifetimeMs?: number;
   }) {
+    this.#claimLifetimeMs = deps.claimLifetimeMs ?? CLAIM_LIFETIME_MS;
     this.#frequency = deps.frequency;
     this.#media = deps.media;
     this.#ledger = deps.ledger;
@@ -139,6 +143,8 @@ export class SendProcessor {
   async #claimAndSend(job: SendJob, definition: CampaignDefinition, context: AttemptContext, turn: RowTurn): Promise<SendOutcome> {
     const { phoneNumberId } = definition;
     if (this.#stopping) return { kind: 'release' };
+    // Before the claim is asked for: it runs no earlier, so the row's age at its request is never counted short.
+    const claimAskedAt = performance.now();
     const claim = await this.#room.write('claim', () => this.#ledger.claim(job, phoneNumberId));
     switch (claim.outcome) {
       case 'settled':
@@ -182,7 +188,7 @@ export class SendProcessor {
     if (verdict?.outcome === 'capped')
       return this.#final(job, { status: 'skipped', errorCode: 'FREQUENCY_CAPPED', errorDetail: verdict.detail });
     const counted = verdict?.outcome === 'taken' ? verdict.counted : undefined;
-    const outcome = await this.#request(job, row, definition, message, context, turn);
+    const outcome = await this.#request(job, row, definition, message, context, { ...turn, claimAskedAt });
     // Counted only when it may have reached Meta: a refusal or another attempt takes it back.
     if (counted !== undefined && !(outcome.kind === 'done' && mayHaveReachedMeta(outcome.status))) await this.#release(counted);
     return outcome;
@@ -195,13 +201,15 @@ export class SendProcessor {
     definition: CampaignDefinition,
     message: OutboundMessage,
     context: AttemptContext,
-    turn: RowTurn,
+    turn: RowTurn & { claimAskedAt: number },
   ): Promise<SendOutcome> {
     const pacer = this.#pacer;
     const { phoneNumberId } = definition;
     // The row is claimed: its send must not fail for lack of room in Redis (it would be in doubt).
     // Asked now, ahead of the slot: the admission resolves at it.
     const admission = pacer === undefined ? undefined : await this.#room.write('pacer', () => pacer.admit(turn.slotAt));
+    const age = performance.now() - turn.claimAskedAt;
+    if (age > this.#claimLifetimeMs) return tooLateToSend(job, age, this.#claimLifetimeMs, this.#logger);
     let result: SendResult;
     this.#inFlight.add(job);
     // Metrics hook: the request alone, from leaving to its answer; counted in memory.
