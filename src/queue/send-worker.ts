@@ -75,7 +75,7 @@ export function startSendWorker(options: SendWorkerOptions): RunningSendWorker {
     // A killed worker's jobs are found within seconds (lock 10 s, checked every 3 s). A
     // stalled job is safe to run again: its claim tells a row that was mid-send (→ unknown)
     // from one that never left, so several stalls (several crashes) cost nothing.
-    lockDuration: 10_000,
+    lockDuration: LOCK_DURATION_MS,
     stalledInterval: 3_000,
     maxStalledCount: 5,
     // Endless throttling must end somewhere: the row is then failed with the last code.
@@ -136,6 +136,33 @@ export function groupsAtOnce(concurrency: number, groupSize: number, rate: numbe
   return Math.ceil(concurrency / groupSize) + (rate > 0 ? 1 : 3);
 }
 
+/** A send job's BullMQ lock: renewed every half of it while the job runs; a job whose lock lapses runs again. */
+const LOCK_DURATION_MS = 10_000;
+/** How long a lock found held (and so extended for LOCK_DURATION_MS) answers for the job's other rows. */
+const LOCK_CHECK_REUSE_MS = 1000;
+
+/**
+ * Whether this worker still holds `job`: its lock, extended when it is (BullMQ's extendLock). A job
+ * whose lock lapsed may be running elsewhere; an error answers false, as nothing then says it is
+ * not. A lock found held is good for LOCK_DURATION_MS: that answer serves the job's rows for a second.
+ */
+export function jobHeldCheck(job: Job, token: string | undefined): () => Promise<boolean> {
+  let last: { at: number; held: Promise<boolean> } | undefined;
+  return () => {
+    if (token === undefined) return Promise.resolve(true);
+    if (last === undefined || performance.now() - last.at > LOCK_CHECK_REUSE_MS) {
+      last = {
+        at: performance.now(),
+        held: job.extendLock(token, LOCK_DURATION_MS).then(
+          (n) => Number(n) === 1,
+          () => false,
+        ),
+      };
+    }
+    return last.held;
+  };
+}
+
 /** Runs a send job (a row, or a group of rows) through the processor and turns its outcome into BullMQ's control flow. */
 function sendJobProcessor(
   queue: Queue,
@@ -145,14 +172,20 @@ function sendJobProcessor(
 ): (job: Job, token?: string) => Promise<string> {
   return async (job: Job, token?: string): Promise<string> => {
     const isLastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    const jobStillHeld = jobHeldCheck(job, token);
     const group = sendGroupSchema.safeParse(job.data);
     if (group.success) {
-      const outcome = await runSendGroup(group.data, processor, { isLastAttempt }, slots);
+      const outcome = await runSendGroup(group.data, processor, { isLastAttempt, jobStillHeld }, slots);
       return groupControl(queue, job, token, group.data, outcome, groupDone);
     }
     const parsed = sendJobSchema.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`job ${job.id ?? '?'} is not a send job: ${parsed.error.issues[0]?.message ?? ''}`);
-    const outcome = await processor.process(parsed.data, { isLastAttempt, pairDelays: parsed.data.pairDelays ?? 0, requests: slots });
+    const outcome = await processor.process(parsed.data, {
+      isLastAttempt,
+      jobStillHeld,
+      pairDelays: parsed.data.pairDelays ?? 0,
+      requests: slots,
+    });
     if (outcome.kind === 'done') return outcome.status;
     const delays = (parsed.data.pairDelays ?? 0) + 1;
     return bullControl(

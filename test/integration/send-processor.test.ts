@@ -175,25 +175,34 @@ describe('SendProcessor (ledger on a real Redis, fake sender)', () => {
       expect(calls).toEqual(['slot', 'admit', 'send', 'left']);
     });
 
-    it(
-      'a request that cannot leave within the claim’s lifetime is not sent, and nothing is written: ' +
-        'run again, its row is in doubt and waits for the in-doubt rule',
-      async () => {
-        // An admission held up past the lifetime, as a worker whose Redis is away in a failover is.
-        const pacer: SendPacer = {
-          reserveSlot: () => Promise.resolve(0),
-          admit: () => new Promise((resolve) => setTimeout(() => resolve({ left: () => undefined }), 150)),
-        };
-        await setUp(1, { pacer, ledger: { confirmWindowMs: 600_000 }, confirmInDoubt: true, claimLifetimeMs: 50 });
-        const outcome = await processor.process(job(1), FIRST);
-        expect(outcome.kind).toBe('retry');
+    describe('a request that cannot leave within the claim’s lifetime', () => {
+      // An admission held up past the lifetime, as a worker whose Redis is away in a failover is.
+      const slowPacer: SendPacer = {
+        reserveSlot: () => Promise.resolve(0),
+        admit: () => new Promise((resolve) => setTimeout(() => resolve({ left: () => undefined }), 150)),
+      };
+      const late = { pacer: slowPacer, ledger: { confirmWindowMs: 600_000 }, confirmInDoubt: true, claimLifetimeMs: 50 };
+
+      it('leaves while this worker still holds its job (the lock, checked then)', async () => {
+        await setUp(1, late);
+        let asked = 0;
+        const held = { ...FIRST, jobStillHeld: () => Promise.resolve(++asked > 0) };
+        expect(await processor.process(job(1), held)).toEqual({ kind: 'done', status: 'sent' });
+        expect(asked).toBe(1);
+        expect(sender.sent).toHaveLength(1);
+      });
+
+      it('is not sent, and nothing is written, once the job’s lock is lost: run again, the row is in doubt', async () => {
+        await setUp(1, late);
+        const lost = { ...FIRST, jobStillHeld: () => Promise.resolve(false) };
+        expect((await processor.process(job(1), lost)).kind).toBe('retry');
         expect(sender.sent).toEqual([]);
         expect(await row(1)).toMatchObject({ status: 'sending', attempts: 1 });
         // The job's next run (here or on another worker) finds the row claimed: in doubt, not sent.
         expect(await processor.process(job(1), FIRST)).toEqual({ kind: 'done', status: 'confirming' });
         expect(sender.sent).toEqual([]);
-      },
-    );
+      });
+    });
   });
 
   describe('Meta errors, per the error policy', () => {

@@ -10,13 +10,13 @@ import type { SendOutcome } from './send-outcome.js';
 export const CLAIM_LEAD_MS = 10;
 
 /**
- * A claimed row's request leaves within this long of its claim being asked for, or not at all. A
- * job whose worker stalls (Redis away in a failover, a stalled event loop) loses its BullMQ lock
- * (10 s, renewed every 5 s) and runs again elsewhere, where the claim finds the row `sending` and
- * the in-doubt rule waits CONFIRM_WINDOW_SECONDS for its status, then sends it once if none came.
- * A request of the stalled run leaving after that could reach Meta a second time. Held under the
- * lock's renewal period, it leaves before another run can take the job; and it leaves well within
- * the window, so its status settles the row first.
+ * A claimed row's request that has not left within this long of its claim being asked for leaves
+ * only if its job is still this worker's. A worker that stalls (Redis away in a failover, a stalled
+ * event loop) loses its jobs' BullMQ locks (10 s, renewed every 5 s) and the jobs run again
+ * elsewhere, where the claim finds the row `sending` and the in-doubt rule waits
+ * CONFIRM_WINDOW_SECONDS for its status, then sends it once if none came. A request of the stalled
+ * run leaving after that could reach Meta a second time. Within the lock's renewal period no other
+ * run can have taken the job; after it the lock is checked (and extended) first.
  */
 export const CLAIM_LIFETIME_MS = 3000;
 
@@ -29,17 +29,17 @@ export interface RowTurn {
 }
 
 /**
- * A claimed row whose request could not leave within the claim's lifetime (CLAIM_LIFETIME_MS):
- * its job may be running elsewhere by now, so it is not sent, and nothing is written (the row may
- * no longer be this run's to write). The job runs again, where the claim finds the row in doubt,
+ * A claimed row whose request could not leave within CLAIM_LIFETIME_MS of its claim, and whose job
+ * this worker no longer holds: the job may be running elsewhere, so the row is not sent, and nothing
+ * is written (it may no longer be this run's to write). The job's next run finds the row in doubt,
  * and the in-doubt rule sends it once: no status of it will come.
  */
-export function tooLateToSend(job: SendJob, ageMs: number, lifetimeMs: number, logger: Logger): SendOutcome {
+export function tooLateToSend(job: SendJob, ageMs: number, logger: Logger): SendOutcome {
   const ms = Math.round(ageMs);
   logger.warn(
     { campaignId: job.campaignId, row: job.row, claimedMsAgo: ms },
-    `row ${job.row} not sent: its request could not leave within ${lifetimeMs} ms of its claim (Redis or this process ` +
-      'stalled); its job runs again, and the in-doubt rule settles it',
+    `row ${job.row} not sent: its request could not leave until ${ms} ms after its claim, and its job's lock was lost ` +
+      '(Redis or this process stalled); the job runs again, and the in-doubt rule settles the row',
   );
-  return { kind: 'retry', error: new Error(`row ${job.row} of campaign ${job.campaignId}: not sent ${ms} ms after its claim`) };
+  return { kind: 'retry', error: new Error(`row ${job.row} of campaign ${job.campaignId}: not sent, its job's lock lost`) };
 }

@@ -26,4 +26,9 @@ export interface AttemptContext {
   pairDelays: number;
   /** The worker's places for rows between their claim and their answer (SEND_CONCURRENCY); absent: unbounded. */
   requests?: RequestSlots | undefined;
+  /**
+   * Whether this worker still holds the job (its BullMQ lock, extended by the asking); absent: it does. Asked only
+   * for a row whose request could not leave within CLAIM_LIFETIME_MS of its claim.
+   */
+  jobStillHeld?: (() => Promise<boolean>) | undefined;
 }

@@ -209,7 +209,7 @@ export class SendProcessor {
     // Asked now, ahead of the slot: the admission resolves at it.
     const admission = pacer === undefined ? undefined : await this.#room.write('pacer', () => pacer.admit(turn.slotAt));
     const age = performance.now() - turn.claimAskedAt;
-    if (age > this.#claimLifetimeMs) return tooLateToSend(job, age, this.#claimLifetimeMs, this.#logger);
+    if (age > this.#claimLifetimeMs && (await context.jobStillHeld?.()) === false) return tooLateToSend(job, age, this.#logger);
     let result: SendResult;
     this.#inFlight.add(job);
     // Metrics hook: the request alone, from leaving to its answer; counted in memory.
