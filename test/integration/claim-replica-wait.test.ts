@@ -1,9 +1,7 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
-import type { RedisServer } from '../support/fault-redis-server.js';
 import { LEDGER_TEST_NUMBER, feedAll, ingestQueuedCampaign } from '../support/ledger-fixtures.js';
-import { cutOffWait, startMasterWithReplica } from '../support/master-replica.js';
+import { cutOffWait, suiteMasterWithReplica } from '../support/master-replica.js';
 import { freshPrefix } from '../support/redis.js';
 
 /**
@@ -15,32 +13,15 @@ import { freshPrefix } from '../support/redis.js';
  * kept, and the second one answers in-doubt.
  */
 describe("a claim whose WAIT the connection's drop cut off (a master and its replica of our own)", () => {
-  let master: RedisServer;
-  let replica: RedisServer;
-  let redis: Redis;
-  let watcher: Redis;
-
-  beforeAll(async () => {
-    ({ master, replica } = await startMasterWithReplica());
-    // As the worker's connections are: commands wait through a reconnect, and those in flight are sent again.
-    redis = new Redis(master.url, { maxRetriesPerRequest: null });
-    watcher = new Redis(master.url);
-  }, 30_000);
-
-  afterAll(async () => {
-    redis?.disconnect();
-    watcher?.disconnect();
-    await replica?.cleanup();
-    await master?.cleanup();
-  });
+  const rig = suiteMasterWithReplica();
 
   it('is claimed again where the rows are: its first answer is in-doubt, not claimed', async () => {
     const prefix = freshPrefix('claim-replica-wait');
-    const ledger = new RedisLedger(redis, prefix, { waitReplicas: 1 });
+    const ledger = new RedisLedger(rig.redis, prefix, { waitReplicas: 1 });
     await ingestQueuedCampaign(ledger, 'cut', 1);
     const [job] = (await feedAll(ledger)).jobs;
     if (job === undefined) throw new Error('nothing fed');
-    const claim = await cutOffWait(replica, watcher, () => ledger.claim(job, LEDGER_TEST_NUMBER));
+    const claim = await cutOffWait(rig.replica, rig.watcher, () => ledger.claim(job, LEDGER_TEST_NUMBER));
     expect(claim.outcome).toBe('in-doubt');
   });
 });

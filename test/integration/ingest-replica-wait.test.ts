@@ -1,9 +1,7 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
-import type { RedisServer } from '../support/fault-redis-server.js';
 import { LEDGER_TEST_NUMBER, feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
-import { cutOffWait, startMasterWithReplica } from '../support/master-replica.js';
+import { cutOffWait, suiteMasterWithReplica } from '../support/master-replica.js';
 import { freshPrefix } from '../support/redis.js';
 
 /**
@@ -13,32 +11,15 @@ import { freshPrefix } from '../support/redis.js';
  * reached now holds the chunk: its answer stands if so, else the chunk is recorded there again.
  */
 describe("a chunk whose WAIT the connection's drop cut off (a master and its replica of our own)", () => {
-  let master: RedisServer;
-  let replica: RedisServer;
-  let redis: Redis;
-  let watcher: Redis;
-
-  beforeAll(async () => {
-    ({ master, replica } = await startMasterWithReplica());
-    // As the CLI's connections are: commands wait through a reconnect, and those in flight are sent again.
-    redis = new Redis(master.url, { maxRetriesPerRequest: null });
-    watcher = new Redis(master.url);
-  }, 30_000);
-
-  afterAll(async () => {
-    redis?.disconnect();
-    watcher?.disconnect();
-    await replica?.cleanup();
-    await master?.cleanup();
-  });
+  const rig = suiteMasterWithReplica();
 
   /** A new campaign, then 3 rows recorded with their WAIT cut off; `lose`: the node reached afterwards never got them. */
   async function recordCutOff(prefix: string, lose: boolean) {
-    const ledger = new RedisLedger(redis, prefix, { waitReplicas: 1 });
+    const ledger = new RedisLedger(rig.redis, prefix, { waitReplicas: 1 });
     await ledger.createCampaign(ledgerTestDefinition('cut'));
     const result = await cutOffWait(
-      replica,
-      watcher,
+      rig.replica,
+      rig.watcher,
       () => ledger.recordIngested('cut', LEDGER_TEST_NUMBER, [queuedRow(1), queuedRow(2), queuedRow(3)]),
       lose ? { prefix } : undefined,
     );

@@ -1,9 +1,7 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
-import type { RedisServer } from '../support/fault-redis-server.js';
 import { LEDGER_TEST_NUMBER } from '../support/ledger-fixtures.js';
-import { cutOffWait, startMasterWithReplica } from '../support/master-replica.js';
+import { cutOffWait, suiteMasterWithReplica } from '../support/master-replica.js';
 import { freshPrefix } from '../support/redis.js';
 
 const PHONE = '+15550100123';
@@ -15,29 +13,12 @@ const PHONE = '+15550100123';
  * where it vouches for nothing: the opt-out is applied again there.
  */
 describe("an opt-out whose WAIT the connection's drop cut off (a master and its replica of our own)", () => {
-  let master: RedisServer;
-  let replica: RedisServer;
-  let redis: Redis;
-  let watcher: Redis;
-
-  beforeAll(async () => {
-    ({ master, replica } = await startMasterWithReplica());
-    // As the CLI's and the worker's connections are: commands wait through a reconnect, and those in flight are sent again.
-    redis = new Redis(master.url, { maxRetriesPerRequest: null });
-    watcher = new Redis(master.url);
-  }, 30_000);
-
-  afterAll(async () => {
-    redis?.disconnect();
-    watcher?.disconnect();
-    await replica?.cleanup();
-    await master?.cleanup();
-  });
+  const rig = suiteMasterWithReplica();
 
   it('the node never got it: it is applied there again, on the portfolio and on the number', async () => {
     const prefix = freshPrefix('optouts-replica-lost');
-    const ledger = new RedisLedger(redis, prefix, { waitReplicas: 1 });
-    const added = await cutOffWait(replica, watcher, () => ledger.addOptOut(LEDGER_TEST_NUMBER, PHONE), { prefix });
+    const ledger = new RedisLedger(rig.redis, prefix, { waitReplicas: 1 });
+    const added = await cutOffWait(rig.replica, rig.watcher, () => ledger.addOptOut(LEDGER_TEST_NUMBER, PHONE), { prefix });
     expect(added).toBe(true);
     expect([...(await ledger.optOuts(LEDGER_TEST_NUMBER)).keys()]).toEqual([PHONE]);
     expect([...(await ledger.optOutsOfPortfolio('default')).keys()]).toEqual([PHONE]);
@@ -45,8 +26,8 @@ describe("an opt-out whose WAIT the connection's drop cut off (a master and its 
 
   it('the node kept it: it is there once, and reported as a change', async () => {
     const prefix = freshPrefix('optouts-replica-kept');
-    const ledger = new RedisLedger(redis, prefix, { waitReplicas: 1 });
-    expect(await cutOffWait(replica, watcher, () => ledger.addOptOut(LEDGER_TEST_NUMBER, PHONE))).toBe(true);
+    const ledger = new RedisLedger(rig.redis, prefix, { waitReplicas: 1 });
+    expect(await cutOffWait(rig.replica, rig.watcher, () => ledger.addOptOut(LEDGER_TEST_NUMBER, PHONE))).toBe(true);
     expect([...(await ledger.optOuts(LEDGER_TEST_NUMBER)).keys()]).toEqual([PHONE]);
   });
 });

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
 import { RedisServer } from './fault-redis-server.js';
 import { waitFor } from './waiting.js';
 
@@ -58,4 +59,33 @@ async function restore(redis: Redis, prefix: string, dumps: ReadonlyMap<string, 
   const now = await redis.keys(`${prefix}*`);
   if (now.length > 0) await redis.del(...now);
   for (const [key, dump] of dumps) await redis.restore(key, 0, dump);
+}
+
+/** What suiteMasterWithReplica gives its tests, set before they run. */
+export interface MasterWithReplica {
+  replica: RedisServer;
+  /** As the worker's and the CLI's connections are: commands wait through a reconnect, and those in flight are sent again. */
+  redis: Redis;
+  /** The test's own connection to the master. */
+  watcher: Redis;
+}
+
+/** A master and a replica of our own for the tests of the describe block it is called in, stopped after them. */
+export function suiteMasterWithReplica(): MasterWithReplica {
+  const rig = {} as MasterWithReplica;
+  let master: RedisServer | undefined;
+  beforeAll(async () => {
+    const servers = await startMasterWithReplica();
+    master = servers.master;
+    rig.replica = servers.replica;
+    rig.redis = new Redis(master.url, { maxRetriesPerRequest: null });
+    rig.watcher = new Redis(master.url);
+  }, 30_000);
+  afterAll(async () => {
+    rig.redis?.disconnect();
+    rig.watcher?.disconnect();
+    await rig.replica?.cleanup();
+    await master?.cleanup();
+  });
+  return rig;
 }
