@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { ChainableCommander } from 'ioredis';
 import type { CampaignDefinition } from '../../campaigns/campaign.js';
 import type { AlreadySent, IngestedRow, IngestLedger, IngestResult } from '../../campaigns/ledger.js';
 import type { LedgerContext } from './ledger-context.js';
@@ -9,7 +8,7 @@ import { adoptMarketingCaps } from './ledger-marketing-caps.js';
 import { campaignIndexKey, campaignNumbersKey, phoneNumbersKey } from './ledger-keys.js';
 import { eventsWanted } from '../events/campaign-event-flags.js';
 import { brakeKeys, priorSendsKeys, recordIngestedKeys } from './script-keys.js';
-import type { LedgerCommands } from './ledger-scripts.js';
+import { ledgerScriptOnConnection, type LedgerCommands } from './ledger-scripts.js';
 import { onConnection } from '../on-connection.js';
 
 /** How long a chunk's mark lasts: long enough to be read after a failover cut the chunk's replica wait off. */
@@ -21,8 +20,6 @@ type RecordIngestedKeys = ReturnType<typeof recordIngestedKeys>;
 type RecordIngestedArgs = [chunk: string, campaignId: string, clock: string, duplicateWindow: number, markMs: number];
 /** record-ingested.lua's answer: rows queued, ALREADY_SENT pairs, rows reopened. */
 type RawIngest = Awaited<ReturnType<LedgerCommands['cwRecordIngested']>>;
-/** A pipeline that also takes the ingest script (defined on the connection, see #recordOnReplicas). */
-type IngestPipeline = ChainableCommander & { cwRecordIngested(...args: (string | number)[]): ChainableCommander };
 
 /** How the feed script ranks priorities: lower first. */
 export const PRIORITY_SCORE = { high: 0, normal: 1, low: 2 } as const;
@@ -111,12 +108,8 @@ export class LedgerIngest implements Omit<
   async #recordOnReplicas(keys: RecordIngestedKeys, args: RecordIngestedArgs): Promise<RawIngest> {
     const { redis } = this.context;
     const [campaignKey, , , , , markKey] = keys;
-    // The command is defined on the connection at its first use, and a pipeline has what is defined when it is made.
-    void redis.cwRecordIngested;
     for (let attempt = 1; attempt <= RECORD_RECONNECTS; attempt++) {
-      const recorded = await onConnection<RawIngest>(redis, campaignKey, (pipeline) =>
-        (pipeline as IngestPipeline).cwRecordIngested(...keys, ...args),
-      );
+      const recorded = await ledgerScriptOnConnection<RawIngest>(redis, 'cwRecordIngested', [...keys, ...args]);
       let connection = recorded.connection;
       for (let check = 1; check <= RECORD_RECONNECTS; check++) {
         if (await this.context.replicated(campaignKey, connection)) return recorded.reply;

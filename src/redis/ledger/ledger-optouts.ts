@@ -1,4 +1,3 @@
-import type { ChainableCommander } from 'ioredis';
 import { z } from 'zod';
 import { safeJson } from '../../cloud-api/safe-json.js';
 import type { IngestLedger, OptOutSource, SendLedger } from '../../campaigns/ledger.js';
@@ -11,6 +10,7 @@ import { numbersOfPortfolio, portfolioScope } from '../pacer/portfolio-keys.js';
 import type { LedgerContext } from './ledger-context.js';
 import { numberOptOutKeys, type OptOutCopyKeys } from './ledger-keys.js';
 import { optOutCopyKeys } from './script-keys.js';
+import { ledgerScriptOnConnection } from './ledger-scripts.js';
 import { onConnection, type OnConnection } from '../on-connection.js';
 
 /*
@@ -27,9 +27,6 @@ import { onConnection, type OnConnection } from '../on-connection.js';
 const EVENTS_PER_CALL = 500;
 /** How many times a copy's events are applied because the connection changed under them, before it fails. */
 const REAPPLY_ATTEMPTS = 5;
-
-/** A pipeline that also takes the opt-outs script (defined on the connection, see applyOnce). */
-type OptOutsPipeline = ChainableCommander & { cwApplyOptOuts(...args: (string | number)[]): ChainableCommander };
 
 /**
  * A business portfolio's opt-outs, the record every number's copy follows, in the portfolio's
@@ -93,11 +90,7 @@ async function applyOnce(
 ): Promise<OnConnection<number[]>> {
   const { redis } = context;
   if (!context.waitsForReplicas) return { reply: await redis.cwApplyOptOuts(...optOutCopyKeys(keys), ...args), connection: 0 };
-  // The command is defined on the connection at its first use, and a pipeline has what is defined when it is made.
-  void redis.cwApplyOptOuts;
-  return onConnection<number[]>(redis, keys.optouts, (pipeline) =>
-    (pipeline as OptOutsPipeline).cwApplyOptOuts(...optOutCopyKeys(keys), ...args),
-  );
+  return ledgerScriptOnConnection<number[]>(redis, 'cwApplyOptOuts', [...optOutCopyKeys(keys), ...args]);
 }
 
 /**

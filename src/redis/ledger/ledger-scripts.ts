@@ -1,5 +1,6 @@
 import { defineLuaCommandsLazily, loadLuaCommand, type LuaCommand } from '../lua-scripts.js';
 import type { RedisClient } from '../key-scope.js';
+import { onConnection, type OnConnection } from '../on-connection.js';
 
 type Arg = string | number;
 
@@ -277,4 +278,23 @@ function checkedSettle(settle: LuaCommand): LuaCommand {
     );
   }
   return settle;
+}
+
+/**
+ * One ledger script with the CLIENT ID of the connection it ran on (onConnection), so a replica
+ * wait can tell whether it speaks for the script's writes. `args` are the script's KEYS then ARGV;
+ * the first key routes the call. The command is defined on the connection at its first use, and a
+ * pipeline has only what is defined when it is made: it is defined first.
+ */
+export function ledgerScriptOnConnection<Reply>(
+  redis: RedisClient & LedgerCommands,
+  command: keyof LedgerCommands,
+  args: readonly (string | number)[],
+): Promise<OnConnection<Reply>> {
+  void redis[command];
+  return onConnection<Reply>(redis, String(args[0]), (pipeline) => {
+    const script = (pipeline as unknown as Partial<Record<string, (...scriptArgs: readonly (string | number)[]) => unknown>>)[command];
+    if (script === undefined) throw new Error(`${command} is not defined on the connection's pipelines`);
+    script.call(pipeline, ...args);
+  });
 }

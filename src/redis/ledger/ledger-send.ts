@@ -1,20 +1,15 @@
-import type { ChainableCommander } from 'ioredis';
 import type { RowStatus } from '../../campaigns/campaign.js';
 import type { ClaimedRow, ClaimResult, InDoubtDecisions, SendLedger, Settlement, SettleResult } from '../../campaigns/ledger.js';
 import type { SendJob } from '../../campaigns/send-job.js';
 import { numberScope } from '../key-scope.js';
-import { onConnection } from '../on-connection.js';
 import type { LedgerContext } from './ledger-context.js';
-import { CLAIM_ANSWER_WIDTH, SETTLE_ROW_ARGS } from './ledger-scripts.js';
+import { CLAIM_ANSWER_WIDTH, SETTLE_ROW_ARGS, ledgerScriptOnConnection } from './ledger-scripts.js';
 import { claimKeys, confirmInDoubtKeys, retryCappedKeys, rowSendKeys, settleKeys } from './script-keys.js';
 import { TickBatch } from './tick-batch.js';
 import { wamidKeepArgs } from './wamid-compact.js';
 
 /** How many times a claim is sent again because its connection changed under it before it fails (its job is tried again). */
 const CLAIM_RECONNECTS = 5;
-
-/** A pipeline that also takes the claim script (defined on the connection, see #claimOnce). */
-type ClaimPipeline = ChainableCommander & { cwClaim(...args: (string | number)[]): ChainableCommander };
 
 /** How long answers gather: the request is out; only the row's answer, and its job's end, wait. */
 const SETTLE_GATHER_MS = 5;
@@ -101,12 +96,7 @@ export class LedgerSend implements Pick<SendLedger, 'claim' | 'settle' | 'halt' 
 
   /** The claim script, with the CLIENT ID of the connection it ran on. */
   async #claimOnce(args: readonly (string | number)[]): Promise<{ flat: string[]; connection: number }> {
-    const { redis } = this.context;
-    // The command is defined on the connection at its first use, and a pipeline has what is defined when it is made.
-    void redis.cwClaim;
-    const { reply, connection } = await onConnection<string[]>(redis, String(args[0]), (pipeline) =>
-      (pipeline as ClaimPipeline).cwClaim(...args),
-    );
+    const { reply, connection } = await ledgerScriptOnConnection<string[]>(this.context.redis, 'cwClaim', args);
     return { flat: reply, connection };
   }
 
