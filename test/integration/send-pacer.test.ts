@@ -124,16 +124,17 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     // Four slots asked together: one call, each an interval (a second plus 9 ms, over 3) after the one before.
     const slots = await Promise.all(Array.from({ length: 4 }, () => pacer.grantWait()));
     expect(slots).toEqual([0, 336_333, 672_666, 1_008_999]);
-    // Five admissions asked together: the ceiling lets three go now and queues two, in order.
+    // Five admissions asked together: the ceiling lets three go, a quarter of an interval (84 ms)
+    // apart, and queues two, in order, each when one of the first three leaves the window.
     const waits = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((member) => pacer.admitWait(member)));
-    expect(waits).toEqual([0, 0, 0, 1_008_001, 1_008_001]);
+    expect(waits).toEqual([0, 84_000, 168_000, 1_008_001, 1_092_001]);
     expect(calls).toEqual({ slots: 1, admits: 1 });
     // Two late departures: gathered into one call too, each answered as alone.
-    now = 10_000;
-    expect(await Promise.all([pacer.moveStamp('a', 5_000), pacer.moveStamp('b', 7_000)])).toEqual([5_000, 7_000]);
+    now = 100_000;
+    expect(await Promise.all([pacer.moveStamp('a', 5_000), pacer.moveStamp('b', 7_000)])).toEqual([5_000, 91_000]);
     expect(calls).toEqual({ slots: 1, admits: 2 });
     const stamps = await admissions(redis, auditKey);
-    expect(stamps).toEqual([0, 5, 7, 1008.001, 1008.001]);
+    expect(stamps).toEqual([5, 91, 168, 1008.001, 1092.001]);
   });
 
   it('a correction rides in the call of the admissions asked ahead with it, and is applied before them', async () => {
@@ -195,11 +196,12 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     connections.push(redis);
     let now = 0;
     const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '4', messagesPerSecond: rate, auditKey, clock: () => now });
-    // The first send is admitted at 0 but leaves 60 ms later (a stalled event loop); four more leave on time.
+    // The first send is admitted at 0 but leaves 60 ms later (a stalled event loop); four more
+    // leave on time, each more than a quarter of an interval (50.4 ms) after the one before.
     expect(await pacer.admitWait('late')).toBe(0);
     now = 60_000;
     await pacer.moveStamp('late', 60_000);
-    for (const at of [100, 200, 300, 400]) {
+    for (const at of [200, 400, 600, 800]) {
       now = at * 1000;
       expect(await pacer.admitWait(`on-time-${at}`)).toBe(0);
     }
@@ -213,7 +215,7 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     now += wait;
     expect(await pacer.admitWait('sixth')).toBe(0);
     const stamps = await admissions(redis, auditKey);
-    expect(stamps).toEqual([60, 100, 200, 300, 400, 1068.001]);
+    expect(stamps).toEqual([60, 200, 400, 600, 800, 1068.001]);
     expect(busiestWindow(stamps)).toBeLessThanOrEqual(rate);
   });
 
@@ -228,9 +230,9 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     // Its ask waited 3 s for a promoted replica before Redis stamped it; it leaves 2 ms after the stamp.
     now += 2_000;
     expect(await pacer.moveStamp('retried', 3_000_000)).toBe(now);
-    // A second send fills the log; a third waits for the first to leave the window where it
-    // really left (2 ms after its stamp), not 3 s later.
-    now += 10_000;
+    // A second send, more than a quarter of an interval (126 ms) later, fills the log; a third waits
+    // for the first to leave the window where it really left (2 ms after its stamp), not 3 s later.
+    now += 200_000;
     expect(await pacer.admitWait('second')).toBe(0);
     expect(now + (await pacer.admitWait('third'))).toBe(1_002_000 + 1_008_000 + 1);
     // A move asked at once after the admission stays at the time now: the send left no later.

@@ -7,9 +7,15 @@
   wait until then, and goes without asking again. Sends held back this way are queued in the
   order they asked, each at its own moment, instead of all waking for the same oldest stamp
   to age out and asking again (at 1,000/s that herd made about four asks a send). No stamp
-  goes before one already in the log, so every window holds at most `rate`. The member's own
-  earlier stamp is dropped first, so a send can be stamped again. A send may be asked for
-  ahead of its slot: it is then stamped no earlier than the slot (`ahead`), so the ask's round
+  goes before one already in the log, so every window holds at most `rate`. Nor within a
+  quarter of an interval (window / rate / 4) of the latest one: sends that fall behind their
+  slots (a busy worker, a stall) catch up at four times the rate instead of leaving in a bunch. A bunch
+  stays in the log for a window, so it would hold back the sends a window later until it aged
+  out, and they would leave as a bunch again: behind their slots, the pace becomes the log's
+  own, the bunches and silences repeat every window, and each bunch waits on the worker's event
+  loop, so its last sends leave late and stretch the receiver's delays. At even spacing the slots
+  are an interval apart and the gap never binds. The member's own earlier stamp is dropped
+  first, so a send can be stamped again. A send may be asked for ahead of its slot: it is then stamped no earlier than the slot (`ahead`), so the ask's round
   trip is off the send's path and the asks of several sends share one call. The sends a worker
   asks for together are stamped in one call, in the order given.
 
@@ -59,6 +65,7 @@ if not now then
 end
 local rate = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
+local gap = math.floor(window / rate / 4)
 local answers = {}
 local furthest = now
 
@@ -89,7 +96,7 @@ for i = first, #ARGV, 2 do
   redis.call('ZREM', KEYS[1], member)
   local at = now + math.max(0, tonumber(ARGV[i + 1]) or 0)
   local latest = redis.call('ZRANGE', KEYS[1], 0, 0, 'REV', 'WITHSCORES')
-  if latest[2] and tonumber(latest[2]) > at then at = tonumber(latest[2]) end
+  if latest[2] and tonumber(latest[2]) + gap > at then at = tonumber(latest[2]) + gap end
   if redis.call('ZCARD', KEYS[1]) >= rate then
     -- The rate-th latest stamp must be out of the window that ends at this one.
     local bound = tonumber(redis.call('ZRANGE', KEYS[1], rate - 1, rate - 1, 'REV', 'WITHSCORES')[2]) + window + 1
