@@ -66,9 +66,10 @@ export default defineConfig({
     // Integration files share one Redis (each with its own prefix) and a 2-core machine: a
     // few at a time keeps them from starving the worker processes they start. Three, as they
     // wait on processes, servers and events more than they compute: on 2 cores, three kept the
-    // machine 68% busy and ran `npm test` in 442 s, where two took about 580 s. The long tier
-    // runs two at a time (`test:stress` in package.json): its files compute (the stress test,
-    // the drains), and a third gained nothing there. Load from elsewhere changes durations.
+    // machine 68% busy and ran `npm test` in 442 s, where two took about 580 s. The long tier's
+    // files compute (the stress test, the drains): three took as long as two there. Projects
+    // take this value from here, not from a `--maxWorkers` on the command line. Load from
+    // elsewhere changes durations.
     maxWorkers: 3,
     // The two heaviest long files go where they cost the least wall time (see SuiteSequencer).
     sequence: { sequencer: SuiteSequencer },
