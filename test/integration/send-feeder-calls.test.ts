@@ -69,6 +69,32 @@ describe('SendFeeder: a big room in calls of FEED_ROWS_PER_CALL (real Redis and 
     expect(await feeder.feedOnce()).toBe(0);
   });
 
+  it('feeds nothing once stopped: a job done while the worker closes starts no feed', async () => {
+    const ledger = new RedisLedger(redis, prefix);
+    await ingestQueuedCampaign(ledger, 'closing', 100);
+    const feeder = new SendFeeder({
+      ledger,
+      queue,
+      phoneNumberId: LEDGER_TEST_NUMBER,
+      messagesPerSecond: 1000,
+      logger: silentLogger(),
+      windowSize: 40,
+      groupSize: 1,
+    });
+    await feeder.stop();
+    // A whole window's rows done: a running feeder would top the window up at once.
+    feeder.jobDone(40);
+    await feeder.nudge();
+
+    expect(await ledger.windowSize(LEDGER_TEST_NUMBER)).toBe(0);
+    const bull = new Queue(sendQueueName(LEDGER_TEST_NUMBER), { connection: redis, prefix: sendQueuePrefix(prefix, LEDGER_TEST_NUMBER) });
+    try {
+      expect(await bull.getWaitingCount()).toBe(0);
+    } finally {
+      await bull.close();
+    }
+  });
+
   it('opens the window a second of sending a feed: the rate, then twice it, up to five seconds', async () => {
     const ledger = new RedisLedger(redis, prefix);
     await ingestQueuedCampaign(ledger, 'warming', 3000);

@@ -77,6 +77,8 @@ export class SendFeeder {
   readonly #groupSize: number;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
+  /** Set by stop(): a job that completes while the worker closes must not start a feed nobody waits for. */
+  #stopped = false;
   #lastErrorLog = 0;
   #lastLimitLog = Number.NEGATIVE_INFINITY;
   /** Jobs fed whose enqueue failed: enqueued first at the next feed (see #enqueue). */
@@ -111,12 +113,14 @@ export class SendFeeder {
 
   start(): void {
     if (this.#timer !== undefined) return;
+    this.#stopped = false;
     void this.nudge();
     this.#timer = setInterval(() => void this.nudge(), FEED_EVERY_MS);
   }
 
-  /** One feed now, unless one is already running (then that one is the answer). Never rejects. */
+  /** One feed now, unless one is already running (then that one is the answer) or the feeder is stopped. Never rejects. */
   nudge(): Promise<void> {
+    if (this.#stopped) return this.#running ?? Promise.resolve();
     this.#running ??= this.feedOnce().then(
       () => {
         this.#running = undefined;
@@ -278,6 +282,7 @@ export class SendFeeder {
 
   /** Stops feeding; waits for a feed in progress, so its jobs are enqueued before the connection closes. */
   async stop(): Promise<void> {
+    this.#stopped = true;
     clearInterval(this.#timer);
     this.#timer = undefined;
     await this.#running;
