@@ -36,17 +36,19 @@ describe('SendFeeder: a big room in calls of FEED_ROWS_PER_CALL (real Redis and 
     });
   });
 
-  afterEach(async () => {
-    await queue.close();
-    await removePrefix(redis, prefix);
-    await redis.quit();
-  });
+  /** The jobs BullMQ holds waiting on the number's queue. */
+  async function waitingJobs(): Promise<number> {
+    const bull = new Queue(sendQueueName(LEDGER_TEST_NUMBER), { connection: redis, prefix: sendQueuePrefix(prefix, LEDGER_TEST_NUMBER) });
+    try {
+      return await bull.getWaitingCount();
+    } finally {
+      await bull.close();
+    }
+  }
 
-  it('fills a window of 2.5 calls in one feed, and feeds nothing more until a quarter of it is free', async () => {
-    const ledger = new RedisLedger(redis, prefix);
-    await ingestQueuedCampaign(ledger, 'big', 1000);
-    const windowSize = Math.floor(2.5 * FEED_ROWS_PER_CALL);
-    const feeder = new SendFeeder({
+  /** A feeder at 1,000/s with a window of its own. */
+  function windowedFeeder(ledger: RedisLedger, windowSize: number): SendFeeder {
+    return new SendFeeder({
       ledger,
       queue,
       phoneNumberId: LEDGER_TEST_NUMBER,
@@ -57,42 +59,37 @@ describe('SendFeeder: a big room in calls of FEED_ROWS_PER_CALL (real Redis and 
       // One job a row: BullMQ's count is then the rows'.
       groupSize: 1,
     });
+  }
+
+  afterEach(async () => {
+    await queue.close();
+    await removePrefix(redis, prefix);
+    await redis.quit();
+  });
+
+  it('fills a window of 2.5 calls in one feed, and feeds nothing more until a quarter of it is free', async () => {
+    const ledger = new RedisLedger(redis, prefix);
+    await ingestQueuedCampaign(ledger, 'big', 1000);
+    const windowSize = Math.floor(2.5 * FEED_ROWS_PER_CALL);
+    const feeder = windowedFeeder(ledger, windowSize);
 
     expect(await feeder.feedOnce()).toBe(windowSize);
     expect(await ledger.windowSize(LEDGER_TEST_NUMBER)).toBe(windowSize);
-    const bull = new Queue(sendQueueName(LEDGER_TEST_NUMBER), { connection: redis, prefix: sendQueuePrefix(prefix, LEDGER_TEST_NUMBER) });
-    try {
-      expect(await bull.getWaitingCount()).toBe(windowSize);
-    } finally {
-      await bull.close();
-    }
+    expect(await waitingJobs()).toBe(windowSize);
     expect(await feeder.feedOnce()).toBe(0);
   });
 
   it('feeds nothing once stopped: a job done while the worker closes starts no feed', async () => {
     const ledger = new RedisLedger(redis, prefix);
     await ingestQueuedCampaign(ledger, 'closing', 100);
-    const feeder = new SendFeeder({
-      ledger,
-      queue,
-      phoneNumberId: LEDGER_TEST_NUMBER,
-      messagesPerSecond: 1000,
-      logger: silentLogger(),
-      windowSize: 40,
-      groupSize: 1,
-    });
+    const feeder = windowedFeeder(ledger, 40);
     await feeder.stop();
     // A whole window's rows done: a running feeder would top the window up at once.
     feeder.jobDone(40);
     await feeder.nudge();
 
     expect(await ledger.windowSize(LEDGER_TEST_NUMBER)).toBe(0);
-    const bull = new Queue(sendQueueName(LEDGER_TEST_NUMBER), { connection: redis, prefix: sendQueuePrefix(prefix, LEDGER_TEST_NUMBER) });
-    try {
-      expect(await bull.getWaitingCount()).toBe(0);
-    } finally {
-      await bull.close();
-    }
+    expect(await waitingJobs()).toBe(0);
   });
 
   it('opens the window a second of sending a feed: the rate, then twice it, up to five seconds', async () => {
