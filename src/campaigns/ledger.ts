@@ -83,11 +83,11 @@ export type ClaimResult =
    * campaign's last one.
    */
   | { outcome: 'settled'; status: RowStatus; completedCampaign?: boolean }
-  /** An earlier attempt was `sending` and never recorded its answer: it may have reached Meta. */
+  /** An earlier attempt of this job was `sending` and never recorded its answer: it may have reached Meta. */
   | { outcome: 'in-doubt'; attempts: number }
   /** The campaign is paused: the row stays queued, back in the backlog under a new job number, for `resume`; this job ends. */
   | { outcome: 'parked' }
-  /** A newer job owns this row (it was requeued): this one must do nothing. */
+  /** A newer job owns this row (it was requeued), or another live job has it in flight: this one must do nothing. */
   | { outcome: 'stale' };
 
 /**

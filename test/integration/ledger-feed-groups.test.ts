@@ -2,9 +2,11 @@ import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FeedOptions, FeedResult } from '../../src/campaigns/ledger.js';
 import { groupRows, isSendGroup, rowsOf, type QueuedSend, type SendGroup } from '../../src/campaigns/send-job.js';
+import { campaignLedgerKeys } from '../../src/redis/ledger/ledger-keys.js';
 import { RedisLedger, feedKeys } from '../../src/redis/ledger/redis-ledger.js';
 import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
+import { putStoredRow, storedRowOf } from '../support/stored-rows.js';
 import { TestClock } from '../support/test-clock.js';
 
 /**
@@ -115,5 +117,39 @@ describe('RedisLedger.feed with a group size (real Redis)', () => {
     const { window, groups, groupRows: rowsKey } = feedKeys(prefix, NUMBER);
     expect(await redis.exists(window, groups, rowsKey)).toBe(0);
     expect(await ledger.windowSize(NUMBER)).toBe(0);
+  });
+  it('a row in flight is in doubt only to its own group; another live job naming it leaves it, and it keeps no group once answered', async () => {
+    await campaign('a', 4);
+    const [group] = (await feed(4)).groups ?? [];
+    const [first] = groupRows(group as SendGroup);
+    expect((await ledger.claim(first!, NUMBER)).outcome).toBe('claimed');
+    const stored = async () => storedRowOf(redis, campaignLedgerKeys(prefix, NUMBER, 'a').rows, 1);
+    expect(await stored()).toMatchObject({ s: 'sending', j: 'g.a-1.4' });
+
+    // A job of row 1 put in the queue by hand: the group's request is still to come.
+    expect(await ledger.claim({ campaignId: 'a', row: 1 }, NUMBER)).toEqual({ outcome: 'stale' });
+    expect(await ledger.claim({ campaignId: 'a', row: 1, group: 'g.a-1.2' }, NUMBER)).toEqual({ outcome: 'stale' });
+    expect(await stored()).toMatchObject({ s: 'sending', a: 1 });
+    expect(await redis.zscore(feedKeys(prefix, NUMBER).window, 'g.a-1.4')).not.toBeNull();
+    // The group's next run (its worker died mid-send) finds it in doubt.
+    expect(await ledger.claim(first!, NUMBER)).toEqual({ outcome: 'in-doubt', attempts: 1 });
+
+    await ledger.settle(first!, { status: 'sent', wamid: 'wamid.1' }, NUMBER);
+    const answered = await stored();
+    expect(answered).toMatchObject({ s: 'sent' });
+    expect(answered).not.toHaveProperty('j');
+  });
+
+  it('a row left in flight without its group (claimed before rows kept it) is in doubt to any job, never stranded', async () => {
+    await campaign('a', 4);
+    const [group] = (await feed(4)).groups ?? [];
+    const [first] = groupRows(group as SendGroup);
+    expect((await ledger.claim(first!, NUMBER)).outcome).toBe('claimed');
+    const rowsKey = campaignLedgerKeys(prefix, NUMBER, 'a').rows;
+    const { j, ...claimed } = (await storedRowOf(redis, rowsKey, 1))!;
+    expect(j).toBe('g.a-1.4');
+    await putStoredRow(redis, rowsKey, 1, JSON.stringify(claimed));
+
+    expect(await ledger.claim({ campaignId: 'a', row: 1, group: 'g.a-1.2' }, NUMBER)).toEqual({ outcome: 'in-doubt', attempts: 1 });
   });
 });

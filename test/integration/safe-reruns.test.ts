@@ -191,8 +191,8 @@ describe('safe re-runs', () => {
     const file = join(rig.dir, 'edited.csv');
     await writeCampaignCsv(file, 2);
     const sent = await runSend(context, options(file));
-    // A job for row 1 under the ID the feeder will use, carrying another recipient and values
-    // (as an edit in Redis would): BullMQ keeps this one, and the worker runs it.
+    // A job for row 1 carrying another recipient and values (as an edit in Redis would), beside
+    // the feeder's job of the same row: the worker runs both, and only one of them sends the row.
     const queue = new Queue(sendQueueName(PHONE_NUMBER_ID), {
       connection: context.redis,
       prefix: sendQueuePrefix(prefix, PHONE_NUMBER_ID),
@@ -205,6 +205,7 @@ describe('safe re-runs', () => {
     await completed(sent.id);
     const accepted = sandbox.accepted().find((entry) => entry.to.endsWith(phoneNumber(1).slice(1)));
     expect(accepted).toBeDefined();
+    expect(repeatedRecipients()).toStrictEqual([]);
     expect(sandbox.accepted().some((entry) => entry.to.endsWith('4915199999999'))).toBe(false);
     expect(JSON.stringify(accepted)).toContain('Name1');
     expect(JSON.stringify(accepted)).not.toContain('Mallory');

@@ -15,9 +15,9 @@ describe('a group job kept small', () => {
     const kept = compactGroup(fed);
     expect(groupRows(kept)).toEqual(groupRows(fed));
     expect(groupRows(kept)).toEqual([
-      { campaignId: 'c1', row: 7 },
-      { campaignId: 'c1', row: 8, requeue: 2, pairDelays: 1 },
-      { campaignId: 'c1', row: 9 },
+      { campaignId: 'c1', row: 7, group: 'g.c1-7.3' },
+      { campaignId: 'c1', row: 8, group: 'g.c1-7.3', requeue: 2, pairDelays: 1 },
+      { campaignId: 'c1', row: 9, group: 'g.c1-7.3' },
     ]);
     expect(rowsOf(kept)).toBe(3);
     expect(compactGroup(kept)).toBe(kept);

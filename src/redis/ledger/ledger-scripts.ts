@@ -56,7 +56,7 @@ export interface LedgerCommands {
     clock: string,
     duplicateWindow: number,
     campaignId: string,
-    ...claims: Each<[row: number, job: number]>
+    ...claims: Each<[row: number, job: number, group: string]>
   ): Promise<string[]>;
   cwSettle(
     campaign: string,

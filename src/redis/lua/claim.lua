@@ -4,7 +4,10 @@
   (src/redis/tick-batch.ts), all of one campaign; each is decided on its own.
 
   Order matters: a settled row answers first; only the row's owner goes further; a row left
-  `sending` is in doubt even when paused (the pause must not hide a possible send); a
+  `sending` is in doubt even when paused (the pause must not hide a possible send), but only to
+  the job that claimed it (its group, `j`, kept on the row while it is `sending`): another live
+  job naming the same row (one put in the queue by hand) finds it `stale` and leaves it to that
+  job, whose answer is still to come; a
   cancelled campaign starts nothing; a paused one parks the row (back to the backlog under
   a new job number, for resume); a recipient who opted out of marketing from the business
   (the number's copy of its portfolio's opt-outs) is skipped as OPTED_OUT when the campaign
@@ -32,9 +35,10 @@
     ARGV[1] clock             ms added to Redis's TIME (0 in production), or '@<ms>': a stopped clock (includes/clock.lua)
     ARGV[2] duplicate-window  duplicate window (ms; 0 = off)
     ARGV[3] campaign-id       campaign ID
-    then 2 per row claimed, from ARGV[4] on:
+    then 3 per row claimed, from ARGV[4] on:
     ARGV[4] row               row number
     ARGV[5] job               its job number
+    ARGV[6] group             the group job it runs in, or '' for a job of one row
 
   Output:
     Per row, flat, CLAIM_ANSWER_WIDTH (5) values each:
@@ -71,14 +75,19 @@ local function saveUnsent(row, rec)
   rec.v = nil; rec.h = nil; rec.f = nil
   storeRow(rowsKey, row, encodeRow(rec))
 end
-local function claim(row, owner)
+local function claim(row, owner, group)
   local json = rowStored(rowsKey, row)
   if not json then return 'missing', '' end
   local rec = decodeRow(json)
   -- A `confirming` or `held` row waits for a status webhook or the confirm sweep, never for a job.
   if FINAL[rec.s] or rec.s == 'confirming' or rec.s == 'held' then return 'settled', rec.s end
   if (rec.k or 0) ~= tonumber(owner) then return 'stale', '' end
-  if rec.s == 'sending' then return 'in-doubt', tostring(rec.a or 0) end
+  if rec.s == 'sending' then
+    -- 'busy': the claiming job's answer is still to come, so the row's job stays in the window. A row
+    -- claimed before rows kept their group has none: in doubt to any job, so it is never stranded.
+    if rec.j ~= nil and rec.j ~= group then return 'stale', 'busy' end
+    return 'in-doubt', tostring(rec.a or 0)
+  end
   if held[1] == '1' or expired then
     local final = 'cancelled'
     if held[1] ~= '1' then final = 'expired' end
@@ -116,6 +125,7 @@ local function claim(row, owner)
   rec.a = (rec.a or 0) + 1
   rec.ct = now
   move(campaignKey, rec, 'sending', now)
+  rec.j = group
   storeRow(rowsKey, row, encodeRow(rec))
   local values = ''
   if rec.v then values = cjson.encode(rec.v) end
@@ -123,9 +133,11 @@ local function claim(row, owner)
 end
 local out = {}
 withCountsGathered(function()
-  for i = 4, #ARGV, 2 do
-    local outcome, value, phone, values, header = claim(ARGV[i], ARGV[i + 1])
-    if outcome ~= 'claimed' and outcome ~= 'in-doubt' then redis.call('ZREM', windowKey, jobIdOf(campaignId, ARGV[i], ARGV[i + 1])) end
+  for i = 4, #ARGV, 3 do
+    local outcome, value, phone, values, header = claim(ARGV[i], ARGV[i + 1], ARGV[i + 2])
+    if outcome ~= 'claimed' and outcome ~= 'in-doubt' and value ~= 'busy' then
+      redis.call('ZREM', windowKey, jobIdOf(campaignId, ARGV[i], ARGV[i + 1]))
+    end
     out[#out + 1] = outcome
     out[#out + 1] = value
     out[#out + 1] = phone or ''

@@ -1,7 +1,7 @@
 --[[
   Moves a row between statuses, keeping the campaign's counters (n:<status>) in step, and
   its timeline of sent and failed rows (includes/timeline.lua) with them (includes/counts.lua).
-  Sets rec.s; the caller writes the record.
+  Sets rec.s, and drops rec.j (claim.lua) off a row that is no longer `sending`; the caller writes the record.
 
   Defines: move(campaignKey, rec, status, now)
 ]]
@@ -16,4 +16,6 @@ local function move(campaignKey, rec, status, now)
     if TIMELINE_KINDS[status] then timelineAdd(campaignKey, status, 1, now) end
   end
   rec.s = status
+  -- The group that claimed the row is kept only while it is `sending` (claim.lua).
+  if status ~= 'sending' then rec.j = nil end
 end
