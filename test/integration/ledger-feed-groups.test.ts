@@ -118,7 +118,7 @@ describe('RedisLedger.feed with a group size (real Redis)', () => {
     expect(await redis.exists(window, groups, rowsKey)).toBe(0);
     expect(await ledger.windowSize(NUMBER)).toBe(0);
   });
-  it('a row in flight is in doubt only to its own group; another live job naming it leaves it, and it keeps no group once answered', async () => {
+  it('a row in flight is in doubt only to its own group; another live job naming it leaves it; answered, it keeps no group', async () => {
     await campaign('a', 4);
     const [group] = (await feed(4)).groups ?? [];
     const [first] = groupRows(group as SendGroup);
@@ -150,6 +150,7 @@ describe('RedisLedger.feed with a group size (real Redis)', () => {
     expect(j).toBe('g.a-1.4');
     await putStoredRow(redis, rowsKey, 1, JSON.stringify(claimed));
 
-    expect(await ledger.claim({ campaignId: 'a', row: 1, group: 'g.a-1.2' }, NUMBER)).toEqual({ outcome: 'in-doubt', attempts: 1 });
+    const anotherGroup = { campaignId: 'a', row: 1, group: 'g.a-1.2' };
+    expect(await ledger.claim(anotherGroup, NUMBER)).toEqual({ outcome: 'in-doubt', attempts: 1 });
   });
 });
