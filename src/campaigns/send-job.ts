@@ -27,7 +27,7 @@ export type SendJob = z.infer<typeof sendJobSchema> & {
    * keeps it on the row while it is `sending`, so it can tell that job's next run (in doubt)
    * from another live job naming the same row (one put in the queue by hand).
    */
-  group?: string;
+  inGroup?: string;
 };
 
 /** What one send carries, as the ledger row holds it: built into the request by messageForRow. */
@@ -86,7 +86,7 @@ export function isSendGroup(job: QueuedSend): job is SendGroup {
 export function groupRows(group: SendGroup): SendJob[] {
   return group.rows.split(',').map((member) => {
     const [campaignId = '', row = '0', k = '0'] = group.campaign === undefined ? member.split(' ') : [group.campaign, ...member.split(' ')];
-    const job: SendJob = { campaignId, row: Number(row), group: group.group };
+    const job: SendJob = { campaignId, row: Number(row), inGroup: group.group };
     if (Number(k) > 0) job.requeue = Number(k);
     const delays = group.pairDelays?.[`${campaignId} ${row}`];
     if (delays !== undefined) job.pairDelays = delays;

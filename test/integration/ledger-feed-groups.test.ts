@@ -128,7 +128,7 @@ describe('RedisLedger.feed with a group size (real Redis)', () => {
 
     // A job of row 1 put in the queue by hand: the group's request is still to come.
     expect(await ledger.claim({ campaignId: 'a', row: 1 }, NUMBER)).toEqual({ outcome: 'stale' });
-    expect(await ledger.claim({ campaignId: 'a', row: 1, group: 'g.a-1.2' }, NUMBER)).toEqual({ outcome: 'stale' });
+    expect(await ledger.claim({ campaignId: 'a', row: 1, inGroup: 'g.a-1.2' }, NUMBER)).toEqual({ outcome: 'stale' });
     expect(await stored()).toMatchObject({ s: 'sending', a: 1 });
     expect(await redis.zscore(feedKeys(prefix, NUMBER).window, 'g.a-1.4')).not.toBeNull();
     // The group's next run (its worker died mid-send) finds it in doubt.
@@ -150,7 +150,7 @@ describe('RedisLedger.feed with a group size (real Redis)', () => {
     expect(j).toBe('g.a-1.4');
     await putStoredRow(redis, rowsKey, 1, JSON.stringify(claimed));
 
-    const anotherGroup = { campaignId: 'a', row: 1, group: 'g.a-1.2' };
+    const anotherGroup = { campaignId: 'a', row: 1, inGroup: 'g.a-1.2' };
     expect(await ledger.claim(anotherGroup, NUMBER)).toEqual({ outcome: 'in-doubt', attempts: 1 });
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { compactGroup, groupRows, rowsOf, sendGroupSchema, type SendGroup } from '../../src/campaigns/send-job.js';
+import {
+  compactGroup,
+  groupRows,
+  isSendGroup,
+  queuedSendId,
+  rowsOf,
+  sendGroupSchema,
+  type SendGroup,
+} from '../../src/campaigns/send-job.js';
 
 /** A group as the queue keeps it: its campaign once when all its rows share it; the same rows read back either way. */
 describe('a group job kept small', () => {
@@ -15,12 +23,18 @@ describe('a group job kept small', () => {
     const kept = compactGroup(fed);
     expect(groupRows(kept)).toEqual(groupRows(fed));
     expect(groupRows(kept)).toEqual([
-      { campaignId: 'c1', row: 7, group: 'g.c1-7.3' },
-      { campaignId: 'c1', row: 8, group: 'g.c1-7.3', requeue: 2, pairDelays: 1 },
-      { campaignId: 'c1', row: 9, group: 'g.c1-7.3' },
+      { campaignId: 'c1', row: 7, inGroup: 'g.c1-7.3' },
+      { campaignId: 'c1', row: 8, inGroup: 'g.c1-7.3', requeue: 2, pairDelays: 1 },
+      { campaignId: 'c1', row: 9, inGroup: 'g.c1-7.3' },
     ]);
     expect(rowsOf(kept)).toBe(3);
     expect(compactGroup(kept)).toBe(kept);
+  });
+
+  it('hands out rows that read as jobs of one row, each with its own job ID', () => {
+    const rows = groupRows(fed);
+    expect(rows.map(isSendGroup)).toEqual([false, false, false]);
+    expect(rows.map(queuedSendId)).toEqual(['c1-7', 'c1-8-r2', 'c1-9']);
   });
 
   it('keeps a group of several campaigns, or of rows it cannot read, as fed', () => {

@@ -17,7 +17,7 @@ const done = ok({ kind: 'done', status: 'sent' });
 describe('a group job: its rows, its size, its outcome', () => {
   it('reads its rows as the ledger keeps them, with each row’s pair delays', () => {
     const group = { group: 'g.a-1.3', rows: 'a 1 0,a 2 0,b 1 2', pairDelays: { 'a 2': 3 } };
-    const inGroup = rows.map((row) => ({ ...row, group: 'g.a-1.3' }));
+    const inGroup = rows.map((row) => ({ ...row, inGroup: 'g.a-1.3' }));
     expect(groupRows(group)).toStrictEqual([inGroup[0], { ...inGroup[1], pairDelays: 3 }, inGroup[2]]);
     expect(rowsOf(group)).toBe(3);
     expect(rowsOf({ campaignId: 'a', row: 1 })).toBe(1);

@@ -73,7 +73,7 @@ export class LedgerSend implements Pick<SendLedger, 'claim' | 'settle' | 'halt' 
     const phoneNumberId = items[0]?.phoneNumberId ?? '';
     const keys = claimKeys(prefix, phoneNumberId, id);
     const [campaignKey] = keys;
-    const rows = items.flatMap(({ job }) => [job.row, job.requeue ?? 0, job.group ?? '']);
+    const rows = items.flatMap(({ job }) => [job.row, job.requeue ?? 0, job.inGroup ?? '']);
     const answers = (flat: string[]): RawClaim[] =>
       items.map((_, i) => {
         const answer = flat.slice(CLAIM_ANSWER_WIDTH * i, CLAIM_ANSWER_WIDTH * (i + 1));
