@@ -40,12 +40,15 @@ describe('fault: in-doubt rows settle themselves (webhooks flowing)', () => {
     const summary = await rig.send();
     expect(summary).toMatchObject({ rows: ROWS, queued: ROWS });
 
+    const startedAt = Date.now();
     await rig.waitForAccepted(800, 90_000);
     rig.setFaults({});
+    const kills = [Date.now() - startedAt];
     expect(await first.stop('SIGKILL')).toBeNull();
     await rig.startWorker();
     // Both kills land well before the last send, so later sends (and their statuses) follow each.
     await rig.waitForAccepted(1800, 90_000);
+    kills.push(Date.now() - startedAt);
     expect(await second.stop('SIGKILL')).toBeNull();
     second = await rig.startWorker();
     expect(rig.accepted().length).toBeLessThan(ROWS);
@@ -58,6 +61,15 @@ describe('fault: in-doubt rows settle themselves (webhooks flowing)', () => {
       accepted: rig.accepted().length,
       duplicates: stats.duplicates,
       notSent: report.filter((r) => r.status !== 'sent').slice(0, 10),
+      // Each recipient messaged twice: its row, and when each copy arrived (ms after the send), beside the kills.
+      kills,
+      twice: [...rig.acceptedByWaId()]
+        .filter(([, copies]) => copies.length > 1)
+        .slice(0, 10)
+        .map(([waId, copies]) => ({
+          row: report.find((r) => r.phone.replace(/\D/g, '') === waId),
+          arrivedMs: copies.map((copy) => copy.receivedAt - startedAt),
+        })),
     });
     expect(status.state, context).toBe('completed');
     expect(status.unknown, context).toBe(0);
