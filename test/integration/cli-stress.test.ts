@@ -17,7 +17,7 @@ import { SAMPLE_TEMPLATES } from '../support/pipeline.js';
  * file. Each run must exit 0 with the right output within RUN_LIMIT_MS.
  *
  * How many runs: CLI_STRESS_RUNS. `npm run test:stress`, the long tier, makes 500 unless told
- * otherwise; CI makes 250 (.ci/run: its time on a slow 2-core machine allows no more); a plain
+ * otherwise; CI makes 50 (.ci/run: its time on a slow 2-core machine allows no more); a plain
  * `vitest run` of every project makes DEFAULT_RUNS.
  */
 
