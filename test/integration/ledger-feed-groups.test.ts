@@ -124,7 +124,7 @@ describe('RedisLedger.feed with a group size (real Redis)', () => {
     const [first] = groupRows(group as SendGroup);
     expect((await ledger.claim(first!, NUMBER)).outcome).toBe('claimed');
     const stored = async () => storedRowOf(redis, campaignLedgerKeys(prefix, NUMBER, 'a').rows, 1);
-    expect(await stored()).toMatchObject({ s: 'sending', j: 'g.a-1.4' });
+    expect(await stored()).toMatchObject({ s: 'sending', g: 'g.a-1.4' });
 
     // A job of row 1 put in the queue by hand: the group's request is still to come.
     expect(await ledger.claim({ campaignId: 'a', row: 1 }, NUMBER)).toEqual({ outcome: 'stale' });
@@ -134,10 +134,13 @@ describe('RedisLedger.feed with a group size (real Redis)', () => {
     // The group's next run (its worker died mid-send) finds it in doubt.
     expect(await ledger.claim(first!, NUMBER)).toEqual({ outcome: 'in-doubt', attempts: 1 });
 
+    // Only the group goes when the row moves on: its other fields (here a Flow answer, `j`) stay.
+    const rowsKey = campaignLedgerKeys(prefix, NUMBER, 'a').rows;
+    await putStoredRow(redis, rowsKey, 1, JSON.stringify({ ...(await stored()), j: '{"size":"M"}' }));
     await ledger.settle(first!, { status: 'sent', wamid: 'wamid.1' }, NUMBER);
     const answered = await stored();
-    expect(answered).toMatchObject({ s: 'sent' });
-    expect(answered).not.toHaveProperty('j');
+    expect(answered).toMatchObject({ s: 'sent', j: '{"size":"M"}' });
+    expect(answered).not.toHaveProperty('g');
   });
 
   it('a row left in flight without its group (claimed before rows kept it) is in doubt to any job, never stranded', async () => {
@@ -146,8 +149,8 @@ describe('RedisLedger.feed with a group size (real Redis)', () => {
     const [first] = groupRows(group as SendGroup);
     expect((await ledger.claim(first!, NUMBER)).outcome).toBe('claimed');
     const rowsKey = campaignLedgerKeys(prefix, NUMBER, 'a').rows;
-    const { j, ...claimed } = (await storedRowOf(redis, rowsKey, 1))!;
-    expect(j).toBe('g.a-1.4');
+    const { g, ...claimed } = (await storedRowOf(redis, rowsKey, 1))!;
+    expect(g).toBe('g.a-1.4');
     await putStoredRow(redis, rowsKey, 1, JSON.stringify(claimed));
 
     const anotherGroup = { campaignId: 'a', row: 1, inGroup: 'g.a-1.2' };

@@ -26,6 +26,8 @@ export interface StoredRow {
   dt?: number;
   rt?: number;
   ft?: number;
+  /** while `sending`: the group job that claimed it (claim.lua), '' for a job of one row */
+  g?: string;
   /** in-doubt rule: claim time (the ledger's clock, ms), confirm deadline (ms), 1 once resent by it */
   ct?: number;
   cu?: number;

@@ -5,7 +5,7 @@
 
   Order matters: a settled row answers first; only the row's owner goes further; a row left
   `sending` is in doubt even when paused (the pause must not hide a possible send), but only to
-  the job that claimed it (its group, `j`, kept on the row while it is `sending`): another live
+  the job that claimed it (its group, `g`, kept on the row while it is `sending`): another live
   job naming the same row (one put in the queue by hand) finds it `stale` and leaves it to that
   job, whose answer is still to come; a
   cancelled campaign starts nothing; a paused one parks the row (back to the backlog under
@@ -85,7 +85,7 @@ local function claim(row, owner, group)
   if rec.s == 'sending' then
     -- 'busy': the claiming job's answer is still to come, so the row's job stays in the window. A row
     -- claimed before rows kept their group has none: in doubt to any job, so it is never stranded.
-    if rec.j ~= nil and rec.j ~= group then return 'stale', 'busy' end
+    if rec.g ~= nil and rec.g ~= group then return 'stale', 'busy' end
     return 'in-doubt', tostring(rec.a or 0)
   end
   if held[1] == '1' or expired then
@@ -125,7 +125,7 @@ local function claim(row, owner, group)
   rec.a = (rec.a or 0) + 1
   rec.ct = now
   move(campaignKey, rec, 'sending', now)
-  rec.j = group
+  rec.g = group
   storeRow(rowsKey, row, encodeRow(rec))
   local values = ''
   if rec.v then values = cjson.encode(rec.v) end

@@ -1,7 +1,8 @@
 --[[
   Moves a row between statuses, keeping the campaign's counters (n:<status>) in step, and
   its timeline of sent and failed rows (includes/timeline.lua) with them (includes/counts.lua).
-  Sets rec.s, and drops rec.j (claim.lua) off a row that is no longer `sending`; the caller writes the record.
+  Sets rec.s, and drops rec.g (claim.lua: the group job that claimed the row) off a row that is no
+  longer `sending`; the caller writes the record.
 
   Defines: move(campaignKey, rec, status, now)
 ]]
@@ -17,5 +18,5 @@ local function move(campaignKey, rec, status, now)
   end
   rec.s = status
   -- The group that claimed the row is kept only while it is `sending` (claim.lua).
-  if status ~= 'sending' then rec.j = nil end
+  if status ~= 'sending' then rec.g = nil end
 end
