@@ -123,7 +123,8 @@ describe('RedisLedger.feed with a group size (real Redis)', () => {
     const [group] = (await feed(4)).groups ?? [];
     const [first] = groupRows(group as SendGroup);
     expect((await ledger.claim(first!, NUMBER)).outcome).toBe('claimed');
-    const stored = async () => storedRowOf(redis, campaignLedgerKeys(prefix, NUMBER, 'a').rows, 1);
+    const rowsKey = campaignLedgerKeys(prefix, NUMBER, 'a').rows;
+    const stored = async () => storedRowOf(redis, rowsKey, 1);
     expect(await stored()).toMatchObject({ s: 'sending', g: 'g.a-1.4' });
 
     // A job of row 1 put in the queue by hand: the group's request is still to come.
@@ -135,7 +136,6 @@ describe('RedisLedger.feed with a group size (real Redis)', () => {
     expect(await ledger.claim(first!, NUMBER)).toEqual({ outcome: 'in-doubt', attempts: 1 });
 
     // Only the group goes when the row moves on: its other fields (here a Flow answer, `j`) stay.
-    const rowsKey = campaignLedgerKeys(prefix, NUMBER, 'a').rows;
     await putStoredRow(redis, rowsKey, 1, JSON.stringify({ ...(await stored()), j: '{"size":"M"}' }));
     await ledger.settle(first!, { status: 'sent', wamid: 'wamid.1' }, NUMBER);
     const answered = await stored();
