@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { TickBatch } from '../../src/redis/ledger/tick-batch.js';
 
 /** Records every call the batch makes, and answers each item with `key:item`. */
-function recordingBatch(options: { maxItems?: number; fail?: (key: string) => Error | undefined; short?: boolean } = {}) {
+function recordingBatch(
+  options: { maxItems?: number; gatherMs?: number; fail?: (key: string) => Error | undefined; short?: boolean } = {},
+) {
   const calls: { key: string; items: number[] }[] = [];
   const batch = new TickBatch<number, string>((key, items) => {
     calls.push({ key, items: [...items] });
@@ -69,5 +71,22 @@ describe('TickBatch', () => {
     expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
     expect((settled[0] as PromiseRejectedResult).reason).toBeInstanceOf(Error);
     expect(String((settled[0] as PromiseRejectedResult).reason)).toMatch(/answered 1 of 2/);
+  });
+
+  it('an item in no hurry waits its own gather alone, and rides in the call of an urgent item that comes before it', async () => {
+    const { batch, calls } = recordingBatch({ gatherMs: 5 });
+    const startedAt = performance.now();
+    expect(await batch.add('a', 1, 60)).toBe('a:1');
+    // Alone, the lazy item waited its own 60 ms (timers may fire up to a ms early).
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(59);
+    expect(calls.map((c) => c.items)).toEqual([[1]]);
+
+    const lazy = batch.add('a', 2, 60_000);
+    const urgentAt = performance.now();
+    expect(await batch.add('a', 3)).toBe('a:3');
+    expect(await lazy).toBe('a:2');
+    // The urgent item's 5 ms decided the call, not the lazy item's minute.
+    expect(performance.now() - urgentAt).toBeLessThan(30_000);
+    expect(calls.map((c) => c.items)).toEqual([[1], [2, 3]]);
   });
 });

@@ -10,7 +10,11 @@ export class TickBatch<Item, Result> {
   readonly #maxItems: number;
   readonly #gatherMs: number;
   #pending = new Map<string, Waiting<Item, Result>[]>();
+  /** A flush is queued for the next turn (setImmediate). */
   #scheduled = false;
+  /** The gathering flush's timer, and when it fires (performance.now()'s clock). */
+  #timer: NodeJS.Timeout | undefined;
+  #timerDue = Number.POSITIVE_INFINITY;
 
   /**
    * `run` must return one result per item, in order; a rejection fails every item of that call.
@@ -26,7 +30,12 @@ export class TickBatch<Item, Result> {
     this.#gatherMs = options.gatherMs ?? 0;
   }
 
-  add(key: string, item: Item): Promise<Result> {
+  /**
+   * `gatherMs`: this item may wait this long instead of the batch's own (an item that is in no
+   * hurry rides in the call of one that is, and costs a call of its own only when none comes).
+   * The call goes when its most urgent item is due.
+   */
+  add(key: string, item: Item, gatherMs = this.#gatherMs): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       let waiting = this.#pending.get(key);
       if (waiting === undefined) {
@@ -39,19 +48,32 @@ export class TickBatch<Item, Result> {
         this.#send(key, waiting);
         return;
       }
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        // setImmediate, not a microtask: it runs after every I/O callback of this poll phase.
-        if (this.#gatherMs > 0) setTimeout(() => this.#flush(), this.#gatherMs);
-        else setImmediate(() => this.#flush());
-      }
+      this.#schedule(gatherMs);
     });
+  }
+
+  #schedule(gatherMs: number): void {
+    if (gatherMs <= 0) {
+      if (this.#scheduled) return;
+      this.#scheduled = true;
+      // setImmediate, not a microtask: it runs after every I/O callback of this poll phase.
+      setImmediate(() => this.#flush());
+      return;
+    }
+    const due = performance.now() + gatherMs;
+    if (due >= this.#timerDue) return;
+    clearTimeout(this.#timer);
+    this.#timerDue = due;
+    this.#timer = setTimeout(() => this.#flush(), gatherMs);
   }
 
   #flush(): void {
     const pending = this.#pending;
     this.#pending = new Map();
     this.#scheduled = false;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerDue = Number.POSITIVE_INFINITY;
     for (const [key, waiting] of pending) {
       for (let start = 0; start < waiting.length; start += this.#maxItems) {
         this.#send(key, waiting.slice(start, start + this.#maxItems));

@@ -24,8 +24,8 @@
   with the sends admitted after it. Moving its stamp by how late it left (beyond a small
   allowance the guard covers) makes every later admission count it where it really is, so the
   ceiling holds for departures, not just for admissions. A correction rides in the worker's next
-  call (within the few ms its asks gather), applied before that call's asks, instead of a call
-  of its own. Until it lands, another worker's ask is stamped as if the send had left on time;
+  call (it waits a few ms for one), applied before that call's asks, instead of a call of its
+  own. Until it lands, another worker's ask is stamped as if the send had left on time;
   that moves a stamp only when the log is full and the late send is the rate-th latest, which
   takes `rate` - 1 sends stamped after it in those few ms (a correction of its own was a round
   trip late as well). A stamp never moves past the time now: the correction is asked after the send left,
