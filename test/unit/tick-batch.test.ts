@@ -81,12 +81,11 @@ describe('TickBatch', () => {
     expect(performance.now() - startedAt).toBeGreaterThanOrEqual(59);
     expect(calls.map((c) => c.items)).toEqual([[1]]);
 
+    // The urgent item's 5 ms decides the call, not the lazy item's minute: had the minute
+    // decided, the lazy answer would come long after this test's time-out.
     const lazy = batch.add('a', 2, 60_000);
-    const urgentAt = performance.now();
     expect(await batch.add('a', 3)).toBe('a:3');
     expect(await lazy).toBe('a:2');
-    // The urgent item's 5 ms decided the call, not the lazy item's minute.
-    expect(performance.now() - urgentAt).toBeLessThan(30_000);
     expect(calls.map((c) => c.items)).toEqual([[1], [2, 3]]);
   });
 });
