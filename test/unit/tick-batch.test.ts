@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TickBatch } from '../../src/redis/ledger/tick-batch.js';
 
 /** Records every call the batch makes, and answers each item with `key:item`. */
@@ -74,18 +74,25 @@ describe('TickBatch', () => {
   });
 
   it('an item in no hurry waits its own gather alone, and rides in the call of an urgent item that comes before it', async () => {
-    const { batch, calls } = recordingBatch({ gatherMs: 5 });
-    const startedAt = performance.now();
-    expect(await batch.add('a', 1, 60)).toBe('a:1');
-    // Alone, the lazy item waited its own 60 ms (timers may fire up to a ms early).
-    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(59);
-    expect(calls.map((c) => c.items)).toEqual([[1]]);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'performance'] });
+    try {
+      const { batch, calls } = recordingBatch({ gatherMs: 5 });
+      const alone = batch.add('a', 1, 60);
+      await vi.advanceTimersByTimeAsync(59);
+      expect(calls).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await alone).toBe('a:1');
 
-    // The urgent item's 5 ms decides the call, not the lazy item's minute: had the minute
-    // decided, the lazy answer would come long after this test's time-out.
-    const lazy = batch.add('a', 2, 60_000);
-    expect(await batch.add('a', 3)).toBe('a:3');
-    expect(await lazy).toBe('a:2');
-    expect(calls.map((c) => c.items)).toEqual([[1], [2, 3]]);
+      // The urgent item's 5 ms decides the call, not the lazy item's minute.
+      const lazy = batch.add('a', 2, 60_000);
+      const urgent = batch.add('a', 3);
+      await vi.advanceTimersByTimeAsync(4);
+      expect(calls.map((c) => c.items)).toEqual([[1]]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect([await lazy, await urgent]).toEqual(['a:2', 'a:3']);
+      expect(calls.map((c) => c.items)).toEqual([[1], [2, 3]]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
