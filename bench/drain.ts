@@ -4,6 +4,7 @@ import { cpus } from 'node:os';
 import type { Redis } from 'ioredis';
 import { runToExit, startChild, stopChild, waitForLine, type Child } from './support/children.js';
 import { coreShare, cpuSeconds, machineBusySeconds, speedProbeMs } from './support/cpu.js';
+import { startCpuTimeline, steadyPart, type SteadyPart } from './support/cpu-timeline.js';
 import { ensureCsv } from './support/data.js';
 import { figure, type Figure, type SectionResult } from './support/figures.js';
 import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, benchScriptArgs, campaignSend, productEnv } from './support/product.js';
@@ -61,6 +62,8 @@ interface DrainRun {
   sandboxCores: number | undefined;
   /** Whole machine, in cores (of all of them): includes everyone else's work on this shared machine. */
   machineCores: number | undefined;
+  /** From 1 s after the first accepted message to 0.5 s before the last: msg/s and each process's CPU a message. */
+  steady: SteadyPart | undefined;
   /** speedProbeMs() just before the run: the machine's speed at the time. */
   probeMs: number;
   /** Webhooks side: the service's CPU, and rows Meta had reported delivered when the campaign completed. */
@@ -230,6 +233,7 @@ async function measureDrain(
           env,
           ROOT,
         ));
+  const timeline = startCpuTimeline({ worker: worker.pid, redis: redisPid, sandbox: api.child.pid });
   if (side === 'scraped') {
     children.scraper = setInterval(() => {
       void fetch(`${serviceUrl}/metrics`)
@@ -240,7 +244,8 @@ async function measureDrain(
         .catch(() => undefined);
     }, SCRAPE_EVERY_MS);
   }
-  const { at } = await waitForLine(worker, done, 300_000);
+  let samples: ReturnType<typeof timeline.stop> = [];
+  const { at } = await waitForLine(worker, done, 300_000).finally(() => (samples = timeline.stop()));
   clearInterval(children.scraper);
   const wallMs = at - worker.startedAt;
   const workerCores = coreShare(0, cpuSeconds(worker.pid), wallMs);
@@ -259,6 +264,7 @@ async function measureDrain(
     side,
     accepted: times.length,
     messagesPerSecond: ratePerSecond(times),
+    steady: steadyPart(samples, times),
     wallMs,
     workerCores,
     redisCores,
@@ -281,6 +287,13 @@ function drainResult(measured: DrainRun[]): SectionResult {
     `worker ${pct(medianOf(runs, (r) => r.workerCores))}, redis ${pct(medianOf(runs, (r) => r.redisCores))}, ` +
     `sandbox ${pct(medianOf(runs, (r) => r.sandboxCores))}, whole machine ${pct(medianOf(runs, (r) => r.machineCores))}; ` +
     `wall ${(medianOf(runs, (r) => r.wallMs) / 1000).toFixed(2)} s`;
+  const steady = (runs: DrainRun[]) => {
+    const whole = (value: number) => (Number.isFinite(value) ? String(Math.round(value)) : 'n/a');
+    const part = (name: string) => `${name} ${whole(medianOf(runs, (r) => r.steady?.microsPerMessage[name]))} µs`;
+    const machine = pct(medianOf(runs, (r) => r.steady?.cores.machine));
+    const rate = whole(medianOf(runs, (r) => r.steady?.messagesPerSecond));
+    return `${rate} msg/s, ${['worker', 'redis', 'sandbox'].map(part).join(', ')}, machine ${machine}`;
+  };
   return {
     section: 'drain',
     figures: drainFigures({ ours, bare, flowing, scraped, bareFlowing }),
@@ -291,6 +304,8 @@ function drainResult(measured: DrainRun[]): SectionResult {
       `drain CPU, median share of one core from worker spawn to completion (worker start-up ` +
         `included): ours ${cpu(ours)} | bare ${cpu(bare)} | ` +
         `webhooks flowing ${cpu(flowing)}, serve ${pct(medianOf(flowing, (r) => r.serveCores))}`,
+      `drain's steady part (from 1 s after the first accepted message to 0.5 s before the last; CPU a message of ` +
+        `each process, medians): ours ${steady(ours)} | bare ${steady(bare)}`,
       `drain with /metrics scraped: scrapes answered per run [${scraped.map((r) => r.scrapes ?? 0).join(', ')}]; ` +
         `serve CPU ${pct(medianOf(scraped, (r) => r.serveCores))}`,
       `drain with webhooks flowing: rows already reported delivered when the campaign completed, per run: ` +

@@ -1,0 +1,78 @@
+import { cpuSeconds, machineBusySeconds } from './cpu.js';
+
+/**
+ * CPU seconds of a few processes and of the whole machine, sampled every SAMPLE_EVERY_MS while a
+ * run goes on, so their shares can be read over any part of the run afterwards. A drain's
+ * figure spans its start-up, when each worker's code is still being compiled and runs at
+ * a fraction of its speed; its steady part shows what a message costs each process once
+ * warm.
+ */
+const SAMPLE_EVERY_MS = 100;
+
+interface CpuSample {
+  /** Date.now(): the sandbox stamps its arrivals on the same clock. */
+  at: number;
+  /** CPU seconds so far of each process, by name; the machine's busy seconds under `machine`. */
+  seconds: Record<string, number | undefined>;
+}
+
+export interface CpuTimeline {
+  stop(): CpuSample[];
+}
+
+export function startCpuTimeline(pids: Record<string, number | undefined>): CpuTimeline {
+  const samples: CpuSample[] = [];
+  const sample = () => {
+    const seconds: Record<string, number | undefined> = { machine: machineBusySeconds() };
+    for (const [name, pid] of Object.entries(pids)) seconds[name] = cpuSeconds(pid);
+    samples.push({ at: Date.now(), seconds });
+  };
+  sample();
+  const timer = setInterval(sample, SAMPLE_EVERY_MS);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return samples;
+    },
+  };
+}
+
+/** The steady part of a run: its messages a second, and each process's CPU a message (µs) and share of a core. */
+export interface SteadyPart {
+  seconds: number;
+  messagesPerSecond: number;
+  microsPerMessage: Record<string, number>;
+  cores: Record<string, number>;
+}
+
+/**
+ * The run from `skipStartMs` after its first arrival to `skipEndMs` before its last, read off
+ * the samples that bound it; undefined when the run is too short to have such a part (under a
+ * second of it) or a process's CPU could not be read.
+ */
+export function steadyPart(
+  samples: readonly CpuSample[],
+  arrivals: readonly number[],
+  skipStartMs = 1000,
+  skipEndMs = 500,
+): SteadyPart | undefined {
+  const first = arrivals[0];
+  const last = arrivals[arrivals.length - 1];
+  if (first === undefined || last === undefined) return undefined;
+  const from = samples.find((s) => s.at >= first + skipStartMs);
+  const to = samples.findLast((s) => s.at <= last - skipEndMs);
+  if (from === undefined || to === undefined || to.at - from.at < 1000) return undefined;
+  const seconds = (to.at - from.at) / 1000;
+  const messages = arrivals.filter((t) => t >= from.at && t < to.at).length;
+  const microsPerMessage: Record<string, number> = {};
+  const cores: Record<string, number> = {};
+  for (const name of Object.keys(from.seconds)) {
+    const before = from.seconds[name];
+    const after = to.seconds[name];
+    if (before === undefined || after === undefined) return undefined;
+    cores[name] = (after - before) / seconds;
+    microsPerMessage[name] = messages > 0 ? ((after - before) * 1e6) / messages : Number.NaN;
+  }
+  return { seconds, messagesPerSecond: messages / seconds, microsPerMessage, cores };
+}
