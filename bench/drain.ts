@@ -4,7 +4,7 @@ import { cpus } from 'node:os';
 import type { Redis } from 'ioredis';
 import { runToExit, startChild, stopChild, waitForLine, type Child } from './support/children.js';
 import { coreShare, cpuSeconds, machineBusySeconds, speedProbeMs } from './support/cpu.js';
-import { startCpuTimeline, steadyPart, type SteadyPart } from './support/cpu-timeline.js';
+import { startCpuTimeline, steadyPart, type CpuSample, type SteadyPart } from './support/cpu-timeline.js';
 import { ensureCsv } from './support/data.js';
 import { figure, type Figure, type SectionResult } from './support/figures.js';
 import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, benchScriptArgs, campaignSend, productEnv } from './support/product.js';
@@ -244,7 +244,7 @@ async function measureDrain(
         .catch(() => undefined);
     }, SCRAPE_EVERY_MS);
   }
-  let samples: ReturnType<typeof timeline.stop> = [];
+  let samples: CpuSample[] = [];
   const { at } = await waitForLine(worker, done, 300_000).finally(() => (samples = timeline.stop()));
   clearInterval(children.scraper);
   const wallMs = at - worker.startedAt;

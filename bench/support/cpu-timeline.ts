@@ -1,4 +1,4 @@
-import { cpuSeconds, machineBusySeconds } from './cpu.js';
+import { coreShare, cpuSeconds, machineBusySeconds } from './cpu.js';
 
 /**
  * CPU seconds of a few processes and of the whole machine, sampled every SAMPLE_EVERY_MS while a
@@ -9,7 +9,7 @@ import { cpuSeconds, machineBusySeconds } from './cpu.js';
  */
 const SAMPLE_EVERY_MS = 100;
 
-interface CpuSample {
+export interface CpuSample {
   /** Date.now(): the sandbox stamps its arrivals on the same clock. */
   at: number;
   /** CPU seconds so far of each process, by name; the machine's busy seconds under `machine`. */
@@ -68,11 +68,10 @@ export function steadyPart(
   const microsPerMessage: Record<string, number> = {};
   const cores: Record<string, number> = {};
   for (const name of Object.keys(from.seconds)) {
-    const before = from.seconds[name];
-    const after = to.seconds[name];
-    if (before === undefined || after === undefined) return undefined;
-    cores[name] = (after - before) / seconds;
-    microsPerMessage[name] = messages > 0 ? ((after - before) * 1e6) / messages : Number.NaN;
+    const share = coreShare(from.seconds[name], to.seconds[name], to.at - from.at);
+    if (share === undefined) return undefined;
+    cores[name] = share;
+    microsPerMessage[name] = messages > 0 ? (share * seconds * 1e6) / messages : Number.NaN;
   }
   return { seconds, messagesPerSecond: messages / seconds, microsPerMessage, cores };
 }
