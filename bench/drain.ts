@@ -292,7 +292,9 @@ function drainResult(measured: DrainRun[]): SectionResult {
     const part = (name: string) => `${name} ${whole(medianOf(runs, (r) => r.steady?.microsPerMessage[name]))} µs`;
     const machine = pct(medianOf(runs, (r) => r.steady?.cores.machine));
     const rate = whole(medianOf(runs, (r) => r.steady?.messagesPerSecond));
-    return `${rate} msg/s, ${['worker', 'redis', 'sandbox'].map(part).join(', ')}, machine ${machine}`;
+    const waiting = (name: string) => `${name} ${pct(medianOf(runs, (r) => r.steady?.waiting[name]))}`;
+    const names = ['worker', 'redis', 'sandbox'];
+    return `${rate} msg/s, ${names.map(part).join(', ')}, machine ${machine}; waiting for a core ${names.map(waiting).join(', ')}`;
   };
   return {
     section: 'drain',
@@ -305,7 +307,8 @@ function drainResult(measured: DrainRun[]): SectionResult {
         `included): ours ${cpu(ours)} | bare ${cpu(bare)} | ` +
         `webhooks flowing ${cpu(flowing)}, serve ${pct(medianOf(flowing, (r) => r.serveCores))}`,
       `drain's steady part (from 1 s after the first accepted message to 0.5 s before the last; CPU a message of ` +
-        `each process, medians): ours ${steady(ours)} | bare ${steady(bare)}`,
+        `each process, medians; waiting: the share of it each main thread could run but had no core): ` +
+        `ours ${steady(ours)} | bare ${steady(bare)}`,
       `drain with /metrics scraped: scrapes answered per run [${scraped.map((r) => r.scrapes ?? 0).join(', ')}]; ` +
         `serve CPU ${pct(medianOf(scraped, (r) => r.serveCores))}`,
       `drain with webhooks flowing: rows already reported delivered when the campaign completed, per run: ` +

@@ -1,4 +1,4 @@
-import { coreShare, cpuSeconds, machineBusySeconds } from './cpu.js';
+import { coreShare, cpuSeconds, machineBusySeconds, runQueueSeconds } from './cpu.js';
 
 /**
  * CPU seconds of a few processes and of the whole machine, sampled every SAMPLE_EVERY_MS while a
@@ -14,6 +14,8 @@ export interface CpuSample {
   at: number;
   /** CPU seconds so far of each process, by name; the machine's busy seconds under `machine`. */
   seconds: Record<string, number | undefined>;
+  /** Seconds so far each process's main thread waited, runnable, for a core (absent: not sampled). */
+  waited?: Record<string, number | undefined>;
 }
 
 export interface CpuTimeline {
@@ -24,8 +26,12 @@ export function startCpuTimeline(pids: Record<string, number | undefined>): CpuT
   const samples: CpuSample[] = [];
   const sample = () => {
     const seconds: Record<string, number | undefined> = { machine: machineBusySeconds() };
-    for (const [name, pid] of Object.entries(pids)) seconds[name] = cpuSeconds(pid);
-    samples.push({ at: Date.now(), seconds });
+    const waited: Record<string, number | undefined> = {};
+    for (const [name, pid] of Object.entries(pids)) {
+      seconds[name] = cpuSeconds(pid);
+      waited[name] = runQueueSeconds(pid);
+    }
+    samples.push({ at: Date.now(), seconds, waited });
   };
   sample();
   const timer = setInterval(sample, SAMPLE_EVERY_MS);
@@ -38,12 +44,17 @@ export function startCpuTimeline(pids: Record<string, number | undefined>): CpuT
   };
 }
 
-/** The steady part of a run: its messages a second, and each process's CPU a message (µs) and share of a core. */
+/**
+ * The steady part of a run: its messages a second, each process's CPU a message (µs) and share of
+ * a core, and the share of the part's time each process's main thread waited for a core while it
+ * could have run (where that was read).
+ */
 export interface SteadyPart {
   seconds: number;
   messagesPerSecond: number;
   microsPerMessage: Record<string, number>;
   cores: Record<string, number>;
+  waiting: Record<string, number>;
 }
 
 /**
@@ -73,5 +84,10 @@ export function steadyPart(
     cores[name] = share;
     microsPerMessage[name] = messages > 0 ? (share * seconds * 1e6) / messages : Number.NaN;
   }
-  return { seconds, messagesPerSecond: messages / seconds, microsPerMessage, cores };
+  const waiting: Record<string, number> = {};
+  for (const name of Object.keys(from.waited ?? {})) {
+    const share = coreShare(from.waited?.[name], to.waited?.[name], to.at - from.at);
+    if (share !== undefined) waiting[name] = share;
+  }
+  return { seconds, messagesPerSecond: messages / seconds, microsPerMessage, cores, waiting };
 }

@@ -36,6 +36,22 @@ export function cpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
+/**
+ * Seconds a process's main thread has spent runnable but waiting for a core (the run queue),
+ * from /proc/<pid>/schedstat (its second field, ns). On 2 cores shared by three busy processes,
+ * a thread that could run often cannot: this shows how much of a run that was. undefined where
+ * the file is not readable (not Linux, or a kernel built without schedstats).
+ */
+export function runQueueSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const waited = Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
+    return Number.isFinite(waited) ? waited / 1e9 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** CPU use over an interval as a share of one core, e.g. 0.93 = 93% of a core. */
 export function coreShare(before: number | undefined, after: number | undefined, wallMs: number): number | undefined {
   if (before === undefined || after === undefined || wallMs <= 0) return undefined;
