@@ -9,6 +9,7 @@ import { deletePrefix, freshPrefix } from './support/redis.js';
 import { firstAccepted, type SandboxChild } from './support/sandbox.js';
 import { busiestWindow } from './support/stats.js';
 import { cpuSeconds } from './support/cpu.js';
+import { startWireCapture } from './support/wire-capture.js';
 import { defaultSendConcurrency } from '../src/config/config.js';
 
 /**
@@ -51,6 +52,10 @@ interface SetupRun extends Setup {
   perNumberRate: number[];
   /** Per number: most accepted in any sliding second of the whole run. */
   perNumberBusiest: number[];
+  /** Per number: the most message POSTs that reached the receiver's port in any sliding second (NaN: not captured). */
+  perNumberWireBusiest: number[];
+  /** Why the wire was not captured, when it was not. */
+  wireUnavailable?: string;
   /**
    * Per number: the longest silence between two arrivals inside the window. A stall of the
    * sender or the receiver (a GC pause, a starved core) shows here, and its arrivals are then
@@ -78,10 +83,35 @@ export async function benchScale(options: { runs: number; redis: Redis; sandbox:
       measured.push(run);
       console.error(
         `  scale run ${i + 1}/${options.runs} ${setup.side} ${label(setup)}: per number ` +
-          `${run.perNumberRate.map((r) => fmt(r, 1)).join(' / ')} msg/s, busiest second ${run.perNumberBusiest.join(' / ')}`,
+          `${run.perNumberRate.map((r) => fmt(r, 1)).join(' / ')} msg/s, busiest second ${run.perNumberBusiest.join(' / ')}` +
+          ` (on the wire ${run.perNumberWireBusiest.map((b) => fmt(b)).join(' / ')})`,
       );
     }
   }
+  return {
+    section: 'scale',
+    figures: scaleFigures(measured),
+    runs: measured.map((r) => ({ ...r })),
+    method: [
+      `scale: per setup, ${SCALE_RATE} msg/s × ${(WARMUP_MS + WINDOW_MS) / 1000 + 6} s of rows per number ` +
+        `loaded with \`campaign send --phone-number-id\` (bare: bench/bare-ingest.ts), ` +
+        `then N \`campaign worker\` processes with no --phone-number-id (each serves every number with campaigns; ` +
+        `SEND_RATE=${SCALE_RATE}, SEND_CONCURRENCY unset: ${defaultSendConcurrency(SCALE_RATE)}) ` +
+        `against \`campaign sandbox --mps 0\`. The ${WINDOW_MS / 1000} s window opens ${WARMUP_MS / 1000} s after ` +
+        `the later of the last process logging \`send worker started\` and the first accepted message; ` +
+        `rate = a number's accepted messages in the window / ${WINDOW_MS / 1000}; busiest = max ` +
+        `accepted in any sliding second of the whole run, per number, as the sandbox stamped them; on the wire: ` +
+        `the same count of the message POSTs by their arrival at the sandbox's port (tcpdump -i lo).`,
+    ],
+    notes: [
+      `scale: the bare workers share BullMQ's own limiter across processes; it spaces nothing, so each second's quota leaves as a burst.`,
+      ...wireNotes(measured),
+    ],
+  };
+}
+
+/** Per setup of the scale section: each number's rate, its busiest second as stamped and on the wire. */
+function scaleFigures(measured: readonly SetupRun[]): Figure[] {
   const of = (numbers: number, processes: number, side: 'ours' | 'bare') =>
     measured.filter((r) => r.numbers === numbers && r.processes === processes && r.side === side);
   const figures: Figure[] = [];
@@ -119,27 +149,11 @@ export async function benchScale(options: { runs: number; redis: Redis; sandbox:
           target: `no window above ${SCALE_RATE + 1}`,
           check: (value) => (value <= SCALE_RATE + 1 ? [] : [`${value} in one second`]),
         }),
+        wireBusiestFigure(`${label(setup)}: busiest second per number`, ours, base, baselineLabel),
       );
     }
   }
-  return {
-    section: 'scale',
-    figures,
-    runs: measured.map((r) => ({ ...r })),
-    method: [
-      `scale: per setup, ${SCALE_RATE} msg/s × ${(WARMUP_MS + WINDOW_MS) / 1000 + 6} s of rows per number ` +
-        `loaded with \`campaign send --phone-number-id\` (bare: bench/bare-ingest.ts), ` +
-        `then N \`campaign worker\` processes with no --phone-number-id (each serves every number with campaigns; ` +
-        `SEND_RATE=${SCALE_RATE}, SEND_CONCURRENCY unset: ${defaultSendConcurrency(SCALE_RATE)}) ` +
-        `against \`campaign sandbox --mps 0\`. The ${WINDOW_MS / 1000} s window opens ${WARMUP_MS / 1000} s after ` +
-        `the later of the last process logging \`send worker started\` and the first accepted message; ` +
-        `rate = a number's accepted messages in the window / ${WINDOW_MS / 1000}; busiest = max ` +
-        `accepted in any sliding second of the whole run, per number.`,
-    ],
-    notes: [
-      `scale: the bare workers share BullMQ's own limiter across processes; it spaces nothing, so each second's quota leaves as a burst.`,
-    ],
-  };
+  return figures;
 }
 
 export async function benchTopTier(options: { runs: number; redis: Redis; sandbox: SandboxChild }): Promise<SectionResult> {
@@ -163,8 +177,8 @@ async function measureTopTier(options: { runs: number; redis: Redis; sandbox: Sa
       measured.push(run);
       console.error(
         `  toptier run ${i + 1}/${options.runs} ${setup.side} ${label(setup)} at ${setup.rate}/s: ` +
-          `${run.perNumberRate.map((r) => fmt(r, 1)).join(' / ')} msg/s, busiest second ${run.perNumberBusiest.join(' / ')}, ` +
-          `longest silence ${run.perNumberLongestGapMs.join(' / ')} ms`,
+          `${run.perNumberRate.map((r) => fmt(r, 1)).join(' / ')} msg/s, busiest second ${run.perNumberBusiest.join(' / ')} ` +
+          `(on the wire ${run.perNumberWireBusiest.map((b) => fmt(b)).join(' / ')}), longest silence ${run.perNumberLongestGapMs.join(' / ')} ms`,
       );
     }
   }
@@ -220,6 +234,7 @@ function topTierResult(measured: readonly SetupRun[]): SectionResult {
         target: `no window above ${rate}`,
         check: (value) => (value <= rate ? [] : [`${value} in one second`]),
       }),
+      wireBusiestFigure(`${name}: busiest second`, ours, bare, baselineLabel),
     ];
   });
   return {
@@ -232,9 +247,10 @@ function topTierResult(measured: readonly SetupRun[]): SectionResult {
         `(limiter {max:${TOP_RATE},duration:1000}, same concurrency) against \`campaign sandbox ` +
         `--mps 0\`; window and busiest second as in scale. Then one \`campaign worker\` serving four numbers at ` +
         `SEND_RATE=${PORTFOLIO_RATE} each, beside one bare worker on one number at ${PORTFOLIO_RATE}/s. Worker CPU: ` +
-        `user + system from /proc over the window, per 1,000 messages accepted in it.`,
+        `user + system from /proc over the window, per 1,000 messages accepted in it. Busiest second: as the sandbox ` +
+        `stamped the arrivals (judged), and on the wire (the POSTs' arrival at its port, tcpdump -i lo).`,
     ],
-    notes: [],
+    notes: wireNotes(measured),
   };
 }
 
@@ -245,9 +261,12 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
   const file = await ensureCsv(rowsPerNumber);
   const prefix = freshPrefix(`scale-${setup.side}-${setup.numbers}n${setup.processes}p-${setup.rate}`);
   const workers: Child[] = [];
+  let stopWire: (() => Promise<Map<string, number[]>>) | undefined;
   try {
     await fillNumbers(setup, numbers, file, prefix, rowsPerNumber);
     await sandbox.reset();
+    const wire = await startWireCapture(Number(new URL(sandbox.url).port));
+    if ('capture' in wire) stopWire = () => wire.capture.stop();
     // The product's own default (SEND_CONCURRENCY unset); the bare worker gets the same.
     const concurrency = defaultSendConcurrency(setup.rate);
     // No WHATSAPP_PHONE_NUMBER_ID: each worker serves every number that has campaigns.
@@ -262,9 +281,12 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
     const cpuInWindow = workersCpu(workers) - cpuBefore;
     await sleep(250);
     await Promise.all(workers.map((w) => stopChild(w)));
+    const onWire = await stopWire?.();
+    stopWire = undefined;
     const byNumber = await sandbox.acceptedTimesByNumber();
     const perNumberRate: number[] = [];
     const perNumberBusiest: number[] = [];
+    const perNumberWireBusiest: number[] = [];
     const perNumberLongestGapMs: number[] = [];
     for (const number of numbers) {
       const times = byNumber.get(number) ?? [];
@@ -272,6 +294,7 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
       perNumberLongestGapMs.push(inWindow.reduce((gap, t, i) => Math.max(gap, t - (inWindow[i - 1] ?? t)), 0));
       perNumberRate.push(inWindow.length / (WINDOW_MS / 1000));
       perNumberBusiest.push(busiestWindow(times, 1000));
+      perNumberWireBusiest.push(onWire === undefined ? Number.NaN : busiestWindow(onWire.get(number) ?? [], 1000));
     }
     const acceptedInWindow = perNumberRate.reduce((sum, rate) => sum + rate * (WINDOW_MS / 1000), 0);
     return {
@@ -279,13 +302,40 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
       workerCpuPer1000: (cpuInWindow / acceptedInWindow) * 1000,
       perNumberRate,
       perNumberBusiest,
+      perNumberWireBusiest,
+      ...('unavailable' in wire ? { wireUnavailable: wire.unavailable } : {}),
       perNumberLongestGapMs,
       accepted: [...byNumber.values()].reduce((n, t) => n + t.length, 0),
     };
   } finally {
     await Promise.all(workers.map((w) => stopChild(w)));
+    await stopWire?.().catch(() => undefined);
     await deletePrefix(redis, prefix);
   }
+}
+
+/**
+ * The busiest second of message POSTs at the receiver's port (tcpdump), beside the judged one the
+ * sandbox stamped: where the wire held the rate and the sandbox did not, the receiver stalled.
+ */
+function wireBusiestFigure(name: string, ours: readonly SetupRun[], base: readonly SetupRun[], baselineLabel: string): Figure {
+  return figure({
+    label: `${name}, on the wire`,
+    unit: 'msgs',
+    ours: ours.flatMap((r) => r.perNumberWireBusiest),
+    baseline: base.flatMap((r) => r.perNumberWireBusiest),
+    baselineLabel,
+    judgedOn: 'worst run',
+    target: `informational: the requests at the receiver's port (tcpdump)`,
+    check: () => [],
+    informational: true,
+  });
+}
+
+/** Why the wire was not captured (once, when it was not), for the section's notes. */
+function wireNotes(measured: readonly SetupRun[]): string[] {
+  const why = measured.find((r) => r.wireUnavailable !== undefined)?.wireUnavailable;
+  return why === undefined ? [] : [`busiest second on the wire: n/a, ${why}`];
 }
 
 /** CPU seconds the worker processes have used so far, together. */
