@@ -178,7 +178,8 @@ async function measureTopTier(options: { runs: number; redis: Redis; sandbox: Sa
       console.error(
         `  toptier run ${i + 1}/${options.runs} ${setup.side} ${label(setup)} at ${setup.rate}/s: ` +
           `${run.perNumberRate.map((r) => fmt(r, 1)).join(' / ')} msg/s, busiest second ${run.perNumberBusiest.join(' / ')} ` +
-          `(on the wire ${run.perNumberWireBusiest.map((b) => fmt(b)).join(' / ')}), longest silence ${run.perNumberLongestGapMs.join(' / ')} ms`,
+          `(on the wire ${run.perNumberWireBusiest.map((b) => fmt(b)).join(' / ')}), ` +
+          `longest silence ${run.perNumberLongestGapMs.join(' / ')} ms`,
       );
     }
   }
