@@ -11,6 +11,7 @@ import { CAMPAIGN_BIN, ROOT, campaignSend, productEnv } from './support/product.
 import { deletePrefix, freshPrefix } from './support/redis.js';
 import { firstAccepted, type SandboxChild } from './support/sandbox.js';
 import { busiestWindow } from './support/stats.js';
+import { startWireCapture } from './support/wire-capture.js';
 
 /**
  * The floor and the ceiling at every rate an operator picks: warming a number up (4, 10), a
@@ -57,6 +58,9 @@ export interface SweepRun {
   /** Arrivals in the window, one fewer than counted, over the time from the first of them to the last (swayed by a late edge). */
   spanPerSecond: number;
   busiestSecond: number;
+  /** The same count of the message POSTs by their arrival at the sandbox's port (NaN: not captured, `wireUnavailable` says why). */
+  wireBusiestSecond: number;
+  wireUnavailable?: string;
   /** The longest silence between two arrivals in the window (a stall of the sender or the receiver). */
   longestGapMs: number;
   accepted: number;
@@ -74,6 +78,7 @@ export async function measureSweepCell(
   const prefix = freshPrefix(`sweep-${rate}-${scenario.workers}w${scenario.campaigns}c${scenario.latencyMs}`);
   const load = loadavg()[0] ?? Number.NaN;
   const workers: Child[] = [];
+  let stopWire: (() => Promise<Map<string, number[]>>) | undefined;
   try {
     for (let c = 0; c < scenario.campaigns; c++) {
       const summary = await campaignSend(await recipientsCsv(rows, c), prefix);
@@ -81,6 +86,8 @@ export async function measureSweepCell(
     }
     await rig.sandbox.reset();
     await rig.sandbox.setFaults({ latencyMs: scenario.latencyMs });
+    const wire = await startWireCapture(Number(new URL(rig.sandbox.url).port));
+    if ('capture' in wire) stopWire = () => wire.capture.stop();
     const env = productEnv(prefix, {
       WHATSAPP_API_URL: rig.sandbox.url,
       SEND_RATE: String(rate),
@@ -97,6 +104,8 @@ export async function measureSweepCell(
     const from = first + FIRST_SECOND_MS;
     await sleep(Math.max(0, from + WINDOW_MS + 250 - Date.now()));
     await Promise.all(workers.map((w) => stopChild(w)));
+    const onWire = await stopWire?.();
+    stopWire = undefined;
     const times = await rig.sandbox.acceptedTimes();
     const inWindow = times.filter((t) => t >= from && t < from + WINDOW_MS);
     const span = (inWindow[inWindow.length - 1] ?? 0) - (inWindow[0] ?? 0);
@@ -106,12 +115,21 @@ export async function measureSweepCell(
       achievedPerSecond: inWindow.length / (WINDOW_MS / 1000),
       spanPerSecond: inWindow.length > 1 && span > 0 ? (inWindow.length - 1) / (span / 1000) : 0,
       busiestSecond: busiestWindow(times, 1000),
+      wireBusiestSecond:
+        onWire === undefined
+          ? Number.NaN
+          : busiestWindow(
+              [...onWire.values()].flat().sort((a, b) => a - b),
+              1000,
+            ),
+      ...('unavailable' in wire ? { wireUnavailable: wire.unavailable } : {}),
       longestGapMs: inWindow.reduce((gap, t, i) => Math.max(gap, t - (inWindow[i - 1] ?? t)), 0),
       accepted: times.length,
       load,
     };
   } finally {
     await Promise.all(workers.map((w) => stopChild(w)));
+    await stopWire?.().catch(() => undefined);
     await rig.sandbox.setFaults({});
     await deletePrefix(rig.redis, prefix);
   }
@@ -175,11 +193,26 @@ export function sweepFigures(runs: readonly SweepRun[]): Figure[] {
   );
 }
 
+/**
+ * Per rate, the highest busiest second on the wire of any scenario and run, beside the highest the sandbox
+ * stamped: where the wire held the rate and the stamps did not, the receiver stalled.
+ */
+export function sweepWireNotes(runs: readonly SweepRun[]): string[] {
+  const why = runs.find((r) => r.wireUnavailable !== undefined)?.wireUnavailable;
+  if (why !== undefined) return [`rate sweep, busiest second on the wire: n/a, ${why}`];
+  const perRate = SWEEP_RATES.map((rate) => {
+    const mine = runs.filter((r) => r.rate === rate);
+    return `${rate}/s ${fmt(Math.max(...mine.map((r) => r.wireBusiestSecond)))} (${fmt(Math.max(...mine.map((r) => r.busiestSecond)))})`;
+  });
+  return [`rate sweep, busiest second on the wire, the highest of any scenario and run (as stamped): ${perRate.join(', ')}`];
+}
+
 /** One line for the log per cell. */
 export function sweepLine(run: SweepRun): string {
   return (
     `${run.rate}/s, ${run.scenario}: ${fmt(run.achievedPerSecond, 2)} msg/s (${fmt((100 * run.achievedPerSecond) / run.rate, 1)}%; ` +
-    `first to last ${fmt(run.spanPerSecond, 2)}), busiest second ${run.busiestSecond}, longest silence ${run.longestGapMs} ms, ` +
+    `first to last ${fmt(run.spanPerSecond, 2)}), busiest second ${run.busiestSecond} (on the wire ${fmt(run.wireBusiestSecond)}), ` +
+    `longest silence ${run.longestGapMs} ms, ` +
     `load ${fmt(run.load, 2)}`
   );
 }
@@ -192,4 +225,4 @@ export const SWEEP_METHOD =
   `${(FIRST_SECOND_MS + WINDOW_MS) / 1000} s after the first accepted message. Achieved = accepted in ` +
   `[first + 1 s, first + ${(FIRST_SECOND_MS + WINDOW_MS) / 1000} s) / ${WINDOW_MS / 1000} s ((n − 1) / (last − first) of the ` +
   'same arrivals is in the runs as spanPerSecond); busiest = max accepted in any [t, t + 1000 ms) over the whole run, ' +
-  "by the sandbox's clock of arrival.";
+  "by the sandbox's clock of arrival; on the wire: the same count of the message POSTs by their arrival at its port (tcpdump -i lo).";

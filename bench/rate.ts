@@ -8,7 +8,16 @@ import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, benchScriptArgs, campaignSend, pro
 import { deletePrefix, freshPrefix } from './support/redis.js';
 import { firstAccepted, type SandboxChild } from './support/sandbox.js';
 import { busiestWindow } from './support/stats.js';
-import { SWEEP_METHOD, SWEEP_RATES, SWEEP_SCENARIOS, measureSweepCell, sweepFigures, sweepLine, type SweepRun } from './rate-sweep.js';
+import {
+  SWEEP_METHOD,
+  SWEEP_RATES,
+  SWEEP_SCENARIOS,
+  measureSweepCell,
+  sweepFigures,
+  sweepLine,
+  sweepWireNotes,
+  type SweepRun,
+} from './rate-sweep.js';
 
 /**
  * (c) Rate: `campaign worker` at SEND_RATE=80 for 20 s of sending, measured by the receiving
@@ -78,6 +87,7 @@ async function measureRateSection(options: { runs: number; redis: Redis; sandbox
     figures: [...sweepFigures(sweep), ...result.figures],
     runs: [...sweep.map((r) => ({ ...r })), ...result.runs],
     method: [SWEEP_METHOD, ...result.method],
+    notes: [...sweepWireNotes(sweep), ...result.notes],
   };
 }
 
