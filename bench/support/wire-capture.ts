@@ -40,8 +40,13 @@ export async function startWireCapture(port: number): Promise<WireCaptureStart> 
   } catch {
     await stopChild(dump, 1000);
     rmSync(dir, { recursive: true, force: true });
-    const said = dump.tail().split('\n').at(-1) ?? '';
-    return { unavailable: `tcpdump did not start capturing (${said.replace(/^\[std(?:out|err)\] /, '')}): it needs root or CAP_NET_RAW` };
+    const said = dump
+      .tail()
+      .split('\n')
+      .filter((line) => line.startsWith('[stderr] '))
+      .map((line) => line.slice('[stderr] '.length))
+      .join(' ');
+    return { unavailable: `tcpdump did not start capturing: ${said || 'it said nothing'}; it needs root or CAP_NET_RAW` };
   }
   return {
     capture: {
