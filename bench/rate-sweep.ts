@@ -11,7 +11,7 @@ import { CAMPAIGN_BIN, ROOT, campaignSend, productEnv } from './support/product.
 import { deletePrefix, freshPrefix } from './support/redis.js';
 import { firstAccepted, type SandboxChild } from './support/sandbox.js';
 import { busiestWindow } from './support/stats.js';
-import { startWireCapture } from './support/wire-capture.js';
+import { startWireCapture, type WireCapture } from './support/wire-capture.js';
 
 /**
  * The floor and the ceiling at every rate an operator picks: warming a number up (4, 10), a
@@ -78,7 +78,7 @@ export async function measureSweepCell(
   const prefix = freshPrefix(`sweep-${rate}-${scenario.workers}w${scenario.campaigns}c${scenario.latencyMs}`);
   const load = loadavg()[0] ?? Number.NaN;
   const workers: Child[] = [];
-  let stopWire: (() => Promise<Map<string, number[]>>) | undefined;
+  let wire: WireCapture | undefined;
   try {
     for (let c = 0; c < scenario.campaigns; c++) {
       const summary = await campaignSend(await recipientsCsv(rows, c), prefix);
@@ -86,8 +86,7 @@ export async function measureSweepCell(
     }
     await rig.sandbox.reset();
     await rig.sandbox.setFaults({ latencyMs: scenario.latencyMs });
-    const wire = await startWireCapture(Number(new URL(rig.sandbox.url).port));
-    if ('capture' in wire) stopWire = () => wire.capture.stop();
+    wire = await startWireCapture(Number(new URL(rig.sandbox.url).port));
     const env = productEnv(prefix, {
       WHATSAPP_API_URL: rig.sandbox.url,
       SEND_RATE: String(rate),
@@ -104,8 +103,7 @@ export async function measureSweepCell(
     const from = first + FIRST_SECOND_MS;
     await sleep(Math.max(0, from + WINDOW_MS + 250 - Date.now()));
     await Promise.all(workers.map((w) => stopChild(w)));
-    const onWire = await stopWire?.();
-    stopWire = undefined;
+    const onWire = await wire.stop();
     const times = await rig.sandbox.acceptedTimes();
     const inWindow = times.filter((t) => t >= from && t < from + WINDOW_MS);
     const span = (inWindow[inWindow.length - 1] ?? 0) - (inWindow[0] ?? 0);
@@ -122,14 +120,14 @@ export async function measureSweepCell(
               [...onWire.values()].flat().sort((a, b) => a - b),
               1000,
             ),
-      ...('unavailable' in wire ? { wireUnavailable: wire.unavailable } : {}),
+      ...(wire.unavailable === undefined ? {} : { wireUnavailable: wire.unavailable }),
       longestGapMs: inWindow.reduce((gap, t, i) => Math.max(gap, t - (inWindow[i - 1] ?? t)), 0),
       accepted: times.length,
       load,
     };
   } finally {
     await Promise.all(workers.map((w) => stopChild(w)));
-    await stopWire?.().catch(() => undefined);
+    await wire?.stop().catch(() => undefined);
     await rig.sandbox.setFaults({});
     await deletePrefix(rig.redis, prefix);
   }

@@ -9,7 +9,7 @@ import { deletePrefix, freshPrefix } from './support/redis.js';
 import { firstAccepted, type SandboxChild } from './support/sandbox.js';
 import { busiestWindow } from './support/stats.js';
 import { cpuSeconds } from './support/cpu.js';
-import { startWireCapture } from './support/wire-capture.js';
+import { startWireCapture, type WireCapture } from './support/wire-capture.js';
 import { defaultSendConcurrency } from '../src/config/config.js';
 
 /**
@@ -262,12 +262,11 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
   const file = await ensureCsv(rowsPerNumber);
   const prefix = freshPrefix(`scale-${setup.side}-${setup.numbers}n${setup.processes}p-${setup.rate}`);
   const workers: Child[] = [];
-  let stopWire: (() => Promise<Map<string, number[]>>) | undefined;
+  let wire: WireCapture | undefined;
   try {
     await fillNumbers(setup, numbers, file, prefix, rowsPerNumber);
     await sandbox.reset();
-    const wire = await startWireCapture(Number(new URL(sandbox.url).port));
-    if ('capture' in wire) stopWire = () => wire.capture.stop();
+    wire = await startWireCapture(Number(new URL(sandbox.url).port));
     // The product's own default (SEND_CONCURRENCY unset); the bare worker gets the same.
     const concurrency = defaultSendConcurrency(setup.rate);
     // No WHATSAPP_PHONE_NUMBER_ID: each worker serves every number that has campaigns.
@@ -282,8 +281,7 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
     const cpuInWindow = workersCpu(workers) - cpuBefore;
     await sleep(250);
     await Promise.all(workers.map((w) => stopChild(w)));
-    const onWire = await stopWire?.();
-    stopWire = undefined;
+    const onWire = await wire.stop();
     const byNumber = await sandbox.acceptedTimesByNumber();
     const perNumberRate: number[] = [];
     const perNumberBusiest: number[] = [];
@@ -304,13 +302,13 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
       perNumberRate,
       perNumberBusiest,
       perNumberWireBusiest,
-      ...('unavailable' in wire ? { wireUnavailable: wire.unavailable } : {}),
+      ...(wire.unavailable === undefined ? {} : { wireUnavailable: wire.unavailable }),
       perNumberLongestGapMs,
       accepted: [...byNumber.values()].reduce((n, t) => n + t.length, 0),
     };
   } finally {
     await Promise.all(workers.map((w) => stopChild(w)));
-    await stopWire?.().catch(() => undefined);
+    await wire?.stop().catch(() => undefined);
     await deletePrefix(redis, prefix);
   }
 }

@@ -14,11 +14,14 @@ import { startChild, stopChild, waitForLine } from './children.js';
  * without them a capture says why not, and the bench shows its figures as n/a.
  */
 export interface WireCapture {
-  /** Stops capturing: arrival times (ms since the epoch, the sandbox's clock) by phone number ID. */
-  stop(): Promise<Map<string, number[]>>;
+  /** Why nothing is captured, when nothing is (no tcpdump, or no right to capture). */
+  readonly unavailable: string | undefined;
+  /**
+   * Stops capturing: arrival times (ms since the epoch, the sandbox's clock) by phone number ID;
+   * undefined when nothing was captured, or when it was stopped already.
+   */
+  stop(): Promise<Map<string, number[]> | undefined>;
 }
-
-export type WireCaptureStart = { capture: WireCapture } | { unavailable: string };
 
 /** How long tcpdump may take to say it listens. */
 const START_TIMEOUT_MS = 10_000;
@@ -26,12 +29,12 @@ const START_TIMEOUT_MS = 10_000;
 const SNAP_BYTES = 256;
 
 /** Starts capturing every request to `port` on the loopback interface that begins with "POST". */
-export async function startWireCapture(port: number): Promise<WireCaptureStart> {
+export async function startWireCapture(port: number): Promise<WireCapture> {
   // The payload's first 4 bytes, after the TCP header (its length in the high nibble of byte 12): "POST".
   const filter = `tcp dst port ${port} and tcp[((tcp[12:1] & 0xf0) >> 2):4] = 0x504f5354`;
   const args = ['-i', 'lo', '-s', String(SNAP_BYTES), '--immediate-mode', '-U'];
   const version = spawnSync('tcpdump', ['--version'], { encoding: 'utf8' });
-  if (version.error !== undefined) return { unavailable: `tcpdump cannot run (${version.error.message}): install Debian's tcpdump` };
+  if (version.error !== undefined) return nothingCaptured(`tcpdump cannot run (${version.error.message}): install Debian's tcpdump`);
   const dir = mkdtempSync(join(tmpdir(), 'campaign-wire-'));
   const file = join(dir, 'posts.pcap');
   const dump = startChild('tcpdump', 'tcpdump', [...args, '-w', file, filter], process.env);
@@ -46,20 +49,26 @@ export async function startWireCapture(port: number): Promise<WireCaptureStart> 
       .filter((line) => line.startsWith('[stderr] '))
       .map((line) => line.slice('[stderr] '.length))
       .join(' ');
-    return { unavailable: `tcpdump did not start capturing: ${said || 'it said nothing'}; it needs root or CAP_NET_RAW` };
+    return nothingCaptured(`tcpdump did not start capturing: ${said || 'it said nothing'}; it needs root or CAP_NET_RAW`);
   }
+  let stopped = false;
   return {
-    capture: {
-      async stop() {
-        await stopChild(dump);
-        try {
-          return postArrivals(readFileSync(file));
-        } finally {
-          rmSync(dir, { recursive: true, force: true });
-        }
-      },
+    unavailable: undefined,
+    async stop() {
+      if (stopped) return undefined;
+      stopped = true;
+      await stopChild(dump);
+      try {
+        return postArrivals(readFileSync(file));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
+}
+
+function nothingCaptured(why: string): WireCapture {
+  return { unavailable: why, stop: () => Promise.resolve(undefined) };
 }
 
 /** Classic pcap files: their magic number, little-endian, with microsecond or nanosecond times. */
