@@ -1,7 +1,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import type { Secret } from '../config/secret.js';
 import { CloudApiBadResponseError, CloudApiTransportError } from './cloud-api-errors.js';
-import { postExchange, type PostAnswer } from './post-exchange.js';
+import { postExchange, type PostAnswer, type RequestWrite } from './post-exchange.js';
 import { graphError, transportFailure } from './graph-answers.js';
 import { safeJson } from './safe-json.js';
 import { messageBody, messagePath } from './message-body.js';
@@ -59,8 +59,8 @@ export class CloudApiClient {
       });
   }
 
-  /** `onLeaving`: called as the request is written to its socket (the pacer corrects a late send's stamp with it). */
-  async send(phoneNumberId: string, message: OutboundMessage, onLeaving?: () => void): Promise<SendResult> {
+  /** `onWritten`: called once the request is written to its socket, with when (the pacer corrects a late send's stamp with it). */
+  async send(phoneNumberId: string, message: OutboundMessage, onWritten?: (write: RequestWrite) => void): Promise<SendResult> {
     const { timeoutMs } = this.#options;
     let answer: PostAnswer;
     try {
@@ -72,7 +72,7 @@ export class CloudApiClient {
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       };
-      answer = await postExchange(this.#dispatcher, request, onLeaving);
+      answer = await postExchange(this.#dispatcher, request, onWritten);
     } catch (error) {
       throw new CloudApiTransportError(transportFailure(error), error);
     }

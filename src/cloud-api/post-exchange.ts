@@ -7,21 +7,32 @@ export interface PostAnswer {
 }
 
 /**
+ * When a request was written to its socket: somewhere between these two moments
+ * (performance.now()'s clock). Usually a few µs apart; a pause of the process in between
+ * (another process on the core, a garbage collection) stretches them to several ms, and the
+ * bytes may have left at either end.
+ */
+export interface RequestWrite {
+  startedAt: number;
+  endedAt: number;
+}
+
+/**
  * One POST through `dispatcher`, answered with its status and body text. Driven through
  * dispatch() with a handler of its own rather than undici's request(): that one wraps each
  * answer in a stream and an async resource, about a tenth of the CPU of a paced message.
- * `onLeaving` is called at the moment undici writes the request to a socket: after any wait
- * for a free or new connection, which an event-loop stall can stretch. The caller's own
- * clock cannot see that wait; this is the one place that can. Failures reject with undici's
- * own errors, as request() would.
+ * `onWritten` is called once undici has written the request to a socket, with when it began and
+ * ended: after any wait for a free or new connection, which an event-loop stall can stretch.
+ * The caller's own clock cannot see that wait; this is the one place that can. Failures reject
+ * with undici's own errors, as request() would.
  */
 export function postExchange(
   dispatcher: Dispatcher,
   options: Omit<Dispatcher.DispatchOptions, 'method'>,
-  onLeaving?: () => void,
+  onWritten?: (write: RequestWrite) => void,
 ): Promise<PostAnswer> {
   return new Promise<PostAnswer>((resolve, reject) => {
-    dispatcher.dispatch({ ...options, method: 'POST' }, new ExchangeHandler(resolve, reject, onLeaving));
+    dispatcher.dispatch({ ...options, method: 'POST' }, new ExchangeHandler(resolve, reject, onWritten));
   });
 }
 
@@ -29,19 +40,30 @@ export function postExchange(
 class ExchangeHandler {
   readonly #resolve: (answer: PostAnswer) => void;
   readonly #reject: (error: Error) => void;
-  readonly #onLeaving: (() => void) | undefined;
+  readonly #onWritten: ((write: RequestWrite) => void) | undefined;
   readonly #chunks: Buffer[] = [];
   #statusCode = 0;
+  #writeStartedAt: number | undefined;
 
-  constructor(resolve: (answer: PostAnswer) => void, reject: (error: Error) => void, onLeaving: (() => void) | undefined) {
+  constructor(
+    resolve: (answer: PostAnswer) => void,
+    reject: (error: Error) => void,
+    onWritten: ((write: RequestWrite) => void) | undefined,
+  ) {
     this.#resolve = resolve;
     this.#reject = reject;
-    this.#onLeaving = onLeaving;
+    this.#onWritten = onWritten;
   }
 
   /** Called right before the request's first byte is written. */
   onConnect(): void {
-    this.#onLeaving?.();
+    if (this.#onWritten !== undefined) this.#writeStartedAt = performance.now();
+  }
+  /** Called once the whole request is handed to the socket (a body of one buffer: in the same synchronous write as onConnect). */
+  onRequestSent(): void {
+    if (this.#onWritten === undefined) return;
+    const endedAt = performance.now();
+    this.#onWritten({ startedAt: this.#writeStartedAt ?? endedAt, endedAt });
   }
   onHeaders(statusCode: number): boolean {
     this.#statusCode = statusCode;

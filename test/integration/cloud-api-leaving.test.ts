@@ -2,9 +2,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CloudApiClient } from '../../src/cloud-api/cloud-api-client.js';
 import type { OutboundMessage } from '../../src/cloud-api/outbound-message.js';
+import type { RequestWrite } from '../../src/cloud-api/post-exchange.js';
 import { Secret } from '../../src/config/secret.js';
 
 const message: OutboundMessage = { kind: 'text', to: '+4915112345678', body: 'Hello' };
@@ -19,8 +21,8 @@ function accepted(index: number): string {
 
 /**
  * The pacer corrects a send's stamp by when it really left; these tests check that the
- * client reports that moment: once, before the server sees the request, and only when a
- * request waiting for a connection is finally written.
+ * client reports that moment: once, before the server sees the request, spanning the whole
+ * write, and only when a request waiting for a connection is finally written.
  */
 describe('CloudApiClient: the moment a request leaves', () => {
   let server: Server | undefined;
@@ -64,14 +66,42 @@ describe('CloudApiClient: the moment a request leaves', () => {
   it('tells the caller once, before the server has the request', async () => {
     const rig = await holdingServer();
     client = clientOf(rig.url, 1);
-    const left: number[] = [];
+    const writes: RequestWrite[] = [];
     const arrival = rig.arrived();
-    const sent = client.send('100000000000001', message, () => left.push(performance.now()));
+    const asked = performance.now();
+    const sent = client.send('100000000000001', message, (write) => writes.push(write));
     await arrival;
     rig.arrivals[0]?.release();
     expect((await sent).wamid).toBe('wamid.leaving-1');
-    expect(left).toHaveLength(1);
-    expect(left[0]).toBeLessThanOrEqual(rig.arrivals[0]?.at ?? 0);
+    expect(writes).toHaveLength(1);
+    const [write] = writes;
+    expect(write?.startedAt).toBeGreaterThanOrEqual(asked);
+    expect(write?.endedAt).toBeGreaterThanOrEqual(write?.startedAt ?? Number.NaN);
+    expect(write?.endedAt).toBeLessThanOrEqual(rig.arrivals[0]?.at ?? 0);
+  });
+
+  it('a pause in the middle of the write stretches the span it reports: the bytes may have left at either end', async () => {
+    const rig = await holdingServer();
+    client = clientOf(rig.url, 1);
+    // undici publishes this between the write's start (its onConnect) and the socket's write:
+    // holding the thread here stands for the process losing its core in the middle.
+    const pause = () => {
+      const from = performance.now();
+      while (performance.now() - from < 20);
+    };
+    diagnosticsChannel.subscribe('undici:client:sendHeaders', pause);
+    try {
+      const writes: RequestWrite[] = [];
+      const arrival = rig.arrived();
+      const sent = client.send('100000000000001', message, (write) => writes.push(write));
+      await arrival;
+      rig.arrivals[0]?.release();
+      await sent;
+      expect(writes).toHaveLength(1);
+      expect((writes[0]?.endedAt ?? 0) - (writes[0]?.startedAt ?? 0)).toBeGreaterThanOrEqual(20);
+    } finally {
+      diagnosticsChannel.unsubscribe('undici:client:sendHeaders', pause);
+    }
   });
 
   it('a request that waits for a free connection leaves when it is written, not when it was asked for', async () => {

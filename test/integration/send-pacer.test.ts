@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
+import type { RequestWrite } from '../../src/cloud-api/post-exchange.js';
 import { RedisSendPacer, WAKE_GRID_MS } from '../../src/redis/pacer/redis-send-pacer.js';
+import { pacerKeys } from '../../src/redis/service-keys.js';
 import { admissions, busiestWindow } from '../support/pacer-audit.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
@@ -219,6 +221,63 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     expect(busiestWindow(stamps)).toBeLessThanOrEqual(rate);
   });
 
+  it('a send whose write was stretched by a pause counts at both ends: the sends after it keep the ceiling wherever it left', async () => {
+    const rate = 5;
+    const auditKey = `${prefix}:audit-stretched`;
+    const redis = testRedis();
+    connections.push(redis);
+    let now = 0;
+    const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '11', messagesPerSecond: rate, auditKey, clock: () => now });
+    // The first send's write began on time but ended 100 ms later (the worker lost its core in
+    // the middle): its bytes left at 0 or at 100 ms. Three more leave on time.
+    expect(await pacer.admitWait('stretched')).toBe(0);
+    now = 105_000;
+    expect(await pacer.moveStamp('stretched', 0, 100_000)).toBe(0);
+    for (const at of [300, 500, 700]) {
+      now = at * 1000;
+      expect(await pacer.admitWait(`on-time-${at}`)).toBe(0);
+    }
+    // 1,050 ms: its start (0) is out of the window (1 s plus the guard), its end (100 ms) is not.
+    // Two ask at once: the first makes five in the window, the second waits for the end to
+    // leave it (100 ms + 1,008 ms), not just a quarter of an interval (50.4 ms).
+    now = 1_050_000;
+    const waits = await Promise.all([pacer.admitWait('fifth'), pacer.admitWait('sixth')]);
+    expect(waits.map((wait) => now + wait)).toEqual([1_050_000, 100_000 + 1_008_000 + 1]);
+    // The end is counted in the log, not kept as an admission: the audit holds each send once.
+    expect(await admissions(redis, auditKey)).toEqual([0, 300, 500, 700, 1050, 1108.001]);
+    expect(await redis.zscore(pacerKeys(prefix, '11').sent, 'stretched+end')).toBe('100000');
+    // An end past the time now (asked at once) stays at the time now, as a moved stamp does.
+    now = 3_000_000;
+    expect(await pacer.admitWait('quick')).toBe(0);
+    now += 1_000;
+    await pacer.moveStamp('quick', 0, 5_000);
+    expect(await redis.zscore(pacerKeys(prefix, '11').sent, 'quick+end')).toBe(String(now));
+  });
+
+  it('left(): a write stretched beyond 2 ms adds its end to the log; a quick one adds nothing', async () => {
+    const auditKey = `${prefix}:audit-write`;
+    const redis = testRedis();
+    connections.push(redis);
+    const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '12', messagesPerSecond: 100, auditKey });
+    const log = pacerKeys(prefix, '12').sent;
+    const quick = await pacer.admit();
+    await quick.left(writtenNow());
+    const stretched = await pacer.admit();
+    const startedAt = performance.now();
+    while (performance.now() - startedAt < 10);
+    await stretched.left({ startedAt, endedAt: performance.now() });
+    const [quickEnd, stretchedEnd, stretchedAt] = await redis.zmscore(
+      log,
+      `${quick.member}+end`,
+      `${stretched.member}+end`,
+      stretched.member,
+    );
+    expect(quickEnd).toBeNull();
+    // Its write began on time (its stamp stays) and ended 10 ms or more later: counted there too.
+    expect(Number(stretchedEnd) - Number(stretchedAt)).toBeGreaterThanOrEqual(10_000);
+    expect(await redis.zscore(auditKey, `${stretched.member}+end`)).toBeNull();
+  });
+
   it('a correction never moves a stamp past the time now: an ask that waited through a failover holds later sends no more', async () => {
     const auditKey = `${prefix}:audit-capped`;
     const redis = testRedis();
@@ -247,13 +306,13 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     connections.push(redis);
     const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '5', messagesPerSecond: 100, auditKey });
     const onTime = await pacer.admit();
-    await onTime.left();
+    await onTime.left(writtenNow());
     const late = await pacer.admit();
     const [admittedAt] = await redis.zmscore(auditKey, late.member);
     const heldFrom = performance.now();
     // The send is held 30 ms between its admission and its departure (a busy event loop).
     while (performance.now() - heldFrom < 30);
-    await late.left();
+    await late.left(writtenNow());
     const [leftAt, onTimeAt] = await redis.zmscore(auditKey, late.member, onTime.member);
     expect(onTimeAt).not.toBeNull();
     // Moved to within the allowance (1 ms, beyond the usual round trip) of when it left.
@@ -267,7 +326,7 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     const redis = testRedis();
     connections.push(redis);
     // Another pacer loads the script first, so the call below is one round trip.
-    await (await new RedisSendPacer(redis, { prefix, phoneNumberId: '6', messagesPerSecond: 100 }).admit()).left();
+    await (await new RedisSendPacer(redis, { prefix, phoneNumberId: '6', messagesPerSecond: 100 }).admit()).left(writtenNow());
     const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '7', messagesPerSecond: 100, auditKey });
 
     const asking = pacer.admit();
@@ -277,7 +336,7 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     while (performance.now() - blockedFrom < 30);
     const first = await asking;
     const [admittedAt] = await redis.zmscore(auditKey, first.member);
-    await first.left();
+    await first.left(writtenNow());
 
     const [leftAt] = await redis.zmscore(auditKey, first.member);
     // Stamped when Redis answered, gone 30 ms later: moved to within the allowance (1 ms) of that.
@@ -306,6 +365,12 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     for (const key of keys) expect(await redis.pttl(key)).not.toBe(-1);
   });
 });
+
+/** A request written at once, now. */
+function writtenNow(): RequestWrite {
+  const now = performance.now();
+  return { startedAt: now, endedAt: now };
+}
 
 /** Keeps Redis busy for ARGV[1] ms, as a long script of another worker would. */
 const BUSY_FOR_MS = `

@@ -7,6 +7,7 @@ import type { SendPacer } from '../../src/campaigns/feed/send-pacer.js';
 import type { SendResult } from '../../src/cloud-api/cloud-api-client.js';
 import { CloudApiBadResponseError, CloudApiError, CloudApiTransportError } from '../../src/cloud-api/cloud-api-errors.js';
 import type { OutboundMessage, TemplateMessage } from '../../src/cloud-api/outbound-message.js';
+import type { RequestWrite } from '../../src/cloud-api/post-exchange.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import type { LedgerOptions, RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import type { SendTrouble } from '../../src/campaigns/send/send-trouble.js';
@@ -37,8 +38,9 @@ class FakeSender implements MessageSender {
     this.#answers.push(...answers);
   }
 
-  async send(phoneNumberId: string, message: OutboundMessage, onLeaving?: () => void): Promise<SendResult> {
-    onLeaving?.();
+  async send(phoneNumberId: string, message: OutboundMessage, onWritten?: (write: RequestWrite) => void): Promise<SendResult> {
+    const now = performance.now();
+    onWritten?.({ startedAt: now, endedAt: now });
     this.sent.push({ phoneNumberId, message });
     const answer = this.#answers.shift() ?? accepted(`wamid.${this.sent.length}`);
     if (answer instanceof Error) throw answer;
@@ -166,9 +168,9 @@ describe('SendProcessor (ledger on a real Redis, fake sender)', () => {
       };
       await setUp(2, { pacer });
       const send = sender.send.bind(sender);
-      sender.send = (number: string, message: OutboundMessage, onLeaving?: () => void) => {
+      sender.send = (number: string, message: OutboundMessage, onWritten?: (write: RequestWrite) => void) => {
         calls.push('send');
-        return send(number, message, onLeaving);
+        return send(number, message, onWritten);
       };
       await processor.process(job(1), FIRST);
       // The admission hears when its request leaves: a late one corrects its stamp.

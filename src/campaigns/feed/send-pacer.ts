@@ -1,3 +1,5 @@
+import type { RequestWrite } from '../../cloud-api/post-exchange.js';
+
 /**
  * Spaces a phone number's sends evenly at its rate, across all of its workers. Shared state
  * lives in Redis (src/redis/pacer/redis-send-pacer.ts implements it); the send processor waits on
@@ -20,9 +22,10 @@ export interface SendPacer {
 /** One admitted send. */
 export interface Admission {
   /**
-   * Call as the request leaves (is written to its socket). A send that leaves well after it was
-   * admitted (an event-loop stall, a wait for a connection) has its stamp moved to within a few
-   * ms of when it left, so the sends admitted after it keep the ceiling at the receiver.
+   * Call once the request is written to its socket, with when. A send that leaves well after it
+   * was admitted (an event-loop stall, a wait for a connection) has its stamp moved to within a
+   * few ms of when it left, so the sends admitted after it keep the ceiling at the receiver. One
+   * whose write was stretched (a pause between its start and its end) is counted at both ends.
    */
-  left(): void;
+  left(write: RequestWrite): void;
 }

@@ -1,12 +1,13 @@
 import type { SendResult } from '../../cloud-api/cloud-api-client.js';
 import type { OutboundMessage } from '../../cloud-api/outbound-message.js';
+import type { RequestWrite } from '../../cloud-api/post-exchange.js';
 import type { RowStatus } from '../campaign.js';
 import type { RequestSlots } from './request-slots.js';
 
 /** Anything that can send a message; CloudApiClient is the real one. */
 export interface MessageSender {
-  /** `onLeaving`: called as the request is written to its socket (see Admission.left). */
-  send(phoneNumberId: string, message: OutboundMessage, onLeaving?: () => void): Promise<SendResult>;
+  /** `onWritten`: called once the request is written to its socket, with when (see Admission.left). */
+  send(phoneNumberId: string, message: OutboundMessage, onWritten?: (write: RequestWrite) => void): Promise<SendResult>;
 }
 
 /** What the queue adapter must do with the job after one pass. */

@@ -215,7 +215,7 @@ export class SendProcessor {
     // Metrics hook: the request alone, from leaving to its answer; counted in memory.
     const requestedAt = performance.now();
     try {
-      result = await this.#sender.send(phoneNumberId, message, admission === undefined ? undefined : () => admission.left());
+      result = await this.#sender.send(phoneNumberId, message, admission === undefined ? undefined : (write) => admission.left(write));
       this.#metrics?.recordSend(phoneNumberId, SEND_ACCEPTED, (performance.now() - requestedAt) / 1000);
     } catch (error) {
       this.#metrics?.recordSend(phoneNumberId, sendResultOf(error), (performance.now() - requestedAt) / 1000);

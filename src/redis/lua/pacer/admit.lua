@@ -36,6 +36,13 @@
   reconnect, a busy Redis) would otherwise move the stamp that far past its departure. One
   already trimmed (the send left more than a window late) is put back at the time now.
 
+  A correction may also say where the send's write ended, when it took long: a pause of the
+  worker between its start and its end (another process on the core, a garbage collection)
+  leaves the moment the bytes left unknown between the two. The log then counts the send at
+  both ends, the end under a member of its own (`member` .. '+end'), not kept in the audit:
+  whichever end it left at, every window that holds its departure holds one of the two. The
+  extra entry only makes the ceiling stricter, for a window's length.
+
   Called with one key, or two when tests keep every admission (the caller passes the number
   of keys).
 
@@ -46,9 +53,10 @@
     ARGV[1] rate    sends allowed per window
     ARGV[2] window  its length (µs)
     ARGV[3] now     the time now (µs) instead of Redis's TIME, a test's simulated clock; '' = TIME
-    ARGV[4] moves   how many corrections follow, then 2 per correction:
+    ARGV[4] moves   how many corrections follow, then 3 per correction:
       member  a send admitted earlier, that left late
-      late    how far to move its stamp (µs): how late it left, beyond the allowance
+      late    how far to move its stamp (µs): how late it left, beyond the allowance; 0 = not
+      end     how far after its stamp its write ended (µs), when the write took long; 0 = none
     then 2 per send to admit:
       member  the send, each unique
       ahead   how far after now its slot is (µs); 0 = now
@@ -75,11 +83,17 @@ local function stamp(member, score)
 end
 
 local moves = tonumber(ARGV[4])
-local first = 5 + 2 * moves
-for i = 5, first - 1, 2 do
+local first = 5 + 3 * moves
+for i = 5, first - 1, 3 do
   local at = redis.call('ZSCORE', KEYS[1], ARGV[i])
   if at then
     at = tonumber(at)
+    local writeEnd = tonumber(ARGV[i + 2])
+    if writeEnd > 0 then
+      local ended = math.max(at, math.min(at + writeEnd, now))
+      redis.call('ZADD', KEYS[1], string.format('%.0f', ended), ARGV[i] .. '+end')
+      if ended > furthest then furthest = ended end
+    end
     at = math.max(at, math.min(at + tonumber(ARGV[i + 1]), now))
   else
     at = now
