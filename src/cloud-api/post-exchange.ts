@@ -44,6 +44,7 @@ class ExchangeHandler {
   readonly #chunks: Buffer[] = [];
   #statusCode = 0;
   #writeStartedAt: number | undefined;
+  #writeReported = false;
 
   constructor(
     resolve: (answer: PostAnswer) => void,
@@ -61,11 +62,10 @@ class ExchangeHandler {
   }
   /** Called once the whole request is handed to the socket (a body of one buffer: in the same synchronous write as onConnect). */
   onRequestSent(): void {
-    if (this.#onWritten === undefined) return;
-    const endedAt = performance.now();
-    this.#onWritten({ startedAt: this.#writeStartedAt ?? endedAt, endedAt });
+    this.#reportWrite(performance.now());
   }
   onHeaders(statusCode: number): boolean {
+    this.#reportWrite(this.#writeStartedAt);
     this.#statusCode = statusCode;
     return true;
   }
@@ -77,9 +77,19 @@ class ExchangeHandler {
     this.#resolve({ statusCode: this.#statusCode, text: Buffer.concat(this.#chunks).toString('utf8') });
   }
   onError(error: Error): void {
+    this.#reportWrite(this.#writeStartedAt);
     this.#reject(error);
   }
   onUpgrade(): void {
     this.#reject(new Error('the server upgraded the connection of a POST'));
+  }
+  /**
+   * Tells the caller once. A dispatcher that never says the write ended (undici's MockAgent)
+   * is taken at the write's start, when the answer or an error comes.
+   */
+  #reportWrite(endedAt: number | undefined): void {
+    if (this.#onWritten === undefined || this.#writeReported || endedAt === undefined) return;
+    this.#writeReported = true;
+    this.#onWritten({ startedAt: this.#writeStartedAt ?? endedAt, endedAt });
   }
 }
