@@ -279,8 +279,9 @@ const LATE_DEPARTURE_MS = 1;
  * several ms in about 2 sends in 1,000 at 1,000/s on a loaded 2-core host, and the bytes then
  * leave at either end. Stamped at the start, a send that left at the end could make a
  * receiver's second hold one more than the rate. Beyond this, the log counts the send at both
- * ends: an entry more for a second, which the spacing's spare ms absorbs. Within it, the
- * stamp's error stays LATE_DEPARTURE_MS plus this, well inside the ceiling's guard (8 ms).
+ * ends: an entry more for a second, at most a slot while the log is full (at 1,000/s no pace was
+ * lost, docs/performance.md). Within it, the stamp's error stays LATE_DEPARTURE_MS plus this, well
+ * inside the ceiling's guard (8 ms).
  */
 const WRITE_SPAN_ALLOWANCE_MS = 2;
 
