@@ -8,6 +8,7 @@ import { CAMPAIGN_BIN, PHONE_NUMBER_ID, ROOT, benchScriptArgs, campaignSend, pro
 import { deletePrefix, freshPrefix } from './support/redis.js';
 import { firstAccepted, type SandboxChild } from './support/sandbox.js';
 import { busiestWindow } from './support/stats.js';
+import { startWireCapture, type WireCapture } from './support/wire-capture.js';
 import {
   SWEEP_METHOD,
   SWEEP_RATES,
@@ -41,6 +42,9 @@ interface RateRun {
   busiestSecond: number;
   /** The sandbox's own count of the same thing, as a cross-check. */
   sandboxBusiestSecond: number;
+  /** The same count of the message POSTs by their arrival at the sandbox's port (NaN: not captured, `wireUnavailable` says why). */
+  wireBusiestSecond: number;
+  wireUnavailable?: string;
   /**
    * Most arrivals in any 25 ms / 100 ms window: tells a burst the limiter lets through
    * (the product's limiter allows 2 per 25 ms) from arrivals bunched by scheduling jitter.
@@ -77,7 +81,7 @@ async function measureRateSection(options: { runs: number; redis: Redis; sandbox
       measured.push(run);
       console.error(
         `  rate run ${i + 1}/${options.runs} ${side}: ${fmt(run.achievedPerSecond, 1)} msg/s over ${RATE_WINDOW_MS / 1000} s, ` +
-          `busiest second ${run.busiestSecond} (sandbox says ${run.sandboxBusiestSecond})`,
+          `busiest second ${run.busiestSecond} (sandbox says ${run.sandboxBusiestSecond}, on the wire ${fmt(run.wireBusiestSecond)})`,
       );
     }
   }
@@ -96,6 +100,7 @@ async function measureRate(rig: { redis: Redis; sandbox: SandboxChild }, file: s
   const { sandbox, redis } = rig;
   const prefix = freshPrefix(`rate-${side}`);
   let worker: Child | undefined;
+  let wire: WireCapture | undefined;
   try {
     if (side === 'ours') {
       const summary = await campaignSend(file, prefix);
@@ -114,6 +119,7 @@ async function measureRate(rig: { redis: Redis; sandbox: SandboxChild }, file: s
       );
     }
     await sandbox.reset();
+    wire = await startWireCapture(Number(new URL(sandbox.url).port));
     const env = productEnv(prefix, {
       WHATSAPP_API_URL: sandbox.url,
       SEND_RATE: String(RATE),
@@ -141,6 +147,7 @@ async function measureRate(rig: { redis: Redis; sandbox: SandboxChild }, file: s
     // A little past the window's end, so the window is complete when the worker stops.
     await sleep(Math.max(0, first + RATE_WINDOW_MS + 250 - Date.now()));
     await stopChild(worker);
+    const onWire = await wire.stop();
     const times = await sandbox.acceptedTimes();
     const stats = await sandbox.stats();
     const inWindow = times.filter((t) => t >= first && t < first + RATE_WINDOW_MS).length;
@@ -149,6 +156,8 @@ async function measureRate(rig: { redis: Redis; sandbox: SandboxChild }, file: s
       achievedPerSecond: inWindow / (RATE_WINDOW_MS / 1000),
       busiestSecond: busiestWindow(times, 1000),
       sandboxBusiestSecond: stats.busiestSecond,
+      wireBusiestSecond: onWire === undefined ? Number.NaN : busiestWindow(onWire.get(PHONE_NUMBER_ID) ?? [], 1000),
+      ...(wire.unavailable === undefined ? {} : { wireUnavailable: wire.unavailable }),
       busiest25ms: busiestWindow(times, 25),
       busiest100ms: busiestWindow(times, 100),
       acceptedTotal: times.length,
@@ -156,8 +165,17 @@ async function measureRate(rig: { redis: Redis; sandbox: SandboxChild }, file: s
     };
   } finally {
     if (worker !== undefined) await stopChild(worker);
+    await wire?.stop().catch(() => undefined);
     await deletePrefix(redis, prefix);
   }
+}
+
+/** The busiest second per run on the wire, beside the judged one the sandbox stamped (see wire-capture.ts). */
+function wireNote(ours: readonly RateRun[], bare: readonly RateRun[]): string {
+  const why = [...ours, ...bare].find((r) => r.wireUnavailable !== undefined)?.wireUnavailable;
+  if (why !== undefined) return `rate: busiest second on the wire: n/a, ${why}`;
+  const perRun = (runs: readonly RateRun[]) => runs.map((r) => fmt(r.wireBusiestSecond)).join(', ');
+  return `rate: busiest second on the wire per run (the POSTs' arrival at the sandbox's port), ours [${perRun(ours)}], bare [${perRun(bare)}]`;
 }
 
 /** The rate section's table lines, notes and method from its measured runs. */
@@ -195,6 +213,7 @@ function rateResult(measured: RateRun[]): SectionResult {
         `bare ${JSON.stringify(bare.map((r) => r.rejectedByCode))}; busiest second per run, ours ` +
         `[${ours.map((r) => r.busiestSecond).join(', ')}], ` +
         `bare [${bare.map((r) => r.busiestSecond).join(', ')}]`,
+      wireNote(ours, bare),
       `rate: busiest 25 ms / 100 ms windows per run: ours [${ours.map((r) => `${r.busiest25ms}/${r.busiest100ms}`).join(', ')}], ` +
         `bare [${bare.map((r) => `${r.busiest25ms}/${r.busiest100ms}`).join(', ')}] (a steady 80/s is 2 per 25 ms, 8 per 100 ms)`,
     ],
