@@ -175,7 +175,8 @@ function wireNote(ours: readonly RateRun[], bare: readonly RateRun[]): string {
   const why = [...ours, ...bare].find((r) => r.wireUnavailable !== undefined)?.wireUnavailable;
   if (why !== undefined) return `rate: busiest second on the wire: n/a, ${why}`;
   const perRun = (runs: readonly RateRun[]) => runs.map((r) => fmt(r.wireBusiestSecond)).join(', ');
-  return `rate: busiest second on the wire per run (the POSTs' arrival at the sandbox's port), ours [${perRun(ours)}], bare [${perRun(bare)}]`;
+  const where = "the POSTs' arrival at the sandbox's port";
+  return `rate: busiest second on the wire per run (${where}), ours [${perRun(ours)}], bare [${perRun(bare)}]`;
 }
 
 /** The rate section's table lines, notes and method from its measured runs. */
