@@ -273,7 +273,7 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
       stretched.member,
     );
     expect(quickEnd).toBeNull();
-    // Its write began on time (its stamp stays) and ended 10 ms or more later: counted there too.
+    // Its write ended 10 ms or more after it began: counted there too, that far after the stamp its start keeps.
     expect(Number(stretchedEnd) - Number(stretchedAt)).toBeGreaterThanOrEqual(10_000);
     expect(await redis.zscore(auditKey, `${stretched.member}+end`)).toBeNull();
   });
