@@ -4,6 +4,7 @@ import { setPriority } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { startChild, stopChild, waitForLine, type Child } from './children.js';
+import { warmUpReceiver } from './receiver-warm-up.js';
 import { CAMPAIGN_BIN, ROOT, TEMPLATES_FILE, productEnv } from './product.js';
 
 /**
@@ -41,14 +42,7 @@ export async function startSandboxChild(
     'campaign sandbox',
     process.execPath,
     [
-      CAMPAIGN_BIN,
-      'sandbox',
-      '--port',
-      '0',
-      '--mps',
-      '0',
-      '--templates',
-      TEMPLATES_FILE,
+      ...[CAMPAIGN_BIN, 'sandbox', '--port', '0', '--mps', '0', '--templates', TEMPLATES_FILE],
       ...(webhooks === undefined ? [] : ['--webhook-url', webhooks.url]),
       ...(phoneNumberIds.length === 0 ? [] : ['--phone-number-id', phoneNumberIds.join(',')]),
       ...extraArgs,
@@ -69,6 +63,7 @@ export async function startSandboxChild(
     if (response.statusCode >= 300) throw new Error(`sandbox ${method} ${path}: HTTP ${response.statusCode} ${text}`);
     return text === '' ? undefined : (JSON.parse(text) as unknown);
   };
+  await warmUpReceiver(url);
   return {
     url,
     child,
