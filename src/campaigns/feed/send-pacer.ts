@@ -25,7 +25,7 @@ export interface Admission {
    * Call once the request is written to its socket, with when. A send that leaves well after it
    * was admitted (an event-loop stall, a wait for a connection) has its stamp moved to within a
    * few ms of when it left, so the sends admitted after it keep the ceiling at the receiver. One
-   * whose write was stretched (a pause between its start and its end) is counted at both ends.
+   * whose write was stretched (a pause between its start and its end) is stamped at its end.
    */
   left(write: RequestWrite): void;
 }

@@ -20,10 +20,9 @@ interface PacerCommands {
 
 /**
  * One ask of admit.lua: an admission (the send's slot, performance.now()'s clock, when asked
- * ahead of it) or the correction of a send that left late (µs to move its stamp; and, when its
- * write was stretched, µs from its stamp to where the write ended, or 0).
+ * ahead of it) or the correction of a send that left late (µs to move its stamp).
  */
-type PacerAsk = { member: string; slotAt?: number | undefined } | { member: string; lateMicros: number; writeEndMicros: number };
+type PacerAsk = { member: string; slotAt?: number | undefined } | { member: string; lateMicros: number };
 
 /** An ask's answer: for an admission, the wait until its stamp (µs, from Redis's now); for a correction, the stamp now (µs). */
 interface PacerAnswer {
@@ -135,12 +134,11 @@ export class RedisSendPacer implements SendPacer {
   }
 
   /**
-   * Moves the stamp of `member` later by `lateMicros` and, when `writeEndMicros` is more than 0,
-   * also counts the send that far after its stamp (see admit.lua), with the next admissions asked
-   * ahead (within CORRECTION_GATHER_MS); answers its new stamp, in µs.
+   * Moves the stamp of `member` later by `lateMicros`, never past Redis's now (see admit.lua), with
+   * the next admissions asked ahead (within CORRECTION_GATHER_MS); answers its new stamp, in µs.
    */
-  async moveStamp(member: string, lateMicros: number, writeEndMicros = 0): Promise<number> {
-    return (await this.#aheadAdmissions.add('', { member, lateMicros, writeEndMicros }, CORRECTION_GATHER_MS)).value;
+  async moveStamp(member: string, lateMicros: number): Promise<number> {
+    return (await this.#aheadAdmissions.add('', { member, lateMicros }, CORRECTION_GATHER_MS)).value;
   }
 
   /** `count` consecutive slots: the wait until each, in µs. */
@@ -156,10 +154,10 @@ export class RedisSendPacer implements SendPacer {
     const moves: (string | number)[] = [];
     const admissions: (string | number)[] = [];
     for (const ask of asks) {
-      if ('lateMicros' in ask) moves.push(ask.member, ask.lateMicros, ask.writeEndMicros);
+      if ('lateMicros' in ask) moves.push(ask.member, ask.lateMicros);
       else admissions.push(ask.member, Math.max(0, Math.round(((ask.slotAt ?? askedAt) - askedAt) * 1000)));
     }
-    const moveCount = moves.length / 3;
+    const moveCount = moves.length / 2;
     const args = [this.#rate, this.#windowMicros, this.#clockArg(), moveCount, ...moves, ...admissions];
     const answers = await this.#redis.cwAdmit(keys.length, ...keys, ...args);
     // Redis's now comes last: where the answers stand on this clock.
@@ -205,20 +203,18 @@ export class RedisSendPacer implements SendPacer {
    * beyond a small allowance: the time since it was due (the earliest its stamp can be on this
    * clock, so a slow answer counts as lateness), less LATE_DEPARTURE_MS.
    * So every send leaves at most that allowance after its stamp, and a send that leaves on
-   * time costs nothing more. A write stretched beyond WRITE_SPAN_ALLOWANCE_MS may have left at
-   * its end as well as at its start: the send is then also counted where the write ended.
+   * time costs nothing more. A write stretched beyond WRITE_SPAN_ALLOWANCE_MS left at an
+   * unknown moment before its end: its stamp moves to that end, late but never early.
    */
   async #left(member: string, due: number, write: RequestWrite): Promise<void> {
-    const beyondMs = write.startedAt - due - LATE_DEPARTURE_MS;
     const stretched = write.endedAt - write.startedAt > WRITE_SPAN_ALLOWANCE_MS;
-    if (beyondMs <= 0 && !stretched) return;
-    const lateMicros = Math.max(0, Math.round(beyondMs * 1000));
-    // Where the write ended, from the stamp as its start is measured but without the allowance:
-    // the send is counted there in full, an extra entry that makes the ceiling stricter only.
-    const writeEndMicros = stretched ? Math.round((write.endedAt - due) * 1000) : 0;
+    // From the stamp as the start is measured, and a stretched write's end without the allowance:
+    // a stamp later than the departure (and no later than Redis's now) only makes the ceiling stricter.
+    const lateMs = stretched ? write.endedAt - due : write.startedAt - due - LATE_DEPARTURE_MS;
+    if (lateMs <= 0) return;
     // The request does not wait for it (the send path ignores this promise). A failed
     // correction leaves the earlier stamp, which the guard still covers for the usual delays.
-    await this.moveStamp(member, lateMicros, writeEndMicros).catch(() => undefined);
+    await this.moveStamp(member, Math.round(lateMs * 1000)).catch(() => undefined);
   }
 }
 
@@ -278,10 +274,10 @@ const LATE_DEPARTURE_MS = 1;
  * process in between (another process on the core, a garbage collection) stretches that to
  * several ms in about 2 sends in 1,000 at 1,000/s on a loaded 2-core host, and the bytes then
  * leave at either end. Stamped at the start, a send that left at the end could make a
- * receiver's second hold one more than the rate. Beyond this, the log counts the send at both
- * ends: an entry more for a second, at most a slot while the log is full (at 1,000/s no pace was
- * lost, docs/performance.md). Within it, the stamp's error stays LATE_DEPARTURE_MS plus this, well
- * inside the ceiling's guard (8 ms).
+ * receiver's second hold one more than the rate. Beyond this, its stamp moves to the write's end:
+ * a stamp a few ms late costs the pace little, where a second entry at the end would take a whole
+ * slot for a second (at 4/s, a message). Within it, the stamp's error stays LATE_DEPARTURE_MS plus
+ * this, well inside the ceiling's guard (8 ms).
  */
 const WRITE_SPAN_ALLOWANCE_MS = 2;
 

@@ -29,19 +29,20 @@
   that moves a stamp only when the log is full and the late send is the rate-th latest, which
   takes `rate` - 1 sends stamped after it in those few ms (a correction of its own was a round
   trip late as well). A stamp never moves past the time now: the correction is asked after the send left,
-  so now is no earlier than its departure. A stamp moved past its departure would be as wrong
-  as one left before it: a receiver's second that ends just after the send holds it, while
-  the log counts it in the next window, which then lets one more through. How late it left is
-  measured from its ask, so an ask that waited before Redis stamped it (a failover, a
-  reconnect, a busy Redis) would otherwise move the stamp that far past its departure. One
-  already trimmed (the send left more than a window late) is put back at the time now.
+  so now is no earlier than its departure, and every admission after it is stamped at now or
+  later, so every window that holds the departure and ends at a later stamp holds the moved
+  stamp too. Moved past its departure but not past now, a stamp only makes the ceiling
+  stricter; moved past now, it would leave out of the windows that end between now and it a
+  send they hold, and let one more through. How late it left is measured from its ask, so an
+  ask that waited before Redis stamped it (a failover, a reconnect, a busy Redis) would
+  otherwise move the stamp that far past now. One already trimmed (the send left more than a
+  window late) is put back at the time now.
 
-  A correction may also say where the send's write ended, when it took long: a pause of the
-  worker between its start and its end (another process on the core, a garbage collection)
-  leaves the moment the bytes left unknown between the two. The log then counts the send at
-  both ends, the end under a member of its own (`member` .. '+end'), not kept in the audit:
-  whichever end it left at, every window that holds its departure holds one of the two. The
-  extra entry only makes the ceiling stricter, for a window's length.
+  A send whose write took long (the worker paused between its start and its end: another
+  process on the core, a garbage collection) left at an unknown moment between the two: the
+  caller moves its stamp to where the write ended, which holds it wherever it left, at the cost
+  of a stamp a little late. The sends admitted before the correction counted its earlier stamp,
+  which every window they end holds as well, the write being far shorter than a window.
 
   Called with one key, or two when tests keep every admission (the caller passes the number
   of keys).
@@ -53,10 +54,9 @@
     ARGV[1] rate    sends allowed per window
     ARGV[2] window  its length (µs)
     ARGV[3] now     the time now (µs) instead of Redis's TIME, a test's simulated clock; '' = TIME
-    ARGV[4] moves   how many corrections follow, then 3 per correction:
+    ARGV[4] moves   how many corrections follow, then 2 per correction:
       member  a send admitted earlier, that left late
-      late    how far to move its stamp (µs): how late it left, beyond the allowance; 0 = not
-      end     how far after its stamp its write ended (µs), when the write took long; 0 = none
+      late    how far to move its stamp (µs): how late it left, beyond the allowance, or where its long write ended
     then 2 per send to admit:
       member  the send, each unique
       ahead   how far after now its slot is (µs); 0 = now
@@ -83,17 +83,11 @@ local function stamp(member, score)
 end
 
 local moves = tonumber(ARGV[4])
-local first = 5 + 3 * moves
-for i = 5, first - 1, 3 do
+local first = 5 + 2 * moves
+for i = 5, first - 1, 2 do
   local at = redis.call('ZSCORE', KEYS[1], ARGV[i])
   if at then
     at = tonumber(at)
-    local writeEnd = tonumber(ARGV[i + 2])
-    if writeEnd > 0 then
-      local ended = math.max(at, math.min(at + writeEnd, now))
-      redis.call('ZADD', KEYS[1], string.format('%.0f', ended), ARGV[i] .. '+end')
-      if ended > furthest then furthest = ended end
-    end
     at = math.max(at, math.min(at + tonumber(ARGV[i + 1]), now))
   else
     at = now
