@@ -11,14 +11,14 @@ import { ACCESS_TOKEN, PHONE_NUMBER_ID } from './product.js';
 export const RECEIVER_WARM_UP_MESSAGES = 10_000;
 const IN_FLIGHT = 32;
 
-/** POSTs RECEIVER_WARM_UP_MESSAGES template messages to the sandbox at `url`, then resets it; fails on the first answer other than 200. */
-export async function warmUpReceiver(url: string): Promise<void> {
+/** POSTs `messages` template messages to the sandbox at `url`, then resets it; fails on the first answer other than 200. */
+export async function warmUpReceiver(url: string, messages = RECEIVER_WARM_UP_MESSAGES): Promise<void> {
   const agent = new Agent({ connections: IN_FLIGHT, keepAliveTimeout: 30_000 });
   // The versions the product (its default) and the bare worker send as: the sandbox serves each by its own path.
   const endpoints = ['v25.0', 'v23.0'].map((version) => `${url}/${version}/${PHONE_NUMBER_ID}/messages`);
   let next = 0;
   const sendSome = async (): Promise<void> => {
-    while (next < RECEIVER_WARM_UP_MESSAGES) {
+    while (next < messages) {
       const i = next++;
       const response = await request(endpoints[i % endpoints.length] ?? '', {
         method: 'POST',
