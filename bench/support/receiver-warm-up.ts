@@ -3,10 +3,11 @@ import { ACCESS_TOKEN, PHONE_NUMBER_ID } from './product.js';
 
 /**
  * The sandbox stands for Meta's servers, which are warm. A sandbox just started runs its request
- * path unoptimised while V8 compiles it, and its young heap collects often: for a second or two
- * it reads requests up to 50 ms after they reach its port (stamps against tcpdump, by hand), so
- * a sender that held its ceiling on the wire shows a second over it in the sandbox's stamps. The
- * benchmark sends it this many messages before the first measured one, then resets it.
+ * path unoptimised while V8 compiles it, and its young heap collects often: for a second or two it
+ * read requests up to 12–51 ms after they reached its port (three starts, stamps against tcpdump,
+ * by hand, docs/performance.md), so a sender that held its ceiling on the wire could show a second
+ * over it in the sandbox's stamps. The benchmark sends it this many messages before the first
+ * measured one, then resets it.
  */
 export const RECEIVER_WARM_UP_MESSAGES = 10_000;
 const IN_FLIGHT = 32;
