@@ -10,7 +10,7 @@ export interface PostAnswer {
  * When a request was written to its socket: somewhere between these two moments
  * (performance.now()'s clock). Usually a few µs apart; a pause of the process in between
  * (another process on the core, a garbage collection) stretches them to several ms, and the
- * bytes may have left at either end.
+ * bytes may have left anywhere between.
  */
 export interface RequestWrite {
   startedAt: number;

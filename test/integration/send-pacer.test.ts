@@ -247,7 +247,7 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     expect(busiestWindow(stamps)).toBeLessThanOrEqual(rate);
   });
 
-  it('left(): a write stretched beyond 2 ms moves the stamp to where it ended, in the same entry', async () => {
+  it('left(): a write stretched by a pause moves the stamp to where it ended, less the allowance, in the same entry', async () => {
     const redis = testRedis();
     connections.push(redis);
     const pacer = new RedisSendPacer(redis, { prefix, phoneNumberId: '12', messagesPerSecond: 100 });
@@ -258,8 +258,8 @@ describe('RedisSendPacer (shared by every worker of a phone number)', () => {
     const startedAt = performance.now();
     while (performance.now() - startedAt < 10);
     await stretched.left({ startedAt, endedAt: performance.now() });
-    // Its write ended 10 ms or more after it began: the stamp is there now, one entry still.
-    expect(Number(await redis.zscore(log, stretched.member)) - stretchedStamp).toBeGreaterThanOrEqual(10_000);
+    // Its write ended 10 ms or more after it began: the stamp moved that far, less the 1 ms allowance; one entry still.
+    expect(Number(await redis.zscore(log, stretched.member)) - stretchedStamp).toBeGreaterThanOrEqual(9_000);
     expect(await redis.zcard(log)).toBe(2);
   });
 

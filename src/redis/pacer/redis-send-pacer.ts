@@ -199,18 +199,18 @@ export class RedisSendPacer implements SendPacer {
   /**
    * The stamp is true only if the send leaves right after it. One that leaves later (its
    * answer read late by a busy event loop, a wait for a connection) would bunch at the
-   * receiver with the sends admitted after it. Its stamp moves by how late its write began
+   * receiver with the sends admitted after it. Its stamp moves by how late its write ended
    * beyond a small allowance: the time since it was due (the earliest its stamp can be on this
-   * clock, so a slow answer counts as lateness), less LATE_DEPARTURE_MS.
-   * So every send leaves at most that allowance after its stamp, and a send that leaves on
-   * time costs nothing more. A write stretched beyond WRITE_SPAN_ALLOWANCE_MS left at an
-   * unknown moment before its end: its stamp moves to that end, late but never early.
+   * clock, so a slow answer counts as lateness), less LATE_DEPARTURE_MS. The bytes left somewhere
+   * between the write's start and its end, usually µs apart; a pause of the process in between
+   * (another process on the core, a garbage collection) can stretch that to several ms, and the
+   * end is the one moment they cannot have left after. So every send leaves at most that
+   * allowance after its stamp; one that left before its write's end has a stamp a little late,
+   * which only makes the ceiling stricter (see admit.lua); and a send that leaves on time costs
+   * nothing more.
    */
   async #left(member: string, due: number, write: RequestWrite): Promise<void> {
-    const stretched = write.endedAt - write.startedAt > WRITE_SPAN_ALLOWANCE_MS;
-    // From the stamp as the start is measured, and a stretched write's end without the allowance:
-    // a stamp later than the departure (and no later than Redis's now) only makes the ceiling stricter.
-    const lateMs = stretched ? write.endedAt - due : write.startedAt - due - LATE_DEPARTURE_MS;
+    const lateMs = write.endedAt - due - LATE_DEPARTURE_MS;
     if (lateMs <= 0) return;
     // The request does not wait for it (the send path ignores this promise). A failed
     // correction leaves the earlier stamp, which the guard still covers for the usual delays.
@@ -267,19 +267,6 @@ const CORRECTION_GATHER_MS = WAKE_GRID_MS;
  * corrections ride in the admissions' calls (docs/performance.md, "Drain and the ledger's cost").
  */
 const LATE_DEPARTURE_MS = 1;
-
-/**
- * How long a request's write may take before its moment counts as uncertain. The bytes leave
- * somewhere between the write's start and its end, usually a few µs apart; a pause of the
- * process in between (another process on the core, a garbage collection) stretches that to
- * several ms in about 2 sends in 1,000 at 1,000/s on a loaded 2-core host, and the bytes then
- * leave at either end. Stamped at the start, a send that left at the end could make a
- * receiver's second hold one more than the rate. Beyond this, its stamp moves to the write's end:
- * a stamp a few ms late costs the pace little, where a second entry at the end would take a whole
- * slot for a second (at 4/s, a message). Within it, the stamp's error stays LATE_DEPARTURE_MS plus
- * this, well inside the ceiling's guard (8 ms).
- */
-const WRITE_SPAN_ALLOWANCE_MS = 2;
 
 async function sleepMicros(micros: number): Promise<void> {
   if (micros >= 500) await new Promise((resolve) => setTimeout(resolve, Math.ceil(micros / 1000)));

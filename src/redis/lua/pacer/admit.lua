@@ -38,11 +38,12 @@
   otherwise move the stamp that far past now. One already trimmed (the send left more than a
   window late) is put back at the time now.
 
-  A send whose write took long (the worker paused between its start and its end: another
-  process on the core, a garbage collection) left at an unknown moment between the two: the
-  caller moves its stamp to where the write ended, which holds it wherever it left, at the cost
-  of a stamp a little late. The sends admitted before the correction counted its earlier stamp,
-  which every window they end holds as well, the write being far shorter than a window.
+  The caller measures how late a send left at the end of its request's write: a write the
+  worker was paused in (another process on the core, a garbage collection) sent its bytes at an
+  unknown moment before its end, so a stamp moved to the end holds the send wherever it left,
+  at the cost of a stamp a little late. The sends admitted before the correction counted its
+  earlier stamp, which every window they end holds as well, the write being far shorter than a
+  window.
 
   Called with one key, or two when tests keep every admission (the caller passes the number
   of keys).
@@ -56,7 +57,7 @@
     ARGV[3] now     the time now (µs) instead of Redis's TIME, a test's simulated clock; '' = TIME
     ARGV[4] moves   how many corrections follow, then 2 per correction:
       member  a send admitted earlier, that left late
-      late    how far to move its stamp (µs): how late it left, beyond the allowance, or where its long write ended
+      late    how far to move its stamp (µs): how late its write ended, beyond the allowance
     then 2 per send to admit:
       member  the send, each unique
       ahead   how far after now its slot is (µs); 0 = now
