@@ -36,10 +36,11 @@ export interface SandboxChild {
  * 1 MB a semi-space. The sandbox keeps every accepted message until a reset, so each scavenge copies the messages
  * accepted since the one before. With V8's default (up to 16 MB) a scavenge held its event loop 4–16 ms about once a
  * second at 1,000 msg/s, longer than the ceiling's 8 ms guard, and the requests that came meanwhile were stamped
- * together: 1,004 and 1,009 in a second where the wire had 1,000, and 251–252 at four numbers × 250/s (2026-12-03,
- * each request's stamp paired with its arrival on the wire). With 1 MB the pauses stay under a few ms; collecting costs
- * the sandbox about 15 µs a message more, which only the throughput sections would notice: they use a receiver
- * without it.
+ * together: 1,004 and 1,009 in a second where the wire had 1,000, and 251–252 at four numbers × 250/s (each
+ * request's stamp paired with its arrival on the wire). With 1 MB no request was read over 8 ms late within a
+ * collection in 7 such runs; collecting costs the sandbox about 15 µs a message more, which only the throughput
+ * sections would notice: they use a receiver without it. Stalls outside its collections remain
+ * (docs/performance.md, "Never above").
  */
 export const PACING_RECEIVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
 
