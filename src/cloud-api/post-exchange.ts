@@ -7,13 +7,12 @@ export interface PostAnswer {
 }
 
 /**
- * When a request was written to its socket: somewhere between these two moments
- * (performance.now()'s clock). Usually a few µs apart; a pause of the process in between
- * (another process on the core, a garbage collection) stretches them to several ms, and the
- * bytes may have left anywhere between.
+ * When a request's write to its socket ended (performance.now()'s clock): the one moment its
+ * bytes cannot have left after. The write usually takes a few µs; a pause of the process in it
+ * (another process on the core, a garbage collection) stretches it to several ms, and the bytes
+ * may have left anywhere in it.
  */
 export interface RequestWrite {
-  startedAt: number;
   endedAt: number;
 }
 
@@ -21,7 +20,7 @@ export interface RequestWrite {
  * One POST through `dispatcher`, answered with its status and body text. Driven through
  * dispatch() with a handler of its own rather than undici's request(): that one wraps each
  * answer in a stream and an async resource, about a tenth of the CPU of a paced message.
- * `onWritten` is called once undici has written the request to a socket, with when it began and
+ * `onWritten` is called once undici has written the request to a socket, with when the write
  * ended: after any wait for a free or new connection, which an event-loop stall can stretch.
  * The caller's own clock cannot see that wait; this is the one place that can. Failures reject
  * with undici's own errors, as request() would.
@@ -90,6 +89,6 @@ class ExchangeHandler {
   #reportWrite(endedAt: number | undefined): void {
     if (this.#onWritten === undefined || this.#writeReported || endedAt === undefined) return;
     this.#writeReported = true;
-    this.#onWritten({ startedAt: this.#writeStartedAt ?? endedAt, endedAt });
+    this.#onWritten({ endedAt });
   }
 }

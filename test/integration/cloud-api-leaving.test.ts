@@ -75,12 +75,11 @@ describe('CloudApiClient: the moment a request leaves', () => {
     expect((await sent).wamid).toBe('wamid.leaving-1');
     expect(writes).toHaveLength(1);
     const [write] = writes;
-    expect(write?.startedAt).toBeGreaterThanOrEqual(asked);
-    expect(write?.endedAt).toBeGreaterThanOrEqual(write?.startedAt ?? Number.NaN);
+    expect(write?.endedAt).toBeGreaterThanOrEqual(asked);
     expect(write?.endedAt).toBeLessThanOrEqual(rig.arrivals[0]?.at ?? 0);
   });
 
-  it('a pause in the middle of the write stretches the span it reports: the bytes may have left at either end', async () => {
+  it('a pause in the middle of the write moves the moment it reports past the pause: the bytes may have left anywhere in it', async () => {
     const rig = await holdingServer();
     client = clientOf(rig.url, 1);
     // undici publishes this between the write's start (its onConnect) and the socket's write:
@@ -93,12 +92,13 @@ describe('CloudApiClient: the moment a request leaves', () => {
     try {
       const writes: RequestWrite[] = [];
       const arrival = rig.arrived();
+      const asked = performance.now();
       const sent = client.send('100000000000001', message, (write) => writes.push(write));
       await arrival;
       rig.arrivals[0]?.release();
       await sent;
       expect(writes).toHaveLength(1);
-      expect((writes[0]?.endedAt ?? 0) - (writes[0]?.startedAt ?? 0)).toBeGreaterThanOrEqual(20);
+      expect((writes[0]?.endedAt ?? 0) - asked).toBeGreaterThanOrEqual(20);
     } finally {
       diagnosticsChannel.unsubscribe('undici:client:sendHeaders', pause);
     }

@@ -39,8 +39,7 @@ class FakeSender implements MessageSender {
   }
 
   async send(phoneNumberId: string, message: OutboundMessage, onWritten?: (write: RequestWrite) => void): Promise<SendResult> {
-    const now = performance.now();
-    onWritten?.({ startedAt: now, endedAt: now });
+    onWritten?.({ endedAt: performance.now() });
     this.sent.push({ phoneNumberId, message });
     const answer = this.#answers.shift() ?? accepted(`wamid.${this.sent.length}`);
     if (answer instanceof Error) throw answer;
