@@ -33,6 +33,14 @@ describe("a chunk whose WAIT the connection's drop cut off (a master and its rep
     expect((await feedAll(ledger)).jobs.map((job) => job.row)).toEqual([1, 2, 3]);
   });
 
+  it("a campaign's index entry waits for the replica too, and is written again where the node reached never got it", async () => {
+    const prefix = freshPrefix('ingest-replica-index');
+    const ledger = new RedisLedger(rig.redis, prefix, { waitReplicas: 1 });
+    // The entry (campaign → number) is on its own key: without its own wait there is no WAIT here to cut off.
+    await cutOffWait(rig.replica, rig.watcher, () => ledger.createCampaign(ledgerTestDefinition('cut')), { prefix });
+    expect((await ledger.status('cut'))?.counts.queued).toBe(0);
+  });
+
   it('the node never got the chunk: it is recorded there again, so the rows it reported are in the campaign', async () => {
     const { ledger, result } = await recordCutOff(freshPrefix('ingest-replica-lost'), true);
     expect(result.queued).toEqual([1, 2, 3]);

@@ -74,7 +74,7 @@ export function waIdOfRow(n: number): string {
  * through the CLI. Everything it starts it stops by PID in `close()`.
  */
 export class FaultHarness {
-  readonly env: Record<string, string>;
+  readonly #env: Record<string, string>;
   readonly prefix: string;
   readonly csvFile: string;
   readonly workers: CliProcess[] = [];
@@ -93,9 +93,8 @@ export class FaultHarness {
     this.prefix = prefix;
     this.csvFile = join(dir, `${options.label}.csv`);
     this.#cleanupDir = cleanupDir;
-    this.env = {
+    this.#env = {
       REDIS_URL: options.redisUrl ?? redisUrl(),
-      ...(options.cluster === undefined ? {} : options.cluster.env()),
       QUEUE_PREFIX: this.prefix,
       WHATSAPP_API_URL: sandbox.url,
       WHATSAPP_ACCESS_TOKEN: options.token ?? 'fault-token',
@@ -106,6 +105,15 @@ export class FaultHarness {
       ...(options.webhooks === true ? {} : { CONFIRM_WINDOW_SECONDS: '0' }),
       ...options.workerEnv,
     };
+  }
+
+  /**
+   * The environment of every process the rig starts. A cluster's nodes are read at each start:
+   * a node the test killed is not given to processes started after (RedisClusterUnderTest.nodesSetting).
+   */
+  get env(): Record<string, string> {
+    const cluster = this.options.cluster;
+    return cluster === undefined ? this.#env : { ...this.#env, ...cluster.env(), ...this.options.workerEnv };
   }
 
   static async start(options: HarnessOptions): Promise<FaultHarness> {

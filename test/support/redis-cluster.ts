@@ -53,23 +53,27 @@ export class RedisClusterUnderTest {
     }
   }
 
-  /** Seed nodes as REDIS_CLUSTER_NODES takes them. */
+  /**
+   * Seed nodes as REDIS_CLUSTER_NODES takes them: the nodes running now. A killed node's port is
+   * free for any process to take (another test's cluster node among them), and a client seeded
+   * with it may ask that process for the slots.
+   */
   get nodesSetting(): string {
-    return this.#nodes.map((node) => `127.0.0.1:${node.port}`).join(',');
+    return this.seeds.map((node) => `${node.host}:${node.port}`).join(',');
   }
 
   get seeds(): { host: string; port: number }[] {
-    return this.#nodes.map((node) => ({ host: '127.0.0.1', port: node.port }));
+    return this.#live().map((node) => ({ host: '127.0.0.1', port: node.port }));
   }
 
-  /** The environment a CLI process needs to use this cluster. */
+  /** The environment a CLI process needs to use this cluster (its running nodes: see nodesSetting). */
   env(): Record<string, string> {
-    return { REDIS_URL: `redis://127.0.0.1:${this.#nodes[0]?.port ?? 0}`, REDIS_CLUSTER_NODES: this.nodesSetting };
+    return { REDIS_URL: `redis://127.0.0.1:${this.#live()[0]?.port ?? 0}`, REDIS_CLUSTER_NODES: this.nodesSetting };
   }
 
   /** A Cluster client as the product makes it (createCluster); the caller quits it. */
   client(): Cluster {
-    return createCluster(`redis://127.0.0.1:${this.#nodes[0]?.port ?? 0}`, this.seeds, { maxRetriesPerRequest: null });
+    return createCluster(`redis://127.0.0.1:${this.#live()[0]?.port ?? 0}`, this.seeds, { maxRetriesPerRequest: null });
   }
 
   pidOf(port: number): number | undefined {
@@ -145,6 +149,10 @@ export class RedisClusterUnderTest {
     }
     this.#nodes.length = 0;
     if (this.#root !== '') await rm(this.#root, { recursive: true, force: true });
+  }
+
+  #live(): Node[] {
+    return this.#nodes.filter((node) => this.#running(node.port));
   }
 
   #running(port: number): boolean {

@@ -42,7 +42,7 @@ export class LedgerIngest implements Omit<
     const { redis, prefix } = this.context;
     // The index first: every later read finds the campaign's keys through it. HSETNX: a
     // campaign created again keeps its first number (its keys are there).
-    await redis.hsetnx(campaignNumbersKey(prefix), definition.id, definition.phoneNumberId);
+    await this.#indexNumber(definition.id, definition.phoneNumberId);
     const keys = await this.context.keys(definition.id);
     const key = keys.campaign;
     // The feed script reads the schedule from the hash, not from the definition's JSON.
@@ -68,6 +68,28 @@ export class LedgerIngest implements Omit<
     // Registered first: an opt-out or a marketing cap from now on reaches this number's copy, which then takes the portfolio's record.
     await adoptOptOuts(this.context, keys.phoneNumberId);
     await adoptMarketingCaps(this.context, keys.phoneNumberId);
+  }
+
+  /**
+   * The campaign → number entry, through which every read finds the campaign's keys (a campaign
+   * missing from it reads as CAMPAIGN_NOT_FOUND). Its key has no tag: it lives on whichever master
+   * serves its slot, not the number's, so the waits of the rows' chunks do not cover it. With
+   * REDIS_WAIT_REPLICAS it waits there for the replicas in turn: a failover of that master soon
+   * after `send` cannot take the entry and leave rows that survived unreachable. After a wait
+   * that ran on another connection, HSETNX again: a campaign's entry never changes.
+   */
+  async #indexNumber(campaignId: string, phoneNumberId: string): Promise<void> {
+    const { redis, prefix } = this.context;
+    const key = campaignNumbersKey(prefix);
+    if (!this.context.waitsForReplicas) {
+      await redis.hsetnx(key, campaignId, phoneNumberId);
+      return;
+    }
+    for (let attempt = 1; attempt <= RECORD_RECONNECTS; attempt++) {
+      const written = await onConnection<number>(redis, key, (pipeline) => pipeline.hsetnx(key, campaignId, phoneNumberId));
+      if (await this.context.replicated(key, written.connection)) return;
+    }
+    throw new Error(`campaign ${campaignId}: the connection changed under ${RECORD_RECONNECTS} writes of its index entry in a row`);
   }
 
   async recordIngested(campaignId: string, phoneNumberId: string, rows: readonly IngestedRow[]): Promise<IngestResult> {
