@@ -10,6 +10,7 @@ import { firstAccepted, type SandboxChild } from './support/sandbox.js';
 import { busiestWindow } from './support/stats.js';
 import { cpuSeconds } from './support/cpu.js';
 import { startWireCapture, type WireCapture } from './support/wire-capture.js';
+import { wireBusiestFigure, wireNotes } from './support/wire-figures.js';
 import { defaultSendConcurrency } from '../src/config/config.js';
 
 /**
@@ -75,19 +76,8 @@ export async function benchScale(options: { runs: number; redis: Redis; sandbox:
     setups.push({ numbers: 1, processes, side: 'ours', rate: SCALE_RATE }, { numbers: 1, processes, side: 'bare', rate: SCALE_RATE });
     setups.push({ numbers: 4, processes, side: 'ours', rate: SCALE_RATE });
   }
-  const measured: SetupRun[] = [];
-  for (let i = 0; i < options.runs; i++) {
-    // Alternate the order between runs, so a drift of the machine does not favour one side.
-    for (const setup of i % 2 === 0 ? setups : [...setups].reverse()) {
-      const run = await measureSetup(setup, options);
-      measured.push(run);
-      console.error(
-        `  scale run ${i + 1}/${options.runs} ${setup.side} ${label(setup)}: per number ` +
-          `${run.perNumberRate.map((r) => fmt(r, 1)).join(' / ')} msg/s, busiest second ${run.perNumberBusiest.join(' / ')}` +
-          ` (on the wire ${run.perNumberWireBusiest.map((b) => fmt(b)).join(' / ')})`,
-      );
-    }
-  }
+  // Pacing measured at the receiver, as in the top tier: the sandbox in the real-time class (see RECEIVER_REALTIME_PRIORITY).
+  const measured = await options.sandbox.realtime(() => measureScale(setups, options));
   return {
     section: 'scale',
     figures: scaleFigures(measured),
@@ -108,6 +98,23 @@ export async function benchScale(options: { runs: number; redis: Redis; sandbox:
       ...wireNotes(measured),
     ],
   };
+}
+
+/** Every setup, `runs` times, alternating the order between runs so a drift of the machine does not favour one side. */
+async function measureScale(setups: readonly Setup[], options: { runs: number; redis: Redis; sandbox: SandboxChild }): Promise<SetupRun[]> {
+  const measured: SetupRun[] = [];
+  for (let i = 0; i < options.runs; i++) {
+    for (const setup of i % 2 === 0 ? setups : [...setups].reverse()) {
+      const run = await measureSetup(setup, options);
+      measured.push(run);
+      console.error(
+        `  scale run ${i + 1}/${options.runs} ${setup.side} ${label(setup)}: per number ` +
+          `${run.perNumberRate.map((r) => fmt(r, 1)).join(' / ')} msg/s, busiest second ${run.perNumberBusiest.join(' / ')}` +
+          ` (on the wire ${run.perNumberWireBusiest.map((b) => fmt(b)).join(' / ')})`,
+      );
+    }
+  }
+  return measured;
 }
 
 /** Per setup of the scale section: each number's rate, its busiest second as stamped and on the wire. */
@@ -311,30 +318,6 @@ async function measureSetup(setup: Setup, options: { redis: Redis; sandbox: Sand
     await wire?.stop().catch(() => undefined);
     await deletePrefix(redis, prefix);
   }
-}
-
-/**
- * The busiest second of message POSTs at the receiver's port (tcpdump), beside the judged one the
- * sandbox stamped: where the wire held the rate and the sandbox did not, the receiver stalled.
- */
-function wireBusiestFigure(name: string, ours: readonly SetupRun[], base: readonly SetupRun[], baselineLabel: string): Figure {
-  return figure({
-    label: `${name}, on the wire`,
-    unit: 'msgs',
-    ours: ours.flatMap((r) => r.perNumberWireBusiest),
-    baseline: base.flatMap((r) => r.perNumberWireBusiest),
-    baselineLabel,
-    judgedOn: 'worst run',
-    target: `informational: the requests at the receiver's port (tcpdump)`,
-    check: () => [],
-    informational: true,
-  });
-}
-
-/** Why the wire was not captured (once, when it was not), for the section's notes. */
-function wireNotes(measured: readonly SetupRun[]): string[] {
-  const why = measured.find((r) => r.wireUnavailable !== undefined)?.wireUnavailable;
-  return why === undefined ? [] : [`busiest second on the wire: n/a, ${why}`];
 }
 
 /** CPU seconds the worker processes have used so far, together. */
