@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { LEDGER_TEST_NUMBER, feedAll, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
@@ -41,6 +42,16 @@ describe("a chunk whose WAIT the connection's drop cut off (a master and its rep
     expect((await ledger.status('cut'))?.counts.queued).toBe(0);
   });
 
+  it('each shared index a campaign is found through (its number, the campaigns, the numbers) waits for the replica', async () => {
+    const ledger = new RedisLedger(rig.redis, freshPrefix('ingest-replica-indexes'), { waitReplicas: 1 });
+    // The first campaign of the number also copies the portfolio's opt-outs and caps to it; the second only indexes.
+    await ledger.createCampaign(ledgerTestDefinition('first'));
+    const before = await waitCalls(rig.watcher);
+    await ledger.createCampaign(ledgerTestDefinition('second'));
+    // No rows yet: the chunks' waits cover nothing here, so each of the three keys has its own.
+    expect((await waitCalls(rig.watcher)) - before).toBe(3);
+  });
+
   it('the node never got the chunk: it is recorded there again, so the rows it reported are in the campaign', async () => {
     const { ledger, result } = await recordCutOff(freshPrefix('ingest-replica-lost'), true);
     expect(result.queued).toEqual([1, 2, 3]);
@@ -48,3 +59,9 @@ describe("a chunk whose WAIT the connection's drop cut off (a master and its rep
     expect((await feedAll(ledger)).jobs.map((job) => job.row)).toEqual([1, 2, 3]);
   });
 });
+
+/** How many WAIT commands the master has run. */
+async function waitCalls(redis: Redis): Promise<number> {
+  const info = String(await redis.info('commandstats'));
+  return Number(/^cmdstat_wait:calls=(\d+)/m.exec(info)?.[1] ?? 0);
+}

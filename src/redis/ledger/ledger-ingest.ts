@@ -10,6 +10,7 @@ import { eventsWanted } from '../events/campaign-event-flags.js';
 import { brakeKeys, priorSendsKeys, recordIngestedKeys } from './script-keys.js';
 import { ledgerScriptOnConnection, type LedgerCommands } from './ledger-scripts.js';
 import { onConnection } from '../on-connection.js';
+import type { ChainableCommander } from 'ioredis';
 
 /** How long a chunk's mark lasts: long enough to be read after a failover cut the chunk's replica wait off. */
 const INGEST_MARK_MS = 60_000;
@@ -42,7 +43,8 @@ export class LedgerIngest implements Omit<
     const { redis, prefix } = this.context;
     // The index first: every later read finds the campaign's keys through it. HSETNX: a
     // campaign created again keeps its first number (its keys are there).
-    await this.#indexNumber(definition.id, definition.phoneNumberId);
+    const index = campaignNumbersKey(prefix);
+    await this.#writeShared(index, (pipeline) => pipeline.hsetnx(index, definition.id, definition.phoneNumberId));
     const keys = await this.context.keys(definition.id);
     const key = keys.campaign;
     // The feed script reads the schedule from the hash, not from the definition's JSON.
@@ -61,8 +63,10 @@ export class LedgerIngest implements Omit<
       .hsetnx(key, 'createdAt', String(definition.createdAt))
       .hsetnx(key, 'priority', String(PRIORITY_SCORE[definition.priority ?? 'normal']))
       .exec();
-    await redis.zadd(campaignIndexKey(prefix), 'NX', definition.createdAt, definition.id);
-    await redis.sadd(phoneNumbersKey(prefix), keys.phoneNumberId);
+    const campaigns = campaignIndexKey(prefix);
+    await this.#writeShared(campaigns, (pipeline) => pipeline.zadd(campaigns, 'NX', definition.createdAt, definition.id));
+    const numbers = phoneNumbersKey(prefix);
+    await this.#writeShared(numbers, (pipeline) => pipeline.sadd(numbers, keys.phoneNumberId));
     // After the index: a hook added meanwhile either finds the campaign there or is found here.
     if (await eventsWanted(redis, prefix)) await redis.hset(key, 'events', '1');
     // Registered first: an opt-out or a marketing cap from now on reaches this number's copy, which then takes the portfolio's record.
@@ -71,25 +75,22 @@ export class LedgerIngest implements Omit<
   }
 
   /**
-   * The campaign → number entry, through which every read finds the campaign's keys (a campaign
-   * missing from it reads as CAMPAIGN_NOT_FOUND). Its key has no tag: it lives on whichever master
-   * serves its slot, not the number's, so the waits of the rows' chunks do not cover it. With
-   * REDIS_WAIT_REPLICAS it waits there for the replicas in turn: a failover of that master soon
-   * after `send` cannot take the entry and leave rows that survived unreachable. After a wait
-   * that ran on another connection, HSETNX again: a campaign's entry never changes.
+   * A write to one of the shared indexes a campaign is found through: the campaign → number entry
+   * (missing, the campaign reads as CAMPAIGN_NOT_FOUND), the campaigns' list, and the numbers with
+   * campaigns (an opt-out or a marketing cap is spread to each). Their keys have no tag: each lives
+   * on whichever master serves its own slot, not the number's, so the waits of the rows' chunks do
+   * not cover them. With REDIS_WAIT_REPLICAS each waits there for the replicas in turn: a failover
+   * of that master soon after `send` cannot take the entry and leave the rows that survived
+   * unreachable. `add` must be idempotent (HSETNX, ZADD NX, SADD): after a wait that ran on
+   * another connection it is written again.
    */
-  async #indexNumber(campaignId: string, phoneNumberId: string): Promise<void> {
-    const { redis, prefix } = this.context;
-    const key = campaignNumbersKey(prefix);
-    if (!this.context.waitsForReplicas) {
-      await redis.hsetnx(key, campaignId, phoneNumberId);
-      return;
-    }
+  async #writeShared(key: string, add: (pipeline: ChainableCommander) => void): Promise<void> {
+    const { redis } = this.context;
     for (let attempt = 1; attempt <= RECORD_RECONNECTS; attempt++) {
-      const written = await onConnection<number>(redis, key, (pipeline) => pipeline.hsetnx(key, campaignId, phoneNumberId));
-      if (await this.context.replicated(key, written.connection)) return;
+      const written = await onConnection<unknown>(redis, key, add);
+      if (!this.context.waitsForReplicas || (await this.context.replicated(key, written.connection))) return;
     }
-    throw new Error(`campaign ${campaignId}: the connection changed under ${RECORD_RECONNECTS} writes of its index entry in a row`);
+    throw new Error(`${key}: the connection changed under ${RECORD_RECONNECTS} writes of a campaign's index entry in a row`);
   }
 
   async recordIngested(campaignId: string, phoneNumberId: string, rows: readonly IngestedRow[]): Promise<IngestResult> {
