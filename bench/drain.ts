@@ -13,6 +13,7 @@ import { startSandboxChild, type SandboxChild } from './support/sandbox.js';
 import { medianOf, ratePerSecond } from './support/stats.js';
 import { pct } from './ingest.js';
 import { campaignLedgerKeys } from '../src/redis/ledger/ledger-keys.js';
+import { runOrder } from './support/run-order.js';
 
 /**
  * (b) Drain: 20,000 queued rows sent to the sandbox with the limiter off (SEND_RATE=0), by
@@ -30,7 +31,7 @@ export const DRAIN_CONCURRENCY = 100;
 /**
  * One untimed drain of this many rows per side before the runs: the sandbox (fastify, JIT),
  * Redis and tsx's transform cache start cold, and without it the first measured run (ours,
- * by the alternating order) paid for warming them — 2.2–2.4k msg/s against 3.3–3.7k later.
+ * by the run order) paid for warming them — 2.2–2.4k msg/s against 3.3–3.7k later.
  */
 export const WARMUP_ROWS = 5_000;
 
@@ -118,8 +119,8 @@ export async function benchDrain(options: {
     console.error(`  drain warm-up ${side} (${WARMUP_ROWS} rows, not counted): ${Math.round(warm.messagesPerSecond)} msg/s`);
   }
   for (let i = 0; i < options.runs; i++) {
-    // Each run starts with another side, so no side always runs first (or last) on a warming machine.
-    const order = sides.map((_, k) => sides[(i + k) % sides.length] as Side);
+    // Each run starts, ends and pairs the sides another way: no side always runs first or last, or after the same side.
+    const order = runOrder(sides, i);
     for (const side of order) {
       const run = await drainOnce(rig, side);
       measured.push(run);
@@ -379,7 +380,8 @@ function drainMethod(): string[] {
       `(SEND_RATE=0, SEND_CONCURRENCY=${DRAIN_CONCURRENCY}, LOG_LEVEL=info) vs bench/bare-worker.ts ` +
       `(BullMQ Worker, concurrency ${DRAIN_CONCURRENCY}, ` +
       `no limiter, processor = one undici POST of the same template body, nothing else), both as child processes against one ` +
-      `\`campaign sandbox --mps 0\` child, reset between runs. msg/s = accepted / (last − first receivedAt) in the sandbox; ` +
+      `\`campaign sandbox --mps 0\` child, reset between runs; the sides' order changes each run (first, last and who follows whom). ` +
+      `msg/s = accepted / (last − first receivedAt) in the sandbox; ` +
       `wall = spawn → "campaign completed" log line (ours, ledger accounting) or → all jobs completed (bare).`,
     `drain, webhooks flowing: as ours, plus a \`campaign serve\` child on the run's prefix and a sandbox child of its own started with ` +
       `\`--webhook-url\` (sent 0.1 s, delivered 0.5 s, read 2 s after each accepted message, ` +

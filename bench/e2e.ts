@@ -10,6 +10,7 @@ import { deletePrefix, freshPrefix } from './support/redis.js';
 import type { SandboxChild } from './support/sandbox.js';
 import { medianOf, ratePerSecond } from './support/stats.js';
 import { pct } from './ingest.js';
+import { runOrder } from './support/run-order.js';
 
 /**
  * End to end and CPU per message: from the spawn of `campaign send` of a 20,000-row file (`--e2e-rows N`) to
@@ -72,7 +73,7 @@ export async function benchE2e(options: {
   }
   const measured: E2eRun[] = [];
   for (let i = 0; i < options.runs; i++) {
-    const order = SIDES.map((_, k) => SIDES[(i + k) % SIDES.length] as Side);
+    const order = runOrder(SIDES, i);
     for (const side of order) {
       const run = await runSide(rig, side, options.rows);
       measured.push(run);
@@ -250,7 +251,8 @@ function e2eResult(measured: E2eRun[], runs: number, campaignRows: number): Sect
         `bare ${pct(medianOf(bareE2e, (r) => r.workerCores))}`,
     ],
     method: [
-      `e2e: ${runs} run(s) per side after one untimed ${WARMUP_ROWS}-row warm-up each, sides in rotating order. End to end: ` +
+      `e2e: ${runs} run(s) per side after one untimed ${WARMUP_ROWS}-row warm-up each, ` +
+        `sides in an order that changes each run (first, last and who follows whom). End to end: ` +
         `\`campaign worker --phone-number-id ID\` (SEND_RATE=0, SEND_CONCURRENCY=${CONCURRENCY}) started and idle ` +
         `("serving phone number"), then the clock starts at the spawn of \`campaign send\` of the ${rows}-row file and ` +
         `stops at the sandbox's receivedAt of the last accepted request; bare: bench/bare-worker.ts started and ready, ` +
