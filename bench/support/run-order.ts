@@ -2,8 +2,8 @@
  * The order of a run's sides (`run` counts from 0). A plain rotation varies who runs first, but each
  * side then always follows the same one: a side that leaves the machine or Redis busier (webhooks
  * flowing) weighs on its follower's every run. So each run also walks the sides by another step
- * (one that reaches them all), and starts where it then ends with the side before the run's number:
- * the first side, the last side and each side's predecessor change from run to run.
+ * (one that reaches them all), starting where the walk ends with the side at place `run - 1`: the
+ * first side, the last side and each side's predecessor change from run to run.
  */
 export function runOrder<Side>(sides: readonly Side[], run: number): Side[] {
   const count = sides.length;
