@@ -52,3 +52,16 @@ export async function redisUnavailableError(error: unknown, redis: RedisClient):
   if (await redisAnswers(redis)) return undefined;
   return new AppError('REDIS_UNAVAILABLE', 'Redis is not answering: this request cannot be served now; retry later', { cause: error });
 }
+
+/**
+ * A write that must reach the replicas (REDIS_WAIT_REPLICAS) found its connection changed under it
+ * `attempts` times in a row: Redis keeps failing over or dropping the connection. Nothing is known
+ * to be lost (each attempt writes again what it needs), but this call cannot say its writes are safe.
+ */
+export function connectionKeptChangingError(what: string, attempts: number): AppError {
+  return new AppError(
+    'REDIS_UNAVAILABLE',
+    `${what}: the connection to Redis changed under ${attempts} writes in a row (failovers or dropped connections), ` +
+      'so its wait for the replicas could not vouch for them; retry once Redis is stable',
+  );
+}

@@ -10,6 +10,7 @@ import { eventsWanted } from '../events/campaign-event-flags.js';
 import { brakeKeys, priorSendsKeys, recordIngestedKeys } from './script-keys.js';
 import { ledgerScriptOnConnection, type LedgerCommands } from './ledger-scripts.js';
 import { onConnection } from '../on-connection.js';
+import { connectionKeptChangingError } from '../../errors/redis-errors.js';
 import type { ChainableCommander } from 'ioredis';
 
 /** How long a chunk's mark lasts: long enough to be read after a failover cut the chunk's replica wait off. */
@@ -90,7 +91,7 @@ export class LedgerIngest implements Omit<
       const written = await onConnection<unknown>(redis, key, add);
       if (!this.context.waitsForReplicas || (await this.context.replicated(key, written.connection))) return;
     }
-    throw new Error(`${key}: the connection changed under ${RECORD_RECONNECTS} writes of a campaign's index entry in a row`);
+    throw connectionKeptChangingError(`a campaign's entry in ${key}`, RECORD_RECONNECTS);
   }
 
   async recordIngested(campaignId: string, phoneNumberId: string, rows: readonly IngestedRow[]): Promise<IngestResult> {
@@ -141,7 +142,7 @@ export class LedgerIngest implements Omit<
         connection = marked.connection;
       }
     }
-    throw new Error(`ingest of campaign ${args[1]}: the connection changed under ${RECORD_RECONNECTS} recordings of a chunk in a row`);
+    throw connectionKeptChangingError(`a chunk of campaign ${args[1]}`, RECORD_RECONNECTS);
   }
 
   async priorSends(

@@ -12,6 +12,7 @@ import { numberOptOutKeys, type OptOutCopyKeys } from './ledger-keys.js';
 import { optOutCopyKeys } from './script-keys.js';
 import { ledgerScriptOnConnection } from './ledger-scripts.js';
 import { onConnection, type OnConnection } from '../on-connection.js';
+import { connectionKeptChangingError } from '../../errors/redis-errors.js';
 
 /*
  * Opt-outs belong to the business portfolio (Meta's opt-out is from the business, not from
@@ -68,7 +69,7 @@ async function applyToCopy(
     const [connection] = connections;
     if (connections.size === 1 && (await context.replicated(keys.optouts, connection))) return changed;
   }
-  throw new Error(`opt-outs of ${keys.optouts}: the connection changed under ${REAPPLY_ATTEMPTS} applications in a row`);
+  throw connectionKeptChangingError(`the opt-outs of ${keys.optouts}`, REAPPLY_ATTEMPTS);
 }
 
 /** Lists `numbers` as holding a copy of the portfolio's record (`copies`); answers the CLIENT ID as applyOnce does. */

@@ -1,0 +1,58 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isAppError } from '../../src/errors/app-error.js';
+import { LedgerContext } from '../../src/redis/ledger/ledger-context.js';
+import { LedgerIngest } from '../../src/redis/ledger/ledger-ingest.js';
+import { LedgerOptOuts } from '../../src/redis/ledger/ledger-optouts.js';
+import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
+import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
+import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
+
+/**
+ * REDIS_WAIT_REPLICAS on a Redis that keeps failing over: every wait ran on another connection
+ * than the write it was to vouch for. The ledger writes again a few times, then gives up with
+ * REDIS_UNAVAILABLE (the operator's "retry once Redis is stable"), not with an untyped error
+ * that reads as a bug of ours.
+ */
+class AlwaysReconnected extends LedgerContext {
+  override replicated(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+}
+
+describe('writes that must reach the replicas, on a connection that changes under each of them', () => {
+  let redis: Redis;
+  const prefixes: string[] = [];
+  const context = () => {
+    const prefix = freshPrefix('replica-unstable');
+    prefixes.push(prefix);
+    return new AlwaysReconnected(redis, prefix, { waitReplicas: 1 });
+  };
+
+  beforeAll(() => {
+    redis = testRedis();
+  });
+  afterAll(async () => {
+    for (const prefix of prefixes) await removePrefix(redis, prefix);
+    await redis.quit();
+  });
+
+  it("a new campaign's index entry: REDIS_UNAVAILABLE", async () => {
+    const failure = await new LedgerIngest(context()).createCampaign(ledgerTestDefinition('unstable')).catch((e: unknown) => e);
+    expect(isAppError(failure, 'REDIS_UNAVAILABLE'), String(failure)).toBe(true);
+  });
+
+  it('a chunk of ingested rows: REDIS_UNAVAILABLE', async () => {
+    const unstable = context();
+    await new RedisLedger(redis, unstable.prefix).createCampaign(ledgerTestDefinition('unstable'));
+    const failure = await new LedgerIngest(unstable)
+      .recordIngested('unstable', LEDGER_TEST_NUMBER, [queuedRow(1)])
+      .catch((e: unknown) => e);
+    expect(isAppError(failure, 'REDIS_UNAVAILABLE'), String(failure)).toBe(true);
+  });
+
+  it('an opt-out: REDIS_UNAVAILABLE', async () => {
+    const failure = await new LedgerOptOuts(context()).addOptOut(LEDGER_TEST_NUMBER, '+4915110000001').catch((e: unknown) => e);
+    expect(isAppError(failure, 'REDIS_UNAVAILABLE'), String(failure)).toBe(true);
+  });
+});
