@@ -4,15 +4,16 @@ import { isAppError } from '../../src/errors/app-error.js';
 import { LedgerContext } from '../../src/redis/ledger/ledger-context.js';
 import { LedgerIngest } from '../../src/redis/ledger/ledger-ingest.js';
 import { LedgerOptOuts } from '../../src/redis/ledger/ledger-optouts.js';
+import { LedgerSend } from '../../src/redis/ledger/ledger-send.js';
 import { RedisLedger } from '../../src/redis/ledger/redis-ledger.js';
 import { LEDGER_TEST_NUMBER, ledgerTestDefinition, queuedRow } from '../support/ledger-fixtures.js';
 import { freshPrefix, removePrefix, testRedis } from '../support/redis.js';
 
 /**
  * REDIS_WAIT_REPLICAS on a Redis that keeps failing over: every wait ran on another connection
- * than the write it was to vouch for. The ledger writes again a few times, then gives up with
- * REDIS_UNAVAILABLE (the operator's "retry once Redis is stable"), not with an untyped error
- * that reads as a bug of ours.
+ * than the write it was to vouch for. The ledger writes (or claims) again a few times, then gives
+ * up with REDIS_UNAVAILABLE (the operator's "retry once Redis is stable"), not with an untyped
+ * error that reads as a bug of ours.
  */
 class AlwaysReconnected extends LedgerContext {
   override replicated(): Promise<boolean> {
@@ -48,6 +49,11 @@ describe('writes that must reach the replicas, on a connection that changes unde
     const failure = await new LedgerIngest(unstable)
       .recordIngested('unstable', LEDGER_TEST_NUMBER, [queuedRow(1)])
       .catch((e: unknown) => e);
+    expect(isAppError(failure, 'REDIS_UNAVAILABLE'), String(failure)).toBe(true);
+  });
+
+  it("a row's claim: REDIS_UNAVAILABLE", async () => {
+    const failure = await new LedgerSend(context()).claim({ campaignId: 'unstable', row: 1 }, LEDGER_TEST_NUMBER).catch((e: unknown) => e);
     expect(isAppError(failure, 'REDIS_UNAVAILABLE'), String(failure)).toBe(true);
   });
 

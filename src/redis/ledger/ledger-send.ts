@@ -7,6 +7,7 @@ import { CLAIM_ANSWER_WIDTH, SETTLE_ROW_ARGS, ledgerScriptOnConnection } from '.
 import { claimKeys, confirmInDoubtKeys, retryCappedKeys, rowSendKeys, settleKeys } from './script-keys.js';
 import { TickBatch } from './tick-batch.js';
 import { wamidKeepArgs } from './wamid-compact.js';
+import { connectionKeptChangingError } from '../../errors/redis-errors.js';
 
 /** How many times a claim is sent again because its connection changed under it before it fails (its job is tried again). */
 const CLAIM_RECONNECTS = 5;
@@ -90,7 +91,7 @@ export class LedgerSend implements Pick<SendLedger, 'claim' | 'settle' | 'halt' 
       // node now holding the rows kept the claim: they are claimed again there, where a claim
       // it kept answers in-doubt (never sent on this answer) and one it lost is made again.
       if (await this.context.replicated(campaignKey, connection)) return answers(flat);
-      if (attempt >= CLAIM_RECONNECTS) throw new Error(`claims of campaign ${id}: the connection changed under ${attempt} claims in a row`);
+      if (attempt >= CLAIM_RECONNECTS) throw connectionKeptChangingError(`the claims of campaign ${id}`, attempt);
     }
   }
 
