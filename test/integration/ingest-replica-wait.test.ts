@@ -42,14 +42,14 @@ describe("a chunk whose WAIT the connection's drop cut off (a master and its rep
     expect((await ledger.status('cut'))?.counts.queued).toBe(0);
   });
 
-  it('each shared index a campaign is found through (its number, the campaigns, the numbers) waits for the replica', async () => {
+  it('the campaign and each shared index it is found through (its number, the campaigns, the numbers) wait for the replica', async () => {
     const ledger = new RedisLedger(rig.redis, freshPrefix('ingest-replica-indexes'), { waitReplicas: 1 });
     // The first campaign of the number also copies the portfolio's opt-outs and caps to it; the second only indexes.
     await ledger.createCampaign(ledgerTestDefinition('first'));
     const before = await waitCalls(rig.watcher);
     await ledger.createCampaign(ledgerTestDefinition('second'));
-    // No rows yet: the chunks' waits cover nothing here, so each of the three keys has its own.
-    expect((await waitCalls(rig.watcher)) - before).toBe(3);
+    // No rows yet: the chunks' waits cover nothing here, so the campaign's hash and each of the three keys have their own.
+    expect((await waitCalls(rig.watcher)) - before).toBe(4);
   });
 
   it('the node never got the chunk: it is recorded there again, so the rows it reported are in the campaign', async () => {

@@ -56,14 +56,8 @@ export class LedgerIngest implements Omit<
     }
     // `window`: the scripts keep this campaign's backlog in lanes (pending:<lane>).
     if (definition.window !== undefined) schedule.push('window', '1');
-    if (schedule.length > 0) await redis.hset(key, ...schedule);
-    // One transaction on the campaign's own keys (one slot); the shared indexes after it.
-    await redis
-      .multi()
-      .hsetnx(key, 'definition', JSON.stringify(definition))
-      .hsetnx(key, 'createdAt', String(definition.createdAt))
-      .hsetnx(key, 'priority', String(PRIORITY_SCORE[definition.priority ?? 'normal']))
-      .exec();
+    await this.#writeCampaignHash(key, definition, schedule);
+    // The shared indexes after the campaign's own hash.
     const campaigns = campaignIndexKey(prefix);
     await this.#writeShared(campaigns, (pipeline) => pipeline.zadd(campaigns, 'NX', definition.createdAt, definition.id));
     const numbers = phoneNumbersKey(prefix);
@@ -73,6 +67,32 @@ export class LedgerIngest implements Omit<
     // Registered first: an opt-out or a marketing cap from now on reaches this number's copy, which then takes the portfolio's record.
     await adoptOptOuts(this.context, keys.phoneNumberId);
     await adoptMarketingCaps(this.context, keys.phoneNumberId);
+  }
+
+  /**
+   * The campaign's hash, in one transaction on its own key: its schedule, then its definition,
+   * creation time and priority (HSETNX: a campaign created again keeps its first). With
+   * REDIS_WAIT_REPLICAS it waits for the replicas itself: a campaign with no rows yet has no
+   * chunk whose wait would cover it, and one lost in a failover soon after `send` would read as
+   * CAMPAIGN_NOT_FOUND through the indexes that did wait. The CLIENT ID inside the transaction
+   * says which connection the wait must run on; after a wait that ran on another one, the hash
+   * is written again (the same schedule, the same HSETNX).
+   */
+  async #writeCampaignHash(key: string, definition: CampaignDefinition, schedule: readonly string[]): Promise<void> {
+    const { redis } = this.context;
+    for (let attempt = 1; attempt <= RECORD_RECONNECTS; attempt++) {
+      const transaction = redis.multi().client('ID');
+      if (schedule.length > 0) transaction.hset(key, ...schedule);
+      const replies = await transaction
+        .hsetnx(key, 'definition', JSON.stringify(definition))
+        .hsetnx(key, 'createdAt', String(definition.createdAt))
+        .hsetnx(key, 'priority', String(PRIORITY_SCORE[definition.priority ?? 'normal']))
+        .exec();
+      const failed = replies?.find(([error]) => error !== null)?.[0];
+      if (failed) throw failed;
+      if (!this.context.waitsForReplicas || (await this.context.replicated(key, Number(replies?.[0]?.[1])))) return;
+    }
+    throw connectionKeptChangingError(`the campaign's hash ${key}`, RECORD_RECONNECTS);
   }
 
   /**
