@@ -21,6 +21,13 @@ class AlwaysReconnected extends LedgerContext {
   }
 }
 
+/** Only the campaign's own hash: its wait always ran elsewhere (the indexes before it wait as usual). */
+class HashAlwaysReconnected extends LedgerContext {
+  override replicated(key: string, writtenOn?: number): Promise<boolean> {
+    return key.endsWith(':campaign:unstable') ? Promise.resolve(false) : super.replicated(key, writtenOn);
+  }
+}
+
 describe('writes that must reach the replicas, on a connection that changes under each of them', () => {
   let redis: Redis;
   const prefixes: string[] = [];
@@ -41,6 +48,16 @@ describe('writes that must reach the replicas, on a connection that changes unde
   it("a new campaign's index entry: REDIS_UNAVAILABLE", async () => {
     const failure = await new LedgerIngest(context()).createCampaign(ledgerTestDefinition('unstable')).catch((e: unknown) => e);
     expect(isAppError(failure, 'REDIS_UNAVAILABLE'), String(failure)).toBe(true);
+  });
+
+  it("a new campaign's own hash: REDIS_UNAVAILABLE", async () => {
+    const prefix = freshPrefix('replica-unstable');
+    prefixes.push(prefix);
+    const failure = await new LedgerIngest(new HashAlwaysReconnected(redis, prefix, { waitReplicas: 1 }))
+      .createCampaign(ledgerTestDefinition('unstable'))
+      .catch((e: unknown) => e);
+    expect(isAppError(failure, 'REDIS_UNAVAILABLE'), String(failure)).toBe(true);
+    expect(String(failure)).toContain("campaign's hash");
   });
 
   it('a chunk of ingested rows: REDIS_UNAVAILABLE', async () => {
