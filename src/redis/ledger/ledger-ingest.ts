@@ -80,7 +80,7 @@ export class LedgerIngest implements Omit<
    */
   async #writeCampaignHash(key: string, definition: CampaignDefinition, schedule: readonly string[]): Promise<void> {
     const { redis } = this.context;
-    for (let attempt = 1; attempt <= RECORD_RECONNECTS; attempt++) {
+    await this.#untilReplicated(key, `the campaign's hash ${key}`, async () => {
       const transaction = redis.multi().client('ID');
       if (schedule.length > 0) transaction.hset(key, ...schedule);
       const replies = await transaction
@@ -90,9 +90,8 @@ export class LedgerIngest implements Omit<
         .exec();
       const failed = replies?.find(([error]) => error !== null)?.[0];
       if (failed) throw failed;
-      if (!this.context.waitsForReplicas || (await this.context.replicated(key, Number(replies?.[0]?.[1])))) return;
-    }
-    throw connectionKeptChangingError(`the campaign's hash ${key}`, RECORD_RECONNECTS);
+      return Number(replies?.[0]?.[1]);
+    });
   }
 
   /**
@@ -107,11 +106,20 @@ export class LedgerIngest implements Omit<
    */
   async #writeShared(key: string, add: (pipeline: ChainableCommander) => void): Promise<void> {
     const { redis } = this.context;
+    await this.#untilReplicated(key, `a campaign's entry in ${key}`, async () => (await onConnection<unknown>(redis, key, add)).connection);
+  }
+
+  /**
+   * `write` (idempotent; it answers the CLIENT ID of the connection it ran on) and, with
+   * REDIS_WAIT_REPLICAS, the wait for the replicas on `key`'s node; written again after a wait
+   * that ran on another connection, REDIS_UNAVAILABLE (naming `what`) after RECORD_RECONNECTS.
+   */
+  async #untilReplicated(key: string, what: string, write: () => Promise<number>): Promise<void> {
     for (let attempt = 1; attempt <= RECORD_RECONNECTS; attempt++) {
-      const written = await onConnection<unknown>(redis, key, add);
-      if (!this.context.waitsForReplicas || (await this.context.replicated(key, written.connection))) return;
+      const connection = await write();
+      if (!this.context.waitsForReplicas || (await this.context.replicated(key, connection))) return;
     }
-    throw connectionKeptChangingError(`a campaign's entry in ${key}`, RECORD_RECONNECTS);
+    throw connectionKeptChangingError(what, RECORD_RECONNECTS);
   }
 
   async recordIngested(campaignId: string, phoneNumberId: string, rows: readonly IngestedRow[]): Promise<IngestResult> {
